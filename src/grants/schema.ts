@@ -1,0 +1,203 @@
+// The Grant: its enumerations, its TypeScript type and its JSON Schema, written once.
+// The API's validation, the indexer's validation and the engines all import from here.
+import { Ajv, type ErrorObject, type JSONSchemaType } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+export const FUNDER_TYPES = [
+  'CORPORATE',
+  'FEDERAL_GRANT',
+  'FOUNDATION',
+  'MUNICIPAL_GRANT',
+  'NON_PROFIT_ORGANIZATION',
+  'PROVINCIAL_TERRITORIAL_GRANT',
+] as const;
+
+export const FUNDING_TYPES = ['EQUITY', 'GRANT', 'LOAN', 'REBATE', 'TAX_CREDIT', 'WAGE_SUBSIDY'] as const;
+
+export const PROVINCES = [
+  'ALBERTA',
+  'BRITISH_COLUMBIA',
+  'MANITOBA',
+  'NEW_BRUNSWICK',
+  'NEWFOUNDLAND_AND_LABRADOR',
+  'NORTHWEST_TERRITORIES',
+  'NOVA_SCOTIA',
+  'NUNAVUT',
+  'ONTARIO',
+  'PRINCE_EDWARD_ISLAND',
+  'QUEBEC',
+  'SASKATCHEWAN',
+  'YUKON',
+] as const;
+
+export const BENEFICIARIES = [
+  'CHARITIES',
+  'COMMUNITY_ORGANIZATIONS',
+  'INDIGENOUS_COMMUNITIES',
+  'INDIVIDUALS',
+  'LARGE_BUSINESS',
+  'MEDIUM_BUSINESS',
+  'MUNICIPALITIES',
+  'NON_PROFIT',
+  'RESEARCHERS',
+  'SMALL_BUSINESS',
+  'STARTUPS',
+  'STUDENTS',
+] as const;
+
+export const SDGS = Array.from({ length: 17 }, (_, i) => `SDG_${i + 1}` as const);
+
+export const COMPLEXITIES = ['HIGH', 'LOW', 'MEDIUM'] as const;
+
+export const CURRENCIES = ['CAD', 'USD'] as const;
+
+export type FunderType = (typeof FUNDER_TYPES)[number];
+export type FundingType = (typeof FUNDING_TYPES)[number];
+export type Province = (typeof PROVINCES)[number];
+export type Beneficiary = (typeof BENEFICIARIES)[number];
+export type Sdg = `SDG_${number}`;
+export type Complexity = (typeof COMPLEXITIES)[number];
+export type Currency = (typeof CURRENCIES)[number];
+
+/** A grant exactly as partners receive it: every field present, unknown scalars null. */
+export interface Grant {
+  id: string;
+  title: string;
+  description: string | null;
+  funder: string;
+  funderType: FunderType;
+  fundingType: FundingType;
+  amountMin: number | null;
+  amountMax: number | null;
+  currency: Currency;
+  deadline: string | null;
+  applicationUrl: string | null;
+  eligibleProvinces: Province[];
+  targetBeneficiaries: Beneficiary[];
+  sdgAlignment: Sdg[];
+  applicationComplexity: Complexity | null;
+  isRecurring: boolean | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The field order of the wire format (and of every stored document). */
+export const GRANT_FIELDS: readonly (keyof Grant)[] = [
+  'id',
+  'title',
+  'description',
+  'funder',
+  'funderType',
+  'fundingType',
+  'amountMin',
+  'amountMax',
+  'currency',
+  'deadline',
+  'applicationUrl',
+  'eligibleProvinces',
+  'targetBeneficiaries',
+  'sdgAlignment',
+  'applicationComplexity',
+  'isRecurring',
+  'createdAt',
+  'updatedAt',
+];
+
+export const GRANT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
+const MAX_AMOUNT = 1e13;
+
+const nullableEnum = <T extends readonly string[]>(values: T) => ({
+  type: 'string',
+  enum: [...values, null],
+  nullable: true,
+  default: null,
+});
+const enumArray = <T extends readonly string[]>(values: T) => ({
+  type: 'array',
+  items: { type: 'string', enum: [...values] },
+  uniqueItems: true,
+  maxItems: values.length,
+  default: [],
+});
+
+/**
+ * JSON Schema of a source record. Required: the identity, the classification and the
+ * timestamps; every other field may be null or absent (absent scalars become null,
+ * absent lists become []).
+ */
+export const grantSchema = {
+  $id: 'grant',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'title', 'funder', 'funderType', 'fundingType', 'currency', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string', pattern: GRANT_ID_PATTERN },
+    title: { type: 'string', minLength: 1, maxLength: 500 },
+    description: { type: 'string', maxLength: 20000, nullable: true, default: null },
+    funder: { type: 'string', minLength: 1, maxLength: 300 },
+    funderType: { type: 'string', enum: [...FUNDER_TYPES] },
+    fundingType: { type: 'string', enum: [...FUNDING_TYPES] },
+    amountMin: { type: 'number', minimum: 0, maximum: MAX_AMOUNT, nullable: true, default: null },
+    amountMax: { type: 'number', minimum: 0, maximum: MAX_AMOUNT, nullable: true, default: null },
+    currency: { type: 'string', enum: [...CURRENCIES] },
+    deadline: { type: 'string', format: 'date-time', nullable: true, default: null },
+    applicationUrl: { type: 'string', format: 'uri', maxLength: 2000, nullable: true, default: null },
+    eligibleProvinces: enumArray(PROVINCES),
+    targetBeneficiaries: enumArray(BENEFICIARIES),
+    sdgAlignment: enumArray(SDGS),
+    applicationComplexity: nullableEnum(COMPLEXITIES),
+    isRecurring: { type: 'boolean', nullable: true, default: null },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+} as unknown as JSONSchemaType<Grant>;
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+const ajv = addFormats(new Ajv({ allErrors: true, useDefaults: true, strict: true }));
+const validate = ajv.compile<Grant>(grantSchema);
+
+export interface GrantProblem {
+  field: string;
+  reason: string;
+}
+
+export type GrantValidation = { ok: true; grant: Grant } | { ok: false; problems: GrantProblem[] };
+
+function problemOf(error: ErrorObject): GrantProblem {
+  const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (error.keyword === 'required') return { field: String(error.params.missingProperty), reason: 'is required' };
+  if (error.keyword === 'additionalProperties') {
+    return { field: String(error.params.additionalProperty), reason: 'is not a field of a grant' };
+  }
+  if (error.keyword === 'enum') {
+    return { field: path, reason: `must be one of ${(error.params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}` };
+  }
+  return { field: path || '(record)', reason: error.message ?? 'is invalid' };
+}
+
+const isoMillis = (value: string): string => new Date(value).toISOString();
+
+/**
+ * Validates one source record and returns the grant in canonical form: every field present
+ * in wire order, absent values null or [], dates as ISO 8601 UTC with milliseconds.
+ */
+export function validateGrant(record: unknown): GrantValidation {
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+    return { ok: false, problems: [{ field: '(record)', reason: 'must be a JSON object' }] };
+  }
+  const copy = structuredClone(record) as Record<string, unknown>;
+  if (!validate(copy)) {
+    return { ok: false, problems: (validate.errors ?? []).map(problemOf) };
+  }
+  const raw = copy as unknown as Grant;
+  if (raw.amountMin !== null && raw.amountMax !== null && raw.amountMin > raw.amountMax) {
+    return { ok: false, problems: [{ field: 'amountMin', reason: 'must not exceed amountMax' }] };
+  }
+  const grant = {} as Record<keyof Grant, unknown>;
+  for (const field of GRANT_FIELDS) grant[field] = raw[field];
+  grant.deadline = raw.deadline === null ? null : isoMillis(raw.deadline);
+  grant.createdAt = isoMillis(raw.createdAt);
+  grant.updatedAt = isoMillis(raw.updatedAt);
+  grant.sdgAlignment = [...raw.sdgAlignment].sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
+  return { ok: true, grant: grant as unknown as Grant };
+}
