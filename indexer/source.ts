@@ -1,0 +1,124 @@
+// Reads source records as a stream: NDJSON (one object a line) or one JSON array, from a file or stdin.
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+
+export interface SourceRecord {
+  /** 1-based position of the record in the source. */
+  number: number;
+  value?: unknown;
+  /** Why the record could not be read as JSON. */
+  error?: string;
+}
+
+/** A single record larger than this is rejected rather than buffered. */
+export const MAX_RECORD_CHARS = 1_000_000;
+
+export function openSource(source: string): Readable {
+  return source === '-' ? process.stdin : createReadStream(source);
+}
+
+function parse(number: number, text: string): SourceRecord {
+  if (text.length > MAX_RECORD_CHARS) return { number, error: `record longer than ${MAX_RECORD_CHARS} characters` };
+  try {
+    return { number, value: JSON.parse(text) };
+  } catch (error) {
+    return { number, error: `not valid JSON (${(error as Error).message})` };
+  }
+}
+
+/**
+ * Yields records one at a time, whatever the format: the first non-blank character decides
+ * between a JSON array and NDJSON. Memory stays bounded by one record.
+ */
+export async function* readSource(input: Readable): AsyncGenerator<SourceRecord> {
+  input.setEncoding('utf8');
+  let mode: 'unknown' | 'ndjson' | 'array' | 'done' = 'unknown';
+  let number = 0;
+  // NDJSON state
+  let line = '';
+  // JSON array state
+  let element = '';
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let overflow = false;
+
+  const endElement = (): SourceRecord | null => {
+    const text = element.trim();
+    const wasOverflow = overflow;
+    element = '';
+    overflow = false;
+    if (text === '' && !wasOverflow) return null;
+    number += 1;
+    return wasOverflow ? { number, error: `record longer than ${MAX_RECORD_CHARS} characters` } : parse(number, text);
+  };
+
+  for await (const chunk of input as AsyncIterable<string>) {
+    let start = 0;
+    if (mode === 'unknown') {
+      const first = chunk.search(/\S/);
+      if (first === -1) continue;
+      mode = chunk[first] === '[' ? 'array' : 'ndjson';
+      if (mode === 'array') start = first + 1;
+    }
+    if (mode === 'ndjson') {
+      const parts = (line + chunk).split('\n');
+      line = parts.pop() ?? '';
+      for (const part of parts) {
+        if (part.trim() === '') continue;
+        number += 1;
+        yield parse(number, part);
+      }
+      if (line.length > MAX_RECORD_CHARS) {
+        // Keep counting the oversized line but stop buffering it.
+        line = line.slice(0, MAX_RECORD_CHARS + 1);
+      }
+      continue;
+    }
+    if (mode !== 'array') continue;
+    const records: SourceRecord[] = [];
+    let from = start;
+    for (let i = start; i < chunk.length; i += 1) {
+      const c = chunk[i];
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === '\\') escaped = true;
+        else if (c === '"') inString = false;
+        continue;
+      }
+      if (c === '"') inString = true;
+      else if (c === '{' || c === '[') depth += 1;
+      else if (c === '}' || c === ']') {
+        if (depth === 0 && c === ']') {
+          element += chunk.slice(from, i);
+          const record = endElement();
+          if (record) records.push(record);
+          mode = 'done';
+          break;
+        }
+        depth -= 1;
+      } else if (c === ',' && depth === 0) {
+        element += chunk.slice(from, i);
+        from = i + 1;
+        const record = endElement();
+        if (record) records.push(record);
+      }
+    }
+    if (mode === 'array') {
+      if (!overflow) element += chunk.slice(from);
+      if (element.length > MAX_RECORD_CHARS) {
+        overflow = true;
+        element = '';
+      }
+    }
+    yield* records;
+  }
+  if (mode === 'ndjson' && line.trim() !== '') {
+    number += 1;
+    yield parse(number, line);
+  }
+  if (mode === 'array') {
+    number += 1;
+    yield { number, error: 'the JSON array is not closed (source truncated?)' };
+  }
+}

@@ -1,0 +1,105 @@
+// Environment → validated, frozen Config. Every default lives here; every problem is listed at once.
+import path from 'node:path';
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const SEARCH_ENGINES = ['sqlite', 'elasticsearch'] as const;
+export type SearchEngineName = (typeof SEARCH_ENGINES)[number];
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  searchEngine: SearchEngineName;
+  logLevel: LogLevel;
+  /** Index the bundled fixtures when the catalog is empty at start-up. */
+  seedCatalog: boolean;
+  seedFile: string;
+  elasticsearch: { url: string; index: string; requestTimeoutMs: number };
+  redisUrl: string | null;
+  demoApiKey: string | null;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const REPO_ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const str = (name: string, fallback: string): string => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? fallback : value.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = str(name, String(fallback));
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T): T => {
+    const raw = str(name, fallback).toLowerCase();
+    if (!(values as readonly string[]).includes(raw)) {
+      problems.push(`${name} must be one of ${values.join(', ')} (got "${raw}")`);
+      return fallback;
+    }
+    return raw as T;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = str(name, fallback ? 'true' : 'false').toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const url = (name: string, fallback: string | null, protocols: string[]): string | null => {
+    const raw = env[name]?.trim() || fallback;
+    if (raw === null) return null;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+      return raw.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name} must be a ${protocols.join(' or ')} URL (got "${raw}")`);
+      return fallback;
+    }
+  };
+
+  const demoApiKey = env.DEMO_API_KEY?.trim() || null;
+  if (demoApiKey !== null && !/^[A-Za-z0-9_-]{32,128}$/.test(demoApiKey)) {
+    problems.push('DEMO_API_KEY must be 32 to 128 characters of letters, digits, "_" or "-"');
+  }
+  const index = str('ELASTICSEARCH_INDEX', 'grants');
+  if (!/^[a-z0-9][a-z0-9_-]{0,100}$/.test(index)) {
+    problems.push(`ELASTICSEARCH_INDEX must be a lower-case Elasticsearch alias name (got "${index}")`);
+  }
+
+  const config: Config = {
+    port: int('PORT', 3000, 0, 65535),
+    host: str('HOST', '0.0.0.0'),
+    dataDir: path.resolve(str('DATA_DIR', './data')),
+    searchEngine: oneOf('SEARCH_ENGINE', SEARCH_ENGINES, 'sqlite'),
+    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    seedCatalog: bool('SEED_CATALOG', true),
+    seedFile: path.resolve(str('SEED_FILE', path.join(REPO_ROOT, 'fixtures/grants.ndjson'))),
+    elasticsearch: {
+      url: url('ELASTICSEARCH_URL', 'http://127.0.0.1:9200', ['http:', 'https:']) as string,
+      index,
+      requestTimeoutMs: int('ELASTICSEARCH_TIMEOUT_MS', 3000, 100, 60000),
+    },
+    redisUrl: url('REDIS_URL', null, ['redis:', 'rediss:']),
+    demoApiKey,
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

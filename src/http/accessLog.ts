@@ -1,0 +1,23 @@
+// One log line per request, with its requestId; never the Authorization header or the query.
+import type { Middleware } from 'koa';
+import type { Logger } from '../log.js';
+import type { AppState } from './state.js';
+
+export function accessLog(log: Logger): Middleware<AppState> {
+  return async function accessLog(ctx, next) {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      log.info('request', {
+        requestId: ctx.state.requestId,
+        method: ctx.method,
+        path: ctx.path.length > 200 ? `${ctx.path.slice(0, 200)}…` : ctx.path,
+        route: ctx.state.route?.template,
+        status: ctx.status,
+        code: ctx.state.errorCode,
+        ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+      });
+    }
+  };
+}

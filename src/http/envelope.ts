@@ -1,0 +1,35 @@
+// The response envelope of the specification: success, data, pagination (grant search), meta.
+import type { ApiError } from './errors.js';
+
+export const API_VERSION = 'v1';
+
+export interface Meta {
+  timestamp: string;
+  requestId: string;
+  version: typeof API_VERSION;
+}
+
+export interface Pagination {
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+}
+
+export const meta = (requestId: string, now = new Date()): Meta => ({
+  timestamp: now.toISOString(),
+  requestId,
+  version: API_VERSION,
+});
+
+export function successBody(requestId: string, data: unknown, pagination?: Pagination) {
+  return pagination === undefined
+    ? { success: true, data, meta: meta(requestId) }
+    : { success: true, data, pagination, meta: meta(requestId) };
+}
+
+export function errorBody(requestId: string, error: ApiError) {
+  const body: { code: string; message: string; details?: unknown } = { code: error.code, message: error.message };
+  if (error.details !== undefined) body.details = error.details;
+  return { success: false, error: body, meta: meta(requestId) };
+}

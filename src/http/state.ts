@@ -1,0 +1,12 @@
+// What middleware leaves on ctx.state for the layers after it.
+import type { RouteSpec } from './routes.js';
+
+export interface AppState {
+  requestId: string;
+  /** The matched route of the API's route table, or undefined for an unknown path. */
+  route?: RouteSpec;
+  /** Path parameters of the matched route. */
+  params: Record<string, string>;
+  /** The code of the error answered, if any. */
+  errorCode?: string;
+}

@@ -1,0 +1,51 @@
+// The SearchEngine port: what the API needs from a catalog, whatever holds it.
+import type { Grant } from '../grants/schema.js';
+import type { GrantQuery } from '../grants/query.js';
+
+export interface SearchResult {
+  total: number;
+  grants: Grant[];
+}
+
+export interface FilterOptions {
+  funderTypes: string[];
+  fundingTypes: string[];
+  eligibleProvinces: string[];
+  targetBeneficiaries: string[];
+  currencies: string[];
+}
+
+export interface SearchEngine {
+  readonly name: string;
+  search(query: GrantQuery): Promise<SearchResult>;
+  getById(id: string): Promise<Grant | null>;
+  filterOptions(): Promise<FilterOptions>;
+  /** Number of grants in the catalog being served; throws ServiceUnavailableError when unreachable. */
+  count(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** What the indexer needs from an engine: a whole new catalog, or changes to the live one. */
+export interface CatalogWriter {
+  /** Builds a new catalog from the records and swaps it in atomically; returns how many were indexed. */
+  reindex(grants: AsyncIterable<Grant>, options?: ReindexOptions): Promise<{ indexed: number }>;
+  /** Upserts changed grants and, with prune, deletes those not seen. */
+  sync(grants: AsyncIterable<SyncItem>, options: { prune: boolean }): Promise<SyncCounts>;
+  status(): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export interface ReindexOptions {
+  /** Called with the number of records indexed so far, for progress reports. */
+  onProgress?: (indexed: number) => void;
+}
+
+/** A source record for sync: a valid grant, or the id of a rejected record (protected from pruning). */
+export type SyncItem = { grant: Grant } | { rejectedId: string | null };
+
+export interface SyncCounts {
+  added: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+}

@@ -1,0 +1,174 @@
+// SqliteCatalogWriter: builds a new catalog beside the live one and swaps it in one transaction;
+// syncs changes into the live catalog in one transaction. Readers always see a whole catalog.
+import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { BENEFICIARIES, PROVINCES, type Grant } from '../../grants/schema.js';
+import type { CatalogWriter, ReindexOptions, SyncCounts, SyncItem } from '../engine.js';
+import { catalogDdl, openCatalog, tableExists, type Db } from './catalogFile.js';
+import { bitsOf } from './translator.js';
+
+const BATCH = 1000;
+
+export interface WriterHooks {
+  /** A second record with an id already seen in this run; it is not indexed. */
+  onDuplicate?: (grant: Grant) => void;
+  /** Called before the new catalog becomes visible; throw to abandon the run. */
+  beforeCommit?: () => void;
+}
+
+function rowOf(grant: Grant) {
+  return {
+    id: grant.id,
+    funder_type: grant.funderType,
+    funding_type: grant.fundingType,
+    currency: grant.currency,
+    provinces: bitsOf(grant.eligibleProvinces, PROVINCES),
+    beneficiaries: bitsOf(grant.targetBeneficiaries, BENEFICIARIES),
+    amount_min: grant.amountMin,
+    amount_max: grant.amountMax,
+    deadline: grant.deadline,
+    updated_at: grant.updatedAt,
+    doc: JSON.stringify(grant),
+  };
+}
+
+const textOf = (grant: Grant) => ({ title: grant.title, funder: grant.funder, description: grant.description ?? '' });
+
+const COLUMNS = 'id, funder_type, funding_type, currency, provinces, beneficiaries, amount_min, amount_max, deadline, updated_at, doc';
+const VALUES = ':id, :funder_type, :funding_type, :currency, :provinces, :beneficiaries, :amount_min, :amount_max, :deadline, :updated_at, :doc';
+
+export class SqliteCatalogWriter implements CatalogWriter {
+  constructor(
+    private readonly db: Db,
+    private readonly file: string,
+    private readonly hooks: WriterHooks = {},
+  ) {}
+
+  static open(file: string, hooks: WriterHooks = {}): SqliteCatalogWriter {
+    return new SqliteCatalogWriter(openCatalog(file), file, hooks);
+  }
+
+  private dropBuilding(): void {
+    this.db.exec('DROP TABLE IF EXISTS grants_building; DROP TABLE IF EXISTS grants_text_building;');
+  }
+
+  async reindex(grants: AsyncIterable<Grant>, options: ReindexOptions = {}): Promise<{ indexed: number }> {
+    const build = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+    this.dropBuilding();
+    this.db.exec(catalogDdl('_building', build));
+    const insert = this.db.prepare(`INSERT OR IGNORE INTO grants_building (${COLUMNS}) VALUES (${VALUES})`);
+    const insertText = this.db.prepare(
+      'INSERT INTO grants_text_building (rowid, title, funder, description) VALUES (:rowid, :title, :funder, :description)',
+    );
+    let indexed = 0;
+    const flush = this.db.transaction((batch: Grant[]) => {
+      for (const grant of batch) {
+        const result = insert.run(rowOf(grant));
+        if (result.changes === 0) {
+          this.hooks.onDuplicate?.(grant);
+          continue;
+        }
+        insertText.run({ rowid: result.lastInsertRowid, ...textOf(grant) });
+        indexed += 1;
+      }
+    });
+    try {
+      let batch: Grant[] = [];
+      for await (const grant of grants) {
+        batch.push(grant);
+        if (batch.length >= BATCH) {
+          flush(batch);
+          batch = [];
+          options.onProgress?.(indexed);
+        }
+      }
+      flush(batch);
+      options.onProgress?.(indexed);
+      if (indexed === 0) throw new Error('no valid record arrived; the live catalog was left as it was');
+      this.hooks.beforeCommit?.();
+      this.db.transaction(() => {
+        this.db.exec(`DROP TABLE IF EXISTS grants; DROP TABLE IF EXISTS grants_text;
+          ALTER TABLE grants_building RENAME TO grants; ALTER TABLE grants_text_building RENAME TO grants_text;`);
+        this.db
+          .prepare("INSERT INTO catalog_meta (key, value) VALUES ('last_reindex_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+          .run(new Date().toISOString());
+      }).immediate();
+    } catch (error) {
+      this.dropBuilding();
+      throw error;
+    }
+    return { indexed };
+  }
+
+  async sync(items: AsyncIterable<SyncItem>, options: { prune: boolean }): Promise<SyncCounts> {
+    const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
+    const db = this.db;
+    db.exec('CREATE TEMP TABLE IF NOT EXISTS sync_seen (id TEXT PRIMARY KEY); DELETE FROM temp.sync_seen;');
+    const see = db.prepare('INSERT OR IGNORE INTO temp.sync_seen (id) VALUES (?)');
+    const existing = db.prepare('SELECT rowid, updated_at FROM grants WHERE id = ?');
+    const insert = db.prepare(`INSERT INTO grants (${COLUMNS}) VALUES (${VALUES})`);
+    const update = db.prepare(
+      `UPDATE grants SET (${COLUMNS}) = (${VALUES}) WHERE rowid = :rowid`,
+    );
+    const insertText = db.prepare('INSERT INTO grants_text (rowid, title, funder, description) VALUES (:rowid, :title, :funder, :description)');
+    const updateText = db.prepare('UPDATE grants_text SET title = :title, funder = :funder, description = :description WHERE rowid = :rowid');
+    let seen = 0;
+
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      for await (const item of items) {
+        seen += 1;
+        if (!('grant' in item)) {
+          if (item.rejectedId !== null) see.run(item.rejectedId);
+          continue;
+        }
+        const { grant } = item;
+        if (see.run(grant.id).changes === 0) {
+          this.hooks.onDuplicate?.(grant);
+          continue;
+        }
+        const row = existing.get(grant.id) as { rowid: number; updated_at: string } | undefined;
+        if (row === undefined) {
+          const result = insert.run(rowOf(grant));
+          insertText.run({ rowid: result.lastInsertRowid, ...textOf(grant) });
+          counts.added += 1;
+        } else if (row.updated_at !== grant.updatedAt) {
+          update.run({ rowid: row.rowid, ...rowOf(grant) });
+          updateText.run({ rowid: row.rowid, ...textOf(grant) });
+          counts.updated += 1;
+        } else {
+          counts.unchanged += 1;
+        }
+      }
+      if (options.prune) {
+        if (seen === 0) throw new Error('the source held no record; refusing to prune the whole catalog');
+        const gone = db.prepare('SELECT rowid FROM grants WHERE id NOT IN (SELECT id FROM temp.sync_seen)').pluck().all() as number[];
+        const removeText = db.prepare('DELETE FROM grants_text WHERE rowid = ?');
+        const remove = db.prepare('DELETE FROM grants WHERE rowid = ?');
+        for (const rowid of gone) {
+          removeText.run(rowid);
+          remove.run(rowid);
+        }
+        counts.deleted = gone.length;
+      }
+      this.hooks.beforeCommit?.();
+      db.exec('COMMIT');
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
+    } finally {
+      db.exec('DELETE FROM temp.sync_seen');
+    }
+    return counts;
+  }
+
+  async status(): Promise<Record<string, unknown>> {
+    const count = tableExists(this.db, 'grants') ? (this.db.prepare('SELECT count(*) FROM grants').pluck().get() as number) : 0;
+    const last = this.db.prepare("SELECT value FROM catalog_meta WHERE key = 'last_reindex_at'").pluck().get() as string | undefined;
+    return { engine: 'sqlite', file: this.file, grants: count, lastReindexAt: last ?? null, bytes: statSync(this.file).size };
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+}
