@@ -1,20 +1,54 @@
-// createDeps(config): the engine and stores the app needs, and how to close them.
+// createDeps(config): the engine, stores and limiters the app needs, and how to close them.
+import { mkdirSync } from 'node:fs';
 import type { AppDeps } from './app.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
+import { MemoryRateLimiter } from './ratelimit/limiter.js';
 import { createSearchEngine } from './search/factory.js';
+import { openSubscriptionsDb, subscriptionsPath } from './subscriptions/database.js';
+import { SubscriptionStore } from './subscriptions/subscriptionStore.js';
+import { SqliteAllowanceCounter, UsageStore, type UsageRow } from './subscriptions/usageStore.js';
 
 export interface Deps extends AppDeps {
   close(): Promise<void>;
 }
 
-export async function createDeps(config: Config, log: Logger): Promise<Deps> {
+export interface DepsOptions {
+  clock?: () => Date;
+}
+
+/** Last use of each key in a batch of usage rows. */
+function lastUseByKey(rows: UsageRow[]): Map<string, string> {
+  const last = new Map<string, string>();
+  for (const row of rows) {
+    const at = row.at.toISOString();
+    if ((last.get(row.keyId) ?? '') < at) last.set(row.keyId, at);
+  }
+  return last;
+}
+
+export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<Deps> {
+  const clock = options.clock ?? (() => new Date());
+  mkdirSync(config.dataDir, { recursive: true });
   const engine = await createSearchEngine(config);
+  const db = openSubscriptionsDb(subscriptionsPath(config.dataDir));
+  const subscriptions = new SubscriptionStore(db, clock);
+  const usage = new UsageStore(db, log, (rows) => subscriptions.touchKeys(lastUseByKey(rows)));
+  const allowance = new SqliteAllowanceCounter(db);
+  const rateLimiter = new MemoryRateLimiter();
   return {
     engine,
+    subscriptions,
+    usage,
+    allowance,
+    rateLimiter,
+    clock,
     log,
     async close() {
+      usage.close();
+      await rateLimiter.close();
       await engine.close();
+      db.close();
     },
   };
 }

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { createDeps } from './deps.js';
 import { createLogger, describeError } from './log.js';
 import { seedCatalogIfEmpty } from './seed.js';
+import { ensureDemoSubscription } from './subscriptions/demo.js';
 import { startServer } from './server.js';
 
 async function main(): Promise<void> {
@@ -20,8 +21,16 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
   const deps = await createDeps(config, log);
   await seedCatalogIfEmpty(config, deps.engine, log);
+  const demo = ensureDemoSubscription(deps.subscriptions, config.demoApiKey);
   const running = await startServer(createApp(deps), config.port, config.host, log);
   log.info('grants API listening', { url: `${running.url}/external/v1/grants`, engine: deps.engine.name, dataDir: config.dataDir });
+  if (demo !== null) {
+    // Shown once, on the first start only: the database keeps nothing but the key's hash.
+    process.stdout.write(
+      `\nNo subscription existed, so a demo PROFESSIONAL subscription was created (${demo.subscriptionId}).\n` +
+        `Its API key (shown only now):\n\n  ${demo.apiKey}\n\nTry:\n  curl -H 'Authorization: Bearer ${demo.apiKey}' '${running.url}/external/v1/grants?search=quebec&limit=5'\n\n`,
+    );
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -14,6 +14,8 @@ export function accessLog(log: Logger): Middleware<AppState> {
         method: ctx.method,
         path: ctx.path.length > 200 ? `${ctx.path.slice(0, 200)}…` : ctx.path,
         route: ctx.state.route?.template,
+        subscription: ctx.state.caller?.subscription.id,
+        key: ctx.state.caller?.keyId,
         status: ctx.status,
         code: ctx.state.errorCode,
         ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,

@@ -1,4 +1,5 @@
 // What middleware leaves on ctx.state for the layers after it.
+import type { Caller } from '../subscriptions/subscriptionStore.js';
 import type { RouteSpec } from './routes.js';
 
 export interface AppState {
@@ -7,6 +8,10 @@ export interface AppState {
   route?: RouteSpec;
   /** Path parameters of the matched route. */
   params: Record<string, string>;
+  /** The authenticated caller: its subscription and key. */
+  caller?: Caller;
+  /** This request was counted toward the monthly allowance. */
+  billed?: boolean;
   /** The code of the error answered, if any. */
   errorCode?: string;
 }

@@ -1,0 +1,52 @@
+// Authentication (Bearer API key) and the subscription-status rules.
+import type { Middleware } from 'koa';
+import { MAX_KEY_LENGTH } from '../subscriptions/apiKeys.js';
+import type { SubscriptionStore } from '../subscriptions/subscriptionStore.js';
+import { ApiError } from './errors.js';
+import type { AppState } from './state.js';
+
+const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+
+const unauthorized = (message: string) => new ApiError(401, 'UNAUTHORIZED', message);
+
+export function authenticate(subscriptions: SubscriptionStore): Middleware<AppState> {
+  return async function authenticate(ctx, next) {
+    const header = ctx.get('Authorization');
+    if (header === '') throw unauthorized('Authentication required: send your API key as "Authorization: Bearer <key>".');
+    const match = BEARER.exec(header);
+    if (match === null) throw unauthorized('The Authorization header must be "Bearer <key>".');
+    const key = match[1];
+    const caller = key.length <= MAX_KEY_LENGTH ? subscriptions.authenticate(key) : null;
+    if (caller === null) throw unauthorized('The API key is not valid or has been revoked.');
+    ctx.state.caller = caller;
+    await next();
+  };
+}
+
+/** ACTIVE: everything. SUSPENDED: the subscription endpoints only. CANCELLED: nothing. */
+export function subscriptionStatus(): Middleware<AppState> {
+  return async function subscriptionStatus(ctx, next) {
+    const { status } = ctx.state.caller!.subscription;
+    if (status === 'CANCELLED') {
+      throw new ApiError(403, 'SUBSCRIPTION_INACTIVE', 'This subscription is cancelled; contact us to reactivate it.');
+    }
+    if (status === 'SUSPENDED' && ctx.state.route?.billable) {
+      throw new ApiError(
+        403,
+        'SUBSCRIPTION_INACTIVE',
+        'This subscription is suspended; grant endpoints are unavailable until it is reactivated. /subscription endpoints still answer.',
+      );
+    }
+    await next();
+  };
+}
+
+export function featureGuard(): Middleware<AppState> {
+  return async function featureGuard(ctx, next) {
+    const feature = ctx.state.route!.feature;
+    if (!ctx.state.caller!.subscription.features[feature]) {
+      throw new ApiError(403, 'FEATURE_NOT_AVAILABLE', `Your subscription does not include the "${feature}" feature needed by this endpoint.`);
+    }
+    await next();
+  };
+}

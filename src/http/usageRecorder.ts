@@ -1,0 +1,28 @@
+// Records every authenticated request in the usage log, with its final status and latency.
+import type { Middleware } from 'koa';
+import type { UsageStore } from '../subscriptions/usageStore.js';
+import type { AppState } from './state.js';
+
+export function recordUsage(usage: UsageStore, clock: () => Date): Middleware<AppState> {
+  return async function recordUsage(ctx, next) {
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const caller = ctx.state.caller;
+      if (caller !== undefined) {
+        usage.record({
+          at: clock(),
+          subscriptionId: caller.subscription.id,
+          keyId: caller.keyId,
+          keyPrefix: caller.keyPrefix,
+          endpoint: ctx.state.route?.template ?? null,
+          billable: ctx.state.billed === true,
+          status: ctx.status,
+          latencyMs: Number(process.hrtime.bigint() - started) / 1e6,
+          requestId: ctx.state.requestId,
+        });
+      }
+    }
+  };
+}

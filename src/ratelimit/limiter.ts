@@ -1,0 +1,58 @@
+// The per-second limiter: one budget per subscription, shared by all its keys.
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+
+export interface RateDecision {
+  allowed: boolean;
+  /** Requests per second allowed. */
+  limit: number;
+  remaining: number;
+  /** Milliseconds until the current one-second window ends. */
+  resetMs: number;
+}
+
+export interface RateLimiter {
+  consume(subscriptionId: string, perSecond: number): Promise<RateDecision>;
+  close(): Promise<void>;
+}
+
+/** Builds a rate-limiter-flexible limiter for a given number of points per second. */
+export type LimiterForRate = (perSecond: number) => RateLimiterAbstract;
+
+/**
+ * Consumes one point; tells a refusal (RateLimiterRes) from a store failure (Error), which is
+ * rethrown for the caller's failure policy.
+ */
+export async function consumeOne(limiter: RateLimiterAbstract, key: string, perSecond: number): Promise<RateDecision> {
+  try {
+    const res = await limiter.consume(key, 1);
+    return { allowed: true, limit: perSecond, remaining: res.remainingPoints, resetMs: res.msBeforeNext };
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) {
+      return { allowed: false, limit: perSecond, remaining: 0, resetMs: rejection.msBeforeNext };
+    }
+    throw rejection;
+  }
+}
+
+/** Caches one limiter per rate value, so an operator's override takes effect on the next request. */
+export function limiterCache(build: LimiterForRate): LimiterForRate {
+  const limiters = new Map<number, RateLimiterAbstract>();
+  return (perSecond) => {
+    let limiter = limiters.get(perSecond);
+    if (limiter === undefined) {
+      limiter = build(perSecond);
+      limiters.set(perSecond, limiter);
+    }
+    return limiter;
+  };
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly limiterFor = limiterCache((points) => new RateLimiterMemory({ points, duration: 1, keyPrefix: `rate${points}` }));
+
+  consume(subscriptionId: string, perSecond: number): Promise<RateDecision> {
+    return consumeOne(this.limiterFor(perSecond), subscriptionId, perSecond);
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,70 @@
+// The subscriptions database (SQLite, separate from the catalog): opening and versioned migrations.
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+export const subscriptionsPath = (dataDir: string): string => path.join(dataDir, 'subscriptions.sqlite');
+
+/** Migrations in order; each runs once, in its own transaction. Never edit one that has shipped. */
+const MIGRATIONS: string[] = [
+  `CREATE TABLE subscriptions (
+     id                TEXT PRIMARY KEY,
+     name              TEXT NOT NULL,
+     tier              TEXT NOT NULL CHECK (tier IN ('STARTER', 'PROFESSIONAL', 'ENTERPRISE')),
+     status            TEXT NOT NULL CHECK (status IN ('ACTIVE', 'SUSPENDED', 'CANCELLED')),
+     monthly_limit     INTEGER,
+     rate_limit        INTEGER,
+     feature_grants_read       INTEGER NOT NULL DEFAULT 1,
+     feature_grants_search     INTEGER NOT NULL DEFAULT 1,
+     feature_subscription_read INTEGER NOT NULL DEFAULT 1,
+     created_at        TEXT NOT NULL
+   );
+   CREATE TABLE api_keys (
+     id              TEXT PRIMARY KEY,
+     subscription_id TEXT NOT NULL REFERENCES subscriptions (id),
+     key_hash        TEXT NOT NULL UNIQUE,
+     prefix          TEXT NOT NULL,
+     created_at      TEXT NOT NULL,
+     last_used_at    TEXT,
+     revoked_at      TEXT
+   );
+   CREATE INDEX api_keys_subscription ON api_keys (subscription_id);
+   CREATE TABLE usage_log (
+     id              INTEGER PRIMARY KEY,
+     at              TEXT NOT NULL,
+     day             TEXT NOT NULL,
+     subscription_id TEXT NOT NULL,
+     key_id          TEXT NOT NULL,
+     key_prefix      TEXT NOT NULL,
+     endpoint        TEXT,
+     billable        INTEGER NOT NULL,
+     status          INTEGER NOT NULL,
+     latency_ms      REAL NOT NULL,
+     request_id      TEXT NOT NULL
+   );
+   CREATE INDEX usage_log_subscription_day ON usage_log (subscription_id, day);
+   CREATE TABLE monthly_usage (
+     subscription_id TEXT NOT NULL,
+     month           TEXT NOT NULL,
+     calls           INTEGER NOT NULL,
+     PRIMARY KEY (subscription_id, month)
+   ) WITHOUT ROWID;`,
+];
+
+export function openSubscriptionsDb(file: string): Db {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+  const applied = db.prepare('SELECT coalesce(max(version), 0) FROM schema_migrations').pluck();
+  db.transaction(() => {
+    for (let version = (applied.get() as number) + 1; version <= MIGRATIONS.length; version += 1) {
+      db.exec(MIGRATIONS[version - 1]);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, new Date().toISOString());
+    }
+  }).immediate();
+  return db;
+}

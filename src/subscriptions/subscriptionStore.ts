@@ -1,0 +1,173 @@
+// Subscriptions and their API keys in SQLite. Every read goes to the database, so a change made
+// by grants-admin takes effect on the next request.
+import type Database from 'better-sqlite3';
+import type { Feature } from '../http/routes.js';
+import { displayPrefix, generateApiKey, hashApiKey, newId } from './apiKeys.js';
+import type { Db } from './database.js';
+import { FEATURES, type Status, type Subscription, type Tier } from './tiers.js';
+
+interface SubscriptionRow {
+  id: string;
+  name: string;
+  tier: Tier;
+  status: Status;
+  monthly_limit: number | null;
+  rate_limit: number | null;
+  feature_grants_read: number;
+  feature_grants_search: number;
+  feature_subscription_read: number;
+  created_at: string;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  subscriptionId: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface Caller {
+  subscription: Subscription;
+  keyId: string;
+  keyPrefix: string;
+}
+
+const FEATURE_COLUMN: Record<Feature, string> = {
+  'grants.read': 'feature_grants_read',
+  'grants.search': 'feature_grants_search',
+  'subscription.read': 'feature_subscription_read',
+};
+
+const toSubscription = (row: SubscriptionRow): Subscription => ({
+  id: row.id,
+  name: row.name,
+  tier: row.tier,
+  status: row.status,
+  monthlyLimitOverride: row.monthly_limit,
+  rateLimitOverride: row.rate_limit,
+  features: {
+    'grants.read': row.feature_grants_read === 1,
+    'grants.search': row.feature_grants_search === 1,
+    'subscription.read': row.feature_subscription_read === 1,
+  },
+  createdAt: row.created_at,
+});
+
+const toKey = (row: Record<string, string | null>): ApiKeyInfo => ({
+  id: row.id as string,
+  subscriptionId: row.subscription_id as string,
+  prefix: row.prefix as string,
+  createdAt: row.created_at as string,
+  lastUsedAt: row.last_used_at,
+  revokedAt: row.revoked_at,
+});
+
+export class SubscriptionStore {
+  private readonly byKeyHash: Database.Statement;
+  private readonly byId: Database.Statement;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => Date = () => new Date(),
+  ) {
+    this.byKeyHash = db.prepare(
+      `SELECT s.*, k.id AS key_id, k.prefix AS key_prefix FROM api_keys k JOIN subscriptions s ON s.id = k.subscription_id
+       WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+    );
+    this.byId = db.prepare('SELECT * FROM subscriptions WHERE id = ?');
+  }
+
+  /** The caller a presented key belongs to, or null for an unknown or revoked key. */
+  authenticate(key: string): Caller | null {
+    const row = this.byKeyHash.get(hashApiKey(key)) as (SubscriptionRow & { key_id: string; key_prefix: string }) | undefined;
+    return row === undefined ? null : { subscription: toSubscription(row), keyId: row.key_id, keyPrefix: row.key_prefix };
+  }
+
+  get(id: string): Subscription | null {
+    const row = this.byId.get(id) as SubscriptionRow | undefined;
+    return row === undefined ? null : toSubscription(row);
+  }
+
+  list(): Subscription[] {
+    return (this.db.prepare('SELECT * FROM subscriptions ORDER BY created_at, id').all() as SubscriptionRow[]).map(toSubscription);
+  }
+
+  count(): number {
+    return this.db.prepare('SELECT count(*) FROM subscriptions').pluck().get() as number;
+  }
+
+  create(input: { name: string; tier: Tier; monthlyLimit?: number | null; rateLimit?: number | null; apiKey?: string }): {
+    subscription: Subscription;
+    keyId: string;
+    apiKey: string;
+  } {
+    const id = newId('sub');
+    return this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO subscriptions (id, name, tier, status, monthly_limit, rate_limit, created_at)
+           VALUES (?, ?, ?, 'ACTIVE', ?, ?, ?)`,
+        )
+        .run(id, input.name, input.tier, input.monthlyLimit ?? null, input.rateLimit ?? null, this.clock().toISOString());
+      const { keyId, apiKey } = this.createKey(id, input.apiKey);
+      return { subscription: this.get(id) as Subscription, keyId, apiKey };
+    })();
+  }
+
+  /** Creates a key (random unless given); returns it in clear, the only time it exists in clear. */
+  createKey(subscriptionId: string, apiKey: string = generateApiKey()): { keyId: string; apiKey: string } {
+    const keyId = newId('key');
+    this.db
+      .prepare('INSERT INTO api_keys (id, subscription_id, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(keyId, subscriptionId, hashApiKey(apiKey), displayPrefix(apiKey), this.clock().toISOString());
+    return { keyId, apiKey };
+  }
+
+  listKeys(subscriptionId: string): ApiKeyInfo[] {
+    return (this.db.prepare('SELECT * FROM api_keys WHERE subscription_id = ? ORDER BY created_at, id').all(subscriptionId) as Record<
+      string,
+      string | null
+    >[]).map(toKey);
+  }
+
+  getKey(keyId: string): ApiKeyInfo | null {
+    const row = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(keyId) as Record<string, string | null> | undefined;
+    return row === undefined ? null : toKey(row);
+  }
+
+  /** Revokes a key at once; returns false if it does not exist or was already revoked. */
+  revokeKey(keyId: string): boolean {
+    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(this.clock().toISOString(), keyId).changes === 1;
+  }
+
+  setStatus(id: string, status: Status): boolean {
+    return this.db.prepare('UPDATE subscriptions SET status = ? WHERE id = ?').run(status, id).changes === 1;
+  }
+
+  /** Sets or clears (null) the overrides given; undefined leaves a value as it is. */
+  setLimits(id: string, limits: { monthlyLimit?: number | null; rateLimit?: number | null }): boolean {
+    const current = this.get(id);
+    if (current === null) return false;
+    this.db
+      .prepare('UPDATE subscriptions SET monthly_limit = ?, rate_limit = ? WHERE id = ?')
+      .run(
+        limits.monthlyLimit === undefined ? current.monthlyLimitOverride : limits.monthlyLimit,
+        limits.rateLimit === undefined ? current.rateLimitOverride : limits.rateLimit,
+        id,
+      );
+    return true;
+  }
+
+  setFeature(id: string, feature: Feature, enabled: boolean): boolean {
+    if (!(FEATURES as readonly string[]).includes(feature)) throw new Error(`unknown feature ${feature}`);
+    return this.db.prepare(`UPDATE subscriptions SET ${FEATURE_COLUMN[feature]} = ? WHERE id = ?`).run(enabled ? 1 : 0, id).changes === 1;
+  }
+
+  /** Records when keys were last used (called in batches by the usage writer). */
+  touchKeys(lastUsed: Map<string, string>): void {
+    const touch = this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
+    for (const [keyId, at] of lastUsed) touch.run(at, keyId, at);
+  }
+}

@@ -1,0 +1,36 @@
+// Tiers, statuses and features: the catalogue of what a subscription can be.
+import type { Feature } from '../http/routes.js';
+
+export const TIERS = ['STARTER', 'PROFESSIONAL', 'ENTERPRISE'] as const;
+export type Tier = (typeof TIERS)[number];
+
+export const STATUSES = ['ACTIVE', 'SUSPENDED', 'CANCELLED'] as const;
+export type Status = (typeof STATUSES)[number];
+
+export const FEATURES = ['grants.read', 'grants.search', 'subscription.read'] as const satisfies readonly Feature[];
+
+export const TIER_LIMITS: Record<Tier, { ratePerSecond: number; monthlyLimit: number }> = {
+  STARTER: { ratePerSecond: 10, monthlyLimit: 10_000 },
+  PROFESSIONAL: { ratePerSecond: 50, monthlyLimit: 100_000 },
+  ENTERPRISE: { ratePerSecond: 200, monthlyLimit: 1_000_000 },
+};
+
+export type Features = Record<Feature, boolean>;
+
+export interface Subscription {
+  id: string;
+  name: string;
+  tier: Tier;
+  status: Status;
+  /** Operator overrides; null means the tier's value. */
+  monthlyLimitOverride: number | null;
+  rateLimitOverride: number | null;
+  features: Features;
+  createdAt: string;
+}
+
+export const monthlyLimitOf = (s: Subscription): number => s.monthlyLimitOverride ?? TIER_LIMITS[s.tier].monthlyLimit;
+export const rateLimitOf = (s: Subscription): number => s.rateLimitOverride ?? TIER_LIMITS[s.tier].ratePerSecond;
+
+export const MAX_MONTHLY_LIMIT = 1_000_000_000;
+export const MAX_RATE_LIMIT = 100_000;

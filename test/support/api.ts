@@ -1,0 +1,77 @@
+// Test harness: a real API on a real port over a temporary DATA_DIR, built with createApp(deps).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createDeps, type Deps } from '../../src/deps.js';
+import { createLogger } from '../../src/log.js';
+import { seedCatalogIfEmpty } from '../../src/seed.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { MAX_MONTHLY_LIMIT, MAX_RATE_LIMIT, type Tier } from '../../src/subscriptions/tiers.js';
+
+export const REPO_ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
+export const FIXTURES = path.join(REPO_ROOT, 'fixtures/grants.ndjson');
+
+export interface TestApi {
+  url: string;
+  /** The key of a subscription created for the test (ENTERPRISE with the maximum overrides unless env.TEST_TIER names a tier) (sent by request() by default). */
+  key: string;
+  subscriptionId: string;
+  dataDir: string;
+  config: Config;
+  deps: Deps;
+  /** GET (or another method) on a path under the server, with the test key unless told otherwise. */
+  request(pathAndQuery: string, init?: RequestInit & { key?: string | null }): Promise<TestResponse>;
+  stop(): Promise<void>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export const tempDir = (prefix = 'grants-test-'): string => mkdtempSync(path.join(tmpdir(), prefix));
+
+export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+  const dataDir = env.DATA_DIR ?? tempDir();
+  const config = loadConfig({ LOG_LEVEL: 'silent', SEED_FILE: FIXTURES, ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
+  const log = createLogger(config.logLevel);
+  const deps = await createDeps(config, log);
+  await seedCatalogIfEmpty(config, deps.engine, log);
+  const running: RunningServer = await startServer(createApp(deps), 0, '127.0.0.1', log);
+  // Without TEST_TIER the subscription has generous overrides, so functional tests never meet a limit.
+  const tier = env.TEST_TIER as Tier | undefined;
+  const created = deps.subscriptions.create(
+    tier === undefined ? { name: 'test', tier: 'ENTERPRISE', rateLimit: MAX_RATE_LIMIT, monthlyLimit: MAX_MONTHLY_LIMIT } : { name: 'test', tier },
+  );
+  return {
+    url: running.url,
+    key: created.apiKey,
+    subscriptionId: created.subscription.id,
+    dataDir,
+    config,
+    deps,
+    async request(pathAndQuery, init = {}) {
+      const { key = created.apiKey, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (key) headers.set('Authorization', `Bearer ${key}`);
+      const response = await fetch(running.url + pathAndQuery, { ...rest, headers });
+      const text = await response.text();
+      let body: unknown = null;
+      try {
+        body = text === '' ? null : JSON.parse(text);
+      } catch {
+        body = null;
+      }
+      return { status: response.status, headers: response.headers, body, text };
+    },
+    async stop() {
+      await running.stop(1000);
+      await deps.close();
+      if (env.DATA_DIR === undefined) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
