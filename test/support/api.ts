@@ -35,11 +35,16 @@ export interface TestResponse {
 
 export const tempDir = (prefix = 'grants-test-'): string => mkdtempSync(path.join(tmpdir(), prefix));
 
-export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+export interface TestApiOptions {
+  /** Injected clock for month arithmetic (the per-second limiter keeps real time). */
+  clock?: () => Date;
+}
+
+export async function startTestApi(env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> {
   const dataDir = env.DATA_DIR ?? tempDir();
   const config = loadConfig({ LOG_LEVEL: 'silent', SEED_FILE: FIXTURES, ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
   const log = createLogger(config.logLevel);
-  const deps = await createDeps(config, log);
+  const deps = await createDeps(config, log, { clock: options.clock });
   await seedCatalogIfEmpty(config, deps.engine, log);
   const running: RunningServer = await startServer(createApp(deps), 0, '127.0.0.1', log);
   // Without TEST_TIER the subscription has generous overrides, so functional tests never meet a limit.
