@@ -15,7 +15,7 @@ export interface Config {
   /** Index the bundled fixtures when the catalog is empty at start-up. */
   seedCatalog: boolean;
   seedFile: string;
-  elasticsearch: { url: string; index: string; requestTimeoutMs: number };
+  elasticsearch: { url: string; index: string; requestTimeoutMs: number; replicas: number };
   redisUrl: string | null;
   demoApiKey: string | null;
   shutdownTimeoutMs: number;
@@ -95,6 +95,7 @@ export function loadConfig(env: Env = process.env): Config {
       url: url('ELASTICSEARCH_URL', 'http://127.0.0.1:9200', ['http:', 'https:']) as string,
       index,
       requestTimeoutMs: int('ELASTICSEARCH_TIMEOUT_MS', 3000, 100, 60000),
+      replicas: int('ELASTICSEARCH_REPLICAS', 0, 0, 10),
     },
     redisUrl: url('REDIS_URL', null, ['redis:', 'rediss:']),
     demoApiKey,

@@ -2,12 +2,30 @@
 import { grantsOnly, RejectionLog, validRecords } from '../indexer/pipeline.js';
 import { openSource, readSource } from '../indexer/source.js';
 import type { Config } from './config.js';
+import { ServiceUnavailableError } from './http/errors.js';
 import type { Logger } from './log.js';
 import type { SearchEngine } from './search/engine.js';
 import { createCatalogWriter } from './search/factory.js';
 
 export async function seedCatalogIfEmpty(config: Config, engine: SearchEngine, log: Logger): Promise<void> {
-  if (!config.seedCatalog || (await engine.count()) > 0) return;
+  let count: number;
+  try {
+    count = await engine.count();
+  } catch (error) {
+    if (!(error instanceof ServiceUnavailableError)) throw error;
+    // Never down: serve 503s until the engine answers, and recover by itself.
+    log.error('the search engine is unavailable at start-up; grant endpoints answer 503 until it is back', { engine: engine.name, reason: error.message });
+    return;
+  }
+  if (count > 0) return;
+  if (!config.seedCatalog) {
+    log.warn(
+      config.searchEngine === 'elasticsearch'
+        ? `the Elasticsearch alias "${config.elasticsearch.index}" is missing or empty; run "grants-indexer reindex --source <file>"`
+        : 'the catalog is empty; run "grants-indexer reindex --source <file>"',
+    );
+    return;
+  }
   log.info('the catalog is empty; indexing the bundled fixtures', { source: config.seedFile });
   const rejections = new RejectionLog((line) => log.warn(line));
   const writer = await createCatalogWriter(config, { onDuplicate: (g) => rejections.duplicate(g) });

@@ -32,7 +32,16 @@ export interface CatalogWriter {
   /** Upserts changed grants and, with prune, deletes those not seen. */
   sync(grants: AsyncIterable<SyncItem>, options: { prune: boolean }): Promise<SyncCounts>;
   status(): Promise<Record<string, unknown>>;
+  /** Swaps back to the previous catalog, where the engine keeps one. */
+  rollback?(): Promise<{ from: string; to: string }>;
   close(): Promise<void>;
+}
+
+export interface WriterHooks {
+  /** A second record with an id already seen in this run; it is not indexed. */
+  onDuplicate?: (grant: Grant) => void;
+  /** Called before the new catalog becomes visible; throw to abandon the run. */
+  beforeCommit?: () => void;
 }
 
 export interface ReindexOptions {

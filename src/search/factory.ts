@@ -1,10 +1,12 @@
 // Chooses the engine named by the configuration, for the API (reads) and the indexer (writes).
 import { mkdirSync } from 'node:fs';
 import type { Config } from '../config.js';
-import type { CatalogWriter, SearchEngine } from './engine.js';
+import type { CatalogWriter, SearchEngine, WriterHooks } from './engine.js';
+import { ElasticsearchSearchEngine } from './elasticsearch/engine.js';
+import { ElasticsearchCatalogWriter } from './elasticsearch/writer.js';
 import { catalogPath } from './sqlite/catalogFile.js';
 import { SqliteSearchEngine } from './sqlite/engine.js';
-import { SqliteCatalogWriter, type WriterHooks } from './sqlite/writer.js';
+import { SqliteCatalogWriter } from './sqlite/writer.js';
 
 export async function createSearchEngine(config: Config): Promise<SearchEngine> {
   switch (config.searchEngine) {
@@ -12,16 +14,21 @@ export async function createSearchEngine(config: Config): Promise<SearchEngine> 
       mkdirSync(config.dataDir, { recursive: true });
       return SqliteSearchEngine.open(catalogPath(config.dataDir));
     case 'elasticsearch':
-      throw new Error('the elasticsearch engine is not available in this build');
+      return ElasticsearchSearchEngine.open(config.elasticsearch);
   }
 }
 
-export async function createCatalogWriter(config: Config, hooks: WriterHooks = {}): Promise<CatalogWriter> {
+export interface WriterOptions {
+  /** Elasticsearch: previous indexes kept after a swap, for rollback. */
+  keep?: number;
+}
+
+export async function createCatalogWriter(config: Config, hooks: WriterHooks = {}, options: WriterOptions = {}): Promise<CatalogWriter> {
   switch (config.searchEngine) {
     case 'sqlite':
       mkdirSync(config.dataDir, { recursive: true });
       return SqliteCatalogWriter.open(catalogPath(config.dataDir), hooks);
     case 'elasticsearch':
-      throw new Error('the elasticsearch engine is not available in this build');
+      return ElasticsearchCatalogWriter.open(config.elasticsearch, hooks, { keep: options.keep ?? 1, replicas: config.elasticsearch.replicas });
   }
 }

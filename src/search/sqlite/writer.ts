@@ -3,18 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { BENEFICIARIES, PROVINCES, type Grant } from '../../grants/schema.js';
-import type { CatalogWriter, ReindexOptions, SyncCounts, SyncItem } from '../engine.js';
+import type { CatalogWriter, ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../engine.js';
 import { catalogDdl, openCatalog, tableExists, type Db } from './catalogFile.js';
 import { bitsOf } from './translator.js';
 
 const BATCH = 1000;
-
-export interface WriterHooks {
-  /** A second record with an id already seen in this run; it is not indexed. */
-  onDuplicate?: (grant: Grant) => void;
-  /** Called before the new catalog becomes visible; throw to abandon the run. */
-  beforeCommit?: () => void;
-}
 
 function rowOf(grant: Grant) {
   return {

@@ -1,0 +1,40 @@
+// The Elasticsearch client as this service uses it, and what its failures mean for partners.
+import { Client, errors } from '@elastic/elasticsearch';
+import { ServiceUnavailableError } from '../../http/errors.js';
+
+export interface EsConfig {
+  url: string;
+  index: string;
+  requestTimeoutMs: number;
+}
+
+/** No retries: a partner gets a 503 within the timeout rather than waiting through several. */
+export const createEsClient = (config: EsConfig, overrides: { requestTimeoutMs?: number; maxRetries?: number } = {}): Client =>
+  new Client({
+    node: config.url,
+    requestTimeout: overrides.requestTimeoutMs ?? config.requestTimeoutMs,
+    maxRetries: overrides.maxRetries ?? 0,
+    // One node behind one URL: try it again at once rather than waiting for a resurrection ping.
+    resurrectStrategy: 'optimistic',
+  });
+
+export const isNotFound = (error: unknown): boolean => error instanceof errors.ResponseError && error.statusCode === 404;
+
+export const errorType = (error: unknown): string | undefined =>
+  error instanceof errors.ResponseError ? (error.body as { error?: { type?: string } } | undefined)?.error?.type : undefined;
+
+/** Converts transport failures, overload and a missing alias into ServiceUnavailableError. */
+export function unavailableFrom(error: unknown, alias: string): unknown {
+  if (error instanceof errors.ConnectionError || error instanceof errors.TimeoutError || error instanceof errors.NoLivingConnectionsError) {
+    return new ServiceUnavailableError(`elasticsearch unreachable: ${error.name}`, 5);
+  }
+  if (error instanceof errors.ResponseError) {
+    if (error.statusCode === 429 || (error.statusCode ?? 0) >= 500) {
+      return new ServiceUnavailableError(`elasticsearch answered ${error.statusCode}`, 5);
+    }
+    if (errorType(error) === 'index_not_found_exception') {
+      return new ServiceUnavailableError(`elasticsearch alias "${alias}" does not exist; run grants-indexer reindex`, 30);
+    }
+  }
+  return error;
+}

@@ -1,0 +1,96 @@
+// ElasticsearchSearchEngine: reads through the alias only; executes what the translator writes.
+import type { Client } from '@elastic/elasticsearch';
+import type { GrantQuery } from '../../grants/query.js';
+import type { Grant } from '../../grants/schema.js';
+import type { FilterOptions, SearchEngine, SearchResult } from '../engine.js';
+import { createEsClient, errorType, isNotFound, unavailableFrom, type EsConfig } from './client.js';
+import { translateToElasticsearch } from './translator.js';
+
+const FILTER_FIELDS = {
+  funderTypes: 'funderType',
+  fundingTypes: 'fundingType',
+  eligibleProvinces: 'eligibleProvinces',
+  targetBeneficiaries: 'targetBeneficiaries',
+  currencies: 'currency',
+} as const satisfies Record<keyof FilterOptions, string>;
+
+export class ElasticsearchSearchEngine implements SearchEngine {
+  readonly name = 'elasticsearch';
+
+  constructor(
+    private readonly client: Client,
+    private readonly alias: string,
+  ) {}
+
+  static open(config: EsConfig): ElasticsearchSearchEngine {
+    return new ElasticsearchSearchEngine(createEsClient(config), config.index);
+  }
+
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw unavailableFrom(error, this.alias);
+    }
+  }
+
+  search(query: GrantQuery): Promise<SearchResult> {
+    return this.call(async () => {
+      const response = await this.client.search<Grant>({ index: this.alias, ...translateToElasticsearch(query) } as never);
+      const total = response.hits.total;
+      return {
+        total: typeof total === 'number' ? total : (total?.value ?? 0),
+        grants: response.hits.hits.map((hit) => hit._source as Grant),
+      };
+    });
+  }
+
+  getById(id: string): Promise<Grant | null> {
+    return this.call(async () => {
+      try {
+        const response = await this.client.get<Grant>({ index: this.alias, id });
+        return response.found ? (response._source as Grant) : null;
+      } catch (error) {
+        // A 404 for the document, not for the alias, means an unknown grant.
+        if (isNotFound(error) && errorType(error) !== 'index_not_found_exception') return null;
+        throw error;
+      }
+    });
+  }
+
+  filterOptions(): Promise<FilterOptions> {
+    return this.call(async () => {
+      const aggs = Object.fromEntries(Object.entries(FILTER_FIELDS).map(([name, field]) => [name, { terms: { field, size: 100, order: { _key: 'asc' } } }]));
+      const response = await this.client.search({ index: this.alias, size: 0, aggs } as never);
+      const buckets = (name: string) =>
+        ((response.aggregations as Record<string, { buckets: { key: string }[] }>)[name]?.buckets ?? []).map((b) => b.key).sort();
+      return {
+        funderTypes: buckets('funderTypes'),
+        fundingTypes: buckets('fundingTypes'),
+        eligibleProvinces: buckets('eligibleProvinces'),
+        targetBeneficiaries: buckets('targetBeneficiaries'),
+        currencies: buckets('currencies'),
+      };
+    });
+  }
+
+  count(): Promise<number> {
+    return this.call(async () => {
+      try {
+        return (await this.client.count({ index: this.alias })).count;
+      } catch (error) {
+        if (errorType(error) === 'index_not_found_exception') return 0;
+        throw error;
+      }
+    });
+  }
+
+  /** Whether the alias exists (false for a missing alias; throws when the server is unreachable). */
+  aliasExists(): Promise<boolean> {
+    return this.call(() => this.client.indices.existsAlias({ name: this.alias }));
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

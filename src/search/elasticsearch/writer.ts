@@ -1,0 +1,240 @@
+// ElasticsearchCatalogWriter: reindex into a new timestamped index and swap the alias in one
+// atomic _aliases call; sync through the alias; rollback to the previous index; status.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Client } from '@elastic/elasticsearch';
+import type { Grant } from '../../grants/schema.js';
+import type { CatalogWriter, ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../engine.js';
+import { createEsClient, type EsConfig } from './client.js';
+
+const MAPPING = JSON.parse(readFileSync(new URL('../../../../mappings/elasticsearch-grants.json', import.meta.url), 'utf8')) as {
+  settings: Record<string, unknown>;
+  mappings: Record<string, unknown>;
+};
+
+const SYNC_BATCH = 500;
+
+export interface EsWriterOptions {
+  /** Previous indexes kept after a swap, for rollback. */
+  keep: number;
+  replicas: number;
+}
+
+export class DroppedDocumentsError extends Error {}
+
+export class ElasticsearchCatalogWriter implements CatalogWriter {
+  private readonly ownIndex: RegExp;
+
+  constructor(
+    private readonly client: Client,
+    private readonly alias: string,
+    private readonly hooks: WriterHooks = {},
+    private readonly options: EsWriterOptions = { keep: 1, replicas: 0 },
+    private readonly report: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+  ) {
+    this.ownIndex = new RegExp(`^${alias.replace(/[-]/g, '\\-')}-\\d{8}t\\d{9}-[0-9a-f]{4}$`);
+  }
+
+  static open(config: EsConfig, hooks: WriterHooks = {}, options?: EsWriterOptions): ElasticsearchCatalogWriter {
+    // The indexer may wait longer than a partner request, and retries transient failures.
+    return new ElasticsearchCatalogWriter(createEsClient(config, { requestTimeoutMs: 120_000, maxRetries: 3 }), config.index, hooks, options);
+  }
+
+  private newIndexName(): string {
+    const stamp = new Date().toISOString().replace(/[-:.]/g, '').replace('Z', '').toLowerCase();
+    return `${this.alias}-${stamp}-${randomBytes(2).toString('hex')}`;
+  }
+
+  /** Indexes the alias points to. */
+  private async aliasTargets(): Promise<string[]> {
+    try {
+      return Object.keys(await this.client.indices.getAlias({ name: this.alias }));
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) return [];
+      throw error;
+    }
+  }
+
+  /** This alias's own indexes, newest first. */
+  private async ownIndexes(): Promise<string[]> {
+    const all = await this.client.cat.indices({ index: `${this.alias}-*`, format: 'json', h: 'index' } as never);
+    return (all as unknown as { index: string }[])
+      .map((row) => row.index)
+      .filter((name) => this.ownIndex.test(name))
+      .sort()
+      .reverse();
+  }
+
+  private async swapAlias(to: string): Promise<void> {
+    if (await this.client.indices.exists({ index: this.alias })) {
+      throw new Error(`"${this.alias}" is a concrete index, not an alias; remove it before the first reindex`);
+    }
+    const from = await this.aliasTargets();
+    await this.client.indices.updateAliases({
+      actions: [...from.map((index) => ({ remove: { index, alias: this.alias } })), { add: { index: to, alias: this.alias } }],
+    });
+  }
+
+  async reindex(grants: AsyncIterable<Grant>, options: ReindexOptions = {}): Promise<{ indexed: number }> {
+    const index = this.newIndexName();
+    await this.client.indices.create({
+      index,
+      settings: { ...MAPPING.settings, number_of_replicas: 0, refresh_interval: '-1' },
+      mappings: MAPPING.mappings,
+    } as never);
+    let dropped = 0;
+    try {
+      let seen = 0;
+      const stats = await this.client.helpers.bulk<Grant>({
+        datasource: (async function* counted() {
+          for await (const grant of grants) {
+            seen += 1;
+            if (seen % 5000 === 0) options.onProgress?.(seen);
+            yield grant;
+          }
+        })(),
+        // `create` refuses a second document with the same id: a duplicate in the source.
+        onDocument: (grant) => ({ create: { _index: index, _id: grant.id } }),
+        onDrop: (drop) => {
+          const grant = drop.document as Grant;
+          if (drop.status === 409) {
+            this.hooks.onDuplicate?.(grant);
+            return;
+          }
+          dropped += 1;
+          this.report(`dropped grant ${JSON.stringify(grant.id)}: ${drop.status} ${JSON.stringify(drop.error)}`);
+        },
+        flushBytes: 2_000_000,
+        concurrency: 2,
+        retries: 3,
+        wait: 1000,
+        refreshOnCompletion: false,
+      });
+      if (dropped > 0) throw new DroppedDocumentsError(`${dropped} document(s) failed to index; the alias was not swapped`);
+      const indexed = stats.successful;
+      options.onProgress?.(indexed);
+      if (indexed === 0) throw new Error('no valid record arrived; the alias was not swapped');
+      this.hooks.beforeCommit?.();
+      await this.client.indices.putSettings({ index, settings: { number_of_replicas: this.options.replicas, refresh_interval: null } } as never);
+      await this.client.indices.refresh({ index });
+      await this.client.cluster.health({ index, wait_for_status: 'yellow', timeout: '60s' });
+      const { count } = await this.client.count({ index });
+      if (count !== indexed) throw new Error(`the new index holds ${count} documents, ${indexed} were sent; the alias was not swapped`);
+      await this.swapAlias(index);
+      await this.pruneOldIndexes(index);
+      return { indexed };
+    } catch (error) {
+      await this.client.indices.delete({ index, ignore_unavailable: true }).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Deletes this alias's indexes beyond the live one and the `keep` newest before it. */
+  private async pruneOldIndexes(live: string): Promise<void> {
+    const older = (await this.ownIndexes()).filter((name) => name !== live);
+    for (const name of older.slice(this.options.keep)) await this.client.indices.delete({ index: name });
+  }
+
+  /** Points the alias back at the newest index older than the live one. */
+  async rollback(): Promise<{ from: string; to: string }> {
+    const live = (await this.aliasTargets())[0];
+    if (live === undefined) throw new Error(`alias "${this.alias}" does not exist; nothing to roll back`);
+    const previous = (await this.ownIndexes()).find((name) => name < live);
+    if (previous === undefined) throw new Error(`no index older than ${live} was kept; nothing to roll back to`);
+    await this.swapAlias(previous);
+    return { from: live, to: previous };
+  }
+
+  async sync(items: AsyncIterable<SyncItem>, options: { prune: boolean }): Promise<SyncCounts> {
+    const live = (await this.aliasTargets())[0];
+    if (live === undefined) throw new Error(`alias "${this.alias}" does not exist; run reindex first`);
+    const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
+    const seenIds = new Set<string>();
+    let batch: Grant[] = [];
+    let dropped = 0;
+
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const current = await this.client.mget<{ updatedAt: string }>({ index: live, ids: batch.map((g) => g.id), _source_includes: ['updatedAt'] });
+      const changed: Grant[] = [];
+      batch.forEach((grant, i) => {
+        const doc = current.docs[i] as { found?: boolean; _source?: { updatedAt: string } };
+        if (!doc.found) {
+          counts.added += 1;
+          changed.push(grant);
+        } else if (doc._source?.updatedAt !== grant.updatedAt) {
+          counts.updated += 1;
+          changed.push(grant);
+        } else {
+          counts.unchanged += 1;
+        }
+      });
+      batch = [];
+      if (changed.length === 0) return;
+      const result = await this.client.bulk({ operations: changed.flatMap((g) => [{ index: { _index: live, _id: g.id } }, g]) });
+      if (result.errors) {
+        for (const item of result.items) {
+          const op = item.index;
+          if (op?.error) {
+            dropped += 1;
+            this.report(`dropped grant ${JSON.stringify(op._id)}: ${op.status} ${JSON.stringify(op.error)}`);
+          }
+        }
+      }
+    };
+
+    let seen = 0;
+    for await (const item of items) {
+      seen += 1;
+      if (!('grant' in item)) {
+        if (item.rejectedId !== null) seenIds.add(item.rejectedId);
+        continue;
+      }
+      if (seenIds.has(item.grant.id)) {
+        this.hooks.onDuplicate?.(item.grant);
+        continue;
+      }
+      seenIds.add(item.grant.id);
+      batch.push(item.grant);
+      if (batch.length >= SYNC_BATCH) await flush();
+    }
+    await flush();
+    this.hooks.beforeCommit?.();
+    if (options.prune) {
+      if (seen === 0) throw new Error('the source held no record; refusing to prune the whole catalog');
+      await this.client.indices.refresh({ index: live });
+      const gone: string[] = [];
+      let after: unknown[] | undefined;
+      for (;;) {
+        const page = await this.client.search({ index: live, size: 5000, _source: false, sort: [{ id: 'asc' }], search_after: after } as never);
+        const hits = page.hits.hits;
+        for (const hit of hits) if (!seenIds.has(hit._id as string)) gone.push(hit._id as string);
+        if (hits.length < 5000) break;
+        after = hits[hits.length - 1].sort as unknown[];
+      }
+      for (let i = 0; i < gone.length; i += SYNC_BATCH) {
+        await this.client.bulk({ operations: gone.slice(i, i + SYNC_BATCH).map((id) => ({ delete: { _index: live, _id: id } })) });
+      }
+      counts.deleted = gone.length;
+    }
+    await this.client.indices.refresh({ index: live });
+    if (dropped > 0) throw new DroppedDocumentsError(`${dropped} document(s) failed to index during sync`);
+    return counts;
+  }
+
+  async status(): Promise<Record<string, unknown>> {
+    const live = (await this.aliasTargets())[0] ?? null;
+    const indexes = await this.ownIndexes();
+    return {
+      engine: 'elasticsearch',
+      alias: this.alias,
+      index: live,
+      grants: live === null ? 0 : (await this.client.count({ index: live })).count,
+      kept: indexes.filter((name) => name !== live),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
