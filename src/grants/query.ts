@@ -1,6 +1,6 @@
 // GET /grants parameters → GrantQuery, the engine-neutral description of a search.
-import { validationError } from '../http/errors.js';
-import { paramValidator, type ParamSpecs } from '../http/queryParams.js';
+import type { ErrorDetail } from '../http/errors.js';
+import { paramValidator, type ParamSpecs, type ParamValues } from '../http/queryParams.js';
 import { FUNDER_TYPES, FUNDING_TYPES, PROVINCES, type FunderType, type FundingType, type Province } from './schema.js';
 
 export const DEFAULT_LIMIT = 20;
@@ -35,7 +35,24 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
   limit: { kind: 'integer', min: 1, message: 'must be an integer ≥ 1' },
 };
 
-const validateParams = paramValidator(GRANT_SEARCH_PARAMS);
+/** amountMin ≤ amountMax, and the page within the first 10,000 matches. */
+function crossCheck(p: ParamValues): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  if (typeof p.amountMin === 'number' && typeof p.amountMax === 'number' && p.amountMin > p.amountMax) {
+    problems.push({ parameter: 'amountMin', message: 'must not exceed amountMax' });
+  }
+  const page = (p.page as number | undefined) ?? 1;
+  const limit = Math.min((p.limit as number | undefined) ?? DEFAULT_LIMIT, MAX_LIMIT);
+  if ((page - 1) * limit >= MAX_WINDOW) {
+    problems.push({
+      parameter: 'page',
+      message: `reaches past the first ${MAX_WINDOW.toLocaleString('en-US')} matches (page × limit must stay within them); narrow the search with filters instead`,
+    });
+  }
+  return problems;
+}
+
+const validateParams = paramValidator(GRANT_SEARCH_PARAMS, crossCheck);
 
 /** Splits search text into words: runs of letters, marks and digits, after Unicode normalisation. */
 export function searchWords(text: string): string[] {
@@ -51,17 +68,6 @@ export function parseGrantQuery(query: Map<string, string[]>): GrantQuery {
   const page = (p.page as number | undefined) ?? 1;
   const limit = Math.min((p.limit as number | undefined) ?? DEFAULT_LIMIT, MAX_LIMIT);
   const offset = (page - 1) * limit;
-  if (amountMin !== null && amountMax !== null && amountMin > amountMax) {
-    throw validationError([{ parameter: 'amountMin', message: 'must not exceed amountMax' }]);
-  }
-  if (offset >= MAX_WINDOW) {
-    throw validationError([
-      {
-        parameter: 'page',
-        message: `reaches past the first ${MAX_WINDOW.toLocaleString('en-US')} matches (page × limit must stay within them); narrow the search with filters instead`,
-      },
-    ]);
-  }
   return {
     words: searchWords(((p.search as string | undefined) ?? '').trim()),
     funderTypes: distinct(p.funderType as FunderType[] | undefined),

@@ -57,6 +57,9 @@ export interface ParamValidator {
   (query: Map<string, string[]>): ParamValues;
 }
 
+/** Checks across parameters, run on the parameters that are valid on their own. */
+export type CrossCheck = (valid: ParamValues) => ErrorDetail[];
+
 /** Echoes a partner's input in a message, bounded. */
 const clip = (text: string): string => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
 
@@ -66,7 +69,7 @@ const ajv = new Ajv({ allErrors: true, strict: true });
  * Builds the validator of one endpoint's parameters. It lists every problem: unknown
  * parameters, scalars given twice, wrong types, out-of-range numbers, values outside an enum.
  */
-export function paramValidator(specs: ParamSpecs): ParamValidator {
+export function paramValidator(specs: ParamSpecs, crossCheck: CrossCheck = () => []): ParamValidator {
   const validate = ajv.compile({
     type: 'object',
     additionalProperties: false,
@@ -103,15 +106,17 @@ export function paramValidator(specs: ParamSpecs): ParamValidator {
         input[name] = (spec.kind === 'integer' ? INTEGER : DECIMAL).test(raw) ? Number(raw) : raw;
       }
     }
+    const invalid = new Set<string>(details.map((d) => d.parameter));
     if (!validate(input)) {
-      const seen = new Set<string>();
       for (const error of validate.errors ?? []) {
         const name = error.instancePath.split('/')[1];
-        if (name === undefined || seen.has(name)) continue;
-        seen.add(name);
+        if (name === undefined || invalid.has(name)) continue;
+        invalid.add(name);
         details.push({ parameter: name, message: messageFor(error, name, input[name]) });
       }
     }
+    const valid = Object.fromEntries(Object.entries(input).filter(([name]) => !invalid.has(name))) as ParamValues;
+    details.push(...crossCheck(valid));
     if (details.length > 0) throw validationError(details);
     return input as ParamValues;
   };

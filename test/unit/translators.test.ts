@@ -1,0 +1,109 @@
+import { expect } from 'chai';
+import { parseGrantQuery, type GrantQuery } from '../../src/grants/query.js';
+import { parseQueryString } from '../../src/http/queryParams.js';
+import { translateToElasticsearch } from '../../src/search/elasticsearch/translator.js';
+import { ftsMatchExpression, translateToSqlite } from '../../src/search/sqlite/translator.js';
+
+const q = (qs: string): GrantQuery => parseGrantQuery(parseQueryString(qs));
+
+describe('GrantQuery parsing', () => {
+  it('applies the defaults', () => {
+    expect(q('')).to.deep.equal({
+      words: [],
+      funderTypes: [],
+      fundingTypes: [],
+      provinces: [],
+      amountMin: null,
+      amountMax: null,
+      page: 1,
+      limit: 20,
+      offset: 0,
+      size: 20,
+    });
+  });
+
+  it('merges every array encoding, dropping repeats', () => {
+    const query = q('eligibleProvinces=ONTARIO,QUEBEC&eligibleProvinces[]=YUKON&eligibleProvinces=ONTARIO');
+    expect(query.provinces).to.deep.equal(['ONTARIO', 'QUEBEC', 'YUKON']);
+  });
+
+  it('splits search text into words, keeping accents and dropping syntax', () => {
+    expect(q('search=%22Qu%C3%A9bec%22%20OR%20-fund*%20(NEAR').words).to.deep.equal(['Québec', 'OR', 'fund', 'NEAR']);
+  });
+
+  it('clamps limit and trims the last page to the 10,000-match window', () => {
+    expect(q('limit=500').limit).to.equal(100);
+    const last = q('page=334&limit=30');
+    expect([last.offset, last.size]).to.deep.equal([9990, 10]);
+  });
+});
+
+describe('translateToSqlite', () => {
+  it('writes a filter-only query ordered by deadline, nulls last, then id', () => {
+    const { page, count } = translateToSqlite(q('funderType=FOUNDATION,CORPORATE&eligibleProvinces=ONTARIO&amountMin=1000&page=2&limit=10'));
+    expect(page.sql).to.equal(
+      'SELECT g.doc FROM grants g WHERE g.funder_type IN (?, ?) AND (g.provinces & ?) != 0 AND (g.amount_min IS NOT NULL OR g.amount_max IS NOT NULL) AND (g.amount_max IS NULL OR g.amount_max >= ?) ORDER BY g.deadline IS NULL, g.deadline, g.id LIMIT ? OFFSET ?',
+    );
+    expect(page.params).to.deep.equal(['FOUNDATION', 'CORPORATE', 1 << 8, 1000, 10, 10]);
+    expect(count.sql).to.equal(
+      'SELECT count(*) AS total FROM grants g WHERE g.funder_type IN (?, ?) AND (g.provinces & ?) != 0 AND (g.amount_min IS NOT NULL OR g.amount_max IS NOT NULL) AND (g.amount_max IS NULL OR g.amount_max >= ?)',
+    );
+    expect(count.params).to.deep.equal(['FOUNDATION', 'CORPORATE', 1 << 8, 1000]);
+  });
+
+  it('writes a text query ranked by weighted bm25 then id, with the words quoted', () => {
+    const { page } = translateToSqlite(q('search=clean%20tech&amountMax=5000'));
+    expect(page.sql).to.equal(
+      'SELECT g.doc FROM grants_text JOIN grants g ON g.rowid = grants_text.rowid WHERE grants_text MATCH ? AND (g.amount_min IS NOT NULL OR g.amount_max IS NOT NULL) AND (g.amount_min IS NULL OR g.amount_min <= ?) ORDER BY bm25(grants_text, 3, 2, 1), g.id LIMIT ? OFFSET ?',
+    );
+    expect(page.params).to.deep.equal(['"clean" "tech"', 5000, 20, 0]);
+  });
+
+  it('never lets a word become FTS5 syntax', () => {
+    expect(ftsMatchExpression(['NEAR', 'a"b', 'OR'])).to.equal('"NEAR" "a""b" "OR"');
+  });
+});
+
+describe('translateToElasticsearch', () => {
+  it('puts filters in bool.filter and sorts by deadline (missing last) then id', () => {
+    expect(translateToElasticsearch(q('fundingType=LOAN&eligibleProvinces=QUEBEC,ONTARIO&amountMin=10&amountMax=20&page=3&limit=5'))).to.deep.equal({
+      query: {
+        bool: {
+          must: [],
+          filter: [
+            { terms: { fundingType: ['LOAN'] } },
+            { terms: { eligibleProvinces: ['QUEBEC', 'ONTARIO'] } },
+            { bool: { should: [{ exists: { field: 'amountMin' } }, { exists: { field: 'amountMax' } }], minimum_should_match: 1 } },
+            {
+              bool: {
+                should: [{ range: { amountMax: { gte: 10 } } }, { bool: { must_not: [{ exists: { field: 'amountMax' } }] } }],
+                minimum_should_match: 1,
+              },
+            },
+            {
+              bool: {
+                should: [{ range: { amountMin: { lte: 20 } } }, { bool: { must_not: [{ exists: { field: 'amountMin' } }] } }],
+                minimum_should_match: 1,
+              },
+            },
+          ],
+        },
+      },
+      sort: [{ deadline: { order: 'asc', missing: '_last' } }, { id: 'asc' }],
+      from: 10,
+      size: 5,
+      track_total_hits: true,
+    });
+  });
+
+  it('matches every word across title^3, funder^2 and description, ranked by score then id', () => {
+    const request = translateToElasticsearch(q('search=Montr%C3%A9al%20%22arts%22'));
+    expect(request.query).to.deep.equal({
+      bool: {
+        must: [{ multi_match: { query: 'Montréal arts', fields: ['title^3', 'funder^2', 'description'], type: 'cross_fields', operator: 'and' } }],
+        filter: [],
+      },
+    });
+    expect(request.sort).to.deep.equal(['_score', { id: 'asc' }]);
+  });
+});
