@@ -16,7 +16,13 @@ export interface Config {
   seedCatalog: boolean;
   seedFile: string;
   elasticsearch: { url: string; index: string; requestTimeoutMs: number; replicas: number };
-  redisUrl: string | null;
+  redis: {
+    url: string | null;
+    keyPrefix: string;
+    commandTimeoutMs: number;
+    /** API instances sharing the budget: the in-memory insurance limiter allows 1/instances of the rate. */
+    instances: number;
+  };
   demoApiKey: string | null;
   shutdownTimeoutMs: number;
 }
@@ -97,7 +103,12 @@ export function loadConfig(env: Env = process.env): Config {
       requestTimeoutMs: int('ELASTICSEARCH_TIMEOUT_MS', 3000, 100, 60000),
       replicas: int('ELASTICSEARCH_REPLICAS', 0, 0, 10),
     },
-    redisUrl: url('REDIS_URL', null, ['redis:', 'rediss:']),
+    redis: {
+      url: url('REDIS_URL', null, ['redis:', 'rediss:']),
+      keyPrefix: str('REDIS_KEY_PREFIX', 'grants:'),
+      commandTimeoutMs: int('REDIS_COMMAND_TIMEOUT_MS', 100, 10, 10000),
+      instances: int('API_INSTANCES', 1, 1, 1000),
+    },
     demoApiKey,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
   };

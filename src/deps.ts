@@ -3,11 +3,13 @@ import { mkdirSync } from 'node:fs';
 import type { AppDeps } from './app.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
-import { MemoryRateLimiter } from './ratelimit/limiter.js';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
+import { RedisLink } from './ratelimit/redisConnection.js';
+import { RedisAllowanceCounter } from './subscriptions/redisAllowance.js';
 import { createSearchEngine } from './search/factory.js';
 import { openSubscriptionsDb, subscriptionsPath } from './subscriptions/database.js';
 import { SubscriptionStore } from './subscriptions/subscriptionStore.js';
-import { SqliteAllowanceCounter, UsageStore, type UsageRow } from './subscriptions/usageStore.js';
+import { SqliteAllowanceCounter, UsageStore, type AllowanceCounter, type UsageRow } from './subscriptions/usageStore.js';
 
 export interface Deps extends AppDeps {
   close(): Promise<void>;
@@ -34,8 +36,15 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const db = openSubscriptionsDb(subscriptionsPath(config.dataDir));
   const subscriptions = new SubscriptionStore(db, clock);
   const usage = new UsageStore(db, log, (rows) => subscriptions.touchKeys(lastUseByKey(rows)));
-  const allowance = new SqliteAllowanceCounter(db);
-  const rateLimiter = new MemoryRateLimiter();
+  const recorded = new SqliteAllowanceCounter(db);
+  let allowance: AllowanceCounter = recorded;
+  let rateLimiter: RateLimiter = new MemoryRateLimiter();
+  let redis: RedisLink | null = null;
+  if (config.redis.url !== null) {
+    redis = new RedisLink({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, commandTimeoutMs: config.redis.commandTimeoutMs }, log);
+    rateLimiter = new RedisRateLimiter(redis, config.redis.instances);
+    allowance = new RedisAllowanceCounter(redis, recorded, clock, log);
+  }
   return {
     engine,
     subscriptions,
@@ -44,9 +53,11 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     rateLimiter,
     clock,
     log,
+    readiness: () => (redis === null ? { limits: 'memory' } : redis.state),
     async close() {
       usage.close();
       await rateLimiter.close();
+      await redis?.close();
       await engine.close();
       db.close();
     },

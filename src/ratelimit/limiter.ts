@@ -1,5 +1,6 @@
 // The per-second limiter: one budget per subscription, shared by all its keys.
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RedisLink } from './redisConnection.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -52,6 +53,42 @@ export class MemoryRateLimiter implements RateLimiter {
 
   consume(subscriptionId: string, perSecond: number): Promise<RateDecision> {
     return consumeOne(this.limiterFor(perSecond), subscriptionId, perSecond);
+  }
+
+  async close(): Promise<void> {}
+}
+
+/**
+ * One budget shared by every instance through Redis. When Redis fails (down, hung, slow beyond
+ * the command timeout, not ready), an in-memory insurance limiter allows this instance its share.
+ */
+export class RedisRateLimiter implements RateLimiter {
+  private readonly shared: LimiterForRate;
+  private readonly insurance: LimiterForRate;
+
+  constructor(
+    private readonly link: RedisLink,
+    instances: number,
+  ) {
+    this.shared = limiterCache(
+      (points) =>
+        new RateLimiterRedis({ storeClient: link.client, points, duration: 1, keyPrefix: link.key('rate', String(points)), rejectIfRedisNotReady: true }),
+    );
+    this.insurance = limiterCache(
+      (points) => new RateLimiterMemory({ points: Math.max(1, Math.floor(points / instances)), duration: 1, keyPrefix: `insurance${points}` }),
+    );
+  }
+
+  async consume(subscriptionId: string, perSecond: number): Promise<RateDecision> {
+    try {
+      const decision = await consumeOne(this.shared(perSecond), subscriptionId, perSecond);
+      this.link.markUp();
+      return decision;
+    } catch (error) {
+      this.link.markDown((error as Error)?.message ?? String(error));
+      const share = this.insurance(perSecond);
+      return consumeOne(share, subscriptionId, share.points);
+    }
   }
 
   async close(): Promise<void> {}

@@ -39,8 +39,15 @@ export class SqliteAllowanceCounter implements AllowanceCounter {
   private readonly ensure: Database.Statement;
   private readonly consume: Database.Statement;
   private readonly read: Database.Statement;
+  private readonly served: Database.Statement;
+  private readonly month: Database.Statement;
 
   constructor(db: Db) {
+    this.served = db.prepare(
+      `INSERT INTO monthly_usage (subscription_id, month, calls) VALUES (?, ?, 1)
+       ON CONFLICT (subscription_id, month) DO UPDATE SET calls = calls + 1`,
+    );
+    this.month = db.prepare('SELECT subscription_id AS subscriptionId, calls FROM monthly_usage WHERE month = ?');
     this.ensure = db.prepare('INSERT OR IGNORE INTO monthly_usage (subscription_id, month, calls) VALUES (?, ?, 0)');
     this.consume = db.prepare(
       'UPDATE monthly_usage SET calls = calls + 1 WHERE subscription_id = ? AND month = ? AND calls < ? RETURNING calls',
@@ -63,6 +70,16 @@ export class SqliteAllowanceCounter implements AllowanceCounter {
 
   async current(subscriptionId: string, month: string) {
     return this.currentSync(subscriptionId, month);
+  }
+
+  /** Counts a call another counter admitted, so this record never trails what was served. */
+  recordServed(subscriptionId: string, month: string): void {
+    this.served.run(subscriptionId, month);
+  }
+
+  /** Every subscription's count for a month. */
+  monthCounts(month: string): { subscriptionId: string; calls: number }[] {
+    return this.month.all(month) as { subscriptionId: string; calls: number }[];
   }
 }
 
