@@ -1,0 +1,444 @@
+// The wire conventions every response follows (API-DECISIONS §1, §2, §7): the envelope and its
+// meta, the request id, methods, unknown paths, and input limits. Runs over a small crafted catalog.
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runIndexer } from '../../indexer/cli.js';
+import { startTestApi, type TestApi, type TestResponse } from '../support/api.js';
+
+type Rec = Record<string, unknown>;
+
+const rec = (id: string, over: Rec = {}): Rec => ({
+  id,
+  title: `Program ${id}`,
+  funder: 'Test Funder',
+  funderType: 'FEDERAL_GRANT',
+  fundingType: 'GRANT',
+  currency: 'CAD',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  ...over,
+});
+
+async function catalogApi(records: Rec[]): Promise<TestApi> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'grants-envelope-'));
+  const file = path.join(dir, 'source.ndjson');
+  writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  const err: string[] = [];
+  const code = await runIndexer(['reindex', '--source', file], { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir }, { out: () => {}, err: (l) => err.push(l) });
+  if (code !== 0) throw new Error(`indexing the test catalog failed with exit ${code}: ${err.join('\n')}`);
+  return startTestApi({ DATA_DIR: dir, SEED_CATALOG: 'false' });
+}
+
+const P = '/external/v1';
+const REQUEST_ID = /^req_[A-Za-z0-9_-]{20,}$/;
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const JSON_TYPE = 'application/json; charset=utf-8';
+const LEAKS = /SELECT |sqlite|SQLITE|\bat [\w.<>]+ \(|node_modules|\/work\/|\.ts:\d|\.js:\d|MATCH|bm25|stack/;
+
+/** Checks meta (and the X-Request-Id header) of a parsed body; returns the requestId. */
+function expectMeta(body: any, headers: Headers | Map<string, string>): string {
+  expect(body.meta, 'meta').to.be.an('object');
+  expect(Object.keys(body.meta)).to.have.members(['timestamp', 'requestId', 'version']);
+  expect(body.meta.version).to.equal('v1');
+  expect(body.meta.requestId).to.match(REQUEST_ID);
+  expect(headers.get('x-request-id')).to.equal(body.meta.requestId);
+  expect(body.meta.timestamp).to.match(ISO_MS);
+  expect(Math.abs(Date.parse(body.meta.timestamp) - Date.now())).to.be.below(60_000);
+  return body.meta.requestId;
+}
+
+function expectSuccess(res: TestResponse, paginated: boolean): void {
+  expect(res.status, res.text).to.equal(200);
+  expect(res.headers.get('content-type')).to.equal(JSON_TYPE);
+  expect(Object.keys(res.body)).to.have.members(paginated ? ['success', 'data', 'pagination', 'meta'] : ['success', 'data', 'meta']);
+  expect(res.body.success).to.equal(true);
+  expectMeta(res.body, res.headers);
+}
+
+function expectError(res: TestResponse, status: number, code: string): void {
+  expect(res.status, res.text).to.equal(status);
+  expect(res.headers.get('content-type')).to.equal(JSON_TYPE);
+  expect(res.body, res.text).to.be.an('object');
+  expect(Object.keys(res.body)).to.have.members(['success', 'error', 'meta']);
+  expect(res.body.success).to.equal(false);
+  expect(res.body.error.code).to.equal(code);
+  expect(res.body.error.message).to.be.a('string').and.not.equal('');
+  if (code === 'VALIDATION_ERROR') {
+    expect(Object.keys(res.body.error)).to.have.members(['code', 'message', 'details']);
+    expect(res.body.error.details).to.be.an('array').that.is.not.empty;
+    for (const detail of res.body.error.details) {
+      expect(Object.keys(detail)).to.have.members(['parameter', 'message']);
+      expect(detail.parameter).to.be.a('string');
+      expect(detail.message).to.be.a('string').and.not.equal('');
+    }
+  } else {
+    expect(Object.keys(res.body.error)).to.have.members(['code', 'message']);
+  }
+  expect(res.text).not.to.match(LEAKS);
+  expectMeta(res.body, res.headers);
+}
+
+interface RawResponse {
+  status: number;
+  headers: Map<string, string>;
+  body: any;
+}
+
+/** Sends raw bytes on a fresh socket and parses whatever HTTP answer comes back before close. */
+function rawExchange(port: number, request: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    let settled = false;
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      if (split === -1) return reject(new Error(`no HTTP response received (got ${JSON.stringify(text.slice(0, 200))})`));
+      const [statusLine, ...headerLines] = text.slice(0, split).split('\r\n');
+      const headers = new Map<string, string>();
+      for (const line of headerLines) {
+        const colon = line.indexOf(':');
+        headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+      }
+      let body: any = null;
+      try {
+        body = JSON.parse(text.slice(split + 4));
+      } catch {
+        body = text.slice(split + 4);
+      }
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    };
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('end', finish);
+    socket.on('close', finish);
+    socket.on('error', () => finish()); // a reset after the answer is fine: parse what arrived
+    socket.setTimeout(10_000, () => socket.destroy());
+    socket.write(request);
+  });
+}
+
+describe('HTTP envelope and wire conventions', function () {
+  let api: TestApi;
+
+  before(async function () {
+    api = await catalogApi([
+      rec('env-1', { deadline: '2027-01-01T00:00:00.000Z' }),
+      rec('env-2', { deadline: '2027-02-01T00:00:00.000Z', funderType: 'FOUNDATION' }),
+      rec('env-3'),
+    ]);
+  });
+
+  after(async function () {
+    await api?.stop();
+    if (api) rmSync(api.dataDir, { recursive: true, force: true });
+  });
+
+  describe('success responses', function () {
+    it('GET /grants: success, data (array), pagination and meta', async function () {
+      const res = await api.request(`${P}/grants`);
+      expectSuccess(res, true);
+      expect(res.body.data.map((g: Rec) => g.id)).to.deep.equal(['env-1', 'env-2', 'env-3']);
+      expect(res.body.pagination).to.deep.equal({ page: 1, limit: 20, total: 3, totalPages: 1 });
+      expect(Object.keys(res.body.pagination)).to.have.members(['page', 'limit', 'total', 'totalPages']);
+    });
+
+    it('GET /grants/filters: success, data (object) and meta, no pagination', async function () {
+      const res = await api.request(`${P}/grants/filters`);
+      expectSuccess(res, false);
+      expect(res.body.data).to.be.an('object').and.not.an('array');
+      expect(res.body).not.to.have.property('pagination');
+    });
+
+    it('GET /grants/:id: success, data (object) and meta, no pagination', async function () {
+      const res = await api.request(`${P}/grants/env-2`);
+      expectSuccess(res, false);
+      expect(res.body.data.id).to.equal('env-2');
+      expect(res.body).not.to.have.property('pagination');
+    });
+
+    it('a page past the end keeps the envelope with data []', async function () {
+      const res = await api.request(`${P}/grants?page=9`);
+      expectSuccess(res, true);
+      expect(res.body.data).to.deep.equal([]);
+      expect(res.body.pagination).to.deep.equal({ page: 9, limit: 20, total: 3, totalPages: 1 });
+    });
+  });
+
+  describe('error responses', function () {
+    it('a validation error: error with code, message, details; meta; no data, no pagination', async function () {
+      const res = await api.request(`${P}/grants?limit=0`);
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.error.details).to.deep.equal([{ parameter: 'limit', message: 'must be an integer ≥ 1' }]);
+    });
+
+    it('an unknown grant id: 404 NOT_FOUND in the envelope', async function () {
+      expectError(await api.request(`${P}/grants/nope`), 404, 'NOT_FOUND');
+    });
+
+    for (const unknown of ['/nope', '', '/', '/grants/a/b', '/grants/filters/x', '/grant', '/grantsx', '/v1/grants', '/grants/env-1/extra']) {
+      it(`an unknown path under the prefix (${P}${unknown}): 404 NOT_FOUND`, async function () {
+        expectError(await api.request(`${P}${unknown}`), 404, 'NOT_FOUND');
+      });
+    }
+
+    for (const outside of ['/', '/grants', '/external', '/external/v2/grants', '/external/v1x/grants', '/favicon.ico', '/api/external/v1/grants']) {
+      it(`a path outside ${P} (${outside}): 404 NOT_FOUND in the envelope, pointing at the prefix`, async function () {
+        const res = await api.request(outside);
+        expectError(res, 404, 'NOT_FOUND');
+        expect(res.body.error.message).to.contain(P);
+      });
+    }
+
+    it('an unknown path takes precedence over the method: POST on an unknown path is 404, not 405', async function () {
+      const res = await api.request(`${P}/nope`, { method: 'POST', body: '{}' });
+      expectError(res, 404, 'NOT_FOUND');
+      expect(res.headers.get('allow')).to.equal(null);
+    });
+  });
+
+  describe('request id and meta', function () {
+    it('every response has a distinct requestId, equal to its X-Request-Id header', async function () {
+      const paths = [`${P}/grants`, `${P}/grants/filters`, `${P}/grants/env-1`, `${P}/grants/nope`, `${P}/grants?limit=x`, '/nowhere'];
+      const ids = new Set<string>();
+      for (let round = 0; round < 4; round += 1) {
+        for (const p of paths) {
+          const res = await api.request(p);
+          ids.add(expectMeta(res.body, res.headers));
+        }
+      }
+      expect(ids.size).to.equal(paths.length * 4);
+    });
+
+    it("the requestId appears in the server's log line for that request (without the key or the query)", async function () {
+      const logged = await startTestApi({ DATA_DIR: api.dataDir, SEED_CATALOG: 'false', LOG_LEVEL: 'info' });
+      const lines: string[] = [];
+      const write = process.stdout.write;
+      try {
+        process.stdout.write = ((chunk: string | Uint8Array) => {
+          lines.push(String(chunk));
+          return true;
+        }) as typeof process.stdout.write;
+        const ok = await logged.request(`${P}/grants?search=secretword`);
+        const missing = await logged.request(`${P}/grants/nope`);
+        process.stdout.write = write;
+        for (const [res, status] of [[ok, 200], [missing, 404]] as const) {
+          const id = res.headers.get('x-request-id');
+          expect(id).to.match(REQUEST_ID);
+          const mine = lines.filter((l) => l.includes(id as string));
+          expect(mine, lines.join('')).to.have.length(1);
+          const entry = JSON.parse(mine[0]);
+          expect(entry.requestId).to.equal(id);
+          expect(entry.status).to.equal(status);
+          expect(entry.method).to.equal('GET');
+        }
+        const all = lines.join('');
+        expect(all).not.to.contain(logged.key);
+        expect(all).not.to.contain('secretword');
+      } finally {
+        process.stdout.write = write;
+        await logged.stop();
+      }
+    });
+
+    it('meta.timestamp is the time of the response, ISO 8601 UTC with milliseconds', async function () {
+      const before = Date.now();
+      const res = await api.request(`${P}/grants`);
+      const after = Date.now();
+      const at = Date.parse(res.body.meta.timestamp);
+      expect(res.body.meta.timestamp).to.match(ISO_MS);
+      expect(new Date(at).toISOString()).to.equal(res.body.meta.timestamp);
+      expect(at).to.be.within(before - 5, after + 5);
+    });
+  });
+
+  describe('methods', function () {
+    const known = [`${P}/grants`, `${P}/grants/filters`, `${P}/grants/env-1`, `${P}/grants/unknown-id`];
+
+    for (const p of known) {
+      it(`HEAD ${p} answers like GET without a body`, async function () {
+        const get = await api.request(p);
+        const head = await api.request(p, { method: 'HEAD' });
+        expect(head.status).to.equal(get.status);
+        expect(head.text).to.equal('');
+        expect(head.headers.get('content-type')).to.equal(JSON_TYPE);
+        expect(head.headers.get('x-request-id')).to.match(REQUEST_ID);
+        expect(head.headers.get('x-request-id')).not.to.equal(get.headers.get('x-request-id'));
+      });
+
+      for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
+        it(`${method} ${p}: 405 METHOD_NOT_ALLOWED with Allow: GET, HEAD`, async function () {
+          const init: RequestInit = { method };
+          if (method !== 'DELETE' && method !== 'OPTIONS') {
+            init.body = JSON.stringify({ title: 'x' });
+            init.headers = { 'content-type': 'application/json' };
+          }
+          const res = await api.request(p, init);
+          expectError(res, 405, 'METHOD_NOT_ALLOWED');
+          expect(res.headers.get('allow')).to.equal('GET, HEAD');
+        });
+      }
+    }
+
+    it('a 405 carries the envelope even with a query string that would be invalid for GET', async function () {
+      const res = await api.request(`${P}/grants?limit=0&bogus=1`, { method: 'DELETE' });
+      expectError(res, 405, 'METHOD_NOT_ALLOWED');
+      expect(res.headers.get('allow')).to.equal('GET, HEAD');
+    });
+  });
+
+  describe('input limits', function () {
+    it('a URL of exactly 8192 characters is served; 8193 is 414 URI_TOO_LONG', async function () {
+      const prefix = `${P}/grants/`;
+      const atLimit = prefix + 'a'.repeat(8192 - prefix.length);
+      expect(atLimit.length).to.equal(8192);
+      expectError(await api.request(atLimit), 404, 'NOT_FOUND');
+      const over = `${atLimit}a`;
+      expectError(await api.request(over), 414, 'URI_TOO_LONG');
+    });
+
+    it('a long query string (20 KB and 60 KB) is 414, not a validation error', async function () {
+      expectError(await api.request(`${P}/grants?search=${'a'.repeat(20_000)}`), 414, 'URI_TOO_LONG');
+      expectError(await api.request(`${P}/grants?${'x=1&'.repeat(15_000)}`), 414, 'URI_TOO_LONG');
+    });
+
+    it('a request line beyond 64 KB gets 431 in the envelope from the HTTP parser, and the server keeps answering', async function () {
+      const port = Number(new URL(api.url).port);
+      const raw = await rawExchange(port, `GET ${P}/grants?search=${'a'.repeat(70 * 1024)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      expect(raw.status).to.equal(431);
+      expect(raw.headers.get('content-type')).to.equal(JSON_TYPE);
+      expect(raw.body).to.be.an('object');
+      expect(Object.keys(raw.body)).to.have.members(['success', 'error', 'meta']);
+      expect(raw.body.success).to.equal(false);
+      expect(raw.body.error.code).to.be.a('string').and.not.equal('');
+      expect(raw.body.error.message).to.be.a('string').and.not.equal('');
+      expectMeta(raw.body, raw.headers);
+      expectSuccess(await api.request(`${P}/grants`), true);
+    });
+
+    it('garbage on the socket gets a 400 in the envelope, and the server keeps answering', async function () {
+      const port = Number(new URL(api.url).port);
+      const raw = await rawExchange(port, 'THIS IS NOT HTTP\r\n\r\n');
+      expect(raw.status).to.equal(400);
+      expect(raw.body.success).to.equal(false);
+      expectMeta(raw.body, raw.headers);
+      expectSuccess(await api.request(`${P}/grants`), true);
+    });
+
+    it('50 query parameters are accepted', async function () {
+      const q = [
+        ...Array(20).fill('funderType=FEDERAL_GRANT'),
+        ...Array(20).fill('fundingType=GRANT'),
+        ...Array(10).fill('eligibleProvinces=ONTARIO'),
+      ].join('&');
+      const res = await api.request(`${P}/grants?${q}`);
+      expectSuccess(res, true);
+      expect(res.body.pagination.total).to.equal(0);
+    });
+
+    it('51 query parameters are a 400 VALIDATION_ERROR', async function () {
+      const q = [
+        ...Array(20).fill('funderType=FEDERAL_GRANT'),
+        ...Array(20).fill('fundingType=GRANT'),
+        ...Array(11).fill('eligibleProvinces=ONTARIO'),
+      ].join('&');
+      const res = await api.request(`${P}/grants?${q}`);
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.error.message).to.contain('50');
+    });
+
+    it('more than 50 query parameters on /grants/filters and /grants/:id are also a 400', async function () {
+      const q = Array.from({ length: 60 }, (_, i) => `p${i}=1`).join('&');
+      expectError(await api.request(`${P}/grants/filters?${q}`), 400, 'VALIDATION_ERROR');
+      expectError(await api.request(`${P}/grants/env-1?${q}`), 400, 'VALIDATION_ERROR');
+    });
+  });
+
+  describe('hostile input never produces a 500', function () {
+    const cases: [string, number][] = [
+      [`${P}/grants?search=%zz`, 200],
+      [`${P}/grants?search=%`, 200],
+      [`${P}/grants?search=%E0%A4%A`, 200],
+      [`${P}/grants?search=%ED%A0%80`, 200],
+      [`${P}/grants?search=%00`, 200],
+      [`${P}/grants?search=a%00b`, 200],
+      [`${P}/grants?search=%F0%9F%92%A9%F0%9F%8E%89`, 200],
+      [`${P}/grants?search=%E6%97%A5%E6%9C%AC%E8%AA%9E`, 200],
+      [`${P}/grants?search=${encodeURIComponent('"); DROP TABLE grants; --')}`, 200],
+      [`${P}/grants?search=${encodeURIComponent("' OR 1=1 --")}`, 200],
+      [`${P}/grants?search[]=x`, 200],
+      [`${P}/grants?search[]=a&search[]=b`, 400],
+      [`${P}/grants?funderType[0]=FOUNDATION&funderType[1]=FEDERAL_GRANT`, 200],
+      [`${P}/grants?funderType=${','.repeat(3000)}`, 200],
+      [`${P}/grants?funderType=%00`, 400],
+      [`${P}/grants?funderType[__proto__]=FOUNDATION`, 400],
+      [`${P}/grants?%00=1`, 400],
+      [`${P}/grants?=`, 400],
+      [`${P}/grants?&&&=&=`, 400],
+      [`${P}/grants?__proto__=1`, 400],
+      [`${P}/grants?__proto__[]=1`, 400],
+      [`${P}/grants?__proto__[polluted]=1`, 400],
+      [`${P}/grants?constructor=1`, 400],
+      [`${P}/grants?constructor[prototype][x]=1`, 400],
+      [`${P}/grants?hasOwnProperty=1`, 400],
+      [`${P}/grants?toString=1&valueOf=2`, 400],
+      [`${P}/grants?%C3%BCn%C3%AFc%C3%B8d%C3%A9=1`, 400],
+      [`${P}/grants?${'n'.repeat(3000)}=1`, 400],
+      [`${P}/grants?page=%00`, 400],
+      [`${P}/grants?page=99999999999999999999999999`, 400],
+      [`${P}/grants?page=999999999999999`, 400],
+      [`${P}/grants?page=1e3`, 400],
+      [`${P}/grants?page=0x10`, 400],
+      [`${P}/grants?limit=999999999999999`, 200],
+      [`${P}/grants?limit=-0`, 400],
+      [`${P}/grants?amountMin=1e308`, 400],
+      [`${P}/grants?amountMin=Infinity`, 400],
+      [`${P}/grants?amountMin=NaN`, 400],
+      [`${P}/grants?amountMax=999999999999999`, 200],
+      [`${P}/grants/filters?__proto__=1`, 400],
+      [`${P}/grants/env-1?constructor=1`, 400],
+      [`${P}/grants/%`, 404],
+      [`${P}/grants/%zz`, 404],
+      [`${P}/grants/%E0%A4%A`, 404],
+      [`${P}/grants/%00`, 404],
+      [`${P}/grants/__proto__`, 404],
+      [`${P}/grants/constructor`, 404],
+      [`${P}/grants/hasOwnProperty`, 404],
+      [`${P}/%zz`, 404],
+      [`${P}/grants/%F0%9F%92%A9`, 404],
+    ];
+
+    for (const [p, status] of cases) {
+      it(`${p.length > 90 ? `${p.slice(0, 90)}…` : p} → ${status}`, async function () {
+        const res = await api.request(p);
+        if (status === 200) expectSuccess(res, true);
+        else expectError(res, status, status === 400 ? 'VALIDATION_ERROR' : 'NOT_FOUND');
+      });
+    }
+
+    it('bracketed search[]=x is read as search=x', async function () {
+      const bracketed = await api.request(`${P}/grants?search[]=program`);
+      const plain = await api.request(`${P}/grants?search=program`);
+      expect(bracketed.body.data.map((g: Rec) => g.id)).to.deep.equal(plain.body.data.map((g: Rec) => g.id));
+      expect(bracketed.body.pagination).to.deep.equal({ page: 1, limit: 20, total: 3, totalPages: 1 });
+    });
+
+    it('the prototype-named parameters are each named in details', async function () {
+      const res = await api.request(`${P}/grants?__proto__=1&constructor=2&hasOwnProperty=3`);
+      expectError(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.error.details.map((d: Rec) => d.parameter)).to.have.members(['__proto__', 'constructor', 'hasOwnProperty']);
+    });
+
+    it('the server still answers after all of the above, concurrently', async function () {
+      const all = await Promise.all(cases.map(([p]) => api.request(p)));
+      expect(all.map((r) => r.status)).to.deep.equal(cases.map(([, s]) => s));
+      const res = await api.request(`${P}/grants`);
+      expectSuccess(res, true);
+      expect(res.body.pagination.total).to.equal(3);
+    });
+  });
+});
