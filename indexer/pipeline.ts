@@ -11,6 +11,8 @@ export interface Rejection {
 
 export class RejectionLog {
   count = 0;
+  /** The source record number of each grant in flight, for duplicate reports. */
+  private readonly numbers = new WeakMap<Grant, number>();
   constructor(private readonly report: (line: string) => void) {}
 
   reject(rejection: Rejection): void {
@@ -20,9 +22,17 @@ export class RejectionLog {
     this.report(`rejected record ${rejection.number}${id}: ${problems}`);
   }
 
+  numbered(grant: Grant, number: number): Grant {
+    this.numbers.set(grant, number);
+    return grant;
+  }
+
   duplicate(grant: Grant): void {
     this.count += 1;
-    this.report(`rejected record (id ${JSON.stringify(grant.id)}): id: appears more than once in the source; the first one was kept`);
+    const number = this.numbers.get(grant);
+    this.report(
+      `rejected record${number === undefined ? '' : ` ${number}`} (id ${JSON.stringify(grant.id)}): id: appears more than once in the source; the first one was kept`,
+    );
   }
 }
 
@@ -41,7 +51,7 @@ export async function* validRecords(records: AsyncIterable<SourceRecord>, reject
     }
     const result = validateGrant(record.value);
     if (result.ok) {
-      yield { grant: result.grant };
+      yield { grant: rejections.numbered(result.grant, record.number) };
     } else {
       const id = idOf(record.value);
       rejections.reject({ number: record.number, id, problems: result.problems });

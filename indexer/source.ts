@@ -53,9 +53,10 @@ export async function* readSource(input: Readable): AsyncGenerator<SourceRecord>
     return wasOverflow ? { number, error: `record longer than ${MAX_RECORD_CHARS} characters` } : parse(number, text);
   };
 
-  for await (const chunk of input as AsyncIterable<string>) {
+  for await (let chunk of input as AsyncIterable<string>) {
     let start = 0;
     if (mode === 'unknown') {
+      if (number === 0 && chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1); // a UTF-8 byte-order mark
       const first = chunk.search(/\S/);
       if (first === -1) continue;
       mode = chunk[first] === '[' ? 'array' : 'ndjson';

@@ -54,9 +54,12 @@ function crossCheck(p: ParamValues): ErrorDetail[] {
 
 const validateParams = paramValidator(GRANT_SEARCH_PARAMS, crossCheck);
 
-/** Splits search text into words: runs of letters, marks and digits, after Unicode normalisation. */
+/**
+ * Splits search text into words: runs of letters, marks and digits that hold at least one letter
+ * or digit (a lone combining mark is no word), after Unicode normalisation.
+ */
 export function searchWords(text: string): string[] {
-  return text.normalize('NFC').match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+  return text.normalize('NFC').match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? [];
 }
 
 const distinct = <T>(values: T[] | undefined): T[] => [...new Set(values ?? [])];

@@ -131,7 +131,8 @@ export const grantSchema = {
   additionalProperties: false,
   required: ['id', 'title', 'funder', 'funderType', 'fundingType', 'currency', 'createdAt', 'updatedAt'],
   properties: {
-    id: { type: 'string', pattern: GRANT_ID_PATTERN },
+    // "filters" would be shadowed by the literal path /grants/filters.
+    id: { type: 'string', pattern: GRANT_ID_PATTERN, not: { const: 'filters' } },
     title: { type: 'string', minLength: 1, maxLength: 500 },
     description: { type: 'string', maxLength: 20000, nullable: true, default: null },
     funder: { type: 'string', minLength: 1, maxLength: 300 },
@@ -169,6 +170,7 @@ function problemOf(error: ErrorObject): GrantProblem {
   if (error.keyword === 'additionalProperties') {
     return { field: String(error.params.additionalProperty), reason: 'is not a field of a grant' };
   }
+  if (error.keyword === 'not' && path === 'id') return { field: 'id', reason: 'must not be "filters", which names the path /grants/filters' };
   if (error.keyword === 'enum') {
     return { field: path, reason: `must be one of ${(error.params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}` };
   }
@@ -190,6 +192,10 @@ export function validateGrant(record: unknown): GrantValidation {
     return { ok: false, problems: (validate.errors ?? []).map(problemOf) };
   }
   const raw = copy as unknown as Grant;
+  const badDates = (['deadline', 'createdAt', 'updatedAt'] as const).filter((f) => raw[f] !== null && Number.isNaN(Date.parse(raw[f] as string)));
+  if (badDates.length > 0) {
+    return { ok: false, problems: badDates.map((field) => ({ field, reason: 'must be a date-time that exists (no leap second)' })) };
+  }
   if (raw.amountMin !== null && raw.amountMax !== null && raw.amountMin > raw.amountMax) {
     return { ok: false, problems: [{ field: 'amountMin', reason: 'must not exceed amountMax' }] };
   }

@@ -39,7 +39,7 @@ export interface ApiRouter {
 const ORDER: RouteName[] = ['grants', 'grantFilters', 'grant', 'usage', 'limits'];
 
 export function createApiRouter(handlers: Handlers): ApiRouter {
-  const router = new Router<AppState>({ prefix: API_PREFIX });
+  const router = new Router<AppState>({ prefix: API_PREFIX, sensitive: true });
   const byPath = new Map<string, RouteSpec>();
   for (const name of ORDER) {
     const handler = handlers[name];

@@ -149,7 +149,8 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
     const live = (await this.aliasTargets())[0];
     if (live === undefined) throw new Error(`alias "${this.alias}" does not exist; run reindex first`);
     const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
-    const seenIds = new Set<string>();
+    /** Ids seen in the source: true once a valid record had it, false if only rejected ones did. */
+    const seenIds = new Map<string, boolean>();
     let batch: Grant[] = [];
     let dropped = 0;
 
@@ -187,14 +188,14 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
     for await (const item of items) {
       seen += 1;
       if (!('grant' in item)) {
-        if (item.rejectedId !== null) seenIds.add(item.rejectedId);
+        if (item.rejectedId !== null && !seenIds.has(item.rejectedId)) seenIds.set(item.rejectedId, false);
         continue;
       }
-      if (seenIds.has(item.grant.id)) {
+      if (seenIds.get(item.grant.id) === true) {
         this.hooks.onDuplicate?.(item.grant);
         continue;
       }
-      seenIds.add(item.grant.id);
+      seenIds.set(item.grant.id, true);
       batch.push(item.grant);
       if (batch.length >= SYNC_BATCH) await flush();
     }

@@ -96,8 +96,12 @@ export class SqliteCatalogWriter implements CatalogWriter {
   async sync(items: AsyncIterable<SyncItem>, options: { prune: boolean }): Promise<SyncCounts> {
     const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
     const db = this.db;
-    db.exec('CREATE TEMP TABLE IF NOT EXISTS sync_seen (id TEXT PRIMARY KEY); DELETE FROM temp.sync_seen;');
-    const see = db.prepare('INSERT OR IGNORE INTO temp.sync_seen (id) VALUES (?)');
+    // valid = 0: only a rejected record had this id (protected from pruning, not yet applied).
+    db.exec('CREATE TEMP TABLE IF NOT EXISTS sync_seen (id TEXT PRIMARY KEY, valid INTEGER NOT NULL); DELETE FROM temp.sync_seen;');
+    const seeRejected = db.prepare('INSERT OR IGNORE INTO temp.sync_seen (id, valid) VALUES (?, 0)');
+    const seeValid = db.prepare(
+      'INSERT INTO temp.sync_seen (id, valid) VALUES (?, 1) ON CONFLICT (id) DO UPDATE SET valid = 1 WHERE valid = 0',
+    );
     const existing = db.prepare('SELECT rowid, updated_at FROM grants WHERE id = ?');
     const insert = db.prepare(`INSERT INTO grants (${COLUMNS}) VALUES (${VALUES})`);
     const update = db.prepare(
@@ -112,11 +116,11 @@ export class SqliteCatalogWriter implements CatalogWriter {
       for await (const item of items) {
         seen += 1;
         if (!('grant' in item)) {
-          if (item.rejectedId !== null) see.run(item.rejectedId);
+          if (item.rejectedId !== null) seeRejected.run(item.rejectedId);
           continue;
         }
         const { grant } = item;
-        if (see.run(grant.id).changes === 0) {
+        if (seeValid.run(grant.id).changes === 0) {
           this.hooks.onDuplicate?.(grant);
           continue;
         }
