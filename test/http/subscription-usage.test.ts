@@ -1,0 +1,341 @@
+// GET /subscription/usage and GET /subscription/limits: fields and semantics (spec §2, §4, §8;
+// API-DECISIONS §6). The clock is injected so that day and month arithmetic is deterministic.
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startTestApi, type TestApi, type TestResponse } from '../support/api.js';
+
+const P = '/external/v1';
+const NOW = new Date('2026-11-20T12:00:00.000Z');
+const DAY_MS = 86_400_000;
+
+function writeCatalog(dir: string): string {
+  const file = path.join(dir, 'catalog.ndjson');
+  const records = ['g-1', 'g-2', 'g-3'].map((id) => ({
+    id,
+    title: `Program ${id}`,
+    funder: 'Test Funder',
+    funderType: 'FEDERAL_GRANT',
+    fundingType: 'GRANT',
+    currency: 'CAD',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  }));
+  writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  return file;
+}
+
+function expectValidation(res: TestResponse, parameter: string): void {
+  expect(res.status, res.text).to.equal(400);
+  expect(res.body.success).to.equal(false);
+  expect(res.body.error.code).to.equal('VALIDATION_ERROR');
+  expect(res.body.error.details).to.be.an('array');
+  expect(res.body.error.details.map((d: { parameter: string }) => d.parameter)).to.deep.equal([parameter]);
+}
+
+describe('subscriptions: the usage and limits reports', function () {
+  let api: TestApi;
+  let workDir: string;
+  let now: Date = NOW;
+
+  before(async function () {
+    workDir = mkdtempSync(path.join(tmpdir(), 'grants-usage-'));
+    api = await startTestApi({ SEED_FILE: writeCatalog(workDir) }, { clock: () => now });
+  });
+  beforeEach(function () {
+    now = NOW;
+  });
+  after(async function () {
+    await api?.stop();
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  function fresh(tier: 'STARTER' | 'PROFESSIONAL' | 'ENTERPRISE' = 'PROFESSIONAL', over: { monthlyLimit?: number; rateLimit?: number } = {}) {
+    const created = api.deps.subscriptions.create({ name: 'usage', tier, ...over });
+    const key = created.apiKey;
+    return {
+      id: created.subscription.id,
+      key,
+      get: (p: string) => api.request(`${P}${p}`, { key }),
+    };
+  }
+
+  describe('GET /subscription/usage: shape', function () {
+    it('a new subscription: every field, exact values, default window of 30 days', async function () {
+      const sub = fresh('PROFESSIONAL');
+      const res = await sub.get('/subscription/usage');
+      expect(res.status, res.text).to.equal(200);
+      expect(Object.keys(res.body)).to.have.members(['success', 'data', 'meta']);
+      expect(res.body.data).to.deep.equal({
+        currentMonth: { calls: 0, limit: 100_000, remaining: 100_000, resetDate: '2026-12-01T00:00:00.000Z' },
+        statistics: { period: '30 days', totalCalls: 0, avgCallsPerDay: 0, topEndpoints: [] },
+        subscription: { tier: 'PROFESSIONAL', monthlyLimit: 100_000, rateLimit: 50, status: 'ACTIVE' },
+      });
+    });
+
+    for (const [tier, monthly, rate] of [
+      ['STARTER', 10_000, 10],
+      ['ENTERPRISE', 1_000_000, 200],
+    ] as const) {
+      it(`${tier}: subscription.monthlyLimit ${monthly}, rateLimit ${rate}`, async function () {
+        const res = await fresh(tier).get('/subscription/usage');
+        expect(res.body.data.subscription).to.deep.equal({ tier, monthlyLimit: monthly, rateLimit: rate, status: 'ACTIVE' });
+        expect(res.body.data.currentMonth.limit).to.equal(monthly);
+      });
+    }
+  });
+
+  describe('GET /subscription/usage: the days parameter', function () {
+    for (const days of [1, 2, 7, 30, 90, 365]) {
+      it(`days=${days} → period "${days} days"`, async function () {
+        const res = await fresh().get(`/subscription/usage?days=${days}`);
+        expect(res.status, res.text).to.equal(200);
+        expect(res.body.data.statistics.period).to.equal(`${days} days`);
+      });
+    }
+
+    for (const bad of ['0', '366', 'abc', '1.5', '-1', '', '1e2', '7days', '1000000']) {
+      it(`days=${JSON.stringify(bad)} → 400 VALIDATION_ERROR naming days`, async function () {
+        expectValidation(await fresh().get(`/subscription/usage?days=${encodeURIComponent(bad)}`), 'days');
+      });
+    }
+
+    it('days given twice → 400', async function () {
+      expectValidation(await fresh().get('/subscription/usage?days=1&days=2'), 'days');
+    });
+
+    it('an unknown parameter → 400 naming it', async function () {
+      expectValidation(await fresh().get('/subscription/usage?day=7'), 'day');
+    });
+
+    it('/subscription/limits takes no parameters', async function () {
+      expectValidation(await fresh().get('/subscription/limits?days=7'), 'days');
+    });
+  });
+
+  describe('GET /subscription/usage: statistics', function () {
+    /**
+     * 7 counted calls: /grants ×2 (200, 400), /grants/:id ×2 (200, 404), /grants/filters ×1,
+     * /subscription/limits ×2 (one while others are rate-limited); plus not counted: 401s,
+     * unknown paths, 429s.
+     */
+    async function sevenCalls(sub: ReturnType<typeof fresh>): Promise<void> {
+      const expectStatus = async (p: string, status: number, key: string | null = sub.key) => {
+        const res = await api.request(`${P}${p}`, { key });
+        expect(res.status, `${p}: ${res.text}`).to.equal(status);
+      };
+      await expectStatus('/grants', 200);
+      await expectStatus('/grants?limit=0', 400);
+      await expectStatus('/grants/g-1', 200);
+      await expectStatus('/grants/nope', 404);
+      await expectStatus('/grants/filters', 200);
+      await expectStatus('/subscription/limits', 200);
+      await expectStatus('/grants', 401, null);
+      await expectStatus('/grants', 401, 'gk_live_neverIssuedneverIssuedneverIssued');
+      await expectStatus('/nope', 404);
+      await expectStatus('/grants/g-1/x', 404);
+      // Two concurrent calls at a rate of 1 per second: one served (counted), one 429 (not counted).
+      api.deps.subscriptions.setLimits(sub.id, { rateLimit: 1 });
+      const pair = await Promise.all([sub.get('/subscription/limits'), sub.get('/subscription/limits')]);
+      expect(pair.map((r) => r.status).sort()).to.deep.equal([200, 429]);
+      api.deps.subscriptions.setLimits(sub.id, { rateLimit: null });
+    }
+
+    it('totalCalls counts billable and /subscription/* calls, excluding 401, 429 and unknown paths; avgCallsPerDay 7/3 = 2.33', async function () {
+      const sub = fresh();
+      await sevenCalls(sub);
+      const res = await sub.get('/subscription/usage?days=3');
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.data.statistics.period).to.equal('3 days');
+      expect(res.body.data.statistics.totalCalls).to.equal(7);
+      expect(res.body.data.statistics.avgCallsPerDay).to.equal(2.33);
+      expect(res.body.data.currentMonth.calls).to.equal(5);
+    });
+
+    it('avgCallsPerDay is totalCalls / N rounded to 2 decimals for other N', async function () {
+      const sub = fresh();
+      await sevenCalls(sub);
+      // Each /subscription/usage answered is itself logged and counted by the next one.
+      const expected: [number, number, number][] = [
+        [1, 7, 7],
+        [30, 8, 0.27],
+        [7, 9, 1.29],
+        [365, 10, 0.03],
+        [6, 11, 1.83],
+      ];
+      for (const [days, total, avg] of expected) {
+        const res = await sub.get(`/subscription/usage?days=${days}`);
+        expect(res.body.data.statistics, `days=${days}`).to.include({ period: `${days} days`, totalCalls: total, avgCallsPerDay: avg });
+      }
+    });
+
+    it('topEndpoints: route templates, calls descending then endpoint ascending', async function () {
+      const sub = fresh();
+      await sevenCalls(sub);
+      const res = await sub.get('/subscription/usage');
+      expect(res.body.data.statistics.topEndpoints).to.deep.equal([
+        { endpoint: '/grants', calls: 2 },
+        { endpoint: '/grants/:id', calls: 2 },
+        { endpoint: '/subscription/limits', calls: 2 },
+        { endpoint: '/grants/filters', calls: 1 },
+      ]);
+      const again = await sub.get('/subscription/usage');
+      expect(again.body.data.statistics.topEndpoints).to.deep.equal([
+        { endpoint: '/grants', calls: 2 },
+        { endpoint: '/grants/:id', calls: 2 },
+        { endpoint: '/subscription/limits', calls: 2 },
+        { endpoint: '/grants/filters', calls: 1 },
+        { endpoint: '/subscription/usage', calls: 1 },
+      ]);
+    });
+
+    it('topEndpoints never shows a concrete grant id; different ids add up under /grants/:id', async function () {
+      const sub = fresh();
+      for (const id of ['g-1', 'g-2', 'g-3', 'g-1', 'zzz-unknown']) await sub.get(`/grants/${id}`);
+      for (let i = 0; i < 3; i += 1) await sub.get('/grants/filters');
+      await sub.get('/grants');
+      const res = await sub.get('/subscription/usage?days=1');
+      const { topEndpoints } = res.body.data.statistics;
+      expect(topEndpoints).to.deep.equal([
+        { endpoint: '/grants/:id', calls: 5 },
+        { endpoint: '/grants/filters', calls: 3 },
+        { endpoint: '/grants', calls: 1 },
+      ]);
+      expect(JSON.stringify(topEndpoints)).not.to.match(/g-1|g-2|zzz/);
+      expect(topEndpoints.length).to.be.at.most(10);
+    });
+
+    it('calls refused by status (SUSPENDED) are not statistics calls; /subscription/* calls while suspended are', async function () {
+      const sub = fresh();
+      api.deps.subscriptions.setStatus(sub.id, 'SUSPENDED');
+      expect((await sub.get('/grants')).status).to.equal(403);
+      expect((await sub.get('/subscription/limits')).status).to.equal(200);
+      const res = await sub.get('/subscription/usage');
+      expect(res.body.data.statistics.totalCalls).to.equal(1);
+      expect(res.body.data.statistics.topEndpoints).to.deep.equal([{ endpoint: '/subscription/limits', calls: 1 }]);
+      expect(res.body.data.subscription.status).to.equal('SUSPENDED');
+    });
+
+    it('the window is the last N UTC days including today: calls 3 days ago are inside days=4 and 7, outside days=3 and 2', async function () {
+      const sub = fresh();
+      now = new Date(NOW.getTime() - 3 * DAY_MS); // 2026-11-17T12:00Z
+      await sub.get('/grants');
+      await sub.get('/grants/g-1');
+      now = NOW;
+      await sub.get('/grants/filters');
+      // Each usage call below is logged today and counted by the following ones.
+      const seven = await sub.get('/subscription/usage?days=7');
+      expect(seven.body.data.statistics).to.include({ totalCalls: 3, avgCallsPerDay: 0.43 });
+      expect(seven.body.data.statistics.topEndpoints).to.deep.equal([
+        { endpoint: '/grants', calls: 1 },
+        { endpoint: '/grants/:id', calls: 1 },
+        { endpoint: '/grants/filters', calls: 1 },
+      ]);
+      const four = await sub.get('/subscription/usage?days=4');
+      expect(four.body.data.statistics.totalCalls).to.equal(4);
+      const three = await sub.get('/subscription/usage?days=3');
+      expect(three.body.data.statistics.totalCalls).to.equal(3); // filters + 2 usage calls
+      const two = await sub.get('/subscription/usage?days=2');
+      expect(two.body.data.statistics.totalCalls).to.equal(4);
+      expect(two.body.data.statistics.topEndpoints).to.deep.equal([
+        { endpoint: '/subscription/usage', calls: 3 },
+        { endpoint: '/grants/filters', calls: 1 },
+      ]);
+    });
+
+    it('the window is counted in UTC days: a call at 00:00:00.000Z today is inside days=1, one at 23:59:59.999Z yesterday is not', async function () {
+      const sub = fresh();
+      now = new Date('2026-11-19T23:59:59.999Z');
+      await sub.get('/grants');
+      now = new Date('2026-11-20T00:00:00.000Z');
+      await sub.get('/grants/g-1');
+      now = new Date('2026-11-20T23:59:59.999Z');
+      const one = await sub.get('/subscription/usage?days=1');
+      expect(one.body.data.statistics.totalCalls).to.equal(1);
+      expect(one.body.data.statistics.topEndpoints).to.deep.equal([{ endpoint: '/grants/:id', calls: 1 }]);
+      const two = await sub.get('/subscription/usage?days=2');
+      expect(two.body.data.statistics.totalCalls).to.equal(3);
+    });
+
+    it('statistics cross month boundaries while currentMonth does not', async function () {
+      const sub = fresh();
+      now = new Date('2026-10-30T12:00:00.000Z');
+      await sub.get('/grants');
+      await sub.get('/grants');
+      now = new Date('2026-11-02T12:00:00.000Z');
+      await sub.get('/grants');
+      const res = await sub.get('/subscription/usage?days=7');
+      expect(res.body.data.currentMonth.calls).to.equal(1);
+      expect(res.body.data.statistics.totalCalls).to.equal(3);
+    });
+  });
+
+  describe('GET /subscription/limits', function () {
+    it('every field, exact values, for a STARTER subscription', async function () {
+      const sub = fresh('STARTER');
+      await sub.get('/grants');
+      await sub.get('/grants/g-2');
+      const res = await sub.get('/subscription/limits');
+      expect(res.status, res.text).to.equal(200);
+      expect(Object.keys(res.body)).to.have.members(['success', 'data', 'meta']);
+      expect(res.body.data).to.deep.equal({
+        subscription: { tier: 'STARTER', status: 'ACTIVE' },
+        limits: {
+          monthly: { limit: 10_000, current: 2, remaining: 9_998, resetDate: '2026-12-01T00:00:00.000Z' },
+          rateLimit: { requestsPerSecond: 10, description: 'Up to 10 requests per second across all keys of this subscription.' },
+        },
+        features: { grants: { read: true, search: true }, subscription: { read: true } },
+      });
+    });
+
+    it('ENTERPRISE: 200 per second, 1,000,000 a month', async function () {
+      const res = await fresh('ENTERPRISE').get('/subscription/limits');
+      expect(res.body.data.limits.rateLimit).to.deep.equal({
+        requestsPerSecond: 200,
+        description: 'Up to 200 requests per second across all keys of this subscription.',
+      });
+      expect(res.body.data.limits.monthly.limit).to.equal(1_000_000);
+    });
+
+    it('usage and limits agree on the month', async function () {
+      const sub = fresh('STARTER');
+      for (let i = 0; i < 4; i += 1) await sub.get('/grants/filters');
+      const usage = (await sub.get('/subscription/usage')).body.data;
+      const limits = (await sub.get('/subscription/limits')).body.data;
+      expect(limits.limits.monthly).to.deep.equal({
+        limit: usage.currentMonth.limit,
+        current: usage.currentMonth.calls,
+        remaining: usage.currentMonth.remaining,
+        resetDate: usage.currentMonth.resetDate,
+      });
+      expect(usage.currentMonth.calls).to.equal(4);
+    });
+  });
+
+  describe('overrides are reflected in both reports', function () {
+    it('rate and monthly overrides, then cleared back to the tier', async function () {
+      const sub = fresh('STARTER');
+      await sub.get('/grants');
+      api.deps.subscriptions.setLimits(sub.id, { rateLimit: 7, monthlyLimit: 123 });
+      const usage = await sub.get('/subscription/usage');
+      expect(usage.body.data.currentMonth).to.include({ calls: 1, limit: 123, remaining: 122 });
+      expect(usage.body.data.subscription).to.deep.equal({ tier: 'STARTER', monthlyLimit: 123, rateLimit: 7, status: 'ACTIVE' });
+      expect(usage.headers.get('x-ratelimit-limit')).to.equal('7');
+      const limits = await sub.get('/subscription/limits');
+      expect(limits.body.data.limits.monthly).to.include({ limit: 123, current: 1, remaining: 122 });
+      expect(limits.body.data.limits.rateLimit).to.deep.equal({
+        requestsPerSecond: 7,
+        description: 'Up to 7 requests per second across all keys of this subscription.',
+      });
+      expect(limits.headers.get('ratelimit-policy')).to.equal('"second";q=7;w=1, "month";q=123;w=2592000');
+
+      api.deps.subscriptions.setLimits(sub.id, { rateLimit: null, monthlyLimit: null });
+      const back = await sub.get('/subscription/limits');
+      expect(back.body.data.limits.monthly.limit).to.equal(10_000);
+      expect(back.body.data.limits.rateLimit.requestsPerSecond).to.equal(10);
+      const backUsage = await sub.get('/subscription/usage');
+      expect(backUsage.body.data.subscription).to.include({ monthlyLimit: 10_000, rateLimit: 10 });
+    });
+  });
+});
