@@ -22,7 +22,11 @@ async function main(): Promise<void> {
   const deps = await createDeps(config, log);
   await seedCatalogIfEmpty(config, deps.engine, log);
   const demo = ensureDemoSubscription(deps.subscriptions, config.demoApiKey);
-  const running = await startServer(createApp(deps), config.port, config.host, log);
+  if (config.benchDisableLayers.length > 0) {
+    log.warn('BENCH_DISABLE_LAYERS is set: benchmark mode, these layers are OFF', { layers: config.benchDisableLayers });
+  }
+  const app = createApp(deps, { benchDisableLayers: config.benchDisableLayers });
+  const running = await startServer(app, config.port, config.host, log);
   log.info('grants API listening', { url: `${running.url}/external/v1/grants`, engine: deps.engine.name, dataDir: config.dataDir });
   if (demo !== null) {
     // Shown once, on the first start only: the database keeps nothing but the key's hash.

@@ -23,24 +23,6 @@ export function authenticate(subscriptions: SubscriptionStore): Middleware<AppSt
   };
 }
 
-/** ACTIVE: everything. SUSPENDED: the subscription endpoints only. CANCELLED: nothing. */
-export function subscriptionStatus(): Middleware<AppState> {
-  return async function subscriptionStatus(ctx, next) {
-    const { status } = ctx.state.caller!.subscription;
-    if (status === 'CANCELLED') {
-      throw new ApiError(403, 'SUBSCRIPTION_INACTIVE', 'This subscription is cancelled; contact us to reactivate it.');
-    }
-    if (status === 'SUSPENDED' && ctx.state.route?.billable) {
-      throw new ApiError(
-        403,
-        'SUBSCRIPTION_INACTIVE',
-        'This subscription is suspended; grant endpoints are unavailable until it is reactivated. /subscription endpoints still answer.',
-      );
-    }
-    await next();
-  };
-}
-
 export function featureGuard(): Middleware<AppState> {
   return async function featureGuard(ctx, next) {
     const feature = ctx.state.route!.feature;

@@ -1,9 +1,9 @@
 // The per-second rate and the monthly allowance, with their headers on every authenticated response.
-import type { Middleware } from 'koa';
-import type { RateLimiter } from '../ratelimit/limiter.js';
+import type { Middleware, ParameterizedContext } from 'koa';
 import { rateLimitHeaders } from '../ratelimit/headers.js';
+import type { RateDecision, RateLimiter } from '../ratelimit/limiter.js';
 import { monthKey, monthResetDate, monthSeconds, secondsUntilReset } from '../subscriptions/month.js';
-import { monthlyLimitOf, rateLimitOf } from '../subscriptions/tiers.js';
+import { monthlyLimitOf, rateLimitOf, type Subscription } from '../subscriptions/tiers.js';
 import type { AllowanceCounter } from '../subscriptions/usageStore.js';
 import { ApiError } from './errors.js';
 import type { AppState } from './state.js';
@@ -12,6 +12,40 @@ export interface LimitDeps {
   rateLimiter: RateLimiter;
   allowance: AllowanceCounter;
   clock: () => Date;
+}
+
+function setHeaders(ctx: ParameterizedContext<AppState>, subscription: Subscription, rate: RateDecision, calls: number, now: Date): void {
+  const monthlyLimit = monthlyLimitOf(subscription);
+  ctx.set(
+    rateLimitHeaders(
+      rate,
+      { limit: monthlyLimit, remaining: Math.max(0, monthlyLimit - calls), windowSeconds: monthSeconds(now), resetSeconds: secondsUntilReset(now) },
+      now.getTime(),
+    ),
+  );
+}
+
+/**
+ * ACTIVE: everything. SUSPENDED: the subscription endpoints only. CANCELLED: nothing.
+ * A refusal spends no budget but still carries the rate-limit headers.
+ */
+export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps): Middleware<AppState> {
+  return async function subscriptionStatus(ctx, next) {
+    const { subscription } = ctx.state.caller!;
+    const refusal =
+      subscription.status === 'CANCELLED'
+        ? 'This subscription is cancelled; contact us to reactivate it.'
+        : subscription.status === 'SUSPENDED' && ctx.state.route?.billable
+          ? 'This subscription is suspended; grant endpoints are unavailable until it is reactivated. /subscription endpoints still answer.'
+          : null;
+    if (refusal !== null) {
+      const now = clock();
+      const rate = await rateLimiter.peek(subscription.id, rateLimitOf(subscription));
+      setHeaders(ctx, subscription, rate, await allowance.current(subscription.id, monthKey(now)), now);
+      throw new ApiError(403, 'SUBSCRIPTION_INACTIVE', refusal);
+    }
+    await next();
+  };
 }
 
 export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Middleware<AppState> {
@@ -25,13 +59,7 @@ export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Mid
     // Billable calls are counted at admission: the count never trails what is served.
     const billable = rate.allowed && ctx.state.route?.billable === true;
     const counted = billable ? await allowance.tryConsume(subscription.id, month, monthlyLimit) : null;
-    const calls = counted?.calls ?? (await allowance.current(subscription.id, month));
-    const headers = rateLimitHeaders(
-      rate,
-      { limit: monthlyLimit, remaining: Math.max(0, monthlyLimit - calls), windowSeconds: monthSeconds(now), resetSeconds: secondsUntilReset(now) },
-      now.getTime(),
-    );
-    ctx.set(headers);
+    setHeaders(ctx, subscription, rate, counted?.calls ?? (await allowance.current(subscription.id, month)), now);
 
     if (!rate.allowed) {
       const retryAfter = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));

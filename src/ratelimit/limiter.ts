@@ -13,6 +13,8 @@ export interface RateDecision {
 
 export interface RateLimiter {
   consume(subscriptionId: string, perSecond: number): Promise<RateDecision>;
+  /** The current window's state without spending a point (for refusals that come before the rate). */
+  peek(subscriptionId: string, perSecond: number): Promise<RateDecision>;
   close(): Promise<void>;
 }
 
@@ -35,6 +37,13 @@ export async function consumeOne(limiter: RateLimiterAbstract, key: string, perS
   }
 }
 
+/** Reads a key's window without consuming; store failures are rethrown. */
+export async function peekAt(limiter: RateLimiterAbstract, key: string, perSecond: number): Promise<RateDecision> {
+  const res = await limiter.get(key);
+  if (res === null) return { allowed: true, limit: perSecond, remaining: perSecond, resetMs: 1000 };
+  return { allowed: res.remainingPoints > 0, limit: perSecond, remaining: res.remainingPoints, resetMs: res.msBeforeNext };
+}
+
 /** Caches one limiter per rate value, so an operator's override takes effect on the next request. */
 export function limiterCache(build: LimiterForRate): LimiterForRate {
   const limiters = new Map<number, RateLimiterAbstract>();
@@ -53,6 +62,10 @@ export class MemoryRateLimiter implements RateLimiter {
 
   consume(subscriptionId: string, perSecond: number): Promise<RateDecision> {
     return consumeOne(this.limiterFor(perSecond), subscriptionId, perSecond);
+  }
+
+  peek(subscriptionId: string, perSecond: number): Promise<RateDecision> {
+    return peekAt(this.limiterFor(perSecond), subscriptionId, perSecond);
   }
 
   async close(): Promise<void> {}
@@ -88,6 +101,16 @@ export class RedisRateLimiter implements RateLimiter {
       this.link.markDown((error as Error)?.message ?? String(error));
       const share = this.insurance(perSecond);
       return consumeOne(share, subscriptionId, share.points);
+    }
+  }
+
+  async peek(subscriptionId: string, perSecond: number): Promise<RateDecision> {
+    try {
+      return await peekAt(this.shared(perSecond), subscriptionId, perSecond);
+    } catch (error) {
+      this.link.markDown((error as Error)?.message ?? String(error));
+      const share = this.insurance(perSecond);
+      return peekAt(share, subscriptionId, share.points);
     }
   }
 
