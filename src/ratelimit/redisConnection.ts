@@ -57,7 +57,8 @@ export class RedisLink {
   }
 
   get state(): { limits: 'redis' | 'local-fallback'; degradedSince: string | null } {
-    return { limits: this.degradedSince === null ? 'redis' : 'local-fallback', degradedSince: this.degradedSince?.toISOString() ?? null };
+    // Until the connection is ready, requests take the fallback path too.
+    return { limits: this.degradedSince === null && this.ready ? 'redis' : 'local-fallback', degradedSince: this.degradedSince?.toISOString() ?? null };
   }
 
   key(...parts: string[]): string {

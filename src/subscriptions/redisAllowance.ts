@@ -7,9 +7,17 @@ import type { RedisLink } from '../ratelimit/redisConnection.js';
 import { monthKey, monthResetDate } from './month.js';
 import type { AllowanceCounter, SqliteAllowanceCounter } from './usageStore.js';
 
-/** KEYS[1] counter; ARGV limit, expiry (epoch s). Returns {admitted, calls}. */
+/**
+ * KEYS[1] counter; ARGV limit, expiry (epoch s), floor (the SQLite record). A counter below the
+ * record (deleted, flushed, evicted) is raised to it first. Returns {admitted, calls}.
+ */
 const CONSUME = `
 local calls = tonumber(redis.call('GET', KEYS[1]) or '0')
+local floor = tonumber(ARGV[3])
+if calls < floor then
+  redis.call('SET', KEYS[1], floor, 'EXAT', ARGV[2])
+  calls = floor
+end
 if calls >= tonumber(ARGV[1]) then return {0, calls} end
 calls = redis.call('INCR', KEYS[1])
 redis.call('EXPIREAT', KEYS[1], ARGV[2])
@@ -55,7 +63,11 @@ export class RedisAllowanceCounter implements AllowanceCounter {
   async tryConsume(subscriptionId: string, month: string, limit: number): Promise<{ allowed: boolean; calls: number }> {
     if (this.link.ready) {
       try {
-        const [admitted, calls] = (await this.link.client.eval(CONSUME, 1, this.key(subscriptionId, month), limit, expiryOf(month))) as [number, number];
+        const recorded = this.record.currentSync(subscriptionId, month);
+        const [admitted, calls] = (await this.link.client.eval(CONSUME, 1, this.key(subscriptionId, month), limit, expiryOf(month), recorded)) as [
+          number,
+          number,
+        ];
         this.link.markUp();
         if (admitted === 1) this.record.recordServed(subscriptionId, month);
         return { allowed: admitted === 1, calls: Math.max(calls, this.record.currentSync(subscriptionId, month)) };
