@@ -230,6 +230,31 @@ ensure_install() { # version base_dir
 
 # ------------------------------------------------------------ Elasticsearch
 
+# The integ-test-zip lacks analysis-common: build and install our small stable plugin that
+# provides asciifolding, stemmer and the pattern tokenizer (scripts/es-analysis-plugin).
+ensure_analysis_plugin() { # home jdk version
+  local home="$1" jdk="$2" v="$3" src="${ROOT}/scripts/es-analysis-plugin" tmp
+  [[ -d "${home}/plugins/grants-analysis" ]] && return 0
+  [[ -d "${home}/modules/analysis-common" ]] && return 0
+  log "building the grants-analysis plugin for Elasticsearch ${v}"
+  tmp="$(mktemp -d)" || return 1
+  mkdir -p "${tmp}/classes" "${tmp}/pkg"
+  "${jdk}/bin/javac" --release 21 -nowarn -cp "${home}/lib/*" -d "${tmp}/classes" "${src}"/src/grants/analysis/*.java >&2 || { rm -rf "$tmp"; return 1; }
+  "${jdk}/bin/jar" cf "${tmp}/pkg/grants-analysis.jar" -C "${tmp}/classes" . || { rm -rf "$tmp"; return 1; }
+  cp "${src}/named_components.json" "${tmp}/pkg/"
+  {
+    echo "description=asciifolding, stemmer (english) and the pattern tokenizer for the integ-test-zip"
+    echo "version=1.0.0"
+    echo "name=grants-analysis"
+    echo "java.version=21"
+    echo "elasticsearch.version=${v}"
+  } >"${tmp}/pkg/stable-plugin-descriptor.properties"
+  (cd "${tmp}/pkg" && "${jdk}/bin/jar" cfM "${tmp}/grants-analysis.zip" .) || { rm -rf "$tmp"; return 1; }
+  env -u JAVA_HOME "ES_JAVA_HOME=${jdk}" "ES_PATH_CONF=${home}/config" \
+    "${home}/bin/elasticsearch-plugin" install --batch "file://${tmp}/grants-analysis.zip" >&2 || { rm -rf "$tmp"; return 1; }
+  rm -rf "$tmp"
+}
+
 write_es_config() { # home data logs
   local home="$1" data="$2" logs="$3" yml="$1/config/elasticsearch.yml"
   {
@@ -297,6 +322,7 @@ start_elasticsearch() {
     [[ -n "$home" ]] || die "no Elasticsearch integ-test-zip could be fetched with mvn"
   fi
   jdk="$(jdk_for "$v")"
+  ensure_analysis_plugin "$home" "$jdk" "$v" || die "could not install the grants-analysis plugin"
 
   run="${base}/${v}/run"; data="${base}/${v}/data"; logs="${base}/${v}/logs"
   pidfile="${run}/elasticsearch.pid"; startlog="${logs}/startup.log"

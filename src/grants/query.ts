@@ -1,5 +1,6 @@
 // GET /grants parameters → GrantQuery, the engine-neutral description of a search.
 import type { ErrorDetail } from '../http/errors.js';
+import { foldText } from './folding.js';
 import { paramValidator, type ParamSpecs, type ParamValues } from '../http/queryParams.js';
 import { FUNDER_TYPES, FUNDING_TYPES, PROVINCES, type FunderType, type FundingType, type Province } from './schema.js';
 
@@ -56,10 +57,11 @@ const validateParams = paramValidator(GRANT_SEARCH_PARAMS, crossCheck);
 
 /**
  * Splits search text into words: runs of letters, marks and digits that hold at least one letter
- * or digit (a lone combining mark is no word), after Unicode normalisation.
+ * or digit (a lone combining mark is no word), folded as both engines fold indexed text
+ * (accents dropped, ligatures spelled out), so the engines see the same words.
  */
 export function searchWords(text: string): string[] {
-  return text.normalize('NFC').match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? [];
+  return (text.normalize('NFC').match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? []).map(foldText).filter((word) => word !== '');
 }
 
 const distinct = <T>(values: T[] | undefined): T[] => [...new Set(values ?? [])];

@@ -5,6 +5,7 @@ import { statSync } from 'node:fs';
 import { BENEFICIARIES, PROVINCES, type Grant } from '../../grants/schema.js';
 import type { CatalogWriter, ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../engine.js';
 import { catalogDdl, openCatalog, tableExists, type Db } from './catalogFile.js';
+import { foldText } from '../../grants/folding.js';
 import { bitsOf } from './translator.js';
 
 const BATCH = 1000;
@@ -25,7 +26,8 @@ function rowOf(grant: Grant) {
   };
 }
 
-const textOf = (grant: Grant) => ({ title: grant.title, funder: grant.funder, description: grant.description ?? '' });
+/** The text FTS5 indexes, folded as the query words are (the served document keeps the original). */
+const textOf = (grant: Grant) => ({ title: foldText(grant.title), funder: foldText(grant.funder), description: foldText(grant.description ?? '') });
 
 const COLUMNS = 'id, funder_type, funding_type, currency, provinces, beneficiaries, amount_min, amount_max, deadline, updated_at, doc';
 const VALUES = ':id, :funder_type, :funding_type, :currency, :provinces, :beneficiaries, :amount_min, :amount_max, :deadline, :updated_at, :doc';
