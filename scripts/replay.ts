@@ -1,0 +1,243 @@
+// Replays the recorded query cases (fixtures/queries/*.json) against a running deployment.
+//
+//   node dist/scripts/replay.js --base-url http://localhost:3000 --key <api key> [--cases DIR]
+//
+// One line per case, `PASS name` or `FAIL name: reason`, then `replay: N passed, M failed`.
+// Exit status: 0 when every case passed, 1 when one failed, 2 on bad usage. A 429 is waited out
+// (Retry-After) and retried. The deployment must serve the catalog the cases were recorded
+// from (fixtures/grants.ndjson). checkResponse() is also what test/contract/engines.test.ts uses.
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DEFAULT_CASES_DIR, readCaseFiles, type LoadedCase } from '../fixtures/queries/record.js';
+
+export const API_PREFIX = '/external/v1';
+
+/** Every case of a directory, each with its recorded expectation; throws when one has none. */
+export function loadCases(dir: string = DEFAULT_CASES_DIR): LoadedCase[] {
+  return readCaseFiles(dir).map(({ file, value }) => {
+    if (value.expect === undefined) throw new Error(`${file}: no "expect" recorded yet (run node dist/fixtures/queries/record.js)`);
+    return { ...value, file, expect: value.expect };
+  });
+}
+
+const isSearch = (request: string): boolean => request === '/grants' || request.startsWith('/grants?');
+
+const show = (ids: unknown[], max = 5): string =>
+  ids.length <= max ? `[${ids.join(', ')}]` : `[${ids.slice(0, max).join(', ')}, … ${ids.length - max} more]`;
+
+/** Everything about a response that differs from the case's expectation; [] when it passes. */
+export function checkResponse(c: LoadedCase, status: number, body: any): string[] {
+  const e = c.expect;
+  const problems: string[] = [];
+  if (status !== e.status) {
+    const code = body?.error?.code === undefined ? '' : ` ${body.error.code}`;
+    return [`status ${status}${code}, expected ${e.status}${e.error ? ` ${e.error.code}` : ''}`];
+  }
+  if (e.error !== undefined) {
+    if (body?.success !== false) problems.push('success is not false');
+    if (body?.error?.code !== e.error.code) problems.push(`error.code ${JSON.stringify(body?.error?.code)}, expected ${e.error.code}`);
+    const details: unknown = body?.error?.details ?? [];
+    const parameters = Array.isArray(details) ? details.map((d) => String(d?.parameter)).sort() : ['(details is not a list)'];
+    if (JSON.stringify(parameters) !== JSON.stringify(e.error.parameters)) {
+      problems.push(`error parameters ${show(parameters)}, expected ${show(e.error.parameters)}`);
+    }
+    return problems;
+  }
+  if (body?.success !== true) problems.push('success is not true');
+  if (!isSearch(c.request)) {
+    const id = body?.data?.id;
+    if (id !== e.ids[0]) problems.push(`data.id ${JSON.stringify(id)}, expected ${e.ids[0]}`);
+    return problems;
+  }
+  const pagination = body?.pagination ?? {};
+  if (pagination.total !== e.total) problems.push(`total ${pagination.total}, expected ${e.total}`);
+  if (e.totalPages !== undefined && pagination.totalPages !== e.totalPages) {
+    problems.push(`totalPages ${pagination.totalPages}, expected ${e.totalPages}`);
+  }
+  if (!Array.isArray(body?.data)) return [...problems, 'data is not a list'];
+  const ids: string[] = body.data.map((g: { id?: unknown }) => String(g?.id));
+  if (c.compare === 'ordered') {
+    if (ids.length !== e.ids.length) problems.push(`${ids.length} results, expected ${e.ids.length}`);
+    const at = ids.findIndex((id, i) => id !== e.ids[i]);
+    if (at !== -1 && at < e.ids.length) problems.push(`order differs at position ${at + 1}: ${ids[at]}, expected ${e.ids[at]}`);
+  } else {
+    const got = new Set(ids);
+    const want = new Set(e.ids);
+    const missing = e.ids.filter((id) => !got.has(id));
+    const unexpected = ids.filter((id) => !want.has(id));
+    if (ids.length !== got.size) problems.push('the page holds an id twice');
+    if (missing.length > 0) problems.push(`missing ${show(missing)}`);
+    if (unexpected.length > 0) problems.push(`unexpected ${show(unexpected)}`);
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CLI
+
+const USAGE = `Usage: node dist/scripts/replay.js --base-url URL --key KEY [--cases DIR] [--max-wait SECONDS]
+
+Replays every recorded query case against a running grants API and checks status, totals,
+ids and error details. The deployment must serve fixtures/grants.ndjson.
+
+  --base-url URL      the deployment, e.g. http://localhost:3000 (${API_PREFIX} is added
+                      unless the URL already ends with it)
+  --key KEY           an API key of an ACTIVE subscription (sent as "Authorization: Bearer KEY")
+  --cases DIR         directory of case files (default: fixtures/queries of this checkout)
+  --max-wait SECONDS  longest Retry-After to wait out on a 429 (default 60); a longer one,
+                      such as a used-up monthly allowance, fails the case
+  -h, --help          show this help
+
+Prints "PASS name" or "FAIL name: reason" per case, then "replay: N passed, M failed".
+Exit status: 0 all passed, 1 a case failed, 2 bad usage.`;
+
+class UsageError extends Error {}
+
+interface Options {
+  base: string;
+  key: string;
+  cases: string;
+  maxWait: number;
+}
+
+function parseOptions(argv: string[]): Options | 'help' {
+  let values;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        'base-url': { type: 'string' },
+        key: { type: 'string' },
+        cases: { type: 'string' },
+        'max-wait': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) return 'help';
+  const problems: string[] = [];
+  const rawBase = values['base-url'];
+  let base = '';
+  if (rawBase === undefined || rawBase === '') problems.push('--base-url is required');
+  else {
+    try {
+      const url = new URL(rawBase);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+      if (url.search !== '' || url.hash !== '') throw new Error('query');
+      base = url.href.replace(/\/+$/, '');
+      if (!base.endsWith(API_PREFIX)) base += API_PREFIX;
+    } catch {
+      problems.push(`--base-url must be an http or https URL without a query (got "${rawBase}")`);
+    }
+  }
+  const key = values.key ?? '';
+  if (key === '') problems.push('--key is required');
+  else if (/\s/.test(key)) problems.push('--key must not contain spaces');
+  const maxWait = values['max-wait'] === undefined ? 60 : Number(values['max-wait']);
+  if (!Number.isInteger(maxWait) || maxWait < 0) problems.push('--max-wait must be a whole number of seconds');
+  if (problems.length > 0) throw new UsageError(problems.join('; '));
+  return { base, key, cases: values.cases ?? DEFAULT_CASES_DIR, maxWait };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Retry-After in seconds: delta-seconds or an HTTP date; 1 when absent or unreadable. */
+function retryAfterSeconds(header: string | null): number {
+  if (header === null) return 1;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim());
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? 1 : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}
+
+const MAX_RETRIES = 10;
+
+/** GET with the key, waiting out 429s; resolves to the final status and parsed body. */
+async function get(options: Options, request: string): Promise<{ status: number; body: unknown }> {
+  for (let attempt = 0; ; attempt += 1) {
+    const response = await fetch(options.base + request, {
+      headers: { Authorization: `Bearer ${options.key}`, Accept: 'application/json' },
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await response.text();
+    let body: unknown = null;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = null;
+    }
+    if (response.status !== 429 || attempt >= MAX_RETRIES) return { status: response.status, body };
+    const wait = retryAfterSeconds(response.headers.get('Retry-After'));
+    if (wait > options.maxWait) {
+      const code = (body as { error?: { code?: string } } | null)?.error?.code ?? 'RATE_LIMITED';
+      throw new Error(`429 ${code} with Retry-After ${wait} s, longer than --max-wait ${options.maxWait} s`);
+    }
+    process.stderr.write(`replay: 429 on ${request.length > 60 ? `${request.slice(0, 60)}…` : request}; waiting ${Math.max(wait, 1)} s (Retry-After)\n`);
+    await sleep(Math.max(wait, 1) * 1000);
+  }
+}
+
+export async function runReplay(argv: string[], out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<number> {
+  let options: Options;
+  let cases: LoadedCase[];
+  try {
+    const parsed = parseOptions(argv);
+    if (parsed === 'help') {
+      out(USAGE);
+      return 0;
+    }
+    options = parsed;
+    cases = loadCases(options.cases);
+  } catch (error) {
+    process.stderr.write(`replay: ${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  let passed = 0;
+  let failed = 0;
+  for (const c of cases) {
+    let problems: string[];
+    try {
+      const { status, body } = await get(options, c.request);
+      problems = checkResponse(c, status, body);
+      if (status === 401) problems.push('the key was refused (401): check --key');
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code;
+      problems = [`request failed: ${(error as Error).message}${cause ? ` (${cause})` : ''}`];
+    }
+    if (problems.length === 0) {
+      passed += 1;
+      out(`PASS ${c.name}`);
+    } else {
+      failed += 1;
+      out(`FAIL ${c.name}: ${problems.join('; ')}`);
+    }
+  }
+  out(`replay: ${passed} passed, ${failed} failed`);
+  return failed > 0 ? 1 : 0;
+}
+
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return pathToFileURL(realpathSync(entry)).href === import.meta.url;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  runReplay(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error) => {
+      process.stderr.write(`replay: ${(error as Error).stack ?? error}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

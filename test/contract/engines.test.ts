@@ -1,0 +1,85 @@
+// The search contract, replayed through the real HTTP API on both engines: every recorded case of
+// fixtures/queries (expectations computed by the reference model in fixtures/queries/record.ts,
+// never by an engine) against the embedded SQLite engine and against Elasticsearch, and then the
+// two engines against each other.
+import { expect } from 'chai';
+import { DEFAULT_CATALOG, readCatalog, referenceModel } from '../../fixtures/queries/record.js';
+import { API_PREFIX, checkResponse, loadCases } from '../../scripts/replay.js';
+import { FIXTURES, startTestApi, type TestApi } from '../support/api.js';
+import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+
+const cases = loadCases();
+
+describe('search contract: recorded cases', () => {
+  it('are recorded over fixtures/grants.ndjson as it is now', () => {
+    expect(DEFAULT_CATALOG).to.equal(FIXTURES);
+    const model = referenceModel(readCatalog(DEFAULT_CATALOG));
+    const stale = cases.filter((c) => JSON.stringify(model.expectationOf(c)) !== JSON.stringify(c.expect)).map((c) => c.name);
+    expect(stale, 'stale expectations: run node dist/fixtures/queries/record.js').to.deep.equal([]);
+  });
+
+  it('cover filters, paging, text and errors', () => {
+    expect(cases.length).to.be.at.least(40);
+    expect(cases.filter((c) => c.compare === 'set')).to.not.be.empty;
+    expect(cases.filter((c) => c.expect.status === 400)).to.not.be.empty;
+    expect(cases.filter((c) => c.expect.status === 404)).to.not.be.empty;
+  });
+});
+
+/** The one suite body both engines run: every case through the HTTP API. */
+function contractSuite(api: () => TestApi): void {
+  for (const c of cases) {
+    it(`${c.name}  (${c.request.length > 90 ? `${c.request.slice(0, 90)}…` : c.request})`, async () => {
+      const res = await api().request(API_PREFIX + c.request);
+      expect(checkResponse(c, res.status, res.body), res.text.slice(0, 500)).to.deep.equal([]);
+    });
+  }
+}
+
+describe('search contract [sqlite]', function () {
+  this.timeout(60_000);
+  let api: TestApi | undefined;
+  before(async () => {
+    api = await startTestApi();
+  });
+  after(async () => {
+    await api?.stop();
+  });
+  contractSuite(() => api as TestApi);
+});
+
+describeWithElasticsearch('search contract', function () {
+  this.timeout(120_000);
+  const alias = uniqueAlias();
+  let es: TestApi | undefined;
+  let sqlite: TestApi | undefined;
+  before(async () => {
+    // The empty alias is filled from fixtures/grants.ndjson at start (SEED_CATALOG defaults to true).
+    es = await startTestApi({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias });
+    sqlite = await startTestApi();
+    expect(await es.deps.engine.count()).to.equal(await sqlite.deps.engine.count());
+  });
+  after(async () => {
+    await es?.stop();
+    await sqlite?.stop();
+    await dropAlias(alias);
+  });
+
+  contractSuite(() => es as TestApi);
+
+  describe('both engines give the same answer', () => {
+    for (const c of cases) {
+      it(c.name, async () => {
+        const [a, b] = await Promise.all([sqlite!.request(API_PREFIX + c.request), es!.request(API_PREFIX + c.request)]);
+        const summary = (res: { status: number; body: any }) => ({
+          status: res.status,
+          total: res.body?.pagination?.total ?? null,
+          totalPages: res.body?.pagination?.totalPages ?? null,
+          error: res.body?.error?.code ?? null,
+          ...(c.compare === 'ordered' ? { ids: Array.isArray(res.body?.data) ? res.body.data.map((g: { id: string }) => g.id) : (res.body?.data?.id ?? null) } : {}),
+        });
+        expect(summary(b), 'elasticsearch (actual) vs sqlite (expected)').to.deep.equal(summary(a));
+      });
+    }
+  });
+});
