@@ -28,6 +28,19 @@ export function successBody(requestId: string, data: unknown, pagination?: Pagin
     : { success: true, data, pagination, meta: meta(requestId) };
 }
 
+/**
+ * successBody() already serialised, with `data` given as JSON text (grants as the engine stores
+ * them): the same bytes JSON.stringify(successBody(...)) would give, without re-serialising data.
+ */
+export function successJson(requestId: string, dataJson: string, pagination?: Pagination): string {
+  const metaJson = JSON.stringify(meta(requestId));
+  return pagination === undefined
+    ? `{"success":true,"data":${dataJson},"meta":${metaJson}}`
+    : `{"success":true,"data":${dataJson},"pagination":${JSON.stringify(pagination)},"meta":${metaJson}}`;
+}
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 export function errorBody(requestId: string, error: ApiError) {
   const body: { code: string; message: string; details?: unknown } = { code: error.code, message: error.message };
   if (error.details !== undefined) body.details = error.details;

@@ -2,7 +2,7 @@
 import type { Middleware } from 'koa';
 import { parseGrantQuery } from '../grants/query.js';
 import type { SearchEngine } from '../search/engine.js';
-import { successBody } from './envelope.js';
+import { JSON_CONTENT_TYPE, successBody, successJson } from './envelope.js';
 import { notFound } from './errors.js';
 import { paramValidator, parseQueryString } from './queryParams.js';
 import type { Handlers } from './routes.js';
@@ -10,16 +10,25 @@ import type { AppState } from './state.js';
 
 const noParams = paramValidator({});
 
+/** Answers JSON text as Koa answers an object body: same bytes, same Content-Type. */
+function sendJson(ctx: { set(field: string, value: string): void; body: unknown }, json: string): void {
+  ctx.set('Content-Type', JSON_CONTENT_TYPE);
+  ctx.body = json;
+}
+
 export function grantHandlers(engine: SearchEngine): Handlers {
   const search: Middleware<AppState> = async (ctx) => {
     const query = parseGrantQuery(parseQueryString(ctx.querystring));
-    const { total, grants } = await engine.search(query);
-    ctx.body = successBody(ctx.state.requestId, grants, {
-      page: query.page,
-      limit: query.limit,
-      total,
-      totalPages: Math.ceil(total / query.limit),
-    });
+    const { total, grantsJson } = await engine.searchJson(query);
+    sendJson(
+      ctx,
+      successJson(ctx.state.requestId, `[${grantsJson.join(',')}]`, {
+        page: query.page,
+        limit: query.limit,
+        total,
+        totalPages: Math.ceil(total / query.limit),
+      }),
+    );
   };
 
   const filters: Middleware<AppState> = async (ctx) => {
@@ -30,9 +39,9 @@ export function grantHandlers(engine: SearchEngine): Handlers {
   const grant: Middleware<AppState> = async (ctx) => {
     noParams(parseQueryString(ctx.querystring));
     const id = (ctx as unknown as { params: { id: string } }).params.id;
-    const found = id.length <= 200 ? await engine.getById(id) : null;
+    const found = id.length <= 200 ? await engine.getByIdJson(id) : null;
     if (found === null) throw notFound(`No grant has the id "${id.length > 40 ? `${id.slice(0, 40)}…` : id}".`);
-    ctx.body = successBody(ctx.state.requestId, found);
+    sendJson(ctx, successJson(ctx.state.requestId, found));
   };
 
   return { grants: search, grantFilters: filters, grant };

@@ -7,6 +7,12 @@ export interface SearchResult {
   grants: Grant[];
 }
 
+/** A search result with each grant as its served JSON text (wire field order), ready to splice into a response. */
+export interface SearchResultJson {
+  total: number;
+  grantsJson: string[];
+}
+
 export interface FilterOptions {
   funderTypes: string[];
   fundingTypes: string[];
@@ -18,7 +24,11 @@ export interface FilterOptions {
 export interface SearchEngine {
   readonly name: string;
   search(query: GrantQuery): Promise<SearchResult>;
+  /** search(), each grant as its JSON text: what the API serves, without a parse and re-serialisation. */
+  searchJson(query: GrantQuery): Promise<SearchResultJson>;
   getById(id: string): Promise<Grant | null>;
+  /** getById(), as the grant's JSON text. */
+  getByIdJson(id: string): Promise<string | null>;
   filterOptions(): Promise<FilterOptions>;
   /** Number of grants in the catalog being served; throws ServiceUnavailableError when unreachable. */
   count(): Promise<number>;

@@ -2,7 +2,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { GrantQuery } from '../../grants/query.js';
 import type { Grant } from '../../grants/schema.js';
-import type { FilterOptions, SearchEngine, SearchResult } from '../engine.js';
+import type { FilterOptions, SearchEngine, SearchResult, SearchResultJson } from '../engine.js';
 import { createEsClient, errorType, isNotFound, unavailableFrom, type EsConfig } from './client.js';
 import { translateToElasticsearch } from './translator.js';
 
@@ -43,6 +43,16 @@ export class ElasticsearchSearchEngine implements SearchEngine {
         grants: response.hits.hits.map((hit) => hit._source as Grant),
       };
     });
+  }
+
+  async searchJson(query: GrantQuery): Promise<SearchResultJson> {
+    const { total, grants } = await this.search(query);
+    return { total, grantsJson: grants.map((grant) => JSON.stringify(grant)) };
+  }
+
+  async getByIdJson(id: string): Promise<string | null> {
+    const grant = await this.getById(id);
+    return grant === null ? null : JSON.stringify(grant);
   }
 
   getById(id: string): Promise<Grant | null> {

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import type { GrantQuery } from '../../grants/query.js';
 import { BENEFICIARIES, PROVINCES, type Grant } from '../../grants/schema.js';
 import { ServiceUnavailableError } from '../../http/errors.js';
-import type { FilterOptions, SearchEngine, SearchResult } from '../engine.js';
+import type { FilterOptions, SearchEngine, SearchResult, SearchResultJson } from '../engine.js';
 import { openCatalog, type Db } from './catalogFile.js';
 import { translateToSqlite } from './translator.js';
 
@@ -16,8 +16,22 @@ export class SqliteSearchEngine implements SearchEngine {
   readonly name = 'sqlite';
   private readonly statements = new Map<string, Database.Statement>();
   private filterCache: { version: number; options: FilterOptions } | null = null;
+  private readonly dataVersion: Database.Statement;
+  private readonly byId: Database.Statement;
+  /** One read transaction, so the page and the total come from the same catalog. */
+  private readonly pageAndTotal: Database.Transaction<(query: GrantQuery) => SearchResultJson>;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.byId = db.prepare('SELECT doc FROM grants WHERE id = ?').pluck();
+    this.pageAndTotal = db.transaction((query: GrantQuery): SearchResultJson => {
+      const { page, count } = translateToSqlite(query);
+      const { total } = this.statement(count.sql).get(...count.params) as { total: number };
+      // The stored doc is the grant's JSON as served (written by JSON.stringify of the canonical grant).
+      const grantsJson = query.offset < total ? (this.statement(page.sql).pluck().all(...page.params) as string[]) : [];
+      return { total, grantsJson };
+    });
+  }
 
   static open(file: string): SqliteSearchEngine {
     return new SqliteSearchEngine(openCatalog(file));
@@ -46,28 +60,27 @@ export class SqliteSearchEngine implements SearchEngine {
     }
   }
 
-  search(query: GrantQuery): Promise<SearchResult> {
-    return this.read(() => {
-      const { page, count } = translateToSqlite(query);
-      // One read transaction, so the page and the total come from the same catalog.
-      return this.db.transaction(() => {
-        const { total } = this.statement(count.sql).get(...count.params) as { total: number };
-        const rows = query.offset < total ? (this.statement(page.sql).pluck().all(...page.params) as string[]) : [];
-        return { total, grants: rows.map((doc) => JSON.parse(doc) as Grant) };
-      }).deferred();
-    });
+  searchJson(query: GrantQuery): Promise<SearchResultJson> {
+    return this.read(() => this.pageAndTotal.deferred(query));
   }
 
-  getById(id: string): Promise<Grant | null> {
-    return this.read(() => {
-      const doc = this.statement('SELECT doc FROM grants WHERE id = ?').pluck().get(id) as string | undefined;
-      return doc === undefined ? null : (JSON.parse(doc) as Grant);
-    });
+  async search(query: GrantQuery): Promise<SearchResult> {
+    const { total, grantsJson } = await this.searchJson(query);
+    return { total, grants: grantsJson.map((doc) => JSON.parse(doc) as Grant) };
+  }
+
+  getByIdJson(id: string): Promise<string | null> {
+    return this.read(() => (this.byId.get(id) as string | undefined) ?? null);
+  }
+
+  async getById(id: string): Promise<Grant | null> {
+    const doc = await this.getByIdJson(id);
+    return doc === null ? null : (JSON.parse(doc) as Grant);
   }
 
   filterOptions(): Promise<FilterOptions> {
     return this.read(() => {
-      const version = this.db.pragma('data_version', { simple: true }) as number;
+      const version = this.dataVersion.get() as number;
       if (this.filterCache?.version === version) return this.filterCache.options;
       const options = this.db.transaction(() => {
         const distinct = (column: string) =>

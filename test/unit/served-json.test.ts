@@ -1,0 +1,73 @@
+// The embedded engine serves each grant's stored JSON text as is (no parse → stringify): the bytes
+// must be exactly what serialising the parsed grant, and the whole envelope, would give.
+import { expect } from 'chai';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { parseGrantQuery } from '../../src/grants/query.js';
+import { validateGrant } from '../../src/grants/schema.js';
+import { successBody, successJson } from '../../src/http/envelope.js';
+import { parseQueryString } from '../../src/http/queryParams.js';
+import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
+import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
+import { FIXTURES, tempDir } from '../support/api.js';
+
+const TIMESTAMP = /"timestamp":"[^"]+"/;
+
+describe('served JSON text (embedded engine)', () => {
+  const dir = tempDir('grants-served-json-');
+  const file = path.join(dir, 'catalog.sqlite');
+  let engine: SqliteSearchEngine;
+  const grants = readFileSync(FIXTURES, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const checked = validateGrant(JSON.parse(line));
+      if (!checked.ok) throw new Error('fixture record invalid');
+      return checked.grant;
+    });
+
+  before(async () => {
+    const writer = SqliteCatalogWriter.open(file);
+    await writer.reindex(
+      (async function* () {
+        yield* grants;
+      })(),
+    );
+    await writer.close();
+    engine = SqliteSearchEngine.open(file);
+  });
+
+  after(async () => {
+    await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('getByIdJson is byte for byte JSON.stringify of getById, for every grant', async () => {
+    for (const grant of grants) {
+      const text = await engine.getByIdJson(grant.id);
+      expect(text).to.equal(JSON.stringify(await engine.getById(grant.id)));
+      expect(text).to.equal(JSON.stringify(grant));
+    }
+    expect(await engine.getByIdJson('no-such-id')).to.equal(null);
+  });
+
+  it('searchJson returns the same grants, in the same order, as search', async () => {
+    for (const qs of ['', 'search=quebec', 'funderType=FOUNDATION&page=2&limit=7', 'search=clean%20technology&eligibleProvinces=ONTARIO', 'page=40']) {
+      const query = parseGrantQuery(parseQueryString(qs));
+      const text = await engine.searchJson(query);
+      const parsed = await engine.search(query);
+      expect(text.total).to.equal(parsed.total);
+      expect(text.grantsJson).to.deep.equal(parsed.grants.map((g) => JSON.stringify(g)));
+    }
+  });
+
+  it('successJson gives the bytes Koa would give for successBody, with and without pagination', () => {
+    const data = grants.slice(0, 3);
+    const pagination = { page: 2, limit: 3, total: 600, totalPages: 200 };
+    const spliced = successJson('req_x', `[${data.map((g) => JSON.stringify(g)).join(',')}]`, pagination);
+    const serialised = JSON.stringify(successBody('req_x', data, pagination));
+    expect(spliced.replace(TIMESTAMP, '')).to.equal(serialised.replace(TIMESTAMP, ''));
+    const one = successJson('req_y', JSON.stringify(data[0]));
+    expect(one.replace(TIMESTAMP, '')).to.equal(JSON.stringify(successBody('req_y', data[0])).replace(TIMESTAMP, ''));
+  });
+});
