@@ -64,9 +64,20 @@ const toKey = (row: Record<string, string | null>): ApiKeyInfo => ({
   revokedAt: row.revoked_at,
 });
 
+/** Callers remembered by key hash; cleared whole when it grows past this. */
+const CALLER_CACHE_SIZE = 10_000;
+
 export class SubscriptionStore {
   private readonly byKeyHash: Database.Statement;
   private readonly byId: Database.Statement;
+  private readonly dataVersion: Database.Statement;
+  /**
+   * Callers of known keys by key hash, valid while nothing changed subscriptions or keys: SQLite's
+   * data_version moves when another connection (grants-admin, another instance) commits, and this
+   * store's own changes clear the cache, so a change still takes effect on the next request.
+   */
+  private readonly callers = new Map<string, Caller>();
+  private callersVersion = -1;
 
   constructor(
     private readonly db: Db,
@@ -77,12 +88,32 @@ export class SubscriptionStore {
        WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
     );
     this.byId = db.prepare('SELECT * FROM subscriptions WHERE id = ?');
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  /** Forgets every remembered caller (after a change made through this store). */
+  private changed(): void {
+    this.callers.clear();
   }
 
   /** The caller a presented key belongs to, or null for an unknown or revoked key. */
   authenticate(key: string): Caller | null {
-    const row = this.byKeyHash.get(hashApiKey(key)) as (SubscriptionRow & { key_id: string; key_prefix: string }) | undefined;
-    return row === undefined ? null : { subscription: toSubscription(row), keyId: row.key_id, keyPrefix: row.key_prefix };
+    const hash = hashApiKey(key);
+    const version = this.dataVersion.get() as number;
+    if (version !== this.callersVersion) {
+      this.callers.clear();
+      this.callersVersion = version;
+    }
+    const known = this.callers.get(hash);
+    if (known !== undefined) return known;
+    const row = this.byKeyHash.get(hash) as (SubscriptionRow & { key_id: string; key_prefix: string }) | undefined;
+    if (row === undefined) return null;
+    const subscription = toSubscription(row);
+    Object.freeze(subscription.features);
+    const caller: Caller = Object.freeze({ subscription: Object.freeze(subscription), keyId: row.key_id, keyPrefix: row.key_prefix });
+    if (this.callers.size >= CALLER_CACHE_SIZE) this.callers.clear();
+    this.callers.set(hash, caller);
+    return caller;
   }
 
   get(id: string): Subscription | null {
@@ -122,6 +153,7 @@ export class SubscriptionStore {
     this.db
       .prepare('INSERT INTO api_keys (id, subscription_id, key_hash, prefix, created_at) VALUES (?, ?, ?, ?, ?)')
       .run(keyId, subscriptionId, hashApiKey(apiKey), displayPrefix(apiKey), this.clock().toISOString());
+    this.changed();
     return { keyId, apiKey };
   }
 
@@ -139,10 +171,12 @@ export class SubscriptionStore {
 
   /** Revokes a key at once; returns false if it does not exist or was already revoked. */
   revokeKey(keyId: string): boolean {
+    this.changed();
     return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(this.clock().toISOString(), keyId).changes === 1;
   }
 
   setStatus(id: string, status: Status): boolean {
+    this.changed();
     return this.db.prepare('UPDATE subscriptions SET status = ? WHERE id = ?').run(status, id).changes === 1;
   }
 
@@ -150,6 +184,7 @@ export class SubscriptionStore {
   setLimits(id: string, limits: { monthlyLimit?: number | null; rateLimit?: number | null }): boolean {
     const current = this.get(id);
     if (current === null) return false;
+    this.changed();
     this.db
       .prepare('UPDATE subscriptions SET monthly_limit = ?, rate_limit = ? WHERE id = ?')
       .run(
@@ -162,6 +197,7 @@ export class SubscriptionStore {
 
   setFeature(id: string, feature: Feature, enabled: boolean): boolean {
     if (!(FEATURES as readonly string[]).includes(feature)) throw new Error(`unknown feature ${feature}`);
+    this.changed();
     return this.db.prepare(`UPDATE subscriptions SET ${FEATURE_COLUMN[feature]} = ? WHERE id = ?`).run(enabled ? 1 : 0, id).changes === 1;
   }
 
