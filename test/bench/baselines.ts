@@ -1,0 +1,172 @@
+// Baseline servers, each a bare node:http server run as its own child process by the bench:
+//
+//   node dist/test/bench/baselines.js ceiling          a same-size JSON body, nothing else: the
+//                                                      ceiling of any Node server on this machine
+//   node dist/test/bench/baselines.js sqlite           the catalog read directly: the product's
+//                                                      translator's SQL on raw prepared statements,
+//                                                      stored JSON spliced, no Koa, no layers
+//   node dist/test/bench/baselines.js elasticsearch    _search with the translated DSL through the
+//                                                      client, no Koa, no layers
+//
+// PORT (and DATA_DIR, or ELASTICSEARCH_URL and ELASTICSEARCH_INDEX) come from the environment.
+// A parsed query is memoised per query string, so a direct baseline pays only the engine and HTTP.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import type Database from 'better-sqlite3';
+import { parseGrantQuery, type GrantQuery } from '../../src/grants/query.js';
+import { parseQueryString } from '../../src/http/queryParams.js';
+import { createEsClient } from '../../src/search/elasticsearch/client.js';
+import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
+import { translateToElasticsearch, type EsSearchRequest } from '../../src/search/elasticsearch/translator.js';
+import { catalogPath, openCatalog } from '../../src/search/sqlite/catalogFile.js';
+import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
+import { translateToSqlite, type SqlStatement } from '../../src/search/sqlite/translator.js';
+
+const PREFIX = '/external/v1';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+type Handler = (path: string, queryString: string, req: IncomingMessage) => Promise<{ status: number; body: string | Buffer }>;
+
+const metaJson = () => `{"timestamp":"${new Date().toISOString()}","requestId":"req_baseline000000000000000000","version":"v1"}`;
+
+function pagination(query: GrantQuery, total: number): string {
+  return JSON.stringify({ page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) });
+}
+
+const notFound = () => ({ status: 404, body: `{"success":false,"error":{"code":"NOT_FOUND","message":"not found"},"meta":${metaJson()}}` });
+
+/** A JSON body of exactly `bytes` bytes (at least 30). */
+export function paddedBody(bytes: number): Buffer {
+  const head = '{"success":true,"data":"';
+  const tail = '"}';
+  return Buffer.from(head + 'x'.repeat(Math.max(0, bytes - head.length - tail.length)) + tail);
+}
+
+/** The ceiling: the body size is asked for per request in X-Bench-Bytes, so one server serves every class. */
+function ceiling(): Handler {
+  const bodies = new Map<number, Buffer>();
+  return async (_path, _qs, req) => {
+    const bytes = Math.min(10_000_000, Number(req.headers['x-bench-bytes'] ?? 1024) || 1024);
+    let body = bodies.get(bytes);
+    if (body === undefined) {
+      body = paddedBody(bytes);
+      bodies.set(bytes, body);
+    }
+    return { status: 200, body };
+  };
+}
+
+function directSqlite(dataDir: string): Handler {
+  const db = openCatalog(catalogPath(dataDir));
+  const engine = new SqliteSearchEngine(db);
+  const statements = new Map<string, Database.Statement>();
+  const prepared = (sql: string) => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+  const byId = db.prepare('SELECT doc FROM grants WHERE id = ?').pluck();
+  const searches = new Map<string, { query: GrantQuery; page: SqlStatement; count: SqlStatement }>();
+  return async (path, qs) => {
+    if (path === `${PREFIX}/grants`) {
+      let search = searches.get(qs);
+      if (search === undefined) {
+        const query = parseGrantQuery(parseQueryString(qs));
+        search = { query, ...translateToSqlite(query) };
+        searches.set(qs, search);
+      }
+      const { query, page, count } = search;
+      const total = (prepared(count.sql).get(...count.params) as { total: number }).total;
+      const docs = query.offset < total ? (prepared(page.sql).pluck().all(...page.params) as string[]) : [];
+      return {
+        status: 200,
+        body: `{"success":true,"data":[${docs.join(',')}],"pagination":${pagination(query, total)},"meta":${metaJson()}}`,
+      };
+    }
+    if (path === `${PREFIX}/grants/filters`) {
+      return { status: 200, body: `{"success":true,"data":${JSON.stringify(await engine.filterOptions())},"meta":${metaJson()}}` };
+    }
+    if (path.startsWith(`${PREFIX}/grants/`)) {
+      const doc = byId.get(decodeURIComponent(path.slice(PREFIX.length + 8))) as string | undefined;
+      return doc === undefined ? notFound() : { status: 200, body: `{"success":true,"data":${doc},"meta":${metaJson()}}` };
+    }
+    return notFound();
+  };
+}
+
+function directElasticsearch(url: string, alias: string): Handler {
+  const client = createEsClient({ url, index: alias, requestTimeoutMs: 3000 });
+  const engine = new ElasticsearchSearchEngine(client, alias);
+  const searches = new Map<string, { query: GrantQuery; dsl: EsSearchRequest }>();
+  return async (path, qs) => {
+    if (path === `${PREFIX}/grants`) {
+      let search = searches.get(qs);
+      if (search === undefined) {
+        const query = parseGrantQuery(parseQueryString(qs));
+        search = { query, dsl: translateToElasticsearch(query) };
+        searches.set(qs, search);
+      }
+      const response = await client.search({ index: alias, ...search.dsl } as never);
+      const total = typeof response.hits.total === 'number' ? response.hits.total : (response.hits.total?.value ?? 0);
+      const data = JSON.stringify(response.hits.hits.map((hit) => hit._source));
+      return { status: 200, body: `{"success":true,"data":${data},"pagination":${pagination(search.query, total)},"meta":${metaJson()}}` };
+    }
+    if (path === `${PREFIX}/grants/filters`) {
+      return { status: 200, body: `{"success":true,"data":${JSON.stringify(await engine.filterOptions())},"meta":${metaJson()}}` };
+    }
+    if (path.startsWith(`${PREFIX}/grants/`)) {
+      const grant = await engine.getById(decodeURIComponent(path.slice(PREFIX.length + 8)));
+      return grant === null ? notFound() : { status: 200, body: `{"success":true,"data":${JSON.stringify(grant)},"meta":${metaJson()}}` };
+    }
+    return notFound();
+  };
+}
+
+function serve(handler: Handler, port: number): void {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const qs = q === -1 ? '' : url.slice(q + 1);
+    if (path === '/healthz') {
+      res.writeHead(200, { 'Content-Type': JSON_TYPE }).end('{"status":"ok"}');
+      return;
+    }
+    handler(path, qs, req).then(
+      ({ status, body }) => {
+        res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body) }).end(body);
+      },
+      (error: unknown) => {
+        res.writeHead(500, { 'Content-Type': JSON_TYPE }).end(JSON.stringify({ success: false, error: String(error) }));
+      },
+    );
+  });
+  server.keepAliveTimeout = 5_000;
+  server.listen(port, '127.0.0.1');
+  const stop = () => server.close(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+function main(): void {
+  const kind = process.argv[2];
+  const port = Number(process.env.PORT ?? 0);
+  switch (kind) {
+    case 'ceiling':
+      return serve(ceiling(), port);
+    case 'sqlite':
+      return serve(directSqlite(process.env.DATA_DIR ?? './data'), port);
+    case 'elasticsearch':
+      return serve(directElasticsearch(process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200', process.env.ELASTICSEARCH_INDEX ?? 'grants'), port);
+    default:
+      process.stderr.write('usage: node dist/test/bench/baselines.js ceiling|sqlite|elasticsearch\n');
+      process.exit(2);
+  }
+}
+
+const script = process.argv[1];
+if (script !== undefined && import.meta.url === pathToFileURL(realpathSync(script)).href) main();

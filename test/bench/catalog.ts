@@ -1,0 +1,149 @@
+// Bench step 1: a generated catalog on disk (the fixture generator, streamed), a sample of it for
+// the request mix, and the real indexer run as a child process with its throughput and peak memory.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { generateGrants, Random } from '../../fixtures/generate.js';
+import type { Grant } from '../../src/grants/schema.js';
+
+export const REPO_ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
+
+/** What the request mix is drawn from: a uniform sample of the catalog's records. */
+export interface CatalogSample {
+  ids: string[];
+  titles: string[];
+  funders: string[];
+  /** Word → number of sampled grants whose title, funder or description holds it (lower-cased). */
+  documentFrequency: Map<string, number>;
+  /** Number of grants sampled (the denominator of documentFrequency). */
+  size: number;
+}
+
+export interface GeneratedCatalog {
+  file: string;
+  grants: number;
+  bytes: number;
+  seconds: number;
+  sample: CatalogSample;
+}
+
+const SAMPLE_SIZE = 2000;
+
+/** Words as the API splits them (letters and digits), lower-cased. */
+export const wordsOf = (text: string): string[] => (text.normalize('NFC').match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? []).map((w) => w.toLowerCase());
+
+/**
+ * Streams `count` generated grants to `file` as NDJSON (waiting for drain, so memory stays flat)
+ * and keeps a uniform reservoir sample of them.
+ */
+export async function writeCatalog(file: string, count: number, seed: number): Promise<GeneratedCatalog> {
+  const started = process.hrtime.bigint();
+  const out = createWriteStream(file, { highWaterMark: 1 << 20 });
+  await once(out, 'open');
+  const rng = new Random(seed ^ 0x2545f491);
+  const reservoir: Grant[] = [];
+  let bytes = 0;
+  let seen = 0;
+  for (const grant of generateGrants(count, seed)) {
+    seen += 1;
+    if (reservoir.length < SAMPLE_SIZE) reservoir.push(grant);
+    else {
+      const slot = rng.int(seen);
+      if (slot < SAMPLE_SIZE) reservoir[slot] = grant;
+    }
+    const line = `${JSON.stringify(grant)}\n`;
+    bytes += Buffer.byteLength(line);
+    if (!out.write(line)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'close');
+
+  const documentFrequency = new Map<string, number>();
+  for (const grant of reservoir) {
+    for (const word of new Set(wordsOf(`${grant.title} ${grant.funder} ${grant.description ?? ''}`))) {
+      documentFrequency.set(word, (documentFrequency.get(word) ?? 0) + 1);
+    }
+  }
+  return {
+    file,
+    grants: count,
+    bytes,
+    seconds: Number(process.hrtime.bigint() - started) / 1e9,
+    sample: {
+      ids: reservoir.map((g) => g.id),
+      titles: reservoir.map((g) => g.title),
+      funders: [...new Set(reservoir.map((g) => g.funder))],
+      documentFrequency,
+      size: reservoir.length,
+    },
+  };
+}
+
+export interface IndexerRun {
+  engine: string;
+  exitCode: number | null;
+  indexed: number;
+  seconds: number;
+  recordsPerSecond: number;
+  /** Peak resident set (VmHWM) of the indexer process, in MiB. */
+  peakRssMiB: number;
+  /** How the peak was sampled. */
+  rssMethod: string;
+  output: string;
+}
+
+/** VmHWM / VmRSS of a live process in KiB, or null once it has exited. */
+export function procMemory(pid: number): { hwmKiB: number; rssKiB: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const hwm = /^VmHWM:\s+(\d+) kB/m.exec(status);
+    const rss = /^VmRSS:\s+(\d+) kB/m.exec(status);
+    if (hwm === null || rss === null) return null;
+    return { hwmKiB: Number(hwm[1]), rssKiB: Number(rss[1]) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs `node bin/grants-indexer.js reindex --source <file>` as a child process with the given
+ * environment (DATA_DIR, SEARCH_ENGINE, ELASTICSEARCH_*), polling its VmHWM every 20 ms: the
+ * high-water mark only grows, so the last reading before exit is the peak.
+ */
+export async function runIndexer(file: string, env: NodeJS.ProcessEnv): Promise<IndexerRun> {
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, ['bin/grants-indexer.js', 'reindex', '--source', file], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+  let peakKiB = 0;
+  let polledRss = 0;
+  const poll = () => {
+    const memory = child.pid === undefined ? null : procMemory(child.pid);
+    if (memory !== null) {
+      peakKiB = Math.max(peakKiB, memory.hwmKiB);
+      polledRss = Math.max(polledRss, memory.rssKiB);
+    }
+  };
+  const timer = setInterval(poll, 20);
+  poll();
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearInterval(timer);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const indexed = Number(/reindex: indexed (\d+)/.exec(output)?.[1] ?? 0);
+  return {
+    engine: env.SEARCH_ENGINE ?? 'sqlite',
+    exitCode: code,
+    indexed,
+    seconds,
+    recordsPerSecond: indexed / seconds,
+    peakRssMiB: Math.max(peakKiB, polledRss) / 1024,
+    rssMethod: '/proc/<pid>/status VmHWM polled every 20 ms until exit',
+    output: output.trim(),
+  };
+}

@@ -1,0 +1,149 @@
+// Drives one server with autocannon for one request list, recording every response's latency
+// itself (autocannon's own histogram has 1 ms resolution) and the server's CPU time per request.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import autocannon from 'autocannon';
+
+export interface LoadSettings {
+  /** Origin, e.g. http://127.0.0.1:40123 */
+  origin: string;
+  paths: string[];
+  connections: number;
+  durationSeconds: number;
+  headers?: Record<string, string>;
+  /** Requests per second over all connections (autocannon overallRate); unset = as fast as possible. */
+  overallRate?: number;
+  /** The server process, for its CPU time. */
+  serverPid?: number;
+}
+
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  /** Latency of every response, milliseconds. */
+  latencyMs: { mean: number; p50: number; p90: number; p975: number; p99: number; max: number };
+  non2xx: number;
+  socketErrors: number;
+  timeouts: number;
+  /** non-2xx responses plus socket errors (timeouts included). */
+  errors: number;
+  statusCodes: Record<string, number>;
+  bytesPerResponse: number;
+  /** Server process CPU (user + system) per response, microseconds; null without a pid. */
+  serverCpuUsPerRequest: number | null;
+  /** Server process CPU use over the run, in cores (1.0 = one core busy). */
+  serverCores: number | null;
+  /** 1-minute load average when the run ended (the machine is shared). */
+  loadAverage: number;
+  connections: number;
+  overallRate: number | null;
+}
+
+let ticksPerSecond: number | undefined;
+function clockTicks(): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+/** User + system CPU seconds of a process (and its reaped children are not counted). */
+export function processCpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at ") ".
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+  } catch {
+    return null;
+  }
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return 0;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank];
+}
+
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+export async function drive(settings: LoadSettings): Promise<LoadResult> {
+  const { paths } = settings;
+  if (paths.length === 0) throw new Error('no request to send');
+  let next = 0;
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  let bytes = 0;
+  const cpuBefore = settings.serverPid === undefined ? null : processCpuSeconds(settings.serverPid);
+  const wallBefore = process.hrtime.bigint();
+
+  const instance = autocannon({
+    url: settings.origin,
+    connections: settings.connections,
+    duration: settings.durationSeconds,
+    timeout: 30,
+    headers: settings.headers ?? {},
+    ...(settings.overallRate === undefined ? {} : { overallRate: settings.overallRate }),
+    requests: [
+      {
+        method: 'GET',
+        // Every request takes the next path of the list, over all connections: a rotating mix.
+        setupRequest: (request) => {
+          const path = paths[next];
+          next = next + 1 === paths.length ? 0 : next + 1;
+          return { ...request, path };
+        },
+      },
+    ],
+  });
+  instance.on('response', (_client: unknown, _status: number, resBytes: number, responseTime: number) => {
+    if (count === latencies.length) {
+      const grown = new Float64Array(latencies.length * 2);
+      grown.set(latencies);
+      latencies = grown;
+    }
+    latencies[count++] = responseTime;
+    bytes += resBytes;
+  });
+  const result = await instance;
+  const wallSeconds = Number(process.hrtime.bigint() - wallBefore) / 1e9;
+  const cpuAfter = settings.serverPid === undefined ? null : processCpuSeconds(settings.serverPid);
+
+  const sorted = latencies.slice(0, count).sort();
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  const seconds = result.duration > 0 ? result.duration : wallSeconds;
+  const statusCodes: Record<string, number> = {};
+  for (const [code, { count: n }] of Object.entries(result.statusCodeStats)) statusCodes[code] = n;
+  const cpu = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null;
+  return {
+    requests: count,
+    seconds: round(seconds, 3),
+    rps: round(count / seconds, 1),
+    latencyMs: {
+      mean: round(count > 0 ? sum / count : 0, 3),
+      p50: round(percentile(sorted, 50), 3),
+      p90: round(percentile(sorted, 90), 3),
+      p975: round(percentile(sorted, 97.5), 3),
+      p99: round(percentile(sorted, 99), 3),
+      max: round(count > 0 ? sorted[count - 1] : 0, 3),
+    },
+    non2xx: result.non2xx,
+    socketErrors: result.errors,
+    timeouts: result.timeouts,
+    errors: result.non2xx + result.errors,
+    statusCodes,
+    bytesPerResponse: count > 0 ? Math.round(bytes / count) : 0,
+    serverCpuUsPerRequest: cpu === null || count === 0 ? null : round((cpu * 1e6) / count, 1),
+    serverCores: cpu === null ? null : round(cpu / wallSeconds, 2),
+    loadAverage: round(os.loadavg()[0], 2),
+    connections: settings.connections,
+    overallRate: settings.overallRate ?? null,
+  };
+}

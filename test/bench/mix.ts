@@ -1,0 +1,161 @@
+// The request mix of each endpoint class, drawn from the generated catalog (seeded: the same
+// catalog and seed give the same requests). Paths are relative to the server's origin.
+import { Random } from '../../fixtures/generate.js';
+import { FUNDER_TYPES, FUNDING_TYPES, PROVINCES } from '../../src/grants/schema.js';
+import { wordsOf, type CatalogSample } from './catalog.js';
+
+export const PREFIX = '/external/v1';
+
+export const CLASS_NAMES = ['text', 'filters', 'combined', 'deep', 'searchMix', 'byId', 'filterOptions', 'usage'] as const;
+export type ClassName = (typeof CLASS_NAMES)[number];
+
+export const CLASS_LABELS: Record<ClassName, string> = {
+  text: 'text search, 1–3 words',
+  filters: 'filter-only lists',
+  combined: 'search + filters',
+  deep: 'deep pages (~p.200 × 20)',
+  searchMix: 'search mix (the 4 above)',
+  byId: '/grants/:id',
+  filterOptions: '/grants/filters',
+  usage: '/subscription/usage',
+};
+
+/** Classes that GET /grants serves (their mix is the "search mix"). */
+export const SEARCH_CLASSES = ['text', 'filters', 'combined', 'deep'] as const satisfies readonly ClassName[];
+
+export type Mix = Record<ClassName, string[]>;
+
+const STOPWORDS = new Set(
+  ('a an and are as at by for from in into is it of on or the to with ' +
+    "au aux avec d de des du en et l la le les par pour sur un une à").split(' '),
+);
+
+const isAccented = (word: string) => /[^\x00-\x7f]/.test(word);
+const contentWords = (text: string) => wordsOf(text).filter((w) => w.length >= 3 && !STOPWORDS.has(w) && !/^\d+$/.test(w));
+
+/** Removes accents, as a partner typing "quebec" would. */
+const plain = (word: string) => word.normalize('NFD').replace(/\p{M}/gu, '');
+
+/** Case as partners type it: mostly lower-case, sometimes capitalised. */
+function typed(rng: Random, word: string): string {
+  return rng.chance(0.3) ? word[0].toUpperCase() + word.slice(1) : word;
+}
+
+function query(params: [string, string | number][]): string {
+  return params.map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&');
+}
+
+const searchPath = (params: [string, string | number][]) => `${PREFIX}/grants${params.length > 0 ? `?${query(params)}` : ''}`;
+
+function textWords(rng: Random, sample: CatalogSample, french: string[]): string {
+  const roll = rng.float();
+  if (roll < 0.7) {
+    // 1–3 consecutive content words of a real title.
+    const words = contentWords(rng.pick(sample.titles));
+    if (words.length > 0) {
+      const n = Math.min(words.length, rng.weighted([1, 2, 3], [45, 35, 20]));
+      const start = rng.int(words.length - n + 1);
+      return words
+        .slice(start, start + n)
+        .map((w) => typed(rng, w))
+        .join(' ');
+    }
+  }
+  if (roll < 0.85 || french.length === 0) {
+    const words = contentWords(rng.pick(sample.funders));
+    if (words.length > 0) return words.slice(0, rng.weighted([1, 2], [70, 30])).join(' ');
+  }
+  // French words with their accents (Québec, Montréal, économie) or typed without them.
+  const word = rng.pick(french);
+  return rng.chance(0.5) ? typed(rng, word) : plain(word);
+}
+
+function filterParams(rng: Random, sample: CatalogSample, minFilters = 1): [string, string | number][] {
+  const params: [string, string | number][] = [];
+  while (params.length < minFilters) {
+    params.length = 0;
+    if (rng.chance(0.45)) params.push(['funderType', rng.sample(FUNDER_TYPES, rng.weighted([1, 2], [70, 30])).join(',')]);
+    if (rng.chance(0.45)) params.push(['fundingType', rng.sample(FUNDING_TYPES, rng.weighted([1, 2], [70, 30])).join(',')]);
+    if (rng.chance(0.55)) params.push(['eligibleProvinces', rng.sample(PROVINCES, rng.weighted([1, 2, 3], [50, 30, 20])).join(',')]);
+    if (rng.chance(0.2)) {
+      const min = rng.pick([1000, 5000, 10000, 25000, 50000, 100000]);
+      params.push(['amountMin', min]);
+      if (rng.chance(0.5)) params.push(['amountMax', min * rng.pick([2, 5, 10, 20])]);
+    } else if (rng.chance(0.1)) {
+      params.push(['amountMax', rng.pick([5000, 20000, 100000, 500000])]);
+    }
+  }
+  void sample;
+  return params;
+}
+
+/**
+ * Builds every class's request list. `sample` is a uniform sample of the catalog; `grants` is the
+ * catalog's size (to aim deep pages at words common enough to reach them).
+ */
+export function buildMix(sample: CatalogSample, grants: number, seed: number): Mix {
+  const rng = new Random(seed ^ 0x6a09e667);
+  const allWords = [...sample.documentFrequency.keys()];
+  const french = allWords.filter((w) => isAccented(w) && w.length >= 4 && !STOPWORDS.has(w)).sort();
+
+  const text: string[] = [];
+  for (let i = 0; i < 400; i++) {
+    const params: [string, string | number][] = [['search', textWords(rng, sample, french)]];
+    if (rng.chance(0.25)) params.push(['limit', rng.pick([10, 50])]);
+    text.push(searchPath(params));
+  }
+
+  const filters: string[] = [];
+  for (let i = 0; i < 400; i++) {
+    const params = filterParams(rng, sample);
+    const page = rng.weighted([1, 2, 3, 5], [70, 15, 10, 5]);
+    if (page > 1) params.push(['page', page]);
+    const limit = rng.weighted([20, 10, 50, 100], [60, 15, 15, 10]);
+    if (limit !== 20) params.push(['limit', limit]);
+    filters.push(searchPath(params));
+  }
+
+  const combined: string[] = [];
+  for (let i = 0; i < 400; i++) {
+    const words = textWords(rng, sample, french).split(' ').slice(0, 2).join(' ');
+    combined.push(searchPath([['search', words], ...filterParams(rng, sample)]));
+  }
+
+  // Deep pages: around page 200 of 20, on queries matching enough grants to reach it.
+  const deep: string[] = [];
+  const reach = (share: number) => Math.floor((share * grants) / 20);
+  const common = allWords
+    .map((w) => ({ w, share: (sample.documentFrequency.get(w) ?? 0) / sample.size }))
+    .filter(({ w, share }) => w.length >= 3 && !STOPWORDS.has(w) && reach(share) >= 60)
+    .sort((a, b) => b.share - a.share || (a.w < b.w ? -1 : 1))
+    .slice(0, 40);
+  for (let i = 0; i < 200; i++) {
+    const roll = rng.float();
+    let params: [string, string | number][];
+    let maxPage = reach(1);
+    if (roll < 0.35 || common.length === 0) {
+      params = [];
+    } else if (roll < 0.65) {
+      params = [['fundingType', 'GRANT,LOAN,TAX_CREDIT']];
+      maxPage = reach(0.5);
+    } else {
+      const { w, share } = rng.pick(common);
+      params = [['search', w]];
+      maxPage = reach(share * 0.9);
+    }
+    const page = Math.max(2, Math.min(maxPage, 500, rng.range(150, 250)));
+    deep.push(searchPath([...params, ['page', page], ['limit', 20]]));
+  }
+
+  const byId = rng.sample(sample.ids, sample.ids.length).map((id) => `${PREFIX}/grants/${encodeURIComponent(id)}`);
+  const usage = [1, 7, 30, 90, 30, 30].map((days) => `${PREFIX}/subscription/usage?days=${days}`);
+
+  // The search mix: the four /grants classes interleaved 40/25/25/10.
+  const searchMix: string[] = [];
+  for (let i = 0; i < 800; i++) {
+    const from = rng.weighted([text, filters, combined, deep], [40, 25, 25, 10]);
+    searchMix.push(rng.pick(from));
+  }
+
+  return { text, filters, combined, deep, searchMix, byId, filterOptions: [`${PREFIX}/grants/filters`], usage };
+}

@@ -1,0 +1,106 @@
+// Child processes of the bench: the API (production build), the baseline servers and the admin CLI.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import path from 'node:path';
+import { REPO_ROOT } from './catalog.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface RunningProcess {
+  name: string;
+  pid: number;
+  origin: string;
+  child: ChildProcess;
+  /** Where its stdout and stderr go. */
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+/** Polls GET /healthz (or the given path) until it answers 200. */
+async function waitReady(child: ChildProcess, origin: string, readyPath: string, name: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} before it was ready`);
+    try {
+      const response = await fetch(origin + readyPath, { signal: AbortSignal.timeout(1000) });
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${name} was not ready within ${timeoutMs} ms`);
+}
+
+export async function startProcess(options: {
+  name: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  port: number;
+  logDir: string;
+  readyPath?: string;
+}): Promise<RunningProcess> {
+  const logFile = path.join(options.logDir, `${options.name}.log`);
+  const log = createWriteStream(logFile);
+  const child = spawn(process.execPath, options.args, { cwd: REPO_ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.pipe(log, { end: false });
+  child.stderr!.pipe(log, { end: false });
+  const origin = `http://127.0.0.1:${options.port}`;
+  try {
+    await waitReady(child, origin, options.readyPath ?? '/healthz', options.name, 60_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new Error(`${(error as Error).message}; see ${logFile}`);
+  }
+  const exited = once(child, 'exit');
+  return {
+    name: options.name,
+    pid: child.pid!,
+    origin,
+    child,
+    logFile,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+      log.end();
+    },
+  };
+}
+
+/** Runs a CLI of bin/ to completion; resolves with its stdout, rejects on a non-zero exit. */
+export async function runCli(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const child = spawn(process.execPath, [script, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`${script} ${args.join(' ')} exited ${code}: ${err.trim()}`);
+  return out;
+}
+
+/** An ENTERPRISE subscription with high overrides, made with grants-admin; returns its key. */
+export async function createBenchSubscription(env: NodeJS.ProcessEnv): Promise<{ subscriptionId: string; apiKey: string }> {
+  const out = await runCli(
+    'bin/grants-admin.js',
+    ['subscription', 'create', '--name', 'bench', '--tier', 'ENTERPRISE', '--rate-limit', '100000', '--monthly-limit', '1000000000', '--json'],
+    env,
+  );
+  const created = JSON.parse(out) as { subscriptionId: string; apiKey: string };
+  return { subscriptionId: created.subscriptionId, apiKey: created.apiKey };
+}

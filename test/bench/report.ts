@@ -1,0 +1,227 @@
+// The bench's results: their shape (the JSON file), the human tables and the targets.
+import type { IndexerRun } from './catalog.js';
+import type { LoadResult } from './load.js';
+import { CLASS_LABELS, type ClassName } from './mix.js';
+
+export interface ClassResult {
+  name: ClassName;
+  label: string;
+  /** Distinct requests in the class's rotation. */
+  distinctRequests: number;
+  /** Mean JSON body size of the API's answers (from the pre-flight pass); the ceiling serves this size. */
+  bodyBytes: number;
+  api: LoadResult;
+  direct: LoadResult | null;
+  ceiling: LoadResult;
+}
+
+export interface LayerConfigResult {
+  name: string;
+  env: Record<string, string>;
+  /** Per measured class: one result per round. */
+  runs: Record<string, LoadResult[]>;
+  /** Per measured class: medians over the rounds. */
+  median: Record<string, { rps: number; p50: number; p99: number; cpuUsPerRequest: number | null }>;
+  readiness?: unknown;
+}
+
+export interface Target {
+  name: string;
+  measured: string;
+  holds: boolean | null;
+  note?: string;
+}
+
+export interface BenchResults {
+  meta: Record<string, unknown>;
+  catalog: { grants: number; fileBytes: number; generateSeconds: number; indexer: IndexerRun; mixSizes: Record<string, number>; preflight: unknown };
+  classes: ClassResult[];
+  singleConnectionText: LoadResult | null;
+  fixedRate: { rate: number; api: LoadResult; direct: LoadResult | null } | null;
+  layers: LayerConfigResult[];
+  layerCosts: Record<string, Record<string, number>>;
+  apiPeakRssMiB: number | null;
+  usageLogRows: number | null;
+  targets: Target[];
+}
+
+const n0 = (v: number) => Math.round(v).toLocaleString('en-US');
+const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const pct = (v: number) => `${Math.round(v * 100)}%`;
+
+function table(header: string[], rows: string[][], rightAlign = true): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 || !rightAlign ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** The same tables as markdown, for the README. */
+function markdown(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
+}
+
+function classRows(results: BenchResults): { header: string[]; rows: string[][] } {
+  const header = ['class', 'req/s', 'p50 ms', 'p97.5 ms', 'p99 ms', 'errors', 'CPU µs/req', 'direct req/s', 'API/direct', 'ceiling req/s', 'API/ceiling'];
+  const rows = results.classes.map((c) => [
+    c.label,
+    n0(c.api.rps),
+    ms(c.api.latencyMs.p50),
+    ms(c.api.latencyMs.p975),
+    ms(c.api.latencyMs.p99),
+    String(c.api.errors),
+    c.api.serverCpuUsPerRequest === null ? '–' : n0(c.api.serverCpuUsPerRequest),
+    c.direct === null ? '–' : n0(c.direct.rps),
+    c.direct === null ? '–' : pct(c.api.rps / c.direct.rps),
+    n0(c.ceiling.rps),
+    pct(c.api.rps / c.ceiling.rps),
+  ]);
+  const one = results.singleConnectionText;
+  if (one !== null) {
+    rows.push([`${CLASS_LABELS.text}, 1 connection`, n0(one.rps), ms(one.latencyMs.p50), ms(one.latencyMs.p975), ms(one.latencyMs.p99), String(one.errors), one.serverCpuUsPerRequest === null ? '–' : n0(one.serverCpuUsPerRequest), '–', '–', '–', '–']);
+  }
+  const fixed = results.fixedRate;
+  if (fixed !== null) {
+    const f = fixed.api;
+    rows.push([`search mix at ${fixed.rate} req/s`, n0(f.rps), ms(f.latencyMs.p50), ms(f.latencyMs.p975), ms(f.latencyMs.p99), String(f.errors), f.serverCpuUsPerRequest === null ? '–' : n0(f.serverCpuUsPerRequest), fixed.direct === null ? '–' : `p99 ${ms(fixed.direct.latencyMs.p99)} ms`, '–', '–', '–']);
+  }
+  return { header, rows };
+}
+
+function layerRows(results: BenchResults): { header: string[]; rows: string[][] } {
+  const classes = Object.keys(results.layers[0]?.median ?? {});
+  const header = ['layers', ...classes.flatMap((c) => [`${CLASS_LABELS[c as ClassName] ?? c} req/s`, 'vs all on', 'CPU µs/req'])];
+  const base = results.layers[0];
+  const rows = results.layers.map((layer) => [
+    layer.name,
+    ...classes.flatMap((c) => {
+      const m = layer.median[c];
+      return [n0(m.rps), pct(m.rps / base.median[c].rps), m.cpuUsPerRequest === null ? '–' : n0(m.cpuUsPerRequest)];
+    }),
+  ]);
+  return { header, rows };
+}
+
+export function formatReport(results: BenchResults, format: 'text' | 'markdown' = 'text'): string {
+  const render = format === 'text' ? table : markdown;
+  const m = results.meta as Record<string, any>;
+  const ix = results.catalog.indexer;
+  const out: string[] = [];
+  out.push(
+    `grants-api bench — engine ${m.engine}, ${n0(results.catalog.grants)} grants, ${m.connections} connections, ${m.durationSeconds} s per run, ` +
+      `API LOG_LEVEL=${m.apiLogLevel}, ${m.cpus} cores, load average ${m.loadAverageStart} → ${m.loadAverageEnd}`,
+  );
+  out.push(
+    `indexer (child process, ${ix.engine}): ${n0(ix.indexed)} grants in ${ix.seconds.toFixed(1)} s = ${n0(ix.recordsPerSecond)} records/s, ` +
+      `peak RSS ${ix.peakRssMiB.toFixed(0)} MiB` + (results.apiPeakRssMiB === null ? '' : `; API peak RSS ${results.apiPeakRssMiB.toFixed(0)} MiB`),
+  );
+  out.push('');
+  const c = classRows(results);
+  out.push(render(c.header, c.rows));
+  if (results.layers.length > 0) {
+    out.push('');
+    const l = layerRows(results);
+    out.push(render(l.header, l.rows));
+  }
+  out.push('');
+  out.push('targets:');
+  for (const t of results.targets) {
+    const verdict = t.holds === null ? 'NOT MEASURED' : t.holds ? 'HOLDS' : 'MISSED';
+    out.push(`  [${verdict}] ${t.name}: ${t.measured}${t.note ? ` (${t.note})` : ''}`);
+  }
+  return out.join('\n');
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+export function medianOf(runs: LoadResult[]): LayerConfigResult['median'][string] {
+  const cpu = runs.map((r) => r.serverCpuUsPerRequest).filter((v): v is number => v !== null);
+  return {
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.latencyMs.p50)),
+    p99: median(runs.map((r) => r.latencyMs.p99)),
+    cpuUsPerRequest: cpu.length > 0 ? median(cpu) : null,
+  };
+}
+
+export function evaluateTargets(results: BenchResults, engine: string, grants: number): Target[] {
+  const targets: Target[] = [];
+  const cls = (name: ClassName) => results.classes.find((c) => c.name === name);
+
+  const byId = cls('byId');
+  targets.push(
+    byId === undefined
+      ? { name: '/grants/:id ≥ 50% of the bare node:http ceiling', measured: 'not run', holds: null }
+      : {
+          name: '/grants/:id ≥ 50% of the bare node:http ceiling',
+          measured: `${n0(byId.api.rps)} vs ${n0(byId.ceiling.rps)} req/s = ${pct(byId.api.rps / byId.ceiling.rps)}`,
+          holds: byId.api.rps / byId.ceiling.rps >= 0.5,
+        },
+  );
+
+  const mix = cls('searchMix');
+  const direct = mix?.direct ?? null;
+  const mixTarget = (name: string, wanted: boolean, threshold: number) => {
+    if (!wanted) return { name, measured: `needs --engine ${engine === 'sqlite' ? 'elasticsearch' : 'sqlite'}`, holds: null };
+    if (mix === undefined || direct === null) return { name, measured: 'not run', holds: null };
+    const ratio = mix.api.rps / direct.rps;
+    return { name, measured: `${n0(mix.api.rps)} vs ${n0(direct.rps)} req/s = ${pct(ratio)}`, holds: ratio >= threshold };
+  };
+  targets.push(mixTarget('search mix ≥ 70% of the direct-SQLite baseline', engine === 'sqlite', 0.7));
+  targets.push(mixTarget('search mix on Elasticsearch ≥ 85% of direct _search', engine === 'elasticsearch', 0.85));
+
+  const fixed = results.fixedRate;
+  targets.push(
+    fixed === null
+      ? { name: 'search mix p99 < 25 ms at a fixed 200 req/s', measured: 'not run', holds: null }
+      : {
+          name: `search mix p99 < 25 ms at a fixed ${fixed.rate} req/s (${engine})`,
+          measured: `p99 ${ms(fixed.api.latencyMs.p99)} ms over ${n0(fixed.api.requests)} requests (${n0(fixed.api.rps)} req/s achieved)`,
+          holds: fixed.api.latencyMs.p99 < 25 && fixed.api.errors === 0,
+        },
+  );
+
+  const on = results.layers.find((l) => l.name === 'all on');
+  const off = results.layers.find((l) => l.name === 'all three off');
+  if (on === undefined || off === undefined) {
+    targets.push({ name: 'auth + limits + usage cost ≤ 10% of throughput', measured: 'not run', holds: null });
+  } else {
+    const costs = Object.keys(on.median).map((c) => ({ c, cost: 1 - on.median[c].rps / off.median[c].rps }));
+    targets.push({
+      name: 'auth + limits + usage cost ≤ 10% of throughput',
+      measured: costs.map(({ c, cost }) => `${CLASS_LABELS[c as ClassName] ?? c}: ${pct(cost)}`).join(', '),
+      holds: costs.every(({ cost }) => cost <= 0.1),
+      note: 'cost = 1 − req/s(all on) / req/s(all three off), medians over rounds',
+    });
+  }
+
+  const million = grants >= 1_000_000;
+  const one = results.singleConnectionText;
+  targets.push(
+    !million || engine !== 'sqlite'
+      ? { name: '1,000,000 grants: embedded text search p50 < 50 ms', measured: 'only measured with --grants 1000000 --engine sqlite', holds: null }
+      : one === null
+        ? { name: '1,000,000 grants: embedded text search p50 < 50 ms', measured: 'not run', holds: null }
+        : {
+            name: '1,000,000 grants: embedded text search p50 < 50 ms',
+            measured: `p50 ${ms(one.latencyMs.p50)} ms (1 connection, no queueing); at ${results.meta.connections} connections p50 ${ms(cls('text')?.api.latencyMs.p50 ?? NaN)} ms`,
+            holds: one.latencyMs.p50 < 50,
+          },
+  );
+  const ix = results.catalog.indexer;
+  targets.push(
+    !million
+      ? { name: '1,000,000 grants: indexer peak memory < 300 MB', measured: `only measured with --grants 1000000 (here ${ix.peakRssMiB.toFixed(0)} MiB at ${n0(grants)})`, holds: null }
+      : {
+          name: '1,000,000 grants: indexer peak memory < 300 MB',
+          measured: `${(ix.peakRssMiB * 1.048576).toFixed(0)} MB (${ix.peakRssMiB.toFixed(0)} MiB) peak RSS`,
+          holds: ix.peakRssMiB * 1.048576 < 300,
+        },
+  );
+  return targets;
+}

@@ -1,0 +1,523 @@
+// npm run bench [-- options]: generates a catalog, indexes it with the real indexer, starts the
+// production build of the API and the baseline servers as child processes, drives them with
+// autocannon per endpoint class, measures what each middleware layer costs, prints a table with
+// every figure's ratio to its baseline, checks the targets and writes the results as JSON.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { Redis } from 'ioredis';
+import { Client } from '@elastic/elasticsearch';
+import { BENCH_LAYERS, LOG_LEVELS } from '../../src/config.js';
+import { procMemory, REPO_ROOT, runIndexer, writeCatalog } from './catalog.js';
+import { drive, type LoadResult, type LoadSettings } from './load.js';
+import { buildMix, CLASS_LABELS, CLASS_NAMES, type ClassName, type Mix } from './mix.js';
+import { createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
+import { evaluateTargets, formatReport, medianOf, type BenchResults, type ClassResult, type LayerConfigResult } from './report.js';
+
+const HELP = `Usage: npm run bench -- [options]
+
+Generates N grants with the fixture generator, indexes them with grants-indexer (a child
+process: records/s and peak RSS), starts the API (node dist/src/main.js, LOG_LEVEL=warn) and
+bare node:http baselines as child processes, and drives each with autocannon per endpoint
+class. Prints every figure with its ratio to its baseline, the cost of each middleware layer
+(BENCH_DISABLE_LAYERS), which targets hold, and writes everything as JSON.
+
+Options:
+  --quick               short runs (whole bench well under 5 minutes)
+  --grants N            catalog size (default 10000; e.g. 100000, 1000000)
+  --duration S          seconds per measured run (default 10; --quick 3)
+  --connections C       autocannon connections (default 10)
+  --engine E            sqlite (default) or elasticsearch (ELASTICSEARCH_URL, default
+                        http://127.0.0.1:9200; a unique alias, deleted at the end)
+  --out FILE            JSON results (default test/bench/results/<timestamp>.json)
+  --seed S              generator and mix seed (default 1)
+  --rounds R            rounds of the layer comparison, interleaved (default 3; --quick 1)
+  --only CLASSES        comma list of classes to run (${CLASS_NAMES.join(', ')})
+  --skip-layers         skip the layer-cost comparison
+  --log-level L         the API's LOG_LEVEL (default warn)
+  --redis-url URL       Redis for the "limits on Redis" run (default redis://127.0.0.1:6379)
+  --profile DIR         run the API under node --cpu-prof, profiles written to DIR
+  --keep-temp           keep the temporary directory (catalog, databases, server logs)
+  -h, --help            this help`;
+
+interface Options {
+  quick: boolean;
+  grants: number;
+  durationSeconds: number;
+  connections: number;
+  engine: 'sqlite' | 'elasticsearch';
+  out: string;
+  seed: number;
+  rounds: number;
+  only: ClassName[];
+  skipLayers: boolean;
+  logLevel: string;
+  redisUrl: string;
+  elasticsearchUrl: string;
+  profileDir: string | null;
+  keepTemp: boolean;
+}
+
+class UsageError extends Error {}
+
+function positiveInt(name: string, raw: string | undefined, fallback: number, max = 100_000_000): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new UsageError(`--${name} must be an integer from 1 to ${max} (got "${raw}")`);
+  return Number(raw);
+}
+
+function parseOptions(argv: string[]): Options | null {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      quick: { type: 'boolean', default: false },
+      grants: { type: 'string' },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      engine: { type: 'string' },
+      out: { type: 'string' },
+      seed: { type: 'string' },
+      rounds: { type: 'string' },
+      only: { type: 'string' },
+      'skip-layers': { type: 'boolean', default: false },
+      'log-level': { type: 'string' },
+      'redis-url': { type: 'string' },
+      profile: { type: 'string' },
+      'keep-temp': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return null;
+  const engine = values.engine ?? 'sqlite';
+  if (engine !== 'sqlite' && engine !== 'elasticsearch') throw new UsageError(`--engine must be sqlite or elasticsearch (got "${engine}")`);
+  const only = (values.only ?? CLASS_NAMES.join(','))
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  for (const name of only) {
+    if (!(CLASS_NAMES as readonly string[]).includes(name)) throw new UsageError(`--only takes ${CLASS_NAMES.join(', ')} (got "${name}")`);
+  }
+  const logLevel = values['log-level'] ?? 'warn';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  return {
+    quick: values.quick ?? false,
+    grants: positiveInt('grants', values.grants, 10_000),
+    durationSeconds: positiveInt('duration', values.duration, values.quick ? 3 : 10, 3600),
+    connections: positiveInt('connections', values.connections, 10, 1000),
+    engine,
+    out: path.resolve(values.out ?? path.join(REPO_ROOT, 'test/bench/results', `${stamp}.json`)),
+    seed: values.seed === undefined ? 1 : positiveInt('seed', values.seed, 1, 0xffffffff),
+    rounds: positiveInt('rounds', values.rounds, values.quick ? 1 : 3, 20),
+    only: only as ClassName[],
+    skipLayers: values['skip-layers'] ?? false,
+    logLevel,
+    redisUrl: values['redis-url'] ?? 'redis://127.0.0.1:6379',
+    elasticsearchUrl: (process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200').replace(/\/+$/, ''),
+    profileDir: values.profile === undefined ? null : path.resolve(values.profile),
+    keepTemp: values['keep-temp'] ?? false,
+  };
+}
+
+const say = (line: string) => process.stderr.write(`» ${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Settings the child processes must not inherit from the shell running the bench. */
+const INHERITED_OUT = ['PORT', 'HOST', 'DATA_DIR', 'SEARCH_ENGINE', 'LOG_LEVEL', 'SEED_CATALOG', 'SEED_FILE', 'DEMO_API_KEY', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'BENCH_DISABLE_LAYERS', 'ELASTICSEARCH_INDEX', 'NODE_OPTIONS'];
+
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of INHERITED_OUT) delete env[name];
+  return { ...env, ...extra };
+}
+
+interface Preflight {
+  /** Per class: the paths kept (2xx, and for deep pages a non-empty page). */
+  kept: Mix;
+  dropped: Record<string, { path: string; why: string }[]>;
+  bodyBytes: Record<string, number>;
+  pathBytes: Map<string, number>;
+}
+
+/** Sends every distinct request once: checks it succeeds, measures its body for the ceiling. */
+async function preflight(origin: string, key: string, mix: Mix): Promise<Preflight> {
+  const kept = {} as Mix;
+  const dropped: Preflight['dropped'] = {};
+  const bodyBytes: Record<string, number> = {};
+  const pathBytes = new Map<string, number>();
+  for (const name of CLASS_NAMES) {
+    if (name === 'searchMix') continue;
+    kept[name] = [];
+    dropped[name] = [];
+    const distinct = [...new Set(mix[name])];
+    // Ids: 300 of them suffice to check the class and measure its bodies.
+    const checked = name === 'byId' ? distinct.slice(0, 300) : distinct;
+    let bytes = 0;
+    for (const p of checked) {
+      const response = await fetch(origin + p, { headers: { Authorization: `Bearer ${key}` } });
+      const body = Buffer.from(await response.arrayBuffer());
+      if (!response.ok) {
+        dropped[name].push({ path: p, why: `${response.status} ${body.toString('utf8').slice(0, 200)}` });
+        continue;
+      }
+      if (name === 'deep' && (JSON.parse(body.toString('utf8')) as { data: unknown[] }).data.length === 0) {
+        dropped[name].push({ path: p, why: 'page past the end' });
+        continue;
+      }
+      kept[name].push(p);
+      pathBytes.set(p, body.length);
+      bytes += body.length;
+    }
+    if (name === 'byId') kept.byId = distinct.filter((p) => !dropped.byId.some((d) => d.path === p));
+    bodyBytes[name] = kept[name].length > 0 ? Math.round(bytes / Math.max(1, checked.length - dropped[name].length)) : 0;
+  }
+  const ok = new Set(Object.values(kept).flat());
+  kept.searchMix = mix.searchMix.filter((p) => ok.has(p));
+  const sizes = kept.searchMix.map((p) => pathBytes.get(p) ?? 0);
+  bodyBytes.searchMix = Math.round(sizes.reduce((a, b) => a + b, 0) / Math.max(1, sizes.length));
+  return { kept, dropped, bodyBytes, pathBytes };
+}
+
+function gitDescribe(): { commit: string; productChangesUncommitted: boolean } {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '';
+    return { commit, productChangesUncommitted: dirty };
+  } catch {
+    return { commit: 'unknown', productChangesUncommitted: false };
+  }
+}
+
+async function redisReachable(url: string): Promise<boolean> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
+  try {
+    await redis.connect();
+    return (await redis.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function deleteRedisKeys(url: string, prefix: string): Promise<number> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  let deleted = 0;
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) deleted += await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return deleted;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let options: Options | null;
+  try {
+    options = parseOptions(argv);
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n\n${HELP}\n`);
+    return 2;
+  }
+  if (options === null) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const o = options;
+  const started = Date.now();
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'grants-bench-'));
+  const logDir = path.join(tmp, 'logs');
+  mkdirSync(logDir);
+  const dataDir = path.join(tmp, 'data');
+  const alias = `bench-${randomBytes(5).toString('hex')}`;
+  const redisPrefix = `bench:${randomBytes(5).toString('hex')}:`;
+  const running: RunningProcess[] = [];
+  let usedRedis = false;
+  let indexedElasticsearch = false;
+  const warmupSeconds = o.quick ? 1 : 3;
+
+  const engineEnv: Record<string, string> = {
+    DATA_DIR: dataDir,
+    SEARCH_ENGINE: o.engine,
+    ELASTICSEARCH_URL: o.elasticsearchUrl,
+    ELASTICSEARCH_INDEX: alias,
+  };
+
+  try {
+    if (o.engine === 'elasticsearch') {
+      const health = await fetch(`${o.elasticsearchUrl}/_cluster/health`, { signal: AbortSignal.timeout(5000) }).catch(() => null);
+      if (health === null || !health.ok) throw new Error(`Elasticsearch does not answer at ${o.elasticsearchUrl}`);
+    }
+    const loadAverageStart = Math.round(os.loadavg()[0] * 100) / 100;
+    const git = gitDescribe();
+
+    // 1. Catalog: generate (streamed), index with the real indexer as a child process.
+    say(`generating ${o.grants.toLocaleString('en-US')} grants (seed ${o.seed})`);
+    const catalog = await writeCatalog(path.join(tmp, 'grants.ndjson'), o.grants, o.seed);
+    say(`  ${(catalog.bytes / 1048576).toFixed(1)} MiB in ${catalog.seconds.toFixed(1)} s; indexing with grants-indexer (${o.engine})`);
+    indexedElasticsearch = o.engine === 'elasticsearch';
+    const indexer = await runIndexer(catalog.file, cleanEnv(engineEnv));
+    if (indexer.exitCode !== 0) throw new Error(`grants-indexer exited ${indexer.exitCode}: ${indexer.output}`);
+    say(`  ${indexer.indexed.toLocaleString('en-US')} in ${indexer.seconds.toFixed(1)} s = ${Math.round(indexer.recordsPerSecond)} records/s, peak RSS ${indexer.peakRssMiB.toFixed(0)} MiB`);
+    rmSync(catalog.file, { force: true });
+    const mix = buildMix(catalog.sample, o.grants, o.seed);
+
+    // 2. The bench subscription, then the servers.
+    const { apiKey } = await createBenchSubscription(cleanEnv(engineEnv));
+    const auth = { Authorization: `Bearer ${apiKey}` };
+    const startApi = async (name: string, extra: Record<string, string> = {}, profile = false): Promise<RunningProcess> => {
+      const port = await freePort();
+      const args = profile && o.profileDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`, 'dist/src/main.js'] : ['dist/src/main.js'];
+      const api = await startProcess({
+        name,
+        args,
+        port,
+        logDir,
+        readyPath: '/readyz',
+        env: cleanEnv({ ...engineEnv, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: o.logLevel, SEED_CATALOG: 'false', ...extra }),
+      });
+      running.push(api);
+      return api;
+    };
+    const startBaseline = async (kind: string): Promise<RunningProcess> => {
+      const port = await freePort();
+      const server = await startProcess({
+        name: `baseline-${kind}`,
+        args: ['dist/test/bench/baselines.js', kind],
+        port,
+        logDir,
+        env: cleanEnv({ ...engineEnv, PORT: String(port) }),
+      });
+      running.push(server);
+      return server;
+    };
+    if (o.profileDir !== null) mkdirSync(o.profileDir, { recursive: true });
+    const api = await startApi('api', {}, true);
+    const direct = await startBaseline(o.engine);
+    const ceiling = await startBaseline('ceiling');
+
+    // 3. Pre-flight: every distinct request once (all must succeed; empty deep pages are dropped).
+    say('pre-flight: every distinct request once');
+    const pre = await preflight(api.origin, apiKey, mix);
+    const droppedCount = Object.fromEntries(Object.entries(pre.dropped).map(([k, v]) => [k, v.length]));
+    for (const [name, list] of Object.entries(pre.dropped)) {
+      const failures = list.filter((d) => d.why !== 'page past the end');
+      if (failures.length > 0) throw new Error(`pre-flight: ${failures.length} ${name} request(s) failed, e.g. ${failures[0].path}: ${failures[0].why}`);
+    }
+    const mixSizes = Object.fromEntries(CLASS_NAMES.map((c) => [c, pre.kept[c].length]));
+
+    const load = (server: RunningProcess, paths: string[], extra: Partial<LoadSettings> = {}): Promise<LoadResult> =>
+      drive({ origin: server.origin, paths, connections: o.connections, durationSeconds: o.durationSeconds, headers: auth, serverPid: server.pid, ...extra });
+    // Warm-up (JIT, caches) on what will be measured: the search mix and /grants/:id.
+    const warmSearch = o.only.some((c) => c !== 'byId') || !o.skipLayers;
+    const warmById = o.only.includes('byId') || !o.skipLayers;
+    const warm = async (server: RunningProcess, headers: Record<string, string> = auth) => {
+      if (warmSearch) await drive({ origin: server.origin, paths: pre.kept.searchMix, connections: o.connections, durationSeconds: warmupSeconds, headers });
+      if (warmById) await drive({ origin: server.origin, paths: pre.kept.byId, connections: o.connections, durationSeconds: Math.max(1, warmupSeconds / 2), headers });
+    };
+    say(`warming up (${warmupSeconds} s per server)`);
+    await warm(api);
+    await warm(direct);
+    await warm(ceiling, { ...auth, 'X-Bench-Bytes': String(pre.bodyBytes.searchMix) });
+
+    // 4. Each class: the API, its direct-engine baseline, the ceiling with the same body size.
+    const classes: ClassResult[] = [];
+    const line = (what: string, r: LoadResult) =>
+      say(`  ${what.padEnd(34)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.latencyMs.p50.toFixed(2)}  p99 ${r.latencyMs.p99.toFixed(2)} ms  errors ${r.errors}  cpu ${r.serverCpuUsPerRequest ?? '–'} µs/req  load ${r.loadAverage}`);
+    let usageLogRows: number | null = null;
+    for (const name of CLASS_NAMES) {
+      if (!o.only.includes(name)) continue;
+      const paths = pre.kept[name];
+      if (paths.length === 0) {
+        say(`  ${name}: no request left after pre-flight; skipped`);
+        continue;
+      }
+      if (name === 'usage') {
+        const db = new Database(path.join(dataDir, 'subscriptions.sqlite'), { readonly: true, fileMustExist: true });
+        usageLogRows = db.prepare('SELECT count(*) FROM usage_log').pluck().get() as number;
+        db.close();
+      }
+      const apiResult = await load(api, paths);
+      line(`${name} API`, apiResult);
+      let directResult: LoadResult | null = null;
+      if (name !== 'usage') {
+        directResult = await load(direct, paths);
+        line(`${name} direct ${o.engine}`, directResult);
+      }
+      const ceilingResult = await load(ceiling, paths, { headers: { ...auth, 'X-Bench-Bytes': String(pre.bodyBytes[name]) } });
+      line(`${name} ceiling (${pre.bodyBytes[name]} B)`, ceilingResult);
+      classes.push({
+        name,
+        label: CLASS_LABELS[name],
+        distinctRequests: new Set(paths).size,
+        bodyBytes: pre.bodyBytes[name],
+        api: apiResult,
+        direct: directResult,
+        ceiling: ceilingResult,
+      });
+    }
+
+    // Text search latency without queueing (the 1,000,000-grant target), and the search mix at a fixed rate.
+    let singleConnectionText: LoadResult | null = null;
+    if (o.only.includes('text')) {
+      singleConnectionText = await load(api, pre.kept.text, { connections: 1 });
+      line('text API, 1 connection', singleConnectionText);
+    }
+    let fixedRate: BenchResults['fixedRate'] = null;
+    if (o.only.includes('searchMix')) {
+      const rate = 200;
+      const fixedApi = await load(api, pre.kept.searchMix, { overallRate: rate, durationSeconds: Math.max(o.durationSeconds, 5) });
+      line(`searchMix API at ${rate} req/s`, fixedApi);
+      const fixedDirect = await load(direct, pre.kept.searchMix, { overallRate: rate, durationSeconds: Math.max(o.durationSeconds, 5) });
+      line(`searchMix direct at ${rate} req/s`, fixedDirect);
+      fixedRate = { rate, api: fixedApi, direct: fixedDirect };
+    }
+    const apiMemory = procMemory(api.pid);
+    await api.stop();
+
+    // 5. The cost of each layer: one API per configuration, measured in interleaved rounds.
+    const layers: LayerConfigResult[] = [];
+    const layerCosts: BenchResults['layerCosts'] = {};
+    if (!o.skipLayers) {
+      const configs: { name: string; env: Record<string, string> }[] = [
+        { name: 'all on', env: {} },
+        { name: 'auth off', env: { BENCH_DISABLE_LAYERS: 'auth' } },
+        { name: 'limits off', env: { BENCH_DISABLE_LAYERS: 'limits' } },
+        { name: 'usage off', env: { BENCH_DISABLE_LAYERS: 'usage' } },
+        { name: 'all three off', env: { BENCH_DISABLE_LAYERS: BENCH_LAYERS.join(',') } },
+      ];
+      if (await redisReachable(o.redisUrl)) {
+        configs.push({ name: 'all on, limits on Redis', env: { REDIS_URL: o.redisUrl, REDIS_KEY_PREFIX: redisPrefix } });
+        usedRedis = true;
+      } else {
+        say(`Redis does not answer at ${o.redisUrl}: the "limits on Redis" run is skipped`);
+      }
+      const layerClasses = (['byId', 'searchMix'] as const).filter((c) => pre.kept[c].length > 0);
+      const servers: RunningProcess[] = [];
+      for (const config of configs) servers.push(await startApi(`api-${config.name.replace(/[^a-z]+/g, '-')}`, config.env));
+      const layerSeconds = o.quick ? o.durationSeconds : Math.max(3, Math.round(o.durationSeconds / 2));
+      say(`layers: ${configs.length} configurations × ${layerClasses.join(', ')} × ${o.rounds} round(s) of ${layerSeconds} s`);
+      for (const server of servers) await warm(server);
+      const runs = configs.map(() => Object.fromEntries(layerClasses.map((c) => [c, [] as LoadResult[]])));
+      for (let round = 0; round < o.rounds; round++) {
+        for (let i = 0; i < configs.length; i++) {
+          for (const c of layerClasses) {
+            const r = await load(servers[i], pre.kept[c], { durationSeconds: layerSeconds });
+            runs[i][c].push(r);
+            line(`${configs[i].name} ${c} (round ${round + 1})`, r);
+          }
+        }
+      }
+      for (let i = 0; i < configs.length; i++) {
+        let readiness: unknown;
+        try {
+          readiness = await (await fetch(`${servers[i].origin}/readyz`)).json();
+        } catch {
+          readiness = null;
+        }
+        layers.push({
+          name: configs[i].name,
+          env: configs[i].env,
+          runs: runs[i],
+          median: Object.fromEntries(layerClasses.map((c) => [c, medianOf(runs[i][c])])),
+          readiness,
+        });
+        await servers[i].stop();
+      }
+      for (const layer of layers) {
+        layerCosts[layer.name] = Object.fromEntries(layerClasses.map((c) => [c, Math.round((layer.median[c].rps / layers[0].median[c].rps) * 1000) / 1000]));
+      }
+    }
+
+    const results: BenchResults = {
+      meta: {
+        date: new Date().toISOString(),
+        command: `npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
+        engine: o.engine,
+        grants: o.grants,
+        seed: o.seed,
+        quick: o.quick,
+        durationSeconds: o.durationSeconds,
+        warmupSeconds,
+        connections: o.connections,
+        layerRounds: o.skipLayers ? 0 : o.rounds,
+        apiLogLevel: o.logLevel,
+        apiCommand: 'node dist/src/main.js',
+        node: process.version,
+        cpus: os.cpus().length,
+        cpuModel: os.cpus()[0]?.model ?? 'unknown',
+        memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+        loadAverageStart,
+        loadAverageEnd: Math.round(os.loadavg()[0] * 100) / 100,
+        git,
+        elapsedSeconds: Math.round((Date.now() - started) / 1000),
+        latencyNote: 'per response, send to last byte, recorded by the bench from autocannon response events (not corrected for coordinated omission)',
+      },
+      catalog: {
+        grants: o.grants,
+        fileBytes: catalog.bytes,
+        generateSeconds: catalog.seconds,
+        indexer,
+        mixSizes,
+        preflight: { dropped: droppedCount, bodyBytes: pre.bodyBytes },
+      },
+      classes,
+      singleConnectionText,
+      fixedRate,
+      layers,
+      layerCosts,
+      apiPeakRssMiB: apiMemory === null ? null : apiMemory.hwmKiB / 1024,
+      usageLogRows,
+      targets: [],
+    };
+    results.targets = evaluateTargets(results, o.engine, o.grants);
+    mkdirSync(path.dirname(o.out), { recursive: true });
+    writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
+    process.stdout.write(`\n${formatReport(results)}\n\nresults: ${path.relative(process.cwd(), o.out)} (${results.meta.elapsedSeconds} s)\n`);
+    if (o.profileDir !== null) process.stdout.write(`CPU profiles of the API: ${o.profileDir}\n`);
+    return 0;
+  } finally {
+    await Promise.allSettled(running.map((p) => p.stop()));
+    if (usedRedis) {
+      try {
+        await deleteRedisKeys(o.redisUrl, redisPrefix);
+      } catch (error) {
+        say(`could not delete Redis keys ${redisPrefix}*: ${(error as Error).message}`);
+      }
+    }
+    if (indexedElasticsearch) {
+      const client = new Client({ node: o.elasticsearchUrl, requestTimeout: 30_000 });
+      try {
+        await client.indices.delete({ index: `${alias}-*`, ignore_unavailable: true, allow_no_indices: true });
+      } catch (error) {
+        say(`could not delete Elasticsearch indexes ${alias}-*: ${(error as Error).message}`);
+      } finally {
+        await client.close();
+      }
+    }
+    if (o.keepTemp) say(`kept ${tmp}`);
+    else rmSync(tmp, { recursive: true, force: true });
+    await sleep(0);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);
