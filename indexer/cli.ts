@@ -139,8 +139,13 @@ export async function runIndexer(argv: string[], env: NodeJS.ProcessEnv = proces
     if (values.source === undefined) throw new UsageError(`${command} needs --source <file|->`);
     if (command === 'reindex' && values.prune) throw new UsageError('--prune applies to sync only');
     if (command === 'sync' && config.searchEngine === 'elasticsearch' && !values['skip-invalid'] && values.source !== '-') {
-      // Elasticsearch has no transaction: find rejections before changing anything.
-      for await (const _ of validRecords(readSource(openSource(values.source)), rejections));
+      // Elasticsearch has no transaction: find rejections (duplicates included) before changing anything.
+      const ids = new Set<string>();
+      for await (const item of validRecords(readSource(openSource(values.source)), rejections)) {
+        if (!('grant' in item)) continue;
+        if (ids.has(item.grant.id)) rejections.duplicate(item.grant);
+        else ids.add(item.grant.id);
+      }
       gate();
     }
     const items = validRecords(readSource(openSource(values.source)), rejections);

@@ -8,16 +8,16 @@ import type { SearchEngine } from './search/engine.js';
 import { createCatalogWriter } from './search/factory.js';
 
 export async function seedCatalogIfEmpty(config: Config, engine: SearchEngine, log: Logger): Promise<void> {
-  let count: number;
+  let empty: boolean;
   try {
-    count = await engine.count();
+    empty = await engine.isEmpty();
   } catch (error) {
     if (!(error instanceof ServiceUnavailableError)) throw error;
     // Never down: serve 503s until the engine answers, and recover by itself.
     log.error('the search engine is unavailable at start-up; grant endpoints answer 503 until it is back', { engine: engine.name, reason: error.message });
     return;
   }
-  if (count > 0) return;
+  if (!empty) return;
   if (!config.seedCatalog) {
     log.warn(
       config.searchEngine === 'elasticsearch'

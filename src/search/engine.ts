@@ -32,6 +32,8 @@ export interface SearchEngine {
   filterOptions(): Promise<FilterOptions>;
   /** Number of grants in the catalog being served; throws ServiceUnavailableError when unreachable. */
   count(): Promise<number>;
+  /** True when there is no catalog to serve yet (empty, or on Elasticsearch a missing alias). */
+  isEmpty(): Promise<boolean>;
   close(): Promise<void>;
 }
 

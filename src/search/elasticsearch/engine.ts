@@ -84,20 +84,20 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     });
   }
 
+  /** A missing alias is a ServiceUnavailableError, as for a search: the catalog cannot be served. */
   count(): Promise<number> {
+    return this.call(async () => (await this.client.count({ index: this.alias })).count);
+  }
+
+  isEmpty(): Promise<boolean> {
     return this.call(async () => {
       try {
-        return (await this.client.count({ index: this.alias })).count;
+        return (await this.client.count({ index: this.alias })).count === 0;
       } catch (error) {
-        if (errorType(error) === 'index_not_found_exception') return 0;
+        if (errorType(error) === 'index_not_found_exception') return true;
         throw error;
       }
     });
-  }
-
-  /** Whether the alias exists (false for a missing alias; throws when the server is unreachable). */
-  aliasExists(): Promise<boolean> {
-    return this.call(() => this.client.indices.existsAlias({ name: this.alias }));
   }
 
   async close(): Promise<void> {

@@ -66,10 +66,11 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
   }
 
   private async swapAlias(to: string): Promise<void> {
-    if (await this.client.indices.exists({ index: this.alias })) {
+    const from = await this.aliasTargets();
+    // An alias also "exists" as an index name: only a name without alias targets can be a concrete index.
+    if (from.length === 0 && (await this.client.indices.exists({ index: this.alias }))) {
       throw new Error(`"${this.alias}" is a concrete index, not an alias; remove it before the first reindex`);
     }
-    const from = await this.aliasTargets();
     await this.client.indices.updateAliases({
       actions: [...from.map((index) => ({ remove: { index, alias: this.alias } })), { add: { index: to, alias: this.alias } }],
     });
@@ -83,6 +84,9 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
       mappings: MAPPING.mappings,
     } as never);
     let dropped = 0;
+    // Documents sent and not yet acknowledged, by id: the helper hands back copies on a drop,
+    // and the duplicate report needs the original (it carries the source record number).
+    const inFlight = new Map<string, Grant>();
     try {
       let seen = 0;
       const stats = await this.client.helpers.bulk<Grant>({
@@ -94,9 +98,18 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
           }
         })(),
         // `create` refuses a second document with the same id: a duplicate in the source.
-        onDocument: (grant) => ({ create: { _index: index, _id: grant.id } }),
+        onDocument: (grant) => {
+          inFlight.set(grant.id, grant);
+          return { create: { _index: index, _id: grant.id } };
+        },
+        onSuccess: ({ result, document }) => {
+          const id = (document as Grant | undefined)?.id ?? (result as { _id?: string })._id ?? Object.values(result as object)[0]?._id;
+          if (id !== undefined) inFlight.delete(id);
+        },
         onDrop: (drop) => {
-          const grant = drop.document as Grant;
+          const copy = drop.document as Grant;
+          const grant = inFlight.get(copy.id) ?? copy;
+          inFlight.delete(copy.id);
           if (drop.status === 409) {
             this.hooks.onDuplicate?.(grant);
             return;

@@ -105,6 +105,10 @@ export class SqliteSearchEngine implements SearchEngine {
     return this.read(() => this.statement('SELECT count(*) FROM grants').pluck().get() as number);
   }
 
+  async isEmpty(): Promise<boolean> {
+    return (await this.count()) === 0;
+  }
+
   async close(): Promise<void> {
     this.statements.clear();
     this.db.close();
