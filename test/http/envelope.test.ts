@@ -1,41 +1,24 @@
 // The wire conventions every response follows (API-DECISIONS §1, §2, §7): the envelope and its
 // meta, the request id, methods, unknown paths, and input limits. Runs over a small crafted catalog.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { runIndexer } from '../../indexer/cli.js';
-import { startTestApi, type TestApi, type TestResponse } from '../support/api.js';
+import type { TestApi, TestResponse } from '../support/api.js';
+import { expectError as expectErrorCore, JSON_TYPE, REQUEST_ID } from '../support/assertions.js';
+import {
+  API_PREFIX as P,
+  PROGRAM_LABELS,
+  recordMaker,
+  startApiOnCatalog,
+  startCatalogApi,
+  stopCatalogApi,
+  type GrantRecord as Rec,
+} from '../support/catalog.js';
 
-type Rec = Record<string, unknown>;
+const rec = recordMaker(PROGRAM_LABELS);
 
-const rec = (id: string, over: Rec = {}): Rec => ({
-  id,
-  title: `Program ${id}`,
-  funder: 'Test Funder',
-  funderType: 'FEDERAL_GRANT',
-  fundingType: 'GRANT',
-  currency: 'CAD',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  ...over,
-});
+const catalogApi = (records: Rec[]) => startCatalogApi(records, { prefix: 'grants-envelope-' });
 
-async function catalogApi(records: Rec[]): Promise<TestApi> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'grants-envelope-'));
-  const file = path.join(dir, 'source.ndjson');
-  writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  const err: string[] = [];
-  const code = await runIndexer(['reindex', '--source', file], { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir }, { out: () => {}, err: (l) => err.push(l) });
-  if (code !== 0) throw new Error(`indexing the test catalog failed with exit ${code}: ${err.join('\n')}`);
-  return startTestApi({ DATA_DIR: dir, SEED_CATALOG: 'false' });
-}
-
-const P = '/external/v1';
-const REQUEST_ID = /^req_[A-Za-z0-9_-]{20,}$/;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const JSON_TYPE = 'application/json; charset=utf-8';
 const LEAKS = /SELECT |sqlite|SQLITE|\bat [\w.<>]+ \(|node_modules|\/work\/|\.ts:\d|\.js:\d|MATCH|bm25|stack/;
 
 /** Checks meta (and the X-Request-Id header) of a parsed body; returns the requestId. */
@@ -59,13 +42,7 @@ function expectSuccess(res: TestResponse, paginated: boolean): void {
 }
 
 function expectError(res: TestResponse, status: number, code: string): void {
-  expect(res.status, res.text).to.equal(status);
-  expect(res.headers.get('content-type')).to.equal(JSON_TYPE);
-  expect(res.body, res.text).to.be.an('object');
-  expect(Object.keys(res.body)).to.have.members(['success', 'error', 'meta']);
-  expect(res.body.success).to.equal(false);
-  expect(res.body.error.code).to.equal(code);
-  expect(res.body.error.message).to.be.a('string').and.not.equal('');
+  expectErrorCore(res, status, code, { contentType: true, exactKeys: true });
   if (code === 'VALIDATION_ERROR') {
     expect(Object.keys(res.body.error)).to.have.members(['code', 'message', 'details']);
     expect(res.body.error.details).to.be.an('array').that.is.not.empty;
@@ -134,8 +111,7 @@ describe('HTTP envelope and wire conventions', function () {
   });
 
   after(async function () {
-    await api?.stop();
-    if (api) rmSync(api.dataDir, { recursive: true, force: true });
+    await stopCatalogApi(api);
   });
 
   describe('success responses', function () {
@@ -215,7 +191,7 @@ describe('HTTP envelope and wire conventions', function () {
     });
 
     it("the requestId appears in the server's log line for that request (without the key or the query)", async function () {
-      const logged = await startTestApi({ DATA_DIR: api.dataDir, SEED_CATALOG: 'false', LOG_LEVEL: 'info' });
+      const logged = await startApiOnCatalog(api.dataDir, { LOG_LEVEL: 'info' });
       const lines: string[] = [];
       const write = process.stdout.write;
       try {

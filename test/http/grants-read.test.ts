@@ -1,56 +1,29 @@
 // GET /external/v1/grants/:id and GET /external/v1/grants/filters (API-DECISIONS §1, §4).
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { runIndexer } from '../../indexer/cli.js';
-import { startTestApi, type TestApi, type TestResponse } from '../support/api.js';
+import { startTestApi, tempDir, type TestApi, type TestResponse } from '../support/api.js';
+import { expectError } from '../support/assertions.js';
+import {
+  API_PREFIX as P,
+  ITEM_LABELS,
+  indexOrThrow,
+  recordMaker,
+  runSqliteIndexer,
+  startApiOnCatalog,
+  startCatalogApi,
+  stopCatalogApi as stopApi,
+  writeNdjson as writeSource,
+  type GrantRecord as Rec,
+} from '../support/catalog.js';
 
-type Rec = Record<string, unknown>;
+const rec = recordMaker(ITEM_LABELS);
 
-const rec = (id: string, over: Rec = {}): Rec => ({
-  id,
-  title: `Item ${id}`,
-  funder: 'Placeholder Body',
-  funderType: 'FEDERAL_GRANT',
-  fundingType: 'GRANT',
-  currency: 'CAD',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  ...over,
-});
+/** grants-indexer `args` over `dir`; throws (naming the command) unless it exits 0. */
+const index = (dir: string, args: string[]): Promise<void> => indexOrThrow(dir, args, `grants-indexer ${args[0]}`);
 
-function writeSource(dir: string, name: string, records: Rec[]): string {
-  const file = path.join(dir, name);
-  writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  return file;
-}
-
-async function index(dir: string, args: string[]): Promise<void> {
-  const err: string[] = [];
-  const code = await runIndexer(args, { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir }, { out: () => {}, err: (l) => err.push(l) });
-  if (code !== 0) throw new Error(`grants-indexer ${args[0]} failed with exit ${code}: ${err.join('\n')}`);
-}
-
-async function catalogApi(records: Rec[]): Promise<TestApi> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'grants-read-'));
-  await index(dir, ['reindex', '--source', writeSource(dir, 'source.ndjson', records)]);
-  return startTestApi({ DATA_DIR: dir, SEED_CATALOG: 'false' });
-}
-
-async function stopApi(api: TestApi | undefined): Promise<void> {
-  if (!api) return;
-  await api.stop();
-  rmSync(api.dataDir, { recursive: true, force: true });
-}
+const catalogApi = (records: Rec[]) => startCatalogApi(records, { prefix: 'grants-read-', failureLabel: 'grants-indexer reindex' });
 
 function expectNotFound(res: TestResponse): void {
-  expect(res.status, res.text).to.equal(404);
-  expect(res.headers.get('content-type')).to.equal('application/json; charset=utf-8');
-  expect(res.body.success).to.equal(false);
-  expect(res.body.error.code).to.equal('NOT_FOUND');
-  expect(res.body.error.message).to.be.a('string').and.not.equal('');
-  expect(res.body.meta.version).to.equal('v1');
+  expectError(res, 404, 'NOT_FOUND', { contentType: true });
 }
 
 function expectValidation(res: TestResponse, parameters: string[]): void {
@@ -59,8 +32,6 @@ function expectValidation(res: TestResponse, parameters: string[]): void {
   expect(res.body.error.details.map((d: Rec) => d.parameter)).to.have.members(parameters);
   expect(res.body.error.details).to.have.length(parameters.length);
 }
-
-const P = '/external/v1';
 
 /** Spec section 2, in the order of its table: the wire order. */
 const WIRE_ORDER = [
@@ -367,14 +338,10 @@ describe('an empty catalog', function () {
 describe('ids that collide with the literal path segment', function () {
   let api: TestApi;
   before(async function () {
-    const dir = mkdtempSync(path.join(tmpdir(), 'grants-read-'));
-    const run = await runIndexer(
-      ['reindex', '--source', writeSource(dir, 'source.ndjson', [rec('filters'), rec('plain-1')]), '--skip-invalid'],
-      { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir },
-      { out: () => {}, err: () => {} },
-    );
-    expect(run).to.equal(0);
-    api = await startTestApi({ DATA_DIR: dir, SEED_CATALOG: 'false' });
+    const dir = tempDir('grants-read-');
+    const run = await runSqliteIndexer(['reindex', '--source', writeSource(dir, 'source.ndjson', [rec('filters'), rec('plain-1')]), '--skip-invalid'], dir);
+    expect(run.code).to.equal(0);
+    api = await startApiOnCatalog(dir);
   });
   after(async function () {
     await stopApi(api);

@@ -1,41 +1,20 @@
 // GET /external/v1/grants (API-DECISIONS §3): filters and their encodings, amounts, text search,
 // ordering, paging and parameter validation, each over a crafted catalog whose answers are known.
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { runIndexer } from '../../indexer/cli.js';
+import { existsSync, readFileSync } from 'node:fs';
 import { FIXTURES, startTestApi, type TestApi, type TestResponse } from '../support/api.js';
+import {
+  GRANTS_PATH as G,
+  ITEM_LABELS,
+  recordMaker,
+  startCatalogApi,
+  stopCatalogApi as stopApi,
+  type GrantRecord as Rec,
+} from '../support/catalog.js';
 
-type Rec = Record<string, unknown>;
+const rec = recordMaker(ITEM_LABELS);
 
-const rec = (id: string, over: Rec = {}): Rec => ({
-  id,
-  title: `Item ${id}`,
-  funder: 'Placeholder Body',
-  funderType: 'FEDERAL_GRANT',
-  fundingType: 'GRANT',
-  currency: 'CAD',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  ...over,
-});
-
-async function catalogApi(records: Rec[]): Promise<TestApi> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'grants-search-'));
-  const file = path.join(dir, 'source.ndjson');
-  writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  const err: string[] = [];
-  const code = await runIndexer(['reindex', '--source', file], { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir }, { out: () => {}, err: (l) => err.push(l) });
-  if (code !== 0) throw new Error(`indexing the test catalog failed with exit ${code}: ${err.join('\n')}`);
-  return startTestApi({ DATA_DIR: dir, SEED_CATALOG: 'false' });
-}
-
-async function stopApi(api: TestApi | undefined): Promise<void> {
-  if (!api) return;
-  await api.stop();
-  rmSync(api.dataDir, { recursive: true, force: true });
-}
+const catalogApi = (records: Rec[]) => startCatalogApi(records, { prefix: 'grants-search-' });
 
 const ids = (res: TestResponse): string[] => {
   expect(res.status, res.text).to.equal(200);
@@ -52,8 +31,6 @@ function expectValidation(res: TestResponse, parameters: string[]): any[] {
   expect(details).to.have.length(parameters.length);
   return details;
 }
-
-const G = '/external/v1/grants';
 
 const FUNDER_TYPES = ['CORPORATE', 'FEDERAL_GRANT', 'FOUNDATION', 'MUNICIPAL_GRANT', 'NON_PROFIT_ORGANIZATION', 'PROVINCIAL_TERRITORIAL_GRANT'];
 const FUNDING_TYPES = ['EQUITY', 'GRANT', 'LOAN', 'REBATE', 'TAX_CREDIT', 'WAGE_SUBSIDY'];

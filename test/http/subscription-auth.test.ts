@@ -1,45 +1,17 @@
 // Authentication, subscription status, feature flags, keys sharing a budget, and grants-admin
 // changes reaching a running API (API-DECISIONS §2, §5, §6).
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { runAdmin } from '../../src/cli/admin.js';
-import { startTestApi, type TestApi, type TestResponse } from '../support/api.js';
+import { startTestApi, tempDir, type TestApi, type TestResponse } from '../support/api.js';
+import { expectError as expectErrorWith } from '../support/assertions.js';
+import { API_PREFIX as P, captureCli, writeTinyCatalog as writeCatalog } from '../support/catalog.js';
 
-const P = '/external/v1';
 const WWW_AUTH = 'Bearer realm="grants-api"';
-const REQUEST_ID = /^req_[A-Za-z0-9_-]{20,}$/;
 
-/** A small catalog of valid grants, written as NDJSON; returns the file. */
-function writeCatalog(dir: string): string {
-  const file = path.join(dir, 'catalog.ndjson');
-  const records = ['g-1', 'g-2', 'g-3'].map((id) => ({
-    id,
-    title: `Program ${id}`,
-    funder: 'Test Funder',
-    funderType: 'FEDERAL_GRANT',
-    fundingType: 'GRANT',
-    currency: 'CAD',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-  }));
-  writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  return file;
-}
-
-function expectError(res: TestResponse, status: number, code: string): void {
-  expect(res.status, res.text).to.equal(status);
-  expect(res.headers.get('content-type')).to.equal('application/json; charset=utf-8');
-  expect(res.body, res.text).to.be.an('object');
-  expect(Object.keys(res.body)).to.have.members(['success', 'error', 'meta']);
-  expect(res.body.success).to.equal(false);
-  expect(res.body.error.code).to.equal(code);
-  expect(res.body.error.message).to.be.a('string').and.not.equal('');
-  expect(res.body.meta.version).to.equal('v1');
-  expect(res.body.meta.requestId).to.match(REQUEST_ID);
-  expect(res.headers.get('x-request-id')).to.equal(res.body.meta.requestId);
-}
+/** An error in the full envelope: JSON content type, exactly success/error/meta, a request id matching its header. */
+const expectError = (res: TestResponse, status: number, code: string): void =>
+  expectErrorWith(res, status, code, { contentType: true, exactKeys: true, requestId: true });
 
 function expect401(res: TestResponse): void {
   expectError(res, 401, 'UNAUTHORIZED');
@@ -59,7 +31,7 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
   let workDir: string;
 
   before(async function () {
-    workDir = mkdtempSync(path.join(tmpdir(), 'grants-auth-'));
+    workDir = tempDir('grants-auth-');
     api = await startTestApi({ SEED_FILE: writeCatalog(workDir) });
   });
 
@@ -248,12 +220,7 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
   });
 
   describe('grants-admin changes reach the running API at its next request', function () {
-    async function admin(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-      const out: string[] = [];
-      const err: string[] = [];
-      const code = await runAdmin(args, { ...process.env, DATA_DIR: api.dataDir }, { out: (l) => out.push(l), err: (l) => err.push(l) });
-      return { code, out, err };
-    }
+    const admin = (args: string[]) => captureCli((io) => runAdmin(args, { ...process.env, DATA_DIR: api.dataDir }, io));
 
     it('set-status SUSPENDED / CANCELLED / ACTIVE', async function () {
       const sub = freshSubscription();

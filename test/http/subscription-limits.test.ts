@@ -1,37 +1,10 @@
 // The per-second rate, the monthly allowance, their headers, what is billable, and the UTC month
 // (API-DECISIONS §2 and §6; spec §8).
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { startTestApi, type TestApi, type TestResponse } from '../support/api.js';
-
-const P = '/external/v1';
-
-function writeCatalog(dir: string): string {
-  const file = path.join(dir, 'catalog.ndjson');
-  const records = ['g-1', 'g-2', 'g-3'].map((id) => ({
-    id,
-    title: `Program ${id}`,
-    funder: 'Test Funder',
-    funderType: 'FEDERAL_GRANT',
-    fundingType: 'GRANT',
-    currency: 'CAD',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-  }));
-  writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  return file;
-}
-
-function expectError(res: TestResponse, status: number, code: string): void {
-  expect(res.status, res.text).to.equal(status);
-  expect(res.body, res.text).to.be.an('object');
-  expect(res.body.success).to.equal(false);
-  expect(res.body.error.code).to.equal(code);
-  expect(res.body.error.message).to.be.a('string').and.not.equal('');
-  expect(res.body.meta.version).to.equal('v1');
-}
+import { rmSync } from 'node:fs';
+import { startTestApi, tempDir, type TestApi } from '../support/api.js';
+import { expectError } from '../support/assertions.js';
+import { API_PREFIX as P, writeTinyCatalog as writeCatalog } from '../support/catalog.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -60,7 +33,7 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
   let seedFile: string;
 
   before(function () {
-    workDir = mkdtempSync(path.join(tmpdir(), 'grants-limits-'));
+    workDir = tempDir('grants-limits-');
     seedFile = writeCatalog(workDir);
   });
   after(function () {

@@ -1,30 +1,12 @@
 // GET /subscription/usage and GET /subscription/limits: fields and semantics (spec §2, §4, §8;
 // API-DECISIONS §6). The clock is injected so that day and month arithmetic is deterministic.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { startTestApi, type TestApi, type TestResponse } from '../support/api.js';
+import { rmSync } from 'node:fs';
+import { startTestApi, tempDir, type TestApi, type TestResponse } from '../support/api.js';
+import { API_PREFIX as P, writeTinyCatalog as writeCatalog } from '../support/catalog.js';
 
-const P = '/external/v1';
 const NOW = new Date('2026-11-20T12:00:00.000Z');
 const DAY_MS = 86_400_000;
-
-function writeCatalog(dir: string): string {
-  const file = path.join(dir, 'catalog.ndjson');
-  const records = ['g-1', 'g-2', 'g-3'].map((id) => ({
-    id,
-    title: `Program ${id}`,
-    funder: 'Test Funder',
-    funderType: 'FEDERAL_GRANT',
-    fundingType: 'GRANT',
-    currency: 'CAD',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-  }));
-  writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  return file;
-}
 
 function expectValidation(res: TestResponse, parameter: string): void {
   expect(res.status, res.text).to.equal(400);
@@ -40,7 +22,7 @@ describe('subscriptions: the usage and limits reports', function () {
   let now: Date = NOW;
 
   before(async function () {
-    workDir = mkdtempSync(path.join(tmpdir(), 'grants-usage-'));
+    workDir = tempDir('grants-usage-');
     api = await startTestApi({ SEED_FILE: writeCatalog(workDir) }, { clock: () => now });
   });
   beforeEach(function () {

@@ -3,12 +3,12 @@ import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { runAdmin } from '../../src/cli/admin.js';
-import { REPO_ROOT } from '../support/api.js';
+import { REPO_ROOT, tempDir } from '../support/api.js';
+import { captureCli } from '../support/catalog.js';
 
 interface Run {
   code: number;
@@ -22,9 +22,7 @@ describe('grants-admin', function () {
   let dataDir: string;
 
   async function admin(...args: string[]): Promise<Run> {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runAdmin(args, { ...process.env, DATA_DIR: dataDir }, { out: (l) => out.push(l), err: (l) => err.push(l) });
+    const { code, out, err } = await captureCli((io) => runAdmin(args, { ...process.env, DATA_DIR: dataDir }, io));
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
 
@@ -45,7 +43,7 @@ describe('grants-admin', function () {
   }
 
   beforeEach(function () {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'grants-admin-'));
+    dataDir = tempDir('grants-admin-');
   });
   afterEach(function () {
     rmSync(dataDir, { recursive: true, force: true });
@@ -349,10 +347,9 @@ describe('grants-admin', function () {
     });
 
     it('--data-dir selects the database instead of DATA_DIR', async function () {
-      const other = mkdtempSync(path.join(tmpdir(), 'grants-admin-other-'));
+      const other = tempDir('grants-admin-other-');
       try {
-        const out: string[] = [];
-        const code = await runAdmin(['subscription', 'create', '--name', 'Elsewhere', '--tier', 'STARTER', '--json', '--data-dir', other], { ...process.env, DATA_DIR: dataDir }, { out: (l) => out.push(l), err: () => {} });
+        const { code } = await captureCli((io) => runAdmin(['subscription', 'create', '--name', 'Elsewhere', '--tier', 'STARTER', '--json', '--data-dir', other], { ...process.env, DATA_DIR: dataDir }, io));
         expect(code).to.equal(0);
         expect(existsSync(path.join(other, 'subscriptions.sqlite'))).to.equal(true);
         expect(JSON.parse((await admin('subscription', 'list', '--json')).out)).to.deep.equal([]);

@@ -2,39 +2,25 @@
 // codes, sync counts, status, help, and the atomic replacement of a catalog the API is serving.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { runIndexer } from '../../indexer/cli.js';
-import { REPO_ROOT, startTestApi, type TestApi } from '../support/api.js';
+import { REPO_ROOT, tempDir, type TestApi } from '../support/api.js';
+import {
+  GRANTS_PATH as G,
+  ITEM_LABELS,
+  recordMaker,
+  runSqliteIndexer as indexer,
+  startApiOnCatalog,
+  toNdjson as ndjson,
+  type GrantRecord as Rec,
+} from '../support/catalog.js';
 
-type Rec = Record<string, unknown>;
-
-const rec = (id: string, over: Rec = {}): Rec => ({
-  id,
-  title: `Item ${id}`,
-  funder: 'Placeholder Body',
-  funderType: 'FEDERAL_GRANT',
-  fundingType: 'GRANT',
-  currency: 'CAD',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  ...over,
-});
-
-const ndjson = (records: unknown[]): string => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
+const rec = recordMaker(ITEM_LABELS);
 
 interface Run {
   code: number | null;
   out: string[];
   err: string[];
-}
-
-async function indexer(args: string[], dir: string): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runIndexer(args, { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir }, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err };
 }
 
 const BIN = path.join(REPO_ROOT, 'bin/grants-indexer.js');
@@ -61,8 +47,6 @@ function spawnIndexer(args: string[], dir: string, input?: string): Promise<Run>
 }
 
 const rejectionLines = (run: Run): string[] => run.err.filter((l) => l.startsWith('rejected record'));
-
-const G = '/external/v1/grants';
 
 /** Every id in the catalog the API serves, sorted. */
 async function servedIds(api: TestApi): Promise<string[]> {
@@ -93,8 +77,8 @@ describe('grants-indexer', function () {
   const A = ['a-1', 'a-2', 'a-3'];
 
   beforeEach(async function () {
-    dir = mkdtempSync(path.join(tmpdir(), 'grants-indexer-'));
-    api = await startTestApi({ DATA_DIR: dir, SEED_CATALOG: 'false' });
+    dir = tempDir('grants-indexer-');
+    api = await startApiOnCatalog(dir);
   });
   afterEach(async function () {
     await api?.stop();
@@ -463,12 +447,12 @@ describe('grants-indexer: atomic replacement under load', function () {
   };
 
   before(async function () {
-    dir = mkdtempSync(path.join(tmpdir(), 'grants-atomic-'));
+    dir = tempDir('grants-atomic-');
     writeFileSync(path.join(dir, 'a.ndjson'), generate('alpha', 3000));
     writeFileSync(path.join(dir, 'b.ndjson'), generate('beta', 4000));
     const run = await indexer(['reindex', '--source', path.join(dir, 'a.ndjson')], dir);
     expect(run.code, run.err.join('\n')).to.equal(0);
-    api = await startTestApi({ DATA_DIR: dir, SEED_CATALOG: 'false' });
+    api = await startApiOnCatalog(dir);
   });
   after(async function () {
     await api?.stop();

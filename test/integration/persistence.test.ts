@@ -4,31 +4,14 @@ import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAdmin } from '../../src/cli/admin.js';
-import { REPO_ROOT, startTestApi } from '../support/api.js';
+import { REPO_ROOT, startTestApi, tempDir } from '../support/api.js';
+import { API_PREFIX as P, writeTinyCatalog } from '../support/catalog.js';
 
-const P = '/external/v1';
 const GRANT_IDS = ['p-1', 'p-2', 'p-3', 'p-4'];
-
-function writeCatalog(dir: string): string {
-  const file = path.join(dir, 'catalog.ndjson');
-  const records = GRANT_IDS.map((id) => ({
-    id,
-    title: `Program ${id}`,
-    funder: 'Test Funder',
-    funderType: 'FEDERAL_GRANT',
-    fundingType: 'GRANT',
-    currency: 'CAD',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-  }));
-  writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  return file;
-}
 
 const subscriptionsFile = (dataDir: string) => path.join(dataDir, 'subscriptions.sqlite');
 
@@ -49,8 +32,8 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
   let seedFile: string;
 
   before(function () {
-    workDir = mkdtempSync(path.join(tmpdir(), 'grants-persist-'));
-    seedFile = writeCatalog(workDir);
+    workDir = tempDir('grants-persist-');
+    seedFile = writeTinyCatalog(workDir, GRANT_IDS);
   });
   after(function () {
     rmSync(workDir, { recursive: true, force: true });

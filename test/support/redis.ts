@@ -8,7 +8,7 @@
 // - freePort: a port with nothing listening on it.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -266,22 +266,8 @@ export async function startBlackHole(): Promise<BlackHole> {
 
 // ---- Helpers for API instances that share limits through Redis ----------------------------------
 
-/** Writes a three-grant catalog (g-1, g-2, g-3) into `dir` and returns its path: instances seed fast. */
-export function writeTinyCatalog(dir: string): string {
-  const file = path.join(dir, 'catalog.ndjson');
-  const records = ['g-1', 'g-2', 'g-3'].map((id) => ({
-    id,
-    title: `Program ${id}`,
-    funder: 'Test Funder',
-    funderType: 'FEDERAL_GRANT',
-    fundingType: 'GRANT',
-    currency: 'CAD',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-  }));
-  writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
-  return file;
-}
+/** The three-grant catalog (g-1, g-2, g-3) instances seed from: one definition, in ./catalog.ts. */
+export { writeTinyCatalog } from './catalog.js';
 
 /** Polls `probe` every `everyMs` until it returns true; false if `timeoutMs` passes first. */
 export async function waitFor(probe: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<boolean> {
