@@ -14,8 +14,12 @@ CREATE TABLE grants__T__ (
   updated_at    TEXT    NOT NULL,
   doc           TEXT    NOT NULL   -- the grant as served, JSON in wire order
 );
-CREATE INDEX grants_order__G__ ON grants__T__ (deadline IS NULL, deadline, id);
-CREATE INDEX grants_funder_type__G__ ON grants__T__ (funder_type);
+-- Both indexes hold every filter column, so filters are checked in the index and only the
+-- page's rows are read from the table (whose rows carry the whole document):
+-- the order index serves filter-only pages by walking in deadline order (dense matches);
+CREATE INDEX grants_order__G__ ON grants__T__ (deadline IS NULL, deadline, id, funder_type, funding_type, provinces, amount_min, amount_max);
+-- the filter index serves the counts and the pages of sparse matches (then sorted).
+CREATE INDEX grants_filter__G__ ON grants__T__ (funder_type, funding_type, provinces, amount_min, amount_max, deadline, id);
 CREATE VIRTUAL TABLE grants_text__T__ USING fts5(
   title, funder, description,
   tokenize = 'porter unicode61 remove_diacritics 2'

@@ -5,7 +5,7 @@ import { BENEFICIARIES, PROVINCES, type Grant } from '../../grants/schema.js';
 import { ServiceUnavailableError } from '../../http/errors.js';
 import type { FilterOptions, SearchEngine, SearchResult, SearchResultJson } from '../engine.js';
 import { openCatalog, type Db } from './catalogFile.js';
-import { translateToSqlite } from './translator.js';
+import { preferSparsePage, translateToSqlite } from './translator.js';
 
 const STATEMENT_CACHE_SIZE = 500;
 const UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_FULL']);
@@ -16,6 +16,7 @@ export class SqliteSearchEngine implements SearchEngine {
   readonly name = 'sqlite';
   private readonly statements = new Map<string, Database.Statement>();
   private filterCache: { version: number; options: FilterOptions } | null = null;
+  private sizeCache: { version: number; size: number } | null = null;
   private readonly dataVersion: Database.Statement;
   private readonly byId: Database.Statement;
   /** One read transaction, so the page and the total come from the same catalog. */
@@ -25,12 +26,22 @@ export class SqliteSearchEngine implements SearchEngine {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
     this.byId = db.prepare('SELECT doc FROM grants WHERE id = ?').pluck();
     this.pageAndTotal = db.transaction((query: GrantQuery): SearchResultJson => {
-      const { page, count } = translateToSqlite(query);
+      const { page, sparsePage, count } = translateToSqlite(query);
       const { total } = this.statement(count.sql).get(...count.params) as { total: number };
+      if (query.offset >= total) return { total, grantsJson: [] };
+      const plan = sparsePage !== undefined && preferSparsePage(total, this.catalogSize(), query.offset, query.size) ? sparsePage : page;
       // The stored doc is the grant's JSON as served (written by JSON.stringify of the canonical grant).
-      const grantsJson = query.offset < total ? (this.statement(page.sql).pluck().all(...page.params) as string[]) : [];
-      return { total, grantsJson };
+      return { total, grantsJson: this.statement(plan.sql).pluck().all(...plan.params) as string[] };
     });
+  }
+
+  /** Grants in the catalog (for choosing a plan), counted again only after a change. */
+  private catalogSize(): number {
+    const version = this.dataVersion.get() as number;
+    if (this.sizeCache?.version !== version) {
+      this.sizeCache = { version, size: this.statement('SELECT count(*) FROM grants').pluck().get() as number };
+    }
+    return this.sizeCache.size;
   }
 
   static open(file: string): SqliteSearchEngine {

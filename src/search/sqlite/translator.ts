@@ -8,7 +8,17 @@ export interface SqlStatement {
 }
 
 export interface SqliteSearch {
+  /**
+   * The page. Filter-only: walks the deadline-order index, which holds the filter columns, until
+   * the page is full (cheap when matches are dense). Text: ranks the hits on rowid, score and id
+   * only, then reads the documents of the page alone.
+   */
   page: SqlStatement;
+  /**
+   * Filter-only: the same page found through the filter index and sorted (cheap when matches are
+   * few; see preferSparsePage). Same rows, same order.
+   */
+  sparsePage?: SqlStatement;
   count: SqlStatement;
 }
 
@@ -30,38 +40,60 @@ export function ftsMatchExpression(words: string[]): string {
   return words.map((word) => `"${word.replace(/"/g, '""')}"`).join(' ');
 }
 
+/**
+ * Deadline order with null deadlines last, then id. `coalesce(deadline, '~')` is the same order
+ * (every stored deadline is an ISO string starting with a digit, "+" or "-", all below "~"),
+ * written so that no index matches it and the planner sorts what the filter index found.
+ */
+const DEADLINE_ORDER = (t: string) => `${t}.deadline IS NULL, ${t}.deadline, ${t}.id`;
+const SPARSE_ORDER = (t: string) => `coalesce(${t}.deadline, '~'), ${t}.id`;
+
+/**
+ * Whether the filter index and a sort beat walking the order index: walking visits about
+ * (offset + size) × catalog / total entries, the sort handles `total` rows.
+ */
+export function preferSparsePage(total: number, catalogSize: number, offset: number, size: number): boolean {
+  return total > 0 && total * 4 * total < (offset + size) * catalogSize;
+}
+
 export function translateToSqlite(query: GrantQuery): SqliteSearch {
   const where: string[] = [];
   const params: (string | number)[] = [];
-  const inList = (column: string, values: string[]) => {
-    if (values.length === 0) return;
-    where.push(`g.${column} IN (${values.map(() => '?').join(', ')})`);
-    params.push(...values);
+  // `unary` is "+" where an index on the column must not be used (the order-walking page).
+  const conditions = (unary: '' | '+') => {
+    const terms: string[] = [];
+    const inList = (column: string, values: string[]) => {
+      if (values.length > 0) terms.push(`${unary}g.${column} IN (${values.map(() => '?').join(', ')})`);
+    };
+    inList('funder_type', query.funderTypes);
+    inList('funding_type', query.fundingTypes);
+    if (query.provinces.length > 0) terms.push('(g.provinces & ?) != 0');
+    if (query.amountMin !== null || query.amountMax !== null) {
+      // Ranges overlap; a null bound of the grant is open on its side; no amounts, no match.
+      terms.push('(g.amount_min IS NOT NULL OR g.amount_max IS NOT NULL)');
+      if (query.amountMin !== null) terms.push('(g.amount_max IS NULL OR g.amount_max >= ?)');
+      if (query.amountMax !== null) terms.push('(g.amount_min IS NULL OR g.amount_min <= ?)');
+    }
+    return terms;
   };
-  inList('funder_type', query.funderTypes);
-  inList('funding_type', query.fundingTypes);
-  if (query.provinces.length > 0) {
-    where.push('(g.provinces & ?) != 0');
-    params.push(bitsOf<Province>(query.provinces, PROVINCES));
-  }
-  if (query.amountMin !== null || query.amountMax !== null) {
-    // Ranges overlap; a null bound of the grant is open on its side; no amounts, no match.
-    where.push('(g.amount_min IS NOT NULL OR g.amount_max IS NOT NULL)');
-    if (query.amountMin !== null) {
-      where.push('(g.amount_max IS NULL OR g.amount_max >= ?)');
-      params.push(query.amountMin);
-    }
-    if (query.amountMax !== null) {
-      where.push('(g.amount_min IS NULL OR g.amount_min <= ?)');
-      params.push(query.amountMax);
-    }
-  }
+  where.push(...conditions(''));
+  params.push(...query.funderTypes, ...query.fundingTypes);
+  if (query.provinces.length > 0) params.push(bitsOf<Province>(query.provinces, PROVINCES));
+  if (query.amountMin !== null) params.push(query.amountMin);
+  if (query.amountMax !== null) params.push(query.amountMax);
 
   if (query.words.length === 0) {
     const filter = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+    const walked = conditions('+');
     return {
       page: {
-        sql: `SELECT g.doc FROM grants g${filter} ORDER BY g.deadline IS NULL, g.deadline, g.id LIMIT ? OFFSET ?`,
+        sql: `SELECT g.doc FROM grants g${walked.length > 0 ? ` WHERE ${walked.join(' AND ')}` : ''} ORDER BY ${DEADLINE_ORDER('g')} LIMIT ? OFFSET ?`,
+        params: [...params, query.size, query.offset],
+      },
+      sparsePage: {
+        sql:
+          `SELECT g.doc FROM (SELECT g.rowid AS hit, g.deadline AS deadline, g.id AS id FROM grants g${filter} ORDER BY ${SPARSE_ORDER('g')} LIMIT ? OFFSET ?) AS found` +
+          ` JOIN grants g ON g.rowid = found.hit ORDER BY ${SPARSE_ORDER('found')}`,
         params: [...params, query.size, query.offset],
       },
       count: { sql: `SELECT count(*) AS total FROM grants g${filter}`, params },
@@ -73,9 +105,16 @@ export function translateToSqlite(query: GrantQuery): SqliteSearch {
   const from = 'grants_text JOIN grants g ON g.rowid = grants_text.rowid';
   return {
     page: {
-      sql: `SELECT g.doc FROM ${from} WHERE ${filter} ORDER BY bm25(grants_text, ${BM25_WEIGHTS.join(', ')}), g.id LIMIT ? OFFSET ?`,
+      // Ranking sorts (rowid, score, id) triples; only the page's documents are read.
+      sql:
+        `SELECT g.doc FROM (SELECT grants_text.rowid AS hit, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) AS score, g.id AS id FROM ${from} WHERE ${filter}` +
+        ` ORDER BY score, id LIMIT ? OFFSET ?) AS ranked JOIN grants g ON g.rowid = ranked.hit ORDER BY ranked.score, ranked.id`,
       params: [text, ...params, query.size, query.offset],
     },
-    count: { sql: `SELECT count(*) AS total FROM ${from} WHERE ${filter}`, params: [text, ...params] },
+    // Every FTS row has its grants row (written and deleted together): without filters, no join.
+    count:
+      where.length === 0
+        ? { sql: 'SELECT count(*) AS total FROM grants_text WHERE grants_text MATCH ?', params: [text] }
+        : { sql: `SELECT count(*) AS total FROM ${from} WHERE ${filter}`, params: [text, ...params] },
   };
 }
