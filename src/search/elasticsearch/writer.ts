@@ -84,9 +84,16 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
       mappings: MAPPING.mappings,
     } as never);
     let dropped = 0;
-    // Documents sent and not yet acknowledged, by id: the helper hands back copies on a drop,
-    // and the duplicate report needs the original (it carries the source record number).
-    const inFlight = new Map<string, Grant>();
+    // Documents sent and not yet acknowledged, by id, in the order sent (a duplicate id has
+    // several): the helper hands back copies on a drop, and the duplicate report needs the
+    // original (it carries the source record number). Acknowledgements come in the same order.
+    const inFlight = new Map<string, Grant[]>();
+    const settle = (id: string): Grant | undefined => {
+      const queue = inFlight.get(id);
+      const first = queue?.shift();
+      if (queue?.length === 0) inFlight.delete(id);
+      return first;
+    };
     try {
       let seen = 0;
       const stats = await this.client.helpers.bulk<Grant>({
@@ -99,17 +106,18 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
         })(),
         // `create` refuses a second document with the same id: a duplicate in the source.
         onDocument: (grant) => {
-          inFlight.set(grant.id, grant);
+          const queue = inFlight.get(grant.id);
+          if (queue === undefined) inFlight.set(grant.id, [grant]);
+          else queue.push(grant);
           return { create: { _index: index, _id: grant.id } };
         },
         onSuccess: ({ result, document }) => {
           const id = (document as Grant | undefined)?.id ?? (result as { _id?: string })._id ?? Object.values(result as object)[0]?._id;
-          if (id !== undefined) inFlight.delete(id);
+          if (id !== undefined) settle(id);
         },
         onDrop: (drop) => {
           const copy = drop.document as Grant;
-          const grant = inFlight.get(copy.id) ?? copy;
-          inFlight.delete(copy.id);
+          const grant = settle(copy.id) ?? copy;
           if (drop.status === 409) {
             this.hooks.onDuplicate?.(grant);
             return;
