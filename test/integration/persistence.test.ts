@@ -145,6 +145,9 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
         cwd: REPO_ROOT,
         env: {
           ...process.env,
+          // This test is about the SQLite record; a shared Redis would carry the per-second
+          // window over from the first process to the second (as it should) and refuse its check.
+          REDIS_URL: '',
           DATA_DIR: dataDir,
           PORT: String(port),
           HOST: '127.0.0.1',
@@ -240,7 +243,7 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
       const port2 = await freePort();
       const again = spawn(process.execPath, ['dist/src/main.js'], {
         cwd: REPO_ROOT,
-        env: { ...process.env, DATA_DIR: dataDir, PORT: String(port2), HOST: '127.0.0.1', LOG_LEVEL: 'info', DEMO_API_KEY: DEMO_KEY, SEED_FILE: seedFile },
+        env: { ...process.env, REDIS_URL: '', DATA_DIR: dataDir, PORT: String(port2), HOST: '127.0.0.1', LOG_LEVEL: 'info', DEMO_API_KEY: DEMO_KEY, SEED_FILE: seedFile },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       child = again;
