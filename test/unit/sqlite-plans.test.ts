@@ -28,6 +28,21 @@ const QUERIES = [
   'funderType=NON_PROFIT_ORGANIZATION&page=2&limit=7',
 ];
 
+const TEXT_QUERIES = [
+  'search=grant',
+  'search=grant&page=2&limit=7',
+  'search=grant&page=9&limit=13',
+  'search=technology&limit=100',
+  'search=clean%20technology&page=3&limit=3',
+  'search=quebec',
+  'search=quebec&page=4&limit=9',
+  'search=tax%20credit&eligibleProvinces=ONTARIO,QUEBEC&limit=5&page=2',
+  'search=program&funderType=FOUNDATION,CORPORATE&limit=11',
+  'search=refundable%20tax%20credit%20research',
+  'search=housing&amountMin=1000&page=2&limit=4',
+  'search=zzzznothing',
+];
+
 describe('embedded engine: the two filter-only page plans agree', () => {
   const dir = tempDir('grants-plans-');
   const file = path.join(dir, 'catalog.sqlite');
@@ -55,6 +70,29 @@ describe('embedded engine: the two filter-only page plans agree', () => {
   after(() => {
     db.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const qs of TEXT_QUERIES) {
+    it(`"${qs}": ranked page equals the plain ORDER BY bm25, id`, () => {
+      const query = parseGrantQuery(parseQueryString(qs));
+      const { page, count } = translateToSqlite(query);
+      const [text, ...rest] = count.params;
+      const filters = count.sql.includes(' AND ') ? count.sql.slice(count.sql.indexOf(' AND ')) : '';
+      const naive = `SELECT g.doc FROM grants_text JOIN grants g ON g.rowid = grants_text.rowid WHERE grants_text MATCH ?${filters} ORDER BY bm25(grants_text, 3, 2, 1), g.id LIMIT ? OFFSET ?`;
+      const ids = (sql: string, params: unknown[]) => (db.prepare(sql).pluck().all(...params) as string[]).map((doc) => (JSON.parse(doc) as Grant).id);
+      const expected = ids(naive, [text, ...rest, query.size, query.offset]);
+      expect(ids(page.sql, page.params)).to.deep.equal(expected);
+    });
+  }
+
+  it('ties in score exist in the fixtures (so the tie-break by id is exercised)', () => {
+    const ties = db
+      .prepare(
+        `SELECT count(*) FROM (SELECT bm25(grants_text, 3, 2, 1) AS s FROM grants_text WHERE grants_text MATCH '"grant"' GROUP BY s HAVING count(*) > 1)`,
+      )
+      .pluck()
+      .get() as number;
+    expect(ties).to.be.greaterThan(0);
   });
 
   for (const qs of QUERIES) {

@@ -60,9 +60,11 @@ describe('translateToSqlite', () => {
   it('writes a text query ranked by weighted bm25 then id, with the words quoted', () => {
     const { page, count, sparsePage } = translateToSqlite(q('search=clean%20tech&amountMax=5000'));
     expect(page.sql).to.equal(
-      'SELECT g.doc FROM (SELECT grants_text.rowid AS hit, bm25(grants_text, 3, 2, 1) AS score, g.id AS id FROM grants_text JOIN grants g ON g.rowid = grants_text.rowid WHERE grants_text MATCH ? AND (g.amount_min IS NOT NULL OR g.amount_max IS NOT NULL) AND (g.amount_min IS NULL OR g.amount_min <= ?) ORDER BY score, id LIMIT ? OFFSET ?) AS ranked JOIN grants g ON g.rowid = ranked.hit ORDER BY ranked.score, ranked.id',
+      'WITH scored AS MATERIALIZED (SELECT grants_text.rowid AS hit, bm25(grants_text, 3, 2, 1) AS score FROM grants_text JOIN grants g ON g.rowid = grants_text.rowid WHERE grants_text MATCH ? AND (g.amount_min IS NOT NULL OR g.amount_max IS NOT NULL) AND (g.amount_min IS NULL OR g.amount_min <= ?)),' +
+        ' ranked AS (SELECT scored.hit AS hit, scored.score AS score, k.id AS id FROM scored JOIN grants k ON k.rowid = scored.hit WHERE scored.score <= coalesce((SELECT score FROM scored ORDER BY score LIMIT 1 OFFSET ?), 1e999) ORDER BY scored.score, k.id LIMIT ? OFFSET ?)' +
+        ' SELECT g.doc FROM ranked JOIN grants g ON g.rowid = ranked.hit ORDER BY ranked.score, ranked.id',
     );
-    expect(page.params).to.deep.equal(['"clean" "tech"', 5000, 20, 0]);
+    expect(page.params).to.deep.equal(['"clean" "tech"', 5000, 19, 20, 0]);
     expect(count.sql).to.equal(
       'SELECT count(*) AS total FROM grants_text JOIN grants g ON g.rowid = grants_text.rowid WHERE grants_text MATCH ? AND (g.amount_min IS NOT NULL OR g.amount_max IS NOT NULL) AND (g.amount_min IS NULL OR g.amount_min <= ?)',
     );

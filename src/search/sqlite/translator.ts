@@ -103,13 +103,20 @@ export function translateToSqlite(query: GrantQuery): SqliteSearch {
   const text = ftsMatchExpression(query.words);
   const filter = ['grants_text MATCH ?', ...where].join(' AND ');
   const from = 'grants_text JOIN grants g ON g.rowid = grants_text.rowid';
+  const weights = BM25_WEIGHTS.join(', ');
   return {
     page: {
-      // Ranking sorts (rowid, score, id) triples; only the page's documents are read.
+      // Ranking by (score, id) without reading every hit's id: the scores of all hits are kept
+      // (rowid, score), the (offset + size)-th best score is the cut, and only hits scoring at
+      // least as well as the cut (the page's rows, those before it, and ties) are joined for their
+      // id and sorted. Exactly the rows and order of ORDER BY bm25, id; only the page's documents
+      // are read.
       sql:
-        `SELECT g.doc FROM (SELECT grants_text.rowid AS hit, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) AS score, g.id AS id FROM ${from} WHERE ${filter}` +
-        ` ORDER BY score, id LIMIT ? OFFSET ?) AS ranked JOIN grants g ON g.rowid = ranked.hit ORDER BY ranked.score, ranked.id`,
-      params: [text, ...params, query.size, query.offset],
+        `WITH scored AS MATERIALIZED (SELECT grants_text.rowid AS hit, bm25(grants_text, ${weights}) AS score FROM ${where.length === 0 ? 'grants_text' : from} WHERE ${filter}),` +
+        ` ranked AS (SELECT scored.hit AS hit, scored.score AS score, k.id AS id FROM scored JOIN grants k ON k.rowid = scored.hit` +
+        ` WHERE scored.score <= coalesce((SELECT score FROM scored ORDER BY score LIMIT 1 OFFSET ?), 1e999) ORDER BY scored.score, k.id LIMIT ? OFFSET ?)` +
+        ` SELECT g.doc FROM ranked JOIN grants g ON g.rowid = ranked.hit ORDER BY ranked.score, ranked.id`,
+      params: [text, ...params, query.offset + query.size - 1, query.size, query.offset],
     },
     // Every FTS row has its grants row (written and deleted together): without filters, no join.
     count:
