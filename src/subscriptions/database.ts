@@ -50,6 +50,41 @@ const MIGRATIONS: string[] = [
      calls           INTEGER NOT NULL,
      PRIMARY KEY (subscription_id, month)
    ) WITHOUT ROWID;`,
+  // 2: the usage statistics' counts per subscription, day and endpoint, kept by triggers on
+  // usage_log (whatever writes it), so GET /subscription/usage reads a few rows, not the log.
+  // "Counted" is the statistics' rule: billable or /subscription/*, any status but 401 and 429.
+  `CREATE TABLE usage_daily (
+     subscription_id TEXT NOT NULL,
+     day             TEXT NOT NULL,
+     endpoint        TEXT NOT NULL,
+     calls           INTEGER NOT NULL,
+     PRIMARY KEY (subscription_id, day, endpoint)
+   ) WITHOUT ROWID;
+   INSERT INTO usage_daily (subscription_id, day, endpoint, calls)
+     SELECT subscription_id, day, endpoint, count(*) FROM usage_log
+     WHERE status NOT IN (401, 429) AND endpoint IS NOT NULL AND (billable = 1 OR endpoint LIKE '/subscription/%')
+     GROUP BY subscription_id, day, endpoint;
+   CREATE TRIGGER usage_log_counted_insert AFTER INSERT ON usage_log
+     WHEN NEW.status NOT IN (401, 429) AND NEW.endpoint IS NOT NULL AND (NEW.billable = 1 OR NEW.endpoint LIKE '/subscription/%')
+   BEGIN
+     INSERT INTO usage_daily (subscription_id, day, endpoint, calls) VALUES (NEW.subscription_id, NEW.day, NEW.endpoint, 1)
+       ON CONFLICT (subscription_id, day, endpoint) DO UPDATE SET calls = calls + 1;
+   END;
+   CREATE TRIGGER usage_log_counted_delete AFTER DELETE ON usage_log
+     WHEN OLD.status NOT IN (401, 429) AND OLD.endpoint IS NOT NULL AND (OLD.billable = 1 OR OLD.endpoint LIKE '/subscription/%')
+   BEGIN
+     UPDATE usage_daily SET calls = calls - 1 WHERE subscription_id = OLD.subscription_id AND day = OLD.day AND endpoint = OLD.endpoint;
+   END;
+   CREATE TRIGGER usage_log_counted_update AFTER UPDATE ON usage_log
+   BEGIN
+     UPDATE usage_daily SET calls = calls - 1
+       WHERE subscription_id = OLD.subscription_id AND day = OLD.day AND endpoint = OLD.endpoint
+         AND OLD.status NOT IN (401, 429) AND OLD.endpoint IS NOT NULL AND (OLD.billable = 1 OR OLD.endpoint LIKE '/subscription/%');
+     INSERT INTO usage_daily (subscription_id, day, endpoint, calls)
+       SELECT NEW.subscription_id, NEW.day, NEW.endpoint, 1
+       WHERE NEW.status NOT IN (401, 429) AND NEW.endpoint IS NOT NULL AND (NEW.billable = 1 OR NEW.endpoint LIKE '/subscription/%')
+       ON CONFLICT (subscription_id, day, endpoint) DO UPDATE SET calls = calls + 1;
+   END;`,
 ];
 
 export function openSubscriptionsDb(file: string): Db {

@@ -88,6 +88,8 @@ export class UsageStore {
   private timer: NodeJS.Timeout | null = null;
   private readonly insert: Database.Statement;
   private readonly writeBatch: (rows: UsageRow[]) => void;
+  private readonly totalCalls: Database.Statement;
+  private readonly callsByEndpoint: Database.Statement;
 
   constructor(
     private readonly db: Db,
@@ -104,6 +106,12 @@ export class UsageStore {
       }
       this.onFlush(rows);
     });
+    // usage_daily holds the counted calls of usage_log per day and endpoint (kept by triggers).
+    this.totalCalls = db.prepare('SELECT coalesce(sum(calls), 0) FROM usage_daily WHERE subscription_id = ? AND day >= ?').pluck();
+    this.callsByEndpoint = db.prepare(
+      `SELECT endpoint, sum(calls) AS calls FROM usage_daily WHERE subscription_id = ? AND day >= ?
+       GROUP BY endpoint HAVING sum(calls) > 0 ORDER BY calls DESC, endpoint ASC LIMIT 10`,
+    );
   }
 
   /** Buffers one row; it reaches the database within FLUSH_INTERVAL_MS, or at once when the batch is full. */
@@ -138,13 +146,10 @@ export class UsageStore {
   /** Logged calls in the window that count as usage: billable or /subscription/*, not 401 or 429. */
   statistics(subscriptionId: string, fromDay: string): UsageStatistics {
     this.flush();
-    const counted = `subscription_id = ? AND day >= ? AND status NOT IN (401, 429) AND endpoint IS NOT NULL
-                     AND (billable = 1 OR endpoint LIKE '/subscription/%')`;
-    const totalCalls = this.db.prepare(`SELECT count(*) FROM usage_log WHERE ${counted}`).pluck().get(subscriptionId, fromDay) as number;
-    const topEndpoints = this.db
-      .prepare(`SELECT endpoint, count(*) AS calls FROM usage_log WHERE ${counted} GROUP BY endpoint ORDER BY calls DESC, endpoint ASC LIMIT 10`)
-      .all(subscriptionId, fromDay) as { endpoint: string; calls: number }[];
-    return { totalCalls, topEndpoints };
+    return this.db.transaction(() => ({
+      totalCalls: this.totalCalls.get(subscriptionId, fromDay) as number,
+      topEndpoints: this.callsByEndpoint.all(subscriptionId, fromDay) as { endpoint: string; calls: number }[],
+    }))();
   }
 
   close(): void {
