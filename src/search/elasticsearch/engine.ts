@@ -14,6 +14,9 @@ const FILTER_FIELDS = {
   currencies: 'currency',
 } as const satisfies Record<keyof FilterOptions, string>;
 
+/** The parts of a _search response the API serves. */
+export const SEARCH_FILTER_PATH = ['hits.total', 'hits.hits._source'];
+
 export class ElasticsearchSearchEngine implements SearchEngine {
   readonly name = 'elasticsearch';
 
@@ -36,11 +39,13 @@ export class ElasticsearchSearchEngine implements SearchEngine {
 
   search(query: GrantQuery): Promise<SearchResult> {
     return this.call(async () => {
-      const response = await this.client.search<Grant>({ index: this.alias, ...translateToElasticsearch(query) } as never);
+      // Only what is served comes back (no _index, _id, _score or sort values): less for
+      // Elasticsearch to write and for the client to parse. Without hits, hits.hits is absent.
+      const response = await this.client.search<Grant>({ index: this.alias, ...translateToElasticsearch(query), filter_path: SEARCH_FILTER_PATH } as never);
       const total = response.hits.total;
       return {
         total: typeof total === 'number' ? total : (total?.value ?? 0),
-        grants: response.hits.hits.map((hit) => hit._source as Grant),
+        grants: (response.hits.hits ?? []).map((hit) => hit._source as Grant),
       };
     });
   }
