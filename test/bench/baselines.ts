@@ -17,7 +17,7 @@ import type Database from 'better-sqlite3';
 import { parseGrantQuery, type GrantQuery } from '../../src/grants/query.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { createEsClient } from '../../src/search/elasticsearch/client.js';
-import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
+import { ElasticsearchSearchEngine, SEARCH_FILTER_PATH } from '../../src/search/elasticsearch/engine.js';
 import { translateToElasticsearch, type EsSearchRequest } from '../../src/search/elasticsearch/translator.js';
 import { catalogPath, openCatalog } from '../../src/search/sqlite/catalogFile.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
@@ -110,9 +110,10 @@ function directElasticsearch(url: string, alias: string): Handler {
         search = { query, dsl: translateToElasticsearch(query) };
         searches.set(qs, search);
       }
-      const response = await client.search({ index: alias, ...search.dsl } as never);
+      // The same request options as the product (filter_path), so the ratio measures the API alone.
+      const response = await client.search({ index: alias, ...search.dsl, filter_path: SEARCH_FILTER_PATH } as never);
       const total = typeof response.hits.total === 'number' ? response.hits.total : (response.hits.total?.value ?? 0);
-      const data = JSON.stringify(response.hits.hits.map((hit) => hit._source));
+      const data = JSON.stringify((response.hits.hits ?? []).map((hit) => hit._source));
       return { status: 200, body: `{"success":true,"data":${data},"pagination":${pagination(search.query, total)},"meta":${metaJson()}}` };
     }
     if (path === `${PREFIX}/grants/filters`) {

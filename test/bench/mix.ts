@@ -126,7 +126,7 @@ export function buildMix(sample: CatalogSample, grants: number, seed: number): M
   const reach = (share: number) => Math.floor((share * grants) / 20);
   const common = allWords
     .map((w) => ({ w, share: (sample.documentFrequency.get(w) ?? 0) / sample.size }))
-    .filter(({ w, share }) => w.length >= 3 && !STOPWORDS.has(w) && reach(share) >= 60)
+    .filter(({ w, share }) => w.length >= 3 && !STOPWORDS.has(w) && !/^\d+$/.test(w) && reach(share) >= 60)
     .sort((a, b) => b.share - a.share || (a.w < b.w ? -1 : 1))
     .slice(0, 40);
   for (let i = 0; i < 200; i++) {
