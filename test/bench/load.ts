@@ -2,6 +2,7 @@
 // itself (autocannon's own histogram has 1 ms resolution) and the server's CPU time per request.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import autocannon from 'autocannon';
 
@@ -145,5 +146,106 @@ export async function drive(settings: LoadSettings): Promise<LoadResult> {
     loadAverage: round(os.loadavg()[0], 2),
     connections: settings.connections,
     overallRate: settings.overallRate ?? null,
+  };
+}
+
+/**
+ * An evenly paced, open-loop load: one request every 1/rate s, whatever the answers do, on
+ * keep-alive connections (as many as needed). Latency is measured from the moment each request
+ * was due, so a stall delays every later request and shows in the figures (no coordinated
+ * omission). autocannon's overallRate instead lets each connection send its share of a second
+ * back to back at the start of the second, which is a burst at full concurrency.
+ */
+export async function drivePaced(settings: Omit<LoadSettings, 'connections' | 'overallRate'> & { rate: number }): Promise<LoadResult> {
+  const { paths, rate } = settings;
+  const url = new URL(settings.origin);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const cpuBefore = settings.serverPid === undefined ? null : processCpuSeconds(settings.serverPid);
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  let non2xx = 0;
+  let socketErrors = 0;
+  let bytes = 0;
+  let inFlight = 0;
+  let peakInFlight = 0;
+  const intervalNs = BigInt(Math.round(1e9 / rate));
+  const start = process.hrtime.bigint();
+  const end = start + BigInt(Math.round(settings.durationSeconds * 1e9));
+  let next = start;
+  let sent = 0;
+  const done = new Set<Promise<void>>();
+
+  const send = (due: bigint, path: string) => {
+    inFlight += 1;
+    peakInFlight = Math.max(peakInFlight, inFlight);
+    const finished = new Promise<void>((resolve) => {
+      const req = http.request({ agent, host: url.hostname, port: url.port, path, headers: settings.headers ?? {} }, (res) => {
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('end', () => {
+          latencies.push(Number(process.hrtime.bigint() - due) / 1e6);
+          const code = String(res.statusCode);
+          statusCodes[code] = (statusCodes[code] ?? 0) + 1;
+          if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) non2xx += 1;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        socketErrors += 1;
+        resolve();
+      });
+      req.end();
+    });
+    done.add(finished);
+    void finished.then(() => {
+      inFlight -= 1;
+      done.delete(finished);
+    });
+  };
+
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = process.hrtime.bigint();
+      while (next <= now && next < end) {
+        send(next, paths[sent % paths.length]);
+        sent += 1;
+        next += intervalNs;
+      }
+      if (next >= end) return resolve();
+      setTimeout(tick, Math.max(0, Number(next - process.hrtime.bigint()) / 1e6 - 0.5));
+    };
+    tick();
+  });
+  await Promise.all(done);
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  agent.destroy();
+  const cpuAfter = settings.serverPid === undefined ? null : processCpuSeconds(settings.serverPid);
+  const sorted = Float64Array.from(latencies).sort();
+  const count = sorted.length;
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  const cpu = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null;
+  return {
+    requests: count,
+    seconds: round(seconds, 3),
+    rps: round(count / seconds, 1),
+    latencyMs: {
+      mean: round(count > 0 ? sum / count : 0, 3),
+      p50: round(percentile(sorted, 50), 3),
+      p90: round(percentile(sorted, 90), 3),
+      p975: round(percentile(sorted, 97.5), 3),
+      p99: round(percentile(sorted, 99), 3),
+      max: round(count > 0 ? sorted[count - 1] : 0, 3),
+    },
+    non2xx,
+    socketErrors,
+    timeouts: 0,
+    errors: non2xx + socketErrors,
+    statusCodes,
+    bytesPerResponse: count > 0 ? Math.round(bytes / count) : 0,
+    serverCpuUsPerRequest: cpu === null || count === 0 ? null : round((cpu * 1e6) / count, 1),
+    serverCores: cpu === null ? null : round(cpu / seconds, 2),
+    loadAverage: round(os.loadavg()[0], 2),
+    connections: peakInFlight,
+    overallRate: rate,
   };
 }

@@ -37,7 +37,12 @@ export interface BenchResults {
   catalog: { grants: number; fileBytes: number; generateSeconds: number; indexer: IndexerRun; mixSizes: Record<string, number>; preflight: unknown };
   classes: ClassResult[];
   singleConnectionText: LoadResult | null;
-  fixedRate: { rate: number; api: LoadResult; direct: LoadResult | null } | null;
+  /**
+   * The search mix at a fixed rate: `api`/`direct` evenly paced (open loop, latency from each
+   * request's due time); `autocannon*` with autocannon's overallRate (each connection sends its
+   * share of the second back to back, then waits for the next second: bursts).
+   */
+  fixedRate: { rate: number; api: LoadResult; direct: LoadResult | null; autocannonApi: LoadResult; autocannonDirect: LoadResult | null } | null;
   layers: LayerConfigResult[];
   layerCosts: Record<string, Record<string, number>>;
   apiPeakRssMiB: number | null;
@@ -83,8 +88,21 @@ function classRows(results: BenchResults): { header: string[]; rows: string[][] 
   }
   const fixed = results.fixedRate;
   if (fixed !== null) {
-    const f = fixed.api;
-    rows.push([`search mix at ${fixed.rate} req/s`, n0(f.rps), ms(f.latencyMs.p50), ms(f.latencyMs.p975), ms(f.latencyMs.p99), String(f.errors), f.serverCpuUsPerRequest === null ? '–' : n0(f.serverCpuUsPerRequest), fixed.direct === null ? '–' : `p99 ${ms(fixed.direct.latencyMs.p99)} ms`, '–', '–', '–']);
+    const row = (label: string, f: LoadResult, d: LoadResult | null) => [
+      label,
+      n0(f.rps),
+      ms(f.latencyMs.p50),
+      ms(f.latencyMs.p975),
+      ms(f.latencyMs.p99),
+      String(f.errors),
+      f.serverCpuUsPerRequest === null ? '–' : n0(f.serverCpuUsPerRequest),
+      d === null ? '–' : `p99 ${ms(d.latencyMs.p99)} ms`,
+      '–',
+      '–',
+      '–',
+    ];
+    rows.push(row(`search mix, ${fixed.rate} req/s evenly paced`, fixed.api, fixed.direct));
+    rows.push(row(`search mix, autocannon overallRate ${fixed.rate}`, fixed.autocannonApi, fixed.autocannonDirect));
   }
   return { header, rows };
 }
@@ -176,15 +194,24 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
   targets.push(mixTarget('search mix on Elasticsearch ≥ 85% of direct _search', engine === 'elasticsearch', 0.85));
 
   const fixed = results.fixedRate;
-  targets.push(
-    fixed === null
-      ? { name: 'search mix p99 < 25 ms at a fixed 200 req/s', measured: 'not run', holds: null }
-      : {
-          name: `search mix p99 < 25 ms at a fixed ${fixed.rate} req/s (${engine})`,
-          measured: `p99 ${ms(fixed.api.latencyMs.p99)} ms over ${n0(fixed.api.requests)} requests (${n0(fixed.api.rps)} req/s achieved)`,
-          holds: fixed.api.latencyMs.p99 < 25 && fixed.api.errors === 0,
-        },
-  );
+  if (fixed === null) {
+    targets.push({ name: 'search mix p99 < 25 ms at a fixed 200 req/s', measured: 'not run', holds: null });
+  } else {
+    const p99 = (name: string, r: LoadResult, note: string) => ({
+      name,
+      measured: `p99 ${ms(r.latencyMs.p99)} ms over ${n0(r.requests)} requests (${n0(r.rps)} req/s achieved)`,
+      holds: r.latencyMs.p99 < 25 && r.errors === 0,
+      note,
+    });
+    targets.push(p99(`search mix p99 < 25 ms at ${fixed.rate} req/s evenly paced (${engine})`, fixed.api, 'one request every 5 ms, open loop, latency from the due time'));
+    targets.push(
+      p99(
+        `search mix p99 < 25 ms with autocannon overallRate ${fixed.rate} (${engine})`,
+        fixed.autocannonApi,
+        `autocannon lets each of the ${fixed.autocannonApi.connections} connections send its share of each second back to back: bursts at full concurrency`,
+      ),
+    );
+  }
 
   const on = results.layers.find((l) => l.name === 'all on');
   const off = results.layers.find((l) => l.name === 'all three off');

@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { Client } from '@elastic/elasticsearch';
 import { BENCH_LAYERS, LOG_LEVELS } from '../../src/config.js';
 import { procMemory, REPO_ROOT, runIndexer, writeCatalog } from './catalog.js';
-import { drive, type LoadResult, type LoadSettings } from './load.js';
+import { drive, drivePaced, type LoadResult, type LoadSettings } from './load.js';
 import { buildMix, CLASS_LABELS, CLASS_NAMES, type ClassName, type Mix } from './mix.js';
 import { createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
 import { evaluateTargets, formatReport, medianOf, type BenchResults, type ClassResult, type LayerConfigResult } from './report.js';
@@ -377,11 +377,18 @@ async function main(argv: string[]): Promise<number> {
     let fixedRate: BenchResults['fixedRate'] = null;
     if (o.only.includes('searchMix')) {
       const rate = 200;
-      const fixedApi = await load(api, pre.kept.searchMix, { overallRate: rate, durationSeconds: Math.max(o.durationSeconds, 5) });
-      line(`searchMix API at ${rate} req/s`, fixedApi);
-      const fixedDirect = await load(direct, pre.kept.searchMix, { overallRate: rate, durationSeconds: Math.max(o.durationSeconds, 5) });
-      line(`searchMix direct at ${rate} req/s`, fixedDirect);
-      fixedRate = { rate, api: fixedApi, direct: fixedDirect };
+      const seconds = Math.max(o.durationSeconds, 5);
+      const paced = (server: RunningProcess) =>
+        drivePaced({ origin: server.origin, paths: pre.kept.searchMix, rate, durationSeconds: seconds, headers: auth, serverPid: server.pid });
+      const pacedApi = await paced(api);
+      line(`searchMix API paced ${rate} req/s`, pacedApi);
+      const pacedDirect = await paced(direct);
+      line(`searchMix direct paced ${rate} req/s`, pacedDirect);
+      const burstApi = await load(api, pre.kept.searchMix, { overallRate: rate, durationSeconds: seconds });
+      line(`searchMix API overallRate ${rate}`, burstApi);
+      const burstDirect = await load(direct, pre.kept.searchMix, { overallRate: rate, durationSeconds: seconds });
+      line(`searchMix direct overallRate ${rate}`, burstDirect);
+      fixedRate = { rate, api: pacedApi, direct: pacedDirect, autocannonApi: burstApi, autocannonDirect: burstDirect };
     }
     const apiMemory = procMemory(api.pid);
     await api.stop();
