@@ -6,10 +6,9 @@
 // Exit status: 0 when every case passed, 1 when one failed, 2 on bad usage. A 429 is waited out
 // (Retry-After) and retried. The deployment must serve the catalog the cases were recorded
 // from (fixtures/grants.ndjson). checkResponse() is also what test/contract/engines.test.ts uses.
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_CASES_DIR, readCaseFiles, type LoadedCase } from '../fixtures/queries/record.js';
+import { isEntryPoint } from '../src/cli/entryPoint.js';
 
 export const API_PREFIX = '/external/v1';
 
@@ -220,17 +219,8 @@ export async function runReplay(argv: string[], out: (line: string) => void = (l
   return failed > 0 ? 1 : 0;
 }
 
-function isEntryPoint(): boolean {
-  const entry = process.argv[1];
-  if (entry === undefined) return false;
-  try {
-    return pathToFileURL(realpathSync(entry)).href === import.meta.url;
-  } catch {
-    return false;
-  }
-}
 
-if (isEntryPoint()) {
+if (isEntryPoint(import.meta.url)) {
   runReplay(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

@@ -11,8 +11,6 @@
 // PORT (and DATA_DIR, or ELASTICSEARCH_URL and ELASTICSEARCH_INDEX) come from the environment.
 // A parsed query is memoised per query string, so a direct baseline pays only the engine and HTTP.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import type Database from 'better-sqlite3';
 import { parseGrantQuery, type GrantQuery } from '../../src/grants/query.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
@@ -22,6 +20,7 @@ import { translateToElasticsearch, type EsSearchRequest } from '../../src/search
 import { catalogPath, openCatalog } from '../../src/search/sqlite/catalogFile.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
 import { translateToSqlite, type SqlStatement } from '../../src/search/sqlite/translator.js';
+import { isEntryPoint } from '../../src/cli/entryPoint.js';
 
 const PREFIX = '/external/v1';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -169,5 +168,4 @@ function main(): void {
   }
 }
 
-const script = process.argv[1];
-if (script !== undefined && import.meta.url === pathToFileURL(realpathSync(script)).href) main();
+if (isEntryPoint(import.meta.url)) main();
