@@ -2,8 +2,8 @@
 // function and by module, and inclusive time of the product's own functions.
 //
 //   node dist/test/bench/profile.js DIR/CPU.*.cpuprofile [--top N]
-import { readFileSync, realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { isEntryPoint } from '../../src/cli/entryPoint.js';
 
 interface ProfileNode {
   id: number;
@@ -101,5 +101,4 @@ function main(): void {
   }
 }
 
-const script = process.argv[1];
-if (script !== undefined && import.meta.url === pathToFileURL(realpathSync(script)).href) main();
+if (isEntryPoint(import.meta.url)) main();
