@@ -144,6 +144,7 @@ export async function runIndexer(file: string, env: NodeJS.ProcessEnv): Promise<
     recordsPerSecond: indexed / seconds,
     peakRssMiB: Math.max(peakKiB, polledRss) / 1024,
     rssMethod: '/proc/<pid>/status VmHWM polled every 20 ms until exit',
-    output: output.trim(),
+    // The last lines only (the progress lines of a long run are many).
+    output: output.trim().split('\n').slice(-5).join('\n'),
   };
 }
