@@ -2,11 +2,6 @@
 import type { Grant } from '../grants/schema.js';
 import type { GrantQuery } from '../grants/query.js';
 
-export interface SearchResult {
-  total: number;
-  grants: Grant[];
-}
-
 /** A search result with each grant as its served JSON text (wire field order), ready to splice into a response. */
 export interface SearchResultJson {
   total: number;
@@ -23,11 +18,9 @@ export interface FilterOptions {
 
 export interface SearchEngine {
   readonly name: string;
-  search(query: GrantQuery): Promise<SearchResult>;
-  /** search(), each grant as its JSON text: what the API serves, without a parse and re-serialisation. */
+  /** One page of matches and the total, each grant as its JSON text: what the API serves, without a parse and re-serialisation. */
   searchJson(query: GrantQuery): Promise<SearchResultJson>;
-  getById(id: string): Promise<Grant | null>;
-  /** getById(), as the grant's JSON text. */
+  /** One grant as its JSON text, or null for an unknown id. */
   getByIdJson(id: string): Promise<string | null>;
   filterOptions(): Promise<FilterOptions>;
   /** Number of grants in the catalog being served; throws ServiceUnavailableError when unreachable. */

@@ -119,8 +119,8 @@ function directElasticsearch(url: string, alias: string): Handler {
       return { status: 200, body: `{"success":true,"data":${JSON.stringify(await engine.filterOptions())},"meta":${metaJson()}}` };
     }
     if (path.startsWith(`${PREFIX}/grants/`)) {
-      const grant = await engine.getById(decodeURIComponent(path.slice(PREFIX.length + 8)));
-      return grant === null ? notFound() : { status: 200, body: `{"success":true,"data":${JSON.stringify(grant)},"meta":${metaJson()}}` };
+      const grant = await engine.getByIdJson(decodeURIComponent(path.slice(PREFIX.length + 8)));
+      return grant === null ? notFound() : { status: 200, body: `{"success":true,"data":${grant},"meta":${metaJson()}}` };
     }
     return notFound();
   };

@@ -42,23 +42,26 @@ describe('served JSON text (embedded engine)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('getByIdJson is byte for byte JSON.stringify of getById, for every grant', async () => {
+  it('getByIdJson is byte for byte JSON.stringify of the canonical grant, for every grant', async () => {
     for (const grant of grants) {
       const text = await engine.getByIdJson(grant.id);
-      expect(text).to.equal(JSON.stringify(await engine.getById(grant.id)));
       expect(text).to.equal(JSON.stringify(grant));
     }
     expect(await engine.getByIdJson('no-such-id')).to.equal(null);
   });
 
-  it('searchJson returns the same grants, in the same order, as search', async () => {
+  it('searchJson gives each hit as the bytes of JSON.stringify of its canonical grant', async () => {
+    const byId = new Map(grants.map((g) => [g.id, g]));
+    let hits = 0;
     for (const qs of ['', 'search=quebec', 'funderType=FOUNDATION&page=2&limit=7', 'search=clean%20technology&eligibleProvinces=ONTARIO', 'page=40']) {
-      const query = parseGrantQuery(parseQueryString(qs));
-      const text = await engine.searchJson(query);
-      const parsed = await engine.search(query);
-      expect(text.total).to.equal(parsed.total);
-      expect(text.grantsJson).to.deep.equal(parsed.grants.map((g) => JSON.stringify(g)));
+      const { grantsJson } = await engine.searchJson(parseGrantQuery(parseQueryString(qs)));
+      for (const text of grantsJson) {
+        const id = (JSON.parse(text) as { id: string }).id;
+        expect(text).to.equal(JSON.stringify(byId.get(id)));
+        hits += 1;
+      }
     }
+    expect(hits).to.be.greaterThan(0);
   });
 
   it('successJson gives the bytes Koa would give for successBody, with and without pagination', () => {

@@ -2,7 +2,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { GrantQuery } from '../../grants/query.js';
 import type { Grant } from '../../grants/schema.js';
-import type { FilterOptions, SearchEngine, SearchResult, SearchResultJson } from '../engine.js';
+import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
 import { createEsClient, errorType, isNotFound, unavailableFrom, type EsConfig } from './client.js';
 import { translateToElasticsearch } from './translator.js';
 
@@ -37,7 +37,7 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     }
   }
 
-  search(query: GrantQuery): Promise<SearchResult> {
+  searchJson(query: GrantQuery): Promise<SearchResultJson> {
     return this.call(async () => {
       // Only what is served comes back (no _index, _id, _score or sort values): less for
       // Elasticsearch to write and for the client to parse. Without hits, hits.hits is absent.
@@ -45,26 +45,16 @@ export class ElasticsearchSearchEngine implements SearchEngine {
       const total = response.hits.total;
       return {
         total: typeof total === 'number' ? total : (total?.value ?? 0),
-        grants: (response.hits.hits ?? []).map((hit) => hit._source as Grant),
+        grantsJson: (response.hits.hits ?? []).map((hit) => JSON.stringify(hit._source)),
       };
     });
   }
 
-  async searchJson(query: GrantQuery): Promise<SearchResultJson> {
-    const { total, grants } = await this.search(query);
-    return { total, grantsJson: grants.map((grant) => JSON.stringify(grant)) };
-  }
-
-  async getByIdJson(id: string): Promise<string | null> {
-    const grant = await this.getById(id);
-    return grant === null ? null : JSON.stringify(grant);
-  }
-
-  getById(id: string): Promise<Grant | null> {
+  getByIdJson(id: string): Promise<string | null> {
     return this.call(async () => {
       try {
         const response = await this.client.get<Grant>({ index: this.alias, id });
-        return response.found ? (response._source as Grant) : null;
+        return response.found ? JSON.stringify(response._source) : null;
       } catch (error) {
         // A 404 for the document, not for the alias, means an unknown grant.
         if (isNotFound(error) && errorType(error) !== 'index_not_found_exception') return null;

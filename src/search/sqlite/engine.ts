@@ -1,9 +1,9 @@
 // SqliteSearchEngine: the embedded default; executes what the translator writes.
 import type Database from 'better-sqlite3';
 import type { GrantQuery } from '../../grants/query.js';
-import { BENEFICIARIES, PROVINCES, type Grant } from '../../grants/schema.js';
+import { BENEFICIARIES, PROVINCES } from '../../grants/schema.js';
 import { ServiceUnavailableError } from '../../http/errors.js';
-import type { FilterOptions, SearchEngine, SearchResult, SearchResultJson } from '../engine.js';
+import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
 import { openCatalog, type Db } from './catalogFile.js';
 import { preferSparsePage, translateToSqlite } from './translator.js';
 
@@ -75,18 +75,8 @@ export class SqliteSearchEngine implements SearchEngine {
     return this.read(() => this.pageAndTotal.deferred(query));
   }
 
-  async search(query: GrantQuery): Promise<SearchResult> {
-    const { total, grantsJson } = await this.searchJson(query);
-    return { total, grants: grantsJson.map((doc) => JSON.parse(doc) as Grant) };
-  }
-
   getByIdJson(id: string): Promise<string | null> {
     return this.read(() => (this.byId.get(id) as string | undefined) ?? null);
-  }
-
-  async getById(id: string): Promise<Grant | null> {
-    const doc = await this.getByIdJson(id);
-    return doc === null ? null : (JSON.parse(doc) as Grant);
   }
 
   filterOptions(): Promise<FilterOptions> {
