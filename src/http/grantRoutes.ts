@@ -4,7 +4,7 @@ import { parseGrantQuery } from '../grants/query.js';
 import type { SearchEngine } from '../search/engine.js';
 import { JSON_CONTENT_TYPE, successBody, successJson } from './envelope.js';
 import { notFound } from './errors.js';
-import { paramValidator, parseQueryString } from './queryParams.js';
+import { clip, paramValidator, parseQueryString } from './queryParams.js';
 import type { Handlers } from './routes.js';
 import type { AppState } from './state.js';
 
@@ -40,7 +40,7 @@ export function grantHandlers(engine: SearchEngine): Handlers {
     noParams(parseQueryString(ctx.querystring));
     const id = (ctx as unknown as { params: { id: string } }).params.id;
     const found = id.length <= 200 ? await engine.getByIdJson(id) : null;
-    if (found === null) throw notFound(`No grant has the id "${id.length > 40 ? `${id.slice(0, 40)}…` : id}".`);
+    if (found === null) throw notFound(`No grant has the id "${clip(id)}".`);
     sendJson(ctx, successJson(ctx.state.requestId, found));
   };
 

@@ -61,7 +61,7 @@ export interface ParamValidator {
 export type CrossCheck = (valid: ParamValues) => ErrorDetail[];
 
 /** Echoes a partner's input in a message, bounded. */
-const clip = (text: string): string => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
+export const clip = (text: string): string => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
 
 const ajv = new Ajv({ allErrors: true, strict: true });
 
