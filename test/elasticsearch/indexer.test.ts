@@ -8,6 +8,7 @@ import path from 'node:path';
 import { runIndexer } from '../../indexer/cli.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, testClient, uniqueAlias } from '../support/elasticsearch.js';
+import { servedIds } from '../support/catalog.js';
 
 type Rec = Record<string, unknown>;
 
@@ -114,18 +115,6 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
     const api = await startTestApi({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias, SEED_CATALOG: 'false' });
     apis.push(api);
     return api;
-  };
-
-  /** Every id the API serves, sorted. */
-  const servedIds = async (api: TestApi): Promise<string[]> => {
-    const all: string[] = [];
-    for (let page = 1; ; page += 1) {
-      const res = await api.request(`${G}?limit=100&page=${page}`);
-      expect(res.status, res.text).to.equal(200);
-      all.push(...res.body.data.map((g: Rec) => g.id as string));
-      if (page >= res.body.pagination.totalPages) break;
-    }
-    return all.sort();
   };
 
   before(() => {

@@ -10,6 +10,7 @@ import {
   ITEM_LABELS,
   recordMaker,
   runSqliteIndexer as indexer,
+  servedIds,
   startApiOnCatalog,
   toNdjson as ndjson,
   type GrantRecord as Rec,
@@ -47,18 +48,6 @@ function spawnIndexer(args: string[], dir: string, input?: string): Promise<Run>
 }
 
 const rejectionLines = (run: Run): string[] => run.err.filter((l) => l.startsWith('rejected record'));
-
-/** Every id in the catalog the API serves, sorted. */
-async function servedIds(api: TestApi): Promise<string[]> {
-  const all: string[] = [];
-  for (let page = 1; ; page += 1) {
-    const res = await api.request(`${G}?limit=100&page=${page}`);
-    expect(res.status, res.text).to.equal(200);
-    all.push(...res.body.data.map((g: Rec) => g.id as string));
-    if (page >= res.body.pagination.totalPages) break;
-  }
-  return all.sort();
-}
 
 describe('grants-indexer', function () {
   this.timeout(30_000);

@@ -4,6 +4,8 @@
 // - toNdjson / writeNdjson / writeTinyCatalog: source files for the indexer or for SEED_FILE.
 // - captureCli / runSqliteIndexer / indexOrThrow: the CLIs in process, with their output kept.
 // - startApiOnCatalog / startCatalogApi / stopCatalogApi: an API over a DATA_DIR indexed by the test.
+// - servedIds: every id an API serves, read page by page.
+import { expect } from 'chai';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runIndexer } from '../../indexer/cli.js';
@@ -126,4 +128,16 @@ export async function stopCatalogApi(api: TestApi | undefined): Promise<void> {
   if (!api) return;
   await api.stop();
   rmSync(api.dataDir, { recursive: true, force: true });
+}
+
+/** Every id the API serves, sorted (read through GET /grants, 100 at a time). */
+export async function servedIds(api: TestApi): Promise<string[]> {
+  const all: string[] = [];
+  for (let page = 1; ; page += 1) {
+    const res = await api.request(`${GRANTS_PATH}?limit=100&page=${page}`);
+    expect(res.status, res.text).to.equal(200);
+    all.push(...res.body.data.map((g: GrantRecord) => g.id as string));
+    if (page >= res.body.pagination.totalPages) break;
+  }
+  return all.sort();
 }
