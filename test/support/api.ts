@@ -1,5 +1,6 @@
 // Test harness: a real API on a real port over a temporary DATA_DIR, built with createApp(deps).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { validateGrant, type Grant } from '../../src/grants/schema.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApp } from '../../src/app.js';
@@ -79,4 +80,16 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
       if (env.DATA_DIR === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The bundled fixture grants in canonical form (each validated; an invalid one fails loudly). */
+export function fixtureGrants(): Grant[] {
+  return readFileSync(FIXTURES, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const checked = validateGrant(JSON.parse(line));
+      if (!checked.ok) throw new Error('fixture record invalid');
+      return checked.grant;
+    });
 }

@@ -1,15 +1,14 @@
 // The embedded engine serves each grant's stored JSON text as is (no parse → stringify): the bytes
 // must be exactly what serialising the parsed grant, and the whole envelope, would give.
 import { expect } from 'chai';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseGrantQuery } from '../../src/grants/query.js';
-import { validateGrant } from '../../src/grants/schema.js';
 import { successBody, successJson } from '../../src/http/envelope.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
-import { FIXTURES, tempDir } from '../support/api.js';
+import { fixtureGrants, tempDir } from '../support/api.js';
 
 const TIMESTAMP = /"timestamp":"[^"]+"/;
 
@@ -17,14 +16,7 @@ describe('served JSON text (embedded engine)', () => {
   const dir = tempDir('grants-served-json-');
   const file = path.join(dir, 'catalog.sqlite');
   let engine: SqliteSearchEngine;
-  const grants = readFileSync(FIXTURES, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      const checked = validateGrant(JSON.parse(line));
-      if (!checked.ok) throw new Error('fixture record invalid');
-      return checked.grant;
-    });
+  const grants = fixtureGrants();
 
   before(async () => {
     const writer = SqliteCatalogWriter.open(file);

@@ -1,15 +1,15 @@
 // The embedded engine picks one of two plans for a filter-only page (walk the order index, or find
 // through the filter index and sort): both must give the same rows in the same order.
 import { expect } from 'chai';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { parseGrantQuery } from '../../src/grants/query.js';
-import { validateGrant, type Grant } from '../../src/grants/schema.js';
+import type { Grant } from '../../src/grants/schema.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
 import { translateToSqlite } from '../../src/search/sqlite/translator.js';
-import { FIXTURES, tempDir } from '../support/api.js';
+import { fixtureGrants, tempDir } from '../support/api.js';
 
 const QUERIES = [
   '',
@@ -49,14 +49,7 @@ describe('embedded engine: the two filter-only page plans agree', () => {
   let db: Database.Database;
 
   before(async () => {
-    const grants: Grant[] = readFileSync(FIXTURES, 'utf8')
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => {
-        const checked = validateGrant(JSON.parse(line));
-        if (!checked.ok) throw new Error('fixture record invalid');
-        return checked.grant;
-      });
+    const grants: Grant[] = fixtureGrants();
     const writer = SqliteCatalogWriter.open(file);
     await writer.reindex(
       (async function* () {
