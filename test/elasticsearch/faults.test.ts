@@ -5,7 +5,7 @@
 // The node is always resumed and, if need be, restarted before the suite ends.
 import { expect } from 'chai';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runIndexer } from '../../indexer/cli.js';
@@ -58,10 +58,31 @@ async function elasticsearchHealthy(): Promise<boolean> {
   }
 }
 
+/**
+ * The services.sh of the checkout whose installation runs the node (its working directory is
+ * `<checkout>/.cache/elasticsearch/<version>/elasticsearch-<version>`): restarting with another
+ * checkout's script would start another installation with other (empty) data. A node from the
+ * machine-wide fallback cache, or one not found, is restarted with this checkout's script.
+ */
+function servicesScriptOf(pid: number): string {
+  try {
+    for (let dir = readlinkSync(`/proc/${pid}/cwd`); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+      const script = path.join(dir, 'scripts/services.sh');
+      if (existsSync(script)) return script;
+    }
+  } catch {
+    // no such process: fall through
+  }
+  return SERVICES;
+}
+
+/** The script that started the node the tests use (found before they stop or kill it). */
+let nodeServices = SERVICES;
+
 /** `ES_KEEP_DATA=1 bash scripts/services.sh start elasticsearch`; resolves with its exit code and output. */
-function startElasticsearch(): Promise<{ code: number | null; log: string }> {
+function startElasticsearch(script: string = nodeServices): Promise<{ code: number | null; log: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [SERVICES, 'start', 'elasticsearch'], {
+    const child = spawn('bash', [script, 'start', 'elasticsearch'], {
       cwd: REPO_ROOT,
       env: { ...process.env, ES_KEEP_DATA: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -318,6 +339,7 @@ describeWithElasticsearch('Elasticsearch faults', function () {
     it('hung (SIGSTOP): grant endpoints answer 503 with Retry-After within ~2 s, /readyz 503; after SIGCONT it serves again by itself', async () => {
       const live = api as TestApi;
       const pid = elasticsearchPid();
+      nodeServices = servicesScriptOf(pid);
       process.kill(pid, 'SIGSTOP');
       stoppedPid = pid;
       try {
@@ -349,6 +371,7 @@ describeWithElasticsearch('Elasticsearch faults', function () {
       this.timeout(200_000);
       const live = api as TestApi;
       const pid = elasticsearchPid();
+      nodeServices = servicesScriptOf(pid);
       process.kill(pid, 'SIGKILL');
       for (let i = 0; i < 50 && isElasticsearch(pid); i += 1) await sleep(100);
       expect(isElasticsearch(pid), 'the node is gone').to.equal(false);
