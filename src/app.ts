@@ -16,7 +16,8 @@ import type { Logger } from './log.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { SearchEngine } from './search/engine.js';
 import type { Caller, SubscriptionStore } from './subscriptions/subscriptionStore.js';
-import type { AllowanceCounter, UsageStore } from './subscriptions/usageStore.js';
+import type { AllowanceCounter } from './subscriptions/allowance.js';
+import type { UsageStore } from './subscriptions/usageStore.js';
 
 export interface AppDeps {
   engine: SearchEngine;

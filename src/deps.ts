@@ -9,7 +9,8 @@ import { RedisAllowanceCounter } from './subscriptions/redisAllowance.js';
 import { createSearchEngine } from './search/factory.js';
 import { openSubscriptionsDb, subscriptionsPath } from './subscriptions/database.js';
 import { SubscriptionStore } from './subscriptions/subscriptionStore.js';
-import { SqliteAllowanceCounter, UsageStore, type AllowanceCounter, type UsageRow } from './subscriptions/usageStore.js';
+import { SqliteAllowanceCounter, type AllowanceCounter } from './subscriptions/allowance.js';
+import { UsageStore, type UsageRow } from './subscriptions/usageStore.js';
 
 export interface Deps extends AppDeps {
   close(): Promise<void>;
@@ -55,6 +56,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     log,
     readiness: () => (redis === null ? { limits: 'memory' } : redis.state),
     async close() {
+      recorded.close();
       usage.close();
       await rateLimiter.close();
       await redis?.close();

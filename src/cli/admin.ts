@@ -18,7 +18,7 @@ import {
   type Subscription,
   type Tier,
 } from '../subscriptions/tiers.js';
-import { SqliteAllowanceCounter } from '../subscriptions/usageStore.js';
+import { SqliteAllowanceCounter } from '../subscriptions/allowance.js';
 
 export const EXIT = { ok: 0, notFound: 1, usage: 2 } as const;
 

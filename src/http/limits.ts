@@ -4,7 +4,7 @@ import { rateLimitHeaders } from '../ratelimit/headers.js';
 import type { RateDecision, RateLimiter } from '../ratelimit/limiter.js';
 import { monthKey, monthResetDate, monthSeconds, secondsUntilReset } from '../subscriptions/month.js';
 import { monthlyLimitOf, rateLimitOf, type Subscription } from '../subscriptions/tiers.js';
-import type { AllowanceCounter } from '../subscriptions/usageStore.js';
+import type { AllowanceCounter } from '../subscriptions/allowance.js';
 import { ApiError } from './errors.js';
 import type { AppState } from './state.js';
 

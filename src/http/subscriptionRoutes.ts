@@ -2,7 +2,8 @@
 import type { Middleware } from 'koa';
 import { monthKey, monthResetDate, windowStartDay } from '../subscriptions/month.js';
 import { monthlyLimitOf, rateLimitOf } from '../subscriptions/tiers.js';
-import type { AllowanceCounter, UsageStore } from '../subscriptions/usageStore.js';
+import type { AllowanceCounter } from '../subscriptions/allowance.js';
+import type { UsageStore } from '../subscriptions/usageStore.js';
 import { successBody } from './envelope.js';
 import { paramValidator, parseQueryString } from './queryParams.js';
 import type { Handlers } from './routes.js';

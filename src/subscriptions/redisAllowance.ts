@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
 import type { RedisLink } from '../ratelimit/redisConnection.js';
 import { monthKey, monthResetDate } from './month.js';
-import type { AllowanceCounter, SqliteAllowanceCounter } from './usageStore.js';
+import type { Admission, AllowanceCounter, SqliteAllowanceCounter } from './allowance.js';
 
 /**
  * KEYS[1] counter; ARGV limit, expiry (epoch s), floor (the SQLite record). A counter below the
@@ -60,24 +60,24 @@ export class RedisAllowanceCounter implements AllowanceCounter {
     }
   }
 
-  async tryConsume(subscriptionId: string, month: string, limit: number): Promise<{ allowed: boolean; calls: number }> {
-    if (this.link.ready) {
-      try {
-        const recorded = this.record.currentSync(subscriptionId, month);
-        const [admitted, calls] = (await this.link.client.eval(CONSUME, 1, this.key(subscriptionId, month), limit, expiryOf(month), recorded)) as [
-          number,
-          number,
-        ];
-        this.link.markUp();
-        if (admitted === 1) this.record.recordServed(subscriptionId, month);
-        return { allowed: admitted === 1, calls: Math.max(calls, this.record.currentSync(subscriptionId, month)) };
-      } catch (error) {
-        this.link.markDown((error as Error).message);
-      }
-    } else {
+  async tryConsume(subscriptionId: string, month: string, limit: number): Promise<Admission> {
+    if (!this.link.ready) {
       this.link.markDown(`connection ${this.link.client.status}`);
+      return this.record.tryConsume(subscriptionId, month, limit);
     }
-    return this.record.tryConsume(subscriptionId, month, limit);
+    const recorded = this.record.currentSync(subscriptionId, month);
+    let admitted: number;
+    let calls: number;
+    try {
+      [admitted, calls] = (await this.link.client.eval(CONSUME, 1, this.key(subscriptionId, month), limit, expiryOf(month), recorded)) as [number, number];
+      this.link.markUp();
+    } catch (error) {
+      this.link.markDown((error as Error).message);
+      return this.record.tryConsume(subscriptionId, month, limit);
+    }
+    if (admitted !== 1) return { allowed: false, calls: Math.max(calls, recorded) };
+    // A failure to record is not a Redis failure: it propagates (the call is refused, not recounted).
+    return { allowed: true, calls: Math.max(calls, await this.record.recordServed(subscriptionId, month)) };
   }
 
   async current(subscriptionId: string, month: string): Promise<number> {

@@ -1,5 +1,4 @@
-// The usage log (one row per logged request, written in batches) and the monthly allowance
-// counter (written at admission, so it never trails what was served).
+// The usage log: one row per logged request, written in batches, and the statistics read from it.
 import type Database from 'better-sqlite3';
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
@@ -24,64 +23,8 @@ export interface UsageStatistics {
   topEndpoints: { endpoint: string; calls: number }[];
 }
 
-/** Counts billable calls per subscription and month; the allowance check and the count are one step. */
-export interface AllowanceCounter {
-  /** Counts one call if fewer than `limit` were counted this month; says whether it was. */
-  tryConsume(subscriptionId: string, month: string, limit: number): Promise<{ allowed: boolean; calls: number }>;
-  current(subscriptionId: string, month: string): Promise<number>;
-}
-
 export const FLUSH_INTERVAL_MS = 200;
 export const FLUSH_BATCH = 500;
-
-/** The monthly counter in the subscriptions database: exact across processes that share the file. */
-export class SqliteAllowanceCounter implements AllowanceCounter {
-  private readonly ensure: Database.Statement;
-  private readonly consume: Database.Statement;
-  private readonly read: Database.Statement;
-  private readonly served: Database.Statement;
-  private readonly month: Database.Statement;
-
-  constructor(db: Db) {
-    this.served = db.prepare(
-      `INSERT INTO monthly_usage (subscription_id, month, calls) VALUES (?, ?, 1)
-       ON CONFLICT (subscription_id, month) DO UPDATE SET calls = calls + 1`,
-    );
-    this.month = db.prepare('SELECT subscription_id AS subscriptionId, calls FROM monthly_usage WHERE month = ?');
-    this.ensure = db.prepare('INSERT OR IGNORE INTO monthly_usage (subscription_id, month, calls) VALUES (?, ?, 0)');
-    this.consume = db.prepare(
-      'UPDATE monthly_usage SET calls = calls + 1 WHERE subscription_id = ? AND month = ? AND calls < ? RETURNING calls',
-    ).pluck();
-    this.read = db.prepare('SELECT calls FROM monthly_usage WHERE subscription_id = ? AND month = ?').pluck();
-  }
-
-  async tryConsume(subscriptionId: string, month: string, limit: number) {
-    const calls = this.consume.get(subscriptionId, month, limit) as number | undefined;
-    if (calls !== undefined) return { allowed: true, calls };
-    this.ensure.run(subscriptionId, month);
-    const retried = this.consume.get(subscriptionId, month, limit) as number | undefined;
-    if (retried !== undefined) return { allowed: true, calls: retried };
-    return { allowed: false, calls: this.currentSync(subscriptionId, month) };
-  }
-
-  currentSync(subscriptionId: string, month: string): number {
-    return (this.read.get(subscriptionId, month) as number | undefined) ?? 0;
-  }
-
-  async current(subscriptionId: string, month: string) {
-    return this.currentSync(subscriptionId, month);
-  }
-
-  /** Counts a call another counter admitted, so this record never trails what was served. */
-  recordServed(subscriptionId: string, month: string): void {
-    this.served.run(subscriptionId, month);
-  }
-
-  /** Every subscription's count for a month. */
-  monthCounts(month: string): { subscriptionId: string; calls: number }[] {
-    return this.month.all(month) as { subscriptionId: string; calls: number }[];
-  }
-}
 
 export class UsageStore {
   private buffer: UsageRow[] = [];
