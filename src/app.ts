@@ -79,7 +79,11 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa<AppState
     if (ctx.path !== API_PREFIX && !ctx.path.startsWith(`${API_PREFIX}/`)) {
       throw notFound(`No endpoint exists at this path; the API lives under ${API_PREFIX}.`);
     }
-    ctx.state.route = api.classify(ctx.path);
+    const matched = api.classify(ctx.path);
+    if (matched !== undefined) {
+      ctx.state.route = matched.route;
+      ctx.state.params = matched.params;
+    }
     await next();
   });
   if (skip.has('auth')) {

@@ -38,7 +38,7 @@ export function grantHandlers(engine: SearchEngine): Handlers {
 
   const grant: Middleware<AppState> = async (ctx) => {
     noParams(parseQueryString(ctx.querystring));
-    const id = (ctx as unknown as { params: { id: string } }).params.id;
+    const id = ctx.state.params.id;
     const found = id.length <= 200 ? await engine.getByIdJson(id) : null;
     if (found === null) throw notFound(`No grant has the id "${clip(id)}".`);
     sendJson(ctx, successJson(ctx.state.requestId, found));

@@ -29,30 +29,37 @@ export type RouteName = keyof typeof ROUTES;
 export type Handlers = Partial<Record<RouteName, Middleware<AppState>>>;
 
 export interface ApiRouter {
-  /** Dispatches a classified request to its handler. */
+  /** Calls the handler of the request's route (classified before, into ctx.state). */
   dispatch: Middleware<AppState>;
-  /** The route a path names (whatever the method), or undefined. */
-  classify(path: string): RouteSpec | undefined;
+  /** The route a path names (whatever the method) and its decoded path parameters, or undefined. */
+  classify(path: string): { route: RouteSpec; params: Record<string, string> } | undefined;
 }
 
 /** Registration order matters: the literal /grants/filters comes before /grants/:id. */
 const ORDER: RouteName[] = ['grants', 'grantFilters', 'grant', 'usage', 'limits'];
 
+/**
+ * The router matches each request once, when it is classified; its layer then gives the path
+ * parameters (decoded as @koa/router decodes them), and dispatch calls that route's handler
+ * directly instead of matching the path a second time.
+ */
 export function createApiRouter(handlers: Handlers): ApiRouter {
   const router = new Router<AppState>({ prefix: API_PREFIX, sensitive: true });
-  const byPath = new Map<string, RouteSpec>();
+  const routeOf = new Map<string, RouteSpec>();
+  const handlerOf = new Map<RouteSpec, Middleware<AppState>>();
   for (const name of ORDER) {
     const handler = handlers[name];
     if (handler === undefined) continue;
     router.get(name, ROUTES[name].template, handler);
-    byPath.set(API_PREFIX + ROUTES[name].template, ROUTES[name]);
+    routeOf.set(API_PREFIX + ROUTES[name].template, ROUTES[name]);
+    handlerOf.set(ROUTES[name], handler);
   }
-  const routes = router.routes();
   return {
-    dispatch: (ctx, next) => routes(ctx as never, next),
+    dispatch: (ctx, next) => handlerOf.get(ctx.state.route!)!(ctx, next),
     classify(path) {
       const layer = router.match(path, 'GET').pathAndMethod[0];
-      return layer === undefined ? undefined : byPath.get(String(layer.path));
+      const route = layer === undefined ? undefined : routeOf.get(String(layer.path));
+      return route === undefined ? undefined : { route, params: layer!.params(path, layer!.captures(path)) };
     },
   };
 }
