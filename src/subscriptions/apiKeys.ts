@@ -1,5 +1,5 @@
 // API keys: generation, hashing, display prefix. Keys are shown once and stored only as SHA-256.
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const KEY_PREFIX = 'gk_live_';
 /** How much of a key admin listings show. */
@@ -10,7 +10,7 @@ export const MAX_KEY_LENGTH = 256;
 
 export const generateApiKey = (): string => KEY_PREFIX + randomBytes(24).toString('base64url');
 
-export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+export const hashApiKey = (key: string): string => hash('sha256', key, 'hex');
 
 export const displayPrefix = (key: string): string => key.slice(0, DISPLAY_PREFIX_LENGTH);
 
