@@ -10,6 +10,8 @@ export interface Logger {
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
+  /** Whether lines of this level are written (so a caller can skip building their fields). */
+  enabled(level: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
@@ -23,6 +25,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     info: (msg, fields) => emit('info', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),
     error: (msg, fields) => emit('error', msg, fields),
+    enabled: (lvl) => RANK[lvl] >= min,
   };
 }
 

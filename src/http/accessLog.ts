@@ -5,6 +5,7 @@ import type { AppState } from './state.js';
 
 export function accessLog(log: Logger): Middleware<AppState> {
   return async function accessLog(ctx, next) {
+    if (!log.enabled('info')) return next();
     const started = process.hrtime.bigint();
     try {
       await next();
