@@ -20,14 +20,14 @@ export interface DepsOptions {
   clock?: () => Date;
 }
 
-/** Last use of each key in a batch of usage rows. */
+/** Last use of each key in a batch of usage rows, as ISO text. */
 function lastUseByKey(rows: UsageRow[]): Map<string, string> {
-  const last = new Map<string, string>();
+  const last = new Map<string, Date>();
   for (const row of rows) {
-    const at = row.at.toISOString();
-    if ((last.get(row.keyId) ?? '') < at) last.set(row.keyId, at);
+    const seen = last.get(row.keyId);
+    if (seen === undefined || seen.getTime() < row.at.getTime()) last.set(row.keyId, row.at);
   }
-  return last;
+  return new Map([...last].map(([keyId, at]) => [keyId, at.toISOString()]));
 }
 
 export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<Deps> {

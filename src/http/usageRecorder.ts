@@ -5,7 +5,7 @@ import type { AppState } from './state.js';
 
 export function recordUsage(usage: UsageStore, clock: () => Date): Middleware<AppState> {
   return async function recordUsage(ctx, next) {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     try {
       await next();
     } finally {
@@ -19,7 +19,7 @@ export function recordUsage(usage: UsageStore, clock: () => Date): Middleware<Ap
           endpoint: ctx.state.route?.template ?? null,
           billable: ctx.state.billed === true,
           status: ctx.status,
-          latencyMs: Number(process.hrtime.bigint() - started) / 1e6,
+          latencyMs: performance.now() - started,
           requestId: ctx.state.requestId,
         });
       }

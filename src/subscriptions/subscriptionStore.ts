@@ -1,5 +1,5 @@
-// Subscriptions and their API keys in SQLite. Every read goes to the database, so a change made
-// by grants-admin takes effect on the next request.
+// Subscriptions and their API keys in SQLite. Callers are cached only while the database is
+// unchanged, so a change made by grants-admin takes effect from the next event-loop turn on.
 import type Database from 'better-sqlite3';
 import type { Feature } from '../http/routes.js';
 import { displayPrefix, generateApiKey, hashApiKey, newId } from './apiKeys.js';
@@ -71,6 +71,7 @@ export class SubscriptionStore {
   private readonly byKeyHash: Database.Statement;
   private readonly byId: Database.Statement;
   private readonly dataVersion: Database.Statement;
+  private readonly touch: Database.Statement;
   /**
    * Callers of known keys by key hash, valid while nothing changed subscriptions or keys: SQLite's
    * data_version moves when another connection (grants-admin, another instance) commits, and this
@@ -78,6 +79,7 @@ export class SubscriptionStore {
    */
   private readonly callers = new Map<string, Caller>();
   private callersVersion = -1;
+  private turnVersion: number | null = null;
 
   constructor(
     private readonly db: Db,
@@ -89,6 +91,21 @@ export class SubscriptionStore {
     );
     this.byId = db.prepare('SELECT * FROM subscriptions WHERE id = ?');
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
+  }
+
+  /**
+   * The database's data_version, read once per event-loop turn (the requests of one turn share it,
+   * as they would share one read transaction): a change committed elsewhere applies from the next turn.
+   */
+  private versionThisTurn(): number {
+    if (this.turnVersion === null) {
+      this.turnVersion = this.dataVersion.get() as number;
+      setImmediate(() => {
+        this.turnVersion = null;
+      });
+    }
+    return this.turnVersion;
   }
 
   /** Forgets every remembered caller (after a change made through this store). */
@@ -99,7 +116,7 @@ export class SubscriptionStore {
   /** The caller a presented key belongs to, or null for an unknown or revoked key. */
   authenticate(key: string): Caller | null {
     const hash = hashApiKey(key);
-    const version = this.dataVersion.get() as number;
+    const version = this.versionThisTurn();
     if (version !== this.callersVersion) {
       this.callers.clear();
       this.callersVersion = version;
@@ -203,7 +220,6 @@ export class SubscriptionStore {
 
   /** Records when keys were last used (called in batches by the usage writer). */
   touchKeys(lastUsed: Map<string, string>): void {
-    const touch = this.db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
-    for (const [keyId, at] of lastUsed) touch.run(at, keyId, at);
+    for (const [keyId, at] of lastUsed) this.touch.run(at, keyId, at);
   }
 }

@@ -3,7 +3,6 @@ import type Database from 'better-sqlite3';
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
 import type { Db } from './database.js';
-import { dayKey } from './month.js';
 
 export interface UsageRow {
   at: Date;
@@ -25,11 +24,42 @@ export interface UsageStatistics {
 
 export const FLUSH_INTERVAL_MS = 200;
 export const FLUSH_BATCH = 500;
+/** Rows per multi-row INSERT statement (10 columns each, well under SQLite's 32,766 variables). */
+const INSERT_CHUNK = 50;
+
+/** The usage_log columns of a row, `at` given as its ISO text (the day is its first 10 characters). */
+const columnsOf = (r: UsageRow, at: string): unknown[] => [
+  at,
+  at.slice(0, 10),
+  r.subscriptionId,
+  r.keyId,
+  r.keyPrefix,
+  r.endpoint,
+  r.billable ? 1 : 0,
+  r.status,
+  r.latencyMs,
+  r.requestId,
+];
+
+/** toISOString remembered for the last instant asked: the rows of a batch mostly share milliseconds. */
+function isoMemo(): (at: Date) => string {
+  let lastMs = Number.NaN;
+  let lastIso = '';
+  return (at) => {
+    const ms = at.getTime();
+    if (ms !== lastMs) {
+      lastMs = ms;
+      lastIso = at.toISOString();
+    }
+    return lastIso;
+  };
+}
 
 export class UsageStore {
   private buffer: UsageRow[] = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly insert: Database.Statement;
+  private readonly insertChunk: Database.Statement;
   private readonly writeBatch: (rows: UsageRow[]) => void;
   private readonly totalCalls: Database.Statement;
   private readonly callsByEndpoint: Database.Statement;
@@ -39,14 +69,19 @@ export class UsageStore {
     private readonly log: Logger,
     private readonly onFlush: (rows: UsageRow[]) => void = () => {},
   ) {
-    this.insert = db.prepare(
-      `INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    const columns = '(at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)';
+    const values = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+    this.insert = db.prepare(`INSERT INTO usage_log ${columns} VALUES ${values}`);
+    this.insertChunk = db.prepare(`INSERT INTO usage_log ${columns} VALUES ${Array(INSERT_CHUNK).fill(values).join(', ')}`);
     this.writeBatch = db.transaction((rows: UsageRow[]) => {
-      for (const r of rows) {
-        this.insert.run(r.at.toISOString(), dayKey(r.at), r.subscriptionId, r.keyId, r.keyPrefix, r.endpoint, r.billable ? 1 : 0, r.status, r.latencyMs, r.requestId);
+      const iso = isoMemo();
+      let i = 0;
+      for (; i + INSERT_CHUNK <= rows.length; i += INSERT_CHUNK) {
+        const params: unknown[] = [];
+        for (let j = i; j < i + INSERT_CHUNK; j += 1) params.push(...columnsOf(rows[j], iso(rows[j].at)));
+        this.insertChunk.run(params);
       }
+      for (; i < rows.length; i += 1) this.insert.run(columnsOf(rows[i], iso(rows[i].at)));
       this.onFlush(rows);
     });
     // usage_daily holds the counted calls of usage_log per day and endpoint (kept by triggers).

@@ -19,12 +19,16 @@ export class SqliteSearchEngine implements SearchEngine {
   private sizeCache: { version: number; size: number } | null = null;
   private readonly dataVersion: Database.Statement;
   private readonly byId: Database.Statement;
+  private readonly begin: Database.Statement;
+  private readonly commit: Database.Statement;
   /** One read transaction, so the page and the total come from the same catalog. */
   private readonly pageAndTotal: Database.Transaction<(query: GrantQuery) => SearchResultJson>;
 
   constructor(private readonly db: Db) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
     this.byId = db.prepare('SELECT doc FROM grants WHERE id = ?').pluck();
+    this.begin = db.prepare('BEGIN DEFERRED');
+    this.commit = db.prepare('COMMIT');
     this.pageAndTotal = db.transaction((query: GrantQuery): SearchResultJson => {
       const { page, sparsePage, count } = translateToSqlite(query);
       const { total } = this.statement(count.sql).get(...count.params) as { total: number };
@@ -58,9 +62,32 @@ export class SqliteSearchEngine implements SearchEngine {
     return statement;
   }
 
+  /**
+   * The reads of one event-loop turn share one read transaction, opened by the first and ended in
+   * the turn's check phase (setImmediate): one snapshot of the catalog per turn instead of one per
+   * statement, so a busy server begins and ends far fewer transactions. A turn lasts at most as
+   * long as the reads in it, and a new catalog (the indexer's swap) is seen from the next turn.
+   */
+  private openTurnSnapshot(): void {
+    if (this.db.inTransaction) return;
+    this.begin.run();
+    setImmediate(this.endTurnSnapshot);
+  }
+
+  private readonly endTurnSnapshot = (): void => {
+    if (!this.db.open || !this.db.inTransaction) return;
+    try {
+      this.commit.run();
+    } catch {
+      // A read-only transaction has nothing to lose: roll it back so the next turn starts afresh.
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    }
+  };
+
   /** Runs a read; store failures a retry may cure become ServiceUnavailableError. */
   private read<T>(work: () => T): Promise<T> {
     try {
+      this.openTurnSnapshot();
       return Promise.resolve(work());
     } catch (error) {
       const code = (error as { code?: string }).code ?? '';
@@ -111,6 +138,7 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   async close(): Promise<void> {
+    this.endTurnSnapshot();
     this.statements.clear();
     this.db.close();
   }
