@@ -71,11 +71,12 @@ describe('usage statistics from usage_daily', () => {
     db.close();
   });
 
-  it('a database whose log predates usage_daily is counted in full by the migration', () => {
+  it('a database whose log predates usage_daily is counted in full by the migrations (and loses the log index)', () => {
     // Back to schema version 1 with a log already written, as a database of the previous release.
     let db = openSubscriptionsDb(file);
     db.exec(`DROP TRIGGER usage_log_counted_insert; DROP TRIGGER usage_log_counted_delete; DROP TRIGGER usage_log_counted_update;
-             DROP TABLE usage_daily; DELETE FROM schema_migrations WHERE version >= 2;`);
+             DROP TABLE usage_daily; DELETE FROM schema_migrations WHERE version >= 2;
+             CREATE INDEX usage_log_subscription_day ON usage_log (subscription_id, day);`);
     const insert = db.prepare(
       `INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)
        VALUES (?, ?, ?, 'key_1', 'gk', ?, ?, ?, 1, ?)`,
@@ -83,6 +84,7 @@ describe('usage statistics from usage_daily', () => {
     for (const r of rows(1500, 11)) insert.run(r.at.toISOString(), r.at.toISOString().slice(0, 10), r.subscriptionId, r.endpoint, r.billable ? 1 : 0, r.status, r.requestId);
     db.close();
     db = openSubscriptionsDb(file);
+    expect(db.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'usage_log_subscription_day'").pluck().get()).to.equal(0);
     const usage = new UsageStore(db, createLogger('silent'));
     for (const subscription of ['sub_a', 'sub_b']) {
       expect(usage.statistics(subscription, '2026-01-01')).to.deep.equal(fromLog(db, subscription, '2026-01-01'));
