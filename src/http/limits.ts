@@ -15,6 +15,7 @@ export interface LimitDeps {
 }
 
 function setHeaders(ctx: ParameterizedContext<AppState>, subscription: Subscription, rate: RateDecision, calls: number, now: Date): void {
+  ctx.state.monthCalls = calls;
   const monthlyLimit = monthlyLimitOf(subscription);
   ctx.set(
     rateLimitHeaders(

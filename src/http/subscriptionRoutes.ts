@@ -28,7 +28,8 @@ export function subscriptionHandlers({ usage, allowance, clock }: SubscriptionRo
     const { subscription } = ctx.state.caller!;
     const now = clock();
     const limit = monthlyLimitOf(subscription);
-    const calls = await allowance.current(subscription.id, monthKey(now));
+    // The count the limits layer just read for this request's headers, so body and headers agree.
+    const calls = ctx.state.monthCalls ?? (await allowance.current(subscription.id, monthKey(now)));
     return { now, limit, calls, remaining: Math.max(0, limit - calls), resetDate: monthResetDate(now).toISOString() };
   };
 
