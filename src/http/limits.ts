@@ -15,7 +15,7 @@ export interface LimitDeps {
 }
 
 function setHeaders(ctx: ParameterizedContext<AppState>, subscription: Subscription, rate: RateDecision, calls: number, now: Date): void {
-  ctx.state.monthCalls = calls;
+  ctx.state.monthCalls = { month: monthKey(now), calls };
   const monthlyLimit = monthlyLimitOf(subscription);
   ctx.set(
     rateLimitHeaders(

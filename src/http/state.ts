@@ -10,8 +10,8 @@ export interface AppState {
   params: Record<string, string>;
   /** The authenticated caller: its subscription and key. */
   caller?: Caller;
-  /** Billable calls counted this month, as read (or counted) by the limits layer for its headers. */
-  monthCalls?: number;
+  /** Billable calls counted in a month, as read (or counted) by the limits layer for its headers. */
+  monthCalls?: { month: string; calls: number };
   /** This request was counted toward the monthly allowance. */
   billed?: boolean;
   /** The code of the error answered, if any. */

@@ -28,8 +28,11 @@ export function subscriptionHandlers({ usage, allowance, clock }: SubscriptionRo
     const { subscription } = ctx.state.caller!;
     const now = clock();
     const limit = monthlyLimitOf(subscription);
-    // The count the limits layer just read for this request's headers, so body and headers agree.
-    const calls = ctx.state.monthCalls ?? (await allowance.current(subscription.id, monthKey(now)));
+    // The count the limits layer just read for this request's headers (so body and headers
+    // agree), unless the month turned in between.
+    const month = monthKey(now);
+    const known = ctx.state.monthCalls;
+    const calls = known?.month === month ? known.calls : await allowance.current(subscription.id, month);
     return { now, limit, calls, remaining: Math.max(0, limit - calls), resetDate: monthResetDate(now).toISOString() };
   };
 

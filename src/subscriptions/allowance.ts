@@ -8,6 +8,7 @@
 // transaction carries many calls instead of one, which is what makes the exact count affordable;
 // alone, a request waits for nothing but that one transaction, as before.
 import type Database from 'better-sqlite3';
+import { transientAsUnavailable } from '../sqliteFailures.js';
 import type { Db } from './database.js';
 
 /** Counts billable calls per subscription and month; the allowance check and the count are one step. */
@@ -78,7 +79,10 @@ export class SqliteAllowanceCounter implements AllowanceCounter {
     });
   }
 
-  /** Commits this turn's asks in one IMMEDIATE transaction; on failure every ask of the turn fails (nothing counted). */
+  /**
+   * Commits this turn's asks in one IMMEDIATE transaction; on failure every ask of the turn fails
+   * and nothing is counted (503 when a retry may cure it, such as a lock held past busy_timeout).
+   */
   private commit(): void {
     this.scheduled = false;
     if (this.groups.size === 0) return;
@@ -88,7 +92,8 @@ export class SqliteAllowanceCounter implements AllowanceCounter {
     try {
       results = this.commitTurn.immediate(groups);
     } catch (error) {
-      for (const group of groups) for (const w of group.waiting) w.reject(error);
+      const failure = transientAsUnavailable(error, 'subscriptions database');
+      for (const group of groups) for (const w of group.waiting) w.reject(failure);
       return;
     }
     groups.forEach((group, g) => group.waiting.forEach((w, i) => w.resolve(results[g][i])));

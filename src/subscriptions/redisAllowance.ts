@@ -76,7 +76,8 @@ export class RedisAllowanceCounter implements AllowanceCounter {
       return this.record.tryConsume(subscriptionId, month, limit);
     }
     if (admitted !== 1) return { allowed: false, calls: Math.max(calls, recorded) };
-    // A failure to record is not a Redis failure: it propagates (the call is refused, not recounted).
+    // A failure to record is not a Redis failure: it propagates (the call is refused with a 503, not
+    // recounted through SQLite); Redis keeps that call counted, which can cost a call, never give one.
     return { allowed: true, calls: Math.max(calls, await this.record.recordServed(subscriptionId, month)) };
   }
 

@@ -75,7 +75,7 @@ export class SubscriptionStore {
   /**
    * Callers of known keys by key hash, valid while nothing changed subscriptions or keys: SQLite's
    * data_version moves when another connection (grants-admin, another instance) commits, and this
-   * store's own changes clear the cache, so a change still takes effect on the next request.
+   * store's own changes clear the cache, so a change still takes effect from the next event-loop turn.
    */
   private readonly callers = new Map<string, Caller>();
   private callersVersion = -1;

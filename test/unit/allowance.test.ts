@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { ServiceUnavailableError } from '../../src/http/errors.js';
 import { SqliteAllowanceCounter } from '../../src/subscriptions/allowance.js';
 import { openSubscriptionsDb, type Db } from '../../src/subscriptions/database.js';
 import { tempDir } from '../support/api.js';
@@ -100,6 +101,22 @@ describe('unit: SqliteAllowanceCounter (group commit)', () => {
     expect(stored('sub_b')).to.equal(0);
     db.exec('DROP TRIGGER refuse');
     expect(await counter.tryConsume('sub_a', MONTH, 100)).to.deep.equal({ allowed: true, calls: 4 });
+  });
+
+  it('a write lock held elsewhere past busy_timeout: every ask of the turn fails as a 503 (ServiceUnavailableError), nothing counted', async () => {
+    const blocker = openSubscriptionsDb(file);
+    try {
+      db.pragma('busy_timeout = 50');
+      blocker.exec('BEGIN IMMEDIATE');
+      const outcomes = await Promise.allSettled([counter.tryConsume('sub_a', MONTH, 100), counter.tryConsume('sub_b', MONTH, 100)]);
+      expect(outcomes.map((o) => o.status)).to.deep.equal(['rejected', 'rejected']);
+      for (const o of outcomes) expect((o as PromiseRejectedResult).reason).to.be.instanceOf(ServiceUnavailableError);
+      blocker.exec('ROLLBACK');
+      expect(stored('sub_a')).to.equal(0);
+      expect(await counter.tryConsume('sub_a', MONTH, 100)).to.deep.equal({ allowed: true, calls: 1 });
+    } finally {
+      blocker.close();
+    }
   });
 
   it('close() commits what the turn asked for before the database closes', async () => {

@@ -2,13 +2,12 @@
 import type Database from 'better-sqlite3';
 import type { GrantQuery } from '../../grants/query.js';
 import { BENEFICIARIES, PROVINCES } from '../../grants/schema.js';
-import { ServiceUnavailableError } from '../../http/errors.js';
+import { transientAsUnavailable } from '../../sqliteFailures.js';
 import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
 import { openCatalog, type Db } from './catalogFile.js';
 import { preferSparsePage, translateToSqlite } from './translator.js';
 
 const STATEMENT_CACHE_SIZE = 500;
-const UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_FULL']);
 
 const valuesOfBits = (bits: number, all: readonly string[]): string[] => all.filter((_, i) => (bits & (1 << i)) !== 0);
 
@@ -63,10 +62,12 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   /**
-   * The reads of one event-loop turn share one read transaction, opened by the first and ended in
-   * the turn's check phase (setImmediate): one snapshot of the catalog per turn instead of one per
-   * statement, so a busy server begins and ends far fewer transactions. A turn lasts at most as
-   * long as the reads in it, and a new catalog (the indexer's swap) is seen from the next turn.
+   * The reads of one event-loop turn share one read transaction, opened by the first and ended at
+   * the next check phase (setImmediate; for reads made inside a check phase, as the requests the
+   * allowance's group commit releases are, that of the next loop iteration): one snapshot of the
+   * catalog per turn instead of one per statement, so a busy server begins and ends far fewer
+   * transactions. A snapshot lasts about one loop iteration, and a new catalog (the indexer's
+   * swap, on its own connection, never blocked by readers in WAL mode) is seen from the next.
    */
   private openTurnSnapshot(): void {
     if (this.db.inTransaction) return;
@@ -79,8 +80,13 @@ export class SqliteSearchEngine implements SearchEngine {
     try {
       this.commit.run();
     } catch {
-      // A read-only transaction has nothing to lose: roll it back so the next turn starts afresh.
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      // A read-only transaction has nothing to lose: roll it back so the next turn starts afresh
+      // (and never let this callback throw: it runs outside any request).
+      try {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      } catch {
+        // The connection is broken; the next read reports it.
+      }
     }
   };
 
@@ -90,11 +96,7 @@ export class SqliteSearchEngine implements SearchEngine {
       this.openTurnSnapshot();
       return Promise.resolve(work());
     } catch (error) {
-      const code = (error as { code?: string }).code ?? '';
-      if (UNAVAILABLE.has(code) || [...UNAVAILABLE].some((c) => code.startsWith(`${c}_`))) {
-        throw new ServiceUnavailableError(`catalog unavailable: ${code}`, 1);
-      }
-      throw error;
+      throw transientAsUnavailable(error, 'catalog');
     }
   }
 
