@@ -1,7 +1,7 @@
 // GET /external/v1/grants/:id and GET /external/v1/grants/filters (API-DECISIONS §1, §4).
 import { expect } from 'chai';
 import { startTestApi, tempDir, type TestApi, type TestResponse } from '../support/api.js';
-import { expectError } from '../support/assertions.js';
+import { expectError, expectValidation } from '../support/assertions.js';
 import {
   API_PREFIX as P,
   ITEM_LABELS,
@@ -24,13 +24,6 @@ const catalogApi = (records: Rec[]) => startCatalogApi(records, { prefix: 'grant
 
 function expectNotFound(res: TestResponse): void {
   expectError(res, 404, 'NOT_FOUND', { contentType: true });
-}
-
-function expectValidation(res: TestResponse, parameters: string[]): void {
-  expect(res.status, res.text).to.equal(400);
-  expect(res.body.error.code).to.equal('VALIDATION_ERROR');
-  expect(res.body.error.details.map((d: Rec) => d.parameter)).to.have.members(parameters);
-  expect(res.body.error.details).to.have.length(parameters.length);
 }
 
 /** Spec section 2, in the order of its table: the wire order. */

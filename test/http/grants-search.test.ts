@@ -11,6 +11,7 @@ import {
   stopCatalogApi as stopApi,
   type GrantRecord as Rec,
 } from '../support/catalog.js';
+import { expectValidation } from '../support/assertions.js';
 
 const rec = recordMaker(ITEM_LABELS);
 
@@ -21,16 +22,6 @@ const ids = (res: TestResponse): string[] => {
   expect(res.body.data, res.text).to.be.an('array');
   return res.body.data.map((g: Rec) => g.id);
 };
-
-function expectValidation(res: TestResponse, parameters: string[]): any[] {
-  expect(res.status, res.text).to.equal(400);
-  expect(res.body.success).to.equal(false);
-  expect(res.body.error.code).to.equal('VALIDATION_ERROR');
-  const details = res.body.error.details as { parameter: string; message: string }[];
-  expect(details.map((d) => d.parameter), res.text).to.have.members(parameters);
-  expect(details).to.have.length(parameters.length);
-  return details;
-}
 
 const FUNDER_TYPES = ['CORPORATE', 'FEDERAL_GRANT', 'FOUNDATION', 'MUNICIPAL_GRANT', 'NON_PROFIT_ORGANIZATION', 'PROVINCIAL_TERRITORIAL_GRANT'];
 const FUNDING_TYPES = ['EQUITY', 'GRANT', 'LOAN', 'REBATE', 'TAX_CREDIT', 'WAGE_SUBSIDY'];

@@ -2,19 +2,12 @@
 // API-DECISIONS §6). The clock is injected so that day and month arithmetic is deterministic.
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
-import { startTestApi, tempDir, type TestApi, type TestResponse } from '../support/api.js';
+import { startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX as P, writeTinyCatalog as writeCatalog } from '../support/catalog.js';
+import { expectValidation } from '../support/assertions.js';
 
 const NOW = new Date('2026-11-20T12:00:00.000Z');
 const DAY_MS = 86_400_000;
-
-function expectValidation(res: TestResponse, parameter: string): void {
-  expect(res.status, res.text).to.equal(400);
-  expect(res.body.success).to.equal(false);
-  expect(res.body.error.code).to.equal('VALIDATION_ERROR');
-  expect(res.body.error.details).to.be.an('array');
-  expect(res.body.error.details.map((d: { parameter: string }) => d.parameter)).to.deep.equal([parameter]);
-}
 
 describe('subscriptions: the usage and limits reports', function () {
   let api: TestApi;
@@ -79,20 +72,20 @@ describe('subscriptions: the usage and limits reports', function () {
 
     for (const bad of ['0', '366', 'abc', '1.5', '-1', '', '1e2', '7days', '1000000']) {
       it(`days=${JSON.stringify(bad)} → 400 VALIDATION_ERROR naming days`, async function () {
-        expectValidation(await fresh().get(`/subscription/usage?days=${encodeURIComponent(bad)}`), 'days');
+        expectValidation(await fresh().get(`/subscription/usage?days=${encodeURIComponent(bad)}`), ['days']);
       });
     }
 
     it('days given twice → 400', async function () {
-      expectValidation(await fresh().get('/subscription/usage?days=1&days=2'), 'days');
+      expectValidation(await fresh().get('/subscription/usage?days=1&days=2'), ['days']);
     });
 
     it('an unknown parameter → 400 naming it', async function () {
-      expectValidation(await fresh().get('/subscription/usage?day=7'), 'day');
+      expectValidation(await fresh().get('/subscription/usage?day=7'), ['day']);
     });
 
     it('/subscription/limits takes no parameters', async function () {
-      expectValidation(await fresh().get('/subscription/limits?days=7'), 'days');
+      expectValidation(await fresh().get('/subscription/limits?days=7'), ['days']);
     });
   });
 

@@ -35,3 +35,22 @@ export function expectError(res: TestResponse, status: number, code: string, che
     expect(res.headers.get('x-request-id')).to.equal(res.body.meta.requestId);
   }
 }
+
+/** One detail of a VALIDATION_ERROR: the parameter it names and why it is wrong. */
+export interface ValidationDetail {
+  parameter: string;
+  message: string;
+}
+
+/**
+ * A 400 VALIDATION_ERROR (the expectError core) whose details name exactly `parameters`, each
+ * once, in any order; returns the details.
+ */
+export function expectValidation(res: TestResponse, parameters: string[]): ValidationDetail[] {
+  expectError(res, 400, 'VALIDATION_ERROR');
+  const details = res.body.error.details as ValidationDetail[];
+  expect(details, res.text).to.be.an('array');
+  expect(details.map((d) => d.parameter), res.text).to.have.members(parameters);
+  expect(details).to.have.length(parameters.length);
+  return details;
+}
