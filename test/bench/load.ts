@@ -74,6 +74,34 @@ function percentile(sorted: Float64Array, p: number): number {
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
+/**
+ * The figures both load shapes report alike: from the latencies (sorted, ms), the response bytes,
+ * the server's CPU seconds over the run (null without a pid), the seconds the rate is taken over
+ * and the wall seconds the CPU was spent in.
+ */
+function commonFigures(sorted: Float64Array, bytes: number, cpu: number | null, seconds: number, wallSeconds: number) {
+  const count = sorted.length;
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return {
+    requests: count,
+    seconds: round(seconds, 3),
+    rps: round(count / seconds, 1),
+    latencyMs: {
+      mean: round(count > 0 ? sum / count : 0, 3),
+      p50: round(percentile(sorted, 50), 3),
+      p90: round(percentile(sorted, 90), 3),
+      p975: round(percentile(sorted, 97.5), 3),
+      p99: round(percentile(sorted, 99), 3),
+      max: round(count > 0 ? sorted[count - 1] : 0, 3),
+    },
+    bytesPerResponse: count > 0 ? Math.round(bytes / count) : 0,
+    serverCpuUsPerRequest: cpu === null || count === 0 ? null : round((cpu * 1e6) / count, 1),
+    serverCores: cpu === null ? null : round(cpu / wallSeconds, 2),
+    loadAverage: round(os.loadavg()[0], 2),
+  };
+}
+
 export async function drive(settings: LoadSettings): Promise<LoadResult> {
   const { paths } = settings;
   if (paths.length === 0) throw new Error('no request to send');
@@ -116,34 +144,17 @@ export async function drive(settings: LoadSettings): Promise<LoadResult> {
   const wallSeconds = Number(process.hrtime.bigint() - wallBefore) / 1e9;
   const cpuAfter = settings.serverPid === undefined ? null : processCpuSeconds(settings.serverPid);
 
-  const sorted = latencies.slice(0, count).sort();
-  let sum = 0;
-  for (const v of sorted) sum += v;
   const seconds = result.duration > 0 ? result.duration : wallSeconds;
   const statusCodes: Record<string, number> = {};
   for (const [code, { count: n }] of Object.entries(result.statusCodeStats)) statusCodes[code] = n;
   const cpu = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null;
   return {
-    requests: count,
-    seconds: round(seconds, 3),
-    rps: round(count / seconds, 1),
-    latencyMs: {
-      mean: round(count > 0 ? sum / count : 0, 3),
-      p50: round(percentile(sorted, 50), 3),
-      p90: round(percentile(sorted, 90), 3),
-      p975: round(percentile(sorted, 97.5), 3),
-      p99: round(percentile(sorted, 99), 3),
-      max: round(count > 0 ? sorted[count - 1] : 0, 3),
-    },
+    ...commonFigures(latencies.slice(0, count).sort(), bytes, cpu, seconds, wallSeconds),
     non2xx: result.non2xx,
     socketErrors: result.errors,
     timeouts: result.timeouts,
     errors: result.non2xx + result.errors,
     statusCodes,
-    bytesPerResponse: count > 0 ? Math.round(bytes / count) : 0,
-    serverCpuUsPerRequest: cpu === null || count === 0 ? null : round((cpu * 1e6) / count, 1),
-    serverCores: cpu === null ? null : round(cpu / wallSeconds, 2),
-    loadAverage: round(os.loadavg()[0], 2),
     connections: settings.connections,
     overallRate: settings.overallRate ?? null,
   };
@@ -219,32 +230,14 @@ export async function drivePaced(settings: Omit<LoadSettings, 'connections' | 'o
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   agent.destroy();
   const cpuAfter = settings.serverPid === undefined ? null : processCpuSeconds(settings.serverPid);
-  const sorted = Float64Array.from(latencies).sort();
-  const count = sorted.length;
-  let sum = 0;
-  for (const v of sorted) sum += v;
   const cpu = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null;
   return {
-    requests: count,
-    seconds: round(seconds, 3),
-    rps: round(count / seconds, 1),
-    latencyMs: {
-      mean: round(count > 0 ? sum / count : 0, 3),
-      p50: round(percentile(sorted, 50), 3),
-      p90: round(percentile(sorted, 90), 3),
-      p975: round(percentile(sorted, 97.5), 3),
-      p99: round(percentile(sorted, 99), 3),
-      max: round(count > 0 ? sorted[count - 1] : 0, 3),
-    },
+    ...commonFigures(Float64Array.from(latencies).sort(), bytes, cpu, seconds, seconds),
     non2xx,
     socketErrors,
     timeouts: 0,
     errors: non2xx + socketErrors,
     statusCodes,
-    bytesPerResponse: count > 0 ? Math.round(bytes / count) : 0,
-    serverCpuUsPerRequest: cpu === null || count === 0 ? null : round((cpu * 1e6) / count, 1),
-    serverCores: cpu === null ? null : round(cpu / seconds, 2),
-    loadAverage: round(os.loadavg()[0], 2),
     connections: peakInFlight,
     overallRate: rate,
   };
