@@ -30,7 +30,10 @@ export const monthResetDate = (now: Date): Date => new Date(spanOf(now).endMs);
 export const monthStart = (now: Date): Date => new Date(spanOf(now).startMs);
 
 /** Length of the current UTC month in seconds. */
-export const monthSeconds = (now: Date): number => (spanOf(now).endMs - spanOf(now).startMs) / 1000;
+export const monthSeconds = (now: Date): number => {
+  const { startMs, endMs } = spanOf(now);
+  return (endMs - startMs) / 1000;
+};
 
 /** Whole seconds until the month resets, at least 1. */
 export const secondsUntilReset = (now: Date): number => Math.max(1, Math.ceil((spanOf(now).endMs - now.getTime()) / 1000));
