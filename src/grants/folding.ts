@@ -12,3 +12,11 @@ export function foldText(text: string): string {
     .replace(/\p{M}+/gu, '')
     .replace(UNDECOMPOSABLE, (c) => SPELLED[c]);
 }
+
+/**
+ * The key `sort=title` orders by: the title folded as the search folds it (accents dropped,
+ * ligatures spelled out, lower case). Compared by Unicode code point.
+ */
+export function titleSortKey(title: string): string {
+  return foldText(title).toLowerCase();
+}

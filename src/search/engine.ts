@@ -1,11 +1,13 @@
 // The SearchEngine port: what the API needs from a catalog, whatever holds it.
 import type { Grant } from '../grants/schema.js';
-import type { GrantQuery } from '../grants/query.js';
+import type { Facets, GrantQuery } from '../grants/query.js';
 
 /** A search result with each grant as its served JSON text (wire field order), ready to splice into a response. */
 export interface SearchResultJson {
   total: number;
   grantsJson: string[];
+  /** Present when query.facets is not empty: each asked facet, in the order asked. */
+  facets?: Facets;
 }
 
 export interface FilterOptions {
