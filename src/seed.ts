@@ -2,7 +2,7 @@
 import { grantsOnly, RejectionLog, validRecords } from '../indexer/pipeline.js';
 import { openSource, readSource } from '../indexer/source.js';
 import type { Config } from './config.js';
-import { ServiceUnavailableError } from './http/errors.js';
+import { ServiceUnavailableError } from './failures.js';
 import type { Logger } from './log.js';
 import type { SearchEngine } from './search/engine.js';
 import { createCatalogWriter } from './search/factory.js';

@@ -1,6 +1,6 @@
 // SQLite failures that a retry may cure (a lock held too long, I/O trouble, a full disk): the
 // API answers them 503 with Retry-After instead of 500.
-import { ServiceUnavailableError } from './http/errors.js';
+import { ServiceUnavailableError } from './failures.js';
 
 const TRANSIENT = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_FULL'];
 

@@ -1,6 +1,4 @@
 // The response envelope of the specification: success, data, pagination (grant search), meta.
-import type { ApiError } from './errors.js';
-
 export const API_VERSION = 'v1';
 
 export interface Meta {
@@ -41,8 +39,15 @@ export function successJson(requestId: string, dataJson: string, pagination?: Pa
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-export function errorBody(requestId: string, error: ApiError) {
-  const body: { code: string; message: string; details?: unknown } = { code: error.code, message: error.message };
+/** The fields of an error as partners see them (an ApiError has them). */
+export interface ErrorFields {
+  code: string;
+  message: string;
+  details?: unknown;
+}
+
+export function errorBody(requestId: string, error: ErrorFields) {
+  const body: ErrorFields = { code: error.code, message: error.message };
   if (error.details !== undefined) body.details = error.details;
   return { success: false, error: body, meta: meta(requestId) };
 }

@@ -1,34 +1,37 @@
-// Errors are values with a code: thrown anywhere, rendered once by the error middleware.
+// Errors are values with a code: thrown anywhere, rendered once by the error middleware. The core
+// throws domain failures (src/failures.ts); this module alone decides how each one answers.
 import type { Middleware } from 'koa';
+import { InvalidInputError, NotFoundError, ServiceUnavailableError, type ErrorDetail } from '../failures.js';
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
 import { errorBody } from './envelope.js';
 import type { AppState } from './state.js';
 
-export type ErrorCode =
-  | 'VALIDATION_ERROR'
-  | 'UNAUTHORIZED'
-  | 'SUBSCRIPTION_INACTIVE'
-  | 'FEATURE_NOT_AVAILABLE'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'URI_TOO_LONG'
-  | 'RATE_LIMITED'
-  | 'QUOTA_EXCEEDED'
-  | 'SERVICE_UNAVAILABLE'
-  | 'INTERNAL_ERROR';
+export type { ErrorDetail } from '../failures.js';
 
-export interface ErrorDetail {
-  parameter: string;
-  message: string;
-}
+/** Every error code of the API and its HTTP status. An ApiError's status must be its code's. */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  SUBSCRIPTION_INACTIVE: 403,
+  FEATURE_NOT_AVAILABLE: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  URI_TOO_LONG: 414,
+  RATE_LIMITED: 429,
+  QUOTA_EXCEEDED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
 
-export class ApiError extends Error {
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
   constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
+    readonly status: (typeof ERROR_STATUS)[C],
+    readonly code: C,
     message: string,
-    readonly details?: ErrorDetail[],
+    readonly details?: readonly ErrorDetail[],
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
@@ -36,28 +39,41 @@ export class ApiError extends Error {
   }
 }
 
-/** Thrown by an engine or store when the backing service cannot answer. */
-export class ServiceUnavailableError extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterSeconds = 5,
-  ) {
-    super(message);
-    this.name = 'ServiceUnavailableError';
-  }
+/** A domain failure's class and the answer it gets. */
+interface Translation<E extends Error> {
+  type: new (...args: any[]) => E;
+  answer(failure: E): ApiError;
+}
+const translation = <E extends Error>(type: new (...args: any[]) => E, answer: (failure: E) => ApiError): Translation<Error> => ({ type, answer });
+
+/** How each domain failure answers over HTTP: the one place the core's failures get a status and a code. */
+const DOMAIN_FAILURES: readonly Translation<Error>[] = [
+  translation(InvalidInputError, (failure) =>
+    new ApiError(
+      400,
+      'VALIDATION_ERROR',
+      failure.details.length === 1
+        ? `Invalid query parameter "${failure.details[0].parameter}": ${failure.details[0].message}.`
+        : `${failure.details.length} query parameters are invalid; see error.details.`,
+      failure.details,
+    ),
+  ),
+  translation(NotFoundError, (failure) => new ApiError(404, 'NOT_FOUND', failure.message)),
+  translation(ServiceUnavailableError, (failure) =>
+    new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry after the delay in Retry-After.', undefined, {
+      'Retry-After': String(failure.retryAfterSeconds),
+    }),
+  ),
+];
+
+/** The answer to a domain failure, or undefined for anything else. */
+export function answerTo(thrown: unknown): ApiError | undefined {
+  return DOMAIN_FAILURES.find((t) => thrown instanceof t.type)?.answer(thrown as Error);
 }
 
-export const notFound = (message = 'No resource exists at this path.') => new ApiError(404, 'NOT_FOUND', message);
+export const notFound = (message = 'No resource exists at this path.') => new NotFoundError(message);
 
-export const validationError = (details: ErrorDetail[]) =>
-  new ApiError(
-    400,
-    'VALIDATION_ERROR',
-    details.length === 1
-      ? `Invalid query parameter "${details[0].parameter}": ${details[0].message}.`
-      : `${details.length} query parameters are invalid; see error.details.`,
-    details,
-  );
+export const validationError = (details: ErrorDetail[]) => new InvalidInputError(details);
 
 /**
  * Renders every error in the envelope, keeping headers set before the throw (Retry-After,
@@ -68,17 +84,12 @@ export function errorHandler(log: Logger): Middleware<AppState> {
     try {
       await next();
     } catch (thrown) {
-      let error: ApiError;
-      if (thrown instanceof ApiError) {
-        error = thrown;
-      } else if (thrown instanceof ServiceUnavailableError) {
-        log.warn('dependency unavailable', { requestId: ctx.state.requestId, reason: thrown.message });
-        error = new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry after the delay in Retry-After.', undefined, {
-          'Retry-After': String(thrown.retryAfterSeconds),
-        });
-      } else {
+      let error = thrown instanceof ApiError ? thrown : answerTo(thrown);
+      if (error === undefined) {
         log.error('unhandled error', { requestId: ctx.state.requestId, ...describeError(thrown) });
         error = new ApiError(500, 'INTERNAL_ERROR', `An internal error occurred; quote request id ${ctx.state.requestId} when reporting it.`);
+      } else if (thrown instanceof ServiceUnavailableError) {
+        log.warn('dependency unavailable', { requestId: ctx.state.requestId, reason: thrown.message });
       }
       ctx.state.errorCode = error.code;
       ctx.status = error.status;

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { ServiceUnavailableError } from '../../src/http/errors.js';
+import { ServiceUnavailableError } from '../../src/failures.js';
 import { SqliteAllowanceCounter } from '../../src/subscriptions/allowance.js';
 import { openSubscriptionsDb, type Db } from '../../src/subscriptions/database.js';
 import { tempDir } from '../support/api.js';

@@ -1,6 +1,6 @@
 // The Elasticsearch client as this service uses it, and what its failures mean for partners.
 import { Client, errors } from '@elastic/elasticsearch';
-import { ServiceUnavailableError } from '../../http/errors.js';
+import { ServiceUnavailableError } from '../../failures.js';
 
 export interface EsConfig {
   url: string;
