@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
-import type { Feature } from '../http/routes.js';
+import type { Feature } from '../subscriptions/tiers.js';
 import { openSubscriptionsDb, subscriptionsPath, type Db } from '../subscriptions/database.js';
 import { monthKey } from '../subscriptions/month.js';
 import { SubscriptionStore } from '../subscriptions/subscriptionStore.js';

@@ -3,11 +3,10 @@
 // (needed before routing by the quota, the feature check and the usage log) and the dispatch.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
+import type { Feature } from '../subscriptions/tiers.js';
 import type { AppState } from './state.js';
 
 export const API_PREFIX = '/external/v1';
-
-export type Feature = 'grants.search' | 'grants.read' | 'subscription.read';
 
 export interface RouteSpec {
   /** Route template relative to the version prefix, as reported in usage statistics. */

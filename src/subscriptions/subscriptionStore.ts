@@ -1,10 +1,9 @@
 // Subscriptions and their API keys in SQLite. Callers are cached only while the database is
 // unchanged, so a change made by grants-admin takes effect from the next event-loop turn on.
 import type Database from 'better-sqlite3';
-import type { Feature } from '../http/routes.js';
 import { displayPrefix, generateApiKey, hashApiKey, newId } from './apiKeys.js';
 import type { Db } from './database.js';
-import { FEATURES, type Status, type Subscription, type Tier } from './tiers.js';
+import { FEATURES, type Feature, type Status, type Subscription, type Tier } from './tiers.js';
 
 interface SubscriptionRow {
   id: string;

@@ -1,13 +1,13 @@
 // Tiers, statuses and features: the catalogue of what a subscription can be.
-import type { Feature } from '../http/routes.js';
-
 export const TIERS = ['STARTER', 'PROFESSIONAL', 'ENTERPRISE'] as const;
 export type Tier = (typeof TIERS)[number];
 
 export const STATUSES = ['ACTIVE', 'SUSPENDED', 'CANCELLED'] as const;
 export type Status = (typeof STATUSES)[number];
 
-export const FEATURES = ['grants.read', 'grants.search', 'subscription.read'] as const satisfies readonly Feature[];
+/** What a subscription may use; each endpoint is guarded by one feature. */
+export const FEATURES = ['grants.read', 'grants.search', 'subscription.read'] as const;
+export type Feature = (typeof FEATURES)[number];
 
 export const TIER_LIMITS: Record<Tier, { ratePerSecond: number; monthlyLimit: number }> = {
   STARTER: { ratePerSecond: 10, monthlyLimit: 10_000 },
