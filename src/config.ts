@@ -5,9 +5,6 @@ export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export const SEARCH_ENGINES = ['sqlite', 'elasticsearch'] as const;
 export type SearchEngineName = (typeof SEARCH_ENGINES)[number];
-/** Middleware layers the benchmark may switch off (BENCH_DISABLE_LAYERS); never for production. */
-export const BENCH_LAYERS = ['auth', 'limits', 'usage'] as const;
-export type BenchLayer = (typeof BENCH_LAYERS)[number];
 
 export interface Config {
   port: number;
@@ -28,8 +25,6 @@ export interface Config {
   };
   demoApiKey: string | null;
   shutdownTimeoutMs: number;
-  /** Bench-only: layers createApp skips (BENCH_DISABLE_LAYERS); empty in any real deployment. */
-  benchDisableLayers: readonly BenchLayer[];
 }
 
 export class ConfigError extends Error {
@@ -89,14 +84,6 @@ export function loadConfig(env: Env = process.env): Config {
   if (demoApiKey !== null && !/^[A-Za-z0-9_-]{32,128}$/.test(demoApiKey)) {
     problems.push('DEMO_API_KEY must be 32 to 128 characters of letters, digits, "_" or "-"');
   }
-  const benchDisableLayers: BenchLayer[] = [];
-  for (const item of str('BENCH_DISABLE_LAYERS', '').split(',').map((v) => v.trim().toLowerCase()).filter((v) => v !== '')) {
-    if (!(BENCH_LAYERS as readonly string[]).includes(item)) {
-      problems.push(`BENCH_DISABLE_LAYERS must be a comma list of ${BENCH_LAYERS.join(', ')} (got "${item}")`);
-    } else if (!benchDisableLayers.includes(item as BenchLayer)) {
-      benchDisableLayers.push(item as BenchLayer);
-    }
-  }
   const index = str('ELASTICSEARCH_INDEX', 'grants');
   if (!/^[a-z0-9][a-z0-9_-]{0,100}$/.test(index)) {
     problems.push(`ELASTICSEARCH_INDEX must be a lower-case Elasticsearch alias name (got "${index}")`);
@@ -124,7 +111,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     demoApiKey,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
-    benchDisableLayers: Object.freeze(benchDisableLayers),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

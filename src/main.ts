@@ -22,10 +22,7 @@ async function main(): Promise<void> {
   const deps = await createDeps(config, log);
   await seedCatalogIfEmpty(config, deps.engine, log);
   const demo = ensureDemoSubscription(deps.subscriptions, config.demoApiKey);
-  if (config.benchDisableLayers.length > 0) {
-    log.warn('BENCH_DISABLE_LAYERS is set: benchmark mode, these layers are OFF', { layers: config.benchDisableLayers });
-  }
-  const app = createApp(deps, { benchDisableLayers: config.benchDisableLayers });
+  const app = createApp(deps);
   const running = await startServer(app, config.port, config.host, log);
   log.info('grants API listening', { url: `${running.url}/external/v1/grants`, engine: deps.engine.name, dataDir: config.dataDir });
   if (demo !== null) {

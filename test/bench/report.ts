@@ -19,6 +19,8 @@ export interface ClassResult {
 
 export interface LayerConfigResult {
   name: string;
+  /** The layers taken out (test/bench/benchServer.ts --without). */
+  without: string[];
   env: Record<string, string>;
   /** Per measured class: one result per round. */
   runs: Record<string, LoadResult[]>;

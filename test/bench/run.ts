@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import { Client } from '@elastic/elasticsearch';
-import { BENCH_LAYERS, LOG_LEVELS } from '../../src/config.js';
+import { LOG_LEVELS } from '../../src/config.js';
 import { procMemory, REPO_ROOT, runIndexer, writeCatalog } from './catalog.js';
 import { drive, drivePaced, type LoadResult, type LoadSettings } from './load.js';
 import { buildMix, CLASS_LABELS, CLASS_NAMES, type ClassName, type Mix } from './mix.js';
@@ -24,7 +24,7 @@ Generates N grants with the fixture generator, indexes them with grants-indexer 
 process: records/s and peak RSS), starts the API (node dist/src/main.js, LOG_LEVEL=warn) and
 bare node:http baselines as child processes, and drives each with autocannon per endpoint
 class. Prints every figure with its ratio to its baseline, the cost of each middleware layer
-(BENCH_DISABLE_LAYERS), which targets hold, and writes everything as JSON.
+(the app without it, test/bench/benchServer.ts), which targets hold, and writes everything as JSON.
 
 Options:
   --quick               short runs (whole bench well under 5 minutes)
@@ -129,7 +129,7 @@ const say = (line: string) => process.stderr.write(`» ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Settings the child processes must not inherit from the shell running the bench. */
-const INHERITED_OUT = ['PORT', 'HOST', 'DATA_DIR', 'SEARCH_ENGINE', 'LOG_LEVEL', 'SEED_CATALOG', 'SEED_FILE', 'DEMO_API_KEY', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'BENCH_DISABLE_LAYERS', 'ELASTICSEARCH_INDEX', 'NODE_OPTIONS'];
+const INHERITED_OUT = ['PORT', 'HOST', 'DATA_DIR', 'SEARCH_ENGINE', 'LOG_LEVEL', 'SEED_CATALOG', 'SEED_FILE', 'DEMO_API_KEY', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'ELASTICSEARCH_INDEX', 'NODE_OPTIONS'];
 
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -276,16 +276,18 @@ async function main(argv: string[]): Promise<number> {
     // 2. The bench subscription, then the servers.
     const { apiKey } = await createBenchSubscription(cleanEnv(engineEnv));
     const auth = { Authorization: `Bearer ${apiKey}` };
-    const startApi = async (name: string, extra: Record<string, string> = {}, profile = false): Promise<RunningProcess> => {
+    /** The production entry point, or with `without` the bench's own (the app less those layers). */
+    const startApi = async (name: string, how: { env?: Record<string, string>; without?: readonly string[]; profile?: boolean } = {}): Promise<RunningProcess> => {
       const port = await freePort();
-      const args = profile && o.profileDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`, 'dist/src/main.js'] : ['dist/src/main.js'];
+      const entry = how.without === undefined ? ['dist/src/main.js'] : ['dist/test/bench/benchServer.js', `--without=${how.without.join(',')}`];
+      const args = how.profile && o.profileDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`, ...entry] : entry;
       const api = await startProcess({
         name,
         args,
         port,
         logDir,
         readyPath: '/readyz',
-        env: cleanEnv({ ...engineEnv, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: o.logLevel, SEED_CATALOG: 'false', ...extra }),
+        env: cleanEnv({ ...engineEnv, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: o.logLevel, SEED_CATALOG: 'false', ...how.env }),
       });
       running.push(api);
       return api;
@@ -303,7 +305,7 @@ async function main(argv: string[]): Promise<number> {
       return server;
     };
     if (o.profileDir !== null) mkdirSync(o.profileDir, { recursive: true });
-    const api = await startApi('api', {}, true);
+    const api = await startApi('api', { profile: true });
     const direct = await startBaseline(o.engine);
     const ceiling = await startBaseline('ceiling');
 
@@ -399,26 +401,27 @@ async function main(argv: string[]): Promise<number> {
     const apiMemory = procMemory(api.pid);
     await api.stop();
 
-    // 5. The cost of each layer: one API per configuration, measured in interleaved rounds.
+    // 5. The cost of each layer: one API per configuration (all of them through the bench's entry
+    // point, so they differ only in the layers taken out), measured in interleaved rounds.
     const layers: LayerConfigResult[] = [];
     const layerCosts: BenchResults['layerCosts'] = {};
     if (!o.skipLayers) {
-      const configs: { name: string; env: Record<string, string> }[] = [
-        { name: 'all on', env: {} },
-        { name: 'auth off', env: { BENCH_DISABLE_LAYERS: 'auth' } },
-        { name: 'limits off', env: { BENCH_DISABLE_LAYERS: 'limits' } },
-        { name: 'usage off', env: { BENCH_DISABLE_LAYERS: 'usage' } },
-        { name: 'all three off', env: { BENCH_DISABLE_LAYERS: BENCH_LAYERS.join(',') } },
+      const configs: { name: string; without: string[]; env: Record<string, string> }[] = [
+        { name: 'all on', without: [], env: {} },
+        { name: 'auth off', without: ['auth'], env: {} },
+        { name: 'limits off', without: ['limits'], env: {} },
+        { name: 'usage off', without: ['usage'], env: {} },
+        { name: 'all three off', without: ['auth', 'limits', 'usage'], env: {} },
       ];
       if (await redisReachable(o.redisUrl)) {
-        configs.push({ name: 'all on, limits on Redis', env: { REDIS_URL: o.redisUrl, REDIS_KEY_PREFIX: redisPrefix } });
+        configs.push({ name: 'all on, limits on Redis', without: [], env: { REDIS_URL: o.redisUrl, REDIS_KEY_PREFIX: redisPrefix } });
         usedRedis = true;
       } else {
         say(`Redis does not answer at ${o.redisUrl}: the "limits on Redis" run is skipped`);
       }
       const layerClasses = (['byId', 'searchMix'] as const).filter((c) => pre.kept[c].length > 0);
       const servers: RunningProcess[] = [];
-      for (const config of configs) servers.push(await startApi(`api-${config.name.replace(/[^a-z]+/g, '-')}`, config.env));
+      for (const config of configs) servers.push(await startApi(`api-${config.name.replace(/[^a-z]+/g, '-')}`, config));
       const layerSeconds = o.quick ? o.durationSeconds : Math.max(3, Math.round(o.durationSeconds / 2));
       say(`layers: ${configs.length} configurations × ${layerClasses.join(', ')} × ${o.rounds} round(s) of ${layerSeconds} s`);
       for (const server of servers) await warm(server);
@@ -441,6 +444,7 @@ async function main(argv: string[]): Promise<number> {
         }
         layers.push({
           name: configs[i].name,
+          without: configs[i].without,
           env: configs[i].env,
           runs: runs[i],
           median: Object.fromEntries(layerClasses.map((c) => [c, medianOf(runs[i][c])])),
@@ -467,6 +471,7 @@ async function main(argv: string[]): Promise<number> {
         layerRounds: o.skipLayers ? 0 : o.rounds,
         apiLogLevel: o.logLevel,
         apiCommand: 'node dist/src/main.js',
+        layersCommand: 'node dist/test/bench/benchServer.js --without=<layers>',
         node: process.version,
         cpus: os.cpus().length,
         cpuModel: os.cpus()[0]?.model ?? 'unknown',

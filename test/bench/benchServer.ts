@@ -1,0 +1,74 @@
+// The API as the bench's layer comparison runs it: the production app (same config, deps and
+// middleware) with the named layers taken out, to measure what each costs. Never a deployment:
+// without `auth`, every request acts as one fixed caller.
+//
+//   node dist/test/bench/benchServer.js [--without auth,limits,usage]
+import { parseArgs } from 'node:util';
+import type { Middleware } from 'koa';
+import { apiLayers, createApp, type Layer } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createDeps } from '../../src/deps.js';
+import type { AppState } from '../../src/http/state.js';
+import { createLogger } from '../../src/log.js';
+import { startServer } from '../../src/server.js';
+import type { Caller, SubscriptionStore } from '../../src/subscriptions/subscriptionStore.js';
+
+/** The layers a bench run may take out. */
+const REMOVABLE_LAYERS = ['auth', 'limits', 'usage'] as const;
+type RemovableLayer = (typeof REMOVABLE_LAYERS)[number];
+
+/** The fixed caller of a run without authentication: the first active subscription's first active key. */
+function firstActiveCaller(subscriptions: SubscriptionStore): Caller {
+  for (const subscription of subscriptions.list()) {
+    if (subscription.status !== 'ACTIVE') continue;
+    const key = subscriptions.listKeys(subscription.id).find((k) => k.revokedAt === null);
+    if (key !== undefined) return { subscription, keyId: key.id, keyPrefix: key.prefix };
+  }
+  throw new Error('--without auth needs an active subscription with an active key in the database');
+}
+
+/** The API's layers less `without`; `auth` gives way to a layer that sets the fixed caller. */
+function layersWithout(layers: readonly Layer[], without: ReadonlySet<RemovableLayer>, subscriptions: SubscriptionStore): Layer[] {
+  return layers.flatMap((layer): Layer[] => {
+    if (!without.has(layer.name as RemovableLayer)) return [layer];
+    if (layer.name !== 'auth') return [];
+    const caller = firstActiveCaller(subscriptions);
+    const fixedCaller: Middleware<AppState> = async function fixedCaller(ctx, next) {
+      ctx.state.caller = caller;
+      await next();
+    };
+    return [{ name: 'fixedCaller', middleware: fixedCaller }];
+  });
+}
+
+function parseWithout(argv: string[]): Set<RemovableLayer> {
+  const { values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options: { without: { type: 'string', default: '' } } });
+  const without = new Set<RemovableLayer>();
+  for (const name of values.without.split(',').map((v) => v.trim()).filter((v) => v !== '')) {
+    if (!(REMOVABLE_LAYERS as readonly string[]).includes(name)) throw new Error(`--without takes a comma list of ${REMOVABLE_LAYERS.join(', ')} (got "${name}")`);
+    without.add(name as RemovableLayer);
+  }
+  return without;
+}
+
+async function main(): Promise<void> {
+  const without = parseWithout(process.argv.slice(2));
+  const config = loadConfig();
+  const log = createLogger(config.logLevel);
+  const deps = await createDeps(config, log);
+  const app = createApp(deps, layersWithout(apiLayers(deps), without, deps.subscriptions));
+  const running = await startServer(app, config.port, config.host, log);
+  log.warn('bench server listening (not a deployment)', { url: running.url, layersOff: [...without] });
+  const stop = async () => {
+    await running.stop(config.shutdownTimeoutMs);
+    await deps.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench server failed to start: ${(error as Error).message}\n`);
+  process.exit(1);
+});
