@@ -7,7 +7,8 @@ import { grantHandlers } from './http/grantRoutes.js';
 import { healthRoutes } from './http/health.js';
 import { enforceLimits, subscriptionStatus } from './http/limits.js';
 import { requestId } from './http/requestId.js';
-import { API_PREFIX, createApiRouter } from './http/routes.js';
+import { API_PREFIX, matchRoute } from './http/routeTable.js';
+import { dispatch } from './http/routes.js';
 import type { AppState } from './http/state.js';
 import { subscriptionHandlers } from './http/subscriptionRoutes.js';
 import { recordUsage } from './http/usageRecorder.js';
@@ -37,7 +38,6 @@ export interface Layer {
 }
 
 export const MAX_URL_LENGTH = 8192;
-const ALLOWED_METHODS = 'GET, HEAD';
 
 /**
  * The API's middleware, in order. Under /external/v1 the checks run as API-DECISIONS §2 orders
@@ -45,7 +45,6 @@ const ALLOWED_METHODS = 'GET, HEAD';
  * parameters → handler.
  */
 export function apiLayers(deps: AppDeps): Layer[] {
-  const api = createApiRouter({ ...grantHandlers(deps.engine), ...subscriptionHandlers(deps) });
   return [
     { name: 'requestId', middleware: requestId() },
     { name: 'accessLog', middleware: accessLog(deps.log) },
@@ -67,7 +66,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
         if (ctx.path !== API_PREFIX && !ctx.path.startsWith(`${API_PREFIX}/`)) {
           throw notFound(`No endpoint exists at this path; the API lives under ${API_PREFIX}.`);
         }
-        const matched = api.classify(ctx.path);
+        const matched = matchRoute(ctx.path);
         if (matched !== undefined) {
           ctx.state.route = matched.route;
           ctx.state.params = matched.params;
@@ -81,17 +80,18 @@ export function apiLayers(deps: AppDeps): Layer[] {
     {
       name: 'routeGuard',
       middleware: async function routeGuard(ctx, next) {
-        if (ctx.state.route === undefined) throw notFound('No endpoint exists at this path.');
-        if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-          throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Method ${ctx.method} is not allowed here; use GET or HEAD.`, undefined, {
-            Allow: ALLOWED_METHODS,
+        const route = ctx.state.route;
+        if (route === undefined) throw notFound('No endpoint exists at this path.');
+        if (!route.methods.includes(ctx.method)) {
+          throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Method ${ctx.method} is not allowed here; use ${route.methods.join(' or ')}.`, undefined, {
+            Allow: route.methods.join(', '),
           });
         }
         await next();
       },
     },
     { name: 'feature', middleware: featureGuard() },
-    { name: 'dispatch', middleware: api.dispatch },
+    { name: 'dispatch', middleware: dispatch({ ...grantHandlers(deps.engine), ...subscriptionHandlers(deps) }) },
   ];
 }
 

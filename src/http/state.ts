@@ -1,6 +1,6 @@
 // What middleware leaves on ctx.state for the layers after it.
 import type { Caller } from '../subscriptions/subscriptionStore.js';
-import type { RouteSpec } from './routes.js';
+import type { RouteSpec } from './routeTable.js';
 
 export interface AppState {
   requestId: string;

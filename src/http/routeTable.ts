@@ -1,0 +1,80 @@
+// The API's route table, public and plain: each endpoint's name, template, methods, the feature
+// that guards it and whether it is billable. The early classification of a request, the dispatch
+// to its handler, the usage log (the template), the billing and feature checks read it, and so can
+// a document generator (OpenAPI): nothing here needs a running app.
+import type { Feature } from '../subscriptions/tiers.js';
+
+export const API_PREFIX = '/external/v1';
+
+/** Methods every endpoint answers; any other method on a known path is a 405. */
+export const READ_METHODS = ['GET', 'HEAD'] as const;
+
+export interface RouteSpec {
+  name: string;
+  /** Route template relative to API_PREFIX, as reported in usage statistics; `:name` is a path parameter. */
+  template: string;
+  methods: readonly string[];
+  feature: Feature;
+  /** Counts toward the monthly allowance. */
+  billable: boolean;
+}
+
+/** In match order: the literal /grants/filters comes before /grants/:id. */
+export const ROUTES = [
+  { name: 'grants', template: '/grants', methods: READ_METHODS, feature: 'grants.search', billable: true },
+  { name: 'grantFilters', template: '/grants/filters', methods: READ_METHODS, feature: 'grants.search', billable: true },
+  { name: 'grant', template: '/grants/:id', methods: READ_METHODS, feature: 'grants.read', billable: true },
+  { name: 'usage', template: '/subscription/usage', methods: READ_METHODS, feature: 'subscription.read', billable: false },
+  { name: 'limits', template: '/subscription/limits', methods: READ_METHODS, feature: 'subscription.read', billable: false },
+] as const satisfies readonly RouteSpec[];
+
+export type RouteName = (typeof ROUTES)[number]['name'];
+
+export interface RouteMatch {
+  route: RouteSpec;
+  /** Path parameters, percent-decoded (a malformed escape is kept as sent). */
+  params: Record<string, string>;
+}
+
+/** A template as segments: a literal to equal, or the name of a parameter that takes one non-empty segment. */
+type Segment = { literal: string } | { param: string };
+
+const segmentsOf = (template: string): Segment[] =>
+  template
+    .split('/')
+    .slice(1)
+    .map((part) => (part.startsWith(':') ? { param: part.slice(1) } : { literal: part }));
+
+function decodeSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+const COMPILED = ROUTES.map((route) => ({ route: route as RouteSpec, segments: segmentsOf(API_PREFIX + route.template) }));
+
+/**
+ * The route a full request path names (whatever the method) and its path parameters, or
+ * undefined; the first route in table order wins. The path is compared as sent (not decoded) and
+ * case-sensitively; one trailing slash is tolerated.
+ */
+export function matchRoute(path: string): RouteMatch | undefined {
+  const parts = (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).split('/').slice(1);
+  next: for (const { route, segments } of COMPILED) {
+    if (segments.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i];
+      if ('literal' in segment) {
+        if (parts[i] !== segment.literal) continue next;
+      } else {
+        if (parts[i] === '') continue next;
+        params[segment.param] = decodeSegment(parts[i]);
+      }
+    }
+    return { route, params };
+  }
+  return undefined;
+}
