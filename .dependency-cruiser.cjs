@@ -1,0 +1,66 @@
+// The layering check (npm test runs it before mocha; `npm run check:layers` alone): every import
+// points from the edge to the core, never back, and no import cycle exists (type-only imports
+// included). README.md, "Architecture", draws the layers.
+
+/** The core: the domain and its engines and stores, and the neutral modules they may use. */
+const CORE = [
+  '^src/(grants|subscriptions|search|ratelimit)/',
+  '^src/(failures|sqliteFailures|config|log)[.]ts$',
+];
+/** The edge: the HTTP API, the CLIs, and the process wiring that starts them. */
+const EDGE = ['^src/(http|cli)/', '^indexer/', '^src/(app|main|deps|server|seed)[.]ts$'];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import cycle: modules that cannot be understood, tested or loaded one without the other.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'core-not-to-edge',
+      severity: 'error',
+      comment: 'The core knows no HTTP, CLI or wiring: throw a domain failure (src/failures.ts), take what you need as a parameter.',
+      from: { path: CORE },
+      to: { path: EDGE },
+    },
+    {
+      name: 'api-not-to-indexer-cli',
+      severity: 'error',
+      comment: 'The API (src/) does not import the grants-indexer CLI (indexer/); what both need belongs in src/.',
+      from: { path: '^src/' },
+      to: { path: '^indexer/' },
+    },
+    {
+      name: 'http-and-cli-apart',
+      severity: 'error',
+      comment: 'The HTTP layer and the CLIs are siblings at the edge: what both need belongs in the core.',
+      from: { path: '^src/http/' },
+      to: { path: ['^src/cli/', '^indexer/'] },
+    },
+    {
+      name: 'cli-and-http-apart',
+      severity: 'error',
+      comment: 'The HTTP layer and the CLIs are siblings at the edge: what both need belongs in the core.',
+      from: { path: ['^src/cli/', '^indexer/'] },
+      to: { path: '^src/http/' },
+    },
+    {
+      name: 'resolvable',
+      severity: 'error',
+      comment: 'An import the check cannot resolve is one it cannot judge.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
