@@ -91,7 +91,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
       },
     },
     { name: 'feature', middleware: featureGuard() },
-    { name: 'dispatch', middleware: dispatch({ ...grantHandlers(deps.engine), ...subscriptionHandlers(deps) }) },
+    { name: 'dispatch', middleware: dispatch({ ...grantHandlers(deps.engine, deps.clock), ...subscriptionHandlers(deps) }) },
   ];
 }
 
