@@ -229,7 +229,7 @@ describe('grants-indexer', function () {
 
       it('a record with a leap-second timestamp (valid RFC 3339) is indexed or rejected, never aborts the run', async function () {
         await seed(A.map((id) => rec(id)));
-        const run = await indexer(['reindex', '--source', write('leap.ndjson', ndjson([rec('l-1'), rec('l-2', { deadline: '2026-12-31T23:59:60Z' })])), '--skip-invalid'], dir);
+        const run = await indexer(['reindex', '--source', write('leap.ndjson', ndjson([rec('l-1'), rec('l-2', { deadline: '2026-12-31T23:59:60Z' })])), '--skip-invalid', '--allow-shrink'], dir);
         expect(run.code, run.err.join('\n')).to.equal(0);
         const lines = rejectionLines(run);
         if (lines.length === 0) {
@@ -312,7 +312,7 @@ describe('grants-indexer', function () {
 
     it('prunes everything missing from a valid source, and counts duplicates as rejected', async function () {
       await start();
-      const run = await indexer(['sync', '--source', write('sync.ndjson', ndjson([rec('s2', { updatedAt: OLD }), rec('s2', { updatedAt: NEW })])), '--prune', '--skip-invalid'], dir);
+      const run = await indexer(['sync', '--source', write('sync.ndjson', ndjson([rec('s2', { updatedAt: OLD }), rec('s2', { updatedAt: NEW })])), '--prune', '--skip-invalid', '--allow-shrink'], dir);
       expect(run.code).to.equal(0);
       expect(run.out).to.deep.equal(['sync: added 0, updated 0, unchanged 1, deleted 3, rejected 1']);
       expect(await servedIds(api)).to.deep.equal(['s2']);
@@ -347,7 +347,7 @@ describe('grants-indexer', function () {
       const run = await indexer(['status'], dir);
       expect(run.code).to.equal(0);
       const status = JSON.parse(run.out.join('\n'));
-      expect(Object.keys(status)).to.have.members(['engine', 'file', 'grants', 'lastReindexAt', 'bytes']);
+      expect(Object.keys(status)).to.have.members(['engine', 'file', 'grants', 'lastReindexAt', 'lastSyncAt', 'bytes', 'walBytes']);
       expect(status.engine).to.equal('sqlite');
       expect(status.file).to.equal(path.join(dir, 'catalog.sqlite'));
       expect(status.grants).to.equal(3);
@@ -394,6 +394,11 @@ describe('grants-indexer', function () {
         ['sync'],
         ['reindex', '--source', file, '--bogus'],
         ['reindex', '--source', file, '--prune'],
+        ['sync', '--source', file, '--keep', '1'],
+        ['status', '--source', file],
+        ['rollback', '--prune'],
+        ['reindex', '--source'],
+        ['reindex', '--source', file, '--skip-invalid=yes'],
         ['reindex', '--source', file, 'extra'],
         ['reindex', '--source', file, '--engine', 'nope'],
       ]) {
