@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { loadConfig, SEARCH_ENGINES, type Config } from '../config.js';
 import { IngestionRefused, reindexFromSource, syncFromSource, type OpenWriter } from '../ingestion/pipeline.js';
+import type { CatalogWriter } from '../search/engine.js';
 import { createCatalogWriter } from '../search/factory.js';
 import { catalogPath } from '../search/sqlite/catalogFile.js';
 import { CliExit, noDatabase, runCli, stdio, UsageError, withOverrides, type Command, type Io, type ParsedArgs } from './runner.js';
@@ -89,6 +90,16 @@ function keepOf(raw: string | true | undefined): number | undefined {
   return Number(raw);
 }
 
+/** Opens the configured engine's writer for one use, and closes it. */
+async function withWriter<T>(config: Config, use: (writer: CatalogWriter) => Promise<T>): Promise<T> {
+  const writer = await createCatalogWriter(config);
+  try {
+    return await use(writer);
+  } finally {
+    await writer.close();
+  }
+}
+
 const EXIT_OF_REFUSAL: Record<IngestionRefused['kind'], number> = {
   rejected: EXIT.rejected,
   'nothing-indexed': EXIT.failed,
@@ -162,12 +173,7 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
         if (config.searchEngine === 'sqlite' && !existsSync(catalogPath(config.dataDir))) {
           throw new CliExit(noDatabase(catalogPath(config.dataDir)), EXIT.failed);
         }
-        const writer = await createCatalogWriter(config);
-        try {
-          io.out(JSON.stringify(await writer.status(), null, 2));
-        } finally {
-          await writer.close();
-        }
+        io.out(JSON.stringify(await withWriter(config, (writer) => writer.status()), null, 2));
         return EXIT.ok;
       },
     },
@@ -177,15 +183,14 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
       options: { ...ENGINE_OPTIONS },
       run: async ({ values }) => {
         const config = configFor(values, env);
-        if (config.searchEngine !== 'elasticsearch') throw new UsageError(`the ${config.searchEngine} engine keeps no previous catalog to roll back to`);
-        const writer = await createCatalogWriter(config);
-        try {
-          if (writer.rollback === undefined) throw new UsageError(`the ${config.searchEngine} engine keeps no previous catalog to roll back to`);
-          const { from, to } = await writer.rollback();
-          io.out(`rollback: the alias now points at ${to} (was ${from})`);
-        } finally {
-          await writer.close();
-        }
+        const noRollback = new UsageError(`the ${config.searchEngine} engine keeps no previous catalog to roll back to`);
+        // Checked before opening the writer, which would create an embedded catalog.
+        if (config.searchEngine !== 'elasticsearch') throw noRollback;
+        const { from, to } = await withWriter(config, (writer) => {
+          if (writer.rollback === undefined) throw noRollback;
+          return writer.rollback();
+        });
+        io.out(`rollback: the alias now points at ${to} (was ${from})`);
         return EXIT.ok;
       },
     },

@@ -4,36 +4,18 @@
 // messages for bad numbers; grants-indexer's status (size with the WAL, last sync), its shrink
 // guard for reindex and sync --prune, and a JSON array with a trailing comma rejected.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT, startTestApi, tempDir, type TestApi } from '../support/api.js';
+import { startTestApi, tempDir, type TestApi } from '../support/api.js';
+import { runBin, type BinRun } from '../support/bins.js';
 import { ITEM_LABELS, recordMaker, servedIds, startApiOnCatalog, toNdjson } from '../support/catalog.js';
 
-interface Run {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
-/** Runs bin/<name>.js in `cwd` with `env` (DATA_DIR and SEARCH_ENGINE removed unless given). */
-function spawnBin(name: 'grants-admin' | 'grants-indexer', args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
+/** Runs bin/<name>.js in `cwd` with `env` on top of this process's, DATA_DIR and SEARCH_ENGINE removed unless given. */
+function spawnBin(name: 'grants-admin' | 'grants-indexer', args: string[], cwd: string, env: Record<string, string> = {}): Promise<BinRun> {
   const base = { ...process.env };
   delete base.DATA_DIR;
   delete base.SEARCH_ENGINE;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, `bin/${name}.js`), ...args], {
-      cwd,
-      env: { ...base, LOG_LEVEL: 'silent', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
+  return runBin(name, args, { cwd, env: { ...base, LOG_LEVEL: 'silent', ...env } });
 }
 
 const rec = recordMaker(ITEM_LABELS);

@@ -1,10 +1,10 @@
 // grants-indexer end to end: reindex (NDJSON, JSON array, stdin), the rejection report and exit
 // codes, sync counts, status, help, and the atomic replacement of a catalog the API is serving.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT, tempDir, type TestApi } from '../support/api.js';
+import { tempDir, type TestApi } from '../support/api.js';
+import { runBin } from '../support/bins.js';
 import {
   GRANTS_PATH as G,
   ITEM_LABELS,
@@ -24,27 +24,11 @@ interface Run {
   err: string[];
 }
 
-const BIN = path.join(REPO_ROOT, 'bin/grants-indexer.js');
-
 /** Runs bin/grants-indexer.js as a child process, optionally piping `input` to its stdin. */
-function spawnIndexer(args: string[], dir: string, input?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir, LOG_LEVEL: 'silent' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const lines = (s: string) => s.split('\n').filter((l) => l !== '');
-      resolve({ code, out: lines(out), err: lines(err) });
-    });
-    if (input !== undefined) child.stdin.end(input);
-    else child.stdin.end();
-  });
+async function spawnIndexer(args: string[], dir: string, input?: string): Promise<Run> {
+  const run = await runBin('grants-indexer', args, { env: { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir, LOG_LEVEL: 'silent' }, input });
+  const lines = (s: string) => s.split('\n').filter((l) => l !== '');
+  return { code: run.code, out: lines(run.out), err: lines(run.err) };
 }
 
 const rejectionLines = (run: Run): string[] => run.err.filter((l) => l.startsWith('rejected record'));

@@ -240,8 +240,8 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
     }
     counts.deleted = gone.length;
     await this.client.indices.refresh({ index: live });
-    await this.stamp(live, 'lastSyncAt');
     if (dropped > 0) throw new DroppedDocumentsError(`${dropped} document(s) failed to index during sync`);
+    await this.stamp(live, 'lastSyncAt');
     return counts;
   }
 
