@@ -351,6 +351,17 @@ describe('grants-admin', function () {
       expect(help.out).to.contain('Usage: grants-admin');
     });
 
+    it('each command has its own --help (exit 0, nothing opened or created)', async function () {
+      for (const command of ['subscription create', 'subscription list', 'subscription show', 'subscription set-status', 'subscription set-limits', 'subscription set-feature', 'key create', 'key list', 'key rotate', 'key revoke']) {
+        for (const flag of ['--help', '-h']) {
+          const run = await admin(...command.split(' '), flag);
+          expect(run.code, `${command} ${flag}`).to.equal(0);
+          expect(run.out).to.match(new RegExp(`^Usage: grants-admin ${command}`));
+        }
+      }
+      expect(existsSync(path.join(dataDir, 'subscriptions.sqlite'))).to.equal(false);
+    });
+
     it('an unknown command: exit 2 naming it', async function () {
       const run = await admin('subscription', 'delete', 'sub_x');
       expect(run.code).to.equal(2);
