@@ -31,19 +31,28 @@ export type OpenWriter = (hooks: WriterHooks) => Promise<CatalogWriter>;
 
 const percent = (part: number, whole: number): string => `${Math.round((part / whole) * 100)} %`;
 
+const rejectedRun = (count: number) =>
+  new IngestionRefused('rejected', `${count} record(s) rejected; nothing was changed (use --skip-invalid to index the valid ones)`);
+
+interface RunFacts {
+  kind: 'reindex' | 'sync';
+  /** A sync --prune whose source held no record at all. */
+  pruneFromEmptySource: boolean;
+  rejected: number;
+  skipInvalid: boolean;
+  allowShrink: boolean;
+}
+
 /** The guards, checked once before a change becomes visible, in this order. */
-function guard(
-  change: PendingChange,
-  run: { kind: 'reindex' | 'sync'; prune: boolean; seen: number; rejected: number; skipInvalid: boolean; allowShrink: boolean },
-): void {
+function guard(change: PendingChange, run: RunFacts): void {
   if (run.kind === 'reindex' && change.after === 0) {
     throw new IngestionRefused('nothing-indexed', 'no valid record arrived; the live catalog was left as it was');
   }
-  if (run.kind === 'sync' && run.prune && run.seen === 0) {
+  if (run.pruneFromEmptySource) {
     throw new IngestionRefused('empty-source', 'the source held no record; refusing to prune the whole catalog');
   }
   if (run.rejected > 0 && !run.skipInvalid) {
-    throw new IngestionRefused('rejected', `${run.rejected} record(s) rejected; nothing was changed (use --skip-invalid to index the valid ones)`);
+    throw rejectedRun(run.rejected);
   }
   if (!run.allowShrink && change.live > 0 && change.after * 2 < change.live) {
     const lost = change.live - change.after;
@@ -75,7 +84,7 @@ export async function reindexFromSource(
   const writer = await openWriter({
     onDuplicate: (grant) => rejections.duplicate(grant),
     beforeCommit: (change) =>
-      guard(change, { kind: 'reindex', prune: false, seen: change.after, rejected: rejections.count, skipInvalid: options.skipInvalid ?? false, allowShrink: options.allowShrink ?? false }),
+      guard(change, { kind: 'reindex', pruneFromEmptySource: false, rejected: rejections.count, skipInvalid: options.skipInvalid ?? false, allowShrink: options.allowShrink ?? false }),
   });
   try {
     const { indexed } = await writer.reindex(grantsOnly(validRecords(readSource(openSource(options.source)), rejections)), progress);
@@ -105,13 +114,19 @@ export async function syncFromSource(openWriter: OpenWriter, options: SyncOption
       if (ids.has(item.grant.id)) rejections.duplicate(item.grant);
       else ids.add(item.grant.id);
     }
-    if (rejections.count > 0) throw new IngestionRefused('rejected', `${rejections.count} record(s) rejected; nothing was changed (use --skip-invalid to index the valid ones)`);
+    if (rejections.count > 0) throw rejectedRun(rejections.count);
   }
   const tally = { seen: 0 };
   const writer = await openWriter({
     onDuplicate: (grant) => rejections.duplicate(grant),
     beforeCommit: (change) =>
-      guard(change, { kind: 'sync', prune: options.prune, seen: tally.seen, rejected: rejections.count, skipInvalid, allowShrink: options.allowShrink ?? false }),
+      guard(change, {
+        kind: 'sync',
+        pruneFromEmptySource: options.prune && tally.seen === 0,
+        rejected: rejections.count,
+        skipInvalid,
+        allowShrink: options.allowShrink ?? false,
+      }),
   });
   try {
     const items: AsyncIterable<SyncItem> = counted(validRecords(readSource(openSource(options.source)), rejections), tally);
