@@ -1,8 +1,7 @@
 // Start-up seeding: an empty catalog is filled from the bundled fixtures, so a fresh checkout serves grants.
-import { grantsOnly, RejectionLog, validRecords } from '../indexer/pipeline.js';
-import { openSource, readSource } from '../indexer/source.js';
 import type { Config } from './config.js';
 import { ServiceUnavailableError } from './failures.js';
+import { reindexFromSource } from './ingestion/pipeline.js';
 import type { Logger } from './log.js';
 import type { SearchEngine } from './search/engine.js';
 import { createCatalogWriter } from './search/factory.js';
@@ -27,12 +26,10 @@ export async function seedCatalogIfEmpty(config: Config, engine: SearchEngine, l
     return;
   }
   log.info('the catalog is empty; indexing the bundled fixtures', { source: config.seedFile });
-  const rejections = new RejectionLog((line) => log.warn(line));
-  const writer = await createCatalogWriter(config, { onDuplicate: (g) => rejections.duplicate(g) });
-  try {
-    const { indexed } = await writer.reindex(grantsOnly(validRecords(readSource(openSource(config.seedFile)), rejections)));
-    log.info('fixtures indexed', { indexed, rejected: rejections.count });
-  } finally {
-    await writer.close();
-  }
+  const { indexed, rejected } = await reindexFromSource((hooks) => createCatalogWriter(config, hooks), {
+    source: config.seedFile,
+    skipInvalid: true,
+    report: (line) => log.warn(line),
+  });
+  log.info('fixtures indexed', { indexed, rejected });
 }

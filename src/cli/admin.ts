@@ -1,8 +1,8 @@
 // grants-admin: subscriptions and API keys, on the same DATA_DIR as the API.
-import { mkdirSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
+import { existsSync, mkdirSync } from 'node:fs';
+import { loadConfig } from '../config.js';
 import type { Feature } from '../subscriptions/tiers.js';
+import { SqliteAllowanceCounter } from '../subscriptions/allowance.js';
 import { openSubscriptionsDb, subscriptionsPath, type Db } from '../subscriptions/database.js';
 import { monthKey } from '../subscriptions/month.js';
 import { SubscriptionStore } from '../subscriptions/subscriptionStore.js';
@@ -18,9 +18,14 @@ import {
   type Subscription,
   type Tier,
 } from '../subscriptions/tiers.js';
-import { SqliteAllowanceCounter } from '../subscriptions/allowance.js';
+import { CliExit, noDatabase, runCli, stdio, UsageError, withOverrides, type Command, type Io, type ParsedArgs } from './runner.js';
 
-export const EXIT = { ok: 0, notFound: 1, usage: 2 } as const;
+export type { Io } from './runner.js';
+
+export const EXIT = { ok: 0, notFound: 1, usage: 2, failed: 3 } as const;
+
+/** The longest grace period a rotated key may keep working: 30 days. */
+export const MAX_GRACE_SECONDS = 30 * 86_400;
 
 const HELP = `Usage: grants-admin <command> [options]     (DATA_DIR or --data-dir selects the database)
 
@@ -37,35 +42,36 @@ Subscriptions:
 Keys:
   key create SUBSCRIPTION_ID [--json]   a new key for the subscription (printed once)
   key list SUBSCRIPTION_ID [--json]
-  key revoke KEY_ID                     takes effect on the next request
+  key rotate KEY_ID [--grace SECONDS] [--json]
+                                        a new key, and the old one revoked (after SECONDS)
+  key revoke KEY_ID [--force]           takes effect on the next request; --force to revoke
+                                        a subscription's last active key
 
-Exit codes: 0 done; 1 unknown subscription or key; 2 bad usage or value.
+Tier and status words may be written in any case. Every command takes --data-dir DIR and
+--help. Only "subscription create" creates the database; every other command needs it.
+
+Exit codes: 0 done; 1 unknown subscription or key, or no database; 2 bad usage or value.
 Changes take effect on a running API at its next request.`;
 
-export interface Io {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+const usage = (synopsis: string, text: string) => `Usage: grants-admin ${synopsis} [--data-dir DIR]\n\n${text}`;
 
-const stdio: Io = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
-
-class UsageError extends Error {}
-class NotFoundError extends Error {}
-
-function positiveInt(name: string, raw: string | undefined, max: number, allowDefault: boolean): number | null | undefined {
+/** A whole number from 1 to max (or "default" → null, where allowed); our own message otherwise. */
+function positiveInt(name: string, raw: string | true | undefined, max: number, allowDefault: boolean): number | null | undefined {
   if (raw === undefined) return undefined;
   if (allowDefault && raw === 'default') return null;
-  if (!/^\d{1,12}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
-    throw new UsageError(`${name} must be an integer from 1 to ${max}${allowDefault ? ' (or "default")' : ''}, not "${raw}"`);
+  if (typeof raw !== 'string' || !/^\d{1,12}$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+    throw new UsageError(`${name} must be an integer from 1 to ${max}${allowDefault ? ' (or "default")' : ''}, not "${String(raw)}"`);
   }
   return Number(raw);
 }
 
-function oneOf<T extends string>(what: string, raw: string | undefined, values: readonly T[]): T {
-  if (raw === undefined || !(values as readonly string[]).includes(raw)) {
-    throw new UsageError(`${what} must be one of ${values.join(', ')}${raw === undefined ? '' : `, not "${raw}"`}`);
+/** One of the allowed words; tier and status words are matched in any case. */
+function oneOf<T extends string>(what: string, raw: string | true | undefined, values: readonly T[], anyCase = false): T {
+  const given = typeof raw === 'string' ? (anyCase ? raw.toUpperCase() : raw) : undefined;
+  if (given === undefined || !(values as readonly string[]).includes(given)) {
+    throw new UsageError(`${what} must be one of ${values.join(', ')}${typeof raw === 'string' ? `, not "${raw}"` : ''}`);
   }
-  return raw as T;
+  return given as T;
 }
 
 const describe = (s: Subscription) => ({
@@ -81,164 +87,226 @@ const describe = (s: Subscription) => ({
   createdAt: s.createdAt,
 });
 
-export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.env, io: Io = stdio): Promise<number> {
-  const [group, command, ...rest] = argv;
-  if (group === undefined || group === '--help' || group === '-h' || group === 'help' || command === '--help' || command === '-h') {
-    io.out(HELP);
-    return group === undefined ? EXIT.usage : EXIT.ok;
-  }
-  let db: Db | undefined;
-  try {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      options: {
-        name: { type: 'string' },
-        tier: { type: 'string' },
-        'monthly-limit': { type: 'string' },
-        'rate-limit': { type: 'string' },
-        json: { type: 'boolean', default: false },
-        'data-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
-    if (values.help) {
-      io.out(HELP);
-      return EXIT.ok;
-    }
-    const config = loadConfig(values['data-dir'] === undefined ? env : { ...env, DATA_DIR: values['data-dir'] });
-    mkdirSync(config.dataDir, { recursive: true });
-    db = openSubscriptionsDb(subscriptionsPath(config.dataDir));
-    const store = new SubscriptionStore(db);
-    const json = values.json ?? false;
-    const arg = (index: number, what: string): string => {
-      const value = positionals[index];
-      if (value === undefined) throw new UsageError(`missing ${what}`);
-      return value;
-    };
-    const expectArgs = (count: number) => {
-      if (positionals.length > count) throw new UsageError(`unexpected argument "${positionals[count]}"`);
-    };
-    const mustExist = (id: string): Subscription => {
-      const found = store.get(id);
-      if (found === null) throw new NotFoundError(`no subscription has the id "${id}"`);
-      return found;
-    };
+/** The subscriptions database of this run, opened only when a command needs it. */
+class Session {
+  db: Db | undefined;
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
 
-    switch (`${group} ${command}`) {
-      case 'subscription create': {
-        expectArgs(0);
-        const name = values.name?.trim();
+  /** Opens the store; `create` makes the database (and DATA_DIR) when missing, otherwise a missing one is an error. */
+  open(values: ParsedArgs['values'], create: boolean): { store: SubscriptionStore; db: Db } {
+    const config = loadConfig(withOverrides(this.env, values));
+    const file = subscriptionsPath(config.dataDir);
+    if (!create && !existsSync(file)) throw new CliExit(noDatabase(file), EXIT.notFound);
+    if (create) mkdirSync(config.dataDir, { recursive: true });
+    this.db = openSubscriptionsDb(file);
+    return { store: new SubscriptionStore(this.db), db: this.db };
+  }
+
+  close(): void {
+    this.db?.close();
+  }
+}
+
+function mustExist(store: SubscriptionStore, id: string): Subscription {
+  const found = store.get(id);
+  if (found === null) throw new CliExit(`no subscription has the id "${id}"`, EXIT.notFound);
+  return found;
+}
+
+function commands(session: Session, io: Io): Command[] {
+  const common = { 'data-dir': 'string' } as const;
+  const json = { ...common, json: 'boolean' } as const;
+  return [
+    {
+      name: 'subscription create',
+      usage: usage(
+        'subscription create --name NAME --tier STARTER|PROFESSIONAL|ENTERPRISE [--monthly-limit N] [--rate-limit N] [--json]',
+        'Creates an ACTIVE subscription and its first API key, printed once (--json: one object with\nsubscriptionId, keyId, apiKey and the subscription). Creates DATA_DIR and the database if needed.',
+      ),
+      options: { ...json, name: 'string', tier: 'string', 'monthly-limit': 'string', 'rate-limit': 'string' },
+      run: async ({ values }) => {
+        const name = typeof values.name === 'string' ? values.name.trim() : '';
         if (!name || name.length > 200) throw new UsageError('--name is required (1 to 200 characters)');
-        const tier = oneOf<Tier>('--tier', values.tier, TIERS);
-        const created = store.create({
-          name,
-          tier,
-          monthlyLimit: positiveInt('--monthly-limit', values['monthly-limit'], MAX_MONTHLY_LIMIT, false),
-          rateLimit: positiveInt('--rate-limit', values['rate-limit'], MAX_RATE_LIMIT, false),
-        });
-        if (json) {
+        const tier = oneOf<Tier>('--tier', values.tier, TIERS, true);
+        const monthlyLimit = positiveInt('--monthly-limit', values['monthly-limit'], MAX_MONTHLY_LIMIT, false);
+        const rateLimit = positiveInt('--rate-limit', values['rate-limit'], MAX_RATE_LIMIT, false);
+        const { store } = session.open(values, true);
+        const created = store.create({ name, tier, monthlyLimit, rateLimit });
+        if (values.json) {
           io.out(JSON.stringify({ subscriptionId: created.subscription.id, keyId: created.keyId, apiKey: created.apiKey, subscription: describe(created.subscription) }));
         } else {
           io.out(`created subscription ${created.subscription.id} (${name}, ${tier})`);
           io.out(`API key ${created.keyId} (shown only now; store it safely):\n  ${created.apiKey}`);
         }
         return EXIT.ok;
-      }
-      case 'subscription list': {
-        expectArgs(0);
+      },
+    },
+    {
+      name: 'subscription list',
+      usage: usage('subscription list [--json]', 'One line per subscription: id, tier, status, rate, monthly allowance, name.'),
+      options: json,
+      run: async ({ values }) => {
+        const { store } = session.open(values, false);
         const all = store.list().map(describe);
-        if (json) io.out(JSON.stringify(all));
+        if (values.json) io.out(JSON.stringify(all));
         else if (all.length === 0) io.out('no subscriptions');
         else for (const s of all) io.out(`${s.id}  ${s.tier.padEnd(12)} ${s.status.padEnd(9)} ${String(s.rateLimit).padStart(6)}/s ${String(s.monthlyLimit).padStart(10)}/month  ${s.name}`);
         return EXIT.ok;
-      }
-      case 'subscription show': {
-        const id = arg(0, 'SUBSCRIPTION_ID');
-        expectArgs(1);
-        const s = mustExist(id);
+      },
+    },
+    {
+      name: 'subscription show',
+      usage: usage('subscription show ID [--json]', "The subscription's details, its keys (never the keys themselves) and this month's billable calls."),
+      options: json,
+      args: ['SUBSCRIPTION_ID'],
+      run: async ({ values, args: [id] }) => {
+        const { store, db } = session.open(values, false);
+        const s = mustExist(store, id);
         const month = monthKey(new Date());
         const shown = { ...describe(s), month, billableCallsThisMonth: new SqliteAllowanceCounter(db).currentSync(s.id, month), keys: store.listKeys(s.id) };
-        io.out(json ? JSON.stringify(shown) : JSON.stringify(shown, null, 2));
+        io.out(values.json ? JSON.stringify(shown) : JSON.stringify(shown, null, 2));
         return EXIT.ok;
-      }
-      case 'subscription set-status': {
-        const id = arg(0, 'SUBSCRIPTION_ID');
-        const status = oneOf<Status>('status', positionals[1], STATUSES);
-        expectArgs(2);
-        mustExist(id);
+      },
+    },
+    {
+      name: 'subscription set-status',
+      usage: usage('subscription set-status ID ACTIVE|SUSPENDED|CANCELLED', 'SUSPENDED: grant endpoints answer 403; CANCELLED: everything 403. Any case is accepted.'),
+      options: common,
+      args: ['SUBSCRIPTION_ID', 'STATUS'],
+      run: async ({ values, args: [id, raw] }) => {
+        const status = oneOf<Status>('status', raw, STATUSES, true);
+        const { store } = session.open(values, false);
+        mustExist(store, id);
         store.setStatus(id, status);
         io.out(`subscription ${id} is now ${status}`);
         return EXIT.ok;
-      }
-      case 'subscription set-limits': {
-        const id = arg(0, 'SUBSCRIPTION_ID');
-        expectArgs(1);
+      },
+    },
+    {
+      name: 'subscription set-limits',
+      usage: usage('subscription set-limits ID [--monthly-limit N|default] [--rate-limit N|default]', 'Overrides the tier\'s monthly allowance and/or per-second rate; "default" goes back to the tier\'s.'),
+      options: { ...common, 'monthly-limit': 'string', 'rate-limit': 'string' },
+      args: ['SUBSCRIPTION_ID'],
+      run: async ({ values, args: [id] }) => {
         const monthlyLimit = positiveInt('--monthly-limit', values['monthly-limit'], MAX_MONTHLY_LIMIT, true);
         const rateLimit = positiveInt('--rate-limit', values['rate-limit'], MAX_RATE_LIMIT, true);
         if (monthlyLimit === undefined && rateLimit === undefined) throw new UsageError('give --monthly-limit and/or --rate-limit');
-        mustExist(id);
+        const { store } = session.open(values, false);
+        mustExist(store, id);
         store.setLimits(id, { monthlyLimit, rateLimit });
-        const s = mustExist(id);
+        const s = mustExist(store, id);
         io.out(`subscription ${id}: ${monthlyLimitOf(s)} calls a month, ${rateLimitOf(s)} requests per second`);
         return EXIT.ok;
-      }
-      case 'subscription set-feature': {
-        const id = arg(0, 'SUBSCRIPTION_ID');
-        const feature = oneOf<Feature>('feature', positionals[1], FEATURES);
-        const state = oneOf('state', positionals[2], ['on', 'off'] as const);
-        expectArgs(3);
-        mustExist(id);
+      },
+    },
+    {
+      name: 'subscription set-feature',
+      usage: usage('subscription set-feature ID grants.search|grants.read|subscription.read on|off', 'Switches one feature of the subscription on or off.'),
+      options: common,
+      args: ['SUBSCRIPTION_ID', 'FEATURE', 'STATE'],
+      run: async ({ values, args: [id, rawFeature, rawState] }) => {
+        const feature = oneOf<Feature>('feature', rawFeature, FEATURES);
+        const state = oneOf('state', rawState, ['on', 'off'] as const);
+        const { store } = session.open(values, false);
+        mustExist(store, id);
         store.setFeature(id, feature, state === 'on');
         io.out(`subscription ${id}: ${feature} ${state}`);
         return EXIT.ok;
-      }
-      case 'key create': {
-        const id = arg(0, 'SUBSCRIPTION_ID');
-        expectArgs(1);
-        mustExist(id);
+      },
+    },
+    {
+      name: 'key create',
+      usage: usage('key create SUBSCRIPTION_ID [--json]', 'A new key for the subscription, printed once (--json: subscriptionId, keyId, apiKey).'),
+      options: json,
+      args: ['SUBSCRIPTION_ID'],
+      run: async ({ values, args: [id] }) => {
+        const { store } = session.open(values, false);
+        mustExist(store, id);
         const { keyId, apiKey } = store.createKey(id);
-        if (json) io.out(JSON.stringify({ subscriptionId: id, keyId, apiKey }));
+        if (values.json) io.out(JSON.stringify({ subscriptionId: id, keyId, apiKey }));
         else io.out(`API key ${keyId} for ${id} (shown only now; store it safely):\n  ${apiKey}`);
         return EXIT.ok;
-      }
-      case 'key list': {
-        const id = arg(0, 'SUBSCRIPTION_ID');
-        expectArgs(1);
-        mustExist(id);
+      },
+    },
+    {
+      name: 'key list',
+      usage: usage('key list SUBSCRIPTION_ID [--json]', "The subscription's keys: id, prefix, created, last used, and when revoked (or when a rotated key stops working)."),
+      options: json,
+      args: ['SUBSCRIPTION_ID'],
+      run: async ({ values, args: [id] }) => {
+        const { store } = session.open(values, false);
+        mustExist(store, id);
         const keys = store.listKeys(id);
-        if (json) io.out(JSON.stringify(keys));
-        else for (const k of keys) io.out(`${k.id}  ${k.prefix}…  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.revokedAt ? `  REVOKED ${k.revokedAt}` : ''}`);
+        const now = new Date().toISOString();
+        const revocation = (at: string | null) => (at === null ? '' : at > now ? `  REVOKED FROM ${at}` : `  REVOKED ${at}`);
+        if (values.json) io.out(JSON.stringify(keys));
+        else for (const k of keys) io.out(`${k.id}  ${k.prefix}…  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${revocation(k.revokedAt)}`);
         return EXIT.ok;
-      }
-      case 'key revoke': {
-        const keyId = arg(0, 'KEY_ID');
-        expectArgs(1);
+      },
+    },
+    {
+      name: 'key rotate',
+      usage: usage(
+        'key rotate KEY_ID [--grace SECONDS] [--json]',
+        `Creates a new key for the key's subscription (printed once) and revokes the old key in the same
+step: at once, or with --grace SECONDS (0 to ${MAX_GRACE_SECONDS}) that many seconds later, so the
+partner can switch without a gap. --json: subscriptionId, keyId, apiKey, oldKeyId, oldKeyRevokedAt.`,
+      ),
+      options: { ...json, grace: 'string' },
+      args: ['KEY_ID'],
+      run: async ({ values, args: [keyId] }) => {
+        const grace = values.grace;
+        if (grace !== undefined && (typeof grace !== 'string' || !/^\d{1,8}$/.test(grace) || Number(grace) > MAX_GRACE_SECONDS)) {
+          throw new UsageError(`--grace must be a number of seconds from 0 to ${MAX_GRACE_SECONDS}, not "${String(grace)}"`);
+        }
+        const { store } = session.open(values, false);
         const key = store.getKey(keyId);
-        if (key === null) throw new NotFoundError(`no key has the id "${keyId}"`);
+        if (key === null) throw new CliExit(`no key has the id "${keyId}"`, EXIT.notFound);
+        const rotated = store.rotateKey(keyId, grace === undefined ? 0 : Number(grace));
+        if (rotated === null) throw new CliExit(`key ${keyId} was already revoked at ${key.revokedAt}; use "key create ${key.subscriptionId}" for a new one`, EXIT.notFound);
+        if (values.json) {
+          io.out(JSON.stringify({ subscriptionId: rotated.subscriptionId, keyId: rotated.keyId, apiKey: rotated.apiKey, oldKeyId: keyId, oldKeyRevokedAt: rotated.oldKeyRevokedAt }));
+        } else {
+          io.out(`API key ${rotated.keyId} for ${rotated.subscriptionId} (shown only now; store it safely):\n  ${rotated.apiKey}`);
+          io.out(grace === undefined || grace === '0' ? `key ${keyId} revoked` : `key ${keyId} stays valid until ${rotated.oldKeyRevokedAt}, then is revoked`);
+        }
+        return EXIT.ok;
+      },
+    },
+    {
+      name: 'key revoke',
+      usage: usage(
+        'key revoke KEY_ID [--force]',
+        `Revokes the key at once: the API refuses it from its next request. Revoking the last active key
+of a subscription locks its partner out, so it needs --force (or use "key rotate").`,
+      ),
+      options: { ...common, force: 'boolean' },
+      args: ['KEY_ID'],
+      run: async ({ values, args: [keyId] }) => {
+        const { store } = session.open(values, false);
+        const key = store.getKey(keyId);
+        if (key === null) throw new CliExit(`no key has the id "${keyId}"`, EXIT.notFound);
+        if (key.revokedAt === null && !values.force && store.lastingKeys(key.subscriptionId) === 1) {
+          throw new UsageError(
+            `key ${keyId} is the last active key of ${key.subscriptionId}: revoking it locks the partner out; add --force, or use "key rotate ${keyId}"`,
+          );
+        }
         if (!store.revokeKey(keyId)) {
           io.out(`key ${keyId} was already revoked at ${key.revokedAt}`);
           return EXIT.ok;
         }
         io.out(`key ${keyId} revoked`);
         return EXIT.ok;
-      }
-      default:
-        throw new UsageError(`unknown command "${[group, command].filter(Boolean).join(' ')}"`);
-    }
-  } catch (error) {
-    if (error instanceof NotFoundError) {
-      io.err(`grants-admin: ${error.message}`);
-      return EXIT.notFound;
-    }
-    if (error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`grants-admin: ${(error as Error).message}\nRun "grants-admin --help" for usage.`);
-      return EXIT.usage;
-    }
-    io.err(`grants-admin: failed: ${(error as Error).message}`);
-    return 3;
+      },
+    },
+  ];
+}
+
+export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.env, io: Io = stdio): Promise<number> {
+  const session = new Session(env);
+  try {
+    return await runCli({ program: 'grants-admin', help: HELP, exits: EXIT, commands: commands(session, io) }, argv, io);
   } finally {
-    db?.close();
+    session.close();
   }
 }

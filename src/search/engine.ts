@@ -47,8 +47,19 @@ export interface CatalogWriter {
 export interface WriterHooks {
   /** A second record with an id already seen in this run; it is not indexed. */
   onDuplicate?: (grant: Grant) => void;
-  /** Called before the new catalog becomes visible; throw to abandon the run. */
-  beforeCommit?: () => void;
+  /**
+   * Called before the change becomes visible, with the catalog's size before and after it;
+   * throw to abandon the run (the ingestion pipeline's guards live there, not in the writers).
+   */
+  beforeCommit?: (change: PendingChange) => void;
+}
+
+/** What a reindex or sync is about to do to the live catalog, in grants. */
+export interface PendingChange {
+  /** Grants in the live catalog before this run. */
+  live: number;
+  /** Grants it will hold once the run commits. */
+  after: number;
 }
 
 export interface ReindexOptions {

@@ -76,7 +76,7 @@ export class SubscriptionStore {
    * data_version moves when another connection (grants-admin, another instance) commits, and this
    * store's own changes clear the cache, so a change still takes effect from the next event-loop turn.
    */
-  private readonly callers = new Map<string, Caller>();
+  private readonly callers = new Map<string, { caller: Caller; until: number }>();
   private callersVersion = -1;
   private turnVersion: number | null = null;
 
@@ -85,8 +85,8 @@ export class SubscriptionStore {
     private readonly clock: () => Date = () => new Date(),
   ) {
     this.byKeyHash = db.prepare(
-      `SELECT s.*, k.id AS key_id, k.prefix AS key_prefix FROM api_keys k JOIN subscriptions s ON s.id = k.subscription_id
-       WHERE k.key_hash = ? AND k.revoked_at IS NULL`,
+      `SELECT s.*, k.id AS key_id, k.prefix AS key_prefix, k.revoked_at AS key_revoked_at FROM api_keys k JOIN subscriptions s ON s.id = k.subscription_id
+       WHERE k.key_hash = ? AND (k.revoked_at IS NULL OR k.revoked_at > ?)`,
     );
     this.byId = db.prepare('SELECT * FROM subscriptions WHERE id = ?');
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
@@ -112,7 +112,10 @@ export class SubscriptionStore {
     this.callers.clear();
   }
 
-  /** The caller a presented key belongs to, or null for an unknown or revoked key. */
+  /**
+   * The caller a presented key belongs to, or null for an unknown or revoked key. A key rotated
+   * with a grace period has its revocation time in the future: it is valid until then.
+   */
   authenticate(key: string): Caller | null {
     const hash = hashApiKey(key);
     const version = this.versionThisTurn();
@@ -121,14 +124,20 @@ export class SubscriptionStore {
       this.callersVersion = version;
     }
     const known = this.callers.get(hash);
-    if (known !== undefined) return known;
-    const row = this.byKeyHash.get(hash) as (SubscriptionRow & { key_id: string; key_prefix: string }) | undefined;
+    if (known !== undefined) {
+      if (known.until === Infinity || this.clock().getTime() < known.until) return known.caller;
+      this.callers.delete(hash);
+      return null;
+    }
+    const row = this.byKeyHash.get(hash, this.clock().toISOString()) as
+      | (SubscriptionRow & { key_id: string; key_prefix: string; key_revoked_at: string | null })
+      | undefined;
     if (row === undefined) return null;
     const subscription = toSubscription(row);
     Object.freeze(subscription.features);
     const caller: Caller = Object.freeze({ subscription: Object.freeze(subscription), keyId: row.key_id, keyPrefix: row.key_prefix });
     if (this.callers.size >= CALLER_CACHE_SIZE) this.callers.clear();
-    this.callers.set(hash, caller);
+    this.callers.set(hash, { caller, until: row.key_revoked_at === null ? Infinity : Date.parse(row.key_revoked_at) });
     return caller;
   }
 
@@ -185,10 +194,39 @@ export class SubscriptionStore {
     return row === undefined ? null : toKey(row);
   }
 
-  /** Revokes a key at once; returns false if it does not exist or was already revoked. */
+  /**
+   * Revokes a key at once (a key still in a rotation's grace period included); returns false if
+   * it does not exist or was already revoked.
+   */
   revokeKey(keyId: string): boolean {
     this.changed();
-    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(this.clock().toISOString(), keyId).changes === 1;
+    const now = this.clock().toISOString();
+    return this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND (revoked_at IS NULL OR revoked_at > ?)').run(now, keyId, now).changes === 1;
+  }
+
+  /** Keys of the subscription with no revocation set, not even a future one. */
+  lastingKeys(subscriptionId: string): number {
+    return this.db.prepare('SELECT count(*) FROM api_keys WHERE subscription_id = ? AND revoked_at IS NULL').pluck().get(subscriptionId) as number;
+  }
+
+  /**
+   * Replaces a key in one transaction: a new key for the same subscription, and the old one
+   * revoked `graceSeconds` from now (at once for 0). Returns the new key in clear and when the
+   * old one stops working; null if the old key is unknown or already revoked.
+   */
+  rotateKey(keyId: string, graceSeconds: number): { keyId: string; apiKey: string; subscriptionId: string; oldKeyRevokedAt: string } | null {
+    return this.db.transaction(() => {
+      const now = this.clock();
+      const old = this.getKey(keyId);
+      if (old === null || (old.revokedAt !== null && old.revokedAt <= now.toISOString())) return null;
+      const created = this.createKey(old.subscriptionId);
+      // A key already in a grace period keeps its earlier end.
+      const wanted = new Date(now.getTime() + graceSeconds * 1000).toISOString();
+      const revokedAt = old.revokedAt !== null && old.revokedAt < wanted ? old.revokedAt : wanted;
+      this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(revokedAt, keyId);
+      this.changed();
+      return { ...created, subscriptionId: old.subscriptionId, oldKeyRevokedAt: revokedAt };
+    }).immediate();
   }
 
   setStatus(id: string, status: Status): boolean {

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runIndexer } from '../../indexer/cli.js';
+import { runIndexer } from '../../src/cli/indexer.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, testClient, uniqueAlias } from '../support/elasticsearch.js';
 import { servedIds } from '../support/catalog.js';
@@ -83,10 +83,22 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
     return targets[0];
   };
 
+  const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+  /** The status's alias, index, grants and indexes kept; its size and times are checked for shape here. */
   const status = async (alias: string): Promise<{ engine: string; alias: string; index: string | null; grants: number; kept: string[] }> => {
     const run = await indexer(alias, ['status']);
     expect(run.code, run.err.join('\n')).to.equal(0);
-    return JSON.parse(run.out.join('\n'));
+    const { lastReindexAt, lastSyncAt, bytes, ...rest } = JSON.parse(run.out.join('\n'));
+    expect(bytes).to.be.a('number');
+    if (rest.index === null) {
+      expect([lastReindexAt, lastSyncAt, bytes]).to.deep.equal([null, null, 0]);
+    } else {
+      expect(lastReindexAt).to.match(ISO);
+      if (lastSyncAt !== null) expect(lastSyncAt).to.match(ISO);
+      expect(bytes).to.be.above(0);
+    }
+    return rest;
   };
 
   const aliasTargets = async (alias: string): Promise<string[]> => {
@@ -413,6 +425,41 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
       expect(run.code, run.err.join('\n')).to.equal(0);
       expect(run.out).to.deep.equal(['sync: added 1, updated 0, unchanged 0, deleted 0, rejected 1']);
       expect((await documents(alias)).get('n001')?.title).to.equal('First n001');
+    });
+
+    it('status shows the last reindex and the last sync (kept in the index _meta) and the size in bytes', async () => {
+      const alias = newAlias();
+      const t0 = Date.now();
+      await reindex(alias, base());
+      const read = async () => JSON.parse((await indexer(alias, ['status'])).out.join('\n'));
+      const first = await read();
+      expect(Date.parse(first.lastReindexAt)).to.be.within(t0 - 1000, Date.now() + 1000);
+      expect(first.lastSyncAt).to.equal(null);
+      expect(first.bytes).to.be.above(0);
+      const t1 = Date.now();
+      const run = await indexer(alias, ['sync', '--source', source(changes()), '--skip-invalid']);
+      expect(run.code, run.err.join('\n')).to.equal(0);
+      const after = await read();
+      expect(after.lastReindexAt).to.equal(first.lastReindexAt);
+      expect(Date.parse(after.lastSyncAt)).to.be.within(t1 - 1000, Date.now() + 1000);
+    });
+
+    it('the shrink guard: a reindex or sync --prune losing more than half refuses (exit 4) unless --allow-shrink', async () => {
+      const alias = newAlias();
+      const live = await reindex(alias, base());
+      const small = source(ids('s', 4).map((id) => rec(id)));
+      const refused = await indexer(alias, ['reindex', '--source', small]);
+      expect(refused.code, refused.err.join('\n')).to.equal(4);
+      expect(refused.err.join('\n')).to.contain('would shrink the live catalog from 10 to 4 grants (6 fewer, −60 %)');
+      expect(await aliasTargets(alias)).to.deep.equal([live]);
+      expect(await indexesOf(alias), 'the refused index is deleted').to.deep.equal([live]);
+      const prune = await indexer(alias, ['sync', '--source', small, '--prune']);
+      expect(prune.code, prune.err.join('\n')).to.equal(4);
+      expect([...(await documents(alias)).keys()].sort()).to.deep.equal(ids('s', 10));
+      const allowed = await indexer(alias, ['sync', '--source', small, '--prune', '--allow-shrink']);
+      expect(allowed.code, allowed.err.join('\n')).to.equal(0);
+      expect(allowed.out).to.deep.equal(['sync: added 0, updated 0, unchanged 4, deleted 6, rejected 0']);
+      expect([...(await documents(alias)).keys()].sort()).to.deep.equal(ids('s', 4));
     });
 
     it('fails (exit 3) when the alias does not exist, creating nothing', async () => {

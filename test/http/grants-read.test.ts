@@ -292,7 +292,7 @@ describe('GET /grants/filters', function () {
       targetBeneficiaries: ['CHARITIES', 'INDIGENOUS_COMMUNITIES', 'RESEARCHERS', 'STARTUPS', 'STUDENTS'],
       currencies: ['CAD', 'USD'],
     });
-    await index(dir, ['reindex', '--source', writeSource(dir, 'reindex.ndjson', [rec('only', { funderType: 'FEDERAL_GRANT', fundingType: 'WAGE_SUBSIDY', currency: 'CAD', eligibleProvinces: ['ONTARIO'] })])]);
+    await index(dir, ['reindex', '--source', writeSource(dir, 'reindex.ndjson', [rec('only', { funderType: 'FEDERAL_GRANT', fundingType: 'WAGE_SUBSIDY', currency: 'CAD', eligibleProvinces: ['ONTARIO'] })]), '--allow-shrink']);
     const afterReindex = await api.request(`${P}/grants/filters`);
     expect(afterReindex.body.data).to.deep.equal({
       funderTypes: ['FEDERAL_GRANT'],

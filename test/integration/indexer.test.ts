@@ -1,10 +1,10 @@
 // grants-indexer end to end: reindex (NDJSON, JSON array, stdin), the rejection report and exit
 // codes, sync counts, status, help, and the atomic replacement of a catalog the API is serving.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT, tempDir, type TestApi } from '../support/api.js';
+import { tempDir, type TestApi } from '../support/api.js';
+import { runBin } from '../support/bins.js';
 import {
   GRANTS_PATH as G,
   ITEM_LABELS,
@@ -24,27 +24,11 @@ interface Run {
   err: string[];
 }
 
-const BIN = path.join(REPO_ROOT, 'bin/grants-indexer.js');
-
 /** Runs bin/grants-indexer.js as a child process, optionally piping `input` to its stdin. */
-function spawnIndexer(args: string[], dir: string, input?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir, LOG_LEVEL: 'silent' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const lines = (s: string) => s.split('\n').filter((l) => l !== '');
-      resolve({ code, out: lines(out), err: lines(err) });
-    });
-    if (input !== undefined) child.stdin.end(input);
-    else child.stdin.end();
-  });
+async function spawnIndexer(args: string[], dir: string, input?: string): Promise<Run> {
+  const run = await runBin('grants-indexer', args, { env: { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir, LOG_LEVEL: 'silent' }, input });
+  const lines = (s: string) => s.split('\n').filter((l) => l !== '');
+  return { code: run.code, out: lines(run.out), err: lines(run.err) };
 }
 
 const rejectionLines = (run: Run): string[] => run.err.filter((l) => l.startsWith('rejected record'));
@@ -229,7 +213,7 @@ describe('grants-indexer', function () {
 
       it('a record with a leap-second timestamp (valid RFC 3339) is indexed or rejected, never aborts the run', async function () {
         await seed(A.map((id) => rec(id)));
-        const run = await indexer(['reindex', '--source', write('leap.ndjson', ndjson([rec('l-1'), rec('l-2', { deadline: '2026-12-31T23:59:60Z' })])), '--skip-invalid'], dir);
+        const run = await indexer(['reindex', '--source', write('leap.ndjson', ndjson([rec('l-1'), rec('l-2', { deadline: '2026-12-31T23:59:60Z' })])), '--skip-invalid', '--allow-shrink'], dir);
         expect(run.code, run.err.join('\n')).to.equal(0);
         const lines = rejectionLines(run);
         if (lines.length === 0) {
@@ -312,7 +296,7 @@ describe('grants-indexer', function () {
 
     it('prunes everything missing from a valid source, and counts duplicates as rejected', async function () {
       await start();
-      const run = await indexer(['sync', '--source', write('sync.ndjson', ndjson([rec('s2', { updatedAt: OLD }), rec('s2', { updatedAt: NEW })])), '--prune', '--skip-invalid'], dir);
+      const run = await indexer(['sync', '--source', write('sync.ndjson', ndjson([rec('s2', { updatedAt: OLD }), rec('s2', { updatedAt: NEW })])), '--prune', '--skip-invalid', '--allow-shrink'], dir);
       expect(run.code).to.equal(0);
       expect(run.out).to.deep.equal(['sync: added 0, updated 0, unchanged 1, deleted 3, rejected 1']);
       expect(await servedIds(api)).to.deep.equal(['s2']);
@@ -347,7 +331,7 @@ describe('grants-indexer', function () {
       const run = await indexer(['status'], dir);
       expect(run.code).to.equal(0);
       const status = JSON.parse(run.out.join('\n'));
-      expect(Object.keys(status)).to.have.members(['engine', 'file', 'grants', 'lastReindexAt', 'bytes']);
+      expect(Object.keys(status)).to.have.members(['engine', 'file', 'grants', 'lastReindexAt', 'lastSyncAt', 'bytes', 'walBytes']);
       expect(status.engine).to.equal('sqlite');
       expect(status.file).to.equal(path.join(dir, 'catalog.sqlite'));
       expect(status.grants).to.equal(3);
@@ -394,6 +378,11 @@ describe('grants-indexer', function () {
         ['sync'],
         ['reindex', '--source', file, '--bogus'],
         ['reindex', '--source', file, '--prune'],
+        ['sync', '--source', file, '--keep', '1'],
+        ['status', '--source', file],
+        ['rollback', '--prune'],
+        ['reindex', '--source'],
+        ['reindex', '--source', file, '--skip-invalid=yes'],
         ['reindex', '--source', file, 'extra'],
         ['reindex', '--source', file, '--engine', 'nope'],
       ]) {

@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { runIndexer } from '../../indexer/cli.js';
+import { runIndexer } from '../../src/cli/indexer.js';
 import { startTestApi, tempDir, type TestApi } from './api.js';
 
 /** The partner API's path prefix. */

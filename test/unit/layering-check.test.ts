@@ -60,7 +60,7 @@ const CLEAN = {
   'src/http/errors.ts': "import { NotFoundError } from '../failures.js';\nexport const isNotFound = (e: unknown) => e instanceof NotFoundError;\n",
   'src/cli/admin.ts': "import type { Feature } from '../subscriptions/tiers.js';\nexport const features: Feature[] = [];\n",
   'src/app.ts': "import { isNotFound } from './http/errors.js';\nimport { fail } from './grants/query.js';\nexport const app = () => isNotFound(fail());\n",
-  'indexer/cli.ts': "import { fail } from '../src/grants/query.js';\nexport const run = fail;\n",
+  'src/cli/indexer.ts': "import { fail } from '../grants/query.js';\nexport const run = fail;\n",
 };
 
 describe('unit: the layering check (npm run check:layers)', function () {
@@ -82,7 +82,7 @@ describe('unit: the layering check (npm run check:layers)', function () {
     expect(code, output).to.equal(0);
   });
 
-  it('fails, naming each one, on a core -> edge import, an import cycle (type-only too), an edge sibling import and src -> indexer', async () => {
+  it('fails, naming each one, on a core -> edge import, an import cycle (type-only too), an edge sibling import and the API importing a CLI', async () => {
     const dir = tree({
       ...CLEAN,
       // The core reaching for the HTTP layer, as the engines once imported ServiceUnavailableError.
@@ -94,14 +94,14 @@ describe('unit: the layering check (npm run check:layers)', function () {
       'src/http/state.ts': "import type { Body } from './envelope.js';\nexport interface Detail { body?: Body }\n",
       // A CLI importing from the HTTP layer, as grants-admin once imported Feature.
       'src/cli/keys.ts': "import { feature } from '../http/routeTable.js';\nexport const keys = feature;\n",
-      // The API importing the indexer CLI.
-      'src/seed.ts': "import { run } from '../indexer/cli.js';\nexport const seed = run;\n",
+      // The API importing the indexer CLI (as seeding once imported the indexer's pipeline).
+      'src/seed.ts': "import { run } from './cli/indexer.js';\nexport const seed = run;\n",
     });
     dirs.push(dir);
     const { code, output } = await check(dir);
     expect(code, output).to.not.equal(0);
     expect(violations(output), output).to.deep.equal([
-      'api-not-to-indexer-cli: src/seed.ts → indexer/cli.ts',
+      'api-not-to-cli: src/seed.ts → src/cli/indexer.ts',
       'cli-and-http-apart: src/cli/keys.ts → src/http/routeTable.ts',
       'core-not-to-edge: src/search/engine.ts → src/http/errors.ts',
       'core-not-to-edge: src/subscriptions/store.ts → src/app.ts',

@@ -134,13 +134,14 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
       if (dropped > 0) throw new DroppedDocumentsError(`${dropped} document(s) failed to index; the alias was not swapped`);
       const indexed = stats.successful;
       options.onProgress?.(indexed);
-      if (indexed === 0) throw new Error('no valid record arrived; the alias was not swapped');
-      this.hooks.beforeCommit?.();
+      const current = (await this.aliasTargets())[0];
+      this.hooks.beforeCommit?.({ live: current === undefined ? 0 : (await this.client.count({ index: current })).count, after: indexed });
       await this.client.indices.putSettings({ index, settings: { number_of_replicas: this.options.replicas, refresh_interval: null } } as never);
       await this.client.indices.refresh({ index });
       await this.client.cluster.health({ index, wait_for_status: 'yellow', timeout: '60s' });
       const { count } = await this.client.count({ index });
       if (count !== indexed) throw new Error(`the new index holds ${count} documents, ${indexed} were sent; the alias was not swapped`);
+      await this.stamp(index, 'lastReindexAt');
       await this.swapAlias(index);
       await this.pruneOldIndexes(index);
       return { indexed };
@@ -205,9 +206,7 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
       }
     };
 
-    let seen = 0;
     for await (const item of items) {
-      seen += 1;
       if (!('grant' in item)) {
         if (item.rejectedId !== null && !seenIds.has(item.rejectedId)) seenIds.set(item.rejectedId, false);
         continue;
@@ -221,11 +220,9 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
       if (batch.length >= SYNC_BATCH) await flush();
     }
     await flush();
-    this.hooks.beforeCommit?.();
+    await this.client.indices.refresh({ index: live });
+    const gone: string[] = [];
     if (options.prune) {
-      if (seen === 0) throw new Error('the source held no record; refusing to prune the whole catalog');
-      await this.client.indices.refresh({ index: live });
-      const gone: string[] = [];
       let after: unknown[] | undefined;
       for (;;) {
         const page = await this.client.search({ index: live, size: 5000, _source: false, sort: [{ id: 'asc' }], search_after: after } as never);
@@ -234,25 +231,45 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
         if (hits.length < 5000) break;
         after = hits[hits.length - 1].sort as unknown[];
       }
-      for (let i = 0; i < gone.length; i += SYNC_BATCH) {
-        await this.client.bulk({ operations: gone.slice(i, i + SYNC_BATCH).map((id) => ({ delete: { _index: live, _id: id } })) });
-      }
-      counts.deleted = gone.length;
     }
+    const now = (await this.client.count({ index: live })).count;
+    // No transaction here: the upserts are in, and a refusal stops before any deletion.
+    this.hooks.beforeCommit?.({ live: now - counts.added, after: now - gone.length });
+    for (let i = 0; i < gone.length; i += SYNC_BATCH) {
+      await this.client.bulk({ operations: gone.slice(i, i + SYNC_BATCH).map((id) => ({ delete: { _index: live, _id: id } })) });
+    }
+    counts.deleted = gone.length;
     await this.client.indices.refresh({ index: live });
     if (dropped > 0) throw new DroppedDocumentsError(`${dropped} document(s) failed to index during sync`);
+    await this.stamp(live, 'lastSyncAt');
     return counts;
+  }
+
+  /** The times of the last reindex and sync, kept in the index mapping's _meta. */
+  private async times(index: string): Promise<Record<string, string>> {
+    const mapping = await this.client.indices.getMapping({ index });
+    return ((mapping[index]?.mappings as { _meta?: Record<string, string> } | undefined)?._meta ?? {}) as Record<string, string>;
+  }
+
+  private async stamp(index: string, key: 'lastReindexAt' | 'lastSyncAt'): Promise<void> {
+    // _meta is replaced whole by a mapping update: keep what it held.
+    await this.client.indices.putMapping({ index, _meta: { ...(await this.times(index)), [key]: new Date().toISOString() } });
   }
 
   async status(): Promise<Record<string, unknown>> {
     const live = (await this.aliasTargets())[0] ?? null;
     const indexes = await this.ownIndexes();
+    const times = live === null ? {} : await this.times(live);
+    const stats = live === null ? null : await this.client.indices.stats({ index: live, metric: 'store' });
     return {
       engine: 'elasticsearch',
       alias: this.alias,
       index: live,
       grants: live === null ? 0 : (await this.client.count({ index: live })).count,
       kept: indexes.filter((name) => name !== live),
+      lastReindexAt: times.lastReindexAt ?? null,
+      lastSyncAt: times.lastSyncAt ?? null,
+      bytes: stats?._all.primaries?.store?.size_in_bytes ?? 0,
     };
   }
 

@@ -79,14 +79,11 @@ export class SqliteCatalogWriter implements CatalogWriter {
       }
       flush(batch);
       options.onProgress?.(indexed);
-      if (indexed === 0) throw new Error('no valid record arrived; the live catalog was left as it was');
-      this.hooks.beforeCommit?.();
+      this.hooks.beforeCommit?.({ live: this.db.prepare('SELECT count(*) FROM grants').pluck().get() as number, after: indexed });
       this.db.transaction(() => {
         this.db.exec(`DROP TABLE IF EXISTS grants; DROP TABLE IF EXISTS grants_text;
           ALTER TABLE grants_building RENAME TO grants; ALTER TABLE grants_text_building RENAME TO grants_text;`);
-        this.db
-          .prepare("INSERT INTO catalog_meta (key, value) VALUES ('last_reindex_at', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-          .run(new Date().toISOString());
+        this.stamp('last_reindex_at');
       }).immediate();
     } catch (error) {
       this.dropBuilding();
@@ -111,12 +108,9 @@ export class SqliteCatalogWriter implements CatalogWriter {
     );
     const insertText = db.prepare('INSERT INTO grants_text (rowid, title, funder, description) VALUES (:rowid, :title, :funder, :description)');
     const updateText = db.prepare('UPDATE grants_text SET title = :title, funder = :funder, description = :description WHERE rowid = :rowid');
-    let seen = 0;
-
     db.exec('BEGIN IMMEDIATE');
     try {
       for await (const item of items) {
-        seen += 1;
         if (!('grant' in item)) {
           if (item.rejectedId !== null) seeRejected.run(item.rejectedId);
           continue;
@@ -140,7 +134,6 @@ export class SqliteCatalogWriter implements CatalogWriter {
         }
       }
       if (options.prune) {
-        if (seen === 0) throw new Error('the source held no record; refusing to prune the whole catalog');
         const gone = db.prepare('SELECT rowid FROM grants WHERE id NOT IN (SELECT id FROM temp.sync_seen)').pluck().all() as number[];
         const removeText = db.prepare('DELETE FROM grants_text WHERE rowid = ?');
         const remove = db.prepare('DELETE FROM grants WHERE rowid = ?');
@@ -150,7 +143,9 @@ export class SqliteCatalogWriter implements CatalogWriter {
         }
         counts.deleted = gone.length;
       }
-      this.hooks.beforeCommit?.();
+      const after = db.prepare('SELECT count(*) FROM grants').pluck().get() as number;
+      this.hooks.beforeCommit?.({ live: after - counts.added + counts.deleted, after });
+      this.stamp('last_sync_at');
       db.exec('COMMIT');
     } catch (error) {
       if (db.inTransaction) db.exec('ROLLBACK');
@@ -161,10 +156,28 @@ export class SqliteCatalogWriter implements CatalogWriter {
     return counts;
   }
 
+  /** Records when the catalog last changed this way (in the caller's transaction). */
+  private stamp(key: 'last_reindex_at' | 'last_sync_at'): void {
+    this.db
+      .prepare('INSERT INTO catalog_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+      .run(key, new Date().toISOString());
+  }
+
   async status(): Promise<Record<string, unknown>> {
     const count = tableExists(this.db, 'grants') ? (this.db.prepare('SELECT count(*) FROM grants').pluck().get() as number) : 0;
-    const last = this.db.prepare("SELECT value FROM catalog_meta WHERE key = 'last_reindex_at'").pluck().get() as string | undefined;
-    return { engine: 'sqlite', file: this.file, grants: count, lastReindexAt: last ?? null, bytes: statSync(this.file).size };
+    const meta = (key: string) => (this.db.prepare('SELECT value FROM catalog_meta WHERE key = ?').pluck().get(key) as string | undefined) ?? null;
+    // The catalog's true size: the file and its write-ahead log, which holds the recent changes until a checkpoint.
+    const size = (file: string) => statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+    const walBytes = size(`${this.file}-wal`);
+    return {
+      engine: 'sqlite',
+      file: this.file,
+      grants: count,
+      lastReindexAt: meta('last_reindex_at'),
+      lastSyncAt: meta('last_sync_at'),
+      bytes: size(this.file) + walBytes,
+      walBytes,
+    };
   }
 
   async close(): Promise<void> {

@@ -42,13 +42,19 @@ export async function* readSource(input: Readable): AsyncGenerator<SourceRecord>
   let inString = false;
   let escaped = false;
   let overflow = false;
+  /** Whether a top-level comma was seen: "[]" is an empty array, "[1,]" and "[1,,2]" are not JSON. */
+  let sawComma = false;
 
-  const endElement = (): SourceRecord | null => {
+  const endElement = (closing: boolean): SourceRecord | null => {
     const text = element.trim();
     const wasOverflow = overflow;
     element = '';
     overflow = false;
-    if (text === '' && !wasOverflow) return null;
+    if (text === '' && !wasOverflow) {
+      if (closing && !sawComma) return null;
+      number += 1;
+      return { number, error: closing ? 'not valid JSON (a trailing comma before "]")' : 'not valid JSON (an empty element between commas)' };
+    }
     number += 1;
     return wasOverflow ? { number, error: `record longer than ${MAX_RECORD_CHARS} characters` } : parse(number, text);
   };
@@ -92,7 +98,7 @@ export async function* readSource(input: Readable): AsyncGenerator<SourceRecord>
       else if (c === '}' || c === ']') {
         if (depth === 0 && c === ']') {
           element += chunk.slice(from, i);
-          const record = endElement();
+          const record = endElement(true);
           if (record) records.push(record);
           mode = 'done';
           break;
@@ -101,7 +107,8 @@ export async function* readSource(input: Readable): AsyncGenerator<SourceRecord>
       } else if (c === ',' && depth === 0) {
         element += chunk.slice(from, i);
         from = i + 1;
-        const record = endElement();
+        const record = endElement(false);
+        sawComma = true;
         if (record) records.push(record);
       }
     }

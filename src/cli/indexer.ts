@@ -1,0 +1,202 @@
+// grants-indexer: loads source records into the search engine (reindex, sync, status, rollback).
+// A thin wrapper: the reading, validation and guards are the ingestion pipeline's.
+import { existsSync } from 'node:fs';
+import { loadConfig, SEARCH_ENGINES, type Config } from '../config.js';
+import { IngestionRefused, reindexFromSource, syncFromSource, type OpenWriter } from '../ingestion/pipeline.js';
+import type { CatalogWriter } from '../search/engine.js';
+import { createCatalogWriter } from '../search/factory.js';
+import { catalogPath } from '../search/sqlite/catalogFile.js';
+import { CliExit, noDatabase, runCli, stdio, UsageError, withOverrides, type Command, type Io, type ParsedArgs } from './runner.js';
+
+export type { Io } from './runner.js';
+
+export const EXIT = { ok: 0, rejected: 1, usage: 2, failed: 3, shrink: 4 } as const;
+
+const HELP = `Usage: grants-indexer <command> [options]
+
+Commands:
+  reindex --source <file|->   build a new catalog from the source and swap it in atomically
+  sync --source <file|->      upsert new and changed grants into the live catalog
+  status                      show the live catalog
+  rollback                    (elasticsearch) point the alias back at the previous index
+
+Run "grants-indexer <command> --help" for a command's options.
+The engine and its location come from the environment (SEARCH_ENGINE, DATA_DIR,
+ELASTICSEARCH_URL, ELASTICSEARCH_INDEX) or from --engine and --data-dir.
+
+Exit codes: 0 done; 1 records were rejected and nothing was changed; 2 bad usage;
+3 the run failed (source unreadable, nothing arrived, no catalog, engine error) and nothing was changed;
+4 the run would shrink the live catalog by more than half and nothing was changed (see --allow-shrink).`;
+
+const ENGINE_OPTIONS = { engine: 'string', 'data-dir': 'string' } as const;
+
+const USAGE = {
+  reindex: `Usage: grants-indexer reindex --source <file|-> [--skip-invalid] [--allow-shrink] [--keep N] [--engine sqlite|elasticsearch] [--data-dir DIR]
+
+Reads NDJSON or a JSON array (- for stdin) as a stream, validates every record against the
+Grant schema and replaces the catalog atomically: readers see the old catalog until the new
+one is complete. Each rejected record is reported on stderr (record number, id, field, reason).
+Without --skip-invalid any rejection leaves the catalog unchanged and exits 1; with it, the
+valid records are indexed. A source with no valid record never replaces the catalog (exit 3).
+A new catalog with less than half the grants of the live one is refused (exit 4, saying by how
+much) unless --allow-shrink is given.
+On Elasticsearch the records go into a new timestamped index (no replicas, no refresh while
+loading), the alias is swapped in one atomic call, and older indexes are deleted except the
+--keep N newest before the live one (default 1), kept for "grants-indexer rollback". Any
+document Elasticsearch refuses is reported and the alias is not swapped.`,
+  sync: `Usage: grants-indexer sync --source <file|-> [--prune] [--allow-shrink] [--skip-invalid] [--engine sqlite|elasticsearch] [--data-dir DIR]
+
+Upserts by id: a grant not in the catalog is added; one whose updatedAt differs from the
+catalog's is updated; the rest are unchanged. With --prune, grants missing from the source are
+deleted (rejected records keep their grant); pruning from a source with no record is refused
+(exit 3), and pruning more than half of the catalog is refused (exit 4) unless --allow-shrink.
+Prints the counts of added, updated, unchanged, deleted and rejected. On the embedded engine
+the whole sync is one transaction. Without --skip-invalid any rejection leaves the catalog
+unchanged and exits 1 (on Elasticsearch a file source is validated in a first pass for that;
+from stdin, use --skip-invalid).`,
+  status: `Usage: grants-indexer status [--engine sqlite|elasticsearch] [--data-dir DIR]
+
+Prints the live catalog as JSON: engine, location, number of grants, size in bytes (on the
+embedded engine the file and its write-ahead log), the time of the last reindex and of the last
+sync; on Elasticsearch also the alias, its index and the indexes kept. On the embedded engine a
+missing catalog file is an error (exit 3) and nothing is created.`,
+  rollback: `Usage: grants-indexer rollback [--engine elasticsearch] [--data-dir DIR]
+
+Elasticsearch only: points the alias back at the newest index older than the live one
+(kept by reindex --keep). The embedded engine keeps no previous catalog.`,
+};
+
+function configFor(values: ParsedArgs['values'], env: NodeJS.ProcessEnv): Config {
+  const engine = values.engine;
+  if (typeof engine === 'string' && !(SEARCH_ENGINES as readonly string[]).includes(engine)) {
+    throw new UsageError(`--engine must be one of ${SEARCH_ENGINES.join(', ')}, not "${engine}"`);
+  }
+  return loadConfig(withOverrides(env, values));
+}
+
+function progress(io: Io, verb: string) {
+  let last = Date.now();
+  return (n: number) => {
+    if (Date.now() - last >= 2000) {
+      last = Date.now();
+      io.err(`… ${n.toLocaleString('en-US')} grants ${verb}`);
+    }
+  };
+}
+
+function keepOf(raw: string | true | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string' || !/^\d{1,2}$/.test(raw) || Number(raw) > 20) throw new UsageError(`--keep must be an integer from 0 to 20, not "${String(raw)}"`);
+  return Number(raw);
+}
+
+/** Opens the configured engine's writer for one use, and closes it. */
+async function withWriter<T>(config: Config, use: (writer: CatalogWriter) => Promise<T>): Promise<T> {
+  const writer = await createCatalogWriter(config);
+  try {
+    return await use(writer);
+  } finally {
+    await writer.close();
+  }
+}
+
+const EXIT_OF_REFUSAL: Record<IngestionRefused['kind'], number> = {
+  rejected: EXIT.rejected,
+  'nothing-indexed': EXIT.failed,
+  'empty-source': EXIT.failed,
+  shrink: EXIT.shrink,
+};
+
+/** Runs a pipeline step, turning its refusals into exit codes. */
+async function ingest<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof IngestionRefused) throw new CliExit(error.message, EXIT_OF_REFUSAL[error.kind]);
+    throw error;
+  }
+}
+
+function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
+  const sourceOf = (values: ParsedArgs['values'], command: string): string => {
+    if (typeof values.source !== 'string') throw new UsageError(`${command} needs --source <file|->`);
+    return values.source;
+  };
+  return [
+    {
+      name: 'reindex',
+      usage: USAGE.reindex,
+      options: { source: 'string', 'skip-invalid': 'boolean', 'allow-shrink': 'boolean', keep: 'string', ...ENGINE_OPTIONS },
+      run: async ({ values }) => {
+        const source = sourceOf(values, 'reindex');
+        const keep = keepOf(values.keep);
+        const config = configFor(values, env);
+        const open: OpenWriter = (hooks) => createCatalogWriter(config, hooks, { keep });
+        const { indexed, rejected } = await ingest(() =>
+          reindexFromSource(
+            open,
+            { source, skipInvalid: values['skip-invalid'] === true, allowShrink: values['allow-shrink'] === true, report: io.err },
+            { onProgress: progress(io, 'indexed') },
+          ),
+        );
+        io.out(`reindex: indexed ${indexed}, rejected ${rejected}; the new catalog is live`);
+        return EXIT.ok;
+      },
+    },
+    {
+      name: 'sync',
+      usage: USAGE.sync,
+      options: { source: 'string', prune: 'boolean', 'allow-shrink': 'boolean', 'skip-invalid': 'boolean', ...ENGINE_OPTIONS },
+      run: async ({ values }) => {
+        const source = sourceOf(values, 'sync');
+        const config = configFor(values, env);
+        const c = await ingest(() =>
+          syncFromSource((hooks) => createCatalogWriter(config, hooks), {
+            source,
+            prune: values.prune === true,
+            skipInvalid: values['skip-invalid'] === true,
+            allowShrink: values['allow-shrink'] === true,
+            validateFirst: config.searchEngine === 'elasticsearch',
+            report: io.err,
+          }),
+        );
+        io.out(`sync: added ${c.added}, updated ${c.updated}, unchanged ${c.unchanged}, deleted ${c.deleted}, rejected ${c.rejected}`);
+        return EXIT.ok;
+      },
+    },
+    {
+      name: 'status',
+      usage: USAGE.status,
+      options: { ...ENGINE_OPTIONS },
+      run: async ({ values }) => {
+        const config = configFor(values, env);
+        if (config.searchEngine === 'sqlite' && !existsSync(catalogPath(config.dataDir))) {
+          throw new CliExit(noDatabase(catalogPath(config.dataDir)), EXIT.failed);
+        }
+        io.out(JSON.stringify(await withWriter(config, (writer) => writer.status()), null, 2));
+        return EXIT.ok;
+      },
+    },
+    {
+      name: 'rollback',
+      usage: USAGE.rollback,
+      options: { ...ENGINE_OPTIONS },
+      run: async ({ values }) => {
+        const config = configFor(values, env);
+        const noRollback = new UsageError(`the ${config.searchEngine} engine keeps no previous catalog to roll back to`);
+        // Checked before opening the writer, which would create an embedded catalog.
+        if (config.searchEngine !== 'elasticsearch') throw noRollback;
+        const { from, to } = await withWriter(config, (writer) => {
+          if (writer.rollback === undefined) throw noRollback;
+          return writer.rollback();
+        });
+        io.out(`rollback: the alias now points at ${to} (was ${from})`);
+        return EXIT.ok;
+      },
+    },
+  ];
+}
+
+export function runIndexer(argv: string[], env: NodeJS.ProcessEnv = process.env, io: Io = stdio): Promise<number> {
+  return runCli({ program: 'grants-indexer', help: HELP, exits: EXIT, commands: commands(env, io) }, argv, io);
+}
