@@ -1,48 +1,64 @@
-// Process entry: config → deps → listen; on SIGTERM/SIGINT stop accepting, drain, flush, close.
+// Process entry: config → listen → deps → seed → demo subscription → serve; on SIGTERM/SIGINT stop
+// accepting, drain, flush, close. The port is bound before anything is created, so a start that
+// cannot listen leaves nothing behind (no catalog, no demo subscription whose key nobody saw).
+// What the operator must read goes to stderr (src/startupMessages.ts), apart from the JSON log
+// lines on stdout; a start-up failure is one sentence there and a non-zero exit.
 import { createApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
-import { createDeps } from './deps.js';
+import { loadConfig, type Config } from './config.js';
+import { createDeps, type Deps } from './deps.js';
 import { createLogger, describeError } from './log.js';
 import { seedCatalogIfEmpty } from './seed.js';
-import { ensureDemoSubscription } from './subscriptions/demo.js';
-import { startServer } from './server.js';
+import { listen, type ListeningServer } from './server.js';
+import { demoKeyBanner, demoKeyHint, startupFailureSentence } from './startupMessages.js';
+
+const toTerminal = (text: string): void => void process.stderr.write(text);
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
+    toTerminal(`${startupFailureSentence(error, null)}\n`);
+    process.exit(2);
   }
   const log = createLogger(config.logLevel);
-  const deps = await createDeps(config, log);
-  await seedCatalogIfEmpty(config, deps.engine, log);
-  const demo = ensureDemoSubscription(deps.subscriptions, config.demoApiKey);
-  if (config.benchDisableLayers.length > 0) {
-    log.warn('BENCH_DISABLE_LAYERS is set: benchmark mode, these layers are OFF', { layers: config.benchDisableLayers });
-  }
-  const app = createApp(deps, { benchDisableLayers: config.benchDisableLayers });
-  const running = await startServer(app, config.port, config.host, log);
-  log.info('grants API listening', { url: `${running.url}/external/v1/grants`, engine: deps.engine.name, dataDir: config.dataDir });
-  if (demo !== null) {
-    // Shown once, on the first start only: the database keeps nothing but the key's hash.
-    process.stdout.write(
-      `\nNo subscription existed, so a demo PROFESSIONAL subscription was created (${demo.subscriptionId}).\n` +
-        `Its API key (shown only now):\n\n  ${demo.apiKey}\n\nTry:\n  curl -H 'Authorization: Bearer ${demo.apiKey}' '${running.url}/external/v1/grants?search=quebec&limit=5'\n\n`,
-    );
+  let server: ListeningServer | undefined;
+  let deps: Deps | undefined;
+  try {
+    server = await listen(config.port, config.host, log);
+    deps = await createDeps(config, log);
+    await seedCatalogIfEmpty(config, deps.engine, log);
+    const demo = deps.demo.createIfNone(config.demoApiKey);
+    if (config.benchDisableLayers.length > 0) {
+      log.warn('BENCH_DISABLE_LAYERS is set: benchmark mode, these layers are OFF', { layers: config.benchDisableLayers });
+    }
+    server.serve(createApp(deps, { benchDisableLayers: config.benchDisableLayers }));
+    log.info('grants API listening', { url: `${server.url}/external/v1/grants`, engine: deps.engine.name, dataDir: config.dataDir });
+    if (demo !== null) {
+      // Shown once, whatever stderr is: the database keeps nothing but the key's hash.
+      toTerminal(demoKeyBanner(demo, server.url));
+      deps.demo.markKeyShown(demo.subscriptionId);
+    } else {
+      const unseen = deps.demo.keyNeverShown();
+      if (unseen !== null) toTerminal(demoKeyHint(unseen, config.dataDir));
+    }
+  } catch (error) {
+    log.debug('start-up failed', describeError(error));
+    await server?.stop(0).catch(() => undefined);
+    await deps?.close().catch(() => undefined);
+    toTerminal(`${startupFailureSentence(error, config)}\n`);
+    process.exit(1);
   }
 
+  const running = server;
+  const opened = deps;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info('shutting down', { signal });
     await running.stop(config.shutdownTimeoutMs);
-    await deps.close();
+    await opened.close();
     log.info('stopped');
     process.exit(0);
   };
@@ -51,6 +67,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error) => {
-  process.stderr.write(`grants API failed to start: ${JSON.stringify(describeError(error))}\n`);
+  toTerminal(`${startupFailureSentence(error, null)}\n`);
   process.exit(1);
 });
