@@ -15,6 +15,8 @@ describe('npm start (real processes)', function () {
   let workDir: string;
   let seedFile: string;
   let running: Launched[] = [];
+  /** Processes of a tree seen while it ran: killed after the test if one outlived its launcher. */
+  let seen: number[] = [];
 
   before(function () {
     if (process.platform !== 'linux') this.skip(); // the process tree is read from /proc
@@ -23,7 +25,9 @@ describe('npm start (real processes)', function () {
   });
   afterEach(function () {
     for (const proc of running) killTree(proc.pid);
+    for (const pid of seen.filter(isRunning)) process.kill(pid, 'SIGKILL');
     running = [];
+    seen = [];
   });
   after(function () {
     if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
@@ -44,6 +48,7 @@ describe('npm start (real processes)', function () {
     const port = await freePort();
     const npm = await npmStart(port);
     const tree = descendants(npm.pid);
+    seen.push(...tree);
     expect(tree, 'npm runs the server as a child').to.have.length.at.least(1);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).to.equal(200);
 
