@@ -266,6 +266,15 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       }
     });
 
+    it('billable: a 403 FEATURE_NOT_AVAILABLE on a grant endpoint counts once (it passed every check before the feature)', async function () {
+      const sub = fresh();
+      api.deps.subscriptions.setFeature(sub.id, 'grants.read', false);
+      expectError(await api.request(`${P}/grants/g-1`, { key: sub.key }), 403, 'FEATURE_NOT_AVAILABLE');
+      expect(await billed(sub.key)).to.deep.equal({ usage: 1, limits: 1 });
+      expectError(await api.request(`${P}/grants/g-2`, { key: sub.key }), 403, 'FEATURE_NOT_AVAILABLE');
+      expect(await billed(sub.key)).to.deep.equal({ usage: 2, limits: 2 });
+    });
+
     it('free: /subscription/*, 401s, unknown paths (inside and outside the prefix) do not count', async function () {
       const sub = fresh();
       expect((await api.request(`${P}/grants`, { key: sub.key })).status).to.equal(200);
