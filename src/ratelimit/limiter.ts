@@ -108,37 +108,32 @@ export class RedisRateLimiter implements RateLimiter {
     );
   }
 
-  async consume(subscriptionId: string, perSecond: number): Promise<RateDecision> {
+  /**
+   * Runs `use` on the shared budget; when Redis fails, on this instance's share instead (which
+   * then stands in for consume, peek and refund alike). Each outcome tells the link up or down.
+   */
+  private async onBudget(perSecond: number, use: (limiter: RateLimiterAbstract, points: number) => Promise<RateDecision>): Promise<RateDecision> {
     try {
-      const decision = await consumeOne(this.shared(perSecond), subscriptionId, perSecond);
+      const decision = await use(this.shared(perSecond), perSecond);
       this.link.markUp();
       return decision;
     } catch (error) {
       this.link.markDown((error as Error)?.message ?? String(error));
       const share = this.insurance(perSecond);
-      return consumeOne(share, subscriptionId, share.points);
+      return use(share, share.points);
     }
   }
 
-  async peek(subscriptionId: string, perSecond: number): Promise<RateDecision> {
-    try {
-      return await peekAt(this.shared(perSecond), subscriptionId, perSecond);
-    } catch (error) {
-      this.link.markDown((error as Error)?.message ?? String(error));
-      const share = this.insurance(perSecond);
-      return peekAt(share, subscriptionId, share.points);
-    }
+  consume(subscriptionId: string, perSecond: number): Promise<RateDecision> {
+    return this.onBudget(perSecond, (limiter, points) => consumeOne(limiter, subscriptionId, points));
   }
 
-  /** To the shared budget, or to this instance's share while Redis fails (where consume() took it then). */
-  async refund(subscriptionId: string, perSecond: number): Promise<RateDecision> {
-    try {
-      return await refundOne(this.shared(perSecond), subscriptionId, perSecond);
-    } catch (error) {
-      this.link.markDown((error as Error)?.message ?? String(error));
-      const share = this.insurance(perSecond);
-      return refundOne(share, subscriptionId, share.points);
-    }
+  peek(subscriptionId: string, perSecond: number): Promise<RateDecision> {
+    return this.onBudget(perSecond, (limiter, points) => peekAt(limiter, subscriptionId, points));
+  }
+
+  refund(subscriptionId: string, perSecond: number): Promise<RateDecision> {
+    return this.onBudget(perSecond, (limiter, points) => refundOne(limiter, subscriptionId, points));
   }
 
   async close(): Promise<void> {}

@@ -5,7 +5,7 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, u
 import path from 'node:path';
 import { REPO_ROOT, tempDir } from '../support/api.js';
 import { writeTinyCatalog } from '../support/catalog.js';
-import { descendants, freePort, isRunning, killTree, launch, portIsFree, waitUntil, type Launched } from '../support/processes.js';
+import { descendants, freePort, isRunning, killTree, launch, portIsFree, waitFor, type Launched } from '../support/processes.js';
 
 const READY = /"msg":"grants API listening"/;
 const BUILD_SCRIPT = path.join(REPO_ROOT, 'scripts/build-if-changed.mjs');
@@ -54,7 +54,7 @@ describe('npm start (real processes)', function () {
 
     process.kill(npm.pid, 'SIGTERM');
     await npm.exited;
-    const gone = await waitUntil(() => tree.every((pid) => !isRunning(pid)), 15_000);
+    const gone = await waitFor(() => tree.every((pid) => !isRunning(pid)), 15_000);
     const left = tree.filter(isRunning).map((pid) => `${pid}: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')}`);
     expect(gone, `still running after npm stopped: ${left.join('; ')}`).to.equal(true);
     expect(await portIsFree(port), `port ${port} is free again`).to.equal(true);

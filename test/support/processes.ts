@@ -1,7 +1,8 @@
 // Test support for suites that run real processes (the server, npm start, the CLIs):
 // - freePort / portIsFree: ports on 127.0.0.1.
 // - launch: a child process with its output kept and waited on.
-// - descendants / isRunning: a process tree read from /proc (Linux), zombies counted as gone.
+// - descendants / isRunning / killTree: a process tree read from /proc (Linux), zombies counted as gone.
+// - waitFor: polling until a check holds.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -81,11 +82,11 @@ export function descendants(root: number): number[] {
   return found;
 }
 
-/** Polls until the check holds; false when it still does not after timeoutMs. */
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<boolean> {
+/** Polls `probe` every `everyMs` until it returns true; false if `timeoutMs` passes first. */
+export async function waitFor(probe: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (await check()) return true;
+    if (await probe()) return true;
     if (Date.now() > deadline) return false;
     await sleep(everyMs);
   }
