@@ -6,12 +6,28 @@
 import { createApp } from './app.js';
 import { loadConfig, type Config } from './config.js';
 import { createDeps, type Deps } from './deps.js';
-import { createLogger, describeError } from './log.js';
+import { createLogger, describeError, type Logger } from './log.js';
 import { seedCatalogIfEmpty } from './seed.js';
 import { listen, type ListeningServer } from './server.js';
 import { demoKeyBanner, demoKeyHint, startupFailureSentence } from './startupMessages.js';
 
 const toTerminal = (text: string): void => void process.stderr.write(text);
+
+/** On SIGTERM/SIGINT: stop accepting, let in-flight requests finish, flush, close, exit 0. */
+function stopOnSignals(server: ListeningServer, deps: Deps, config: Config, log: Logger): void {
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { signal });
+    await server.stop(config.shutdownTimeoutMs);
+    await deps.close();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
 
 async function main(): Promise<void> {
   let config: Config;
@@ -33,6 +49,8 @@ async function main(): Promise<void> {
       log.warn('BENCH_DISABLE_LAYERS is set: benchmark mode, these layers are OFF', { layers: config.benchDisableLayers });
     }
     server.serve(createApp(deps, { benchDisableLayers: config.benchDisableLayers }));
+    // Before anyone can know it is ready: a stop from then on is graceful.
+    stopOnSignals(server, deps, config, log);
     log.info('grants API listening', { url: `${server.url}/external/v1/grants`, engine: deps.engine.name, dataDir: config.dataDir });
     if (demo !== null) {
       // Shown once, whatever stderr is: the database keeps nothing but the key's hash.
@@ -49,21 +67,6 @@ async function main(): Promise<void> {
     toTerminal(`${startupFailureSentence(error, config)}\n`);
     process.exit(1);
   }
-
-  const running = server;
-  const opened = deps;
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info('shutting down', { signal });
-    await running.stop(config.shutdownTimeoutMs);
-    await opened.close();
-    log.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 main().catch((error) => {

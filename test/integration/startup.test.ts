@@ -2,8 +2,11 @@
 // says so in one sentence; the demo key goes to the terminal, never into the log; a demo key that
 // was never shown is announced with the command that makes a new one.
 import { expect } from 'chai';
+import Koa from 'koa';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createLogger } from '../../src/log.js';
+import { listen } from '../../src/server.js';
 import { openSubscriptionsDb, subscriptionsPath } from '../../src/subscriptions/database.js';
 import { DemoSubscription } from '../../src/subscriptions/demo.js';
 import { SubscriptionStore } from '../../src/subscriptions/subscriptionStore.js';
@@ -62,6 +65,30 @@ describe('start-up of the server process', function () {
 
   const get = (port: number, pathAndQuery: string, key: string) =>
     fetch(`http://127.0.0.1:${port}${pathAndQuery}`, { headers: { Authorization: `Bearer ${key}` } });
+
+  it('between binding the port and serving the app, every request is a 503 SERVICE_UNAVAILABLE in the envelope with Retry-After: 1', async function () {
+    const server = await listen(0, '127.0.0.1', createLogger('silent'));
+    try {
+      const res = await fetch(`${server.url}${P}/grants`);
+      expect(res.status).to.equal(503);
+      expect(res.headers.get('retry-after')).to.equal('1');
+      expect(res.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+      const body = (await res.json()) as any;
+      expect(body.success).to.equal(false);
+      expect(body.error.code).to.equal('SERVICE_UNAVAILABLE');
+      expect(body.meta.requestId).to.equal(res.headers.get('x-request-id'));
+      const app = new Koa();
+      app.use((ctx) => {
+        ctx.body = { served: true };
+      });
+      server.serve(app);
+      const served = await fetch(`${server.url}${P}/grants`);
+      expect(served.status).to.equal(200);
+      expect(await served.json()).to.deep.equal({ served: true });
+    } finally {
+      await server.stop(0);
+    }
+  });
 
   it('port taken: one sentence on stderr naming the port and PORT, exit 1, nothing created; the next start shows the demo key', async function () {
     const dataDir = path.join(workDir, 'taken');
