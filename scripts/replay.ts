@@ -3,8 +3,9 @@
 //   node dist/scripts/replay.js --base-url http://localhost:3000 --key <api key> [--cases DIR]
 //
 // One line per case, `PASS name` or `FAIL name: reason`, then `replay: N passed, M failed`.
-// Exit status: 0 when every case passed, 1 when one failed, 2 on bad usage. A 429 is waited out
-// (Retry-After) and retried. The deployment must serve the catalog the cases were recorded
+// Exit status: 0 when every case passed, 1 when one failed, 2 on bad usage, 3 when the run stopped
+// early: the server could not be reached or refused the key (401), said in one line on stderr.
+// A 429 is waited out (Retry-After) and retried. The deployment must serve the catalog the cases were recorded
 // from (fixtures/grants.ndjson). checkResponse() is also what test/contract/engines.test.ts uses.
 //
 // A case that pins its clock (`now`, for `open`) cannot set a deployment's clock: its expectation
@@ -122,9 +123,13 @@ answer at the time of the request instead (marked "at request time").
   -h, --help          show this help
 
 Prints "PASS name" or "FAIL name: reason" per case, then "replay: N passed, M failed".
-Exit status: 0 all passed, 1 a case failed, 2 bad usage.`;
+Stops at once, with one line on stderr, when the server cannot be reached or refuses the key.
+Exit status: 0 all passed, 1 a case failed, 2 bad usage, 3 stopped (unreachable, or 401).`;
 
 class UsageError extends Error {}
+
+/** A failure that no later case can escape: the server is unreachable or refuses the key. */
+class StopReplay extends Error {}
 
 interface Options {
   base: string;
@@ -193,10 +198,21 @@ const MAX_RETRIES = 10;
 /** GET with the key, waiting out 429s; resolves to the final status and parsed body. */
 async function get(options: Options, request: string): Promise<{ status: number; body: unknown }> {
   for (let attempt = 0; ; attempt += 1) {
-    const response = await fetch(options.base + request, {
-      headers: { Authorization: `Bearer ${options.key}`, Accept: 'application/json' },
-      signal: AbortSignal.timeout(30_000),
-    });
+    let response: Response;
+    try {
+      response = await fetch(options.base + request, {
+        headers: { Authorization: `Bearer ${options.key}`, Accept: 'application/json' },
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const why = (error as Error).name === 'TimeoutError' ? 'no answer within 30 s' : (cause?.code ?? cause?.message ?? (error as Error).message);
+      throw new StopReplay(`cannot reach ${options.base} (${why}); check that the API runs there and --base-url`);
+    }
+    if (response.status === 401) {
+      await response.arrayBuffer();
+      throw new StopReplay(`the API refused the key (401 UNAUTHORIZED); check --key`);
+    }
     const text = await response.text();
     let body: unknown = null;
     try {
@@ -257,10 +273,12 @@ export async function runReplay(argv: string[], out: (line: string) => void = (l
         if (problems.length > 0 && after !== before) problems = at(after).length === 0 ? [] : problems;
         note = ' (at request time)';
       }
-      if (status === 401) problems.push('the key was refused (401): check --key');
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code;
-      problems = [`request failed: ${(error as Error).message}${cause ? ` (${cause})` : ''}`];
+      if (error instanceof StopReplay) {
+        process.stderr.write(`replay: stopped at ${c.name}: ${error.message}\n`);
+        return 3;
+      }
+      problems = [`request failed: ${(error as Error).message}`];
     }
     if (problems.length === 0) {
       passed += 1;

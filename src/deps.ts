@@ -10,9 +10,12 @@ import { createSearchEngine } from './search/factory.js';
 import { openSubscriptionsDb, subscriptionsPath } from './subscriptions/database.js';
 import { SubscriptionStore } from './subscriptions/subscriptionStore.js';
 import { SqliteAllowanceCounter, type AllowanceCounter } from './subscriptions/allowance.js';
+import { DemoSubscription } from './subscriptions/demo.js';
 import { UsageStore, type UsageRow } from './subscriptions/usageStore.js';
 
 export interface Deps extends AppDeps {
+  /** The first start's demo subscription (created and announced by main.ts). */
+  demo: DemoSubscription;
   close(): Promise<void>;
 }
 
@@ -54,6 +57,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     rateLimiter,
     clock,
     log,
+    demo: new DemoSubscription(db, subscriptions, clock),
     readiness: () => (redis === null ? { limits: 'memory' } : redis.state),
     async close() {
       recorded.close();

@@ -1,44 +1,26 @@
-// Process entry: config → deps → listen; on SIGTERM/SIGINT stop accepting, drain, flush, close.
+// Process entry: config → listen → deps → seed → demo subscription → serve; on SIGTERM/SIGINT stop
+// accepting, drain, flush, close. The port is bound before anything is created, so a start that
+// cannot listen leaves nothing behind (no catalog, no demo subscription whose key nobody saw).
+// What the operator must read goes to stderr (src/startupMessages.ts), apart from the JSON log
+// lines on stdout; a start-up failure is one sentence there and a non-zero exit.
 import { createApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
-import { createDeps } from './deps.js';
-import { createLogger, describeError } from './log.js';
+import { loadConfig, type Config } from './config.js';
+import { createDeps, type Deps } from './deps.js';
+import { createLogger, describeError, type Logger } from './log.js';
 import { seedCatalogIfEmpty } from './seed.js';
-import { ensureDemoSubscription } from './subscriptions/demo.js';
-import { startServer } from './server.js';
+import { listen, type ListeningServer } from './server.js';
+import { demoKeyBanner, demoKeyHint, startupFailureSentence } from './startupMessages.js';
 
-async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
-  const log = createLogger(config.logLevel);
-  const deps = await createDeps(config, log);
-  await seedCatalogIfEmpty(config, deps.engine, log);
-  const demo = ensureDemoSubscription(deps.subscriptions, config.demoApiKey);
-  const app = createApp(deps);
-  const running = await startServer(app, config.port, config.host, log);
-  log.info('grants API listening', { url: `${running.url}/external/v1/grants`, engine: deps.engine.name, dataDir: config.dataDir });
-  if (demo !== null) {
-    // Shown once, on the first start only: the database keeps nothing but the key's hash.
-    process.stdout.write(
-      `\nNo subscription existed, so a demo PROFESSIONAL subscription was created (${demo.subscriptionId}).\n` +
-        `Its API key (shown only now):\n\n  ${demo.apiKey}\n\nTry:\n  curl -H 'Authorization: Bearer ${demo.apiKey}' '${running.url}/external/v1/grants?search=quebec&limit=5'\n\n`,
-    );
-  }
+const toTerminal = (text: string): void => void process.stderr.write(text);
 
+/** On SIGTERM/SIGINT: stop accepting, let in-flight requests finish, flush, close, exit 0. */
+function stopOnSignals(server: ListeningServer, deps: Deps, config: Config, log: Logger): void {
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info('shutting down', { signal });
-    await running.stop(config.shutdownTimeoutMs);
+    await server.stop(config.shutdownTimeoutMs);
     await deps.close();
     log.info('stopped');
     process.exit(0);
@@ -47,7 +29,44 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    toTerminal(`${startupFailureSentence(error, null)}\n`);
+    process.exit(2);
+  }
+  const log = createLogger(config.logLevel);
+  let server: ListeningServer | undefined;
+  let deps: Deps | undefined;
+  try {
+    server = await listen(config.port, config.host, log);
+    deps = await createDeps(config, log);
+    await seedCatalogIfEmpty(config, deps.engine, log);
+    const demo = deps.demo.createIfNone(config.demoApiKey);
+    server.serve(createApp(deps));
+    // Before anyone can know it is ready: a stop from then on is graceful.
+    stopOnSignals(server, deps, config, log);
+    log.info('grants API listening', { url: `${server.url}/external/v1/grants`, engine: deps.engine.name, dataDir: config.dataDir });
+    if (demo !== null) {
+      // Shown once, whatever stderr is: the database keeps nothing but the key's hash.
+      toTerminal(demoKeyBanner(demo, server.url));
+      deps.demo.markKeyShown(demo.subscriptionId);
+    } else {
+      const unseen = deps.demo.keyNeverShown();
+      if (unseen !== null) toTerminal(demoKeyHint(unseen, config.dataDir));
+    }
+  } catch (error) {
+    log.debug('start-up failed', describeError(error));
+    await server?.stop(0).catch(() => undefined);
+    await deps?.close().catch(() => undefined);
+    toTerminal(`${startupFailureSentence(error, config)}\n`);
+    process.exit(1);
+  }
+}
+
 main().catch((error) => {
-  process.stderr.write(`grants API failed to start: ${JSON.stringify(describeError(error))}\n`);
+  toTerminal(`${startupFailureSentence(error, null)}\n`);
   process.exit(1);
 });

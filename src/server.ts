@@ -1,5 +1,6 @@
-// The HTTP server around the app: input bounds Node enforces itself, and graceful shutdown.
-import { createServer, type Server } from 'node:http';
+// The HTTP server around the app: bound before the app exists, the input bounds Node enforces
+// itself, and graceful shutdown.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { meta } from './http/envelope.js';
@@ -30,8 +31,29 @@ function rawError(status: number, reason: string, code: string, message: string)
   ].join('\r\n');
 }
 
-export function startServer(app: Koa<any>, port: number, host: string, log: Logger): Promise<RunningServer> {
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 30_000, headersTimeout: 20_000 }, app.callback());
+export interface ListeningServer extends RunningServer {
+  /** Hands requests to the app from now on (until then every request is a 503: the API is starting). */
+  serve(app: Koa<any>): void;
+}
+
+/** Answers while the port is bound but the app is not ready yet (seeding the catalog, opening stores). */
+function starting(_req: IncomingMessage, res: ServerResponse): void {
+  const requestId = newRequestId();
+  const body = JSON.stringify({
+    success: false,
+    error: { code: 'SERVICE_UNAVAILABLE', message: 'The API is starting; retry in a second.' },
+    meta: meta(requestId),
+  });
+  res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1', 'X-Request-Id': requestId });
+  res.end(body);
+}
+
+/**
+ * Binds the port first, before anything else is created, so a start that cannot listen leaves
+ * nothing behind; requests get a 503 until serve(app). Rejects with Node's listen error.
+ */
+export function listen(port: number, host: string, log: Logger): Promise<ListeningServer> {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 30_000, headersTimeout: 20_000 }, starting);
   server.keepAliveTimeout = 5_000;
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
@@ -50,6 +72,10 @@ export function startServer(app: Koa<any>, port: number, host: string, log: Logg
       resolve({
         server,
         url: `http://${shownHost}:${address.port}`,
+        serve(app) {
+          server.off('request', starting);
+          server.on('request', app.callback());
+        },
         stop: (timeoutMs) =>
           new Promise<void>((done) => {
             const timer = setTimeout(() => {
@@ -66,4 +92,11 @@ export function startServer(app: Koa<any>, port: number, host: string, log: Logg
       });
     });
   });
+}
+
+/** Listens and serves the app at once (tests, and any caller with nothing to prepare in between). */
+export async function startServer(app: Koa<any>, port: number, host: string, log: Logger): Promise<RunningServer> {
+  const running = await listen(port, host, log);
+  running.serve(app);
+  return running;
 }

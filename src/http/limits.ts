@@ -28,7 +28,7 @@ function setHeaders(ctx: ParameterizedContext<AppState>, subscription: Subscript
 
 /**
  * ACTIVE: everything. SUSPENDED: the subscription endpoints only. CANCELLED: nothing.
- * A refusal spends no budget but still carries the rate-limit headers.
+ * A refusal spends no budget (the rate is only looked at) but still carries the rate-limit headers.
  */
 export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps): Middleware<AppState> {
   return async function subscriptionStatus(ctx, next) {
@@ -55,11 +55,14 @@ export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Mid
     const now = clock();
     const month = monthKey(now);
     const monthlyLimit = monthlyLimitOf(subscription);
-    const rate = await rateLimiter.consume(subscription.id, rateLimitOf(subscription));
+    const perSecond = rateLimitOf(subscription);
+    let rate = await rateLimiter.consume(subscription.id, perSecond);
 
     // Billable calls are counted at admission: the count never trails what is served.
     const billable = rate.allowed && ctx.state.route?.billable === true;
     const counted = billable ? await allowance.tryConsume(subscription.id, month, monthlyLimit) : null;
+    // Refused for the month: the request spends nothing of the second either.
+    if (counted !== null && !counted.allowed) rate = await rateLimiter.refund(subscription.id, perSecond);
     setHeaders(ctx, subscription, rate, counted?.calls ?? (await allowance.current(subscription.id, month)), now);
 
     if (!rate.allowed) {

@@ -15,6 +15,8 @@ export interface RateLimiter {
   consume(subscriptionId: string, perSecond: number): Promise<RateDecision>;
   /** The current window's state without spending a point (for refusals that come before the rate). */
   peek(subscriptionId: string, perSecond: number): Promise<RateDecision>;
+  /** Gives back the point consume() took, for a request then refused for the month; the window's state after. */
+  refund(subscriptionId: string, perSecond: number): Promise<RateDecision>;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,16 @@ export async function peekAt(limiter: RateLimiterAbstract, key: string, perSecon
   return { allowed: res.remainingPoints > 0, limit: perSecond, remaining: res.remainingPoints, resetMs: res.msBeforeNext };
 }
 
+/**
+ * Gives one point back. A reward on a window that ended meanwhile would open a new one below zero
+ * (one request more than the rate); that window is put back to zero. Store failures are rethrown.
+ */
+export async function refundOne(limiter: RateLimiterAbstract, key: string, perSecond: number): Promise<RateDecision> {
+  let res = await limiter.reward(key, 1);
+  if (res.consumedPoints < 0) res = await limiter.penalty(key, -res.consumedPoints);
+  return { allowed: true, limit: perSecond, remaining: Math.min(perSecond, res.remainingPoints), resetMs: res.msBeforeNext };
+}
+
 /** Caches one limiter per rate value, so an operator's override takes effect on the next request. */
 export function limiterCache(build: LimiterForRate): LimiterForRate {
   const limiters = new Map<number, RateLimiterAbstract>();
@@ -66,6 +78,10 @@ export class MemoryRateLimiter implements RateLimiter {
 
   peek(subscriptionId: string, perSecond: number): Promise<RateDecision> {
     return peekAt(this.limiterFor(perSecond), subscriptionId, perSecond);
+  }
+
+  refund(subscriptionId: string, perSecond: number): Promise<RateDecision> {
+    return refundOne(this.limiterFor(perSecond), subscriptionId, perSecond);
   }
 
   async close(): Promise<void> {}
@@ -92,26 +108,32 @@ export class RedisRateLimiter implements RateLimiter {
     );
   }
 
-  async consume(subscriptionId: string, perSecond: number): Promise<RateDecision> {
+  /**
+   * Runs `use` on the shared budget; when Redis fails, on this instance's share instead (which
+   * then stands in for consume, peek and refund alike). Each outcome tells the link up or down.
+   */
+  private async onBudget(perSecond: number, use: (limiter: RateLimiterAbstract, points: number) => Promise<RateDecision>): Promise<RateDecision> {
     try {
-      const decision = await consumeOne(this.shared(perSecond), subscriptionId, perSecond);
+      const decision = await use(this.shared(perSecond), perSecond);
       this.link.markUp();
       return decision;
     } catch (error) {
       this.link.markDown((error as Error)?.message ?? String(error));
       const share = this.insurance(perSecond);
-      return consumeOne(share, subscriptionId, share.points);
+      return use(share, share.points);
     }
   }
 
-  async peek(subscriptionId: string, perSecond: number): Promise<RateDecision> {
-    try {
-      return await peekAt(this.shared(perSecond), subscriptionId, perSecond);
-    } catch (error) {
-      this.link.markDown((error as Error)?.message ?? String(error));
-      const share = this.insurance(perSecond);
-      return peekAt(share, subscriptionId, share.points);
-    }
+  consume(subscriptionId: string, perSecond: number): Promise<RateDecision> {
+    return this.onBudget(perSecond, (limiter, points) => consumeOne(limiter, subscriptionId, points));
+  }
+
+  peek(subscriptionId: string, perSecond: number): Promise<RateDecision> {
+    return this.onBudget(perSecond, (limiter, points) => peekAt(limiter, subscriptionId, points));
+  }
+
+  refund(subscriptionId: string, perSecond: number): Promise<RateDecision> {
+    return this.onBudget(perSecond, (limiter, points) => refundOne(limiter, subscriptionId, points));
   }
 
   async close(): Promise<void> {}

@@ -88,6 +88,18 @@ const MIGRATIONS: string[] = [
   // 3: usage_log is append-only and read by nothing in the API since usage_daily (2) holds the
   // statistics; its (subscription_id, day) index cost a third of every row's write.
   `DROP INDEX IF EXISTS usage_log_subscription_day;`,
+  // 4: the demo subscription of a first start and whether its key was shown (src/subscriptions/demo.ts).
+  // A database from before, holding only a "Demo" subscription with one key, may come from a first
+  // start that died before showing it: that key counts as not shown.
+  `CREATE TABLE demo_subscription (
+     subscription_id TEXT PRIMARY KEY REFERENCES subscriptions (id),
+     key_id          TEXT NOT NULL REFERENCES api_keys (id),
+     key_shown_at    TEXT
+   );
+   INSERT INTO demo_subscription (subscription_id, key_id)
+     SELECT s.id, k.id FROM subscriptions s JOIN api_keys k ON k.subscription_id = s.id
+     WHERE s.name = 'Demo' AND s.tier = 'PROFESSIONAL'
+       AND (SELECT count(*) FROM subscriptions) = 1 AND (SELECT count(*) FROM api_keys) = 1;`,
 ];
 
 export function openSubscriptionsDb(file: string): Db {

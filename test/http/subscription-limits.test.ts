@@ -211,6 +211,24 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       expect(await billed(sub.key)).to.deep.equal({ usage: 20, limits: 20 });
     });
 
+    it('a request refused for the month spends nothing of the second: 25 QUOTA_EXCEEDED in a row at 10/s, never RATE_LIMITED, r unchanged', async function () {
+      const sub = fresh(1, 10);
+      const served = await api.request(`${P}/grants`, { key: sub.key });
+      expect(served.status).to.equal(200);
+      // The window the served call opened has 9 left; a later window starts at 10.
+      for (let i = 0; i < 25; i += 1) {
+        const res = await api.request(`${P}/grants/g-1`, { key: sub.key });
+        expectError(res, 429, 'QUOTA_EXCEEDED');
+        const second = parseItems(res.headers.get('ratelimit')).second;
+        expect(Number(second.r), `answer ${i + 1}: ${res.headers.get('ratelimit')}`).to.be.within(9, 10);
+        expect(res.headers.get('x-ratelimit-remaining')).to.equal(second.r);
+      }
+      // The second's budget is whole: 10 answers in a burst, and the 11th refused for the rate.
+      await sleep(1100);
+      const burst = await Promise.all(Array.from({ length: 11 }, () => api.request(`${P}/subscription/limits`, { key: sub.key })));
+      expect(countBy(burst.map((r) => r.status))).to.deep.equal({ 200: 10, 429: 1 });
+    });
+
     it('when the allowance is used up, every grant endpoint is 429 QUOTA_EXCEEDED and /subscription/* still answers 200', async function () {
       const sub = fresh(2);
       expect((await api.request(`${P}/grants`, { key: sub.key })).status).to.equal(200);
@@ -246,6 +264,15 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
         expected += 1;
         expect(await billed(sub.key), p).to.deep.equal({ usage: expected, limits: expected });
       }
+    });
+
+    it('billable: a 403 FEATURE_NOT_AVAILABLE on a grant endpoint counts once (it passed every check before the feature)', async function () {
+      const sub = fresh();
+      api.deps.subscriptions.setFeature(sub.id, 'grants.read', false);
+      expectError(await api.request(`${P}/grants/g-1`, { key: sub.key }), 403, 'FEATURE_NOT_AVAILABLE');
+      expect(await billed(sub.key)).to.deep.equal({ usage: 1, limits: 1 });
+      expectError(await api.request(`${P}/grants/g-2`, { key: sub.key }), 403, 'FEATURE_NOT_AVAILABLE');
+      expect(await billed(sub.key)).to.deep.equal({ usage: 2, limits: 2 });
     });
 
     it('free: /subscription/*, 401s, unknown paths (inside and outside the prefix) do not count', async function () {

@@ -5,26 +5,15 @@ import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { runAdmin } from '../../src/cli/admin.js';
 import { REPO_ROOT, startTestApi, tempDir } from '../support/api.js';
 import { API_PREFIX as P, writeTinyCatalog } from '../support/catalog.js';
+import { freePort } from '../support/processes.js';
 
 const GRANT_IDS = ['p-1', 'p-2', 'p-3', 'p-4'];
 
 const subscriptionsFile = (dataDir: string) => path.join(dataDir, 'subscriptions.sqlite');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('persistence: restarts, graceful stop, SIGTERM under load', function () {
   this.timeout(30_000);
@@ -135,7 +124,7 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
       child = undefined;
     });
 
-    it('SIGTERM under load: exit 0; every answered request is in usage_log; monthly calls = billable 200s; the first start printed the demo key and a curl line', async function () {
+    it('SIGTERM under load: exit 0; every answered request is in usage_log; monthly calls = billable 200s; the first start printed the demo key and a curl line on stderr', async function () {
       expect(DEMO_KEY).to.have.length(40);
       const dataDir = mkdtempSync(path.join(workDir, 'sigterm-'));
       const port = await freePort();
@@ -164,20 +153,20 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
       proc.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
       proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
 
-      // Ready when the curl line is printed (it follows listen()).
+      // Ready when the curl line is printed on the terminal (stderr; it follows listen()).
       const started = Date.now();
-      while (!/curl .*\n/.test(stdout)) {
+      while (!/curl .*\n/.test(stderr)) {
         if (proc.exitCode !== null) throw new Error(`server exited early (${proc.exitCode}): ${stderr}${stdout}`);
         if (Date.now() - started > 15_000) throw new Error(`server did not start: ${stderr}${stdout}`);
         await new Promise((r) => setTimeout(r, 25));
       }
-      const lines = stdout.split('\n');
-      expect(lines.map((l) => l.trim()), stdout).to.include(DEMO_KEY);
+      const lines = stderr.split('\n');
+      expect(lines.map((l) => l.trim()), stderr).to.include(DEMO_KEY);
       const curl = lines.find((l) => l.includes('curl '));
       expect(curl).to.contain(`Authorization: Bearer ${DEMO_KEY}`);
       expect(curl).to.contain(`:${port}/external/v1/grants`);
-      const demoId = /demo PROFESSIONAL subscription was created \((sub_[A-Za-z0-9_-]+)\)/.exec(stdout)?.[1];
-      expect(demoId, stdout).to.be.a('string');
+      const demoId = /demo PROFESSIONAL subscription was created \((sub_[A-Za-z0-9_-]+)\)/.exec(stderr)?.[1];
+      expect(demoId, stderr).to.be.a('string');
       // A higher rate (set with grants-admin on the live database) so most requests are served
       // and some are still refused: both kinds must be logged.
       const quiet = { out: () => {}, err: () => {} };
@@ -240,6 +229,7 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
 
       // A second start on the same DATA_DIR creates no demo subscription and prints no key.
       let stdout2 = '';
+      let stderr2 = '';
       const port2 = await freePort();
       const again = spawn(process.execPath, ['dist/src/main.js'], {
         cwd: REPO_ROOT,
@@ -249,6 +239,7 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
       child = again;
       const exited2 = new Promise<number | null>((resolve) => again.once('exit', (code) => resolve(code)));
       again.stdout!.on('data', (chunk: Buffer) => (stdout2 += chunk.toString('utf8')));
+      again.stderr!.on('data', (chunk: Buffer) => (stderr2 += chunk.toString('utf8')));
       const started2 = Date.now();
       while (!stdout2.includes('grants API listening')) {
         if (again.exitCode !== null) throw new Error(`second start exited early: ${stdout2}`);
@@ -261,8 +252,8 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
       expect(body.data.limits.monthly.current).to.equal(billable200);
       again.kill('SIGTERM');
       expect(await exited2).to.equal(0);
-      expect(stdout2).not.to.contain(DEMO_KEY);
-      expect(stdout2).not.to.contain('curl ');
+      expect(stdout2 + stderr2).not.to.contain(DEMO_KEY);
+      expect(stdout2 + stderr2).not.to.contain('curl ');
     });
   });
 });

@@ -128,6 +128,22 @@ describeWithRedis('redis: limits shared by two API instances', function () {
     expect(late.body.error.code).to.equal('QUOTA_EXCEEDED');
   });
 
+  it('(b′) a request refused for the month spends nothing of the shared second: 20 QUOTA_EXCEEDED in a row over both instances at 10/s, r unchanged', async function () {
+    const [a, b] = await startPair();
+    const { apiKey } = a.deps.subscriptions.create({ name: 'quota-rate', tier: 'STARTER', monthlyLimit: 1 });
+    expect((await a.request(BILLABLE, { key: apiKey })).status).to.equal(200);
+    for (let i = 0; i < 20; i += 1) {
+      const res = await [a, b][i % 2].request(BILLABLE, { key: apiKey });
+      expect(res.body?.error?.code, `answer ${i + 1}: ${res.text}`).to.equal('QUOTA_EXCEEDED');
+      const remaining = Number(res.headers.get('x-ratelimit-remaining'));
+      expect(remaining, `answer ${i + 1}: ${res.headers.get('ratelimit')}`).to.be.within(9, 10);
+      expect(res.headers.get('ratelimit')).to.match(new RegExp(`^"second";r=${remaining};`));
+    }
+    await sleep(1100);
+    const fresh = await burst([a, b], 11, apiKey, `${P}/subscription/limits`);
+    expect(fresh.counts, JSON.stringify(fresh)).to.deep.equal({ ok: 10, RATE_LIMITED: 1 });
+  });
+
   it('(c) month rollover with an injected clock: a fresh allowance on 2026-12-01T00:00:00.000Z, per-month keys expiring after their month', async function () {
     let now = new Date('2026-11-30T23:59:59.000Z');
     const clock = () => now;

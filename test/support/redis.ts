@@ -10,6 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { freePort } from './processes.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -98,17 +99,8 @@ export async function deleteKeys(prefix: string, url: string = REDIS_URL as stri
   }
 }
 
-/** A port on 127.0.0.1 with nothing listening on it (at the time of the call). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** A port on 127.0.0.1 with nothing listening on it: one definition, in ./processes.ts. */
+export { freePort };
 
 /** Sends PING over a raw socket; true on +PONG within the timeout. */
 function ping(port: number, timeoutMs = 300): Promise<boolean> {
@@ -269,15 +261,8 @@ export async function startBlackHole(): Promise<BlackHole> {
 /** The three-grant catalog (g-1, g-2, g-3) instances seed from: one definition, in ./catalog.ts. */
 export { writeTinyCatalog } from './catalog.js';
 
-/** Polls `probe` every `everyMs` until it returns true; false if `timeoutMs` passes first. */
-export async function waitFor(probe: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe()) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(everyMs);
-  }
-}
+/** Polling until a check holds: one definition, in ./processes.ts. */
+export { waitFor } from './processes.js';
 
 /**
  * The ioredis status of an instance's Redis connection ('ready', 'connect', 'reconnecting', …), or
