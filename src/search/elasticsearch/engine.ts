@@ -1,10 +1,12 @@
 // ElasticsearchSearchEngine: reads through the alias only; executes what the translator writes.
-import type { Client } from '@elastic/elasticsearch';
+import { errors, type Client } from '@elastic/elasticsearch';
 import type { GrantQuery } from '../../grants/query.js';
 import type { Grant } from '../../grants/schema.js';
 import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
+import { ServiceUnavailableError } from '../../http/errors.js';
 import { createEsClient, errorType, isNotFound, unavailableFrom, type EsConfig } from './client.js';
-import { translateToElasticsearch } from './translator.js';
+import { FACETS_FILTER_PATH, facetsOf } from './facets.js';
+import { TITLE_SORT_FIELD, translateToElasticsearch } from './translator.js';
 
 const FILTER_FIELDS = {
   funderTypes: 'funderType',
@@ -15,7 +17,18 @@ const FILTER_FIELDS = {
 } as const satisfies Record<keyof FilterOptions, string>;
 
 /** The parts of a _search response the API serves. */
-export const SEARCH_FILTER_PATH = ['hits.total', 'hits.hits._source'];
+export const SEARCH_FILTER_PATH = ['hits.total', 'hits.hits._source', ...FACETS_FILTER_PATH];
+
+/**
+ * An index built before the title sort key existed (a live alias on the old mapping) cannot sort
+ * by title: Elasticsearch answers 400 "No mapping found for [titleSort]". That is the catalog's
+ * state, not the partner's request: a 503 until the operator reindexes.
+ */
+function titleSortUnavailable(error: unknown, alias: string): ServiceUnavailableError | null {
+  if (!(error instanceof errors.ResponseError) || error.statusCode !== 400) return null;
+  if (!JSON.stringify(error.body ?? '').includes(`No mapping found for [${TITLE_SORT_FIELD}]`)) return null;
+  return new ServiceUnavailableError(`the index behind alias "${alias}" has no ${TITLE_SORT_FIELD} field (built with an older mapping); run grants-indexer reindex`, 30);
+}
 
 export class ElasticsearchSearchEngine implements SearchEngine {
   readonly name = 'elasticsearch';
@@ -41,11 +54,17 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     return this.call(async () => {
       // Only what is served comes back (no _index, _id, _score or sort values): less for
       // Elasticsearch to write and for the client to parse. Without hits, hits.hits is absent.
-      const response = await this.client.search<Grant>({ index: this.alias, ...translateToElasticsearch(query), filter_path: SEARCH_FILTER_PATH } as never);
+      let response;
+      try {
+        response = await this.client.search<Grant>({ index: this.alias, ...translateToElasticsearch(query), filter_path: SEARCH_FILTER_PATH } as never);
+      } catch (error) {
+        throw titleSortUnavailable(error, this.alias) ?? error;
+      }
       const total = response.hits.total;
       return {
         total: typeof total === 'number' ? total : (total?.value ?? 0),
         grantsJson: (response.hits.hits ?? []).map((hit) => JSON.stringify(hit._source)),
+        ...(query.facets.length > 0 && { facets: facetsOf(query.facets, response.aggregations as never) }),
       };
     });
   }
