@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { parseGrantQuery } from '../../src/grants/query.js';
+import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
