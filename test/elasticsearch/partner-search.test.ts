@@ -5,7 +5,8 @@
 // serving, and a reindex that moves it to the current mapping.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { parseGrantQuery, type FacetName, type Facets, type GrantQuery, type SortKey } from '../../src/grants/query.js';
+import type { FacetName, Facets, GrantQuery, SortKey } from '../../src/grants/query.js';
+import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { titleSortKey } from '../../src/grants/folding.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { ServiceUnavailableError } from '../../src/http/errors.js';

@@ -1,7 +1,8 @@
 // translateToElasticsearch on the partner-search fields: the exact DSL of every new filter, sort
 // and facet (the GrantQuery is built here field by field, independently of the HTTP parsing).
 import { expect } from 'chai';
-import { parseGrantQuery, type GrantQuery } from '../../src/grants/query.js';
+import type { GrantQuery } from '../../src/grants/query.js';
+import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { facetsOf } from '../../src/search/elasticsearch/facets.js';
 import { translateToElasticsearch } from '../../src/search/elasticsearch/translator.js';
