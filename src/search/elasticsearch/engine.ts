@@ -4,8 +4,9 @@ import type { GrantQuery } from '../../grants/query.js';
 import type { Grant } from '../../grants/schema.js';
 import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
 import { ServiceUnavailableError } from '../../http/errors.js';
-import { createEsClient, errorType, isNotFound, unavailableFrom, type EsConfig } from './client.js';
+import { createEsClient, errorType, unavailableFrom, type EsConfig } from './client.js';
 import { FACETS_FILTER_PATH, facetsOf } from './facets.js';
+import { GetBatch } from './getBatch.js';
 import { TITLE_SORT_FIELD, translateToElasticsearch } from './translator.js';
 
 const FILTER_FIELDS = {
@@ -32,6 +33,8 @@ function titleSortUnavailable(error: unknown, alias: string): ServiceUnavailable
 
 export class ElasticsearchSearchEngine implements SearchEngine {
   readonly name = 'elasticsearch';
+
+  private readonly gets = new GetBatch((ids) => this.fetchMany(ids));
 
   constructor(
     private readonly client: Client,
@@ -70,15 +73,21 @@ export class ElasticsearchSearchEngine implements SearchEngine {
   }
 
   getByIdJson(id: string): Promise<string | null> {
-    return this.call(async () => {
-      try {
-        // _source answers the document alone (no metadata around it): less for both sides to write and read.
-        return JSON.stringify(await this.client.getSource<Grant>({ index: this.alias, id }));
-      } catch (error) {
-        // A 404 for the document, not for the alias, means an unknown grant.
-        if (isNotFound(error) && errorType(error) !== 'index_not_found_exception') return null;
-        throw error;
+    return this.call(() => this.gets.get(id));
+  }
+
+  /**
+   * One _mget for the ids of a turn. A missing alias fails the whole read (index_not_found, a
+   * 503 for each); a document's own error fails that read only, except an id Elasticsearch
+   * refuses (the empty id), which names no grant.
+   */
+  private async fetchMany(ids: string[]): Promise<(string | null | Error)[]> {
+    const response = await this.client.mget<Grant>({ index: this.alias, ids });
+    return response.docs.map((doc) => {
+      if ('error' in doc) {
+        return doc.error.type === 'illegal_argument_exception' ? null : new ServiceUnavailableError(`elasticsearch could not read a grant: ${doc.error.type}`, 5);
       }
+      return doc.found ? JSON.stringify(doc._source) : null;
     });
   }
 
