@@ -1,44 +1,105 @@
 // GrantQuery → Elasticsearch query DSL. Pure: no I/O, unit-tested on its output.
-import type { GrantQuery } from '../../grants/query.js';
+import type { FacetName, GrantQuery, SortKey } from '../../grants/query.js';
+import { facetAggregations } from './facets.js';
 
 /** Relevance boosts, as in the embedded engine: title above funder above description. */
 export const TEXT_FIELDS = ['title^3', 'funder^2', 'description'] as const;
 
+/**
+ * The keyword `sort=title` orders by: titleSortKey(title), computed by the writer at index time
+ * and kept out of _source (see mappings/elasticsearch-grants.json).
+ */
+export const TITLE_SORT_FIELD = 'titleSort';
+
+/** The indexed field each sort key orders by. */
+const SORT_FIELDS: Record<Exclude<SortKey, 'relevance'>, string> = {
+  deadline: 'deadline',
+  amountMin: 'amountMin',
+  amountMax: 'amountMax',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
+  title: TITLE_SORT_FIELD,
+};
+
 export interface EsSearchRequest {
   query: Record<string, unknown>;
+  /** The filters of the facets asked for, applied to the hits after the facets are counted. */
+  post_filter?: Record<string, unknown>;
+  aggs?: Record<string, unknown>;
   sort: unknown[];
   from: number;
   size: number;
   track_total_hits: true;
 }
 
+/** One condition of a query, and the facet it belongs to (a facet is counted without its own). */
+export interface Condition {
+  facet: FacetName | null;
+  clause: Record<string, unknown>;
+}
+
 const exists = (field: string) => ({ exists: { field } });
 const either = (...clauses: unknown[]) => ({ bool: { should: clauses, minimum_should_match: 1 } });
 const missing = (field: string) => ({ bool: { must_not: [exists(field)] } });
 
-export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
-  const filter: unknown[] = [];
-  if (query.funderTypes.length > 0) filter.push({ terms: { funderType: query.funderTypes } });
-  if (query.fundingTypes.length > 0) filter.push({ terms: { fundingType: query.fundingTypes } });
-  if (query.provinces.length > 0) filter.push({ terms: { eligibleProvinces: query.provinces } });
+/** Every filter of the query, in a fixed order, each tagged with the facet it belongs to. */
+export function conditionsOf(query: GrantQuery): Condition[] {
+  const conditions: Condition[] = [];
+  const terms = (facet: FacetName, field: string, values: readonly string[]) => {
+    if (values.length > 0) conditions.push({ facet, clause: { terms: { [field]: values } } });
+  };
+  const plain = (clause: Record<string, unknown>) => conditions.push({ facet: null, clause });
+  terms('funderType', 'funderType', query.funderTypes);
+  terms('fundingType', 'fundingType', query.fundingTypes);
+  terms('eligibleProvinces', 'eligibleProvinces', query.provinces);
+  terms('targetBeneficiaries', 'targetBeneficiaries', query.beneficiaries);
+  terms('currency', 'currency', query.currencies);
+  terms('applicationComplexity', 'applicationComplexity', query.complexities);
+  terms('sdgAlignment', 'sdgAlignment', query.sdgs);
+  if (query.isRecurring !== null) conditions.push({ facet: 'isRecurring', clause: { term: { isRecurring: query.isRecurring } } });
   if (query.amountMin !== null || query.amountMax !== null) {
     // Ranges overlap; a missing bound of the grant is open on its side; no amounts, no match.
-    filter.push(either(exists('amountMin'), exists('amountMax')));
-    if (query.amountMin !== null) filter.push(either({ range: { amountMax: { gte: query.amountMin } } }, missing('amountMax')));
-    if (query.amountMax !== null) filter.push(either({ range: { amountMin: { lte: query.amountMax } } }, missing('amountMin')));
+    plain(either(exists('amountMin'), exists('amountMax')));
+    if (query.amountMin !== null) plain(either({ range: { amountMax: { gte: query.amountMin } } }, missing('amountMax')));
+    if (query.amountMax !== null) plain(either({ range: { amountMin: { lte: query.amountMax } } }, missing('amountMin')));
   }
-  const text = query.words.length > 0;
-  const must = text
-    ? [
-        {
-          // Every word must match in some field; the words are plain text, never query syntax.
-          multi_match: { query: query.words.join(' '), fields: [...TEXT_FIELDS], type: 'cross_fields', operator: 'and' },
-        },
-      ]
-    : [];
+  // Dates are compared as epoch milliseconds (a date field's stored value): exact to the millisecond.
+  if (query.open === true) plain(either({ range: { deadline: { gte: query.now } } }, missing('deadline')));
+  if (query.open === false) plain({ range: { deadline: { lt: query.now } } });
+  if (query.deadlineFrom !== null || query.deadlineTo !== null) {
+    plain({ range: { deadline: { ...(query.deadlineFrom !== null && { gte: query.deadlineFrom }), ...(query.deadlineTo !== null && { lte: query.deadlineTo }) } } });
+  }
+  if (query.updatedSince !== null) plain({ range: { updatedAt: { gte: query.updatedSince } } });
+  return conditions;
+}
+
+/** The order: the key (nulls last in both directions), then id ascending; relevance is score then id. */
+export function sortOf(query: GrantQuery): unknown[] {
+  const { key, descending } = query.sort;
+  if (key === 'relevance') return ['_score', { id: 'asc' }];
+  return [{ [SORT_FIELDS[key]]: { order: descending ? 'desc' : 'asc', missing: '_last' } }, { id: 'asc' }];
+}
+
+export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
+  const conditions = conditionsOf(query);
+  const counted = new Set(query.facets);
+  // A filter of a facet asked for moves to post_filter, so that facet's count can leave it out.
+  const filter = conditions.filter((c) => c.facet === null || !counted.has(c.facet)).map((c) => c.clause);
+  const faceted = conditions.filter((c) => c.facet !== null && counted.has(c.facet));
+  const must =
+    query.words.length > 0
+      ? [
+          {
+            // Every word must match in some field; the words are plain text, never query syntax.
+            multi_match: { query: query.words.join(' '), fields: [...TEXT_FIELDS], type: 'cross_fields', operator: 'and' },
+          },
+        ]
+      : [];
   return {
     query: { bool: { must, filter } },
-    sort: text ? ['_score', { id: 'asc' }] : [{ deadline: { order: 'asc', missing: '_last' } }, { id: 'asc' }],
+    ...(faceted.length > 0 && { post_filter: { bool: { filter: faceted.map((c) => c.clause) } } }),
+    ...(query.facets.length > 0 && { aggs: facetAggregations(query.facets, faceted) }),
+    sort: sortOf(query),
     from: query.offset,
     size: query.size,
     track_total_hits: true,

@@ -3,9 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Client } from '@elastic/elasticsearch';
+import { titleSortKey } from '../../grants/folding.js';
 import type { Grant } from '../../grants/schema.js';
 import type { CatalogWriter, ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../engine.js';
 import { createEsClient, type EsConfig } from './client.js';
+import { TITLE_SORT_FIELD } from './translator.js';
 
 const MAPPING = JSON.parse(readFileSync(new URL('../../../../mappings/elasticsearch-grants.json', import.meta.url), 'utf8')) as {
   settings: Record<string, unknown>;
@@ -13,6 +15,24 @@ const MAPPING = JSON.parse(readFileSync(new URL('../../../../mappings/elasticsea
 };
 
 const SYNC_BATCH = 500;
+
+/**
+ * Lucene refuses a term above 32,766 UTF-8 bytes: the sort key keeps its first 8,000 code points
+ * (≤ 32,000 bytes). Only a folded title longer than that (a 500-character title of characters
+ * that each fold to many) is cut, and it orders as its first 8,000 folded code points.
+ */
+const MAX_SORT_KEY_CODE_POINTS = 8000;
+
+/**
+ * The document indexed for a grant: the grant, plus the title sort key (titleSortKey, computed
+ * here so that both engines order titles alike). The mapping keeps the key out of _source, so
+ * the stored and served document is the grant, byte for byte.
+ */
+export function indexedDocument(grant: Grant): Grant & { [TITLE_SORT_FIELD]: string } {
+  let key = titleSortKey(grant.title);
+  if (key.length > MAX_SORT_KEY_CODE_POINTS) key = Array.from(key).slice(0, MAX_SORT_KEY_CODE_POINTS).join('');
+  return { ...grant, [TITLE_SORT_FIELD]: key };
+}
 
 export interface EsWriterOptions {
   /** Previous indexes kept after a swap, for rollback. */
@@ -109,7 +129,7 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
           const queue = inFlight.get(grant.id);
           if (queue === undefined) inFlight.set(grant.id, [grant]);
           else queue.push(grant);
-          return { create: { _index: index, _id: grant.id } };
+          return [{ create: { _index: index, _id: grant.id } }, indexedDocument(grant)];
         },
         onSuccess: ({ result, document }) => {
           const id = (document as Grant | undefined)?.id ?? (result as { _id?: string })._id ?? Object.values(result as object)[0]?._id;
@@ -167,9 +187,16 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
     return { from: live, to: previous };
   }
 
+  private async hasTitleSortKey(index: string): Promise<boolean> {
+    const mappings = await this.client.indices.getMapping({ index });
+    return Object.values(mappings).some((m) => (m.mappings.properties ?? {})[TITLE_SORT_FIELD] !== undefined);
+  }
+
   async sync(items: AsyncIterable<SyncItem>, options: { prune: boolean }): Promise<SyncCounts> {
     const live = (await this.aliasTargets())[0];
     if (live === undefined) throw new Error(`alias "${this.alias}" does not exist; run reindex first`);
+    // An index built before the title sort key (strict mapping without it) takes the grant alone.
+    const document = (await this.hasTitleSortKey(live)) ? indexedDocument : (grant: Grant) => grant;
     const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
     /** Ids seen in the source: true once a valid record had it, false if only rejected ones did. */
     const seenIds = new Map<string, boolean>();
@@ -194,7 +221,7 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
       });
       batch = [];
       if (changed.length === 0) return;
-      const result = await this.client.bulk({ operations: changed.flatMap((g) => [{ index: { _index: live, _id: g.id } }, g]) });
+      const result = await this.client.bulk({ operations: changed.flatMap((g) => [{ index: { _index: live, _id: g.id } }, document(g)]) });
       if (result.errors) {
         for (const item of result.items) {
           const op = item.index;

@@ -1,0 +1,368 @@
+// The partner-search fields on a real Elasticsearch, against a reference written here (plain
+// JavaScript over the fixture grants, independent of the translator): every new filter alone and
+// combined and at its edges, every sort in both directions through every page, disjunctive facets;
+// then a live alias on the mapping of the previous release (no title sort key) that keeps
+// serving, and a reindex that moves it to the current mapping.
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import type { FacetName, Facets, GrantQuery, SortKey } from '../../src/grants/query.js';
+import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
+import { titleSortKey } from '../../src/grants/folding.js';
+import type { Grant } from '../../src/grants/schema.js';
+import { ServiceUnavailableError } from '../../src/http/errors.js';
+import { parseQueryString } from '../../src/http/queryParams.js';
+import { createEsClient } from '../../src/search/elasticsearch/client.js';
+import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
+import { ElasticsearchCatalogWriter } from '../../src/search/elasticsearch/writer.js';
+import { fixtureGrants, REPO_ROOT } from '../support/api.js';
+import { ES_URL, describeWithElasticsearch, dropAlias, testClient, uniqueAlias } from '../support/elasticsearch.js';
+
+// ---------------------------------------------------------------------------------------------
+// The reference: what the GrantQuery comments say, over the grants in memory.
+
+const time = (iso: string | null): number | null => (iso === null ? null : Date.parse(iso));
+/** Code point order (UTF-8 byte order), as keywords and SQLite's BINARY compare. */
+const byCodePoint = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
+const anyOf = <T>(wanted: readonly T[], held: T | readonly T[] | null): boolean =>
+  wanted.length === 0 || (Array.isArray(held) ? held.some((v) => wanted.includes(v)) : wanted.includes(held as T));
+
+/** Each facet's own condition (the one its count leaves out). */
+const OWN: Record<FacetName, (g: Grant, q: GrantQuery) => boolean> = {
+  funderType: (g, q) => anyOf(q.funderTypes, g.funderType),
+  fundingType: (g, q) => anyOf(q.fundingTypes, g.fundingType),
+  eligibleProvinces: (g, q) => anyOf(q.provinces, g.eligibleProvinces),
+  targetBeneficiaries: (g, q) => anyOf(q.beneficiaries, g.targetBeneficiaries),
+  currency: (g, q) => anyOf(q.currencies, g.currency),
+  applicationComplexity: (g, q) => anyOf(q.complexities, g.applicationComplexity),
+  sdgAlignment: (g, q) => anyOf(q.sdgs, g.sdgAlignment),
+  isRecurring: (g, q) => q.isRecurring === null || g.isRecurring === q.isRecurring,
+};
+
+function otherConditions(g: Grant, q: GrantQuery): boolean {
+  if (q.amountMin !== null || q.amountMax !== null) {
+    if (g.amountMin === null && g.amountMax === null) return false;
+    if (q.amountMin !== null && g.amountMax !== null && g.amountMax < q.amountMin) return false;
+    if (q.amountMax !== null && g.amountMin !== null && g.amountMin > q.amountMax) return false;
+  }
+  const deadline = time(g.deadline);
+  if (q.open === true && deadline !== null && deadline < q.now) return false;
+  if (q.open === false && (deadline === null || deadline >= q.now)) return false;
+  if (q.deadlineFrom !== null && (deadline === null || deadline < q.deadlineFrom)) return false;
+  if (q.deadlineTo !== null && (deadline === null || deadline > q.deadlineTo)) return false;
+  if (q.updatedSince !== null && (time(g.updatedAt) as number) < q.updatedSince) return false;
+  return true;
+}
+
+const matches = (g: Grant, q: GrantQuery, except: FacetName | null = null): boolean =>
+  otherConditions(g, q) && (Object.keys(OWN) as FacetName[]).every((f) => f === except || OWN[f](g, q));
+
+function sortValue(g: Grant, key: Exclude<SortKey, 'relevance'>): string | number | null {
+  switch (key) {
+    case 'title':
+      return titleSortKey(g.title);
+    case 'amountMin':
+    case 'amountMax':
+      return g[key];
+    default:
+      return time(g[key]);
+  }
+}
+
+function referenceOrder(grants: Grant[], q: GrantQuery): Grant[] {
+  const key = q.sort.key as Exclude<SortKey, 'relevance'>;
+  return [...grants].sort((a, b) => {
+    const [x, y] = [sortValue(a, key), sortValue(b, key)];
+    if (x !== y) {
+      if (x === null) return 1; // nulls last, in both directions
+      if (y === null) return -1;
+      const c = typeof x === 'string' ? byCodePoint(x, y as string) : x - (y as number);
+      if (c !== 0) return q.sort.descending ? -c : c;
+    }
+    return byCodePoint(a.id, b.id);
+  });
+}
+
+function referenceFacets(grants: Grant[], q: GrantQuery): Facets {
+  const facets: Facets = {};
+  for (const facet of q.facets) {
+    const counts = new Map<string, number>();
+    for (const g of grants) {
+      if (!matches(g, q, facet)) continue;
+      const held = g[facet];
+      if (held === null) continue;
+      for (const v of Array.isArray(held) ? held : [held]) counts.set(String(v), (counts.get(String(v)) ?? 0) + 1);
+    }
+    facets[facet] = [...counts]
+      .map(([value, count]) => ({ value, count }))
+      .sort((a, b) => b.count - a.count || byCodePoint(a.value, b.value));
+  }
+  return facets;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const grants = fixtureGrants();
+const byId = new Map(grants.map((g) => [g.id, g]));
+const deadlines = grants.map((g) => g.deadline).filter((d): d is string => d !== null).sort();
+/** A deadline several grants share, in the middle of the catalog: a bound and a "now" on it. */
+const EDGE = deadlines[Math.floor(deadlines.length / 2)];
+const EDGE_MS = Date.parse(EDGE);
+
+const query = (over: Partial<GrantQuery>): GrantQuery => {
+  const q = { ...parseGrantQuery(parseQueryString('')), now: EDGE_MS, ...over };
+  return { ...q, offset: (q.page - 1) * q.limit, size: q.limit };
+};
+
+describeWithElasticsearch('partner search on Elasticsearch', function () {
+  this.timeout(120_000);
+  const alias = uniqueAlias();
+  const config = { url: ES_URL as string, index: alias, requestTimeoutMs: 30_000 };
+  let engine: ElasticsearchSearchEngine;
+
+  before(async () => {
+    const writer = ElasticsearchCatalogWriter.open(config, {}, { keep: 1, replicas: 0 });
+    try {
+      await writer.reindex(
+        (async function* () {
+          yield* grants;
+        })(),
+      );
+    } finally {
+      await writer.close();
+    }
+    engine = new ElasticsearchSearchEngine(createEsClient(config), alias);
+  });
+
+  after(async () => {
+    await engine?.close();
+    await dropAlias(alias);
+  });
+
+  /** Every page of the query: the ids in order, each page's total, and the first page's facets. */
+  async function allPages(q: GrantQuery): Promise<{ ids: string[]; totals: number[]; facets: Facets | undefined }> {
+    const ids: string[] = [];
+    const totals: number[] = [];
+    let facets: Facets | undefined;
+    for (let page = 1; ; page++) {
+      const result = await engine.searchJson(query({ ...q, page }));
+      totals.push(result.total);
+      if (page === 1) facets = result.facets;
+      for (const text of result.grantsJson) {
+        const grant = JSON.parse(text) as Grant;
+        expect(text, 'served bytes').to.equal(JSON.stringify(byId.get(grant.id)));
+        ids.push(grant.id);
+      }
+      if (result.grantsJson.length < q.limit) return { ids, totals, facets };
+    }
+  }
+
+  async function expectReference(over: Partial<GrantQuery>): Promise<number> {
+    const q = query({ limit: 100, ...over });
+    const expected = referenceOrder(
+      grants.filter((g) => matches(g, q)),
+      q,
+    );
+    const got = await allPages(q);
+    expect(got.ids).to.deep.equal(expected.map((g) => g.id));
+    expect(new Set(got.totals)).to.deep.equal(new Set([expected.length]));
+    if (q.facets.length > 0) expect(got.facets).to.deep.equal(referenceFacets(grants, q));
+    else expect(got.facets).to.equal(undefined);
+    return expected.length;
+  }
+
+  describe('filters (deadline order, every page)', () => {
+    it('the fixtures hold what the edges need: null deadlines, a deadline several grants share, null isRecurring', () => {
+      expect(grants.some((g) => g.deadline === null)).to.equal(true);
+      expect(deadlines.filter((d) => d === EDGE).length).to.be.at.least(2);
+      expect(grants.some((g) => g.isRecurring === null)).to.equal(true);
+    });
+
+    it('open=true at a "now" equal to a deadline keeps that deadline and the rolling grants; open=false keeps only earlier ones', async () => {
+      const open = await expectReference({ open: true });
+      const closed = await expectReference({ open: false });
+      expect(open + closed).to.equal(grants.length);
+      // One millisecond later the grants due exactly at EDGE have closed.
+      const later = await expectReference({ open: true, now: EDGE_MS + 1 });
+      expect(open - later).to.equal(deadlines.filter((d) => d === EDGE).length);
+    });
+
+    it('deadline bounds are inclusive to the millisecond and never match a null deadline', async () => {
+      expect(await expectReference({ deadlineFrom: EDGE_MS, deadlineTo: EDGE_MS })).to.equal(deadlines.filter((d) => d === EDGE).length);
+      await expectReference({ deadlineFrom: EDGE_MS + 1 });
+      await expectReference({ deadlineTo: EDGE_MS - 1 });
+      expect(await expectReference({ deadlineFrom: 0 })).to.equal(deadlines.length);
+    });
+
+    it('updatedSince, and each list filter and isRecurring alone', async () => {
+      const updated = grants.map((g) => Date.parse(g.updatedAt)).sort((a, b) => a - b);
+      await expectReference({ updatedSince: updated[Math.floor(updated.length / 3)] });
+      await expectReference({ beneficiaries: ['SMALL_BUSINESS'] });
+      await expectReference({ beneficiaries: ['STUDENTS', 'RESEARCHERS'] });
+      await expectReference({ currencies: ['USD'] });
+      await expectReference({ complexities: ['LOW', 'HIGH'] });
+      await expectReference({ sdgs: ['SDG_13'] });
+      expect(await expectReference({ isRecurring: true })).to.be.above(0);
+      expect(await expectReference({ isRecurring: false })).to.be.above(0);
+    });
+
+    it('combined with each other and with the filters of the specification', async () => {
+      await expectReference({ open: true, beneficiaries: ['SMALL_BUSINESS'], provinces: ['ONTARIO'] });
+      await expectReference({ open: false, currencies: ['CAD'], isRecurring: false, amountMin: 10_000 });
+      await expectReference({ deadlineFrom: EDGE_MS, complexities: ['MEDIUM'], sdgs: ['SDG_8', 'SDG_9'], funderTypes: ['FOUNDATION', 'FEDERAL_GRANT'] });
+    });
+  });
+
+  describe('sorts (every page, nulls last both ways, ties by id)', () => {
+    for (const key of ['deadline', 'amountMin', 'amountMax', 'createdAt', 'updatedAt', 'title'] as const) {
+      for (const descending of [false, true]) {
+        it(`${descending ? '-' : ''}${key}`, async () => {
+          await expectReference({ sort: { key, descending } });
+          await expectReference({ sort: { key, descending }, fundingTypes: ['GRANT'], open: true, limit: 7 });
+        });
+      }
+    }
+
+    it('a text search in a field order returns its matches in that order', async () => {
+      const q = query({ words: ['energy'], sort: { key: 'amountMax', descending: true }, limit: 100 });
+      const { ids } = await allPages(q);
+      expect(ids.length).to.be.above(1);
+      const sorted = referenceOrder(
+        ids.map((id) => byId.get(id) as Grant),
+        q,
+      ).map((g) => g.id);
+      expect(ids).to.deep.equal(sorted);
+    });
+  });
+
+  describe('disjunctive facets', () => {
+    it('every facet without a filter of its own counts exactly the matches', async () => {
+      await expectReference({ facets: ['funderType', 'fundingType', 'eligibleProvinces', 'targetBeneficiaries', 'currency', 'applicationComplexity', 'sdgAlignment', 'isRecurring'] });
+      await expectReference({ open: true, amountMax: 50_000, facets: ['isRecurring', 'currency', 'applicationComplexity'] });
+    });
+
+    it('a faceted filter is left out of its own count only; hits and total keep it', async () => {
+      const total = await expectReference({
+        provinces: ['QUEBEC'],
+        fundingTypes: ['GRANT', 'LOAN'],
+        isRecurring: false,
+        beneficiaries: ['SMALL_BUSINESS'],
+        facets: ['eligibleProvinces', 'fundingType', 'isRecurring', 'funderType'],
+      });
+      expect(total).to.be.above(0);
+    });
+
+    it('facets do not depend on the page, and a text search is counted too', async () => {
+      const q = { words: ['clean'], provinces: ['ONTARIO' as const], facets: ['eligibleProvinces', 'sdgAlignment'] as FacetName[] };
+      const first = await engine.searchJson(query({ ...q, page: 1, limit: 5 }));
+      const third = await engine.searchJson(query({ ...q, page: 3, limit: 5 }));
+      expect(third.facets).to.deep.equal(first.facets);
+      const provinces = first.facets?.eligibleProvinces ?? [];
+      // Disjunctive: other provinces are counted although the hits are Ontario's only.
+      expect(provinces.find((f) => f.value === 'ONTARIO')?.count).to.equal(first.total);
+      expect(provinces.length).to.be.above(1);
+    });
+
+    it('a facet with no value in the matches is an empty list', async () => {
+      const result = await engine.searchJson(query({ deadlineFrom: Date.parse('2999-01-01T00:00:00.000Z'), facets: ['currency'] }));
+      expect(result.total).to.equal(0);
+      expect(result.facets).to.deep.equal({ currency: [] });
+    });
+  });
+});
+
+describeWithElasticsearch('a live alias on the previous mapping', function () {
+  this.timeout(120_000);
+  const alias = uniqueAlias();
+  const config = { url: ES_URL as string, index: alias, requestTimeoutMs: 30_000 };
+  const client = testClient();
+  const oldIndex = `${alias}-20250101t000000000-0000`;
+  let engine: ElasticsearchSearchEngine;
+
+  before(async () => {
+    // The mapping of the previous release: the current one without the title sort key.
+    const current = JSON.parse(readFileSync(`${REPO_ROOT}/mappings/elasticsearch-grants.json`, 'utf8')) as {
+      settings: Record<string, unknown>;
+      mappings: { _source?: unknown; properties: Record<string, unknown> };
+    };
+    const { titleSort, ...properties } = current.mappings.properties;
+    expect(titleSort, 'the current mapping has the key').to.not.equal(undefined);
+    const { sort, ...settings } = current.settings as { sort?: unknown };
+    void sort;
+    await client.indices.create({ index: oldIndex, settings: { ...settings, number_of_replicas: 0 }, mappings: { dynamic: 'strict', properties } } as never);
+    await client.bulk({ refresh: true, operations: grants.flatMap((g) => [{ create: { _index: oldIndex, _id: g.id } }, g]) });
+    await client.indices.updateAliases({ actions: [{ add: { index: oldIndex, alias } }] });
+    engine = new ElasticsearchSearchEngine(createEsClient(config), alias);
+  });
+
+  after(async () => {
+    await engine?.close();
+    await client.close();
+    await dropAlias(alias);
+  });
+
+  it('serves searches without the new features, and with the new filters, sorts and facets', async () => {
+    const plain = await engine.searchJson(query({ limit: 10 }));
+    expect(plain.total).to.equal(grants.length);
+    expect(plain.grantsJson[0]).to.equal(JSON.stringify(byId.get(JSON.parse(plain.grantsJson[0]).id)));
+    const q = query({ open: true, provinces: ['ONTARIO'], sort: { key: 'amountMax', descending: true }, facets: ['eligibleProvinces'], limit: 600 });
+    const result = await engine.searchJson(q);
+    const expected = referenceOrder(
+      grants.filter((g) => matches(g, q)),
+      q,
+    );
+    expect(result.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(expected.map((g) => g.id));
+    expect(result.facets).to.deep.equal(referenceFacets(grants, q));
+  });
+
+  it('a title sort is a 503 (ServiceUnavailableError) that names the reindex, not a wrong order', async () => {
+    let thrown: unknown;
+    try {
+      await engine.searchJson(query({ sort: { key: 'title', descending: false } }));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).to.be.instanceOf(ServiceUnavailableError);
+    expect((thrown as Error).message).to.match(/reindex/);
+  });
+
+  it('sync writes into it without the title sort key (its strict mapping has none)', async () => {
+    const writer = ElasticsearchCatalogWriter.open(config, {}, { keep: 1, replicas: 0 });
+    try {
+      const changed = { ...grants[0], title: 'Renamed for the sync', updatedAt: '2026-11-01T00:00:00.000Z' };
+      const counts = await writer.sync(
+        (async function* () {
+          yield { grant: changed };
+        })(),
+        { prune: false },
+      );
+      expect(counts).to.deep.equal({ added: 0, updated: 1, unchanged: 0, deleted: 0 });
+      expect(await engine.getByIdJson(changed.id)).to.equal(JSON.stringify(changed));
+    } finally {
+      await writer.close();
+    }
+  });
+
+  it('a reindex moves the alias to an index of the current mapping, where the title sort works', async () => {
+    const writer = ElasticsearchCatalogWriter.open(config, {}, { keep: 1, replicas: 0 });
+    try {
+      await writer.reindex(
+        (async function* () {
+          yield* grants;
+        })(),
+      );
+    } finally {
+      await writer.close();
+    }
+    const live = Object.keys(await client.indices.getAlias({ name: alias }));
+    expect(live).to.have.length(1);
+    expect(live[0]).to.not.equal(oldIndex);
+    const mapping = (await client.indices.getMapping({ index: live[0] }))[live[0]].mappings;
+    expect(mapping.properties?.titleSort).to.deep.equal({ type: 'keyword' });
+    expect(mapping._source).to.deep.equal({ excludes: ['titleSort'] });
+    const q = query({ sort: { key: 'title', descending: true }, limit: 50 });
+    const result = await engine.searchJson(q);
+    expect(result.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(referenceOrder(grants, q).slice(0, 50).map((g) => g.id));
+    // The key stays out of the served document.
+    for (const text of result.grantsJson) expect(text).to.equal(JSON.stringify(byId.get(JSON.parse(text).id)));
+  });
+});
