@@ -3,7 +3,7 @@
 // (ServiceUnavailableError) for all of them when the alias is missing.
 import { expect } from 'chai';
 import type { Grant } from '../../src/grants/schema.js';
-import { ServiceUnavailableError } from '../../src/http/errors.js';
+import { ServiceUnavailableError } from '../../src/failures.js';
 import { createEsClient } from '../../src/search/elasticsearch/client.js';
 import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
 import { ElasticsearchCatalogWriter } from '../../src/search/elasticsearch/writer.js';

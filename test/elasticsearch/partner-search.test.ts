@@ -9,7 +9,7 @@ import type { FacetName, Facets, GrantQuery, SortKey } from '../../src/grants/qu
 import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { titleSortKey } from '../../src/grants/folding.js';
 import type { Grant } from '../../src/grants/schema.js';
-import { ServiceUnavailableError } from '../../src/http/errors.js';
+import { ServiceUnavailableError } from '../../src/failures.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { createEsClient } from '../../src/search/elasticsearch/client.js';
 import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';

@@ -3,7 +3,7 @@ import { errors, type Client } from '@elastic/elasticsearch';
 import type { GrantQuery } from '../../grants/query.js';
 import type { Grant } from '../../grants/schema.js';
 import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
-import { ServiceUnavailableError } from '../../http/errors.js';
+import { ServiceUnavailableError } from '../../failures.js';
 import { createEsClient, errorType, unavailableFrom, type EsConfig } from './client.js';
 import { FACETS_FILTER_PATH, facetsOf } from './facets.js';
 import { GetBatch } from './getBatch.js';

@@ -3,9 +3,14 @@
 // the response read back into Facets. Pure: no I/O.
 import type { FacetCount, FacetName, Facets } from '../../grants/query.js';
 import { BENEFICIARIES, COMPLEXITIES, CURRENCIES, FUNDER_TYPES, FUNDING_TYPES, PROVINCES, SDGS } from '../../grants/schema.js';
-import type { Condition } from './translator.js';
 
 /** The indexed field of each facet and how many values it can hold (the terms size: every value, exact). */
+/** One condition of a query, and the facet it belongs to (a facet is counted without its own). */
+export interface Condition {
+  facet: FacetName | null;
+  clause: Record<string, unknown>;
+}
+
 export const FACET_FIELDS: Record<FacetName, { field: string; values: number }> = {
   funderType: { field: 'funderType', values: FUNDER_TYPES.length },
   fundingType: { field: 'fundingType', values: FUNDING_TYPES.length },

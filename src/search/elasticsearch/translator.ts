@@ -1,6 +1,8 @@
 // GrantQuery → Elasticsearch query DSL. Pure: no I/O, unit-tested on its output.
 import type { FacetName, GrantQuery, SortKey } from '../../grants/query.js';
-import { facetAggregations } from './facets.js';
+import { facetAggregations, type Condition } from './facets.js';
+
+export type { Condition };
 
 /** Relevance boosts, as in the embedded engine: title above funder above description. */
 export const TEXT_FIELDS = ['title^3', 'funder^2', 'description'] as const;
@@ -30,12 +32,6 @@ export interface EsSearchRequest {
   from: number;
   size: number;
   track_total_hits: true;
-}
-
-/** One condition of a query, and the facet it belongs to (a facet is counted without its own). */
-export interface Condition {
-  facet: FacetName | null;
-  clause: Record<string, unknown>;
 }
 
 const exists = (field: string) => ({ exists: { field } });
