@@ -55,6 +55,23 @@ export function checkResponse(c: LoadedCase, status: number, body: any): string[
     problems.push(`totalPages ${pagination.totalPages}, expected ${e.totalPages}`);
   }
   if (!Array.isArray(body?.data)) return [...problems, 'data is not a list'];
+  if (e.fields !== undefined) {
+    const wrong = body.data.find((g: object) => JSON.stringify(Object.keys(g ?? {})) !== JSON.stringify(e.fields));
+    if (wrong !== undefined) problems.push(`a grant holds the fields [${Object.keys(wrong ?? {}).join(', ')}], expected [${e.fields.join(', ')}]`);
+  }
+  if (e.facets === undefined) {
+    if (body.facets !== undefined) problems.push('facets present, none asked for');
+  } else {
+    const got: Record<string, unknown> = body.facets ?? {};
+    if (JSON.stringify(Object.keys(got)) !== JSON.stringify(Object.keys(e.facets))) {
+      problems.push(`facets [${Object.keys(got).join(', ')}], expected [${Object.keys(e.facets).join(', ')}]`);
+    }
+    for (const [name, want] of Object.entries(e.facets)) {
+      if (JSON.stringify(got[name]) !== JSON.stringify(want)) {
+        problems.push(`facet ${name} ${JSON.stringify(got[name])?.slice(0, 200)}, expected ${JSON.stringify(want).slice(0, 200)}`);
+      }
+    }
+  }
   const ids: string[] = body.data.map((g: { id?: unknown }) => String(g?.id));
   if (c.compare === 'ordered') {
     if (ids.length !== e.ids.length) problems.push(`${ids.length} results, expected ${e.ids.length}`);

@@ -62,7 +62,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Koa<AppState
   const app = new Koa<AppState>();
   app.proxy = false;
   app.silent = true;
-  const api = createApiRouter({ ...grantHandlers(deps.engine), ...subscriptionHandlers(deps) });
+  const api = createApiRouter({ ...grantHandlers(deps.engine, deps.clock), ...subscriptionHandlers(deps) });
 
   app.use(requestId());
   app.use(accessLog(deps.log));

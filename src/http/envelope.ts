@@ -31,12 +31,13 @@ export function successBody(requestId: string, data: unknown, pagination?: Pagin
 /**
  * successBody() already serialised, with `data` given as JSON text (grants as the engine stores
  * them): the same bytes JSON.stringify(successBody(...)) would give, without re-serialising data.
+ * `facets` (a grant search that asked for them) follows `pagination`.
  */
-export function successJson(requestId: string, dataJson: string, pagination?: Pagination): string {
+export function successJson(requestId: string, dataJson: string, pagination?: Pagination, facets?: unknown): string {
   const metaJson = JSON.stringify(meta(requestId));
-  return pagination === undefined
-    ? `{"success":true,"data":${dataJson},"meta":${metaJson}}`
-    : `{"success":true,"data":${dataJson},"pagination":${JSON.stringify(pagination)},"meta":${metaJson}}`;
+  if (pagination === undefined) return `{"success":true,"data":${dataJson},"meta":${metaJson}}`;
+  const facetsJson = facets === undefined ? '' : `,"facets":${JSON.stringify(facets)}`;
+  return `{"success":true,"data":${dataJson},"pagination":${JSON.stringify(pagination)}${facetsJson},"meta":${metaJson}}`;
 }
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

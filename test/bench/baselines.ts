@@ -12,7 +12,8 @@
 // PORT (and DATA_DIR, or ELASTICSEARCH_URL and ELASTICSEARCH_INDEX) come from the environment.
 // A parsed query is memoised per query string, so a direct baseline pays only the engine and HTTP.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { parseGrantQuery, type GrantQuery } from '../../src/grants/query.js';
+import type { GrantQuery } from '../../src/grants/query.js';
+import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { createEsClient } from '../../src/search/elasticsearch/client.js';
 import { ElasticsearchSearchEngine, SEARCH_FILTER_PATH } from '../../src/search/elasticsearch/engine.js';

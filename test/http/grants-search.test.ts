@@ -160,14 +160,17 @@ describe('GET /grants: filters, amounts and order', function () {
       expect(ids(await get('eligibleProvinces[]=&fundingType=,'))).to.deep.equal(ALL_IN_ORDER);
     });
 
-    it('20 values are accepted (duplicates count), 21 are a 400', async function () {
-      const twenty = Array(20).fill('FOUNDATION');
-      expect(ids(await get(`funderType=${twenty.join(',')}`))).to.deep.equal(['f05', 'f04']);
-      expect(ids(await get(twenty.map((v) => `funderType=${v}`).join('&')))).to.deep.equal(['f05', 'f04']);
-      const [detail] = expectValidation(await get(`funderType=${[...twenty, 'FOUNDATION'].join(',')}`), ['funderType']);
-      expect(detail.message).to.contain('20');
-      const mixed = await get(`${Array(10).fill('eligibleProvinces=ONTARIO').join('&')}&eligibleProvinces[]=${Array(11).fill('QUEBEC').join(',')}`);
-      expect(expectValidation(mixed, ['eligibleProvinces'])[0].message).to.contain('20');
+    it('the 20-value cap counts distinct values: repeats are dropped, 21 distinct values are a 400', async function () {
+      const many = Array(30).fill('FOUNDATION');
+      expect(ids(await get(`funderType=${many.join(',')}`))).to.deep.equal(['f05', 'f04']);
+      expect(ids(await get(many.map((v) => `funderType=${v}`).join('&')))).to.deep.equal(['f05', 'f04']);
+      const mixed = `${Array(10).fill('eligibleProvinces=ONTARIO').join('&')}&eligibleProvinces[]=${Array(11).fill('QUEBEC').join(',')}`;
+      expect(ids(await get(mixed))).to.deep.equal(['f03', 'f01', 'f02', 'f07']);
+      const distinct = Array.from({ length: 21 }, (_, i) => `V${i}`);
+      const [detail] = expectValidation(await get(`funderType=${distinct.join(',')}`), ['funderType']);
+      expect(detail.message).to.contain('20 distinct values');
+      const twenty = distinct.slice(0, 20);
+      expect(expectValidation(await get(`funderType=${twenty.join(',')}`), ['funderType'])[0].message).to.not.contain('20 distinct');
     });
   });
 
@@ -599,7 +602,7 @@ describe('GET /grants: paging', function () {
       });
     }
 
-    for (const name of ['foo', 'Search', 'funder_type', 'sort', 'offset', 'q', 'LIMIT', 'funderType ']) {
+    for (const name of ['foo', 'Search', 'funder_type', 'order', 'offset', 'q', 'LIMIT', 'funderType ']) {
       it(`an unknown parameter (${JSON.stringify(name)}) is a 400 naming it`, async function () {
         const res = await get(`${encodeURIComponent(name)}=1`);
         const [detail] = expectValidation(res, [name]);
@@ -621,6 +624,56 @@ describe('GET /grants: paging', function () {
     it('amountMin > amountMax is listed together with the other problems', async function () {
       const res = await get('amountMin=5&amountMax=1&limit=0');
       expectValidation(res, ['amountMin', 'limit']);
+    });
+
+    it('the page-window message says where the page would start, the 10,000 reach and what to do, whatever the total', async function () {
+      const res = await get('page=999&limit=50');
+      const [detail] = expectValidation(res, ['page']);
+      expect(detail.message).to.contain('match 49,901');
+      expect(detail.message).to.contain('first 10,000 matches');
+      expect(detail.message).to.contain('narrow the search');
+      expect(detail.message).to.contain('cursor paging');
+      expect(detail.message).to.not.match(/reaches past/);
+    });
+
+    for (const [q, name] of [
+      ['amountMin=9999999999999999999999', 'amountMin'],
+      ['amountMax=10000000000000000.5', 'amountMax'],
+      ['page=99999999999999999999', 'page'],
+      ['limit=1234567890123456', 'limit'],
+    ]) {
+      it(`a number too large to be exact (${q}) is a 400 that says "too large"`, async function () {
+        const [detail] = expectValidation(await get(q), [name]);
+        expect(detail.message).to.contain('too large');
+      });
+    }
+
+    it('fifteen digits are still a number (the window, not the size, refuses this page)', async function () {
+      const [detail] = expectValidation(await get('page=999999999999999'), ['page']);
+      expect(detail.message).to.not.contain('too large');
+      expect(detail.message).to.contain('10,000');
+    });
+
+    for (const [q, name] of [
+      ['search=%E0%A4%A', 'search'],
+      ['search=100%', 'search'],
+      ['search=%zz', 'search'],
+      ['funderType=%ED%A0%80', 'funderType'],
+      ['limit=5&page=%', 'page'],
+    ]) {
+      it(`a malformed percent-encoding (${q}) is a 400 naming the parameter`, async function () {
+        const res = await get(q);
+        const [detail] = expectValidation(res, [name]);
+        expect(detail.message).to.contain('percent-encoding');
+      });
+    }
+
+    it('a malformed percent-encoding is listed with the other problems', async function () {
+      expectValidation(await get('search=%E0%A4%A&limit=0&foo=1'), ['search', 'limit', 'foo']);
+    });
+
+    it('a well-formed percent-encoding and "+" still decode (search=caf%C3%A9+x)', async function () {
+      expect(ids(await get('search=caf%C3%A9+x'))).to.deep.equal([]);
     });
 
     it('a page beyond the 10,000 window is listed together with the other problems', async function () {

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { parseGrantQuery } from '../../src/grants/query.js';
+import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { successBody, successJson } from '../../src/http/envelope.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';

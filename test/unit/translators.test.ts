@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { parseGrantQuery, type GrantQuery } from '../../src/grants/query.js';
+import type { GrantQuery } from '../../src/grants/query.js';
+import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { translateToElasticsearch } from '../../src/search/elasticsearch/translator.js';
 import { ftsMatchExpression } from '../../src/search/sqlite/translator.js';
@@ -7,14 +8,27 @@ import { ftsMatchExpression } from '../../src/search/sqlite/translator.js';
 const q = (qs: string): GrantQuery => parseGrantQuery(parseQueryString(qs));
 
 describe('GrantQuery parsing', () => {
-  it('applies the defaults', () => {
-    expect(q('')).to.deep.equal({
+  it('applies the defaults, with the request time it is given as now', () => {
+    expect(parseGrantQuery(parseQueryString(''), 1_800_000_000_000)).to.deep.equal({
       words: [],
       funderTypes: [],
       fundingTypes: [],
       provinces: [],
+      beneficiaries: [],
+      currencies: [],
+      complexities: [],
+      sdgs: [],
+      isRecurring: null,
       amountMin: null,
       amountMax: null,
+      open: null,
+      now: 1_800_000_000_000,
+      deadlineFrom: null,
+      deadlineTo: null,
+      updatedSince: null,
+      sort: { key: 'deadline', descending: false },
+      facets: [],
+      fields: null,
       page: 1,
       limit: 20,
       offset: 0,

@@ -1,0 +1,148 @@
+// GET /grants parameters: their specs, the checks across them, and their translation into the
+// engine-neutral GrantQuery (grants/query.ts).
+import {
+  DEFAULT_LIMIT,
+  FACET_NAMES,
+  MAX_LIMIT,
+  MAX_SEARCH_LENGTH,
+  MAX_WINDOW,
+  SORT_KEYS,
+  searchWords,
+  type FacetName,
+  type GrantQuery,
+  type GrantSort,
+  type SortKey,
+} from '../grants/query.js';
+import {
+  BENEFICIARIES,
+  COMPLEXITIES,
+  CURRENCIES,
+  FUNDER_TYPES,
+  FUNDING_TYPES,
+  GRANT_FIELDS,
+  PROVINCES,
+  SDGS,
+  type Beneficiary,
+  type Complexity,
+  type Currency,
+  type FunderType,
+  type FundingType,
+  type Grant,
+  type Province,
+  type Sdg,
+} from '../grants/schema.js';
+import type { ErrorDetail } from './errors.js';
+import { paramValidator, type ParamSpecs, type ParamValues } from './queryParams.js';
+
+/** The values of `sort`: each key ascending, and with a leading "-" descending (relevance: best first only). */
+export const SORT_VALUES: readonly string[] = SORT_KEYS.flatMap((key) => (key === 'relevance' ? [key] : [key, `-${key}`]));
+
+export const GRANT_SEARCH_PARAMS: ParamSpecs = {
+  search: { kind: 'string', maxLength: MAX_SEARCH_LENGTH, message: `must be at most ${MAX_SEARCH_LENGTH} characters` },
+  funderType: { kind: 'enumArray', values: FUNDER_TYPES },
+  fundingType: { kind: 'enumArray', values: FUNDING_TYPES },
+  eligibleProvinces: { kind: 'enumArray', values: PROVINCES },
+  targetBeneficiaries: { kind: 'enumArray', values: BENEFICIARIES },
+  currency: { kind: 'enumArray', values: CURRENCIES },
+  applicationComplexity: { kind: 'enumArray', values: COMPLEXITIES },
+  sdgAlignment: { kind: 'enumArray', values: SDGS },
+  isRecurring: { kind: 'boolean' },
+  amountMin: { kind: 'number', min: 0, message: 'must be a number ≥ 0' },
+  amountMax: { kind: 'number', min: 0, message: 'must be a number ≥ 0' },
+  open: { kind: 'boolean' },
+  deadlineFrom: { kind: 'date', dayEdge: 'start' },
+  deadlineTo: { kind: 'date', dayEdge: 'end' },
+  updatedSince: { kind: 'date', dayEdge: 'start' },
+  sort: { kind: 'enum', values: SORT_VALUES },
+  facets: { kind: 'enumArray', values: FACET_NAMES },
+  fields: { kind: 'enumArray', values: GRANT_FIELDS },
+  page: { kind: 'integer', min: 1, message: 'must be an integer ≥ 1' },
+  limit: { kind: 'integer', min: 1, message: 'must be an integer ≥ 1' },
+};
+
+const wordsOf = (p: ParamValues): string[] => searchWords(((p.search as string | undefined) ?? '').trim());
+const limitOf = (p: ParamValues): number => Math.min((p.limit as number | undefined) ?? DEFAULT_LIMIT, MAX_LIMIT);
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * Checks across parameters: amountMin ≤ amountMax, deadlineFrom ≤ deadlineTo, relevance only with
+ * search words, and the page within the first 10,000 matches (whatever the total).
+ */
+function crossCheck(p: ParamValues): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  if (typeof p.amountMin === 'number' && typeof p.amountMax === 'number' && p.amountMin > p.amountMax) {
+    problems.push({ parameter: 'amountMin', message: 'must not exceed amountMax' });
+  }
+  if (typeof p.deadlineFrom === 'number' && typeof p.deadlineTo === 'number' && p.deadlineFrom > p.deadlineTo) {
+    problems.push({ parameter: 'deadlineFrom', message: 'must not be after deadlineTo' });
+  }
+  if (p.sort === 'relevance' && wordsOf(p).length === 0) {
+    problems.push({ parameter: 'sort', message: 'relevance needs search words (a search with at least one word); without them sort by another key' });
+  }
+  const page = (p.page as number | undefined) ?? 1;
+  const limit = limitOf(p);
+  const offset = (page - 1) * limit;
+  if (offset >= MAX_WINDOW) {
+    problems.push({
+      parameter: 'page',
+      message:
+        `page ${count(page)} at ${count(limit)} per page would start at match ${count(offset + 1)}, but paging by page number reaches ` +
+        `only the first ${count(MAX_WINDOW)} matches, whatever the total; narrow the search (filters, dates, words) to bring the grants you need into them ` +
+        '(cursor paging, once the API offers it, will reach further)',
+    });
+  }
+  return problems;
+}
+
+const validateParams = paramValidator(GRANT_SEARCH_PARAMS, crossCheck);
+
+function sortOf(value: string | undefined, words: string[]): GrantSort {
+  if (value === undefined) return { key: words.length > 0 ? 'relevance' : 'deadline', descending: false };
+  const descending = value.startsWith('-');
+  return { key: (descending ? value.slice(1) : value) as SortKey, descending };
+}
+
+/** The fields asked for in canonical order, id first; null when every field is wanted. */
+function fieldsOf(asked: string[] | undefined): (keyof Grant)[] | null {
+  if (asked === undefined || asked.length === 0) return null;
+  const wanted = new Set<string>(asked);
+  return GRANT_FIELDS.filter((field) => field === 'id' || wanted.has(field));
+}
+
+/**
+ * Validates GET /grants parameters (every problem listed) and translates them into a GrantQuery.
+ * `now` is the request time in epoch milliseconds, from the app's clock: what `open` compares to.
+ */
+export function parseGrantQuery(query: Map<string, string[]>, now: number = Date.now()): GrantQuery {
+  const p = validateParams(query);
+  const words = wordsOf(p);
+  const page = (p.page as number | undefined) ?? 1;
+  const limit = limitOf(p);
+  const offset = (page - 1) * limit;
+  const orNull = <T>(value: unknown): T | null => (value === undefined ? null : (value as T));
+  return {
+    words,
+    funderTypes: (p.funderType as FunderType[] | undefined) ?? [],
+    fundingTypes: (p.fundingType as FundingType[] | undefined) ?? [],
+    provinces: (p.eligibleProvinces as Province[] | undefined) ?? [],
+    beneficiaries: (p.targetBeneficiaries as Beneficiary[] | undefined) ?? [],
+    currencies: (p.currency as Currency[] | undefined) ?? [],
+    complexities: (p.applicationComplexity as Complexity[] | undefined) ?? [],
+    sdgs: (p.sdgAlignment as Sdg[] | undefined) ?? [],
+    isRecurring: orNull<boolean>(p.isRecurring),
+    amountMin: orNull<number>(p.amountMin),
+    amountMax: orNull<number>(p.amountMax),
+    open: orNull<boolean>(p.open),
+    now,
+    deadlineFrom: orNull<number>(p.deadlineFrom),
+    deadlineTo: orNull<number>(p.deadlineTo),
+    updatedSince: orNull<number>(p.updatedSince),
+    sort: sortOf(p.sort as string | undefined, words),
+    facets: (p.facets as FacetName[] | undefined) ?? [],
+    fields: fieldsOf(p.fields as string[] | undefined),
+    page,
+    limit,
+    offset,
+    size: Math.min(limit, MAX_WINDOW - offset),
+  };
+}
