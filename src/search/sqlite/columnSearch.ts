@@ -42,8 +42,8 @@ function scan(size: number, test: (position: number) => boolean): Bits {
   return bits;
 }
 
-/** The query's conditions as bit sets: list filters (OR within), then ranges, then the text. */
-export function conditionsOf(columns: CatalogColumns, query: GrantQuery, text: TextHits | null): Condition[] {
+/** The query's conditions but the text as bit sets: list filters (OR within), then ranges. */
+export function filterConditions(columns: CatalogColumns, query: GrantQuery): Condition[] {
   const { size, valueBits } = columns;
   const conditions: Condition[] = [];
   for (const [facet, valuesOf] of Object.entries(FACET_FILTERS) as [FacetName, (q: GrantQuery) => readonly string[]][]) {
@@ -77,13 +77,17 @@ export function conditionsOf(columns: CatalogColumns, query: GrantQuery, text: T
     conditions.push({ facet: null, bits: scan(size, (p) => deadline[p] >= from && deadline[p] <= to) });
   }
   if (updatedSince !== null) conditions.push({ facet: null, bits: scan(size, (p) => updatedAt[p] >= updatedSince) });
-
-  if (text !== null) {
-    const bits = emptyBits(size);
-    for (const position of text.positions) setBit(bits, position);
-    conditions.push({ facet: null, bits });
-  }
   return conditions;
+}
+
+/**
+ * The grants every facet's count and the page need to pass, whatever the text: those meeting the
+ * conditions no asked facet leaves out (a facet's own filter is left out of its count). Null when
+ * that is every grant. Text hits outside it need no score.
+ */
+export function everyAnswerNeeds(columns: CatalogColumns, query: GrantQuery, conditions: Condition[]): Bits | null {
+  const always = conditions.filter((c) => c.facet === null || !query.facets.includes(c.facet));
+  return always.length === 0 ? null : intersection(always.map((c) => c.bits), columns.size);
 }
 
 /** Each asked facet's counts over the matches of every condition but its own, by count descending then value. */
@@ -168,8 +172,14 @@ export function orderedPage(positions: Int32Array, rank: Int32Array, matches: Bi
   return page;
 }
 
-export function searchColumns(columns: CatalogColumns, query: GrantQuery, text: TextHits | null): ColumnAnswer {
-  const conditions = conditionsOf(columns, query, text);
+/** The answer to the query from its filter conditions (filterConditions) and its text hits, if it has words. */
+export function searchColumns(columns: CatalogColumns, query: GrantQuery, filters: Condition[], text: TextHits | null): ColumnAnswer {
+  const conditions = [...filters];
+  if (text !== null) {
+    const bits = emptyBits(columns.size);
+    for (const position of text.positions) setBit(bits, position);
+    conditions.push({ facet: null, bits });
+  }
   const matches = intersection(
     conditions.map((c) => c.bits),
     columns.size,

@@ -26,6 +26,7 @@ export type NumericKey = Exclude<SortKey, 'relevance' | 'title'>;
 /** One row of the catalog as the columns read it (dates as ISO text, lists as bit masks or JSON). */
 interface ColumnRow {
   rowid: number;
+  id: string;
   funder_type: string;
   funding_type: string;
   currency: string;
@@ -44,10 +45,10 @@ interface ColumnRow {
 
 // Fields the table has no column for are read from the stored document (json_extract parses each
 // document once per row: SQLite keeps the last parse).
-const LOAD_SQL = `SELECT rowid, funder_type, funding_type, currency, provinces, beneficiaries, amount_min, amount_max, deadline, updated_at,
+const LOAD_SQL = `SELECT rowid, id, funder_type, funding_type, currency, provinces, beneficiaries, amount_min, amount_max, deadline, updated_at,
   json_extract(doc, '$.createdAt') AS created_at, json_extract(doc, '$.title') AS title, json_extract(doc, '$.sdgAlignment') AS sdgs,
   json_extract(doc, '$.applicationComplexity') AS complexity, json_extract(doc, '$.isRecurring') AS recurring
-  FROM grants ORDER BY id`;
+  FROM grants`;
 
 const epochOrNaN = (iso: string | null): number => (iso === null ? Number.NaN : Date.parse(iso));
 const numberOrNaN = (value: number | null): number => (value === null ? Number.NaN : value);
@@ -145,9 +146,13 @@ export class CatalogColumns {
     for (let p = 0; p < size; p++) this.positionByRowid[this.rowids[p]] = p;
   }
 
-  /** Reads the columns of the catalog the connection's current transaction sees. */
+  /**
+   * Reads the columns of the catalog the connection's current transaction sees: in table order
+   * (a walk of the id index would read the rows in random order), then sorted by id.
+   */
   static load(db: Db): CatalogColumns {
-    return new CatalogColumns(db.prepare(LOAD_SQL).all() as ColumnRow[]);
+    const rows = db.prepare(LOAD_SQL).all() as ColumnRow[];
+    return new CatalogColumns(rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
   }
 
   /** The position of a table rowid, or −1 when the catalog these columns hold has no such row. */
