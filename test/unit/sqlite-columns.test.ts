@@ -259,6 +259,11 @@ describe('unit: SQLite engine columns', () => {
       ['text, relevance, page 3 with filters', { words: ['program'], provinces: ['ONTARIO'], sort: { key: 'relevance', descending: false }, page: 3, limit: 7 }],
       ['text, deadline descending', { words: ['tax', 'credit'], sort: { key: 'deadline', descending: true }, limit: 100 }],
       ['text, title, with facets', { words: ['quebec'], sort: { key: 'title', descending: false }, facets: ['fundingType', 'eligibleProvinces'] }],
+      [
+        'text, relevance, facets with their own filters (hits outside a filter still counted)',
+        { words: ['grant'], provinces: ['QUEBEC'], fundingTypes: ['GRANT'], beneficiaries: ['STUDENTS'], sort: { key: 'relevance', descending: false }, facets: ['eligibleProvinces', 'fundingType', 'currency'] },
+      ],
+      ['text, relevance, selective filters', { words: ['business'], fundingTypes: ['LOAN', 'EQUITY'], sort: { key: 'relevance', descending: false }, limit: 100 }],
       ['text, no hit', { words: ['zzzznothing'], sort: { key: 'relevance', descending: false }, facets: ['currency'] }],
       ['nothing matches', { deadlineFrom: Date.parse('2999-01-01T00:00:00.000Z') }],
     ];

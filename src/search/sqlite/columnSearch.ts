@@ -6,10 +6,19 @@ import type { FacetCount, FacetName, Facets, GrantQuery } from '../../grants/que
 import { countAnd, countBits, emptyBits, hasBit, intersection, positionsOf, setBit, union, type Bits } from './bitset.js';
 import { FACET_VALUES, type CatalogColumns } from './columns.js';
 
-/** The grants the search words match (positions in the columns) and, for relevance, their bm25 scores (lower is better). */
+/** Text hits as positions in the columns, and bm25 scores (lower is better). */
+export interface ScoredHits {
+  positions: Int32Array;
+  scores: Float64Array;
+}
+
+/**
+ * The grants the search words match and, for relevance, the scores of those among them that may
+ * be on the page (at least every hit that meets all the filters).
+ */
 export interface TextHits {
   positions: Int32Array;
-  scores: Float64Array | null;
+  scored: ScoredHits | null;
 }
 
 /** One condition of the query; `facet` names the facet it belongs to (its own filter), if any. */
@@ -80,16 +89,6 @@ export function filterConditions(columns: CatalogColumns, query: GrantQuery): Co
   return conditions;
 }
 
-/**
- * The grants every facet's count and the page need to pass, whatever the text: those meeting the
- * conditions no asked facet leaves out (a facet's own filter is left out of its count). Null when
- * that is every grant. Text hits outside it need no score.
- */
-export function everyAnswerNeeds(columns: CatalogColumns, query: GrantQuery, conditions: Condition[]): Bits | null {
-  const always = conditions.filter((c) => c.facet === null || !query.facets.includes(c.facet));
-  return always.length === 0 ? null : intersection(always.map((c) => c.bits), columns.size);
-}
-
 /** Each asked facet's counts over the matches of every condition but its own, by count descending then value. */
 export function facetCounts(columns: CatalogColumns, names: readonly FacetName[], conditions: Condition[], matches: Bits): Facets {
   const facets: Facets = {};
@@ -111,7 +110,8 @@ export function facetCounts(columns: CatalogColumns, names: readonly FacetName[]
  * of the offset + size best seen so far, so a page costs O(hits × log(offset + size)), not a sort
  * of every hit.
  */
-export function relevancePage(hits: TextHits, scores: Float64Array, matches: Bits, offset: number, size: number): number[] {
+export function relevancePage(hits: ScoredHits, matches: Bits, offset: number, size: number): number[] {
+  const { scores } = hits;
   const keep = offset + size;
   if (size <= 0) return [];
   const heap: number[] = []; // indexes into hits, worst at the root
@@ -188,8 +188,8 @@ export function searchColumns(columns: CatalogColumns, query: GrantQuery, filter
   const answer: ColumnAnswer = { total, page: [] };
   if (query.facets.length > 0) answer.facets = facetCounts(columns, query.facets, conditions, matches);
   if (query.offset >= total) return answer;
-  if (query.sort.key === 'relevance' && text !== null && text.scores !== null) {
-    answer.page = relevancePage(text, text.scores, matches, query.offset, query.size);
+  if (query.sort.key === 'relevance' && text !== null && text.scored !== null) {
+    answer.page = relevancePage(text.scored, matches, query.offset, query.size);
   } else {
     const key = query.sort.key === 'relevance' ? 'deadline' : query.sort.key;
     const { positions, rank } = columns.order(key, key === query.sort.key && query.sort.descending);

@@ -4,9 +4,9 @@ import type Database from 'better-sqlite3';
 import type { GrantQuery } from '../../grants/query.js';
 import { transientAsUnavailable } from '../../sqliteFailures.js';
 import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
-import { countBits, hasBit, type Bits } from './bitset.js';
+import { countBits, hasBit, intersection, type Bits } from './bitset.js';
 import { openCatalog, CATALOG_BUILD_KEY, type Db } from './catalogFile.js';
-import { everyAnswerNeeds, filterConditions, searchColumns, type TextHits } from './columnSearch.js';
+import { filterConditions, searchColumns, type Condition, type TextHits } from './columnSearch.js';
 import { CatalogColumns, FACET_VALUES } from './columns.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from './translator.js';
 
@@ -86,23 +86,20 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   /**
-   * The text hits from FTS5. bm25 costs about ten times the match itself per hit, so for relevance
-   * the hits that fail a filter every answer needs are skipped before they are scored (a function
-   * checks each hit against the filter's bit set) when the filter leaves out enough of the catalog
-   * to pay for the check.
+   * The text hits from FTS5. bm25 costs about ten times the match itself per hit, so only hits that
+   * may be on the page are scored: with filters that leave out enough of the catalog to pay for the
+   * check, a function rejects each hit outside them before it is scored. When a facet leaves its
+   * own filter out of its count, its hits come from a second, unscored match.
    */
-  private textHits(columns: CatalogColumns, query: GrantQuery, needed: Bits | null): TextHits | null {
+  private textHits(columns: CatalogColumns, query: GrantQuery, filters: Condition[]): TextHits | null {
     if (query.words.length === 0) return null;
     const match = ftsMatchExpression(query.words);
-    if (query.sort.key !== 'relevance') {
-      const rowids = this.hits.all(match) as number[];
-      const positions = new Int32Array(rowids.length);
-      rowids.forEach((rowid, i) => (positions[i] = columns.positionOf(rowid)));
-      return { positions, scores: null };
-    }
+    const positionsOf = (rowids: number[]) => Int32Array.from(rowids, (rowid) => columns.positionOf(rowid));
+    if (query.sort.key !== 'relevance') return { positions: positionsOf(this.hits.all(match) as number[]), scored: null };
+    const all = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
     let rows: [number, number][];
-    if (needed !== null && countBits(needed) < columns.size * PREFILTER_SHARE) {
-      this.prefilter = { columns, bits: needed };
+    if (all !== null && countBits(all) < columns.size * PREFILTER_SHARE) {
+      this.prefilter = { columns, bits: all };
       try {
         rows = this.scoredFilteredHits.all(match) as [number, number][];
       } finally {
@@ -111,20 +108,19 @@ export class SqliteSearchEngine implements SearchEngine {
     } else {
       rows = this.scoredHits.all(match) as [number, number][];
     }
-    const positions = new Int32Array(rows.length);
-    const scores = new Float64Array(rows.length);
+    const scored = { positions: new Int32Array(rows.length), scores: new Float64Array(rows.length) };
     rows.forEach(([rowid, score], i) => {
-      positions[i] = columns.positionOf(rowid);
-      scores[i] = score;
+      scored.positions[i] = columns.positionOf(rowid);
+      scored.scores[i] = score;
     });
-    return { positions, scores };
+    const facetDropsAFilter = filters.some((c) => c.facet !== null && query.facets.includes(c.facet));
+    return { positions: facetDropsAFilter ? positionsOf(this.hits.all(match) as number[]) : scored.positions, scored };
   }
 
   private search(query: GrantQuery): SearchResultJson {
     const columns = this.currentColumns();
     const filters = filterConditions(columns, query);
-    const needed = query.words.length > 0 ? everyAnswerNeeds(columns, query, filters) : null;
-    const answer = searchColumns(columns, query, filters, this.textHits(columns, query, needed));
+    const answer = searchColumns(columns, query, filters, this.textHits(columns, query, filters));
     // The stored doc is the grant's JSON as served (written by JSON.stringify of the canonical grant).
     const grantsJson = answer.page.map((position) => this.docByRowid.get(columns.rowids[position]) as string);
     return answer.facets === undefined ? { total: answer.total, grantsJson } : { total: answer.total, grantsJson, facets: answer.facets };
