@@ -6,8 +6,20 @@
 // Exit status: 0 when every case passed, 1 when one failed, 2 on bad usage. A 429 is waited out
 // (Retry-After) and retried. The deployment must serve the catalog the cases were recorded
 // from (fixtures/grants.ndjson). checkResponse() is also what test/contract/engines.test.ts uses.
+//
+// A case that pins its clock (`now`, for `open`) cannot set a deployment's clock: its expectation
+// is computed again by the reference model from the catalog (--catalog) at the time of the
+// request, and the case passes when the answer matches the model just before or just after it.
 import { parseArgs } from 'node:util';
-import { DEFAULT_CASES_DIR, readCaseFiles, type LoadedCase } from '../fixtures/queries/record.js';
+import {
+  DEFAULT_CASES_DIR,
+  DEFAULT_CATALOG,
+  readCaseFiles,
+  readCatalog,
+  referenceModel,
+  type LoadedCase,
+  type ReferenceModel,
+} from '../fixtures/queries/record.js';
 import { isEntryPoint } from '../src/cli/entryPoint.js';
 
 export const API_PREFIX = '/external/v1';
@@ -92,15 +104,19 @@ export function checkResponse(c: LoadedCase, status: number, body: any): string[
 // ---------------------------------------------------------------------------------------------
 // CLI
 
-const USAGE = `Usage: node dist/scripts/replay.js --base-url URL --key KEY [--cases DIR] [--max-wait SECONDS]
+const USAGE = `Usage: node dist/scripts/replay.js --base-url URL --key KEY [--cases DIR] [--catalog FILE] [--max-wait SECONDS]
 
 Replays every recorded query case against a running grants API and checks status, totals,
-ids and error details. The deployment must serve fixtures/grants.ndjson.
+ids, fields, facets and error details. The deployment must serve fixtures/grants.ndjson.
+A case recorded at a pinned time ("now", for open=) is checked against the reference model's
+answer at the time of the request instead (marked "at request time").
 
   --base-url URL      the deployment, e.g. http://localhost:3000 (${API_PREFIX} is added
                       unless the URL already ends with it)
   --key KEY           an API key of an ACTIVE subscription (sent as "Authorization: Bearer KEY")
   --cases DIR         directory of case files (default: fixtures/queries of this checkout)
+  --catalog FILE      the catalog the deployment serves, for the cases answered at request
+                      time (default: fixtures/grants.ndjson of this checkout)
   --max-wait SECONDS  longest Retry-After to wait out on a 429 (default 60); a longer one,
                       such as a used-up monthly allowance, fails the case
   -h, --help          show this help
@@ -114,6 +130,7 @@ interface Options {
   base: string;
   key: string;
   cases: string;
+  catalog: string;
   maxWait: number;
 }
 
@@ -126,6 +143,7 @@ function parseOptions(argv: string[]): Options | 'help' {
         'base-url': { type: 'string' },
         key: { type: 'string' },
         cases: { type: 'string' },
+        catalog: { type: 'string' },
         'max-wait': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -157,7 +175,7 @@ function parseOptions(argv: string[]): Options | 'help' {
   const maxWait = values['max-wait'] === undefined ? 60 : Number(values['max-wait']);
   if (!Number.isInteger(maxWait) || maxWait < 0) problems.push('--max-wait must be a whole number of seconds');
   if (problems.length > 0) throw new UsageError(problems.join('; '));
-  return { base, key, cases: values.cases ?? DEFAULT_CASES_DIR, maxWait };
+  return { base, key, cases: values.cases ?? DEFAULT_CASES_DIR, catalog: values.catalog ?? DEFAULT_CATALOG, maxWait };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -212,13 +230,33 @@ export async function runReplay(argv: string[], out: (line: string) => void = (l
     process.stderr.write(`replay: ${(error as Error).message}\n\n${USAGE}\n`);
     return 2;
   }
+  let model: ReferenceModel | undefined;
+  if (cases.some((c) => c.now !== undefined)) {
+    try {
+      model = referenceModel(readCatalog(options.catalog));
+    } catch (error) {
+      process.stderr.write(`replay: cannot read the catalog for the cases answered at request time: ${(error as Error).message}\n`);
+      return 2;
+    }
+  }
   let passed = 0;
   let failed = 0;
   for (const c of cases) {
     let problems: string[];
+    let note = '';
     try {
+      const before = new Date().toISOString();
       const { status, body } = await get(options, c.request);
-      problems = checkResponse(c, status, body);
+      const after = new Date().toISOString();
+      if (c.now === undefined || model === undefined) {
+        problems = checkResponse(c, status, body);
+      } else {
+        // The deployment answers at its own time: compare with the model's answer at that time.
+        const at = (now: string) => checkResponse({ ...c, now, expect: model!.expectationOf({ ...c, now }) }, status, body);
+        problems = at(before);
+        if (problems.length > 0 && after !== before) problems = at(after).length === 0 ? [] : problems;
+        note = ' (at request time)';
+      }
       if (status === 401) problems.push('the key was refused (401): check --key');
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code;
@@ -226,10 +264,10 @@ export async function runReplay(argv: string[], out: (line: string) => void = (l
     }
     if (problems.length === 0) {
       passed += 1;
-      out(`PASS ${c.name}`);
+      out(`PASS ${c.name}${note}`);
     } else {
       failed += 1;
-      out(`FAIL ${c.name}: ${problems.join('; ')}`);
+      out(`FAIL ${c.name}${note}: ${problems.join('; ')}`);
     }
   }
   out(`replay: ${passed} passed, ${failed} failed`);

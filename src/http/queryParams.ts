@@ -82,9 +82,10 @@ export function parseDateParam(text: string, dayEdge: 'start' | 'end'): number |
   const m = DATE.exec(text);
   if (m === null) return null;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (year < 1000) return null;
   const dayStart = Date.UTC(year, month - 1, day);
   const back = new Date(dayStart);
-  // Date.UTC rolls 2026-02-30 over into March, and maps years 0–99 to 1900–1999: both refused.
+  // Date.UTC rolls 2026-02-30 over into March: the day must come back as written.
   if (back.getUTCFullYear() !== year || back.getUTCMonth() !== month - 1 || back.getUTCDate() !== day) return null;
   if (m[4] === undefined) return dayEdge === 'start' ? dayStart : dayStart + DAY_MS - 1;
   const [hours, minutes, seconds] = [Number(m[4]), Number(m[5]), Number(m[6])];
@@ -92,7 +93,7 @@ export function parseDateParam(text: string, dayEdge: 'start' | 'end'): number |
   return dayStart + ((hours * 60 + minutes) * 60 + seconds) * 1000 + Number((m[7] ?? '0').padEnd(3, '0'));
 }
 
-const DATE_MESSAGE = 'must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar';
+const DATE_MESSAGE = 'must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later)';
 
 function schemaOf(spec: ParamSpec): object {
   switch (spec.kind) {

@@ -70,6 +70,7 @@ describe('GET /grants: partner-search parameters', function () {
       ['deadlineFrom=2026-02-30', 'deadlineFrom', 'calendar'],
       ['deadlineFrom=2026-13-01', 'deadlineFrom', 'calendar'],
       ['deadlineFrom=2025-02-29', 'deadlineFrom', 'calendar'],
+      ['deadlineFrom=0099-01-01', 'deadlineFrom', 'calendar'],
       ['deadlineTo=2026-01-01T24:00:00Z', 'deadlineTo', 'calendar'],
       ['deadlineTo=2026-01-01T10:00:00%2B02:00', 'deadlineTo', 'YYYY-MM-DD'],
       ['deadlineTo=2026-01-01T10:00:00', 'deadlineTo', 'YYYY-MM-DD'],
