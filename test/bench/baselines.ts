@@ -3,15 +3,15 @@
 //   node dist/test/bench/baselines.js ceiling          a same-size JSON body, nothing else: the
 //                                                      ceiling of any Node server on this machine
 //   node dist/test/bench/baselines.js sqlite           the catalog read directly: the product's
-//                                                      translator's SQL on raw prepared statements,
-//                                                      stored JSON spliced, no Koa, no layers
+//                                                      embedded engine (FTS5 + in-memory columns)
+//                                                      called straight, stored JSON spliced, no
+//                                                      Koa, no layers
 //   node dist/test/bench/baselines.js elasticsearch    _search with the translated DSL through the
 //                                                      client, no Koa, no layers
 //
 // PORT (and DATA_DIR, or ELASTICSEARCH_URL and ELASTICSEARCH_INDEX) come from the environment.
 // A parsed query is memoised per query string, so a direct baseline pays only the engine and HTTP.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type Database from 'better-sqlite3';
 import type { GrantQuery } from '../../src/grants/query.js';
 import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
@@ -20,7 +20,6 @@ import { ElasticsearchSearchEngine, SEARCH_FILTER_PATH } from '../../src/search/
 import { translateToElasticsearch, type EsSearchRequest } from '../../src/search/elasticsearch/translator.js';
 import { catalogPath, openCatalog } from '../../src/search/sqlite/catalogFile.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
-import { translateToSqlite, type SqlStatement } from '../../src/search/sqlite/translator.js';
 import { isEntryPoint } from '../../src/cli/entryPoint.js';
 
 const PREFIX = '/external/v1';
@@ -60,31 +59,19 @@ function ceiling(): Handler {
 function directSqlite(dataDir: string): Handler {
   const db = openCatalog(catalogPath(dataDir));
   const engine = new SqliteSearchEngine(db);
-  const statements = new Map<string, Database.Statement>();
-  const prepared = (sql: string) => {
-    let statement = statements.get(sql);
-    if (statement === undefined) {
-      statement = db.prepare(sql);
-      statements.set(sql, statement);
-    }
-    return statement;
-  };
   const byId = db.prepare('SELECT doc FROM grants WHERE id = ?').pluck();
-  const searches = new Map<string, { query: GrantQuery; page: SqlStatement; count: SqlStatement }>();
+  const queries = new Map<string, GrantQuery>();
   return async (path, qs) => {
     if (path === `${PREFIX}/grants`) {
-      let search = searches.get(qs);
-      if (search === undefined) {
-        const query = parseGrantQuery(parseQueryString(qs));
-        search = { query, ...translateToSqlite(query) };
-        searches.set(qs, search);
+      let query = queries.get(qs);
+      if (query === undefined) {
+        query = parseGrantQuery(parseQueryString(qs));
+        queries.set(qs, query);
       }
-      const { query, page, count } = search;
-      const total = (prepared(count.sql).get(...count.params) as { total: number }).total;
-      const docs = query.offset < total ? (prepared(page.sql).pluck().all(...page.params) as string[]) : [];
+      const { total, grantsJson, facets } = await engine.searchJson(query);
       return {
         status: 200,
-        body: `{"success":true,"data":[${docs.join(',')}],"pagination":${pagination(query, total)},"meta":${metaJson()}}`,
+        body: `{"success":true,"data":[${grantsJson.join(',')}],"pagination":${pagination(query, total)}${facets === undefined ? '' : `,"facets":${JSON.stringify(facets)}`},"meta":${metaJson()}}`,
       };
     }
     if (path === `${PREFIX}/grants/filters`) {

@@ -1,12 +1,12 @@
 // The request mix of each endpoint class, drawn from the generated catalog (seeded: the same
 // catalog and seed give the same requests). Paths are relative to the server's origin.
 import { Random } from '../../fixtures/generate.js';
-import { FUNDER_TYPES, FUNDING_TYPES, PROVINCES } from '../../src/grants/schema.js';
+import { BENEFICIARIES, COMPLEXITIES, CURRENCIES, FUNDER_TYPES, FUNDING_TYPES, PROVINCES, SDGS } from '../../src/grants/schema.js';
 import { wordsOf, type CatalogSample } from './catalog.js';
 
 export const PREFIX = '/external/v1';
 
-export const CLASS_NAMES = ['text', 'filters', 'combined', 'deep', 'searchMix', 'byId', 'filterOptions', 'usage'] as const;
+export const CLASS_NAMES = ['text', 'filters', 'combined', 'deep', 'searchMix', 'noFacets', 'facets', 'byId', 'filterOptions', 'usage'] as const;
 export type ClassName = (typeof CLASS_NAMES)[number];
 
 export const CLASS_LABELS: Record<ClassName, string> = {
@@ -15,6 +15,8 @@ export const CLASS_LABELS: Record<ClassName, string> = {
   combined: 'search + filters',
   deep: 'deep pages (~p.200 × 20)',
   searchMix: 'search mix (the 4 above)',
+  noFacets: 'search mix, facets removed',
+  facets: 'search mix, 3 facets on each',
   byId: '/grants/:id',
   filterOptions: '/grants/filters',
   usage: '/subscription/usage',
@@ -84,9 +86,43 @@ function filterParams(rng: Random, sample: CatalogSample, minFilters = 1): [stri
     } else if (rng.chance(0.1)) {
       params.push(['amountMax', rng.pick([5000, 20000, 100000, 500000])]);
     }
+    // The partner-search filters.
+    if (rng.chance(0.3)) params.push(['open', rng.chance(0.85) ? 'true' : 'false']);
+    if (rng.chance(0.2)) params.push(['targetBeneficiaries', rng.sample(BENEFICIARIES, rng.weighted([1, 2], [70, 30])).join(',')]);
+    if (rng.chance(0.08)) params.push(['currency', rng.pick(CURRENCIES)]);
+    if (rng.chance(0.08)) params.push(['applicationComplexity', rng.sample(COMPLEXITIES, rng.weighted([1, 2], [70, 30])).join(',')]);
+    if (rng.chance(0.08)) params.push(['sdgAlignment', rng.sample(SDGS, rng.weighted([1, 2], [70, 30])).join(',')]);
+    if (rng.chance(0.05)) params.push(['isRecurring', rng.chance(0.5) ? 'true' : 'false']);
+    if (rng.chance(0.1)) {
+      const month = rng.range(1, 12);
+      params.push(['deadlineFrom', `2026-${String(month).padStart(2, '0')}-01`], ['deadlineTo', `2026-${String(month).padStart(2, '0')}-28`]);
+    }
+    if (rng.chance(0.05)) params.push(['updatedSince', `2025-${String(rng.range(1, 12)).padStart(2, '0')}-01`]);
   }
   void sample;
   return params;
+}
+
+const SORTS = ['deadline', '-deadline', 'amountMin', '-amountMin', 'amountMax', '-amountMax', 'createdAt', '-createdAt', 'updatedAt', '-updatedAt', 'title', '-title'];
+
+/** A sort other than the default in `share` of the requests. */
+function sortParams(rng: Random, share: number): [string, string][] {
+  return rng.chance(share) ? [['sort', rng.pick(SORTS)]] : [];
+}
+
+/** 2–3 facets in `share` of the requests. */
+function facetParams(rng: Random, share: number): [string, string][] {
+  return rng.chance(share) ? [['facets', rng.sample(FACETS, rng.weighted([2, 3], [50, 50])).join(',')]] : [];
+}
+
+const FACETS = ['funderType', 'fundingType', 'eligibleProvinces', 'targetBeneficiaries', 'currency', 'applicationComplexity', 'sdgAlignment', 'isRecurring'];
+
+/** The same request with 3 facets (`with`) or none (`without`): what facets cost, request for request. */
+function withFacets(searchPath: string, facets: string | null): string {
+  const [pathPart, query = ''] = searchPath.split('?');
+  const params = query.split('&').filter((p) => p !== '' && !p.startsWith('facets='));
+  if (facets !== null) params.push(`facets=${encodeURIComponent(facets)}`);
+  return params.length > 0 ? `${pathPart}?${params.join('&')}` : pathPart;
 }
 
 /**
@@ -112,13 +148,13 @@ export function buildMix(sample: CatalogSample, grants: number, seed: number): M
     if (page > 1) params.push(['page', page]);
     const limit = rng.weighted([20, 10, 50, 100], [60, 15, 15, 10]);
     if (limit !== 20) params.push(['limit', limit]);
-    filters.push(searchPath(params));
+    filters.push(searchPath([...params, ...sortParams(rng, 0.3), ...facetParams(rng, 0.25)]));
   }
 
   const combined: string[] = [];
   for (let i = 0; i < 400; i++) {
     const words = textWords(rng, sample, french).split(' ').slice(0, 2).join(' ');
-    combined.push(searchPath([['search', words], ...filterParams(rng, sample)]));
+    combined.push(searchPath([['search', words], ...filterParams(rng, sample), ...sortParams(rng, 0.15), ...facetParams(rng, 0.25)]));
   }
 
   // Deep pages: around page 200 of 20, on queries matching enough grants to reach it.
@@ -157,5 +193,9 @@ export function buildMix(sample: CatalogSample, grants: number, seed: number): M
     searchMix.push(rng.pick(from));
   }
 
-  return { text, filters, combined, deep, searchMix, byId, filterOptions: [`${PREFIX}/grants/filters`], usage };
+  // What facets cost: the search mix's requests without facets, and each with the same three.
+  const noFacets = searchMix.map((p) => withFacets(p, null));
+  const facets = searchMix.map((p) => withFacets(p, 'eligibleProvinces,fundingType,targetBeneficiaries'));
+
+  return { text, filters, combined, deep, searchMix, noFacets, facets, byId, filterOptions: [`${PREFIX}/grants/filters`], usage };
 }

@@ -14,7 +14,7 @@ import { Client } from '@elastic/elasticsearch';
 import { LOG_LEVELS } from '../../src/config.js';
 import { procMemory, REPO_ROOT, runIndexer, writeCatalog } from './catalog.js';
 import { drive, drivePaced, type LoadResult, type LoadSettings } from './load.js';
-import { buildMix, CLASS_LABELS, CLASS_NAMES, type ClassName, type Mix } from './mix.js';
+import { buildMix, CLASS_LABELS, CLASS_NAMES, SEARCH_CLASSES, type ClassName, type Mix } from './mix.js';
 import { createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
 import { evaluateTargets, formatReport, medianOf, type BenchResults, type ClassResult, type LayerConfigResult } from './report.js';
 
@@ -370,11 +370,13 @@ async function main(argv: string[]): Promise<number> {
       });
     }
 
-    // Text search latency without queueing (the 1,000,000-grant target), and the search mix at a fixed rate.
-    let singleConnectionText: LoadResult | null = null;
-    if (o.only.includes('text')) {
-      singleConnectionText = await load(api, pre.kept.text, { connections: 1 });
-      line('text API, 1 connection', singleConnectionText);
+    // Each search class's latency without queueing (the 1,000,000-grant targets).
+    const singleConnection: BenchResults['singleConnection'] = {};
+    for (const name of SEARCH_CLASSES) {
+      if (!o.only.includes(name) || pre.kept[name].length === 0) continue;
+      const result = await load(api, pre.kept[name], { connections: 1 });
+      singleConnection[name] = result;
+      line(`${name} API, 1 connection`, result);
     }
     let fixedRate: BenchResults['fixedRate'] = null;
     let fixedRateSkipped: string | null = null;
@@ -491,7 +493,7 @@ async function main(argv: string[]): Promise<number> {
         preflight: { dropped: droppedCount, bodyBytes: pre.bodyBytes },
       },
       classes,
-      singleConnectionText,
+      singleConnection,
       fixedRate,
       fixedRateSkipped,
       layers,

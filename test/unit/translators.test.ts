@@ -3,7 +3,7 @@ import type { GrantQuery } from '../../src/grants/query.js';
 import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { translateToElasticsearch } from '../../src/search/elasticsearch/translator.js';
-import { ftsMatchExpression, preferSparsePage, translateToSqlite } from '../../src/search/sqlite/translator.js';
+import { ftsMatchExpression } from '../../src/search/sqlite/translator.js';
 
 const q = (qs: string): GrantQuery => parseGrantQuery(parseQueryString(qs));
 
@@ -52,51 +52,7 @@ describe('GrantQuery parsing', () => {
   });
 });
 
-describe('translateToSqlite', () => {
-  it('writes a filter-only query ordered by deadline, nulls last, then id', () => {
-    const { page, sparsePage, count } = translateToSqlite(q('funderType=FOUNDATION,CORPORATE&eligibleProvinces=ONTARIO&amountMin=1000&page=2&limit=10'));
-    // Walking the order index: "+" keeps the planner off the filter index for this plan.
-    expect(page.sql).to.equal(
-      'SELECT g.doc FROM grants g WHERE +g.funder_type IN (?, ?) AND (g.provinces & ?) != 0 AND (g.amount_min IS NOT NULL OR g.amount_max IS NOT NULL) AND (g.amount_max IS NULL OR g.amount_max >= ?) ORDER BY g.deadline IS NULL, g.deadline, g.id LIMIT ? OFFSET ?',
-    );
-    expect(page.params).to.deep.equal(['FOUNDATION', 'CORPORATE', 1 << 8, 1000, 10, 10]);
-    // Few matches: found through the filter index, sorted in the same order (nulls last, then id).
-    expect(sparsePage?.sql).to.equal(
-      "SELECT g.doc FROM (SELECT g.rowid AS hit, g.deadline AS deadline, g.id AS id FROM grants g WHERE g.funder_type IN (?, ?) AND (g.provinces & ?) != 0 AND (g.amount_min IS NOT NULL OR g.amount_max IS NOT NULL) AND (g.amount_max IS NULL OR g.amount_max >= ?) ORDER BY coalesce(g.deadline, '~'), g.id LIMIT ? OFFSET ?) AS found JOIN grants g ON g.rowid = found.hit ORDER BY coalesce(found.deadline, '~'), found.id",
-    );
-    expect(sparsePage?.params).to.deep.equal(page.params);
-    expect(count.sql).to.equal(
-      'SELECT count(*) AS total FROM grants g WHERE g.funder_type IN (?, ?) AND (g.provinces & ?) != 0 AND (g.amount_min IS NOT NULL OR g.amount_max IS NOT NULL) AND (g.amount_max IS NULL OR g.amount_max >= ?)',
-    );
-    expect(count.params).to.deep.equal(['FOUNDATION', 'CORPORATE', 1 << 8, 1000]);
-  });
-
-  it('writes a text query ranked by weighted bm25 then id, with the words quoted', () => {
-    const { page, count, sparsePage } = translateToSqlite(q('search=clean%20tech&amountMax=5000'));
-    expect(page.sql).to.equal(
-      'WITH scored AS MATERIALIZED (SELECT grants_text.rowid AS hit, bm25(grants_text, 3, 2, 1) AS score FROM grants_text JOIN grants g ON g.rowid = grants_text.rowid WHERE grants_text MATCH ? AND (g.amount_min IS NOT NULL OR g.amount_max IS NOT NULL) AND (g.amount_min IS NULL OR g.amount_min <= ?)),' +
-        ' ranked AS (SELECT scored.hit AS hit, scored.score AS score, k.id AS id FROM scored JOIN grants k ON k.rowid = scored.hit WHERE scored.score <= coalesce((SELECT score FROM scored ORDER BY score LIMIT 1 OFFSET ?), 1e999) ORDER BY scored.score, k.id LIMIT ? OFFSET ?)' +
-        ' SELECT g.doc FROM ranked JOIN grants g ON g.rowid = ranked.hit ORDER BY ranked.score, ranked.id',
-    );
-    expect(page.params).to.deep.equal(['"clean" "tech"', 5000, 19, 20, 0]);
-    expect(count.sql).to.equal(
-      'SELECT count(*) AS total FROM grants_text JOIN grants g ON g.rowid = grants_text.rowid WHERE grants_text MATCH ? AND (g.amount_min IS NOT NULL OR g.amount_max IS NOT NULL) AND (g.amount_min IS NULL OR g.amount_min <= ?)',
-    );
-    expect(sparsePage).to.equal(undefined);
-  });
-
-  it('counts text matches without a join when there is no filter', () => {
-    const { count } = translateToSqlite(q('search=clean'));
-    expect(count).to.deep.equal({ sql: 'SELECT count(*) AS total FROM grants_text WHERE grants_text MATCH ?', params: ['"clean"'] });
-  });
-
-  it('prefers the sorted filter-index page only when matches are few for the page asked', () => {
-    expect(preferSparsePage(0, 1_000_000, 0, 20)).to.equal(false);
-    expect(preferSparsePage(50, 1_000_000, 0, 20)).to.equal(true);
-    expect(preferSparsePage(5000, 1_000_000, 0, 20)).to.equal(false);
-    expect(preferSparsePage(5000, 10_000, 0, 20)).to.equal(false);
-  });
-
+describe('SQLite FTS5 match expression', () => {
   it('never lets a word become FTS5 syntax', () => {
     expect(ftsMatchExpression(['NEAR', 'a"b', 'OR'])).to.equal('"NEAR" "a""b" "OR"');
   });

@@ -1,4 +1,5 @@
 // The embedded catalog's SQLite file: where it lives, how it is opened, its schema.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -6,6 +7,19 @@ import Database from 'better-sqlite3';
 export type Db = Database.Database;
 
 const DDL = readFileSync(new URL('../../../../mappings/sqlite-catalog.sql', import.meta.url), 'utf8');
+
+/**
+ * The catalog_meta key of the build id: a new random value written in the same transaction as
+ * every reindex swap and every sync that changes a grant, so a reader tells catalogs apart.
+ */
+export const CATALOG_BUILD_KEY = 'catalog_build';
+
+/** Writes a new build id (inside the caller's transaction). */
+export function markNewBuild(db: Db, build: string): void {
+  db.prepare('INSERT INTO catalog_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(CATALOG_BUILD_KEY, build);
+}
+
+export const newBuildId = (): string => `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
 
 export const catalogPath = (dataDir: string): string => path.join(dataDir, 'catalog.sqlite');
 

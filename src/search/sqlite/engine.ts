@@ -1,64 +1,133 @@
-// SqliteSearchEngine: the embedded default; executes what the translator writes.
+// SqliteSearchEngine: the embedded default. FTS5 finds and scores the text hits; the in-memory
+// columns (columns.ts) filter, count, facet and order them; SQLite serves the page's documents.
 import type Database from 'better-sqlite3';
 import type { GrantQuery } from '../../grants/query.js';
-import { BENEFICIARIES, PROVINCES } from '../../grants/schema.js';
 import { transientAsUnavailable } from '../../sqliteFailures.js';
 import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
-import { openCatalog, type Db } from './catalogFile.js';
-import { preferSparsePage, translateToSqlite } from './translator.js';
+import { countBits, hasBit, intersection, type Bits } from './bitset.js';
+import { openCatalog, CATALOG_BUILD_KEY, type Db } from './catalogFile.js';
+import { filterConditions, searchColumns, type Condition, type TextHits } from './columnSearch.js';
+import { CatalogColumns, FACET_VALUES } from './columns.js';
+import { BM25_WEIGHTS, ftsMatchExpression } from './translator.js';
 
-const STATEMENT_CACHE_SIZE = 500;
+/** Below this share of the catalog, a filter is checked on each text hit before bm25 scores it. */
+const PREFILTER_SHARE = 0.7;
 
-const valuesOfBits = (bits: number, all: readonly string[]): string[] => all.filter((_, i) => (bits & (1 << i)) !== 0);
+/** The columns of one catalog, and what identifies that catalog. */
+interface LoadedColumns {
+  /** The writer's build id of the catalog (null for a catalog no writer of this version wrote). */
+  build: string | null;
+  /** The connection's PRAGMA data_version when the build id was last checked. */
+  dataVersion: number;
+  columns: CatalogColumns;
+}
 
 export class SqliteSearchEngine implements SearchEngine {
   readonly name = 'sqlite';
-  private readonly statements = new Map<string, Database.Statement>();
-  private filterCache: { version: number; options: FilterOptions } | null = null;
-  private sizeCache: { version: number; size: number } | null = null;
+  private loaded: LoadedColumns | null = null;
+  /** Whether this turn's snapshot has been matched to the columns already. */
+  private columnsCheckedThisTurn = false;
   private readonly dataVersion: Database.Statement;
+  private readonly catalogBuild: Database.Statement;
   private readonly byId: Database.Statement;
+  private readonly countAll: Database.Statement;
+  private readonly docByRowid: Database.Statement;
+  private readonly scoredHits: Database.Statement;
+  private readonly hits: Database.Statement;
+  private readonly scoredFilteredHits: Database.Statement;
+  /** The bit set grants_prefilter() checks hits against, set only while scoredFilteredHits runs. */
+  private prefilter: { columns: CatalogColumns; bits: Bits } | null = null;
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
-  /** One read transaction, so the page and the total come from the same catalog. */
-  private readonly pageAndTotal: Database.Transaction<(query: GrantQuery) => SearchResultJson>;
 
   constructor(private readonly db: Db) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.catalogBuild = db.prepare('SELECT value FROM catalog_meta WHERE key = ?').pluck();
     this.byId = db.prepare('SELECT doc FROM grants WHERE id = ?').pluck();
+    this.countAll = db.prepare('SELECT count(*) FROM grants').pluck();
+    this.docByRowid = db.prepare('SELECT doc FROM grants WHERE rowid = ?').pluck();
+    this.scoredHits = db.prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ?`).raw();
+    this.hits = db.prepare('SELECT rowid FROM grants_text WHERE grants_text MATCH ?').pluck();
+    // Evaluated by SQLite before the result columns, so a hit it rejects is never scored.
+    db.function('grants_prefilter', { deterministic: false, varargs: false }, (rowid: unknown) => {
+      const prefilter = this.prefilter;
+      if (prefilter === null) return 1;
+      const position = prefilter.columns.positionOf(rowid as number);
+      return position >= 0 && hasBit(prefilter.bits, position) ? 1 : 0;
+    });
+    this.scoredFilteredHits = db
+      .prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ? AND grants_prefilter(rowid)`)
+      .raw();
     this.begin = db.prepare('BEGIN DEFERRED');
     this.commit = db.prepare('COMMIT');
-    this.pageAndTotal = db.transaction((query: GrantQuery): SearchResultJson => {
-      const { page, sparsePage, count } = translateToSqlite(query);
-      const { total } = this.statement(count.sql).get(...count.params) as { total: number };
-      if (query.offset >= total) return { total, grantsJson: [] };
-      const plan = sparsePage !== undefined && preferSparsePage(total, this.catalogSize(), query.offset, query.size) ? sparsePage : page;
-      // The stored doc is the grant's JSON as served (written by JSON.stringify of the canonical grant).
-      return { total, grantsJson: this.statement(plan.sql).pluck().all(...plan.params) as string[] };
-    });
   }
 
-  /** Grants in the catalog (for choosing a plan), counted again only after a change. */
-  private catalogSize(): number {
-    const version = this.dataVersion.get() as number;
-    if (this.sizeCache?.version !== version) {
-      this.sizeCache = { version, size: this.statement('SELECT count(*) FROM grants').pluck().get() as number };
+  /**
+   * The columns of the catalog this turn's snapshot sees. PRAGMA data_version (read inside the
+   * snapshot) changes when another connection commits; then the writer's build id, written in
+   * the same transaction as every reindex and sync, tells whether the catalog changed. A changed
+   * catalog's columns are loaded from the same snapshot before any answer is given, so a page, its
+   * total and its facets always come from one catalog; the old columns are dropped as a whole.
+   */
+  private currentColumns(): CatalogColumns {
+    const loaded = this.loaded;
+    if (loaded !== null && this.columnsCheckedThisTurn) return loaded.columns;
+    const dataVersion = this.dataVersion.get() as number;
+    if (loaded === null || loaded.dataVersion !== dataVersion) {
+      const build = (this.catalogBuild.get(CATALOG_BUILD_KEY) as string | undefined) ?? null;
+      if (loaded === null || build === null || build !== loaded.build) {
+        this.loaded = { build, dataVersion, columns: CatalogColumns.load(this.db) };
+      } else {
+        loaded.dataVersion = dataVersion;
+      }
     }
-    return this.sizeCache.size;
+    this.columnsCheckedThisTurn = true;
+    return this.loaded!.columns;
+  }
+
+  /**
+   * The text hits from FTS5. bm25 costs about ten times the match itself per hit, so only hits that
+   * may be on the page are scored: with filters that leave out enough of the catalog to pay for the
+   * check, a function rejects each hit outside them before it is scored. When a facet leaves its
+   * own filter out of its count, its hits come from a second, unscored match.
+   */
+  private textHits(columns: CatalogColumns, query: GrantQuery, filters: Condition[]): TextHits | null {
+    if (query.words.length === 0) return null;
+    const match = ftsMatchExpression(query.words);
+    const positionsOf = (rowids: number[]) => Int32Array.from(rowids, (rowid) => columns.positionOf(rowid));
+    if (query.sort.key !== 'relevance') return { positions: positionsOf(this.hits.all(match) as number[]), scored: null };
+    const all = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
+    let rows: [number, number][];
+    if (all !== null && countBits(all) < columns.size * PREFILTER_SHARE) {
+      this.prefilter = { columns, bits: all };
+      try {
+        rows = this.scoredFilteredHits.all(match) as [number, number][];
+      } finally {
+        this.prefilter = null;
+      }
+    } else {
+      rows = this.scoredHits.all(match) as [number, number][];
+    }
+    const scored = { positions: new Int32Array(rows.length), scores: new Float64Array(rows.length) };
+    rows.forEach(([rowid, score], i) => {
+      scored.positions[i] = columns.positionOf(rowid);
+      scored.scores[i] = score;
+    });
+    const facetDropsAFilter = filters.some((c) => c.facet !== null && query.facets.includes(c.facet));
+    return { positions: facetDropsAFilter ? positionsOf(this.hits.all(match) as number[]) : scored.positions, scored };
+  }
+
+  private search(query: GrantQuery): SearchResultJson {
+    const columns = this.currentColumns();
+    const filters = filterConditions(columns, query);
+    const answer = searchColumns(columns, query, filters, this.textHits(columns, query, filters));
+    // The stored doc is the grant's JSON as served (written by JSON.stringify of the canonical grant).
+    const grantsJson = answer.page.map((position) => this.docByRowid.get(columns.rowids[position]) as string);
+    return answer.facets === undefined ? { total: answer.total, grantsJson } : { total: answer.total, grantsJson, facets: answer.facets };
   }
 
   static open(file: string): SqliteSearchEngine {
     return new SqliteSearchEngine(openCatalog(file));
-  }
-
-  private statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (statement === undefined) {
-      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.clear();
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
   }
 
   /**
@@ -76,6 +145,7 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   private readonly endTurnSnapshot = (): void => {
+    this.columnsCheckedThisTurn = false;
     if (!this.db.open || !this.db.inTransaction) return;
     try {
       this.commit.run();
@@ -101,38 +171,30 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   searchJson(query: GrantQuery): Promise<SearchResultJson> {
-    return this.read(() => this.pageAndTotal.deferred(query));
+    return this.read(() => this.search(query));
   }
 
   getByIdJson(id: string): Promise<string | null> {
     return this.read(() => (this.byId.get(id) as string | undefined) ?? null);
   }
 
+  /** The values present in the catalog: those whose bit set is not empty (enum orders are alphabetical). */
   filterOptions(): Promise<FilterOptions> {
     return this.read(() => {
-      const version = this.dataVersion.get() as number;
-      if (this.filterCache?.version === version) return this.filterCache.options;
-      const options = this.db.transaction(() => {
-        const distinct = (column: string) =>
-          this.statement(`SELECT DISTINCT ${column} FROM grants ORDER BY 1`).pluck().all() as string[];
-        const union = (column: string) =>
-          (this.statement(`SELECT DISTINCT ${column} FROM grants`).pluck().all() as number[]).reduce((a, b) => a | b, 0);
-        const sorted = (values: string[]) => [...values].sort();
-        return {
-          funderTypes: distinct('funder_type'),
-          fundingTypes: distinct('funding_type'),
-          eligibleProvinces: sorted(valuesOfBits(union('provinces'), PROVINCES)),
-          targetBeneficiaries: sorted(valuesOfBits(union('beneficiaries'), BENEFICIARIES)),
-          currencies: distinct('currency'),
-        };
-      }).deferred();
-      this.filterCache = { version, options };
-      return options;
+      const { valueBits } = this.currentColumns();
+      const present = (name: keyof typeof FACET_VALUES) => FACET_VALUES[name].filter((_, i) => countBits(valueBits[name][i]) > 0).sort();
+      return {
+        funderTypes: present('funderType'),
+        fundingTypes: present('fundingType'),
+        eligibleProvinces: present('eligibleProvinces'),
+        targetBeneficiaries: present('targetBeneficiaries'),
+        currencies: present('currency'),
+      };
     });
   }
 
   count(): Promise<number> {
-    return this.read(() => this.statement('SELECT count(*) FROM grants').pluck().get() as number);
+    return this.read(() => this.countAll.get() as number);
   }
 
   async isEmpty(): Promise<boolean> {
@@ -141,7 +203,6 @@ export class SqliteSearchEngine implements SearchEngine {
 
   async close(): Promise<void> {
     this.endTurnSnapshot();
-    this.statements.clear();
     this.db.close();
   }
 }

@@ -1,10 +1,9 @@
 // SqliteCatalogWriter: builds a new catalog beside the live one and swaps it in one transaction;
 // syncs changes into the live catalog in one transaction. Readers always see a whole catalog.
-import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { BENEFICIARIES, PROVINCES, type Grant } from '../../grants/schema.js';
 import type { CatalogWriter, ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../engine.js';
-import { catalogDdl, openCatalog, tableExists, type Db } from './catalogFile.js';
+import { catalogDdl, markNewBuild, newBuildId, openCatalog, tableExists, type Db } from './catalogFile.js';
 import { foldText } from '../../grants/folding.js';
 import { bitsOf } from './translator.js';
 
@@ -48,7 +47,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
   }
 
   async reindex(grants: AsyncIterable<Grant>, options: ReindexOptions = {}): Promise<{ indexed: number }> {
-    const build = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+    const build = newBuildId();
     this.dropBuilding();
     this.db.exec(catalogDdl('_building', build));
     const insert = this.db.prepare(`INSERT OR IGNORE INTO grants_building (${COLUMNS}) VALUES (${VALUES})`);
@@ -84,6 +83,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
         this.db.exec(`DROP TABLE IF EXISTS grants; DROP TABLE IF EXISTS grants_text;
           ALTER TABLE grants_building RENAME TO grants; ALTER TABLE grants_text_building RENAME TO grants_text;`);
         this.stamp('last_reindex_at');
+        markNewBuild(this.db, build);
       }).immediate();
     } catch (error) {
       this.dropBuilding();
@@ -146,6 +146,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
       const after = db.prepare('SELECT count(*) FROM grants').pluck().get() as number;
       this.hooks.beforeCommit?.({ live: after - counts.added + counts.deleted, after });
       this.stamp('last_sync_at');
+      if (counts.added + counts.updated + counts.deleted > 0) markNewBuild(db, newBuildId());
       db.exec('COMMIT');
     } catch (error) {
       if (db.inTransaction) db.exec('ROLLBACK');

@@ -1,0 +1,220 @@
+// A GrantQuery answered from the in-memory columns: its conditions as bit sets, the total as a
+// count of bits, each facet as counts over the matches without its own condition, and the page as
+// a walk along the sort's order (or, for relevance, the best text hits kept in a bounded heap).
+// Pure: the text hits come in from FTS5, the documents of the page are read by the engine.
+import type { FacetCount, FacetName, Facets, GrantQuery } from '../../grants/query.js';
+import { countAnd, countBits, emptyBits, hasBit, intersection, positionsOf, setBit, union, type Bits } from './bitset.js';
+import { FACET_VALUES, type CatalogColumns } from './columns.js';
+
+/** Text hits as positions in the columns, and bm25 scores (lower is better). */
+export interface ScoredHits {
+  positions: Int32Array;
+  scores: Float64Array;
+}
+
+/**
+ * The grants the search words match and, for relevance, the scores of those among them that may
+ * be on the page (at least every hit that meets all the filters).
+ */
+export interface TextHits {
+  positions: Int32Array;
+  scored: ScoredHits | null;
+}
+
+/** One condition of the query; `facet` names the facet it belongs to (its own filter), if any. */
+export interface Condition {
+  facet: FacetName | null;
+  bits: Bits;
+}
+
+export interface ColumnAnswer {
+  total: number;
+  /** The page's positions, in order. */
+  page: number[];
+  facets?: Facets;
+}
+
+/** Which query list filters which facet. */
+const FACET_FILTERS: Record<Exclude<FacetName, 'isRecurring'>, (q: GrantQuery) => readonly string[]> = {
+  funderType: (q) => q.funderTypes,
+  fundingType: (q) => q.fundingTypes,
+  eligibleProvinces: (q) => q.provinces,
+  targetBeneficiaries: (q) => q.beneficiaries,
+  currency: (q) => q.currencies,
+  applicationComplexity: (q) => q.complexities,
+  sdgAlignment: (q) => q.sdgs,
+};
+
+/**
+ * Positions whose value lies in [low, high], and with `nulls` those whose value is null (NaN).
+ * Branch-free (comparisons as 0/1 bits, one word built per 32 positions): these loops see random
+ * data, where a branch is mispredicted half the time.
+ */
+function rangeBits(values: Float64Array, low: number, high: number, nulls: boolean): Bits {
+  const size = values.length;
+  const bits = emptyBits(size);
+  const nullBit = nulls ? 1 : 0;
+  for (let w = 0, p = 0; p < size; w++) {
+    let word = 0;
+    for (let b = 0, end = Math.min(size, p + 32); p < end; p++, b++) {
+      const v = values[p];
+      word |= ((+(v >= low) & +(v <= high)) | (nullBit & +(v !== v))) << b;
+    }
+    bits[w] = word;
+  }
+  return bits;
+}
+
+/** Amount ranges that overlap [low, high]; a null bound is open on its side; no amounts, no match. */
+function overlapBits(mins: Float64Array, maxes: Float64Array, low: number, high: number): Bits {
+  const size = mins.length;
+  const bits = emptyBits(size);
+  for (let w = 0, p = 0; p < size; w++) {
+    let word = 0;
+    for (let b = 0, end = Math.min(size, p + 32); p < end; p++, b++) {
+      const min = mins[p];
+      const max = maxes[p];
+      const noMin = +(min !== min);
+      const noMax = +(max !== max);
+      word |= ((1 ^ (noMin & noMax)) & (noMax | +(max >= low)) & (noMin | +(min <= high))) << b;
+    }
+    bits[w] = word;
+  }
+  return bits;
+}
+
+/** The query's conditions but the text as bit sets: list filters (OR within), then ranges. */
+export function filterConditions(columns: CatalogColumns, query: GrantQuery): Condition[] {
+  const { size, valueBits } = columns;
+  const conditions: Condition[] = [];
+  for (const [facet, valuesOf] of Object.entries(FACET_FILTERS) as [FacetName, (q: GrantQuery) => readonly string[]][]) {
+    const wanted = valuesOf(query);
+    if (wanted.length === 0) continue;
+    const all = FACET_VALUES[facet];
+    conditions.push({ facet, bits: union(wanted.map((value) => valueBits[facet][all.indexOf(value)]).filter((bits) => bits !== undefined), size) });
+  }
+  if (query.isRecurring !== null) conditions.push({ facet: 'isRecurring', bits: valueBits.isRecurring[query.isRecurring ? 1 : 0] });
+
+  const { amountMin: low, amountMax: high, open, now, deadlineFrom, deadlineTo, updatedSince } = query;
+  const { amountMin, amountMax, deadline, updatedAt } = columns.numbers;
+  if (low !== null || high !== null) {
+    conditions.push({ facet: null, bits: overlapBits(amountMin, amountMax, low ?? Number.NEGATIVE_INFINITY, high ?? Number.POSITIVE_INFINITY) });
+  }
+  // Deadlines are whole milliseconds, so deadline < now is deadline ≤ ceil(now) − 1.
+  if (open === true) conditions.push({ facet: null, bits: rangeBits(deadline, now, Number.POSITIVE_INFINITY, true) });
+  if (open === false) conditions.push({ facet: null, bits: rangeBits(deadline, Number.NEGATIVE_INFINITY, Math.ceil(now) - 1, false) });
+  if (deadlineFrom !== null || deadlineTo !== null) {
+    conditions.push({ facet: null, bits: rangeBits(deadline, deadlineFrom ?? Number.NEGATIVE_INFINITY, deadlineTo ?? Number.POSITIVE_INFINITY, false) });
+  }
+  if (updatedSince !== null) conditions.push({ facet: null, bits: rangeBits(updatedAt, updatedSince, Number.POSITIVE_INFINITY, false) });
+  return conditions;
+}
+
+/** Each asked facet's counts over the matches of every condition but its own, by count descending then value. */
+export function facetCounts(columns: CatalogColumns, names: readonly FacetName[], conditions: Condition[], matches: Bits): Facets {
+  const facets: Facets = {};
+  for (const name of names) {
+    const others = conditions.filter((c) => c.facet !== name);
+    const base = others.length === conditions.length ? matches : intersection(others.map((c) => c.bits), columns.size);
+    const counts: FacetCount[] = [];
+    FACET_VALUES[name].forEach((value, i) => {
+      const count = countAnd(base, columns.valueBits[name][i]);
+      if (count > 0) counts.push({ value, count });
+    });
+    facets[name] = counts.sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+  }
+  return facets;
+}
+
+/**
+ * The `size` best hits after `offset` by (score, position), among those in `matches`: a max-heap
+ * of the offset + size best seen so far, so a page costs O(hits × log(offset + size)), not a sort
+ * of every hit.
+ */
+export function relevancePage(hits: ScoredHits, matches: Bits, offset: number, size: number): number[] {
+  const { scores } = hits;
+  const keep = offset + size;
+  if (size <= 0) return [];
+  const heap: number[] = []; // indexes into hits, worst at the root
+  const worse = (a: number, b: number) => scores[a] > scores[b] || (scores[a] === scores[b] && hits.positions[a] > hits.positions[b]);
+  const siftDown = (from: number) => {
+    for (let i = from; ; ) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let worst = i;
+      if (left < heap.length && worse(heap[left], heap[worst])) worst = left;
+      if (right < heap.length && worse(heap[right], heap[worst])) worst = right;
+      if (worst === i) return;
+      [heap[i], heap[worst]] = [heap[worst], heap[i]];
+      i = worst;
+    }
+  };
+  for (let h = 0; h < hits.positions.length; h++) {
+    if (!hasBit(matches, hits.positions[h])) continue;
+    if (heap.length < keep) {
+      heap.push(h);
+      for (let i = heap.length - 1; i > 0; ) {
+        const parent = (i - 1) >> 1;
+        if (!worse(heap[i], heap[parent])) break;
+        [heap[i], heap[parent]] = [heap[parent], heap[i]];
+        i = parent;
+      }
+    } else if (worse(heap[0], h)) {
+      heap[0] = h;
+      siftDown(0);
+    }
+  }
+  return heap
+    .sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0))
+    .slice(offset)
+    .map((h) => hits.positions[h]);
+}
+
+/**
+ * The page along a sort order: a walk until the page is full, costing about
+ * (offset + size) × catalog / total steps; when the matches are few, sorting them by their place in
+ * the order is cheaper.
+ */
+export function orderedPage(positions: Int32Array, rank: Int32Array, matches: Bits, total: number, offset: number, size: number): number[] {
+  if (size <= 0 || offset >= total) return [];
+  const walkSteps = ((offset + size) * positions.length) / total;
+  if (total * (Math.log2(total) + 1) * 4 < walkSteps) {
+    const found = Array.from(positionsOf(matches));
+    return found.sort((a, b) => rank[a] - rank[b]).slice(offset, offset + size);
+  }
+  const page: number[] = [];
+  let skipped = 0;
+  for (let i = 0; i < positions.length && page.length < size; i++) {
+    const p = positions[i];
+    if (!hasBit(matches, p)) continue;
+    if (skipped < offset) skipped += 1;
+    else page.push(p);
+  }
+  return page;
+}
+
+/** The answer to the query from its filter conditions (filterConditions) and its text hits, if it has words. */
+export function searchColumns(columns: CatalogColumns, query: GrantQuery, filters: Condition[], text: TextHits | null): ColumnAnswer {
+  const conditions = [...filters];
+  if (text !== null) {
+    const bits = emptyBits(columns.size);
+    for (const position of text.positions) setBit(bits, position);
+    conditions.push({ facet: null, bits });
+  }
+  const matches = intersection(
+    conditions.map((c) => c.bits),
+    columns.size,
+  );
+  const total = countBits(matches);
+  const answer: ColumnAnswer = { total, page: [] };
+  if (query.facets.length > 0) answer.facets = facetCounts(columns, query.facets, conditions, matches);
+  if (query.offset >= total) return answer;
+  if (query.sort.key === 'relevance' && text !== null && text.scored !== null) {
+    answer.page = relevancePage(text.scored, matches, query.offset, query.size);
+  } else {
+    const key = query.sort.key === 'relevance' ? 'deadline' : query.sort.key;
+    const { positions, rank } = columns.order(key, key === query.sort.key && query.sort.descending);
+    answer.page = orderedPage(positions, rank, matches, total, query.offset, query.size);
+  }
+  return answer;
+}

@@ -1,0 +1,414 @@
+// The embedded engine's in-memory columns, against real SQLite catalog files: bit sets, the
+// engine's answers (totals, pages in every sort, disjunctive facets) checked against a plain
+// reference written here over the fixture grants, and the columns following the catalog (a sync
+// or a reindex is seen whole from the next turn, never mixed with the old catalog within one).
+import { expect } from 'chai';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { titleSortKey } from '../../src/grants/folding.js';
+import { FACET_NAMES, type FacetCount, type FacetName, type Facets, type GrantQuery, type SortKey } from '../../src/grants/query.js';
+import type { Grant } from '../../src/grants/schema.js';
+import { countAnd, countBits, emptyBits, fullBits, popcount32, positionsOf, setBit } from '../../src/search/sqlite/bitset.js';
+import { compareCodePoints } from '../../src/search/sqlite/columns.js';
+import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
+import { BM25_WEIGHTS, ftsMatchExpression } from '../../src/search/sqlite/translator.js';
+import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
+import { fixtureGrants, tempDir } from '../support/api.js';
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+const NOW = Date.parse('2026-06-15T12:00:00.000Z');
+
+function query(overrides: Partial<GrantQuery>): GrantQuery {
+  const base: GrantQuery = {
+    words: [],
+    funderTypes: [],
+    fundingTypes: [],
+    provinces: [],
+    beneficiaries: [],
+    currencies: [],
+    complexities: [],
+    sdgs: [],
+    isRecurring: null,
+    amountMin: null,
+    amountMax: null,
+    open: null,
+    now: NOW,
+    deadlineFrom: null,
+    deadlineTo: null,
+    updatedSince: null,
+    sort: { key: 'deadline', descending: false },
+    facets: [],
+    fields: null,
+    page: 1,
+    limit: 20,
+    offset: 0,
+    size: 20,
+  };
+  const q = { ...base, ...overrides };
+  q.offset = (q.page - 1) * q.limit;
+  q.size = Math.min(q.limit, 10_000 - q.offset);
+  return q;
+}
+
+// ---- The reference: GrantQuery's comments, written plainly over Grant objects. ----
+
+const anyOf = <T>(wanted: readonly T[], has: readonly T[]) => wanted.length === 0 || wanted.some((v) => has.includes(v));
+const time = (iso: string | null) => (iso === null ? null : Date.parse(iso));
+
+type Filter = (g: Grant) => boolean;
+
+/** Every condition of the query but the text, each with the facet it filters (if any). */
+function referenceConditions(q: GrantQuery): { facet: FacetName | null; test: Filter }[] {
+  const c: { facet: FacetName | null; test: Filter }[] = [
+    { facet: 'funderType', test: (g) => anyOf(q.funderTypes, [g.funderType]) },
+    { facet: 'fundingType', test: (g) => anyOf(q.fundingTypes, [g.fundingType]) },
+    { facet: 'eligibleProvinces', test: (g) => anyOf(q.provinces, g.eligibleProvinces) },
+    { facet: 'targetBeneficiaries', test: (g) => anyOf(q.beneficiaries, g.targetBeneficiaries) },
+    { facet: 'currency', test: (g) => anyOf(q.currencies, [g.currency]) },
+    { facet: 'applicationComplexity', test: (g) => q.complexities.length === 0 || (g.applicationComplexity !== null && q.complexities.includes(g.applicationComplexity)) },
+    { facet: 'sdgAlignment', test: (g) => anyOf(q.sdgs, g.sdgAlignment) },
+    { facet: 'isRecurring', test: (g) => q.isRecurring === null || g.isRecurring === q.isRecurring },
+    {
+      facet: null,
+      test: (g) => {
+        if (q.amountMin === null && q.amountMax === null) return true;
+        if (g.amountMin === null && g.amountMax === null) return false;
+        return (q.amountMin === null || g.amountMax === null || g.amountMax >= q.amountMin) && (q.amountMax === null || g.amountMin === null || g.amountMin <= q.amountMax);
+      },
+    },
+    {
+      facet: null,
+      test: (g) => {
+        const d = time(g.deadline);
+        if (q.open === true && !(d === null || d >= q.now)) return false;
+        if (q.open === false && !(d !== null && d < q.now)) return false;
+        if (q.deadlineFrom !== null && !(d !== null && d >= q.deadlineFrom)) return false;
+        if (q.deadlineTo !== null && !(d !== null && d <= q.deadlineTo)) return false;
+        return true;
+      },
+    },
+    { facet: null, test: (g) => q.updatedSince === null || Date.parse(g.updatedAt) >= q.updatedSince },
+  ];
+  return c;
+}
+
+function facetValues(name: FacetName, g: Grant): string[] {
+  const v = g[name];
+  if (v === null) return [];
+  if (Array.isArray(v)) return v;
+  return [String(v)];
+}
+
+function referenceFacets(q: GrantQuery, grants: Grant[], textHit: Filter): Facets {
+  const conditions = referenceConditions(q);
+  const facets: Facets = {};
+  for (const name of q.facets) {
+    const counts = new Map<string, number>();
+    for (const g of grants) {
+      if (!textHit(g) || !conditions.every((c) => c.facet === name || c.test(g))) continue;
+      for (const value of facetValues(name, g)) counts.set(value, (counts.get(value) ?? 0) + 1);
+    }
+    facets[name] = [...counts]
+      .map(([value, count]): FacetCount => ({ value, count }))
+      .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1));
+  }
+  return facets;
+}
+
+function sortValue(g: Grant, key: Exclude<SortKey, 'relevance'>): number | string | null {
+  if (key === 'title') return titleSortKey(g.title);
+  if (key === 'amountMin' || key === 'amountMax') return g[key];
+  return time(g[key]);
+}
+
+function referenceOrder(key: Exclude<SortKey, 'relevance'>, descending: boolean) {
+  return (a: Grant, b: Grant): number => {
+    const x = sortValue(a, key);
+    const y = sortValue(b, key);
+    if (x === null || y === null) {
+      if (x !== y) return x === null ? 1 : -1;
+    } else if (x !== y) {
+      const c = typeof x === 'string' ? compareCodePoints(x, y as string) : x - (y as number);
+      return descending ? -c : c;
+    }
+    return a.id < b.id ? -1 : 1;
+  };
+}
+
+describe('unit: SQLite engine columns', () => {
+  describe('bit sets', () => {
+    it('count, intersect and list positions, with no bit past the size', () => {
+      expect(popcount32(0xffffffff)).to.equal(32);
+      expect(popcount32(0x80000001)).to.equal(2);
+      const all = fullBits(70);
+      expect(all.length).to.equal(3);
+      expect(countBits(all)).to.equal(70);
+      const some = emptyBits(70);
+      for (const p of [0, 31, 32, 63, 69]) setBit(some, p);
+      expect(Array.from(positionsOf(some))).to.deep.equal([0, 31, 32, 63, 69]);
+      const odd = emptyBits(70);
+      for (let p = 1; p < 70; p += 2) setBit(odd, p);
+      expect(countAnd(some, odd)).to.equal(3);
+      expect(countBits(fullBits(64))).to.equal(64);
+      expect(countBits(fullBits(0))).to.equal(0);
+    });
+
+    it('compares strings by code point, as UTF-8 bytes do', () => {
+      const astral = '\u{1F600}';
+      const high = '\uFF21';
+      expect(astral < high).to.equal(true); // UTF-16 order, which is not the contract
+      expect(compareCodePoints(astral, high)).to.be.greaterThan(0);
+      expect(Math.sign(compareCodePoints('abc', 'abd'))).to.equal(-1);
+      expect(compareCodePoints('ab', 'abc')).to.be.lessThan(0);
+      expect(Buffer.compare(Buffer.from(astral), Buffer.from(high))).to.equal(1);
+    });
+  });
+
+  describe('answers equal the reference over the fixture grants', () => {
+    const dir = tempDir('sqlite-columns-');
+    const file = path.join(dir, 'catalog.sqlite');
+    const grants = fixtureGrants();
+    let engine: SqliteSearchEngine;
+    let db: Database.Database;
+
+    before(async () => {
+      const writer = SqliteCatalogWriter.open(file);
+      await writer.reindex(
+        (async function* () {
+          yield* grants;
+        })(),
+      );
+      await writer.close();
+      engine = SqliteSearchEngine.open(file);
+      db = new Database(file, { readonly: true });
+    });
+    after(async () => {
+      await engine.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('the fixtures hold what the cases need: null deadlines, amounts, complexities and isRecurring, and ties', () => {
+      expect(grants.some((g) => g.deadline === null)).to.equal(true);
+      expect(grants.some((g) => g.amountMin === null)).to.equal(true);
+      expect(grants.some((g) => g.amountMax === null)).to.equal(true);
+      expect(grants.some((g) => g.applicationComplexity === null)).to.equal(true);
+      expect(grants.some((g) => g.isRecurring === null)).to.equal(true);
+      const deadlines = grants.map((g) => g.deadline).filter((d) => d !== null);
+      expect(new Set(deadlines).size).to.be.lessThan(deadlines.length);
+    });
+
+    /** Ids the text matches, by SQLite's own FTS5 (the reference's text hits), best first by bm25 then id. */
+    const ftsIds = (words: string[]): string[] =>
+      db
+        .prepare(
+          `SELECT g.id FROM grants_text JOIN grants g ON g.rowid = grants_text.rowid WHERE grants_text MATCH ? ORDER BY bm25(grants_text, ${BM25_WEIGHTS.join(', ')}), g.id`,
+        )
+        .pluck()
+        .all(ftsMatchExpression(words)) as string[];
+
+    function expected(q: GrantQuery): { total: number; ids: string[]; facets?: Facets } {
+      const textIds = q.words.length > 0 ? ftsIds(q.words) : null;
+      const textSet = textIds === null ? null : new Set(textIds);
+      const textHit: Filter = (g) => textSet === null || textSet.has(g.id);
+      const conditions = referenceConditions(q);
+      const matching = grants.filter((g) => textHit(g) && conditions.every((c) => c.test(g)));
+      let ordered: Grant[];
+      if (q.sort.key === 'relevance') {
+        const rank = new Map(textIds!.map((id, i) => [id, i]));
+        ordered = matching.sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);
+      } else {
+        ordered = matching.sort(referenceOrder(q.sort.key, q.sort.descending));
+      }
+      const ids = ordered.slice(q.offset, q.offset + q.size).map((g) => g.id);
+      return q.facets.length > 0 ? { total: matching.length, ids, facets: referenceFacets(q, grants, textHit) } : { total: matching.length, ids };
+    }
+
+    const deadlines = grants.map((g) => g.deadline).filter((d): d is string => d !== null).sort();
+    const someDeadline = Date.parse(deadlines[Math.floor(deadlines.length / 3)]);
+    const laterDeadline = Date.parse(deadlines[Math.floor((2 * deadlines.length) / 3)]);
+    const someUpdate = Date.parse(grants.map((g) => g.updatedAt).sort()[Math.floor(grants.length / 2)]);
+
+    const cases: [string, Partial<GrantQuery>][] = [
+      ['no condition', {}],
+      ['open=true at an injected time', { open: true }],
+      ['open=false', { open: false, limit: 100 }],
+      ['open=true with now equal to a deadline (≥ keeps it)', { open: true, now: someDeadline, limit: 100, page: 2 }],
+      ['deadline bounds equal to deadlines (inclusive)', { deadlineFrom: someDeadline, deadlineTo: laterDeadline, limit: 100 }],
+      ['deadlineFrom alone', { deadlineFrom: laterDeadline, sort: { key: 'deadline', descending: true } }],
+      ['updatedSince', { updatedSince: someUpdate, sort: { key: 'updatedAt', descending: false } }],
+      ['beneficiaries OR within', { beneficiaries: ['SMALL_BUSINESS', 'STARTUPS'] }],
+      ['currency', { currencies: ['USD'], limit: 100 }],
+      ['complexity', { complexities: ['LOW', 'HIGH'], sort: { key: 'amountMax', descending: true } }],
+      ['sdgs', { sdgs: ['SDG_13', 'SDG_7'], sort: { key: 'createdAt', descending: true } }],
+      ['isRecurring=true', { isRecurring: true, limit: 100 }],
+      ['isRecurring=false', { isRecurring: false }],
+      ['amount range', { amountMin: 1000, amountMax: 20000, sort: { key: 'amountMin', descending: false } }],
+      [
+        'every filter at once',
+        { open: true, provinces: ['ONTARIO', 'QUEBEC'], beneficiaries: ['SMALL_BUSINESS'], fundingTypes: ['GRANT', 'LOAN'], facets: [...FACET_NAMES] },
+      ],
+      ['every facet, no filter', { facets: [...FACET_NAMES] }],
+      [
+        'facets with their own filters (disjunctive)',
+        { provinces: ['QUEBEC'], funderTypes: ['FOUNDATION'], isRecurring: true, facets: ['eligibleProvinces', 'funderType', 'isRecurring', 'currency'] },
+      ],
+      ['facets on a page past the end', { sdgs: ['SDG_1'], page: 400, facets: ['sdgAlignment', 'applicationComplexity'] }],
+      ['text, relevance', { words: ['grant'], sort: { key: 'relevance', descending: false }, limit: 50 }],
+      ['text, relevance, page 3 with filters', { words: ['program'], provinces: ['ONTARIO'], sort: { key: 'relevance', descending: false }, page: 3, limit: 7 }],
+      ['text, deadline descending', { words: ['tax', 'credit'], sort: { key: 'deadline', descending: true }, limit: 100 }],
+      ['text, title, with facets', { words: ['quebec'], sort: { key: 'title', descending: false }, facets: ['fundingType', 'eligibleProvinces'] }],
+      [
+        'text, relevance, facets with their own filters (hits outside a filter still counted)',
+        { words: ['grant'], provinces: ['QUEBEC'], fundingTypes: ['GRANT'], beneficiaries: ['STUDENTS'], sort: { key: 'relevance', descending: false }, facets: ['eligibleProvinces', 'fundingType', 'currency'] },
+      ],
+      ['text, relevance, selective filters', { words: ['business'], fundingTypes: ['LOAN', 'EQUITY'], sort: { key: 'relevance', descending: false }, limit: 100 }],
+      ['text, no hit', { words: ['zzzznothing'], sort: { key: 'relevance', descending: false }, facets: ['currency'] }],
+      ['nothing matches', { deadlineFrom: Date.parse('2999-01-01T00:00:00.000Z') }],
+    ];
+    for (const key of ['deadline', 'amountMin', 'amountMax', 'createdAt', 'updatedAt', 'title'] as const) {
+      for (const descending of [false, true]) {
+        cases.push([`sort ${descending ? '-' : ''}${key}, a deep page`, { sort: { key, descending }, page: 5, limit: 100 }]);
+        cases.push([`sort ${descending ? '-' : ''}${key}, few matches (sorted, not walked)`, { sort: { key, descending }, currencies: ['USD'], funderTypes: ['CORPORATE'], limit: 100 }]);
+      }
+    }
+
+    for (const [name, overrides] of cases) {
+      it(name, async () => {
+        const q = query(overrides);
+        const result = await engine.searchJson(q);
+        const actual = {
+          total: result.total,
+          ids: result.grantsJson.map((json) => (JSON.parse(json) as Grant).id),
+          ...(result.facets === undefined ? {} : { facets: result.facets }),
+        };
+        const want = expected(q);
+        expect(actual).to.deep.equal(want);
+        if (name !== 'nothing matches' && name !== 'text, no hit' && !name.includes('past the end')) expect(actual.ids).to.not.be.empty;
+      });
+    }
+
+    it('the filter options list the values present', async () => {
+      const options = await engine.filterOptions();
+      expect(options.targetBeneficiaries).to.deep.equal([...new Set(grants.flatMap((g) => g.targetBeneficiaries))].sort());
+      expect(options.currencies).to.deep.equal([...new Set(grants.map((g) => g.currency))].sort());
+    });
+  });
+
+  describe('following the catalog', () => {
+    let dir: string;
+    let file: string;
+    const grants = fixtureGrants();
+    const source = (items: Grant[]) =>
+      (async function* () {
+        yield* items;
+      })();
+
+    beforeEach(async () => {
+      dir = tempDir('sqlite-columns-swap-');
+      file = path.join(dir, 'catalog.sqlite');
+      const writer = SqliteCatalogWriter.open(file);
+      await writer.reindex(source(grants));
+      await writer.close();
+    });
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('a sync is seen from the next turn: total, page and facets from one catalog, never a mix', async () => {
+      const engine = SqliteSearchEngine.open(file);
+      const writer = SqliteCatalogWriter.open(file);
+      try {
+        await nextTurn();
+        const q = query({ currencies: ['USD'], facets: ['currency'], limit: 100 });
+        const before = await engine.searchJson(q);
+        const usd = grants.filter((g) => g.currency === 'USD');
+        const cad = grants.filter((g) => g.currency === 'CAD');
+        expect(before.total).to.equal(usd.length);
+        // Turn two CAD grants into USD (one of them first in deadline order) and drop one USD grant.
+        const changed = [cad[0], cad[1]].map((g) => ({ ...g, currency: 'USD' as const, deadline: '2000-01-01T00:00:00.000Z', updatedAt: '2026-11-01T00:00:00.000Z' }));
+        const kept = grants.filter((g) => g.id !== usd[0].id && g.id !== cad[0].id && g.id !== cad[1].id);
+        // The read of this turn opens the snapshot; the sync commits on its own connection meanwhile.
+        const sameTurn = engine.searchJson(q);
+        const counts = await writer.sync(
+          (async function* () {
+            for (const grant of [...changed, ...kept]) yield { grant };
+          })(),
+          { prune: true },
+        );
+        expect(counts).to.include({ updated: 2, deleted: 1 });
+        const old = await sameTurn;
+        expect(old.total).to.equal(before.total);
+        expect(old.grantsJson).to.deep.equal(before.grantsJson);
+        // Still the same turn, after the commit: still the old catalog, whole.
+        const during = await engine.searchJson(q);
+        expect(during.total).to.equal(before.total);
+        expect(during.facets).to.deep.equal(before.facets);
+        expect(during.grantsJson).to.deep.equal(before.grantsJson);
+        await nextTurn();
+        const after = await engine.searchJson(q);
+        expect(after.total).to.equal(usd.length + 1);
+        expect(after.facets).to.deep.equal({
+          currency: [
+            { value: 'CAD', count: cad.length - 2 },
+            { value: 'USD', count: usd.length + 1 },
+          ].sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1)),
+        });
+        const ids = after.grantsJson.map((json) => (JSON.parse(json) as Grant).id);
+        expect(ids.slice(0, 2)).to.deep.equal([changed[0].id, changed[1].id].sort());
+        expect(ids).to.not.include(usd[0].id);
+        expect(after.grantsJson.every((json) => (JSON.parse(json) as Grant).currency === 'USD')).to.equal(true);
+      } finally {
+        await writer.close();
+        await engine.close();
+      }
+    });
+
+    it('a reindex swaps the whole catalog: within a turn the old one, from the next the new one alone', async () => {
+      const engine = SqliteSearchEngine.open(file);
+      const writer = SqliteCatalogWriter.open(file);
+      try {
+        await nextTurn();
+        const q = query({ facets: ['funderType'], limit: 100 });
+        const first = await engine.searchJson(q);
+        expect(first.total).to.equal(grants.length);
+        const smaller = grants.filter((g) => g.funderType === 'FOUNDATION');
+        const turnRead = engine.searchJson(q); // opens this turn's snapshot
+        await writer.reindex(source(smaller));
+        const during = await engine.searchJson(q);
+        expect((await turnRead).total).to.equal(grants.length);
+        expect(during.total).to.equal(grants.length);
+        expect(during.facets).to.deep.equal(first.facets);
+        await nextTurn();
+        const after = await engine.searchJson(q);
+        expect(after.total).to.equal(smaller.length);
+        expect(after.facets).to.deep.equal({ funderType: [{ value: 'FOUNDATION', count: smaller.length }] });
+        const expectedIds = [...smaller].sort(referenceOrder('deadline', false)).slice(0, 100).map((g) => g.id);
+        expect(after.grantsJson.map((json) => (JSON.parse(json) as Grant).id)).to.deep.equal(expectedIds);
+      } finally {
+        await writer.close();
+        await engine.close();
+      }
+    });
+
+    it('a catalog changed by another writer without a build id is still followed (data_version)', async () => {
+      const engine = SqliteSearchEngine.open(file);
+      const other = new Database(file);
+      try {
+        await nextTurn();
+        const q = query({ limit: 100 });
+        expect((await engine.searchJson(q)).total).to.equal(grants.length);
+        other.exec("DELETE FROM catalog_meta WHERE key = 'catalog_build'");
+        await nextTurn();
+        expect((await engine.searchJson(q)).total).to.equal(grants.length);
+        const victim = other.prepare('SELECT rowid FROM grants ORDER BY id LIMIT 1').pluck().get() as number;
+        other.prepare('DELETE FROM grants_text WHERE rowid = ?').run(victim);
+        other.prepare('DELETE FROM grants WHERE rowid = ?').run(victim);
+        await nextTurn();
+        expect((await engine.searchJson(q)).total).to.equal(grants.length - 1);
+      } finally {
+        other.close();
+        await engine.close();
+      }
+    });
+  });
+});
