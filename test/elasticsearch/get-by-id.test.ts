@@ -9,6 +9,7 @@ import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine
 import { ElasticsearchCatalogWriter } from '../../src/search/elasticsearch/writer.js';
 import { fixtureGrants } from '../support/api.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+import { reindexGrants } from '../support/catalog.js';
 
 describeWithElasticsearch('grants by id on Elasticsearch', function () {
   this.timeout(60_000);
@@ -20,11 +21,7 @@ describeWithElasticsearch('grants by id on Elasticsearch', function () {
   before(async () => {
     const writer = ElasticsearchCatalogWriter.open(config, {}, { keep: 1, replicas: 0 });
     try {
-      await writer.reindex(
-        (async function* () {
-          yield* grants;
-        })(),
-      );
+      await reindexGrants(writer, grants);
     } finally {
       await writer.close();
     }

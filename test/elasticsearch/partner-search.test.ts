@@ -16,6 +16,7 @@ import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine
 import { ElasticsearchCatalogWriter } from '../../src/search/elasticsearch/writer.js';
 import { fixtureGrants, REPO_ROOT } from '../support/api.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, testClient, uniqueAlias } from '../support/elasticsearch.js';
+import { reindexGrants } from '../support/catalog.js';
 
 // ---------------------------------------------------------------------------------------------
 // The reference: what the GrantQuery comments say, over the grants in memory.
@@ -122,11 +123,7 @@ describeWithElasticsearch('partner search on Elasticsearch', function () {
   before(async () => {
     const writer = ElasticsearchCatalogWriter.open(config, {}, { keep: 1, replicas: 0 });
     try {
-      await writer.reindex(
-        (async function* () {
-          yield* grants;
-        })(),
-      );
+      await reindexGrants(writer, grants);
     } finally {
       await writer.close();
     }
@@ -345,11 +342,7 @@ describeWithElasticsearch('a live alias on the previous mapping', function () {
   it('a reindex moves the alias to an index of the current mapping, where the title sort works', async () => {
     const writer = ElasticsearchCatalogWriter.open(config, {}, { keep: 1, replicas: 0 });
     try {
-      await writer.reindex(
-        (async function* () {
-          yield* grants;
-        })(),
-      );
+      await reindexGrants(writer, grants);
     } finally {
       await writer.close();
     }

@@ -5,10 +5,13 @@
 // - captureCli / runSqliteIndexer / indexOrThrow: the CLIs in process, with their output kept.
 // - startApiOnCatalog / startCatalogApi / stopCatalogApi: an API over a DATA_DIR indexed by the test.
 // - servedIds: every id an API serves, read page by page.
+// - reindexGrants: a writer's reindex over grants held in memory.
 import { expect } from 'chai';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runIndexer } from '../../src/cli/indexer.js';
+import type { Grant } from '../../src/grants/schema.js';
+import type { CatalogWriter } from '../../src/search/engine.js';
 import { startTestApi, tempDir, type TestApi } from './api.js';
 
 /** The partner API's path prefix. */
@@ -140,4 +143,13 @@ export async function servedIds(api: TestApi): Promise<string[]> {
     if (page >= res.body.pagination.totalPages) break;
   }
   return all.sort();
+}
+
+/** Reindexes a writer's catalog with grants held in memory (either engine); returns what it indexed. */
+export function reindexGrants(writer: Pick<CatalogWriter, 'reindex'>, grants: readonly Grant[]): Promise<{ indexed: number }> {
+  return writer.reindex(
+    (async function* () {
+      yield* grants;
+    })(),
+  );
 }

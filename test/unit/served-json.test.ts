@@ -9,6 +9,7 @@ import { parseQueryString } from '../../src/http/queryParams.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
+import { reindexGrants } from '../support/catalog.js';
 
 const TIMESTAMP = /"timestamp":"[^"]+"/;
 
@@ -20,11 +21,7 @@ describe('served JSON text (embedded engine)', () => {
 
   before(async () => {
     const writer = SqliteCatalogWriter.open(file);
-    await writer.reindex(
-      (async function* () {
-        yield* grants;
-      })(),
-    );
+    await reindexGrants(writer, grants);
     await writer.close();
     engine = SqliteSearchEngine.open(file);
   });

@@ -15,6 +15,7 @@ import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from '../../src/search/sqlite/translator.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
+import { reindexGrants } from '../support/catalog.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const NOW = Date.parse('2026-06-15T12:00:00.000Z');
@@ -174,11 +175,7 @@ describe('unit: SQLite engine columns', () => {
 
     before(async () => {
       const writer = SqliteCatalogWriter.open(file);
-      await writer.reindex(
-        (async function* () {
-          yield* grants;
-        })(),
-      );
+      await reindexGrants(writer, grants);
       await writer.close();
       engine = SqliteSearchEngine.open(file);
       db = new Database(file, { readonly: true });

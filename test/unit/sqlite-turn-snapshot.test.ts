@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
+import { reindexGrants } from '../support/catalog.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -19,11 +20,7 @@ describe('unit: SQLite engine, one read snapshot per event-loop turn', () => {
     dir = tempDir('turn-snapshot');
     file = path.join(dir, 'catalog.sqlite');
     const writer = SqliteCatalogWriter.open(file);
-    await writer.reindex(
-      (async function* () {
-        yield* grants;
-      })(),
-    );
+    await reindexGrants(writer, grants);
     await writer.close();
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
