@@ -5,6 +5,7 @@ import { authenticate, featureGuard } from './http/auth.js';
 import { ApiError, errorHandler, notFound } from './http/errors.js';
 import { grantHandlers } from './http/grantRoutes.js';
 import { healthRoutes } from './http/health.js';
+import { serveOpenapi } from './http/openapi.js';
 import { enforceLimits, subscriptionStatus } from './http/limits.js';
 import { requestId } from './http/requestId.js';
 import { API_PREFIX, matchRoute } from './http/routeTable.js';
@@ -60,6 +61,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
       },
     },
     { name: 'health', middleware: healthRoutes(deps.engine, deps.readiness) },
+    { name: 'openapi', middleware: serveOpenapi() },
     {
       name: 'classify',
       middleware: async function classify(ctx, next) {

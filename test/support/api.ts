@@ -9,6 +9,7 @@ import { createDeps, type Deps } from '../../src/deps.js';
 import { createLogger } from '../../src/log.js';
 import { seedCatalogIfEmpty } from '../../src/seed.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { checkResponse } from './openapiCheck.js';
 import { MAX_MONTHLY_LIMIT, MAX_RATE_LIMIT, type Tier } from '../../src/subscriptions/tiers.js';
 
 export const REPO_ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
@@ -72,7 +73,10 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
       } catch {
         body = null;
       }
-      return { status: response.status, headers: response.headers, body, text };
+      const answer = { status: response.status, headers: response.headers, body, text };
+      // Every response the suites receive must conform to the OpenAPI document (throws otherwise).
+      checkResponse(rest.method ?? 'GET', pathAndQuery, answer);
+      return answer;
     },
     async stop() {
       await running.stop(1000);
