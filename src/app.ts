@@ -2,6 +2,7 @@
 import Koa, { type Middleware } from 'koa';
 import { accessLog } from './http/accessLog.js';
 import { authenticate, featureGuard } from './http/auth.js';
+import { cors } from './http/cors.js';
 import { ApiError, errorHandler, notFound } from './http/errors.js';
 import { grantHandlers } from './http/grantRoutes.js';
 import { healthRoutes } from './http/health.js';
@@ -28,6 +29,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   clock: () => Date;
   log: Logger;
+  /** Origins allowed to call the API from a browser (CORS_ORIGINS); none by default. */
+  corsOrigins?: readonly string[];
   /** Extra readiness facts (e.g. a limiter's fallback state) for /readyz. */
   readiness?: () => Record<string, unknown>;
 }
@@ -50,6 +53,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
     { name: 'requestId', middleware: requestId() },
     { name: 'accessLog', middleware: accessLog(deps.log) },
     { name: 'usage', middleware: recordUsage(deps.usage, deps.clock) },
+    { name: 'cors', middleware: cors(deps.corsOrigins ?? []) },
     { name: 'errors', middleware: errorHandler(deps.log) },
     {
       name: 'bounds',

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { DEFAULT_LIMIT, FACET_NAMES, MAX_LIMIT } from '../grants/query.js';
 import { GRANT_FIELDS, grantSchema } from '../grants/schema.js';
+import { RATE_LIMIT_HEADER_NAMES } from '../ratelimit/headers.js';
 import { API_VERSION, JSON_CONTENT_TYPE } from './envelope.js';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
 import { GRANT_SEARCH_PARAMS } from './grantSearchParams.js';
@@ -110,7 +111,7 @@ function parameters(route: RouteSpec): Schema[] {
   return [...path, ...query];
 }
 
-const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
+const RATE_LIMIT_HEADERS = RATE_LIMIT_HEADER_NAMES;
 
 /** Response headers by reference; `required` marks the rate-limit headers as always sent (X-Request-Id always is). */
 function headers(names: readonly string[], required: boolean): Schema {
