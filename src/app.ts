@@ -5,6 +5,7 @@ import { authenticate, featureGuard } from './http/auth.js';
 import { cors } from './http/cors.js';
 import { ApiError, errorHandler, notFound } from './http/errors.js';
 import { grantHandlers } from './http/grantRoutes.js';
+import { serveDocs } from './http/docs.js';
 import { healthRoutes } from './http/health.js';
 import { serveOpenapi } from './http/openapi.js';
 import { enforceLimits, subscriptionStatus } from './http/limits.js';
@@ -66,6 +67,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
     },
     { name: 'health', middleware: healthRoutes(deps.engine, deps.readiness) },
     { name: 'openapi', middleware: serveOpenapi() },
+    { name: 'docs', middleware: serveDocs() },
     {
       name: 'classify',
       middleware: async function classify(ctx, next) {

@@ -3,7 +3,7 @@
 // table and the rate-limit headers. Nothing here is a second copy: change a table, the document follows.
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { DEFAULT_LIMIT, FACET_NAMES, MAX_LIMIT } from '../grants/query.js';
+import { DEFAULT_LIMIT, FACET_NAMES, MAX_LIMIT, MAX_WINDOW } from '../grants/query.js';
 import { GRANT_FIELDS, grantSchema } from '../grants/schema.js';
 import { RATE_LIMIT_HEADER_NAMES } from '../ratelimit/headers.js';
 import { API_VERSION, JSON_CONTENT_TYPE } from './envelope.js';
@@ -211,6 +211,35 @@ const HEADER_DOCS: Record<string, Schema> = {
 
 const countSchema = { type: 'integer', minimum: 0 };
 
+const codeList = (status: number): string =>
+  (Object.entries(ERROR_STATUS) as [ErrorCode, number][])
+    .filter(([, s]) => s === status)
+    .map(([code]) => `\`${code}\``)
+    .join(', ');
+
+/** The partner guide in brief, shown at the top of /docs; the numbers come from the same tables as the server's. */
+const GUIDE = [
+  'Read-only access to the grants catalog.',
+  '',
+  '## Authentication',
+  'Send your API key on every call (all but this document) as `Authorization: Bearer <key>`. A missing, malformed or revoked key is a 401 (' +
+    codeList(401) +
+    '). Here, paste it under **Authorize**, then use **Try it out** on any operation.',
+  '',
+  '## Limits and billing',
+  'Each subscription has a per-second rate and a monthly allowance (UTC calendar month). Every authenticated response carries the ' +
+    '`RateLimit-Policy`/`RateLimit` and `X-RateLimit-*` headers. Over the rate: 429 `RATE_LIMITED`; allowance used up: 429 `QUOTA_EXCEEDED` ' +
+    '(both with `Retry-After`). Only the grant endpoints count toward the allowance; `/subscription/*` and this document never do.',
+  '',
+  '## Paging and sync',
+  `\`GET /grants\` pages with \`page\` and \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) and reaches the first ${MAX_WINDOW.toLocaleString('en-US')} matches; ` +
+    '`pagination` gives `total` and `totalPages`. To keep a copy in sync, ask for `updatedSince=<last sync time>&sort=updatedAt`.',
+  '',
+  '## Errors',
+  'Every error comes in one envelope: `{ "success": false, "error": { "code", "message", "details"? }, "meta" }`; a 400 lists every ' +
+    'invalid parameter in `error.details`. Quote `meta.requestId` (also the `X-Request-Id` header) when reporting a problem.',
+].join('\n');
+
 /** The OpenAPI 3.1 document, generated from the tables. */
 export function openapiDocument(): Schema {
   const paths: Schema = {};
@@ -240,9 +269,7 @@ export function openapiDocument(): Schema {
     info: {
       title: 'Grants partner API',
       version: API_VERSION,
-      description:
-        'Read-only access to the grants catalog. Authenticate every call (except this document) with "Authorization: Bearer <key>". ' +
-        'Every response carries X-Request-Id; authenticated ones carry the rate-limit headers. Errors come in one envelope with a code.',
+      description: GUIDE,
     },
     servers: [{ url: API_PREFIX }],
     security: [{ bearerKey: [] }],
