@@ -247,6 +247,16 @@ export function openapiDocument(): Schema {
     paths[openapiTemplate(route.template)] = Object.fromEntries(route.methods.map((method) => [method.toLowerCase(), operation(route, method)]));
   }
   paths[OPENAPI_PATH] = {
+    head: {
+      operationId: 'openapiHead',
+      summary: 'This document (headers only)',
+      tags: ['openapi'],
+      security: [],
+      responses: {
+        200: { description: 'The headers a GET would send.', headers: { ETag: { schema: { type: 'string' }, required: true } } },
+        304: { description: 'Unchanged since the ETag sent in If-None-Match.' },
+      },
+    },
     get: {
       operationId: 'openapi',
       summary: 'This document',

@@ -68,6 +68,10 @@ describe('OpenAPI document', function () {
     expect(again.text).to.equal('');
     const other = await api.request(DOC, { key: null, headers: { 'If-None-Match': '"other"' } });
     expect(other.status).to.equal(200);
+    const head = await api.request(DOC, { key: null, method: 'HEAD' });
+    expect(head.status).to.equal(200);
+    expect(head.headers.get('etag')).to.equal(etag);
+    expect(head.text).to.equal('');
   });
 
   it('is neither billed nor counted in usage, even with a key', async function () {
