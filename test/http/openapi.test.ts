@@ -5,6 +5,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { apiLayers } from '../../src/app.js';
 import { openapiDocument, openapiJson } from '../../src/http/openapi.js';
 import { API_PREFIX, ROUTES } from '../../src/http/routeTable.js';
 import { REPO_ROOT, startTestApi, type TestApi } from '../support/api.js';
@@ -104,6 +105,30 @@ describe('OpenAPI document', function () {
       const wrongReport = structuredClone(res.body);
       delete wrongReport.data.limits.monthly.remaining;
       expect(() => checkResponse('GET', '/external/v1/subscription/limits', { ...res, body: wrongReport })).to.throw(/remaining/);
+    });
+
+    it('runs in the test client: a server answering against the document makes request() fail', async function () {
+      // The real app, but /grants answers a grant without its required fields.
+      const wrong = await startTestApi({}, {
+        layers: (deps) =>
+          apiLayers(deps).map((layer) =>
+            layer.name !== 'dispatch'
+              ? layer
+              : {
+                  name: 'dispatch',
+                  middleware: async (ctx) => {
+                    ctx.body = { success: true, data: [{ title: 'no id' }], pagination: { page: 1, limit: 1, total: 1, totalPages: 1 }, meta: { timestamp: new Date().toISOString(), requestId: ctx.state.requestId, version: 'v1' } };
+                  },
+                },
+          ),
+      });
+      try {
+        let failure: unknown;
+        await wrong.request('/external/v1/grants?limit=1').catch((error: unknown) => (failure = error));
+        expect(String(failure)).to.match(/does not conform to openapi.json[\s\S]*id/);
+      } finally {
+        await wrong.stop();
+      }
     });
 
     it('fails an error code the document does not give that status', async function () {
