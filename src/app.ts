@@ -2,9 +2,12 @@
 import Koa, { type Middleware } from 'koa';
 import { accessLog } from './http/accessLog.js';
 import { authenticate, featureGuard } from './http/auth.js';
+import { cors } from './http/cors.js';
 import { ApiError, errorHandler, notFound } from './http/errors.js';
 import { grantHandlers } from './http/grantRoutes.js';
+import { serveDocs } from './http/docs.js';
 import { healthRoutes } from './http/health.js';
+import { serveOpenapi } from './http/openapi.js';
 import { enforceLimits, subscriptionStatus } from './http/limits.js';
 import { requestId } from './http/requestId.js';
 import { API_PREFIX, matchRoute } from './http/routeTable.js';
@@ -27,6 +30,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   clock: () => Date;
   log: Logger;
+  /** Origins allowed to call the API from a browser (CORS_ORIGINS); none by default. */
+  corsOrigins?: readonly string[];
   /** Extra readiness facts (e.g. a limiter's fallback state) for /readyz. */
   readiness?: () => Record<string, unknown>;
 }
@@ -49,6 +54,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
     { name: 'requestId', middleware: requestId() },
     { name: 'accessLog', middleware: accessLog(deps.log) },
     { name: 'usage', middleware: recordUsage(deps.usage, deps.clock) },
+    { name: 'cors', middleware: cors(deps.corsOrigins ?? []) },
     { name: 'errors', middleware: errorHandler(deps.log) },
     {
       name: 'bounds',
@@ -60,6 +66,8 @@ export function apiLayers(deps: AppDeps): Layer[] {
       },
     },
     { name: 'health', middleware: healthRoutes(deps.engine, deps.readiness) },
+    { name: 'openapi', middleware: serveOpenapi() },
+    { name: 'docs', middleware: serveDocs() },
     {
       name: 'classify',
       middleware: async function classify(ctx, next) {

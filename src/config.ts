@@ -25,6 +25,8 @@ export interface Config {
   };
   demoApiKey: string | null;
   shutdownTimeoutMs: number;
+  /** Origins whose pages may call the API from a browser (CORS); "*" for any; empty for none. */
+  corsOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -89,6 +91,17 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`ELASTICSEARCH_INDEX must be a lower-case Elasticsearch alias name (got "${index}")`);
   }
 
+  const corsOrigins = (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter((o) => o !== '');
+  for (const origin of corsOrigins) {
+    let valid = origin === '*';
+    try {
+      valid ||= ['http:', 'https:'].includes(new URL(origin).protocol) && new URL(origin).origin === origin;
+    } catch {
+      valid = false;
+    }
+    if (!valid) problems.push(`CORS_ORIGINS must list "*" or origins such as https://app.example.com (scheme, host, optional port; no path) (got "${origin.slice(0, 100)}")`);
+  }
+
   const config: Config = {
     port: int('PORT', 3000, 0, 65535),
     host: str('HOST', '0.0.0.0'),
@@ -111,6 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     demoApiKey,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
+    corsOrigins,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -58,6 +58,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     clock,
     log,
     demo: new DemoSubscription(db, subscriptions, clock),
+    corsOrigins: config.corsOrigins,
     readiness: () => (redis === null ? { limits: 'memory' } : redis.state),
     async close() {
       recorded.close();

@@ -56,8 +56,9 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
   sort: { kind: 'enum', values: SORT_VALUES },
   facets: { kind: 'enumArray', values: FACET_NAMES },
   fields: { kind: 'enumArray', values: GRANT_FIELDS },
-  page: { kind: 'integer', min: 1, message: 'must be an integer ≥ 1' },
-  limit: { kind: 'integer', min: 1, message: 'must be an integer ≥ 1' },
+  page: { kind: 'integer', min: 1, default: 1, message: 'must be an integer ≥ 1' },
+  /** Above MAX_LIMIT it is served as MAX_LIMIT. */
+  limit: { kind: 'integer', min: 1, default: DEFAULT_LIMIT, message: 'must be an integer ≥ 1' },
 };
 
 const wordsOf = (p: ParamValues): string[] => searchWords(((p.search as string | undefined) ?? '').trim());

@@ -7,7 +7,7 @@ export const MAX_ARRAY_VALUES = 20;
 
 /** One parameter of an endpoint, as partners see it. */
 export type ParamSpec =
-  | { kind: 'integer'; min: number; max?: number; message: string }
+  | { kind: 'integer'; min: number; max?: number; default?: number; message: string }
   | { kind: 'number'; min: number; max?: number; message: string }
   | { kind: 'string'; maxLength: number; message: string }
   | { kind: 'boolean' }
@@ -74,12 +74,12 @@ const DECIMAL = /^\d{1,15}(\.\d{1,6})?$/;
 const TOO_LARGE = /^0*[1-9]\d{15,}(\.\d+)?$/;
 
 /** A date, or a date-time in UTC with optional milliseconds: the only two forms accepted. */
-const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?Z)?$/;
+export const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?Z)?$/;
 const DAY_MS = 86_400_000;
 
 /** The epoch milliseconds of a date or UTC date-time, or null unless it is a real calendar instant. */
 export function parseDateParam(text: string, dayEdge: 'start' | 'end'): number | null {
-  const m = DATE.exec(text);
+  const m = DATE_PATTERN.exec(text);
   if (m === null) return null;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (year < 1000) return null;
@@ -93,7 +93,7 @@ export function parseDateParam(text: string, dayEdge: 'start' | 'end'): number |
   return dayStart + ((hours * 60 + minutes) * 60 + seconds) * 1000 + Number((m[7] ?? '0').padEnd(3, '0'));
 }
 
-const DATE_MESSAGE = 'must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later)';
+export const DATE_MESSAGE = 'must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later)';
 
 function schemaOf(spec: ParamSpec): object {
   switch (spec.kind) {

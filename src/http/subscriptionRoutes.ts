@@ -1,21 +1,65 @@
 // Handlers of GET /subscription/usage and GET /subscription/limits.
 import type { Middleware } from 'koa';
 import { monthKey, monthResetDate, windowStartDay } from '../subscriptions/month.js';
-import { monthlyLimitOf, rateLimitOf } from '../subscriptions/tiers.js';
+import { STATUSES, TIERS, monthlyLimitOf, rateLimitOf } from '../subscriptions/tiers.js';
 import type { AllowanceCounter } from '../subscriptions/allowance.js';
 import type { UsageStore } from '../subscriptions/usageStore.js';
 import { successBody } from './envelope.js';
-import { paramValidator, parseQueryString } from './queryParams.js';
+import { paramValidator, parseQueryString, type ParamSpecs } from './queryParams.js';
 import type { Handlers } from './routes.js';
 import type { AppState } from './state.js';
 
 export const DEFAULT_STATISTICS_DAYS = 30;
 export const MAX_STATISTICS_DAYS = 365;
 
-const usageParams = paramValidator({
-  days: { kind: 'integer', min: 1, max: MAX_STATISTICS_DAYS, message: `must be an integer from 1 to ${MAX_STATISTICS_DAYS}` },
-});
+export const USAGE_PARAMS: ParamSpecs = {
+  days: {
+    kind: 'integer',
+    min: 1,
+    max: MAX_STATISTICS_DAYS,
+    default: DEFAULT_STATISTICS_DAYS,
+    message: `must be an integer from 1 to ${MAX_STATISTICS_DAYS}`,
+  },
+};
+const usageParams = paramValidator(USAGE_PARAMS);
 const noParams = paramValidator({});
+
+// The shapes of the two reports as JSON Schema (2020-12): the OpenAPI document publishes them and
+// the HTTP tests check every report served against them.
+const count = { type: 'integer', minimum: 0 } as const;
+const instant = { type: 'string', format: 'date-time' } as const;
+const closed = (properties: Record<string, object>) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(properties),
+  properties,
+});
+
+export const USAGE_REPORT_SCHEMA = closed({
+  currentMonth: closed({ calls: count, limit: count, remaining: count, resetDate: instant }),
+  statistics: closed({
+    period: { type: 'string', pattern: '^[0-9]+ days$' },
+    totalCalls: count,
+    avgCallsPerDay: { type: 'number', minimum: 0 },
+    topEndpoints: { type: 'array', items: closed({ endpoint: { type: ['string', 'null'] }, calls: count }) },
+  }),
+  subscription: closed({
+    tier: { type: 'string', enum: [...TIERS] },
+    monthlyLimit: count,
+    rateLimit: count,
+    status: { type: 'string', enum: [...STATUSES] },
+  }),
+});
+
+const flag = { type: 'boolean' } as const;
+export const LIMITS_REPORT_SCHEMA = closed({
+  subscription: closed({ tier: { type: 'string', enum: [...TIERS] }, status: { type: 'string', enum: [...STATUSES] } }),
+  limits: closed({
+    monthly: closed({ limit: count, current: count, remaining: count, resetDate: instant }),
+    rateLimit: closed({ requestsPerSecond: count, description: { type: 'string' } }),
+  }),
+  features: closed({ grants: closed({ read: flag, search: flag }), subscription: closed({ read: flag }) }),
+});
 
 export interface SubscriptionRouteDeps {
   usage: UsageStore;

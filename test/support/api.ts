@@ -3,12 +3,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { validateGrant, type Grant } from '../../src/grants/schema.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createApp } from '../../src/app.js';
+import { createApp, type Layer } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
 import { createLogger } from '../../src/log.js';
 import { seedCatalogIfEmpty } from '../../src/seed.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { checkResponse } from './openapiCheck.js';
 import { MAX_MONTHLY_LIMIT, MAX_RATE_LIMIT, type Tier } from '../../src/subscriptions/tiers.js';
 
 export const REPO_ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
@@ -39,6 +40,8 @@ export const tempDir = (prefix = 'grants-test-'): string => mkdtempSync(path.joi
 export interface TestApiOptions {
   /** Injected clock for month arithmetic (the per-second limiter keeps real time). */
   clock?: () => Date;
+  /** The app's middleware instead of apiLayers(deps) (e.g. to prove the response check fails on a wrong answer). */
+  layers?: (deps: Deps) => Layer[];
 }
 
 export async function startTestApi(env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> {
@@ -47,7 +50,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
   const log = createLogger(config.logLevel);
   const deps = await createDeps(config, log, { clock: options.clock });
   await seedCatalogIfEmpty(config, deps.engine, log);
-  const running: RunningServer = await startServer(createApp(deps), 0, '127.0.0.1', log);
+  const running: RunningServer = await startServer(createApp(deps, options.layers?.(deps)), 0, '127.0.0.1', log);
   // Without TEST_TIER the subscription has generous overrides, so functional tests never meet a limit.
   const tier = env.TEST_TIER as Tier | undefined;
   const created = deps.subscriptions.create(
@@ -72,7 +75,10 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
       } catch {
         body = null;
       }
-      return { status: response.status, headers: response.headers, body, text };
+      const answer = { status: response.status, headers: response.headers, body, text };
+      // Every response the suites receive must conform to the OpenAPI document (throws otherwise).
+      checkResponse(rest.method ?? 'GET', pathAndQuery, answer);
+      return answer;
     },
     async stop() {
       await running.stop(1000);

@@ -1,0 +1,33 @@
+// Browser access to the partner API (CORS), with @koa/cors: only the origins of CORS_ORIGINS ("*"
+// for any) may call /external/v1/* from a page. A preflight from an allowed origin is answered
+// here (204), before authentication, the limits and the usage log; a request from any other
+// origin gets no CORS headers, and a browser then refuses to hand the answer to the page.
+import koaCors from '@koa/cors';
+import type { Middleware } from 'koa';
+import { RATE_LIMIT_HEADER_NAMES } from '../ratelimit/headers.js';
+import { API_PREFIX } from './routeTable.js';
+import type { AppState } from './state.js';
+
+/** How long a browser may reuse a preflight's answer, in seconds. */
+export const CORS_MAX_AGE_SECONDS = 600;
+
+/** The response headers a page may read: the request id, the rate-limit headers and Retry-After. */
+export const CORS_EXPOSED_HEADERS = ['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, 'Retry-After'] as const;
+
+export function cors(allowedOrigins: readonly string[]): Middleware<AppState> {
+  const anyOrigin = allowedOrigins.includes('*');
+  const allowed = new Set(allowedOrigins);
+  const answer = koaCors({
+    // '' (no origin) makes @koa/cors add no CORS header and pass the request on.
+    origin: (ctx) => (anyOrigin ? '*' : allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
+    allowMethods: ['GET', 'HEAD'],
+    allowHeaders: ['Authorization'],
+    exposeHeaders: [...CORS_EXPOSED_HEADERS],
+    maxAge: CORS_MAX_AGE_SECONDS,
+    credentials: false,
+  }) as unknown as Middleware<AppState>;
+  return async function corsLayer(ctx, next) {
+    if (allowed.size === 0 || (ctx.path !== API_PREFIX && !ctx.path.startsWith(`${API_PREFIX}/`))) return next();
+    return answer(ctx, next);
+  };
+}

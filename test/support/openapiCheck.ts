@@ -1,0 +1,99 @@
+// Checks a response against the OpenAPI document the server generates: the operation of its
+// method and path must list its status, its headers must be there and match, its body must match
+// the schema (ajv, JSON Schema 2020-12). The test client (api.ts) runs it on every response of
+// the HTTP suites, so the document cannot drift from what the server sends.
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { openapiDocument, OPENAPI_PATH } from '../../src/http/openapi.js';
+import { API_PREFIX, matchRoute } from '../../src/http/routeTable.js';
+
+type Schema = Record<string, any>;
+
+const document = openapiDocument() as Schema;
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
+ajv.addSchema({ $id: 'openapi', components: document.components });
+
+/** The document's local references made absolute, so a schema of one response compiles alone. */
+function absolute(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(absolute);
+  if (schema === null || typeof schema !== 'object') return schema;
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `openapi${value}` : absolute(value)]),
+  );
+}
+
+const compiled = new WeakMap<object, ValidateFunction>();
+function validatorOf(schema: Schema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (validate === undefined) {
+    validate = ajv.compile(absolute(schema) as Schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+const resolve = (item: Schema): Schema => (typeof item.$ref === 'string' ? resolve(item.$ref.slice(2).split('/').reduce((at: any, key: string) => at[key], document)) : item);
+
+export interface CheckedResponse {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  text: string;
+}
+
+const ERROR_ENVELOPE = { $ref: '#/components/schemas/ErrorEnvelope' };
+
+/** The operation a request names, or why the document has none for it. */
+function operationOf(method: string, path: string): { operation?: Schema; where: string } {
+  const template = path === API_PREFIX + OPENAPI_PATH ? OPENAPI_PATH : matchRoute(path)?.route.template.replace(/:([A-Za-z]+)/g, '{$1}');
+  if (template === undefined) return { where: `no path of the document matches ${path}` };
+  const operation = document.paths[template]?.[method.toLowerCase()] as Schema | undefined;
+  return { operation, where: `${method} ${template}` };
+}
+
+/**
+ * Throws (so the test fails) when the response does not conform to the document. Requests
+ * outside the API prefix (health, docs) and CORS preflights are not API operations and pass.
+ */
+export function checkResponse(method: string, pathAndQuery: string, response: CheckedResponse): void {
+  const path = new URL(pathAndQuery, 'http://x').pathname;
+  if (method === 'OPTIONS' || (path !== API_PREFIX && !path.startsWith(`${API_PREFIX}/`))) return;
+  const problems: string[] = [];
+  const { operation, where } = operationOf(method, path);
+  let spec: Schema | undefined;
+  if (operation === undefined) {
+    // A path or method the API does not have: an error in the envelope (404, 405, 414, 401).
+    if (response.status < 400) problems.push(`${where}: a ${response.status} for a request the document has no operation for`);
+    spec = { headers: { 'X-Request-Id': document.components.headers['X-Request-Id'] }, content: { 'application/json': { schema: ERROR_ENVELOPE } } };
+    if (method === 'HEAD') delete spec.content;
+  } else {
+    spec = operation.responses[String(response.status)] as Schema | undefined;
+    if (spec === undefined) problems.push(`${where}: status ${response.status} is not in the document (it lists ${Object.keys(operation.responses).join(', ')})`);
+  }
+  if (spec !== undefined) {
+    for (const [name, item] of Object.entries((spec.headers ?? {}) as Schema)) {
+      const header = resolve(item);
+      const value = response.headers.get(name);
+      if (value === null) {
+        if (header.required === true) problems.push(`${where} ${response.status}: header ${name} is missing`);
+      } else if (header.schema !== undefined && !validatorOf(header.schema)(value)) {
+        problems.push(`${where} ${response.status}: header ${name} "${value}" does not match its schema`);
+      }
+    }
+    const schema = spec.content?.['application/json']?.schema as Schema | undefined;
+    if (schema === undefined) {
+      if (response.text !== '') problems.push(`${where} ${response.status}: a body where the document has none`);
+    } else {
+      if (!(response.headers.get('content-type') ?? '').startsWith('application/json')) {
+        problems.push(`${where} ${response.status}: Content-Type is ${response.headers.get('content-type')}, not application/json`);
+      }
+      const validate = validatorOf(schema);
+      if (!validate(response.body)) {
+        const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(body)'} ${e.message}`);
+        problems.push(`${where} ${response.status}: the body does not match the document: ${errors.join('; ')}`);
+      }
+    }
+  }
+  if (problems.length > 0) throw new Error(`Response does not conform to openapi.json:\n  ${problems.join('\n  ')}`);
+}
