@@ -25,7 +25,22 @@ export interface Config {
   };
   demoApiKey: string | null;
   shutdownTimeoutMs: number;
+  /** The HTTP server's own bounds on slow or idle clients (src/server.ts). */
+  http: HttpBounds;
+  /** Usage rows older than this many days are deleted in the background (usage_daily keeps the counts). */
+  usageRetentionDays: number;
 }
+
+export interface HttpBounds {
+  /** Time allowed to receive the request line and headers; a slower client is cut off (slow-loris). */
+  headersTimeoutMs: number;
+  /** Time allowed to receive a whole request. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  keepAliveTimeoutMs: number;
+}
+
+export const DEFAULT_HTTP_BOUNDS: HttpBounds = Object.freeze({ headersTimeoutMs: 20_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 });
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -111,7 +126,16 @@ export function loadConfig(env: Env = process.env): Config {
     },
     demoApiKey,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
+    http: {
+      headersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.headersTimeoutMs, 100, 600000),
+      requestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.requestTimeoutMs, 100, 600000),
+      keepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.keepAliveTimeoutMs, 100, 600000),
+    },
+    usageRetentionDays: int('USAGE_RETENTION_DAYS', 400, 366, 100000),
   };
+  if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) {
+    problems.push('HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }

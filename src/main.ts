@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   let server: ListeningServer | undefined;
   let deps: Deps | undefined;
   try {
-    server = await listen(config.port, config.host, log);
+    server = await listen(config.port, config.host, log, config.http);
     deps = await createDeps(config, log);
     await seedCatalogIfEmpty(config, deps.engine, log);
     const demo = deps.demo.createIfNone(config.demoApiKey);

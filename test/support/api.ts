@@ -47,7 +47,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
   const log = createLogger(config.logLevel);
   const deps = await createDeps(config, log, { clock: options.clock });
   await seedCatalogIfEmpty(config, deps.engine, log);
-  const running: RunningServer = await startServer(createApp(deps), 0, '127.0.0.1', log);
+  const running: RunningServer = await startServer(createApp(deps), 0, '127.0.0.1', log, config.http);
   // Without TEST_TIER the subscription has generous overrides, so functional tests never meet a limit.
   const tier = env.TEST_TIER as Tier | undefined;
   const created = deps.subscriptions.create(
