@@ -11,6 +11,7 @@ import { openSubscriptionsDb, subscriptionsPath } from './subscriptions/database
 import { SubscriptionStore } from './subscriptions/subscriptionStore.js';
 import { SqliteAllowanceCounter, type AllowanceCounter } from './subscriptions/allowance.js';
 import { DemoSubscription } from './subscriptions/demo.js';
+import { UsageRetention } from './subscriptions/usageRetention.js';
 import { UsageStore, type UsageRow } from './subscriptions/usageStore.js';
 
 export interface Deps extends AppDeps {
@@ -40,6 +41,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const db = openSubscriptionsDb(subscriptionsPath(config.dataDir));
   const subscriptions = new SubscriptionStore(db, clock);
   const usage = new UsageStore(db, log, (rows) => subscriptions.touchKeys(lastUseByKey(rows)));
+  const retention = new UsageRetention(db, config.usageRetentionDays, clock, log);
+  retention.start();
   const recorded = new SqliteAllowanceCounter(db);
   let allowance: AllowanceCounter = recorded;
   let rateLimiter: RateLimiter = new MemoryRateLimiter();
@@ -60,6 +63,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     demo: new DemoSubscription(db, subscriptions, clock),
     readiness: () => (redis === null ? { limits: 'memory' } : redis.state),
     async close() {
+      retention.stop();
       recorded.close();
       usage.close();
       await rateLimiter.close();
