@@ -3,6 +3,8 @@ import path from 'node:path';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormatSetting = (typeof LOG_FORMATS)[number];
 export const SEARCH_ENGINES = ['sqlite', 'elasticsearch'] as const;
 export type SearchEngineName = (typeof SEARCH_ENGINES)[number];
 
@@ -12,6 +14,8 @@ export interface Config {
   dataDir: string;
   searchEngine: SearchEngineName;
   logLevel: LogLevel;
+  /** auto: pretty lines when stdout is a terminal, JSON lines otherwise. */
+  logFormat: LogFormatSetting;
   /** Index the bundled fixtures when the catalog is empty at start-up. */
   seedCatalog: boolean;
   seedFile: string;
@@ -110,6 +114,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(str('DATA_DIR', './data')),
     searchEngine: oneOf('SEARCH_ENGINE', SEARCH_ENGINES, 'sqlite'),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
     seedCatalog: bool('SEED_CATALOG', true),
     seedFile: path.resolve(str('SEED_FILE', path.join(REPO_ROOT, 'fixtures/grants.ndjson'))),
     elasticsearch: {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
+import type { DestinationStream } from 'pino';
 import { createLogger } from '../../src/log.js';
 import { seedCatalogIfEmpty } from '../../src/seed.js';
 import { startServer, type RunningServer } from '../../src/server.js';
@@ -39,12 +40,14 @@ export const tempDir = (prefix = 'grants-test-'): string => mkdtempSync(path.joi
 export interface TestApiOptions {
   /** Injected clock for month arithmetic (the per-second limiter keeps real time). */
   clock?: () => Date;
+  /** Where the API's JSON log lines go (stdout by default). */
+  logDestination?: DestinationStream;
 }
 
 export async function startTestApi(env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> {
   const dataDir = env.DATA_DIR ?? tempDir();
   const config = loadConfig({ LOG_LEVEL: 'silent', SEED_FILE: FIXTURES, ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, { destination: options.logDestination });
   const deps = await createDeps(config, log, { clock: options.clock });
   await seedCatalogIfEmpty(config, deps.engine, log);
   const running: RunningServer = await startServer(createApp(deps), 0, '127.0.0.1', log, config.http);

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runIndexer } from '../../src/cli/indexer.js';
-import { startTestApi, tempDir, type TestApi } from './api.js';
+import { startTestApi, tempDir, type TestApi, type TestApiOptions } from './api.js';
 
 /** The partner API's path prefix. */
 export const API_PREFIX = '/external/v1';
@@ -103,8 +103,8 @@ export async function indexOrThrow(dataDir: string, args: string[], label = 'ind
 }
 
 /** An API over the catalog already in (or later indexed into) `dataDir`: no seeding. */
-export const startApiOnCatalog = (dataDir: string, env: Record<string, string> = {}): Promise<TestApi> =>
-  startTestApi({ DATA_DIR: dataDir, SEED_CATALOG: 'false', ...env });
+export const startApiOnCatalog = (dataDir: string, env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> =>
+  startTestApi({ DATA_DIR: dataDir, SEED_CATALOG: 'false', ...env }, options);
 
 export interface CatalogApiOptions {
   /** Prefix of the temporary DATA_DIR. */
