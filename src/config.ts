@@ -28,6 +28,8 @@ export interface Config {
     instances: number;
   };
   demoApiKey: string | null;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken: string | null;
   shutdownTimeoutMs: number;
   /** The HTTP server's own bounds on slow or idle clients (src/server.ts). */
   http: HttpBounds;
@@ -103,6 +105,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (demoApiKey !== null && !/^[A-Za-z0-9_-]{32,128}$/.test(demoApiKey)) {
     problems.push('DEMO_API_KEY must be 32 to 128 characters of letters, digits, "_" or "-"');
   }
+  const metricsToken = env.METRICS_TOKEN?.trim() || null;
+  if (metricsToken !== null && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
+    problems.push('METRICS_TOKEN must be 16 to 256 printable characters without spaces');
+  }
   const index = str('ELASTICSEARCH_INDEX', 'grants');
   if (!/^[a-z0-9][a-z0-9_-]{0,100}$/.test(index)) {
     problems.push(`ELASTICSEARCH_INDEX must be a lower-case Elasticsearch alias name (got "${index}")`);
@@ -130,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
       instances: int('API_INSTANCES', 1, 1, 1000),
     },
     demoApiKey,
+    metricsToken,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
     http: {
       headersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.headersTimeoutMs, 100, 600000),

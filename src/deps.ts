@@ -7,11 +7,14 @@ import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './ratelim
 import { RedisLink } from './ratelimit/redisConnection.js';
 import { RedisAllowanceCounter } from './subscriptions/redisAllowance.js';
 import { createSearchEngine } from './search/factory.js';
+import { catalogStatusReader } from './search/catalogStatus.js';
+import { measureEngine } from './search/measuredEngine.js';
+import { ApiMetrics } from './http/metrics.js';
 import { openSubscriptionsDb, subscriptionsPath } from './subscriptions/database.js';
 import { SubscriptionStore } from './subscriptions/subscriptionStore.js';
 import { SqliteAllowanceCounter, type AllowanceCounter } from './subscriptions/allowance.js';
 import { DemoSubscription } from './subscriptions/demo.js';
-import { UsageRetention } from './subscriptions/usageRetention.js';
+import { UsageRetention, usageSizes } from './subscriptions/usageRetention.js';
 import { UsageStore, type UsageRow } from './subscriptions/usageStore.js';
 
 export interface Deps extends AppDeps {
@@ -37,7 +40,8 @@ function lastUseByKey(rows: UsageRow[]): Map<string, string> {
 export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<Deps> {
   const clock = options.clock ?? (() => new Date());
   mkdirSync(config.dataDir, { recursive: true });
-  const engine = await createSearchEngine(config);
+  const metrics = new ApiMetrics();
+  const engine = measureEngine(await createSearchEngine(config), metrics);
   const db = openSubscriptionsDb(subscriptionsPath(config.dataDir));
   const subscriptions = new SubscriptionStore(db, clock);
   const usage = new UsageStore(db, log, (rows) => subscriptions.touchKeys(lastUseByKey(rows)));
@@ -52,6 +56,13 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     rateLimiter = new RedisRateLimiter(redis, config.redis.instances);
     allowance = new RedisAllowanceCounter(redis, recorded, clock, log);
   }
+  const readiness = (): { limits: 'memory' | 'redis' | 'local-fallback' } => (redis === null ? { limits: 'memory' } : redis.state);
+  metrics.watch({
+    limiterMode: () => readiness().limits,
+    usagePending: () => usage.pending,
+    usageSizes: () => usageSizes(db),
+    catalogStatus: catalogStatusReader(config, engine),
+  });
   return {
     engine,
     subscriptions,
@@ -61,7 +72,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     clock,
     log,
     demo: new DemoSubscription(db, subscriptions, clock),
-    readiness: () => (redis === null ? { limits: 'memory' } : redis.state),
+    readiness,
+    metrics: { layer: metrics.middleware(config.metricsToken) },
     async close() {
       retention.stop();
       recorded.close();
