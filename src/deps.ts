@@ -14,7 +14,7 @@ import { openSubscriptionsDb, subscriptionsPath } from './subscriptions/database
 import { SubscriptionStore } from './subscriptions/subscriptionStore.js';
 import { SqliteAllowanceCounter, type AllowanceCounter } from './subscriptions/allowance.js';
 import { DemoSubscription } from './subscriptions/demo.js';
-import { UsageRetention, usageSizes } from './subscriptions/usageRetention.js';
+import { UsageRetention, usageDailyRows, usageLogRows } from './subscriptions/usageRetention.js';
 import { UsageStore, type UsageRow } from './subscriptions/usageStore.js';
 
 export interface Deps extends AppDeps {
@@ -25,6 +25,15 @@ export interface Deps extends AppDeps {
 
 export interface DepsOptions {
   clock?: () => Date;
+}
+
+/** `read`'s answer, read again only once it is `maxAgeMs` old (a scrape every few seconds scans once a minute). */
+function cachedFor<T>(maxAgeMs: number, read: () => T): () => T {
+  let last: { at: number; value: T } | null = null;
+  return () => {
+    if (last === null || Date.now() - last.at >= maxAgeMs) last = { at: Date.now(), value: read() };
+    return last.value;
+  };
 }
 
 /** Last use of each key in a batch of usage rows, as ISO text. */
@@ -60,7 +69,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   metrics.watch({
     limiterMode: () => readiness().limits,
     usagePending: () => usage.pending,
-    usageSizes: () => usageSizes(db),
+    usageLogRows: () => usageLogRows(db),
+    usageDailyRows: cachedFor(60_000, () => usageDailyRows(db)),
     catalogStatus: catalogStatusReader(config, engine),
   });
   return {

@@ -25,11 +25,17 @@ export interface UsageSizes {
 export const firstKeptDay = (now: Date, retentionDays: number): string =>
   new Date(now.getTime() - retentionDays * DAY_MS).toISOString().slice(0, 10);
 
+/**
+ * The sizes, read from the index (no scan of the log): rows are appended with increasing ids and
+ * only the oldest are deleted, so the log holds the ids from its first to its last.
+ */
+export const usageLogRows = (db: Db): number => db.prepare('SELECT coalesce(max(id) - min(id) + 1, 0) FROM usage_log').pluck().get() as number;
+
+/** A count of the per-day rows (a scan of usage_daily: a few rows per subscription and day). */
+export const usageDailyRows = (db: Db): number => db.prepare('SELECT count(*) FROM usage_daily').pluck().get() as number;
+
 export function usageSizes(db: Db): UsageSizes {
-  return {
-    usageLogRows: db.prepare('SELECT count(*) FROM usage_log').pluck().get() as number,
-    usageDailyRows: db.prepare('SELECT count(*) FROM usage_daily').pluck().get() as number,
-  };
+  return { usageLogRows: usageLogRows(db), usageDailyRows: usageDailyRows(db) };
 }
 
 /** The sizes from the subscriptions database of a data directory, read-only; null when it does not exist. */
