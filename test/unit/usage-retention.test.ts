@@ -8,7 +8,8 @@ import { createLogger } from '../../src/log.js';
 import { openSubscriptionsDb, subscriptionsPath, type Db } from '../../src/subscriptions/database.js';
 import { firstKeptDay, readUsageSizes, UsageRetention } from '../../src/subscriptions/usageRetention.js';
 import { UsageStore, type UsageRow } from '../../src/subscriptions/usageStore.js';
-import { tempDir } from '../support/api.js';
+import { startTestApi, tempDir } from '../support/api.js';
+import { waitFor } from '../support/processes.js';
 
 const NOW = new Date('2026-11-23T10:00:00Z');
 const DAY = 24 * 3600 * 1000;
@@ -78,6 +79,27 @@ describe('usage retention', () => {
     new UsageRetention(db, 400, () => NOW, log).sweepOnce();
     db.prepare('DELETE FROM usage_log WHERE id IN (SELECT id FROM usage_log LIMIT 5)').run();
     expect(store.statistics('sub_a', '2000-01-01').totalCalls).to.equal(15);
+  });
+
+  it('the API sweeps in the background from its start: old rows go, their daily counts stay', async function () {
+    this.timeout(30_000);
+    // Rows of two years ago and of today, written before the API starts.
+    const today = new Date();
+    const old = rowsOver(3, 0, 10).map((row) => ({ ...row, at: new Date(row.at.getTime() - NOW.getTime() + Date.parse('2024-06-01T12:00:00Z')) }));
+    const recent = rowsOver(1, 0, 10).map((row) => ({ ...row, at: today }));
+    [...old, ...recent].forEach((row) => store.record(row));
+    store.flush();
+    const dailyBefore = db.prepare('SELECT * FROM usage_daily ORDER BY day').all();
+    db.close();
+    const api = await startTestApi({ DATA_DIR: dir });
+    try {
+      expect(await waitFor(() => readUsageSizes(dir)?.usageLogRows === 10, 10_000), "the old rows are swept").to.equal(true);
+      db = openSubscriptionsDb(subscriptionsPath(dir));
+      expect(db.prepare('SELECT count(*) FROM usage_log').pluck().get()).to.equal(10);
+      expect(db.prepare("SELECT * FROM usage_daily WHERE subscription_id = 'sub_a' ORDER BY day").all()).to.deep.equal(dailyBefore);
+    } finally {
+      await api.stop();
+    }
   });
 
   it('readUsageSizes is null for a data directory without a subscriptions database', () => {
