@@ -1,6 +1,7 @@
 // GET /metrics after known traffic: request counts by route template, method and status, latency
 // histograms, 429s by code, engine operations, limiter mode, usage sizes and the catalog, exact.
 import { expect } from 'chai';
+import { loadConfig } from '../../src/config.js';
 import { ServiceUnavailableError } from '../../src/failures.js';
 import { ApiMetrics } from '../../src/http/metrics.js';
 import { measureEngine } from '../../src/search/measuredEngine.js';
@@ -107,6 +108,16 @@ describe('GET /metrics', function () {
     } finally {
       await guarded.stop();
     }
+  });
+
+  it('METRICS_TOKEN is optional and bounded; LOG_FORMAT is auto, json or pretty', () => {
+    expect(loadConfig({}).metricsToken).to.equal(null);
+    expect(loadConfig({ METRICS_TOKEN: 'a-long-enough-token' }).metricsToken).to.equal('a-long-enough-token');
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).to.throw(/METRICS_TOKEN must be 16 to 256 printable characters/);
+    expect(() => loadConfig({ METRICS_TOKEN: 'has a space in it, long' })).to.throw(/METRICS_TOKEN/);
+    expect(loadConfig({}).logFormat).to.equal('auto');
+    expect(loadConfig({ LOG_FORMAT: 'JSON' }).logFormat).to.equal('json');
+    expect(() => loadConfig({ LOG_FORMAT: 'xml' })).to.throw(/LOG_FORMAT must be one of auto, json, pretty/);
   });
 
   it('counts engine failures and names the engine as the cause of a 503', async () => {
