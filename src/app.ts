@@ -34,6 +34,8 @@ export interface AppDeps {
   corsOrigins?: readonly string[];
   /** Extra readiness facts (e.g. a limiter's fallback state) for /readyz. */
   readiness?: () => Record<string, unknown>;
+  /** Prometheus metrics and GET /metrics (src/http/metrics.ts); none when absent. */
+  metrics?: { layer: Middleware<AppState> };
 }
 
 /** One middleware of the app, named so that a caller composing its own app can find it. */
@@ -51,6 +53,7 @@ export const MAX_URL_LENGTH = 8192;
  */
 export function apiLayers(deps: AppDeps): Layer[] {
   return [
+    ...(deps.metrics === undefined ? [] : [{ name: 'metrics', middleware: deps.metrics.layer }]),
     { name: 'requestId', middleware: requestId() },
     { name: 'accessLog', middleware: accessLog(deps.log) },
     { name: 'usage', middleware: recordUsage(deps.usage, deps.clock) },

@@ -3,6 +3,8 @@ import path from 'node:path';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormatSetting = (typeof LOG_FORMATS)[number];
 export const SEARCH_ENGINES = ['sqlite', 'elasticsearch'] as const;
 export type SearchEngineName = (typeof SEARCH_ENGINES)[number];
 
@@ -12,6 +14,8 @@ export interface Config {
   dataDir: string;
   searchEngine: SearchEngineName;
   logLevel: LogLevel;
+  /** auto: pretty lines when stdout is a terminal, JSON lines otherwise. */
+  logFormat: LogFormatSetting;
   /** Index the bundled fixtures when the catalog is empty at start-up. */
   seedCatalog: boolean;
   seedFile: string;
@@ -24,10 +28,27 @@ export interface Config {
     instances: number;
   };
   demoApiKey: string | null;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken: string | null;
   shutdownTimeoutMs: number;
   /** Origins whose pages may call the API from a browser (CORS); "*" for any; empty for none. */
   corsOrigins: string[];
+  /** The HTTP server's own bounds on slow or idle clients (src/server.ts). */
+  http: HttpBounds;
+  /** Usage rows older than this many days are deleted in the background (usage_daily keeps the counts). */
+  usageRetentionDays: number;
 }
+
+export interface HttpBounds {
+  /** Time allowed to receive the request line and headers; a slower client is cut off (slow-loris). */
+  headersTimeoutMs: number;
+  /** Time allowed to receive a whole request. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  keepAliveTimeoutMs: number;
+}
+
+export const DEFAULT_HTTP_BOUNDS: HttpBounds = Object.freeze({ headersTimeoutMs: 20_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 });
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -86,6 +107,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (demoApiKey !== null && !/^[A-Za-z0-9_-]{32,128}$/.test(demoApiKey)) {
     problems.push('DEMO_API_KEY must be 32 to 128 characters of letters, digits, "_" or "-"');
   }
+  const metricsToken = env.METRICS_TOKEN?.trim() || null;
+  if (metricsToken !== null && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
+    problems.push('METRICS_TOKEN must be 16 to 256 printable characters without spaces');
+  }
   const index = str('ELASTICSEARCH_INDEX', 'grants');
   if (!/^[a-z0-9][a-z0-9_-]{0,100}$/.test(index)) {
     problems.push(`ELASTICSEARCH_INDEX must be a lower-case Elasticsearch alias name (got "${index}")`);
@@ -108,6 +133,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(str('DATA_DIR', './data')),
     searchEngine: oneOf('SEARCH_ENGINE', SEARCH_ENGINES, 'sqlite'),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
     seedCatalog: bool('SEED_CATALOG', true),
     seedFile: path.resolve(str('SEED_FILE', path.join(REPO_ROOT, 'fixtures/grants.ndjson'))),
     elasticsearch: {
@@ -123,9 +149,19 @@ export function loadConfig(env: Env = process.env): Config {
       instances: int('API_INSTANCES', 1, 1, 1000),
     },
     demoApiKey,
+    metricsToken,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
     corsOrigins,
+    http: {
+      headersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.headersTimeoutMs, 100, 600000),
+      requestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.requestTimeoutMs, 100, 600000),
+      keepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.keepAliveTimeoutMs, 100, 600000),
+    },
+    usageRetentionDays: int('USAGE_RETENTION_DAYS', 400, 366, 100000),
   };
+  if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) {
+    problems.push('HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }

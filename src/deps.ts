@@ -7,10 +7,14 @@ import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './ratelim
 import { RedisLink } from './ratelimit/redisConnection.js';
 import { RedisAllowanceCounter } from './subscriptions/redisAllowance.js';
 import { createSearchEngine } from './search/factory.js';
+import { catalogStatusReader } from './search/catalogStatus.js';
+import { measureEngine } from './search/measuredEngine.js';
+import { ApiMetrics } from './http/metrics.js';
 import { openSubscriptionsDb, subscriptionsPath } from './subscriptions/database.js';
 import { SubscriptionStore } from './subscriptions/subscriptionStore.js';
 import { SqliteAllowanceCounter, type AllowanceCounter } from './subscriptions/allowance.js';
 import { DemoSubscription } from './subscriptions/demo.js';
+import { UsageRetention, usageDailyRows, usageLogRows } from './subscriptions/usageRetention.js';
 import { UsageStore, type UsageRow } from './subscriptions/usageStore.js';
 
 export interface Deps extends AppDeps {
@@ -21,6 +25,15 @@ export interface Deps extends AppDeps {
 
 export interface DepsOptions {
   clock?: () => Date;
+}
+
+/** `read`'s answer, read again only once it is `maxAgeMs` old (a scrape every few seconds scans once a minute). */
+function cachedFor<T>(maxAgeMs: number, read: () => T): () => T {
+  let last: { at: number; value: T } | null = null;
+  return () => {
+    if (last === null || Date.now() - last.at >= maxAgeMs) last = { at: Date.now(), value: read() };
+    return last.value;
+  };
 }
 
 /** Last use of each key in a batch of usage rows, as ISO text. */
@@ -36,10 +49,13 @@ function lastUseByKey(rows: UsageRow[]): Map<string, string> {
 export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<Deps> {
   const clock = options.clock ?? (() => new Date());
   mkdirSync(config.dataDir, { recursive: true });
-  const engine = await createSearchEngine(config);
+  const metrics = new ApiMetrics();
+  const engine = measureEngine(await createSearchEngine(config), metrics);
   const db = openSubscriptionsDb(subscriptionsPath(config.dataDir));
   const subscriptions = new SubscriptionStore(db, clock);
   const usage = new UsageStore(db, log, (rows) => subscriptions.touchKeys(lastUseByKey(rows)));
+  const retention = new UsageRetention(db, config.usageRetentionDays, clock, log);
+  retention.start();
   const recorded = new SqliteAllowanceCounter(db);
   let allowance: AllowanceCounter = recorded;
   let rateLimiter: RateLimiter = new MemoryRateLimiter();
@@ -49,6 +65,14 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     rateLimiter = new RedisRateLimiter(redis, config.redis.instances);
     allowance = new RedisAllowanceCounter(redis, recorded, clock, log);
   }
+  const readiness = (): { limits: 'memory' | 'redis' | 'local-fallback' } => (redis === null ? { limits: 'memory' } : redis.state);
+  metrics.watch({
+    limiterMode: () => readiness().limits,
+    usagePending: () => usage.pending,
+    usageLogRows: () => usageLogRows(db),
+    usageDailyRows: cachedFor(60_000, () => usageDailyRows(db)),
+    catalogStatus: catalogStatusReader(config, engine),
+  });
   return {
     engine,
     subscriptions,
@@ -59,8 +83,10 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     log,
     demo: new DemoSubscription(db, subscriptions, clock),
     corsOrigins: config.corsOrigins,
-    readiness: () => (redis === null ? { limits: 'memory' } : redis.state),
+    readiness,
+    metrics: { layer: metrics.middleware(config.metricsToken) },
     async close() {
+      retention.stop();
       recorded.close();
       usage.close();
       await rateLimiter.close();

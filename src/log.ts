@@ -1,7 +1,8 @@
-// A small structured logger: one JSON object a line on stdout, filtered by level.
-import type { LogLevel } from './config.js';
-
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+// The logger: pino behind the small Logger interface the code uses. JSON lines on stdout,
+// written asynchronously; pino-pretty when a person watches a terminal. Secrets never reach a
+// line: `authorization` fields are redacted by path and anything shaped like an API key by value.
+import { destination, pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger as Pino } from 'pino';
+import type { LogFormatSetting, LogLevel } from './config.js';
 
 export type LogFields = Record<string, unknown>;
 
@@ -12,25 +13,87 @@ export interface Logger {
   error(msg: string, fields?: LogFields): void;
   /** Whether lines of this level are written (so a caller can skip building their fields). */
   enabled(level: Exclude<LogLevel, 'silent'>): boolean;
+  /** A logger whose every line also carries `bindings` (a request's id, for instance). */
+  child(bindings: LogFields): Logger;
+  /** Writes what is still buffered (before the process exits). */
+  flush(): void;
 }
 
-export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
-  const min = RANK[level];
-  const emit = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields) => {
-    if (RANK[lvl] < min) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields })}\n`);
+export type LogFormat = 'json' | 'pretty';
+
+export interface LoggerOptions {
+  format?: LogFormat;
+  /** Where JSON lines go (tests); stdout, asynchronously, by default. */
+  destination?: DestinationStream;
+}
+
+/** An API key as issued (src/subscriptions/apiKeys.ts) or any long bearer-looking secret after "gk_". */
+const KEY_SHAPED = /gk_[a-z]+_[A-Za-z0-9_-]{16,}/g;
+export const REDACTED = '[redacted]';
+
+/** Header and field names whose values are secrets wherever they appear. */
+const REDACT_PATHS = ['authorization', 'Authorization', '*.authorization', '*.Authorization', '*.*.authorization', '*.*.Authorization', 'apiKey', '*.apiKey', 'token', '*.token'];
+
+function scrub(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.replace(KEY_SHAPED, REDACTED);
+  if (depth > 4 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) return value;
+  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+  const out: LogFields = {};
+  for (const [k, v] of Object.entries(value)) out[k] = scrub(v, depth + 1);
+  return out;
+}
+
+/** The error serialiser with key-shaped text scrubbed from the message and stack. */
+function serializeError(error: unknown): unknown {
+  if (!(error instanceof Error)) return scrub(error);
+  const serialized = stdSerializers.err(error) as unknown as LogFields;
+  return scrub(serialized);
+}
+
+/** LOG_FORMAT's choice, or with `auto` pretty on a terminal and JSON lines otherwise. */
+export function logFormatFor(setting: LogFormatSetting, stdoutIsTty: boolean): LogFormat {
+  if (setting !== 'auto') return setting;
+  return stdoutIsTty ? 'pretty' : 'json';
+}
+
+function wrap(p: Pino): Logger {
+  const emit = (level: 'debug' | 'info' | 'warn' | 'error') => (msg: string, fields?: LogFields) => {
+    if (!p.isLevelEnabled(level)) return;
+    const clean = msg.replace(KEY_SHAPED, REDACTED);
+    if (fields === undefined) p[level](clean);
+    else p[level](scrub(fields) as LogFields, clean);
   };
   return {
-    debug: (msg, fields) => emit('debug', msg, fields),
-    info: (msg, fields) => emit('info', msg, fields),
-    warn: (msg, fields) => emit('warn', msg, fields),
-    error: (msg, fields) => emit('error', msg, fields),
-    enabled: (lvl) => RANK[lvl] >= min,
+    debug: emit('debug'),
+    info: emit('info'),
+    warn: emit('warn'),
+    error: emit('error'),
+    enabled: (level) => p.isLevelEnabled(level),
+    child: (bindings) => wrap(p.child(scrub(bindings) as LogFields)),
+    flush: () => p.flush(),
   };
 }
 
-/** Describes an unknown thrown value for a log line (never for a response). */
+export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logger {
+  const format = options.format ?? 'json';
+  const settings = {
+    level,
+    base: undefined,
+    timestamp: stdTimeFunctions.isoTime,
+    formatters: { level: (label: string) => ({ level: label }) },
+    serializers: { err: serializeError, error: serializeError },
+    redact: { paths: REDACT_PATHS, censor: REDACTED },
+  };
+  if (options.destination !== undefined) return wrap(pino(settings, options.destination));
+  if (format === 'pretty') {
+    return wrap(pino({ ...settings, transport: { target: 'pino-pretty', options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }));
+  }
+  return wrap(pino(settings, destination({ dest: 1, sync: false })));
+}
+
+/** Describes an unknown thrown value for a log line (never for a response): pino serialises `err`. */
 export function describeError(error: unknown): LogFields {
-  if (error instanceof Error) return { error: error.message, stack: error.stack };
-  return { error: String(error) };
+  if (error instanceof Error) return { err: error };
+  return { err: String(error) };
 }

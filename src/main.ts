@@ -6,7 +6,7 @@
 import { createApp } from './app.js';
 import { loadConfig, type Config } from './config.js';
 import { createDeps, type Deps } from './deps.js';
-import { createLogger, describeError, type Logger } from './log.js';
+import { createLogger, describeError, logFormatFor, type Logger } from './log.js';
 import { seedCatalogIfEmpty } from './seed.js';
 import { listen, type ListeningServer } from './server.js';
 import { demoKeyBanner, demoKeyHint, startupFailureSentence } from './startupMessages.js';
@@ -23,6 +23,7 @@ function stopOnSignals(server: ListeningServer, deps: Deps, config: Config, log:
     await server.stop(config.shutdownTimeoutMs);
     await deps.close();
     log.info('stopped');
+    log.flush();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -37,11 +38,11 @@ async function main(): Promise<void> {
     toTerminal(`${startupFailureSentence(error, null)}\n`);
     process.exit(2);
   }
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, { format: logFormatFor(config.logFormat, process.stdout.isTTY === true) });
   let server: ListeningServer | undefined;
   let deps: Deps | undefined;
   try {
-    server = await listen(config.port, config.host, log);
+    server = await listen(config.port, config.host, log, config.http);
     deps = await createDeps(config, log);
     await seedCatalogIfEmpty(config, deps.engine, log);
     const demo = deps.demo.createIfNone(config.demoApiKey);

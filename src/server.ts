@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { meta } from './http/envelope.js';
 import { newRequestId } from './http/requestId.js';
+import { DEFAULT_HTTP_BOUNDS, type HttpBounds } from './config.js';
 import type { Logger } from './log.js';
 
 export interface RunningServer {
@@ -52,15 +53,27 @@ function starting(_req: IncomingMessage, res: ServerResponse): void {
  * Binds the port first, before anything else is created, so a start that cannot listen leaves
  * nothing behind; requests get a 503 until serve(app). Rejects with Node's listen error.
  */
-export function listen(port: number, host: string, log: Logger): Promise<ListeningServer> {
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 30_000, headersTimeout: 20_000 }, starting);
-  server.keepAliveTimeout = 5_000;
+export function listen(port: number, host: string, log: Logger, bounds: HttpBounds = DEFAULT_HTTP_BOUNDS): Promise<ListeningServer> {
+  const server = createServer(
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: bounds.headersTimeoutMs,
+      requestTimeout: bounds.requestTimeoutMs,
+      keepAliveTimeout: bounds.keepAliveTimeoutMs,
+      // Node checks the two timeouts above on this interval (30 s by default): check often enough
+      // that a slow client is cut off close to its bound.
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(bounds.headersTimeoutMs / 4))),
+    },
+    starting,
+  );
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const answer =
       error.code === 'HPE_HEADER_OVERFLOW'
         ? rawError(431, 'Request Header Fields Too Large', 'REQUEST_TOO_LARGE', `The request line and headers exceed ${MAX_HEADER_BYTES} bytes.`)
-        : rawError(400, 'Bad Request', 'BAD_REQUEST', 'The HTTP request is malformed.');
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? rawError(408, 'Request Timeout', 'REQUEST_TIMEOUT', 'The request was not received in time.')
+          : rawError(400, 'Bad Request', 'BAD_REQUEST', 'The HTTP request is malformed.');
     socket.end(answer);
   });
   return new Promise((resolve, reject) => {
@@ -95,8 +108,8 @@ export function listen(port: number, host: string, log: Logger): Promise<Listeni
 }
 
 /** Listens and serves the app at once (tests, and any caller with nothing to prepare in between). */
-export async function startServer(app: Koa<any>, port: number, host: string, log: Logger): Promise<RunningServer> {
-  const running = await listen(port, host, log);
+export async function startServer(app: Koa<any>, port: number, host: string, log: Logger, bounds?: HttpBounds): Promise<RunningServer> {
+  const running = await listen(port, host, log, bounds);
   running.serve(app);
   return running;
 }

@@ -6,6 +6,7 @@ import { IngestionRefused, reindexFromSource, syncFromSource, type OpenWriter } 
 import type { CatalogWriter } from '../search/engine.js';
 import { createCatalogWriter } from '../search/factory.js';
 import { catalogPath } from '../search/sqlite/catalogFile.js';
+import { readUsageSizes } from '../subscriptions/usageRetention.js';
 import { CliExit, noDatabase, runCli, stdio, UsageError, withOverrides, type Command, type Io, type ParsedArgs } from './runner.js';
 
 export type { Io } from './runner.js';
@@ -56,7 +57,8 @@ unchanged and exits 1 (on Elasticsearch a file source is validated in a first pa
 from stdin, use --skip-invalid).`,
   status: `Usage: grants-indexer status [--engine sqlite|elasticsearch] [--data-dir DIR]
 
-Prints the live catalog as JSON: engine, location, number of grants, size in bytes (on the
+Prints the live catalog as JSON: engine, location, number of grants, the usage log's sizes
+(usage: usageLogRows, usageDailyRows; null without a subscriptions database), size in bytes (on the
 embedded engine the file and its write-ahead log), the time of the last reindex and of the last
 sync; on Elasticsearch also the alias, its index and the indexes kept. On the embedded engine a
 missing catalog file is an error (exit 3) and nothing is created.`,
@@ -173,7 +175,8 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
         if (config.searchEngine === 'sqlite' && !existsSync(catalogPath(config.dataDir))) {
           throw new CliExit(noDatabase(catalogPath(config.dataDir)), EXIT.failed);
         }
-        io.out(JSON.stringify(await withWriter(config, (writer) => writer.status()), null, 2));
+        const status = await withWriter(config, (writer) => writer.status());
+        io.out(JSON.stringify({ ...status, usage: readUsageSizes(config.dataDir) }, null, 2));
         return EXIT.ok;
       },
     },

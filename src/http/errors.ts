@@ -86,10 +86,11 @@ export function errorHandler(log: Logger): Middleware<AppState> {
     } catch (thrown) {
       let error = thrown instanceof ApiError ? thrown : answerTo(thrown);
       if (error === undefined) {
-        log.error('unhandled error', { requestId: ctx.state.requestId, ...describeError(thrown) });
+        (ctx.state.log ?? log).error('unhandled error', { requestId: ctx.state.requestId, ...describeError(thrown) });
         error = new ApiError(500, 'INTERNAL_ERROR', `An internal error occurred; quote request id ${ctx.state.requestId} when reporting it.`);
       } else if (thrown instanceof ServiceUnavailableError) {
-        log.warn('dependency unavailable', { requestId: ctx.state.requestId, reason: thrown.message });
+        ctx.state.failure = thrown;
+        (ctx.state.log ?? log).warn('dependency unavailable', { requestId: ctx.state.requestId, reason: thrown.message });
       }
       ctx.state.errorCode = error.code;
       ctx.status = error.status;

@@ -1,9 +1,12 @@
 // What middleware leaves on ctx.state for the layers after it.
+import type { Logger } from '../log.js';
 import type { Caller } from '../subscriptions/subscriptionStore.js';
 import type { RouteSpec } from './routeTable.js';
 
 export interface AppState {
   requestId: string;
+  /** The request's logger: every line it writes carries the requestId (set by accessLog). */
+  log?: Logger;
   /** The matched route of the API's route table, or undefined for an unknown path. */
   route?: RouteSpec;
   /** Path parameters of the matched route. */
@@ -14,6 +17,8 @@ export interface AppState {
   monthCalls?: { month: string; calls: number };
   /** This request was counted toward the monthly allowance. */
   billed?: boolean;
+  /** The domain failure behind a 503, for the metrics' cause (set by the error handler). */
+  failure?: unknown;
   /** The code of the error answered, if any. */
   errorCode?: string;
 }

@@ -100,6 +100,21 @@ const MIGRATIONS: string[] = [
      SELECT s.id, k.id FROM subscriptions s JOIN api_keys k ON k.subscription_id = s.id
      WHERE s.name = 'Demo' AND s.tier = 'PROFESSIONAL'
        AND (SELECT count(*) FROM subscriptions) = 1 AND (SELECT count(*) FROM api_keys) = 1;`,
+  // 5: retention (src/subscriptions/usageRetention.ts). Log rows of days before usage_retention's
+  // day are deleted without touching usage_daily, which keeps the per-day counts; any other
+  // deletion still decrements them.
+  `CREATE TABLE usage_retention (
+     id         INTEGER PRIMARY KEY CHECK (id = 1),
+     before_day TEXT NOT NULL
+   );
+   INSERT INTO usage_retention (id, before_day) VALUES (1, '');
+   DROP TRIGGER usage_log_counted_delete;
+   CREATE TRIGGER usage_log_counted_delete AFTER DELETE ON usage_log
+     WHEN OLD.status NOT IN (401, 429) AND OLD.endpoint IS NOT NULL AND (OLD.billable = 1 OR OLD.endpoint LIKE '/subscription/%')
+       AND OLD.day >= (SELECT before_day FROM usage_retention WHERE id = 1)
+   BEGIN
+     UPDATE usage_daily SET calls = calls - 1 WHERE subscription_id = OLD.subscription_id AND day = OLD.day AND endpoint = OLD.endpoint;
+   END;`,
 ];
 
 export function openSubscriptionsDb(file: string): Db {

@@ -89,8 +89,10 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
   const status = async (alias: string): Promise<{ engine: string; alias: string; index: string | null; grants: number; kept: string[] }> => {
     const run = await indexer(alias, ['status']);
     expect(run.code, run.err.join('\n')).to.equal(0);
-    const { lastReindexAt, lastSyncAt, bytes, ...rest } = JSON.parse(run.out.join('\n'));
+    const { lastReindexAt, lastSyncAt, bytes, usage, ...rest } = JSON.parse(run.out.join('\n'));
     expect(bytes).to.be.a('number');
+    // The usage sizes of the data directory (none here, or the test APIs' own).
+    if (usage !== null) expect(usage).to.have.keys(['usageLogRows', 'usageDailyRows']);
     if (rest.index === null) {
       expect([lastReindexAt, lastSyncAt, bytes]).to.deep.equal([null, null, 0]);
     } else {
@@ -194,6 +196,21 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
       const fourth = await reindex(alias, ids('d', 1).map((id) => rec(id)), ['--keep', '0']);
       expect(await indexesOf(alias)).to.deep.equal([fourth]);
       expect((await status(alias)).kept).to.deep.equal([]);
+    });
+
+    it('the next reindex deletes an index left by a run that died mid-load, and keeps the stamped previous one', async () => {
+      const alias = newAlias();
+      const first = await reindex(alias, ids('a', 2).map((id) => rec(id)));
+      // What a killed run leaves: an index of the alias's pattern, started after the live one, never stamped.
+      const stamp = new Date().toISOString().replace(/[-:.]/g, '').replace('Z', '').toLowerCase();
+      const abandoned = `${alias}-${stamp}-dead`;
+      await client.indices.create({ index: abandoned });
+      expect(await indexesOf(alias)).to.deep.equal([first, abandoned].sort());
+
+      const run = await indexer(alias, ['reindex', '--source', source(ids('b', 2).map((id) => rec(id)))]);
+      expect(run.code, run.err.join('\n')).to.equal(0);
+      const [second] = await aliasTargets(alias);
+      expect(await indexesOf(alias), 'the abandoned index is gone; the previous live one is kept for rollback').to.deep.equal([first, second].sort());
     });
 
     it('--keep 2 keeps the two previous indexes after three reindexes, and only two after a fourth', async () => {

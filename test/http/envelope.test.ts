@@ -2,6 +2,7 @@
 // meta, the request id, methods, unknown paths, and input limits. Runs over a small crafted catalog.
 import { expect } from 'chai';
 import net from 'node:net';
+import { Writable } from 'node:stream';
 import type { TestApi, TestResponse } from '../support/api.js';
 import { expectError as expectErrorCore, JSON_TYPE, REQUEST_ID } from '../support/assertions.js';
 import {
@@ -191,17 +192,17 @@ describe('HTTP envelope and wire conventions', function () {
     });
 
     it("the requestId appears in the server's log line for that request (without the key or the query)", async function () {
-      const logged = await startApiOnCatalog(api.dataDir, { LOG_LEVEL: 'info' });
       const lines: string[] = [];
-      const write = process.stdout.write;
+      const destination = new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(...String(chunk).split('\n').filter((line) => line !== ''));
+          done();
+        },
+      });
+      const logged = await startApiOnCatalog(api.dataDir, { LOG_LEVEL: 'info' }, { logDestination: destination });
       try {
-        process.stdout.write = ((chunk: string | Uint8Array) => {
-          lines.push(String(chunk));
-          return true;
-        }) as typeof process.stdout.write;
         const ok = await logged.request(`${P}/grants?search=secretword`);
         const missing = await logged.request(`${P}/grants/nope`);
-        process.stdout.write = write;
         for (const [res, status] of [[ok, 200], [missing, 404]] as const) {
           const id = res.headers.get('x-request-id');
           expect(id).to.match(REQUEST_ID);
@@ -216,7 +217,6 @@ describe('HTTP envelope and wire conventions', function () {
         expect(all).not.to.contain(logged.key);
         expect(all).not.to.contain('secretword');
       } finally {
-        process.stdout.write = write;
         await logged.stop();
       }
     });

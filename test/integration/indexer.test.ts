@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { openSubscriptionsDb, subscriptionsPath } from '../../src/subscriptions/database.js';
 import { tempDir, type TestApi } from '../support/api.js';
 import { runBin } from '../support/bins.js';
 import {
@@ -326,18 +327,33 @@ describe('grants-indexer', function () {
       expect(empty.code).to.equal(0);
       const before = JSON.parse(empty.out.join('\n'));
       expect(before).to.deep.include({ engine: 'sqlite', file: path.join(dir, 'catalog.sqlite'), grants: 0, lastReindexAt: null });
+      expect(before.usage, 'the API serving this data directory has a subscriptions database').to.have.keys(['usageLogRows', 'usageDailyRows']);
       const t0 = Date.now();
       await seed(A.map((id) => rec(id)));
       const run = await indexer(['status'], dir);
       expect(run.code).to.equal(0);
       const status = JSON.parse(run.out.join('\n'));
-      expect(Object.keys(status)).to.have.members(['engine', 'file', 'grants', 'lastReindexAt', 'lastSyncAt', 'bytes', 'walBytes']);
+      expect(Object.keys(status)).to.have.members(['engine', 'file', 'grants', 'lastReindexAt', 'lastSyncAt', 'bytes', 'walBytes', 'usage']);
       expect(status.engine).to.equal('sqlite');
       expect(status.file).to.equal(path.join(dir, 'catalog.sqlite'));
       expect(status.grants).to.equal(3);
       expect(status.lastReindexAt).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       expect(Date.parse(status.lastReindexAt)).to.be.within(t0 - 1000, Date.now() + 1000);
       expect(status.bytes).to.be.a('number').above(0);
+    });
+
+    it('status shows the usage log sizes of the data directory', async function () {
+      const db = openSubscriptionsDb(subscriptionsPath(dir));
+      db.prepare(
+        `INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)
+         VALUES ('2026-11-01T00:00:00.000Z', '2026-11-01', 's', 'k', 'p', '/grants', 1, 200, 1, 'r1'),
+                ('2026-11-02T00:00:00.000Z', '2026-11-02', 's', 'k', 'p', '/grants', 1, 200, 1, 'r2'),
+                ('2026-11-02T00:00:01.000Z', '2026-11-02', 's', 'k', 'p', '/grants', 1, 200, 1, 'r3')`,
+      ).run();
+      db.close();
+      const run = await indexer(['status'], dir);
+      expect(run.code).to.equal(0);
+      expect(JSON.parse(run.out.join('\n')).usage).to.deep.equal({ usageLogRows: 3, usageDailyRows: 2 });
     });
 
     for (const command of ['reindex', 'sync', 'status', 'rollback']) {

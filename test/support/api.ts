@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createApp, type Layer } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
+import type { DestinationStream } from 'pino';
 import { createLogger } from '../../src/log.js';
 import { seedCatalogIfEmpty } from '../../src/seed.js';
 import { startServer, type RunningServer } from '../../src/server.js';
@@ -42,15 +43,17 @@ export interface TestApiOptions {
   clock?: () => Date;
   /** The app's middleware instead of apiLayers(deps) (e.g. to prove the response check fails on a wrong answer). */
   layers?: (deps: Deps) => Layer[];
+  /** Where the API's JSON log lines go (stdout by default). */
+  logDestination?: DestinationStream;
 }
 
 export async function startTestApi(env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> {
   const dataDir = env.DATA_DIR ?? tempDir();
   const config = loadConfig({ LOG_LEVEL: 'silent', SEED_FILE: FIXTURES, ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, { destination: options.logDestination });
   const deps = await createDeps(config, log, { clock: options.clock });
   await seedCatalogIfEmpty(config, deps.engine, log);
-  const running: RunningServer = await startServer(createApp(deps, options.layers?.(deps)), 0, '127.0.0.1', log);
+  const running: RunningServer = await startServer(createApp(deps, options.layers?.(deps)), 0, '127.0.0.1', log, config.http);
   // Without TEST_TIER the subscription has generous overrides, so functional tests never meet a limit.
   const tier = env.TEST_TIER as Tier | undefined;
   const created = deps.subscriptions.create(

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { runIndexer } from '../../src/cli/indexer.js';
 import type { Grant } from '../../src/grants/schema.js';
 import type { CatalogWriter } from '../../src/search/engine.js';
-import { startTestApi, tempDir, type TestApi } from './api.js';
+import { startTestApi, tempDir, type TestApi, type TestApiOptions } from './api.js';
 
 /** The partner API's path prefix. */
 export const API_PREFIX = '/external/v1';
@@ -106,8 +106,8 @@ export async function indexOrThrow(dataDir: string, args: string[], label = 'ind
 }
 
 /** An API over the catalog already in (or later indexed into) `dataDir`: no seeding. */
-export const startApiOnCatalog = (dataDir: string, env: Record<string, string> = {}): Promise<TestApi> =>
-  startTestApi({ DATA_DIR: dataDir, SEED_CATALOG: 'false', ...env });
+export const startApiOnCatalog = (dataDir: string, env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> =>
+  startTestApi({ DATA_DIR: dataDir, SEED_CATALOG: 'false', ...env }, options);
 
 export interface CatalogApiOptions {
   /** Prefix of the temporary DATA_DIR. */

@@ -171,8 +171,19 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
     }
   }
 
-  /** Deletes this alias's indexes beyond the live one and the `keep` newest before it. */
+  /**
+   * Deletes the indexes left by failed runs (a process killed mid-load leaves its index: it never
+   * got the lastReindexAt stamp an index receives just before it goes live), then this alias's
+   * indexes beyond the live one and the `keep` newest before it. Only indexes started before the
+   * live one count as abandoned, so a run started later is left alone.
+   */
   private async pruneOldIndexes(live: string): Promise<void> {
+    for (const name of await this.ownIndexes()) {
+      if (name < live && (await this.times(name)).lastReindexAt === undefined) {
+        await this.client.indices.delete({ index: name, ignore_unavailable: true });
+        this.report(`deleted ${name}, left behind by a reindex that did not finish`);
+      }
+    }
     const older = (await this.ownIndexes()).filter((name) => name !== live);
     for (const name of older.slice(this.options.keep)) await this.client.indices.delete({ index: name });
   }

@@ -1,0 +1,36 @@
+// A SearchEngine that reports how long each of the wrapped engine's operations took and which
+// failed, to whoever asks (the metrics): a decorator, so the engines themselves stay as they are.
+import type { SearchEngine } from './engine.js';
+
+export type EngineOperation = 'search' | 'getById' | 'filterOptions' | 'count' | 'isEmpty';
+
+export interface EngineObserver {
+  /** One operation finished, `failure` the thrown value when it failed. */
+  observe(engine: string, operation: EngineOperation, seconds: number, failure?: unknown): void;
+}
+
+export function measureEngine(engine: SearchEngine, observer: EngineObserver): SearchEngine {
+  const timed =
+    <A extends unknown[], R>(operation: EngineOperation, call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const started = process.hrtime.bigint();
+      const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+      try {
+        const result = await call(...args);
+        observer.observe(engine.name, operation, seconds());
+        return result;
+      } catch (error) {
+        observer.observe(engine.name, operation, seconds(), error);
+        throw error;
+      }
+    };
+  return {
+    name: engine.name,
+    searchJson: timed('search', (query) => engine.searchJson(query)),
+    getByIdJson: timed('getById', (id: string) => engine.getByIdJson(id)),
+    filterOptions: timed('filterOptions', () => engine.filterOptions()),
+    count: timed('count', () => engine.count()),
+    isEmpty: timed('isEmpty', () => engine.isEmpty()),
+    close: () => engine.close(),
+  };
+}

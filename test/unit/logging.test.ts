@@ -1,0 +1,89 @@
+// The logger (pino behind the Logger interface): JSON lines, levels, a child per request carrying
+// its id, pino's error serialiser, and secrets redacted by field name and by shape.
+import { expect } from 'chai';
+import { Writable } from 'node:stream';
+import { createLogger, describeError, logFormatFor, REDACTED } from '../../src/log.js';
+import { generateApiKey } from '../../src/subscriptions/apiKeys.js';
+
+/** A logger writing into an array of parsed lines. */
+function capture(level: 'debug' | 'info' | 'warn' | 'error' | 'silent' = 'debug') {
+  const lines: Record<string, any>[] = [];
+  const raw: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) {
+        raw.push(line);
+        lines.push(JSON.parse(line));
+      }
+      done();
+    },
+  });
+  return { log: createLogger(level, { destination }), lines, raw };
+}
+
+describe('logging', () => {
+  it('writes one JSON object a line with time, level label and msg, filtered by level', () => {
+    const { log, lines } = capture('info');
+    log.debug('hidden');
+    log.info('shown', { n: 1 });
+    log.error('bad');
+    expect(lines.map((l) => [l.level, l.msg])).to.deep.equal([
+      ['info', 'shown'],
+      ['error', 'bad'],
+    ]);
+    expect(lines[0].n).to.equal(1);
+    expect(lines[0].time).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(log.enabled('debug')).to.equal(false);
+    expect(log.enabled('warn')).to.equal(true);
+    const silent = capture('silent');
+    silent.log.error('nothing');
+    expect(silent.lines).to.deep.equal([]);
+  });
+
+  it('a child logger carries its bindings (the request id) on every line', () => {
+    const { log, lines } = capture();
+    const child = log.child({ requestId: 'req_123' });
+    child.info('request', { status: 200 });
+    child.warn('slow');
+    log.info('no request');
+    expect(lines.map((l) => l.requestId)).to.deep.equal(['req_123', 'req_123', undefined]);
+  });
+
+  it('serialises errors with pino (type, message, stack)', () => {
+    const { log, lines } = capture();
+    log.error('unhandled error', describeError(new TypeError('boom')));
+    log.error('thrown string', describeError('plain'));
+    expect(lines[0].err.type).to.equal('TypeError');
+    expect(lines[0].err.message).to.equal('boom');
+    expect(lines[0].err.stack).to.match(/^TypeError: boom\n\s+at /);
+    expect(lines[1].err).to.equal('plain');
+  });
+
+  it('redacts authorization fields and anything shaped like an API key, in fields, nested objects, errors and messages', () => {
+    const { log, raw, lines } = capture();
+    const key = generateApiKey();
+    log.info('headers', { authorization: `Bearer ${key}`, headers: { Authorization: 'Bearer secret-token-xyz' }, other: 'kept' });
+    log.info(`a message quoting ${key}`);
+    log.warn('field value', { note: `the key ${key} was pasted`, list: [key] });
+    log.error('error', describeError(new Error(`bad key ${key}`)));
+    log.child({ leaked: key }).info('child');
+    const text = raw.join('\n');
+    expect(text).not.to.include(key);
+    expect(text).not.to.include(key.slice(8));
+    expect(text).not.to.include('secret-token-xyz');
+    expect(lines[0].authorization).to.equal(REDACTED);
+    expect(lines[0].headers.Authorization).to.equal(REDACTED);
+    expect(lines[0].other).to.equal('kept');
+    expect(lines[1].msg).to.equal(`a message quoting ${REDACTED}`);
+    expect(lines[2].list).to.deep.equal([REDACTED]);
+    expect(lines[3].err.message).to.equal(`bad key ${REDACTED}`);
+    expect(lines[4].leaked).to.equal(REDACTED);
+  });
+
+  it('is pretty on a terminal and JSON otherwise, unless LOG_FORMAT says which', () => {
+    expect(logFormatFor('auto', true)).to.equal('pretty');
+    expect(logFormatFor('auto', false)).to.equal('json');
+    expect(logFormatFor('json', true)).to.equal('json');
+    expect(logFormatFor('pretty', false)).to.equal('pretty');
+  });
+});
