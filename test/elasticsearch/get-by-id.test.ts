@@ -6,10 +6,9 @@ import type { Grant } from '../../src/grants/schema.js';
 import { ServiceUnavailableError } from '../../src/failures.js';
 import { createEsClient } from '../../src/search/elasticsearch/client.js';
 import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
-import { ElasticsearchCatalogWriter } from '../../src/search/elasticsearch/writer.js';
 import { fixtureGrants } from '../support/api.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
-import { reindexGrants } from '../support/catalog.js';
+import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias, reindexAlias } from '../support/elasticsearch.js';
+
 
 describeWithElasticsearch('grants by id on Elasticsearch', function () {
   this.timeout(60_000);
@@ -19,12 +18,7 @@ describeWithElasticsearch('grants by id on Elasticsearch', function () {
   let engine: ElasticsearchSearchEngine;
 
   before(async () => {
-    const writer = ElasticsearchCatalogWriter.open(config, {}, { keep: 1, replicas: 0 });
-    try {
-      await reindexGrants(writer, grants);
-    } finally {
-      await writer.close();
-    }
+    await reindexAlias(config, grants);
     engine = new ElasticsearchSearchEngine(createEsClient(config), alias);
   });
 

@@ -15,8 +15,8 @@ import { createEsClient } from '../../src/search/elasticsearch/client.js';
 import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
 import { ElasticsearchCatalogWriter } from '../../src/search/elasticsearch/writer.js';
 import { fixtureGrants, REPO_ROOT } from '../support/api.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, testClient, uniqueAlias } from '../support/elasticsearch.js';
-import { reindexGrants } from '../support/catalog.js';
+import { ES_URL, describeWithElasticsearch, dropAlias, testClient, uniqueAlias, reindexAlias } from '../support/elasticsearch.js';
+
 
 // ---------------------------------------------------------------------------------------------
 // The reference: what the GrantQuery comments say, over the grants in memory.
@@ -121,12 +121,7 @@ describeWithElasticsearch('partner search on Elasticsearch', function () {
   let engine: ElasticsearchSearchEngine;
 
   before(async () => {
-    const writer = ElasticsearchCatalogWriter.open(config, {}, { keep: 1, replicas: 0 });
-    try {
-      await reindexGrants(writer, grants);
-    } finally {
-      await writer.close();
-    }
+    await reindexAlias(config, grants);
     engine = new ElasticsearchSearchEngine(createEsClient(config), alias);
   });
 
@@ -340,12 +335,7 @@ describeWithElasticsearch('a live alias on the previous mapping', function () {
   });
 
   it('a reindex moves the alias to an index of the current mapping, where the title sort works', async () => {
-    const writer = ElasticsearchCatalogWriter.open(config, {}, { keep: 1, replicas: 0 });
-    try {
-      await reindexGrants(writer, grants);
-    } finally {
-      await writer.close();
-    }
+    await reindexAlias(config, grants);
     const live = Object.keys(await client.indices.getAlias({ name: alias }));
     expect(live).to.have.length(1);
     expect(live[0]).to.not.equal(oldIndex);

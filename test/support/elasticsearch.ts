@@ -2,6 +2,10 @@
 // is unset (saying why); in CI, fail instead of skipping. Each suite uses its own alias.
 import { randomBytes } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
+import type { Grant } from '../../src/grants/schema.js';
+import type { EsConfig } from '../../src/search/elasticsearch/client.js';
+import { ElasticsearchCatalogWriter } from '../../src/search/elasticsearch/writer.js';
+import { reindexGrants } from './catalog.js';
 
 export const ES_URL = process.env.ELASTICSEARCH_URL;
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -43,5 +47,15 @@ export async function dropAlias(alias: string): Promise<void> {
     await client.indices.delete({ index: `${alias}-*`, ignore_unavailable: true, allow_no_indices: true });
   } finally {
     await client.close();
+  }
+}
+
+/** Builds a new index of the grants behind the config's alias (one replica-less index kept) and swaps it in. */
+export async function reindexAlias(config: EsConfig, grants: readonly Grant[]): Promise<void> {
+  const writer = ElasticsearchCatalogWriter.open(config, {}, { keep: 1, replicas: 0 });
+  try {
+    await reindexGrants(writer, grants);
+  } finally {
+    await writer.close();
   }
 }
