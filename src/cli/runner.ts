@@ -140,7 +140,7 @@ export async function runCli(spec: CliSpec, argv: readonly string[], io: Io): Pr
       io.err(`${program}: ${error.message}`);
       return error.code;
     }
-    io.err(`${program}: ${name} failed: ${(error as Error).message}`);
+    io.err(`${program}: ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
     return exits.failed;
   }
 }

@@ -407,5 +407,27 @@ describe('unit: SQLite engine columns', () => {
         await engine.close();
       }
     });
+
+    it('a row deleted behind an unchanged build id is never served as a hole: the columns are read again', async () => {
+      const engine = SqliteSearchEngine.open(file);
+      const other = new Database(file);
+      try {
+        await nextTurn();
+        const q = query({ limit: 100, sort: { key: 'title', descending: false } });
+        const before = await engine.searchJson(q);
+        const victimId = (JSON.parse(before.grantsJson[0]) as Grant).id;
+        const victim = other.prepare('SELECT rowid FROM grants WHERE id = ?').pluck().get(victimId) as number;
+        other.prepare('DELETE FROM grants_text WHERE rowid = ?').run(victim);
+        other.prepare('DELETE FROM grants WHERE rowid = ?').run(victim);
+        await nextTurn();
+        const after = await engine.searchJson(q);
+        expect(after.grantsJson.every((doc) => typeof doc === 'string')).to.equal(true);
+        expect(after.grantsJson.map((doc) => (JSON.parse(doc) as Grant).id)).to.not.include(victimId);
+        expect(after.total).to.equal(before.total - 1);
+      } finally {
+        other.close();
+        await engine.close();
+      }
+    });
   });
 });

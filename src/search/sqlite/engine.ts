@@ -1,6 +1,7 @@
 // SqliteSearchEngine: the embedded default. FTS5 finds and scores the text hits; the in-memory
 // columns (columns.ts) filter, count, facet and order them; SQLite serves the page's documents.
 import type Database from 'better-sqlite3';
+import { ServiceUnavailableError } from '../../failures.js';
 import type { GrantQuery } from '../../grants/query.js';
 import { transientAsUnavailable } from '../../sqliteFailures.js';
 import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
@@ -117,13 +118,21 @@ export class SqliteSearchEngine implements SearchEngine {
     return { positions: facetDropsAFilter ? positionsOf(this.hits.all(match) as number[]) : scored.positions, scored };
   }
 
-  private search(query: GrantQuery): SearchResultJson {
+  private search(query: GrantQuery, reloaded = false): SearchResultJson {
     const columns = this.currentColumns();
     const filters = filterConditions(columns, query);
     const answer = searchColumns(columns, query, filters, this.textHits(columns, query, filters));
     // The stored doc is the grant's JSON as served (written by JSON.stringify of the canonical grant).
-    const grantsJson = answer.page.map((position) => this.docByRowid.get(columns.rowids[position]) as string);
-    return answer.facets === undefined ? { total: answer.total, grantsJson } : { total: answer.total, grantsJson, facets: answer.facets };
+    const grantsJson = answer.page.map((position) => this.docByRowid.get(columns.rowids[position]) as string | undefined);
+    if (grantsJson.includes(undefined)) {
+      // A row the columns hold is gone: the catalog changed without a new build id (a writer that
+      // does not stamp one). Load the columns again from this snapshot and answer once more.
+      if (reloaded) throw new ServiceUnavailableError('the catalog changed while its columns were read');
+      this.loaded = null;
+      return this.search(query, true);
+    }
+    const docs = grantsJson as string[];
+    return answer.facets === undefined ? { total: answer.total, grantsJson: docs } : { total: answer.total, grantsJson: docs, facets: answer.facets };
   }
 
   static open(file: string): SqliteSearchEngine {
