@@ -3,6 +3,13 @@
 // (search/) translate it. Nothing here knows HTTP.
 import { foldText } from './folding.js';
 import {
+  BENEFICIARIES,
+  COMPLEXITIES,
+  CURRENCIES,
+  FUNDER_TYPES,
+  FUNDING_TYPES,
+  PROVINCES,
+  SDGS,
   type Beneficiary,
   type Complexity,
   type Currency,
@@ -46,6 +53,32 @@ export const FACET_NAMES = [
   'isRecurring',
 ] as const;
 export type FacetName = (typeof FACET_NAMES)[number];
+
+/** The values each facet counts, in enumeration order (booleans as "false"/"true"). */
+export const FACET_VALUES: Record<FacetName, readonly string[]> = {
+  funderType: FUNDER_TYPES,
+  fundingType: FUNDING_TYPES,
+  eligibleProvinces: PROVINCES,
+  targetBeneficiaries: BENEFICIARIES,
+  currency: CURRENCIES,
+  applicationComplexity: COMPLEXITIES,
+  sdgAlignment: SDGS,
+  isRecurring: ['false', 'true'],
+};
+
+/**
+ * The query's own filter of each list facet (the values it asks for; empty: no condition), in the
+ * order engines apply them; `isRecurring` is the boolean `GrantQuery.isRecurring`.
+ */
+export const FACET_FILTERS: Record<Exclude<FacetName, 'isRecurring'>, (query: GrantQuery) => readonly string[]> = {
+  funderType: (q) => q.funderTypes,
+  fundingType: (q) => q.fundingTypes,
+  eligibleProvinces: (q) => q.provinces,
+  targetBeneficiaries: (q) => q.beneficiaries,
+  currency: (q) => q.currencies,
+  applicationComplexity: (q) => q.complexities,
+  sdgAlignment: (q) => q.sdgs,
+};
 
 /** One facet value and the number of grants that hold it; booleans as "true"/"false". */
 export interface FacetCount {

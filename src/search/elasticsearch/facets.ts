@@ -1,26 +1,14 @@
 // Disjunctive facet counts on Elasticsearch: one filter aggregation per facet (every faceted
 // filter but the facet's own) around a terms aggregation sized to the facet's enumeration, and
 // the response read back into Facets. Pure: no I/O.
-import type { FacetCount, FacetName, Facets } from '../../grants/query.js';
-import { BENEFICIARIES, COMPLEXITIES, CURRENCIES, FUNDER_TYPES, FUNDING_TYPES, PROVINCES, SDGS } from '../../grants/schema.js';
+import { FACET_VALUES, type FacetCount, type FacetName, type Facets } from '../../grants/query.js';
 
-/** The indexed field of each facet and how many values it can hold (the terms size: every value, exact). */
 /** One condition of a query, and the facet it belongs to (a facet is counted without its own). */
 export interface Condition {
   facet: FacetName | null;
   clause: Record<string, unknown>;
 }
 
-export const FACET_FIELDS: Record<FacetName, { field: string; values: number }> = {
-  funderType: { field: 'funderType', values: FUNDER_TYPES.length },
-  fundingType: { field: 'fundingType', values: FUNDING_TYPES.length },
-  eligibleProvinces: { field: 'eligibleProvinces', values: PROVINCES.length },
-  targetBeneficiaries: { field: 'targetBeneficiaries', values: BENEFICIARIES.length },
-  currency: { field: 'currency', values: CURRENCIES.length },
-  applicationComplexity: { field: 'applicationComplexity', values: COMPLEXITIES.length },
-  sdgAlignment: { field: 'sdgAlignment', values: SDGS.length },
-  isRecurring: { field: 'isRecurring', values: 2 },
-};
 
 /** The name of the terms aggregation inside each facet's filter aggregation. */
 const VALUES = 'values';
@@ -35,7 +23,9 @@ export function facetAggregations(facets: readonly FacetName[], faceted: readonl
   return Object.fromEntries(
     facets.map((facet) => {
       const others = faceted.filter((c) => c.facet !== facet).map((c) => c.clause);
-      const { field, values } = FACET_FIELDS[facet];
+      // Each facet's field has the facet's name; terms sized to its enumeration, so counts are exact.
+      const field = facet;
+      const values = FACET_VALUES[facet].length;
       return [
         facet,
         {

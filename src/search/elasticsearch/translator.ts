@@ -1,5 +1,5 @@
 // GrantQuery → Elasticsearch query DSL. Pure: no I/O, unit-tested on its output.
-import type { FacetName, GrantQuery, SortKey } from '../../grants/query.js';
+import { FACET_FILTERS, type FacetName, type GrantQuery, type SortKey } from '../../grants/query.js';
 import { facetAggregations, type Condition } from './facets.js';
 
 export type { Condition };
@@ -45,13 +45,10 @@ export function conditionsOf(query: GrantQuery): Condition[] {
     if (values.length > 0) conditions.push({ facet, clause: { terms: { [field]: values } } });
   };
   const plain = (clause: Record<string, unknown>) => conditions.push({ facet: null, clause });
-  terms('funderType', 'funderType', query.funderTypes);
-  terms('fundingType', 'fundingType', query.fundingTypes);
-  terms('eligibleProvinces', 'eligibleProvinces', query.provinces);
-  terms('targetBeneficiaries', 'targetBeneficiaries', query.beneficiaries);
-  terms('currency', 'currency', query.currencies);
-  terms('applicationComplexity', 'applicationComplexity', query.complexities);
-  terms('sdgAlignment', 'sdgAlignment', query.sdgs);
+  // Each list facet filters the field of its own name.
+  for (const [facet, valuesOf] of Object.entries(FACET_FILTERS) as [FacetName, (q: GrantQuery) => readonly string[]][]) {
+    terms(facet, facet, valuesOf(query));
+  }
   if (query.isRecurring !== null) conditions.push({ facet: 'isRecurring', clause: { term: { isRecurring: query.isRecurring } } });
   if (query.amountMin !== null || query.amountMax !== null) {
     // Ranges overlap; a missing bound of the grant is open on its side; no amounts, no match.

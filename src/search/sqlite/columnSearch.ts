@@ -2,9 +2,9 @@
 // count of bits, each facet as counts over the matches without its own condition, and the page as
 // a walk along the sort's order (or, for relevance, the best text hits kept in a bounded heap).
 // Pure: the text hits come in from FTS5, the documents of the page are read by the engine.
-import type { FacetCount, FacetName, Facets, GrantQuery } from '../../grants/query.js';
+import { FACET_FILTERS, FACET_VALUES, type FacetCount, type FacetName, type Facets, type GrantQuery } from '../../grants/query.js';
 import { countAnd, countBits, emptyBits, hasBit, intersection, positionsOf, setBit, union, type Bits } from './bitset.js';
-import { FACET_VALUES, type CatalogColumns } from './columns.js';
+import type { CatalogColumns } from './columns.js';
 
 /** Text hits as positions in the columns, and bm25 scores (lower is better). */
 export interface ScoredHits {
@@ -33,17 +33,6 @@ export interface ColumnAnswer {
   page: number[];
   facets?: Facets;
 }
-
-/** Which query list filters which facet. */
-const FACET_FILTERS: Record<Exclude<FacetName, 'isRecurring'>, (q: GrantQuery) => readonly string[]> = {
-  funderType: (q) => q.funderTypes,
-  fundingType: (q) => q.fundingTypes,
-  eligibleProvinces: (q) => q.provinces,
-  targetBeneficiaries: (q) => q.beneficiaries,
-  currency: (q) => q.currencies,
-  applicationComplexity: (q) => q.complexities,
-  sdgAlignment: (q) => q.sdgs,
-};
 
 /**
  * Positions whose value lies in [low, high], and with `nulls` those whose value is null (NaN).

@@ -3,23 +3,11 @@
 // built on first use, one order per sort key and direction. Positions 0 … size − 1 are the grants
 // in id order, so "ties by id" is "ties by position". Built from one read snapshot of the catalog
 // and never changed: a new catalog gets a new CatalogColumns (see SqliteSearchEngine).
-import { FACET_NAMES, type FacetName, type SortKey } from '../../grants/query.js';
+import { FACET_NAMES, FACET_VALUES, type FacetName, type SortKey } from '../../grants/query.js';
 import { titleSortKey } from '../../grants/folding.js';
-import { BENEFICIARIES, COMPLEXITIES, CURRENCIES, FUNDER_TYPES, FUNDING_TYPES, PROVINCES, SDGS } from '../../grants/schema.js';
 import { emptyBits, setBit, type Bits } from './bitset.js';
 import type { Db } from './catalogFile.js';
 
-/** The values each facet counts, in the order their bit sets are kept. */
-export const FACET_VALUES: Record<FacetName, readonly string[]> = {
-  funderType: FUNDER_TYPES,
-  fundingType: FUNDING_TYPES,
-  eligibleProvinces: PROVINCES,
-  targetBeneficiaries: BENEFICIARIES,
-  currency: CURRENCIES,
-  applicationComplexity: COMPLEXITIES,
-  sdgAlignment: SDGS,
-  isRecurring: ['false', 'true'],
-};
 
 export type NumericKey = Exclude<SortKey, 'relevance' | 'title'>;
 

@@ -2,13 +2,13 @@
 // columns (columns.ts) filter, count, facet and order them; SQLite serves the page's documents.
 import type Database from 'better-sqlite3';
 import { ServiceUnavailableError } from '../../failures.js';
-import type { GrantQuery } from '../../grants/query.js';
+import { FACET_VALUES, type GrantQuery } from '../../grants/query.js';
 import { transientAsUnavailable } from '../../sqliteFailures.js';
 import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
 import { countBits, hasBit, intersection, type Bits } from './bitset.js';
 import { openCatalog, CATALOG_BUILD_KEY, type Db } from './catalogFile.js';
 import { filterConditions, searchColumns, type Condition, type TextHits } from './columnSearch.js';
-import { CatalogColumns, FACET_VALUES } from './columns.js';
+import { CatalogColumns } from './columns.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from './translator.js';
 
 /** Below this share of the catalog, a filter is checked on each text hit before bm25 scores it. */
