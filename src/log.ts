@@ -25,6 +25,11 @@ export interface LoggerOptions {
   format?: LogFormat;
   /** Where JSON lines go (tests); stdout, asynchronously, by default. */
   destination?: DestinationStream;
+  /**
+   * Secrets of the configuration that need not look like an issued key (DEMO_API_KEY,
+   * METRICS_TOKEN): scrubbed from every line wherever they appear, as key-shaped text is.
+   */
+  secrets?: readonly (string | null)[];
 }
 
 /** An API key as issued (src/subscriptions/apiKeys.ts) or any long bearer-looking secret after "gk_". */
@@ -34,21 +39,25 @@ export const REDACTED = '[redacted]';
 /** Header and field names whose values are secrets wherever they appear. */
 const REDACT_PATHS = ['authorization', 'Authorization', '*.authorization', '*.Authorization', '*.*.authorization', '*.*.Authorization', 'apiKey', '*.apiKey', 'token', '*.token'];
 
-function scrub(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.replace(KEY_SHAPED, REDACTED);
-  if (depth > 4 || value === null || typeof value !== 'object') return value;
-  if (value instanceof Error) return value;
-  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
-  const out: LogFields = {};
-  for (const [k, v] of Object.entries(value)) out[k] = scrub(v, depth + 1);
-  return out;
+/** What is scrubbed: key-shaped text, and the configuration's own secrets as literals. */
+function secretPattern(secrets: readonly (string | null)[]): RegExp {
+  const literals = secrets.filter((s): s is string => s !== null && s !== '').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return literals.length === 0 ? KEY_SHAPED : new RegExp([KEY_SHAPED.source, ...literals].join('|'), 'g');
 }
 
-/** The error serialiser with key-shaped text scrubbed from the message and stack. */
-function serializeError(error: unknown): unknown {
-  if (!(error instanceof Error)) return scrub(error);
-  const serialized = stdSerializers.err(error) as unknown as LogFields;
-  return scrub(serialized);
+function scrubber(pattern: RegExp) {
+  const scrub = (value: unknown, depth = 0): unknown => {
+    if (typeof value === 'string') return value.replace(pattern, REDACTED);
+    if (depth > 4 || value === null || typeof value !== 'object') return value;
+    if (value instanceof Error) return value;
+    if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
+    const out: LogFields = {};
+    for (const [k, v] of Object.entries(value)) out[k] = scrub(v, depth + 1);
+    return out;
+  };
+  /** The error serialiser with secrets scrubbed from the message and stack. */
+  const serializeError = (error: unknown): unknown => scrub(error instanceof Error ? (stdSerializers.err(error) as unknown as LogFields) : error);
+  return { scrub, serializeError };
 }
 
 /** LOG_FORMAT's choice, or with `auto` pretty on a terminal and JSON lines otherwise. */
@@ -57,10 +66,11 @@ export function logFormatFor(setting: LogFormatSetting, stdoutIsTty: boolean): L
   return stdoutIsTty ? 'pretty' : 'json';
 }
 
-function wrap(p: Pino): Logger {
+function wrap(p: Pino, pattern: RegExp): Logger {
+  const { scrub } = scrubber(pattern);
   const emit = (level: 'debug' | 'info' | 'warn' | 'error') => (msg: string, fields?: LogFields) => {
     if (!p.isLevelEnabled(level)) return;
-    const clean = msg.replace(KEY_SHAPED, REDACTED);
+    const clean = msg.replace(pattern, REDACTED);
     if (fields === undefined) p[level](clean);
     else p[level](scrub(fields) as LogFields, clean);
   };
@@ -70,13 +80,15 @@ function wrap(p: Pino): Logger {
     warn: emit('warn'),
     error: emit('error'),
     enabled: (level) => p.isLevelEnabled(level),
-    child: (bindings) => wrap(p.child(scrub(bindings) as LogFields)),
+    child: (bindings) => wrap(p.child(scrub(bindings) as LogFields), pattern),
     flush: () => p.flush(),
   };
 }
 
 export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logger {
   const format = options.format ?? 'json';
+  const pattern = secretPattern(options.secrets ?? []);
+  const { serializeError } = scrubber(pattern);
   const settings = {
     level,
     base: undefined,
@@ -85,11 +97,11 @@ export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logg
     serializers: { err: serializeError, error: serializeError },
     redact: { paths: REDACT_PATHS, censor: REDACTED },
   };
-  if (options.destination !== undefined) return wrap(pino(settings, options.destination));
+  if (options.destination !== undefined) return wrap(pino(settings, options.destination), pattern);
   if (format === 'pretty') {
-    return wrap(pino({ ...settings, transport: { target: 'pino-pretty', options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }));
+    return wrap(pino({ ...settings, transport: { target: 'pino-pretty', options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }), pattern);
   }
-  return wrap(pino(settings, destination({ dest: 1, sync: false })));
+  return wrap(pino(settings, destination({ dest: 1, sync: false })), pattern);
 }
 
 /** Describes an unknown thrown value for a log line (never for a response): pino serialises `err`. */

@@ -38,7 +38,10 @@ async function main(): Promise<void> {
     toTerminal(`${startupFailureSentence(error, null)}\n`);
     process.exit(2);
   }
-  const log = createLogger(config.logLevel, { format: logFormatFor(config.logFormat, process.stdout.isTTY === true) });
+  const log = createLogger(config.logLevel, {
+    format: logFormatFor(config.logFormat, process.stdout.isTTY === true),
+    secrets: [config.demoApiKey, config.metricsToken],
+  });
   let server: ListeningServer | undefined;
   let deps: Deps | undefined;
   try {

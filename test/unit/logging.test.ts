@@ -6,7 +6,7 @@ import { createLogger, describeError, logFormatFor, REDACTED } from '../../src/l
 import { generateApiKey } from '../../src/subscriptions/apiKeys.js';
 
 /** A logger writing into an array of parsed lines. */
-function capture(level: 'debug' | 'info' | 'warn' | 'error' | 'silent' = 'debug') {
+function capture(level: 'debug' | 'info' | 'warn' | 'error' | 'silent' = 'debug', secrets: string[] = []) {
   const lines: Record<string, any>[] = [];
   const raw: string[] = [];
   const destination = new Writable({
@@ -18,7 +18,7 @@ function capture(level: 'debug' | 'info' | 'warn' | 'error' | 'silent' = 'debug'
       done();
     },
   });
-  return { log: createLogger(level, { destination }), lines, raw };
+  return { log: createLogger(level, { destination, secrets }), lines, raw };
 }
 
 describe('logging', () => {
@@ -78,6 +78,22 @@ describe('logging', () => {
     expect(lines[2].list).to.deep.equal([REDACTED]);
     expect(lines[3].err.message).to.equal(`bad key ${REDACTED}`);
     expect(lines[4].leaked).to.equal(REDACTED);
+  });
+
+  it('redacts the configuration secrets (a DEMO_API_KEY of any shape, METRICS_TOKEN) wherever they appear', () => {
+    const demoKey = 'Plain-demo_key.not+gk(shaped)0123456789abcdef'.replace(/[.+()]/g, 'x');
+    const token = 'metrics-token-0123456789';
+    const { log, raw, lines } = capture('debug', [demoKey, token]);
+    log.info(`GET /external/v1/grants/${demoKey}`, { path: `/external/v1/grants/${demoKey}`, nested: { t: token } });
+    log.child({ k: demoKey }).error('failed', describeError(new Error(`with ${token}`)));
+    const text = raw.join('\n');
+    expect(text).not.to.include(demoKey);
+    expect(text).not.to.include(token);
+    expect(lines[0].path).to.equal(`/external/v1/grants/${REDACTED}`);
+    // Without them, the same text is not key-shaped and would be written as it is.
+    const plain = capture('debug');
+    plain.log.info(`GET /external/v1/grants/${demoKey}`);
+    expect(plain.raw.join('\n')).to.include(demoKey);
   });
 
   it('is pretty on a terminal and JSON otherwise, unless LOG_FORMAT says which', () => {
