@@ -10,7 +10,7 @@ import { healthRoutes } from './http/health.js';
 import { serveOpenapi } from './http/openapi.js';
 import { enforceLimits, subscriptionStatus } from './http/limits.js';
 import { requestId } from './http/requestId.js';
-import { API_PREFIX, matchRoute } from './http/routeTable.js';
+import { API_PREFIX, isApiPath, matchRoute } from './http/routeTable.js';
 import { dispatch } from './http/routes.js';
 import type { AppState } from './http/state.js';
 import { subscriptionHandlers } from './http/subscriptionRoutes.js';
@@ -74,7 +74,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
     {
       name: 'classify',
       middleware: async function classify(ctx, next) {
-        if (ctx.path !== API_PREFIX && !ctx.path.startsWith(`${API_PREFIX}/`)) {
+        if (!isApiPath(ctx.path)) {
           throw notFound(`No endpoint exists at this path; the API lives under ${API_PREFIX}.`);
         }
         const matched = matchRoute(ctx.path);

@@ -5,7 +5,7 @@
 import koaCors from '@koa/cors';
 import type { Middleware } from 'koa';
 import { RATE_LIMIT_HEADER_NAMES } from '../ratelimit/headers.js';
-import { API_PREFIX } from './routeTable.js';
+import { isApiPath } from './routeTable.js';
 import type { AppState } from './state.js';
 
 /** How long a browser may reuse a preflight's answer, in seconds. */
@@ -27,7 +27,7 @@ export function cors(allowedOrigins: readonly string[]): Middleware<AppState> {
     credentials: false,
   }) as unknown as Middleware<AppState>;
   return async function corsLayer(ctx, next) {
-    if (allowed.size === 0 || (ctx.path !== API_PREFIX && !ctx.path.startsWith(`${API_PREFIX}/`))) return next();
+    if (allowed.size === 0 || !isApiPath(ctx.path)) return next();
     return answer(ctx, next);
   };
 }

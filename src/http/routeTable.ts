@@ -6,6 +6,9 @@ import type { Feature } from '../subscriptions/tiers.js';
 
 export const API_PREFIX = '/external/v1';
 
+/** Whether a path lies under the versioned prefix (the prefix itself included). */
+export const isApiPath = (path: string): boolean => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+
 /** Methods every endpoint answers; any other method on a known path is a 405. */
 export const READ_METHODS = ['GET', 'HEAD'] as const;
 
