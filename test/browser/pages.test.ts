@@ -239,6 +239,26 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       expect(await two.page.textContent('#tier')).to.equal('STARTER');
       await two.page.close();
     });
+    it('rate-limited: the page says to wait, in plain words', async function () {
+      // At 1 request per second the page's two calls (usage, then limits) meet the limit unless a
+      // second passes between them; "Show usage" again until a 429 happened.
+      const limited = api.deps.subscriptions.create({ name: 'limited', tier: 'STARTER', rateLimit: 1 });
+      const { page } = await openConsole(limited.apiKey);
+      let refused = false;
+      page.on('response', (response) => {
+        if (response.status() === 429) refused = true;
+      });
+      for (let attempt = 0; attempt < 10 && !refused; attempt += 1) {
+        await page.evaluate(() => document.body.removeAttribute('data-state'));
+        await page.click('#show');
+        await page.waitForSelector('body[data-state]');
+      }
+      expect(refused, 'no call was refused in 10 attempts').to.equal(true);
+      expect(await page.getAttribute('body', 'data-state')).to.equal('error');
+      expect(await page.textContent('#error')).to.match(/^Too many requests in the last second\. Wait [0-9]+ second\(s\) and try again\.$/);
+      await screenshot(page, 'console-rate-limited');
+      await page.close();
+    });
   });
 
   describe('cross-origin calls with fetch', function () {

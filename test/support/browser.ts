@@ -30,7 +30,7 @@ export function browserMissing(): string | null {
 export function requireBrowser(suite: Mocha.Context): void {
   const missing = browserMissing();
   if (missing === null) return;
-  if (process.env.CI === 'true') throw new Error(`browser tests must run in CI: ${missing}`);
+  if (process.env.CI === 'true' || process.env.CI === '1') throw new Error(`browser tests must run in CI: ${missing}`);
   console.log(`      (skipped: ${missing})`);
   suite.skip();
 }
