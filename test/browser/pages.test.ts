@@ -64,7 +64,7 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       }
       expect(operations).to.have.length.of.at.least(12);
       expect(shown).to.have.members(operations);
-      for (const heading of ['Authentication', 'Limits and billing', 'Paging and sync', 'Errors']) {
+      for (const heading of ['Authentication', 'Limits and billing', 'Paging and sync', 'Your usage', 'Errors']) {
         expect(await page.locator('.info h2', { hasText: heading }).count(), heading).to.equal(1);
       }
       await screenshot(page, 'docs');
@@ -139,8 +139,13 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       }
       // ...and last month, as seeded usage rows (they are statistics, not this month's allowance).
       const seeded: [string, number][] = [
-        ['2026-10-25T10:00:00.000Z', 5],
+        ['2026-10-22T10:00:00.000Z', 6],
+        ['2026-10-23T10:00:00.000Z', 9],
+        ['2026-10-26T10:00:00.000Z', 5],
+        ['2026-10-27T10:00:00.000Z', 11],
+        ['2026-10-28T10:00:00.000Z', 8],
         ['2026-10-30T10:00:00.000Z', 12],
+        ['2026-10-31T10:00:00.000Z', 2],
       ];
       for (const [at, calls] of seeded) {
         for (let i = 0; i < calls; i += 1) {
@@ -197,7 +202,7 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       }
       const top = await page.$$eval('#top-endpoints li', (items) => items.map((item) => [item.getAttribute('data-endpoint'), Number(item.getAttribute('data-calls'))]));
       expect(top).to.deep.equal([
-        ['/grants/:id', 17],
+        ['/grants/:id', seeded.reduce((n, [, calls]) => n + calls, 0)],
         ['/grants', 9],
         ['/grants/filters', 7],
       ]);
