@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
-import { startTestApi, tempDir, type TestApi } from '../support/api.js';
+import { REPO_ROOT, startTestApi, tempDir, type TestApi } from '../support/api.js';
+import { freePort, launch, type Launched } from '../support/processes.js';
 import { launchBrowser, requireBrowser, screenshot, type Browser } from '../support/browser.js';
 import { writeTinyCatalog } from '../support/catalog.js';
 import { openapiDocument } from '../../src/http/openapi.js';
@@ -262,6 +263,62 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       expect(await page.getAttribute('body', 'data-state')).to.equal('error');
       expect(await page.textContent('#error')).to.match(/^Too many requests in the last second\. Wait [0-9]+ second\(s\) and try again\.$/);
       await screenshot(page, 'console-rate-limited');
+      await page.close();
+    });
+  });
+
+  describe('the server process as `npm start` runs it, with the demo key', function () {
+    const DEMO_KEY = 'gk_live_browserDemoKey0123456789abcdefghij';
+    let server: Launched | undefined;
+    let workDir: string;
+    let base: string;
+    before(async function () {
+      workDir = tempDir('grants-browser-start-');
+      const port = await freePort();
+      server = launch(process.execPath, ['dist/src/main.js'], {
+        cwd: REPO_ROOT,
+        env: {
+          ...process.env,
+          REDIS_URL: '',
+          DATA_DIR: workDir,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'silent',
+          DEMO_API_KEY: DEMO_KEY,
+          SEED_FILE: writeTinyCatalog(workDir),
+        },
+      });
+      await server.waitFor('stderr', /curl .*\n/, 30_000);
+      base = `http://127.0.0.1:${port}`;
+    });
+    after(async function () {
+      if (server !== undefined) {
+        server.child.kill('SIGTERM');
+        const stopped = await Promise.race([server.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+        if (!stopped) server.kill();
+      }
+      rmSync(workDir, { recursive: true, force: true });
+    });
+
+    it('/docs and /console open with no failed request, and the console shows the demo subscription', async function () {
+      const docs = await browser.page();
+      await docs.page.goto(`${base}/docs`);
+      await docs.page.waitForSelector('#operations-grants-grants');
+      expect(docs.failures).to.deep.equal([]);
+      expect(docs.errors).to.deep.equal([]);
+      await docs.page.close();
+
+      const { page, failures, errors } = await browser.page();
+      await page.goto(`${base}/console`);
+      await page.fill('#key', DEMO_KEY);
+      await page.click('#show');
+      await page.waitForSelector('body[data-state]');
+      expect(await page.getAttribute('body', 'data-state')).to.equal('ready');
+      expect(await page.textContent('#tier')).to.equal('PROFESSIONAL');
+      expect(await page.getAttribute('#gauge-limit', 'data-value')).to.equal('100000');
+      expect(await page.$$eval('#chart rect.bar', (rects) => rects.length)).to.equal(30);
+      expect(failures).to.deep.equal([]);
+      expect(errors).to.deep.equal([]);
       await page.close();
     });
   });
