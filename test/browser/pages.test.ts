@@ -33,7 +33,7 @@ async function otherOrigin(html: string): Promise<{ origin: string; close(): Pro
 }
 
 describe('browser: /docs, /console and cross-origin calls in headless Chromium', function () {
-  this.timeout(90_000);
+  this.timeout(180_000); // a loaded 2-core machine: Swagger UI alone can take half a minute
   let browser: Browser;
 
   before(async function () {
@@ -225,6 +225,7 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       expect(await page.isVisible('#report')).to.equal(false);
       expect(await page.textContent('#error')).to.match(/^This key is not valid/);
       expect(failures.join('\n')).to.match(/subscription\/usage\?days=30: HTTP 401/);
+      expect(await page.evaluate(() => sessionStorage.getItem('grants-console-key'))).to.equal(null);
       await screenshot(page, 'console-bad-key');
       await page.close();
     });

@@ -22,15 +22,15 @@ const FLAGS = [
 ];
 
 /** Why the browser tests cannot run here, or null when they can. */
-export function browserMissing(): string | null {
-  return existsSync(CHROMIUM_PATH) ? null : `no Chromium at ${CHROMIUM_PATH} (install it with \`npm run browser:install\`)`;
+export function browserMissing(executable = CHROMIUM_PATH): string | null {
+  return existsSync(executable) ? null : `no Chromium at ${executable} (install it with \`npm run browser:install\`)`;
 }
 
-/** Skips the calling suite outside CI when Chromium is missing; in CI, fails it. */
-export function requireBrowser(suite: Mocha.Context): void {
-  const missing = browserMissing();
+/** Skips the calling suite outside CI when Chromium is missing; in CI (CI=true), fails it. */
+export function requireBrowser(suite: Pick<Mocha.Context, 'skip'>, env: NodeJS.ProcessEnv = process.env, executable = CHROMIUM_PATH): void {
+  const missing = browserMissing(executable);
   if (missing === null) return;
-  if (process.env.CI === 'true' || process.env.CI === '1') throw new Error(`browser tests must run in CI: ${missing}`);
+  if (env.CI === 'true' || env.CI === '1') throw new Error(`browser tests must run in CI: ${missing}`);
   console.log(`      (skipped: ${missing})`);
   suite.skip();
 }

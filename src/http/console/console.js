@@ -44,6 +44,7 @@
     }
     if (!response.ok || body === null || body.success !== true) {
       const code = body && body.error ? body.error.code : undefined;
+      if (response.status === 401) sessionStorage.removeItem(KEY_STORE); // a key that will never work
       throw new ApiFailure(plainError(response.status, code, response.headers.get('Retry-After')));
     }
     return body.data;
