@@ -58,6 +58,8 @@ export async function launchBrowser(): Promise<Browser> {
     args: FLAGS,
     viewport: { width: 1100, height: 900 },
   });
+  // Playwright's default 30 s per action is too short for Swagger UI on a loaded 2-core machine.
+  context.setDefaultTimeout(120_000);
   return {
     context,
     async page() {
