@@ -6,6 +6,7 @@ import { cors } from './http/cors.js';
 import { ApiError, errorHandler, notFound } from './http/errors.js';
 import { grantHandlers } from './http/grantRoutes.js';
 import { serveDocs } from './http/docs.js';
+import { serveConsole } from './http/consolePage.js';
 import { healthRoutes } from './http/health.js';
 import { serveOpenapi } from './http/openapi.js';
 import { enforceLimits, subscriptionStatus } from './http/limits.js';
@@ -71,6 +72,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
     { name: 'health', middleware: healthRoutes(deps.engine, deps.readiness) },
     { name: 'openapi', middleware: serveOpenapi() },
     { name: 'docs', middleware: serveDocs() },
+    { name: 'console', middleware: serveConsole() },
     {
       name: 'classify',
       middleware: async function classify(ctx, next) {

@@ -19,6 +19,7 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Grants partner API: reference</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ASSETS}swagger-ui.css">
 </head>
 <body>

@@ -235,6 +235,11 @@ const GUIDE = [
   `\`GET /grants\` pages with \`page\` and \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) and reaches the first ${MAX_WINDOW.toLocaleString('en-US')} matches; ` +
     '`pagination` gives `total` and `totalPages`. To keep a copy in sync, ask for `updatedSince=<last sync time>&sort=updatedAt`.',
   '',
+  '## Your usage',
+  '`GET /subscription/usage?days=N` gives this month\'s calls against the allowance and, over the last N UTC days, the total, the top ' +
+    'endpoints and `statistics.daily` (one entry per day, days without calls included). The partner console at [/console](/console) draws them: ' +
+    'paste a key to see the tier, the limits, the allowance used and the calls per day.',
+  '',
   '## Errors',
   'Every error comes in one envelope: `{ "success": false, "error": { "code", "message", "details"? }, "meta" }`; a 400 lists every ' +
     'invalid parameter in `error.details`. Quote `meta.requestId` (also the `X-Request-Id` header) when reporting a problem.',

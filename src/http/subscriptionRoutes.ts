@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import { monthKey, monthResetDate, windowStartDay } from '../subscriptions/month.js';
 import { STATUSES, TIERS, monthlyLimitOf, rateLimitOf } from '../subscriptions/tiers.js';
 import type { AllowanceCounter } from '../subscriptions/allowance.js';
+import { dailySeries } from '../subscriptions/dailyUsage.js';
 import type { UsageStore } from '../subscriptions/usageStore.js';
 import { successBody } from './envelope.js';
 import { paramValidator, parseQueryString, type ParamSpecs } from './queryParams.js';
@@ -42,6 +43,15 @@ export const USAGE_REPORT_SCHEMA = closed({
     totalCalls: count,
     avgCallsPerDay: { type: 'number', minimum: 0 },
     topEndpoints: { type: 'array', items: closed({ endpoint: { type: ['string', 'null'] }, calls: count }) },
+    daily: {
+      type: 'array',
+      description: 'One entry per UTC day of the window, oldest first, days without calls included; calls by route template, most called first.',
+      items: closed({
+        date: { type: 'string', format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' },
+        calls: count,
+        byEndpoint: { type: 'object', additionalProperties: { type: 'integer', minimum: 1 } },
+      }),
+    },
   }),
   subscription: closed({
     tier: { type: 'string', enum: [...TIERS] },
@@ -84,7 +94,9 @@ export function subscriptionHandlers({ usage, allowance, clock }: SubscriptionRo
     const days = (usageParams(parseQueryString(ctx.querystring)).days as number | undefined) ?? DEFAULT_STATISTICS_DAYS;
     const { subscription } = ctx.state.caller!;
     const month = await monthly(ctx);
-    const stats = usage.statistics(subscription.id, windowStartDay(month.now, days));
+    const fromDay = windowStartDay(month.now, days);
+    const stats = usage.statistics(subscription.id, fromDay);
+    const daily = dailySeries(usage.dailyCalls(subscription.id, fromDay), fromDay, days);
     ctx.body = successBody(ctx.state.requestId, {
       currentMonth: { calls: month.calls, limit: month.limit, remaining: month.remaining, resetDate: month.resetDate },
       statistics: {
@@ -92,6 +104,7 @@ export function subscriptionHandlers({ usage, allowance, clock }: SubscriptionRo
         totalCalls: stats.totalCalls,
         avgCallsPerDay: Math.round((stats.totalCalls / days) * 100) / 100,
         topEndpoints: stats.topEndpoints,
+        daily,
       },
       subscription: {
         tier: subscription.tier,

@@ -2,6 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
+import type { DailyEndpointCalls } from './dailyUsage.js';
 import type { Db } from './database.js';
 
 export interface UsageRow {
@@ -63,6 +64,7 @@ export class UsageStore {
   private readonly writeBatch: (rows: UsageRow[]) => void;
   private readonly totalCalls: Database.Statement;
   private readonly callsByEndpoint: Database.Statement;
+  private readonly callsByDay: Database.Statement;
 
   constructor(
     private readonly db: Db,
@@ -89,6 +91,9 @@ export class UsageStore {
     this.callsByEndpoint = db.prepare(
       `SELECT endpoint, sum(calls) AS calls FROM usage_daily WHERE subscription_id = ? AND day >= ?
        GROUP BY endpoint HAVING sum(calls) > 0 ORDER BY calls DESC, endpoint ASC LIMIT 10`,
+    );
+    this.callsByDay = db.prepare(
+      `SELECT day, endpoint, calls FROM usage_daily WHERE subscription_id = ? AND day >= ? AND calls > 0 ORDER BY day, endpoint`,
     );
   }
 
@@ -128,6 +133,12 @@ export class UsageStore {
       totalCalls: this.totalCalls.get(subscriptionId, fromDay) as number,
       topEndpoints: this.callsByEndpoint.all(subscriptionId, fromDay) as { endpoint: string; calls: number }[],
     }))();
+  }
+
+  /** The counted calls of each day and endpoint in the window (days without calls have no row). */
+  dailyCalls(subscriptionId: string, fromDay: string): DailyEndpointCalls[] {
+    this.flush();
+    return this.callsByDay.all(subscriptionId, fromDay) as DailyEndpointCalls[];
   }
 
   close(): void {

@@ -44,9 +44,14 @@ describe('subscriptions: the usage and limits reports', function () {
       expect(Object.keys(res.body)).to.have.members(['success', 'data', 'meta']);
       expect(res.body.data).to.deep.equal({
         currentMonth: { calls: 0, limit: 100_000, remaining: 100_000, resetDate: '2026-12-01T00:00:00.000Z' },
-        statistics: { period: '30 days', totalCalls: 0, avgCallsPerDay: 0, topEndpoints: [] },
+        statistics: { period: '30 days', totalCalls: 0, avgCallsPerDay: 0, topEndpoints: [], daily: res.body.data.statistics.daily },
         subscription: { tier: 'PROFESSIONAL', monthlyLimit: 100_000, rateLimit: 50, status: 'ACTIVE' },
       });
+      const { daily } = res.body.data.statistics;
+      expect(daily).to.have.length(30);
+      expect(daily[0]).to.deep.equal({ date: '2026-10-22', calls: 0, byEndpoint: {} });
+      expect(daily[29]).to.deep.equal({ date: '2026-11-20', calls: 0, byEndpoint: {} });
+      for (const entry of daily) expect(entry).to.deep.include({ calls: 0, byEndpoint: {} });
     });
 
     for (const [tier, monthly, rate] of [
@@ -243,6 +248,58 @@ describe('subscriptions: the usage and limits reports', function () {
       const res = await sub.get('/subscription/usage?days=7');
       expect(res.body.data.currentMonth.calls).to.equal(1);
       expect(res.body.data.statistics.totalCalls).to.equal(3);
+    });
+  });
+
+  describe('GET /subscription/usage: statistics.daily', function () {
+    it('one entry per UTC day of the window, oldest first, zero days included, calls by endpoint most called first', async function () {
+      const sub = fresh();
+      now = new Date('2026-11-15T00:00:00.000Z');
+      for (let i = 0; i < 3; i += 1) await sub.get('/grants');
+      await sub.get('/grants/g-1');
+      now = new Date('2026-11-17T23:59:59.999Z');
+      await sub.get('/grants/filters');
+      await sub.get('/grants/g-2');
+      await sub.get('/grants/g-1/x'); // unknown path: not counted
+      await sub.get('/grants?limit=0'); // 400: counted
+      now = NOW;
+      const res = await sub.get('/subscription/usage?days=7');
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body.data.statistics.daily).to.deep.equal([
+        { date: '2026-11-14', calls: 0, byEndpoint: {} },
+        { date: '2026-11-15', calls: 4, byEndpoint: { '/grants': 3, '/grants/:id': 1 } },
+        { date: '2026-11-16', calls: 0, byEndpoint: {} },
+        { date: '2026-11-17', calls: 3, byEndpoint: { '/grants': 1, '/grants/:id': 1, '/grants/filters': 1 } },
+        { date: '2026-11-18', calls: 0, byEndpoint: {} },
+        { date: '2026-11-19', calls: 0, byEndpoint: {} },
+        { date: '2026-11-20', calls: 0, byEndpoint: {} },
+      ]);
+      expect(Object.keys(res.body.data.statistics.daily[1].byEndpoint)).to.deep.equal(['/grants', '/grants/:id']);
+      // The usage call just answered is counted today by the next report; the day's sum is totalCalls.
+      const again = await sub.get('/subscription/usage?days=3');
+      const { daily, totalCalls } = again.body.data.statistics;
+      expect(daily.map((d: { date: string }) => d.date)).to.deep.equal(['2026-11-18', '2026-11-19', '2026-11-20']);
+      expect(daily[2]).to.deep.equal({ date: '2026-11-20', calls: 1, byEndpoint: { '/subscription/usage': 1 } });
+      expect(totalCalls).to.equal(1);
+      const year = await sub.get('/subscription/usage?days=365');
+      expect(year.body.data.statistics.daily).to.have.length(365);
+      expect(year.body.data.statistics.daily[0].date).to.equal('2025-11-21');
+      const sum = year.body.data.statistics.daily.reduce((n: number, d: { calls: number }) => n + d.calls, 0);
+      expect(sum).to.equal(year.body.data.statistics.totalCalls);
+    });
+
+    it('days=1 is today alone; the series crosses month and year boundaries', async function () {
+      const sub = fresh();
+      now = new Date('2026-12-31T23:00:00.000Z');
+      await sub.get('/grants');
+      now = new Date('2027-01-01T01:00:00.000Z');
+      const one = await sub.get('/subscription/usage?days=1');
+      expect(one.body.data.statistics.daily).to.deep.equal([{ date: '2027-01-01', calls: 0, byEndpoint: {} }]);
+      const two = await sub.get('/subscription/usage?days=2');
+      expect(two.body.data.statistics.daily).to.deep.equal([
+        { date: '2026-12-31', calls: 1, byEndpoint: { '/grants': 1 } },
+        { date: '2027-01-01', calls: 1, byEndpoint: { '/subscription/usage': 1 } },
+      ]);
     });
   });
 

@@ -1,0 +1,212 @@
+// The partner console: reads GET /subscription/usage and GET /subscription/limits of this origin's
+// API with the key the partner pasted, and draws them (plain DOM and SVG, no library). The key is
+// kept in this tab's sessionStorage and sent only to this origin's API.
+'use strict';
+(function () {
+  const API = '/external/v1';
+  const KEY_STORE = 'grants-console-key';
+  const SVG = 'http://www.w3.org/2000/svg';
+  const $ = (id) => document.getElementById(id);
+  const number = (n) => Number(n).toLocaleString('en-US');
+  const longDate = (iso) =>
+    new Date(iso).toLocaleDateString('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
+  const FEATURE_NAMES = {
+    'grants.search': 'Search grants (/grants, /grants/filters)',
+    'grants.read': 'Read a grant (/grants/:id)',
+    'subscription.read': 'Usage and limits (/subscription/*)',
+  };
+
+  /** An error in plain words, from the API's answer (status, error code, Retry-After). */
+  function plainError(status, code, retryAfter) {
+    if (status === 401) return 'This key is not valid: it may be mistyped, incomplete or revoked. Check that you pasted the whole key, or ask us for a new one.';
+    if (status === 403 && code === 'SUBSCRIPTION_INACTIVE') return 'This subscription is cancelled, so the key can no longer be used. Contact us to reactivate it.';
+    if (status === 403) return 'This subscription does not include usage reports (the subscription.read feature). Contact us to add it.';
+    if (status === 429 && code === 'QUOTA_EXCEEDED') return 'The monthly allowance is used up; it resets at the start of next month (UTC).';
+    if (status === 429) return 'Too many requests in the last second. Wait ' + (retryAfter || '1') + ' second(s) and try again.';
+    if (status === 503) return 'The service is temporarily unavailable. Try again in a moment.';
+    return 'The API answered with an unexpected error (HTTP ' + status + (code ? ', ' + code : '') + '). Try again later.';
+  }
+
+  class ApiFailure extends Error {}
+
+  async function get(path, key) {
+    let response;
+    try {
+      response = await fetch(API + path, { headers: { Authorization: 'Bearer ' + key }, cache: 'no-store' });
+    } catch {
+      throw new ApiFailure('The API could not be reached. Check your connection and try again.');
+    }
+    let body = null;
+    try {
+      body = await response.json();
+    } catch {
+      body = null;
+    }
+    if (!response.ok || body === null || body.success !== true) {
+      const code = body && body.error ? body.error.code : undefined;
+      if (response.status === 401) sessionStorage.removeItem(KEY_STORE); // a key that will never work
+      throw new ApiFailure(plainError(response.status, code, response.headers.get('Retry-After')));
+    }
+    return body.data;
+  }
+
+  function showError(message) {
+    $('error').textContent = message;
+    $('error').hidden = false;
+    $('report').hidden = true;
+  }
+
+  function renderSubscription(limits) {
+    $('tier').textContent = limits.subscription.tier;
+    $('status').textContent = limits.subscription.status;
+    $('rate').textContent = number(limits.limits.rateLimit.requestsPerSecond) + ' requests per second';
+    const note = $('status-note');
+    note.hidden = limits.subscription.status === 'ACTIVE';
+    note.textContent =
+      limits.subscription.status === 'SUSPENDED'
+        ? 'This subscription is suspended: grant searches and reads are refused until it is reactivated. Contact us.'
+        : '';
+    const list = $('features');
+    list.replaceChildren();
+    const flags = {
+      'grants.search': limits.features.grants.search,
+      'grants.read': limits.features.grants.read,
+      'subscription.read': limits.features.subscription.read,
+    };
+    for (const [name, on] of Object.entries(flags)) {
+      const item = document.createElement('li');
+      item.className = on ? 'on' : 'off';
+      item.dataset.feature = name;
+      item.dataset.enabled = String(on);
+      item.textContent = FEATURE_NAMES[name] + (on ? '' : ': not included');
+      list.append(item);
+    }
+  }
+
+  function renderGauge(month) {
+    const used = Math.min(month.calls, month.limit);
+    const share = month.limit > 0 ? used / month.limit : 1;
+    const fill = $('gauge-fill');
+    fill.setAttribute('width', String(Math.round(share * 400 * 100) / 100));
+    fill.classList.toggle('high', share >= 0.8 && share < 1);
+    fill.classList.toggle('full', share >= 1);
+    $('gauge').setAttribute('aria-label', 'monthly allowance: ' + number(month.calls) + ' of ' + number(month.limit) + ' calls used');
+    const set = (id, value, text) => {
+      $(id).dataset.value = String(value);
+      $(id).textContent = text;
+    };
+    set('gauge-used', month.calls, number(month.calls));
+    set('gauge-limit', month.limit, number(month.limit));
+    set('gauge-remaining', month.remaining, number(month.remaining));
+    set('gauge-reset', month.resetDate, longDate(month.resetDate));
+  }
+
+  /** One bar per day, its height proportional to the day's calls (the busiest day fills the plot). */
+  function renderChart(daily) {
+    const chart = $('chart');
+    const width = 900;
+    const height = 240;
+    const left = 44;
+    const bottom = 22;
+    const top = 8;
+    const plot = height - bottom - top;
+    chart.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
+    chart.replaceChildren();
+    const max = Math.max(1, ...daily.map((d) => d.calls));
+    const slot = (width - left) / daily.length;
+    const element = (name, attributes, text) => {
+      const node = document.createElementNS(SVG, name);
+      for (const [k, v] of Object.entries(attributes)) node.setAttribute(k, String(v));
+      if (text !== undefined) node.textContent = text;
+      chart.append(node);
+      return node;
+    };
+    element('line', { class: 'axis', x1: left, y1: top + plot, x2: width, y2: top + plot });
+    element('text', { x: left - 6, y: top + 10, 'text-anchor': 'end' }, number(max));
+    element('text', { x: left - 6, y: top + plot, 'text-anchor': 'end' }, '0');
+    const labelEvery = Math.ceil(daily.length / 10);
+    daily.forEach((day, i) => {
+      const barHeight = (day.calls / max) * plot;
+      const bar = element('rect', {
+        class: 'bar',
+        x: left + i * slot + slot * 0.15,
+        y: top + plot - barHeight,
+        width: slot * 0.7,
+        height: barHeight,
+        'data-date': day.date,
+        'data-calls': day.calls,
+      });
+      const parts = Object.entries(day.byEndpoint).map(([endpoint, calls]) => endpoint + ': ' + number(calls));
+      const title = document.createElementNS(SVG, 'title');
+      title.textContent = day.date + ': ' + number(day.calls) + ' calls' + (parts.length ? '\n' + parts.join('\n') : '');
+      bar.append(title);
+      if (i % labelEvery === 0 || i === daily.length - 1) {
+        element('text', { x: left + i * slot + slot / 2, y: height - 6, 'text-anchor': 'middle' }, day.date.slice(5));
+      }
+    });
+  }
+
+  function renderTop(topEndpoints) {
+    const list = $('top-endpoints');
+    list.replaceChildren();
+    if (topEndpoints.length === 0) {
+      const item = document.createElement('li');
+      item.textContent = 'No calls in this period.';
+      list.append(item);
+    }
+    for (const { endpoint, calls } of topEndpoints.slice(0, 5)) {
+      const item = document.createElement('li');
+      const code = document.createElement('code');
+      code.textContent = endpoint;
+      item.append(code, ' · ' + number(calls) + ' calls');
+      item.dataset.endpoint = endpoint;
+      item.dataset.calls = String(calls);
+      list.append(item);
+    }
+  }
+
+  async function show(key, days) {
+    $('error').hidden = true;
+    $('loading').hidden = false;
+    try {
+      // The usage report first: it then counts every earlier call, and the limits call after it.
+      const usage = await get('/subscription/usage?days=' + days, key);
+      const limits = await get('/subscription/limits', key);
+      renderSubscription(limits);
+      renderGauge(usage.currentMonth);
+      $('period').textContent = 'last ' + usage.statistics.period;
+      $('total').textContent = number(usage.statistics.totalCalls);
+      renderChart(usage.statistics.daily);
+      renderTop(usage.statistics.topEndpoints);
+      $('report').hidden = false;
+    } catch (error) {
+      showError(error instanceof ApiFailure ? error.message : 'Something went wrong while drawing the report.');
+    } finally {
+      $('loading').hidden = true;
+      document.body.dataset.state = $('error').hidden ? 'ready' : 'error';
+    }
+  }
+
+  $('key-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const key = $('key').value.trim();
+    if (key === '') return;
+    sessionStorage.setItem(KEY_STORE, key);
+    show(key, $('days').value);
+  });
+  $('days').addEventListener('change', () => {
+    const key = sessionStorage.getItem(KEY_STORE);
+    if (key) show(key, $('days').value);
+  });
+  $('forget').addEventListener('click', () => {
+    sessionStorage.removeItem(KEY_STORE);
+    $('key').value = '';
+    $('report').hidden = true;
+    $('error').hidden = true;
+  });
+  const kept = sessionStorage.getItem(KEY_STORE);
+  if (kept) {
+    $('key').value = kept;
+    show(kept, $('days').value);
+  }
+})();
