@@ -56,6 +56,7 @@ export class TextIndex {
     private readonly columns: CatalogColumns,
     private readonly readPostings: (term: string) => [number, number][],
     private readonly log: (x: number) => number,
+    private readonly budget: number,
   ) {}
 
   /**
@@ -63,7 +64,7 @@ export class TextIndex {
    * docsize table: tokens per column of each row) from the connection's current snapshot, which
    * must be the one the columns were loaded from.
    */
-  static load(db: Db, columns: CatalogColumns): TextIndex {
+  static load(db: Db, columns: CatalogColumns, budget = POSTINGS_BUDGET): TextIndex {
     const averages = db.prepare('SELECT block FROM grants_text_data WHERE id = 1').pluck().get() as Uint8Array | undefined;
     const [rows = 0, ...columnTokens] = averages === undefined ? [] : readVarints(averages);
     const lengths = new Float64Array(columns.size);
@@ -82,7 +83,13 @@ export class TextIndex {
       columns,
       (term) => postings.all(term) as [number, number][],
       (x) => ln.get(x) as number,
+      budget,
     );
+  }
+
+  /** Pairs held now (for tests and diagnostics). */
+  get heldPairs(): number {
+    return this.cached;
   }
 
   /** The term's postings, positions ascending (read from FTS5's index on first use in this build). */
@@ -98,7 +105,7 @@ export class TextIndex {
     const postings = this.sortedPostings(rows, inverseDocumentFrequency(this.stats.rows, rows.length, this.log));
     const size = postings.positions.length;
     for (const [oldest, old] of this.cache) {
-      if (this.cached + size <= POSTINGS_BUDGET) break;
+      if (this.cached + size <= this.budget) break;
       this.cache.delete(oldest);
       this.cached -= old.positions.length;
     }
