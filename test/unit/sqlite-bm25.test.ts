@@ -9,7 +9,9 @@ import path from 'node:path';
 import { generateGrants, Random } from '../../fixtures/generate.js';
 import { searchWords, type GrantQuery } from '../../src/grants/query.js';
 import type { Grant } from '../../src/grants/schema.js';
+import { emptyBits, hasBit, setBit } from '../../src/search/sqlite/bitset.js';
 import { scoreAll } from '../../src/search/sqlite/bm25.js';
+import { relevancePage, selectKth } from '../../src/search/sqlite/columnSearch.js';
 import { openCatalog, type Db } from '../../src/search/sqlite/catalogFile.js';
 import { CatalogColumns } from '../../src/search/sqlite/columns.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
@@ -95,6 +97,46 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
       const nine = Uint8Array.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x81, 0x07]);
       expect(readVarint(nine, 0)).to.deep.equal({ value: 256 + 7, next: 9 });
       expect(readVarints(Uint8Array.from([0x01, 0x86, 0x8d, 0x20, 0x7f]))).to.deep.equal([1, 100_000, 127]);
+    });
+  });
+
+  describe('relevance pages (bounded heap for short pages, selection for deep ones)', () => {
+    it('select the k-th smallest value as a sort would', () => {
+      const random = new Random(5);
+      for (let round = 0; round < 50; round++) {
+        const values = Float64Array.from({ length: 1 + random.int(500) }, () => random.int(20) / 4);
+        const sorted = Array.from(values).sort((a, b) => a - b);
+        const k = random.int(values.length);
+        expect(selectKth(values.slice(), k)).to.equal(sorted[k]);
+      }
+    });
+
+    it('equal a full sort by (score, position) over the matching hits, at every depth, with ties and hits in any order', () => {
+      const random = new Random(21);
+      const size = 6000;
+      for (let round = 0; round < 40; round++) {
+        const hitCount = random.int(size);
+        // Positions in a random order (as FTS5 returns them for a phrase), scores with many ties.
+        const all = Int32Array.from({ length: size }, (_, i) => i);
+        for (let i = size - 1; i > 0; i--) {
+          const j = random.int(i + 1);
+          [all[i], all[j]] = [all[j], all[i]];
+        }
+        const positions = all.slice(0, hitCount);
+        if (round % 2 === 0) positions.sort();
+        const scores = Float64Array.from({ length: hitCount }, () => -random.int(round % 3 === 0 ? 5 : 400) / 8);
+        const matches = emptyBits(size);
+        const share = random.float();
+        for (let p = 0; p < size; p++) if (random.float() < share) setBit(matches, p);
+        const reference = Array.from({ length: hitCount }, (_, h) => h)
+          .filter((h) => hasBit(matches, positions[h]))
+          .sort((a, b) => scores[a] - scores[b] || positions[a] - positions[b])
+          .map((h) => positions[h]);
+        for (const [offset, pageSize] of [[0, 20], [0, 100], [40, 20], [240, 20], [250, 50], [3980, 20], [reference.length - 5, 20]]) {
+          if (offset < 0) continue;
+          expect(relevancePage({ positions, scores }, matches, offset, pageSize), `round ${round} offset ${offset}`).to.deep.equal(reference.slice(offset, offset + pageSize));
+        }
+      }
     });
   });
 

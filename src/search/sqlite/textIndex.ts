@@ -19,10 +19,12 @@ const WEIGHT_SQL = `CASE col ${TEXT_COLUMNS.map((name, i) => `WHEN '${name}' THE
 const POSTINGS_SQL = `SELECT doc, sum(${WEIGHT_SQL}) FROM temp.grants_text_instances WHERE term = ? GROUP BY doc`;
 
 /**
- * Postings kept per catalog build, counted in (grant, term) pairs of 8 bytes: 128 MiB. Past it the
- * least recently used terms are dropped (read again when asked for).
+ * Postings kept per catalog build, counted in (grant, term) pairs of 8 bytes: 512 MiB. Past it the
+ * least recently used terms are dropped (read again when asked for). The generated catalogs hold
+ * about 50 pairs per grant over all their terms: 100,000 grants' whole vocabulary takes ~40 MiB,
+ * 1,000,000 grants' ~400 MiB.
  */
-export const POSTINGS_BUDGET = 16 * 1024 * 1024;
+export const POSTINGS_BUDGET = 64 * 1024 * 1024;
 
 /** An SQLite varint (big-endian, 7 bits a byte, the 9th byte whole), as FTS5 writes its records. */
 export function readVarint(bytes: Uint8Array, start: number): { value: number; next: number } {
