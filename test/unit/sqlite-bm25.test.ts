@@ -1,0 +1,266 @@
+// The embedded engine's in-memory text statistics and bm25 (textIndex.ts, bm25.ts, queryTerms.ts)
+// against SQLite's own FTS5 on real catalog files: for every term of a generated catalog's
+// vocabulary and for combinations of terms, the same hits and bit-identical scores as FTS5's
+// bm25(); still so after a sync changes row lengths and the row count; within a postings budget;
+// and words FTS5's tokenizer splits answered as FTS5 answers them.
+import { expect } from 'chai';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { generateGrants, Random } from '../../fixtures/generate.js';
+import { searchWords, type GrantQuery } from '../../src/grants/query.js';
+import type { Grant } from '../../src/grants/schema.js';
+import { emptyBits, hasBit, setBit } from '../../src/search/sqlite/bitset.js';
+import { scoreAll } from '../../src/search/sqlite/bm25.js';
+import { relevancePage, selectKth } from '../../src/search/sqlite/columnSearch.js';
+import { openCatalog, type Db } from '../../src/search/sqlite/catalogFile.js';
+import { CatalogColumns } from '../../src/search/sqlite/columns.js';
+import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
+import { QueryTerms } from '../../src/search/sqlite/queryTerms.js';
+import { readVarint, readVarints, TextIndex } from '../../src/search/sqlite/textIndex.js';
+import { BM25_WEIGHTS, ftsMatchExpression } from '../../src/search/sqlite/translator.js';
+import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
+import { fixtureGrants, tempDir } from '../support/api.js';
+import { reindexGrants } from '../support/catalog.js';
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** FTS5's hits of the words with their bm25 scores, by position of the columns. */
+function ftsScores(db: Db, columns: CatalogColumns, words: string[]): Map<number, number> {
+  const rows = db
+    .prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ?`)
+    .raw()
+    .all(ftsMatchExpression(words)) as [number, number][];
+  return new Map(rows.map(([rowid, score]) => [columns.positionOf(rowid), score]));
+}
+
+const queryTerms = new QueryTerms();
+after(() => queryTerms.close());
+
+/** Asserts that the in-memory scores of the words (one term each) are FTS5's, hit for hit and bit for bit. */
+function expectSameAsFts(db: Db, columns: CatalogColumns, index: TextIndex, words: string[]): number {
+  const terms = words.map((word) => queryTerms.of(word));
+  expect(terms.every((t) => t.length === 1)).to.equal(true);
+  const mine = scoreAll(
+    terms.map(([term]) => index.postings(term)),
+    index.stats,
+  );
+  const reference = ftsScores(db, columns, words);
+  expect(mine.positions.length, `hits of ${words.join(' ')}`).to.equal(reference.size);
+  const differing: string[] = [];
+  mine.positions.forEach((position, i) => {
+    if (reference.get(position) !== mine.scores[i]) differing.push(`${position}: ${mine.scores[i]} vs ${reference.get(position)}`);
+  });
+  expect(differing, `scores of ${terms.join(' ')}`).to.deep.equal([]);
+  for (let i = 1; i < mine.positions.length; i++) expect(mine.positions[i]).to.be.greaterThan(mine.positions[i - 1]);
+  return mine.positions.length;
+}
+
+/** Every word of the grants' texts, as the API splits search text, that the tokenizer keeps whole. */
+const vocabulary = (grants: readonly Grant[]): string[] => {
+  const words = new Set<string>();
+  for (const g of grants) for (const word of searchWords(`${g.title} ${g.funder} ${g.description ?? ''}`)) words.add(word.toLowerCase());
+  return [...words].filter((word) => queryTerms.of(word).length === 1).sort();
+};
+
+const baseQuery = (words: string[], page = 1): GrantQuery => ({
+  words,
+  funderTypes: [],
+  fundingTypes: [],
+  provinces: [],
+  beneficiaries: [],
+  currencies: [],
+  complexities: [],
+  sdgs: [],
+  isRecurring: null,
+  amountMin: null,
+  amountMax: null,
+  open: null,
+  now: Date.parse('2026-06-15T12:00:00.000Z'),
+  deadlineFrom: null,
+  deadlineTo: null,
+  updatedSince: null,
+  sort: { key: 'relevance', descending: false },
+  facets: [],
+  fields: null,
+  page,
+  limit: 50,
+  offset: (page - 1) * 50,
+  size: 50,
+});
+
+describe('embedded engine: bm25 from in-memory term statistics', () => {
+  describe('SQLite varints as FTS5 writes them', () => {
+    it('reads one- to nine-byte values', () => {
+      expect(readVarint(Uint8Array.from([0x05]), 0)).to.deep.equal({ value: 5, next: 1 });
+      expect(readVarint(Uint8Array.from([0x86, 0x8d, 0x20]), 0)).to.deep.equal({ value: 100_000, next: 3 });
+      expect(readVarint(Uint8Array.from([0x81, 0x80, 0x80, 0x80, 0x00]), 0).value).to.equal(2 ** 28);
+      const nine = Uint8Array.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x81, 0x07]);
+      expect(readVarint(nine, 0)).to.deep.equal({ value: 256 + 7, next: 9 });
+      expect(readVarints(Uint8Array.from([0x01, 0x86, 0x8d, 0x20, 0x7f]))).to.deep.equal([1, 100_000, 127]);
+    });
+  });
+
+  describe('relevance pages (bounded heap for short pages, selection for deep ones)', () => {
+    it('select the k-th smallest value as a sort would', () => {
+      const random = new Random(5);
+      for (let round = 0; round < 50; round++) {
+        const values = Float64Array.from({ length: 1 + random.int(500) }, () => random.int(20) / 4);
+        const sorted = Array.from(values).sort((a, b) => a - b);
+        const k = random.int(values.length);
+        expect(selectKth(values.slice(), k)).to.equal(sorted[k]);
+      }
+    });
+
+    it('equal a full sort by (score, position) over the matching hits, at every depth, with ties and hits in any order', () => {
+      const random = new Random(21);
+      const size = 6000;
+      for (let round = 0; round < 40; round++) {
+        const hitCount = random.int(size);
+        // Positions in a random order (as FTS5 returns them for a phrase), scores with many ties.
+        const all = Int32Array.from({ length: size }, (_, i) => i);
+        for (let i = size - 1; i > 0; i--) {
+          const j = random.int(i + 1);
+          [all[i], all[j]] = [all[j], all[i]];
+        }
+        const positions = all.slice(0, hitCount);
+        if (round % 2 === 0) positions.sort();
+        const scores = Float64Array.from({ length: hitCount }, () => -random.int(round % 3 === 0 ? 5 : 400) / 8);
+        const matches = emptyBits(size);
+        const share = random.float();
+        for (let p = 0; p < size; p++) if (random.float() < share) setBit(matches, p);
+        const reference = Array.from({ length: hitCount }, (_, h) => h)
+          .filter((h) => hasBit(matches, positions[h]))
+          .sort((a, b) => scores[a] - scores[b] || positions[a] - positions[b])
+          .map((h) => positions[h]);
+        for (const [offset, pageSize] of [[0, 20], [0, 100], [40, 20], [240, 20], [250, 50], [3980, 20], [reference.length - 5, 20]]) {
+          if (offset < 0) continue;
+          expect(relevancePage({ positions, scores }, matches, offset, pageSize), `round ${round} offset ${offset}`).to.deep.equal(reference.slice(offset, offset + pageSize));
+        }
+      }
+    });
+  });
+
+  describe('the terms FTS5 makes of a search word', () => {
+    const terms = queryTerms;
+
+    it('stems as the catalog tokenizer does, and splits what it splits', () => {
+      expect(terms.of('funding')).to.deep.equal(['fund']);
+      expect(terms.of(searchWords('Québec')[0])).to.deep.equal(['quebec']);
+      expect(terms.of(searchWords('½')[0])).to.deep.equal(['1', '2']);
+      expect(terms.of('funding')).to.deep.equal(['fund']);
+    });
+  });
+
+  describe('a generated catalog and the fixtures', () => {
+    const dir = tempDir('sqlite-bm25-');
+    const file = path.join(dir, 'catalog.sqlite');
+    const grants: Grant[] = [...fixtureGrants(), ...generateGrants(3000, 'bm25-test')];
+    let db: Db;
+
+    before(async () => {
+      const writer = SqliteCatalogWriter.open(file);
+      await reindexGrants(writer, grants);
+      await writer.close();
+      db = openCatalog(file);
+    });
+    after(() => {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('words of the vocabulary: the same hits and the same scores as FTS5, bit for bit', () => {
+      const columns = CatalogColumns.load(db);
+      const index = TextIndex.load(db, columns);
+      const terms = vocabulary(grants);
+      expect(terms.length).to.be.greaterThan(500);
+      // Different words, one term (porter stems): the postings are shared.
+      expect(new Set(terms.map((w) => queryTerms.of(w)[0])).size).to.be.lessThan(terms.length);
+      // At most ~600 of them, evenly spread over the sorted vocabulary.
+      const stride = Math.ceil(terms.length / 600);
+      let hits = 0;
+      for (let i = 0; i < terms.length; i += stride) hits += expectSameAsFts(db, columns, index, [terms[i]]);
+      expect(hits).to.be.greaterThan(grants.length);
+      expect(index.stats.rows).to.equal(grants.length);
+    });
+
+    it('two and three terms (an AND, scores summed in query order), a repeated term, a missing one', () => {
+      const columns = CatalogColumns.load(db);
+      const index = TextIndex.load(db, columns);
+      const terms = vocabulary(grants);
+      const random = new Random(13);
+      let hits = 0;
+      for (let i = 0; i < 150; i++) {
+        const count = 2 + random.int(2);
+        hits += expectSameAsFts(db, columns, index, Array.from({ length: count }, () => terms[random.int(terms.length)]));
+      }
+      // Common terms together, so that the ANDs have many hits.
+      const common = ['funding', 'program', 'projects', 'support'].filter((t) => terms.includes(t));
+      expect(common.length).to.be.greaterThan(1);
+      hits += expectSameAsFts(db, columns, index, common);
+      expect(hits).to.be.greaterThan(100);
+      expectSameAsFts(db, columns, index, [common[0], common[0]]);
+      expect(expectSameAsFts(db, columns, index, [common[0], 'zzqqxx'])).to.equal(0);
+    });
+
+    it('within a small budget, least recently used postings are dropped and read again the same', () => {
+      const columns = CatalogColumns.load(db);
+      const budget = 2000;
+      const index = TextIndex.load(db, columns, budget);
+      const terms = vocabulary(grants).slice(0, 200);
+      for (const term of terms) {
+        index.postings(term);
+        if (index.postings(term).positions.length <= budget) expect(index.heldPairs).to.be.at.most(budget);
+      }
+      for (const term of terms.slice(0, 20)) expectSameAsFts(db, columns, index, [term]);
+    });
+
+    it('the engine answers relevance pages in FTS5 order, and after a sync (new row lengths and count) still', async () => {
+      const engine = SqliteSearchEngine.open(file);
+      try {
+        const ftsOrder = (words: string[]) =>
+          db
+            .prepare(
+              `SELECT g.id FROM grants_text JOIN grants g ON g.rowid = grants_text.rowid WHERE grants_text MATCH ? ORDER BY bm25(grants_text, ${BM25_WEIGHTS.join(', ')}), g.id`,
+            )
+            .pluck()
+            .all(ftsMatchExpression(words)) as string[];
+        const pageIds = async (words: string[], page: number) => {
+          const answer = await engine.searchJson(baseQuery(words, page));
+          return { total: answer.total, ids: answer.grantsJson.map((json) => (JSON.parse(json) as Grant).id) };
+        };
+        const check = async (text: string) => {
+          const words = searchWords(text);
+          const expected = ftsOrder(words);
+          for (const page of [1, 2]) {
+            expect(await pageIds(words, page), `${text} page ${page}`).to.deep.equal({ total: expected.length, ids: expected.slice((page - 1) * 50, page * 50) });
+          }
+          await nextTurn();
+        };
+        for (const text of ['funding programs', 'research', 'community health', 'Québec', '½ program']) await check(text);
+
+        // A sync that lengthens some descriptions, drops some grants and adds some: FTS5's
+        // averages, row lengths and document frequencies all change.
+        const changed = grants.slice(0, 200).map((g) => ({ ...g, description: `${g.description ?? ''} research research funding`, updatedAt: '2026-07-01T00:00:00.000Z' }));
+        const added = [...generateGrants(100, 'bm25-test-added')].map((g) => ({ ...g, id: `added-${g.id}` }));
+        const kept = [...changed, ...grants.slice(400), ...added];
+        const writer = SqliteCatalogWriter.open(file);
+        const counts = await writer.sync(
+          (async function* () {
+            for (const grant of kept) yield { grant };
+          })(),
+          { prune: true },
+        );
+        await writer.close();
+        expect(counts.deleted).to.equal(200);
+        await nextTurn();
+        for (const text of ['funding programs', 'research', 'community health', 'Québec']) await check(text);
+        const columns = CatalogColumns.load(db);
+        const index = TextIndex.load(db, columns);
+        expect(index.stats.rows).to.equal(kept.length);
+        for (const term of ['research', 'funding', 'community']) expectSameAsFts(db, columns, index, [term]);
+      } finally {
+        await engine.close();
+      }
+    });
+  });
+});
