@@ -76,12 +76,12 @@ export class SearchWorkerPool {
     return { workers: this.options.size, busy, queued: this.queue.length };
   }
 
-  /** Runs a job on the next idle worker within the time budget. */
-  run<T>(message: WorkerJob): Promise<T> {
+  /** Runs a job on the next idle worker within the time budget (the pool's, unless `timeoutMs` is given). */
+  run<T>(message: WorkerJob, timeoutMs = this.options.timeoutMs): Promise<T> {
     if (this.closed) return Promise.reject(new ServiceUnavailableError('search workers are shutting down', 1));
     return new Promise<T>((resolve, reject) => {
       const job: Job = { id: ++this.nextId, message, resolve: resolve as (value: unknown) => void, reject, slot: null, timer: undefined as never };
-      job.timer = setTimeout(() => this.expire(job), this.options.timeoutMs);
+      job.timer = setTimeout(() => this.expire(job, timeoutMs), timeoutMs);
       this.queue.push(job);
       this.dispatch();
     });
@@ -136,7 +136,7 @@ export class SearchWorkerPool {
   }
 
   /** The job ran out of time: drop it from the queue, or replace the worker running it. */
-  private expire(job: Job): void {
+  private expire(job: Job, timeoutMs: number): void {
     if (job.slot === null) {
       this.queue = this.queue.filter((queued) => queued !== job);
     } else {
@@ -146,7 +146,7 @@ export class SearchWorkerPool {
       this.replaceLater(0);
     }
     this.options.events?.onTimeout?.();
-    job.reject(new ServiceUnavailableError(`the search took longer than ${this.options.timeoutMs} ms`, TIMEOUT_RETRY_AFTER_SECONDS));
+    job.reject(new ServiceUnavailableError(`the search took longer than ${timeoutMs} ms`, TIMEOUT_RETRY_AFTER_SECONDS));
   }
 
   /** Takes a worker out of the pool and stops it; its job, if any, is the caller's to settle. */
