@@ -3,8 +3,8 @@
 //  - searches in flight (GET /grants, /grants/filters admitted and not yet answered) past the
 //    search workers' number plus SEARCH_QUEUE_LIMIT: a new search is refused (other endpoints,
 //    /grants/:id included, are still served);
-//  - the event loop's delay past OVERLOAD_EVENT_LOOP_DELAY_MS: every new API request is refused
-//    until the loop catches up.
+//  - the event loop's delay (the mean over the last second) past OVERLOAD_EVENT_LOOP_DELAY_MS:
+//    every new API request is refused until the loop catches up.
 // The guard runs before authentication and the limits, so a refused request spends nothing of
 // the per-second rate or of the monthly allowance and is not logged as usage.
 import type { Middleware } from 'koa';
@@ -33,24 +33,36 @@ export const SHED_RETRY_AFTER_SECONDS = 1;
 /** How often the event loop's delay is sampled. */
 const SAMPLE_EVERY_MS = 20;
 
-/** The event loop's delay: how late the last sampling timer fired. */
+/** Samples taken over this long make up the delay the guard reads. */
+const WINDOW_MS = 1000;
+
+/**
+ * The event loop's delay: how late a timer due every SAMPLE_EVERY_MS fires, averaged over the
+ * samples of the last second. A loop kept busy turn after turn shows its delay in every sample;
+ * one long pause (a collection, a big synchronous task) is one late sample among many prompt
+ * ones, and does not by itself make the process look saturated.
+ */
 export class EventLoopDelaySampler {
-  private lastMs = 0;
+  private samples: { at: number; delayMs: number }[] = [];
   private expected = performance.now() + SAMPLE_EVERY_MS;
   private readonly timer: NodeJS.Timeout;
 
   constructor() {
     this.timer = setInterval(() => {
       const now = performance.now();
-      this.lastMs = Math.max(0, now - this.expected);
+      this.samples.push({ at: now, delayMs: Math.max(0, now - this.expected) });
+      while (this.samples.length > 0 && this.samples[0].at < now - WINDOW_MS) this.samples.shift();
       this.expected = now + SAMPLE_EVERY_MS;
     }, SAMPLE_EVERY_MS);
     this.timer.unref();
   }
 
-  /** The delay measured by the last sample, in ms. */
+  /** The mean delay of the last second's samples, in ms. */
   get delayMs(): number {
-    return this.lastMs;
+    if (this.samples.length === 0) return 0;
+    let sum = 0;
+    for (const sample of this.samples) sum += sample.delayMs;
+    return sum / this.samples.length;
   }
 
   stop(): void {

@@ -4,7 +4,9 @@
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import net from 'node:net';
+import { availableParallelism } from 'node:os';
 import { generateGrants } from '../../fixtures/generate.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { ServiceUnavailableError } from '../../src/failures.js';
 import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
@@ -52,6 +54,24 @@ describe('searches on worker threads, their time budget and overload shedding', 
   });
 
   after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('SEARCH_WORKERS defaults to the number of cores; the search and overload settings are bounded integers', () => {
+    expect(loadConfig({}).searchLoad).to.deep.equal({ workers: availableParallelism(), timeoutMs: 2000, queueLimit: 64, eventLoopDelayMs: 500 });
+    expect(loadConfig({ SEARCH_WORKERS: '0', SEARCH_TIMEOUT_MS: '50', SEARCH_QUEUE_LIMIT: '0', OVERLOAD_EVENT_LOOP_DELAY_MS: '0' }).searchLoad).to.deep.equal({
+      workers: 0,
+      timeoutMs: 50,
+      queueLimit: 0,
+      eventLoopDelayMs: 0,
+    });
+    let thrown: unknown;
+    try {
+      loadConfig({ SEARCH_WORKERS: '65', SEARCH_TIMEOUT_MS: '0', SEARCH_QUEUE_LIMIT: '-1', OVERLOAD_EVENT_LOOP_DELAY_MS: 'soon' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).to.be.instanceOf(ConfigError);
+    expect((thrown as ConfigError).problems.map((p) => p.split(' ')[0])).to.deep.equal(['SEARCH_WORKERS', 'SEARCH_TIMEOUT_MS', 'SEARCH_QUEUE_LIMIT', 'OVERLOAD_EVENT_LOOP_DELAY_MS']);
+  });
 
   describe('the pool', () => {
     it('answers as the plain engine does, and recovers after a timeout: the worker is replaced and later searches answer again', async () => {
@@ -143,7 +163,8 @@ describe('searches on worker threads, their time budget and overload shedding', 
       expect(one.status, one.text).to.equal(200);
       expect(one.body.data.id).to.equal(someId);
       const again = await api.request(`${GRANTS_PATH}?${HEAVY}&page=2`);
-      expect(again.status).to.equal(503);
+      expect(again.status, again.text).to.equal(503);
+      expect(again.body.error.message, "a timeout, not a shed request").not.to.contain("overloaded");
       const scrape = (await fetch(`${api.url}/metrics`).then((r) => r.text())) as string;
       expect(metricValue(scrape, 'search_timeouts_total')).to.equal(2);
       expect(metricValue(scrape, 'http_service_unavailable_total{cause="search_engine"}')).to.equal(2);
@@ -199,7 +220,7 @@ describe('searches on worker threads, their time budget and overload shedding', 
       for (let i = 0; i < 10; i++) expect((await api.request(`${GRANTS_PATH}?${HEAVY}&page=${i + 1}`)).status).to.equal(200);
     });
 
-    it('while the event loop is delayed past OVERLOAD_EVENT_LOOP_DELAY_MS new requests get a fast 503; once it catches up they are served', async () => {
+    it('while the event loop\'s delay (mean over a second) is past OVERLOAD_EVENT_LOOP_DELAY_MS new requests get a fast 503; once it catches up they are served', async () => {
       api = await startApiOnCatalog(dataDir, { SEARCH_WORKERS: '0', OVERLOAD_EVENT_LOOP_DELAY_MS: '200' });
       const { port } = new URL(api.url);
       const path = `${GRANTS_PATH}/${encodeURIComponent(someId)}`;
@@ -222,22 +243,28 @@ describe('searches on worker threads, their time budget and overload shedding', 
             socket.on('end', () => resolve(text));
           }),
       );
-      await new Promise<void>((resolve) =>
-        setImmediate(() => {
-          for (const socket of sockets) socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${api!.key}\r\nConnection: close\r\n\r\n`);
-          const until = performance.now() + 700;
-          while (performance.now() < until) {
-            // the event loop is blocked, as a long synchronous search would block it
-          }
-          resolve();
-        }),
-      );
+      // The loop kept busy turn after turn (as by synchronous searches back to back): 400 ms
+      // blocks, one loop iteration apart, the requests written before the last one.
+      const blockFor = (ms: number) => {
+        const until = performance.now() + ms;
+        while (performance.now() < until) {
+          // the event loop is blocked
+        }
+      };
+      for (let turn = 0; turn < 4; turn++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (turn === 3) {
+          for (const socket of sockets) socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${api.key}\r\nConnection: close\r\n\r\n`);
+        }
+        blockFor(400);
+      }
       for (const reply of await Promise.all(replies)) {
         expect(reply).to.match(/^HTTP\/1\.1 503 /);
         expect(reply).to.match(/\r\nretry-after: 1\r\n/i);
         expect(reply).to.contain('"SERVICE_UNAVAILABLE"');
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // A second later the window holds prompt samples only.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
       const served = await api.request(path);
       expect(served.status).to.equal(200);
       const scrape = (await fetch(`${api.url}/metrics`).then((r) => r.text())) as string;
