@@ -188,7 +188,7 @@ async function main(): Promise<void> {
     const { apiKey } = await createBenchSubscription(env);
     const headers = { authorization: `Bearer ${apiKey}` };
     const logDir = path.join(os.tmpdir());
-    const api = await startProcess({ name: `bench-isolation-api-${workers}`, args: ['dist/src/main.js'], env, port, logDir });
+    const api = await startProcess({ name: `bench-isolation-api-${workers}`, args: ['dist/src/main.js'], env, port, logDir, readyTimeoutMs: 600_000 });
     const run: WorkersRun = { workers };
     try {
       // Warm-up: one search answered (on the event loop, the first one loads the columns: tens of
