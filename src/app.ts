@@ -37,6 +37,8 @@ export interface AppDeps {
   readiness?: () => Record<string, unknown>;
   /** Prometheus metrics and GET /metrics (src/http/metrics.ts); none when absent. */
   metrics?: { layer: Middleware<AppState> };
+  /** Overload shedding (src/http/overload.ts), between the route's classification and authentication; none when absent. */
+  overload?: { layer: Middleware<AppState> };
 }
 
 /** One middleware of the app, named so that a caller composing its own app can find it. */
@@ -87,6 +89,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
         await next();
       },
     },
+    ...(deps.overload === undefined ? [] : [{ name: 'overload', middleware: deps.overload.layer }]),
     { name: 'auth', middleware: authenticate(deps.subscriptions) },
     { name: 'status', middleware: subscriptionStatus(deps) },
     { name: 'limits', middleware: enforceLimits(deps) },

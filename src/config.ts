@@ -1,4 +1,5 @@
 // Environment → validated, frozen Config. Every default lives here; every problem is listed at once.
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -37,6 +38,19 @@ export interface Config {
   http: HttpBounds;
   /** Usage rows older than this many days are deleted in the background (usage_daily keeps the counts). */
   usageRetentionDays: number;
+  /** Searches off the event loop and the process's overload bounds (src/search/sqlite/workerPool.ts, src/http/overload.ts). */
+  searchLoad: SearchLoadConfig;
+}
+
+export interface SearchLoadConfig {
+  /** Worker threads running the embedded engine's searches; 0: searches run on the event loop. */
+  workers: number;
+  /** A search's time budget (queue wait included); past it a 503 (SQLite: the worker is replaced; Elasticsearch: the request timeout). */
+  timeoutMs: number;
+  /** Searches waiting for a worker beyond those running; one more gets a fast 503. */
+  queueLimit: number;
+  /** Event-loop delay past which new API requests get a fast 503; 0: never. */
+  eventLoopDelayMs: number;
 }
 
 export interface HttpBounds {
@@ -158,6 +172,12 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.keepAliveTimeoutMs, 100, 600000),
     },
     usageRetentionDays: int('USAGE_RETENTION_DAYS', 400, 366, 100000),
+    searchLoad: {
+      workers: int('SEARCH_WORKERS', availableParallelism(), 0, 64),
+      timeoutMs: int('SEARCH_TIMEOUT_MS', 2000, 1, 600000),
+      queueLimit: int('SEARCH_QUEUE_LIMIT', 64, 0, 100000),
+      eventLoopDelayMs: int('OVERLOAD_EVENT_LOOP_DELAY_MS', 500, 0, 600000),
+    },
   };
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) {
     problems.push('HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS');

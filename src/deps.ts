@@ -10,6 +10,9 @@ import { createSearchEngine } from './search/factory.js';
 import { catalogStatusReader } from './search/catalogStatus.js';
 import { measureEngine } from './search/measuredEngine.js';
 import { ApiMetrics } from './http/metrics.js';
+import { OverloadGuard } from './http/overload.js';
+import { registerSearchLoadMetrics, type SearchLoadEvents } from './http/searchLoadMetrics.js';
+import { PooledSqliteSearchEngine } from './search/sqlite/pooledEngine.js';
 import { openSubscriptionsDb, subscriptionsPath } from './subscriptions/database.js';
 import { SubscriptionStore } from './subscriptions/subscriptionStore.js';
 import { SqliteAllowanceCounter, type AllowanceCounter } from './subscriptions/allowance.js';
@@ -50,7 +53,22 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const clock = options.clock ?? (() => new Date());
   mkdirSync(config.dataDir, { recursive: true });
   const metrics = new ApiMetrics();
-  const engine = measureEngine(await createSearchEngine(config), metrics);
+  let searchEvents: SearchLoadEvents | null = null;
+  const searchEngine = await createSearchEngine(config, { onTimeout: () => searchEvents?.timeout(), onWorkerLost: () => searchEvents?.workerLost() });
+  const engine = measureEngine(searchEngine, metrics);
+  const overload = new OverloadGuard({
+    searchConcurrency: config.searchLoad.workers,
+    queueLimit: config.searchLoad.queueLimit,
+    eventLoopDelayMs: config.searchLoad.eventLoopDelayMs,
+    onShed: (reason) => searchEvents?.shed(reason),
+  });
+  const poolLoad = () => (searchEngine instanceof PooledSqliteSearchEngine ? searchEngine.load : { queued: 0, busy: 0 });
+  searchEvents = registerSearchLoadMetrics(metrics.registry, {
+    queued: () => poolLoad().queued,
+    busy: () => poolLoad().busy,
+    inFlight: () => overload.searchesInFlight,
+    eventLoopDelayMs: () => overload.eventLoopDelayMs,
+  });
   const db = openSubscriptionsDb(subscriptionsPath(config.dataDir));
   const subscriptions = new SubscriptionStore(db, clock);
   const usage = new UsageStore(db, log, (rows) => subscriptions.touchKeys(lastUseByKey(rows)));
@@ -85,8 +103,10 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     corsOrigins: config.corsOrigins,
     readiness,
     metrics: { layer: metrics.middleware(config.metricsToken) },
+    overload: { layer: overload.middleware() },
     async close() {
       retention.stop();
+      overload.stop();
       recorded.close();
       usage.close();
       await rateLimiter.close();

@@ -141,7 +141,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   414: 'The URL is too long.',
   429: 'The per-second rate or the monthly allowance is used up; see Retry-After.',
   500: 'An internal error; quote the request id.',
-  503: 'A dependency is unavailable; retry after Retry-After.',
+  503: 'A dependency is unavailable, the search ran past its time budget, or the service is overloaded; retry after Retry-After.',
 };
 
 function errorResponse(status: number, codes: ErrorCode[], withBody: boolean): Schema {

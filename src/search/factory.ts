@@ -6,15 +6,32 @@ import { ElasticsearchSearchEngine } from './elasticsearch/engine.js';
 import { ElasticsearchCatalogWriter } from './elasticsearch/writer.js';
 import { catalogPath } from './sqlite/catalogFile.js';
 import { SqliteSearchEngine } from './sqlite/engine.js';
+import { PooledSqliteSearchEngine } from './sqlite/pooledEngine.js';
+import { SearchWorkerPool, type WorkerPoolOptions } from './sqlite/workerPool.js';
 import { SqliteCatalogWriter } from './sqlite/writer.js';
 
-export async function createSearchEngine(config: Config): Promise<SearchEngine> {
+/**
+ * The engine serving reads. Embedded: with SEARCH_WORKERS > 0 its searches run on that many
+ * worker threads (PooledSqliteSearchEngine), otherwise on the event loop. Elasticsearch: each
+ * search gets SEARCH_TIMEOUT_MS as its request timeout.
+ */
+export async function createSearchEngine(config: Config, events: WorkerPoolOptions['events'] = {}): Promise<SearchEngine> {
   switch (config.searchEngine) {
-    case 'sqlite':
+    case 'sqlite': {
       mkdirSync(config.dataDir, { recursive: true });
-      return SqliteSearchEngine.open(catalogPath(config.dataDir));
+      const file = catalogPath(config.dataDir);
+      const local = SqliteSearchEngine.open(file);
+      if (config.searchLoad.workers === 0) return local;
+      try {
+        const pool = await SearchWorkerPool.start({ file, size: config.searchLoad.workers, timeoutMs: config.searchLoad.timeoutMs, events });
+        return new PooledSqliteSearchEngine(local, pool);
+      } catch (error) {
+        await local.close();
+        throw error;
+      }
+    }
     case 'elasticsearch':
-      return ElasticsearchSearchEngine.open(config.elasticsearch);
+      return ElasticsearchSearchEngine.open(config.elasticsearch, { searchTimeoutMs: config.searchLoad.timeoutMs });
   }
 }
 

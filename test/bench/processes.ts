@@ -51,6 +51,8 @@ export async function startProcess(options: {
   port: number;
   logDir: string;
   readyPath?: string;
+  /** How long to wait for the ready path (default 60 s). */
+  readyTimeoutMs?: number;
 }): Promise<RunningProcess> {
   const logFile = path.join(options.logDir, `${options.name}.log`);
   const log = createWriteStream(logFile);
@@ -59,7 +61,7 @@ export async function startProcess(options: {
   child.stderr!.pipe(log, { end: false });
   const origin = `http://127.0.0.1:${options.port}`;
   try {
-    await waitReady(child, origin, options.readyPath ?? '/healthz', options.name, 60_000);
+    await waitReady(child, origin, options.readyPath ?? '/healthz', options.name, options.readyTimeoutMs ?? 60_000);
   } catch (error) {
     child.kill('SIGKILL');
     throw new Error(`${(error as Error).message}; see ${logFile}`);

@@ -49,7 +49,18 @@ export interface TestApiOptions {
 
 export async function startTestApi(env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> {
   const dataDir = env.DATA_DIR ?? tempDir();
-  const config = loadConfig({ LOG_LEVEL: 'silent', SEED_FILE: FIXTURES, ...env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
+  // The search budget and the event-loop check depend on the machine's speed: the suites that test
+  // them set them; elsewhere a loaded machine must not turn a slow answer into a 503.
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    SEED_FILE: FIXTURES,
+    SEARCH_TIMEOUT_MS: '60000',
+    OVERLOAD_EVENT_LOOP_DELAY_MS: '0',
+    ...env,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+  });
   const log = createLogger(config.logLevel, { destination: options.logDestination });
   const deps = await createDeps(config, log, { clock: options.clock });
   await seedCatalogIfEmpty(config, deps.engine, log);

@@ -39,10 +39,12 @@ export class ElasticsearchSearchEngine implements SearchEngine {
   constructor(
     private readonly client: Client,
     private readonly alias: string,
+    /** A search's own request timeout (SEARCH_TIMEOUT_MS); other reads keep the client's. */
+    private readonly searchTimeoutMs?: number,
   ) {}
 
-  static open(config: EsConfig): ElasticsearchSearchEngine {
-    return new ElasticsearchSearchEngine(createEsClient(config), config.index);
+  static open(config: EsConfig, options: { searchTimeoutMs?: number } = {}): ElasticsearchSearchEngine {
+    return new ElasticsearchSearchEngine(createEsClient(config), config.index, options.searchTimeoutMs);
   }
 
   private async call<T>(work: () => Promise<T>): Promise<T> {
@@ -59,7 +61,10 @@ export class ElasticsearchSearchEngine implements SearchEngine {
       // Elasticsearch to write and for the client to parse. Without hits, hits.hits is absent.
       let response;
       try {
-        response = await this.client.search<Grant>({ index: this.alias, ...translateToElasticsearch(query), filter_path: SEARCH_FILTER_PATH } as never);
+        response = await this.client.search<Grant>(
+          { index: this.alias, ...translateToElasticsearch(query), filter_path: SEARCH_FILTER_PATH } as never,
+          this.searchTimeoutMs === undefined ? undefined : { requestTimeout: this.searchTimeoutMs },
+        );
       } catch (error) {
         throw titleSortUnavailable(error, this.alias) ?? error;
       }

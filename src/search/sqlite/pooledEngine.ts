@@ -1,0 +1,48 @@
+// The embedded engine with its searches on worker threads: a SearchEngine that sends searches and
+// filter options (which need the in-memory columns) to a SearchWorkerPool, and answers the cheap
+// reads (one grant by id, the count) on its own connection in this thread, so they never wait
+// behind a search. Each worker runs SqliteSearchEngine itself: the per-turn snapshot is per worker
+// (one search, one read transaction, one build); a reindex is seen by each worker's next search.
+import type { GrantQuery } from '../../grants/query.js';
+import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
+import type { SqliteSearchEngine } from './engine.js';
+import type { PoolLoad, SearchWorkerPool } from './workerPool.js';
+
+export class PooledSqliteSearchEngine implements SearchEngine {
+  readonly name = 'sqlite';
+
+  constructor(
+    /** This thread's engine: reads that need no columns (it never loads them). */
+    private readonly local: SqliteSearchEngine,
+    private readonly pool: SearchWorkerPool,
+  ) {}
+
+  get load(): PoolLoad {
+    return this.pool.load;
+  }
+
+  searchJson(query: GrantQuery): Promise<SearchResultJson> {
+    return this.pool.run<SearchResultJson>({ op: 'search', query });
+  }
+
+  filterOptions(): Promise<FilterOptions> {
+    return this.pool.run<FilterOptions>({ op: 'filterOptions' });
+  }
+
+  getByIdJson(id: string): Promise<string | null> {
+    return this.local.getByIdJson(id);
+  }
+
+  count(): Promise<number> {
+    return this.local.count();
+  }
+
+  isEmpty(): Promise<boolean> {
+    return this.local.isEmpty();
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+    await this.local.close();
+  }
+}

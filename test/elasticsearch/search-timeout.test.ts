@@ -1,0 +1,48 @@
+// SEARCH_TIMEOUT_MS on Elasticsearch: each search carries it as its request timeout, so a search
+// that cannot answer in time is a ServiceUnavailableError (503); reads by id keep the client's own.
+import { expect } from 'chai';
+import { ServiceUnavailableError } from '../../src/failures.js';
+import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
+import { parseQueryString } from '../../src/http/queryParams.js';
+import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
+import { fixtureGrants, startTestApi, type TestApi } from '../support/api.js';
+import { ES_URL, describeWithElasticsearch, dropAlias, reindexAlias, uniqueAlias } from '../support/elasticsearch.js';
+
+describeWithElasticsearch('SEARCH_TIMEOUT_MS on Elasticsearch', function () {
+  this.timeout(60_000);
+  const alias = uniqueAlias();
+  const config = { url: ES_URL as string, index: alias, requestTimeoutMs: 30_000 };
+  const grants = fixtureGrants().slice(0, 100);
+  const query = parseGrantQuery(parseQueryString('search=program&facets=funderType,currency'), Date.now());
+  let api: TestApi | undefined;
+
+  before(() => reindexAlias(config, grants));
+  after(async () => {
+    await api?.stop();
+    await dropAlias(alias);
+  });
+
+  it('a search past its 1 ms budget is a ServiceUnavailableError; the same engine still reads by id; a generous budget answers', async () => {
+    const hurried = ElasticsearchSearchEngine.open(config, { searchTimeoutMs: 1 });
+    const patient = ElasticsearchSearchEngine.open(config, { searchTimeoutMs: 30_000 });
+    try {
+      const late = await hurried.searchJson(query).then(() => null, (error: unknown) => error);
+      expect(late).to.be.instanceOf(ServiceUnavailableError);
+      expect(await hurried.getByIdJson(grants[0].id)).to.equal(JSON.stringify(grants[0]));
+      expect((await patient.searchJson(query)).total).to.be.greaterThan(0);
+    } finally {
+      await hurried.close();
+      await patient.close();
+    }
+  });
+
+  it('over HTTP the partner gets 503 SERVICE_UNAVAILABLE with Retry-After', async () => {
+    api = await startTestApi({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias, SEED_CATALOG: 'false', SEARCH_TIMEOUT_MS: '1' });
+    const res = await api.request('/external/v1/grants?search=program&facets=funderType,currency');
+    expect(res.status, res.text).to.equal(503);
+    expect(res.body.error.code).to.equal('SERVICE_UNAVAILABLE');
+    expect(Number(res.headers.get('retry-after'))).to.be.greaterThan(0);
+    const one = await api.request(`/external/v1/grants/${encodeURIComponent(grants[0].id)}`);
+    expect(one.status).to.equal(200);
+  });
+});
