@@ -37,6 +37,8 @@ export interface Config {
   http: HttpBounds;
   /** Usage rows older than this many days are deleted in the background (usage_daily keeps the counts). */
   usageRetentionDays: number;
+  /** Tombstones of the changes feed are kept this many days (then a `since` before them is a 410). */
+  changesRetentionDays: number;
 }
 
 export interface HttpBounds {
@@ -158,6 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.keepAliveTimeoutMs, 100, 600000),
     },
     usageRetentionDays: int('USAGE_RETENTION_DAYS', 400, 366, 100000),
+    changesRetentionDays: int('CHANGES_RETENTION_DAYS', 365, 1, 36500),
   };
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) {
     problems.push('HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS');

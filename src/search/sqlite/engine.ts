@@ -9,6 +9,8 @@ import { countBits, hasBit, intersection, type Bits } from './bitset.js';
 import { openCatalog, CATALOG_BUILD_KEY, type Db } from './catalogFile.js';
 import { filterConditions, searchColumns, type Condition, type TextHits } from './columnSearch.js';
 import { CatalogColumns } from './columns.js';
+import type { ChangesPage } from '../changes.js';
+import { ChangeLogReader } from './changeLog.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from './translator.js';
 
 /** Below this share of the catalog, a filter is checked on each text hit before bm25 scores it. */
@@ -40,6 +42,7 @@ export class SqliteSearchEngine implements SearchEngine {
   private prefilter: { columns: CatalogColumns; bits: Bits } | null = null;
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
+  private readonly changeLog: ChangeLogReader;
 
   constructor(private readonly db: Db) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
@@ -59,6 +62,7 @@ export class SqliteSearchEngine implements SearchEngine {
     this.scoredFilteredHits = db
       .prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ? AND grants_prefilter(rowid)`)
       .raw();
+    this.changeLog = new ChangeLogReader(db);
     this.begin = db.prepare('BEGIN DEFERRED');
     this.commit = db.prepare('COMMIT');
   }
@@ -185,6 +189,11 @@ export class SqliteSearchEngine implements SearchEngine {
 
   getByIdJson(id: string): Promise<string | null> {
     return this.read(() => (this.byId.get(id) as string | undefined) ?? null);
+  }
+
+  /** The feed's page and the log's state, from this turn's snapshot. */
+  changesJson(afterSeq: number, limit: number): Promise<ChangesPage> {
+    return this.read(() => this.changeLog.read(afterSeq, limit));
   }
 
   /** The values present in the catalog: those whose bit set is not empty (enum orders are alphabetical). */
