@@ -32,6 +32,6 @@ export async function createCatalogWriter(config: Config, hooks: WriterHooks = {
       mkdirSync(config.dataDir, { recursive: true });
       return SqliteCatalogWriter.open(catalogPath(config.dataDir), hooks, changes);
     case 'elasticsearch':
-      return ElasticsearchCatalogWriter.open(config.elasticsearch, hooks, { keep: options.keep ?? 1, replicas: config.elasticsearch.replicas });
+      return ElasticsearchCatalogWriter.open(config.elasticsearch, hooks, { keep: options.keep ?? 1, replicas: config.elasticsearch.replicas, changes });
   }
 }
