@@ -319,3 +319,46 @@ function feedSuite(this: Mocha.Suite, setup: EngineSetup): void {
       expect(copy.has('g-05')).to.equal(false);
     });
 }
+
+describe('changes feed: guard and billing', function () {
+  this.timeout(60_000);
+  let api: TestApi;
+  let dataDir: string;
+  before(async () => {
+    dataDir = tempDir('grants-feed-billing-');
+    const run = await captureCli((io) =>
+      runIndexer(['reindex', '--source', writeNdjson(dataDir, 'source.ndjson', ids(1, 3).map((id) => grantRecord(id)))], { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dataDir }, io),
+    );
+    expect(run.code, run.err.join('\n')).to.equal(0);
+    api = await startTestApi({ DATA_DIR: dataDir, SEED_CATALOG: 'false' });
+  });
+  after(async () => {
+    await api?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('needs grants.search: 403 FEATURE_NOT_AVAILABLE when it is off, and answers again when it is back on', async () => {
+    const sub = api.deps.subscriptions.create({ name: 'feed-guard', tier: 'STARTER' });
+    api.deps.subscriptions.setFeature(sub.subscription.id, 'grants.search', false);
+    const refused = await api.request(FEED, { key: sub.apiKey });
+    expect(refused.status).to.equal(403);
+    expect(refused.body.error.code).to.equal('FEATURE_NOT_AVAILABLE');
+    expect(refused.body.error.message).to.contain('grants.search');
+    api.deps.subscriptions.setFeature(sub.subscription.id, 'grants.read', false);
+    api.deps.subscriptions.setFeature(sub.subscription.id, 'grants.search', true);
+    expect((await api.request(FEED, { key: sub.apiKey })).status).to.equal(200);
+  });
+
+  it('is billable: one call per request whatever its status (200, 400, 410), under the template /grants/changes', async () => {
+    const sub = api.deps.subscriptions.create({ name: 'feed-billing', tier: 'STARTER' });
+    const calls = async () => (await api.request(`${API_PREFIX}/subscription/usage`, { key: sub.apiKey })).body.data;
+    expect((await calls()).currentMonth.calls).to.equal(0);
+    expect((await api.request(`${FEED}?since=0&limit=2`, { key: sub.apiKey })).status).to.equal(200);
+    expect((await api.request(`${FEED}?since=nope`, { key: sub.apiKey })).status).to.equal(400);
+    const otherLog = Buffer.from(JSON.stringify({ v: 1, l: 'zzzzzz', s: 1 })).toString('base64url');
+    expect((await api.request(`${FEED}?since=${otherLog}`, { key: sub.apiKey })).status).to.equal(410);
+    const usage = await calls();
+    expect(usage.currentMonth.calls).to.equal(3);
+    expect(usage.statistics.topEndpoints).to.deep.include({ endpoint: '/grants/changes', calls: 3 });
+  });
+});
