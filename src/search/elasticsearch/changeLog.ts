@@ -1,4 +1,4 @@
-// The Elasticsearch change log: one unswapped index beside the alias, `<alias>-changes`, holding
+// The Elasticsearch change log: one unswapped index beside the alias, `<alias>_changes`, holding
 // one document per grant id (its last change: sequence, time, content hash and the grant itself,
 // or a tombstone) and one state document (log id, counter, horizon). It survives every alias swap;
 // a feed page is one search of this one-shard index, so entries and grants come from one snapshot.
@@ -8,8 +8,11 @@ import type { Grant } from '../../grants/schema.js';
 import { newChangeLogId, type ChangeEntryJson, type ChangeLogState, type ChangesPage } from '../changes.js';
 import type { ChangeLogOptions } from '../engine.js';
 
-/** The change log index of an alias. */
-export const changesIndexOf = (alias: string): string => `${alias}-changes`;
+/**
+ * The change log index of an alias: outside the `<alias>-*` names of the swapped indexes, so
+ * nothing that lists, keeps or deletes those ever touches it.
+ */
+export const changesIndexOf = (alias: string): string => `${alias}_changes`;
 
 /** The state document's id: no grant id starts with "~". */
 const STATE_ID = '~state';
@@ -207,6 +210,14 @@ export class ElasticsearchChangeLog {
       after = hits[hits.length - 1].sort as unknown[];
     }
     await this.record([...known.keys()].map((id) => ({ id, grant: null })));
+  }
+
+  /** What `grants-indexer status` reports of the log (null before its first run). */
+  async status(): Promise<{ index: string; counter: number; horizon: number; tombstones: number } | null> {
+    const current = await this.readState();
+    if (current === null) return null;
+    const { count } = await this.client.count({ index: this.index, query: { term: { deleted: true } } });
+    return { index: this.index, counter: current.state.counter, horizon: current.state.horizon, tombstones: count };
   }
 
   /** Ends a run: drops tombstones older than the retention (raising the horizon past them) and makes the entries visible. */

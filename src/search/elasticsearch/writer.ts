@@ -334,6 +334,7 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
       lastReindexAt: times.lastReindexAt ?? null,
       lastSyncAt: times.lastSyncAt ?? null,
       bytes: stats?._all.primaries?.store?.size_in_bytes ?? 0,
+      changes: await new ElasticsearchChangeLog(this.client, this.alias, DEFAULT_CHANGE_LOG_OPTIONS, this.options.replicas).status(),
     };
   }
 

@@ -29,6 +29,13 @@ export function readChangeLogState(db: Db): ChangeLogState {
   };
 }
 
+/** What `grants-indexer status` reports of the log. */
+export function changeLogStatus(db: Db): { counter: number; horizon: number; tombstones: number } {
+  const { counter, horizon } = readChangeLogState(db);
+  const tombstones = db.prepare('SELECT count(*) FROM grant_changes WHERE deleted = 1').pluck().get() as number;
+  return { counter, horizon, tombstones };
+}
+
 /**
  * The changes one writer transaction records: it takes sequences from the counter as it goes and
  * writes the counter back at `finish` (all inside the caller's transaction: BEGIN IMMEDIATE

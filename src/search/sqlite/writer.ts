@@ -6,7 +6,7 @@ import { DEFAULT_CHANGE_LOG_OPTIONS, type ChangeLogOptions, type CatalogWriter, 
 import { catalogDdl, markNewBuild, newBuildId, openCatalog, tableExists, type Db } from './catalogFile.js';
 import { foldText } from '../../grants/folding.js';
 import { bitsOf } from './translator.js';
-import { ChangeRecorder } from './changeLog.js';
+import { ChangeRecorder, changeLogStatus } from './changeLog.js';
 
 const BATCH = 1000;
 
@@ -190,6 +190,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
       lastSyncAt: meta('last_sync_at'),
       bytes: size(this.file) + walBytes,
       walBytes,
+      changes: changeLogStatus(this.db),
     };
   }
 
