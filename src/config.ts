@@ -38,6 +38,8 @@ export interface Config {
   http: HttpBounds;
   /** Usage rows older than this many days are deleted in the background (usage_daily keeps the counts). */
   usageRetentionDays: number;
+  /** Tombstones of the changes feed are kept this many days (then a `since` before them is a 410). */
+  changesRetentionDays: number;
   /** Searches off the event loop and the process's overload bounds (src/search/sqlite/workerPool.ts, src/http/overload.ts). */
   searchLoad: SearchLoadConfig;
 }
@@ -178,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
       queueLimit: int('SEARCH_QUEUE_LIMIT', 64, 0, 100000),
       eventLoopDelayMs: int('OVERLOAD_EVENT_LOOP_DELAY_MS', 500, 0, 600000),
     },
+    changesRetentionDays: int('CHANGES_RETENTION_DAYS', 365, 1, 36500),
   };
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) {
     problems.push('HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS');

@@ -33,3 +33,11 @@ export class InvalidInputError extends Error {
     this.name = 'InvalidInputError';
   }
 }
+
+/** A changes-feed position older than the changes still kept: the caller must start again from the beginning. */
+export class SyncExpiredError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SyncExpiredError';
+  }
+}

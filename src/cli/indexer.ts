@@ -44,7 +44,9 @@ much) unless --allow-shrink is given.
 On Elasticsearch the records go into a new timestamped index (no replicas, no refresh while
 loading), the alias is swapped in one atomic call, and older indexes are deleted except the
 --keep N newest before the live one (default 1), kept for "grants-indexer rollback". Any
-document Elasticsearch refuses is reported and the alias is not swapped.`,
+document Elasticsearch refuses is reported and the alias is not swapped.
+The changes feed (GET /grants/changes) gets a new sequence for each grant added or changed by
+content, and a tombstone for each grant gone; unchanged grants keep theirs.`,
   sync: `Usage: grants-indexer sync --source <file|-> [--prune] [--allow-shrink] [--skip-invalid] [--engine sqlite|elasticsearch] [--data-dir DIR]
 
 Upserts by id: a grant not in the catalog is added; one whose updatedAt differs from the
@@ -54,7 +56,8 @@ deleted (rejected records keep their grant); pruning from a source with no recor
 Prints the counts of added, updated, unchanged, deleted and rejected. On the embedded engine
 the whole sync is one transaction. Without --skip-invalid any rejection leaves the catalog
 unchanged and exits 1 (on Elasticsearch a file source is validated in a first pass for that;
-from stdin, use --skip-invalid).`,
+from stdin, use --skip-invalid). Each grant added, updated or pruned gets a new sequence in the
+changes feed (a pruned one a tombstone, kept CHANGES_RETENTION_DAYS).`,
   status: `Usage: grants-indexer status [--engine sqlite|elasticsearch] [--data-dir DIR]
 
 Prints the live catalog as JSON: engine, location, number of grants, the usage log's sizes
@@ -65,7 +68,8 @@ missing catalog file is an error (exit 3) and nothing is created.`,
   rollback: `Usage: grants-indexer rollback [--engine elasticsearch] [--data-dir DIR]
 
 Elasticsearch only: points the alias back at the newest index older than the live one
-(kept by reindex --keep). The embedded engine keeps no previous catalog.`,
+(kept by reindex --keep). The embedded engine keeps no previous catalog. A rollback is a
+change: the grants it brings back get new sequences in the changes feed.`,
 };
 
 function configFor(values: ParsedArgs['values'], env: NodeJS.ProcessEnv): Config {

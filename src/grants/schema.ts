@@ -131,8 +131,8 @@ export const grantSchema = {
   additionalProperties: false,
   required: ['id', 'title', 'funder', 'funderType', 'fundingType', 'currency', 'createdAt', 'updatedAt'],
   properties: {
-    // "filters" would be shadowed by the literal path /grants/filters.
-    id: { type: 'string', pattern: GRANT_ID_PATTERN, not: { const: 'filters' } },
+    // "filters" and "changes" would be shadowed by the literal paths /grants/filters and /grants/changes.
+    id: { type: 'string', pattern: GRANT_ID_PATTERN, not: { enum: ['filters', 'changes'] } },
     title: { type: 'string', minLength: 1, maxLength: 500 },
     description: { type: 'string', maxLength: 20000, nullable: true, default: null },
     funder: { type: 'string', minLength: 1, maxLength: 300 },

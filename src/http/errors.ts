@@ -1,7 +1,7 @@
 // Errors are values with a code: thrown anywhere, rendered once by the error middleware. The core
 // throws domain failures (src/failures.ts); this module alone decides how each one answers.
 import type { Middleware } from 'koa';
-import { InvalidInputError, NotFoundError, ServiceUnavailableError, type ErrorDetail } from '../failures.js';
+import { InvalidInputError, NotFoundError, ServiceUnavailableError, SyncExpiredError, type ErrorDetail } from '../failures.js';
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
 import { errorBody } from './envelope.js';
@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   FEATURE_NOT_AVAILABLE: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  SYNC_EXPIRED: 410,
   URI_TOO_LONG: 414,
   RATE_LIMITED: 429,
   QUOTA_EXCEEDED: 429,
@@ -59,6 +60,11 @@ const DOMAIN_FAILURES: readonly Translation<Error>[] = [
     ),
   ),
   translation(NotFoundError, (failure) => new ApiError(404, 'NOT_FOUND', failure.message)),
+  translation(
+    SyncExpiredError,
+    () =>
+      new ApiError(410, 'SYNC_EXPIRED', 'The changes after this since token are no longer kept; take a fresh copy by starting again from since=0.'),
+  ),
   translation(ServiceUnavailableError, (failure) =>
     new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry after the delay in Retry-After.', undefined, {
       'Retry-After': String(failure.retryAfterSeconds),

@@ -9,6 +9,7 @@ import { parseGrantQuery } from './grantSearchParams.js';
 import { clip, paramValidator, parseQueryString } from './queryParams.js';
 import type { Handlers } from './routes.js';
 import type { AppState } from './state.js';
+import { changesHandler } from './changesRoute.js';
 
 const noParams = paramValidator({});
 
@@ -59,5 +60,5 @@ export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers
     sendJson(ctx, successJson(ctx.state.requestId, found));
   };
 
-  return { grants: search, grantFilters: filters, grant };
+  return { grants: search, grantFilters: filters, grantChanges: changesHandler(engine), grant };
 }

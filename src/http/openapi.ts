@@ -9,6 +9,7 @@ import { RATE_LIMIT_HEADER_NAMES } from '../ratelimit/headers.js';
 import { API_VERSION, JSON_CONTENT_TYPE } from './envelope.js';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
 import { GRANT_SEARCH_PARAMS } from './grantSearchParams.js';
+import { CHANGES_MAX_LIMIT, CHANGES_PARAMS } from './changesRoute.js';
 import { DATE_MESSAGE, DATE_PATTERN, MAX_ARRAY_VALUES, type ParamSpec, type ParamSpecs } from './queryParams.js';
 import { API_PREFIX, ROUTES, type RouteName, type RouteSpec } from './routeTable.js';
 import type { AppState } from './state.js';
@@ -24,15 +25,17 @@ const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
 const ROUTE_PARAMS: Record<RouteName, ParamSpecs> = {
   grants: GRANT_SEARCH_PARAMS,
   grantFilters: {},
+  grantChanges: CHANGES_PARAMS,
   grant: {},
   usage: USAGE_PARAMS,
   limits: {},
 };
 
 /** Each route's `data` and whether its envelope has pagination and facets. */
-const ROUTE_DATA: Record<RouteName, { summary: string; data: Schema; paged?: true }> = {
+const ROUTE_DATA: Record<RouteName, { summary: string; data: Schema; paged?: true; pagination?: string }> = {
   grants: { summary: 'Search grants', data: { type: 'array', items: ref('GrantFields') }, paged: true },
   grantFilters: { summary: 'The values each filter can take', data: ref('FilterOptions') },
+  grantChanges: { summary: 'Changes to the catalog since a position (feed)', data: { type: 'array', items: ref('ChangeEntry') }, pagination: 'ChangesPagination' },
   grant: { summary: 'One grant by id', data: ref('Grant') },
   usage: { summary: 'Usage of this subscription', data: ref('UsageReport') },
   limits: { summary: 'Limits and features of this subscription', data: ref('LimitsReport') },
@@ -126,6 +129,7 @@ function errorStatuses(route: RouteSpec): Map<number, ErrorCode[]> {
     if (code === 'METHOD_NOT_ALLOWED') return false; // only for methods the operation does not have
     if (code === 'QUOTA_EXCEEDED') return route.billable;
     if (code === 'NOT_FOUND') return route.template.includes(':');
+    if (code === 'SYNC_EXPIRED') return route.name === 'grantChanges';
     return true;
   });
   const byStatus = new Map<number, ErrorCode[]>();
@@ -138,6 +142,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'No key, a malformed Authorization header, or a key that is not valid.',
   403: 'The subscription is not active, or does not include the feature this endpoint needs.',
   404: 'No resource exists at this path.',
+  410: 'The since token is older than the changes kept; start again from since=0.',
   414: 'The URL is too long.',
   429: 'The per-second rate or the monthly allowance is used up; see Retry-After.',
   500: 'An internal error; quote the request id.',
@@ -158,8 +163,8 @@ function errorResponse(status: number, codes: ErrorCode[], withBody: boolean): S
 }
 
 function successEnvelope(route: RouteSpec): Schema {
-  const { data, paged } = ROUTE_DATA[route.name as RouteName];
-  const required = ['success', 'data', ...(paged ? ['pagination'] : []), 'meta'];
+  const { data, paged, pagination } = ROUTE_DATA[route.name as RouteName];
+  const required = ['success', 'data', ...(paged || pagination ? ['pagination'] : []), 'meta'];
   return {
     type: 'object',
     additionalProperties: false,
@@ -168,6 +173,7 @@ function successEnvelope(route: RouteSpec): Schema {
       success: { const: true },
       data,
       ...(paged ? { pagination: ref('Pagination'), facets: ref('Facets') } : {}),
+      ...(pagination ? { pagination: ref(pagination) } : {}),
       meta: ref('Meta'),
     },
   };
@@ -233,7 +239,8 @@ const GUIDE = [
   '',
   '## Paging and sync',
   `\`GET /grants\` pages with \`page\` and \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) and reaches the first ${MAX_WINDOW.toLocaleString('en-US')} matches; ` +
-    '`pagination` gives `total` and `totalPages`. To keep a copy in sync, ask for `updatedSince=<last sync time>&sort=updatedAt`.',
+    '`pagination` gives `total` and `totalPages`. To keep a copy in sync, read `GET /grants/changes` from `since=0`, then poll it with ' +
+    'the last `pagination.nextSince` forever: each grant once at its latest change, and a tombstone (`deleted: true`) for each grant removed.',
   '',
   '## Your usage',
   '`GET /subscription/usage?days=N` gives this month\'s calls against the allowance and, over the last N UTC days, the total, the top ' +
@@ -312,6 +319,32 @@ export function openapiDocument(): Schema {
           additionalProperties: false,
           required: ['page', 'limit', 'total', 'totalPages'],
           properties: { page: { type: 'integer', minimum: 1 }, limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT }, total: countSchema, totalPages: countSchema },
+        },
+        ChangesPagination: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['limit', 'hasMore', 'nextSince'],
+          properties: {
+            limit: { type: 'integer', minimum: 1, maximum: CHANGES_MAX_LIMIT },
+            hasMore: { type: 'boolean', description: 'True when more changes are there now: call again at once with nextSince.' },
+            nextSince: { type: 'string', description: 'The since of the next call (the since sent when nothing was new): poll with it forever.' },
+          },
+        },
+        ChangeEntry: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['id', 'deleted', 'changedAt', 'grant'],
+          description: 'A grant at its latest change, or a tombstone (deleted true, grant null) of a grant removed from the catalog.',
+          oneOf: [
+            { properties: { deleted: { const: false }, grant: ref('Grant') } },
+            { properties: { deleted: { const: true }, grant: { type: 'null' } } },
+          ],
+          properties: {
+            id: { type: 'string' },
+            deleted: { type: 'boolean' },
+            changedAt: { type: 'string', format: 'date-time' },
+            grant: { anyOf: [ref('Grant'), { type: 'null' }] },
+          },
         },
         Facets: {
           type: 'object',

@@ -1,6 +1,7 @@
 // The SearchEngine port: what the API needs from a catalog, whatever holds it.
 import type { Grant } from '../grants/schema.js';
 import type { Facets, GrantQuery } from '../grants/query.js';
+import type { ChangesPage } from './changes.js';
 
 /** A search result with each grant as its served JSON text (wire field order), ready to splice into a response. */
 export interface SearchResultJson {
@@ -27,6 +28,11 @@ export interface SearchEngine {
   filterOptions(): Promise<FilterOptions>;
   /** Number of grants in the catalog being served; throws ServiceUnavailableError when unreachable. */
   count(): Promise<number>;
+  /**
+   * One page of the changes feed: the change log's state and up to limit + 1 entries with a
+   * sequence after `afterSeq`, oldest first, all from one snapshot of the catalog.
+   */
+  changesJson?(afterSeq: number, limit: number): Promise<ChangesPage>;
   /** True when there is no catalog to serve yet (empty, or on Elasticsearch a missing alias). */
   isEmpty(): Promise<boolean>;
   close(): Promise<void>;
@@ -66,6 +72,16 @@ export interface ReindexOptions {
   /** Called with the number of records indexed so far, for progress reports. */
   onProgress?: (indexed: number) => void;
 }
+
+/** How a writer keeps the change log (src/search/changes.ts): tombstones' retention, and its clock. */
+export interface ChangeLogOptions {
+  /** Tombstones older than this are dropped by the next run (CHANGES_RETENTION_DAYS). */
+  retentionMs: number;
+  clock: () => Date;
+}
+
+export const DAY_MS = 86_400_000;
+export const DEFAULT_CHANGE_LOG_OPTIONS: ChangeLogOptions = Object.freeze({ retentionMs: 365 * DAY_MS, clock: () => new Date() });
 
 /** A source record for sync: a valid grant, or the id of a rejected record (protected from pruning). */
 export type SyncItem = { grant: Grant } | { rejectedId: string | null };

@@ -1,7 +1,7 @@
 // Chooses the engine named by the configuration, for the API (reads) and the indexer (writes).
 import { mkdirSync } from 'node:fs';
 import type { Config } from '../config.js';
-import type { CatalogWriter, SearchEngine, WriterHooks } from './engine.js';
+import { DAY_MS, type CatalogWriter, type ChangeLogOptions, type SearchEngine, type WriterHooks } from './engine.js';
 import { ElasticsearchSearchEngine } from './elasticsearch/engine.js';
 import { ElasticsearchCatalogWriter } from './elasticsearch/writer.js';
 import { catalogPath } from './sqlite/catalogFile.js';
@@ -38,14 +38,17 @@ export async function createSearchEngine(config: Config, events: WorkerPoolOptio
 export interface WriterOptions {
   /** Elasticsearch: previous indexes kept after a swap, for rollback. */
   keep?: number;
+  /** The change log's clock (tests); the wall clock by default. */
+  clock?: () => Date;
 }
 
 export async function createCatalogWriter(config: Config, hooks: WriterHooks = {}, options: WriterOptions = {}): Promise<CatalogWriter> {
+  const changes: ChangeLogOptions = { retentionMs: config.changesRetentionDays * DAY_MS, clock: options.clock ?? (() => new Date()) };
   switch (config.searchEngine) {
     case 'sqlite':
       mkdirSync(config.dataDir, { recursive: true });
-      return SqliteCatalogWriter.open(catalogPath(config.dataDir), hooks);
+      return SqliteCatalogWriter.open(catalogPath(config.dataDir), hooks, changes);
     case 'elasticsearch':
-      return ElasticsearchCatalogWriter.open(config.elasticsearch, hooks, { keep: options.keep ?? 1, replicas: config.elasticsearch.replicas });
+      return ElasticsearchCatalogWriter.open(config.elasticsearch, hooks, { keep: options.keep ?? 1, replicas: config.elasticsearch.replicas, changes });
   }
 }

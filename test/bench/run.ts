@@ -521,6 +521,7 @@ async function main(argv: string[]): Promise<number> {
       const client = new Client({ node: o.elasticsearchUrl, requestTimeout: 30_000 });
       try {
         await client.indices.delete({ index: `${alias}-*`, ignore_unavailable: true, allow_no_indices: true });
+        await client.indices.delete({ index: `${alias}_changes`, ignore_unavailable: true });
       } catch (error) {
         say(`could not delete Elasticsearch indexes ${alias}-*: ${(error as Error).message}`);
       } finally {

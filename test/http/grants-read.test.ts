@@ -332,7 +332,7 @@ describe('ids that collide with the literal path segment', function () {
   let api: TestApi;
   before(async function () {
     const dir = tempDir('grants-read-');
-    const run = await runSqliteIndexer(['reindex', '--source', writeSource(dir, 'source.ndjson', [rec('filters'), rec('plain-1')]), '--skip-invalid'], dir);
+    const run = await runSqliteIndexer(['reindex', '--source', writeSource(dir, 'source.ndjson', [rec('filters'), rec('changes'), rec('plain-1')]), '--skip-invalid'], dir);
     expect(run.code).to.equal(0);
     api = await startApiOnCatalog(dir);
   });
@@ -340,7 +340,7 @@ describe('ids that collide with the literal path segment', function () {
     await stopApi(api);
   });
 
-  it('every grant a search returns can be read at /grants/:id (a grant id "filters" is never served unreachable)', async function () {
+  it('every grant a search returns can be read at /grants/:id (a grant id "filters" or "changes" is never served unreachable)', async function () {
     const search = await api.request(`${P}/grants`);
     expect(search.status).to.equal(200);
     expect(search.body.data.length).to.be.at.least(1);

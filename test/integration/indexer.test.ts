@@ -333,10 +333,11 @@ describe('grants-indexer', function () {
       const run = await indexer(['status'], dir);
       expect(run.code).to.equal(0);
       const status = JSON.parse(run.out.join('\n'));
-      expect(Object.keys(status)).to.have.members(['engine', 'file', 'grants', 'lastReindexAt', 'lastSyncAt', 'bytes', 'walBytes', 'usage']);
+      expect(Object.keys(status)).to.have.members(['engine', 'file', 'grants', 'lastReindexAt', 'lastSyncAt', 'bytes', 'walBytes', 'changes', 'usage']);
       expect(status.engine).to.equal('sqlite');
       expect(status.file).to.equal(path.join(dir, 'catalog.sqlite'));
       expect(status.grants).to.equal(3);
+      expect(status.changes).to.deep.equal({ counter: 3, horizon: 0, tombstones: 0 });
       expect(status.lastReindexAt).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       expect(Date.parse(status.lastReindexAt)).to.be.within(t0 - 1000, Date.now() + 1000);
       expect(status.bytes).to.be.a('number').above(0);

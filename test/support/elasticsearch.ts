@@ -40,11 +40,12 @@ export function testClient(): Client {
   return new Client({ node: ES_URL as string, requestTimeout: 60_000 });
 }
 
-/** Deletes every index of an alias made by a test. */
+/** Deletes every index of an alias made by a test, and its change log index. */
 export async function dropAlias(alias: string): Promise<void> {
   const client = testClient();
   try {
     await client.indices.delete({ index: `${alias}-*`, ignore_unavailable: true, allow_no_indices: true });
+    await client.indices.delete({ index: `${alias}_changes`, ignore_unavailable: true });
   } finally {
     await client.close();
   }

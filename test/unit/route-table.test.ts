@@ -13,15 +13,17 @@ describe('unit: the route table', () => {
     expect(ROUTES.map((r) => [r.name, r.template, [...r.methods], r.feature, r.billable])).to.deep.equal([
       ['grants', '/grants', ['GET', 'HEAD'], 'grants.search', true],
       ['grantFilters', '/grants/filters', ['GET', 'HEAD'], 'grants.search', true],
+      ['grantChanges', '/grants/changes', ['GET', 'HEAD'], 'grants.search', true],
       ['grant', '/grants/:id', ['GET', 'HEAD'], 'grants.read', true],
       ['usage', '/subscription/usage', ['GET', 'HEAD'], 'subscription.read', false],
       ['limits', '/subscription/limits', ['GET', 'HEAD'], 'subscription.read', false],
     ]);
   });
 
-  it('matches each template, the literal /grants/filters before /grants/:id', () => {
+  it('matches each template, the literals /grants/filters and /grants/changes before /grants/:id', () => {
     expect(match(`${P}/grants`)).to.deep.equal({ name: 'grants', params: {} });
     expect(match(`${P}/grants/filters`)).to.deep.equal({ name: 'grantFilters', params: {} });
+    expect(match(`${P}/grants/changes`)).to.deep.equal({ name: 'grantChanges', params: {} });
     expect(match(`${P}/grants/abc-1`)).to.deep.equal({ name: 'grant', params: { id: 'abc-1' } });
     expect(match(`${P}/subscription/usage`)).to.deep.equal({ name: 'usage', params: {} });
     expect(match(`${P}/subscription/limits`)).to.deep.equal({ name: 'limits', params: {} });

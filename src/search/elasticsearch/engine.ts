@@ -7,6 +7,8 @@ import { ServiceUnavailableError } from '../../failures.js';
 import { createEsClient, errorType, unavailableFrom, type EsConfig } from './client.js';
 import { FACETS_FILTER_PATH, facetsOf } from './facets.js';
 import { GetBatch } from './getBatch.js';
+import type { ChangesPage } from '../changes.js';
+import { readChanges } from './changeLog.js';
 import { TITLE_SORT_FIELD, translateToElasticsearch } from './translator.js';
 
 const FILTER_FIELDS = {
@@ -94,6 +96,11 @@ export class ElasticsearchSearchEngine implements SearchEngine {
       }
       return doc.found ? JSON.stringify(doc._source) : null;
     });
+  }
+
+  /** The feed's page: the change log index (unswapped, one shard) in one search, the state beside it. */
+  changesJson(afterSeq: number, limit: number): Promise<ChangesPage> {
+    return this.call(() => readChanges(this.client, this.alias, afterSeq, limit));
   }
 
   filterOptions(): Promise<FilterOptions> {

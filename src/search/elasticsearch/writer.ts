@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import type { Client } from '@elastic/elasticsearch';
 import { titleSortKey } from '../../grants/folding.js';
 import type { Grant } from '../../grants/schema.js';
-import type { CatalogWriter, ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../engine.js';
+import { DEFAULT_CHANGE_LOG_OPTIONS, type CatalogWriter, type ChangeLogOptions, type ReindexOptions, type SyncCounts, type SyncItem, type WriterHooks } from '../engine.js';
+import { contentHash, ElasticsearchChangeLog } from './changeLog.js';
 import { createEsClient, type EsConfig } from './client.js';
 import { TITLE_SORT_FIELD } from './translator.js';
 
@@ -38,6 +39,8 @@ export interface EsWriterOptions {
   /** Previous indexes kept after a swap, for rollback. */
   keep: number;
   replicas: number;
+  /** The change log's retention and clock (the feed's tombstones). */
+  changes?: ChangeLogOptions;
 }
 
 export class DroppedDocumentsError extends Error {}
@@ -58,6 +61,13 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
   static open(config: EsConfig, hooks: WriterHooks = {}, options?: EsWriterOptions): ElasticsearchCatalogWriter {
     // The indexer may wait longer than a partner request, and retries transient failures.
     return new ElasticsearchCatalogWriter(createEsClient(config, { requestTimeoutMs: 120_000, maxRetries: 3 }), config.index, hooks, options);
+  }
+
+  /** The change log for one run (its entries carry the run's time). */
+  private async openChangeLog(): Promise<{ log: ElasticsearchChangeLog; fresh: boolean }> {
+    const log = new ElasticsearchChangeLog(this.client, this.alias, this.options.changes ?? DEFAULT_CHANGE_LOG_OPTIONS, this.options.replicas);
+    const { fresh } = await log.open();
+    return { log, fresh };
   }
 
   private newIndexName(): string {
@@ -162,7 +172,12 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
       const { count } = await this.client.count({ index });
       if (count !== indexed) throw new Error(`the new index holds ${count} documents, ${indexed} were sent; the alias was not swapped`);
       await this.stamp(index, 'lastReindexAt');
+      // The feed learns of the new catalog before it goes live: a run that fails after this point
+      // leaves entries a rerun records again, never a change the feed misses.
+      const { log } = await this.openChangeLog();
+      await log.reconcile(index);
       await this.swapAlias(index);
+      await log.finish();
       await this.pruneOldIndexes(index);
       return { indexed };
     } catch (error) {
@@ -194,7 +209,11 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
     if (live === undefined) throw new Error(`alias "${this.alias}" does not exist; nothing to roll back`);
     const previous = (await this.ownIndexes()).find((name) => name < live);
     if (previous === undefined) throw new Error(`no index older than ${live} was kept; nothing to roll back to`);
+    // A rollback is itself a change: the grants it brings back differ from the live ones.
+    const { log } = await this.openChangeLog();
+    await log.reconcile(previous);
     await this.swapAlias(previous);
+    await log.finish();
     return { from: live, to: previous };
   }
 
@@ -208,6 +227,9 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
     if (live === undefined) throw new Error(`alias "${this.alias}" does not exist; run reindex first`);
     // An index built before the title sort key (strict mapping without it) takes the grant alone.
     const document = (await this.hasTitleSortKey(live)) ? indexedDocument : (grant: Grant) => grant;
+    const changeLog = await this.openChangeLog();
+    // A catalog indexed before the change log existed enters it once, as it stands.
+    if (changeLog.fresh) await changeLog.log.reconcile(live);
     const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
     /** Ids seen in the source: true once a valid record had it, false if only rejected ones did. */
     const seenIds = new Map<string, boolean>();
@@ -232,6 +254,8 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
       });
       batch = [];
       if (changed.length === 0) return;
+      // Recorded before it is applied: a failure between the two leaves a change a rerun applies and records again.
+      await changeLog.log.record(changed.map((grant) => ({ id: grant.id, grant, hash: contentHash(JSON.stringify(grant)) })));
       const result = await this.client.bulk({ operations: changed.flatMap((g) => [{ index: { _index: live, _id: g.id } }, document(g)]) });
       if (result.errors) {
         for (const item of result.items) {
@@ -273,11 +297,13 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
     const now = (await this.client.count({ index: live })).count;
     // No transaction here: the upserts are in, and a refusal stops before any deletion.
     this.hooks.beforeCommit?.({ live: now - counts.added, after: now - gone.length });
+    await changeLog.log.record(gone.map((id) => ({ id, grant: null })));
     for (let i = 0; i < gone.length; i += SYNC_BATCH) {
       await this.client.bulk({ operations: gone.slice(i, i + SYNC_BATCH).map((id) => ({ delete: { _index: live, _id: id } })) });
     }
     counts.deleted = gone.length;
     await this.client.indices.refresh({ index: live });
+    await changeLog.log.finish();
     if (dropped > 0) throw new DroppedDocumentsError(`${dropped} document(s) failed to index during sync`);
     await this.stamp(live, 'lastSyncAt');
     return counts;
@@ -308,6 +334,7 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
       lastReindexAt: times.lastReindexAt ?? null,
       lastSyncAt: times.lastSyncAt ?? null,
       bytes: stats?._all.primaries?.store?.size_in_bytes ?? 0,
+      changes: await new ElasticsearchChangeLog(this.client, this.alias, DEFAULT_CHANGE_LOG_OPTIONS, this.options.replicas).status(),
     };
   }
 

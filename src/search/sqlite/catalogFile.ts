@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { CHANGE_LOG_DDL } from './changeLog.js';
 
 export type Db = Database.Database;
 
@@ -40,6 +41,7 @@ export function openCatalog(file: string): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 10000');
   db.exec('CREATE TABLE IF NOT EXISTS catalog_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+  db.exec(CHANGE_LOG_DDL);
   if (!tableExists(db, 'grants')) {
     db.transaction(() => {
       if (!tableExists(db, 'grants')) db.exec(catalogDdl('', 'initial'));

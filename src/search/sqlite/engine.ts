@@ -11,6 +11,8 @@ import { countBits, hasBit, intersection, type Bits } from './bitset.js';
 import { openCatalog, CATALOG_BUILD_KEY, type Db } from './catalogFile.js';
 import { filterConditions, searchColumns, type Condition, type TextHits } from './columnSearch.js';
 import { CatalogColumns } from './columns.js';
+import type { ChangesPage } from '../changes.js';
+import { ChangeLogReader } from './changeLog.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from './translator.js';
 import { scoreAll } from './bm25.js';
 import { QueryTerms } from './queryTerms.js';
@@ -48,6 +50,7 @@ export class SqliteSearchEngine implements SearchEngine {
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
   private readonly queryTerms = new QueryTerms();
+  private readonly changeLog: ChangeLogReader;
 
   constructor(private readonly db: Db) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
@@ -67,6 +70,7 @@ export class SqliteSearchEngine implements SearchEngine {
     this.scoredFilteredHits = db
       .prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ? AND grants_prefilter(rowid)`)
       .raw();
+    this.changeLog = new ChangeLogReader(db);
     this.begin = db.prepare('BEGIN DEFERRED');
     this.commit = db.prepare('COMMIT');
   }
@@ -207,6 +211,11 @@ export class SqliteSearchEngine implements SearchEngine {
 
   getByIdJson(id: string): Promise<string | null> {
     return this.read(() => (this.byId.get(id) as string | undefined) ?? null);
+  }
+
+  /** The feed's page and the log's state, from this turn's snapshot. */
+  changesJson(afterSeq: number, limit: number): Promise<ChangesPage> {
+    return this.read(() => this.changeLog.read(afterSeq, limit));
   }
 
   /** The values present in the catalog: those whose bit set is not empty (enum orders are alphabetical). */

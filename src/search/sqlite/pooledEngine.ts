@@ -4,6 +4,7 @@
 // behind a search. Each worker runs SqliteSearchEngine itself: the per-turn snapshot is per worker
 // (one search, one read transaction, one build); a reindex is seen by each worker's next search.
 import type { GrantQuery } from '../../grants/query.js';
+import type { ChangesPage } from '../changes.js';
 import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
 import type { SqliteSearchEngine } from './engine.js';
 import type { PoolLoad, SearchWorkerPool } from './workerPool.js';
@@ -31,6 +32,11 @@ export class PooledSqliteSearchEngine implements SearchEngine {
 
   getByIdJson(id: string): Promise<string | null> {
     return this.local.getByIdJson(id);
+  }
+
+  /** The changes feed reads the change log only (no columns): this thread's connection. */
+  changesJson(afterSeq: number, limit: number): Promise<ChangesPage> {
+    return this.local.changesJson(afterSeq, limit);
   }
 
   count(): Promise<number> {

@@ -2,10 +2,11 @@
 // syncs changes into the live catalog in one transaction. Readers always see a whole catalog.
 import { statSync } from 'node:fs';
 import { BENEFICIARIES, PROVINCES, type Grant } from '../../grants/schema.js';
-import type { CatalogWriter, ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../engine.js';
+import { DEFAULT_CHANGE_LOG_OPTIONS, type ChangeLogOptions, type CatalogWriter, type ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../engine.js';
 import { catalogDdl, markNewBuild, newBuildId, openCatalog, tableExists, type Db } from './catalogFile.js';
 import { foldText } from '../../grants/folding.js';
 import { bitsOf } from './translator.js';
+import { ChangeRecorder, changeLogStatus } from './changeLog.js';
 
 const BATCH = 1000;
 
@@ -36,10 +37,11 @@ export class SqliteCatalogWriter implements CatalogWriter {
     private readonly db: Db,
     private readonly file: string,
     private readonly hooks: WriterHooks = {},
+    private readonly changes: ChangeLogOptions = DEFAULT_CHANGE_LOG_OPTIONS,
   ) {}
 
-  static open(file: string, hooks: WriterHooks = {}): SqliteCatalogWriter {
-    return new SqliteCatalogWriter(openCatalog(file), file, hooks);
+  static open(file: string, hooks: WriterHooks = {}, changes: ChangeLogOptions = DEFAULT_CHANGE_LOG_OPTIONS): SqliteCatalogWriter {
+    return new SqliteCatalogWriter(openCatalog(file), file, hooks, changes);
   }
 
   private dropBuilding(): void {
@@ -80,6 +82,10 @@ export class SqliteCatalogWriter implements CatalogWriter {
       options.onProgress?.(indexed);
       this.hooks.beforeCommit?.({ live: this.db.prepare('SELECT count(*) FROM grants').pluck().get() as number, after: indexed });
       this.db.transaction(() => {
+        const now = this.changes.clock();
+        const recorder = new ChangeRecorder(this.db, now);
+        recorder.reindexed('grants', 'grants_building');
+        recorder.finish(this.changes.retentionMs, now);
         this.db.exec(`DROP TABLE IF EXISTS grants; DROP TABLE IF EXISTS grants_text;
           ALTER TABLE grants_building RENAME TO grants; ALTER TABLE grants_text_building RENAME TO grants_text;`);
         this.stamp('last_reindex_at');
@@ -110,6 +116,8 @@ export class SqliteCatalogWriter implements CatalogWriter {
     const updateText = db.prepare('UPDATE grants_text SET title = :title, funder = :funder, description = :description WHERE rowid = :rowid');
     db.exec('BEGIN IMMEDIATE');
     try {
+      const now = this.changes.clock();
+      const recorder = new ChangeRecorder(db, now);
       for await (const item of items) {
         if (!('grant' in item)) {
           if (item.rejectedId !== null) seeRejected.run(item.rejectedId);
@@ -124,27 +132,31 @@ export class SqliteCatalogWriter implements CatalogWriter {
         if (row === undefined) {
           const result = insert.run(rowOf(grant));
           insertText.run({ rowid: result.lastInsertRowid, ...textOf(grant) });
+          recorder.changed(grant.id);
           counts.added += 1;
         } else if (row.updated_at !== grant.updatedAt) {
           update.run({ rowid: row.rowid, ...rowOf(grant) });
           updateText.run({ rowid: row.rowid, ...textOf(grant) });
+          recorder.changed(grant.id);
           counts.updated += 1;
         } else {
           counts.unchanged += 1;
         }
       }
       if (options.prune) {
-        const gone = db.prepare('SELECT rowid FROM grants WHERE id NOT IN (SELECT id FROM temp.sync_seen)').pluck().all() as number[];
+        const gone = db.prepare('SELECT rowid, id FROM grants WHERE id NOT IN (SELECT id FROM temp.sync_seen)').all() as { rowid: number; id: string }[];
         const removeText = db.prepare('DELETE FROM grants_text WHERE rowid = ?');
         const remove = db.prepare('DELETE FROM grants WHERE rowid = ?');
-        for (const rowid of gone) {
+        for (const { rowid, id } of gone) {
           removeText.run(rowid);
           remove.run(rowid);
+          recorder.removed(id);
         }
         counts.deleted = gone.length;
       }
       const after = db.prepare('SELECT count(*) FROM grants').pluck().get() as number;
       this.hooks.beforeCommit?.({ live: after - counts.added + counts.deleted, after });
+      recorder.finish(this.changes.retentionMs, now);
       this.stamp('last_sync_at');
       if (counts.added + counts.updated + counts.deleted > 0) markNewBuild(db, newBuildId());
       db.exec('COMMIT');
@@ -178,6 +190,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
       lastSyncAt: meta('last_sync_at'),
       bytes: size(this.file) + walBytes,
       walBytes,
+      changes: changeLogStatus(this.db),
     };
   }
 

@@ -1,0 +1,40 @@
+// GET /grants/changes: the changes feed (issue 14 §1). Each entry is a grant at its latest
+// sequence or a tombstone; `pagination.nextSince` is the token to poll with next.
+import type { Middleware } from 'koa';
+import { checkSince, decodeSince, encodeSince, MAX_SINCE_LENGTH, type ChangeEntryJson } from '../search/changes.js';
+import type { SearchEngine } from '../search/engine.js';
+import { ServiceUnavailableError } from '../failures.js';
+import { JSON_CONTENT_TYPE, meta } from './envelope.js';
+import { paramValidator, parseQueryString, type ParamSpecs } from './queryParams.js';
+import type { AppState } from './state.js';
+
+export const CHANGES_DEFAULT_LIMIT = 100;
+export const CHANGES_MAX_LIMIT = 1000;
+
+export const CHANGES_PARAMS: ParamSpecs = {
+  since: { kind: 'string', maxLength: MAX_SINCE_LENGTH, message: `must be 0 or a nextSince token (at most ${MAX_SINCE_LENGTH} characters)` },
+  limit: { kind: 'integer', min: 1, max: CHANGES_MAX_LIMIT, default: CHANGES_DEFAULT_LIMIT, message: `must be an integer from 1 to ${CHANGES_MAX_LIMIT}` },
+};
+
+const validate = paramValidator(CHANGES_PARAMS);
+
+/** One entry as served: id, deleted, changedAt, grant (the stored JSON text, spliced in). */
+const entryJson = (entry: ChangeEntryJson): string =>
+  `{"id":${JSON.stringify(entry.id)},"deleted":${entry.deleted},"changedAt":${JSON.stringify(entry.changedAt)},"grant":${entry.grantJson ?? 'null'}}`;
+
+export function changesHandler(engine: SearchEngine): Middleware<AppState> {
+  return async function changes(ctx) {
+    const p = validate(parseQueryString(ctx.querystring));
+    const sinceText = (p.since as string | undefined) ?? '0';
+    const since = decodeSince(sinceText);
+    const limit = (p.limit as number | undefined) ?? CHANGES_DEFAULT_LIMIT;
+    if (engine.changesJson === undefined) throw new ServiceUnavailableError(`the ${engine.name} engine keeps no change log`, 30);
+    const { state, entries } = await engine.changesJson(since?.seq ?? 0, limit);
+    checkSince(since, state);
+    const page = entries.slice(0, limit);
+    const last = page.at(-1);
+    const pagination = { limit, hasMore: entries.length > limit, nextSince: last === undefined ? sinceText : encodeSince(state.log!, last.seq) };
+    ctx.set('Content-Type', JSON_CONTENT_TYPE);
+    ctx.body = `{"success":true,"data":[${page.map(entryJson).join(',')}],"pagination":${JSON.stringify(pagination)},"meta":${JSON.stringify(meta(ctx.state.requestId))}}`;
+  };
+}

@@ -1,0 +1,241 @@
+// The Elasticsearch change log: one unswapped index beside the alias, `<alias>_changes`, holding
+// one document per grant id (its last change: sequence, time, content hash and the grant itself,
+// or a tombstone) and one state document (log id, counter, horizon). It survives every alias swap;
+// a feed page is one search of this one-shard index, so entries and grants come from one snapshot.
+import { createHash } from 'node:crypto';
+import { errors, type Client } from '@elastic/elasticsearch';
+import type { Grant } from '../../grants/schema.js';
+import { newChangeLogId, type ChangeEntryJson, type ChangeLogState, type ChangesPage } from '../changes.js';
+import type { ChangeLogOptions } from '../engine.js';
+
+/**
+ * The change log index of an alias: outside the `<alias>-*` names of the swapped indexes, so
+ * nothing that lists, keeps or deletes those ever touches it.
+ */
+export const changesIndexOf = (alias: string): string => `${alias}_changes`;
+
+/** The state document's id: no grant id starts with "~". */
+const STATE_ID = '~state';
+const PAGE = 1000;
+const WRITE_BATCH = 500;
+
+const MAPPING = {
+  dynamic: 'strict',
+  properties: {
+    id: { type: 'keyword' },
+    seq: { type: 'long' },
+    deleted: { type: 'boolean' },
+    changedAt: { type: 'date' },
+    hash: { type: 'keyword', index: false, doc_values: false },
+    grant: { type: 'object', enabled: false },
+    log: { type: 'keyword' },
+    counter: { type: 'long' },
+    horizon: { type: 'long' },
+  },
+};
+
+/** The content hash a grant is compared by: of its served JSON. */
+export const contentHash = (json: string): string => createHash('sha256').update(json).digest('base64url').slice(0, 22);
+
+interface StoredState {
+  log: string;
+  counter: number;
+  horizon: number;
+}
+
+interface EntrySource {
+  id: string;
+  seq: number;
+  deleted: boolean;
+  changedAt: string;
+  hash: string | null;
+  grant: Grant | null;
+}
+
+/** A change to record: a grant at its new content, or a removal. */
+export type Change = { id: string; grant: Grant; hash: string } | { id: string; grant: null };
+
+const isStatus = (error: unknown, status: number): boolean => error instanceof errors.ResponseError && error.statusCode === status;
+
+/** Reads a page of the feed (the API's side). */
+export async function readChanges(client: Client, alias: string, afterSeq: number, limit: number): Promise<ChangesPage> {
+  const index = changesIndexOf(alias);
+  let state: ChangeLogState;
+  try {
+    const doc = await client.get<StoredState>({ index, id: STATE_ID });
+    state = { log: doc._source!.log, counter: doc._source!.counter, horizon: doc._source!.horizon };
+  } catch (error) {
+    if (!isStatus(error, 404)) throw error;
+    return { state: { log: null, counter: 0, horizon: 0 }, entries: [] };
+  }
+  const response = await client.search<EntrySource>({
+    index,
+    size: limit + 1,
+    query: { range: { seq: { gt: afterSeq } } },
+    sort: [{ seq: 'asc' }],
+    _source: ['id', 'seq', 'deleted', 'changedAt', 'grant'],
+    track_total_hits: false,
+  });
+  const entries: ChangeEntryJson[] = response.hits.hits.map(({ _source: s }) => ({
+    seq: s!.seq,
+    id: s!.id,
+    deleted: s!.deleted,
+    changedAt: s!.changedAt,
+    grantJson: s!.deleted ? null : JSON.stringify(s!.grant),
+  }));
+  return { state, entries };
+}
+
+/** The indexer's side: records changes with sequences from the state document's counter. */
+export class ElasticsearchChangeLog {
+  private readonly index: string;
+  private readonly changedAt: string;
+
+  constructor(
+    private readonly client: Client,
+    alias: string,
+    private readonly options: ChangeLogOptions,
+    private readonly replicas: number,
+  ) {
+    this.index = changesIndexOf(alias);
+    this.changedAt = options.clock().toISOString();
+  }
+
+  /** Creates the index if it is missing; true when the log has recorded nothing yet. */
+  async open(): Promise<{ fresh: boolean }> {
+    try {
+      await this.client.indices.create({
+        index: this.index,
+        settings: { number_of_shards: 1, number_of_replicas: this.replicas },
+        mappings: MAPPING,
+      } as never);
+    } catch (error) {
+      if (!(error instanceof errors.ResponseError && JSON.stringify(error.body ?? '').includes('resource_already_exists_exception'))) throw error;
+    }
+    return { fresh: (await this.readState()) === null };
+  }
+
+  private async readState(): Promise<{ state: StoredState; seqNo: number; primaryTerm: number } | null> {
+    try {
+      const doc = await this.client.get<StoredState>({ index: this.index, id: STATE_ID });
+      return { state: doc._source!, seqNo: doc._seq_no!, primaryTerm: doc._primary_term! };
+    } catch (error) {
+      if (isStatus(error, 404)) return null;
+      throw error;
+    }
+  }
+
+  /** Changes the state document with optimistic concurrency (another indexer may be writing too). */
+  private async updateState(change: (state: StoredState) => StoredState): Promise<StoredState> {
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.readState();
+      const next = change(current?.state ?? { log: newChangeLogId(), counter: 0, horizon: 0 });
+      try {
+        if (current === null) await this.client.create({ index: this.index, id: STATE_ID, document: next });
+        else await this.client.index({ index: this.index, id: STATE_ID, document: next, if_seq_no: current.seqNo, if_primary_term: current.primaryTerm });
+        return next;
+      } catch (error) {
+        if (!isStatus(error, 409) || attempt >= 20) throw error;
+      }
+    }
+  }
+
+  /** Records changes in order, each with the next sequence. */
+  async record(changes: readonly Change[]): Promise<void> {
+    for (let i = 0; i < changes.length; i += WRITE_BATCH) {
+      const batch = changes.slice(i, i + WRITE_BATCH);
+      const { counter } = await this.updateState((s) => ({ ...s, counter: s.counter + batch.length }));
+      const first = counter - batch.length + 1;
+      const operations = batch.flatMap((change, n) => {
+        const source: EntrySource = {
+          id: change.id,
+          seq: first + n,
+          deleted: change.grant === null,
+          changedAt: this.changedAt,
+          hash: change.grant === null ? null : change.hash,
+          grant: change.grant,
+        };
+        return [{ index: { _index: this.index, _id: change.id } }, source];
+      });
+      const result = await this.client.bulk({ operations });
+      if (result.errors) {
+        const failed = result.items.find((item) => item.index?.error)?.index;
+        throw new Error(`the change log refused an entry: ${failed?.status} ${JSON.stringify(failed?.error)}`);
+      }
+    }
+  }
+
+  /** Every grant id the log holds as live, with its content hash. */
+  private async liveHashes(): Promise<Map<string, string>> {
+    const live = new Map<string, string>();
+    let after: unknown[] | undefined;
+    for (;;) {
+      const page = await this.client.search<{ id: string; hash: string }>({
+        index: this.index,
+        size: PAGE,
+        query: { bool: { filter: [{ term: { deleted: false } }] } },
+        sort: [{ id: 'asc' }],
+        _source: ['id', 'hash'],
+        search_after: after,
+        track_total_hits: false,
+      } as never);
+      const hits = page.hits.hits;
+      for (const hit of hits) live.set(hit._source!.id, hit._source!.hash);
+      if (hits.length < PAGE) return live;
+      after = hits[hits.length - 1].sort as unknown[];
+    }
+  }
+
+  /**
+   * Makes the log describe `index` (a new index about to go live, or the one a rollback returns
+   * to): grants added or changed by content get new sequences, grants the log holds that the index
+   * lacks get tombstones, unchanged grants keep theirs.
+   */
+  async reconcile(catalogIndex: string): Promise<void> {
+    await this.client.indices.refresh({ index: this.index });
+    const known = await this.liveHashes();
+    let after: unknown[] | undefined;
+    for (;;) {
+      const page = await this.client.search<Grant>({ index: catalogIndex, size: PAGE, sort: [{ id: 'asc' }], search_after: after, track_total_hits: false } as never);
+      const hits = page.hits.hits;
+      const changed: Change[] = [];
+      for (const hit of hits) {
+        const grant = hit._source!;
+        const hash = contentHash(JSON.stringify(grant));
+        if (known.get(grant.id) !== hash) changed.push({ id: grant.id, grant, hash });
+        known.delete(grant.id);
+      }
+      await this.record(changed);
+      if (hits.length < PAGE) break;
+      after = hits[hits.length - 1].sort as unknown[];
+    }
+    await this.record([...known.keys()].map((id) => ({ id, grant: null })));
+  }
+
+  /** What `grants-indexer status` reports of the log (null before its first run). */
+  async status(): Promise<{ index: string; counter: number; horizon: number; tombstones: number } | null> {
+    const current = await this.readState();
+    if (current === null) return null;
+    const { count } = await this.client.count({ index: this.index, query: { term: { deleted: true } } });
+    return { index: this.index, counter: current.state.counter, horizon: current.state.horizon, tombstones: count };
+  }
+
+  /** Ends a run: drops tombstones older than the retention (raising the horizon past them) and makes the entries visible. */
+  async finish(): Promise<void> {
+    const cutoff = new Date(this.options.clock().getTime() - this.options.retentionMs).toISOString();
+    const expired = { bool: { filter: [{ term: { deleted: true } }, { range: { changedAt: { lt: cutoff } } }] } };
+    await this.client.indices.refresh({ index: this.index });
+    // Page by page, highest sequence first: the horizon is raised past a page before it is deleted.
+    for (;;) {
+      const page = await this.client.search<{ seq: number }>({ index: this.index, size: PAGE, query: expired, sort: [{ seq: 'desc' }], _source: ['seq'], track_total_hits: false } as never);
+      const hits = page.hits.hits;
+      if (hits.length === 0) break;
+      const last = hits[0]._source!.seq;
+      await this.updateState((s) => ({ ...s, horizon: Math.max(s.horizon, last) }));
+      const result = await this.client.bulk({ operations: hits.map((hit) => ({ delete: { _index: this.index, _id: hit._id! } })), refresh: true });
+      if (result.errors) throw new Error('the change log could not drop an expired tombstone');
+      if (hits.length < PAGE) break;
+    }
+    await this.client.indices.refresh({ index: this.index });
+  }
+}
