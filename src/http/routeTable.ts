@@ -22,10 +22,11 @@ export interface RouteSpec {
   billable: boolean;
 }
 
-/** In match order: the literal /grants/filters comes before /grants/:id. */
+/** In match order: the literals /grants/filters and /grants/export come before /grants/:id. */
 export const ROUTES = [
   { name: 'grants', template: '/grants', methods: READ_METHODS, feature: 'grants.search', billable: true },
   { name: 'grantFilters', template: '/grants/filters', methods: READ_METHODS, feature: 'grants.search', billable: true },
+  { name: 'grantExport', template: '/grants/export', methods: READ_METHODS, feature: 'grants.export', billable: true },
   { name: 'grant', template: '/grants/:id', methods: READ_METHODS, feature: 'grants.read', billable: true },
   { name: 'usage', template: '/subscription/usage', methods: READ_METHODS, feature: 'subscription.read', billable: false },
   { name: 'limits', template: '/subscription/limits', methods: READ_METHODS, feature: 'subscription.read', billable: false },

@@ -13,6 +13,7 @@ describe('unit: the route table', () => {
     expect(ROUTES.map((r) => [r.name, r.template, [...r.methods], r.feature, r.billable])).to.deep.equal([
       ['grants', '/grants', ['GET', 'HEAD'], 'grants.search', true],
       ['grantFilters', '/grants/filters', ['GET', 'HEAD'], 'grants.search', true],
+      ['grantExport', '/grants/export', ['GET', 'HEAD'], 'grants.export', true],
       ['grant', '/grants/:id', ['GET', 'HEAD'], 'grants.read', true],
       ['usage', '/subscription/usage', ['GET', 'HEAD'], 'subscription.read', false],
       ['limits', '/subscription/limits', ['GET', 'HEAD'], 'subscription.read', false],
@@ -22,6 +23,7 @@ describe('unit: the route table', () => {
   it('matches each template, the literal /grants/filters before /grants/:id', () => {
     expect(match(`${P}/grants`)).to.deep.equal({ name: 'grants', params: {} });
     expect(match(`${P}/grants/filters`)).to.deep.equal({ name: 'grantFilters', params: {} });
+    expect(match(`${P}/grants/export`)).to.deep.equal({ name: 'grantExport', params: {} });
     expect(match(`${P}/grants/abc-1`)).to.deep.equal({ name: 'grant', params: { id: 'abc-1' } });
     expect(match(`${P}/subscription/usage`)).to.deep.equal({ name: 'usage', params: {} });
     expect(match(`${P}/subscription/limits`)).to.deep.equal({ name: 'limits', params: {} });
