@@ -3,6 +3,7 @@
 // orders are checked against offset paging of the same engine (whose order the search suites prove);
 // a reindex in the middle of a walk, CSV quoting and formula neutralising use catalogs of their own.
 import { expect } from 'chai';
+import { apiLayers } from '../../src/app.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { validateGrant } from '../../src/grants/schema.js';
 import { catalogPath } from '../../src/search/sqlite/catalogFile.js';
@@ -323,6 +324,27 @@ function suite(engine: EngineUnderTest): void {
       }
     });
 
+    it('the grants.export feature: off for STARTER and PROFESSIONAL (403 FEATURE_NOT_AVAILABLE), on for ENTERPRISE, switched per subscription', async function () {
+      const store = api().deps.subscriptions;
+      for (const tier of ['STARTER', 'PROFESSIONAL'] as const) {
+        const { subscription, apiKey } = store.create({ name: `export ${tier}`, tier });
+        const refused = await api().request(`${EXPORT}?format=csv`, { key: apiKey });
+        expect(refused.status, refused.text).to.equal(403);
+        expect(refused.body.error.code).to.equal('FEATURE_NOT_AVAILABLE');
+        expect(ok(await api().request('/external/v1/subscription/limits', { key: apiKey })).body.data.features.grants).to.deep.equal({ read: true, search: true, export: false });
+        expect(store.setFeature(subscription.id, 'grants.export', true)).to.equal(true);
+        const served = ok(await api().request(`${EXPORT}?format=csv`, { key: apiKey }));
+        expect(Number(served.headers.get('x-export-count'))).to.equal(fixtureGrants().length);
+        expect(ok(await api().request('/external/v1/subscription/limits', { key: apiKey })).body.data.features.grants.export).to.equal(true);
+      }
+      const enterprise = store.create({ name: 'export enterprise', tier: 'ENTERPRISE' });
+      ok(await api().request(EXPORT, { key: enterprise.apiKey }));
+      store.setFeature(enterprise.subscription.id, 'grants.export', false);
+      const off = await api().request(EXPORT, { key: enterprise.apiKey });
+      expect(off.status).to.equal(403);
+      expect(off.body.error.code).to.equal('FEATURE_NOT_AVAILABLE');
+    });
+
     it('one export counts as one call', async function () {
       const calls = async () => ok(await api().request('/external/v1/subscription/limits')).body.data.limits.monthly.current as number;
       const start = await calls();
@@ -370,5 +392,73 @@ describeWithElasticsearch('cursor paging and export', function () {
     async reindex(grants) {
       await reindexAlias(api.config.elasticsearch, grants);
     },
+  });
+});
+
+// A failure after the first grants were sent cannot change the status: the connection is closed, so
+// the partner holds fewer grants than X-Export-Count said (and an unterminated response).
+describe('GET /grants/export: a failure mid-stream [sqlite]', function () {
+  this.timeout(60_000);
+  let api: TestApi;
+  let logged = '';
+  before(async () => {
+    const logDestination = { write: (line: string) => void (logged += line) };
+    api = await startTestApi(
+      { LOG_LEVEL: 'info' },
+      {
+        logDestination,
+        layers: (deps) =>
+          apiLayers({
+            ...deps,
+            engine: {
+              ...deps.engine,
+              name: deps.engine.name,
+              // The real export, whose reading fails after its first batch.
+              async exportJson(query) {
+                const real = await deps.engine.exportJson(query);
+                return {
+                  total: real.total,
+                  close: real.close,
+                  batches: (async function* () {
+                    for await (const batch of real.batches) {
+                      yield batch;
+                      throw new Error('the disk went away');
+                    }
+                  })(),
+                };
+              },
+            },
+          }),
+      },
+    );
+  });
+  after(async () => {
+    await api?.stop();
+  });
+
+  it('the stream stops: fewer grants than the count, the response cut, the failure logged', async function () {
+    const response = await fetch(`${api.url}${EXPORT}`, { headers: { Authorization: `Bearer ${api.key}` } });
+    expect(response.status).to.equal(200);
+    const count = Number(response.headers.get('x-export-count'));
+    expect(count).to.equal(fixtureGrants().length);
+    const reader = response.body!.getReader();
+    let text = '';
+    let cut = false;
+    try {
+      for (;;) {
+        const chunk = await reader.read();
+        if (chunk.done) break;
+        text += Buffer.from(chunk.value).toString('utf8');
+      }
+    } catch {
+      cut = true;
+    }
+    expect(cut, 'the response ended normally').to.equal(true);
+    const lines = text.split('\n').filter((line) => line !== '');
+    expect(lines.length).to.be.lessThan(count);
+    expect(logged).to.include('export cut short');
+    expect(logged).to.include('the disk went away');
+    // The server goes on serving.
+    expect(ok(await api.request(`${G}?limit=1`)).body.data).to.have.length(1);
   });
 });
