@@ -1,0 +1,129 @@
+// The export memory check (issue 14 §3): a 1,000,000-grant GET /grants/export keeps the API's RSS
+// within 50 MB of its idle RSS. Not a test (minutes, and a figure, not a yes/no on a shared
+// machine): `npm run bench:export`. Generates the catalog, indexes it with the real indexer, starts
+// the production API as a child process, measures its RSS at rest (after one search has loaded
+// the engine's columns), then downloads the whole export while sampling the API's RSS every 50 ms.
+//
+//   npm run bench:export -- [--grants N] [--engine sqlite|elasticsearch] [--format ndjson|csv] [--keep-temp]
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { procMemory, runIndexer, writeCatalog } from './catalog.js';
+import { processCpuSeconds } from './load.js';
+import { createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
+
+const LIMIT_MIB = 50;
+const say = (line: string) => process.stderr.write(`» ${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const mib = (kib: number) => kib / 1024;
+
+const { values } = parseArgs({
+  options: {
+    grants: { type: 'string', default: '1000000' },
+    engine: { type: 'string', default: 'sqlite' },
+    format: { type: 'string', default: 'ndjson' },
+    'elasticsearch-url': { type: 'string', default: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' },
+    'keep-temp': { type: 'boolean', default: false },
+  },
+});
+const grants = Number(values.grants);
+const engine = values.engine as string;
+const format = values.format as string;
+if (!Number.isSafeInteger(grants) || grants < 1) throw new Error('--grants must be a positive integer');
+if (engine !== 'sqlite' && engine !== 'elasticsearch') throw new Error('--engine must be sqlite or elasticsearch');
+if (format !== 'ndjson' && format !== 'csv') throw new Error('--format must be ndjson or csv');
+
+/** RSS of the process now, in KiB (0 once it has exited). */
+const rssKiB = (pid: number): number => procMemory(pid)?.rssKiB ?? 0;
+
+async function main(): Promise<void> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'bench-export-'));
+  const logDir = path.join(tmp, 'logs');
+  mkdirSync(logDir);
+  const alias = `bench-export-${randomBytes(5).toString('hex')}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: path.join(tmp, 'data'), SEARCH_ENGINE: engine, ELASTICSEARCH_URL: values['elasticsearch-url'] as string, ELASTICSEARCH_INDEX: alias };
+  for (const name of ['PORT', 'HOST', 'LOG_LEVEL', 'SEED_CATALOG', 'SEED_FILE', 'REDIS_URL', 'NODE_OPTIONS']) delete env[name];
+  let api: RunningProcess | undefined;
+  try {
+    say(`generating ${grants.toLocaleString('en-US')} grants`);
+    const catalog = await writeCatalog(path.join(tmp, 'grants.ndjson'), grants, 1);
+    say(`  ${(catalog.bytes / 1048576).toFixed(0)} MiB; indexing (${engine})`);
+    const indexer = await runIndexer(catalog.file, env);
+    if (indexer.exitCode !== 0) throw new Error(`grants-indexer exited ${indexer.exitCode}: ${indexer.output}`);
+    say(`  ${indexer.indexed.toLocaleString('en-US')} indexed in ${indexer.seconds.toFixed(0)} s`);
+    rmSync(catalog.file, { force: true });
+    const { apiKey } = await createBenchSubscription(env);
+    const auth = { Authorization: `Bearer ${apiKey}` };
+    const port = await freePort();
+    api = await startProcess({ name: 'api', args: ['dist/src/main.js'], port, logDir, readyPath: '/readyz', env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_CATALOG: 'false' } });
+    const pid = api.pid;
+
+    // Idle: after a few searches in the export's order (the columns and that order loaded), then a rest.
+    for (let i = 0; i < 3; i++) await (await fetch(`${api.origin}/external/v1/grants?limit=100`, { headers: auth })).arrayBuffer();
+    await sleep(3000);
+    let idle = 0;
+    for (let i = 0; i < 10; i++) {
+      idle = Math.max(idle, rssKiB(pid));
+      await sleep(100);
+    }
+    say(`idle RSS ${mib(idle).toFixed(1)} MiB; exporting (${format})`);
+
+    let peak = idle;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssKiB(pid))), 50);
+    const cpuBefore = processCpuSeconds(pid) ?? 0;
+    const started = process.hrtime.bigint();
+    const response = await fetch(`${api.origin}/external/v1/grants/export?format=${format}`, { headers: auth });
+    if (response.status !== 200) throw new Error(`export answered ${response.status}: ${await response.text()}`);
+    const count = Number(response.headers.get('x-export-count'));
+    let bytes = 0;
+    let lines = 0;
+    const reader = response.body!.getReader();
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      bytes += chunk.value.byteLength;
+      for (const byte of chunk.value) if (byte === 10) lines += 1;
+    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const cpu = (processCpuSeconds(pid) ?? 0) - cpuBefore;
+    clearInterval(sampler);
+    peak = Math.max(peak, rssKiB(pid));
+    const rows = format === 'csv' ? lines - 1 : lines; // CSV: the header row (no grant field here holds a newline)
+    const delta = mib(peak - idle);
+    const report = {
+      engine,
+      format,
+      grants,
+      exportCount: count,
+      received: rows,
+      mib: Math.round(bytes / 1048576),
+      seconds: Math.round(seconds * 10) / 10,
+      grantsPerSecond: Math.round(rows / seconds),
+      apiCpuMicrosPerGrant: Math.round((cpu / Math.max(rows, 1)) * 1e6 * 10) / 10,
+      idleRssMiB: Math.round(mib(idle) * 10) / 10,
+      peakRssMiB: Math.round(mib(peak) * 10) / 10,
+      deltaMiB: Math.round(delta * 10) / 10,
+      limitMiB: LIMIT_MIB,
+      holds: delta <= LIMIT_MIB && rows === count && count === grants,
+      loadAverage: Math.round(os.loadavg()[0] * 100) / 100,
+      node: process.version,
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    say(`${rows.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} grants, ${report.mib} MiB in ${report.seconds} s; RSS idle ${report.idleRssMiB} MiB, peak ${report.peakRssMiB} MiB (+${report.deltaMiB}, limit +${LIMIT_MIB}): ${report.holds ? 'holds' : 'DOES NOT HOLD'}`);
+    if (!report.holds) process.exitCode = 1;
+  } finally {
+    await api?.stop();
+    if (engine === 'elasticsearch') {
+      await fetch(`${values['elasticsearch-url']}/${alias}-*?ignore_unavailable=true&allow_no_indices=true`, { method: 'DELETE' }).catch(() => undefined);
+    }
+    if (values['keep-temp']) say(`kept ${tmp}`);
+    else rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});
