@@ -3,11 +3,10 @@
 // same at the first match and at the millionth; and every match in order, for an export. Pure: the
 // text hits come from FTS5, and the engine finds `boundary` (the first position whose id is above
 // the place's id) in the catalog's id index.
-import type { GrantQuery, KeysetPosition, SortKey } from '../../grants/query.js';
+import type { Facets, GrantQuery, KeysetPosition, SortKey } from '../../grants/query.js';
 import { countBits, emptyBits, hasBit, intersection, positionsOf, setBit, type Bits } from './bitset.js';
 import { compareCodePoints, type CatalogColumns } from './columns.js';
 import { facetCounts, relevancePage, type Condition, type ScoredHits, type TextHits } from './columnSearch.js';
-import type { Facets } from '../../grants/query.js';
 
 export interface KeysetAnswer {
   total: number;
@@ -115,13 +114,11 @@ export function keysetSearch(
   if (query.facets.length > 0) answer.facets = facetCounts(columns, query.facets, conditions, matches);
   const wanted = query.limit + 1;
   let found: number[];
-  let keyOf: (position: number, index: number) => number | string | null;
+  let keyOf: (position: number) => number | string | null;
   if (query.sort.key === 'relevance' && text !== null && text.scored !== null) {
     const hits = hitsAfter(text.scored, after, boundary);
     found = relevancePage(hits, matches, 0, wanted);
-    const scoreOf = new Map<number, number>();
-    for (let h = 0; h < hits.positions.length; h++) scoreOf.set(hits.positions[h], hits.scores[h]);
-    keyOf = (position) => scoreOf.get(position) ?? null;
+    keyOf = (position) => hits.scores[hits.positions.indexOf(position)];
   } else {
     const key = orderKeyOf(query);
     const descending = key === query.sort.key && query.sort.descending;
@@ -131,7 +128,7 @@ export function keysetSearch(
   answer.page = found.slice(0, query.limit);
   if (found.length > query.limit) {
     const position = answer.page[answer.page.length - 1];
-    answer.last = { position, key: keyOf(position, answer.page.length - 1) };
+    answer.last = { position, key: keyOf(position) };
   }
   return answer;
 }
