@@ -3,6 +3,8 @@
 // machine): `npm run bench:export`. Generates the catalog, indexes it with the real indexer, starts
 // the production API as a child process, measures its RSS at rest (after one search has loaded
 // the engine's columns), then downloads the whole export while sampling the API's RSS every 50 ms.
+// Then what a cursor page costs at the start and at 90 % of the catalog (a cursor built from the
+// place of the grant the export gave at that point): median latency of 30 requests each.
 //
 //   npm run bench:export -- [--grants N] [--engine sqlite|elasticsearch] [--format ndjson|csv] [--keep-temp]
 import { randomBytes } from 'node:crypto';
@@ -10,6 +12,9 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { encodeCursor } from '../../src/http/grantCursor.js';
+import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
+import { parseQueryString } from '../../src/http/queryParams.js';
 import { procMemory, runIndexer, writeCatalog } from './catalog.js';
 import { processCpuSeconds } from './load.js';
 import { createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
@@ -79,12 +84,30 @@ async function main(): Promise<void> {
     const count = Number(response.headers.get('x-export-count'));
     let bytes = 0;
     let lines = 0;
+    // The NDJSON line at 90 % of the export, kept for the deep-cursor measure.
+    const deepIndex = Math.floor(count * 0.9);
+    const deepParts: Buffer[] = [];
+    let capturing = false;
     const reader = response.body!.getReader();
     for (;;) {
       const chunk = await reader.read();
       if (chunk.done) break;
       bytes += chunk.value.byteLength;
-      for (const byte of chunk.value) if (byte === 10) lines += 1;
+      let start = capturing ? 0 : -1;
+      for (let i = 0; i < chunk.value.length; i++) {
+        if (chunk.value[i] !== 10) continue;
+        lines += 1;
+        if (capturing) {
+          deepParts.push(Buffer.from(chunk.value.subarray(start, i)));
+          capturing = false;
+          start = -1;
+        }
+        if (lines === deepIndex && format === 'ndjson') {
+          capturing = true;
+          start = i + 1;
+        }
+      }
+      if (capturing && start >= 0) deepParts.push(Buffer.from(chunk.value.subarray(start)));
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const cpu = (processCpuSeconds(pid) ?? 0) - cpuBefore;
@@ -92,6 +115,26 @@ async function main(): Promise<void> {
     peak = Math.max(peak, rssKiB(pid));
     const rows = format === 'csv' ? lines - 1 : lines; // CSV: the header row (no grant field here holds a newline)
     const delta = mib(peak - idle);
+
+    // Cursor pages: the first, and one after the place of the grant at 90 % (default order: deadline, then id).
+    const cursorMs: Record<string, number> = {};
+    if (deepParts.length > 0) {
+      const deep = JSON.parse(Buffer.concat(deepParts).toString('utf8')) as { id: string; deadline: string | null };
+      const query = parseGrantQuery(parseQueryString('limit=100&cursor=*'));
+      const deepCursor = encodeCursor(query, 2, { key: deep.deadline === null ? null : Date.parse(deep.deadline), id: deep.id });
+      for (const [name, cursor] of [['first', '*'], ['at90pct', deepCursor]] as const) {
+        const times: number[] = [];
+        for (let i = 0; i < 30; i++) {
+          const t0 = process.hrtime.bigint();
+          const page = await fetch(`${api.origin}/external/v1/grants?limit=100&cursor=${cursor}`, { headers: auth });
+          const body = (await page.json()) as { data: unknown[] };
+          if (page.status !== 200 || body.data.length === 0) throw new Error(`cursor page ${name} answered ${page.status} with ${body.data.length} grants`);
+          times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        }
+        times.sort((a, b) => a - b);
+        cursorMs[name] = Math.round(times[15] * 10) / 10;
+      }
+    }
     const report = {
       engine,
       format,
@@ -107,6 +150,7 @@ async function main(): Promise<void> {
       deltaMiB: Math.round(delta * 10) / 10,
       limitMiB: LIMIT_MIB,
       holds: delta <= LIMIT_MIB && rows === count && count === grants,
+      cursorPageMedianMs: cursorMs,
       loadAverage: Math.round(os.loadavg()[0] * 100) / 100,
       node: process.version,
     };
