@@ -37,7 +37,7 @@ Subscriptions:
   subscription show ID [--json]   details, keys and this month's billable calls
   subscription set-status ID ACTIVE|SUSPENDED|CANCELLED
   subscription set-limits ID [--monthly-limit N|default] [--rate-limit N|default]
-  subscription set-feature ID grants.search|grants.read|subscription.read on|off
+  subscription set-feature ID grants.search|grants.read|grants.export|subscription.read on|off
 
 Keys:
   key create SUBSCRIPTION_ID [--json]   a new key for the subscription (printed once)
@@ -201,7 +201,7 @@ function commands(session: Session, io: Io): Command[] {
     },
     {
       name: 'subscription set-feature',
-      usage: usage('subscription set-feature ID grants.search|grants.read|subscription.read on|off', 'Switches one feature of the subscription on or off.'),
+      usage: usage('subscription set-feature ID grants.search|grants.read|grants.export|subscription.read on|off', 'Switches one feature of the subscription on or off.'),
       options: common,
       args: ['SUBSCRIPTION_ID', 'FEATURE', 'STATE'],
       run: async ({ values, args: [id, rawFeature, rawState] }) => {

@@ -137,6 +137,23 @@ export interface GrantQuery {
   offset: number;
   /** How many results this page may hold within the 10,000-match window. */
   size: number;
+  /**
+   * Cursor paging (absent or null: offset paging, `offset` and `size` in effect). The page holds
+   * the first `limit` matches after `after` in the query's order (from the first match when
+   * `after` is null), whatever `offset` says, with no 10,000-match window.
+   */
+  cursor?: { after: KeysetPosition | null } | null;
+}
+
+/**
+ * A place in a search's order: the sort key of a grant and its id (the tie-break). `key` is the
+ * grant's value of the sort key as the engine orders it: epoch milliseconds for dates, the amount,
+ * titleSortKey(title) for title, the engine's text score for relevance; null for a null value
+ * (nulls come last). A place, not a position: it stays meaningful when the catalog changes.
+ */
+export interface KeysetPosition {
+  key: number | string | null;
+  id: string;
 }
 
 /**

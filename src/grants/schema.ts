@@ -131,8 +131,8 @@ export const grantSchema = {
   additionalProperties: false,
   required: ['id', 'title', 'funder', 'funderType', 'fundingType', 'currency', 'createdAt', 'updatedAt'],
   properties: {
-    // "filters" and "changes" would be shadowed by the literal paths /grants/filters and /grants/changes.
-    id: { type: 'string', pattern: GRANT_ID_PATTERN, not: { enum: ['filters', 'changes'] } },
+    // "filters", "changes" and "export" would be shadowed by the literal paths /grants/filters, /grants/changes and /grants/export.
+    id: { type: 'string', pattern: GRANT_ID_PATTERN, not: { enum: ['filters', 'changes', 'export'] } },
     title: { type: 'string', minLength: 1, maxLength: 500 },
     description: { type: 'string', maxLength: 20000, nullable: true, default: null },
     funder: { type: 'string', minLength: 1, maxLength: 300 },
@@ -170,7 +170,7 @@ function problemOf(error: ErrorObject): GrantProblem {
   if (error.keyword === 'additionalProperties') {
     return { field: String(error.params.additionalProperty), reason: 'is not a field of a grant' };
   }
-  if (error.keyword === 'not' && path === 'id') return { field: 'id', reason: 'must not be "filters", which names the path /grants/filters' };
+  if (error.keyword === 'not' && path === 'id') return { field: 'id', reason: 'must not be "filters" or "export", which name the paths /grants/filters and /grants/export' };
   if (error.keyword === 'enum') {
     return { field: path, reason: `must be one of ${(error.params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}` };
   }

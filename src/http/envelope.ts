@@ -12,6 +12,8 @@ export interface Pagination {
   limit: number;
   total: number;
   totalPages: number;
+  /** Cursor paging only: the next page's cursor, null on the last page. */
+  nextCursor?: string | null;
 }
 
 export const meta = (requestId: string, now = new Date()): Meta => ({

@@ -1,11 +1,14 @@
-// Handlers of the three grant endpoints.
+// Handlers of the grant endpoints.
+import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import type { Facets, GrantQuery } from '../grants/query.js';
-import type { Grant } from '../grants/schema.js';
+import { describeError } from '../log.js';
 import type { SearchEngine } from '../search/engine.js';
-import { JSON_CONTENT_TYPE, successBody, successJson } from './envelope.js';
+import { JSON_CONTENT_TYPE, successBody, successJson, type Pagination } from './envelope.js';
 import { notFound } from './errors.js';
-import { parseGrantQuery } from './grantSearchParams.js';
+import { encodeCursor } from './grantCursor.js';
+import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE, csvColumns, csvHeader, csvRows, ndjsonLines, projectGrantJson } from './exportFormat.js';
+import { parseExportQuery, parseGrantQuery } from './grantSearchParams.js';
 import { clip, paramValidator, parseQueryString } from './queryParams.js';
 import type { Handlers } from './routes.js';
 import type { AppState } from './state.js';
@@ -19,13 +22,6 @@ function sendJson(ctx: { set(field: string, value: string): void; body: unknown 
   ctx.body = json;
 }
 
-/** A grant's JSON text with only `fields` (already id first, in canonical order); unchanged text when every field is wanted. */
-function projectGrantJson(json: string, fields: (keyof Grant)[] | null): string {
-  if (fields === null) return json;
-  const grant = JSON.parse(json) as Grant;
-  return JSON.stringify(Object.fromEntries(fields.map((field) => [field, grant[field]])));
-}
-
 /** The facets asked for, in the order asked (an engine's missing facet reads as no value counted). */
 function facetsAsked(query: GrantQuery, counted: Facets | undefined): Facets | undefined {
   if (query.facets.length === 0) return undefined;
@@ -35,16 +31,40 @@ function facetsAsked(query: GrantQuery, counted: Facets | undefined): Facets | u
 export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers {
   const search: Middleware<AppState> = async (ctx) => {
     const query = parseGrantQuery(parseQueryString(ctx.querystring), clock().getTime());
-    const { total, grantsJson, facets } = await engine.searchJson(query);
+    const { total, grantsJson, facets, next } = await engine.searchJson(query);
+    const pagination: Pagination = { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) };
+    if (query.cursor) pagination.nextCursor = next ? encodeCursor(query, query.page + 1, next) : null;
     sendJson(
       ctx,
-      successJson(
-        ctx.state.requestId,
-        `[${grantsJson.map((json) => projectGrantJson(json, query.fields)).join(',')}]`,
-        { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) },
-        facetsAsked(query, facets),
-      ),
+      successJson(ctx.state.requestId, `[${grantsJson.map((json) => projectGrantJson(json, query.fields)).join(',')}]`, pagination, facetsAsked(query, facets)),
     );
+  };
+
+  /**
+   * Every match, streamed as the reader takes it. The status and X-Export-Count are sent before
+   * the first grant; a failure after that cannot change them: the connection is closed at once,
+   * so the partner receives fewer grants than the count (and an unterminated response).
+   */
+  const exportGrants: Middleware<AppState> = async (ctx) => {
+    const now = clock();
+    const { query, format } = parseExportQuery(parseQueryString(ctx.querystring), now.getTime());
+    const exported = await engine.exportJson(query);
+    const columns = csvColumns(query.fields);
+    async function* text(): AsyncGenerator<string> {
+      if (format === 'csv') yield csvHeader(columns);
+      for await (const batch of exported.batches) yield format === 'csv' ? csvRows(batch, columns) : ndjsonLines(batch, query.fields);
+    }
+    const stream = Readable.from(text(), { objectMode: false });
+    stream.once('close', () => void exported.close());
+    stream.once('error', (error) => {
+      ctx.state.log?.error('export cut short', { ...describeError(error), exportCount: exported.total });
+      ctx.res.destroy();
+    });
+    ctx.status = 200;
+    ctx.set('Content-Type', format === 'csv' ? CSV_CONTENT_TYPE : NDJSON_CONTENT_TYPE);
+    ctx.set('Content-Disposition', `attachment; filename="grants-${now.toISOString().slice(0, 10)}.${format}"`);
+    ctx.set('X-Export-Count', String(exported.total));
+    ctx.body = stream;
   };
 
   const filters: Middleware<AppState> = async (ctx) => {
@@ -60,5 +80,5 @@ export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers
     sendJson(ctx, successJson(ctx.state.requestId, found));
   };
 
-  return { grants: search, grantFilters: filters, grantChanges: changesHandler(engine), grant };
+  return { grants: search, grantFilters: filters, grantChanges: changesHandler(engine), grantExport: exportGrants, grant };
 }

@@ -8,8 +8,9 @@ import { GRANT_FIELDS, grantSchema } from '../grants/schema.js';
 import { RATE_LIMIT_HEADER_NAMES } from '../ratelimit/headers.js';
 import { API_VERSION, JSON_CONTENT_TYPE } from './envelope.js';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
-import { GRANT_SEARCH_PARAMS } from './grantSearchParams.js';
+import { GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from './grantSearchParams.js';
 import { CHANGES_MAX_LIMIT, CHANGES_PARAMS } from './changesRoute.js';
+import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE } from './exportFormat.js';
 import { DATE_MESSAGE, DATE_PATTERN, MAX_ARRAY_VALUES, type ParamSpec, type ParamSpecs } from './queryParams.js';
 import { API_PREFIX, ROUTES, type RouteName, type RouteSpec } from './routeTable.js';
 import type { AppState } from './state.js';
@@ -26,16 +27,18 @@ const ROUTE_PARAMS: Record<RouteName, ParamSpecs> = {
   grants: GRANT_SEARCH_PARAMS,
   grantFilters: {},
   grantChanges: CHANGES_PARAMS,
+  grantExport: GRANT_EXPORT_PARAMS,
   grant: {},
   usage: USAGE_PARAMS,
   limits: {},
 };
 
 /** Each route's `data` and whether its envelope has pagination and facets. */
-const ROUTE_DATA: Record<RouteName, { summary: string; data: Schema; paged?: true; pagination?: string }> = {
+const ROUTE_DATA: Record<RouteName, { summary: string; data: Schema; paged?: true; pagination?: string; export?: true }> = {
   grants: { summary: 'Search grants', data: { type: 'array', items: ref('GrantFields') }, paged: true },
   grantFilters: { summary: 'The values each filter can take', data: ref('FilterOptions') },
   grantChanges: { summary: 'Changes to the catalog since a position (feed)', data: { type: 'array', items: ref('ChangeEntry') }, pagination: 'ChangesPagination' },
+  grantExport: { summary: 'Every matching grant as NDJSON or CSV, streamed', data: ref('GrantFields'), export: true },
   grant: { summary: 'One grant by id', data: ref('Grant') },
   usage: { summary: 'Usage of this subscription', data: ref('UsageReport') },
   limits: { summary: 'Limits and features of this subscription', data: ref('LimitsReport') },
@@ -92,6 +95,13 @@ function paramDescription(name: string, spec: ParamSpec): string {
   if (spec.kind === 'enumArray') parts.push(`Repeat the parameter or separate values with commas (at most ${MAX_ARRAY_VALUES}).`);
   if (name === 'limit') parts.push(`Above ${MAX_LIMIT} it is served as ${MAX_LIMIT}; default ${DEFAULT_LIMIT}.`);
   if (name === 'sort') parts.push('Default: relevance with search words, else deadline; a leading "-" sorts descending.');
+  if (name === 'cursor') {
+    parts.push(
+      'Cursor paging: `*` for the first page, then the `pagination.nextCursor` of each answer (null on the last page). Reaches every match; ' +
+        'not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it.',
+    );
+  }
+  if (name === 'format') parts.push('`ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.');
   return parts.join(' ');
 }
 
@@ -181,12 +191,20 @@ function successEnvelope(route: RouteSpec): Schema {
 
 function operation(route: RouteSpec, method: string): Schema {
   const withBody = method === 'GET';
-  const { summary } = ROUTE_DATA[route.name as RouteName];
+  const { summary, export: isExport } = ROUTE_DATA[route.name as RouteName];
+  const exportHeaders = isExport ? { 'X-Export-Count': { ...EXPORT_HEADER_DOCS['X-Export-Count'], required: true }, 'Content-Disposition': { ...EXPORT_HEADER_DOCS['Content-Disposition'], required: true } } : {};
+  const content = isExport
+    ? { [NDJSON_CONTENT_TYPE]: { schema: ref('GrantFields') }, [CSV_CONTENT_TYPE]: { schema: { type: 'string' } } }
+    : { 'application/json': { schema: successEnvelope(route) } };
   const responses: Schema = {
     200: {
-      description: withBody ? 'The envelope with the data.' : 'The headers a GET would send, without the body.',
-      headers: headers(['X-Request-Id', ...RATE_LIMIT_HEADERS], true),
-      ...(withBody ? { content: { 'application/json': { schema: successEnvelope(route) } } } : {}),
+      description: isExport
+        ? 'Every match, streamed: one grant per line (ndjson) or per row after a header row (csv). X-Export-Count tells how many follow; a stream cut short by a failure ends early (fewer grants than the count).'
+        : withBody
+          ? 'The envelope with the data.'
+          : 'The headers a GET would send, without the body.',
+      headers: { ...headers(['X-Request-Id', ...RATE_LIMIT_HEADERS], true), ...exportHeaders },
+      ...(withBody ? { content } : {}),
     },
   };
   for (const [status, codes] of errorStatuses(route)) responses[status] = errorResponse(status, codes, withBody);
@@ -215,6 +233,11 @@ const HEADER_DOCS: Record<string, Schema> = {
   'WWW-Authenticate': { description: 'The Bearer challenge.', schema: { type: 'string' } },
 };
 
+const EXPORT_HEADER_DOCS: Record<string, Schema> = {
+  'X-Export-Count': { description: 'How many grants the export holds: fewer received means the stream was cut.', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  'Content-Disposition': { description: 'attachment; filename="grants-<date>.<ndjson|csv>"', schema: { type: 'string' } },
+};
+
 const countSchema = { type: 'integer', minimum: 0 };
 
 const codeList = (status: number): string =>
@@ -239,7 +262,9 @@ const GUIDE = [
   '',
   '## Paging and sync',
   `\`GET /grants\` pages with \`page\` and \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) and reaches the first ${MAX_WINDOW.toLocaleString('en-US')} matches; ` +
-    '`pagination` gives `total` and `totalPages`. To keep a copy in sync, read `GET /grants/changes` from `since=0`, then poll it with ' +
+    '`pagination` gives `total` and `totalPages`. Cursor paging (`cursor=*`, then each `pagination.nextCursor`) reaches every match. ' +
+    '`GET /grants/export` (feature `grants.export`) streams every match as NDJSON or CSV in one call. ' +
+    'To keep a copy in sync, read `GET /grants/changes` from `since=0`, then poll it with ' +
     'the last `pagination.nextSince` forever: each grant once at its latest change, and a tombstone (`deleted: true`) for each grant removed.',
   '',
   '## Your usage',
@@ -318,7 +343,13 @@ export function openapiDocument(): Schema {
           type: 'object',
           additionalProperties: false,
           required: ['page', 'limit', 'total', 'totalPages'],
-          properties: { page: { type: 'integer', minimum: 1 }, limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT }, total: countSchema, totalPages: countSchema },
+          properties: {
+            page: { type: 'integer', minimum: 1 },
+            limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT },
+            total: countSchema,
+            totalPages: countSchema,
+            nextCursor: { type: ['string', 'null'], description: 'Cursor paging only: the cursor of the next page, null on the last page.' },
+          },
         },
         ChangesPagination: {
           type: 'object',

@@ -22,11 +22,12 @@ export interface RouteSpec {
   billable: boolean;
 }
 
-/** In match order: the literals /grants/filters and /grants/changes come before /grants/:id. */
+/** In match order: the literals /grants/filters, /grants/changes and /grants/export come before /grants/:id. */
 export const ROUTES = [
   { name: 'grants', template: '/grants', methods: READ_METHODS, feature: 'grants.search', billable: true },
   { name: 'grantFilters', template: '/grants/filters', methods: READ_METHODS, feature: 'grants.search', billable: true },
   { name: 'grantChanges', template: '/grants/changes', methods: READ_METHODS, feature: 'grants.search', billable: true },
+  { name: 'grantExport', template: '/grants/export', methods: READ_METHODS, feature: 'grants.export', billable: true },
   { name: 'grant', template: '/grants/:id', methods: READ_METHODS, feature: 'grants.read', billable: true },
   { name: 'usage', template: '/subscription/usage', methods: READ_METHODS, feature: 'subscription.read', billable: false },
   { name: 'limits', template: '/subscription/limits', methods: READ_METHODS, feature: 'subscription.read', billable: false },

@@ -68,7 +68,7 @@ export const LIMITS_REPORT_SCHEMA = closed({
     monthly: closed({ limit: count, current: count, remaining: count, resetDate: instant }),
     rateLimit: closed({ requestsPerSecond: count, description: { type: 'string' } }),
   }),
-  features: closed({ grants: closed({ read: flag, search: flag }), subscription: closed({ read: flag }) }),
+  features: closed({ grants: closed({ read: flag, search: flag, export: flag }), subscription: closed({ read: flag }) }),
 });
 
 export interface SubscriptionRouteDeps {
@@ -130,7 +130,11 @@ export function subscriptionHandlers({ usage, allowance, clock }: SubscriptionRo
         },
       },
       features: {
-        grants: { read: subscription.features['grants.read'], search: subscription.features['grants.search'] },
+        grants: {
+          read: subscription.features['grants.read'],
+          search: subscription.features['grants.search'],
+          export: subscription.features['grants.export'],
+        },
         subscription: { read: subscription.features['subscription.read'] },
       },
     });

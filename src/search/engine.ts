@@ -1,6 +1,6 @@
 // The SearchEngine port: what the API needs from a catalog, whatever holds it.
 import type { Grant } from '../grants/schema.js';
-import type { Facets, GrantQuery } from '../grants/query.js';
+import type { Facets, GrantQuery, KeysetPosition } from '../grants/query.js';
 import type { ChangesPage } from './changes.js';
 
 /** A search result with each grant as its served JSON text (wire field order), ready to splice into a response. */
@@ -9,6 +9,22 @@ export interface SearchResultJson {
   grantsJson: string[];
   /** Present when query.facets is not empty: each asked facet, in the order asked. */
   facets?: Facets;
+  /**
+   * Cursor paging only (query.cursor set): the place of the page's last grant when more matches
+   * follow it, null when this page ends the matches.
+   */
+  next?: KeysetPosition | null;
+}
+
+/**
+ * Every match of a query, in its order, read from one snapshot of the catalog: how many there
+ * are, then their JSON texts in batches. close() releases the snapshot (after the last batch,
+ * or early when the reader gives up); reading after close() ends the batches.
+ */
+export interface GrantExport {
+  total: number;
+  batches: AsyncIterable<string[]>;
+  close(): Promise<void>;
 }
 
 export interface FilterOptions {
@@ -23,6 +39,8 @@ export interface SearchEngine {
   readonly name: string;
   /** One page of matches and the total, each grant as its JSON text: what the API serves, without a parse and re-serialisation. */
   searchJson(query: GrantQuery): Promise<SearchResultJson>;
+  /** Every match of the query (its filters and sort; paging ignored) from one snapshot, for GET /grants/export. */
+  exportJson(query: GrantQuery): Promise<GrantExport>;
   /** One grant as its JSON text, or null for an unknown id. */
   getByIdJson(id: string): Promise<string | null>;
   filterOptions(): Promise<FilterOptions>;

@@ -2,7 +2,7 @@
 // failed, to whoever asks (the metrics): a decorator, so the engines themselves stay as they are.
 import type { SearchEngine } from './engine.js';
 
-export type EngineOperation = 'search' | 'getById' | 'filterOptions' | 'count' | 'isEmpty' | 'changes';
+export type EngineOperation = 'search' | 'export' | 'getById' | 'filterOptions' | 'count' | 'isEmpty' | 'changes';
 
 export interface EngineObserver {
   /** One operation finished, `failure` the thrown value when it failed. */
@@ -27,6 +27,7 @@ export function measureEngine(engine: SearchEngine, observer: EngineObserver): S
   return {
     name: engine.name,
     searchJson: timed('search', (query) => engine.searchJson(query)),
+    exportJson: timed('export', (query) => engine.exportJson(query)),
     getByIdJson: timed('getById', (id: string) => engine.getByIdJson(id)),
     filterOptions: timed('filterOptions', () => engine.filterOptions()),
     count: timed('count', () => engine.count()),

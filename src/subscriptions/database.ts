@@ -115,6 +115,9 @@ const MIGRATIONS: string[] = [
    BEGIN
      UPDATE usage_daily SET calls = calls - 1 WHERE subscription_id = OLD.subscription_id AND day = OLD.day AND endpoint = OLD.endpoint;
    END;`,
+  // 6: the grants.export feature (GET /grants/export). NULL: the tier's default (tiers.ts,
+  // ENTERPRISE only); grants-admin subscription set-feature writes 0 or 1.
+  `ALTER TABLE subscriptions ADD COLUMN feature_grants_export INTEGER;`,
 ];
 
 export function openSubscriptionsDb(file: string): Db {

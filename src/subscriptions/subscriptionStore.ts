@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import { displayPrefix, generateApiKey, hashApiKey, newId } from './apiKeys.js';
 import type { Db } from './database.js';
-import { FEATURES, type Feature, type Status, type Subscription, type Tier } from './tiers.js';
+import { FEATURES, tierFeatureDefault, type Feature, type Status, type Subscription, type Tier } from './tiers.js';
 
 interface SubscriptionRow {
   id: string;
@@ -15,6 +15,8 @@ interface SubscriptionRow {
   feature_grants_read: number;
   feature_grants_search: number;
   feature_subscription_read: number;
+  /** Null: the tier's default. */
+  feature_grants_export: number | null;
   created_at: string;
 }
 
@@ -37,6 +39,7 @@ const FEATURE_COLUMN: Record<Feature, string> = {
   'grants.read': 'feature_grants_read',
   'grants.search': 'feature_grants_search',
   'subscription.read': 'feature_subscription_read',
+  'grants.export': 'feature_grants_export',
 };
 
 const toSubscription = (row: SubscriptionRow): Subscription => ({
@@ -50,6 +53,7 @@ const toSubscription = (row: SubscriptionRow): Subscription => ({
     'grants.read': row.feature_grants_read === 1,
     'grants.search': row.feature_grants_search === 1,
     'subscription.read': row.feature_subscription_read === 1,
+    'grants.export': row.feature_grants_export === null ? tierFeatureDefault(row.tier, 'grants.export') : row.feature_grants_export === 1,
   },
   createdAt: row.created_at,
 });

@@ -591,6 +591,22 @@ describe('GET /grants: paging', function () {
       const [detail] = expectValidation(res, ['page']);
       expect(detail.message).to.contain('10,000');
     });
+
+    it('cursor paging has no window: a walk reaches all 10,005 matches, in order, page 101 included', async function () {
+      this.timeout(60_000);
+      const walked: string[] = [];
+      let cursor = '*';
+      let last: TestResponse | undefined;
+      for (let n = 1; n <= 102 && cursor !== null; n++) {
+        last = await big.request(`${G}?limit=100&cursor=${cursor}`);
+        walked.push(...ids(last));
+        expect(last.body.pagination.page).to.equal(n);
+        cursor = last.body.pagination.nextCursor;
+      }
+      expect(cursor).to.equal(null);
+      expect(walked).to.deep.equal(bigIds);
+      expect(last!.body.pagination).to.deep.equal({ page: 101, limit: 100, total: 10_005, totalPages: 101, nextCursor: null });
+    });
   });
 
   describe('parameter validation', function () {

@@ -127,6 +127,9 @@ describe('GET /metrics', function () {
       searchJson: async () => {
         throw new ServiceUnavailableError('engine down');
       },
+      exportJson: async () => {
+        throw new ServiceUnavailableError('engine down');
+      },
       getByIdJson: async () => null,
       filterOptions: async () => ({}) as never,
       count: async () => 0,

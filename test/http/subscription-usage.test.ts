@@ -317,7 +317,7 @@ describe('subscriptions: the usage and limits reports', function () {
           monthly: { limit: 10_000, current: 2, remaining: 9_998, resetDate: '2026-12-01T00:00:00.000Z' },
           rateLimit: { requestsPerSecond: 10, description: 'Up to 10 requests per second across all keys of this subscription.' },
         },
-        features: { grants: { read: true, search: true }, subscription: { read: true } },
+        features: { grants: { read: true, search: true, export: false }, subscription: { read: true } },
       });
     });
 

@@ -69,7 +69,7 @@ describe('grants-admin', function () {
         monthlyLimitOverride: null,
         rateLimitOverride: null,
       });
-      expect(created.subscription.features).to.deep.equal({ 'grants.read': true, 'grants.search': true, 'subscription.read': true });
+      expect(created.subscription.features).to.deep.equal({ 'grants.read': true, 'grants.search': true, 'subscription.read': true, 'grants.export': false });
     });
 
     it('with --monthly-limit and --rate-limit overrides', async function () {
@@ -253,11 +253,28 @@ describe('grants-admin', function () {
       }
     });
 
+    it('grants.export: off by default below ENTERPRISE, on for ENTERPRISE, switched on and off per subscription', async function () {
+      const starter = await createJson('Export starter', 'STARTER');
+      const professional = await createJson('Export professional', 'PROFESSIONAL');
+      const enterprise = await createJson('Export enterprise', 'ENTERPRISE');
+      const exportFlag = async (id: string) => JSON.parse((await admin('subscription', 'show', id, '--json')).out).features['grants.export'];
+      expect(await exportFlag(starter.subscriptionId)).to.equal(false);
+      expect(await exportFlag(professional.subscriptionId)).to.equal(false);
+      expect(await exportFlag(enterprise.subscriptionId)).to.equal(true);
+      let run = await admin('subscription', 'set-feature', starter.subscriptionId, 'grants.export', 'on');
+      expect(run.code).to.equal(0);
+      expect(run.out).to.equal(`subscription ${starter.subscriptionId}: grants.export on`);
+      expect(await exportFlag(starter.subscriptionId)).to.equal(true);
+      run = await admin('subscription', 'set-feature', enterprise.subscriptionId, 'grants.export', 'off');
+      expect(run.code).to.equal(0);
+      expect(await exportFlag(enterprise.subscriptionId)).to.equal(false);
+    });
+
     it('an unknown feature or state: exit 2; an unknown id: exit 1', async function () {
       const a = await createJson('Features', 'STARTER');
       const feature = await admin('subscription', 'set-feature', a.subscriptionId, 'grants.write', 'off');
       expect(feature.code).to.equal(2);
-      expect(feature.err).to.contain('feature must be one of grants.read, grants.search, subscription.read, not "grants.write"');
+      expect(feature.err).to.contain('feature must be one of grants.read, grants.search, subscription.read, grants.export, not "grants.write"');
       const state = await admin('subscription', 'set-feature', a.subscriptionId, 'grants.read', 'maybe');
       expect(state.code).to.equal(2);
       expect(state.err).to.contain('state must be one of on, off, not "maybe"');

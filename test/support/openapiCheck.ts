@@ -82,7 +82,18 @@ export function checkResponse(method: string, pathAndQuery: string, response: Ch
       }
     }
     const schema = spec.content?.['application/json']?.schema as Schema | undefined;
-    if (schema === undefined) {
+    const streamed = Object.keys((spec.content ?? {}) as Schema).filter((type) => type !== 'application/json');
+    if (schema === undefined && streamed.length > 0) {
+      // A streamed export: its Content-Type must be one the document lists; NDJSON lines must match the line schema.
+      const type = response.headers.get('content-type') ?? '';
+      const listed = streamed.find((t) => t === type);
+      if (listed === undefined) problems.push(`${where} ${response.status}: Content-Type is ${type}, not one of ${streamed.join(', ')}`);
+      else if (listed === 'application/x-ndjson') {
+        const validate = validatorOf(spec.content[listed].schema as Schema);
+        const bad = response.text.split('\n').filter((line) => line !== '').find((line) => !validate(JSON.parse(line)));
+        if (bad !== undefined) problems.push(`${where} ${response.status}: an NDJSON line does not match the document: ${bad.slice(0, 200)}`);
+      }
+    } else if (schema === undefined) {
       if (response.text !== '') problems.push(`${where} ${response.status}: a body where the document has none`);
     } else {
       if (!(response.headers.get('content-type') ?? '').startsWith('application/json')) {

@@ -14,6 +14,7 @@ describe('unit: the route table', () => {
       ['grants', '/grants', ['GET', 'HEAD'], 'grants.search', true],
       ['grantFilters', '/grants/filters', ['GET', 'HEAD'], 'grants.search', true],
       ['grantChanges', '/grants/changes', ['GET', 'HEAD'], 'grants.search', true],
+      ['grantExport', '/grants/export', ['GET', 'HEAD'], 'grants.export', true],
       ['grant', '/grants/:id', ['GET', 'HEAD'], 'grants.read', true],
       ['usage', '/subscription/usage', ['GET', 'HEAD'], 'subscription.read', false],
       ['limits', '/subscription/limits', ['GET', 'HEAD'], 'subscription.read', false],
@@ -24,6 +25,7 @@ describe('unit: the route table', () => {
     expect(match(`${P}/grants`)).to.deep.equal({ name: 'grants', params: {} });
     expect(match(`${P}/grants/filters`)).to.deep.equal({ name: 'grantFilters', params: {} });
     expect(match(`${P}/grants/changes`)).to.deep.equal({ name: 'grantChanges', params: {} });
+    expect(match(`${P}/grants/export`)).to.deep.equal({ name: 'grantExport', params: {} });
     expect(match(`${P}/grants/abc-1`)).to.deep.equal({ name: 'grant', params: { id: 'abc-1' } });
     expect(match(`${P}/subscription/usage`)).to.deep.equal({ name: 'usage', params: {} });
     expect(match(`${P}/subscription/limits`)).to.deep.equal({ name: 'limits', params: {} });

@@ -80,7 +80,8 @@ describe('usage statistics from usage_daily', () => {
     // Back to schema version 1 with a log already written, as a database of the previous release.
     let db = openSubscriptionsDb(file);
     db.exec(`DROP TRIGGER usage_log_counted_insert; DROP TRIGGER usage_log_counted_delete; DROP TRIGGER usage_log_counted_update;
-             DROP TABLE usage_daily; DROP TABLE demo_subscription; DROP TABLE usage_retention; DELETE FROM schema_migrations WHERE version >= 2;
+             DROP TABLE usage_daily; DROP TABLE demo_subscription; DROP TABLE usage_retention; ALTER TABLE subscriptions DROP COLUMN feature_grants_export;
+             DELETE FROM schema_migrations WHERE version >= 2;
              CREATE INDEX usage_log_subscription_day ON usage_log (subscription_id, day);`);
     const insert = db.prepare(
       `INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)

@@ -1,14 +1,15 @@
 // ElasticsearchSearchEngine: reads through the alias only; executes what the translator writes.
 import { errors, type Client } from '@elastic/elasticsearch';
-import type { GrantQuery } from '../../grants/query.js';
+import type { GrantQuery, KeysetPosition } from '../../grants/query.js';
 import type { Grant } from '../../grants/schema.js';
-import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
+import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../engine.js';
 import { ServiceUnavailableError } from '../../failures.js';
 import { createEsClient, errorType, unavailableFrom, type EsConfig } from './client.js';
 import { FACETS_FILTER_PATH, facetsOf } from './facets.js';
 import { GetBatch } from './getBatch.js';
 import type { ChangesPage } from '../changes.js';
 import { readChanges } from './changeLog.js';
+import { KEYSET_TOTAL_AGG, keysetRequest, placeOf } from './keyset.js';
 import { TITLE_SORT_FIELD, translateToElasticsearch } from './translator.js';
 
 const FILTER_FIELDS = {
@@ -31,6 +32,21 @@ function titleSortUnavailable(error: unknown, alias: string): ServiceUnavailable
   if (!(error instanceof errors.ResponseError) || error.statusCode !== 400) return null;
   if (!JSON.stringify(error.body ?? '').includes(`No mapping found for [${TITLE_SORT_FIELD}]`)) return null;
   return new ServiceUnavailableError(`the index behind alias "${alias}" has no ${TITLE_SORT_FIELD} field (built with an older mapping); run grants-indexer reindex`, 30);
+}
+
+/** Grants per _search of an export, and how long its point in time lives between two of them. */
+const EXPORT_PAGE = 1000;
+const EXPORT_KEEP_ALIVE = '2m';
+
+type KeysetHit = { _source?: Grant; sort?: unknown[] };
+type KeysetResponse = { hits?: { total?: number | { value: number }; hits?: KeysetHit[] }; aggregations?: Record<string, unknown>; pit_id?: string };
+
+/** The total of a keyset search: hits.total, or the aggregation that counts it while a null tail is walked. */
+function keysetTotal(response: KeysetResponse): number {
+  const counted = response.aggregations?.[KEYSET_TOTAL_AGG] as { doc_count: number } | undefined;
+  if (counted !== undefined) return counted.doc_count;
+  const total = response.hits?.total;
+  return typeof total === 'number' ? total : (total?.value ?? 0);
 }
 
 export class ElasticsearchSearchEngine implements SearchEngine {
@@ -57,7 +73,88 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     }
   }
 
+  /** One _search; a request needing the title sort key on an index without it is a 503. */
+  private async searchRaw(request: Record<string, unknown>): Promise<KeysetResponse> {
+    try {
+      return (await this.client.search<Grant>(request as never)) as unknown as KeysetResponse;
+    } catch (error) {
+      throw titleSortUnavailable(error, this.alias) ?? error;
+    }
+  }
+
+  /** A cursor page: search_after the cursor's place, one hit more than the page to know whether more follow. */
+  private cursorPage(query: GrantQuery): Promise<SearchResultJson> {
+    return this.call(async () => {
+      const request = keysetRequest(query, query.cursor?.after ?? null, query.limit + 1);
+      const response = await this.searchRaw({ index: this.alias, ...request, filter_path: [...SEARCH_FILTER_PATH, 'hits.hits.sort', `aggregations.${KEYSET_TOTAL_AGG}`] });
+      const hits = response.hits?.hits ?? [];
+      const page = hits.slice(0, query.limit);
+      return {
+        total: keysetTotal(response),
+        grantsJson: page.map((hit) => JSON.stringify(hit._source)),
+        ...(query.facets.length > 0 && { facets: facetsOf(query.facets, response.aggregations as never) }),
+        next: hits.length > query.limit ? placeOf(query, page[page.length - 1]) : null,
+      };
+    });
+  }
+
+  /**
+   * Every match from one point in time, page after page with search_after: the count comes with
+   * the first page; each later page is read when the reader wants it. close() closes the point in time.
+   */
+  exportJson(query: GrantQuery): Promise<GrantExport> {
+    const plain: GrantQuery = { ...query, facets: [], cursor: null };
+    return this.call(async () => {
+      let pit = (await this.client.openPointInTime({ index: this.alias, keep_alive: EXPORT_KEEP_ALIVE })).id;
+      let closed = false;
+      const close = async (): Promise<void> => {
+        if (closed) return;
+        closed = true;
+        try {
+          await this.client.closePointInTime({ id: pit });
+        } catch {
+          // It expires on its own (keep_alive).
+        }
+      };
+      const pageAfter = async (after: KeysetPosition | null, total: boolean): Promise<KeysetResponse> => {
+        const request = keysetRequest(plain, after, EXPORT_PAGE);
+        const response = await this.searchRaw({
+          ...request,
+          track_total_hits: total,
+          pit: { id: pit, keep_alive: EXPORT_KEEP_ALIVE },
+          filter_path: ['pit_id', 'hits.total', 'hits.hits._source', 'hits.hits.sort', `aggregations.${KEYSET_TOTAL_AGG}`],
+        });
+        if (response.pit_id !== undefined) pit = response.pit_id;
+        return response;
+      };
+      let first: KeysetResponse;
+      try {
+        first = await pageAfter(null, true);
+      } catch (error) {
+        await close();
+        throw error;
+      }
+      const call = <T>(work: () => Promise<T>) => this.call(work);
+      async function* batches(): AsyncGenerator<string[]> {
+        try {
+          let response = first;
+          for (;;) {
+            const hits = response.hits?.hits ?? [];
+            if (hits.length > 0) yield hits.map((hit) => JSON.stringify(hit._source));
+            if (hits.length < EXPORT_PAGE || closed) return;
+            const after = placeOf(plain, hits[hits.length - 1]);
+            response = await call(() => pageAfter(after, false));
+          }
+        } finally {
+          await close();
+        }
+      }
+      return { total: keysetTotal(first), batches: batches(), close };
+    });
+  }
+
   searchJson(query: GrantQuery): Promise<SearchResultJson> {
+    if (query.cursor) return this.cursorPage(query);
     return this.call(async () => {
       // Only what is served comes back (no _index, _id, _score or sort values): less for
       // Elasticsearch to write and for the client to parse. Without hits, hits.hits is absent.

@@ -14,7 +14,7 @@ export const TEXT_FIELDS = ['title^3', 'funder^2', 'description'] as const;
 export const TITLE_SORT_FIELD = 'titleSort';
 
 /** The indexed field each sort key orders by. */
-const SORT_FIELDS: Record<Exclude<SortKey, 'relevance'>, string> = {
+export const SORT_FIELDS: Record<Exclude<SortKey, 'relevance'>, string> = {
   deadline: 'deadline',
   amountMin: 'amountMin',
   amountMax: 'amountMax',

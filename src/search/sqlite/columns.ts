@@ -179,6 +179,13 @@ export class CatalogColumns {
     return positions;
   }
 
+  /** A position's value of a sort key as the orders compare it: the folded title, or the number (null for null). */
+  sortKeyOf(key: Exclude<SortKey, 'relevance'>, position: number): number | string | null {
+    if (key === 'title') return this.titleKeys()[position];
+    const value = this.numbers[key][position];
+    return Number.isNaN(value) ? null : value;
+  }
+
   private titleKeys(): string[] {
     this.foldedTitles ??= this.titles.map(titleSortKey);
     return this.foldedTitles;

@@ -2,17 +2,19 @@
 // statistics held in memory (textIndex.ts, bm25.ts; FTS5 itself for words its tokenizer splits);
 // the in-memory columns (columns.ts) filter, count, facet and order them; SQLite serves the page's
 // documents.
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { ServiceUnavailableError } from '../../failures.js';
 import { FACET_VALUES, type GrantQuery } from '../../grants/query.js';
 import { transientAsUnavailable } from '../../sqliteFailures.js';
-import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
+import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../engine.js';
 import { countBits, hasBit, intersection, type Bits } from './bitset.js';
 import { openCatalog, CATALOG_BUILD_KEY, type Db } from './catalogFile.js';
 import { filterConditions, searchColumns, type Condition, type TextHits } from './columnSearch.js';
 import { CatalogColumns } from './columns.js';
 import type { ChangesPage } from '../changes.js';
 import { ChangeLogReader } from './changeLog.js';
+import { exportFromSnapshot } from './export.js';
+import { keysetSearch } from './keyset.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from './translator.js';
 import { scoreAll } from './bm25.js';
 import { QueryTerms } from './queryTerms.js';
@@ -42,6 +44,8 @@ export class SqliteSearchEngine implements SearchEngine {
   private readonly byId: Database.Statement;
   private readonly countAll: Database.Statement;
   private readonly docByRowid: Database.Statement;
+  private readonly idByRowid: Database.Statement;
+  private readonly firstRowidAfterId: Database.Statement;
   private readonly scoredHits: Database.Statement;
   private readonly hits: Database.Statement;
   private readonly scoredFilteredHits: Database.Statement;
@@ -58,6 +62,8 @@ export class SqliteSearchEngine implements SearchEngine {
     this.byId = db.prepare('SELECT doc FROM grants WHERE id = ?').pluck();
     this.countAll = db.prepare('SELECT count(*) FROM grants').pluck();
     this.docByRowid = db.prepare('SELECT doc FROM grants WHERE rowid = ?').pluck();
+    this.idByRowid = db.prepare('SELECT id FROM grants WHERE rowid = ?').pluck();
+    this.firstRowidAfterId = db.prepare('SELECT rowid FROM grants WHERE id > ? ORDER BY id LIMIT 1').pluck();
     this.scoredHits = db.prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ?`).raw();
     this.hits = db.prepare('SELECT rowid FROM grants_text WHERE grants_text MATCH ?').pluck();
     // Evaluated by SQLite before the result columns, so a hit it rejects is never scored.
@@ -144,10 +150,26 @@ export class SqliteSearchEngine implements SearchEngine {
     return { positions: facetDropsAFilter ? positionsOf(this.hits.all(match) as number[]) : scored.positions, scored };
   }
 
+  /** The first position whose id is above `id` (positions are in id order), from the id index; size when none. */
+  private boundaryAfter(columns: CatalogColumns, id: string): number {
+    const rowid = this.firstRowidAfterId.get(id) as number | undefined;
+    if (rowid === undefined) return columns.size;
+    const position = columns.positionOf(rowid);
+    return position >= 0 ? position : columns.size;
+  }
+
+  /** A cursor page (keyset.ts): the matches after the cursor's place, and the place of its last grant when more follow. */
+  private keysetPage(columns: CatalogColumns, query: GrantQuery, filters: Condition[]): { total: number; page: number[]; facets?: SearchResultJson['facets']; next: SearchResultJson['next'] } {
+    const after = query.cursor?.after ?? null;
+    const answer = keysetSearch(columns, query, filters, this.textHits(columns, query, filters), after, after === null ? 0 : this.boundaryAfter(columns, after.id));
+    const next = answer.last === null ? null : { key: answer.last.key, id: this.idByRowid.get(columns.rowids[answer.last.position]) as string };
+    return { total: answer.total, page: answer.page, facets: answer.facets, next };
+  }
+
   private search(query: GrantQuery, reloaded = false): SearchResultJson {
     const columns = this.currentColumns();
     const filters = filterConditions(columns, query);
-    const answer = searchColumns(columns, query, filters, this.textHits(columns, query, filters));
+    const answer = query.cursor ? this.keysetPage(columns, query, filters) : searchColumns(columns, query, filters, this.textHits(columns, query, filters));
     // The stored doc is the grant's JSON as served (written by JSON.stringify of the canonical grant).
     const grantsJson = answer.page.map((position) => this.docByRowid.get(columns.rowids[position]) as string | undefined);
     if (grantsJson.includes(undefined)) {
@@ -158,7 +180,9 @@ export class SqliteSearchEngine implements SearchEngine {
       return this.search(query, true);
     }
     const docs = grantsJson as string[];
-    return answer.facets === undefined ? { total: answer.total, grantsJson: docs } : { total: answer.total, grantsJson: docs, facets: answer.facets };
+    const result: SearchResultJson = answer.facets === undefined ? { total: answer.total, grantsJson: docs } : { total: answer.total, grantsJson: docs, facets: answer.facets };
+    if ('next' in answer) result.next = answer.next as SearchResultJson['next'];
+    return result;
   }
 
   static open(file: string): SqliteSearchEngine {
@@ -207,6 +231,26 @@ export class SqliteSearchEngine implements SearchEngine {
 
   searchJson(query: GrantQuery): Promise<SearchResultJson> {
     return this.read(() => this.search(query));
+  }
+
+  /**
+   * An export reads its own connection in one read transaction: one snapshot for the whole stream,
+   * while this engine's turn snapshots move on. The engine's columns serve it when they hold the
+   * same catalog build; otherwise the snapshot's columns are loaded.
+   */
+  async exportJson(query: GrantQuery): Promise<GrantExport> {
+    const db = new Database(this.db.name, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 10000');
+      db.exec('BEGIN');
+      const build = (db.prepare('SELECT value FROM catalog_meta WHERE key = ?').pluck().get(CATALOG_BUILD_KEY) as string | undefined) ?? null;
+      const loaded = this.loaded;
+      const columns = loaded !== null && build !== null && loaded.build === build ? loaded.columns : CatalogColumns.load(db);
+      return exportFromSnapshot(db, columns, query);
+    } catch (error) {
+      if (db.open) db.close();
+      throw transientAsUnavailable(error, 'catalog');
+    }
   }
 
   getByIdJson(id: string): Promise<string | null> {

@@ -5,7 +5,7 @@
 // (one search, one read transaction, one build); a reindex is seen by each worker's next search.
 import type { GrantQuery } from '../../grants/query.js';
 import type { ChangesPage } from '../changes.js';
-import type { FilterOptions, SearchEngine, SearchResultJson } from '../engine.js';
+import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../engine.js';
 import type { SqliteSearchEngine } from './engine.js';
 import type { PoolLoad, SearchWorkerPool } from './workerPool.js';
 
@@ -28,6 +28,14 @@ export class PooledSqliteSearchEngine implements SearchEngine {
 
   filterOptions(): Promise<FilterOptions> {
     return this.pool.run<FilterOptions>({ op: 'filterOptions' });
+  }
+
+  /**
+   * An export streams batches for minutes from one read transaction, so it runs on this thread's
+   * engine, batch by batch as the client reads (the first export loads this thread's columns once).
+   */
+  exportJson(query: GrantQuery): Promise<GrantExport> {
+    return this.local.exportJson(query);
   }
 
   getByIdJson(id: string): Promise<string | null> {
