@@ -37,6 +37,8 @@ export interface Config {
   http: HttpBounds;
   /** Usage rows older than this many days are deleted in the background (usage_daily keeps the counts). */
   usageRetentionDays: number;
+  /** Response compression levels (COMPRESSION_GZIP_LEVEL, COMPRESSION_BROTLI_QUALITY); null when COMPRESSION=false. */
+  compression: { gzipLevel: number; brotliQuality: number } | null;
 }
 
 export interface HttpBounds {
@@ -158,6 +160,9 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.keepAliveTimeoutMs, 100, 600000),
     },
     usageRetentionDays: int('USAGE_RETENTION_DAYS', 400, 366, 100000),
+    compression: bool('COMPRESSION', true)
+      ? { gzipLevel: int('COMPRESSION_GZIP_LEVEL', 4, 1, 9), brotliQuality: int('COMPRESSION_BROTLI_QUALITY', 4, 0, 11) }
+      : null,
   };
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) {
     problems.push('HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS');

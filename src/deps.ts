@@ -83,6 +83,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     log,
     demo: new DemoSubscription(db, subscriptions, clock),
     corsOrigins: config.corsOrigins,
+    compression: config.compression,
     readiness,
     metrics: { layer: metrics.middleware(config.metricsToken) },
     async close() {

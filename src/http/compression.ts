@@ -1,0 +1,30 @@
+// Response compression (koa-compress): a body of 1 KB or more is sent gzip- or brotli-encoded when
+// the request's Accept-Encoding allows it (brotli first when both are accepted), streamed bodies
+// included; smaller bodies, HEAD answers and 304s go as they are. Every answer varies on
+// Accept-Encoding. The levels were chosen by measurement (npm run bench:compression,
+// test/bench/README.md): cheap enough in CPU per request for most of the bytes saved.
+import { constants } from 'node:zlib';
+import compress from 'koa-compress';
+import type { Middleware } from 'koa';
+import type { AppState } from './state.js';
+
+export interface CompressionSettings {
+  /** zlib level, 1 (fastest) to 9 (smallest). */
+  gzipLevel: number;
+  /** Brotli quality, 0 (fastest) to 11 (smallest). */
+  brotliQuality: number;
+}
+
+export const DEFAULT_COMPRESSION: CompressionSettings = Object.freeze({ gzipLevel: 4, brotliQuality: 4 });
+
+/** Bodies smaller than this many bytes are not compressed. */
+export const COMPRESSION_THRESHOLD = 1024;
+
+export function compression(settings: CompressionSettings = DEFAULT_COMPRESSION): Middleware<AppState> {
+  return compress({
+    threshold: COMPRESSION_THRESHOLD,
+    gzip: { level: settings.gzipLevel },
+    br: { params: { [constants.BROTLI_PARAM_QUALITY]: settings.brotliQuality } },
+    deflate: false,
+  }) as Middleware<AppState>;
+}
