@@ -17,12 +17,16 @@ export interface CompressionSettings {
 
 export const DEFAULT_COMPRESSION: CompressionSettings = Object.freeze({ gzipLevel: 4, brotliQuality: 4 });
 
+/** The content types worth compressing: text, JSON (the API, its errors, NDJSON exports), JavaScript, XML. */
+const COMPRESSIBLE = /^(text\/|application\/(json|[a-z0-9.+-]*\+json|(x-)?ndjson|javascript|xml)\b)/i;
+
 /** Bodies smaller than this many bytes are not compressed. */
 export const COMPRESSION_THRESHOLD = 1024;
 
 export function compression(settings: CompressionSettings = DEFAULT_COMPRESSION): Middleware<AppState> {
   return compress({
     threshold: COMPRESSION_THRESHOLD,
+    filter: (type: string) => COMPRESSIBLE.test(type),
     gzip: { level: settings.gzipLevel },
     br: { params: { [constants.BROTLI_PARAM_QUALITY]: settings.brotliQuality } },
     deflate: false,
