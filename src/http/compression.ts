@@ -24,11 +24,17 @@ const COMPRESSIBLE = /^(text\/|application\/(json|[a-z0-9.+-]*\+json|(x-)?ndjson
 export const COMPRESSION_THRESHOLD = 1024;
 
 export function compression(settings: CompressionSettings = DEFAULT_COMPRESSION): Middleware<AppState> {
-  return compress({
+  const compressor = compress({
     threshold: COMPRESSION_THRESHOLD,
     filter: (type: string) => COMPRESSIBLE.test(type),
     gzip: { level: settings.gzipLevel },
     br: { params: { [constants.BROTLI_PARAM_QUALITY]: settings.brotliQuality } },
     deflate: false,
   }) as Middleware<AppState>;
+  return function compression(ctx, next) {
+    // An Accept-Encoding that refuses every coding we have, identity included (`*;q=0`): the answer
+    // goes as it is (RFC 9110 §12.5.3 allows it) rather than through koa-compress, which would throw.
+    if (ctx.acceptsEncodings('br', 'gzip', 'identity') === false) (ctx as { compress?: boolean }).compress = false;
+    return compressor(ctx, next);
+  };
 }

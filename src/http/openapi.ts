@@ -281,6 +281,7 @@ export function openapiDocument(): Schema {
       responses: {
         200: { description: 'The headers a GET would send.', headers: { ETag: { schema: { type: 'string' }, required: true } } },
         304: { description: 'Unchanged since the ETag sent in If-None-Match.' },
+        414: errorResponse(414, ['URI_TOO_LONG'], false),
       },
     },
     get: {
@@ -296,6 +297,7 @@ export function openapiDocument(): Schema {
           content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'] } } },
         },
         304: { description: 'Unchanged since the ETag sent in If-None-Match.' },
+        414: errorResponse(414, ['URI_TOO_LONG'], true),
       },
     },
   };
