@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { closeFuzzAgent, fuzz, startFuzzServer, type FuzzServer } from './harness.js';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
 /** RSS may move with the allocator; a leak of a few KB a request over the run would pass this, a real one not. */
 const RSS_GROWTH_LIMIT_MB = 64;
 
