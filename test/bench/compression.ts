@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { drive, type LoadResult } from './load.js';
 import { createBenchSubscription, freePort, startProcess } from './processes.js';
 
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
   });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'grants-bench-compression-'));
   const rows: { variant: Variant; result: LoadResult }[] = [];
+  let bodies: Buffer[] = [];
   try {
     const baseEnv = { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', DATA_DIR: dataDir, HOST: '127.0.0.1', SEARCH_ENGINE: 'sqlite', REDIS_URL: '' };
     const { apiKey } = await createBenchSubscription(baseEnv);
@@ -58,6 +60,7 @@ async function main(): Promise<void> {
         const result = await drive({ origin: server.origin, paths: PATHS, connections: Number(values.connections), durationSeconds: Number(values.duration), headers, serverPid: server.pid });
         if (result.errors > 0) throw new Error(`${variant.name}: ${result.errors} errors (${JSON.stringify(result.statusCodes)})`);
         rows.push({ variant, result });
+        if (variant.acceptEncoding === null) bodies = await Promise.all(PATHS.map(async (p) => Buffer.from(await (await fetch(server.origin + p, { headers })).arrayBuffer())));
         process.stderr.write(`${variant.name}: ${Math.round(result.rps)} req/s\n`);
       } finally {
         await server.stop();
@@ -85,7 +88,38 @@ async function main(): Promise<void> {
       ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
     ),
   ];
+  lines.push('', ...compressionAlone(bodies, values.levels));
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/**
+ * The compression alone, in this process, on the same bodies (the uncompressed answers): CPU time
+ * per body (the fastest of 5 rounds, so another process's load counts least) and the ratio.
+ */
+function compressionAlone(bodies: Buffer[], levels: string): string[] {
+  const total = bodies.reduce((sum, b) => sum + b.length, 0);
+  const out = [
+    `compression alone (zlib in one process, the ${bodies.length} uncompressed bodies, ${Math.round(total / bodies.length).toLocaleString('en-US')} bytes on average; fastest of 5 rounds)`,
+    '',
+    '| encoding | bytes/body | vs none | CPU µs/body | MB/s |',
+    '|---|---:|---:|---:|---:|',
+  ];
+  for (const item of levels.split(',').map((x) => x.trim()).filter((x) => x !== '')) {
+    const [coding, levelText] = item.split(':');
+    const level = Number(levelText);
+    const run = (body: Buffer) => (coding === 'gzip' ? gzipSync(body, { level }) : brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: level } })).length;
+    let best = Infinity;
+    let bytes = 0;
+    for (let round = 0; round < 5; round++) {
+      const started = process.cpuUsage();
+      bytes = bodies.reduce((sum, body) => sum + run(body), 0);
+      const used = process.cpuUsage(started);
+      best = Math.min(best, used.user + used.system);
+    }
+    const perBody = best / bodies.length;
+    out.push(`| ${coding} ${level} | ${Math.round(bytes / bodies.length).toLocaleString('en-US')} | ${((bytes / total) * 100).toFixed(1)} % | ${Math.round(perBody).toLocaleString('en-US')} | ${Math.round(total / bodies.length / perBody)} |`);
+  }
+  return out;
 }
 
 main().catch((error) => {
