@@ -2,6 +2,8 @@
 import Koa, { type Middleware } from 'koa';
 import { accessLog } from './http/accessLog.js';
 import { authenticate, featureGuard } from './http/auth.js';
+import { compression, DEFAULT_COMPRESSION, type CompressionSettings } from './http/compression.js';
+import { conditionalRequests } from './http/conditional.js';
 import { cors } from './http/cors.js';
 import { ApiError, errorHandler, notFound } from './http/errors.js';
 import { grantHandlers } from './http/grantRoutes.js';
@@ -33,6 +35,8 @@ export interface AppDeps {
   log: Logger;
   /** Origins allowed to call the API from a browser (CORS_ORIGINS); none by default. */
   corsOrigins?: readonly string[];
+  /** Response compression levels; null: no compression; absent: DEFAULT_COMPRESSION. */
+  compression?: CompressionSettings | null;
   /** Extra readiness facts (e.g. a limiter's fallback state) for /readyz. */
   readiness?: () => Record<string, unknown>;
   /** Prometheus metrics and GET /metrics (src/http/metrics.ts); none when absent. */
@@ -57,6 +61,7 @@ export const MAX_URL_LENGTH = 8192;
 export function apiLayers(deps: AppDeps): Layer[] {
   return [
     ...(deps.metrics === undefined ? [] : [{ name: 'metrics', middleware: deps.metrics.layer }]),
+    ...(deps.compression === null ? [] : [{ name: 'compression', middleware: compression(deps.compression ?? DEFAULT_COMPRESSION) }]),
     { name: 'requestId', middleware: requestId() },
     { name: 'accessLog', middleware: accessLog(deps.log) },
     { name: 'usage', middleware: recordUsage(deps.usage, deps.clock) },
@@ -107,6 +112,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
       },
     },
     { name: 'feature', middleware: featureGuard() },
+    { name: 'conditional', middleware: conditionalRequests() },
     { name: 'dispatch', middleware: dispatch({ ...grantHandlers(deps.engine, deps.clock), ...subscriptionHandlers(deps) }) },
   ];
 }

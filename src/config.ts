@@ -42,6 +42,8 @@ export interface Config {
   changesRetentionDays: number;
   /** Searches off the event loop and the process's overload bounds (src/search/sqlite/workerPool.ts, src/http/overload.ts). */
   searchLoad: SearchLoadConfig;
+  /** Response compression levels (COMPRESSION_GZIP_LEVEL, COMPRESSION_BROTLI_QUALITY); null when COMPRESSION=false. */
+  compression: { gzipLevel: number; brotliQuality: number } | null;
 }
 
 export interface SearchLoadConfig {
@@ -181,6 +183,9 @@ export function loadConfig(env: Env = process.env): Config {
       eventLoopDelayMs: int('OVERLOAD_EVENT_LOOP_DELAY_MS', 500, 0, 600000),
     },
     changesRetentionDays: int('CHANGES_RETENTION_DAYS', 365, 1, 36500),
+    compression: bool('COMPRESSION', true)
+      ? { gzipLevel: int('COMPRESSION_GZIP_LEVEL', 4, 1, 9), brotliQuality: int('COMPRESSION_BROTLI_QUALITY', 4, 0, 11) }
+      : null,
   };
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) {
     problems.push('HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS');

@@ -101,6 +101,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     log,
     demo: new DemoSubscription(db, subscriptions, clock),
     corsOrigins: config.corsOrigins,
+    compression: config.compression,
     readiness,
     metrics: { layer: metrics.middleware(config.metricsToken) },
     overload: { layer: overload.middleware() },

@@ -11,8 +11,8 @@ import type { AppState } from './state.js';
 /** How long a browser may reuse a preflight's answer, in seconds. */
 export const CORS_MAX_AGE_SECONDS = 600;
 
-/** The response headers a page may read: the request id, the rate-limit headers and Retry-After. */
-export const CORS_EXPOSED_HEADERS = ['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, 'Retry-After'] as const;
+/** The response headers a page may read: the request id, the rate-limit headers, Retry-After and the ETag. */
+export const CORS_EXPOSED_HEADERS = ['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, 'Retry-After', 'ETag'] as const;
 
 export function cors(allowedOrigins: readonly string[]): Middleware<AppState> {
   const anyOrigin = allowedOrigins.includes('*');
@@ -21,7 +21,7 @@ export function cors(allowedOrigins: readonly string[]): Middleware<AppState> {
     // '' (no origin) makes @koa/cors add no CORS header and pass the request on.
     origin: (ctx) => (anyOrigin ? '*' : allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
     allowMethods: ['GET', 'HEAD'],
-    allowHeaders: ['Authorization'],
+    allowHeaders: ['Authorization', 'If-None-Match'],
     exposeHeaders: [...CORS_EXPOSED_HEADERS],
     maxAge: CORS_MAX_AGE_SECONDS,
     credentials: false,

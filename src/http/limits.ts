@@ -5,6 +5,7 @@ import type { RateDecision, RateLimiter } from '../ratelimit/limiter.js';
 import { monthKey, monthResetDate, monthSeconds, secondsUntilReset } from '../subscriptions/month.js';
 import { monthlyLimitOf, rateLimitOf, type Subscription } from '../subscriptions/tiers.js';
 import type { AllowanceCounter } from '../subscriptions/allowance.js';
+import { isConditional } from './conditional.js';
 import { ApiError } from './errors.js';
 import type { AppState } from './state.js';
 
@@ -49,6 +50,16 @@ export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps)
   };
 }
 
+function quotaExceeded(monthlyLimit: number, now: Date): ApiError {
+  return new ApiError(
+    429,
+    'QUOTA_EXCEEDED',
+    `The monthly allowance of ${monthlyLimit} calls is used up; it resets at ${monthResetDate(now).toISOString()}.`,
+    undefined,
+    { 'Retry-After': String(secondsUntilReset(now)) },
+  );
+}
+
 export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Middleware<AppState> {
   return async function enforceLimits(ctx, next) {
     const { subscription } = ctx.state.caller!;
@@ -58,12 +69,17 @@ export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Mid
     const perSecond = rateLimitOf(subscription);
     let rate = await rateLimiter.consume(subscription.id, perSecond);
 
-    // Billable calls are counted at admission: the count never trails what is served.
+    // Billable calls are counted at admission: the count never trails what is served. A
+    // conditional one (If-None-Match) is counted once its answer is known, before it is sent, and
+    // not at all if that answer is a 304; an allowance already used up still refuses it here.
     const billable = rate.allowed && ctx.state.route?.billable === true;
-    const counted = billable ? await allowance.tryConsume(subscription.id, month, monthlyLimit) : null;
+    const deferred = billable && isConditional(ctx);
+    const counted = billable && !deferred ? await allowance.tryConsume(subscription.id, month, monthlyLimit) : null;
+    const calls = counted?.calls ?? (await allowance.current(subscription.id, month));
+    const refused = counted !== null ? !counted.allowed : deferred && calls >= monthlyLimit;
     // Refused for the month: the request spends nothing of the second either.
-    if (counted !== null && !counted.allowed) rate = await rateLimiter.refund(subscription.id, perSecond);
-    setHeaders(ctx, subscription, rate, counted?.calls ?? (await allowance.current(subscription.id, month)), now);
+    if (refused) rate = await rateLimiter.refund(subscription.id, perSecond);
+    setHeaders(ctx, subscription, rate, calls, now);
 
     if (!rate.allowed) {
       const retryAfter = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
@@ -71,16 +87,31 @@ export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Mid
         'Retry-After': retryAfter,
       });
     }
-    if (counted !== null && !counted.allowed) {
-      throw new ApiError(
-        429,
-        'QUOTA_EXCEEDED',
-        `The monthly allowance of ${monthlyLimit} calls is used up; it resets at ${monthResetDate(now).toISOString()}.`,
-        undefined,
-        { 'Retry-After': String(secondsUntilReset(now)) },
-      );
-    }
+    if (refused) throw quotaExceeded(monthlyLimit, now);
     ctx.state.billed = counted !== null;
-    await next();
+    if (!deferred) return next();
+
+    const countServed = async () => {
+      const late = await allowance.tryConsume(subscription.id, month, monthlyLimit);
+      setHeaders(ctx, subscription, rate, late.calls, now);
+      if (!late.allowed) throw quotaExceeded(monthlyLimit, now);
+      ctx.state.billed = true;
+    };
+    try {
+      await next();
+    } catch (thrown) {
+      // An error answer after admission counts as any other billable call does.
+      await countServed();
+      throw thrown;
+    }
+    if (ctx.state.notModified !== true) {
+      try {
+        await countServed();
+      } catch (thrown) {
+        ctx.body = null;
+        ctx.remove('ETag');
+        throw thrown;
+      }
+    }
   };
 }

@@ -6,6 +6,7 @@ import type { Middleware } from 'koa';
 import { DEFAULT_LIMIT, FACET_NAMES, MAX_LIMIT, MAX_WINDOW } from '../grants/query.js';
 import { GRANT_FIELDS, grantSchema } from '../grants/schema.js';
 import { RATE_LIMIT_HEADER_NAMES } from '../ratelimit/headers.js';
+import { CACHE_CONTROL, CONDITIONAL_ROUTES } from './conditional.js';
 import { API_VERSION, JSON_CONTENT_TYPE } from './envelope.js';
 import { ERROR_STATUS, type ErrorCode } from './errors.js';
 import { GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from './grantSearchParams.js';
@@ -192,6 +193,7 @@ function successEnvelope(route: RouteSpec): Schema {
 function operation(route: RouteSpec, method: string): Schema {
   const withBody = method === 'GET';
   const { summary, export: isExport } = ROUTE_DATA[route.name as RouteName];
+  const conditional = CONDITIONAL_ROUTES.has(route.name as RouteName);
   const exportHeaders = isExport ? { 'X-Export-Count': { ...EXPORT_HEADER_DOCS['X-Export-Count'], required: true }, 'Content-Disposition': { ...EXPORT_HEADER_DOCS['Content-Disposition'], required: true } } : {};
   const content = isExport
     ? { [NDJSON_CONTENT_TYPE]: { schema: ref('GrantFields') }, [CSV_CONTENT_TYPE]: { schema: { type: 'string' } } }
@@ -203,10 +205,16 @@ function operation(route: RouteSpec, method: string): Schema {
         : withBody
           ? 'The envelope with the data.'
           : 'The headers a GET would send, without the body.',
-      headers: { ...headers(['X-Request-Id', ...RATE_LIMIT_HEADERS], true), ...exportHeaders },
+      headers: { ...headers(['X-Request-Id', ...RATE_LIMIT_HEADERS, ...(conditional ? CONDITIONAL_HEADERS : [])], true), ...exportHeaders },
       ...(withBody ? { content } : {}),
     },
   };
+  if (conditional) {
+    responses[304] = {
+      description: 'Not modified: If-None-Match names the current ETag. No body; not counted toward the monthly allowance (the per-second rate is spent).',
+      headers: headers(['X-Request-Id', ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS], true),
+    };
+  }
   for (const [status, codes] of errorStatuses(route)) responses[status] = errorResponse(status, codes, withBody);
   return {
     operationId: method === 'GET' ? route.name : `${route.name}Head`,
@@ -215,10 +223,21 @@ function operation(route: RouteSpec, method: string): Schema {
       `Needs the "${route.feature}" feature. ` +
       (route.billable ? 'Counts toward the monthly allowance.' : 'Not billable: never counts toward the monthly allowance.'),
     tags: [route.template.split('/')[1]],
-    parameters: parameters(route),
+    parameters: [...parameters(route), ...(conditional ? [IF_NONE_MATCH] : [])],
     responses,
   };
 }
+
+/** The headers of a conditional route's 200 and 304 (conditional.ts). */
+const CONDITIONAL_HEADERS = ['ETag', 'Cache-Control', 'Vary'];
+
+const IF_NONE_MATCH: Schema = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'The ETag of an answer you hold (or several, comma-separated): a 304 with no body when it is still current; a 304 is not counted toward the monthly allowance.',
+  schema: { type: 'string', maxLength: 4096 },
+};
 
 const openapiTemplate = (template: string): string => template.replace(/:([A-Za-z]+)/g, '{$1}');
 
@@ -231,6 +250,9 @@ const HEADER_DOCS: Record<string, Schema> = {
   'X-RateLimit-Reset': { description: 'When the current second window resets, in epoch seconds.', schema: { type: 'string', pattern: '^[0-9]+$' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } },
   'WWW-Authenticate': { description: 'The Bearer challenge.', schema: { type: 'string' } },
+  ETag: { description: 'A weak validator of the answer\'s content (not of meta); send it back in If-None-Match.', schema: { type: 'string', pattern: '^W/"[A-Za-z0-9_-]+"$' } },
+  'Cache-Control': { description: 'Keep the answer privately; revalidate (If-None-Match) before reusing it.', schema: { const: CACHE_CONTROL } },
+  Vary: { description: 'The request headers the answer depends on.', schema: { type: 'string', pattern: 'Authorization' } },
 };
 
 const EXPORT_HEADER_DOCS: Record<string, Schema> = {
@@ -259,6 +281,10 @@ const GUIDE = [
   'Each subscription has a per-second rate and a monthly allowance (UTC calendar month). Every authenticated response carries the ' +
     '`RateLimit-Policy`/`RateLimit` and `X-RateLimit-*` headers. Over the rate: 429 `RATE_LIMITED`; allowance used up: 429 `QUOTA_EXCEEDED` ' +
     '(both with `Retry-After`). Only the grant endpoints count toward the allowance; `/subscription/*` and this document never do.',
+  '',
+  '## Conditional requests and compression',
+  'The grant endpoints send an `ETag`; send it back in `If-None-Match` to get a 304 with no body when nothing changed. A 304 is not counted ' +
+    'toward the monthly allowance (it spends the per-second rate). Answers of 1 KB or more are gzip- or brotli-compressed when `Accept-Encoding` allows.',
   '',
   '## Paging and sync',
   `\`GET /grants\` pages with \`page\` and \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) and reaches the first ${MAX_WINDOW.toLocaleString('en-US')} matches; ` +
@@ -292,6 +318,7 @@ export function openapiDocument(): Schema {
       responses: {
         200: { description: 'The headers a GET would send.', headers: { ETag: { schema: { type: 'string' }, required: true } } },
         304: { description: 'Unchanged since the ETag sent in If-None-Match.' },
+        414: errorResponse(414, ['URI_TOO_LONG'], false),
       },
     },
     get: {
@@ -307,6 +334,7 @@ export function openapiDocument(): Schema {
           content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'] } } },
         },
         304: { description: 'Unchanged since the ETag sent in If-None-Match.' },
+        414: errorResponse(414, ['URI_TOO_LONG'], true),
       },
     },
   };

@@ -17,6 +17,8 @@ export interface AppState {
   monthCalls?: { month: string; calls: number };
   /** This request was counted toward the monthly allowance. */
   billed?: boolean;
+  /** Answered 304 Not Modified (conditional.ts): not counted toward the monthly allowance. */
+  notModified?: boolean;
   /** The domain failure behind a 503, for the metrics' cause (set by the error handler). */
   failure?: unknown;
   /** The code of the error answered, if any. */

@@ -33,7 +33,7 @@ describe('CORS (CORS_ORIGINS)', function () {
       expect(res.status).to.equal(204);
       expect(res.headers.get('access-control-allow-origin')).to.equal(ALLOWED);
       expect(res.headers.get('access-control-allow-methods')).to.equal('GET,HEAD');
-      expect(res.headers.get('access-control-allow-headers')).to.equal('Authorization');
+      expect(res.headers.get('access-control-allow-headers')).to.equal('Authorization,If-None-Match');
       expect(res.headers.get('access-control-max-age')).to.equal('600');
       expect(res.headers.get('vary')).to.match(/Origin/);
       expect(res.text).to.equal('');
@@ -55,7 +55,7 @@ describe('CORS (CORS_ORIGINS)', function () {
       expect(res.status).to.equal(200);
       expect(res.headers.get('access-control-allow-origin')).to.equal(ALLOWED);
       const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(',');
-      expect(exposed).to.include.members(['X-Request-Id', 'RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']);
+      expect(exposed).to.include.members(['X-Request-Id', 'RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'ETag']);
       const second = await api.request(GRANTS, { headers: { Origin: 'http://localhost:5173' } });
       expect(second.headers.get('access-control-allow-origin')).to.equal('http://localhost:5173');
     });

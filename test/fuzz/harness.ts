@@ -1,0 +1,251 @@
+// The fuzz harness: the API as production runs it (node dist/src/main.js, its own DATA_DIR and
+// port, the bundled fixtures seeded), a subscription made with grants-admin, and a fast-check
+// property over generated requests (requests.ts) that every answer must keep:
+//   - never a 5xx, never a hang (each answer within 10 s), never a dropped connection;
+//   - a JSON answer is the envelope (success, data or error {code, message}, meta), whatever the path;
+//   - an API answer conforms to the OpenAPI document (test/support/openapiCheck.ts), 304s included;
+//   - a compressed answer decodes;
+//   - the server alive at the end, its memory flat (RSS sampled during the run).
+import fc from 'fast-check';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { API_PREFIX } from '../../src/http/routeTable.js';
+import { MAX_HEADER_BYTES } from '../../src/server.js';
+import { REPO_ROOT } from '../bench/catalog.js';
+import { createBenchSubscription, freePort, startProcess, type RunningProcess } from '../bench/processes.js';
+import { checkResponse } from '../support/openapiCheck.js';
+import { requestArbitrary, type FuzzRequest } from './requests.js';
+
+export interface FuzzServer {
+  process: RunningProcess;
+  key: string;
+  ids: string[];
+  dataDir: string;
+  /** Resident set size of the server process now (VmRSS), in bytes. */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+export async function startFuzzServer(env: Record<string, string> = {}): Promise<FuzzServer> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'grants-fuzz-'));
+  const port = await freePort();
+  const serverEnv = { ...process.env, LOG_LEVEL: 'error', LOG_FORMAT: 'json', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SEARCH_ENGINE: 'sqlite', REDIS_URL: '', ...env };
+  const { apiKey } = await createBenchSubscription(serverEnv);
+  const running = await startProcess({ name: 'fuzz-api', args: ['dist/src/main.js'], env: serverEnv, port, logDir: dataDir, readyPath: '/readyz' });
+  const ids = readFileSync(path.join(REPO_ROOT, 'fixtures/grants.ndjson'), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(0, 50)
+    .map((line) => (JSON.parse(line) as { id: string }).id);
+  return {
+    process: running,
+    key: apiKey,
+    ids,
+    dataDir,
+    rss: () => {
+      const status = readFileSync(`/proc/${running.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+    },
+    async stop() {
+      await running.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface FuzzAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** The body decoded per Content-Encoding. */
+  text: string;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+const ANSWER_TIMEOUT_MS = 10_000;
+
+/** Sends one request as generated (raw request line, no client-side normalising). */
+export function send(origin: string, request: FuzzRequest): Promise<FuzzAnswer> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(origin);
+    const req = http.request(
+      { host: url.hostname, port: url.port, method: request.method, path: request.target, headers: request.headers, agent, timeout: ANSWER_TIMEOUT_MS },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          const encoding = res.headers['content-encoding'];
+          try {
+            const decoded = encoding === 'gzip' ? gunzipSync(raw) : encoding === 'br' ? brotliDecompressSync(raw) : raw;
+            resolve({ status: res.statusCode!, headers: res.headers, text: decoded.toString('utf8') });
+          } catch (error) {
+            reject(new Error(`a ${encoding} body that does not decode: ${(error as Error).message}`));
+          }
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${ANSWER_TIMEOUT_MS} ms`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Paths whose JSON is not the envelope (operator endpoints and the document). */
+const NOT_ENVELOPES = new Set(['/healthz', '/readyz', `${API_PREFIX}/openapi.json`]);
+
+const pathnameOf = (target: string): string => {
+  const end = target.search(/[?#]/);
+  return end < 0 ? target : target.slice(0, end);
+};
+
+/** What is wrong with an answer, by the rules that hold for every request. */
+export function problemsOf(request: FuzzRequest, answer: FuzzAnswer): string[] {
+  const problems: string[] = [];
+  if (answer.status >= 500) problems.push(`status ${answer.status}: ${answer.text.slice(0, 300)}`);
+  const type = String(answer.headers['content-type'] ?? '');
+  const pathname = pathnameOf(request.target);
+  if (type.startsWith('application/json') && answer.text !== '' && !NOT_ENVELOPES.has(pathname)) {
+    let body: any;
+    try {
+      body = JSON.parse(answer.text);
+    } catch {
+      problems.push('a JSON Content-Type with a body that is not JSON');
+    }
+    if (body !== undefined) {
+      const metaOk = body?.meta !== null && typeof body?.meta === 'object' && typeof body.meta.requestId === 'string' && body.meta.version === 'v1';
+      if (body?.success === true) {
+        if (!('data' in body) || !metaOk) problems.push('a success without data or meta');
+      } else if (body?.success === false) {
+        const error = body.error;
+        if (typeof error?.code !== 'string' || typeof error?.message !== 'string' || error.message === '' || !metaOk) problems.push(`an error outside the envelope: ${answer.text.slice(0, 200)}`);
+        if (answer.status < 400) problems.push(`success false with status ${answer.status}`);
+      } else {
+        problems.push(`JSON that is not the envelope: ${answer.text.slice(0, 200)}`);
+      }
+    }
+  }
+  // The document check resolves the path as a URL; a path that URL resolution rewrites (dot
+  // segments, backslashes) names another operation there than on the server, so it is skipped.
+  const resolvable = new URL(request.target, 'http://x').pathname === pathname;
+  // A request line and headers over the HTTP parser's bound never reach the app: src/server.ts
+  // answers 431 REQUEST_TOO_LARGE in the envelope (checked above), outside the document's operations.
+  const refusedByParser = answer.status === 431;
+  if (request.method !== 'OPTIONS' && pathname.startsWith(API_PREFIX) && resolvable && !refusedByParser) {
+    let body: unknown = null;
+    try {
+      body = answer.text === '' ? null : JSON.parse(answer.text);
+    } catch {
+      body = null;
+    }
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    try {
+      checkResponse(request.method, request.target, { status: answer.status, headers, body, text: answer.text });
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  }
+  return problems;
+}
+
+export interface FuzzReport {
+  runs: number;
+  seed: number;
+  seconds: number;
+  statuses: Record<string, number>;
+  /** RSS samples (MB) every tenth of the run, the first after the warm-up tenth. */
+  rssMb: number[];
+  /** RSS growth from the first sample to the last, in MB. */
+  rssGrowthMb: number;
+  alive: boolean;
+  /** The shrunk counterexample and its problems, when the property failed. */
+  failure: string | null;
+}
+
+const mb = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
+
+/**
+ * Known, not fixed here (src/server.ts): a HEAD whose request line and headers overflow the
+ * parser's bound gets the raw 431 with its JSON body (the server cannot tell the method of a
+ * request it could not parse), which a client parser reads as data after the response.
+ */
+function isKnownHeadOverflow(request: FuzzRequest, error: Error): boolean {
+  const size = request.target.length + Object.entries(request.headers).reduce((sum, [name, value]) => sum + name.length + value.length + 4, 0);
+  return request.method === 'HEAD' && size > MAX_HEADER_BYTES && /Data after `Connection: close`/.test(error.message);
+}
+
+/** Sends one request and checks its answer; throws the problems found. */
+async function sendAndCheck(origin: string, request: FuzzRequest, statuses: Record<string, number>): Promise<void> {
+  const sentAt = performance.now();
+  let answer: FuzzAnswer;
+  try {
+    answer = await send(origin, request);
+  } catch (error) {
+    if (isKnownHeadOverflow(request, error as Error)) {
+      statuses['431 (HEAD)'] = (statuses['431 (HEAD)'] ?? 0) + 1;
+      return;
+    }
+    throw new Error(`${request.method} ${request.target.slice(0, 300)} (${request.target.length} characters): ${(error as Error).message} (after ${Math.round(performance.now() - sentAt)} ms)`);
+  }
+  statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+  const problems = problemsOf(request, answer);
+  if (problems.length > 0) throw new Error(`${request.method} ${request.target.slice(0, 300)} (${request.target.length} characters) ${JSON.stringify(request.headers).slice(0, 300)}:\n${problems.join('\n')}`);
+}
+
+/**
+ * Runs `runs` generated requests, `concurrency` at a time (each property run is a batch sent
+ * together, so the server also meets them concurrently); never throws for a failed property (see
+ * report.failure).
+ */
+export async function fuzz(
+  server: FuzzServer,
+  runs: number,
+  seed: number = Date.now() ^ (Math.random() * 0x7fffffff),
+  options: { concurrency?: number; timeLimitMs?: number } = {},
+): Promise<FuzzReport> {
+  const concurrency = options.concurrency ?? 4;
+  const origin = server.process.origin;
+  const statuses: Record<string, number> = {};
+  const rssMb: number[] = [];
+  const sampleEvery = Math.max(1, Math.floor(runs / 10));
+  let done = 0;
+  const started = performance.now();
+  const batches = Math.ceil(runs / concurrency);
+  const property = fc.asyncProperty(fc.array(requestArbitrary({ valid: server.key }, server.ids), { minLength: concurrency, maxLength: concurrency }), async (batch) => {
+    const results = await Promise.allSettled(batch.map((request) => sendAndCheck(origin, request, statuses)));
+    done += batch.length;
+    if (Math.floor(done / sampleEvery) > rssMb.length) rssMb.push(mb(server.rss()));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+  });
+  // No shrinking unless FUZZ_SHRINK is set: each step is a request, and a 70 KB query shrinks for minutes.
+  // A time limit stops the run early (reported in `runs`), not as a failure.
+  const details = await fc.check(property, { numRuns: batches, seed, endOnFailure: !process.env.FUZZ_SHRINK, interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false });
+  let failure: string | null = null;
+  if (details.failed) {
+    failure = `${(details.errorInstance as Error | undefined)?.message ?? String(details.errorInstance)}\n(seed ${details.seed}, path ${details.counterexamplePath})`;
+  }
+  let alive = false;
+  try {
+    const health = await send(origin, { method: 'GET', target: '/healthz', headers: {} });
+    alive = health.status === 200 && server.process.child.exitCode === null;
+  } catch {
+    alive = false;
+  }
+  return {
+    runs: done,
+    seed,
+    seconds: Math.round((performance.now() - started) / 100) / 10,
+    statuses,
+    rssMb,
+    rssGrowthMb: rssMb.length < 2 ? 0 : Math.round((rssMb[rssMb.length - 1] - rssMb[0]) * 10) / 10,
+    alive,
+    failure,
+  };
+}
+
+export const closeFuzzAgent = (): void => agent.destroy();
