@@ -37,6 +37,17 @@ export interface Config {
   http: HttpBounds;
   /** Usage rows older than this many days are deleted in the background (usage_daily keeps the counts). */
   usageRetentionDays: number;
+  /** What the API does while a shared (PostgreSQL) store fails (src/subscriptions/storeOutage.ts). */
+  storeOutage: StoreOutageSettings;
+}
+
+export interface StoreOutageSettings {
+  /** Callers confirmed before an outage are served this long after it starts. */
+  graceSeconds: number;
+  /** A store call slower than this counts as a failure. */
+  timeoutMs: number;
+  /** Usage rows held in memory while the store is out. */
+  usageBufferRows: number;
 }
 
 export interface HttpBounds {
@@ -158,6 +169,11 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.keepAliveTimeoutMs, 100, 600000),
     },
     usageRetentionDays: int('USAGE_RETENTION_DAYS', 400, 366, 100000),
+    storeOutage: {
+      graceSeconds: int('STORE_GRACE_SECONDS', 60, 0, 3600),
+      timeoutMs: int('STORE_TIMEOUT_MS', 2000, 50, 60000),
+      usageBufferRows: int('STORE_USAGE_BUFFER_ROWS', 100_000, 1000, 10_000_000),
+    },
   };
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) {
     problems.push('HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS');

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { ServiceUnavailableError } from '../../src/failures.js';
 import { createLogger } from '../../src/log.js';
 import { SqliteAllowanceCounter } from '../../src/subscriptions/allowance.js';
@@ -149,5 +150,14 @@ describe('unit: the store outage policy (grace, deferred counts, bounded usage, 
     await sleep(0);
     expect(recovered).to.equal(1);
     probe.stop();
+  });
+
+  it('reads STORE_GRACE_SECONDS, STORE_TIMEOUT_MS and STORE_USAGE_BUFFER_ROWS with their defaults and bounds', () => {
+    expect(loadConfig({}).storeOutage).to.deep.equal({ graceSeconds: 60, timeoutMs: 2000, usageBufferRows: 100_000 });
+    expect(loadConfig({ STORE_GRACE_SECONDS: '0', STORE_TIMEOUT_MS: '500', STORE_USAGE_BUFFER_ROWS: '5000' }).storeOutage).to.deep.equal({ graceSeconds: 0, timeoutMs: 500, usageBufferRows: 5000 });
+    expect(() => loadConfig({ STORE_GRACE_SECONDS: '3601', STORE_TIMEOUT_MS: 'x' }))
+      .to.throw(ConfigError)
+      .with.property('problems')
+      .that.has.length(2);
   });
 });
