@@ -15,7 +15,7 @@
 # else a cluster of this checkout is made with initdb under .cache/postgres (run as the
 # `postgres` user, trust auth on loopback only). The server packages are installed with
 # apt when missing. The test database PG_TEST_DB (default grants_test) is created when
-# absent; DATABASE_URL points at it as user postgres.
+# absent; DATABASE_URL points at it as user postgres. PG_PORT (default 5432) picks another port.
 #
 # Elasticsearch comes from the integ-test-zip distribution on Maven Central,
 # fetched with mvn only, unpacked under .cache/elasticsearch/<version>/ and run
@@ -57,7 +57,7 @@ REDIS_PORT="6379"
 REDIS_URL="redis://${REDIS_HOST}:${REDIS_PORT}"
 
 PG_HOST="127.0.0.1"
-PG_PORT="5432"
+PG_PORT="${PG_PORT:-5432}"
 PG_USER="postgres"
 PG_TEST_DB="${PG_TEST_DB:-grants_test}"
 DATABASE_URL="postgres://${PG_USER}@${PG_HOST}:${PG_PORT}/${PG_TEST_DB}"
