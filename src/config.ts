@@ -37,6 +37,8 @@ export interface Config {
   http: HttpBounds;
   /** Usage rows older than this many days are deleted in the background (usage_daily keeps the counts). */
   usageRetentionDays: number;
+  /** PostgreSQL for subscriptions, keys and usage (a fleet's shared store); null: SQLite in DATA_DIR. */
+  databaseUrl: string | null;
 }
 
 export interface HttpBounds {
@@ -60,6 +62,19 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const REPO_ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
+
+/** DATABASE_URL, checked without repeating it in the error (it may hold a password). */
+function databaseUrl(raw: string | undefined, problems: string[]): string | null {
+  const value = raw?.trim() ?? '';
+  if (value === '') return null;
+  try {
+    if (['postgres:', 'postgresql:'].includes(new URL(value).protocol)) return value;
+  } catch {
+    // reported below
+  }
+  problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)');
+  return null;
+}
 
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -158,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.keepAliveTimeoutMs, 100, 600000),
     },
     usageRetentionDays: int('USAGE_RETENTION_DAYS', 400, 366, 100000),
+    databaseUrl: databaseUrl(env.DATABASE_URL, problems),
   };
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) {
     problems.push('HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS');
