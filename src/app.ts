@@ -18,14 +18,12 @@ import { recordUsage } from './http/usageRecorder.js';
 import type { Logger } from './log.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { SearchEngine } from './search/engine.js';
-import type { SubscriptionStore } from './subscriptions/subscriptionStore.js';
-import type { AllowanceCounter } from './subscriptions/allowance.js';
-import type { UsageStore } from './subscriptions/usageStore.js';
+import type { AllowanceCounter, SubscriptionRecords, UsageLog } from './subscriptions/store.js';
 
 export interface AppDeps {
   engine: SearchEngine;
-  subscriptions: SubscriptionStore;
-  usage: UsageStore;
+  subscriptions: SubscriptionRecords;
+  usage: UsageLog;
   allowance: AllowanceCounter;
   rateLimiter: RateLimiter;
   clock: () => Date;

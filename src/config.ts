@@ -37,6 +37,8 @@ export interface Config {
   http: HttpBounds;
   /** Usage rows older than this many days are deleted in the background (usage_daily keeps the counts). */
   usageRetentionDays: number;
+  /** PostgreSQL for subscriptions, keys and usage (a fleet's shared store); null: SQLite in DATA_DIR. */
+  databaseUrl: string | null;
   /** What the API does while a shared (PostgreSQL) store fails (src/subscriptions/storeOutage.ts). */
   storeOutage: StoreOutageSettings;
 }
@@ -71,6 +73,19 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const REPO_ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
+
+/** DATABASE_URL, checked without repeating it in the error (it may hold a password). */
+function databaseUrl(raw: string | undefined, problems: string[]): string | null {
+  const value = raw?.trim() ?? '';
+  if (value === '') return null;
+  try {
+    if (['postgres:', 'postgresql:'].includes(new URL(value).protocol)) return value;
+  } catch {
+    // reported below
+  }
+  problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)');
+  return null;
+}
 
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -169,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.keepAliveTimeoutMs, 100, 600000),
     },
     usageRetentionDays: int('USAGE_RETENTION_DAYS', 400, 366, 100000),
+    databaseUrl: databaseUrl(env.DATABASE_URL, problems),
     storeOutage: {
       graceSeconds: int('STORE_GRACE_SECONDS', 60, 0, 3600),
       timeoutMs: int('STORE_TIMEOUT_MS', 2000, 50, 60000),

@@ -10,16 +10,14 @@ import { createSearchEngine } from './search/factory.js';
 import { catalogStatusReader } from './search/catalogStatus.js';
 import { measureEngine } from './search/measuredEngine.js';
 import { ApiMetrics } from './http/metrics.js';
-import { openSubscriptionsDb, subscriptionsPath } from './subscriptions/database.js';
-import { SubscriptionStore } from './subscriptions/subscriptionStore.js';
-import { SqliteAllowanceCounter, type AllowanceCounter } from './subscriptions/allowance.js';
-import { DemoSubscription } from './subscriptions/demo.js';
-import { UsageRetention, usageDailyRows, usageLogRows } from './subscriptions/usageRetention.js';
-import { UsageStore, type UsageRow } from './subscriptions/usageStore.js';
+import type { AllowanceCounter, DemoRecords, SubscriptionsStore } from './subscriptions/store.js';
+import { openStore } from './subscriptions/openStore.js';
 
 export interface Deps extends AppDeps {
   /** The first start's demo subscription (created and announced by main.ts). */
-  demo: DemoSubscription;
+  demo: DemoRecords;
+  /** Subscriptions, keys, the monthly record and usage: SQLite in DATA_DIR, or PostgreSQL (DATABASE_URL). */
+  store: SubscriptionsStore;
   close(): Promise<void>;
 }
 
@@ -27,36 +25,21 @@ export interface DepsOptions {
   clock?: () => Date;
 }
 
-/** `read`'s answer, read again only once it is `maxAgeMs` old (a scrape every few seconds scans once a minute). */
-function cachedFor<T>(maxAgeMs: number, read: () => T): () => T {
-  let last: { at: number; value: T } | null = null;
-  return () => {
-    if (last === null || Date.now() - last.at >= maxAgeMs) last = { at: Date.now(), value: read() };
-    return last.value;
-  };
-}
-
-/** Last use of each key in a batch of usage rows, as ISO text. */
-function lastUseByKey(rows: UsageRow[]): Map<string, string> {
-  const last = new Map<string, Date>();
-  for (const row of rows) {
-    const seen = last.get(row.keyId);
-    if (seen === undefined || seen.getTime() < row.at.getTime()) last.set(row.keyId, row.at);
-  }
-  return new Map([...last].map(([keyId, at]) => [keyId, at.toISOString()]));
-}
-
 export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<Deps> {
   const clock = options.clock ?? (() => new Date());
   mkdirSync(config.dataDir, { recursive: true });
   const metrics = new ApiMetrics();
   const engine = measureEngine(await createSearchEngine(config), metrics);
-  const db = openSubscriptionsDb(subscriptionsPath(config.dataDir));
-  const subscriptions = new SubscriptionStore(db, clock);
-  const usage = new UsageStore(db, log, (rows) => subscriptions.touchKeys(lastUseByKey(rows)));
-  const retention = new UsageRetention(db, config.usageRetentionDays, clock, log);
-  retention.start();
-  const recorded = new SqliteAllowanceCounter(db);
+  let store: SubscriptionsStore;
+  try {
+    store = await openStore(config, log, { clock });
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+  const { subscriptions, usage } = store;
+  store.startRetention();
+  const recorded = store.allowance;
   let allowance: AllowanceCounter = recorded;
   let rateLimiter: RateLimiter = new MemoryRateLimiter();
   let redis: RedisLink | null = null;
@@ -69,8 +52,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   metrics.watch({
     limiterMode: () => readiness().limits,
     usagePending: () => usage.pending,
-    usageLogRows: () => usageLogRows(db),
-    usageDailyRows: cachedFor(60_000, () => usageDailyRows(db)),
+    usageLogRows: () => store.sizes().usageLogRows,
+    usageDailyRows: () => store.sizes().usageDailyRows,
     catalogStatus: catalogStatusReader(config, engine),
   });
   return {
@@ -81,18 +64,16 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     rateLimiter,
     clock,
     log,
-    demo: new DemoSubscription(db, subscriptions, clock),
+    demo: store.demo,
+    store,
     corsOrigins: config.corsOrigins,
     readiness,
     metrics: { layer: metrics.middleware(config.metricsToken) },
     async close() {
-      retention.stop();
-      recorded.close();
-      usage.close();
+      await store.close();
       await rateLimiter.close();
       await redis?.close();
       await engine.close();
-      db.close();
     },
   };
 }

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     server = await listen(config.port, config.host, log, config.http);
     deps = await createDeps(config, log);
     await seedCatalogIfEmpty(config, deps.engine, log);
-    const demo = deps.demo.createIfNone(config.demoApiKey);
+    const demo = await deps.demo.createIfNone(config.demoApiKey);
     server.serve(createApp(deps));
     // Before anyone can know it is ready: a stop from then on is graceful.
     stopOnSignals(server, deps, config, log);
@@ -56,9 +56,9 @@ async function main(): Promise<void> {
     if (demo !== null) {
       // Shown once, whatever stderr is: the database keeps nothing but the key's hash.
       toTerminal(demoKeyBanner(demo, server.url));
-      deps.demo.markKeyShown(demo.subscriptionId);
+      await deps.demo.markKeyShown(demo.subscriptionId);
     } else {
-      const unseen = deps.demo.keyNeverShown();
+      const unseen = await deps.demo.keyNeverShown();
       if (unseen !== null) toTerminal(demoKeyHint(unseen, config.dataDir));
     }
   } catch (error) {

@@ -2,8 +2,7 @@
 import type { Middleware } from 'koa';
 import { monthKey, monthResetDate, windowStartDay } from '../subscriptions/month.js';
 import { STATUSES, TIERS, monthlyLimitOf, rateLimitOf } from '../subscriptions/tiers.js';
-import type { AllowanceCounter } from '../subscriptions/allowance.js';
-import type { UsageStore } from '../subscriptions/usageStore.js';
+import type { AllowanceCounter, UsageLog } from '../subscriptions/store.js';
 import { successBody } from './envelope.js';
 import { paramValidator, parseQueryString, type ParamSpecs } from './queryParams.js';
 import type { Handlers } from './routes.js';
@@ -62,7 +61,7 @@ export const LIMITS_REPORT_SCHEMA = closed({
 });
 
 export interface SubscriptionRouteDeps {
-  usage: UsageStore;
+  usage: UsageLog;
   allowance: AllowanceCounter;
   clock: () => Date;
 }
@@ -84,7 +83,7 @@ export function subscriptionHandlers({ usage, allowance, clock }: SubscriptionRo
     const days = (usageParams(parseQueryString(ctx.querystring)).days as number | undefined) ?? DEFAULT_STATISTICS_DAYS;
     const { subscription } = ctx.state.caller!;
     const month = await monthly(ctx);
-    const stats = usage.statistics(subscription.id, windowStartDay(month.now, days));
+    const stats = await usage.statistics(subscription.id, windowStartDay(month.now, days));
     ctx.body = successBody(ctx.state.requestId, {
       currentMonth: { calls: month.calls, limit: month.limit, remaining: month.remaining, resetDate: month.resetDate },
       statistics: {
