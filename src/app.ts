@@ -32,6 +32,8 @@ export interface AppDeps {
   corsOrigins?: readonly string[];
   /** Extra readiness facts (e.g. a limiter's fallback state) for /readyz. */
   readiness?: () => Record<string, unknown>;
+  /** False while a dependency other than the engine cannot serve (a store outage past its grace): /readyz 503. */
+  ready?: () => boolean;
   /** Prometheus metrics and GET /metrics (src/http/metrics.ts); none when absent. */
   metrics?: { layer: Middleware<AppState> };
 }
@@ -66,7 +68,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
         await next();
       },
     },
-    { name: 'health', middleware: healthRoutes(deps.engine, deps.readiness) },
+    { name: 'health', middleware: healthRoutes(deps.engine, deps.readiness, deps.ready) },
     { name: 'openapi', middleware: serveOpenapi() },
     { name: 'docs', middleware: serveDocs() },
     {

@@ -12,6 +12,7 @@ import { measureEngine } from './search/measuredEngine.js';
 import { ApiMetrics } from './http/metrics.js';
 import type { AllowanceCounter, DemoRecords, SubscriptionsStore } from './subscriptions/store.js';
 import { openStore } from './subscriptions/openStore.js';
+import { guardStore } from './subscriptions/guardedStore.js';
 
 export interface Deps extends AppDeps {
   /** The first start's demo subscription (created and announced by main.ts). */
@@ -37,9 +38,11 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     await engine.close();
     throw error;
   }
-  const { subscriptions, usage } = store;
   store.startRetention();
-  const recorded = store.allowance;
+  // A shared store can fail while the API runs: the outage policy (README, "When a shared service fails").
+  const guarded = store.kind === 'postgres' ? guardStore(store, config.storeOutage, { countsInRedis: config.redis.url !== null, log }) : null;
+  const { subscriptions, usage } = guarded ?? store;
+  const recorded = guarded?.allowance ?? store.allowance;
   let allowance: AllowanceCounter = recorded;
   let rateLimiter: RateLimiter = new MemoryRateLimiter();
   let redis: RedisLink | null = null;
@@ -48,7 +51,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     rateLimiter = new RedisRateLimiter(redis, config.redis.instances);
     allowance = new RedisAllowanceCounter(redis, recorded, clock, log);
   }
-  const readiness = (): { limits: 'memory' | 'redis' | 'local-fallback' } => (redis === null ? { limits: 'memory' } : redis.state);
+  const limits = (): { limits: 'memory' | 'redis' | 'local-fallback' } => (redis === null ? { limits: 'memory' } : redis.state);
+  const readiness = (): Record<string, unknown> & { limits: 'memory' | 'redis' | 'local-fallback' } => (guarded === null ? limits() : { ...limits(), store: guarded.health() });
   metrics.watch({
     limiterMode: () => readiness().limits,
     usagePending: () => usage.pending,
@@ -68,8 +72,10 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     store,
     corsOrigins: config.corsOrigins,
     readiness,
+    ready: () => guarded === null || guarded.outage.withinGrace,
     metrics: { layer: metrics.middleware(config.metricsToken) },
     async close() {
+      guarded?.stop();
       await store.close();
       await rateLimiter.close();
       await redis?.close();

@@ -98,10 +98,11 @@ export class StoreOutage {
   }
 
   /**
-   * Runs a store call under the timeout, noting success or failure. A call that is not a promise
-   * (a synchronous store) is taken as it is.
+   * Runs a store call under the timeout, noting its failure, and its success unless `countSuccess`
+   * is false (an answer that may come from a cache proves nothing about the store). A call that is
+   * not a promise (a synchronous store) is taken as it is.
    */
-  async guard<T>(call: () => Awaitable<T>): Promise<T> {
+  async guard<T>(call: () => Awaitable<T>, countSuccess = true): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     try {
       const result = call();
@@ -113,7 +114,7 @@ export class StoreOutage {
             }),
           ])
         : result;
-      this.succeeded();
+      if (countSuccess) this.succeeded();
       return value;
     } catch (error) {
       this.failed();
@@ -150,7 +151,10 @@ export class GraceCallerDirectory {
     const hash = hashApiKey(key);
     let caller: Caller | null;
     try {
-      caller = await this.outage.guard(() => this.inner.authenticate(key));
+      // The store may answer from its own cache: that ends no outage (the probe and the other
+      // store calls do), and past the grace nobody is served, cached or not.
+      caller = await this.outage.guard(() => this.inner.authenticate(key), false);
+      if (!this.outage.withinGrace) throw storeUnavailable(this.outage.retryAfterSeconds);
     } catch {
       const known = this.outage.withinGrace ? this.remembered.get(hash) : undefined;
       if (known === undefined) throw storeUnavailable(this.outage.retryAfterSeconds);

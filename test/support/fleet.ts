@@ -7,7 +7,7 @@ import { REPO_ROOT } from './api.js';
 import { runBin, type BinRun } from './bins.js';
 import { launch, type Launched } from './processes.js';
 
-const READY = /"msg":"grants API listening","url":"(http:\/\/[^"]+)\/external\/v1\/grants"/;
+const READY = /"url":"(http:\/\/[^"]+)\/external\/v1\/grants"[^\n]*"msg":"grants API listening"/;
 
 export interface Answer {
   status: number;
