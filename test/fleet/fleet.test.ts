@@ -84,7 +84,7 @@ describeFleet('fleet: three API instances sharing PostgreSQL, Redis and Elastics
   after(async function () {
     for (const instance of fleet) instance.process.kill();
     await Promise.allSettled(fleet.map((i) => i.process.exited));
-    await database?.dispose().catch(() => undefined);
+    await database?.drop().catch(() => undefined);
     if (prefix) await deleteKeys(prefix).catch(() => undefined);
     if (alias) await dropAlias(alias).catch(() => undefined);
     rmSync(workDir, { recursive: true, force: true });

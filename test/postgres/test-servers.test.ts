@@ -57,12 +57,12 @@ describeWithPostgres('per-run databases on the shared PostgreSQL', function () {
     const db = await createTestDatabase('pgfleet_support');
     const other = await createTestDatabase('pgfleet_support');
     try {
-      expect(db.name).to.match(/^grants_pgfleet_support_[0-9a-f]{8}$/);
+      expect(db.name).to.match(/^grants_pgfleet_support_[0-9a-f]{10}$/);
       expect(other.name).to.not.equal(db.name);
       expect(await psql(db.url, "select count(*) from information_schema.tables where table_schema = 'public'")).to.equal('0');
     } finally {
-      await db.dispose();
-      await other.dispose();
+      await db.drop();
+      await other.drop();
     }
     const left = await psql(db.url.replace(/\/[^/]*$/, '/postgres'), `select count(*) from pg_database where datname in ('${db.name}', '${other.name}')`);
     expect(left).to.equal('0');

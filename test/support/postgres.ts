@@ -1,28 +1,81 @@
-// Test support for suites that need PostgreSQL.
-// - describeWithPostgres: suites against the server named by DATABASE_URL; skipped outside CI when it
-//   is unset (saying why), failed in CI instead.
-// - createTestDatabase: a database of its own per test run on that server (name carries the branch
-//   tag and a random part), dropped by its dispose().
-// - startPrivatePostgres: a throwaway PostgreSQL server of the test's own (initdb under a temp dir,
-//   its own port, run as the `postgres` user because initdb and postgres refuse root) for fault
-//   tests: it can be stopped, frozen with SIGSTOP, killed and restarted on the same port and data
-//   directory. The shared server on 5432 is never stopped or paused.
-// The helpers drive psql and the server binaries; they need no client library.
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// Test support for suites that need a real PostgreSQL (TEST_POSTGRES_URL, by default the shared
+// one at 127.0.0.1:5432, user postgres, trust). Each suite creates its own database, named with
+// the branch and a random suffix, and drops it after. When PostgreSQL is unreachable the suite is
+// skipped with the reason outside CI and fails in CI.
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, waitFor } from './processes.js';
 import { describeRequiring } from './redis.js';
 
-export const DATABASE_URL = process.env.DATABASE_URL?.trim() || undefined;
+export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/postgres';
+const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 
-/** describe() for a suite that needs the PostgreSQL named by DATABASE_URL. */
-export function describeWithPostgres(title: string, body: (this: Mocha.Suite) => void): void {
-  describeRequiring(title, 'postgres', DATABASE_URL ? null : 'DATABASE_URL is not set', 'run `bash scripts/services.sh start postgres`, then export DATABASE_URL=postgres://postgres@127.0.0.1:5432/grants_test', body);
+export interface TestDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
 }
 
+async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** null when PostgreSQL answers; otherwise why not. */
+export async function postgresMissing(): Promise<string | null> {
+  try {
+    await withAdmin((c) => c.query('SELECT 1'));
+    return null;
+  } catch (error) {
+    return `PostgreSQL at ${new URL(POSTGRES_ADMIN_URL).host} is unreachable (${(error as Error).message})`;
+  }
+}
+
+/** A fresh database on the test server: grants_<label>_<random>. */
+export async function createTestDatabase(label = 'pgstore'): Promise<TestDatabase> {
+  const name = `grants_${label}_${randomBytes(5).toString('hex')}`;
+  await withAdmin((c) => c.query(`CREATE DATABASE ${name}`));
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/**
+ * describe() for a suite that needs PostgreSQL: a before-all hook checks it answers, then skips the
+ * suite (outside CI, saying why) or fails it (in CI).
+ */
+export function describeWithPostgres(title: string, body: (this: Mocha.Suite) => void): void {
+  describe(`${title} [postgres]`, function () {
+    before(async function () {
+      const missing = await postgresMissing();
+      if (missing === null) return;
+      if (IN_CI) throw new Error(`${missing} in CI: the postgres suites must run there (start it with scripts/services.sh start)`);
+      process.stderr.write(`  skipped "${title}": ${missing} (start PostgreSQL, or set TEST_POSTGRES_URL)\n`);
+      this.skip();
+    });
+    body.call(this);
+  });
+}
+
+// ---- A private throwaway server for fault tests --------------------------------------------------
+// startPrivatePostgres: initdb under a temp dir, its own port, run as the `postgres` user (initdb and
+// postgres refuse root); it can be stopped, frozen with SIGSTOP, killed and restarted on the same
+// port and data directory. The shared server on 5432 is never stopped or paused. Driven with psql
+// and the server binaries.
 /** The directory holding initdb, pg_ctl and postgres: PG_BIN_DIR, else the newest Debian install. */
 export function postgresBinDir(): string | null {
   const configured = process.env.PG_BIN_DIR?.trim();
@@ -68,30 +121,6 @@ export function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
   return parsed.toString();
-}
-
-export interface TestDatabase {
-  name: string;
-  url: string;
-  dispose(): Promise<void>;
-}
-
-/**
- * Creates an empty database named `grants_<tag>_<random>` on the server of `serverUrl` (default
- * DATABASE_URL); dispose() drops it, closing whatever sessions are still connected.
- */
-export async function createTestDatabase(tag: string, serverUrl: string = DATABASE_URL as string): Promise<TestDatabase> {
-  if (!/^[a-z0-9_]{1,30}$/.test(tag)) throw new Error(`bad database tag "${tag}"`);
-  const name = `grants_${tag}_${randomBytes(4).toString('hex')}`;
-  const admin = withDatabase(serverUrl, 'postgres');
-  await psql(admin, `create database "${name}"`);
-  return {
-    name,
-    url: withDatabase(serverUrl, name),
-    dispose: async () => {
-      await psql(admin, `drop database if exists "${name}" with (force)`);
-    },
-  };
 }
 
 /** Private servers still running: killed when this process exits, so none outlives an interrupted run. */

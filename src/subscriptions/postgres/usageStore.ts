@@ -10,6 +10,8 @@ import type { PgSubscriptionStore } from './subscriptionStore.js';
 
 export const FLUSH_INTERVAL_MS = 200;
 export const FLUSH_BATCH = 1000;
+/** Rows per transaction when more are buffered (after an outage, or a burst within one turn). */
+const WRITE_BATCH = 5000;
 const RETRY_MS = 1000;
 
 /** "Counted" for the statistics: billable or /subscription/*, any status but 401 and 429. */
@@ -89,17 +91,19 @@ export class PgUsageStore implements UsageLog {
     return this.writing;
   }
 
+  /** Writes the buffer in transactions of at most WRITE_BATCH rows; stops at the first failure (the rest stay buffered). */
   private async writeBuffered(): Promise<void> {
-    if (this.buffer.length === 0) return;
-    const rows = this.buffer;
-    this.buffer = [];
-    try {
-      await this.write(rows);
-      this.onFlush(rows);
-    } catch (error) {
-      this.buffer = rows.concat(this.buffer);
-      this.log.error('usage log write failed; rows kept for retry', { rows: rows.length, ...describeError(error) });
-      this.timer ??= setTimeout(() => void this.flush(), RETRY_MS);
+    while (this.buffer.length > 0) {
+      const rows = this.buffer.splice(0, WRITE_BATCH);
+      try {
+        await this.write(rows);
+        this.onFlush(rows);
+      } catch (error) {
+        this.buffer = rows.concat(this.buffer);
+        this.log.error('usage log write failed; rows kept for retry', { rows: rows.length, ...describeError(error) });
+        this.timer ??= setTimeout(() => void this.flush(), RETRY_MS);
+        return;
+      }
     }
   }
 
