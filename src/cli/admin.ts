@@ -8,6 +8,7 @@ import { monthKey } from '../subscriptions/month.js';
 import { openStore } from '../subscriptions/openStore.js';
 import { sqliteStoreExists } from '../subscriptions/sqliteStore.js';
 import type { SubscriptionRecords, SubscriptionsStore } from '../subscriptions/store.js';
+import { migrateSqliteToPostgres, NoSqliteDatabaseError, TargetNotEmptyError, type CopyCounts } from '../subscriptions/sqliteToPostgres.js';
 import {
   FEATURES,
   MAX_MONTHLY_LIMIT,
@@ -52,6 +53,9 @@ Keys:
 Database:
   migrate                               applies the schema migrations not applied yet (the API
                                         also runs them at start-up) and prints the version
+  migrate-from-sqlite --data-dir DIR    copies DIR/subscriptions.sqlite (subscriptions, keys,
+                                        monthly records, usage) into the empty PostgreSQL
+                                        database of DATABASE_URL, in one transaction
 
 Tier and status words may be written in any case. Every command takes --data-dir DIR and
 --help. Only "subscription create" and "migrate" create the SQLite database; every other command
@@ -97,7 +101,7 @@ const describe = (s: Subscription) => ({
 /** The store of this run (PostgreSQL with DATABASE_URL, else SQLite in DATA_DIR), opened only when a command needs it. */
 class Session {
   opened: SubscriptionsStore | undefined;
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
+  constructor(readonly env: NodeJS.ProcessEnv) {}
 
   /** Opens the store; `create` makes the SQLite database (and DATA_DIR) when missing, otherwise a missing one is an error. */
   async open(values: ParsedArgs['values'], create: boolean): Promise<{ store: SubscriptionRecords; opened: SubscriptionsStore }> {
@@ -317,6 +321,37 @@ of a subscription locks its partner out, so it needs --force (or use "key rotate
       run: async ({ values }) => {
         const { opened } = await session.open(values, true);
         io.out(`${opened.kind} store at schema version ${await opened.schemaVersion()}`);
+        return EXIT.ok;
+      },
+    },
+    {
+      name: 'migrate-from-sqlite',
+      usage: usage(
+        'migrate-from-sqlite',
+        'Copies an embedded deployment\'s subscriptions database (DIR/subscriptions.sqlite: subscriptions, keys\n' +
+          '(hashed), monthly records, the usage log and the per-day counts) into the PostgreSQL database of\n' +
+          'DATABASE_URL, in one transaction. The target must hold no subscription and no monthly record: run it\n' +
+          'once, before pointing the API at PostgreSQL; a second run copies nothing and says why.',
+      ),
+      options: { ...common, json: 'boolean' },
+      run: async ({ values }) => {
+        const config = loadConfig(withOverrides(session.env, values));
+        if (config.databaseUrl === null) throw new UsageError('migrate-from-sqlite needs DATABASE_URL (the PostgreSQL database to copy into)');
+        let copied: CopyCounts;
+        try {
+          copied = await migrateSqliteToPostgres(config.dataDir, config.databaseUrl);
+        } catch (error) {
+          if (error instanceof NoSqliteDatabaseError) throw new CliExit(noDatabase(error.file), EXIT.notFound);
+          if (error instanceof TargetNotEmptyError) throw new CliExit(error.message, EXIT.failed);
+          throw error;
+        }
+        if (values.json) io.out(JSON.stringify(copied));
+        else {
+          io.out(
+            `copied ${copied.subscriptions} subscription(s), ${copied.apiKeys} key(s), ${copied.monthlyRecords} monthly record(s), ` +
+              `${copied.usageRows} usage row(s) and ${copied.dailyRows} per-day count(s) into PostgreSQL`,
+          );
+        }
         return EXIT.ok;
       },
     },

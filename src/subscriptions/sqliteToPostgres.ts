@@ -5,7 +5,10 @@
 // copies nothing twice), reads the SQLite file in one read transaction (a consistent snapshot even
 // while an instance still writes to it) and writes everything in one PostgreSQL transaction: the
 // target ends up with all of it or none of it.
-import type { Db } from './database.js';
+import { existsSync } from 'node:fs';
+import { openSubscriptionsDb, subscriptionsPath, type Db } from './database.js';
+import { createPool, migrate } from './postgres/database.js';
+import { ensurePartitions } from './postgres/usageStore.js';
 
 /** What the copy needs of a PostgreSQL connection: one client, so that BEGIN … COMMIT holds. */
 export interface SqlClient {
@@ -126,5 +129,35 @@ export async function copySqliteToPostgres(sqlite: Db, client: SqlClient, option
     }
   } finally {
     sqlite.exec('COMMIT');
+  }
+}
+
+export class NoSqliteDatabaseError extends Error {
+  constructor(readonly file: string) {
+    super(`no subscriptions database at ${file}`);
+    this.name = 'NoSqliteDatabaseError';
+  }
+}
+
+/**
+ * grants-admin migrate-from-sqlite: brings the SQLite file of `dataDir` to the latest schema, runs
+ * the PostgreSQL migrations, and copies everything over (see copySqliteToPostgres).
+ */
+export async function migrateSqliteToPostgres(dataDir: string, databaseUrl: string, onProgress?: CopyOptions['onProgress']): Promise<CopyCounts> {
+  const file = subscriptionsPath(dataDir);
+  if (!existsSync(file)) throw new NoSqliteDatabaseError(file);
+  const sqlite = openSubscriptionsDb(file);
+  const pool = createPool(databaseUrl, 2);
+  try {
+    await migrate(pool);
+    const client = await pool.connect();
+    try {
+      return await copySqliteToPostgres(sqlite, client, { ensureUsageMonths: (months) => ensurePartitions(pool, months), onProgress });
+    } finally {
+      client.release();
+    }
+  } finally {
+    sqlite.close();
+    await pool.end();
   }
 }
