@@ -7,8 +7,11 @@
 #
 # `start` prints shell export lines on stdout (progress goes to stderr), so
 #   eval "$(bash scripts/services.sh start)"
-# sets ELASTICSEARCH_URL, REDIS_URL and DATABASE_URL. The same values are written,
-# without `export`, to .cache/services.env.
+# sets ELASTICSEARCH_URL, REDIS_URL and TEST_POSTGRES_URL (the server on which the
+# PostgreSQL suites create databases of their own). The same values, and DATABASE_URL of
+# the test database for running the API by hand, are written, without `export`, to
+# .cache/services.env. DATABASE_URL is not exported: it would switch every API and
+# grants-admin run of the suites to PostgreSQL.
 #
 # PostgreSQL: a server already answering on 127.0.0.1:5432 is reused (e.g. the Debian
 # cluster); otherwise the Debian cluster is started with pg_ctlcluster when there is one,
@@ -61,6 +64,7 @@ PG_PORT="${PG_PORT:-5432}"
 PG_USER="postgres"
 PG_TEST_DB="${PG_TEST_DB:-grants_test}"
 DATABASE_URL="postgres://${PG_USER}@${PG_HOST}:${PG_PORT}/${PG_TEST_DB}"
+TEST_POSTGRES_URL="postgres://${PG_USER}@${PG_HOST}:${PG_PORT}/postgres"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${ROOT}/.cache"
@@ -613,6 +617,7 @@ write_env() {
   {
     echo "ELASTICSEARCH_URL=${ES_URL}"
     echo "REDIS_URL=${REDIS_URL}"
+    echo "TEST_POSTGRES_URL=${TEST_POSTGRES_URL}"
     echo "DATABASE_URL=${DATABASE_URL}"
   } >"$ENV_FILE"
 }
@@ -635,7 +640,7 @@ main() {
       write_env
       if [[ "$what" == all || "$what" == elasticsearch ]]; then echo "export ELASTICSEARCH_URL=${ES_URL}"; fi
       if [[ "$what" == all || "$what" == redis ]]; then echo "export REDIS_URL=${REDIS_URL}"; fi
-      if [[ "$what" == all || "$what" == postgres ]]; then echo "export DATABASE_URL=${DATABASE_URL}"; fi
+      if [[ "$what" == all || "$what" == postgres ]]; then echo "export TEST_POSTGRES_URL=${TEST_POSTGRES_URL}"; fi
       ;;
     stop)
       if [[ "$what" == all || "$what" == elasticsearch ]]; then stop_elasticsearch; fi

@@ -75,7 +75,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     ready: () => guarded === null || guarded.outage.withinGrace,
     metrics: { layer: metrics.middleware(config.metricsToken) },
     async close() {
-      guarded?.stop();
+      await guarded?.stop();
       await store.close();
       await rateLimiter.close();
       await redis?.close();

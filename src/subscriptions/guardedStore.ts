@@ -24,7 +24,8 @@ export interface GuardedStore {
   allowance: AllowanceRecord;
   outage: StoreOutage;
   health(): StoreHealth;
-  stop(): void;
+  /** Stops probing and tries, for at most the store timeout, to record the deferred counts. */
+  stop(): Promise<void>;
 }
 
 const asUnavailable = (error: unknown, outage: StoreOutage): unknown =>
@@ -78,7 +79,10 @@ export function guardStore(store: SubscriptionsStore, settings: StoreOutageSetti
       } catch (error) {
         if (!options.countsInRedis || !outage.withinGrace) throw asUnavailable(error, outage);
         // Counted once: by the original statement if it lands after all, else by the deferred count.
-        original.catch(() => deferred.add(s, m));
+        original.catch(() => {
+          deferred.add(s, m);
+          if (!outage.failing) void deferred.drain(); // it failed after the store came back
+        });
         return seen.get(`${s}\n${m}`) ?? 0;
       }
     },
@@ -122,6 +126,13 @@ export function guardStore(store: SubscriptionsStore, settings: StoreOutageSetti
     allowance,
     outage,
     health: () => ({ kind: store.kind, ...outage.status(), deferredCalls: deferred.pending, usageRowsDropped: buffer.dropped }),
-    stop: () => probe.stop(),
+    async stop() {
+      probe.stop();
+      if (deferred.pending === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([deferred.drain(), new Promise<void>((resolve) => (timer = setTimeout(resolve, settings.timeoutMs)))]);
+      clearTimeout(timer);
+      if (deferred.pending > 0) log.error('calls admitted during the store outage could not be recorded before shutdown', { calls: deferred.pending });
+    },
   };
 }
