@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       await deps.demo.markKeyShown(demo.subscriptionId);
     } else {
       const unseen = await deps.demo.keyNeverShown();
-      if (unseen !== null) toTerminal(demoKeyHint(unseen, config.dataDir));
+      if (unseen !== null) toTerminal(demoKeyHint(unseen, config.dataDir, config.databaseUrl !== null));
     }
   } catch (error) {
     log.debug('start-up failed', describeError(error));
