@@ -13,6 +13,21 @@ import { demoKeyBanner, demoKeyHint, startupFailureSentence } from './startupMes
 
 const toTerminal = (text: string): void => void process.stderr.write(text);
 
+/**
+ * The password in DATABASE_URL, scrubbed from every log line like the other secrets (the URL is
+ * never logged; this is for an error that would quote it). A password shorter than 8 characters
+ * is not scrubbed as a literal: it would blank ordinary words.
+ */
+function databasePassword(url: string | null): string | null {
+  if (url === null) return null;
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password.length >= 8 ? password : null;
+  } catch {
+    return null;
+  }
+}
+
 /** On SIGTERM/SIGINT: stop accepting, let in-flight requests finish, flush, close, exit 0. */
 function stopOnSignals(server: ListeningServer, deps: Deps, config: Config, log: Logger): void {
   let stopping = false;
@@ -40,7 +55,7 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel, {
     format: logFormatFor(config.logFormat, process.stdout.isTTY === true),
-    secrets: [config.demoApiKey, config.metricsToken],
+    secrets: [config.demoApiKey, config.metricsToken, databasePassword(config.databaseUrl)],
   });
   let server: ListeningServer | undefined;
   let deps: Deps | undefined;
@@ -59,7 +74,7 @@ async function main(): Promise<void> {
       await deps.demo.markKeyShown(demo.subscriptionId);
     } else {
       const unseen = await deps.demo.keyNeverShown();
-      if (unseen !== null) toTerminal(demoKeyHint(unseen, config.dataDir));
+      if (unseen !== null) toTerminal(demoKeyHint(unseen, config.dataDir, config.databaseUrl !== null));
     }
   } catch (error) {
     log.debug('start-up failed', describeError(error));

@@ -72,7 +72,6 @@ export class PgUsageStore implements UsageLog {
     private readonly pool: Pool,
     private readonly subscriptions: PgSubscriptionStore,
     private readonly log: Logger,
-    private readonly onFlush: (rows: UsageRow[]) => void = () => {},
   ) {}
 
   record(row: UsageRow): void {
@@ -97,7 +96,6 @@ export class PgUsageStore implements UsageLog {
       const rows = this.buffer.splice(0, WRITE_BATCH);
       try {
         await this.write(rows);
-        this.onFlush(rows);
       } catch (error) {
         this.buffer = rows.concat(this.buffer);
         this.log.error('usage log write failed; rows kept for retry', { rows: rows.length, ...describeError(error) });
