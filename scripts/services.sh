@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
-# Local backing services for development and CI: Elasticsearch and Redis.
+# Local backing services for development and CI: Elasticsearch, Redis and PostgreSQL.
 #
-#   bash scripts/services.sh start [elasticsearch|redis]   start (both by default); idempotent
-#   bash scripts/services.sh stop  [elasticsearch|redis]   stop what this checkout started
+#   bash scripts/services.sh start [elasticsearch|redis|postgres]   start (all by default); idempotent
+#   bash scripts/services.sh stop  [elasticsearch|redis|postgres]   stop what this checkout started
 #   bash scripts/services.sh status
 #
 # `start` prints shell export lines on stdout (progress goes to stderr), so
 #   eval "$(bash scripts/services.sh start)"
-# sets ELASTICSEARCH_URL and REDIS_URL. The same values are written, without
-# `export`, to .cache/services.env.
+# sets ELASTICSEARCH_URL, REDIS_URL and TEST_POSTGRES_URL (the server on which the
+# PostgreSQL suites create databases of their own). The same values, and DATABASE_URL of
+# the test database for running the API by hand, are written, without `export`, to
+# .cache/services.env. DATABASE_URL is not exported: it would switch every API and
+# grants-admin run of the suites to PostgreSQL.
+#
+# PostgreSQL: a server already answering on 127.0.0.1:5432 is reused (e.g. the Debian
+# cluster); otherwise the Debian cluster is started with pg_ctlcluster when there is one,
+# else a cluster of this checkout is made with initdb under .cache/postgres (run as the
+# `postgres` user, trust auth on loopback only). The server packages are installed with
+# apt when missing. The test database PG_TEST_DB (default grants_test) is created when
+# absent; DATABASE_URL points at it as user postgres. PG_PORT (default 5432) picks another port.
 #
 # Elasticsearch comes from the integ-test-zip distribution on Maven Central,
 # fetched with mvn only, unpacked under .cache/elasticsearch/<version>/ and run
@@ -48,6 +58,13 @@ ES_RUN_USER="elasticsearch"
 REDIS_HOST="127.0.0.1"
 REDIS_PORT="6379"
 REDIS_URL="redis://${REDIS_HOST}:${REDIS_PORT}"
+
+PG_HOST="127.0.0.1"
+PG_PORT="${PG_PORT:-5432}"
+PG_USER="postgres"
+PG_TEST_DB="${PG_TEST_DB:-grants_test}"
+DATABASE_URL="postgres://${PG_USER}@${PG_HOST}:${PG_PORT}/${PG_TEST_DB}"
+TEST_POSTGRES_URL="postgres://${PG_USER}@${PG_HOST}:${PG_PORT}/postgres"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${ROOT}/.cache"
@@ -479,6 +496,120 @@ status_redis() {
   return 1
 }
 
+# -------------------------------------------------------------- PostgreSQL
+
+# Newest server binaries installed (Debian keeps them under /usr/lib/postgresql/<major>/bin).
+pg_bindir() {
+  local d
+  d="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)"
+  if [[ -n "$d" && -x "${d}/postgres" ]]; then echo "$d"; return 0; fi
+  d="$(dirname "$(command -v postgres 2>/dev/null || echo /nonexistent/x)")"
+  [[ -x "${d}/postgres" ]] && echo "$d"
+}
+
+pg_ready() {
+  if command -v pg_isready >/dev/null 2>&1; then
+    pg_isready -q -h "$PG_HOST" -p "$PG_PORT" -t 2
+  else
+    port_busy "$PG_HOST" "$PG_PORT"
+  fi
+}
+
+pg_psql() { # sql -> output (database postgres)
+  psql -X -q -At -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d postgres -v ON_ERROR_STOP=1 -c "$1"
+}
+
+ensure_pg_installed() {
+  if [[ -n "$(pg_bindir)" ]] && command -v psql >/dev/null 2>&1; then return 0; fi
+  log "installing postgresql"
+  apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql postgresql-client >&2
+  [[ -n "$(pg_bindir)" ]] || die "PostgreSQL server binaries not found after installing postgresql"
+}
+
+wait_pg_ready() {
+  local i
+  for ((i = 0; i < 150; i++)); do
+    if pg_ready; then return 0; fi
+    sleep 0.2
+  done
+  return 1
+}
+
+# A cluster of this checkout under .cache/postgres (when there is no Debian cluster to start).
+start_own_pg_cluster() {
+  local bindir data base="${CACHE}/postgres"
+  bindir="$(pg_bindir)"
+  if [[ "$(id -u)" == "0" ]] && ! runuser -u postgres -- test -x "$CACHE" 2>/dev/null; then
+    base="${PG_FALLBACK_DIR:-/var/cache/grants-api-postgres}"
+    log "user postgres cannot reach ${CACHE}; using ${base} instead"
+  fi
+  data="${base}/data"
+  mkdir -p "$base"
+  if [[ "$(id -u)" == "0" ]]; then chown postgres:postgres "$base"; fi
+  local -a as_pg=()
+  if [[ "$(id -u)" == "0" ]]; then as_pg=(runuser -u postgres --); fi
+  if [[ ! -f "${data}/PG_VERSION" ]]; then
+    log "initdb ${data}"
+    "${as_pg[@]}" "${bindir}/initdb" -D "$data" -U "$PG_USER" --auth=trust -E UTF8 --locale=C >&2
+  fi
+  log "starting PostgreSQL ($(basename "$(dirname "$bindir")")) from ${data} on ${PG_HOST}:${PG_PORT}"
+  "${as_pg[@]}" "${bindir}/pg_ctl" -D "$data" -l "${base}/postgres.log" -w -t 60 \
+    -o "-c listen_addresses=${PG_HOST} -p ${PG_PORT} -c unix_socket_directories=${base}" start >&2 ||
+    die "PostgreSQL did not start (see ${base}/postgres.log)"
+  echo "data=${data}" >"${CACHE}/postgres.running"
+  echo "bindir=${bindir}" >>"${CACHE}/postgres.running"
+}
+
+start_postgres() {
+  if pg_ready; then
+    log "PostgreSQL answers on ${PG_HOST}:${PG_PORT}"
+  else
+    ensure_pg_installed
+    if port_busy "$PG_HOST" "$PG_PORT"; then die "port ${PG_PORT} is in use by something that is not PostgreSQL"; fi
+    mkdir -p "$CACHE"
+    local cluster=""
+    if command -v pg_lsclusters >/dev/null 2>&1; then
+      cluster="$(pg_lsclusters -h 2>/dev/null | awk -v p="$PG_PORT" '$3 == p { print $1 " " $2; exit }')"
+    fi
+    if [[ -n "$cluster" ]]; then
+      log "starting the PostgreSQL cluster ${cluster} with pg_ctlcluster"
+      # shellcheck disable=SC2086
+      pg_ctlcluster $cluster start >&2 || die "pg_ctlcluster ${cluster} start failed"
+    else
+      start_own_pg_cluster
+    fi
+    wait_pg_ready || die "PostgreSQL did not answer on ${PG_HOST}:${PG_PORT}"
+    log "PostgreSQL is up on ${PG_HOST}:${PG_PORT}"
+  fi
+  command -v psql >/dev/null 2>&1 || ensure_pg_installed
+  pg_psql 'select 1' >/dev/null ||
+    die "cannot connect to PostgreSQL as ${PG_USER} on ${PG_HOST}:${PG_PORT} (trust authentication on loopback is expected)"
+  if [[ "$(pg_psql "select 1 from pg_database where datname = '${PG_TEST_DB}'")" != "1" ]]; then
+    log "creating database ${PG_TEST_DB}"
+    pg_psql "create database \"${PG_TEST_DB}\"" >/dev/null || die "could not create database ${PG_TEST_DB}"
+  fi
+}
+
+stop_postgres() {
+  local state="${CACHE}/postgres.running" data bindir
+  if [[ ! -f "$state" ]]; then
+    log "PostgreSQL was not started by this checkout; leaving it alone"
+    return 0
+  fi
+  data="$(sed -n 's/^data=//p' "$state")"; bindir="$(sed -n 's/^bindir=//p' "$state")"
+  log "stopping PostgreSQL (${data})"
+  local -a as_pg=()
+  if [[ "$(id -u)" == "0" ]]; then as_pg=(runuser -u postgres --); fi
+  "${as_pg[@]}" "${bindir}/pg_ctl" -D "$data" -m fast -w stop >&2 || true
+  rm -f "$state"
+}
+
+status_postgres() {
+  if pg_ready; then echo "postgres: up postgres://${PG_USER}@${PG_HOST}:${PG_PORT} (test database ${PG_TEST_DB})"; return 0; fi
+  echo "postgres: down"
+  return 1
+}
+
 # -------------------------------------------------------------------- main
 
 write_env() {
@@ -486,33 +617,40 @@ write_env() {
   {
     echo "ELASTICSEARCH_URL=${ES_URL}"
     echo "REDIS_URL=${REDIS_URL}"
+    echo "TEST_POSTGRES_URL=${TEST_POSTGRES_URL}"
+    echo "DATABASE_URL=${DATABASE_URL}"
   } >"$ENV_FILE"
 }
 
 usage() {
-  echo "usage: $0 start|stop|status [elasticsearch|redis]" >&2
+  echo "usage: $0 start|stop|status [elasticsearch|redis|postgres]" >&2
   exit 2
 }
 
 main() {
   local cmd="${1:-}" what="${2:-all}" rc=0
-  case "$what" in all|elasticsearch|es|redis) ;; *) usage ;; esac
+  case "$what" in all|elasticsearch|es|redis|postgres|postgresql|pg) ;; *) usage ;; esac
   [[ "$what" == "es" ]] && what=elasticsearch
+  [[ "$what" == "postgresql" || "$what" == "pg" ]] && what=postgres
   case "$cmd" in
     start)
       if [[ "$what" == all || "$what" == redis ]]; then start_redis; fi
+      if [[ "$what" == all || "$what" == postgres ]]; then start_postgres; fi
       if [[ "$what" == all || "$what" == elasticsearch ]]; then start_elasticsearch; fi
       write_env
       if [[ "$what" == all || "$what" == elasticsearch ]]; then echo "export ELASTICSEARCH_URL=${ES_URL}"; fi
       if [[ "$what" == all || "$what" == redis ]]; then echo "export REDIS_URL=${REDIS_URL}"; fi
+      if [[ "$what" == all || "$what" == postgres ]]; then echo "export TEST_POSTGRES_URL=${TEST_POSTGRES_URL}"; fi
       ;;
     stop)
       if [[ "$what" == all || "$what" == elasticsearch ]]; then stop_elasticsearch; fi
       if [[ "$what" == all || "$what" == redis ]]; then stop_redis; fi
+      if [[ "$what" == all || "$what" == postgres ]]; then stop_postgres; fi
       ;;
     status)
       if [[ "$what" == all || "$what" == elasticsearch ]]; then status_elasticsearch || rc=1; fi
       if [[ "$what" == all || "$what" == redis ]]; then status_redis || rc=1; fi
+      if [[ "$what" == all || "$what" == postgres ]]; then status_postgres || rc=1; fi
       return "$rc"
       ;;
     *) usage ;;

@@ -21,14 +21,12 @@ import { recordUsage } from './http/usageRecorder.js';
 import type { Logger } from './log.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { SearchEngine } from './search/engine.js';
-import type { SubscriptionStore } from './subscriptions/subscriptionStore.js';
-import type { AllowanceCounter } from './subscriptions/allowance.js';
-import type { UsageStore } from './subscriptions/usageStore.js';
+import type { AllowanceCounter, SubscriptionRecords, UsageLog } from './subscriptions/store.js';
 
 export interface AppDeps {
   engine: SearchEngine;
-  subscriptions: SubscriptionStore;
-  usage: UsageStore;
+  subscriptions: SubscriptionRecords;
+  usage: UsageLog;
   allowance: AllowanceCounter;
   rateLimiter: RateLimiter;
   clock: () => Date;
@@ -39,6 +37,8 @@ export interface AppDeps {
   compression?: CompressionSettings | null;
   /** Extra readiness facts (e.g. a limiter's fallback state) for /readyz. */
   readiness?: () => Record<string, unknown>;
+  /** False while a dependency other than the engine cannot serve (a store outage past its grace): /readyz 503. */
+  ready?: () => boolean;
   /** Prometheus metrics and GET /metrics (src/http/metrics.ts); none when absent. */
   metrics?: { layer: Middleware<AppState> };
   /** Overload shedding (src/http/overload.ts), between the route's classification and authentication; none when absent. */
@@ -76,7 +76,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
         await next();
       },
     },
-    { name: 'health', middleware: healthRoutes(deps.engine, deps.readiness) },
+    { name: 'health', middleware: healthRoutes(deps.engine, deps.readiness, deps.ready) },
     { name: 'openapi', middleware: serveOpenapi() },
     { name: 'docs', middleware: serveDocs() },
     { name: 'console', middleware: serveConsole() },

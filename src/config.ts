@@ -44,6 +44,10 @@ export interface Config {
   searchLoad: SearchLoadConfig;
   /** Response compression levels (COMPRESSION_GZIP_LEVEL, COMPRESSION_BROTLI_QUALITY); null when COMPRESSION=false. */
   compression: { gzipLevel: number; brotliQuality: number } | null;
+  /** PostgreSQL for subscriptions, keys and usage (a fleet's shared store); null: SQLite in DATA_DIR. */
+  databaseUrl: string | null;
+  /** What the API does while a shared (PostgreSQL) store fails (src/subscriptions/storeOutage.ts). */
+  storeOutage: StoreOutageSettings;
 }
 
 export interface SearchLoadConfig {
@@ -55,6 +59,15 @@ export interface SearchLoadConfig {
   queueLimit: number;
   /** Event-loop delay past which new API requests get a fast 503; 0: never. */
   eventLoopDelayMs: number;
+}
+
+export interface StoreOutageSettings {
+  /** Callers confirmed before an outage are served this long after it starts. */
+  graceSeconds: number;
+  /** A store call slower than this counts as a failure. */
+  timeoutMs: number;
+  /** Usage rows held in memory while the store is out. */
+  usageBufferRows: number;
 }
 
 export interface HttpBounds {
@@ -78,6 +91,19 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const REPO_ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
+
+/** DATABASE_URL, checked without repeating it in the error (it may hold a password). */
+function databaseUrl(raw: string | undefined, problems: string[]): string | null {
+  const value = raw?.trim() ?? '';
+  if (value === '') return null;
+  try {
+    if (['postgres:', 'postgresql:'].includes(new URL(value).protocol)) return value;
+  } catch {
+    // reported below
+  }
+  problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)');
+  return null;
+}
 
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -186,6 +212,12 @@ export function loadConfig(env: Env = process.env): Config {
     compression: bool('COMPRESSION', true)
       ? { gzipLevel: int('COMPRESSION_GZIP_LEVEL', 4, 1, 9), brotliQuality: int('COMPRESSION_BROTLI_QUALITY', 4, 0, 11) }
       : null,
+    databaseUrl: databaseUrl(env.DATABASE_URL, problems),
+    storeOutage: {
+      graceSeconds: int('STORE_GRACE_SECONDS', 60, 0, 3600),
+      timeoutMs: int('STORE_TIMEOUT_MS', 2000, 50, 60000),
+      usageBufferRows: int('STORE_USAGE_BUFFER_ROWS', 100_000, 1000, 10_000_000),
+    },
   };
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) {
     problems.push('HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS');

@@ -13,40 +13,20 @@ import { ApiMetrics } from './http/metrics.js';
 import { OverloadGuard } from './http/overload.js';
 import { registerSearchLoadMetrics, type SearchLoadEvents } from './http/searchLoadMetrics.js';
 import { PooledSqliteSearchEngine } from './search/sqlite/pooledEngine.js';
-import { openSubscriptionsDb, subscriptionsPath } from './subscriptions/database.js';
-import { SubscriptionStore } from './subscriptions/subscriptionStore.js';
-import { SqliteAllowanceCounter, type AllowanceCounter } from './subscriptions/allowance.js';
-import { DemoSubscription } from './subscriptions/demo.js';
-import { UsageRetention, usageDailyRows, usageLogRows } from './subscriptions/usageRetention.js';
-import { UsageStore, type UsageRow } from './subscriptions/usageStore.js';
+import type { AllowanceCounter, DemoRecords, SubscriptionsStore } from './subscriptions/store.js';
+import { openStore } from './subscriptions/openStore.js';
+import { guardStore } from './subscriptions/guardedStore.js';
 
 export interface Deps extends AppDeps {
   /** The first start's demo subscription (created and announced by main.ts). */
-  demo: DemoSubscription;
+  demo: DemoRecords;
+  /** Subscriptions, keys, the monthly record and usage: SQLite in DATA_DIR, or PostgreSQL (DATABASE_URL). */
+  store: SubscriptionsStore;
   close(): Promise<void>;
 }
 
 export interface DepsOptions {
   clock?: () => Date;
-}
-
-/** `read`'s answer, read again only once it is `maxAgeMs` old (a scrape every few seconds scans once a minute). */
-function cachedFor<T>(maxAgeMs: number, read: () => T): () => T {
-  let last: { at: number; value: T } | null = null;
-  return () => {
-    if (last === null || Date.now() - last.at >= maxAgeMs) last = { at: Date.now(), value: read() };
-    return last.value;
-  };
-}
-
-/** Last use of each key in a batch of usage rows, as ISO text. */
-function lastUseByKey(rows: UsageRow[]): Map<string, string> {
-  const last = new Map<string, Date>();
-  for (const row of rows) {
-    const seen = last.get(row.keyId);
-    if (seen === undefined || seen.getTime() < row.at.getTime()) last.set(row.keyId, row.at);
-  }
-  return new Map([...last].map(([keyId, at]) => [keyId, at.toISOString()]));
 }
 
 export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<Deps> {
@@ -69,12 +49,19 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     inFlight: () => overload.searchesInFlight,
     eventLoopDelayMs: () => overload.eventLoopDelayMs,
   });
-  const db = openSubscriptionsDb(subscriptionsPath(config.dataDir));
-  const subscriptions = new SubscriptionStore(db, clock);
-  const usage = new UsageStore(db, log, (rows) => subscriptions.touchKeys(lastUseByKey(rows)));
-  const retention = new UsageRetention(db, config.usageRetentionDays, clock, log);
-  retention.start();
-  const recorded = new SqliteAllowanceCounter(db);
+  let store: SubscriptionsStore;
+  try {
+    store = await openStore(config, log, { clock });
+  } catch (error) {
+    overload.stop();
+    await engine.close();
+    throw error;
+  }
+  store.startRetention();
+  // A shared store can fail while the API runs: the outage policy (README, "When a shared service fails").
+  const guarded = store.kind === 'postgres' ? guardStore(store, config.storeOutage, { countsInRedis: config.redis.url !== null, log }) : null;
+  const { subscriptions, usage } = guarded ?? store;
+  const recorded = guarded?.allowance ?? store.allowance;
   let allowance: AllowanceCounter = recorded;
   let rateLimiter: RateLimiter = new MemoryRateLimiter();
   let redis: RedisLink | null = null;
@@ -83,12 +70,13 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     rateLimiter = new RedisRateLimiter(redis, config.redis.instances);
     allowance = new RedisAllowanceCounter(redis, recorded, clock, log);
   }
-  const readiness = (): { limits: 'memory' | 'redis' | 'local-fallback' } => (redis === null ? { limits: 'memory' } : redis.state);
+  const limits = (): { limits: 'memory' | 'redis' | 'local-fallback' } => (redis === null ? { limits: 'memory' } : redis.state);
+  const readiness = (): Record<string, unknown> & { limits: 'memory' | 'redis' | 'local-fallback' } => (guarded === null ? limits() : { ...limits(), store: guarded.health() });
   metrics.watch({
     limiterMode: () => readiness().limits,
     usagePending: () => usage.pending,
-    usageLogRows: () => usageLogRows(db),
-    usageDailyRows: cachedFor(60_000, () => usageDailyRows(db)),
+    usageLogRows: () => store.sizes().usageLogRows,
+    usageDailyRows: () => store.sizes().usageDailyRows,
     catalogStatus: catalogStatusReader(config, engine),
   });
   return {
@@ -99,21 +87,21 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     rateLimiter,
     clock,
     log,
-    demo: new DemoSubscription(db, subscriptions, clock),
+    demo: store.demo,
+    store,
     corsOrigins: config.corsOrigins,
     compression: config.compression,
     readiness,
+    ready: () => guarded === null || guarded.outage.withinGrace,
     metrics: { layer: metrics.middleware(config.metricsToken) },
     overload: { layer: overload.middleware() },
     async close() {
-      retention.stop();
       overload.stop();
-      recorded.close();
-      usage.close();
+      await guarded?.stop();
+      await store.close();
       await rateLimiter.close();
       await redis?.close();
       await engine.close();
-      db.close();
     },
   };
 }

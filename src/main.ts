@@ -13,6 +13,21 @@ import { demoKeyBanner, demoKeyHint, startupFailureSentence } from './startupMes
 
 const toTerminal = (text: string): void => void process.stderr.write(text);
 
+/**
+ * The password in DATABASE_URL, scrubbed from every log line like the other secrets (the URL is
+ * never logged; this is for an error that would quote it). A password shorter than 8 characters
+ * is not scrubbed as a literal: it would blank ordinary words.
+ */
+function databasePassword(url: string | null): string | null {
+  if (url === null) return null;
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password.length >= 8 ? password : null;
+  } catch {
+    return null;
+  }
+}
+
 /** On SIGTERM/SIGINT: stop accepting, let in-flight requests finish, flush, close, exit 0. */
 function stopOnSignals(server: ListeningServer, deps: Deps, config: Config, log: Logger): void {
   let stopping = false;
@@ -40,7 +55,7 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel, {
     format: logFormatFor(config.logFormat, process.stdout.isTTY === true),
-    secrets: [config.demoApiKey, config.metricsToken],
+    secrets: [config.demoApiKey, config.metricsToken, databasePassword(config.databaseUrl)],
   });
   let server: ListeningServer | undefined;
   let deps: Deps | undefined;
@@ -48,7 +63,7 @@ async function main(): Promise<void> {
     server = await listen(config.port, config.host, log, config.http);
     deps = await createDeps(config, log);
     await seedCatalogIfEmpty(config, deps.engine, log);
-    const demo = deps.demo.createIfNone(config.demoApiKey);
+    const demo = await deps.demo.createIfNone(config.demoApiKey);
     server.serve(createApp(deps));
     // Before anyone can know it is ready: a stop from then on is graceful.
     stopOnSignals(server, deps, config, log);
@@ -56,10 +71,10 @@ async function main(): Promise<void> {
     if (demo !== null) {
       // Shown once, whatever stderr is: the database keeps nothing but the key's hash.
       toTerminal(demoKeyBanner(demo, server.url));
-      deps.demo.markKeyShown(demo.subscriptionId);
+      await deps.demo.markKeyShown(demo.subscriptionId);
     } else {
-      const unseen = deps.demo.keyNeverShown();
-      if (unseen !== null) toTerminal(demoKeyHint(unseen, config.dataDir));
+      const unseen = await deps.demo.keyNeverShown();
+      if (unseen !== null) toTerminal(demoKeyHint(unseen, config.dataDir, config.databaseUrl !== null));
     }
   } catch (error) {
     log.debug('start-up failed', describeError(error));

@@ -27,11 +27,10 @@ export function keyCreateCommand(subscriptionId: string, dataDir: string): strin
 }
 
 /** Said on every start while the demo subscription's key was never shown (a start died first). */
-export function demoKeyHint(subscriptionId: string, dataDir: string): string {
-  return (
-    `No key of the demo subscription ${subscriptionId} is known to have been shown, and none has been used; ` +
-    `to get one, run: ${keyCreateCommand(subscriptionId, dataDir)}\n`
-  );
+export function demoKeyHint(subscriptionId: string, dataDir: string, onPostgres = false): string {
+  // On PostgreSQL the command needs the instances' DATABASE_URL, which is not repeated here (it may hold a password).
+  const command = onPostgres ? `npx grants-admin key create ${subscriptionId} (with the API's DATABASE_URL set)` : keyCreateCommand(subscriptionId, dataDir);
+  return `No key of the demo subscription ${subscriptionId} is known to have been shown, and none has been used; to get one, run: ${command}\n`;
 }
 
 interface SystemError {
@@ -74,6 +73,18 @@ function firstLine(error: unknown): string {
   return (message.split('\n')[0] || 'unknown error').replace(/[.\s]+$/, '');
 }
 
+const POSTGRES_CONNECT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
+
+/** host:port/database of a database URL, never its user or password. */
+function postgresHost(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.host}${u.pathname}`;
+  } catch {
+    return 'unparsable URL';
+  }
+}
+
 /**
  * One line for stderr, `grants API cannot start: <what>; <what to do>.`: never a stack, never JSON.
  * `config` is null when the configuration itself could not be read.
@@ -97,6 +108,10 @@ export function startupFailureSentence(error: unknown, config: Config | null): s
     const file = typeof e.path === 'string' ? path.resolve(e.path) : null;
     if (file !== null && config.seedCatalog && file === config.seedFile) {
       return `${PREFIX}: SEED_FILE ${config.seedFile} cannot be read (${READ_PROBLEMS[code] ?? code}); set SEED_FILE to the grants file to index, or SEED_CATALOG=false to start with an empty catalog.`;
+    }
+    if (config.databaseUrl !== null && (POSTGRES_CONNECT_CODES.has(code) || /^(08|28|3D|53|57P)/.test(code))) {
+      const where = postgresHost(config.databaseUrl);
+      return `${PREFIX}: the PostgreSQL database of DATABASE_URL (${where}) cannot be used (${firstLine(error)}); start it or fix DATABASE_URL.`;
     }
     const sqlite = /^SQLITE_[A-Z]+/.exec(code)?.[0];
     const problem = (file !== null && isUnder(file, config.dataDir)) || sqlite !== undefined ? DATA_DIR_PROBLEMS[sqlite ?? code] : undefined;

@@ -1,11 +1,14 @@
 // grants-admin: subscriptions and API keys, on the same DATA_DIR as the API.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { loadConfig } from '../config.js';
 import type { Feature } from '../subscriptions/tiers.js';
-import { SqliteAllowanceCounter } from '../subscriptions/allowance.js';
-import { openSubscriptionsDb, subscriptionsPath, type Db } from '../subscriptions/database.js';
+import { subscriptionsPath } from '../subscriptions/database.js';
+import { createLogger } from '../log.js';
 import { monthKey } from '../subscriptions/month.js';
-import { SubscriptionStore } from '../subscriptions/subscriptionStore.js';
+import { openStore } from '../subscriptions/openStore.js';
+import { sqliteStoreExists } from '../subscriptions/sqliteStore.js';
+import type { SubscriptionRecords, SubscriptionsStore } from '../subscriptions/store.js';
+import { migrateSqliteToPostgres, NoSqliteDatabaseError, TargetNotEmptyError, type CopyCounts } from '../subscriptions/sqliteToPostgres.js';
 import {
   FEATURES,
   MAX_MONTHLY_LIMIT,
@@ -27,7 +30,7 @@ export const EXIT = { ok: 0, notFound: 1, usage: 2, failed: 3 } as const;
 /** The longest grace period a rotated key may keep working: 30 days. */
 export const MAX_GRACE_SECONDS = 30 * 86_400;
 
-const HELP = `Usage: grants-admin <command> [options]     (DATA_DIR or --data-dir selects the database)
+const HELP = `Usage: grants-admin <command> [options]     (DATABASE_URL, else DATA_DIR or --data-dir, selects the database)
 
 Subscriptions:
   subscription create --name NAME --tier STARTER|PROFESSIONAL|ENTERPRISE
@@ -47,8 +50,16 @@ Keys:
   key revoke KEY_ID [--force]           takes effect on the next request; --force to revoke
                                         a subscription's last active key
 
+Database:
+  migrate                               applies the schema migrations not applied yet (the API
+                                        also runs them at start-up) and prints the version
+  migrate-from-sqlite --data-dir DIR    copies DIR/subscriptions.sqlite (subscriptions, keys,
+                                        monthly records, usage) into the empty PostgreSQL
+                                        database of DATABASE_URL, in one transaction
+
 Tier and status words may be written in any case. Every command takes --data-dir DIR and
---help. Only "subscription create" creates the database; every other command needs it.
+--help. Only "subscription create" and "migrate" create the SQLite database; every other command
+needs it. With DATABASE_URL set, every command works on that PostgreSQL database instead.
 
 Exit codes: 0 done; 1 unknown subscription or key, or no database; 2 bad usage or value.
 Changes take effect on a running API at its next request.`;
@@ -87,28 +98,29 @@ const describe = (s: Subscription) => ({
   createdAt: s.createdAt,
 });
 
-/** The subscriptions database of this run, opened only when a command needs it. */
+/** The store of this run (PostgreSQL with DATABASE_URL, else SQLite in DATA_DIR), opened only when a command needs it. */
 class Session {
-  db: Db | undefined;
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
+  opened: SubscriptionsStore | undefined;
+  constructor(readonly env: NodeJS.ProcessEnv) {}
 
-  /** Opens the store; `create` makes the database (and DATA_DIR) when missing, otherwise a missing one is an error. */
-  open(values: ParsedArgs['values'], create: boolean): { store: SubscriptionStore; db: Db } {
+  /** Opens the store; `create` makes the SQLite database (and DATA_DIR) when missing, otherwise a missing one is an error. */
+  async open(values: ParsedArgs['values'], create: boolean): Promise<{ store: SubscriptionRecords; opened: SubscriptionsStore }> {
     const config = loadConfig(withOverrides(this.env, values));
-    const file = subscriptionsPath(config.dataDir);
-    if (!create && !existsSync(file)) throw new CliExit(noDatabase(file), EXIT.notFound);
-    if (create) mkdirSync(config.dataDir, { recursive: true });
-    this.db = openSubscriptionsDb(file);
-    return { store: new SubscriptionStore(this.db), db: this.db };
+    if (config.databaseUrl === null) {
+      if (!create && !sqliteStoreExists(config.dataDir)) throw new CliExit(noDatabase(subscriptionsPath(config.dataDir)), EXIT.notFound);
+      if (create) mkdirSync(config.dataDir, { recursive: true });
+    }
+    this.opened = await openStore(config, createLogger('silent'), { listen: false });
+    return { store: this.opened.subscriptions, opened: this.opened };
   }
 
-  close(): void {
-    this.db?.close();
+  async close(): Promise<void> {
+    await this.opened?.close();
   }
 }
 
-function mustExist(store: SubscriptionStore, id: string): Subscription {
-  const found = store.get(id);
+async function mustExist(store: SubscriptionRecords, id: string): Promise<Subscription> {
+  const found = await store.get(id);
   if (found === null) throw new CliExit(`no subscription has the id "${id}"`, EXIT.notFound);
   return found;
 }
@@ -130,8 +142,8 @@ function commands(session: Session, io: Io): Command[] {
         const tier = oneOf<Tier>('--tier', values.tier, TIERS, true);
         const monthlyLimit = positiveInt('--monthly-limit', values['monthly-limit'], MAX_MONTHLY_LIMIT, false);
         const rateLimit = positiveInt('--rate-limit', values['rate-limit'], MAX_RATE_LIMIT, false);
-        const { store } = session.open(values, true);
-        const created = store.create({ name, tier, monthlyLimit, rateLimit });
+        const { store } = await session.open(values, true);
+        const created = await store.create({ name, tier, monthlyLimit, rateLimit });
         if (values.json) {
           io.out(JSON.stringify({ subscriptionId: created.subscription.id, keyId: created.keyId, apiKey: created.apiKey, subscription: describe(created.subscription) }));
         } else {
@@ -146,8 +158,8 @@ function commands(session: Session, io: Io): Command[] {
       usage: usage('subscription list [--json]', 'One line per subscription: id, tier, status, rate, monthly allowance, name.'),
       options: json,
       run: async ({ values }) => {
-        const { store } = session.open(values, false);
-        const all = store.list().map(describe);
+        const { store } = await session.open(values, false);
+        const all = (await store.list()).map(describe);
         if (values.json) io.out(JSON.stringify(all));
         else if (all.length === 0) io.out('no subscriptions');
         else for (const s of all) io.out(`${s.id}  ${s.tier.padEnd(12)} ${s.status.padEnd(9)} ${String(s.rateLimit).padStart(6)}/s ${String(s.monthlyLimit).padStart(10)}/month  ${s.name}`);
@@ -160,10 +172,10 @@ function commands(session: Session, io: Io): Command[] {
       options: json,
       args: ['SUBSCRIPTION_ID'],
       run: async ({ values, args: [id] }) => {
-        const { store, db } = session.open(values, false);
-        const s = mustExist(store, id);
+        const { store, opened } = await session.open(values, false);
+        const s = await mustExist(store, id);
         const month = monthKey(new Date());
-        const shown = { ...describe(s), month, billableCallsThisMonth: new SqliteAllowanceCounter(db).currentSync(s.id, month), keys: store.listKeys(s.id) };
+        const shown = { ...describe(s), month, billableCallsThisMonth: await opened.allowance.current(s.id, month), keys: await store.listKeys(s.id) };
         io.out(values.json ? JSON.stringify(shown) : JSON.stringify(shown, null, 2));
         return EXIT.ok;
       },
@@ -175,9 +187,9 @@ function commands(session: Session, io: Io): Command[] {
       args: ['SUBSCRIPTION_ID', 'STATUS'],
       run: async ({ values, args: [id, raw] }) => {
         const status = oneOf<Status>('status', raw, STATUSES, true);
-        const { store } = session.open(values, false);
-        mustExist(store, id);
-        store.setStatus(id, status);
+        const { store } = await session.open(values, false);
+        await mustExist(store, id);
+        await store.setStatus(id, status);
         io.out(`subscription ${id} is now ${status}`);
         return EXIT.ok;
       },
@@ -191,10 +203,10 @@ function commands(session: Session, io: Io): Command[] {
         const monthlyLimit = positiveInt('--monthly-limit', values['monthly-limit'], MAX_MONTHLY_LIMIT, true);
         const rateLimit = positiveInt('--rate-limit', values['rate-limit'], MAX_RATE_LIMIT, true);
         if (monthlyLimit === undefined && rateLimit === undefined) throw new UsageError('give --monthly-limit and/or --rate-limit');
-        const { store } = session.open(values, false);
-        mustExist(store, id);
-        store.setLimits(id, { monthlyLimit, rateLimit });
-        const s = mustExist(store, id);
+        const { store } = await session.open(values, false);
+        await mustExist(store, id);
+        await store.setLimits(id, { monthlyLimit, rateLimit });
+        const s = await mustExist(store, id);
         io.out(`subscription ${id}: ${monthlyLimitOf(s)} calls a month, ${rateLimitOf(s)} requests per second`);
         return EXIT.ok;
       },
@@ -207,9 +219,9 @@ function commands(session: Session, io: Io): Command[] {
       run: async ({ values, args: [id, rawFeature, rawState] }) => {
         const feature = oneOf<Feature>('feature', rawFeature, FEATURES);
         const state = oneOf('state', rawState, ['on', 'off'] as const);
-        const { store } = session.open(values, false);
-        mustExist(store, id);
-        store.setFeature(id, feature, state === 'on');
+        const { store } = await session.open(values, false);
+        await mustExist(store, id);
+        await store.setFeature(id, feature, state === 'on');
         io.out(`subscription ${id}: ${feature} ${state}`);
         return EXIT.ok;
       },
@@ -220,9 +232,9 @@ function commands(session: Session, io: Io): Command[] {
       options: json,
       args: ['SUBSCRIPTION_ID'],
       run: async ({ values, args: [id] }) => {
-        const { store } = session.open(values, false);
-        mustExist(store, id);
-        const { keyId, apiKey } = store.createKey(id);
+        const { store } = await session.open(values, false);
+        await mustExist(store, id);
+        const { keyId, apiKey } = await store.createKey(id);
         if (values.json) io.out(JSON.stringify({ subscriptionId: id, keyId, apiKey }));
         else io.out(`API key ${keyId} for ${id} (shown only now; store it safely):\n  ${apiKey}`);
         return EXIT.ok;
@@ -234,9 +246,9 @@ function commands(session: Session, io: Io): Command[] {
       options: json,
       args: ['SUBSCRIPTION_ID'],
       run: async ({ values, args: [id] }) => {
-        const { store } = session.open(values, false);
-        mustExist(store, id);
-        const keys = store.listKeys(id);
+        const { store } = await session.open(values, false);
+        await mustExist(store, id);
+        const keys = await store.listKeys(id);
         const now = new Date().toISOString();
         const revocation = (at: string | null) => (at === null ? '' : at > now ? `  REVOKED FROM ${at}` : `  REVOKED ${at}`);
         if (values.json) io.out(JSON.stringify(keys));
@@ -259,10 +271,10 @@ partner can switch without a gap. --json: subscriptionId, keyId, apiKey, oldKeyI
         if (grace !== undefined && (typeof grace !== 'string' || !/^\d{1,8}$/.test(grace) || Number(grace) > MAX_GRACE_SECONDS)) {
           throw new UsageError(`--grace must be a number of seconds from 0 to ${MAX_GRACE_SECONDS}, not "${String(grace)}"`);
         }
-        const { store } = session.open(values, false);
-        const key = store.getKey(keyId);
+        const { store } = await session.open(values, false);
+        const key = await store.getKey(keyId);
         if (key === null) throw new CliExit(`no key has the id "${keyId}"`, EXIT.notFound);
-        const rotated = store.rotateKey(keyId, grace === undefined ? 0 : Number(grace));
+        const rotated = await store.rotateKey(keyId, grace === undefined ? 0 : Number(grace));
         if (rotated === null) throw new CliExit(`key ${keyId} was already revoked at ${key.revokedAt}; use "key create ${key.subscriptionId}" for a new one`, EXIT.notFound);
         if (values.json) {
           io.out(JSON.stringify({ subscriptionId: rotated.subscriptionId, keyId: rotated.keyId, apiKey: rotated.apiKey, oldKeyId: keyId, oldKeyRevokedAt: rotated.oldKeyRevokedAt }));
@@ -283,19 +295,63 @@ of a subscription locks its partner out, so it needs --force (or use "key rotate
       options: { ...common, force: 'boolean' },
       args: ['KEY_ID'],
       run: async ({ values, args: [keyId] }) => {
-        const { store } = session.open(values, false);
-        const key = store.getKey(keyId);
+        const { store } = await session.open(values, false);
+        const key = await store.getKey(keyId);
         if (key === null) throw new CliExit(`no key has the id "${keyId}"`, EXIT.notFound);
-        if (key.revokedAt === null && !values.force && store.lastingKeys(key.subscriptionId) === 1) {
+        if (key.revokedAt === null && !values.force && await store.lastingKeys(key.subscriptionId) === 1) {
           throw new UsageError(
             `key ${keyId} is the last active key of ${key.subscriptionId}: revoking it locks the partner out; add --force, or use "key rotate ${keyId}"`,
           );
         }
-        if (!store.revokeKey(keyId)) {
+        if (!(await store.revokeKey(keyId))) {
           io.out(`key ${keyId} was already revoked at ${key.revokedAt}`);
           return EXIT.ok;
         }
         io.out(`key ${keyId} revoked`);
+        return EXIT.ok;
+      },
+    },
+    {
+      name: 'migrate',
+      usage: usage(
+        'migrate',
+        'Applies the schema migrations not applied yet to the database (DATABASE_URL, else the SQLite file in\nDATA_DIR, created when missing) and prints the schema version. The API runs them at start-up too.',
+      ),
+      options: common,
+      run: async ({ values }) => {
+        const { opened } = await session.open(values, true);
+        io.out(`${opened.kind} store at schema version ${await opened.schemaVersion()}`);
+        return EXIT.ok;
+      },
+    },
+    {
+      name: 'migrate-from-sqlite',
+      usage: usage(
+        'migrate-from-sqlite',
+        'Copies an embedded deployment\'s subscriptions database (DIR/subscriptions.sqlite: subscriptions, keys\n' +
+          '(hashed), monthly records, the usage log and the per-day counts) into the PostgreSQL database of\n' +
+          'DATABASE_URL, in one transaction. The target must hold no subscription and no monthly record: run it\n' +
+          'once, before pointing the API at PostgreSQL; a second run copies nothing and says why.',
+      ),
+      options: { ...common, json: 'boolean' },
+      run: async ({ values }) => {
+        const config = loadConfig(withOverrides(session.env, values));
+        if (config.databaseUrl === null) throw new UsageError('migrate-from-sqlite needs DATABASE_URL (the PostgreSQL database to copy into)');
+        let copied: CopyCounts;
+        try {
+          copied = await migrateSqliteToPostgres(config.dataDir, config.databaseUrl);
+        } catch (error) {
+          if (error instanceof NoSqliteDatabaseError) throw new CliExit(noDatabase(error.file), EXIT.notFound);
+          if (error instanceof TargetNotEmptyError) throw new CliExit(error.message, EXIT.failed);
+          throw error;
+        }
+        if (values.json) io.out(JSON.stringify(copied));
+        else {
+          io.out(
+            `copied ${copied.subscriptions} subscription(s), ${copied.apiKeys} key(s), ${copied.monthlyRecords} monthly record(s), ` +
+              `${copied.usageRows} usage row(s) and ${copied.dailyRows} per-day count(s) into PostgreSQL`,
+          );
+        }
         return EXIT.ok;
       },
     },
@@ -307,6 +363,6 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
   try {
     return await runCli({ program: 'grants-admin', help: HELP, exits: EXIT, commands: commands(session, io) }, argv, io);
   } finally {
-    session.close();
+    await session.close();
   }
 }

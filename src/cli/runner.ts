@@ -113,15 +113,16 @@ export async function runCli(spec: CliSpec, argv: readonly string[], io: Io): Pr
     io.out(spec.help);
     return exits.ok;
   }
-  const name = argv.slice(0, words).join(' ');
-  const command = spec.commands.find((c) => c.name === name);
+  // A command is named by its own number of words (grants-admin has one-word "migrate" beside two-word ones).
+  const command = spec.commands.find((c) => c.name === argv.slice(0, c.name.split(' ').length).join(' '));
+  const name = command?.name ?? argv.slice(0, words).join(' ');
   if (command === undefined) {
     io.err(`${program}: unknown command "${name}"\nRun "${program} --help" for the commands.`);
     return exits.usage;
   }
   const synopsis = command.usage.split('\n')[0].replace(/^Usage: /, '');
   try {
-    const parsed = parseCommandArgs(command, argv.slice(words));
+    const parsed = parseCommandArgs(command, argv.slice(command.name.split(' ').length));
     if (parsed.help) {
       io.out(command.usage);
       return exits.ok;

@@ -1,7 +1,7 @@
 // Authentication (Bearer API key) and the subscription-status rules.
 import type { Middleware } from 'koa';
 import { MAX_KEY_LENGTH } from '../subscriptions/apiKeys.js';
-import type { SubscriptionStore } from '../subscriptions/subscriptionStore.js';
+import { isPromise, type CallerDirectory } from '../subscriptions/store.js';
 import { ApiError } from './errors.js';
 import type { AppState } from './state.js';
 
@@ -9,14 +9,16 @@ const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
 const unauthorized = (message: string) => new ApiError(401, 'UNAUTHORIZED', message);
 
-export function authenticate(subscriptions: SubscriptionStore): Middleware<AppState> {
+export function authenticate(subscriptions: CallerDirectory): Middleware<AppState> {
   return async function authenticate(ctx, next) {
     const header = ctx.get('Authorization');
     if (header === '') throw unauthorized('Authentication required: send your API key as "Authorization: Bearer <key>".');
     const match = BEARER.exec(header);
     if (match === null) throw unauthorized('The Authorization header must be "Bearer <key>".');
     const key = match[1];
-    const caller = key.length <= MAX_KEY_LENGTH ? subscriptions.authenticate(key) : null;
+    // The SQLite store answers synchronously: no await (and no microtask) on its path.
+    const found = key.length <= MAX_KEY_LENGTH ? subscriptions.authenticate(key) : null;
+    const caller = isPromise(found) ? await found : found;
     if (caller === null) throw unauthorized('The API key is not valid or has been revoked.');
     ctx.state.caller = caller;
     await next();

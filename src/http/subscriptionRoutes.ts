@@ -2,9 +2,8 @@
 import type { Middleware } from 'koa';
 import { monthKey, monthResetDate, windowStartDay } from '../subscriptions/month.js';
 import { STATUSES, TIERS, monthlyLimitOf, rateLimitOf } from '../subscriptions/tiers.js';
-import type { AllowanceCounter } from '../subscriptions/allowance.js';
+import type { AllowanceCounter, UsageLog } from '../subscriptions/store.js';
 import { dailySeries } from '../subscriptions/dailyUsage.js';
-import type { UsageStore } from '../subscriptions/usageStore.js';
 import { successBody } from './envelope.js';
 import { paramValidator, parseQueryString, type ParamSpecs } from './queryParams.js';
 import type { Handlers } from './routes.js';
@@ -72,7 +71,7 @@ export const LIMITS_REPORT_SCHEMA = closed({
 });
 
 export interface SubscriptionRouteDeps {
-  usage: UsageStore;
+  usage: UsageLog;
   allowance: AllowanceCounter;
   clock: () => Date;
 }
@@ -95,8 +94,8 @@ export function subscriptionHandlers({ usage, allowance, clock }: SubscriptionRo
     const { subscription } = ctx.state.caller!;
     const month = await monthly(ctx);
     const fromDay = windowStartDay(month.now, days);
-    const stats = usage.statistics(subscription.id, fromDay);
-    const daily = dailySeries(usage.dailyCalls(subscription.id, fromDay), fromDay, days);
+    const stats = await usage.statistics(subscription.id, fromDay);
+    const daily = dailySeries(await usage.dailyByEndpoint(subscription.id, fromDay), fromDay, days);
     ctx.body = successBody(ctx.state.requestId, {
       currentMonth: { calls: month.calls, limit: month.limit, remaining: month.remaining, resetDate: month.resetDate },
       statistics: {

@@ -1,9 +1,9 @@
 // Records every authenticated request in the usage log, with its final status and latency.
 import type { Middleware } from 'koa';
-import type { UsageStore } from '../subscriptions/usageStore.js';
+import type { UsageLog } from '../subscriptions/store.js';
 import type { AppState } from './state.js';
 
-export function recordUsage(usage: UsageStore, clock: () => Date): Middleware<AppState> {
+export function recordUsage(usage: UsageLog, clock: () => Date): Middleware<AppState> {
   return async function recordUsage(ctx, next) {
     const started = performance.now();
     try {

@@ -11,18 +11,9 @@ import type Database from 'better-sqlite3';
 import { transientAsUnavailable } from '../sqliteFailures.js';
 import type { Db } from './database.js';
 
-/** Counts billable calls per subscription and month; the allowance check and the count are one step. */
-export interface AllowanceCounter {
-  /** Counts one call if fewer than `limit` were counted this month; says whether it was. */
-  tryConsume(subscriptionId: string, month: string, limit: number): Promise<Admission>;
-  current(subscriptionId: string, month: string): Promise<number>;
-}
+import type { Admission, AllowanceRecord } from './store.js';
 
-export interface Admission {
-  allowed: boolean;
-  /** Calls counted this month after this decision. */
-  calls: number;
-}
+export type { Admission, AllowanceCounter } from './store.js';
 
 interface Waiting {
   resolve(admission: Admission): void;
@@ -37,7 +28,7 @@ interface Group {
   waiting: Waiting[];
 }
 
-export class SqliteAllowanceCounter implements AllowanceCounter {
+export class SqliteAllowanceCounter implements AllowanceRecord {
   private readonly add: Database.Statement;
   private readonly read: Database.Statement;
   private readonly month: Database.Statement;
@@ -118,6 +109,10 @@ export class SqliteAllowanceCounter implements AllowanceCounter {
   }
 
   async current(subscriptionId: string, month: string): Promise<number> {
+    return this.currentSync(subscriptionId, month);
+  }
+
+  floor(subscriptionId: string, month: string): number {
     return this.currentSync(subscriptionId, month);
   }
 

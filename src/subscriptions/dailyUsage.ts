@@ -2,12 +2,7 @@
 // day of the window, oldest first, days without calls included, each with its calls by endpoint.
 // Pure: the store gives the (day, endpoint, calls) rows, this shapes them.
 
-/** One row of the per-day table: the counted calls of one endpoint on one UTC day. */
-export interface DailyEndpointCalls {
-  day: string;
-  endpoint: string;
-  calls: number;
-}
+import type { DailyCalls } from './store.js';
 
 export interface DailyUsage {
   /** The UTC day, `YYYY-MM-DD`. */
@@ -26,8 +21,8 @@ export function daysFrom(fromDay: string, days: number): string[] {
 }
 
 /** One entry per day of the window, rows outside it ignored. */
-export function dailySeries(rows: readonly DailyEndpointCalls[], fromDay: string, days: number): DailyUsage[] {
-  const byDay = new Map<string, DailyEndpointCalls[]>();
+export function dailySeries(rows: readonly DailyCalls[], fromDay: string, days: number): DailyUsage[] {
+  const byDay = new Map<string, DailyCalls[]>();
   for (const row of rows) {
     if (row.calls <= 0) continue;
     const list = byDay.get(row.day);

@@ -5,12 +5,11 @@
 import type { Db } from './database.js';
 import type { SubscriptionStore } from './subscriptionStore.js';
 
-export interface CreatedDemo {
-  subscriptionId: string;
-  apiKey: string;
-}
+import type { CreatedDemo, DemoRecords } from './store.js';
 
-export class DemoSubscription {
+export type { CreatedDemo } from './store.js';
+
+export class DemoSubscription implements DemoRecords {
   constructor(
     private readonly db: Db,
     private readonly subscriptions: SubscriptionStore,

@@ -1,14 +1,14 @@
-// The monthly allowance shared by several API instances through Redis. SQLite keeps counting every
-// served call (the record); when Redis fails, the SQLite count enforces the allowance, and when
+// The monthly allowance shared by several API instances through Redis. The store (SQLite or
+// PostgreSQL) keeps counting every served call (the record); when Redis fails, the record enforces the allowance, and when
 // Redis (re)connects its counters are raised to the record, so a flushed Redis grants nothing new.
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
 import type { RedisLink } from '../ratelimit/redisConnection.js';
 import { monthKey, monthResetDate } from './month.js';
-import type { Admission, AllowanceCounter, SqliteAllowanceCounter } from './allowance.js';
+import { isPromise, type Admission, type AllowanceCounter, type AllowanceRecord } from './store.js';
 
 /**
- * KEYS[1] counter; ARGV limit, expiry (epoch s), floor (the SQLite record). A counter below the
+ * KEYS[1] counter; ARGV limit, expiry (epoch s), floor (the store's record). A counter below the
  * record (deleted, flushed, evicted) is raised to it first. Returns {admitted, calls}.
  */
 const CONSUME = `
@@ -35,7 +35,7 @@ const expiryOf = (month: string): number => Math.floor(monthResetDate(new Date(`
 export class RedisAllowanceCounter implements AllowanceCounter {
   constructor(
     private readonly link: RedisLink,
-    private readonly record: SqliteAllowanceCounter,
+    private readonly record: AllowanceRecord,
     private readonly clock: () => Date,
     private readonly log: Logger,
   ) {
@@ -46,11 +46,11 @@ export class RedisAllowanceCounter implements AllowanceCounter {
     return this.link.key('month', subscriptionId, month);
   }
 
-  /** Raises this month's Redis counters to the SQLite record. */
+  /** Raises this month's Redis counters to the store's record. */
   async reconcile(): Promise<void> {
     const month = monthKey(this.clock());
     try {
-      for (const { subscriptionId, calls } of this.record.monthCounts(month)) {
+      for (const { subscriptionId, calls } of await this.record.monthCounts(month)) {
         await this.link.client.eval(RAISE, 1, this.key(subscriptionId, month), calls, expiryOf(month));
       }
       this.link.markUp();
@@ -65,7 +65,8 @@ export class RedisAllowanceCounter implements AllowanceCounter {
       this.link.markDown(`connection ${this.link.client.status}`);
       return this.record.tryConsume(subscriptionId, month, limit);
     }
-    const recorded = this.record.currentSync(subscriptionId, month);
+    const floor = this.record.floor(subscriptionId, month);
+    const recorded = isPromise(floor) ? await floor : floor;
     let admitted: number;
     let calls: number;
     try {
@@ -77,12 +78,12 @@ export class RedisAllowanceCounter implements AllowanceCounter {
     }
     if (admitted !== 1) return { allowed: false, calls: Math.max(calls, recorded) };
     // A failure to record is not a Redis failure: it propagates (the call is refused with a 503, not
-    // recounted through SQLite); Redis keeps that call counted, which can cost a call, never give one.
+    // recounted through the record); Redis keeps that call counted, which can cost a call, never give one.
     return { allowed: true, calls: Math.max(calls, await this.record.recordServed(subscriptionId, month)) };
   }
 
   async current(subscriptionId: string, month: string): Promise<number> {
-    const recorded = this.record.currentSync(subscriptionId, month);
+    const recorded = await this.record.current(subscriptionId, month);
     if (!this.link.ready) return recorded;
     try {
       const shared = Number((await this.link.client.get(this.key(subscriptionId, month))) ?? 0);

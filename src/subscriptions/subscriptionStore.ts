@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import { displayPrefix, generateApiKey, hashApiKey, newId } from './apiKeys.js';
 import type { Db } from './database.js';
+import type { ApiKeyInfo, Caller, NewSubscription, RotatedKey, SubscriptionRecords } from './store.js';
 import { FEATURES, tierFeatureDefault, type Feature, type Status, type Subscription, type Tier } from './tiers.js';
 
 interface SubscriptionRow {
@@ -20,20 +21,7 @@ interface SubscriptionRow {
   created_at: string;
 }
 
-export interface ApiKeyInfo {
-  id: string;
-  subscriptionId: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-export interface Caller {
-  subscription: Subscription;
-  keyId: string;
-  keyPrefix: string;
-}
+export type { ApiKeyInfo, Caller } from './store.js';
 
 const FEATURE_COLUMN: Record<Feature, string> = {
   'grants.read': 'feature_grants_read',
@@ -70,7 +58,7 @@ const toKey = (row: Record<string, string | null>): ApiKeyInfo => ({
 /** Callers remembered by key hash; cleared whole when it grows past this. */
 const CALLER_CACHE_SIZE = 10_000;
 
-export class SubscriptionStore {
+export class SubscriptionStore implements SubscriptionRecords {
   private readonly byKeyHash: Database.Statement;
   private readonly byId: Database.Statement;
   private readonly dataVersion: Database.Statement;
@@ -158,7 +146,7 @@ export class SubscriptionStore {
     return this.db.prepare('SELECT count(*) FROM subscriptions').pluck().get() as number;
   }
 
-  create(input: { name: string; tier: Tier; monthlyLimit?: number | null; rateLimit?: number | null; apiKey?: string }): {
+  create(input: NewSubscription): {
     subscription: Subscription;
     keyId: string;
     apiKey: string;
@@ -218,7 +206,7 @@ export class SubscriptionStore {
    * revoked `graceSeconds` from now (at once for 0). Returns the new key in clear and when the
    * old one stops working; null if the old key is unknown or already revoked.
    */
-  rotateKey(keyId: string, graceSeconds: number): { keyId: string; apiKey: string; subscriptionId: string; oldKeyRevokedAt: string } | null {
+  rotateKey(keyId: string, graceSeconds: number): RotatedKey | null {
     return this.db.transaction(() => {
       const now = this.clock();
       const old = this.getKey(keyId);

@@ -5,6 +5,9 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describeError, type Logger } from '../log.js';
 import { subscriptionsPath, type Db } from './database.js';
+import type { UsageSizes } from './store.js';
+
+export type { UsageSizes } from './store.js';
 
 /** Rows deleted per statement: each batch holds the write lock for a few milliseconds at most. */
 export const RETENTION_BATCH = 1000;
@@ -13,13 +16,6 @@ const BATCHES_PER_TURN = 1;
 export const SWEEP_INTERVAL_MS = 60_000;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-export interface UsageSizes {
-  /** Rows in the usage log (each logged request until its day passes the retention). */
-  usageLogRows: number;
-  /** Rows of per-day counts (subscription × day × endpoint), kept for good. */
-  usageDailyRows: number;
-}
 
 /** The first day kept: rows of earlier days are past the retention. */
 export const firstKeptDay = (now: Date, retentionDays: number): string =>

@@ -2,26 +2,11 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
-import type { DailyEndpointCalls } from './dailyUsage.js';
 import type { Db } from './database.js';
 
-export interface UsageRow {
-  at: Date;
-  subscriptionId: string;
-  keyId: string;
-  keyPrefix: string;
-  /** Route template relative to /external/v1, or null for an unknown path. */
-  endpoint: string | null;
-  billable: boolean;
-  status: number;
-  latencyMs: number;
-  requestId: string;
-}
+import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from './store.js';
 
-export interface UsageStatistics {
-  totalCalls: number;
-  topEndpoints: { endpoint: string; calls: number }[];
-}
+export type { UsageRow, UsageStatistics } from './store.js';
 
 export const FLUSH_INTERVAL_MS = 200;
 export const FLUSH_BATCH = 500;
@@ -56,7 +41,7 @@ function isoMemo(): (at: Date) => string {
   };
 }
 
-export class UsageStore {
+export class UsageStore implements UsageLog {
   private buffer: UsageRow[] = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly insert: Database.Statement;
@@ -64,7 +49,7 @@ export class UsageStore {
   private readonly writeBatch: (rows: UsageRow[]) => void;
   private readonly totalCalls: Database.Statement;
   private readonly callsByEndpoint: Database.Statement;
-  private readonly callsByDay: Database.Statement;
+  private readonly daily: Database.Statement;
 
   constructor(
     private readonly db: Db,
@@ -92,8 +77,8 @@ export class UsageStore {
       `SELECT endpoint, sum(calls) AS calls FROM usage_daily WHERE subscription_id = ? AND day >= ?
        GROUP BY endpoint HAVING sum(calls) > 0 ORDER BY calls DESC, endpoint ASC LIMIT 10`,
     );
-    this.callsByDay = db.prepare(
-      `SELECT day, endpoint, calls FROM usage_daily WHERE subscription_id = ? AND day >= ? AND calls > 0 ORDER BY day, endpoint`,
+    this.daily = db.prepare(
+      'SELECT day, endpoint, calls FROM usage_daily WHERE subscription_id = ? AND day >= ? AND calls > 0 ORDER BY day, endpoint',
     );
   }
 
@@ -135,10 +120,9 @@ export class UsageStore {
     }))();
   }
 
-  /** The counted calls of each day and endpoint in the window (days without calls have no row). */
-  dailyCalls(subscriptionId: string, fromDay: string): DailyEndpointCalls[] {
+  dailyByEndpoint(subscriptionId: string, fromDay: string): DailyCalls[] {
     this.flush();
-    return this.callsByDay.all(subscriptionId, fromDay) as DailyEndpointCalls[];
+    return this.daily.all(subscriptionId, fromDay) as DailyCalls[];
   }
 
   close(): void {

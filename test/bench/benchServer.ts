@@ -11,30 +11,29 @@ import { createDeps } from '../../src/deps.js';
 import type { AppState } from '../../src/http/state.js';
 import { createLogger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';
-import type { Caller, SubscriptionStore } from '../../src/subscriptions/subscriptionStore.js';
+import type { Caller, SubscriptionRecords } from '../../src/subscriptions/store.js';
 
 /** The layers a bench run may take out. */
 const REMOVABLE_LAYERS = ['auth', 'limits', 'usage'] as const;
 type RemovableLayer = (typeof REMOVABLE_LAYERS)[number];
 
 /** The fixed caller of a run without authentication: the first active subscription's first active key. */
-function firstActiveCaller(subscriptions: SubscriptionStore): Caller {
-  for (const subscription of subscriptions.list()) {
+async function firstActiveCaller(subscriptions: SubscriptionRecords): Promise<Caller> {
+  for (const subscription of await subscriptions.list()) {
     if (subscription.status !== 'ACTIVE') continue;
-    const key = subscriptions.listKeys(subscription.id).find((k) => k.revokedAt === null);
+    const key = (await subscriptions.listKeys(subscription.id)).find((k) => k.revokedAt === null);
     if (key !== undefined) return { subscription, keyId: key.id, keyPrefix: key.prefix };
   }
   throw new Error('--without auth needs an active subscription with an active key in the database');
 }
 
 /** The API's layers less `without`; `auth` gives way to a layer that sets the fixed caller. */
-function layersWithout(layers: readonly Layer[], without: ReadonlySet<RemovableLayer>, subscriptions: SubscriptionStore): Layer[] {
+function layersWithout(layers: readonly Layer[], without: ReadonlySet<RemovableLayer>, caller: Caller | null): Layer[] {
   return layers.flatMap((layer): Layer[] => {
     if (!without.has(layer.name as RemovableLayer)) return [layer];
     if (layer.name !== 'auth') return [];
-    const caller = firstActiveCaller(subscriptions);
     const fixedCaller: Middleware<AppState> = async function fixedCaller(ctx, next) {
-      ctx.state.caller = caller;
+      ctx.state.caller = caller!;
       await next();
     };
     return [{ name: 'fixedCaller', middleware: fixedCaller }];
@@ -56,7 +55,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   const deps = await createDeps(config, log);
-  const app = createApp(deps, layersWithout(apiLayers(deps), without, deps.subscriptions));
+  const app = createApp(deps, layersWithout(apiLayers(deps), without, without.has('auth') ? await firstActiveCaller(deps.subscriptions) : null));
   const running = await startServer(app, config.port, config.host, log);
   log.warn('bench server listening (not a deployment)', { url: running.url, layersOff: [...without] });
   const stop = async () => {

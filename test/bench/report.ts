@@ -133,7 +133,7 @@ export function formatReport(results: BenchResults, format: 'text' | 'markdown' 
   const ix = results.catalog.indexer;
   const out: string[] = [];
   out.push(
-    `grants-api bench — engine ${m.engine}, ${n0(results.catalog.grants)} grants, ${m.connections} connections, ${m.durationSeconds} s per run, ` +
+    `grants-api bench — engine ${m.engine}, store ${m.store ?? 'sqlite'}, ${n0(results.catalog.grants)} grants, ${m.connections} connections, ${m.durationSeconds} s per run, ` +
       `API LOG_LEVEL=${m.apiLogLevel}, ${m.cpus} cores, load average ${m.loadAverageStart} → ${m.loadAverageEnd}`,
   );
   out.push(

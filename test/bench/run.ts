@@ -15,6 +15,7 @@ import { LOG_LEVELS } from '../../src/config.js';
 import { procMemory, REPO_ROOT, runIndexer, writeCatalog } from './catalog.js';
 import { drive, drivePaced, type LoadResult, type LoadSettings } from './load.js';
 import { buildMix, CLASS_LABELS, CLASS_NAMES, SEARCH_CLASSES, type ClassName, type Mix } from './mix.js';
+import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
 import { evaluateTargets, formatReport, medianOf, type BenchResults, type ClassResult, type LayerConfigResult } from './report.js';
 
@@ -31,6 +32,11 @@ Options:
   --grants N            catalog size (default 10000; e.g. 100000, 1000000)
   --duration S          seconds per measured run (default 10; --quick 3)
   --connections C       autocannon connections (default 10)
+  --store S             subscriptions store: sqlite (default, DATA_DIR) or postgres: a
+                        database grants_bench_<hex> created on --database-url's server for
+                        the run and dropped after
+  --database-url URL    PostgreSQL server for --store postgres (default DATABASE_URL, else
+                        postgres://postgres@127.0.0.1:5432/postgres)
   --engine E            sqlite (default) or elasticsearch (ELASTICSEARCH_URL, default
                         http://127.0.0.1:9200; a unique alias, deleted at the end)
   --out FILE            JSON results (default test/bench/results/<timestamp>.json)
@@ -50,6 +56,8 @@ interface Options {
   durationSeconds: number;
   connections: number;
   engine: 'sqlite' | 'elasticsearch';
+  store: 'sqlite' | 'postgres';
+  databaseUrl: string;
   out: string;
   seed: number;
   rounds: number;
@@ -81,6 +89,8 @@ function parseOptions(argv: string[]): Options | null {
       duration: { type: 'string' },
       connections: { type: 'string' },
       engine: { type: 'string' },
+      store: { type: 'string' },
+      'database-url': { type: 'string' },
       out: { type: 'string' },
       seed: { type: 'string' },
       rounds: { type: 'string' },
@@ -96,6 +106,8 @@ function parseOptions(argv: string[]): Options | null {
   if (values.help) return null;
   const engine = values.engine ?? 'sqlite';
   if (engine !== 'sqlite' && engine !== 'elasticsearch') throw new UsageError(`--engine must be sqlite or elasticsearch (got "${engine}")`);
+  const store = values.store ?? 'sqlite';
+  if (store !== 'sqlite' && store !== 'postgres') throw new UsageError(`--store must be sqlite or postgres (got "${store}")`);
   const only = (values.only ?? CLASS_NAMES.join(','))
     .split(',')
     .map((v) => v.trim())
@@ -112,6 +124,8 @@ function parseOptions(argv: string[]): Options | null {
     durationSeconds: positiveInt('duration', values.duration, values.quick ? 3 : 10, 3600),
     connections: positiveInt('connections', values.connections, 10, 1000),
     engine,
+    store,
+    databaseUrl: values['database-url'] ?? process.env.DATABASE_URL?.trim() ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     out: path.resolve(values.out ?? path.join(REPO_ROOT, 'test/bench/results', `${stamp}.json`)),
     seed: values.seed === undefined ? 1 : positiveInt('seed', values.seed, 1, 0xffffffff),
     rounds: positiveInt('rounds', values.rounds, values.quick ? 1 : 3, 20),
@@ -253,11 +267,17 @@ async function main(argv: string[]): Promise<number> {
     ELASTICSEARCH_URL: o.elasticsearchUrl,
     ELASTICSEARCH_INDEX: alias,
   };
+  let benchDatabase: BenchDatabase | null = null;
 
   try {
     if (o.engine === 'elasticsearch') {
       const health = await fetch(`${o.elasticsearchUrl}/_cluster/health`, { signal: AbortSignal.timeout(5000) }).catch(() => null);
       if (health === null || !health.ok) throw new Error(`Elasticsearch does not answer at ${o.elasticsearchUrl}`);
+    }
+    if (o.store === 'postgres') {
+      benchDatabase = await createBenchDatabase(o.databaseUrl);
+      engineEnv.DATABASE_URL = benchDatabase.url;
+      say(`subscriptions store: PostgreSQL database ${benchDatabase.name}`);
     }
     const loadAverageStart = Math.round(os.loadavg()[0] * 100) / 100;
     const git = gitDescribe();
@@ -345,7 +365,9 @@ async function main(argv: string[]): Promise<number> {
         say(`  ${name}: no request left after pre-flight; skipped`);
         continue;
       }
-      if (name === 'usage') {
+      if (name === 'usage' && benchDatabase !== null) {
+        usageLogRows = await benchDatabase.count('usage_log');
+      } else if (name === 'usage') {
         const db = new Database(path.join(dataDir, 'subscriptions.sqlite'), { readonly: true, fileMustExist: true });
         usageLogRows = db.prepare('SELECT count(*) FROM usage_log').pluck().get() as number;
         db.close();
@@ -464,6 +486,7 @@ async function main(argv: string[]): Promise<number> {
         date: new Date().toISOString(),
         command: `npm run bench${argv.length > 0 ? ` -- ${argv.join(' ')}` : ''}`,
         engine: o.engine,
+        store: o.store,
         grants: o.grants,
         seed: o.seed,
         quick: o.quick,
@@ -526,6 +549,13 @@ async function main(argv: string[]): Promise<number> {
         say(`could not delete Elasticsearch indexes ${alias}-*: ${(error as Error).message}`);
       } finally {
         await client.close();
+      }
+    }
+    if (benchDatabase !== null) {
+      try {
+        await benchDatabase.drop();
+      } catch (error) {
+        say(`could not drop the PostgreSQL database ${benchDatabase.name}: ${(error as Error).message}`);
       }
     }
     if (o.keepTemp) say(`kept ${tmp}`);

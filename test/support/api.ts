@@ -12,9 +12,15 @@ import { seedCatalogIfEmpty } from '../../src/seed.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { checkResponse } from './openapiCheck.js';
 import { MAX_MONTHLY_LIMIT, MAX_RATE_LIMIT, type Tier } from '../../src/subscriptions/tiers.js';
+import { SqliteStore } from '../../src/subscriptions/sqliteStore.js';
+import type { SubscriptionStore } from '../../src/subscriptions/subscriptionStore.js';
+import type { UsageStore } from '../../src/subscriptions/usageStore.js';
 
 export const REPO_ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
 export const FIXTURES = path.join(REPO_ROOT, 'fixtures/grants.ndjson');
+
+/** The harness's deps: the SQLite store in its DATA_DIR, whose methods answer synchronously. */
+export type TestDeps = Omit<Deps, 'store' | 'subscriptions' | 'usage'> & { store: SqliteStore; subscriptions: SubscriptionStore; usage: UsageStore };
 
 export interface TestApi {
   url: string;
@@ -23,7 +29,7 @@ export interface TestApi {
   subscriptionId: string;
   dataDir: string;
   config: Config;
-  deps: Deps;
+  deps: TestDeps;
   /** GET (or another method) on a path under the server, with the test key unless told otherwise. */
   request(pathAndQuery: string, init?: RequestInit & { key?: string | null }): Promise<TestResponse>;
   stop(): Promise<void>;
@@ -62,7 +68,9 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
     HOST: '127.0.0.1',
   });
   const log = createLogger(config.logLevel, { destination: options.logDestination });
-  const deps = await createDeps(config, log, { clock: options.clock });
+  const created0 = await createDeps(config, log, { clock: options.clock });
+  if (!(created0.store instanceof SqliteStore)) throw new Error('startTestApi runs the SQLite store (DATABASE_URL is not taken from the test env)');
+  const deps = created0 as TestDeps;
   await seedCatalogIfEmpty(config, deps.engine, log);
   const running: RunningServer = await startServer(createApp(deps, options.layers?.(deps)), 0, '127.0.0.1', log, config.http);
   // Without TEST_TIER the subscription has generous overrides, so functional tests never meet a limit.

@@ -26,7 +26,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * describe() under a requirement: runs the body when `missing` is null; otherwise fails in CI and
  * skips elsewhere, printing the reason.
  */
-function describeRequiring(title: string, tag: string, missing: string | null, hint: string, body: (this: Mocha.Suite) => void): void {
+export function describeRequiring(title: string, tag: string, missing: string | null, hint: string, body: (this: Mocha.Suite) => void): void {
   const fullTitle = `${title} [${tag}]`;
   if (missing === null) {
     describe(fullTitle, body);

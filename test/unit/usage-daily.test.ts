@@ -65,7 +65,7 @@ describe('usage statistics from usage_daily', () => {
     for (const subscription of ['sub_a', 'sub_b', 'sub_none']) {
       for (const fromDay of ['2026-01-01', '2026-10-15', '2026-11-20', '2027-01-01']) {
         expect(usage.statistics(subscription, fromDay), `${subscription} from ${fromDay}`).to.deep.equal(fromLog(db, subscription, fromDay));
-        expect(usage.dailyCalls(subscription, fromDay), `daily: ${subscription} from ${fromDay}`).to.deep.equal(
+        expect(usage.dailyByEndpoint(subscription, fromDay), `daily: ${subscription} from ${fromDay}`).to.deep.equal(
           db
             .prepare(`SELECT day, endpoint, count(*) AS calls FROM usage_log WHERE ${COUNTED} GROUP BY day, endpoint ORDER BY day, endpoint`)
             .all(subscription, fromDay),

@@ -1,0 +1,19 @@
+// Which store a process uses: PostgreSQL when DATABASE_URL is set (a fleet sharing one database),
+// otherwise the SQLite file in DATA_DIR (the embedded default).
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { openPgStore } from './postgres/store.js';
+import { openSqliteStore } from './sqliteStore.js';
+import type { SubscriptionsStore } from './store.js';
+
+export interface OpenStoreOptions {
+  clock?: () => Date;
+  /** Listen for changes (PostgreSQL; default true). */
+  listen?: boolean;
+}
+
+export async function openStore(config: Config, log: Logger, options: OpenStoreOptions = {}): Promise<SubscriptionsStore> {
+  const common = { clock: options.clock, log, retentionDays: config.usageRetentionDays };
+  if (config.databaseUrl !== null) return openPgStore(config.databaseUrl, { ...common, listen: options.listen });
+  return openSqliteStore(config.dataDir, common);
+}

@@ -1,0 +1,124 @@
+// The monthly record in PostgreSQL, exact across every instance that shares the database. The asks
+// of one event-loop turn (group commit) go in one call of consume_allowance (migration 1), which
+// locks each month's row, admits as many asks as the limit leaves room for, and counts them in the
+// same statement: two requests on two machines never both take the last call, and a request goes
+// on only once its call is committed, so the count never trails what was served.
+import type { Admission, AllowanceRecord, Awaitable } from '../store.js';
+import { pgUnavailable, type Pool } from './database.js';
+
+interface Waiting {
+  resolve(admission: Admission): void;
+  reject(error: unknown): void;
+}
+
+interface Group {
+  subscriptionId: string;
+  month: string;
+  /** null: counted without a check (a call Redis admitted). */
+  limit: number | null;
+  waiting: Waiting[];
+}
+
+const byRow = (a: Group, b: Group): number =>
+  a.subscriptionId < b.subscriptionId ? -1 : a.subscriptionId > b.subscriptionId ? 1 : a.month < b.month ? -1 : a.month > b.month ? 1 : 0;
+
+export class PgAllowanceCounter implements AllowanceRecord {
+  private groups = new Map<string, Group>();
+  private scheduled = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** The highest count this instance has seen per subscription and month (a floor, never above the record). */
+  private readonly seen = new Map<string, number>();
+
+  constructor(private readonly pool: Pool) {}
+
+  private see(subscriptionId: string, month: string, calls: number): void {
+    const key = `${subscriptionId}\n${month}`;
+    if ((this.seen.get(key) ?? -1) < calls) this.seen.set(key, calls);
+  }
+
+  private ask(subscriptionId: string, month: string, limit: number | null): Promise<Admission> {
+    return new Promise((resolve, reject) => {
+      const key = `${subscriptionId}\n${month}\n${limit}`;
+      let group = this.groups.get(key);
+      if (group === undefined) {
+        group = { subscriptionId, month, limit, waiting: [] };
+        this.groups.set(key, group);
+      }
+      group.waiting.push({ resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.commit());
+      }
+    });
+  }
+
+  /** Sends this turn's asks in one statement; on failure every ask of the turn fails and nothing is counted. */
+  private commit(): void {
+    this.scheduled = false;
+    if (this.groups.size === 0) return;
+    const groups = [...this.groups.values()].sort(byRow);
+    this.groups = new Map();
+    const done = this.pool
+      .query('SELECT calls_before, calls_admitted FROM consume_allowance($1::text[], $2::text[], $3::integer[], $4::integer[])', [
+        groups.map((g) => g.subscriptionId),
+        groups.map((g) => g.month),
+        groups.map((g) => g.waiting.length),
+        groups.map((g) => g.limit),
+      ])
+      .then(
+        ({ rows }) => {
+          groups.forEach((group, g) => {
+            const before = Number(rows[g].calls_before);
+            const admitted = Number(rows[g].calls_admitted);
+            this.see(group.subscriptionId, group.month, before + admitted);
+            group.waiting.forEach((w, i) =>
+              w.resolve(i < admitted ? { allowed: true, calls: before + i + 1 } : { allowed: false, calls: before + admitted }),
+            );
+          });
+        },
+        (error) => {
+          const failure = pgUnavailable(error);
+          for (const group of groups) for (const w of group.waiting) w.reject(failure);
+        },
+      );
+    this.inFlight.add(done);
+    void done.finally(() => this.inFlight.delete(done));
+  }
+
+  tryConsume(subscriptionId: string, month: string, limit: number): Promise<Admission> {
+    return this.ask(subscriptionId, month, limit);
+  }
+
+  recordServed(subscriptionId: string, month: string): Promise<number> {
+    return this.ask(subscriptionId, month, null).then((admission) => admission.calls);
+  }
+
+  async current(subscriptionId: string, month: string): Promise<number> {
+    let rows: { calls: number }[];
+    try {
+      ({ rows } = await this.pool.query('SELECT calls FROM monthly_usage WHERE subscription_id = $1 AND month = $2', [subscriptionId, month]));
+    } catch (error) {
+      throw pgUnavailable(error);
+    }
+    const calls = rows.length === 0 ? 0 : Number(rows[0].calls);
+    this.see(subscriptionId, month, calls);
+    return calls;
+  }
+
+  /** What this instance last saw committed, without a round trip; read once when it has seen nothing. */
+  floor(subscriptionId: string, month: string): Awaitable<number> {
+    const seen = this.seen.get(`${subscriptionId}\n${month}`);
+    return seen ?? this.current(subscriptionId, month);
+  }
+
+  async monthCounts(month: string): Promise<{ subscriptionId: string; calls: number }[]> {
+    const { rows } = await this.pool.query('SELECT subscription_id, calls FROM monthly_usage WHERE month = $1', [month]);
+    return rows.map((r) => ({ subscriptionId: r.subscription_id as string, calls: Number(r.calls) }));
+  }
+
+  /** Sends what this turn asked for now and waits for every statement in flight. */
+  async close(): Promise<void> {
+    this.commit();
+    await Promise.allSettled([...this.inFlight]);
+  }
+}

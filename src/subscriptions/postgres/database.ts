@@ -1,0 +1,170 @@
+// The PostgreSQL subscriptions database: the pool, versioned migrations (run at start-up and by
+// `grants-admin migrate`, serialised across instances by an advisory lock), transactions, and the
+// errors a retry may cure. Timestamps of subscriptions and keys are ISO text, as in SQLite, so both
+// adapters answer alike; the usage log's are timestamptz/date (it is partitioned by month on day).
+import pg from 'pg';
+import { ServiceUnavailableError } from '../../failures.js';
+
+export type Pool = pg.Pool;
+export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
+
+/** The channel the change triggers notify on (src/subscriptions/postgres/subscriptionStore.ts listens). */
+export const CHANGES_CHANNEL = 'grants_store_changes';
+/** Advisory lock ids: migrations, and the usage log's partitions (created and dropped by any instance). */
+const MIGRATION_LOCK = 727_170_001;
+export const PARTITION_LOCK = 727_170_002;
+
+/** Migrations in order; each runs once, all of a start in one transaction. Never edit one that has shipped. */
+const MIGRATIONS: string[] = [
+  `CREATE TABLE subscriptions (
+     id                TEXT PRIMARY KEY,
+     name              TEXT NOT NULL,
+     tier              TEXT NOT NULL CHECK (tier IN ('STARTER', 'PROFESSIONAL', 'ENTERPRISE')),
+     status            TEXT NOT NULL CHECK (status IN ('ACTIVE', 'SUSPENDED', 'CANCELLED')),
+     monthly_limit     INTEGER,
+     rate_limit        INTEGER,
+     feature_grants_read       BOOLEAN NOT NULL DEFAULT TRUE,
+     feature_grants_search     BOOLEAN NOT NULL DEFAULT TRUE,
+     feature_subscription_read BOOLEAN NOT NULL DEFAULT TRUE,
+     created_at        TEXT NOT NULL
+   );
+   CREATE TABLE api_keys (
+     id              TEXT PRIMARY KEY,
+     subscription_id TEXT NOT NULL REFERENCES subscriptions (id),
+     key_hash        TEXT NOT NULL UNIQUE,
+     prefix          TEXT NOT NULL,
+     created_at      TEXT NOT NULL,
+     last_used_at    TEXT,
+     revoked_at      TEXT
+   );
+   CREATE INDEX api_keys_subscription ON api_keys (subscription_id);
+   CREATE TABLE monthly_usage (
+     subscription_id TEXT NOT NULL,
+     month           TEXT NOT NULL,
+     calls           INTEGER NOT NULL,
+     PRIMARY KEY (subscription_id, month)
+   );
+   -- The usage log, one partition per month (created ahead by the writers, dropped whole by retention).
+   CREATE TABLE usage_log (
+     at              TIMESTAMPTZ NOT NULL,
+     day             DATE NOT NULL,
+     subscription_id TEXT NOT NULL,
+     key_id          TEXT NOT NULL,
+     key_prefix      TEXT NOT NULL,
+     endpoint        TEXT,
+     billable        BOOLEAN NOT NULL,
+     status          SMALLINT NOT NULL,
+     latency_ms      REAL NOT NULL,
+     request_id      TEXT NOT NULL
+   ) PARTITION BY RANGE (day);
+   -- Counted calls per subscription, day and endpoint, kept by the writers with INSERT … ON CONFLICT.
+   CREATE TABLE usage_daily (
+     subscription_id TEXT NOT NULL,
+     day             DATE NOT NULL,
+     endpoint        TEXT NOT NULL,
+     calls           BIGINT NOT NULL,
+     PRIMARY KEY (subscription_id, day, endpoint)
+   );
+   CREATE TABLE demo_subscription (
+     subscription_id TEXT PRIMARY KEY REFERENCES subscriptions (id),
+     key_id          TEXT NOT NULL REFERENCES api_keys (id),
+     key_shown_at    TEXT
+   );
+   -- Every change that can refuse a caller notifies the instances (they drop their cached callers).
+   -- A key's last use is not one: it changes on every batch of usage and refuses nobody.
+   CREATE FUNCTION grants_store_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     PERFORM pg_notify('${CHANGES_CHANNEL}', TG_TABLE_NAME);
+     RETURN NULL;
+   END $$;
+   CREATE TRIGGER subscriptions_changed AFTER INSERT OR UPDATE OR DELETE ON subscriptions
+     FOR EACH STATEMENT EXECUTE FUNCTION grants_store_notify();
+   CREATE TRIGGER api_keys_changed AFTER INSERT OR DELETE OR UPDATE OF revoked_at, key_hash, subscription_id ON api_keys
+     FOR EACH STATEMENT EXECUTE FUNCTION grants_store_notify();
+   -- The exact check-and-count of one turn's asks, one row per (subscription, month, asks, limit),
+   -- in the caller's order (sorted, so two instances lock rows in one order): the month's row is
+   -- locked, as many asks admitted as the limit leaves room for (all when the limit is null), and
+   -- counted, in the statement that checked them. Two instances can never both take the last call.
+   CREATE FUNCTION consume_allowance(subs TEXT[], months TEXT[], asks INTEGER[], limits INTEGER[])
+     RETURNS TABLE (calls_before INTEGER, calls_admitted INTEGER) LANGUAGE plpgsql AS $$
+   DECLARE
+     i INTEGER;
+     b INTEGER;
+     a INTEGER;
+   BEGIN
+     FOR i IN 1 .. coalesce(array_length(subs, 1), 0) LOOP
+       INSERT INTO monthly_usage AS m (subscription_id, month, calls) VALUES (subs[i], months[i], 0) ON CONFLICT DO NOTHING;
+       SELECT m.calls INTO b FROM monthly_usage m WHERE m.subscription_id = subs[i] AND m.month = months[i] FOR UPDATE;
+       a := CASE WHEN limits[i] IS NULL THEN asks[i] ELSE least(asks[i], greatest(0, limits[i] - b)) END;
+       IF a > 0 THEN
+         UPDATE monthly_usage m SET calls = m.calls + a WHERE m.subscription_id = subs[i] AND m.month = months[i];
+       END IF;
+       calls_before := b;
+       calls_admitted := a;
+       RETURN NEXT;
+     END LOOP;
+   END $$;`,
+  // 2: the grants.export feature (GET /grants/export). NULL: the tier's default (tiers.ts,
+  // ENTERPRISE only); grants-admin subscription set-feature writes true or false.
+  `ALTER TABLE subscriptions ADD COLUMN feature_grants_export BOOLEAN;`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function createPool(url: string, max = 10): Pool {
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000 });
+  // An idle client that loses its connection emits here; without a listener the process would exit.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** Runs `work` in one transaction on one pooled connection. */
+export async function inTransaction<T>(pool: Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Applies the migrations not applied yet; returns the schema version. Safe with several instances starting at once. */
+export async function migrate(pool: Pool): Promise<number> {
+  return inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+    const applied = Number((await client.query('SELECT coalesce(max(version), 0) AS v FROM schema_migrations')).rows[0].v);
+    for (let version = applied + 1; version <= MIGRATIONS.length; version += 1) {
+      await client.query(MIGRATIONS[version - 1]);
+      await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
+    }
+    return Math.max(applied, MIGRATIONS.length);
+  });
+}
+
+export async function schemaVersion(pool: Queryable): Promise<number> {
+  return Number((await pool.query('SELECT coalesce(max(version), 0) AS v FROM schema_migrations')).rows[0].v);
+}
+
+/** SQLSTATE classes and socket errors a retry may cure: connection, resources, shutdown, conflicts. */
+const TRANSIENT_STATES = /^(08|53|57P0|40001|40P01)/;
+const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
+
+/** `error` as a ServiceUnavailableError when PostgreSQL could not answer; otherwise `error` itself. */
+export function pgUnavailable(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : '';
+  if (
+    (typeof code === 'string' && (TRANSIENT_STATES.test(code) || TRANSIENT_CODES.has(code))) ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(message)
+  ) {
+    return new ServiceUnavailableError(`subscriptions store (PostgreSQL) unavailable${typeof code === 'string' ? `: ${code}` : ''}`, 1);
+  }
+  return error;
+}

@@ -1,0 +1,193 @@
+// The usage log in PostgreSQL. Rows are buffered and written in batches: one multi-row INSERT
+// (unnest of column arrays) into usage_log, partitioned by month; the per-day counts upserted into
+// usage_daily (INSERT … ON CONFLICT DO UPDATE, aggregated per batch); and the keys' last use, all
+// in one transaction. The statistics read only usage_daily. Retention drops whole months.
+import { describeError, type Logger } from '../../log.js';
+import { lastUseByKey } from '../lastUse.js';
+import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../store.js';
+import { inTransaction, PARTITION_LOCK, pgUnavailable, type Pool, type Queryable } from './database.js';
+import type { PgSubscriptionStore } from './subscriptionStore.js';
+
+export const FLUSH_INTERVAL_MS = 200;
+export const FLUSH_BATCH = 1000;
+/** Rows per transaction when more are buffered (after an outage, or a burst within one turn). */
+const WRITE_BATCH = 5000;
+const RETRY_MS = 1000;
+
+/** "Counted" for the statistics: billable or /subscription/*, any status but 401 and 429. */
+export const isCounted = (r: UsageRow): boolean =>
+  r.endpoint !== null && r.status !== 401 && r.status !== 429 && (r.billable || r.endpoint.startsWith('/subscription/'));
+
+/** The partition of a month (YYYY-MM): usage_log_y2026m11. */
+export const partitionName = (month: string): string => `usage_log_y${month.slice(0, 4)}m${month.slice(5, 7)}`;
+
+const nextMonth = (month: string): string => {
+  const d = new Date(`${month}-01T00:00:00.000Z`);
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString().slice(0, 7);
+};
+
+/** Creates the months' partitions that do not exist yet (any instance may; the lock keeps them apart). */
+export async function ensurePartitions(pool: Pool, months: Iterable<string>): Promise<void> {
+  const wanted = [...new Set(months)].filter((m) => /^\d{4}-\d{2}$/.test(m)).sort();
+  if (wanted.length === 0) return;
+  await inTransaction(pool, async (db) => {
+    await db.query('SELECT pg_advisory_xact_lock($1)', [PARTITION_LOCK]);
+    for (const month of wanted) {
+      await db.query(
+        `CREATE TABLE IF NOT EXISTS ${partitionName(month)} PARTITION OF usage_log FOR VALUES FROM ('${month}-01') TO ('${nextMonth(month)}-01')`,
+      );
+    }
+  });
+}
+
+/** The months that have a partition, oldest first. */
+export async function partitionMonths(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query(
+    `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'usage_log'::regclass ORDER BY c.relname`,
+  );
+  return rows.map((r) => /^usage_log_y(\d{4})m(\d{2})$/.exec(r.relname as string)).filter((m) => m !== null).map((m) => `${m![1]}-${m![2]}`);
+}
+
+/** Drops the partitions whose whole month is before `firstKeptDay`; returns the months dropped. */
+export async function dropPartitionsBefore(pool: Pool, firstKeptDay: string): Promise<string[]> {
+  return inTransaction(pool, async (db) => {
+    await db.query('SELECT pg_advisory_xact_lock($1)', [PARTITION_LOCK]);
+    const dropped: string[] = [];
+    for (const month of await partitionMonths(db)) {
+      if (`${nextMonth(month)}-01` > firstKeptDay) continue;
+      await db.query(`DROP TABLE IF EXISTS ${partitionName(month)}`);
+      dropped.push(month);
+    }
+    return dropped;
+  });
+}
+
+export class PgUsageStore implements UsageLog {
+  private buffer: UsageRow[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private writing: Promise<void> = Promise.resolve();
+  private readonly partitions = new Set<string>();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly subscriptions: PgSubscriptionStore,
+    private readonly log: Logger,
+  ) {}
+
+  record(row: UsageRow): void {
+    this.buffer.push(row);
+    if (this.buffer.length >= FLUSH_BATCH) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
+  }
+
+  /** Writes every buffered row, after any write in progress (one write at a time, in order). */
+  flush(): Promise<void> {
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    this.writing = this.writing.then(() => this.writeBuffered());
+    return this.writing;
+  }
+
+  /** Writes the buffer in transactions of at most WRITE_BATCH rows; stops at the first failure (the rest stay buffered). */
+  private async writeBuffered(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const rows = this.buffer.splice(0, WRITE_BATCH);
+      try {
+        await this.write(rows);
+      } catch (error) {
+        this.buffer = rows.concat(this.buffer);
+        this.log.error('usage log write failed; rows kept for retry', { rows: rows.length, ...describeError(error) });
+        this.timer ??= setTimeout(() => void this.flush(), RETRY_MS);
+        return;
+      }
+    }
+  }
+
+  /** One batch: its partitions, then the log rows, the per-day counts and the keys' last use in one transaction. */
+  async write(rows: UsageRow[]): Promise<void> {
+    const iso = rows.map((r) => r.at.toISOString());
+    const months = new Set(iso.map((at) => at.slice(0, 7)));
+    const missing = [...months].filter((m) => !this.partitions.has(m));
+    if (missing.length > 0) {
+      await ensurePartitions(this.pool, missing);
+      for (const m of missing) this.partitions.add(m);
+    }
+    const daily = new Map<string, { subscriptionId: string; day: string; endpoint: string; calls: number }>();
+    rows.forEach((r, i) => {
+      if (!isCounted(r)) return;
+      const day = iso[i].slice(0, 10);
+      const key = `${r.subscriptionId}\n${day}\n${r.endpoint}`;
+      const entry = daily.get(key);
+      if (entry === undefined) daily.set(key, { subscriptionId: r.subscriptionId, day, endpoint: r.endpoint as string, calls: 1 });
+      else entry.calls += 1;
+    });
+    // Sorted, so that two instances upsert the same rows in one order (no deadlock).
+    const counts = [...daily.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+    await inTransaction(this.pool, async (db) => {
+      await db.query(
+        `INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)
+         SELECT * FROM unnest($1::timestamptz[], $2::date[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::smallint[], $9::real[], $10::text[])`,
+        [
+          iso,
+          iso.map((at) => at.slice(0, 10)),
+          rows.map((r) => r.subscriptionId),
+          rows.map((r) => r.keyId),
+          rows.map((r) => r.keyPrefix),
+          rows.map((r) => r.endpoint),
+          rows.map((r) => r.billable),
+          rows.map((r) => r.status),
+          rows.map((r) => r.latencyMs),
+          rows.map((r) => r.requestId),
+        ],
+      );
+      if (counts.length > 0) {
+        await db.query(
+          `INSERT INTO usage_daily (subscription_id, day, endpoint, calls)
+           SELECT * FROM unnest($1::text[], $2::date[], $3::text[], $4::bigint[])
+           ON CONFLICT (subscription_id, day, endpoint) DO UPDATE SET calls = usage_daily.calls + excluded.calls`,
+          [counts.map((c) => c.subscriptionId), counts.map((c) => c.day), counts.map((c) => c.endpoint), counts.map((c) => c.calls)],
+        );
+      }
+      await this.subscriptions.touchKeys(lastUseByKey(rows), db);
+    });
+  }
+
+  get pending(): number {
+    return this.buffer.length;
+  }
+
+  async statistics(subscriptionId: string, fromDay: string): Promise<UsageStatistics> {
+    await this.flush();
+    try {
+      const { rows } = await this.pool.query(
+        `SELECT endpoint, sum(calls) AS calls FROM usage_daily WHERE subscription_id = $1 AND day >= $2::date
+          GROUP BY endpoint HAVING sum(calls) > 0 ORDER BY calls DESC, endpoint ASC`,
+        [subscriptionId, fromDay],
+      );
+      const all = rows.map((r) => ({ endpoint: r.endpoint as string, calls: Number(r.calls) }));
+      return { totalCalls: all.reduce((sum, e) => sum + e.calls, 0), topEndpoints: all.slice(0, 10) };
+    } catch (error) {
+      throw pgUnavailable(error);
+    }
+  }
+
+  async dailyByEndpoint(subscriptionId: string, fromDay: string): Promise<DailyCalls[]> {
+    await this.flush();
+    try {
+      const { rows } = await this.pool.query(
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day, endpoint, calls FROM usage_daily
+          WHERE subscription_id = $1 AND day >= $2::date AND calls > 0 ORDER BY day, endpoint`,
+        [subscriptionId, fromDay],
+      );
+      return rows.map((r) => ({ day: r.day as string, endpoint: r.endpoint as string, calls: Number(r.calls) }));
+    } catch (error) {
+      throw pgUnavailable(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+  }
+}
