@@ -1,4 +1,5 @@
 // Handlers of the grant endpoints.
+import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import type { Facets, GrantQuery } from '../grants/query.js';
@@ -45,6 +46,16 @@ export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers
    * the first grant; a failure after that cannot change them: the connection is closed at once,
    * so the partner receives fewer grants than the count (and an unterminated response).
    */
+  /**
+   * Closes the connection of a failed export. A compressed answer's first bytes (and its headers:
+   * status, X-Export-Count) may still be inside the encoder when the failure comes: they are let
+   * out first, for at most a second, so the partner sees a started answer cut short.
+   */
+  function cutOnceHeadersSent(res: ServerResponse, deadline = Date.now() + 1000): void {
+    if (res.headersSent || Date.now() >= deadline) res.destroy();
+    else setTimeout(() => cutOnceHeadersSent(res, deadline), 5).unref();
+  }
+
   const exportGrants: Middleware<AppState> = async (ctx) => {
     const now = clock();
     const { query, format } = parseExportQuery(parseQueryString(ctx.querystring), now.getTime());
@@ -58,7 +69,7 @@ export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers
     stream.once('close', () => void exported.close());
     stream.once('error', (error) => {
       ctx.state.log?.error('export cut short', { ...describeError(error), exportCount: exported.total });
-      ctx.res.destroy();
+      cutOnceHeadersSent(ctx.res);
     });
     ctx.status = 200;
     ctx.set('Content-Type', format === 'csv' ? CSV_CONTENT_TYPE : NDJSON_CONTENT_TYPE);

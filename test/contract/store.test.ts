@@ -64,7 +64,7 @@ function contract(backend: Backend): void {
     expect(await s.count()).to.equal(0);
     const created = await s.create({ name: 'Acme', tier: 'STARTER', monthlyLimit: 500 });
     expect(created.subscription).to.include({ name: 'Acme', tier: 'STARTER', status: 'ACTIVE', monthlyLimitOverride: 500, rateLimitOverride: null });
-    expect(created.subscription.features).to.deep.equal({ 'grants.read': true, 'grants.search': true, 'subscription.read': true });
+    expect(created.subscription.features).to.deep.equal({ 'grants.read': true, 'grants.search': true, 'subscription.read': true, 'grants.export': false });
     expect(await s.count()).to.equal(1);
     expect(await s.get(created.subscription.id)).to.deep.equal(created.subscription);
     expect(await s.list()).to.deep.equal([created.subscription]);
