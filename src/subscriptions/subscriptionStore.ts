@@ -4,56 +4,14 @@ import type Database from 'better-sqlite3';
 import { displayPrefix, generateApiKey, hashApiKey, newId } from './apiKeys.js';
 import type { Db } from './database.js';
 import type { ApiKeyInfo, Caller, NewSubscription, RotatedKey, SubscriptionRecords } from './store.js';
-import { FEATURES, tierFeatureDefault, type Feature, type Status, type Subscription, type Tier } from './tiers.js';
-
-interface SubscriptionRow {
-  id: string;
-  name: string;
-  tier: Tier;
-  status: Status;
-  monthly_limit: number | null;
-  rate_limit: number | null;
-  feature_grants_read: number;
-  feature_grants_search: number;
-  feature_subscription_read: number;
-  /** Null: the tier's default. */
-  feature_grants_export: number | null;
-  created_at: string;
-}
+import { FEATURES, type Feature, type Status, type Subscription } from './tiers.js';
+import { FEATURE_COLUMN, keyFromRow, subscriptionFromRow, type SubscriptionRow as Row } from './subscriptionRows.js';
 
 export type { ApiKeyInfo, Caller } from './store.js';
 
-const FEATURE_COLUMN: Record<Feature, string> = {
-  'grants.read': 'feature_grants_read',
-  'grants.search': 'feature_grants_search',
-  'subscription.read': 'feature_subscription_read',
-  'grants.export': 'feature_grants_export',
-};
-
-const toSubscription = (row: SubscriptionRow): Subscription => ({
-  id: row.id,
-  name: row.name,
-  tier: row.tier,
-  status: row.status,
-  monthlyLimitOverride: row.monthly_limit,
-  rateLimitOverride: row.rate_limit,
-  features: {
-    'grants.read': row.feature_grants_read === 1,
-    'grants.search': row.feature_grants_search === 1,
-    'subscription.read': row.feature_subscription_read === 1,
-    'grants.export': row.feature_grants_export === null ? tierFeatureDefault(row.tier, 'grants.export') : row.feature_grants_export === 1,
-  },
-  createdAt: row.created_at,
-});
-
-const toKey = (row: Record<string, string | null>): ApiKeyInfo => ({
-  id: row.id as string,
-  subscriptionId: row.subscription_id as string,
-  prefix: row.prefix as string,
-  createdAt: row.created_at as string,
-  lastUsedAt: row.last_used_at,
-  revokedAt: row.revoked_at,
-});
+type SubscriptionRow = Row<number>;
+const toSubscription = (row: SubscriptionRow): Subscription => subscriptionFromRow(row, (flag) => flag === 1);
+const toKey = keyFromRow;
 
 /** Callers remembered by key hash; cleared whole when it grows past this. */
 const CALLER_CACHE_SIZE = 10_000;

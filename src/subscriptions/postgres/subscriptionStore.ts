@@ -8,54 +8,13 @@ import pg from 'pg';
 import { describeError, type Logger } from '../../log.js';
 import { displayPrefix, generateApiKey, hashApiKey, newId } from '../apiKeys.js';
 import type { ApiKeyInfo, Awaitable, Caller, NewSubscription, RotatedKey, SubscriptionRecords } from '../store.js';
-import { FEATURES, tierFeatureDefault, type Feature, type Status, type Subscription, type Tier } from '../tiers.js';
+import { FEATURES, type Feature, type Status, type Subscription } from '../tiers.js';
+import { FEATURE_COLUMN, keyFromRow, subscriptionFromRow, type SubscriptionRow as Row } from '../subscriptionRows.js';
 import { CHANGES_CHANNEL, inTransaction, pgUnavailable, type Pool, type Queryable } from './database.js';
 
-interface SubscriptionRow {
-  id: string;
-  name: string;
-  tier: Tier;
-  status: Status;
-  monthly_limit: number | null;
-  rate_limit: number | null;
-  feature_grants_read: boolean;
-  feature_grants_search: boolean;
-  feature_subscription_read: boolean;
-  feature_grants_export: boolean | null;
-  created_at: string;
-}
-
-const FEATURE_COLUMN: Record<Feature, string> = {
-  'grants.read': 'feature_grants_read',
-  'grants.search': 'feature_grants_search',
-  'subscription.read': 'feature_subscription_read',
-  'grants.export': 'feature_grants_export',
-};
-
-const toSubscription = (row: SubscriptionRow): Subscription => ({
-  id: row.id,
-  name: row.name,
-  tier: row.tier,
-  status: row.status,
-  monthlyLimitOverride: row.monthly_limit,
-  rateLimitOverride: row.rate_limit,
-  features: {
-    'grants.read': row.feature_grants_read,
-    'grants.search': row.feature_grants_search,
-    'subscription.read': row.feature_subscription_read,
-    'grants.export': row.feature_grants_export ?? tierFeatureDefault(row.tier, 'grants.export'),
-  },
-  createdAt: row.created_at,
-});
-
-const toKey = (row: Record<string, string | null>): ApiKeyInfo => ({
-  id: row.id as string,
-  subscriptionId: row.subscription_id as string,
-  prefix: row.prefix as string,
-  createdAt: row.created_at as string,
-  lastUsedAt: row.last_used_at,
-  revokedAt: row.revoked_at,
-});
+type SubscriptionRow = Row<boolean>;
+const toSubscription = (row: SubscriptionRow): Subscription => subscriptionFromRow(row, (flag) => flag);
+const toKey = keyFromRow;
 
 /** Callers remembered by key hash; cleared whole when it grows past this. */
 const CALLER_CACHE_SIZE = 10_000;

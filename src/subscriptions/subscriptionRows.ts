@@ -1,0 +1,54 @@
+// The subscriptions and api_keys tables' rows as both stores hold them (SQLite keeps the feature
+// flags as 0/1 integers, PostgreSQL as booleans) and the Subscription and ApiKeyInfo they are.
+import type { ApiKeyInfo } from './store.js';
+import { tierFeatureDefault, type Feature, type Status, type Subscription, type Tier } from './tiers.js';
+
+export interface SubscriptionRow<Flag> {
+  id: string;
+  name: string;
+  tier: Tier;
+  status: Status;
+  monthly_limit: number | null;
+  rate_limit: number | null;
+  feature_grants_read: Flag;
+  feature_grants_search: Flag;
+  feature_subscription_read: Flag;
+  /** Null: the tier's default. */
+  feature_grants_export: Flag | null;
+  created_at: string;
+}
+
+/** The column that holds each feature's flag. */
+export const FEATURE_COLUMN: Record<Feature, string> = {
+  'grants.read': 'feature_grants_read',
+  'grants.search': 'feature_grants_search',
+  'subscription.read': 'feature_subscription_read',
+  'grants.export': 'feature_grants_export',
+};
+
+export function subscriptionFromRow<Flag>(row: SubscriptionRow<Flag>, isOn: (flag: Flag) => boolean): Subscription {
+  return {
+    id: row.id,
+    name: row.name,
+    tier: row.tier,
+    status: row.status,
+    monthlyLimitOverride: row.monthly_limit,
+    rateLimitOverride: row.rate_limit,
+    features: {
+      'grants.read': isOn(row.feature_grants_read),
+      'grants.search': isOn(row.feature_grants_search),
+      'subscription.read': isOn(row.feature_subscription_read),
+      'grants.export': row.feature_grants_export === null ? tierFeatureDefault(row.tier, 'grants.export') : isOn(row.feature_grants_export),
+    },
+    createdAt: row.created_at,
+  };
+}
+
+export const keyFromRow = (row: Record<string, string | null>): ApiKeyInfo => ({
+  id: row.id as string,
+  subscriptionId: row.subscription_id as string,
+  prefix: row.prefix as string,
+  createdAt: row.created_at as string,
+  lastUsedAt: row.last_used_at,
+  revokedAt: row.revoked_at,
+});
