@@ -12,29 +12,16 @@ import { transientAsUnavailable } from '../sqliteFailures.js';
 import type { Db } from './database.js';
 
 import type { Admission, AllowanceRecord } from './store.js';
+import { admissionsOf, rejectAll, TurnAsks, type AskGroup as Group } from './turnAsks.js';
 
 export type { Admission, AllowanceCounter } from './store.js';
-
-interface Waiting {
-  resolve(admission: Admission): void;
-  reject(error: unknown): void;
-}
-
-/** The asks of one turn for one subscription, month and limit; `limit` null: counted without a check. */
-interface Group {
-  subscriptionId: string;
-  month: string;
-  limit: number | null;
-  waiting: Waiting[];
-}
 
 export class SqliteAllowanceCounter implements AllowanceRecord {
   private readonly add: Database.Statement;
   private readonly read: Database.Statement;
   private readonly month: Database.Statement;
   private readonly commitTurn: Database.Transaction<(groups: Group[]) => Admission[][]>;
-  private groups = new Map<string, Group>();
-  private scheduled = false;
+  private readonly turn = new TurnAsks((groups) => this.commit(groups));
 
   constructor(db: Db) {
     this.add = db.prepare(
@@ -51,57 +38,36 @@ export class SqliteAllowanceCounter implements AllowanceRecord {
     const before = this.currentSync(subscriptionId, month);
     const admitted = limit === null ? waiting.length : Math.min(waiting.length, Math.max(0, limit - before));
     if (admitted > 0) this.add.run(subscriptionId, month, admitted);
-    return waiting.map((_, i) => (i < admitted ? { allowed: true, calls: before + i + 1 } : { allowed: false, calls: before + admitted }));
-  }
-
-  private ask(subscriptionId: string, month: string, limit: number | null): Promise<Admission> {
-    return new Promise((resolve, reject) => {
-      const key = `${subscriptionId}\n${month}\n${limit}`;
-      let group = this.groups.get(key);
-      if (group === undefined) {
-        group = { subscriptionId, month, limit, waiting: [] };
-        this.groups.set(key, group);
-      }
-      group.waiting.push({ resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.commit());
-      }
-    });
+    return admissionsOf(before, admitted, waiting.length);
   }
 
   /**
    * Commits this turn's asks in one IMMEDIATE transaction; on failure every ask of the turn fails
    * and nothing is counted (503 when a retry may cure it, such as a lock held past busy_timeout).
    */
-  private commit(): void {
-    this.scheduled = false;
-    if (this.groups.size === 0) return;
-    const groups = [...this.groups.values()];
-    this.groups = new Map();
+  private commit(groups: Group[]): void {
     let results: Admission[][];
     try {
       results = this.commitTurn.immediate(groups);
     } catch (error) {
-      const failure = transientAsUnavailable(error, 'subscriptions database');
-      for (const group of groups) for (const w of group.waiting) w.reject(failure);
+      rejectAll(groups, transientAsUnavailable(error, 'subscriptions database'));
       return;
     }
     groups.forEach((group, g) => group.waiting.forEach((w, i) => w.resolve(results[g][i])));
   }
 
   tryConsume(subscriptionId: string, month: string, limit: number): Promise<Admission> {
-    return this.ask(subscriptionId, month, limit);
+    return this.turn.ask(subscriptionId, month, limit);
   }
 
   /** Counts a call another counter admitted, so this record never trails what was served; resolves once committed. */
   recordServed(subscriptionId: string, month: string): Promise<number> {
-    return this.ask(subscriptionId, month, null).then((admission) => admission.calls);
+    return this.turn.ask(subscriptionId, month, null).then((admission) => admission.calls);
   }
 
   /** Commits what this turn asked for now (before the database closes). */
   close(): void {
-    this.commit();
+    this.turn.flush();
   }
 
   currentSync(subscriptionId: string, month: string): number {

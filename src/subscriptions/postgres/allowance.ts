@@ -4,27 +4,14 @@
 // same statement: two requests on two machines never both take the last call, and a request goes
 // on only once its call is committed, so the count never trails what was served.
 import type { Admission, AllowanceRecord, Awaitable } from '../store.js';
+import { admissionsOf, rejectAll, TurnAsks, type AskGroup as Group } from '../turnAsks.js';
 import { pgUnavailable, type Pool } from './database.js';
-
-interface Waiting {
-  resolve(admission: Admission): void;
-  reject(error: unknown): void;
-}
-
-interface Group {
-  subscriptionId: string;
-  month: string;
-  /** null: counted without a check (a call Redis admitted). */
-  limit: number | null;
-  waiting: Waiting[];
-}
 
 const byRow = (a: Group, b: Group): number =>
   a.subscriptionId < b.subscriptionId ? -1 : a.subscriptionId > b.subscriptionId ? 1 : a.month < b.month ? -1 : a.month > b.month ? 1 : 0;
 
 export class PgAllowanceCounter implements AllowanceRecord {
-  private groups = new Map<string, Group>();
-  private scheduled = false;
+  private readonly turn = new TurnAsks((groups) => this.commit(groups));
   private readonly inFlight = new Set<Promise<void>>();
   /** The highest count this instance has seen per subscription and month (a floor, never above the record). */
   private readonly seen = new Map<string, number>();
@@ -36,28 +23,9 @@ export class PgAllowanceCounter implements AllowanceRecord {
     if ((this.seen.get(key) ?? -1) < calls) this.seen.set(key, calls);
   }
 
-  private ask(subscriptionId: string, month: string, limit: number | null): Promise<Admission> {
-    return new Promise((resolve, reject) => {
-      const key = `${subscriptionId}\n${month}\n${limit}`;
-      let group = this.groups.get(key);
-      if (group === undefined) {
-        group = { subscriptionId, month, limit, waiting: [] };
-        this.groups.set(key, group);
-      }
-      group.waiting.push({ resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.commit());
-      }
-    });
-  }
-
   /** Sends this turn's asks in one statement; on failure every ask of the turn fails and nothing is counted. */
-  private commit(): void {
-    this.scheduled = false;
-    if (this.groups.size === 0) return;
-    const groups = [...this.groups.values()].sort(byRow);
-    this.groups = new Map();
+  private commit(turn: Group[]): void {
+    const groups = turn.sort(byRow);
     const done = this.pool
       .query('SELECT calls_before, calls_admitted FROM consume_allowance($1::text[], $2::text[], $3::integer[], $4::integer[])', [
         groups.map((g) => g.subscriptionId),
@@ -71,26 +39,21 @@ export class PgAllowanceCounter implements AllowanceRecord {
             const before = Number(rows[g].calls_before);
             const admitted = Number(rows[g].calls_admitted);
             this.see(group.subscriptionId, group.month, before + admitted);
-            group.waiting.forEach((w, i) =>
-              w.resolve(i < admitted ? { allowed: true, calls: before + i + 1 } : { allowed: false, calls: before + admitted }),
-            );
+            admissionsOf(before, admitted, group.waiting.length).forEach((admission, i) => group.waiting[i].resolve(admission));
           });
         },
-        (error) => {
-          const failure = pgUnavailable(error);
-          for (const group of groups) for (const w of group.waiting) w.reject(failure);
-        },
+        (error) => rejectAll(groups, pgUnavailable(error)),
       );
     this.inFlight.add(done);
     void done.finally(() => this.inFlight.delete(done));
   }
 
   tryConsume(subscriptionId: string, month: string, limit: number): Promise<Admission> {
-    return this.ask(subscriptionId, month, limit);
+    return this.turn.ask(subscriptionId, month, limit);
   }
 
   recordServed(subscriptionId: string, month: string): Promise<number> {
-    return this.ask(subscriptionId, month, null).then((admission) => admission.calls);
+    return this.turn.ask(subscriptionId, month, null).then((admission) => admission.calls);
   }
 
   async current(subscriptionId: string, month: string): Promise<number> {
@@ -118,7 +81,7 @@ export class PgAllowanceCounter implements AllowanceRecord {
 
   /** Sends what this turn asked for now and waits for every statement in flight. */
   async close(): Promise<void> {
-    this.commit();
+    this.turn.flush();
     await Promise.allSettled([...this.inFlight]);
   }
 }
