@@ -9,6 +9,17 @@ import type { CreatedDemo, DemoRecords } from './store.js';
 
 export type { CreatedDemo } from './store.js';
 
+/**
+ * The id of a demo subscription nobody can have a key of: its key not shown, never used and not
+ * revoked, no other key made since, the subscription still ACTIVE. Plain SQL both stores run.
+ */
+export const DEMO_KEY_NEVER_SHOWN_SQL = `SELECT d.subscription_id FROM demo_subscription d
+     JOIN subscriptions s ON s.id = d.subscription_id AND s.status = 'ACTIVE'
+     JOIN api_keys k ON k.id = d.key_id AND k.revoked_at IS NULL AND k.last_used_at IS NULL
+   WHERE d.key_shown_at IS NULL
+     AND NOT EXISTS (SELECT 1 FROM api_keys o WHERE o.subscription_id = d.subscription_id AND o.id <> d.key_id)
+   ORDER BY d.subscription_id LIMIT 1`;
+
 export class DemoSubscription implements DemoRecords {
   constructor(
     private readonly db: Db,
@@ -41,14 +52,7 @@ export class DemoSubscription implements DemoRecords {
    */
   keyNeverShown(): string | null {
     const id = this.db
-      .prepare(
-        `SELECT d.subscription_id FROM demo_subscription d
-           JOIN subscriptions s ON s.id = d.subscription_id AND s.status = 'ACTIVE'
-           JOIN api_keys k ON k.id = d.key_id AND k.revoked_at IS NULL AND k.last_used_at IS NULL
-         WHERE d.key_shown_at IS NULL
-           AND NOT EXISTS (SELECT 1 FROM api_keys o WHERE o.subscription_id = d.subscription_id AND o.id <> d.key_id)
-         ORDER BY d.subscription_id LIMIT 1`,
-      )
+      .prepare(DEMO_KEY_NEVER_SHOWN_SQL)
       .pluck()
       .get() as string | undefined;
     return id ?? null;

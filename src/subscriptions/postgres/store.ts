@@ -3,6 +3,7 @@
 // month's and next month's usage partitions and starts listening for changes.
 import { describeError, type Logger } from '../../log.js';
 import type { CreatedDemo, DemoRecords, SubscriptionsStore, UsageSizes } from '../store.js';
+import { DEMO_KEY_NEVER_SHOWN_SQL } from '../demo.js';
 import { firstKeptDay, SWEEP_INTERVAL_MS } from '../usageRetention.js';
 import { PgAllowanceCounter } from './allowance.js';
 import { createPool, inTransaction, migrate, schemaVersion, type Pool } from './database.js';
@@ -46,14 +47,7 @@ class PgDemo implements DemoRecords {
   }
 
   async keyNeverShown(): Promise<string | null> {
-    const { rows } = await this.pool.query(
-      `SELECT d.subscription_id FROM demo_subscription d
-         JOIN subscriptions s ON s.id = d.subscription_id AND s.status = 'ACTIVE'
-         JOIN api_keys k ON k.id = d.key_id AND k.revoked_at IS NULL AND k.last_used_at IS NULL
-       WHERE d.key_shown_at IS NULL
-         AND NOT EXISTS (SELECT 1 FROM api_keys o WHERE o.subscription_id = d.subscription_id AND o.id <> d.key_id)
-       ORDER BY d.subscription_id LIMIT 1`,
-    );
+    const { rows } = await this.pool.query(DEMO_KEY_NEVER_SHOWN_SQL);
     return rows.length === 0 ? null : (rows[0].subscription_id as string);
   }
 }
