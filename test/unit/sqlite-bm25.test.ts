@@ -16,7 +16,7 @@ import { openCatalog, type Db } from '../../src/search/sqlite/catalogFile.js';
 import { CatalogColumns } from '../../src/search/sqlite/columns.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
 import { QueryTerms } from '../../src/search/sqlite/queryTerms.js';
-import { readVarint, readVarints, TextIndex } from '../../src/search/sqlite/textIndex.js';
+import { readAllPostings, readTextStatistics, readVarint, readVarints, TextIndex } from '../../src/search/sqlite/textIndex.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from '../../src/search/sqlite/translator.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
@@ -200,6 +200,34 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
       expect(hits).to.be.greaterThan(100);
       expectSameAsFts(db, columns, index, [common[0], common[0]]);
       expect(expectSameAsFts(db, columns, index, [common[0], 'zzqqxx'])).to.equal(0);
+    });
+
+    it('every postings list read ahead into shared memory equals the one read on first use, bit for bit', async () => {
+      db.exec('BEGIN');
+      try {
+        const columns = CatalogColumns.load(db);
+        const lazy = TextIndex.load(db, columns);
+        const stats = readTextStatistics(db, columns);
+        const all = await readAllPostings(db, columns, stats, () => Promise.resolve(true));
+        expect(all).to.not.equal(null);
+        const { terms, positions } = all!;
+        expect(positions.buffer).to.be.instanceOf(SharedArrayBuffer);
+        expect(terms.length).to.be.greaterThan(500);
+        const adopted = TextIndex.load(db, columns);
+        adopted.adoptPostings(all!);
+        for (const term of terms) {
+          const expected = lazy.postings(term);
+          const got = adopted.postings(term);
+          expect(Array.from(got.positions), term).to.deep.equal(Array.from(expected.positions));
+          expect(Array.from(got.frequencies), term).to.deep.equal(Array.from(expected.frequencies));
+          expect(got.idf, term).to.equal(expected.idf);
+        }
+        expect(adopted.heldPairs).to.equal(0); // none read on its own
+        // Stopped when asked to: nothing returned.
+        expect(await readAllPostings(db, columns, stats, () => Promise.resolve(false))).to.equal(null);
+      } finally {
+        db.exec('COMMIT');
+      }
     });
 
     it('within a small budget, least recently used postings are dropped and read again the same', () => {

@@ -10,7 +10,7 @@ import { titleSortKey } from '../../src/grants/folding.js';
 import { FACET_NAMES, type FacetCount, type FacetName, type Facets, type GrantQuery, type SortKey } from '../../src/grants/query.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { countAnd, countBits, emptyBits, fullBits, popcount32, positionsOf, setBit } from '../../src/search/sqlite/bitset.js';
-import { compareCodePoints } from '../../src/search/sqlite/columns.js';
+import { ascendingByNumber, compareCodePoints, shareColumns, readColumns } from '../../src/search/sqlite/columns.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from '../../src/search/sqlite/translator.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
@@ -163,6 +163,47 @@ describe('unit: SQLite engine columns', () => {
       expect(Math.sign(compareCodePoints('abc', 'abd'))).to.equal(-1);
       expect(compareCodePoints('ab', 'abc')).to.be.lessThan(0);
       expect(Buffer.compare(Buffer.from(astral), Buffer.from(high))).to.equal(1);
+    });
+
+    it('orders numbers by a radix sort as a comparison sort does: ascending, ties by position, NaN left out, −0 equal to 0', () => {
+      let seed = 17;
+      const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+      const pool = [0, -0, 1, -1, 0.5, -0.5, 1e-300, -1e-300, 1e300, -1e300, Infinity, -Infinity, Number.NaN, 1_700_000_000_000, 1_700_000_000_001, Number.MAX_VALUE, -Number.MAX_VALUE, 5e-324];
+      for (const size of [0, 1, 2, 100, 5000]) {
+        const values = Float64Array.from({ length: size }, () => (next() < 0.5 ? pool[Math.floor(next() * pool.length)] : (next() - 0.5) * 10 ** Math.floor(next() * 20)));
+        const expected = Array.from({ length: size }, (_, i) => i)
+          .filter((p) => !Number.isNaN(values[p]))
+          // Compared with < rather than by subtraction (Infinity − Infinity is NaN): equal values are ties, by position.
+          .sort((a, b) => (values[a] === values[b] ? a - b : values[a] < values[b] ? -1 : 1));
+        expect(Array.from(ascendingByNumber(values)), `size ${size}`).to.deep.equal(expected);
+      }
+    });
+  });
+
+  describe('shared memory', () => {
+    it('copies every array of the columns into SharedArrayBuffers, values unchanged', () => {
+      const dir = tempDir('grants-columns-shared-');
+      const file = path.join(dir, 'catalog.sqlite');
+      const writer = SqliteCatalogWriter.open(file);
+      return reindexGrants(writer, fixtureGrants().slice(0, 300))
+        .then(() => writer.close())
+        .then(() => {
+          const db = new Database(file, { readonly: true });
+          try {
+            const data = readColumns(db);
+            const copy = shareColumns(data);
+            const arrays = (d: typeof data) => [d.rowids, d.positionByRowid, ...Object.values(d.numbers), ...Object.values(d.valueBits).flat(), ...Object.values(d.orders).flatMap((o) => [o.positions, o.rank])];
+            expect(arrays(copy).length).to.equal(arrays(data).length).and.to.be.greaterThan(30);
+            arrays(copy).forEach((array, i) => {
+              expect(array.buffer).to.be.instanceOf(SharedArrayBuffer);
+              expect(Array.from(array)).to.deep.equal(Array.from(arrays(data)[i]));
+            });
+            expect(Object.keys(copy.orders).sort()).to.deep.equal(['amountMax', 'amountMin', 'createdAt', 'deadline', 'title', 'updatedAt'].flatMap((k) => [`${k}:false`, `${k}:true`]));
+          } finally {
+            db.close();
+            rmSync(dir, { recursive: true, force: true });
+          }
+        });
     });
   });
 

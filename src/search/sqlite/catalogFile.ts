@@ -34,6 +34,25 @@ export const catalogDdl = (suffix: string, build: string): string =>
 export const tableExists = (db: Db, name: string): boolean =>
   db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !== undefined;
 
+/** The build id the connection's current snapshot sees (null for a catalog no writer of this version wrote). */
+export function buildOf(db: Db): string | null {
+  let statement = buildStatements.get(db);
+  if (statement === undefined) {
+    statement = db.prepare('SELECT value FROM catalog_meta WHERE key = ?').pluck();
+    buildStatements.set(db, statement);
+  }
+  return (statement.get(CATALOG_BUILD_KEY) as string | undefined) ?? null;
+}
+
+const buildStatements = new WeakMap<Db, Database.Statement>();
+
+/** A read-only connection to an existing catalog (a search worker's, the index loader's). */
+export function openCatalogReadOnly(file: string): Db {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 10000');
+  return db;
+}
+
 /** Opens (creating if needed) the catalog in WAL mode, with an empty live catalog if it has none. */
 export function openCatalog(file: string): Db {
   const db = new Database(file);

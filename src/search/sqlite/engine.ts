@@ -8,7 +8,7 @@ import { FACET_VALUES, type GrantQuery } from '../../grants/query.js';
 import { transientAsUnavailable } from '../../sqliteFailures.js';
 import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../engine.js';
 import { countBits, hasBit, intersection, type Bits } from './bitset.js';
-import { openCatalog, CATALOG_BUILD_KEY, type Db } from './catalogFile.js';
+import { buildOf, openCatalog, openCatalogReadOnly, type Db } from './catalogFile.js';
 import { filterConditions, searchColumns, type Condition, type TextHits } from './columnSearch.js';
 import { CatalogColumns } from './columns.js';
 import type { ChangesPage } from '../changes.js';
@@ -18,7 +18,8 @@ import { keysetSearch } from './keyset.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from './translator.js';
 import { scoreAll } from './bm25.js';
 import { QueryTerms } from './queryTerms.js';
-import { TextIndex } from './textIndex.js';
+import { TextIndex, type PostingsData } from './textIndex.js';
+import type { SharedIndex } from './sharedIndex.js';
 
 /** Below this share of the catalog, a filter is checked on each text hit before bm25 scores it. */
 const PREFILTER_SHARE = 0.7;
@@ -37,10 +38,11 @@ interface LoadedColumns {
 export class SqliteSearchEngine implements SearchEngine {
   readonly name = 'sqlite';
   private loaded: LoadedColumns | null = null;
+  /** Pinned to one build (a search worker's engine): one read transaction for its life, the index shared. */
+  private pinnedBuild = false;
   /** Whether this turn's snapshot has been matched to the columns already. */
   private columnsCheckedThisTurn = false;
   private readonly dataVersion: Database.Statement;
-  private readonly catalogBuild: Database.Statement;
   private readonly byId: Database.Statement;
   private readonly countAll: Database.Statement;
   private readonly docByRowid: Database.Statement;
@@ -58,7 +60,6 @@ export class SqliteSearchEngine implements SearchEngine {
 
   constructor(private readonly db: Db) {
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
-    this.catalogBuild = db.prepare('SELECT value FROM catalog_meta WHERE key = ?').pluck();
     this.byId = db.prepare('SELECT doc FROM grants WHERE id = ?').pluck();
     this.countAll = db.prepare('SELECT count(*) FROM grants').pluck();
     this.docByRowid = db.prepare('SELECT doc FROM grants WHERE rowid = ?').pluck();
@@ -90,10 +91,10 @@ export class SqliteSearchEngine implements SearchEngine {
    */
   private currentColumns(): CatalogColumns {
     const loaded = this.loaded;
-    if (loaded !== null && this.columnsCheckedThisTurn) return loaded.columns;
+    if (loaded !== null && (this.columnsCheckedThisTurn || this.pinnedBuild)) return loaded.columns;
     const dataVersion = this.dataVersion.get() as number;
     if (loaded === null || loaded.dataVersion !== dataVersion) {
-      const build = (this.catalogBuild.get(CATALOG_BUILD_KEY) as string | undefined) ?? null;
+      const build = buildOf(this.db);
       if (loaded === null || build === null || build !== loaded.build) {
         this.loaded = { build, dataVersion, columns: CatalogColumns.load(this.db), text: null };
       } else {
@@ -175,7 +176,7 @@ export class SqliteSearchEngine implements SearchEngine {
     if (grantsJson.includes(undefined)) {
       // A row the columns hold is gone: the catalog changed without a new build id (a writer that
       // does not stamp one). Load the columns again from this snapshot and answer once more.
-      if (reloaded) throw new ServiceUnavailableError('the catalog changed while its columns were read');
+      if (reloaded || this.pinnedBuild) throw new ServiceUnavailableError('the catalog changed while its columns were read');
       this.loaded = null;
       return this.search(query, true);
     }
@@ -190,6 +191,37 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   /**
+   * An engine that answers from a shared index (sharedIndex.ts) on a read-only connection held in
+   * one read transaction on that index's build for the engine's life, so every answer comes from
+   * that build however the catalog moves on (a search worker swaps to a new engine when the
+   * loader reports a new build). Null when the catalog is past that build already.
+   */
+  static pinned(file: string, index: SharedIndex): SqliteSearchEngine | null {
+    const db = openCatalogReadOnly(file);
+    try {
+      db.exec('BEGIN');
+      if (buildOf(db) !== index.build) {
+        db.exec('ROLLBACK');
+        db.close();
+        return null;
+      }
+      const engine = new SqliteSearchEngine(db);
+      const columns = new CatalogColumns(index.columns, db);
+      engine.loaded = { build: index.build, dataVersion: -1, columns, text: TextIndex.over(db, columns, index.text) };
+      engine.pinnedBuild = true;
+      return engine;
+    } catch (error) {
+      if (db.open) db.close();
+      throw error;
+    }
+  }
+
+  /** A pinned engine takes every term's postings of its build from shared memory. */
+  adoptPostings(postings: PostingsData): void {
+    this.loaded?.text?.adoptPostings(postings);
+  }
+
+  /**
    * The reads of one event-loop turn share one read transaction, opened by the first and ended at
    * the next check phase (setImmediate; for reads made inside a check phase, as the requests the
    * allowance's group commit releases are, that of the next loop iteration): one snapshot of the
@@ -198,7 +230,7 @@ export class SqliteSearchEngine implements SearchEngine {
    * swap, on its own connection, never blocked by readers in WAL mode) is seen from the next.
    */
   private openTurnSnapshot(): void {
-    if (this.db.inTransaction) return;
+    if (this.db.inTransaction || this.pinnedBuild) return;
     this.begin.run();
     setImmediate(this.endTurnSnapshot);
   }
@@ -235,17 +267,22 @@ export class SqliteSearchEngine implements SearchEngine {
 
   /**
    * An export reads its own connection in one read transaction: one snapshot for the whole stream,
-   * while this engine's turn snapshots move on. The engine's columns serve it when they hold the
-   * same catalog build; otherwise the snapshot's columns are loaded.
+   * while this engine's turn snapshots move on. The engine's columns, or the shared index given,
+   * serve it when they hold the same catalog build; otherwise the snapshot's columns are loaded.
    */
-  async exportJson(query: GrantQuery): Promise<GrantExport> {
+  async exportJson(query: GrantQuery, shared: SharedIndex | null = null): Promise<GrantExport> {
     const db = new Database(this.db.name, { readonly: true, fileMustExist: true });
     try {
       db.pragma('busy_timeout = 10000');
       db.exec('BEGIN');
-      const build = (db.prepare('SELECT value FROM catalog_meta WHERE key = ?').pluck().get(CATALOG_BUILD_KEY) as string | undefined) ?? null;
+      const build = buildOf(db);
       const loaded = this.loaded;
-      const columns = loaded !== null && build !== null && loaded.build === build ? loaded.columns : CatalogColumns.load(db);
+      const columns =
+        build !== null && shared !== null && shared.build === build
+          ? new CatalogColumns(shared.columns, db)
+          : build !== null && loaded !== null && loaded.build === build
+            ? loaded.columns
+            : CatalogColumns.load(db);
       return exportFromSnapshot(db, columns, query);
     } catch (error) {
       if (db.open) db.close();

@@ -1,8 +1,9 @@
 // The embedded engine with its searches on worker threads: a SearchEngine that sends searches and
 // filter options (which need the in-memory columns) to a SearchWorkerPool, and answers the cheap
 // reads (one grant by id, the count) on its own connection in this thread, so they never wait
-// behind a search. Each worker runs SqliteSearchEngine itself: the per-turn snapshot is per worker
-// (one search, one read transaction, one build); a reindex is seen by each worker's next search.
+// behind a search. Each worker runs SqliteSearchEngine pinned to one catalog build, whose index
+// one loader thread reads into shared memory for all of them (workerPool.ts, sharedIndex.ts): a
+// page, its total and its facets come from one build; a new build is served once its index is read.
 import type { GrantQuery } from '../../grants/query.js';
 import type { ChangesPage } from '../changes.js';
 import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../engine.js';
@@ -32,10 +33,11 @@ export class PooledSqliteSearchEngine implements SearchEngine {
 
   /**
    * An export streams batches for minutes from one read transaction, so it runs on this thread's
-   * engine, batch by batch as the client reads (the first export loads this thread's columns once).
+   * engine, batch by batch as the client reads, over the workers' shared index when its snapshot is
+   * of the same build.
    */
   exportJson(query: GrantQuery): Promise<GrantExport> {
-    return this.local.exportJson(query);
+    return this.local.exportJson(query, this.pool.index);
   }
 
   getByIdJson(id: string): Promise<string | null> {

@@ -1,27 +1,72 @@
-// One search worker thread: the embedded engine (SqliteSearchEngine, unchanged) on its own
-// read-only connection and its own in-memory columns, answering the pool's messages one at a time.
-// Each search runs inside the engine's own snapshot (one read transaction per turn of this
-// thread), so a page, its total and its facets come from one catalog build; a new build is seen
-// by the first search after the swap, and is loaded ahead of searches by a check once a second.
+// One search worker thread: the embedded engine (SqliteSearchEngine) pinned to the catalog build
+// of the shared index the pool hands it (sharedIndex.ts), answering the pool's messages one at a
+// time. Every answer comes from that one build (page, total and facets). When the pool hands it the
+// index of a newer build, the worker swaps to an engine pinned to that build. Before each job it
+// checks the build being served: a search that sees a newer build than its index asks the pool
+// for it and waits for it up to freshWaitMs, once per build; past that (a large catalog takes
+// seconds to load) searches are answered from the previous build until the new one arrives.
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import { ServiceUnavailableError } from '../../failures.js';
+import { buildOf, openCatalogReadOnly } from './catalogFile.js';
 import { SqliteSearchEngine } from './engine.js';
-import type { WorkerReply, WorkerRequest, WorkerSetup } from './workerProtocol.js';
+import type { SharedIndex, SharedPostings } from './sharedIndex.js';
+import type { PoolMessage, WorkerReply, WorkerRequest, WorkerSetup } from './workerProtocol.js';
 import { describeFailure } from './workerProtocol.js';
 
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
+const reply = (message: WorkerReply) => port.postMessage(message);
 
-function openReadOnly(file: string): Database.Database {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  db.pragma('busy_timeout = 10000');
-  return db;
+/** Sees the newest build, outside the engine's pinned transaction. */
+const probe = openCatalogReadOnly(setup.file);
+let current: { build: string | null; engine: SqliteSearchEngine } | null = null;
+let postings: SharedPostings | null = null;
+/** Builds already waited for once. */
+const waitedFor = new Set<string | null>();
+/** Called on every adoption (waits for a build). */
+let adopted: (() => void)[] = [];
+
+function adopt(index: SharedIndex): void {
+  if (current !== null && current.build === index.build) return;
+  const engine = SqliteSearchEngine.pinned(setup.file, index);
+  if (engine === null) return; // the catalog is past that build already: its index follows
+  const previous = current;
+  current = { build: index.build, engine };
+  if (postings !== null && postings.build === index.build) engine.adoptPostings(postings.postings);
+  if (previous === null) reply({ ready: true });
+  else void previous.engine.close();
+  for (const wake of adopted) wake();
+  adopted = [];
 }
 
-const engine = new SqliteSearchEngine(openReadOnly(setup.file));
+function adoptPostings(shared: SharedPostings): void {
+  postings = shared;
+  if (current !== null && current.build === shared.build) current.engine.adoptPostings(shared.postings);
+}
+
+/** The engine of the newest build, waiting for its index once per build. */
+async function freshEngine(): Promise<SqliteSearchEngine> {
+  if (current === null) throw new ServiceUnavailableError('the catalog index is loading', 1);
+  const newest = buildOf(probe);
+  if (newest === current.build || waitedFor.has(newest)) return current.engine;
+  waitedFor.add(newest);
+  reply({ stale: true });
+  const deadline = Date.now() + setup.freshWaitMs;
+  while (current.build !== newest && Date.now() < deadline) {
+    await new Promise<void>((wake) => {
+      const timer = setTimeout(wake, deadline - Date.now());
+      adopted.push(() => {
+        clearTimeout(timer);
+        wake();
+      });
+    });
+  }
+  return current.engine;
+}
 
 async function answer(request: WorkerRequest): Promise<WorkerReply> {
   try {
+    const engine = await freshEngine();
     const value = request.op === 'search' ? await engine.searchJson(request.query) : await engine.filterOptions();
     return { id: request.id, ok: true, value };
   } catch (error) {
@@ -29,16 +74,8 @@ async function answer(request: WorkerRequest): Promise<WorkerReply> {
   }
 }
 
-port.on('message', (request: WorkerRequest) => {
-  void answer(request).then((reply) => port.postMessage(reply));
+port.on('message', (message: PoolMessage) => {
+  if ('adopt' in message) adopt(message.adopt);
+  else if ('postings' in message) adoptPostings(message.postings);
+  else void answer(message).then(reply);
 });
-
-/** Loads the columns of the catalog being served now (a no-op while the build is unchanged). */
-const loadCurrentBuild = (): Promise<unknown> =>
-  Promise.resolve()
-    .then(() => engine.filterOptions())
-    .catch(() => undefined);
-
-// Ready once the columns are in memory: a fresh worker takes no search it would spend loading them.
-void loadCurrentBuild().then(() => port.postMessage({ ready: true } satisfies WorkerReply));
-setInterval(() => void loadCurrentBuild(), setup.refreshMs);

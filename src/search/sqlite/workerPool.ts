@@ -1,12 +1,15 @@
 // A pool of search worker threads (searchWorker.ts), each running the embedded engine on its own
-// read-only connection. Jobs wait in one FIFO queue for an idle worker. Every job has a time
-// budget from the moment it is asked for: past it, the caller gets ServiceUnavailableError; a job
-// still queued is dropped, and a worker still running it is terminated (better-sqlite3 cannot
-// interrupt a statement from another thread) and replaced by a fresh one, which takes jobs once
-// it has loaded the catalog's columns. A worker that dies is replaced the same way.
+// read-only connection, and one index loader thread (indexLoader.ts) that reads the in-memory
+// index of each catalog build once, into shared memory, for all of them (sharedIndex.ts). Jobs
+// wait in one FIFO queue for an idle worker. Every job has a time budget from the moment it is
+// asked for: past it, the caller gets ServiceUnavailableError; a job still queued is dropped, and
+// a worker still running it is terminated (better-sqlite3 cannot interrupt a statement from
+// another thread) and replaced by a fresh one, which adopts the shared index and takes jobs at
+// once. A worker or loader that dies is replaced the same way.
 import { Worker } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../../failures.js';
-import { failureFrom, type WorkerJob, type WorkerReply, type WorkerSetup } from './workerProtocol.js';
+import type { LoaderReport, LoaderSetup, SharedIndex, SharedPostings } from './sharedIndex.js';
+import { failureFrom, type PoolMessage, type WorkerJob, type WorkerReply, type WorkerSetup } from './workerProtocol.js';
 
 export interface WorkerPoolOptions {
   /** The catalog's SQLite file. */
@@ -15,7 +18,7 @@ export interface WorkerPoolOptions {
   size: number;
   /** A job's budget, queue wait included. */
   timeoutMs: number;
-  /** How often an idle worker looks for a new catalog build (default 1000 ms). */
+  /** How often the index loader looks for a new catalog build (default 1000 ms). */
   refreshMs?: number;
   /** Told of each job that ran out of time, and of each worker that died. */
   events?: { onTimeout?(): void; onWorkerLost?(reason: string): void };
@@ -47,6 +50,8 @@ interface Slot {
 const TIMEOUT_RETRY_AFTER_SECONDS = 2;
 /** Delay before replacing a worker that died before it was ready (no tight restart loop). */
 const RESTART_DELAY_MS = 1000;
+/** The longest a search that sees a new catalog build waits for its index (once per build and worker). */
+const FRESH_WAIT_MS = 1000;
 
 export class SearchWorkerPool {
   private readonly slots = new Set<Slot>();
@@ -54,20 +59,87 @@ export class SearchWorkerPool {
   private nextId = 0;
   private closed = false;
   private readonly restarts = new Set<NodeJS.Timeout>();
+  private loader: Worker | null = null;
+  private latestIndex: SharedIndex | null = null;
+  private latestPostings: SharedPostings | null = null;
+  /** Settles start() on the loader's first index or failure. */
+  private firstIndex: { resolve(): void; reject(error: Error): void } | null = null;
 
   private constructor(private readonly options: WorkerPoolOptions) {}
 
-  /** Starts `size` workers and resolves once each has loaded the catalog (or rejects when one cannot start). */
+  /**
+   * Starts the index loader and `size` workers, and resolves once the loader has read the catalog's
+   * index and each worker has adopted it (or rejects when they cannot start).
+   */
   static async start(options: WorkerPoolOptions): Promise<SearchWorkerPool> {
     if (options.size < 1) throw new Error('a search worker pool needs at least one worker');
     const pool = new SearchWorkerPool(options);
     try {
+      await new Promise<void>((resolve, reject) => {
+        pool.firstIndex = { resolve, reject };
+        pool.startLoader();
+      });
       await Promise.all(Array.from({ length: options.size }, () => pool.spawn()));
     } catch (error) {
       await pool.close();
       throw error;
     }
     return pool;
+  }
+
+  /** The newest build's shared index (for reads on the main thread, such as exports). */
+  get index(): SharedIndex | null {
+    return this.latestIndex;
+  }
+
+  private startLoader(): void {
+    const setup: LoaderSetup = { file: this.options.file, refreshMs: this.options.refreshMs ?? 1000 };
+    const loader = new Worker(new URL('./indexLoader.js', import.meta.url), { workerData: setup });
+    this.loader = loader;
+    loader.on('message', (report: LoaderReport) => {
+      if ('index' in report) {
+        this.latestIndex = report.index;
+        this.latestPostings = null;
+        this.broadcast({ adopt: report.index });
+        this.firstIndex?.resolve();
+        this.firstIndex = null;
+      } else if ('postings' in report) {
+        if (report.postings.build !== this.latestIndex?.build) return;
+        this.latestPostings = report.postings;
+        this.broadcast({ postings: report.postings });
+      } else if (this.firstIndex !== null) {
+        this.firstIndex.reject(new Error(`the search index could not be read: ${report.failed}`));
+        this.firstIndex = null;
+      } else {
+        this.options.events?.onWorkerLost?.(`index loader: ${report.failed}`);
+      }
+    });
+    const lost = (reason: string) => {
+      if (this.loader !== loader) return;
+      this.loader = null;
+      if (this.firstIndex !== null) {
+        this.firstIndex.reject(new Error(`the search index loader stopped (${reason})`));
+        this.firstIndex = null;
+      }
+      if (this.closed) return;
+      this.options.events?.onWorkerLost?.(`index loader: ${reason}`);
+      const timer = setTimeout(() => {
+        this.restarts.delete(timer);
+        if (!this.closed) this.startLoader();
+      }, RESTART_DELAY_MS);
+      this.restarts.add(timer);
+    };
+    loader.on('error', (error) => lost(`error: ${error.message}`));
+    loader.on('exit', (code) => lost(`exit ${code}`));
+  }
+
+  private broadcast(message: PoolMessage): void {
+    for (const slot of this.slots) slot.worker.postMessage(message);
+  }
+
+  /** A worker saw a build newer than its index: the loader looks now rather than at its next tick. */
+  private checkForNewBuild(): void {
+    this.loader?.postMessage('check');
   }
 
   get load(): PoolLoad {
@@ -89,16 +161,20 @@ export class SearchWorkerPool {
 
   /** A worker that resolves once ready; rejects if it fails before that. */
   private spawn(): Promise<void> {
-    const setup: WorkerSetup = { file: this.options.file, refreshMs: this.options.refreshMs ?? 1000 };
+    const setup: WorkerSetup = { file: this.options.file, freshWaitMs: Math.min(FRESH_WAIT_MS, Math.floor(this.options.timeoutMs / 2)) };
     const worker = new Worker(new URL('./searchWorker.js', import.meta.url), { workerData: setup });
     const slot: Slot = { worker, ready: false, job: null };
     this.slots.add(slot);
+    if (this.latestIndex !== null) worker.postMessage({ adopt: this.latestIndex } satisfies PoolMessage);
+    if (this.latestPostings !== null) worker.postMessage({ postings: this.latestPostings } satisfies PoolMessage);
     return new Promise<void>((resolve, reject) => {
       worker.on('message', (reply: WorkerReply) => {
         if ('ready' in reply) {
           slot.ready = true;
           resolve();
           this.dispatch();
+        } else if ('stale' in reply) {
+          this.checkForNewBuild();
         } else {
           this.settle(slot, reply);
         }
@@ -125,7 +201,7 @@ export class SearchWorkerPool {
     }
   }
 
-  private settle(slot: Slot, reply: Exclude<WorkerReply, { ready: true }>): void {
+  private settle(slot: Slot, reply: Exclude<WorkerReply, { ready: true } | { stale: true }>): void {
     const job = slot.job;
     if (job === null || job.id !== reply.id) return;
     slot.job = null;
@@ -197,6 +273,8 @@ export class SearchWorkerPool {
         slot.job.reject(failure);
       }
     }
-    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+    const loader = this.loader;
+    this.loader = null;
+    await Promise.all([...slots.map((slot) => slot.worker.terminate()), loader?.terminate()]);
   }
 }

@@ -1,16 +1,20 @@
 // The messages between the search worker pool (main thread) and its workers (searchWorker.ts).
 import { ServiceUnavailableError } from '../../failures.js';
 import type { GrantQuery } from '../../grants/query.js';
+import type { SharedIndex, SharedPostings } from './sharedIndex.js';
 
 export interface WorkerSetup {
   /** The catalog's SQLite file. */
   file: string;
-  /** How often an idle worker checks for a new catalog build and loads its columns. */
-  refreshMs: number;
+  /** How long a search that sees a new build waits for its index (once per build). */
+  freshWaitMs: number;
 }
 
 export type WorkerJob = { op: 'search'; query: GrantQuery } | { op: 'filterOptions' };
 export type WorkerRequest = WorkerJob & { id: number };
+
+/** What the pool sends a worker: a job, or the shared index (or postings) of a build. */
+export type PoolMessage = WorkerRequest | { adopt: SharedIndex } | { postings: SharedPostings };
 
 /** A failure as it crosses the thread boundary (errors lose their class on the way). */
 export interface FailureDescription {
@@ -19,7 +23,8 @@ export interface FailureDescription {
   retryAfterSeconds?: number;
 }
 
-export type WorkerReply = { ready: true } | { id: number; ok: true; value: unknown } | { id: number; ok: false; failure: FailureDescription };
+/** ready: the worker has adopted its first index; stale: it saw a build newer than its index. */
+export type WorkerReply = { ready: true } | { stale: true } | { id: number; ok: true; value: unknown } | { id: number; ok: false; failure: FailureDescription };
 
 export function describeFailure(error: unknown): FailureDescription {
   if (error instanceof ServiceUnavailableError) return { unavailable: true, message: error.message, retryAfterSeconds: error.retryAfterSeconds };
