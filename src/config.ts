@@ -59,6 +59,8 @@ export interface SearchLoadConfig {
   queueLimit: number;
   /** Event-loop delay past which new API requests get a fast 503; 0: never. */
   eventLoopDelayMs: number;
+  /** The nice value of the search worker and index loader threads (the event loop keeps 0), so cheap requests are scheduled first. */
+  workerNice: number;
 }
 
 export interface StoreOutageSettings {
@@ -207,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: int('SEARCH_TIMEOUT_MS', 2000, 1, 600000),
       queueLimit: int('SEARCH_QUEUE_LIMIT', 64, 0, 100000),
       eventLoopDelayMs: int('OVERLOAD_EVENT_LOOP_DELAY_MS', 500, 0, 600000),
+      workerNice: int('SEARCH_WORKER_NICE', 10, 0, 19),
     },
     changesRetentionDays: int('CHANGES_RETENTION_DAYS', 365, 1, 36500),
     compression: bool('COMPRESSION', true)

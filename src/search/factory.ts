@@ -23,7 +23,7 @@ export async function createSearchEngine(config: Config, events: WorkerPoolOptio
       const local = SqliteSearchEngine.open(file);
       if (config.searchLoad.workers === 0) return local;
       try {
-        const pool = await SearchWorkerPool.start({ file, size: config.searchLoad.workers, timeoutMs: config.searchLoad.timeoutMs, events });
+        const pool = await SearchWorkerPool.start({ file, size: config.searchLoad.workers, timeoutMs: config.searchLoad.timeoutMs, nice: config.searchLoad.workerNice, events });
         return new PooledSqliteSearchEngine(local, pool);
       } catch (error) {
         await local.close();

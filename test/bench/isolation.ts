@@ -37,6 +37,7 @@ Options:
   --queue-limit Q           SEARCH_QUEUE_LIMIT of the API (default 64)
   --only LIST               mix,isolation,overload (default all three)
   --build-only              build (or find) the cached catalog, measure nothing
+  --profile DIR             write the API process's CPU profiles (main thread and workers) into DIR
   --out FILE                JSON results (default test/bench/results/isolation-<timestamp>.json)
   -h, --help                this help
 `;
@@ -148,6 +149,7 @@ async function main(): Promise<void> {
       'by-id-rate': { type: 'string', default: '1000' },
       'overload-connections': { type: 'string', default: '200' },
       'timeout-ms': { type: 'string', default: '2000' },
+      profile: { type: 'string' },
       'queue-limit': { type: 'string', default: '64' },
       only: { type: 'string', default: 'mix,isolation,overload' },
       out: { type: 'string' },
@@ -188,7 +190,7 @@ async function main(): Promise<void> {
     const { apiKey } = await createBenchSubscription(env);
     const headers = { authorization: `Bearer ${apiKey}` };
     const logDir = path.join(os.tmpdir());
-    const api = await startProcess({ name: `bench-isolation-api-${workers}`, args: ['dist/src/main.js'], env, port, logDir, readyTimeoutMs: 600_000 });
+    const api = await startProcess({ name: `bench-isolation-api-${workers}`, args: [...(values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`]), 'dist/src/main.js'], env, port, logDir, readyTimeoutMs: 600_000 });
     const run: WorkersRun = { workers };
     try {
       // Warm-up: one search answered (on the event loop, the first one loads the columns: tens of

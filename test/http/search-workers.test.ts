@@ -59,21 +59,24 @@ describe('searches on worker threads, their time budget and overload shedding', 
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('SEARCH_WORKERS defaults to the number of cores; the search and overload settings are bounded integers', () => {
-    expect(loadConfig({}).searchLoad).to.deep.equal({ workers: availableParallelism(), timeoutMs: 2000, queueLimit: 64, eventLoopDelayMs: 500 });
-    expect(loadConfig({ SEARCH_WORKERS: '0', SEARCH_TIMEOUT_MS: '50', SEARCH_QUEUE_LIMIT: '0', OVERLOAD_EVENT_LOOP_DELAY_MS: '0' }).searchLoad).to.deep.equal({
+    expect(loadConfig({}).searchLoad).to.deep.equal({ workers: availableParallelism(), timeoutMs: 2000, queueLimit: 64, eventLoopDelayMs: 500, workerNice: 10 });
+    expect(
+      loadConfig({ SEARCH_WORKERS: '0', SEARCH_TIMEOUT_MS: '50', SEARCH_QUEUE_LIMIT: '0', OVERLOAD_EVENT_LOOP_DELAY_MS: '0', SEARCH_WORKER_NICE: '0' }).searchLoad,
+    ).to.deep.equal({
       workers: 0,
       timeoutMs: 50,
       queueLimit: 0,
       eventLoopDelayMs: 0,
+      workerNice: 0,
     });
     let thrown: unknown;
     try {
-      loadConfig({ SEARCH_WORKERS: '65', SEARCH_TIMEOUT_MS: '0', SEARCH_QUEUE_LIMIT: '-1', OVERLOAD_EVENT_LOOP_DELAY_MS: 'soon' });
+      loadConfig({ SEARCH_WORKERS: '65', SEARCH_TIMEOUT_MS: '0', SEARCH_QUEUE_LIMIT: '-1', OVERLOAD_EVENT_LOOP_DELAY_MS: 'soon', SEARCH_WORKER_NICE: '20' });
     } catch (error) {
       thrown = error;
     }
     expect(thrown).to.be.instanceOf(ConfigError);
-    expect((thrown as ConfigError).problems.map((p) => p.split(' ')[0])).to.deep.equal(['SEARCH_WORKERS', 'SEARCH_TIMEOUT_MS', 'SEARCH_QUEUE_LIMIT', 'OVERLOAD_EVENT_LOOP_DELAY_MS']);
+    expect((thrown as ConfigError).problems.map((p) => p.split(' ')[0])).to.deep.equal(['SEARCH_WORKERS', 'SEARCH_TIMEOUT_MS', 'SEARCH_QUEUE_LIMIT', 'OVERLOAD_EVENT_LOOP_DELAY_MS', 'SEARCH_WORKER_NICE']);
   });
 
   describe('the pool', () => {

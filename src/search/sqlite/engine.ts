@@ -18,7 +18,7 @@ import { keysetSearch } from './keyset.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from './translator.js';
 import { scoreAll } from './bm25.js';
 import { QueryTerms } from './queryTerms.js';
-import { TextIndex, type PostingsData } from './textIndex.js';
+import { TextIndex } from './textIndex.js';
 import type { SharedIndex } from './sharedIndex.js';
 
 /** Below this share of the catalog, a filter is checked on each text hit before bm25 scores it. */
@@ -207,18 +207,15 @@ export class SqliteSearchEngine implements SearchEngine {
       }
       const engine = new SqliteSearchEngine(db);
       const columns = new CatalogColumns(index.columns, db);
-      engine.loaded = { build: index.build, dataVersion: -1, columns, text: TextIndex.over(db, columns, index.text) };
+      const text = TextIndex.over(db, columns, index.text);
+      text.adoptPostings(index.postings);
+      engine.loaded = { build: index.build, dataVersion: -1, columns, text };
       engine.pinnedBuild = true;
       return engine;
     } catch (error) {
       if (db.open) db.close();
       throw error;
     }
-  }
-
-  /** A pinned engine takes every term's postings of its build from shared memory. */
-  adoptPostings(postings: PostingsData): void {
-    this.loaded?.text?.adoptPostings(postings);
   }
 
   /**

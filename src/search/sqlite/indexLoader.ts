@@ -1,7 +1,7 @@
 // The index loader thread of the search worker pool: reads the in-memory index of the catalog
-// being served (columns and text statistics, then every term's postings) into shared memory, once
-// per catalog build, and reports it to the pool, which hands it to every search worker
-// (sharedIndex.ts). It looks for a new build every refreshMs and whenever the pool asks (a worker
+// being served (columns, text statistics and every term's postings) into shared memory, once per
+// catalog build, and reports it whole to the pool, which hands it to every search worker
+// (sharedIndex.ts): workers go on answering from the previous build until then. It looks for a new build every refreshMs and whenever the pool asks (a worker
 // saw a build its index is not of). Each build is read from one read transaction, so columns,
 // statistics and postings come from one catalog; reading a build's postings stops when a newer
 // build appears.
@@ -11,9 +11,11 @@ import { buildOf, openCatalogReadOnly } from './catalogFile.js';
 import { CatalogColumns, readColumns, shareColumns, shared } from './columns.js';
 import { readAllPostings, readTextStatistics } from './textIndex.js';
 import type { LoaderReport, LoaderSetup } from './sharedIndex.js';
+import { lowerThreadPriority } from './threadPriority.js';
 
 const setup = workerData as LoaderSetup;
 const port = parentPort!;
+lowerThreadPriority(setup.nice);
 const report = (message: LoaderReport) => port.postMessage(message);
 
 /** The connection the index is read from, one transaction per build. */
@@ -27,11 +29,10 @@ let served: { build: string | null; version: number } | undefined;
 let loading = false;
 let again = false;
 
-/** Whether the newest catalog is not the one served (a catalog without build id: whether anything was committed since). */
-function changed(): boolean {
-  if (served === undefined) return true;
+/** Whether the newest catalog is the given one (a catalog without build id: nothing committed since `version`). */
+function newestIs(catalog: { build: string | null; version: number }): boolean {
   const build = buildOf(probe);
-  return build !== served.build || (build === null && (probeVersion.get() as number) !== served.version);
+  return build === catalog.build && (build !== null || (probeVersion.get() as number) === catalog.version);
 }
 
 async function refresh(): Promise<void> {
@@ -41,7 +42,7 @@ async function refresh(): Promise<void> {
   }
   loading = true;
   try {
-    if (!changed()) return;
+    if (served !== undefined && newestIs(served)) return;
     const version = probeVersion.get() as number;
     db.exec('BEGIN');
     try {
@@ -50,13 +51,16 @@ async function refresh(): Promise<void> {
       const columns = new CatalogColumns(data, db);
       const stats = readTextStatistics(db, columns);
       const text = { ...stats, lengths: shared(stats.lengths) };
-      served = { build, version };
-      report({ index: { build, columns: data, text } });
       const postings = await readAllPostings(db, columns, text, async () => {
         await nextTurn();
-        return !changed();
+        return newestIs({ build, version });
       });
-      if (postings !== null) report({ postings: { build, postings } });
+      // Stopped for a newer build: that one is read next (`again`).
+      if (postings === null) again = true;
+      else {
+        served = { build, version };
+        report({ index: { build, columns: data, text, postings } });
+      }
     } finally {
       db.exec('COMMIT');
     }

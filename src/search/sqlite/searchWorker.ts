@@ -9,18 +9,19 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../../failures.js';
 import { buildOf, openCatalogReadOnly } from './catalogFile.js';
 import { SqliteSearchEngine } from './engine.js';
-import type { SharedIndex, SharedPostings } from './sharedIndex.js';
+import type { SharedIndex } from './sharedIndex.js';
 import type { PoolMessage, WorkerReply, WorkerRequest, WorkerSetup } from './workerProtocol.js';
 import { describeFailure } from './workerProtocol.js';
+import { lowerThreadPriority } from './threadPriority.js';
 
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
+lowerThreadPriority(setup.nice);
 const reply = (message: WorkerReply) => port.postMessage(message);
 
 /** Sees the newest build, outside the engine's pinned transaction. */
 const probe = openCatalogReadOnly(setup.file);
 let current: { build: string | null; engine: SqliteSearchEngine } | null = null;
-let postings: SharedPostings | null = null;
 /** Builds already waited for once. */
 const waitedFor = new Set<string | null>();
 /** Called on every adoption (waits for a build). */
@@ -32,16 +33,10 @@ function adopt(index: SharedIndex): void {
   if (engine === null) return; // the catalog is past that build already: its index follows
   const previous = current;
   current = { build: index.build, engine };
-  if (postings !== null && postings.build === index.build) engine.adoptPostings(postings.postings);
   if (previous === null) reply({ ready: true });
   else void previous.engine.close();
   for (const wake of adopted) wake();
   adopted = [];
-}
-
-function adoptPostings(shared: SharedPostings): void {
-  postings = shared;
-  if (current !== null && current.build === shared.build) current.engine.adoptPostings(shared.postings);
 }
 
 /** The engine of the newest build, waiting for its index once per build. */
@@ -76,6 +71,5 @@ async function answer(request: WorkerRequest): Promise<WorkerReply> {
 
 port.on('message', (message: PoolMessage) => {
   if ('adopt' in message) adopt(message.adopt);
-  else if ('postings' in message) adoptPostings(message.postings);
   else void answer(message).then(reply);
 });

@@ -8,7 +8,7 @@
 // once. A worker or loader that dies is replaced the same way.
 import { Worker } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../../failures.js';
-import type { LoaderReport, LoaderSetup, SharedIndex, SharedPostings } from './sharedIndex.js';
+import type { LoaderReport, LoaderSetup, SharedIndex } from './sharedIndex.js';
 import { failureFrom, type PoolMessage, type WorkerJob, type WorkerReply, type WorkerSetup } from './workerProtocol.js';
 
 export interface WorkerPoolOptions {
@@ -18,6 +18,8 @@ export interface WorkerPoolOptions {
   size: number;
   /** A job's budget, queue wait included. */
   timeoutMs: number;
+  /** The nice value of the worker and loader threads (default 0: the event loop's). */
+  nice?: number;
   /** How often the index loader looks for a new catalog build (default 1000 ms). */
   refreshMs?: number;
   /** Told of each job that ran out of time, and of each worker that died. */
@@ -61,7 +63,6 @@ export class SearchWorkerPool {
   private readonly restarts = new Set<NodeJS.Timeout>();
   private loader: Worker | null = null;
   private latestIndex: SharedIndex | null = null;
-  private latestPostings: SharedPostings | null = null;
   /** Settles start() on the loader's first index or failure. */
   private firstIndex: { resolve(): void; reject(error: Error): void } | null = null;
 
@@ -93,20 +94,15 @@ export class SearchWorkerPool {
   }
 
   private startLoader(): void {
-    const setup: LoaderSetup = { file: this.options.file, refreshMs: this.options.refreshMs ?? 1000 };
+    const setup: LoaderSetup = { file: this.options.file, refreshMs: this.options.refreshMs ?? 1000, nice: this.options.nice ?? 0 };
     const loader = new Worker(new URL('./indexLoader.js', import.meta.url), { workerData: setup });
     this.loader = loader;
     loader.on('message', (report: LoaderReport) => {
       if ('index' in report) {
         this.latestIndex = report.index;
-        this.latestPostings = null;
         this.broadcast({ adopt: report.index });
         this.firstIndex?.resolve();
         this.firstIndex = null;
-      } else if ('postings' in report) {
-        if (report.postings.build !== this.latestIndex?.build) return;
-        this.latestPostings = report.postings;
-        this.broadcast({ postings: report.postings });
       } else if (this.firstIndex !== null) {
         this.firstIndex.reject(new Error(`the search index could not be read: ${report.failed}`));
         this.firstIndex = null;
@@ -161,12 +157,15 @@ export class SearchWorkerPool {
 
   /** A worker that resolves once ready; rejects if it fails before that. */
   private spawn(): Promise<void> {
-    const setup: WorkerSetup = { file: this.options.file, freshWaitMs: Math.min(FRESH_WAIT_MS, Math.floor(this.options.timeoutMs / 2)) };
+    const setup: WorkerSetup = {
+      file: this.options.file,
+      freshWaitMs: Math.min(FRESH_WAIT_MS, Math.floor(this.options.timeoutMs / 2)),
+      nice: this.options.nice ?? 0,
+    };
     const worker = new Worker(new URL('./searchWorker.js', import.meta.url), { workerData: setup });
     const slot: Slot = { worker, ready: false, job: null };
     this.slots.add(slot);
     if (this.latestIndex !== null) worker.postMessage({ adopt: this.latestIndex } satisfies PoolMessage);
-    if (this.latestPostings !== null) worker.postMessage({ postings: this.latestPostings } satisfies PoolMessage);
     return new Promise<void>((resolve, reject) => {
       worker.on('message', (reply: WorkerReply) => {
         if ('ready' in reply) {

@@ -1,20 +1,22 @@
 // The messages between the search worker pool (main thread) and its workers (searchWorker.ts).
 import { ServiceUnavailableError } from '../../failures.js';
 import type { GrantQuery } from '../../grants/query.js';
-import type { SharedIndex, SharedPostings } from './sharedIndex.js';
+import type { SharedIndex } from './sharedIndex.js';
 
 export interface WorkerSetup {
   /** The catalog's SQLite file. */
   file: string;
   /** How long a search that sees a new build waits for its index (once per build). */
   freshWaitMs: number;
+  /** This thread's nice value (threadPriority.ts). */
+  nice: number;
 }
 
 export type WorkerJob = { op: 'search'; query: GrantQuery } | { op: 'filterOptions' };
 export type WorkerRequest = WorkerJob & { id: number };
 
-/** What the pool sends a worker: a job, or the shared index (or postings) of a build. */
-export type PoolMessage = WorkerRequest | { adopt: SharedIndex } | { postings: SharedPostings };
+/** What the pool sends a worker: a job, or the shared index of a build. */
+export type PoolMessage = WorkerRequest | { adopt: SharedIndex };
 
 /** A failure as it crosses the thread boundary (errors lose their class on the way). */
 export interface FailureDescription {
