@@ -10,7 +10,8 @@ import { titleSortKey } from '../../src/grants/folding.js';
 import { FACET_NAMES, type FacetCount, type FacetName, type Facets, type GrantQuery, type SortKey } from '../../src/grants/query.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { countAnd, countBits, emptyBits, fullBits, popcount32, positionsOf, setBit } from '../../src/search/sqlite/bitset.js';
-import { ascendingByNumber, compareCodePoints, shareColumns, readColumns } from '../../src/search/sqlite/columns.js';
+import { ascendingByNumber, CatalogColumns, compareCodePoints, shareColumns, readColumns } from '../../src/search/sqlite/columns.js';
+import { countsByBits, countsByMasks } from '../../src/search/sqlite/columnSearch.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from '../../src/search/sqlite/translator.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
@@ -177,6 +178,38 @@ describe('unit: SQLite engine columns', () => {
           .sort((a, b) => (values[a] === values[b] ? a - b : values[a] < values[b] ? -1 : 1));
         expect(Array.from(ascendingByNumber(values)), `size ${size}`).to.deep.equal(expected);
       }
+    });
+  });
+
+  describe('facet counts from value masks and from value bit sets', () => {
+    it('agree for every facet, from an empty set of matches to all of them', () => {
+      const dir = tempDir('grants-columns-masks-');
+      const file = path.join(dir, 'catalog.sqlite');
+      const writer = SqliteCatalogWriter.open(file);
+      return reindexGrants(writer, fixtureGrants())
+        .then(() => writer.close())
+        .then(() => {
+          const db = new Database(file, { readonly: true });
+          try {
+            const columns = CatalogColumns.load(db);
+            let seed = 5;
+            const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+            let counted = 0;
+            for (const share of [0, 0.001, 0.05, 0.5, 1]) {
+              const base = emptyBits(columns.size);
+              for (let p = 0; p < columns.size; p++) if (next() < share) setBit(base, p);
+              for (const name of FACET_NAMES) {
+                const byMasks = Array.from(countsByMasks(columns, name, base));
+                expect(byMasks, `${name} at ${share}`).to.deep.equal(Array.from(countsByBits(columns, name, base)));
+                counted += byMasks.reduce((a, b) => a + b, 0);
+              }
+            }
+            expect(counted).to.be.greaterThan(columns.size);
+          } finally {
+            db.close();
+            rmSync(dir, { recursive: true, force: true });
+          }
+        });
     });
   });
 

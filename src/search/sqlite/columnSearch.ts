@@ -99,16 +99,53 @@ export function filterConditions(columns: CatalogColumns, query: GrantQuery): Co
   return conditions;
 }
 
-/** Each asked facet's counts over the matches of every condition but its own, by count descending then value. */
-export function facetCounts(columns: CatalogColumns, names: readonly FacetName[], conditions: Condition[], matches: Bits): Facets {
+/**
+ * Per-match work of counting from the value masks, in units of one word of a bit-set AND and count:
+ * below it, counting each match's mask beats counting each value's bit set against the matches.
+ */
+const MASK_COUNT_COST = 6;
+
+/** Each value's count among the positions of `base`, from the value masks of those positions: cost grows with the matches. */
+export function countsByMasks(columns: CatalogColumns, name: FacetName, base: Bits): Int32Array {
+  const counts = new Int32Array(FACET_VALUES[name].length);
+  const masks = columns.valueMasks[name];
+  for (let w = 0; w < base.length; w++) {
+    let word = base[w];
+    while (word !== 0) {
+      const low = word & -word;
+      let mask = masks[(w << 5) + (31 - Math.clz32(low))];
+      while (mask !== 0) {
+        const bit = mask & -mask;
+        counts[31 - Math.clz32(bit)]++;
+        mask ^= bit;
+      }
+      word ^= low;
+    }
+  }
+  return counts;
+}
+
+/** Each value's count among the positions of `base`, each value's bit set ANDed with it: cost grows with the catalog. */
+export function countsByBits(columns: CatalogColumns, name: FacetName, base: Bits): Int32Array {
+  return Int32Array.from(columns.valueBits[name], (bits) => countAnd(base, bits));
+}
+
+/** Each value's count among the `baseCount` positions of `base`, by whichever way costs less. */
+function valueCounts(columns: CatalogColumns, name: FacetName, base: Bits, baseCount: number): Int32Array {
+  return baseCount * MASK_COUNT_COST < FACET_VALUES[name].length * base.length ? countsByMasks(columns, name, base) : countsByBits(columns, name, base);
+}
+
+/** Each asked facet's counts over the matches (`total` of them) of every condition but its own, by count descending then value. */
+export function facetCounts(columns: CatalogColumns, names: readonly FacetName[], conditions: Condition[], matches: Bits, total: number): Facets {
   const facets: Facets = {};
   for (const name of names) {
     const others = conditions.filter((c) => c.facet !== name);
-    const base = others.length === conditions.length ? matches : intersection(others.map((c) => c.bits), columns.size);
+    const noConditionOfItsOwn = others.length === conditions.length;
+    const base = noConditionOfItsOwn ? matches : intersection(others.map((c) => c.bits), columns.size);
+    const counted = valueCounts(columns, name, base, noConditionOfItsOwn ? total : countBits(base));
     const counts: FacetCount[] = [];
     FACET_VALUES[name].forEach((value, i) => {
-      const count = countAnd(base, columns.valueBits[name][i]);
-      if (count > 0) counts.push({ value, count });
+      if (counted[i] > 0) counts.push({ value, count: counted[i] });
     });
     facets[name] = counts.sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
   }
@@ -260,7 +297,7 @@ export function searchColumns(columns: CatalogColumns, query: GrantQuery, filter
   );
   const total = countBits(matches);
   const answer: ColumnAnswer = { total, page: [] };
-  if (query.facets.length > 0) answer.facets = facetCounts(columns, query.facets, conditions, matches);
+  if (query.facets.length > 0) answer.facets = facetCounts(columns, query.facets, conditions, matches, total);
   if (query.offset >= total) return answer;
   if (query.sort.key === 'relevance' && text !== null && text.scored !== null) {
     answer.page = relevancePage(text.scored, matches, query.offset, query.size);

@@ -62,6 +62,8 @@ export interface ColumnsData {
   positionByRowid: Int32Array;
   /** Per facet, one bit set per value of FACET_VALUES. */
   valueBits: Record<FacetName, Bits[]>;
+  /** Per facet, each position's values as a mask (bit i: FACET_VALUES[facet][i]; every facet has at most 32). */
+  valueMasks: Record<FacetName, Uint32Array>;
   numbers: Record<NumericKey, Float64Array>;
   /** Per `${key}:${descending}`, every order. */
   orders: Record<string, SortOrder>;
@@ -159,12 +161,16 @@ function allOrders(numbers: Record<NumericKey, Float64Array>, titleKeys: string[
 /** The same data with every typed array copied into shared memory (SharedArrayBuffer), for other threads. */
 export function shareColumns(data: ColumnsData): ColumnsData {
   const valueBits = {} as ColumnsData['valueBits'];
-  for (const name of FACET_NAMES) valueBits[name] = data.valueBits[name].map(shared);
+  const valueMasks = {} as ColumnsData['valueMasks'];
+  for (const name of FACET_NAMES) {
+    valueBits[name] = data.valueBits[name].map(shared);
+    valueMasks[name] = shared(data.valueMasks[name]);
+  }
   const numbers = {} as ColumnsData['numbers'];
   for (const key of NUMERIC_KEYS) numbers[key] = shared(data.numbers[key]);
   const orders: Record<string, SortOrder> = {};
   for (const [name, order] of Object.entries(data.orders)) orders[name] = { positions: shared(order.positions), rank: shared(order.rank) };
-  return { size: data.size, rowids: shared(data.rowids), positionByRowid: shared(data.positionByRowid), valueBits, numbers, orders };
+  return { size: data.size, rowids: shared(data.rowids), positionByRowid: shared(data.positionByRowid), valueBits, valueMasks, numbers, orders };
 }
 
 type TypedArray = Float64Array | Float32Array | Int32Array | Uint32Array;
@@ -183,6 +189,8 @@ export class CatalogColumns {
   readonly rowids: Float64Array;
   /** Per facet, one bit set per value of FACET_VALUES. */
   readonly valueBits: Record<FacetName, Bits[]>;
+  /** Per facet, each position's values as a mask. */
+  readonly valueMasks: Record<FacetName, Uint32Array>;
   readonly numbers: Record<NumericKey, Float64Array>;
   private readonly positionByRowid: Int32Array;
   private readonly orders: Record<string, SortOrder>;
@@ -196,6 +204,7 @@ export class CatalogColumns {
     this.size = data.size;
     this.rowids = data.rowids;
     this.valueBits = data.valueBits;
+    this.valueMasks = data.valueMasks;
     this.numbers = data.numbers;
     this.positionByRowid = data.positionByRowid;
     this.orders = data.orders;
@@ -247,16 +256,21 @@ export function readColumns(db: Db): ColumnsData {
   };
   const titleKeys = new Array<string>(size).fill('');
   const valueBits = {} as Record<FacetName, Bits[]>;
+  const valueMasks = {} as Record<FacetName, Uint32Array>;
   const index = {} as Record<FacetName, Map<string, number>>;
   for (const name of FACET_NAMES) {
     valueBits[name] = FACET_VALUES[name].map(() => emptyBits(size));
+    valueMasks[name] = new Uint32Array(size);
     index[name] = new Map(FACET_VALUES[name].map((value, i) => [value, i]));
   }
   const mark = (name: FacetName, value: string, position: number) => {
     const i = index[name].get(value);
-    if (i !== undefined) setBit(valueBits[name][i], position);
+    if (i === undefined) return;
+    setBit(valueBits[name][i], position);
+    valueMasks[name][position] |= 1 << i;
   };
   const markMask = (name: FacetName, mask: number, position: number) => {
+    valueMasks[name][position] = mask >>> 0;
     for (let i = 0; mask !== 0; i++, mask >>>= 1) if ((mask & 1) !== 0) setBit(valueBits[name][i], position);
   };
   // Then the table in its own order (sequential reads), each row placed at its position.
@@ -278,5 +292,5 @@ export function readColumns(db: Db): ColumnsData {
     if (complexity !== null) mark('applicationComplexity', complexity, p);
     if (recurring !== null) mark('isRecurring', recurring === 0 ? 'false' : 'true', p);
   }
-  return { size, rowids, positionByRowid, valueBits, numbers, orders: allOrders(numbers, titleKeys) };
+  return { size, rowids, positionByRowid, valueBits, valueMasks, numbers, orders: allOrders(numbers, titleKeys) };
 }

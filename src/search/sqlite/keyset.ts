@@ -111,7 +111,7 @@ export function keysetSearch(
   const { conditions, matches } = conditionsAndMatches(columns, filters, text);
   const total = countBits(matches);
   const answer: KeysetAnswer = { total, page: [], last: null };
-  if (query.facets.length > 0) answer.facets = facetCounts(columns, query.facets, conditions, matches);
+  if (query.facets.length > 0) answer.facets = facetCounts(columns, query.facets, conditions, matches, total);
   const wanted = query.limit + 1;
   let found: number[];
   let keyOf: (position: number) => number | string | null;
