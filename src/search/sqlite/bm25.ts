@@ -32,11 +32,36 @@ export function inverseDocumentFrequency(rows: number, hits: number, log: (x: nu
   return idf <= 0 ? 1e-6 : idf;
 }
 
+/** The positions holding every term, ascending: the lists walked together from the shortest. */
+export function intersectPostings(terms: readonly Postings[]): Int32Array {
+  if (terms.length === 0) return new Int32Array(0);
+  const lists = terms.map((t) => t.positions).sort((a, b) => a.length - b.length);
+  if (lists.length === 1) return lists[0];
+  const leading = lists[0];
+  const cursors = new Int32Array(lists.length);
+  const positions = new Int32Array(leading.length);
+  let found = 0;
+  outer: for (let h = 0; h < leading.length; h++) {
+    const position = leading[h];
+    for (let t = 1; t < lists.length; t++) {
+      const list = lists[t];
+      let c = cursors[t];
+      while (c < list.length && list[c] < position) c++;
+      cursors[t] = c;
+      if (c === list.length) break outer;
+      if (list[c] !== position) continue outer;
+    }
+    positions[found++] = position;
+  }
+  return positions.slice(0, found);
+}
+
 /**
  * The grants holding every term (an AND of the terms, one FTS5 phrase each, in query order), with
- * FTS5's bm25 score of each (negative; lower is better): the positions ascending.
+ * FTS5's bm25 score of each (negative; lower is better): the positions ascending. With `accept`,
+ * only the grants in it are scored and returned (those outside the filters are never on a page).
  */
-export function scoreAll(terms: readonly Postings[], stats: TextStatistics): { positions: Int32Array; scores: Float64Array } {
+export function scoreAll(terms: readonly Postings[], stats: TextStatistics, accept: Uint32Array | null = null): { positions: Int32Array; scores: Float64Array } {
   if (terms.length === 0) return { positions: new Int32Array(0), scores: new Float64Array(0) };
   const avgdl = stats.tokens / stats.rows;
   const idf = terms.map((t) => t.idf);
@@ -54,6 +79,7 @@ export function scoreAll(terms: readonly Postings[], stats: TextStatistics): { p
   let found = 0;
   outer: for (let h = 0; h < leading.length; h++) {
     const position = leading[h];
+    if (accept !== null && (accept[position >>> 5] & (1 << (position & 31))) === 0) continue;
     for (let t = 0; t < terms.length; t++) {
       if (t === lead) {
         at[t] = h;

@@ -72,8 +72,28 @@ function overlapBits(mins: Float64Array, maxes: Float64Array, low: number, high:
   return bits;
 }
 
-/** The query's conditions but the text as bit sets: list filters (OR within), then ranges. */
-export function filterConditions(columns: CatalogColumns, query: GrantQuery): Condition[] {
+/**
+ * Like rangeBits and overlapBits, over the candidates only (positions ascending): the grants the
+ * search words match, when they are few enough that testing each beats a scan of the catalog.
+ * Positions outside the candidates are left out, which every use ANDs with the words' hits anyway.
+ */
+function bitsAt(size: number, candidates: Int32Array, test: (p: number) => boolean): Bits {
+  const bits = emptyBits(size);
+  for (let i = 0; i < candidates.length; i++) {
+    const p = candidates[i];
+    if (test(p)) bits[p >>> 5] |= 1 << (p & 31);
+  }
+  return bits;
+}
+
+/** Below this share of the catalog, range conditions are tested on the text candidates alone. */
+const CANDIDATE_SHARE = 0.25;
+
+/**
+ * The query's conditions but the text as bit sets: list filters (OR within), then ranges. With
+ * `candidates` (the positions the search words match), the ranges may be tested on those alone.
+ */
+export function filterConditions(columns: CatalogColumns, query: GrantQuery, candidates: Int32Array | null = null): Condition[] {
   const { size, valueBits } = columns;
   const conditions: Condition[] = [];
   for (const [facet, valuesOf] of Object.entries(FACET_FILTERS) as [FacetName, (q: GrantQuery) => readonly string[]][]) {
@@ -86,16 +106,26 @@ export function filterConditions(columns: CatalogColumns, query: GrantQuery): Co
 
   const { amountMin: low, amountMax: high, open, now, deadlineFrom, deadlineTo, updatedSince } = query;
   const { amountMin, amountMax, deadline, updatedAt } = columns.numbers;
+  const few = candidates !== null && candidates.length < size * CANDIDATE_SHARE ? candidates : null;
+  const range = (values: Float64Array, from: number, to: number, nulls: boolean): Bits =>
+    few === null ? rangeBits(values, from, to, nulls) : bitsAt(size, few, (p) => (values[p] >= from && values[p] <= to) || (nulls && Number.isNaN(values[p])));
   if (low !== null || high !== null) {
-    conditions.push({ facet: null, bits: overlapBits(amountMin, amountMax, low ?? Number.NEGATIVE_INFINITY, high ?? Number.POSITIVE_INFINITY) });
+    const from = low ?? Number.NEGATIVE_INFINITY;
+    const to = high ?? Number.POSITIVE_INFINITY;
+    const overlaps = (p: number) => {
+      const min = amountMin[p];
+      const max = amountMax[p];
+      return !(Number.isNaN(min) && Number.isNaN(max)) && (Number.isNaN(max) || max >= from) && (Number.isNaN(min) || min <= to);
+    };
+    conditions.push({ facet: null, bits: few === null ? overlapBits(amountMin, amountMax, from, to) : bitsAt(size, few, overlaps) });
   }
   // Deadlines are whole milliseconds, so deadline < now is deadline ≤ ceil(now) − 1.
-  if (open === true) conditions.push({ facet: null, bits: rangeBits(deadline, now, Number.POSITIVE_INFINITY, true) });
-  if (open === false) conditions.push({ facet: null, bits: rangeBits(deadline, Number.NEGATIVE_INFINITY, Math.ceil(now) - 1, false) });
+  if (open === true) conditions.push({ facet: null, bits: range(deadline, now, Number.POSITIVE_INFINITY, true) });
+  if (open === false) conditions.push({ facet: null, bits: range(deadline, Number.NEGATIVE_INFINITY, Math.ceil(now) - 1, false) });
   if (deadlineFrom !== null || deadlineTo !== null) {
-    conditions.push({ facet: null, bits: rangeBits(deadline, deadlineFrom ?? Number.NEGATIVE_INFINITY, deadlineTo ?? Number.POSITIVE_INFINITY, false) });
+    conditions.push({ facet: null, bits: range(deadline, deadlineFrom ?? Number.NEGATIVE_INFINITY, deadlineTo ?? Number.POSITIVE_INFINITY, false) });
   }
-  if (updatedSince !== null) conditions.push({ facet: null, bits: rangeBits(updatedAt, updatedSince, Number.POSITIVE_INFINITY, false) });
+  if (updatedSince !== null) conditions.push({ facet: null, bits: range(updatedAt, updatedSince, Number.POSITIVE_INFINITY, false) });
   return conditions;
 }
 

@@ -16,7 +16,7 @@ import { ChangeLogReader } from './changeLog.js';
 import { exportFromSnapshot } from './export.js';
 import { keysetSearch } from './keyset.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from './translator.js';
-import { scoreAll } from './bm25.js';
+import { intersectPostings, scoreAll, type Postings, type TextStatistics } from './bm25.js';
 import { QueryTerms } from './queryTerms.js';
 import { TextIndex } from './textIndex.js';
 import type { SharedIndex } from './sharedIndex.js';
@@ -33,6 +33,13 @@ interface LoadedColumns {
   columns: CatalogColumns;
   /** The text statistics of the same build, read on the first text search. */
   text: TextIndex | null;
+}
+
+/** The words of a query answered from the in-memory postings: each word's postings, and the grants holding them all. */
+interface WordsInMemory {
+  postings: Postings[];
+  stats: TextStatistics;
+  hits: Int32Array;
 }
 
 export class SqliteSearchEngine implements SearchEngine {
@@ -112,20 +119,13 @@ export class SqliteSearchEngine implements SearchEngine {
    * check, a function rejects each hit outside them before it is scored. When a facet leaves its
    * own filter out of its count, its hits come from a second, unscored match.
    */
-  private textHits(columns: CatalogColumns, query: GrantQuery, filters: Condition[]): TextHits | null {
+  private textHits(columns: CatalogColumns, query: GrantQuery, filters: Condition[], words: WordsInMemory | null): TextHits | null {
     if (query.words.length === 0) return null;
-    const terms = query.words.map((word) => this.queryTerms.of(word));
-    if (terms.every((t) => t.length === 1)) {
-      // Every word is one term: hits and scores from the in-memory postings (the columns were
-      // checked against this turn's snapshot just before, so the postings are read from their build).
-      const loaded = this.loaded!;
-      loaded.text ??= TextIndex.load(this.db, columns);
-      const text = loaded.text;
-      const scored = scoreAll(
-        terms.map(([term]) => text.postings(term)),
-        text.stats,
-      );
-      return { positions: scored.positions, scored: query.sort.key === 'relevance' ? scored : null };
+    if (words !== null) {
+      // Every word is one term: the hits from the in-memory postings; for relevance, the scores of
+      // those that meet the filters (the others are never on a page).
+      const accept = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
+      return { positions: words.hits, scored: query.sort.key === 'relevance' ? scoreAll(words.postings, words.stats, accept) : null };
     }
     const match = ftsMatchExpression(query.words);
     const positionsOf = (rowids: number[]) => Int32Array.from(rowids, (rowid) => columns.positionOf(rowid));
@@ -151,6 +151,22 @@ export class SqliteSearchEngine implements SearchEngine {
     return { positions: facetDropsAFilter ? positionsOf(this.hits.all(match) as number[]) : scored.positions, scored };
   }
 
+  /**
+   * The postings of the query's words and the grants holding them all, when every word is one
+   * term (the columns were checked against this turn's snapshot just before, so the postings are
+   * read from their build); null without words or when a word is left to FTS5.
+   */
+  private wordsInMemory(columns: CatalogColumns, query: GrantQuery): WordsInMemory | null {
+    if (query.words.length === 0) return null;
+    const terms = query.words.map((word) => this.queryTerms.of(word));
+    if (!terms.every((t) => t.length === 1)) return null;
+    const loaded = this.loaded!;
+    loaded.text ??= TextIndex.load(this.db, columns);
+    const text = loaded.text;
+    const postings = terms.map(([term]) => text.postings(term));
+    return { postings, stats: text.stats, hits: intersectPostings(postings) };
+  }
+
   /** The first position whose id is above `id` (positions are in id order), from the id index; size when none. */
   private boundaryAfter(columns: CatalogColumns, id: string): number {
     const rowid = this.firstRowidAfterId.get(id) as number | undefined;
@@ -160,17 +176,24 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   /** A cursor page (keyset.ts): the matches after the cursor's place, and the place of its last grant when more follow. */
-  private keysetPage(columns: CatalogColumns, query: GrantQuery, filters: Condition[]): { total: number; page: number[]; facets?: SearchResultJson['facets']; next: SearchResultJson['next'] } {
+  private keysetPage(
+    columns: CatalogColumns,
+    query: GrantQuery,
+    filters: Condition[],
+    text: TextHits | null,
+  ): { total: number; page: number[]; facets?: SearchResultJson['facets']; next: SearchResultJson['next'] } {
     const after = query.cursor?.after ?? null;
-    const answer = keysetSearch(columns, query, filters, this.textHits(columns, query, filters), after, after === null ? 0 : this.boundaryAfter(columns, after.id));
+    const answer = keysetSearch(columns, query, filters, text, after, after === null ? 0 : this.boundaryAfter(columns, after.id));
     const next = answer.last === null ? null : { key: answer.last.key, id: this.idByRowid.get(columns.rowids[answer.last.position]) as string };
     return { total: answer.total, page: answer.page, facets: answer.facets, next };
   }
 
   private search(query: GrantQuery, reloaded = false): SearchResultJson {
     const columns = this.currentColumns();
-    const filters = filterConditions(columns, query);
-    const answer = query.cursor ? this.keysetPage(columns, query, filters) : searchColumns(columns, query, filters, this.textHits(columns, query, filters));
+    const words = this.wordsInMemory(columns, query);
+    const filters = filterConditions(columns, query, words?.hits ?? null);
+    const text = this.textHits(columns, query, filters, words);
+    const answer = query.cursor ? this.keysetPage(columns, query, filters, text) : searchColumns(columns, query, filters, text);
     // The stored doc is the grant's JSON as served (written by JSON.stringify of the canonical grant).
     const grantsJson = answer.page.map((position) => this.docByRowid.get(columns.rowids[position]) as string | undefined);
     if (grantsJson.includes(undefined)) {
