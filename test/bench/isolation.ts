@@ -2,8 +2,9 @@
 // cached catalog, once with searches on the event loop (SEARCH_WORKERS=0) and once on worker
 // threads, measuring
 //  - the search mix at full speed (req/s, p99, CPU µs/req);
-//  - isolation: /grants/:id evenly paced at --by-id-rate (1,000 req/s) while another client sends
-//    search + filters at full speed — the p99 of /grants/:id;
+//  - /grants/:id evenly paced at --by-id-rate (1,000 req/s) alone: the machine's own floor;
+//  - isolation: the same while another client sends search + filters at full speed — the p99 of
+//    /grants/:id;
 //  - overload: search + filters at --overload-connections (well past saturation) — the p99 of the
 //    searches served and the share shed with 503.
 // SEARCH_WORKERS=0 runs as the engine did before the workers: no queue limit, no event-loop check.
@@ -35,7 +36,8 @@ Options:
   --overload-connections C  connections of the overload run (default 200)
   --timeout-ms MS           SEARCH_TIMEOUT_MS of the API (default 2000)
   --queue-limit Q           SEARCH_QUEUE_LIMIT of the API (default 64)
-  --only LIST               mix,isolation,overload (default all three)
+  --only LIST               mix,alone,isolation,overload (default all four; alone: /grants/:id
+                            paced with no search running, the machine's own floor)
   --build-only              build (or find) the cached catalog, measure nothing
   --profile DIR             write the API process's CPU profiles (main thread and workers) into DIR
   --out FILE                JSON results (default test/bench/results/isolation-<timestamp>.json)
@@ -134,6 +136,7 @@ async function driveCountingShed(origin: string, paths: string[], connections: n
 interface WorkersRun {
   workers: number;
   mix?: Figures;
+  alone?: Figures;
   isolation?: { byId: Figures; search: Figures };
   overload?: Awaited<ReturnType<typeof driveCountingShed>>;
 }
@@ -151,7 +154,7 @@ async function main(): Promise<void> {
       'timeout-ms': { type: 'string', default: '2000' },
       profile: { type: 'string' },
       'queue-limit': { type: 'string', default: '64' },
-      only: { type: 'string', default: 'mix,isolation,overload' },
+      only: { type: 'string', default: 'mix,alone,isolation,overload' },
       out: { type: 'string' },
       'build-only': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -204,6 +207,10 @@ async function main(): Promise<void> {
       if (only.has('mix')) {
         run.mix = figures(await drive({ origin: api.origin, paths: mix.searchMix, connections: Number(values.connections), durationSeconds: duration, headers, serverPid: api.pid }));
         process.stdout.write(`workers=${workers} search mix: ${JSON.stringify(run.mix)}\n`);
+      }
+      if (only.has('alone')) {
+        run.alone = figures(await drivePaced({ origin: api.origin, paths: mix.byId, rate: Number(values['by-id-rate']), durationSeconds: duration, headers }));
+        process.stdout.write(`workers=${workers} /grants/:id alone: ${JSON.stringify(run.alone)}\n`);
       }
       if (only.has('isolation')) {
         const [search, byId] = await Promise.all([
