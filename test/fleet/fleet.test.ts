@@ -8,41 +8,27 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { writeTinyCatalog } from '../support/catalog.js';
 import { dropAlias, ES_URL, uniqueAlias } from '../support/elasticsearch.js';
-import { createSubscription, fleetAdmin, startInstance, type Answer, type FleetInstance } from '../support/fleet.js';
-import { createTestDatabase, describeWithPostgres, psql, type TestDatabase } from '../support/postgres.js';
-import { REDIS_URL, deleteKeys, uniquePrefix, waitFor } from '../support/redis.js';
+import {
+  burstAcross,
+  createSubscription,
+  describeWithFleetServices,
+  fleetAdmin,
+  refusalTimes,
+  startInstance,
+  usageFromEach,
+  waitForSharedLimits,
+  type FleetInstance,
+} from '../support/fleet.js';
+import { createTestDatabase, psql, type TestDatabase } from '../support/postgres.js';
+import { REDIS_URL, deleteKeys, uniquePrefix } from '../support/redis.js';
 
 const P = '/external/v1';
 const BILLABLE = `${P}/grants/g-1`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const outcome = (a: Answer): string => (a.status === 200 ? 'ok' : String(a.body?.error?.code ?? a.status));
-const tally = (outcomes: string[]): Record<string, number> => {
-  const counts: Record<string, number> = {};
-  for (const o of outcomes) counts[o] = (counts[o] ?? 0) + 1;
-  return counts;
-};
+const burst = (fleet: FleetInstance[], n: number, key: string) => burstAcross(fleet, n, key, BILLABLE);
 
-/** `n` requests at once, round-robin over the instances. */
-async function burst(fleet: FleetInstance[], n: number, key: string, pathAndQuery = BILLABLE): Promise<{ answers: Answer[]; counts: Record<string, number> }> {
-  const answers = await Promise.all(Array.from({ length: n }, (_, i) => fleet[i % fleet.length].request(pathAndQuery, key)));
-  return { answers, counts: tally(answers.map(outcome)) };
-}
-
-function describeFleet(title: string, body: (this: Mocha.Suite) => void): void {
-  if (!ES_URL || !REDIS_URL) {
-    describeWithPostgres(title, function () {
-      it('needs ELASTICSEARCH_URL and REDIS_URL as well', function () {
-        if (process.env.CI === 'true' || process.env.CI === '1') throw new Error('the fleet test needs ELASTICSEARCH_URL and REDIS_URL in CI');
-        this.skip();
-      });
-    });
-    return;
-  }
-  describeWithPostgres(title, body);
-}
-
-describeFleet('fleet: three API instances sharing PostgreSQL, Redis and Elasticsearch', function () {
+describeWithFleetServices('fleet: three API instances sharing PostgreSQL, Redis and Elasticsearch', function () {
   this.timeout(120_000);
 
   let workDir: string;
@@ -75,10 +61,7 @@ describeFleet('fleet: three API instances sharing PostgreSQL, Redis and Elastics
     fleet.push(await startInstance('api-1', { env, workDir }));
     fleet.push(...(await Promise.all(['api-2', 'api-3'].map((name) => startInstance(name, { env, workDir })))));
     // Every instance on the shared limits before the first test (not on its in-memory fallback).
-    for (const instance of fleet) {
-      const onRedis = await waitFor(async () => ((await (await fetch(`${instance.url}/readyz`)).json()) as { limits?: string }).limits === 'redis', 10_000, 100);
-      expect(onRedis, `${instance.name} uses the shared limits`).to.equal(true);
-    }
+    expect(await waitForSharedLimits(fleet), 'instances not on the shared limits').to.deep.equal([]);
   });
 
   after(async function () {
@@ -141,15 +124,7 @@ describeFleet('fleet: three API instances sharing PostgreSQL, Redis and Elastics
     for (const instance of fleet) expect((await instance.request(BILLABLE, apiKey)).status).to.equal(200);
     const revoke = await fleetAdmin(['key', 'revoke', keyId, '--force'], env, workDir);
     expect(revoke.code, revoke.err).to.equal(0);
-    const revokedAt = Date.now();
-    const refusedBy = new Map<string, number>();
-    await waitFor(async () => {
-      for (const instance of fleet) {
-        if (refusedBy.has(instance.name)) continue;
-        if ((await instance.request(BILLABLE, apiKey)).status === 401) refusedBy.set(instance.name, Date.now() - revokedAt);
-      }
-      return refusedBy.size === fleet.length;
-    }, 3000, 20);
+    const refusedBy = await refusalTimes(fleet, apiKey, Date.now(), BILLABLE);
     expect([...refusedBy.keys()].sort()).to.deep.equal(['api-1', 'api-2', 'api-3']);
     for (const [name, ms] of refusedBy) expect(ms, `${name} refused the key ${ms} ms after the revocation`).to.be.below(1000);
   });
@@ -159,7 +134,7 @@ describeFleet('fleet: three API instances sharing PostgreSQL, Redis and Elastics
     const sent = await burst(fleet, 21, apiKey);
     expect(sent.counts).to.deep.equal({ ok: 21 });
     await sleep(600); // every instance's usage batch written (batches leave within 200 ms)
-    const usage = await Promise.all(fleet.map((i) => i.request(`${P}/subscription/usage`, apiKey)));
+    const usage = await usageFromEach(fleet, apiKey);
     for (const u of usage) expect(u.status).to.equal(200);
     const bodies = usage.map((u) => JSON.stringify(u.body.data));
     expect(new Set(bodies).size, bodies.join('\n')).to.equal(1);

@@ -1,11 +1,37 @@
 // A fleet of API processes (node dist/src/main.js), each with a DATA_DIR of its own as separate
 // machines would have, sharing one PostgreSQL database, one Redis (a key prefix of the test's own)
 // and one Elasticsearch alias. Each instance is a real process: it can be sent SIGTERM under load.
+// - describeWithFleetServices: a suite that needs all three services (skipped outside CI, saying why).
+// - startInstance / fleetAdmin / createSubscription: the processes and grants-admin against their store.
+// - waitForSharedLimits / burstAcross / refusalTimes / usageFromEach: what a fleet test checks.
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './api.js';
 import { runBin, type BinRun } from './bins.js';
-import { launch, type Launched } from './processes.js';
+import { ES_URL } from './elasticsearch.js';
+import { describeWithPostgres } from './postgres.js';
+import { launch, waitFor, type Launched } from './processes.js';
+import { REDIS_URL, tally } from './redis.js';
+
+const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
+
+/**
+ * describe() for a suite that needs PostgreSQL (TEST_POSTGRES_URL), Redis (REDIS_URL) and
+ * Elasticsearch (ELASTICSEARCH_URL): skipped with the reason outside CI, failed in CI.
+ */
+export function describeWithFleetServices(title: string, body: (this: Mocha.Suite) => void): void {
+  if (!ES_URL || !REDIS_URL) {
+    describeWithPostgres(title, function () {
+      it('needs ELASTICSEARCH_URL and REDIS_URL as well', function () {
+        if (IN_CI) throw new Error('a fleet suite needs ELASTICSEARCH_URL and REDIS_URL in CI');
+        process.stderr.write(`  skipped "${title}": ELASTICSEARCH_URL and REDIS_URL must both be set (npm run services:start, then export them)\n`);
+        this.skip();
+      });
+    });
+    return;
+  }
+  describeWithPostgres(title, body);
+}
 
 const READY = /"url":"(http:\/\/[^"]+)\/external\/v1\/grants"[^\n]*"msg":"grants API listening"/;
 
@@ -82,3 +108,41 @@ export async function createSubscription(env: Record<string, string>, cwd: strin
     apiKey: created.apiKey ?? created.key?.apiKey,
   };
 }
+
+/** One answer's outcome: 'ok' for a 200, else the envelope's error code (or the status). */
+export const outcome = (a: Answer): string => (a.status === 200 ? 'ok' : String(a.body?.error?.code ?? a.status));
+
+/** `n` requests at once, round-robin over the instances. */
+export async function burstAcross(fleet: FleetInstance[], n: number, key: string, pathAndQuery: string): Promise<{ answers: Answer[]; counts: Record<string, number> }> {
+  const answers = await Promise.all(Array.from({ length: n }, (_, i) => fleet[i % fleet.length].request(pathAndQuery, key)));
+  return { answers, counts: tally(answers.map(outcome)) };
+}
+
+/** Waits until every instance's /readyz says it uses the shared limits (Redis); the instances that never did. */
+export async function waitForSharedLimits(fleet: FleetInstance[], timeoutMs = 10_000): Promise<string[]> {
+  const late: string[] = [];
+  for (const instance of fleet) {
+    const onRedis = await waitFor(async () => ((await (await fetch(`${instance.url}/readyz`)).json()) as { limits?: string }).limits === 'redis', timeoutMs, 100);
+    if (!onRedis) late.push(instance.name);
+  }
+  return late;
+}
+
+/**
+ * After a key was revoked (at `revokedAt`, Date.now()), asks every instance with it until each
+ * answers 401 or `timeoutMs` passes; returns how long after the revocation each refused it.
+ */
+export async function refusalTimes(fleet: FleetInstance[], apiKey: string, revokedAt: number, pathAndQuery: string, timeoutMs = 3000): Promise<Map<string, number>> {
+  const refusedBy = new Map<string, number>();
+  await waitFor(async () => {
+    for (const instance of fleet) {
+      if (refusedBy.has(instance.name)) continue;
+      if ((await instance.request(pathAndQuery, apiKey)).status === 401) refusedBy.set(instance.name, Date.now() - revokedAt);
+    }
+    return refusedBy.size === fleet.length;
+  }, timeoutMs, 20);
+  return refusedBy;
+}
+
+/** GET /subscription/usage from every instance with the key. */
+export const usageFromEach = (fleet: FleetInstance[], apiKey: string): Promise<Answer[]> => Promise.all(fleet.map((i) => i.request('/external/v1/subscription/usage', apiKey)));
