@@ -15,21 +15,46 @@ export interface RunningServer {
   stop(timeoutMs: number): Promise<void>;
 }
 
-/** Request line plus headers beyond this get a 431 in the envelope from Node's parser. */
+/** Request line plus headers beyond this get a 431 in the envelope (none for a HEAD). */
 export const MAX_HEADER_BYTES = 64 * 1024;
+/**
+ * Node's parser refuses headers past this, before the request's method is known: such a request
+ * gets a 431 with no body, since it may be a HEAD. Between MAX_HEADER_BYTES and this, the request
+ * is parsed and refused with its method known (refuseLargeHeaders).
+ */
+export const PARSER_HEADER_BYTES = 4 * MAX_HEADER_BYTES;
 
-function rawError(status: number, reason: string, code: string, message: string): string {
+const envelopeError = (code: string, message: string, requestId: string): string => JSON.stringify({ success: false, error: { code, message }, meta: meta(requestId) });
+
+/**
+ * An answer written on the socket for a request Node's parser refused. Its method is unknown, so a
+ * 431 (which may answer a HEAD) has no body; a malformed request (400) or one too slow (408) gets
+ * the envelope.
+ */
+function rawError(status: number, reason: string, code: string, message: string, withBody: boolean): string {
   const requestId = newRequestId();
-  const body = JSON.stringify({ success: false, error: { code, message }, meta: meta(requestId) });
-  return [
-    `HTTP/1.1 ${status} ${reason}`,
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    `X-Request-Id: ${requestId}`,
-    'Connection: close',
-    '',
-    body,
-  ].join('\r\n');
+  const body = withBody ? envelopeError(code, message, requestId) : '';
+  const head = [`HTTP/1.1 ${status} ${reason}`];
+  if (withBody) head.push('Content-Type: application/json; charset=utf-8');
+  head.push(`Content-Length: ${Buffer.byteLength(body)}`, `X-Request-Id: ${requestId}`, 'Connection: close', '', '');
+  return head.join('\r\n') + body;
+}
+
+/** The bytes of a parsed request's request line and headers, as they came (give or take the separators). */
+function headerBytes(req: IncomingMessage): number {
+  let bytes = req.method!.length + req.url!.length + 12;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i++) bytes += raw[i].length + 2;
+  return bytes;
+}
+
+/** A 431 in the envelope for a parsed request whose headers are past MAX_HEADER_BYTES (Node leaves out the body of a HEAD). */
+function refuseLargeHeaders(res: ServerResponse): void {
+  const requestId = newRequestId();
+  const body = envelopeError('REQUEST_TOO_LARGE', `The request line and headers exceed ${MAX_HEADER_BYTES} bytes.`, requestId);
+  res.shouldKeepAlive = false;
+  res.writeHead(431, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': requestId, Connection: 'close' });
+  res.end(body);
 }
 
 export interface ListeningServer extends RunningServer {
@@ -56,7 +81,7 @@ function starting(_req: IncomingMessage, res: ServerResponse): void {
 export function listen(port: number, host: string, log: Logger, bounds: HttpBounds = DEFAULT_HTTP_BOUNDS): Promise<ListeningServer> {
   const server = createServer(
     {
-      maxHeaderSize: MAX_HEADER_BYTES,
+      maxHeaderSize: PARSER_HEADER_BYTES,
       headersTimeout: bounds.headersTimeoutMs,
       requestTimeout: bounds.requestTimeoutMs,
       keepAliveTimeout: bounds.keepAliveTimeoutMs,
@@ -70,10 +95,10 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
     if (!socket.writable) return socket.destroy();
     const answer =
       error.code === 'HPE_HEADER_OVERFLOW'
-        ? rawError(431, 'Request Header Fields Too Large', 'REQUEST_TOO_LARGE', `The request line and headers exceed ${MAX_HEADER_BYTES} bytes.`)
+        ? rawError(431, 'Request Header Fields Too Large', 'REQUEST_TOO_LARGE', `The request line and headers exceed ${MAX_HEADER_BYTES} bytes.`, false)
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? rawError(408, 'Request Timeout', 'REQUEST_TIMEOUT', 'The request was not received in time.')
-          : rawError(400, 'Bad Request', 'BAD_REQUEST', 'The HTTP request is malformed.');
+          ? rawError(408, 'Request Timeout', 'REQUEST_TIMEOUT', 'The request was not received in time.', true)
+          : rawError(400, 'Bad Request', 'BAD_REQUEST', 'The HTTP request is malformed.', true);
     socket.end(answer);
   });
   return new Promise((resolve, reject) => {
@@ -86,8 +111,9 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
         server,
         url: `http://${shownHost}:${address.port}`,
         serve(app) {
+          const handle = app.callback();
           server.off('request', starting);
-          server.on('request', app.callback());
+          server.on('request', (req: IncomingMessage, res: ServerResponse) => (headerBytes(req) > MAX_HEADER_BYTES ? refuseLargeHeaders(res) : handle(req, res)));
         },
         stop: (timeoutMs) =>
           new Promise<void>((done) => {

@@ -1,6 +1,7 @@
 // The wire conventions every response follows (API-DECISIONS §1, §2, §7): the envelope and its
 // meta, the request id, methods, unknown paths, and input limits. Runs over a small crafted catalog.
 import { expect } from 'chai';
+import http from 'node:http';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import type { TestApi, TestResponse } from '../support/api.js';
@@ -293,6 +294,35 @@ describe('HTTP envelope and wire conventions', function () {
       expect(raw.body.error.code).to.be.a('string').and.not.equal('');
       expect(raw.body.error.message).to.be.a('string').and.not.equal('');
       expectMeta(raw.body, raw.headers);
+      expectSuccess(await api.request(`${P}/grants`), true);
+    });
+
+    it('a HEAD whose headers pass 64 KB gets the 431 with no body; past the parser bound (256 KB) any method gets a 431 with no body', async function () {
+      const port = Number(new URL(api.url).port);
+      const padding = (bytes: number) => `X-Pad: ${'p'.repeat(bytes)}\r\n`;
+      // Parsed, refused with its method known: the headers of the GET's answer, and no body.
+      const head = await rawExchange(port, `HEAD ${P}/grants HTTP/1.1\r\nHost: 127.0.0.1\r\n${padding(70 * 1024)}\r\n`);
+      expect(head.status).to.equal(431);
+      expect(head.body).to.equal('');
+      expect(head.headers.get('content-type')).to.equal(JSON_TYPE);
+      expect(head.headers.get('x-request-id')).to.be.a('string');
+      // Refused by the parser before its method is known: no body whatever the method.
+      for (const method of ['HEAD', 'GET']) {
+        const refused = await rawExchange(port, `${method} ${P}/grants HTTP/1.1\r\nHost: 127.0.0.1\r\n${padding(300 * 1024)}\r\n`);
+        expect(refused.status, method).to.equal(431);
+        expect(refused.body, method).to.equal('');
+        expect(refused.headers.get('content-length'), method).to.equal('0');
+      }
+      // Node's own client reads the HEAD's answer without complaint (no data after the response).
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port, method: 'HEAD', path: `${P}/grants`, headers: { 'x-pad': 'p'.repeat(70 * 1024) }, maxHeaderSize: 1024 * 1024 }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).to.equal(431);
       expectSuccess(await api.request(`${P}/grants`), true);
     });
 
