@@ -61,7 +61,7 @@ export async function startProcess(options: {
   child.stderr!.pipe(log, { end: false });
   const origin = `http://127.0.0.1:${options.port}`;
   try {
-    await waitReady(child, origin, options.readyPath ?? '/healthz', options.name, options.readyTimeoutMs ?? 60_000);
+    await waitReady(child, origin, options.readyPath ?? '/healthz', options.name, options.readyTimeoutMs ?? 600_000);
   } catch (error) {
     child.kill('SIGKILL');
     throw new Error(`${(error as Error).message}; see ${logFile}`);
