@@ -16,7 +16,7 @@ import type { GrantQuery } from '../../src/grants/query.js';
 import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { createEsClient } from '../../src/search/elasticsearch/client.js';
-import { ElasticsearchSearchEngine, SEARCH_FILTER_PATH } from '../../src/search/elasticsearch/engine.js';
+import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
 import { translateToElasticsearch, type EsSearchRequest } from '../../src/search/elasticsearch/translator.js';
 import { catalogPath, openCatalog } from '../../src/search/sqlite/catalogFile.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
@@ -97,8 +97,8 @@ function directElasticsearch(url: string, alias: string): Handler {
         search = { query, dsl: translateToElasticsearch(query) };
         searches.set(qs, search);
       }
-      // The same request options as the product (filter_path), so the ratio measures the API alone.
-      const response = await client.search({ index: alias, ...search.dsl, filter_path: SEARCH_FILTER_PATH } as never);
+      // The same request as the product's offset page, so the ratio measures the API alone.
+      const response = await client.search({ index: alias, ...search.dsl } as never);
       const total = typeof response.hits.total === 'number' ? response.hits.total : (response.hits.total?.value ?? 0);
       const data = JSON.stringify((response.hits.hits ?? []).map((hit) => hit._source));
       return { status: 200, body: `{"success":true,"data":${data},"pagination":${pagination(search.query, total)},"meta":${metaJson()}}` };
