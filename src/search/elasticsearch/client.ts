@@ -18,12 +18,11 @@ export const createEsClient = (config: EsConfig, overrides: { requestTimeoutMs?:
     resurrectStrategy: 'optimistic',
   });
 
-/** A request as the transport takes it: the body an object (serialised by the client) or text. */
+/** A request as the transport takes it, its body serialised by the client. */
 export interface TextRequest {
   method: 'GET' | 'POST';
   path: string;
   body?: Record<string, unknown>;
-  querystring?: Record<string, string | number | boolean>;
 }
 
 /**

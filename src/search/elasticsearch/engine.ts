@@ -25,7 +25,6 @@ const FILTER_FIELDS = {
 /** The parts of a _search response the API serves. */
 export const SEARCH_FILTER_PATH = ['hits.total', 'hits.hits._source', ...FACETS_FILTER_PATH];
 
-
 /**
  * An index built before the title sort key existed (a live alias on the old mapping) cannot sort
  * by title: Elasticsearch answers 400 "No mapping found for [titleSort]". That is the catalog's
