@@ -6,18 +6,19 @@
 //                                                      embedded engine (FTS5 + in-memory columns)
 //                                                      called straight, stored JSON spliced, no
 //                                                      Koa, no layers
-//   node dist/test/bench/baselines.js elasticsearch    _search with the translated DSL through the
-//                                                      client, no Koa, no layers
+//   node dist/test/bench/baselines.js elasticsearch    the product's Elasticsearch engine called
+//                                                      straight (the translated _search, grants
+//                                                      cut out of its text), no Koa, no layers
 //
 // PORT (and DATA_DIR, or ELASTICSEARCH_URL and ELASTICSEARCH_INDEX) come from the environment.
 // A parsed query is memoised per query string, so a direct baseline pays only the engine and HTTP.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { GrantQuery } from '../../src/grants/query.js';
+import type { SearchEngine } from '../../src/search/engine.js';
 import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { createEsClient } from '../../src/search/elasticsearch/client.js';
-import { ElasticsearchSearchEngine, SEARCH_FILTER_PATH } from '../../src/search/elasticsearch/engine.js';
-import { translateToElasticsearch, type EsSearchRequest } from '../../src/search/elasticsearch/translator.js';
+import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
 import { catalogPath, openCatalog } from '../../src/search/sqlite/catalogFile.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
 import { isEntryPoint } from '../../src/cli/entryPoint.js';
@@ -56,10 +57,11 @@ function ceiling(): Handler {
   };
 }
 
-function directSqlite(dataDir: string): Handler {
-  const db = openCatalog(catalogPath(dataDir));
-  const engine = new SqliteSearchEngine(db);
-  const byId = db.prepare('SELECT doc FROM grants WHERE id = ?').pluck();
+/**
+ * An engine answering the API's grant URLs straight (parsed queries memoised), its grants spliced
+ * as they come; `byId` reads one grant's JSON text.
+ */
+function directEngine(engine: SearchEngine, byId: (id: string) => Promise<string | null>): Handler {
   const queries = new Map<string, GrantQuery>();
   return async (path, qs) => {
     if (path === `${PREFIX}/grants`) {
@@ -78,40 +80,23 @@ function directSqlite(dataDir: string): Handler {
       return { status: 200, body: `{"success":true,"data":${JSON.stringify(await engine.filterOptions())},"meta":${metaJson()}}` };
     }
     if (path.startsWith(`${PREFIX}/grants/`)) {
-      const doc = byId.get(decodeURIComponent(path.slice(PREFIX.length + 8))) as string | undefined;
-      return doc === undefined ? notFound() : { status: 200, body: `{"success":true,"data":${doc},"meta":${metaJson()}}` };
+      const grant = await byId(decodeURIComponent(path.slice(PREFIX.length + 8)));
+      return grant === null ? notFound() : { status: 200, body: `{"success":true,"data":${grant},"meta":${metaJson()}}` };
     }
     return notFound();
   };
 }
 
+function directSqlite(dataDir: string): Handler {
+  const db = openCatalog(catalogPath(dataDir));
+  const byId = db.prepare('SELECT doc FROM grants WHERE id = ?').pluck();
+  return directEngine(new SqliteSearchEngine(db), async (id) => (byId.get(id) as string | undefined) ?? null);
+}
+
+/** The product's Elasticsearch engine: the translated _search and _mget, the grants cut out of their text. */
 function directElasticsearch(url: string, alias: string): Handler {
-  const client = createEsClient({ url, index: alias, requestTimeoutMs: 3000 });
-  const engine = new ElasticsearchSearchEngine(client, alias);
-  const searches = new Map<string, { query: GrantQuery; dsl: EsSearchRequest }>();
-  return async (path, qs) => {
-    if (path === `${PREFIX}/grants`) {
-      let search = searches.get(qs);
-      if (search === undefined) {
-        const query = parseGrantQuery(parseQueryString(qs));
-        search = { query, dsl: translateToElasticsearch(query) };
-        searches.set(qs, search);
-      }
-      // The same request options as the product (filter_path), so the ratio measures the API alone.
-      const response = await client.search({ index: alias, ...search.dsl, filter_path: SEARCH_FILTER_PATH } as never);
-      const total = typeof response.hits.total === 'number' ? response.hits.total : (response.hits.total?.value ?? 0);
-      const data = JSON.stringify((response.hits.hits ?? []).map((hit) => hit._source));
-      return { status: 200, body: `{"success":true,"data":${data},"pagination":${pagination(search.query, total)},"meta":${metaJson()}}` };
-    }
-    if (path === `${PREFIX}/grants/filters`) {
-      return { status: 200, body: `{"success":true,"data":${JSON.stringify(await engine.filterOptions())},"meta":${metaJson()}}` };
-    }
-    if (path.startsWith(`${PREFIX}/grants/`)) {
-      const grant = await engine.getByIdJson(decodeURIComponent(path.slice(PREFIX.length + 8)));
-      return grant === null ? notFound() : { status: 200, body: `{"success":true,"data":${grant},"meta":${metaJson()}}` };
-    }
-    return notFound();
-  };
+  const engine = new ElasticsearchSearchEngine(createEsClient({ url, index: alias, requestTimeoutMs: 3000 }), alias);
+  return directEngine(engine, (id) => engine.getByIdJson(id));
 }
 
 function serve(handler: Handler, port: number): void {

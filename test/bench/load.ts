@@ -1,7 +1,7 @@
 // Drives one server with autocannon for one request list, recording every response's latency
 // itself (autocannon's own histogram has 1 ms resolution) and the server's CPU time per request.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import autocannon from 'autocannon';
@@ -17,6 +17,8 @@ export interface LoadSettings {
   overallRate?: number;
   /** The server process, for its CPU time. */
   serverPid?: number;
+  /** The engine's process (the Elasticsearch JVM on this machine), for its CPU time. */
+  enginePid?: number;
 }
 
 export interface LoadResult {
@@ -36,6 +38,11 @@ export interface LoadResult {
   serverCpuUsPerRequest: number | null;
   /** Server process CPU use over the run, in cores (1.0 = one core busy). */
   serverCores: number | null;
+  /**
+   * The engine process's CPU (user + system) per response, microseconds: the Elasticsearch JVM
+   * when it runs on this machine; null otherwise. It serves whoever else uses it meanwhile too.
+   */
+  engineCpuUsPerRequest?: number | null;
   /** 1-minute load average when the run ended (the machine is shared). */
   loadAverage: number;
   connections: number;
@@ -66,6 +73,31 @@ export function processCpuSeconds(pid: number): number | null {
   }
 }
 
+/**
+ * The pid of the Elasticsearch JVM on this machine (its command line names the bootstrap class),
+ * or null when none runs here (a remote ELASTICSEARCH_URL) or /proc is unreadable.
+ */
+export function elasticsearchPid(): number | null {
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let cmdline: string;
+      try {
+        cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      if (cmdline.includes('org.elasticsearch.bootstrap.Elasticsearch')) return Number(entry);
+    }
+  } catch {
+    // no /proc
+  }
+  return null;
+}
+
+const cpuOf = (pid: number | undefined) => (pid === undefined ? null : processCpuSeconds(pid));
+const cpuBetween = (before: number | null, after: number | null) => (before !== null && after !== null ? after - before : null);
+
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return 0;
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
@@ -79,7 +111,7 @@ const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** di
  * the server's CPU seconds over the run (null without a pid), the seconds the rate is taken over
  * and the wall seconds the CPU was spent in.
  */
-function commonFigures(sorted: Float64Array, bytes: number, cpu: number | null, seconds: number, wallSeconds: number) {
+function commonFigures(sorted: Float64Array, bytes: number, cpu: number | null, seconds: number, wallSeconds: number, engineCpu: number | null) {
   const count = sorted.length;
   let sum = 0;
   for (const v of sorted) sum += v;
@@ -98,6 +130,7 @@ function commonFigures(sorted: Float64Array, bytes: number, cpu: number | null, 
     bytesPerResponse: count > 0 ? Math.round(bytes / count) : 0,
     serverCpuUsPerRequest: cpu === null || count === 0 ? null : round((cpu * 1e6) / count, 1),
     serverCores: cpu === null ? null : round(cpu / wallSeconds, 2),
+    engineCpuUsPerRequest: engineCpu === null || count === 0 ? null : round((engineCpu * 1e6) / count, 1),
     loadAverage: round(os.loadavg()[0], 2),
   };
 }
@@ -109,7 +142,8 @@ export async function drive(settings: LoadSettings): Promise<LoadResult> {
   let latencies = new Float64Array(1 << 16);
   let count = 0;
   let bytes = 0;
-  const cpuBefore = settings.serverPid === undefined ? null : processCpuSeconds(settings.serverPid);
+  const cpuBefore = cpuOf(settings.serverPid);
+  const engineCpuBefore = cpuOf(settings.enginePid);
   const wallBefore = process.hrtime.bigint();
 
   const instance = autocannon({
@@ -142,14 +176,14 @@ export async function drive(settings: LoadSettings): Promise<LoadResult> {
   });
   const result = await instance;
   const wallSeconds = Number(process.hrtime.bigint() - wallBefore) / 1e9;
-  const cpuAfter = settings.serverPid === undefined ? null : processCpuSeconds(settings.serverPid);
+  const cpu = cpuBetween(cpuBefore, cpuOf(settings.serverPid));
+  const engineCpu = cpuBetween(engineCpuBefore, cpuOf(settings.enginePid));
 
   const seconds = result.duration > 0 ? result.duration : wallSeconds;
   const statusCodes: Record<string, number> = {};
   for (const [code, { count: n }] of Object.entries(result.statusCodeStats)) statusCodes[code] = n;
-  const cpu = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null;
   return {
-    ...commonFigures(latencies.slice(0, count).sort(), bytes, cpu, seconds, wallSeconds),
+    ...commonFigures(latencies.slice(0, count).sort(), bytes, cpu, seconds, wallSeconds, engineCpu),
     non2xx: result.non2xx,
     socketErrors: result.errors,
     timeouts: result.timeouts,
@@ -171,7 +205,8 @@ export async function drivePaced(settings: Omit<LoadSettings, 'connections' | 'o
   const { paths, rate } = settings;
   const url = new URL(settings.origin);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const cpuBefore = settings.serverPid === undefined ? null : processCpuSeconds(settings.serverPid);
+  const cpuBefore = cpuOf(settings.serverPid);
+  const engineCpuBefore = cpuOf(settings.enginePid);
   const latencies: number[] = [];
   const statusCodes: Record<string, number> = {};
   let non2xx = 0;
@@ -229,10 +264,10 @@ export async function drivePaced(settings: Omit<LoadSettings, 'connections' | 'o
   await Promise.all(done);
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   agent.destroy();
-  const cpuAfter = settings.serverPid === undefined ? null : processCpuSeconds(settings.serverPid);
-  const cpu = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null;
+  const cpu = cpuBetween(cpuBefore, cpuOf(settings.serverPid));
+  const engineCpu = cpuBetween(engineCpuBefore, cpuOf(settings.enginePid));
   return {
-    ...commonFigures(Float64Array.from(latencies).sort(), bytes, cpu, seconds, seconds),
+    ...commonFigures(Float64Array.from(latencies).sort(), bytes, cpu, seconds, seconds, engineCpu),
     non2xx,
     socketErrors,
     timeouts: 0,

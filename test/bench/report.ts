@@ -74,8 +74,13 @@ function markdown(header: string[], rows: string[][]): string {
   return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
 }
 
+/** The engine's CPU per request, when the bench measured it (a local Elasticsearch). */
+const engineCpu = (r: LoadResult | null | undefined) => (r?.engineCpuUsPerRequest == null ? '–' : n0(r.engineCpuUsPerRequest));
+
 function classRows(results: BenchResults): { header: string[]; rows: string[][] } {
-  const header = ['class', 'req/s', 'p50 ms', 'p97.5 ms', 'p99 ms', 'errors', 'CPU µs/req', 'direct req/s', 'API/direct', 'ceiling req/s', 'API/ceiling'];
+  const withEngine = results.classes.some((c) => c.api.engineCpuUsPerRequest != null);
+  const header = ['class', 'req/s', 'p50 ms', 'p97.5 ms', 'p99 ms', 'errors', 'CPU µs/req', ...(withEngine ? ['ES CPU µs/req'] : []), 'direct req/s', 'API/direct', 'ceiling req/s', 'API/ceiling'];
+  const cpuCells = (r: LoadResult) => [r.serverCpuUsPerRequest === null ? '–' : n0(r.serverCpuUsPerRequest), ...(withEngine ? [engineCpu(r)] : [])];
   const rows = results.classes.map((c) => [
     c.label,
     n0(c.api.rps),
@@ -83,14 +88,14 @@ function classRows(results: BenchResults): { header: string[]; rows: string[][] 
     ms(c.api.latencyMs.p975),
     ms(c.api.latencyMs.p99),
     String(c.api.errors),
-    c.api.serverCpuUsPerRequest === null ? '–' : n0(c.api.serverCpuUsPerRequest),
+    ...cpuCells(c.api),
     c.direct === null ? '–' : n0(c.direct.rps),
     c.direct === null ? '–' : pct(c.api.rps / c.direct.rps),
     n0(c.ceiling.rps),
     pct(c.api.rps / c.ceiling.rps),
   ]);
   for (const [name, one] of Object.entries(results.singleConnection ?? {}) as [ClassName, LoadResult][]) {
-    rows.push([`${CLASS_LABELS[name]}, 1 connection`, n0(one.rps), ms(one.latencyMs.p50), ms(one.latencyMs.p975), ms(one.latencyMs.p99), String(one.errors), one.serverCpuUsPerRequest === null ? '–' : n0(one.serverCpuUsPerRequest), '–', '–', '–', '–']);
+    rows.push([`${CLASS_LABELS[name]}, 1 connection`, n0(one.rps), ms(one.latencyMs.p50), ms(one.latencyMs.p975), ms(one.latencyMs.p99), String(one.errors), ...cpuCells(one), '–', '–', '–', '–']);
   }
   const fixed = results.fixedRate;
   if (fixed !== null) {
@@ -101,7 +106,7 @@ function classRows(results: BenchResults): { header: string[]; rows: string[][] 
       ms(f.latencyMs.p975),
       ms(f.latencyMs.p99),
       String(f.errors),
-      f.serverCpuUsPerRequest === null ? '–' : n0(f.serverCpuUsPerRequest),
+      ...cpuCells(f),
       d === null ? '–' : `p99 ${ms(d.latencyMs.p99)} ms`,
       '–',
       '–',
@@ -197,7 +202,7 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
     return { name, measured: `${n0(mix.api.rps)} vs ${n0(direct.rps)} req/s = ${pct(ratio)}`, holds: ratio >= threshold };
   };
   targets.push(mixTarget('search mix ≥ 70% of the direct-SQLite baseline', engine === 'sqlite', 0.7));
-  targets.push(mixTarget('search mix on Elasticsearch ≥ 85% of direct _search', engine === 'elasticsearch', 0.85));
+  targets.push(mixTarget('search mix on Elasticsearch ≥ 85% of the direct engine', engine === 'elasticsearch', 0.85));
 
   const fixed = results.fixedRate;
   if (fixed === null) {
@@ -251,6 +256,27 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
         ? { name: 'embedded, 100,000 grants: search mix ≥ 400 req/s', measured: 'not run', holds: null }
         : { name: 'embedded, 100,000 grants: search mix ≥ 400 req/s', measured: `${n0(mix.api.rps)} req/s`, holds: mix.api.rps >= 400 },
     );
+  }
+  if (engine === 'elasticsearch' && grants >= 100_000 && !million) {
+    // The Elasticsearch targets at a real catalog's size (the API, one process, and Elasticsearch on the same cores).
+    const floors: [ClassName, number][] = [
+      ['searchMix', 300],
+      ['deep', 150],
+      ['byId', 3000],
+    ];
+    for (const [name, floor] of floors) {
+      const c = cls(name);
+      const label = `Elasticsearch, 100,000 grants: ${CLASS_LABELS[name]} ≥ ${n0(floor)} req/s`;
+      targets.push(
+        c === undefined
+          ? { name: label, measured: 'not run', holds: null }
+          : {
+              name: label,
+              measured: `${n0(c.api.rps)} req/s (API ${c.api.serverCpuUsPerRequest === null ? '–' : n0(c.api.serverCpuUsPerRequest)} µs/req, Elasticsearch ${engineCpu(c.api)} µs/req of CPU)`,
+              holds: c.api.rps >= floor,
+            },
+      );
+    }
   }
   const withFacets = cls('facets');
   const withoutFacets = cls('noFacets');

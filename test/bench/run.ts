@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { Client } from '@elastic/elasticsearch';
 import { LOG_LEVELS } from '../../src/config.js';
 import { procMemory, REPO_ROOT, runIndexer, writeCatalog } from './catalog.js';
-import { drive, drivePaced, type LoadResult, type LoadSettings } from './load.js';
+import { drive, drivePaced, elasticsearchPid, type LoadResult, type LoadSettings } from './load.js';
 import { buildMix, CLASS_LABELS, CLASS_NAMES, SEARCH_CLASSES, type ClassName, type Mix } from './mix.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
@@ -279,6 +279,9 @@ async function main(argv: string[]): Promise<number> {
       engineEnv.DATABASE_URL = benchDatabase.url;
       say(`subscriptions store: PostgreSQL database ${benchDatabase.name}`);
     }
+    // The Elasticsearch JVM, when it runs on this machine: its CPU per request beside the API's.
+    const enginePid = o.engine === 'elasticsearch' ? (elasticsearchPid() ?? undefined) : undefined;
+    if (o.engine === 'elasticsearch') say(enginePid === undefined ? 'no local Elasticsearch process: its CPU is not measured' : `Elasticsearch JVM: pid ${enginePid} (its CPU per request is measured)`);
     const loadAverageStart = Math.round(os.loadavg()[0] * 100) / 100;
     const git = gitDescribe();
 
@@ -340,7 +343,7 @@ async function main(argv: string[]): Promise<number> {
     const mixSizes = Object.fromEntries(CLASS_NAMES.map((c) => [c, pre.kept[c].length]));
 
     const load = (server: RunningProcess, paths: string[], extra: Partial<LoadSettings> = {}): Promise<LoadResult> =>
-      drive({ origin: server.origin, paths, connections: o.connections, durationSeconds: o.durationSeconds, headers: auth, serverPid: server.pid, ...extra });
+      drive({ origin: server.origin, paths, connections: o.connections, durationSeconds: o.durationSeconds, headers: auth, serverPid: server.pid, enginePid, ...extra });
     // Warm-up (JIT, caches) on what will be measured: the search mix and /grants/:id.
     const warmSearch = o.only.some((c) => c !== 'byId') || !o.skipLayers;
     const warmById = o.only.includes('byId') || !o.skipLayers;
@@ -356,7 +359,7 @@ async function main(argv: string[]): Promise<number> {
     // 4. Each class: the API, its direct-engine baseline, the ceiling with the same body size.
     const classes: ClassResult[] = [];
     const line = (what: string, r: LoadResult) =>
-      say(`  ${what.padEnd(34)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.latencyMs.p50.toFixed(2)}  p99 ${r.latencyMs.p99.toFixed(2)} ms  errors ${r.errors}  cpu ${r.serverCpuUsPerRequest ?? '–'} µs/req  load ${r.loadAverage}`);
+      say(`  ${what.padEnd(34)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.latencyMs.p50.toFixed(2)}  p99 ${r.latencyMs.p99.toFixed(2)} ms  errors ${r.errors}  cpu ${r.serverCpuUsPerRequest ?? '–'} µs/req${r.engineCpuUsPerRequest == null ? '' : `  es ${r.engineCpuUsPerRequest} µs/req`}  load ${r.loadAverage}`);
     let usageLogRows: number | null = null;
     for (const name of CLASS_NAMES) {
       if (!o.only.includes(name)) continue;
@@ -411,7 +414,7 @@ async function main(argv: string[]): Promise<number> {
       const rate = 200;
       const seconds = Math.max(o.durationSeconds, 5);
       const paced = (server: RunningProcess) =>
-        drivePaced({ origin: server.origin, paths: pre.kept.searchMix, rate, durationSeconds: seconds, headers: auth, serverPid: server.pid });
+        drivePaced({ origin: server.origin, paths: pre.kept.searchMix, rate, durationSeconds: seconds, headers: auth, serverPid: server.pid, enginePid });
       const pacedApi = await paced(api);
       line(`searchMix API paced ${rate} req/s`, pacedApi);
       const pacedDirect = await paced(direct);

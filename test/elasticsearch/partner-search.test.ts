@@ -262,90 +262,196 @@ describeWithElasticsearch('partner search on Elasticsearch', function () {
   });
 });
 
-describeWithElasticsearch('a live alias on the previous mapping', function () {
+/** An earlier release's mapping: the current one less the fields that release did not have. */
+interface EarlierMapping {
+  release: string;
+  /** Fields of the current mapping it lacks. */
+  lacks: string[];
+  /** Its index sort (null: none). */
+  sort: unknown;
+}
+
+const ID_KEYS = ['idKey0', 'idKey1', 'idKey2', 'idKey3', 'idKey4', 'idKey5', 'idRest'];
+const EARLIER_MAPPINGS: EarlierMapping[] = [
+  { release: 'before the title sort key', lacks: ['titleSort', ...ID_KEYS], sort: null },
+  {
+    release: 'before the id keys',
+    lacks: ID_KEYS,
+    sort: { field: ['deadline', 'id'], order: ['asc', 'asc'], missing: ['_last', '_last'] },
+  },
+];
+
+for (const earlier of EARLIER_MAPPINGS) {
+  describeWithElasticsearch(`a live alias on the mapping of the release ${earlier.release}`, function () {
+    this.timeout(120_000);
+    const alias = uniqueAlias();
+    const config = { url: ES_URL as string, index: alias, requestTimeoutMs: 30_000 };
+    const client = testClient();
+    const oldIndex = `${alias}-20250101t000000000-0000`;
+    const hasTitleSort = !earlier.lacks.includes('titleSort');
+    let engine: ElasticsearchSearchEngine;
+
+    before(async () => {
+      const current = JSON.parse(readFileSync(`${REPO_ROOT}/mappings/elasticsearch-grants.json`, 'utf8')) as {
+        settings: Record<string, unknown>;
+        mappings: { _source?: unknown; properties: Record<string, unknown> };
+      };
+      const properties = Object.fromEntries(Object.entries(current.mappings.properties).filter(([field]) => !earlier.lacks.includes(field)));
+      for (const field of earlier.lacks) expect(current.mappings.properties[field], `the current mapping has ${field}`).to.not.equal(undefined);
+      const { sort, ...settings } = current.settings as { sort?: unknown };
+      void sort;
+      await client.indices.create({
+        index: oldIndex,
+        settings: { ...settings, number_of_replicas: 0, ...(earlier.sort !== null && { sort: earlier.sort }) },
+        mappings: { dynamic: 'strict', ...(hasTitleSort && { _source: { excludes: ['titleSort'] } }), properties },
+      } as never);
+      await client.bulk({ refresh: true, operations: grants.flatMap((g) => [{ create: { _index: oldIndex, _id: g.id } }, hasTitleSort ? { ...g, titleSort: titleSortKey(g.title) } : g]) });
+      await client.indices.updateAliases({ actions: [{ add: { index: oldIndex, alias } }] });
+      engine = new ElasticsearchSearchEngine(createEsClient(config), alias);
+    });
+
+    after(async () => {
+      await engine?.close();
+      await client.close();
+      await dropAlias(alias);
+    });
+
+    it('serves searches without the new features, and with the new filters, sorts and facets, in order (ties by id)', async () => {
+      const plain = await engine.searchJson(query({ limit: 10 }));
+      expect(plain.total).to.equal(grants.length);
+      expect(plain.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(referenceOrder(grants, query({})).slice(0, 10).map((g) => g.id));
+      expect(plain.grantsJson[0]).to.equal(JSON.stringify(byId.get(JSON.parse(plain.grantsJson[0]).id)));
+      for (const q of [
+        query({ open: true, provinces: ['ONTARIO'], sort: { key: 'amountMax', descending: true }, facets: ['eligibleProvinces'], limit: 600 }),
+        // A deep page of a field order with many ties (null amounts), past the first segment's worth.
+        query({ sort: { key: 'amountMin', descending: false }, limit: 50, page: 3 }),
+      ]) {
+        const result = await engine.searchJson(q);
+        const expected = referenceOrder(
+          grants.filter((g) => matches(g, q)),
+          q,
+        ).slice((q.page - 1) * q.limit, q.page * q.limit);
+        expect(result.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(expected.map((g) => g.id));
+        if (q.facets.length > 0) expect(result.facets).to.deep.equal(referenceFacets(grants, q));
+      }
+    });
+
+    if (hasTitleSort) {
+      it('a title sort works', async () => {
+        const q = query({ sort: { key: 'title', descending: true }, limit: 50 });
+        const result = await engine.searchJson(q);
+        expect(result.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(referenceOrder(grants, q).slice(0, 50).map((g) => g.id));
+      });
+    } else {
+      it('a title sort is a 503 (ServiceUnavailableError) that names the reindex, not a wrong order', async () => {
+        let thrown: unknown;
+        try {
+          await engine.searchJson(query({ sort: { key: 'title', descending: false } }));
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown).to.be.instanceOf(ServiceUnavailableError);
+        expect((thrown as Error).message).to.match(/reindex/);
+      });
+    }
+
+    it(`sync writes into it without the fields it lacks (its strict mapping has none of ${earlier.lacks.join(', ')})`, async () => {
+      const writer = ElasticsearchCatalogWriter.open(config, {}, { keep: 1, replicas: 0 });
+      try {
+        const changed = { ...grants[0], title: 'Renamed for the sync', updatedAt: '2026-11-01T00:00:00.000Z' };
+        const counts = await writer.sync(
+          (async function* () {
+            yield { grant: changed };
+          })(),
+          { prune: false },
+        );
+        expect(counts).to.deep.equal({ added: 0, updated: 1, unchanged: 0, deleted: 0 });
+        expect(await engine.getByIdJson(changed.id)).to.equal(JSON.stringify(changed));
+      } finally {
+        await writer.close();
+      }
+    });
+
+    it('a reindex moves the alias to an index of the current mapping, where the title sort works', async () => {
+      await reindexAlias(config, grants);
+      const live = Object.keys(await client.indices.getAlias({ name: alias }));
+      expect(live).to.have.length(1);
+      expect(live[0]).to.not.equal(oldIndex);
+      const mapping = (await client.indices.getMapping({ index: live[0] }))[live[0]].mappings;
+      expect(mapping.properties?.titleSort).to.deep.equal({ type: 'keyword' });
+      expect(mapping.properties?.idKey0).to.deep.equal({ type: 'long', index: false });
+      expect(mapping._source).to.deep.equal({ excludes: ['titleSort', ...ID_KEYS] });
+      const q = query({ sort: { key: 'title', descending: true }, limit: 50 });
+      const result = await engine.searchJson(q);
+      expect(result.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(referenceOrder(grants, q).slice(0, 50).map((g) => g.id));
+      // The computed fields stay out of the served document.
+      for (const text of result.grantsJson) expect(text).to.equal(JSON.stringify(byId.get(JSON.parse(text).id)));
+    });
+  });
+}
+
+describeWithElasticsearch('ties between ids that share long prefixes', function () {
   this.timeout(120_000);
   const alias = uniqueAlias();
   const config = { url: ES_URL as string, index: alias, requestTimeoutMs: 30_000 };
-  const client = testClient();
-  const oldIndex = `${alias}-20250101t000000000-0000`;
+  // Ids of 20 to 60 characters sharing up to 50: the id keys spell the first 42, the rest keyword
+  // breaks the remaining ties (an id of exactly 42 characters has none and comes first).
+  const stems = ['ca-on-2026-municipal-grant-program-00000', 'ca-on-2026-municipal-grant-program-00000-stream-', 'ca-on-2026-municipal-', 'Z', 'a'];
+  const tails = ['', '0', '1', '10', '1.a', '1:a', '1-a', '1_a', 'A', 'z', '00', '000000000000'];
+  const deadlines = ['2026-03-31T23:59:59.000Z', '2026-06-30T23:59:59.000Z', null];
+  const tied: Grant[] = [];
+  for (const stem of stems) {
+    for (const tail of tails) {
+      const template = grants[tied.length % grants.length];
+      tied.push({
+        ...template,
+        id: `${stem}${tail}`.slice(0, 128),
+        // Everything a search scores on is the same, so relevance ties too.
+        title: 'Community solar energy fund',
+        description: 'Support for community solar energy projects.',
+        funder: 'Placeholder Body',
+        deadline: deadlines[tied.length % deadlines.length],
+        amountMin: tied.length % 4 === 0 ? null : 5000,
+      });
+    }
+  }
   let engine: ElasticsearchSearchEngine;
 
   before(async () => {
-    // The mapping of the previous release: the current one without the title sort key.
-    const current = JSON.parse(readFileSync(`${REPO_ROOT}/mappings/elasticsearch-grants.json`, 'utf8')) as {
-      settings: Record<string, unknown>;
-      mappings: { _source?: unknown; properties: Record<string, unknown> };
-    };
-    const { titleSort, ...properties } = current.mappings.properties;
-    expect(titleSort, 'the current mapping has the key').to.not.equal(undefined);
-    const { sort, ...settings } = current.settings as { sort?: unknown };
-    void sort;
-    await client.indices.create({ index: oldIndex, settings: { ...settings, number_of_replicas: 0 }, mappings: { dynamic: 'strict', properties } } as never);
-    await client.bulk({ refresh: true, operations: grants.flatMap((g) => [{ create: { _index: oldIndex, _id: g.id } }, g]) });
-    await client.indices.updateAliases({ actions: [{ add: { index: oldIndex, alias } }] });
+    expect(new Set(tied.map((g) => g.id)).size).to.equal(tied.length);
+    expect(tied.some((g) => g.id.length === 42) && tied.some((g) => g.id.length > 42)).to.equal(true);
+    await reindexAlias(config, tied);
     engine = new ElasticsearchSearchEngine(createEsClient(config), alias);
   });
 
   after(async () => {
     await engine?.close();
-    await client.close();
     await dropAlias(alias);
   });
 
-  it('serves searches without the new features, and with the new filters, sorts and facets', async () => {
-    const plain = await engine.searchJson(query({ limit: 10 }));
-    expect(plain.total).to.equal(grants.length);
-    expect(plain.grantsJson[0]).to.equal(JSON.stringify(byId.get(JSON.parse(plain.grantsJson[0]).id)));
-    const q = query({ open: true, provinces: ['ONTARIO'], sort: { key: 'amountMax', descending: true }, facets: ['eligibleProvinces'], limit: 600 });
-    const result = await engine.searchJson(q);
-    const expected = referenceOrder(
-      grants.filter((g) => matches(g, q)),
-      q,
-    );
-    expect(result.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(expected.map((g) => g.id));
-    expect(result.facets).to.deep.equal(referenceFacets(grants, q));
-  });
-
-  it('a title sort is a 503 (ServiceUnavailableError) that names the reindex, not a wrong order', async () => {
-    let thrown: unknown;
-    try {
-      await engine.searchJson(query({ sort: { key: 'title', descending: false } }));
-    } catch (error) {
-      thrown = error;
+  async function pages(over: Partial<GrantQuery>): Promise<string[]> {
+    const ids: string[] = [];
+    for (let page = 1; ; page++) {
+      const result = await engine.searchJson(query({ limit: 7, ...over, page }));
+      ids.push(...result.grantsJson.map((t) => JSON.parse(t).id as string));
+      if (result.grantsJson.length < 7) return ids;
     }
-    expect(thrown).to.be.instanceOf(ServiceUnavailableError);
-    expect((thrown as Error).message).to.match(/reindex/);
-  });
+  }
 
-  it('sync writes into it without the title sort key (its strict mapping has none)', async () => {
-    const writer = ElasticsearchCatalogWriter.open(config, {}, { keep: 1, replicas: 0 });
-    try {
-      const changed = { ...grants[0], title: 'Renamed for the sync', updatedAt: '2026-11-01T00:00:00.000Z' };
-      const counts = await writer.sync(
-        (async function* () {
-          yield { grant: changed };
-        })(),
-        { prune: false },
-      );
-      expect(counts).to.deep.equal({ added: 0, updated: 1, unchanged: 0, deleted: 0 });
-      expect(await engine.getByIdJson(changed.id)).to.equal(JSON.stringify(changed));
-    } finally {
-      await writer.close();
-    }
-  });
+  for (const [key, descending] of [
+    ['deadline', false],
+    ['deadline', true],
+    ['amountMin', false],
+    ['title', false],
+  ] as const) {
+    it(`${descending ? '-' : ''}${key}: every page in order, ties by id`, async () => {
+      const q = query({ sort: { key, descending } });
+      expect(await pages({ sort: { key, descending } })).to.deep.equal(referenceOrder(tied, q).map((g) => g.id));
+    });
+  }
 
-  it('a reindex moves the alias to an index of the current mapping, where the title sort works', async () => {
-    await reindexAlias(config, grants);
-    const live = Object.keys(await client.indices.getAlias({ name: alias }));
-    expect(live).to.have.length(1);
-    expect(live[0]).to.not.equal(oldIndex);
-    const mapping = (await client.indices.getMapping({ index: live[0] }))[live[0]].mappings;
-    expect(mapping.properties?.titleSort).to.deep.equal({ type: 'keyword' });
-    expect(mapping._source).to.deep.equal({ excludes: ['titleSort'] });
-    const q = query({ sort: { key: 'title', descending: true }, limit: 50 });
-    const result = await engine.searchJson(q);
-    expect(result.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(referenceOrder(grants, q).slice(0, 50).map((g) => g.id));
-    // The key stays out of the served document.
-    for (const text of result.grantsJson) expect(text).to.equal(JSON.stringify(byId.get(JSON.parse(text).id)));
+  it('relevance: equal scores in id order on every page', async () => {
+    const ids = await pages({ words: ['solar'], sort: { key: 'relevance', descending: false } });
+    expect(ids).to.deep.equal(tied.map((g) => g.id).sort(byCodePoint));
   });
 });

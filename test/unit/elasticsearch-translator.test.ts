@@ -5,7 +5,8 @@ import type { GrantQuery } from '../../src/grants/query.js';
 import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { facetsOf } from '../../src/search/elasticsearch/facets.js';
-import { translateToElasticsearch } from '../../src/search/elasticsearch/translator.js';
+import { ID_KEY_SORT, idKeysOf } from '../../src/search/elasticsearch/idKeys.js';
+import { sortOf, translateToElasticsearch } from '../../src/search/elasticsearch/translator.js';
 import { indexedDocument } from '../../src/search/elasticsearch/writer.js';
 import { fixtureGrants } from '../support/api.js';
 
@@ -57,9 +58,10 @@ describe('translateToElasticsearch: partner-search filters', () => {
 });
 
 describe('translateToElasticsearch: sorts', () => {
-  const sortOf = (key: GrantQuery['sort']['key'], descending: boolean) => translateToElasticsearch(query({ sort: { key, descending } })).sort;
+  const pageSort = (key: GrantQuery['sort']['key'], descending: boolean) => translateToElasticsearch(query({ sort: { key, descending } })).sort;
+  const exactSort = (key: GrantQuery['sort']['key'], descending: boolean) => sortOf(query({ sort: { key, descending } }));
 
-  it('every field sort puts missing values last in both directions and breaks ties by id ascending', () => {
+  it('every field sort puts missing values last in both directions and breaks ties by id ascending (spelled as numbers on a page)', () => {
     for (const [key, field] of [
       ['deadline', 'deadline'],
       ['amountMin', 'amountMin'],
@@ -68,19 +70,30 @@ describe('translateToElasticsearch: sorts', () => {
       ['updatedAt', 'updatedAt'],
       ['title', 'titleSort'],
     ] as const) {
-      expect(sortOf(key, false), key).to.deep.equal([{ [field]: { order: 'asc', missing: '_last' } }, { id: 'asc' }]);
-      expect(sortOf(key, true), `-${key}`).to.deep.equal([{ [field]: { order: 'desc', missing: '_last' } }, { id: 'asc' }]);
+      expect(pageSort(key, false), key).to.deep.equal([{ [field]: { order: 'asc', missing: '_last' } }, ...ID_KEY_SORT]);
+      expect(pageSort(key, true), `-${key}`).to.deep.equal([{ [field]: { order: 'desc', missing: '_last' } }, ...ID_KEY_SORT]);
+      expect(exactSort(key, false), key).to.deep.equal([{ [field]: { order: 'asc', missing: '_last' } }, { id: 'asc' }]);
+      expect(exactSort(key, true), `-${key}`).to.deep.equal([{ [field]: { order: 'desc', missing: '_last' } }, { id: 'asc' }]);
     }
   });
 
+  it('the id keys: six longs then the rest keyword, ascending, absent first, valid on an index without them', () => {
+    expect(ID_KEY_SORT).to.deep.equal([
+      ...[0, 1, 2, 3, 4, 5].map((k) => ({ [`idKey${k}`]: { order: 'asc', missing: '_first', unmapped_type: 'long' } })),
+      { idRest: { order: 'asc', missing: '_first', unmapped_type: 'keyword' } },
+    ]);
+  });
+
   it('relevance is the score, then id', () => {
-    expect(translateToElasticsearch(query({ words: ['clean'], sort: { key: 'relevance', descending: false } })).sort).to.deep.equal(['_score', { id: 'asc' }]);
+    const q = query({ words: ['clean'], sort: { key: 'relevance', descending: false } });
+    expect(translateToElasticsearch(q).sort).to.deep.equal(['_score', ...ID_KEY_SORT]);
+    expect(sortOf(q)).to.deep.equal(['_score', { id: 'asc' }]);
   });
 
   it('a text search sorted by a field keeps its text condition', () => {
     const request = translateToElasticsearch(query({ words: ['clean'], sort: { key: 'amountMax', descending: true } }));
     expect((request.query.bool as { must: unknown[] }).must).to.have.length(1);
-    expect(request.sort).to.deep.equal([{ amountMax: { order: 'desc', missing: '_last' } }, { id: 'asc' }]);
+    expect(request.sort).to.deep.equal([{ amountMax: { order: 'desc', missing: '_last' } }, ...ID_KEY_SORT]);
   });
 });
 
@@ -152,11 +165,12 @@ describe('translateToElasticsearch: disjunctive facets', () => {
 });
 
 describe('indexed document', () => {
-  it('is the grant plus its title sort key (titleSortKey), the grant fields untouched', () => {
+  it('is the grant plus its title sort key (titleSortKey) and its id keys, the grant fields untouched', () => {
     const grant = { ...fixtureGrants()[0], title: 'Œuvres d’ÉTÉ — Straße' };
     const doc = indexedDocument(grant);
     expect(doc.titleSort).to.equal('oeuvres d’ete — strasse');
-    const { titleSort, ...rest } = doc;
+    const { titleSort, idKey0, idKey1, idKey2, idKey3, idKey4, idKey5, ...rest } = doc;
+    expect({ idKey0, idKey1, idKey2, idKey3, idKey4, idKey5 }).to.deep.equal(idKeysOf(grant.id));
     void titleSort;
     expect(JSON.stringify(rest)).to.equal(JSON.stringify(grant));
   });

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { GrantQuery } from '../../src/grants/query.js';
 import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
+import { ID_KEY_SORT } from '../../src/search/elasticsearch/idKeys.js';
 import { translateToElasticsearch } from '../../src/search/elasticsearch/translator.js';
 import { ftsMatchExpression } from '../../src/search/sqlite/translator.js';
 
@@ -59,7 +60,7 @@ describe('SQLite FTS5 match expression', () => {
 });
 
 describe('translateToElasticsearch', () => {
-  it('puts filters in bool.filter and sorts by deadline (missing last) then id', () => {
+  it('puts filters in bool.filter and sorts by deadline (missing last) then id (spelled as numbers)', () => {
     expect(translateToElasticsearch(q('fundingType=LOAN&eligibleProvinces=QUEBEC,ONTARIO&amountMin=10&amountMax=20&page=3&limit=5'))).to.deep.equal({
       query: {
         bool: {
@@ -83,7 +84,7 @@ describe('translateToElasticsearch', () => {
           ],
         },
       },
-      sort: [{ deadline: { order: 'asc', missing: '_last' } }, { id: 'asc' }],
+      sort: [{ deadline: { order: 'asc', missing: '_last' } }, ...ID_KEY_SORT],
       from: 10,
       size: 5,
       track_total_hits: true,
@@ -98,6 +99,6 @@ describe('translateToElasticsearch', () => {
         filter: [],
       },
     });
-    expect(request.sort).to.deep.equal(['_score', { id: 'asc' }]);
+    expect(request.sort).to.deep.equal(['_score', ...ID_KEY_SORT]);
   });
 });

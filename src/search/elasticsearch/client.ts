@@ -18,6 +18,35 @@ export const createEsClient = (config: EsConfig, overrides: { requestTimeoutMs?:
     resurrectStrategy: 'optimistic',
   });
 
+/** A request as the transport takes it, its body serialised by the client. */
+export interface TextRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: Record<string, unknown>;
+}
+
+/**
+ * The answer's JSON text, unparsed (sources.ts cuts the grants out of it); a status of 400 or more
+ * throws the ResponseError the client would, with the parsed body, and transport failures throw
+ * as the client's do.
+ */
+export async function requestText(client: Client, request: TextRequest, options: { requestTimeout?: number } = {}): Promise<string> {
+  const result = await client.transport.request(request, { ...options, asStream: true, meta: true });
+  const chunks: Buffer[] = [];
+  for await (const chunk of result.body as AsyncIterable<Buffer>) chunks.push(chunk);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (result.statusCode !== null && result.statusCode >= 400) {
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON: the error carries the text
+    }
+    throw new errors.ResponseError({ ...result, body });
+  }
+  return text;
+}
+
 export const isNotFound = (error: unknown): boolean => error instanceof errors.ResponseError && error.statusCode === 404;
 
 export const errorType = (error: unknown): string | undefined =>

@@ -7,7 +7,7 @@
 // those, and the total (which a post_filter would cut) is counted by an aggregation instead.
 import type { GrantQuery, KeysetPosition } from '../../grants/query.js';
 import type { Grant } from '../../grants/schema.js';
-import { SORT_FIELDS, translateToElasticsearch, type EsSearchRequest } from './translator.js';
+import { SORT_FIELDS, sortOf, translateToElasticsearch, type EsSearchRequest } from './translator.js';
 
 /** The aggregation that counts the matches when the request's post_filter walks a null tail. */
 export const KEYSET_TOTAL_AGG = 'keyset_total';
@@ -27,7 +27,7 @@ const SOURCE_FIELDS: Record<keyof typeof SORT_FIELDS, keyof Grant> = {
 /** The request for `size` matches after `after` (from the first match when null), in the query's order. */
 export function keysetRequest(query: GrantQuery, after: KeysetPosition | null, size: number): EsKeysetRequest {
   const { from: _from, ...request } = translateToElasticsearch(query);
-  const keyset: EsKeysetRequest = { ...request, size };
+  const keyset: EsKeysetRequest = { ...request, sort: sortOf(query), size };
   if (after === null) return keyset;
   if (query.sort.key === 'relevance' || after.key !== null) return { ...keyset, search_after: [after.key, after.id] };
   const field = SORT_FIELDS[query.sort.key];

@@ -1,6 +1,7 @@
 // GrantQuery → Elasticsearch query DSL. Pure: no I/O, unit-tested on its output.
 import { FACET_FILTERS, type FacetName, type GrantQuery, type SortKey } from '../../grants/query.js';
 import { facetAggregations, type Condition } from './facets.js';
+import { ID_KEY_SORT } from './idKeys.js';
 
 export type { Condition };
 
@@ -66,11 +67,28 @@ export function conditionsOf(query: GrantQuery): Condition[] {
   return conditions;
 }
 
-/** The order: the key (nulls last in both directions), then id ascending; relevance is score then id. */
-export function sortOf(query: GrantQuery): unknown[] {
+/** The order's first clause: the key (nulls last in both directions), or the score for relevance. */
+function keyClause(query: GrantQuery): unknown {
   const { key, descending } = query.sort;
-  if (key === 'relevance') return ['_score', { id: 'asc' }];
-  return [{ [SORT_FIELDS[key]]: { order: descending ? 'desc' : 'asc', missing: '_last' } }, { id: 'asc' }];
+  if (key === 'relevance') return '_score';
+  return { [SORT_FIELDS[key]]: { order: descending ? 'desc' : 'asc', missing: '_last' } };
+}
+
+/**
+ * The order: the key (nulls last in both directions), then id ascending; relevance is score then
+ * id. What keyset requests (cursor pages, exports) sort by: their search_after place is a key and an id.
+ */
+export function sortOf(query: GrantQuery): unknown[] {
+  return [keyClause(query), { id: 'asc' }];
+}
+
+/**
+ * The same order with the id spelled as numbers (idKeys.ts): what an offset page sorts by. The
+ * sort values of its hits are [key, ...keys, rest]; on an index without the keys they say so
+ * (lacksIdKeys) and the page is asked again with sortOf.
+ */
+export function pageSortOf(query: GrantQuery): unknown[] {
+  return [keyClause(query), ...ID_KEY_SORT];
 }
 
 export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
@@ -92,7 +110,7 @@ export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
     query: { bool: { must, filter } },
     ...(faceted.length > 0 && { post_filter: { bool: { filter: faceted.map((c) => c.clause) } } }),
     ...(query.facets.length > 0 && { aggs: facetAggregations(query.facets, faceted) }),
-    sort: sortOf(query),
+    sort: pageSortOf(query),
     from: query.offset,
     size: query.size,
     track_total_hits: true,

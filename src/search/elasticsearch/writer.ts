@@ -8,6 +8,7 @@ import type { Grant } from '../../grants/schema.js';
 import { DEFAULT_CHANGE_LOG_OPTIONS, type CatalogWriter, type ChangeLogOptions, type ReindexOptions, type SyncCounts, type SyncItem, type WriterHooks } from '../engine.js';
 import { contentHash, ElasticsearchChangeLog } from './changeLog.js';
 import { createEsClient, type EsConfig } from './client.js';
+import { idKeysOf, type IdKeys } from './idKeys.js';
 import { TITLE_SORT_FIELD } from './translator.js';
 
 const MAPPING = JSON.parse(readFileSync(new URL('../../../../mappings/elasticsearch-grants.json', import.meta.url), 'utf8')) as {
@@ -17,6 +18,9 @@ const MAPPING = JSON.parse(readFileSync(new URL('../../../../mappings/elasticsea
 
 const SYNC_BATCH = 500;
 
+/** How long the merge of a new index into one segment may take (about a minute per million grants). */
+const FORCE_MERGE_TIMEOUT_MS = 30 * 60_000;
+
 /**
  * Lucene refuses a term above 32,766 UTF-8 bytes: the sort key keeps its first 8,000 code points
  * (≤ 32,000 bytes). Only a folded title longer than that (a 500-character title of characters
@@ -25,14 +29,23 @@ const SYNC_BATCH = 500;
 const MAX_SORT_KEY_CODE_POINTS = 8000;
 
 /**
- * The document indexed for a grant: the grant, plus the title sort key (titleSortKey, computed
- * here so that both engines order titles alike). The mapping keeps the key out of _source, so
- * the stored and served document is the grant, byte for byte.
+ * The document indexed for a grant: the grant, plus the fields computed from it for ordering —
+ * the title sort key (titleSortKey, computed here so that both engines order titles alike) and
+ * the id spelled as numbers (idKeys.ts). The mapping keeps them out of _source, so the stored and
+ * served document is the grant, byte for byte.
  */
-export function indexedDocument(grant: Grant): Grant & { [TITLE_SORT_FIELD]: string } {
+export function indexedDocument(grant: Grant): Grant & { [TITLE_SORT_FIELD]: string } & IdKeys {
   let key = titleSortKey(grant.title);
   if (key.length > MAX_SORT_KEY_CODE_POINTS) key = Array.from(key).slice(0, MAX_SORT_KEY_CODE_POINTS).join('');
-  return { ...grant, [TITLE_SORT_FIELD]: key };
+  return { ...grant, [TITLE_SORT_FIELD]: key, ...idKeysOf(grant.id) };
+}
+
+/**
+ * The document for an index whose (strict) mapping has only the fields in `mapped`: an index
+ * built by an earlier release lacks some computed fields, and refuses a document holding them.
+ */
+export function documentFor(mapped: ReadonlySet<string>): (grant: Grant) => Record<string, unknown> {
+  return (grant) => Object.fromEntries(Object.entries(indexedDocument(grant)).filter(([field]) => field in grant || mapped.has(field)));
 }
 
 export interface EsWriterOptions {
@@ -166,6 +179,9 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
       options.onProgress?.(indexed);
       const current = (await this.aliasTargets())[0];
       this.hooks.beforeCommit?.({ live: current === undefined ? 0 : (await this.client.count({ index: current })).count, after: indexed });
+      // One segment before it goes live (and before replicas copy it): a search then walks one
+      // index of the catalog instead of several, and a deep page collects its hits once.
+      await this.client.indices.forcemerge({ index, max_num_segments: 1 }, { requestTimeout: FORCE_MERGE_TIMEOUT_MS, maxRetries: 0 });
       await this.client.indices.putSettings({ index, settings: { number_of_replicas: this.options.replicas, refresh_interval: null } } as never);
       await this.client.indices.refresh({ index });
       await this.client.cluster.health({ index, wait_for_status: 'yellow', timeout: '60s' });
@@ -217,16 +233,17 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
     return { from: live, to: previous };
   }
 
-  private async hasTitleSortKey(index: string): Promise<boolean> {
+  /** The fields the index's mapping has. */
+  private async mappedFields(index: string): Promise<Set<string>> {
     const mappings = await this.client.indices.getMapping({ index });
-    return Object.values(mappings).some((m) => (m.mappings.properties ?? {})[TITLE_SORT_FIELD] !== undefined);
+    return new Set(Object.values(mappings).flatMap((m) => Object.keys(m.mappings.properties ?? {})));
   }
 
   async sync(items: AsyncIterable<SyncItem>, options: { prune: boolean }): Promise<SyncCounts> {
     const live = (await this.aliasTargets())[0];
     if (live === undefined) throw new Error(`alias "${this.alias}" does not exist; run reindex first`);
-    // An index built before the title sort key (strict mapping without it) takes the grant alone.
-    const document = (await this.hasTitleSortKey(live)) ? indexedDocument : (grant: Grant) => grant;
+    // An index built before some computed field (the title sort key, the id keys) takes the grant without it.
+    const document = documentFor(await this.mappedFields(live));
     const changeLog = await this.openChangeLog();
     // A catalog indexed before the change log existed enters it once, as it stands.
     if (changeLog.fresh) await changeLog.log.reconcile(live);
