@@ -63,6 +63,8 @@ export class SqliteSearchEngine implements SearchEngine {
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
   private readonly queryTerms = new QueryTerms();
+  /** The filter options of each build's columns (dropped with them). */
+  private readonly filterOptionsOf = new WeakMap<CatalogColumns, FilterOptions>();
   private readonly changeLog: ChangeLogReader;
 
   constructor(private readonly db: Db) {
@@ -322,15 +324,22 @@ export class SqliteSearchEngine implements SearchEngine {
   /** The values present in the catalog: those whose bit set is not empty (enum orders are alphabetical). */
   filterOptions(): Promise<FilterOptions> {
     return this.read(() => {
-      const { valueBits } = this.currentColumns();
-      const present = (name: keyof typeof FACET_VALUES) => FACET_VALUES[name].filter((_, i) => countBits(valueBits[name][i]) > 0).sort();
-      return {
-        funderTypes: present('funderType'),
-        fundingTypes: present('fundingType'),
-        eligibleProvinces: present('eligibleProvinces'),
-        targetBeneficiaries: present('targetBeneficiaries'),
-        currencies: present('currency'),
-      };
+      const columns = this.currentColumns();
+      // A function of the build alone: counted once per build, kept with its columns.
+      let options = this.filterOptionsOf.get(columns);
+      if (options === undefined) {
+        const { valueBits } = columns;
+        const present = (name: keyof typeof FACET_VALUES) => FACET_VALUES[name].filter((_, i) => countBits(valueBits[name][i]) > 0).sort();
+        options = {
+          funderTypes: present('funderType'),
+          fundingTypes: present('fundingType'),
+          eligibleProvinces: present('eligibleProvinces'),
+          targetBeneficiaries: present('targetBeneficiaries'),
+          currencies: present('currency'),
+        };
+        this.filterOptionsOf.set(columns, options);
+      }
+      return options;
     });
   }
 
