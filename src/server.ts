@@ -1,8 +1,9 @@
 // The HTTP server around the app: bound before the app exists, the input bounds Node enforces
 // itself, and graceful shutdown.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type Koa from 'koa';
+import { ConnectionMethods } from './connectionMethods.js';
 import { meta } from './http/envelope.js';
 import { newRequestId } from './http/requestId.js';
 import { DEFAULT_HTTP_BOUNDS, type HttpBounds } from './config.js';
@@ -18,18 +19,19 @@ export interface RunningServer {
 /** Request line plus headers beyond this get a 431 in the envelope from Node's parser. */
 export const MAX_HEADER_BYTES = 64 * 1024;
 
-function rawError(status: number, reason: string, code: string, message: string): string {
+/**
+ * An answer written on the socket for a request Node's parser refused, in the envelope. A HEAD
+ * gets the same status and headers without the body; a request whose method is not known gets no
+ * body either (Content-Length 0), since it may be a HEAD.
+ */
+function rawError(status: number, reason: string, code: string, message: string, answer: 'envelope' | 'head' | 'empty'): string {
   const requestId = newRequestId();
   const body = JSON.stringify({ success: false, error: { code, message }, meta: meta(requestId) });
-  return [
-    `HTTP/1.1 ${status} ${reason}`,
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    `X-Request-Id: ${requestId}`,
-    'Connection: close',
-    '',
-    body,
-  ].join('\r\n');
+  const headers = [`HTTP/1.1 ${status} ${reason}`];
+  if (answer === 'empty') headers.push('Content-Length: 0');
+  else headers.push('Content-Type: application/json; charset=utf-8', `Content-Length: ${Buffer.byteLength(body)}`);
+  headers.push(`X-Request-Id: ${requestId}`, 'Connection: close', '', '');
+  return headers.join('\r\n') + (answer === 'envelope' ? body : '');
 }
 
 export interface ListeningServer extends RunningServer {
@@ -66,14 +68,19 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
     },
     starting,
   );
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+  // A HEAD must get no body, even from the parser's refusals: follow each request's method as it arrives.
+  const methods = new ConnectionMethods();
+  server.on('connection', (socket: Socket) => methods.track(socket));
+  server.on('request', (req: IncomingMessage) => methods.parsed(req));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
+    const form = ({ head: 'head', 'not-head': 'envelope', unknown: 'empty' } as const)[methods.headOrNot(socket)];
     const answer =
       error.code === 'HPE_HEADER_OVERFLOW'
-        ? rawError(431, 'Request Header Fields Too Large', 'REQUEST_TOO_LARGE', `The request line and headers exceed ${MAX_HEADER_BYTES} bytes.`)
+        ? rawError(431, 'Request Header Fields Too Large', 'REQUEST_TOO_LARGE', `The request line and headers exceed ${MAX_HEADER_BYTES} bytes.`, form)
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? rawError(408, 'Request Timeout', 'REQUEST_TIMEOUT', 'The request was not received in time.')
-          : rawError(400, 'Bad Request', 'BAD_REQUEST', 'The HTTP request is malformed.');
+          ? rawError(408, 'Request Timeout', 'REQUEST_TIMEOUT', 'The request was not received in time.', form)
+          : rawError(400, 'Bad Request', 'BAD_REQUEST', 'The HTTP request is malformed.', form);
     socket.end(answer);
   });
   return new Promise((resolve, reject) => {
