@@ -2,7 +2,6 @@
 // meta, the request id, methods, unknown paths, and input limits. Runs over a small crafted catalog.
 import { expect } from 'chai';
 import http from 'node:http';
-import net from 'node:net';
 import { Writable } from 'node:stream';
 import type { TestApi, TestResponse } from '../support/api.js';
 import { expectError as expectErrorCore, JSON_TYPE, REQUEST_ID } from '../support/assertions.js';
@@ -15,6 +14,7 @@ import {
   stopCatalogApi,
   type GrantRecord as Rec,
 } from '../support/catalog.js';
+import { rawExchange } from '../support/rawHttp.js';
 
 const rec = recordMaker(PROGRAM_LABELS);
 
@@ -58,47 +58,6 @@ function expectError(res: TestResponse, status: number, code: string): void {
   }
   expect(res.text).not.to.match(LEAKS);
   expectMeta(res.body, res.headers);
-}
-
-interface RawResponse {
-  status: number;
-  headers: Map<string, string>;
-  body: any;
-}
-
-/** Sends raw bytes on a fresh socket and parses whatever HTTP answer comes back before close. */
-function rawExchange(port: number, request: string): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    let settled = false;
-    const finish = () => {
-      if (settled) return;
-      settled = true;
-      const text = Buffer.concat(chunks).toString('utf8');
-      const split = text.indexOf('\r\n\r\n');
-      if (split === -1) return reject(new Error(`no HTTP response received (got ${JSON.stringify(text.slice(0, 200))})`));
-      const [statusLine, ...headerLines] = text.slice(0, split).split('\r\n');
-      const headers = new Map<string, string>();
-      for (const line of headerLines) {
-        const colon = line.indexOf(':');
-        headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
-      }
-      let body: any = null;
-      try {
-        body = JSON.parse(text.slice(split + 4));
-      } catch {
-        body = text.slice(split + 4);
-      }
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
-    };
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('end', finish);
-    socket.on('close', finish);
-    socket.on('error', () => finish()); // a reset after the answer is fine: parse what arrived
-    socket.setTimeout(10_000, () => socket.destroy());
-    socket.write(request);
-  });
 }
 
 describe('HTTP envelope and wire conventions', function () {
