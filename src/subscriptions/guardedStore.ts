@@ -8,6 +8,7 @@ import type { StoreOutageSettings } from '../config.js';
 import { ServiceUnavailableError } from '../failures.js';
 import type { Logger } from '../log.js';
 import type { AllowanceRecord, Awaitable, SubscriptionRecords, SubscriptionsStore, UsageLog, UsageRow } from './store.js';
+import { SeenMonthlyCounts } from './seenCounts.js';
 import { BoundedUsageBuffer, DeferredServedCalls, GraceCallerDirectory, RecoveryProbe, StoreOutage, storeUnavailable, type StoreStatus } from './storeOutage.js';
 
 export interface StoreHealth extends StoreStatus {
@@ -38,12 +39,7 @@ export function guardStore(store: SubscriptionsStore, settings: StoreOutageSetti
   const record = store.allowance;
   const deferred = new DeferredServedCalls((s, m) => outage.guard(() => record.recordServed(s, m)), log);
   const probe = new RecoveryProbe(outage, () => store.schemaVersion(), log);
-  const seen = new Map<string, number>();
-  const see = (s: string, m: string, calls: number) => {
-    const key = `${s}\n${m}`;
-    if ((seen.get(key) ?? 0) < calls) seen.set(key, calls);
-    return calls;
-  };
+  const seen = new SeenMonthlyCounts();
   const guarded = async <T>(call: () => Awaitable<T>): Promise<T> => {
     try {
       return await outage.guard(call);
@@ -69,13 +65,13 @@ export function guardStore(store: SubscriptionsStore, settings: StoreOutageSetti
   const allowance: AllowanceRecord = {
     async tryConsume(s, m, limit) {
       const admission = await guarded(() => record.tryConsume(s, m, limit));
-      see(s, m, admission.calls);
+      seen.see(s, m, admission.calls);
       return admission;
     },
     async recordServed(s, m) {
       const original = Promise.resolve(record.recordServed(s, m));
       try {
-        return see(s, m, await outage.guard(() => original));
+        return seen.see(s, m, await outage.guard(() => original));
       } catch (error) {
         if (!options.countsInRedis || !outage.withinGrace) throw asUnavailable(error, outage);
         // Counted once: by the original statement if it lands after all, else by the deferred count.
@@ -83,14 +79,15 @@ export function guardStore(store: SubscriptionsStore, settings: StoreOutageSetti
           deferred.add(s, m);
           if (!outage.failing) void deferred.drain(); // it failed after the store came back
         });
-        return seen.get(`${s}\n${m}`) ?? 0;
+        return seen.get(s, m) ?? 0;
       }
     },
     async current(s, m) {
       try {
-        return see(s, m, await outage.guard(() => record.current(s, m)));
+        return seen.see(s, m, await outage.guard(() => record.current(s, m)));
       } catch (error) {
-        if (outage.withinGrace && seen.has(`${s}\n${m}`)) return seen.get(`${s}\n${m}`) as number;
+        const last = seen.get(s, m);
+        if (outage.withinGrace && last !== undefined) return last;
         if (outage.withinGrace && options.countsInRedis) return 0;
         throw asUnavailable(error, outage);
       }
@@ -98,9 +95,9 @@ export function guardStore(store: SubscriptionsStore, settings: StoreOutageSetti
     async floor(s, m) {
       try {
         // The floor may come from what this instance saw: it proves nothing about the store.
-        return see(s, m, await outage.guard(() => record.floor(s, m), false));
+        return seen.see(s, m, await outage.guard(() => record.floor(s, m), false));
       } catch (error) {
-        if (options.countsInRedis && outage.withinGrace) return seen.get(`${s}\n${m}`) ?? 0;
+        if (options.countsInRedis && outage.withinGrace) return seen.get(s, m) ?? 0;
         throw asUnavailable(error, outage);
       }
     },

@@ -53,10 +53,12 @@ export async function startProcess(options: {
   readyPath?: string;
   /** How long to wait for the ready path (default 60 s). */
   readyTimeoutMs?: number;
+  /** Opens an IPC channel to the process (child.send / 'message'), for a probe it loads. */
+  ipc?: boolean;
 }): Promise<RunningProcess> {
   const logFile = path.join(options.logDir, `${options.name}.log`);
   const log = createWriteStream(logFile);
-  const child = spawn(process.execPath, options.args, { cwd: REPO_ROOT, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, options.args, { cwd: REPO_ROOT, env: options.env, stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'] });
   child.stdout!.pipe(log, { end: false });
   child.stderr!.pipe(log, { end: false });
   const origin = `http://127.0.0.1:${options.port}`;

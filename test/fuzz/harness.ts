@@ -5,7 +5,8 @@
 //   - a JSON answer is the envelope (success, data or error {code, message}, meta), whatever the path;
 //   - an API answer conforms to the OpenAPI document (test/support/openapiCheck.ts), 304s included;
 //   - a compressed answer decodes;
-//   - the server alive at the end, its memory flat (RSS sampled during the run).
+//   - the server alive at the end, its memory flat: the server runs with --expose-gc and
+//     memoryProbe.ts, and every twentieth of the run its heap is measured after a full collection.
 import fc from 'fast-check';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -16,6 +17,7 @@ import { API_PREFIX } from '../../src/http/routeTable.js';
 import { REPO_ROOT } from '../bench/catalog.js';
 import { createBenchSubscription, freePort, startProcess, type RunningProcess } from '../bench/processes.js';
 import { checkResponse } from '../support/openapiCheck.js';
+import type { MemoryRequest, MemorySample } from './memoryProbe.js';
 import { requestArbitrary, type FuzzRequest } from './requests.js';
 
 export interface FuzzServer {
@@ -23,9 +25,27 @@ export interface FuzzServer {
   key: string;
   ids: string[];
   dataDir: string;
-  /** Resident set size of the server process now (VmRSS), in bytes. */
-  rss(): number;
+  /** The server's memory after a full garbage collection in it (memoryProbe.ts), and a heap snapshot if asked. */
+  memory(snapshot?: string): Promise<MemorySample>;
   stop(): Promise<void>;
+}
+
+const PROBE_TIMEOUT_MS = 30_000;
+
+/** Asks the server's memory probe for a sample over the IPC channel. */
+function askMemory(running: RunningProcess, snapshot?: string): Promise<MemorySample> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`the memory probe did not answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
+    const onMessage = (message: MemorySample | { error: string }) => done('error' in message ? new Error(message.error) : null, message as MemorySample);
+    function done(error: Error | null, sample?: MemorySample) {
+      clearTimeout(timer);
+      running.child.off('message', onMessage);
+      if (error) reject(error);
+      else resolve(sample!);
+    }
+    running.child.on('message', onMessage);
+    running.child.send({ probe: 'memory', snapshot } satisfies MemoryRequest);
+  });
 }
 
 export async function startFuzzServer(env: Record<string, string> = {}): Promise<FuzzServer> {
@@ -33,7 +53,15 @@ export async function startFuzzServer(env: Record<string, string> = {}): Promise
   const port = await freePort();
   const serverEnv = { ...process.env, LOG_LEVEL: 'error', LOG_FORMAT: 'json', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SEARCH_ENGINE: 'sqlite', REDIS_URL: '', ...env };
   const { apiKey } = await createBenchSubscription(serverEnv);
-  const running = await startProcess({ name: 'fuzz-api', args: ['dist/src/main.js'], env: serverEnv, port, logDir: dataDir, readyPath: '/readyz' });
+  const running = await startProcess({
+    name: 'fuzz-api',
+    args: ['--expose-gc', '--import', './dist/test/fuzz/memoryProbe.js', 'dist/src/main.js'],
+    env: serverEnv,
+    port,
+    logDir: dataDir,
+    readyPath: '/readyz',
+    ipc: true,
+  });
   const ids = readFileSync(path.join(REPO_ROOT, 'fixtures/grants.ndjson'), 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
@@ -44,10 +72,7 @@ export async function startFuzzServer(env: Record<string, string> = {}): Promise
     key: apiKey,
     ids,
     dataDir,
-    rss: () => {
-      const status = readFileSync(`/proc/${running.pid}/status`, 'utf8');
-      return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
-    },
+    memory: (snapshot) => askMemory(running, snapshot),
     async stop() {
       await running.stop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -156,16 +181,62 @@ export interface FuzzReport {
   seed: number;
   seconds: number;
   statuses: Record<string, number>;
-  /** RSS samples (MB) every tenth of the run, the first after the warm-up tenth. */
-  rssMb: number[];
-  /** RSS growth from the first sample to the last, in MB. */
-  rssGrowthMb: number;
+  /** The server's memory after a full collection: before the first request, then every twentieth of the run. */
+  memory: MemoryPoint[];
+  /**
+   * Heap in use after a collection: median over the last quarter of the run minus median over the
+   * second quarter, MB; null when a quarter has no sample (a run of a few dozen requests).
+   */
+  heapGrowthMb: number | null;
+  /** The same for the RSS (which also holds the search workers, SQLite's caches and the allocator's free memory). */
+  rssGrowthMb: number | null;
   alive: boolean;
   /** The shrunk counterexample and its problems, when the property failed. */
   failure: string | null;
 }
 
+/** A memory sample taken after `requests` requests of the run. */
+export interface MemoryPoint extends MemorySample {
+  requests: number;
+}
+
+const SAMPLES = 20;
+
 const mb = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/**
+ * Growth of one measure from the second quarter of a run to the last (medians of the samples
+ * taken in each), in MB. The first quarter is the warm-up (code compiled, caches filled, pools
+ * grown); what still grows after it, at the rate it grows, is what a leak looks like.
+ */
+export function quarterGrowthMb(points: MemoryPoint[], runs: number, measure: (p: MemorySample) => number): number | null {
+  const within = (from: number, to: number) => points.filter((p) => p.requests > from * runs && p.requests <= to * runs).map(measure);
+  const second = within(0.25, 0.5);
+  const last = within(0.75, 1);
+  if (second.length === 0 || last.length === 0) return null;
+  return mb(median(last) - median(second));
+}
+
+/** The memory samples as printed lines: requests, heap and RSS after a collection. */
+export function describeMemory(report: FuzzReport): string {
+  const series = (measure: (p: MemorySample) => number) => report.memory.map((p) => mb(measure(p))).join(' ');
+  return [
+    `server memory after a full GC, before the run then every ${Math.round(report.runs / SAMPLES)} requests (MB):`,
+    `  heapUsed  ${series((p) => p.heapUsed)}`,
+    `  heapTotal ${series((p) => p.heapTotal)}`,
+    `  external  ${series((p) => p.external)}`,
+    `  rss       ${series((p) => p.rss)}`,
+    `  rss anon  ${series((p) => p.rssAnon)}`,
+    `  rss file  ${series((p) => p.rssFile)}`,
+    `  growth, last quarter vs second quarter (medians): heap ${report.heapGrowthMb ?? 'not measured'} MB, rss ${report.rssGrowthMb ?? 'not measured'} MB`,
+  ].join('\n');
+}
 
 /** Sends one request and checks its answer; throws the problems found. */
 async function sendAndCheck(origin: string, request: FuzzRequest, statuses: Record<string, number>): Promise<void> {
@@ -190,20 +261,24 @@ export async function fuzz(
   server: FuzzServer,
   runs: number,
   seed: number = Date.now() ^ (Math.random() * 0x7fffffff),
-  options: { concurrency?: number; timeLimitMs?: number } = {},
+  options: { concurrency?: number; timeLimitMs?: number; /** Heap snapshots written here at the end of the first quarter and of the run. */ snapshotDir?: string } = {},
 ): Promise<FuzzReport> {
   const concurrency = options.concurrency ?? 4;
   const origin = server.process.origin;
   const statuses: Record<string, number> = {};
-  const rssMb: number[] = [];
-  const sampleEvery = Math.max(1, Math.floor(runs / 10));
+  const memory: MemoryPoint[] = [{ requests: 0, ...(await server.memory()) }];
+  const sampleEvery = Math.max(1, Math.floor(runs / SAMPLES));
   let done = 0;
   const started = performance.now();
   const batches = Math.ceil(runs / concurrency);
   const property = fc.asyncProperty(fc.array(requestArbitrary({ valid: server.key }, server.ids), { minLength: concurrency, maxLength: concurrency }), async (batch) => {
     const results = await Promise.allSettled(batch.map((request) => sendAndCheck(origin, request, statuses)));
     done += batch.length;
-    if (Math.floor(done / sampleEvery) > rssMb.length) rssMb.push(mb(server.rss()));
+    // Between batches: no request of the run is in flight while the server collects and measures.
+    if (Math.floor(done / sampleEvery) >= memory.length) {
+      const snapshotAt = options.snapshotDir !== undefined && (memory.length === SAMPLES / 4 || done >= runs) ? path.join(options.snapshotDir, `fuzz-${done}.heapsnapshot`) : undefined;
+      memory.push({ requests: done, ...(await server.memory(snapshotAt)) });
+    }
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
   });
@@ -226,8 +301,9 @@ export async function fuzz(
     seed,
     seconds: Math.round((performance.now() - started) / 100) / 10,
     statuses,
-    rssMb,
-    rssGrowthMb: rssMb.length < 2 ? 0 : Math.round((rssMb[rssMb.length - 1] - rssMb[0]) * 10) / 10,
+    memory,
+    heapGrowthMb: quarterGrowthMb(memory, done, (p) => p.heapUsed),
+    rssGrowthMb: quarterGrowthMb(memory, done, (p) => p.rss),
     alive,
     failure,
   };

@@ -4,6 +4,7 @@
 // same statement: two requests on two machines never both take the last call, and a request goes
 // on only once its call is committed, so the count never trails what was served.
 import type { Admission, AllowanceRecord, Awaitable } from '../store.js';
+import { SeenMonthlyCounts } from '../seenCounts.js';
 import { admissionsOf, rejectAll, TurnAsks, type AskGroup as Group } from '../turnAsks.js';
 import { pgUnavailable, type Pool } from './database.js';
 
@@ -14,14 +15,9 @@ export class PgAllowanceCounter implements AllowanceRecord {
   private readonly turn = new TurnAsks((groups) => this.commit(groups));
   private readonly inFlight = new Set<Promise<void>>();
   /** The highest count this instance has seen per subscription and month (a floor, never above the record). */
-  private readonly seen = new Map<string, number>();
+  private readonly seen = new SeenMonthlyCounts();
 
   constructor(private readonly pool: Pool) {}
-
-  private see(subscriptionId: string, month: string, calls: number): void {
-    const key = `${subscriptionId}\n${month}`;
-    if ((this.seen.get(key) ?? -1) < calls) this.seen.set(key, calls);
-  }
 
   /** Sends this turn's asks in one statement; on failure every ask of the turn fails and nothing is counted. */
   private commit(turn: Group[]): void {
@@ -38,7 +34,7 @@ export class PgAllowanceCounter implements AllowanceRecord {
           groups.forEach((group, g) => {
             const before = Number(rows[g].calls_before);
             const admitted = Number(rows[g].calls_admitted);
-            this.see(group.subscriptionId, group.month, before + admitted);
+            this.seen.see(group.subscriptionId, group.month, before + admitted);
             admissionsOf(before, admitted, group.waiting.length).forEach((admission, i) => group.waiting[i].resolve(admission));
           });
         },
@@ -64,14 +60,12 @@ export class PgAllowanceCounter implements AllowanceRecord {
       throw pgUnavailable(error);
     }
     const calls = rows.length === 0 ? 0 : Number(rows[0].calls);
-    this.see(subscriptionId, month, calls);
-    return calls;
+    return this.seen.see(subscriptionId, month, calls);
   }
 
   /** What this instance last saw committed, without a round trip; read once when it has seen nothing. */
   floor(subscriptionId: string, month: string): Awaitable<number> {
-    const seen = this.seen.get(`${subscriptionId}\n${month}`);
-    return seen ?? this.current(subscriptionId, month);
+    return this.seen.get(subscriptionId, month) ?? this.current(subscriptionId, month);
   }
 
   async monthCounts(month: string): Promise<{ subscriptionId: string; calls: number }[]> {
