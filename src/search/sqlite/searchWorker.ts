@@ -22,8 +22,8 @@ const reply = (message: WorkerReply) => port.postMessage(message);
 /** Sees the newest build, outside the engine's pinned transaction. */
 const probe = openCatalogReadOnly(setup.file);
 let current: { build: string | null; engine: SqliteSearchEngine } | null = null;
-/** Builds already waited for once. */
-const waitedFor = new Set<string | null>();
+/** The newest build a search has waited for (builds only move forward: one waited for before is not this one). */
+let waitedFor: string | null | undefined;
 /** Called on every adoption (waits for a build). */
 let adopted: (() => void)[] = [];
 
@@ -43,8 +43,8 @@ function adopt(index: SharedIndex): void {
 async function freshEngine(): Promise<SqliteSearchEngine> {
   if (current === null) throw new ServiceUnavailableError('the catalog index is loading', 1);
   const newest = buildOf(probe);
-  if (newest === current.build || waitedFor.has(newest)) return current.engine;
-  waitedFor.add(newest);
+  if (newest === current.build || newest === waitedFor) return current.engine;
+  waitedFor = newest;
   reply({ stale: true });
   const deadline = Date.now() + setup.freshWaitMs;
   while (current.build !== newest && Date.now() < deadline) {
