@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { decodeBody } from '../support/rawHttp.js';
 import { API_PREFIX } from '../../src/http/routeTable.js';
 import { REPO_ROOT } from '../bench/catalog.js';
 import { createBenchSubscription, freePort, startProcess, type RunningProcess } from '../bench/processes.js';
@@ -104,7 +104,7 @@ export function send(origin: string, request: FuzzRequest): Promise<FuzzAnswer> 
           const raw = Buffer.concat(chunks);
           const encoding = res.headers['content-encoding'];
           try {
-            const decoded = encoding === 'gzip' ? gunzipSync(raw) : encoding === 'br' ? brotliDecompressSync(raw) : raw;
+            const decoded = decodeBody(raw, encoding);
             resolve({ status: res.statusCode!, headers: res.headers, text: decoded.toString('utf8') });
           } catch (error) {
             reject(new Error(`a ${encoding} body that does not decode: ${(error as Error).message}`));

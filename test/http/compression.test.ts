@@ -5,13 +5,13 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import { Readable } from 'node:stream';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { apiLayers } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { COMPRESSION_THRESHOLD } from '../../src/http/compression.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { API_PREFIX as P } from '../support/catalog.js';
 import { checkResponse } from '../support/openapiCheck.js';
+import { decodeBody } from '../support/rawHttp.js';
 
 interface RawAnswer {
   status: number;
@@ -31,7 +31,7 @@ function rawRequest(api: TestApi, path: string, headers: Record<string, string>,
       res.on('end', () => {
         const raw = Buffer.concat(chunks);
         const encoding = res.headers['content-encoding'];
-        const decoded = encoding === 'gzip' ? gunzipSync(raw) : encoding === 'br' ? brotliDecompressSync(raw) : raw;
+        const decoded = decodeBody(raw, encoding);
         resolve({ status: res.statusCode!, headers: res.headers, raw, decoded });
       });
     });

@@ -3,7 +3,14 @@
 // - rawText: the bytes received, as text.
 // - rawExchange: the first answer parsed (status, headers, JSON body or text).
 // - splitAnswers: every answer in a received text, each cut at its Content-Length, and what follows.
+// - decodeBody: a body as it came, undone of its Content-Encoding (gzip, br) when it has one.
 import net from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+
+/** The body undone of its Content-Encoding: gzip and br decoded, anything else as it came. */
+export function decodeBody(raw: Buffer, encoding: string | string[] | undefined): Buffer {
+  return encoding === 'gzip' ? gunzipSync(raw) : encoding === 'br' ? brotliDecompressSync(raw) : raw;
+}
 
 export interface RawResponse {
   status: number;
