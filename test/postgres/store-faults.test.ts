@@ -84,6 +84,17 @@ describeWithPostgresServer('postgres faults: the API when its store is stopped, 
     return api;
   }
 
+  type Created = Awaited<ReturnType<typeof createSubscription>>;
+
+  /** An instance counting through Redis, a caller it has served once before the fault (known), and one it has never seen. */
+  async function knownAndStranger(): Promise<{ env: Record<string, string>; api: FleetInstance; known: Created; stranger: Created; first: Answer }> {
+    const env = await environment(true);
+    const api = await start(env);
+    const known = await createSubscription(env, workDir, ['--name', 'known', '--tier', 'PROFESSIONAL']);
+    const stranger = await createSubscription(env, workDir, ['--name', 'stranger', '--tier', 'PROFESSIONAL']);
+    return { env, api, known, stranger, first: await api.request(BILLABLE, known.apiKey) };
+  }
+
   const readyz = async (api: FleetInstance) => {
     const res = await fetch(`${api.url}/readyz`);
     return { status: res.status, body: (await res.json()) as Record<string, any> };
@@ -110,12 +121,8 @@ describeWithPostgresServer('postgres faults: the API when its store is stopped, 
 
   it('stopped: known callers served for the grace (counted in Redis), unknown keys 503 with Retry-After, then everyone 503; recovery without a restart loses nothing', async function () {
     needsRedis(this);
-    const env = await environment(true);
-    const api = await start(env);
-    const known = await createSubscription(env, workDir, ['--name', 'known', '--tier', 'PROFESSIONAL']);
-    const stranger = await createSubscription(env, workDir, ['--name', 'stranger', '--tier', 'PROFESSIONAL']);
+    const { env, api, known, stranger, first } = await knownAndStranger();
     const served: Answer[] = [];
-    const first = await api.request(BILLABLE, known.apiKey);
     expect(first.status).to.equal(200);
     served.push(first);
 
@@ -154,12 +161,8 @@ describeWithPostgresServer('postgres faults: the API when its store is stopped, 
 
   it('hung (SIGSTOP): answers come within the store timeout, not never; known callers served, others 503; after SIGCONT nothing is lost', async function () {
     needsRedis(this);
-    const env = await environment(true);
-    const api = await start(env);
-    const known = await createSubscription(env, workDir, ['--name', 'known', '--tier', 'PROFESSIONAL']);
-    const stranger = await createSubscription(env, workDir, ['--name', 'stranger', '--tier', 'PROFESSIONAL']);
-    const served: Answer[] = [];
-    served.push(await api.request(BILLABLE, known.apiKey));
+    const { env, api, known, stranger, first } = await knownAndStranger();
+    const served: Answer[] = [first];
     expect(served[0].status).to.equal(200);
 
     pg.pause();
