@@ -11,6 +11,7 @@ import { FACET_NAMES, type FacetCount, type FacetName, type Facets, type GrantQu
 import type { Grant } from '../../src/grants/schema.js';
 import { countAnd, countBits, emptyBits, fullBits, popcount32, positionsOf, setBit } from '../../src/search/sqlite/bitset.js';
 import { ascendingByNumber, CatalogColumns, compareCodePoints, shareColumns, readColumns } from '../../src/search/sqlite/columns.js';
+import { ValueBitCounter } from '../../src/search/sqlite/simdCount.js';
 import { countsByBits, countsByMasks } from '../../src/search/sqlite/columnSearch.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from '../../src/search/sqlite/translator.js';
@@ -156,6 +157,37 @@ describe('unit: SQLite engine columns', () => {
       expect(countBits(fullBits(0))).to.equal(0);
     });
 
+    it('counts eight words at a time as it would count one at a time, at every length and density', () => {
+      let seed = 11;
+      const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+      const oneAtATime = (a: Uint32Array, b: Uint32Array) => a.reduce((sum, word, i) => sum + popcount32(word & b[i]), 0);
+      for (let words = 0; words <= 41; words++) {
+        for (const density of [0, 0.1, 0.5, 0.97, 1]) {
+          const bits = () => Uint32Array.from({ length: words }, () => Array.from({ length: 32 }, (_, j) => (next() < density ? 1 << j : 0)).reduce((w, bit) => w | bit, 0) >>> 0);
+          const [a, b] = [bits(), bits()];
+          expect(countAnd(a, b), `${words} words at ${density}`).to.equal(oneAtATime(a, b));
+          expect(countBits(a), `${words} words at ${density}`).to.equal(oneAtATime(a, a));
+        }
+      }
+      expect(countBits(fullBits(32 * 41))).to.equal(32 * 41);
+    });
+
+    it('counts with WebAssembly SIMD as JavaScript counts, for sets of every length around its 64-byte blocks', () => {
+      expect(ValueBitCounter.supported, 'this runtime runs WebAssembly SIMD').to.equal(true);
+      let seed = 23;
+      const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+      for (const words of [0, 1, 15, 16, 17, 33, 3125]) {
+        const random = (density: number) => Uint32Array.from({ length: words }, () => Array.from({ length: 32 }, (_, j) => (next() < density ? 1 << j : 0)).reduce((w, bit) => w | bit, 0) >>> 0);
+        const sets = [0, 0.02, 0.5, 1].map(random);
+        const counter = ValueBitCounter.of(sets, words)!;
+        for (const density of [0, 0.3, 1]) {
+          const base = random(density);
+          expect(Array.from(counter.counts(base, 0, sets.length)), `${words} words at ${density}`).to.deep.equal(sets.map((set) => countAnd(base, set)));
+          expect(Array.from(counter.counts(base, 2, 2)), `${words} words at ${density}, from the third set`).to.deep.equal(sets.slice(2).map((set) => countAnd(base, set)));
+        }
+      }
+    });
+
     it('compares strings by code point, as UTF-8 bytes do', () => {
       const astral = '\u{1F600}';
       const high = '\uFF21';
@@ -181,9 +213,9 @@ describe('unit: SQLite engine columns', () => {
     });
   });
 
-  describe('facet counts from value masks and from value bit sets', () => {
+  describe('facet counts by value bit sets and by value masks', () => {
     it('agree for every facet, from an empty set of matches to all of them', () => {
-      const dir = tempDir('grants-columns-masks-');
+      const dir = tempDir('grants-columns-counts-');
       const file = path.join(dir, 'catalog.sqlite');
       const writer = SqliteCatalogWriter.open(file);
       return reindexGrants(writer, fixtureGrants())
@@ -199,9 +231,9 @@ describe('unit: SQLite engine columns', () => {
               const base = emptyBits(columns.size);
               for (let p = 0; p < columns.size; p++) if (next() < share) setBit(base, p);
               for (const name of FACET_NAMES) {
-                const byMasks = Array.from(countsByMasks(columns, name, base));
-                expect(byMasks, `${name} at ${share}`).to.deep.equal(Array.from(countsByBits(columns, name, base)));
-                counted += byMasks.reduce((a, b) => a + b, 0);
+                const byBits = Array.from(countsByBits(columns, name, base));
+                expect(Array.from(countsByMasks(columns, name, base)), `${name} at ${share}, by masks`).to.deep.equal(byBits);
+                counted += byBits.reduce((a, b) => a + b, 0);
               }
             }
             expect(counted).to.be.greaterThan(columns.size);

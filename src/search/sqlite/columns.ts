@@ -6,7 +6,8 @@
 // the search workers of one process hold one copy, loaded once (sharedIndex.ts).
 import { FACET_NAMES, FACET_VALUES, type FacetName, type SortKey } from '../../grants/query.js';
 import { titleSortKey } from '../../grants/folding.js';
-import { emptyBits, setBit, type Bits } from './bitset.js';
+import { countAnd, emptyBits, setBit, wordsFor, type Bits } from './bitset.js';
+import { ValueBitCounter } from './simdCount.js';
 import type { Db } from './catalogFile.js';
 
 export type NumericKey = Exclude<SortKey, 'relevance' | 'title'>;
@@ -55,6 +56,11 @@ export interface SortOrder {
   rank: Int32Array;
 }
 
+export type ValueMasks = Uint8Array | Uint16Array | Uint32Array;
+
+/** An array of `size` masks of `values` bits each. */
+const masksFor = (values: number, size: number): ValueMasks => (values <= 8 ? new Uint8Array(size) : values <= 16 ? new Uint16Array(size) : new Uint32Array(size));
+
 /** Everything a CatalogColumns holds, as typed arrays (in shared memory once shareColumns copied them). */
 export interface ColumnsData {
   size: number;
@@ -62,8 +68,12 @@ export interface ColumnsData {
   positionByRowid: Int32Array;
   /** Per facet, one bit set per value of FACET_VALUES. */
   valueBits: Record<FacetName, Bits[]>;
-  /** Per facet, each position's values as a mask (bit i: FACET_VALUES[facet][i]; every facet has at most 32). */
-  valueMasks: Record<FacetName, Uint32Array>;
+  /**
+   * Per facet, each position's values as a mask (bit i: FACET_VALUES[facet][i]; every facet has at
+   * most 32), in the narrowest array that holds them: counting reads them in random order, and
+   * fewer bytes stay in the cache.
+   */
+  valueMasks: Record<FacetName, ValueMasks>;
   numbers: Record<NumericKey, Float64Array>;
   /** Per `${key}:${descending}`, every order. */
   orders: Record<string, SortOrder>;
@@ -173,7 +183,7 @@ export function shareColumns(data: ColumnsData): ColumnsData {
   return { size: data.size, rowids: shared(data.rowids), positionByRowid: shared(data.positionByRowid), valueBits, valueMasks, numbers, orders };
 }
 
-type TypedArray = Float64Array | Float32Array | Int32Array | Uint32Array;
+type TypedArray = Float64Array | Float32Array | Int32Array | Uint32Array | Uint16Array | Uint8Array;
 
 /** A copy of the array in a SharedArrayBuffer (the array itself when it is there already). */
 export function shared<T extends TypedArray>(array: T): T {
@@ -190,11 +200,13 @@ export class CatalogColumns {
   /** Per facet, one bit set per value of FACET_VALUES. */
   readonly valueBits: Record<FacetName, Bits[]>;
   /** Per facet, each position's values as a mask. */
-  readonly valueMasks: Record<FacetName, Uint32Array>;
+  readonly valueMasks: Record<FacetName, ValueMasks>;
   readonly numbers: Record<NumericKey, Float64Array>;
   private readonly positionByRowid: Int32Array;
   private readonly orders: Record<string, SortOrder>;
   private readonly titleOf: (rowid: number) => string | undefined;
+  /** The value bit sets in WebAssembly memory, copied at the first count (null without SIMD). */
+  private counter: ValueBitCounter | null | undefined;
 
   /** Columns over `data`, reading titles (for title cursors) from `db`, whose snapshot must be the data's catalog. */
   constructor(
@@ -218,6 +230,21 @@ export class CatalogColumns {
    */
   static load(db: Db): CatalogColumns {
     return new CatalogColumns(readColumns(db), db);
+  }
+
+  /**
+   * Each value's count among the positions of `base` (|base ∧ value|), with WebAssembly SIMD from
+   * a copy of the facets' value bit sets made at the first count, or in JavaScript without it.
+   */
+  countValues(name: FacetName, base: Bits): Int32Array {
+    if (this.counter === undefined) this.counter = ValueBitCounter.of(FACET_NAMES.flatMap((facet) => this.valueBits[facet]), wordsFor(this.size));
+    if (this.counter === null) return Int32Array.from(this.valueBits[name], (bits) => countAnd(base, bits));
+    let first = 0;
+    for (const facet of FACET_NAMES) {
+      if (facet === name) break;
+      first += FACET_VALUES[facet].length;
+    }
+    return this.counter.counts(base, first, FACET_VALUES[name].length);
   }
 
   /** The position of a table rowid, or −1 when the catalog these columns hold has no such row. */
@@ -256,11 +283,11 @@ export function readColumns(db: Db): ColumnsData {
   };
   const titleKeys = new Array<string>(size).fill('');
   const valueBits = {} as Record<FacetName, Bits[]>;
-  const valueMasks = {} as Record<FacetName, Uint32Array>;
+  const valueMasks = {} as Record<FacetName, ValueMasks>;
   const index = {} as Record<FacetName, Map<string, number>>;
   for (const name of FACET_NAMES) {
     valueBits[name] = FACET_VALUES[name].map(() => emptyBits(size));
-    valueMasks[name] = new Uint32Array(size);
+    valueMasks[name] = masksFor(FACET_VALUES[name].length, size);
     index[name] = new Map(FACET_VALUES[name].map((value, i) => [value, i]));
   }
   const mark = (name: FacetName, value: string, position: number) => {
