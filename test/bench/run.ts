@@ -139,6 +139,8 @@ function parseOptions(argv: string[]): Options | null {
   };
 }
 
+/** Alternating rounds of the facet-cost comparison (odd, so that one order does not have the last word). */
+const FACET_ROUNDS = 5;
 const say = (line: string) => process.stderr.write(`» ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -395,6 +397,24 @@ async function main(argv: string[]): Promise<number> {
       });
     }
 
+    // What facets cost: the search mix without facets and with three, in alternating rounds (each
+    // round's order reversed from the last), so that drift of a shared machine falls on both.
+    let facetCost: BenchResults['facetCost'] = null;
+    if (o.only.includes('noFacets') && o.only.includes('facets') && pre.kept.noFacets.length > 0 && pre.kept.facets.length > 0) {
+      const rounds: { noFacets: LoadResult; facets: LoadResult }[] = [];
+      const seconds = o.quick ? o.durationSeconds : Math.max(3, Math.round(o.durationSeconds / 2));
+      for (let round = 0; round < FACET_ROUNDS; round++) {
+        const order = round % 2 === 0 ? (['noFacets', 'facets'] as const) : (['facets', 'noFacets'] as const);
+        const measured: Partial<Record<'noFacets' | 'facets', LoadResult>> = {};
+        for (const name of order) {
+          measured[name] = await load(api, pre.kept[name], { durationSeconds: seconds });
+          line(`${name} API (facet cost, round ${round + 1})`, measured[name]!);
+        }
+        rounds.push({ noFacets: measured.noFacets!, facets: measured.facets! });
+      }
+      facetCost = { rounds };
+    }
+
     // Each search class's latency without queueing (the 1,000,000-grant targets).
     const singleConnection: BenchResults['singleConnection'] = {};
     for (const name of SEARCH_CLASSES) {
@@ -520,6 +540,7 @@ async function main(argv: string[]): Promise<number> {
       },
       classes,
       singleConnection,
+      facetCost,
       fixedRate,
       fixedRateSkipped,
       layers,
