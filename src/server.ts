@@ -11,7 +11,7 @@ import type { Logger } from './log.js';
 export interface RunningServer {
   server: Server;
   url: string;
-  /** Stops accepting, lets in-flight requests finish (up to the timeout), then resolves. */
+  /** Stops accepting, answers every request from then on with `Connection: close`, lets in-flight requests finish (up to the timeout), then resolves. */
   stop(timeoutMs: number): Promise<void>;
 }
 
@@ -91,6 +91,17 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
     },
     starting,
   );
+  let stopping = false;
+  /** The responses under way, whose connections are told to close when the server stops. */
+  const answering = new Set<ServerResponse>();
+  const closeWhenStopping = (res: ServerResponse) => {
+    if (stopping) {
+      res.setHeader('Connection', 'close');
+      return;
+    }
+    answering.add(res);
+    res.once('close', () => answering.delete(res));
+  };
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const answer =
@@ -113,10 +124,17 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
         serve(app) {
           const handle = app.callback();
           server.off('request', starting);
-          server.on('request', (req: IncomingMessage, res: ServerResponse) => (headerBytes(req) > MAX_HEADER_BYTES ? refuseLargeHeaders(res) : handle(req, res)));
+          server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+            closeWhenStopping(res);
+            return headerBytes(req) > MAX_HEADER_BYTES ? refuseLargeHeaders(res) : handle(req, res);
+          });
         },
         stop: (timeoutMs) =>
           new Promise<void>((done) => {
+            // Every answer from now on closes its connection, so that no client sends another
+            // request on it: a connection is never cut while a request it carries is under way.
+            stopping = true;
+            for (const res of answering) if (!res.headersSent) res.setHeader('Connection', 'close');
             const timer = setTimeout(() => {
               log.warn('shutdown timeout reached; closing remaining connections');
               server.closeAllConnections();
