@@ -29,54 +29,18 @@ export function popcount32(word: number): number {
 }
 
 export function countBits(bits: Bits): number {
-  return countAnd(bits, bits);
+  let count = 0;
+  for (let i = 0; i < bits.length; i++) if (bits[i] !== 0) count += popcount32(bits[i]);
+  return count;
 }
 
-/**
- * |a ∧ b| without building the intersection: eight words at a time through a carry-save adder
- * (Harley and Seal), so that one popcount counts eight words' bits of weight 8, and the ones,
- * twos and fours left over are counted once at the end.
- */
+/** |a ∧ b| without building the intersection. */
 export function countAnd(a: Bits, b: Bits): number {
-  let eights = 0;
-  let ones = 0;
-  let twos = 0;
-  let fours = 0;
-  const whole = a.length - (a.length & 7);
-  let i = 0;
-  for (; i < whole; i += 8) {
-    let x = a[i] & b[i];
-    let y = a[i + 1] & b[i + 1];
-    let sum = ones ^ x;
-    const twosA = (ones & x) | (sum & y);
-    ones = sum ^ y;
-    x = a[i + 2] & b[i + 2];
-    y = a[i + 3] & b[i + 3];
-    sum = ones ^ x;
-    const twosB = (ones & x) | (sum & y);
-    ones = sum ^ y;
-    sum = twos ^ twosA;
-    const foursA = (twos & twosA) | (sum & twosB);
-    twos = sum ^ twosB;
-    x = a[i + 4] & b[i + 4];
-    y = a[i + 5] & b[i + 5];
-    sum = ones ^ x;
-    const twosC = (ones & x) | (sum & y);
-    ones = sum ^ y;
-    x = a[i + 6] & b[i + 6];
-    y = a[i + 7] & b[i + 7];
-    sum = ones ^ x;
-    const twosD = (ones & x) | (sum & y);
-    ones = sum ^ y;
-    sum = twos ^ twosC;
-    const foursB = (twos & twosC) | (sum & twosD);
-    twos = sum ^ twosD;
-    sum = fours ^ foursA;
-    eights += popcount32((fours & foursA) | (sum & foursB));
-    fours = sum ^ foursB;
+  let count = 0;
+  for (let i = 0; i < a.length; i++) {
+    const word = a[i] & b[i];
+    if (word !== 0) count += popcount32(word);
   }
-  let count = 8 * eights + 4 * popcount32(fours) + 2 * popcount32(twos) + popcount32(ones);
-  for (; i < a.length; i++) count += popcount32(a[i] & b[i]);
   return count;
 }
 

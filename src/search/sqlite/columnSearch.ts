@@ -136,7 +136,7 @@ export function filterConditions(columns: CatalogColumns, query: GrantQuery, can
  * matches' words.
  */
 const SIMD_WORD_NS = 0.3;
-const JS_WORD_NS = 1.9;
+const JS_WORD_NS = 3.7;
 const MASK_COUNT_NS = 12;
 const WORD_PASS_NS = 1.5;
 const VALUE_WORD_NS = ValueBitCounter.supported ? SIMD_WORD_NS : JS_WORD_NS;
