@@ -182,14 +182,12 @@ export function medianOf(runs: LoadResult[]): LayerConfigResult['median'][string
 
 /**
  * Facets' cost on top of the same searches: the median over the alternating rounds of each
- * round's ratio (server CPU per request when measured, else req/s); from the two class runs when
- * the rounds were not made.
+ * round's ratio (server CPU per request when measured, else req/s). The bench makes the rounds
+ * whenever it runs both facet classes.
  */
 function facetTarget(results: BenchResults): Target {
   const name = 'facets cost ≤ 20% on top of the same searches';
-  const runs = results.facetCost?.rounds ?? [];
-  const single = (['noFacets', 'facets'] as const).map((c) => results.classes.find((r) => r.name === c)?.api);
-  const pairs = runs.length > 0 ? runs : single[0] !== undefined && single[1] !== undefined ? [{ noFacets: single[0], facets: single[1] }] : [];
+  const pairs = results.facetCost?.rounds ?? [];
   if (pairs.length === 0) return { name, measured: 'not run', holds: null };
   const byCpu = pairs.every((r) => r.facets.serverCpuUsPerRequest !== null && r.noFacets.serverCpuUsPerRequest !== null);
   const costs = pairs.map((r) => (byCpu ? r.facets.serverCpuUsPerRequest! / r.noFacets.serverCpuUsPerRequest! - 1 : 1 - r.facets.rps / r.noFacets.rps));
