@@ -11,13 +11,13 @@
 //    passing the compose health check; a key made with grants-admin works on both, their
 //    /subscription/usage agree, and a revoked key is refused by both within a second.
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config.js';
 import { FIXTURES, REPO_ROOT } from '../support/api.js';
-import { dropAlias, ES_URL, uniqueAlias } from '../support/elasticsearch.js';
+import { ES_URL, uniqueAlias } from '../support/elasticsearch.js';
 import {
   burstAcross,
   createSubscription,
@@ -25,13 +25,14 @@ import {
   fleetAdmin,
   refusalTimes,
   startInstance,
+  tearDownFleet,
   usageFromEach,
   waitForSharedLimits,
   type FleetInstance,
 } from '../support/fleet.js';
 import { createTestDatabase, psql, type TestDatabase } from '../support/postgres.js';
 import { launch, waitFor, type Exit } from '../support/processes.js';
-import { REDIS_URL, deleteKeys, uniquePrefix } from '../support/redis.js';
+import { REDIS_URL, uniquePrefix } from '../support/redis.js';
 
 interface ComposeService {
   image?: string;
@@ -202,12 +203,7 @@ describe('compose.yaml: the fleet layout', function () {
     });
 
     after(async function () {
-      for (const instance of fleet) instance.process.kill();
-      await Promise.allSettled(fleet.map((i) => i.process.exited));
-      await database?.drop().catch(() => undefined);
-      if (prefix) await deleteKeys(prefix).catch(() => undefined);
-      if (alias) await dropAlias(alias).catch(() => undefined);
-      if (workDir) rmSync(workDir, { recursive: true, force: true });
+      await tearDownFleet({ fleet, database, prefix, alias, workDir });
     });
 
     it('migrate: its command migrates the fresh database', async function () {

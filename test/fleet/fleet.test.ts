@@ -3,11 +3,11 @@
 // its own) and one Elasticsearch alias (of its own). Subscriptions and keys are managed with
 // grants-admin against the same store, as an operator would.
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { writeTinyCatalog } from '../support/catalog.js';
-import { dropAlias, ES_URL, uniqueAlias } from '../support/elasticsearch.js';
+import { ES_URL, uniqueAlias } from '../support/elasticsearch.js';
 import {
   burstAcross,
   createSubscription,
@@ -15,12 +15,13 @@ import {
   fleetAdmin,
   refusalTimes,
   startInstance,
+  tearDownFleet,
   usageFromEach,
   waitForSharedLimits,
   type FleetInstance,
 } from '../support/fleet.js';
 import { createTestDatabase, psql, type TestDatabase } from '../support/postgres.js';
-import { REDIS_URL, deleteKeys, uniquePrefix } from '../support/redis.js';
+import { REDIS_URL, uniquePrefix } from '../support/redis.js';
 
 const P = '/external/v1';
 const BILLABLE = `${P}/grants/g-1`;
@@ -65,12 +66,7 @@ describeWithFleetServices('fleet: three API instances sharing PostgreSQL, Redis 
   });
 
   after(async function () {
-    for (const instance of fleet) instance.process.kill();
-    await Promise.allSettled(fleet.map((i) => i.process.exited));
-    await database?.drop().catch(() => undefined);
-    if (prefix) await deleteKeys(prefix).catch(() => undefined);
-    if (alias) await dropAlias(alias).catch(() => undefined);
-    rmSync(workDir, { recursive: true, force: true });
+    await tearDownFleet({ fleet, database, prefix, alias, workDir });
   });
 
   it('runs three instances on three DATA_DIRs, none of which holds a subscriptions database', function () {

@@ -4,14 +4,14 @@
 // - describeWithFleetServices: a suite that needs all three services (skipped outside CI, saying why).
 // - startInstance / fleetAdmin / createSubscription: the processes and grants-admin against their store.
 // - waitForSharedLimits / burstAcross / refusalTimes / usageFromEach: what a fleet test checks.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './api.js';
 import { runBin, type BinRun } from './bins.js';
-import { ES_URL } from './elasticsearch.js';
-import { describeWithPostgres } from './postgres.js';
+import { dropAlias, ES_URL } from './elasticsearch.js';
+import { describeWithPostgres, type TestDatabase } from './postgres.js';
 import { launch, waitFor, type Launched } from './processes.js';
-import { REDIS_URL, tally } from './redis.js';
+import { deleteKeys, REDIS_URL, tally } from './redis.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 
@@ -146,3 +146,22 @@ export async function refusalTimes(fleet: FleetInstance[], apiKey: string, revok
 
 /** GET /subscription/usage from every instance with the key. */
 export const usageFromEach = (fleet: FleetInstance[], apiKey: string): Promise<Answer[]> => Promise.all(fleet.map((i) => i.request('/external/v1/subscription/usage', apiKey)));
+
+/** What a fleet suite made, any part of which may be missing when its set-up failed half way. */
+export interface FleetMade {
+  fleet: FleetInstance[];
+  database?: TestDatabase;
+  prefix?: string;
+  alias?: string;
+  workDir?: string;
+}
+
+/** Stops the instances and removes the suite's database, Redis keys, alias and work directory. */
+export async function tearDownFleet({ fleet, database, prefix, alias, workDir }: FleetMade): Promise<void> {
+  for (const instance of fleet) instance.process.kill();
+  await Promise.allSettled(fleet.map((i) => i.process.exited));
+  await database?.drop().catch(() => undefined);
+  if (prefix) await deleteKeys(prefix).catch(() => undefined);
+  if (alias) await dropAlias(alias).catch(() => undefined);
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+}
