@@ -94,11 +94,12 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
   let stopping = false;
   /** The responses under way, whose connections are told to close when the server stops. */
   const answering = new Set<ServerResponse>();
+  /** The answer closes its connection (unless its headers are out already). */
+  const closingAnswer = (res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+  };
   const closeWhenStopping = (res: ServerResponse) => {
-    if (stopping) {
-      res.setHeader('Connection', 'close');
-      return;
-    }
+    if (stopping) return closingAnswer(res);
     answering.add(res);
     res.once('close', () => answering.delete(res));
   };
@@ -134,7 +135,7 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
             // Every answer from now on closes its connection, so that no client sends another
             // request on it: a connection is never cut while a request it carries is under way.
             stopping = true;
-            for (const res of answering) if (!res.headersSent) res.setHeader('Connection', 'close');
+            answering.forEach(closingAnswer);
             const timer = setTimeout(() => {
               log.warn('shutdown timeout reached; closing remaining connections');
               server.closeAllConnections();
