@@ -16,6 +16,7 @@ import { requestId } from './http/requestId.js';
 import { API_PREFIX, isApiPath, matchRoute } from './http/routeTable.js';
 import { dispatch } from './http/routes.js';
 import type { AppState } from './http/state.js';
+import { alertHandlers, type AlertsApi } from './http/alerts/alertHandlers.js';
 import { subscriptionHandlers } from './http/subscriptionRoutes.js';
 import { recordUsage } from './http/usageRecorder.js';
 import type { Logger } from './log.js';
@@ -43,6 +44,8 @@ export interface AppDeps {
   metrics?: { layer: Middleware<AppState> };
   /** Overload shedding (src/http/overload.ts), between the route's classification and authentication; none when absent. */
   overload?: { layer: Middleware<AppState> };
+  /** Alerts (src/alerts/): their store and the webhook target policy; absent: the /alerts endpoints answer 503. */
+  alerts?: AlertsApi;
 }
 
 /** One middleware of the app, named so that a caller composing its own app can find it. */
@@ -113,7 +116,10 @@ export function apiLayers(deps: AppDeps): Layer[] {
     },
     { name: 'feature', middleware: featureGuard() },
     { name: 'conditional', middleware: conditionalRequests() },
-    { name: 'dispatch', middleware: dispatch({ ...grantHandlers(deps.engine, deps.clock), ...subscriptionHandlers(deps) }) },
+    {
+      name: 'dispatch',
+      middleware: dispatch({ ...grantHandlers(deps.engine, deps.clock), ...subscriptionHandlers(deps), ...alertHandlers(deps.alerts, deps.clock) }),
+    },
   ];
 }
 

@@ -48,6 +48,45 @@ export interface Config {
   databaseUrl: string | null;
   /** What the API does while a shared (PostgreSQL) store fails (src/subscriptions/storeOutage.ts). */
   storeOutage: StoreOutageSettings;
+  /** Alerts: the matcher and the webhook deliverer (src/alerts/). */
+  alerts: AlertsConfig;
+}
+
+export interface AlertsConfig {
+  /** This process matches changes and delivers webhooks (ALERTS_WORKER). */
+  worker: boolean;
+  /** A delivery attempt's time budget (WEBHOOK_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** Delays after the first attempt, in milliseconds (WEBHOOK_RETRY_SCHEDULE). */
+  retryScheduleMs: number[];
+  /** Deliveries in flight at once in this process (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
+  /** Accept http:// targets (development and tests only). */
+  allowHttp: boolean;
+  /** Accept loopback and private targets (development and tests only). */
+  allowPrivate: boolean;
+  /** How often the matcher looks for new changes and due reminders, in milliseconds. */
+  pollMs: number;
+  /** AES-256-GCM key (base64 of 32 bytes) for the signing secrets at rest; null: generated in DATA_DIR. */
+  secretsKey: string | null;
+}
+
+/** Svix's schedule: the delays after the first attempt. */
+export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** "5s,5m,2h" → milliseconds; null when any part is not a number followed by ms, s, m or h. */
+export function parseDurations(text: string): number[] | null {
+  const parts = text.split(',').map((p) => p.trim());
+  if (parts.length > 20) return null;
+  const values: number[] = [];
+  for (const part of parts) {
+    const m = /^(\d{1,9})(ms|s|m|h)$/.exec(part);
+    if (m === null) return null;
+    values.push(Number(m[1]) * DURATION_UNITS[m[2]]);
+  }
+  return values;
 }
 
 export interface SearchLoadConfig {
@@ -173,7 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
     if (!valid) problems.push(`CORS_ORIGINS must list "*" or origins such as https://app.example.com (scheme, host, optional port; no path) (got "${origin.slice(0, 100)}")`);
   }
 
-  const config: Config = {
+  const config: Omit<Config, 'alerts'> & { alerts?: AlertsConfig } = {
     port: int('PORT', 3000, 0, 65535),
     host: str('HOST', '0.0.0.0'),
     dataDir: path.resolve(str('DATA_DIR', './data')),
@@ -222,9 +261,23 @@ export function loadConfig(env: Env = process.env): Config {
       usageBufferRows: int('STORE_USAGE_BUFFER_ROWS', 100_000, 1000, 10_000_000),
     },
   };
+  const schedule = parseDurations(str('WEBHOOK_RETRY_SCHEDULE', DEFAULT_RETRY_SCHEDULE));
+  if (schedule === null) problems.push('WEBHOOK_RETRY_SCHEDULE must be up to 20 comma-separated durations such as 5s,5m,30m,2h (units ms, s, m, h)');
+  const secretsKey = env.SECRETS_KEY?.trim() || null;
+  if (secretsKey !== null && Buffer.from(secretsKey, 'base64').length !== 32) problems.push('SECRETS_KEY must be the base64 of 32 random bytes (openssl rand -base64 32)');
+  (config as { alerts: AlertsConfig }).alerts = {
+    worker: bool('ALERTS_WORKER', true),
+    timeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    retryScheduleMs: schedule ?? (parseDurations(DEFAULT_RETRY_SCHEDULE) as number[]),
+    concurrency: int('WEBHOOK_CONCURRENCY', 16, 1, 1000),
+    allowHttp: bool('WEBHOOK_ALLOW_HTTP', false),
+    allowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
+    pollMs: int('ALERTS_POLL_MS', 1000, 10, 60_000),
+    secretsKey,
+  };
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) {
     problems.push('HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS');
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze(config);
+  return Object.freeze(config as Config);
 }

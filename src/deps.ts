@@ -16,12 +16,21 @@ import { PooledSqliteSearchEngine } from './search/sqlite/pooledEngine.js';
 import type { AllowanceCounter, DemoRecords, SubscriptionsStore } from './subscriptions/store.js';
 import { openStore } from './subscriptions/openStore.js';
 import { guardStore } from './subscriptions/guardedStore.js';
+import type { SqliteStore } from './subscriptions/sqliteStore.js';
+import { AlertsRuntime } from './alerts/runtime.js';
+import { SecretBox } from './alerts/secrets.js';
+import { SqliteAlertStore } from './alerts/sqlite/alertStore.js';
+import { FtsTextMatcher } from './search/sqlite/textMatcher.js';
+import { compileAlertQuery } from './http/alerts/alertBody.js';
+import { registerAlertMetrics } from './http/alerts/alertMetrics.js';
 
 export interface Deps extends AppDeps {
   /** The first start's demo subscription (created and announced by main.ts). */
   demo: DemoRecords;
   /** Subscriptions, keys, the monthly record and usage: SQLite in DATA_DIR, or PostgreSQL (DATABASE_URL). */
   store: SubscriptionsStore;
+  /** Alerts: their store, matcher and deliverer (the embedded SQLite store only, for now). */
+  alertsRuntime: AlertsRuntime | null;
   close(): Promise<void>;
 }
 
@@ -58,6 +67,29 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     throw error;
   }
   store.startRetention();
+  let alertsRuntime: AlertsRuntime | null = null;
+  if (store.kind === 'sqlite') {
+    let box: SecretBox;
+    if (config.alerts.secretsKey !== null) box = SecretBox.fromKey(config.alerts.secretsKey);
+    else {
+      const kept = SecretBox.inDataDir(config.dataDir);
+      box = kept.box;
+      if (kept.created) log.info('created the key that encrypts webhook signing secrets at rest (set SECRETS_KEY to supply your own)', { file: kept.file });
+    }
+    const alertMetrics = registerAlertMetrics(metrics.registry);
+    alertsRuntime = new AlertsRuntime({
+      store: new SqliteAlertStore((store as SqliteStore).db, box),
+      engine,
+      compile: compileAlertQuery,
+      text: new FtsTextMatcher(),
+      config: config.alerts,
+      clock,
+      log,
+      onAttempt: alertMetrics.attempt,
+    });
+    alertMetrics.watch(alertsRuntime);
+  }
+  alertsRuntime?.start();
   // A shared store can fail while the API runs: the outage policy (README, "When a shared service fails").
   const guarded = store.kind === 'postgres' ? guardStore(store, config.storeOutage, { countsInRedis: config.redis.url !== null, log }) : null;
   const { subscriptions, usage } = guarded ?? store;
@@ -71,7 +103,9 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     allowance = new RedisAllowanceCounter(redis, recorded, clock, log);
   }
   const limits = (): { limits: 'memory' | 'redis' | 'local-fallback' } => (redis === null ? { limits: 'memory' } : redis.state);
-  const readiness = (): Record<string, unknown> & { limits: 'memory' | 'redis' | 'local-fallback' } => (guarded === null ? limits() : { ...limits(), store: guarded.health() });
+  const alertFacts = () => (alertsRuntime === null ? {} : { alerts: { matcherLagSeconds: Math.round(alertsRuntime.matcher.lagSeconds) } });
+  const readiness = (): Record<string, unknown> & { limits: 'memory' | 'redis' | 'local-fallback' } =>
+    guarded === null ? { ...limits(), ...alertFacts() } : { ...limits(), store: guarded.health(), ...alertFacts() };
   metrics.watch({
     limiterMode: () => readiness().limits,
     usagePending: () => usage.pending,
@@ -89,6 +123,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     log,
     demo: store.demo,
     store,
+    alertsRuntime,
+    alerts: alertsRuntime === null ? undefined : { store: alertsRuntime.store, policy: alertsRuntime.policy },
     corsOrigins: config.corsOrigins,
     compression: config.compression,
     readiness,
@@ -97,6 +133,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     overload: { layer: overload.middleware() },
     async close() {
       overload.stop();
+      await alertsRuntime?.stop();
       await guarded?.stop();
       await store.close();
       await rateLimiter.close();

@@ -34,6 +34,17 @@ export class InvalidInputError extends Error {
   }
 }
 
+/** Where the invalid input was: the query string (parameters) or a JSON body (fields). */
+export type InputPlace = 'query' | 'body';
+
+/** The input of a JSON body is invalid: every problem found, one detail each (parameter: the field's path). */
+export class InvalidBodyError extends InvalidInputError {
+  constructor(details: readonly ErrorDetail[]) {
+    super(details);
+    this.name = 'InvalidBodyError';
+  }
+}
+
 /** A changes-feed position older than the changes still kept: the caller must start again from the beginning. */
 export class SyncExpiredError extends Error {
   constructor(message: string) {

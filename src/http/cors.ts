@@ -20,8 +20,8 @@ export function cors(allowedOrigins: readonly string[]): Middleware<AppState> {
   const answer = koaCors({
     // '' (no origin) makes @koa/cors add no CORS header and pass the request on.
     origin: (ctx) => (anyOrigin ? '*' : allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
-    allowMethods: ['GET', 'HEAD'],
-    allowHeaders: ['Authorization', 'If-None-Match'],
+    allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+    allowHeaders: ['Authorization', 'If-None-Match', 'Content-Type', 'Idempotency-Key'],
     exposeHeaders: [...CORS_EXPOSED_HEADERS],
     maxAge: CORS_MAX_AGE_SECONDS,
     credentials: false,

@@ -1,7 +1,7 @@
 // Errors are values with a code: thrown anywhere, rendered once by the error middleware. The core
 // throws domain failures (src/failures.ts); this module alone decides how each one answers.
 import type { Middleware } from 'koa';
-import { InvalidInputError, NotFoundError, ServiceUnavailableError, SyncExpiredError, type ErrorDetail } from '../failures.js';
+import { InvalidBodyError, InvalidInputError, NotFoundError, ServiceUnavailableError, SyncExpiredError, type ErrorDetail } from '../failures.js';
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
 import { errorBody } from './envelope.js';
@@ -16,9 +16,13 @@ export const ERROR_STATUS = {
   SUBSCRIPTION_INACTIVE: 403,
   FEATURE_NOT_AVAILABLE: 403,
   NOT_FOUND: 404,
+  ALERT_LIMIT_REACHED: 403,
   METHOD_NOT_ALLOWED: 405,
+  IDEMPOTENCY_KEY_REUSED: 409,
   SYNC_EXPIRED: 410,
+  PAYLOAD_TOO_LARGE: 413,
   URI_TOO_LONG: 414,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   QUOTA_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
@@ -49,6 +53,16 @@ const translation = <E extends Error>(type: new (...args: any[]) => E, answer: (
 
 /** How each domain failure answers over HTTP: the one place the core's failures get a status and a code. */
 const DOMAIN_FAILURES: readonly Translation<Error>[] = [
+  translation(InvalidBodyError, (failure) =>
+    new ApiError(
+      400,
+      'VALIDATION_ERROR',
+      failure.details.length === 1
+        ? `Invalid field "${failure.details[0].parameter}" in the body: ${failure.details[0].message}.`
+        : `${failure.details.length} fields of the body are invalid; see error.details.`,
+      failure.details,
+    ),
+  ),
   translation(InvalidInputError, (failure) =>
     new ApiError(
       400,

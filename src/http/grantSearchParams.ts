@@ -32,6 +32,7 @@ import {
   type Sdg,
 } from '../grants/schema.js';
 import type { ErrorDetail } from './errors.js';
+import type { GrantConditions } from '../grants/matching.js';
 import { CURSOR_START, MAX_CURSOR_LENGTH, decodeCursor } from './grantCursor.js';
 import { paramValidator, type ParamSpecs, type ParamValues } from './queryParams.js';
 
@@ -187,4 +188,20 @@ export function parseExportQuery(query: Map<string, string[]>, now: number = Dat
     query: { ...conditionsOf(p, now), facets: [], page: 1, limit: MAX_LIMIT, offset: 0, size: MAX_LIMIT, cursor: null },
     format: (p.format as ExportFormat | undefined) ?? 'ndjson',
   };
+}
+
+/**
+ * An alert's `query`: the filter parameters of GET /grants, with the same names, meanings and
+ * validation (the same specs); paging, sort, facets, fields and cursor do not apply.
+ */
+const { sort: _sort, fields: _fields, format: _format, ...alertFilters } = GRANT_EXPORT_PARAMS;
+export const ALERT_QUERY_PARAMS: ParamSpecs = alertFilters;
+/** The GET /grants parameters an alert's query refuses by name. */
+export const NOT_ALERT_PARAMS = ['page', 'limit', 'cursor', 'facets', 'fields', 'sort'] as const;
+const validateAlertParams = paramValidator(ALERT_QUERY_PARAMS, filterCheck);
+
+/** Validates an alert query given as parameters (every problem listed) and translates it into conditions, `now` left to the matcher. */
+export function parseAlertConditions(query: Map<string, string[]>): GrantConditions {
+  const { sort: _s, fields: _f, ...conditions } = conditionsOf(validateAlertParams(query), 0);
+  return conditions;
 }

@@ -15,6 +15,7 @@ import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE } from './exportFormat.js';
 import { DATE_MESSAGE, DATE_PATTERN, MAX_ARRAY_VALUES, type ParamSpec, type ParamSpecs } from './queryParams.js';
 import { API_PREFIX, ROUTES, type RouteName, type RouteSpec } from './routeTable.js';
 import type { AppState } from './state.js';
+import { ALERT_LIST_PARAMS, ALERT_OPERATION_IDS, ALERT_ROUTE_DATA, ALERT_SCHEMAS, ALERT_WEBHOOKS, alertRequestBody, alertSuccess } from './alerts/alertDocument.js';
 import { LIMITS_REPORT_SCHEMA, USAGE_PARAMS, USAGE_REPORT_SCHEMA } from './subscriptionRoutes.js';
 
 /** Where the document is served, relative to API_PREFIX (no key, not billed, not counted). */
@@ -32,6 +33,12 @@ const ROUTE_PARAMS: Record<RouteName, ParamSpecs> = {
   grant: {},
   usage: USAGE_PARAMS,
   limits: {},
+  alerts: ALERT_LIST_PARAMS,
+  alert: {},
+  alertSecret: {},
+  alertTest: {},
+  alertDeliveries: ALERT_LIST_PARAMS,
+  alertDeliveryRetry: {},
 };
 
 /** Each route's `data` and whether its envelope has pagination and facets. */
@@ -43,6 +50,7 @@ const ROUTE_DATA: Record<RouteName, { summary: string; data: Schema; paged?: tru
   grant: { summary: 'One grant by id', data: ref('Grant') },
   usage: { summary: 'Usage of this subscription', data: ref('UsageReport') },
   limits: { summary: 'Limits and features of this subscription', data: ref('LimitsReport') },
+  ...(ALERT_ROUTE_DATA as Record<'alerts' | 'alert' | 'alertSecret' | 'alertTest' | 'alertDeliveries' | 'alertDeliveryRetry', { summary: string; data: Schema }>),
 };
 
 /**
@@ -135,9 +143,12 @@ function headers(names: readonly string[], required: boolean): Schema {
 }
 
 /** The statuses an operation can answer with an error, and the codes of each. */
-function errorStatuses(route: RouteSpec): Map<number, ErrorCode[]> {
+function errorStatuses(route: RouteSpec, method = 'GET'): Map<number, ErrorCode[]> {
   const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => {
     if (code === 'METHOD_NOT_ALLOWED') return false; // only for methods the operation does not have
+    if (code === 'PAYLOAD_TOO_LARGE' || code === 'UNSUPPORTED_MEDIA_TYPE') return alertRequestBody(route.name as RouteName, method) !== undefined;
+    if (code === 'ALERT_LIMIT_REACHED') return route.name === 'alerts' && method === 'POST';
+    if (code === 'IDEMPOTENCY_KEY_REUSED') return method === 'POST';
     if (code === 'QUOTA_EXCEEDED') return route.billable;
     if (code === 'NOT_FOUND') return route.template.includes(':');
     if (code === 'SYNC_EXPIRED') return route.name === 'grantChanges';
@@ -153,6 +164,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'No key, a malformed Authorization header, or a key that is not valid.',
   403: 'The subscription is not active, or does not include the feature this endpoint needs.',
   404: 'No resource exists at this path.',
+  409: 'The Idempotency-Key was used with another request in the last 24 hours.',
+  413: 'The body is larger than 16 KB.',
+  415: 'The body is not application/json.',
   410: 'The since token is older than the changes kept; start again from since=0.',
   414: 'The URL is too long.',
   429: 'The per-second rate or the monthly allowance is used up; see Retry-After.',
@@ -173,15 +187,16 @@ function errorResponse(status: number, codes: ErrorCode[], withBody: boolean): S
   };
 }
 
-function successEnvelope(route: RouteSpec): Schema {
-  const { data, paged, pagination } = ROUTE_DATA[route.name as RouteName];
+function successEnvelope(route: RouteSpec, method = 'GET'): Schema {
+  const special = alertSuccess(route.name as RouteName, method);
+  const { data, paged, pagination } = special === undefined ? ROUTE_DATA[route.name as RouteName] : { ...special, paged: undefined, pagination: special.pagination };
   const required = ['success', 'data', ...(paged || pagination ? ['pagination'] : []), 'meta'];
   return {
     type: 'object',
     additionalProperties: false,
     required,
     properties: {
-      success: { const: true },
+      success: { type: 'boolean', const: true },
       data,
       ...(paged ? { pagination: ref('Pagination'), facets: ref('Facets') } : {}),
       ...(pagination ? { pagination: ref(pagination) } : {}),
@@ -191,15 +206,17 @@ function successEnvelope(route: RouteSpec): Schema {
 }
 
 function operation(route: RouteSpec, method: string): Schema {
-  const withBody = method === 'GET';
+  const withBody = method !== 'HEAD';
+  const successStatus = alertSuccess(route.name as RouteName, method)?.status ?? 200;
+  const requestBody = alertRequestBody(route.name as RouteName, method);
   const { summary, export: isExport } = ROUTE_DATA[route.name as RouteName];
   const conditional = CONDITIONAL_ROUTES.has(route.name as RouteName);
   const exportHeaders = isExport ? { 'X-Export-Count': { ...EXPORT_HEADER_DOCS['X-Export-Count'], required: true }, 'Content-Disposition': { ...EXPORT_HEADER_DOCS['Content-Disposition'], required: true } } : {};
   const content = isExport
     ? { [NDJSON_CONTENT_TYPE]: { schema: ref('GrantFields') }, [CSV_CONTENT_TYPE]: { schema: { type: 'string' } } }
-    : { 'application/json': { schema: successEnvelope(route) } };
+    : { 'application/json': { schema: successEnvelope(route, method) } };
   const responses: Schema = {
-    200: {
+    [successStatus]: {
       description: isExport
         ? 'Every match, streamed: one grant per line (ndjson) or per row after a header row (csv). X-Export-Count tells how many follow; a stream cut short by a failure ends early (fewer grants than the count).'
         : withBody
@@ -215,10 +232,11 @@ function operation(route: RouteSpec, method: string): Schema {
       headers: headers(['X-Request-Id', ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS], true),
     };
   }
-  for (const [status, codes] of errorStatuses(route)) responses[status] = errorResponse(status, codes, withBody);
+  for (const [status, codes] of errorStatuses(route, method)) responses[status] = errorResponse(status, codes, withBody);
   return {
-    operationId: method === 'GET' ? route.name : `${route.name}Head`,
-    summary: method === 'GET' ? summary : `${summary} (headers only)`,
+    operationId: method === 'GET' ? route.name : method === 'HEAD' ? `${route.name}Head` : ALERT_OPERATION_IDS[`${route.name} ${method}`],
+    summary: method === 'GET' ? summary : method === 'HEAD' ? `${summary} (headers only)` : summary,
+    ...(requestBody === undefined ? {} : { requestBody }),
     description:
       `Needs the "${route.feature}" feature. ` +
       (route.billable ? 'Counts toward the monthly allowance.' : 'Not billable: never counts toward the monthly allowance.'),
@@ -349,12 +367,14 @@ export function openapiDocument(): Schema {
     servers: [{ url: API_PREFIX }],
     security: [{ bearerKey: [] }],
     paths,
+    webhooks: ALERT_WEBHOOKS,
     components: {
       securitySchemes: { bearerKey: { type: 'http', scheme: 'bearer', description: 'Your API key.' } },
       headers: Object.fromEntries(
         Object.entries(HEADER_DOCS).map(([name, doc]) => [name, { ...doc, ...(name === 'X-Request-Id' ? { required: true } : {}) }]),
       ),
       schemas: {
+        ...ALERT_SCHEMAS,
         Grant: grant,
         GrantFields: { ...grant, required: ['id'], description: 'A grant with the fields asked for in `fields` (every field by default); id always.' },
         FilterOptions: {

@@ -9,7 +9,7 @@ export const API_PREFIX = '/external/v1';
 /** Whether a path lies under the versioned prefix (the prefix itself included). */
 export const isApiPath = (path: string): boolean => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
 
-/** Methods every endpoint answers; any other method on a known path is a 405. */
+/** Methods of the read-only endpoints; any method a route does not list is a 405 there. */
 export const READ_METHODS = ['GET', 'HEAD'] as const;
 
 export interface RouteSpec {
@@ -31,6 +31,13 @@ export const ROUTES = [
   { name: 'grant', template: '/grants/:id', methods: READ_METHODS, feature: 'grants.read', billable: true },
   { name: 'usage', template: '/subscription/usage', methods: READ_METHODS, feature: 'subscription.read', billable: false },
   { name: 'limits', template: '/subscription/limits', methods: READ_METHODS, feature: 'subscription.read', billable: false },
+  // The partner's own configuration: alerts (src/http/alerts/).
+  { name: 'alerts', template: '/alerts', methods: ['GET', 'HEAD', 'POST'], feature: 'alerts.manage', billable: true },
+  { name: 'alert', template: '/alerts/:id', methods: ['GET', 'HEAD', 'PATCH', 'DELETE'], feature: 'alerts.manage', billable: true },
+  { name: 'alertSecret', template: '/alerts/:id/secret', methods: ['POST'], feature: 'alerts.manage', billable: true },
+  { name: 'alertTest', template: '/alerts/:id/test', methods: ['POST'], feature: 'alerts.manage', billable: true },
+  { name: 'alertDeliveries', template: '/alerts/:id/deliveries', methods: READ_METHODS, feature: 'alerts.manage', billable: true },
+  { name: 'alertDeliveryRetry', template: '/alerts/:id/deliveries/:deliveryId/retry', methods: ['POST'], feature: 'alerts.manage', billable: true },
 ] as const satisfies readonly RouteSpec[];
 
 export type RouteName = (typeof ROUTES)[number]['name'];

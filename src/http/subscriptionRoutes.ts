@@ -7,6 +7,8 @@ import { dailySeries } from '../subscriptions/dailyUsage.js';
 import { successBody } from './envelope.js';
 import { paramValidator, parseQueryString, type ParamSpecs } from './queryParams.js';
 import type { Handlers } from './routes.js';
+import { TIER_ALERT_LIMITS } from '../alerts/model.js';
+import type { AlertStore } from '../alerts/store.js';
 import type { AppState } from './state.js';
 
 export const DEFAULT_STATISTICS_DAYS = 30;
@@ -66,17 +68,20 @@ export const LIMITS_REPORT_SCHEMA = closed({
   limits: closed({
     monthly: closed({ limit: count, current: count, remaining: count, resetDate: instant }),
     rateLimit: closed({ requestsPerSecond: count, description: { type: 'string' } }),
+    alerts: closed({ max: count, current: count }),
   }),
-  features: closed({ grants: closed({ read: flag, search: flag, export: flag }), subscription: closed({ read: flag }) }),
+  features: closed({ grants: closed({ read: flag, search: flag, export: flag }), subscription: closed({ read: flag }), alerts: closed({ manage: flag }) }),
 });
 
 export interface SubscriptionRouteDeps {
   usage: UsageLog;
   allowance: AllowanceCounter;
   clock: () => Date;
+  /** The alerts store, for the number of alerts and the override of their maximum. */
+  alerts?: { store: Pick<AlertStore, 'count' | 'limitOverride'> };
 }
 
-export function subscriptionHandlers({ usage, allowance, clock }: SubscriptionRouteDeps): Handlers {
+export function subscriptionHandlers({ usage, allowance, clock, alerts }: SubscriptionRouteDeps): Handlers {
   const monthly = async (ctx: { state: AppState }) => {
     const { subscription } = ctx.state.caller!;
     const now = clock();
@@ -127,6 +132,10 @@ export function subscriptionHandlers({ usage, allowance, clock }: SubscriptionRo
           requestsPerSecond: rate,
           description: `Up to ${rate} requests per second across all keys of this subscription.`,
         },
+        alerts: {
+          max: (alerts === undefined ? null : await alerts.store.limitOverride(subscription.id)) ?? TIER_ALERT_LIMITS[subscription.tier],
+          current: alerts === undefined ? 0 : await alerts.store.count(subscription.id),
+        },
       },
       features: {
         grants: {
@@ -135,6 +144,7 @@ export function subscriptionHandlers({ usage, allowance, clock }: SubscriptionRo
           export: subscription.features['grants.export'],
         },
         subscription: { read: subscription.features['subscription.read'] },
+        alerts: { manage: subscription.features['alerts.manage'] },
       },
     });
   };

@@ -15,6 +15,8 @@ export interface SubscriptionRow<Flag> {
   feature_subscription_read: Flag;
   /** Null: the tier's default. */
   feature_grants_export: Flag | null;
+  /** Null (or a store from before alerts): on. */
+  feature_alerts_manage?: Flag | null;
   created_at: string;
 }
 
@@ -24,6 +26,7 @@ export const FEATURE_COLUMN: Record<Feature, string> = {
   'grants.search': 'feature_grants_search',
   'subscription.read': 'feature_subscription_read',
   'grants.export': 'feature_grants_export',
+  'alerts.manage': 'feature_alerts_manage',
 };
 
 export function subscriptionFromRow<Flag>(row: SubscriptionRow<Flag>, isOn: (flag: Flag) => boolean): Subscription {
@@ -39,6 +42,7 @@ export function subscriptionFromRow<Flag>(row: SubscriptionRow<Flag>, isOn: (fla
       'grants.search': isOn(row.feature_grants_search),
       'subscription.read': isOn(row.feature_subscription_read),
       'grants.export': row.feature_grants_export === null ? tierFeatureDefault(row.tier, 'grants.export') : isOn(row.feature_grants_export),
+      'alerts.manage': row.feature_alerts_manage === null || row.feature_alerts_manage === undefined ? tierFeatureDefault(row.tier, 'alerts.manage') : isOn(row.feature_alerts_manage),
     },
     createdAt: row.created_at,
   };

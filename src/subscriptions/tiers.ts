@@ -6,7 +6,7 @@ export const STATUSES = ['ACTIVE', 'SUSPENDED', 'CANCELLED'] as const;
 export type Status = (typeof STATUSES)[number];
 
 /** What a subscription may use; each endpoint is guarded by one feature. */
-export const FEATURES = ['grants.read', 'grants.search', 'subscription.read', 'grants.export'] as const;
+export const FEATURES = ['grants.read', 'grants.search', 'subscription.read', 'grants.export', 'alerts.manage'] as const;
 export type Feature = (typeof FEATURES)[number];
 
 export const TIER_LIMITS: Record<Tier, { ratePerSecond: number; monthlyLimit: number }> = {
@@ -19,7 +19,8 @@ export type Features = Record<Feature, boolean>;
 
 /**
  * A feature's value for a subscription that has none of its own: every feature is on for every
- * tier except grants.export (GET /grants/export), on for ENTERPRISE only.
+ * tier except grants.export (GET /grants/export), on for ENTERPRISE only. alerts.manage (the
+ * /alerts endpoints) is on for every tier.
  */
 export const tierFeatureDefault = (tier: Tier, feature: Feature): boolean => feature !== 'grants.export' || tier === 'ENTERPRISE';
 

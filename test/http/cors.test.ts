@@ -32,8 +32,8 @@ describe('CORS (CORS_ORIGINS)', function () {
       const res = await preflight(api, ALLOWED);
       expect(res.status).to.equal(204);
       expect(res.headers.get('access-control-allow-origin')).to.equal(ALLOWED);
-      expect(res.headers.get('access-control-allow-methods')).to.equal('GET,HEAD');
-      expect(res.headers.get('access-control-allow-headers')).to.equal('Authorization,If-None-Match');
+      expect(res.headers.get('access-control-allow-methods')).to.equal('GET,HEAD,POST,PATCH,DELETE');
+      expect(res.headers.get('access-control-allow-headers')).to.equal('Authorization,If-None-Match,Content-Type,Idempotency-Key');
       expect(res.headers.get('access-control-max-age')).to.equal('600');
       expect(res.headers.get('vary')).to.match(/Origin/);
       expect(res.text).to.equal('');

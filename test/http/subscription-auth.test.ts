@@ -182,7 +182,7 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
       const sub = freshSubscription();
       api.deps.subscriptions.setFeature(sub.id, 'grants.read', false);
       const res = await api.request(`${P}/subscription/limits`, { key: sub.key });
-      expect(res.body.data.features).to.deep.equal({ grants: { read: false, search: true, export: true }, subscription: { read: true } });
+      expect(res.body.data.features).to.deep.equal({ grants: { read: false, search: true, export: true }, subscription: { read: true }, alerts: { manage: true } });
     });
   });
 

@@ -316,8 +316,9 @@ describe('subscriptions: the usage and limits reports', function () {
         limits: {
           monthly: { limit: 10_000, current: 2, remaining: 9_998, resetDate: '2026-12-01T00:00:00.000Z' },
           rateLimit: { requestsPerSecond: 10, description: 'Up to 10 requests per second across all keys of this subscription.' },
+          alerts: { max: 5, current: 0 },
         },
-        features: { grants: { read: true, search: true, export: false }, subscription: { read: true } },
+        features: { grants: { read: true, search: true, export: false }, subscription: { read: true }, alerts: { manage: true } },
       });
     });
 

@@ -18,6 +18,12 @@ describe('unit: the route table', () => {
       ['grant', '/grants/:id', ['GET', 'HEAD'], 'grants.read', true],
       ['usage', '/subscription/usage', ['GET', 'HEAD'], 'subscription.read', false],
       ['limits', '/subscription/limits', ['GET', 'HEAD'], 'subscription.read', false],
+      ['alerts', '/alerts', ['GET', 'HEAD', 'POST'], 'alerts.manage', true],
+      ['alert', '/alerts/:id', ['GET', 'HEAD', 'PATCH', 'DELETE'], 'alerts.manage', true],
+      ['alertSecret', '/alerts/:id/secret', ['POST'], 'alerts.manage', true],
+      ['alertTest', '/alerts/:id/test', ['POST'], 'alerts.manage', true],
+      ['alertDeliveries', '/alerts/:id/deliveries', ['GET', 'HEAD'], 'alerts.manage', true],
+      ['alertDeliveryRetry', '/alerts/:id/deliveries/:deliveryId/retry', ['POST'], 'alerts.manage', true],
     ]);
   });
 

@@ -81,6 +81,8 @@ describe('usage statistics from usage_daily', () => {
     let db = openSubscriptionsDb(file);
     db.exec(`DROP TRIGGER usage_log_counted_insert; DROP TRIGGER usage_log_counted_delete; DROP TRIGGER usage_log_counted_update;
              DROP TABLE usage_daily; DROP TABLE demo_subscription; DROP TABLE usage_retention; ALTER TABLE subscriptions DROP COLUMN feature_grants_export;
+             DROP TABLE idempotency_keys; DROP TABLE alert_matcher; DROP TABLE alert_messages; DROP TABLE alert_grants; DROP TABLE alerts;
+             ALTER TABLE subscriptions DROP COLUMN feature_alerts_manage; ALTER TABLE subscriptions DROP COLUMN alert_limit;
              DELETE FROM schema_migrations WHERE version >= 2;
              CREATE INDEX usage_log_subscription_day ON usage_log (subscription_id, day);`);
     const insert = db.prepare(

@@ -107,6 +107,9 @@ const MIGRATIONS: string[] = [
   // 2: the grants.export feature (GET /grants/export). NULL: the tier's default (tiers.ts,
   // ENTERPRISE only); grants-admin subscription set-feature writes true or false.
   `ALTER TABLE subscriptions ADD COLUMN feature_grants_export BOOLEAN;`,
+  // 3: the alerts.manage feature (NULL: on) and an operator's override of the number of alerts.
+  `ALTER TABLE subscriptions ADD COLUMN feature_alerts_manage BOOLEAN;
+   ALTER TABLE subscriptions ADD COLUMN alert_limit INTEGER;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

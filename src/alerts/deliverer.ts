@@ -1,0 +1,73 @@
+// The webhook deliverer: takes due messages from the outbox (at most `concurrency` in flight,
+// the earliest pending message per alert and grant only, so one grant's events arrive in
+// order), signs and posts each, and records the attempt: DELIVERED on a 2xx, otherwise the next
+// attempt after the schedule's delay, or FAILED after the last.
+import type { Logger } from '../log.js';
+import { FAILURES_BEFORE_DISABLE, type AttemptResult } from './model.js';
+import { signatureHeaders } from './signing.js';
+import type { AlertStore, DueMessage } from './store.js';
+import type { WebhookRequest } from './webhookPost.js';
+
+export interface DelivererDeps {
+  store: AlertStore;
+  post: (request: WebhookRequest) => Promise<AttemptResult>;
+  /** Delays after the first attempt, in milliseconds. */
+  retryScheduleMs: readonly number[];
+  concurrency: number;
+  clock: () => Date;
+  log: Logger;
+  /** Called after every attempt (metrics). */
+  onAttempt?: (message: DueMessage, result: AttemptResult, finished: 'DELIVERED' | 'FAILED' | null) => void;
+}
+
+export class WebhookDeliverer {
+  private readonly inFlight = new Set<string>();
+  private readonly settled = new Set<Promise<void>>();
+
+  constructor(private readonly deps: DelivererDeps) {}
+
+  get busy(): number {
+    return this.inFlight.size;
+  }
+
+  /** Starts the attempts that are due and fit; returns how many it started. */
+  async deliverDue(): Promise<number> {
+    const room = this.deps.concurrency - this.inFlight.size;
+    if (room <= 0) return 0;
+    const due = await this.deps.store.claimDue(this.deps.clock(), room, this.inFlight);
+    for (const message of due) {
+      this.inFlight.add(message.id);
+      const attempt = this.attempt(message).finally(() => {
+        this.inFlight.delete(message.id);
+        this.settled.delete(attempt);
+      });
+      this.settled.add(attempt);
+    }
+    return due.length;
+  }
+
+  private async attempt(message: DueMessage): Promise<void> {
+    const { store, post, retryScheduleMs, clock, log } = this.deps;
+    const sentAt = clock();
+    const result = await post({ url: message.url, body: message.payload, headers: signatureHeaders(message.id, sentAt, message.payload, message.secrets) });
+    const attempts = message.attempts + 1;
+    const delay = retryScheduleMs[attempts - 1];
+    const next = result.ok
+      ? { status: 'DELIVERED' as const, nextAttemptAt: null }
+      : delay === undefined
+        ? { status: 'FAILED' as const, nextAttemptAt: null }
+        : { status: 'PENDING' as const, nextAttemptAt: new Date(clock().getTime() + delay).toISOString() };
+    try {
+      await store.recordAttempt(message.id, result, next, FAILURES_BEFORE_DISABLE);
+    } catch (error) {
+      // Not recorded: the message stays due and is sent again with the same webhook-id.
+      log.warn('a webhook attempt could not be recorded; it will be sent again', { messageId: message.id, reason: (error as Error).message });
+    }
+    this.deps.onAttempt?.(message, result, next.status === 'PENDING' ? null : next.status);
+  }
+
+  /** Waits for the attempts in flight. */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.settled]);
+  }
+}

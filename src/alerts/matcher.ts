@@ -1,0 +1,169 @@
+// The alert matcher: follows the catalog's change log (the one behind GET /grants/changes) and,
+// for each change and each alert, decides the event it makes (grant.matched, grant.updated,
+// grant.unmatched), then writes the batch's messages to the outbox in the transaction that moves
+// its position. It also finds the grants whose deadline came within an alert's reminder days
+// (grant.closing). One matcher runs at a time; nothing here sends anything.
+import type { GrantConditions } from '../grants/matching.js';
+import { matchesFilters } from '../grants/matching.js';
+import type { Grant } from '../grants/schema.js';
+import type { Logger } from '../log.js';
+import { encodeSince, type ChangeEntryJson } from '../search/changes.js';
+import type { SearchEngine } from '../search/engine.js';
+import { eventPayload } from './events.js';
+import type { AlertQuery, EventType } from './model.js';
+import type { AlertStore, MatchableAlert, MatchedBatch, NewMessage, ToldGrant } from './store.js';
+
+/** Which of a batch's grants hold a query's words (an engine's text rules). */
+export interface TextMatching {
+  batch(grants: readonly Grant[]): { matching(words: readonly string[]): ReadonlySet<string>; close(): void };
+}
+
+export interface MatcherDeps {
+  engine: Pick<SearchEngine, 'changesJson' | 'getByIdJson'>;
+  store: AlertStore;
+  /** An alert's query as conditions (the same translation GET /grants makes); throws for a query no longer valid. */
+  compile: (query: AlertQuery) => GrantConditions;
+  text: TextMatching;
+  clock: () => Date;
+  log: Logger;
+  /** Changes read per batch. */
+  batchSize?: number;
+}
+
+export interface MatchReport {
+  changes: number;
+  events: number;
+  /** Seconds between the oldest change of the batch and now (0 when idle). */
+  lagSeconds: number;
+}
+
+const key = (alertId: string, grantId: string): string => `${alertId}\u0000${grantId}`;
+
+export class AlertMatcher {
+  private readonly compiled = new Map<string, { updatedAt: string; conditions: GrantConditions | null }>();
+  lagSeconds = 0;
+
+  constructor(private readonly deps: MatcherDeps) {}
+
+  private conditionsOf(alert: MatchableAlert): GrantConditions | null {
+    const known = this.compiled.get(alert.id);
+    if (known !== undefined && known.updatedAt === alert.updatedAt) return known.conditions;
+    let conditions: GrantConditions | null = null;
+    try {
+      conditions = this.deps.compile(alert.query);
+    } catch {
+      this.deps.log.warn('alert query no longer valid; the alert matches nothing', { alertId: alert.id });
+    }
+    this.compiled.set(alert.id, { updatedAt: alert.updatedAt, conditions });
+    return conditions;
+  }
+
+  /** Matches one batch of changes; returns what it did (changes 0: nothing new). */
+  async matchOnce(): Promise<MatchReport> {
+    const { engine, store, clock } = this.deps;
+    if (engine.changesJson === undefined) return { changes: 0, events: 0, lagSeconds: 0 };
+    const batchSize = this.deps.batchSize ?? 500;
+    const position = await store.matcherPosition();
+    let page = await engine.changesJson(position.seq, batchSize);
+    let from = position.seq;
+    if (page.state.log === null) return { changes: 0, events: 0, lagSeconds: 0 };
+    if (position.log === null) {
+      // The first start: alerts follow the changes from now on, not the catalog's history.
+      await store.commitBatch({ position: { log: page.state.log, seq: Math.max(position.seq, page.state.counter) }, messages: [], told: [], forgotten: [] }, clock());
+      return { changes: 0, events: 0, lagSeconds: 0 };
+    }
+    if (page.state.log !== position.log) {
+      // The catalog was rebuilt from nothing: a new change log, read from its beginning.
+      this.deps.log.warn('the change log was replaced; alerts read the new one from its beginning', {});
+      page = await engine.changesJson(0, batchSize);
+      from = 0;
+    }
+    const entries = page.entries.filter((e) => e.seq > from).slice(0, batchSize);
+    if (entries.length === 0) {
+      this.lagSeconds = 0;
+      if (page.state.log !== position.log) await store.commitBatch({ position: { log: page.state.log, seq: 0 }, messages: [], told: [], forgotten: [] }, clock());
+      return { changes: 0, events: 0, lagSeconds: 0 };
+    }
+    const now = clock();
+    const batch = await this.decide(entries, page.state.log!, now);
+    await store.commitBatch(batch, clock());
+    this.lagSeconds = Math.max(0, (now.getTime() - Date.parse(entries[0].changedAt)) / 1000);
+    return { changes: entries.length, events: batch.messages.length, lagSeconds: this.lagSeconds };
+  }
+
+  private async decide(entries: ChangeEntryJson[], log: string, now: Date): Promise<MatchedBatch> {
+    const alerts = await this.deps.store.matchableAlerts();
+    const told = new Map<string, ToldGrant>();
+    for (const t of await this.deps.store.told(entries.map((e) => e.id))) told.set(key(t.alertId, t.grantId), t);
+    const grants = new Map<string, Grant>();
+    for (const e of entries) if (e.grantJson !== null) grants.set(e.id, JSON.parse(e.grantJson) as Grant);
+    const text = this.deps.text.batch([...grants.values()]);
+    const messages: NewMessage[] = [];
+    const toldNow = new Map<string, ToldGrant>();
+    const forgotten = new Map<string, { alertId: string; grantId: string }>();
+    try {
+      for (const entry of entries) {
+        const grant = grants.get(entry.id) ?? null;
+        const changedAt = Date.parse(entry.changedAt);
+        const change = { changedAt: entry.changedAt, position: encodeSince(log, entry.seq) };
+        for (const alert of alerts) {
+          if (alert.fromSeq >= entry.seq || Date.parse(alert.createdAt) > changedAt) continue;
+          const k = key(alert.id, entry.id);
+          const wasTold = toldNow.has(k) || (told.has(k) && !forgotten.has(k));
+          const conditions = this.conditionsOf(alert);
+          const matches =
+            grant !== null && conditions !== null && matchesFilters(grant, conditions, changedAt) && text.matching(conditions.words).has(entry.id);
+          let type: EventType | null = null;
+          let reason: 'deleted' | 'no_longer_matches' | null = null;
+          if (matches) {
+            type = wasTold ? 'grant.updated' : 'grant.matched';
+            const previous = toldNow.get(k) ?? told.get(k);
+            const deadline = grant!.deadline;
+            toldNow.set(k, { alertId: alert.id, grantId: entry.id, deadline, remindedDeadline: previous?.remindedDeadline ?? null });
+            forgotten.delete(k);
+          } else if (wasTold) {
+            type = 'grant.unmatched';
+            reason = grant === null ? 'deleted' : 'no_longer_matches';
+            toldNow.delete(k);
+            forgotten.set(k, { alertId: alert.id, grantId: entry.id });
+          }
+          if (type === null || !alert.events.includes(type)) continue;
+          messages.push({
+            alertId: alert.id,
+            grantId: entry.id,
+            type,
+            payload: eventPayload(type, now, alert, { grant: grant ?? { id: entry.id }, reason, change }),
+          });
+        }
+      }
+    } finally {
+      text.close();
+    }
+    const last = entries[entries.length - 1];
+    return { position: { log, seq: last.seq }, messages, told: [...toldNow.values()], forgotten: [...forgotten.values()] };
+  }
+
+  /** Queues grant.closing for followed grants whose deadline came within their alert's days. */
+  async remindOnce(): Promise<number> {
+    const { store, engine, clock } = this.deps;
+    const now = clock();
+    const due = await store.dueReminders(now);
+    if (due.length === 0) return 0;
+    const alerts = new Map((await store.matchableAlerts()).map((a) => [a.id, a]));
+    const messages: NewMessage[] = [];
+    const reminded: ToldGrant[] = [];
+    for (const item of due) {
+      const alert = alerts.get(item.alertId);
+      const json = await engine.getByIdJson(item.grantId);
+      if (alert === undefined || json === null) continue;
+      const grant = JSON.parse(json) as Grant;
+      if (grant.deadline !== item.deadline) continue; // changed since: the matcher will see it
+      reminded.push(item);
+      if (alert.events.includes('grant.closing')) {
+        messages.push({ alertId: alert.id, grantId: item.grantId, type: 'grant.closing', payload: eventPayload('grant.closing', now, alert, { grant, reason: null, change: null }) });
+      }
+    }
+    await store.commitReminders(messages, reminded, now);
+    return messages.length;
+  }
+}

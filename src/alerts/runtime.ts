@@ -1,0 +1,61 @@
+// An API process's alerts: the store, the matcher and the deliverer wired together, the worker
+// that runs them (ALERTS_WORKER), and the figures /metrics and /readyz report.
+import type { AlertsConfig } from '../config.js';
+import type { GrantConditions } from '../grants/matching.js';
+import type { Logger } from '../log.js';
+import type { SearchEngine } from '../search/engine.js';
+import { WebhookDeliverer } from './deliverer.js';
+import { AlertMatcher, type TextMatching } from './matcher.js';
+import type { AlertQuery, AttemptResult } from './model.js';
+import type { AlertStore, DueMessage } from './store.js';
+import { postWebhook } from './webhookPost.js';
+import { AlertsWorker } from './worker.js';
+
+export interface AlertsRuntimeDeps {
+  store: AlertStore;
+  engine: SearchEngine;
+  compile: (query: AlertQuery) => GrantConditions;
+  text: TextMatching & { close?(): void };
+  config: AlertsConfig;
+  clock: () => Date;
+  log: Logger;
+  onAttempt?: (message: DueMessage, result: AttemptResult, finished: 'DELIVERED' | 'FAILED' | null) => void;
+}
+
+export class AlertsRuntime {
+  readonly matcher: AlertMatcher;
+  readonly deliverer: WebhookDeliverer;
+  private readonly worker: AlertsWorker;
+
+  constructor(private readonly deps: AlertsRuntimeDeps) {
+    const { store, engine, compile, text, config, clock, log } = deps;
+    this.matcher = new AlertMatcher({ engine, store, compile, text, clock, log });
+    this.deliverer = new WebhookDeliverer({
+      store,
+      post: (request) => postWebhook(request, { timeoutMs: config.timeoutMs, allowHttp: config.allowHttp, allowPrivate: config.allowPrivate, clock }),
+      retryScheduleMs: config.retryScheduleMs,
+      concurrency: config.concurrency,
+      clock,
+      log,
+      onAttempt: deps.onAttempt,
+    });
+    this.worker = new AlertsWorker(this.matcher, this.deliverer, config.pollMs, log);
+  }
+
+  get store(): AlertStore {
+    return this.deps.store;
+  }
+
+  get policy() {
+    return { allowHttp: this.deps.config.allowHttp, allowPrivate: this.deps.config.allowPrivate };
+  }
+
+  start(): void {
+    if (this.deps.config.worker) this.worker.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.worker.stop();
+    this.deps.text.close?.();
+  }
+}

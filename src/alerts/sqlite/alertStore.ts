@@ -1,0 +1,305 @@
+// The SQLite adapter of the alerts store port, in the subscriptions database (migration 7 of
+// src/subscriptions/database.ts). Signing secrets are stored sealed (src/alerts/secrets.ts).
+import type { Db } from '../../subscriptions/database.js';
+import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
+import type { SecretBox } from '../secrets.js';
+import type { AlertStore, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, NewMessage, ToldGrant } from '../store.js';
+
+interface AlertRow {
+  id: string;
+  subscription_id: string;
+  name: string;
+  query: string;
+  url: string;
+  events: string;
+  closing_days: number | null;
+  status: Alert['status'];
+  disabled_reason: string | null;
+  from_seq: number;
+  created_at: string;
+  updated_at: string;
+}
+
+interface MessageRow {
+  seq: number;
+  id: string;
+  alert_id: string;
+  grant_id: string | null;
+  type: Delivery['type'];
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  last_duration_ms: number | null;
+  created_at: string;
+}
+
+const alertOf = (row: AlertRow): MatchableAlert => ({
+  id: row.id,
+  subscriptionId: row.subscription_id,
+  name: row.name,
+  query: JSON.parse(row.query),
+  url: row.url,
+  events: JSON.parse(row.events),
+  closingReminderDays: row.closing_days,
+  status: row.status,
+  disabledReason: row.disabled_reason,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  fromSeq: row.from_seq,
+});
+
+const deliveryOf = (row: MessageRow): Delivery => ({
+  id: row.id,
+  alertId: row.alert_id,
+  type: row.type,
+  grantId: row.grant_id,
+  status: row.status,
+  attempts: row.attempts,
+  lastAttempt: row.last_at === null ? null : { at: row.last_at, statusCode: row.last_status, error: row.last_error, durationMs: row.last_duration_ms ?? 0 },
+  nextAttemptAt: row.status === 'PENDING' ? row.next_attempt_at : null,
+  createdAt: row.created_at,
+});
+
+const ALERT_COLUMNS = 'id, subscription_id, name, query, url, events, closing_days, status, disabled_reason, from_seq, created_at, updated_at';
+const MESSAGE_COLUMNS = 'seq, id, alert_id, grant_id, type, status, attempts, next_attempt_at, last_at, last_status, last_error, last_duration_ms, created_at';
+
+export class SqliteAlertStore implements AlertStore {
+  constructor(
+    private readonly db: Db,
+    private readonly box: SecretBox,
+  ) {}
+
+  async count(subscriptionId: string): Promise<number> {
+    return this.db.prepare('SELECT count(*) FROM alerts WHERE subscription_id = ?').pluck().get(subscriptionId) as number;
+  }
+
+  async limitOverride(subscriptionId: string): Promise<number | null> {
+    return (this.db.prepare('SELECT alert_limit FROM subscriptions WHERE id = ?').pluck().get(subscriptionId) as number | null | undefined) ?? null;
+  }
+
+  async create(subscriptionId: string, input: NewAlert, secret: string, at: Date): Promise<Alert> {
+    const id = newAlertId();
+    const now = at.toISOString();
+    this.db
+      .prepare(
+        `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'ACTIVE', ?, (SELECT seq FROM alert_matcher WHERE id = 1), ?, ?)`,
+      )
+      .run(id, subscriptionId, input.name, JSON.stringify(input.query), input.url, JSON.stringify(input.events), input.closingReminderDays, this.box.seal(secret), now, now);
+    return (await this.get(subscriptionId, id))!;
+  }
+
+  async list(subscriptionId: string | null, after: ListPosition | null, limit: number): Promise<Alert[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT ${ALERT_COLUMNS} FROM alerts
+         WHERE (:sub IS NULL OR subscription_id = :sub) AND (:at IS NULL OR created_at < :at OR (created_at = :at AND id < :id))
+         ORDER BY created_at DESC, id DESC LIMIT :limit`,
+      )
+      .all({ sub: subscriptionId, at: after?.createdAt ?? null, id: after?.id ?? null, limit }) as AlertRow[];
+    return rows.map(alertOf);
+  }
+
+  async get(subscriptionId: string | null, id: string): Promise<Alert | null> {
+    const row = this.db.prepare(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = ? AND (? IS NULL OR subscription_id = ?)`).get(id, subscriptionId, subscriptionId) as AlertRow | undefined;
+    return row === undefined ? null : alertOf(row);
+  }
+
+  async update(subscriptionId: string | null, id: string, changes: AlertChanges, at: Date): Promise<Alert | null> {
+    const current = await this.get(subscriptionId, id);
+    if (current === null) return null;
+    const next = { ...current, ...changes };
+    const reason = next.status === 'DISABLED' ? current.disabledReason : null;
+    this.db
+      .prepare('UPDATE alerts SET name = ?, query = ?, url = ?, events = ?, closing_days = ?, status = ?, disabled_reason = ?, updated_at = ? WHERE id = ?')
+      .run(next.name, JSON.stringify(next.query), next.url, JSON.stringify(next.events), next.closingReminderDays, next.status, reason, at.toISOString(), id);
+    return this.get(subscriptionId, id);
+  }
+
+  async delete(subscriptionId: string, id: string): Promise<boolean> {
+    return this.db.prepare('DELETE FROM alerts WHERE id = ? AND subscription_id = ?').run(id, subscriptionId).changes === 1;
+  }
+
+  async rotateSecret(subscriptionId: string, id: string, secret: string, at: Date, overlapMs: number): Promise<boolean> {
+    const result = this.db
+      .prepare('UPDATE alerts SET previous_secret = secret, previous_until = ?, secret = ?, updated_at = ? WHERE id = ? AND subscription_id = ?')
+      .run(new Date(at.getTime() + overlapMs).toISOString(), this.box.seal(secret), at.toISOString(), id, subscriptionId);
+    return result.changes === 1;
+  }
+
+  private insertMessages(messages: readonly NewMessage[], at: string): string[] {
+    const insert = this.db.prepare(
+      `INSERT INTO alert_messages (id, alert_id, grant_id, type, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 'PENDING', 0, ?, ?)`,
+    );
+    return messages.map((m) => {
+      const id = newMessageId();
+      insert.run(id, m.alertId, m.grantId, m.type, m.payload, at, at);
+      return id;
+    });
+  }
+
+  async enqueue(message: NewMessage, at: Date): Promise<Delivery> {
+    const [id] = this.db.transaction(() => this.insertMessages([message], at.toISOString()))();
+    return (await this.getDelivery(message.alertId, id))!;
+  }
+
+  async deliveries(alertId: string, after: ListPosition | null, limit: number): Promise<Delivery[]> {
+    const afterSeq = after === null ? null : ((this.db.prepare('SELECT seq FROM alert_messages WHERE id = ?').pluck().get(after.id) as number | undefined) ?? 0);
+    const rows = this.db
+      .prepare(`SELECT ${MESSAGE_COLUMNS} FROM alert_messages WHERE alert_id = ? AND (? IS NULL OR seq < ?) ORDER BY seq DESC LIMIT ?`)
+      .all(alertId, afterSeq, afterSeq, limit) as MessageRow[];
+    return rows.map(deliveryOf);
+  }
+
+  async getDelivery(alertId: string, deliveryId: string): Promise<Delivery | null> {
+    const row = this.db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM alert_messages WHERE id = ? AND alert_id = ?`).get(deliveryId, alertId) as MessageRow | undefined;
+    return row === undefined ? null : deliveryOf(row);
+  }
+
+  async retry(alertId: string, deliveryId: string, at: Date): Promise<Delivery | null> {
+    const changed = this.db
+      .prepare(`UPDATE alert_messages SET status = 'PENDING', next_attempt_at = ? WHERE id = ? AND alert_id = ?`)
+      .run(at.toISOString(), deliveryId, alertId).changes;
+    return changed === 1 ? this.getDelivery(alertId, deliveryId) : null;
+  }
+
+  async matcherPosition(): Promise<MatcherPosition> {
+    return this.db.prepare('SELECT log, seq FROM alert_matcher WHERE id = 1').get() as MatcherPosition;
+  }
+
+  async matchableAlerts(): Promise<MatchableAlert[]> {
+    return (this.db.prepare(`SELECT ${ALERT_COLUMNS} FROM alerts ORDER BY created_at, id`).all() as AlertRow[]).map(alertOf);
+  }
+
+  async told(grantIds: readonly string[]): Promise<ToldGrant[]> {
+    if (grantIds.length === 0) return [];
+    const rows = this.db
+      .prepare(`SELECT alert_id, grant_id, deadline, reminded_deadline FROM alert_grants WHERE grant_id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(grantIds)) as { alert_id: string; grant_id: string; deadline: string | null; reminded_deadline: string | null }[];
+    return rows.map((r) => ({ alertId: r.alert_id, grantId: r.grant_id, deadline: r.deadline, remindedDeadline: r.reminded_deadline }));
+  }
+
+  private upsertTold(told: readonly ToldGrant[]): void {
+    const upsert = this.db.prepare(
+      `INSERT INTO alert_grants (alert_id, grant_id, deadline, reminded_deadline) VALUES (?, ?, ?, ?)
+       ON CONFLICT (alert_id, grant_id) DO UPDATE SET deadline = excluded.deadline, reminded_deadline = excluded.reminded_deadline`,
+    );
+    for (const t of told) upsert.run(t.alertId, t.grantId, t.deadline, t.remindedDeadline);
+  }
+
+  async commitBatch(batch: MatchedBatch, at: Date): Promise<void> {
+    const now = at.toISOString();
+    const forget = this.db.prepare('DELETE FROM alert_grants WHERE alert_id = ? AND grant_id = ?');
+    this.db.transaction(() => {
+      // An alert deleted while the batch was being matched takes no message.
+      const alive = new Set(this.db.prepare('SELECT id FROM alerts').pluck().all() as string[]);
+      this.insertMessages(batch.messages.filter((m) => alive.has(m.alertId)), now);
+      this.upsertTold(batch.told.filter((t) => alive.has(t.alertId)));
+      for (const f of batch.forgotten) forget.run(f.alertId, f.grantId);
+      this.db.prepare('UPDATE alert_matcher SET log = ?, seq = ?, updated_at = ? WHERE id = 1').run(batch.position.log, batch.position.seq, now);
+    }).immediate();
+  }
+
+  async dueReminders(at: Date): Promise<ToldGrant[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT g.alert_id, g.grant_id, g.deadline, g.reminded_deadline FROM alert_grants g JOIN alerts a ON a.id = g.alert_id
+         WHERE a.closing_days IS NOT NULL AND g.deadline IS NOT NULL AND g.deadline >= :now
+           AND julianday(g.deadline) - julianday(:now) <= a.closing_days
+           AND (g.reminded_deadline IS NULL OR g.reminded_deadline <> g.deadline)
+         LIMIT 10000`,
+      )
+      .all({ now: at.toISOString() }) as { alert_id: string; grant_id: string; deadline: string | null; reminded_deadline: string | null }[];
+    return rows.map((r) => ({ alertId: r.alert_id, grantId: r.grant_id, deadline: r.deadline, remindedDeadline: r.reminded_deadline }));
+  }
+
+  async commitReminders(messages: NewMessage[], reminded: ToldGrant[], at: Date): Promise<void> {
+    const mark = this.db.prepare('UPDATE alert_grants SET reminded_deadline = ? WHERE alert_id = ? AND grant_id = ? AND deadline IS ?');
+    this.db.transaction(() => {
+      this.insertMessages(messages, at.toISOString());
+      for (const r of reminded) mark.run(r.deadline, r.alertId, r.grantId, r.deadline);
+    }).immediate();
+  }
+
+  async claimDue(at: Date, limit: number, busy: ReadonlySet<string>): Promise<DueMessage[]> {
+    const now = at.toISOString();
+    const rows = this.db
+      .prepare(
+        `SELECT m.id, m.alert_id, m.grant_id, m.payload, m.attempts, m.created_at, a.url, a.secret, a.previous_secret, a.previous_until
+         FROM alert_messages m JOIN alerts a ON a.id = m.alert_id JOIN subscriptions s ON s.id = a.subscription_id
+         WHERE m.status = 'PENDING' AND m.next_attempt_at <= :now AND a.status = 'ACTIVE' AND s.status = 'ACTIVE'
+           AND NOT EXISTS (SELECT 1 FROM alert_messages e WHERE e.alert_id = m.alert_id AND e.grant_id IS m.grant_id AND e.status = 'PENDING' AND e.seq < m.seq)
+         ORDER BY m.next_attempt_at, m.seq LIMIT :limit`,
+      )
+      .all({ now, limit: limit + busy.size }) as {
+      id: string;
+      alert_id: string;
+      grant_id: string | null;
+      payload: string;
+      attempts: number;
+      created_at: string;
+      url: string;
+      secret: string;
+      previous_secret: string | null;
+      previous_until: string | null;
+    }[];
+    return rows
+      .filter((r) => !busy.has(r.id))
+      .slice(0, limit)
+      .map((r) => ({
+        id: r.id,
+        alertId: r.alert_id,
+        grantId: r.grant_id,
+        payload: r.payload,
+        attempts: r.attempts,
+        createdAt: r.created_at,
+        url: r.url,
+        secrets: [this.box.open(r.secret), ...(r.previous_secret !== null && r.previous_until !== null && r.previous_until > now ? [this.box.open(r.previous_secret)] : [])],
+      }));
+  }
+
+  async recordAttempt(messageId: string, result: AttemptResult, next: { status: DeliveryStatus; nextAttemptAt: string | null }, disableAfter: number): Promise<void> {
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `UPDATE alert_messages SET attempts = attempts + 1, status = ?, next_attempt_at = ?, last_at = ?, last_status = ?, last_error = ?, last_duration_ms = ? WHERE id = ?`,
+        )
+        .run(next.status, next.nextAttemptAt, result.at, result.statusCode, result.error, result.durationMs, messageId);
+      if (next.status !== 'FAILED') return;
+      const alertId = this.db.prepare('SELECT alert_id FROM alert_messages WHERE id = ?').pluck().get(messageId) as string | undefined;
+      if (alertId === undefined) return;
+      const recent = this.db
+        .prepare(`SELECT status FROM alert_messages WHERE alert_id = ? AND status IN ('DELIVERED', 'FAILED') ORDER BY last_at DESC, seq DESC LIMIT ?`)
+        .pluck()
+        .all(alertId, disableAfter) as string[];
+      if (recent.length === disableAfter && recent.every((s) => s === 'FAILED')) {
+        this.db
+          .prepare(`UPDATE alerts SET status = 'DISABLED', disabled_reason = ?, updated_at = ? WHERE id = ? AND status = 'ACTIVE'`)
+          .run(`The last ${disableAfter} messages all failed after every retry; fix the endpoint, then set status to ACTIVE.`, result.at, alertId);
+      }
+    })();
+  }
+
+  async outboxDepth(): Promise<number> {
+    return this.db.prepare(`SELECT count(*) FROM alert_messages WHERE status = 'PENDING'`).pluck().get() as number;
+  }
+
+  async idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<{ fingerprint: string; status: number; body: string } | null> {
+    const row = this.db
+      .prepare('SELECT fingerprint, status, body FROM idempotency_keys WHERE subscription_id = ? AND key = ? AND created_at >= ?')
+      .get(subscriptionId, key, sinceIso) as { fingerprint: string; status: number; body: string } | undefined;
+    return row ?? null;
+  }
+
+  async rememberIdempotent(subscriptionId: string, key: string, fingerprint: string, status: number, body: string, at: Date): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO idempotency_keys (subscription_id, key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (subscription_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, created_at = excluded.created_at`,
+      )
+      .run(subscriptionId, key, fingerprint, status, body, at.toISOString());
+  }
+}

@@ -1,0 +1,99 @@
+// The alerts store port: alerts, what each told its partner, the outbox of webhook messages and
+// the matcher's position, whatever holds them. The SQLite adapter (sqlite/alertStore.ts) is the
+// embedded default; methods answer with promises so that a shared store can implement it too.
+import type { Alert, AlertChanges, AttemptResult, Delivery, DeliveryStatus, MessageType, NewAlert } from './model.js';
+
+/** A place in a newest-first list: the createdAt and id of the last item seen. */
+export interface ListPosition {
+  createdAt: string;
+  id: string;
+}
+
+/** The matcher's place in the catalog's change log. */
+export interface MatcherPosition {
+  log: string | null;
+  seq: number;
+}
+
+/** An alert as the matcher reads it. */
+export interface MatchableAlert extends Alert {
+  /** The matcher's position when the alert was created: it reacts to changes after it. */
+  fromSeq: number;
+}
+
+/** What an alert told its partner about one grant. */
+export interface ToldGrant {
+  alertId: string;
+  grantId: string;
+  deadline: string | null;
+  remindedDeadline: string | null;
+}
+
+/** A message to put in the outbox. */
+export interface NewMessage {
+  alertId: string;
+  grantId: string | null;
+  type: MessageType;
+  payload: string;
+}
+
+/** One batch of the matcher's work, committed at once. */
+export interface MatchedBatch {
+  position: MatcherPosition;
+  messages: NewMessage[];
+  /** Grants an alert now follows (inserted or updated). */
+  told: ToldGrant[];
+  /** Grants an alert no longer follows. */
+  forgotten: { alertId: string; grantId: string }[];
+}
+
+/** A message due for an attempt, with what the deliverer needs to send it. */
+export interface DueMessage {
+  id: string;
+  alertId: string;
+  grantId: string | null;
+  payload: string;
+  attempts: number;
+  createdAt: string;
+  url: string;
+  /** The secrets to sign with, in clear: the current one, and the previous one during a rotation's overlap. */
+  secrets: string[];
+}
+
+export interface AlertStore {
+  count(subscriptionId: string): Promise<number>;
+  /** The operator's override of the number of alerts, or null for the tier's. */
+  limitOverride(subscriptionId: string): Promise<number | null>;
+  create(subscriptionId: string, input: NewAlert, secret: string, at: Date): Promise<Alert>;
+  list(subscriptionId: string | null, after: ListPosition | null, limit: number): Promise<Alert[]>;
+  get(subscriptionId: string | null, id: string): Promise<Alert | null>;
+  update(subscriptionId: string | null, id: string, changes: AlertChanges, at: Date): Promise<Alert | null>;
+  delete(subscriptionId: string, id: string): Promise<boolean>;
+  rotateSecret(subscriptionId: string, id: string, secret: string, at: Date, overlapMs: number): Promise<boolean>;
+  /** Puts a message straight into the outbox (alert.test). */
+  enqueue(message: NewMessage, at: Date): Promise<Delivery>;
+  deliveries(alertId: string, after: ListPosition | null, limit: number): Promise<Delivery[]>;
+  getDelivery(alertId: string, deliveryId: string): Promise<Delivery | null>;
+  /** Makes a message due again now (same id); null when the alert holds no such message. */
+  retry(alertId: string, deliveryId: string, at: Date): Promise<Delivery | null>;
+
+  matcherPosition(): Promise<MatcherPosition>;
+  /** Every alert, whatever its status (a paused alert's events wait in the outbox). */
+  matchableAlerts(): Promise<MatchableAlert[]>;
+  told(grantIds: readonly string[]): Promise<ToldGrant[]>;
+  commitBatch(batch: MatchedBatch, at: Date): Promise<void>;
+  /** Followed grants whose deadline falls within their alert's reminder days of `at`, not yet reminded for that deadline. */
+  dueReminders(at: Date): Promise<ToldGrant[]>;
+  commitReminders(messages: NewMessage[], reminded: ToldGrant[], at: Date): Promise<void>;
+
+  /** Messages due at `at` (the earliest pending one per alert and grant, of active alerts of active subscriptions), not among `busy`. */
+  claimDue(at: Date, limit: number, busy: ReadonlySet<string>): Promise<DueMessage[]>;
+  /** Records an attempt; `next` is the next attempt's time, or null when the message is finished. Disables the alert after a run of failures. */
+  recordAttempt(messageId: string, result: AttemptResult, next: { status: DeliveryStatus; nextAttemptAt: string | null }, disableAfter: number): Promise<void>;
+  /** Messages waiting (PENDING), for the metrics. */
+  outboxDepth(): Promise<number>;
+
+  /** The answer kept for an Idempotency-Key (within `sinceIso`), or null. */
+  idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<{ fingerprint: string; status: number; body: string } | null>;
+  rememberIdempotent(subscriptionId: string, key: string, fingerprint: string, status: number, body: string, at: Date): Promise<void>;
+}

@@ -1,0 +1,68 @@
+// The alerts worker of an API process: the matcher's and the deliverer's loops, on timers, until
+// stopped. The matcher runs until it has caught up, then every pollMs; reminders once a minute;
+// the deliverer whenever it has room.
+import type { Logger } from '../log.js';
+import type { WebhookDeliverer } from './deliverer.js';
+import type { AlertMatcher } from './matcher.js';
+
+const REMINDER_EVERY_MS = 60_000;
+
+export class AlertsWorker {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  private lastReminders = 0;
+
+  constructor(
+    private readonly matcher: AlertMatcher | null,
+    private readonly deliverer: WebhookDeliverer,
+    private readonly pollMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.turn().finally(() => {
+        this.running = null;
+      });
+    }, delay);
+    this.timer.unref();
+  }
+
+  /** One turn: match until caught up (bounded), remind when due, start due deliveries. */
+  private async turn(): Promise<void> {
+    let busy = false;
+    try {
+      if (this.matcher !== null) {
+        for (let i = 0; i < 20 && !this.stopped; i++) {
+          const report = await this.matcher.matchOnce();
+          if (report.changes === 0) break;
+          busy = true;
+        }
+        if (Date.now() - this.lastReminders >= REMINDER_EVERY_MS) {
+          this.lastReminders = Date.now();
+          await this.matcher.remindOnce();
+        }
+      }
+      if (!this.stopped && (await this.deliverer.deliverDue()) > 0) busy = true;
+      if (this.deliverer.busy > 0) busy = true;
+    } catch (error) {
+      this.log.warn('alerts worker turn failed; retrying', { reason: (error as Error).message });
+    }
+    this.schedule(busy ? 10 : this.pollMs);
+  }
+
+  /** Stops the loops and waits for the turn and the attempts in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    await this.running;
+    await this.deliverer.drain();
+  }
+}

@@ -1,0 +1,245 @@
+// Alerts over real HTTP: the endpoints on a real API (SQLite), a real receiver on a real port,
+// catalog changes made by the indexer's own code, signatures verified by the standardwebhooks package.
+import { expect } from 'chai';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { rmSync } from 'node:fs';
+import { Webhook } from 'standardwebhooks';
+import { runIndexer } from '../../src/cli/indexer.js';
+import { startTestApi, tempDir, type TestApi } from '../support/api.js';
+import { API_PREFIX, captureCli, grantRecord, writeNdjson, type GrantRecord } from '../support/catalog.js';
+
+const ALERTS = `${API_PREFIX}/alerts`;
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver: answers each request with the next status of `statuses` (then 200), records every request. */
+async function receiver(statuses: number[] = []): Promise<{ url: string; got: Received[]; server: Server; close(): Promise<void> }> {
+  const got: Received[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.statusCode = statuses.shift() ?? 200;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/hook`, got, server, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+const until = async (what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> => {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+const json = (body: unknown, extra: Record<string, string> = {}) => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json', ...extra },
+  body: JSON.stringify(body),
+});
+
+describe('alerts: the endpoints', function () {
+  this.timeout(60_000);
+  let api: TestApi;
+  before(async () => {
+    api = await startTestApi({ WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE: 'false' });
+  });
+  after(async () => api.stop());
+
+  const valid = { name: 'Ontario clean energy', query: { search: 'energy', eligibleProvinces: ['ONTARIO'], open: true }, url: 'https://93.184.215.14/hooks' };
+
+  it('creates an alert (201, the secret once), reads it without the secret, lists, patches and deletes it', async () => {
+    const created = await api.request(ALERTS, json(valid));
+    expect(created.status, created.text).to.equal(201);
+    const alert = created.body.data;
+    expect(alert.id).to.match(/^alt_/);
+    expect(alert.secret).to.match(/^whsec_[A-Za-z0-9+/=]{44}$/);
+    expect(alert).to.deep.include({ name: valid.name, url: valid.url, status: 'ACTIVE', disabledReason: null });
+    expect(alert.events).to.deep.equal(['grant.matched', 'grant.updated', 'grant.unmatched']);
+    const one = await api.request(`${ALERTS}/${alert.id}`);
+    expect(one.status).to.equal(200);
+    expect(one.body.data).to.not.have.property('secret');
+    expect(one.body.data.query).to.deep.equal(valid.query);
+    const list = await api.request(`${ALERTS}?limit=1`);
+    expect(list.body.data.map((a: { id: string }) => a.id)).to.deep.equal([alert.id]);
+    const patched = await api.request(`${ALERTS}/${alert.id}`, { ...json({ status: 'PAUSED', name: 'renamed' }), method: 'PATCH' });
+    expect(patched.status, patched.text).to.equal(200);
+    expect(patched.body.data).to.deep.include({ status: 'PAUSED', name: 'renamed' });
+    const deleted = await api.request(`${ALERTS}/${alert.id}`, { method: 'DELETE' });
+    expect(deleted.body.data).to.deep.equal({ id: alert.id, deleted: true });
+    expect((await api.request(`${ALERTS}/${alert.id}`)).status).to.equal(404);
+  });
+
+  it('refuses bad bodies with every problem named: unknown fields, GET /grants validation inside query, paging in query', async () => {
+    const bad = await api.request(ALERTS, json({ name: '', query: { eligibleProvinces: ['ATLANTIS'], amountMin: 5, amountMax: 1, page: 2 }, url: valid.url, colour: 'red' }));
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error.code).to.equal('VALIDATION_ERROR');
+    const named = bad.body.error.details.map((d: { parameter: string }) => d.parameter);
+    expect(named).to.include.members(['colour', 'name', 'query.eligibleProvinces', 'query.amountMin', 'query.page']);
+    const wrongType = await api.request(ALERTS, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'hi' });
+    expect(wrongType.status).to.equal(415);
+    expect(wrongType.body.error.code).to.equal('UNSUPPORTED_MEDIA_TYPE');
+    const tooLarge = await api.request(ALERTS, json({ ...valid, name: 'x'.repeat(20_000) }));
+    expect(tooLarge.status).to.equal(413);
+    const notJson = await api.request(ALERTS, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":' });
+    expect(notJson.status).to.equal(400);
+  });
+
+  it('refuses targets a webhook must not reach (SSRF) and http:// unless allowed', async () => {
+    for (const url of ['https://127.0.0.1/x', 'https://[::1]/x', 'https://10.0.0.1/x', 'https://169.254.169.254/latest/meta-data', 'https://localhost/x', 'http://93.184.215.14/x', 'https://user:pw@93.184.215.14/x']) {
+      const answer = await api.request(ALERTS, json({ ...valid, url }));
+      expect(answer.status, url).to.equal(400);
+      expect(answer.body.error.details[0].parameter, url).to.equal('url');
+    }
+  });
+
+  it("another subscription's alert is a 404; 405 names the methods; the limits report counts alerts", async () => {
+    const created = await api.request(ALERTS, json(valid));
+    const other = api.deps.subscriptions.create({ name: 'other', tier: 'STARTER' });
+    const seen = await api.request(`${ALERTS}/${created.body.data.id}`, { key: other.apiKey });
+    expect(seen.status).to.equal(404);
+    const put = await api.request(`${ALERTS}/${created.body.data.id}`, { method: 'PUT' });
+    expect(put.status).to.equal(405);
+    expect(put.headers.get('allow')).to.equal('GET, HEAD, PATCH, DELETE');
+    const limits = await api.request(`${API_PREFIX}/subscription/limits`);
+    expect(limits.body.data.limits.alerts).to.deep.equal({ max: 1000, current: 1 });
+    expect(limits.body.data.features.alerts).to.deep.equal({ manage: true });
+    const starter = await api.request(`${API_PREFIX}/subscription/limits`, { key: other.apiKey });
+    expect(starter.body.data.limits.alerts).to.deep.equal({ max: 5, current: 0 });
+    for (let i = 0; i < 5; i++) expect((await api.request(ALERTS, { ...json(valid), key: other.apiKey })).status).to.equal(201);
+    const sixth = await api.request(ALERTS, { ...json(valid), key: other.apiKey });
+    expect(sixth.status).to.equal(403);
+    expect(sixth.body.error.code).to.equal('ALERT_LIMIT_REACHED');
+    expect(sixth.body.error.message).to.contain('5 alerts');
+  });
+
+  it('Idempotency-Key: the same key and body replay the first answer and create nothing; another body is a 409', async () => {
+    const before = (await api.request(`${API_PREFIX}/subscription/limits`)).body.data.limits.alerts.current;
+    const first = await api.request(ALERTS, json(valid, { 'Idempotency-Key': 'k-1' }));
+    const again = await api.request(ALERTS, json(valid, { 'Idempotency-Key': 'k-1' }));
+    expect(first.status).to.equal(201);
+    expect(again.status).to.equal(201);
+    expect(again.body.data.id).to.equal(first.body.data.id);
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    const after = (await api.request(`${API_PREFIX}/subscription/limits`)).body.data.limits.alerts.current;
+    expect(after).to.equal(before + 1);
+    const reused = await api.request(ALERTS, json({ ...valid, name: 'another' }, { 'Idempotency-Key': 'k-1' }));
+    expect(reused.status).to.equal(409);
+    expect(reused.body.error.code).to.equal('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('alert calls are billed and named by route template in topEndpoints', async () => {
+    const usage = await api.request(`${API_PREFIX}/subscription/usage`);
+    const endpoints = usage.body.data.statistics.topEndpoints.map((e: { endpoint: string }) => e.endpoint);
+    expect(endpoints).to.include.members(['/alerts', '/alerts/:id']);
+  });
+});
+
+describe('alerts: events delivered to a real receiver', function () {
+  this.timeout(90_000);
+  let api: TestApi | undefined;
+  let env: Record<string, string>;
+  let step = 0;
+  let hooks: Awaited<ReturnType<typeof receiver>>;
+
+  const indexer = async (args: string[], records: readonly GrantRecord[]) => {
+    const source = ['--source', writeNdjson(env.DATA_DIR, `source-${++step}.ndjson`, records)];
+    const run = await captureCli((io) => runIndexer([...args, ...source], { ...process.env, ...env, LOG_LEVEL: 'silent' }, io));
+    expect(run.code, run.err.join('\n')).to.equal(0);
+  };
+  const ontario = (id: string, overrides: GrantRecord = {}) =>
+    grantRecord(id, { title: `Clean energy ${id}`, eligibleProvinces: ['ONTARIO'], deadline: '2099-01-01T00:00:00.000Z', ...overrides });
+  const events = () => hooks.got.map((r) => JSON.parse(r.body) as { type: string; data: { grant: { id: string; title?: string }; reason: string | null } });
+
+  beforeEach(async () => {
+    env = { SEARCH_ENGINE: 'sqlite', DATA_DIR: tempDir('grants-alerts-'), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms', ALERTS_POLL_MS: '50' };
+    step = 0;
+  });
+  afterEach(async () => {
+    await api?.stop();
+    api = undefined;
+    await hooks?.close();
+    rmSync(env.DATA_DIR, { recursive: true, force: true });
+  });
+
+  it('matched, updated and unmatched (deleted, no longer matching), in change order, signed as Standard Webhooks says', async () => {
+    hooks = await receiver();
+    await indexer(['reindex'], [ontario('g-1'), grantRecord('g-2', { eligibleProvinces: ['QUEBEC'] })]);
+    api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
+    const created = await api.request(ALERTS, json({ name: 'ON energy', query: { search: 'energy', eligibleProvinces: ['ONTARIO'] }, url: hooks.url }));
+    expect(created.status, created.text).to.equal(201);
+    const secret = created.body.data.secret as string;
+    // Let the matcher take its first position before the changes come.
+    await new Promise((r) => setTimeout(r, 300));
+    // g-3 enters; g-1 changes within; g-2 (Quebec) changes but never matched: nothing.
+    await indexer(['sync'], [ontario('g-1', { title: 'Clean energy g-1 renewed', updatedAt: '2026-03-01T00:00:00.000Z' }), grantRecord('g-2', { eligibleProvinces: ['QUEBEC'], title: 'Quebec energy', updatedAt: '2026-03-01T00:00:00.000Z' }), ontario('g-3')]);
+    await until('two events', () => hooks.got.length >= 2);
+    // g-1 leaves (now Quebec only); g-3 changes within (updated).
+    const g2 = grantRecord('g-2', { eligibleProvinces: ['QUEBEC'], title: 'Quebec energy', updatedAt: '2026-03-01T00:00:00.000Z' });
+    const g1Quebec = ontario('g-1', { eligibleProvinces: ['QUEBEC'], updatedAt: '2026-03-02T00:00:00.000Z' });
+    await indexer(['sync'], [g1Quebec, g2, ontario('g-3', { amountMax: 5000, updatedAt: '2026-03-02T00:00:00.000Z' })]);
+    await until('four events', () => hooks.got.length >= 4);
+    // g-3 deleted (pruned).
+    await indexer(['sync', '--prune'], [g1Quebec, g2]);
+    await until('five events', () => hooks.got.length >= 5);
+    await new Promise((r) => setTimeout(r, 300));
+    const seen = events().map((e) => `${e.type} ${e.data.grant.id} ${e.data.reason}`);
+    expect(seen).to.have.length(5);
+    // g-1 matched before the alert existed: its first change inside the results is news to the alert (matched), not an update.
+    expect(seen.filter((s) => s.includes('g-1'))).to.deep.equal(['grant.matched g-1 null', 'grant.unmatched g-1 no_longer_matches']);
+    expect(seen.filter((s) => s.includes('g-3'))).to.deep.equal(['grant.matched g-3 null', 'grant.updated g-3 null', 'grant.unmatched g-3 deleted']);
+    expect(seen.some((s) => s.includes('g-2'))).to.equal(false);
+    const wh = new Webhook(secret);
+    for (const r of hooks.got) {
+      expect(() => wh.verify(r.body, { 'webhook-id': r.headers['webhook-id'] as string, 'webhook-timestamp': r.headers['webhook-timestamp'] as string, 'webhook-signature': r.headers['webhook-signature'] as string })).to.not.throw();
+    }
+    const matched = events().find((e) => e.type === 'grant.matched' && e.data.grant.id === 'g-3')!;
+    expect(matched.data.grant.title).to.equal('Clean energy g-3');
+    const renewed = events().find((e) => e.data.grant.id === 'g-1')!;
+    expect(renewed.data.grant.title).to.equal('Clean energy g-1 renewed');
+    const log = await api.request(`${ALERTS}/${created.body.data.id}/deliveries`);
+    expect(log.body.data).to.have.length(5);
+    expect(log.body.data.every((d: { status: string }) => d.status === 'DELIVERED')).to.equal(true);
+  });
+
+  it('a receiver that fails twice then succeeds gets three attempts with one webhook-id; rotation signs with both secrets', async () => {
+    hooks = await receiver([500, 503]);
+    await indexer(['reindex'], [ontario('g-1')]);
+    api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
+    const created = await api.request(ALERTS, json({ name: 'x', query: {}, url: hooks.url }));
+    const id = created.body.data.id as string;
+    const test = await api.request(`${ALERTS}/${id}/test`, { method: 'POST' });
+    expect(test.status, test.text).to.equal(202);
+    await until('three attempts', () => hooks.got.length >= 3);
+    expect(new Set(hooks.got.map((r) => r.headers['webhook-id'])).size).to.equal(1);
+    expect(hooks.got[0].headers['webhook-id']).to.equal(test.body.data.id);
+    const log = await api.request(`${ALERTS}/${id}/deliveries`);
+    expect(log.body.data[0]).to.deep.include({ id: test.body.data.id, status: 'DELIVERED', attempts: 3, type: 'alert.test' });
+    const oldSecret = created.body.data.secret as string;
+    const rotated = await api.request(`${ALERTS}/${id}/secret`, { method: 'POST' });
+    expect(rotated.status, rotated.text).to.equal(200);
+    const newSecret = rotated.body.data.secret as string;
+    expect(newSecret).to.not.equal(oldSecret);
+    await api.request(`${ALERTS}/${id}/test`, { method: 'POST' });
+    await until('the test after rotation', () => hooks.got.length >= 4);
+    const last = hooks.got[3];
+    expect(String(last.headers['webhook-signature']).split(' ')).to.have.length(2);
+    const headers = { 'webhook-id': last.headers['webhook-id'] as string, 'webhook-timestamp': last.headers['webhook-timestamp'] as string, 'webhook-signature': last.headers['webhook-signature'] as string };
+    expect(() => new Webhook(oldSecret).verify(last.body, headers)).to.not.throw();
+    expect(() => new Webhook(newSecret).verify(last.body, headers)).to.not.throw();
+    // Redelivery of a delivered message: same webhook-id.
+    const retried = await api.request(`${ALERTS}/${id}/deliveries/${test.body.data.id}/retry`, { method: 'POST' });
+    expect(retried.status, retried.text).to.equal(202);
+    await until('the redelivery', () => hooks.got.length >= 5);
+    expect(hooks.got[4].headers['webhook-id']).to.equal(test.body.data.id);
+  });
+});
