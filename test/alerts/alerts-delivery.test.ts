@@ -1,0 +1,217 @@
+// Alert delivery under failure: a suspended subscription, a receiver that hangs, order per grant
+// under retries, the SSRF check of resolved names, and SIGKILL of the API mid-matching and
+// mid-delivery (a real process, a real receiver): nothing lost, nothing sent twice but by its webhook-id.
+import { expect } from 'chai';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { rmSync } from 'node:fs';
+import { checkTarget, TargetRefused } from '../../src/alerts/targets.js';
+import { runIndexer } from '../../src/cli/indexer.js';
+import { REPO_ROOT, startTestApi, tempDir, type TestApi } from '../support/api.js';
+import { API_PREFIX, captureCli, grantRecord, writeNdjson, type GrantRecord } from '../support/catalog.js';
+import { freePort, launch, type Launched } from '../support/processes.js';
+
+const ALERTS = `${API_PREFIX}/alerts`;
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A receiver whose answer to the n-th request is `behave(n)`: a status, 'hang' (never answers), or a delay then 200. */
+async function receiver(behave: (n: number) => number | 'hang' | { delayMs: number } = () => 200) {
+  const got: Received[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const what = behave(got.length);
+      if (what === 'hang') return;
+      if (typeof what === 'number') {
+        res.statusCode = what;
+        res.end();
+      } else setTimeout(() => res.end('ok'), what.delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    got,
+    events: () => got.map((r) => ({ id: r.headers['webhook-id'] as string, ...(JSON.parse(r.body) as { type: string; data: { grant?: { id: string } } }) })),
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> => {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const post = (body: unknown) => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+const grant = (id: string, overrides: GrantRecord = {}) => grantRecord(id, { title: `Clean energy ${id}`, eligibleProvinces: ['ONTARIO'], ...overrides });
+
+describe('alerts: delivery under failure', function () {
+  this.timeout(120_000);
+  let env: Record<string, string>;
+  let api: TestApi | undefined;
+  let hooks: Awaited<ReturnType<typeof receiver>> | undefined;
+  let step = 0;
+  const indexer = async (args: string[], records: readonly GrantRecord[]) => {
+    const source = ['--source', writeNdjson(env.DATA_DIR, `source-${++step}.ndjson`, records)];
+    const run = await captureCli((io) => runIndexer([...args, ...source], { ...process.env, ...env, LOG_LEVEL: 'silent' }, io));
+    expect(run.code, run.err.join('\n')).to.equal(0);
+  };
+  /** An API on a catalog of g-1, an alert on every grant, and the matcher past the catalog's history. */
+  const setUp = async (extra: Record<string, string> = {}) => {
+    await indexer(['reindex'], [grant('g-1')]);
+    api = await startTestApi({ ...env, ...extra, SEED_CATALOG: 'false' });
+    const created = await api.request(ALERTS, post({ name: 'all', query: {}, url: hooks!.url }));
+    expect(created.status, created.text).to.equal(201);
+    await sleep(300);
+    return created.body.data.id as string;
+  };
+
+  beforeEach(() => {
+    env = { SEARCH_ENGINE: 'sqlite', DATA_DIR: tempDir('grants-alerts-'), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms', ALERTS_POLL_MS: '50' };
+    step = 0;
+  });
+  afterEach(async () => {
+    await api?.stop();
+    api = undefined;
+    await hooks?.close();
+    hooks = undefined;
+    rmSync(env.DATA_DIR, { recursive: true, force: true });
+  });
+
+  it("a suspended subscription's events wait, then arrive when it is active again", async () => {
+    hooks = await receiver();
+    await setUp();
+    api!.deps.subscriptions.setStatus(api!.subscriptionId, 'SUSPENDED');
+    await indexer(['sync'], [grant('g-1'), grant('g-2')]);
+    await sleep(1000);
+    expect(hooks.got).to.have.length(0);
+    api!.deps.subscriptions.setStatus(api!.subscriptionId, 'ACTIVE');
+    await until('the waiting event', () => hooks!.got.length === 1);
+    expect(hooks.events()[0]).to.deep.include({ type: 'grant.matched' });
+    expect(hooks.events()[0].data.grant!.id).to.equal('g-2');
+  });
+
+  it('a receiver that hangs: the attempt times out and is retried with the same webhook-id', async () => {
+    hooks = await receiver((n) => (n === 1 ? 'hang' : 200));
+    const alertId = await setUp({ WEBHOOK_TIMEOUT_MS: '300' });
+    await indexer(['sync'], [grant('g-1'), grant('g-2')]);
+    await until('the retry', () => hooks!.got.length === 2);
+    expect(hooks.got[0].headers['webhook-id']).to.equal(hooks.got[1].headers['webhook-id']);
+    await until('delivered', async () => (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data[0].status === 'DELIVERED');
+    const [delivery] = (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data;
+    expect(delivery.attempts).to.equal(2);
+  });
+
+  it("one grant's events arrive in change order while the first is retried; the delivery log shows each failure", async () => {
+    hooks = await receiver((n) => (n <= 2 ? 500 : 200));
+    const alertId = await setUp();
+    await indexer(['sync'], [grant('g-1'), grant('g-2')]);
+    await until('the first attempt', () => hooks!.got.length >= 1);
+    await indexer(['sync'], [grant('g-1'), grant('g-2', { amountMax: 1000, updatedAt: '2026-03-01T00:00:00.000Z' })]);
+    await until('both delivered', () => hooks!.got.length >= 4);
+    await sleep(300);
+    expect(hooks.events().map((e) => e.type)).to.deep.equal(['grant.matched', 'grant.matched', 'grant.matched', 'grant.updated']);
+    const log = (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data as { type: string; attempts: number; status: string; lastAttempt: { statusCode: number } }[];
+    expect(log.map((d) => [d.type, d.status, d.attempts])).to.deep.equal([
+      ['grant.updated', 'DELIVERED', 1],
+      ['grant.matched', 'DELIVERED', 3],
+    ]);
+  });
+
+  it('after the last retry a message is FAILED, with the status code of each attempt logged', async () => {
+    hooks = await receiver(() => 500);
+    const alertId = await setUp({ WEBHOOK_RETRY_SCHEDULE: '50ms' });
+    await indexer(['sync'], [grant('g-1'), grant('g-2')]);
+    await until('failed', async () => (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data[0]?.status === 'FAILED');
+    const [delivery] = (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data;
+    expect(delivery).to.deep.include({ attempts: 2, nextAttemptAt: null });
+    expect(delivery.lastAttempt).to.deep.include({ statusCode: 500, error: 'answered 500' });
+  });
+});
+
+describe('alerts: targets a webhook may not reach, after resolution', () => {
+  const policy = { allowHttp: false, allowPrivate: false };
+  const resolvesTo = (address: string) => async () => [{ address, family: address.includes(':') ? 6 : 4 }];
+  it('a name that resolves to loopback, private, link-local or mapped addresses is refused; a public one is kept as the address to connect to', async () => {
+    for (const address of ['127.0.0.1', '10.1.2.3', '169.254.169.254', '::1', '::ffff:127.0.0.1', 'fd00::1', '0.0.0.0']) {
+      let refused: unknown = null;
+      await checkTarget('https://hooks.partner.example/x', policy, resolvesTo(address)).catch((e) => (refused = e));
+      expect(refused, address).to.be.instanceOf(TargetRefused);
+    }
+    const ok = await checkTarget('https://hooks.partner.example/x', policy, resolvesTo('93.184.215.14'));
+    expect(ok.address).to.equal('93.184.215.14');
+  });
+  it('any one private answer among several refuses the name (no second lookup can pick it)', async () => {
+    const mixed = async () => [{ address: '93.184.215.14', family: 4 }, { address: '10.0.0.1', family: 4 }];
+    let refused: unknown = null;
+    await checkTarget('https://hooks.partner.example/x', policy, mixed).catch((e) => (refused = e));
+    expect(refused).to.be.instanceOf(TargetRefused);
+  });
+});
+
+describe('alerts: SIGKILL of the API mid-matching and mid-delivery', function () {
+  this.timeout(180_000);
+  const DEMO_KEY = 'gk_test_alerts_sigkill_0123456789abcdefghij';
+  let dataDir: string;
+  let server: Launched | undefined;
+  let hooks: Awaited<ReturnType<typeof receiver>>;
+  afterEach(async () => {
+    server?.kill();
+    await hooks?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('every expected event arrives; none twice except by the same webhook-id', async () => {
+    dataDir = tempDir('grants-alerts-kill-');
+    hooks = await receiver(() => ({ delayMs: 40 }));
+    const port = await freePort();
+    const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SEED_CATALOG: 'false', DEMO_API_KEY: DEMO_KEY, LOG_LEVEL: 'info', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ALERTS_POLL_MS: '50', WEBHOOK_CONCURRENCY: '4' };
+    const index = async (args: string[], records: GrantRecord[], n: number) => {
+      const run = await captureCli((io) => runIndexer([...args, '--source', writeNdjson(dataDir, `s${n}.ndjson`, records)], { ...env, LOG_LEVEL: 'silent' }, io));
+      expect(run.code, run.err.join('\n')).to.equal(0);
+    };
+    const start = async () => {
+      server = launch(process.execPath, ['dist/src/main.js'], { cwd: REPO_ROOT, env });
+      await server.waitFor('stdout', /grants API listening/, 60_000);
+    };
+    await index(['reindex'], [grant('g-0')], 0);
+    await start();
+    const created = await fetch(`http://127.0.0.1:${port}${ALERTS}`, { ...post({ name: 'all', query: {}, url: hooks.url }), headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${DEMO_KEY}` } });
+    expect(created.status).to.equal(201);
+    await sleep(500);
+    const ids = Array.from({ length: 120 }, (_, i) => `g-${i + 1}`);
+    // Mid-matching: killed right after a sync of 60 new grants.
+    await index(['sync'], [grant('g-0'), ...ids.slice(0, 60).map((id) => grant(id))], 1);
+    await sleep(30);
+    server!.child.kill('SIGKILL');
+    await server!.exited;
+    await start();
+    // Mid-delivery: killed while the receiver is still being called.
+    await index(['sync'], [grant('g-0'), ...ids.map((id) => grant(id))], 2);
+    await until('some deliveries of the second sync', () => hooks.events().some((e) => ids.slice(60).includes(e.data.grant?.id ?? '')), 60_000);
+    server!.child.kill('SIGKILL');
+    await server!.exited;
+    await start();
+    await until('every grant told once', () => new Set(hooks.events().map((e) => e.data.grant?.id)).size === ids.length, 90_000);
+    await sleep(1000);
+    const events = hooks.events();
+    expect(events.every((e) => e.type === 'grant.matched')).to.equal(true);
+    const idsByGrant = new Map<string, Set<string>>();
+    for (const e of events) idsByGrant.set(e.data.grant!.id, (idsByGrant.get(e.data.grant!.id) ?? new Set()).add(e.id));
+    expect([...idsByGrant.keys()].sort()).to.deep.equal([...ids].sort());
+    for (const [grantId, messageIds] of idsByGrant) expect(messageIds.size, `${grantId}: one message, resent only under its webhook-id`).to.equal(1);
+  });
+});
