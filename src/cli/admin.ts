@@ -21,6 +21,10 @@ import {
   type Subscription,
   type Tier,
 } from '../subscriptions/tiers.js';
+import { SecretBox } from '../alerts/secrets.js';
+import { SqliteAlertStore } from '../alerts/sqlite/alertStore.js';
+import type { SqliteStore } from '../subscriptions/sqliteStore.js';
+import { alertCommands } from './alertCommands.js';
 import { CliExit, noDatabase, runCli, stdio, UsageError, withOverrides, type Command, type Io, type ParsedArgs } from './runner.js';
 
 export type { Io } from './runner.js';
@@ -40,7 +44,7 @@ Subscriptions:
   subscription show ID [--json]   details, keys and this month's billable calls
   subscription set-status ID ACTIVE|SUSPENDED|CANCELLED
   subscription set-limits ID [--monthly-limit N|default] [--rate-limit N|default]
-  subscription set-feature ID grants.search|grants.read|grants.export|subscription.read on|off
+  subscription set-feature ID grants.search|grants.read|grants.export|subscription.read|alerts.manage on|off
 
 Keys:
   key create SUBSCRIPTION_ID [--json]   a new key for the subscription (printed once)
@@ -49,6 +53,11 @@ Keys:
                                         a new key, and the old one revoked (after SECONDS)
   key revoke KEY_ID [--force]           takes effect on the next request; --force to revoke
                                         a subscription's last active key
+
+Alerts:
+  alerts list [--subscription ID] [--json]
+  alerts show ID [--json]               the alert and its latest deliveries
+  alerts pause ID                       holds its deliveries until the partner resumes it
 
 Database:
   migrate                               applies the schema migrations not applied yet (the API
@@ -128,7 +137,15 @@ async function mustExist(store: SubscriptionRecords, id: string): Promise<Subscr
 function commands(session: Session, io: Io): Command[] {
   const common = { 'data-dir': 'string' } as const;
   const json = { ...common, json: 'boolean' } as const;
+  const openAlerts = async (values: ParsedArgs['values']) => {
+    const { opened } = await session.open(values, false);
+    if (opened.kind !== 'sqlite') throw new CliExit('alerts are kept in the embedded SQLite store in this version; unset DATABASE_URL', EXIT.usage);
+    const config = loadConfig(withOverrides(session.env, values));
+    const box = config.alerts.secretsKey === null ? SecretBox.inDataDir(config.dataDir).box : SecretBox.fromKey(config.alerts.secretsKey);
+    return new SqliteAlertStore((opened as SqliteStore).db, box);
+  };
   return [
+    ...alertCommands(openAlerts, io, EXIT.notFound),
     {
       name: 'subscription create',
       usage: usage(
@@ -213,7 +230,7 @@ function commands(session: Session, io: Io): Command[] {
     },
     {
       name: 'subscription set-feature',
-      usage: usage('subscription set-feature ID grants.search|grants.read|grants.export|subscription.read on|off', 'Switches one feature of the subscription on or off.'),
+      usage: usage('subscription set-feature ID grants.search|grants.read|grants.export|subscription.read|alerts.manage on|off', 'Switches one feature of the subscription on or off.'),
       options: common,
       args: ['SUBSCRIPTION_ID', 'FEATURE', 'STATE'],
       run: async ({ values, args: [id, rawFeature, rawState] }) => {

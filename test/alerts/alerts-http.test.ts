@@ -5,6 +5,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
+import { runAdmin } from '../../src/cli/admin.js';
 import { runIndexer } from '../../src/cli/indexer.js';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, grantRecord, writeNdjson, type GrantRecord } from '../support/catalog.js';
@@ -135,6 +136,26 @@ describe('alerts: the endpoints', function () {
     const reused = await api.request(ALERTS, json({ ...valid, name: 'another' }, { 'Idempotency-Key': 'k-1' }));
     expect(reused.status).to.equal(409);
     expect(reused.body.error.code).to.equal('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('grants-admin alerts list, show and pause work on the same database (never printing a secret)', async () => {
+    const created = await api.request(ALERTS, json({ ...valid, name: 'operator view' }));
+    const id = created.body.data.id as string;
+    const admin = async (...args: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runAdmin([...args, '--data-dir', api.dataDir], { ...process.env, DATABASE_URL: '' }, { out: (l) => out.push(l), err: (l) => err.push(l) });
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+    const list = await admin('alerts', 'list', '--subscription', api.subscriptionId);
+    expect(list.code, list.err).to.equal(0);
+    expect(list.out).to.contain(id).and.contain('operator view');
+    const shown = await admin('alerts', 'show', id, '--json');
+    expect(JSON.parse(shown.out)).to.deep.include({ id, status: 'ACTIVE' });
+    expect(shown.out).to.not.contain('whsec_');
+    expect((await admin('alerts', 'pause', id)).code).to.equal(0);
+    expect((await api.request(`${ALERTS}/${id}`)).body.data.status).to.equal('PAUSED');
+    expect((await admin('alerts', 'show', 'alt_nope')).code).to.equal(1);
   });
 
   it('alert calls are billed and named by route template in topEndpoints', async () => {

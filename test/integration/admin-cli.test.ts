@@ -69,7 +69,7 @@ describe('grants-admin', function () {
         monthlyLimitOverride: null,
         rateLimitOverride: null,
       });
-      expect(created.subscription.features).to.deep.equal({ 'grants.read': true, 'grants.search': true, 'subscription.read': true, 'grants.export': false });
+      expect(created.subscription.features).to.deep.equal({ 'grants.read': true, 'grants.search': true, 'subscription.read': true, 'grants.export': false, 'alerts.manage': true });
     });
 
     it('with --monthly-limit and --rate-limit overrides', async function () {
@@ -274,7 +274,7 @@ describe('grants-admin', function () {
       const a = await createJson('Features', 'STARTER');
       const feature = await admin('subscription', 'set-feature', a.subscriptionId, 'grants.write', 'off');
       expect(feature.code).to.equal(2);
-      expect(feature.err).to.contain('feature must be one of grants.read, grants.search, subscription.read, grants.export, not "grants.write"');
+      expect(feature.err).to.contain('feature must be one of grants.read, grants.search, subscription.read, grants.export, alerts.manage, not "grants.write"');
       const state = await admin('subscription', 'set-feature', a.subscriptionId, 'grants.read', 'maybe');
       expect(state.code).to.equal(2);
       expect(state.err).to.contain('state must be one of on, off, not "maybe"');
