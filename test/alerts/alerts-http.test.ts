@@ -9,6 +9,7 @@ import { runAdmin } from '../../src/cli/admin.js';
 import { runIndexer } from '../../src/cli/indexer.js';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, grantRecord, writeNdjson, type GrantRecord } from '../support/catalog.js';
+import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
 
 const ALERTS = `${API_PREFIX}/alerts`;
 
@@ -165,7 +166,14 @@ describe('alerts: the endpoints', function () {
   });
 });
 
-describe('alerts: events delivered to a real receiver', function () {
+describe('alerts: events delivered to a real receiver [sqlite]', function () {
+  eventsSuite.call(this, () => ({ SEARCH_ENGINE: 'sqlite' }), false);
+});
+describeWithElasticsearch('alerts: events delivered to a real receiver', function () {
+  eventsSuite.call(this, () => ({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: `alerts-${uniqueAlias()}` }), true);
+});
+
+function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>, elasticsearch: boolean): void {
   this.timeout(90_000);
   let api: TestApi | undefined;
   let env: Record<string, string>;
@@ -182,13 +190,14 @@ describe('alerts: events delivered to a real receiver', function () {
   const events = () => hooks.got.map((r) => JSON.parse(r.body) as { type: string; data: { grant: { id: string; title?: string }; reason: string | null } });
 
   beforeEach(async () => {
-    env = { SEARCH_ENGINE: 'sqlite', DATA_DIR: tempDir('grants-alerts-'), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms', ALERTS_POLL_MS: '50' };
+    env = { ...engineEnv(), DATA_DIR: tempDir('grants-alerts-'), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms', ALERTS_POLL_MS: '50' };
     step = 0;
   });
   afterEach(async () => {
     await api?.stop();
     api = undefined;
     await hooks?.close();
+    if (elasticsearch) await dropAlias(env.ELASTICSEARCH_INDEX);
     rmSync(env.DATA_DIR, { recursive: true, force: true });
   });
 
@@ -263,4 +272,4 @@ describe('alerts: events delivered to a real receiver', function () {
     await until('the redelivery', () => hooks.got.length >= 5);
     expect(hooks.got[4].headers['webhook-id']).to.equal(test.body.data.id);
   });
-});
+}
