@@ -14,6 +14,8 @@ export interface DelivererDeps {
   /** Delays after the first attempt, in milliseconds. */
   retryScheduleMs: readonly number[];
   concurrency: number;
+  /** How long a claimed message stays reserved to this deliverer: longer than an attempt can take. */
+  claimMs: number;
   clock: () => Date;
   log: Logger;
   /** Called after every attempt (metrics). */
@@ -34,7 +36,7 @@ export class WebhookDeliverer {
   async deliverDue(): Promise<number> {
     const room = this.deps.concurrency - this.inFlight.size;
     if (room <= 0) return 0;
-    const due = await this.deps.store.claimDue(this.deps.clock(), room, this.inFlight);
+    const due = (await this.deps.store.claimDue(this.deps.clock(), room, this.deps.claimMs)).filter((m) => !this.inFlight.has(m.id));
     for (const message of due) {
       this.inFlight.add(message.id);
       const attempt = this.attempt(message).finally(() => {

@@ -69,7 +69,7 @@ export class AlertMatcher {
     if (page.state.log === null) return { changes: 0, events: 0, lagSeconds: 0 };
     if (position.log === null) {
       // The first start: alerts follow the changes from now on, not the catalog's history.
-      await store.commitBatch({ position: { log: page.state.log, seq: Math.max(position.seq, page.state.counter) }, messages: [], told: [], forgotten: [] }, clock());
+      await store.commitBatch({ from: position, position: { log: page.state.log, seq: Math.max(position.seq, page.state.counter) }, messages: [], told: [], forgotten: [] }, clock());
       return { changes: 0, events: 0, lagSeconds: 0 };
     }
     if (page.state.log !== position.log) {
@@ -81,17 +81,17 @@ export class AlertMatcher {
     const entries = page.entries.filter((e) => e.seq > from).slice(0, batchSize);
     if (entries.length === 0) {
       this.lagSeconds = 0;
-      if (page.state.log !== position.log) await store.commitBatch({ position: { log: page.state.log, seq: 0 }, messages: [], told: [], forgotten: [] }, clock());
+      if (page.state.log !== position.log) await store.commitBatch({ from: position, position: { log: page.state.log, seq: 0 }, messages: [], told: [], forgotten: [] }, clock());
       return { changes: 0, events: 0, lagSeconds: 0 };
     }
     const now = clock();
-    const batch = await this.decide(entries, page.state.log!, now);
-    await store.commitBatch(batch, clock());
+    const batch = { from: position, ...(await this.decide(entries, page.state.log!, now)) };
+    if (!(await store.commitBatch(batch, clock()))) return { changes: 0, events: 0, lagSeconds: this.lagSeconds };
     this.lagSeconds = Math.max(0, (now.getTime() - Date.parse(entries[0].changedAt)) / 1000);
     return { changes: entries.length, events: batch.messages.length, lagSeconds: this.lagSeconds };
   }
 
-  private async decide(entries: ChangeEntryJson[], log: string, now: Date): Promise<MatchedBatch> {
+  private async decide(entries: ChangeEntryJson[], log: string, now: Date): Promise<Omit<MatchedBatch, 'from'>> {
     const alerts = await this.deps.store.matchableAlerts();
     const told = new Map<string, ToldGrant>();
     for (const t of await this.deps.store.told(entries.map((e) => e.id))) told.set(key(t.alertId, t.grantId), t);

@@ -35,6 +35,7 @@ export class AlertsRuntime {
       post: (request) => postWebhook(request, { timeoutMs: config.timeoutMs, allowHttp: config.allowHttp, allowPrivate: config.allowPrivate, clock }),
       retryScheduleMs: config.retryScheduleMs,
       concurrency: config.concurrency,
+      claimMs: config.timeoutMs + 30_000,
       clock,
       log,
       onAttempt: deps.onAttempt,

@@ -39,6 +39,8 @@ export interface NewMessage {
 
 /** One batch of the matcher's work, committed at once. */
 export interface MatchedBatch {
+  /** The position the batch was read from: the commit happens only if the matcher is still there (no other matcher moved it). */
+  from: MatcherPosition;
   position: MatcherPosition;
   messages: NewMessage[];
   /** Grants an alert now follows (inserted or updated). */
@@ -81,13 +83,18 @@ export interface AlertStore {
   /** Every alert, whatever its status (a paused alert's events wait in the outbox). */
   matchableAlerts(): Promise<MatchableAlert[]>;
   told(grantIds: readonly string[]): Promise<ToldGrant[]>;
-  commitBatch(batch: MatchedBatch, at: Date): Promise<void>;
+  /** Writes the batch's messages and told grants and moves the position, all or nothing; false when the position had moved (another matcher's batch won). */
+  commitBatch(batch: MatchedBatch, at: Date): Promise<boolean>;
   /** Followed grants whose deadline falls within their alert's reminder days of `at`, not yet reminded for that deadline. */
   dueReminders(at: Date): Promise<ToldGrant[]>;
   commitReminders(messages: NewMessage[], reminded: ToldGrant[], at: Date): Promise<void>;
 
-  /** Messages due at `at` (the earliest pending one per alert and grant, of active alerts of active subscriptions), not among `busy`. */
-  claimDue(at: Date, limit: number, busy: ReadonlySet<string>): Promise<DueMessage[]>;
+  /**
+   * Claims messages due at `at` for `claimMs` (the earliest pending one per alert and grant, of
+   * active alerts of active subscriptions, not claimed by anyone): no other deliverer takes them
+   * until the claim runs out, which it does only if this one dies mid-attempt.
+   */
+  claimDue(at: Date, limit: number, claimMs: number): Promise<DueMessage[]>;
   /** Records an attempt; `next` is the next attempt's time, or null when the message is finished. Disables the alert after a run of failures. */
   recordAttempt(messageId: string, result: AttemptResult, next: { status: DeliveryStatus; nextAttemptAt: string | null }, disableAfter: number): Promise<void>;
   /** Messages waiting (PENDING), for the metrics. */

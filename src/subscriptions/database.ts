@@ -164,6 +164,7 @@ const MIGRATIONS: string[] = [
      last_status      INTEGER,
      last_error       TEXT,
      last_duration_ms INTEGER,
+     claimed_until    TEXT,
      created_at       TEXT NOT NULL
    );
    CREATE INDEX alert_messages_due ON alert_messages (status, next_attempt_at);

@@ -161,7 +161,7 @@ export class SqliteAlertStore implements AlertStore {
 
   async retry(alertId: string, deliveryId: string, at: Date): Promise<Delivery | null> {
     const changed = this.db
-      .prepare(`UPDATE alert_messages SET status = 'PENDING', next_attempt_at = ? WHERE id = ? AND alert_id = ?`)
+      .prepare(`UPDATE alert_messages SET status = 'PENDING', next_attempt_at = ?, claimed_until = NULL WHERE id = ? AND alert_id = ?`)
       .run(at.toISOString(), deliveryId, alertId).changes;
     return changed === 1 ? this.getDelivery(alertId, deliveryId) : null;
   }
@@ -190,16 +190,19 @@ export class SqliteAlertStore implements AlertStore {
     for (const t of told) upsert.run(t.alertId, t.grantId, t.deadline, t.remindedDeadline);
   }
 
-  async commitBatch(batch: MatchedBatch, at: Date): Promise<void> {
+  async commitBatch(batch: MatchedBatch, at: Date): Promise<boolean> {
     const now = at.toISOString();
     const forget = this.db.prepare('DELETE FROM alert_grants WHERE alert_id = ? AND grant_id = ?');
-    this.db.transaction(() => {
+    return this.db.transaction(() => {
+      const current = this.db.prepare('SELECT log, seq FROM alert_matcher WHERE id = 1').get() as MatcherPosition;
+      if (current.log !== batch.from.log || current.seq !== batch.from.seq) return false;
       // An alert deleted while the batch was being matched takes no message.
       const alive = new Set(this.db.prepare('SELECT id FROM alerts').pluck().all() as string[]);
       this.insertMessages(batch.messages.filter((m) => alive.has(m.alertId)), now);
       this.upsertTold(batch.told.filter((t) => alive.has(t.alertId)));
       for (const f of batch.forgotten) forget.run(f.alertId, f.grantId);
       this.db.prepare('UPDATE alert_matcher SET log = ?, seq = ?, updated_at = ? WHERE id = 1').run(batch.position.log, batch.position.seq, now);
+      return true;
     }).immediate();
   }
 
@@ -224,17 +227,20 @@ export class SqliteAlertStore implements AlertStore {
     }).immediate();
   }
 
-  async claimDue(at: Date, limit: number, busy: ReadonlySet<string>): Promise<DueMessage[]> {
+  async claimDue(at: Date, limit: number, claimMs: number): Promise<DueMessage[]> {
     const now = at.toISOString();
-    const rows = this.db
+    const claim = this.db.prepare('UPDATE alert_messages SET claimed_until = ? WHERE id = ?');
+    const rows = this.db.transaction(() => {
+      const found = this.db
       .prepare(
         `SELECT m.id, m.alert_id, m.grant_id, m.payload, m.attempts, m.created_at, a.url, a.secret, a.previous_secret, a.previous_until
          FROM alert_messages m JOIN alerts a ON a.id = m.alert_id JOIN subscriptions s ON s.id = a.subscription_id
          WHERE m.status = 'PENDING' AND m.next_attempt_at <= :now AND a.status = 'ACTIVE' AND s.status = 'ACTIVE'
+           AND (m.claimed_until IS NULL OR m.claimed_until < :now)
            AND NOT EXISTS (SELECT 1 FROM alert_messages e WHERE e.alert_id = m.alert_id AND e.grant_id IS m.grant_id AND e.status = 'PENDING' AND e.seq < m.seq)
          ORDER BY m.next_attempt_at, m.seq LIMIT :limit`,
       )
-      .all({ now, limit: limit + busy.size }) as {
+      .all({ now, limit }) as {
       id: string;
       alert_id: string;
       grant_id: string | null;
@@ -246,10 +252,11 @@ export class SqliteAlertStore implements AlertStore {
       previous_secret: string | null;
       previous_until: string | null;
     }[];
-    return rows
-      .filter((r) => !busy.has(r.id))
-      .slice(0, limit)
-      .map((r) => ({
+      const until = new Date(at.getTime() + claimMs).toISOString();
+      for (const r of found) claim.run(until, r.id);
+      return found;
+    }).immediate();
+    return rows.map((r) => ({
         id: r.id,
         alertId: r.alert_id,
         grantId: r.grant_id,
@@ -265,7 +272,7 @@ export class SqliteAlertStore implements AlertStore {
     this.db.transaction(() => {
       this.db
         .prepare(
-          `UPDATE alert_messages SET attempts = attempts + 1, status = ?, next_attempt_at = ?, last_at = ?, last_status = ?, last_error = ?, last_duration_ms = ? WHERE id = ?`,
+          `UPDATE alert_messages SET attempts = attempts + 1, status = ?, next_attempt_at = ?, last_at = ?, last_status = ?, last_error = ?, last_duration_ms = ?, claimed_until = NULL WHERE id = ?`,
         )
         .run(next.status, next.nextAttemptAt, result.at, result.statusCode, result.error, result.durationMs, messageId);
       if (next.status !== 'FAILED') return;
