@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { meta } from './http/envelope.js';
+import { ERROR_STATUS, type ErrorCode } from './http/errors.js';
 import { newRequestId } from './http/requestId.js';
 import { DEFAULT_HTTP_BOUNDS, type HttpBounds } from './config.js';
 import type { Logger } from './log.js';
@@ -24,14 +25,15 @@ export const MAX_HEADER_BYTES = 64 * 1024;
  */
 export const PARSER_HEADER_BYTES = 4 * MAX_HEADER_BYTES;
 
-const envelopeError = (code: string, message: string, requestId: string): string => JSON.stringify({ success: false, error: { code, message }, meta: meta(requestId) });
+const envelopeError = (code: ErrorCode, message: string, requestId: string): string => JSON.stringify({ success: false, error: { code, message }, meta: meta(requestId) });
 
 /**
  * An answer written on the socket for a request Node's parser refused. Its method is unknown, so a
  * 431 (which may answer a HEAD) has no body; a malformed request (400) or one too slow (408) gets
  * the envelope.
  */
-function rawError(status: number, reason: string, code: string, message: string, withBody: boolean): string {
+function rawError(reason: string, code: ErrorCode, message: string, withBody: boolean): string {
+  const status = ERROR_STATUS[code];
   const requestId = newRequestId();
   const body = withBody ? envelopeError(code, message, requestId) : '';
   const head = [`HTTP/1.1 ${status} ${reason}`];
@@ -53,7 +55,7 @@ function refuseLargeHeaders(res: ServerResponse): void {
   const requestId = newRequestId();
   const body = envelopeError('REQUEST_TOO_LARGE', `The request line and headers exceed ${MAX_HEADER_BYTES} bytes.`, requestId);
   res.shouldKeepAlive = false;
-  res.writeHead(431, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': requestId, Connection: 'close' });
+  res.writeHead(ERROR_STATUS.REQUEST_TOO_LARGE, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': requestId, Connection: 'close' });
   res.end(body);
 }
 
@@ -107,10 +109,10 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
     if (!socket.writable) return socket.destroy();
     const answer =
       error.code === 'HPE_HEADER_OVERFLOW'
-        ? rawError(431, 'Request Header Fields Too Large', 'REQUEST_TOO_LARGE', `The request line and headers exceed ${MAX_HEADER_BYTES} bytes.`, false)
+        ? rawError('Request Header Fields Too Large', 'REQUEST_TOO_LARGE', `The request line and headers exceed ${MAX_HEADER_BYTES} bytes.`, false)
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? rawError(408, 'Request Timeout', 'REQUEST_TIMEOUT', 'The request was not received in time.', true)
-          : rawError(400, 'Bad Request', 'BAD_REQUEST', 'The HTTP request is malformed.', true);
+          ? rawError('Request Timeout', 'REQUEST_TIMEOUT', 'The request was not received in time.', true)
+          : rawError('Bad Request', 'BAD_REQUEST', 'The HTTP request is malformed.', true);
     socket.end(answer);
   });
   return new Promise((resolve, reject) => {

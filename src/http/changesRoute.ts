@@ -12,8 +12,22 @@ export const CHANGES_DEFAULT_LIMIT = 100;
 export const CHANGES_MAX_LIMIT = 1000;
 
 export const CHANGES_PARAMS: ParamSpecs = {
-  since: { kind: 'string', maxLength: MAX_SINCE_LENGTH, message: `must be 0 or a nextSince token (at most ${MAX_SINCE_LENGTH} characters)` },
-  limit: { kind: 'integer', min: 1, max: CHANGES_MAX_LIMIT, default: CHANGES_DEFAULT_LIMIT, message: `must be an integer from 1 to ${CHANGES_MAX_LIMIT}` },
+  since: {
+    kind: 'string',
+    maxLength: MAX_SINCE_LENGTH,
+    message: `must be 0 or a nextSince token (at most ${MAX_SINCE_LENGTH} characters)`,
+    description: 'The position to read changes after: 0 (the default) for the whole catalog, else the pagination.nextSince of the previous answer.',
+    example: '0',
+  },
+  limit: {
+    kind: 'integer',
+    min: 1,
+    max: CHANGES_MAX_LIMIT,
+    default: CHANGES_DEFAULT_LIMIT,
+    message: `must be an integer from 1 to ${CHANGES_MAX_LIMIT}`,
+    description: 'How many changes per answer.',
+    example: 500,
+  },
 };
 
 const validate = paramValidator(CHANGES_PARAMS);

@@ -9,15 +9,20 @@ import type { AppState } from './state.js';
 
 export type { ErrorDetail } from '../failures.js';
 
-/** Every error code of the API and its HTTP status. An ApiError's status must be its code's. */
+/**
+ * Every error code the server sends and its HTTP status (those Node's parser answers before the
+ * app, in server.ts, included). An ApiError's status must be its code's.
+ */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
+  BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
   SUBSCRIPTION_INACTIVE: 403,
   FEATURE_NOT_AVAILABLE: 403,
   NOT_FOUND: 404,
   ALERT_LIMIT_REACHED: 403,
   METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
   IDEMPOTENCY_KEY_REUSED: 409,
   SYNC_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
@@ -25,9 +30,33 @@ export const ERROR_STATUS = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   QUOTA_EXCEEDED: 429,
+  REQUEST_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
 } as const;
+
+/** What each code means for the partner, one line (the OpenAPI document lists them by status). */
+export const ERROR_MEANING: Record<keyof typeof ERROR_STATUS, string> = {
+  VALIDATION_ERROR: 'a query parameter or body field is invalid or unknown; error.details lists every problem',
+  BAD_REQUEST: 'the HTTP request itself is malformed (refused before its method is read)',
+  UNAUTHORIZED: 'no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked',
+  SUBSCRIPTION_INACTIVE: 'the subscription is suspended (grant endpoints) or cancelled (everything)',
+  FEATURE_NOT_AVAILABLE: "the subscription's feature for this endpoint is switched off",
+  NOT_FOUND: 'no grant has this id, or no endpoint has this path',
+  ALERT_LIMIT_REACHED: 'the subscription already holds as many alerts as its tier allows',
+  METHOD_NOT_ALLOWED: 'a method the path does not take (the `Allow` header lists those it takes)',
+  IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used in the last 24 hours with another request',
+  PAYLOAD_TOO_LARGE: 'the JSON body is larger than 16 KB',
+  UNSUPPORTED_MEDIA_TYPE: 'the body is not sent as application/json',
+  REQUEST_TIMEOUT: 'the request was not received in time; the connection is closed',
+  SYNC_EXPIRED: 'the since token is older than the changes kept: start again from since=0',
+  URI_TOO_LONG: 'the URL is longer than 8,192 bytes',
+  RATE_LIMITED: 'the per-second rate is used up; retry after Retry-After',
+  QUOTA_EXCEEDED: 'the monthly allowance is used up; Retry-After tells when it resets',
+  REQUEST_TOO_LARGE: 'the request line and headers are too large; the connection is closed',
+  INTERNAL_ERROR: 'an unexpected failure; quote the request id',
+  SERVICE_UNAVAILABLE: 'the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded or starting; retry after Retry-After',
+};
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 

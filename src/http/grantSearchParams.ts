@@ -40,36 +40,87 @@ import { paramValidator, type ParamSpecs, type ParamValues } from './queryParams
 export const SORT_VALUES: readonly string[] = SORT_KEYS.flatMap((key) => (key === 'relevance' ? [key] : [key, `-${key}`]));
 
 export const GRANT_SEARCH_PARAMS: ParamSpecs = {
-  search: { kind: 'string', maxLength: MAX_SEARCH_LENGTH, message: `must be at most ${MAX_SEARCH_LENGTH} characters` },
-  funderType: { kind: 'enumArray', values: FUNDER_TYPES },
-  fundingType: { kind: 'enumArray', values: FUNDING_TYPES },
-  eligibleProvinces: { kind: 'enumArray', values: PROVINCES },
-  targetBeneficiaries: { kind: 'enumArray', values: BENEFICIARIES },
-  currency: { kind: 'enumArray', values: CURRENCIES },
-  applicationComplexity: { kind: 'enumArray', values: COMPLEXITIES },
-  sdgAlignment: { kind: 'enumArray', values: SDGS },
-  isRecurring: { kind: 'boolean' },
-  amountMin: { kind: 'number', min: 0, message: 'must be a number ≥ 0' },
-  amountMax: { kind: 'number', min: 0, message: 'must be a number ≥ 0' },
-  open: { kind: 'boolean' },
-  deadlineFrom: { kind: 'date', dayEdge: 'start' },
-  deadlineTo: { kind: 'date', dayEdge: 'end' },
-  updatedSince: { kind: 'date', dayEdge: 'start' },
-  sort: { kind: 'enum', values: SORT_VALUES },
-  facets: { kind: 'enumArray', values: FACET_NAMES },
-  fields: { kind: 'enumArray', values: GRANT_FIELDS },
-  page: { kind: 'integer', min: 1, default: 1, message: 'must be an integer ≥ 1' },
+  search: {
+    kind: 'string',
+    maxLength: MAX_SEARCH_LENGTH,
+    message: `must be at most ${MAX_SEARCH_LENGTH} characters`,
+    description: 'Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored).',
+    example: 'clean energy',
+  },
+  funderType: { kind: 'enumArray', values: FUNDER_TYPES, description: 'Only grants from these kinds of funder.', example: ['FEDERAL_GRANT', 'FOUNDATION'] },
+  fundingType: { kind: 'enumArray', values: FUNDING_TYPES, description: 'Only grants giving these kinds of funding.', example: ['GRANT', 'REBATE'] },
+  eligibleProvinces: {
+    kind: 'enumArray',
+    values: PROVINCES,
+    description: 'Only grants open to applicants in at least one of these provinces or territories.',
+    example: ['QUEBEC', 'ONTARIO'],
+  },
+  targetBeneficiaries: { kind: 'enumArray', values: BENEFICIARIES, description: 'Only grants meant for at least one of these kinds of applicant.', example: ['SMALL_BUSINESS'] },
+  currency: { kind: 'enumArray', values: CURRENCIES, description: 'Only grants whose amounts are in one of these currencies.', example: ['CAD'] },
+  applicationComplexity: {
+    kind: 'enumArray',
+    values: COMPLEXITIES,
+    description: 'Only grants whose application takes this much effort (a grant whose complexity is unknown matches none).',
+    example: ['LOW', 'MEDIUM'],
+  },
+  sdgAlignment: { kind: 'enumArray', values: SDGS, description: 'Only grants aligned with at least one of these UN Sustainable Development Goals.', example: ['SDG_7', 'SDG_13'] },
+  isRecurring: { kind: 'boolean', description: 'Only grants that come back every cycle (true) or one-off grants (false); unknown recurrence matches neither.', example: true },
+  amountMin: {
+    kind: 'number',
+    min: 0,
+    message: 'must be a number ≥ 0',
+    description: "Only grants whose amount range reaches this amount (the grant's amountMax is at least this, or unknown).",
+    example: 10000,
+  },
+  amountMax: {
+    kind: 'number',
+    min: 0,
+    message: 'must be a number ≥ 0',
+    description: "Only grants whose amount range starts at or below this amount (the grant's amountMin is at most this, or unknown).",
+    example: 500000,
+  },
+  open: {
+    kind: 'boolean',
+    description: 'true: only grants accepting applications now (deadline in the future, or none); false: only grants whose deadline has passed.',
+    example: true,
+  },
+  deadlineFrom: { kind: 'date', dayEdge: 'start', description: 'Only grants whose deadline is at or after this instant (grants without a deadline never match).', example: '2026-09-01' },
+  deadlineTo: { kind: 'date', dayEdge: 'end', description: 'Only grants whose deadline is at or before this instant (grants without a deadline never match).', example: '2026-12-31' },
+  updatedSince: { kind: 'date', dayEdge: 'start', description: 'Only grants changed (updatedAt) at or after this instant.', example: '2025-06-01T00:00:00Z' },
+  sort: { kind: 'enum', values: SORT_VALUES, description: 'The order of the results: a field ascending, or descending with a leading "-".', example: 'deadline' },
+  facets: {
+    kind: 'enumArray',
+    values: FACET_NAMES,
+    description: 'The fields to count values of over the matches; the answer gains a `facets` object, in the order asked.',
+    example: ['eligibleProvinces', 'fundingType'],
+  },
+  fields: {
+    kind: 'enumArray',
+    values: GRANT_FIELDS,
+    description: 'The grant fields to return (id always comes); all fields when absent or empty.',
+    example: ['id', 'title', 'deadline'],
+  },
+  page: { kind: 'integer', min: 1, default: 1, message: 'must be an integer ≥ 1', description: 'The page of results to return, from 1.', example: 2 },
   /** Above MAX_LIMIT it is served as MAX_LIMIT. */
-  limit: { kind: 'integer', min: 1, default: DEFAULT_LIMIT, message: 'must be an integer ≥ 1' },
+  limit: { kind: 'integer', min: 1, default: DEFAULT_LIMIT, message: 'must be an integer ≥ 1', description: 'How many grants per page.', example: 50 },
   /** Cursor paging: `*` starts, then each answer's pagination.nextCursor (grantCursor.ts). */
-  cursor: { kind: 'string', maxLength: MAX_CURSOR_LENGTH, message: 'must be * or a nextCursor the API gave out' },
+  cursor: {
+    kind: 'string',
+    maxLength: MAX_CURSOR_LENGTH,
+    message: 'must be * or a nextCursor the API gave out',
+    description: 'Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer.',
+    example: '*',
+  },
 };
 
 /** GET /grants/export: the filters, sort and fields of GET /grants (no paging or facets), and the format. */
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 const { page: _page, limit: _limit, cursor: _cursor, facets: _facets, ...exportFilters } = GRANT_SEARCH_PARAMS;
-export const GRANT_EXPORT_PARAMS: ParamSpecs = { ...exportFilters, format: { kind: 'enum', values: EXPORT_FORMATS } };
+export const GRANT_EXPORT_PARAMS: ParamSpecs = {
+  ...exportFilters,
+  format: { kind: 'enum', values: EXPORT_FORMATS, description: 'The file format: one JSON grant per line (ndjson, the default) or CSV with a header row.', example: 'csv' },
+};
 
 const wordsOf = (p: ParamValues): string[] => searchWords(((p.search as string | undefined) ?? '').trim());
 const limitOf = (p: ParamValues): number => Math.min((p.limit as number | undefined) ?? DEFAULT_LIMIT, MAX_LIMIT);

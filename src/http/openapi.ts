@@ -8,14 +8,15 @@ import { GRANT_FIELDS, grantSchema } from '../grants/schema.js';
 import { RATE_LIMIT_HEADER_NAMES } from '../ratelimit/headers.js';
 import { CACHE_CONTROL, CONDITIONAL_ROUTES } from './conditional.js';
 import { API_VERSION, JSON_CONTENT_TYPE } from './envelope.js';
-import { ERROR_STATUS, type ErrorCode } from './errors.js';
+import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from './errors.js';
 import { GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from './grantSearchParams.js';
 import { CHANGES_MAX_LIMIT, CHANGES_PARAMS } from './changesRoute.js';
 import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE } from './exportFormat.js';
+import { ALERT_CODES, ALERT_OPERATIONS, ALERT_PATH_PARAMS, ALERT_SCHEMAS, ALERT_WEBHOOKS, alertOnlyCode } from './alerts/alertDocument.js';
+import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXAMPLE_META, EXPORT_EXAMPLES, VALIDATION_ERROR_EXAMPLE, type AnswerExample } from './openapiExamples.js';
 import { DATE_MESSAGE, DATE_PATTERN, MAX_ARRAY_VALUES, type ParamSpec, type ParamSpecs } from './queryParams.js';
 import { API_PREFIX, ROUTES, type RouteName, type RouteSpec } from './routeTable.js';
 import type { AppState } from './state.js';
-import { ALERT_LIST_PARAMS, ALERT_OPERATION_IDS, ALERT_ROUTE_DATA, ALERT_SCHEMAS, ALERT_WEBHOOKS, alertRequestBody, alertSuccess } from './alerts/alertDocument.js';
 import { LIMITS_REPORT_SCHEMA, USAGE_PARAMS, USAGE_REPORT_SCHEMA } from './subscriptionRoutes.js';
 
 /** Where the document is served, relative to API_PREFIX (no key, not billed, not counted). */
@@ -23,9 +24,11 @@ export const OPENAPI_PATH = '/openapi.json';
 
 type Schema = Record<string, unknown>;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+/** A reference with the meaning of the field that holds it (OpenAPI 3.1 allows a description beside $ref). */
+const described = (name: string, description: string): Schema => ({ ...ref(name), description });
 
 /** Each route's query parameters, as its handler validates them. */
-const ROUTE_PARAMS: Record<RouteName, ParamSpecs> = {
+const ROUTE_PARAMS: Partial<Record<RouteName, ParamSpecs>> = {
   grants: GRANT_SEARCH_PARAMS,
   grantFilters: {},
   grantChanges: CHANGES_PARAMS,
@@ -33,25 +36,35 @@ const ROUTE_PARAMS: Record<RouteName, ParamSpecs> = {
   grant: {},
   usage: USAGE_PARAMS,
   limits: {},
-  alerts: ALERT_LIST_PARAMS,
-  alert: {},
-  alertSecret: {},
-  alertTest: {},
-  alertDeliveries: ALERT_LIST_PARAMS,
-  alertDeliveryRetry: {},
 };
 
-/** Each route's `data` and whether its envelope has pagination and facets. */
-const ROUTE_DATA: Record<RouteName, { summary: string; data: Schema; paged?: true; pagination?: string; export?: true }> = {
-  grants: { summary: 'Search grants', data: { type: 'array', items: ref('GrantFields') }, paged: true },
-  grantFilters: { summary: 'The values each filter can take', data: ref('FilterOptions') },
-  grantChanges: { summary: 'Changes to the catalog since a position (feed)', data: { type: 'array', items: ref('ChangeEntry') }, pagination: 'ChangesPagination' },
-  grantExport: { summary: 'Every matching grant as NDJSON or CSV, streamed', data: ref('GrantFields'), export: true },
-  grant: { summary: 'One grant by id', data: ref('Grant') },
-  usage: { summary: 'Usage of this subscription', data: ref('UsageReport') },
-  limits: { summary: 'Limits and features of this subscription', data: ref('LimitsReport') },
-  ...(ALERT_ROUTE_DATA as Record<'alerts' | 'alert' | 'alertSecret' | 'alertTest' | 'alertDeliveries' | 'alertDeliveryRetry', { summary: string; data: Schema }>),
+interface OperationDoc {
+  /** Verb-first and never a reserved word of a client language (generators name methods after it). */
+  operationId: string;
+  summary: string;
+  /** The named schema of the success envelope (none for the streamed export). */
+  answer?: string;
+}
+
+/** The read-only routes' one operation each (the alert routes are described per method: alerts/alertDocument.ts). */
+const OPERATIONS: Partial<Record<RouteName, OperationDoc>> = {
+  grants: { operationId: 'searchGrants', summary: 'Search grants', answer: 'GrantSearchAnswer' },
+  grantFilters: { operationId: 'getGrantFilters', summary: 'The values each filter can take', answer: 'GrantFiltersAnswer' },
+  grantChanges: { operationId: 'getGrantChanges', summary: 'Changes to the catalog since a position (feed)', answer: 'GrantChangesAnswer' },
+  grantExport: { operationId: 'exportGrants', summary: 'Every matching grant as NDJSON or CSV, streamed' },
+  grant: { operationId: 'getGrant', summary: 'One grant by id', answer: 'GrantAnswer' },
+  usage: { operationId: 'getUsage', summary: 'Usage of this subscription', answer: 'UsageAnswer' },
+  limits: { operationId: 'getLimits', summary: 'Limits and features of this subscription', answer: 'LimitsAnswer' },
 };
+
+/** The tags, in the order /docs shows them. */
+const TAGS = [
+  { name: 'grants', description: 'The grants catalog: search, filters, one grant, the changes feed and the export. Billable.' },
+  { name: 'subscription', description: "Your subscription's usage, limits and features. Never billed." },
+  { name: 'alerts', description: 'Saved searches that POST signed webhooks when a grant enters, changes within or leaves their results. Billable.' },
+  { name: 'webhooks', description: 'What an alert POSTs to its URL (signed per Standard Webhooks); your receiver answers 2xx.' },
+  { name: 'openapi', description: 'This document. No key needed; never billed.' },
+];
 
 /**
  * A schema of the codebase (ajv's draft-07 dialect with `nullable`) as JSON Schema 2020-12, the
@@ -65,14 +78,18 @@ function toSchema2020(schema: unknown): unknown {
   const source = schema as Schema;
   for (const [key, value] of Object.entries(source)) {
     if (key === 'nullable' || key === '$id' || key === 'default') continue;
-    out[key] = toSchema2020(value);
+    out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as Schema).map(([name, property]) => [name, toSchema2020(property)])) : toSchema2020(value);
   }
   if (source.nullable === true && typeof source.type === 'string') out.type = [source.type, 'null'];
   return out;
 }
 
 /** The Grant as served: every field present. */
-const servedGrant = (): Schema => ({ ...(toSchema2020(grantSchema) as Schema), required: [...GRANT_FIELDS] });
+const servedGrant = (): Schema => ({
+  ...(toSchema2020(grantSchema) as Schema),
+  required: [...GRANT_FIELDS],
+  description: 'A grant of the catalog, every field present (unknown values null, empty lists []), in this field order.',
+});
 
 function paramSchema(spec: ParamSpec): Schema {
   switch (spec.kind) {
@@ -97,19 +114,22 @@ function paramSchema(spec: ParamSpec): Schema {
   }
 }
 
+/** The parameter's meaning (from its definition), then its rule and how to write it. */
 function paramDescription(name: string, spec: ParamSpec): string {
-  const parts: string[] = [];
+  const parts: string[] = [spec.description];
   if ('message' in spec) parts.push(`Must be ${spec.message.replace(/^must be /, '')}.`);
   if (spec.kind === 'date') parts.push(`Must be ${DATE_MESSAGE.replace(/^must be /, '')}; a date alone means its ${spec.dayEdge === 'start' ? 'first' : 'last'} millisecond.`);
-  if (spec.kind === 'enumArray') parts.push(`Repeat the parameter or separate values with commas (at most ${MAX_ARRAY_VALUES}).`);
-  if (name === 'limit') parts.push(`Above ${MAX_LIMIT} it is served as ${MAX_LIMIT}; default ${DEFAULT_LIMIT}.`);
-  if (name === 'sort') parts.push('Default: relevance with search words, else deadline; a leading "-" sorts descending.');
-  if (name === 'cursor') {
+  if (spec.kind === 'enumArray') {
+    const [a, b] = spec.example as readonly string[];
+    const second = b ?? a;
     parts.push(
-      'Cursor paging: `*` for the first page, then the `pagination.nextCursor` of each answer (null on the last page). Reaches every match; ' +
-        'not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it.',
+      `A list, written comma-separated: \`${name}=${a},${second}\` (values of one parameter are ORed, at most ${MAX_ARRAY_VALUES} distinct). ` +
+        `The server also accepts the parameter repeated (\`${name}=${a}&${name}=${second}\`) and the bracketed form (\`${name}[]=${a}&${name}[]=${second}\`).`,
     );
   }
+  if (name === 'limit' && spec.kind === 'integer' && spec.max === undefined) parts.push(`Above ${MAX_LIMIT} it is served as ${MAX_LIMIT}; default ${DEFAULT_LIMIT}.`);
+  if (name === 'sort') parts.push('Default: relevance with search words, else deadline; relevance needs search words.');
+  if (name === 'cursor') parts.push('Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.');
   if (name === 'format') parts.push('`ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.');
   return parts.join(' ');
 }
@@ -118,167 +138,268 @@ function parameters(route: RouteSpec): Schema[] {
   const path = route.template
     .split('/')
     .filter((part) => part.startsWith(':'))
-    .map((part) => ({ name: part.slice(1), in: 'path', required: true, schema: { type: 'string', minLength: 1 } }));
-  const query = Object.entries(ROUTE_PARAMS[route.name as RouteName]).map(([name, spec]) => {
-    const description = paramDescription(name, spec);
-    return {
-      name,
-      in: 'query',
-      required: false,
-      ...(description === '' ? {} : { description }),
-      ...(spec.kind === 'enumArray' ? { style: 'form', explode: true } : {}),
-      schema: paramSchema(spec),
-    };
-  });
+    .map((part) => ({
+      name: part.slice(1),
+      in: 'path',
+      required: true,
+      description: 'The id of the grant (its `id` field). An unknown id, whatever its characters, is a 404.',
+      schema: { type: 'string', minLength: 1 },
+      example: EXAMPLE_GRANT.id,
+    }));
+  const query = Object.entries(ROUTE_PARAMS[route.name as RouteName] ?? {}).map(([name, spec]) => ({
+    name,
+    in: 'query',
+    required: false,
+    description: paramDescription(name, spec),
+    ...(spec.kind === 'enumArray' ? { style: 'form', explode: false } : {}),
+    schema: paramSchema(spec),
+    example: spec.example,
+  }));
   return [...path, ...query];
 }
 
-const RATE_LIMIT_HEADERS = RATE_LIMIT_HEADER_NAMES;
+/** Headers by reference to components.headers. */
+const headerRefs = (names: readonly string[]): Schema => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
-/** Response headers by reference; `required` marks the rate-limit headers as always sent (X-Request-Id always is). */
-function headers(names: readonly string[], required: boolean): Schema {
-  return Object.fromEntries(
-    names.map((name) => [name, required && name !== 'X-Request-Id' ? { ...HEADER_DOCS[name], required: true } : { $ref: `#/components/headers/${name}` }]),
-  );
-}
-
-/** The statuses an operation can answer with an error, and the codes of each. */
-function errorStatuses(route: RouteSpec, method = 'GET'): Map<number, ErrorCode[]> {
+/** The codes each error status of an operation can carry. */
+function errorStatuses(route: RouteSpec): Map<number, ErrorCode[]> {
   const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => {
     if (code === 'METHOD_NOT_ALLOWED') return false; // only for methods the operation does not have
-    if (code === 'PAYLOAD_TOO_LARGE' || code === 'UNSUPPORTED_MEDIA_TYPE') return alertRequestBody(route.name as RouteName, method) !== undefined;
-    if (code === 'ALERT_LIMIT_REACHED') return route.name === 'alerts' && method === 'POST';
-    if (code === 'IDEMPOTENCY_KEY_REUSED') return method === 'POST';
     if (code === 'QUOTA_EXCEEDED') return route.billable;
     if (code === 'NOT_FOUND') return route.template.includes(':');
     if (code === 'SYNC_EXPIRED') return route.name === 'grantChanges';
+    if (ALERT_CODES.includes(code)) return false;
     return true;
   });
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
-  return byStatus;
+  return byStatus(codes);
 }
 
-const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'A parameter is invalid; error.details lists every problem.',
-  401: 'No key, a malformed Authorization header, or a key that is not valid.',
-  403: 'The subscription is not active, or does not include the feature this endpoint needs.',
-  404: 'No resource exists at this path.',
-  409: 'The Idempotency-Key was used with another request in the last 24 hours.',
-  413: 'The body is larger than 16 KB.',
-  415: 'The body is not application/json.',
-  410: 'The since token is older than the changes kept; start again from since=0.',
-  414: 'The URL is too long.',
-  429: 'The per-second rate or the monthly allowance is used up; see Retry-After.',
-  500: 'An internal error; quote the request id.',
-  503: 'A dependency is unavailable, the search ran past its time budget, or the service is overloaded; retry after Retry-After.',
-};
+function byStatus(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
+  const statuses = new Map<number, ErrorCode[]>();
+  for (const code of codes) statuses.set(ERROR_STATUS[code], [...(statuses.get(ERROR_STATUS[code]) ?? []), code]);
+  return new Map([...statuses].sort(([a], [b]) => a - b));
+}
 
-function errorResponse(status: number, codes: ErrorCode[], withBody: boolean): Schema {
-  const withLimits = status !== 401 && status !== 414 && status !== 500 && status !== 503;
-  const names = ['X-Request-Id', ...(withLimits ? RATE_LIMIT_HEADERS : []), ...(status === 429 || status === 503 ? ['Retry-After'] : []), ...(status === 401 ? ['WWW-Authenticate'] : [])];
-  const body = {
-    allOf: [ref('ErrorEnvelope'), { properties: { error: { properties: { code: { enum: codes } } } } }],
-  };
+/** The headers an error of this status always carries (the rate-limit headers come with some errors; see the guide). */
+const errorHeaders = (status: number): string[] => ['X-Request-Id', ...(status === 429 || status === 503 ? ['Retry-After'] : []), ...(status === 401 ? ['WWW-Authenticate'] : [])];
+
+function errorResponse(status: number, codes: ErrorCode[], example?: unknown): Schema {
+  const noBody = status === 431 ? ' A 431 refused before its method is known has no body.' : '';
   return {
-    description: `${ERROR_DESCRIPTIONS[status] ?? 'An error.'} Codes: ${codes.join(', ')}.`,
-    headers: headers(names, false),
-    ...(withBody ? { content: { 'application/json': { schema: body } } } : {}),
+    description: `${codes.map((code) => `\`${code}\`: ${ERROR_MEANING[code]}.`).join(' ')}${noBody}`,
+    headers: headerRefs(errorHeaders(status)),
+    content: { 'application/json': { schema: ref('ErrorEnvelope'), ...(example === undefined ? {} : { example }) } },
+    // The codes this status carries here (error.code is one of them); the response check of the tests reads it.
+    'x-error-codes': codes,
   };
 }
 
-function successEnvelope(route: RouteSpec, method = 'GET'): Schema {
-  const special = alertSuccess(route.name as RouteName, method);
-  const { data, paged, pagination } = special === undefined ? ROUTE_DATA[route.name as RouteName] : { ...special, paged: undefined, pagination: special.pagination };
-  const required = ['success', 'data', ...(paged || pagination ? ['pagination'] : []), 'meta'];
+function successEnvelope(description: string, data: Schema, extra: Schema = {}): Schema {
+  const paged = 'pagination' in extra;
   return {
     type: 'object',
     additionalProperties: false,
-    required,
+    description,
+    required: ['success', 'data', ...(paged ? ['pagination'] : []), 'meta'],
     properties: {
-      success: { type: 'boolean', const: true },
+      success: { type: 'boolean', const: true, description: 'Always true in an answer that succeeded.' },
       data,
-      ...(paged ? { pagination: ref('Pagination'), facets: ref('Facets') } : {}),
-      ...(pagination ? { pagination: ref(pagination) } : {}),
-      meta: ref('Meta'),
+      ...extra,
+      meta: described('Meta', 'About this answer.'),
     },
   };
 }
 
-function operation(route: RouteSpec, method: string): Schema {
-  const withBody = method !== 'HEAD';
-  const successStatus = alertSuccess(route.name as RouteName, method)?.status ?? 200;
-  const requestBody = alertRequestBody(route.name as RouteName, method);
-  const { summary, export: isExport } = ROUTE_DATA[route.name as RouteName];
-  const conditional = CONDITIONAL_ROUTES.has(route.name as RouteName);
-  const exportHeaders = isExport ? { 'X-Export-Count': { ...EXPORT_HEADER_DOCS['X-Export-Count'], required: true }, 'Content-Disposition': { ...EXPORT_HEADER_DOCS['Content-Disposition'], required: true } } : {};
-  const content = isExport
-    ? { [NDJSON_CONTENT_TYPE]: { schema: ref('GrantFields') }, [CSV_CONTENT_TYPE]: { schema: { type: 'string' } } }
-    : { 'application/json': { schema: successEnvelope(route, method) } };
+/** The named success envelopes, one per JSON operation. */
+const ANSWERS: Record<string, Schema> = {
+  GrantSearchAnswer: successEnvelope(
+    'A page of grants matching the search.',
+    { type: 'array', description: 'The grants of this page, in the order asked.', items: ref('GrantFields') },
+    { pagination: described('Pagination', 'Where this page lies in the results.'), facets: described('Facets', 'The value counts asked for in `facets`; absent without `facets`.') },
+  ),
+  GrantFiltersAnswer: successEnvelope('The values present in the catalog for each filter.', described('FilterOptions', 'The values of each filter.')),
+  GrantChangesAnswer: successEnvelope(
+    'A page of the changes feed.',
+    { type: 'array', description: 'The changes after `since`, oldest first.', items: ref('ChangeEntry') },
+    { pagination: described('ChangesPagination', 'Where to read the feed next.') },
+  ),
+  GrantAnswer: successEnvelope('One grant.', described('Grant', 'The grant.')),
+  UsageAnswer: successEnvelope('The usage report of the subscription.', described('UsageReport', 'The usage report.')),
+  LimitsAnswer: successEnvelope('The limits and features of the subscription.', described('LimitsReport', 'The limits report.')),
+  AlertAnswer: successEnvelope('One alert.', described('Alert', 'The alert.')),
+  AlertCreatedAnswer: successEnvelope('The alert created, with its signing secret (shown this once).', described('AlertCreated', 'The alert and its secret.')),
+  AlertDeletedAnswer: successEnvelope('The alert deleted.', described('AlertDeleted', 'Which alert was deleted.')),
+  AlertListAnswer: successEnvelope(
+    'A page of alerts, newest first.',
+    { type: 'array', description: 'The alerts of this page.', items: ref('Alert') },
+    { pagination: described('ListPagination', 'Where to read the next page.') },
+  ),
+  SecretRotationAnswer: successEnvelope('The new signing secret (shown this once).', described('SecretRotation', 'The new secret.')),
+  DeliveryAnswer: successEnvelope('One message of the delivery log.', described('Delivery', 'The message.')),
+  DeliveryListAnswer: successEnvelope(
+    'A page of the delivery log, newest first.',
+    { type: 'array', description: 'The messages of this page.', items: ref('Delivery') },
+    { pagination: described('ListPagination', 'Where to read the next page.') },
+  ),
+};
+
+/** One method of an alert route (alerts/alertDocument.ts says what each takes and answers). */
+function alertOperation(route: RouteSpec, method: string): Schema {
+  const name = route.name as RouteName;
+  const doc = ALERT_OPERATIONS[`${name} ${method}`];
+  const pathParams = route.template
+    .split('/')
+    .filter((part) => part.startsWith(':'))
+    .map((part) => ({ name: part.slice(1), in: 'path', required: true, ...ALERT_PATH_PARAMS[part.slice(1)], schema: { type: 'string', minLength: 1 } }));
+  const query = Object.entries(doc.params).map(([param, spec]) => ({ name: param, in: 'query', required: false, description: paramDescription(param, spec), schema: paramSchema(spec), example: spec.example }));
+  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter(
+    (code) => code !== 'METHOD_NOT_ALLOWED' && code !== 'SYNC_EXPIRED' && (code !== 'NOT_FOUND' || route.template.includes(':')) && alertOnlyCode(code, name, method),
+  );
   const responses: Schema = {
-    [successStatus]: {
-      description: isExport
-        ? 'Every match, streamed: one grant per line (ndjson) or per row after a header row (csv). X-Export-Count tells how many follow; a stream cut short by a failure ends early (fewer grants than the count).'
-        : withBody
-          ? 'The envelope with the data.'
-          : 'The headers a GET would send, without the body.',
-      headers: { ...headers(['X-Request-Id', ...RATE_LIMIT_HEADERS, ...(conditional ? CONDITIONAL_HEADERS : [])], true), ...exportHeaders },
-      ...(withBody ? { content } : {}),
+    [doc.status]: {
+      description: doc.status === 202 ? 'Accepted: the message is queued for delivery.' : 'The envelope with the data.',
+      headers: headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES]),
+      content: { 'application/json': { schema: ref(doc.answer), examples: { example: { summary: `${method} ${API_PREFIX}${openapiTemplate(route.template)}`, value: doc.example } } } },
     },
   };
+  for (const [status, statusCodes] of byStatus(codes)) responses[status] = errorResponse(status, statusCodes);
+  return {
+    operationId: doc.operationId,
+    summary: doc.summary,
+    description:
+      `Needs the \`${route.feature}\` feature. Counts toward the monthly allowance.` +
+      (method === 'GET' ? ' `HEAD` on the same path answers the same status and headers, without the body.' : '') +
+      (method === 'POST' ? ' Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay the first answer.' : ''),
+    tags: ['alerts'],
+    parameters: [...pathParams, ...query, ...(method === 'POST' ? [IDEMPOTENCY_KEY] : [])],
+    ...(doc.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body) } } } }),
+    responses,
+  };
+}
+
+const IDEMPOTENCY_KEY: Schema = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  example: 'create-alert-7f3c2a',
+};
+
+const jsonExample = (name: string, example: AnswerExample): Schema => ({
+  [name]: { summary: `GET ${API_PREFIX}${example.request}`, value: example.value },
+});
+
+function operation(route: RouteSpec): Schema {
+  const name = route.name as RouteName;
+  const { operationId, summary, answer } = OPERATIONS[name]!;
+  const conditional = CONDITIONAL_ROUTES.has(name);
+  const successHeaders = ['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, ...(conditional ? CONDITIONAL_HEADERS : [])];
+  let ok: Schema;
+  if (answer === undefined) {
+    ok = {
+      description:
+        'Every match, streamed: one grant per line (ndjson), or a header row then one grant per row (csv). X-Export-Count tells how many follow; ' +
+        'a stream cut short by a failure ends early (fewer grants than the count).',
+      headers: headerRefs([...successHeaders, ...EXPORT_HEADERS]),
+      content: {
+        [NDJSON_CONTENT_TYPE]: {
+          schema: {
+            type: 'string',
+            description:
+              'Newline-delimited JSON: each line one grant as [GrantFields](#/components/schemas/GrantFields) (the fields asked for, id always), ' +
+              'each line ending with \\n. The line schema is also in `x-item-schema` (the `itemSchema` of OpenAPI 3.2).',
+          },
+          'x-item-schema': ref('GrantFields'),
+          examples: { rebatesInOntario: { summary: `GET ${API_PREFIX}${EXPORT_EXAMPLES.ndjson.request}`, value: EXPORT_EXAMPLES.ndjson.text } },
+        },
+        [CSV_CONTENT_TYPE]: {
+          schema: {
+            type: 'string',
+            description:
+              'CSV (RFC 4180, CRLF line ends): a header row of field names, then one grant per row; the columns are the fields of ' +
+              '[GrantFields](#/components/schemas/GrantFields) asked for, id first. null is an empty cell, a list its values joined with `|`.',
+          },
+          examples: { rebatesInOntario: { summary: `GET ${API_PREFIX}${EXPORT_EXAMPLES.csv.request}`, value: EXPORT_EXAMPLES.csv.text } },
+        },
+      },
+    };
+  } else {
+    ok = {
+      description: 'The envelope with the data.',
+      headers: headerRefs(successHeaders),
+      content: { 'application/json': { schema: ref(answer), examples: jsonExample('fixtureCatalog', ANSWER_EXAMPLES[name as keyof typeof ANSWER_EXAMPLES]) } },
+    };
+  }
+  const responses: Schema = { 200: ok };
   if (conditional) {
     responses[304] = {
       description: 'Not modified: If-None-Match names the current ETag. No body; not counted toward the monthly allowance (the per-second rate is spent).',
-      headers: headers(['X-Request-Id', ...RATE_LIMIT_HEADERS, ...CONDITIONAL_HEADERS], true),
+      headers: headerRefs(successHeaders),
     };
   }
-  for (const [status, codes] of errorStatuses(route, method)) responses[status] = errorResponse(status, codes, withBody);
+  for (const [status, codes] of errorStatuses(route)) {
+    responses[status] = errorResponse(status, codes, name === 'grants' && status === 400 ? VALIDATION_ERROR_EXAMPLE.value : undefined);
+  }
   return {
-    operationId: method === 'GET' ? route.name : method === 'HEAD' ? `${route.name}Head` : ALERT_OPERATION_IDS[`${route.name} ${method}`],
-    summary: method === 'GET' ? summary : method === 'HEAD' ? `${summary} (headers only)` : summary,
-    ...(requestBody === undefined ? {} : { requestBody }),
+    operationId,
+    summary,
     description:
-      `Needs the "${route.feature}" feature. ` +
-      (route.billable ? 'Counts toward the monthly allowance.' : 'Not billable: never counts toward the monthly allowance.'),
+      `Needs the \`${route.feature}\` feature. ` +
+      (route.billable ? 'Counts toward the monthly allowance.' : 'Not billable: never counts toward the monthly allowance.') +
+      ' `HEAD` on the same path answers the same status and headers, without the body.',
     tags: [route.template.split('/')[1]],
-    parameters: [...parameters(route), ...(conditional ? [IF_NONE_MATCH] : [])],
+    parameters: [...parameters(route), ...(conditional ? [{ $ref: '#/components/parameters/If-None-Match' }] : [])],
     responses,
   };
 }
 
 /** The headers of a conditional route's 200 and 304 (conditional.ts). */
 const CONDITIONAL_HEADERS = ['ETag', 'Cache-Control', 'Vary'];
+const EXPORT_HEADERS = ['X-Export-Count', 'Content-Disposition'];
 
 const IF_NONE_MATCH: Schema = {
   name: 'If-None-Match',
   in: 'header',
   required: false,
-  description: 'The ETag of an answer you hold (or several, comma-separated): a 304 with no body when it is still current; a 304 is not counted toward the monthly allowance.',
+  description:
+    'The ETag of an answer you hold (or several, comma-separated): a 304 with no body when it is still current; a 304 is not counted toward the monthly allowance.',
   schema: { type: 'string', maxLength: 4096 },
+  example: 'W/"J6A071rvPgOx5II7haMBrVO6Cec"',
 };
 
 const openapiTemplate = (template: string): string => template.replace(/:([A-Za-z]+)/g, '{$1}');
 
+/** Every response header, each as it is on the answers that declare it (always sent there). */
 const HEADER_DOCS: Record<string, Schema> = {
-  'X-Request-Id': { description: 'The id of this request; quote it when reporting a problem.', schema: { type: 'string', pattern: '^req_[A-Za-z0-9_-]{24}$' } },
-  'RateLimit-Policy': { description: 'The per-second and monthly quotas (IETF httpapi RateLimit draft).', schema: { type: 'string' } },
-  RateLimit: { description: 'What remains of each quota and in how many seconds it resets.', schema: { type: 'string' } },
-  'X-RateLimit-Limit': { description: 'Requests allowed per second.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current second.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  'X-RateLimit-Reset': { description: 'When the current second window resets, in epoch seconds.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  'WWW-Authenticate': { description: 'The Bearer challenge.', schema: { type: 'string' } },
-  ETag: { description: 'A weak validator of the answer\'s content (not of meta); send it back in If-None-Match.', schema: { type: 'string', pattern: '^W/"[A-Za-z0-9_-]+"$' } },
-  'Cache-Control': { description: 'Keep the answer privately; revalidate (If-None-Match) before reusing it.', schema: { const: CACHE_CONTROL } },
-  Vary: { description: 'The request headers the answer depends on.', schema: { type: 'string', pattern: 'Authorization' } },
+  'X-Request-Id': { description: 'The id of this request; quote it when reporting a problem.', schema: { type: 'string', pattern: '^req_[A-Za-z0-9_-]{24}$' }, example: EXAMPLE_META.requestId },
+  'RateLimit-Policy': {
+    description: 'The per-second and monthly quotas (IETF httpapi RateLimit draft).',
+    schema: { type: 'string' },
+    example: '"second";q=50;w=1, "month";q=100000;w=2592000',
+  },
+  RateLimit: { description: 'What remains of each quota and in how many seconds it resets.', schema: { type: 'string' }, example: '"second";r=49;t=1, "month";r=98750;t=658800' },
+  'X-RateLimit-Limit': { description: 'Requests allowed per second.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '50' },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current second.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '49' },
+  'X-RateLimit-Reset': { description: 'When the current second window resets, in epoch seconds.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '1795424401' },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '1' },
+  'WWW-Authenticate': { description: 'The Bearer challenge.', schema: { type: 'string' }, example: 'Bearer realm="grants-api"' },
+  ETag: {
+    description: "A validator of the answer's content (not of meta); send it back in If-None-Match.",
+    schema: { type: 'string', pattern: '^(W/)?"[A-Za-z0-9_-]+"$' },
+    example: 'W/"J6A071rvPgOx5II7haMBrVO6Cec"',
+  },
+  'Cache-Control': { description: 'Keep the answer privately; revalidate (If-None-Match) before reusing it.', schema: { type: 'string', const: CACHE_CONTROL }, example: CACHE_CONTROL },
+  Vary: { description: 'The request headers the answer depends on.', schema: { type: 'string', pattern: 'Authorization' }, example: 'Authorization, Accept-Encoding' },
+  'X-Export-Count': { description: 'How many grants the export holds: fewer received means the stream was cut.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '2' },
+  'Content-Disposition': {
+    description: 'The file name to save the export as: grants-<date of the request>.<ndjson|csv>.',
+    schema: { type: 'string' },
+    example: 'attachment; filename="grants-2026-11-23.csv"',
+  },
 };
 
-const EXPORT_HEADER_DOCS: Record<string, Schema> = {
-  'X-Export-Count': { description: 'How many grants the export holds: fewer received means the stream was cut.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  'Content-Disposition': { description: 'attachment; filename="grants-<date>.<ndjson|csv>"', schema: { type: 'string' } },
-};
-
-const countSchema = { type: 'integer', minimum: 0 };
+const countSchema = (description: string): Schema => ({ type: 'integer', minimum: 0, description });
 
 const codeList = (status: number): string =>
   (Object.entries(ERROR_STATUS) as [ErrorCode, number][])
@@ -297,8 +418,16 @@ const GUIDE = [
   '',
   '## Limits and billing',
   'Each subscription has a per-second rate and a monthly allowance (UTC calendar month). Every authenticated response carries the ' +
-    '`RateLimit-Policy`/`RateLimit` and `X-RateLimit-*` headers. Over the rate: 429 `RATE_LIMITED`; allowance used up: 429 `QUOTA_EXCEEDED` ' +
+    '`RateLimit-Policy`/`RateLimit` and `X-RateLimit-*` headers (errors too, from the rate check on: 400, 403, 404, 410, 429). Over the rate: 429 `RATE_LIMITED`; allowance used up: 429 `QUOTA_EXCEEDED` ' +
     '(both with `Retry-After`). Only the grant endpoints count toward the allowance; `/subscription/*` and this document never do.',
+  '',
+  '## HEAD',
+  'Every GET operation below also answers `HEAD` on the same path: the status and headers its `GET` would send, without the body, ' +
+    'authenticated, limited and billed as the `GET`. The `HEAD` operations are left out of this document so that each operation is listed once.',
+  '',
+  '## Lists in the query',
+  'A list parameter (`eligibleProvinces`, `facets`, `fields`, …) is written comma-separated: `eligibleProvinces=QUEBEC,ONTARIO`. ' +
+    'The server also accepts it repeated (`eligibleProvinces=QUEBEC&eligibleProvinces=ONTARIO`) or bracketed (`eligibleProvinces[]=QUEBEC`).',
   '',
   '## Conditional requests and compression',
   'The grant endpoints send an `ETag`; send it back in `If-None-Match` to get a 304 with no body when nothing changed. A 304 is not counted ' +
@@ -318,29 +447,155 @@ const GUIDE = [
   '',
   '## Errors',
   'Every error comes in one envelope: `{ "success": false, "error": { "code", "message", "details"? }, "meta" }`; a 400 lists every ' +
-    'invalid parameter in `error.details`. Quote `meta.requestId` (also the `X-Request-Id` header) when reporting a problem.',
+    'invalid parameter in `error.details`. Quote `meta.requestId` (also the `X-Request-Id` header) when reporting a problem. The codes:',
+  '',
+  '| status | code | meaning |',
+  '|---|---|---|',
+  ...(Object.entries(ERROR_STATUS) as [ErrorCode, number][]).map(([code, status]) => `| ${status} | \`${code}\` | ${ERROR_MEANING[code]} |`),
 ].join('\n');
+
+/** The schemas of the document besides the Grant and the answers. */
+function schemas(): Schema {
+  const grant = servedGrant();
+  const grantFields = { ...grant, required: ['id'], description: 'A grant with the fields asked for in `fields` (every field by default); id always.' };
+  const changeEntry = (deleted: boolean): Schema => ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'deleted', 'changedAt', 'grant'],
+    description: deleted
+      ? 'A tombstone: the grant with this id was removed from the catalog; remove it from your copy.'
+      : 'A grant at its latest change: store it in your copy (it replaces any earlier version).',
+    properties: {
+      id: { type: 'string', description: deleted ? 'The id of the grant removed.' : 'The id of the grant changed.' },
+      deleted: { type: 'boolean', const: deleted, description: deleted ? 'Always true: the grant was removed.' : 'Always false: the grant is in the catalog.' },
+      changedAt: { type: 'string', format: 'date-time', description: deleted ? 'When the grant was removed.' : 'When this version of the grant entered the catalog.' },
+      grant: deleted ? { const: null, description: 'Always null: a removed grant has no content.' } : { ...ref('Grant'), description: 'The grant as GET /grants/{id} serves it.' },
+    },
+  });
+  return {
+    Grant: grant,
+    GrantFields: grantFields,
+    ...ANSWERS,
+    ...ALERT_SCHEMAS,
+    FilterOptions: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'For each filter, the distinct values present in the catalog, sorted.',
+      required: ['funderTypes', 'fundingTypes', 'eligibleProvinces', 'targetBeneficiaries', 'currencies'],
+      properties: Object.fromEntries(
+        (
+          [
+            ['funderTypes', 'funderType'],
+            ['fundingTypes', 'fundingType'],
+            ['eligibleProvinces', 'eligibleProvinces'],
+            ['targetBeneficiaries', 'targetBeneficiaries'],
+            ['currencies', 'currency'],
+          ] as const
+        ).map(([name, param]) => [name, { type: 'array', items: { type: 'string' }, description: `The values of the \`${param}\` filter that some grant carries.` }]),
+      ),
+    },
+    UsageReport: USAGE_REPORT_SCHEMA,
+    LimitsReport: LIMITS_REPORT_SCHEMA,
+    Pagination: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Where this page lies in the results.',
+      required: ['page', 'limit', 'total', 'totalPages'],
+      properties: {
+        page: { type: 'integer', minimum: 1, description: 'The number of this page, from 1.' },
+        limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Grants per page, as served (a larger limit asked is served as the maximum).' },
+        total: countSchema('How many grants match, in all.'),
+        totalPages: countSchema('How many pages of this size the matches fill (0 when nothing matches).'),
+        nextCursor: { type: ['string', 'null'], description: 'Cursor paging only: the cursor of the next page, null on the last page.' },
+      },
+    },
+    ChangesPagination: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Where to read the feed next.',
+      required: ['limit', 'hasMore', 'nextSince'],
+      properties: {
+        limit: { type: 'integer', minimum: 1, maximum: CHANGES_MAX_LIMIT, description: 'Changes per answer, as asked.' },
+        hasMore: { type: 'boolean', description: 'True when more changes are there now: call again at once with nextSince.' },
+        nextSince: { type: 'string', description: 'The since of the next call (the since sent when nothing was new): poll with it forever.' },
+      },
+    },
+    ChangeEntry: {
+      description: 'One change of the catalog: a grant at its latest change, or a tombstone of a grant removed. `deleted` tells which.',
+      oneOf: [ref('GrantChange'), ref('GrantTombstone')],
+    },
+    GrantChange: changeEntry(false),
+    GrantTombstone: changeEntry(true),
+    Facets: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Present when `facets` was asked: each facet asked, in the order asked.',
+      properties: Object.fromEntries(
+        FACET_NAMES.map((name) => [name, { type: 'array', items: ref('FacetCount'), description: `The values of \`${name}\` among the matches (ignoring the request's own \`${name}\` filter), by count.` }]),
+      ),
+    },
+    FacetCount: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'One value of a facet and how many grants carry it.',
+      required: ['value', 'count'],
+      properties: { value: { type: 'string', description: 'The value.' }, count: { type: 'integer', minimum: 1, description: 'How many matching grants carry it.' } },
+    },
+    Meta: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'About this answer.',
+      required: ['timestamp', 'requestId', 'version'],
+      properties: {
+        timestamp: { type: 'string', format: 'date-time', description: 'When the answer was made (UTC).' },
+        requestId: { type: 'string', description: 'The id of this request (also the X-Request-Id header); quote it when reporting a problem.' },
+        version: { type: 'string', const: API_VERSION, description: 'The version of the API.' },
+      },
+    },
+    ErrorEnvelope: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Every error answer.',
+      required: ['success', 'error', 'meta'],
+      properties: {
+        success: { type: 'boolean', const: false, description: 'Always false in an error answer.' },
+        error: described('ErrorBody', 'What went wrong.'),
+        meta: described('Meta', 'About this answer.'),
+      },
+    },
+    ErrorBody: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'What went wrong.',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', enum: Object.keys(ERROR_STATUS), description: 'The error code: what to do about it depends on it alone.' },
+        message: { type: 'string', description: 'A sentence for a person: what went wrong and what to do.' },
+        details: { type: 'array', description: 'With VALIDATION_ERROR: every invalid parameter and why.', items: ref('ErrorDetail') },
+      },
+    },
+    ErrorDetail: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'One invalid parameter.',
+      required: ['parameter', 'message'],
+      properties: { parameter: { type: 'string', description: 'The name of the parameter.' }, message: { type: 'string', description: 'Why it is invalid.' } },
+    },
+  };
+}
 
 /** The OpenAPI 3.1 document, generated from the tables. */
 export function openapiDocument(): Schema {
   const paths: Schema = {};
   for (const route of ROUTES as readonly RouteSpec[]) {
-    paths[openapiTemplate(route.template)] = Object.fromEntries(route.methods.map((method) => [method.toLowerCase(), operation(route, method)]));
+    paths[openapiTemplate(route.template)] =
+      OPERATIONS[route.name as RouteName] !== undefined
+        ? { get: operation(route) }
+        : Object.fromEntries(route.methods.filter((m) => m !== 'HEAD').map((m) => [m.toLowerCase(), alertOperation(route, m)]));
   }
   paths[OPENAPI_PATH] = {
-    head: {
-      operationId: 'openapiHead',
-      summary: 'This document (headers only)',
-      tags: ['openapi'],
-      security: [],
-      responses: {
-        200: { description: 'The headers a GET would send.', headers: { ETag: { schema: { type: 'string' }, required: true } } },
-        304: { description: 'Unchanged since the ETag sent in If-None-Match.' },
-        414: errorResponse(414, ['URI_TOO_LONG'], false),
-      },
-    },
     get: {
-      operationId: 'openapi',
+      operationId: 'getOpenapiDocument',
       summary: 'This document',
       description: 'Needs no key; never billed or counted. Send If-None-Match with the ETag to get a 304 when unchanged.',
       tags: ['openapi'],
@@ -348,129 +603,35 @@ export function openapiDocument(): Schema {
       responses: {
         200: {
           description: 'The OpenAPI 3.1 document.',
-          headers: { ETag: { schema: { type: 'string' }, required: true } },
-          content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'] } } },
+          headers: headerRefs(['X-Request-Id', 'ETag']),
+          content: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.', additionalProperties: true } } },
         },
-        304: { description: 'Unchanged since the ETag sent in If-None-Match.' },
-        414: errorResponse(414, ['URI_TOO_LONG'], true),
+        304: { description: 'Unchanged since the ETag sent in If-None-Match.', headers: headerRefs(['X-Request-Id', 'ETag']) },
+        ...Object.fromEntries(
+          [...byStatus(['BAD_REQUEST', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'REQUEST_TOO_LARGE'])].map(([status, codes]) => [status, errorResponse(status, codes)]),
+        ),
       },
     },
   };
-  const grant = servedGrant();
   return {
     openapi: '3.1.0',
     info: {
       title: 'Grants partner API',
       version: API_VERSION,
       description: GUIDE,
+      contact: { name: 'Grants API partner support', url: 'https://grants.example.com/support', email: 'partners@grants.example.com' },
+      license: { name: 'Proprietary: for subscribed partners only', url: 'https://grants.example.com/terms' },
     },
-    servers: [{ url: API_PREFIX }],
+    servers: [{ url: API_PREFIX, description: 'This server' }],
     security: [{ bearerKey: [] }],
+    tags: TAGS,
     paths,
     webhooks: ALERT_WEBHOOKS,
     components: {
-      securitySchemes: { bearerKey: { type: 'http', scheme: 'bearer', description: 'Your API key.' } },
-      headers: Object.fromEntries(
-        Object.entries(HEADER_DOCS).map(([name, doc]) => [name, { ...doc, ...(name === 'X-Request-Id' ? { required: true } : {}) }]),
-      ),
-      schemas: {
-        ...ALERT_SCHEMAS,
-        Grant: grant,
-        GrantFields: { ...grant, required: ['id'], description: 'A grant with the fields asked for in `fields` (every field by default); id always.' },
-        FilterOptions: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['funderTypes', 'fundingTypes', 'eligibleProvinces', 'targetBeneficiaries', 'currencies'],
-          properties: Object.fromEntries(
-            ['funderTypes', 'fundingTypes', 'eligibleProvinces', 'targetBeneficiaries', 'currencies'].map((name) => [name, { type: 'array', items: { type: 'string' } }]),
-          ),
-        },
-        UsageReport: USAGE_REPORT_SCHEMA,
-        LimitsReport: LIMITS_REPORT_SCHEMA,
-        Pagination: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['page', 'limit', 'total', 'totalPages'],
-          properties: {
-            page: { type: 'integer', minimum: 1 },
-            limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT },
-            total: countSchema,
-            totalPages: countSchema,
-            nextCursor: { type: ['string', 'null'], description: 'Cursor paging only: the cursor of the next page, null on the last page.' },
-          },
-        },
-        ChangesPagination: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['limit', 'hasMore', 'nextSince'],
-          properties: {
-            limit: { type: 'integer', minimum: 1, maximum: CHANGES_MAX_LIMIT },
-            hasMore: { type: 'boolean', description: 'True when more changes are there now: call again at once with nextSince.' },
-            nextSince: { type: 'string', description: 'The since of the next call (the since sent when nothing was new): poll with it forever.' },
-          },
-        },
-        ChangeEntry: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['id', 'deleted', 'changedAt', 'grant'],
-          description: 'A grant at its latest change, or a tombstone (deleted true, grant null) of a grant removed from the catalog.',
-          oneOf: [
-            { properties: { deleted: { const: false }, grant: ref('Grant') } },
-            { properties: { deleted: { const: true }, grant: { type: 'null' } } },
-          ],
-          properties: {
-            id: { type: 'string' },
-            deleted: { type: 'boolean' },
-            changedAt: { type: 'string', format: 'date-time' },
-            grant: { anyOf: [ref('Grant'), { type: 'null' }] },
-          },
-        },
-        Facets: {
-          type: 'object',
-          additionalProperties: false,
-          description: 'Present when `facets` was asked: each facet asked, in the order asked.',
-          properties: Object.fromEntries(FACET_NAMES.map((name) => [name, { type: 'array', items: ref('FacetCount') }])),
-        },
-        FacetCount: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['value', 'count'],
-          properties: { value: { type: 'string' }, count: { type: 'integer', minimum: 1 } },
-        },
-        Meta: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['timestamp', 'requestId', 'version'],
-          properties: { timestamp: { type: 'string', format: 'date-time' }, requestId: { type: 'string' }, version: { const: API_VERSION } },
-        },
-        ErrorEnvelope: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['success', 'error', 'meta'],
-          properties: {
-            success: { const: false },
-            error: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['code', 'message'],
-              properties: {
-                code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
-                message: { type: 'string' },
-                details: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    additionalProperties: false,
-                    required: ['parameter', 'message'],
-                    properties: { parameter: { type: 'string' }, message: { type: 'string' } },
-                  },
-                },
-              },
-            },
-            meta: ref('Meta'),
-          },
-        },
-      },
+      securitySchemes: { bearerKey: { type: 'http', scheme: 'bearer', description: 'Your API key: `Authorization: Bearer <key>`.' } },
+      parameters: { 'If-None-Match': IF_NONE_MATCH },
+      headers: Object.fromEntries(Object.entries(HEADER_DOCS).map(([name, doc]) => [name, { ...doc, required: true }])),
+      schemas: schemas(),
     },
   };
 }

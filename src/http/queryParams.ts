@@ -5,16 +5,28 @@ import { validationError, type ErrorDetail } from './errors.js';
 export const MAX_QUERY_PARAMETERS = 50;
 export const MAX_ARRAY_VALUES = 20;
 
+/**
+ * What a parameter means, for partners: one line (what it does, not only its rule; the OpenAPI
+ * document appends the rule) and an example value, as the parameter's schema types it (a list as
+ * an array). The one set of descriptions: the OpenAPI document reads them from here.
+ */
+export interface ParamDoc {
+  description: string;
+  example: string | number | boolean | readonly string[];
+}
+
 /** One parameter of an endpoint, as partners see it. */
-export type ParamSpec =
-  | { kind: 'integer'; min: number; max?: number; default?: number; message: string }
-  | { kind: 'number'; min: number; max?: number; message: string }
-  | { kind: 'string'; maxLength: number; message: string }
-  | { kind: 'boolean' }
-  /** A date (YYYY-MM-DD) or a UTC date-time (…T…Z) → epoch ms; a date is its first or last millisecond. */
-  | { kind: 'date'; dayEdge: 'start' | 'end' }
-  | { kind: 'enum'; values: readonly string[] }
-  | { kind: 'enumArray'; values: readonly string[] };
+export type ParamSpec = ParamDoc &
+  (
+    | { kind: 'integer'; min: number; max?: number; default?: number; message: string }
+    | { kind: 'number'; min: number; max?: number; message: string }
+    | { kind: 'string'; maxLength: number; message: string }
+    | { kind: 'boolean' }
+    /** A date (YYYY-MM-DD) or a UTC date-time (…T…Z) → epoch ms; a date is its first or last millisecond. */
+    | { kind: 'date'; dayEdge: 'start' | 'end' }
+    | { kind: 'enum'; values: readonly string[] }
+    | { kind: 'enumArray'; values: readonly string[] }
+  );
 
 export type ParamSpecs = Record<string, ParamSpec>;
 

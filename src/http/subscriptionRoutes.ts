@@ -21,57 +21,131 @@ export const USAGE_PARAMS: ParamSpecs = {
     max: MAX_STATISTICS_DAYS,
     default: DEFAULT_STATISTICS_DAYS,
     message: `must be an integer from 1 to ${MAX_STATISTICS_DAYS}`,
+    description: 'How many UTC days, today included, the statistics cover.',
+    example: 7,
   },
 };
 const usageParams = paramValidator(USAGE_PARAMS);
 const noParams = paramValidator({});
 
-// The shapes of the two reports as JSON Schema (2020-12): the OpenAPI document publishes them and
-// the HTTP tests check every report served against them.
+// The shapes of the two reports as JSON Schema (2020-12), each field with its meaning: the OpenAPI
+// document publishes them and the HTTP tests check every report served against them.
 const count = { type: 'integer', minimum: 0 } as const;
 const instant = { type: 'string', format: 'date-time' } as const;
-const closed = (properties: Record<string, object>) => ({
+/** A schema with its meaning for partners. */
+const means = (schema: object, description: string) => ({ ...schema, description });
+const closed = (properties: Record<string, object>, description?: string) => ({
   type: 'object',
   additionalProperties: false,
   required: Object.keys(properties),
   properties,
+  ...(description === undefined ? {} : { description }),
 });
+const tier = means({ type: 'string', enum: [...TIERS] }, 'The tier of the subscription.');
+const status = means({ type: 'string', enum: [...STATUSES] }, 'Whether the subscription is active, suspended or cancelled.');
+const resetDate = means(instant, 'When the monthly allowance starts again: the first instant of next UTC month.');
 
-export const USAGE_REPORT_SCHEMA = closed({
-  currentMonth: closed({ calls: count, limit: count, remaining: count, resetDate: instant }),
-  statistics: closed({
-    period: { type: 'string', pattern: '^[0-9]+ days$' },
-    totalCalls: count,
-    avgCallsPerDay: { type: 'number', minimum: 0 },
-    topEndpoints: { type: 'array', items: closed({ endpoint: { type: ['string', 'null'] }, calls: count }) },
-    daily: {
-      type: 'array',
-      description: 'One entry per UTC day of the window, oldest first, days without calls included; calls by route template, most called first.',
-      items: closed({
-        date: { type: 'string', format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' },
-        calls: count,
-        byEndpoint: { type: 'object', additionalProperties: { type: 'integer', minimum: 1 } },
-      }),
-    },
-  }),
-  subscription: closed({
-    tier: { type: 'string', enum: [...TIERS] },
-    monthlyLimit: count,
-    rateLimit: count,
-    status: { type: 'string', enum: [...STATUSES] },
-  }),
-});
+export const USAGE_REPORT_SCHEMA = closed(
+  {
+    currentMonth: closed(
+      {
+        calls: means(count, 'Billable calls made this UTC month.'),
+        limit: means(count, 'The monthly allowance: billable calls allowed per UTC month.'),
+        remaining: means(count, 'Billable calls left this month (never below 0).'),
+        resetDate,
+      },
+      'This UTC month against the allowance.',
+    ),
+    statistics: closed(
+      {
+        period: means({ type: 'string', pattern: '^[0-9]+ days$' }, 'The window of these statistics: the last N UTC days, today included.'),
+        totalCalls: means(count, 'Calls in the window that are billable or to /subscription/*, any status but 401 and 429.'),
+        avgCallsPerDay: means({ type: 'number', minimum: 0 }, 'totalCalls divided by the days of the window, to 2 decimals.'),
+        topEndpoints: means(
+          {
+            type: 'array',
+            items: closed(
+              { endpoint: means({ type: ['string', 'null'] }, 'The route template called (e.g. /grants/:id).'), calls: means(count, 'Calls to it in the window.') },
+              'One endpoint and its calls.',
+            ),
+          },
+          'At most 10 endpoints, most called first.',
+        ),
+        daily: {
+          type: 'array',
+          description: 'One entry per UTC day of the window, oldest first, days without calls included; calls by route template, most called first.',
+          items: closed(
+            {
+              date: means({ type: 'string', format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' }, 'The UTC day.'),
+              calls: means(count, 'Calls that day, counted as totalCalls is.'),
+              byEndpoint: means({ type: 'object', additionalProperties: { type: 'integer', minimum: 1 } }, 'Calls that day by route template.'),
+            },
+            'One UTC day.',
+          ),
+        },
+      },
+      'Calls over the window asked for (days).',
+    ),
+    subscription: closed(
+      {
+        tier,
+        monthlyLimit: means(count, 'Billable calls allowed per UTC month.'),
+        rateLimit: means(count, 'Requests allowed per second, across all keys of the subscription.'),
+        status,
+      },
+      'The subscription the key belongs to.',
+    ),
+  },
+  'Usage of the subscription: this month and the last days.',
+);
 
-const flag = { type: 'boolean' } as const;
-export const LIMITS_REPORT_SCHEMA = closed({
-  subscription: closed({ tier: { type: 'string', enum: [...TIERS] }, status: { type: 'string', enum: [...STATUSES] } }),
-  limits: closed({
-    monthly: closed({ limit: count, current: count, remaining: count, resetDate: instant }),
-    rateLimit: closed({ requestsPerSecond: count, description: { type: 'string' } }),
-    alerts: closed({ max: count, current: count }),
-  }),
-  features: closed({ grants: closed({ read: flag, search: flag, export: flag }), subscription: closed({ read: flag }), alerts: closed({ manage: flag }) }),
-});
+const flag = (description: string) => ({ type: 'boolean', description });
+export const LIMITS_REPORT_SCHEMA = closed(
+  {
+    subscription: closed({ tier, status }, 'The subscription the key belongs to.'),
+    limits: closed(
+      {
+        monthly: closed(
+          {
+            limit: means(count, 'Billable calls allowed per UTC month.'),
+            current: means(count, 'Billable calls made this UTC month.'),
+            remaining: means(count, 'Billable calls left this month (never below 0).'),
+            resetDate,
+          },
+          'The monthly allowance.',
+        ),
+        rateLimit: closed(
+          {
+            requestsPerSecond: means(count, 'Requests allowed per second, across all keys of the subscription.'),
+            description: means({ type: 'string' }, 'The rate limit in words.'),
+          },
+          'The per-second rate.',
+        ),
+        alerts: closed(
+          { max: means(count, 'Alerts this subscription may hold.'), current: means(count, 'Alerts it holds now.') },
+          'The number of alerts.',
+        ),
+      },
+      'The limits of the subscription.',
+    ),
+    features: closed(
+      {
+        grants: closed(
+          {
+            read: flag('GET /grants/{id} is available.'),
+            search: flag('GET /grants, /grants/filters and /grants/changes are available.'),
+            export: flag('GET /grants/export is available.'),
+          },
+          'The grant features.',
+        ),
+        subscription: closed({ read: flag('GET /subscription/usage and /subscription/limits are available.') }, 'The subscription features.'),
+        alerts: closed({ manage: flag('The /alerts endpoints are available.') }, 'The alert features.'),
+      },
+      'What the subscription may call.',
+    ),
+  },
+  'The limits and features of the subscription.',
+);
 
 export interface SubscriptionRouteDeps {
   usage: UsageLog;

@@ -63,7 +63,7 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       for (const methods of Object.values(document.paths)) {
         for (const op of Object.values(methods)) operations.push(`operations-${op.tags[0]}-${op.operationId}`);
       }
-      expect(operations).to.have.length.of.at.least(12);
+      expect(operations).to.have.length(8); // one GET per route and the document; HEAD is described in prose, not listed
       expect(shown).to.have.members(operations);
       for (const heading of ['Authentication', 'Limits and billing', 'Paging and sync', 'Your usage', 'Errors']) {
         expect(await page.locator('.info h2', { hasText: heading }).count(), heading).to.equal(1);
@@ -81,13 +81,13 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       await page.fill('.modal-ux input[type=text], .modal-ux input[type=password]', api.key);
       await page.click('.modal-ux .auth-btn-wrapper button.authorize');
       await page.click('.modal-ux button.btn-done');
-      await page.click('#operations-subscription-limits .opblock-summary');
+      await page.click('#operations-subscription-getLimits .opblock-summary');
       const answered = page.waitForResponse((response) => response.url() === `${api.url}${P}/subscription/limits`);
-      await page.click('#operations-subscription-limits button.execute');
+      await page.click('#operations-subscription-getLimits button.execute');
       const response = await answered;
       expect(response.status()).to.equal(200);
       expect(response.request().headers().authorization).to.equal(`Bearer ${api.key}`);
-      const status = page.locator('#operations-subscription-limits .live-responses-table tbody .response-col_status').first();
+      const status = page.locator('#operations-subscription-getLimits .live-responses-table tbody .response-col_status').first();
       await status.waitFor();
       expect((await status.textContent())?.trim()).to.equal('200');
       await screenshot(page, 'docs-try-it');

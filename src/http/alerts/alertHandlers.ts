@@ -12,6 +12,7 @@ import { clip, paramValidator, parseQueryString } from '../queryParams.js';
 import type { Handlers } from '../routes.js';
 import type { AppState } from '../state.js';
 import { checkAlertBody, readJsonObject } from './alertBody.js';
+import { ALERT_LIST_PARAMS } from './alertDocument.js';
 
 export interface AlertsApi {
   store: AlertStore;
@@ -23,10 +24,7 @@ const LIST_MAX = 100;
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 const MAX_IDEMPOTENCY_KEY = 255;
 
-const listParams = paramValidator({
-  limit: { kind: 'integer', min: 1, default: LIST_DEFAULT, message: `must be an integer ≥ 1 (above ${LIST_MAX} it is served as ${LIST_MAX})` },
-  cursor: { kind: 'string', maxLength: 200, message: 'must be a nextCursor the API gave out' },
-});
+const listParams = paramValidator(ALERT_LIST_PARAMS);
 const noParams = paramValidator({});
 
 const encodeCursor = (p: ListPosition): string => Buffer.from(JSON.stringify([p.createdAt, p.id])).toString('base64url');
