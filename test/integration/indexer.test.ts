@@ -132,7 +132,7 @@ describe('grants-indexer', function () {
         JSON.stringify(rec('bad-field', { foo: 1 })),
         JSON.stringify(rec('bad-date', { deadline: 'next tuesday' })),
         JSON.stringify(rec('bad id')),
-        JSON.stringify({ ...rec('two-problems', { currency: 'EUR' }), funder: undefined }),
+        JSON.stringify({ ...rec('two-problems', { currency: 'EUR', amountMin: 10, amountMax: 5 }), funder: undefined }),
       ].join('\n');
       const expectedLines: RegExp[] = [
         /^rejected record 2 \(id "bad-title"\): title: is required$/,
@@ -143,7 +143,7 @@ describe('grants-indexer', function () {
         /^rejected record 8 \(id "bad-field"\): foo: is not a field of a grant$/,
         /^rejected record 9 \(id "bad-date"\): deadline: must match format "date-time"$/,
         /^rejected record 10 \(id "bad id"\): id: must match pattern/,
-        /^rejected record 11 \(id "two-problems"\): (?=.*funder: is required)(?=.*currency: must be one of CAD, USD).*; .*$/,
+        /^rejected record 11 \(id "two-problems"\): (?=.*funder: is required)(?=.*currency: must be one of CAD, USD)(?=.*amountMin: must not exceed amountMax).*; .*$/,
       ];
 
       it('reports one line per bad record (number, id, field, reason), exits 1 and leaves the catalog unchanged', async function () {
