@@ -216,13 +216,17 @@ function contract(backend: Backend): void {
     expect(await other.usage.dailyByEndpoint('sub_two', TODAY)).to.deep.equal([{ day: TODAY, endpoint: '/grants', calls: 40 }]);
   });
 
-  it('the demo subscription: made once when none exists, its key unshown until marked', async () => {
+  it('the demo subscription: made once when none exists, every feature on, its key unshown until marked', async () => {
     const demo = await store.demo.createIfNone(null);
     expect(demo).to.not.equal(null);
     expect(await store.demo.createIfNone(null)).to.equal(null);
     expect(await store.subscriptions.count()).to.equal(1);
     expect(await store.demo.keyNeverShown()).to.equal(demo!.subscriptionId);
     expect(await store.subscriptions.authenticate(demo!.apiKey)).to.not.equal(null);
+    // Every feature the README shows, export included (off by default for its PROFESSIONAL tier).
+    const made = await store.subscriptions.get(demo!.subscriptionId);
+    expect(made!.tier).to.equal('PROFESSIONAL');
+    expect(made!.features).to.deep.equal({ 'grants.read': true, 'grants.search': true, 'subscription.read': true, 'grants.export': true });
     await store.demo.markKeyShown(demo!.subscriptionId);
     expect(await store.demo.keyNeverShown()).to.equal(null);
   });

@@ -171,6 +171,7 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
           const res = await api.request(p, { key: sub.key });
           expectError(res, 403, 'FEATURE_NOT_AVAILABLE');
           expect(res.body.error.message).to.contain(feature);
+          expect(res.body.error.message).to.contain(`grants-admin subscription set-feature <subscription id> ${feature} on`);
         }
         for (const p of open) expectOk(await api.request(p, { key: sub.key }));
         api.deps.subscriptions.setFeature(sub.id, feature, true);
