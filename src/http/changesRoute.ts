@@ -13,7 +13,8 @@ export const CHANGES_MAX_LIMIT = 1000;
 
 export const CHANGES_PARAMS: ParamSpecs = {
   since: { kind: 'string', maxLength: MAX_SINCE_LENGTH, message: `must be 0 or a nextSince token (at most ${MAX_SINCE_LENGTH} characters)` },
-  limit: { kind: 'integer', min: 1, max: CHANGES_MAX_LIMIT, default: CHANGES_DEFAULT_LIMIT, message: `must be an integer from 1 to ${CHANGES_MAX_LIMIT}` },
+  /** Above CHANGES_MAX_LIMIT it is served as CHANGES_MAX_LIMIT (pagination.limit says so), as on GET /grants. */
+  limit: { kind: 'integer', min: 1, clampAbove: CHANGES_MAX_LIMIT, default: CHANGES_DEFAULT_LIMIT, message: 'must be an integer ≥ 1' },
 };
 
 const validate = paramValidator(CHANGES_PARAMS);

@@ -58,8 +58,8 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
   facets: { kind: 'enumArray', values: FACET_NAMES },
   fields: { kind: 'enumArray', values: GRANT_FIELDS },
   page: { kind: 'integer', min: 1, default: 1, message: 'must be an integer ≥ 1' },
-  /** Above MAX_LIMIT it is served as MAX_LIMIT. */
-  limit: { kind: 'integer', min: 1, default: DEFAULT_LIMIT, message: 'must be an integer ≥ 1' },
+  /** Above MAX_LIMIT it is served as MAX_LIMIT; 0 asks for the counts alone (total, facets), no grant. */
+  limit: { kind: 'integer', min: 0, clampAbove: MAX_LIMIT, default: DEFAULT_LIMIT, message: 'must be an integer ≥ 0' },
   /** Cursor paging: `*` starts, then each answer's pagination.nextCursor (grantCursor.ts). */
   cursor: { kind: 'string', maxLength: MAX_CURSOR_LENGTH, message: 'must be * or a nextCursor the API gave out' },
 };
@@ -98,6 +98,9 @@ function crossCheck(p: ParamValues): ErrorDetail[] {
   if (p.cursor !== undefined) {
     if (p.page !== undefined) {
       problems.push({ parameter: 'page', message: 'cannot be combined with cursor: a cursor knows its page; send only the cursor' });
+    }
+    if (p.limit === 0) {
+      problems.push({ parameter: 'limit', message: 'must be at least 1 with cursor: limit=0 asks for the counts alone, which a page-number request gives (leave out cursor)' });
     }
     return problems;
   }

@@ -94,7 +94,10 @@ function paramDescription(name: string, spec: ParamSpec): string {
   if ('message' in spec) parts.push(`Must be ${spec.message.replace(/^must be /, '')}.`);
   if (spec.kind === 'date') parts.push(`Must be ${DATE_MESSAGE.replace(/^must be /, '')}; a date alone means its ${spec.dayEdge === 'start' ? 'first' : 'last'} millisecond.`);
   if (spec.kind === 'enumArray') parts.push(`Repeat the parameter or separate values with commas (at most ${MAX_ARRAY_VALUES}).`);
-  if (name === 'limit') parts.push(`Above ${MAX_LIMIT} it is served as ${MAX_LIMIT}; default ${DEFAULT_LIMIT}.`);
+  if (spec.kind === 'integer' && spec.clampAbove !== undefined) {
+    parts.push(`Above ${spec.clampAbove} it is served as ${spec.clampAbove} (\`pagination.limit\` gives the limit in effect)${spec.default === undefined ? '' : `; default ${spec.default}`}.`);
+  }
+  if (name === 'limit' && spec.kind === 'integer' && spec.min === 0) parts.push('0 returns no grant: the total and the facets alone (`totalPages` 0); not with `cursor`.');
   if (name === 'sort') parts.push('Default: relevance with search words, else deadline; a leading "-" sorts descending.');
   if (name === 'cursor') {
     parts.push(
@@ -288,7 +291,7 @@ const GUIDE = [
   '',
   '## Paging and sync',
   `\`GET /grants\` pages with \`page\` and \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) and reaches the first ${MAX_WINDOW.toLocaleString('en-US')} matches; ` +
-    '`pagination` gives `total` and `totalPages`. Cursor paging (`cursor=*`, then each `pagination.nextCursor`) reaches every match. ' +
+    '`pagination` gives `total` and `totalPages`; `limit=0` gives the total and the facets alone. A `limit` above an endpoint\'s maximum is clamped to it (`pagination.limit` says so). Cursor paging (`cursor=*`, then each `pagination.nextCursor`) reaches every match. ' +
     '`GET /grants/export` (feature `grants.export`) streams every match as NDJSON or CSV in one call. ' +
     'To keep a copy in sync, read `GET /grants/changes` from `since=0`, then poll it with ' +
     'the last `pagination.nextSince` forever: each grant once at its latest change, and a tombstone (`deleted: true`) for each grant removed.',
@@ -373,7 +376,7 @@ export function openapiDocument(): Schema {
           required: ['page', 'limit', 'total', 'totalPages'],
           properties: {
             page: { type: 'integer', minimum: 1 },
-            limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT },
+            limit: { type: 'integer', minimum: 0, maximum: MAX_LIMIT },
             total: countSchema,
             totalPages: countSchema,
             nextCursor: { type: ['string', 'null'], description: 'Cursor paging only: the cursor of the next page, null on the last page.' },

@@ -124,7 +124,7 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
     it('SUSPENDED: grant endpoints 403 SUBSCRIPTION_INACTIVE, /subscription/* 200 showing SUSPENDED, nothing billed', async function () {
       const sub = freshSubscription();
       api.deps.subscriptions.setStatus(sub.id, 'SUSPENDED');
-      for (const p of [...GRANT_PATHS, `${P}/grants/unknown-id`, `${P}/grants?limit=0`]) {
+      for (const p of [...GRANT_PATHS, `${P}/grants/unknown-id`, `${P}/grants?limit=-1`]) {
         expectError(await api.request(p, { key: sub.key }), 403, 'SUBSCRIPTION_INACTIVE');
       }
       const limits = await api.request(`${P}/subscription/limits`, { key: sub.key });
