@@ -123,7 +123,7 @@ describe('HTTP envelope and wire conventions', function () {
       });
     }
 
-    for (const outside of ['/', '/grants', '/external', '/external/v2/grants', '/external/v1x/grants', '/favicon.ico', '/api/external/v1/grants']) {
+    for (const outside of ['/grants', '/external', '/external/v2/grants', '/external/v1x/grants', '/favicon.ico', '/api/external/v1/grants']) {
       it(`a path outside ${P} (${outside}): 404 NOT_FOUND in the envelope, pointing at the prefix`, async function () {
         const res = await api.request(outside);
         expectError(res, 404, 'NOT_FOUND');
