@@ -408,6 +408,25 @@ describe('grants-indexer', function () {
       }
       expect(await servedIds(api)).to.deep.equal(A);
     });
+
+    it('a source it cannot read (missing, a folder): one sentence naming the file and what to do, exit 3, nothing changed', async function () {
+      await seed(A.map((id) => rec(id)));
+      const missing = path.join(dir, 'nope.ndjson');
+      for (const [args, problem] of [
+        [['reindex', '--source', missing], `the source file ${missing} does not exist`],
+        [['sync', '--source', missing], `the source file ${missing} does not exist`],
+        [['reindex', '--source', dir], `the source file ${dir} is a folder, not a file`],
+        [['sync', '--source', '/etc'], 'the source file /etc is a folder, not a file'],
+      ] as const) {
+        const run = await spawnIndexer([...args], dir);
+        expect(run.code, args.join(' ')).to.equal(3);
+        expect(run.err, args.join(' ')).to.deep.equal([
+          `grants-indexer: ${problem}; give --source an NDJSON or JSON-array file of grants (or - to read standard input). Nothing was changed.`,
+        ]);
+        expect(run.err.join('\n')).not.to.match(/ENOENT|EISDIR/);
+      }
+      expect(await servedIds(api)).to.deep.equal(A);
+    });
   });
 });
 
