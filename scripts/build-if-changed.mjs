@@ -3,28 +3,25 @@
 // last successful build, so `npm start` on an unchanged tree starts at once; `--always` compiles
 // whatever the state.
 //
-// What counts as a change: tsconfig.json, package.json or package-lock.json, any TypeScript file
-// under the folders tsconfig.json includes, or one of those folders themselves (a folder's time
-// moves when a file in it is added, removed or renamed, so deletions count too), modified after
-// the last successful build began. That moment (less a margin) is written to
-// <outDir>/.build-stamp once tsc has succeeded; a build removes the stamp first, so after a failed
-// one the next run compiles again, and deleting the output folder deletes the stamp with it.
-// Plain JavaScript, run by node before anything is built.
+// What counts as a change is content, never a file's time: a digest (SHA-256) of tsconfig.json,
+// package.json, the TypeScript compiler's version and every TypeScript file under the folders
+// tsconfig.json includes (their paths and contents, so a file added, removed or renamed counts
+// too). package-lock.json is not read: `npm install` rewrites it after `prepare` has built, and
+// what the compiler emits depends on the compiler (its version is in the digest), not on the
+// lock file. The digest of the inputs as they were when the last successful build began is
+// written to <outDir>/.build-stamp once tsc has succeeded; a build removes the stamp first, so
+// after a failed one the next run compiles again, and deleting the output folder deletes the
+// stamp with it. Plain JavaScript, run by node before anything is built.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TSCONFIG = path.join(ROOT, 'tsconfig.json');
-const PROJECT_FILES = [TSCONFIG, path.join(ROOT, 'package.json'), path.join(ROOT, 'package-lock.json')];
+const PROJECT_FILES = [TSCONFIG, path.join(ROOT, 'package.json'), path.join(ROOT, 'node_modules', 'typescript', 'package.json')];
 const SOURCE = /\.(c|m)?tsx?$/;
-/**
- * The stamp says the build began this much earlier than it did: a file's time comes from the
- * kernel's coarse clock (a tick behind) or a file system with whole-second times, so an edit made
- * just as tsc started must still look newer than the build.
- */
-const CLOCK_MARGIN_MS = 1000;
 
 /** The folders tsconfig.json includes and its output folder; null when it cannot be read plainly. */
 function projectLayout() {
@@ -39,64 +36,69 @@ function projectLayout() {
   }
 }
 
-/** Modification time in ms, or null when the path does not exist. */
-function mtimeOf(file) {
-  try {
-    return statSync(file).mtimeMs;
-  } catch {
-    return null;
-  }
-}
-
-/** The latest modification time among a folder, its sub-folders and their TypeScript files. */
-function newestUnder(dir, skip) {
-  let newest = mtimeOf(dir) ?? 0;
+/** The TypeScript files under a folder and its sub-folders (not node_modules, hidden folders or the output). */
+function sourcesUnder(dir, skip, into) {
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {
-    return newest;
+    return into;
   }
   for (const entry of entries) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
       if (entry.name === 'node_modules' || entry.name.startsWith('.') || full === skip) continue;
-      newest = Math.max(newest, newestUnder(full, skip));
+      sourcesUnder(full, skip, into);
     } else if (SOURCE.test(entry.name)) {
-      newest = Math.max(newest, mtimeOf(full) ?? 0);
+      into.push(full);
     }
   }
-  return newest;
+  return into;
 }
 
-/** When the last successful build began (ms), or null when there was none. */
-function lastBuildStart(stamp) {
+/** The digest of every input: each file's path (relative to the project) and content, in a fixed order. */
+function inputsDigest(layout) {
+  const files = [...PROJECT_FILES];
+  for (const dir of layout.include) files.push(...sourcesUnder(dir, layout.outDir, []).sort());
+  const hash = createHash('sha256');
+  for (const file of files) {
+    hash.update(`${path.relative(ROOT, file)}\0`);
+    try {
+      const content = readFileSync(file);
+      hash.update(`${content.length}\0`).update(content);
+    } catch {
+      hash.update('absent\0');
+    }
+  }
+  return hash.digest('hex');
+}
+
+/** The digest of the inputs the last successful build compiled, or null when there was none. */
+function lastBuildDigest(stamp) {
   try {
-    const value = JSON.parse(readFileSync(stamp, 'utf8')).startedAt;
-    return typeof value === 'number' && Number.isFinite(value) ? value : null;
+    const value = JSON.parse(readFileSync(stamp, 'utf8')).inputs;
+    return typeof value === 'string' ? value : null;
   } catch {
     return null;
   }
 }
 
 /** Why a build is needed, or null when the output is up to date. */
-function reasonToBuild(layout) {
+function reasonToBuild(layout, digest) {
   if (layout === null) return 'tsconfig.json is not plain JSON with an outDir and literal include folders';
-  const builtFrom = lastBuildStart(path.join(layout.outDir, '.build-stamp'));
-  if (builtFrom === null) return 'no successful build recorded';
-  let newest = 0;
-  for (const file of PROJECT_FILES) newest = Math.max(newest, mtimeOf(file) ?? 0);
-  for (const dir of layout.include) newest = Math.max(newest, newestUnder(dir, layout.outDir));
-  return newest > builtFrom ? 'sources changed since the last build' : null;
+  const built = lastBuildDigest(path.join(layout.outDir, '.build-stamp'));
+  if (built === null) return 'no successful build recorded';
+  return built === digest ? null : 'sources changed since the last build';
 }
 
 function main() {
   const always = process.argv.includes('--always');
   const layout = projectLayout();
-  const reason = always ? 'asked to' : reasonToBuild(layout);
+  // Read before tsc starts: an edit made while it compiles makes the next run compile again.
+  const digest = layout === null ? null : inputsDigest(layout);
+  const reason = always ? 'asked to' : reasonToBuild(layout, digest);
   if (reason === null) return 0;
   if (!always) process.stderr.write(`build: compiling the TypeScript (${reason})\n`);
-  const startedAt = Date.now() - CLOCK_MARGIN_MS;
   // Until tsc succeeds, no build is recorded: a failed one must not leave the last good stamp.
   if (layout !== null) rmSync(path.join(layout.outDir, '.build-stamp'), { force: true });
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -108,7 +110,7 @@ function main() {
   if (result.status !== 0) return result.status ?? 1;
   if (layout !== null) {
     mkdirSync(layout.outDir, { recursive: true });
-    writeFileSync(path.join(layout.outDir, '.build-stamp'), `${JSON.stringify({ startedAt })}\n`);
+    writeFileSync(path.join(layout.outDir, '.build-stamp'), `${JSON.stringify({ inputs: digest })}\n`);
   }
   return 0;
 }

@@ -1,6 +1,6 @@
 // Replays the recorded query cases (fixtures/queries/*.json) against a running deployment.
 //
-//   node dist/scripts/replay.js --base-url http://localhost:3000 --key <api key> [--cases DIR]
+//   GRANTS_API_KEY=<api key> node dist/scripts/replay.js --base-url http://localhost:3000 [--cases DIR]
 //
 // One line per case, `PASS name` or `FAIL name: reason`, then `replay: N passed, M failed`.
 // Exit status: 0 when every case passed, 1 when one failed, 2 on bad usage, 3 when the run stopped
@@ -22,6 +22,7 @@ import {
   type ReferenceModel,
 } from '../fixtures/queries/record.js';
 import { isEntryPoint } from '../src/cli/entryPoint.js';
+import { unusablePath } from '../src/cli/fileProblems.js';
 
 export const API_PREFIX = '/external/v1';
 
@@ -105,7 +106,7 @@ export function checkResponse(c: LoadedCase, status: number, body: any): string[
 // ---------------------------------------------------------------------------------------------
 // CLI
 
-const USAGE = `Usage: node dist/scripts/replay.js --base-url URL --key KEY [--cases DIR] [--catalog FILE] [--max-wait SECONDS]
+const USAGE = `Usage: GRANTS_API_KEY=KEY node dist/scripts/replay.js --base-url URL [--key KEY] [--cases DIR] [--catalog FILE] [--max-wait SECONDS]
 
 Replays every recorded query case against a running grants API and checks status, totals,
 ids, fields, facets and error details. The deployment must serve fixtures/grants.ndjson.
@@ -114,7 +115,10 @@ answer at the time of the request instead (marked "at request time").
 
   --base-url URL      the deployment, e.g. http://localhost:3000 (${API_PREFIX} is added
                       unless the URL already ends with it)
-  --key KEY           an API key of an ACTIVE subscription (sent as "Authorization: Bearer KEY")
+  GRANTS_API_KEY      (environment) an API key of an ACTIVE subscription, sent as
+                      "Authorization: Bearer KEY"; preferred to --key, which shows the key
+                      in the process list (and in npm's banner under npm run)
+  --key KEY           the key on the command line, used instead of GRANTS_API_KEY
   --cases DIR         directory of case files (default: fixtures/queries of this checkout)
   --catalog FILE      the catalog the deployment serves, for the cases answered at request
                       time (default: fixtures/grants.ndjson of this checkout)
@@ -134,12 +138,14 @@ class StopReplay extends Error {}
 interface Options {
   base: string;
   key: string;
+  /** Where the key came from, for messages: --key or GRANTS_API_KEY. */
+  keyName: string;
   cases: string;
   catalog: string;
   maxWait: number;
 }
 
-function parseOptions(argv: string[]): Options | 'help' {
+function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 'help' {
   let values;
   try {
     values = parseArgs({
@@ -174,13 +180,16 @@ function parseOptions(argv: string[]): Options | 'help' {
       problems.push(`--base-url must be an http or https URL without a query (got "${rawBase}")`);
     }
   }
-  const key = values.key ?? '';
-  if (key === '') problems.push('--key is required');
-  else if (/\s/.test(key)) problems.push('--key must not contain spaces');
+  // The key from the environment keeps it out of the process list and npm's banner; --key wins when both are given.
+  const fromFlag = values.key !== undefined;
+  const key = values.key ?? env.GRANTS_API_KEY ?? '';
+  const keyName = fromFlag ? '--key' : 'GRANTS_API_KEY';
+  if (key === '') problems.push('an API key is required: set GRANTS_API_KEY (or give --key)');
+  else if (/\s/.test(key)) problems.push(`${keyName} must not contain spaces`);
   const maxWait = values['max-wait'] === undefined ? 60 : Number(values['max-wait']);
   if (!Number.isInteger(maxWait) || maxWait < 0) problems.push('--max-wait must be a whole number of seconds');
   if (problems.length > 0) throw new UsageError(problems.join('; '));
-  return { base, key, cases: values.cases ?? DEFAULT_CASES_DIR, catalog: values.catalog ?? DEFAULT_CATALOG, maxWait };
+  return { base, key, keyName, cases: values.cases ?? DEFAULT_CASES_DIR, catalog: values.catalog ?? DEFAULT_CATALOG, maxWait };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -211,7 +220,7 @@ async function get(options: Options, request: string): Promise<{ status: number;
     }
     if (response.status === 401) {
       await response.arrayBuffer();
-      throw new StopReplay(`the API refused the key (401 UNAUTHORIZED); check --key`);
+      throw new StopReplay(`the API refused the key (401 UNAUTHORIZED); check ${options.keyName}`);
     }
     const text = await response.text();
     let body: unknown = null;
@@ -231,27 +240,48 @@ async function get(options: Options, request: string): Promise<{ status: number;
   }
 }
 
-export async function runReplay(argv: string[], out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<number> {
+export async function runReplay(
+  argv: string[],
+  out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   let options: Options;
   let cases: LoadedCase[];
   try {
-    const parsed = parseOptions(argv);
+    const parsed = parseOptions(argv, env);
     if (parsed === 'help') {
       out(USAGE);
       return 0;
     }
     options = parsed;
+  } catch (error) {
+    process.stderr.write(`replay: ${(error as Error).message}; run with --help for the options.\n`);
+    return 2;
+  }
+  const casesProblem = unusablePath(options.cases, 'folder');
+  if (casesProblem !== null) {
+    process.stderr.write(`replay: the cases folder ${options.cases} ${casesProblem}; give --cases a folder of case files (*.json), such as fixtures/queries.\n`);
+    return 2;
+  }
+  try {
     cases = loadCases(options.cases);
   } catch (error) {
-    process.stderr.write(`replay: ${(error as Error).message}\n\n${USAGE}\n`);
+    process.stderr.write(`replay: a case cannot be used: ${(error as Error).message}; fix or remove that file, or give --cases another folder.\n`);
     return 2;
   }
   let model: ReferenceModel | undefined;
   if (cases.some((c) => c.now !== undefined)) {
+    const catalogProblem = unusablePath(options.catalog, 'file');
+    if (catalogProblem !== null) {
+      process.stderr.write(
+        `replay: the catalog file ${options.catalog} ${catalogProblem}; give --catalog the NDJSON catalog the deployment serves (the cases answered at request time need it).\n`,
+      );
+      return 2;
+    }
     try {
       model = referenceModel(readCatalog(options.catalog));
     } catch (error) {
-      process.stderr.write(`replay: cannot read the catalog for the cases answered at request time: ${(error as Error).message}\n`);
+      process.stderr.write(`replay: the catalog file ${options.catalog} cannot be used (${(error as Error).message}); give --catalog the NDJSON catalog the deployment serves.\n`);
       return 2;
     }
   }

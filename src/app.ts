@@ -9,6 +9,7 @@ import { ApiError, errorHandler, notFound } from './http/errors.js';
 import { grantHandlers } from './http/grantRoutes.js';
 import { serveDocs } from './http/docs.js';
 import { serveConsole } from './http/consolePage.js';
+import { serveLanding } from './http/landing.js';
 import { healthRoutes } from './http/health.js';
 import { serveOpenapi } from './http/openapi.js';
 import { enforceLimits, subscriptionStatus } from './http/limits.js';
@@ -83,6 +84,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
     { name: 'openapi', middleware: serveOpenapi() },
     { name: 'docs', middleware: serveDocs() },
     { name: 'console', middleware: serveConsole() },
+    { name: 'landing', middleware: serveLanding() },
     {
       name: 'classify',
       middleware: async function classify(ctx, next) {

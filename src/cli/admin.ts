@@ -67,11 +67,13 @@ Database:
                                         database of DATABASE_URL, in one transaction
 
 Tier and status words may be written in any case. Every command takes --data-dir DIR and
---help. Only "subscription create" and "migrate" create the SQLite database; every other command
-needs it. With DATABASE_URL set, every command works on that PostgreSQL database instead.
+--help. Only "subscription create" and "migrate" create the SQLite database (and DATA_DIR) when
+it is missing; every other command needs it. With DATABASE_URL set, every command works on that
+PostgreSQL database instead.
 
-Exit codes: 0 done; 1 unknown subscription or key, or no database; 2 bad usage or value.
-Changes take effect on a running API at its next request.`;
+Exit codes: 0 done; 1 unknown subscription or key, or no database; 2 bad usage or value;
+3 the command failed (the database cannot be read or written, or migrate-from-sqlite's target
+is not empty). Changes take effect on a running API at its next request.`;
 
 const usage = (synopsis: string, text: string) => `Usage: grants-admin ${synopsis} [--data-dir DIR]\n\n${text}`;
 
@@ -106,6 +108,30 @@ const describe = (s: Subscription) => ({
   features: s.features,
   createdAt: s.createdAt,
 });
+
+type Shown = ReturnType<typeof describe> & { month: string; billableCallsThisMonth: number; keys: Awaited<ReturnType<SubscriptionRecords['listKeys']>> };
+
+/** A key's revocation as a word: '' while it works, "REVOKED FROM <time>" during a rotation's grace, else "REVOKED <time>". */
+const revocation = (at: string | null, now: string) => (at === null ? '' : at > now ? `  REVOKED FROM ${at}` : `  REVOKED ${at}`);
+
+/** `subscription show` for a person: one labelled line per fact, then one line per key. */
+function summary(shown: Shown, now: string): string[] {
+  const source = (override: number | null) => (override === null ? 'tier default' : 'override');
+  const features = FEATURES.map((f) => `${f} ${shown.features[f] ? 'on' : 'off'}`).join(', ');
+  const lines = [
+    `${shown.id}  ${shown.name}`,
+    `  tier           ${shown.tier}`,
+    `  status         ${shown.status}`,
+    `  rate limit     ${shown.rateLimit}/s (${source(shown.rateLimitOverride)})`,
+    `  monthly limit  ${shown.monthlyLimit} (${source(shown.monthlyLimitOverride)})`,
+    `  this month     ${shown.billableCallsThisMonth} billable calls in ${shown.month}, ${Math.max(0, shown.monthlyLimit - shown.billableCallsThisMonth)} left`,
+    `  features       ${features}`,
+    `  created        ${shown.createdAt}`,
+    `  keys           ${shown.keys.length === 0 ? 'none' : shown.keys.length}`,
+  ];
+  for (const k of shown.keys) lines.push(`    ${k.id}  ${k.prefix}…  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${revocation(k.revokedAt, now)}`);
+  return lines;
+}
 
 /** The store of this run (PostgreSQL with DATABASE_URL, else SQLite in DATA_DIR), opened only when a command needs it. */
 class Session {
@@ -172,20 +198,29 @@ function commands(session: Session, io: Io): Command[] {
     },
     {
       name: 'subscription list',
-      usage: usage('subscription list [--json]', 'One line per subscription: id, tier, status, rate, monthly allowance, name.'),
+      usage: usage('subscription list [--json]', 'A header row, then one line per subscription: id, tier, status, rate, monthly allowance, name.'),
       options: json,
       run: async ({ values }) => {
         const { store } = await session.open(values, false);
         const all = (await store.list()).map(describe);
         if (values.json) io.out(JSON.stringify(all));
         else if (all.length === 0) io.out('no subscriptions');
-        else for (const s of all) io.out(`${s.id}  ${s.tier.padEnd(12)} ${s.status.padEnd(9)} ${String(s.rateLimit).padStart(6)}/s ${String(s.monthlyLimit).padStart(10)}/month  ${s.name}`);
+        else {
+          const idWidth = Math.max(2, ...all.map((s) => s.id.length));
+          const row = (id: string, tier: string, status: string, rate: string, monthly: string, name: string) =>
+            `${id.padEnd(idWidth)}  ${tier.padEnd(12)} ${status.padEnd(9)} ${rate.padStart(8)} ${monthly.padStart(16)}  ${name}`;
+          io.out(row('ID', 'TIER', 'STATUS', 'RATE', 'MONTHLY', 'NAME'));
+          for (const s of all) io.out(row(s.id, s.tier, s.status, `${s.rateLimit}/s`, `${s.monthlyLimit}/month`, s.name));
+        }
         return EXIT.ok;
       },
     },
     {
       name: 'subscription show',
-      usage: usage('subscription show ID [--json]', "The subscription's details, its keys (never the keys themselves) and this month's billable calls."),
+      usage: usage(
+        'subscription show ID [--json]',
+        "The subscription's details, its keys (never the keys themselves) and this month's billable calls, as labelled lines\n(--json: one object).",
+      ),
       options: json,
       args: ['SUBSCRIPTION_ID'],
       run: async ({ values, args: [id] }) => {
@@ -193,7 +228,8 @@ function commands(session: Session, io: Io): Command[] {
         const s = await mustExist(store, id);
         const month = monthKey(new Date());
         const shown = { ...describe(s), month, billableCallsThisMonth: await opened.allowance.current(s.id, month), keys: await store.listKeys(s.id) };
-        io.out(values.json ? JSON.stringify(shown) : JSON.stringify(shown, null, 2));
+        if (values.json) io.out(JSON.stringify(shown));
+        else for (const line of summary(shown, new Date().toISOString())) io.out(line);
         return EXIT.ok;
       },
     },
@@ -267,9 +303,8 @@ function commands(session: Session, io: Io): Command[] {
         await mustExist(store, id);
         const keys = await store.listKeys(id);
         const now = new Date().toISOString();
-        const revocation = (at: string | null) => (at === null ? '' : at > now ? `  REVOKED FROM ${at}` : `  REVOKED ${at}`);
         if (values.json) io.out(JSON.stringify(keys));
-        else for (const k of keys) io.out(`${k.id}  ${k.prefix}…  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${revocation(k.revokedAt)}`);
+        else for (const k of keys) io.out(`${k.id}  ${k.prefix}…  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${revocation(k.revokedAt, now)}`);
         return EXIT.ok;
       },
     },

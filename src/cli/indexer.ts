@@ -7,6 +7,7 @@ import type { CatalogWriter } from '../search/engine.js';
 import { createCatalogWriter } from '../search/factory.js';
 import { catalogPath } from '../search/sqlite/catalogFile.js';
 import { readUsageSizes } from '../subscriptions/usageRetention.js';
+import { fileProblem, unusablePath } from './fileProblems.js';
 import { CliExit, noDatabase, runCli, stdio, UsageError, withOverrides, type Command, type Io, type ParsedArgs } from './runner.js';
 
 export type { Io } from './runner.js';
@@ -114,11 +115,17 @@ const EXIT_OF_REFUSAL: Record<IngestionRefused['kind'], number> = {
 };
 
 /** Runs a pipeline step, turning its refusals into exit codes. */
-async function ingest<T>(step: () => Promise<T>): Promise<T> {
+async function ingest<T>(step: () => Promise<T>, source: string): Promise<T> {
   try {
     return await step();
   } catch (error) {
     if (error instanceof IngestionRefused) throw new CliExit(error.message, EXIT_OF_REFUSAL[error.kind]);
+    // The source failing while it is read (removed, its permissions changed): said in words.
+    const problem = fileProblem(error);
+    const file = (error as { path?: unknown } | null)?.path;
+    if (problem !== null && file === source) {
+      throw new CliExit(`the source file ${file} ${problem}; give --source an NDJSON or JSON-array file of grants (or - to read standard input). Nothing was changed.`, EXIT.failed);
+    }
     throw error;
   }
 }
@@ -126,6 +133,13 @@ async function ingest<T>(step: () => Promise<T>): Promise<T> {
 function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
   const sourceOf = (values: ParsedArgs['values'], command: string): string => {
     if (typeof values.source !== 'string') throw new UsageError(`${command} needs --source <file|->`);
+    const problem = values.source === '-' ? null : unusablePath(values.source, 'file');
+    if (problem !== null) {
+      throw new CliExit(
+        `the source file ${values.source} ${problem}; give --source an NDJSON or JSON-array file of grants (or - to read standard input). Nothing was changed.`,
+        EXIT.failed,
+      );
+    }
     return values.source;
   };
   return [
@@ -144,6 +158,7 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
             { source, skipInvalid: values['skip-invalid'] === true, allowShrink: values['allow-shrink'] === true, report: io.err },
             { onProgress: progress(io, 'indexed') },
           ),
+          source,
         );
         io.out(`reindex: indexed ${indexed}, rejected ${rejected}; the new catalog is live`);
         return EXIT.ok;
@@ -165,6 +180,7 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
             validateFirst: config.searchEngine === 'elasticsearch',
             report: io.err,
           }),
+          source,
         );
         io.out(`sync: added ${c.added}, updated ${c.updated}, unchanged ${c.unchanged}, deleted ${c.deleted}, rejected ${c.rejected}`);
         return EXIT.ok;

@@ -170,7 +170,7 @@ function problemOf(error: ErrorObject): GrantProblem {
   if (error.keyword === 'additionalProperties') {
     return { field: String(error.params.additionalProperty), reason: 'is not a field of a grant' };
   }
-  if (error.keyword === 'not' && path === 'id') return { field: 'id', reason: 'must not be "filters" or "export", which name the paths /grants/filters and /grants/export' };
+  if (error.keyword === 'not' && path === 'id') return { field: 'id', reason: 'must not be "filters", "changes" or "export", which name the paths /grants/filters, /grants/changes and /grants/export' };
   if (error.keyword === 'enum') {
     return { field: path, reason: `must be one of ${(error.params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}` };
   }
@@ -188,17 +188,23 @@ export function validateGrant(record: unknown): GrantValidation {
     return { ok: false, problems: [{ field: '(record)', reason: 'must be a JSON object' }] };
   }
   const copy = structuredClone(record) as Record<string, unknown>;
-  if (!validate(copy)) {
-    return { ok: false, problems: (validate.errors ?? []).map(problemOf) };
+  const valid = validate(copy);
+  const problems = valid ? [] : (validate.errors ?? []).map(problemOf);
+  // The checks the schema cannot express run whatever else is wrong, on the fields the schema
+  // let through, so a record's report lists every problem at once.
+  const flagged = new Set(problems.map((p) => p.field));
+  for (const field of ['deadline', 'createdAt', 'updatedAt'] as const) {
+    const value = copy[field];
+    if (!flagged.has(field) && typeof value === 'string' && Number.isNaN(Date.parse(value))) {
+      problems.push({ field, reason: 'must be a date-time that exists (no leap second)' });
+    }
   }
+  const { amountMin, amountMax } = copy;
+  if (!flagged.has('amountMin') && !flagged.has('amountMax') && typeof amountMin === 'number' && typeof amountMax === 'number' && amountMin > amountMax) {
+    problems.push({ field: 'amountMin', reason: 'must not exceed amountMax' });
+  }
+  if (!valid || problems.length > 0) return { ok: false, problems };
   const raw = copy as unknown as Grant;
-  const badDates = (['deadline', 'createdAt', 'updatedAt'] as const).filter((f) => raw[f] !== null && Number.isNaN(Date.parse(raw[f] as string)));
-  if (badDates.length > 0) {
-    return { ok: false, problems: badDates.map((field) => ({ field, reason: 'must be a date-time that exists (no leap second)' })) };
-  }
-  if (raw.amountMin !== null && raw.amountMax !== null && raw.amountMin > raw.amountMax) {
-    return { ok: false, problems: [{ field: 'amountMin', reason: 'must not exceed amountMax' }] };
-  }
   const grant = {} as Record<keyof Grant, unknown>;
   for (const field of GRANT_FIELDS) grant[field] = raw[field];
   grant.deadline = raw.deadline === null ? null : isoMillis(raw.deadline);

@@ -29,7 +29,12 @@ export function featureGuard(): Middleware<AppState> {
   return async function featureGuard(ctx, next) {
     const feature = ctx.state.route!.feature;
     if (!ctx.state.caller!.subscription.features[feature]) {
-      throw new ApiError(403, 'FEATURE_NOT_AVAILABLE', `Your subscription does not include the "${feature}" feature needed by this endpoint.`);
+      throw new ApiError(
+        403,
+        'FEATURE_NOT_AVAILABLE',
+        `Your subscription does not include the "${feature}" feature needed by this endpoint. ` +
+          `Ask the API's operator to switch it on; they run: grants-admin subscription set-feature <subscription id> ${feature} on`,
+      );
     }
     await next();
   };

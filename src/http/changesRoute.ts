@@ -19,13 +19,14 @@ export const CHANGES_PARAMS: ParamSpecs = {
     description: 'The position to read changes after: 0 (the default) for the whole catalog, else the pagination.nextSince of the previous answer.',
     example: '0',
   },
+  /** Above CHANGES_MAX_LIMIT it is served as CHANGES_MAX_LIMIT (pagination.limit says so), as on GET /grants. */
   limit: {
     kind: 'integer',
     min: 1,
-    max: CHANGES_MAX_LIMIT,
+    clampAbove: CHANGES_MAX_LIMIT,
     default: CHANGES_DEFAULT_LIMIT,
-    message: `must be an integer from 1 to ${CHANGES_MAX_LIMIT}`,
-    description: 'How many changes per answer.',
+    message: 'must be an integer ≥ 1',
+    description: `How many changes per answer (at most ${CHANGES_MAX_LIMIT}: a larger limit is served as ${CHANGES_MAX_LIMIT}).`,
     example: 500,
   },
 };

@@ -33,7 +33,7 @@ export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers
   const search: Middleware<AppState> = async (ctx) => {
     const query = parseGrantQuery(parseQueryString(ctx.querystring), clock().getTime());
     const { total, grantsJson, facets, next } = await engine.searchJson(query);
-    const pagination: Pagination = { page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) };
+    const pagination: Pagination = { page: query.page, limit: query.limit, total, totalPages: query.limit === 0 ? 0 : Math.ceil(total / query.limit) };
     if (query.cursor) pagination.nextCursor = next ? encodeCursor(query, query.page + 1, next) : null;
     sendJson(
       ctx,

@@ -101,8 +101,16 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     example: ['id', 'title', 'deadline'],
   },
   page: { kind: 'integer', min: 1, default: 1, message: 'must be an integer ≥ 1', description: 'The page of results to return, from 1.', example: 2 },
-  /** Above MAX_LIMIT it is served as MAX_LIMIT. */
-  limit: { kind: 'integer', min: 1, default: DEFAULT_LIMIT, message: 'must be an integer ≥ 1', description: 'How many grants per page.', example: 50 },
+  /** Above MAX_LIMIT it is served as MAX_LIMIT; 0 asks for the counts alone (total, facets), no grant. */
+  limit: {
+    kind: 'integer',
+    min: 0,
+    clampAbove: MAX_LIMIT,
+    default: DEFAULT_LIMIT,
+    message: 'must be an integer ≥ 0',
+    description: `How many grants per page (at most ${MAX_LIMIT}: a larger limit is served as ${MAX_LIMIT}); 0 for the total and facets alone.`,
+    example: 50,
+  },
   /** Cursor paging: `*` starts, then each answer's pagination.nextCursor (grantCursor.ts). */
   cursor: {
     kind: 'string',
@@ -150,6 +158,9 @@ function crossCheck(p: ParamValues): ErrorDetail[] {
   if (p.cursor !== undefined) {
     if (p.page !== undefined) {
       problems.push({ parameter: 'page', message: 'cannot be combined with cursor: a cursor knows its page; send only the cursor' });
+    }
+    if (p.limit === 0) {
+      problems.push({ parameter: 'limit', message: 'must be at least 1 with cursor: limit=0 asks for the counts alone, which a page-number request gives (leave out cursor)' });
     }
     return problems;
   }

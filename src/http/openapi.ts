@@ -127,7 +127,10 @@ function paramDescription(name: string, spec: ParamSpec): string {
         `The server also accepts the parameter repeated (\`${name}=${a}&${name}=${second}\`) and the bracketed form (\`${name}[]=${a}&${name}[]=${second}\`).`,
     );
   }
-  if (name === 'limit' && spec.kind === 'integer' && spec.max === undefined) parts.push(`Above ${MAX_LIMIT} it is served as ${MAX_LIMIT}; default ${DEFAULT_LIMIT}.`);
+  if (spec.kind === 'integer' && spec.clampAbove !== undefined) {
+    parts.push(`Above ${spec.clampAbove} it is served as ${spec.clampAbove} (\`pagination.limit\` gives the limit in effect)${spec.default === undefined ? '' : `; default ${spec.default}`}.`);
+  }
+  if (name === 'limit' && spec.kind === 'integer' && spec.min === 0) parts.push('0 returns no grant: the total and the facets alone (`totalPages` 0); not with `cursor`.');
   if (name === 'sort') parts.push('Default: relevance with search words, else deadline; relevance needs search words.');
   if (name === 'cursor') parts.push('Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.');
   if (name === 'format') parts.push('`ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.');
@@ -435,7 +438,7 @@ const GUIDE = [
   '',
   '## Paging and sync',
   `\`GET /grants\` pages with \`page\` and \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) and reaches the first ${MAX_WINDOW.toLocaleString('en-US')} matches; ` +
-    '`pagination` gives `total` and `totalPages`. Cursor paging (`cursor=*`, then each `pagination.nextCursor`) reaches every match. ' +
+    '`pagination` gives `total` and `totalPages`; `limit=0` gives the total and the facets alone. A `limit` above an endpoint\'s maximum is clamped to it (`pagination.limit` says so). Cursor paging (`cursor=*`, then each `pagination.nextCursor`) reaches every match. ' +
     '`GET /grants/export` (feature `grants.export`) streams every match as NDJSON or CSV in one call. ' +
     'To keep a copy in sync, read `GET /grants/changes` from `since=0`, then poll it with ' +
     'the last `pagination.nextSince` forever: each grant once at its latest change, and a tombstone (`deleted: true`) for each grant removed.',
@@ -503,7 +506,7 @@ function schemas(): Schema {
       required: ['page', 'limit', 'total', 'totalPages'],
       properties: {
         page: { type: 'integer', minimum: 1, description: 'The number of this page, from 1.' },
-        limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Grants per page, as served (a larger limit asked is served as the maximum).' },
+        limit: { type: 'integer', minimum: 0, maximum: MAX_LIMIT, description: 'Grants per page, as served (a larger limit asked is served as the maximum; 0 for the counts alone).' },
         total: countSchema('How many grants match, in all.'),
         totalPages: countSchema('How many pages of this size the matches fill (0 when nothing matches).'),
         nextCursor: { type: ['string', 'null'], description: 'Cursor paging only: the cursor of the next page, null on the last page.' },
@@ -515,7 +518,7 @@ function schemas(): Schema {
       description: 'Where to read the feed next.',
       required: ['limit', 'hasMore', 'nextSince'],
       properties: {
-        limit: { type: 'integer', minimum: 1, maximum: CHANGES_MAX_LIMIT, description: 'Changes per answer, as asked.' },
+        limit: { type: 'integer', minimum: 1, maximum: CHANGES_MAX_LIMIT, description: 'Changes per answer, as served (a larger limit asked is served as the maximum).' },
         hasMore: { type: 'boolean', description: 'True when more changes are there now: call again at once with nextSince.' },
         nextSince: { type: 'string', description: 'The since of the next call (the since sent when nothing was new): poll with it forever.' },
       },

@@ -181,7 +181,7 @@ export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters
 
 /** An error answer, for the 400 of GET /grants. */
 export const VALIDATION_ERROR_EXAMPLE = {
-  request: '/grants?eligibleProvinces=ONTARIO,QUEBEK&limit=0',
+  request: '/grants?eligibleProvinces=ONTARIO,QUEBEK&limit=-1',
   value: {
     success: false,
     error: {
@@ -193,7 +193,7 @@ export const VALIDATION_ERROR_EXAMPLE = {
           message:
             '"QUEBEK" is not one of ALBERTA, BRITISH_COLUMBIA, MANITOBA, NEW_BRUNSWICK, NEWFOUNDLAND_AND_LABRADOR, NORTHWEST_TERRITORIES, NOVA_SCOTIA, NUNAVUT, ONTARIO, PRINCE_EDWARD_ISLAND, QUEBEC, SASKATCHEWAN, YUKON',
         },
-        { parameter: 'limit', message: 'must be an integer ≥ 1' },
+        { parameter: 'limit', message: 'must be an integer ≥ 0' },
       ],
     },
     meta: EXAMPLE_META,

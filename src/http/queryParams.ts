@@ -18,7 +18,11 @@ export interface ParamDoc {
 /** One parameter of an endpoint, as partners see it. */
 export type ParamSpec = ParamDoc &
   (
-    | { kind: 'integer'; min: number; max?: number; default?: number; message: string }
+    /**
+     * `max` refuses larger values (a 400); `clampAbove` serves them as that value instead (the
+     * paged endpoints' `limit`: above the maximum it is clamped, and `pagination.limit` says so).
+     */
+    | { kind: 'integer'; min: number; max?: number; clampAbove?: number; default?: number; message: string }
     | { kind: 'number'; min: number; max?: number; message: string }
     | { kind: 'string'; maxLength: number; message: string }
     | { kind: 'boolean' }
@@ -222,6 +226,12 @@ export function paramValidator(specs: ParamSpecs, crossCheck: CrossCheck = () =>
         if (name === undefined || invalid.has(name)) continue;
         invalid.add(name);
         details.push({ parameter: name, message: messageFor(error, name, input[name]) });
+      }
+    }
+    for (const [name, value] of Object.entries(input)) {
+      const spec = specs[name];
+      if (!invalid.has(name) && spec?.kind === 'integer' && spec.clampAbove !== undefined && typeof value === 'number' && value > spec.clampAbove) {
+        input[name] = spec.clampAbove;
       }
     }
     const valid = Object.fromEntries(Object.entries(input).filter(([name]) => !invalid.has(name))) as ParamValues;

@@ -64,7 +64,7 @@ function contract(backend: Backend): void {
     expect(await s.count()).to.equal(0);
     const created = await s.create({ name: 'Acme', tier: 'STARTER', monthlyLimit: 500 });
     expect(created.subscription).to.include({ name: 'Acme', tier: 'STARTER', status: 'ACTIVE', monthlyLimitOverride: 500, rateLimitOverride: null });
-    expect(created.subscription.features).to.deep.equal({ 'grants.read': true, 'grants.search': true, 'subscription.read': true, 'grants.export': false });
+    expect(created.subscription.features).to.deep.equal({ 'grants.read': true, 'grants.search': true, 'subscription.read': true, 'grants.export': false, 'alerts.manage': true });
     expect(await s.count()).to.equal(1);
     expect(await s.get(created.subscription.id)).to.deep.equal(created.subscription);
     expect(await s.list()).to.deep.equal([created.subscription]);
@@ -216,13 +216,17 @@ function contract(backend: Backend): void {
     expect(await other.usage.dailyByEndpoint('sub_two', TODAY)).to.deep.equal([{ day: TODAY, endpoint: '/grants', calls: 40 }]);
   });
 
-  it('the demo subscription: made once when none exists, its key unshown until marked', async () => {
+  it('the demo subscription: made once when none exists, every feature on, its key unshown until marked', async () => {
     const demo = await store.demo.createIfNone(null);
     expect(demo).to.not.equal(null);
     expect(await store.demo.createIfNone(null)).to.equal(null);
     expect(await store.subscriptions.count()).to.equal(1);
     expect(await store.demo.keyNeverShown()).to.equal(demo!.subscriptionId);
     expect(await store.subscriptions.authenticate(demo!.apiKey)).to.not.equal(null);
+    // Every feature the README shows, export included (off by default for its PROFESSIONAL tier).
+    const made = await store.subscriptions.get(demo!.subscriptionId);
+    expect(made!.tier).to.equal('PROFESSIONAL');
+    expect(made!.features).to.deep.equal({ 'grants.read': true, 'grants.search': true, 'subscription.read': true, 'grants.export': true, 'alerts.manage': true });
     await store.demo.markKeyShown(demo!.subscriptionId);
     expect(await store.demo.keyNeverShown()).to.equal(null);
   });

@@ -126,7 +126,7 @@ describe('GET /grants: partner-search parameters', function () {
   });
 
   it('every problem of the new parameters is listed together with the old ones', async function () {
-    const res = await get('open=maybe&sort=relevance&fields=x&facets=y&deadlineFrom=2026-02-30&currency=EUR&limit=0&foo=1');
+    const res = await get('open=maybe&sort=relevance&fields=x&facets=y&deadlineFrom=2026-02-30&currency=EUR&limit=-1&foo=1');
     expectValidation(res, ['open', 'sort', 'fields', 'facets', 'deadlineFrom', 'currency', 'limit', 'foo']);
     expect(res.body.error.message).to.contain('8');
   });

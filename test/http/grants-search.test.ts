@@ -524,7 +524,25 @@ describe('GET /grants: paging', function () {
     }
   });
 
-  for (const bad of ['0', '-1', '1.5', 'abc', '', '1e2', '+5', '00x']) {
+  it('limit=0 answers the counts alone: data [], the true total, totalPages 0, facets as usual, whatever the page', async function () {
+    const full = await get('limit=100&facets=funderType,currency');
+    for (const q of ['limit=0', 'limit=0&page=3', 'limit=0&page=999999']) {
+      const res = await get(`${q}&facets=funderType,currency`);
+      expect(res.status, q).to.equal(200);
+      expect(ids(res), q).to.deep.equal([]);
+      expect(res.body.pagination, q).to.deep.equal({ page: Number(/page=(\d+)/.exec(q)?.[1] ?? 1), limit: 0, total: 45, totalPages: 0 });
+      expect(res.body.facets, q).to.deep.equal(full.body.facets);
+    }
+    const none = await get('limit=0&funderType=CORPORATE');
+    expect(none.body.pagination).to.deep.equal({ page: 1, limit: 0, total: 0, totalPages: 0 });
+  });
+
+  it('limit=0 with cursor is a 400 naming limit (a cursor walk needs pages of at least one grant)', async function () {
+    const [detail] = expectValidation(await get('limit=0&cursor=*'), ['limit']);
+    expect(detail.message).to.contain('limit=0');
+  });
+
+  for (const bad of ['-1', '1.5', 'abc', '', '1e2', '+5', '00x']) {
     it(`limit=${bad} is a 400 naming limit`, async function () {
       expectValidation(await get(`limit=${encodeURIComponent(bad)}`), ['limit']);
     });
@@ -632,13 +650,13 @@ describe('GET /grants: paging', function () {
     });
 
     it('several problems are all listed in details', async function () {
-      const res = await get('foo=1&limit=0&page=abc&funderType=BAD&amountMin=-1&bar=2&search=' + 'x'.repeat(201));
+      const res = await get('foo=1&limit=-1&page=abc&funderType=BAD&amountMin=-1&bar=2&search=' + 'x'.repeat(201));
       expectValidation(res, ['foo', 'bar', 'limit', 'page', 'funderType', 'amountMin', 'search']);
       expect(res.body.error.message).to.contain('7');
     });
 
     it('amountMin > amountMax is listed together with the other problems', async function () {
-      const res = await get('amountMin=5&amountMax=1&limit=0');
+      const res = await get('amountMin=5&amountMax=1&limit=-1');
       expectValidation(res, ['amountMin', 'limit']);
     });
 
@@ -685,7 +703,7 @@ describe('GET /grants: paging', function () {
     }
 
     it('a malformed percent-encoding is listed with the other problems', async function () {
-      expectValidation(await get('search=%E0%A4%A&limit=0&foo=1'), ['search', 'limit', 'foo']);
+      expectValidation(await get('search=%E0%A4%A&limit=-1&foo=1'), ['search', 'limit', 'foo']);
     });
 
     it('a well-formed percent-encoding and "+" still decode (search=caf%C3%A9+x)', async function () {

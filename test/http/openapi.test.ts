@@ -54,7 +54,12 @@ describe('OpenAPI document', function () {
     const params = doc.paths['/grants'].get.parameters.map((p: any) => p.name);
     expect(params).to.include.members(['search', 'funderType', 'sort', 'facets', 'fields', 'page', 'limit', 'deadlineFrom']);
     const limit = doc.paths['/grants'].get.parameters.find((p: any) => p.name === 'limit');
-    expect(limit.schema).to.deep.equal({ type: 'integer', minimum: 1, default: 20 });
+    expect(limit.schema).to.deep.equal({ type: 'integer', minimum: 0, default: 20 });
+    expect(limit.description).to.contain('Above 100 it is served as 100');
+    // Every paged endpoint clamps its limit the same way: no maximum that refuses.
+    const changesLimit = doc.paths['/grants/changes'].get.parameters.find((p: any) => p.name === 'limit');
+    expect(changesLimit.schema).to.deep.equal({ type: 'integer', minimum: 1, default: 100 });
+    expect(changesLimit.description).to.contain('Above 1000 it is served as 1000');
     const days = doc.paths['/subscription/usage'].get.parameters.find((p: any) => p.name === 'days');
     expect(days.schema).to.deep.equal({ type: 'integer', minimum: 1, maximum: 365, default: 30 });
     expect(doc.components.securitySchemes.bearerKey).to.include({ type: 'http', scheme: 'bearer' });

@@ -124,7 +124,7 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
     it('SUSPENDED: grant endpoints 403 SUBSCRIPTION_INACTIVE, /subscription/* 200 showing SUSPENDED, nothing billed', async function () {
       const sub = freshSubscription();
       api.deps.subscriptions.setStatus(sub.id, 'SUSPENDED');
-      for (const p of [...GRANT_PATHS, `${P}/grants/unknown-id`, `${P}/grants?limit=0`]) {
+      for (const p of [...GRANT_PATHS, `${P}/grants/unknown-id`, `${P}/grants?limit=-1`]) {
         expectError(await api.request(p, { key: sub.key }), 403, 'SUBSCRIPTION_INACTIVE');
       }
       const limits = await api.request(`${P}/subscription/limits`, { key: sub.key });
@@ -171,6 +171,7 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
           const res = await api.request(p, { key: sub.key });
           expectError(res, 403, 'FEATURE_NOT_AVAILABLE');
           expect(res.body.error.message).to.contain(feature);
+          expect(res.body.error.message).to.contain(`grants-admin subscription set-feature <subscription id> ${feature} on`);
         }
         for (const p of open) expectOk(await api.request(p, { key: sub.key }));
         api.deps.subscriptions.setFeature(sub.id, feature, true);

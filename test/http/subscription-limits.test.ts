@@ -119,7 +119,7 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       const key = created.apiKey;
       api.deps.subscriptions.setFeature(created.subscription.id, 'grants.read', false);
       const cases: [string, number, string][] = [
-        [`${P}/grants?limit=0`, 400, 'VALIDATION_ERROR'],
+        [`${P}/grants?limit=-1`, 400, 'VALIDATION_ERROR'],
         [`${P}/grants/filters?x=1`, 400, 'VALIDATION_ERROR'],
         [`${P}/nope`, 404, 'NOT_FOUND'],
         [`${P}/grants/g-1`, 403, 'FEATURE_NOT_AVAILABLE'],
@@ -233,7 +233,7 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       const sub = fresh(2);
       expect((await api.request(`${P}/grants`, { key: sub.key })).status).to.equal(200);
       expect((await api.request(`${P}/grants/g-1`, { key: sub.key })).status).to.equal(200);
-      for (const p of [`${P}/grants`, `${P}/grants/g-1`, `${P}/grants/filters`, `${P}/grants/unknown`, `${P}/grants?limit=0`]) {
+      for (const p of [`${P}/grants`, `${P}/grants/g-1`, `${P}/grants/filters`, `${P}/grants/unknown`, `${P}/grants?limit=-1`]) {
         expectError(await api.request(p, { key: sub.key }), 429, 'QUOTA_EXCEEDED');
       }
       // Not a grant endpoint: an unknown path is still a 404, not a 429.
@@ -246,15 +246,16 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       expect(limits.body.data.limits.monthly).to.include({ limit: 2, current: 2, remaining: 0 });
     });
 
-    it('billable: /grants, /grants/:id (200 and 404), /grants/filters and a 400 on /grants each count once', async function () {
+    it('billable: /grants (limit=0, the counts alone, included), /grants/:id (200 and 404), /grants/filters and a 400 on /grants each count once', async function () {
       const sub = fresh();
       expect(await billed(sub.key)).to.deep.equal({ usage: 0, limits: 0 });
       const steps: [string, number][] = [
         [`${P}/grants`, 200],
+        [`${P}/grants?limit=0&facets=currency`, 200],
         [`${P}/grants/g-1`, 200],
         [`${P}/grants/does-not-exist`, 404],
         [`${P}/grants/filters`, 200],
-        [`${P}/grants?limit=0`, 400],
+        [`${P}/grants?limit=-1`, 400],
         [`${P}/grants?bogus=1`, 400],
       ];
       let expected = 0;

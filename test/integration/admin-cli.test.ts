@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { runAdmin } from '../../src/cli/admin.js';
@@ -121,14 +121,15 @@ describe('grants-admin', function () {
   });
 
   describe('subscription list and show', function () {
-    it('list: "no subscriptions", then one line per subscription; --json lists them all', async function () {
+    it('list: "no subscriptions", then a header row and one line per subscription; --json lists them all', async function () {
       emptyDatabase();
       expect((await admin('subscription', 'list')).out).to.equal('no subscriptions');
       const a = await createJson('Alpha', 'STARTER');
       const b = await createJson('Beta', 'ENTERPRISE', '--rate-limit', '300');
       const text = await admin('subscription', 'list');
       expect(text.code).to.equal(0);
-      const lines = text.out.split('\n');
+      const [header, ...lines] = text.out.split('\n');
+      expect(header).to.match(/^ID\s+TIER\s+STATUS\s+RATE\s+MONTHLY\s+NAME$/);
       expect(lines).to.have.length(2);
       const lineA = lines.find((l) => l.startsWith(a.subscriptionId))!;
       const lineB = lines.find((l) => l.startsWith(b.subscriptionId))!;
@@ -148,8 +149,21 @@ describe('grants-admin', function () {
       expect(shown.keys).to.have.length(1);
       expect(shown.keys[0]).to.include({ id: a.keyId, subscriptionId: a.subscriptionId, prefix: a.apiKey.slice(0, 12), lastUsedAt: null, revokedAt: null });
       expect(run.out).not.to.contain(a.apiKey);
+      // Without --json: a readable summary, labelled lines, not the JSON.
       const pretty = await admin('subscription', 'show', a.subscriptionId);
-      expect(JSON.parse(pretty.out)).to.deep.equal(shown);
+      expect(pretty.code).to.equal(0);
+      expect(() => JSON.parse(pretty.out)).to.throw();
+      const lines = pretty.out.split('\n');
+      expect(lines[0]).to.equal(`${a.subscriptionId}  Shown`);
+      expect(pretty.out).to.match(/^  tier +PROFESSIONAL$/m);
+      expect(pretty.out).to.match(/^  status +ACTIVE$/m);
+      expect(pretty.out).to.match(/^  rate limit +50\/s \(tier default\)$/m);
+      expect(pretty.out).to.match(/^  monthly limit +100000 \(tier default\)$/m);
+      expect(pretty.out).to.match(new RegExp(`^  this month +0 billable calls in ${shown.month}, 100000 left$`, 'm'));
+      expect(pretty.out).to.match(/^  features +grants\.read on, grants\.search on, subscription\.read on, grants\.export off, alerts\.manage on$/m);
+      expect(pretty.out).to.match(/^  keys +1$/m);
+      expect(lines.at(-1)).to.match(new RegExp(`^    ${a.keyId}  ${a.apiKey.slice(0, 12)}…  created \\S+  last used never$`));
+      expect(pretty.out).not.to.contain(a.apiKey);
     });
 
     it('show on an unknown id: exit 1 naming the id', async function () {
@@ -407,7 +421,27 @@ describe('grants-admin', function () {
       for (const command of ['subscription create', 'subscription list', 'subscription show', 'set-status', 'set-limits', 'set-feature', 'key create', 'key list', 'key rotate', 'key revoke']) {
         expect(stdout).to.contain(command);
       }
-      expect(stdout).to.contain('Exit codes: 0 done; 1 unknown subscription or key, or no database; 2 bad usage or value.');
+      expect(stdout).to.contain('Exit codes: 0 done; 1 unknown subscription or key, or no database; 2 bad usage or value;\n3 the command failed');
+      expect(stdout).to.contain('Only "subscription create" and "migrate" create the SQLite database');
+    });
+
+    it('what the help says is true: migrate creates a missing database, list does not; a database it cannot read exits 3', async function () {
+      const fresh = tempDir('grants-admin-migrate-');
+      try {
+        const env = { ...process.env, DATA_DIR: path.join(fresh, 'data') };
+        const list = await captureCli((io) => runAdmin(['subscription', 'list'], env, io));
+        expect(list.code).to.equal(1);
+        expect(existsSync(path.join(fresh, 'data', 'subscriptions.sqlite'))).to.equal(false);
+        const migrated = await captureCli((io) => runAdmin(['migrate'], env, io));
+        expect(migrated.code).to.equal(0);
+        expect(existsSync(path.join(fresh, 'data', 'subscriptions.sqlite'))).to.equal(true);
+        writeFileSync(path.join(fresh, 'data', 'subscriptions.sqlite'), 'not a database');
+        const broken = await captureCli((io) => runAdmin(['subscription', 'list'], env, io));
+        expect(broken.code).to.equal(3);
+        expect(broken.err.join('\n')).to.contain('subscription list failed');
+      } finally {
+        rmSync(fresh, { recursive: true, force: true });
+      }
     });
   });
 });

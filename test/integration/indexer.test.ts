@@ -132,7 +132,7 @@ describe('grants-indexer', function () {
         JSON.stringify(rec('bad-field', { foo: 1 })),
         JSON.stringify(rec('bad-date', { deadline: 'next tuesday' })),
         JSON.stringify(rec('bad id')),
-        JSON.stringify({ ...rec('two-problems', { currency: 'EUR' }), funder: undefined }),
+        JSON.stringify({ ...rec('two-problems', { currency: 'EUR', amountMin: 10, amountMax: 5 }), funder: undefined }),
       ].join('\n');
       const expectedLines: RegExp[] = [
         /^rejected record 2 \(id "bad-title"\): title: is required$/,
@@ -143,7 +143,7 @@ describe('grants-indexer', function () {
         /^rejected record 8 \(id "bad-field"\): foo: is not a field of a grant$/,
         /^rejected record 9 \(id "bad-date"\): deadline: must match format "date-time"$/,
         /^rejected record 10 \(id "bad id"\): id: must match pattern/,
-        /^rejected record 11 \(id "two-problems"\): (?=.*funder: is required)(?=.*currency: must be one of CAD, USD).*; .*$/,
+        /^rejected record 11 \(id "two-problems"\): (?=.*funder: is required)(?=.*currency: must be one of CAD, USD)(?=.*amountMin: must not exceed amountMax).*; .*$/,
       ];
 
       it('reports one line per bad record (number, id, field, reason), exits 1 and leaves the catalog unchanged', async function () {
@@ -405,6 +405,25 @@ describe('grants-indexer', function () {
       ]) {
         const run = await indexer(args, dir);
         expect(run.code, args.join(' ')).to.equal(2);
+      }
+      expect(await servedIds(api)).to.deep.equal(A);
+    });
+
+    it('a source it cannot read (missing, a folder): one sentence naming the file and what to do, exit 3, nothing changed', async function () {
+      await seed(A.map((id) => rec(id)));
+      const missing = path.join(dir, 'nope.ndjson');
+      for (const [args, problem] of [
+        [['reindex', '--source', missing], `the source file ${missing} does not exist`],
+        [['sync', '--source', missing], `the source file ${missing} does not exist`],
+        [['reindex', '--source', dir], `the source file ${dir} is a folder, not a file`],
+        [['sync', '--source', '/etc'], 'the source file /etc is a folder, not a file'],
+      ] as const) {
+        const run = await spawnIndexer([...args], dir);
+        expect(run.code, args.join(' ')).to.equal(3);
+        expect(run.err, args.join(' ')).to.deep.equal([
+          `grants-indexer: ${problem}; give --source an NDJSON or JSON-array file of grants (or - to read standard input). Nothing was changed.`,
+        ]);
+        expect(run.err.join('\n')).not.to.match(/ENOENT|EISDIR/);
       }
       expect(await servedIds(api)).to.deep.equal(A);
     });

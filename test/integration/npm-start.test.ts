@@ -149,6 +149,22 @@ describe('npm start (real processes)', function () {
       expect(await build(), 'deleted').to.include({ code: 0, compiled: true });
     });
 
+    it('compares contents, not times: every input touched, or package-lock.json rewritten (as npm install does after prepare), compiles nothing', async function () {
+      settle();
+      expect(await build()).to.include({ code: 0, compiled: false });
+      const now = new Date();
+      for (const p of ['src/a.ts', 'src', 'tsconfig.json', 'package.json']) utimesSync(path.join(project, p), now, now);
+      expect(await build(), 'touched, same contents').to.include({ code: 0, compiled: false });
+      writeFileSync(path.join(project, 'package-lock.json'), '{\n  "name": "p",\n  "lockfileVersion": 3\n}\n');
+      expect(await build(), 'package-lock.json rewritten').to.include({ code: 0, compiled: false });
+      writeFileSync(path.join(project, 'tsconfig.json'), readFileSync(path.join(project, 'tsconfig.json'), 'utf8').replace('"strict":true', '"strict":false'));
+      expect(await build(), 'tsconfig.json changed').to.include({ code: 0, compiled: true });
+      utimesSync(path.join(project, 'src/a.ts'), LONG_AGO, LONG_AGO);
+      writeFileSync(path.join(project, 'src/a.ts'), 'export const a: number = 4;\n');
+      utimesSync(path.join(project, 'src/a.ts'), LONG_AGO, LONG_AGO);
+      expect(await build(), 'a source changed, its time in the past').to.include({ code: 0, compiled: true });
+    });
+
     it('a failed build records nothing: the next run compiles again; deleting dist/ means compiling again', async function () {
       writeFileSync(path.join(project, 'src/a.ts'), 'export const a: number = "not a number";\n');
       const failed = await build();

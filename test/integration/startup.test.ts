@@ -147,6 +147,8 @@ describe('start-up of the server process', function () {
     expect(first.stderr()).to.match(/demo PROFESSIONAL subscription was created \(sub_[A-Za-z0-9_-]+\)/);
     expect(first.stderr()).to.contain(`curl -H 'Authorization: Bearer ${key}' 'http://127.0.0.1:${port}/external/v1/grants?`);
     expect((await get(port, `${P}/grants/s-1`, key)).status).to.equal(200);
+    // The quick start's export line works with the demo key.
+    expect((await get(port, `${P}/grants/export?format=csv`, key)).status).to.equal(200);
     await stop(first);
     // Every stdout line is a log line (JSON), at the most talkative level, and none carries the key.
     const logLines = linesOf(first.stdout());

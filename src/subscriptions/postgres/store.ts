@@ -3,7 +3,8 @@
 // month's and next month's usage partitions and starts listening for changes.
 import { describeError, type Logger } from '../../log.js';
 import type { CreatedDemo, DemoRecords, SubscriptionsStore, UsageSizes } from '../store.js';
-import { DEMO_KEY_NEVER_SHOWN_SQL } from '../demo.js';
+import { DEMO_FEATURES, DEMO_KEY_NEVER_SHOWN_SQL } from '../demo.js';
+import { FEATURE_COLUMN } from '../subscriptionRows.js';
 import { firstKeptDay, SWEEP_INTERVAL_MS } from '../usageRetention.js';
 import { PgAllowanceCounter } from './allowance.js';
 import { createPool, inTransaction, migrate, schemaVersion, type Pool } from './database.js';
@@ -31,12 +32,13 @@ class PgDemo implements DemoRecords {
     private readonly clock: () => Date,
   ) {}
 
-  /** Creates the demo subscription when none exists; instances starting together make one (advisory lock). */
+  /** Creates the demo subscription (every feature on) when none exists; instances starting together make one (advisory lock). */
   async createIfNone(apiKey: string | null): Promise<CreatedDemo | null> {
     return inTransaction(this.pool, async (db) => {
       await db.query('SELECT pg_advisory_xact_lock($1)', [DEMO_LOCK]);
       if ((await this.subscriptions.count(db)) > 0) return null;
       const created = await this.subscriptions.create({ name: 'Demo', tier: 'PROFESSIONAL', apiKey: apiKey ?? undefined }, db);
+      for (const feature of DEMO_FEATURES) await db.query(`UPDATE subscriptions SET ${FEATURE_COLUMN[feature]} = TRUE WHERE id = $1`, [created.subscription.id]);
       await db.query('INSERT INTO demo_subscription (subscription_id, key_id) VALUES ($1, $2)', [created.subscription.id, created.keyId]);
       return { subscriptionId: created.subscription.id, apiKey: created.apiKey };
     });
