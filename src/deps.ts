@@ -20,6 +20,8 @@ import type { SqliteStore } from './subscriptions/sqliteStore.js';
 import { AlertsRuntime } from './alerts/runtime.js';
 import { SecretBox } from './alerts/secrets.js';
 import { SqliteAlertStore } from './alerts/sqlite/alertStore.js';
+import { PgAlertStore } from './alerts/postgres/alertStore.js';
+import type { PgStore } from './subscriptions/postgres/store.js';
 import { FtsTextMatcher } from './search/sqlite/textMatcher.js';
 import { compileAlertQuery } from './http/alerts/alertBody.js';
 import { registerAlertMetrics } from './http/alerts/alertMetrics.js';
@@ -68,17 +70,19 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   }
   store.startRetention();
   let alertsRuntime: AlertsRuntime | null = null;
-  if (store.kind === 'sqlite') {
-    let box: SecretBox;
-    if (config.alerts.secretsKey !== null) box = SecretBox.fromKey(config.alerts.secretsKey);
-    else {
-      const kept = SecretBox.inDataDir(config.dataDir);
-      box = kept.box;
-      if (kept.created) log.info('created the key that encrypts webhook signing secrets at rest (set SECRETS_KEY to supply your own)', { file: kept.file });
-    }
+  // A fleet shares its signing secrets: every instance needs the same SECRETS_KEY; the embedded
+  // default keeps a key of its own in DATA_DIR.
+  let box: SecretBox | null = null;
+  if (config.alerts.secretsKey !== null) box = SecretBox.fromKey(config.alerts.secretsKey);
+  else if (store.kind === 'sqlite') {
+    const kept = SecretBox.inDataDir(config.dataDir);
+    box = kept.box;
+    if (kept.created) log.info('created the key that encrypts webhook signing secrets at rest (set SECRETS_KEY to supply your own)', { file: kept.file });
+  } else log.warn('alerts are off: with DATABASE_URL, set SECRETS_KEY (the same on every instance) to encrypt webhook signing secrets', {});
+  if (box !== null) {
     const alertMetrics = registerAlertMetrics(metrics.registry);
     alertsRuntime = new AlertsRuntime({
-      store: new SqliteAlertStore((store as SqliteStore).db, box),
+      store: store.kind === 'sqlite' ? new SqliteAlertStore((store as SqliteStore).db, box) : new PgAlertStore((store as PgStore).pool, box),
       engine,
       compile: compileAlertQuery,
       text: new FtsTextMatcher(),

@@ -28,7 +28,12 @@ export interface MatcherDeps {
   log: Logger;
   /** Changes read per batch. */
   batchSize?: number;
+  /** This matcher's name for the lease (one matcher at a time in a fleet). */
+  holder?: string;
 }
+
+/** How long the matcher's lease lasts: a dead holder is replaced within this time. */
+export const MATCHER_LEASE_MS = 10_000;
 
 export interface MatchReport {
   changes: number;
@@ -43,7 +48,11 @@ export class AlertMatcher {
   private readonly compiled = new Map<string, { updatedAt: string; conditions: GrantConditions | null }>();
   lagSeconds = 0;
 
-  constructor(private readonly deps: MatcherDeps) {}
+  private readonly holder: string;
+
+  constructor(private readonly deps: MatcherDeps) {
+    this.holder = deps.holder ?? `matcher-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  }
 
   private conditionsOf(alert: MatchableAlert): GrantConditions | null {
     const known = this.compiled.get(alert.id);
@@ -63,6 +72,7 @@ export class AlertMatcher {
     const { engine, store, clock } = this.deps;
     if (engine.changesJson === undefined) return { changes: 0, events: 0, lagSeconds: 0 };
     const batchSize = this.deps.batchSize ?? 500;
+    if (!(await store.tryLease(this.holder, MATCHER_LEASE_MS))) return { changes: 0, events: 0, lagSeconds: 0 };
     const position = await store.matcherPosition();
     let page = await engine.changesJson(position.seq, batchSize);
     let from = position.seq;
@@ -146,6 +156,7 @@ export class AlertMatcher {
   /** Queues grant.closing for followed grants whose deadline came within their alert's days. */
   async remindOnce(): Promise<number> {
     const { store, engine, clock } = this.deps;
+    if (!(await store.tryLease(this.holder, MATCHER_LEASE_MS))) return 0;
     const now = clock();
     const due = await store.dueReminders(now);
     if (due.length === 0) return 0;

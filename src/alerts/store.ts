@@ -80,6 +80,11 @@ export interface AlertStore {
   retry(alertId: string, deliveryId: string, at: Date): Promise<Delivery | null>;
 
   matcherPosition(): Promise<MatcherPosition>;
+  /**
+   * Takes or renews the matcher's lease for `holder` (one matcher at a time in a fleet); true when
+   * `holder` holds it for the next `ttlMs`. A holder that dies loses it when the lease runs out.
+   */
+  tryLease(holder: string, ttlMs: number): Promise<boolean>;
   /** Every alert, whatever its status (a paused alert's events wait in the outbox). */
   matchableAlerts(): Promise<MatchableAlert[]>;
   told(grantIds: readonly string[]): Promise<ToldGrant[]>;

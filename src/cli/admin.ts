@@ -23,6 +23,8 @@ import {
 } from '../subscriptions/tiers.js';
 import { SecretBox } from '../alerts/secrets.js';
 import { SqliteAlertStore } from '../alerts/sqlite/alertStore.js';
+import { PgAlertStore } from '../alerts/postgres/alertStore.js';
+import type { PgStore } from '../subscriptions/postgres/store.js';
 import type { SqliteStore } from '../subscriptions/sqliteStore.js';
 import { alertCommands } from './alertCommands.js';
 import { CliExit, noDatabase, runCli, stdio, UsageError, withOverrides, type Command, type Io, type ParsedArgs } from './runner.js';
@@ -165,10 +167,10 @@ function commands(session: Session, io: Io): Command[] {
   const json = { ...common, json: 'boolean' } as const;
   const openAlerts = async (values: ParsedArgs['values']) => {
     const { opened } = await session.open(values, false);
-    if (opened.kind !== 'sqlite') throw new CliExit('alerts are kept in the embedded SQLite store in this version; unset DATABASE_URL', EXIT.usage);
     const config = loadConfig(withOverrides(session.env, values));
+    if (opened.kind !== 'sqlite' && config.alerts.secretsKey === null) throw new CliExit('with DATABASE_URL, set SECRETS_KEY (the API instances\' key) to work on alerts', EXIT.usage);
     const box = config.alerts.secretsKey === null ? SecretBox.inDataDir(config.dataDir).box : SecretBox.fromKey(config.alerts.secretsKey);
-    return new SqliteAlertStore((opened as SqliteStore).db, box);
+    return opened.kind === 'sqlite' ? new SqliteAlertStore((opened as SqliteStore).db, box) : new PgAlertStore((opened as PgStore).pool, box);
   };
   return [
     ...alertCommands(openAlerts, io, EXIT.notFound),

@@ -110,6 +110,72 @@ const MIGRATIONS: string[] = [
   // 3: the alerts.manage feature (NULL: on) and an operator's override of the number of alerts.
   `ALTER TABLE subscriptions ADD COLUMN feature_alerts_manage BOOLEAN;
    ALTER TABLE subscriptions ADD COLUMN alert_limit INTEGER;`,
+  // 4: alerts (src/alerts/postgres/alertStore.ts), as in SQLite: the alerts, what each told its
+  // partner, the outbox, the matcher's position and lease (one matcher in the fleet), and the
+  // answers kept for Idempotency-Key. Times are ISO text, as for subscriptions and keys.
+  `CREATE TABLE alerts (
+     id                  TEXT PRIMARY KEY,
+     subscription_id     TEXT NOT NULL REFERENCES subscriptions (id),
+     name                TEXT NOT NULL,
+     query               TEXT NOT NULL,
+     url                 TEXT NOT NULL,
+     events              TEXT NOT NULL,
+     closing_days        INTEGER,
+     status              TEXT NOT NULL CHECK (status IN ('ACTIVE', 'PAUSED', 'DISABLED')),
+     disabled_reason     TEXT,
+     secret              TEXT NOT NULL,
+     previous_secret     TEXT,
+     previous_until      TEXT,
+     from_seq            BIGINT NOT NULL,
+     created_at          TEXT NOT NULL,
+     updated_at          TEXT NOT NULL
+   );
+   CREATE INDEX alerts_subscription ON alerts (subscription_id, created_at, id);
+   CREATE TABLE alert_grants (
+     alert_id          TEXT NOT NULL REFERENCES alerts (id) ON DELETE CASCADE,
+     grant_id          TEXT NOT NULL,
+     deadline          TEXT,
+     reminded_deadline TEXT,
+     PRIMARY KEY (alert_id, grant_id)
+   );
+   CREATE INDEX alert_grants_grant ON alert_grants (grant_id);
+   CREATE TABLE alert_messages (
+     seq              BIGSERIAL PRIMARY KEY,
+     id               TEXT NOT NULL UNIQUE,
+     alert_id         TEXT NOT NULL REFERENCES alerts (id) ON DELETE CASCADE,
+     grant_id         TEXT,
+     type             TEXT NOT NULL,
+     payload          TEXT NOT NULL,
+     status           TEXT NOT NULL CHECK (status IN ('PENDING', 'DELIVERED', 'FAILED')),
+     attempts         INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at  TEXT,
+     last_at          TEXT,
+     last_status      INTEGER,
+     last_error       TEXT,
+     last_duration_ms INTEGER,
+     claimed_until    TEXT,
+     created_at       TEXT NOT NULL
+   );
+   CREATE INDEX alert_messages_due ON alert_messages (status, next_attempt_at);
+   CREATE INDEX alert_messages_order ON alert_messages (alert_id, grant_id, status, seq);
+   CREATE TABLE alert_matcher (
+     id          INTEGER PRIMARY KEY CHECK (id = 1),
+     log         TEXT,
+     seq         BIGINT NOT NULL,
+     updated_at  TEXT NOT NULL,
+     holder      TEXT,
+     lease_until TIMESTAMPTZ
+   );
+   INSERT INTO alert_matcher (id, log, seq, updated_at) VALUES (1, NULL, 0, '');
+   CREATE TABLE idempotency_keys (
+     subscription_id TEXT NOT NULL,
+     key             TEXT NOT NULL,
+     fingerprint     TEXT NOT NULL,
+     status          INTEGER NOT NULL,
+     body            TEXT NOT NULL,
+     created_at      TEXT NOT NULL,
+     PRIMARY KEY (subscription_id, key)
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

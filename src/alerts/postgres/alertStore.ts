@@ -1,0 +1,296 @@
+// The PostgreSQL adapter of the alerts store port, for a fleet (DATABASE_URL): the same tables as
+// SQLite's (migration 4 of src/subscriptions/postgres/database.ts). One instance matches at a time
+// (a lease row); every instance delivers, each message claimed by one (FOR UPDATE SKIP LOCKED and
+// claimed_until). Signing secrets are stored sealed (src/alerts/secrets.ts).
+import type pg from 'pg';
+import { inTransaction, type Pool } from '../../subscriptions/postgres/database.js';
+import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
+import type { SecretBox } from '../secrets.js';
+import type { AlertStore, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, NewMessage, ToldGrant } from '../store.js';
+
+type Row = Record<string, any>;
+
+const alertOf = (row: Row): MatchableAlert => ({
+  id: row.id,
+  subscriptionId: row.subscription_id,
+  name: row.name,
+  query: JSON.parse(row.query),
+  url: row.url,
+  events: JSON.parse(row.events),
+  closingReminderDays: row.closing_days,
+  status: row.status,
+  disabledReason: row.disabled_reason,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  fromSeq: Number(row.from_seq),
+});
+
+const deliveryOf = (row: Row): Delivery => ({
+  id: row.id,
+  alertId: row.alert_id,
+  type: row.type,
+  grantId: row.grant_id,
+  status: row.status,
+  attempts: row.attempts,
+  lastAttempt: row.last_at === null ? null : { at: row.last_at, statusCode: row.last_status, error: row.last_error, durationMs: row.last_duration_ms ?? 0 },
+  nextAttemptAt: row.status === 'PENDING' ? row.next_attempt_at : null,
+  createdAt: row.created_at,
+});
+
+const toldOf = (r: Row): ToldGrant => ({ alertId: r.alert_id, grantId: r.grant_id, deadline: r.deadline, remindedDeadline: r.reminded_deadline });
+
+const ALERT_COLUMNS = 'id, subscription_id, name, query, url, events, closing_days, status, disabled_reason, from_seq, created_at, updated_at';
+const MESSAGE_COLUMNS = 'seq, id, alert_id, grant_id, type, status, attempts, next_attempt_at, last_at, last_status, last_error, last_duration_ms, created_at';
+
+export class PgAlertStore implements AlertStore {
+  constructor(
+    private readonly pool: Pool,
+    private readonly box: SecretBox,
+  ) {}
+
+  async count(subscriptionId: string): Promise<number> {
+    return Number((await this.pool.query('SELECT count(*) AS n FROM alerts WHERE subscription_id = $1', [subscriptionId])).rows[0].n);
+  }
+
+  async limitOverride(subscriptionId: string): Promise<number | null> {
+    const { rows } = await this.pool.query('SELECT alert_limit FROM subscriptions WHERE id = $1', [subscriptionId]);
+    return rows[0]?.alert_limit ?? null;
+  }
+
+  async create(subscriptionId: string, input: NewAlert, secret: string, at: Date): Promise<Alert> {
+    const id = newAlertId();
+    const now = at.toISOString();
+    await this.pool.query(
+      `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'ACTIVE', $8, (SELECT seq FROM alert_matcher WHERE id = 1), $9, $9)`,
+      [id, subscriptionId, input.name, JSON.stringify(input.query), input.url, JSON.stringify(input.events), input.closingReminderDays, this.box.seal(secret), now],
+    );
+    return (await this.get(subscriptionId, id))!;
+  }
+
+  async list(subscriptionId: string | null, after: ListPosition | null, limit: number): Promise<Alert[]> {
+    const { rows } = await this.pool.query(
+      `SELECT ${ALERT_COLUMNS} FROM alerts
+       WHERE ($1::text IS NULL OR subscription_id = $1) AND ($2::text IS NULL OR created_at < $2 OR (created_at = $2 AND id < $3))
+       ORDER BY created_at DESC, id DESC LIMIT $4`,
+      [subscriptionId, after?.createdAt ?? null, after?.id ?? null, limit],
+    );
+    return rows.map(alertOf);
+  }
+
+  async get(subscriptionId: string | null, id: string): Promise<Alert | null> {
+    const { rows } = await this.pool.query(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = $1 AND ($2::text IS NULL OR subscription_id = $2)`, [id, subscriptionId]);
+    return rows.length === 0 ? null : alertOf(rows[0]);
+  }
+
+  async update(subscriptionId: string | null, id: string, changes: AlertChanges, at: Date): Promise<Alert | null> {
+    const current = await this.get(subscriptionId, id);
+    if (current === null) return null;
+    const next = { ...current, ...changes };
+    const reason = next.status === 'DISABLED' ? current.disabledReason : null;
+    await this.pool.query(
+      'UPDATE alerts SET name = $1, query = $2, url = $3, events = $4, closing_days = $5, status = $6, disabled_reason = $7, updated_at = $8 WHERE id = $9',
+      [next.name, JSON.stringify(next.query), next.url, JSON.stringify(next.events), next.closingReminderDays, next.status, reason, at.toISOString(), id],
+    );
+    return this.get(subscriptionId, id);
+  }
+
+  async delete(subscriptionId: string, id: string): Promise<boolean> {
+    return ((await this.pool.query('DELETE FROM alerts WHERE id = $1 AND subscription_id = $2', [id, subscriptionId])).rowCount ?? 0) === 1;
+  }
+
+  async rotateSecret(subscriptionId: string, id: string, secret: string, at: Date, overlapMs: number): Promise<boolean> {
+    const result = await this.pool.query(
+      'UPDATE alerts SET previous_secret = secret, previous_until = $1, secret = $2, updated_at = $3 WHERE id = $4 AND subscription_id = $5',
+      [new Date(at.getTime() + overlapMs).toISOString(), this.box.seal(secret), at.toISOString(), id, subscriptionId],
+    );
+    return (result.rowCount ?? 0) === 1;
+  }
+
+  private async insertMessages(db: pg.PoolClient | Pool, messages: readonly NewMessage[], at: string): Promise<string[]> {
+    if (messages.length === 0) return [];
+    const ids = messages.map(() => newMessageId());
+    await db.query(
+      `INSERT INTO alert_messages (id, alert_id, grant_id, type, payload, status, attempts, next_attempt_at, created_at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS m(id, alert_id, grant_id, type, payload)
+         CROSS JOIN LATERAL (SELECT 'PENDING', 0, $6::text, $6::text) AS f(status, attempts, next_attempt_at, created_at)
+       ORDER BY array_position($1::text[], m.id)`,
+      [ids, messages.map((m) => m.alertId), messages.map((m) => m.grantId), messages.map((m) => m.type), messages.map((m) => m.payload), at],
+    );
+    return ids;
+  }
+
+  async enqueue(message: NewMessage, at: Date): Promise<Delivery> {
+    const [id] = await this.insertMessages(this.pool, [message], at.toISOString());
+    return (await this.getDelivery(message.alertId, id))!;
+  }
+
+  async deliveries(alertId: string, after: ListPosition | null, limit: number): Promise<Delivery[]> {
+    const { rows } = await this.pool.query(
+      `SELECT ${MESSAGE_COLUMNS} FROM alert_messages
+       WHERE alert_id = $1 AND ($2::text IS NULL OR seq < coalesce((SELECT seq FROM alert_messages WHERE id = $2), 0))
+       ORDER BY seq DESC LIMIT $3`,
+      [alertId, after?.id ?? null, limit],
+    );
+    return rows.map(deliveryOf);
+  }
+
+  async getDelivery(alertId: string, deliveryId: string): Promise<Delivery | null> {
+    const { rows } = await this.pool.query(`SELECT ${MESSAGE_COLUMNS} FROM alert_messages WHERE id = $1 AND alert_id = $2`, [deliveryId, alertId]);
+    return rows.length === 0 ? null : deliveryOf(rows[0]);
+  }
+
+  async retry(alertId: string, deliveryId: string, at: Date): Promise<Delivery | null> {
+    const result = await this.pool.query(`UPDATE alert_messages SET status = 'PENDING', next_attempt_at = $1, claimed_until = NULL WHERE id = $2 AND alert_id = $3`, [
+      at.toISOString(),
+      deliveryId,
+      alertId,
+    ]);
+    return (result.rowCount ?? 0) === 1 ? this.getDelivery(alertId, deliveryId) : null;
+  }
+
+  async matcherPosition(): Promise<MatcherPosition> {
+    const { rows } = await this.pool.query('SELECT log, seq FROM alert_matcher WHERE id = 1');
+    return { log: rows[0].log, seq: Number(rows[0].seq) };
+  }
+
+  async tryLease(holder: string, ttlMs: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE alert_matcher SET holder = $1, lease_until = now() + make_interval(secs => $2::double precision / 1000)
+       WHERE id = 1 AND (holder IS NULL OR holder = $1 OR lease_until IS NULL OR lease_until < now())`,
+      [holder, ttlMs],
+    );
+    return (rowCount ?? 0) === 1;
+  }
+
+  async matchableAlerts(): Promise<MatchableAlert[]> {
+    return (await this.pool.query(`SELECT ${ALERT_COLUMNS} FROM alerts ORDER BY created_at, id`)).rows.map(alertOf);
+  }
+
+  async told(grantIds: readonly string[]): Promise<ToldGrant[]> {
+    if (grantIds.length === 0) return [];
+    const { rows } = await this.pool.query('SELECT alert_id, grant_id, deadline, reminded_deadline FROM alert_grants WHERE grant_id = ANY($1::text[])', [grantIds]);
+    return rows.map(toldOf);
+  }
+
+  async commitBatch(batch: MatchedBatch, at: Date): Promise<boolean> {
+    const now = at.toISOString();
+    return inTransaction(this.pool, async (db) => {
+      const current = (await db.query('SELECT log, seq FROM alert_matcher WHERE id = 1 FOR UPDATE')).rows[0];
+      if (current.log !== batch.from.log || Number(current.seq) !== batch.from.seq) return false;
+      const alive = new Set((await db.query('SELECT id FROM alerts')).rows.map((r) => r.id as string));
+      await this.insertMessages(db, batch.messages.filter((m) => alive.has(m.alertId)), now);
+      const told = batch.told.filter((t) => alive.has(t.alertId));
+      if (told.length > 0) {
+        await db.query(
+          `INSERT INTO alert_grants (alert_id, grant_id, deadline, reminded_deadline)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+           ON CONFLICT (alert_id, grant_id) DO UPDATE SET deadline = excluded.deadline, reminded_deadline = excluded.reminded_deadline`,
+          [told.map((t) => t.alertId), told.map((t) => t.grantId), told.map((t) => t.deadline), told.map((t) => t.remindedDeadline)],
+        );
+      }
+      if (batch.forgotten.length > 0) {
+        await db.query('DELETE FROM alert_grants g USING unnest($1::text[], $2::text[]) AS f(alert_id, grant_id) WHERE g.alert_id = f.alert_id AND g.grant_id = f.grant_id', [
+          batch.forgotten.map((f) => f.alertId),
+          batch.forgotten.map((f) => f.grantId),
+        ]);
+      }
+      await db.query('UPDATE alert_matcher SET log = $1, seq = $2, updated_at = $3 WHERE id = 1', [batch.position.log, batch.position.seq, now]);
+      return true;
+    });
+  }
+
+  async dueReminders(at: Date): Promise<ToldGrant[]> {
+    const { rows } = await this.pool.query(
+      `SELECT g.alert_id, g.grant_id, g.deadline, g.reminded_deadline FROM alert_grants g JOIN alerts a ON a.id = g.alert_id
+       WHERE a.closing_days IS NOT NULL AND g.deadline IS NOT NULL AND g.deadline >= $1
+         AND g.deadline::timestamptz - $1::timestamptz <= make_interval(days => a.closing_days)
+         AND (g.reminded_deadline IS NULL OR g.reminded_deadline <> g.deadline)
+       LIMIT 10000`,
+      [at.toISOString()],
+    );
+    return rows.map(toldOf);
+  }
+
+  async commitReminders(messages: NewMessage[], reminded: ToldGrant[], at: Date): Promise<void> {
+    await inTransaction(this.pool, async (db) => {
+      await this.insertMessages(db, messages, at.toISOString());
+      for (const r of reminded) {
+        await db.query('UPDATE alert_grants SET reminded_deadline = $1 WHERE alert_id = $2 AND grant_id = $3 AND deadline IS NOT DISTINCT FROM $1', [r.deadline, r.alertId, r.grantId]);
+      }
+    });
+  }
+
+  async claimDue(at: Date, limit: number, claimMs: number): Promise<DueMessage[]> {
+    const now = at.toISOString();
+    const rows = await inTransaction(this.pool, async (db) => {
+      const { rows: found } = await db.query(
+        `SELECT m.id, m.alert_id, m.grant_id, m.payload, m.attempts, m.created_at, a.url, a.secret, a.previous_secret, a.previous_until
+         FROM alert_messages m JOIN alerts a ON a.id = m.alert_id JOIN subscriptions s ON s.id = a.subscription_id
+         WHERE m.status = 'PENDING' AND m.next_attempt_at <= $1 AND a.status = 'ACTIVE' AND s.status = 'ACTIVE'
+           AND (m.claimed_until IS NULL OR m.claimed_until < $1)
+           AND NOT EXISTS (SELECT 1 FROM alert_messages e WHERE e.alert_id = m.alert_id AND e.grant_id IS NOT DISTINCT FROM m.grant_id AND e.status = 'PENDING' AND e.seq < m.seq)
+         ORDER BY m.next_attempt_at, m.seq LIMIT $2
+         FOR UPDATE OF m SKIP LOCKED`,
+        [now, limit],
+      );
+      if (found.length > 0) {
+        await db.query('UPDATE alert_messages SET claimed_until = $1 WHERE id = ANY($2::text[])', [new Date(at.getTime() + claimMs).toISOString(), found.map((r) => r.id)]);
+      }
+      return found;
+    });
+    return rows.map((r) => ({
+      id: r.id,
+      alertId: r.alert_id,
+      grantId: r.grant_id,
+      payload: r.payload,
+      attempts: r.attempts,
+      createdAt: r.created_at,
+      url: r.url,
+      secrets: [this.box.open(r.secret), ...(r.previous_secret !== null && r.previous_until !== null && r.previous_until > now ? [this.box.open(r.previous_secret)] : [])],
+    }));
+  }
+
+  async recordAttempt(messageId: string, result: AttemptResult, next: { status: DeliveryStatus; nextAttemptAt: string | null }, disableAfter: number): Promise<void> {
+    await inTransaction(this.pool, async (db) => {
+      const { rows } = await db.query(
+        `UPDATE alert_messages SET attempts = attempts + 1, status = $1, next_attempt_at = $2, last_at = $3, last_status = $4, last_error = $5,
+           last_duration_ms = $6, claimed_until = NULL WHERE id = $7 RETURNING alert_id`,
+        [next.status, next.nextAttemptAt, result.at, result.statusCode, result.error, result.durationMs, messageId],
+      );
+      if (next.status !== 'FAILED' || rows.length === 0) return;
+      const alertId = rows[0].alert_id as string;
+      const recent = (
+        await db.query(`SELECT status FROM alert_messages WHERE alert_id = $1 AND status IN ('DELIVERED', 'FAILED') ORDER BY last_at DESC, seq DESC LIMIT $2`, [alertId, disableAfter])
+      ).rows.map((r) => r.status as string);
+      if (recent.length === disableAfter && recent.every((s) => s === 'FAILED')) {
+        await db.query(`UPDATE alerts SET status = 'DISABLED', disabled_reason = $1, updated_at = $2 WHERE id = $3 AND status = 'ACTIVE'`, [
+          `The last ${disableAfter} messages all failed after every retry; fix the endpoint, then set status to ACTIVE.`,
+          result.at,
+          alertId,
+        ]);
+      }
+    });
+  }
+
+  async outboxDepth(): Promise<number> {
+    return Number((await this.pool.query(`SELECT count(*) AS n FROM alert_messages WHERE status = 'PENDING'`)).rows[0].n);
+  }
+
+  async idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<{ fingerprint: string; status: number; body: string } | null> {
+    const { rows } = await this.pool.query('SELECT fingerprint, status, body FROM idempotency_keys WHERE subscription_id = $1 AND key = $2 AND created_at >= $3', [
+      subscriptionId,
+      key,
+      sinceIso,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  async rememberIdempotent(subscriptionId: string, key: string, fingerprint: string, status: number, body: string, at: Date): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO idempotency_keys (subscription_id, key, fingerprint, status, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (subscription_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, created_at = excluded.created_at`,
+      [subscriptionId, key, fingerprint, status, body, at.toISOString()],
+    );
+  }
+}
