@@ -2,6 +2,7 @@
 // itself, and graceful shutdown.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import { meta } from './http/envelope.js';
 import { newRequestId } from './http/requestId.js';
@@ -38,6 +39,19 @@ function rawError(status: number, reason: string, code: string, message: string,
   if (withBody) head.push('Content-Type: application/json; charset=utf-8');
   head.push(`Content-Length: ${Buffer.byteLength(body)}`, `X-Request-Id: ${requestId}`, 'Connection: close', '', '');
   return head.join('\r\n') + body;
+}
+
+/**
+ * After an answer written before closing (socket.end: a half-close), the client has `lingerMs` to
+ * close its side; then the socket is destroyed. What it still sends meanwhile is read and dropped.
+ * Without this a client that ignores the answer (never reads, never closes, drips a byte now and
+ * then) would hold the connection for good, the server's side waiting in FIN-WAIT-2.
+ */
+function closeAfterLinger(socket: Duplex, lingerMs: number): void {
+  const timer = setTimeout(() => socket.destroy(), lingerMs);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.resume();
 }
 
 /** The bytes of a parsed request's request line and headers, as they came (give or take the separators). */
@@ -112,6 +126,7 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
           ? rawError(408, 'Request Timeout', 'REQUEST_TIMEOUT', 'The request was not received in time.', true)
           : rawError(400, 'Bad Request', 'BAD_REQUEST', 'The HTTP request is malformed.', true);
     socket.end(answer);
+    closeAfterLinger(socket, bounds.lingerMs);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
