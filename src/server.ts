@@ -108,15 +108,46 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
   let stopping = false;
   /** The responses under way, whose connections are told to close when the server stops. */
   const answering = new Set<ServerResponse>();
+  /**
+   * Per connection, its responses not yet closed: a response is under way from its request until
+   * every byte of it has been handed to the system ('close', after 'finish'), not merely until
+   * end() was called. Node's closeIdleConnections takes a connection for idle as soon as its
+   * response has called end(), and would cut an answer still being written, after its call counted.
+   */
+  const underWay = new Map<Duplex, number>();
+  const connections = new Set<Duplex>();
+  server.on('connection', (socket: Duplex) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
+  /** Once stopping, a connection with no response under way is closed (none more will come on it). */
+  const closeIfIdle = (socket: Duplex) => {
+    if (!underWay.has(socket) && !socket.destroyed) socket.destroy();
+  };
+  // server.close() calls this (Node ≥ 19): ours closes only the connections with no response under way.
+  server.closeIdleConnections = () => connections.forEach(closeIfIdle);
   /** The answer closes its connection (unless its headers are out already). */
   const closingAnswer = (res: ServerResponse) => {
     if (!res.headersSent) res.setHeader('Connection', 'close');
   };
   const closeWhenStopping = (res: ServerResponse) => {
+    const socket = res.socket;
+    if (socket !== null) {
+      underWay.set(socket, (underWay.get(socket) ?? 0) + 1);
+      res.once('close', () => {
+        const left = underWay.get(socket)! - 1;
+        if (left > 0) return underWay.set(socket, left);
+        underWay.delete(socket);
+        // An answer that had sent its headers before the stop kept its connection alive: close it now.
+        if (stopping) closeIfIdle(socket);
+      });
+    }
     if (stopping) return closingAnswer(res);
     answering.add(res);
     res.once('close', () => answering.delete(res));
   };
+  // First of the request listeners, while the API starts as once it serves.
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => closeWhenStopping(res));
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const answer =
@@ -141,7 +172,6 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
           const handle = app.callback();
           server.off('request', starting);
           server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-            closeWhenStopping(res);
             return headerBytes(req) > MAX_HEADER_BYTES ? refuseLargeHeaders(res) : handle(req, res);
           });
         },
@@ -156,11 +186,11 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
               server.closeAllConnections();
             }, timeoutMs);
             timer.unref();
+            // Closes the connections with no response under way (closeIdleConnections above).
             server.close(() => {
               clearTimeout(timer);
               done();
             });
-            server.closeIdleConnections();
           }),
       });
     });

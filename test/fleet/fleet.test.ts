@@ -167,7 +167,13 @@ describeWithFleetServices('fleet: three API instances sharing PostgreSQL, Redis 
     await sleep(600);
     const month = new Date().toISOString().slice(0, 7);
     const counted = Number(await psql(database.url, `select calls from monthly_usage where subscription_id = '${subscriptionId}' and month = '${month}'`));
-    expect(counted, `refused ${refused}, failed ${failed}`).to.equal(served.length);
+    // A graceful stop cuts no answer, so the count is exact; only the shutdown timeout
+    // (SHUTDOWN_TIMEOUT_MS, logged) may cut requests still running, each counted: at most one per
+    // connection to the victim (2 here).
+    const timedOut = victim.process.stdout().includes('shutdown timeout reached');
+    const detail = `refused ${refused}, failed ${failed}, shutdown timeout ${timedOut}`;
+    expect(counted, detail).to.be.at.least(served.length);
+    expect(counted, detail).to.be.at.most(served.length + (timedOut ? 2 : 0));
     const logged = await psql(database.url, `select request_id from usage_log where subscription_id = '${subscriptionId}' and status = 200`);
     const loggedIds = new Set(logged.split('\n').filter((l) => l !== ''));
     const missing = served.filter((id) => !loggedIds.has(id));
