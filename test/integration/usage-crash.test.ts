@@ -73,6 +73,7 @@ async function crashUnderLoad(env: Record<string, string>, workDir: string, data
 
 function expectNothingLost(crash: Crash): void {
   const detail = JSON.stringify(crash);
+  if (process.env.CRASH_DEBUG) console.log(detail);
   // Every answer received has its usage row; rows beyond them are answers lost in flight.
   expect(crash.totalCalls, detail).to.equal(crash.byIdCalls);
   expect(crash.byIdCalls, `usage rows lost: ${detail}`).to.be.at.least(crash.served);
