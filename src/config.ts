@@ -118,9 +118,15 @@ export interface HttpBounds {
   requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this long. */
   keepAliveTimeoutMs: number;
+  /**
+   * After an answer the server gives before closing (408, 400, 431 from the parser), the client has
+   * this long to close its side; then the connection is cut (a client that never reads nor closes
+   * cannot hold it).
+   */
+  lingerMs: number;
 }
 
-export const DEFAULT_HTTP_BOUNDS: HttpBounds = Object.freeze({ headersTimeoutMs: 20_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 });
+export const DEFAULT_HTTP_BOUNDS: HttpBounds = Object.freeze({ headersTimeoutMs: 20_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, lingerMs: 5_000 });
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -241,6 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
       headersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.headersTimeoutMs, 100, 600000),
       requestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.requestTimeoutMs, 100, 600000),
       keepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.keepAliveTimeoutMs, 100, 600000),
+      lingerMs: int('HTTP_LINGER_MS', DEFAULT_HTTP_BOUNDS.lingerMs, 100, 600000),
     },
     usageRetentionDays: int('USAGE_RETENTION_DAYS', 400, 366, 100000),
     searchLoad: {

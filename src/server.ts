@@ -2,6 +2,7 @@
 // itself, and graceful shutdown.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import { meta } from './http/envelope.js';
 import { ERROR_STATUS, type ErrorCode } from './http/errors.js';
@@ -40,6 +41,19 @@ function rawError(reason: string, code: ErrorCode, message: string, withBody: bo
   if (withBody) head.push('Content-Type: application/json; charset=utf-8');
   head.push(`Content-Length: ${Buffer.byteLength(body)}`, `X-Request-Id: ${requestId}`, 'Connection: close', '', '');
   return head.join('\r\n') + body;
+}
+
+/**
+ * After an answer written before closing (socket.end: a half-close), the client has `lingerMs` to
+ * close its side; then the socket is destroyed. What it still sends meanwhile is read and dropped.
+ * Without this a client that ignores the answer (never reads, never closes, drips a byte now and
+ * then) would hold the connection for good, the server's side waiting in FIN-WAIT-2.
+ */
+function closeAfterLinger(socket: Duplex, lingerMs: number): void {
+  const timer = setTimeout(() => socket.destroy(), lingerMs);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.resume();
 }
 
 /** The bytes of a parsed request's request line and headers, as they came (give or take the separators). */
@@ -96,15 +110,46 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
   let stopping = false;
   /** The responses under way, whose connections are told to close when the server stops. */
   const answering = new Set<ServerResponse>();
+  /**
+   * Per connection, its responses not yet closed: a response is under way from its request until
+   * every byte of it has been handed to the system ('close', after 'finish'), not merely until
+   * end() was called. Node's closeIdleConnections takes a connection for idle as soon as its
+   * response has called end(), and would cut an answer still being written, after its call counted.
+   */
+  const underWay = new Map<Duplex, number>();
+  const connections = new Set<Duplex>();
+  server.on('connection', (socket: Duplex) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
+  /** Once stopping, a connection with no response under way is closed (none more will come on it). */
+  const closeIfIdle = (socket: Duplex) => {
+    if (!underWay.has(socket) && !socket.destroyed) socket.destroy();
+  };
+  // server.close() calls this (Node ≥ 19): ours closes only the connections with no response under way.
+  server.closeIdleConnections = () => connections.forEach(closeIfIdle);
   /** The answer closes its connection (unless its headers are out already). */
   const closingAnswer = (res: ServerResponse) => {
     if (!res.headersSent) res.setHeader('Connection', 'close');
   };
   const closeWhenStopping = (res: ServerResponse) => {
+    const socket = res.socket;
+    if (socket !== null) {
+      underWay.set(socket, (underWay.get(socket) ?? 0) + 1);
+      res.once('close', () => {
+        const left = underWay.get(socket)! - 1;
+        if (left > 0) return underWay.set(socket, left);
+        underWay.delete(socket);
+        // An answer that had sent its headers before the stop kept its connection alive: close it now.
+        if (stopping) closeIfIdle(socket);
+      });
+    }
     if (stopping) return closingAnswer(res);
     answering.add(res);
     res.once('close', () => answering.delete(res));
   };
+  // First of the request listeners, while the API starts as once it serves.
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => closeWhenStopping(res));
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const answer =
@@ -114,6 +159,7 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
           ? rawError('Request Timeout', 'REQUEST_TIMEOUT', 'The request was not received in time.', true)
           : rawError('Bad Request', 'BAD_REQUEST', 'The HTTP request is malformed.', true);
     socket.end(answer);
+    closeAfterLinger(socket, bounds.lingerMs);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -128,7 +174,6 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
           const handle = app.callback();
           server.off('request', starting);
           server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-            closeWhenStopping(res);
             return headerBytes(req) > MAX_HEADER_BYTES ? refuseLargeHeaders(res) : handle(req, res);
           });
         },
@@ -143,11 +188,11 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
               server.closeAllConnections();
             }, timeoutMs);
             timer.unref();
+            // Closes the connections with no response under way (closeIdleConnections above).
             server.close(() => {
               clearTimeout(timer);
               done();
             });
-            server.closeIdleConnections();
           }),
       });
     });

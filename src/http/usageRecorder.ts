@@ -1,6 +1,8 @@
-// Records every authenticated request in the usage log, with its final status and latency.
+// Records every authenticated request in the usage log, with its final status and latency. The
+// answer is sent once the row is committed (Koa writes the response after this middleware
+// returns): a crash after an answer left cannot lose its row.
 import type { Middleware } from 'koa';
-import type { UsageLog } from '../subscriptions/store.js';
+import { isPromise, type UsageLog } from '../subscriptions/store.js';
 import type { AppState } from './state.js';
 
 export function recordUsage(usage: UsageLog, clock: () => Date): Middleware<AppState> {
@@ -11,7 +13,7 @@ export function recordUsage(usage: UsageLog, clock: () => Date): Middleware<AppS
     } finally {
       const caller = ctx.state.caller;
       if (caller !== undefined) {
-        usage.record({
+        const written = usage.record({
           at: clock(),
           subscriptionId: caller.subscription.id,
           keyId: caller.keyId,
@@ -22,6 +24,7 @@ export function recordUsage(usage: UsageLog, clock: () => Date): Middleware<AppS
           latencyMs: performance.now() - started,
           requestId: ctx.state.requestId,
         });
+        if (isPromise(written)) await written;
       }
     }
   };

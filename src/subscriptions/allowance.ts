@@ -4,15 +4,16 @@
 // is exact across every process that shares the file (SQLite's write lock serialises them).
 //
 // Group commit: the admissions asked for during one turn of the event loop are checked and counted
-// together, in one transaction, when the loop reaches its check phase (setImmediate). Under load a
-// transaction carries many calls instead of one, which is what makes the exact count affordable;
-// alone, a request waits for nothing but that one transaction, as before.
+// together, in the turn's one write transaction (writeTurn.ts), with the usage rows of the requests
+// that finished in the same turn. Under load a transaction carries many calls instead of one, which
+// is what makes the exact count affordable; alone, a request waits for nothing but that one commit.
 import type Database from 'better-sqlite3';
 import { transientAsUnavailable } from '../sqliteFailures.js';
 import type { Db } from './database.js';
 
 import type { Admission, AllowanceRecord } from './store.js';
 import { admissionsOf, rejectAll, TurnAsks, type AskGroup as Group } from './turnAsks.js';
+import { SqliteWriteTurn, type TurnWrite } from './writeTurn.js';
 
 export type { Admission, AllowanceCounter } from './store.js';
 
@@ -20,17 +21,20 @@ export class SqliteAllowanceCounter implements AllowanceRecord {
   private readonly add: Database.Statement;
   private readonly read: Database.Statement;
   private readonly month: Database.Statement;
-  private readonly commitTurn: Database.Transaction<(groups: Group[]) => Admission[][]>;
-  private readonly turn = new TurnAsks((groups) => this.commit(groups));
+  private readonly turn: TurnAsks;
 
-  constructor(db: Db) {
+  /** `writes`: the store's write turn, shared with the usage log (one of its own when alone). */
+  constructor(
+    db: Db,
+    private readonly writes: SqliteWriteTurn = new SqliteWriteTurn(db),
+  ) {
     this.add = db.prepare(
       `INSERT INTO monthly_usage (subscription_id, month, calls) VALUES (?, ?, ?)
        ON CONFLICT (subscription_id, month) DO UPDATE SET calls = calls + excluded.calls`,
     );
     this.read = db.prepare('SELECT calls FROM monthly_usage WHERE subscription_id = ? AND month = ?').pluck();
     this.month = db.prepare('SELECT subscription_id AS subscriptionId, calls FROM monthly_usage WHERE month = ?');
-    this.commitTurn = db.transaction((groups: Group[]) => groups.map((group) => this.countGroup(group)));
+    this.turn = new TurnAsks(() => writes.join(() => this.turnWrite(this.turn.take())));
   }
 
   /** Inside the write transaction: admits as many of the group's calls as the limit leaves room for, in order. */
@@ -42,18 +46,19 @@ export class SqliteAllowanceCounter implements AllowanceRecord {
   }
 
   /**
-   * Commits this turn's asks in one IMMEDIATE transaction; on failure every ask of the turn fails
-   * and nothing is counted (503 when a retry may cure it, such as a lock held past busy_timeout).
+   * This turn's asks, counted in the turn's transaction; on failure every ask of the turn fails and
+   * nothing is counted (503 when a retry may cure it, such as a lock held past busy_timeout).
    */
-  private commit(groups: Group[]): void {
-    let results: Admission[][];
-    try {
-      results = this.commitTurn.immediate(groups);
-    } catch (error) {
-      rejectAll(groups, transientAsUnavailable(error, 'subscriptions database'));
-      return;
-    }
-    groups.forEach((group, g) => group.waiting.forEach((w, i) => w.resolve(results[g][i])));
+  private turnWrite(groups: Group[]): TurnWrite | null {
+    if (groups.length === 0) return null;
+    let results: Admission[][] = [];
+    return {
+      write: () => {
+        results = groups.map((group) => this.countGroup(group));
+      },
+      committed: () => groups.forEach((group, g) => group.waiting.forEach((w, i) => w.resolve(results[g][i]))),
+      failed: (error) => rejectAll(groups, transientAsUnavailable(error, 'subscriptions database')),
+    };
   }
 
   tryConsume(subscriptionId: string, month: string, limit: number): Promise<Admission> {
@@ -67,7 +72,7 @@ export class SqliteAllowanceCounter implements AllowanceRecord {
 
   /** Commits what this turn asked for now (before the database closes). */
   close(): void {
-    this.turn.flush();
+    this.writes.flush();
   }
 
   currentSync(subscriptionId: string, month: string): number {

@@ -2,7 +2,8 @@
 // shared (PostgreSQL). Authentication goes through the grace directory; the allowance record's calls
 // are timed out and, with Redis counting, a call Redis admitted that the record could not take is
 // kept in DeferredServedCalls (only if the original statement failed: one that merely timed out is
-// counted when it lands); usage rows are bounded while the store is out; a probe notices recovery,
+// counted when it lands); usage rows are bounded while the store is out (an answer then no longer
+// waits for its row's commit); a probe notices recovery,
 // which drains the deferred counts and flushes the usage rows. No restart is ever needed.
 import type { StoreOutageSettings } from '../config.js';
 import { ServiceUnavailableError } from '../failures.js';
@@ -108,7 +109,15 @@ export function guardStore(store: SubscriptionsStore, settings: StoreOutageSetti
   const buffer = new BoundedUsageBuffer<UsageRow>(store.usage, settings.usageBufferRows, log);
   const usage = new Proxy(store.usage, {
     get(target, prop) {
-      if (prop === 'record') return (row: UsageRow) => buffer.record(row);
+      if (prop === 'record') {
+        // The answer waits for the row's commit while the store answers, at most the store timeout
+        // (a hung store then starts the outage); during an outage the row waits in memory instead.
+        return (row: UsageRow): Awaitable<void> => {
+          const written = buffer.record(row);
+          if (outage.failing || written === undefined) return undefined;
+          return outage.guard(() => written, false).catch(() => undefined);
+        };
+      }
       if (prop === 'statistics' || prop === 'dailyByEndpoint') {
         return (...args: unknown[]) => guarded(() => (Reflect.get(target, prop, target) as (...a: unknown[]) => Awaitable<unknown>).apply(target, args));
       }

@@ -10,6 +10,7 @@ import type { SubscriptionsStore, UsageSizes } from './store.js';
 import { SubscriptionStore } from './subscriptionStore.js';
 import { UsageRetention, usageDailyRows, usageLogRows } from './usageRetention.js';
 import { UsageStore } from './usageStore.js';
+import { SqliteWriteTurn } from './writeTurn.js';
 
 export interface StoreOptions {
   clock?: () => Date;
@@ -42,8 +43,10 @@ export class SqliteStore implements SubscriptionsStore {
   ) {
     const clock = options.clock ?? (() => new Date());
     this.subscriptions = new SubscriptionStore(db, clock);
-    this.usage = new UsageStore(db, options.log, (rows) => this.subscriptions.touchKeys(lastUseByKey(rows)));
-    this.allowance = new SqliteAllowanceCounter(db);
+    // One write transaction per event-loop turn for the calls counted and the usage rows logged.
+    const writes = new SqliteWriteTurn(db);
+    this.usage = new UsageStore(db, options.log, (rows) => this.subscriptions.touchKeys(lastUseByKey(rows)), writes);
+    this.allowance = new SqliteAllowanceCounter(db, writes);
     this.demo = new DemoSubscription(db, this.subscriptions, clock);
     this.retention = new UsageRetention(db, options.retentionDays, clock, options.log);
     this.dailyRows = cachedFor(60_000, () => usageDailyRows(db));

@@ -96,14 +96,18 @@ export interface DailyCalls {
 }
 
 /**
- * The usage log: rows buffered and written in batches (the key's last use with them), and the
- * statistics, read only from the per-day table. "Counted" is the statistics' rule: billable or
- * /subscription/*, any status but 401 and 429.
+ * The usage log: rows written in batches, one per event-loop turn or per write in flight (the key's
+ * last use with them), and the statistics, read only from the per-day table. "Counted" is the
+ * statistics' rule: billable or /subscription/*, any status but 401 and 429.
  */
 export interface UsageLog {
-  /** Buffers one row; it reaches the store within a fraction of a second. */
-  record(row: UsageRow): void;
-  /** Writes every buffered row (rows that fail stay buffered for the next attempt). */
+  /**
+   * Logs one row; resolves once it is committed, so that the answer it logs is sent only then (a
+   * crash loses no row of an answer sent). A failed write never rejects: the row waits in memory
+   * for the next attempt.
+   */
+  record(row: UsageRow): Awaitable<void>;
+  /** Writes every waiting row now (rows that fail stay in memory for the next attempt). */
   flush(): Awaitable<void>;
   readonly pending: number;
   /** Counted calls from `fromDay` (YYYY-MM-DD) on: total and the top 10 endpoints. */

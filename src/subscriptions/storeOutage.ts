@@ -9,7 +9,8 @@
 //   subscriptions) until the store records them; without Redis nothing can count, so billable calls
 //   are refused with 503 rather than served uncounted.
 // - Usage rows wait in a bounded buffer and are written after recovery; past the bound the newest
-//   rows are dropped and counted (never the allowance count, kept apart above).
+//   rows are dropped and counted (never the allowance count, kept apart above). Outside an outage
+//   an answer waits for its usage row's commit; during one it does not (the row waits in memory).
 // - Recovery needs no restart: a probe every second while the outage lasts notices the store again.
 // Everything here is in-process state with injected time; it knows no HTTP and no particular store.
 import { ServiceUnavailableError } from '../failures.js';
@@ -226,7 +227,7 @@ export class DeferredServedCalls {
 }
 
 interface UsageRecorder<Row> {
-  record(row: Row): void;
+  record(row: Row): Awaitable<void>;
   readonly pending: number;
 }
 
@@ -244,7 +245,8 @@ export class BoundedUsageBuffer<Row> {
     private readonly log: Logger,
   ) {}
 
-  record(row: Row): void {
+  /** The inner log's answer (its commit), or nothing when the row is dropped. */
+  record(row: Row): Awaitable<void> {
     if (this.inner.pending >= this.maxRows) {
       this.droppedRows += 1;
       if (!this.warned) {
@@ -254,7 +256,7 @@ export class BoundedUsageBuffer<Row> {
       return;
     }
     if (this.warned && this.inner.pending < this.maxRows / 2) this.warned = false;
-    this.inner.record(row);
+    return this.inner.record(row);
   }
 
   get pending(): number {

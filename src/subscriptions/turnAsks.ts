@@ -1,7 +1,7 @@
 // Group commit of the monthly allowance: the asks made during one turn of the event loop, grouped
 // by subscription, month and limit, handed to the store together when the loop reaches its check
-// phase (setImmediate), and the admissions one group gets from the count before it and the number
-// the limit let in. Both stores' counters (SQLite, PostgreSQL) commit their turns through it.
+// phase, and the admissions one group gets from the count before it and the number the limit let
+// in. Both stores' counters (SQLite, PostgreSQL) gather their turns with it.
 import type { Admission } from './store.js';
 
 export interface Waiting {
@@ -19,13 +19,16 @@ export interface AskGroup {
 
 export class TurnAsks {
   private groups = new Map<string, AskGroup>();
-  private scheduled = false;
 
-  /** `commit` receives each turn's groups once; it resolves or rejects every ask in them. */
-  constructor(private readonly commit: (groups: AskGroup[]) => void) {}
+  /**
+   * `onFirstAsk` is called at the first ask of each turn: it arranges for `take()` to be called at
+   * the turn's end, and for each ask taken to be resolved or rejected.
+   */
+  constructor(private readonly onFirstAsk: () => void) {}
 
   ask(subscriptionId: string, month: string, limit: number | null): Promise<Admission> {
     return new Promise((resolve, reject) => {
+      if (this.groups.size === 0) this.onFirstAsk();
       const key = `${subscriptionId}\n${month}\n${limit}`;
       let group = this.groups.get(key);
       if (group === undefined) {
@@ -33,20 +36,14 @@ export class TurnAsks {
         this.groups.set(key, group);
       }
       group.waiting.push({ resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
     });
   }
 
-  /** Hands this turn's asks to `commit` now (at the check phase, or before the store closes). */
-  flush(): void {
-    this.scheduled = false;
-    if (this.groups.size === 0) return;
+  /** This turn's asks, grouped; the next ask starts a new turn. */
+  take(): AskGroup[] {
     const groups = [...this.groups.values()];
     this.groups = new Map();
-    this.commit(groups);
+    return groups;
   }
 }
 

@@ -1,15 +1,19 @@
-// The usage log: one row per logged request, written in batches, and the statistics read from it.
+// The usage log: one row per logged request, and the statistics read from it. The rows of the
+// requests that finish during one turn of the event loop are written in that turn's write
+// transaction (writeTurn.ts, with the allowance counts), and each request's answer waits for that
+// commit: a crash loses no row of an answer that was sent. A row whose write failed waits in memory
+// for the next attempt (the answer is not held back by a failing log).
 import type Database from 'better-sqlite3';
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
 import type { Db } from './database.js';
+import { SqliteWriteTurn, type TurnWrite } from './writeTurn.js';
 
 import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from './store.js';
 
 export type { UsageRow, UsageStatistics } from './store.js';
 
-export const FLUSH_INTERVAL_MS = 200;
-export const FLUSH_BATCH = 500;
+const RETRY_MS = 1000;
 /** Rows per multi-row INSERT statement (10 columns each, well under SQLite's 32,766 variables). */
 const INSERT_CHUNK = 50;
 
@@ -42,35 +46,30 @@ function isoMemo(): (at: Date) => string {
 }
 
 export class UsageStore implements UsageLog {
+  /** This turn's rows, each with the request that waits for its commit. */
+  private turnRows: { row: UsageRow; written: () => void }[] = [];
+  /** Rows a failed write left for the next attempt. */
   private buffer: UsageRow[] = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly insert: Database.Statement;
   private readonly insertChunk: Database.Statement;
-  private readonly writeBatch: (rows: UsageRow[]) => void;
+  private readonly writeBatch: Database.Transaction<(rows: UsageRow[]) => void>;
   private readonly totalCalls: Database.Statement;
   private readonly callsByEndpoint: Database.Statement;
   private readonly daily: Database.Statement;
 
+  /** `writes`: the store's write turn, shared with the allowance counter (one of its own when alone). */
   constructor(
     private readonly db: Db,
     private readonly log: Logger,
     private readonly onFlush: (rows: UsageRow[]) => void = () => {},
+    private readonly writes: SqliteWriteTurn = new SqliteWriteTurn(db),
   ) {
     const columns = '(at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)';
     const values = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
     this.insert = db.prepare(`INSERT INTO usage_log ${columns} VALUES ${values}`);
     this.insertChunk = db.prepare(`INSERT INTO usage_log ${columns} VALUES ${Array(INSERT_CHUNK).fill(values).join(', ')}`);
-    this.writeBatch = db.transaction((rows: UsageRow[]) => {
-      const iso = isoMemo();
-      let i = 0;
-      for (; i + INSERT_CHUNK <= rows.length; i += INSERT_CHUNK) {
-        const params: unknown[] = [];
-        for (let j = i; j < i + INSERT_CHUNK; j += 1) params.push(...columnsOf(rows[j], iso(rows[j].at)));
-        this.insertChunk.run(params);
-      }
-      for (; i < rows.length; i += 1) this.insert.run(columnsOf(rows[i], iso(rows[i].at)));
-      this.onFlush(rows);
-    });
+    this.writeBatch = db.transaction((rows: UsageRow[]) => this.writeRows(rows));
     // usage_daily holds the counted calls of usage_log per day and endpoint (kept by triggers).
     this.totalCalls = db.prepare('SELECT coalesce(sum(calls), 0) FROM usage_daily WHERE subscription_id = ? AND day >= ?').pluck();
     this.callsByEndpoint = db.prepare(
@@ -82,15 +81,55 @@ export class UsageStore implements UsageLog {
     );
   }
 
-  /** Buffers one row; it reaches the database within FLUSH_INTERVAL_MS, or at once when the batch is full. */
-  record(row: UsageRow): void {
-    this.buffer.push(row);
-    if (this.buffer.length >= FLUSH_BATCH) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), FLUSH_INTERVAL_MS);
+  /** Inside a transaction: the rows, 50 to an INSERT, and the keys' last use. */
+  private writeRows(rows: UsageRow[]): void {
+    const iso = isoMemo();
+    let i = 0;
+    for (; i + INSERT_CHUNK <= rows.length; i += INSERT_CHUNK) {
+      const params: unknown[] = [];
+      for (let j = i; j < i + INSERT_CHUNK; j += 1) params.push(...columnsOf(rows[j], iso(rows[j].at)));
+      this.insertChunk.run(params);
+    }
+    for (; i < rows.length; i += 1) this.insert.run(columnsOf(rows[i], iso(rows[i].at)));
+    this.onFlush(rows);
   }
 
-  /** Writes every buffered row. On failure the rows stay buffered for the next attempt. */
+  /** Resolves once the row is committed (or, if the write failed, kept in memory for the next attempt). */
+  record(row: UsageRow): Promise<void> {
+    return new Promise((written) => {
+      if (this.turnRows.length === 0) this.writes.join(() => this.turnWrite());
+      this.turnRows.push({ row, written });
+    });
+  }
+
+  /** This turn's rows, for the turn's transaction. */
+  private turnWrite(): TurnWrite | null {
+    const entries = this.turnRows;
+    this.turnRows = [];
+    if (entries.length === 0) return null;
+    const rows = entries.map((e) => e.row);
+    const release = () => {
+      for (const e of entries) e.written();
+    };
+    return {
+      write: () => this.writeRows(rows),
+      committed: release,
+      failed: (error) => {
+        this.keepForRetry(rows, error);
+        release();
+      },
+    };
+  }
+
+  private keepForRetry(rows: UsageRow[], error: unknown): void {
+    this.buffer = rows.concat(this.buffer);
+    this.log.error('usage log write failed; rows kept for retry', { rows: rows.length, ...describeError(error) });
+    this.timer ??= setTimeout(() => this.flush(), RETRY_MS);
+  }
+
+  /** Writes this turn's rows now, then any rows a failed write left. On failure the rows stay for the next attempt. */
   flush(): void {
+    this.writes.flush();
     if (this.timer !== null) {
       clearTimeout(this.timer);
       this.timer = null;
@@ -99,16 +138,14 @@ export class UsageStore implements UsageLog {
     const rows = this.buffer;
     this.buffer = [];
     try {
-      this.writeBatch(rows);
+      this.writeBatch.immediate(rows);
     } catch (error) {
-      this.buffer = rows.concat(this.buffer);
-      this.log.error('usage log write failed; rows kept for retry', { rows: rows.length, ...describeError(error) });
-      this.timer ??= setTimeout(() => this.flush(), 1000);
+      this.keepForRetry(rows, error);
     }
   }
 
   get pending(): number {
-    return this.buffer.length;
+    return this.turnRows.length + this.buffer.length;
   }
 
   /** Logged calls in the window that count as usage: billable or /subscription/*, not 401 or 429. */

@@ -129,12 +129,19 @@ describeWithFleetServices('fleet: three API instances sharing PostgreSQL, Redis 
     const { apiKey } = await createSubscription(env, workDir, ['--name', 'usage', '--tier', 'PROFESSIONAL']);
     const sent = await burst(fleet, 21, apiKey);
     expect(sent.counts).to.deep.equal({ ok: 21 });
-    await sleep(600); // every instance's usage batch written (batches leave within 200 ms)
+    // No wait: each answer was sent once its usage row was committed.
     const usage = await usageFromEach(fleet, apiKey);
-    for (const u of usage) expect(u.status).to.equal(200);
-    const bodies = usage.map((u) => JSON.stringify(u.body.data));
-    expect(new Set(bodies).size, bodies.join('\n')).to.equal(1);
-    expect(usage[0].body.data.currentMonth.calls).to.equal(21);
+    const today = new Date().toISOString().slice(0, 10);
+    for (const u of usage) {
+      expect(u.status).to.equal(200);
+      const { currentMonth, statistics } = u.body.data;
+      const detail = JSON.stringify(u.body.data);
+      expect(currentMonth.calls, detail).to.equal(21);
+      expect(statistics.topEndpoints.find((e: { endpoint: string }) => e.endpoint === '/grants/:id')?.calls, detail).to.equal(21);
+      expect(statistics.daily.find((d: { date: string }) => d.date === today)?.byEndpoint['/grants/:id'], detail).to.equal(21);
+      // The three usage calls count too, each once committed: an answer may see those answered before it.
+      expect(statistics.totalCalls, detail).to.be.within(21, 23);
+    }
   });
 
   it('SIGTERM to one instance under load loses no usage row and no counted call', async function () {
@@ -167,7 +174,13 @@ describeWithFleetServices('fleet: three API instances sharing PostgreSQL, Redis 
     await sleep(600);
     const month = new Date().toISOString().slice(0, 7);
     const counted = Number(await psql(database.url, `select calls from monthly_usage where subscription_id = '${subscriptionId}' and month = '${month}'`));
-    expect(counted, `refused ${refused}, failed ${failed}`).to.equal(served.length);
+    // A graceful stop cuts no answer, so the count is exact; only the shutdown timeout
+    // (SHUTDOWN_TIMEOUT_MS, logged) may cut requests still running, each counted: at most one per
+    // connection to the victim (2 here).
+    const timedOut = victim.process.stdout().includes('shutdown timeout reached');
+    const detail = `refused ${refused}, failed ${failed}, shutdown timeout ${timedOut}`;
+    expect(counted, detail).to.be.at.least(served.length);
+    expect(counted, detail).to.be.at.most(served.length + (timedOut ? 2 : 0));
     const logged = await psql(database.url, `select request_id from usage_log where subscription_id = '${subscriptionId}' and status = 200`);
     const loggedIds = new Set(logged.split('\n').filter((l) => l !== ''));
     const missing = served.filter((id) => !loggedIds.has(id));

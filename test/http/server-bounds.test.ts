@@ -34,13 +34,14 @@ describe('HTTP server bounds', function () {
 
   before(async () => {
     // Keep-alive 4 s: Node's client does not reuse a connection announced with Keep-Alive: timeout=1.
-    api = await startTestApi({ HTTP_HEADERS_TIMEOUT_MS: '1500', HTTP_REQUEST_TIMEOUT_MS: '3000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '4000' });
+    api = await startTestApi({ HTTP_HEADERS_TIMEOUT_MS: '1500', HTTP_REQUEST_TIMEOUT_MS: '3000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '4000', HTTP_LINGER_MS: '1000' });
   });
   after(async () => api.stop());
 
-  it('reads the three bounds from the environment, with documented defaults, and refuses nonsense', () => {
-    expect(api.config.http).to.deep.equal({ headersTimeoutMs: 1500, requestTimeoutMs: 3000, keepAliveTimeoutMs: 4000 });
-    expect(loadConfig({}).http).to.deep.equal({ headersTimeoutMs: 20_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 });
+  it('reads the four bounds from the environment, with documented defaults, and refuses nonsense', () => {
+    expect(api.config.http).to.deep.equal({ headersTimeoutMs: 1500, requestTimeoutMs: 3000, keepAliveTimeoutMs: 4000, lingerMs: 1000 });
+    expect(loadConfig({}).http).to.deep.equal({ headersTimeoutMs: 20_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, lingerMs: 5_000 });
+    expect(() => loadConfig({ HTTP_LINGER_MS: '-1' })).to.throw(/HTTP_LINGER_MS must be an integer/);
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: 'soon' })).to.throw(/HTTP_HEADERS_TIMEOUT_MS must be an integer/);
     expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '1000' })).to.throw(/at least HTTP_HEADERS_TIMEOUT_MS/);
   });
@@ -72,6 +73,34 @@ describe('HTTP server bounds', function () {
       const body = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
       expect(body.success).to.equal(false);
       expect(body.error.code).to.equal('REQUEST_TIMEOUT');
+    } finally {
+      clearInterval(drip);
+      socket.destroy();
+    }
+  });
+
+  it('after the 408, a client that neither reads nor closes its side is cut off once HTTP_LINGER_MS has passed', async () => {
+    const { port } = new URL(api.url);
+    const request = `GET ${P}/grants HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'a'.repeat(200)}`;
+    // allowHalfOpen: the server's FIN does not close this side; paused: the 408 is never read.
+    const socket: Socket = connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen: true });
+    socket.pause();
+    socket.on('error', () => undefined);
+    let sent = 0;
+    const started = Date.now();
+    const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(Date.now() - started)));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    // One byte every 200 ms, never the end of the headers: the drip goes on after the 408.
+    const drip = setInterval(() => {
+      if (socket.destroyed || sent >= request.length) return;
+      socket.write(request[sent]);
+      sent += 1;
+    }, 200);
+    try {
+      const elapsed = await Promise.race([closed, new Promise<string>((resolve) => setTimeout(() => resolve('still open after 10 s'), 10_000))]);
+      // 408 after 1.5 s (checked every 375 ms), then 1 s of linger; a write after that is refused.
+      expect(elapsed).to.be.a('number').within(2400, 5000);
+      expect(sent, 'the client was still sending after the 408').to.be.above(12);
     } finally {
       clearInterval(drip);
       socket.destroy();

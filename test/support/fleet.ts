@@ -56,11 +56,13 @@ export interface FleetOptions {
   env: Record<string, string>;
   /** Parent folder for the instances' DATA_DIRs. */
   workDir: string;
+  /** An existing DATA_DIR to start on (a restart of a killed instance); a new one under workDir when absent. */
+  dataDir?: string;
 }
 
 /** Starts one instance on a free port and waits for its "listening" line. */
 export async function startInstance(name: string, options: FleetOptions): Promise<FleetInstance> {
-  const dataDir = mkdtempSync(path.join(options.workDir, `${name}-`));
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(options.workDir, `${name}-`));
   const proc = launch(process.execPath, ['dist/src/main.js'], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, ...options.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_FORMAT: 'json' },

@@ -125,7 +125,7 @@ describe('unit: the store outage policy (grace, deferred counts, bounded usage, 
 
   it('holds usage rows up to the bound and counts the rows dropped past it', () => {
     const held: number[] = [];
-    const buffer = new BoundedUsageBuffer<number>({ record: (row) => held.push(row), get pending() { return held.length; } }, 5, log);
+    const buffer = new BoundedUsageBuffer<number>({ record: (row) => void held.push(row), get pending() { return held.length; } }, 5, log);
     for (let i = 0; i < 8; i += 1) buffer.record(i);
     expect(held).to.deep.equal([0, 1, 2, 3, 4]);
     expect(buffer.dropped).to.equal(3);

@@ -12,7 +12,7 @@ const byRow = (a: Group, b: Group): number =>
   a.subscriptionId < b.subscriptionId ? -1 : a.subscriptionId > b.subscriptionId ? 1 : a.month < b.month ? -1 : a.month > b.month ? 1 : 0;
 
 export class PgAllowanceCounter implements AllowanceRecord {
-  private readonly turn = new TurnAsks((groups) => this.commit(groups));
+  private readonly turn = new TurnAsks(() => setImmediate(() => this.commit(this.turn.take())));
   private readonly inFlight = new Set<Promise<void>>();
   /** The highest count this instance has seen per subscription and month (a floor, never above the record). */
   private readonly seen = new SeenMonthlyCounts();
@@ -21,6 +21,7 @@ export class PgAllowanceCounter implements AllowanceRecord {
 
   /** Sends this turn's asks in one statement; on failure every ask of the turn fails and nothing is counted. */
   private commit(turn: Group[]): void {
+    if (turn.length === 0) return;
     const groups = turn.sort(byRow);
     const done = this.pool
       .query('SELECT calls_before, calls_admitted FROM consume_allowance($1::text[], $2::text[], $3::integer[], $4::integer[])', [
@@ -75,7 +76,7 @@ export class PgAllowanceCounter implements AllowanceRecord {
 
   /** Sends what this turn asked for now and waits for every statement in flight. */
   async close(): Promise<void> {
-    this.turn.flush();
+    this.commit(this.turn.take());
     await Promise.allSettled([...this.inFlight]);
   }
 }

@@ -184,6 +184,11 @@ export function createPool(url: string, max = 10): Pool {
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000 });
   // An idle client that loses its connection emits here; without a listener the process would exit.
   pool.on('error', () => undefined);
+  // So does a client checked out of the pool (a transaction under way) when the server ends its
+  // session, as a restart or a fast shutdown does: pg-pool listens only to idle clients, so without
+  // this the process would exit. The statement under way fails (the caller sees it), and the pool
+  // discards the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

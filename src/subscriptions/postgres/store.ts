@@ -76,7 +76,7 @@ export class PgStore implements SubscriptionsStore {
       log: options.log,
       cacheTtlMs: options.cacheTtlMs,
     });
-    this.usage = new PgUsageStore(pool, this.subscriptions, options.log);
+    this.usage = new PgUsageStore(pool, options.log);
     this.allowance = new PgAllowanceCounter(pool);
     this.demo = new PgDemo(pool, this.subscriptions, this.clock);
   }

@@ -1,16 +1,17 @@
-// The usage log in PostgreSQL. Rows are buffered and written in batches: one multi-row INSERT
-// (unnest of column arrays) into usage_log, partitioned by month; the per-day counts upserted into
-// usage_daily (INSERT … ON CONFLICT DO UPDATE, aggregated per batch); and the keys' last use, all
-// in one transaction. The statistics read only usage_daily. Retention drops whole months.
+// The usage log in PostgreSQL. Rows are written in batches, each one statement (one round trip,
+// atomic): a multi-row INSERT (unnest of column arrays) into usage_log, partitioned by month; the
+// per-day counts upserted into usage_daily (INSERT … ON CONFLICT DO UPDATE, aggregated per batch);
+// and the keys' last use. A batch leaves at the end of the event-loop turn its rows were recorded in, or, while
+// one is being written, as soon as it is done with everything recorded meanwhile (group commit); a
+// request's answer waits for its row's commit, so a crash loses no row of an answer that was sent.
+// A row whose write failed waits in memory for the next attempt (the answer is not held back).
+// The statistics read only usage_daily. Retention drops whole months.
 import { describeError, type Logger } from '../../log.js';
 import { lastUseByKey } from '../lastUse.js';
 import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../store.js';
 import { inTransaction, PARTITION_LOCK, pgUnavailable, type Pool, type Queryable } from './database.js';
-import type { PgSubscriptionStore } from './subscriptionStore.js';
 
-export const FLUSH_INTERVAL_MS = 200;
-export const FLUSH_BATCH = 1000;
-/** Rows per transaction when more are buffered (after an outage, or a burst within one turn). */
+/** Rows per transaction when more are waiting (after an outage, or a burst). */
 const WRITE_BATCH = 5000;
 const RETRY_MS = 1000;
 
@@ -62,25 +63,43 @@ export async function dropPartitionsBefore(pool: Pool, firstKeptDay: string): Pr
   });
 }
 
+interface Waiting {
+  row: UsageRow;
+  /** The request waiting for the row's commit (none for a row kept for retry). */
+  written?: () => void;
+}
+
+const release = (entries: Waiting[]): void => {
+  for (const e of entries) e.written?.();
+};
+
 export class PgUsageStore implements UsageLog {
-  private buffer: UsageRow[] = [];
+  private buffer: Waiting[] = [];
+  private scheduled = false;
   private timer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
   private readonly partitions = new Set<string>();
 
   constructor(
     private readonly pool: Pool,
-    private readonly subscriptions: PgSubscriptionStore,
     private readonly log: Logger,
   ) {}
 
-  record(row: UsageRow): void {
-    this.buffer.push(row);
-    if (this.buffer.length >= FLUSH_BATCH) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
+  /** Resolves once the row is committed (or, if the write failed, kept in memory for the next attempt). */
+  record(row: UsageRow): Promise<void> {
+    return new Promise((written) => {
+      this.buffer.push({ row, written });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => {
+          this.scheduled = false;
+          void this.flush();
+        });
+      }
+    });
   }
 
-  /** Writes every buffered row, after any write in progress (one write at a time, in order). */
+  /** Writes every waiting row, after any write in progress (one write at a time, in order). */
   flush(): Promise<void> {
     if (this.timer !== null) {
       clearTimeout(this.timer);
@@ -90,18 +109,22 @@ export class PgUsageStore implements UsageLog {
     return this.writing;
   }
 
-  /** Writes the buffer in transactions of at most WRITE_BATCH rows; stops at the first failure (the rest stay buffered). */
+  /** Writes the waiting rows in transactions of at most WRITE_BATCH rows; stops at the first failure (every row then waits for the retry). */
   private async writeBuffered(): Promise<void> {
     while (this.buffer.length > 0) {
-      const rows = this.buffer.splice(0, WRITE_BATCH);
+      const entries = this.buffer.splice(0, WRITE_BATCH);
       try {
-        await this.write(rows);
+        await this.write(entries.map((e) => e.row));
       } catch (error) {
-        this.buffer = rows.concat(this.buffer);
-        this.log.error('usage log write failed; rows kept for retry', { rows: rows.length, ...describeError(error) });
+        // Nobody waits for a failing log: every waiting row is kept for the retry and its request released.
+        const kept = entries.concat(this.buffer);
+        this.buffer = kept.map((e): Waiting => ({ row: e.row }));
+        release(kept);
+        this.log.error('usage log write failed; rows kept for retry', { rows: entries.length, ...describeError(error) });
         this.timer ??= setTimeout(() => void this.flush(), RETRY_MS);
         return;
       }
+      release(entries);
     }
   }
 
@@ -125,33 +148,40 @@ export class PgUsageStore implements UsageLog {
     });
     // Sorted, so that two instances upsert the same rows in one order (no deadlock).
     const counts = [...daily.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-    await inTransaction(this.pool, async (db) => {
-      await db.query(
-        `INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)
-         SELECT * FROM unnest($1::timestamptz[], $2::date[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::smallint[], $9::real[], $10::text[])`,
-        [
-          iso,
-          iso.map((at) => at.slice(0, 10)),
-          rows.map((r) => r.subscriptionId),
-          rows.map((r) => r.keyId),
-          rows.map((r) => r.keyPrefix),
-          rows.map((r) => r.endpoint),
-          rows.map((r) => r.billable),
-          rows.map((r) => r.status),
-          rows.map((r) => r.latencyMs),
-          rows.map((r) => r.requestId),
-        ],
-      );
-      if (counts.length > 0) {
-        await db.query(
-          `INSERT INTO usage_daily (subscription_id, day, endpoint, calls)
-           SELECT * FROM unnest($1::text[], $2::date[], $3::text[], $4::bigint[])
-           ON CONFLICT (subscription_id, day, endpoint) DO UPDATE SET calls = usage_daily.calls + excluded.calls`,
-          [counts.map((c) => c.subscriptionId), counts.map((c) => c.day), counts.map((c) => c.endpoint), counts.map((c) => c.calls)],
-        );
-      }
-      await this.subscriptions.touchKeys(lastUseByKey(rows), db);
-    });
+    const lastUse = lastUseByKey(rows);
+    const keyIds = [...lastUse.keys()].sort();
+    // One statement, so one round trip and atomic on its own: the log rows, the per-day counts and
+    // the keys' last use (a request waits for this commit before its answer is sent).
+    await this.pool.query(
+      `WITH logged AS (
+         INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)
+         SELECT * FROM unnest($1::timestamptz[], $2::date[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::smallint[], $9::real[], $10::text[])
+       ), counted AS (
+         INSERT INTO usage_daily (subscription_id, day, endpoint, calls)
+         SELECT * FROM unnest($11::text[], $12::date[], $13::text[], $14::bigint[])
+         ON CONFLICT (subscription_id, day, endpoint) DO UPDATE SET calls = usage_daily.calls + excluded.calls
+       )
+       UPDATE api_keys k SET last_used_at = v.at FROM unnest($15::text[], $16::text[]) AS v (id, at)
+        WHERE k.id = v.id AND (k.last_used_at IS NULL OR k.last_used_at < v.at)`,
+      [
+        iso,
+        iso.map((at) => at.slice(0, 10)),
+        rows.map((r) => r.subscriptionId),
+        rows.map((r) => r.keyId),
+        rows.map((r) => r.keyPrefix),
+        rows.map((r) => r.endpoint),
+        rows.map((r) => r.billable),
+        rows.map((r) => r.status),
+        rows.map((r) => r.latencyMs),
+        rows.map((r) => r.requestId),
+        counts.map((c) => c.subscriptionId),
+        counts.map((c) => c.day),
+        counts.map((c) => c.endpoint),
+        counts.map((c) => c.calls),
+        keyIds,
+        keyIds.map((id) => lastUse.get(id)),
+      ],
+    );
   }
 
   get pending(): number {
