@@ -178,6 +178,8 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       expect(features).to.have.deep.members([
         ['grants.search', 'true'],
         ['grants.read', 'true'],
+        ['grants.export', 'false'],
+        ['alerts.manage', 'true'],
         ['subscription.read', 'true'],
       ]);
 
@@ -216,6 +218,33 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       await page.selectOption('#days', '7');
       await page.waitForFunction(() => document.querySelectorAll('#chart rect.bar').length === 7);
       expect(await page.evaluate(() => sessionStorage.getItem('grants-console-key'))).to.equal(key);
+      expect(failures).to.deep.equal([]);
+      expect(errors).to.deep.equal([]);
+      await page.close();
+    });
+
+    it("lists the partner's alerts on demand with their last delivery and failures, readable at 390 px", async function () {
+      const { apiKey } = api.deps.subscriptions.create({ name: 'alerts', tier: 'PROFESSIONAL' });
+      const created = await fetch(`${api.url}/external/v1/alerts`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Ontario clean energy', query: { eligibleProvinces: ['ONTARIO'] }, url: 'https://93.184.215.14/hooks' }),
+      });
+      expect(created.status).to.equal(201);
+      const { page, failures, errors } = await openConsole(apiKey);
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await page.isVisible('#alerts-card')).to.equal(true);
+      expect(await page.textContent('#alerts-count')).to.equal('1 of 100 alerts');
+      await page.click('#load-alerts');
+      await page.waitForSelector('#alerts li[data-alert]');
+      const items = await page.$$eval('#alerts li[data-alert]', (lis) => lis.map((li) => [li.getAttribute('data-status'), li.textContent]));
+      expect(items).to.have.length(1);
+      expect(items[0][0]).to.equal('ACTIVE');
+      expect(items[0][1]).to.contain('Ontario clean energy').and.contain('no delivery yet');
+      // The chart's labels stay legible on a phone: at least 8 CSS pixels high.
+      const labelHeight = await page.$eval('#chart text', (t) => t.getBoundingClientRect().height);
+      expect(labelHeight).to.be.at.least(8);
+      await screenshot(page, 'console-alerts-390');
       expect(failures).to.deep.equal([]);
       expect(errors).to.deep.equal([]);
       await page.close();

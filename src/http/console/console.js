@@ -11,8 +11,10 @@
   const longDate = (iso) =>
     new Date(iso).toLocaleDateString('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
   const FEATURE_NAMES = {
-    'grants.search': 'Search grants (/grants, /grants/filters)',
+    'grants.search': 'Search grants and follow changes (/grants, /grants/filters, /grants/changes)',
     'grants.read': 'Read a grant (/grants/:id)',
+    'grants.export': 'Export the catalog (/grants/export)',
+    'alerts.manage': 'Alerts: webhooks on new, changed and removed grants (/alerts)',
     'subscription.read': 'Usage and limits (/subscription/*)',
   };
 
@@ -71,8 +73,13 @@
     const flags = {
       'grants.search': limits.features.grants.search,
       'grants.read': limits.features.grants.read,
+      'grants.export': limits.features.grants.export,
+      'alerts.manage': limits.features.alerts ? limits.features.alerts.manage : false,
       'subscription.read': limits.features.subscription.read,
     };
+    const alerts = limits.limits.alerts;
+    $('alerts-card').hidden = !flags['alerts.manage'];
+    if (alerts) $('alerts-count').textContent = number(alerts.current) + ' of ' + number(alerts.max) + ' alerts';
     for (const [name, on] of Object.entries(flags)) {
       const item = document.createElement('li');
       item.className = on ? 'on' : 'off';
@@ -165,6 +172,51 @@
     }
   }
 
+  /** The partner's alerts (at most 10) with their latest delivery and the failures among the last 10: billable calls, so on demand only. */
+  async function showAlerts(key) {
+    const list = $('alerts');
+    list.replaceChildren();
+    $('alerts-error').hidden = true;
+    try {
+      const alerts = await get('/alerts?limit=10', key);
+      if (alerts.length === 0) {
+        const item = document.createElement('li');
+        item.textContent = 'No alert yet: create one with POST /external/v1/alerts.';
+        list.append(item);
+      }
+      for (const alert of alerts) {
+        const deliveries = await get('/alerts/' + encodeURIComponent(alert.id) + '/deliveries?limit=10', key);
+        const failed = deliveries.filter((d) => d.status === 'FAILED').length;
+        const last = deliveries[0];
+        const item = document.createElement('li');
+        item.dataset.alert = alert.id;
+        item.dataset.status = alert.status;
+        item.dataset.failed = String(failed);
+        const name = document.createElement('strong');
+        name.textContent = alert.name;
+        const badge = document.createElement('span');
+        badge.className = 'badge ' + alert.status.toLowerCase();
+        badge.textContent = alert.status;
+        const detail = document.createElement('span');
+        detail.className = 'detail';
+        detail.textContent = last
+          ? 'last delivery ' + last.status.toLowerCase() + ' (' + last.type + ', ' + longDate(last.createdAt) + ')' + (failed > 0 ? ' · ' + failed + ' failed of the last ' + deliveries.length : '')
+          : 'no delivery yet';
+        item.append(name, ' ', badge, detail);
+        if (alert.disabledReason) {
+          const why = document.createElement('span');
+          why.className = 'detail';
+          why.textContent = alert.disabledReason;
+          item.append(why);
+        }
+        list.append(item);
+      }
+    } catch (error) {
+      $('alerts-error').textContent = error instanceof ApiFailure ? error.message : 'Something went wrong while reading the alerts.';
+      $('alerts-error').hidden = false;
+    }
+  }
+
   async function show(key, days) {
     $('error').hidden = true;
     $('loading').hidden = false;
@@ -197,6 +249,10 @@
   $('days').addEventListener('change', () => {
     const key = sessionStorage.getItem(KEY_STORE);
     if (key) show(key, $('days').value);
+  });
+  $('load-alerts').addEventListener('click', () => {
+    const key = sessionStorage.getItem(KEY_STORE);
+    if (key) showAlerts(key);
   });
   $('forget').addEventListener('click', () => {
     sessionStorage.removeItem(KEY_STORE);
