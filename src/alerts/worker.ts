@@ -5,7 +5,8 @@ import type { Logger } from '../log.js';
 import type { WebhookDeliverer } from './deliverer.js';
 import type { AlertMatcher } from './matcher.js';
 
-const REMINDER_EVERY_MS = 60_000;
+/** Reminders (grant.closing) are looked for every this many polls: once a minute at the default poll of 1 s. */
+const POLLS_PER_REMINDER_SWEEP = 60;
 
 export class AlertsWorker {
   private timer: NodeJS.Timeout | null = null;
@@ -45,7 +46,7 @@ export class AlertsWorker {
           if (report.changes === 0) break;
           busy = true;
         }
-        if (Date.now() - this.lastReminders >= REMINDER_EVERY_MS) {
+        if (Date.now() - this.lastReminders >= this.pollMs * POLLS_PER_REMINDER_SWEEP) {
           this.lastReminders = Date.now();
           await this.matcher.remindOnce();
         }

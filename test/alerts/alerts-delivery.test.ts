@@ -131,6 +131,43 @@ describe('alerts: delivery under failure', function () {
     ]);
   });
 
+  it('grant.closing: once per grant and deadline when a followed grant comes within the reminder days; a moved deadline reminds again', async () => {
+    hooks = await receiver();
+    const soon = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, '.000Z');
+    await indexer(['reindex'], [grant('g-1')]);
+    api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
+    const created = await api.request(ALERTS, post({ name: 'closing', query: {}, url: hooks.url, closingReminderDays: 7 }));
+    expect(created.body.data.events).to.include('grant.closing');
+    await sleep(300);
+    // g-2 enters with a deadline 30 days away (no reminder yet); g-3 with one 3 days away.
+    await indexer(['sync'], [grant('g-1'), grant('g-2', { deadline: soon(30) }), grant('g-3', { deadline: soon(3) })]);
+    await until('the reminder of g-3', () => hooks!.events().some((e) => e.type === 'grant.closing'), 30_000);
+    await sleep(3500); // more sweeps: no second reminder for the same deadline
+    const closing = () => hooks!.events().filter((e) => e.type === 'grant.closing').map((e) => e.data.grant!.id);
+    expect(closing()).to.deep.equal(['g-3']);
+    // g-3's deadline moves (still within 7 days): one more reminder.
+    await indexer(['sync'], [grant('g-1'), grant('g-2', { deadline: soon(30) }), grant('g-3', { deadline: soon(5), updatedAt: '2026-03-01T00:00:00.000Z' })]);
+    await until('the second reminder', () => closing().length === 2, 30_000);
+    expect(closing()).to.deep.equal(['g-3', 'g-3']);
+  });
+
+  it('an alert whose last 20 messages all FAILED is DISABLED with a reason; PATCH status=ACTIVE resumes it', async () => {
+    hooks = await receiver(() => 500);
+    const alertId = await setUp({ WEBHOOK_RETRY_SCHEDULE: '10ms' });
+    await indexer(['sync'], [grant('g-1'), ...Array.from({ length: 20 }, (_, i) => grant(`n-${i}`))]);
+    await until('disabled', async () => (await api!.request(`${ALERTS}/${alertId}`)).body.data.status === 'DISABLED', 60_000);
+    const alert = (await api!.request(`${ALERTS}/${alertId}`)).body.data;
+    expect(alert.disabledReason).to.match(/20 messages/);
+    const resumed = await api!.request(`${ALERTS}/${alertId}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'ACTIVE' }) });
+    expect(resumed.body.data).to.deep.include({ status: 'ACTIVE', disabledReason: null });
+    const metrics = (await api!.request('/metrics', { key: null })).text;
+    expect(metrics).to.match(/grants_webhook_attempts_total\{outcome="failed"\} (\d+)/);
+    expect(Number(/grants_webhook_attempts_total\{outcome="failed"\} (\d+)/.exec(metrics)![1])).to.be.at.least(20);
+    expect(metrics).to.match(/grants_webhook_outbox_depth \d+/);
+    expect(metrics).to.match(/grants_alert_matcher_lag_seconds \d+/);
+    expect(metrics).to.not.contain(alertId);
+  });
+
   it('after the last retry a message is FAILED, with the status code of each attempt logged', async () => {
     hooks = await receiver(() => 500);
     const alertId = await setUp({ WEBHOOK_RETRY_SCHEDULE: '50ms' });
