@@ -12,7 +12,6 @@ import { measureEngine } from './search/measuredEngine.js';
 import { ApiMetrics } from './http/metrics.js';
 import { OverloadGuard } from './http/overload.js';
 import { registerSearchLoadMetrics, type SearchLoadEvents } from './http/searchLoadMetrics.js';
-import { PooledSqliteSearchEngine } from './search/sqlite/pooledEngine.js';
 import type { AllowanceCounter, DemoRecords, SubscriptionsStore } from './subscriptions/store.js';
 import { openStore } from './subscriptions/openStore.js';
 import { guardStore } from './subscriptions/guardedStore.js';
@@ -53,7 +52,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     eventLoopDelayMs: config.searchLoad.eventLoopDelayMs,
     onShed: (reason) => searchEvents?.shed(reason),
   });
-  const poolLoad = () => (searchEngine instanceof PooledSqliteSearchEngine ? searchEngine.load : { queued: 0, busy: 0 });
+  const poolLoad = () => searchEngine.pending?.() ?? { queued: 0, busy: 0 };
   searchEvents = registerSearchLoadMetrics(metrics.registry, {
     queued: () => poolLoad().queued,
     busy: () => poolLoad().busy,

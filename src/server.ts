@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
-import { meta } from './http/envelope.js';
+import { errorBody } from './http/envelope.js';
 import { ERROR_STATUS, type ErrorCode } from './http/errors.js';
 import { newRequestId } from './http/requestId.js';
 import { DEFAULT_HTTP_BOUNDS, type HttpBounds } from './config.js';
@@ -26,7 +26,7 @@ export const MAX_HEADER_BYTES = 64 * 1024;
  */
 export const PARSER_HEADER_BYTES = 4 * MAX_HEADER_BYTES;
 
-const envelopeError = (code: ErrorCode, message: string, requestId: string): string => JSON.stringify({ success: false, error: { code, message }, meta: meta(requestId) });
+const envelopeError = (code: ErrorCode, message: string, requestId: string): string => JSON.stringify(errorBody(requestId, { code, message }));
 
 /**
  * An answer written on the socket for a request Node's parser refused. Its method is unknown, so a
@@ -81,11 +81,7 @@ export interface ListeningServer extends RunningServer {
 /** Answers while the port is bound but the app is not ready yet (seeding the catalog, opening stores). */
 function starting(_req: IncomingMessage, res: ServerResponse): void {
   const requestId = newRequestId();
-  const body = JSON.stringify({
-    success: false,
-    error: { code: 'SERVICE_UNAVAILABLE', message: 'The API is starting; retry in a second.' },
-    meta: meta(requestId),
-  });
+  const body = envelopeError('SERVICE_UNAVAILABLE', 'The API is starting; retry in a second.', requestId);
   res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1', 'X-Request-Id': requestId });
   res.end(body);
 }

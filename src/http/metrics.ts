@@ -6,6 +6,8 @@ import type { Middleware } from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ServiceUnavailableError } from '../failures.js';
 import type { EngineObserver, EngineOperation } from '../search/measuredEngine.js';
+import { errorBody } from './envelope.js';
+import { newRequestId } from './requestId.js';
 import { API_PREFIX } from './routeTable.js';
 import type { AppState } from './state.js';
 
@@ -137,7 +139,10 @@ export class ApiMetrics implements EngineObserver {
         if (expected !== null && !timingSafeEqual(digest(ctx.get('Authorization')), expected)) {
           ctx.status = 401;
           ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
-          ctx.body = { success: false, error: { code: 'UNAUTHORIZED', message: 'The metrics need Authorization: Bearer <METRICS_TOKEN>.' } };
+          // Before the requestId layer: a request id of its own, in the one envelope.
+          const requestId = newRequestId();
+          ctx.set('X-Request-Id', requestId);
+          ctx.body = errorBody(requestId, { code: 'UNAUTHORIZED', message: 'The metrics need Authorization: Bearer <METRICS_TOKEN>.' });
           return;
         }
         ctx.set('Content-Type', this.registry.contentType);

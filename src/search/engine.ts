@@ -51,6 +51,8 @@ export interface SearchEngine {
    * sequence after `afterSeq`, oldest first, all from one snapshot of the catalog.
    */
   changesJson?(afterSeq: number, limit: number): Promise<ChangesPage>;
+  /** Searches waiting for and running on the engine's own threads (the embedded engine's pool); absent: the engine keeps none. */
+  pending?(): { queued: number; busy: number };
   /** True when there is no catalog to serve yet (empty, or on Elasticsearch a missing alias). */
   isEmpty(): Promise<boolean>;
   close(): Promise<void>;

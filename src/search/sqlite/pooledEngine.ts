@@ -19,7 +19,7 @@ export class PooledSqliteSearchEngine implements SearchEngine {
     private readonly pool: SearchWorkerPool,
   ) {}
 
-  get load(): PoolLoad {
+  pending(): PoolLoad {
     return this.pool.load;
   }
 
