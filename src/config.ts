@@ -69,6 +69,8 @@ export interface AlertsConfig {
   pollMs: number;
   /** AES-256-GCM key (base64 of 32 bytes) for the signing secrets at rest; null: generated in DATA_DIR. */
   secretsKey: string | null;
+  /** Keys rotated from (SECRETS_KEY_PREVIOUS, comma-separated): secrets sealed with them still open until re-sealed. */
+  secretsKeyPrevious: string[];
 }
 
 /** Svix's schedule: the delays after the first attempt. */
@@ -272,6 +274,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (schedule === null) problems.push('WEBHOOK_RETRY_SCHEDULE must be up to 20 comma-separated durations such as 5s,5m,30m,2h (units ms, s, m, h)');
   const secretsKey = env.SECRETS_KEY?.trim() || null;
   if (secretsKey !== null && Buffer.from(secretsKey, 'base64').length !== 32) problems.push('SECRETS_KEY must be the base64 of 32 random bytes (openssl rand -base64 32)');
+  const secretsKeyPrevious = (env.SECRETS_KEY_PREVIOUS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '');
+  if (secretsKeyPrevious.some((k) => Buffer.from(k, 'base64').length !== 32)) problems.push('SECRETS_KEY_PREVIOUS must list base64 keys of 32 bytes, comma-separated');
+  if (secretsKeyPrevious.length > 0 && secretsKey === null) problems.push('SECRETS_KEY_PREVIOUS needs SECRETS_KEY (the key rotated to)');
   (config as { alerts: AlertsConfig }).alerts = {
     worker: bool('ALERTS_WORKER', true),
     timeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
@@ -281,6 +286,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
     pollMs: int('ALERTS_POLL_MS', 1000, 10, 60_000),
     secretsKey,
+    secretsKeyPrevious,
   };
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) {
     problems.push('HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS');

@@ -72,7 +72,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   // A fleet shares its signing secrets: every instance needs the same SECRETS_KEY; the embedded
   // default keeps a key of its own in DATA_DIR.
   let box: SecretBox | null = null;
-  if (config.alerts.secretsKey !== null) box = SecretBox.fromKey(config.alerts.secretsKey);
+  if (config.alerts.secretsKey !== null) box = SecretBox.fromKeys(config.alerts.secretsKey, ...config.alerts.secretsKeyPrevious);
   else if (store.kind === 'sqlite') {
     const kept = SecretBox.inDataDir(config.dataDir);
     box = kept.box;

@@ -102,6 +102,8 @@ export interface AlertStore {
   claimDue(at: Date, limit: number, claimMs: number): Promise<DueMessage[]>;
   /** Records an attempt; `next` is the next attempt's time, or null when the message is finished. Disables the alert after a run of failures. */
   recordAttempt(messageId: string, result: AttemptResult, next: { status: DeliveryStatus; nextAttemptAt: string | null }, disableAfter: number): Promise<void>;
+  /** Re-seals every signing secret (current and previous) with `box`, in one transaction; returns how many alerts. */
+  resealSecrets(box: { open(sealed: string): string; seal(plain: string): string }): Promise<number>;
   /** Messages waiting (PENDING), for the metrics. */
   outboxDepth(): Promise<number>;
 

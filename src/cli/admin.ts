@@ -21,7 +21,7 @@ import {
   type Subscription,
   type Tier,
 } from '../subscriptions/tiers.js';
-import { SecretBox } from '../alerts/secrets.js';
+import { rotateDataDirKey, SecretBox } from '../alerts/secrets.js';
 import { SqliteAlertStore } from '../alerts/sqlite/alertStore.js';
 import { PgAlertStore } from '../alerts/postgres/alertStore.js';
 import type { PgStore } from '../subscriptions/postgres/store.js';
@@ -60,6 +60,9 @@ Alerts:
   alerts list [--subscription ID] [--json]
   alerts show ID [--json]               the alert and its latest deliveries
   alerts pause ID                       holds its deliveries until the partner resumes it
+
+Secrets:
+  secrets rotate                        re-seals the webhook signing secrets under a new key
 
 Database:
   migrate                               applies the schema migrations not applied yet (the API
@@ -169,11 +172,32 @@ function commands(session: Session, io: Io): Command[] {
     const { opened } = await session.open(values, false);
     const config = loadConfig(withOverrides(session.env, values));
     if (opened.kind !== 'sqlite' && config.alerts.secretsKey === null) throw new CliExit('with DATABASE_URL, set SECRETS_KEY (the API instances\' key) to work on alerts', EXIT.usage);
-    const box = config.alerts.secretsKey === null ? SecretBox.inDataDir(config.dataDir).box : SecretBox.fromKey(config.alerts.secretsKey);
-    return opened.kind === 'sqlite' ? new SqliteAlertStore((opened as SqliteStore).db, box) : new PgAlertStore((opened as PgStore).pool, box);
+    const box = config.alerts.secretsKey === null ? SecretBox.inDataDir(config.dataDir).box : SecretBox.fromKeys(config.alerts.secretsKey, ...config.alerts.secretsKeyPrevious);
+    const store = opened.kind === 'sqlite' ? new SqliteAlertStore((opened as SqliteStore).db, box) : new PgAlertStore((opened as PgStore).pool, box);
+    return { store, config };
   };
   return [
-    ...alertCommands(openAlerts, io, EXIT.notFound),
+    ...alertCommands(async (values) => (await openAlerts(values)).store, io, EXIT.notFound),
+    {
+      name: 'secrets rotate',
+      usage: usage(
+        'secrets rotate',
+        'Re-seals every webhook signing secret under a new key, in one transaction. Embedded default: a new\n' +
+          'DATA_DIR/secrets.key is made (the old one kept as secrets.key.previous). With SECRETS_KEY: set it to\n' +
+          'the new key and SECRETS_KEY_PREVIOUS to the old one, on the instances and here, then run this; after it\n' +
+          'SECRETS_KEY_PREVIOUS may be removed. Prints how many alerts were re-sealed, never a key or a secret.',
+      ),
+      options: { 'data-dir': 'string' },
+      run: async ({ values }) => {
+        const { store, config } = await openAlerts(values);
+        const count =
+          config.alerts.secretsKey === null
+            ? await rotateDataDirKey(config.dataDir, (box) => store.resealSecrets(box))
+            : await store.resealSecrets(SecretBox.fromKeys(config.alerts.secretsKey, ...config.alerts.secretsKeyPrevious));
+        io.out(`re-sealed the signing secrets of ${count} alert${count === 1 ? '' : 's'} under the ${config.alerts.secretsKey === null ? 'new DATA_DIR/secrets.key' : 'SECRETS_KEY'}`);
+        return EXIT.ok;
+      },
+    },
     {
       name: 'subscription create',
       usage: usage(

@@ -4,7 +4,10 @@
 import { expect } from 'chai';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { runAdmin } from '../../src/cli/admin.js';
 import { checkTarget, TargetRefused } from '../../src/alerts/targets.js';
 import { runIndexer } from '../../src/cli/indexer.js';
 import { REPO_ROOT, startTestApi, tempDir, type TestApi } from '../support/api.js';
@@ -166,6 +169,33 @@ describe('alerts: delivery under failure', function () {
     expect(metrics).to.match(/grants_webhook_outbox_depth \d+/);
     expect(metrics).to.match(/grants_alert_matcher_lag_seconds \d+/);
     expect(metrics).to.not.contain(alertId);
+  });
+
+  it('secrets at rest: sealed in the database, key file 0600; grants-admin secrets rotate re-seals them and the running API still signs with the same secret', async () => {
+    hooks = await receiver();
+    await indexer(['reindex'], [grant('g-1')]);
+    api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
+    const created = await api.request(ALERTS, post({ name: 'sealed', query: {}, url: hooks.url }));
+    const { id, secret } = created.body.data as { id: string; secret: string };
+    const keyFile = path.join(env.DATA_DIR, 'secrets.key');
+    expect(statSync(keyFile).mode & 0o777).to.equal(0o600);
+    const stored = () => (api!.deps.store.db.prepare('SELECT secret FROM alerts WHERE id = ?').pluck().get(id) as string);
+    const before = stored();
+    expect(before).to.match(/^v1\./);
+    expect(before).to.not.contain(secret.slice(6));
+    const out: string[] = [];
+    const code = await runAdmin(['secrets', 'rotate', '--data-dir', env.DATA_DIR], { ...process.env, DATABASE_URL: '' }, { out: (l) => out.push(l), err: (l) => out.push(l) });
+    expect(code, out.join('\n')).to.equal(0);
+    expect(out.join('\n')).to.match(/re-sealed the signing secrets of 1 alert/).and.not.contain('whsec_');
+    expect(stored()).to.not.equal(before);
+    expect(existsSync(`${keyFile}.previous`)).to.equal(true);
+    expect(readFileSync(keyFile, 'utf8')).to.not.equal(readFileSync(`${keyFile}.previous`, 'utf8'));
+    await api!.request(`${ALERTS}/${id}/test`, { method: 'POST' });
+    await until('the test event', () => hooks!.got.length === 1);
+    const r = hooks.got[0];
+    expect(() =>
+      new Webhook(secret).verify(r.body, { 'webhook-id': r.headers['webhook-id'] as string, 'webhook-timestamp': r.headers['webhook-timestamp'] as string, 'webhook-signature': r.headers['webhook-signature'] as string }),
+    ).to.not.throw();
   });
 
   it('after the last retry a message is FAILED, with the status code of each attempt logged', async () => {

@@ -273,6 +273,20 @@ export class PgAlertStore implements AlertStore {
     });
   }
 
+  async resealSecrets(box: { open(sealed: string): string; seal(plain: string): string }): Promise<number> {
+    return inTransaction(this.pool, async (db) => {
+      const { rows } = await db.query('SELECT id, secret, previous_secret FROM alerts FOR UPDATE');
+      for (const r of rows) {
+        await db.query('UPDATE alerts SET secret = $1, previous_secret = $2 WHERE id = $3', [
+          box.seal(box.open(r.secret)),
+          r.previous_secret === null ? null : box.seal(box.open(r.previous_secret)),
+          r.id,
+        ]);
+      }
+      return rows.length;
+    });
+  }
+
   async outboxDepth(): Promise<number> {
     return Number((await this.pool.query(`SELECT count(*) AS n FROM alert_messages WHERE status = 'PENDING'`)).rows[0].n);
   }

@@ -295,6 +295,15 @@ export class SqliteAlertStore implements AlertStore {
     })();
   }
 
+  async resealSecrets(box: { open(sealed: string): string; seal(plain: string): string }): Promise<number> {
+    const rows = this.db.prepare('SELECT id, secret, previous_secret FROM alerts').all() as { id: string; secret: string; previous_secret: string | null }[];
+    const update = this.db.prepare('UPDATE alerts SET secret = ?, previous_secret = ? WHERE id = ?');
+    this.db.transaction(() => {
+      for (const r of rows) update.run(box.seal(box.open(r.secret)), r.previous_secret === null ? null : box.seal(box.open(r.previous_secret)), r.id);
+    }).immediate();
+    return rows.length;
+  }
+
   async outboxDepth(): Promise<number> {
     return this.db.prepare(`SELECT count(*) FROM alert_messages WHERE status = 'PENDING'`).pluck().get() as number;
   }
