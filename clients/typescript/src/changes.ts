@@ -25,7 +25,7 @@ export interface ChangesApi {
 }
 
 export function changesApi(api: ApiClient): ChangesApi {
-  const list = (query: ChangesQuery = {}) => unwrap(api.GET('/grants/changes', { params: { query } }));
+  const list = (query: ChangesQuery = {}): Promise<GrantChangesAnswer> => unwrap(api.GET('/grants/changes', { params: { query } })) as Promise<GrantChangesAnswer>;
   return {
     list,
     async sync(since, onChange, options = {}) {

@@ -11,11 +11,12 @@ export type GrantFields = Schemas['GrantFields'];
 export type GrantSearchAnswer = Schemas['GrantSearchAnswer'];
 export type GrantAnswer = Schemas['GrantAnswer'];
 export type GrantFiltersAnswer = Schemas['GrantFiltersAnswer'];
-export type GrantChangesAnswer = Schemas['GrantChangesAnswer'];
-/** One entry of the changes feed: a grant at its latest change, or a tombstone (`deleted: true`). */
-export type ChangeEntry = Schemas['ChangeEntry'];
 export type GrantChange = Schemas['GrantChange'];
-export type GrantTombstone = Schemas['GrantTombstone'];
+/** A grant removed from the catalog (the document says `grant` is the constant null, which the generator types as unknown). */
+export type GrantTombstone = Omit<Schemas['GrantTombstone'], 'grant'> & { grant: null };
+/** One entry of the changes feed: a grant at its latest change, or a tombstone (`deleted: true`, `grant: null`). */
+export type ChangeEntry = GrantChange | GrantTombstone;
+export type GrantChangesAnswer = Omit<Schemas['GrantChangesAnswer'], 'data'> & { data: ChangeEntry[] };
 export type UsageAnswer = Schemas['UsageAnswer'];
 export type LimitsAnswer = Schemas['LimitsAnswer'];
 /**
