@@ -1,0 +1,35 @@
+// GET /grants, /grants/{id} and /grants/filters, and iteration over every match by cursor paging.
+import type { ApiClient } from './api.js';
+import { unwrap } from './errors.js';
+import type { GrantAnswer, GrantFields, GrantFiltersAnswer, GrantIterateQuery, GrantSearchAnswer, GrantSearchQuery } from './types.js';
+
+export interface GrantsApi {
+  /** One page of GET /grants (page paging, or cursor paging with `cursor`). */
+  search(query?: GrantSearchQuery): Promise<GrantSearchAnswer>;
+  /**
+   * Every grant matching `query`, in order, read page after page with cursor paging (`cursor=*`,
+   * then each page's `pagination.nextCursor` until it is null). `limit` is the page size (default 100).
+   */
+  iterate(query?: GrantIterateQuery): AsyncGenerator<GrantFields, void, undefined>;
+  /** GET /grants/{id}: one grant (a GrantsApiError with code NOT_FOUND when there is none). */
+  get(id: string): Promise<GrantAnswer>;
+  /** GET /grants/filters: the values each filter accepts. */
+  filters(): Promise<GrantFiltersAnswer>;
+}
+
+export function grantsApi(api: ApiClient): GrantsApi {
+  const search = (query: GrantSearchQuery = {}) => unwrap(api.GET('/grants', { params: { query } }));
+  return {
+    search,
+    async *iterate(query: GrantIterateQuery = {}) {
+      let cursor: string | null = '*';
+      while (cursor !== null) {
+        const page: GrantSearchAnswer = await search({ limit: 100, ...query, cursor });
+        yield* page.data;
+        cursor = page.pagination.nextCursor ?? null;
+      }
+    },
+    get: (id) => unwrap(api.GET('/grants/{id}', { params: { path: { id } } })),
+    filters: () => unwrap(api.GET('/grants/filters')),
+  };
+}

@@ -1,0 +1,89 @@
+// Names for the generated OpenAPI types (src/schema.ts) that partners use most.
+import type { components, operations } from './schema.js';
+
+type Schemas = components['schemas'];
+type QueryOf<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']>;
+
+/** A grant as GET /grants/{id} and the changes feed serve it. */
+export type Grant = Schemas['Grant'];
+/** A grant in a search page (every field, or those asked with `fields`). */
+export type GrantFields = Schemas['GrantFields'];
+export type GrantSearchAnswer = Schemas['GrantSearchAnswer'];
+export type GrantAnswer = Schemas['GrantAnswer'];
+export type GrantFiltersAnswer = Schemas['GrantFiltersAnswer'];
+export type GrantChange = Schemas['GrantChange'];
+/** A grant removed from the catalog (the document says `grant` is the constant null, which the generator types as unknown). */
+export type GrantTombstone = Omit<Schemas['GrantTombstone'], 'grant'> & { grant: null };
+/** One entry of the changes feed: a grant at its latest change, or a tombstone (`deleted: true`, `grant: null`). */
+export type ChangeEntry = GrantChange | GrantTombstone;
+export type GrantChangesAnswer = Omit<Schemas['GrantChangesAnswer'], 'data'> & { data: ChangeEntry[] };
+export type UsageAnswer = Schemas['UsageAnswer'];
+export type LimitsAnswer = Schemas['LimitsAnswer'];
+/**
+ * An alert's query: the filters of GET /grants, with the same names, values and validation (lists
+ * as arrays). openapi.json describes it as a free object; the SDK types it from GET /grants.
+ */
+export type AlertQuery = Pick<
+  GrantSearchQuery,
+  | 'search'
+  | 'funderType'
+  | 'fundingType'
+  | 'eligibleProvinces'
+  | 'targetBeneficiaries'
+  | 'currency'
+  | 'applicationComplexity'
+  | 'sdgAlignment'
+  | 'isRecurring'
+  | 'amountMin'
+  | 'amountMax'
+  | 'open'
+  | 'deadlineFrom'
+  | 'deadlineTo'
+  | 'updatedSince'
+>;
+type WithQuery<T> = Omit<T, 'query'> & { query: AlertQuery };
+export type Alert = WithQuery<Schemas['Alert']>;
+export type AlertCreated = WithQuery<Schemas['AlertCreated']>;
+export type AlertInput = WithQuery<Schemas['AlertInput']>;
+export type AlertPatch = Omit<Schemas['AlertPatch'], 'query'> & { query?: AlertQuery };
+export type AlertAnswer = Omit<Schemas['AlertAnswer'], 'data'> & { data: Alert };
+export type AlertCreatedAnswer = Omit<Schemas['AlertCreatedAnswer'], 'data'> & { data: AlertCreated };
+export type AlertDeletedAnswer = Schemas['AlertDeletedAnswer'];
+export type AlertListAnswer = Omit<Schemas['AlertListAnswer'], 'data'> & { data: Alert[] };
+export type SecretRotationAnswer = Schemas['SecretRotationAnswer'];
+export type Delivery = Schemas['Delivery'];
+export type DeliveryAnswer = Schemas['DeliveryAnswer'];
+export type DeliveryListAnswer = Schemas['DeliveryListAnswer'];
+export type Meta = Schemas['Meta'];
+export type ErrorEnvelope = Schemas['ErrorEnvelope'];
+export type ErrorDetail = Schemas['ErrorDetail'];
+/** The error codes the API documents. */
+export type ErrorCode = Schemas['ErrorBody']['code'];
+
+/** The query of GET /grants (search, filters, sort, fields, facets, page or cursor). */
+export type GrantSearchQuery = QueryOf<'searchGrants'>;
+/** The query of an iteration: GET /grants's without `page` and `cursor`, which the iterator drives. */
+export type GrantIterateQuery = Omit<GrantSearchQuery, 'page' | 'cursor'>;
+export type ChangesQuery = QueryOf<'getGrantChanges'>;
+export type UsageQuery = QueryOf<'getUsage'>;
+export type AlertListQuery = QueryOf<'listAlerts'>;
+export type DeliveryListQuery = QueryOf<'listAlertDeliveries'>;
+
+/** The events an alert's webhook carries. */
+export type WebhookEventType = Schemas['Delivery']['type'];
+
+/** A webhook delivery's body (Standard Webhooks' shape: type, timestamp, data). */
+export interface WebhookEvent {
+  type: WebhookEventType;
+  /** When the event was made (ISO 8601). */
+  timestamp: string;
+  data: {
+    alert: { id: string; name: string };
+    /** The grant as GET /grants/{id} serves it (only `{ id }` for grant.unmatched of a deleted grant); absent for alert.test. */
+    grant?: Grant | { id: string };
+    /** For grant.unmatched: why; null for the other grant events. */
+    reason?: 'deleted' | 'no_longer_matches' | null;
+    /** The catalog change behind the event (`position` is a `since` token of the changes feed); null for grant.closing. */
+    change?: { changedAt: string; position: string } | null;
+  };
+}
