@@ -2,6 +2,7 @@
 // The HTTP layer (http/grantSearchParams.ts) builds it from GET /grants parameters; the engines
 // (search/) translate it. Nothing here knows HTTP.
 import { foldText } from './folding.js';
+import type { ParsedSearch } from './searchSyntax.js';
 import {
   BENEFICIARIES,
   COMPLEXITIES,
@@ -98,7 +99,12 @@ export interface FacetCount {
 export type Facets = Partial<Record<FacetName, FacetCount[]>>;
 
 export interface GrantQuery {
-  /** The words of the search text (letters and digits), in order; empty for no text condition. */
+  /**
+   * The search text parsed (searchSyntax.ts): the text condition; null for none (no search, or
+   * only spaces). A search with no clause matches nothing.
+   */
+  search: ParsedSearch | null;
+  /** The words the search looks for (positiveWords of `search`), in order: what relevance ranks by; empty without. */
   words: string[];
   /** Each list: OR within (a grant matches when it holds any value); empty means no condition. */
   funderTypes: FunderType[];
