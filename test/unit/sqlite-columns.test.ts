@@ -369,7 +369,7 @@ describe('unit: SQLite engine columns', () => {
       ['syntax: an exclusion, deadline', { ...text('business -loan'), limit: 100 }],
       ['syntax: a phrase, relevance', { ...text('"tax credit"'), sort: { key: 'relevance', descending: false }, limit: 100 }],
       ['syntax: OR, relevance, facets', { ...text('quebec OR "tax credit" -program'), sort: { key: 'relevance', descending: false }, limit: 100, facets: ['fundingType'] }],
-      ['syntax: OR, title', { ...text('solar OR wind'), sort: { key: 'title', descending: false }, limit: 100 }],
+      ['syntax: OR, title', { ...text('export OR research'), sort: { key: 'title', descending: false }, limit: 100 }],
       ['syntax: only an exclusion matches nothing', { ...text('-grant'), facets: ['currency'] }],
       ['syntax: only symbols match nothing', { ...text('🌲 *') }],
       ['nothing matches', { deadlineFrom: Date.parse('2999-01-01T00:00:00.000Z') }],
@@ -392,7 +392,7 @@ describe('unit: SQLite engine columns', () => {
         };
         const want = expected(q);
         expect(actual).to.deep.equal(want);
-        if (name !== 'nothing matches' && name !== 'text, no hit' && !name.includes('past the end')) expect(actual.ids).to.not.be.empty;
+        if (!name.includes('nothing') && name !== 'text, no hit' && !name.includes('past the end')) expect(actual.ids).to.not.be.empty;
       });
     }
 
