@@ -44,7 +44,12 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     kind: 'string',
     maxLength: MAX_SEARCH_LENGTH,
     message: `must be at most ${MAX_SEARCH_LENGTH} characters`,
-    description: 'Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored).',
+    description:
+      'Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). ' +
+      'Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; ' +
+      'upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). ' +
+      'Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. ' +
+      'Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing.',
     example: 'clean energy',
   },
   funderType: { kind: 'enumArray', values: FUNDER_TYPES, description: 'Only grants from these kinds of funder.', example: ['FEDERAL_GRANT', 'FOUNDATION'] },
