@@ -10,7 +10,16 @@
 // or next to another OR, a minus inside a word (e-commerce) are plain text too. A group between
 // ORs with no word to find (only exclusions, only symbols) matches nothing; a search with no such
 // group matches nothing at all.
-import { searchWords } from './query.js';
+import { foldText } from './folding.js';
+
+/**
+ * Splits search text into words: runs of letters, marks and digits that hold at least one letter
+ * or digit (a lone combining mark is no word), folded as both engines fold indexed text
+ * (accents dropped, ligatures spelled out), so the engines see the same words.
+ */
+export function searchWords(text: string): string[] {
+  return (text.normalize('NFC').match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? []).map(foldText).filter((word) => word !== '');
+}
 
 /** A word, or a phrase of words that must stand adjacent in this order (words as searchWords makes them). */
 export interface SearchTerm {
