@@ -141,8 +141,8 @@ export class SqliteSearchEngine implements SearchEngine {
       // Every word is one term: the hits from the in-memory postings; for relevance, the scores of
       // those that meet the filters (the others are never on a page). An excluded word adds
       // nothing to FTS5's bm25 (it holds no instance in a hit), so the words' scores stand.
-      const accept = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
       if (query.sort.key !== 'relevance') return { positions: words.hits, scored: null };
+      const accept = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
       const scored = scoreAll(words.postings, words.stats, accept);
       return { positions: words.hits, scored: words.excludes ? keepPositions(scored, words.hits) : scored };
     }
