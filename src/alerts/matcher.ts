@@ -6,6 +6,7 @@
 import type { GrantConditions } from '../grants/matching.js';
 import { matchesFilters } from '../grants/matching.js';
 import type { Grant } from '../grants/schema.js';
+import type { ParsedSearch } from '../grants/searchSyntax.js';
 import type { Logger } from '../log.js';
 import { encodeSince, type ChangeEntryJson } from '../search/changes.js';
 import type { SearchEngine } from '../search/engine.js';
@@ -13,9 +14,9 @@ import { eventPayload } from './events.js';
 import type { AlertQuery, EventType } from './model.js';
 import type { AlertStore, MatchableAlert, MatchedBatch, NewMessage, ToldGrant } from './store.js';
 
-/** Which of a batch's grants hold a query's words (an engine's text rules). */
+/** Which of a batch's grants a query's search matches (an engine's text rules); null: no search, every grant. */
 export interface TextMatching {
-  batch(grants: readonly Grant[]): { matching(words: readonly string[]): ReadonlySet<string>; close(): void };
+  batch(grants: readonly Grant[]): { matching(search: ParsedSearch | null): ReadonlySet<string>; close(): void };
 }
 
 export interface MatcherDeps {
@@ -122,7 +123,7 @@ export class AlertMatcher {
           const wasTold = toldNow.has(k) || (told.has(k) && !forgotten.has(k));
           const conditions = this.conditionsOf(alert);
           const matches =
-            grant !== null && conditions !== null && matchesFilters(grant, conditions, changedAt) && text.matching(conditions.words).has(entry.id);
+            grant !== null && conditions !== null && matchesFilters(grant, conditions, changedAt) && text.matching(conditions.search).has(entry.id);
           let type: EventType | null = null;
           let reason: 'deleted' | 'no_longer_matches' | null = null;
           if (matches) {

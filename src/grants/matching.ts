@@ -9,6 +9,7 @@ import type { Grant } from './schema.js';
 /** The conditions of a query that decide a match (no paging, sort, facets or fields). */
 export type GrantConditions = Pick<
   GrantQuery,
+  | 'search'
   | 'words'
   | 'funderTypes'
   | 'fundingTypes'

@@ -1,7 +1,10 @@
 // GrantQuery: the engine-neutral description of a search, its constants and pure helpers.
 // The HTTP layer (http/grantSearchParams.ts) builds it from GET /grants parameters; the engines
 // (search/) translate it. Nothing here knows HTTP.
-import { foldText } from './folding.js';
+import type { ParsedSearch } from './searchSyntax.js';
+
+/** The words of search text (searchSyntax.ts), here too for the modules that know it from here. */
+export { searchWords } from './searchSyntax.js';
 import {
   BENEFICIARIES,
   COMPLEXITIES,
@@ -98,7 +101,12 @@ export interface FacetCount {
 export type Facets = Partial<Record<FacetName, FacetCount[]>>;
 
 export interface GrantQuery {
-  /** The words of the search text (letters and digits), in order; empty for no text condition. */
+  /**
+   * The search text parsed (searchSyntax.ts): the text condition; null for none (no search, or
+   * only spaces). A search with no clause matches nothing.
+   */
+  search: ParsedSearch | null;
+  /** The words the search looks for (positiveWords of `search`), in order: what relevance ranks by; empty without. */
   words: string[];
   /** Each list: OR within (a grant matches when it holds any value); empty means no condition. */
   funderTypes: FunderType[];
@@ -154,13 +162,4 @@ export interface GrantQuery {
 export interface KeysetPosition {
   key: number | string | null;
   id: string;
-}
-
-/**
- * Splits search text into words: runs of letters, marks and digits that hold at least one letter
- * or digit (a lone combining mark is no word), folded as both engines fold indexed text
- * (accents dropped, ligatures spelled out), so the engines see the same words.
- */
-export function searchWords(text: string): string[] {
-  return (text.normalize('NFC').match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? []).map(foldText).filter((word) => word !== '');
 }

@@ -3,6 +3,7 @@
 // survives a reindex), the number of the page it leads to, and a digest of the query it belongs to.
 import { createHash } from 'node:crypto';
 import type { GrantQuery, KeysetPosition } from '../grants/query.js';
+import { isPlainSearch } from '../grants/searchSyntax.js';
 import { validationError } from './errors.js';
 
 /** The value of `cursor` that starts cursor paging. */
@@ -33,7 +34,8 @@ export interface DecodedCursor {
 export function binding(query: GrantQuery): string {
   const set = (values: readonly string[]) => [...values].sort();
   const bound = [
-    query.words,
+    // Plain words as their list (as before the search syntax, so cursors given out then still hold).
+    query.search === null ? [] : isPlainSearch(query.search) ? query.words : query.search,
     set(query.funderTypes),
     set(query.fundingTypes),
     set(query.provinces),

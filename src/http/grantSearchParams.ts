@@ -7,7 +7,6 @@ import {
   MAX_SEARCH_LENGTH,
   MAX_WINDOW,
   SORT_KEYS,
-  searchWords,
   type FacetName,
   type GrantQuery,
   type GrantSort,
@@ -31,6 +30,7 @@ import {
   type Province,
   type Sdg,
 } from '../grants/schema.js';
+import { parseSearch, positiveWords, type ParsedSearch } from '../grants/searchSyntax.js';
 import type { ErrorDetail } from './errors.js';
 import type { GrantConditions } from '../grants/matching.js';
 import { CURSOR_START, MAX_CURSOR_LENGTH, decodeCursor } from './grantCursor.js';
@@ -44,7 +44,12 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     kind: 'string',
     maxLength: MAX_SEARCH_LENGTH,
     message: `must be at most ${MAX_SEARCH_LENGTH} characters`,
-    description: 'Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored).',
+    description:
+      'Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). ' +
+      'Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; ' +
+      'upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). ' +
+      'Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. ' +
+      'Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing.',
     example: 'clean energy',
   },
   funderType: { kind: 'enumArray', values: FUNDER_TYPES, description: 'Only grants from these kinds of funder.', example: ['FEDERAL_GRANT', 'FOUNDATION'] },
@@ -130,7 +135,15 @@ export const GRANT_EXPORT_PARAMS: ParamSpecs = {
   format: { kind: 'enum', values: EXPORT_FORMATS, description: 'The file format: one JSON grant per line (ndjson, the default) or CSV with a header row.', example: 'csv' },
 };
 
-const wordsOf = (p: ParamValues): string[] => searchWords(((p.search as string | undefined) ?? '').trim());
+/** The search parsed; null without a text condition (no search, or only spaces). */
+const searchOf = (p: ParamValues): ParsedSearch | null => {
+  const text = ((p.search as string | undefined) ?? '').trim();
+  return text === '' ? null : parseSearch(text);
+};
+const wordsOf = (p: ParamValues): string[] => {
+  const search = searchOf(p);
+  return search === null ? [] : positiveWords(search);
+};
 const limitOf = (p: ParamValues): number => Math.min((p.limit as number | undefined) ?? DEFAULT_LIMIT, MAX_LIMIT);
 const count = (n: number): string => n.toLocaleString('en-US');
 
@@ -144,7 +157,7 @@ function filterCheck(p: ParamValues): ErrorDetail[] {
     problems.push({ parameter: 'deadlineFrom', message: 'must not be after deadlineTo' });
   }
   if (p.sort === 'relevance' && wordsOf(p).length === 0) {
-    problems.push({ parameter: 'sort', message: 'relevance needs search words (a search with at least one word); without them sort by another key' });
+    problems.push({ parameter: 'sort', message: 'relevance needs search words (a search with at least one word to find); without them sort by another key' });
   }
   return problems;
 }
@@ -197,9 +210,11 @@ function fieldsOf(asked: string[] | undefined): (keyof Grant)[] | null {
 
 /** The conditions, sort and fields of a GrantQuery from valid parameters; paging is the caller's. */
 function conditionsOf(p: ParamValues, now: number): Omit<GrantQuery, 'page' | 'limit' | 'offset' | 'size' | 'facets'> {
-  const words = wordsOf(p);
+  const search = searchOf(p);
+  const words = search === null ? [] : positiveWords(search);
   const orNull = <T>(value: unknown): T | null => (value === undefined ? null : (value as T));
   return {
+    search,
     words,
     funderTypes: (p.funderType as FunderType[] | undefined) ?? [],
     fundingTypes: (p.fundingType as FundingType[] | undefined) ?? [],

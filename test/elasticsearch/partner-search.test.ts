@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import type { FacetName, Facets, GrantQuery, SortKey } from '../../src/grants/query.js';
+import { plainSearch } from '../../src/grants/searchSyntax.js';
 import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { titleSortKey } from '../../src/grants/folding.js';
 import type { Grant } from '../../src/grants/schema.js';
@@ -110,7 +111,8 @@ const EDGE = deadlines[Math.floor(deadlines.length / 2)];
 const EDGE_MS = Date.parse(EDGE);
 
 const query = (over: Partial<GrantQuery>): GrantQuery => {
-  const q = { ...parseGrantQuery(parseQueryString('')), now: EDGE_MS, ...over };
+  // Words alone are plain words (their search made from them).
+  const q = { ...parseGrantQuery(parseQueryString('')), now: EDGE_MS, ...(over.words !== undefined && !('search' in over) && { search: plainSearch(over.words) }), ...over };
   return { ...q, offset: (q.page - 1) * q.limit, size: q.limit };
 };
 

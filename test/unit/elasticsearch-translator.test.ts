@@ -2,6 +2,7 @@
 // and facet (the GrantQuery is built here field by field, independently of the HTTP parsing).
 import { expect } from 'chai';
 import type { GrantQuery } from '../../src/grants/query.js';
+import { plainSearch } from '../../src/grants/searchSyntax.js';
 import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { facetsOf } from '../../src/search/elasticsearch/facets.js';
@@ -12,7 +13,8 @@ import { fixtureGrants } from '../support/api.js';
 
 const NOW = Date.parse('2026-11-23T10:00:00.000Z');
 const base = (): GrantQuery => ({ ...parseGrantQuery(parseQueryString('')), now: NOW });
-const query = (over: Partial<GrantQuery>): GrantQuery => ({ ...base(), ...over });
+/** Words alone are plain words (their search made from them). */
+const query = (over: Partial<GrantQuery>): GrantQuery => ({ ...base(), ...(over.words !== undefined && !('search' in over) && { search: plainSearch(over.words) }), ...over });
 
 const either = (...should: unknown[]) => ({ bool: { should, minimum_should_match: 1 } });
 const missing = (field: string) => ({ bool: { must_not: [{ exists: { field } }] } });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { generateGrants, Random } from '../../fixtures/generate.js';
 import { searchWords, type GrantQuery } from '../../src/grants/query.js';
 import type { Grant } from '../../src/grants/schema.js';
+import { plainSearch } from '../../src/grants/searchSyntax.js';
 import { emptyBits, hasBit, setBit } from '../../src/search/sqlite/bitset.js';
 import { scoreAll } from '../../src/search/sqlite/bm25.js';
 import { relevancePage, selectKth } from '../../src/search/sqlite/columnSearch.js';
@@ -29,7 +30,7 @@ function ftsScores(db: Db, columns: CatalogColumns, words: string[]): Map<number
   const rows = db
     .prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ?`)
     .raw()
-    .all(ftsMatchExpression(words)) as [number, number][];
+    .all(ftsMatchExpression(plainSearch(words))) as [number, number][];
   return new Map(rows.map(([rowid, score]) => [columns.positionOf(rowid), score]));
 }
 
@@ -63,6 +64,7 @@ const vocabulary = (grants: readonly Grant[]): string[] => {
 };
 
 const baseQuery = (words: string[], page = 1): GrantQuery => ({
+  search: words.length === 0 ? null : plainSearch(words),
   words,
   funderTypes: [],
   fundingTypes: [],
@@ -251,7 +253,7 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
               `SELECT g.id FROM grants_text JOIN grants g ON g.rowid = grants_text.rowid WHERE grants_text MATCH ? ORDER BY bm25(grants_text, ${BM25_WEIGHTS.join(', ')}), g.id`,
             )
             .pluck()
-            .all(ftsMatchExpression(words)) as string[];
+            .all(ftsMatchExpression(plainSearch(words))) as string[];
         const pageIds = async (words: string[], page: number) => {
           const answer = await engine.searchJson(baseQuery(words, page));
           return { total: answer.total, ids: answer.grantsJson.map((json) => (JSON.parse(json) as Grant).id) };

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { GrantQuery } from '../../src/grants/query.js';
+import { parseSearch, plainSearch } from '../../src/grants/searchSyntax.js';
 import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { ID_KEY_SORT } from '../../src/search/elasticsearch/idKeys.js';
@@ -11,6 +12,7 @@ const q = (qs: string): GrantQuery => parseGrantQuery(parseQueryString(qs));
 describe('GrantQuery parsing', () => {
   it('applies the defaults, with the request time it is given as now', () => {
     expect(parseGrantQuery(parseQueryString(''), 1_800_000_000_000)).to.deep.equal({
+      search: null,
       words: [],
       funderTypes: [],
       fundingTypes: [],
@@ -42,8 +44,21 @@ describe('GrantQuery parsing', () => {
     expect(query.provinces).to.deep.equal(['ONTARIO', 'QUEBEC', 'YUKON']);
   });
 
-  it('splits search text into folded words, dropping syntax', () => {
-    expect(q('search=%22Qu%C3%A9bec%22%20OR%20-fund*%20(NEAR%20%C5%93uvre%20q%CC%87').words).to.deep.equal(['Quebec', 'OR', 'fund', 'NEAR', 'oeuvre', 'q']);
+  it('parses the search syntax into clauses of folded words; words are the words to find', () => {
+    const parsed = q('search=%22Qu%C3%A9bec%22%20OR%20-fund*%20(NEAR%20%C5%93uvre%20q%CC%87');
+    expect(parsed.search).to.deep.equal({
+      clauses: [
+        { must: [{ words: ['Quebec'] }], not: [] },
+        { must: [{ words: ['NEAR'] }, { words: ['oeuvre'] }, { words: ['q'] }], not: [{ words: ['fund'] }] },
+      ],
+    });
+    expect(parsed.words).to.deep.equal(['Quebec', 'NEAR', 'oeuvre', 'q']);
+  });
+
+  it('a blank search is no text condition; a search with nothing to find has no clause', () => {
+    expect(q('search=%20%20').search).to.equal(null);
+    expect(q('search=-loan%20%F0%9F%8C%B2').search).to.deep.equal({ clauses: [] });
+    expect(q('search=-loan%20%F0%9F%8C%B2').sort.key).to.equal('deadline');
   });
 
   it('clamps limit and trims the last page to the 10,000-match window', () => {
@@ -55,7 +70,13 @@ describe('GrantQuery parsing', () => {
 
 describe('SQLite FTS5 match expression', () => {
   it('never lets a word become FTS5 syntax', () => {
-    expect(ftsMatchExpression(['NEAR', 'a"b', 'OR'])).to.equal('"NEAR" "a""b" "OR"');
+    expect(ftsMatchExpression(plainSearch(['NEAR', 'a"b', 'OR']))).to.equal('"NEAR" "a""b" "OR"');
+  });
+
+  it('writes phrases as one string, exclusions with NOT, clauses with OR; nothing to find is no expression', () => {
+    expect(ftsMatchExpression(parseSearch('"clean tech" water -loan OR solar'))).to.equal('(("clean tech" "water") NOT "loan") OR ("solar")');
+    expect(ftsMatchExpression(parseSearch('export -loan -"tax credit"'))).to.equal('("export") NOT "loan" NOT "tax credit"');
+    expect(ftsMatchExpression(parseSearch('-loan'))).to.equal(null);
   });
 });
 
@@ -100,5 +121,21 @@ describe('translateToElasticsearch', () => {
       },
     });
     expect(request.sort).to.deep.equal(['_score', ...ID_KEY_SORT]);
+  });
+
+  it('translates the search syntax: phrases as phrase queries, exclusions as must_not, OR as a should of clauses', () => {
+    const fields = ['title^3', 'funder^2', 'description'];
+    const words = (query: string) => ({ multi_match: { query, fields, type: 'cross_fields', operator: 'and' } });
+    const phrase = (query: string) => ({ multi_match: { query, fields, type: 'phrase' } });
+    expect(translateToElasticsearch(q('search=export%20-loan%20-%22tax%20credit%22')).query).to.deep.equal({
+      bool: { must: [words('export')], must_not: [words('loan'), phrase('tax credit')], filter: [] },
+    });
+    expect(translateToElasticsearch(q('search=%22clean%20tech%22%20OR%20water%20solar')).query).to.deep.equal({
+      bool: {
+        must: [{ bool: { should: [{ bool: { must: [phrase('clean tech')] } }, { bool: { must: [words('water solar')] } }], minimum_should_match: 1 } }],
+        filter: [],
+      },
+    });
+    expect(translateToElasticsearch(q('search=-loan')).query).to.deep.equal({ bool: { must: [{ match_none: {} }], filter: [] } });
   });
 });

@@ -1,5 +1,6 @@
 // GrantQuery → Elasticsearch query DSL. Pure: no I/O, unit-tested on its output.
 import { FACET_FILTERS, type FacetName, type GrantQuery, type SortKey } from '../../grants/query.js';
+import type { ParsedSearch, SearchClause, SearchTerm } from '../../grants/searchSyntax.js';
 import { facetAggregations, type Condition } from './facets.js';
 import { ID_KEY_SORT } from './idKeys.js';
 
@@ -91,23 +92,48 @@ export function pageSortOf(query: GrantQuery): unknown[] {
   return [keyClause(query), ...ID_KEY_SORT];
 }
 
+/** A phrase: its words adjacent and in order in one field (each field's analyzer, as indexed). */
+const phraseQuery = (term: SearchTerm) => ({ multi_match: { query: term.words.join(' '), fields: [...TEXT_FIELDS], type: 'phrase' } });
+
+/**
+ * The queries a clause's terms make: its single words together, each in some field (cross_fields,
+ * operator and: what plain words have always been), and each phrase in some field. The words are
+ * plain text for the analyzer, never query syntax.
+ */
+function termQueries(terms: readonly SearchTerm[]): unknown[] {
+  const words = terms.filter((term) => term.words.length === 1).map((term) => term.words[0]);
+  const queries: unknown[] = words.length === 0 ? [] : [{ multi_match: { query: words.join(' '), fields: [...TEXT_FIELDS], type: 'cross_fields', operator: 'and' } }];
+  for (const term of terms) if (term.words.length > 1) queries.push(phraseQuery(term));
+  return queries;
+}
+
+/** A clause: every term it finds (must), none it excludes (must_not, one query per excluded term). */
+function clauseQuery(clause: SearchClause): { must: unknown[]; must_not?: unknown[] } {
+  const mustNot = clause.not.map((term) => (term.words.length === 1 ? termQueries([term])[0] : phraseQuery(term)));
+  return mustNot.length === 0 ? { must: termQueries(clause.must) } : { must: termQueries(clause.must), must_not: mustNot };
+}
+
+/**
+ * The text condition as bool clauses (grants/searchSyntax.ts): none without a search; one clause
+ * as the bool's own must and must_not; several as a should of bools, one of which must match; no
+ * clause (nothing to find) matches nothing.
+ */
+export function textQueryOf(search: ParsedSearch | null): { must: unknown[]; must_not?: unknown[] } {
+  if (search === null) return { must: [] };
+  const { clauses } = search;
+  if (clauses.length === 0) return { must: [{ match_none: {} }] };
+  if (clauses.length === 1) return clauseQuery(clauses[0]);
+  return { must: [{ bool: { should: clauses.map((clause) => ({ bool: clauseQuery(clause) })), minimum_should_match: 1 } }] };
+}
+
 export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
   const conditions = conditionsOf(query);
   const counted = new Set(query.facets);
   // A filter of a facet asked for moves to post_filter, so that facet's count can leave it out.
   const filter = conditions.filter((c) => c.facet === null || !counted.has(c.facet)).map((c) => c.clause);
   const faceted = conditions.filter((c) => c.facet !== null && counted.has(c.facet));
-  const must =
-    query.words.length > 0
-      ? [
-          {
-            // Every word must match in some field; the words are plain text, never query syntax.
-            multi_match: { query: query.words.join(' '), fields: [...TEXT_FIELDS], type: 'cross_fields', operator: 'and' },
-          },
-        ]
-      : [];
   return {
-    query: { bool: { must, filter } },
+    query: { bool: { ...textQueryOf(query.search), filter } },
     ...(faceted.length > 0 && { post_filter: { bool: { filter: faceted.map((c) => c.clause) } } }),
     ...(query.facets.length > 0 && { aggs: facetAggregations(query.facets, faceted) }),
     sort: pageSortOf(query),

@@ -56,6 +56,38 @@ export function intersectPostings(terms: readonly Postings[]): Int32Array {
   return positions.slice(0, found);
 }
 
+/** The positions of `from` not in `remove` (both ascending). */
+export function subtractPositions(from: Int32Array, remove: Int32Array): Int32Array {
+  if (from.length === 0 || remove.length === 0) return from;
+  const kept = new Int32Array(from.length);
+  let found = 0;
+  let r = 0;
+  for (let i = 0; i < from.length; i++) {
+    const position = from[i];
+    while (r < remove.length && remove[r] < position) r++;
+    if (r < remove.length && remove[r] === position) continue;
+    kept[found++] = position;
+  }
+  return found === from.length ? from : kept.slice(0, found);
+}
+
+/** The scored grants whose position is in `positions` (both ascending). */
+export function keepPositions(scored: { positions: Int32Array; scores: Float64Array }, positions: Int32Array): { positions: Int32Array; scores: Float64Array } {
+  const kept = { positions: new Int32Array(scored.positions.length), scores: new Float64Array(scored.positions.length) };
+  let found = 0;
+  let p = 0;
+  for (let i = 0; i < scored.positions.length; i++) {
+    const position = scored.positions[i];
+    while (p < positions.length && positions[p] < position) p++;
+    if (p === positions.length) break;
+    if (positions[p] !== position) continue;
+    kept.positions[found] = position;
+    kept.scores[found] = scored.scores[i];
+    found++;
+  }
+  return { positions: kept.positions.slice(0, found), scores: kept.scores.slice(0, found) };
+}
+
 /**
  * The grants holding every term (an AND of the terms, one FTS5 phrase each, in query order), with
  * FTS5's bm25 score of each (negative; lower is better): the positions ascending. With `accept`,

@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import { ServiceUnavailableError } from '../../failures.js';
 import { FACET_VALUES, type GrantQuery } from '../../grants/query.js';
+import type { SearchTerm } from '../../grants/searchSyntax.js';
 import { transientAsUnavailable } from '../../sqliteFailures.js';
 import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../engine.js';
 import { countBits, hasBit, intersection, type Bits } from './bitset.js';
@@ -16,7 +17,7 @@ import { ChangeLogReader } from './changeLog.js';
 import { exportFromSnapshot } from './export.js';
 import { keysetSearch } from './keyset.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from './translator.js';
-import { intersectPostings, scoreAll, type Postings, type TextStatistics } from './bm25.js';
+import { intersectPostings, keepPositions, scoreAll, subtractPositions, type Postings, type TextStatistics } from './bm25.js';
 import { QueryTerms } from './queryTerms.js';
 import { TextIndex } from './textIndex.js';
 import type { SharedIndex } from './sharedIndex.js';
@@ -35,12 +36,23 @@ interface LoadedColumns {
   text: TextIndex | null;
 }
 
-/** The words of a query answered from the in-memory postings: each word's postings, and the grants holding them all. */
+/**
+ * The words of a query answered from the in-memory postings: each word's postings, and the
+ * grants holding them all and no excluded word.
+ */
 interface WordsInMemory {
   postings: Postings[];
+  /** Whether an excluded word left out some of the grants holding every word. */
+  excludes: boolean;
   stats: TextStatistics;
   hits: Int32Array;
 }
+
+/** No hit: a search with no clause (nothing to find). */
+const NO_TEXT_HITS = (relevance: boolean): TextHits => ({
+  positions: new Int32Array(0),
+  scored: relevance ? { positions: new Int32Array(0), scores: new Float64Array(0) } : null,
+});
 
 export class SqliteSearchEngine implements SearchEngine {
   readonly name = 'sqlite';
@@ -122,14 +134,18 @@ export class SqliteSearchEngine implements SearchEngine {
    * own filter out of its count, its hits come from a second, unscored match.
    */
   private textHits(columns: CatalogColumns, query: GrantQuery, filters: Condition[], words: WordsInMemory | null): TextHits | null {
-    if (query.words.length === 0) return null;
+    if (query.search === null) return null;
+    const match = ftsMatchExpression(query.search);
+    if (match === null) return NO_TEXT_HITS(query.sort.key === 'relevance');
     if (words !== null) {
       // Every word is one term: the hits from the in-memory postings; for relevance, the scores of
-      // those that meet the filters (the others are never on a page).
+      // those that meet the filters (the others are never on a page). An excluded word adds
+      // nothing to FTS5's bm25 (it holds no instance in a hit), so the words' scores stand.
+      if (query.sort.key !== 'relevance') return { positions: words.hits, scored: null };
       const accept = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
-      return { positions: words.hits, scored: query.sort.key === 'relevance' ? scoreAll(words.postings, words.stats, accept) : null };
+      const scored = scoreAll(words.postings, words.stats, accept);
+      return { positions: words.hits, scored: words.excludes ? keepPositions(scored, words.hits) : scored };
     }
-    const match = ftsMatchExpression(query.words);
     const positionsOf = (rowids: number[]) => Int32Array.from(rowids, (rowid) => columns.positionOf(rowid));
     if (query.sort.key !== 'relevance') return { positions: positionsOf(this.hits.all(match) as number[]), scored: null };
     const all = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
@@ -154,19 +170,29 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   /**
-   * The postings of the query's words and the grants holding them all, when every word is one
-   * term (the columns were checked against this turn's snapshot just before, so the postings are
-   * read from their build); null without words or when a word is left to FTS5.
+   * The postings of the query's words and the grants holding them all but no excluded word, when
+   * the search is one clause of single words (no phrase, no OR) and every word is one term (the
+   * columns were checked against this turn's snapshot just before, so the postings are read from
+   * their build); null without words or when the search is left to FTS5.
    */
   private wordsInMemory(columns: CatalogColumns, query: GrantQuery): WordsInMemory | null {
-    if (query.words.length === 0) return null;
-    const terms = query.words.map((word) => this.queryTerms.of(word));
-    if (!terms.every((t) => t.length === 1)) return null;
+    const search = query.search;
+    if (search === null || search.clauses.length !== 1) return null;
+    const [clause] = search.clauses;
+    const single = (terms: readonly SearchTerm[]) => terms.every((term) => term.words.length === 1);
+    if (!single(clause.must) || !single(clause.not)) return null;
+    const termsOf = (terms: readonly SearchTerm[]) => terms.map((term) => this.queryTerms.of(term.words[0]));
+    const must = termsOf(clause.must);
+    const not = termsOf(clause.not);
+    if (!must.every((t) => t.length === 1) || !not.every((t) => t.length === 1)) return null;
     const loaded = this.loaded!;
     loaded.text ??= TextIndex.load(this.db, columns);
     const text = loaded.text;
-    const postings = terms.map(([term]) => text.postings(term));
-    return { postings, stats: text.stats, hits: intersectPostings(postings) };
+    const postings = must.map(([term]) => text.postings(term));
+    let hits = intersectPostings(postings);
+    const all = hits.length;
+    for (const [term] of not) hits = subtractPositions(hits, text.postings(term).positions);
+    return { postings, excludes: hits.length < all, stats: text.stats, hits };
   }
 
   /** The first position whose id is above `id` (positions are in id order), from the id index; size when none. */

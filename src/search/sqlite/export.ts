@@ -14,8 +14,12 @@ import { BM25_WEIGHTS, ftsMatchExpression } from './translator.js';
 export const EXPORT_BATCH = 500;
 
 function textHitsOf(db: Db, columns: CatalogColumns, query: GrantQuery): TextHits | null {
-  if (query.words.length === 0) return null;
-  const match = ftsMatchExpression(query.words);
+  if (query.search === null) return null;
+  const match = ftsMatchExpression(query.search);
+  if (match === null) {
+    const none = new Int32Array(0);
+    return { positions: none, scored: query.sort.key === 'relevance' ? { positions: none, scores: new Float64Array(0) } : null };
+  }
   if (query.sort.key !== 'relevance') {
     const rowids = db.prepare('SELECT rowid FROM grants_text WHERE grants_text MATCH ?').pluck().all(match) as number[];
     return { positions: Int32Array.from(rowids, (rowid) => columns.positionOf(rowid)), scored: null };

@@ -1,18 +1,24 @@
 // Which of a few grants the search words of many queries match, decided as the embedded engine
 // decides it: the grants' folded text in a private in-memory FTS5 table with the catalog's own
-// tokenizer, each query's words as the engine's own match expression. The alert matcher asks it
+// tokenizer, each query's search as the engine's own match expression. The alert matcher asks it
 // once per batch of changes.
 import Database from 'better-sqlite3';
 import { foldText } from '../../grants/folding.js';
 import type { Grant } from '../../grants/schema.js';
+import type { ParsedSearch } from '../../grants/searchSyntax.js';
 import { TEXT_TOKENIZER } from './catalogFile.js';
 import { ftsMatchExpression } from './translator.js';
 
 export interface TextBatch {
-  /** The ids of the batch's grants whose text holds every word (all of them when there are no words). */
-  matching(words: readonly string[]): ReadonlySet<string>;
+  /**
+   * The ids of the batch's grants the search matches, as GET /grants matches it (the same FTS5
+   * expression): all of them without a search (null), none for a search with nothing to find.
+   */
+  matching(search: ParsedSearch | null): ReadonlySet<string>;
   close(): void;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 export class FtsTextMatcher {
   private readonly db = new Database(':memory:');
@@ -31,9 +37,10 @@ export class FtsTextMatcher {
     const all = new Set(grants.map((g) => g.id));
     const answers = new Map<string, ReadonlySet<string>>();
     return {
-      matching(words) {
-        if (words.length === 0) return all;
-        const expression = ftsMatchExpression([...words]);
+      matching(search) {
+        if (search === null) return all;
+        const expression = ftsMatchExpression(search);
+        if (expression === null) return NONE;
         let found = answers.get(expression);
         if (found === undefined) {
           found = new Set((find.all(expression) as number[]).map((rowid) => grants[rowid - 1].id));
