@@ -1274,7 +1274,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). Must be at most 200 characters.
+                 * @description Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
                  * @example clean energy
                  */
                 search?: string;
@@ -1858,7 +1858,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). Must be at most 200 characters.
+                 * @description Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
                  * @example clean energy
                  */
                 search?: string;
