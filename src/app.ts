@@ -19,6 +19,7 @@ import { dispatch } from './http/routes.js';
 import type { AppState } from './http/state.js';
 import { alertHandlers, type AlertsApi } from './http/alerts/alertHandlers.js';
 import { subscriptionHandlers } from './http/subscriptionRoutes.js';
+import { mcpHandler } from './http/mcp/mcpRoute.js';
 import { recordUsage } from './http/usageRecorder.js';
 import type { Logger } from './log.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
@@ -120,7 +121,12 @@ export function apiLayers(deps: AppDeps): Layer[] {
     { name: 'conditional', middleware: conditionalRequests() },
     {
       name: 'dispatch',
-      middleware: dispatch({ ...grantHandlers(deps.engine, deps.clock), ...subscriptionHandlers(deps), ...alertHandlers(deps.alerts, deps.clock) }),
+      middleware: dispatch({
+        ...grantHandlers(deps.engine, deps.clock),
+        ...subscriptionHandlers(deps),
+        ...alertHandlers(deps.alerts, deps.clock),
+        mcp: mcpHandler({ engine: deps.engine, subscriptions: deps, alerts: deps.alerts, clock: deps.clock, log: deps.log }),
+      }),
     },
   ];
 }

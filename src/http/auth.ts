@@ -2,6 +2,7 @@
 import type { Middleware } from 'koa';
 import { MAX_KEY_LENGTH } from '../subscriptions/apiKeys.js';
 import { isPromise, type CallerDirectory } from '../subscriptions/store.js';
+import type { Feature } from '../subscriptions/tiers.js';
 import { ApiError } from './errors.js';
 import type { AppState } from './state.js';
 
@@ -25,17 +26,19 @@ export function authenticate(subscriptions: CallerDirectory): Middleware<AppStat
   };
 }
 
+/** The refusal of a call that needs a feature the subscription lacks (`what`: this endpoint, this tool). */
+export const featureNotAvailable = (feature: Feature, what = 'this endpoint'): ApiError =>
+  new ApiError(
+    403,
+    'FEATURE_NOT_AVAILABLE',
+    `Your subscription does not include the "${feature}" feature needed by ${what}. ` +
+      `Ask the API's operator to switch it on; they run: grants-admin subscription set-feature <subscription id> ${feature} on`,
+  );
+
 export function featureGuard(): Middleware<AppState> {
   return async function featureGuard(ctx, next) {
     const feature = ctx.state.route!.feature;
-    if (!ctx.state.caller!.subscription.features[feature]) {
-      throw new ApiError(
-        403,
-        'FEATURE_NOT_AVAILABLE',
-        `Your subscription does not include the "${feature}" feature needed by this endpoint. ` +
-          `Ask the API's operator to switch it on; they run: grants-admin subscription set-feature <subscription id> ${feature} on`,
-      );
-    }
+    if (!ctx.state.caller!.subscription.features[feature]) throw featureNotAvailable(feature);
     await next();
   };
 }

@@ -5,7 +5,7 @@ import { checkSince, decodeSince, encodeSince, MAX_SINCE_LENGTH, type ChangeEntr
 import type { SearchEngine } from '../search/engine.js';
 import { ServiceUnavailableError } from '../failures.js';
 import { JSON_CONTENT_TYPE, meta } from './envelope.js';
-import { paramValidator, parseQueryString, type ParamSpecs } from './queryParams.js';
+import { paramValidator, parseQueryString, type ParamSpecs, type ParamValues } from './queryParams.js';
 import type { AppState } from './state.js';
 
 export const CHANGES_DEFAULT_LIMIT = 100;
@@ -31,25 +31,39 @@ export const CHANGES_PARAMS: ParamSpecs = {
   },
 };
 
-const validate = paramValidator(CHANGES_PARAMS);
+/** Validates GET /grants/changes parameters (every problem listed). */
+export const validateChangesParams = paramValidator(CHANGES_PARAMS);
 
 /** One entry as served: id, deleted, changedAt, grant (the stored JSON text, spliced in). */
 const entryJson = (entry: ChangeEntryJson): string =>
   `{"id":${JSON.stringify(entry.id)},"deleted":${entry.deleted},"changedAt":${JSON.stringify(entry.changedAt)},"grant":${entry.grantJson ?? 'null'}}`;
 
+export interface ChangesPagination {
+  limit: number;
+  hasMore: boolean;
+  nextSince: string;
+}
+
+/** The changes after valid parameters' `since`: the entries as JSON text and the pagination; what GET /grants/changes and the MCP tool get_changes answer. */
+export async function changesPage(engine: SearchEngine, p: ParamValues): Promise<{ dataJson: string; pagination: ChangesPagination }> {
+  const sinceText = (p.since as string | undefined) ?? '0';
+  const since = decodeSince(sinceText);
+  const limit = (p.limit as number | undefined) ?? CHANGES_DEFAULT_LIMIT;
+  if (engine.changesJson === undefined) throw new ServiceUnavailableError(`the ${engine.name} engine keeps no change log`, 30);
+  const { state, entries } = await engine.changesJson(since?.seq ?? 0, limit);
+  checkSince(since, state);
+  const page = entries.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    dataJson: `[${page.map(entryJson).join(',')}]`,
+    pagination: { limit, hasMore: entries.length > limit, nextSince: last === undefined ? sinceText : encodeSince(state.log!, last.seq) },
+  };
+}
+
 export function changesHandler(engine: SearchEngine): Middleware<AppState> {
   return async function changes(ctx) {
-    const p = validate(parseQueryString(ctx.querystring));
-    const sinceText = (p.since as string | undefined) ?? '0';
-    const since = decodeSince(sinceText);
-    const limit = (p.limit as number | undefined) ?? CHANGES_DEFAULT_LIMIT;
-    if (engine.changesJson === undefined) throw new ServiceUnavailableError(`the ${engine.name} engine keeps no change log`, 30);
-    const { state, entries } = await engine.changesJson(since?.seq ?? 0, limit);
-    checkSince(since, state);
-    const page = entries.slice(0, limit);
-    const last = page.at(-1);
-    const pagination = { limit, hasMore: entries.length > limit, nextSince: last === undefined ? sinceText : encodeSince(state.log!, last.seq) };
+    const { dataJson, pagination } = await changesPage(engine, validateChangesParams(parseQueryString(ctx.querystring)));
     ctx.set('Content-Type', JSON_CONTENT_TYPE);
-    ctx.body = `{"success":true,"data":[${page.map(entryJson).join(',')}],"pagination":${JSON.stringify(pagination)},"meta":${JSON.stringify(meta(ctx.state.requestId))}}`;
+    ctx.body = `{"success":true,"data":${dataJson},"pagination":${JSON.stringify(pagination)},"meta":${JSON.stringify(meta(ctx.state.requestId))}}`;
   };
 }

@@ -29,16 +29,32 @@ function facetsAsked(query: GrantQuery, counted: Facets | undefined): Facets | u
   return Object.fromEntries(query.facets.map((name) => [name, counted?.[name] ?? []]));
 }
 
+/** A page of GET /grants as JSON pieces: the grants (as the engine stores them, projected), pagination and facets asked. */
+export interface SearchPage {
+  dataJson: string;
+  pagination: Pagination;
+  facets?: Facets;
+}
+
+/** Runs a parsed GET /grants query (parseGrantQuery) on the engine: what GET /grants and the MCP tool search_grants answer. */
+export async function searchPage(engine: SearchEngine, query: GrantQuery): Promise<SearchPage> {
+  const { total, grantsJson, facets, next } = await engine.searchJson(query);
+  const pagination: Pagination = { page: query.page, limit: query.limit, total, totalPages: query.limit === 0 ? 0 : Math.ceil(total / query.limit) };
+  if (query.cursor) pagination.nextCursor = next ? encodeCursor(query, query.page + 1, next) : null;
+  return { dataJson: `[${grantsJson.map((json) => projectGrantJson(json, query.fields)).join(',')}]`, pagination, facets: facetsAsked(query, facets) };
+}
+
+/** One grant's JSON text by id; NOT_FOUND when no grant has it. */
+export async function grantJsonById(engine: SearchEngine, id: string): Promise<string> {
+  const found = id.length <= 200 ? await engine.getByIdJson(id) : null;
+  if (found === null) throw notFound(`No grant has the id "${clip(id)}".`);
+  return found;
+}
+
 export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers {
   const search: Middleware<AppState> = async (ctx) => {
-    const query = parseGrantQuery(parseQueryString(ctx.querystring), clock().getTime());
-    const { total, grantsJson, facets, next } = await engine.searchJson(query);
-    const pagination: Pagination = { page: query.page, limit: query.limit, total, totalPages: query.limit === 0 ? 0 : Math.ceil(total / query.limit) };
-    if (query.cursor) pagination.nextCursor = next ? encodeCursor(query, query.page + 1, next) : null;
-    sendJson(
-      ctx,
-      successJson(ctx.state.requestId, `[${grantsJson.map((json) => projectGrantJson(json, query.fields)).join(',')}]`, pagination, facetsAsked(query, facets)),
-    );
+    const page = await searchPage(engine, parseGrantQuery(parseQueryString(ctx.querystring), clock().getTime()));
+    sendJson(ctx, successJson(ctx.state.requestId, page.dataJson, page.pagination, page.facets));
   };
 
   /**
@@ -85,10 +101,7 @@ export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers
 
   const grant: Middleware<AppState> = async (ctx) => {
     noParams(parseQueryString(ctx.querystring));
-    const id = ctx.state.params.id;
-    const found = id.length <= 200 ? await engine.getByIdJson(id) : null;
-    if (found === null) throw notFound(`No grant has the id "${clip(id)}".`);
-    sendJson(ctx, successJson(ctx.state.requestId, found));
+    sendJson(ctx, successJson(ctx.state.requestId, await grantJsonById(engine, ctx.state.params.id)));
   };
 
   return { grants: search, grantFilters: filters, grantChanges: changesHandler(engine), grantExport: exportGrants, grant };

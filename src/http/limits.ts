@@ -60,6 +60,38 @@ function quotaExceeded(monthlyLimit: number, now: Date): ApiError {
   );
 }
 
+function rateLimited(rate: RateDecision): ApiError {
+  const retryAfter = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
+  return new ApiError(429, 'RATE_LIMITED', `Rate limit of ${rate.limit} requests per second exceeded; retry after ${retryAfter} second(s).`, undefined, {
+    'Retry-After': retryAfter,
+  });
+}
+
+/**
+ * The counting of a route billed by its handler: each call counts toward the allowance as an
+ * admitted billable request does; the first spends the rate already spent at admission, each
+ * further one in the same request spends one more.
+ */
+function handlerBilling(ctx: ParameterizedContext<AppState>, { rateLimiter, allowance, clock }: LimitDeps, admitted: RateDecision): () => Promise<void> {
+  const { subscription } = ctx.state.caller!;
+  let rate = admitted;
+  let calls = 0;
+  return async () => {
+    const now = clock();
+    const perSecond = rateLimitOf(subscription);
+    if (calls > 0) {
+      rate = await rateLimiter.consume(subscription.id, perSecond);
+      if (!rate.allowed) throw rateLimited(rate);
+    }
+    const monthlyLimit = monthlyLimitOf(subscription);
+    const counted = await allowance.tryConsume(subscription.id, monthKey(now), monthlyLimit);
+    setHeaders(ctx, subscription, rate, counted.calls, now);
+    if (!counted.allowed) throw quotaExceeded(monthlyLimit, now);
+    calls += 1;
+    ctx.state.billed = true;
+  };
+}
+
 export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Middleware<AppState> {
   return async function enforceLimits(ctx, next) {
     const { subscription } = ctx.state.caller!;
@@ -72,7 +104,8 @@ export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Mid
     // Billable calls are counted at admission: the count never trails what is served. A
     // conditional one (If-None-Match) is counted once its answer is known, before it is sent, and
     // not at all if that answer is a 304; an allowance already used up still refuses it here.
-    const billable = rate.allowed && ctx.state.route?.billable === true;
+    const route = ctx.state.route;
+    const billable = rate.allowed && route?.billable === true && route.billedByHandler !== true;
     const deferred = billable && isConditional(ctx);
     const counted = billable && !deferred ? await allowance.tryConsume(subscription.id, month, monthlyLimit) : null;
     const calls = counted?.calls ?? (await allowance.current(subscription.id, month));
@@ -81,14 +114,10 @@ export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Mid
     if (refused) rate = await rateLimiter.refund(subscription.id, perSecond);
     setHeaders(ctx, subscription, rate, calls, now);
 
-    if (!rate.allowed) {
-      const retryAfter = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
-      throw new ApiError(429, 'RATE_LIMITED', `Rate limit of ${rate.limit} requests per second exceeded; retry after ${retryAfter} second(s).`, undefined, {
-        'Retry-After': retryAfter,
-      });
-    }
+    if (!rate.allowed) throw rateLimited(rate);
     if (refused) throw quotaExceeded(monthlyLimit, now);
     ctx.state.billed = counted !== null;
+    if (route?.billable === true && route.billedByHandler === true) ctx.state.bill = handlerBilling(ctx, { rateLimiter, allowance, clock }, rate);
     if (!deferred) return next();
 
     const countServed = async () => {

@@ -17,6 +17,7 @@ import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXAMPLE_META, EXPORT_EXAMPLES, VALIDATI
 import { DATE_MESSAGE, DATE_PATTERN, MAX_ARRAY_VALUES, type ParamSpec, type ParamSpecs } from './queryParams.js';
 import { API_PREFIX, ROUTES, type RouteName, type RouteSpec } from './routeTable.js';
 import type { AppState } from './state.js';
+import { MCP_REQUEST_EXAMPLE, MCP_RESPONSE_EXAMPLE, MCP_SCHEMAS, MCP_TOOL_NAMES } from './mcp/mcpDocument.js';
 import { LIMITS_REPORT_SCHEMA, USAGE_PARAMS, USAGE_REPORT_SCHEMA } from './subscriptionRoutes.js';
 
 /** Where the document is served, relative to API_PREFIX (no key, not billed, not counted). */
@@ -62,6 +63,7 @@ const TAGS = [
   { name: 'grants', description: 'The grants catalog: search, filters, one grant, the changes feed and the export. Billable.' },
   { name: 'subscription', description: "Your subscription's usage, limits and features. Never billed." },
   { name: 'alerts', description: 'Saved searches that POST signed webhooks when a grant enters, changes within or leaves their results. Billable.' },
+  { name: 'mcp', description: 'The MCP server for AI agents: the catalog and alerts as tools. Each tool call is billed as its endpoint is.' },
   { name: 'webhooks', description: 'What an alert POSTs to its URL (signed per Standard Webhooks); your receiver answers 2xx.' },
   { name: 'openapi', description: 'This document. No key needed; never billed.' },
 ];
@@ -91,7 +93,8 @@ const servedGrant = (): Schema => ({
   description: 'A grant of the catalog, every field present (unknown values null, empty lists []), in this field order.',
 });
 
-function paramSchema(spec: ParamSpec): Schema {
+/** A parameter's JSON Schema (what OpenAPI publishes and the MCP tools take as arguments). */
+export function paramSchema(spec: ParamSpec): Schema {
   switch (spec.kind) {
     case 'integer':
     case 'number':
@@ -168,9 +171,12 @@ const headerRefs = (names: readonly string[]): Schema => Object.fromEntries(name
 function errorStatuses(route: RouteSpec): Map<number, ErrorCode[]> {
   const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => {
     if (code === 'METHOD_NOT_ALLOWED') return false; // only for methods the operation does not have
-    if (code === 'QUOTA_EXCEEDED') return route.billable;
+    // The MCP endpoint bills each tool call: a used-up allowance is a tool error there, not a 429.
+    if (code === 'QUOTA_EXCEEDED') return route.billable && route.billedByHandler !== true;
     if (code === 'NOT_FOUND') return route.template.includes(':');
     if (code === 'SYNC_EXPIRED') return route.name === 'grantChanges';
+    if (code === 'NOT_ACCEPTABLE') return route.name === 'mcp';
+    if (code === 'PAYLOAD_TOO_LARGE' || code === 'UNSUPPORTED_MEDIA_TYPE') return route.name === 'mcp';
     if (ALERT_CODES.includes(code)) return false;
     return true;
   });
@@ -357,6 +363,39 @@ function operation(route: RouteSpec): Schema {
   };
 }
 
+/** POST /mcp: JSON-RPC in, JSON-RPC out; its tools are described by the server itself (tools/list). */
+function mcpOperation(route: RouteSpec): Schema {
+  const headers = headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES]);
+  const responses: Schema = {
+    200: {
+      description: 'The JSON-RPC response (one JSON object; no SSE stream is opened).',
+      headers,
+      content: { 'application/json': { schema: ref('JsonRpcResponse'), examples: { searchGrants: { summary: 'tools/call search_grants', value: MCP_RESPONSE_EXAMPLE } } } },
+    },
+    202: { description: 'A notification or a response was accepted; no body.', headers },
+  };
+  for (const [status, codes] of errorStatuses(route)) responses[status] = errorResponse(status, codes);
+  return {
+    operationId: 'postMcpMessage',
+    summary: 'MCP server for AI agents (JSON-RPC over Streamable HTTP)',
+    description:
+      `The Model Context Protocol server: register this URL in an MCP client (Streamable HTTP transport) with your key as \`Authorization: Bearer <key>\`. ` +
+      'Stateless: no session, each POST carries one JSON-RPC message (GET and DELETE are 405: no SSE stream, no session to end). ' +
+      `Needs the \`${route.feature}\` feature; each tool also needs the feature of the endpoint it mirrors. ` +
+      `Tools: ${MCP_TOOL_NAMES.map((name) => `\`${name}\``).join(', ')}; \`tools/list\` describes each with its input and output schema. ` +
+      'Each tools/call of a tool whose endpoint is billable counts one call toward the monthly allowance (get_usage is not billed); initialize, tools/list and notifications are never billed. ' +
+      'Every POST spends the per-second rate. A tool refused (invalid arguments, unknown id, allowance used up, missing feature) answers a tool error ' +
+      '(`isError: true`) whose text is `{"error":{"code","message","details"?}}` with the codes below.',
+    tags: ['mcp'],
+    parameters: [],
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: ref('JsonRpcMessage'), examples: { searchGrants: { summary: 'tools/call search_grants', value: MCP_REQUEST_EXAMPLE } } } },
+    },
+    responses,
+  };
+}
+
 /** The headers of a conditional route's 200 and 304 (conditional.ts). */
 const CONDITIONAL_HEADERS = ['ETag', 'Cache-Control', 'Vary'];
 const EXPORT_HEADERS = ['X-Export-Count', 'Content-Disposition'];
@@ -448,6 +487,18 @@ const GUIDE = [
     'endpoints and `statistics.daily` (one entry per day, days without calls included). The partner console at [/console](/console) draws them: ' +
     'paste a key to see the tier, the limits, the allowance used and the calls per day.',
   '',
+  '## AI agents (MCP)',
+  `An AI agent reaches the API as tools through the Model Context Protocol at \`POST ${API_PREFIX}/mcp\` (Streamable HTTP, stateless). ` +
+    'Register it in an MCP client with your key (the README\'s "AI agents (MCP)" section shows the same for other clients):',
+  '',
+  '```json',
+  JSON.stringify({ mcpServers: { grants: { type: 'http', url: `https://<this host>${API_PREFIX}/mcp`, headers: { Authorization: 'Bearer <key>' } } } }, null, 2),
+  '```',
+  '',
+  `The tools (${MCP_TOOL_NAMES.map((name) => `\`${name}\``).join(', ')}) take the parameters of the endpoints they mirror and answer their data without the envelope. ` +
+    'Each tool call counts toward the allowance as its endpoint does and appears as `/mcp` in the usage statistics; the handshake and the tool list are free. ' +
+    'See the [mcp operation](#/mcp).',
+  '',
   '## Errors',
   'Every error comes in one envelope: `{ "success": false, "error": { "code", "message", "details"? }, "meta" }`; a 400 lists every ' +
     'invalid parameter in `error.details`. Quote `meta.requestId` (also the `X-Request-Id` header) when reporting a problem. The codes:',
@@ -480,6 +531,7 @@ function schemas(): Schema {
     GrantFields: grantFields,
     ...ANSWERS,
     ...ALERT_SCHEMAS,
+    ...MCP_SCHEMAS,
     FilterOptions: {
       type: 'object',
       additionalProperties: false,
@@ -592,7 +644,9 @@ export function openapiDocument(): Schema {
   const paths: Schema = {};
   for (const route of ROUTES as readonly RouteSpec[]) {
     paths[openapiTemplate(route.template)] =
-      OPERATIONS[route.name as RouteName] !== undefined
+      route.name === 'mcp'
+        ? { post: mcpOperation(route) }
+        : OPERATIONS[route.name as RouteName] !== undefined
         ? { get: operation(route) }
         : Object.fromEntries(route.methods.filter((m) => m !== 'HEAD').map((m) => [m.toLowerCase(), alertOperation(route, m)]));
   }

@@ -20,6 +20,11 @@ export interface RouteSpec {
   feature: Feature;
   /** Counts toward the monthly allowance. */
   billable: boolean;
+  /**
+   * A billable route whose handler counts the calls (ctx.state.bill) instead of the admission:
+   * the MCP endpoint counts each tool call (tools/call), not the handshake and listing around it.
+   */
+  billedByHandler?: boolean;
 }
 
 /** In match order: the literals /grants/filters, /grants/changes and /grants/export come before /grants/:id. */
@@ -38,6 +43,9 @@ export const ROUTES = [
   { name: 'alertTest', template: '/alerts/:id/test', methods: ['POST'], feature: 'alerts.manage', billable: true },
   { name: 'alertDeliveries', template: '/alerts/:id/deliveries', methods: READ_METHODS, feature: 'alerts.manage', billable: true },
   { name: 'alertDeliveryRetry', template: '/alerts/:id/deliveries/:deliveryId/retry', methods: ['POST'], feature: 'alerts.manage', billable: true },
+  // The MCP server for AI agents (src/http/mcp/): JSON-RPC over POST (Streamable HTTP, stateless).
+  // Each tool carries its REST route's feature and billing; the endpoint itself needs grants.search.
+  { name: 'mcp', template: '/mcp', methods: ['POST'], feature: 'grants.search', billable: true, billedByHandler: true },
 ] as const satisfies readonly RouteSpec[];
 
 export type RouteName = (typeof ROUTES)[number]['name'];

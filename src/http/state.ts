@@ -17,6 +17,12 @@ export interface AppState {
   monthCalls?: { month: string; calls: number };
   /** This request was counted toward the monthly allowance. */
   billed?: boolean;
+  /**
+   * On a route billed by its handler (RouteSpec.billedByHandler): counts one call toward the
+   * monthly allowance (a further one in the same request also spends the per-second rate), or
+   * throws QUOTA_EXCEEDED / RATE_LIMITED without counting.
+   */
+  bill?: () => Promise<void>;
   /** Answered 304 Not Modified (conditional.ts): not counted toward the monthly allowance. */
   notModified?: boolean;
   /** The domain failure behind a 503, for the metrics' cause (set by the error handler). */

@@ -155,48 +155,59 @@ export interface SubscriptionRouteDeps {
   alerts?: { store: Pick<AlertStore, 'count' | 'limitOverride'> };
 }
 
-export function subscriptionHandlers({ usage, allowance, clock, alerts }: SubscriptionRouteDeps): Handlers {
-  const monthly = async (ctx: { state: AppState }) => {
-    const { subscription } = ctx.state.caller!;
-    const now = clock();
-    const limit = monthlyLimitOf(subscription);
-    // The count the limits layer just read for this request's headers (so body and headers
-    // agree), unless the month turned in between.
-    const month = monthKey(now);
-    const known = ctx.state.monthCalls;
-    const calls = known?.month === month ? known.calls : await allowance.current(subscription.id, month);
-    return { now, limit, calls, remaining: Math.max(0, limit - calls), resetDate: monthResetDate(now).toISOString() };
-  };
+/**
+ * This UTC month against the allowance: the count the limits layer just read for this request's
+ * headers (so body and headers agree), unless the month turned in between.
+ */
+async function monthly({ allowance, clock }: SubscriptionRouteDeps, state: AppState) {
+  const { subscription } = state.caller!;
+  const now = clock();
+  const limit = monthlyLimitOf(subscription);
+  const month = monthKey(now);
+  const known = state.monthCalls;
+  const calls = known?.month === month ? known.calls : await allowance.current(subscription.id, month);
+  return { now, limit, calls, remaining: Math.max(0, limit - calls), resetDate: monthResetDate(now).toISOString() };
+}
 
-  const usageReport: Middleware<AppState> = async (ctx) => {
-    const days = (usageParams(parseQueryString(ctx.querystring)).days as number | undefined) ?? DEFAULT_STATISTICS_DAYS;
-    const { subscription } = ctx.state.caller!;
-    const month = await monthly(ctx);
-    const fromDay = windowStartDay(month.now, days);
-    const stats = await usage.statistics(subscription.id, fromDay);
-    const daily = dailySeries(await usage.dailyByEndpoint(subscription.id, fromDay), fromDay, days);
-    ctx.body = successBody(ctx.state.requestId, {
-      currentMonth: { calls: month.calls, limit: month.limit, remaining: month.remaining, resetDate: month.resetDate },
-      statistics: {
-        period: `${days} days`,
-        totalCalls: stats.totalCalls,
-        avgCallsPerDay: Math.round((stats.totalCalls / days) * 100) / 100,
-        topEndpoints: stats.topEndpoints,
-        daily,
-      },
-      subscription: {
-        tier: subscription.tier,
-        monthlyLimit: month.limit,
-        rateLimit: rateLimitOf(subscription),
-        status: subscription.status,
-      },
-    });
+/** Validates GET /subscription/usage parameters. */
+export const validateUsageParams = usageParams;
+
+/** The usage report of the caller's subscription over `days` (USAGE_REPORT_SCHEMA): what GET /subscription/usage and the MCP tool get_usage answer. */
+export async function usageReport(deps: SubscriptionRouteDeps, state: AppState, days: number = DEFAULT_STATISTICS_DAYS) {
+  const { subscription } = state.caller!;
+  const month = await monthly(deps, state);
+  const fromDay = windowStartDay(month.now, days);
+  const stats = await deps.usage.statistics(subscription.id, fromDay);
+  const daily = dailySeries(await deps.usage.dailyByEndpoint(subscription.id, fromDay), fromDay, days);
+  return {
+    currentMonth: { calls: month.calls, limit: month.limit, remaining: month.remaining, resetDate: month.resetDate },
+    statistics: {
+      period: `${days} days`,
+      totalCalls: stats.totalCalls,
+      avgCallsPerDay: Math.round((stats.totalCalls / days) * 100) / 100,
+      topEndpoints: stats.topEndpoints,
+      daily,
+    },
+    subscription: {
+      tier: subscription.tier,
+      monthlyLimit: month.limit,
+      rateLimit: rateLimitOf(subscription),
+      status: subscription.status,
+    },
+  };
+}
+
+export function subscriptionHandlers(deps: SubscriptionRouteDeps): Handlers {
+  const { alerts } = deps;
+  const usageHandler: Middleware<AppState> = async (ctx) => {
+    const days = usageParams(parseQueryString(ctx.querystring)).days as number | undefined;
+    ctx.body = successBody(ctx.state.requestId, await usageReport(deps, ctx.state, days));
   };
 
   const limitsReport: Middleware<AppState> = async (ctx) => {
     noParams(parseQueryString(ctx.querystring));
     const { subscription } = ctx.state.caller!;
-    const month = await monthly(ctx);
+    const month = await monthly(deps, ctx.state);
     const rate = rateLimitOf(subscription);
     ctx.body = successBody(ctx.state.requestId, {
       subscription: { tier: subscription.tier, status: subscription.status },
@@ -223,5 +234,5 @@ export function subscriptionHandlers({ usage, allowance, clock, alerts }: Subscr
     });
   };
 
-  return { usage: usageReport, limits: limitsReport };
+  return { usage: usageHandler, limits: limitsReport };
 }

@@ -24,7 +24,10 @@ describe('unit: the route table', () => {
       ['alertTest', '/alerts/:id/test', ['POST'], 'alerts.manage', true],
       ['alertDeliveries', '/alerts/:id/deliveries', ['GET', 'HEAD'], 'alerts.manage', true],
       ['alertDeliveryRetry', '/alerts/:id/deliveries/:deliveryId/retry', ['POST'], 'alerts.manage', true],
+      ['mcp', '/mcp', ['POST'], 'grants.search', true],
     ]);
+    // Only the MCP endpoint counts its calls itself (each tool call), not at admission.
+    expect(ROUTES.filter((r) => 'billedByHandler' in r && r.billedByHandler).map((r) => r.name)).to.deep.equal(['mcp']);
   });
 
   it('matches each template, the literals /grants/filters and /grants/changes before /grants/:id', () => {

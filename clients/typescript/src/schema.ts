@@ -276,6 +276,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * MCP server for AI agents (JSON-RPC over Streamable HTTP)
+         * @description The Model Context Protocol server: register this URL in an MCP client (Streamable HTTP transport) with your key as `Authorization: Bearer <key>`. Stateless: no session, each POST carries one JSON-RPC message (GET and DELETE are 405: no SSE stream, no session to end). Needs the `grants.search` feature; each tool also needs the feature of the endpoint it mirrors. Tools: `search_grants`, `get_grant`, `list_filter_values`, `get_changes`, `get_usage`, `create_alert`, `list_alerts`, `delete_alert`; `tools/list` describes each with its input and output schema. Each tools/call of a tool whose endpoint is billable counts one call toward the monthly allowance (get_usage is not billed); initialize, tools/list and notifications are never billed. Every POST spends the per-second rate. A tool refused (invalid arguments, unknown id, allowance used up, missing feature) answers a tool error (`isError: true`) whose text is `{"error":{"code","message","details"?}}` with the codes below.
+         */
+        post: operations["postMcpMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -910,6 +930,49 @@ export interface components {
             /** @description The cursor of the next page; null on the last. */
             nextCursor: string | null;
         };
+        /** @description One JSON-RPC 2.0 message of the Model Context Protocol: a request (method and id: initialize, tools/list, tools/call, ping), a notification (method, no id: notifications/initialized) or a response. Batches (arrays) are not taken. */
+        JsonRpcMessage: {
+            /**
+             * @description Always "2.0".
+             * @constant
+             */
+            jsonrpc: "2.0";
+            /** @description The id of the request, echoed in its response. */
+            id?: string | number;
+            /** @description The MCP method, e.g. tools/call. */
+            method?: string;
+            /** @description The parameters of the method; for tools/call, `name` and `arguments`. */
+            params?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The JSON-RPC 2.0 response to the request: `result` (for tools/call: `content`, `structuredContent` and `isError`; a tool error has isError true and a text {"error":{"code","message","details"?}} with the codes of this API) or `error` (a protocol error: unknown method, malformed params). */
+        JsonRpcResponse: {
+            /**
+             * @description Always "2.0".
+             * @constant
+             */
+            jsonrpc: "2.0";
+            /** @description The id of the request, echoed in its response. */
+            id?: string | number;
+            /** @description The result of the method. */
+            result?: {
+                [key: string]: unknown;
+            };
+            /** @description A JSON-RPC error. */
+            error?: {
+                /** @description The JSON-RPC error code. */
+                code: number;
+                /** @description What went wrong. */
+                message: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         /** @description For each filter, the distinct values present in the catalog, sorted. */
         FilterOptions: {
             /** @description The values of the `funderType` filter that some grant carries. */
@@ -1176,7 +1239,7 @@ export interface components {
              * @description The error code: what to do about it depends on it alone.
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "UNAUTHORIZED" | "SUBSCRIPTION_INACTIVE" | "FEATURE_NOT_AVAILABLE" | "NOT_FOUND" | "ALERT_LIMIT_REACHED" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_REUSED" | "SYNC_EXPIRED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "REQUEST_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "UNAUTHORIZED" | "SUBSCRIPTION_INACTIVE" | "FEATURE_NOT_AVAILABLE" | "NOT_FOUND" | "ALERT_LIMIT_REACHED" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_REUSED" | "SYNC_EXPIRED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "REQUEST_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description A sentence for a person: what went wrong and what to do. */
             message: string;
             /** @description With VALIDATION_ERROR: every invalid parameter and why. */
@@ -2560,6 +2623,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `NOT_ACCEPTABLE`: POST /mcp without `Accept: application/json, text/event-stream`, as MCP clients send it. */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
             408: {
                 headers: {
@@ -2681,6 +2754,16 @@ export interface operations {
             };
             /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `ALERT_LIMIT_REACHED`: the subscription already holds as many alerts as its tier allows. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_ACCEPTABLE`: POST /mcp without `Accept: application/json, text/event-stream`, as MCP clients send it. */
+            406: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -2854,6 +2937,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `NOT_ACCEPTABLE`: POST /mcp without `Accept: application/json, text/event-stream`, as MCP clients send it. */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
             408: {
                 headers: {
@@ -2981,6 +3074,16 @@ export interface operations {
             };
             /** @description `NOT_FOUND`: no grant has this id, or no endpoint has this path. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_ACCEPTABLE`: POST /mcp without `Accept: application/json, text/event-stream`, as MCP clients send it. */
+            406: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -3120,6 +3223,16 @@ export interface operations {
             };
             /** @description `NOT_FOUND`: no grant has this id, or no endpoint has this path. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_ACCEPTABLE`: POST /mcp without `Accept: application/json, text/event-stream`, as MCP clients send it. */
+            406: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -3289,6 +3402,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `NOT_ACCEPTABLE`: POST /mcp without `Accept: application/json, text/event-stream`, as MCP clients send it. */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
             408: {
                 headers: {
@@ -3432,6 +3555,16 @@ export interface operations {
             };
             /** @description `NOT_FOUND`: no grant has this id, or no endpoint has this path. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_ACCEPTABLE`: POST /mcp without `Accept: application/json, text/event-stream`, as MCP clients send it. */
+            406: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -3596,6 +3729,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `NOT_ACCEPTABLE`: POST /mcp without `Accept: application/json, text/event-stream`, as MCP clients send it. */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
             408: {
                 headers: {
@@ -3742,6 +3885,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `NOT_ACCEPTABLE`: POST /mcp without `Accept: application/json, text/event-stream`, as MCP clients send it. */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
             408: {
                 headers: {
@@ -3773,6 +3926,172 @@ export interface operations {
                 };
             };
             /** @description `RATE_LIMITED`: the per-second rate is used up; retry after Retry-After. `QUOTA_EXCEEDED`: the monthly allowance is used up; Retry-After tells when it resets. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TOO_LARGE`: the request line and headers are too large; the connection is closed. A 431 refused before its method is known has no body. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: an unexpected failure; quote the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded or starting; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postMcpMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JsonRpcMessage"];
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response (one JSON object; no SSE stream is opened). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description A notification or a response was accepted; no body. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_ACCEPTABLE`: POST /mcp without `Accept: application/json, text/event-stream`, as MCP clients send it. */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: the JSON body is larger than 16 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `URI_TOO_LONG`: the URL is longer than 8,192 bytes. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not sent as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: the per-second rate is used up; retry after Retry-After. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -8,72 +8,54 @@ import { urlProblem, type TargetPolicy } from '../../alerts/targets.js';
 import { InvalidBodyError, InvalidInputError, type ErrorDetail } from '../../failures.js';
 import { ApiError } from '../errors.js';
 import { ALERT_QUERY_PARAMS, NOT_ALERT_PARAMS, parseAlertConditions } from '../grantSearchParams.js';
-import { QueryParameters, clip } from '../queryParams.js';
+import { jsonAsParameters, parseJsonParameters } from '../jsonParams.js';
+import { clip } from '../queryParams.js';
 
 export const MAX_BODY_BYTES = 16 * 1024;
 
-/** The request's JSON body as an object; 415 for another type, 413 past 16 KB, 400 for bad JSON. */
-export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
+/** The request's JSON body, parsed; 415 for another type, 413 past `limit` bytes, 400 for bad JSON. */
+export async function readJsonBody(ctx: Context, limit = MAX_BODY_BYTES): Promise<unknown> {
   const type = (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase();
   if (type !== 'application/json') {
     throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.');
   }
   let text: string;
   try {
-    text = await getRawBody(ctx.req, { limit: MAX_BODY_BYTES, encoding: 'utf8' });
+    text = await getRawBody(ctx.req, { limit, encoding: 'utf8' });
   } catch (error) {
     if ((error as { type?: string }).type === 'entity.too.large') {
-      throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${MAX_BODY_BYTES / 1024} KB.`);
+      throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${limit / 1024} KB.`);
     }
     throw new InvalidBodyError([{ parameter: '(body)', message: 'could not be read as UTF-8 JSON' }]);
   }
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     throw new InvalidBodyError([{ parameter: '(body)', message: 'is not valid JSON' }]);
   }
+}
+
+/** The request's JSON body as an object; 415 for another type, 413 past 16 KB, 400 for bad JSON or another JSON value. */
+export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
+  const parsed = await readJsonBody(ctx);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new InvalidBodyError([{ parameter: '(body)', message: 'must be a JSON object' }]);
   }
   return parsed as Record<string, unknown>;
 }
 
-/** A JSON query object as the query-string parameters it stands for (lists as arrays, scalars as their text). */
-function queryAsParameters(query: Record<string, unknown>, details: ErrorDetail[]): QueryParameters {
-  const params = new QueryParameters();
-  for (const [name, value] of Object.entries(query)) {
+/** The names of an alert query that are no filter of GET /grants, each with its problem. */
+function nameProblems(query: Record<string, unknown>): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  for (const name of Object.keys(query)) {
     const at = `query.${clip(name)}`;
     if ((NOT_ALERT_PARAMS as readonly string[]).includes(name)) {
-      details.push({ parameter: at, message: 'does not apply to an alert: paging, sort, facets, fields and cursor belong to GET /grants' });
-      continue;
-    }
-    const spec = Object.hasOwn(ALERT_QUERY_PARAMS, name) ? ALERT_QUERY_PARAMS[name] : undefined;
-    if (spec === undefined) {
-      details.push({ parameter: at, message: `is not a filter of GET /grants (allowed: ${Object.keys(ALERT_QUERY_PARAMS).join(', ')})` });
-      continue;
-    }
-    const wrongType = (expected: string) => details.push({ parameter: at, message: `must be ${expected}` });
-    switch (spec.kind) {
-      case 'enumArray':
-        if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) wrongType('a JSON array of strings');
-        else params.set(name, value.length === 0 ? [] : [value.join(',')]);
-        break;
-      case 'boolean':
-        if (typeof value !== 'boolean') wrongType('true or false (a JSON boolean)');
-        else params.set(name, [String(value)]);
-        break;
-      case 'number':
-      case 'integer':
-        if (typeof value !== 'number' || !Number.isFinite(value)) wrongType('a JSON number');
-        else params.set(name, [String(value)]);
-        break;
-      default:
-        if (typeof value !== 'string') wrongType('a JSON string');
-        else params.set(name, [value]);
+      problems.push({ parameter: at, message: 'does not apply to an alert: paging, sort, facets, fields and cursor belong to GET /grants' });
+    } else if (!Object.hasOwn(ALERT_QUERY_PARAMS, name)) {
+      problems.push({ parameter: at, message: `is not a filter of GET /grants (allowed: ${Object.keys(ALERT_QUERY_PARAMS).join(', ')})` });
     }
   }
-  return params;
+  return problems;
 }
 
 /** Checks an alert query; returns it as stored (the fields given) or adds its problems to `details`. */
@@ -82,18 +64,19 @@ function checkQuery(value: unknown, details: ErrorDetail[]): AlertQuery | undefi
     details.push({ parameter: 'query', message: 'must be a JSON object of GET /grants filter parameters' });
     return undefined;
   }
-  const own: ErrorDetail[] = [];
-  const params = queryAsParameters(value as Record<string, unknown>, own);
+  const query = value as Record<string, unknown>;
+  const own = nameProblems(query);
+  const filters = Object.fromEntries(Object.entries(query).filter(([name]) => Object.hasOwn(ALERT_QUERY_PARAMS, name)));
   try {
-    parseAlertConditions(params);
+    parseJsonParameters(filters, ALERT_QUERY_PARAMS, parseAlertConditions, (name) => `query.${name}`);
   } catch (error) {
     if (!(error instanceof InvalidInputError)) throw error;
-    for (const d of error.details) if (!own.some((o) => o.parameter === `query.${d.parameter}`)) own.push({ parameter: `query.${d.parameter}`, message: d.message });
+    own.push(...error.details);
   }
   details.push(...own);
   if (own.length > 0) return undefined;
   const stored: AlertQuery = {};
-  for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
+  for (const [name, v] of Object.entries(query)) {
     if (Array.isArray(v) && v.length === 0) continue;
     stored[name] = Array.isArray(v) ? [...new Set(v as string[])] : (v as string | number | boolean);
   }
@@ -101,7 +84,7 @@ function checkQuery(value: unknown, details: ErrorDetail[]): AlertQuery | undefi
 }
 
 /** The conditions of a stored alert query (for the matcher): the same translation as GET /grants. */
-export const compileAlertQuery = (query: AlertQuery) => parseAlertConditions(queryAsParameters(query, []));
+export const compileAlertQuery = (query: AlertQuery) => parseAlertConditions(jsonAsParameters(query, ALERT_QUERY_PARAMS, []));
 
 const CREATE_FIELDS = ['name', 'query', 'url', 'events', 'closingReminderDays'] as const;
 const PATCH_FIELDS = [...CREATE_FIELDS, 'status'] as const;

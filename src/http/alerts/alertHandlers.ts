@@ -3,55 +3,25 @@
 import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { eventPayload } from '../../alerts/events.js';
-import { newSigningSecret, presentAlert, presentDelivery, SECRET_OVERLAP_MS, TIER_ALERT_LIMITS, type Alert, type NewAlert } from '../../alerts/model.js';
-import type { AlertStore, ListPosition } from '../../alerts/store.js';
-import type { TargetPolicy } from '../../alerts/targets.js';
+import { newSigningSecret, presentAlert, presentDelivery, SECRET_OVERLAP_MS, type Alert } from '../../alerts/model.js';
+import type { AlertStore } from '../../alerts/store.js';
 import { JSON_CONTENT_TYPE, successBody } from '../envelope.js';
 import { ApiError, notFound } from '../errors.js';
 import { clip, paramValidator, parseQueryString } from '../queryParams.js';
 import type { Handlers } from '../routes.js';
 import type { AppState } from '../state.js';
 import { checkAlertBody, readJsonObject } from './alertBody.js';
-import { ALERT_LIST_PARAMS } from './alertDocument.js';
+import { alertStore, createAlert, deleteAlert, listAlerts, listPage, listPaging, targetPolicy, validateListParams, type AlertsApi } from './alertActions.js';
 
-export interface AlertsApi {
-  store: AlertStore;
-  policy: TargetPolicy;
-}
+export type { AlertsApi } from './alertActions.js';
 
-const LIST_DEFAULT = 20;
-const LIST_MAX = 100;
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 const MAX_IDEMPOTENCY_KEY = 255;
 
-const listParams = paramValidator(ALERT_LIST_PARAMS);
 const noParams = paramValidator({});
 
-const encodeCursor = (p: ListPosition): string => Buffer.from(JSON.stringify([p.createdAt, p.id])).toString('base64url');
-function decodeCursor(text: string): ListPosition {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown[];
-    if (typeof createdAt === 'string' && typeof id === 'string') return { createdAt, id };
-  } catch {
-    // below
-  }
-  throw new ApiError(400, 'VALIDATION_ERROR', 'Invalid query parameter "cursor": must be a nextCursor the API gave out.', [
-    { parameter: 'cursor', message: 'must be a nextCursor the API gave out' },
-  ]);
-}
-
-/** limit and cursor of a list; the page holds one more than asked to tell whether more follow. */
-function paging(ctx: Context): { limit: number; after: ListPosition | null } {
-  const p = listParams(parseQueryString(ctx.querystring));
-  const limit = Math.min((p.limit as number | undefined) ?? LIST_DEFAULT, LIST_MAX);
-  return { limit, after: p.cursor === undefined ? null : decodeCursor(p.cursor as string) };
-}
-
-function page<T extends { createdAt: string; id: string }>(items: T[], limit: number): { items: T[]; pagination: { limit: number; nextCursor: string | null } } {
-  const shown = items.slice(0, limit);
-  const last = shown.at(-1);
-  return { items: shown, pagination: { limit, nextCursor: items.length > limit && last !== undefined ? encodeCursor(last) : null } };
-}
+/** limit and cursor of a list request. */
+const paging = (ctx: Context) => listPaging(validateListParams(parseQueryString(ctx.querystring)));
 
 function sendJson(ctx: Context, status: number, body: unknown): void {
   ctx.status = status;
@@ -60,10 +30,7 @@ function sendJson(ctx: Context, status: number, body: unknown): void {
 }
 
 export function alertHandlers(api: AlertsApi | undefined, clock: () => Date): Handlers {
-  const store = (): AlertStore => {
-    if (api === undefined) throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Alerts are not available on this deployment yet.', undefined, { 'Retry-After': '3600' });
-    return api.store;
-  };
+  const store = (): AlertStore => alertStore(api);
   const subscriptionOf = (ctx: Context) => (ctx.state as AppState).caller!.subscription;
   const requestIdOf = (ctx: Context) => (ctx.state as AppState).requestId;
 
@@ -122,40 +89,28 @@ export function alertHandlers(api: AlertsApi | undefined, clock: () => Date): Ha
 
   const alerts: Middleware<AppState> = async (ctx) => {
     if (ctx.method !== 'POST') {
-      const { limit, after } = paging(ctx);
-      const found = await store().list(subscriptionOf(ctx).id, after, limit + 1);
-      const { items, pagination } = page(found, limit);
-      ctx.body = { success: true, data: items.map(presentAlert), pagination, meta: successBody(ctx.state.requestId, null).meta };
+      const { data, pagination } = await listAlerts(store(), subscriptionOf(ctx).id, validateListParams(parseQueryString(ctx.querystring)));
+      ctx.body = { success: true, data, pagination, meta: successBody(ctx.state.requestId, null).meta };
       return;
     }
     noParams(parseQueryString(ctx.querystring));
     const raw = await readJsonObject(ctx);
-    const fields = checkAlertBody(raw, 'create', api?.policy ?? { allowHttp: false, allowPrivate: false });
-    await idempotent(ctx, JSON.stringify(raw), async () => {
-      const subscription = subscriptionOf(ctx);
-      const max = (await store().limitOverride(subscription.id)) ?? TIER_ALERT_LIMITS[subscription.tier];
-      const current = await store().count(subscription.id);
-      if (current >= max) {
-        throw new ApiError(403, 'ALERT_LIMIT_REACHED', `This subscription holds ${current} alerts, its maximum (${max}); delete one or ask for a higher limit.`);
-      }
-      const events = fields.events ?? (fields.closingReminderDays ? ['grant.matched', 'grant.updated', 'grant.unmatched', 'grant.closing'] : ['grant.matched', 'grant.updated', 'grant.unmatched']);
-      const input: NewAlert = { name: fields.name!, query: fields.query!, url: fields.url!, events, closingReminderDays: fields.closingReminderDays ?? null };
-      const secret = newSigningSecret();
-      const alert = await store().create(subscription.id, input, secret, clock());
-      return { status: 201, body: successBody(requestIdOf(ctx), { ...presentAlert(alert), secret }) };
-    });
+    const fields = checkAlertBody(raw, 'create', targetPolicy(api));
+    await idempotent(ctx, JSON.stringify(raw), async () => ({
+      status: 201,
+      body: successBody(requestIdOf(ctx), await createAlert(store(), subscriptionOf(ctx), fields, clock())),
+    }));
   };
 
   const alert: Middleware<AppState> = async (ctx) => {
     noParams(parseQueryString(ctx.querystring));
     const current = await ownAlert(ctx);
     if (ctx.method === 'DELETE') {
-      await store().delete(subscriptionOf(ctx).id, current.id);
-      ctx.body = successBody(ctx.state.requestId, { id: current.id, deleted: true });
+      ctx.body = successBody(ctx.state.requestId, await deleteAlert(store(), subscriptionOf(ctx).id, current.id));
       return;
     }
     if (ctx.method === 'PATCH') {
-      const changes = checkAlertBody(await readJsonObject(ctx), 'patch', api?.policy ?? { allowHttp: false, allowPrivate: false });
+      const changes = checkAlertBody(await readJsonObject(ctx), 'patch', targetPolicy(api));
       const updated = await store().update(subscriptionOf(ctx).id, current.id, changes, clock());
       if (updated === null) throw notFound(`No alert of this subscription has the id "${clip(current.id)}".`);
       ctx.body = successBody(ctx.state.requestId, presentAlert(updated));
@@ -189,7 +144,7 @@ export function alertHandlers(api: AlertsApi | undefined, clock: () => Date): Ha
     const { limit, after } = paging(ctx);
     const current = await ownAlert(ctx);
     const found = await store().deliveries(current.id, after, limit + 1);
-    const { items, pagination } = page(found, limit);
+    const { items, pagination } = listPage(found, limit);
     ctx.body = { success: true, data: items.map(presentDelivery), pagination, meta: successBody(ctx.state.requestId, null).meta };
   };
 

@@ -1,0 +1,262 @@
+// The MCP server (POST /external/v1/mcp) through the SDK's own client and Streamable HTTP transport
+// against a real API on a real port: the tools listed with their generated schemas, each one called,
+// search_grants answering what GET /grants answers, errors as tool errors with the API's codes,
+// the key required, and the tool calls billed and counted under /mcp.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'chai';
+import { GRANT_SEARCH_PARAMS } from '../../src/http/grantSearchParams.js';
+import { MCP_TOOL_NAMES } from '../../src/http/mcp/mcpDocument.js';
+import { TOOLS } from '../../src/http/mcp/tools.js';
+import { paramSchema } from '../../src/http/openapi.js';
+import { API_PREFIX } from '../../src/http/routeTable.js';
+import { MAX_MONTHLY_LIMIT, MAX_RATE_LIMIT } from '../../src/subscriptions/tiers.js';
+import { startTestApi, type TestApi } from '../support/api.js';
+
+const MCP = `${API_PREFIX}/mcp`;
+
+/** A tool error's body: the API's error as its text holds it. */
+function errorOf(result: CallToolResult): { code: string; message: string; details?: { parameter: string; message: string }[] } {
+  expect(result.isError, JSON.stringify(result)).to.equal(true);
+  expect(result.structuredContent).to.equal(undefined);
+  const content = result.content[0];
+  if (content.type !== 'text') throw new Error('a tool error answers text');
+  return JSON.parse(content.text).error;
+}
+
+describe('MCP server (POST /mcp) through the SDK client', function () {
+  let api: TestApi;
+  const clients: Client[] = [];
+
+  async function connect(key: string | null = api.key): Promise<Client> {
+    const client = new Client({ name: 'grants-api-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(api.url + MCP), {
+      requestInit: key === null ? {} : { headers: { Authorization: `Bearer ${key}` } },
+    });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+
+  /** A subscription of its own (so its usage holds only the calls of one test), and its key. */
+  function newSubscription(overrides: { monthlyLimit?: number } = {}): { id: string; key: string } {
+    const created = api.deps.subscriptions.create({ name: 'mcp', tier: 'ENTERPRISE', rateLimit: MAX_RATE_LIMIT, monthlyLimit: overrides.monthlyLimit ?? MAX_MONTHLY_LIMIT });
+    return { id: created.subscription.id, key: created.apiKey };
+  }
+
+  const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+  before(async function () {
+    api = await startTestApi();
+  });
+  after(async function () {
+    for (const client of clients) await client.close().catch(() => undefined);
+    await api?.stop();
+  });
+
+  it('lists every tool with a description for a model, its generated input schema and an output schema', async function () {
+    const client = await connect();
+    expect(client.getServerVersion()?.name).to.equal('grants-api');
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).to.deep.equal([...MCP_TOOL_NAMES]);
+    expect(TOOLS.map((t) => t.name)).to.deep.equal([...MCP_TOOL_NAMES]);
+    for (const tool of tools) {
+      expect(tool.description, tool.name).to.be.a('string').with.length.above(80);
+      expect(tool.inputSchema.type, tool.name).to.equal('object');
+      expect(tool.outputSchema?.type, tool.name).to.equal('object');
+      expect(JSON.stringify(tool.outputSchema), tool.name).not.to.include('$ref');
+    }
+    const search = tools.find((t) => t.name === 'search_grants')!;
+    expect(search.description).to.include('open=true').and.to.include('accepting applications now');
+    // Generated from GRANT_SEARCH_PARAMS, as OpenAPI is: every parameter, its schema, description and example.
+    const properties = search.inputSchema.properties as Record<string, any>;
+    expect(Object.keys(properties)).to.deep.equal(Object.keys(GRANT_SEARCH_PARAMS));
+    for (const [name, spec] of Object.entries(GRANT_SEARCH_PARAMS)) {
+      const { description, examples, ...schema } = properties[name];
+      expect(schema, name).to.deep.equal(paramSchema(spec));
+      expect(description, name).to.include(spec.description);
+      expect(examples, name).to.deep.equal([spec.example]);
+    }
+    expect(properties.eligibleProvinces.type).to.equal('array');
+    expect(search.outputSchema!.required).to.deep.equal(['data', 'pagination']);
+    expect(search.annotations?.readOnlyHint).to.equal(true);
+    expect(tools.find((t) => t.name === 'delete_alert')!.annotations?.destructiveHint).to.equal(true);
+  });
+
+  it('search_grants answers the grants, pagination and facets GET /grants answers for the same parameters', async function () {
+    const client = await connect();
+    const cases: { args: Record<string, unknown>; query: string }[] = [
+      { args: {}, query: '' },
+      { args: { search: 'energy', limit: 5 }, query: 'search=energy&limit=5' },
+      {
+        args: { eligibleProvinces: ['ONTARIO', 'QUEBEC'], open: true, sort: '-amountMax', limit: 7, page: 2, facets: ['fundingType', 'funderType'], fields: ['id', 'title', 'deadline'] },
+        query: 'eligibleProvinces=ONTARIO,QUEBEC&open=true&sort=-amountMax&limit=7&page=2&facets=fundingType,funderType&fields=id,title,deadline',
+      },
+      { args: { fundingType: ['GRANT'], amountMin: 10000, deadlineFrom: '2020-01-01', limit: 0, facets: ['eligibleProvinces'] }, query: 'fundingType=GRANT&amountMin=10000&deadlineFrom=2020-01-01&limit=0&facets=eligibleProvinces' },
+      { args: { cursor: '*', limit: 3, sort: 'title' }, query: 'cursor=*&limit=3&sort=title' },
+    ];
+    let nonEmpty = 0;
+    for (const { args, query } of cases) {
+      const rest = await api.request(`${API_PREFIX}/grants?${query}`);
+      expect(rest.status, query).to.equal(200);
+      const result = await call(client, 'search_grants', args);
+      expect(result.isError ?? false, JSON.stringify(result.content)).to.equal(false);
+      const { success: _s, meta: _m, ...withoutEnvelope } = rest.body;
+      expect(result.structuredContent, query).to.deep.equal(withoutEnvelope);
+      const text = (result.content[0] as { text: string }).text;
+      expect(text, query).to.include(`${rest.body.pagination.total.toLocaleString('en-US')} grant`);
+      if (rest.body.data.length > 0) {
+        nonEmpty += 1;
+        expect(text).to.include(rest.body.data[0].id);
+      }
+    }
+    expect(nonEmpty, 'the cases must compare real grants').to.be.at.least(3);
+  });
+
+  it('a bad argument is a tool error VALIDATION_ERROR listing every problem, as GET /grants lists them', async function () {
+    const client = await connect();
+    const error = errorOf(await call(client, 'search_grants', { limit: -1, funderType: ['PIRATE'], open: 'yes', bogus: 1 }));
+    expect(error.code).to.equal('VALIDATION_ERROR');
+    expect(error.message).to.equal('4 arguments are invalid; see details.');
+    const byName = Object.fromEntries(error.details!.map((d) => [d.parameter, d.message]));
+    expect(Object.keys(byName)).to.have.members(['limit', 'funderType', 'open', 'bogus']);
+    expect(byName.open).to.equal('must be true or false (a JSON boolean)');
+    expect(byName.bogus).to.match(/^is not a parameter of this endpoint \(allowed: search, /);
+    const rest = await api.request(`${API_PREFIX}/grants?limit=-1&funderType=PIRATE`);
+    expect(byName.limit).to.equal(rest.body.error.details.find((d: any) => d.parameter === 'limit').message);
+    expect(byName.funderType).to.equal(rest.body.error.details.find((d: any) => d.parameter === 'funderType').message);
+    const one = errorOf(await call(client, 'search_grants', { sort: 'relevance' }));
+    expect(one.message).to.match(/^Invalid argument "sort": relevance needs search words/);
+  });
+
+  it('get_grant, list_filter_values and get_changes answer as their endpoints; an unknown id is NOT_FOUND', async function () {
+    const client = await connect();
+    const first = (await api.request(`${API_PREFIX}/grants?limit=1`)).body.data[0];
+    const grant = await call(client, 'get_grant', { id: first.id });
+    expect(grant.structuredContent).to.deep.equal({ data: (await api.request(`${API_PREFIX}/grants/${first.id}`)).body.data });
+    expect((grant.content[0] as { text: string }).text).to.include(first.title);
+    const missing = errorOf(await call(client, 'get_grant', { id: 'grt_nothere' }));
+    expect(missing).to.deep.equal({ code: 'NOT_FOUND', message: 'No grant has the id "grt_nothere".' });
+    expect(errorOf(await call(client, 'get_grant', {})).details).to.deep.equal([{ parameter: 'id', message: 'is required' }]);
+
+    const filters = await call(client, 'list_filter_values');
+    expect(filters.structuredContent).to.deep.equal({ data: (await api.request(`${API_PREFIX}/grants/filters`)).body.data });
+
+    const changes = await call(client, 'get_changes', { since: '0', limit: 3 });
+    const restChanges = (await api.request(`${API_PREFIX}/grants/changes?since=0&limit=3`)).body;
+    expect(changes.structuredContent).to.deep.equal({ data: restChanges.data, pagination: restChanges.pagination });
+    expect((changes.structuredContent as any).data).to.have.length(3);
+    expect(errorOf(await call(client, 'get_changes', { limit: 0 })).code).to.equal('VALIDATION_ERROR');
+  });
+
+  it('create_alert, list_alerts and delete_alert manage the subscription\'s alerts as /alerts does', async function () {
+    const client = await connect();
+    const created = await call(client, 'create_alert', {
+      name: 'Ontario rebates',
+      query: { eligibleProvinces: ['ONTARIO'], fundingType: ['REBATE'], open: true },
+      url: 'https://partner.example/hooks/grants',
+    });
+    expect(created.isError ?? false, JSON.stringify(created.content)).to.equal(false);
+    const alert = (created.structuredContent as any).data;
+    expect(alert.id).to.match(/^alt_/);
+    expect(alert.secret).to.match(/^whsec_/);
+    const rest = await api.request(`${API_PREFIX}/alerts/${alert.id}`);
+    expect(rest.body.data.query).to.deep.equal({ eligibleProvinces: ['ONTARIO'], fundingType: ['REBATE'], open: true });
+
+    const listed = await call(client, 'list_alerts', { limit: 10 });
+    const restList = (await api.request(`${API_PREFIX}/alerts?limit=10`)).body;
+    expect(listed.structuredContent).to.deep.equal({ data: restList.data, pagination: restList.pagination });
+    expect((listed.structuredContent as any).data.map((a: any) => a.id)).to.include(alert.id);
+
+    const bad = errorOf(await call(client, 'create_alert', { name: '', query: { page: 2, funderType: ['PIRATE'] }, url: 'http://127.0.0.1/' }));
+    expect(bad.code).to.equal('VALIDATION_ERROR');
+    expect(bad.details!.map((d) => d.parameter)).to.have.members(['name', 'query.page', 'query.funderType', 'url']);
+
+    expect((await call(client, 'delete_alert', { id: alert.id })).structuredContent).to.deep.equal({ data: { id: alert.id, deleted: true } });
+    expect((await api.request(`${API_PREFIX}/alerts/${alert.id}`)).status).to.equal(404);
+    expect(errorOf(await call(client, 'delete_alert', { id: alert.id })).code).to.equal('NOT_FOUND');
+  });
+
+  it('a missing or unknown key is a 401 before any MCP message is read', async function () {
+    let refused: unknown;
+    try {
+      await connect(null);
+    } catch (error) {
+      refused = error;
+    }
+    // The SDK's StreamableHTTPError: the HTTP status as its code, the API's error body in its message.
+    expect((refused as { code?: number }).code).to.equal(401);
+    expect(String(refused)).to.include('UNAUTHORIZED');
+    const raw = await fetch(api.url + MCP, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: 'Bearer gk_live_unknown' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(raw.status).to.equal(401);
+    expect((await raw.json()).error.code).to.equal('UNAUTHORIZED');
+  });
+
+  it('answers GET and DELETE with 405 (no SSE stream, no session), and refuses what is not one JSON-RPC message in the envelope', async function () {
+    const get = await api.request(MCP, { headers: { Accept: 'text/event-stream' } });
+    expect(get.status).to.equal(405);
+    expect(get.headers.get('allow')).to.equal('POST');
+    expect((await api.request(MCP, { method: 'DELETE' })).status).to.equal(405);
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      fetch(api.url + MCP, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${api.key}`, ...headers }, body });
+    const batch = await post(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]));
+    expect(batch.status).to.equal(400);
+    expect((await batch.json()).error.details[0].message).to.match(/^must be one JSON-RPC message/);
+    const notRpc = await post(JSON.stringify({ hello: 'world' }));
+    expect(notRpc.status).to.equal(400);
+    expect((await notRpc.json()).error.code).to.equal('VALIDATION_ERROR');
+    const notAccepted = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { Accept: 'application/json' });
+    expect(notAccepted.status).to.equal(406);
+    expect((await notAccepted.json()).error.code).to.equal('NOT_ACCEPTABLE');
+    const oldVersion = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { 'MCP-Protocol-Version': '1999-01-01' });
+    expect(oldVersion.status).to.equal(400);
+    // Without a session, a lone tools/list is answered (stateless): the JSON-RPC response as JSON.
+    const lone = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }));
+    expect(lone.status).to.equal(200);
+    expect(lone.headers.get('content-type')).to.match(/^application\/json/);
+    const answer = await lone.json();
+    expect(answer.id).to.equal(7);
+    expect(answer.result.tools).to.have.length(MCP_TOOL_NAMES.length);
+  });
+
+  it('bills each tool call of a billable tool, never the handshake, the listing or get_usage; usage lists them under /mcp', async function () {
+    const { key } = newSubscription();
+    const client = await connect(key);
+    await client.listTools();
+    await client.ping();
+    await call(client, 'search_grants', { search: 'energy' });
+    await call(client, 'search_grants', { limit: -1 }); // an invalid call is billed, as a 400 of GET /grants is
+    await call(client, 'list_filter_values');
+    const id = (await call(client, 'search_grants', { limit: 1 }) as any).structuredContent.data[0].id;
+    await call(client, 'get_grant', { id });
+    const viaTool = (await call(client, 'get_usage', { days: 1 })).structuredContent as any;
+    const usage = (await api.request(`${API_PREFIX}/subscription/usage?days=1`, { key })).body.data;
+    expect(usage.currentMonth.calls).to.equal(5);
+    expect(usage.statistics.topEndpoints).to.deep.equal([{ endpoint: '/mcp', calls: 5 }]);
+    expect(usage.statistics.totalCalls).to.equal(5); // the tool calls (this GET is logged once answered)
+    expect(viaTool.data.currentMonth.calls).to.equal(5);
+    expect(viaTool.data.statistics.topEndpoints).to.deep.equal([{ endpoint: '/mcp', calls: 5 }]);
+  });
+
+  it('a used-up allowance and a missing feature are tool errors, not billed; the handshake still works', async function () {
+    const { id, key } = newSubscription({ monthlyLimit: 2 });
+    api.deps.subscriptions.setFeature(id, 'grants.read', false);
+    const client = await connect(key);
+    const refused = errorOf(await call(client, 'get_grant', { id: 'grt_d4fd65d2' }));
+    expect(refused.code).to.equal('FEATURE_NOT_AVAILABLE');
+    expect(refused.message).to.include('"grants.read" feature needed by the tool get_grant');
+    expect((await call(client, 'search_grants', { limit: 1 })).isError ?? false).to.equal(false);
+    expect((await call(client, 'search_grants', { limit: 1 })).isError ?? false).to.equal(false);
+    const over = errorOf(await call(client, 'search_grants', { limit: 1 }));
+    expect(over.code).to.equal('QUOTA_EXCEEDED');
+    expect((await client.listTools()).tools).to.have.length(MCP_TOOL_NAMES.length);
+    const usage = (await api.request(`${API_PREFIX}/subscription/usage?days=1`, { key })).body.data;
+    expect(usage.currentMonth.calls).to.equal(2);
+    expect(usage.statistics.topEndpoints).to.deep.equal([{ endpoint: '/mcp', calls: 2 }]);
+  });
+});
