@@ -1,6 +1,6 @@
 // The layering check (npm test runs it before mocha; `npm run check:layers` alone): every import
 // points from the edge to the core, never back, and no import cycle exists (type-only imports
-// included). README.md, "Architecture", draws the layers.
+// included). docs/architecture.md, "Layers", draws the layers.
 
 /** The core: the domain and its engines and stores, and the neutral modules they may use. */
 const CORE = [

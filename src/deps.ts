@@ -93,7 +93,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     alertMetrics.watch(alertsRuntime);
   }
   alertsRuntime?.start();
-  // A shared store can fail while the API runs: the outage policy (README, "When a shared service fails").
+  // A shared store can fail while the API runs: the outage policy (docs/operations.md, "When a shared service fails").
   const guarded = store.kind === 'postgres' ? guardStore(store, config.storeOutage, { countsInRedis: config.redis.url !== null, log }) : null;
   const { subscriptions, usage } = guarded ?? store;
   const recorded = guarded?.allowance ?? store.allowance;

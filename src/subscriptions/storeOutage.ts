@@ -1,5 +1,5 @@
 // What the API does while the shared subscriptions store (PostgreSQL) cannot answer: down, hung, or
-// restarting. The policy (README, "Several instances: a fleet"):
+// restarting. The policy (docs/operations.md, "When a shared service fails"):
 // - A caller the store confirmed before the outage keeps being served for the grace period
 //   (STORE_GRACE_SECONDS, counted from the first failure), from the answer remembered in memory.
 // - Any other key, and every key once the grace has run out, gets 503 SERVICE_UNAVAILABLE with

@@ -229,7 +229,7 @@ describe('alerts: targets a webhook may not reach, after resolution', () => {
   });
 });
 
-describe('alerts: SIGKILL of the API mid-matching and mid-delivery', function () {
+describe('alerts: SIGKILL of the API mid-matching and mid-delivery [process]', function () {
   this.timeout(180_000);
   const DEMO_KEY = 'gk_test_alerts_sigkill_0123456789abcdefghij';
   let dataDir: string;

@@ -70,7 +70,7 @@ function table(header: string[], rows: string[][], rightAlign = true): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-/** The same tables as markdown, for the README. */
+/** The same tables as markdown, for docs/performance.md. */
 function markdown(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');

@@ -1,7 +1,7 @@
 // compose.yaml (the fleet layout) verified without Docker, which this machine does not have:
 // 1. The file itself: it parses; the services built from this repository set only variables the
 //    code reads (loadConfig, the one reader of the environment), with values it accepts, and that
-//    the README's configuration table documents; their commands name scripts, subcommands and
+//    the configuration table of docs/operations.md documents; their commands name scripts, subcommands and
 //    files that exist and that the Dockerfile copies into the image; the replicas wait for what
 //    they need, API_INSTANCES counts them, and their health check asks their own port.
 // 2. The layout run as local processes: each service's own environment and command, with the
@@ -63,11 +63,12 @@ function variablesTheCodeReads(): Set<string> {
   return read;
 }
 
-/** The variables of the README's configuration table. */
+/** The variables of the configuration table (docs/operations.md, "Configuration"). */
 function documentedVariables(): Set<string> {
-  const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Configuration\n');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const guide = readFileSync(path.join(REPO_ROOT, 'docs/operations.md'), 'utf8');
+  const start = guide.indexOf('\n## Configuration\n');
+  if (start < 0) throw new Error('docs/operations.md has no "## Configuration" section');
+  const section = guide.slice(start, guide.indexOf('\n## ', start + 1));
   return new Set([...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]));
 }
 
@@ -116,7 +117,7 @@ describe('compose.yaml: the fleet layout', function () {
     expect(ours.map(([name]) => name).sort()).to.deep.equal(['api-1', 'api-2', 'indexer', 'migrate']);
   });
 
-  it('sets only variables the code reads, with values it accepts, and the README documents', function () {
+  it('sets only variables the code reads, with values it accepts, and the configuration table documents', function () {
     const read = variablesTheCodeReads();
     const documented = documentedVariables();
     expect(read.size, 'variables loadConfig reads').to.be.greaterThan(20);
@@ -124,7 +125,7 @@ describe('compose.yaml: the fleet layout', function () {
       const variables = Object.keys(service.environment ?? {});
       expect(variables, `${name} sets variables`).to.not.be.empty;
       expect(variables.filter((v) => !read.has(v)), `${name}: variables the code never reads`).to.deep.equal([]);
-      expect(variables.filter((v) => !documented.has(v)), `${name}: variables missing from the README's configuration table`).to.deep.equal([]);
+      expect(variables.filter((v) => !documented.has(v)), `${name}: variables missing from the configuration table of docs/operations.md`).to.deep.equal([]);
       expect(() => loadConfig(service.environment), `${name}: its values pass the start-up validation`).to.not.throw();
     }
   });

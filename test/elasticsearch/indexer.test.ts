@@ -423,7 +423,7 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
     });
 
     it('a duplicate without --skip-invalid exits 1 and changes nothing', async () => {
-      // A duplicate id counts as a rejection (README), so the catalog must be left as it was.
+      // A duplicate id counts as a rejection (docs/cli.md), so the catalog must be left as it was.
       const alias = newAlias();
       await reindex(alias, base());
       const before = await documents(alias);

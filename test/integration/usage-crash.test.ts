@@ -1,4 +1,4 @@
-// No usage record is lost when the API process dies without warning (README, "What a crash
+// No usage record is lost when the API process dies without warning (docs/operations.md, "What a crash
 // keeps"): a real API process (node dist/src/main.js) under 8 connections of load is SIGKILLed,
 // then started again on the same store, and the statistics it reports must count every answer the
 // client received. The month's count is never under what was served, and over it by at most the

@@ -1,4 +1,4 @@
-// PostgreSQL failures (README, "When a shared service fails"), against a private throwaway server
+// PostgreSQL failures (docs/operations.md, "When a shared service fails"), against a private throwaway server
 // that the tests stop, freeze (SIGSTOP) and restart; the shared server on 5432 is never touched.
 // The API runs as a real process (node dist/src/main.js) with a short grace (STORE_GRACE_SECONDS=4)
 // and store timeout (STORE_TIMEOUT_MS=300):

@@ -12,7 +12,7 @@ import { tempDir } from '../support/api.js';
 const COUNTED = `subscription_id = ? AND day >= ? AND status NOT IN (401, 429) AND endpoint IS NOT NULL
                  AND (billable = 1 OR endpoint LIKE '/subscription/%')`;
 
-/** The statistics computed from usage_log directly (the rule of the README). */
+/** The statistics computed from usage_log directly (the rule of docs/partners.md, "Your usage and limits"). */
 function fromLog(db: Db, subscriptionId: string, fromDay: string) {
   return {
     totalCalls: db.prepare(`SELECT count(*) FROM usage_log WHERE ${COUNTED}`).pluck().get(subscriptionId, fromDay) as number,
