@@ -6,41 +6,8 @@ import type pg from 'pg';
 import { inTransaction, type Pool } from '../../subscriptions/postgres/database.js';
 import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
 import type { SecretBox } from '../secrets.js';
+import { ALERT_COLUMNS, MESSAGE_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, toldOf } from '../rows.js';
 import type { AlertStore, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, NewMessage, ToldGrant } from '../store.js';
-
-type Row = Record<string, any>;
-
-const alertOf = (row: Row): MatchableAlert => ({
-  id: row.id,
-  subscriptionId: row.subscription_id,
-  name: row.name,
-  query: JSON.parse(row.query),
-  url: row.url,
-  events: JSON.parse(row.events),
-  closingReminderDays: row.closing_days,
-  status: row.status,
-  disabledReason: row.disabled_reason,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  fromSeq: Number(row.from_seq),
-});
-
-const deliveryOf = (row: Row): Delivery => ({
-  id: row.id,
-  alertId: row.alert_id,
-  type: row.type,
-  grantId: row.grant_id,
-  status: row.status,
-  attempts: row.attempts,
-  lastAttempt: row.last_at === null ? null : { at: row.last_at, statusCode: row.last_status, error: row.last_error, durationMs: row.last_duration_ms ?? 0 },
-  nextAttemptAt: row.status === 'PENDING' ? row.next_attempt_at : null,
-  createdAt: row.created_at,
-});
-
-const toldOf = (r: Row): ToldGrant => ({ alertId: r.alert_id, grantId: r.grant_id, deadline: r.deadline, remindedDeadline: r.reminded_deadline });
-
-const ALERT_COLUMNS = 'id, subscription_id, name, query, url, events, closing_days, status, disabled_reason, from_seq, created_at, updated_at';
-const MESSAGE_COLUMNS = 'seq, id, alert_id, grant_id, type, status, attempts, next_attempt_at, last_at, last_status, last_error, last_duration_ms, created_at';
 
 export class PgAlertStore implements AlertStore {
   constructor(
@@ -239,16 +206,7 @@ export class PgAlertStore implements AlertStore {
       }
       return found;
     });
-    return rows.map((r) => ({
-      id: r.id,
-      alertId: r.alert_id,
-      grantId: r.grant_id,
-      payload: r.payload,
-      attempts: r.attempts,
-      createdAt: r.created_at,
-      url: r.url,
-      secrets: [this.box.open(r.secret), ...(r.previous_secret !== null && r.previous_until !== null && r.previous_until > now ? [this.box.open(r.previous_secret)] : [])],
-    }));
+    return rows.map((r) => dueMessageOf(r, this.box, now));
   }
 
   async recordAttempt(messageId: string, result: AttemptResult, next: { status: DeliveryStatus; nextAttemptAt: string | null }, disableAfter: number): Promise<void> {
@@ -265,7 +223,7 @@ export class PgAlertStore implements AlertStore {
       ).rows.map((r) => r.status as string);
       if (recent.length === disableAfter && recent.every((s) => s === 'FAILED')) {
         await db.query(`UPDATE alerts SET status = 'DISABLED', disabled_reason = $1, updated_at = $2 WHERE id = $3 AND status = 'ACTIVE'`, [
-          `The last ${disableAfter} messages all failed after every retry; fix the endpoint, then set status to ACTIVE.`,
+          disabledReason(disableAfter),
           result.at,
           alertId,
         ]);

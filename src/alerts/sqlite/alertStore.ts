@@ -3,68 +3,9 @@
 import type { Db } from '../../subscriptions/database.js';
 import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
 import type { SecretBox } from '../secrets.js';
+import { ALERT_COLUMNS, MESSAGE_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, toldOf, type AlertRow, type DueRow, type MessageRow, type ToldRow } from '../rows.js';
 import type { AlertStore, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, NewMessage, ToldGrant } from '../store.js';
 
-interface AlertRow {
-  id: string;
-  subscription_id: string;
-  name: string;
-  query: string;
-  url: string;
-  events: string;
-  closing_days: number | null;
-  status: Alert['status'];
-  disabled_reason: string | null;
-  from_seq: number;
-  created_at: string;
-  updated_at: string;
-}
-
-interface MessageRow {
-  seq: number;
-  id: string;
-  alert_id: string;
-  grant_id: string | null;
-  type: Delivery['type'];
-  status: DeliveryStatus;
-  attempts: number;
-  next_attempt_at: string | null;
-  last_at: string | null;
-  last_status: number | null;
-  last_error: string | null;
-  last_duration_ms: number | null;
-  created_at: string;
-}
-
-const alertOf = (row: AlertRow): MatchableAlert => ({
-  id: row.id,
-  subscriptionId: row.subscription_id,
-  name: row.name,
-  query: JSON.parse(row.query),
-  url: row.url,
-  events: JSON.parse(row.events),
-  closingReminderDays: row.closing_days,
-  status: row.status,
-  disabledReason: row.disabled_reason,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  fromSeq: row.from_seq,
-});
-
-const deliveryOf = (row: MessageRow): Delivery => ({
-  id: row.id,
-  alertId: row.alert_id,
-  type: row.type,
-  grantId: row.grant_id,
-  status: row.status,
-  attempts: row.attempts,
-  lastAttempt: row.last_at === null ? null : { at: row.last_at, statusCode: row.last_status, error: row.last_error, durationMs: row.last_duration_ms ?? 0 },
-  nextAttemptAt: row.status === 'PENDING' ? row.next_attempt_at : null,
-  createdAt: row.created_at,
-});
-
-const ALERT_COLUMNS = 'id, subscription_id, name, query, url, events, closing_days, status, disabled_reason, from_seq, created_at, updated_at';
-const MESSAGE_COLUMNS = 'seq, id, alert_id, grant_id, type, status, attempts, next_attempt_at, last_at, last_status, last_error, last_duration_ms, created_at';
 
 export class SqliteAlertStore implements AlertStore {
   constructor(
@@ -183,8 +124,8 @@ export class SqliteAlertStore implements AlertStore {
     if (grantIds.length === 0) return [];
     const rows = this.db
       .prepare(`SELECT alert_id, grant_id, deadline, reminded_deadline FROM alert_grants WHERE grant_id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(grantIds)) as { alert_id: string; grant_id: string; deadline: string | null; reminded_deadline: string | null }[];
-    return rows.map((r) => ({ alertId: r.alert_id, grantId: r.grant_id, deadline: r.deadline, remindedDeadline: r.reminded_deadline }));
+      .all(JSON.stringify(grantIds)) as ToldRow[];
+    return rows.map(toldOf);
   }
 
   private upsertTold(told: readonly ToldGrant[]): void {
@@ -220,8 +161,8 @@ export class SqliteAlertStore implements AlertStore {
            AND (g.reminded_deadline IS NULL OR g.reminded_deadline <> g.deadline)
          LIMIT 10000`,
       )
-      .all({ now: at.toISOString() }) as { alert_id: string; grant_id: string; deadline: string | null; reminded_deadline: string | null }[];
-    return rows.map((r) => ({ alertId: r.alert_id, grantId: r.grant_id, deadline: r.deadline, remindedDeadline: r.reminded_deadline }));
+      .all({ now: at.toISOString() }) as ToldRow[];
+    return rows.map(toldOf);
   }
 
   async commitReminders(messages: NewMessage[], reminded: ToldGrant[], at: Date): Promise<void> {
@@ -245,32 +186,12 @@ export class SqliteAlertStore implements AlertStore {
            AND NOT EXISTS (SELECT 1 FROM alert_messages e WHERE e.alert_id = m.alert_id AND e.grant_id IS m.grant_id AND e.status = 'PENDING' AND e.seq < m.seq)
          ORDER BY m.next_attempt_at, m.seq LIMIT :limit`,
       )
-      .all({ now, limit }) as {
-      id: string;
-      alert_id: string;
-      grant_id: string | null;
-      payload: string;
-      attempts: number;
-      created_at: string;
-      url: string;
-      secret: string;
-      previous_secret: string | null;
-      previous_until: string | null;
-    }[];
+      .all({ now, limit }) as DueRow[];
       const until = new Date(at.getTime() + claimMs).toISOString();
       for (const r of found) claim.run(until, r.id);
       return found;
     }).immediate();
-    return rows.map((r) => ({
-        id: r.id,
-        alertId: r.alert_id,
-        grantId: r.grant_id,
-        payload: r.payload,
-        attempts: r.attempts,
-        createdAt: r.created_at,
-        url: r.url,
-        secrets: [this.box.open(r.secret), ...(r.previous_secret !== null && r.previous_until !== null && r.previous_until > now ? [this.box.open(r.previous_secret)] : [])],
-      }));
+    return rows.map((r) => dueMessageOf(r, this.box, now));
   }
 
   async recordAttempt(messageId: string, result: AttemptResult, next: { status: DeliveryStatus; nextAttemptAt: string | null }, disableAfter: number): Promise<void> {
@@ -290,7 +211,7 @@ export class SqliteAlertStore implements AlertStore {
       if (recent.length === disableAfter && recent.every((s) => s === 'FAILED')) {
         this.db
           .prepare(`UPDATE alerts SET status = 'DISABLED', disabled_reason = ?, updated_at = ? WHERE id = ? AND status = 'ACTIVE'`)
-          .run(`The last ${disableAfter} messages all failed after every retry; fix the endpoint, then set status to ACTIVE.`, result.at, alertId);
+          .run(disabledReason(disableAfter), result.at, alertId);
       }
     })();
   }
