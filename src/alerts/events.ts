@@ -11,13 +11,11 @@ export function eventPayload(
   type: MessageType,
   at: Date,
   alert: Pick<Alert, 'id' | 'name'>,
-  fields: { grant?: unknown; reason?: 'deleted' | 'no_longer_matches' | null; change?: ChangeRef | null } = {},
+  fields: { grant?: unknown; grantJson?: string; reason?: 'deleted' | 'no_longer_matches' | null; change?: ChangeRef | null } = {},
 ): string {
-  const data: Record<string, unknown> = { alert: { id: alert.id, name: alert.name } };
-  if (type !== 'alert.test') {
-    data.grant = fields.grant;
-    data.reason = fields.reason ?? null;
-    data.change = fields.change ?? null;
-  }
-  return JSON.stringify({ type, timestamp: at.toISOString(), data });
+  const head = `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(at.toISOString())},"data":{"alert":${JSON.stringify({ id: alert.id, name: alert.name })}`;
+  if (type === 'alert.test') return `${head}}}`;
+  // The grant as the change log holds it (already JSON) is spliced in rather than serialised again.
+  const grant = fields.grantJson ?? JSON.stringify(fields.grant);
+  return `${head},"grant":${grant},"reason":${JSON.stringify(fields.reason ?? null)},"change":${JSON.stringify(fields.change ?? null)}}}`;
 }

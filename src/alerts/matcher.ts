@@ -10,6 +10,8 @@ import type { ParsedSearch } from '../grants/searchSyntax.js';
 import type { Logger } from '../log.js';
 import { encodeSince, type ChangeEntryJson } from '../search/changes.js';
 import type { SearchEngine } from '../search/engine.js';
+import { AlertIndex } from './alertIndex.js';
+import { UNPACED, type AlertsPacer } from './pacing.js';
 import { eventPayload } from './events.js';
 import type { AlertQuery, EventType } from './model.js';
 import type { AlertStore, MatchableAlert, MatchedBatch, NewMessage, ToldGrant } from './store.js';
@@ -31,6 +33,8 @@ export interface MatcherDeps {
   batchSize?: number;
   /** This matcher's name for the lease (one matcher at a time in a fleet). */
   holder?: string;
+  /** How much of the thread matching may take while partners are served (default: all of it). */
+  pacer?: AlertsPacer;
 }
 
 /** How long the matcher's lease lasts: a dead holder is replaced within this time. */
@@ -43,16 +47,57 @@ export interface MatchReport {
   lagSeconds: number;
 }
 
+/** How long matching runs before it lets the event loop serve what waits (and the pacer hold it back). */
+const SLICE_MS = 5;
+
+/**
+ * A batch stops after the change that brings its messages to this many: one commit writes a
+ * bounded outbox slice (a broad catalog change can make many thousands of events).
+ */
+const MAX_MESSAGES_PER_BATCH = 2000;
+
+interface KnownAlerts {
+  version: string;
+  byId: Map<string, { alert: MatchableAlert; createdAt: number; conditions: GrantConditions | null }>;
+  index: AlertIndex<{ id: string; conditions: GrantConditions | null }>;
+}
+
 const key = (alertId: string, grantId: string): string => `${alertId}\u0000${grantId}`;
+
+/** What the matcher has done since it started: the figures /metrics reports (matching cost per change and per alert). */
+export interface MatcherTotals {
+  changes: number;
+  /** Change × alert pairs decided. */
+  checks: number;
+  events: number;
+  /** Time spent deciding batches (reading alerts and followed grants, matching), in seconds. */
+  seconds: number;
+}
 
 export class AlertMatcher {
   private readonly compiled = new Map<string, { updatedAt: string; conditions: GrantConditions | null }>();
   lagSeconds = 0;
+  readonly totals: MatcherTotals = { changes: 0, checks: 0, events: 0, seconds: 0 };
+  private known: KnownAlerts | null = null;
 
   private readonly holder: string;
+  private readonly pacer: AlertsPacer;
 
   constructor(private readonly deps: MatcherDeps) {
+    this.pacer = deps.pacer ?? UNPACED;
     this.holder = deps.holder ?? `matcher-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  }
+
+  /** The alerts, compiled and indexed; read again only when their version changed. */
+  private async alerts(): Promise<KnownAlerts> {
+    const version = await this.pacer.sync(() => this.deps.store.alertsVersion());
+    if (this.known?.version === version) return this.known;
+    const alerts = await this.pacer.sync(() => this.deps.store.matchableAlerts());
+    const byId = new Map(alerts.map((alert) => [alert.id, { alert, createdAt: Date.parse(alert.createdAt), conditions: this.conditionsOf(alert) }]));
+    const index = new AlertIndex([...byId.values()].map((a) => ({ id: a.alert.id, conditions: a.conditions })));
+    for (const id of this.compiled.keys()) if (!byId.has(id)) this.compiled.delete(id);
+    this.known = { version, byId, index };
+    return this.known;
   }
 
   private conditionsOf(alert: MatchableAlert): GrantConditions | null {
@@ -92,38 +137,75 @@ export class AlertMatcher {
     const entries = page.entries.filter((e) => e.seq > from).slice(0, batchSize);
     if (entries.length === 0) {
       this.lagSeconds = 0;
+      // Idle: read and compile changed alerts now rather than when the next change waits for them.
+      await this.alerts();
       if (page.state.log !== position.log) await store.commitBatch({ from: position, position: { log: page.state.log, seq: 0 }, messages: [], told: [], forgotten: [] }, clock());
       return { changes: 0, events: 0, lagSeconds: 0 };
     }
     const now = clock();
-    const batch = { from: position, ...(await this.decide(entries, page.state.log!, now)) };
-    if (!(await store.commitBatch(batch, clock()))) return { changes: 0, events: 0, lagSeconds: this.lagSeconds };
+    const started = process.hrtime.bigint();
+    const { checks, decided, ...matched } = await this.decide(entries, page.state.log!, now);
+    const batch = { from: position, ...matched };
+    if (!(await this.pacer.sync(() => store.commitBatch(batch, clock())))) return { changes: 0, events: 0, lagSeconds: this.lagSeconds };
+    this.totals.changes += decided;
+    this.totals.checks += checks;
+    this.totals.events += batch.messages.length;
+    this.totals.seconds += Number(process.hrtime.bigint() - started) / 1e9;
     this.lagSeconds = Math.max(0, (now.getTime() - Date.parse(entries[0].changedAt)) / 1000);
-    return { changes: entries.length, events: batch.messages.length, lagSeconds: this.lagSeconds };
+    return { changes: decided, events: batch.messages.length, lagSeconds: this.lagSeconds };
   }
 
-  private async decide(entries: ChangeEntryJson[], log: string, now: Date): Promise<Omit<MatchedBatch, 'from'>> {
-    const alerts = await this.deps.store.matchableAlerts();
+  private async decide(entries: ChangeEntryJson[], log: string, now: Date): Promise<Omit<MatchedBatch, 'from'> & { checks: number; decided: number }> {
+    await this.pacer.turn();
+    const { byId, index } = await this.alerts();
     const told = new Map<string, ToldGrant>();
-    for (const t of await this.deps.store.told(entries.map((e) => e.id))) told.set(key(t.alertId, t.grantId), t);
+    // Per grant, the alerts that have told about it: decided at its change even when it no longer matches.
+    const followers = new Map<string, Set<string>>();
+    const follow = (grantId: string, alertId: string) => {
+      const set = followers.get(grantId);
+      if (set === undefined) followers.set(grantId, new Set([alertId]));
+      else set.add(alertId);
+    };
+    for (const t of await this.deps.store.told(entries.map((e) => e.id))) {
+      told.set(key(t.alertId, t.grantId), t);
+      follow(t.grantId, t.alertId);
+    }
     const grants = new Map<string, Grant>();
     for (const e of entries) if (e.grantJson !== null) grants.set(e.id, JSON.parse(e.grantJson) as Grant);
     const text = this.deps.text.batch([...grants.values()]);
+    const candidatesOf = index.forBatch((search: ParsedSearch) => text.matching(search));
     const messages: NewMessage[] = [];
     const toldNow = new Map<string, ToldGrant>();
     const forgotten = new Map<string, { alertId: string; grantId: string }>();
+    let checks = 0;
+    let sliceStart = performance.now();
+    let decided = 0;
     try {
       for (const entry of entries) {
+        if (messages.length >= MAX_MESSAGES_PER_BATCH) break;
+        decided += 1;
+        // Matching is CPU work on the API's own thread: let requests in every few milliseconds.
+        if (performance.now() - sliceStart > SLICE_MS) {
+          this.pacer.spent(performance.now() - sliceStart);
+          await this.pacer.turn();
+          sliceStart = performance.now();
+        }
         const grant = grants.get(entry.id) ?? null;
         const changedAt = Date.parse(entry.changedAt);
         const change = { changedAt: entry.changedAt, position: encodeSince(log, entry.seq) };
-        for (const alert of alerts) {
-          if (alert.fromSeq >= entry.seq || Date.parse(alert.createdAt) > changedAt) continue;
+        const candidates = new Set<string>(followers.get(entry.id));
+        if (grant !== null) for (const candidate of candidatesOf(grant)) candidates.add(candidate.id);
+        for (const alertId of candidates) {
+          const known = byId.get(alertId);
+          if (known === undefined) continue;
+          const { alert, conditions } = known;
+          if (alert.fromSeq >= entry.seq || known.createdAt > changedAt) continue;
+          checks += 1;
+          // Told before and not forgotten since (the grant's followers follow every decision below).
+          const wasTold = followers.get(entry.id)?.has(alert.id) ?? false;
+          const matches = grant !== null && conditions !== null && matchesFilters(grant, conditions, changedAt) && text.matching(conditions.search).has(entry.id);
+          if (!matches && !wasTold) continue;
           const k = key(alert.id, entry.id);
-          const wasTold = toldNow.has(k) || (told.has(k) && !forgotten.has(k));
-          const conditions = this.conditionsOf(alert);
-          const matches =
-            grant !== null && conditions !== null && matchesFilters(grant, conditions, changedAt) && text.matching(conditions.search).has(entry.id);
           let type: EventType | null = null;
           let reason: 'deleted' | 'no_longer_matches' | null = null;
           if (matches) {
@@ -132,26 +214,30 @@ export class AlertMatcher {
             const deadline = grant!.deadline;
             toldNow.set(k, { alertId: alert.id, grantId: entry.id, deadline, remindedDeadline: previous?.remindedDeadline ?? null });
             forgotten.delete(k);
-          } else if (wasTold) {
+            follow(entry.id, alert.id);
+          } else {
             type = 'grant.unmatched';
             reason = grant === null ? 'deleted' : 'no_longer_matches';
             toldNow.delete(k);
             forgotten.set(k, { alertId: alert.id, grantId: entry.id });
+            followers.get(entry.id)?.delete(alert.id);
           }
           if (type === null || !alert.events.includes(type)) continue;
           messages.push({
             alertId: alert.id,
             grantId: entry.id,
             type,
-            payload: eventPayload(type, now, alert, { grant: grant ?? { id: entry.id }, reason, change }),
+            payload: eventPayload(type, now, alert, entry.grantJson === null ? { grant: { id: entry.id }, reason, change } : { grantJson: entry.grantJson, reason, change }),
           });
         }
       }
+      this.pacer.spent(performance.now() - sliceStart);
     } finally {
       text.close();
     }
-    const last = entries[entries.length - 1];
-    return { position: { log, seq: last.seq }, messages, told: [...toldNow.values()], forgotten: [...forgotten.values()] };
+    const last = entries[decided - 1];
+    return {
+      decided, position: { log, seq: last.seq }, messages, told: [...toldNow.values()], forgotten: [...forgotten.values()], checks };
   }
 
   /** Queues grant.closing for followed grants whose deadline came within their alert's days. */

@@ -87,6 +87,8 @@ export interface AlertStore {
   tryLease(holder: string, ttlMs: number): Promise<boolean>;
   /** Every alert, whatever its status (a paused alert's events wait in the outbox). */
   matchableAlerts(): Promise<MatchableAlert[]>;
+  /** Changes whenever an alert is created, changed or deleted: the matcher reads the alerts again only then. */
+  alertsVersion(): Promise<string>;
   told(grantIds: readonly string[]): Promise<ToldGrant[]>;
   /** Writes the batch's messages and told grants and moves the position, all or nothing; false when the position had moved (another matcher's batch won). */
   commitBatch(batch: MatchedBatch, at: Date): Promise<boolean>;

@@ -48,6 +48,7 @@ export function matchesFilters(grant: Grant, q: GrantConditions, now: number): b
     if (q.amountMin !== null && grant.amountMax !== null && grant.amountMax < q.amountMin) return false;
     if (q.amountMax !== null && grant.amountMin !== null && grant.amountMin > q.amountMax) return false;
   }
+  if (q.open === null && q.deadlineFrom === null && q.deadlineTo === null && q.updatedSince === null) return true;
   const deadline = epoch(grant.deadline);
   if (q.open !== null && (deadline === null || deadline >= now) !== q.open) return false;
   if (q.deadlineFrom !== null && (deadline === null || deadline < q.deadlineFrom)) return false;

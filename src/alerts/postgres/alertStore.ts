@@ -134,6 +134,10 @@ export class PgAlertStore implements AlertStore {
     return (await this.pool.query(`SELECT ${ALERT_COLUMNS} FROM alerts ORDER BY created_at, id`)).rows.map(alertOf);
   }
 
+  async alertsVersion(): Promise<string> {
+    return (await this.pool.query(`SELECT count(*)::text || ':' || coalesce(max(updated_at)::text, '') AS version FROM alerts`)).rows[0].version as string;
+  }
+
   async told(grantIds: readonly string[]): Promise<ToldGrant[]> {
     if (grantIds.length === 0) return [];
     const { rows } = await this.pool.query('SELECT alert_id, grant_id, deadline, reminded_deadline FROM alert_grants WHERE grant_id = ANY($1::text[])', [grantIds]);

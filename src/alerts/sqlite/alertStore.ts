@@ -1,24 +1,33 @@
 // The SQLite adapter of the alerts store port, in the subscriptions database (migration 7 of
 // src/subscriptions/database.ts). Signing secrets are stored sealed (src/alerts/secrets.ts).
+import type Database from 'better-sqlite3';
 import type { Db } from '../../subscriptions/database.js';
 import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
 import type { SecretBox } from '../secrets.js';
 import { ALERT_COLUMNS, MESSAGE_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, toldOf, type AlertRow, type DueRow, type MessageRow, type ToldRow } from '../rows.js';
 import type { AlertStore, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, NewMessage, ToldGrant } from '../store.js';
 
-
 export class SqliteAlertStore implements AlertStore {
+  private readonly statements = new Map<string, Database.Statement>();
+
   constructor(
     private readonly db: Db,
     private readonly box: SecretBox,
   ) {}
 
+  /** The statement of `sql`, prepared once (preparing costs more than running most of these). */
+  private prepared(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
+  }
+
   async count(subscriptionId: string): Promise<number> {
-    return this.db.prepare('SELECT count(*) FROM alerts WHERE subscription_id = ?').pluck().get(subscriptionId) as number;
+    return this.prepared('SELECT count(*) FROM alerts WHERE subscription_id = ?').pluck().get(subscriptionId) as number;
   }
 
   async limitOverride(subscriptionId: string): Promise<number | null> {
-    return (this.db.prepare('SELECT alert_limit FROM subscriptions WHERE id = ?').pluck().get(subscriptionId) as number | null | undefined) ?? null;
+    return (this.prepared('SELECT alert_limit FROM subscriptions WHERE id = ?').pluck().get(subscriptionId) as number | null | undefined) ?? null;
   }
 
   async create(subscriptionId: string, input: NewAlert, secret: string, at: Date): Promise<Alert> {
@@ -45,7 +54,7 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async get(subscriptionId: string | null, id: string): Promise<Alert | null> {
-    const row = this.db.prepare(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = ? AND (? IS NULL OR subscription_id = ?)`).get(id, subscriptionId, subscriptionId) as AlertRow | undefined;
+    const row = this.prepared(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = ? AND (? IS NULL OR subscription_id = ?)`).get(id, subscriptionId, subscriptionId) as AlertRow | undefined;
     return row === undefined ? null : alertOf(row);
   }
 
@@ -61,7 +70,7 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async delete(subscriptionId: string, id: string): Promise<boolean> {
-    return this.db.prepare('DELETE FROM alerts WHERE id = ? AND subscription_id = ?').run(id, subscriptionId).changes === 1;
+    return this.prepared('DELETE FROM alerts WHERE id = ? AND subscription_id = ?').run(id, subscriptionId).changes === 1;
   }
 
   async rotateSecret(subscriptionId: string, id: string, secret: string, at: Date, overlapMs: number): Promise<boolean> {
@@ -72,7 +81,7 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   private insertMessages(messages: readonly NewMessage[], at: string): string[] {
-    const insert = this.db.prepare(
+    const insert = this.prepared(
       `INSERT INTO alert_messages (id, alert_id, grant_id, type, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 'PENDING', 0, ?, ?)`,
     );
     return messages.map((m) => {
@@ -88,7 +97,7 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async deliveries(alertId: string, after: ListPosition | null, limit: number): Promise<Delivery[]> {
-    const afterSeq = after === null ? null : ((this.db.prepare('SELECT seq FROM alert_messages WHERE id = ?').pluck().get(after.id) as number | undefined) ?? 0);
+    const afterSeq = after === null ? null : ((this.prepared('SELECT seq FROM alert_messages WHERE id = ?').pluck().get(after.id) as number | undefined) ?? 0);
     const rows = this.db
       .prepare(`SELECT ${MESSAGE_COLUMNS} FROM alert_messages WHERE alert_id = ? AND (? IS NULL OR seq < ?) ORDER BY seq DESC LIMIT ?`)
       .all(alertId, afterSeq, afterSeq, limit) as MessageRow[];
@@ -96,7 +105,7 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async getDelivery(alertId: string, deliveryId: string): Promise<Delivery | null> {
-    const row = this.db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM alert_messages WHERE id = ? AND alert_id = ?`).get(deliveryId, alertId) as MessageRow | undefined;
+    const row = this.prepared(`SELECT ${MESSAGE_COLUMNS} FROM alert_messages WHERE id = ? AND alert_id = ?`).get(deliveryId, alertId) as MessageRow | undefined;
     return row === undefined ? null : deliveryOf(row);
   }
 
@@ -108,7 +117,7 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async matcherPosition(): Promise<MatcherPosition> {
-    return this.db.prepare('SELECT log, seq FROM alert_matcher WHERE id = 1').get() as MatcherPosition;
+    return this.prepared('SELECT log, seq FROM alert_matcher WHERE id = 1').get() as MatcherPosition;
   }
 
   /** The processes of one machine share the file: the compare-and-set of commitBatch keeps them apart, no lease is needed. */
@@ -117,7 +126,11 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async matchableAlerts(): Promise<MatchableAlert[]> {
-    return (this.db.prepare(`SELECT ${ALERT_COLUMNS} FROM alerts ORDER BY created_at, id`).all() as AlertRow[]).map(alertOf);
+    return (this.prepared(`SELECT ${ALERT_COLUMNS} FROM alerts ORDER BY created_at, id`).all() as AlertRow[]).map(alertOf);
+  }
+
+  async alertsVersion(): Promise<string> {
+    return this.prepared(`SELECT count(*) || ':' || coalesce(max(updated_at), '') FROM alerts`).pluck().get() as string;
   }
 
   async told(grantIds: readonly string[]): Promise<ToldGrant[]> {
@@ -129,7 +142,7 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   private upsertTold(told: readonly ToldGrant[]): void {
-    const upsert = this.db.prepare(
+    const upsert = this.prepared(
       `INSERT INTO alert_grants (alert_id, grant_id, deadline, reminded_deadline) VALUES (?, ?, ?, ?)
        ON CONFLICT (alert_id, grant_id) DO UPDATE SET deadline = excluded.deadline, reminded_deadline = excluded.reminded_deadline`,
     );
@@ -138,16 +151,16 @@ export class SqliteAlertStore implements AlertStore {
 
   async commitBatch(batch: MatchedBatch, at: Date): Promise<boolean> {
     const now = at.toISOString();
-    const forget = this.db.prepare('DELETE FROM alert_grants WHERE alert_id = ? AND grant_id = ?');
+    const forget = this.prepared('DELETE FROM alert_grants WHERE alert_id = ? AND grant_id = ?');
     return this.db.transaction(() => {
-      const current = this.db.prepare('SELECT log, seq FROM alert_matcher WHERE id = 1').get() as MatcherPosition;
+      const current = this.prepared('SELECT log, seq FROM alert_matcher WHERE id = 1').get() as MatcherPosition;
       if (current.log !== batch.from.log || current.seq !== batch.from.seq) return false;
       // An alert deleted while the batch was being matched takes no message.
-      const alive = new Set(this.db.prepare('SELECT id FROM alerts').pluck().all() as string[]);
+      const alive = new Set(this.prepared('SELECT id FROM alerts').pluck().all() as string[]);
       this.insertMessages(batch.messages.filter((m) => alive.has(m.alertId)), now);
       this.upsertTold(batch.told.filter((t) => alive.has(t.alertId)));
       for (const f of batch.forgotten) forget.run(f.alertId, f.grantId);
-      this.db.prepare('UPDATE alert_matcher SET log = ?, seq = ?, updated_at = ? WHERE id = 1').run(batch.position.log, batch.position.seq, now);
+      this.prepared('UPDATE alert_matcher SET log = ?, seq = ?, updated_at = ? WHERE id = 1').run(batch.position.log, batch.position.seq, now);
       return true;
     }).immediate();
   }
@@ -166,7 +179,7 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async commitReminders(messages: NewMessage[], reminded: ToldGrant[], at: Date): Promise<void> {
-    const mark = this.db.prepare('UPDATE alert_grants SET reminded_deadline = ? WHERE alert_id = ? AND grant_id = ? AND deadline IS ?');
+    const mark = this.prepared('UPDATE alert_grants SET reminded_deadline = ? WHERE alert_id = ? AND grant_id = ? AND deadline IS ?');
     this.db.transaction(() => {
       this.insertMessages(messages, at.toISOString());
       for (const r of reminded) mark.run(r.deadline, r.alertId, r.grantId, r.deadline);
@@ -175,7 +188,7 @@ export class SqliteAlertStore implements AlertStore {
 
   async claimDue(at: Date, limit: number, claimMs: number): Promise<DueMessage[]> {
     const now = at.toISOString();
-    const claim = this.db.prepare('UPDATE alert_messages SET claimed_until = ? WHERE id = ?');
+    const claim = this.prepared('UPDATE alert_messages SET claimed_until = ? WHERE id = ?');
     const rows = this.db.transaction(() => {
       const found = this.db
       .prepare(
@@ -202,7 +215,7 @@ export class SqliteAlertStore implements AlertStore {
         )
         .run(next.status, next.nextAttemptAt, result.at, result.statusCode, result.error, result.durationMs, messageId);
       if (next.status !== 'FAILED') return;
-      const alertId = this.db.prepare('SELECT alert_id FROM alert_messages WHERE id = ?').pluck().get(messageId) as string | undefined;
+      const alertId = this.prepared('SELECT alert_id FROM alert_messages WHERE id = ?').pluck().get(messageId) as string | undefined;
       if (alertId === undefined) return;
       const recent = this.db
         .prepare(`SELECT status FROM alert_messages WHERE alert_id = ? AND status IN ('DELIVERED', 'FAILED') ORDER BY last_at DESC, seq DESC LIMIT ?`)
@@ -217,8 +230,8 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async resealSecrets(box: { open(sealed: string): string; seal(plain: string): string }): Promise<number> {
-    const rows = this.db.prepare('SELECT id, secret, previous_secret FROM alerts').all() as { id: string; secret: string; previous_secret: string | null }[];
-    const update = this.db.prepare('UPDATE alerts SET secret = ?, previous_secret = ? WHERE id = ?');
+    const rows = this.prepared('SELECT id, secret, previous_secret FROM alerts').all() as { id: string; secret: string; previous_secret: string | null }[];
+    const update = this.prepared('UPDATE alerts SET secret = ?, previous_secret = ? WHERE id = ?');
     this.db.transaction(() => {
       for (const r of rows) update.run(box.seal(box.open(r.secret)), r.previous_secret === null ? null : box.seal(box.open(r.previous_secret)), r.id);
     }).immediate();
@@ -226,7 +239,7 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async outboxDepth(): Promise<number> {
-    return this.db.prepare(`SELECT count(*) FROM alert_messages WHERE status = 'PENDING'`).pluck().get() as number;
+    return this.prepared(`SELECT count(*) FROM alert_messages WHERE status = 'PENDING'`).pluck().get() as number;
   }
 
   async idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<{ fingerprint: string; status: number; body: string } | null> {

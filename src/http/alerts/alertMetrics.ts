@@ -2,6 +2,7 @@
 // behind the change log and the outbox's depth. No alert, URL or subscription id in any label.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { AttemptResult } from '../../alerts/model.js';
+import type { MatcherTotals } from '../../alerts/matcher.js';
 import type { AlertsRuntime } from '../../alerts/runtime.js';
 import type { DueMessage } from '../../alerts/store.js';
 
@@ -35,6 +36,23 @@ export function registerAlertMetrics(registry: Registry) {
       this.set(runtime === null ? 0 : await runtime.store.outboxDepth().catch(() => 0));
     },
   });
+  const totals: [string, string, (t: MatcherTotals) => number][] = [
+    ['grants_alert_matcher_changes_total', 'Catalog changes the alert matcher of this process has decided.', (t) => t.changes],
+    ['grants_alert_matcher_checks_total', 'Change × alert pairs the alert matcher of this process has decided.', (t) => t.checks],
+    ['grants_alert_matcher_events_total', 'Events the alert matcher of this process has written to the outbox.', (t) => t.events],
+    ['grants_alert_matcher_seconds_total', 'Time the alert matcher of this process has spent deciding batches of changes, in seconds.', (t) => t.seconds],
+  ];
+  for (const [name, help, read] of totals) {
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        if (runtime !== null) this.inc(read(runtime.matcher.totals));
+      },
+    });
+  }
   return {
     attempt(message: DueMessage, result: AttemptResult, finished: 'DELIVERED' | 'FAILED' | null) {
       attempts.inc({ outcome: result.ok ? 'delivered' : finished === 'FAILED' ? 'failed' : 'retry' });

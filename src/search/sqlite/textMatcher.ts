@@ -36,16 +36,20 @@ export class FtsTextMatcher {
     const find = db.prepare('SELECT rowid FROM batch_text WHERE batch_text MATCH ?').pluck();
     const all = new Set(grants.map((g) => g.id));
     const answers = new Map<string, ReadonlySet<string>>();
+    // The same search object is asked about once per candidate grant: its answer is kept by identity too.
+    const bySearch = new WeakMap<ParsedSearch, ReadonlySet<string>>();
     return {
       matching(search) {
         if (search === null) return all;
+        const known = bySearch.get(search);
+        if (known !== undefined) return known;
         const expression = ftsMatchExpression(search);
-        if (expression === null) return NONE;
-        let found = answers.get(expression);
+        let found = expression === null ? NONE : answers.get(expression);
         if (found === undefined) {
           found = new Set((find.all(expression) as number[]).map((rowid) => grants[rowid - 1].id));
-          answers.set(expression, found);
+          answers.set(expression!, found);
         }
+        bySearch.set(search, found);
         return found;
       },
       close() {
