@@ -4,6 +4,7 @@
 // attempt after the schedule's delay, or FAILED after the last.
 import type { Logger } from '../log.js';
 import { FAILURES_BEFORE_DISABLE, type AttemptResult } from './model.js';
+import { UNPACED, type AlertsPacer } from './pacing.js';
 import { signatureHeaders } from './signing.js';
 import type { AlertStore, DueMessage } from './store.js';
 import type { WebhookRequest } from './webhookPost.js';
@@ -18,6 +19,8 @@ export interface DelivererDeps {
   claimMs: number;
   clock: () => Date;
   log: Logger;
+  /** How much of the thread delivering may take while partners are served (default: all of it). */
+  pacer?: AlertsPacer;
   /** Called after every attempt (metrics). */
   onAttempt?: (message: DueMessage, result: AttemptResult, finished: 'DELIVERED' | 'FAILED' | null) => void;
 }
@@ -25,6 +28,8 @@ export interface DelivererDeps {
 export class WebhookDeliverer {
   private readonly inFlight = new Set<string>();
   private readonly settled = new Set<Promise<void>>();
+  private claiming: Promise<number> | null = null;
+  private stopped = false;
 
   constructor(private readonly deps: DelivererDeps) {}
 
@@ -32,16 +37,33 @@ export class WebhookDeliverer {
     return this.inFlight.size;
   }
 
-  /** Starts the attempts that are due and fit; returns how many it started. */
+  /** Starts the attempts that are due and fit; returns how many it started. One claim at a time. */
   async deliverDue(): Promise<number> {
+    if (this.claiming !== null) return this.claiming;
+    this.claiming = this.claim().finally(() => {
+      this.claiming = null;
+    });
+    return this.claiming;
+  }
+
+  private get pacer(): AlertsPacer {
+    return this.deps.pacer ?? UNPACED;
+  }
+
+  private async claim(): Promise<number> {
+    await this.pacer.turn();
     const room = this.deps.concurrency - this.inFlight.size;
-    if (room <= 0) return 0;
-    const due = (await this.deps.store.claimDue(this.deps.clock(), room, this.deps.claimMs)).filter((m) => !this.inFlight.has(m.id));
+    if (room <= 0 || this.stopped) return 0;
+    const due = (await this.pacer.sync(() => this.deps.store.claimDue(this.deps.clock(), room, this.deps.claimMs))).filter((m) => !this.inFlight.has(m.id));
     for (const message of due) {
       this.inFlight.add(message.id);
       const attempt = this.attempt(message).finally(() => {
         this.inFlight.delete(message.id);
         this.settled.delete(attempt);
+        // A slot is free: claim again once a quarter of the slots are (not one claim per attempt).
+        if (!this.stopped && this.deps.concurrency - this.inFlight.size >= Math.max(1, this.deps.concurrency >> 2)) {
+          this.deliverDue().catch((error: Error) => this.deps.log.warn('claiming due webhooks failed; the worker retries', { reason: error.message }));
+        }
       });
       this.settled.add(attempt);
     }
@@ -51,7 +73,7 @@ export class WebhookDeliverer {
   private async attempt(message: DueMessage): Promise<void> {
     const { store, post, retryScheduleMs, clock, log } = this.deps;
     const sentAt = clock();
-    const result = await post({ url: message.url, body: message.payload, headers: signatureHeaders(message.id, sentAt, message.payload, message.secrets) });
+    const result = await this.pacer.sync(() => post({ url: message.url, body: message.payload, headers: signatureHeaders(message.id, sentAt, message.payload, message.secrets) }));
     const attempts = message.attempts + 1;
     const delay = retryScheduleMs[attempts - 1];
     const next = result.ok
@@ -60,7 +82,7 @@ export class WebhookDeliverer {
         ? { status: 'FAILED' as const, nextAttemptAt: null }
         : { status: 'PENDING' as const, nextAttemptAt: new Date(clock().getTime() + delay).toISOString() };
     try {
-      await store.recordAttempt(message.id, result, next, FAILURES_BEFORE_DISABLE);
+      await this.pacer.sync(() => store.recordAttempt(message.id, result, next, FAILURES_BEFORE_DISABLE));
     } catch (error) {
       // Not recorded: the message stays due and is sent again with the same webhook-id.
       log.warn('a webhook attempt could not be recorded; it will be sent again', { messageId: message.id, reason: (error as Error).message });
@@ -68,8 +90,10 @@ export class WebhookDeliverer {
     this.deps.onAttempt?.(message, result, next.status === 'PENDING' ? null : next.status);
   }
 
-  /** Waits for the attempts in flight. */
+  /** Claims nothing more and waits for the attempts in flight. */
   async drain(): Promise<void> {
+    this.stopped = true;
+    await this.claiming?.catch(() => 0);
     await Promise.allSettled([...this.settled]);
   }
 }

@@ -7,8 +7,9 @@ import type { SearchEngine } from '../search/engine.js';
 import { WebhookDeliverer } from './deliverer.js';
 import { AlertMatcher, type TextMatching } from './matcher.js';
 import type { AlertQuery, AttemptResult } from './model.js';
+import { AlertsPacer } from './pacing.js';
 import type { AlertStore, DueMessage } from './store.js';
-import { postWebhook } from './webhookPost.js';
+import { postWebhook, WebhookConnections } from './webhookPost.js';
 import { AlertsWorker } from './worker.js';
 
 export interface AlertsRuntimeDeps {
@@ -19,6 +20,8 @@ export interface AlertsRuntimeDeps {
   config: AlertsConfig;
   clock: () => Date;
   log: Logger;
+  /** Whether partner requests are being served now: alerts then take at most config.busyPercent of the thread. */
+  partnersBusy?: () => boolean;
   onAttempt?: (message: DueMessage, result: AttemptResult, finished: 'DELIVERED' | 'FAILED' | null) => void;
 }
 
@@ -26,18 +29,21 @@ export class AlertsRuntime {
   readonly matcher: AlertMatcher;
   readonly deliverer: WebhookDeliverer;
   private readonly worker: AlertsWorker;
+  private readonly connections = new WebhookConnections();
 
   constructor(private readonly deps: AlertsRuntimeDeps) {
     const { store, engine, compile, text, config, clock, log } = deps;
-    this.matcher = new AlertMatcher({ engine, store, compile, text, clock, log });
+    const pacer = new AlertsPacer(deps.partnersBusy ?? (() => false), config.busyPercent / 100);
+    this.matcher = new AlertMatcher({ engine, store, compile, text, clock, log, pacer });
     this.deliverer = new WebhookDeliverer({
       store,
-      post: (request) => postWebhook(request, { timeoutMs: config.timeoutMs, allowHttp: config.allowHttp, allowPrivate: config.allowPrivate, clock }),
+      post: (request) => postWebhook(request, { timeoutMs: config.timeoutMs, allowHttp: config.allowHttp, allowPrivate: config.allowPrivate, clock, connections: this.connections }),
       retryScheduleMs: config.retryScheduleMs,
       concurrency: config.concurrency,
       claimMs: config.timeoutMs + 30_000,
       clock,
       log,
+      pacer,
       onAttempt: deps.onAttempt,
     });
     this.worker = new AlertsWorker(this.matcher, this.deliverer, config.pollMs, log);
@@ -57,6 +63,7 @@ export class AlertsRuntime {
 
   async stop(): Promise<void> {
     await this.worker.stop();
+    this.connections.close();
     this.deps.text.close?.();
   }
 }
