@@ -67,6 +67,8 @@ export interface AlertsConfig {
   allowPrivate: boolean;
   /** How often the matcher looks for new changes and due reminders, in milliseconds. */
   pollMs: number;
+  /** The share of the API thread, in percent, matching and delivering may take while partner requests are served (ALERTS_BUSY_PERCENT). */
+  busyPercent: number;
   /** AES-256-GCM key (base64 of 32 bytes) for the signing secrets at rest; null: generated in DATA_DIR. */
   secretsKey: string | null;
   /** Keys rotated from (SECRETS_KEY_PREVIOUS, comma-separated): secrets sealed with them still open until re-sealed. */
@@ -285,6 +287,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowHttp: bool('WEBHOOK_ALLOW_HTTP', false),
     allowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
     pollMs: int('ALERTS_POLL_MS', 1000, 10, 60_000),
+    busyPercent: int('ALERTS_BUSY_PERCENT', 10, 1, 100),
     secretsKey,
     secretsKeyPrevious,
   };

@@ -88,6 +88,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       config: config.alerts,
       clock,
       log,
+      // A request within the last 50 ms: partners are being served, alerts take their share only.
+      partnersBusy: () => overload.requestsWithin(50),
       onAttempt: alertMetrics.attempt,
     });
     alertMetrics.watch(alertsRuntime);

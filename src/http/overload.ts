@@ -72,6 +72,8 @@ export class EventLoopDelaySampler {
 
 export class OverloadGuard {
   private inFlight = 0;
+  /** When the last API request came (performance.now()). */
+  private lastRequestAt = -Infinity;
   private readonly sampler: EventLoopDelaySampler | null;
 
   constructor(private readonly options: OverloadOptions) {
@@ -81,6 +83,11 @@ export class OverloadGuard {
   /** Searches admitted and not yet answered. */
   get searchesInFlight(): number {
     return this.inFlight;
+  }
+
+  /** Whether an API request came within the last `withinMs` (partners are being served). */
+  requestsWithin(withinMs: number): boolean {
+    return performance.now() - this.lastRequestAt < withinMs;
   }
 
   /** The event loop's last measured delay in ms (0 when not measured). */
@@ -99,6 +106,7 @@ export class OverloadGuard {
     const { searchConcurrency, queueLimit, eventLoopDelayMs } = this.options;
     const searchBound = Math.max(1, searchConcurrency) + queueLimit;
     return async (ctx, next) => {
+      this.lastRequestAt = performance.now();
       if (this.sampler !== null && this.sampler.delayMs > eventLoopDelayMs) this.shed('event_loop_delay');
       const route = ctx.state.route;
       if (route === undefined || !SEARCH_ROUTES.has(route.name)) return next();
