@@ -16,6 +16,7 @@ import { procMemory, REPO_ROOT, runIndexer, writeCatalog } from './catalog.js';
 import { drive, drivePaced, elasticsearchPid, type LoadResult, type LoadSettings } from './load.js';
 import { buildMix, CLASS_LABELS, CLASS_NAMES, SEARCH_CLASSES, type ClassName, type Mix } from './mix.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
+import { runAlertsBench } from './alerts.js';
 import { createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
 import { evaluateTargets, formatReport, medianOf, type BenchResults, type ClassResult, type LayerConfigResult } from './report.js';
 
@@ -26,6 +27,8 @@ process: records/s and peak RSS), starts the API (node dist/src/main.js, LOG_LEV
 bare node:http baselines as child processes, and drives each with autocannon per endpoint
 class. Prints every figure with its ratio to its baseline, the cost of each middleware layer
 (the app without it, test/bench/benchServer.ts), which targets hold, and writes everything as JSON.
+
+The alerts bench is its own run: npm run bench -- --alerts N --help.
 
 Options:
   --quick               short runs (whole bench well under 5 minutes)
@@ -239,6 +242,7 @@ async function deleteRedisKeys(url: string, prefix: string): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--alerts')) return runAlertsBench(argv);
   let options: Options | null;
   try {
     options = parseOptions(argv);
