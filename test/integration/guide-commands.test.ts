@@ -103,7 +103,10 @@ describe('the guides: every command runs against a real server and prints what t
   /** The server's stdout (request log) seen before the running block. */
   let logOffset = 0;
 
-  const substitute = (text: string) => text.replaceAll('localhost:3000', `127.0.0.1:${port}`).replaceAll('gk_live_…', key);
+  /** What a reader changes in a command: where the server listens, and the key it printed. */
+  const substitute = (text: string) => atPort(text).replaceAll('gk_live_…', key);
+  /** What a reader reads differently in an output: where the server listens. */
+  const atPort = (text: string) => text.replaceAll('localhost:3000', `127.0.0.1:${port}`);
 
   before(async function () {
     mkdirSync(SCRATCH_ROOT, { recursive: true });
@@ -186,7 +189,7 @@ describe('the guides: every command runs against a real server and prints what t
         expect(refused.map((line) => `${line.method} ${line.path}: ${line.status}`), `requests answered with an error${context}`).to.deep.equal([]);
       }
       if (block.output !== undefined && !isShell(block.output)) {
-        const problems = outputProblems(block.output, ran.stdout, substitute);
+        const problems = outputProblems(block.output, ran.stdout, atPort);
         expect(problems, `${block.output.file}:${block.output.line} against what the command printed`).to.deep.equal([]);
       }
     });
