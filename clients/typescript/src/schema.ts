@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Search grants
-         * @description Needs the `grants.search` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
+         * @description Needs the `grants.search` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body. Without `search` or `sort`, grants come by deadline, the oldest first, closed grants included: ask for `open=true&sort=deadline` to get the grants still accepting applications, closing soonest first (those without a deadline last).
          */
         get: operations["searchGrants"];
         put?: never;
@@ -73,7 +73,7 @@ export interface paths {
         };
         /**
          * Every matching grant as NDJSON or CSV, streamed
-         * @description Needs the `grants.export` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
+         * @description Needs the `grants.export` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body. The order is that of `GET /grants`; `open=true` keeps to the grants still accepting applications.
          */
         get: operations["exportGrants"];
         put?: never;
