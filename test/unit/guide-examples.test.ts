@@ -99,6 +99,11 @@ describe('guide examples', function () {
       expect(other.lang).to.equal('text');
     });
 
+    it('commands are in shell blocks (run by the guide-commands test) or, as a synopsis, in text blocks; never in a block without a language', function () {
+      const unmarked = guideBlocks().filter((block) => block.lang === '' && /^\s*(curl|npx|npm|node|bash|grants-admin|grants-indexer)\s+[-a-z"'$]/m.test(block.text));
+      expect(unmarked.map((block) => `${block.file}:${block.line}`)).to.deep.equal([]);
+    });
+
     it('every marker of the guides is one the tests know, and every not-run and all-grants marker gives a reason', function () {
       const known = new Set(['not-run', 'statuses', 'run-until', 'output', 'all-grants']);
       for (const block of guideBlocks()) {
