@@ -17,7 +17,7 @@ export function demoKeyBanner(demo: CreatedDemo, url: string): string {
   return (
     `\nNo subscription existed, so a demo PROFESSIONAL subscription was created (${demo.subscriptionId}).\n` +
     `Its API key (shown only now):\n\n  ${demo.apiKey}\n\n` +
-    `Try:\n  curl -H 'Authorization: Bearer ${demo.apiKey}' '${url}/external/v1/grants?search=quebec&limit=5'\n\n`
+    `Try:\n  curl -H 'Authorization: Bearer ${demo.apiKey}' '${url}/external/v1/grants?open=true&search=quebec&limit=5'\n\n`
   );
 }
 

@@ -86,13 +86,22 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
   },
   open: {
     kind: 'boolean',
-    description: 'true: only grants accepting applications now (deadline in the future, or none); false: only grants whose deadline has passed.',
+    description:
+      'true: only grants accepting applications now (deadline in the future, or none); false: only grants whose deadline has passed. ' +
+      'Without it, closed grants are included (and, in the default order, come first).',
     example: true,
   },
   deadlineFrom: { kind: 'date', dayEdge: 'start', description: 'Only grants whose deadline is at or after this instant (grants without a deadline never match).', example: '2026-09-01' },
   deadlineTo: { kind: 'date', dayEdge: 'end', description: 'Only grants whose deadline is at or before this instant (grants without a deadline never match).', example: '2026-12-31' },
   updatedSince: { kind: 'date', dayEdge: 'start', description: 'Only grants changed (updatedAt) at or after this instant.', example: '2025-06-01T00:00:00Z' },
-  sort: { kind: 'enum', values: SORT_VALUES, description: 'The order of the results: a field ascending, or descending with a leading "-".', example: 'deadline' },
+  sort: {
+    kind: 'enum',
+    values: SORT_VALUES,
+    description:
+      'The order of the results: a field ascending, or descending with a leading "-". By default: relevance when `search` has words to find, ' +
+      'else `deadline` (the oldest deadlines first); with `open=true`, `deadline` lists the open grants closing soonest first.',
+    example: 'deadline',
+  },
   facets: {
     kind: 'enumArray',
     values: FACET_NAMES,

@@ -45,14 +45,25 @@ interface OperationDoc {
   summary: string;
   /** The named schema of the success envelope (none for the streamed export). */
   answer?: string;
+  /** What the operation's description says beyond the feature, the billing and HEAD. */
+  more?: string;
 }
+
+/** How a partner sees the grants still open first (the default order lists the oldest deadlines first). */
+export const OPEN_GRANTS_FIRST =
+  'Without `search` or `sort`, grants come by deadline, the oldest first, closed grants included: ask for `open=true&sort=deadline` ' +
+  'to get the grants still accepting applications, closing soonest first (those without a deadline last).';
 
 /** The read-only routes' one operation each (the alert routes are described per method: alerts/alertDocument.ts). */
 const OPERATIONS: Partial<Record<RouteName, OperationDoc>> = {
-  grants: { operationId: 'searchGrants', summary: 'Search grants', answer: 'GrantSearchAnswer' },
+  grants: { operationId: 'searchGrants', summary: 'Search grants', answer: 'GrantSearchAnswer', more: OPEN_GRANTS_FIRST },
   grantFilters: { operationId: 'getGrantFilters', summary: 'The values each filter can take', answer: 'GrantFiltersAnswer' },
   grantChanges: { operationId: 'getGrantChanges', summary: 'Changes to the catalog since a position (feed)', answer: 'GrantChangesAnswer' },
-  grantExport: { operationId: 'exportGrants', summary: 'Every matching grant as NDJSON or CSV, streamed' },
+  grantExport: {
+    operationId: 'exportGrants',
+    summary: 'Every matching grant as NDJSON or CSV, streamed',
+    more: 'The order is that of `GET /grants`; `open=true` keeps to the grants still accepting applications.',
+  },
   grant: { operationId: 'getGrant', summary: 'One grant by id', answer: 'GrantAnswer' },
   usage: { operationId: 'getUsage', summary: 'Usage of this subscription', answer: 'UsageAnswer' },
   limits: { operationId: 'getLimits', summary: 'Limits and features of this subscription', answer: 'LimitsAnswer' },
@@ -301,7 +312,7 @@ const jsonExample = (name: string, example: AnswerExample): Schema => ({
 
 function operation(route: RouteSpec): Schema {
   const name = route.name as RouteName;
-  const { operationId, summary, answer } = OPERATIONS[name]!;
+  const { operationId, summary, answer, more } = OPERATIONS[name]!;
   const conditional = CONDITIONAL_ROUTES.has(name);
   const successHeaders = ['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, ...(conditional ? CONDITIONAL_HEADERS : [])];
   let ok: Schema;
@@ -356,7 +367,8 @@ function operation(route: RouteSpec): Schema {
     description:
       `Needs the \`${route.feature}\` feature. ` +
       (route.billable ? 'Counts toward the monthly allowance.' : 'Not billable: never counts toward the monthly allowance.') +
-      ' `HEAD` on the same path answers the same status and headers, without the body.',
+      ' `HEAD` on the same path answers the same status and headers, without the body.' +
+      (more === undefined ? '' : ` ${more}`),
     tags: [route.template.split('/')[1]],
     parameters: [...parameters(route), ...(conditional ? [{ $ref: '#/components/parameters/If-None-Match' }] : [])],
     responses,
@@ -457,6 +469,9 @@ const GUIDE = [
   'Send your API key on every call (all but this document) as `Authorization: Bearer <key>`. A missing, malformed or revoked key is a 401 (' +
     codeList(401) +
     '). Here, paste it under **Authorize**, then use **Try it out** on any operation.',
+  '',
+  '## Open grants first',
+  `${OPEN_GRANTS_FIRST} For example \`GET ${API_PREFIX}/grants?open=true&sort=deadline&eligibleProvinces=ONTARIO\`.`,
   '',
   '## Limits and billing',
   'Each subscription has a per-second rate and a monthly allowance (UTC calendar month). Every authenticated response carries the ' +

@@ -1,7 +1,8 @@
 // The example answers of the OpenAPI document: real answers of the API over the bundled fixture
-// catalog (fixtures/grants.ndjson), each with the request that gives it. A test asks each request
-// of a server seeded with the fixtures and compares (meta aside, which changes with every call),
-// and checks every example against the document's schemas.
+// catalog (fixtures/grants.ndjson), each with the request that gives it, at the time of
+// EXAMPLE_META (the grant lists ask for open grants, which depend on the time). A test asks each
+// request of a server seeded with the fixtures, its clock set to that time, and compares (meta
+// aside, which changes with every call), and checks every example against the document's schemas.
 import type { Grant } from '../grants/schema.js';
 import type { RouteName } from './routeTable.js';
 
@@ -42,38 +43,38 @@ export interface AnswerExample {
   value: unknown;
 }
 
-const EXPORT_QUERY = 'fundingType=REBATE&eligibleProvinces=ONTARIO&deadlineFrom=2026-07-01&deadlineTo=2026-10-31&fields=id,title,amountMin,amountMax,deadline';
+const EXPORT_QUERY = 'open=true&fundingType=REBATE&eligibleProvinces=ONTARIO&deadlineTo=2027-03-31&fields=id,title,amountMin,amountMax,deadline';
 
 /** The NDJSON and CSV answers of the export example. */
 export const EXPORT_EXAMPLES = {
   ndjson: {
     request: `/grants/export?${EXPORT_QUERY}`,
     text:
-      '{"id":"grt_7c0698b2","title":"London Energy Efficiency Rebate Program 2026","amountMin":13000,"amountMax":43000,"deadline":"2026-07-28T17:00:00.000Z"}\n' +
-      '{"id":"grt_fd5f6d22","title":"Energy Efficiency Rebate – Hamilton","amountMin":23000,"amountMax":33000,"deadline":"2026-10-23T23:59:59.000Z"}\n',
+      '{"id":"grt_41ca91f3","title":"Kingston Energy Efficiency Rebate Program 2027","amountMin":2000,"amountMax":2500,"deadline":"2026-12-26T17:00:00.000Z"}\n' +
+      '{"id":"grt_0cabfeed","title":"Energy Efficiency Rebate","amountMin":1000,"amountMax":4500,"deadline":"2026-12-31T23:59:59.000Z"}\n',
   },
   csv: {
     request: `/grants/export?format=csv&${EXPORT_QUERY}`,
     text:
       'id,title,amountMin,amountMax,deadline\r\n' +
-      'grt_7c0698b2,London Energy Efficiency Rebate Program 2026,13000,43000,2026-07-28T17:00:00.000Z\r\n' +
-      'grt_fd5f6d22,Energy Efficiency Rebate – Hamilton,23000,33000,2026-10-23T23:59:59.000Z\r\n',
+      'grt_41ca91f3,Kingston Energy Efficiency Rebate Program 2027,2000,2500,2026-12-26T17:00:00.000Z\r\n' +
+      'grt_0cabfeed,Energy Efficiency Rebate,1000,4500,2026-12-31T23:59:59.000Z\r\n',
   },
 } as const;
 
 /** The example answer of each JSON operation. */
 export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters' | 'grantChanges' | 'grant' | 'usage' | 'limits'>, AnswerExample> = {
   grants: {
-    request: '/grants?eligibleProvinces=ONTARIO&fundingType=REBATE&sort=-amountMax&facets=currency&fields=id,title,funder,amountMin,amountMax,currency,deadline&limit=2',
+    request: '/grants?open=true&eligibleProvinces=ONTARIO&fundingType=REBATE&sort=deadline&facets=currency&fields=id,title,funder,amountMin,amountMax,currency,deadline&limit=2',
     exact: true,
     value: {
       success: true,
       data: [
-        { id: 'grt_7c0698b2', title: 'London Energy Efficiency Rebate Program 2026', funder: 'Enbridge Gas', amountMin: 13000, amountMax: 43000, currency: 'CAD', deadline: '2026-07-28T17:00:00.000Z' },
-        { id: 'grt_fd5f6d22', title: 'Energy Efficiency Rebate – Hamilton', funder: 'Enbridge Gas', amountMin: 23000, amountMax: 33000, currency: 'CAD', deadline: '2026-10-23T23:59:59.000Z' },
+        { id: 'grt_41ca91f3', title: 'Kingston Energy Efficiency Rebate Program 2027', funder: 'Enbridge Gas', amountMin: 2000, amountMax: 2500, currency: 'CAD', deadline: '2026-12-26T17:00:00.000Z' },
+        { id: 'grt_0cabfeed', title: 'Energy Efficiency Rebate', funder: 'Enbridge Gas', amountMin: 1000, amountMax: 4500, currency: 'CAD', deadline: '2026-12-31T23:59:59.000Z' },
       ],
-      pagination: { page: 1, limit: 2, total: 9, totalPages: 5 },
-      facets: { currency: [{ value: 'CAD', count: 9 }] },
+      pagination: { page: 1, limit: 2, total: 3, totalPages: 2 },
+      facets: { currency: [{ value: 'CAD', count: 3 }] },
       meta: EXAMPLE_META,
     },
   },

@@ -356,6 +356,66 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
     });
   });
 
+  describe('/console at 1280 px and at 390 px (a laptop, a phone), on the server as `npm start` runs it', function () {
+    const DEMO_KEY = 'gk_live_browserWidthsKey0123456789abcdefghi';
+    let server: Launched | undefined;
+    let workDir: string;
+    let base: string;
+    before(async function () {
+      workDir = tempDir('grants-browser-widths-');
+      const port = await freePort();
+      server = launch(process.execPath, ['dist/src/main.js'], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, REDIS_URL: '', DATA_DIR: workDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', DEMO_API_KEY: DEMO_KEY, SEED_FILE: writeTinyCatalog(workDir) },
+      });
+      await server.waitFor('stderr', /curl .*\n/, 30_000);
+      base = `http://127.0.0.1:${port}`;
+      for (const path of ['/grants?open=true', '/grants/filters', '/subscription/limits']) {
+        expect((await fetch(`${base}${P}${path}`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } })).status, path).to.equal(200);
+      }
+    });
+    after(async function () {
+      if (server !== undefined) {
+        server.child.kill('SIGTERM');
+        const stopped = await Promise.race([server.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+        if (!stopped) server.kill();
+      }
+      rmSync(workDir, { recursive: true, force: true });
+    });
+
+    for (const { width, height, sideBySide } of [
+      { width: 1280, height: 800, sideBySide: true },
+      { width: 390, height: 844, sideBySide: false },
+    ]) {
+      it(`at ${width} px: nothing wider than the screen, the subscription and feature cards ${sideBySide ? 'side by side' : 'stacked'}, the chart as wide as its card with labels of at least 8 px that do not overlap`, async function () {
+        const { page, failures, errors } = await browser.page();
+        await page.setViewportSize({ width, height });
+        await page.goto(`${base}/console`);
+        await page.fill('#key', DEMO_KEY);
+        await page.click('#show');
+        await page.waitForSelector('body[data-state="ready"]');
+        const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+        expect(scrollWidth, 'no horizontal scrolling').to.be.at.most(width);
+        const cards = await page.$$eval('.cards > .card:not(.wide)', (list) => list.map((card) => card.getBoundingClientRect().toJSON() as DOMRect));
+        expect(cards).to.have.length(2);
+        if (sideBySide) expect(cards[1].top).to.equal(cards[0].top);
+        else expect(cards[1].top).to.be.at.least(cards[0].bottom);
+        const chart = await page.$eval('#chart', (svg) => ({ box: svg.getBoundingClientRect().toJSON() as DOMRect, card: svg.parentElement!.getBoundingClientRect().toJSON() as DOMRect }));
+        expect(chart.box.width, 'the chart fills its card').to.be.above(chart.card.width - 40);
+        const labels = await page.$$eval('#chart text', (texts) => texts.map((t) => t.getBoundingClientRect().toJSON() as DOMRect));
+        const dates = labels.filter((label) => label.top > chart.box.top + chart.box.height - 30).sort((a, b) => a.left - b.left);
+        expect(dates.length, 'some dates are labelled').to.be.at.least(3);
+        for (const label of labels) expect(label.height, 'label height').to.be.at.least(8);
+        for (let i = 1; i < dates.length; i += 1) expect(dates[i].left, `date label ${i} clear of the one before`).to.be.at.least(dates[i - 1].right);
+        expect(dates.at(-1)!.right, 'the last date inside the chart').to.be.at.most(chart.box.right + 0.5);
+        await screenshot(page, `console-${width}`);
+        expect(failures).to.deep.equal([]);
+        expect(errors).to.deep.equal([]);
+        await page.close();
+      });
+    }
+  });
+
   describe('cross-origin calls with fetch', function () {
     let api: TestApi;
     let allowed: Awaited<ReturnType<typeof otherOrigin>>;

@@ -8,7 +8,7 @@ import { ERROR_STATUS } from '../../src/http/errors.js';
 import { GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from '../../src/http/grantSearchParams.js';
 import { CHANGES_PARAMS } from '../../src/http/changesRoute.js';
 import { openapiDocument } from '../../src/http/openapi.js';
-import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXPORT_EXAMPLES, VALIDATION_ERROR_EXAMPLE } from '../../src/http/openapiExamples.js';
+import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXAMPLE_META, EXPORT_EXAMPLES, VALIDATION_ERROR_EXAMPLE } from '../../src/http/openapiExamples.js';
 import type { ParamSpecs } from '../../src/http/queryParams.js';
 import { API_PREFIX } from '../../src/http/routeTable.js';
 import { USAGE_PARAMS } from '../../src/http/subscriptionRoutes.js';
@@ -179,10 +179,24 @@ describe('OpenAPI document: content', function () {
     expect(schemaProblems(schema, broken)).not.to.deep.equal([]);
   });
 
+  it('every example that lists grants asks for open grants (open=true), and GET /grants says how to see them first', function () {
+    const listing = [ANSWER_EXAMPLES.grants.request, EXPORT_EXAMPLES.ndjson.request, EXPORT_EXAMPLES.csv.request];
+    expect(listing.filter((request) => !new URLSearchParams(request.split('?')[1]).getAll('open').includes('true'))).to.deep.equal([]);
+    const search = doc.paths["/grants"].get;
+    expect(search.description).to.contain('`open=true&sort=deadline`');
+    expect(doc.info.description).to.contain('## Open grants first').and.to.contain('open=true&sort=deadline');
+    expect(doc.paths["/grants/export"].get.description).to.contain('`open=true`');
+    // Every summary of an example request of a grant list, wherever it is in the document.
+    const summaries = [...schemasIn(doc.paths, '')].flatMap(([, node]) => (typeof node.summary === 'string' && /^GET \S*\/grants(\/export)?\?/.test(node.summary) ? [node.summary as string] : []));
+    expect(summaries.length).to.be.at.least(3);
+    expect(summaries.filter((summary) => !summary.includes('open=true'))).to.deep.equal([]);
+  });
+
   describe('the example answers are what the API answers over the fixture catalog', function () {
     let api: TestApi;
     before(async function () {
-      api = await startTestApi();
+      // The grant lists ask for open grants, which depend on the time: the server's clock is the examples' time.
+      api = await startTestApi({}, { clock: () => new Date(EXAMPLE_META.timestamp) });
     });
     after(async function () {
       await api?.stop();

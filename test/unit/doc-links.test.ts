@@ -1,5 +1,5 @@
 // The guides (README.md and docs/*.md) link to each other and to files of the repository: every
-// relative link must name a file that exists and, with a #fragment, a heading of that file (as
+// relative link (an image's src included) must name a file that exists and, with a #fragment, a heading of that file (as
 // GitHub spells its anchors). They name npm scripts: each must be one package.json has. And they
 // stand alone: no link leaves the repository.
 import { expect } from 'chai';
@@ -60,7 +60,7 @@ export function brokenLinks(root: string, files: readonly string[]): string[] {
   for (const file of files) {
     const text = readFileSync(path.join(root, file), 'utf8');
     for (const line of prose(text)) {
-      for (const m of line.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+      for (const m of [...line.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g), ...line.matchAll(/<img\s[^>]*\bsrc="([^"]+)"/g)]) {
         const target = m[1].replace(/^<|>$/g, '');
         if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // http:, https:, mailto:
         const [pathPart, fragment] = target.split('#', 2) as [string, string | undefined];
@@ -106,13 +106,13 @@ describe('unit: the guides link only to what exists', () => {
     expect([...anchors('# A\n## Notes\n```\n## not a heading\n```\n## Notes\n')]).to.deep.equal(['a', 'notes', 'notes-1']);
   });
 
-  it('finds a missing file, a missing anchor, a link out of the repository and an unknown script', () => {
+  it('finds a missing file (an image too), a missing anchor, a link out of the repository and an unknown script', () => {
     const root = tempDir('grants-doc-links-');
     mkdirSync(path.join(root, 'docs'));
     writeFileSync(path.join(root, 'package.json'), JSON.stringify({ scripts: { test: 'mocha' } }));
     writeFileSync(
       path.join(root, 'README.md'),
-      '# R\n\n[ok](docs/a.md#section-one) [self](#r) [web](https://example.com/x.md#nowhere)\n[gone](docs/missing.md) [bad anchor](docs/a.md#section-two)\n`[in code](docs/nowhere.md)`\n\n```\n[fenced](docs/nowhere.md)\n```\n\nRun `npm test` or `npm run test`; `npm run tset` is a typo.\n',
+      '# R\n\n[ok](docs/a.md#section-one) [self](#r) [web](https://example.com/x.md#nowhere)\n[gone](docs/missing.md) [bad anchor](docs/a.md#section-two)\n<img src="docs/images/missing.png" width="100" alt="x">\n`[in code](docs/nowhere.md)`\n\n```\n[fenced](docs/nowhere.md)\n```\n\nRun `npm test` or `npm run test`; `npm run tset` is a typo.\n',
     );
     writeFileSync(path.join(root, 'docs/a.md'), '# A\n\n## Section one\n\nBack to the [README](../README.md#r); [outside](../../shared/x.md).\n');
     const files = guides(root);
@@ -120,6 +120,7 @@ describe('unit: the guides link only to what exists', () => {
     expect(brokenLinks(root, files)).to.deep.equal([
       'README.md: docs/missing.md (no such file)',
       'README.md: docs/a.md#section-two (no heading #section-two in docs/a.md)',
+      'README.md: docs/images/missing.png (no such file)',
       'docs/a.md: ../../shared/x.md (outside the repository)',
     ]);
     expect(unknownScripts(root, files)).to.deep.equal(['README.md: npm run tset']);

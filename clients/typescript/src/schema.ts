@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Search grants
-         * @description Needs the `grants.search` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
+         * @description Needs the `grants.search` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body. Without `search` or `sort`, grants come by deadline, the oldest first, closed grants included: ask for `open=true&sort=deadline` to get the grants still accepting applications, closing soonest first (those without a deadline last).
          */
         get: operations["searchGrants"];
         put?: never;
@@ -73,7 +73,7 @@ export interface paths {
         };
         /**
          * Every matching grant as NDJSON or CSV, streamed
-         * @description Needs the `grants.export` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
+         * @description Needs the `grants.export` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body. The order is that of `GET /grants`; `open=true` keeps to the grants still accepting applications.
          */
         get: operations["exportGrants"];
         put?: never;
@@ -1411,7 +1411,7 @@ export interface operations {
                  */
                 amountMax?: number;
                 /**
-                 * @description true: only grants accepting applications now (deadline in the future, or none); false: only grants whose deadline has passed.
+                 * @description true: only grants accepting applications now (deadline in the future, or none); false: only grants whose deadline has passed. Without it, closed grants are included (and, in the default order, come first).
                  * @example true
                  */
                 open?: boolean;
@@ -1431,7 +1431,7 @@ export interface operations {
                  */
                 updatedSince?: string;
                 /**
-                 * @description The order of the results: a field ascending, or descending with a leading "-". Default: relevance with search words, else deadline; relevance needs search words.
+                 * @description The order of the results: a field ascending, or descending with a leading "-". By default: relevance when `search` has words to find, else `deadline` (the oldest deadlines first); with `open=true`, `deadline` lists the open grants closing soonest first. Default: relevance with search words, else deadline; relevance needs search words.
                  * @example deadline
                  */
                 sort?: "relevance" | "deadline" | "-deadline" | "amountMin" | "-amountMin" | "amountMax" | "-amountMax" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";
@@ -1995,7 +1995,7 @@ export interface operations {
                  */
                 amountMax?: number;
                 /**
-                 * @description true: only grants accepting applications now (deadline in the future, or none); false: only grants whose deadline has passed.
+                 * @description true: only grants accepting applications now (deadline in the future, or none); false: only grants whose deadline has passed. Without it, closed grants are included (and, in the default order, come first).
                  * @example true
                  */
                 open?: boolean;
@@ -2015,7 +2015,7 @@ export interface operations {
                  */
                 updatedSince?: string;
                 /**
-                 * @description The order of the results: a field ascending, or descending with a leading "-". Default: relevance with search words, else deadline; relevance needs search words.
+                 * @description The order of the results: a field ascending, or descending with a leading "-". By default: relevance when `search` has words to find, else `deadline` (the oldest deadlines first); with `open=true`, `deadline` lists the open grants closing soonest first. Default: relevance with search words, else deadline; relevance needs search words.
                  * @example deadline
                  */
                 sort?: "relevance" | "deadline" | "-deadline" | "amountMin" | "-amountMin" | "amountMax" | "-amountMax" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";

@@ -108,11 +108,20 @@
     set('gauge-reset', month.resetDate, longDate(month.resetDate));
   }
 
-  /** One bar per day, its height proportional to the day's calls (the busiest day fills the plot). */
+  /** The days last drawn, to draw them again at a new width. */
+  let drawnDaily = null;
+
+  /**
+   * One bar per day, its height proportional to the day's calls (the busiest day fills the plot),
+   * drawn at the chart's own size in CSS pixels so that the labels keep their size on a phone; as
+   * many date labels as fit, the last day's always.
+   */
   function renderChart(daily) {
+    drawnDaily = daily;
     const chart = $('chart');
-    const width = 900;
-    const height = 240;
+    const box = chart.getBoundingClientRect();
+    const width = Math.round(box.width) || 900;
+    const height = Math.round(box.height) || 240;
     const left = 44;
     const bottom = 22;
     const top = 8;
@@ -131,7 +140,8 @@
     element('line', { class: 'axis', x1: left, y1: top + plot, x2: width, y2: top + plot });
     element('text', { x: left - 6, y: top + 10, 'text-anchor': 'end' }, number(max));
     element('text', { x: left - 6, y: top + plot, 'text-anchor': 'end' }, '0');
-    const labelEvery = Math.ceil(daily.length / 10);
+    const labelWidth = 44;
+    const labelEvery = Math.max(1, Math.ceil((daily.length * labelWidth) / (width - left)));
     daily.forEach((day, i) => {
       const barHeight = (day.calls / max) * plot;
       const bar = element('rect', {
@@ -147,8 +157,12 @@
       const title = document.createElementNS(SVG, 'title');
       title.textContent = day.date + ': ' + number(day.calls) + ' calls' + (parts.length ? '\n' + parts.join('\n') : '');
       bar.append(title);
-      if (i % labelEvery === 0 || i === daily.length - 1) {
-        element('text', { x: left + i * slot + slot / 2, y: height - 6, 'text-anchor': 'middle' }, day.date.slice(5));
+      // The last day's label ends at the right edge; the others keep clear of it.
+      const center = left + i * slot + slot / 2;
+      if (i === daily.length - 1) {
+        element('text', { x: width, y: height - 6, 'text-anchor': 'end' }, day.date.slice(5));
+      } else if (i % labelEvery === 0 && width - center >= labelWidth * 1.5) {
+        element('text', { x: center, y: height - 6, 'text-anchor': 'middle' }, day.date.slice(5));
       }
     });
   }
@@ -228,9 +242,9 @@
       renderGauge(usage.currentMonth);
       $('period').textContent = 'last ' + usage.statistics.period;
       $('total').textContent = number(usage.statistics.totalCalls);
-      renderChart(usage.statistics.daily);
       renderTop(usage.statistics.topEndpoints);
       $('report').hidden = false;
+      renderChart(usage.statistics.daily); // once shown: it is drawn at its size on the page
     } catch (error) {
       showError(error instanceof ApiFailure ? error.message : 'Something went wrong while drawing the report.');
     } finally {
@@ -259,6 +273,10 @@
     $('key').value = '';
     $('report').hidden = true;
     $('error').hidden = true;
+  });
+  // A phone turned, a window resized: the chart is drawn again at its new width.
+  window.addEventListener('resize', () => {
+    if (drawnDaily !== null && !$('report').hidden) renderChart(drawnDaily);
   });
   const kept = sessionStorage.getItem(KEY_STORE);
   if (kept) {
