@@ -94,8 +94,8 @@ export async function copySqliteToPostgres(sqlite: Db, client: SqlClient, option
       await insertAll(
         client,
         'api_keys',
-        ['id', 'subscription_id', 'key_hash', 'prefix', 'created_at', 'last_used_at', 'revoked_at'],
-        keys.map((k) => [k.id, k.subscription_id, k.key_hash, k.prefix, k.created_at, k.last_used_at, k.revoked_at]),
+        ['id', 'subscription_id', 'key_hash', 'prefix', 'created_at', 'last_used_at', 'revoked_at', 'name', 'restrictions'],
+        keys.map((k) => [k.id, k.subscription_id, k.key_hash, k.prefix, k.created_at, k.last_used_at, k.revoked_at, k.name ?? null, k.restrictions ?? null]),
         per,
       );
       const monthly = sqlite.prepare('SELECT subscription_id, month, calls FROM monthly_usage ORDER BY subscription_id, month').all() as Record<string, unknown>[];
