@@ -1,0 +1,20 @@
+// Keys with restrictions on the PostgreSQL store: the scenario of test/support/keyScenario.ts with
+// two API instances sharing one database (a revocation through DELETE /keys on one is refused by
+// the other within a second, through the store's change notifications).
+import { randomBytes } from 'node:crypto';
+import { keyRestrictionScenario } from '../support/keyScenario.js';
+import { createTestDatabase, describeWithPostgres, type TestDatabase } from '../support/postgres.js';
+
+describeWithPostgres('keys with restrictions (PostgreSQL store)', function () {
+  this.timeout(30_000);
+  let database: TestDatabase | undefined;
+  before(async function () {
+    database = await createTestDatabase('keys');
+  });
+  // A fleet seals webhook secrets with SECRETS_KEY: without it the alert endpoints answer 503.
+  const secretsKey = randomBytes(32).toString('base64');
+  keyRestrictionScenario({ env: () => ({ DATABASE_URL: database!.url, SECRETS_KEY: secretsKey }) });
+  after(async function () {
+    await database?.drop();
+  });
+});
