@@ -134,7 +134,7 @@ export const LIMITS_REPORT_SCHEMA = closed(
         id: means({ type: 'string' }, 'The id of the key this request was made with.'),
         prefix: means({ type: 'string' }, 'Its first characters.'),
         restrictions: RESTRICTIONS_SCHEMA,
-        expiresAt: means({ anyOf: [instant, { type: 'null' }] }, 'When the key stops working; null: never.'),
+        expiresAt: means({ ...instant, type: ['string', 'null'] }, 'When the key stops working; null: never.'),
       },
       'The key this request was made with and its restrictions (a key without restrictions has every scope, from anywhere, at the subscription\'s rate).',
     ),
