@@ -166,9 +166,10 @@ function expiryFlag(r: KeyRestrictions, now: number): string {
   return at <= now ? '  EXPIRED' : at - now <= EXPIRY_WARNING_MS ? '  EXPIRES SOON' : '';
 }
 
-/** One line of a key: id, prefix, name, created, last use, restrictions, flags. */
+/** One line of a key: id, prefix, name, created, last use, restrictions (when it has any), flags. */
 const keyLine = (k: ApiKeyInfo, now: Date): string =>
-  `${k.id}  ${k.prefix}…${k.name === null ? '' : `  "${k.name}"`}  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}  ${restrictionWords(k.restrictions)}` +
+  `${k.id}  ${k.prefix}…${k.name === null ? '' : `  "${k.name}"`}  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}` +
+  `${isUnrestricted(k.restrictions) ? '' : `  ${restrictionWords(k.restrictions)}`}` +
   `${expiryFlag(k.restrictions, now.getTime())}${revocation(k.revokedAt, now.toISOString())}`;
 
 /** A key's revocation as a word: '' while it works, "REVOKED FROM <time>" during a rotation's grace, else "REVOKED <time>". */
@@ -396,7 +397,7 @@ Without restrictions the key can do everything the subscription can. Each one gi
         }
         const { keyId, apiKey } = await store.createKey(id, undefined, { name: name ?? null, restrictions }, ADMIN);
         if (values.json) io.out(JSON.stringify({ subscriptionId: id, keyId, apiKey, restrictions }));
-        else io.out(`API key ${keyId} for ${id} (${restrictionWords(restrictions)}; shown only now; store it safely):\n  ${apiKey}`);
+        else io.out(`API key ${keyId} for ${id} (${isUnrestricted(restrictions) ? '' : `${restrictionWords(restrictions)}; `}shown only now; store it safely):\n  ${apiKey}`);
         return EXIT.ok;
       },
     },

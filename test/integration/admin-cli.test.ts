@@ -303,7 +303,8 @@ describe('grants-admin', function () {
       const created = await admin('key', 'create', a.subscriptionId, '--json');
       expect(created.code).to.equal(0);
       const second = JSON.parse(created.out);
-      expect(second).to.have.keys(['subscriptionId', 'keyId', 'apiKey']);
+      expect(second).to.have.keys(['subscriptionId', 'keyId', 'apiKey', 'restrictions']);
+      expect(second.restrictions).to.deep.equal({ scopes: null, origins: null, ips: null, expiresAt: null, rateLimit: null });
       expect(second.subscriptionId).to.equal(a.subscriptionId);
       expect(second.apiKey).to.match(/^gk_live_[A-Za-z0-9_-]{32,}$/);
       expect(second.apiKey).not.to.equal(a.apiKey);
