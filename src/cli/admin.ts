@@ -79,7 +79,7 @@ Database:
   migrate                               applies the schema migrations not applied yet (the API
                                         also runs them at start-up) and prints the version
   migrate-from-sqlite --data-dir DIR    copies DIR/subscriptions.sqlite (subscriptions, keys,
-                                        monthly records, usage) into the empty PostgreSQL
+                                        monthly records, usage, audit log) into the empty PostgreSQL
                                         database of DATABASE_URL, in one transaction
 
 Tier and status words may be written in any case. Every command takes --data-dir DIR and
@@ -519,7 +519,7 @@ of a subscription locks its partner out, so it needs --force (or use "key rotate
       usage: usage(
         'migrate-from-sqlite',
         'Copies an embedded deployment\'s subscriptions database (DIR/subscriptions.sqlite: subscriptions, keys\n' +
-          '(hashed), monthly records, the usage log and the per-day counts) into the PostgreSQL database of\n' +
+          '(hashed, with their restrictions), monthly records, the usage log, the per-day counts and the audit log)\ninto the PostgreSQL database of ' +
           'DATABASE_URL, in one transaction. The target must hold no subscription and no monthly record: run it\n' +
           'once, before pointing the API at PostgreSQL; a second run copies nothing and says why.',
       ),
@@ -539,7 +539,7 @@ of a subscription locks its partner out, so it needs --force (or use "key rotate
         else {
           io.out(
             `copied ${copied.subscriptions} subscription(s), ${copied.apiKeys} key(s), ${copied.monthlyRecords} monthly record(s), ` +
-              `${copied.usageRows} usage row(s) and ${copied.dailyRows} per-day count(s) into PostgreSQL`,
+              `${copied.usageRows} usage row(s), ${copied.dailyRows} per-day count(s) and ${copied.auditRows} audit entr${copied.auditRows === 1 ? 'y' : 'ies'} into PostgreSQL`,
           );
         }
         return EXIT.ok;

@@ -74,6 +74,7 @@ export const rates = (rateLimiter: RateLimiter) => ({
  * A refusal spends no budget (the rate is only looked at) but still carries the rate-limit headers.
  */
 export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps): Middleware<AppState> {
+  const budget = rates(rateLimiter);
   return async function subscriptionStatus(ctx, next) {
     const { subscription } = ctx.state.caller!;
     const refusal =
@@ -84,7 +85,7 @@ export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps)
           : null;
     if (refusal !== null) {
       const now = clock();
-      const rate = await rates(rateLimiter).peek(ctx.state.caller!);
+      const rate = await budget.peek(ctx.state.caller!);
       setHeaders(ctx, subscription, rate, await allowance.current(subscription.id, monthKey(now)), now);
       throw new ApiError(403, 'SUBSCRIPTION_INACTIVE', refusal);
     }
@@ -134,12 +135,12 @@ function handlerBilling(ctx: ParameterizedContext<AppState>, { rateLimiter, allo
 }
 
 export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Middleware<AppState> {
+  const budget = rates(rateLimiter);
   return async function enforceLimits(ctx, next) {
     const { subscription } = ctx.state.caller!;
     const now = clock();
     const month = monthKey(now);
     const monthlyLimit = monthlyLimitOf(subscription);
-    const budget = rates(rateLimiter);
     let rate = await budget.consume(ctx.state.caller!);
 
     // Billable calls are counted at admission: the count never trails what is served. A

@@ -22,6 +22,8 @@ export interface CopyCounts {
   usageRows: number;
   dailyRows: number;
   demo: number;
+  /** Entries of the audit log (changes to subscriptions and keys). */
+  auditRows: number;
 }
 
 export class TargetNotEmptyError extends Error {
@@ -105,6 +107,15 @@ export async function copySqliteToPostgres(sqlite: Db, client: SqlClient, option
       const daily = sqlite.prepare('SELECT subscription_id, day, endpoint, calls FROM usage_daily WHERE calls > 0 ORDER BY subscription_id, day, endpoint').all() as Record<string, unknown>[];
       await insertAll(client, 'usage_daily', ['subscription_id', 'day', 'endpoint', 'calls'], daily.map((d) => [d.subscription_id, d.day, d.endpoint, d.calls]), per);
 
+      const audit = sqlite.prepare('SELECT at, subscription_id, actor, address, action, target, details FROM audit_log ORDER BY id').all() as Record<string, unknown>[];
+      await insertAll(
+        client,
+        'audit_log',
+        ['at', 'subscription_id', 'actor', 'address', 'action', 'target', 'details'],
+        audit.map((a) => [a.at, a.subscription_id, a.actor, a.address, a.action, a.target, a.details]),
+        per,
+      );
+
       // The usage log can be large: stream it from SQLite in id order, a batch at a time.
       const totalUsage = sqlite.prepare('SELECT count(*) FROM usage_log').pluck().get() as number;
       let copied = 0;
@@ -122,7 +133,7 @@ export async function copySqliteToPostgres(sqlite: Db, client: SqlClient, option
       }
       await flush();
       await client.query('COMMIT');
-      return { subscriptions: subscriptions.length, apiKeys: keys.length, monthlyRecords: monthly.length, usageRows: copied, dailyRows: daily.length, demo: demo.length };
+      return { subscriptions: subscriptions.length, apiKeys: keys.length, monthlyRecords: monthly.length, usageRows: copied, dailyRows: daily.length, demo: demo.length, auditRows: audit.length };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
