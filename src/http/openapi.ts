@@ -471,6 +471,12 @@ const GUIDE = [
     codeList(401) +
     '). Here, paste it under **Authorize**, then use **Try it out** on any operation.',
   '',
+  'A key may carry restrictions: scopes (what it may call), origins (the web pages it may be used from), IP ranges, an expiry and a rate of its own ' +
+    "inside the subscription's. A call outside its scopes is a 403 `SCOPE_NOT_ALLOWED` naming the scope needed; a browser request from an origin it " +
+    'does not list is a 403 `ORIGIN_NOT_ALLOWED` (origins stop other web pages, not scripts: IP ranges are the real boundary); a request from another ' +
+    'address is a 403 `IP_NOT_ALLOWED`; past its expiry it is a 401. `GET /subscription/limits` shows the calling key and its restrictions; the `keys` ' +
+    'operations list, create (with at most the calling key\'s rights) and revoke keys.',
+  '',
   '## Limits and billing',
   'Each subscription has a per-second rate and a monthly allowance (UTC calendar month). Every authenticated response carries the ' +
     '`RateLimit-Policy`/`RateLimit` and `X-RateLimit-*` headers (errors too, from the rate check on: 400, 403, 404, 410, 429). Over the rate: 429 `RATE_LIMITED`; allowance used up: 429 `QUOTA_EXCEEDED` ' +
