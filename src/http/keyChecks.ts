@@ -36,7 +36,8 @@ export function keyPlace(trustProxy: readonly string[]): Middleware<AppState> {
   const addressOf = clientAddress(trustProxy);
   return async function keyPlace(ctx, next) {
     const { restrictions } = ctx.state.caller!;
-    const address = addressOf(ctx);
+    // An address is at most 45 characters; a longer one (a forwarded header's garbage) is bounded.
+    const address = addressOf(ctx).slice(0, 64);
     ctx.state.clientAddress = address;
     const origin = ctx.get('Origin');
     if (restrictions.origins !== null && origin !== '' && !restrictions.origins.includes(origin)) {
@@ -44,7 +45,7 @@ export function keyPlace(trustProxy: readonly string[]): Middleware<AppState> {
       throw new ApiError(403, 'ORIGIN_NOT_ALLOWED', 'This API key may not be used from this web page\'s origin; the key lists the origins it may be used from.');
     }
     if (restrictions.ips !== null && !inRanges(address, restrictions.ips)) {
-      throw new ApiError(403, 'IP_NOT_ALLOWED', `This API key may not be used from the address ${address.slice(0, 64)}; the key lists the IP ranges it may be used from.`);
+      throw new ApiError(403, 'IP_NOT_ALLOWED', `This API key may not be used from the address ${address}; the key lists the IP ranges it may be used from.`);
     }
     await next();
   };
