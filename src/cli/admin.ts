@@ -79,8 +79,8 @@ Database:
   migrate                               applies the schema migrations not applied yet (the API
                                         also runs them at start-up) and prints the version
   migrate-from-sqlite --data-dir DIR    copies DIR/subscriptions.sqlite (subscriptions, keys,
-                                        monthly records, usage, audit log) into the empty PostgreSQL
-                                        database of DATABASE_URL, in one transaction
+                                        monthly records, usage, audit log) into the empty
+                                        PostgreSQL database of DATABASE_URL, in one transaction
 
 Tier and status words may be written in any case. Every command takes --data-dir DIR and
 --help. Only "subscription create" and "migrate" create the SQLite database (and DATA_DIR) when
