@@ -75,7 +75,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
     { name: 'requestId', middleware: requestId() },
     { name: 'accessLog', middleware: accessLog(deps.log) },
     { name: 'usage', middleware: recordUsage(deps.usage, deps.clock) },
-    { name: 'cors', middleware: cors(deps.corsOrigins ?? []) },
+    { name: 'cors', middleware: cors(deps.corsOrigins ?? [], () => deps.subscriptions.keyOrigins()) },
     { name: 'errors', middleware: errorHandler(deps.log) },
     {
       name: 'bounds',
@@ -107,7 +107,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
     },
     ...(deps.overload === undefined ? [] : [{ name: 'overload', middleware: deps.overload.layer }]),
     { name: 'auth', middleware: authenticate(deps.subscriptions, deps.clock) },
-    { name: 'keyPlace', middleware: keyPlace(deps.trustProxy ?? []) },
+    { name: 'keyPlace', middleware: keyPlace(deps.trustProxy ?? [], deps.corsOrigins ?? []) },
     { name: 'status', middleware: subscriptionStatus(deps) },
     { name: 'limits', middleware: enforceLimits(deps) },
     {

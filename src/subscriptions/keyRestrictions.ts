@@ -244,3 +244,18 @@ export const hasScope = (r: KeyRestrictions, scope: Scope): boolean => r.scopes 
 
 /** Whether the key's expiry has passed at `now`. */
 export const isExpired = (r: KeyRestrictions, now: Date): boolean => r.expiresAt !== null && Date.parse(r.expiresAt) <= now.getTime();
+
+/** The origins listed by the working keys among stored rows (restrictions column, revocation), at `now`. */
+export function listedOrigins(rows: readonly { restrictions: string | null; revoked_at: string | null }[], now: Date): ReadonlySet<string> {
+  const origins = new Set<string>();
+  for (const row of rows) {
+    if (row.revoked_at !== null && row.revoked_at <= now.toISOString()) continue;
+    const r = restrictionsFromColumn(row.restrictions);
+    if (r.origins === null || isExpired(r, now)) continue;
+    for (const origin of r.origins) origins.add(origin);
+  }
+  return origins;
+}
+
+/** How long the set of listed origins is kept before it is read again (at most). */
+export const LISTED_ORIGINS_TTL_MS = 1000;

@@ -87,6 +87,11 @@ export interface SubscriptionRecords extends CallerDirectory {
   setFeature(id: string, feature: Feature, enabled: boolean, by?: AuditActor): Awaitable<boolean>;
   /** Audit entries, oldest first, at most `limit`. */
   audit(query: AuditQuery): Awaitable<AuditEntry[]>;
+  /**
+   * Every origin some working key lists (the browser preflights they may pass); may lag a change
+   * by a second at most.
+   */
+  keyOrigins(): Awaitable<ReadonlySet<string>>;
 }
 
 export interface UsageRow {

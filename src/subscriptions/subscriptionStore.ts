@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import { displayPrefix, generateApiKey, hashApiKey, newId } from './apiKeys.js';
 import { auditFromRow, SYSTEM_ACTOR, type AuditAction, type AuditActor, type AuditEntry, type AuditQuery } from './audit.js';
 import type { Db } from './database.js';
-import { NO_RESTRICTIONS, restrictionsFromColumn, restrictionsToColumn } from './keyRestrictions.js';
+import { listedOrigins, LISTED_ORIGINS_TTL_MS, NO_RESTRICTIONS, restrictionsFromColumn, restrictionsToColumn } from './keyRestrictions.js';
 import type { ApiKeyInfo, Caller, KeyOptions, NewSubscription, RotatedKey, SubscriptionRecords } from './store.js';
 import { FEATURES, type Feature, type Status, type Subscription } from './tiers.js';
 import { FEATURE_COLUMN, keyFromRow, subscriptionFromRow, type SubscriptionRow as Row } from './subscriptionRows.js';
@@ -81,6 +81,23 @@ export class SubscriptionStore implements SubscriptionRecords {
   /** Forgets every remembered caller (after a change made through this store). */
   private changed(): void {
     this.callers.clear();
+    this.origins = null;
+  }
+
+  /** The origins working keys list, read again when the database changed or a second passed. */
+  private origins: { version: number; until: number; set: ReadonlySet<string> } | null = null;
+
+  keyOrigins(): ReadonlySet<string> {
+    const version = this.versionThisTurn();
+    const now = this.clock();
+    if (this.origins === null || this.origins.version !== version || now.getTime() >= this.origins.until) {
+      const rows = this.db.prepare('SELECT restrictions, revoked_at FROM api_keys WHERE restrictions IS NOT NULL').all() as {
+        restrictions: string | null;
+        revoked_at: string | null;
+      }[];
+      this.origins = { version, until: now.getTime() + LISTED_ORIGINS_TTL_MS, set: listedOrigins(rows, now) };
+    }
+    return this.origins.set;
   }
 
   /**

@@ -408,13 +408,14 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
     });
 
     /** Runs fetch() in a page of `origin` against the API with the key; the status and readable headers, or the error. */
-    async function fetchFrom(origin: string) {
+    async function fetchFrom(origin: string, key: string = api.key) {
       const { page: tab } = await browser.page();
       await tab.goto(`${origin}/`);
       const result = await tab.evaluate(
         async ({ url, key }) => {
           try {
-            const response = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
+            // no-store: each call asks the API (a cached answer of another key would be revalidated, not refused).
+            const response = await fetch(url, { headers: { Authorization: `Bearer ${key}` }, cache: 'no-store' });
             const headers: Record<string, string | null> = {};
             for (const name of ['X-Request-Id', 'RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
               headers[name] = response.headers.get(name);
@@ -424,7 +425,7 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
             return { error: String(error) };
           }
         },
-        { url: `${api.url}${P}/grants?limit=1`, key: api.key },
+        { url: `${api.url}${P}/grants?limit=1`, key },
       );
       await tab.close();
       return result;
@@ -446,6 +447,21 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
     it('another origin is refused by the browser', async function () {
       const result = await fetchFrom(refused.origin);
       expect(result).to.have.property('error').that.matches(/TypeError: Failed to fetch/);
+    });
+
+    it('an origin outside CORS_ORIGINS that a key lists reads the answers made with that key, and no other key\'s', async function () {
+      const listing = api.deps.subscriptions.createKey(api.subscriptionId, undefined, {
+        name: 'page key',
+        restrictions: { scopes: ['grants:search'], origins: [refused.origin], ips: null, expiresAt: null, rateLimit: null },
+      });
+      const result = await fetchFrom(refused.origin, listing.apiKey);
+      expect(result).to.have.property('status', 200);
+      expect((result as { headers: Record<string, string | null> }).headers['X-Request-Id']).to.match(/^req_/);
+      // The harness key lists no origin: from that page the browser keeps its answer from the page.
+      expect(await fetchFrom(refused.origin)).to.have.property('error').that.matches(/TypeError: Failed to fetch/);
+      // And the listing key, from the origin the deployment allows but it does not list, is refused too.
+      expect(await fetchFrom(allowed.origin, listing.apiKey)).to.have.property('error').that.matches(/TypeError: Failed to fetch/);
+      api.deps.subscriptions.revokeKey(listing.keyId);
     });
   });
 });

@@ -183,6 +183,47 @@ export function keyRestrictionScenario(backend: ScenarioBackend): void {
     });
   });
 
+  describe('origins beyond CORS_ORIGINS', function () {
+    const ORIGIN_C = `https://c-${Date.now().toString(36)}.example`;
+    const preflight = (instance: Instance) =>
+      call(instance, `${P}/grants`, null, { method: 'OPTIONS', headers: { Origin: ORIGIN_C, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' } });
+    /** Polls `check` for at most a second (a change reaches every instance within it). */
+    async function withinASecond(check: () => Promise<boolean>): Promise<boolean> {
+      const started = Date.now();
+      do {
+        if (await check()) return true;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      } while (Date.now() - started < 1000);
+      return check();
+    }
+
+    it('an origin a key lists passes the preflight and is answered for that key alone, on every instance, until the key goes', async function () {
+      this.timeout(20_000);
+      const sub = await subscription();
+      // Nobody lists it yet, and the deployment does not: no CORS answer.
+      expect((await preflight(a)).headers.get('access-control-allow-origin')).to.equal(null);
+      const page = await restrictedKey(sub.id, '--origins', ORIGIN_C, '--scopes', 'grants:search');
+      for (const instance of [a, b]) {
+        expect(await withinASecond(async () => (await preflight(instance)).headers.get('access-control-allow-origin') === ORIGIN_C)).to.equal(true);
+      }
+      const answered = await preflight(a);
+      expect(answered.status).to.equal(204);
+      expect(answered.headers.get('access-control-allow-headers')).to.match(/Authorization/i);
+      const fromPage = await call(a, `${P}/grants`, page.key, { headers: { Origin: ORIGIN_C } });
+      expectStatus(fromPage, 200);
+      expect(fromPage.headers.get('access-control-allow-origin')).to.equal(ORIGIN_C);
+      expect(fromPage.headers.get('access-control-expose-headers')).to.include('X-Request-Id');
+      // Another key of the subscription, listing no origin, is answered as CORS_ORIGINS says: not for this page.
+      const other = await call(a, `${P}/grants`, sub.key, { headers: { Origin: ORIGIN_C } });
+      expectStatus(other, 200);
+      expect(other.headers.get('access-control-allow-origin')).to.equal(null);
+      await admin('key', 'revoke', page.keyId);
+      for (const instance of [a, b]) {
+        expect(await withinASecond(async () => (await preflight(instance)).headers.get('access-control-allow-origin') === null)).to.equal(true);
+      }
+    });
+  });
+
   describe('IP ranges', function () {
     it('a request from outside the key\'s ranges is a 403 IP_NOT_ALLOWED; X-Forwarded-For counts only behind a proxy TRUST_PROXY names', async function () {
       const sub = await subscription();

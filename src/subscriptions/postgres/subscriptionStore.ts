@@ -8,7 +8,7 @@ import pg from 'pg';
 import { describeError, type Logger } from '../../log.js';
 import { displayPrefix, generateApiKey, hashApiKey, newId } from '../apiKeys.js';
 import { auditFromRow, SYSTEM_ACTOR, type AuditAction, type AuditActor, type AuditEntry, type AuditQuery } from '../audit.js';
-import { NO_RESTRICTIONS, restrictionsFromColumn, restrictionsToColumn } from '../keyRestrictions.js';
+import { listedOrigins, LISTED_ORIGINS_TTL_MS, NO_RESTRICTIONS, restrictionsFromColumn, restrictionsToColumn } from '../keyRestrictions.js';
 import type { ApiKeyInfo, Awaitable, Caller, KeyOptions, NewSubscription, RotatedKey, SubscriptionRecords } from '../store.js';
 import { FEATURES, type Feature, type Status, type Subscription } from '../tiers.js';
 import { FEATURE_COLUMN, keyFromRow, subscriptionFromRow, type SubscriptionRow as Row } from '../subscriptionRows.js';
@@ -172,6 +172,25 @@ export class PgSubscriptionStore implements SubscriptionRecords {
       target,
       details === null ? null : JSON.stringify(details),
     ]);
+  }
+
+  /** The origins working keys list, kept until a change is heard of (a second at most). */
+  private origins: { generation: number; until: number; set: ReadonlySet<string> } | null = null;
+
+  async keyOrigins(): Promise<ReadonlySet<string>> {
+    const now = this.clock();
+    const cached = this.origins;
+    if (cached !== null && cached.generation === this.generation && now.getTime() < cached.until) return cached.set;
+    const generation = this.generation;
+    let rows: { restrictions: string | null; revoked_at: string | null }[];
+    try {
+      ({ rows } = await this.pool.query('SELECT restrictions, revoked_at FROM api_keys WHERE restrictions IS NOT NULL'));
+    } catch (error) {
+      throw pgUnavailable(error);
+    }
+    const set = listedOrigins(rows, now);
+    if (generation === this.generation) this.origins = { generation, until: now.getTime() + LISTED_ORIGINS_TTL_MS, set };
+    return set;
   }
 
   async audit(query: AuditQuery): Promise<AuditEntry[]> {
