@@ -2,6 +2,8 @@
 import Koa, { type Middleware } from 'koa';
 import { accessLog } from './http/accessLog.js';
 import { authenticate, featureGuard } from './http/auth.js';
+import { keyPlace, scopeGuard } from './http/keyChecks.js';
+import { keyHandlers } from './http/keys/keyHandlers.js';
 import { compression, DEFAULT_COMPRESSION, type CompressionSettings } from './http/compression.js';
 import { conditionalRequests } from './http/conditional.js';
 import { cors } from './http/cors.js';
@@ -36,6 +38,8 @@ export interface AppDeps {
   log: Logger;
   /** Origins allowed to call the API from a browser (CORS_ORIGINS); none by default. */
   corsOrigins?: readonly string[];
+  /** Proxies whose X-Forwarded-For gives the client address (TRUST_PROXY); none by default. */
+  trustProxy?: readonly string[];
   /** Response compression levels; null: no compression; absent: DEFAULT_COMPRESSION. */
   compression?: CompressionSettings | null;
   /** Extra readiness facts (e.g. a limiter's fallback state) for /readyz. */
@@ -60,8 +64,9 @@ export const MAX_URL_LENGTH = 8192;
 
 /**
  * The API's middleware, in order. Under /external/v1 the checks run as API-DECISIONS §2 orders
- * them: authenticate → status → rate → allowance (billable only) → route (404/405) → feature →
- * parameters → handler.
+ * them: authenticate (expiry included) → the key's origins and IP ranges → status → rate (the
+ * key's, then the subscription's) → allowance (billable only) → route (404/405) → feature → the
+ * key's scope → parameters → handler.
  */
 export function apiLayers(deps: AppDeps): Layer[] {
   return [
@@ -70,7 +75,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
     { name: 'requestId', middleware: requestId() },
     { name: 'accessLog', middleware: accessLog(deps.log) },
     { name: 'usage', middleware: recordUsage(deps.usage, deps.clock) },
-    { name: 'cors', middleware: cors(deps.corsOrigins ?? []) },
+    { name: 'cors', middleware: cors(deps.corsOrigins ?? [], () => deps.subscriptions.keyOrigins()) },
     { name: 'errors', middleware: errorHandler(deps.log) },
     {
       name: 'bounds',
@@ -101,7 +106,8 @@ export function apiLayers(deps: AppDeps): Layer[] {
       },
     },
     ...(deps.overload === undefined ? [] : [{ name: 'overload', middleware: deps.overload.layer }]),
-    { name: 'auth', middleware: authenticate(deps.subscriptions) },
+    { name: 'auth', middleware: authenticate(deps.subscriptions, deps.clock) },
+    { name: 'keyPlace', middleware: keyPlace(deps.trustProxy ?? [], deps.corsOrigins ?? []) },
     { name: 'status', middleware: subscriptionStatus(deps) },
     { name: 'limits', middleware: enforceLimits(deps) },
     {
@@ -118,6 +124,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
       },
     },
     { name: 'feature', middleware: featureGuard() },
+    { name: 'scope', middleware: scopeGuard() },
     { name: 'conditional', middleware: conditionalRequests() },
     {
       name: 'dispatch',
@@ -125,6 +132,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
         ...grantHandlers(deps.engine, deps.clock),
         ...subscriptionHandlers(deps),
         ...alertHandlers(deps.alerts, deps.clock),
+        ...keyHandlers(deps.subscriptions, deps.clock),
         mcp: mcpHandler({ engine: deps.engine, subscriptions: deps, alerts: deps.alerts, clock: deps.clock, log: deps.log }),
       }),
     },

@@ -1,6 +1,7 @@
 // Environment → validated, frozen Config. Every default lives here; every problem is listed at once.
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import proxyaddr from 'proxy-addr';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -34,6 +35,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Origins whose pages may call the API from a browser (CORS); "*" for any; empty for none. */
   corsOrigins: string[];
+  /** Proxies whose X-Forwarded-For is believed (TRUST_PROXY): addresses, CIDR ranges or proxy-addr's names; none by default. */
+  trustProxy: string[];
   /** The HTTP server's own bounds on slow or idle clients (src/server.ts). */
   http: HttpBounds;
   /** Usage rows older than this many days are deleted in the background (usage_daily keeps the counts). */
@@ -222,6 +225,15 @@ export function loadConfig(env: Env = process.env): Config {
     if (!valid) problems.push(`CORS_ORIGINS must list "*" or origins such as https://app.example.com (scheme, host, optional port; no path) (got "${origin.slice(0, 100)}")`);
   }
 
+  const trustProxy = (env.TRUST_PROXY ?? '').split(',').map((o) => o.trim()).filter((o) => o !== '');
+  try {
+    proxyaddr.compile(trustProxy);
+  } catch {
+    problems.push(
+      `TRUST_PROXY must list the proxies to trust: IP addresses, CIDR ranges or loopback, linklocal, uniquelocal (got "${(env.TRUST_PROXY ?? '').slice(0, 100)}")`,
+    );
+  }
+
   const config: Omit<Config, 'alerts'> & { alerts?: AlertsConfig } = {
     port: int('PORT', 3000, 0, 65535),
     host: str('HOST', '0.0.0.0'),
@@ -247,6 +259,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken,
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
     corsOrigins,
+    trustProxy,
     http: {
       headersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.headersTimeoutMs, 100, 600000),
       requestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', DEFAULT_HTTP_BOUNDS.requestTimeoutMs, 100, 600000),

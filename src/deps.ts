@@ -131,6 +131,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     alertsRuntime,
     alerts: alertsRuntime === null ? undefined : { store: alertsRuntime.store, policy: alertsRuntime.policy },
     corsOrigins: config.corsOrigins,
+    trustProxy: config.trustProxy,
     compression: config.compression,
     readiness,
     ready: () => guarded === null || guarded.outage.withinGrace,

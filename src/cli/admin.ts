@@ -1,5 +1,6 @@
 // grants-admin: subscriptions and API keys, on the same DATA_DIR as the API.
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { loadConfig } from '../config.js';
 import type { Feature } from '../subscriptions/tiers.js';
 import { subscriptionsPath } from '../subscriptions/database.js';
@@ -7,7 +8,9 @@ import { createLogger } from '../log.js';
 import { monthKey } from '../subscriptions/month.js';
 import { openStore } from '../subscriptions/openStore.js';
 import { sqliteStoreExists } from '../subscriptions/sqliteStore.js';
-import type { SubscriptionRecords, SubscriptionsStore } from '../subscriptions/store.js';
+import type { ApiKeyInfo, SubscriptionRecords, SubscriptionsStore } from '../subscriptions/store.js';
+import type { AuditActor } from '../subscriptions/audit.js';
+import { checkRestrictions, EXPIRY_WARNING_MS, isUnrestricted, SCOPES, type KeyRestrictions } from '../subscriptions/keyRestrictions.js';
 import { migrateSqliteToPostgres, NoSqliteDatabaseError, TargetNotEmptyError, type CopyCounts } from '../subscriptions/sqliteToPostgres.js';
 import {
   FEATURES,
@@ -49,8 +52,11 @@ Subscriptions:
   subscription set-feature ID grants.search|grants.read|grants.export|subscription.read|alerts.manage on|off
 
 Keys:
-  key create SUBSCRIPTION_ID [--json]   a new key for the subscription (printed once)
-  key list SUBSCRIPTION_ID [--json]
+  key create SUBSCRIPTION_ID [--name NAME] [--scopes S,S] [--origins O,O] [--ips CIDR,CIDR]
+             [--expires ISO|Nd|Nh] [--rate-limit N] [--json]
+                                        a new key for the subscription (printed once), with
+                                        the restrictions given (none: it can do everything)
+  key list SUBSCRIPTION_ID [--json]     its keys and restrictions; EXPIRES SOON / EXPIRED flags
   key rotate KEY_ID [--grace SECONDS] [--json]
                                         a new key, and the old one revoked (after SECONDS)
   key revoke KEY_ID [--force]           takes effect on the next request; --force to revoke
@@ -61,6 +67,11 @@ Alerts:
   alerts show ID [--json]               the alert and its latest deliveries
   alerts pause ID                       holds its deliveries until the partner resumes it
 
+Audit:
+  audit [--subscription ID] [--since ISO|Nd|Nh] [--limit N] [--json]
+                                        every change to subscriptions and keys, oldest first:
+                                        when, who (a key id, admin or system), what, from where
+
 Secrets:
   secrets rotate                        re-seals the webhook signing secrets under a new key
 
@@ -68,8 +79,8 @@ Database:
   migrate                               applies the schema migrations not applied yet (the API
                                         also runs them at start-up) and prints the version
   migrate-from-sqlite --data-dir DIR    copies DIR/subscriptions.sqlite (subscriptions, keys,
-                                        monthly records, usage) into the empty PostgreSQL
-                                        database of DATABASE_URL, in one transaction
+                                        monthly records, usage, audit log) into the empty
+                                        PostgreSQL database of DATABASE_URL, in one transaction
 
 Tier and status words may be written in any case. Every command takes --data-dir DIR and
 --help. Only "subscription create" and "migrate" create the SQLite database (and DATA_DIR) when
@@ -116,6 +127,51 @@ const describe = (s: Subscription) => ({
 
 type Shown = ReturnType<typeof describe> & { month: string; billableCallsThisMonth: number; keys: Awaited<ReturnType<SubscriptionRecords['listKeys']>> };
 
+/** Who grants-admin is in the audit log: an operator, on this host. */
+const ADMIN: AuditActor = Object.freeze({ actor: 'admin', address: hostname() });
+
+/** An instant given as ISO 8601 or as a duration from now (30d, 12h, 45m); ahead (expiry) or back (since). */
+function instantArg(name: string, raw: string | true | undefined, direction: 1 | -1): string | undefined {
+  if (raw === undefined) return undefined;
+  const text = typeof raw === 'string' ? raw.trim() : '';
+  const relative = /^(\d{1,6})([dhm])$/.exec(text);
+  if (relative !== null) {
+    const unit = { d: 86_400_000, h: 3_600_000, m: 60_000 }[relative[2] as 'd' | 'h' | 'm'];
+    return new Date(Date.now() + direction * Number(relative[1]) * unit).toISOString();
+  }
+  const at = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(at)) throw new UsageError(`${name} must be an ISO 8601 instant (2027-01-31T00:00:00Z, or a date) or a duration such as 30d, 12h or 45m, not "${text}"`);
+  return new Date(at).toISOString();
+}
+
+const listArg = (raw: string | true | undefined): string[] | undefined =>
+  typeof raw === 'string' ? raw.split(',').map((v) => v.trim()).filter((v) => v !== '') : raw === true ? [] : undefined;
+
+/** A key's restrictions in a few words. */
+function restrictionWords(r: KeyRestrictions): string {
+  if (isUnrestricted(r)) return 'unrestricted';
+  const parts: string[] = [];
+  if (r.scopes !== null) parts.push(`scopes ${r.scopes.join(',')}`);
+  if (r.origins !== null) parts.push(`origins ${r.origins.join(',')}`);
+  if (r.ips !== null) parts.push(`ips ${r.ips.join(',')}`);
+  if (r.rateLimit !== null) parts.push(`${r.rateLimit}/s`);
+  if (r.expiresAt !== null) parts.push(`expires ${r.expiresAt}`);
+  return parts.join('; ');
+}
+
+/** EXPIRED, EXPIRES SOON (within a week) or nothing. */
+function expiryFlag(r: KeyRestrictions, now: number): string {
+  if (r.expiresAt === null) return '';
+  const at = Date.parse(r.expiresAt);
+  return at <= now ? '  EXPIRED' : at - now <= EXPIRY_WARNING_MS ? '  EXPIRES SOON' : '';
+}
+
+/** One line of a key: id, prefix, name, created, last use, restrictions (when it has any), flags. */
+const keyLine = (k: ApiKeyInfo, now: Date): string =>
+  `${k.id}  ${k.prefix}…${k.name === null ? '' : `  "${k.name}"`}  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}` +
+  `${isUnrestricted(k.restrictions) ? '' : `  ${restrictionWords(k.restrictions)}`}` +
+  `${expiryFlag(k.restrictions, now.getTime())}${revocation(k.revokedAt, now.toISOString())}`;
+
 /** A key's revocation as a word: '' while it works, "REVOKED FROM <time>" during a rotation's grace, else "REVOKED <time>". */
 const revocation = (at: string | null, now: string) => (at === null ? '' : at > now ? `  REVOKED FROM ${at}` : `  REVOKED ${at}`);
 
@@ -134,7 +190,7 @@ function summary(shown: Shown, now: string): string[] {
     `  created        ${shown.createdAt}`,
     `  keys           ${shown.keys.length === 0 ? 'none' : shown.keys.length}`,
   ];
-  for (const k of shown.keys) lines.push(`    ${k.id}  ${k.prefix}…  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${revocation(k.revokedAt, now)}`);
+  for (const k of shown.keys) lines.push(`    ${keyLine(k, new Date(now))}`);
   return lines;
 }
 
@@ -212,7 +268,7 @@ function commands(session: Session, io: Io): Command[] {
         const monthlyLimit = positiveInt('--monthly-limit', values['monthly-limit'], MAX_MONTHLY_LIMIT, false);
         const rateLimit = positiveInt('--rate-limit', values['rate-limit'], MAX_RATE_LIMIT, false);
         const { store } = await session.open(values, true);
-        const created = await store.create({ name, tier, monthlyLimit, rateLimit });
+        const created = await store.create({ name, tier, monthlyLimit, rateLimit }, ADMIN);
         if (values.json) {
           io.out(JSON.stringify({ subscriptionId: created.subscription.id, keyId: created.keyId, apiKey: created.apiKey, subscription: describe(created.subscription) }));
         } else {
@@ -268,7 +324,7 @@ function commands(session: Session, io: Io): Command[] {
         const status = oneOf<Status>('status', raw, STATUSES, true);
         const { store } = await session.open(values, false);
         await mustExist(store, id);
-        await store.setStatus(id, status);
+        await store.setStatus(id, status, ADMIN);
         io.out(`subscription ${id} is now ${status}`);
         return EXIT.ok;
       },
@@ -284,7 +340,7 @@ function commands(session: Session, io: Io): Command[] {
         if (monthlyLimit === undefined && rateLimit === undefined) throw new UsageError('give --monthly-limit and/or --rate-limit');
         const { store } = await session.open(values, false);
         await mustExist(store, id);
-        await store.setLimits(id, { monthlyLimit, rateLimit });
+        await store.setLimits(id, { monthlyLimit, rateLimit }, ADMIN);
         const s = await mustExist(store, id);
         io.out(`subscription ${id}: ${monthlyLimitOf(s)} calls a month, ${rateLimitOf(s)} requests per second`);
         return EXIT.ok;
@@ -300,37 +356,93 @@ function commands(session: Session, io: Io): Command[] {
         const state = oneOf('state', rawState, ['on', 'off'] as const);
         const { store } = await session.open(values, false);
         await mustExist(store, id);
-        await store.setFeature(id, feature, state === 'on');
+        await store.setFeature(id, feature, state === 'on', ADMIN);
         io.out(`subscription ${id}: ${feature} ${state}`);
         return EXIT.ok;
       },
     },
     {
       name: 'key create',
-      usage: usage('key create SUBSCRIPTION_ID [--json]', 'A new key for the subscription, printed once (--json: subscriptionId, keyId, apiKey).'),
-      options: json,
+      usage: usage(
+        'key create SUBSCRIPTION_ID [--name NAME] [--scopes S,S] [--origins O,O] [--ips CIDR,CIDR] [--expires ISO|Nd|Nh] [--rate-limit N] [--json]',
+        `A new key for the subscription, printed once (--json: subscriptionId, keyId, apiKey, restrictions).
+Without restrictions the key can do everything the subscription can. Each one given narrows it:
+  --scopes      what it may call: ${SCOPES.join(', ')}
+  --origins     the exact origins (https://partner.example) a browser may call from
+  --ips         the IPv4/IPv6 addresses or CIDR ranges it may be used from
+  --expires     when it stops working: an ISO 8601 instant, or 30d, 12h, 45m from now
+  --rate-limit  its own requests per second, at most the subscription's rate`,
+      ),
+      options: { ...json, name: 'string', scopes: 'string', origins: 'string', ips: 'string', expires: 'string', 'rate-limit': 'string' },
       args: ['SUBSCRIPTION_ID'],
       run: async ({ values, args: [id] }) => {
+        const name = typeof values.name === 'string' ? values.name.trim() : undefined;
+        if (name !== undefined && (name === '' || name.length > 100)) throw new UsageError('--name must be 1 to 100 characters');
+        const rateLimit = positiveInt('--rate-limit', values['rate-limit'], MAX_RATE_LIMIT, false);
+        const { restrictions, problems } = checkRestrictions(
+          {
+            scopes: listArg(values.scopes),
+            origins: listArg(values.origins),
+            ips: listArg(values.ips),
+            expiresAt: instantArg('--expires', values.expires, 1),
+            rateLimit: rateLimit ?? undefined,
+          },
+          new Date(),
+        );
+        if (problems.length > 0) throw new UsageError(problems.map((p) => `--${p.parameter === 'expiresAt' ? 'expires' : p.parameter === 'rateLimit' ? 'rate-limit' : p.parameter} ${p.message}`).join('; '));
         const { store } = await session.open(values, false);
-        await mustExist(store, id);
-        const { keyId, apiKey } = await store.createKey(id);
-        if (values.json) io.out(JSON.stringify({ subscriptionId: id, keyId, apiKey }));
-        else io.out(`API key ${keyId} for ${id} (shown only now; store it safely):\n  ${apiKey}`);
+        const s = await mustExist(store, id);
+        if (restrictions.rateLimit !== null && restrictions.rateLimit > rateLimitOf(s)) {
+          throw new UsageError(`--rate-limit may not exceed the subscription's rate (${rateLimitOf(s)} per second)`);
+        }
+        const { keyId, apiKey } = await store.createKey(id, undefined, { name: name ?? null, restrictions }, ADMIN);
+        if (values.json) io.out(JSON.stringify({ subscriptionId: id, keyId, apiKey, restrictions }));
+        else io.out(`API key ${keyId} for ${id} (${isUnrestricted(restrictions) ? '' : `${restrictionWords(restrictions)}; `}shown only now; store it safely):\n  ${apiKey}`);
         return EXIT.ok;
       },
     },
     {
       name: 'key list',
-      usage: usage('key list SUBSCRIPTION_ID [--json]', "The subscription's keys: id, prefix, created, last used, and when revoked (or when a rotated key stops working)."),
+      usage: usage(
+        'key list SUBSCRIPTION_ID [--json]',
+        "The subscription's keys: id, prefix, name, created, last used, restrictions, and when revoked (or when a rotated\nkey stops working). Keys that expire within 7 days are flagged EXPIRES SOON, those past their expiry EXPIRED.",
+      ),
       options: json,
       args: ['SUBSCRIPTION_ID'],
       run: async ({ values, args: [id] }) => {
         const { store } = await session.open(values, false);
         await mustExist(store, id);
         const keys = await store.listKeys(id);
-        const now = new Date().toISOString();
-        if (values.json) io.out(JSON.stringify(keys));
-        else for (const k of keys) io.out(`${k.id}  ${k.prefix}…  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${revocation(k.revokedAt, now)}`);
+        const now = new Date();
+        if (values.json) {
+          io.out(JSON.stringify(keys.map((k) => ({ ...k, expiresSoon: expiryFlag(k.restrictions, now.getTime()) === '  EXPIRES SOON', expired: expiryFlag(k.restrictions, now.getTime()) === '  EXPIRED' }))));
+        } else for (const k of keys) io.out(keyLine(k, now));
+        return EXIT.ok;
+      },
+    },
+    {
+      name: 'audit',
+      usage: usage(
+        'audit [--subscription ID] [--since ISO|Nd|Nh] [--limit N] [--json]',
+        `Every change to subscriptions and keys, oldest first (at most --limit, default 1000): when, who (the key
+that made it through the API, admin for grants-admin, system for the server itself), what, on which
+subscription and key or subscription, and from which address (the client's, or the host grants-admin ran on).
+--since takes an ISO 8601 instant or a duration back from now (7d, 12h).`,
+      ),
+      options: { ...json, subscription: 'string', since: 'string', limit: 'string' },
+      run: async ({ values }) => {
+        const since = instantArg('--since', values.since, -1);
+        const limit = positiveInt('--limit', values.limit, 100_000, false) ?? 1000;
+        if (values.subscription !== undefined && typeof values.subscription !== 'string') throw new UsageError('--subscription needs a subscription id');
+        const { store } = await session.open(values, false);
+        const entries = await store.audit({ subscriptionId: values.subscription as string | undefined, since, limit });
+        if (values.json) io.out(JSON.stringify(entries));
+        else if (entries.length === 0) io.out('no audit entries');
+        else {
+          for (const e of entries) {
+            io.out(`${e.at}  ${e.actor.padEnd(12)} ${e.action.padEnd(25)} ${e.subscriptionId ?? '-'}  ${e.target}  from ${e.address ?? '-'}${e.details === null ? '' : `  ${JSON.stringify(e.details)}`}`);
+          }
+        }
         return EXIT.ok;
       },
     },
@@ -352,7 +464,7 @@ partner can switch without a gap. --json: subscriptionId, keyId, apiKey, oldKeyI
         const { store } = await session.open(values, false);
         const key = await store.getKey(keyId);
         if (key === null) throw new CliExit(`no key has the id "${keyId}"`, EXIT.notFound);
-        const rotated = await store.rotateKey(keyId, grace === undefined ? 0 : Number(grace));
+        const rotated = await store.rotateKey(keyId, grace === undefined ? 0 : Number(grace), ADMIN);
         if (rotated === null) throw new CliExit(`key ${keyId} was already revoked at ${key.revokedAt}; use "key create ${key.subscriptionId}" for a new one`, EXIT.notFound);
         if (values.json) {
           io.out(JSON.stringify({ subscriptionId: rotated.subscriptionId, keyId: rotated.keyId, apiKey: rotated.apiKey, oldKeyId: keyId, oldKeyRevokedAt: rotated.oldKeyRevokedAt }));
@@ -381,7 +493,7 @@ of a subscription locks its partner out, so it needs --force (or use "key rotate
             `key ${keyId} is the last active key of ${key.subscriptionId}: revoking it locks the partner out; add --force, or use "key rotate ${keyId}"`,
           );
         }
-        if (!(await store.revokeKey(keyId))) {
+        if (!(await store.revokeKey(keyId, ADMIN))) {
           io.out(`key ${keyId} was already revoked at ${key.revokedAt}`);
           return EXIT.ok;
         }
@@ -407,7 +519,7 @@ of a subscription locks its partner out, so it needs --force (or use "key rotate
       usage: usage(
         'migrate-from-sqlite',
         'Copies an embedded deployment\'s subscriptions database (DIR/subscriptions.sqlite: subscriptions, keys\n' +
-          '(hashed), monthly records, the usage log and the per-day counts) into the PostgreSQL database of\n' +
+          '(hashed, with their restrictions), monthly records, the usage log, the per-day counts and the audit log)\ninto the PostgreSQL database of ' +
           'DATABASE_URL, in one transaction. The target must hold no subscription and no monthly record: run it\n' +
           'once, before pointing the API at PostgreSQL; a second run copies nothing and says why.',
       ),
@@ -427,7 +539,7 @@ of a subscription locks its partner out, so it needs --force (or use "key rotate
         else {
           io.out(
             `copied ${copied.subscriptions} subscription(s), ${copied.apiKeys} key(s), ${copied.monthlyRecords} monthly record(s), ` +
-              `${copied.usageRows} usage row(s) and ${copied.dailyRows} per-day count(s) into PostgreSQL`,
+              `${copied.usageRows} usage row(s), ${copied.dailyRows} per-day count(s) and ${copied.auditRows} audit entr${copied.auditRows === 1 ? 'y' : 'ies'} into PostgreSQL`,
           );
         }
         return EXIT.ok;

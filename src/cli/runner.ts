@@ -109,7 +109,8 @@ export async function runCli(spec: CliSpec, argv: readonly string[], io: Io): Pr
     return exits.ok;
   }
   const words = spec.commands[0]?.name.split(' ').length ?? 1;
-  if (words === 2 && argv[1] !== undefined && HELP_WORDS.has(argv[1])) {
+  // "grants-admin key --help" names a group: the whole help. A one-word command (migrate, audit) has its own.
+  if (words === 2 && argv[1] !== undefined && HELP_WORDS.has(argv[1]) && !spec.commands.some((c) => c.name === argv[0])) {
     io.out(spec.help);
     return exits.ok;
   }

@@ -1,6 +1,7 @@
 // Authentication (Bearer API key) and the subscription-status rules.
 import type { Middleware } from 'koa';
 import { MAX_KEY_LENGTH } from '../subscriptions/apiKeys.js';
+import { isExpired } from '../subscriptions/keyRestrictions.js';
 import { isPromise, type CallerDirectory } from '../subscriptions/store.js';
 import type { Feature } from '../subscriptions/tiers.js';
 import { ApiError } from './errors.js';
@@ -10,7 +11,7 @@ const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
 const unauthorized = (message: string) => new ApiError(401, 'UNAUTHORIZED', message);
 
-export function authenticate(subscriptions: CallerDirectory): Middleware<AppState> {
+export function authenticate(subscriptions: CallerDirectory, clock: () => Date): Middleware<AppState> {
   return async function authenticate(ctx, next) {
     const header = ctx.get('Authorization');
     if (header === '') throw unauthorized('Authentication required: send your API key as "Authorization: Bearer <key>".');
@@ -21,6 +22,9 @@ export function authenticate(subscriptions: CallerDirectory): Middleware<AppStat
     const found = key.length <= MAX_KEY_LENGTH ? subscriptions.authenticate(key) : null;
     const caller = isPromise(found) ? await found : found;
     if (caller === null) throw unauthorized('The API key is not valid or has been revoked.');
+    if (isExpired(caller.restrictions, clock())) {
+      throw unauthorized(`The API key expired at ${caller.restrictions.expiresAt}; use another key, or create one (POST /keys).`);
+    }
     ctx.state.caller = caller;
     await next();
   };

@@ -5,6 +5,7 @@ import type { RateDecision, RateLimiter } from '../ratelimit/limiter.js';
 import { monthKey, monthResetDate, monthSeconds, secondsUntilReset } from '../subscriptions/month.js';
 import { monthlyLimitOf, rateLimitOf, type Subscription } from '../subscriptions/tiers.js';
 import type { AllowanceCounter } from '../subscriptions/allowance.js';
+import type { Caller } from '../subscriptions/store.js';
 import { isConditional } from './conditional.js';
 import { ApiError } from './errors.js';
 import type { AppState } from './state.js';
@@ -27,11 +28,53 @@ function setHeaders(ctx: ParameterizedContext<AppState>, subscription: Subscript
   );
 }
 
+/** The limiter key of a key's own budget (subscription ids start with sub_, so the two never meet). */
+const keyBudget = (keyId: string): string => `key:${keyId}`;
+
+/** A key's own rate: its restriction, never above the subscription's; null without one. */
+export const keyRateOf = (caller: Caller): number | null =>
+  caller.restrictions.rateLimit === null ? null : Math.min(caller.restrictions.rateLimit, rateLimitOf(caller.subscription));
+
+/** Of two admissions, the one that leaves less (the headers tell the budget that binds first). */
+const tighter = (a: RateDecision, b: RateDecision): RateDecision => (b.remaining < a.remaining ? b : a);
+
+/**
+ * The per-second rates of a request: the key's own budget first (when it has one), then the
+ * subscription's. A request the key's budget refuses spends nothing of the subscription's, so a
+ * key held to a few requests a second cannot starve the subscription's other keys.
+ */
+export const rates = (rateLimiter: RateLimiter) => ({
+  async consume(caller: Caller): Promise<RateDecision> {
+    const { subscription } = caller;
+    const own = keyRateOf(caller);
+    if (own === null) return rateLimiter.consume(subscription.id, rateLimitOf(subscription));
+    const mine = await rateLimiter.consume(keyBudget(caller.keyId), own);
+    if (!mine.allowed) return mine;
+    const shared = await rateLimiter.consume(subscription.id, rateLimitOf(subscription));
+    if (!shared.allowed) {
+      await rateLimiter.refund(keyBudget(caller.keyId), own);
+      return shared;
+    }
+    return tighter(mine, shared);
+  },
+  async peek(caller: Caller): Promise<RateDecision> {
+    const own = keyRateOf(caller);
+    const shared = await rateLimiter.peek(caller.subscription.id, rateLimitOf(caller.subscription));
+    return own === null ? shared : tighter(await rateLimiter.peek(keyBudget(caller.keyId), own), shared);
+  },
+  async refund(caller: Caller): Promise<RateDecision> {
+    const own = keyRateOf(caller);
+    const shared = await rateLimiter.refund(caller.subscription.id, rateLimitOf(caller.subscription));
+    return own === null ? shared : tighter(await rateLimiter.refund(keyBudget(caller.keyId), own), shared);
+  },
+});
+
 /**
  * ACTIVE: everything. SUSPENDED: the subscription endpoints only. CANCELLED: nothing.
  * A refusal spends no budget (the rate is only looked at) but still carries the rate-limit headers.
  */
 export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps): Middleware<AppState> {
+  const budget = rates(rateLimiter);
   return async function subscriptionStatus(ctx, next) {
     const { subscription } = ctx.state.caller!;
     const refusal =
@@ -42,7 +85,7 @@ export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps)
           : null;
     if (refusal !== null) {
       const now = clock();
-      const rate = await rateLimiter.peek(subscription.id, rateLimitOf(subscription));
+      const rate = await budget.peek(ctx.state.caller!);
       setHeaders(ctx, subscription, rate, await allowance.current(subscription.id, monthKey(now)), now);
       throw new ApiError(403, 'SUBSCRIPTION_INACTIVE', refusal);
     }
@@ -78,9 +121,8 @@ function handlerBilling(ctx: ParameterizedContext<AppState>, { rateLimiter, allo
   let calls = 0;
   return async () => {
     const now = clock();
-    const perSecond = rateLimitOf(subscription);
     if (calls > 0) {
-      rate = await rateLimiter.consume(subscription.id, perSecond);
+      rate = await rates(rateLimiter).consume(ctx.state.caller!);
       if (!rate.allowed) throw rateLimited(rate);
     }
     const monthlyLimit = monthlyLimitOf(subscription);
@@ -93,13 +135,13 @@ function handlerBilling(ctx: ParameterizedContext<AppState>, { rateLimiter, allo
 }
 
 export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Middleware<AppState> {
+  const budget = rates(rateLimiter);
   return async function enforceLimits(ctx, next) {
     const { subscription } = ctx.state.caller!;
     const now = clock();
     const month = monthKey(now);
     const monthlyLimit = monthlyLimitOf(subscription);
-    const perSecond = rateLimitOf(subscription);
-    let rate = await rateLimiter.consume(subscription.id, perSecond);
+    let rate = await budget.consume(ctx.state.caller!);
 
     // Billable calls are counted at admission: the count never trails what is served. A
     // conditional one (If-None-Match) is counted once its answer is known, before it is sent, and
@@ -111,7 +153,7 @@ export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Mid
     const calls = counted?.calls ?? (await allowance.current(subscription.id, month));
     const refused = counted !== null ? !counted.allowed : deferred && calls >= monthlyLimit;
     // Refused for the month: the request spends nothing of the second either.
-    if (refused) rate = await rateLimiter.refund(subscription.id, perSecond);
+    if (refused) rate = await budget.refund(ctx.state.caller!);
     setHeaders(ctx, subscription, rate, calls, now);
 
     if (!rate.allowed) throw rateLimited(rate);

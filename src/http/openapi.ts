@@ -13,6 +13,8 @@ import { GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from './grantSearchParams.js
 import { CHANGES_MAX_LIMIT, CHANGES_PARAMS } from './changesRoute.js';
 import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE } from './exportFormat.js';
 import { ALERT_CODES, ALERT_OPERATIONS, ALERT_PATH_PARAMS, ALERT_SCHEMAS, ALERT_WEBHOOKS, alertOnlyCode } from './alerts/alertDocument.js';
+import { scopeFor } from './keyChecks.js';
+import { KEY_CODES, KEY_OPERATIONS, KEY_PATH_PARAMS, KEY_SCHEMAS, keyOnlyCode } from './keys/keyDocument.js';
 import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXAMPLE_META, EXPORT_EXAMPLES, VALIDATION_ERROR_EXAMPLE, type AnswerExample } from './openapiExamples.js';
 import { DATE_MESSAGE, DATE_PATTERN, MAX_ARRAY_VALUES, type ParamSpec, type ParamSpecs } from './queryParams.js';
 import { API_PREFIX, ROUTES, type RouteName, type RouteSpec } from './routeTable.js';
@@ -74,6 +76,7 @@ const TAGS = [
   { name: 'grants', description: 'The grants catalog: search, filters, one grant, the changes feed and the export. Billable.' },
   { name: 'subscription', description: "Your subscription's usage, limits and features. Never billed." },
   { name: 'alerts', description: 'Saved searches that POST signed webhooks when a grant enters, changes within or leaves their results. Billable.' },
+  { name: 'keys', description: "Your subscription's API keys: list, create with restrictions (scopes, origins, IP ranges, expiry, rate), revoke. Needs the keys:manage scope. Billable." },
   { name: 'mcp', description: 'The MCP server for AI agents: the catalog and alerts as tools. Each tool call is billed as its endpoint is.' },
   { name: 'webhooks', description: 'What an alert POSTs to its URL (signed per Standard Webhooks); your receiver answers 2xx.' },
   { name: 'openapi', description: 'This document. No key needed; never billed.' },
@@ -188,7 +191,7 @@ function errorStatuses(route: RouteSpec): Map<number, ErrorCode[]> {
     if (code === 'SYNC_EXPIRED') return route.name === 'grantChanges';
     if (code === 'NOT_ACCEPTABLE') return route.name === 'mcp';
     if (code === 'PAYLOAD_TOO_LARGE' || code === 'UNSUPPORTED_MEDIA_TYPE') return route.name === 'mcp';
-    if (ALERT_CODES.includes(code)) return false;
+    if (ALERT_CODES.includes(code) || KEY_CODES.includes(code)) return false;
     return true;
   });
   return byStatus(codes);
@@ -255,6 +258,9 @@ const ANSWERS: Record<string, Schema> = {
     { pagination: described('ListPagination', 'Where to read the next page.') },
   ),
   SecretRotationAnswer: successEnvelope('The new signing secret (shown this once).', described('SecretRotation', 'The new secret.')),
+  KeyListAnswer: successEnvelope('The active keys of the subscription, oldest first.', { type: 'array', description: 'The keys.', items: ref('Key') }),
+  KeyCreatedAnswer: successEnvelope('The key created, with the key itself (shown this once).', described('KeyCreated', 'The key and its value.')),
+  KeyRevokedAnswer: successEnvelope('The key revoked.', described('KeyRevoked', 'Which key was revoked.')),
   DeliveryAnswer: successEnvelope('One message of the delivery log.', described('Delivery', 'The message.')),
   DeliveryListAnswer: successEnvelope(
     'A page of the delivery log, newest first.',
@@ -263,17 +269,23 @@ const ANSWERS: Record<string, Schema> = {
   ),
 };
 
-/** One method of an alert route (alerts/alertDocument.ts says what each takes and answers). */
-function alertOperation(route: RouteSpec, method: string): Schema {
+/** One method of a configuration route: an alert route (alerts/alertDocument.ts) or a key route (keys/keyDocument.ts). */
+function configOperation(route: RouteSpec, method: string): Schema {
   const name = route.name as RouteName;
-  const doc = ALERT_OPERATIONS[`${name} ${method}`];
+  const isKey = route.template.startsWith('/keys');
+  const doc = (isKey ? KEY_OPERATIONS : ALERT_OPERATIONS)[`${name} ${method}`];
+  const pathDocs = isKey ? KEY_PATH_PARAMS : ALERT_PATH_PARAMS;
   const pathParams = route.template
     .split('/')
     .filter((part) => part.startsWith(':'))
-    .map((part) => ({ name: part.slice(1), in: 'path', required: true, ...ALERT_PATH_PARAMS[part.slice(1)], schema: { type: 'string', minLength: 1 } }));
+    .map((part) => ({ name: part.slice(1), in: 'path', required: true, ...pathDocs[part.slice(1)], schema: { type: 'string', minLength: 1 } }));
   const query = Object.entries(doc.params).map(([param, spec]) => ({ name: param, in: 'query', required: false, description: paramDescription(param, spec), schema: paramSchema(spec), example: spec.example }));
   const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter(
-    (code) => code !== 'METHOD_NOT_ALLOWED' && code !== 'SYNC_EXPIRED' && (code !== 'NOT_FOUND' || route.template.includes(':')) && alertOnlyCode(code, name, method),
+    (code) =>
+      code !== 'METHOD_NOT_ALLOWED' &&
+      code !== 'SYNC_EXPIRED' &&
+      (code !== 'NOT_FOUND' || route.template.includes(':')) &&
+      (isKey ? keyOnlyCode(code, name, method) : alertOnlyCode(code, name, method) && !KEY_CODES.includes(code)),
   );
   const responses: Schema = {
     [doc.status]: {
@@ -287,11 +299,12 @@ function alertOperation(route: RouteSpec, method: string): Schema {
     operationId: doc.operationId,
     summary: doc.summary,
     description:
-      `Needs the \`${route.feature}\` feature. Counts toward the monthly allowance.` +
+      `Needs the \`${route.feature}\` feature and the \`${scopeFor(route, method)}\` scope. Counts toward the monthly allowance.` +
       (method === 'GET' ? ' `HEAD` on the same path answers the same status and headers, without the body.' : '') +
-      (method === 'POST' ? ' Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay the first answer.' : ''),
-    tags: ['alerts'],
-    parameters: [...pathParams, ...query, ...(method === 'POST' ? [IDEMPOTENCY_KEY] : [])],
+      (method === 'POST' && !isKey ? ' Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay the first answer.' : '') +
+      (method === 'POST' && isKey ? ' Takes no `Idempotency-Key`: replaying the answer would mean keeping the new key in clear; a retry makes a second key, which `GET /keys` lists.' : ''),
+    tags: [isKey ? 'keys' : 'alerts'],
+    parameters: [...pathParams, ...query, ...(method === 'POST' && !isKey ? [IDEMPOTENCY_KEY] : [])],
     ...(doc.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body) } } } }),
     responses,
   };
@@ -365,7 +378,7 @@ function operation(route: RouteSpec): Schema {
     operationId,
     summary,
     description:
-      `Needs the \`${route.feature}\` feature. ` +
+      `Needs the \`${route.feature}\` feature and the \`${route.scope}\` scope. ` +
       (route.billable ? 'Counts toward the monthly allowance.' : 'Not billable: never counts toward the monthly allowance.') +
       ' `HEAD` on the same path answers the same status and headers, without the body.' +
       (more === undefined ? '' : ` ${more}`),
@@ -393,7 +406,7 @@ function mcpOperation(route: RouteSpec): Schema {
     description:
       `The Model Context Protocol server: register this URL in an MCP client (Streamable HTTP transport) with your key as \`Authorization: Bearer <key>\`. ` +
       'Stateless: no session, each POST carries one JSON-RPC message (GET and DELETE are 405: no SSE stream, no session to end). ' +
-      `Needs the \`${route.feature}\` feature; each tool also needs the feature of the endpoint it mirrors. ` +
+      `Needs the \`${route.feature}\` feature; each tool also needs the feature and the key scope of the endpoint it mirrors (a missing scope is a tool error \`SCOPE_NOT_ALLOWED\`). ` +
       `Tools: ${MCP_TOOL_NAMES.map((name) => `\`${name}\``).join(', ')}; \`tools/list\` describes each with its input and output schema. ` +
       'Each tools/call of a tool whose endpoint is billable counts one call toward the monthly allowance (get_usage is not billed); initialize, tools/list and notifications are never billed. ' +
       'Every POST spends the per-second rate. A tool refused (invalid arguments, unknown id, allowance used up, missing feature) answers a tool error ' +
@@ -466,12 +479,18 @@ const GUIDE = [
   'Read-only access to the grants catalog.',
   '',
   '## Authentication',
-  'Send your API key on every call (all but this document) as `Authorization: Bearer <key>`. A missing, malformed or revoked key is a 401 (' +
+  'Send your API key on every call (all but this document) as `Authorization: Bearer <key>`. A missing, malformed, revoked or expired key is a 401 (' +
     codeList(401) +
     '). Here, paste it under **Authorize**, then use **Try it out** on any operation.',
   '',
   '## Open grants first',
   `${OPEN_GRANTS_FIRST} For example \`GET ${API_PREFIX}/grants?open=true&sort=deadline&eligibleProvinces=ONTARIO\`.`,
+  '',
+  'A key may carry restrictions: scopes (what it may call), origins (the web pages it may be used from), IP ranges, an expiry and a rate of its own ' +
+    "inside the subscription's. A call outside its scopes is a 403 `SCOPE_NOT_ALLOWED` naming the scope needed; a browser request from an origin it " +
+    'does not list is a 403 `ORIGIN_NOT_ALLOWED` (origins stop other web pages, not scripts: IP ranges are the real boundary); a request from another ' +
+    'address is a 403 `IP_NOT_ALLOWED`; past its expiry it is a 401. `GET /subscription/limits` shows the calling key and its restrictions; the `keys` ' +
+    'operations list, create (with at most the calling key\'s rights) and revoke keys.',
   '',
   '## Limits and billing',
   'Each subscription has a per-second rate and a monthly allowance (UTC calendar month). Every authenticated response carries the ' +
@@ -546,6 +565,7 @@ function schemas(): Schema {
     GrantFields: grantFields,
     ...ANSWERS,
     ...ALERT_SCHEMAS,
+    ...KEY_SCHEMAS,
     ...MCP_SCHEMAS,
     FilterOptions: {
       type: 'object',
@@ -663,7 +683,7 @@ export function openapiDocument(): Schema {
         ? { post: mcpOperation(route) }
         : OPERATIONS[route.name as RouteName] !== undefined
         ? { get: operation(route) }
-        : Object.fromEntries(route.methods.filter((m) => m !== 'HEAD').map((m) => [m.toLowerCase(), alertOperation(route, m)]));
+        : Object.fromEntries(route.methods.filter((m) => m !== 'HEAD').map((m) => [m.toLowerCase(), configOperation(route, m)]));
   }
   paths[OPENAPI_PATH] = {
     get: {

@@ -173,6 +173,12 @@ export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters
           rateLimit: { requestsPerSecond: 50, description: 'Up to 50 requests per second across all keys of this subscription.' },
           alerts: { max: 100, current: 3 },
         },
+        key: {
+          id: 'key_Yi1xV2NvZGVXaWRnZXQ',
+          prefix: 'gk_live_Xa3d',
+          restrictions: { scopes: ['grants:search', 'subscription:read'], origins: ['https://partner.example'], ips: null, rateLimit: 5 },
+          expiresAt: '2027-11-23T00:00:00.000Z',
+        },
         features: { grants: { read: true, search: true, export: false }, subscription: { read: true }, alerts: { manage: true } },
       },
       meta: EXAMPLE_META,

@@ -2,6 +2,7 @@
 // that guards it and whether it is billable. The early classification of a request, the dispatch
 // to its handler, the usage log (the template), the billing and feature checks read it, and so can
 // a document generator (OpenAPI): nothing here needs a running app.
+import type { Scope } from '../subscriptions/keyRestrictions.js';
 import type { Feature } from '../subscriptions/tiers.js';
 
 export const API_PREFIX = '/external/v1';
@@ -20,6 +21,10 @@ export interface RouteSpec {
   feature: Feature;
   /** Counts toward the monthly allowance. */
   billable: boolean;
+  /** The key scope a GET or HEAD needs (and any method, without writeScope); null: none at the route (the MCP tools check theirs). */
+  scope: Scope | null;
+  /** The key scope a POST, PATCH or DELETE needs, when it differs. */
+  writeScope?: Scope;
   /**
    * A billable route whose handler counts the calls (ctx.state.bill) instead of the admission:
    * the MCP endpoint counts each tool call (tools/call), not the handshake and listing around it.
@@ -29,23 +34,26 @@ export interface RouteSpec {
 
 /** In match order: the literals /grants/filters, /grants/changes and /grants/export come before /grants/:id. */
 export const ROUTES = [
-  { name: 'grants', template: '/grants', methods: READ_METHODS, feature: 'grants.search', billable: true },
-  { name: 'grantFilters', template: '/grants/filters', methods: READ_METHODS, feature: 'grants.search', billable: true },
-  { name: 'grantChanges', template: '/grants/changes', methods: READ_METHODS, feature: 'grants.search', billable: true },
-  { name: 'grantExport', template: '/grants/export', methods: READ_METHODS, feature: 'grants.export', billable: true },
-  { name: 'grant', template: '/grants/:id', methods: READ_METHODS, feature: 'grants.read', billable: true },
-  { name: 'usage', template: '/subscription/usage', methods: READ_METHODS, feature: 'subscription.read', billable: false },
-  { name: 'limits', template: '/subscription/limits', methods: READ_METHODS, feature: 'subscription.read', billable: false },
+  { name: 'grants', template: '/grants', methods: READ_METHODS, feature: 'grants.search', billable: true, scope: 'grants:search' },
+  { name: 'grantFilters', template: '/grants/filters', methods: READ_METHODS, feature: 'grants.search', billable: true, scope: 'grants:search' },
+  { name: 'grantChanges', template: '/grants/changes', methods: READ_METHODS, feature: 'grants.search', billable: true, scope: 'grants:changes' },
+  { name: 'grantExport', template: '/grants/export', methods: READ_METHODS, feature: 'grants.export', billable: true, scope: 'grants:export' },
+  { name: 'grant', template: '/grants/:id', methods: READ_METHODS, feature: 'grants.read', billable: true, scope: 'grants:read' },
+  { name: 'usage', template: '/subscription/usage', methods: READ_METHODS, feature: 'subscription.read', billable: false, scope: 'subscription:read' },
+  { name: 'limits', template: '/subscription/limits', methods: READ_METHODS, feature: 'subscription.read', billable: false, scope: 'subscription:read' },
   // The partner's own configuration: alerts (src/http/alerts/).
-  { name: 'alerts', template: '/alerts', methods: ['GET', 'HEAD', 'POST'], feature: 'alerts.manage', billable: true },
-  { name: 'alert', template: '/alerts/:id', methods: ['GET', 'HEAD', 'PATCH', 'DELETE'], feature: 'alerts.manage', billable: true },
-  { name: 'alertSecret', template: '/alerts/:id/secret', methods: ['POST'], feature: 'alerts.manage', billable: true },
-  { name: 'alertTest', template: '/alerts/:id/test', methods: ['POST'], feature: 'alerts.manage', billable: true },
-  { name: 'alertDeliveries', template: '/alerts/:id/deliveries', methods: READ_METHODS, feature: 'alerts.manage', billable: true },
-  { name: 'alertDeliveryRetry', template: '/alerts/:id/deliveries/:deliveryId/retry', methods: ['POST'], feature: 'alerts.manage', billable: true },
+  { name: 'alerts', template: '/alerts', methods: ['GET', 'HEAD', 'POST'], feature: 'alerts.manage', billable: true, scope: 'alerts:read', writeScope: 'alerts:write' },
+  { name: 'alert', template: '/alerts/:id', methods: ['GET', 'HEAD', 'PATCH', 'DELETE'], feature: 'alerts.manage', billable: true, scope: 'alerts:read', writeScope: 'alerts:write' },
+  { name: 'alertSecret', template: '/alerts/:id/secret', methods: ['POST'], feature: 'alerts.manage', billable: true, scope: 'alerts:write' },
+  { name: 'alertTest', template: '/alerts/:id/test', methods: ['POST'], feature: 'alerts.manage', billable: true, scope: 'alerts:write' },
+  { name: 'alertDeliveries', template: '/alerts/:id/deliveries', methods: READ_METHODS, feature: 'alerts.manage', billable: true, scope: 'alerts:read' },
+  { name: 'alertDeliveryRetry', template: '/alerts/:id/deliveries/:deliveryId/retry', methods: ['POST'], feature: 'alerts.manage', billable: true, scope: 'alerts:write' },
+  // The partner's own keys (src/http/keys/): billed like the alert calls; the subscription.read feature and the keys:manage scope.
+  { name: 'keys', template: '/keys', methods: ['GET', 'HEAD', 'POST'], feature: 'subscription.read', billable: true, scope: 'keys:manage' },
+  { name: 'key', template: '/keys/:id', methods: ['DELETE'], feature: 'subscription.read', billable: true, scope: 'keys:manage' },
   // The MCP server for AI agents (src/http/mcp/): JSON-RPC over POST (Streamable HTTP, stateless).
-  // Each tool carries its REST route's feature and billing; the endpoint itself needs grants.search.
-  { name: 'mcp', template: '/mcp', methods: ['POST'], feature: 'grants.search', billable: true, billedByHandler: true },
+  // Each tool carries its REST route's feature, scope and billing; the endpoint itself needs grants.search.
+  { name: 'mcp', template: '/mcp', methods: ['POST'], feature: 'grants.search', billable: true, billedByHandler: true, scope: null },
 ] as const satisfies readonly RouteSpec[];
 
 export type RouteName = (typeof ROUTES)[number]['name'];

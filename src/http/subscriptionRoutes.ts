@@ -10,6 +10,7 @@ import type { Handlers } from './routes.js';
 import { TIER_ALERT_LIMITS } from '../alerts/model.js';
 import type { AlertStore } from '../alerts/store.js';
 import type { AppState } from './state.js';
+import { presentRestrictions, RESTRICTIONS_SCHEMA } from './keys/keyPresentation.js';
 
 export const DEFAULT_STATISTICS_DAYS = 30;
 export const MAX_STATISTICS_DAYS = 365;
@@ -128,6 +129,15 @@ export const LIMITS_REPORT_SCHEMA = closed(
       },
       'The limits of the subscription.',
     ),
+    key: closed(
+      {
+        id: means({ type: 'string' }, 'The id of the key this request was made with.'),
+        prefix: means({ type: 'string' }, 'Its first characters.'),
+        restrictions: RESTRICTIONS_SCHEMA,
+        expiresAt: means({ ...instant, type: ['string', 'null'] }, 'When the key stops working; null: never.'),
+      },
+      'The key this request was made with and its restrictions (a key without restrictions has every scope, from anywhere, at the subscription\'s rate).',
+    ),
     features: closed(
       {
         grants: closed(
@@ -144,7 +154,7 @@ export const LIMITS_REPORT_SCHEMA = closed(
       'What the subscription may call.',
     ),
   },
-  'The limits and features of the subscription.',
+  'The limits and features of the subscription, and the restrictions of the calling key.',
 );
 
 export interface SubscriptionRouteDeps {
@@ -221,6 +231,12 @@ export function subscriptionHandlers(deps: SubscriptionRouteDeps): Handlers {
           max: (alerts === undefined ? null : await alerts.store.limitOverride(subscription.id)) ?? TIER_ALERT_LIMITS[subscription.tier],
           current: alerts === undefined ? 0 : await alerts.store.count(subscription.id),
         },
+      },
+      key: {
+        id: ctx.state.caller!.keyId,
+        prefix: ctx.state.caller!.keyPrefix,
+        restrictions: presentRestrictions(ctx.state.caller!.restrictions),
+        expiresAt: ctx.state.caller!.restrictions.expiresAt,
       },
       features: {
         grants: {

@@ -185,6 +185,28 @@ const MIGRATIONS: string[] = [
      created_at      TEXT NOT NULL,
      PRIMARY KEY (subscription_id, key)
    ) WITHOUT ROWID;`,
+  // 8: keys with restrictions (src/subscriptions/keyRestrictions.ts): a name and the restrictions
+  // as JSON (NULL: none, every key made before), and the audit log of every change to a
+  // subscription or a key (src/subscriptions/audit.ts): rows are only added, and deleted with
+  // the usage log's retention; an UPDATE is refused.
+  `ALTER TABLE api_keys ADD COLUMN name TEXT;
+   ALTER TABLE api_keys ADD COLUMN restrictions TEXT;
+   CREATE TABLE audit_log (
+     id              INTEGER PRIMARY KEY,
+     at              TEXT NOT NULL,
+     subscription_id TEXT,
+     actor           TEXT NOT NULL,
+     address         TEXT,
+     action          TEXT NOT NULL,
+     target          TEXT NOT NULL,
+     details         TEXT
+   );
+   CREATE INDEX audit_log_subscription ON audit_log (subscription_id, at);
+   CREATE INDEX audit_log_at ON audit_log (at);
+   CREATE TRIGGER audit_log_append_only BEFORE UPDATE ON audit_log
+   BEGIN
+     SELECT RAISE(ABORT, 'the audit log is append-only');
+   END;`,
 ];
 
 export function openSubscriptionsDb(file: string): Db {

@@ -22,6 +22,8 @@ export interface CopyCounts {
   usageRows: number;
   dailyRows: number;
   demo: number;
+  /** Entries of the audit log (changes to subscriptions and keys). */
+  auditRows: number;
 }
 
 export class TargetNotEmptyError extends Error {
@@ -94,8 +96,8 @@ export async function copySqliteToPostgres(sqlite: Db, client: SqlClient, option
       await insertAll(
         client,
         'api_keys',
-        ['id', 'subscription_id', 'key_hash', 'prefix', 'created_at', 'last_used_at', 'revoked_at'],
-        keys.map((k) => [k.id, k.subscription_id, k.key_hash, k.prefix, k.created_at, k.last_used_at, k.revoked_at]),
+        ['id', 'subscription_id', 'key_hash', 'prefix', 'created_at', 'last_used_at', 'revoked_at', 'name', 'restrictions'],
+        keys.map((k) => [k.id, k.subscription_id, k.key_hash, k.prefix, k.created_at, k.last_used_at, k.revoked_at, k.name ?? null, k.restrictions ?? null]),
         per,
       );
       const monthly = sqlite.prepare('SELECT subscription_id, month, calls FROM monthly_usage ORDER BY subscription_id, month').all() as Record<string, unknown>[];
@@ -104,6 +106,15 @@ export async function copySqliteToPostgres(sqlite: Db, client: SqlClient, option
       await insertAll(client, 'demo_subscription', ['subscription_id', 'key_id', 'key_shown_at'], demo.map((d) => [d.subscription_id, d.key_id, d.key_shown_at]), per);
       const daily = sqlite.prepare('SELECT subscription_id, day, endpoint, calls FROM usage_daily WHERE calls > 0 ORDER BY subscription_id, day, endpoint').all() as Record<string, unknown>[];
       await insertAll(client, 'usage_daily', ['subscription_id', 'day', 'endpoint', 'calls'], daily.map((d) => [d.subscription_id, d.day, d.endpoint, d.calls]), per);
+
+      const audit = sqlite.prepare('SELECT at, subscription_id, actor, address, action, target, details FROM audit_log ORDER BY id').all() as Record<string, unknown>[];
+      await insertAll(
+        client,
+        'audit_log',
+        ['at', 'subscription_id', 'actor', 'address', 'action', 'target', 'details'],
+        audit.map((a) => [a.at, a.subscription_id, a.actor, a.address, a.action, a.target, a.details]),
+        per,
+      );
 
       // The usage log can be large: stream it from SQLite in id order, a batch at a time.
       const totalUsage = sqlite.prepare('SELECT count(*) FROM usage_log').pluck().get() as number;
@@ -122,7 +133,7 @@ export async function copySqliteToPostgres(sqlite: Db, client: SqlClient, option
       }
       await flush();
       await client.query('COMMIT');
-      return { subscriptions: subscriptions.length, apiKeys: keys.length, monthlyRecords: monthly.length, usageRows: copied, dailyRows: daily.length, demo: demo.length };
+      return { subscriptions: subscriptions.length, apiKeys: keys.length, monthlyRecords: monthly.length, usageRows: copied, dailyRows: daily.length, demo: demo.length, auditRows: audit.length };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;

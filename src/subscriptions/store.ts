@@ -5,6 +5,8 @@
 // Methods return Awaitable<T>: the SQLite adapter answers synchronously (no promise, no extra
 // microtask on the hot path), the PostgreSQL adapter with a promise. Callers on the hot path test
 // for a promise (`isPromise`) instead of awaiting every answer; others simply `await`.
+import type { AuditActor, AuditEntry, AuditQuery } from './audit.js';
+import type { KeyRestrictions } from './keyRestrictions.js';
 import type { Feature, Status, Subscription, Tier } from './tiers.js';
 
 export type Awaitable<T> = T | Promise<T>;
@@ -16,6 +18,9 @@ export interface ApiKeyInfo {
   id: string;
   subscriptionId: string;
   prefix: string;
+  /** The partner's name for the key (null for keys made without one). */
+  name: string | null;
+  restrictions: KeyRestrictions;
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
@@ -25,9 +30,17 @@ export interface Caller {
   subscription: Subscription;
   keyId: string;
   keyPrefix: string;
+  /** What the key may do, from where, until when and how fast (src/subscriptions/keyRestrictions.ts). */
+  restrictions: KeyRestrictions;
 }
 
-/** The hot path: the caller a presented API key belongs to (null: unknown or revoked). */
+/** A key's name and restrictions at its creation. */
+export interface KeyOptions {
+  name?: string | null;
+  restrictions?: KeyRestrictions;
+}
+
+/** The hot path: the caller a presented API key belongs to (null: unknown or revoked; an expired key is returned, its restrictions say so). */
 export interface CallerDirectory {
   authenticate(key: string): Awaitable<Caller | null>;
 }
@@ -48,26 +61,37 @@ export interface RotatedKey {
   oldKeyRevokedAt: string;
 }
 
-/** Subscriptions and keys, as grants-admin manages them. */
+/**
+ * Subscriptions and keys, as grants-admin and the partner's /keys endpoints manage them. Every
+ * change writes its audit entry (`by`: who made it; the server itself when absent) in the
+ * change's own transaction.
+ */
 export interface SubscriptionRecords extends CallerDirectory {
   get(id: string): Awaitable<Subscription | null>;
   list(): Awaitable<Subscription[]>;
   count(): Awaitable<number>;
-  create(input: NewSubscription): Awaitable<{ subscription: Subscription; keyId: string; apiKey: string }>;
+  create(input: NewSubscription, by?: AuditActor): Awaitable<{ subscription: Subscription; keyId: string; apiKey: string }>;
   /** Creates a key (random unless given); returns it in clear, the only time it exists in clear. */
-  createKey(subscriptionId: string, apiKey?: string): Awaitable<{ keyId: string; apiKey: string }>;
+  createKey(subscriptionId: string, apiKey?: string, options?: KeyOptions, by?: AuditActor): Awaitable<{ keyId: string; apiKey: string }>;
   listKeys(subscriptionId: string): Awaitable<ApiKeyInfo[]>;
   getKey(keyId: string): Awaitable<ApiKeyInfo | null>;
   /** Revokes at once; false if unknown or already revoked. */
-  revokeKey(keyId: string): Awaitable<boolean>;
+  revokeKey(keyId: string, by?: AuditActor): Awaitable<boolean>;
   /** Keys of the subscription with no revocation set, not even a future one. */
   lastingKeys(subscriptionId: string): Awaitable<number>;
-  /** A new key, the old one revoked `graceSeconds` from now; null if the old key is unknown or revoked. */
-  rotateKey(keyId: string, graceSeconds: number): Awaitable<RotatedKey | null>;
-  setStatus(id: string, status: Status): Awaitable<boolean>;
+  /** A new key (with the old one's name and restrictions), the old one revoked `graceSeconds` from now; null if the old key is unknown or revoked. */
+  rotateKey(keyId: string, graceSeconds: number, by?: AuditActor): Awaitable<RotatedKey | null>;
+  setStatus(id: string, status: Status, by?: AuditActor): Awaitable<boolean>;
   /** Sets or clears (null) the overrides given; undefined leaves a value as it is. */
-  setLimits(id: string, limits: { monthlyLimit?: number | null; rateLimit?: number | null }): Awaitable<boolean>;
-  setFeature(id: string, feature: Feature, enabled: boolean): Awaitable<boolean>;
+  setLimits(id: string, limits: { monthlyLimit?: number | null; rateLimit?: number | null }, by?: AuditActor): Awaitable<boolean>;
+  setFeature(id: string, feature: Feature, enabled: boolean, by?: AuditActor): Awaitable<boolean>;
+  /** Audit entries, oldest first, at most `limit`. */
+  audit(query: AuditQuery): Awaitable<AuditEntry[]>;
+  /**
+   * Every origin some working key lists (the browser preflights they may pass); may lag a change
+   * by a second at most.
+   */
+  keyOrigins(): Awaitable<ReadonlySet<string>>;
 }
 
 export interface UsageRow {

@@ -1,5 +1,6 @@
 // The subscriptions and api_keys tables' rows as both stores hold them (SQLite keeps the feature
 // flags as 0/1 integers, PostgreSQL as booleans) and the Subscription and ApiKeyInfo they are.
+import { restrictionsFromColumn } from './keyRestrictions.js';
 import type { ApiKeyInfo } from './store.js';
 import { tierFeatureDefault, type Feature, type Status, type Subscription, type Tier } from './tiers.js';
 
@@ -52,6 +53,8 @@ export const keyFromRow = (row: Record<string, string | null>): ApiKeyInfo => ({
   id: row.id as string,
   subscriptionId: row.subscription_id as string,
   prefix: row.prefix as string,
+  name: row.name ?? null,
+  restrictions: restrictionsFromColumn(row.restrictions),
   createdAt: row.created_at as string,
   lastUsedAt: row.last_used_at,
   revokedAt: row.revoked_at,

@@ -63,8 +63,11 @@ export class UsageRetention {
     const remove: Database.Statement = db.prepare(
       'DELETE FROM usage_log WHERE id IN (SELECT id FROM usage_log ORDER BY id LIMIT ?) AND day < ?',
     );
+    // The audit log is kept as long as the usage log (its rows are few: one per change).
+    const removeAudit: Database.Statement = db.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log ORDER BY id LIMIT ?) AND at < ?');
     this.deleteBatch = db.transaction((beforeDay: string) => {
       setBefore.run(beforeDay);
+      removeAudit.run(batch, beforeDay);
       return remove.run(batch, beforeDay).changes;
     });
   }

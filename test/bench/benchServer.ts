@@ -22,7 +22,7 @@ async function firstActiveCaller(subscriptions: SubscriptionRecords): Promise<Ca
   for (const subscription of await subscriptions.list()) {
     if (subscription.status !== 'ACTIVE') continue;
     const key = (await subscriptions.listKeys(subscription.id)).find((k) => k.revokedAt === null);
-    if (key !== undefined) return { subscription, keyId: key.id, keyPrefix: key.prefix };
+    if (key !== undefined) return { subscription, keyId: key.id, keyPrefix: key.prefix, restrictions: key.restrictions };
   }
   throw new Error('--without auth needs an active subscription with an active key in the database');
 }

@@ -63,8 +63,8 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       for (const methods of Object.values(document.paths)) {
         for (const op of Object.values(methods)) operations.push(`operations-${op.tags[0]}-${op.operationId}`);
       }
-      // One operation per method of each route (HEAD is described in prose, not listed) and the document: 8 read operations, 9 of alerts and the MCP endpoint.
-      expect(operations).to.have.length(18);
+      // One operation per method of each route (HEAD is described in prose, not listed) and the document: 8 read operations, 9 of alerts, 3 of keys and the MCP endpoint.
+      expect(operations).to.have.length(21);
       // The page lists them, and the webhooks (the events an alert POSTs) after them.
       expect(shown).to.include.members(operations);
       expect(shown.filter((id) => !operations.includes(id)).every((id) => id.startsWith('operations-webhooks-'))).to.equal(true);
@@ -248,6 +248,40 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       expect(failures).to.deep.equal([]);
       expect(errors).to.deep.equal([]);
       await page.close();
+    });
+
+    it("shows the key in use and its restrictions, and the subscription's keys on demand (never a key itself)", async function () {
+      const created = api.deps.subscriptions.create({ name: 'keys', tier: 'PROFESSIONAL' });
+      const restricted = api.deps.subscriptions.createKey(created.subscription.id, undefined, {
+        name: 'Browser widget',
+        restrictions: { scopes: ['grants:search', 'subscription:read'], origins: null, ips: null, expiresAt: null, rateLimit: 5 },
+      });
+      const { page, failures, errors } = await openConsole(restricted.apiKey);
+      expect(await page.textContent('#key-prefix')).to.equal(`${restricted.apiKey.slice(0, 12)}…`);
+      expect(await page.textContent('#key-restrictions')).to.equal('scopes: grants:search, subscription:read · 5 requests per second of its own');
+      // That key lacks keys:manage: the list is refused in plain words.
+      await page.click('#load-keys');
+      await page.waitForSelector('#keys-error:not([hidden])');
+      expect(await page.textContent('#keys-error')).to.match(/^This key is restricted: .*"keys:manage"/);
+      expect(failures.join('\n')).to.match(/\/keys: HTTP 403/);
+      await page.close();
+
+      const opened = await openConsole(created.apiKey);
+      expect(await opened.page.textContent('#key-restrictions')).to.match(/^Unrestricted/);
+      await opened.page.click('#load-keys');
+      await opened.page.waitForSelector('#keys li[data-key]');
+      const items = await opened.page.$$eval('#keys li[data-key]', (lis) => lis.map((li) => [li.getAttribute('data-key'), li.textContent]));
+      // Both keys were made at the suite's fixed clock instant: their order is by id.
+      expect(items.map(([id]) => id)).to.have.members([created.keyId, restricted.keyId]);
+      expect(items.find(([id]) => id === restricted.keyId)![1]).to.contain('Browser widget').and.contain('scopes: grants:search, subscription:read');
+      const html = await opened.page.content();
+      expect(html).to.not.contain(restricted.apiKey.slice(12)).and.not.contain(created.apiKey.slice(12));
+      await screenshot(opened.page, 'console-keys');
+      expect(opened.failures).to.deep.equal([]);
+      expect(opened.errors).to.deep.equal([]);
+      // The first page's only console message is Chromium's note of the refused /keys call.
+      expect(errors).to.deep.equal(['Failed to load resource: the server responded with a status of 403 (Forbidden)']);
+      await opened.page.close();
     });
 
     it('a bad key shows the error in plain words', async function () {
@@ -434,13 +468,14 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
     });
 
     /** Runs fetch() in a page of `origin` against the API with the key; the status and readable headers, or the error. */
-    async function fetchFrom(origin: string) {
+    async function fetchFrom(origin: string, key: string = api.key) {
       const { page: tab } = await browser.page();
       await tab.goto(`${origin}/`);
       const result = await tab.evaluate(
         async ({ url, key }) => {
           try {
-            const response = await fetch(url, { headers: { Authorization: `Bearer ${key}` } });
+            // no-store: each call asks the API (a cached answer of another key would be revalidated, not refused).
+            const response = await fetch(url, { headers: { Authorization: `Bearer ${key}` }, cache: 'no-store' });
             const headers: Record<string, string | null> = {};
             for (const name of ['X-Request-Id', 'RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
               headers[name] = response.headers.get(name);
@@ -450,7 +485,7 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
             return { error: String(error) };
           }
         },
-        { url: `${api.url}${P}/grants?limit=1`, key: api.key },
+        { url: `${api.url}${P}/grants?limit=1`, key },
       );
       await tab.close();
       return result;
@@ -472,6 +507,21 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
     it('another origin is refused by the browser', async function () {
       const result = await fetchFrom(refused.origin);
       expect(result).to.have.property('error').that.matches(/TypeError: Failed to fetch/);
+    });
+
+    it('an origin outside CORS_ORIGINS that a key lists reads the answers made with that key, and no other key\'s', async function () {
+      const listing = api.deps.subscriptions.createKey(api.subscriptionId, undefined, {
+        name: 'page key',
+        restrictions: { scopes: ['grants:search'], origins: [refused.origin], ips: null, expiresAt: null, rateLimit: null },
+      });
+      const result = await fetchFrom(refused.origin, listing.apiKey);
+      expect(result).to.have.property('status', 200);
+      expect((result as { headers: Record<string, string | null> }).headers['X-Request-Id']).to.match(/^req_/);
+      // The harness key lists no origin: from that page the browser keeps its answer from the page.
+      expect(await fetchFrom(refused.origin)).to.have.property('error').that.matches(/TypeError: Failed to fetch/);
+      // And the listing key, from the origin the deployment allows but it does not list, is refused too.
+      expect(await fetchFrom(allowed.origin, listing.apiKey)).to.have.property('error').that.matches(/TypeError: Failed to fetch/);
+      api.deps.subscriptions.revokeKey(listing.keyId);
     });
   });
 });

@@ -4,8 +4,9 @@
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { createLogger } from '../../src/log.js';
-import { openPgStore } from '../../src/subscriptions/postgres/store.js';
-import { openSqliteStore } from '../../src/subscriptions/sqliteStore.js';
+import { NO_RESTRICTIONS } from '../../src/subscriptions/keyRestrictions.js';
+import { openPgStore, type PgStore } from '../../src/subscriptions/postgres/store.js';
+import { openSqliteStore, type SqliteStore } from '../../src/subscriptions/sqliteStore.js';
 import type { SubscriptionsStore, UsageRow } from '../../src/subscriptions/store.js';
 import { tempDir } from '../support/api.js';
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from '../support/postgres.js';
@@ -20,6 +21,8 @@ interface Backend {
   setUp(): Promise<void>;
   /** Opens a store (again: another instance on the same database). */
   open(clock?: () => Date): Promise<SubscriptionsStore>;
+  /** Tries to change an audit entry behind the store's back (it must be refused). */
+  updateAudit(store: SubscriptionsStore): Promise<unknown>;
   tearDown(): Promise<void>;
 }
 
@@ -216,6 +219,62 @@ function contract(backend: Backend): void {
     expect(await other.usage.dailyByEndpoint('sub_two', TODAY)).to.deep.equal([{ day: TODAY, endpoint: '/grants', calls: 40 }]);
   });
 
+  it('restrictions: kept with the key, read with its caller, kept by a rotation; the origins of working keys listed, on another instance too', async () => {
+    const s = store.subscriptions;
+    const { subscription } = await s.create({ name: 'Restricted', tier: 'PROFESSIONAL' });
+    const restrictions = { scopes: ['grants:search' as const], origins: ['https://a.example'], ips: ['10.0.0.0/8'], expiresAt: '2030-01-01T00:00:00.000Z', rateLimit: 7 };
+    const made = await s.createKey(subscription.id, undefined, { name: 'widget', restrictions });
+    const caller = await s.authenticate(made.apiKey);
+    expect(caller!.restrictions).to.deep.equal(restrictions);
+    const info = await s.getKey(made.keyId);
+    expect(info).to.deep.include({ name: 'widget', restrictions });
+    expect((await s.listKeys(subscription.id)).find((k) => k.id !== made.keyId)!.restrictions).to.deep.equal(NO_RESTRICTIONS);
+    const other = await another();
+    expect([...(await other.subscriptions.keyOrigins())]).to.deep.equal(['https://a.example']);
+    const rotated = await s.rotateKey(made.keyId, 0);
+    expect((await s.authenticate(rotated!.apiKey))!.restrictions).to.deep.equal(restrictions);
+    expect((await s.getKey(rotated!.keyId))!.name).to.equal('widget');
+    await s.revokeKey(rotated!.keyId);
+    expect((await s.keyOrigins()).size).to.equal(0);
+    expect(await waitFor(async () => (await other.subscriptions.keyOrigins()).size === 0, 1500, 20)).to.equal(true);
+  });
+
+  it('the audit log: one entry per change with its actor and address, oldest first, by subscription and since; an UPDATE of it is refused', async () => {
+    const s = store.subscriptions;
+    const admin = { actor: 'admin', address: 'ops-host' };
+    const { subscription, keyId } = await s.create({ name: 'Audited', tier: 'STARTER' }, admin);
+    await s.setStatus(subscription.id, 'SUSPENDED', admin);
+    await s.setLimits(subscription.id, { rateLimit: 3 }, admin);
+    await s.setFeature(subscription.id, 'grants.export', true, admin);
+    const made = await s.createKey(subscription.id, undefined, { name: 'k' }, { actor: keyId, address: '203.0.113.9' });
+    await s.revokeKey(made.keyId, { actor: keyId, address: '203.0.113.9' });
+    expect(await s.revokeKey(made.keyId, admin)).to.equal(false);
+    const { subscription: elsewhere } = await s.create({ name: 'Elsewhere', tier: 'STARTER' });
+    const entries = await s.audit({ subscriptionId: subscription.id, limit: 100 });
+    expect(entries.map((e) => [e.actor, e.address, e.action, e.target])).to.deep.equal([
+      ['admin', 'ops-host', 'subscription.create', subscription.id],
+      ['admin', 'ops-host', 'key.create', keyId],
+      ['admin', 'ops-host', 'subscription.set-status', subscription.id],
+      ['admin', 'ops-host', 'subscription.set-limits', subscription.id],
+      ['admin', 'ops-host', 'subscription.set-feature', subscription.id],
+      [keyId, '203.0.113.9', 'key.create', made.keyId],
+      [keyId, '203.0.113.9', 'key.revoke', made.keyId],
+    ]);
+    expect(entries[2].details).to.deep.equal({ status: 'SUSPENDED' });
+    expect(entries[4].details).to.deep.equal({ feature: 'grants.export', enabled: true });
+    const all = await s.audit({ limit: 100 });
+    expect(all.filter((e) => e.subscriptionId === elsewhere.id).map((e) => e.actor)).to.deep.equal(['system', 'system']);
+    expect((await s.audit({ subscriptionId: subscription.id, since: entries[5].at, limit: 100 })).map((e) => e.action)).to.include('key.revoke');
+    expect(await s.audit({ limit: 2 })).to.have.length(2);
+    let refused: unknown = null;
+    try {
+      await backend.updateAudit(store);
+    } catch (error) {
+      refused = error;
+    }
+    expect(String(refused)).to.match(/append-only/);
+  });
+
   it('the demo subscription: made once when none exists, every feature on, its key unshown until marked', async () => {
     const demo = await store.demo.createIfNone(null);
     expect(demo).to.not.equal(null);
@@ -242,6 +301,9 @@ describe('contract: subscriptions store', () => {
       async open(clock) {
         return openSqliteStore(dir, { log, retentionDays: 400, clock });
       },
+      async updateAudit(opened) {
+        return (opened as SqliteStore).db.prepare("UPDATE audit_log SET actor = 'someone else'").run();
+      },
       async tearDown() {
         rmSync(dir, { recursive: true, force: true });
       },
@@ -256,6 +318,9 @@ describe('contract: subscriptions store', () => {
       },
       async open(clock) {
         return openPgStore(database.url, { log, retentionDays: 400, clock, poolSize: 4 });
+      },
+      async updateAudit(opened) {
+        return (opened as PgStore).pool.query("UPDATE audit_log SET actor = 'someone else'");
       },
       async tearDown() {
         await database.drop();

@@ -31,6 +31,7 @@ describe('subscriptions: the usage and limits reports', function () {
     const key = created.apiKey;
     return {
       id: created.subscription.id,
+      keyId: created.keyId,
       key,
       get: (p: string) => api.request(`${P}${p}`, { key }),
     };
@@ -318,6 +319,7 @@ describe('subscriptions: the usage and limits reports', function () {
           rateLimit: { requestsPerSecond: 10, description: 'Up to 10 requests per second across all keys of this subscription.' },
           alerts: { max: 5, current: 0 },
         },
+        key: { id: sub.keyId, prefix: sub.key.slice(0, 12), restrictions: { scopes: null, origins: null, ips: null, rateLimit: null }, expiresAt: null },
         features: { grants: { read: true, search: true, export: false }, subscription: { read: true }, alerts: { manage: true } },
       });
     });

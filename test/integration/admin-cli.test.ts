@@ -303,7 +303,8 @@ describe('grants-admin', function () {
       const created = await admin('key', 'create', a.subscriptionId, '--json');
       expect(created.code).to.equal(0);
       const second = JSON.parse(created.out);
-      expect(second).to.have.keys(['subscriptionId', 'keyId', 'apiKey']);
+      expect(second).to.have.keys(['subscriptionId', 'keyId', 'apiKey', 'restrictions']);
+      expect(second.restrictions).to.deep.equal({ scopes: null, origins: null, ips: null, expiresAt: null, rateLimit: null });
       expect(second.subscriptionId).to.equal(a.subscriptionId);
       expect(second.apiKey).to.match(/^gk_live_[A-Za-z0-9_-]{32,}$/);
       expect(second.apiKey).not.to.equal(a.apiKey);
@@ -335,6 +336,26 @@ describe('grants-admin', function () {
       const twice = await admin('key', 'revoke', second.keyId);
       expect(twice.code).to.equal(0);
       expect(twice.out).to.contain('was already revoked');
+    });
+
+    it('key create with restrictions: each bad value is refused (exit 2) naming its option; audit --help is its own', async function () {
+      const a = await createJson('Restricted', 'STARTER');
+      for (const [args, named] of [
+        [['--scopes', 'grants:search,grants:everything'], '--scopes'],
+        [['--origins', 'https://a.example/path'], '--origins'],
+        [['--ips', '10.0.0.0/33'], '--ips'],
+        [['--expires', 'tomorrow'], '--expires'],
+        [['--rate-limit', '11'], "--rate-limit may not exceed the subscription's rate (10 per second)"],
+      ] as const) {
+        const run = await admin('key', 'create', a.subscriptionId, ...args);
+        expect(run.code, args.join(' ')).to.equal(2);
+        expect(run.err, args.join(' ')).to.contain(named);
+      }
+      const made = JSON.parse((await admin('key', 'create', a.subscriptionId, '--scopes', 'grants:read', '--ips', '192.0.2.0/24', '--rate-limit', '3', '--json')).out);
+      expect(made.restrictions).to.deep.equal({ scopes: ['grants:read'], origins: null, ips: ['192.0.2.0/24'], expiresAt: null, rateLimit: 3 });
+      const help = await admin('audit', '--help');
+      expect(help.code).to.equal(0);
+      expect(help.out.split('\n')[0]).to.match(/^Usage: grants-admin audit /);
     });
 
     it('unknown ids: key create / key list on an unknown subscription and key revoke on an unknown key exit 1', async function () {

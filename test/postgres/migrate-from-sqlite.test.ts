@@ -44,6 +44,9 @@ describeWithPostgres('grants-admin migrate-from-sqlite', function () {
     const secondKey = JSON.parse(second.out) as { subscriptionId: string; keyId: string; apiKey: string };
     expect((await embedded.request(`${P}/grants?limit=1`, { key: secondKey.apiKey })).status).to.equal(200);
     expect((await admin(['key', 'revoke', secondKey.keyId, '--force', '--data-dir', dataDir])).code).to.equal(0);
+    // A restricted key keeps its name and restrictions in PostgreSQL.
+    const restricted = await admin(['key', 'create', secondKey.subscriptionId, '--name', 'widget', '--scopes', 'grants:search', '--ips', '10.0.0.0/8', '--json', '--data-dir', dataDir]);
+    expect(restricted.code, restricted.err).to.equal(0);
     const usageBefore = (await embedded.request(`${P}/subscription/usage`)).body.data;
     await embedded.stop();
     apis = [];
@@ -57,6 +60,7 @@ describeWithPostgres('grants-admin migrate-from-sqlite', function () {
       usageRows: count('usage_log'),
       dailyRows: sqlite.prepare('SELECT count(*) FROM usage_daily WHERE calls > 0').pluck().get() as number,
       demo: count('demo_subscription'),
+      auditRows: count('audit_log'),
     };
     const hashes = sqlite.prepare('SELECT id, key_hash, revoked_at FROM api_keys ORDER BY id').all();
     sqlite.close();
@@ -67,6 +71,12 @@ describeWithPostgres('grants-admin migrate-from-sqlite', function () {
     expect(JSON.parse(run.out)).to.deep.equal(expected);
     const copiedHashes = await psql(target.url, "select id || '|' || key_hash || '|' || coalesce(revoked_at, '') from api_keys order by id");
     expect(copiedHashes.split('\n')).to.deep.equal(hashes.map((h: any) => `${h.id}|${h.key_hash}|${h.revoked_at ?? ''}`));
+    expect(expected.auditRows).to.be.at.least(5);
+    const copiedAudit = await psql(target.url, "select actor || '|' || action from audit_log order by id");
+    expect(copiedAudit.split('\n').slice(-3)).to.deep.equal(['admin|key.create', 'admin|key.revoke', 'admin|key.create']);
+    const widget = await psql(target.url, `select name || '|' || restrictions from api_keys where id = '${JSON.parse(restricted.out).keyId}'`);
+    expect(widget.split('|')[0]).to.equal('widget');
+    expect(JSON.parse(widget.split('|')[1])).to.deep.include({ scopes: ['grants:search'], ips: ['10.0.0.0/8'] });
 
     // The same keys against PostgreSQL: served, the revoked one refused, the usage figures unchanged.
     const onPostgres = await startInstance('on-postgres', { env: { DATABASE_URL: target.url, SEED_FILE: FIXTURES }, workDir: dataDir });

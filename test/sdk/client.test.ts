@@ -111,6 +111,22 @@ describe('TypeScript SDK: reading grants against a real API', function () {
     expect(usage.data.currentMonth.limit).to.equal(limits.data.limits.monthly.limit);
   });
 
+  it('keys: create with restrictions (the key shown once), list (never a key), revoke; a key without keys:manage gets a typed SCOPE_NOT_ALLOWED', async () => {
+    const created = await client.keys.create({ name: 'SDK widget', scopes: ['grants:search'], rateLimit: 5 });
+    expect(created.data.apiKey).to.match(/^gk_live_/);
+    expect(created.data.restrictions).to.deep.equal({ scopes: ['grants:search'], origins: null, ips: null, rateLimit: 5 });
+    const listed = await client.keys.list();
+    expect(listed.data.map((k) => k.id)).to.include(created.data.id);
+    expect(JSON.stringify(listed)).to.not.include(created.data.apiKey);
+    const widget = sdk.createGrantsClient({ baseUrl: api.url, apiKey: created.data.apiKey });
+    expect((await widget.grants.search({ limit: 1 })).data.length).to.equal(1);
+    const refused = await apiErrorOf(sdk, widget.keys.list());
+    expect(refused).to.include({ status: 403, code: 'SCOPE_NOT_ALLOWED' });
+    expect(refused.message).to.include('keys:manage');
+    expect((await client.keys.revoke(created.data.id)).data).to.deep.equal({ id: created.data.id, revoked: true });
+    expect(await apiErrorOf(sdk, widget.grants.search())).to.include({ status: 401, code: 'UNAUTHORIZED' });
+  });
+
   it('typed errors: 404 NOT_FOUND, 400 VALIDATION_ERROR with details, 401 UNAUTHORIZED, each with its request id', async () => {
     const missing = await apiErrorOf(sdk, client.grants.get('no-such-grant'));
     expect(missing).to.include({ status: 404, code: 'NOT_FOUND', name: 'GrantsApiError' });

@@ -1,7 +1,8 @@
 // The public route table and its matcher (src/http/routeTable.ts): what the classification, the
 // dispatch, the usage log and the billing rules read, checked on exact outputs.
 import { expect } from 'chai';
-import { API_PREFIX as P, matchRoute, ROUTES } from '../../src/http/routeTable.js';
+import { scopeFor } from '../../src/http/keyChecks.js';
+import { API_PREFIX as P, matchRoute, ROUTES, type RouteSpec } from '../../src/http/routeTable.js';
 
 const match = (path: string) => {
   const found = matchRoute(path);
@@ -9,22 +10,25 @@ const match = (path: string) => {
 };
 
 describe('unit: the route table', () => {
-  it('lists every endpoint once, with its template, methods, feature and billing', () => {
-    expect(ROUTES.map((r) => [r.name, r.template, [...r.methods], r.feature, r.billable])).to.deep.equal([
-      ['grants', '/grants', ['GET', 'HEAD'], 'grants.search', true],
-      ['grantFilters', '/grants/filters', ['GET', 'HEAD'], 'grants.search', true],
-      ['grantChanges', '/grants/changes', ['GET', 'HEAD'], 'grants.search', true],
-      ['grantExport', '/grants/export', ['GET', 'HEAD'], 'grants.export', true],
-      ['grant', '/grants/:id', ['GET', 'HEAD'], 'grants.read', true],
-      ['usage', '/subscription/usage', ['GET', 'HEAD'], 'subscription.read', false],
-      ['limits', '/subscription/limits', ['GET', 'HEAD'], 'subscription.read', false],
-      ['alerts', '/alerts', ['GET', 'HEAD', 'POST'], 'alerts.manage', true],
-      ['alert', '/alerts/:id', ['GET', 'HEAD', 'PATCH', 'DELETE'], 'alerts.manage', true],
-      ['alertSecret', '/alerts/:id/secret', ['POST'], 'alerts.manage', true],
-      ['alertTest', '/alerts/:id/test', ['POST'], 'alerts.manage', true],
-      ['alertDeliveries', '/alerts/:id/deliveries', ['GET', 'HEAD'], 'alerts.manage', true],
-      ['alertDeliveryRetry', '/alerts/:id/deliveries/:deliveryId/retry', ['POST'], 'alerts.manage', true],
-      ['mcp', '/mcp', ['POST'], 'grants.search', true],
+  it('lists every endpoint once, with its template, methods, feature, billing and key scopes (read, write)', () => {
+    const scopes = (r: RouteSpec) => [scopeFor(r, 'GET'), scopeFor(r, 'POST')];
+    expect(ROUTES.map((r) => [r.name, r.template, [...r.methods], r.feature, r.billable, ...scopes(r)])).to.deep.equal([
+      ['grants', '/grants', ['GET', 'HEAD'], 'grants.search', true, 'grants:search', 'grants:search'],
+      ['grantFilters', '/grants/filters', ['GET', 'HEAD'], 'grants.search', true, 'grants:search', 'grants:search'],
+      ['grantChanges', '/grants/changes', ['GET', 'HEAD'], 'grants.search', true, 'grants:changes', 'grants:changes'],
+      ['grantExport', '/grants/export', ['GET', 'HEAD'], 'grants.export', true, 'grants:export', 'grants:export'],
+      ['grant', '/grants/:id', ['GET', 'HEAD'], 'grants.read', true, 'grants:read', 'grants:read'],
+      ['usage', '/subscription/usage', ['GET', 'HEAD'], 'subscription.read', false, 'subscription:read', 'subscription:read'],
+      ['limits', '/subscription/limits', ['GET', 'HEAD'], 'subscription.read', false, 'subscription:read', 'subscription:read'],
+      ['alerts', '/alerts', ['GET', 'HEAD', 'POST'], 'alerts.manage', true, 'alerts:read', 'alerts:write'],
+      ['alert', '/alerts/:id', ['GET', 'HEAD', 'PATCH', 'DELETE'], 'alerts.manage', true, 'alerts:read', 'alerts:write'],
+      ['alertSecret', '/alerts/:id/secret', ['POST'], 'alerts.manage', true, 'alerts:write', 'alerts:write'],
+      ['alertTest', '/alerts/:id/test', ['POST'], 'alerts.manage', true, 'alerts:write', 'alerts:write'],
+      ['alertDeliveries', '/alerts/:id/deliveries', ['GET', 'HEAD'], 'alerts.manage', true, 'alerts:read', 'alerts:read'],
+      ['alertDeliveryRetry', '/alerts/:id/deliveries/:deliveryId/retry', ['POST'], 'alerts.manage', true, 'alerts:write', 'alerts:write'],
+      ['keys', '/keys', ['GET', 'HEAD', 'POST'], 'subscription.read', true, 'keys:manage', 'keys:manage'],
+      ['key', '/keys/:id', ['DELETE'], 'subscription.read', true, 'keys:manage', 'keys:manage'],
+      ['mcp', '/mcp', ['POST'], 'grants.search', true, null, null],
     ]);
     // Only the MCP endpoint counts its calls itself (each tool call), not at admission.
     expect(ROUTES.filter((r) => 'billedByHandler' in r && r.billedByHandler).map((r) => r.name)).to.deep.equal(['mcp']);

@@ -83,6 +83,7 @@ describe('usage statistics from usage_daily', () => {
              DROP TABLE usage_daily; DROP TABLE demo_subscription; DROP TABLE usage_retention; ALTER TABLE subscriptions DROP COLUMN feature_grants_export;
              DROP TABLE idempotency_keys; DROP TABLE alert_matcher; DROP TABLE alert_messages; DROP TABLE alert_grants; DROP TABLE alerts;
              ALTER TABLE subscriptions DROP COLUMN feature_alerts_manage; ALTER TABLE subscriptions DROP COLUMN alert_limit;
+             DROP TABLE audit_log; ALTER TABLE api_keys DROP COLUMN name; ALTER TABLE api_keys DROP COLUMN restrictions;
              DELETE FROM schema_migrations WHERE version >= 2;
              CREATE INDEX usage_log_subscription_day ON usage_log (subscription_id, day);`);
     const insert = db.prepare(

@@ -1,7 +1,8 @@
 // createGrantsClient: the typed openapi-fetch client for openapi.json with the API key, comma-
-// separated lists, retries and the wrappers (grants, changes, subscription, alerts).
+// separated lists, retries and the wrappers (grants, changes, subscription, alerts, keys).
 import createClient from 'openapi-fetch';
 import { alertsApi, type AlertsApi } from './alerts.js';
+import { keysApi, type KeysApi } from './keys.js';
 import type { ApiClient } from './api.js';
 import { changesApi, type ChangesApi } from './changes.js';
 import { grantsApi, type GrantsApi } from './grants.js';
@@ -29,6 +30,8 @@ export interface GrantsClient {
   changes: ChangesApi;
   subscription: SubscriptionApi;
   alerts: AlertsApi;
+  /** The subscription's own keys (needs the keys:manage scope). */
+  keys: KeysApi;
   /** The generated openapi-fetch client itself (GET, POST, ... on every path of openapi.json), with the same key and retries; it returns { data, error, response } instead of throwing. */
   raw: ApiClient;
 }
@@ -49,5 +52,5 @@ export function createGrantsClient(options: GrantsClientOptions): GrantsClient {
     querySerializer: { array: { style: 'form', explode: false } },
     fetch: retryingFetch(baseFetch, options.retry ?? {}),
   });
-  return { grants: grantsApi(raw), changes: changesApi(raw), subscription: subscriptionApi(raw), alerts: alertsApi(raw), raw };
+  return { grants: grantsApi(raw), changes: changesApi(raw), subscription: subscriptionApi(raw), alerts: alertsApi(raw), keys: keysApi(raw), raw };
 }

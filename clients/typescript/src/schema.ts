@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Search grants
-         * @description Needs the `grants.search` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body. Without `search` or `sort`, grants come by deadline, the oldest first, closed grants included: ask for `open=true&sort=deadline` to get the grants still accepting applications, closing soonest first (those without a deadline last).
+         * @description Needs the `grants.search` feature and the `grants:search` scope. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body. Without `search` or `sort`, grants come by deadline, the oldest first, closed grants included: ask for `open=true&sort=deadline` to get the grants still accepting applications, closing soonest first (those without a deadline last).
          */
         get: operations["searchGrants"];
         put?: never;
@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * The values each filter can take
-         * @description Needs the `grants.search` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
+         * @description Needs the `grants.search` feature and the `grants:search` scope. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
          */
         get: operations["getGrantFilters"];
         put?: never;
@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Changes to the catalog since a position (feed)
-         * @description Needs the `grants.search` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
+         * @description Needs the `grants.search` feature and the `grants:changes` scope. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
          */
         get: operations["getGrantChanges"];
         put?: never;
@@ -73,7 +73,7 @@ export interface paths {
         };
         /**
          * Every matching grant as NDJSON or CSV, streamed
-         * @description Needs the `grants.export` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body. The order is that of `GET /grants`; `open=true` keeps to the grants still accepting applications.
+         * @description Needs the `grants.export` feature and the `grants:export` scope. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body. The order is that of `GET /grants`; `open=true` keeps to the grants still accepting applications.
          */
         get: operations["exportGrants"];
         put?: never;
@@ -93,7 +93,7 @@ export interface paths {
         };
         /**
          * One grant by id
-         * @description Needs the `grants.read` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
+         * @description Needs the `grants.read` feature and the `grants:read` scope. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
          */
         get: operations["getGrant"];
         put?: never;
@@ -113,7 +113,7 @@ export interface paths {
         };
         /**
          * Usage of this subscription
-         * @description Needs the `subscription.read` feature. Not billable: never counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
+         * @description Needs the `subscription.read` feature and the `subscription:read` scope. Not billable: never counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
          */
         get: operations["getUsage"];
         put?: never;
@@ -133,7 +133,7 @@ export interface paths {
         };
         /**
          * Limits and features of this subscription
-         * @description Needs the `subscription.read` feature. Not billable: never counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
+         * @description Needs the `subscription.read` feature and the `subscription:read` scope. Not billable: never counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
          */
         get: operations["getLimits"];
         put?: never;
@@ -153,13 +153,13 @@ export interface paths {
         };
         /**
          * The alerts of this subscription, newest first
-         * @description Needs the `alerts.manage` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
+         * @description Needs the `alerts.manage` feature and the `alerts:read` scope. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
          */
         get: operations["listAlerts"];
         put?: never;
         /**
          * Create an alert (its signing secret is shown this once)
-         * @description Needs the `alerts.manage` feature. Counts toward the monthly allowance. Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay the first answer.
+         * @description Needs the `alerts.manage` feature and the `alerts:write` scope. Counts toward the monthly allowance. Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay the first answer.
          */
         post: operations["createAlert"];
         delete?: never;
@@ -177,21 +177,21 @@ export interface paths {
         };
         /**
          * One alert (never its secret)
-         * @description Needs the `alerts.manage` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
+         * @description Needs the `alerts.manage` feature and the `alerts:read` scope. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
          */
         get: operations["getAlert"];
         put?: never;
         post?: never;
         /**
          * Delete an alert (its pending deliveries are dropped)
-         * @description Needs the `alerts.manage` feature. Counts toward the monthly allowance.
+         * @description Needs the `alerts.manage` feature and the `alerts:write` scope. Counts toward the monthly allowance.
          */
         delete: operations["deleteAlert"];
         options?: never;
         head?: never;
         /**
          * Change an alert, pause or resume it
-         * @description Needs the `alerts.manage` feature. Counts toward the monthly allowance.
+         * @description Needs the `alerts.manage` feature and the `alerts:write` scope. Counts toward the monthly allowance.
          */
         patch: operations["updateAlert"];
         trace?: never;
@@ -207,7 +207,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the signing secret (both sign for 24 hours)
-         * @description Needs the `alerts.manage` feature. Counts toward the monthly allowance. Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay the first answer.
+         * @description Needs the `alerts.manage` feature and the `alerts:write` scope. Counts toward the monthly allowance. Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay the first answer.
          */
         post: operations["rotateAlertSecret"];
         delete?: never;
@@ -227,7 +227,7 @@ export interface paths {
         put?: never;
         /**
          * Queue an alert.test event to the URL
-         * @description Needs the `alerts.manage` feature. Counts toward the monthly allowance. Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay the first answer.
+         * @description Needs the `alerts.manage` feature and the `alerts:write` scope. Counts toward the monthly allowance. Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay the first answer.
          */
         post: operations["testAlert"];
         delete?: never;
@@ -245,7 +245,7 @@ export interface paths {
         };
         /**
          * The delivery log of an alert, newest first
-         * @description Needs the `alerts.manage` feature. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
+         * @description Needs the `alerts.manage` feature and the `alerts:read` scope. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
          */
         get: operations["listAlertDeliveries"];
         put?: never;
@@ -267,10 +267,54 @@ export interface paths {
         put?: never;
         /**
          * Send a message again now (same webhook-id)
-         * @description Needs the `alerts.manage` feature. Counts toward the monthly allowance. Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay the first answer.
+         * @description Needs the `alerts.manage` feature and the `alerts:write` scope. Counts toward the monthly allowance. Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay the first answer.
          */
         post: operations["retryAlertDelivery"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The active keys of this subscription (never the keys themselves)
+         * @description Needs the `subscription.read` feature and the `keys:manage` scope. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body.
+         */
+        get: operations["listKeys"];
+        put?: never;
+        /**
+         * Create a key with at most the calling key's rights (the key is shown this once)
+         * @description Needs the `subscription.read` feature and the `keys:manage` scope. Counts toward the monthly allowance. Takes no `Idempotency-Key`: replaying the answer would mean keeping the new key in clear; a retry makes a second key, which `GET /keys` lists.
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a key (at once, on every instance)
+         * @description Needs the `subscription.read` feature and the `keys:manage` scope. Counts toward the monthly allowance.
+         */
+        delete: operations["revokeKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -287,7 +331,7 @@ export interface paths {
         put?: never;
         /**
          * MCP server for AI agents (JSON-RPC over Streamable HTTP)
-         * @description The Model Context Protocol server: register this URL in an MCP client (Streamable HTTP transport) with your key as `Authorization: Bearer <key>`. Stateless: no session, each POST carries one JSON-RPC message (GET and DELETE are 405: no SSE stream, no session to end). Needs the `grants.search` feature; each tool also needs the feature of the endpoint it mirrors. Tools: `search_grants`, `get_grant`, `list_filter_values`, `get_changes`, `get_usage`, `create_alert`, `list_alerts`, `delete_alert`; `tools/list` describes each with its input and output schema. Each tools/call of a tool whose endpoint is billable counts one call toward the monthly allowance (get_usage is not billed); initialize, tools/list and notifications are never billed. Every POST spends the per-second rate. A tool refused (invalid arguments, unknown id, allowance used up, missing feature) answers a tool error (`isError: true`) whose text is `{"error":{"code","message","details"?}}` with the codes below.
+         * @description The Model Context Protocol server: register this URL in an MCP client (Streamable HTTP transport) with your key as `Authorization: Bearer <key>`. Stateless: no session, each POST carries one JSON-RPC message (GET and DELETE are 405: no SSE stream, no session to end). Needs the `grants.search` feature; each tool also needs the feature and the key scope of the endpoint it mirrors (a missing scope is a tool error `SCOPE_NOT_ALLOWED`). Tools: `search_grants`, `get_grant`, `list_filter_values`, `get_changes`, `get_usage`, `create_alert`, `list_alerts`, `delete_alert`; `tools/list` describes each with its input and output schema. Each tools/call of a tool whose endpoint is billable counts one call toward the monthly allowance (get_usage is not billed); initialize, tools/list and notifications are never billed. Every POST spends the per-second rate. A tool refused (invalid arguments, unknown id, allowance used up, missing feature) answers a tool error (`isError: true`) whose text is `{"error":{"code","message","details"?}}` with the codes below.
          */
         post: operations["postMcpMessage"];
         delete?: never;
@@ -687,6 +731,42 @@ export interface components {
             /** @description About this answer. */
             meta: components["schemas"]["Meta"];
         };
+        /** @description The active keys of the subscription, oldest first. */
+        KeyListAnswer: {
+            /**
+             * @description Always true in an answer that succeeded.
+             * @constant
+             */
+            success: true;
+            /** @description The keys. */
+            data: components["schemas"]["Key"][];
+            /** @description About this answer. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description The key created, with the key itself (shown this once). */
+        KeyCreatedAnswer: {
+            /**
+             * @description Always true in an answer that succeeded.
+             * @constant
+             */
+            success: true;
+            /** @description The key and its value. */
+            data: components["schemas"]["KeyCreated"];
+            /** @description About this answer. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description The key revoked. */
+        KeyRevokedAnswer: {
+            /**
+             * @description Always true in an answer that succeeded.
+             * @constant
+             */
+            success: true;
+            /** @description Which key was revoked. */
+            data: components["schemas"]["KeyRevoked"];
+            /** @description About this answer. */
+            meta: components["schemas"]["Meta"];
+        };
         /** @description One message of the delivery log. */
         DeliveryAnswer: {
             /**
@@ -930,6 +1010,114 @@ export interface components {
             /** @description The cursor of the next page; null on the last. */
             nextCursor: string | null;
         };
+        /**
+         * @description A scope: `grants:search` (GET /grants and /grants/filters (MCP: search_grants, list_filter_values)); `grants:read` (GET /grants/{id} (MCP: get_grant)); `grants:changes` (GET /grants/changes (MCP: get_changes)); `grants:export` (GET /grants/export); `alerts:read` (GET /alerts and its sub-resources (MCP: list_alerts)); `alerts:write` (POST, PATCH and DELETE on /alerts and its sub-resources (MCP: create_alert, delete_alert)); `subscription:read` (GET /subscription/usage and /subscription/limits (MCP: get_usage)); `keys:manage` (GET, POST /keys and DELETE /keys/{id}).
+         * @enum {string}
+         */
+        Scope: "grants:search" | "grants:read" | "grants:changes" | "grants:export" | "alerts:read" | "alerts:write" | "subscription:read" | "keys:manage";
+        /** @description What the key may do, from where and how fast; null in a field: not restricted that way. */
+        KeyRestrictions: {
+            /** @description The scopes the key may use; null: every scope. */
+            scopes: ("grants:search" | "grants:read" | "grants:changes" | "grants:export" | "alerts:read" | "alerts:write" | "subscription:read" | "keys:manage")[] | null;
+            /** @description The web page origins a browser may call with the key; null: any. */
+            origins: string[] | null;
+            /** @description The IPv4/IPv6 CIDR ranges requests must come from; null: any address. */
+            ips: string[] | null;
+            /** @description The key's own requests per second, inside the subscription's rate; null: the subscription's. */
+            rateLimit: number | null;
+        };
+        /** @description An API key of the subscription (never the key itself). */
+        Key: {
+            /** @description The id of the key (for DELETE /keys/{id}). */
+            id: string;
+            /** @description The first characters of the key, to recognise it by. */
+            prefix: string;
+            /** @description The name given at creation; null for keys made without one. */
+            name: string | null;
+            /** @description What the key may do, from where and how fast. */
+            restrictions: components["schemas"]["KeyRestrictions"];
+            /**
+             * Format: date-time
+             * @description When the key was created.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the key was last used (updated with the usage log); null: never.
+             */
+            lastUsedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the key stops working (401 from then on); null: never.
+             */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a rotated key stops working (a future instant); null: not revoked.
+             */
+            revokedAt: string | null;
+        };
+        /** @description The key just created, with the key itself (shown this once: it is stored only as a hash). */
+        KeyCreated: {
+            /** @description The id of the key (for DELETE /keys/{id}). */
+            id: string;
+            /** @description The first characters of the key, to recognise it by. */
+            prefix: string;
+            /** @description The name given at creation; null for keys made without one. */
+            name: string | null;
+            /** @description What the key may do, from where and how fast. */
+            restrictions: components["schemas"]["KeyRestrictions"];
+            /**
+             * Format: date-time
+             * @description When the key was created.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the key was last used (updated with the usage log); null: never.
+             */
+            lastUsedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the key stops working (401 from then on); null: never.
+             */
+            expiresAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a rotated key stops working (a future instant); null: not revoked.
+             */
+            revokedAt: string | null;
+            /** @description The key, shown this once: send it as `Authorization: Bearer <key>`. */
+            apiKey: string;
+        };
+        /** @description The key revoked. */
+        KeyRevoked: {
+            /** @description The id of the key revoked. */
+            id: string;
+            /**
+             * @description Always true.
+             * @constant
+             */
+            revoked: true;
+        };
+        /** @description A new key. A restriction left out is the calling key's (so the new key never has more rights than the caller); one given must lie within the caller's. */
+        KeyInput: {
+            /** @description A name to recognise the key by. */
+            name: string;
+            /** @description The scopes the key may use. */
+            scopes?: components["schemas"]["Scope"][];
+            /** @description Exact origins (scheme://host[:port]) a browser may call from; a browser request from any other origin is a 403 ORIGIN_NOT_ALLOWED. */
+            origins?: string[];
+            /** @description IPv4 or IPv6 addresses or CIDR ranges requests must come from; any other address is a 403 IP_NOT_ALLOWED. */
+            ips?: string[];
+            /**
+             * Format: date-time
+             * @description When the key stops working (401 from then on); in the future, at most 10 years ahead.
+             */
+            expiresAt?: string;
+            /** @description The key's own requests per second, at most the subscription's rate. */
+            rateLimit?: number;
+        };
         /** @description One JSON-RPC 2.0 message of the Model Context Protocol: a request (method and id: initialize, tools/list, tools/call, ping), a notification (method, no id: notifications/initialized) or a response. Batches (arrays) are not taken. */
         JsonRpcMessage: {
             /**
@@ -1050,7 +1238,7 @@ export interface components {
                 status: "ACTIVE" | "SUSPENDED" | "CANCELLED";
             };
         };
-        /** @description The limits and features of the subscription. */
+        /** @description The limits and features of the subscription, and the restrictions of the calling key. */
         LimitsReport: {
             /** @description The subscription the key belongs to. */
             subscription: {
@@ -1095,6 +1283,29 @@ export interface components {
                     /** @description Alerts it holds now. */
                     current: number;
                 };
+            };
+            /** @description The key this request was made with and its restrictions (a key without restrictions has every scope, from anywhere, at the subscription's rate). */
+            key: {
+                /** @description The id of the key this request was made with. */
+                id: string;
+                /** @description Its first characters. */
+                prefix: string;
+                /** @description What the key may do, from where and how fast; null in a field: not restricted that way. */
+                restrictions: {
+                    /** @description The scopes the key may use; null: every scope. */
+                    scopes: ("grants:search" | "grants:read" | "grants:changes" | "grants:export" | "alerts:read" | "alerts:write" | "subscription:read" | "keys:manage")[] | null;
+                    /** @description The web page origins a browser may call with the key; null: any. */
+                    origins: string[] | null;
+                    /** @description The IPv4/IPv6 CIDR ranges requests must come from; null: any address. */
+                    ips: string[] | null;
+                    /** @description The key's own requests per second, inside the subscription's rate; null: the subscription's. */
+                    rateLimit: number | null;
+                };
+                /**
+                 * Format: date-time
+                 * @description When the key stops working; null: never.
+                 */
+                expiresAt: string | null;
             };
             /** @description What the subscription may call. */
             features: {
@@ -1239,7 +1450,7 @@ export interface components {
              * @description The error code: what to do about it depends on it alone.
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "UNAUTHORIZED" | "SUBSCRIPTION_INACTIVE" | "FEATURE_NOT_AVAILABLE" | "NOT_FOUND" | "ALERT_LIMIT_REACHED" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_REUSED" | "SYNC_EXPIRED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "REQUEST_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "UNAUTHORIZED" | "SUBSCRIPTION_INACTIVE" | "FEATURE_NOT_AVAILABLE" | "SCOPE_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "IP_NOT_ALLOWED" | "KEY_RESTRICTIONS_EXCEEDED" | "NOT_FOUND" | "ALERT_LIMIT_REACHED" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "REQUEST_TIMEOUT" | "IDEMPOTENCY_KEY_REUSED" | "LAST_UNRESTRICTED_KEY" | "SYNC_EXPIRED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "QUOTA_EXCEEDED" | "REQUEST_TOO_LARGE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
             /** @description A sentence for a person: what went wrong and what to do. */
             message: string;
             /** @description With VALIDATION_ERROR: every invalid parameter and why. */
@@ -1548,7 +1759,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1559,7 +1770,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1692,7 +1903,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1703,7 +1914,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1822,7 +2033,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1833,7 +2044,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2068,7 +2279,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2079,7 +2290,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2218,7 +2429,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2229,7 +2440,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2353,7 +2564,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2364,7 +2575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2472,7 +2683,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2483,7 +2694,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2602,7 +2813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2613,7 +2824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2741,7 +2952,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2752,7 +2963,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `ALERT_LIMIT_REACHED`: the subscription already holds as many alerts as its tier allows. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. `ALERT_LIMIT_REACHED`: the subscription already holds as many alerts as its tier allows. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2906,7 +3117,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2917,7 +3128,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3051,7 +3262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3062,7 +3273,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3200,7 +3411,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3211,7 +3422,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3371,7 +3582,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3382,7 +3593,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3532,7 +3743,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3543,7 +3754,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3698,7 +3909,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3709,7 +3920,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3854,7 +4065,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3865,7 +4076,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3906,6 +4117,443 @@ export interface operations {
                 };
             };
             /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used in the last 24 hours with another request. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `URI_TOO_LONG`: the URL is longer than 8,192 bytes. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: the per-second rate is used up; retry after Retry-After. `QUOTA_EXCEEDED`: the monthly allowance is used up; Retry-After tells when it resets. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TOO_LARGE`: the request line and headers are too large; the connection is closed. A 431 refused before its method is known has no body. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: an unexpected failure; quote the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded or starting; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The envelope with the data. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyListAnswer"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_ACCEPTABLE`: POST /mcp without `Accept: application/json, text/event-stream`, as MCP clients send it. */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `URI_TOO_LONG`: the URL is longer than 8,192 bytes. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: the per-second rate is used up; retry after Retry-After. `QUOTA_EXCEEDED`: the monthly allowance is used up; Retry-After tells when it resets. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TOO_LARGE`: the request line and headers are too large; the connection is closed. A 431 refused before its method is known has no body. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: an unexpected failure; quote the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded or starting; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyInput"];
+            };
+        };
+        responses: {
+            /** @description The envelope with the data. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyCreatedAnswer"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. `KEY_RESTRICTIONS_EXCEEDED`: the key to create or revoke would have rights the calling key lacks. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_ACCEPTABLE`: POST /mcp without `Accept: application/json, text/event-stream`, as MCP clients send it. */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: the JSON body is larger than 16 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `URI_TOO_LONG`: the URL is longer than 8,192 bytes. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not sent as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: the per-second rate is used up; retry after Retry-After. `QUOTA_EXCEEDED`: the monthly allowance is used up; Retry-After tells when it resets. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TOO_LARGE`: the request line and headers are too large; the connection is closed. A 431 refused before its method is known has no body. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: an unexpected failure; quote the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded or starting; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the key (its `id` field); another subscription's key is a 404.
+                 * @example key_Yi1xV2NvZGVXaWRnZXQ
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The envelope with the data. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRevokedAnswer"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. `KEY_RESTRICTIONS_EXCEEDED`: the key to create or revoke would have rights the calling key lacks. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_FOUND`: no grant has this id, or no endpoint has this path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_ACCEPTABLE`: POST /mcp without `Accept: application/json, text/event-stream`, as MCP clients send it. */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `LAST_UNRESTRICTED_KEY`: the key is the last unrestricted key of the subscription: it cannot be revoked through the API. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4020,7 +4668,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown or revoked. */
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4031,7 +4679,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. */
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

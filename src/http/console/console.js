@@ -1,5 +1,5 @@
 // The partner console: reads GET /subscription/usage and GET /subscription/limits of this origin's
-// API with the key the partner pasted, and draws them (plain DOM and SVG, no library). The key is
+// API with the key the partner pasted (and, on demand, the alerts and the keys), and draws them (plain DOM and SVG, no library). The key is
 // kept in this tab's sessionStorage and sent only to this origin's API.
 'use strict';
 (function () {
@@ -18,9 +18,13 @@
     'subscription.read': 'Usage and limits (/subscription/*)',
   };
 
-  /** An error in plain words, from the API's answer (status, error code, Retry-After). */
-  function plainError(status, code, retryAfter) {
+  /** An error in plain words, from the API's answer (status, error code, message, Retry-After). */
+  function plainError(status, code, retryAfter, message) {
+    if (status === 401 && /expired/.test(message || '')) return 'This key has expired. Use another key of the subscription, or ask for a new one.';
     if (status === 401) return 'This key is not valid: it may be mistyped, incomplete or revoked. Check that you pasted the whole key, or ask us for a new one.';
+    if (status === 403 && code === 'SCOPE_NOT_ALLOWED') return 'This key is restricted: ' + (message || 'it lacks the scope this needs.');
+    if (status === 403 && code === 'ORIGIN_NOT_ALLOWED') return 'This key may only be used from the web pages it lists, not from this console.';
+    if (status === 403 && code === 'IP_NOT_ALLOWED') return 'This key may only be used from its own IP ranges, not from this network.';
     if (status === 403 && code === 'SUBSCRIPTION_INACTIVE') return 'This subscription is cancelled, so the key can no longer be used. Contact us to reactivate it.';
     if (status === 403) return 'This subscription does not include usage reports (the subscription.read feature). Contact us to add it.';
     if (status === 429 && code === 'QUOTA_EXCEEDED') return 'The monthly allowance is used up; it resets at the start of next month (UTC).';
@@ -46,8 +50,9 @@
     }
     if (!response.ok || body === null || body.success !== true) {
       const code = body && body.error ? body.error.code : undefined;
+      const message = body && body.error ? body.error.message : undefined;
       if (response.status === 401) sessionStorage.removeItem(KEY_STORE); // a key that will never work
-      throw new ApiFailure(plainError(response.status, code, response.headers.get('Retry-After')));
+      throw new ApiFailure(plainError(response.status, code, response.headers.get('Retry-After'), message));
     }
     return body.data;
   }
@@ -186,6 +191,51 @@
     }
   }
 
+  /** A key's restrictions in words (null fields: not restricted that way). */
+  function restrictionWords(restrictions, expiresAt) {
+    const parts = [];
+    if (restrictions.scopes) parts.push('scopes: ' + restrictions.scopes.join(', '));
+    if (restrictions.origins) parts.push('web pages: ' + restrictions.origins.join(', '));
+    if (restrictions.ips) parts.push('IP ranges: ' + restrictions.ips.join(', '));
+    if (restrictions.rateLimit) parts.push(number(restrictions.rateLimit) + ' requests per second of its own');
+    if (expiresAt) parts.push('expires ' + longDate(expiresAt));
+    return parts.length === 0 ? 'Unrestricted: every scope, from anywhere, up to the subscription\'s rate, never expires.' : parts.join(' · ');
+  }
+
+  /** The key in use, from /subscription/limits (no extra call). */
+  function renderKey(key) {
+    $('key-prefix').textContent = key.prefix + '…';
+    $('key-restrictions').textContent = restrictionWords(key.restrictions, key.expiresAt);
+    $('key-card').dataset.restricted = String(restrictionWords(key.restrictions, key.expiresAt).indexOf('Unrestricted') !== 0);
+  }
+
+  /** The subscription's keys (GET /keys, a billable call, so on demand only; needs keys:manage). */
+  async function showKeys(key) {
+    const list = $('keys');
+    list.replaceChildren();
+    $('keys-error').hidden = true;
+    try {
+      const keys = await get('/keys', key);
+      for (const k of keys) {
+        const item = document.createElement('li');
+        item.dataset.key = k.id;
+        const name = document.createElement('strong');
+        name.textContent = (k.name || 'unnamed key') + ' ';
+        const prefix = document.createElement('code');
+        prefix.textContent = k.prefix + '…';
+        const detail = document.createElement('span');
+        detail.className = 'detail';
+        detail.textContent =
+          restrictionWords(k.restrictions, k.expiresAt) + ' · created ' + longDate(k.createdAt) + ' · ' + (k.lastUsedAt ? 'last used ' + longDate(k.lastUsedAt) : 'never used');
+        item.append(name, prefix, detail);
+        list.append(item);
+      }
+    } catch (error) {
+      $('keys-error').textContent = error instanceof ApiFailure ? error.message : 'Something went wrong while reading the keys.';
+      $('keys-error').hidden = false;
+    }
+  }
+
   /** The partner's alerts (at most 10) with their latest delivery and the failures among the last 10: billable calls, so on demand only. */
   async function showAlerts(key) {
     const list = $('alerts');
@@ -239,6 +289,7 @@
       const usage = await get('/subscription/usage?days=' + days, key);
       const limits = await get('/subscription/limits', key);
       renderSubscription(limits);
+      renderKey(limits.key);
       renderGauge(usage.currentMonth);
       $('period').textContent = 'last ' + usage.statistics.period;
       $('total').textContent = number(usage.statistics.totalCalls);
@@ -267,6 +318,10 @@
   $('load-alerts').addEventListener('click', () => {
     const key = sessionStorage.getItem(KEY_STORE);
     if (key) showAlerts(key);
+  });
+  $('load-keys').addEventListener('click', () => {
+    const key = sessionStorage.getItem(KEY_STORE);
+    if (key) showKeys(key);
   });
   $('forget').addEventListener('click', () => {
     sessionStorage.removeItem(KEY_STORE);

@@ -14,6 +14,8 @@ import { InvalidBodyError, InvalidInputError, ServiceUnavailableError, type Erro
 import { describeError, type Logger } from '../../log.js';
 import { API_VERSION } from '../envelope.js';
 import { featureNotAvailable } from '../auth.js';
+import { scopeFor, scopeNotAllowed } from '../keyChecks.js';
+import { hasScope } from '../../subscriptions/keyRestrictions.js';
 import { readJsonBody } from '../alerts/alertBody.js';
 import { ApiError, answerTo, type ErrorCode } from '../errors.js';
 import { paramValidator, parseQueryString } from '../queryParams.js';
@@ -62,11 +64,15 @@ function toolError(thrown: unknown, state: AppState, log: Logger): CallToolResul
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }] };
 }
 
-/** Runs one tool call: the tool's feature, then its billing (as its REST route), then the tool. */
+/** Runs one tool call: the tool's feature and the key's scope, then its billing (as its REST route), then the tool. */
 async function callTool(tool: ToolSpec, args: Record<string, unknown>, context: ToolContext, log: Logger): Promise<CallToolResult> {
   try {
     const { route } = tool;
-    if (!context.state.caller!.subscription.features[route.feature]) throw featureNotAvailable(route.feature, `the tool ${tool.name}`);
+    const caller = context.state.caller!;
+    if (!caller.subscription.features[route.feature]) throw featureNotAvailable(route.feature, `the tool ${tool.name}`);
+    // A tool that changes something needs its endpoint's write scope (create_alert, delete_alert).
+    const scope = scopeFor(route, tool.annotations.readOnlyHint ? 'GET' : 'POST');
+    if (scope !== null && !hasScope(caller.restrictions, scope)) throw scopeNotAllowed(scope, `the tool ${tool.name}`);
     if (route.billable) await context.state.bill!();
     const answer = await tool.run(args, context);
     return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };

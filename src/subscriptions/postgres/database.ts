@@ -176,6 +176,32 @@ const MIGRATIONS: string[] = [
      created_at      TEXT NOT NULL,
      PRIMARY KEY (subscription_id, key)
    );`,
+  // 5: keys with restrictions (name, restrictions as JSON text; NULL: none), a change of
+  // restrictions notifies the instances as a revocation does, and the audit log (append-only:
+  // an UPDATE is refused; rows are deleted with the usage log's retention).
+  `ALTER TABLE api_keys ADD COLUMN name TEXT;
+   ALTER TABLE api_keys ADD COLUMN restrictions TEXT;
+   DROP TRIGGER api_keys_changed ON api_keys;
+   CREATE TRIGGER api_keys_changed AFTER INSERT OR DELETE OR UPDATE OF revoked_at, key_hash, subscription_id, restrictions ON api_keys
+     FOR EACH STATEMENT EXECUTE FUNCTION grants_store_notify();
+   CREATE TABLE audit_log (
+     id              BIGSERIAL PRIMARY KEY,
+     at              TEXT NOT NULL,
+     subscription_id TEXT,
+     actor           TEXT NOT NULL,
+     address         TEXT,
+     action          TEXT NOT NULL,
+     target          TEXT NOT NULL,
+     details         TEXT
+   );
+   CREATE INDEX audit_log_subscription ON audit_log (subscription_id, at);
+   CREATE INDEX audit_log_at ON audit_log (at);
+   CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+   BEGIN
+     RAISE EXCEPTION 'the audit log is append-only';
+   END $$;
+   CREATE TRIGGER audit_log_append_only BEFORE UPDATE ON audit_log
+     FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

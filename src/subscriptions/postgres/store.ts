@@ -37,7 +37,7 @@ class PgDemo implements DemoRecords {
     return inTransaction(this.pool, async (db) => {
       await db.query('SELECT pg_advisory_xact_lock($1)', [DEMO_LOCK]);
       if ((await this.subscriptions.count(db)) > 0) return null;
-      const created = await this.subscriptions.create({ name: 'Demo', tier: 'PROFESSIONAL', apiKey: apiKey ?? undefined }, db);
+      const created = await this.subscriptions.create({ name: 'Demo', tier: 'PROFESSIONAL', apiKey: apiKey ?? undefined }, undefined, db);
       for (const feature of DEMO_FEATURES) await db.query(`UPDATE subscriptions SET ${FEATURE_COLUMN[feature]} = TRUE WHERE id = $1`, [created.subscription.id]);
       await db.query('INSERT INTO demo_subscription (subscription_id, key_id) VALUES ($1, $2)', [created.subscription.id, created.keyId]);
       return { subscriptionId: created.subscription.id, apiKey: created.apiKey };

@@ -7,7 +7,9 @@
 import pg from 'pg';
 import { describeError, type Logger } from '../../log.js';
 import { displayPrefix, generateApiKey, hashApiKey, newId } from '../apiKeys.js';
-import type { ApiKeyInfo, Awaitable, Caller, NewSubscription, RotatedKey, SubscriptionRecords } from '../store.js';
+import { auditFromRow, SYSTEM_ACTOR, type AuditAction, type AuditActor, type AuditEntry, type AuditQuery } from '../audit.js';
+import { listedOrigins, LISTED_ORIGINS_TTL_MS, NO_RESTRICTIONS, restrictionsFromColumn, restrictionsToColumn } from '../keyRestrictions.js';
+import type { ApiKeyInfo, Awaitable, Caller, KeyOptions, NewSubscription, RotatedKey, SubscriptionRecords } from '../store.js';
 import { FEATURES, type Feature, type Status, type Subscription } from '../tiers.js';
 import { FEATURE_COLUMN, keyFromRow, subscriptionFromRow, type SubscriptionRow as Row } from '../subscriptionRows.js';
 import { CHANGES_CHANNEL, inTransaction, pgUnavailable, type Pool, type Queryable } from './database.js';
@@ -116,11 +118,11 @@ export class PgSubscriptionStore implements SubscriptionRecords {
   private async lookUp(hash: string): Promise<Caller | null> {
     const generation = this.generation;
     const now = this.clock();
-    type Row = SubscriptionRow & { key_id: string; key_prefix: string; key_revoked_at: string | null };
+    type Row = SubscriptionRow & { key_id: string; key_prefix: string; key_revoked_at: string | null; key_restrictions: string | null };
     let row: Row | undefined;
     try {
       ({ rows: [row] } = await this.pool.query<Row>(
-        `SELECT s.*, k.id AS key_id, k.prefix AS key_prefix, k.revoked_at AS key_revoked_at
+        `SELECT s.*, k.id AS key_id, k.prefix AS key_prefix, k.revoked_at AS key_revoked_at, k.restrictions AS key_restrictions
            FROM api_keys k JOIN subscriptions s ON s.id = k.subscription_id
           WHERE k.key_hash = $1 AND (k.revoked_at IS NULL OR k.revoked_at > $2)`,
         [hash, now.toISOString()],
@@ -131,7 +133,12 @@ export class PgSubscriptionStore implements SubscriptionRecords {
     if (row === undefined) return null;
     const subscription = toSubscription(row);
     Object.freeze(subscription.features);
-    const caller: Caller = Object.freeze({ subscription: Object.freeze(subscription), keyId: row.key_id, keyPrefix: row.key_prefix });
+    const caller: Caller = Object.freeze({
+      subscription: Object.freeze(subscription),
+      keyId: row.key_id,
+      keyPrefix: row.key_prefix,
+      restrictions: restrictionsFromColumn(row.key_restrictions),
+    });
     if (generation === this.generation) {
       if (this.callers.size >= CALLER_CACHE_SIZE) this.callers.clear();
       const trusted = now.getTime() + (this.listening ? this.cacheTtlMs : UNLISTENED_TTL_MS);
@@ -154,31 +161,80 @@ export class PgSubscriptionStore implements SubscriptionRecords {
     return Number((await db.query('SELECT count(*) AS n FROM subscriptions')).rows[0].n);
   }
 
+  /** Writes one audit entry (in `db`'s transaction). */
+  private async audited(db: Queryable, by: AuditActor, subscriptionId: string | null, action: AuditAction, target: string, details: Record<string, unknown> | null): Promise<void> {
+    await db.query('INSERT INTO audit_log (at, subscription_id, actor, address, action, target, details) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+      this.clock().toISOString(),
+      subscriptionId,
+      by.actor,
+      by.address,
+      action,
+      target,
+      details === null ? null : JSON.stringify(details),
+    ]);
+  }
+
+  /** The origins working keys list, kept until a change is heard of (a second at most). */
+  private origins: { generation: number; until: number; set: ReadonlySet<string> } | null = null;
+
+  async keyOrigins(): Promise<ReadonlySet<string>> {
+    const now = this.clock();
+    const cached = this.origins;
+    if (cached !== null && cached.generation === this.generation && now.getTime() < cached.until) return cached.set;
+    const generation = this.generation;
+    let rows: { restrictions: string | null; revoked_at: string | null }[];
+    try {
+      ({ rows } = await this.pool.query('SELECT restrictions, revoked_at FROM api_keys WHERE restrictions IS NOT NULL'));
+    } catch (error) {
+      throw pgUnavailable(error);
+    }
+    const set = listedOrigins(rows, now);
+    if (generation === this.generation) this.origins = { generation, until: now.getTime() + LISTED_ORIGINS_TTL_MS, set };
+    return set;
+  }
+
+  async audit(query: AuditQuery): Promise<AuditEntry[]> {
+    const { rows } = await this.pool.query(
+      `SELECT * FROM audit_log WHERE ($1::text IS NULL OR subscription_id = $1) AND ($2::text IS NULL OR at >= $2) ORDER BY id LIMIT $3`,
+      [query.subscriptionId ?? null, query.since ?? null, query.limit],
+    );
+    return rows.map(auditFromRow);
+  }
+
   /** Creates the subscription and its first key in one transaction (or in `client`'s, when given). */
-  async create(input: NewSubscription, client?: pg.PoolClient): Promise<{ subscription: Subscription; keyId: string; apiKey: string }> {
+  async create(input: NewSubscription, by: AuditActor = SYSTEM_ACTOR, client?: pg.PoolClient): Promise<{ subscription: Subscription; keyId: string; apiKey: string }> {
     const work = async (db: pg.PoolClient) => {
       const id = newId('sub');
       await db.query(
         `INSERT INTO subscriptions (id, name, tier, status, monthly_limit, rate_limit, created_at) VALUES ($1, $2, $3, 'ACTIVE', $4, $5, $6)`,
         [id, input.name, input.tier, input.monthlyLimit ?? null, input.rateLimit ?? null, this.clock().toISOString()],
       );
-      const { keyId, apiKey } = await this.createKey(id, input.apiKey, db);
+      await this.audited(db, by, id, 'subscription.create', id, { name: input.name, tier: input.tier, monthlyLimit: input.monthlyLimit ?? null, rateLimit: input.rateLimit ?? null });
+      const { keyId, apiKey } = await this.insertKey(db, id, input.apiKey ?? generateApiKey(), {}, by);
       return { subscription: (await this.get(id, db)) as Subscription, keyId, apiKey };
     };
     return client === undefined ? inTransaction(this.pool, work) : work(client);
   }
 
-  async createKey(subscriptionId: string, apiKey: string = generateApiKey(), db: Queryable = this.pool): Promise<{ keyId: string; apiKey: string }> {
+  private async insertKey(db: Queryable, subscriptionId: string, apiKey: string, options: KeyOptions, by: AuditActor): Promise<{ keyId: string; apiKey: string }> {
     const keyId = newId('key');
-    await db.query('INSERT INTO api_keys (id, subscription_id, key_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5)', [
+    const restrictions = options.restrictions ?? NO_RESTRICTIONS;
+    await db.query('INSERT INTO api_keys (id, subscription_id, key_hash, prefix, created_at, name, restrictions) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
       keyId,
       subscriptionId,
       hashApiKey(apiKey),
       displayPrefix(apiKey),
       this.clock().toISOString(),
+      options.name ?? null,
+      restrictionsToColumn(restrictions),
     ]);
+    await this.audited(db, by, subscriptionId, 'key.create', keyId, { name: options.name ?? null, restrictions });
     this.changed();
     return { keyId, apiKey };
+  }
+
+  async createKey(subscriptionId: string, apiKey: string = generateApiKey(), options: KeyOptions = {}, by: AuditActor = SYSTEM_ACTOR): Promise<{ keyId: string; apiKey: string }> {
+    return inTransaction(this.pool, (db) => this.insertKey(db, subscriptionId, apiKey, options, by));
   }
 
   async listKeys(subscriptionId: string): Promise<ApiKeyInfo[]> {
@@ -190,58 +246,75 @@ export class PgSubscriptionStore implements SubscriptionRecords {
     return rows.length === 0 ? null : toKey(rows[0]);
   }
 
-  async revokeKey(keyId: string): Promise<boolean> {
+  async revokeKey(keyId: string, by: AuditActor = SYSTEM_ACTOR): Promise<boolean> {
     const now = this.clock().toISOString();
-    const { rowCount } = await this.pool.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND (revoked_at IS NULL OR revoked_at > $1)', [now, keyId]);
+    const done = await inTransaction(this.pool, async (db) => {
+      const { rows } = await db.query(
+        'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND (revoked_at IS NULL OR revoked_at > $1) RETURNING subscription_id',
+        [now, keyId],
+      );
+      if (rows.length === 1) await this.audited(db, by, rows[0].subscription_id as string, 'key.revoke', keyId, null);
+      return rows.length === 1;
+    });
     this.changed();
-    return rowCount === 1;
+    return done;
   }
 
   async lastingKeys(subscriptionId: string): Promise<number> {
     return Number((await this.pool.query('SELECT count(*) AS n FROM api_keys WHERE subscription_id = $1 AND revoked_at IS NULL', [subscriptionId])).rows[0].n);
   }
 
-  async rotateKey(keyId: string, graceSeconds: number): Promise<RotatedKey | null> {
+  async rotateKey(keyId: string, graceSeconds: number, by: AuditActor = SYSTEM_ACTOR): Promise<RotatedKey | null> {
     const rotated = await inTransaction(this.pool, async (db) => {
       const now = this.clock();
       const { rows } = await db.query('SELECT * FROM api_keys WHERE id = $1 FOR UPDATE', [keyId]);
       if (rows.length === 0) return null;
       const old = toKey(rows[0]);
       if (old.revokedAt !== null && old.revokedAt <= now.toISOString()) return null;
-      const created = await this.createKey(old.subscriptionId, undefined, db);
+      const created = await this.insertKey(db, old.subscriptionId, generateApiKey(), { name: old.name, restrictions: old.restrictions }, by);
       // A key already in a grace period keeps its earlier end.
       const wanted = new Date(now.getTime() + graceSeconds * 1000).toISOString();
       const revokedAt = old.revokedAt !== null && old.revokedAt < wanted ? old.revokedAt : wanted;
       await db.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2', [revokedAt, keyId]);
+      await this.audited(db, by, old.subscriptionId, 'key.rotate', keyId, { newKeyId: created.keyId, revokedAt });
       return { ...created, subscriptionId: old.subscriptionId, oldKeyRevokedAt: revokedAt };
     });
     this.changed();
     return rotated;
   }
 
-  async setStatus(id: string, status: Status): Promise<boolean> {
-    const { rowCount } = await this.pool.query('UPDATE subscriptions SET status = $1 WHERE id = $2', [status, id]);
+  /** Runs one UPDATE of a subscription and its audit entry in one transaction; whether a row changed. */
+  private async changeSubscription(id: string, sql: string, params: unknown[], by: AuditActor, action: AuditAction, details: Record<string, unknown>): Promise<boolean> {
+    const done = await inTransaction(this.pool, async (db) => {
+      const { rowCount } = await db.query(sql, params);
+      if (rowCount === 1) await this.audited(db, by, id, action, id, details);
+      return rowCount === 1;
+    });
     this.changed();
-    return rowCount === 1;
+    return done;
   }
 
-  async setLimits(id: string, limits: { monthlyLimit?: number | null; rateLimit?: number | null }): Promise<boolean> {
+  async setStatus(id: string, status: Status, by: AuditActor = SYSTEM_ACTOR): Promise<boolean> {
+    return this.changeSubscription(id, 'UPDATE subscriptions SET status = $1 WHERE id = $2', [status, id], by, 'subscription.set-status', { status });
+  }
+
+  async setLimits(id: string, limits: { monthlyLimit?: number | null; rateLimit?: number | null }, by: AuditActor = SYSTEM_ACTOR): Promise<boolean> {
     // undefined leaves a column as it is: $2/$4 say whether to set it.
-    const { rowCount } = await this.pool.query(
+    return this.changeSubscription(
+      id,
       `UPDATE subscriptions SET monthly_limit = CASE WHEN $2 THEN $1::integer ELSE monthly_limit END,
                                 rate_limit = CASE WHEN $4 THEN $3::integer ELSE rate_limit END
         WHERE id = $5`,
       [limits.monthlyLimit ?? null, limits.monthlyLimit !== undefined, limits.rateLimit ?? null, limits.rateLimit !== undefined, id],
+      by,
+      'subscription.set-limits',
+      limits,
     );
-    this.changed();
-    return rowCount === 1;
   }
 
-  async setFeature(id: string, feature: Feature, enabled: boolean): Promise<boolean> {
+  async setFeature(id: string, feature: Feature, enabled: boolean, by: AuditActor = SYSTEM_ACTOR): Promise<boolean> {
     if (!(FEATURES as readonly string[]).includes(feature)) throw new Error(`unknown feature ${feature}`);
-    const { rowCount } = await this.pool.query(`UPDATE subscriptions SET ${FEATURE_COLUMN[feature]} = $1 WHERE id = $2`, [enabled, id]);
-    this.changed();
-    return rowCount === 1;
+    return this.changeSubscription(id, `UPDATE subscriptions SET ${FEATURE_COLUMN[feature]} = $1 WHERE id = $2`, [enabled, id], by, 'subscription.set-feature', { feature, enabled });
   }
 
   /** Records when keys were last used (one statement per batch of usage rows), in `db`'s transaction. */

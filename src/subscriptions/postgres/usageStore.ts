@@ -49,7 +49,7 @@ export async function partitionMonths(db: Queryable): Promise<string[]> {
   return rows.map((r) => /^usage_log_y(\d{4})m(\d{2})$/.exec(r.relname as string)).filter((m) => m !== null).map((m) => `${m![1]}-${m![2]}`);
 }
 
-/** Drops the partitions whose whole month is before `firstKeptDay`; returns the months dropped. */
+/** Drops the partitions whose whole month is before `firstKeptDay`, and audit entries of earlier days; returns the months dropped. */
 export async function dropPartitionsBefore(pool: Pool, firstKeptDay: string): Promise<string[]> {
   return inTransaction(pool, async (db) => {
     await db.query('SELECT pg_advisory_xact_lock($1)', [PARTITION_LOCK]);
@@ -59,6 +59,8 @@ export async function dropPartitionsBefore(pool: Pool, firstKeptDay: string): Pr
       await db.query(`DROP TABLE IF EXISTS ${partitionName(month)}`);
       dropped.push(month);
     }
+    // The audit log is kept as long as the usage log.
+    await db.query('DELETE FROM audit_log WHERE at < $1', [firstKeptDay]);
     return dropped;
   });
 }
