@@ -299,7 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
     concurrency: int('WEBHOOK_CONCURRENCY', 16, 1, 1000),
     allowHttp: bool('WEBHOOK_ALLOW_HTTP', false),
     allowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
-    pollMs: int('ALERTS_POLL_MS', 1000, 10, 60_000),
+    pollMs: int('ALERTS_POLL_MS', 250, 10, 60_000),
     busyPercent: int('ALERTS_BUSY_PERCENT', 10, 1, 100),
     secretsKey,
     secretsKeyPrevious,

@@ -31,12 +31,29 @@ export class AlertIndex<A extends IndexedAlert> {
   private readonly bySearch: { alert: A; search: ParsedSearch }[] = [];
   private readonly everyChange: A[] = [];
 
-  /** Alerts whose conditions are null (a query no longer valid) match nothing and are not filed. */
-  constructor(alerts: readonly A[]) {
+  /**
+   * Alerts whose conditions are null (a query no longer valid) match nothing and are not filed.
+   * `grants`, when given, are the grants about to be matched: each alert is then filed under the
+   * list condition the fewest of them hold (the fewest candidates), else under the first of
+   * LIST_FIELDS it has.
+   */
+  constructor(alerts: readonly A[], grants?: readonly Grant[]) {
+    const held = new Map<ListField, Map<string, number>>();
+    for (const grant of grants ?? []) {
+      for (const [field, read] of LIST_FIELDS) {
+        const value = read(grant);
+        if (value === null) continue;
+        let counts = held.get(field);
+        if (counts === undefined) held.set(field, (counts = new Map()));
+        for (const v of typeof value === 'string' ? [value] : value) counts.set(v, (counts.get(v) ?? 0) + 1);
+      }
+    }
+    const cost = (field: ListField, values: readonly string[]) => values.reduce((sum, v) => sum + (held.get(field)?.get(v) ?? 0), 0);
     for (const alert of alerts) {
       const c = alert.conditions;
       if (c === null) continue;
-      const list = LIST_FIELDS.find(([field]) => c[field].length > 0);
+      const lists = LIST_FIELDS.filter(([field]) => c[field].length > 0);
+      const list = grants === undefined ? lists[0] : lists.reduce<(typeof lists)[number] | undefined>((best, l) => (best === undefined || cost(l[0], c[l[0]]) < cost(best[0], c[best[0]]) ? l : best), undefined);
       if (list !== undefined) {
         let values = this.byValue.get(list[0]);
         if (values === undefined) this.byValue.set(list[0], (values = new Map()));

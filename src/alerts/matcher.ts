@@ -56,10 +56,16 @@ const SLICE_MS = 5;
  */
 const MAX_MESSAGES_PER_BATCH = 2000;
 
+interface KnownAlert {
+  id: string;
+  alert: MatchableAlert;
+  createdAt: number;
+  conditions: GrantConditions | null;
+}
+
 interface KnownAlerts {
   version: string;
-  byId: Map<string, { alert: MatchableAlert; createdAt: number; conditions: GrantConditions | null }>;
-  index: AlertIndex<{ id: string; conditions: GrantConditions | null }>;
+  byId: Map<string, KnownAlert>;
 }
 
 const key = (alertId: string, grantId: string): string => `${alertId}\u0000${grantId}`;
@@ -93,10 +99,9 @@ export class AlertMatcher {
     const version = await this.pacer.sync(() => this.deps.store.alertsVersion());
     if (this.known?.version === version) return this.known;
     const alerts = await this.pacer.sync(() => this.deps.store.matchableAlerts());
-    const byId = new Map(alerts.map((alert) => [alert.id, { alert, createdAt: Date.parse(alert.createdAt), conditions: this.conditionsOf(alert) }]));
-    const index = new AlertIndex([...byId.values()].map((a) => ({ id: a.alert.id, conditions: a.conditions })));
+    const byId = new Map<string, KnownAlert>(alerts.map((alert) => [alert.id, { id: alert.id, alert, createdAt: Date.parse(alert.createdAt), conditions: this.conditionsOf(alert) }]));
     for (const id of this.compiled.keys()) if (!byId.has(id)) this.compiled.delete(id);
-    this.known = { version, byId, index };
+    this.known = { version, byId };
     return this.known;
   }
 
@@ -157,7 +162,7 @@ export class AlertMatcher {
 
   private async decide(entries: ChangeEntryJson[], log: string, now: Date): Promise<Omit<MatchedBatch, 'from'> & { checks: number; decided: number }> {
     await this.pacer.turn();
-    const { byId, index } = await this.alerts();
+    const { byId } = await this.alerts();
     const told = new Map<string, ToldGrant>();
     // Per grant, the alerts that have told about it: decided at its change even when it no longer matches.
     const followers = new Map<string, Set<string>>();
@@ -173,7 +178,8 @@ export class AlertMatcher {
     const grants = new Map<string, Grant>();
     for (const e of entries) if (e.grantJson !== null) grants.set(e.id, JSON.parse(e.grantJson) as Grant);
     const text = this.deps.text.batch([...grants.values()]);
-    const candidatesOf = index.forBatch((search: ParsedSearch) => text.matching(search));
+    // Filed for this batch: each alert under the condition the fewest of its grants hold.
+    const candidatesOf = new AlertIndex([...byId.values()], [...grants.values()]).forBatch((search: ParsedSearch) => text.matching(search));
     const messages: NewMessage[] = [];
     const toldNow = new Map<string, ToldGrant>();
     const forgotten = new Map<string, { alertId: string; grantId: string }>();
@@ -193,11 +199,13 @@ export class AlertMatcher {
         const grant = grants.get(entry.id) ?? null;
         const changedAt = Date.parse(entry.changedAt);
         const change = { changedAt: entry.changedAt, position: encodeSince(log, entry.seq) };
-        const candidates = new Set<string>(followers.get(entry.id));
-        if (grant !== null) for (const candidate of candidatesOf(grant)) candidates.add(candidate.id);
-        for (const alertId of candidates) {
+        // The index's candidates, and the alerts that told about the grant (they may have to say it left).
+        const candidates: Set<KnownAlert> = grant === null ? new Set() : candidatesOf(grant);
+        for (const alertId of followers.get(entry.id) ?? []) {
           const known = byId.get(alertId);
-          if (known === undefined) continue;
+          if (known !== undefined) candidates.add(known);
+        }
+        for (const known of candidates) {
           const { alert, conditions } = known;
           if (alert.fromSeq >= entry.seq || known.createdAt > changedAt) continue;
           checks += 1;

@@ -5,8 +5,8 @@ import type { Logger } from '../log.js';
 import type { WebhookDeliverer } from './deliverer.js';
 import type { AlertMatcher } from './matcher.js';
 
-/** Reminders (grant.closing) are looked for every this many polls: once a minute at the default poll of 1 s. */
-const POLLS_PER_REMINDER_SWEEP = 60;
+/** Reminders (grant.closing) are looked for once a minute (a deadline is a day; a minute late is on time). */
+const REMINDER_SWEEP_MS = 60_000;
 
 export class AlertsWorker {
   private timer: NodeJS.Timeout | null = null;
@@ -45,8 +45,10 @@ export class AlertsWorker {
           const report = await this.matcher.matchOnce();
           if (report.changes === 0) break;
           busy = true;
+          // Deliver what this batch wrote while the next batches are matched.
+          if (report.events > 0) await this.deliverer.deliverDue();
         }
-        if (Date.now() - this.lastReminders >= this.pollMs * POLLS_PER_REMINDER_SWEEP) {
+        if (Date.now() - this.lastReminders >= Math.min(REMINDER_SWEEP_MS, this.pollMs * 60)) {
           this.lastReminders = Date.now();
           await this.matcher.remindOnce();
         }
