@@ -13,7 +13,7 @@ import type { ParamSpecs } from '../../src/http/queryParams.js';
 import { API_PREFIX } from '../../src/http/routeTable.js';
 import { USAGE_PARAMS } from '../../src/http/subscriptionRoutes.js';
 import { fixtureGrants, startTestApi, type TestApi } from '../support/api.js';
-import { schemaProblems } from '../support/openapiCheck.js';
+import { schemaProblems } from '../support/openapiDocument.js';
 
 type Schema = Record<string, any>;
 const doc = openapiDocument() as Schema;
