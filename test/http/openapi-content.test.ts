@@ -212,7 +212,7 @@ describe('OpenAPI document: content', function () {
     });
 
     it('the 400 example is the error the API answers', async function () {
-      const res = await api.request(API_PREFIX + VALIDATION_ERROR_EXAMPLE.request);
+      const res = await api.request(API_PREFIX + VALIDATION_ERROR_EXAMPLE.request, { invalidRequest: true });
       expect(res.status).to.equal(400);
       expect({ ...res.body, meta: undefined }).to.deep.equal({ ...VALIDATION_ERROR_EXAMPLE.value, meta: undefined });
     });

@@ -22,8 +22,10 @@ export interface RequestCheckOptions {
   /**
    * The request writes a list parameter in a form the document's descriptions say the server
    * also accepts but its declared style does not describe: the name repeated (`a=X&a=Y`),
-   * bracketed (`a[]=X`) or indexed (`a[0]=X`). Only that is let through; everything else
-   * (undeclared names, values, other parameters) is checked as usual.
+   * bracketed (`a[]=X`) or indexed (`a[0]=X`), in any mix, its items trimmed, empty items and
+   * repeats dropped. Only that is let through: the items must still be values the schema allows
+   * (at most 20 distinct), and everything else (undeclared names, scalars given twice, other
+   * parameters) is checked as usual.
    */
   tolerantLists?: boolean;
 }
@@ -85,7 +87,9 @@ const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 /** A parameter's text as the value its schema describes (a number, a boolean), else the text itself. */
 function typed(schema: Schema, text: string): unknown {
   const t = types(schema);
-  if ((t.includes('integer') || t.includes('number')) && NUMBER.test(text)) return Number(text);
+  // An integer is written in decimal digits (1e3 and 0x10 are not integers on the wire); a number as JSON writes it.
+  if (t.includes('integer') && !t.includes('number') && /^-?\d+$/.test(text)) return Number(text);
+  if (t.includes('number') && NUMBER.test(text)) return Number(text);
   if (t.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
   if (t.includes('null') && text === '') return null;
   return text;
@@ -180,7 +184,10 @@ function queryProblems(where: string, operation: Schema, params: Schema[], searc
     const isList = types(resolve(param.schema ?? {})).includes('array');
     if (isList && (explodes(param) || options.tolerantLists === true)) {
       // One item per occurrence (each occurrence may itself be a delimited list when tolerated).
-      values[name] = explodes(param) ? texts.map((t) => typed(resolve(resolve(param.schema).items ?? {}), t)) : texts.flatMap((t) => valueOf(param, t) as unknown[]);
+      const items = explodes(param) ? texts : texts.flatMap((t) => t.split(DELIMITERS[param.style ?? 'form'] ?? ','));
+      // Tolerated as the descriptions say: items trimmed, empty ones and repeats dropped.
+      const kept = options.tolerantLists === true ? [...new Set(items.map((t) => t.trim()).filter((t) => t !== ''))] : items;
+      values[name] = kept.map((t) => typed(resolve(resolve(param.schema).items ?? {}), t));
     } else if (texts.length > 1) {
       problems.push(
         isList
@@ -240,6 +247,8 @@ export function requestProblems(request: CheckedRequest, options: RequestCheckOp
   const url = new URL(request.pathAndQuery, 'http://x');
   const method = request.method.toUpperCase();
   if (method === 'OPTIONS' || (url.pathname !== BASE_PATH && !url.pathname.startsWith(`${BASE_PATH}/`))) return [];
+  // The redirect of /external/v1/docs to the reference page (/docs) is outside the contract.
+  if (method === 'GET' && (url.pathname === `${BASE_PATH}/docs` || url.pathname === `${BASE_PATH}/docs/`)) return [];
   const located = locate(method, url.pathname);
   if (located === undefined) return [`${method} ${url.pathname}: no path of the document matches it`];
   const where = `${method} ${located.template}`;
@@ -260,7 +269,7 @@ export function requestProblems(request: CheckedRequest, options: RequestCheckOp
     }
     if (param === undefined) problems.push(`${where}: path parameter {${name}} is not declared`);
     else if (text === undefined) problems.push(`${where}: path parameter {${name}} "${raw.slice(0, 80)}" is not valid percent-encoding`);
-    else pathValues[name] = valueOf(param, text);
+    pathValues[name] = param === undefined ? raw : valueOf(param, text ?? raw);
   }
   problems.push(...schemaProblemsOf(groupSchema(operation, 'path', pathParams), pathValues, (path) => `${where}: path parameter ${path.slice(1)}`));
 

@@ -52,6 +52,8 @@ describe('request check against the OpenAPI document', () => {
   it('lets a call marked tolerantLists write lists repeated, bracketed or indexed, and checks the rest', () => {
     const tolerant = { tolerantLists: true };
     expect(requestProblems(get('/external/v1/grants?funderType=FEDERAL_GRANT&funderType[]=FOUNDATION,CORPORATE&eligibleProvinces%5B0%5D=YUKON'), tolerant)).to.deep.equal([]);
+    expect(requestProblems(get('/external/v1/grants?funderType=FEDERAL_GRANT,,%20FOUNDATION,FOUNDATION,'), tolerant), 'trimmed, empty items and repeats dropped').to.deep.equal([]);
+    expect(requestProblems(get('/external/v1/grants?funderType=FEDERAL_GRANT,,%20FOUNDATION,FOUNDATION,')).join(), 'but not without the mark').to.match(/funderType\[1\] must be equal to one of the allowed values/);
     expect(requestProblems(get('/external/v1/grants?funderType=FEDERAL_GRANT&funderType=NOPE'), tolerant).join()).to.match(/funderType\[1\] must be equal to one of the allowed values/);
     expect(requestProblems(get('/external/v1/grants?limit=1&limit=2'), tolerant).join(), 'a scalar stays single').to.match(/"limit" is given 2 times/);
     expect(requestProblems(get('/external/v1/grants?search[]=x'), tolerant).join(), 'brackets only on lists').to.match(/"search\[\]" is not declared/);
@@ -60,6 +62,7 @@ describe('request check against the OpenAPI document', () => {
   it('refuses values off their schema, scalars given twice, and malformed encoding', () => {
     expect(requestProblems(get('/external/v1/grants?limit=ten')).join()).to.match(/query parameter limit must be integer/);
     expect(requestProblems(get('/external/v1/grants?page=0')).join()).to.match(/page must be >= 1/);
+    expect(requestProblems(get('/external/v1/grants?page=1e3')).join(), 'an integer is written in digits').to.match(/page must be integer/);
     expect(requestProblems(get('/external/v1/grants?isRecurring=yes')).join()).to.match(/isRecurring must be boolean/);
     expect(requestProblems(get('/external/v1/grants?funderType=FEDERAL_GRANT,NOPE')).join()).to.match(/funderType\[1\] must be equal to one of the allowed values/);
     expect(requestProblems(get('/external/v1/grants?page=1&page=2')).join()).to.match(/"page" is given 2 times; it takes one value/);
