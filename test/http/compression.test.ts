@@ -10,6 +10,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { COMPRESSION_THRESHOLD } from '../../src/http/compression.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { API_PREFIX as P } from '../support/catalog.js';
+import { checkOutgoing } from '../support/checkedFetch.js';
 import { checkResponse } from '../support/openapiCheck.js';
 import { decodeBody } from '../support/rawHttp.js';
 
@@ -22,9 +23,12 @@ interface RawAnswer {
   decoded: Buffer;
 }
 
-function rawRequest(api: TestApi, path: string, headers: Record<string, string>, method = 'GET'): Promise<RawAnswer> {
+async function rawRequest(api: TestApi, path: string, headers: Record<string, string>, method = 'GET'): Promise<RawAnswer> {
+  const sent = { Authorization: `Bearer ${api.key}`, ...headers };
+  // The request checked against the OpenAPI document as the test client checks its own.
+  await checkOutgoing(new Request(`${api.url}${path}`, { method, headers: sent }));
   return new Promise((resolve, reject) => {
-    const request = http.request(`${api.url}${path}`, { method, headers: { Authorization: `Bearer ${api.key}`, ...headers } }, (res) => {
+    const request = http.request(`${api.url}${path}`, { method, headers: sent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);
