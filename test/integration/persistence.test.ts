@@ -34,7 +34,7 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
     const first = await startTestApi({ DATA_DIR: dataDir, SEED_FILE: seedFile });
     const key = first.key;
     try {
-      for (const p of ['/grants', '/grants/p-1', '/grants/filters', '/grants/nope', '/grants?limit=-1']) await first.request(`${P}${p}`);
+      for (const p of ['/grants', '/grants/p-1', '/grants/filters', '/grants/nope', '/grants?limit=-1']) await first.request(`${P}${p}`, { invalidRequest: p.includes('-1') });
       await first.request(`${P}/subscription/limits`);
       const before = await first.request(`${P}/subscription/usage`);
       expect(before.body.data.currentMonth.calls).to.equal(5);
@@ -68,7 +68,7 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
       // Faster than the flush interval: most rows are still buffered when stop() is called.
       const paths = ['/grants', '/grants/p-2', '/grants/filters', '/subscription/limits', '/grants/none', '/nope'];
       for (let round = 0; round < 5; round += 1) {
-        const batch = await Promise.all(paths.map((p) => api.request(`${P}${p}`)));
+        const batch = await Promise.all(paths.map((p) => api.request(`${P}${p}`, { invalidRequest: p === '/nope' })));
         statuses.push(...batch.map((r) => r.status));
       }
     } finally {
