@@ -3,6 +3,8 @@
 // parameter, a list in an encoding the document does not declare, a bad value, missing
 // credentials and a body off its schema are refused, each with a message naming the problem.
 import { expect } from 'chai';
+import { ALERT_QUERY_PARAMS } from '../../src/http/grantSearchParams.js';
+import { document } from '../support/openapiDocument.js';
 import { requestProblems, type CheckedRequest } from '../support/openapiRequestCheck.js';
 
 const KEY = { Authorization: 'Bearer gk_live_0123456789abcdefghijklmnopqrstuv' };
@@ -88,5 +90,10 @@ describe('request check against the OpenAPI document', () => {
     expect(requestProblems(send('POST', '/external/v1/alerts', { ...alert, colour: 'blue' })).join()).to.match(/request body/);
     expect(requestProblems(send('POST', '/external/v1/alerts', { ...alert, name: 42 })).join()).to.match(/request body \/name must be string/);
     expect(requestProblems(send('DELETE', '/external/v1/alerts/alr_1', '{}'))[0]).to.match(/a request body where the document declares none/);
+    // An alert's query is the GET /grants filters as JSON (the AlertQuery schema): lists as arrays, no paging.
+    expect(requestProblems(send('POST', '/external/v1/alerts', { ...alert, query: { eligibleProvinces: 'ONTARIO' } })).join()).to.match(/request body \/query\/eligibleProvinces must be array/);
+    expect(requestProblems(send('POST', '/external/v1/alerts', { ...alert, query: { page: 2 } })).join()).to.match(/request body \/query must NOT have additional properties/);
+    expect(requestProblems(send('PATCH', '/external/v1/alerts/alt_1', { query: { open: 'yes' } })).join()).to.match(/request body \/query\/open must be boolean/);
+    expect(Object.keys(document.components.schemas.AlertQuery.properties)).to.deep.equal(Object.keys(ALERT_QUERY_PARAMS));
   });
 });
