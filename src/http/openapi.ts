@@ -9,7 +9,7 @@ import { RATE_LIMIT_HEADER_NAMES } from '../ratelimit/headers.js';
 import { CACHE_CONTROL, CONDITIONAL_ROUTES } from './conditional.js';
 import { API_VERSION, JSON_CONTENT_TYPE } from './envelope.js';
 import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from './errors.js';
-import { GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from './grantSearchParams.js';
+import { ALERT_QUERY_PARAMS, GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from './grantSearchParams.js';
 import { CHANGES_MAX_LIMIT, CHANGES_PARAMS } from './changesRoute.js';
 import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE } from './exportFormat.js';
 import { ALERT_CODES, ALERT_OPERATIONS, ALERT_PATH_PARAMS, ALERT_SCHEMAS, ALERT_WEBHOOKS, alertOnlyCode } from './alerts/alertDocument.js';
@@ -129,6 +129,31 @@ export function paramSchema(spec: ParamSpec): Schema {
     case 'enumArray':
       return { type: 'array', maxItems: MAX_ARRAY_VALUES, uniqueItems: true, items: { type: 'string', enum: [...spec.values] } };
   }
+}
+
+/** What a parameter means (its definition's description), then its rule, written for a JSON value. */
+function jsonParamDescription(name: string, spec: ParamSpec): string {
+  const parts = [spec.description];
+  if ('message' in spec) parts.push(`Must be ${spec.message.replace(/^must be /, '')}.`);
+  if (spec.kind === 'date') parts.push(`Must be ${DATE_MESSAGE.replace(/^must be /, '')}; a date alone means its ${spec.dayEdge === 'start' ? 'first' : 'last'} millisecond.`);
+  if (spec.kind === 'enumArray') parts.push('A JSON array; a grant matches when it has any of the values (OR).');
+  if (name === 'sort') parts.push('Default: relevance with search words, else deadline; relevance needs search words.');
+  return parts.join(' ');
+}
+
+/**
+ * Parameters given as one JSON object instead of a query string (lists as JSON arrays, booleans
+ * and numbers as JSON ones): an alert's `query`, an MCP tool's arguments.
+ */
+export function jsonParamsSchema(specs: ParamSpecs, required: readonly string[] = []): Schema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: Object.fromEntries(
+      Object.entries(specs).map(([name, spec]) => [name, { ...paramSchema(spec), description: jsonParamDescription(name, spec), examples: [spec.example] }]),
+    ),
+    ...(required.length === 0 ? {} : { required: [...required] }),
+  };
 }
 
 /** The parameter's meaning (from its definition), then its rule and how to write it. */
@@ -566,6 +591,12 @@ function schemas(): Schema {
     ...ANSWERS,
     ...ALERT_SCHEMAS,
     ...KEY_SCHEMAS,
+    AlertQuery: {
+      ...jsonParamsSchema(ALERT_QUERY_PARAMS),
+      description:
+        'The filters of an alert: the filter parameters of GET /grants with the same names, meanings and validation, as one JSON object ' +
+        '(lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, facets, fields and cursor are refused.',
+    },
     ...MCP_SCHEMAS,
     FilterOptions: {
       type: 'object',

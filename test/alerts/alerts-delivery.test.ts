@@ -13,6 +13,7 @@ import { runIndexer } from '../../src/cli/indexer.js';
 import { REPO_ROOT, startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, grantRecord, writeNdjson, type GrantRecord } from '../support/catalog.js';
 import { freePort, launch, type Launched } from '../support/processes.js';
+import { checkedExchange } from '../support/checkedFetch.js';
 
 const ALERTS = `${API_PREFIX}/alerts`;
 
@@ -256,7 +257,7 @@ describe('alerts: SIGKILL of the API mid-matching and mid-delivery [process]', f
     };
     await index(['reindex'], [grant('g-0')], 0);
     await start();
-    const created = await fetch(`http://127.0.0.1:${port}${ALERTS}`, { ...post({ name: 'all', query: {}, url: hooks.url }), headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${DEMO_KEY}` } });
+    const created = await checkedExchange(`http://127.0.0.1:${port}${ALERTS}`, { ...post({ name: 'all', query: {}, url: hooks.url }), headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${DEMO_KEY}` } });
     expect(created.status).to.equal(201);
     await sleep(500);
     const ids = Array.from({ length: 120 }, (_, i) => `g-${i + 1}`);

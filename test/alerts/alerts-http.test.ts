@@ -82,17 +82,17 @@ describe('alerts: the endpoints', function () {
   });
 
   it('refuses bad bodies with every problem named: unknown fields, GET /grants validation inside query, paging in query', async () => {
-    const bad = await api.request(ALERTS, json({ name: '', query: { eligibleProvinces: ['ATLANTIS'], amountMin: 5, amountMax: 1, page: 2 }, url: valid.url, colour: 'red' }));
+    const bad = await api.request(ALERTS, { ...json({ name: '', query: { eligibleProvinces: ['ATLANTIS'], amountMin: 5, amountMax: 1, page: 2 }, url: valid.url, colour: 'red' }), invalidRequest: true });
     expect(bad.status).to.equal(400);
     expect(bad.body.error.code).to.equal('VALIDATION_ERROR');
     const named = bad.body.error.details.map((d: { parameter: string }) => d.parameter);
     expect(named).to.include.members(['colour', 'name', 'query.eligibleProvinces', 'query.amountMin', 'query.page']);
-    const wrongType = await api.request(ALERTS, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'hi' });
+    const wrongType = await api.request(ALERTS, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'hi', invalidRequest: true });
     expect(wrongType.status).to.equal(415);
     expect(wrongType.body.error.code).to.equal('UNSUPPORTED_MEDIA_TYPE');
-    const tooLarge = await api.request(ALERTS, json({ ...valid, name: 'x'.repeat(20_000) }));
+    const tooLarge = await api.request(ALERTS, { ...json({ ...valid, name: 'x'.repeat(20_000) }), invalidRequest: true });
     expect(tooLarge.status).to.equal(413);
-    const notJson = await api.request(ALERTS, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":' });
+    const notJson = await api.request(ALERTS, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":', invalidRequest: true });
     expect(notJson.status).to.equal(400);
   });
 
@@ -109,7 +109,7 @@ describe('alerts: the endpoints', function () {
     const other = api.deps.subscriptions.create({ name: 'other', tier: 'STARTER' });
     const seen = await api.request(`${ALERTS}/${created.body.data.id}`, { key: other.apiKey });
     expect(seen.status).to.equal(404);
-    const put = await api.request(`${ALERTS}/${created.body.data.id}`, { method: 'PUT' });
+    const put = await api.request(`${ALERTS}/${created.body.data.id}`, { method: 'PUT', invalidRequest: true });
     expect(put.status).to.equal(405);
     expect(put.headers.get('allow')).to.equal('GET, HEAD, PATCH, DELETE');
     const limits = await api.request(`${API_PREFIX}/subscription/limits`);

@@ -13,7 +13,7 @@ import { EXAMPLE_GRANT } from '../../src/http/openapiExamples.js';
 import { API_PREFIX } from '../../src/http/routeTable.js';
 import { fixtureGrants, REPO_ROOT, tempDir, type TestApi } from '../support/api.js';
 import { indexOrThrow, startApiOnCatalog, writeNdjson } from '../support/catalog.js';
-import { checkResponse } from '../support/openapiCheck.js';
+import { checkedFetch as checkedFetchOf } from '../support/checkedFetch.js';
 
 const run = promisify(execFile);
 const bin = (name: string): string => path.join(REPO_ROOT, 'node_modules/.bin', name);
@@ -100,16 +100,8 @@ describe('openapi.json in third-party tools', function () {
       );
       expect(tsc.stdout, 'tsc --strict on the generated client').to.equal('');
 
-      // Every answer the client receives goes through the strict response check of the test client.
-      const checkedFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-        const response = await fetch(input, init);
-        const text = await response.clone().text();
-        const url = new URL(String(input));
-        let body: unknown = null;
-        if (response.headers.get('content-type')?.startsWith('application/json')) body = JSON.parse(text);
-        checkResponse(init?.method ?? 'GET', url.pathname + url.search, { status: response.status, headers: response.headers, body, text });
-        return response;
-      };
+      // Every request the generated client sends, and its answer, goes through the strict checks of the test client.
+      const checkedFetch = checkedFetchOf();
       const calls = createRequire(import.meta.url)(path.join(clientDir, 'out/calls.js')) as { run: (basePath: string, key: string, fetchApi: typeof fetch) => Promise<any> };
       const result = await calls.run(api!.url + API_PREFIX, api!.key, checkedFetch);
 

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { runIndexer } from '../../src/cli/indexer.js';
 import { FIXTURES, REPO_ROOT, startTestApi, type TestApi, type TestResponse } from '../support/api.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+import { checkedExchange } from '../support/checkedFetch.js';
 
 const G = '/external/v1/grants';
 const SERVICES = path.join(REPO_ROOT, 'scripts/services.sh');
@@ -191,15 +192,8 @@ function startMain(env: Record<string, string>): Promise<MainProcess> {
             url,
             key,
             async get(pathAndQuery) {
-              const res = await fetch(url + pathAndQuery, { headers: { Authorization: `Bearer ${key}` } });
-              const text = await res.text();
-              let body: unknown = null;
-              try {
-                body = JSON.parse(text);
-              } catch {
-                body = null;
-              }
-              return { status: res.status, headers: res.headers, body, text };
+              // The request and its answer (503s of the outage included) checked against the OpenAPI document.
+              return checkedExchange(url + pathAndQuery, { headers: { Authorization: `Bearer ${key}` } });
             },
             async stop() {
               if (!exited) child.kill('SIGTERM');

@@ -243,7 +243,7 @@ function feedSuite(this: Mocha.Suite, setup: EngineSetup): void {
       expect((await drain('0')).entries.map((e) => e.id)).to.have.members(ids(2, 4));
 
       const bad = async (query: string, parameter: string) => {
-        const answer = await api!.request(`${FEED}?${query}`);
+        const answer = await api!.request(`${FEED}?${query}`, { invalidRequest: true });
         expect(answer.status, `${query}: ${answer.text}`).to.equal(400);
         expect(answer.body.error.code).to.equal('VALIDATION_ERROR');
         expect(answer.body.error.details.map((d: { parameter: string }) => d.parameter)).to.include(parameter);

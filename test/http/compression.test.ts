@@ -10,6 +10,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { COMPRESSION_THRESHOLD } from '../../src/http/compression.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { API_PREFIX as P } from '../support/catalog.js';
+import { checkOutgoing, type CheckOptions } from '../support/checkedFetch.js';
 import { checkResponse } from '../support/openapiCheck.js';
 import { decodeBody } from '../support/rawHttp.js';
 
@@ -22,9 +23,12 @@ interface RawAnswer {
   decoded: Buffer;
 }
 
-function rawRequest(api: TestApi, path: string, headers: Record<string, string>, method = 'GET'): Promise<RawAnswer> {
+async function rawRequest(api: TestApi, path: string, headers: Record<string, string>, method = 'GET', check: CheckOptions = {}): Promise<RawAnswer> {
+  const sent = { Authorization: `Bearer ${api.key}`, ...headers };
+  // The request checked against the OpenAPI document as the test client checks its own.
+  await checkOutgoing(new Request(`${api.url}${path}`, { method, headers: sent }), check);
   return new Promise((resolve, reject) => {
-    const request = http.request(`${api.url}${path}`, { method, headers: { Authorization: `Bearer ${api.key}`, ...headers } }, (res) => {
+    const request = http.request(`${api.url}${path}`, { method, headers: sent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', reject);
@@ -133,7 +137,7 @@ describe('compression: gzip and brotli by Accept-Encoding, above 1 KB', function
     expect(missing.status).to.equal(404);
     // A 400 listing many bad parameters is over 1 KB: compressed like any answer.
     const bad = Array.from({ length: 40 }, (_, i) => `bad${i}=x`).join('&');
-    const invalid = await rawRequest(api, `${P}/grants?${bad}`, { 'Accept-Encoding': 'gzip' });
+    const invalid = await rawRequest(api, `${P}/grants?${bad}`, { 'Accept-Encoding': 'gzip' }, 'GET', { invalidRequest: true });
     expect(invalid.status).to.equal(400);
     expect(invalid.headers['content-encoding']).to.equal('gzip');
     expect(JSON.parse(invalid.decoded.toString('utf8')).error.details).to.have.length(40);

@@ -61,7 +61,7 @@ describe('CORS (CORS_ORIGINS)', function () {
     });
 
     it('an error answered to an allowed origin carries the CORS headers too (the page can read it)', async function () {
-      const res = await api.request(GRANTS, { key: null, headers: { Origin: ALLOWED } });
+      const res = await api.request(GRANTS, { key: null, headers: { Origin: ALLOWED }, invalidRequest: true });
       expect(res.status).to.equal(401);
       expect(res.headers.get('access-control-allow-origin')).to.equal(ALLOWED);
     });

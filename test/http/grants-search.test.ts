@@ -12,6 +12,7 @@ import {
   type GrantRecord as Rec,
 } from '../support/catalog.js';
 import { expectValidation } from '../support/assertions.js';
+import type { CheckOptions } from '../support/checkedFetch.js';
 
 const rec = recordMaker(ITEM_LABELS);
 
@@ -47,7 +48,7 @@ const ALL_IN_ORDER = ['f08', 'f03', 'f01', 'f02', 'f05', 'f06', 'f04', 'f07'];
 
 describe('GET /grants: filters, amounts and order', function () {
   let api: TestApi;
-  const get = (query: string) => api.request(`${G}?${query}`);
+  const get = (query: string, check: CheckOptions = {}) => api.request(`${G}?${query}`, check);
 
   before(async function () {
     api = await catalogApi(FILTER_CATALOG);
@@ -143,7 +144,7 @@ describe('GET /grants: filters, amounts and order', function () {
     ];
     for (const q of encodings) {
       it(`${q} → [${expected.join(', ')}]`, async function () {
-        const res = await get(q);
+        const res = await get(q, { tolerantLists: true });
         expect(ids(res)).to.deep.equal(expected);
         expect(res.body.pagination.total).to.equal(4);
       });
@@ -151,26 +152,26 @@ describe('GET /grants: filters, amounts and order', function () {
 
     it('a single value works in every encoding', async function () {
       for (const q of ['eligibleProvinces=QUEBEC', 'eligibleProvinces[]=QUEBEC', 'eligibleProvinces[0]=QUEBEC', 'eligibleProvinces=QUEBEC,']) {
-        expect(ids(await get(q)), q).to.deep.equal(['f03', 'f02']);
+        expect(ids(await get(q, { tolerantLists: true })), q).to.deep.equal(['f03', 'f02']);
       }
     });
 
     it('an empty array value is no condition', async function () {
-      expect(ids(await get('funderType='))).to.deep.equal(ALL_IN_ORDER);
-      expect(ids(await get('eligibleProvinces[]=&fundingType=,'))).to.deep.equal(ALL_IN_ORDER);
+      expect(ids(await get('funderType=', { tolerantLists: true }))).to.deep.equal(ALL_IN_ORDER);
+      expect(ids(await get('eligibleProvinces[]=&fundingType=,', { tolerantLists: true }))).to.deep.equal(ALL_IN_ORDER);
     });
 
     it('the 20-value cap counts distinct values: repeats are dropped, 21 distinct values are a 400', async function () {
       const many = Array(30).fill('FOUNDATION');
-      expect(ids(await get(`funderType=${many.join(',')}`))).to.deep.equal(['f05', 'f04']);
-      expect(ids(await get(many.map((v) => `funderType=${v}`).join('&')))).to.deep.equal(['f05', 'f04']);
+      expect(ids(await get(`funderType=${many.join(',')}`, { tolerantLists: true }))).to.deep.equal(['f05', 'f04']);
+      expect(ids(await get(many.map((v) => `funderType=${v}`).join('&'), { tolerantLists: true }))).to.deep.equal(['f05', 'f04']);
       const mixed = `${Array(10).fill('eligibleProvinces=ONTARIO').join('&')}&eligibleProvinces[]=${Array(11).fill('QUEBEC').join(',')}`;
-      expect(ids(await get(mixed))).to.deep.equal(['f03', 'f01', 'f02', 'f07']);
+      expect(ids(await get(mixed, { tolerantLists: true }))).to.deep.equal(['f03', 'f01', 'f02', 'f07']);
       const distinct = Array.from({ length: 21 }, (_, i) => `V${i}`);
-      const [detail] = expectValidation(await get(`funderType=${distinct.join(',')}`), ['funderType']);
+      const [detail] = expectValidation(await get(`funderType=${distinct.join(',')}`, { invalidRequest: true }), ['funderType']);
       expect(detail.message).to.contain('20 distinct values');
       const twenty = distinct.slice(0, 20);
-      expect(expectValidation(await get(`funderType=${twenty.join(',')}`), ['funderType'])[0].message).to.not.contain('20 distinct');
+      expect(expectValidation(await get(`funderType=${twenty.join(',')}`, { invalidRequest: true }), ['funderType'])[0].message).to.not.contain('20 distinct');
     });
   });
 
@@ -182,7 +183,7 @@ describe('GET /grants: filters, amounts and order', function () {
     ];
     for (const [name, allowed] of lists) {
       it(`${name}: a value outside the list is a 400 whose message lists every allowed value`, async function () {
-        const res = await get(`${name}=NOT_A_VALUE`);
+        const res = await get(`${name}=NOT_A_VALUE`, { invalidRequest: true });
         const [detail] = expectValidation(res, [name]);
         for (const value of allowed) {
           expect(res.body.error.message).to.contain(value);
@@ -192,23 +193,23 @@ describe('GET /grants: filters, amounts and order', function () {
       });
 
       it(`${name}: the lower-case form of an allowed value is a 400`, async function () {
-        expectValidation(await get(`${name}=${allowed[0].toLowerCase()}`), [name]);
+        expectValidation(await get(`${name}=${allowed[0].toLowerCase()}`, { invalidRequest: true }), [name]);
         const mixedCase = allowed[0][0] + allowed[0].slice(1).toLowerCase();
-        expectValidation(await get(`${name}=${mixedCase}`), [name]);
+        expectValidation(await get(`${name}=${mixedCase}`, { invalidRequest: true }), [name]);
       });
     }
 
     it('one bad value among good ones is a 400 naming the bad one only', async function () {
-      const [detail] = expectValidation(await get('eligibleProvinces=ONTARIO,QUEBEC_CITY,QUEBEC'), ['eligibleProvinces']);
+      const [detail] = expectValidation(await get('eligibleProvinces=ONTARIO,QUEBEC_CITY,QUEBEC', { invalidRequest: true }), ['eligibleProvinces']);
       expect(detail.message).to.contain('"QUEBEC_CITY"');
       expect(detail.message).not.to.contain('"ONTARIO"');
       expect(detail.message).not.to.contain('"QUEBEC"');
     });
 
     it('values of other enumerations are not accepted in the wrong parameter', async function () {
-      expectValidation(await get('funderType=GRANT'), ['funderType']);
-      expectValidation(await get('fundingType=FEDERAL_GRANT'), ['fundingType']);
-      expectValidation(await get('eligibleProvinces=CAD'), ['eligibleProvinces']);
+      expectValidation(await get('funderType=GRANT', { invalidRequest: true }), ['funderType']);
+      expectValidation(await get('fundingType=FEDERAL_GRANT', { invalidRequest: true }), ['fundingType']);
+      expectValidation(await get('eligibleProvinces=CAD', { invalidRequest: true }), ['eligibleProvinces']);
     });
   });
 
@@ -247,14 +248,14 @@ describe('GET /grants: filters, amounts and order', function () {
     });
 
     it('amountMin > amountMax is a 400', async function () {
-      const [detail] = expectValidation(await get('amountMin=5001&amountMax=5000'), ['amountMin']);
+      const [detail] = expectValidation(await get('amountMin=5001&amountMax=5000', { invalidRequest: true }), ['amountMin']);
       expect(detail.message).to.contain('amountMax');
     });
 
     for (const bad of ['-1', '-0.5', 'abc', '1e3', '1,000', '0x10', 'Infinity', '']) {
       it(`amountMin=${bad} and amountMax=${bad} are a 400`, async function () {
-        expectValidation(await get(`amountMin=${encodeURIComponent(bad)}`), ['amountMin']);
-        expectValidation(await get(`amountMax=${encodeURIComponent(bad)}`), ['amountMax']);
+        expectValidation(await get(`amountMin=${encodeURIComponent(bad)}`, { invalidRequest: true }), ['amountMin']);
+        expectValidation(await get(`amountMax=${encodeURIComponent(bad)}`, { invalidRequest: true }), ['amountMax']);
       });
     }
   });
@@ -294,7 +295,7 @@ const TEXT_CATALOG: Rec[] = [
 
 describe('GET /grants: text search', function () {
   let api: TestApi;
-  const search = (text: string, extra = '') => api.request(`${G}?search=${encodeURIComponent(text)}${extra}`);
+  const search = (text: string, extra = '', check: CheckOptions = {}) => api.request(`${G}?search=${encodeURIComponent(text)}${extra}`, check);
 
   before(async function () {
     api = await catalogApi(TEXT_CATALOG);
@@ -443,14 +444,14 @@ describe('GET /grants: text search', function () {
     expect(exact.length).to.equal(200);
     expect(ids(await search(exact))).to.deep.equal(['r-3', 'r-2', 'r-1']);
     const over = `${exact}x`;
-    const [detail] = expectValidation(await search(over), ['search']);
+    const [detail] = expectValidation(await search(over, '', { invalidRequest: true }), ['search']);
     expect(detail.message).to.contain('200');
   });
 });
 
 describe('GET /grants: paging', function () {
   let api: TestApi;
-  const get = (query: string) => api.request(`${G}?${query}`);
+  const get = (query: string, check: CheckOptions = {}) => api.request(`${G}?${query}`, check);
   // 45 grants: deadlines spread over distinct days (a permutation of the ids), 5 without deadline.
   const catalog = Array.from({ length: 45 }, (_, i) => {
     const day = (i * 17) % 45;
@@ -548,19 +549,19 @@ describe('GET /grants: paging', function () {
   });
 
   it('limit=0 with cursor is a 400 naming limit (a cursor walk needs pages of at least one grant)', async function () {
-    const [detail] = expectValidation(await get('limit=0&cursor=*'), ['limit']);
+    const [detail] = expectValidation(await get('limit=0&cursor=*', { invalidRequest: true }), ['limit']);
     expect(detail.message).to.contain('limit=0');
   });
 
   for (const bad of ['-1', '1.5', 'abc', '', '1e2', '+5', '00x']) {
     it(`limit=${bad} is a 400 naming limit`, async function () {
-      expectValidation(await get(`limit=${encodeURIComponent(bad)}`), ['limit']);
+      expectValidation(await get(`limit=${encodeURIComponent(bad)}`, { invalidRequest: true }), ['limit']);
     });
   }
 
   for (const bad of ['0', '-1', '1.5', 'abc', '', '2.0']) {
     it(`page=${bad} is a 400 naming page`, async function () {
-      expectValidation(await get(`page=${encodeURIComponent(bad)}`), ['page']);
+      expectValidation(await get(`page=${encodeURIComponent(bad)}`, { invalidRequest: true }), ['page']);
     });
   }
 
@@ -582,7 +583,7 @@ describe('GET /grants: paging', function () {
 
     for (const q of ['page=101&limit=100', 'page=501&limit=20', 'page=501', 'page=10001&limit=1', 'page=101&limit=150', 'page=999999&limit=5']) {
       it(`${q} (offset at or beyond 10,000) is a 400 mentioning the limit`, async function () {
-        const res = await get(q);
+        const res = await get(q, { invalidRequest: true });
         const [detail] = expectValidation(res, ['page']);
         expect(detail.message).to.contain('10,000');
         expect(res.body.error.message).to.contain('10,000');
@@ -641,14 +642,14 @@ describe('GET /grants: paging', function () {
     for (const q of ['page=1&page=2', 'page=1&page=1', 'limit=5&limit=5', 'search=a&search=b', 'search=a&search=', 'amountMin=1&amountMin=2', 'amountMax=1&amountMax[]=2', 'page[]=1&page[]=2']) {
       it(`a scalar given twice (${q}) is a 400`, async function () {
         const name = q.split(/[=[]/)[0];
-        const [detail] = expectValidation(await get(q), [name]);
+        const [detail] = expectValidation(await get(q, { invalidRequest: true }), [name]);
         expect(detail.message).to.contain('once');
       });
     }
 
     for (const name of ['foo', 'Search', 'funder_type', 'order', 'offset', 'q', 'LIMIT', 'funderType ']) {
       it(`an unknown parameter (${JSON.stringify(name)}) is a 400 naming it`, async function () {
-        const res = await get(`${encodeURIComponent(name)}=1`);
+        const res = await get(`${encodeURIComponent(name)}=1`, { invalidRequest: true });
         const [detail] = expectValidation(res, [name]);
         expect(res.body.error.message).to.contain(name);
         expect(detail.message).to.contain('limit');
@@ -656,22 +657,22 @@ describe('GET /grants: paging', function () {
     }
 
     it('an unknown parameter is rejected even next to valid ones', async function () {
-      expectValidation(await get('limit=5&funderType=FOUNDATION&foo=bar'), ['foo']);
+      expectValidation(await get('limit=5&funderType=FOUNDATION&foo=bar', { invalidRequest: true }), ['foo']);
     });
 
     it('several problems are all listed in details', async function () {
-      const res = await get('foo=1&limit=-1&page=abc&funderType=BAD&amountMin=-1&bar=2&search=' + 'x'.repeat(201));
+      const res = await get('foo=1&limit=-1&page=abc&funderType=BAD&amountMin=-1&bar=2&search=' + 'x'.repeat(201), { invalidRequest: true });
       expectValidation(res, ['foo', 'bar', 'limit', 'page', 'funderType', 'amountMin', 'search']);
       expect(res.body.error.message).to.contain('7');
     });
 
     it('amountMin > amountMax is listed together with the other problems', async function () {
-      const res = await get('amountMin=5&amountMax=1&limit=-1');
+      const res = await get('amountMin=5&amountMax=1&limit=-1', { invalidRequest: true });
       expectValidation(res, ['amountMin', 'limit']);
     });
 
     it('the page-window message says where the page would start, the 10,000 reach and what to do, whatever the total', async function () {
-      const res = await get('page=999&limit=50');
+      const res = await get('page=999&limit=50', { invalidRequest: true });
       const [detail] = expectValidation(res, ['page']);
       expect(detail.message).to.contain('match 49,901');
       expect(detail.message).to.contain('first 10,000 matches');
@@ -687,13 +688,13 @@ describe('GET /grants: paging', function () {
       ['limit=1234567890123456', 'limit'],
     ]) {
       it(`a number too large to be exact (${q}) is a 400 that says "too large"`, async function () {
-        const [detail] = expectValidation(await get(q), [name]);
+        const [detail] = expectValidation(await get(q, { invalidRequest: true }), [name]);
         expect(detail.message).to.contain('too large');
       });
     }
 
     it('fifteen digits are still a number (the window, not the size, refuses this page)', async function () {
-      const [detail] = expectValidation(await get('page=999999999999999'), ['page']);
+      const [detail] = expectValidation(await get('page=999999999999999', { invalidRequest: true }), ['page']);
       expect(detail.message).to.not.contain('too large');
       expect(detail.message).to.contain('10,000');
     });
@@ -706,14 +707,14 @@ describe('GET /grants: paging', function () {
       ['limit=5&page=%', 'page'],
     ]) {
       it(`a malformed percent-encoding (${q}) is a 400 naming the parameter`, async function () {
-        const res = await get(q);
+        const res = await get(q, { invalidRequest: true });
         const [detail] = expectValidation(res, [name]);
         expect(detail.message).to.contain('percent-encoding');
       });
     }
 
     it('a malformed percent-encoding is listed with the other problems', async function () {
-      expectValidation(await get('search=%E0%A4%A&limit=-1&foo=1'), ['search', 'limit', 'foo']);
+      expectValidation(await get('search=%E0%A4%A&limit=-1&foo=1', { invalidRequest: true }), ['search', 'limit', 'foo']);
     });
 
     it('a well-formed percent-encoding and "+" still decode (search=caf%C3%A9+x)', async function () {
@@ -721,7 +722,7 @@ describe('GET /grants: paging', function () {
     });
 
     it('a page beyond the 10,000 window is listed together with the other problems', async function () {
-      const res = await get('page=200&limit=100&foo=1');
+      const res = await get('page=200&limit=100&foo=1', { invalidRequest: true });
       expectValidation(res, ['page', 'foo']);
     });
   });

@@ -13,6 +13,7 @@ import { paramSchema } from '../../src/http/openapi.js';
 import { API_PREFIX } from '../../src/http/routeTable.js';
 import { MAX_MONTHLY_LIMIT, MAX_RATE_LIMIT } from '../../src/subscriptions/tiers.js';
 import { startTestApi, type TestApi } from '../support/api.js';
+import { checkedFetch } from '../support/checkedFetch.js';
 
 const MCP = `${API_PREFIX}/mcp`;
 
@@ -33,6 +34,9 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     const client = new Client({ name: 'grants-api-test', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(api.url + MCP), {
       requestInit: key === null ? {} : { headers: { Authorization: `Bearer ${key}` } },
+      // Each request and answer checked against the OpenAPI document. Refused on purpose: a call
+      // without a key, and the GET with which the client probes for an event stream (a 405).
+      fetch: (url, init) => checkedFetch({ invalidRequest: key === null || init?.method === 'GET' })(url, init),
     });
     await client.connect(transport);
     clients.push(client);
@@ -123,7 +127,7 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     expect(Object.keys(byName)).to.have.members(['limit', 'funderType', 'open', 'bogus']);
     expect(byName.open).to.equal('must be true or false (a JSON boolean)');
     expect(byName.bogus).to.match(/^is not a parameter of this endpoint \(allowed: search, /);
-    const rest = await api.request(`${API_PREFIX}/grants?limit=-1&funderType=PIRATE`);
+    const rest = await api.request(`${API_PREFIX}/grants?limit=-1&funderType=PIRATE`, { invalidRequest: true });
     expect(byName.limit).to.equal(rest.body.error.details.find((d: any) => d.parameter === 'limit').message);
     expect(byName.funderType).to.equal(rest.body.error.details.find((d: any) => d.parameter === 'funderType').message);
     const one = errorOf(await call(client, 'search_grants', { sort: 'relevance' }));
@@ -188,38 +192,41 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     // The SDK's StreamableHTTPError: the HTTP status as its code, the API's error body in its message.
     expect((refused as { code?: number }).code).to.equal(401);
     expect(String(refused)).to.include('UNAUTHORIZED');
-    const raw = await fetch(api.url + MCP, {
+    const raw = await api.request(MCP, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: 'Bearer gk_live_unknown' },
+      key: 'gk_live_unknown',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      invalidRequest: true,
     });
     expect(raw.status).to.equal(401);
-    expect((await raw.json()).error.code).to.equal('UNAUTHORIZED');
+    expect(raw.body.error.code).to.equal('UNAUTHORIZED');
   });
 
   it('answers GET and DELETE with 405 (no SSE stream, no session), and refuses what is not one JSON-RPC message in the envelope', async function () {
-    const get = await api.request(MCP, { headers: { Accept: 'text/event-stream' } });
+    const get = await api.request(MCP, { headers: { Accept: 'text/event-stream' }, invalidRequest: true });
     expect(get.status).to.equal(405);
     expect(get.headers.get('allow')).to.equal('POST');
-    expect((await api.request(MCP, { method: 'DELETE' })).status).to.equal(405);
-    const post = (body: string, headers: Record<string, string> = {}) =>
-      fetch(api.url + MCP, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${api.key}`, ...headers }, body });
+    expect((await api.request(MCP, { method: 'DELETE', invalidRequest: true })).status).to.equal(405);
+    // Each is refused on purpose, but the last.
+    const post = (body: string, headers: Record<string, string> = {}, invalidRequest = true) =>
+      api.request(MCP, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers }, body, invalidRequest });
     const batch = await post(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]));
     expect(batch.status).to.equal(400);
-    expect((await batch.json()).error.details[0].message).to.match(/^must be one JSON-RPC message/);
+    expect(batch.body.error.details[0].message).to.match(/^must be one JSON-RPC message/);
     const notRpc = await post(JSON.stringify({ hello: 'world' }));
     expect(notRpc.status).to.equal(400);
-    expect((await notRpc.json()).error.code).to.equal('VALIDATION_ERROR');
+    expect(notRpc.body.error.code).to.equal('VALIDATION_ERROR');
     const notAccepted = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { Accept: 'application/json' });
     expect(notAccepted.status).to.equal(406);
-    expect((await notAccepted.json()).error.code).to.equal('NOT_ACCEPTABLE');
+    expect(notAccepted.body.error.code).to.equal('NOT_ACCEPTABLE');
     const oldVersion = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { 'MCP-Protocol-Version': '1999-01-01' });
     expect(oldVersion.status).to.equal(400);
     // Without a session, a lone tools/list is answered (stateless): the JSON-RPC response as JSON.
-    const lone = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }));
+    const lone = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }), {}, false);
     expect(lone.status).to.equal(200);
     expect(lone.headers.get('content-type')).to.match(/^application\/json/);
-    const answer = await lone.json();
+    const answer = lone.body;
     expect(answer.id).to.equal(7);
     expect(answer.result.tools).to.have.length(MCP_TOOL_NAMES.length);
   });

@@ -36,7 +36,8 @@ describe('GET /metrics', function () {
 
   it('counts known traffic exactly, by route template, method and status, with no subscription or key as a label', async () => {
     const before = (await api.request('/metrics', { key: null })).text;
-    const statusOf = async (path: string, key?: string | null) => (await api.request(path, key === undefined ? {} : { key })).status;
+    // A call without a key is a refusal on purpose (401).
+    const statusOf = async (path: string, key?: string | null) => (await api.request(path, key === undefined ? {} : { key, invalidRequest: key === null })).status;
     const grants = [await statusOf(`${P}/grants?limit=2`), await statusOf(`${P}/grants?search=water`), await statusOf(`${P}/grants`)];
     const unknown = [await statusOf(`${P}/grants/no-such-grant`), await statusOf(`${P}/grants/another-missing`)];
     const anonymous = await statusOf(`${P}/grants`, null);

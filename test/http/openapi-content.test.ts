@@ -13,7 +13,7 @@ import type { ParamSpecs } from '../../src/http/queryParams.js';
 import { API_PREFIX } from '../../src/http/routeTable.js';
 import { USAGE_PARAMS } from '../../src/http/subscriptionRoutes.js';
 import { fixtureGrants, startTestApi, type TestApi } from '../support/api.js';
-import { schemaProblems } from '../support/openapiCheck.js';
+import { schemaProblems } from '../support/openapiDocument.js';
 
 type Schema = Record<string, any>;
 const doc = openapiDocument() as Schema;
@@ -226,7 +226,7 @@ describe('OpenAPI document: content', function () {
     });
 
     it('the 400 example is the error the API answers', async function () {
-      const res = await api.request(API_PREFIX + VALIDATION_ERROR_EXAMPLE.request);
+      const res = await api.request(API_PREFIX + VALIDATION_ERROR_EXAMPLE.request, { invalidRequest: true });
       expect(res.status).to.equal(400);
       expect({ ...res.body, meta: undefined }).to.deep.equal({ ...VALIDATION_ERROR_EXAMPLE.value, meta: undefined });
     });

@@ -91,6 +91,27 @@ describe('OpenAPI document', function () {
     expect(usage.headers.get('ratelimit')).to.include(`"month";r=${limit};`);
   });
 
+  describe('the request check of the test client', function () {
+    const used = async () => (await api.request('/external/v1/subscription/usage')).body.data.currentMonth.calls as number;
+
+    it('refuses, before sending it, a parameter the document does not declare and a list written repeated', async function () {
+      const before = await used();
+      await expectRejection(api.request('/external/v1/grants?limit=1&colour=blue'), /query parameter "colour" is not declared by the operation/);
+      await expectRejection(api.request('/external/v1/grants?funderType=FOUNDATION&funderType=CORPORATE'), /list parameter "funderType" is given 2 times; the document declares style form, explode false/);
+      await expectRejection(api.request('/external/v1/grants?funderType[]=FOUNDATION'), /"funderType\[\]" is not declared/);
+      await expectRejection(api.request('/external/v1/grants', { key: null }), /lacks the credentials/);
+      expect(await used(), 'nothing was sent').to.equal(before);
+      expect((await api.request('/external/v1/grants?funderType=FOUNDATION,CORPORATE&limit=1')).status, 'the declared form passes').to.equal(200);
+      expect((await api.request('/external/v1/grants?funderType=FOUNDATION&funderType=CORPORATE&limit=1', { tolerantLists: true })).status, 'a tolerated form, marked').to.equal(200);
+    });
+
+    it('sends a call marked invalidRequest, and then requires a 4xx the document lists', async function () {
+      const refused = await api.request('/external/v1/grants?colour=blue', { invalidRequest: true });
+      expect(refused.status).to.equal(400);
+      await expectRejection(api.request('/external/v1/grants?limit=1', { invalidRequest: true }), /marked invalidRequest, but answered 200/);
+    });
+  });
+
   describe('the response check of the test client', function () {
     it('passes a real response and fails one whose body the document does not allow', async function () {
       const res = await api.request('/external/v1/grants?limit=1');
@@ -148,3 +169,13 @@ describe('OpenAPI document', function () {
     });
   });
 });
+
+/** Asserts that a promise rejects with a message matching the pattern. */
+async function expectRejection(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
+  const outcome = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(outcome, 'the call was expected to fail').to.be.instanceOf(Error);
+  expect((outcome as Error).message).to.match(pattern);
+}

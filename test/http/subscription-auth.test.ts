@@ -52,7 +52,7 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
     });
 
     it('no Authorization header', async function () {
-      expect401(await api.request(`${P}/grants`, { key: null }));
+      expect401(await api.request(`${P}/grants`, { key: null, invalidRequest: true }));
     });
 
     const badHeaders: [string, string][] = [
@@ -65,12 +65,12 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
     ];
     for (const [label, header] of badHeaders) {
       it(`malformed header: ${label}`, async function () {
-        expect401(await api.request(`${P}/grants`, { key: null, headers: { Authorization: header } }));
+        expect401(await api.request(`${P}/grants`, { key: null, headers: { Authorization: header }, invalidRequest: true }));
       });
     }
 
     it('the harness key under a wrong scheme is still refused', async function () {
-      expect401(await api.request(`${P}/grants`, { key: null, headers: { Authorization: `Basic ${api.key}` } }));
+      expect401(await api.request(`${P}/grants`, { key: null, headers: { Authorization: `Basic ${api.key}` }, invalidRequest: true }));
     });
 
     it('an unknown key', async function () {
@@ -79,7 +79,7 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
 
     it('an unknown key on every endpoint, including /subscription/* and unknown paths', async function () {
       for (const p of [...GRANT_PATHS, ...SUBSCRIPTION_PATHS, `${P}/grants/unknown-id`, `${P}/nope`]) {
-        expect401(await api.request(p, { key: 'gk_live_thisKeyWasNeverIssuedToAnyone000000' }));
+        expect401(await api.request(p, { key: 'gk_live_thisKeyWasNeverIssuedToAnyone000000', invalidRequest: p.endsWith('/nope') }));
       }
     });
 
@@ -125,7 +125,7 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
       const sub = freshSubscription();
       api.deps.subscriptions.setStatus(sub.id, 'SUSPENDED');
       for (const p of [...GRANT_PATHS, `${P}/grants/unknown-id`, `${P}/grants?limit=-1`]) {
-        expectError(await api.request(p, { key: sub.key }), 403, 'SUBSCRIPTION_INACTIVE');
+        expectError(await api.request(p, { key: sub.key, invalidRequest: true }), 403, 'SUBSCRIPTION_INACTIVE');
       }
       const limits = await api.request(`${P}/subscription/limits`, { key: sub.key });
       expectOk(limits);

@@ -90,7 +90,7 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
         ...Array(3).fill(`${P}/subscription/limits`),
         ...Array(3).fill(`${P}/nope`),
       ];
-      const first = await Promise.all(paths.map((p) => api.request(p, { key })));
+      const first = await Promise.all(paths.map((p) => api.request(p, { key, invalidRequest: p.endsWith('/nope') })));
       expect(countBy(first.map((r) => r.status))).to.deep.equal({ 200: 7, 404: 3 });
       const over = await Promise.all([api.request(`${P}/grants`, { key }), api.request(`${P}/subscription/limits`, { key })]);
       for (const res of over) expectError(res, 429, 'RATE_LIMITED');
@@ -126,7 +126,7 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       ];
       let expectedRemaining = 10;
       for (const [p, status, code] of cases) {
-        const res = await api.request(p, { key });
+        const res = await api.request(p, { key, invalidRequest: true });
         expectError(res, status, code);
         expectedRemaining -= 1;
         expect(res.headers.get('ratelimit-policy'), p).to.match(/^"second";q=10;w=1, "month";q=10000;w=\d+$/);
@@ -234,10 +234,10 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       expect((await api.request(`${P}/grants`, { key: sub.key })).status).to.equal(200);
       expect((await api.request(`${P}/grants/g-1`, { key: sub.key })).status).to.equal(200);
       for (const p of [`${P}/grants`, `${P}/grants/g-1`, `${P}/grants/filters`, `${P}/grants/unknown`, `${P}/grants?limit=-1`]) {
-        expectError(await api.request(p, { key: sub.key }), 429, 'QUOTA_EXCEEDED');
+        expectError(await api.request(p, { key: sub.key, invalidRequest: true }), 429, 'QUOTA_EXCEEDED');
       }
       // Not a grant endpoint: an unknown path is still a 404, not a 429.
-      expectError(await api.request(`${P}/nope`, { key: sub.key }), 404, 'NOT_FOUND');
+      expectError(await api.request(`${P}/nope`, { key: sub.key, invalidRequest: true }), 404, 'NOT_FOUND');
       const usage = await api.request(`${P}/subscription/usage`, { key: sub.key });
       expect(usage.status).to.equal(200);
       expect(usage.body.data.currentMonth).to.include({ calls: 2, limit: 2, remaining: 0 });
@@ -260,7 +260,7 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       ];
       let expected = 0;
       for (const [p, status] of steps) {
-        const res = await api.request(p, { key: sub.key });
+        const res = await api.request(p, { key: sub.key, invalidRequest: status >= 400 });
         expect(res.status, p).to.equal(status);
         expected += 1;
         expect(await billed(sub.key), p).to.deep.equal({ usage: expected, limits: expected });
@@ -291,7 +291,7 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
         ['/nowhere', sub.key, 404],
       ];
       for (const [p, key, status] of free) {
-        const res = await api.request(p, { key });
+        const res = await api.request(p, { key, invalidRequest: status >= 400 });
         expect(res.status, p).to.equal(status);
       }
       expect(await billed(sub.key)).to.deep.equal({ usage: 1, limits: 1 });

@@ -5,6 +5,7 @@ import { rmSync } from 'node:fs';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX as P, writeTinyCatalog as writeCatalog } from '../support/catalog.js';
 import { expectValidation } from '../support/assertions.js';
+import type { CheckOptions } from '../support/checkedFetch.js';
 
 const NOW = new Date('2026-11-20T12:00:00.000Z');
 const DAY_MS = 86_400_000;
@@ -33,7 +34,7 @@ describe('subscriptions: the usage and limits reports', function () {
       id: created.subscription.id,
       keyId: created.keyId,
       key,
-      get: (p: string) => api.request(`${P}${p}`, { key }),
+      get: (p: string, check: CheckOptions = {}) => api.request(`${P}${p}`, { key, ...check }),
     };
   }
 
@@ -78,20 +79,20 @@ describe('subscriptions: the usage and limits reports', function () {
 
     for (const bad of ['0', '366', 'abc', '1.5', '-1', '', '1e2', '7days', '1000000']) {
       it(`days=${JSON.stringify(bad)} → 400 VALIDATION_ERROR naming days`, async function () {
-        expectValidation(await fresh().get(`/subscription/usage?days=${encodeURIComponent(bad)}`), ['days']);
+        expectValidation(await fresh().get(`/subscription/usage?days=${encodeURIComponent(bad)}`, { invalidRequest: true }), ['days']);
       });
     }
 
     it('days given twice → 400', async function () {
-      expectValidation(await fresh().get('/subscription/usage?days=1&days=2'), ['days']);
+      expectValidation(await fresh().get('/subscription/usage?days=1&days=2', { invalidRequest: true }), ['days']);
     });
 
     it('an unknown parameter → 400 naming it', async function () {
-      expectValidation(await fresh().get('/subscription/usage?day=7'), ['day']);
+      expectValidation(await fresh().get('/subscription/usage?day=7', { invalidRequest: true }), ['day']);
     });
 
     it('/subscription/limits takes no parameters', async function () {
-      expectValidation(await fresh().get('/subscription/limits?days=7'), ['days']);
+      expectValidation(await fresh().get('/subscription/limits?days=7', { invalidRequest: true }), ['days']);
     });
   });
 
@@ -103,7 +104,7 @@ describe('subscriptions: the usage and limits reports', function () {
      */
     async function sevenCalls(sub: ReturnType<typeof fresh>): Promise<void> {
       const expectStatus = async (p: string, status: number, key: string | null = sub.key) => {
-        const res = await api.request(`${P}${p}`, { key });
+        const res = await api.request(`${P}${p}`, { key, invalidRequest: status >= 400 });
         expect(res.status, `${p}: ${res.text}`).to.equal(status);
       };
       await expectStatus('/grants', 200);
@@ -261,8 +262,8 @@ describe('subscriptions: the usage and limits reports', function () {
       now = new Date('2026-11-17T23:59:59.999Z');
       await sub.get('/grants/filters');
       await sub.get('/grants/g-2');
-      await sub.get('/grants/g-1/x'); // unknown path: not counted
-      await sub.get('/grants?limit=-1'); // 400: counted
+      await sub.get('/grants/g-1/x', { invalidRequest: true }); // unknown path: not counted
+      await sub.get('/grants?limit=-1', { invalidRequest: true }); // 400: counted
       now = NOW;
       const res = await sub.get('/subscription/usage?days=7');
       expect(res.status, res.text).to.equal(200);

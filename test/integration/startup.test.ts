@@ -13,6 +13,7 @@ import { SubscriptionStore } from '../../src/subscriptions/subscriptionStore.js'
 import { REPO_ROOT, tempDir } from '../support/api.js';
 import { API_PREFIX as P, writeTinyCatalog } from '../support/catalog.js';
 import { freePort, holdPort, killTree, launch, type Launched } from '../support/processes.js';
+import { checkedExchange } from '../support/checkedFetch.js';
 
 const READY = /"msg":"grants API listening"/;
 const KEY = /^ {2}(gk_live_[A-Za-z0-9_-]{32,})$/m;
@@ -63,8 +64,8 @@ describe('start-up of the server process', function () {
     expect(await server.exited).to.deep.equal({ code: 0, signal: null });
   }
 
-  const get = (port: number, pathAndQuery: string, key: string) =>
-    fetch(`http://127.0.0.1:${port}${pathAndQuery}`, { headers: { Authorization: `Bearer ${key}` } });
+  // The request and its answer checked against the OpenAPI document.
+  const get = (port: number, pathAndQuery: string, key: string) => checkedExchange(`http://127.0.0.1:${port}${pathAndQuery}`, { headers: { Authorization: `Bearer ${key}` } });
 
   it('between binding the port and serving the app, every request is a 503 SERVICE_UNAVAILABLE in the envelope with Retry-After: 1', async function () {
     const server = await listen(0, '127.0.0.1', createLogger('silent'));

@@ -13,6 +13,7 @@ import { API_PREFIX as P, writeTinyCatalog } from '../support/catalog.js';
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from '../support/postgres.js';
 import { freePort, launch, waitFor, type Launched } from '../support/processes.js';
 import { deleteKeys, REDIS_URL, uniquePrefix } from '../support/redis.js';
+import { checkedExchange } from '../support/checkedFetch.js';
 
 interface Instance {
   url: string;
@@ -68,8 +69,8 @@ describeWithPostgres('two API instances sharing one PostgreSQL database', functi
     return instance;
   }
 
-  const get = (instance: Instance, key: string, pathAndQuery = `${P}/grants/g-1`) =>
-    fetch(instance.url + pathAndQuery, { headers: { Authorization: `Bearer ${key}` } }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+  // The request and its answer checked against the OpenAPI document.
+  const get = (instance: Instance, key: string, pathAndQuery = `${P}/grants/g-1`) => checkedExchange(instance.url + pathAndQuery, { headers: { Authorization: `Bearer ${key}` } });
 
   async function createSubscription(options: string[]): Promise<{ subscriptionId: string; keyId: string; apiKey: string }> {
     return JSON.parse(await admin(['subscription', 'create', '--name', 'fleet', '--tier', 'STARTER', '--json', ...options]));

@@ -8,9 +8,13 @@ import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import type { AlertQuery, ChangeEntry, GrantsApiError, GrantsClient, RetryInfo } from '../../clients/typescript/src/index.js';
 import { runIndexer } from '../../src/cli/indexer.js';
+import { checkedFetch } from '../support/checkedFetch.js';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, GRANTS_PATH, grantRecord, servedIds, writeNdjson, type GrantRecord } from '../support/catalog.js';
 import { loadSdk, type Sdk } from '../support/sdk.js';
+
+/** fetch with the request and its answer checked against the OpenAPI document (test/support/checkedFetch.ts). */
+const checked = checkedFetch();
 
 /** The GrantsApiError a call fails with (the class of the built SDK), or a failed test. */
 async function apiErrorOf(sdk: Sdk, call: Promise<unknown>): Promise<GrantsApiError> {
@@ -45,9 +49,10 @@ describe('TypeScript SDK: reading grants against a real API', function () {
     client = sdk.createGrantsClient({
       baseUrl: api.url,
       apiKey: api.key,
+      // Every request the SDK sends, and its answer, is checked against the OpenAPI document.
       fetch: (request) => {
         sent.push(request.url);
-        return fetch(request);
+        return checked(request);
       },
     });
   });
@@ -133,12 +138,13 @@ describe('TypeScript SDK: reading grants against a real API', function () {
     expect(missing.requestId).to.be.a('string').and.not.equal('');
     expect(missing.message).to.be.a('string').and.not.equal('');
 
-    const invalid = await apiErrorOf(sdk, client.grants.search({ limit: -1, amountMin: 10, amountMax: 5, eligibleProvinces: ['ATLANTIS' as 'ONTARIO'] }));
+    const refusing = sdk.createGrantsClient({ baseUrl: api.url, apiKey: api.key, fetch: checkedFetch({ invalidRequest: true }) });
+    const invalid = await apiErrorOf(sdk, refusing.grants.search({ limit: -1, amountMin: 10, amountMax: 5, eligibleProvinces: ['ATLANTIS' as 'ONTARIO'] }));
     expect(invalid).to.include({ status: 400, code: 'VALIDATION_ERROR' });
     expect(invalid.details.map((d) => d.parameter)).to.include.members(['limit', 'eligibleProvinces']);
     expect(invalid.details.every((d) => typeof d.message === 'string' && d.message !== '')).to.equal(true);
 
-    const stranger = sdk.createGrantsClient({ baseUrl: `${api.url}${API_PREFIX}/`, apiKey: 'not-a-key' });
+    const stranger = sdk.createGrantsClient({ baseUrl: `${api.url}${API_PREFIX}/`, apiKey: 'not-a-key', fetch: checked });
     const refused = await apiErrorOf(sdk, stranger.grants.search());
     expect(refused).to.include({ status: 401, code: 'UNAUTHORIZED' });
     expect(() => sdk.createGrantsClient({ baseUrl: '', apiKey: 'x' })).to.throw(TypeError, /baseUrl/);
@@ -147,7 +153,7 @@ describe('TypeScript SDK: reading grants against a real API', function () {
   it('retries 429 as Retry-After says (STARTER: 10 requests a second), within its bound', async () => {
     const starter = api.deps.subscriptions.create({ name: 'sdk-starter', tier: 'STARTER' });
     const retries: RetryInfo[] = [];
-    const patient = sdk.createGrantsClient({ baseUrl: api.url, apiKey: starter.apiKey, retry: { maxAttempts: 6, onRetry: (r) => retries.push(r) } });
+    const patient = sdk.createGrantsClient({ baseUrl: api.url, apiKey: starter.apiKey, retry: { maxAttempts: 6, onRetry: (r) => retries.push(r) }, fetch: checked });
     const [id] = await servedIds(api);
     const answers = await Promise.all(Array.from({ length: 20 }, () => patient.grants.get(id)));
     expect(answers.every((a) => a.data.id === id)).to.equal(true);
@@ -155,7 +161,7 @@ describe('TypeScript SDK: reading grants against a real API', function () {
     for (const retry of retries) expect(retry).to.include({ status: 429, delayMs: 1000, method: 'GET' });
 
     // Without retries (or with a total wait too short for Retry-After) the 429 is a typed error.
-    const impatient = sdk.createGrantsClient({ baseUrl: api.url, apiKey: starter.apiKey, retry: { maxTotalWaitMs: 500 } });
+    const impatient = sdk.createGrantsClient({ baseUrl: api.url, apiKey: starter.apiKey, retry: { maxTotalWaitMs: 500 }, fetch: checked });
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => impatient.grants.get(id)));
     const refusals = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason as GrantsApiError);
     expect(refusals.length).to.be.greaterThan(0);
@@ -191,7 +197,7 @@ describe('TypeScript SDK: changes.sync follows the feed, tombstones included', f
     await indexer(['reindex'], ids(1, 5).map((id) => grantRecord(id)));
     api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
     const requests: string[] = [];
-    const client = sdk.createGrantsClient({ baseUrl: api.url, apiKey: api.key, fetch: (request) => (requests.push(request.url), fetch(request)) });
+    const client = sdk.createGrantsClient({ baseUrl: api.url, apiKey: api.key, fetch: (request) => (requests.push(request.url), checked(request)) });
     const copy = new Map<string, unknown>();
     const apply = (entry: ChangeEntry) => {
       if (entry.deleted) copy.delete(entry.id);
@@ -220,7 +226,7 @@ describe('TypeScript SDK: changes.sync follows the feed, tombstones included', f
   });
 
   it('an unknown position is a typed VALIDATION_ERROR naming since', async () => {
-    const client = sdk.createGrantsClient({ baseUrl: api!.url, apiKey: api!.key });
+    const client = sdk.createGrantsClient({ baseUrl: api!.url, apiKey: api!.key, fetch: checked });
     const error = await apiErrorOf(sdk, client.changes.sync('abc', () => {}));
     expect(error).to.include({ status: 400, code: 'VALIDATION_ERROR' });
     expect(error.details.map((d) => d.parameter)).to.include('since');
@@ -244,7 +250,7 @@ describe('TypeScript SDK: alerts and verifyWebhook on a real delivery', function
   before(async () => {
     sdk = await loadSdk();
     api = await startTestApi({ WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
-    client = sdk.createGrantsClient({ baseUrl: api.url, apiKey: api.key });
+    client = sdk.createGrantsClient({ baseUrl: api.url, apiKey: api.key, fetch: checked });
     server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -304,7 +310,8 @@ describe('TypeScript SDK: alerts and verifyWebhook on a real delivery', function
   });
 
   it('an invalid alert is a VALIDATION_ERROR naming every problem', async () => {
-    const error = await apiErrorOf(sdk, client.alerts.create({ name: '', query: { page: 2 } as AlertQuery, url: hookUrl }));
+    const refusing = sdk.createGrantsClient({ baseUrl: api.url, apiKey: api.key, fetch: checkedFetch({ invalidRequest: true }) });
+    const error = await apiErrorOf(sdk, refusing.alerts.create({ name: '', query: { page: 2 } as AlertQuery, url: hookUrl }));
     expect(error).to.include({ status: 400, code: 'VALIDATION_ERROR' });
     expect(error.details.map((d) => d.parameter)).to.include.members(['name', 'query.page']);
   });

@@ -10,7 +10,7 @@ import type { DestinationStream } from 'pino';
 import { createLogger } from '../../src/log.js';
 import { seedCatalogIfEmpty } from '../../src/seed.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { checkResponse } from './openapiCheck.js';
+import { checkedExchange, type CheckedAnswer, type CheckOptions } from './checkedFetch.js';
 import { MAX_MONTHLY_LIMIT, MAX_RATE_LIMIT, type Tier } from '../../src/subscriptions/tiers.js';
 import { SqliteStore } from '../../src/subscriptions/sqliteStore.js';
 import type { SubscriptionStore } from '../../src/subscriptions/subscriptionStore.js';
@@ -30,17 +30,16 @@ export interface TestApi {
   dataDir: string;
   config: Config;
   deps: TestDeps;
-  /** GET (or another method) on a path under the server, with the test key unless told otherwise. */
-  request(pathAndQuery: string, init?: RequestInit & { key?: string | null }): Promise<TestResponse>;
+  /**
+   * GET (or another method) on a path under the server, with the test key unless told otherwise.
+   * The request and its answer are checked against the OpenAPI document (checkedFetch.ts): a
+   * test of a refusal marks its call `invalidRequest: true`.
+   */
+  request(pathAndQuery: string, init?: RequestInit & { key?: string | null } & CheckOptions): Promise<TestResponse>;
   stop(): Promise<void>;
 }
 
-export interface TestResponse {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
+export type TestResponse = CheckedAnswer;
 
 export const tempDir = (prefix = 'grants-test-'): string => mkdtempSync(path.join(tmpdir(), prefix));
 
@@ -86,21 +85,10 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
     config,
     deps,
     async request(pathAndQuery, init = {}) {
-      const { key = created.apiKey, ...rest } = init;
+      const { key = created.apiKey, invalidRequest, tolerantLists, ...rest } = init;
       const headers = new Headers(rest.headers);
       if (key) headers.set('Authorization', `Bearer ${key}`);
-      const response = await fetch(running.url + pathAndQuery, { ...rest, headers });
-      const text = await response.text();
-      let body: unknown = null;
-      try {
-        body = text === '' ? null : JSON.parse(text);
-      } catch {
-        body = null;
-      }
-      const answer = { status: response.status, headers: response.headers, body, text };
-      // Every response the suites receive must conform to the OpenAPI document (throws otherwise).
-      checkResponse(rest.method ?? 'GET', pathAndQuery, answer);
-      return answer;
+      return checkedExchange(running.url + pathAndQuery, { ...rest, headers }, { invalidRequest, tolerantLists });
     },
     async stop() {
       await running.stop(1000);

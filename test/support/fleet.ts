@@ -12,6 +12,7 @@ import { dropAlias, ES_URL } from './elasticsearch.js';
 import { describeWithPostgres, type TestDatabase } from './postgres.js';
 import { launch, waitFor, type Launched } from './processes.js';
 import { deleteKeys, REDIS_URL, tally } from './redis.js';
+import { checkedExchange } from './checkedFetch.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 
@@ -77,15 +78,9 @@ export async function startInstance(name: string, options: FleetOptions): Promis
     async request(pathAndQuery, key, init = {}) {
       const headers = new Headers(init.headers);
       headers.set('Authorization', `Bearer ${key}`);
-      const response = await fetch(url + pathAndQuery, { ...init, headers });
-      const text = await response.text();
-      let body: unknown = null;
-      try {
-        body = text === '' ? null : JSON.parse(text);
-      } catch {
-        body = text;
-      }
-      return { status: response.status, headers: response.headers, body };
+      // The request and its answer checked against the OpenAPI document.
+      const answer = await checkedExchange(url + pathAndQuery, { ...init, headers });
+      return { status: answer.status, headers: answer.headers, body: answer.body ?? (answer.text === '' ? null : answer.text) };
     },
     async terminate() {
       proc.child.kill('SIGTERM');

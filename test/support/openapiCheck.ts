@@ -2,38 +2,9 @@
 // method and path must list its status, its headers must be there and match, its body must match
 // the schema (ajv, JSON Schema 2020-12). The test client (api.ts) runs it on every response of
 // the HTTP suites, so the document cannot drift from what the server sends.
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import { openapiDocument, OPENAPI_PATH } from '../../src/http/openapi.js';
+import { OPENAPI_PATH } from '../../src/http/openapi.js';
 import { API_PREFIX, matchRoute } from '../../src/http/routeTable.js';
-
-type Schema = Record<string, any>;
-
-const document = openapiDocument() as Schema;
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
-ajv.addSchema({ $id: 'openapi', components: document.components });
-
-/** The document's local references made absolute, so a schema of one response compiles alone. */
-function absolute(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(absolute);
-  if (schema === null || typeof schema !== 'object') return schema;
-  return Object.fromEntries(
-    Object.entries(schema).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `openapi${value}` : absolute(value)]),
-  );
-}
-
-const compiled = new WeakMap<object, ValidateFunction>();
-function validatorOf(schema: Schema): ValidateFunction {
-  let validate = compiled.get(schema);
-  if (validate === undefined) {
-    validate = ajv.compile(absolute(schema) as Schema);
-    compiled.set(schema, validate);
-  }
-  return validate;
-}
-
-const resolve = (item: Schema): Schema => (typeof item.$ref === 'string' ? resolve(item.$ref.slice(2).split('/').reduce((at: any, key: string) => at[key], document)) : item);
+import { document, resolve, validatorOf, type Schema } from './openapiDocument.js';
 
 export interface CheckedResponse {
   status: number;
@@ -116,10 +87,4 @@ export function checkResponse(method: string, pathAndQuery: string, response: Ch
     }
   }
   if (problems.length > 0) throw new Error(`Response does not conform to openapi.json:\n  ${problems.join('\n  ')}`);
-}
-
-/** The problems of a value against a schema of the document (its $refs resolved in the document); empty when it conforms. */
-export function schemaProblems(schema: Schema, value: unknown): string[] {
-  const validate = validatorOf(schema);
-  return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(value)'} ${e.message}`);
 }

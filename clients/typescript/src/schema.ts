@@ -800,7 +800,7 @@ export interface components {
             /** @description A name for the partner to recognise the alert by. */
             name: string;
             /**
-             * @description The filter parameters of GET /grants with the same names, meanings and validation (search, funderType, fundingType, eligibleProvinces, targetBeneficiaries, currency, applicationComplexity, sdgAlignment, isRecurring, amountMin, amountMax, open, deadlineFrom, deadlineTo, updatedSince); list filters as JSON arrays. Paging, sort, facets, fields and cursor are refused.
+             * @description The filter parameters of GET /grants the alert follows, as a JSON object; list filters as JSON arrays.
              * @example {
              *       "search": "clean energy",
              *       "eligibleProvinces": [
@@ -812,7 +812,7 @@ export interface components {
              *       "open": true
              *     }
              */
-            query: Record<string, unknown>;
+            query: components["schemas"]["AlertQuery"];
             /** @description The https URL the events are POSTed to; private, loopback and metadata addresses are refused. */
             url: string;
             /** @description The events sent. */
@@ -844,7 +844,7 @@ export interface components {
             /** @description A name for the partner to recognise the alert by. */
             name: string;
             /**
-             * @description The filter parameters of GET /grants with the same names, meanings and validation (search, funderType, fundingType, eligibleProvinces, targetBeneficiaries, currency, applicationComplexity, sdgAlignment, isRecurring, amountMin, amountMax, open, deadlineFrom, deadlineTo, updatedSince); list filters as JSON arrays. Paging, sort, facets, fields and cursor are refused.
+             * @description The filter parameters of GET /grants the alert follows, as a JSON object; list filters as JSON arrays.
              * @example {
              *       "search": "clean energy",
              *       "eligibleProvinces": [
@@ -856,7 +856,7 @@ export interface components {
              *       "open": true
              *     }
              */
-            query: Record<string, unknown>;
+            query: components["schemas"]["AlertQuery"];
             /** @description The https URL the events are POSTed to; private, loopback and metadata addresses are refused. */
             url: string;
             /** @description The events sent. */
@@ -898,7 +898,7 @@ export interface components {
             /** @description A name for the partner to recognise the alert by. */
             name: string;
             /**
-             * @description The filter parameters of GET /grants with the same names, meanings and validation (search, funderType, fundingType, eligibleProvinces, targetBeneficiaries, currency, applicationComplexity, sdgAlignment, isRecurring, amountMin, amountMax, open, deadlineFrom, deadlineTo, updatedSince); list filters as JSON arrays. Paging, sort, facets, fields and cursor are refused.
+             * @description The filter parameters of GET /grants the alert follows, as a JSON object; list filters as JSON arrays.
              * @example {
              *       "search": "clean energy",
              *       "eligibleProvinces": [
@@ -910,7 +910,7 @@ export interface components {
              *       "open": true
              *     }
              */
-            query: Record<string, unknown>;
+            query: components["schemas"]["AlertQuery"];
             /** @description The https URL the events are POSTed to; private, loopback and metadata addresses are refused. */
             url: string;
             /** @description The events sent; default all (grant.closing only with closingReminderDays). */
@@ -923,7 +923,7 @@ export interface components {
             /** @description A name for the partner to recognise the alert by. */
             name?: string;
             /**
-             * @description The filter parameters of GET /grants with the same names, meanings and validation (search, funderType, fundingType, eligibleProvinces, targetBeneficiaries, currency, applicationComplexity, sdgAlignment, isRecurring, amountMin, amountMax, open, deadlineFrom, deadlineTo, updatedSince); list filters as JSON arrays. Paging, sort, facets, fields and cursor are refused.
+             * @description The filter parameters of GET /grants the alert follows, as a JSON object; list filters as JSON arrays.
              * @example {
              *       "search": "clean energy",
              *       "eligibleProvinces": [
@@ -935,7 +935,7 @@ export interface components {
              *       "open": true
              *     }
              */
-            query?: Record<string, unknown>;
+            query?: components["schemas"]["AlertQuery"];
             /** @description The https URL the events are POSTed to; private, loopback and metadata addresses are refused. */
             url?: string;
             /** @description The events sent. */
@@ -1117,6 +1117,103 @@ export interface components {
             expiresAt?: string;
             /** @description The key's own requests per second, at most the subscription's rate. */
             rateLimit?: number;
+        };
+        /** @description The filters of an alert: the filter parameters of GET /grants with the same names, meanings and validation, as one JSON object (lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, facets, fields and cursor are refused. */
+        AlertQuery: {
+            /**
+             * @description Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
+             * @example clean energy
+             */
+            search?: string;
+            /**
+             * @description Only grants from these kinds of funder. A JSON array; a grant matches when it has any of the values (OR).
+             * @example [
+             *       "FEDERAL_GRANT",
+             *       "FOUNDATION"
+             *     ]
+             */
+            funderType?: ("CORPORATE" | "FEDERAL_GRANT" | "FOUNDATION" | "MUNICIPAL_GRANT" | "NON_PROFIT_ORGANIZATION" | "PROVINCIAL_TERRITORIAL_GRANT")[];
+            /**
+             * @description Only grants giving these kinds of funding. A JSON array; a grant matches when it has any of the values (OR).
+             * @example [
+             *       "GRANT",
+             *       "REBATE"
+             *     ]
+             */
+            fundingType?: ("EQUITY" | "GRANT" | "LOAN" | "REBATE" | "TAX_CREDIT" | "WAGE_SUBSIDY")[];
+            /**
+             * @description Only grants open to applicants in at least one of these provinces or territories. A JSON array; a grant matches when it has any of the values (OR).
+             * @example [
+             *       "QUEBEC",
+             *       "ONTARIO"
+             *     ]
+             */
+            eligibleProvinces?: ("ALBERTA" | "BRITISH_COLUMBIA" | "MANITOBA" | "NEW_BRUNSWICK" | "NEWFOUNDLAND_AND_LABRADOR" | "NORTHWEST_TERRITORIES" | "NOVA_SCOTIA" | "NUNAVUT" | "ONTARIO" | "PRINCE_EDWARD_ISLAND" | "QUEBEC" | "SASKATCHEWAN" | "YUKON")[];
+            /**
+             * @description Only grants meant for at least one of these kinds of applicant. A JSON array; a grant matches when it has any of the values (OR).
+             * @example [
+             *       "SMALL_BUSINESS"
+             *     ]
+             */
+            targetBeneficiaries?: ("CHARITIES" | "COMMUNITY_ORGANIZATIONS" | "INDIGENOUS_COMMUNITIES" | "INDIVIDUALS" | "LARGE_BUSINESS" | "MEDIUM_BUSINESS" | "MUNICIPALITIES" | "NON_PROFIT" | "RESEARCHERS" | "SMALL_BUSINESS" | "STARTUPS" | "STUDENTS")[];
+            /**
+             * @description Only grants whose amounts are in one of these currencies. A JSON array; a grant matches when it has any of the values (OR).
+             * @example [
+             *       "CAD"
+             *     ]
+             */
+            currency?: ("CAD" | "USD")[];
+            /**
+             * @description Only grants whose application takes this much effort (a grant whose complexity is unknown matches none). A JSON array; a grant matches when it has any of the values (OR).
+             * @example [
+             *       "LOW",
+             *       "MEDIUM"
+             *     ]
+             */
+            applicationComplexity?: ("HIGH" | "LOW" | "MEDIUM")[];
+            /**
+             * @description Only grants aligned with at least one of these UN Sustainable Development Goals. A JSON array; a grant matches when it has any of the values (OR).
+             * @example [
+             *       "SDG_7",
+             *       "SDG_13"
+             *     ]
+             */
+            sdgAlignment?: ("SDG_1" | "SDG_2" | "SDG_3" | "SDG_4" | "SDG_5" | "SDG_6" | "SDG_7" | "SDG_8" | "SDG_9" | "SDG_10" | "SDG_11" | "SDG_12" | "SDG_13" | "SDG_14" | "SDG_15" | "SDG_16" | "SDG_17")[];
+            /**
+             * @description Only grants that come back every cycle (true) or one-off grants (false); unknown recurrence matches neither.
+             * @example true
+             */
+            isRecurring?: boolean;
+            /**
+             * @description Only grants whose amount range reaches this amount (the grant's amountMax is at least this, or unknown). Must be a number ≥ 0.
+             * @example 10000
+             */
+            amountMin?: number;
+            /**
+             * @description Only grants whose amount range starts at or below this amount (the grant's amountMin is at most this, or unknown). Must be a number ≥ 0.
+             * @example 500000
+             */
+            amountMax?: number;
+            /**
+             * @description true: only grants accepting applications now (deadline in the future, or none); false: only grants whose deadline has passed. Without it, closed grants are included (and, in the default order, come first).
+             * @example true
+             */
+            open?: boolean;
+            /**
+             * @description Only grants whose deadline is at or after this instant (grants without a deadline never match). Must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later); a date alone means its first millisecond.
+             * @example 2026-09-01
+             */
+            deadlineFrom?: string;
+            /**
+             * @description Only grants whose deadline is at or before this instant (grants without a deadline never match). Must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later); a date alone means its last millisecond.
+             * @example 2026-12-31
+             */
+            deadlineTo?: string;
+            /**
+             * @description Only grants changed (updatedAt) at or after this instant. Must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later); a date alone means its first millisecond.
+             * @example 2025-06-01T00:00:00Z
+             */
+            updatedSince?: string;
         };
         /** @description One JSON-RPC 2.0 message of the Model Context Protocol: a request (method and id: initialize, tools/list, tools/call, ping), a notification (method, no id: notifications/initialized) or a response. Batches (arrays) are not taken. */
         JsonRpcMessage: {

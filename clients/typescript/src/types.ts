@@ -19,33 +19,12 @@ export type ChangeEntry = GrantChange | GrantTombstone;
 export type GrantChangesAnswer = Omit<Schemas['GrantChangesAnswer'], 'data'> & { data: ChangeEntry[] };
 export type UsageAnswer = Schemas['UsageAnswer'];
 export type LimitsAnswer = Schemas['LimitsAnswer'];
-/**
- * An alert's query: the filters of GET /grants, with the same names, values and validation (lists
- * as arrays). openapi.json describes it as a free object; the SDK types it from GET /grants.
- */
-export type AlertQuery = Pick<
-  GrantSearchQuery,
-  | 'search'
-  | 'funderType'
-  | 'fundingType'
-  | 'eligibleProvinces'
-  | 'targetBeneficiaries'
-  | 'currency'
-  | 'applicationComplexity'
-  | 'sdgAlignment'
-  | 'isRecurring'
-  | 'amountMin'
-  | 'amountMax'
-  | 'open'
-  | 'deadlineFrom'
-  | 'deadlineTo'
-  | 'updatedSince'
->;
-type WithQuery<T> = Omit<T, 'query'> & { query: AlertQuery };
-export type Alert = WithQuery<Schemas['Alert']>;
-export type AlertCreated = WithQuery<Schemas['AlertCreated']>;
-export type AlertInput = WithQuery<Schemas['AlertInput']>;
-export type AlertPatch = Omit<Schemas['AlertPatch'], 'query'> & { query?: AlertQuery };
+/** An alert's query: the filters of GET /grants, with the same names, values and validation (lists as arrays). */
+export type AlertQuery = Schemas['AlertQuery'];
+export type Alert = Schemas['Alert'];
+export type AlertCreated = Schemas['AlertCreated'];
+export type AlertInput = Schemas['AlertInput'];
+export type AlertPatch = Schemas['AlertPatch'];
 export type AlertAnswer = Omit<Schemas['AlertAnswer'], 'data'> & { data: Alert };
 export type AlertCreatedAnswer = Omit<Schemas['AlertCreatedAnswer'], 'data'> & { data: AlertCreated };
 export type AlertDeletedAnswer = Schemas['AlertDeletedAnswer'];

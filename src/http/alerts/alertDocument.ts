@@ -112,11 +112,8 @@ const at = (description: string): Schema => ({ type: 'string', format: 'date-tim
 const alertFields = (defaults: boolean): Schema => ({
   name: { type: 'string', minLength: 1, maxLength: MAX_ALERT_NAME, description: 'A name for the partner to recognise the alert by.' },
   query: {
-    type: 'object',
-    description:
-      'The filter parameters of GET /grants with the same names, meanings and validation (search, funderType, fundingType, eligibleProvinces, ' +
-      'targetBeneficiaries, currency, applicationComplexity, sdgAlignment, isRecurring, amountMin, amountMax, open, deadlineFrom, deadlineTo, ' +
-      'updatedSince); list filters as JSON arrays. Paging, sort, facets, fields and cursor are refused.',
+    ...ref('AlertQuery'),
+    description: 'The filter parameters of GET /grants the alert follows, as a JSON object; list filters as JSON arrays.',
     example: { search: 'clean energy', eligibleProvinces: ['ONTARIO'], targetBeneficiaries: ['SMALL_BUSINESS'], open: true },
   },
   url: { type: 'string', maxLength: MAX_URL_LENGTH, description: 'The https URL the events are POSTed to; private, loopback and metadata addresses are refused.' },

@@ -1,32 +1,12 @@
 // The JSON Schemas of the MCP tools, generated, never written twice: the arguments from the same
 // parameter definitions the REST endpoints validate and OpenAPI publishes (ParamSpecs, paramSchema),
 // the results from the OpenAPI document's own answer schemas without their envelope, references inlined.
-import { openapiDocument, paramSchema } from '../openapi.js';
-import { DATE_MESSAGE, type ParamSpec, type ParamSpecs } from '../queryParams.js';
+import { jsonParamsSchema, openapiDocument } from '../openapi.js';
 
 export type Schema = Record<string, unknown>;
 
-/** What an argument means (its definition's description), then its rule, written for JSON arguments. */
-function argumentDescription(name: string, spec: ParamSpec): string {
-  const parts = [spec.description];
-  if ('message' in spec) parts.push(`Must be ${spec.message.replace(/^must be /, '')}.`);
-  if (spec.kind === 'date') parts.push(`Must be ${DATE_MESSAGE.replace(/^must be /, '')}; a date alone means its ${spec.dayEdge === 'start' ? 'first' : 'last'} millisecond.`);
-  if (spec.kind === 'enumArray') parts.push('A JSON array; a grant matches when it has any of the values (OR).');
-  if (name === 'sort') parts.push('Default: relevance with search words, else deadline; relevance needs search words.');
-  return parts.join(' ');
-}
-
-/** The input schema of a tool whose arguments are these parameters (lists as JSON arrays). */
-export function argumentsSchema(specs: ParamSpecs, required: readonly string[] = []): Schema {
-  return {
-    type: 'object',
-    additionalProperties: false,
-    properties: Object.fromEntries(
-      Object.entries(specs).map(([name, spec]) => [name, { ...paramSchema(spec), description: argumentDescription(name, spec), examples: [spec.example] }]),
-    ),
-    ...(required.length === 0 ? {} : { required: [...required] }),
-  };
-}
+/** The input schema of a tool whose arguments are these parameters (lists as JSON arrays): the document's own JSON form of them. */
+export const argumentsSchema = jsonParamsSchema;
 
 const COMPONENTS = (openapiDocument() as { components: { schemas: Record<string, Schema> } }).components.schemas;
 const REF = '#/components/schemas/';
