@@ -103,7 +103,11 @@ export interface AlertStore {
    */
   claimDue(at: Date, limit: number, claimMs: number): Promise<DueMessage[]>;
   /** Records an attempt; `next` is the next attempt's time, or null when the message is finished. Disables the alert after a run of failures. */
-  recordAttempt(messageId: string, result: AttemptResult, next: { status: DeliveryStatus; nextAttemptAt: string | null }, disableAfter: number): Promise<void>;
+  /**
+   * Records attempts in one transaction: each message's outcome and next attempt; an alert whose
+   * last `disableAfter` finished messages all FAILED becomes DISABLED.
+   */
+  recordAttempts(records: readonly AttemptRecord[], disableAfter: number): Promise<void>;
   /** Re-seals every signing secret (current and previous) with `box`, in one transaction; returns how many alerts. */
   resealSecrets(box: { open(sealed: string): string; seal(plain: string): string }): Promise<number>;
   /** Messages waiting (PENDING), for the metrics. */
@@ -112,4 +116,11 @@ export interface AlertStore {
   /** The answer kept for an Idempotency-Key (within `sinceIso`), or null. */
   idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<{ fingerprint: string; status: number; body: string } | null>;
   rememberIdempotent(subscriptionId: string, key: string, fingerprint: string, status: number, body: string, at: Date): Promise<void>;
+}
+
+/** One attempt's outcome, to record. */
+export interface AttemptRecord {
+  messageId: string;
+  result: AttemptResult;
+  next: { status: DeliveryStatus; nextAttemptAt: string | null };
 }

@@ -7,7 +7,7 @@ import { inTransaction, type Pool } from '../../subscriptions/postgres/database.
 import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
 import type { SecretBox } from '../secrets.js';
 import { ALERT_COLUMNS, MESSAGE_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, toldOf } from '../rows.js';
-import type { AlertStore, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, NewMessage, ToldGrant } from '../store.js';
+import type { AlertStore, AttemptRecord, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, NewMessage, ToldGrant } from '../store.js';
 
 export class PgAlertStore implements AlertStore {
   constructor(
@@ -213,24 +213,27 @@ export class PgAlertStore implements AlertStore {
     return rows.map((r) => dueMessageOf(r, this.box, now));
   }
 
-  async recordAttempt(messageId: string, result: AttemptResult, next: { status: DeliveryStatus; nextAttemptAt: string | null }, disableAfter: number): Promise<void> {
+  async recordAttempts(records: readonly AttemptRecord[], disableAfter: number): Promise<void> {
+    if (records.length === 0) return;
     await inTransaction(this.pool, async (db) => {
-      const { rows } = await db.query(
-        `UPDATE alert_messages SET attempts = attempts + 1, status = $1, next_attempt_at = $2, last_at = $3, last_status = $4, last_error = $5,
-           last_duration_ms = $6, claimed_until = NULL WHERE id = $7 RETURNING alert_id`,
-        [next.status, next.nextAttemptAt, result.at, result.statusCode, result.error, result.durationMs, messageId],
-      );
-      if (next.status !== 'FAILED' || rows.length === 0) return;
-      const alertId = rows[0].alert_id as string;
-      const recent = (
-        await db.query(`SELECT status FROM alert_messages WHERE alert_id = $1 AND status IN ('DELIVERED', 'FAILED') ORDER BY last_at DESC, seq DESC LIMIT $2`, [alertId, disableAfter])
-      ).rows.map((r) => r.status as string);
-      if (recent.length === disableAfter && recent.every((s) => s === 'FAILED')) {
-        await db.query(`UPDATE alerts SET status = 'DISABLED', disabled_reason = $1, updated_at = $2 WHERE id = $3 AND status = 'ACTIVE'`, [
-          disabledReason(disableAfter),
-          result.at,
-          alertId,
-        ]);
+      for (const { messageId, result, next } of records) {
+        const { rows } = await db.query(
+          `UPDATE alert_messages SET attempts = attempts + 1, status = $1, next_attempt_at = $2, last_at = $3, last_status = $4, last_error = $5,
+             last_duration_ms = $6, claimed_until = NULL WHERE id = $7 RETURNING alert_id`,
+          [next.status, next.nextAttemptAt, result.at, result.statusCode, result.error, result.durationMs, messageId],
+        );
+        if (next.status !== 'FAILED' || rows.length === 0) continue;
+        const alertId = rows[0].alert_id as string;
+        const recent = (
+          await db.query(`SELECT status FROM alert_messages WHERE alert_id = $1 AND status IN ('DELIVERED', 'FAILED') ORDER BY last_at DESC, seq DESC LIMIT $2`, [alertId, disableAfter])
+        ).rows.map((r) => r.status as string);
+        if (recent.length === disableAfter && recent.every((st) => st === 'FAILED')) {
+          await db.query(`UPDATE alerts SET status = 'DISABLED', disabled_reason = $1, updated_at = $2 WHERE id = $3 AND status = 'ACTIVE'`, [
+            disabledReason(disableAfter),
+            result.at,
+            alertId,
+          ]);
+        }
       }
     });
   }

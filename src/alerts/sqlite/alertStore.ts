@@ -5,7 +5,7 @@ import type { Db } from '../../subscriptions/database.js';
 import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
 import type { SecretBox } from '../secrets.js';
 import { ALERT_COLUMNS, MESSAGE_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, toldOf, type AlertRow, type DueRow, type MessageRow, type ToldRow } from '../rows.js';
-import type { AlertStore, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, NewMessage, ToldGrant } from '../store.js';
+import type { AlertStore, AttemptRecord, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, NewMessage, ToldGrant } from '../store.js';
 
 export class SqliteAlertStore implements AlertStore {
   private readonly statements = new Map<string, Database.Statement>();
@@ -33,8 +33,8 @@ export class SqliteAlertStore implements AlertStore {
   async create(subscriptionId: string, input: NewAlert, secret: string, at: Date): Promise<Alert> {
     const id = newAlertId();
     const now = at.toISOString();
-    this.db
-      .prepare(
+    this
+      .prepared(
         `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, 'ACTIVE', ?, (SELECT seq FROM alert_matcher WHERE id = 1), ?, ?)`,
       )
@@ -43,8 +43,8 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async list(subscriptionId: string | null, after: ListPosition | null, limit: number): Promise<Alert[]> {
-    const rows = this.db
-      .prepare(
+    const rows = this
+      .prepared(
         `SELECT ${ALERT_COLUMNS} FROM alerts
          WHERE (:sub IS NULL OR subscription_id = :sub) AND (:at IS NULL OR created_at < :at OR (created_at = :at AND id < :id))
          ORDER BY created_at DESC, id DESC LIMIT :limit`,
@@ -63,8 +63,8 @@ export class SqliteAlertStore implements AlertStore {
     if (current === null) return null;
     const next = { ...current, ...changes };
     const reason = next.status === 'DISABLED' ? current.disabledReason : null;
-    this.db
-      .prepare('UPDATE alerts SET name = ?, query = ?, url = ?, events = ?, closing_days = ?, status = ?, disabled_reason = ?, updated_at = ? WHERE id = ?')
+    this
+      .prepared('UPDATE alerts SET name = ?, query = ?, url = ?, events = ?, closing_days = ?, status = ?, disabled_reason = ?, updated_at = ? WHERE id = ?')
       .run(next.name, JSON.stringify(next.query), next.url, JSON.stringify(next.events), next.closingReminderDays, next.status, reason, at.toISOString(), id);
     return this.get(subscriptionId, id);
   }
@@ -74,8 +74,8 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async rotateSecret(subscriptionId: string, id: string, secret: string, at: Date, overlapMs: number): Promise<boolean> {
-    const result = this.db
-      .prepare('UPDATE alerts SET previous_secret = secret, previous_until = ?, secret = ?, updated_at = ? WHERE id = ? AND subscription_id = ?')
+    const result = this
+      .prepared('UPDATE alerts SET previous_secret = secret, previous_until = ?, secret = ?, updated_at = ? WHERE id = ? AND subscription_id = ?')
       .run(new Date(at.getTime() + overlapMs).toISOString(), this.box.seal(secret), at.toISOString(), id, subscriptionId);
     return result.changes === 1;
   }
@@ -98,8 +98,8 @@ export class SqliteAlertStore implements AlertStore {
 
   async deliveries(alertId: string, after: ListPosition | null, limit: number): Promise<Delivery[]> {
     const afterSeq = after === null ? null : ((this.prepared('SELECT seq FROM alert_messages WHERE id = ?').pluck().get(after.id) as number | undefined) ?? 0);
-    const rows = this.db
-      .prepare(`SELECT ${MESSAGE_COLUMNS} FROM alert_messages WHERE alert_id = ? AND (? IS NULL OR seq < ?) ORDER BY seq DESC LIMIT ?`)
+    const rows = this
+      .prepared(`SELECT ${MESSAGE_COLUMNS} FROM alert_messages WHERE alert_id = ? AND (? IS NULL OR seq < ?) ORDER BY seq DESC LIMIT ?`)
       .all(alertId, afterSeq, afterSeq, limit) as MessageRow[];
     return rows.map(deliveryOf);
   }
@@ -110,8 +110,8 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async retry(alertId: string, deliveryId: string, at: Date): Promise<Delivery | null> {
-    const changed = this.db
-      .prepare(`UPDATE alert_messages SET status = 'PENDING', next_attempt_at = ?, claimed_until = NULL WHERE id = ? AND alert_id = ?`)
+    const changed = this
+      .prepared(`UPDATE alert_messages SET status = 'PENDING', next_attempt_at = ?, claimed_until = NULL WHERE id = ? AND alert_id = ?`)
       .run(at.toISOString(), deliveryId, alertId).changes;
     return changed === 1 ? this.getDelivery(alertId, deliveryId) : null;
   }
@@ -135,8 +135,8 @@ export class SqliteAlertStore implements AlertStore {
 
   async told(grantIds: readonly string[]): Promise<ToldGrant[]> {
     if (grantIds.length === 0) return [];
-    const rows = this.db
-      .prepare(`SELECT alert_id, grant_id, deadline, reminded_deadline FROM alert_grants WHERE grant_id IN (SELECT value FROM json_each(?))`)
+    const rows = this
+      .prepared(`SELECT alert_id, grant_id, deadline, reminded_deadline FROM alert_grants WHERE grant_id IN (SELECT value FROM json_each(?))`)
       .all(JSON.stringify(grantIds)) as ToldRow[];
     return rows.map(toldOf);
   }
@@ -166,8 +166,8 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async dueReminders(at: Date): Promise<ToldGrant[]> {
-    const rows = this.db
-      .prepare(
+    const rows = this
+      .prepared(
         `SELECT g.alert_id, g.grant_id, g.deadline, g.reminded_deadline FROM alert_grants g JOIN alerts a ON a.id = g.alert_id
          WHERE a.closing_days IS NOT NULL AND g.deadline IS NOT NULL AND g.deadline >= :now
            AND julianday(g.deadline) - julianday(:now) <= a.closing_days
@@ -190,8 +190,8 @@ export class SqliteAlertStore implements AlertStore {
     const now = at.toISOString();
     const claim = this.prepared('UPDATE alert_messages SET claimed_until = ? WHERE id = ?');
     const rows = this.db.transaction(() => {
-      const found = this.db
-      .prepare(
+      const found = this
+      .prepared(
         `SELECT m.id, m.alert_id, m.grant_id, m.payload, m.attempts, m.created_at, a.url, a.secret, a.previous_secret, a.previous_until
          FROM alert_messages m JOIN alerts a ON a.id = m.alert_id JOIN subscriptions s ON s.id = a.subscription_id
          WHERE m.status = 'PENDING' AND m.next_attempt_at <= :now AND a.status = 'ACTIVE' AND s.status = 'ACTIVE'
@@ -207,24 +207,21 @@ export class SqliteAlertStore implements AlertStore {
     return rows.map((r) => dueMessageOf(r, this.box, now));
   }
 
-  async recordAttempt(messageId: string, result: AttemptResult, next: { status: DeliveryStatus; nextAttemptAt: string | null }, disableAfter: number): Promise<void> {
+  async recordAttempts(records: readonly AttemptRecord[], disableAfter: number): Promise<void> {
     this.db.transaction(() => {
-      this.db
-        .prepare(
+      for (const { messageId, result, next } of records) {
+        this.prepared(
           `UPDATE alert_messages SET attempts = attempts + 1, status = ?, next_attempt_at = ?, last_at = ?, last_status = ?, last_error = ?, last_duration_ms = ?, claimed_until = NULL WHERE id = ?`,
-        )
-        .run(next.status, next.nextAttemptAt, result.at, result.statusCode, result.error, result.durationMs, messageId);
-      if (next.status !== 'FAILED') return;
-      const alertId = this.prepared('SELECT alert_id FROM alert_messages WHERE id = ?').pluck().get(messageId) as string | undefined;
-      if (alertId === undefined) return;
-      const recent = this.db
-        .prepare(`SELECT status FROM alert_messages WHERE alert_id = ? AND status IN ('DELIVERED', 'FAILED') ORDER BY last_at DESC, seq DESC LIMIT ?`)
-        .pluck()
-        .all(alertId, disableAfter) as string[];
-      if (recent.length === disableAfter && recent.every((s) => s === 'FAILED')) {
-        this.db
-          .prepare(`UPDATE alerts SET status = 'DISABLED', disabled_reason = ?, updated_at = ? WHERE id = ? AND status = 'ACTIVE'`)
-          .run(disabledReason(disableAfter), result.at, alertId);
+        ).run(next.status, next.nextAttemptAt, result.at, result.statusCode, result.error, result.durationMs, messageId);
+        if (next.status !== 'FAILED') continue;
+        const alertId = this.prepared('SELECT alert_id FROM alert_messages WHERE id = ?').pluck().get(messageId) as string | undefined;
+        if (alertId === undefined) continue;
+        const recent = this.prepared(`SELECT status FROM alert_messages WHERE alert_id = ? AND status IN ('DELIVERED', 'FAILED') ORDER BY last_at DESC, seq DESC LIMIT ?`)
+          .pluck()
+          .all(alertId, disableAfter) as string[];
+        if (recent.length === disableAfter && recent.every((st) => st === 'FAILED')) {
+          this.prepared(`UPDATE alerts SET status = 'DISABLED', disabled_reason = ?, updated_at = ? WHERE id = ? AND status = 'ACTIVE'`).run(disabledReason(disableAfter), result.at, alertId);
+        }
       }
     })();
   }
@@ -243,15 +240,15 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<{ fingerprint: string; status: number; body: string } | null> {
-    const row = this.db
-      .prepare('SELECT fingerprint, status, body FROM idempotency_keys WHERE subscription_id = ? AND key = ? AND created_at >= ?')
+    const row = this
+      .prepared('SELECT fingerprint, status, body FROM idempotency_keys WHERE subscription_id = ? AND key = ? AND created_at >= ?')
       .get(subscriptionId, key, sinceIso) as { fingerprint: string; status: number; body: string } | undefined;
     return row ?? null;
   }
 
   async rememberIdempotent(subscriptionId: string, key: string, fingerprint: string, status: number, body: string, at: Date): Promise<void> {
-    this.db
-      .prepare(
+    this
+      .prepared(
         `INSERT INTO idempotency_keys (subscription_id, key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (subscription_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, created_at = excluded.created_at`,
       )
