@@ -5,7 +5,8 @@
 // come first; alerts catch up when the load falls (their delay under load is the price, measured
 // in the bench).
 export class AlertsPacer {
-  private owedMs = 0;
+  /** Until when (performance.now()) alert work waits while partners are served: one deadline for every waiter. */
+  private owedUntil = 0;
 
   constructor(
     /** Whether partner requests are being served now. */
@@ -16,8 +17,9 @@ export class AlertsPacer {
 
   /** Records `ms` of the alerts' own work on the thread. */
   spent(ms: number): void {
-    if (this.busyShare >= 1 || !this.partnersBusy()) this.owedMs = 0;
-    else this.owedMs += (ms * (1 - this.busyShare)) / this.busyShare;
+    const now = performance.now();
+    if (this.busyShare >= 1 || !this.partnersBusy()) this.owedUntil = now;
+    else this.owedUntil = Math.max(this.owedUntil, now) + (ms * (1 - this.busyShare)) / this.busyShare;
   }
 
   /**
@@ -34,14 +36,11 @@ export class AlertsPacer {
     }
   }
 
-  /** Waits what the alerts owe while requests are being served; lets the loop turn otherwise. */
+  /** Waits until what the alerts owe is paid while requests are being served; lets the loop turn otherwise. */
   async turn(): Promise<void> {
-    while (this.owedMs > 0 && this.partnersBusy()) {
-      const wait = Math.min(this.owedMs, 50);
-      await new Promise((resolve) => setTimeout(resolve, wait));
-      this.owedMs -= wait;
+    for (let left = this.owedUntil - performance.now(); left > 0 && this.partnersBusy(); left = this.owedUntil - performance.now()) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(left, 50)));
     }
-    if (!this.partnersBusy()) this.owedMs = 0;
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

@@ -46,7 +46,7 @@ Options:
   --seed S          generator seed (default 1)
   --quick           10,000 grants, 1,000 alerts, 200 changes
   --out FILE        JSON results (default test/bench/results/alerts-<timestamp>.json)
-  --keep-temp       keep the temporary directory (logs)
+  --keep-temp       keep the temporary directory (logs) and the PostgreSQL database
   --quiet-only      the quiet round only (with --profile: what matching and delivering cost)
   --profile DIR     CPU profiles of the API processes with alerts on (node dist/test/bench/profile.js DIR/*.cpuprofile)`;
 
@@ -585,7 +585,8 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
     return 0;
   } finally {
     for (const p of running.reverse()) await p.stop().catch(() => undefined);
-    if (database !== null) await database.drop().catch(() => undefined);
+    if (database !== null && o.keepTemp) say(`kept the PostgreSQL database ${database.name}`);
+    else if (database !== null) await database.drop().catch(() => undefined);
     if (o.engine === 'elasticsearch') {
       await fetch(`${o.elasticsearchUrl}/${alias}-*,${alias}_changes?ignore_unavailable=true&allow_no_indices=true`, { method: 'DELETE' }).catch(() => undefined);
     }

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { inTransaction, type Pool } from '../../subscriptions/postgres/database.js';
 import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
 import type { SecretBox } from '../secrets.js';
-import { ALERT_COLUMNS, MESSAGE_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, toldOf } from '../rows.js';
+import { ALERT_COLUMNS, MESSAGE_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, toldOf, type DueRow } from '../rows.js';
 import type { AlertStore, AttemptRecord, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, NewMessage, ToldGrant } from '../store.js';
 
 export class PgAlertStore implements AlertStore {
@@ -195,16 +195,36 @@ export class PgAlertStore implements AlertStore {
   async claimDue(at: Date, limit: number, claimMs: number): Promise<DueMessage[]> {
     const now = at.toISOString();
     const rows = await inTransaction(this.pool, async (db) => {
-      const { rows: found } = await db.query(
-        `SELECT m.id, m.alert_id, m.grant_id, m.payload, m.attempts, m.created_at, a.url, a.secret, a.previous_secret, a.previous_until
-         FROM alert_messages m JOIN alerts a ON a.id = m.alert_id JOIN subscriptions s ON s.id = a.subscription_id
-         WHERE m.status = 'PENDING' AND m.next_attempt_at <= $1 AND a.status = 'ACTIVE' AND s.status = 'ACTIVE'
-           AND (m.claimed_until IS NULL OR m.claimed_until < $1)
-           AND NOT EXISTS (SELECT 1 FROM alert_messages e WHERE e.alert_id = m.alert_id AND e.grant_id IS NOT DISTINCT FROM m.grant_id AND e.status = 'PENDING' AND e.seq < m.seq)
-         ORDER BY m.next_attempt_at, m.seq LIMIT $2
-         FOR UPDATE OF m SKIP LOCKED`,
-        [now, limit],
-      );
+      // The earliest due messages first (a bounded window, read in index order: PostgreSQL would
+      // otherwise join and sort every pending message before the LIMIT, 100 ms a claim at 9,000
+      // pending), then the checks; a window of messages that cannot go yet (paused alerts, earlier
+      // messages of the same grant) is widened until it is the whole outbox. The conditions on m
+      // are repeated outside the window: a row another instance claimed meanwhile is checked again
+      // once its lock is released (PostgreSQL re-evaluates them on the row's new version), never
+      // the window's.
+      let found: DueRow[] = [];
+      for (let window = Math.max(256, limit * 16); ; window *= 8) {
+        const { rows } = await db.query(
+          `WITH due AS MATERIALIZED (
+             SELECT seq FROM alert_messages WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1)
+             ORDER BY next_attempt_at, seq LIMIT $3)
+           SELECT m.id, m.alert_id, m.grant_id, m.payload, m.attempts, m.created_at, a.url, a.secret, a.previous_secret, a.previous_until
+           FROM due JOIN alert_messages m ON m.seq = due.seq JOIN alerts a ON a.id = m.alert_id JOIN subscriptions s ON s.id = a.subscription_id
+           WHERE m.status = 'PENDING' AND m.next_attempt_at <= $1 AND (m.claimed_until IS NULL OR m.claimed_until < $1)
+             AND a.status = 'ACTIVE' AND s.status = 'ACTIVE'
+             AND NOT EXISTS (SELECT 1 FROM alert_messages e WHERE e.alert_id = m.alert_id AND e.grant_id IS NOT DISTINCT FROM m.grant_id AND e.status = 'PENDING' AND e.seq < m.seq)
+           ORDER BY m.next_attempt_at, m.seq LIMIT $2
+           FOR UPDATE OF m SKIP LOCKED`,
+          [now, limit, window],
+        );
+        found = rows as DueRow[];
+        if (found.length > 0) break;
+        const { rows: counted } = await db.query(
+          `SELECT count(*)::int AS n FROM (SELECT 1 FROM alert_messages WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1) LIMIT $2) w`,
+          [now, window + 1],
+        );
+        if ((counted[0].n as number) <= window) break;
+      }
       if (found.length > 0) {
         await db.query('UPDATE alert_messages SET claimed_until = $1 WHERE id = ANY($2::text[])', [new Date(at.getTime() + claimMs).toISOString(), found.map((r) => r.id)]);
       }
@@ -216,21 +236,34 @@ export class PgAlertStore implements AlertStore {
   async recordAttempts(records: readonly AttemptRecord[], disableAfter: number): Promise<void> {
     if (records.length === 0) return;
     await inTransaction(this.pool, async (db) => {
-      for (const { messageId, result, next } of records) {
-        const { rows } = await db.query(
-          `UPDATE alert_messages SET attempts = attempts + 1, status = $1, next_attempt_at = $2, last_at = $3, last_status = $4, last_error = $5,
-             last_duration_ms = $6, claimed_until = NULL WHERE id = $7 RETURNING alert_id`,
-          [next.status, next.nextAttemptAt, result.at, result.statusCode, result.error, result.durationMs, messageId],
-        );
-        if (next.status !== 'FAILED' || rows.length === 0) continue;
-        const alertId = rows[0].alert_id as string;
+      // Every outcome in one statement (a round trip per message was the deliverer's bound).
+      await db.query(
+        `UPDATE alert_messages m SET attempts = m.attempts + 1, status = v.status, next_attempt_at = v.next_attempt_at, last_at = v.last_at,
+           last_status = v.last_status, last_error = v.last_error, last_duration_ms = v.last_duration_ms, claimed_until = NULL
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::int[])
+           AS v(id, status, next_attempt_at, last_at, last_status, last_error, last_duration_ms)
+         WHERE m.id = v.id`,
+        [
+          records.map((r) => r.messageId),
+          records.map((r) => r.next.status),
+          records.map((r) => r.next.nextAttemptAt),
+          records.map((r) => r.result.at),
+          records.map((r) => r.result.statusCode),
+          records.map((r) => r.result.error),
+          records.map((r) => r.result.durationMs),
+        ],
+      );
+      const failed = records.filter((r) => r.next.status === 'FAILED').map((r) => r.messageId);
+      if (failed.length === 0) return;
+      const { rows } = await db.query('SELECT DISTINCT alert_id FROM alert_messages WHERE id = ANY($1::text[])', [failed]);
+      for (const { alert_id: alertId } of rows as { alert_id: string }[]) {
         const recent = (
           await db.query(`SELECT status FROM alert_messages WHERE alert_id = $1 AND status IN ('DELIVERED', 'FAILED') ORDER BY last_at DESC, seq DESC LIMIT $2`, [alertId, disableAfter])
         ).rows.map((r) => r.status as string);
         if (recent.length === disableAfter && recent.every((st) => st === 'FAILED')) {
           await db.query(`UPDATE alerts SET status = 'DISABLED', disabled_reason = $1, updated_at = $2 WHERE id = $3 AND status = 'ACTIVE'`, [
             disabledReason(disableAfter),
-            result.at,
+            new Date().toISOString(),
             alertId,
           ]);
         }
