@@ -300,7 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowHttp: bool('WEBHOOK_ALLOW_HTTP', false),
     allowPrivate: bool('WEBHOOK_ALLOW_PRIVATE', false),
     pollMs: int('ALERTS_POLL_MS', 250, 10, 60_000),
-    busyPercent: int('ALERTS_BUSY_PERCENT', 5, 1, 100),
+    busyPercent: int('ALERTS_BUSY_PERCENT', 2, 1, 100),
     secretsKey,
     secretsKeyPrevious,
   };
