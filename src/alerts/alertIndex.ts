@@ -33,13 +33,13 @@ export class AlertIndex<A extends IndexedAlert> {
 
   /**
    * Alerts whose conditions are null (a query no longer valid) match nothing and are not filed.
-   * `grants`, when given, are the grants about to be matched: each alert is then filed under the
-   * list condition the fewest of them hold (the fewest candidates), else under the first of
-   * LIST_FIELDS it has.
+   * `grants` are the grants about to be matched: each alert is filed under the list condition
+   * the fewest of them hold (the fewest candidates), the first of LIST_FIELDS among equals (so
+   * without grants, in LIST_FIELDS' order).
    */
-  constructor(alerts: readonly A[], grants?: readonly Grant[]) {
+  constructor(alerts: readonly A[], grants: readonly Grant[] = []) {
     const held = new Map<ListField, Map<string, number>>();
-    for (const grant of grants ?? []) {
+    for (const grant of grants) {
       for (const [field, read] of LIST_FIELDS) {
         const value = read(grant);
         if (value === null) continue;
@@ -53,7 +53,7 @@ export class AlertIndex<A extends IndexedAlert> {
       const c = alert.conditions;
       if (c === null) continue;
       const lists = LIST_FIELDS.filter(([field]) => c[field].length > 0);
-      const list = grants === undefined ? lists[0] : lists.reduce<(typeof lists)[number] | undefined>((best, l) => (best === undefined || cost(l[0], c[l[0]]) < cost(best[0], c[best[0]]) ? l : best), undefined);
+      const list = lists.reduce<(typeof lists)[number] | undefined>((best, l) => (best === undefined || cost(l[0], c[l[0]]) < cost(best[0], c[best[0]]) ? l : best), undefined);
       if (list !== undefined) {
         let values = this.byValue.get(list[0]);
         if (values === undefined) this.byValue.set(list[0], (values = new Map()));

@@ -80,7 +80,7 @@ export class WebhookDeliverer {
   }
 
   private async attempt(message: DueMessage): Promise<void> {
-    const { store, post, retryScheduleMs, clock, log } = this.deps;
+    const { post, retryScheduleMs, clock, log } = this.deps;
     const sentAt = clock();
     const result = await this.pacer.sync(() => post({ url: message.url, body: message.payload, headers: signatureHeaders(message.id, sentAt, message.payload, message.secrets) }));
     // The attempt's work outside the parts measured (the socket, the answer, the promises, the collector).

@@ -214,7 +214,7 @@ export class AlertMatcher {
           const matches = grant !== null && conditions !== null && matchesFilters(grant, conditions, changedAt) && text.matching(conditions.search).has(entry.id);
           if (!matches && !wasTold) continue;
           const k = key(alert.id, entry.id);
-          let type: EventType | null = null;
+          let type: EventType;
           let reason: 'deleted' | 'no_longer_matches' | null = null;
           if (matches) {
             type = wasTold ? 'grant.updated' : 'grant.matched';
@@ -230,7 +230,7 @@ export class AlertMatcher {
             forgotten.set(k, { alertId: alert.id, grantId: entry.id });
             followers.get(entry.id)?.delete(alert.id);
           }
-          if (type === null || !alert.events.includes(type)) continue;
+          if (!alert.events.includes(type)) continue;
           messages.push({
             alertId: alert.id,
             grantId: entry.id,
@@ -244,8 +244,7 @@ export class AlertMatcher {
       text.close();
     }
     const last = entries[decided - 1];
-    return {
-      decided, position: { log, seq: last.seq }, messages, told: [...toldNow.values()], forgotten: [...forgotten.values()], checks };
+    return { decided, checks, position: { log, seq: last.seq }, messages, told: [...toldNow.values()], forgotten: [...forgotten.values()] };
   }
 
   /** Queues grant.closing for followed grants whose deadline came within their alert's days. */
@@ -255,11 +254,11 @@ export class AlertMatcher {
     const now = clock();
     const due = await store.dueReminders(now);
     if (due.length === 0) return 0;
-    const alerts = new Map((await store.matchableAlerts()).map((a) => [a.id, a]));
+    const { byId } = await this.alerts();
     const messages: NewMessage[] = [];
     const reminded: ToldGrant[] = [];
     for (const item of due) {
-      const alert = alerts.get(item.alertId);
+      const alert = byId.get(item.alertId)?.alert;
       const json = await engine.getByIdJson(item.grantId);
       if (alert === undefined || json === null) continue;
       const grant = JSON.parse(json) as Grant;
