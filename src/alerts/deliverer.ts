@@ -1,6 +1,6 @@
-// The webhook deliverer: takes due messages from the outbox (at most `concurrency` in flight,
-// the earliest pending message per alert and grant only, so one grant's events arrive in
-// order), signs and posts each, and records the attempt: DELIVERED on a 2xx, otherwise the next
+// The webhook deliverer: takes due messages from the outbox (claimed ahead, at most
+// `concurrency` requests in flight, the earliest pending message per alert and grant only, so
+// one grant's events arrive in order), signs and posts each, and records the attempt: DELIVERED on a 2xx, otherwise the next
 // attempt after the schedule's delay, or FAILED after the last.
 import type { Logger } from '../log.js';
 import { FAILURES_BEFORE_DISABLE, type AttemptResult } from './model.js';
@@ -16,6 +16,13 @@ import type { WebhookRequest } from './webhookPost.js';
  * what it measures so that deliveries keep to their share while partners are served.
  */
 const ATTEMPT_OVERHEAD_MS = 0.3;
+
+/**
+ * How many messages a deliverer holds claimed, in slots (`concurrency`): those in flight and
+ * those waiting for a slot. A claim is made once a slot's worth of room is free, so each claim
+ * takes at least `concurrency` messages in one round trip.
+ */
+const CLAIMED_AHEAD = 3;
 
 export interface DelivererDeps {
   store: AlertStore;
@@ -34,7 +41,12 @@ export interface DelivererDeps {
 }
 
 export class WebhookDeliverer {
-  private readonly inFlight = new Set<string>();
+  /** Claimed messages waiting for a slot, oldest claim first. */
+  private readonly waiting: { message: DueMessage; claimedAt: number }[] = [];
+  /** Ids claimed and not recorded yet: waiting, being posted or being recorded. */
+  private readonly held = new Set<string>();
+  /** Requests in flight (at most `concurrency`). */
+  private posting = 0;
   private readonly settled = new Set<Promise<void>>();
   private claiming: Promise<number> | null = null;
   private unrecorded: { record: AttemptRecord; resolve: () => void; reject: (error: Error) => void }[] = [];
@@ -42,11 +54,12 @@ export class WebhookDeliverer {
 
   constructor(private readonly deps: DelivererDeps) {}
 
+  /** Messages claimed and not recorded yet. */
   get busy(): number {
-    return this.inFlight.size;
+    return this.held.size;
   }
 
-  /** Starts the attempts that are due and fit; returns how many it started. One claim at a time. */
+  /** Claims due messages when there is room and starts what fits; returns how many it claimed. One claim at a time. */
   async deliverDue(): Promise<number> {
     if (this.claiming !== null) return this.claiming;
     this.claiming = this.claim().finally(() => {
@@ -59,30 +72,72 @@ export class WebhookDeliverer {
     return this.deps.pacer ?? UNPACED;
   }
 
+  /**
+   * Claims ahead of the requests in flight (CLAIMED_AHEAD), so that a freed slot starts the next
+   * attempt at once instead of after a claim's round trip (with PostgreSQL the claim, not the
+   * request, was the bound).
+   */
   private async claim(): Promise<number> {
     await this.pacer.turn();
-    const room = this.deps.concurrency - this.inFlight.size;
-    if (room <= 0 || this.stopped) return 0;
-    const due = (await this.pacer.sync(() => this.deps.store.claimDue(this.deps.clock(), room, this.deps.claimMs))).filter((m) => !this.inFlight.has(m.id));
+    const { concurrency } = this.deps;
+    const room = CLAIMED_AHEAD * concurrency - this.posting - this.waiting.length;
+    if (this.stopped || room < concurrency) return 0;
+    const due = (await this.pacer.sync(() => this.deps.store.claimDue(this.deps.clock(), room, this.deps.claimMs))).filter((m) => !this.held.has(m.id));
+    const claimedAt = Date.now();
     for (const message of due) {
-      this.inFlight.add(message.id);
-      const attempt = this.attempt(message).finally(() => {
-        this.inFlight.delete(message.id);
-        this.settled.delete(attempt);
-        // A slot is free: claim again once a quarter of the slots are (not one claim per attempt).
-        if (!this.stopped && this.deps.concurrency - this.inFlight.size >= Math.max(1, this.deps.concurrency >> 2)) {
-          this.deliverDue().catch((error: Error) => this.deps.log.warn('claiming due webhooks failed; the worker retries', { reason: error.message }));
-        }
-      });
-      this.settled.add(attempt);
+      this.held.add(message.id);
+      this.waiting.push({ message, claimedAt });
     }
+    this.startWaiting();
     return due.length;
   }
 
-  private async attempt(message: DueMessage): Promise<void> {
+  /**
+   * Starts waiting messages while slots are free. A message that waited a quarter of its claim
+   * (a paced deliverer under load) is given back rather than sent late in its claim, when another
+   * deliverer may be about to take it.
+   */
+  private startWaiting(): void {
+    const stale: string[] = [];
+    while (this.posting < this.deps.concurrency && this.waiting.length > 0 && !this.stopped) {
+      const { message, claimedAt } = this.waiting.shift()!;
+      if (Date.now() - claimedAt > this.deps.claimMs / 4) {
+        this.held.delete(message.id);
+        stale.push(message.id);
+        continue;
+      }
+      this.posting += 1;
+      const attempt = this.attempt(message, () => {
+        this.posting -= 1;
+        this.startWaiting();
+        // Claim more once a slots' worth has room (not one claim per attempt).
+        if (!this.stopped && CLAIMED_AHEAD * this.deps.concurrency - this.posting - this.waiting.length >= this.deps.concurrency) {
+          this.deliverDue().catch((error: Error) => this.deps.log.warn('claiming due webhooks failed; the worker retries', { reason: error.message }));
+        }
+      }).finally(() => {
+        this.held.delete(message.id);
+        this.settled.delete(attempt);
+      });
+      this.settled.add(attempt);
+    }
+    this.release(stale);
+  }
+
+  private release(messageIds: string[]): void {
+    if (messageIds.length === 0) return;
+    this.deps.store.releaseClaims(messageIds).catch((error: Error) => this.deps.log.warn('claimed webhooks could not be given back; their claims run out', { reason: error.message }));
+  }
+
+  /** Posts the message (`posted` is called when its request is over: its slot is free) and records the attempt. */
+  private async attempt(message: DueMessage, posted: () => void): Promise<void> {
     const { post, retryScheduleMs, clock, log } = this.deps;
     const sentAt = clock();
-    const result = await this.pacer.sync(() => post({ url: message.url, body: message.payload, headers: signatureHeaders(message.id, sentAt, message.payload, message.secrets) }));
+    let result: AttemptResult;
+    try {
+      result = await this.pacer.sync(() => post({ url: message.url, body: message.payload, headers: signatureHeaders(message.id, sentAt, message.payload, message.secrets) }));
+    } finally {
+      posted();
+    }
     // The attempt's work outside the parts measured (the socket, the answer, the promises, the collector).
     this.pacer.spent(ATTEMPT_OVERHEAD_MS);
     const attempts = message.attempts + 1;
@@ -122,10 +177,12 @@ export class WebhookDeliverer {
     }
   }
 
-  /** Claims nothing more and waits for the attempts in flight. */
+  /** Claims nothing more, gives back what waits for a slot and waits for the attempts in flight. */
   async drain(): Promise<void> {
     this.stopped = true;
     await this.claiming?.catch(() => 0);
-    await Promise.allSettled([...this.settled]);
+    const unsent = this.waiting.splice(0).map(({ message }) => message.id);
+    for (const id of unsent) this.held.delete(id);
+    await Promise.allSettled([...this.settled, this.deps.store.releaseClaims(unsent)]);
   }
 }

@@ -102,6 +102,8 @@ export interface AlertStore {
    * until the claim runs out, which it does only if this one dies mid-attempt.
    */
   claimDue(at: Date, limit: number, claimMs: number): Promise<DueMessage[]>;
+  /** Gives claimed messages that were not attempted back at once (a deliverer stopping, or holding them too long). */
+  releaseClaims(messageIds: readonly string[]): Promise<void>;
   /** Records an attempt; `next` is the next attempt's time, or null when the message is finished. Disables the alert after a run of failures. */
   /**
    * Records attempts in one transaction: each message's outcome and next attempt; an alert whose

@@ -3,7 +3,7 @@
 // (a lease row); every instance delivers, each message claimed by one (FOR UPDATE SKIP LOCKED and
 // claimed_until). Signing secrets are stored sealed (src/alerts/secrets.ts).
 import type pg from 'pg';
-import { inTransaction, type Pool } from '../../subscriptions/postgres/database.js';
+import { inTransaction, type Pool, type Queryable } from '../../subscriptions/postgres/database.js';
 import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
 import type { SecretBox } from '../secrets.js';
 import { ALERT_COLUMNS, MESSAGE_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, toldOf, type DueRow } from '../rows.js';
@@ -194,50 +194,62 @@ export class PgAlertStore implements AlertStore {
 
   async claimDue(at: Date, limit: number, claimMs: number): Promise<DueMessage[]> {
     const now = at.toISOString();
-    const rows = await inTransaction(this.pool, async (db) => {
-      // The earliest due messages first (a bounded window, read in index order: PostgreSQL would
-      // otherwise join and sort every pending message before the LIMIT, 100 ms a claim at 9,000
-      // pending), then the checks; a window of messages that cannot go yet (paused alerts, earlier
-      // messages of the same grant) is widened until it is the whole outbox. The conditions on m
-      // are repeated outside the window: a row another instance claimed meanwhile is checked again
-      // once its lock is released (PostgreSQL re-evaluates them on the row's new version), never
-      // the window's.
-      let found: DueRow[] = [];
-      for (let window = Math.max(256, limit * 16); ; window *= 8) {
-        const { rows } = await db.query(
-          `WITH due AS MATERIALIZED (
-             SELECT seq FROM alert_messages WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1)
-             ORDER BY next_attempt_at, seq LIMIT $3)
-           SELECT m.id, m.alert_id, m.grant_id, m.payload, m.attempts, m.created_at, a.url, a.secret, a.previous_secret, a.previous_until
-           FROM due JOIN alert_messages m ON m.seq = due.seq JOIN alerts a ON a.id = m.alert_id JOIN subscriptions s ON s.id = a.subscription_id
-           WHERE m.status = 'PENDING' AND m.next_attempt_at <= $1 AND (m.claimed_until IS NULL OR m.claimed_until < $1)
+    const until = new Date(at.getTime() + claimMs).toISOString();
+    // One statement, no transaction: a window of the earliest due messages, read in claim order
+    // from the index (alert_messages_due_order) without locks, handed on as an array of seqs (the
+    // plan then stays a look-up per message whatever the tables' statistics say: a join of the
+    // window with every alert was planned once and took 600 ms); then those of them that can go
+    // (active alert and subscription, no earlier pending message of the same alert and grant) are
+    // locked, skipping rows another deliverer holds, claimed and returned with their alert's URL
+    // and secrets. The conditions on the message sit at the level that locks it: a row another
+    // deliverer claimed meanwhile is checked again on its new version once its lock is released
+    // (PostgreSQL's recheck) and left out. The window is twice the claim: a wider one cost more
+    // than it found (each row of it is checked before the LIMIT). When none of it can go (paused
+    // alerts, earlier messages of the same grant), it is widened until it is the whole outbox.
+    for (let window = Math.max(32, limit * 2); ; window *= 8) {
+      const { rows } = await this.pool.query(
+        `WITH picked AS (
+           SELECT m.seq FROM alert_messages m JOIN alerts a ON a.id = m.alert_id JOIN subscriptions s ON s.id = a.subscription_id
+           WHERE m.seq = ANY(ARRAY(
+               SELECT seq FROM alert_messages WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1)
+               ORDER BY status, next_attempt_at, seq LIMIT $3))
+             AND m.status = 'PENDING' AND m.next_attempt_at <= $1 AND (m.claimed_until IS NULL OR m.claimed_until < $1)
              AND a.status = 'ACTIVE' AND s.status = 'ACTIVE'
              AND NOT EXISTS (SELECT 1 FROM alert_messages e WHERE e.alert_id = m.alert_id AND e.grant_id IS NOT DISTINCT FROM m.grant_id AND e.status = 'PENDING' AND e.seq < m.seq)
            ORDER BY m.next_attempt_at, m.seq LIMIT $2
-           FOR UPDATE OF m SKIP LOCKED`,
-          [now, limit, window],
-        );
-        found = rows as DueRow[];
-        if (found.length > 0) break;
-        const { rows: counted } = await db.query(
+           FOR UPDATE OF m SKIP LOCKED)
+         UPDATE alert_messages m SET claimed_until = $4 FROM picked, alerts a
+         WHERE m.seq = picked.seq AND a.id = m.alert_id
+         RETURNING m.seq, m.id, m.alert_id, m.grant_id, m.payload, m.attempts, m.created_at, m.next_attempt_at, a.url, a.secret, a.previous_secret, a.previous_until`,
+        [now, limit, window, until],
+      );
+      if (rows.length === 0) {
+        const { rows: counted } = await this.pool.query(
           `SELECT count(*)::int AS n FROM (SELECT 1 FROM alert_messages WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1) LIMIT $2) w`,
           [now, window + 1],
         );
-        if ((counted[0].n as number) <= window) break;
+        if ((counted[0].n as number) > window) continue;
       }
-      if (found.length > 0) {
-        await db.query('UPDATE alert_messages SET claimed_until = $1 WHERE id = ANY($2::text[])', [new Date(at.getTime() + claimMs).toISOString(), found.map((r) => r.id)]);
-      }
-      return found;
-    });
-    return rows.map((r) => dueMessageOf(r, this.box, now));
+      // In claim order (RETURNING keeps none).
+      const claimed = (rows as (DueRow & { seq: string; next_attempt_at: string })[]).sort((a, b) =>
+        a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : Number(a.seq) - Number(b.seq),
+      );
+      return claimed.map((r) => dueMessageOf(r, this.box, now));
+    }
+  }
+
+  async releaseClaims(messageIds: readonly string[]): Promise<void> {
+    if (messageIds.length === 0) return;
+    await this.pool.query(`UPDATE alert_messages SET claimed_until = NULL WHERE id = ANY($1::text[]) AND status = 'PENDING'`, [messageIds]);
   }
 
   async recordAttempts(records: readonly AttemptRecord[], disableAfter: number): Promise<void> {
     if (records.length === 0) return;
-    await inTransaction(this.pool, async (db) => {
-      // Every outcome in one statement (a round trip per message was the deliverer's bound).
-      await db.query(
+    const failed = records.filter((r) => r.next.status === 'FAILED').map((r) => r.messageId);
+    // Every outcome in one statement (a round trip per message was the deliverer's bound); a
+    // transaction only when a failure may disable an alert.
+    const write = async (db: Queryable) =>
+      db.query(
         `UPDATE alert_messages m SET attempts = m.attempts + 1, status = v.status, next_attempt_at = v.next_attempt_at, last_at = v.last_at,
            last_status = v.last_status, last_error = v.last_error, last_duration_ms = v.last_duration_ms, claimed_until = NULL
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::int[])
@@ -253,8 +265,12 @@ export class PgAlertStore implements AlertStore {
           records.map((r) => r.result.durationMs),
         ],
       );
-      const failed = records.filter((r) => r.next.status === 'FAILED').map((r) => r.messageId);
-      if (failed.length === 0) return;
+    if (failed.length === 0) {
+      await write(this.pool);
+      return;
+    }
+    await inTransaction(this.pool, async (db) => {
+      await write(db);
       const { rows } = await db.query('SELECT DISTINCT alert_id FROM alert_messages WHERE id = ANY($1::text[])', [failed]);
       for (const { alert_id: alertId } of rows as { alert_id: string }[]) {
         const recent = (

@@ -207,6 +207,13 @@ export class SqliteAlertStore implements AlertStore {
     return rows.map((r) => dueMessageOf(r, this.box, now));
   }
 
+  async releaseClaims(messageIds: readonly string[]): Promise<void> {
+    const release = this.prepared(`UPDATE alert_messages SET claimed_until = NULL WHERE id = ? AND status = 'PENDING'`);
+    this.db.transaction(() => {
+      for (const id of messageIds) release.run(id);
+    })();
+  }
+
   async recordAttempts(records: readonly AttemptRecord[], disableAfter: number): Promise<void> {
     this.db.transaction(() => {
       for (const { messageId, result, next } of records) {

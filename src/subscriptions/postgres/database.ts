@@ -202,6 +202,11 @@ const MIGRATIONS: string[] = [
    END $$;
    CREATE TRIGGER audit_log_append_only BEFORE UPDATE ON audit_log
      FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();`,
+  // 6: the deliverers' window of due messages read in claim order (next_attempt_at, then seq)
+  // straight from the index: with (status, next_attempt_at) alone, messages due at the same
+  // instant were all read and sorted by seq before the LIMIT.
+  `CREATE INDEX alert_messages_due_order ON alert_messages (status, next_attempt_at, seq);
+   DROP INDEX alert_messages_due;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
