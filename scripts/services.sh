@@ -251,7 +251,7 @@ ensure_install() { # version base_dir
 
 # Fetches, unpacks and completes (plugin) the pinned version without starting anything: for the
 # suites that run private nodes of their own (test/support/elasticsearch.ts). Prints ES_HOME=
-# and ES_JAVA_HOME= lines.
+# and ES_JAVA_HOME= lines. ES_INSTALL_OFFLINE=1: fail rather than fetch when it is not installed.
 install_elasticsearch() {
   local v="${ES_VERSION:-$ES_PINNED_VERSION}" base home jdk
   ensure_es_user
@@ -260,6 +260,9 @@ install_elasticsearch() {
   if ! es_user_ok "$base"; then
     base="${ES_FALLBACK_CACHE:-/var/cache/grants-api-elasticsearch}"
     mkdir -p "$base"; chmod 755 "$base"
+  fi
+  if [[ "${ES_INSTALL_OFFLINE:-0}" == "1" && ! -f "${base}/${v}/.complete" ]]; then
+    die "Elasticsearch ${v} is not installed under ${base} (ES_INSTALL_OFFLINE=1: not fetching it)"
   fi
   home="$(ensure_install "$v" "$base")" || die "could not fetch Elasticsearch ${v}"
   jdk="$(jdk_for "$v")"

@@ -76,14 +76,23 @@ export async function reindexAlias(config: EsConfig, grants: readonly Grant[]): 
 // again on the same data, and frozen (SIGSTOP of the whole process tree) and thawed. The shared
 // node (ELASTICSEARCH_URL) is never touched.
 
-/** Where the install is and which JDK runs it: `bash scripts/services.sh install elasticsearch` (fetches it once; instant after). */
-export function elasticsearchInstall(): { home: string; javaHome: string } | { missing: string } {
+/**
+ * Where the install is and which JDK runs it: `bash scripts/services.sh install elasticsearch`
+ * (instant once installed). It fetches a missing install (mvn) only when `fetch` is true: in CI
+ * (where `.ci/run` has installed it already) and for `npm run chaos`; a plain mocha run elsewhere
+ * never starts a download.
+ */
+export function elasticsearchInstall(fetch = IN_CI): { home: string; javaHome: string } | { missing: string } {
   const configured = process.env.ES_HOME?.trim();
   const configuredJava = process.env.ES_JAVA_HOME?.trim();
   if (configured && configuredJava) {
     return existsSync(path.join(configured, 'bin', 'elasticsearch')) ? { home: configured, javaHome: configuredJava } : { missing: `ES_HOME=${configured} holds no bin/elasticsearch` };
   }
-  const run = spawnSync('bash', [path.join(REPO_ROOT, 'scripts', 'services.sh'), 'install', 'elasticsearch'], { encoding: 'utf8', timeout: 600_000 });
+  const run = spawnSync('bash', [path.join(REPO_ROOT, 'scripts', 'services.sh'), 'install', 'elasticsearch'], {
+    encoding: 'utf8',
+    timeout: 600_000,
+    env: { ...process.env, ES_INSTALL_OFFLINE: fetch ? '0' : '1' },
+  });
   const home = /^ES_HOME=(.+)$/m.exec(run.stdout ?? '')?.[1];
   const javaHome = /^ES_JAVA_HOME=(.+)$/m.exec(run.stdout ?? '')?.[1];
   if (run.status !== 0 || !home || !javaHome) return { missing: `scripts/services.sh install elasticsearch failed (${run.status}): ${(run.stderr ?? '').trim().split('\n').slice(-3).join(' / ')}` };
@@ -108,9 +117,11 @@ export function privateElasticsearchMissing(): string | null {
   return privateMissing;
 }
 
+export const PRIVATE_ES_HINT = 'bash scripts/services.sh install elasticsearch (needs mvn and a JDK >= 21), or set ES_HOME and ES_JAVA_HOME';
+
 /** describe() for a suite that starts Elasticsearch nodes of its own. */
 export function describeWithElasticsearchServer(title: string, body: (this: Mocha.Suite) => void): void {
-  describeRequiring(title, 'elasticsearch-server', privateElasticsearchMissing(), 'bash scripts/services.sh install elasticsearch (needs mvn and a JDK >= 21), or set ES_HOME and ES_JAVA_HOME', body);
+  describeRequiring(title, 'elasticsearch-server', privateElasticsearchMissing(), PRIVATE_ES_HINT, body);
 }
 
 export interface PrivateElasticsearch {
@@ -152,8 +163,8 @@ function signalTree(root: number, signal: NodeJS.Signals): void {
  * node, no disk threshold), owned by the `elasticsearch` user, and starts the node, waiting until
  * the cluster is yellow.
  */
-export async function startPrivateElasticsearch(options: { heap?: string; startTimeoutMs?: number } = {}): Promise<PrivateElasticsearch> {
-  const install = elasticsearchInstall();
+export async function startPrivateElasticsearch(options: { heap?: string; startTimeoutMs?: number; fetch?: boolean } = {}): Promise<PrivateElasticsearch> {
+  const install = elasticsearchInstall(options.fetch);
   if ('missing' in install) throw new Error(install.missing);
   const owner = elasticsearchUser();
   const base = mkdtempSync(path.join(tmpdir(), 'grants-es-'));
