@@ -142,6 +142,8 @@ export interface ChaosReport {
   };
   /** Instances that exited when nothing killed them. */
   unexpectedExits: string[];
+  /** The instances' warnings and errors (pino level 40 and up), by phase and message. */
+  instanceLog: { phase: string; level: number; msg: string; count: number }[];
   durationMs: number;
 }
 
@@ -194,6 +196,10 @@ export function formatReport(report: ChaosReport): string {
   lines.push(`| instances exiting unasked | ${report.unexpectedExits.length} |`);
   const notes = report.rows.filter((r) => r.note !== '').map((r) => `- ${r.phase}: ${r.note}`);
   if (notes.length > 0) lines.push('', ...notes);
+  if (report.instanceLog.length > 0) {
+    lines.push('', 'Warnings and errors the instances logged:');
+    for (const e of report.instanceLog) lines.push(`- ${e.phase}: ${e.level >= 50 ? 'error' : 'warn'} "${e.msg}" x${e.count}`);
+  }
   return lines.join('\n');
 }
 
@@ -409,6 +415,8 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
   const outcomes: Outcome[] = [];
   const received: Received[] = [];
   const fleet: FleetInstance[] = [];
+  const launched: FleetInstance[] = [];
+  const phaseStarts: { name: string; at: number }[] = [];
   const expectedExit = new Set<number>();
   const unexpectedExits: string[] = [];
   const balancer = new Balancer();
@@ -456,6 +464,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     };
     const launchInstance = async (name: string, dataDir?: string): Promise<FleetInstance> => {
       const instance = await startInstance(name, { env, workDir, dataDir });
+      launched.push(instance);
       watch(instance);
       return instance;
     };
@@ -612,6 +621,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     };
     const runPhase = async (name: string, fault: (() => Promise<number>) | null, holdMs: number): Promise<void> => {
       phase = name;
+      phaseStarts.push({ name, at: Date.now() });
       log(`phase ${name}`);
       let recoveryMs: number | null = null;
       if (fault === null) await sleep(holdMs);
@@ -660,6 +670,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
       await sleep(params.faultMs);
       const end = Date.now();
       await start();
+      notes.set(phase, `the service answered again ${((Date.now() - end) / 1000).toFixed(1)} s after the fault ended`);
       return end;
     };
     await runPhase('2. PostgreSQL stopped', outage(() => pgs.stop('SIGINT'), () => pgs.start()), params.settleMs);
@@ -692,6 +703,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
 
     // The end: the load stops, the last answers come in, a final sync, the alerts drain.
     phase = 'end';
+    phaseStarts.push({ name: 'end', at: Date.now() });
     stopLoad = true;
     await loadLoop;
     await sleep(100);
@@ -798,6 +810,28 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     const setupBad = setup.filter((o) => o.status === null || (o.status >= 500 && o.status !== 503));
     if (setupBad.length > 0) rows.push({ phase: 'set-up and end', sent: setup.length, answered: setup.filter((o) => o.status !== null).length, byStatus: {}, cut: setup.filter((o) => o.status === null).length, undocumented: setupBad.length, undocumentedDetail: setupBad.map((o) => `${o.status} ${o.route}`), recoveryMs: null, note: '' });
 
+    // The instances' own warnings and errors, by phase.
+    const logCounts = new Map<string, { phase: string; level: number; msg: string; count: number }>();
+    for (const instance of launched) {
+      for (const line of instance.process.stdout().split('\n')) {
+        if (!line.startsWith('{')) continue;
+        let entry: { level?: number | string; msg?: string; time?: number | string };
+        try {
+          entry = JSON.parse(line) as typeof entry;
+        } catch {
+          continue;
+        }
+        const level = typeof entry.level === 'number' ? entry.level : (LEVELS[String(entry.level)] ?? 0);
+        if (level < 40) continue;
+        const at = typeof entry.time === 'number' ? entry.time : Date.parse(String(entry.time));
+        const during = [...phaseStarts].reverse().find((p) => p.at <= at)?.name ?? 'setup';
+        const key = `${during}|${level}|${entry.msg}`;
+        const known = logCounts.get(key) ?? { phase: during, level, msg: String(entry.msg), count: 0 };
+        known.count += 1;
+        logCounts.set(key, known);
+      }
+    }
+
     return {
       startedAt,
       machine: machineLine(),
@@ -821,6 +855,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         duplicatedDetail,
       },
       unexpectedExits,
+      instanceLog: [...logCounts.values()],
       durationMs: Date.now() - t0,
     };
   } finally {
@@ -841,6 +876,8 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     rmSync(workDir, { recursive: true, force: true });
   }
 }
+
+const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
 function machineLine(): string {
   let cpu = 'unknown CPU';
