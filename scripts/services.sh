@@ -3,6 +3,8 @@
 #
 #   bash scripts/services.sh start [elasticsearch|redis|postgres]   start (all by default); idempotent
 #   bash scripts/services.sh stop  [elasticsearch|redis|postgres]   stop what this checkout started
+#   bash scripts/services.sh install elasticsearch   fetch, unpack and add the plugin without starting
+#                                                      a node; prints ES_HOME and ES_JAVA_HOME lines
 #   bash scripts/services.sh status
 #
 # `start` prints shell export lines on stdout (progress goes to stderr), so
@@ -246,6 +248,28 @@ ensure_install() { # version base_dir
 }
 
 # ------------------------------------------------------------ Elasticsearch
+
+# Fetches, unpacks and completes (plugin) the pinned version without starting anything: for the
+# suites that run private nodes of their own (test/support/elasticsearch.ts). Prints ES_HOME=
+# and ES_JAVA_HOME= lines. ES_INSTALL_OFFLINE=1: fail rather than fetch when it is not installed.
+install_elasticsearch() {
+  local v="${ES_VERSION:-$ES_PINNED_VERSION}" base home jdk
+  ensure_es_user
+  base="$ES_CACHE"
+  mkdir -p "$base"
+  if ! es_user_ok "$base"; then
+    base="${ES_FALLBACK_CACHE:-/var/cache/grants-api-elasticsearch}"
+    mkdir -p "$base"; chmod 755 "$base"
+  fi
+  if [[ "${ES_INSTALL_OFFLINE:-0}" == "1" && ! -f "${base}/${v}/.complete" ]]; then
+    die "Elasticsearch ${v} is not installed under ${base} (ES_INSTALL_OFFLINE=1: not fetching it)"
+  fi
+  home="$(ensure_install "$v" "$base")" || die "could not fetch Elasticsearch ${v}"
+  jdk="$(jdk_for "$v")"
+  ensure_analysis_plugin "$home" "$jdk" "$v" || die "could not install the grants-analysis plugin"
+  echo "ES_HOME=${home}"
+  echo "ES_JAVA_HOME=${jdk}"
+}
 
 # The integ-test-zip lacks analysis-common: build and install our small stable plugin that
 # provides asciifolding, stemmer and the pattern tokenizer (scripts/es-analysis-plugin).
@@ -623,7 +647,7 @@ write_env() {
 }
 
 usage() {
-  echo "usage: $0 start|stop|status [elasticsearch|redis|postgres]" >&2
+  echo "usage: $0 start|stop|status [elasticsearch|redis|postgres] | install elasticsearch" >&2
   exit 2
 }
 
@@ -646,6 +670,10 @@ main() {
       if [[ "$what" == all || "$what" == elasticsearch ]]; then stop_elasticsearch; fi
       if [[ "$what" == all || "$what" == redis ]]; then stop_redis; fi
       if [[ "$what" == all || "$what" == postgres ]]; then stop_postgres; fi
+      ;;
+    install)
+      [[ "$what" == elasticsearch ]] || usage
+      install_elasticsearch
       ;;
     status)
       if [[ "$what" == all || "$what" == elasticsearch ]]; then status_elasticsearch || rc=1; fi

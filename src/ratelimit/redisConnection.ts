@@ -46,7 +46,7 @@ export class RedisLink {
   markDown(reason: string): void {
     if (this.degradedSince !== null) return;
     this.degradedSince = new Date();
-    this.log.warn('redis unavailable: limits fall back to this instance (in-memory rate share, SQLite allowance)', { reason });
+    this.log.warn('redis unavailable: limits fall back to this instance (in-memory rate share, allowance from the subscriptions store)', { reason });
   }
 
   /** Records a success; logs the end of an outage. */

@@ -99,11 +99,17 @@ function postgresUser(): { uid: number; gid: number } | null {
   return { uid: Number(out.stdout.trim()), gid: Number(outG.stdout.trim()) };
 }
 
+/** Why a private PostgreSQL cannot be run here, or null when it can. */
+export function postgresServerMissing(): string | null {
+  if (postgresBinDir() === null) return 'no PostgreSQL server binaries (initdb, postgres) found';
+  if (process.getuid?.() === 0 && spawnSync('id', ['-u', 'postgres'], { stdio: 'ignore' }).status !== 0) return 'no `postgres` user to run a private server as';
+  return null;
+}
+export const POSTGRES_SERVER_HINT = 'install postgresql (bash scripts/services.sh start postgres does) or set PG_BIN_DIR';
+
 /** describe() for a suite that starts PostgreSQL servers of its own. */
 export function describeWithPostgresServer(title: string, body: (this: Mocha.Suite) => void): void {
-  let missing: string | null = postgresBinDir() === null ? 'no PostgreSQL server binaries (initdb, postgres) found' : null;
-  if (missing === null && process.getuid?.() === 0 && spawnSync('id', ['-u', 'postgres'], { stdio: 'ignore' }).status !== 0) missing = 'no `postgres` user to run a private server as';
-  describeRequiring(title, 'postgres-server', missing, 'install postgresql (bash scripts/services.sh start postgres does) or set PG_BIN_DIR', body);
+  describeRequiring(title, 'postgres-server', postgresServerMissing(), POSTGRES_SERVER_HINT, body);
 }
 
 /** Runs one SQL statement with psql against a URL; resolves with its unaligned output. */
