@@ -86,6 +86,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       compile: compileAlertQuery,
       text: new FtsTextMatcher(),
       config: config.alerts,
+      instances: store.kind === 'postgres' ? config.redis.instances : 1,
       clock,
       log,
       // A request within the last 50 ms: partners are being served, alerts take their share only.

@@ -44,19 +44,36 @@ export class WebhookDeliverer {
   /** Claimed messages waiting for a slot, oldest claim first. */
   private readonly waiting: { message: DueMessage; claimedAt: number }[] = [];
   /** Ids claimed and not recorded yet: waiting, being posted or being recorded. */
-  private readonly held = new Set<string>();
+  private readonly claimedIds = new Set<string>();
   /** Requests in flight (at most `concurrency`). */
   private posting = 0;
   private readonly settled = new Set<Promise<void>>();
   private claiming: Promise<number> | null = null;
   private unrecorded: { record: AttemptRecord; resolve: () => void; reject: (error: Error) => void }[] = [];
   private stopped = false;
+  /** No new attempt starts while held (the requests in flight finish). */
+  private holding = false;
 
   constructor(private readonly deps: DelivererDeps) {}
 
+  /**
+   * Holds new attempts back (true: the claimed messages waiting for a slot are given back) or
+   * lets them go again (false). The worker of the instance that matches holds them while it
+   * catches up, when other instances deliver.
+   */
+  hold(on: boolean): void {
+    if (on && !this.holding) {
+      // What waits for a slot goes back to the outbox, for the other deliverers.
+      const unsent = this.waiting.splice(0).map(({ message }) => message.id);
+      for (const id of unsent) this.claimedIds.delete(id);
+      this.release(unsent);
+    }
+    this.holding = on;
+  }
+
   /** Messages claimed and not recorded yet. */
   get busy(): number {
-    return this.held.size;
+    return this.claimedIds.size;
   }
 
   /** Claims due messages when there is room and starts what fits; returns how many it claimed. One claim at a time. */
@@ -81,11 +98,11 @@ export class WebhookDeliverer {
     await this.pacer.turn();
     const { concurrency } = this.deps;
     const room = CLAIMED_AHEAD * concurrency - this.posting - this.waiting.length;
-    if (this.stopped || room < concurrency) return 0;
-    const due = (await this.pacer.sync(() => this.deps.store.claimDue(this.deps.clock(), room, this.deps.claimMs))).filter((m) => !this.held.has(m.id));
+    if (this.stopped || this.holding || room < concurrency) return 0;
+    const due = (await this.pacer.sync(() => this.deps.store.claimDue(this.deps.clock(), room, this.deps.claimMs))).filter((m) => !this.claimedIds.has(m.id));
     const claimedAt = Date.now();
     for (const message of due) {
-      this.held.add(message.id);
+      this.claimedIds.add(message.id);
       this.waiting.push({ message, claimedAt });
     }
     this.startWaiting();
@@ -99,10 +116,10 @@ export class WebhookDeliverer {
    */
   private startWaiting(): void {
     const stale: string[] = [];
-    while (this.posting < this.deps.concurrency && this.waiting.length > 0 && !this.stopped) {
+    while (this.posting < this.deps.concurrency && this.waiting.length > 0 && !this.stopped && !this.holding) {
       const { message, claimedAt } = this.waiting.shift()!;
       if (Date.now() - claimedAt > this.deps.claimMs / 4) {
-        this.held.delete(message.id);
+        this.claimedIds.delete(message.id);
         stale.push(message.id);
         continue;
       }
@@ -115,7 +132,7 @@ export class WebhookDeliverer {
           this.deliverDue().catch((error: Error) => this.deps.log.warn('claiming due webhooks failed; the worker retries', { reason: error.message }));
         }
       }).finally(() => {
-        this.held.delete(message.id);
+        this.claimedIds.delete(message.id);
         this.settled.delete(attempt);
       });
       this.settled.add(attempt);
@@ -182,7 +199,7 @@ export class WebhookDeliverer {
     this.stopped = true;
     await this.claiming?.catch(() => 0);
     const unsent = this.waiting.splice(0).map(({ message }) => message.id);
-    for (const id of unsent) this.held.delete(id);
+    for (const id of unsent) this.claimedIds.delete(id);
     await Promise.allSettled([...this.settled, this.deps.store.releaseClaims(unsent)]);
   }
 }

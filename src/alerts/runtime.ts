@@ -20,6 +20,8 @@ export interface AlertsRuntimeDeps {
   config: AlertsConfig;
   clock: () => Date;
   log: Logger;
+  /** API instances in the fleet (API_INSTANCES): with more than one, the matching instance leaves delivering to the others while it catches up. */
+  instances?: number;
   /** Whether partner requests are being served now: alerts then take at most config.busyPercent of the thread. */
   partnersBusy?: () => boolean;
   onAttempt?: (message: DueMessage, result: AttemptResult, finished: 'DELIVERED' | 'FAILED' | null) => void;
@@ -46,7 +48,7 @@ export class AlertsRuntime {
       pacer,
       onAttempt: deps.onAttempt,
     });
-    this.worker = new AlertsWorker(this.matcher, this.deliverer, config.pollMs, log);
+    this.worker = new AlertsWorker(this.matcher, this.deliverer, config.pollMs, log, (deps.instances ?? 1) > 1);
   }
 
   get store(): AlertStore {

@@ -1,6 +1,7 @@
 // The alerts worker of an API process: the matcher's and the deliverer's loops, on timers, until
 // stopped. The matcher runs until it has caught up, then every pollMs; reminders once a minute;
-// the deliverer whenever it has room.
+// the deliverer whenever it has room, except, in a fleet, on the matching instance while it
+// catches up (the others deliver meanwhile; matching is the longer path to the last webhook).
 import type { Logger } from '../log.js';
 import type { WebhookDeliverer } from './deliverer.js';
 import type { AlertMatcher } from './matcher.js';
@@ -19,6 +20,8 @@ export class AlertsWorker {
     private readonly deliverer: WebhookDeliverer,
     private readonly pollMs: number,
     private readonly log: Logger,
+    /** Other instances deliver too (a fleet): this one does not while it matches. */
+    private readonly othersDeliver = false,
   ) {}
 
   start(): void {
@@ -41,12 +44,23 @@ export class AlertsWorker {
     let busy = false;
     try {
       if (this.matcher !== null) {
-        for (let i = 0; i < 20 && !this.stopped; i++) {
-          const report = await this.matcher.matchOnce();
-          if (report.changes === 0) break;
-          busy = true;
-          // Deliver what this batch wrote while the next batches are matched.
-          if (report.events > 0) await this.deliverer.deliverDue();
+        try {
+          // Each batch is decided while the one before commits (matchNext); settled at the end.
+          for (let i = 0; i < 20 && !this.stopped; i++) {
+            const report = await this.matcher.matchNext();
+            if (report.changes === 0) break;
+            busy = true;
+            // With other instances delivering, this one's thread goes to matching while it catches
+            // up; alone, it delivers what each batch wrote while the next batches are matched.
+            if (this.othersDeliver) this.deliverer.hold(true);
+            else if (report.events > 0) await this.deliverer.deliverDue();
+          }
+        } finally {
+          try {
+            await this.matcher.settle();
+          } finally {
+            this.deliverer.hold(false);
+          }
         }
         if (Date.now() - this.lastReminders >= Math.min(REMINDER_SWEEP_MS, this.pollMs * 60)) {
           this.lastReminders = Date.now();

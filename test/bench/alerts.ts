@@ -350,6 +350,8 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
       database = await createBenchDatabase(o.databaseUrl);
       engineEnv.DATABASE_URL = database.url;
       engineEnv.SECRETS_KEY = randomBytes(32).toString('base64');
+      // As a fleet is configured: the instances know how many they are.
+      engineEnv.API_INSTANCES = String(o.instances);
       say(`subscriptions and alerts: PostgreSQL database ${database.name}`);
     }
     // 1. The catalog.

@@ -79,9 +79,9 @@ export class PgAlertStore implements AlertStore {
     const ids = messages.map(() => newMessageId());
     await db.query(
       `INSERT INTO alert_messages (id, alert_id, grant_id, type, payload, status, attempts, next_attempt_at, created_at)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS m(id, alert_id, grant_id, type, payload)
-         CROSS JOIN LATERAL (SELECT 'PENDING', 0, $6::text, $6::text) AS f(status, attempts, next_attempt_at, created_at)
-       ORDER BY array_position($1::text[], m.id)`,
+       SELECT m.id, m.alert_id, m.grant_id, m.type, m.payload, 'PENDING', 0, $6::text, $6::text
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS m(id, alert_id, grant_id, type, payload, n)
+       ORDER BY m.n`,
       [ids, messages.map((m) => m.alertId), messages.map((m) => m.grantId), messages.map((m) => m.type), messages.map((m) => m.payload), at],
     );
     return ids;
