@@ -98,11 +98,12 @@ describe('TypeScript SDK: the package', function () {
     const listing = await run('tar', ['-tzf', tarball], work);
     expect(listing.out.split('\n')).to.include.members(['package/dist/index.js', 'package/dist/index.d.ts', 'package/package.json']);
 
-    // A partner's project: install the tarball (its dependencies from the npm cache), import it, type-check code using it.
+    // A partner's project: install the tarball (its dependencies from the npm cache when there, else
+    // the registry: an install from a lockfile caches tarballs, not the metadata a range needs), import it, type-check code using it.
     const consumer = path.join(work, 'consumer');
     mkdirSync(consumer);
     writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    const installed = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', tarball], consumer);
+    const installed = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock', tarball], consumer);
     expect(installed.code, installed.err).to.equal(0);
     const imported = await run(process.execPath, ['--input-type=module', '-e', "const m = await import('@grants-api/client'); console.log(Object.keys(m).sort().join(','))"], consumer);
     expect(imported.code, imported.err).to.equal(0);
