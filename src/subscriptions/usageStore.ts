@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
 import type { Db } from './database.js';
 import { SqliteWriteTurn, type TurnWrite } from './writeTurn.js';
+import { WriteFailureLog } from './writeFailureLog.js';
 
 import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from './store.js';
 
@@ -57,14 +58,16 @@ export class UsageStore implements UsageLog {
   private readonly totalCalls: Database.Statement;
   private readonly callsByEndpoint: Database.Statement;
   private readonly daily: Database.Statement;
+  private readonly failures: WriteFailureLog;
 
   /** `writes`: the store's write turn, shared with the allowance counter (one of its own when alone). */
   constructor(
     private readonly db: Db,
-    private readonly log: Logger,
+    log: Logger,
     private readonly onFlush: (rows: UsageRow[]) => void = () => {},
     private readonly writes: SqliteWriteTurn = new SqliteWriteTurn(db),
   ) {
+    this.failures = new WriteFailureLog(log);
     const columns = '(at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)';
     const values = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
     this.insert = db.prepare(`INSERT INTO usage_log ${columns} VALUES ${values}`);
@@ -113,7 +116,10 @@ export class UsageStore implements UsageLog {
     };
     return {
       write: () => this.writeRows(rows),
-      committed: release,
+      committed: () => {
+        this.failures.succeeded();
+        release();
+      },
       failed: (error) => {
         this.keepForRetry(rows, error);
         release();
@@ -123,7 +129,7 @@ export class UsageStore implements UsageLog {
 
   private keepForRetry(rows: UsageRow[], error: unknown): void {
     this.buffer = rows.concat(this.buffer);
-    this.log.error('usage log write failed; rows kept for retry', { rows: rows.length, ...describeError(error) });
+    this.failures.failed({ rows: rows.length, ...describeError(error) });
     this.timer ??= setTimeout(() => this.flush(), RETRY_MS);
   }
 
@@ -139,6 +145,7 @@ export class UsageStore implements UsageLog {
     this.buffer = [];
     try {
       this.writeBatch.immediate(rows);
+      this.failures.succeeded();
     } catch (error) {
       this.keepForRetry(rows, error);
     }

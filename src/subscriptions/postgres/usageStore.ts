@@ -10,6 +10,7 @@ import { describeError, type Logger } from '../../log.js';
 import { lastUseByKey } from '../lastUse.js';
 import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../store.js';
 import { inTransaction, PARTITION_LOCK, pgUnavailable, type Pool, type Queryable } from './database.js';
+import { WriteFailureLog } from '../writeFailureLog.js';
 
 /** Rows per transaction when more are waiting (after an outage, or a burst). */
 const WRITE_BATCH = 5000;
@@ -82,10 +83,14 @@ export class PgUsageStore implements UsageLog {
   private writing: Promise<void> = Promise.resolve();
   private readonly partitions = new Set<string>();
 
+  private readonly failures: WriteFailureLog;
+
   constructor(
     private readonly pool: Pool,
-    private readonly log: Logger,
-  ) {}
+    log: Logger,
+  ) {
+    this.failures = new WriteFailureLog(log);
+  }
 
   /** Resolves once the row is committed (or, if the write failed, kept in memory for the next attempt). */
   record(row: UsageRow): Promise<void> {
@@ -122,10 +127,11 @@ export class PgUsageStore implements UsageLog {
         const kept = entries.concat(this.buffer);
         this.buffer = kept.map((e): Waiting => ({ row: e.row }));
         release(kept);
-        this.log.error('usage log write failed; rows kept for retry', { rows: entries.length, ...describeError(error) });
+        this.failures.failed({ rows: entries.length, ...describeError(error) });
         this.timer ??= setTimeout(() => void this.flush(), RETRY_MS);
         return;
       }
+      this.failures.succeeded();
       release(entries);
     }
   }
