@@ -62,13 +62,21 @@ export class WebhookDeliverer {
    * catches up, when other instances deliver.
    */
   hold(on: boolean): void {
-    if (on && !this.holding) {
-      // What waits for a slot goes back to the outbox, for the other deliverers.
-      const unsent = this.waiting.splice(0).map(({ message }) => message.id);
-      for (const id of unsent) this.claimedIds.delete(id);
-      this.release(unsent);
-    }
+    // What waits for a slot goes back to the outbox, for the other deliverers.
+    if (on && !this.holding) this.release(this.takeWaiting());
     this.holding = on;
+  }
+
+  /** Empties the messages waiting for a slot; returns their ids (no longer claimed here). */
+  private takeWaiting(): string[] {
+    const ids = this.waiting.splice(0).map(({ message }) => message.id);
+    for (const id of ids) this.claimedIds.delete(id);
+    return ids;
+  }
+
+  /** How many more messages this deliverer may claim (CLAIMED_AHEAD slots' worth in all). */
+  private get room(): number {
+    return CLAIMED_AHEAD * this.deps.concurrency - this.posting - this.waiting.length;
   }
 
   /** Messages claimed and not recorded yet. */
@@ -96,9 +104,8 @@ export class WebhookDeliverer {
    */
   private async claim(): Promise<number> {
     await this.pacer.turn();
-    const { concurrency } = this.deps;
-    const room = CLAIMED_AHEAD * concurrency - this.posting - this.waiting.length;
-    if (this.stopped || this.holding || room < concurrency) return 0;
+    const room = this.room;
+    if (this.stopped || this.holding || room < this.deps.concurrency) return 0;
     const due = (await this.pacer.sync(() => this.deps.store.claimDue(this.deps.clock(), room, this.deps.claimMs))).filter((m) => !this.claimedIds.has(m.id));
     const claimedAt = Date.now();
     for (const message of due) {
@@ -128,7 +135,7 @@ export class WebhookDeliverer {
         this.posting -= 1;
         this.startWaiting();
         // Claim more once a slots' worth has room (not one claim per attempt).
-        if (!this.stopped && CLAIMED_AHEAD * this.deps.concurrency - this.posting - this.waiting.length >= this.deps.concurrency) {
+        if (!this.stopped && this.room >= this.deps.concurrency) {
           this.deliverDue().catch((error: Error) => this.deps.log.warn('claiming due webhooks failed; the worker retries', { reason: error.message }));
         }
       }).finally(() => {
@@ -198,8 +205,6 @@ export class WebhookDeliverer {
   async drain(): Promise<void> {
     this.stopped = true;
     await this.claiming?.catch(() => 0);
-    const unsent = this.waiting.splice(0).map(({ message }) => message.id);
-    for (const id of unsent) this.claimedIds.delete(id);
-    await Promise.allSettled([...this.settled, this.deps.store.releaseClaims(unsent)]);
+    await Promise.allSettled([...this.settled, this.deps.store.releaseClaims(this.takeWaiting())]);
   }
 }

@@ -14,8 +14,8 @@ export class AlertsWorker {
   private running: Promise<void> | null = null;
   private stopped = false;
   private lastReminders = 0;
-  private lastMatch = 0;
-  private matchedLastTurn = false;
+  /** When the matcher is asked next: at once after a turn that found changes, else pollMs after the last ask. */
+  private matchDueAt = 0;
 
   constructor(
     private readonly matcher: AlertMatcher | null,
@@ -51,16 +51,15 @@ export class AlertsWorker {
   private async turn(): Promise<void> {
     let busy = false;
     try {
-      if (this.matcher !== null && (this.matchedLastTurn || Date.now() - this.lastMatch >= this.pollMs)) {
-        this.lastMatch = Date.now();
-        this.matchedLastTurn = false;
+      if (this.matcher !== null && Date.now() >= this.matchDueAt) {
+        this.matchDueAt = Date.now() + this.pollMs;
         try {
           // Each batch is decided while the one before commits (matchNext); settled at the end.
           for (let i = 0; i < 20 && !this.stopped; i++) {
             const report = await this.matcher.matchNext();
             if (report.changes === 0) break;
             busy = true;
-            this.matchedLastTurn = true;
+            this.matchDueAt = 0;
             // With other instances delivering, this one's thread goes to matching while it catches
             // up; alone, it delivers what each batch wrote while the next batches are matched.
             if (this.othersDeliver) this.deliverer.hold(true);
