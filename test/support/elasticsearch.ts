@@ -11,7 +11,7 @@ import type { EsConfig } from '../../src/search/elasticsearch/client.js';
 import { ElasticsearchCatalogWriter } from '../../src/search/elasticsearch/writer.js';
 import { REPO_ROOT } from './api.js';
 import { reindexGrants } from './catalog.js';
-import { descendants, freePort, isRunning, portIsFree, waitFor } from './processes.js';
+import { descendants, freePort, isRunning, killAtExit, portIsFree, serviceUser, signalTree, waitFor } from './processes.js';
 import { describeRequiring } from './redis.js';
 
 export const ES_URL = process.env.ELASTICSEARCH_URL;
@@ -99,15 +99,6 @@ export function elasticsearchInstall(fetch = IN_CI): { home: string; javaHome: s
   return { home, javaHome };
 }
 
-/** uid/gid of the `elasticsearch` user when running as root (Elasticsearch refuses root); null otherwise. */
-function elasticsearchUser(): { uid: number; gid: number } | null {
-  if (process.getuid?.() !== 0) return null;
-  const uid = spawnSync('id', ['-u', 'elasticsearch'], { encoding: 'utf8' });
-  const gid = spawnSync('id', ['-g', 'elasticsearch'], { encoding: 'utf8' });
-  if (uid.status !== 0 || gid.status !== 0) throw new Error('running as root needs an `elasticsearch` user (scripts/services.sh install elasticsearch creates it)');
-  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
 /** Why a private node cannot be run here, or null when it can (the install is made if absent). */
 let privateMissing: string | null | undefined;
 export function privateElasticsearchMissing(): string | null {
@@ -143,20 +134,6 @@ export interface PrivateElasticsearch {
   log(): string;
 }
 
-const liveNodes = new Set<ChildProcess>();
-let nodesExitHook = false;
-
-/** Signals every process of a tree (the launcher, the server JVM), deepest first. */
-function signalTree(root: number, signal: NodeJS.Signals): void {
-  for (const pid of [...descendants(root).reverse(), root]) {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      /* gone */
-    }
-  }
-}
-
 /**
  * Copies the install's config directory into a temp directory with an elasticsearch.yml of its own
  * (free HTTP and transport ports, its own path.data and path.logs, node and cluster names, single
@@ -166,7 +143,7 @@ function signalTree(root: number, signal: NodeJS.Signals): void {
 export async function startPrivateElasticsearch(options: { heap?: string; startTimeoutMs?: number; fetch?: boolean } = {}): Promise<PrivateElasticsearch> {
   const install = elasticsearchInstall(options.fetch);
   if ('missing' in install) throw new Error(install.missing);
-  const owner = elasticsearchUser();
+  const owner = serviceUser('elasticsearch', 'running as root needs an `elasticsearch` user (scripts/services.sh install elasticsearch creates it)');
   const base = mkdtempSync(path.join(tmpdir(), 'grants-es-'));
   const conf = path.join(base, 'config');
   const data = path.join(base, 'data');
@@ -223,14 +200,9 @@ export async function startPrivateElasticsearch(options: { heap?: string; startT
     proc.stdout?.on('data', keep);
     proc.stderr?.on('data', keep);
     child = proc;
-    liveNodes.add(proc);
-    proc.once('exit', () => liveNodes.delete(proc));
-    if (!nodesExitHook) {
-      nodesExitHook = true;
-      process.once('exit', () => {
-        for (const node of liveNodes) if (node.pid !== undefined) signalTree(node.pid, 'SIGKILL');
-      });
-    }
+    killAtExit(proc, () => {
+      if (proc.pid !== undefined) signalTree(proc.pid, 'SIGKILL');
+    });
     let exited = false;
     proc.once('exit', () => {
       exited = true;

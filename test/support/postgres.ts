@@ -8,7 +8,7 @@ import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_proces
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, waitFor } from './processes.js';
+import { freePort, killAtExit, serviceUser, signalTree, waitFor } from './processes.js';
 import { describeRequiring } from './redis.js';
 
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -90,15 +90,6 @@ export function postgresBinDir(): string | null {
   return null;
 }
 
-/** uid/gid of the `postgres` user when running as root (the server refuses root); null otherwise. */
-function postgresUser(): { uid: number; gid: number } | null {
-  if (process.getuid?.() !== 0) return null;
-  const out = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
-  const outG = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
-  if (out.status !== 0 || outG.status !== 0) throw new Error('running as root needs a `postgres` user to run a private PostgreSQL');
-  return { uid: Number(out.stdout.trim()), gid: Number(outG.stdout.trim()) };
-}
-
 /** Why a private PostgreSQL cannot be run here, or null when it can. */
 export function postgresServerMissing(): string | null {
   if (postgresBinDir() === null) return 'no PostgreSQL server binaries (initdb, postgres) found';
@@ -129,23 +120,6 @@ export function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-/** Private servers still running: killed when this process exits, so none outlives an interrupted run. */
-const liveServers = new Set<ChildProcess>();
-let exitHookInstalled = false;
-function track(proc: ChildProcess): void {
-  liveServers.add(proc);
-  proc.once('exit', () => liveServers.delete(proc));
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const child of liveServers) {
-        child.kill('SIGCONT');
-        child.kill('SIGKILL');
-      }
-    });
-  }
-}
-
 export interface PrivatePostgres {
   port: number;
   /** postgres://postgres@127.0.0.1:<port>/postgres */
@@ -174,21 +148,6 @@ export interface PrivatePostgres {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The postmaster and its children (backends, checkpointer, …): pids from /proc. */
-function processTree(root: number): number[] {
-  const all = [root];
-  const children = (pid: number): number[] => {
-    try {
-      const out = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' });
-      return out.stdout.split('\n').filter((l) => l.trim() !== '').map(Number);
-    } catch {
-      return [];
-    }
-  };
-  for (let i = 0; i < all.length; i += 1) all.push(...children(all[i]));
-  return all;
-}
-
 /**
  * initdb into a fresh temp directory (trust auth, C locale, fsync off: a throwaway) and starts
  * `postgres` on a free port of 127.0.0.1, waiting until it accepts connections.
@@ -196,7 +155,7 @@ function processTree(root: number): number[] {
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const bin = postgresBinDir();
   if (bin === null) throw new Error('no PostgreSQL server binaries found (set PG_BIN_DIR)');
-  const owner = postgresUser();
+  const owner = serviceUser('postgres', 'running as root needs a `postgres` user to run a private PostgreSQL');
   const base = mkdtempSync(path.join(tmpdir(), 'grants-pg-'));
   if (owner) chownSync(base, owner.uid, owner.gid);
   const dataDir = path.join(base, 'data');
@@ -227,7 +186,11 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       log = (log + chunk.toString()).slice(-4000);
     });
     child = proc;
-    track(proc);
+    // A frozen server is thawed first.
+    killAtExit(proc, () => {
+      proc.kill('SIGCONT');
+      proc.kill('SIGKILL');
+    });
     let exited = false;
     proc.once('exit', () => {
       exited = true;
@@ -244,15 +207,9 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     }
   };
 
-  const signalTree = (signal: NodeJS.Signals) => {
-    if (child?.pid === undefined) return;
-    for (const pid of processTree(child.pid)) {
-      try {
-        process.kill(pid, signal);
-      } catch {
-        /* already gone */
-      }
-    }
+  /** Signals the postmaster and its children (backends, checkpointer, …). */
+  const signalServer = (signal: NodeJS.Signals) => {
+    if (child?.pid !== undefined) signalTree(child.pid, signal);
   };
 
   const stop = async (signal: 'SIGINT' | 'SIGTERM' | 'SIGKILL' = 'SIGINT') => {
@@ -265,16 +222,9 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
     if (signal === 'SIGKILL') {
       // A killed postmaster leaves its backends behind; kill them too, as a machine crash would.
-      const tree = processTree(proc.pid as number);
-      for (const pid of tree) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
-      }
+      signalTree(proc.pid as number, 'SIGKILL');
     } else {
-      signalTree('SIGCONT'); // a paused server must run to shut down
+      signalServer('SIGCONT'); // a paused server must run to shut down
       proc.kill(signal);
     }
     await exited;
@@ -298,8 +248,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       return withDatabase(url, name);
     },
     stop,
-    pause: () => signalTree('SIGSTOP'),
-    resume: () => signalTree('SIGCONT'),
+    pause: () => signalServer('SIGSTOP'),
+    resume: () => signalServer('SIGCONT'),
     start,
     async dispose() {
       await stop('SIGKILL');

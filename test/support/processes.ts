@@ -1,9 +1,10 @@
 // Test support for suites that run real processes (the server, npm start, the CLIs):
 // - freePort / portIsFree: ports on 127.0.0.1.
 // - launch: a child process with its output kept and waited on.
-// - descendants / isRunning / killTree: a process tree read from /proc (Linux), zombies counted as gone.
+// - descendants / isRunning / killTree / signalTree: a process tree read from /proc (Linux), zombies counted as gone.
+// - killAtExit: private servers killed when the test process exits; serviceUser: the user a server that refuses root runs as.
 // - waitFor: polling until a check holds.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 
@@ -146,11 +147,43 @@ export function launch(command: string, args: string[], options: { cwd: string; 
 
 /** SIGKILLs a process and every descendant still running (cleanup after a failed test). */
 export function killTree(pid: number): void {
-  for (const target of [...descendants(pid), pid]) {
+  signalTree(pid, 'SIGKILL');
+}
+
+/** Sends `signal` to a process and every descendant of it, deepest first (a server's launcher and workers). */
+export function signalTree(root: number, signal: NodeJS.Signals): void {
+  for (const pid of [...descendants(root).reverse(), root]) {
     try {
-      process.kill(target, 'SIGKILL');
+      process.kill(pid, signal);
     } catch {
       // already gone
     }
   }
+}
+
+/** Private servers still running, each with how to kill it: killed when this process exits, so none outlives an interrupted run. */
+const killedAtExit = new Map<ChildProcess, () => void>();
+let exitHookInstalled = false;
+/** Kills `proc` (SIGKILL unless `kill` says otherwise) if it still runs when this process exits. */
+export function killAtExit(proc: ChildProcess, kill: () => void = () => proc.kill('SIGKILL')): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once('exit', () => {
+      for (const killOne of killedAtExit.values()) killOne();
+    });
+  }
+  killedAtExit.set(proc, kill);
+  proc.once('exit', () => killedAtExit.delete(proc));
+}
+
+/**
+ * uid/gid of the system user `name` when running as root (servers that refuse root run as it);
+ * null when not root. Throws `missing` when root and the user does not exist.
+ */
+export function serviceUser(name: string, missing: string): { uid: number; gid: number } | null {
+  if (process.getuid?.() !== 0) return null;
+  const uid = spawnSync('id', ['-u', name], { encoding: 'utf8' });
+  const gid = spawnSync('id', ['-g', name], { encoding: 'utf8' });
+  if (uid.status !== 0 || gid.status !== 0) throw new Error(missing);
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }

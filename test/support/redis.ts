@@ -10,7 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { freePort } from './processes.js';
+import { freePort, killAtExit } from './processes.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -122,20 +122,6 @@ function ping(port: number, timeoutMs = 300): Promise<boolean> {
   });
 }
 
-/** Private servers still running: killed when this process exits, so none outlives an interrupted run. */
-const livePrivateServers = new Set<ChildProcess>();
-let exitHookInstalled = false;
-function trackPrivateServer(proc: ChildProcess): void {
-  livePrivateServers.add(proc);
-  proc.once('exit', () => livePrivateServers.delete(proc));
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const child of livePrivateServers) child.kill('SIGKILL');
-    });
-  }
-}
-
 export interface PrivateRedis {
   port: number;
   url: string;
@@ -165,7 +151,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       { stdio: 'ignore' },
     );
     child = proc;
-    trackPrivateServer(proc);
+    killAtExit(proc);
     let exited = false;
     proc.once('exit', () => {
       exited = true;
