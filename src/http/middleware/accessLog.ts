@@ -2,6 +2,7 @@
 // the request (ctx.state.log). Never the Authorization header or the query.
 import type { Middleware } from 'koa';
 import type { Logger } from '../../log.js';
+import { outcomeOf } from '../requestOutcome.js';
 import type { AppState } from '../state.js';
 
 export function accessLog(log: Logger): Middleware<AppState> {
@@ -20,7 +21,7 @@ export function accessLog(log: Logger): Middleware<AppState> {
         subscription: ctx.state.caller?.subscription.id,
         key: ctx.state.caller?.keyId,
         status: ctx.status,
-        code: ctx.state.errorCode,
+        code: outcomeOf(ctx.state).errorCode,
         ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
       });
     }

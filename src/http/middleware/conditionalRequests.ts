@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { RouteName } from '../routeTable.js';
+import { outcomeOf } from '../requestOutcome.js';
 import type { AppState } from '../state.js';
 
 /** The routes whose answers carry an ETag and may be answered 304; by route name, not by handler. */
@@ -72,7 +73,7 @@ export function conditionalRequests(): Middleware<AppState> {
     if ((ctx.method === 'GET' || ctx.method === 'HEAD') && namesTag(ctx.get('If-None-Match'), ctx.response.get('ETag'))) {
       ctx.status = 304;
       ctx.body = null;
-      ctx.state.notModified = true;
+      outcomeOf(ctx.state).notModified = true;
     }
   };
 }
