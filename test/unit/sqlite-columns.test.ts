@@ -15,7 +15,8 @@ import { ascendingByNumber, CatalogColumns, compareCodePoints, shareColumns, rea
 import { ValueBitCounter } from '../../src/search/sqlite/collect/simdCount.js';
 import { countsByBits, countsByMasks } from '../../src/search/sqlite/collect/columnSearch.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
-import { BM25_WEIGHTS, ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
+import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
+import { BM25_WEIGHTS } from '../../src/search/sqlite/index/postings.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
 import { reindexGrants } from '../support/catalog.js';

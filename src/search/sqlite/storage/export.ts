@@ -8,7 +8,8 @@ import type { Db } from './catalogFile.js';
 import { filterConditions, type TextHits } from '../collect/columnSearch.js';
 import type { CatalogColumns } from '../index/columns.js';
 import { everyMatch, matchCount } from '../collect/keyset.js';
-import { BM25_WEIGHTS, ftsMatchExpression } from '../query/translator.js';
+import { ftsMatchExpression } from '../query/translator.js';
+import { BM25_WEIGHTS } from '../index/postings.js';
 
 /** Grants per batch: small enough to keep memory flat, large enough to keep the per-batch cost low. */
 export const EXPORT_BATCH = 500;
