@@ -12,7 +12,7 @@ import type { Grant } from '../../src/grants/schema.js';
 import { plainSearch } from '../../src/grants/searchSyntax.js';
 import { emptyBits, hasBit, setBit } from '../../src/search/sqlite/index/bitset.js';
 import { scoreAll } from '../../src/search/sqlite/query/bm25.js';
-import { relevancePage, selectKth } from '../../src/search/sqlite/collect/columnSearch.js';
+import { relevancePage, selectKth } from '../../src/search/sqlite/collect/topk.js';
 import { openCatalog, type Db } from '../../src/search/sqlite/storage/catalogFile.js';
 import { CatalogColumns } from '../../src/search/sqlite/index/columns.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';

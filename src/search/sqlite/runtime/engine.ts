@@ -10,7 +10,10 @@ import { transientAsUnavailable } from '../../../sqliteFailures.js';
 import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../../engine.js';
 import { countBits, hasBit, intersection, type Bits } from '../index/bitset.js';
 import { buildOf, openCatalog, openCatalogReadOnly, type Db } from '../storage/catalogFile.js';
-import { filterConditions, searchColumns, type Condition, type TextHits } from '../collect/columnSearch.js';
+import { offsetPage } from '../collect/paging.js';
+import { filterConditions, type Condition } from '../query/filters.js';
+import { prefilterPays } from '../query/plan.js';
+import type { TextHits } from '../query/textHits.js';
 import { CatalogColumns } from '../index/columns.js';
 import type { ChangesPage } from '../../changes.js';
 import { ChangeLogReader } from '../storage/changeLog.js';
@@ -22,9 +25,6 @@ import { intersectPostings, keepPositions, scoreAll, subtractPositions } from '.
 import { QueryTerms } from '../query/queryTerms.js';
 import { TextIndex } from '../index/textIndex.js';
 import type { SharedIndex } from '../index/sharedIndex.js';
-
-/** Below this share of the catalog, a filter is checked on each text hit before bm25 scores it. */
-const PREFILTER_SHARE = 0.7;
 
 /** The columns of one catalog, and what identifies that catalog. */
 interface LoadedColumns {
@@ -151,7 +151,7 @@ export class SqliteSearchEngine implements SearchEngine {
     if (query.sort.key !== 'relevance') return { positions: positionsOf(this.hits.all(match) as number[]), scored: null };
     const all = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
     let rows: [number, number][];
-    if (all !== null && countBits(all) < columns.size * PREFILTER_SHARE) {
+    if (all !== null && prefilterPays(countBits(all), columns.size)) {
       this.prefilter = { columns, bits: all };
       try {
         rows = this.scoredFilteredHits.all(match) as [number, number][];
@@ -222,7 +222,7 @@ export class SqliteSearchEngine implements SearchEngine {
     const words = this.wordsInMemory(columns, query);
     const filters = filterConditions(columns, query, words?.hits ?? null);
     const text = this.textHits(columns, query, filters, words);
-    const answer = query.cursor ? this.keysetPage(columns, query, filters, text) : searchColumns(columns, query, filters, text);
+    const answer = query.cursor ? this.keysetPage(columns, query, filters, text) : offsetPage(columns, query, filters, text);
     // The stored doc is the grant's JSON as served (written by JSON.stringify of the canonical grant).
     const grantsJson = answer.page.map((position) => this.docByRowid.get(columns.rowids[position]) as string | undefined);
     if (grantsJson.includes(undefined)) {

@@ -5,9 +5,10 @@ import type { GrantQuery } from '../../../grants/query.js';
 import { transientAsUnavailable } from '../../../sqliteFailures.js';
 import type { GrantExport } from '../../engine.js';
 import type { Db } from './catalogFile.js';
-import { filterConditions, type TextHits } from '../collect/columnSearch.js';
+import { filterConditions } from '../query/filters.js';
+import type { TextHits } from '../query/textHits.js';
 import type { CatalogColumns } from '../index/columns.js';
-import { everyMatch, matchCount } from '../collect/keyset.js';
+import { everyMatch, matchCount } from '../collect/paging.js';
 import { ftsMatchExpression } from '../query/translator.js';
 import { BM25_WEIGHTS } from '../index/postings.js';
 
