@@ -1,7 +1,9 @@
 // Cursor paging on the in-memory columns: the page after a place (sort key, id) found by a binary
 // search in the sort's precomputed order, never by counting an offset, so a page costs the same at
 // the first match and at the millionth. Pure: the text hits come in, and the engine finds
-// `boundary` (the first position whose id is above the place's id) in the catalog's id index.
+// `boundary` (the first position whose id is above the place's id) in the catalog's id index and
+// reads the titles a title sort compares (the columns keep no titles).
+import { titleSortKey } from '../../../grants/folding.js';
 import type { Facets, GrantQuery, KeysetPosition } from '../../../grants/query.js';
 import { countBits } from '../index/bitset.js';
 import { compareCodePoints, type CatalogColumns, type OrderKey } from '../index/columns.js';
@@ -20,12 +22,20 @@ export interface KeysetAnswer {
   last: { position: number; key: number | string | null } | null;
 }
 
+/** A position's title, read from the catalog the columns hold. */
+export type TitleOf = (position: number) => string | undefined;
+
+/** A position's value of a sort key as the orders compare it: the folded title, or the number (null for null). */
+function sortKeyOf(columns: CatalogColumns, titleOf: TitleOf, key: OrderKey, position: number): number | string | null {
+  return key === 'title' ? titleSortKey(titleOf(position) ?? '') : columns.numberOf(key, position);
+}
+
 /**
  * Whether position p comes after the place in the order of `key`: nulls last in both directions,
  * then ids (positions at or above `boundary` have an id above the place's).
  */
-function comesAfter(columns: CatalogColumns, key: OrderKey, descending: boolean, after: KeysetPosition, boundary: number, p: number): boolean {
-  const value = columns.sortKeyOf(key, p);
+function comesAfter(columns: CatalogColumns, titleOf: TitleOf, key: OrderKey, descending: boolean, after: KeysetPosition, boundary: number, p: number): boolean {
+  const value = sortKeyOf(columns, titleOf, key, p);
   const wanted = after.key;
   let c: number;
   if (value === null || wanted === null) c = (value === null ? 1 : 0) - (wanted === null ? 1 : 0);
@@ -37,14 +47,14 @@ function comesAfter(columns: CatalogColumns, key: OrderKey, descending: boolean,
 }
 
 /** The index in the order of the first entry after the place (0 without one): a binary search. */
-export function startInOrder(columns: CatalogColumns, key: OrderKey, descending: boolean, after: KeysetPosition | null, boundary: number): number {
+export function startInOrder(columns: CatalogColumns, titleOf: TitleOf, key: OrderKey, descending: boolean, after: KeysetPosition | null, boundary: number): number {
   const { positions } = columns.order(key, descending);
   if (after === null) return 0;
   let low = 0;
   let high = positions.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (comesAfter(columns, key, descending, after, boundary, positions[middle])) high = middle;
+    if (comesAfter(columns, titleOf, key, descending, after, boundary, positions[middle])) high = middle;
     else low = middle + 1;
   }
   return low;
@@ -73,6 +83,7 @@ export function keysetSearch(
   text: TextHits | null,
   after: KeysetPosition | null,
   boundary: number,
+  titleOf: TitleOf,
 ): KeysetAnswer {
   const { conditions, matches } = matchesOf(columns, filters, text);
   const total = countBits(matches);
@@ -88,9 +99,9 @@ export function keysetSearch(
     keyOf = (position) => hits.scores[hits.positions.indexOf(position)];
   } else {
     const { key, descending } = orderOf(query);
-    const start = startInOrder(columns, key, descending, after, boundary);
+    const start = startInOrder(columns, titleOf, key, descending, after, boundary);
     found = pageAlongOrder(columns.order(key, descending), matches, total, start, 0, wanted);
-    keyOf = (position) => columns.sortKeyOf(key, position);
+    keyOf = (position) => sortKeyOf(columns, titleOf, key, position);
   }
   answer.page = found.slice(0, query.limit);
   if (found.length > query.limit) {

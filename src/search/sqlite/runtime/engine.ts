@@ -68,6 +68,7 @@ export class SqliteSearchEngine implements SearchEngine {
   private readonly docByRowid: Database.Statement;
   private readonly idByRowid: Database.Statement;
   private readonly firstRowidAfterId: Database.Statement;
+  private readonly titleByRowid: Database.Statement;
   private readonly scoredHits: Database.Statement;
   private readonly hits: Database.Statement;
   private readonly scoredFilteredHits: Database.Statement;
@@ -87,6 +88,7 @@ export class SqliteSearchEngine implements SearchEngine {
     this.docByRowid = db.prepare('SELECT doc FROM grants WHERE rowid = ?').pluck();
     this.idByRowid = db.prepare('SELECT id FROM grants WHERE rowid = ?').pluck();
     this.firstRowidAfterId = db.prepare('SELECT rowid FROM grants WHERE id > ? ORDER BY id LIMIT 1').pluck();
+    this.titleByRowid = db.prepare("SELECT json_extract(doc, '$.title') FROM grants WHERE rowid = ?").pluck();
     this.scoredHits = db.prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ?`).raw();
     this.hits = db.prepare('SELECT rowid FROM grants_text WHERE grants_text MATCH ?').pluck();
     // Evaluated by SQLite before the result columns, so a hit it rejects is never scored.
@@ -212,7 +214,8 @@ export class SqliteSearchEngine implements SearchEngine {
     text: TextHits | null,
   ): { total: number; page: number[]; facets?: SearchResultJson['facets']; next: SearchResultJson['next'] } {
     const after = query.cursor?.after ?? null;
-    const answer = keysetSearch(columns, query, filters, text, after, after === null ? 0 : this.boundaryAfter(columns, after.id));
+    const titleOf = (position: number) => this.titleByRowid.get(columns.rowids[position]) as string | undefined;
+    const answer = keysetSearch(columns, query, filters, text, after, after === null ? 0 : this.boundaryAfter(columns, after.id), titleOf);
     const next = answer.last === null ? null : { key: answer.last.key, id: this.idByRowid.get(columns.rowids[answer.last.position]) as string };
     return { total: answer.total, page: answer.page, facets: answer.facets, next };
   }
@@ -258,7 +261,7 @@ export class SqliteSearchEngine implements SearchEngine {
         return null;
       }
       const engine = new SqliteSearchEngine(db);
-      const columns = new CatalogColumns(index.columns, db);
+      const columns = new CatalogColumns(index.columns);
       const text = TextIndex.over(db, columns, index.text);
       text.adoptPostings(index.postings);
       engine.loaded = { build: index.build, dataVersion: -1, columns, text };
@@ -328,7 +331,7 @@ export class SqliteSearchEngine implements SearchEngine {
       const loaded = this.loaded;
       const columns =
         build !== null && shared !== null && shared.build === build
-          ? new CatalogColumns(shared.columns, db)
+          ? new CatalogColumns(shared.columns)
           : build !== null && loaded !== null && loaded.build === build
             ? loaded.columns
             : CatalogColumns.load(db);
