@@ -1,27 +1,23 @@
 // SqliteSearchEngine: the embedded default. The text hits and their bm25 scores come from term
-// statistics held in memory (textIndex.ts, bm25.ts; FTS5 itself for words its tokenizer splits);
-// the in-memory columns (columns.ts) filter, count, facet and order them; SQLite serves the page's
-// documents.
+// statistics held in memory (query/textSearch.ts; FTS5 itself for words its tokenizer splits);
+// the in-memory columns (index/columns.ts) filter, count, facet and order them; SQLite serves the
+// page's documents.
 import Database from 'better-sqlite3';
 import { ServiceUnavailableError } from '../../../failures.js';
 import { FACET_VALUES, type GrantQuery } from '../../../grants/query.js';
-import type { SearchTerm } from '../../../grants/searchSyntax.js';
 import { transientAsUnavailable } from '../../../sqliteFailures.js';
 import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../../engine.js';
-import { countBits, hasBit, intersection, type Bits } from '../index/bitset.js';
+import { countBits } from '../index/bitset.js';
 import { buildOf, openCatalog, openCatalogReadOnly, type Db } from '../storage/catalogFile.js';
 import { offsetPage } from '../collect/paging.js';
-import { filterConditions, type Condition } from '../query/filters.js';
-import { prefilterPays } from '../query/plan.js';
+import type { Condition } from '../query/filters.js';
 import type { TextHits } from '../query/textHits.js';
+import { TextHitFinder } from '../query/textSearch.js';
 import { CatalogColumns } from '../index/columns.js';
 import type { ChangesPage } from '../../changes.js';
 import { ChangeLogReader } from '../storage/changeLog.js';
 import { exportFromSnapshot } from '../storage/export.js';
 import { keysetSearch } from '../collect/keyset.js';
-import { ftsMatchExpression } from '../query/translator.js';
-import { BM25_WEIGHTS, type Postings, type TextStatistics } from '../index/postings.js';
-import { intersectPostings, keepPositions, scoreAll, subtractPositions } from '../query/bm25.js';
 import { QueryTerms } from '../query/queryTerms.js';
 import { TextIndex } from '../index/textIndex.js';
 import type { SharedIndex } from '../index/sharedIndex.js';
@@ -37,24 +33,6 @@ interface LoadedColumns {
   text: TextIndex | null;
 }
 
-/**
- * The words of a query answered from the in-memory postings: each word's postings, and the
- * grants holding them all and no excluded word.
- */
-interface WordsInMemory {
-  postings: Postings[];
-  /** Whether an excluded word left out some of the grants holding every word. */
-  excludes: boolean;
-  stats: TextStatistics;
-  hits: Int32Array;
-}
-
-/** No hit: a search with no clause (nothing to find). */
-const NO_TEXT_HITS = (relevance: boolean): TextHits => ({
-  positions: new Int32Array(0),
-  scored: relevance ? { positions: new Int32Array(0), scores: new Float64Array(0) } : null,
-});
-
 export class SqliteSearchEngine implements SearchEngine {
   readonly name = 'sqlite';
   private loaded: LoadedColumns | null = null;
@@ -69,11 +47,7 @@ export class SqliteSearchEngine implements SearchEngine {
   private readonly idByRowid: Database.Statement;
   private readonly firstRowidAfterId: Database.Statement;
   private readonly titleByRowid: Database.Statement;
-  private readonly scoredHits: Database.Statement;
-  private readonly hits: Database.Statement;
-  private readonly scoredFilteredHits: Database.Statement;
-  /** The bit set grants_prefilter() checks hits against, set only while scoredFilteredHits runs. */
-  private prefilter: { columns: CatalogColumns; bits: Bits } | null = null;
+  private readonly textHits: TextHitFinder;
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
   private readonly queryTerms = new QueryTerms();
@@ -89,18 +63,7 @@ export class SqliteSearchEngine implements SearchEngine {
     this.idByRowid = db.prepare('SELECT id FROM grants WHERE rowid = ?').pluck();
     this.firstRowidAfterId = db.prepare('SELECT rowid FROM grants WHERE id > ? ORDER BY id LIMIT 1').pluck();
     this.titleByRowid = db.prepare("SELECT json_extract(doc, '$.title') FROM grants WHERE rowid = ?").pluck();
-    this.scoredHits = db.prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ?`).raw();
-    this.hits = db.prepare('SELECT rowid FROM grants_text WHERE grants_text MATCH ?').pluck();
-    // Evaluated by SQLite before the result columns, so a hit it rejects is never scored.
-    db.function('grants_prefilter', { deterministic: false, varargs: false }, (rowid: unknown) => {
-      const prefilter = this.prefilter;
-      if (prefilter === null) return 1;
-      const position = prefilter.columns.positionOf(rowid as number);
-      return position >= 0 && hasBit(prefilter.bits, position) ? 1 : 0;
-    });
-    this.scoredFilteredHits = db
-      .prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ? AND grants_prefilter(rowid)`)
-      .raw();
+    this.textHits = new TextHitFinder(db);
     this.changeLog = new ChangeLogReader(db);
     this.begin = db.prepare('BEGIN DEFERRED');
     this.commit = db.prepare('COMMIT');
@@ -129,75 +92,6 @@ export class SqliteSearchEngine implements SearchEngine {
     return this.loaded!.columns;
   }
 
-  /**
-   * The text hits. A word FTS5's tokenizer splits into several terms (a phrase) is left to FTS5:
-   * bm25 costs about ten times the match itself per hit, so only hits that
-   * may be on the page are scored: with filters that leave out enough of the catalog to pay for the
-   * check, a function rejects each hit outside them before it is scored. When a facet leaves its
-   * own filter out of its count, its hits come from a second, unscored match.
-   */
-  private textHits(columns: CatalogColumns, query: GrantQuery, filters: Condition[], words: WordsInMemory | null): TextHits | null {
-    if (query.search === null) return null;
-    const match = ftsMatchExpression(query.search);
-    if (match === null) return NO_TEXT_HITS(query.sort.key === 'relevance');
-    if (words !== null) {
-      // Every word is one term: the hits from the in-memory postings; for relevance, the scores of
-      // those that meet the filters (the others are never on a page). An excluded word adds
-      // nothing to FTS5's bm25 (it holds no instance in a hit), so the words' scores stand.
-      if (query.sort.key !== 'relevance') return { positions: words.hits, scored: null };
-      const accept = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
-      const scored = scoreAll(words.postings, words.stats, accept);
-      return { positions: words.hits, scored: words.excludes ? keepPositions(scored, words.hits) : scored };
-    }
-    const positionsOf = (rowids: number[]) => Int32Array.from(rowids, (rowid) => columns.positionOf(rowid));
-    if (query.sort.key !== 'relevance') return { positions: positionsOf(this.hits.all(match) as number[]), scored: null };
-    const all = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
-    let rows: [number, number][];
-    if (all !== null && prefilterPays(countBits(all), columns.size)) {
-      this.prefilter = { columns, bits: all };
-      try {
-        rows = this.scoredFilteredHits.all(match) as [number, number][];
-      } finally {
-        this.prefilter = null;
-      }
-    } else {
-      rows = this.scoredHits.all(match) as [number, number][];
-    }
-    const scored = { positions: new Int32Array(rows.length), scores: new Float64Array(rows.length) };
-    rows.forEach(([rowid, score], i) => {
-      scored.positions[i] = columns.positionOf(rowid);
-      scored.scores[i] = score;
-    });
-    const facetDropsAFilter = filters.some((c) => c.facet !== null && query.facets.includes(c.facet));
-    return { positions: facetDropsAFilter ? positionsOf(this.hits.all(match) as number[]) : scored.positions, scored };
-  }
-
-  /**
-   * The postings of the query's words and the grants holding them all but no excluded word, when
-   * the search is one clause of single words (no phrase, no OR) and every word is one term (the
-   * columns were checked against this turn's snapshot just before, so the postings are read from
-   * their build); null without words or when the search is left to FTS5.
-   */
-  private wordsInMemory(columns: CatalogColumns, query: GrantQuery): WordsInMemory | null {
-    const search = query.search;
-    if (search === null || search.clauses.length !== 1) return null;
-    const [clause] = search.clauses;
-    const single = (terms: readonly SearchTerm[]) => terms.every((term) => term.words.length === 1);
-    if (!single(clause.must) || !single(clause.not)) return null;
-    const termsOf = (terms: readonly SearchTerm[]) => terms.map((term) => this.queryTerms.of(term.words[0]));
-    const must = termsOf(clause.must);
-    const not = termsOf(clause.not);
-    if (!must.every((t) => t.length === 1) || !not.every((t) => t.length === 1)) return null;
-    const loaded = this.loaded!;
-    loaded.text ??= TextIndex.load(this.db, columns);
-    const text = loaded.text;
-    const postings = must.map(([term]) => text.postings(term));
-    let hits = intersectPostings(postings);
-    const all = hits.length;
-    for (const [term] of not) hits = subtractPositions(hits, text.postings(term).positions);
-    return { postings, excludes: hits.length < all, stats: text.stats, hits };
-  }
-
   /** The first position whose id is above `id` (positions are in id order), from the id index; size when none. */
   private boundaryAfter(columns: CatalogColumns, id: string): number {
     const rowid = this.firstRowidAfterId.get(id) as number | undefined;
@@ -222,9 +116,10 @@ export class SqliteSearchEngine implements SearchEngine {
 
   private search(query: GrantQuery, reloaded = false): SearchResultJson {
     const columns = this.currentColumns();
-    const words = this.wordsInMemory(columns, query);
-    const filters = filterConditions(columns, query, words?.hits ?? null);
-    const text = this.textHits(columns, query, filters, words);
+    // The columns were checked against this turn's snapshot just before, so the postings are read from their build.
+    const loaded = this.loaded!;
+    const words = { terms: this.queryTerms, index: () => (loaded.text ??= TextIndex.load(this.db, columns)) };
+    const { filters, text } = this.textHits.find(columns, query, words);
     const answer = query.cursor ? this.keysetPage(columns, query, filters, text) : offsetPage(columns, query, filters, text);
     // The stored doc is the grant's JSON as served (written by JSON.stringify of the canonical grant).
     const grantsJson = answer.page.map((position) => this.docByRowid.get(columns.rowids[position]) as string | undefined);
