@@ -5,6 +5,7 @@ import type { GrantQuery } from '../../../grants/query.js';
 import { transientAsUnavailable } from '../../../sqliteFailures.js';
 import type { GrantExport } from '../../engine.js';
 import type { Db } from './catalogFile.js';
+import { CatalogReads } from './catalogReads.js';
 import { TextHitFinder } from '../query/textSearch.js';
 import type { CatalogColumns } from '../index/columns.js';
 import { everyMatch, matchCount } from '../collect/paging.js';
@@ -20,7 +21,7 @@ export function exportFromSnapshot(db: Db, columns: CatalogColumns, query: Grant
   // The text hits as a search finds them, all from FTS5 on this snapshot (no in-memory postings here).
   const { filters, text } = new TextHitFinder(db).find(columns, query, null);
   const total = matchCount(columns, filters, text);
-  const docByRowid = db.prepare('SELECT doc FROM grants WHERE rowid = ?').pluck();
+  const reads = new CatalogReads(db);
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
@@ -32,7 +33,7 @@ export function exportFromSnapshot(db: Db, columns: CatalogColumns, query: Grant
       let batch: string[] = [];
       for (const position of everyMatch(columns, query, filters, text)) {
         if (closed) return;
-        const doc = docByRowid.get(columns.rowids[position]) as string | undefined;
+        const doc = reads.doc(columns.rowids[position]);
         if (doc === undefined) throw new Error('a grant of the snapshot could not be read');
         batch.push(doc);
         if (batch.length === EXPORT_BATCH) {
