@@ -10,6 +10,8 @@ const CORE = [
 ];
 /** The edge: the HTTP API, the CLIs, and the process wiring that starts them. */
 const EDGE = ['^src/(http|cli)/', '^src/(app|main|deps|server|seed)[.]ts$'];
+/** The embedded search engine's folders (src/search/sqlite/ARCHITECTURE.md draws them). */
+const ENGINE = '^src/search/sqlite/';
 
 module.exports = {
   forbidden: [
@@ -96,6 +98,41 @@ module.exports = {
       comment: 'The port (src/subscriptions/store.ts) and what the adapters share import no adapter; only openStore.ts (which store a process opens) and sqliteToPostgres.ts (a copy between two of them) do.',
       from: { path: '^src/subscriptions/[^/]+$', pathNot: '^src/subscriptions/(openStore|sqliteToPostgres)[.]ts$' },
       to: { path: '^src/subscriptions/(sqlite|postgres|redis)/' },
+    },
+    {
+      name: 'engine-index-below-query',
+      severity: 'error',
+      comment: 'The embedded engine\'s index/ is what a query reads: it imports nothing from query/, collect/ or runtime/ (src/search/sqlite/ARCHITECTURE.md).',
+      from: { path: `${ENGINE}index/` },
+      to: { path: `${ENGINE}(query|collect|runtime)/` },
+    },
+    {
+      name: 'engine-query-below-collect',
+      severity: 'error',
+      comment: 'The embedded engine\'s query/ (filters, text hits, bm25, the plan) imports nothing from collect/ or runtime/.',
+      from: { path: `${ENGINE}query/` },
+      to: { path: `${ENGINE}(collect|runtime)/` },
+    },
+    {
+      name: 'engine-collect-pure',
+      severity: 'error',
+      comment: 'The embedded engine\'s collect/ (facets, top-k, pages) is pure: it imports nothing from storage/ or runtime/; the engine reads for it.',
+      from: { path: `${ENGINE}collect/` },
+      to: { path: `${ENGINE}(storage|runtime)/` },
+    },
+    {
+      name: 'engine-storage-below-runtime',
+      severity: 'error',
+      comment: 'The embedded engine\'s storage/ (the catalog file, writer, change log, export) imports nothing from runtime/.',
+      from: { path: `${ENGINE}storage/` },
+      to: { path: `${ENGINE}runtime/` },
+    },
+    {
+      name: 'engine-threads-in-runtime',
+      severity: 'error',
+      comment: 'Only the embedded engine\'s runtime/ knows threads (the worker pool, workers, the index loader).',
+      from: { path: ENGINE, pathNot: `${ENGINE}runtime/` },
+      to: { dependencyTypes: ['core'], path: '^(node:)?worker_threads$' },
     },
     {
       name: 'resolvable',

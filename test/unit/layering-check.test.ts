@@ -146,6 +146,34 @@ describe('unit: the layering check (npm run check:layers)', function () {
     ]);
   });
 
+  it("fails on an import against the embedded engine's inner layering (index < query < collect < runtime; threads in runtime/ only)", async () => {
+    const dir = tree({
+      ...CLEAN,
+      // The index reaching for the plan (the query side).
+      'src/search/sqlite/index/columns.ts': "import { LIMIT } from '../query/plan.js';\nexport const columns = LIMIT;\n",
+      'src/search/sqlite/query/plan.ts': 'export const LIMIT = 256;\n',
+      // The query side reaching for a page.
+      'src/search/sqlite/query/filters.ts': "import { page } from '../collect/paging.js';\nexport const filters = page;\n",
+      // collect/ doing I/O and knowing threads.
+      'src/search/sqlite/collect/paging.ts':
+        "import { isMainThread } from 'node:worker_threads';\nimport { file } from '../storage/catalogFile.js';\nexport const page = isMainThread ? file : '';\n",
+      // storage/ reaching for the runtime.
+      'src/search/sqlite/storage/catalogFile.ts': "import { engine } from '../runtime/engine.js';\nexport const file = engine;\n",
+      // The runtime may know threads and everything below it.
+      'src/search/sqlite/runtime/engine.ts': "import { Worker } from 'node:worker_threads';\nimport { LIMIT } from '../query/plan.js';\nexport const engine = `${typeof Worker}${LIMIT}`;\n",
+    });
+    dirs.push(dir);
+    const { code, output } = await check(dir);
+    expect(code, output).to.not.equal(0);
+    expect(violations(output), output).to.deep.equal([
+      'engine-collect-pure: src/search/sqlite/collect/paging.ts → src/search/sqlite/storage/catalogFile.ts',
+      'engine-index-below-query: src/search/sqlite/index/columns.ts → src/search/sqlite/query/plan.ts',
+      'engine-query-below-collect: src/search/sqlite/query/filters.ts → src/search/sqlite/collect/paging.ts',
+      'engine-storage-below-runtime: src/search/sqlite/storage/catalogFile.ts → src/search/sqlite/runtime/engine.ts',
+      'engine-threads-in-runtime: src/search/sqlite/collect/paging.ts → worker_threads',
+    ]);
+  });
+
   it('fails on an import it cannot resolve (a check that cannot see an import cannot judge it)', async () => {
     const dir = tree({ ...CLEAN, 'src/grants/schema.ts': "import { nothing } from './missing.js';\nexport const schema = nothing;\n" });
     dirs.push(dir);
