@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { isEntryPoint } from '../../src/cli/entryPoint.js';
 import type { IndexerRun } from './catalog.js';
+import { shareRows, type LayerShares } from './layerShares.js';
 import type { LoadResult } from './load.js';
 import { CLASS_LABELS, SEARCH_CLASSES, type ClassName } from './mix.js';
 
@@ -54,6 +55,8 @@ export interface BenchResults {
   facetCost?: { rounds: { noFacets: LoadResult; facets: LoadResult }[] } | null;
   layers: LayerConfigResult[];
   layerCosts: Record<string, Record<string, number>>;
+  /** `/grants/:id` layer by layer, with the baselines and other builds, in the same rounds (--by-id-layers). */
+  byIdLayerShares?: LayerShares | null;
   apiPeakRssMiB: number | null;
   usageLogRows: number | null;
   targets: Target[];
@@ -154,6 +157,12 @@ export function formatReport(results: BenchResults, format: 'text' | 'markdown' 
     out.push('');
     const l = layerRows(results);
     out.push(render(l.header, l.rows));
+  }
+  if (results.byIdLayerShares != null) {
+    out.push('');
+    const s = shareRows(results.byIdLayerShares);
+    out.push(render(s.header, s.rows));
+    out.push(s.summary);
   }
   out.push('');
   out.push('targets:');
