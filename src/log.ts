@@ -1,6 +1,8 @@
 // The logger: pino behind the small Logger interface the code uses. JSON lines on stdout,
 // written asynchronously; pino-pretty when a person watches a terminal. Secrets never reach a
-// line: `authorization` fields are redacted by path and anything shaped like an API key by value.
+// line: fields named like a secret (`authorization`, `apiKey`, `token`) are redacted by name and
+// anything shaped like an API key by value, both by the one scrubber below (pino's own path
+// redaction cost ~40 µs a line, more than the rest of the line).
 import { destination, pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger as Pino } from 'pino';
 import type { LogFormatSetting, LogLevel } from './config.js';
 
@@ -36,8 +38,8 @@ export interface LoggerOptions {
 const KEY_SHAPED = /gk_[a-z]+_[A-Za-z0-9_-]{16,}/g;
 export const REDACTED = '[redacted]';
 
-/** Header and field names whose values are secrets wherever they appear. */
-const REDACT_PATHS = ['authorization', 'Authorization', '*.authorization', '*.Authorization', '*.*.authorization', '*.*.Authorization', 'apiKey', '*.apiKey', 'token', '*.token'];
+/** Header and field names whose values are secrets wherever they appear (at any depth the scrubber walks). */
+const SECRET_FIELDS: ReadonlySet<string> = new Set(['authorization', 'Authorization', 'apiKey', 'token']);
 
 /** What is scrubbed: key-shaped text, and the configuration's own secrets as literals. */
 function secretPattern(secrets: readonly (string | null)[]): RegExp {
@@ -52,7 +54,7 @@ function scrubber(pattern: RegExp) {
     if (value instanceof Error) return value;
     if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
     const out: LogFields = {};
-    for (const [k, v] of Object.entries(value)) out[k] = scrub(v, depth + 1);
+    for (const [k, v] of Object.entries(value)) out[k] = SECRET_FIELDS.has(k) && v !== undefined ? REDACTED : scrub(v, depth + 1);
     return out;
   };
   /** The error serialiser with secrets scrubbed from the message and stack. */
@@ -95,7 +97,6 @@ export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logg
     timestamp: stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
     serializers: { err: serializeError, error: serializeError },
-    redact: { paths: REDACT_PATHS, censor: REDACTED },
   };
   if (options.destination !== undefined) return wrap(pino(settings, options.destination), pattern);
   if (format === 'pretty') {
