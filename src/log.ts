@@ -105,6 +105,54 @@ export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logg
   return wrap(pino(settings, destination({ dest: 1, sync: false })), pattern);
 }
 
+/**
+ * A child logger made only when a line is first written through it (or a child of its own is
+ * asked for): a request that logs nothing costs no pino child (~7-14 µs each).
+ */
+class DeferredChild implements Logger {
+  private made: Logger | undefined;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: LogFields,
+  ) {}
+
+  private get logger(): Logger {
+    return (this.made ??= this.parent.child(this.bindings));
+  }
+
+  debug(msg: string, fields?: LogFields): void {
+    if (this.parent.enabled('debug')) this.logger.debug(msg, fields);
+  }
+
+  info(msg: string, fields?: LogFields): void {
+    if (this.parent.enabled('info')) this.logger.info(msg, fields);
+  }
+
+  warn(msg: string, fields?: LogFields): void {
+    if (this.parent.enabled('warn')) this.logger.warn(msg, fields);
+  }
+
+  error(msg: string, fields?: LogFields): void {
+    if (this.parent.enabled('error')) this.logger.error(msg, fields);
+  }
+
+  enabled(level: Exclude<LogLevel, 'silent'>): boolean {
+    return this.parent.enabled(level);
+  }
+
+  child(bindings: LogFields): Logger {
+    return this.logger.child(bindings);
+  }
+
+  flush(): void {
+    this.parent.flush();
+  }
+}
+
+/** `parent.child(bindings)`, made when first used. */
+export const deferredChild = (parent: Logger, bindings: LogFields): Logger => new DeferredChild(parent, bindings);
+
 /** Describes an unknown thrown value for a log line (never for a response): pino serialises `err`. */
 export function describeError(error: unknown): LogFields {
   if (error instanceof Error) return { err: error };
