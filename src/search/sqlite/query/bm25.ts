@@ -1,0 +1,114 @@
+// FTS5's bm25() computed from in-memory term statistics, with FTS5's own formula and order of
+// operations (sqlite3 ext/fts5/fts5_aux.c, fts5Bm25Function), so the scores are those FTS5 gives
+// without its per-hit auxiliary calls. Pure: postings and lengths come in (index/postings.ts),
+// scores go out.
+import type { Postings, TextStatistics } from '../index/postings.js';
+
+const K1 = 1.2;
+const B = 0.75;
+
+/** The positions holding every term, ascending: the lists walked together from the shortest. */
+export function intersectPostings(terms: readonly Postings[]): Int32Array {
+  if (terms.length === 0) return new Int32Array(0);
+  const lists = terms.map((t) => t.positions).sort((a, b) => a.length - b.length);
+  if (lists.length === 1) return lists[0];
+  const leading = lists[0];
+  const cursors = new Int32Array(lists.length);
+  const positions = new Int32Array(leading.length);
+  let found = 0;
+  outer: for (let h = 0; h < leading.length; h++) {
+    const position = leading[h];
+    for (let t = 1; t < lists.length; t++) {
+      const list = lists[t];
+      let c = cursors[t];
+      while (c < list.length && list[c] < position) c++;
+      cursors[t] = c;
+      if (c === list.length) break outer;
+      if (list[c] !== position) continue outer;
+    }
+    positions[found++] = position;
+  }
+  return positions.slice(0, found);
+}
+
+/** The positions of `from` not in `remove` (both ascending). */
+export function subtractPositions(from: Int32Array, remove: Int32Array): Int32Array {
+  if (from.length === 0 || remove.length === 0) return from;
+  const kept = new Int32Array(from.length);
+  let found = 0;
+  let r = 0;
+  for (let i = 0; i < from.length; i++) {
+    const position = from[i];
+    while (r < remove.length && remove[r] < position) r++;
+    if (r < remove.length && remove[r] === position) continue;
+    kept[found++] = position;
+  }
+  return found === from.length ? from : kept.slice(0, found);
+}
+
+/** The scored grants whose position is in `positions` (both ascending). */
+export function keepPositions(scored: { positions: Int32Array; scores: Float64Array }, positions: Int32Array): { positions: Int32Array; scores: Float64Array } {
+  const kept = { positions: new Int32Array(scored.positions.length), scores: new Float64Array(scored.positions.length) };
+  let found = 0;
+  let p = 0;
+  for (let i = 0; i < scored.positions.length; i++) {
+    const position = scored.positions[i];
+    while (p < positions.length && positions[p] < position) p++;
+    if (p === positions.length) break;
+    if (positions[p] !== position) continue;
+    kept.positions[found] = position;
+    kept.scores[found] = scored.scores[i];
+    found++;
+  }
+  return { positions: kept.positions.slice(0, found), scores: kept.scores.slice(0, found) };
+}
+
+/**
+ * The grants holding every term (an AND of the terms, one FTS5 phrase each, in query order), with
+ * FTS5's bm25 score of each (negative; lower is better): the positions ascending. With `accept`,
+ * only the grants in it are scored and returned (those outside the filters are never on a page).
+ */
+export function scoreAll(terms: readonly Postings[], stats: TextStatistics, accept: Uint32Array | null = null): { positions: Int32Array; scores: Float64Array } {
+  if (terms.length === 0) return { positions: new Int32Array(0), scores: new Float64Array(0) };
+  const avgdl = stats.tokens / stats.rows;
+  const idf = terms.map((t) => t.idf);
+  const { lengths } = stats;
+  // The shortest list leads; every other list is walked forward alongside it.
+  let lead = 0;
+  terms.forEach((t, i) => {
+    if (t.positions.length < terms[lead].positions.length) lead = i;
+  });
+  const leading = terms[lead].positions;
+  const cursors = new Int32Array(terms.length);
+  const at = new Int32Array(terms.length);
+  const positions = new Int32Array(leading.length);
+  const scores = new Float64Array(leading.length);
+  let found = 0;
+  outer: for (let h = 0; h < leading.length; h++) {
+    const position = leading[h];
+    if (accept !== null && (accept[position >>> 5] & (1 << (position & 31))) === 0) continue;
+    for (let t = 0; t < terms.length; t++) {
+      if (t === lead) {
+        at[t] = h;
+        continue;
+      }
+      const list = terms[t].positions;
+      let c = cursors[t];
+      while (c < list.length && list[c] < position) c++;
+      cursors[t] = c;
+      if (c === list.length) break outer;
+      if (list[c] !== position) continue outer;
+      at[t] = c;
+    }
+    const D = lengths[position];
+    let score = 0.0;
+    for (let t = 0; t < terms.length; t++) {
+      const f = terms[t].frequencies[at[t]];
+      score += idf[t] * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * D) / avgdl)));
+    }
+    positions[found] = position;
+    scores[found] = -1.0 * score;
+    found++;
+  }
+  return { positions: positions.slice(0, found), scores: scores.slice(0, found) };
+}

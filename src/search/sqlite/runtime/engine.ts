@@ -1,0 +1,194 @@
+// SqliteSearchEngine: the embedded default. A read opens the snapshot its mode gives
+// (runtime/snapshots.ts: one per event-loop turn following the catalog, or one build pinned for a
+// search worker) and takes that build's in-memory index; the text hits and their bm25 scores come
+// from query/textSearch.ts (in-memory postings; FTS5 itself for words its tokenizer splits), the
+// columns filter, count, facet and order them (query/, collect/), and SQLite serves the page's
+// documents (storage/catalogReads.ts).
+import Database from 'better-sqlite3';
+import { ServiceUnavailableError } from '../../../failures.js';
+import { FACET_VALUES, type GrantQuery } from '../../../grants/query.js';
+import { transientAsUnavailable } from '../../../sqliteFailures.js';
+import type { ChangesPage } from '../../changes.js';
+import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../../engine.js';
+import { keysetSearch } from '../collect/keyset.js';
+import { offsetPage, type ColumnAnswer } from '../collect/paging.js';
+import { countBits } from '../index/bitset.js';
+import { CatalogColumns } from '../index/columns.js';
+import type { SharedIndex } from '../index/sharedIndex.js';
+import type { Condition } from '../query/filters.js';
+import { QueryTerms } from '../query/queryTerms.js';
+import type { TextHits } from '../query/textHits.js';
+import { TextHitFinder } from '../query/textSearch.js';
+import { buildOf, openCatalog, type Db } from '../storage/catalogFile.js';
+import { CatalogReads } from '../storage/catalogReads.js';
+import { ChangeLogReader } from '../storage/changeLog.js';
+import { exportFromSnapshot } from '../storage/export.js';
+import { PinnedSnapshot, TurnSnapshots, type BuildIndex, type CatalogSnapshots } from './snapshots.js';
+
+type PageAnswer = ColumnAnswer & { next?: SearchResultJson['next'] };
+
+export class SqliteSearchEngine implements SearchEngine {
+  readonly name = 'sqlite';
+  private readonly reads: CatalogReads;
+  private readonly textHits: TextHitFinder;
+  private readonly queryTerms = new QueryTerms();
+  /** The filter options of each build's columns (dropped with them). */
+  private readonly filterOptionsOf = new WeakMap<CatalogColumns, FilterOptions>();
+  private readonly changeLog: ChangeLogReader;
+
+  /** An engine on `db` whose reads see the catalog as `snapshots` opens it. */
+  constructor(
+    private readonly db: Db,
+    private readonly snapshots: CatalogSnapshots,
+  ) {
+    this.reads = new CatalogReads(db);
+    this.textHits = new TextHitFinder(db);
+    this.changeLog = new ChangeLogReader(db);
+  }
+
+  /** An engine on `db` following the catalog, one snapshot per event-loop turn. */
+  static following(db: Db): SqliteSearchEngine {
+    return new SqliteSearchEngine(db, new TurnSnapshots(db));
+  }
+
+  static open(file: string): SqliteSearchEngine {
+    return SqliteSearchEngine.following(openCatalog(file));
+  }
+
+  /**
+   * An engine that answers from a shared index (sharedIndex.ts) on a read-only connection held in
+   * one read transaction on that index's build for the engine's life, so every answer comes from
+   * that build however the catalog moves on (a search worker swaps to a new engine when the
+   * loader reports a new build). Null when the catalog is past that build already.
+   */
+  static pinned(file: string, index: SharedIndex): SqliteSearchEngine | null {
+    const pinned = PinnedSnapshot.pin(file, index);
+    if (pinned === null) return null;
+    try {
+      return new SqliteSearchEngine(pinned.db, pinned.snapshots);
+    } catch (error) {
+      pinned.db.close();
+      throw error;
+    }
+  }
+
+  /** The first position whose id is above `id` (positions are in id order), from the id index; size when none. */
+  private boundaryAfter(columns: CatalogColumns, id: string): number {
+    const rowid = this.reads.firstAfter(id);
+    if (rowid === undefined) return columns.size;
+    const position = columns.positionOf(rowid);
+    return position >= 0 ? position : columns.size;
+  }
+
+  /** A cursor page (keyset.ts): the matches after the cursor's place, and the place of its last grant when more follow. */
+  private keysetPage(columns: CatalogColumns, query: GrantQuery, filters: Condition[], text: TextHits | null): PageAnswer {
+    const after = query.cursor?.after ?? null;
+    const titleOf = (position: number) => this.reads.title(columns.rowids[position]);
+    const answer = keysetSearch(columns, query, filters, text, after, after === null ? 0 : this.boundaryAfter(columns, after.id), titleOf);
+    const next = answer.last === null ? null : { key: answer.last.key, id: this.reads.id(columns.rowids[answer.last.position]) as string };
+    return { total: answer.total, page: answer.page, facets: answer.facets, next };
+  }
+
+  private search(query: GrantQuery, reloaded = false): SearchResultJson {
+    const index: BuildIndex = this.snapshots.index();
+    const { columns } = index;
+    const { filters, text } = this.textHits.find(columns, query, { terms: this.queryTerms, index: () => index.text() });
+    const answer: PageAnswer = query.cursor ? this.keysetPage(columns, query, filters, text) : offsetPage(columns, query, filters, text);
+    // The stored doc is the grant's JSON as served (written by JSON.stringify of the canonical grant).
+    const grantsJson = answer.page.map((position) => this.reads.doc(columns.rowids[position]));
+    if (grantsJson.includes(undefined)) {
+      // A row the columns hold is gone: the catalog changed without a new build id (a writer that
+      // does not stamp one). Read the index again from this snapshot and answer once more.
+      if (reloaded || !this.snapshots.forget()) throw new ServiceUnavailableError('the catalog changed while its columns were read');
+      return this.search(query, true);
+    }
+    const docs = grantsJson as string[];
+    const result: SearchResultJson = answer.facets === undefined ? { total: answer.total, grantsJson: docs } : { total: answer.total, grantsJson: docs, facets: answer.facets };
+    if ('next' in answer) result.next = answer.next as SearchResultJson['next'];
+    return result;
+  }
+
+  /** Runs a read in the snapshot of this moment; store failures a retry may cure become ServiceUnavailableError. */
+  private read<T>(work: () => T): Promise<T> {
+    try {
+      this.snapshots.open();
+      return Promise.resolve(work());
+    } catch (error) {
+      throw transientAsUnavailable(error, 'catalog');
+    }
+  }
+
+  searchJson(query: GrantQuery): Promise<SearchResultJson> {
+    return this.read(() => this.search(query));
+  }
+
+  /**
+   * An export reads its own connection in one read transaction: one snapshot for the whole stream,
+   * while this engine's snapshots move on. The engine's columns, or the shared index given,
+   * serve it when they hold the same catalog build; otherwise the snapshot's columns are loaded.
+   */
+  async exportJson(query: GrantQuery, shared: SharedIndex | null = null): Promise<GrantExport> {
+    const db = new Database(this.db.name, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 10000');
+      db.exec('BEGIN');
+      const build = buildOf(db);
+      const held = this.snapshots.held();
+      const columns =
+        build !== null && shared !== null && shared.build === build
+          ? new CatalogColumns(shared.columns)
+          : build !== null && held !== null && held.build === build
+            ? held.columns
+            : CatalogColumns.load(db);
+      return exportFromSnapshot(db, columns, query);
+    } catch (error) {
+      if (db.open) db.close();
+      throw transientAsUnavailable(error, 'catalog');
+    }
+  }
+
+  getByIdJson(id: string): Promise<string | null> {
+    return this.read(() => this.reads.docOf(id) ?? null);
+  }
+
+  /** The feed's page and the log's state, from this turn's snapshot. */
+  changesJson(afterSeq: number, limit: number): Promise<ChangesPage> {
+    return this.read(() => this.changeLog.read(afterSeq, limit));
+  }
+
+  /** The values present in the catalog: those whose bit set is not empty (enum orders are alphabetical). */
+  filterOptions(): Promise<FilterOptions> {
+    return this.read(() => {
+      const { columns } = this.snapshots.index();
+      // A function of the build alone: counted once per build, kept with its columns.
+      let options = this.filterOptionsOf.get(columns);
+      if (options === undefined) {
+        const { valueBits } = columns;
+        const present = (name: keyof typeof FACET_VALUES) => FACET_VALUES[name].filter((_, i) => countBits(valueBits[name][i]) > 0).sort();
+        options = {
+          funderTypes: present('funderType'),
+          fundingTypes: present('fundingType'),
+          eligibleProvinces: present('eligibleProvinces'),
+          targetBeneficiaries: present('targetBeneficiaries'),
+          currencies: present('currency'),
+        };
+        this.filterOptionsOf.set(columns, options);
+      }
+      return options;
+    });
+  }
+
+  count(): Promise<number> {
+    return this.read(() => this.reads.count());
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return (await this.count()) === 0;
+  }
+
+  async close(): Promise<void> {
+    this.snapshots.close();
+    this.queryTerms.close();
+    this.db.close();
+  }
+}
