@@ -75,7 +75,13 @@ export const rates = (rateLimiter: RateLimiter) => ({
  */
 export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps): Middleware<AppState> {
   const budget = rates(rateLimiter);
-  return async function subscriptionStatus(ctx, next) {
+  const refuse = async (ctx: ParameterizedContext<AppState>, subscription: Subscription, refusal: string): Promise<never> => {
+    const now = clock();
+    const rate = await budget.peek(ctx.state.caller!);
+    setHeaders(ctx, subscription, rate, await allowance.current(subscription.id, monthKey(now)), now);
+    throw new ApiError(403, 'SUBSCRIPTION_INACTIVE', refusal);
+  };
+  return function subscriptionStatus(ctx, next) {
     const { subscription } = ctx.state.caller!;
     const refusal =
       subscription.status === 'CANCELLED'
@@ -83,13 +89,7 @@ export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps)
         : subscription.status === 'SUSPENDED' && ctx.state.route?.billable
           ? 'This subscription is suspended; grant endpoints are unavailable until it is reactivated. /subscription endpoints still answer.'
           : null;
-    if (refusal !== null) {
-      const now = clock();
-      const rate = await budget.peek(ctx.state.caller!);
-      setHeaders(ctx, subscription, rate, await allowance.current(subscription.id, monthKey(now)), now);
-      throw new ApiError(403, 'SUBSCRIPTION_INACTIVE', refusal);
-    }
-    await next();
+    return refusal === null ? next() : refuse(ctx, subscription, refusal);
   };
 }
 
