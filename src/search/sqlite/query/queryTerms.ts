@@ -3,9 +3,10 @@
 // postings are looked up under exactly the terms FTS5 would match. Tokenizing depends on the
 // word only, never on a catalog, so words seen recently are remembered.
 import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import { TEXT_TOKENIZER } from '../storage/catalogFile.js';
 
-/** Words remembered; past this the memory is cleared and starts again. */
+/** Words remembered; past this the least recently used is forgotten. */
 const REMEMBERED = 10_000;
 
 export class QueryTerms {
@@ -13,7 +14,7 @@ export class QueryTerms {
   private readonly insert: Database.Statement;
   private readonly terms: Database.Statement;
   private readonly clear: Database.Statement;
-  private readonly seen = new Map<string, readonly string[]>();
+  private readonly seen = new LRUCache<string, readonly string[]>({ max: REMEMBERED });
 
   constructor() {
     this.db.exec(`CREATE VIRTUAL TABLE words USING fts5(word, tokenize = '${TEXT_TOKENIZER.replace(/'/g, "''")}');
@@ -30,7 +31,6 @@ export class QueryTerms {
     this.insert.run(word);
     const terms = this.terms.all() as string[];
     this.clear.run();
-    if (this.seen.size >= REMEMBERED) this.seen.clear();
     this.seen.set(word, terms);
     return terms;
   }
