@@ -21,7 +21,7 @@ import { SecretBox } from './alerts/secrets.js';
 import { SqliteAlertStore } from './alerts/sqlite/alertStore.js';
 import { PgAlertStore } from './alerts/postgres/alertStore.js';
 import type { PgStore } from './subscriptions/postgres/store.js';
-import { FtsTextMatcher } from './search/sqlite/textMatcher.js';
+import { FtsTextMatcher } from './search/sqlite/query/textMatcher.js';
 import { compileAlertQuery } from './http/alerts/alertBody.js';
 import { registerAlertMetrics } from './http/alerts/alertMetrics.js';
 

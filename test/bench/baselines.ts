@@ -19,8 +19,8 @@ import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { createEsClient } from '../../src/search/elasticsearch/client.js';
 import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
-import { catalogPath, openCatalog } from '../../src/search/sqlite/catalogFile.js';
-import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
+import { catalogPath, openCatalog } from '../../src/search/sqlite/storage/catalogFile.js';
+import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
 import { isEntryPoint } from '../../src/cli/entryPoint.js';
 
 const PREFIX = '/external/v1';

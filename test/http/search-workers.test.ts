@@ -11,10 +11,10 @@ import { ServiceUnavailableError } from '../../src/failures.js';
 import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import type { Grant } from '../../src/grants/schema.js';
-import { catalogPath } from '../../src/search/sqlite/catalogFile.js';
-import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
-import { SearchWorkerPool } from '../../src/search/sqlite/workerPool.js';
-import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
+import { catalogPath } from '../../src/search/sqlite/storage/catalogFile.js';
+import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
+import { SearchWorkerPool } from '../../src/search/sqlite/runtime/workerPool.js';
+import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { tempDir, type TestApi } from '../support/api.js';
 import { GRANTS_PATH, reindexGrants, startApiOnCatalog } from '../support/catalog.js';
 

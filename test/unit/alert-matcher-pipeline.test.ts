@@ -13,7 +13,7 @@ import type { Grant } from '../../src/grants/schema.js';
 import { compileAlertQuery } from '../../src/http/alerts/alertBody.js';
 import { createLogger } from '../../src/log.js';
 import type { ChangeEntryJson, ChangesPage } from '../../src/search/changes.js';
-import { FtsTextMatcher } from '../../src/search/sqlite/textMatcher.js';
+import { FtsTextMatcher } from '../../src/search/sqlite/query/textMatcher.js';
 import { openSqliteStore, type SqliteStore } from '../../src/subscriptions/sqliteStore.js';
 import { tempDir } from '../support/api.js';
 

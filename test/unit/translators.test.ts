@@ -5,7 +5,7 @@ import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/queryParams.js';
 import { ID_KEY_SORT } from '../../src/search/elasticsearch/idKeys.js';
 import { translateToElasticsearch } from '../../src/search/elasticsearch/translator.js';
-import { ftsMatchExpression } from '../../src/search/sqlite/translator.js';
+import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
 
 const q = (qs: string): GrantQuery => parseGrantQuery(parseQueryString(qs));
 

@@ -1,6 +1,6 @@
 // What of a GrantQuery SQLite itself evaluates: the FTS5 match expression of the search and
 // the bm25 weights; and the bit masks the catalog stores lists as. Pure: no I/O.
-import type { ParsedSearch, SearchClause, SearchTerm } from '../../grants/searchSyntax.js';
+import type { ParsedSearch, SearchClause, SearchTerm } from '../../../grants/searchSyntax.js';
 
 /** Relevance weights of title, funder and description (FTS5 column order). */
 export const BM25_WEIGHTS = [3.0, 2.0, 1.0] as const;

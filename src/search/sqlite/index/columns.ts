@@ -4,11 +4,11 @@
 // by id" is "ties by position". Built from one read snapshot of the catalog and never changed: a
 // new catalog gets a new CatalogColumns. Every array can live in shared memory (shareColumns), so
 // the search workers of one process hold one copy, loaded once (sharedIndex.ts).
-import { FACET_NAMES, FACET_VALUES, type FacetName, type SortKey } from '../../grants/query.js';
-import { titleSortKey } from '../../grants/folding.js';
+import { FACET_NAMES, FACET_VALUES, type FacetName, type SortKey } from '../../../grants/query.js';
+import { titleSortKey } from '../../../grants/folding.js';
 import { countAnd, emptyBits, setBit, wordsFor, type Bits } from './bitset.js';
-import { ValueBitCounter } from './simdCount.js';
-import type { Db } from './catalogFile.js';
+import { ValueBitCounter } from '../collect/simdCount.js';
+import type { Db } from '../storage/catalogFile.js';
 
 export type NumericKey = Exclude<SortKey, 'relevance' | 'title'>;
 export type OrderKey = Exclude<SortKey, 'relevance'>;

@@ -1,14 +1,14 @@
 // An export of the embedded catalog: every match of a query, in its order, read from the snapshot
 // of one read transaction on a connection of its own, in batches (the reader pulls the next batch
 // when it wants it, so memory stays flat whatever the number of matches).
-import type { GrantQuery } from '../../grants/query.js';
-import { transientAsUnavailable } from '../../sqliteFailures.js';
-import type { GrantExport } from '../engine.js';
+import type { GrantQuery } from '../../../grants/query.js';
+import { transientAsUnavailable } from '../../../sqliteFailures.js';
+import type { GrantExport } from '../../engine.js';
 import type { Db } from './catalogFile.js';
-import { filterConditions, type TextHits } from './columnSearch.js';
-import type { CatalogColumns } from './columns.js';
-import { everyMatch, matchCount } from './keyset.js';
-import { BM25_WEIGHTS, ftsMatchExpression } from './translator.js';
+import { filterConditions, type TextHits } from '../collect/columnSearch.js';
+import type { CatalogColumns } from '../index/columns.js';
+import { everyMatch, matchCount } from '../collect/keyset.js';
+import { BM25_WEIGHTS, ftsMatchExpression } from '../query/translator.js';
 
 /** Grants per batch: small enough to keep memory flat, large enough to keep the per-batch cost low. */
 export const EXPORT_BATCH = 500;

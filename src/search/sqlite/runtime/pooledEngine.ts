@@ -4,9 +4,9 @@
 // behind a search. Each worker runs SqliteSearchEngine pinned to one catalog build, whose index
 // one loader thread reads into shared memory for all of them (workerPool.ts, sharedIndex.ts): a
 // page, its total and its facets come from one build; a new build is served once its index is read.
-import type { GrantQuery } from '../../grants/query.js';
-import type { ChangesPage } from '../changes.js';
-import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../engine.js';
+import type { GrantQuery } from '../../../grants/query.js';
+import type { ChangesPage } from '../../changes.js';
+import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../../engine.js';
 import type { SqliteSearchEngine } from './engine.js';
 import type { PoolLoad, SearchWorkerPool } from './workerPool.js';
 

@@ -2,7 +2,7 @@
 // tables in the same file, outside the tables a reindex swaps, so it survives every swap. The
 // writer records changes in the transaction that makes them visible; the engine reads a page of
 // it and the grants' documents in one snapshot.
-import { newChangeLogId, type ChangeEntryJson, type ChangeLogState, type ChangesPage } from '../changes.js';
+import { newChangeLogId, type ChangeEntryJson, type ChangeLogState, type ChangesPage } from '../../changes.js';
 import type Database from 'better-sqlite3';
 
 type Db = Database.Database;

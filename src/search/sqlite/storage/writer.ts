@@ -1,11 +1,11 @@
 // SqliteCatalogWriter: builds a new catalog beside the live one and swaps it in one transaction;
 // syncs changes into the live catalog in one transaction. Readers always see a whole catalog.
 import { statSync } from 'node:fs';
-import { BENEFICIARIES, PROVINCES, type Grant } from '../../grants/schema.js';
-import { DEFAULT_CHANGE_LOG_OPTIONS, type ChangeLogOptions, type CatalogWriter, type ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../engine.js';
+import { BENEFICIARIES, PROVINCES, type Grant } from '../../../grants/schema.js';
+import { DEFAULT_CHANGE_LOG_OPTIONS, type ChangeLogOptions, type CatalogWriter, type ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../../engine.js';
 import { catalogDdl, markNewBuild, newBuildId, openCatalog, tableExists, type Db } from './catalogFile.js';
-import { foldText } from '../../grants/folding.js';
-import { bitsOf } from './translator.js';
+import { foldText } from '../../../grants/folding.js';
+import { bitsOf } from '../query/translator.js';
 import { ChangeRecorder, changeLogStatus } from './changeLog.js';
 
 const BATCH = 1000;

@@ -6,10 +6,10 @@
 // for it and waits for it up to freshWaitMs, once per build; past that (a large catalog takes
 // seconds to load) searches are answered from the previous build until the new one arrives.
 import { parentPort, workerData } from 'node:worker_threads';
-import { ServiceUnavailableError } from '../../failures.js';
-import { buildOf, openCatalogReadOnly } from './catalogFile.js';
+import { ServiceUnavailableError } from '../../../failures.js';
+import { buildOf, openCatalogReadOnly } from '../storage/catalogFile.js';
 import { SqliteSearchEngine } from './engine.js';
-import type { SharedIndex } from './sharedIndex.js';
+import type { SharedIndex } from '../index/sharedIndex.js';
 import type { PoolMessage, WorkerReply, WorkerRequest, WorkerSetup } from './workerProtocol.js';
 import { describeFailure } from './workerProtocol.js';
 import { lowerThreadPriority } from './threadPriority.js';

@@ -3,10 +3,10 @@
 // tokenizer, each query's search as the engine's own match expression. The alert matcher asks it
 // once per batch of changes.
 import Database from 'better-sqlite3';
-import { foldText } from '../../grants/folding.js';
-import type { Grant } from '../../grants/schema.js';
-import type { ParsedSearch } from '../../grants/searchSyntax.js';
-import { TEXT_TOKENIZER } from './catalogFile.js';
+import { foldText } from '../../../grants/folding.js';
+import type { Grant } from '../../../grants/schema.js';
+import type { ParsedSearch } from '../../../grants/searchSyntax.js';
+import { TEXT_TOKENIZER } from '../storage/catalogFile.js';
 import { ftsMatchExpression } from './translator.js';
 
 export interface TextBatch {

@@ -7,10 +7,10 @@
 // build appears.
 import { parentPort, workerData } from 'node:worker_threads';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { buildOf, openCatalogReadOnly } from './catalogFile.js';
-import { CatalogColumns, readColumns, shareColumns, shared } from './columns.js';
-import { readAllPostings, readTextStatistics } from './textIndex.js';
-import type { LoaderReport, LoaderSetup } from './sharedIndex.js';
+import { buildOf, openCatalogReadOnly } from '../storage/catalogFile.js';
+import { CatalogColumns, readColumns, shareColumns, shared } from '../index/columns.js';
+import { readAllPostings, readTextStatistics } from '../index/textIndex.js';
+import type { LoaderReport, LoaderSetup } from '../index/sharedIndex.js';
 import { lowerThreadPriority } from './threadPriority.js';
 
 const setup = workerData as LoaderSetup;

@@ -7,7 +7,7 @@ import { CHANGE_LOG_DDL } from './changeLog.js';
 
 export type Db = Database.Database;
 
-const DDL = readFileSync(new URL('../../../../mappings/sqlite-catalog.sql', import.meta.url), 'utf8');
+const DDL = readFileSync(new URL('../../../../../mappings/sqlite-catalog.sql', import.meta.url), 'utf8');
 
 /**
  * The catalog_meta key of the build id: a new random value written in the same transaction as

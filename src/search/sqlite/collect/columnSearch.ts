@@ -2,10 +2,10 @@
 // count of bits, each facet as counts over the matches without its own condition, and the page as
 // a walk along the sort's order (or, for relevance, the best text hits kept in a bounded heap).
 // Pure: the text hits come in from FTS5, the documents of the page are read by the engine.
-import { FACET_FILTERS, FACET_VALUES, type FacetCount, type FacetName, type Facets, type GrantQuery } from '../../grants/query.js';
-import { countBits, emptyBits, hasBit, intersection, positionsOf, setBit, union, type Bits } from './bitset.js';
+import { FACET_FILTERS, FACET_VALUES, type FacetCount, type FacetName, type Facets, type GrantQuery } from '../../../grants/query.js';
+import { countBits, emptyBits, hasBit, intersection, positionsOf, setBit, union, type Bits } from '../index/bitset.js';
 import { ValueBitCounter } from './simdCount.js';
-import type { CatalogColumns } from './columns.js';
+import type { CatalogColumns } from '../index/columns.js';
 
 /** Text hits as positions in the columns, and bm25 scores (lower is better). */
 export interface ScoredHits {

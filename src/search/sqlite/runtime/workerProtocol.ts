@@ -1,7 +1,7 @@
 // The messages between the search worker pool (main thread) and its workers (searchWorker.ts).
-import { ServiceUnavailableError } from '../../failures.js';
-import type { GrantQuery } from '../../grants/query.js';
-import type { SharedIndex } from './sharedIndex.js';
+import { ServiceUnavailableError } from '../../../failures.js';
+import type { GrantQuery } from '../../../grants/query.js';
+import type { SharedIndex } from '../index/sharedIndex.js';
 
 export interface WorkerSetup {
   /** The catalog's SQLite file. */

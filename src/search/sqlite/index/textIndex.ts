@@ -4,9 +4,9 @@
 // into shared memory (readAllPostings) by the search workers' index loader (sharedIndex.ts) and
 // adopted by every worker. Built from the same read snapshot as the CatalogColumns it belongs to
 // and dropped with them, so it never outlives its catalog. bm25.ts scores from it.
-import { inverseDocumentFrequency, type Postings, type TextStatistics } from './bm25.js';
-import { BM25_WEIGHTS } from './translator.js';
-import type { Db } from './catalogFile.js';
+import { inverseDocumentFrequency, type Postings, type TextStatistics } from '../query/bm25.js';
+import { BM25_WEIGHTS } from '../query/translator.js';
+import type { Db } from '../storage/catalogFile.js';
 import type { CatalogColumns } from './columns.js';
 import { emptyBits, setBit } from './bitset.js';
 

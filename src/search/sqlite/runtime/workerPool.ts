@@ -7,8 +7,8 @@
 // another thread) and replaced by a fresh one, which adopts the shared index and takes jobs at
 // once. A worker or loader that dies is replaced the same way.
 import { Worker } from 'node:worker_threads';
-import { ServiceUnavailableError } from '../../failures.js';
-import type { LoaderReport, LoaderSetup, SharedIndex } from './sharedIndex.js';
+import { ServiceUnavailableError } from '../../../failures.js';
+import type { LoaderReport, LoaderSetup, SharedIndex } from '../index/sharedIndex.js';
 import { failureFrom, type PoolMessage, type WorkerJob, type WorkerReply, type WorkerSetup } from './workerProtocol.js';
 
 export interface WorkerPoolOptions {

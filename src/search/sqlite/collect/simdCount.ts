@@ -5,7 +5,7 @@
 // blocks (the padding is zero, so it counts nothing); the base is copied in for each count. The
 // module is a dozen instructions, assembled below from named opcodes. Where the runtime has no
 // WebAssembly SIMD, ValueBitCounter.of returns null and the JavaScript count serves.
-import type { Bits } from './bitset.js';
+import type { Bits } from '../index/bitset.js';
 
 const uleb = (n: number): number[] => {
   const out: number[] = [];

@@ -3,9 +3,9 @@
 // same at the first match and at the millionth; and every match in order, for an export. Pure: the
 // text hits come from FTS5, and the engine finds `boundary` (the first position whose id is above
 // the place's id) in the catalog's id index.
-import type { Facets, GrantQuery, KeysetPosition, SortKey } from '../../grants/query.js';
-import { countBits, emptyBits, hasBit, intersection, positionsOf, setBit, type Bits } from './bitset.js';
-import { compareCodePoints, type CatalogColumns } from './columns.js';
+import type { Facets, GrantQuery, KeysetPosition, SortKey } from '../../../grants/query.js';
+import { countBits, emptyBits, hasBit, intersection, positionsOf, setBit, type Bits } from '../index/bitset.js';
+import { compareCodePoints, type CatalogColumns } from '../index/columns.js';
 import { facetCounts, relevancePage, type Condition, type ScoredHits, type TextHits } from './columnSearch.js';
 
 export interface KeysetAnswer {

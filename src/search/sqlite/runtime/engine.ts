@@ -3,24 +3,24 @@
 // the in-memory columns (columns.ts) filter, count, facet and order them; SQLite serves the page's
 // documents.
 import Database from 'better-sqlite3';
-import { ServiceUnavailableError } from '../../failures.js';
-import { FACET_VALUES, type GrantQuery } from '../../grants/query.js';
-import type { SearchTerm } from '../../grants/searchSyntax.js';
-import { transientAsUnavailable } from '../../sqliteFailures.js';
-import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../engine.js';
-import { countBits, hasBit, intersection, type Bits } from './bitset.js';
-import { buildOf, openCatalog, openCatalogReadOnly, type Db } from './catalogFile.js';
-import { filterConditions, searchColumns, type Condition, type TextHits } from './columnSearch.js';
-import { CatalogColumns } from './columns.js';
-import type { ChangesPage } from '../changes.js';
-import { ChangeLogReader } from './changeLog.js';
-import { exportFromSnapshot } from './export.js';
-import { keysetSearch } from './keyset.js';
-import { BM25_WEIGHTS, ftsMatchExpression } from './translator.js';
-import { intersectPostings, keepPositions, scoreAll, subtractPositions, type Postings, type TextStatistics } from './bm25.js';
-import { QueryTerms } from './queryTerms.js';
-import { TextIndex } from './textIndex.js';
-import type { SharedIndex } from './sharedIndex.js';
+import { ServiceUnavailableError } from '../../../failures.js';
+import { FACET_VALUES, type GrantQuery } from '../../../grants/query.js';
+import type { SearchTerm } from '../../../grants/searchSyntax.js';
+import { transientAsUnavailable } from '../../../sqliteFailures.js';
+import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../../engine.js';
+import { countBits, hasBit, intersection, type Bits } from '../index/bitset.js';
+import { buildOf, openCatalog, openCatalogReadOnly, type Db } from '../storage/catalogFile.js';
+import { filterConditions, searchColumns, type Condition, type TextHits } from '../collect/columnSearch.js';
+import { CatalogColumns } from '../index/columns.js';
+import type { ChangesPage } from '../../changes.js';
+import { ChangeLogReader } from '../storage/changeLog.js';
+import { exportFromSnapshot } from '../storage/export.js';
+import { keysetSearch } from '../collect/keyset.js';
+import { BM25_WEIGHTS, ftsMatchExpression } from '../query/translator.js';
+import { intersectPostings, keepPositions, scoreAll, subtractPositions, type Postings, type TextStatistics } from '../query/bm25.js';
+import { QueryTerms } from '../query/queryTerms.js';
+import { TextIndex } from '../index/textIndex.js';
+import type { SharedIndex } from '../index/sharedIndex.js';
 
 /** Below this share of the catalog, a filter is checked on each text hit before bm25 scores it. */
 const PREFILTER_SHARE = 0.7;

@@ -3,7 +3,7 @@
 // postings are looked up under exactly the terms FTS5 would match. Tokenizing depends on the
 // word only, never on a catalog, so words seen recently are remembered.
 import Database from 'better-sqlite3';
-import { TEXT_TOKENIZER } from './catalogFile.js';
+import { TEXT_TOKENIZER } from '../storage/catalogFile.js';
 
 /** Words remembered; past this the memory is cleared and starts again. */
 const REMEMBERED = 10_000;
