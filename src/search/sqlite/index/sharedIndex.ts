@@ -1,18 +1,17 @@
 // The in-memory index of one catalog build as the search worker pool shares it: the columns
-// (columns.ts), the text statistics and every term's postings (textIndex.ts) in shared memory.
+// (columns.ts) and the text statistics (textIndex.ts) in shared memory. A term's postings are not
+// in it: each worker reads those it is asked for from FTS5's index and keeps them (textIndex.ts).
 // One thread, the index loader (indexLoader.ts), reads them once per build; every search worker
 // adopts them (SqliteSearchEngine.pinned) instead of reading its own copy, so a process holds one
 // copy and a new worker is ready at once.
 import type { TextStatistics } from '../query/bm25.js';
 import type { ColumnsData } from './columns.js';
-import type { PostingsData } from './textIndex.js';
 
-/** The columns, text statistics and postings of one build, readable by every thread. */
+/** The columns and text statistics of one build, readable by every thread. */
 export interface SharedIndex {
   build: string | null;
   columns: ColumnsData;
   text: TextStatistics;
-  postings: PostingsData;
 }
 
 /** What the index loader tells the pool. */

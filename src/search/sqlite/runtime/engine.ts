@@ -259,7 +259,6 @@ export class SqliteSearchEngine implements SearchEngine {
       const engine = new SqliteSearchEngine(db);
       const columns = new CatalogColumns(index.columns, db);
       const text = TextIndex.over(db, columns, index.text);
-      text.adoptPostings(index.postings);
       engine.loaded = { build: index.build, dataVersion: -1, columns, text };
       engine.pinnedBuild = true;
       return engine;

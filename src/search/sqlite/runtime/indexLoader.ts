@@ -1,15 +1,15 @@
 // The index loader thread of the search worker pool: reads the in-memory index of the catalog
-// being served (columns, text statistics and every term's postings) into shared memory, once per
-// catalog build, and reports it whole to the pool, which hands it to every search worker
-// (sharedIndex.ts): workers go on answering from the previous build until then. It looks for a new build every refreshMs and whenever the pool asks (a worker
-// saw a build its index is not of). Each build is read from one read transaction, so columns,
-// statistics and postings come from one catalog; reading a build's postings stops when a newer
-// build appears.
+// being served (columns and text statistics) into shared memory, once per catalog build, and
+// reports it whole to the pool, which hands it to every search worker (sharedIndex.ts): workers go
+// on answering from the previous build until then. The terms' postings are not read here: a
+// worker reads those its searches ask for (textIndex.ts), so a build is served seconds after it is
+// committed whatever the size of its text. It looks for a new build every refreshMs and whenever
+// the pool asks (a worker saw a build its index is not of). Each build is read from one read
+// transaction, so columns and statistics come from one catalog.
 import { parentPort, workerData } from 'node:worker_threads';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { buildOf, openCatalogReadOnly } from '../storage/catalogFile.js';
 import { CatalogColumns, readColumns, shareColumns, shared } from '../index/columns.js';
-import { readAllPostings, readTextStatistics } from '../index/textIndex.js';
+import { readTextStatistics } from '../index/textIndex.js';
 import type { LoaderReport, LoaderSetup } from '../index/sharedIndex.js';
 import { lowerThreadPriority } from './threadPriority.js';
 
@@ -51,16 +51,8 @@ async function refresh(): Promise<void> {
       const columns = new CatalogColumns(data, db);
       const stats = readTextStatistics(db, columns);
       const text = { ...stats, lengths: shared(stats.lengths) };
-      const postings = await readAllPostings(db, columns, text, async () => {
-        await nextTurn();
-        return newestIs({ build, version });
-      });
-      // Stopped for a newer build: that one is read next (`again`).
-      if (postings === null) again = true;
-      else {
-        served = { build, version };
-        report({ index: { build, columns: data, text, postings } });
-      }
+      served = { build, version };
+      report({ index: { build, columns: data, text } });
     } finally {
       db.exec('COMMIT');
     }
