@@ -5,6 +5,7 @@
 // and words FTS5's tokenizer splits answered as FTS5 answers them.
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import { generateGrants, Random } from '../../fixtures/generate.js';
 import { searchWords, type GrantQuery } from '../../src/grants/query.js';
@@ -20,6 +21,7 @@ import { QueryTerms } from '../../src/search/sqlite/query/queryTerms.js';
 import { readVarint, readVarints, TextIndex, VOCABULARY_DDL } from '../../src/search/sqlite/index/textIndex.js';
 import { BM25_WEIGHTS, ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
+import type { LoaderReport, LoaderRequest, LoaderSetup } from '../../src/search/sqlite/index/sharedIndex.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
 import { reindexGrants } from '../support/catalog.js';
 
@@ -236,6 +238,54 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
         expect(index.postings('zzqqxx').positions.length).to.equal(0);
       } finally {
         db.exec('COMMIT');
+      }
+    });
+
+    it('the index loader reads the postings a worker asks for into shared memory, the same bit for bit, and none for another build', async () => {
+      const setup: LoaderSetup = { file, refreshMs: 60_000, nice: 0 };
+      const loader = new Worker(new URL('../../src/search/sqlite/runtime/indexLoader.js', import.meta.url), { workerData: setup });
+      const reports: LoaderReport[] = [];
+      let arrived: (() => void) | null = null;
+      loader.on('message', (report: LoaderReport) => {
+        reports.push(report);
+        arrived?.();
+      });
+      const next = async (): Promise<LoaderReport> => {
+        while (reports.length === 0) await new Promise<void>((resolve) => (arrived = resolve));
+        return reports.shift()!;
+      };
+      try {
+        const first = await next();
+        if (!('index' in first)) expect.fail(`the loader reported ${JSON.stringify(first)}`);
+        const build = first.index.build!;
+        expect(build).to.be.a('string');
+        const terms = ['fund', 'program', 'the', 'zzqqxx'];
+        const request: LoaderRequest = { want: { build: 'not-this-build', terms: ['fund'] } };
+        loader.postMessage(request);
+        loader.postMessage({ want: { build, terms } } satisfies LoaderRequest);
+        db.exec('BEGIN');
+        try {
+          const columns = CatalogColumns.load(db);
+          const own = TextIndex.load(db, columns);
+          for (const term of terms) {
+            const report = await next();
+            if (!('postings' in report)) expect.fail(`the loader reported ${JSON.stringify(report)}`);
+            // The request for another build was dropped: the first answer is this build's first term.
+            expect(report.postings.build).to.equal(build);
+            expect(report.postings.term).to.equal(term);
+            const { positions, frequencies, idf } = report.postings.postings;
+            expect(positions.buffer).to.be.instanceOf(SharedArrayBuffer);
+            const expected = own.postings(term);
+            expect(Array.from(positions), term).to.deep.equal(Array.from(expected.positions));
+            expect(Array.from(frequencies), term).to.deep.equal(Array.from(expected.frequencies));
+            expect(idf, term).to.equal(expected.idf);
+          }
+          expect(own.postings('the').positions.length).to.be.greaterThan(long.length);
+        } finally {
+          db.exec('COMMIT');
+        }
+      } finally {
+        await loader.terminate();
       }
     });
 

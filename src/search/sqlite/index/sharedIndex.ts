@@ -1,10 +1,10 @@
 // The in-memory index of one catalog build as the search worker pool shares it: the columns
-// (columns.ts) and the text statistics (textIndex.ts) in shared memory. A term's postings are not
-// in it: each worker reads those it is asked for from FTS5's index and keeps them (textIndex.ts).
-// One thread, the index loader (indexLoader.ts), reads them once per build; every search worker
-// adopts them (SqliteSearchEngine.pinned) instead of reading its own copy, so a process holds one
-// copy and a new worker is ready at once.
-import type { TextStatistics } from '../query/bm25.js';
+// (columns.ts) and the text statistics (textIndex.ts) in shared memory. One thread, the index
+// loader (indexLoader.ts), reads them once per build; every search worker adopts them
+// (SqliteSearchEngine.pinned) instead of reading its own copy, so a process holds one copy and a
+// new worker is ready at once. A term's postings are read later, when a search first asks for the
+// term: by the loader, on a worker's request, into shared memory, and handed to every worker.
+import type { Postings, TextStatistics } from '../query/bm25.js';
 import type { ColumnsData } from './columns.js';
 
 /** The columns and text statistics of one build, readable by every thread. */
@@ -14,8 +14,24 @@ export interface SharedIndex {
   text: TextStatistics;
 }
 
+/** A term's postings of one build (its arrays in shared memory). */
+export interface SharedPostings {
+  build: string;
+  term: string;
+  postings: Postings;
+}
+
+/** Terms a worker's search needs the postings of, in the build it serves. */
+export interface PostingsWanted {
+  build: string;
+  terms: string[];
+}
+
 /** What the index loader tells the pool. */
-export type LoaderReport = { index: SharedIndex } | { failed: string };
+export type LoaderReport = { index: SharedIndex } | { postings: SharedPostings } | { failed: string };
+
+/** What the pool tells the index loader: look for a new build now, or read these postings. */
+export type LoaderRequest = 'check' | { want: PostingsWanted };
 
 export interface LoaderSetup {
   /** The catalog's SQLite file. */

@@ -72,7 +72,12 @@ const ZERO = 48;
  * positions ascending: marked in a bit set, then collected in order. The weights are whole
  * numbers, so the sums are exact in any order.
  */
-export function postingsOf(instances: string | null, columns: CatalogColumns, scratch: Scratch): { positions: Int32Array; frequencies: Float32Array } {
+export function postingsOf(
+  instances: string | null,
+  columns: CatalogColumns,
+  scratch: Scratch,
+  shared = false,
+): { positions: Int32Array; frequencies: Float32Array } {
   const { bits, byPosition } = scratch;
   let count = 0;
   let lastRowid = -1;
@@ -99,8 +104,8 @@ export function postingsOf(instances: string | null, columns: CatalogColumns, sc
     }
     if (position >= 0) byPosition[position] += WEIGHTS[column];
   }
-  const positions = new Int32Array(count);
-  const frequencies = new Float32Array(count);
+  const positions = new Int32Array(shared ? new SharedArrayBuffer(4 * count) : new ArrayBuffer(4 * count));
+  const frequencies = new Float32Array(shared ? new SharedArrayBuffer(4 * count) : new ArrayBuffer(4 * count));
   let next = 0;
   for (let i = 0; i < bits.length && next < count; i++) {
     let word = bits[i];
@@ -148,6 +153,7 @@ export class TextIndex {
     private readonly readInstances: (term: string) => string | null,
     private readonly log: (x: number) => number,
     budget: number,
+    private readonly shared: boolean,
   ) {
     this.cache = new LRUCache<string, Postings>({ maxSize: budget, sizeCalculation: (postings) => Math.max(1, postings.positions.length) });
   }
@@ -157,11 +163,24 @@ export class TextIndex {
     return TextIndex.over(db, columns, readTextStatistics(db, columns), budget);
   }
 
-  /** Statistics already read (shared by the index loader), postings read from `db` on first use. */
-  static over(db: Db, columns: CatalogColumns, stats: TextStatistics, budget = POSTINGS_BUDGET): TextIndex {
+  /**
+   * Statistics already read (shared by the index loader), postings read from `db` on first use
+   * (`shared`: into shared memory, for the index loader to hand to every search worker).
+   */
+  static over(db: Db, columns: CatalogColumns, stats: TextStatistics, budget = POSTINGS_BUDGET, shared = false): TextIndex {
     db.exec(VOCABULARY_DDL);
     const instances = db.prepare(INSTANCES_SQL).pluck();
-    return new TextIndex(stats, columns, (term) => instances.get(term) as string | null, lnOf(db), budget);
+    return new TextIndex(stats, columns, (term) => instances.get(term) as string | null, lnOf(db), budget, shared);
+  }
+
+  /** Whether the term's postings are held. */
+  holds(term: string): boolean {
+    return this.cache.has(term);
+  }
+
+  /** Keeps postings of this build read elsewhere (by the index loader, in shared memory). */
+  adopt(term: string, postings: Postings): void {
+    this.cache.set(term, postings);
   }
 
   /** Pairs held now (for tests and diagnostics). */
@@ -174,7 +193,7 @@ export class TextIndex {
     const hit = this.cache.get(term);
     if (hit !== undefined) return hit;
     this.scratch ??= scratchFor(this.columns.size);
-    const { positions, frequencies } = postingsOf(this.readInstances(term), this.columns, this.scratch);
+    const { positions, frequencies } = postingsOf(this.readInstances(term), this.columns, this.scratch, this.shared);
     const postings = { positions, frequencies, idf: inverseDocumentFrequency(this.stats.rows, positions.length, this.log) };
     this.cache.set(term, postings);
     return postings;

@@ -170,12 +170,11 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   /**
-   * The postings of the query's words and the grants holding them all but no excluded word, when
-   * the search is one clause of single words (no phrase, no OR) and every word is one term (the
-   * columns were checked against this turn's snapshot just before, so the postings are read from
-   * their build); null without words or when the search is left to FTS5.
+   * The terms of the query's words, those it must hold and those it must not, when the search is
+   * one clause of single words (no phrase, no OR) and every word is one term; null without words
+   * or when the search is left to FTS5.
    */
-  private wordsInMemory(columns: CatalogColumns, query: GrantQuery): WordsInMemory | null {
+  private termsInMemory(query: GrantQuery): { must: string[]; not: string[] } | null {
     const search = query.search;
     if (search === null || search.clauses.length !== 1) return null;
     const [clause] = search.clauses;
@@ -185,14 +184,38 @@ export class SqliteSearchEngine implements SearchEngine {
     const must = termsOf(clause.must);
     const not = termsOf(clause.not);
     if (!must.every((t) => t.length === 1) || !not.every((t) => t.length === 1)) return null;
+    return { must: must.map(([term]) => term), not: not.map(([term]) => term) };
+  }
+
+  /**
+   * The postings of the query's words and the grants holding them all but no excluded word (the
+   * columns were checked against this turn's snapshot just before, so the postings are read from
+   * their build); null without words or when the search is left to FTS5.
+   */
+  private wordsInMemory(columns: CatalogColumns, query: GrantQuery): WordsInMemory | null {
+    const terms = this.termsInMemory(query);
+    if (terms === null) return null;
     const loaded = this.loaded!;
     loaded.text ??= TextIndex.load(this.db, columns);
     const text = loaded.text;
-    const postings = must.map(([term]) => text.postings(term));
+    const postings = terms.must.map((term) => text.postings(term));
     let hits = intersectPostings(postings);
     const all = hits.length;
-    for (const [term] of not) hits = subtractPositions(hits, text.postings(term).positions);
+    for (const term of terms.not) hits = subtractPositions(hits, text.postings(term).positions);
     return { postings, excludes: hits.length < all, stats: text.stats, hits };
+  }
+
+  /** The terms a search would read postings of that this engine does not hold (a pinned engine's, for the index loader to read). */
+  missingTerms(query: GrantQuery): string[] {
+    const terms = this.termsInMemory(query);
+    const text = this.loaded?.text ?? null;
+    if (terms === null || text === null) return [];
+    return [...new Set([...terms.must, ...terms.not])].filter((term) => !text.holds(term));
+  }
+
+  /** Takes a term's postings read for this engine's build by the index loader. */
+  adoptPostings(term: string, postings: Postings): void {
+    this.loaded?.text?.adopt(term, postings);
   }
 
   /** The first position whose id is above `id` (positions are in id order), from the id index; size when none. */
