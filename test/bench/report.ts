@@ -41,7 +41,7 @@ export interface BenchResults {
   /** indexer null: the catalog of a kept --data-dir, not indexed in this run. */
   catalog: { grants: number; fileBytes: number; generateSeconds: number; indexer: IndexerRun | null; mixSizes: Record<string, number>; preflight: unknown };
   /** The API's start: spawn to the first 200 on /readyz, its resident set then, the embedded catalog file's size. */
-  startup?: { readySeconds: number; rssMiBAtReady: number; catalogBytes: number | null };
+  startup?: { readySeconds: number; cpuSecondsAtReady: number | null; rssMiBAtReady: number; catalogBytes: number | null };
   classes: ClassResult[];
   /** Each search class on one connection (latency without queueing). */
   singleConnection: Partial<Record<(typeof SEARCH_CLASSES)[number], LoadResult>>;
@@ -157,7 +157,7 @@ export function formatReport(results: BenchResults, format: 'text' | 'markdown' 
   const mix = results.classes.find((k) => k.name === 'searchMix');
   if (startup !== undefined) {
     out.push(
-      `start-up (${m.text ?? 'short'} text): ready in ${startup.readySeconds.toFixed(1)} s, RSS ${n0(startup.rssMiBAtReady)} MiB at ready` +
+      `start-up (${m.text ?? 'short'} text): ready in ${startup.readySeconds.toFixed(1)} s (${startup.cpuSecondsAtReady?.toFixed(1) ?? '?'} s of CPU), RSS ${n0(startup.rssMiBAtReady)} MiB at ready` +
         (startup.catalogBytes === null ? '' : `, catalog file ${n0(startup.catalogBytes / 2 ** 20)} MiB`) +
         (mix === undefined ? '' : `; search mix ${n0(mix.api.rps)} req/s, p50 ${ms(mix.api.latencyMs.p50)} ms, p99 ${ms(mix.api.latencyMs.p99)} ms`),
     );

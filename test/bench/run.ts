@@ -14,7 +14,7 @@ import { Client } from '@elastic/elasticsearch';
 import { LOG_LEVELS } from '../../src/config.js';
 import { catalogBytes, procMemory, REPO_ROOT, runIndexer, sampleIndexedCatalog, writeCatalog, type CatalogSample, type IndexerRun } from './catalog.js';
 import { TEXT_SHAPES, type TextShape } from '../../fixtures/generate.js';
-import { drive, drivePaced, elasticsearchPid, type LoadResult, type LoadSettings } from './load.js';
+import { drive, drivePaced, elasticsearchPid, processCpuSeconds, type LoadResult, type LoadSettings } from './load.js';
 import { buildMix, CLASS_LABELS, CLASS_NAMES, SEARCH_CLASSES, type ClassName, type Mix } from './mix.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { runAlertsBench } from './alerts.js';
@@ -368,10 +368,15 @@ async function main(argv: string[]): Promise<number> {
     const api = await startApi('api', { profile: true });
     const startup = {
       readySeconds: Number(process.hrtime.bigint() - spawned) / 1e9,
+      // CPU time the process spent getting ready: the steadier figure on a shared machine.
+      cpuSecondsAtReady: processCpuSeconds(api.pid),
       rssMiBAtReady: (procMemory(api.pid)?.rssKiB ?? NaN) / 1024,
       catalogBytes: o.engine === 'sqlite' ? catalogBytes(catalogFile) : null,
     };
-    say(`API ready in ${startup.readySeconds.toFixed(1)} s, RSS ${startup.rssMiBAtReady.toFixed(0)} MiB` + (startup.catalogBytes === null ? '' : `, catalog file ${(startup.catalogBytes / 2 ** 20).toFixed(0)} MiB`));
+    say(
+      `API ready in ${startup.readySeconds.toFixed(1)} s (${startup.cpuSecondsAtReady?.toFixed(1) ?? '?'} s of CPU), RSS ${startup.rssMiBAtReady.toFixed(0)} MiB` +
+        (startup.catalogBytes === null ? '' : `, catalog file ${(startup.catalogBytes / 2 ** 20).toFixed(0)} MiB`),
+    );
     const direct = await startBaseline(o.engine);
     const ceiling = await startBaseline('ceiling');
 
