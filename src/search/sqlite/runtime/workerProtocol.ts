@@ -8,7 +8,7 @@ export interface WorkerSetup {
   file: string;
   /** How long a search that sees a new build waits for its index (once per build). */
   freshWaitMs: number;
-  /** How long a search waits for the index loader to read the postings it needs (then the worker reads them). */
+  /** How long a search waits for the index loader to read the postings it needs (then the worker reads what is missing itself). */
   postingsWaitMs: number;
   /** This thread's nice value (threadPriority.ts). */
   nice: number;
