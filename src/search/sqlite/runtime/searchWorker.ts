@@ -6,8 +6,10 @@
 // for it and waits for it up to freshWaitMs, once per build; past that (a large catalog takes
 // seconds to load) searches are answered from the previous build until the new one arrives.
 // A search whose words' postings the worker does not hold asks the pool's index loader for them
-// and waits (up to postingsWaitMs) until they arrive, for this worker and every other one; what
-// has not arrived by then the worker reads itself.
+// and waits (up to postingsWaitMs, the search's whole budget: a read the loader finishes serves
+// the retry even if this search ran out of time) until they arrive, for this worker and every
+// other one; what has not arrived by then, or when a newer build is out (the loader is reading
+// it), the worker reads itself.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../../../failures.js';
 import { buildOf, openCatalogReadOnly } from '../storage/catalogFile.js';
@@ -67,6 +69,9 @@ async function freshEngine(): Promise<SqliteSearchEngine> {
 /** Asks the index loader for the postings the search needs and this engine lacks, and waits for them (a bounded time). */
 async function awaitPostings(engine: SqliteSearchEngine, build: string | null, request: WorkerRequest): Promise<void> {
   if (request.op !== 'search' || build === null) return;
+  // A newer build is out: the loader is reading its index and answers no one meanwhile (seconds
+  // at 1,000,000 grants), so this worker reads what it lacks itself.
+  if (buildOf(probe) !== build) return;
   const missing = () => engine.missingTerms(request.query);
   const terms = missing();
   if (terms.length === 0) return;

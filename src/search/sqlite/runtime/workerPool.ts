@@ -161,9 +161,7 @@ export class SearchWorkerPool {
     const setup: WorkerSetup = {
       file: this.options.file,
       freshWaitMs: Math.min(FRESH_WAIT_MS, Math.floor(this.options.timeoutMs / 2)),
-      // Half the budget: while the loader reads a new build's index it answers no one, and the
-      // worker must still have time to read the postings itself.
-      postingsWaitMs: Math.floor(this.options.timeoutMs / 2),
+      postingsWaitMs: this.options.timeoutMs,
       nice: this.options.nice ?? 0,
     };
     const worker = new Worker(new URL('./searchWorker.js', import.meta.url), { workerData: setup });
