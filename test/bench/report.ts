@@ -240,6 +240,7 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
   const mixTarget = (name: string, wanted: boolean, threshold: number) => {
     if (!wanted) return { name, measured: `needs --engine ${engine === 'sqlite' ? 'elasticsearch' : 'sqlite'}`, holds: null };
     if (mix === undefined || direct === null) return { name, measured: 'not run', holds: null };
+    if (direct.rps === 0) return { name, measured: `${n0(mix.api.rps)} req/s; the direct baseline answered nothing in its run`, holds: null };
     const ratio = mix.api.rps / direct.rps;
     return { name, measured: `${n0(mix.api.rps)} vs ${n0(direct.rps)} req/s = ${pct(ratio)}`, holds: ratio >= threshold };
   };
