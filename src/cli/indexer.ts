@@ -6,7 +6,7 @@ import { IngestionRefused, reindexFromSource, syncFromSource, type OpenWriter } 
 import type { CatalogWriter } from '../search/engine.js';
 import { createCatalogWriter } from '../search/factory.js';
 import { catalogPath } from '../search/sqlite/storage/catalogFile.js';
-import { readUsageSizes } from '../subscriptions/usageRetention.js';
+import { readUsageSizes } from '../subscriptions/sqlite/usageRetention.js';
 import { fileProblem, unusablePath } from './fileProblems.js';
 import { CliExit, noDatabase, runCli, stdio, UsageError, withOverrides, type Command, type Io, type ParsedArgs } from './runner.js';
 

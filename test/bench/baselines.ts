@@ -15,8 +15,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { GrantQuery } from '../../src/grants/query.js';
 import type { SearchEngine } from '../../src/search/engine.js';
-import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
-import { parseQueryString } from '../../src/http/queryParams.js';
+import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
+import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { createEsClient } from '../../src/search/elasticsearch/client.js';
 import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
 import { catalogPath, openCatalog } from '../../src/search/sqlite/storage/catalogFile.js';
@@ -90,7 +90,7 @@ function directEngine(engine: SearchEngine, byId: (id: string) => Promise<string
 function directSqlite(dataDir: string): Handler {
   const db = openCatalog(catalogPath(dataDir));
   const byId = db.prepare('SELECT doc FROM grants WHERE id = ?').pluck();
-  return directEngine(new SqliteSearchEngine(db), async (id) => (byId.get(id) as string | undefined) ?? null);
+  return directEngine(SqliteSearchEngine.following(db), async (id) => (byId.get(id) as string | undefined) ?? null);
 }
 
 /** The product's Elasticsearch engine: the translated _search and _mget, the grants cut out of their text. */

@@ -13,9 +13,10 @@ import { parseSearch, plainSearch, positiveWords, type ParsedSearch } from '../.
 import { countAnd, countBits, emptyBits, fullBits, popcount32, positionsOf, setBit } from '../../src/search/sqlite/index/bitset.js';
 import { ascendingByNumber, CatalogColumns, compareCodePoints, shareColumns, readColumns } from '../../src/search/sqlite/index/columns.js';
 import { ValueBitCounter } from '../../src/search/sqlite/collect/simdCount.js';
-import { countsByBits, countsByMasks } from '../../src/search/sqlite/collect/columnSearch.js';
+import { countsByBits, countsByMasks } from '../../src/search/sqlite/collect/facets.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
-import { BM25_WEIGHTS, ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
+import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
+import { BM25_WEIGHTS } from '../../src/search/sqlite/index/postings.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
 import { reindexGrants } from '../support/catalog.js';

@@ -4,7 +4,7 @@
 // (SqliteSearchEngine.pinned) instead of reading its own copy, so a process holds one copy and a
 // new worker is ready at once. A term's postings are read later, when a search first asks for the
 // term: by the loader, on a worker's request, into shared memory, and handed to every worker.
-import type { Postings, TextStatistics } from '../query/bm25.js';
+import type { Postings, TextStatistics } from './postings.js';
 import type { ColumnsData } from './columns.js';
 
 /** The columns and text statistics of one build, readable by every thread. */

@@ -2,9 +2,8 @@
 // grant's length (read once, at the build's start), and the postings of each search term, read
 // from FTS5's index on first use and then kept, within a budget, least recently used dropped
 // first, with the columns of that build. Built from the same read snapshot as the CatalogColumns
-// it belongs to and dropped with them, so it never outlives its catalog. bm25.ts scores from it.
-import { inverseDocumentFrequency, type Postings, type TextStatistics } from '../query/bm25.js';
-import { BM25_WEIGHTS } from '../query/translator.js';
+// it belongs to and dropped with them, so it never outlives its catalog. query/bm25.ts scores from it.
+import { BM25_WEIGHTS, inverseDocumentFrequency, type Postings, type TextStatistics } from './postings.js';
 import type { Db } from '../storage/catalogFile.js';
 import type { CatalogColumns } from './columns.js';
 import { LRUCache } from 'lru-cache';

@@ -53,7 +53,7 @@ async function refresh(): Promise<void> {
     try {
       const build = buildOf(db);
       const data = shareColumns(readColumns(db));
-      const columns = new CatalogColumns(data, db);
+      const columns = new CatalogColumns(data);
       const stats = readTextStatistics(db, columns);
       const text = { ...stats, lengths: shared(stats.lengths) };
       served = { build, version, text: TextIndex.over(db, columns, text, undefined, true) };

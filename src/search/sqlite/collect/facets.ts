@@ -1,0 +1,89 @@
+// Facet counts over the matches: each asked facet counted over the matches of every condition but
+// its own, by whichever of two ways the plan (query/plan.ts) finds cheaper: each value's bit set
+// ANDed with the matches and counted (WebAssembly SIMD when the runtime has it), or each match's
+// value mask. Pure: the columns and the conditions come in.
+import { FACET_NAMES, FACET_VALUES, type FacetCount, type FacetName, type Facets } from '../../../grants/query.js';
+import { countAnd, countBits, intersection, wordsFor, type Bits } from '../index/bitset.js';
+import type { CatalogColumns } from '../index/columns.js';
+import type { Condition } from '../query/filters.js';
+import { countFacetByBits } from '../query/plan.js';
+import { ValueBitCounter } from './simdCount.js';
+
+/** Where each facet's values start when every facet's values are laid end to end, in FACET_NAMES order (the SIMD counter's layout). */
+const FIRST_VALUE = Object.fromEntries(
+  FACET_NAMES.map((name, i) => [name, FACET_NAMES.slice(0, i).reduce((first, before) => first + FACET_VALUES[before].length, 0)]),
+) as Record<FacetName, number>;
+
+/** Each build's value bit sets in this thread's WebAssembly memory, copied at its first count (null without SIMD); dropped with the build's columns. */
+const counters = new WeakMap<CatalogColumns, ValueBitCounter | null>();
+
+/**
+ * Each value's count among the positions of `base` (|base ∧ value|), each value's bit set ANDed
+ * with it: with WebAssembly SIMD, or in JavaScript without it. Cost grows with the catalog.
+ */
+export function countsByBits(columns: CatalogColumns, name: FacetName, base: Bits): Int32Array {
+  let counter = counters.get(columns);
+  if (counter === undefined) {
+    counter = ValueBitCounter.of(FACET_NAMES.flatMap((facet) => columns.valueBits[facet]), wordsFor(columns.size));
+    counters.set(columns, counter);
+  }
+  if (counter === null) return Int32Array.from(columns.valueBits[name], (bits) => countAnd(base, bits));
+  return counter.counts(base, FIRST_VALUE[name], FACET_VALUES[name].length);
+}
+
+/**
+ * Each value's count among the positions of `base`, from their value masks: each mask counted in
+ * two halves, each half as one of its possible values (two increments per grant, however many
+ * values it holds), then each half's counts added to the values its bits stand for. Cost grows
+ * with the matches.
+ */
+export function countsByMasks(columns: CatalogColumns, name: FacetName, base: Bits): Int32Array {
+  const masks = columns.valueMasks[name];
+  const values = FACET_VALUES[name].length;
+  const lowBits = (values + 1) >>> 1;
+  const lowMask = (1 << lowBits) - 1;
+  const highHalf = 1 << lowBits;
+  const perHalf = new Int32Array(2 << lowBits);
+  for (let w = 0; w < base.length; w++) {
+    let word = base[w];
+    while (word !== 0) {
+      const low = word & -word;
+      const mask = masks[(w << 5) + (31 - Math.clz32(low))];
+      perHalf[mask & lowMask]++;
+      perHalf[highHalf + (mask >>> lowBits)]++;
+      word ^= low;
+    }
+  }
+  const counts = new Int32Array(values);
+  for (let i = 1; i < perHalf.length; i++) {
+    const n = perHalf[i];
+    if (n === 0) continue;
+    const first = i < highHalf ? 0 : lowBits;
+    for (let half = i & lowMask; half !== 0; half &= half - 1) counts[first + 31 - Math.clz32(half & -half)] += n;
+  }
+  return counts;
+}
+
+/** Each value's count among the `baseCount` positions of `base`, by whichever way costs least. */
+function valueCounts(columns: CatalogColumns, name: FacetName, base: Bits, baseCount: number): Int32Array {
+  return countFacetByBits(FACET_VALUES[name].length, base.length, baseCount, ValueBitCounter.supported)
+    ? countsByBits(columns, name, base)
+    : countsByMasks(columns, name, base);
+}
+
+/** Each asked facet's counts over the matches (`total` of them) of every condition but its own, by count descending then value. */
+export function facetCounts(columns: CatalogColumns, names: readonly FacetName[], conditions: Condition[], matches: Bits, total: number): Facets {
+  const facets: Facets = {};
+  for (const name of names) {
+    const others = conditions.filter((c) => c.facet !== name);
+    const noConditionOfItsOwn = others.length === conditions.length;
+    const base = noConditionOfItsOwn ? matches : intersection(others.map((c) => c.bits), columns.size);
+    const counted = valueCounts(columns, name, base, noConditionOfItsOwn ? total : countBits(base));
+    const counts: FacetCount[] = [];
+    FACET_VALUES[name].forEach((value, i) => {
+      if (counted[i] > 0) counts.push({ value, count: counted[i] });
+    });
+    facets[name] = counts.sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+  }
+  return facets;
+}
