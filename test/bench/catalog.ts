@@ -2,9 +2,10 @@
 // the request mix, and the real indexer run as a child process with its throughput and peak memory.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { generateGrants, Random } from '../../fixtures/generate.js';
+import Database from 'better-sqlite3';
+import { generateGrants, Random, type TextShape } from '../../fixtures/generate.js';
 import type { Grant } from '../../src/grants/schema.js';
 
 export const REPO_ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
@@ -33,11 +34,28 @@ const SAMPLE_SIZE = 2000;
 /** Words as the API splits them (letters and digits), lower-cased. */
 export const wordsOf = (text: string): string[] => (text.normalize('NFC').match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? []).map((w) => w.toLowerCase());
 
+/** The sample's facts: ids, titles, funders and each word's document frequency. */
+function sampleOf(grants: readonly Grant[]): CatalogSample {
+  const documentFrequency = new Map<string, number>();
+  for (const grant of grants) {
+    for (const word of new Set(wordsOf(`${grant.title} ${grant.funder} ${grant.description ?? ''}`))) {
+      documentFrequency.set(word, (documentFrequency.get(word) ?? 0) + 1);
+    }
+  }
+  return {
+    ids: grants.map((g) => g.id),
+    titles: grants.map((g) => g.title),
+    funders: [...new Set(grants.map((g) => g.funder))],
+    documentFrequency,
+    size: grants.length,
+  };
+}
+
 /**
  * Streams `count` generated grants to `file` as NDJSON (waiting for drain, so memory stays flat)
  * and keeps a uniform reservoir sample of them.
  */
-export async function writeCatalog(file: string, count: number, seed: number): Promise<GeneratedCatalog> {
+export async function writeCatalog(file: string, count: number, seed: number, text: TextShape = 'short'): Promise<GeneratedCatalog> {
   const started = process.hrtime.bigint();
   const out = createWriteStream(file, { highWaterMark: 1 << 20 });
   await once(out, 'open');
@@ -45,7 +63,7 @@ export async function writeCatalog(file: string, count: number, seed: number): P
   const reservoir: Grant[] = [];
   let bytes = 0;
   let seen = 0;
-  for (const grant of generateGrants(count, seed)) {
+  for (const grant of generateGrants(count, seed, text)) {
     seen += 1;
     if (reservoir.length < SAMPLE_SIZE) reservoir.push(grant);
     else {
@@ -58,26 +76,27 @@ export async function writeCatalog(file: string, count: number, seed: number): P
   }
   out.end();
   await once(out, 'close');
+  return { file, grants: count, bytes, seconds: Number(process.hrtime.bigint() - started) / 1e9, sample: sampleOf(reservoir) };
+}
 
-  const documentFrequency = new Map<string, number>();
-  for (const grant of reservoir) {
-    for (const word of new Set(wordsOf(`${grant.title} ${grant.funder} ${grant.description ?? ''}`))) {
-      documentFrequency.set(word, (documentFrequency.get(word) ?? 0) + 1);
-    }
+/** An embedded catalog already indexed (a kept --data-dir): its size and a seeded uniform sample of its grants. */
+export function sampleIndexedCatalog(file: string, seed: number): { grants: number; sample: CatalogSample } {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const rowids = db.prepare('SELECT rowid FROM grants').pluck().all() as number[];
+    const rng = new Random(seed ^ 0x2545f491);
+    const doc = db.prepare('SELECT doc FROM grants WHERE rowid = ?').pluck();
+    const picked = rng.sample(rowids, SAMPLE_SIZE).map((rowid) => JSON.parse(doc.get(rowid) as string) as Grant);
+    return { grants: rowids.length, sample: sampleOf(picked) };
+  } finally {
+    db.close();
   }
-  return {
-    file,
-    grants: count,
-    bytes,
-    seconds: Number(process.hrtime.bigint() - started) / 1e9,
-    sample: {
-      ids: reservoir.map((g) => g.id),
-      titles: reservoir.map((g) => g.title),
-      funders: [...new Set(reservoir.map((g) => g.funder))],
-      documentFrequency,
-      size: reservoir.length,
-    },
-  };
+}
+
+/** Bytes of an SQLite file and its write-ahead log. */
+export function catalogBytes(file: string): number {
+  const size = (f: string) => statSync(f, { throwIfNoEntry: false })?.size ?? 0;
+  return size(file) + size(`${file}-wal`);
 }
 
 export interface IndexerRun {

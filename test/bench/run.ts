@@ -12,8 +12,9 @@ import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import { Client } from '@elastic/elasticsearch';
 import { loadConfig, LOG_LEVELS } from '../../src/config.js';
-import { procMemory, REPO_ROOT, runIndexer, writeCatalog } from './catalog.js';
-import { drive, drivePaced, elasticsearchPid, type LoadResult, type LoadSettings } from './load.js';
+import { catalogBytes, procMemory, REPO_ROOT, runIndexer, sampleIndexedCatalog, writeCatalog, type CatalogSample, type IndexerRun } from './catalog.js';
+import { TEXT_SHAPES, type TextShape } from '../../fixtures/generate.js';
+import { drive, drivePaced, elasticsearchPid, processCpuSeconds, type LoadResult, type LoadSettings } from './load.js';
 import { buildMix, CLASS_LABELS, CLASS_NAMES, SEARCH_CLASSES, type ClassName, type Mix } from './mix.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { runAlertsBench } from './alerts.js';
@@ -48,6 +49,12 @@ Options:
                         http://127.0.0.1:9200; a unique alias, deleted at the end)
   --out FILE            JSON results (default test/bench/results/<timestamp>.json)
   --seed S              generator and mix seed (default 1)
+  --text T              descriptions: short (default, a few sentences) or realistic (80–400
+                        words, Zipfian over 50,000 words: fixtures/realisticText.ts)
+  --data-dir DIR        the API's data directory, kept after the run: when it holds a catalog
+                        already, generating and indexing are skipped and the mix is drawn from
+                        that catalog (a 1,000,000-grant realistic catalog takes many minutes
+                        to build; embedded engine only)
   --rounds R            rounds of the layer comparison, interleaved (default 3; --quick 1)
   --only CLASSES        comma list of classes to run (${CLASS_NAMES.join(', ')})
   --skip-layers         skip the layer-cost comparison
@@ -74,6 +81,8 @@ interface Options {
   databaseUrl: string;
   out: string;
   seed: number;
+  text: TextShape;
+  dataDir: string | null;
   rounds: number;
   only: ClassName[];
   skipLayers: boolean;
@@ -118,6 +127,8 @@ function parseOptions(argv: string[]): Options | null {
       'database-url': { type: 'string' },
       out: { type: 'string' },
       seed: { type: 'string' },
+      text: { type: 'string' },
+      'data-dir': { type: 'string' },
       rounds: { type: 'string' },
       only: { type: 'string' },
       'skip-layers': { type: 'boolean', default: false },
@@ -142,6 +153,9 @@ function parseOptions(argv: string[]): Options | null {
   for (const name of only) {
     if (!(CLASS_NAMES as readonly string[]).includes(name)) throw new UsageError(`--only takes ${CLASS_NAMES.join(', ')} (got "${name}")`);
   }
+  const text = values.text ?? 'short';
+  if (!(TEXT_SHAPES as readonly string[]).includes(text)) throw new UsageError(`--text must be ${TEXT_SHAPES.join(' or ')} (got "${text}")`);
+  if (values['data-dir'] !== undefined && engine !== 'sqlite') throw new UsageError('--data-dir keeps an embedded catalog: it needs --engine sqlite');
   const logLevel = values['log-level'] ?? PRODUCTION_LOG_LEVEL;
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -155,6 +169,8 @@ function parseOptions(argv: string[]): Options | null {
     databaseUrl: values['database-url'] ?? process.env.DATABASE_URL?.trim() ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     out: path.resolve(values.out ?? path.join(REPO_ROOT, 'test/bench/results', `${stamp}.json`)),
     seed: values.seed === undefined ? 1 : positiveInt('seed', values.seed, 1, 0xffffffff),
+    text: text as TextShape,
+    dataDir: values['data-dir'] === undefined ? null : path.resolve(values['data-dir']),
     rounds: positiveInt('rounds', values.rounds, values.quick ? 1 : 3, 20),
     only: only as ClassName[],
     skipLayers: values['skip-layers'] ?? false,
@@ -285,7 +301,9 @@ async function main(argv: string[]): Promise<number> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'grants-bench-'));
   const logDir = path.join(tmp, 'logs');
   mkdirSync(logDir);
-  const dataDir = path.join(tmp, 'data');
+  const dataDir = o.dataDir ?? path.join(tmp, 'data');
+  mkdirSync(dataDir, { recursive: true });
+  const catalogFile = path.join(dataDir, 'catalog.sqlite');
   const alias = `bench-${randomBytes(5).toString('hex')}`;
   const redisPrefix = `bench:${randomBytes(5).toString('hex')}:`;
   const running: RunningProcess[] = [];
@@ -317,15 +335,26 @@ async function main(argv: string[]): Promise<number> {
     const loadAverageStart = Math.round(os.loadavg()[0] * 100) / 100;
     const git = gitDescribe();
 
-    // 1. Catalog: generate (streamed), index with the real indexer as a child process.
-    say(`generating ${o.grants.toLocaleString('en-US')} grants (seed ${o.seed})`);
-    const catalog = await writeCatalog(path.join(tmp, 'grants.ndjson'), o.grants, o.seed);
-    say(`  ${(catalog.bytes / 1048576).toFixed(1)} MiB in ${catalog.seconds.toFixed(1)} s; indexing with grants-indexer (${o.engine})`);
-    indexedElasticsearch = o.engine === 'elasticsearch';
-    const indexer = await runIndexer(catalog.file, cleanEnv(engineEnv));
-    if (indexer.exitCode !== 0) throw new Error(`grants-indexer exited ${indexer.exitCode}: ${indexer.output}`);
-    say(`  ${indexer.indexed.toLocaleString('en-US')} in ${indexer.seconds.toFixed(1)} s = ${Math.round(indexer.recordsPerSecond)} records/s, peak RSS ${indexer.peakRssMiB.toFixed(0)} MiB`);
-    rmSync(catalog.file, { force: true });
+    // 1. Catalog: generate (streamed), index with the real indexer as a child process; or the
+    // catalog a kept --data-dir holds already.
+    let catalog: { bytes: number; seconds: number; sample: CatalogSample; grants: number };
+    let indexer: IndexerRun | null = null;
+    if (o.dataDir !== null && catalogBytes(catalogFile) > 0) {
+      const kept = sampleIndexedCatalog(catalogFile, o.seed);
+      if (kept.grants !== o.grants) throw new Error(`${catalogFile} holds ${kept.grants} grants, not --grants ${o.grants}`);
+      catalog = { bytes: 0, seconds: 0, ...kept };
+      say(`catalog kept in ${dataDir}: ${kept.grants.toLocaleString('en-US')} grants, not generated nor indexed again`);
+    } else {
+      say(`generating ${o.grants.toLocaleString('en-US')} grants (seed ${o.seed}, ${o.text} text)`);
+      const generated = await writeCatalog(path.join(tmp, 'grants.ndjson'), o.grants, o.seed, o.text);
+      catalog = generated;
+      say(`  ${(generated.bytes / 1048576).toFixed(1)} MiB in ${generated.seconds.toFixed(1)} s; indexing with grants-indexer (${o.engine})`);
+      indexedElasticsearch = o.engine === 'elasticsearch';
+      indexer = await runIndexer(generated.file, cleanEnv(engineEnv));
+      if (indexer.exitCode !== 0) throw new Error(`grants-indexer exited ${indexer.exitCode}: ${indexer.output}`);
+      say(`  ${indexer.indexed.toLocaleString('en-US')} in ${indexer.seconds.toFixed(1)} s = ${Math.round(indexer.recordsPerSecond)} records/s, peak RSS ${indexer.peakRssMiB.toFixed(0)} MiB`);
+      rmSync(generated.file, { force: true });
+    }
     const mix = buildMix(catalog.sample, o.grants, o.seed);
 
     // 2. The bench subscription, then the servers.
@@ -365,7 +394,20 @@ async function main(argv: string[]): Promise<number> {
       return server;
     };
     if (o.profileDir !== null) mkdirSync(o.profileDir, { recursive: true });
+    // Start-up: from the process's spawn to its first 200 on /readyz (the API answers searches).
+    const spawned = process.hrtime.bigint();
     const api = await startApi('api', { profile: true });
+    const startup = {
+      readySeconds: Number(process.hrtime.bigint() - spawned) / 1e9,
+      // CPU time the process spent getting ready: the steadier figure on a shared machine.
+      cpuSecondsAtReady: processCpuSeconds(api.pid),
+      rssMiBAtReady: (procMemory(api.pid)?.rssKiB ?? NaN) / 1024,
+      catalogBytes: o.engine === 'sqlite' ? catalogBytes(catalogFile) : null,
+    };
+    say(
+      `API ready in ${startup.readySeconds.toFixed(1)} s (${startup.cpuSecondsAtReady?.toFixed(1) ?? '?'} s of CPU), RSS ${startup.rssMiBAtReady.toFixed(0)} MiB` +
+        (startup.catalogBytes === null ? '' : `, catalog file ${(startup.catalogBytes / 2 ** 20).toFixed(0)} MiB`),
+    );
     const direct = await startBaseline(o.engine);
     const ceiling = await startBaseline('ceiling');
 
@@ -573,6 +615,7 @@ async function main(argv: string[]): Promise<number> {
         store: o.store,
         grants: o.grants,
         seed: o.seed,
+        text: o.text,
         quick: o.quick,
         durationSeconds: o.durationSeconds,
         warmupSeconds,
@@ -608,6 +651,7 @@ async function main(argv: string[]): Promise<number> {
       layerCosts,
       byIdLayerShares,
       apiPeakRssMiB: apiMemory === null ? null : apiMemory.hwmKiB / 1024,
+      startup,
       usageLogRows,
       targets: [],
     };
@@ -644,6 +688,7 @@ async function main(argv: string[]): Promise<number> {
         say(`could not drop the PostgreSQL database ${benchDatabase.name}: ${(error as Error).message}`);
       }
     }
+    if (o.dataDir !== null) say(`data directory kept: ${o.dataDir}`);
     if (o.keepTemp) say(`kept ${tmp}`);
     else rmSync(tmp, { recursive: true, force: true });
     await sleep(0);

@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BASE_DATE, generateGrants } from '../../fixtures/generate.js';
+import { MAX_WORDS, MIN_WORDS, RealisticText, VOCABULARY_SIZE } from '../../fixtures/realisticText.js';
 import {
   BENEFICIARIES,
   COMPLEXITIES,
@@ -171,6 +172,57 @@ describe('fixtures generator', () => {
     expect(() => take(1.5, 1)).to.throw(RangeError);
   });
 
+  describe('realistic text', () => {
+    const realistic = (count: number, seed: number): Grant[] => [...generateGrants(count, seed, 'realistic')];
+    const wordCount = (text: string) => text.split(' ').length;
+
+    it('changes only the descriptions, each opening with the short one', () => {
+      const short = take(500, 11);
+      const long = realistic(500, 11);
+      expectValidCanonical(long);
+      long.forEach((grant, i) => {
+        expect({ ...grant, description: null }, grant.id).to.deep.equal({ ...short[i], description: null });
+        if (short[i].description === null) expect(grant.description, grant.id).to.equal(null);
+        else expect(grant.description!.startsWith(short[i].description!), grant.id).to.equal(true);
+      });
+    });
+
+    it('runs to 80–400 words, spread over the whole range', () => {
+      const counts = realistic(2000, 4).flatMap((g) => (g.description === null ? [] : [wordCount(g.description)]));
+      expect(Math.min(...counts)).to.equal(MIN_WORDS);
+      expect(Math.max(...counts)).to.equal(MAX_WORDS);
+      const mean = counts.reduce((a, b) => a + b, 0) / counts.length;
+      expect(mean).to.be.within(200, 280);
+    });
+
+    it('draws words Zipfian over tens of thousands of distinct words', () => {
+      const frequency = new Map<string, number>();
+      for (const grant of realistic(2000, 8)) {
+        for (const word of (grant.description ?? '').toLowerCase().match(/[\p{L}’'-]+/gu) ?? []) frequency.set(word, (frequency.get(word) ?? 0) + 1);
+      }
+      const ranked = [...frequency.values()].sort((a, b) => b - a);
+      expect(ranked.length).to.be.above(20_000);
+      // Zipf (exponent 1), blurred by the two languages and the opening sentences: the 10th word several
+      // times rarer than the first, the 100th tens of times.
+      expect(ranked[0] / ranked[9]).to.be.within(5, 20);
+      expect(ranked[0] / ranked[99]).to.be.within(20, 200);
+      expect(new RealisticText().vocabulary('en')).to.have.length(VOCABULARY_SIZE);
+    });
+
+    it('is deterministic and prefix-stable, and bilingual', () => {
+      expect(ndjson(realistic(100, 9))).to.equal(ndjson(realistic(300, 9).slice(0, 100)));
+      const text = realistic(500, 9).map((g) => g.description ?? '').join(' ');
+      expect(text).to.match(/ de la /);
+      expect(text).to.match(/ of the /);
+    });
+
+    it('is what the CLI writes with --text realistic', () => {
+      const result = spawnSync(process.execPath, [GENERATOR, '--count', '20', '--seed', '3', '--text', 'realistic'], { encoding: 'utf8' });
+      expect(result.status).to.equal(0);
+      expect(result.stdout).to.equal(ndjson(realistic(20, 3)));
+    });
+  });
+
   describe('CLI', () => {
     const run = (...args: string[]) => spawnSync(process.execPath, [GENERATOR, ...args], { encoding: 'utf8' });
 
@@ -188,7 +240,7 @@ describe('fixtures generator', () => {
       expect(result.stdout).to.contain('--out');
     });
 
-    for (const args of [['--count', 'many'], ['--seed', '-1'], ['--seed', '4294967296'], ['--bogus'], ['positional']]) {
+    for (const args of [['--text', 'long'], ['--count', 'many'], ['--seed', '-1'], ['--seed', '4294967296'], ['--bogus'], ['positional']]) {
       it(`exits 2 with a message on bad arguments: ${args.join(' ')}`, () => {
         const result = run(...args);
         expect(result.status).to.equal(2);

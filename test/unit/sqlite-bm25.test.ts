@@ -5,6 +5,7 @@
 // and words FTS5's tokenizer splits answered as FTS5 answers them.
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import { generateGrants, Random } from '../../fixtures/generate.js';
 import { searchWords, type GrantQuery } from '../../src/grants/query.js';
@@ -17,10 +18,11 @@ import { openCatalog, type Db } from '../../src/search/sqlite/storage/catalogFil
 import { CatalogColumns } from '../../src/search/sqlite/index/columns.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
 import { QueryTerms } from '../../src/search/sqlite/query/queryTerms.js';
-import { readAllPostings, readTextStatistics, readVarint, readVarints, TextIndex } from '../../src/search/sqlite/index/textIndex.js';
+import { readVarint, readVarints, TextIndex, VOCABULARY_DDL } from '../../src/search/sqlite/index/textIndex.js';
 import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
 import { BM25_WEIGHTS } from '../../src/search/sqlite/index/postings.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
+import type { LoaderReport, LoaderRequest, LoaderSetup } from '../../src/search/sqlite/index/sharedIndex.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
 import { reindexGrants } from '../support/catalog.js';
 
@@ -157,7 +159,9 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
   describe('a generated catalog and the fixtures', () => {
     const dir = tempDir('sqlite-bm25-');
     const file = path.join(dir, 'catalog.sqlite');
-    const grants: Grant[] = [...fixtureGrants(), ...generateGrants(3000, 'bm25-test')];
+    // Short descriptions and long ones (hundreds of words, Zipfian: terms held by most grants, many times each).
+    const long = [...generateGrants(800, 'bm25-test-long', 'realistic')].map((g) => ({ ...g, id: `long-${g.id}` }));
+    const grants: Grant[] = [...fixtureGrants(), ...generateGrants(3000, 'bm25-test'), ...long];
     let db: Db;
 
     before(async () => {
@@ -205,31 +209,84 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
       expect(expectSameAsFts(db, columns, index, [common[0], 'zzqqxx'])).to.equal(0);
     });
 
-    it('every postings list read ahead into shared memory equals the one read on first use, bit for bit', async () => {
+    it("every postings list, read as one string, equals FTS5's instances summed row by row, bit for bit", () => {
       db.exec('BEGIN');
       try {
         const columns = CatalogColumns.load(db);
-        const lazy = TextIndex.load(db, columns);
-        const stats = readTextStatistics(db, columns);
-        const all = await readAllPostings(db, columns, stats, () => Promise.resolve(true));
-        expect(all).to.not.equal(null);
-        const { terms, positions } = all!;
-        expect(positions.buffer).to.be.instanceOf(SharedArrayBuffer);
-        expect(terms.length).to.be.greaterThan(500);
-        const adopted = TextIndex.load(db, columns);
-        adopted.adoptPostings(all!);
-        for (const term of terms) {
-          const expected = lazy.postings(term);
-          const got = adopted.postings(term);
-          expect(Array.from(got.positions), term).to.deep.equal(Array.from(expected.positions));
-          expect(Array.from(got.frequencies), term).to.deep.equal(Array.from(expected.frequencies));
-          expect(got.idf, term).to.equal(expected.idf);
+        const index = TextIndex.load(db, columns);
+        db.exec(VOCABULARY_DDL);
+        db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.bm25_test_terms USING fts5vocab(main, 'grants_text', 'row')");
+        const vocabulary = db.prepare('SELECT term, doc FROM temp.bm25_test_terms ORDER BY doc DESC, term').raw().all() as [string, number][];
+        expect(vocabulary.length).to.be.greaterThan(10_000);
+        expect(vocabulary[0][1]).to.be.greaterThan(grants.length / 2);
+        const instances = db.prepare('SELECT doc, col FROM temp.grants_text_instances WHERE term = ?').raw();
+        const weight = new Map(['title', 'funder', 'description'].map((name, i) => [name, BM25_WEIGHTS[i]]));
+        // The 100 commonest terms and 2,000 spread over the rest.
+        const stride = Math.ceil(vocabulary.length / 2000);
+        const checked = vocabulary.filter((_, i) => i < 100 || i % stride === 0);
+        for (const [term, holders] of checked) {
+          const byPosition = new Map<number, number>();
+          for (const [rowid, column] of instances.iterate(term) as Iterable<[number, string]>) {
+            const position = columns.positionOf(rowid);
+            byPosition.set(position, (byPosition.get(position) ?? 0) + weight.get(column)!);
+          }
+          const expected = [...byPosition].sort((a, b) => a[0] - b[0]);
+          const got = index.postings(term);
+          expect(got.positions.length, term).to.equal(holders);
+          expect(Array.from(got.positions), term).to.deep.equal(expected.map(([position]) => position));
+          expect(Array.from(got.frequencies), term).to.deep.equal(expected.map(([, frequency]) => frequency));
         }
-        expect(adopted.heldPairs).to.equal(0); // none read on its own
-        // Stopped when asked to: nothing returned.
-        expect(await readAllPostings(db, columns, stats, () => Promise.resolve(false))).to.equal(null);
+        expect(index.postings('zzqqxx').positions.length).to.equal(0);
       } finally {
         db.exec('COMMIT');
+      }
+    });
+
+    it('the index loader reads the postings a worker asks for into shared memory, the same bit for bit, and none for another build', async () => {
+      const setup: LoaderSetup = { file, refreshMs: 60_000, nice: 0 };
+      const loader = new Worker(new URL('../../src/search/sqlite/runtime/indexLoader.js', import.meta.url), { workerData: setup });
+      const reports: LoaderReport[] = [];
+      let arrived: (() => void) | null = null;
+      loader.on('message', (report: LoaderReport) => {
+        reports.push(report);
+        arrived?.();
+      });
+      const next = async (): Promise<LoaderReport> => {
+        while (reports.length === 0) await new Promise<void>((resolve) => (arrived = resolve));
+        return reports.shift()!;
+      };
+      try {
+        const first = await next();
+        if (!('index' in first)) expect.fail(`the loader reported ${JSON.stringify(first)}`);
+        const build = first.index.build!;
+        expect(build).to.be.a('string');
+        const terms = ['fund', 'program', 'the', 'zzqqxx'];
+        const request: LoaderRequest = { want: { build: 'not-this-build', terms: ['fund'] } };
+        loader.postMessage(request);
+        loader.postMessage({ want: { build, terms } } satisfies LoaderRequest);
+        db.exec('BEGIN');
+        try {
+          const columns = CatalogColumns.load(db);
+          const own = TextIndex.load(db, columns);
+          for (const term of terms) {
+            const report = await next();
+            if (!('postings' in report)) expect.fail(`the loader reported ${JSON.stringify(report)}`);
+            // The request for another build was dropped: the first answer is this build's first term.
+            expect(report.postings.build).to.equal(build);
+            expect(report.postings.term).to.equal(term);
+            const { positions, frequencies, idf } = report.postings.postings;
+            expect(positions.buffer).to.be.instanceOf(SharedArrayBuffer);
+            const expected = own.postings(term);
+            expect(Array.from(positions), term).to.deep.equal(Array.from(expected.positions));
+            expect(Array.from(frequencies), term).to.deep.equal(Array.from(expected.frequencies));
+            expect(idf, term).to.equal(expected.idf);
+          }
+          expect(own.postings('the').positions.length).to.be.greaterThan(long.length);
+        } finally {
+          db.exec('COMMIT');
+        }
+      } finally {
+        await loader.terminate();
       }
     });
 

@@ -1,12 +1,12 @@
 // The text statistics of one catalog build held in memory: FTS5's row count, token total and each
-// grant's length (read once), and the postings of each search term: read from FTS5's index on
-// first use, then kept, within a budget, with the columns of that build; or all of them read ahead
-// into shared memory (readAllPostings) by the search workers' index loader (sharedIndex.ts) and
-// adopted by every worker. Built from the same read snapshot as the CatalogColumns it belongs to
-// and dropped with them, so it never outlives its catalog. query/bm25.ts scores from it.
+// grant's length (read once, at the build's start), and the postings of each search term, read
+// from FTS5's index on first use and then kept, within a budget, least recently used dropped
+// first, with the columns of that build. Built from the same read snapshot as the CatalogColumns
+// it belongs to and dropped with them, so it never outlives its catalog. query/bm25.ts scores from it.
 import { BM25_WEIGHTS, inverseDocumentFrequency, type Postings, type TextStatistics } from './postings.js';
 import type { Db } from '../storage/catalogFile.js';
 import type { CatalogColumns } from './columns.js';
+import { LRUCache } from 'lru-cache';
 import { emptyBits, setBit } from './bitset.js';
 
 /** FTS5's column names, in the order of BM25_WEIGHTS. */
@@ -15,18 +15,19 @@ const TEXT_COLUMNS = ['title', 'funder', 'description'] as const;
 /** The vocabulary table over the live FTS5 table, on the reading connection's temp schema. */
 export const VOCABULARY_DDL = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.grants_text_instances USING fts5vocab(main, 'grants_text', 'instance')";
 
-/** The vocabulary's terms and how many grants hold each, on the reading connection's temp schema. */
-const TERMS_DDL = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.grants_text_terms USING fts5vocab(main, 'grants_text', 'row')";
-
-/** A term's instances, by rowid ascending (FTS5's doclist order); summed per grant by postingsOf. */
-const INSTANCES_SQL = 'SELECT doc, col FROM temp.grants_text_instances WHERE term = ?';
-const WEIGHT_OF_COLUMN = new Map<string, number>(TEXT_COLUMNS.map((name, i) => [name, BM25_WEIGHTS[i]]));
+/**
+ * A term's instances in one string, in FTS5's doclist order (rowid ascending, then column): each
+ * `rowid * 4 + column` (0 title, 1 funder, 2 description), comma-separated. One value crosses from
+ * SQLite instead of a row per instance: ten times faster on a term held by most grants.
+ */
+const INSTANCES_SQL = `SELECT group_concat(doc * 4 + (CASE col ${TEXT_COLUMNS.map((name, i) => `WHEN '${name}' THEN ${i}`).join(' ')} END)) FROM temp.grants_text_instances WHERE term = ?`;
 
 /**
- * Postings kept per catalog build, counted in (grant, term) pairs of 8 bytes: 512 MiB. Past it the
- * least recently used terms are dropped (read again when asked for). The generated catalogs hold
- * about 50 pairs per grant over all their terms: 100,000 grants' whole vocabulary takes ~40 MiB,
- * 1,000,000 grants' ~400 MiB.
+ * Postings kept per catalog build and search worker, counted in (grant, term) pairs of 8 bytes:
+ * 512 MiB. Past it the least recently used terms are dropped (read again when asked for). A
+ * catalog of short descriptions holds about 50 pairs per grant, one of realistic descriptions
+ * (hundreds of words) about 160: what searches ask for is a small part of that, the common words
+ * (held by most grants, ~6 MiB each at 1,000,000 grants) and the rest.
  */
 export const POSTINGS_BUDGET = 64 * 1024 * 1024;
 
@@ -53,15 +54,6 @@ export function readVarints(bytes: Uint8Array): number[] {
   return values;
 }
 
-/** Every term's postings in shared memory: term i's are positions[offsets[i] … offsets[i + 1]). */
-export interface PostingsData {
-  terms: string[];
-  offsets: Int32Array;
-  positions: Int32Array;
-  frequencies: Float32Array;
-  idf: Float64Array;
-}
-
 /** Scratch arrays the size of the catalog, reused from term to term. */
 interface Scratch {
   bits: Uint32Array;
@@ -70,22 +62,37 @@ interface Scratch {
 
 const scratchFor = (size: number): Scratch => ({ bits: emptyBits(size), byPosition: new Float32Array(size) });
 
+const WEIGHTS = Float32Array.from(BM25_WEIGHTS);
+const COMMA = 44;
+const ZERO = 48;
+
 /**
- * A term's instances (rowid, column) summed into one weighted count per grant (in instance order,
- * as SQL's sum() adds them), as positions ascending: marked in a bit set, then collected in order.
- * Writes into `into` when given (its length is the term's grant count), else into new arrays.
+ * A term's instances (INSTANCES_SQL's string) summed into one weighted count per grant, as
+ * positions ascending: marked in a bit set, then collected in order. The weights are whole
+ * numbers, so the sums are exact in any order.
  */
-function postingsOf(
-  instances: Iterable<[number, string]>,
+export function postingsOf(
+  instances: string | null,
   columns: CatalogColumns,
   scratch: Scratch,
-  into?: { positions: Int32Array; frequencies: Float32Array },
+  shared = false,
 ): { positions: Int32Array; frequencies: Float32Array } {
   const { bits, byPosition } = scratch;
   let count = 0;
   let lastRowid = -1;
   let position = -1;
-  for (const [rowid, column] of instances) {
+  const text = instances ?? '';
+  let value = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i === text.length ? COMMA : text.charCodeAt(i);
+    if (c !== COMMA) {
+      value = value * 10 + (c - ZERO);
+      continue;
+    }
+    if (i === 0) break; // no instance
+    const rowid = Math.floor(value / 4);
+    const column = value - rowid * 4;
+    value = 0;
     if (rowid !== lastRowid) {
       lastRowid = rowid;
       position = columns.positionOf(rowid);
@@ -94,10 +101,10 @@ function postingsOf(
       byPosition[position] = 0;
       count++;
     }
-    if (position >= 0) byPosition[position] += WEIGHT_OF_COLUMN.get(column) ?? 0;
+    if (position >= 0) byPosition[position] += WEIGHTS[column];
   }
-  const positions = into?.positions ?? new Int32Array(count);
-  const frequencies = into?.frequencies ?? new Float32Array(count);
+  const positions = new Int32Array(shared ? new SharedArrayBuffer(4 * count) : new ArrayBuffer(4 * count));
+  const frequencies = new Float32Array(shared ? new SharedArrayBuffer(4 * count) : new ArrayBuffer(4 * count));
   let next = 0;
   for (let i = 0; i < bits.length && next < count; i++) {
     let word = bits[i];
@@ -135,99 +142,59 @@ const lnOf = (db: Db): ((x: number) => number) => {
   return (x) => ln.get(x) as number;
 };
 
-/**
- * Every term's postings, in shared memory, from the current snapshot (the one the columns and
- * statistics were read from). `proceed` is asked between terms: when it says no, the reading stops
- * and null is returned (a newer catalog makes this one's postings worthless). One read of FTS5's
- * whole index: a minute at 1,000,000 grants.
- */
-export async function readAllPostings(db: Db, columns: CatalogColumns, stats: TextStatistics, proceed: () => Promise<boolean>): Promise<PostingsData | null> {
-  db.exec(VOCABULARY_DDL);
-  db.exec(TERMS_DDL);
-  const vocabulary = db.prepare('SELECT term, doc FROM temp.grants_text_terms').raw().all() as [string, number][];
-  const offsets = new Int32Array(new SharedArrayBuffer(4 * (vocabulary.length + 1)));
-  for (let i = 0; i < vocabulary.length; i++) offsets[i + 1] = offsets[i] + vocabulary[i][1];
-  const total = offsets[vocabulary.length];
-  const positions = new Int32Array(new SharedArrayBuffer(4 * total));
-  const frequencies = new Float32Array(new SharedArrayBuffer(4 * total));
-  const idf = new Float64Array(new SharedArrayBuffer(8 * vocabulary.length));
-  const instances = db.prepare(INSTANCES_SQL).raw();
-  const log = lnOf(db);
-  const scratch = scratchFor(columns.size);
-  for (let i = 0; i < vocabulary.length; i++) {
-    if (i % 8 === 0 && !(await proceed())) return null;
-    const [term, grants] = vocabulary[i];
-    const into = { positions: positions.subarray(offsets[i], offsets[i + 1]), frequencies: frequencies.subarray(offsets[i], offsets[i + 1]) };
-    postingsOf(instances.iterate(term) as Iterable<[number, string]>, columns, scratch, into);
-    idf[i] = inverseDocumentFrequency(stats.rows, grants, log);
-  }
-  return { terms: vocabulary.map(([term]) => term), offsets, positions, frequencies, idf };
-}
-
 export class TextIndex {
-  private readonly cache = new Map<string, Postings>();
-  private cached = 0;
-  private preloaded: Map<string, Postings> | null = null;
+  private readonly cache: LRUCache<string, Postings>;
+  private scratch: Scratch | null = null;
 
   private constructor(
     readonly stats: TextStatistics,
     private readonly columns: CatalogColumns,
-    private readonly readInstances: (term: string) => Iterable<[number, string]>,
+    private readonly readInstances: (term: string) => string | null,
     private readonly log: (x: number) => number,
-    private readonly budget: number,
-  ) {}
+    budget: number,
+    private readonly shared: boolean,
+  ) {
+    this.cache = new LRUCache<string, Postings>({ maxSize: budget, sizeCalculation: (postings) => Math.max(1, postings.positions.length) });
+  }
 
   /** The statistics read from the connection's current snapshot, which must be the one the columns were loaded from. */
   static load(db: Db, columns: CatalogColumns, budget = POSTINGS_BUDGET): TextIndex {
     return TextIndex.over(db, columns, readTextStatistics(db, columns), budget);
   }
 
-  /** Statistics already read (shared by the index loader), postings read from `db` on first use. */
-  static over(db: Db, columns: CatalogColumns, stats: TextStatistics, budget = POSTINGS_BUDGET): TextIndex {
+  /**
+   * Statistics already read (shared by the index loader), postings read from `db` on first use
+   * (`shared`: into shared memory, for the index loader to hand to every search worker).
+   */
+  static over(db: Db, columns: CatalogColumns, stats: TextStatistics, budget = POSTINGS_BUDGET, shared = false): TextIndex {
     db.exec(VOCABULARY_DDL);
-    const instances = db.prepare(INSTANCES_SQL).raw();
-    return new TextIndex(stats, columns, (term) => instances.iterate(term) as Iterable<[number, string]>, lnOf(db), budget);
+    const instances = db.prepare(INSTANCES_SQL).pluck();
+    return new TextIndex(stats, columns, (term) => instances.get(term) as string | null, lnOf(db), budget, shared);
   }
 
-  /** Takes every term's postings from shared memory (readAllPostings of the same build); the ones read so far are dropped. */
-  adoptPostings(data: PostingsData): void {
-    const preloaded = new Map<string, Postings>();
-    data.terms.forEach((term, i) => {
-      const from = data.offsets[i];
-      const to = data.offsets[i + 1];
-      preloaded.set(term, { positions: data.positions.subarray(from, to), frequencies: data.frequencies.subarray(from, to), idf: data.idf[i] });
-    });
-    this.preloaded = preloaded;
-    this.cache.clear();
-    this.cached = 0;
+  /** Whether the term's postings are held. */
+  holds(term: string): boolean {
+    return this.cache.has(term);
+  }
+
+  /** Keeps postings of this build read elsewhere (by the index loader, in shared memory). */
+  adopt(term: string, postings: Postings): void {
+    this.cache.set(term, postings);
   }
 
   /** Pairs held now (for tests and diagnostics). */
   get heldPairs(): number {
-    return this.cached;
+    return this.cache.calculatedSize;
   }
 
   /** The term's postings, positions ascending (read from FTS5's index on first use in this build). */
   postings(term: string): Postings {
-    const preloaded = this.preloaded?.get(term);
-    if (preloaded !== undefined) return preloaded;
     const hit = this.cache.get(term);
-    if (hit !== undefined) {
-      // Most recently used last.
-      this.cache.delete(term);
-      this.cache.set(term, hit);
-      return hit;
-    }
-    const { positions, frequencies } = postingsOf(this.readInstances(term), this.columns, scratchFor(this.columns.size));
+    if (hit !== undefined) return hit;
+    this.scratch ??= scratchFor(this.columns.size);
+    const { positions, frequencies } = postingsOf(this.readInstances(term), this.columns, this.scratch, this.shared);
     const postings = { positions, frequencies, idf: inverseDocumentFrequency(this.stats.rows, positions.length, this.log) };
-    const size = positions.length;
-    for (const [oldest, old] of this.cache) {
-      if (this.cached + size <= this.budget) break;
-      this.cache.delete(oldest);
-      this.cached -= old.positions.length;
-    }
     this.cache.set(term, postings);
-    this.cached += size;
     return postings;
   }
 }

@@ -71,14 +71,17 @@ export function keepPositions(scored: { positions: Int32Array; scores: Float64Ar
 export function scoreAll(terms: readonly Postings[], stats: TextStatistics, accept: Uint32Array | null = null): { positions: Int32Array; scores: Float64Array } {
   if (terms.length === 0) return { positions: new Int32Array(0), scores: new Float64Array(0) };
   const avgdl = stats.tokens / stats.rows;
-  const idf = terms.map((t) => t.idf);
   const { lengths } = stats;
+  if (terms.length === 1) return scoreOne(terms[0], lengths, avgdl, accept);
+  const idf = terms.map((t) => t.idf);
+  const lists = terms.map((t) => t.positions);
+  const counts = terms.map((t) => t.frequencies);
   // The shortest list leads; every other list is walked forward alongside it.
   let lead = 0;
   terms.forEach((t, i) => {
     if (t.positions.length < terms[lead].positions.length) lead = i;
   });
-  const leading = terms[lead].positions;
+  const leading = lists[lead];
   const cursors = new Int32Array(terms.length);
   const at = new Int32Array(terms.length);
   const positions = new Int32Array(leading.length);
@@ -92,7 +95,7 @@ export function scoreAll(terms: readonly Postings[], stats: TextStatistics, acce
         at[t] = h;
         continue;
       }
-      const list = terms[t].positions;
+      const list = lists[t];
       let c = cursors[t];
       while (c < list.length && list[c] < position) c++;
       cursors[t] = c;
@@ -100,15 +103,36 @@ export function scoreAll(terms: readonly Postings[], stats: TextStatistics, acce
       if (list[c] !== position) continue outer;
       at[t] = c;
     }
-    const D = lengths[position];
+    // The same operations in the same order as FTS5 (the length's part computed once per grant).
+    const norm = K1 * (1 - B + (B * lengths[position]) / avgdl);
     let score = 0.0;
     for (let t = 0; t < terms.length; t++) {
-      const f = terms[t].frequencies[at[t]];
-      score += idf[t] * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * D) / avgdl)));
+      const f = counts[t][at[t]];
+      score += idf[t] * ((f * (K1 + 1.0)) / (f + norm));
     }
     positions[found] = position;
     scores[found] = -1.0 * score;
     found++;
   }
   return { positions: positions.slice(0, found), scores: scores.slice(0, found) };
+}
+
+/** scoreAll of one term: no list to walk alongside, every accepted grant of it scored. */
+function scoreOne(term: Postings, lengths: Float64Array, avgdl: number, accept: Uint32Array | null): { positions: Int32Array; scores: Float64Array } {
+  const { positions: list, frequencies, idf } = term;
+  const positions = accept === null ? list : new Int32Array(list.length);
+  const scores = new Float64Array(list.length);
+  let found = 0;
+  for (let h = 0; h < list.length; h++) {
+    const position = list[h];
+    if (accept !== null) {
+      if ((accept[position >>> 5] & (1 << (position & 31))) === 0) continue;
+      positions[found] = position;
+    }
+    const f = frequencies[h];
+    const score = 0.0 + idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * lengths[position]) / avgdl)));
+    scores[found] = -1.0 * score;
+    found++;
+  }
+  return accept === null ? { positions: list, scores } : { positions: positions.slice(0, found), scores: scores.slice(0, found) };
 }

@@ -40,25 +40,36 @@ const NO_TEXT_HITS = (relevance: boolean): TextHits => ({
 });
 
 /**
+ * The terms of the query's words, those it must hold and those it must not, when the search is
+ * one clause of single words (no phrase, no OR) and every word is one term; null without words or
+ * when the search is left to FTS5.
+ */
+export function wordTerms(query: GrantQuery, terms: QueryTerms): { must: string[]; not: string[] } | null {
+  const search = query.search;
+  if (search === null || search.clauses.length !== 1) return null;
+  const [clause] = search.clauses;
+  const single = (words: readonly SearchTerm[]) => words.every((term) => term.words.length === 1);
+  if (!single(clause.must) || !single(clause.not)) return null;
+  const termsOf = (words: readonly SearchTerm[]) => words.map((term) => terms.of(term.words[0]));
+  const must = termsOf(clause.must);
+  const not = termsOf(clause.not);
+  if (!must.every((t) => t.length === 1) || !not.every((t) => t.length === 1)) return null;
+  return { must: must.map(([term]) => term), not: not.map(([term]) => term) };
+}
+
+/**
  * The postings of the query's words and the grants holding them all but no excluded word, when
  * the search is one clause of single words (no phrase, no OR) and every word is one term; null
  * without words or when the search is left to FTS5.
  */
 function wordHits(query: GrantQuery, words: InMemoryWords): WordHits | null {
-  const search = query.search;
-  if (search === null || search.clauses.length !== 1) return null;
-  const [clause] = search.clauses;
-  const single = (terms: readonly SearchTerm[]) => terms.every((term) => term.words.length === 1);
-  if (!single(clause.must) || !single(clause.not)) return null;
-  const termsOf = (terms: readonly SearchTerm[]) => terms.map((term) => words.terms.of(term.words[0]));
-  const must = termsOf(clause.must);
-  const not = termsOf(clause.not);
-  if (!must.every((t) => t.length === 1) || !not.every((t) => t.length === 1)) return null;
+  const terms = wordTerms(query, words.terms);
+  if (terms === null) return null;
   const text = words.index();
-  const postings = must.map(([term]) => text.postings(term));
+  const postings = terms.must.map((term) => text.postings(term));
   let hits = intersectPostings(postings);
   const all = hits.length;
-  for (const [term] of not) hits = subtractPositions(hits, text.postings(term).positions);
+  for (const term of terms.not) hits = subtractPositions(hits, text.postings(term).positions);
   return { postings, excludes: hits.length < all, stats: text.stats, hits };
 }
 

@@ -14,11 +14,12 @@ import { keysetSearch } from '../collect/keyset.js';
 import { offsetPage, type ColumnAnswer } from '../collect/paging.js';
 import { countBits } from '../index/bitset.js';
 import { CatalogColumns } from '../index/columns.js';
+import type { Postings } from '../index/postings.js';
 import type { SharedIndex } from '../index/sharedIndex.js';
 import type { Condition } from '../query/filters.js';
 import { QueryTerms } from '../query/queryTerms.js';
 import type { TextHits } from '../query/textHits.js';
-import { TextHitFinder } from '../query/textSearch.js';
+import { TextHitFinder, wordTerms } from '../query/textSearch.js';
 import { buildOf, openCatalog, type Db } from '../storage/catalogFile.js';
 import { CatalogReads } from '../storage/catalogReads.js';
 import { ChangeLogReader } from '../storage/changeLog.js';
@@ -87,6 +88,20 @@ export class SqliteSearchEngine implements SearchEngine {
     const answer = keysetSearch(columns, query, filters, text, after, after === null ? 0 : this.boundaryAfter(columns, after.id), titleOf);
     const next = answer.last === null ? null : { key: answer.last.key, id: this.reads.id(columns.rowids[answer.last.position]) as string };
     return { total: answer.total, page: answer.page, facets: answer.facets, next };
+  }
+
+  /** The terms a search would read postings of that this engine does not hold (a pinned engine's, for the index loader to read). */
+  missingTerms(query: GrantQuery): string[] {
+    const held = this.snapshots.held();
+    const terms = held === null ? null : wordTerms(query, this.queryTerms);
+    if (held === null || terms === null) return [];
+    const text = held.text();
+    return [...new Set([...terms.must, ...terms.not])].filter((term) => !text.holds(term));
+  }
+
+  /** Takes a term's postings read for this engine's build by the index loader. */
+  adoptPostings(term: string, postings: Postings): void {
+    this.snapshots.held()?.text().adopt(term, postings);
   }
 
   private search(query: GrantQuery, reloaded = false): SearchResultJson {

@@ -1,16 +1,18 @@
 // The index loader thread of the search worker pool: reads the in-memory index of the catalog
-// being served (columns, text statistics and every term's postings) into shared memory, once per
-// catalog build, and reports it whole to the pool, which hands it to every search worker
-// (sharedIndex.ts): workers go on answering from the previous build until then. It looks for a new build every refreshMs and whenever the pool asks (a worker
-// saw a build its index is not of). Each build is read from one read transaction, so columns,
-// statistics and postings come from one catalog; reading a build's postings stops when a newer
-// build appears.
+// being served (columns and text statistics) into shared memory, once per catalog build, and
+// reports it whole to the pool, which hands it to every search worker (sharedIndex.ts): workers go
+// on answering from the previous build until then. It looks for a new build every refreshMs and
+// whenever the pool asks (a worker saw a build its index is not of). Each build is read from one
+// read transaction, kept open while the build is served, so columns, statistics and postings come
+// from one catalog. A term's postings are not read ahead (a build is served seconds after it is
+// committed whatever the size of its text): a worker whose search needs a term it does not hold
+// asks, and the loader reads it into shared memory (kept, within the budget, for the next asks)
+// and reports it for every worker. A read here is never cut short by a search's time budget.
 import { parentPort, workerData } from 'node:worker_threads';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { buildOf, openCatalogReadOnly } from '../storage/catalogFile.js';
 import { CatalogColumns, readColumns, shareColumns, shared } from '../index/columns.js';
-import { readAllPostings, readTextStatistics } from '../index/textIndex.js';
-import type { LoaderReport, LoaderSetup } from '../index/sharedIndex.js';
+import { readTextStatistics, TextIndex } from '../index/textIndex.js';
+import type { LoaderReport, LoaderRequest, LoaderSetup, PostingsWanted } from '../index/sharedIndex.js';
 import { lowerThreadPriority } from './threadPriority.js';
 
 const setup = workerData as LoaderSetup;
@@ -24,8 +26,8 @@ const db = openCatalogReadOnly(setup.file);
 const probe = openCatalogReadOnly(setup.file);
 const probeVersion = probe.prepare('PRAGMA data_version').pluck();
 
-/** The build reported last (undefined: none yet), and the probe's data_version when it was read. */
-let served: { build: string | null; version: number } | undefined;
+/** The build reported last (undefined: none yet), the probe's data_version when it was read, and its postings as read so far. */
+let served: { build: string | null; version: number; text: TextIndex } | undefined;
 let loading = false;
 let again = false;
 
@@ -44,6 +46,9 @@ async function refresh(): Promise<void> {
   try {
     if (served !== undefined && newestIs(served)) return;
     const version = probeVersion.get() as number;
+    // The served build's transaction ends: the new one's begins.
+    if (db.inTransaction) db.exec('COMMIT');
+    served = undefined;
     db.exec('BEGIN');
     try {
       const build = buildOf(db);
@@ -51,18 +56,11 @@ async function refresh(): Promise<void> {
       const columns = new CatalogColumns(data);
       const stats = readTextStatistics(db, columns);
       const text = { ...stats, lengths: shared(stats.lengths) };
-      const postings = await readAllPostings(db, columns, text, async () => {
-        await nextTurn();
-        return newestIs({ build, version });
-      });
-      // Stopped for a newer build: that one is read next (`again`).
-      if (postings === null) again = true;
-      else {
-        served = { build, version };
-        report({ index: { build, columns: data, text, postings } });
-      }
-    } finally {
+      served = { build, version, text: TextIndex.over(db, columns, text, undefined, true) };
+      report({ index: { build, columns: data, text } });
+    } catch (error) {
       db.exec('COMMIT');
+      throw error;
     }
   } catch (error) {
     report({ failed: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
@@ -75,8 +73,21 @@ async function refresh(): Promise<void> {
   }
 }
 
-port.on('message', (message: unknown) => {
+/** Reads the postings a worker asked for (of the build served now; a catalog without build id is left to the workers) and reports each. */
+function readPostings(wanted: PostingsWanted): void {
+  const current = served;
+  if (current === undefined || current.build === null || current.build !== wanted.build) return;
+  try {
+    for (const term of wanted.terms) report({ postings: { build: wanted.build, term, postings: current.text.postings(term) } });
+  } catch {
+    // Not reported: the worker that asked stops waiting and reads them itself, where a failure
+    // reaches the search that needed them.
+  }
+}
+
+port.on('message', (message: LoaderRequest) => {
   if (message === 'check') void refresh();
+  else readPostings(message.want);
 });
 void refresh();
 setInterval(() => void refresh(), setup.refreshMs);

@@ -5,11 +5,16 @@
 // checks the build being served: a search that sees a newer build than its index asks the pool
 // for it and waits for it up to freshWaitMs, once per build; past that (a large catalog takes
 // seconds to load) searches are answered from the previous build until the new one arrives.
+// A search whose words' postings the worker does not hold asks the pool's index loader for them
+// and waits (up to postingsWaitMs, the search's whole budget: a read the loader finishes serves
+// the retry even if this search ran out of time) until they arrive, for this worker and every
+// other one; what has not arrived by then, or when a newer build is out (the loader is reading
+// it), the worker reads itself.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../../../failures.js';
 import { buildOf, openCatalogReadOnly } from '../storage/catalogFile.js';
 import { SqliteSearchEngine } from './engine.js';
-import type { SharedIndex } from '../index/sharedIndex.js';
+import type { SharedIndex, SharedPostings } from '../index/sharedIndex.js';
 import type { PoolMessage, WorkerReply, WorkerRequest, WorkerSetup } from './workerProtocol.js';
 import { describeFailure } from './workerProtocol.js';
 import { lowerThreadPriority } from './threadPriority.js';
@@ -26,6 +31,8 @@ let current: { build: string | null; engine: SqliteSearchEngine } | null = null;
 let waitedFor: string | null | undefined;
 /** Called on every adoption (waits for a build). */
 let adopted: (() => void)[] = [];
+/** Called on every term's postings adopted (waits for postings). */
+let postingsArrived: (() => void)[] = [];
 
 function adopt(index: SharedIndex): void {
   if (current !== null && current.build === index.build) return;
@@ -59,9 +66,34 @@ async function freshEngine(): Promise<SqliteSearchEngine> {
   return current.engine;
 }
 
+/** Asks the index loader for the postings the search needs and this engine lacks, and waits for them (a bounded time). */
+async function awaitPostings(engine: SqliteSearchEngine, build: string | null, request: WorkerRequest): Promise<void> {
+  if (request.op !== 'search' || build === null) return;
+  // A newer build is out: the loader is reading its index and answers no one meanwhile (seconds
+  // at 1,000,000 grants), so this worker reads what it lacks itself.
+  if (buildOf(probe) !== build) return;
+  const missing = () => engine.missingTerms(request.query);
+  const terms = missing();
+  if (terms.length === 0) return;
+  reply({ want: { build, terms } });
+  const deadline = Date.now() + setup.postingsWaitMs;
+  while (missing().length > 0 && current?.engine === engine && Date.now() < deadline) {
+    await new Promise<void>((wake) => {
+      const timer = setTimeout(wake, deadline - Date.now());
+      postingsArrived.push(() => {
+        clearTimeout(timer);
+        wake();
+      });
+    });
+  }
+}
+
 async function answer(request: WorkerRequest): Promise<WorkerReply> {
   try {
-    const engine = await freshEngine();
+    let engine = await freshEngine();
+    await awaitPostings(engine, current!.build, request);
+    // Moved to a newer build while waiting: answered from that one.
+    engine = current!.engine;
     const value = request.op === 'search' ? await engine.searchJson(request.query) : await engine.filterOptions();
     return { id: request.id, ok: true, value };
   } catch (error) {
@@ -69,7 +101,16 @@ async function answer(request: WorkerRequest): Promise<WorkerReply> {
   }
 }
 
+function adoptPostings({ build, term, postings }: SharedPostings): void {
+  if (current === null || current.build !== build) return;
+  current.engine.adoptPostings(term, postings);
+  const waiting = postingsArrived;
+  postingsArrived = [];
+  for (const wake of waiting) wake();
+}
+
 port.on('message', (message: PoolMessage) => {
   if ('adopt' in message) adopt(message.adopt);
+  else if ('postings' in message) adoptPostings(message.postings);
   else void answer(message).then(reply);
 });

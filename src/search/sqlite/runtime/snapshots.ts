@@ -149,7 +149,6 @@ export class PinnedSnapshot implements CatalogSnapshots {
       }
       const columns = new CatalogColumns(shared.columns);
       const text = TextIndex.over(db, columns, shared.text);
-      text.adoptPostings(shared.postings);
       return { db, snapshots: new PinnedSnapshot(db, { build: shared.build, columns, text: () => text }) };
     } catch (error) {
       if (db.open) db.close();

@@ -8,7 +8,7 @@
 // once. A worker or loader that dies is replaced the same way.
 import { Worker } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../../../failures.js';
-import type { LoaderReport, LoaderSetup, SharedIndex } from '../index/sharedIndex.js';
+import type { LoaderReport, LoaderRequest, LoaderSetup, SharedIndex } from '../index/sharedIndex.js';
 import { failureFrom, type PoolMessage, type WorkerJob, type WorkerReply, type WorkerSetup } from './workerProtocol.js';
 
 export interface WorkerPoolOptions {
@@ -98,7 +98,9 @@ export class SearchWorkerPool {
     const loader = new Worker(new URL('./indexLoader.js', import.meta.url), { workerData: setup });
     this.loader = loader;
     loader.on('message', (report: LoaderReport) => {
-      if ('index' in report) {
+      if ('postings' in report) {
+        this.broadcast({ postings: report.postings });
+      } else if ('index' in report) {
         this.latestIndex = report.index;
         this.broadcast({ adopt: report.index });
         this.firstIndex?.resolve();
@@ -133,9 +135,8 @@ export class SearchWorkerPool {
     for (const slot of this.slots) slot.worker.postMessage(message);
   }
 
-  /** A worker saw a build newer than its index: the loader looks now rather than at its next tick. */
-  private checkForNewBuild(): void {
-    this.loader?.postMessage('check');
+  private tellLoader(request: LoaderRequest): void {
+    this.loader?.postMessage(request);
   }
 
   get load(): PoolLoad {
@@ -160,6 +161,7 @@ export class SearchWorkerPool {
     const setup: WorkerSetup = {
       file: this.options.file,
       freshWaitMs: Math.min(FRESH_WAIT_MS, Math.floor(this.options.timeoutMs / 2)),
+      postingsWaitMs: this.options.timeoutMs,
       nice: this.options.nice ?? 0,
     };
     const worker = new Worker(new URL('./searchWorker.js', import.meta.url), { workerData: setup });
@@ -173,7 +175,10 @@ export class SearchWorkerPool {
           resolve();
           this.dispatch();
         } else if ('stale' in reply) {
-          this.checkForNewBuild();
+          // A worker saw a build newer than its index: the loader looks now rather than at its next tick.
+          this.tellLoader('check');
+        } else if ('want' in reply) {
+          this.tellLoader({ want: reply.want });
         } else {
           this.settle(slot, reply);
         }
@@ -200,7 +205,7 @@ export class SearchWorkerPool {
     }
   }
 
-  private settle(slot: Slot, reply: Exclude<WorkerReply, { ready: true } | { stale: true }>): void {
+  private settle(slot: Slot, reply: Exclude<WorkerReply, { ready: true } | { stale: true } | { want: unknown }>): void {
     const job = slot.job;
     if (job === null || job.id !== reply.id) return;
     slot.job = null;

@@ -1,13 +1,15 @@
 // The messages between the search worker pool (main thread) and its workers (searchWorker.ts).
 import { ServiceUnavailableError } from '../../../failures.js';
 import type { GrantQuery } from '../../../grants/query.js';
-import type { SharedIndex } from '../index/sharedIndex.js';
+import type { PostingsWanted, SharedIndex, SharedPostings } from '../index/sharedIndex.js';
 
 export interface WorkerSetup {
   /** The catalog's SQLite file. */
   file: string;
   /** How long a search that sees a new build waits for its index (once per build). */
   freshWaitMs: number;
+  /** How long a search waits for the index loader to read the postings it needs (then the worker reads what is missing itself). */
+  postingsWaitMs: number;
   /** This thread's nice value (threadPriority.ts). */
   nice: number;
 }
@@ -15,8 +17,8 @@ export interface WorkerSetup {
 export type WorkerJob = { op: 'search'; query: GrantQuery } | { op: 'filterOptions' };
 export type WorkerRequest = WorkerJob & { id: number };
 
-/** What the pool sends a worker: a job, or the shared index of a build. */
-export type PoolMessage = WorkerRequest | { adopt: SharedIndex };
+/** What the pool sends a worker: a job, the shared index of a build, or a term's postings read by the index loader. */
+export type PoolMessage = WorkerRequest | { adopt: SharedIndex } | { postings: SharedPostings };
 
 /** A failure as it crosses the thread boundary (errors lose their class on the way). */
 export interface FailureDescription {
@@ -25,8 +27,13 @@ export interface FailureDescription {
   retryAfterSeconds?: number;
 }
 
-/** ready: the worker has adopted its first index; stale: it saw a build newer than its index. */
-export type WorkerReply = { ready: true } | { stale: true } | { id: number; ok: true; value: unknown } | { id: number; ok: false; failure: FailureDescription };
+/** ready: the worker has adopted its first index; stale: it saw a build newer than its index; want: a search needs these postings. */
+export type WorkerReply =
+  | { ready: true }
+  | { stale: true }
+  | { want: PostingsWanted }
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; failure: FailureDescription };
 
 export function describeFailure(error: unknown): FailureDescription {
   if (error instanceof ServiceUnavailableError) return { unavailable: true, message: error.message, retryAfterSeconds: error.retryAfterSeconds };
