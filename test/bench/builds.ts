@@ -2,7 +2,7 @@
 // ref checked out in a temporary `git worktree` (node_modules linked to this checkout's) and built
 // there with the project's own build script.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { realpathSync, symlinkSync } from 'node:fs';
+import { readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './catalog.js';
 
@@ -70,8 +70,30 @@ export function buildRef(ref: string, dir: string, log: (text: string) => void):
 const CATALOG_FORMAT = [/^mappings\//, /^src\/grants\//, /^src\/cli\/indexer\.ts$/, /^src\/search\/sqlite\/(.*\/)?(writer|catalogFile|changeLog|translator)\.ts$/];
 
 /**
- * The catalog-format files (CATALOG_FORMAT) that differ between two builds: a file moved
- * unchanged does not count. Empty: one catalog serves both.
+ * A file's text less what a move to another folder or a reworded comment changes: import
+ * statements, the depth of relative paths and whole-line comments in TypeScript, `--` comments in SQL.
+ */
+const essence = (text: string, file: string): string =>
+  (file.endsWith('.sql')
+    ? text.replace(/--.*$/gm, '')
+    : text
+        .replace(/^import\s[^;]*;\s*$/gm, '')
+        .replace(/^\s*(\/\/|\/\*|\*).*$/gm, '')
+        .replace(/(\.\.\/)+/g, '../')
+  ).replace(/\s+/g, ' ');
+
+/** A file's text in a build: its commit's, or this checkout's file for the working tree; null when absent. */
+function textIn(build: Build, file: string): string | null {
+  try {
+    return build.root === REPO_ROOT && build.uncommitted ? readFileSync(path.join(REPO_ROOT, file), 'utf8') : git(['show', `${build.commit}:${file}`]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The catalog-format files (CATALOG_FORMAT) that differ between two builds; a file moved, or
+ * edited in its imports or comments only, does not count. Empty: one catalog serves both.
  */
 export function catalogFormatChanges(base: Build, head: Build): string[] {
   const range = head.root === REPO_ROOT ? [base.commit] : [base.commit, head.commit];
@@ -79,8 +101,11 @@ export function catalogFormatChanges(base: Build, head: Build): string[] {
   const changed: string[] = [];
   for (const line of lines) {
     const [status, ...paths] = line.split('\t');
-    if (status === 'R100') continue;
-    if (paths.some((p) => CATALOG_FORMAT.some((pattern) => pattern.test(p)))) changed.push(paths.join(' → '));
+    if (!paths.some((p) => CATALOG_FORMAT.some((pattern) => pattern.test(p)))) continue;
+    const before = textIn(base, paths[0]);
+    const after = textIn(head, paths[paths.length - 1]);
+    const same = before !== null && after !== null && (status === 'R100' || essence(before, paths[0]) === essence(after, paths[0]));
+    if (!same) changed.push(paths.join(' → '));
   }
   return changed;
 }
