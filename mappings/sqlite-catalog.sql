@@ -15,7 +15,7 @@ CREATE TABLE grants__T__ (
   doc           TEXT    NOT NULL   -- the grant as served, JSON in wire order
 );
 -- No index beyond id: the search engine filters, counts, facets and sorts from columns it holds in
--- memory (src/search/sqlite/columns.ts), loaded from this table once per catalog build.
+-- memory (src/search/sqlite/index/columns.ts), loaded from this table once per catalog build.
 CREATE VIRTUAL TABLE grants_text__T__ USING fts5(
   title, funder, description,
   tokenize = 'porter unicode61 remove_diacritics 2'

@@ -2,7 +2,7 @@
 // (committed, so a pull request shows every contract change; a test fails when it is stale).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { openapiJson } from '../src/http/openapi.js';
+import { openapiJson } from '../src/http/openapi/document.js';
 
 const target = path.resolve(new URL('../..', import.meta.url).pathname, 'openapi.json');
 writeFileSync(target, openapiJson());

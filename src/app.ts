@@ -1,28 +1,28 @@
 // createApp(deps): the middleware order and the routes; no I/O at import time.
 import Koa, { type Middleware } from 'koa';
-import { accessLog } from './http/accessLog.js';
-import { authenticate, featureGuard } from './http/auth.js';
-import { keyPlace, scopeGuard } from './http/keyChecks.js';
-import { keyHandlers } from './http/keys/keyHandlers.js';
-import { compression, DEFAULT_COMPRESSION, type CompressionSettings } from './http/compression.js';
-import { conditionalRequests } from './http/conditional.js';
-import { cors } from './http/cors.js';
+import { accessLog } from './http/middleware/accessLog.js';
+import { authenticate, featureGuard } from './http/middleware/authentication.js';
+import { keyPlace, scopeGuard } from './http/middleware/keyRestrictionChecks.js';
+import { keyHandlers } from './http/handlers/keys.js';
+import { compression, DEFAULT_COMPRESSION, type CompressionSettings } from './http/middleware/compression.js';
+import { conditionalRequests } from './http/middleware/conditionalRequests.js';
+import { cors } from './http/middleware/cors.js';
 import { ApiError, errorHandler, notFound } from './http/errors.js';
-import { grantHandlers } from './http/grantRoutes.js';
-import { serveDocs } from './http/docs.js';
-import { serveConsole } from './http/consolePage.js';
-import { serveLanding } from './http/landing.js';
-import { healthRoutes } from './http/health.js';
-import { serveOpenapi } from './http/openapi.js';
-import { enforceLimits, subscriptionStatus } from './http/limits.js';
-import { requestId } from './http/requestId.js';
+import { grantHandlers } from './http/handlers/grants.js';
+import { serveDocs } from './http/pages/docs.js';
+import { serveConsole } from './http/pages/consolePage.js';
+import { serveLanding } from './http/pages/landing.js';
+import { healthRoutes } from './http/handlers/health.js';
+import { serveOpenapi } from './http/openapi/document.js';
+import { enforceLimits, subscriptionStatus } from './http/middleware/rateAndAllowance.js';
+import { requestId } from './http/middleware/requestId.js';
 import { API_PREFIX, isApiPath, matchRoute } from './http/routeTable.js';
-import { dispatch } from './http/routes.js';
+import { dispatch } from './http/middleware/dispatch.js';
 import type { AppState } from './http/state.js';
-import { alertHandlers, type AlertsApi } from './http/alerts/alertHandlers.js';
-import { subscriptionHandlers } from './http/subscriptionRoutes.js';
-import { mcpHandler } from './http/mcp/mcpRoute.js';
-import { recordUsage } from './http/usageRecorder.js';
+import { alertHandlers, type AlertsApi } from './http/handlers/alerts.js';
+import { subscriptionHandlers } from './http/handlers/subscription.js';
+import { mcpHandler } from './http/handlers/mcp.js';
+import { recordUsage } from './http/middleware/usageRecorder.js';
 import type { Logger } from './log.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { SearchEngine } from './search/engine.js';
@@ -46,9 +46,9 @@ export interface AppDeps {
   readiness?: () => Record<string, unknown>;
   /** False while a dependency other than the engine cannot serve (a store outage past its grace): /readyz 503. */
   ready?: () => boolean;
-  /** Prometheus metrics and GET /metrics (src/http/metrics.ts); none when absent. */
+  /** Prometheus metrics and GET /metrics (src/http/metrics/apiMetrics.ts); none when absent. */
   metrics?: { layer: Middleware<AppState> };
-  /** Overload shedding (src/http/overload.ts), between the route's classification and authentication; none when absent. */
+  /** Overload shedding (src/http/middleware/overload.ts), between the route's classification and authentication; none when absent. */
   overload?: { layer: Middleware<AppState> };
   /** Alerts (src/alerts/): their store and the webhook target policy; absent: the /alerts endpoints answer 503. */
   alerts?: AlertsApi;

@@ -43,7 +43,7 @@ export interface Config {
   usageRetentionDays: number;
   /** Tombstones of the changes feed are kept this many days (then a `since` before them is a 410). */
   changesRetentionDays: number;
-  /** Searches off the event loop and the process's overload bounds (src/search/sqlite/workerPool.ts, src/http/overload.ts). */
+  /** Searches off the event loop and the process's overload bounds (src/search/sqlite/runtime/workerPool.ts, src/http/middleware/overload.ts). */
   searchLoad: SearchLoadConfig;
   /** Response compression levels (COMPRESSION_GZIP_LEVEL, COMPRESSION_BROTLI_QUALITY); null when COMPRESSION=false. */
   compression: { gzipLevel: number; brotliQuality: number } | null;

@@ -5,25 +5,25 @@ import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './ratelimit/limiter.js';
 import { RedisLink } from './ratelimit/redisConnection.js';
-import { RedisAllowanceCounter } from './subscriptions/redisAllowance.js';
+import { RedisAllowanceCounter } from './subscriptions/redis/allowanceCounter.js';
 import { createSearchEngine } from './search/factory.js';
 import { catalogStatusReader } from './search/catalogStatus.js';
 import { measureEngine } from './search/measuredEngine.js';
-import { ApiMetrics } from './http/metrics.js';
-import { OverloadGuard } from './http/overload.js';
-import { registerSearchLoadMetrics, type SearchLoadEvents } from './http/searchLoadMetrics.js';
+import { ApiMetrics } from './http/metrics/apiMetrics.js';
+import { OverloadGuard } from './http/middleware/overload.js';
+import { registerSearchLoadMetrics, type SearchLoadEvents } from './http/metrics/searchLoadMetrics.js';
 import type { AllowanceCounter, DemoRecords, SubscriptionsStore } from './subscriptions/store.js';
 import { openStore } from './subscriptions/openStore.js';
 import { guardStore } from './subscriptions/guardedStore.js';
-import type { SqliteStore } from './subscriptions/sqliteStore.js';
+import type { SqliteStore } from './subscriptions/sqlite/store.js';
 import { AlertsRuntime } from './alerts/runtime.js';
 import { SecretBox } from './alerts/secrets.js';
 import { SqliteAlertStore } from './alerts/sqlite/alertStore.js';
 import { PgAlertStore } from './alerts/postgres/alertStore.js';
 import type { PgStore } from './subscriptions/postgres/store.js';
-import { FtsTextMatcher } from './search/sqlite/textMatcher.js';
-import { compileAlertQuery } from './http/alerts/alertBody.js';
-import { registerAlertMetrics } from './http/alerts/alertMetrics.js';
+import { FtsTextMatcher } from './search/sqlite/query/textMatcher.js';
+import { compileAlertQuery } from './http/parameters/alertBody.js';
+import { registerAlertMetrics } from './http/metrics/alertMetrics.js';
 
 export interface Deps extends AppDeps {
   /** The first start's demo subscription (created and announced by main.ts). */

@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import { errorBody } from './http/envelope.js';
 import { ERROR_STATUS, type ErrorCode } from './http/errors.js';
-import { newRequestId } from './http/requestId.js';
+import { newRequestId } from './http/middleware/requestId.js';
 import { DEFAULT_HTTP_BOUNDS, type HttpBounds } from './config.js';
 import type { Logger } from './log.js';
 

@@ -5,8 +5,8 @@ import { loadConfig, SEARCH_ENGINES, type Config } from '../config.js';
 import { IngestionRefused, reindexFromSource, syncFromSource, type OpenWriter } from '../ingestion/pipeline.js';
 import type { CatalogWriter } from '../search/engine.js';
 import { createCatalogWriter } from '../search/factory.js';
-import { catalogPath } from '../search/sqlite/catalogFile.js';
-import { readUsageSizes } from '../subscriptions/usageRetention.js';
+import { catalogPath } from '../search/sqlite/storage/catalogFile.js';
+import { readUsageSizes } from '../subscriptions/sqlite/usageRetention.js';
 import { fileProblem, unusablePath } from './fileProblems.js';
 import { CliExit, noDatabase, runCli, stdio, UsageError, withOverrides, type Command, type Io, type ParsedArgs } from './runner.js';
 

@@ -41,17 +41,17 @@ export const ROUTES = [
   { name: 'grant', template: '/grants/:id', methods: READ_METHODS, feature: 'grants.read', billable: true, scope: 'grants:read' },
   { name: 'usage', template: '/subscription/usage', methods: READ_METHODS, feature: 'subscription.read', billable: false, scope: 'subscription:read' },
   { name: 'limits', template: '/subscription/limits', methods: READ_METHODS, feature: 'subscription.read', billable: false, scope: 'subscription:read' },
-  // The partner's own configuration: alerts (src/http/alerts/).
+  // The partner's own configuration: alerts (src/http/handlers/alerts.ts).
   { name: 'alerts', template: '/alerts', methods: ['GET', 'HEAD', 'POST'], feature: 'alerts.manage', billable: true, scope: 'alerts:read', writeScope: 'alerts:write' },
   { name: 'alert', template: '/alerts/:id', methods: ['GET', 'HEAD', 'PATCH', 'DELETE'], feature: 'alerts.manage', billable: true, scope: 'alerts:read', writeScope: 'alerts:write' },
   { name: 'alertSecret', template: '/alerts/:id/secret', methods: ['POST'], feature: 'alerts.manage', billable: true, scope: 'alerts:write' },
   { name: 'alertTest', template: '/alerts/:id/test', methods: ['POST'], feature: 'alerts.manage', billable: true, scope: 'alerts:write' },
   { name: 'alertDeliveries', template: '/alerts/:id/deliveries', methods: READ_METHODS, feature: 'alerts.manage', billable: true, scope: 'alerts:read' },
   { name: 'alertDeliveryRetry', template: '/alerts/:id/deliveries/:deliveryId/retry', methods: ['POST'], feature: 'alerts.manage', billable: true, scope: 'alerts:write' },
-  // The partner's own keys (src/http/keys/): billed like the alert calls; the subscription.read feature and the keys:manage scope.
+  // The partner's own keys (src/http/handlers/keys.ts): billed like the alert calls; the subscription.read feature and the keys:manage scope.
   { name: 'keys', template: '/keys', methods: ['GET', 'HEAD', 'POST'], feature: 'subscription.read', billable: true, scope: 'keys:manage' },
   { name: 'key', template: '/keys/:id', methods: ['DELETE'], feature: 'subscription.read', billable: true, scope: 'keys:manage' },
-  // The MCP server for AI agents (src/http/mcp/): JSON-RPC over POST (Streamable HTTP, stateless).
+  // The MCP server for AI agents (src/http/handlers/mcp.ts): JSON-RPC over POST (Streamable HTTP, stateless).
   // Each tool carries its REST route's feature, scope and billing; the endpoint itself needs grants.search.
   { name: 'mcp', template: '/mcp', methods: ['POST'], feature: 'grants.search', billable: true, billedByHandler: true, scope: null },
 ] as const satisfies readonly RouteSpec[];

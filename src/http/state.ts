@@ -1,6 +1,6 @@
 // What middleware leaves on ctx.state for the layers after it.
 import type { Logger } from '../log.js';
-import type { Caller } from '../subscriptions/subscriptionStore.js';
+import type { Caller } from '../subscriptions/sqlite/subscriptionStore.js';
 import type { RouteSpec } from './routeTable.js';
 
 export interface AppState {
@@ -25,7 +25,7 @@ export interface AppState {
    * throws QUOTA_EXCEEDED / RATE_LIMITED without counting.
    */
   bill?: () => Promise<void>;
-  /** Answered 304 Not Modified (conditional.ts): not counted toward the monthly allowance. */
+  /** Answered 304 Not Modified (conditionalRequests.ts): not counted toward the monthly allowance. */
   notModified?: boolean;
   /** The domain failure behind a 503, for the metrics' cause (set by the error handler). */
   failure?: unknown;

@@ -4,11 +4,11 @@ import type { Config } from '../config.js';
 import { DAY_MS, type CatalogWriter, type ChangeLogOptions, type SearchEngine, type WriterHooks } from './engine.js';
 import { ElasticsearchSearchEngine } from './elasticsearch/engine.js';
 import { ElasticsearchCatalogWriter } from './elasticsearch/writer.js';
-import { catalogPath } from './sqlite/catalogFile.js';
-import { SqliteSearchEngine } from './sqlite/engine.js';
-import { PooledSqliteSearchEngine } from './sqlite/pooledEngine.js';
-import { SearchWorkerPool, type WorkerPoolOptions } from './sqlite/workerPool.js';
-import { SqliteCatalogWriter } from './sqlite/writer.js';
+import { catalogPath } from './sqlite/storage/catalogFile.js';
+import { SqliteSearchEngine } from './sqlite/runtime/engine.js';
+import { PooledSqliteSearchEngine } from './sqlite/runtime/pooledEngine.js';
+import { SearchWorkerPool, type WorkerPoolOptions } from './sqlite/runtime/workerPool.js';
+import { SqliteCatalogWriter } from './sqlite/storage/writer.js';
 
 /**
  * The engine serving reads. Embedded: with SEARCH_WORKERS > 0 its searches run on that many

@@ -4,8 +4,8 @@
 // It is created when the database holds no subscription at all; its key exists in clear only in
 // that start, which shows it once and then records that it did. A start that stopped in between
 // leaves the key unshown, and later starts say how to get a key (grants-admin key create).
-import type { Db } from './database.js';
-import type { SubscriptionStore } from './subscriptionStore.js';
+import type { Db } from './sqlite/database.js';
+import type { SubscriptionStore } from './sqlite/subscriptionStore.js';
 
 import type { CreatedDemo, DemoRecords } from './store.js';
 import { FEATURES, tierFeatureDefault, type Feature } from './tiers.js';

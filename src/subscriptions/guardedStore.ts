@@ -9,7 +9,7 @@ import type { StoreOutageSettings } from '../config.js';
 import { ServiceUnavailableError } from '../failures.js';
 import type { Logger } from '../log.js';
 import type { AllowanceRecord, Awaitable, SubscriptionRecords, SubscriptionsStore, UsageLog, UsageRow } from './store.js';
-import { SeenMonthlyCounts } from './seenCounts.js';
+import { SeenMonthlyCounts } from './allowanceCountsSeen.js';
 import { BoundedUsageBuffer, DeferredServedCalls, GraceCallerDirectory, RecoveryProbe, StoreOutage, storeUnavailable, type StoreStatus } from './storeOutage.js';
 
 export interface StoreHealth extends StoreStatus {

@@ -3,7 +3,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { openPgStore } from './postgres/store.js';
-import { openSqliteStore } from './sqliteStore.js';
+import { openSqliteStore } from './sqlite/store.js';
 import type { SubscriptionsStore } from './store.js';
 
 export interface OpenStoreOptions {

@@ -6,7 +6,7 @@
 // while an instance still writes to it) and writes everything in one PostgreSQL transaction: the
 // target ends up with all of it or none of it.
 import { existsSync } from 'node:fs';
-import { openSubscriptionsDb, subscriptionsPath, type Db } from './database.js';
+import { openSubscriptionsDb, subscriptionsPath, type Db } from './sqlite/database.js';
 import { createPool, migrate } from './postgres/database.js';
 import { ensurePartitions } from './postgres/usageStore.js';
 

@@ -1,5 +1,5 @@
 // The subscriptions store port: everything the subscriptions side reads and writes, whatever holds
-// it. Two adapters implement it: SQLite (src/subscriptions/sqliteStore.ts, the embedded default,
+// it. Two adapters implement it: SQLite (src/subscriptions/sqlite/store.ts, the embedded default,
 // synchronous underneath) and PostgreSQL (src/subscriptions/postgres/, shared by a fleet).
 //
 // Methods return Awaitable<T>: the SQLite adapter answers synchronously (no promise, no extra

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createLogger } from '../../src/log.js';
 import { openPgStore } from '../../src/subscriptions/postgres/store.js';
-import { openSqliteStore } from '../../src/subscriptions/sqliteStore.js';
+import { openSqliteStore } from '../../src/subscriptions/sqlite/store.js';
 import type { SubscriptionsStore } from '../../src/subscriptions/store.js';
 import { tempDir } from '../support/api.js';
 import { createTestDatabase } from '../support/postgres.js';

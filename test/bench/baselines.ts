@@ -15,12 +15,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { GrantQuery } from '../../src/grants/query.js';
 import type { SearchEngine } from '../../src/search/engine.js';
-import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
-import { parseQueryString } from '../../src/http/queryParams.js';
+import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
+import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { createEsClient } from '../../src/search/elasticsearch/client.js';
 import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
-import { catalogPath, openCatalog } from '../../src/search/sqlite/catalogFile.js';
-import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
+import { catalogPath, openCatalog } from '../../src/search/sqlite/storage/catalogFile.js';
+import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
 import { isEntryPoint } from '../../src/cli/entryPoint.js';
 
 const PREFIX = '/external/v1';

@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createLogger } from '../../src/log.js';
 import { openPgStore } from '../../src/subscriptions/postgres/store.js';
-import { openSqliteStore } from '../../src/subscriptions/sqliteStore.js';
+import { openSqliteStore } from '../../src/subscriptions/sqlite/store.js';
 import type { SubscriptionsStore, UsageRow } from '../../src/subscriptions/store.js';
 import { tempDir } from '../support/api.js';
 import { createTestDatabase } from '../support/postgres.js';

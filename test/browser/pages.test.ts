@@ -9,7 +9,7 @@ import { REPO_ROOT, startTestApi, tempDir, type TestApi } from '../support/api.j
 import { freePort, launch, type Launched } from '../support/processes.js';
 import { launchBrowser, requireBrowser, screenshot, type Browser } from '../support/browser.js';
 import { writeTinyCatalog } from '../support/catalog.js';
-import { openapiDocument } from '../../src/http/openapi.js';
+import { openapiDocument } from '../../src/http/openapi/document.js';
 
 const NOW = new Date('2026-11-20T12:00:00.000Z');
 const P = '/external/v1';

@@ -10,7 +10,7 @@ import type { AlertStore, AttemptRecord, DueMessage } from '../../src/alerts/sto
 import { FAILURES_BEFORE_DISABLE } from '../../src/alerts/model.js';
 import { createLogger } from '../../src/log.js';
 import { openPgStore, type PgStore } from '../../src/subscriptions/postgres/store.js';
-import { openSqliteStore, type SqliteStore } from '../../src/subscriptions/sqliteStore.js';
+import { openSqliteStore, type SqliteStore } from '../../src/subscriptions/sqlite/store.js';
 import type { SubscriptionsStore } from '../../src/subscriptions/store.js';
 import { tempDir } from '../support/api.js';
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from '../support/postgres.js';

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { EXAMPLE_GRANT } from '../../src/http/openapiExamples.js';
+import { EXAMPLE_GRANT } from '../../src/http/openapi/examples.js';
 import { API_PREFIX } from '../../src/http/routeTable.js';
 import { fixtureGrants, REPO_ROOT, tempDir, type TestApi } from '../support/api.js';
 import { indexOrThrow, startApiOnCatalog, writeNdjson } from '../support/catalog.js';

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { createLogger } from '../../src/log.js';
 import { NO_RESTRICTIONS } from '../../src/subscriptions/keyRestrictions.js';
 import { openPgStore, type PgStore } from '../../src/subscriptions/postgres/store.js';
-import { openSqliteStore, type SqliteStore } from '../../src/subscriptions/sqliteStore.js';
+import { openSqliteStore, type SqliteStore } from '../../src/subscriptions/sqlite/store.js';
 import type { SubscriptionsStore, UsageRow } from '../../src/subscriptions/store.js';
 import { tempDir } from '../support/api.js';
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from '../support/postgres.js';

@@ -7,8 +7,8 @@ import type { Grant } from '../../src/grants/schema.js';
 import { ServiceUnavailableError } from '../../src/failures.js';
 import { createEsClient } from '../../src/search/elasticsearch/client.js';
 import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
-import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
-import { parseQueryString } from '../../src/http/queryParams.js';
+import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
+import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { fixtureGrants } from '../support/api.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias, reindexAlias } from '../support/elasticsearch.js';
 

@@ -2,8 +2,8 @@
 // that cannot answer in time is a ServiceUnavailableError (503); reads by id keep the client's own.
 import { expect } from 'chai';
 import { ServiceUnavailableError } from '../../src/failures.js';
-import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
-import { parseQueryString } from '../../src/http/queryParams.js';
+import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
+import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
 import { fixtureGrants, startTestApi, type TestApi } from '../support/api.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, reindexAlias, uniqueAlias } from '../support/elasticsearch.js';

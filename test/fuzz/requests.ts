@@ -4,10 +4,10 @@
 // attacker might send. Nothing here knows what the answer should be; the harness checks the rules
 // that hold for every answer.
 import fc from 'fast-check';
-import { GRANT_SEARCH_PARAMS } from '../../src/http/grantSearchParams.js';
-import type { ParamSpec, ParamSpecs } from '../../src/http/queryParams.js';
+import { GRANT_SEARCH_PARAMS } from '../../src/http/parameters/grantSearchParams.js';
+import type { ParamSpec, ParamSpecs } from '../../src/http/parameters/queryParams.js';
 import { API_PREFIX, ROUTES } from '../../src/http/routeTable.js';
-import { USAGE_PARAMS } from '../../src/http/subscriptionRoutes.js';
+import { USAGE_PARAMS } from '../../src/http/handlers/subscription.js';
 
 export interface FuzzRequest {
   method: string;

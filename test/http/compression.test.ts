@@ -7,7 +7,7 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import { apiLayers } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { COMPRESSION_THRESHOLD } from '../../src/http/compression.js';
+import { COMPRESSION_THRESHOLD } from '../../src/http/middleware/compression.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { API_PREFIX as P } from '../support/catalog.js';
 import { checkOutgoing, type CheckOptions } from '../support/checkedFetch.js';

@@ -3,7 +3,7 @@
 // spends the per-second rate), logged in the usage log but not in the statistics, a tag that
 // changes when the catalog changes what an answer says and only then.
 import { expect } from 'chai';
-import { openSubscriptionsDb, subscriptionsPath } from '../../src/subscriptions/database.js';
+import { openSubscriptionsDb, subscriptionsPath } from '../../src/subscriptions/sqlite/database.js';
 import type { TestApi, TestResponse } from '../support/api.js';
 import { expectError, REQUEST_ID } from '../support/assertions.js';
 import {

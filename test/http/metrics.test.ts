@@ -3,9 +3,9 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { ServiceUnavailableError } from '../../src/failures.js';
-import { ApiMetrics } from '../../src/http/metrics.js';
+import { ApiMetrics } from '../../src/http/metrics/apiMetrics.js';
 import { measureEngine } from '../../src/search/measuredEngine.js';
-import { openSubscriptionsDb, subscriptionsPath } from '../../src/subscriptions/database.js';
+import { openSubscriptionsDb, subscriptionsPath } from '../../src/subscriptions/sqlite/database.js';
 import type { SearchEngine } from '../../src/search/engine.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { API_PREFIX as P } from '../support/catalog.js';

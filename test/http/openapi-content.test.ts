@@ -5,13 +5,13 @@
 // are (no "null" model, no reserved word as an operation id, a tombstone that keeps its id).
 import { expect } from 'chai';
 import { ERROR_STATUS } from '../../src/http/errors.js';
-import { GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from '../../src/http/grantSearchParams.js';
-import { CHANGES_PARAMS } from '../../src/http/changesRoute.js';
-import { openapiDocument } from '../../src/http/openapi.js';
-import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXAMPLE_META, EXPORT_EXAMPLES, VALIDATION_ERROR_EXAMPLE } from '../../src/http/openapiExamples.js';
-import type { ParamSpecs } from '../../src/http/queryParams.js';
+import { GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from '../../src/http/parameters/grantSearchParams.js';
+import { CHANGES_PARAMS } from '../../src/http/handlers/changes.js';
+import { openapiDocument } from '../../src/http/openapi/document.js';
+import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXAMPLE_META, EXPORT_EXAMPLES, VALIDATION_ERROR_EXAMPLE } from '../../src/http/openapi/examples.js';
+import type { ParamSpecs } from '../../src/http/parameters/queryParams.js';
 import { API_PREFIX } from '../../src/http/routeTable.js';
-import { USAGE_PARAMS } from '../../src/http/subscriptionRoutes.js';
+import { USAGE_PARAMS } from '../../src/http/handlers/subscription.js';
 import { fixtureGrants, startTestApi, type TestApi } from '../support/api.js';
 import { schemaProblems } from '../support/openapiDocument.js';
 

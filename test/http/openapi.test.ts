@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { apiLayers } from '../../src/app.js';
-import { openapiDocument, openapiJson } from '../../src/http/openapi.js';
+import { openapiDocument, openapiJson } from '../../src/http/openapi/document.js';
 import { API_PREFIX, ROUTES } from '../../src/http/routeTable.js';
 import { REPO_ROOT, startTestApi, type TestApi } from '../support/api.js';
 import { checkResponse } from '../support/openapiCheck.js';

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { runAdmin } from '../../src/cli/admin.js';
-import { openSubscriptionsDb } from '../../src/subscriptions/database.js';
+import { openSubscriptionsDb } from '../../src/subscriptions/sqlite/database.js';
 import { REPO_ROOT, tempDir } from '../support/api.js';
 import { captureCli } from '../support/catalog.js';
 

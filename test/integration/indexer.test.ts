@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { openSubscriptionsDb, subscriptionsPath } from '../../src/subscriptions/database.js';
+import { openSubscriptionsDb, subscriptionsPath } from '../../src/subscriptions/sqlite/database.js';
 import { tempDir, type TestApi } from '../support/api.js';
 import { runBin } from '../support/bins.js';
 import {

@@ -7,9 +7,9 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import path from 'node:path';
 import { createLogger } from '../../src/log.js';
 import { listen } from '../../src/server.js';
-import { openSubscriptionsDb, subscriptionsPath } from '../../src/subscriptions/database.js';
+import { openSubscriptionsDb, subscriptionsPath } from '../../src/subscriptions/sqlite/database.js';
 import { DemoSubscription } from '../../src/subscriptions/demo.js';
-import { SubscriptionStore } from '../../src/subscriptions/subscriptionStore.js';
+import { SubscriptionStore } from '../../src/subscriptions/sqlite/subscriptionStore.js';
 import { REPO_ROOT, tempDir } from '../support/api.js';
 import { API_PREFIX as P, writeTinyCatalog } from '../support/catalog.js';
 import { freePort, holdPort, killTree, launch, type Launched } from '../support/processes.js';

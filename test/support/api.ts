@@ -12,9 +12,9 @@ import { seedCatalogIfEmpty } from '../../src/seed.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { checkedExchange, type CheckedAnswer, type CheckOptions } from './checkedFetch.js';
 import { MAX_MONTHLY_LIMIT, MAX_RATE_LIMIT, type Tier } from '../../src/subscriptions/tiers.js';
-import { SqliteStore } from '../../src/subscriptions/sqliteStore.js';
-import type { SubscriptionStore } from '../../src/subscriptions/subscriptionStore.js';
-import type { UsageStore } from '../../src/subscriptions/usageStore.js';
+import { SqliteStore } from '../../src/subscriptions/sqlite/store.js';
+import type { SubscriptionStore } from '../../src/subscriptions/sqlite/subscriptionStore.js';
+import type { UsageStore } from '../../src/subscriptions/sqlite/usageStore.js';
 
 export const REPO_ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
 export const FIXTURES = path.join(REPO_ROOT, 'fixtures/grants.ndjson');

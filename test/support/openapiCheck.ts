@@ -2,7 +2,7 @@
 // method and path must list its status, its headers must be there and match, its body must match
 // the schema (ajv, JSON Schema 2020-12). The test client (api.ts) runs it on every response of
 // the HTTP suites, so the document cannot drift from what the server sends.
-import { OPENAPI_PATH } from '../../src/http/openapi.js';
+import { OPENAPI_PATH } from '../../src/http/openapi/document.js';
 import { API_PREFIX, matchRoute } from '../../src/http/routeTable.js';
 import { document, resolve, validatorOf, type Schema } from './openapiDocument.js';
 

@@ -4,7 +4,7 @@
 // request check (openapiRequestCheck.ts).
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { openapiDocument } from '../../src/http/openapi.js';
+import { openapiDocument } from '../../src/http/openapi/document.js';
 
 export type Schema = Record<string, any>;
 

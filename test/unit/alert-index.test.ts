@@ -8,8 +8,8 @@ import { AlertIndex } from '../../src/alerts/alertIndex.js';
 import { AlertsPacer } from '../../src/alerts/pacing.js';
 import { matchesFilters } from '../../src/grants/matching.js';
 import type { Grant } from '../../src/grants/schema.js';
-import { compileAlertQuery } from '../../src/http/alerts/alertBody.js';
-import { FtsTextMatcher } from '../../src/search/sqlite/textMatcher.js';
+import { compileAlertQuery } from '../../src/http/parameters/alertBody.js';
+import { FtsTextMatcher } from '../../src/search/sqlite/query/textMatcher.js';
 import { alertQueryFor } from '../bench/alerts.js';
 
 describe('alert index (the matcher candidate step)', () => {

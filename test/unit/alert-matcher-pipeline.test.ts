@@ -10,11 +10,11 @@ import { newSecretsKey, SecretBox } from '../../src/alerts/secrets.js';
 import { SqliteAlertStore } from '../../src/alerts/sqlite/alertStore.js';
 import type { AlertStore, MatchedBatch } from '../../src/alerts/store.js';
 import type { Grant } from '../../src/grants/schema.js';
-import { compileAlertQuery } from '../../src/http/alerts/alertBody.js';
+import { compileAlertQuery } from '../../src/http/parameters/alertBody.js';
 import { createLogger } from '../../src/log.js';
 import type { ChangeEntryJson, ChangesPage } from '../../src/search/changes.js';
-import { FtsTextMatcher } from '../../src/search/sqlite/textMatcher.js';
-import { openSqliteStore, type SqliteStore } from '../../src/subscriptions/sqliteStore.js';
+import { FtsTextMatcher } from '../../src/search/sqlite/query/textMatcher.js';
+import { openSqliteStore, type SqliteStore } from '../../src/subscriptions/sqlite/store.js';
 import { tempDir } from '../support/api.js';
 
 const log = createLogger('silent');

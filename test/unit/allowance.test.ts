@@ -6,8 +6,8 @@ import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { ServiceUnavailableError } from '../../src/failures.js';
-import { SqliteAllowanceCounter } from '../../src/subscriptions/allowance.js';
-import { openSubscriptionsDb, type Db } from '../../src/subscriptions/database.js';
+import { SqliteAllowanceCounter } from '../../src/subscriptions/sqlite/allowanceCounter.js';
+import { openSubscriptionsDb, type Db } from '../../src/subscriptions/sqlite/database.js';
 import { tempDir } from '../support/api.js';
 
 const MONTH = '2026-11';

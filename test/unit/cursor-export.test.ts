@@ -2,10 +2,10 @@
 // the CSV cell (RFC 4180 quoting, OWASP formula neutralising).
 import { expect } from 'chai';
 import { InvalidInputError as ApiError } from '../../src/failures.js';
-import { csvCell, csvHeader, csvRows } from '../../src/http/exportFormat.js';
-import { decodeCursor, encodeCursor } from '../../src/http/grantCursor.js';
-import { parseExportQuery, parseGrantQuery } from '../../src/http/grantSearchParams.js';
-import { parseQueryString } from '../../src/http/queryParams.js';
+import { csvCell, csvHeader, csvRows } from '../../src/http/handlers/exportFormat.js';
+import { decodeCursor, encodeCursor } from '../../src/http/parameters/grantCursor.js';
+import { parseExportQuery, parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
+import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { KEYSET_TOTAL_AGG, keysetRequest } from '../../src/search/elasticsearch/keyset.js';
 
 const query = (text: string) => parseGrantQuery(parseQueryString(text), Date.UTC(2026, 10, 1));

@@ -3,8 +3,8 @@
 import { expect } from 'chai';
 import type { GrantQuery } from '../../src/grants/query.js';
 import { plainSearch } from '../../src/grants/searchSyntax.js';
-import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
-import { parseQueryString } from '../../src/http/queryParams.js';
+import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
+import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { facetsOf } from '../../src/search/elasticsearch/facets.js';
 import { ID_KEY_SORT, idKeysOf } from '../../src/search/elasticsearch/idKeys.js';
 import { sortOf, translateToElasticsearch } from '../../src/search/elasticsearch/translator.js';

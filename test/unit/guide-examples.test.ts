@@ -59,7 +59,7 @@ describe('guide examples', function () {
     }
 
     it('the console page: its example request lists open grants', function () {
-      const page = readFileSync(path.join(REPO_ROOT, 'src/http/console/page.html'), 'utf8').replaceAll('&amp;', '&');
+      const page = readFileSync(path.join(REPO_ROOT, 'src/http/pages/console/page.html'), 'utf8').replaceAll('&amp;', '&');
       const examples = LISTING.flatMap((pattern) => [...page.matchAll(pattern)].map((m) => m[0]));
       expect(examples.length).to.be.at.least(1);
       expect(examples.filter((example) => !asksForOpen(example))).to.deep.equal([]);

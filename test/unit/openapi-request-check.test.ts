@@ -3,7 +3,7 @@
 // parameter, a list in an encoding the document does not declare, a bad value, missing
 // credentials and a body off its schema are refused, each with a message naming the problem.
 import { expect } from 'chai';
-import { ALERT_QUERY_PARAMS } from '../../src/http/grantSearchParams.js';
+import { ALERT_QUERY_PARAMS } from '../../src/http/parameters/grantSearchParams.js';
 import { document } from '../support/openapiDocument.js';
 import { requestProblems, type CheckedRequest } from '../support/openapiRequestCheck.js';
 

@@ -1,7 +1,7 @@
 // The public route table and its matcher (src/http/routeTable.ts): what the classification, the
 // dispatch, the usage log and the billing rules read, checked on exact outputs.
 import { expect } from 'chai';
-import { scopeFor } from '../../src/http/keyChecks.js';
+import { scopeFor } from '../../src/http/middleware/keyRestrictionChecks.js';
 import { API_PREFIX as P, matchRoute, ROUTES, type RouteSpec } from '../../src/http/routeTable.js';
 
 const match = (path: string) => {

@@ -5,11 +5,11 @@ import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Grant } from '../../src/grants/schema.js';
-import { parseExportQuery, parseGrantQuery } from '../../src/http/grantSearchParams.js';
-import { parseQueryString } from '../../src/http/queryParams.js';
-import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
-import { FtsTextMatcher } from '../../src/search/sqlite/textMatcher.js';
-import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
+import { parseExportQuery, parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
+import { parseQueryString } from '../../src/http/parameters/queryParams.js';
+import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
+import { FtsTextMatcher } from '../../src/search/sqlite/query/textMatcher.js';
+import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
 import { reindexGrants } from '../support/catalog.js';
 

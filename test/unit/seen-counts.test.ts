@@ -1,8 +1,8 @@
-// The monthly counts an instance remembers (src/subscriptions/seenCounts.ts): raised, never
+// The monthly counts an instance remembers (src/subscriptions/allowanceCountsSeen.ts): raised, never
 // lowered; only the latest two months kept, so a process running for years over many
 // subscriptions holds at most two months of them.
 import { expect } from 'chai';
-import { SeenMonthlyCounts } from '../../src/subscriptions/seenCounts.js';
+import { SeenMonthlyCounts } from '../../src/subscriptions/allowanceCountsSeen.js';
 
 describe('SeenMonthlyCounts: the highest count seen per subscription and month, bounded', function () {
   it('keeps the highest count seen (zero included), never a lower one', function () {

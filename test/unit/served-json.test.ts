@@ -3,11 +3,11 @@
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
+import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
 import { successBody, successJson } from '../../src/http/envelope.js';
-import { parseQueryString } from '../../src/http/queryParams.js';
-import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
-import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
+import { parseQueryString } from '../../src/http/parameters/queryParams.js';
+import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
+import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
 import { reindexGrants } from '../support/catalog.js';
 

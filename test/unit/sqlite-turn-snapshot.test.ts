@@ -4,8 +4,8 @@ import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteSearchEngine } from '../../src/search/sqlite/engine.js';
-import { SqliteCatalogWriter } from '../../src/search/sqlite/writer.js';
+import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
+import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
 import { reindexGrants } from '../support/catalog.js';
 

@@ -9,10 +9,10 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { ServiceUnavailableError } from '../../src/failures.js';
 import { createLogger } from '../../src/log.js';
-import { SqliteAllowanceCounter } from '../../src/subscriptions/allowance.js';
-import { openSubscriptionsDb, type Db } from '../../src/subscriptions/database.js';
+import { SqliteAllowanceCounter } from '../../src/subscriptions/sqlite/allowanceCounter.js';
+import { openSubscriptionsDb, type Db } from '../../src/subscriptions/sqlite/database.js';
 import { BoundedUsageBuffer, DeferredServedCalls, GraceCallerDirectory, RecoveryProbe, StoreOutage } from '../../src/subscriptions/storeOutage.js';
-import { SubscriptionStore } from '../../src/subscriptions/subscriptionStore.js';
+import { SubscriptionStore } from '../../src/subscriptions/sqlite/subscriptionStore.js';
 import { tempDir } from '../support/api.js';
 
 const log = createLogger('silent');

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import type { GrantQuery } from '../../src/grants/query.js';
 import { parseSearch, plainSearch } from '../../src/grants/searchSyntax.js';
-import { parseGrantQuery } from '../../src/http/grantSearchParams.js';
-import { parseQueryString } from '../../src/http/queryParams.js';
+import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
+import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { ID_KEY_SORT } from '../../src/search/elasticsearch/idKeys.js';
 import { translateToElasticsearch } from '../../src/search/elasticsearch/translator.js';
-import { ftsMatchExpression } from '../../src/search/sqlite/translator.js';
+import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
 
 const q = (qs: string): GrantQuery => parseGrantQuery(parseQueryString(qs));
 

@@ -4,8 +4,8 @@ import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '../../src/log.js';
-import { openSubscriptionsDb } from '../../src/subscriptions/database.js';
-import { UsageStore, type UsageRow } from '../../src/subscriptions/usageStore.js';
+import { openSubscriptionsDb } from '../../src/subscriptions/sqlite/database.js';
+import { UsageStore, type UsageRow } from '../../src/subscriptions/sqlite/usageStore.js';
 import { tempDir } from '../support/api.js';
 
 function row(i: number): UsageRow {

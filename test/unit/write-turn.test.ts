@@ -1,4 +1,4 @@
-// The SQLite store's one write transaction per event-loop turn (src/subscriptions/writeTurn.ts):
+// The SQLite store's one write transaction per event-loop turn (src/subscriptions/sqlite/writeTurn.ts):
 // the calls admitted and the usage rows logged during a turn are committed together, before any
 // of their promises resolve; when the commit fails, every ask of the turn fails (nothing counted)
 // and the turn's rows wait in memory for the next attempt, their requests not held back.
@@ -8,11 +8,11 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { ServiceUnavailableError } from '../../src/failures.js';
 import { createLogger } from '../../src/log.js';
-import { SqliteAllowanceCounter } from '../../src/subscriptions/allowance.js';
-import { openSubscriptionsDb, type Db } from '../../src/subscriptions/database.js';
+import { SqliteAllowanceCounter } from '../../src/subscriptions/sqlite/allowanceCounter.js';
+import { openSubscriptionsDb, type Db } from '../../src/subscriptions/sqlite/database.js';
 import type { UsageRow } from '../../src/subscriptions/store.js';
-import { UsageStore } from '../../src/subscriptions/usageStore.js';
-import { SqliteWriteTurn } from '../../src/subscriptions/writeTurn.js';
+import { UsageStore } from '../../src/subscriptions/sqlite/usageStore.js';
+import { SqliteWriteTurn } from '../../src/subscriptions/sqlite/writeTurn.js';
 import { tempDir } from '../support/api.js';
 
 const MONTH = new Date().toISOString().slice(0, 7);

@@ -1,7 +1,7 @@
 // The SQLite adapter of the alerts store port, in the subscriptions database (migration 7 of
-// src/subscriptions/database.ts). Signing secrets are stored sealed (src/alerts/secrets.ts).
+// src/subscriptions/sqlite/database.ts). Signing secrets are stored sealed (src/alerts/secrets.ts).
 import type Database from 'better-sqlite3';
-import type { Db } from '../../subscriptions/database.js';
+import type { Db } from '../../subscriptions/sqlite/database.js';
 import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
 import type { SecretBox } from '../secrets.js';
 import { ALERT_COLUMNS, MESSAGE_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, toldOf, type AlertRow, type DueRow, type MessageRow, type ToldRow } from '../rows.js';

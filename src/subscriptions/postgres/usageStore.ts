@@ -7,7 +7,7 @@
 // A row whose write failed waits in memory for the next attempt (the answer is not held back).
 // The statistics read only usage_daily. Retention drops whole months.
 import { describeError, type Logger } from '../../log.js';
-import { lastUseByKey } from '../lastUse.js';
+import { lastUseByKey } from '../keyLastUse.js';
 import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../store.js';
 import { inTransaction, PARTITION_LOCK, pgUnavailable, type Pool, type Queryable } from './database.js';
 import { WriteFailureLog } from '../writeFailureLog.js';

@@ -1,0 +1,69 @@
+// GET /grants/changes: the changes feed (issue 14 §1). Each entry is a grant at its latest
+// sequence or a tombstone; `pagination.nextSince` is the token to poll with next.
+import type { Middleware } from 'koa';
+import { checkSince, decodeSince, encodeSince, MAX_SINCE_LENGTH, type ChangeEntryJson } from '../../search/changes.js';
+import type { SearchEngine } from '../../search/engine.js';
+import { ServiceUnavailableError } from '../../failures.js';
+import { JSON_CONTENT_TYPE, meta } from '../envelope.js';
+import { paramValidator, parseQueryString, type ParamSpecs, type ParamValues } from '../parameters/queryParams.js';
+import type { AppState } from '../state.js';
+
+export const CHANGES_DEFAULT_LIMIT = 100;
+export const CHANGES_MAX_LIMIT = 1000;
+
+export const CHANGES_PARAMS: ParamSpecs = {
+  since: {
+    kind: 'string',
+    maxLength: MAX_SINCE_LENGTH,
+    message: `must be 0 or a nextSince token (at most ${MAX_SINCE_LENGTH} characters)`,
+    description: 'The position to read changes after: 0 (the default) for the whole catalog, else the pagination.nextSince of the previous answer.',
+    example: '0',
+  },
+  /** Above CHANGES_MAX_LIMIT it is served as CHANGES_MAX_LIMIT (pagination.limit says so), as on GET /grants. */
+  limit: {
+    kind: 'integer',
+    min: 1,
+    clampAbove: CHANGES_MAX_LIMIT,
+    default: CHANGES_DEFAULT_LIMIT,
+    message: 'must be an integer ≥ 1',
+    description: `How many changes per answer (at most ${CHANGES_MAX_LIMIT}: a larger limit is served as ${CHANGES_MAX_LIMIT}).`,
+    example: 500,
+  },
+};
+
+/** Validates GET /grants/changes parameters (every problem listed). */
+export const validateChangesParams = paramValidator(CHANGES_PARAMS);
+
+/** One entry as served: id, deleted, changedAt, grant (the stored JSON text, spliced in). */
+const entryJson = (entry: ChangeEntryJson): string =>
+  `{"id":${JSON.stringify(entry.id)},"deleted":${entry.deleted},"changedAt":${JSON.stringify(entry.changedAt)},"grant":${entry.grantJson ?? 'null'}}`;
+
+export interface ChangesPagination {
+  limit: number;
+  hasMore: boolean;
+  nextSince: string;
+}
+
+/** The changes after valid parameters' `since`: the entries as JSON text and the pagination; what GET /grants/changes and the MCP tool get_changes answer. */
+export async function changesPage(engine: SearchEngine, p: ParamValues): Promise<{ dataJson: string; pagination: ChangesPagination }> {
+  const sinceText = (p.since as string | undefined) ?? '0';
+  const since = decodeSince(sinceText);
+  const limit = (p.limit as number | undefined) ?? CHANGES_DEFAULT_LIMIT;
+  if (engine.changesJson === undefined) throw new ServiceUnavailableError(`the ${engine.name} engine keeps no change log`, 30);
+  const { state, entries } = await engine.changesJson(since?.seq ?? 0, limit);
+  checkSince(since, state);
+  const page = entries.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    dataJson: `[${page.map(entryJson).join(',')}]`,
+    pagination: { limit, hasMore: entries.length > limit, nextSince: last === undefined ? sinceText : encodeSince(state.log!, last.seq) },
+  };
+}
+
+export function changesHandler(engine: SearchEngine): Middleware<AppState> {
+  return async function changes(ctx) {
+    const { dataJson, pagination } = await changesPage(engine, validateChangesParams(parseQueryString(ctx.querystring)));
+    ctx.set('Content-Type', JSON_CONTENT_TYPE);
+    ctx.body = `{"success":true,"data":${dataJson},"pagination":${JSON.stringify(pagination)},"meta":${JSON.stringify(meta(ctx.state.requestId))}}`;
+  };
+}

@@ -1,0 +1,108 @@
+// Handlers of the grant endpoints.
+import type { ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { Middleware } from 'koa';
+import type { Facets, GrantQuery } from '../../grants/query.js';
+import { describeError } from '../../log.js';
+import type { SearchEngine } from '../../search/engine.js';
+import { JSON_CONTENT_TYPE, successBody, successJson, type Pagination } from '../envelope.js';
+import { notFound } from '../errors.js';
+import { encodeCursor } from '../parameters/grantCursor.js';
+import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE, csvColumns, csvHeader, csvRows, ndjsonLines, projectGrantJson } from './exportFormat.js';
+import { parseExportQuery, parseGrantQuery } from '../parameters/grantSearchParams.js';
+import { clip, paramValidator, parseQueryString } from '../parameters/queryParams.js';
+import type { Handlers } from '../middleware/dispatch.js';
+import type { AppState } from '../state.js';
+import { changesHandler } from './changes.js';
+
+const noParams = paramValidator({});
+
+/** Answers JSON text as Koa answers an object body: same bytes, same Content-Type. */
+function sendJson(ctx: { set(field: string, value: string): void; body: unknown }, json: string): void {
+  ctx.set('Content-Type', JSON_CONTENT_TYPE);
+  ctx.body = json;
+}
+
+/** The facets asked for, in the order asked (an engine's missing facet reads as no value counted). */
+function facetsAsked(query: GrantQuery, counted: Facets | undefined): Facets | undefined {
+  if (query.facets.length === 0) return undefined;
+  return Object.fromEntries(query.facets.map((name) => [name, counted?.[name] ?? []]));
+}
+
+/** A page of GET /grants as JSON pieces: the grants (as the engine stores them, projected), pagination and facets asked. */
+export interface SearchPage {
+  dataJson: string;
+  pagination: Pagination;
+  facets?: Facets;
+}
+
+/** Runs a parsed GET /grants query (parseGrantQuery) on the engine: what GET /grants and the MCP tool search_grants answer. */
+export async function searchPage(engine: SearchEngine, query: GrantQuery): Promise<SearchPage> {
+  const { total, grantsJson, facets, next } = await engine.searchJson(query);
+  const pagination: Pagination = { page: query.page, limit: query.limit, total, totalPages: query.limit === 0 ? 0 : Math.ceil(total / query.limit) };
+  if (query.cursor) pagination.nextCursor = next ? encodeCursor(query, query.page + 1, next) : null;
+  return { dataJson: `[${grantsJson.map((json) => projectGrantJson(json, query.fields)).join(',')}]`, pagination, facets: facetsAsked(query, facets) };
+}
+
+/** One grant's JSON text by id; NOT_FOUND when no grant has it. */
+export async function grantJsonById(engine: SearchEngine, id: string): Promise<string> {
+  const found = id.length <= 200 ? await engine.getByIdJson(id) : null;
+  if (found === null) throw notFound(`No grant has the id "${clip(id)}".`);
+  return found;
+}
+
+export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers {
+  const search: Middleware<AppState> = async (ctx) => {
+    const page = await searchPage(engine, parseGrantQuery(parseQueryString(ctx.querystring), clock().getTime()));
+    sendJson(ctx, successJson(ctx.state.requestId, page.dataJson, page.pagination, page.facets));
+  };
+
+  /**
+   * Every match, streamed as the reader takes it. The status and X-Export-Count are sent before
+   * the first grant; a failure after that cannot change them: the connection is closed at once,
+   * so the partner receives fewer grants than the count (and an unterminated response).
+   */
+  /**
+   * Closes the connection of a failed export. A compressed answer's first bytes (and its headers:
+   * status, X-Export-Count) may still be inside the encoder when the failure comes: they are let
+   * out first, for at most a second, so the partner sees a started answer cut short.
+   */
+  function cutOnceHeadersSent(res: ServerResponse, deadline = Date.now() + 1000): void {
+    if (res.headersSent || Date.now() >= deadline) res.destroy();
+    else setTimeout(() => cutOnceHeadersSent(res, deadline), 5).unref();
+  }
+
+  const exportGrants: Middleware<AppState> = async (ctx) => {
+    const now = clock();
+    const { query, format } = parseExportQuery(parseQueryString(ctx.querystring), now.getTime());
+    const exported = await engine.exportJson(query);
+    const columns = csvColumns(query.fields);
+    async function* text(): AsyncGenerator<string> {
+      if (format === 'csv') yield csvHeader(columns);
+      for await (const batch of exported.batches) yield format === 'csv' ? csvRows(batch, columns) : ndjsonLines(batch, query.fields);
+    }
+    const stream = Readable.from(text(), { objectMode: false });
+    stream.once('close', () => void exported.close());
+    stream.once('error', (error) => {
+      ctx.state.log?.error('export cut short', { ...describeError(error), exportCount: exported.total });
+      cutOnceHeadersSent(ctx.res);
+    });
+    ctx.status = 200;
+    ctx.set('Content-Type', format === 'csv' ? CSV_CONTENT_TYPE : NDJSON_CONTENT_TYPE);
+    ctx.set('Content-Disposition', `attachment; filename="grants-${now.toISOString().slice(0, 10)}.${format}"`);
+    ctx.set('X-Export-Count', String(exported.total));
+    ctx.body = stream;
+  };
+
+  const filters: Middleware<AppState> = async (ctx) => {
+    noParams(parseQueryString(ctx.querystring));
+    ctx.body = successBody(ctx.state.requestId, await engine.filterOptions());
+  };
+
+  const grant: Middleware<AppState> = async (ctx) => {
+    noParams(parseQueryString(ctx.querystring));
+    sendJson(ctx, successJson(ctx.state.requestId, await grantJsonById(engine, ctx.state.params.id)));
+  };
+
+  return { grants: search, grantFilters: filters, grantChanges: changesHandler(engine), grantExport: exportGrants, grant };
+}

@@ -1,0 +1,208 @@
+// The example answers of the OpenAPI document: real answers of the API over the bundled fixture
+// catalog (fixtures/grants.ndjson), each with the request that gives it, at the time of
+// EXAMPLE_META (the grant lists ask for open grants, which depend on the time). A test asks each
+// request of a server seeded with the fixtures, its clock set to that time, and compares (meta
+// aside, which changes with every call), and checks every example against the document's schemas.
+import type { Grant } from '../../grants/schema.js';
+import type { RouteName } from '../routeTable.js';
+
+/** A grant of the fixture catalog, as GET /grants/{id} serves it. */
+export const EXAMPLE_GRANT: Grant = {
+  id: 'grt_fd5f6d22',
+  title: 'Energy Efficiency Rebate – Hamilton',
+  description:
+    'Enbridge Gas provides rebates to individuals and small businesses in Hamilton, Ontario to replace fossil-fuel heating with heat pumps. Funding ranges from $23,000 to $33,000 per project. Eligible costs include energy audits, insulation and heat pumps. Projects must be completed within 24 months.',
+  funder: 'Enbridge Gas',
+  funderType: 'CORPORATE',
+  fundingType: 'REBATE',
+  amountMin: 23000,
+  amountMax: 33000,
+  currency: 'CAD',
+  deadline: '2026-10-23T23:59:59.000Z',
+  applicationUrl: 'https://enbridgegas.com/programs/energy-efficiency-rebate-hamilton',
+  eligibleProvinces: ['ONTARIO'],
+  targetBeneficiaries: ['INDIVIDUALS', 'SMALL_BUSINESS'],
+  sdgAlignment: [],
+  applicationComplexity: 'LOW',
+  isRecurring: null,
+  createdAt: '2025-08-19T18:21:56.123Z',
+  updatedAt: '2025-08-19T18:21:56.123Z',
+};
+
+/** The id of a fixture grant, shown as removed (a tombstone) in the changes example. */
+const REMOVED_ID = 'grt_3e22ab83';
+
+export const EXAMPLE_META = { timestamp: '2026-11-23T09:00:00.000Z', requestId: 'req_Yq3vN0cS8kD2mW5tB7xL1aZe', version: 'v1' } as const;
+
+export interface AnswerExample {
+  /** The request (path and query under the API prefix) that gives this answer over the fixture catalog. */
+  request: string;
+  /** False when the answer depends on more than the catalog (the feed's times, a subscription's usage): then only its shape is checked. */
+  exact: boolean;
+  /** The JSON answer (meta included), or the text of a streamed export by media type. */
+  value: unknown;
+}
+
+const EXPORT_QUERY = 'open=true&fundingType=REBATE&eligibleProvinces=ONTARIO&deadlineTo=2027-03-31&fields=id,title,amountMin,amountMax,deadline';
+
+/** The NDJSON and CSV answers of the export example. */
+export const EXPORT_EXAMPLES = {
+  ndjson: {
+    request: `/grants/export?${EXPORT_QUERY}`,
+    text:
+      '{"id":"grt_41ca91f3","title":"Kingston Energy Efficiency Rebate Program 2027","amountMin":2000,"amountMax":2500,"deadline":"2026-12-26T17:00:00.000Z"}\n' +
+      '{"id":"grt_0cabfeed","title":"Energy Efficiency Rebate","amountMin":1000,"amountMax":4500,"deadline":"2026-12-31T23:59:59.000Z"}\n',
+  },
+  csv: {
+    request: `/grants/export?format=csv&${EXPORT_QUERY}`,
+    text:
+      'id,title,amountMin,amountMax,deadline\r\n' +
+      'grt_41ca91f3,Kingston Energy Efficiency Rebate Program 2027,2000,2500,2026-12-26T17:00:00.000Z\r\n' +
+      'grt_0cabfeed,Energy Efficiency Rebate,1000,4500,2026-12-31T23:59:59.000Z\r\n',
+  },
+} as const;
+
+/** The example answer of each JSON operation. */
+export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters' | 'grantChanges' | 'grant' | 'usage' | 'limits'>, AnswerExample> = {
+  grants: {
+    request: '/grants?open=true&eligibleProvinces=ONTARIO&fundingType=REBATE&sort=deadline&facets=currency&fields=id,title,funder,amountMin,amountMax,currency,deadline&limit=2',
+    exact: true,
+    value: {
+      success: true,
+      data: [
+        { id: 'grt_41ca91f3', title: 'Kingston Energy Efficiency Rebate Program 2027', funder: 'Enbridge Gas', amountMin: 2000, amountMax: 2500, currency: 'CAD', deadline: '2026-12-26T17:00:00.000Z' },
+        { id: 'grt_0cabfeed', title: 'Energy Efficiency Rebate', funder: 'Enbridge Gas', amountMin: 1000, amountMax: 4500, currency: 'CAD', deadline: '2026-12-31T23:59:59.000Z' },
+      ],
+      pagination: { page: 1, limit: 2, total: 3, totalPages: 2 },
+      facets: { currency: [{ value: 'CAD', count: 3 }] },
+      meta: EXAMPLE_META,
+    },
+  },
+  grantFilters: {
+    request: '/grants/filters',
+    exact: true,
+    value: {
+      success: true,
+      data: {
+        funderTypes: ['CORPORATE', 'FEDERAL_GRANT', 'FOUNDATION', 'MUNICIPAL_GRANT', 'NON_PROFIT_ORGANIZATION', 'PROVINCIAL_TERRITORIAL_GRANT'],
+        fundingTypes: ['EQUITY', 'GRANT', 'LOAN', 'REBATE', 'TAX_CREDIT', 'WAGE_SUBSIDY'],
+        eligibleProvinces: [
+          'ALBERTA',
+          'BRITISH_COLUMBIA',
+          'MANITOBA',
+          'NEWFOUNDLAND_AND_LABRADOR',
+          'NEW_BRUNSWICK',
+          'NORTHWEST_TERRITORIES',
+          'NOVA_SCOTIA',
+          'NUNAVUT',
+          'ONTARIO',
+          'PRINCE_EDWARD_ISLAND',
+          'QUEBEC',
+          'SASKATCHEWAN',
+          'YUKON',
+        ],
+        targetBeneficiaries: [
+          'CHARITIES',
+          'COMMUNITY_ORGANIZATIONS',
+          'INDIGENOUS_COMMUNITIES',
+          'INDIVIDUALS',
+          'LARGE_BUSINESS',
+          'MEDIUM_BUSINESS',
+          'MUNICIPALITIES',
+          'NON_PROFIT',
+          'RESEARCHERS',
+          'SMALL_BUSINESS',
+          'STARTUPS',
+          'STUDENTS',
+        ],
+        currencies: ['CAD', 'USD'],
+      },
+      meta: EXAMPLE_META,
+    },
+  },
+  grantChanges: {
+    request: '/grants/changes?since=0&limit=2',
+    exact: false,
+    value: {
+      success: true,
+      data: [
+        { id: EXAMPLE_GRANT.id, deleted: false, changedAt: '2026-11-23T08:15:02.481Z', grant: EXAMPLE_GRANT },
+        { id: REMOVED_ID, deleted: true, changedAt: '2026-11-23T08:15:02.481Z', grant: null },
+      ],
+      pagination: { limit: 2, hasMore: true, nextSince: 'eyJ2IjoxLCJsIjoibXd2eThybXRmNWZlNmZjN2FjIiwicyI6NjAwfQ' },
+      meta: EXAMPLE_META,
+    },
+  },
+  grant: { request: `/grants/${EXAMPLE_GRANT.id}`, exact: true, value: { success: true, data: EXAMPLE_GRANT, meta: EXAMPLE_META } },
+  usage: {
+    request: '/subscription/usage?days=3',
+    exact: false,
+    value: {
+      success: true,
+      data: {
+        currentMonth: { calls: 1250, limit: 100000, remaining: 98750, resetDate: '2026-12-01T00:00:00.000Z' },
+        statistics: {
+          period: '3 days',
+          totalCalls: 431,
+          avgCallsPerDay: 143.67,
+          topEndpoints: [
+            { endpoint: '/grants', calls: 402 },
+            { endpoint: '/grants/:id', calls: 27 },
+            { endpoint: '/subscription/usage', calls: 2 },
+          ],
+          daily: [
+            { date: '2026-11-21', calls: 0, byEndpoint: {} },
+            { date: '2026-11-22', calls: 119, byEndpoint: { '/grants': 110, '/grants/:id': 9 } },
+            { date: '2026-11-23', calls: 312, byEndpoint: { '/grants': 292, '/grants/:id': 18, '/subscription/usage': 2 } },
+          ],
+        },
+        subscription: { tier: 'PROFESSIONAL', monthlyLimit: 100000, rateLimit: 50, status: 'ACTIVE' },
+      },
+      meta: EXAMPLE_META,
+    },
+  },
+  limits: {
+    request: '/subscription/limits',
+    exact: false,
+    value: {
+      success: true,
+      data: {
+        subscription: { tier: 'PROFESSIONAL', status: 'ACTIVE' },
+        limits: {
+          monthly: { limit: 100000, current: 1250, remaining: 98750, resetDate: '2026-12-01T00:00:00.000Z' },
+          rateLimit: { requestsPerSecond: 50, description: 'Up to 50 requests per second across all keys of this subscription.' },
+          alerts: { max: 100, current: 3 },
+        },
+        key: {
+          id: 'key_Yi1xV2NvZGVXaWRnZXQ',
+          prefix: 'gk_live_Xa3d',
+          restrictions: { scopes: ['grants:search', 'subscription:read'], origins: ['https://partner.example'], ips: null, rateLimit: 5 },
+          expiresAt: '2027-11-23T00:00:00.000Z',
+        },
+        features: { grants: { read: true, search: true, export: false }, subscription: { read: true }, alerts: { manage: true } },
+      },
+      meta: EXAMPLE_META,
+    },
+  },
+};
+
+/** An error answer, for the 400 of GET /grants. */
+export const VALIDATION_ERROR_EXAMPLE = {
+  request: '/grants?eligibleProvinces=ONTARIO,QUEBEK&limit=-1',
+  value: {
+    success: false,
+    error: {
+      code: 'VALIDATION_ERROR',
+      message: '2 query parameters are invalid; see error.details.',
+      details: [
+        {
+          parameter: 'eligibleProvinces',
+          message:
+            '"QUEBEK" is not one of ALBERTA, BRITISH_COLUMBIA, MANITOBA, NEW_BRUNSWICK, NEWFOUNDLAND_AND_LABRADOR, NORTHWEST_TERRITORIES, NOVA_SCOTIA, NUNAVUT, ONTARIO, PRINCE_EDWARD_ISLAND, QUEBEC, SASKATCHEWAN, YUKON',
+        },
+        { parameter: 'limit', message: 'must be an integer ≥ 0' },
+      ],
+    },
+    meta: EXAMPLE_META,
+  },
+};

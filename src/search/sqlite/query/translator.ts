@@ -1,0 +1,37 @@
+// What of a GrantQuery SQLite itself evaluates: the FTS5 match expression of the search and
+// the bm25 weights; and the bit masks the catalog stores lists as. Pure: no I/O.
+import type { ParsedSearch, SearchClause, SearchTerm } from '../../../grants/searchSyntax.js';
+
+/** Relevance weights of title, funder and description (FTS5 column order). */
+export const BM25_WEIGHTS = [3.0, 2.0, 1.0] as const;
+
+/** Bit set of a list of enum values over the enum's order. */
+export function bitsOf<T extends string>(values: readonly T[], all: readonly T[]): number {
+  let bits = 0;
+  for (const value of values) bits |= 1 << all.indexOf(value);
+  return bits;
+}
+
+/**
+ * A term as one FTS5 string (double-quoted, quotes doubled): FTS5 tokenizes it into a phrase, so
+ * a phrase's words must stand adjacent, in order, in one column; nothing a partner types is ever
+ * query syntax.
+ */
+const ftsString = (term: SearchTerm): string => `"${term.words.join(' ').replace(/"/g, '""')}"`;
+
+/** A clause: its terms juxtaposed (an implicit AND), then each exclusion with NOT. */
+function ftsClause(clause: SearchClause): string {
+  const must = clause.must.map(ftsString).join(' ');
+  return clause.not.length === 0 ? must : `(${must})${clause.not.map((term) => ` NOT ${ftsString(term)}`).join('')}`;
+}
+
+/**
+ * The FTS5 match expression of a search (grants/searchSyntax.ts): its clauses ORed; null for a
+ * search with no clause, which matches nothing. Plain words give their strings juxtaposed.
+ */
+export function ftsMatchExpression(search: ParsedSearch): string | null {
+  const { clauses } = search;
+  if (clauses.length === 0) return null;
+  if (clauses.length === 1) return ftsClause(clauses[0]);
+  return clauses.map((clause) => `(${ftsClause(clause)})`).join(' OR ');
+}

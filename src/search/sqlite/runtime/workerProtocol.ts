@@ -1,0 +1,41 @@
+// The messages between the search worker pool (main thread) and its workers (searchWorker.ts).
+import { ServiceUnavailableError } from '../../../failures.js';
+import type { GrantQuery } from '../../../grants/query.js';
+import type { SharedIndex } from '../index/sharedIndex.js';
+
+export interface WorkerSetup {
+  /** The catalog's SQLite file. */
+  file: string;
+  /** How long a search that sees a new build waits for its index (once per build). */
+  freshWaitMs: number;
+  /** This thread's nice value (threadPriority.ts). */
+  nice: number;
+}
+
+export type WorkerJob = { op: 'search'; query: GrantQuery } | { op: 'filterOptions' };
+export type WorkerRequest = WorkerJob & { id: number };
+
+/** What the pool sends a worker: a job, or the shared index of a build. */
+export type PoolMessage = WorkerRequest | { adopt: SharedIndex };
+
+/** A failure as it crosses the thread boundary (errors lose their class on the way). */
+export interface FailureDescription {
+  unavailable: boolean;
+  message: string;
+  retryAfterSeconds?: number;
+}
+
+/** ready: the worker has adopted its first index; stale: it saw a build newer than its index. */
+export type WorkerReply = { ready: true } | { stale: true } | { id: number; ok: true; value: unknown } | { id: number; ok: false; failure: FailureDescription };
+
+export function describeFailure(error: unknown): FailureDescription {
+  if (error instanceof ServiceUnavailableError) return { unavailable: true, message: error.message, retryAfterSeconds: error.retryAfterSeconds };
+  return { unavailable: false, message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+}
+
+/** The failure as the main thread throws it: a ServiceUnavailableError stays one (503); anything else is an Error (500). */
+export function failureFrom(description: FailureDescription): Error {
+  return description.unavailable
+    ? new ServiceUnavailableError(description.message, description.retryAfterSeconds)
+    : new Error(`search worker: ${description.message}`);
+}
