@@ -141,6 +141,8 @@ async function startApi(build: Build, name: string, catalogDir: string, tmp: str
     port,
     logDir: tmp,
     readyPath: '/readyz',
+    // At 1,000,000 grants an API reads its index for minutes before it is ready on a loaded machine.
+    readyTimeoutMs: 1_800_000,
     env: cleanEnv({ ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_CATALOG: 'false' }),
   });
   return { api, apiKey };
@@ -190,9 +192,13 @@ async function main(argv: string[]): Promise<number> {
     const mix = buildMix(oldCatalog.sample, o.grants, o.seed);
 
     // 3. Both APIs, then every distinct request to both; a request either build fails is an error.
-    say('starting both APIs');
-    const [a, b] = await Promise.all([startApi(old, 'old', oldCatalog.dataDir, tmp), startApi(head, 'new', newCatalog.dataDir, tmp)]);
-    running.push(a.api, b.api);
+    // One after the other: each reads its index with the machine to itself.
+    say('starting the old build\'s API');
+    const a = await startApi(old, 'old', oldCatalog.dataDir, tmp);
+    running.push(a.api);
+    say('starting the new build\'s API');
+    const b = await startApi(head, 'new', newCatalog.dataDir, tmp);
+    running.push(b.api);
     const checked: ClassName[] = o.only.includes('searchMix') ? [...new Set<ClassName>([...o.only, ...SEARCH_CLASSES])] : o.only;
     say('pre-flight: every distinct request once to each build');
     const preOld = await preflight(a.api.origin, a.apiKey, mix, checked);
