@@ -4,7 +4,6 @@
 // Pure: the text hits come in from FTS5, the documents of the page are read by the engine.
 import { FACET_FILTERS, FACET_VALUES, type FacetCount, type FacetName, type Facets, type GrantQuery } from '../../../grants/query.js';
 import { countBits, emptyBits, hasBit, intersection, positionsOf, setBit, union, type Bits } from '../index/bitset.js';
-import { ValueBitCounter } from './simdCount.js';
 import type { CatalogColumns } from '../index/columns.js';
 
 /** Text hits as positions in the columns, and bm25 scores (lower is better). */
@@ -131,16 +130,12 @@ export function filterConditions(columns: CatalogColumns, query: GrantQuery, can
 /**
  * Costs of counting a facet, in nanoseconds per word of a bit set or per grant (measured on
  * 100,000 grants, in a search worker under load): one value's bit set ANDed with the matches and
- * counted, with WebAssembly SIMD or in JavaScript (the matches copied in once for SIMD); one grant
- * counted from its value mask (read in random order: mostly a cache miss), after a pass over the
- * matches' words.
+ * counted; one grant counted from its value mask (read in random order: mostly a cache miss),
+ * after a pass over the matches' words.
  */
-const SIMD_WORD_NS = 0.3;
-const JS_WORD_NS = 3.7;
+const VALUE_WORD_NS = 3.7;
 const MASK_COUNT_NS = 12;
 const WORD_PASS_NS = 1.5;
-const VALUE_WORD_NS = ValueBitCounter.supported ? SIMD_WORD_NS : JS_WORD_NS;
-const BASE_COPY_NS = ValueBitCounter.supported ? SIMD_WORD_NS : 0;
 
 /** Each value's count among the positions of `base`, each value's bit set ANDed with it: cost grows with the catalog. */
 export function countsByBits(columns: CatalogColumns, name: FacetName, base: Bits): Int32Array {
@@ -182,7 +177,7 @@ export function countsByMasks(columns: CatalogColumns, name: FacetName, base: Bi
 
 /** Each value's count among the `baseCount` positions of `base`, by whichever way costs least. */
 function valueCounts(columns: CatalogColumns, name: FacetName, base: Bits, baseCount: number): Int32Array {
-  const byBits = (FACET_VALUES[name].length * VALUE_WORD_NS + BASE_COPY_NS) * base.length;
+  const byBits = FACET_VALUES[name].length * VALUE_WORD_NS * base.length;
   const byMasks = base.length * WORD_PASS_NS + baseCount * MASK_COUNT_NS;
   return byBits <= byMasks ? countsByBits(columns, name, base) : countsByMasks(columns, name, base);
 }

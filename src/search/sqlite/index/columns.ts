@@ -6,8 +6,7 @@
 // the search workers of one process hold one copy, loaded once (sharedIndex.ts).
 import { FACET_NAMES, FACET_VALUES, type FacetName, type SortKey } from '../../../grants/query.js';
 import { titleSortKey } from '../../../grants/folding.js';
-import { countAnd, emptyBits, setBit, wordsFor, type Bits } from './bitset.js';
-import { ValueBitCounter } from '../collect/simdCount.js';
+import { countAnd, emptyBits, setBit, type Bits } from './bitset.js';
 import type { Db } from '../storage/catalogFile.js';
 
 export type NumericKey = Exclude<SortKey, 'relevance' | 'title'>;
@@ -55,11 +54,6 @@ export interface SortOrder {
   positions: Int32Array;
   rank: Int32Array;
 }
-
-/** Where each facet's values start when every facet's values are laid end to end, in FACET_NAMES order (the SIMD counter's layout). */
-const FIRST_VALUE = Object.fromEntries(
-  FACET_NAMES.map((name, i) => [name, FACET_NAMES.slice(0, i).reduce((first, before) => first + FACET_VALUES[before].length, 0)]),
-) as Record<FacetName, number>;
 
 export type ValueMasks = Uint8Array | Uint16Array | Uint32Array;
 
@@ -210,8 +204,6 @@ export class CatalogColumns {
   private readonly positionByRowid: Int32Array;
   private readonly orders: Record<string, SortOrder>;
   private readonly titleOf: (rowid: number) => string | undefined;
-  /** The value bit sets in WebAssembly memory, copied at the first count (null without SIMD). */
-  private counter: ValueBitCounter | null | undefined;
 
   /** Columns over `data`, reading titles (for title cursors) from `db`, whose snapshot must be the data's catalog. */
   constructor(
@@ -237,14 +229,9 @@ export class CatalogColumns {
     return new CatalogColumns(readColumns(db), db);
   }
 
-  /**
-   * Each value's count among the positions of `base` (|base ∧ value|), with WebAssembly SIMD from
-   * a copy of the facets' value bit sets made at the first count, or in JavaScript without it.
-   */
+  /** Each value's count among the positions of `base` (|base ∧ value|). */
   countValues(name: FacetName, base: Bits): Int32Array {
-    if (this.counter === undefined) this.counter = ValueBitCounter.of(FACET_NAMES.flatMap((facet) => this.valueBits[facet]), wordsFor(this.size));
-    if (this.counter === null) return Int32Array.from(this.valueBits[name], (bits) => countAnd(base, bits));
-    return this.counter.counts(base, FIRST_VALUE[name], FACET_VALUES[name].length);
+    return Int32Array.from(this.valueBits[name], (bits) => countAnd(base, bits));
   }
 
   /** The position of a table rowid, or −1 when the catalog these columns hold has no such row. */
