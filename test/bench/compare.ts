@@ -182,8 +182,9 @@ async function main(argv: string[]): Promise<number> {
 
     // 2. The catalog: one both read when its format is the same in both builds, else one each.
     const changes = head === old ? [] : catalogFormatChanges(old, head);
-    const shared = o.catalog === 'shared' || (o.catalog === 'auto' && changes.length === 0);
-    say(shared ? 'one catalog for both builds (its format files are the same in both)' : `one catalog per build (format files differ: ${changes.join(', ') || '--catalog each'})`);
+    const shared = head === old || o.catalog === 'shared' || (o.catalog === 'auto' && changes.length === 0);
+    if (!shared) say(`one catalog per build (${changes.length > 0 ? `format files differ: ${changes.join(', ')}` : '--catalog each'})`);
+    else say(`one catalog for both builds (${changes.length > 0 ? `--catalog shared, though format files differ: ${changes.join(', ')}` : 'its format files are the same in both'})`);
     const targets = shared ? [catalogTarget(old, o, tmp, 'old')] : [catalogTarget(old, o, tmp, 'old'), catalogTarget(head, o, tmp, 'new')];
     const indexerEnv = (dataDir: string) => cleanEnv({ DATA_DIR: dataDir, SEARCH_ENGINE: 'sqlite', LOG_LEVEL: 'warn' });
     const catalogs = await storedCatalogs(o.grants, o.seed, targets, indexerEnv, say);
