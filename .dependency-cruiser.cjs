@@ -1,6 +1,7 @@
 // The layering check (npm test runs it before mocha; `npm run check:layers` alone): every import
 // points from the edge to the core, never back, and no import cycle exists (type-only imports
-// included). docs/architecture.md, "Layers", draws the layers.
+// included); inside the HTTP layer the roles import one way, and inside the subscriptions store no
+// adapter reaches another or the port side. docs/architecture.md, "Layers", draws the layers.
 
 /** The core: the domain and its engines and stores, and the neutral modules they may use. */
 const CORE = [
@@ -9,6 +10,8 @@ const CORE = [
 ];
 /** The edge: the HTTP API, the CLIs, and the process wiring that starts them. */
 const EDGE = ['^src/(http|cli)/', '^src/(app|main|deps|server|seed)[.]ts$'];
+/** The embedded search engine's folders (src/search/sqlite/ARCHITECTURE.md draws them). */
+const ENGINE = '^src/search/sqlite/';
 
 module.exports = {
   forbidden: [
@@ -46,6 +49,90 @@ module.exports = {
       comment: 'The HTTP layer and the CLIs are siblings at the edge: what both need belongs in the core.',
       from: { path: '^src/cli/' },
       to: { path: '^src/http/' },
+    },
+    {
+      name: 'http-not-to-adapters',
+      severity: 'error',
+      comment: 'The HTTP layer talks to ports (subscriptions/store.ts, search/engine.ts, alerts/store.ts), never to an adapter behind one: the wiring (src/deps.ts) picks the adapter.',
+      from: { path: '^src/http/' },
+      to: { path: '^src/(subscriptions|search|alerts)/(sqlite|postgres|redis|elasticsearch)/' },
+    },
+    {
+      name: 'http-top-to-no-role',
+      severity: 'error',
+      comment: 'What every role of the HTTP layer shares (the route table, the envelope, the error table, the request state and outcome) sits at the top of src/http/ and imports no role folder.',
+      from: { path: '^src/http/[^/]+$' },
+      to: { path: '^src/http/[^/]+/' },
+    },
+    {
+      name: 'middleware-not-to-answers',
+      severity: 'error',
+      comment: 'A layer of the pipeline (src/http/middleware/) knows no handler, page, OpenAPI part or metric: dispatch gets the handlers as a parameter (src/app.ts).',
+      from: { path: '^src/http/middleware/' },
+      to: { path: '^src/http/(handlers|pages|openapi|metrics)/' },
+    },
+    {
+      name: 'parameters-stand-alone',
+      severity: 'error',
+      comment: 'The parameters (src/http/parameters/) are definitions and parsers that handlers, MCP tools and the OpenAPI document read: they import none of those.',
+      from: { path: '^src/http/parameters/' },
+      to: { path: '^src/http/(middleware|handlers|pages|openapi|metrics)/' },
+    },
+    {
+      name: 'handlers-not-to-pages',
+      severity: 'error',
+      comment: 'A handler answers an API route; the pages and the metrics endpoint are outside the API and are not called by it.',
+      from: { path: '^src/http/handlers/' },
+      to: { path: '^src/http/(pages|metrics)/' },
+    },
+    {
+      name: 'store-adapters-apart',
+      severity: 'error',
+      comment: 'The subscriptions store adapters (sqlite/, postgres/, redis/) do not import each other: what two of them share sits beside the port, at the top of src/subscriptions/.',
+      from: { path: '^src/subscriptions/(sqlite|postgres|redis)/' },
+      to: { path: '^src/subscriptions/(sqlite|postgres|redis)/', pathNot: '^src/subscriptions/$1/' },
+    },
+    {
+      name: 'store-port-side-not-to-adapters',
+      severity: 'error',
+      comment: 'The port (src/subscriptions/store.ts) and what the adapters share import no adapter; only openStore.ts (which store a process opens) and sqliteToPostgres.ts (a copy between two of them) do.',
+      from: { path: '^src/subscriptions/[^/]+$', pathNot: '^src/subscriptions/(openStore|sqliteToPostgres)[.]ts$' },
+      to: { path: '^src/subscriptions/(sqlite|postgres|redis)/' },
+    },
+    {
+      name: 'engine-index-below-query',
+      severity: 'error',
+      comment: 'The embedded engine\'s index/ is what a query reads: it imports nothing from query/, collect/ or runtime/ (src/search/sqlite/ARCHITECTURE.md).',
+      from: { path: `${ENGINE}index/` },
+      to: { path: `${ENGINE}(query|collect|runtime)/` },
+    },
+    {
+      name: 'engine-query-below-collect',
+      severity: 'error',
+      comment: 'The embedded engine\'s query/ (filters, text hits, bm25, the plan) imports nothing from collect/ or runtime/.',
+      from: { path: `${ENGINE}query/` },
+      to: { path: `${ENGINE}(collect|runtime)/` },
+    },
+    {
+      name: 'engine-collect-pure',
+      severity: 'error',
+      comment: 'The embedded engine\'s collect/ (facets, top-k, pages) is pure: it imports nothing from storage/ or runtime/; the engine reads for it.',
+      from: { path: `${ENGINE}collect/` },
+      to: { path: `${ENGINE}(storage|runtime)/` },
+    },
+    {
+      name: 'engine-storage-below-runtime',
+      severity: 'error',
+      comment: 'The embedded engine\'s storage/ (the catalog file, writer, change log, export) imports nothing from runtime/.',
+      from: { path: `${ENGINE}storage/` },
+      to: { path: `${ENGINE}runtime/` },
+    },
+    {
+      name: 'engine-threads-in-runtime',
+      severity: 'error',
+      comment: 'Only the embedded engine\'s runtime/ knows threads (the worker pool, workers, the index loader).',
+      from: { path: ENGINE, pathNot: `${ENGINE}runtime/` },
+      to: { dependencyTypes: ['core'], path: '^(node:)?worker_threads$' },
     },
     {
       name: 'resolvable',

@@ -11,10 +11,11 @@
 // lock file. The digest of the inputs as they were when the last successful build began is
 // written to <outDir>/.build-stamp once tsc has succeeded; a build removes the stamp first, so
 // after a failed one the next run compiles again, and deleting the output folder deletes the
-// stamp with it. Plain JavaScript, run by node before anything is built.
+// stamp with it. After a successful build, compiled files whose source is gone (moved or deleted)
+// are removed. Plain JavaScript, run by node before anything is built.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -73,6 +74,42 @@ function inputsDigest(layout) {
   return hash.digest('hex');
 }
 
+/** What tsc emits for a source, by the source's extension: the compiled file's extension. */
+const EMITTED = [['.ts', '.js'], ['.tsx', '.js'], ['.mts', '.mjs'], ['.cts', '.cjs']];
+
+/**
+ * Removes the compiled files (and their source maps) whose source is gone, under the output
+ * folders of the included ones: tsc never deletes what it emitted, so a moved or deleted source
+ * would leave its old output behind, and mocha (whose spec is every compiled test) would still run
+ * a moved test at its old place. A folder left empty goes too; other files of the output (JSON
+ * tsc copied, the stamp) stay.
+ */
+function removeOrphans(layout) {
+  const visit = (dir) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules') visit(full);
+        continue;
+      }
+      const name = entry.name.endsWith('.map') ? entry.name.slice(0, -'.map'.length) : entry.name;
+      const emitted = EMITTED.filter(([, out]) => name.endsWith(out));
+      if (emitted.length === 0) continue;
+      const source = path.join(ROOT, path.relative(layout.outDir, dir), name);
+      const alive = emitted.some(([ext, out]) => existsSync(source.slice(0, -out.length) + ext));
+      if (!alive) rmSync(full, { force: true });
+    }
+    if (readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true });
+  };
+  for (const included of layout.include) visit(path.join(layout.outDir, path.relative(ROOT, included)));
+}
+
 /** The digest of the inputs the last successful build compiled, or null when there was none. */
 function lastBuildDigest(stamp) {
   try {
@@ -109,6 +146,7 @@ function main() {
   }
   if (result.status !== 0) return result.status ?? 1;
   if (layout !== null) {
+    removeOrphans(layout);
     mkdirSync(layout.outDir, { recursive: true });
     writeFileSync(path.join(layout.outDir, '.build-stamp'), `${JSON.stringify({ inputs: digest })}\n`);
   }

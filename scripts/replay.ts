@@ -6,7 +6,7 @@
 // Exit status: 0 when every case passed, 1 when one failed, 2 on bad usage, 3 when the run stopped
 // early: the server could not be reached or refused the key (401), said in one line on stderr.
 // A 429 is waited out (Retry-After) and retried. The deployment must serve the catalog the cases were recorded
-// from (fixtures/grants.ndjson). checkResponse() is also what test/contract/engines.test.ts uses.
+// from (fixtures/grants.ndjson). checkResponse() is also what test/elasticsearch/search-contract.test.ts uses.
 //
 // A case that pins its clock (`now`, for `open`) cannot set a deployment's clock: its expectation
 // is computed again by the reference model from the catalog (--catalog) at the time of the

@@ -79,11 +79,11 @@ export function apiLayers(deps: AppDeps): Layer[] {
     { name: 'errors', middleware: errorHandler(deps.log) },
     {
       name: 'bounds',
-      middleware: async function bounds(ctx, next) {
+      middleware: function bounds(ctx, next) {
         if (ctx.url.length > MAX_URL_LENGTH) {
           throw new ApiError(414, 'URI_TOO_LONG', `The URL is longer than ${MAX_URL_LENGTH} bytes; shorten the query.`);
         }
-        await next();
+        return next();
       },
     },
     { name: 'health', middleware: healthRoutes(deps.engine, deps.readiness, deps.ready) },
@@ -93,7 +93,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
     { name: 'landing', middleware: serveLanding() },
     {
       name: 'classify',
-      middleware: async function classify(ctx, next) {
+      middleware: function classify(ctx, next) {
         if (!isApiPath(ctx.path)) {
           throw notFound(`No endpoint exists at this path; the API lives under ${API_PREFIX}.`);
         }
@@ -102,7 +102,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
           ctx.state.route = matched.route;
           ctx.state.params = matched.params;
         }
-        await next();
+        return next();
       },
     },
     ...(deps.overload === undefined ? [] : [{ name: 'overload', middleware: deps.overload.layer }]),
@@ -112,7 +112,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
     { name: 'limits', middleware: enforceLimits(deps) },
     {
       name: 'routeGuard',
-      middleware: async function routeGuard(ctx, next) {
+      middleware: function routeGuard(ctx, next) {
         const route = ctx.state.route;
         if (route === undefined) throw notFound('No endpoint exists at this path.');
         if (!route.methods.includes(ctx.method)) {
@@ -120,7 +120,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
             Allow: route.methods.join(', '),
           });
         }
-        await next();
+        return next();
       },
     },
     { name: 'feature', middleware: featureGuard() },

@@ -3,7 +3,7 @@
 // failure as one plain sentence (what went wrong, and what to do). Pure functions of their inputs.
 import path from 'node:path';
 import { ConfigError, type Config } from './config.js';
-import type { CreatedDemo } from './subscriptions/demo.js';
+import type { CreatedDemo } from './subscriptions/store.js';
 
 const PREFIX = 'grants API cannot start';
 

@@ -1,4 +1,6 @@
-// The response envelope of the specification: success, data, pagination (grant search), meta.
+// The response envelope of the specification: success, data, pagination (a paged answer), meta.
+// Every answer the server sends is built here: a success by successBody() or successJson(), an
+// error by errorBody().
 export const API_VERSION = 'v1';
 
 export interface Meta {
@@ -16,13 +18,16 @@ export interface Pagination {
   nextCursor?: string | null;
 }
 
+/** What a paged answer says of its page: Pagination for the grant lists; the alert, delivery and key lists and the changes feed have fields of their own. */
+export type PageInfo = Pagination | object;
+
 export const meta = (requestId: string, now = new Date()): Meta => ({
   timestamp: now.toISOString(),
   requestId,
   version: API_VERSION,
 });
 
-export function successBody(requestId: string, data: unknown, pagination?: Pagination) {
+export function successBody(requestId: string, data: unknown, pagination?: PageInfo) {
   return pagination === undefined
     ? { success: true, data, meta: meta(requestId) }
     : { success: true, data, pagination, meta: meta(requestId) };
@@ -33,7 +38,7 @@ export function successBody(requestId: string, data: unknown, pagination?: Pagin
  * them): the same bytes JSON.stringify(successBody(...)) would give, without re-serialising data.
  * `facets` (a grant search that asked for them) follows `pagination`.
  */
-export function successJson(requestId: string, dataJson: string, pagination?: Pagination, facets?: unknown): string {
+export function successJson(requestId: string, dataJson: string, pagination?: PageInfo, facets?: unknown): string {
   const metaJson = JSON.stringify(meta(requestId));
   if (pagination === undefined) return `{"success":true,"data":${dataJson},"meta":${metaJson}}`;
   const facetsJson = facets === undefined ? '' : `,"facets":${JSON.stringify(facets)}`;

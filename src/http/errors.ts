@@ -5,6 +5,7 @@ import { InvalidBodyError, InvalidInputError, NotFoundError, ServiceUnavailableE
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
 import { errorBody } from './envelope.js';
+import { outcomeOf } from './requestOutcome.js';
 import type { AppState } from './state.js';
 
 export type { ErrorDetail } from '../failures.js';
@@ -150,10 +151,10 @@ export function errorHandler(log: Logger): Middleware<AppState> {
         (ctx.state.log ?? log).error('unhandled error', { requestId: ctx.state.requestId, ...describeError(thrown) });
         error = new ApiError(500, 'INTERNAL_ERROR', `An internal error occurred; quote request id ${ctx.state.requestId} when reporting it.`);
       } else if (thrown instanceof ServiceUnavailableError) {
-        ctx.state.failure = thrown;
+        outcomeOf(ctx.state).failure = thrown;
         (ctx.state.log ?? log).warn('dependency unavailable', { requestId: ctx.state.requestId, reason: thrown.message });
       }
-      ctx.state.errorCode = error.code;
+      outcomeOf(ctx.state).errorCode = error.code;
       ctx.status = error.status;
       ctx.set(error.headers);
       if (error.status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="grants-api"');

@@ -1,6 +1,8 @@
-// What middleware leaves on ctx.state for the layers after it.
+// What an outer layer leaves on ctx.state for the layers inside it. What travels the other way, from
+// an inner layer to the outer ones once `next()` returns, is the request's outcome (requestOutcome.ts).
 import type { Logger } from '../log.js';
-import type { Caller } from '../subscriptions/sqlite/subscriptionStore.js';
+import type { RequestOutcome } from './requestOutcome.js';
+import type { Caller } from '../subscriptions/store.js';
 import type { RouteSpec } from './routeTable.js';
 
 export interface AppState {
@@ -17,18 +19,12 @@ export interface AppState {
   clientAddress?: string;
   /** Billable calls counted in a month, as read (or counted) by the limits layer for its headers. */
   monthCalls?: { month: string; calls: number };
-  /** This request was counted toward the monthly allowance. */
-  billed?: boolean;
   /**
    * On a route billed by its handler (RouteSpec.billedByHandler): counts one call toward the
    * monthly allowance (a further one in the same request also spends the per-second rate), or
    * throws QUOTA_EXCEEDED / RATE_LIMITED without counting.
    */
   bill?: () => Promise<void>;
-  /** Answered 304 Not Modified (conditionalRequests.ts): not counted toward the monthly allowance. */
-  notModified?: boolean;
-  /** The domain failure behind a 503, for the metrics' cause (set by the error handler). */
-  failure?: unknown;
-  /** The code of the error answered, if any. */
-  errorCode?: string;
+  /** What inner layers found out for the outer ones: read and written only through outcomeOf() (requestOutcome.ts). */
+  outcome?: RequestOutcome;
 }

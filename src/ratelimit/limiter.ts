@@ -90,6 +90,15 @@ export class MemoryRateLimiter implements RateLimiter {
 /**
  * One budget shared by every instance through Redis. When Redis fails (down, hung, slow beyond
  * the command timeout, not ready), an in-memory insurance limiter allows this instance its share.
+ *
+ * rate-limiter-flexible's own `insuranceLimiter` option does the switch inside the Redis limiter,
+ * but it was measured not to fit (test/redis/rate-limiter.test.ts fails with it): its answers carry
+ * the shared rate as the limit while the share is what is let through (the RateLimit headers would
+ * promise 10/s and refuse the 6th call), an unseen key reads as the whole shared rate, and it says
+ * neither which limiter answered nor why Redis failed, so the outage could not be logged with its
+ * reason, shown on /readyz, or ended by the next success. The switch is therefore made here, once
+ * for all three methods (onBudget); the library still refuses at once when Redis is not ready
+ * (`rejectIfRedisNotReady`), and ioredis bounds a hung Redis (its command timeout).
  */
 export class RedisRateLimiter implements RateLimiter {
   private readonly shared: LimiterForRate;

@@ -17,7 +17,7 @@ import { ServiceUnavailableError } from '../failures.js';
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
 import { hashApiKey } from './apiKeys.js';
-import type { Caller } from './sqlite/subscriptionStore.js';
+import type { Caller } from './store.js';
 
 type Awaitable<T> = T | Promise<T>;
 

@@ -90,7 +90,7 @@ function directEngine(engine: SearchEngine, byId: (id: string) => Promise<string
 function directSqlite(dataDir: string): Handler {
   const db = openCatalog(catalogPath(dataDir));
   const byId = db.prepare('SELECT doc FROM grants WHERE id = ?').pluck();
-  return directEngine(new SqliteSearchEngine(db), async (id) => (byId.get(id) as string | undefined) ?? null);
+  return directEngine(SqliteSearchEngine.following(db), async (id) => (byId.get(id) as string | undefined) ?? null);
 }
 
 /** The product's Elasticsearch engine: the translated _search and _mget, the grants cut out of their text. */

@@ -3,9 +3,14 @@
 // without `auth`, every request acts as one fixed caller.
 //
 //   node dist/test/bench/benchServer.js [--without auth,limits,usage]
+//
+// Any layer of apiLayers() may be taken out but `health` (the bench waits on /readyz), `classify`
+// and `dispatch` (a request needs its route and its handler): `auth` gives way to a fixed caller,
+// `requestId` to a fixed id (and no X-Request-Id), every other one to nothing.
 import { parseArgs } from 'node:util';
 import type { Middleware } from 'koa';
 import { apiLayers, createApp, type Layer } from '../../src/app.js';
+import { isEntryPoint } from '../../src/cli/entryPoint.js';
 import { loadConfig } from '../../src/config.js';
 import { createDeps } from '../../src/deps.js';
 import type { AppState } from '../../src/http/state.js';
@@ -13,9 +18,14 @@ import { createLogger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';
 import type { Caller, SubscriptionRecords } from '../../src/subscriptions/store.js';
 
-/** The layers a bench run may take out. */
-const REMOVABLE_LAYERS = ['auth', 'limits', 'usage'] as const;
+/** The layers a bench run may take out, in the API's order. */
+export const REMOVABLE_LAYERS = [
+  'metrics', 'compression', 'requestId', 'accessLog', 'usage', 'cors', 'errors', 'bounds', 'openapi', 'docs', 'console', 'landing',
+  'overload', 'auth', 'keyPlace', 'status', 'limits', 'routeGuard', 'feature', 'scope', 'conditional',
+] as const;
 type RemovableLayer = (typeof REMOVABLE_LAYERS)[number];
+
+const FIXED_REQUEST_ID = 'req_bench0000000000000000000';
 
 /** The fixed caller of a run without authentication: the first active subscription's first active key. */
 async function firstActiveCaller(subscriptions: SubscriptionRecords): Promise<Caller> {
@@ -31,6 +41,14 @@ async function firstActiveCaller(subscriptions: SubscriptionRecords): Promise<Ca
 function layersWithout(layers: readonly Layer[], without: ReadonlySet<RemovableLayer>, caller: Caller | null): Layer[] {
   return layers.flatMap((layer): Layer[] => {
     if (!without.has(layer.name as RemovableLayer)) return [layer];
+    if (layer.name === 'requestId') {
+      const fixedRequestId: Middleware<AppState> = function fixedRequestId(ctx, next) {
+        ctx.state.requestId = FIXED_REQUEST_ID;
+        ctx.state.params = {};
+        return next();
+      };
+      return [{ name: 'fixedRequestId', middleware: fixedRequestId }];
+    }
     if (layer.name !== 'auth') return [];
     const fixedCaller: Middleware<AppState> = async function fixedCaller(ctx, next) {
       ctx.state.caller = caller!;
@@ -67,7 +85,9 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop());
 }
 
-main().catch((error) => {
-  process.stderr.write(`bench server failed to start: ${(error as Error).message}\n`);
-  process.exit(1);
-});
+if (isEntryPoint(import.meta.url)) {
+  main().catch((error) => {
+    process.stderr.write(`bench server failed to start: ${(error as Error).message}\n`);
+    process.exit(1);
+  });
+}

@@ -1,7 +1,7 @@
 // Child processes of the bench: the API (production build), the baseline servers and the admin CLI.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { REPO_ROOT } from './catalog.js';
@@ -69,10 +69,11 @@ export async function startProcess(options: {
   cwd?: string;
 }): Promise<RunningProcess> {
   const logFile = path.join(options.logDir, `${options.name}.log`);
-  const log = createWriteStream(logFile);
-  const child = spawn(process.execPath, options.args, { cwd: options.cwd ?? REPO_ROOT, env: options.env, stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.pipe(log, { end: false });
-  child.stderr!.pipe(log, { end: false });
+  // The child writes its lines to the file itself, as it would to a collector's pipe: the bench's
+  // process (autocannon's too) does not carry them (an access line per request at LOG_LEVEL=info).
+  const log = openSync(logFile, 'a');
+  const child = spawn(process.execPath, options.args, { cwd: options.cwd ?? REPO_ROOT, env: options.env, stdio: options.ipc ? ['ignore', log, log, 'ipc'] : ['ignore', log, log] });
+  closeSync(log);
   const origin = `http://127.0.0.1:${options.port}`;
   try {
     await waitReady(child, origin, options.readyPath ?? '/healthz', options.name, options.readyTimeoutMs ?? 600_000);
@@ -93,7 +94,6 @@ export async function startProcess(options: {
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       await exited;
       clearTimeout(timer);
-      log.end();
     },
   };
 }

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { isEntryPoint } from '../../src/cli/entryPoint.js';
 import type { IndexerRun } from './catalog.js';
+import { shareRows, type LayerShares } from './layerShares.js';
 import type { LoadResult } from './load.js';
 import { CLASS_LABELS, SEARCH_CLASSES, type ClassName } from './mix.js';
 
@@ -54,6 +55,8 @@ export interface BenchResults {
   facetCost?: { rounds: { noFacets: LoadResult; facets: LoadResult }[] } | null;
   layers: LayerConfigResult[];
   layerCosts: Record<string, Record<string, number>>;
+  /** `/grants/:id` layer by layer, with the baselines and other builds, in the same rounds (--by-id-layers). */
+  byIdLayerShares?: LayerShares | null;
   apiPeakRssMiB: number | null;
   usageLogRows: number | null;
   targets: Target[];
@@ -155,6 +158,12 @@ export function formatReport(results: BenchResults, format: 'text' | 'markdown' 
     const l = layerRows(results);
     out.push(render(l.header, l.rows));
   }
+  if (results.byIdLayerShares != null) {
+    out.push('');
+    const s = shareRows(results.byIdLayerShares);
+    out.push(render(s.header, s.rows));
+    out.push(s.summary);
+  }
   out.push('');
   out.push('targets:');
   for (const t of results.targets) {
@@ -205,19 +214,34 @@ function facetTarget(results: BenchResults): Target {
   };
 }
 
+/** `/grants/:id`'s req/s against the ceiling's, with every layer on at production's log level. */
+const BY_ID_CEILING_SHARE = 0.65;
+
 export function evaluateTargets(results: BenchResults, engine: string, grants: number): Target[] {
   const targets: Target[] = [];
   const cls = (name: ClassName) => results.classes.find((c) => c.name === name);
 
   const byId = cls('byId');
+  const byIdTarget = `/grants/:id ≥ ${pct(BY_ID_CEILING_SHARE)} of the bare node:http ceiling (LOG_LEVEL=${results.meta.apiLogLevel})`;
+  // The layer-by-layer step measures the API and the ceiling in interleaved rounds: its medians
+  // are the steadier figure on a shared machine, and the one the target is judged by when run.
+  const shares = results.byIdLayerShares;
+  const sharedOn = shares?.configs.find((c) => c.kind === 'api');
+  const sharedCeiling = shares?.configs.find((c) => c.kind === 'ceiling');
   targets.push(
-    byId === undefined
-      ? { name: '/grants/:id ≥ 50% of the bare node:http ceiling', measured: 'not run', holds: null }
-      : {
-          name: '/grants/:id ≥ 50% of the bare node:http ceiling',
-          measured: `${n0(byId.api.rps)} vs ${n0(byId.ceiling.rps)} req/s = ${pct(byId.api.rps / byId.ceiling.rps)}`,
-          holds: byId.api.rps / byId.ceiling.rps >= 0.5,
-        },
+    sharedOn !== undefined && sharedCeiling !== undefined
+      ? {
+          name: byIdTarget,
+          measured: `${n0(sharedOn.median.rps)} vs ${n0(sharedCeiling.median.rps)} req/s = ${pct(sharedOn.median.rps / sharedCeiling.median.rps)} (medians of ${shares!.rounds} interleaved rounds)`,
+          holds: sharedOn.median.rps / sharedCeiling.median.rps >= BY_ID_CEILING_SHARE,
+        }
+      : byId === undefined
+        ? { name: byIdTarget, measured: 'not run', holds: null }
+        : {
+            name: byIdTarget,
+            measured: `${n0(byId.api.rps)} vs ${n0(byId.ceiling.rps)} req/s = ${pct(byId.api.rps / byId.ceiling.rps)}`,
+            holds: byId.api.rps / byId.ceiling.rps >= BY_ID_CEILING_SHARE,
+          },
   );
 
   const mix = cls('searchMix');

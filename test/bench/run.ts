@@ -11,20 +11,24 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import { Client } from '@elastic/elasticsearch';
-import { LOG_LEVELS } from '../../src/config.js';
+import { loadConfig, LOG_LEVELS } from '../../src/config.js';
 import { procMemory, REPO_ROOT, runIndexer, writeCatalog } from './catalog.js';
 import { drive, drivePaced, elasticsearchPid, type LoadResult, type LoadSettings } from './load.js';
 import { buildMix, CLASS_LABELS, CLASS_NAMES, SEARCH_CLASSES, type ClassName } from './mix.js';
 import { preflight } from './preflight.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { runAlertsBench } from './alerts.js';
+import { measureShares, shareConfigs, shareLayersOf, type LayerShares, type ShareConfig, type ShareLayer } from './layerShares.js';
 import { cleanEnv, createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
 import { evaluateTargets, formatReport, medianOf, type BenchResults, type ClassResult, type LayerConfigResult } from './report.js';
+
+/** The level production logs at (src/config.ts's default): what the bench measures unless told otherwise. */
+const PRODUCTION_LOG_LEVEL = loadConfig({}).logLevel;
 
 const HELP = `Usage: npm run bench -- [options]
 
 Generates N grants with the fixture generator, indexes them with grants-indexer (a child
-process: records/s and peak RSS), starts the API (node dist/src/main.js, LOG_LEVEL=warn) and
+process: records/s and peak RSS), starts the API (node dist/src/main.js, production's LOG_LEVEL) and
 bare node:http baselines as child processes, and drives each with autocannon per endpoint
 class. Prints every figure with its ratio to its baseline, the cost of each middleware layer
 (the app without it, test/bench/benchServer.ts), which targets hold, and writes everything as JSON.
@@ -48,7 +52,14 @@ Options:
   --rounds R            rounds of the layer comparison, interleaved (default 3; --quick 1)
   --only CLASSES        comma list of classes to run (${CLASS_NAMES.join(', ')})
   --skip-layers         skip the layer-cost comparison
-  --log-level L         the API's LOG_LEVEL (default warn)
+  --log-level L         the API's LOG_LEVEL (default: production's, ${PRODUCTION_LOG_LEVEL})
+  --by-id-layers L      /grants/:id layer by layer, each layer taken out alone, with the
+                        baselines, in the same interleaved rounds (--rounds): all, none (the
+                        API, the baselines and --against builds only) or a comma list of
+                        benchServer layer names
+  --against DIR         (repeatable) also measure the API of another checkout's build
+                        (DIR/dist/src/main.js, e.g. a worktree of an older commit) in those
+                        rounds: an old-against-new comparison on one run
   --redis-url URL       Redis for the "limits on Redis" run (default redis://127.0.0.1:6379)
   --profile DIR         run the API under node --cpu-prof, profiles written to DIR
   --keep-temp           keep the temporary directory (catalog, databases, server logs)
@@ -68,6 +79,9 @@ interface Options {
   only: ClassName[];
   skipLayers: boolean;
   logLevel: string;
+  /** --by-id-layers: what the layer-by-layer step takes out; null: no such step. */
+  byIdLayers: ShareLayer[] | null;
+  against: string[];
   redisUrl: string;
   elasticsearchUrl: string;
   profileDir: string | null;
@@ -80,6 +94,14 @@ function positiveInt(name: string, raw: string | undefined, fallback: number, ma
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new UsageError(`--${name} must be an integer from 1 to ${max} (got "${raw}")`);
   return Number(raw);
+}
+
+function byIdLayersOf(spec: string): ShareLayer[] {
+  try {
+    return shareLayersOf(spec);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 function parseOptions(argv: string[]): Options | null {
@@ -101,6 +123,8 @@ function parseOptions(argv: string[]): Options | null {
       only: { type: 'string' },
       'skip-layers': { type: 'boolean', default: false },
       'log-level': { type: 'string' },
+      'by-id-layers': { type: 'string' },
+      against: { type: 'string', multiple: true },
       'redis-url': { type: 'string' },
       profile: { type: 'string' },
       'keep-temp': { type: 'boolean', default: false },
@@ -119,7 +143,7 @@ function parseOptions(argv: string[]): Options | null {
   for (const name of only) {
     if (!(CLASS_NAMES as readonly string[]).includes(name)) throw new UsageError(`--only takes ${CLASS_NAMES.join(', ')} (got "${name}")`);
   }
-  const logLevel = values['log-level'] ?? 'warn';
+  const logLevel = values['log-level'] ?? PRODUCTION_LOG_LEVEL;
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   return {
@@ -136,6 +160,8 @@ function parseOptions(argv: string[]): Options | null {
     only: only as ClassName[],
     skipLayers: values['skip-layers'] ?? false,
     logLevel,
+    byIdLayers: values['by-id-layers'] === undefined ? null : byIdLayersOf(values['by-id-layers']),
+    against: (values.against ?? []).map((dir) => path.resolve(dir)),
     redisUrl: values['redis-url'] ?? 'redis://127.0.0.1:6379',
     elasticsearchUrl: (process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200').replace(/\/+$/, ''),
     profileDir: values.profile === undefined ? null : path.resolve(values.profile),
@@ -252,9 +278,14 @@ async function main(argv: string[]): Promise<number> {
     const { apiKey } = await createBenchSubscription(cleanEnv(engineEnv));
     const auth = { Authorization: `Bearer ${apiKey}` };
     /** The production entry point, or with `without` the bench's own (the app less those layers). */
-    const startApi = async (name: string, how: { env?: Record<string, string>; without?: readonly string[]; profile?: boolean } = {}): Promise<RunningProcess> => {
+    const startApi = async (name: string, how: { env?: Record<string, string>; without?: readonly string[]; profile?: boolean; build?: string } = {}): Promise<RunningProcess> => {
       const port = await freePort();
-      const entry = how.without === undefined ? ['dist/src/main.js'] : ['dist/test/bench/benchServer.js', `--without=${how.without.join(',')}`];
+      const entry =
+        how.build !== undefined
+          ? [path.join(how.build, 'dist/src/main.js')]
+          : how.without === undefined
+            ? ['dist/src/main.js']
+            : ['dist/test/bench/benchServer.js', `--without=${how.without.join(',')}`];
       const args = how.profile && o.profileDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`, ...entry] : entry;
       const api = await startProcess({
         name,
@@ -454,6 +485,32 @@ async function main(argv: string[]): Promise<number> {
       }
     }
 
+    // 6. /grants/:id layer by layer, with the baselines (still running) and other builds.
+    let byIdLayerShares: LayerShares | null = null;
+    if (o.byIdLayers !== null && pre.kept.byId.length > 0) {
+      const configs = shareConfigs(o.byIdLayers, o.against);
+      const seconds = o.quick ? o.durationSeconds : Math.max(3, Math.round(o.durationSeconds / 2));
+      const servers: RunningProcess[] = [];
+      for (const [i, config] of configs.entries()) {
+        if (config.kind === 'direct') servers.push(direct);
+        else if (config.kind === 'ceiling') servers.push(ceiling);
+        else servers.push(await startApi(`share-${i}`, config.kind === 'api' ? { without: [] } : config.kind === 'against' ? { build: config.build } : { without: config.without }));
+      }
+      say(`/grants/:id layer by layer: ${configs.length} servers × ${o.rounds} round(s) of ${seconds} s`);
+      const ceilingHeaders = { ...auth, 'X-Bench-Bytes': String(pre.bodyBytes.byId) };
+      const headersOf = (config: ShareConfig) => (config.kind === 'ceiling' ? ceilingHeaders : auth);
+      for (const [i, server] of servers.entries()) {
+        await drive({ origin: server.origin, paths: pre.kept.byId, connections: o.connections, durationSeconds: Math.max(1, warmupSeconds), headers: headersOf(configs[i]) });
+      }
+      const runs = await measureShares(configs, o.rounds, async (config, i, round) => {
+        const r = await load(servers[i], pre.kept.byId, { durationSeconds: seconds, headers: headersOf(config) });
+        line(`${config.name} (round ${round + 1})`.slice(0, 60), r);
+        return r;
+      });
+      byIdLayerShares = { rounds: o.rounds, seconds, logLevel: o.logLevel, configs: configs.map((config, i) => ({ ...config, runs: runs[i], median: medianOf(runs[i]) })) };
+      for (const [i, server] of servers.entries()) if (configs[i].kind !== 'direct' && configs[i].kind !== 'ceiling') await server.stop();
+    }
+
     const results: BenchResults = {
       meta: {
         date: new Date().toISOString(),
@@ -495,6 +552,7 @@ async function main(argv: string[]): Promise<number> {
       fixedRateSkipped,
       layers,
       layerCosts,
+      byIdLayerShares,
       apiPeakRssMiB: apiMemory === null ? null : apiMemory.hwmKiB / 1024,
       usageLogRows,
       targets: [],

@@ -117,12 +117,15 @@ describe('compression: gzip and brotli by Accept-Encoding, above 1 KB', function
       // Every coding refused, identity included: sent as it is (found by the fuzz test: was a 500).
       ['*;q=0', undefined],
       ['identity;q=0, deflate', undefined],
+      ['identity;q, deflate', undefined],
+      ['', undefined],
     ] as const) {
       const answer = await rawRequest(api, PAGE, { 'Accept-Encoding': accept });
       expect(answer.headers['content-encoding'], accept).to.equal(expected);
       expect(content(answer.decoded.toString('utf8')), accept).to.deep.equal(content(plain.raw.toString('utf8')));
     }
     expect(plain.headers['content-encoding'], 'no Accept-Encoding').to.equal(undefined);
+    expect(varies(plain), 'no Accept-Encoding').to.include('accept-encoding');
   });
 
   it(`answers under ${COMPRESSION_THRESHOLD} bytes go uncompressed, errors included; a larger error is compressed`, async function () {

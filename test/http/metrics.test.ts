@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { ServiceUnavailableError } from '../../src/failures.js';
 import { ApiMetrics } from '../../src/http/metrics/apiMetrics.js';
+import { outcomeOf, type RequestOutcome } from '../../src/http/requestOutcome.js';
 import { measureEngine } from '../../src/search/measuredEngine.js';
 import { openSubscriptionsDb, subscriptionsPath } from '../../src/subscriptions/sqlite/database.js';
 import type { SearchEngine } from '../../src/search/engine.js';
@@ -144,7 +145,9 @@ describe('GET /metrics', function () {
     // The HTTP layer's view of that failure, then of a store's.
     const layer = metrics.middleware(null);
     const answer = async (failure: unknown) => {
-      const ctx = { path: `${P}/grants`, method: 'GET', status: 503, state: { failure, route: { template: '/grants' } }, get: () => '' } as never;
+      const state: { route: { template: string }; outcome?: RequestOutcome } = { route: { template: '/grants' } };
+      outcomeOf(state).failure = failure; // as the error handler leaves it
+      const ctx = { path: `${P}/grants`, method: 'GET', status: 503, state, get: () => '' } as never;
       await layer(ctx, async () => undefined);
     };
     await answer(thrown);

@@ -12,7 +12,7 @@ import { seedCatalogIfEmpty } from '../../src/seed.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { checkedExchange, type CheckedAnswer, type CheckOptions } from './checkedFetch.js';
 import { MAX_MONTHLY_LIMIT, MAX_RATE_LIMIT, type Tier } from '../../src/subscriptions/tiers.js';
-import { SqliteStore } from '../../src/subscriptions/sqlite/store.js';
+import type { SqliteStore } from '../../src/subscriptions/sqlite/store.js';
 import type { SubscriptionStore } from '../../src/subscriptions/sqlite/subscriptionStore.js';
 import type { UsageStore } from '../../src/subscriptions/sqlite/usageStore.js';
 
@@ -68,7 +68,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
   });
   const log = createLogger(config.logLevel, { destination: options.logDestination });
   const created0 = await createDeps(config, log, { clock: options.clock });
-  if (!(created0.store instanceof SqliteStore)) throw new Error('startTestApi runs the SQLite store (DATABASE_URL is not taken from the test env)');
+  if (created0.store.kind !== 'sqlite') throw new Error('startTestApi runs the SQLite store (DATABASE_URL is not taken from the test env)');
   const deps = created0 as TestDeps;
   await seedCatalogIfEmpty(config, deps.engine, log);
   const running: RunningServer = await startServer(createApp(deps, options.layers?.(deps)), 0, '127.0.0.1', log, config.http);

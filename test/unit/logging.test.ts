@@ -2,7 +2,7 @@
 // its id, pino's error serialiser, and secrets redacted by field name and by shape.
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
-import { createLogger, describeError, logFormatFor, REDACTED } from '../../src/log.js';
+import { createLogger, deferredChild, describeError, logFormatFor, REDACTED, type Logger } from '../../src/log.js';
 import { generateApiKey } from '../../src/subscriptions/apiKeys.js';
 
 /** A logger writing into an array of parsed lines. */
@@ -94,6 +94,32 @@ describe('logging', () => {
     const plain = capture('debug');
     plain.log.info(`GET /external/v1/grants/${demoKey}`);
     expect(plain.raw.join('\n')).to.include(demoKey);
+  });
+
+  it('a deferred child writes as the child would, and makes none until a line of an enabled level is written', () => {
+    const { log, raw } = capture('warn');
+    let made = 0;
+    const counting: Logger = { ...log, child: (bindings) => (made++, log.child(bindings)) };
+    const deferred = deferredChild(counting, { requestId: 'req_1' });
+    deferred.info('filtered out');
+    deferred.debug('filtered out');
+    expect(deferred.enabled('info')).to.equal(false);
+    expect(made).to.equal(0);
+    deferred.warn('kept', { n: 1 });
+    deferred.error('kept too');
+    expect(made).to.equal(1);
+    log.child({ requestId: 'req_1' }).warn('kept', { n: 1 });
+    const strip = (line: string) => line.replace(/"time":"[^"]*"/, '');
+    expect(strip(raw[0])).to.equal(strip(raw[2]));
+    expect(JSON.parse(raw[1])).to.include({ requestId: 'req_1', msg: 'kept too' });
+  });
+
+  it('writes a field given first as a child writes its binding (the access line without a child)', () => {
+    const { log, raw } = capture('info');
+    log.child({ requestId: 'req_2' }).info('request', { method: 'GET', status: 200 });
+    log.info('request', { requestId: 'req_2', method: 'GET', status: 200 });
+    const strip = (line: string) => line.replace(/"time":"[^"]*"/, '');
+    expect(strip(raw[1])).to.equal(strip(raw[0]));
   });
 
   it('is pretty on a terminal and JSON otherwise, unless LOG_FORMAT says which', () => {

@@ -1,6 +1,8 @@
 // The rate-limit wrapper (src/ratelimit/limiter.ts) on its own, each method as rate-limiter-flexible
 // tests its own: consume spends and refuses, peek reads without spending, refund gives a point back
-// and never opens a window above the rate; a store failure is told apart from a refusal.
+// and never opens a window above the rate; a store failure is told apart from a refusal. This is the
+// in-memory limiter; the shared one and its insurance are tested the same way against Redis in
+// test/redis/rate-limiter.test.ts.
 import { expect } from 'chai';
 import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { consumeOne, limiterCache, MemoryRateLimiter, peekAt, refundOne } from '../../src/ratelimit/limiter.js';

@@ -6,7 +6,8 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '../../src/log.js';
 import { openSubscriptionsDb, type Db } from '../../src/subscriptions/sqlite/database.js';
-import { UsageStore, type UsageRow } from '../../src/subscriptions/sqlite/usageStore.js';
+import type { UsageRow } from '../../src/subscriptions/store.js';
+import { UsageStore } from '../../src/subscriptions/sqlite/usageStore.js';
 import { tempDir } from '../support/api.js';
 
 const COUNTED = `subscription_id = ? AND day >= ? AND status NOT IN (401, 429) AND endpoint IS NOT NULL

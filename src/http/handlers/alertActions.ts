@@ -6,7 +6,7 @@ import type { TargetPolicy } from '../../alerts/targets.js';
 import type { Subscription } from '../../subscriptions/tiers.js';
 import { ApiError, notFound } from '../errors.js';
 import { clip, paramValidator, type ParamValues } from '../parameters/queryParams.js';
-import { ALERT_LIST_PARAMS } from '../openapi/alertDocument.js';
+import { ALERT_LIST_PARAMS } from '../parameters/alertListParams.js';
 
 export interface AlertsApi {
   store: AlertStore;

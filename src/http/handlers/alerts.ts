@@ -90,7 +90,7 @@ export function alertHandlers(api: AlertsApi | undefined, clock: () => Date): Ha
   const alerts: Middleware<AppState> = async (ctx) => {
     if (ctx.method !== 'POST') {
       const { data, pagination } = await listAlerts(store(), subscriptionOf(ctx).id, validateListParams(parseQueryString(ctx.querystring)));
-      ctx.body = { success: true, data, pagination, meta: successBody(ctx.state.requestId, null).meta };
+      ctx.body = successBody(ctx.state.requestId, data, pagination);
       return;
     }
     noParams(parseQueryString(ctx.querystring));
@@ -145,7 +145,7 @@ export function alertHandlers(api: AlertsApi | undefined, clock: () => Date): Ha
     const current = await ownAlert(ctx);
     const found = await store().deliveries(current.id, after, limit + 1);
     const { items, pagination } = listPage(found, limit);
-    ctx.body = { success: true, data: items.map(presentDelivery), pagination, meta: successBody(ctx.state.requestId, null).meta };
+    ctx.body = successBody(ctx.state.requestId, items.map(presentDelivery), pagination);
   };
 
   const alertDeliveryRetry: Middleware<AppState> = async (ctx) => {

@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 import { checkSince, decodeSince, encodeSince, MAX_SINCE_LENGTH, type ChangeEntryJson } from '../../search/changes.js';
 import type { SearchEngine } from '../../search/engine.js';
 import { ServiceUnavailableError } from '../../failures.js';
-import { JSON_CONTENT_TYPE, meta } from '../envelope.js';
+import { JSON_CONTENT_TYPE, successJson } from '../envelope.js';
 import { paramValidator, parseQueryString, type ParamSpecs, type ParamValues } from '../parameters/queryParams.js';
 import type { AppState } from '../state.js';
 
@@ -64,6 +64,6 @@ export function changesHandler(engine: SearchEngine): Middleware<AppState> {
   return async function changes(ctx) {
     const { dataJson, pagination } = await changesPage(engine, validateChangesParams(parseQueryString(ctx.querystring)));
     ctx.set('Content-Type', JSON_CONTENT_TYPE);
-    ctx.body = `{"success":true,"data":${dataJson},"pagination":${JSON.stringify(pagination)},"meta":${JSON.stringify(meta(ctx.state.requestId))}}`;
+    ctx.body = successJson(ctx.state.requestId, dataJson, pagination);
   };
 }

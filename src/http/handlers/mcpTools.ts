@@ -7,7 +7,7 @@ import type { Grant } from '../../grants/schema.js';
 import type { SearchEngine } from '../../search/engine.js';
 import { alertStore, createAlert, deleteAlert, listAlerts, targetPolicy, validateListParams, type AlertsApi } from './alertActions.js';
 import { checkAlertBody } from '../parameters/alertBody.js';
-import { ALERT_LIST_PARAMS } from '../openapi/alertDocument.js';
+import { ALERT_LIST_PARAMS } from '../parameters/alertListParams.js';
 import { CHANGES_PARAMS, changesPage, validateChangesParams } from './changes.js';
 import { grantJsonById, searchPage } from './grants.js';
 import { GRANT_SEARCH_PARAMS, parseGrantQuery } from '../parameters/grantSearchParams.js';

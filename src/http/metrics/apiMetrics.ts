@@ -7,8 +7,10 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { ServiceUnavailableError } from '../../failures.js';
 import type { EngineObserver, EngineOperation } from '../../search/measuredEngine.js';
 import { errorBody } from '../envelope.js';
+import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { newRequestId } from '../middleware/requestId.js';
 import { API_PREFIX } from '../routeTable.js';
+import { outcomeOf } from '../requestOutcome.js';
 import type { AppState } from '../state.js';
 
 export const METRICS_PATH = '/metrics';
@@ -137,12 +139,13 @@ export class ApiMetrics implements EngineObserver {
     return async (ctx, next) => {
       if (ctx.path === METRICS_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
         if (expected !== null && !timingSafeEqual(digest(ctx.get('Authorization')), expected)) {
-          ctx.status = 401;
+          const code: ErrorCode = 'UNAUTHORIZED';
+          ctx.status = ERROR_STATUS[code];
           ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
           // Before the requestId layer: a request id of its own, in the one envelope.
           const requestId = newRequestId();
           ctx.set('X-Request-Id', requestId);
-          ctx.body = errorBody(requestId, { code: 'UNAUTHORIZED', message: 'The metrics need Authorization: Bearer <METRICS_TOKEN>.' });
+          ctx.body = errorBody(requestId, { code, message: 'The metrics need Authorization: Bearer <METRICS_TOKEN>.' });
           return;
         }
         ctx.set('Content-Type', this.registry.contentType);
@@ -162,8 +165,9 @@ export class ApiMetrics implements EngineObserver {
     const route = routeOf(path, state);
     this.requests.inc({ route, method, status: String(status) });
     this.latency.observe({ route }, seconds);
-    if (status === 429 && state.errorCode !== undefined) this.refused.inc({ code: state.errorCode });
-    if (status === 503) this.unavailable.inc({ cause: this.causeOf(state.failure) });
+    const { errorCode, failure } = outcomeOf(state);
+    if (status === 429 && errorCode !== undefined) this.refused.inc({ code: errorCode });
+    if (status === 503) this.unavailable.inc({ cause: this.causeOf(failure) });
   }
 
   private causeOf(failure: unknown): string {

@@ -1,26 +1,30 @@
-// One log line per request; a child logger carrying the requestId for every line written about
-// the request (ctx.state.log). Never the Authorization header or the query.
+// One log line per request; a logger carrying the requestId for every line written about the
+// request (ctx.state.log), made only if a line is written through it. Never the Authorization
+// header or the query.
 import type { Middleware } from 'koa';
-import type { Logger } from '../../log.js';
+import { deferredChild, type Logger } from '../../log.js';
+import { outcomeOf } from '../requestOutcome.js';
 import type { AppState } from '../state.js';
 
 export function accessLog(log: Logger): Middleware<AppState> {
   return async function accessLog(ctx, next) {
-    const requestLog = log.child({ requestId: ctx.state.requestId });
-    ctx.state.log = requestLog;
+    const requestId = ctx.state.requestId;
+    ctx.state.log = deferredChild(log, { requestId });
     if (!log.enabled('info')) return next();
     const started = process.hrtime.bigint();
     try {
       await next();
     } finally {
-      requestLog.info('request', {
+      // The request's id first, as a child logger would write it.
+      log.info('request', {
+        requestId,
         method: ctx.method,
         path: ctx.path.length > 200 ? `${ctx.path.slice(0, 200)}…` : ctx.path,
         route: ctx.state.route?.template,
         subscription: ctx.state.caller?.subscription.id,
         key: ctx.state.caller?.keyId,
         status: ctx.status,
-        code: ctx.state.errorCode,
+        code: outcomeOf(ctx.state).errorCode,
         ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
       });
     }

@@ -1,8 +1,8 @@
 // Authentication (Bearer API key) and the subscription-status rules.
-import type { Middleware } from 'koa';
+import type { Middleware, Next, ParameterizedContext } from 'koa';
 import { MAX_KEY_LENGTH } from '../../subscriptions/apiKeys.js';
 import { isExpired } from '../../subscriptions/keyRestrictions.js';
-import { isPromise, type CallerDirectory } from '../../subscriptions/store.js';
+import { isPromise, type Caller, type CallerDirectory } from '../../subscriptions/store.js';
 import type { Feature } from '../../subscriptions/tiers.js';
 import { ApiError } from '../errors.js';
 import type { AppState } from '../state.js';
@@ -12,7 +12,15 @@ const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 const unauthorized = (message: string) => new ApiError(401, 'UNAUTHORIZED', message);
 
 export function authenticate(subscriptions: CallerDirectory, clock: () => Date): Middleware<AppState> {
-  return async function authenticate(ctx, next) {
+  const admit = (ctx: ParameterizedContext<AppState>, next: Next, caller: Caller | null) => {
+    if (caller === null) throw unauthorized('The API key is not valid or has been revoked.');
+    if (isExpired(caller.restrictions, clock())) {
+      throw unauthorized(`The API key expired at ${caller.restrictions.expiresAt}; use another key, or create one (POST /keys).`);
+    }
+    ctx.state.caller = caller;
+    return next();
+  };
+  return function authenticate(ctx, next) {
     const header = ctx.get('Authorization');
     if (header === '') throw unauthorized('Authentication required: send your API key as "Authorization: Bearer <key>".');
     const match = BEARER.exec(header);
@@ -20,13 +28,7 @@ export function authenticate(subscriptions: CallerDirectory, clock: () => Date):
     const key = match[1];
     // The SQLite store answers synchronously: no await (and no microtask) on its path.
     const found = key.length <= MAX_KEY_LENGTH ? subscriptions.authenticate(key) : null;
-    const caller = isPromise(found) ? await found : found;
-    if (caller === null) throw unauthorized('The API key is not valid or has been revoked.');
-    if (isExpired(caller.restrictions, clock())) {
-      throw unauthorized(`The API key expired at ${caller.restrictions.expiresAt}; use another key, or create one (POST /keys).`);
-    }
-    ctx.state.caller = caller;
-    await next();
+    return isPromise(found) ? found.then((caller) => admit(ctx, next, caller)) : admit(ctx, next, found);
   };
 }
 
@@ -40,9 +42,9 @@ export const featureNotAvailable = (feature: Feature, what = 'this endpoint'): A
   );
 
 export function featureGuard(): Middleware<AppState> {
-  return async function featureGuard(ctx, next) {
+  return function featureGuard(ctx, next) {
     const feature = ctx.state.route!.feature;
     if (!ctx.state.caller!.subscription.features[feature]) throw featureNotAvailable(feature);
-    await next();
+    return next();
   };
 }

@@ -32,9 +32,17 @@ export function compression(settings: CompressionSettings = DEFAULT_COMPRESSION)
     deflate: false,
   }) as Middleware<AppState>;
   return function compression(ctx, next) {
+    const accepted = ctx.get('Accept-Encoding');
+    // No Accept-Encoding: koa-compress would negotiate identity and change nothing but Vary.
+    if (accepted === '') {
+      ctx.vary('Accept-Encoding');
+      return next();
+    }
     // An Accept-Encoding that refuses every coding we have, identity included (`*;q=0`): the answer
     // goes as it is (RFC 9110 §12.5.3 allows it) rather than through koa-compress, which would throw.
-    if (ctx.acceptsEncodings('br', 'gzip', 'identity') === false) (ctx as { compress?: boolean }).compress = false;
+    // Only a weight can refuse identity (one that reads as 0, or as no number), and a weight comes
+    // after a `;`: a header without one (`gzip, deflate, br`) skips the parse.
+    if (accepted.includes(';') && ctx.acceptsEncodings('br', 'gzip', 'identity') === false) (ctx as { compress?: boolean }).compress = false;
     return compressor(ctx, next);
   };
 }

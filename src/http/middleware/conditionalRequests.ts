@@ -6,9 +6,10 @@
 //
 // A 304 is not counted toward the monthly allowance: rateAndAllowance.ts counts a request that carries
 // If-None-Match once its answer is known (before it is sent), and not at all when it is a 304.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { RouteName } from '../routeTable.js';
+import { outcomeOf } from '../requestOutcome.js';
 import type { AppState } from '../state.js';
 
 /** The routes whose answers carry an ETag and may be answered 304; by route name, not by handler. */
@@ -42,7 +43,7 @@ export function contentOf(body: unknown): string | undefined {
 }
 
 /** A weak entity tag for a content text: the answer is the same resource state, not the same bytes. */
-export const entityTag = (content: string): string => `W/"${createHash('sha256').update(content).digest('base64url').slice(0, 27)}"`;
+export const entityTag = (content: string): string => `W/"${hash('sha256', content, 'base64url').slice(0, 27)}"`;
 
 /** The opaque part of an entity tag, for the weak comparison (W/ ignored). */
 const opaque = (tag: string): string => (tag.startsWith('W/') ? tag.slice(2) : tag);
@@ -72,7 +73,7 @@ export function conditionalRequests(): Middleware<AppState> {
     if ((ctx.method === 'GET' || ctx.method === 'HEAD') && namesTag(ctx.get('If-None-Match'), ctx.response.get('ETag'))) {
       ctx.status = 304;
       ctx.body = null;
-      ctx.state.notModified = true;
+      outcomeOf(ctx.state).notModified = true;
     }
   };
 }

@@ -39,7 +39,7 @@ export function keyPlace(trustProxy: readonly string[], corsOrigins: readonly st
   const withoutCors = (ctx: ParameterizedContext<AppState>) => {
     for (const name of CORS_ANSWER_HEADERS) ctx.remove(name);
   };
-  return async function keyPlace(ctx, next) {
+  return function keyPlace(ctx, next) {
     const { restrictions } = ctx.state.caller!;
     // An address is at most 45 characters; a longer one (a forwarded header's garbage) is bounded.
     const address = addressOf(ctx).slice(0, 64);
@@ -59,15 +59,15 @@ export function keyPlace(trustProxy: readonly string[], corsOrigins: readonly st
     if (restrictions.ips !== null && !inRanges(address, restrictions.ips)) {
       throw new ApiError(403, 'IP_NOT_ALLOWED', `This API key may not be used from the address ${address}; the key lists the IP ranges it may be used from.`);
     }
-    await next();
+    return next();
   };
 }
 
 /** The route's scope for this method, if the key lacks it: 403 SCOPE_NOT_ALLOWED naming it. */
 export function scopeGuard(): Middleware<AppState> {
-  return async function scopeGuard(ctx, next) {
+  return function scopeGuard(ctx, next) {
     const scope = scopeFor(ctx.state.route!, ctx.method);
     if (scope !== null && !hasScope(ctx.state.caller!.restrictions, scope)) throw scopeNotAllowed(scope);
-    await next();
+    return next();
   };
 }

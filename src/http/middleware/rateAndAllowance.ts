@@ -4,10 +4,10 @@ import { rateLimitHeaders } from '../../ratelimit/headers.js';
 import type { RateDecision, RateLimiter } from '../../ratelimit/limiter.js';
 import { monthKey, monthResetDate, monthSeconds, secondsUntilReset } from '../../subscriptions/month.js';
 import { monthlyLimitOf, rateLimitOf, type Subscription } from '../../subscriptions/tiers.js';
-import type { AllowanceCounter } from '../../subscriptions/sqlite/allowanceCounter.js';
-import type { Caller } from '../../subscriptions/store.js';
+import type { AllowanceCounter, Caller } from '../../subscriptions/store.js';
 import { isConditional } from './conditionalRequests.js';
 import { ApiError } from '../errors.js';
+import { outcomeOf } from '../requestOutcome.js';
 import type { AppState } from '../state.js';
 
 export interface LimitDeps {
@@ -75,7 +75,13 @@ export const rates = (rateLimiter: RateLimiter) => ({
  */
 export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps): Middleware<AppState> {
   const budget = rates(rateLimiter);
-  return async function subscriptionStatus(ctx, next) {
+  const refuse = async (ctx: ParameterizedContext<AppState>, subscription: Subscription, refusal: string): Promise<never> => {
+    const now = clock();
+    const rate = await budget.peek(ctx.state.caller!);
+    setHeaders(ctx, subscription, rate, await allowance.current(subscription.id, monthKey(now)), now);
+    throw new ApiError(403, 'SUBSCRIPTION_INACTIVE', refusal);
+  };
+  return function subscriptionStatus(ctx, next) {
     const { subscription } = ctx.state.caller!;
     const refusal =
       subscription.status === 'CANCELLED'
@@ -83,13 +89,7 @@ export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps)
         : subscription.status === 'SUSPENDED' && ctx.state.route?.billable
           ? 'This subscription is suspended; grant endpoints are unavailable until it is reactivated. /subscription endpoints still answer.'
           : null;
-    if (refusal !== null) {
-      const now = clock();
-      const rate = await budget.peek(ctx.state.caller!);
-      setHeaders(ctx, subscription, rate, await allowance.current(subscription.id, monthKey(now)), now);
-      throw new ApiError(403, 'SUBSCRIPTION_INACTIVE', refusal);
-    }
-    await next();
+    return refusal === null ? next() : refuse(ctx, subscription, refusal);
   };
 }
 
@@ -130,7 +130,7 @@ function handlerBilling(ctx: ParameterizedContext<AppState>, { rateLimiter, allo
     setHeaders(ctx, subscription, rate, counted.calls, now);
     if (!counted.allowed) throw quotaExceeded(monthlyLimit, now);
     calls += 1;
-    ctx.state.billed = true;
+    outcomeOf(ctx.state).billed = true;
   };
 }
 
@@ -158,7 +158,7 @@ export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Mid
 
     if (!rate.allowed) throw rateLimited(rate);
     if (refused) throw quotaExceeded(monthlyLimit, now);
-    ctx.state.billed = counted !== null;
+    outcomeOf(ctx.state).billed = counted !== null;
     if (route?.billable === true && route.billedByHandler === true) ctx.state.bill = handlerBilling(ctx, { rateLimiter, allowance, clock }, rate);
     if (!deferred) return next();
 
@@ -166,7 +166,7 @@ export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Mid
       const late = await allowance.tryConsume(subscription.id, month, monthlyLimit);
       setHeaders(ctx, subscription, rate, late.calls, now);
       if (!late.allowed) throw quotaExceeded(monthlyLimit, now);
-      ctx.state.billed = true;
+      outcomeOf(ctx.state).billed = true;
     };
     try {
       await next();
@@ -175,7 +175,7 @@ export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Mid
       await countServed();
       throw thrown;
     }
-    if (ctx.state.notModified !== true) {
+    if (!outcomeOf(ctx.state).notModified) {
       try {
         await countServed();
       } catch (thrown) {

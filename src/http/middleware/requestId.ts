@@ -19,10 +19,10 @@ export function newRequestId(): string {
 }
 
 export function requestId(): Middleware<AppState> {
-  return async function requestId(ctx, next) {
+  return function requestId(ctx, next) {
     ctx.state.requestId = newRequestId();
     ctx.state.params = {};
     ctx.set('X-Request-Id', ctx.state.requestId);
-    await next();
+    return next();
   };
 }

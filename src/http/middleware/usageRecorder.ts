@@ -3,6 +3,7 @@
 // returns): a crash after an answer left cannot lose its row.
 import type { Middleware } from 'koa';
 import { isPromise, type UsageLog } from '../../subscriptions/store.js';
+import { outcomeOf } from '../requestOutcome.js';
 import type { AppState } from '../state.js';
 
 export function recordUsage(usage: UsageLog, clock: () => Date): Middleware<AppState> {
@@ -19,7 +20,7 @@ export function recordUsage(usage: UsageLog, clock: () => Date): Middleware<AppS
           keyId: caller.keyId,
           keyPrefix: caller.keyPrefix,
           endpoint: ctx.state.route?.template ?? null,
-          billable: ctx.state.billed === true,
+          billable: outcomeOf(ctx.state).billed,
           status: ctx.status,
           latencyMs: performance.now() - started,
           requestId: ctx.state.requestId,

@@ -2,29 +2,12 @@
 // statuses and the webhook events (OpenAPI 3.1 `webhooks`), from the same tables the handlers use.
 import { ALERT_STATUSES, DELIVERY_STATUSES, EVENT_TYPES, MAX_ALERT_NAME, MAX_CLOSING_DAYS, MAX_URL_LENGTH, MIN_CLOSING_DAYS } from '../../alerts/model.js';
 import { EXAMPLE_META } from './examples.js';
+import { ALERT_LIST_PARAMS } from '../parameters/alertListParams.js';
 import type { ParamSpecs } from '../parameters/queryParams.js';
 import type { RouteName } from '../routeTable.js';
 
 type Schema = Record<string, unknown>;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-
-export const ALERT_LIST_PARAMS: ParamSpecs = {
-  limit: {
-    kind: 'integer',
-    min: 1,
-    default: 20,
-    message: 'must be an integer ≥ 1 (above 100 it is served as 100)',
-    description: 'Items per page (default 20, at most 100: a larger limit is served as 100).',
-    example: 20,
-  },
-  cursor: {
-    kind: 'string',
-    maxLength: 200,
-    message: 'must be a nextCursor the API gave out',
-    description: 'The `pagination.nextCursor` of the previous page; absent for the first page.',
-    example: 'WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0',
-  },
-};
 
 /** One operation of the alert endpoints: its method, answer and example. */
 export interface AlertOperationDoc {

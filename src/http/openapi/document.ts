@@ -779,7 +779,7 @@ export function serveOpenapi(): Middleware<AppState> {
   const json = openapiJson();
   const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
   const path = API_PREFIX + OPENAPI_PATH;
-  return async function serveOpenapi(ctx, next) {
+  return function serveOpenapi(ctx, next) {
     if (ctx.path !== path || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     ctx.status = 200;
     ctx.set('ETag', etag);

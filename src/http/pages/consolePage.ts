@@ -43,7 +43,7 @@ const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 export function serveConsole(): Middleware<AppState> {
-  return async function serveConsole(ctx, next) {
+  return function serveConsole(ctx, next) {
     if (ctx.path !== CONSOLE_PATH && ctx.path !== `${CONSOLE_PATH}/` && !ctx.path.startsWith(ASSETS)) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     const asset = assetsOf().get(ctx.path === `${CONSOLE_PATH}/` ? CONSOLE_PATH : ctx.path);

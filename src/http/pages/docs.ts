@@ -66,7 +66,7 @@ function assetsOf(): Map<string, Asset> {
 const CONTENT_SECURITY_POLICY = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'";
 
 export function serveDocs(): Middleware<AppState> {
-  return async function serveDocs(ctx, next) {
+  return function serveDocs(ctx, next) {
     if (ctx.path !== DOCS_PATH && ctx.path !== `${DOCS_PATH}/` && !ctx.path.startsWith(ASSETS)) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     const asset = assetsOf().get(ctx.path === `${DOCS_PATH}/` ? DOCS_PATH : ctx.path);

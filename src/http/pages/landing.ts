@@ -35,7 +35,7 @@ ${LANDING_LINKS.map((link) => `<li><a href="${escapeHtml(link.href)}">${escapeHt
 
 /** GET/HEAD / (JSON, or HTML for a browser) and GET/HEAD /external/v1/docs (302 to /docs). */
 export function serveLanding(): Middleware<AppState> {
-  return async function serveLanding(ctx, next) {
+  return function serveLanding(ctx, next) {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     if (ctx.path === `${API_PREFIX}${DOCS_PATH}` || ctx.path === `${API_PREFIX}${DOCS_PATH}/`) {
       ctx.status = 302;

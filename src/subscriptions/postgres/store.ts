@@ -5,7 +5,7 @@ import { describeError, type Logger } from '../../log.js';
 import type { CreatedDemo, DemoRecords, SubscriptionsStore, UsageSizes } from '../store.js';
 import { DEMO_FEATURES, DEMO_KEY_NEVER_SHOWN_SQL } from '../demo.js';
 import { FEATURE_COLUMN } from '../subscriptionRows.js';
-import { firstKeptDay, SWEEP_INTERVAL_MS } from '../sqlite/usageRetention.js';
+import { firstKeptDay, SWEEP_INTERVAL_MS } from '../usageRetention.js';
 import { PgAllowanceCounter } from './allowanceCounter.js';
 import { createPool, inTransaction, migrate, schemaVersion, type Pool } from './database.js';
 import { PgSubscriptionStore } from './subscriptionStore.js';

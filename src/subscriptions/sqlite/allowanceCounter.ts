@@ -15,7 +15,6 @@ import type { Admission, AllowanceRecord } from '../store.js';
 import { admissionsOf, rejectAll, TurnAsks, type AskGroup as Group } from '../allowanceGroupCommit.js';
 import { SqliteWriteTurn, type TurnWrite } from './writeTurn.js';
 
-export type { Admission, AllowanceCounter } from '../store.js';
 
 export class SqliteAllowanceCounter implements AllowanceRecord {
   private readonly add: Database.Statement;

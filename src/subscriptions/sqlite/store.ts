@@ -4,7 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { Logger } from '../../log.js';
 import { SqliteAllowanceCounter } from './allowanceCounter.js';
 import { openSubscriptionsDb, subscriptionsPath, type Db } from './database.js';
-import { DemoSubscription } from '../demo.js';
+import { DemoSubscription } from './demo.js';
 import { lastUseByKey } from '../keyLastUse.js';
 import type { SubscriptionsStore, UsageSizes } from '../store.js';
 import { SubscriptionStore } from './subscriptionStore.js';

@@ -9,7 +9,6 @@ import type { ApiKeyInfo, Caller, KeyOptions, NewSubscription, RotatedKey, Subsc
 import { FEATURES, type Feature, type Status, type Subscription } from '../tiers.js';
 import { FEATURE_COLUMN, keyFromRow, subscriptionFromRow, type SubscriptionRow as Row } from '../subscriptionRows.js';
 
-export type { ApiKeyInfo, Caller } from '../store.js';
 
 type SubscriptionRow = Row<number>;
 const toSubscription = (row: SubscriptionRow): Subscription => subscriptionFromRow(row, (flag) => flag === 1);

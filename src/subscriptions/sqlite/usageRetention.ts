@@ -1,4 +1,4 @@
-// Bounded growth of the usage log: rows of days older than the retention are deleted in small
+// Bounded growth of the usage log in SQLite: rows of days older than the retention are deleted in small
 // batches in the background. usage_daily keeps their per-day counts (migration 5 tells its
 // delete trigger to leave them), so the statistics never change because of a sweep.
 import { existsSync } from 'node:fs';
@@ -6,20 +6,12 @@ import Database from 'better-sqlite3';
 import { describeError, type Logger } from '../../log.js';
 import { subscriptionsPath, type Db } from './database.js';
 import type { UsageSizes } from '../store.js';
-
-export type { UsageSizes } from '../store.js';
+import { firstKeptDay, SWEEP_INTERVAL_MS } from '../usageRetention.js';
 
 /** Rows deleted per statement: each batch holds the write lock for a few milliseconds at most. */
 export const RETENTION_BATCH = 1000;
 /** Batches per sweep before yielding the event loop to requests until the next one. */
 const BATCHES_PER_TURN = 1;
-export const SWEEP_INTERVAL_MS = 60_000;
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** The first day kept: rows of earlier days are past the retention. */
-export const firstKeptDay = (now: Date, retentionDays: number): string =>
-  new Date(now.getTime() - retentionDays * DAY_MS).toISOString().slice(0, 10);
 
 /**
  * The sizes, read from the index (no scan of the log): rows are appended with increasing ids and

@@ -12,7 +12,6 @@ import { WriteFailureLog } from '../writeFailureLog.js';
 
 import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../store.js';
 
-export type { UsageRow, UsageStatistics } from '../store.js';
 
 const RETRY_MS = 1000;
 /** Rows per multi-row INSERT statement (10 columns each, well under SQLite's 32,766 variables). */

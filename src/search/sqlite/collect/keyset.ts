@@ -1,12 +1,17 @@
-// Cursor paging and export on the in-memory columns: the page after a place (sort key, id) found by
-// a binary search in the sort's precomputed order, never by counting an offset, so a page costs the
-// same at the first match and at the millionth; and every match in order, for an export. Pure: the
-// text hits come from FTS5, and the engine finds `boundary` (the first position whose id is above
-// the place's id) in the catalog's id index.
-import type { Facets, GrantQuery, KeysetPosition, SortKey } from '../../../grants/query.js';
-import { countBits, emptyBits, hasBit, intersection, positionsOf, setBit, type Bits } from '../index/bitset.js';
-import { compareCodePoints, type CatalogColumns } from '../index/columns.js';
-import { facetCounts, relevancePage, type Condition, type ScoredHits, type TextHits } from './columnSearch.js';
+// Cursor paging on the in-memory columns: the page after a place (sort key, id) found by a binary
+// search in the sort's precomputed order, never by counting an offset, so a page costs the same at
+// the first match and at the millionth. Pure: the text hits come in, and the engine finds
+// `boundary` (the first position whose id is above the place's id) in the catalog's id index and
+// reads the titles a title sort compares (the columns keep no titles).
+import { titleSortKey } from '../../../grants/folding.js';
+import type { Facets, GrantQuery, KeysetPosition } from '../../../grants/query.js';
+import { countBits } from '../index/bitset.js';
+import { compareCodePoints, type CatalogColumns, type OrderKey } from '../index/columns.js';
+import { matchesOf, type Condition } from '../query/filters.js';
+import { rankedBy, type ScoredHits, type TextHits } from '../query/textHits.js';
+import { facetCounts } from './facets.js';
+import { orderOf, pageAlongOrder } from './paging.js';
+import { relevancePage } from './topk.js';
 
 export interface KeysetAnswer {
   total: number;
@@ -17,28 +22,20 @@ export interface KeysetAnswer {
   last: { position: number; key: number | string | null } | null;
 }
 
-type OrderKey = Exclude<SortKey, 'relevance'>;
+/** A position's title, read from the catalog the columns hold. */
+export type TitleOf = (position: number) => string | undefined;
 
-/** The text hits as one more condition; the matches of them all. */
-function conditionsAndMatches(columns: CatalogColumns, filters: Condition[], text: TextHits | null): { conditions: Condition[]; matches: Bits } {
-  const conditions = [...filters];
-  if (text !== null) {
-    const bits = emptyBits(columns.size);
-    for (const position of text.positions) setBit(bits, position);
-    conditions.push({ facet: null, bits });
-  }
-  return { conditions, matches: intersection(conditions.map((c) => c.bits), columns.size) };
+/** A position's value of a sort key as the orders compare it: the folded title, or the number (null for null). */
+function sortKeyOf(columns: CatalogColumns, titleOf: TitleOf, key: OrderKey, position: number): number | string | null {
+  return key === 'title' ? titleSortKey(titleOf(position) ?? '') : columns.numberOf(key, position);
 }
-
-/** The order a query walks (relevance without scores falls back to deadline, as columnSearch does). */
-const orderKeyOf = (query: GrantQuery): OrderKey => (query.sort.key === 'relevance' ? 'deadline' : query.sort.key);
 
 /**
  * Whether position p comes after the place in the order of `key`: nulls last in both directions,
  * then ids (positions at or above `boundary` have an id above the place's).
  */
-function comesAfter(columns: CatalogColumns, key: OrderKey, descending: boolean, after: KeysetPosition, boundary: number, p: number): boolean {
-  const value = columns.sortKeyOf(key, p);
+function comesAfter(columns: CatalogColumns, titleOf: TitleOf, key: OrderKey, descending: boolean, after: KeysetPosition, boundary: number, p: number): boolean {
+  const value = sortKeyOf(columns, titleOf, key, p);
   const wanted = after.key;
   let c: number;
   if (value === null || wanted === null) c = (value === null ? 1 : 0) - (wanted === null ? 1 : 0);
@@ -50,38 +47,17 @@ function comesAfter(columns: CatalogColumns, key: OrderKey, descending: boolean,
 }
 
 /** The index in the order of the first entry after the place (0 without one): a binary search. */
-export function startInOrder(columns: CatalogColumns, key: OrderKey, descending: boolean, after: KeysetPosition | null, boundary: number): number {
+export function startInOrder(columns: CatalogColumns, titleOf: TitleOf, key: OrderKey, descending: boolean, after: KeysetPosition | null, boundary: number): number {
   const { positions } = columns.order(key, descending);
   if (after === null) return 0;
   let low = 0;
   let high = positions.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (comesAfter(columns, key, descending, after, boundary, positions[middle])) high = middle;
+    if (comesAfter(columns, titleOf, key, descending, after, boundary, positions[middle])) high = middle;
     else low = middle + 1;
   }
   return low;
-}
-
-/**
- * Up to `count` matches from index `start` of the order: a walk, about count × catalog / total
- * steps; when the matches are few, sorting them by their place in the order is cheaper.
- */
-function walkFrom(columns: CatalogColumns, key: OrderKey, descending: boolean, matches: Bits, total: number, start: number, count: number): number[] {
-  const { positions, rank } = columns.order(key, descending);
-  if (total === 0 || count <= 0) return [];
-  const walkSteps = (count * positions.length) / total;
-  if (total * (Math.log2(total) + 1) * 4 < walkSteps) {
-    return Array.from(positionsOf(matches))
-      .filter((p) => rank[p] >= start)
-      .sort((a, b) => rank[a] - rank[b])
-      .slice(0, count);
-  }
-  const page: number[] = [];
-  for (let i = start; i < positions.length && page.length < count; i++) {
-    if (hasBit(matches, positions[i])) page.push(positions[i]);
-  }
-  return page;
 }
 
 /** The scored hits after the place (score, then id), bm25 being lower for better. */
@@ -107,23 +83,25 @@ export function keysetSearch(
   text: TextHits | null,
   after: KeysetPosition | null,
   boundary: number,
+  titleOf: TitleOf,
 ): KeysetAnswer {
-  const { conditions, matches } = conditionsAndMatches(columns, filters, text);
+  const { conditions, matches } = matchesOf(columns, filters, text);
   const total = countBits(matches);
   const answer: KeysetAnswer = { total, page: [], last: null };
   if (query.facets.length > 0) answer.facets = facetCounts(columns, query.facets, conditions, matches, total);
   const wanted = query.limit + 1;
   let found: number[];
   let keyOf: (position: number) => number | string | null;
-  if (query.sort.key === 'relevance' && text !== null && text.scored !== null) {
-    const hits = hitsAfter(text.scored, after, boundary);
+  const ranked = rankedBy(query, text);
+  if (ranked !== null) {
+    const hits = hitsAfter(ranked, after, boundary);
     found = relevancePage(hits, matches, 0, wanted);
     keyOf = (position) => hits.scores[hits.positions.indexOf(position)];
   } else {
-    const key = orderKeyOf(query);
-    const descending = key === query.sort.key && query.sort.descending;
-    found = walkFrom(columns, key, descending, matches, total, startInOrder(columns, key, descending, after, boundary), wanted);
-    keyOf = (position) => columns.sortKeyOf(key, position);
+    const { key, descending } = orderOf(query);
+    const start = startInOrder(columns, titleOf, key, descending, after, boundary);
+    found = pageAlongOrder(columns.order(key, descending), matches, total, start, 0, wanted);
+    keyOf = (position) => sortKeyOf(columns, titleOf, key, position);
   }
   answer.page = found.slice(0, query.limit);
   if (found.length > query.limit) {
@@ -131,24 +109,4 @@ export function keysetSearch(
     answer.last = { position, key: keyOf(position) };
   }
   return answer;
-}
-
-/** Every match of the query in its order, for an export: a walk of the order, or the scored hits sorted. */
-export function* everyMatch(columns: CatalogColumns, query: GrantQuery, filters: Condition[], text: TextHits | null): Generator<number> {
-  const { matches } = conditionsAndMatches(columns, filters, text);
-  if (query.sort.key === 'relevance' && text !== null && text.scored !== null) {
-    const { positions, scores } = text.scored;
-    const order = Array.from(positions.keys()).filter((h) => hasBit(matches, positions[h]));
-    order.sort((a, b) => scores[a] - scores[b] || positions[a] - positions[b]);
-    for (const h of order) yield positions[h];
-    return;
-  }
-  const key = orderKeyOf(query);
-  const { positions } = columns.order(key, key === query.sort.key && query.sort.descending);
-  for (let i = 0; i < positions.length; i++) if (hasBit(matches, positions[i])) yield positions[i];
-}
-
-/** How many grants match (for an export's count). */
-export function matchCount(columns: CatalogColumns, filters: Condition[], text: TextHits | null): number {
-  return countBits(conditionsAndMatches(columns, filters, text).matches);
 }

@@ -3,10 +3,11 @@
 // one order per sort key and direction. Positions 0 … size − 1 are the grants in id order, so "ties
 // by id" is "ties by position". Built from one read snapshot of the catalog and never changed: a
 // new catalog gets a new CatalogColumns. Every array can live in shared memory (shareColumns), so
-// the search workers of one process hold one copy, loaded once (sharedIndex.ts).
+// the search workers of one process hold one copy, loaded once (sharedIndex.ts). A CatalogColumns
+// is data only: reading it (readColumns) is the one place that touches the catalog.
 import { FACET_NAMES, FACET_VALUES, type FacetName, type SortKey } from '../../../grants/query.js';
 import { titleSortKey } from '../../../grants/folding.js';
-import { countAnd, emptyBits, setBit, type Bits } from './bitset.js';
+import { emptyBits, setBit, type Bits } from './bitset.js';
 import type { Db } from '../storage/catalogFile.js';
 
 export type NumericKey = Exclude<SortKey, 'relevance' | 'title'>;
@@ -24,7 +25,6 @@ type LoadRow = [number, string, string, string, number, number, number | null, n
 
 /** Read from the id index alone (it holds each rowid): no table page is read. */
 const ROWIDS_BY_ID_SQL = 'SELECT rowid FROM grants ORDER BY id';
-const TITLE_SQL = "SELECT json_extract(doc, '$.title') FROM grants WHERE rowid = ?";
 
 const epochOrNaN = (iso: string | null): number => (iso === null ? Number.NaN : Date.parse(iso));
 const numberOrNaN = (value: number | null): number => (value === null ? Number.NaN : value);
@@ -203,13 +203,8 @@ export class CatalogColumns {
   readonly numbers: Record<NumericKey, Float64Array>;
   private readonly positionByRowid: Int32Array;
   private readonly orders: Record<string, SortOrder>;
-  private readonly titleOf: (rowid: number) => string | undefined;
 
-  /** Columns over `data`, reading titles (for title cursors) from `db`, whose snapshot must be the data's catalog. */
-  constructor(
-    readonly data: ColumnsData,
-    db: Db,
-  ) {
+  constructor(readonly data: ColumnsData) {
     this.size = data.size;
     this.rowids = data.rowids;
     this.valueBits = data.valueBits;
@@ -217,8 +212,6 @@ export class CatalogColumns {
     this.numbers = data.numbers;
     this.positionByRowid = data.positionByRowid;
     this.orders = data.orders;
-    const title = db.prepare(TITLE_SQL).pluck();
-    this.titleOf = (rowid) => title.get(rowid) as string | undefined;
   }
 
   /**
@@ -226,12 +219,7 @@ export class CatalogColumns {
    * (a walk of the id index would read the rows in random order), then placed in id order.
    */
   static load(db: Db): CatalogColumns {
-    return new CatalogColumns(readColumns(db), db);
-  }
-
-  /** Each value's count among the positions of `base` (|base ∧ value|). */
-  countValues(name: FacetName, base: Bits): Int32Array {
-    return Int32Array.from(this.valueBits[name], (bits) => countAnd(base, bits));
+    return new CatalogColumns(readColumns(db));
   }
 
   /** The position of a table rowid, or −1 when the catalog these columns hold has no such row. */
@@ -244,9 +232,8 @@ export class CatalogColumns {
     return this.orders[orderName(key, descending)];
   }
 
-  /** A position's value of a sort key as the orders compare it: the folded title, or the number (null for null). */
-  sortKeyOf(key: OrderKey, position: number): number | string | null {
-    if (key === 'title') return titleSortKey(this.titleOf(this.rowids[position]) ?? '');
+  /** A position's value of a numeric sort key as the orders compare it (null for null). */
+  numberOf(key: NumericKey, position: number): number | null {
     const value = this.numbers[key][position];
     return Number.isNaN(value) ? null : value;
   }

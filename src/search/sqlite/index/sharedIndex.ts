@@ -3,7 +3,7 @@
 // One thread, the index loader (indexLoader.ts), reads them once per build; every search worker
 // adopts them (SqliteSearchEngine.pinned) instead of reading its own copy, so a process holds one
 // copy and a new worker is ready at once.
-import type { TextStatistics } from '../query/bm25.js';
+import type { TextStatistics } from './postings.js';
 import type { ColumnsData } from './columns.js';
 import type { PostingsData } from './textIndex.js';
 

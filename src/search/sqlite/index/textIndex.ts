@@ -3,9 +3,8 @@
 // first use, then kept, within a budget, with the columns of that build; or all of them read ahead
 // into shared memory (readAllPostings) by the search workers' index loader (sharedIndex.ts) and
 // adopted by every worker. Built from the same read snapshot as the CatalogColumns it belongs to
-// and dropped with them, so it never outlives its catalog. bm25.ts scores from it.
-import { inverseDocumentFrequency, type Postings, type TextStatistics } from '../query/bm25.js';
-import { BM25_WEIGHTS } from '../query/translator.js';
+// and dropped with them, so it never outlives its catalog. query/bm25.ts scores from it.
+import { BM25_WEIGHTS, inverseDocumentFrequency, type Postings, type TextStatistics } from './postings.js';
 import type { Db } from '../storage/catalogFile.js';
 import type { CatalogColumns } from './columns.js';
 import { emptyBits, setBit } from './bitset.js';

@@ -1,36 +1,11 @@
 // FTS5's bm25() computed from in-memory term statistics, with FTS5's own formula and order of
 // operations (sqlite3 ext/fts5/fts5_aux.c, fts5Bm25Function), so the scores are those FTS5 gives
-// without its per-hit auxiliary calls. Pure: postings and lengths come in, scores go out.
-
-/** One search term's postings: the positions holding it, ascending, and its column-weighted count in each. */
-export interface Postings {
-  positions: Int32Array;
-  /** Σ over the term's instances in the grant of the weight of the instance's column. */
-  frequencies: Float32Array;
-  /** The term's inverse document frequency (inverseDocumentFrequency). */
-  idf: number;
-}
-
-/** What bm25 needs of the whole catalog: FTS5's row count and token total, and each grant's length. */
-export interface TextStatistics {
-  rows: number;
-  tokens: number;
-  /** Tokens of each grant over all its columns, by position. */
-  lengths: Float64Array;
-}
+// without its per-hit auxiliary calls. Pure: postings and lengths come in (index/postings.ts),
+// scores go out.
+import type { Postings, TextStatistics } from '../index/postings.js';
 
 const K1 = 1.2;
 const B = 0.75;
-
-/**
- * FTS5's inverse document frequency of a term held by `hits` of `rows` rows. `log` is the C
- * library's (SQLite's ln()): V8's Math.log differs from it in the last bit for some arguments,
- * which would move every score of such a term by one unit in the last place.
- */
-export function inverseDocumentFrequency(rows: number, hits: number, log: (x: number) => number): number {
-  const idf = log((rows - hits + 0.5) / (hits + 0.5));
-  return idf <= 0 ? 1e-6 : idf;
-}
 
 /** The positions holding every term, ascending: the lists walked together from the shortest. */
 export function intersectPostings(terms: readonly Postings[]): Int32Array {

@@ -48,7 +48,7 @@ async function refresh(): Promise<void> {
     try {
       const build = buildOf(db);
       const data = shareColumns(readColumns(db));
-      const columns = new CatalogColumns(data, db);
+      const columns = new CatalogColumns(data);
       const stats = readTextStatistics(db, columns);
       const text = { ...stats, lengths: shared(stats.lengths) };
       const postings = await readAllPostings(db, columns, text, async () => {

@@ -3,9 +3,8 @@
 import { statSync } from 'node:fs';
 import { BENEFICIARIES, PROVINCES, type Grant } from '../../../grants/schema.js';
 import { DEFAULT_CHANGE_LOG_OPTIONS, type ChangeLogOptions, type CatalogWriter, type ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../../engine.js';
-import { catalogDdl, markNewBuild, newBuildId, openCatalog, tableExists, type Db } from './catalogFile.js';
+import { bitsOf, catalogDdl, markNewBuild, newBuildId, openCatalog, tableExists, type Db } from './catalogFile.js';
 import { foldText } from '../../../grants/folding.js';
-import { bitsOf } from '../query/translator.js';
 import { ChangeRecorder, changeLogStatus } from './changeLog.js';
 
 const BATCH = 1000;

@@ -1,7 +1,7 @@
 // `npm start` as the README runs it, with real processes: stopping npm stops the server, and a
 // start on an unchanged tree does not compile again (scripts/build-if-changed.mjs).
 import { expect } from 'chai';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT, tempDir } from '../support/api.js';
 import { writeTinyCatalog } from '../support/catalog.js';
@@ -147,6 +147,24 @@ describe('npm start (real processes)', function () {
       settle();
       unlinkSync(path.join(project, 'src/b.ts'));
       expect(await build(), 'deleted').to.include({ code: 0, compiled: true });
+    });
+
+    it('a source moved or deleted leaves no compiled file behind (mocha would still run a moved test at its old place)', async function () {
+      mkdirSync(path.join(project, 'src/old'), { recursive: true });
+      writeFileSync(path.join(project, 'src/old/c.ts'), 'export const c = 1;\n');
+      expect(await build(), 'added').to.include({ code: 0, compiled: true });
+      expect(existsSync(path.join(project, 'dist/src/old/c.js'))).to.equal(true);
+      mkdirSync(path.join(project, 'src/new'), { recursive: true });
+      renameSync(path.join(project, 'src/old/c.ts'), path.join(project, 'src/new/c.ts'));
+      expect(await build(), 'moved').to.include({ code: 0, compiled: true });
+      expect(existsSync(path.join(project, 'dist/src/new/c.js'))).to.equal(true);
+      expect(existsSync(path.join(project, 'dist/src/old/c.js'))).to.equal(false);
+      expect(existsSync(path.join(project, 'dist/src/a.js')), 'a compiled file whose source is there stays').to.equal(true);
+      rmSync(path.join(project, 'src/new'), { recursive: true });
+      rmSync(path.join(project, 'src/old'), { recursive: true });
+      expect(await build(), 'deleted').to.include({ code: 0, compiled: true });
+      expect(existsSync(path.join(project, 'dist/src/new/c.js'))).to.equal(false);
+      settle();
     });
 
     it('compares contents, not times: every input touched, or package-lock.json rewritten (as npm install does after prepare), compiles nothing', async function () {

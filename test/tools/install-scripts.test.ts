@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// Compiled to dist/test/unit/: the repository root is three levels up.
+// Compiled to dist/test/tools/: the repository root is three levels up.
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   allowScripts?: Record<string, boolean>;

@@ -6,8 +6,10 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { openSubscriptionsDb, subscriptionsPath, type Db } from '../../src/subscriptions/sqlite/database.js';
-import { firstKeptDay, readUsageSizes, UsageRetention } from '../../src/subscriptions/sqlite/usageRetention.js';
-import { UsageStore, type UsageRow } from '../../src/subscriptions/sqlite/usageStore.js';
+import { readUsageSizes, UsageRetention } from '../../src/subscriptions/sqlite/usageRetention.js';
+import { firstKeptDay } from '../../src/subscriptions/usageRetention.js';
+import type { UsageRow } from '../../src/subscriptions/store.js';
+import { UsageStore } from '../../src/subscriptions/sqlite/usageStore.js';
 import { startTestApi, tempDir } from '../support/api.js';
 import { waitFor } from '../support/processes.js';
 

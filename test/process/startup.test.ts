@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createLogger } from '../../src/log.js';
 import { listen } from '../../src/server.js';
 import { openSubscriptionsDb, subscriptionsPath } from '../../src/subscriptions/sqlite/database.js';
-import { DemoSubscription } from '../../src/subscriptions/demo.js';
+import { DemoSubscription } from '../../src/subscriptions/sqlite/demo.js';
 import { SubscriptionStore } from '../../src/subscriptions/sqlite/subscriptionStore.js';
 import { REPO_ROOT, tempDir } from '../support/api.js';
 import { API_PREFIX as P, writeTinyCatalog } from '../support/catalog.js';

@@ -16,7 +16,7 @@ import {
   type Grant,
 } from '../../src/grants/schema.js';
 
-// Compiled to dist/test/unit/: the repository root is three levels up, the compiled generator two.
+// Compiled to dist/test/process/: the repository root is three levels up, the compiled generator two.
 const FIXTURE = new URL('../../../fixtures/grants.ndjson', import.meta.url);
 const GENERATOR = fileURLToPath(new URL('../../fixtures/generate.js', import.meta.url));
 // The command documented in fixtures/README.md: --count 600 --seed 1.

@@ -109,6 +109,71 @@ describe('unit: the layering check (npm run check:layers)', function () {
     ]);
   });
 
+  it('fails, naming each one, on an import against the roles of src/http/ or across the adapters of src/subscriptions/, and passes the imports they allow', async () => {
+    const dir = tree({
+      ...CLEAN,
+      // Allowed: an adapter's own modules, the store chooser opening adapters, a handler using a parameter parser and the dispatch's types.
+      'src/subscriptions/store.ts': 'export interface Store { kind: string }\n',
+      'src/subscriptions/sqlite/database.ts': 'export const file = (dir: string) => `${dir}/subscriptions.sqlite`;\n',
+      'src/subscriptions/sqlite/store.ts': "import type { Store } from '../store.js';\nimport { file } from './database.js';\nexport const open = (dir: string): Store => ({ kind: file(dir) });\n",
+      'src/subscriptions/postgres/store.ts': "import type { Store } from '../store.js';\nexport const openPg = (): Store => ({ kind: 'postgres' });\n",
+      'src/subscriptions/openStore.ts': "import { open } from './sqlite/store.js';\nimport { openPg } from './postgres/store.js';\nexport const openStore = (url: string | null) => (url === null ? open('.') : openPg());\n",
+      'src/http/parameters/queryParams.ts': "import { feature } from '../routeTable.js';\nexport const parse = () => feature;\n",
+      'src/http/middleware/dispatch.ts': "import { isNotFound } from '../errors.js';\nexport type Handlers = Record<string, () => unknown>;\nexport const dispatch = (h: Handlers) => (isNotFound(null) ? null : h);\n",
+      'src/http/handlers/grants.ts': "import { parse } from '../parameters/queryParams.js';\nimport type { Handlers } from '../middleware/dispatch.js';\nexport const grants: Handlers = { list: parse };\n",
+      'src/http/pages/landing.ts': "import { feature } from '../routeTable.js';\nexport const landing = () => feature;\n",
+      // Violations: the HTTP layer reaching an adapter; middleware importing a handler; a parameter
+      // module importing middleware; a handler importing a page; the shared top importing a role;
+      // one adapter importing another; the port side importing an adapter.
+      'src/http/handlers/usage.ts': "import { open } from '../../subscriptions/sqlite/store.js';\nimport { landing } from '../pages/landing.js';\nexport const usage = () => [open('.'), landing()];\n",
+      'src/http/middleware/limits.ts': "import { grants } from '../handlers/grants.js';\nexport const limits = grants;\n",
+      'src/http/parameters/alertBody.ts': "import { dispatch } from '../middleware/dispatch.js';\nexport const body = dispatch;\n",
+      'src/http/envelope.ts': "import { landing } from './pages/landing.js';\nexport const envelope = landing;\n",
+      'src/subscriptions/postgres/usageStore.ts': "import { file } from '../sqlite/database.js';\nexport const usage = file;\n",
+      'src/subscriptions/demo.ts': "import { file } from './sqlite/database.js';\nexport const demo = file;\n",
+    });
+    dirs.push(dir);
+    const { code, output } = await check(dir);
+    expect(code, output).to.not.equal(0);
+    expect(violations(output), output).to.deep.equal([
+      'handlers-not-to-pages: src/http/handlers/usage.ts → src/http/pages/landing.ts',
+      'http-not-to-adapters: src/http/handlers/usage.ts → src/subscriptions/sqlite/store.ts',
+      'http-top-to-no-role: src/http/envelope.ts → src/http/pages/landing.ts',
+      'middleware-not-to-answers: src/http/middleware/limits.ts → src/http/handlers/grants.ts',
+      'parameters-stand-alone: src/http/parameters/alertBody.ts → src/http/middleware/dispatch.ts',
+      'store-adapters-apart: src/subscriptions/postgres/usageStore.ts → src/subscriptions/sqlite/database.ts',
+      'store-port-side-not-to-adapters: src/subscriptions/demo.ts → src/subscriptions/sqlite/database.ts',
+    ]);
+  });
+
+  it("fails on an import against the embedded engine's inner layering (index < query < collect < runtime; threads in runtime/ only)", async () => {
+    const dir = tree({
+      ...CLEAN,
+      // The index reaching for the plan (the query side).
+      'src/search/sqlite/index/columns.ts': "import { LIMIT } from '../query/plan.js';\nexport const columns = LIMIT;\n",
+      'src/search/sqlite/query/plan.ts': 'export const LIMIT = 256;\n',
+      // The query side reaching for a page.
+      'src/search/sqlite/query/filters.ts': "import { page } from '../collect/paging.js';\nexport const filters = page;\n",
+      // collect/ doing I/O and knowing threads.
+      'src/search/sqlite/collect/paging.ts':
+        "import { isMainThread } from 'node:worker_threads';\nimport { file } from '../storage/catalogFile.js';\nexport const page = isMainThread ? file : '';\n",
+      // storage/ reaching for the runtime.
+      'src/search/sqlite/storage/catalogFile.ts': "import { engine } from '../runtime/engine.js';\nexport const file = engine;\n",
+      // The runtime may know threads and everything below it.
+      'src/search/sqlite/runtime/engine.ts': "import { Worker } from 'node:worker_threads';\nimport { LIMIT } from '../query/plan.js';\nexport const engine = `${typeof Worker}${LIMIT}`;\n",
+    });
+    dirs.push(dir);
+    const { code, output } = await check(dir);
+    expect(code, output).to.not.equal(0);
+    expect(violations(output), output).to.deep.equal([
+      'engine-collect-pure: src/search/sqlite/collect/paging.ts → src/search/sqlite/storage/catalogFile.ts',
+      'engine-index-below-query: src/search/sqlite/index/columns.ts → src/search/sqlite/query/plan.ts',
+      'engine-query-below-collect: src/search/sqlite/query/filters.ts → src/search/sqlite/collect/paging.ts',
+      'engine-storage-below-runtime: src/search/sqlite/storage/catalogFile.ts → src/search/sqlite/runtime/engine.ts',
+      'engine-threads-in-runtime: src/search/sqlite/collect/paging.ts → worker_threads',
+    ]);
+  });
+
   it('fails on an import it cannot resolve (a check that cannot see an import cannot judge it)', async () => {
     const dir = tree({ ...CLEAN, 'src/grants/schema.ts': "import { nothing } from './missing.js';\nexport const schema = nothing;\n" });
     dirs.push(dir);

@@ -1,0 +1,33 @@
+// What the text index holds for bm25 (query/bm25.ts scores from it): one term's postings, the
+// catalog's text statistics, the columns' weights the postings' counts are weighted by, and a
+// term's inverse document frequency, computed once when its postings are read. Pure: no I/O.
+
+/** Relevance weights of title, funder and description (FTS5 column order). */
+export const BM25_WEIGHTS = [3.0, 2.0, 1.0] as const;
+
+/** One search term's postings: the positions holding it, ascending, and its column-weighted count in each. */
+export interface Postings {
+  positions: Int32Array;
+  /** Σ over the term's instances in the grant of the weight of the instance's column. */
+  frequencies: Float32Array;
+  /** The term's inverse document frequency (inverseDocumentFrequency). */
+  idf: number;
+}
+
+/** What bm25 needs of the whole catalog: FTS5's row count and token total, and each grant's length. */
+export interface TextStatistics {
+  rows: number;
+  tokens: number;
+  /** Tokens of each grant over all its columns, by position. */
+  lengths: Float64Array;
+}
+
+/**
+ * FTS5's inverse document frequency of a term held by `hits` of `rows` rows. `log` is the C
+ * library's (SQLite's ln()): V8's Math.log differs from it in the last bit for some arguments,
+ * which would move every score of such a term by one unit in the last place.
+ */
+export function inverseDocumentFrequency(rows: number, hits: number, log: (x: number) => number): number {
+  const idf = log((rows - hits + 0.5) / (hits + 0.5));
+  return idf <= 0 ? 1e-6 : idf;
+}

@@ -1,0 +1,141 @@
+// The one path from a query's search words to its text hits (query/textHits.ts), for searches and
+// exports alike: the grants the words match, as positions in the columns, and for a relevance
+// sort their bm25 scores. A search of single words (one clause, no phrase, no OR, each word one
+// term of the tokenizer) is answered from the build's in-memory postings (index/textIndex.ts) and
+// scored by query/bm25.ts when the caller has them; any other search is left to FTS5, on the
+// connection whose snapshot the columns were read from.
+import type { GrantQuery } from '../../../grants/query.js';
+import type { SearchTerm } from '../../../grants/searchSyntax.js';
+import { countBits, hasBit, intersection, type Bits } from '../index/bitset.js';
+import type { CatalogColumns } from '../index/columns.js';
+import { BM25_WEIGHTS, type Postings, type TextStatistics } from '../index/postings.js';
+import type { TextIndex } from '../index/textIndex.js';
+import type { Db } from '../storage/catalogFile.js';
+import { intersectPostings, keepPositions, scoreAll, subtractPositions } from './bm25.js';
+import { filterConditions, type Condition } from './filters.js';
+import { prefilterPays } from './plan.js';
+import type { QueryTerms } from './queryTerms.js';
+import type { TextHits } from './textHits.js';
+import { ftsMatchExpression } from './translator.js';
+
+/** Where single words may be answered from memory: the catalog's tokenizer, and the text index of the columns' build (read on first use). */
+export interface InMemoryWords {
+  terms: QueryTerms;
+  index(): TextIndex;
+}
+
+/** The words of a query answered from the in-memory postings: each word's postings, and the grants holding them all and no excluded word. */
+interface WordHits {
+  postings: Postings[];
+  /** Whether an excluded word left out some of the grants holding every word. */
+  excludes: boolean;
+  stats: TextStatistics;
+  hits: Int32Array;
+}
+
+/** No hit: a search with no clause (nothing to find). */
+const NO_TEXT_HITS = (relevance: boolean): TextHits => ({
+  positions: new Int32Array(0),
+  scored: relevance ? { positions: new Int32Array(0), scores: new Float64Array(0) } : null,
+});
+
+/**
+ * The postings of the query's words and the grants holding them all but no excluded word, when
+ * the search is one clause of single words (no phrase, no OR) and every word is one term; null
+ * without words or when the search is left to FTS5.
+ */
+function wordHits(query: GrantQuery, words: InMemoryWords): WordHits | null {
+  const search = query.search;
+  if (search === null || search.clauses.length !== 1) return null;
+  const [clause] = search.clauses;
+  const single = (terms: readonly SearchTerm[]) => terms.every((term) => term.words.length === 1);
+  if (!single(clause.must) || !single(clause.not)) return null;
+  const termsOf = (terms: readonly SearchTerm[]) => terms.map((term) => words.terms.of(term.words[0]));
+  const must = termsOf(clause.must);
+  const not = termsOf(clause.not);
+  if (!must.every((t) => t.length === 1) || !not.every((t) => t.length === 1)) return null;
+  const text = words.index();
+  const postings = must.map(([term]) => text.postings(term));
+  let hits = intersectPostings(postings);
+  const all = hits.length;
+  for (const [term] of not) hits = subtractPositions(hits, text.postings(term).positions);
+  return { postings, excludes: hits.length < all, stats: text.stats, hits };
+}
+
+/** The text hits of queries on one connection: FTS5's statements prepared once, and the filter check FTS5 calls. */
+export class TextHitFinder {
+  private readonly scoredHits: ReturnType<Db['prepare']>;
+  private readonly hits: ReturnType<Db['prepare']>;
+  private readonly scoredFilteredHits: ReturnType<Db['prepare']>;
+  /** The bit set grants_prefilter() checks hits against, set only while scoredFilteredHits runs. */
+  private prefilter: { columns: CatalogColumns; bits: Bits } | null = null;
+
+  /** Prepares on `db`, whose snapshot must be the one the columns given to find() were read from. */
+  constructor(db: Db) {
+    this.scoredHits = db.prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ?`).raw();
+    this.hits = db.prepare('SELECT rowid FROM grants_text WHERE grants_text MATCH ?').pluck();
+    // Evaluated by SQLite before the result columns, so a hit it rejects is never scored.
+    db.function('grants_prefilter', { deterministic: false, varargs: false }, (rowid: unknown) => {
+      const prefilter = this.prefilter;
+      if (prefilter === null) return 1;
+      const position = prefilter.columns.positionOf(rowid as number);
+      return position >= 0 && hasBit(prefilter.bits, position) ? 1 : 0;
+    });
+    this.scoredFilteredHits = db
+      .prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ? AND grants_prefilter(rowid)`)
+      .raw();
+  }
+
+  /**
+   * The query's filter conditions (query/filters.ts) and its text hits (null without words). With
+   * `words`, single words come from memory and range filters may be tested on their hits alone.
+   */
+  find(columns: CatalogColumns, query: GrantQuery, words: InMemoryWords | null): { filters: Condition[]; text: TextHits | null } {
+    const inMemory = words === null ? null : wordHits(query, words);
+    const filters = filterConditions(columns, query, inMemory?.hits ?? null);
+    return { filters, text: this.textHits(columns, query, filters, inMemory) };
+  }
+
+  /**
+   * The text hits. A word FTS5's tokenizer splits into several terms (a phrase) is left to FTS5:
+   * bm25 costs about ten times the match itself per hit, so only hits that may be on the page are
+   * scored: with filters that leave out enough of the catalog to pay for the check (query/plan.ts),
+   * a function rejects each hit outside them before it is scored. When a facet leaves its own
+   * filter out of its count, its hits come from a second, unscored match.
+   */
+  private textHits(columns: CatalogColumns, query: GrantQuery, filters: Condition[], words: WordHits | null): TextHits | null {
+    if (query.search === null) return null;
+    const match = ftsMatchExpression(query.search);
+    if (match === null) return NO_TEXT_HITS(query.sort.key === 'relevance');
+    if (words !== null) {
+      // Every word is one term: the hits from the in-memory postings; for relevance, the scores of
+      // those that meet the filters (the others are never on a page). An excluded word adds
+      // nothing to FTS5's bm25 (it holds no instance in a hit), so the words' scores stand.
+      if (query.sort.key !== 'relevance') return { positions: words.hits, scored: null };
+      const accept = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
+      const scored = scoreAll(words.postings, words.stats, accept);
+      return { positions: words.hits, scored: words.excludes ? keepPositions(scored, words.hits) : scored };
+    }
+    const positionsOf = (rowids: number[]) => Int32Array.from(rowids, (rowid) => columns.positionOf(rowid));
+    if (query.sort.key !== 'relevance') return { positions: positionsOf(this.hits.all(match) as number[]), scored: null };
+    const all = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
+    let rows: [number, number][];
+    if (all !== null && prefilterPays(countBits(all), columns.size)) {
+      this.prefilter = { columns, bits: all };
+      try {
+        rows = this.scoredFilteredHits.all(match) as [number, number][];
+      } finally {
+        this.prefilter = null;
+      }
+    } else {
+      rows = this.scoredHits.all(match) as [number, number][];
+    }
+    const scored = { positions: new Int32Array(rows.length), scores: new Float64Array(rows.length) };
+    rows.forEach(([rowid, score], i) => {
+      scored.positions[i] = columns.positionOf(rowid);
+      scored.scores[i] = score;
+    });
+    const facetDropsAFilter = filters.some((c) => c.facet !== null && query.facets.includes(c.facet));
+    return { positions: facetDropsAFilter ? positionsOf(this.hits.all(match) as number[]) : scored.positions, scored };
+  }
+}
