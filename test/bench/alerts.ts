@@ -26,7 +26,7 @@ import { REPO_ROOT, runIndexer, writeCatalog } from './catalog.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { processCpuSeconds } from './load.js';
 import { buildMix } from './mix.js';
-import { createBenchSubscription, freePort, runCli, startProcess, type RunningProcess } from './processes.js';
+import { cleanEnv, createBenchSubscription, freePort, runCli, startProcess, type RunningProcess } from './processes.js';
 
 export const ALERTS_HELP = `Usage: npm run bench -- --alerts N [options]
 
@@ -72,13 +72,6 @@ interface Options {
 const say = (line: string) => process.stderr.write(`» ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
-const INHERITED_OUT = ['PORT', 'HOST', 'DATA_DIR', 'SEARCH_ENGINE', 'LOG_LEVEL', 'SEED_CATALOG', 'SEED_FILE', 'DEMO_API_KEY', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'ELASTICSEARCH_INDEX', 'NODE_OPTIONS', 'DATABASE_URL', 'ALERTS_WORKER'];
-
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of INHERITED_OUT) delete env[name];
-  return { ...env, ...extra };
-}
 
 function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({

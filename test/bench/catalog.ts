@@ -2,7 +2,7 @@
 // the request mix, and the real indexer run as a child process with its throughput and peak memory.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, readFileSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { generateGrants, Random, type TextShape } from '../../fixtures/generate.js';
@@ -126,14 +126,15 @@ export function procMemory(pid: number): { hwmKiB: number; rssKiB: number } | nu
 }
 
 /**
- * Runs `node bin/grants-indexer.js reindex --source <file>` as a child process with the given
- * environment (DATA_DIR, SEARCH_ENGINE, ELASTICSEARCH_*), polling its VmHWM every 20 ms: the
- * high-water mark only grows, so the last reading before exit is the peak.
+ * Runs `node bin/grants-indexer.js reindex --source <file>` of the checkout `cwd` (default this
+ * one) as a child process with the given environment (DATA_DIR, SEARCH_ENGINE, ELASTICSEARCH_*),
+ * polling its VmHWM every 20 ms: the high-water mark only grows, so the last reading before exit
+ * is the peak.
  */
-export async function runIndexer(file: string, env: NodeJS.ProcessEnv): Promise<IndexerRun> {
+export async function runIndexer(file: string, env: NodeJS.ProcessEnv, cwd = REPO_ROOT): Promise<IndexerRun> {
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, ['bin/grants-indexer.js', 'reindex', '--source', file], {
-    cwd: REPO_ROOT,
+    cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -166,4 +167,65 @@ export async function runIndexer(file: string, env: NodeJS.ProcessEnv): Promise<
     // The last lines only (the progress lines of a long run are many).
     output: output.trim().split('\n').slice(-5).join('\n'),
   };
+}
+
+/** An embedded catalog on disk (DATA_DIR holding catalog.sqlite) with the sample its request mix is drawn from. */
+export interface StoredCatalog {
+  dataDir: string;
+  sample: CatalogSample;
+  /** The indexer's run when it was built now; null when it was found built. */
+  built: IndexerRun | null;
+}
+
+/** Where a catalog is wanted, and which checkout's indexer (bin/grants-indexer.js) builds it. */
+export interface CatalogTarget {
+  dataDir: string;
+  indexerRoot: string;
+}
+
+const SAMPLE_FILE = 'sample.json';
+
+function readSample(dataDir: string): CatalogSample | null {
+  const file = path.join(dataDir, SAMPLE_FILE);
+  if (!existsSync(file) || !existsSync(path.join(dataDir, 'catalog.sqlite'))) return null;
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as Omit<CatalogSample, 'documentFrequency'> & { documentFrequency: [string, number][] };
+  return { ...saved, documentFrequency: new Map(saved.documentFrequency) };
+}
+
+const writeSample = (dataDir: string, sample: CatalogSample) =>
+  writeFileSync(path.join(dataDir, SAMPLE_FILE), JSON.stringify({ ...sample, documentFrequency: [...sample.documentFrequency] }));
+
+/**
+ * The embedded catalog of `grants` generated grants (seed `seed`) in each target's DATA_DIR, with
+ * the sample of the mix saved beside it (sample.json): a target that already holds both is used as
+ * it is; for the others the grants are generated once (NDJSON, deleted after) and each target's
+ * own indexer indexes them, so every target holds the same grants. A 1,000,000-grant catalog takes
+ * minutes to build: callers keep such directories to build them once.
+ */
+export async function storedCatalogs(grants: number, seed: number, targets: readonly CatalogTarget[], env: (dataDir: string) => NodeJS.ProcessEnv, say: (line: string) => void): Promise<StoredCatalog[]> {
+  const found = targets.map((t) => readSample(t.dataDir));
+  const missing = targets.filter((_, i) => found[i] === null);
+  if (missing.length === 0) return targets.map((t, i) => ({ dataDir: t.dataDir, sample: found[i]!, built: null }));
+  for (const t of missing) {
+    rmSync(t.dataDir, { recursive: true, force: true });
+    mkdirSync(t.dataDir, { recursive: true });
+  }
+  const source = path.join(missing[0].dataDir, 'source.ndjson');
+  say(`generating ${grants.toLocaleString('en-US')} grants (seed ${seed})`);
+  const generated = await writeCatalog(source, grants, seed);
+  const runs = new Map<string, IndexerRun>();
+  try {
+    for (const t of missing) {
+      say(`  indexing into ${t.dataDir} with the indexer of ${t.indexerRoot}`);
+      const run = await runIndexer(source, env(t.dataDir), t.indexerRoot);
+      if (run.exitCode !== 0) throw new Error(`grants-indexer (${t.indexerRoot}) exited ${run.exitCode}: ${run.output}`);
+      say(`  ${run.indexed.toLocaleString('en-US')} in ${run.seconds.toFixed(1)} s = ${Math.round(run.recordsPerSecond)} records/s`);
+      writeSample(t.dataDir, generated.sample);
+      runs.set(t.dataDir, run);
+    }
+  } finally {
+    rmSync(source, { force: true });
+  }
+  // A target found built holds the same grants (same generator and seed); its own sample is used.
+  return targets.map((t, i) => ({ dataDir: t.dataDir, sample: found[i] ?? generated.sample, built: runs.get(t.dataDir) ?? null }));
 }

@@ -14,15 +14,15 @@
 // The catalog (generated, then indexed by the real grants-indexer) is cached in
 // .cache/bench-catalog-<grants>-seed<seed>/ with the sample the request mix is drawn from: a
 // 1,000,000-grant catalog takes minutes to build, and is built once.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { REPO_ROOT, runIndexer, writeCatalog, type CatalogSample } from './catalog.js';
+import { REPO_ROOT, storedCatalogs, type StoredCatalog } from './catalog.js';
 import { drive, drivePaced, type LoadResult } from './load.js';
 import autocannon from 'autocannon';
 import { buildMix } from './mix.js';
-import { createBenchSubscription, freePort, startProcess } from './processes.js';
+import { cleanEnv, createBenchSubscription, freePort, startProcess } from './processes.js';
 
 const HELP = `Usage: node dist/test/bench/isolation.js [options]
 
@@ -44,31 +44,12 @@ Options:
   -h, --help                this help
 `;
 
-interface CachedCatalog {
-  dataDir: string;
-  sample: CatalogSample;
-  built: { seconds: number; recordsPerSecond: number } | null;
-}
-
-/** The catalog of `grants` grants in .cache/, built (and its sample saved) when missing. */
-async function cachedCatalog(grants: number, seed: number): Promise<CachedCatalog> {
+/** The catalog of `grants` grants in .cache/, built (with its sample) when missing. */
+async function cachedCatalog(grants: number, seed: number): Promise<StoredCatalog> {
   const dataDir = path.join(REPO_ROOT, '.cache', `bench-catalog-${grants}-seed${seed}`);
-  const sampleFile = path.join(dataDir, 'sample.json');
-  if (existsSync(sampleFile) && existsSync(path.join(dataDir, 'catalog.sqlite'))) {
-    const saved = JSON.parse(readFileSync(sampleFile, 'utf8')) as Omit<CatalogSample, 'documentFrequency'> & { documentFrequency: [string, number][] };
-    return { dataDir, sample: { ...saved, documentFrequency: new Map(saved.documentFrequency) }, built: null };
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-  mkdirSync(dataDir, { recursive: true });
-  const source = path.join(dataDir, 'source.ndjson');
-  process.stdout.write(`building a ${grants.toLocaleString('en')}-grant catalog in ${dataDir} (once)\n`);
-  const generated = await writeCatalog(source, grants, seed);
-  const indexed = await runIndexer(source, { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
-  if (indexed.exitCode !== 0) throw new Error(`the indexer failed: ${indexed.output}`);
-  rmSync(source, { force: true });
-  const { sample } = generated;
-  writeFileSync(sampleFile, JSON.stringify({ ...sample, documentFrequency: [...sample.documentFrequency] }));
-  return { dataDir, sample, built: { seconds: indexed.seconds, recordsPerSecond: indexed.recordsPerSecond } };
+  const env = (dir: string) => cleanEnv({ SEARCH_ENGINE: 'sqlite', DATA_DIR: dir, LOG_LEVEL: 'warn' });
+  const [catalog] = await storedCatalogs(grants, seed, [{ dataDir, indexerRoot: REPO_ROOT }], env, (line) => process.stdout.write(`${line}\n`));
+  return catalog;
 }
 
 interface Figures {

@@ -8,6 +8,16 @@ import { REPO_ROOT } from './catalog.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Settings the child processes must not inherit from the shell running a bench. */
+const INHERITED_OUT = ['PORT', 'HOST', 'DATA_DIR', 'SEARCH_ENGINE', 'LOG_LEVEL', 'SEED_CATALOG', 'SEED_FILE', 'DEMO_API_KEY', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'ELASTICSEARCH_INDEX', 'NODE_OPTIONS', 'DATABASE_URL', 'ALERTS_WORKER'];
+
+/** The bench's own environment less INHERITED_OUT, plus `extra`. */
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of INHERITED_OUT) delete env[name];
+  return { ...env, ...extra };
+}
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
@@ -55,12 +65,14 @@ export async function startProcess(options: {
   readyTimeoutMs?: number;
   /** Opens an IPC channel to the process (child.send / 'message'), for a probe it loads. */
   ipc?: boolean;
+  /** The checkout whose build runs (default this one; bench:compare starts another build's API). */
+  cwd?: string;
 }): Promise<RunningProcess> {
   const logFile = path.join(options.logDir, `${options.name}.log`);
   // The child writes its lines to the file itself, as it would to a collector's pipe: the bench's
   // process (autocannon's too) does not carry them (an access line per request at LOG_LEVEL=info).
   const log = openSync(logFile, 'a');
-  const child = spawn(process.execPath, options.args, { cwd: REPO_ROOT, env: options.env, stdio: options.ipc ? ['ignore', log, log, 'ipc'] : ['ignore', log, log] });
+  const child = spawn(process.execPath, options.args, { cwd: options.cwd ?? REPO_ROOT, env: options.env, stdio: options.ipc ? ['ignore', log, log, 'ipc'] : ['ignore', log, log] });
   closeSync(log);
   const origin = `http://127.0.0.1:${options.port}`;
   try {
@@ -86,9 +98,9 @@ export async function startProcess(options: {
   };
 }
 
-/** Runs a CLI of bin/ to completion; resolves with its stdout, rejects on a non-zero exit. */
-export async function runCli(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  const child = spawn(process.execPath, [script, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs a CLI of bin/ (of the checkout `cwd`) to completion; resolves with its stdout, rejects on a non-zero exit. */
+export async function runCli(script: string, args: string[], env: NodeJS.ProcessEnv, cwd = REPO_ROOT): Promise<string> {
+  const child = spawn(process.execPath, [script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -98,12 +110,13 @@ export async function runCli(script: string, args: string[], env: NodeJS.Process
   return out;
 }
 
-/** An ENTERPRISE subscription with high overrides, made with grants-admin; returns its key. */
-export async function createBenchSubscription(env: NodeJS.ProcessEnv): Promise<{ subscriptionId: string; apiKey: string }> {
+/** An ENTERPRISE subscription with high overrides, made with grants-admin (of the checkout `cwd`); returns its key. */
+export async function createBenchSubscription(env: NodeJS.ProcessEnv, cwd = REPO_ROOT): Promise<{ subscriptionId: string; apiKey: string }> {
   const out = await runCli(
     'bin/grants-admin.js',
     ['subscription', 'create', '--name', 'bench', '--tier', 'ENTERPRISE', '--rate-limit', '100000', '--monthly-limit', '1000000000', '--json'],
     env,
+    cwd,
   );
   const created = JSON.parse(out) as { subscriptionId: string; apiKey: string };
   return { subscriptionId: created.subscriptionId, apiKey: created.apiKey };

@@ -65,11 +65,11 @@ export interface BenchResults {
   targets: Target[];
 }
 
-const n0 = (v: number) => Math.round(v).toLocaleString('en-US');
+export const n0 = (v: number) => Math.round(v).toLocaleString('en-US');
 const ms = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
-const pct = (v: number) => `${Math.round(v * 100)}%`;
+export const pct = (v: number) => `${Math.round(v * 100)}%`;
 
-function table(header: string[], rows: string[][], rightAlign = true): string {
+export function table(header: string[], rows: string[][], rightAlign = true): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 || !rightAlign ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
@@ -77,7 +77,7 @@ function table(header: string[], rows: string[][], rightAlign = true): string {
 }
 
 /** The same tables as markdown, for docs/performance.md. */
-function markdown(header: string[], rows: string[][]): string {
+export function markdown(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
 }
@@ -188,7 +188,7 @@ export function formatReport(results: BenchResults, format: 'text' | 'markdown' 
   return out.join('\n');
 }
 
-const median = (values: number[]) => {
+export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;

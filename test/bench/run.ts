@@ -16,10 +16,11 @@ import { catalogBytes, procMemory, REPO_ROOT, runIndexer, sampleIndexedCatalog, 
 import { TEXT_SHAPES, type TextShape } from '../../fixtures/generate.js';
 import { drive, drivePaced, elasticsearchPid, processCpuSeconds, type LoadResult, type LoadSettings } from './load.js';
 import { buildMix, CLASS_LABELS, CLASS_NAMES, SEARCH_CLASSES, type ClassName, type Mix } from './mix.js';
+import { preflight } from './preflight.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { runAlertsBench } from './alerts.js';
 import { measureShares, shareConfigs, shareLayersOf, type LayerShares, type ShareConfig, type ShareLayer } from './layerShares.js';
-import { createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
+import { cleanEnv, createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
 import { evaluateTargets, formatReport, medianOf, type BenchResults, type ClassResult, type LayerConfigResult } from './report.js';
 
 /** The level production logs at (src/config.ts's default): what the bench measures unless told otherwise. */
@@ -189,61 +190,6 @@ const FACET_ROUNDS = 5;
 const say = (line: string) => process.stderr.write(`» ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Settings the child processes must not inherit from the shell running the bench. */
-const INHERITED_OUT = ['PORT', 'HOST', 'DATA_DIR', 'SEARCH_ENGINE', 'LOG_LEVEL', 'SEED_CATALOG', 'SEED_FILE', 'DEMO_API_KEY', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'ELASTICSEARCH_INDEX', 'NODE_OPTIONS'];
-
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of INHERITED_OUT) delete env[name];
-  return { ...env, ...extra };
-}
-
-interface Preflight {
-  /** Per class: the paths kept (2xx, and for deep pages a non-empty page). */
-  kept: Mix;
-  dropped: Record<string, { path: string; why: string }[]>;
-  bodyBytes: Record<string, number>;
-  pathBytes: Map<string, number>;
-}
-
-/** Sends every distinct request once: checks it succeeds, measures its body for the ceiling. */
-async function preflight(origin: string, key: string, mix: Mix): Promise<Preflight> {
-  const kept = {} as Mix;
-  const dropped: Preflight['dropped'] = {};
-  const bodyBytes: Record<string, number> = {};
-  const pathBytes = new Map<string, number>();
-  for (const name of CLASS_NAMES) {
-    if (name === 'searchMix') continue;
-    kept[name] = [];
-    dropped[name] = [];
-    const distinct = [...new Set(mix[name])];
-    // Ids: 300 of them suffice to check the class and measure its bodies.
-    const checked = name === 'byId' ? distinct.slice(0, 300) : distinct;
-    let bytes = 0;
-    for (const p of checked) {
-      const response = await fetch(origin + p, { headers: { Authorization: `Bearer ${key}` } });
-      const body = Buffer.from(await response.arrayBuffer());
-      if (!response.ok) {
-        dropped[name].push({ path: p, why: `${response.status} ${body.toString('utf8').slice(0, 200)}` });
-        continue;
-      }
-      if (name === 'deep' && (JSON.parse(body.toString('utf8')) as { data: unknown[] }).data.length === 0) {
-        dropped[name].push({ path: p, why: 'page past the end' });
-        continue;
-      }
-      kept[name].push(p);
-      pathBytes.set(p, body.length);
-      bytes += body.length;
-    }
-    if (name === 'byId') kept.byId = distinct.filter((p) => !dropped.byId.some((d) => d.path === p));
-    bodyBytes[name] = kept[name].length > 0 ? Math.round(bytes / Math.max(1, checked.length - dropped[name].length)) : 0;
-  }
-  const ok = new Set(Object.values(kept).flat());
-  kept.searchMix = mix.searchMix.filter((p) => ok.has(p));
-  const sizes = kept.searchMix.map((p) => pathBytes.get(p) ?? 0);
-  bodyBytes.searchMix = Math.round(sizes.reduce((a, b) => a + b, 0) / Math.max(1, sizes.length));
-  return { kept, dropped, bodyBytes, pathBytes };
-}
 
 function gitDescribe(): { commit: string; productChangesUncommitted: boolean } {
   try {

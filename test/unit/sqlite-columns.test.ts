@@ -12,7 +12,6 @@ import type { Grant } from '../../src/grants/schema.js';
 import { parseSearch, plainSearch, positiveWords, type ParsedSearch } from '../../src/grants/searchSyntax.js';
 import { countAnd, countBits, emptyBits, fullBits, popcount32, positionsOf, setBit } from '../../src/search/sqlite/index/bitset.js';
 import { ascendingByNumber, CatalogColumns, compareCodePoints, shareColumns, readColumns } from '../../src/search/sqlite/index/columns.js';
-import { ValueBitCounter } from '../../src/search/sqlite/collect/simdCount.js';
 import { countsByBits, countsByMasks } from '../../src/search/sqlite/collect/facets.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
 import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
@@ -166,22 +165,6 @@ describe('unit: SQLite engine columns', () => {
       expect(countAnd(some, odd)).to.equal(3);
       expect(countBits(fullBits(64))).to.equal(64);
       expect(countBits(fullBits(0))).to.equal(0);
-    });
-
-    it('counts with WebAssembly SIMD as JavaScript counts, for sets of every length around its 64-byte blocks', () => {
-      expect(ValueBitCounter.supported, 'this runtime runs WebAssembly SIMD').to.equal(true);
-      let seed = 23;
-      const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
-      for (const words of [0, 1, 15, 16, 17, 33, 3125]) {
-        const random = (density: number) => Uint32Array.from({ length: words }, () => Array.from({ length: 32 }, (_, j) => (next() < density ? 1 << j : 0)).reduce((w, bit) => w | bit, 0) >>> 0);
-        const sets = [0, 0.02, 0.5, 1].map(random);
-        const counter = ValueBitCounter.of(sets, words)!;
-        for (const density of [0, 0.3, 1]) {
-          const base = random(density);
-          expect(Array.from(counter.counts(base, 0, sets.length)), `${words} words at ${density}`).to.deep.equal(sets.map((set) => countAnd(base, set)));
-          expect(Array.from(counter.counts(base, 2, 2)), `${words} words at ${density}, from the third set`).to.deep.equal(sets.slice(2).map((set) => countAnd(base, set)));
-        }
-      }
     });
 
     it('compares strings by code point, as UTF-8 bytes do', () => {

@@ -1,34 +1,18 @@
 // Facet counts over the matches: each asked facet counted over the matches of every condition but
 // its own, by whichever of two ways the plan (query/plan.ts) finds cheaper: each value's bit set
-// ANDed with the matches and counted (WebAssembly SIMD when the runtime has it), or each match's
-// value mask. Pure: the columns and the conditions come in.
-import { FACET_NAMES, FACET_VALUES, type FacetCount, type FacetName, type Facets } from '../../../grants/query.js';
-import { countAnd, countBits, intersection, wordsFor, type Bits } from '../index/bitset.js';
+// ANDed with the matches and counted, or each match's value mask. Pure: the columns and the conditions come in.
+import { FACET_VALUES, type FacetCount, type FacetName, type Facets } from '../../../grants/query.js';
+import { countAnd, countBits, intersection, type Bits } from '../index/bitset.js';
 import type { CatalogColumns } from '../index/columns.js';
 import type { Condition } from '../query/filters.js';
 import { countFacetByBits } from '../query/plan.js';
-import { ValueBitCounter } from './simdCount.js';
-
-/** Where each facet's values start when every facet's values are laid end to end, in FACET_NAMES order (the SIMD counter's layout). */
-const FIRST_VALUE = Object.fromEntries(
-  FACET_NAMES.map((name, i) => [name, FACET_NAMES.slice(0, i).reduce((first, before) => first + FACET_VALUES[before].length, 0)]),
-) as Record<FacetName, number>;
-
-/** Each build's value bit sets in this thread's WebAssembly memory, copied at its first count (null without SIMD); dropped with the build's columns. */
-const counters = new WeakMap<CatalogColumns, ValueBitCounter | null>();
 
 /**
  * Each value's count among the positions of `base` (|base ∧ value|), each value's bit set ANDed
- * with it: with WebAssembly SIMD, or in JavaScript without it. Cost grows with the catalog.
+ * with it. Cost grows with the catalog.
  */
 export function countsByBits(columns: CatalogColumns, name: FacetName, base: Bits): Int32Array {
-  let counter = counters.get(columns);
-  if (counter === undefined) {
-    counter = ValueBitCounter.of(FACET_NAMES.flatMap((facet) => columns.valueBits[facet]), wordsFor(columns.size));
-    counters.set(columns, counter);
-  }
-  if (counter === null) return Int32Array.from(columns.valueBits[name], (bits) => countAnd(base, bits));
-  return counter.counts(base, FIRST_VALUE[name], FACET_VALUES[name].length);
+  return Int32Array.from(columns.valueBits[name], (bits) => countAnd(base, bits));
 }
 
 /**
@@ -66,7 +50,7 @@ export function countsByMasks(columns: CatalogColumns, name: FacetName, base: Bi
 
 /** Each value's count among the `baseCount` positions of `base`, by whichever way costs least. */
 function valueCounts(columns: CatalogColumns, name: FacetName, base: Bits, baseCount: number): Int32Array {
-  return countFacetByBits(FACET_VALUES[name].length, base.length, baseCount, ValueBitCounter.supported)
+  return countFacetByBits(FACET_VALUES[name].length, base.length, baseCount)
     ? countsByBits(columns, name, base)
     : countsByMasks(columns, name, base);
 }

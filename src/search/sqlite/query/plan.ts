@@ -32,23 +32,21 @@ export const testCandidatesOnly = (candidates: number, catalog: number): boolean
 /*
  * Counting a facet, in nanoseconds per 32-grant word of a bit set or per grant. Measured on
  * 100,000 grants in a search worker under the bench's facet class (timing facetCounts): one
- * value's bit set ANDed with the matches and counted with WebAssembly SIMD (0.9 µs per value of
- * 3,136 words) or in JavaScript (12 µs), the matches copied into WebAssembly memory once per facet
- * for SIMD; one grant counted from its value mask (read in random order: mostly a cache miss),
- * after a pass over the matches' words.
+ * value's bit set ANDed with the matches and counted (12 µs per value of 3,136 words); one grant
+ * counted from its value mask (read in random order: mostly a cache miss), after a pass over the
+ * matches' words.
  */
-const SIMD_WORD_NS = 0.3;
-const JS_WORD_NS = 3.7;
+const VALUE_WORD_NS = 3.7;
 const MASK_COUNT_NS = 12;
 const WORD_PASS_NS = 1.5;
 
 /**
  * Whether a facet of `values` values is counted by ANDing each value's bit set with the matches
  * (cost grows with the catalog: `words` words) rather than from the `matches` grants' value masks
- * (cost grows with the matches); `simd` when WebAssembly SIMD counts the bit sets.
+ * (cost grows with the matches).
  */
-export function countFacetByBits(values: number, words: number, matches: number, simd: boolean): boolean {
-  const byBits = (values * (simd ? SIMD_WORD_NS : JS_WORD_NS) + (simd ? SIMD_WORD_NS : 0)) * words;
+export function countFacetByBits(values: number, words: number, matches: number): boolean {
+  const byBits = values * VALUE_WORD_NS * words;
   const byMasks = words * WORD_PASS_NS + matches * MASK_COUNT_NS;
   return byBits <= byMasks;
 }
