@@ -1,24 +1,14 @@
 // The logger (pino behind the Logger interface): JSON lines, levels, a child per request carrying
 // its id, pino's error serialiser, and secrets redacted by field name and by shape.
 import { expect } from 'chai';
-import { Writable } from 'node:stream';
 import { createLogger, deferredChild, describeError, logFormatFor, REDACTED, TOO_DEEP, type Logger } from '../../src/log.js';
 import { newSigningSecret } from '../../src/alerts/model.js';
 import { generateApiKey } from '../../src/subscriptions/apiKeys.js';
+import { logLines } from '../support/logLines.js';
 
 /** A logger writing into an array of parsed lines. */
 function capture(level: 'debug' | 'info' | 'warn' | 'error' | 'silent' = 'debug', secrets: string[] = []) {
-  const lines: Record<string, any>[] = [];
-  const raw: string[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) {
-        raw.push(line);
-        lines.push(JSON.parse(line));
-      }
-      done();
-    },
-  });
+  const { destination, lines, raw } = logLines();
   return { log: createLogger(level, { destination, secrets }), lines, raw };
 }
 
