@@ -80,8 +80,10 @@ function readPostings(wanted: PostingsWanted): void {
   try {
     for (const term of wanted.terms) report({ postings: { build: wanted.build, term, postings: current.text.postings(term) } });
   } catch {
-    // Not reported: the worker that asked stops waiting and reads them itself, where a failure
-    // reaches the search that needed them.
+    // Not reported. The worker that asked waits for them for the search's whole budget, so the
+    // pool times that search out (503) and replaces the worker before it reads them itself: while
+    // this read keeps failing, searches needing the term time out until the next build. (A report
+    // of the terms not read, for workers to stop waiting on, would let the failure reach them.)
   }
 }
 
