@@ -1,8 +1,8 @@
 // The logger: pino behind the small Logger interface the code uses. JSON lines on stdout,
 // written asynchronously; pino-pretty when a person watches a terminal. Secrets never reach a
-// line: fields named like a secret (`authorization`, `apiKey`, `token`) are redacted by name and
-// anything shaped like an API key by value, both by the one scrubber below (pino's own path
-// redaction cost ~40 µs a line, more than the rest of the line).
+// line: fields named like a secret (`authorization`, `apiKey`, `token`, `secret`) are redacted by
+// name and anything shaped like an API key or a webhook signing secret by value, both by the one
+// scrubber below (pino's own path redaction cost ~40 µs a line, more than the rest of the line).
 import { destination, pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger as Pino } from 'pino';
 import type { LogFormatSetting, LogLevel } from './config.js';
 
@@ -34,24 +34,32 @@ export interface LoggerOptions {
   secrets?: readonly (string | null)[];
 }
 
-/** An API key as issued (src/subscriptions/apiKeys.ts) or any long bearer-looking secret after "gk_". */
-const KEY_SHAPED = /gk_[a-z]+_[A-Za-z0-9_-]{16,}/g;
+/**
+ * An API key as issued (src/subscriptions/apiKeys.ts) or any long bearer-looking secret after
+ * "gk_"; a webhook signing secret (src/alerts/model.ts: "whsec_" and base64).
+ */
+const SECRET_SHAPED = /gk_[a-z]+_[A-Za-z0-9_-]{16,}|whsec_[A-Za-z0-9+/=]{16,}/g;
 export const REDACTED = '[redacted]';
 
 /** Header and field names whose values are secrets wherever they appear (at any depth the scrubber walks). */
-const SECRET_FIELDS: ReadonlySet<string> = new Set(['authorization', 'Authorization', 'apiKey', 'token']);
+const SECRET_FIELDS: ReadonlySet<string> = new Set(['authorization', 'Authorization', 'apiKey', 'token', 'secret', 'previousSecret', 'previous_secret']);
 
-/** What is scrubbed: key-shaped text, and the configuration's own secrets as literals. */
+/** Objects nested deeper than this are not walked, so not written either: what is not scrubbed never reaches a line. */
+const SCRUBBED_DEPTH = 4;
+export const TOO_DEEP = '[nested too deep to log]';
+
+/** What is scrubbed: secret-shaped text, and the configuration's own secrets as literals. */
 function secretPattern(secrets: readonly (string | null)[]): RegExp {
   const literals = secrets.filter((s): s is string => s !== null && s !== '').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return literals.length === 0 ? KEY_SHAPED : new RegExp([KEY_SHAPED.source, ...literals].join('|'), 'g');
+  return literals.length === 0 ? SECRET_SHAPED : new RegExp([SECRET_SHAPED.source, ...literals].join('|'), 'g');
 }
 
 function scrubber(pattern: RegExp) {
   const scrub = (value: unknown, depth = 0): unknown => {
     if (typeof value === 'string') return value.replace(pattern, REDACTED);
-    if (depth > 4 || value === null || typeof value !== 'object') return value;
+    if (value === null || typeof value !== 'object') return value;
     if (value instanceof Error) return value;
+    if (depth > SCRUBBED_DEPTH) return TOO_DEEP;
     if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
     const out: LogFields = {};
     for (const [k, v] of Object.entries(value)) out[k] = SECRET_FIELDS.has(k) && v !== undefined ? REDACTED : scrub(v, depth + 1);

@@ -1,5 +1,5 @@
 // GrantQuery: the engine-neutral description of a search, its constants and pure helpers.
-// The HTTP layer (http/grantSearchParams.ts) builds it from GET /grants parameters; the engines
+// The HTTP layer (http/parameters/grantSearchParams.ts) builds it from GET /grants parameters; the engines
 // (search/) translate it. Nothing here knows HTTP.
 import type { ParsedSearch } from './searchSyntax.js';
 

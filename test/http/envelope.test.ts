@@ -2,7 +2,6 @@
 // meta, the request id, methods, unknown paths, and input limits. Runs over a small crafted catalog.
 import { expect } from 'chai';
 import http from 'node:http';
-import { Writable } from 'node:stream';
 import type { TestApi, TestResponse } from '../support/api.js';
 import { expectError as expectErrorCore, JSON_TYPE, REQUEST_ID } from '../support/assertions.js';
 import {
@@ -14,6 +13,7 @@ import {
   stopCatalogApi,
   type GrantRecord as Rec,
 } from '../support/catalog.js';
+import { logLines } from '../support/logLines.js';
 import { rawExchange } from '../support/rawHttp.js';
 
 const rec = recordMaker(PROGRAM_LABELS);
@@ -152,13 +152,7 @@ describe('HTTP envelope and wire conventions', function () {
     });
 
     it("the requestId appears in the server's log line for that request (without the key or the query)", async function () {
-      const lines: string[] = [];
-      const destination = new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(...String(chunk).split('\n').filter((line) => line !== ''));
-          done();
-        },
-      });
+      const { destination, raw: lines } = logLines();
       const logged = await startApiOnCatalog(api.dataDir, { LOG_LEVEL: 'info' }, { logDestination: destination });
       try {
         const ok = await logged.request(`${P}/grants?search=secretword`);

@@ -1,6 +1,7 @@
 // GET /external/v1/grants, the partner-search parameters of issue 12: the validation of each
 // (every problem listed in details), the defaults they leave alone, and the envelope of `fields`
-// and `facets`. What the engines count and order is the contract suite's (test/contract).
+// and `facets`. What the engines count and order is the search contract suite's
+// (test/elasticsearch/search-contract.test.ts).
 import { expect } from 'chai';
 import { startTestApi, type TestApi, type TestResponse } from '../support/api.js';
 import { expectValidation } from '../support/assertions.js';

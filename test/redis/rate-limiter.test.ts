@@ -5,23 +5,17 @@
 // instance's in-memory share (the insurance), says so once in the log and on the link's state;
 // with a Redis that comes back, the shared budget resumes and the outage's end is logged.
 import { expect } from 'chai';
-import { Writable } from 'node:stream';
 import { createLogger } from '../../src/log.js';
 import { RedisRateLimiter } from '../../src/ratelimit/limiter.js';
 import { RedisLink } from '../../src/ratelimit/redisConnection.js';
+import { logLines } from '../support/logLines.js';
 import { deleteKeys, describeWithRedis, describeWithRedisServer, freePort, REDIS_URL, startPrivateRedis, uniquePrefix, waitFor } from '../support/redis.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A logger whose lines are kept, parsed, for the test to read. */
 function capturingLogger() {
-  const lines: { msg: string; reason?: string }[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
+  const { destination, lines } = logLines();
   return { log: createLogger('info', { destination }), lines };
 }
 
@@ -124,7 +118,7 @@ describeWithRedis('redis: the shared per-second limiter (RedisRateLimiter), each
 describe('redis: the shared per-second limiter without Redis (the in-memory insurance), each method', function () {
   this.timeout(20_000);
   let link: RedisLink;
-  let lines: { msg: string; reason?: string }[];
+  let lines: Record<string, any>[];
   let limiter: RedisRateLimiter;
   before(async () => {
     const captured = capturingLogger();

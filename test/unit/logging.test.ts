@@ -1,23 +1,14 @@
 // The logger (pino behind the Logger interface): JSON lines, levels, a child per request carrying
 // its id, pino's error serialiser, and secrets redacted by field name and by shape.
 import { expect } from 'chai';
-import { Writable } from 'node:stream';
-import { createLogger, deferredChild, describeError, logFormatFor, REDACTED, type Logger } from '../../src/log.js';
+import { createLogger, deferredChild, describeError, logFormatFor, REDACTED, TOO_DEEP, type Logger } from '../../src/log.js';
+import { newSigningSecret } from '../../src/alerts/model.js';
 import { generateApiKey } from '../../src/subscriptions/apiKeys.js';
+import { logLines } from '../support/logLines.js';
 
 /** A logger writing into an array of parsed lines. */
 function capture(level: 'debug' | 'info' | 'warn' | 'error' | 'silent' = 'debug', secrets: string[] = []) {
-  const lines: Record<string, any>[] = [];
-  const raw: string[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) {
-        raw.push(line);
-        lines.push(JSON.parse(line));
-      }
-      done();
-    },
-  });
+  const { destination, lines, raw } = logLines();
   return { log: createLogger(level, { destination, secrets }), lines, raw };
 }
 
@@ -78,6 +69,35 @@ describe('logging', () => {
     expect(lines[2].list).to.deep.equal([REDACTED]);
     expect(lines[3].err.message).to.equal(`bad key ${REDACTED}`);
     expect(lines[4].leaked).to.equal(REDACTED);
+  });
+
+  it('redacts every secret field (authorization, apiKey, token, secret) and webhook secrets at every depth it walks, and writes nothing deeper', () => {
+    const { log, raw, lines } = capture();
+    const key = generateApiKey();
+    const whsec = newSigningSecret();
+    const previous = newSigningSecret();
+    const secrets = { authorization: `Bearer ${key}`, apiKey: 'plain-api-key-value', token: 'plain-token-value', secret: 'plain-secret-value', previousSecret: 'plain-previous-value' };
+    /** The secret fields under `depth` levels of nesting: { a: { a: … secrets } }. */
+    const nested = (depth: number): Record<string, unknown> => (depth === 0 ? { ...secrets, kept: 'kept' } : { a: nested(depth - 1) });
+    for (let depth = 0; depth <= 4; depth++) log.info(`depth ${depth}`, nested(depth));
+    log.info('too deep', { a: nested(5) });
+    log.info('in a list', { deliveries: [{ headers: { authorization: `Bearer ${key}` } }] });
+    log.warn('shapes', { note: `signed with ${whsec}`, header: `${whsec} ${previous}` });
+    log.error('failed', describeError(Object.assign(new Error(`bad ${whsec}`), { secret: 'plain-secret-value' })));
+    log.child({ secret: whsec }).info('child');
+    const text = raw.join('\n');
+    for (const value of [key, key.slice(8), whsec, whsec.slice(6), previous, ...Object.values(secrets).filter((v) => !v.startsWith('Bearer'))]) {
+      expect(text).not.to.include(value);
+    }
+    const at = (line: Record<string, any>, depth: number) => Array.from({ length: depth }).reduce((o: any) => o.a, line);
+    for (let depth = 0; depth <= 4; depth++) {
+      expect(at(lines[depth], depth)).to.deep.include({ authorization: REDACTED, apiKey: REDACTED, token: REDACTED, secret: REDACTED, previousSecret: REDACTED, kept: 'kept' });
+    }
+    expect(at(lines[5], 5)).to.equal(TOO_DEEP);
+    expect(lines[6].deliveries).to.deep.equal([{ headers: { authorization: REDACTED } }]);
+    expect(lines[7]).to.include({ note: `signed with ${REDACTED}`, header: `${REDACTED} ${REDACTED}` });
+    expect(lines[8].err).to.include({ message: `bad ${REDACTED}`, secret: REDACTED });
+    expect(lines[9].secret).to.equal(REDACTED);
   });
 
   it('redacts the configuration secrets (a DEMO_API_KEY of any shape, METRICS_TOKEN) wherever they appear', () => {

@@ -22,7 +22,10 @@ import { readVarint, readVarints, TextIndex, VOCABULARY_DDL } from '../../src/se
 import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
 import { BM25_WEIGHTS } from '../../src/search/sqlite/index/postings.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
-import type { LoaderReport, LoaderRequest, LoaderSetup } from '../../src/search/sqlite/index/sharedIndex.js';
+import type { LoaderReport, LoaderRequest, LoaderSetup, SharedIndex, SharedPostings } from '../../src/search/sqlite/index/sharedIndex.js';
+import type { PoolMessage, WorkerReply, WorkerSetup } from '../../src/search/sqlite/runtime/workerProtocol.js';
+import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
+import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
 import { reindexGrants } from '../support/catalog.js';
 
@@ -287,6 +290,52 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
         }
       } finally {
         await loader.terminate();
+      }
+    });
+
+    it('a search worker waiting for postings the loader reports unread stops waiting and reads them itself', async () => {
+      const loader = new Worker(new URL('../../src/search/sqlite/runtime/indexLoader.js', import.meta.url), { workerData: { file, refreshMs: 60_000, nice: 0 } satisfies LoaderSetup });
+      // A wait far longer than this test's: an answer in time proves the worker stopped waiting.
+      const setup: WorkerSetup = { file, freshWaitMs: 1000, postingsWaitMs: 600_000, nice: 0 };
+      const worker = new Worker(new URL('../../src/search/sqlite/runtime/searchWorker.js', import.meta.url), { workerData: setup });
+      const replies: WorkerReply[] = [];
+      let arrived: (() => void) | null = null;
+      worker.on('message', (reply: WorkerReply) => {
+        replies.push(reply);
+        arrived?.();
+      });
+      const next = async (): Promise<WorkerReply> => {
+        while (replies.length === 0) await new Promise<void>((resolve) => (arrived = resolve));
+        return replies.shift()!;
+      };
+      try {
+        const index = await new Promise<SharedIndex>((resolve) => loader.once('message', (report: LoaderReport) => 'index' in report && resolve(report.index)));
+        worker.postMessage({ adopt: index } satisfies PoolMessage);
+        expect(await next()).to.deep.equal({ ready: true });
+        const query = parseGrantQuery(parseQueryString('search=funding%20program'), Date.parse('2026-11-01T00:00:00Z'));
+        worker.postMessage({ id: 1, op: 'search', query } satisfies PoolMessage);
+        const want = await next();
+        if (!('want' in want)) expect.fail(`the worker replied ${JSON.stringify(want)}`);
+        expect(want.want.build).to.equal(index.build);
+        expect(want.want.terms).to.have.length(2);
+        const [first, second] = want.want.terms;
+        // The loader read the first term and not the second.
+        const read = await new Promise<SharedPostings>((resolve) => {
+          loader.once('message', (report: LoaderReport) => 'postings' in report && resolve(report.postings));
+          loader.postMessage({ want: { build: index.build!, terms: [first] } } satisfies LoaderRequest);
+        });
+        worker.postMessage({ postings: read } satisfies PoolMessage);
+        worker.postMessage({ unread: { build: index.build!, terms: [second] } } satisfies PoolMessage);
+        const answer = await next();
+        if (!('id' in answer) || !answer.ok) expect.fail(`the worker replied ${JSON.stringify(answer)}`);
+        const plain = SqliteSearchEngine.open(file);
+        try {
+          expect(answer.value).to.deep.equal(await plain.searchJson(query));
+        } finally {
+          await plain.close();
+        }
+      } finally {
+        await Promise.all([loader.terminate(), worker.terminate()]);
       }
     });
 

@@ -56,7 +56,7 @@ export const OPEN_GRANTS_FIRST =
   'Without `search` or `sort`, grants come by deadline, the oldest first, closed grants included: ask for `open=true&sort=deadline` ' +
   'to get the grants still accepting applications, closing soonest first (those without a deadline last).';
 
-/** The read-only routes' one operation each (the alert routes are described per method: alerts/alertDocument.ts). */
+/** The read-only routes' one operation each (the alert routes are described per method: alertDocument.ts). */
 const OPERATIONS: Partial<Record<RouteName, OperationDoc>> = {
   grants: { operationId: 'searchGrants', summary: 'Search grants', answer: 'GrantSearchAnswer', more: OPEN_GRANTS_FIRST },
   grantFilters: { operationId: 'getGrantFilters', summary: 'The values each filter can take', answer: 'GrantFiltersAnswer' },
@@ -294,7 +294,7 @@ const ANSWERS: Record<string, Schema> = {
   ),
 };
 
-/** One method of a configuration route: an alert route (alerts/alertDocument.ts) or a key route (keys/keyDocument.ts). */
+/** One method of a configuration route: an alert route (alertDocument.ts) or a key route (keyDocument.ts). */
 function configOperation(route: RouteSpec, method: string): Schema {
   const name = route.name as RouteName;
   const isKey = route.template.startsWith('/keys');

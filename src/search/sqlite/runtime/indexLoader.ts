@@ -73,15 +73,23 @@ async function refresh(): Promise<void> {
   }
 }
 
-/** Reads the postings a worker asked for (of the build served now; a catalog without build id is left to the workers) and reports each. */
+/**
+ * Reads the postings a worker asked for (of the build served now; a catalog without build id is
+ * left to the workers) and reports each; the terms it could not read are reported as unread, so
+ * that the workers stop waiting for them and read them themselves, where a failure reaches the
+ * search that needed them (rather than every such search waiting out its budget).
+ */
 function readPostings(wanted: PostingsWanted): void {
   const current = served;
   if (current === undefined || current.build === null || current.build !== wanted.build) return;
+  let read = 0;
   try {
-    for (const term of wanted.terms) report({ postings: { build: wanted.build, term, postings: current.text.postings(term) } });
+    for (const term of wanted.terms) {
+      report({ postings: { build: wanted.build, term, postings: current.text.postings(term) } });
+      read++;
+    }
   } catch {
-    // Not reported: the worker that asked stops waiting and reads them itself, where a failure
-    // reaches the search that needed them.
+    report({ unread: { build: wanted.build, terms: wanted.terms.slice(read) } });
   }
 }
 

@@ -8,13 +8,13 @@
 // A search whose words' postings the worker does not hold asks the pool's index loader for them
 // and waits (up to postingsWaitMs, the search's whole budget: a read the loader finishes serves
 // the retry even if this search ran out of time) until they arrive, for this worker and every
-// other one; what has not arrived by then, or when a newer build is out (the loader is reading
-// it), the worker reads itself.
+// other one; what has not arrived by then, what the loader reports it could not read, or when a
+// newer build is out (the loader is reading it), the worker reads itself.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../../../failures.js';
 import { buildOf, openCatalogReadOnly } from '../storage/catalogFile.js';
 import { SqliteSearchEngine } from './engine.js';
-import type { SharedIndex, SharedPostings } from '../index/sharedIndex.js';
+import type { PostingsWanted, SharedIndex, SharedPostings } from '../index/sharedIndex.js';
 import type { PoolMessage, WorkerReply, WorkerRequest, WorkerSetup } from './workerProtocol.js';
 import { describeFailure } from './workerProtocol.js';
 import { lowerThreadPriority } from './threadPriority.js';
@@ -31,8 +31,10 @@ let current: { build: string | null; engine: SqliteSearchEngine } | null = null;
 let waitedFor: string | null | undefined;
 /** Called on every adoption (waits for a build). */
 let adopted: (() => void)[] = [];
-/** Called on every term's postings adopted (waits for postings). */
+/** Called on every term's postings adopted, or reported unread (waits for postings). */
 let postingsArrived: (() => void)[] = [];
+/** Terms of a build the index loader could not read: not waited for, read by the worker itself. */
+let unread: { build: string | null; terms: Set<string> } = { build: null, terms: new Set() };
 
 function adopt(index: SharedIndex): void {
   if (current !== null && current.build === index.build) return;
@@ -72,7 +74,7 @@ async function awaitPostings(engine: SqliteSearchEngine, build: string | null, r
   // A newer build is out: the loader is reading its index and answers no one meanwhile (seconds
   // at 1,000,000 grants), so this worker reads what it lacks itself.
   if (buildOf(probe) !== build) return;
-  const missing = () => engine.missingTerms(request.query);
+  const missing = () => engine.missingTerms(request.query).filter((term) => unread.build !== build || !unread.terms.has(term));
   const terms = missing();
   if (terms.length === 0) return;
   reply({ want: { build, terms } });
@@ -101,16 +103,28 @@ async function answer(request: WorkerRequest): Promise<WorkerReply> {
   }
 }
 
-function adoptPostings({ build, term, postings }: SharedPostings): void {
-  if (current === null || current.build !== build) return;
-  current.engine.adoptPostings(term, postings);
+function wakePostingsWaiters(): void {
   const waiting = postingsArrived;
   postingsArrived = [];
   for (const wake of waiting) wake();
 }
 
+function adoptPostings({ build, term, postings }: SharedPostings): void {
+  if (current === null || current.build !== build) return;
+  current.engine.adoptPostings(term, postings);
+  wakePostingsWaiters();
+}
+
+function giveUpWaitingFor({ build, terms }: PostingsWanted): void {
+  if (current === null || current.build !== build) return;
+  if (unread.build !== build) unread = { build, terms: new Set() };
+  for (const term of terms) unread.terms.add(term);
+  wakePostingsWaiters();
+}
+
 port.on('message', (message: PoolMessage) => {
   if ('adopt' in message) adopt(message.adopt);
   else if ('postings' in message) adoptPostings(message.postings);
+  else if ('unread' in message) giveUpWaitingFor(message.unread);
   else void answer(message).then(reply);
 });

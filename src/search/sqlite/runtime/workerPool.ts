@@ -100,6 +100,8 @@ export class SearchWorkerPool {
     loader.on('message', (report: LoaderReport) => {
       if ('postings' in report) {
         this.broadcast({ postings: report.postings });
+      } else if ('unread' in report) {
+        this.broadcast({ unread: report.unread });
       } else if ('index' in report) {
         this.latestIndex = report.index;
         this.broadcast({ adopt: report.index });

@@ -17,8 +17,8 @@ export interface WorkerSetup {
 export type WorkerJob = { op: 'search'; query: GrantQuery } | { op: 'filterOptions' };
 export type WorkerRequest = WorkerJob & { id: number };
 
-/** What the pool sends a worker: a job, the shared index of a build, or a term's postings read by the index loader. */
-export type PoolMessage = WorkerRequest | { adopt: SharedIndex } | { postings: SharedPostings };
+/** What the pool sends a worker: a job, the shared index of a build, a term's postings read by the index loader, or terms it could not read. */
+export type PoolMessage = WorkerRequest | { adopt: SharedIndex } | { postings: SharedPostings } | { unread: PostingsWanted };
 
 /** A failure as it crosses the thread boundary (errors lose their class on the way). */
 export interface FailureDescription {
