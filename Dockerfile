@@ -18,4 +18,4 @@ COPY --from=build /app /app
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "--max-semi-space-size=64", "dist/src/main.js"]

@@ -62,7 +62,11 @@ function scrubber(pattern: RegExp) {
     if (depth > SCRUBBED_DEPTH) return TOO_DEEP;
     if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
     const out: LogFields = {};
-    for (const [k, v] of Object.entries(value)) out[k] = SECRET_FIELDS.has(k) && v !== undefined ? REDACTED : scrub(v, depth + 1);
+    // Object.keys, not Object.entries: no [key, value] pair allocated per field of every line.
+    for (const k of Object.keys(value)) {
+      const v = (value as LogFields)[k];
+      out[k] = SECRET_FIELDS.has(k) && v !== undefined ? REDACTED : scrub(v, depth + 1);
+    }
     return out;
   };
   /** The error serialiser with secrets scrubbed from the message and stack. */

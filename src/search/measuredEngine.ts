@@ -13,14 +13,13 @@ export function measureEngine(engine: SearchEngine, observer: EngineObserver): S
   const timed =
     <A extends unknown[], R>(operation: EngineOperation, call: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
-      const started = process.hrtime.bigint();
-      const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+      const started = performance.now();
       try {
         const result = await call(...args);
-        observer.observe(engine.name, operation, seconds());
+        observer.observe(engine.name, operation, (performance.now() - started) / 1000);
         return result;
       } catch (error) {
-        observer.observe(engine.name, operation, seconds(), error);
+        observer.observe(engine.name, operation, (performance.now() - started) / 1000, error);
         throw error;
       }
     };

@@ -6,6 +6,14 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { REPO_ROOT } from './catalog.js';
 
+/**
+ * The V8 options production starts the API with (`npm start`, the image's CMD; a unit test checks
+ * that the three agree): semi-spaces of up to 64 MB instead of V8's 16, so the short-lived objects
+ * of each request are collected by fewer, cheaper scavenges. /grants/:id at LOG_LEVEL=info: 107 ->
+ * 86 µs of CPU per request (medians of 5 interleaved rounds, lower in 5 of 5, load 6-8).
+ */
+export const API_NODE_OPTIONS: readonly string[] = ['--max-semi-space-size=64'];
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Settings the child processes must not inherit from the shell running a bench. */

@@ -20,7 +20,7 @@ import { preflight } from './preflight.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { runAlertsBench } from './alerts.js';
 import { measureShares, shareConfigs, shareLayersOf, type LayerShares, type ShareConfig, type ShareLayer } from './layerShares.js';
-import { cleanEnv, createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
+import { API_NODE_OPTIONS, cleanEnv, createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
 import { evaluateTargets, formatReport, medianOf, type BenchResults, type ClassResult, type LayerConfigResult } from './report.js';
 
 /** The level production logs at (src/config.ts's default): what the bench measures unless told otherwise. */
@@ -315,7 +315,9 @@ async function main(argv: string[]): Promise<number> {
           : how.without === undefined
             ? ['dist/src/main.js']
             : ['dist/test/bench/benchServer.js', `--without=${how.without.join(',')}`];
-      const args = how.profile && o.profileDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`, ...entry] : entry;
+      const profiled = how.profile && o.profileDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`] : [];
+      // Every API (the layer servers and --against builds too) with production's V8 options.
+      const args = [...API_NODE_OPTIONS, ...profiled, ...entry];
       const api = await startProcess({
         name,
         args,

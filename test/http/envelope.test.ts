@@ -166,6 +166,16 @@ describe('HTTP envelope and wire conventions', function () {
           expect(entry.requestId).to.equal(id);
           expect(entry.status).to.equal(status);
           expect(entry.method).to.equal('GET');
+          // The whole line, field by field and in this order; `ms` the time taken in whole microseconds.
+          expect(Object.keys(entry)).to.deep.equal(
+            ['level', 'time', 'requestId', 'method', 'path', 'route', 'subscription', 'key', 'status', ...(status === 200 ? [] : ['code']), 'ms', 'msg'],
+          );
+          expect(entry).to.include({ level: 'info', route: status === 200 ? '/grants' : '/grants/:id', subscription: logged.subscriptionId, msg: 'request' });
+          expect(entry.path).to.equal(status === 200 ? `${P}/grants` : `${P}/grants/nope`);
+          expect(entry.key).to.match(/^key_/);
+          if (status === 404) expect(entry.code).to.equal('NOT_FOUND');
+          expect(entry.ms).to.be.a('number').and.to.be.at.least(0);
+          expect(Math.abs(entry.ms * 1000 - Math.round(entry.ms * 1000))).to.be.below(1e-6);
         }
         const all = lines.join('');
         expect(all).not.to.contain(logged.key);

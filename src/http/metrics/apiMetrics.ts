@@ -152,11 +152,11 @@ export class ApiMetrics implements EngineObserver {
         ctx.body = await this.exposition();
         return;
       }
-      const started = process.hrtime.bigint();
+      const started = performance.now();
       try {
         await next();
       } finally {
-        this.count(ctx.path, ctx.method, ctx.status, ctx.state, Number(process.hrtime.bigint() - started) / 1e9);
+        this.count(ctx.path, ctx.method, ctx.status, ctx.state, (performance.now() - started) / 1000);
       }
     };
   }
