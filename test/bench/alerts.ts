@@ -425,13 +425,21 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
       Array.from({ length: 8 }, async (_, worker) => {
         for (let i = nextAlert++; i < o.alerts; i = nextAlert++) {
           const api = apis[(worker + i) % apis.length];
-          const response = await fetch(`${api.origin}/external/v1/alerts`, {
-            signal: AbortSignal.timeout(30_000),
-            method: 'POST',
-            headers: { Authorization: `Bearer ${keys[Math.floor(i / 1000)]}`, 'Content-Type': 'application/json' },
-            body: JSON.stringify({ name: `bench alert ${i}`, query: queries[i], url: `http://127.0.0.1:${receiverPort}/hooks/${Math.floor(i / 1000)}`, events: ['grant.matched', 'grant.updated', 'grant.unmatched'] }),
-          });
-          const body = await response.text();
+          // On a machine shared with other work the API may shed load (503 with Retry-After): a
+          // partner would retry, with the same Idempotency-Key so that no alert is made twice.
+          let response: Response;
+          let body: string;
+          for (let tries = 1; ; tries++) {
+            response = await fetch(`${api.origin}/external/v1/alerts`, {
+              signal: AbortSignal.timeout(30_000),
+              method: 'POST',
+              headers: { Authorization: `Bearer ${keys[Math.floor(i / 1000)]}`, 'Content-Type': 'application/json', 'Idempotency-Key': `bench-alert-${o.seed}-${i}` },
+              body: JSON.stringify({ name: `bench alert ${i}`, query: queries[i], url: `http://127.0.0.1:${receiverPort}/hooks/${Math.floor(i / 1000)}`, events: ['grant.matched', 'grant.updated', 'grant.unmatched'] }),
+            });
+            body = await response.text();
+            if (response.status !== 503 || tries === 10) break;
+            await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 1)));
+          }
           if (response.status !== 201) throw new Error(`creating alert ${i} (${JSON.stringify(queries[i])}) answered ${response.status}: ${body.slice(0, 300)}`);
         }
       }),
