@@ -26,8 +26,8 @@ const CLAIMED_AHEAD = 3;
 
 /**
  * Attempts are recorded together, in one transaction: once this many wait, or this long after the
- * first of them (a commit per turn of the event loop wrote a few rows each time; the commits, not
- * the rows, were most of the cost). A message answered and not recorded yet is still claimed here:
+ * first of them while other requests are in flight (a commit per turn of the event loop wrote a
+ * few rows each time; the commits, not the rows, were most of the cost). A message answered and not recorded yet is still claimed here:
  * nothing else sends it meanwhile, nor the next message of its alert and grant.
  */
 const RECORD_BATCH = 64;
@@ -60,6 +60,8 @@ export class WebhookDeliverer {
   private claiming: Promise<number> | null = null;
   private unrecorded: { record: AttemptRecord; resolve: () => void; reject: (error: Error) => void }[] = [];
   private recordTimer: NodeJS.Timeout | null = null;
+  /** A flush is due at the next turn of the event loop. */
+  private recordSoon = false;
   private stopped = false;
   /** No new attempt starts while held (the requests in flight finish). */
   private holding = false;
@@ -192,19 +194,26 @@ export class WebhookDeliverer {
 
   /**
    * Records an attempt with the others that finish within RECORD_WAIT_MS of it (at most
-   * RECORD_BATCH): one transaction for all of them. Resolves once it is written.
+   * RECORD_BATCH): one transaction for all of them. When no other request is in flight (no
+   * answer to wait for), or RECORD_BATCH wait, they are recorded at the next turn of the event
+   * loop, as a lone delivery always was. Resolves once it is written.
    */
   private record(record: AttemptRecord): Promise<void> {
     return new Promise((resolve, reject) => {
       this.unrecorded.push({ record, resolve, reject });
-      if (this.unrecorded.length >= RECORD_BATCH) void this.flush();
-      else if (this.recordTimer === null) this.recordTimer = setTimeout(() => void this.flush(), RECORD_WAIT_MS);
+      if (this.unrecorded.length >= RECORD_BATCH || this.posting === 0) {
+        if (!this.recordSoon) {
+          this.recordSoon = true;
+          setImmediate(() => void this.flush());
+        }
+      } else if (this.recordTimer === null) this.recordTimer = setTimeout(() => void this.flush(), RECORD_WAIT_MS);
     });
   }
 
   private async flush(): Promise<void> {
     if (this.recordTimer !== null) clearTimeout(this.recordTimer);
     this.recordTimer = null;
+    this.recordSoon = false;
     const batch = this.unrecorded.splice(0);
     if (batch.length === 0) return;
     try {
