@@ -24,6 +24,15 @@ const ATTEMPT_OVERHEAD_MS = 0.3;
  */
 const CLAIMED_AHEAD = 3;
 
+/**
+ * Attempts are recorded together, in one transaction: once this many wait, or this long after the
+ * first of them while other requests are in flight (a commit per turn of the event loop wrote a
+ * few rows each time; the commits, not the rows, were most of the cost). A message answered and not recorded yet is still claimed here:
+ * nothing else sends it meanwhile, nor the next message of its alert and grant.
+ */
+const RECORD_BATCH = 64;
+const RECORD_WAIT_MS = 10;
+
 export interface DelivererDeps {
   store: AlertStore;
   post: (request: WebhookRequest) => Promise<AttemptResult>;
@@ -50,6 +59,9 @@ export class WebhookDeliverer {
   private readonly settled = new Set<Promise<void>>();
   private claiming: Promise<number> | null = null;
   private unrecorded: { record: AttemptRecord; resolve: () => void; reject: (error: Error) => void }[] = [];
+  private recordTimer: NodeJS.Timeout | null = null;
+  /** A flush is due at the next turn of the event loop. */
+  private recordSoon = false;
   private stopped = false;
   /** No new attempt starts while held (the requests in flight finish). */
   private holding = false;
@@ -181,18 +193,29 @@ export class WebhookDeliverer {
   }
 
   /**
-   * Records an attempt with the others that finished in the same turn of the event loop: one
-   * transaction for all of them. Resolves once it is written.
+   * Records an attempt with the others that finish within RECORD_WAIT_MS of it (at most
+   * RECORD_BATCH): one transaction for all of them. When no other request is in flight (no
+   * answer to wait for), or RECORD_BATCH wait, they are recorded at the next turn of the event
+   * loop, as a lone delivery always was. Resolves once it is written.
    */
   private record(record: AttemptRecord): Promise<void> {
     return new Promise((resolve, reject) => {
       this.unrecorded.push({ record, resolve, reject });
-      if (this.unrecorded.length === 1) setImmediate(() => void this.flush());
+      if (this.unrecorded.length >= RECORD_BATCH || this.posting === 0) {
+        if (!this.recordSoon) {
+          this.recordSoon = true;
+          setImmediate(() => void this.flush());
+        }
+      } else if (this.recordTimer === null) this.recordTimer = setTimeout(() => void this.flush(), RECORD_WAIT_MS);
     });
   }
 
   private async flush(): Promise<void> {
+    if (this.recordTimer !== null) clearTimeout(this.recordTimer);
+    this.recordTimer = null;
+    this.recordSoon = false;
     const batch = this.unrecorded.splice(0);
+    if (batch.length === 0) return;
     try {
       await this.pacer.sync(() => this.deps.store.recordAttempts(batch.map((b) => b.record), FAILURES_BEFORE_DISABLE));
       for (const b of batch) b.resolve();

@@ -267,7 +267,8 @@ export class AlertMatcher {
           checks += 1;
           // Told before and not forgotten since (the grant's followers follow every decision below).
           const wasTold = followers.get(entry.id)?.has(alert.id) ?? false;
-          const matches = grant !== null && conditions !== null && matchesFilters(grant, conditions, changedAt) && text.matching(conditions.search).has(entry.id);
+          // The words first: the batch's answer for each search is known by now (the index asked), a set look-up.
+          const matches = grant !== null && conditions !== null && text.matching(conditions.search).has(entry.id) && matchesFilters(grant, conditions, changedAt);
           if (!matches && !wasTold) continue;
           const k = key(alert.id, entry.id);
           let type: EventType;

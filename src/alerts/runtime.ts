@@ -9,6 +9,8 @@ import { AlertMatcher, type TextMatching } from './matcher.js';
 import type { AlertQuery, AttemptResult } from './model.js';
 import { AlertsPacer } from './pacing.js';
 import type { AlertStore, DueMessage } from './store.js';
+import { cachedResolver } from './cachedResolver.js';
+import { systemResolver } from './targets.js';
 import { postWebhook, WebhookConnections } from './webhookPost.js';
 import { AlertsWorker } from './worker.js';
 
@@ -32,6 +34,8 @@ export class AlertsRuntime {
   readonly deliverer: WebhookDeliverer;
   private readonly worker: AlertsWorker;
   private readonly connections = new WebhookConnections();
+  /** Each host's lookup kept a few seconds; every delivery still checks the addresses it connects to. */
+  private readonly resolve = cachedResolver(systemResolver);
 
   constructor(private readonly deps: AlertsRuntimeDeps) {
     const { store, engine, compile, text, config, clock, log } = deps;
@@ -39,7 +43,7 @@ export class AlertsRuntime {
     this.matcher = new AlertMatcher({ engine, store, compile, text, clock, log, pacer });
     this.deliverer = new WebhookDeliverer({
       store,
-      post: (request) => postWebhook(request, { timeoutMs: config.timeoutMs, allowHttp: config.allowHttp, allowPrivate: config.allowPrivate, clock, connections: this.connections }),
+      post: (request) => postWebhook(request, { timeoutMs: config.timeoutMs, allowHttp: config.allowHttp, allowPrivate: config.allowPrivate, clock, connections: this.connections, resolve: this.resolve }),
       retryScheduleMs: config.retryScheduleMs,
       concurrency: config.concurrency,
       claimMs: config.timeoutMs + 30_000,

@@ -27,6 +27,12 @@ export function refusedAddress(address: string, policy: Pick<TargetPolicy, 'allo
 
 /** Problems with a URL as written (before any lookup): null when it may be a target. */
 export function urlProblem(text: string, policy: TargetPolicy): string | null {
+  const parsed = parseTarget(text, policy);
+  return typeof parsed === 'string' ? parsed : null;
+}
+
+/** The URL as written, parsed (it may be a target), or its problem (before any lookup). */
+function parseTarget(text: string, policy: TargetPolicy): URL | string {
   if (text.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
   let url: URL;
   try {
@@ -38,12 +44,8 @@ export function urlProblem(text: string, policy: TargetPolicy): string | null {
   if (url.username !== '' || url.password !== '') return 'must not carry credentials (user:password@)';
   if (url.hash !== '') return 'must not have a #fragment';
   const host = hostOf(url);
-  if (host === 'localhost' || host.endsWith('.localhost')) return policy.allowPrivate ? null : 'points to localhost, which webhooks may not reach';
-  if (ipaddr.isValid(host)) {
-    const refused = refusedAddress(host, policy);
-    if (refused !== null) return refused;
-  }
-  return null;
+  if (host === 'localhost' || host.endsWith('.localhost')) return policy.allowPrivate ? url : 'points to localhost, which webhooks may not reach';
+  return ipaddr.isValid(host) ? (refusedAddress(host, policy) ?? url) : url;
 }
 
 /** The URL's host without IPv6 brackets, lower case. */
@@ -71,9 +73,8 @@ export class TargetRefused extends Error {
  * the URL or any address may not be reached. Returns the first address, to connect to.
  */
 export async function checkTarget(text: string, policy: TargetPolicy, resolve: Resolver = systemResolver): Promise<CheckedTarget> {
-  const problem = urlProblem(text, policy);
-  if (problem !== null) throw new TargetRefused(`the URL ${problem}`);
-  const url = new URL(text);
+  const url = parseTarget(text, policy);
+  if (typeof url === 'string') throw new TargetRefused(`the URL ${url}`);
   const host = hostOf(url);
   let addresses: { address: string; family: number }[];
   if (ipaddr.isValid(host)) addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];

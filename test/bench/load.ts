@@ -62,9 +62,10 @@ function clockTicks(): number {
 }
 
 /** User + system CPU seconds of a process (and its reaped children are not counted). */
-export function processCpuSeconds(pid: number): number | null {
+export function processCpuSeconds(pid: number, thread?: number): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // With a thread id, that thread's own CPU (the main thread's id is the pid).
+    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces) start at ") ".
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / clockTicks();

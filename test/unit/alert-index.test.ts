@@ -52,6 +52,37 @@ describe('alert index (the matcher candidate step)', () => {
   });
 });
 
+describe('alert index: a search against a list condition', () => {
+  it('files an alert under its words when they find fewer of the batch’s grants than hold its list values', () => {
+    const batch = [...generateGrants(300, 5)];
+    const matcher = new FtsTextMatcher();
+    const text = matcher.batch(batch);
+    try {
+      // A funder type many of the batch's grants hold, and a word of one grant's title.
+      const target = batch[0];
+      const alertOf = (word: string) => ({ id: 'alt_word', conditions: compileAlertQuery({ search: word, funderType: [target.funderType] } as never) });
+      const [alert] = target.title
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((w) => w.length > 2)
+        .map(alertOf)
+        .sort((a, b) => text.matching(a.conditions.search).size - text.matching(b.conditions.search).size);
+      const hits = text.matching(alert.conditions.search);
+      const sameFunder = batch.filter((g) => g.funderType === target.funderType).length;
+      expect(hits.has(target.id), 'the word finds its grant').to.equal(true);
+      expect(hits.size, 'the word is rarer in the batch than the funder type').to.be.lessThan(sameFunder);
+      const candidatesOf = new AlertIndex([alert], batch).forBatch((search) => text.matching(search));
+      const candidateOf = batch.filter((g) => candidatesOf(g).has(alert));
+      expect(candidateOf.map((g) => g.id).sort()).to.deep.equal(batch.filter((g) => hits.has(g.id)).map((g) => g.id).sort());
+      // Without the batch's counts (no grants given), the list condition is kept: every grant of that funder type.
+      const fixed = new AlertIndex([alert]).forBatch((search) => text.matching(search));
+      expect(batch.filter((g) => fixed(g).has(alert))).to.have.length(sameFunder);
+    } finally {
+      text.close();
+      matcher.close();
+    }
+  });
+});
+
 describe('alerts pacing', () => {
   it('makes alert work wait (1 - share) / share of what it spent while partners are served', async () => {
     let busy = true;
