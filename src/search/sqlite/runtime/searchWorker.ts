@@ -48,6 +48,17 @@ function adopt(index: SharedIndex): void {
   adopted = [];
 }
 
+/** Resolves at the next call of a waiter pushed on `waiters`, or at `deadline`, whichever comes first. */
+function nextWakeOrDeadline(waiters: (() => void)[], deadline: number): Promise<void> {
+  return new Promise<void>((wake) => {
+    const timer = setTimeout(wake, deadline - Date.now());
+    waiters.push(() => {
+      clearTimeout(timer);
+      wake();
+    });
+  });
+}
+
 /** The engine of the newest build, waiting for its index once per build. */
 async function freshEngine(): Promise<SqliteSearchEngine> {
   if (current === null) throw new ServiceUnavailableError('the catalog index is loading', 1);
@@ -56,15 +67,7 @@ async function freshEngine(): Promise<SqliteSearchEngine> {
   waitedFor = newest;
   reply({ stale: true });
   const deadline = Date.now() + setup.freshWaitMs;
-  while (current.build !== newest && Date.now() < deadline) {
-    await new Promise<void>((wake) => {
-      const timer = setTimeout(wake, deadline - Date.now());
-      adopted.push(() => {
-        clearTimeout(timer);
-        wake();
-      });
-    });
-  }
+  while (current.build !== newest && Date.now() < deadline) await nextWakeOrDeadline(adopted, deadline);
   return current.engine;
 }
 
@@ -79,15 +82,7 @@ async function awaitPostings(engine: SqliteSearchEngine, build: string | null, r
   if (terms.length === 0) return;
   reply({ want: { build, terms } });
   const deadline = Date.now() + setup.postingsWaitMs;
-  while (missing().length > 0 && current?.engine === engine && Date.now() < deadline) {
-    await new Promise<void>((wake) => {
-      const timer = setTimeout(wake, deadline - Date.now());
-      postingsArrived.push(() => {
-        clearTimeout(timer);
-        wake();
-      });
-    });
-  }
+  while (missing().length > 0 && current?.engine === engine && Date.now() < deadline) await nextWakeOrDeadline(postingsArrived, deadline);
 }
 
 async function answer(request: WorkerRequest): Promise<WorkerReply> {
