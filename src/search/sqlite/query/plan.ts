@@ -29,6 +29,15 @@ export const CANDIDATE_SHARE = 0.25;
 /** Whether range filters are tested on the `candidates` text hits alone. */
 export const testCandidatesOnly = (candidates: number, catalog: number): boolean => candidates < catalog * CANDIDATE_SHARE;
 
+/**
+ * The bytes of range bit sets each search thread keeps per catalog build (query/ranges.ts), least
+ * recently used dropped: 32 MiB is 268 sets at 1,000,000 grants (122 KiB each), 2,684 at 100,000.
+ * Not measured as a crossover: a partner's filters repeat a few dozen ranges (the bench's mix
+ * draws its bounds from a few dozen values), and a set not kept costs a slice of its column's order
+ * (0.06–1.6 ms at 1,000,000 grants).
+ */
+export const RANGE_CACHE_BYTES = 32 * 1024 * 1024;
+
 /*
  * Counting a facet, in nanoseconds per 32-grant word of a bit set or per grant. Measured on
  * 100,000 grants in a search worker under the bench's facet class (timing facetCounts): one
