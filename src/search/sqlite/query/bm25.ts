@@ -63,6 +63,26 @@ export function keepPositions(scored: { positions: Int32Array; scores: Float64Ar
   return { positions: kept.positions.slice(0, found), scores: kept.scores.slice(0, found) };
 }
 
+/** Per grant's lengths (one array per build's statistics), the length's part of each score. */
+const norms = new WeakMap<Float64Array, Float64Array>();
+
+/**
+ * Each grant's length part of FTS5's score, K1 × (1 − B + B × length / avgdl), worked out once
+ * per build and thread with FTS5's operations in FTS5's order (so each score is the double FTS5
+ * computes) rather than once per hit: a hit then costs one read, one addition and one division.
+ */
+export function lengthNorms(stats: TextStatistics): Float64Array {
+  let built = norms.get(stats.lengths);
+  if (built === undefined) {
+    const avgdl = stats.tokens / stats.rows;
+    const { lengths } = stats;
+    built = new Float64Array(lengths.length);
+    for (let p = 0; p < lengths.length; p++) built[p] = K1 * (1 - B + (B * lengths[p]) / avgdl);
+    norms.set(stats.lengths, built);
+  }
+  return built;
+}
+
 /**
  * The grants holding every term (an AND of the terms, one FTS5 phrase each, in query order), with
  * FTS5's bm25 score of each (negative; lower is better): the positions ascending. With `accept`,
@@ -70,9 +90,8 @@ export function keepPositions(scored: { positions: Int32Array; scores: Float64Ar
  */
 export function scoreAll(terms: readonly Postings[], stats: TextStatistics, accept: Uint32Array | null = null): { positions: Int32Array; scores: Float64Array } {
   if (terms.length === 0) return { positions: new Int32Array(0), scores: new Float64Array(0) };
-  const avgdl = stats.tokens / stats.rows;
-  const { lengths } = stats;
-  if (terms.length === 1) return scoreOne(terms[0], lengths, avgdl, accept);
+  const norms = lengthNorms(stats);
+  if (terms.length === 1) return scoreOne(terms[0], norms, accept);
   const idf = terms.map((t) => t.idf);
   const lists = terms.map((t) => t.positions);
   const counts = terms.map((t) => t.frequencies);
@@ -103,8 +122,8 @@ export function scoreAll(terms: readonly Postings[], stats: TextStatistics, acce
       if (list[c] !== position) continue outer;
       at[t] = c;
     }
-    // The same operations in the same order as FTS5 (the length's part computed once per grant).
-    const norm = K1 * (1 - B + (B * lengths[position]) / avgdl);
+    // The same operations in the same order as FTS5 (the length's part computed once per grant and build).
+    const norm = norms[position];
     let score = 0.0;
     for (let t = 0; t < terms.length; t++) {
       const f = counts[t][at[t]];
@@ -118,7 +137,7 @@ export function scoreAll(terms: readonly Postings[], stats: TextStatistics, acce
 }
 
 /** scoreAll of one term: no list to walk alongside, every accepted grant of it scored. */
-function scoreOne(term: Postings, lengths: Float64Array, avgdl: number, accept: Uint32Array | null): { positions: Int32Array; scores: Float64Array } {
+function scoreOne(term: Postings, norms: Float64Array, accept: Uint32Array | null): { positions: Int32Array; scores: Float64Array } {
   const { positions: list, frequencies, idf } = term;
   const positions = accept === null ? list : new Int32Array(list.length);
   const scores = new Float64Array(list.length);
@@ -130,7 +149,7 @@ function scoreOne(term: Postings, lengths: Float64Array, avgdl: number, accept: 
       positions[found] = position;
     }
     const f = frequencies[h];
-    const score = 0.0 + idf * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * lengths[position]) / avgdl)));
+    const score = 0.0 + idf * ((f * (K1 + 1.0)) / (f + norms[position]));
     scores[found] = -1.0 * score;
     found++;
   }
