@@ -39,15 +39,19 @@ export const testCandidatesOnly = (candidates: number, catalog: number): boolean
 export const RANGE_CACHE_BYTES = 32 * 1024 * 1024;
 
 /*
- * Counting a facet, in nanoseconds per 32-grant word of a bit set or per grant. Measured on
- * 100,000 grants in a search worker under the bench's facet class (timing facetCounts): one
- * value's bit set ANDed with the matches and counted (12 µs per value of 3,136 words); one grant
- * counted from its value mask (read in random order: mostly a cache miss), after a pass over the
- * matches' words.
+ * Counting a facet, in nanoseconds per 32-grant word of a bit set or per grant. Measured with
+ * test/bench/facetCount.ts (both ways timed apart on a quiet machine, 100,000 and 1,000,000
+ * grants, 6 and 13 values, matches holding 0.1 % to all of the catalog): one value's bit set ANDed
+ * with the matches and counted, 1.2–1.9 ns a word; one grant counted from its value mask, 2.2–2.4
+ * ns (the masks are read in position order), after a pass over the matches' words of ~1.9 ns a
+ * word. The crossover these give (27 % of the catalog for 13 values, 11 % for 6) is where the
+ * measured times cross. (Set before at 3.7, 12 and 1.5, from timings inside a search worker on a
+ * machine at a load average above 10, which put the crossover at 12 % for 13 values: facets over
+ * matches of 12–27 % were counted the slower way, e.g. 673 against 433 µs at 20 %.)
  */
-const VALUE_WORD_NS = 3.7;
-const MASK_COUNT_NS = 12;
-const WORD_PASS_NS = 1.5;
+const VALUE_WORD_NS = 1.7;
+const MASK_COUNT_NS = 2.3;
+const WORD_PASS_NS = 1.9;
 
 /**
  * Whether a facet of `values` values is counted by ANDing each value's bit set with the matches

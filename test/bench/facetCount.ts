@@ -1,0 +1,54 @@
+// What counting one facet costs each way (query/plan.ts VALUE_WORD_NS, MASK_COUNT_NS,
+// WORD_PASS_NS): collect/facets.ts countsByBits (each value's bit set ANDed with the matches and
+// counted) against countsByMasks (each match's value mask), for matches holding 0.1 % to all of
+// the catalog. Each grant holds each value with a chance of 20 %. Not a test (a figure on a shared
+// machine): `npm run build && node dist/test/bench/facetCount.js [--grants 1000000] [--facet eligibleProvinces]`.
+import { parseArgs } from 'node:util';
+import { Random } from '../../fixtures/generate.js';
+import { FACET_VALUES, type FacetName } from '../../src/grants/query.js';
+import { countBits, emptyBits, setBit, wordsFor } from '../../src/search/sqlite/index/bitset.js';
+import type { CatalogColumns } from '../../src/search/sqlite/index/columns.js';
+import { countsByBits, countsByMasks } from '../../src/search/sqlite/collect/facets.js';
+
+const { values: options } = parseArgs({ options: { grants: { type: 'string', default: '1000000' }, facet: { type: 'string', default: 'eligibleProvinces' } } });
+const size = Number(options.grants);
+const name = options.facet as FacetName;
+const values = FACET_VALUES[name].length;
+const rng = new Random(3);
+const masks = values <= 8 ? new Uint8Array(size) : values <= 16 ? new Uint16Array(size) : new Uint32Array(size);
+const valueBits = FACET_VALUES[name].map(() => emptyBits(size));
+for (let p = 0; p < size; p++) {
+  let mask = 0;
+  for (let i = 0; i < values; i++) {
+    if (!rng.chance(0.2)) continue;
+    mask |= 1 << i;
+    setBit(valueBits[i], p);
+  }
+  masks[p] = mask;
+}
+// Only the two fields the counts read.
+const columns = { size, valueBits: { [name]: valueBits }, valueMasks: { [name]: masks } } as unknown as CatalogColumns;
+const words = wordsFor(size);
+
+const bestMicros = (work: () => unknown): number => {
+  let best = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < 9; run++) {
+    const t0 = performance.now();
+    work();
+    best = Math.min(best, performance.now() - t0);
+  }
+  return best * 1000;
+};
+
+console.log(`${name} (${values} values), ${size.toLocaleString('en')} grants (${words.toLocaleString('en')} words); the fastest of 9`);
+console.log('matches | by bits µs (ns per value × word) | by masks µs (ns per match beyond the word pass) | word pass ns (0.1 % row)');
+for (const share of [0.001, 0.01, 0.03, 0.1, 0.2, 0.3, 0.4, 0.7, 1]) {
+  const base = emptyBits(size);
+  for (let p = 0; p < size; p++) if (rng.chance(share)) setBit(base, p);
+  const matches = countBits(base);
+  const byBits = bestMicros(() => countsByBits(columns, name, base));
+  const byMasks = bestMicros(() => countsByMasks(columns, name, base));
+  const pass = share === 0.001 ? ((byMasks * 1000) / words).toFixed(2) : '';
+  const perMatch = ((byMasks * 1000 - 1.9 * words) / Math.max(1, matches)).toFixed(2);
+  console.log(`${(share * 100).toString().padStart(5)} % | ${byBits.toFixed(0).padStart(6)} (${((byBits * 1000) / (values * words)).toFixed(2)}) | ${byMasks.toFixed(0).padStart(6)} (${perMatch}) | ${pass}`);
+}
