@@ -225,7 +225,7 @@ async function main(argv: string[]): Promise<number> {
     // 4. Warm-up, then the alternating rounds.
     const servers = { old: a, new: b };
     const load = (build: 'old' | 'new', paths: string[], seconds = o.durationSeconds): Promise<LoadResult> =>
-      drive({ origin: servers[build].api.origin, paths, connections: o.connections, durationSeconds: seconds, headers: { Authorization: `Bearer ${servers[build].apiKey}` }, serverPid: servers[build].api.pid });
+      drive({ origin: servers[build].api.origin, paths, connections: o.connections, durationSeconds: seconds, headers: { Authorization: `Bearer ${servers[build].apiKey}` }, serverPid: servers[build].api.pid, settle: true });
     say('warming up (3 s of the search mix, 2 s of /grants/:id, each build)');
     for (const build of ['old', 'new'] as const) {
       await load(build, pathsOf('searchMix').length > 0 ? pathsOf('searchMix') : pathsOf(o.only[0]), 3);

@@ -15,6 +15,11 @@ export interface LoadSettings {
   headers?: Record<string, string>;
   /** Requests per second over all connections (autocannon overallRate); unset = as fast as possible. */
   overallRate?: number;
+  /**
+   * Waits, once the load has stopped, until the server (and the engine) are idle before
+   * resolving: for servers measured one after another, never for loads run side by side.
+   */
+  settle?: boolean;
   /** The server process, for its CPU time. */
   serverPid?: number;
   /** The engine's process (the Elasticsearch JVM on this machine), for its CPU time. */
@@ -136,6 +141,24 @@ function commonFigures(sorted: Float64Array, bytes: number, cpu: number | null, 
   };
 }
 
+/**
+ * Waits until the process uses under `share` of a core over 250 ms, at most `limitMs`: a server
+ * driven at full concurrency still works through the requests it had taken when the load
+ * generator stopped (the direct SQLite baseline at 1,000,000 grants for several seconds), and that
+ * work would take the cores from the next server measured.
+ */
+export async function untilIdle(pid: number | undefined, share: number, limitMs: number): Promise<void> {
+  if (pid === undefined) return;
+  const deadline = Date.now() + limitMs;
+  let last = processCpuSeconds(pid);
+  while (last !== null && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = processCpuSeconds(pid);
+    if (now === null || now - last < share * 0.25) return;
+    last = now;
+  }
+}
+
 export async function drive(settings: LoadSettings): Promise<LoadResult> {
   const { paths } = settings;
   if (paths.length === 0) throw new Error('no request to send');
@@ -179,6 +202,11 @@ export async function drive(settings: LoadSettings): Promise<LoadResult> {
   const wallSeconds = Number(process.hrtime.bigint() - wallBefore) / 1e9;
   const cpu = cpuBetween(cpuBefore, cpuOf(settings.serverPid));
   const engineCpu = cpuBetween(engineCpuBefore, cpuOf(settings.enginePid));
+  if (settings.settle === true) {
+    // The requests taken before the end run on, outside the window measured: let them finish before anything else is measured.
+    await untilIdle(settings.serverPid, 0.05, 120_000);
+    await untilIdle(settings.enginePid, 0.1, 30_000);
+  }
 
   const seconds = result.duration > 0 ? result.duration : wallSeconds;
   const statusCodes: Record<string, number> = {};

@@ -370,13 +370,13 @@ async function main(argv: string[]): Promise<number> {
     const mixSizes = Object.fromEntries(CLASS_NAMES.map((c) => [c, pre.kept[c].length]));
 
     const load = (server: RunningProcess, paths: string[], extra: Partial<LoadSettings> = {}): Promise<LoadResult> =>
-      drive({ origin: server.origin, paths, connections: o.connections, durationSeconds: o.durationSeconds, headers: auth, serverPid: server.pid, enginePid, ...extra });
+      drive({ origin: server.origin, paths, connections: o.connections, durationSeconds: o.durationSeconds, headers: auth, serverPid: server.pid, enginePid, settle: true, ...extra });
     // Warm-up (JIT, caches) on what will be measured: the search mix and /grants/:id.
     const warmSearch = o.only.some((c) => c !== 'byId') || !o.skipLayers;
     const warmById = o.only.includes('byId') || !o.skipLayers;
     const warm = async (server: RunningProcess, headers: Record<string, string> = auth) => {
-      if (warmSearch) await drive({ origin: server.origin, paths: pre.kept.searchMix, connections: o.connections, durationSeconds: warmupSeconds, headers });
-      if (warmById) await drive({ origin: server.origin, paths: pre.kept.byId, connections: o.connections, durationSeconds: Math.max(1, warmupSeconds / 2), headers });
+      if (warmSearch) await drive({ origin: server.origin, paths: pre.kept.searchMix, connections: o.connections, durationSeconds: warmupSeconds, headers, serverPid: server.pid, enginePid, settle: true });
+      if (warmById) await drive({ origin: server.origin, paths: pre.kept.byId, connections: o.connections, durationSeconds: Math.max(1, warmupSeconds / 2), headers, serverPid: server.pid, enginePid, settle: true });
     };
     say(`warming up (${warmupSeconds} s per server)`);
     await warm(api);
