@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { Random } from '../../fixtures/generate.js';
 import { ascendingByNumber } from '../../src/search/sqlite/index/columns.js';
 import { orderSlice, testRange } from '../../src/search/sqlite/query/ranges.js';
+import { fastestMicros } from './fastest.js';
 
 const { values: options } = parseArgs({ options: { grants: { type: 'string', default: '1000000' }, unique: { type: 'boolean', default: false } } });
 const size = Number(options.grants);
@@ -21,15 +22,6 @@ const positions = new Int32Array(size);
 positions.set(present);
 for (let p = 0, next = present.length; p < size; p++) if (values[p] !== values[p]) positions[next++] = p;
 
-const bestMicros = (work: () => unknown): number => {
-  let best = Number.POSITIVE_INFINITY;
-  for (let run = 0; run < 15; run++) {
-    const t0 = performance.now();
-    work();
-    best = Math.min(best, performance.now() - t0);
-  }
-  return best * 1000;
-};
 
 console.log(`${size.toLocaleString('en')} values; µs to build one range set, the fastest of 15`);
 console.log('share held | by testing every value | from the order | order / testing');
@@ -44,7 +36,7 @@ for (const share of [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 0.95]) {
   while (a > 0 && values[positions[a - 1]] === low) a--;
   let b = to;
   while (b < present.length && values[positions[b]] === high) b++;
-  const tested = bestMicros(() => testRange(values, low, high, false, null));
-  const sliced = bestMicros(() => orderSlice(positions, a, b, size));
+  const tested = fastestMicros(() => testRange(values, low, high, false, null), 15);
+  const sliced = fastestMicros(() => orderSlice(positions, a, b, size), 15);
   console.log(`${(((b - a) / size) * 100).toFixed(1).padStart(9)} % | ${tested.toFixed(0).padStart(22)} | ${sliced.toFixed(0).padStart(14)} | ${(sliced / tested).toFixed(2)}`);
 }

@@ -11,6 +11,7 @@ import { emptyBits, hasBit, positionsOf, setBit, type Bits } from '../../src/sea
 import { readColumns } from '../../src/search/sqlite/index/columns.js';
 import { catalogPath, openCatalogReadOnly } from '../../src/search/sqlite/storage/catalogFile.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
+import { fastestMicros } from './fastest.js';
 
 const { values } = parseArgs({ options: { grants: { type: 'string', default: '100000' } } });
 const grants = Number(values.grants);
@@ -35,15 +36,6 @@ try {
     return page;
   };
   const sort = (matches: Bits, count: number): number[] => Array.from(positionsOf(matches)).sort((a, b) => rank[a] - rank[b]).slice(0, count);
-  const bestMicros = (work: () => unknown): number => {
-    let best = Number.POSITIVE_INFINITY;
-    for (let run = 0; run < 15; run++) {
-      const started = process.hrtime.bigint();
-      work();
-      best = Math.min(best, Number(process.hrtime.bigint() - started) / 1000);
-    }
-    return best;
-  };
 
   const rng = new Random(11);
   // Warm-up: both ways compiled before the first figure.
@@ -58,8 +50,8 @@ try {
     const matches = emptyBits(size);
     for (const p of rng.sample(Array.from({ length: size }, (_, i) => i), total)) setBit(matches, p);
     for (const page of [21, 101, 1001].filter((n) => n <= total)) {
-      const walked = bestMicros(() => walk(matches, page));
-      const sorted = bestMicros(() => sort(matches, page));
+      const walked = fastestMicros(() => walk(matches, page), 15);
+      const sorted = fastestMicros(() => sort(matches, page), 15);
       const steps = (page * size) / total;
       const comparisons = total * (Math.log2(total) + 1);
       const perComparison = sorted / comparisons / (walked / steps);

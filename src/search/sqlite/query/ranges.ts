@@ -153,27 +153,24 @@ export class RangeSets {
 
   /** The place in the ascending order of the first value ≥ `bound` (or of the first null). */
   private firstAtLeast(key: NumericKey, bound: number): number {
-    const values = this.columns.numbers[key];
-    const positions = this.columns.order(key, false).positions;
-    let lo = 0;
-    let hi = this.presentOf(key);
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (values[positions[mid]] < bound) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.firstPast(key, bound, false);
   }
 
   /** The place in the ascending order of the first value > `bound` (or of the first null). */
   private firstAbove(key: NumericKey, bound: number): number {
+    return this.firstPast(key, bound, true);
+  }
+
+  /** A binary search of the ascending order's values for the first above `bound`, or at it unless `passEqual`. */
+  private firstPast(key: NumericKey, bound: number, passEqual: boolean): number {
     const values = this.columns.numbers[key];
     const positions = this.columns.order(key, false).positions;
     let lo = 0;
     let hi = this.presentOf(key);
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (values[positions[mid]] <= bound) lo = mid + 1;
+      const value = values[positions[mid]];
+      if (value < bound || (passEqual && value === bound)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
