@@ -6,9 +6,10 @@
 // would build. A set is built from a slice of the column's ascending order (its places from the
 // lower bound's to the upper bound's, and the null tail when nulls count), not by testing every
 // grant's value: at 1,000,000 grants 0.06-1.6 ms for ranges holding 1-90 % of the catalog against
-// 2.4-2.8 ms for the test (test/bench/rangeBuild.ts; the bits of one set stay in the cache, so the
-// order's random positions cost little). The test serves a search's few word hits alone. The
-// cache lives as long as the columns it was built from.
+// 2.4-2.8 ms for a branch-free test of every value, what each search did before
+// (test/bench/rangeBuild.ts; the bits of one set stay in the cache, so the order's random
+// positions cost little). A test serves a search's few word hits alone. The cache lives as long
+// as the columns it was built from.
 import { LRUCache } from 'lru-cache';
 import { andInto, emptyBits, setBit, type Bits } from '../index/bitset.js';
 import type { CatalogColumns, NumericKey } from '../index/columns.js';
@@ -25,55 +26,36 @@ function overlaps(min: number, max: number, low: number, high: number): number {
 }
 
 /*
- * The tests. With `candidates` (positions ascending: the grants the search words match, when they
- * are few), only those are tested and the others left out, which every use ANDs with the words'
- * hits anyway. Over the whole catalog (the bench's yardstick), one word is built per 32
- * positions, branch-free (these loops see random data, where a branch is mispredicted half the
- * time). Each loop calls its test directly (a test passed in as a function would not be inlined).
+ * A range tested on a search's few word hits (`candidates`, positions ascending) when its set is
+ * not kept yet: only those are tested and the others left out, which every use ANDs with the
+ * words' hits anyway. Each loop calls its test directly (a test passed in as a function would not
+ * be inlined).
  */
 
-/** Positions whose value lies in [low, high], and with `nulls` those whose value is null (NaN). */
-export function testRange(values: Float64Array, low: number, high: number, nulls: boolean, candidates: Int32Array | null): Bits {
-  const size = values.length;
-  const bits = emptyBits(size);
+/** Of the `candidates`, those whose value lies in [low, high], and with `nulls` those whose value is null (NaN). */
+export function testRange(values: Float64Array, low: number, high: number, nulls: boolean, candidates: Int32Array): Bits {
+  const bits = emptyBits(values.length);
   const nullBit = nulls ? 1 : 0;
-  if (candidates !== null) {
-    for (let i = 0; i < candidates.length; i++) {
-      const p = candidates[i];
-      bits[p >>> 5] |= inRange(values[p], low, high, nullBit) << (p & 31);
-    }
-    return bits;
-  }
-  for (let w = 0, p = 0; p < size; w++) {
-    let word = 0;
-    for (let b = 0, end = Math.min(size, p + 32); p < end; p++, b++) word |= inRange(values[p], low, high, nullBit) << b;
-    bits[w] = word;
+  for (let i = 0; i < candidates.length; i++) {
+    const p = candidates[i];
+    bits[p >>> 5] |= inRange(values[p], low, high, nullBit) << (p & 31);
   }
   return bits;
 }
 
-/** Amount ranges that overlap [low, high]. */
-export function testOverlap(mins: Float64Array, maxes: Float64Array, low: number, high: number, candidates: Int32Array | null): Bits {
-  const size = mins.length;
-  const bits = emptyBits(size);
-  if (candidates !== null) {
-    for (let i = 0; i < candidates.length; i++) {
-      const p = candidates[i];
-      bits[p >>> 5] |= overlaps(mins[p], maxes[p], low, high) << (p & 31);
-    }
-    return bits;
-  }
-  for (let w = 0, p = 0; p < size; w++) {
-    let word = 0;
-    for (let b = 0, end = Math.min(size, p + 32); p < end; p++, b++) word |= overlaps(mins[p], maxes[p], low, high) << b;
-    bits[w] = word;
+/** Of the `candidates`, those whose amount range overlaps [low, high]. */
+export function testOverlap(mins: Float64Array, maxes: Float64Array, low: number, high: number, candidates: Int32Array): Bits {
+  const bits = emptyBits(mins.length);
+  for (let i = 0; i < candidates.length; i++) {
+    const p = candidates[i];
+    bits[p >>> 5] |= overlaps(mins[p], maxes[p], low, high) << (p & 31);
   }
   return bits;
 }
 
 /**
  * The positions at places `from` … `to` − 1 of an ascending order, and those from `nullsFrom` on
- * (its null tail, or none when it is the order's length), as a bit set: a range's grants when they are few.
+ * (its null tail, or none when it is the order's length), as a bit set: a range's grants.
  */
 export function orderSlice(positions: Int32Array, from: number, to: number, nullsFrom: number): Bits {
   const bits = emptyBits(positions.length);
