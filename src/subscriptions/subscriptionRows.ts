@@ -1,7 +1,7 @@
 // The subscriptions and api_keys tables' rows as both stores hold them (SQLite keeps the feature
 // flags as 0/1 integers, PostgreSQL as booleans) and the Subscription and ApiKeyInfo they are.
 import { restrictionsFromColumn } from './keyRestrictions.js';
-import type { ApiKeyInfo } from './store.js';
+import type { ApiKeyInfo, Caller } from './store.js';
 import { tierFeatureDefault, type Feature, type Status, type Subscription, type Tier } from './tiers.js';
 
 export interface SubscriptionRow<Flag> {
@@ -59,3 +59,21 @@ export const keyFromRow = (row: Record<string, string | null>): ApiKeyInfo => ({
   lastUsedAt: row.last_used_at,
   revokedAt: row.revoked_at,
 });
+
+/** The key columns a caller's look-up reads beside its subscription's. */
+export interface CallerKeyColumns {
+  key_id: string;
+  key_prefix: string;
+  key_restrictions: string | null;
+}
+
+/** The caller a key's row and its subscription make, frozen whole: authentication remembers it and hands it to every layer. */
+export function callerFromRow(subscription: Subscription, row: CallerKeyColumns): Caller {
+  Object.freeze(subscription.features);
+  return Object.freeze({
+    subscription: Object.freeze(subscription),
+    keyId: row.key_id,
+    keyPrefix: row.key_prefix,
+    restrictions: restrictionsFromColumn(row.key_restrictions),
+  });
+}

@@ -8,10 +8,10 @@ import pg from 'pg';
 import { describeError, type Logger } from '../../log.js';
 import { displayPrefix, generateApiKey, hashApiKey, newId } from '../apiKeys.js';
 import { auditFromRow, SYSTEM_ACTOR, type AuditAction, type AuditActor, type AuditEntry, type AuditQuery } from '../audit.js';
-import { listedOrigins, LISTED_ORIGINS_TTL_MS, NO_RESTRICTIONS, restrictionsFromColumn, restrictionsToColumn } from '../keyRestrictions.js';
+import { listedOrigins, LISTED_ORIGINS_TTL_MS, NO_RESTRICTIONS, restrictionsToColumn } from '../keyRestrictions.js';
 import type { ApiKeyInfo, Awaitable, Caller, KeyOptions, NewSubscription, RotatedKey, SubscriptionRecords } from '../store.js';
 import { FEATURES, type Feature, type Status, type Subscription } from '../tiers.js';
-import { FEATURE_COLUMN, keyFromRow, subscriptionFromRow, type SubscriptionRow as Row } from '../subscriptionRows.js';
+import { callerFromRow, FEATURE_COLUMN, keyFromRow, subscriptionFromRow, type SubscriptionRow as Row } from '../subscriptionRows.js';
 import { CHANGES_CHANNEL, inTransaction, pgUnavailable, type Pool, type Queryable } from './database.js';
 
 type SubscriptionRow = Row<boolean>;
@@ -131,14 +131,7 @@ export class PgSubscriptionStore implements SubscriptionRecords {
       throw pgUnavailable(error);
     }
     if (row === undefined) return null;
-    const subscription = toSubscription(row);
-    Object.freeze(subscription.features);
-    const caller: Caller = Object.freeze({
-      subscription: Object.freeze(subscription),
-      keyId: row.key_id,
-      keyPrefix: row.key_prefix,
-      restrictions: restrictionsFromColumn(row.key_restrictions),
-    });
+    const caller = callerFromRow(toSubscription(row), row);
     if (generation === this.generation) {
       if (this.callers.size >= CALLER_CACHE_SIZE) this.callers.clear();
       const trusted = now.getTime() + (this.listening ? this.cacheTtlMs : UNLISTENED_TTL_MS);

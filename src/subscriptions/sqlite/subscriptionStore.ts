@@ -4,10 +4,10 @@ import type Database from 'better-sqlite3';
 import { displayPrefix, generateApiKey, hashApiKey, newId } from '../apiKeys.js';
 import { auditFromRow, SYSTEM_ACTOR, type AuditAction, type AuditActor, type AuditEntry, type AuditQuery } from '../audit.js';
 import type { Db } from './database.js';
-import { listedOrigins, LISTED_ORIGINS_TTL_MS, NO_RESTRICTIONS, restrictionsFromColumn, restrictionsToColumn } from '../keyRestrictions.js';
+import { listedOrigins, LISTED_ORIGINS_TTL_MS, NO_RESTRICTIONS, restrictionsToColumn } from '../keyRestrictions.js';
 import type { ApiKeyInfo, Caller, KeyOptions, NewSubscription, RotatedKey, SubscriptionRecords } from '../store.js';
 import { FEATURES, type Feature, type Status, type Subscription } from '../tiers.js';
-import { FEATURE_COLUMN, keyFromRow, subscriptionFromRow, type SubscriptionRow as Row } from '../subscriptionRows.js';
+import { callerFromRow, FEATURE_COLUMN, keyFromRow, subscriptionFromRow, type SubscriptionRow as Row } from '../subscriptionRows.js';
 
 
 type SubscriptionRow = Row<number>;
@@ -120,14 +120,7 @@ export class SubscriptionStore implements SubscriptionRecords {
       | (SubscriptionRow & { key_id: string; key_prefix: string; key_revoked_at: string | null; key_restrictions: string | null })
       | undefined;
     if (row === undefined) return null;
-    const subscription = toSubscription(row);
-    Object.freeze(subscription.features);
-    const caller: Caller = Object.freeze({
-      subscription: Object.freeze(subscription),
-      keyId: row.key_id,
-      keyPrefix: row.key_prefix,
-      restrictions: restrictionsFromColumn(row.key_restrictions),
-    });
+    const caller = callerFromRow(toSubscription(row), row);
     if (this.callers.size >= CALLER_CACHE_SIZE) this.callers.clear();
     this.callers.set(hash, { caller, until: row.key_revoked_at === null ? Infinity : Date.parse(row.key_revoked_at) });
     return caller;
