@@ -1,8 +1,6 @@
 // Alerts over real HTTP: the endpoints on a real API (SQLite), a real receiver on a real port,
 // catalog changes made by the indexer's own code, signatures verified by the standardwebhooks package.
 import { expect } from 'chai';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { runAdmin } from '../../src/cli/admin.js';
@@ -10,38 +8,12 @@ import { runIndexer } from '../../src/cli/indexer.js';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, grantRecord, writeNdjson, type GrantRecord } from '../support/catalog.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+import { until as waitUntil } from '../support/processes.js';
+import { webhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 
 const ALERTS = `${API_PREFIX}/alerts`;
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A webhook receiver: answers each request with the next status of `statuses` (then 200), records every request. */
-async function receiver(statuses: number[] = []): Promise<{ url: string; got: Received[]; server: Server; close(): Promise<void> }> {
-  const got: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.statusCode = statuses.shift() ?? 200;
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hook`, got, server, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
-const until = async (what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> => {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
+const until = (what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> => waitUntil(what, check, timeoutMs);
 
 const json = (body: unknown, extra: Record<string, string> = {}) => ({
   method: 'POST',
@@ -178,7 +150,7 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
   let api: TestApi | undefined;
   let env: Record<string, string>;
   let step = 0;
-  let hooks: Awaited<ReturnType<typeof receiver>>;
+  let hooks: WebhookReceiver;
 
   const indexer = async (args: string[], records: readonly GrantRecord[]) => {
     const source = ['--source', writeNdjson(env.DATA_DIR, `source-${++step}.ndjson`, records)];
@@ -202,7 +174,7 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
   });
 
   it('matched, updated and unmatched (deleted, no longer matching), in change order, signed as Standard Webhooks says', async () => {
-    hooks = await receiver();
+    hooks = await webhookReceiver();
     await indexer(['reindex'], [ontario('g-1'), grantRecord('g-2', { eligibleProvinces: ['QUEBEC'] })]);
     api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
     const created = await api.request(ALERTS, json({ name: 'ON energy', query: { search: 'energy', eligibleProvinces: ['ONTARIO'] }, url: hooks.url }));
@@ -242,7 +214,7 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
   });
 
   it('a receiver that fails twice then succeeds gets three attempts with one webhook-id; rotation signs with both secrets', async () => {
-    hooks = await receiver([500, 503]);
+    hooks = await webhookReceiver((n) => [500, 503][n - 1] ?? 200);
     await indexer(['reindex'], [ontario('g-1')]);
     api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
     const created = await api.request(ALERTS, json({ name: 'x', query: {}, url: hooks.url }));

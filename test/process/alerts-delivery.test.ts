@@ -2,8 +2,6 @@
 // under retries, the SSRF check of resolved names, and SIGKILL of the API mid-matching and
 // mid-delivery (a real process, a real receiver): nothing lost, nothing sent twice but by its webhook-id.
 import { expect } from 'chai';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -12,52 +10,13 @@ import { checkTarget, TargetRefused } from '../../src/alerts/targets.js';
 import { runIndexer } from '../../src/cli/indexer.js';
 import { REPO_ROOT, startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, grantRecord, writeNdjson, type GrantRecord } from '../support/catalog.js';
-import { freePort, launch, type Launched } from '../support/processes.js';
+import { freePort, launch, until as waitUntil, type Launched } from '../support/processes.js';
+import { webhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 import { checkedExchange } from '../support/checkedFetch.js';
 
 const ALERTS = `${API_PREFIX}/alerts`;
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver whose answer to the n-th request is `behave(n)`: a status, 'hang' (never answers), or a delay then 200. */
-async function receiver(behave: (n: number) => number | 'hang' | { delayMs: number } = () => 200) {
-  const got: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      got.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      const what = behave(got.length);
-      if (what === 'hang') return;
-      if (typeof what === 'number') {
-        res.statusCode = what;
-        res.end();
-      } else setTimeout(() => res.end('ok'), what.delayMs);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    got,
-    events: () => got.map((r) => ({ id: r.headers['webhook-id'] as string, ...(JSON.parse(r.body) as { type: string; data: { grant?: { id: string } } }) })),
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> => {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
+const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> => waitUntil(what, check, timeoutMs);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const post = (body: unknown) => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 const grant = (id: string, overrides: GrantRecord = {}) => grantRecord(id, { title: `Clean energy ${id}`, eligibleProvinces: ['ONTARIO'], ...overrides });
@@ -66,7 +25,7 @@ describe('alerts: delivery under failure', function () {
   this.timeout(120_000);
   let env: Record<string, string>;
   let api: TestApi | undefined;
-  let hooks: Awaited<ReturnType<typeof receiver>> | undefined;
+  let hooks: WebhookReceiver | undefined;
   let step = 0;
   const indexer = async (args: string[], records: readonly GrantRecord[]) => {
     const source = ['--source', writeNdjson(env.DATA_DIR, `source-${++step}.ndjson`, records)];
@@ -96,7 +55,7 @@ describe('alerts: delivery under failure', function () {
   });
 
   it("a suspended subscription's events wait, then arrive when it is active again", async () => {
-    hooks = await receiver();
+    hooks = await webhookReceiver();
     await setUp();
     api!.deps.subscriptions.setStatus(api!.subscriptionId, 'SUSPENDED');
     await indexer(['sync'], [grant('g-1'), grant('g-2')]);
@@ -109,7 +68,7 @@ describe('alerts: delivery under failure', function () {
   });
 
   it('a receiver that hangs: the attempt times out and is retried with the same webhook-id', async () => {
-    hooks = await receiver((n) => (n === 1 ? 'hang' : 200));
+    hooks = await webhookReceiver((n) => (n === 1 ? 'hang' : 200));
     const alertId = await setUp({ WEBHOOK_TIMEOUT_MS: '300' });
     await indexer(['sync'], [grant('g-1'), grant('g-2')]);
     await until('the retry', () => hooks!.got.length === 2);
@@ -120,7 +79,7 @@ describe('alerts: delivery under failure', function () {
   });
 
   it("one grant's events arrive in change order while the first is retried; the delivery log shows each failure", async () => {
-    hooks = await receiver((n) => (n <= 2 ? 500 : 200));
+    hooks = await webhookReceiver((n) => (n <= 2 ? 500 : 200));
     const alertId = await setUp();
     await indexer(['sync'], [grant('g-1'), grant('g-2')]);
     await until('the first attempt', () => hooks!.got.length >= 1);
@@ -136,7 +95,7 @@ describe('alerts: delivery under failure', function () {
   });
 
   it('grant.closing: once per grant and deadline when a followed grant comes within the reminder days; a moved deadline reminds again', async () => {
-    hooks = await receiver();
+    hooks = await webhookReceiver();
     const soon = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, '.000Z');
     await indexer(['reindex'], [grant('g-1')]);
     api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
@@ -156,7 +115,7 @@ describe('alerts: delivery under failure', function () {
   });
 
   it('an alert whose last 20 messages all FAILED is DISABLED with a reason; PATCH status=ACTIVE resumes it', async () => {
-    hooks = await receiver(() => 500);
+    hooks = await webhookReceiver(() => 500);
     const alertId = await setUp({ WEBHOOK_RETRY_SCHEDULE: '10ms' });
     await indexer(['sync'], [grant('g-1'), ...Array.from({ length: 20 }, (_, i) => grant(`n-${i}`))]);
     await until('disabled', async () => (await api!.request(`${ALERTS}/${alertId}`)).body.data.status === 'DISABLED', 60_000);
@@ -173,7 +132,7 @@ describe('alerts: delivery under failure', function () {
   });
 
   it('secrets at rest: sealed in the database, key file 0600; grants-admin secrets rotate re-seals them and the running API still signs with the same secret', async () => {
-    hooks = await receiver();
+    hooks = await webhookReceiver();
     await indexer(['reindex'], [grant('g-1')]);
     api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
     const created = await api.request(ALERTS, post({ name: 'sealed', query: {}, url: hooks.url }));
@@ -200,7 +159,7 @@ describe('alerts: delivery under failure', function () {
   });
 
   it('after the last retry a message is FAILED, with the status code of each attempt logged', async () => {
-    hooks = await receiver(() => 500);
+    hooks = await webhookReceiver(() => 500);
     const alertId = await setUp({ WEBHOOK_RETRY_SCHEDULE: '50ms' });
     await indexer(['sync'], [grant('g-1'), grant('g-2')]);
     await until('failed', async () => (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data[0]?.status === 'FAILED');
@@ -235,7 +194,7 @@ describe('alerts: SIGKILL of the API mid-matching and mid-delivery [process]', f
   const DEMO_KEY = 'gk_test_alerts_sigkill_0123456789abcdefghij';
   let dataDir: string;
   let server: Launched | undefined;
-  let hooks: Awaited<ReturnType<typeof receiver>>;
+  let hooks: WebhookReceiver;
   afterEach(async () => {
     server?.kill();
     await hooks?.close();
@@ -244,7 +203,7 @@ describe('alerts: SIGKILL of the API mid-matching and mid-delivery [process]', f
 
   it('every expected event arrives; none twice except by the same webhook-id', async () => {
     dataDir = tempDir('grants-alerts-kill-');
-    hooks = await receiver(() => ({ delayMs: 40 }));
+    hooks = await webhookReceiver(() => ({ delayMs: 40 }));
     const port = await freePort();
     const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SEED_CATALOG: 'false', DEMO_API_KEY: DEMO_KEY, LOG_LEVEL: 'info', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ALERTS_POLL_MS: '50', WEBHOOK_CONCURRENCY: '4' };
     const index = async (args: string[], records: GrantRecord[], n: number) => {

@@ -93,6 +93,11 @@ export async function waitFor(probe: () => boolean | Promise<boolean>, timeoutMs
   }
 }
 
+/** Waits for `check` to hold (polled every 25 ms), throwing "timed out waiting for <what>" when `timeoutMs` passes first. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  if (!(await waitFor(check, timeoutMs, 25))) throw new Error(`timed out waiting for ${what}`);
+}
+
 export interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;

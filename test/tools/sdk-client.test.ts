@@ -12,6 +12,7 @@ import { checkedFetch } from '../support/checkedFetch.js';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, GRANTS_PATH, grantRecord, servedIds, writeNdjson, type GrantRecord } from '../support/catalog.js';
 import { loadSdk, type Sdk } from '../support/sdk.js';
+import { until as waitUntil } from '../support/processes.js';
 
 /** fetch with the request and its answer checked against the OpenAPI document (test/support/checkedFetch.ts). */
 const checked = checkedFetch();
@@ -27,13 +28,7 @@ async function apiErrorOf(sdk: Sdk, call: Promise<unknown>): Promise<GrantsApiEr
   return expect.fail('the call succeeded; a GrantsApiError was expected');
 }
 
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> => {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
+const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> => waitUntil(what, check, timeoutMs);
 
 describe('TypeScript SDK: reading grants against a real API', function () {
   this.timeout(180_000);
