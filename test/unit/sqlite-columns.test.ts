@@ -10,7 +10,7 @@ import { titleSortKey } from '../../src/grants/folding.js';
 import { FACET_NAMES, type FacetCount, type FacetName, type Facets, type GrantQuery, type SortKey } from '../../src/grants/query.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { parseSearch, plainSearch, positiveWords, type ParsedSearch } from '../../src/grants/searchSyntax.js';
-import { countAnd, countBits, emptyBits, fullBits, popcount32, positionsOf, setBit } from '../../src/search/sqlite/index/bitset.js';
+import { countAnd, countBits, emptyBits, fullBits, hasBit, popcount32, positionsOf, setBit } from '../../src/search/sqlite/index/bitset.js';
 import { ascendingByNumber, CatalogColumns, compareCodePoints, shareColumns, readColumns } from '../../src/search/sqlite/index/columns.js';
 import { countsByBits, countsByMasks } from '../../src/search/sqlite/collect/facets.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
@@ -19,6 +19,7 @@ import { BM25_WEIGHTS } from '../../src/search/sqlite/index/postings.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
 import { reindexGrants } from '../support/catalog.js';
+import { Random } from '../../fixtures/generate.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const NOW = Date.parse('2026-06-15T12:00:00.000Z');
@@ -165,6 +166,27 @@ describe('unit: SQLite engine columns', () => {
       expect(countAnd(some, odd)).to.equal(3);
       expect(countBits(fullBits(64))).to.equal(64);
       expect(countBits(fullBits(0))).to.equal(0);
+    });
+
+    it('counts |a ∧ b| eight words at a time as a bit-by-bit count does, any length, any density', () => {
+      const rng = new Random(11);
+      const byBit = (a: Uint32Array, b: Uint32Array, size: number) => {
+        let n = 0;
+        for (let p = 0; p < size; p++) if (hasBit(a, p) && hasBit(b, p)) n++;
+        return n;
+      };
+      for (const size of [0, 1, 31, 32, 33, 255, 256, 257, 511, 1000, 4099]) {
+        for (const [shareA, shareB] of [[0, 0.5], [0.5, 0.5], [1, 1], [0.97, 0.99], [0.02, 1], [1, 0.3]]) {
+          const a = emptyBits(size);
+          const b = emptyBits(size);
+          for (let p = 0; p < size; p++) {
+            if (rng.chance(shareA)) setBit(a, p);
+            if (rng.chance(shareB)) setBit(b, p);
+          }
+          expect(countAnd(a, b), `size ${size}, shares ${shareA} and ${shareB}`).to.equal(byBit(a, b, size));
+        }
+      }
+      expect(countAnd(fullBits(4099), fullBits(4099))).to.equal(4099);
     });
 
     it('compares strings by code point, as UTF-8 bytes do', () => {

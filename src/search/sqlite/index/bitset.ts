@@ -34,13 +34,54 @@ export function countBits(bits: Bits): number {
   return count;
 }
 
-/** |a ∧ b| without building the intersection. */
+/**
+ * |a ∧ b| without building the intersection. Eight words at a time through carry-save adders
+ * (Harley and Seal's count: each adder takes three words of equal weight and gives their sum as a
+ * word of twice the weight and one of the same weight), so that one word of weight 8 is counted
+ * for every eight words, then the leftover ones, twos and fours, then the last words one by one.
+ * About twice as fast as a count of each word (test/bench/facetCount.ts); the facets' count by
+ * value bits (collect/facets.ts) spends its time here.
+ */
 export function countAnd(a: Bits, b: Bits): number {
-  let count = 0;
-  for (let i = 0; i < a.length; i++) {
-    const word = a[i] & b[i];
-    if (word !== 0) count += popcount32(word);
+  const end = a.length - (a.length & 7);
+  let ones = 0;
+  let twos = 0;
+  let fours = 0;
+  let eights = 0;
+  for (let i = 0; i < end; i += 8) {
+    // (high, low) = x + y + ones, written out: u = ones ^ x; high = (ones & x) | (u & y); low = u ^ y.
+    let x = a[i] & b[i];
+    let y = a[i + 1] & b[i + 1];
+    let u = ones ^ x;
+    let twosA = (ones & x) | (u & y);
+    ones = u ^ y;
+    x = a[i + 2] & b[i + 2];
+    y = a[i + 3] & b[i + 3];
+    u = ones ^ x;
+    let twosB = (ones & x) | (u & y);
+    ones = u ^ y;
+    u = twos ^ twosA;
+    const foursA = (twos & twosA) | (u & twosB);
+    twos = u ^ twosB;
+    x = a[i + 4] & b[i + 4];
+    y = a[i + 5] & b[i + 5];
+    u = ones ^ x;
+    twosA = (ones & x) | (u & y);
+    ones = u ^ y;
+    x = a[i + 6] & b[i + 6];
+    y = a[i + 7] & b[i + 7];
+    u = ones ^ x;
+    twosB = (ones & x) | (u & y);
+    ones = u ^ y;
+    u = twos ^ twosA;
+    const foursB = (twos & twosA) | (u & twosB);
+    twos = u ^ twosB;
+    u = fours ^ foursA;
+    eights += popcount32((fours & foursA) | (u & foursB));
+    fours = u ^ foursB;
   }
+  let count = 8 * eights + 4 * popcount32(fours) + 2 * popcount32(twos) + popcount32(ones);
+  for (let i = end; i < a.length; i++) count += popcount32(a[i] & b[i]);
   return count;
 }
 
