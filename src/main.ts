@@ -7,7 +7,7 @@ import { createApp } from './app.js';
 import { loadConfig, type Config } from './config.js';
 import { createDeps, type Deps } from './deps.js';
 import { createLogger, describeError, logFormatFor, type Logger } from './log.js';
-import { seedCatalogIfEmpty } from './seed.js';
+import { seedCatalogIfEmpty } from '../indexer/seed.js';
 import { listen, type ListeningServer } from './server.js';
 import { demoKeyBanner, demoKeyHint, startupFailureSentence } from './startupMessages.js';
 

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { runAdmin } from '../../src/cli/admin.js';
-import { runIndexer } from '../../src/cli/indexer.js';
+import { runIndexer } from '../../indexer/cli.js';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, grantRecord, writeNdjson, type GrantRecord } from '../support/catalog.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';

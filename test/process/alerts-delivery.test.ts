@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { runAdmin } from '../../src/cli/admin.js';
 import { checkTarget, TargetRefused } from '../../src/alerts/targets.js';
-import { runIndexer } from '../../src/cli/indexer.js';
+import { runIndexer } from '../../indexer/cli.js';
 import { REPO_ROOT, startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, grantRecord, writeNdjson, type GrantRecord } from '../support/catalog.js';
 import { freePort, launch, until as waitUntil, type Launched } from '../support/processes.js';

@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
 import type { DestinationStream } from 'pino';
 import { createLogger } from '../../src/log.js';
-import { seedCatalogIfEmpty } from '../../src/seed.js';
+import { seedCatalogIfEmpty } from '../../indexer/seed.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { checkedExchange, type CheckedAnswer, type CheckOptions } from './checkedFetch.js';
 import { MAX_MONTHLY_LIMIT, MAX_RATE_LIMIT, type Tier } from '../../src/subscriptions/tiers.js';
