@@ -145,15 +145,15 @@ describe('unit: the layering check (npm run check:layers)', function () {
       'src/subscriptions/postgres/store.ts': "import type { Store } from '../store.js';\nexport const openPg = (): Store => ({ kind: 'postgres' });\n",
       'src/subscriptions/openStore.ts': "import { open } from './sqlite/store.js';\nimport { openPg } from './postgres/store.js';\nexport const openStore = (url: string | null) => (url === null ? open('.') : openPg());\n",
       'src/http/parameters/queryParams.ts': "import { feature } from '../routeTable.js';\nexport const parse = () => feature;\n",
-      'src/http/middleware/dispatch.ts': "import { isNotFound } from '../errors.js';\nexport type Handlers = Record<string, () => unknown>;\nexport const dispatch = (h: Handlers) => (isNotFound(null) ? null : h);\n",
-      'src/http/handlers/grants.ts': "import { parse } from '../parameters/queryParams.js';\nimport type { Handlers } from '../middleware/dispatch.js';\nexport const grants: Handlers = { list: parse };\n",
+      'src/http/middleware/routing.ts': "import { isNotFound } from '../errors.js';\nexport type Handlers = Record<string, () => unknown>;\nexport const dispatch = (h: Handlers) => (isNotFound(null) ? null : h);\n",
+      'src/http/handlers/grants.ts': "import { parse } from '../parameters/queryParams.js';\nimport type { Handlers } from '../middleware/routing.js';\nexport const grants: Handlers = { list: parse };\n",
       'src/http/pages/landing.ts': "import { feature } from '../routeTable.js';\nexport const landing = () => feature;\n",
       // Violations: the HTTP layer reaching an adapter; middleware importing a handler; a parameter
       // module importing middleware; a handler importing a page; the shared top importing a role;
       // one adapter importing another; the port side importing an adapter.
       'src/http/handlers/usage.ts': "import { open } from '../../subscriptions/sqlite/store.js';\nimport { landing } from '../pages/landing.js';\nexport const usage = () => [open('.'), landing()];\n",
       'src/http/middleware/limits.ts': "import { grants } from '../handlers/grants.js';\nexport const limits = grants;\n",
-      'src/http/parameters/alertBody.ts': "import { dispatch } from '../middleware/dispatch.js';\nexport const body = dispatch;\n",
+      'src/http/parameters/alertBody.ts': "import { dispatch } from '../middleware/routing.js';\nexport const body = dispatch;\n",
       'src/http/envelope.ts': "import { landing } from './pages/landing.js';\nexport const envelope = landing;\n",
       'src/subscriptions/postgres/usageStore.ts': "import { file } from '../sqlite/database.js';\nexport const usage = file;\n",
       'src/subscriptions/demo.ts': "import { file } from './sqlite/database.js';\nexport const demo = file;\n",
@@ -166,7 +166,7 @@ describe('unit: the layering check (npm run check:layers)', function () {
       'http-not-to-adapters: src/http/handlers/usage.ts → src/subscriptions/sqlite/store.ts',
       'http-top-to-no-role: src/http/envelope.ts → src/http/pages/landing.ts',
       'middleware-not-to-answers: src/http/middleware/limits.ts → src/http/handlers/grants.ts',
-      'parameters-stand-alone: src/http/parameters/alertBody.ts → src/http/middleware/dispatch.ts',
+      'parameters-stand-alone: src/http/parameters/alertBody.ts → src/http/middleware/routing.ts',
       'store-adapters-apart: src/subscriptions/postgres/usageStore.ts → src/subscriptions/sqlite/database.ts',
       'store-port-side-not-to-adapters: src/subscriptions/demo.ts → src/subscriptions/sqlite/database.ts',
     ]);
