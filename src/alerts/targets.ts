@@ -12,6 +12,9 @@ export interface TargetPolicy {
   allowPrivate: boolean;
 }
 
+/** Said with a refused private target: the setting that lets a development or test server reach one. */
+const PRIVATE_HINT = 'private and loopback targets are accepted only where the operator sets WEBHOOK_ALLOW_PRIVATE=true';
+
 /** The ranges ipaddr.js names that a public target is in; every other range is refused. */
 const PUBLIC_RANGES = new Set(['unicast']);
 
@@ -22,7 +25,7 @@ export function refusedAddress(address: string, policy: Pick<TargetPolicy, 'allo
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   const range = parsed.range();
   if (PUBLIC_RANGES.has(range) || policy.allowPrivate) return null;
-  return `it points to a ${range} address (${parsed.toString()}), which webhooks may not reach`;
+  return `it points to a ${range} address (${parsed.toString()}), which webhooks may not reach (${PRIVATE_HINT})`;
 }
 
 /** Problems with a URL as written (before any lookup): null when it may be a target. */
@@ -40,11 +43,12 @@ function parseTarget(text: string, policy: TargetPolicy): URL | string {
   } catch {
     return 'must be an absolute https:// URL';
   }
-  if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) return 'must be an https:// URL';
+  if (url.protocol === 'http:' && !policy.allowHttp) return 'must be an https:// URL (http:// is accepted only where the operator sets WEBHOOK_ALLOW_HTTP=true)';
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an https:// URL';
   if (url.username !== '' || url.password !== '') return 'must not carry credentials (user:password@)';
   if (url.hash !== '') return 'must not have a #fragment';
   const host = hostOf(url);
-  if (host === 'localhost' || host.endsWith('.localhost')) return policy.allowPrivate ? url : 'points to localhost, which webhooks may not reach';
+  if (host === 'localhost' || host.endsWith('.localhost')) return policy.allowPrivate ? url : `points to localhost, which webhooks may not reach (${PRIVATE_HINT})`;
   return ipaddr.isValid(host) ? (refusedAddress(host, policy) ?? url) : url;
 }
 

@@ -74,6 +74,13 @@ describe('alerts: the endpoints', function () {
       expect(answer.status, url).to.equal(400);
       expect(answer.body.error.details[0].parameter, url).to.equal('url');
     }
+    // The refusal names the setting that would allow such a target on a development server.
+    const plain = await api.request(ALERTS, json({ ...valid, url: 'http://93.184.215.14/x' }));
+    expect(plain.body.error.details[0].message).to.contain('WEBHOOK_ALLOW_HTTP');
+    for (const url of ['https://127.0.0.1/x', 'https://localhost/x']) {
+      const refused = await api.request(ALERTS, json({ ...valid, url }));
+      expect(refused.body.error.details[0].message, url).to.contain('WEBHOOK_ALLOW_PRIVATE');
+    }
   });
 
   it("another subscription's alert is a 404; 405 names the methods; the limits report counts alerts", async () => {
