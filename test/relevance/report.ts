@@ -33,7 +33,7 @@ export function formatText(evaluations: readonly Evaluation[]): string {
 export function formatMarkdown(evaluations: readonly Evaluation[]): string {
   const head = header(evaluations);
   const line = (row: string[]): string => `| ${row.join(' | ')} |`;
-  return [line(head), line(head.map((_, col) => (col < 2 ? '---' : '---:'))), ...rows(evaluations).map(line), '', `(${CELL_LEGEND})`].join('\n');
+  return [line(head), line(head.map((_, col) => (col === 0 ? '---' : '---:'))), ...rows(evaluations).map(line), '', `(${CELL_LEGEND})`].join('\n');
 }
 
 /** The judged searches a system answered worst (lowest nDCG@10, then fewest results): for reading. */
