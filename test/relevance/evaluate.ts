@@ -26,7 +26,12 @@ export const labelOf = (e: Pick<Evaluation, 'system' | 'mode'>): string => (e.mo
 export async function evaluate(system: SearchSystem, mode: MatchingMode, queries: readonly JudgedQuery[]): Promise<Evaluation> {
   const results: QueryResult[] = [];
   for (const query of queries) {
-    const answer = await system.answer(query.search, mode);
+    let answer: QueryAnswer;
+    try {
+      answer = await system.answer(query.search, mode);
+    } catch (error) {
+      throw new Error(`${labelOf({ system: system.name, mode: mode.name })}: the search ${JSON.stringify(query.search)} failed: ${(error as Error).message}`, { cause: error });
+    }
     results.push({ query, answer, score: scoreQuery(answer, query.relevant) });
   }
   const byClass = new Map<QueryClass, Summary>();
