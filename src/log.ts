@@ -1,10 +1,13 @@
 // The logger: pino behind the small Logger interface the code uses. JSON lines on stdout,
 // written asynchronously; pino-pretty when a person watches a terminal. Secrets never reach a
 // line: fields named like a secret (`authorization`, `apiKey`, `token`, `secret`) are redacted by
-// name and anything shaped like an API key or a webhook signing secret by value, both by the one
-// scrubber below (pino's own path redaction cost ~40 µs a line, more than the rest of the line).
+// name and anything shaped like an API key or a webhook signing secret by value, in any case and
+// percent-encoded in any way (a request path is written as sent), both by the one scrubber below
+// (pino's own path redaction cost ~40 µs a line, more than the rest of the line). Every line is
+// written inert for a terminal (terminalText.ts): JSON escapes C0 controls, the rest are escaped.
 import { destination, pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger as Pino } from 'pino';
 import type { LogFormatSetting, LogLevel } from './config.js';
+import { inertJson } from './terminalText.js';
 
 export type LogFields = Record<string, unknown>;
 
@@ -36,10 +39,61 @@ export interface LoggerOptions {
 
 /**
  * An API key as issued (src/subscriptions/apiKeys.ts) or any long bearer-looking secret after
- * "gk_"; a webhook signing secret (src/alerts/model.ts: "whsec_" and base64).
+ * "gk_"; a webhook signing secret (src/alerts/model.ts: "whsec_" and base64). In any case: a
+ * key sent as GK_LIVE_… is the key to anyone who lowers it again.
  */
-const SECRET_SHAPED = /gk_[a-z]+_[A-Za-z0-9_-]{16,}|whsec_[A-Za-z0-9+/=]{16,}/g;
+const SECRET_SHAPED = /gk_[a-z]+_[A-Za-z0-9_-]{16,}|whsec_[A-Za-z0-9+/=]{16,}/gi;
 export const REDACTED = '[redacted]';
+
+/** One percent-escape, of any depth (%67, %2567, %252567 … all read "g"): its last two hex digits are the byte. */
+const PERCENT_ESCAPE = /%(?:25)*([0-9A-Fa-f]{2})/y;
+/** How many times a whole text is decoded again, looking for a secret spelled another way (%%36%37 …). */
+const DECODING_ROUNDS = 3;
+
+/** Every %XX decoded once, malformed escapes kept: what a server decoding the text would read. */
+const decodeOnce = (text: string): string => text.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+
+/**
+ * The text with every secret in it replaced by REDACTED, however it is written: literally, in
+ * any case, or with any of its characters percent-encoded, once or more. Escapes are read
+ * character by character so that only the secret's own span is replaced; a secret that shows only
+ * when the whole text is decoded again (an escape whose hex digits are themselves escaped)
+ * redacts the whole text.
+ */
+function redactText(text: string, pattern: RegExp): string {
+  const plain = text.replace(pattern, REDACTED);
+  if (!plain.includes('%')) return plain;
+  let decoded = '';
+  const starts: number[] = [];
+  for (let i = 0; i < plain.length; ) {
+    starts.push(i);
+    PERCENT_ESCAPE.lastIndex = i;
+    const escape = plain.charCodeAt(i) === 37 ? PERCENT_ESCAPE.exec(plain) : null;
+    if (escape === null) {
+      decoded += plain[i];
+      i += 1;
+    } else {
+      const byte = parseInt(escape[1], 16);
+      decoded += byte < 0x80 ? String.fromCharCode(byte) : '\ufffd';
+      i += escape[0].length;
+    }
+  }
+  starts.push(plain.length);
+  let out = '';
+  let from = 0;
+  for (const match of decoded.matchAll(pattern)) {
+    out += plain.slice(from, starts[match.index]) + REDACTED;
+    from = starts[match.index + match[0].length];
+  }
+  out += plain.slice(from);
+  let again = out;
+  for (let round = 0; round < DECODING_ROUNDS && again.includes('%'); round++) {
+    again = decodeOnce(again);
+    pattern.lastIndex = 0;
+    if (pattern.test(again)) return REDACTED;
+  }
+  return out;
+}
 
 /** Header and field names whose values are secrets wherever they appear (at any depth the scrubber walks). */
 const SECRET_FIELDS: ReadonlySet<string> = new Set(['authorization', 'Authorization', 'apiKey', 'token', 'secret', 'previousSecret', 'previous_secret']);
@@ -51,12 +105,12 @@ export const TOO_DEEP = '[nested too deep to log]';
 /** What is scrubbed: secret-shaped text, and the configuration's own secrets as literals. */
 function secretPattern(secrets: readonly (string | null)[]): RegExp {
   const literals = secrets.filter((s): s is string => s !== null && s !== '').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return literals.length === 0 ? SECRET_SHAPED : new RegExp([SECRET_SHAPED.source, ...literals].join('|'), 'g');
+  return literals.length === 0 ? SECRET_SHAPED : new RegExp([SECRET_SHAPED.source, ...literals].join('|'), 'gi');
 }
 
 function scrubber(pattern: RegExp) {
   const scrub = (value: unknown, depth = 0): unknown => {
-    if (typeof value === 'string') return value.replace(pattern, REDACTED);
+    if (typeof value === 'string') return redactText(value, pattern);
     if (value === null || typeof value !== 'object') return value;
     if (value instanceof Error) return value;
     if (depth > SCRUBBED_DEPTH) return TOO_DEEP;
@@ -84,7 +138,7 @@ function wrap(p: Pino, pattern: RegExp): Logger {
   const { scrub } = scrubber(pattern);
   const emit = (level: 'debug' | 'info' | 'warn' | 'error') => (msg: string, fields?: LogFields) => {
     if (!p.isLevelEnabled(level)) return;
-    const clean = msg.replace(pattern, REDACTED);
+    const clean = redactText(msg, pattern);
     if (fields === undefined) p[level](clean);
     else p[level](scrub(fields) as LogFields, clean);
   };
@@ -117,6 +171,7 @@ export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logg
     timestamp: stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
     serializers: { err: serializeError, error: serializeError },
+    hooks: { streamWrite: inertJson },
   };
   if (options.destination !== undefined) return wrap(pino(settings, options.destination), pattern);
   if (format === 'pretty') {
