@@ -4,10 +4,11 @@
 // name and anything shaped like an API key or a webhook signing secret by value, in any case and
 // percent-encoded in any way (a request path is written as sent), both by the one scrubber below
 // (pino's own path redaction cost ~40 µs a line, more than the rest of the line). Every line is
-// written inert for a terminal (terminalText.ts): JSON escapes C0 controls, the rest are escaped.
+// written inert for a terminal (terminalText.ts): JSON escapes C0 controls and the rest are
+// escaped as JSON \uXXXX; for pino-pretty, which prints them raw, strings are escaped visibly.
 import { destination, pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger as Pino } from 'pino';
 import type { LogFormatSetting, LogLevel } from './config.js';
-import { inertJson } from './terminalText.js';
+import { forTerminal, inertJson, inertText } from './terminalText.js';
 
 export type LogFields = Record<string, unknown>;
 
@@ -108,9 +109,23 @@ function secretPattern(secrets: readonly (string | null)[]): RegExp {
   return literals.length === 0 ? SECRET_SHAPED : new RegExp([SECRET_SHAPED.source, ...literals].join('|'), 'gi');
 }
 
-function scrubber(pattern: RegExp) {
+/**
+ * How a line's text is cleaned: secrets redacted, and for pino-pretty (which prints what JSON
+ * would escape raw: C1 and bidi controls in fields, anything in the message) made inert too.
+ */
+interface Cleaning {
+  text: (value: string) => string;
+  msg: (msg: string) => string;
+}
+
+function cleaning(pattern: RegExp, format: LogFormat): Cleaning {
+  if (format === 'json') return { text: (value) => redactText(value, pattern), msg: (msg) => redactText(msg, pattern) };
+  return { text: (value) => inertText(redactText(value, pattern)), msg: (msg) => forTerminal(redactText(msg, pattern)) };
+}
+
+function scrubber(clean: Cleaning) {
   const scrub = (value: unknown, depth = 0): unknown => {
-    if (typeof value === 'string') return redactText(value, pattern);
+    if (typeof value === 'string') return clean.text(value);
     if (value === null || typeof value !== 'object') return value;
     if (value instanceof Error) return value;
     if (depth > SCRUBBED_DEPTH) return TOO_DEEP;
@@ -134,13 +149,13 @@ export function logFormatFor(setting: LogFormatSetting, stdoutIsTty: boolean): L
   return stdoutIsTty ? 'pretty' : 'json';
 }
 
-function wrap(p: Pino, pattern: RegExp): Logger {
-  const { scrub } = scrubber(pattern);
+function wrap(p: Pino, clean: Cleaning): Logger {
+  const { scrub } = scrubber(clean);
   const emit = (level: 'debug' | 'info' | 'warn' | 'error') => (msg: string, fields?: LogFields) => {
     if (!p.isLevelEnabled(level)) return;
-    const clean = redactText(msg, pattern);
-    if (fields === undefined) p[level](clean);
-    else p[level](scrub(fields) as LogFields, clean);
+    const cleanMsg = clean.msg(msg);
+    if (fields === undefined) p[level](cleanMsg);
+    else p[level](scrub(fields) as LogFields, cleanMsg);
   };
   return {
     debug: emit('debug'),
@@ -148,7 +163,7 @@ function wrap(p: Pino, pattern: RegExp): Logger {
     warn: emit('warn'),
     error: emit('error'),
     enabled: (level) => p.isLevelEnabled(level),
-    child: (bindings) => wrap(p.child(scrub(bindings) as LogFields), pattern),
+    child: (bindings) => wrap(p.child(scrub(bindings) as LogFields), clean),
     flush: () => p.flush(),
   };
 }
@@ -163,8 +178,9 @@ const LINES_FLUSHED_EVERY_MS = 100;
 
 export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logger {
   const format = options.format ?? 'json';
-  const pattern = secretPattern(options.secrets ?? []);
-  const { serializeError } = scrubber(pattern);
+  // Lines for a test's destination are JSON lines.
+  const clean = cleaning(secretPattern(options.secrets ?? []), options.destination === undefined ? format : 'json');
+  const { serializeError } = scrubber(clean);
   const settings = {
     level,
     base: undefined,
@@ -173,11 +189,11 @@ export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logg
     serializers: { err: serializeError, error: serializeError },
     hooks: { streamWrite: inertJson },
   };
-  if (options.destination !== undefined) return wrap(pino(settings, options.destination), pattern);
+  if (options.destination !== undefined) return wrap(pino(settings, options.destination), clean);
   if (format === 'pretty') {
-    return wrap(pino({ ...settings, transport: { target: 'pino-pretty', options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }), pattern);
+    return wrap(pino({ ...settings, transport: { target: 'pino-pretty', options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }), clean);
   }
-  return wrap(pino(settings, destination({ dest: 1, sync: false, minLength: LINES_BUFFERED_BYTES, periodicFlush: LINES_FLUSHED_EVERY_MS })), pattern);
+  return wrap(pino(settings, destination({ dest: 1, sync: false, minLength: LINES_BUFFERED_BYTES, periodicFlush: LINES_FLUSHED_EVERY_MS })), clean);
 }
 
 /**

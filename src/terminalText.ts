@@ -36,5 +36,13 @@ export function inertJson(json: string): string {
   return json.replace(LEFT_RAW_BY_JSON, (c) => `\\u${hex(c, 4)}`);
 }
 
+/**
+ * Text that a printer will JSON-escape (C0 controls) with what it would print raw (DEL, C1,
+ * bidi, separators) written as visible \uXXXX escapes.
+ */
+export function inertText(text: string): string {
+  return text.replace(LEFT_RAW_BY_JSON, (c) => `\\u${hex(c, 4)}`);
+}
+
 /** JSON.stringify(value), inert on a terminal (see inertJson). */
 export const jsonForTerminal = (value: unknown): string => inertJson(JSON.stringify(value));

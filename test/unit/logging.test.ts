@@ -71,6 +71,33 @@ describe('logging', () => {
     expect(lines[4].leaked).to.equal(REDACTED);
   });
 
+  it('redacts a key in any case and percent-encoding, keeping the text around it; a key spelled only by decoding twice redacts the whole value', () => {
+    const { log, raw, lines } = capture();
+    const key = generateApiKey();
+    const rest = key.slice(8);
+    const all = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+    const spellings = [key.toUpperCase(), `gk_live%5F${rest}`, `%67k_live_${rest}`, all(key), all(key).toUpperCase(), `gk_live%255F${rest}`, encodeURIComponent(all(key))];
+    for (const spelled of spellings) log.info(`msg /a/${spelled}/b`, { path: `/a/${spelled}/b` });
+    log.info('odd', { path: `/a/%%36%37k_live_${rest}` });
+    log.info('kept', { path: '/100%/%zz/%41' });
+    for (const [i, spelled] of spellings.entries()) {
+      expect(lines[i].path, spelled).to.equal(`/a/${REDACTED}/b`);
+      expect(lines[i].msg, spelled).to.equal(`msg /a/${REDACTED}/b`);
+    }
+    expect(lines[spellings.length].path).to.equal(REDACTED);
+    expect(lines[spellings.length + 1].path).to.equal('/100%/%zz/%41');
+    expect(raw.join('\n').toLowerCase()).not.to.include(rest.toLowerCase());
+  });
+
+  it('writes lines inert for a terminal: no raw control, bidi or separator character, the same value for a JSON reader', () => {
+    const { log, raw, lines } = capture();
+    const hostile = 'a\u001b[31m\u009b2J\u202eb\u2028c\r\nd\u007f';
+    log.info(hostile, { name: hostile });
+    expect(raw[0]).not.to.match(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2028\u2029]/);
+    expect(lines[0].name).to.equal(hostile);
+    expect(lines[0].msg).to.equal(hostile);
+  });
+
   it('redacts every secret field (authorization, apiKey, token, secret) and webhook secrets at every depth it walks, and writes nothing deeper', () => {
     const { log, raw, lines } = capture();
     const key = generateApiKey();
