@@ -1,7 +1,7 @@
 // Every cost threshold of the embedded engine's query plan, each with where it came from: the
 // choices between two ways of computing the same answer (never a choice of answer, so a threshold
 // off the mark costs time, not correctness). Figures are from 100,000 generated grants on the
-// shared 2-core test machine (test/bench/README.md has the runs). Where a comment says "not
+// shared 2-core test machine (docs/journal/bench.md has the runs). Where a comment says "not
 // measured", the value was set by the reasoning given and no crossover measurement was recorded:
 // those are the first to measure on other hardware. Pure: counts in, a choice out.
 
