@@ -62,8 +62,8 @@ export interface Layer {
 export const MAX_URL_LENGTH = 8192;
 
 /**
- * The API's middleware, in order. Under /external/v1 the checks run as API-DECISIONS §2 orders
- * them: authenticate (expiry included) → the key's origins and IP ranges → status → rate (the
+ * The API's middleware, in order. Under /external/v1 the checks run in the order
+ * that decides which refusal a request gets when several apply: authenticate (expiry included) → the key's origins and IP ranges → status → rate (the
  * key's, then the subscription's) → allowance (billable only) → route (404/405) → feature → the
  * key's scope → parameters → handler.
  */

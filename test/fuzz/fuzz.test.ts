@@ -1,4 +1,4 @@
-// Fuzzing (issue 16 §7), the small count run by `npm test`: generated requests across every
+// Fuzzing, the small count run by `npm test`: generated requests across every
 // endpoint of the route table against the API as production runs it. The large count is
 // `npm run fuzz -- --runs 100000` (test/fuzz/run.ts); figures in docs/journal/bench.md.
 import { expect } from 'chai';

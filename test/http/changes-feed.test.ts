@@ -1,4 +1,4 @@
-// The changes feed, GET /grants/changes (issue 14 §1), on both engines: the same suite runs over
+// The changes feed, GET /grants/changes, on both engines: the same suite runs over
 // the embedded catalog and over a real Elasticsearch alias, driving the real grants-indexer.
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';

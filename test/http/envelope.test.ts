@@ -1,4 +1,4 @@
-// The wire conventions every response follows (API-DECISIONS §1, §2, §7): the envelope and its
+// The wire conventions every response follows: the envelope and its
 // meta, the request id, methods, unknown paths, and input limits. Runs over a small crafted catalog.
 import { expect } from 'chai';
 import http from 'node:http';
