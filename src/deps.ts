@@ -136,7 +136,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     compression: config.compression,
     readiness,
     ready: () => guarded === null || guarded.outage.withinGrace,
-    metrics: { layer: metrics.middleware(config.metricsToken) },
+    metrics: { layer: metrics.middleware({ token: config.metricsToken, open: config.metricsPublic }) },
     overload: { layer: overload.middleware() },
     async close() {
       overload.stop();

@@ -31,7 +31,7 @@ describe('GET /metrics', function () {
   let api: TestApi;
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi({ METRICS_PUBLIC: 'true' });
   });
   after(async () => api.stop());
 
@@ -143,7 +143,7 @@ describe('GET /metrics', function () {
     expect(thrown).to.be.instanceOf(ServiceUnavailableError);
     expect(await engine.getByIdJson('x')).to.equal(null);
     // The HTTP layer's view of that failure, then of a store's.
-    const layer = metrics.middleware(null);
+    const layer = metrics.middleware({ token: null, open: true });
     const answer = async (failure: unknown) => {
       const state: { route: { template: string }; outcome?: RequestOutcome } = { route: { template: '/grants' } };
       outcomeOf(state).failure = failure; // as the error handler leaves it
