@@ -314,3 +314,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config as Config);
 }
+
+/** Each setting that relaxes a safety rule, in a sentence for the operator's log at every start. */
+export function relaxedSafetySettings(config: Pick<Config, 'alerts'>): string[] {
+  const warnings: string[] = [];
+  if (config.alerts.allowHttp) warnings.push('WEBHOOK_ALLOW_HTTP=true: webhooks may go to plain http:// URLs, unencrypted; for development and tests only');
+  if (config.alerts.allowPrivate) {
+    warnings.push('WEBHOOK_ALLOW_PRIVATE=true: webhooks may reach loopback, private and link-local addresses, this network included; for development and tests only');
+  }
+  return warnings;
+}

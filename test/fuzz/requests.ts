@@ -97,19 +97,35 @@ const queryString = fc.oneof(
   { weight: 1, arbitrary: fc.array(pair, { minLength: 40, maxLength: 70 }).map((pairs) => `?${pairs.join('&')}`) },
 );
 
-/** A path parameter: a real id now and then (so grants are found), else anything. */
-const segmentValue = (ids: readonly string[]): fc.Arbitrary<string> =>
-  fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...ids) }, { weight: 3, arbitrary: anyText.map(encode) }, { weight: 1, arbitrary: fc.constantFrom('..', '.', '%2e%2e', '%2F', 'a%2Fb', '%00', 'filters', '') });
+/** One character of a key as a client may spell it: itself, its case swapped, percent-encoded (either hex case), or encoded twice. */
+const spelledChar = (c: string): fc.Arbitrary<string> => {
+  const hex = c.charCodeAt(0).toString(16).padStart(2, '0');
+  return fc.constantFrom(c, c, c, c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase(), `%${hex.toUpperCase()}`, `%${hex}`, `%25${hex.toUpperCase()}`);
+};
+
+/** The valid key, spelled in a path segment: whole, upper case, or character by character in any encoding (the log must never hold it). */
+export const spelledKey = (key: string): fc.Arbitrary<string> =>
+  fc.oneof(fc.constantFrom(key, key.toUpperCase()), fc.tuple(...[...key].map(spelledChar)).map((chars) => chars.join('')));
+
+/** A path parameter: a real id now and then (so grants are found), the valid key spelled some way, else anything. */
+const segmentValue = (ids: readonly string[], keys: FuzzKeys): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...ids) },
+    { weight: 3, arbitrary: anyText.map(encode) },
+    { weight: 1, arbitrary: fc.constantFrom('..', '.', '%2e%2e', '%2F', 'a%2Fb', '%00', 'filters', '') },
+    { weight: 1, arbitrary: spelledKey(keys.valid) },
+  );
 
 /** A path of the route table with its parameters filled, or a path beside it. */
-function pathOf(ids: readonly string[]): fc.Arbitrary<string> {
+function pathOf(ids: readonly string[], keys: FuzzKeys): fc.Arbitrary<string> {
   const fromTable = fc.constantFrom(...ROUTES.map((route) => route.template)).chain((template) => {
     const parts = template.split('/').slice(1);
-    return fc.tuple(...parts.map((part) => (part.startsWith(':') ? segmentValue(ids) : fc.constant(part)))).map((filled) => `${API_PREFIX}/${filled.join('/')}`);
+    return fc.tuple(...parts.map((part) => (part.startsWith(':') ? segmentValue(ids, keys) : fc.constant(part)))).map((filled) => `${API_PREFIX}/${filled.join('/')}`);
   });
   const beside = fc.oneof(
     fc.constantFrom(API_PREFIX, `${API_PREFIX}/`, `${API_PREFIX}/grants/`, `${API_PREFIX}/GRANTS`, `${API_PREFIX}//grants`, `${API_PREFIX}/grants/a/b`, `${API_PREFIX}/openapi.json`, '/external/v2/grants', '/', '/healthz', '/readyz', '/docs', '/metrics', '/favicon.ico'),
     fc.array(anyText.map(encode), { minLength: 1, maxLength: 4 }).map((parts) => `${API_PREFIX}/${parts.join('/')}`),
+    spelledKey(keys.valid).map((key) => `/${key}`),
   );
   return fc.oneof({ weight: 8, arbitrary: fromTable }, { weight: 2, arbitrary: beside });
 }
@@ -187,7 +203,7 @@ function mcpRequest(keys: FuzzKeys): fc.Arbitrary<FuzzRequest> {
 
 /** A whole request. `ids` are grant ids of the served catalog. */
 export function requestArbitrary(keys: FuzzKeys, ids: readonly string[]): fc.Arbitrary<FuzzRequest> {
-  const any = fc.record({ method: METHODS, path: pathOf(ids), query: queryString, headers: headersOf(keys) }).map(({ method, path, query, headers }) => ({
+  const any = fc.record({ method: METHODS, path: pathOf(ids, keys), query: queryString, headers: headersOf(keys) }).map(({ method, path, query, headers }) => ({
     method,
     target: path + query,
     headers,

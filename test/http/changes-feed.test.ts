@@ -2,9 +2,9 @@
 // the embedded catalog and over a real Elasticsearch alias, driving the real grants-indexer.
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
-import { runIndexer } from '../../src/cli/indexer.js';
+import { runIndexer } from '../../indexer/cli.js';
 import { loadConfig } from '../../src/config.js';
-import { syncFromSource } from '../../src/ingestion/pipeline.js';
+import { syncFromSource } from '../../indexer/pipeline.js';
 import { createCatalogWriter } from '../../src/search/factory.js';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, GRANTS_PATH, grantRecord, writeNdjson, type CliRun, type GrantRecord } from '../support/catalog.js';

@@ -135,6 +135,19 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     expect(one.message).to.match(/^Invalid argument "sort": relevance needs search words/);
   });
 
+  it('a grant\'s amounts read as words: none stated, only a ceiling, only a floor, a range; never a "?"', async function () {
+    const client = await connect();
+    const grants = (await api.request(`${API_PREFIX}/grants?limit=100&fields=id,amountMin,amountMax`)).body.data as { id: string; amountMin: number | null; amountMax: number | null }[];
+    const none = grants.find((g) => g.amountMin === null && g.amountMax === null);
+    const both = grants.find((g) => g.amountMin !== null && g.amountMax !== null && g.amountMin !== g.amountMax);
+    expect(none, 'a fixture grant without amounts').to.not.equal(undefined);
+    expect(both, 'a fixture grant with a range').to.not.equal(undefined);
+    // The grant's line, the first of get_grant's text (the description follows it).
+    const text = async (id: string) => ((await call(client, 'get_grant', { id })).content[0] as { text: string }).text.split('\n')[0];
+    expect(await text(none!.id)).to.include('amount: not stated').and.not.include('?');
+    expect(await text(both!.id)).to.match(/amount: [\d,]+ [A-Z]{3} to [\d,]+ [A-Z]{3}/);
+  });
+
   it('get_grant, list_filter_values and get_changes answer as their endpoints; an unknown id is NOT_FOUND', async function () {
     const client = await connect();
     const first = (await api.request(`${API_PREFIX}/grants?limit=1`)).body.data[0];

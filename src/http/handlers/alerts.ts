@@ -8,7 +8,7 @@ import type { AlertStore } from '../../alerts/store.js';
 import { JSON_CONTENT_TYPE, successBody } from '../envelope.js';
 import { ApiError, notFound } from '../errors.js';
 import { clip, paramValidator, parseQueryString } from '../parameters/queryParams.js';
-import type { Handlers } from '../middleware/dispatch.js';
+import type { Handlers } from '../middleware/routing.js';
 import type { AppState } from '../state.js';
 import { checkAlertBody } from '../parameters/alertBody.js';
 import { readJsonObject } from '../parameters/jsonBody.js';

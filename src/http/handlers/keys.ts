@@ -16,7 +16,7 @@ import { readJsonObject } from '../parameters/jsonBody.js';
 import { successBody } from '../envelope.js';
 import { ApiError, notFound } from '../errors.js';
 import { clip, paramValidator, parseQueryString } from '../parameters/queryParams.js';
-import type { Handlers } from '../middleware/dispatch.js';
+import type { Handlers } from '../middleware/routing.js';
 import type { AppState } from '../state.js';
 import { presentKey } from './keyPresentation.js';
 
