@@ -140,8 +140,14 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     compression: config.compression,
     readiness,
     ready: () => guarded === null || guarded.outage.withinGrace,
-    metrics: { layer: metrics.middleware(config.metricsToken) },
+    metrics: { layer: metrics.middleware({ token: config.metricsToken, open: config.metricsPublic }) },
     overload: { layer: overload.middleware() },
+    /**
+     * Called once the server has stopped and every request has run to its end: the background
+     * work first (the overload sampler, the alert worker), then the stores (each writes its last
+     * write turn and pending usage rows before it closes), the limiter and Redis, and the search
+     * engine last.
+     */
     async close() {
       overload.stop();
       await alertsRuntime?.stop();
