@@ -66,7 +66,12 @@ export interface AlertStore {
   count(subscriptionId: string): Promise<number>;
   /** The operator's override of the number of alerts, or null for the tier's. */
   limitOverride(subscriptionId: string): Promise<number | null>;
-  create(subscriptionId: string, input: NewAlert, secret: string, at: Date): Promise<Alert>;
+  /**
+   * Creates an alert unless the subscription already holds `max`: null then. The count and the
+   * insert are one transaction that excludes any other creation for the subscription, so
+   * simultaneous creations never pass the limit.
+   */
+  create(subscriptionId: string, input: NewAlert, secret: string, at: Date, max: number): Promise<Alert | null>;
   list(subscriptionId: string | null, after: ListPosition | null, limit: number): Promise<Alert[]>;
   get(subscriptionId: string | null, id: string): Promise<Alert | null>;
   update(subscriptionId: string | null, id: string, changes: AlertChanges, at: Date): Promise<Alert | null>;

@@ -24,15 +24,22 @@ export class PgAlertStore implements AlertStore {
     return rows[0]?.alert_limit ?? null;
   }
 
-  async create(subscriptionId: string, input: NewAlert, secret: string, at: Date): Promise<Alert> {
+  async create(subscriptionId: string, input: NewAlert, secret: string, at: Date, max: number): Promise<Alert | null> {
     const id = newAlertId();
     const now = at.toISOString();
-    await this.pool.query(
-      `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'ACTIVE', $8, (SELECT seq FROM alert_matcher WHERE id = 1), $9, $9)`,
-      [id, subscriptionId, input.name, JSON.stringify(input.query), input.url, JSON.stringify(input.events), input.closingReminderDays, this.box.seal(secret), now],
-    );
-    return (await this.get(subscriptionId, id))!;
+    const created = await inTransaction(this.pool, async (db) => {
+      // The subscription's row locked: creations for it run one at a time, each counting the last's alert.
+      await db.query('SELECT 1 FROM subscriptions WHERE id = $1 FOR UPDATE', [subscriptionId]);
+      const { rows } = await db.query('SELECT count(*)::int AS n FROM alerts WHERE subscription_id = $1', [subscriptionId]);
+      if ((rows[0].n as number) >= max) return false;
+      await db.query(
+        `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'ACTIVE', $8, (SELECT seq FROM alert_matcher WHERE id = 1), $9, $9)`,
+        [id, subscriptionId, input.name, JSON.stringify(input.query), input.url, JSON.stringify(input.events), input.closingReminderDays, this.box.seal(secret), now],
+      );
+      return true;
+    });
+    return created ? this.get(subscriptionId, id) : null;
   }
 
   async list(subscriptionId: string | null, after: ListPosition | null, limit: number): Promise<Alert[]> {

@@ -30,16 +30,22 @@ export class SqliteAlertStore implements AlertStore {
     return (this.prepared('SELECT alert_limit FROM subscriptions WHERE id = ?').pluck().get(subscriptionId) as number | null | undefined) ?? null;
   }
 
-  async create(subscriptionId: string, input: NewAlert, secret: string, at: Date): Promise<Alert> {
+  async create(subscriptionId: string, input: NewAlert, secret: string, at: Date, max: number): Promise<Alert | null> {
     const id = newAlertId();
     const now = at.toISOString();
-    this
-      .prepared(
-        `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'ACTIVE', ?, (SELECT seq FROM alert_matcher WHERE id = 1), ?, ?)`,
-      )
-      .run(id, subscriptionId, input.name, JSON.stringify(input.query), input.url, JSON.stringify(input.events), input.closingReminderDays, this.box.seal(secret), now, now);
-    return (await this.get(subscriptionId, id))!;
+    const sealed = this.box.seal(secret);
+    // IMMEDIATE: the write lock is held from the count on, so another connection's creation waits.
+    const created = this.db.transaction(() => {
+      if ((this.prepared('SELECT count(*) FROM alerts WHERE subscription_id = ?').pluck().get(subscriptionId) as number) >= max) return false;
+      this
+        .prepared(
+          `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, 'ACTIVE', ?, (SELECT seq FROM alert_matcher WHERE id = 1), ?, ?)`,
+        )
+        .run(id, subscriptionId, input.name, JSON.stringify(input.query), input.url, JSON.stringify(input.events), input.closingReminderDays, sealed, now, now);
+      return true;
+    }).immediate();
+    return created ? this.get(subscriptionId, id) : null;
   }
 
   async list(subscriptionId: string | null, after: ListPosition | null, limit: number): Promise<Alert[]> {
