@@ -2,7 +2,7 @@
 // what they are in the port's terms: one definition of each mapping for the two adapters.
 import type { Alert, Delivery, DeliveryStatus } from './model.js';
 import type { SecretBox } from './secrets.js';
-import type { DueMessage, MatchableAlert, ToldGrant } from './store.js';
+import type { DueMessage, KeptAnswer, MatchableAlert, ToldGrant } from './store.js';
 
 export const ALERT_COLUMNS = 'id, subscription_id, name, query, url, events, closing_days, status, disabled_reason, from_seq, created_at, updated_at';
 export const MESSAGE_COLUMNS = 'seq, id, alert_id, grant_id, type, status, attempts, next_attempt_at, last_at, last_status, last_error, last_duration_ms, created_at';
@@ -101,5 +101,22 @@ export const dueMessageOf = (row: DueRow, box: SecretBox, nowIso: string): DueMe
 });
 
 /** Why an alert was disabled after `failed` messages in a row ended FAILED. */
+export interface KeptRow {
+  fingerprint: string;
+  status: number;
+  body: string;
+  alert_id: string | null;
+  /** Sealed. */
+  secret: string | null;
+}
+
+export const keptAnswerOf = (row: KeptRow, box: SecretBox): KeptAnswer => ({
+  fingerprint: row.fingerprint,
+  status: row.status,
+  body: row.body,
+  alertId: row.alert_id,
+  secret: row.secret === null ? null : box.open(row.secret),
+});
+
 export const disabledReason = (failed: number): string =>
   `The last ${failed} messages all failed after every retry; fix the endpoint, then set status to ACTIVE.`;
