@@ -22,13 +22,13 @@ export interface ScenarioBackend {
   env(): Record<string, string>;
 }
 
-interface Instance {
+export interface Instance {
   url: string;
   deps: Deps;
   stop(): Promise<void>;
 }
 
-interface Answer {
+export interface Answer {
   status: number;
   headers: Headers;
   body: any;
@@ -38,7 +38,7 @@ interface Answer {
 const ORIGIN_A = 'https://a.example';
 const ORIGIN_B = 'https://b.example';
 
-async function startInstance(env: Record<string, string>): Promise<Instance> {
+export async function startInstance(env: Record<string, string>): Promise<Instance> {
   const config = loadConfig({ LOG_LEVEL: 'silent', SEARCH_TIMEOUT_MS: '60000', OVERLOAD_EVENT_LOOP_DELAY_MS: '0', SEARCH_WORKERS: '0', ...env, PORT: '0', HOST: '127.0.0.1' });
   const log = createLogger(config.logLevel);
   const deps = await createDeps(config, log);
@@ -54,7 +54,7 @@ async function startInstance(env: Record<string, string>): Promise<Instance> {
   };
 }
 
-async function call(instance: Instance, pathAndQuery: string, key: string | null, init: RequestInit = {}): Promise<Answer> {
+export async function call(instance: Instance, pathAndQuery: string, key: string | null, init: RequestInit = {}): Promise<Answer> {
   const headers = new Headers(init.headers);
   if (key !== null) headers.set('Authorization', `Bearer ${key}`);
   const response = await fetch(instance.url + pathAndQuery, { ...init, headers });
@@ -70,7 +70,7 @@ async function call(instance: Instance, pathAndQuery: string, key: string | null
   return answer;
 }
 
-const json = (method: string, body: unknown): RequestInit => ({ method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+export const json = (method: string, body: unknown): RequestInit => ({ method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
 function expectStatus(answer: Answer, status: number, label = ''): void {
   expect(answer.status, `${label} ${answer.text}`).to.equal(status);
