@@ -22,7 +22,7 @@ export interface ScenarioBackend {
   env(): Record<string, string>;
 }
 
-export interface Instance {
+interface Instance {
   url: string;
   deps: Deps;
   stop(): Promise<void>;
@@ -38,7 +38,7 @@ export interface Answer {
 const ORIGIN_A = 'https://a.example';
 const ORIGIN_B = 'https://b.example';
 
-export async function startInstance(env: Record<string, string>): Promise<Instance> {
+async function startInstance(env: Record<string, string>): Promise<Instance> {
   const config = loadConfig({ LOG_LEVEL: 'silent', SEARCH_TIMEOUT_MS: '60000', OVERLOAD_EVENT_LOOP_DELAY_MS: '0', SEARCH_WORKERS: '0', ...env, PORT: '0', HOST: '127.0.0.1' });
   const log = createLogger(config.logLevel);
   const deps = await createDeps(config, log);
@@ -54,7 +54,7 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
   };
 }
 
-export async function call(instance: Instance, pathAndQuery: string, key: string | null, init: RequestInit = {}): Promise<Answer> {
+export async function call(instance: { url: string }, pathAndQuery: string, key: string | null, init: RequestInit = {}): Promise<Answer> {
   const headers = new Headers(init.headers);
   if (key !== null) headers.set('Authorization', `Bearer ${key}`);
   const response = await fetch(instance.url + pathAndQuery, { ...init, headers });

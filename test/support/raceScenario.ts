@@ -1,7 +1,8 @@
-// The store's promises under concurrency, over real HTTP with two API instances sharing one
+// The store's promises under concurrency, over real HTTP with two API processes sharing one
 // store: the same scenario runs on SQLite (test/http/store-races.test.ts) and on PostgreSQL
-// (test/postgres/store-races.test.ts). Each race is run many times: a race lost once in a while is
-// a broken promise.
+// (test/postgres/store-races.test.ts). Processes, not two instances in the test's own: on SQLite
+// the store answers synchronously, so one process never runs two requests' store calls at once.
+// Each race is run many times: a race lost once in a while is a broken promise.
 //   - two unrestricted keys revoking each other at once never both succeed: one key always works;
 //   - simultaneous POST /alerts stop at the subscription's alert limit, exactly;
 //   - an answer kept for an Idempotency-Key holds no signing secret in clear, replays it from its
@@ -10,9 +11,10 @@ import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { runAdmin } from '../../src/cli/admin.js';
-import { tempDir } from './api.js';
+import { REPO_ROOT, tempDir } from './api.js';
 import { API_PREFIX as P, captureCli, writeTinyCatalog } from './catalog.js';
-import { call, json, startInstance, type Answer, type Instance, type ScenarioBackend } from './keyScenario.js';
+import { call, json, type Answer, type ScenarioBackend } from './keyScenario.js';
+import { freePort, launch } from './processes.js';
 
 export interface RaceBackend extends ScenarioBackend {
   /** Every row of the idempotency table, as the store holds it. */
@@ -26,6 +28,39 @@ export const SIMULTANEOUS_CREATIONS = 12;
 
 const ALERT = { name: 'race', query: { search: 'energy' }, url: 'https://93.184.215.14/hooks' };
 
+interface Instance {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** An API process (node dist/src/main.js) on the store of `env`. */
+async function startProcess(env: Record<string, string>): Promise<Instance> {
+  const port = await freePort();
+  const server = launch(process.execPath, ['dist/src/main.js'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', SEARCH_WORKERS: '0', OVERLOAD_EVENT_LOOP_DELAY_MS: '0', ...env, PORT: String(port), HOST: '127.0.0.1' },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const up = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    if (up) break;
+    if (Date.now() > deadline || server.child.exitCode !== null) {
+      server.kill();
+      throw new Error(`the API process did not start:\n${server.stdout()}\n${server.stderr()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    async stop() {
+      server.child.kill('SIGTERM');
+      const stopped = await Promise.race([server.exited.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 10_000))]);
+      if (!stopped) server.kill();
+    },
+  };
+}
+
 export function storeRaceScenario(backend: RaceBackend): void {
   let workDir: string;
   let a: Instance;
@@ -36,8 +71,8 @@ export function storeRaceScenario(backend: RaceBackend): void {
     this.timeout(120_000);
     workDir = tempDir('grants-races-');
     env = { DATA_DIR: path.join(workDir, 'data'), SEED_FILE: writeTinyCatalog(workDir), ...backend.env() };
-    a = await startInstance(env);
-    b = await startInstance(env);
+    a = await startProcess(env);
+    b = await startProcess(env);
   });
 
   after(async function () {
@@ -56,7 +91,7 @@ export function storeRaceScenario(backend: RaceBackend): void {
     return { id: created.subscriptionId, key: created.apiKey, keyId: created.keyId };
   }
 
-  it(`two unrestricted keys revoking each other at once: never both, one key always left (${REVOCATION_ROUNDS} rounds, one instance each)`, async function () {
+  it(`two unrestricted keys revoking each other at once: never both, one key always left (${REVOCATION_ROUNDS} rounds, one API process each)`, async function () {
     this.timeout(120_000);
     const sub = await subscription('PROFESSIONAL');
     let survivor = { key: sub.key, id: sub.keyId };
