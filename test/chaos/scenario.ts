@@ -21,6 +21,7 @@ import { startPrivateElasticsearch, type PrivateElasticsearch } from '../support
 import { createSubscription, startInstance, type FleetInstance } from '../support/fleet.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/postgres.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis.js';
+import { startRaces, type RaceTally } from './races.js';
 
 const P = '/external/v1';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -140,6 +141,8 @@ export interface ChaosReport {
     duplicated: number;
     duplicatedDetail: string[];
   };
+  /** Two keys revoking each other and simultaneous alert creations, round after round through the faults (./races.ts). */
+  races: RaceTally;
   /** Instances that exited when nothing killed them. */
   unexpectedExits: string[];
   /** The instances' warnings and errors (pino level 40 and up), by phase and message. */
@@ -157,6 +160,9 @@ export function failures(report: ChaosReport): string[] {
   if (report.overCountBeyondBound > 0) out.push(`monthly counts over the bound (requests cut at the kill) by ${report.overCountBeyondBound}`);
   if (report.alerts.lost > 0) out.push(`${report.alerts.lost} alert events lost (${report.alerts.lostDetail.slice(0, 10).join('; ')})`);
   if (report.alerts.duplicated > 0) out.push(`${report.alerts.duplicated} alert events duplicated under another webhook-id (${report.alerts.duplicatedDetail.slice(0, 10).join('; ')})`);
+  if (report.races.bothRevoked > 0) out.push(`${report.races.bothRevoked} rounds in which two keys revoking each other both succeeded`);
+  if (report.races.lockedOut) out.push('a subscription was locked out: none of its keys works');
+  if (report.races.overLimit > 0) out.push(`the alert limit was passed ${report.races.overLimit} times`);
   if (report.unexpectedExits.length > 0) out.push(`instances exited unasked: ${report.unexpectedExits.join('; ')}`);
   const unrecovered = report.rows.filter((r) => r.recoveryMs === -1).map((r) => r.phase);
   if (unrecovered.length > 0) out.push(`no full recovery after: ${unrecovered.join(', ')}`);
@@ -193,6 +199,10 @@ export function formatReport(report: ChaosReport): string {
   lines.push(`| monthly over-count beyond the bound | ${report.overCountBeyondBound} |`);
   lines.push(`| alert events lost (of ${a.expected} expected, ${a.outbox} outbox messages) | ${a.lost} |`);
   lines.push(`| alert events duplicated under another webhook-id (${a.received} received, ${a.redelivered} redelivered under the same id) | ${a.duplicated} |`);
+  const r = report.races;
+  lines.push(`| two keys revoking each other both succeeding (of ${r.revocationRounds} rounds answered) | ${r.bothRevoked} |`);
+  lines.push(`| subscriptions locked out (no key works) | ${r.lockedOut ? 1 : 0} |`);
+  lines.push(`| alert limit passed (${r.creationRounds} rounds of 8 simultaneous creations against a limit of 5, ${r.created} created) | ${r.overLimit} |`);
   lines.push(`| instances exiting unasked | ${report.unexpectedExits.length} |`);
   const notes = report.rows.filter((r) => r.note !== '').map((r) => `- ${r.phase}: ${r.note}`);
   if (notes.length > 0) lines.push('', ...notes);
@@ -428,6 +438,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
   let loadLoop: Promise<void> = Promise.resolve();
   let syncLoop: Promise<void> = Promise.resolve();
   let stopSync = true;
+  let races: ReturnType<typeof startRaces> | null = null;
 
   try {
     log('starting a private PostgreSQL, Redis and Elasticsearch');
@@ -473,8 +484,16 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     fleet.push(...(await Promise.all(['api-2', 'api-3'].map((name) => launchInstance(name)))));
     for (const instance of fleet) balancer.add(instance);
 
+    // The racers (./races.ts) send no steady load: a rate of their own that a round cannot reach.
+    const racers: PartnerSpec[] = [
+      { name: 'key-racer', tier: 'PROFESSIONAL', rate: 0 },
+      { name: 'alert-racer', tier: 'STARTER', rate: 0 },
+    ];
     const partners = await Promise.all(
-      [...params.partners, { name: 'probe', tier: 'ENTERPRISE' as const, rate: 0 }].map(async (spec) => ({ spec, ...(await createSubscription(env, workDir, ['--name', spec.name, '--tier', spec.tier])) })),
+      [...params.partners, { name: 'probe', tier: 'ENTERPRISE' as const, rate: 0 }, ...racers].map(async (spec) => ({
+        spec,
+        ...(await createSubscription(env, workDir, ['--name', spec.name, '--tier', spec.tier, ...(racers.includes(spec) ? ['--rate-limit', '1000'] : [])])),
+      })),
     );
     const probe = partners.find((p) => p.spec.name === 'probe')!;
 
@@ -505,7 +524,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     log('creating alerts');
     const alertsRoute: Route = { template: '/alerts', billable: true, path: () => '/alerts', weight: 0 };
     const alerts: { id: string; partner: string; foundationOnly: boolean }[] = [];
-    for (const partner of partners.filter((p) => p.spec.name !== 'probe')) {
+    for (const partner of partners.filter((p) => p.spec.rate > 0)) {
       const receiver = await startReceiver(received);
       receivers.push(receiver);
       for (const foundationOnly of [false, true]) {
@@ -591,6 +610,16 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         }
       }
     })();
+
+    // The races, from now until the load stops.
+    races = startRaces(
+      (partner, route, pathAndQuery, init) => send(partner, route, pathAndQuery, null, init),
+      partners.find((p) => p.spec.name === 'key-racer')!,
+      partners.find((p) => p.spec.name === 'alert-racer')!,
+      receivers[0].url,
+      250,
+    );
+    const alertRacerId = partners.find((p) => p.spec.name === 'alert-racer')!.subscriptionId;
 
     const rows: PhaseRow[] = [];
     const notes = new Map<string, string>();
@@ -706,6 +735,15 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     phaseStarts.push({ name: 'end', at: Date.now() });
     stopLoad = true;
     await loadLoop;
+    const raceTally = await races.stop(async () => {
+      const counter = new pg.Client({ connectionString: databaseUrl });
+      await counter.connect();
+      try {
+        return Number((await counter.query('SELECT count(*) AS n FROM alerts WHERE subscription_id = $1', [alertRacerId])).rows[0].n);
+      } finally {
+        await counter.end();
+      }
+    });
     await sleep(100);
     const pendingDeadline = Date.now() + 70_000;
     while ([...inFlight.values()].some((s) => s.size > 0) && Date.now() < pendingDeadline) await sleep(100);
@@ -854,6 +892,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         duplicated: duplicatedDetail.length,
         duplicatedDetail,
       },
+      races: raceTally,
       unexpectedExits,
       instanceLog: [...logCounts.values()],
       durationMs: Date.now() - t0,
@@ -863,6 +902,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     stopSync = true;
     await loadLoop.catch(() => undefined);
     await syncLoop.catch(() => undefined);
+    await races?.cancel();
     for (const instance of fleet) {
       expectedExit.add(instance.process.pid);
       instance.process.kill();

@@ -19,6 +19,7 @@ function cleanReport(): ChaosReport {
     underCount: 0,
     overCountBeyondBound: 0,
     alerts: { outbox: 4, delivered: 4, received: 5, uniqueReceived: 4, redelivered: 1, expected: 4, lost: 0, lostDetail: [], duplicated: 0, duplicatedDetail: [] },
+    races: { revocationRounds: 10, bothRevoked: 0, lockedOut: false, creationRounds: 10, created: 50, overLimit: 0 },
     unexpectedExits: [],
     instanceLog: [{ phase: '1. SIGKILL', level: 40, msg: 'something', count: 2 }],
     durationMs: 60_000,
@@ -38,6 +39,9 @@ describe('unit: the chaos report', () => {
       ['over the bound', (r) => (r.overCountBeyondBound = 1)],
       ['alert events lost', (r) => Object.assign(r.alerts, { lost: 1, lostDetail: ['m1 PENDING'] })],
       ['duplicated', (r) => Object.assign(r.alerts, { duplicated: 1, duplicatedDetail: ['a|g|grant.matched|p under w1, w2'] })],
+      ['both succeeded', (r) => (r.races.bothRevoked = 1)],
+      ['locked out', (r) => (r.races.lockedOut = true)],
+      ['alert limit was passed', (r) => (r.races.overLimit = 1)],
       ['exited unasked', (r) => r.unexpectedExits.push('api-2')],
       ['no full recovery', (r) => (r.rows[1].recoveryMs = -1)],
     ];
