@@ -100,7 +100,7 @@ export const dueMessageOf = (row: DueRow, box: SecretBox, nowIso: string): DueMe
   secrets: [box.open(row.secret), ...(row.previous_secret !== null && row.previous_until !== null && row.previous_until > nowIso ? [box.open(row.previous_secret)] : [])],
 });
 
-/** Why an alert was disabled after `failed` messages in a row ended FAILED. */
+/** A row of idempotency_keys: an answer kept for an Idempotency-Key. */
 export interface KeptRow {
   fingerprint: string;
   status: number;
@@ -110,6 +110,7 @@ export interface KeptRow {
   secret: string | null;
 }
 
+/** A kept answer with its secret opened. */
 export const keptAnswerOf = (row: KeptRow, box: SecretBox): KeptAnswer => ({
   fingerprint: row.fingerprint,
   status: row.status,
@@ -118,5 +119,6 @@ export const keptAnswerOf = (row: KeptRow, box: SecretBox): KeptAnswer => ({
   secret: row.secret === null ? null : box.open(row.secret),
 });
 
+/** Why an alert was disabled after `failed` messages in a row ended FAILED. */
 export const disabledReason = (failed: number): string =>
   `The last ${failed} messages all failed after every retry; fix the endpoint, then set status to ACTIVE.`;
