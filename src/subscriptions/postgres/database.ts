@@ -280,3 +280,25 @@ export function pgUnavailable(error: unknown): unknown {
   }
   return error;
 }
+
+/**
+ * `target` with every method's failure passed through pgUnavailable: a PostgreSQL that cannot
+ * answer (stopped, restarting, unreachable) makes the caller's request a 503, never a 500.
+ */
+export function unavailableWhenDown<T extends object>(target: T): T {
+  return new Proxy(target, {
+    get(object, prop) {
+      const value = Reflect.get(object, prop, object) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        let result: unknown;
+        try {
+          result = (value as (...a: unknown[]) => unknown).apply(object, args);
+        } catch (error) {
+          throw pgUnavailable(error);
+        }
+        return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(pgUnavailable(error))) : result;
+      };
+    },
+  });
+}
