@@ -21,6 +21,7 @@ import { SecretBox } from './alerts/secrets.js';
 import { SqliteAlertStore } from './alerts/sqlite/alertStore.js';
 import { PgAlertStore } from './alerts/postgres/alertStore.js';
 import type { PgStore } from './subscriptions/postgres/store.js';
+import { unavailableWhenDown } from './subscriptions/postgres/database.js';
 import { FtsTextMatcher } from './search/sqlite/query/textMatcher.js';
 import { compileAlertQuery } from './http/parameters/alertBody.js';
 import { registerAlertMetrics } from './http/metrics/alertMetrics.js';
@@ -84,7 +85,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   if (box !== null) {
     const alertMetrics = registerAlertMetrics(metrics.registry);
     alertsRuntime = new AlertsRuntime({
-      store: store.kind === 'sqlite' ? new SqliteAlertStore((store as SqliteStore).db, box) : new PgAlertStore((store as PgStore).pool, box),
+      store: store.kind === 'sqlite' ? new SqliteAlertStore((store as SqliteStore).db, box) : unavailableWhenDown(new PgAlertStore((store as PgStore).pool, box)),
       engine,
       compile: compileAlertQuery,
       text: new FtsTextMatcher(),

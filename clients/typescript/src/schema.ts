@@ -3010,7 +3010,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing.
+                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
                  * @example create-alert-7f3c2a
                  */
                 "Idempotency-Key"?: string;
@@ -3062,6 +3062,16 @@ export interface operations {
             };
             /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. `ALERT_LIMIT_REACHED`: the subscription already holds as many alerts as its tier allows. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_FOUND`: no grant has this id, or no endpoint has this path. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -3638,7 +3648,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing.
+                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
                  * @example create-alert-7f3c2a
                  */
                 "Idempotency-Key"?: string;
@@ -3799,7 +3809,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing.
+                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
                  * @example create-alert-7f3c2a
                  */
                 "Idempotency-Key"?: string;
@@ -4116,7 +4126,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing.
+                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
                  * @example create-alert-7f3c2a
                  */
                 "Idempotency-Key"?: string;
