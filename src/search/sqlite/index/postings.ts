@@ -2,13 +2,15 @@
 // catalog's text statistics, the columns' weights the postings' counts are weighted by, and a
 // term's inverse document frequency, computed once when its postings are read. Pure: no I/O.
 
-/** Relevance weights of title, funder and description (FTS5 column order). */
-export const BM25_WEIGHTS = [3.0, 2.0, 1.0] as const;
+import { COLUMN_WEIGHTS } from '../storage/textColumns.js';
+
+/** Relevance weights of the FTS5 table's columns, in its order (storage/textColumns.ts). */
+export const BM25_WEIGHTS = COLUMN_WEIGHTS;
 
 /** One search term's postings: the positions holding it, ascending, and its column-weighted count in each. */
 export interface Postings {
   positions: Int32Array;
-  /** Σ over the term's instances in the grant of the weight of the instance's column. */
+  /** Σ over the term's instances in the grant (in the columns of its analysis) of the weight of the instance's column. */
   frequencies: Float32Array;
   /** The term's inverse document frequency (inverseDocumentFrequency). */
   idf: number;

@@ -8,19 +8,28 @@ import type { Db } from '../storage/catalogFile.js';
 import type { CatalogColumns } from './columns.js';
 import { LRUCache } from 'lru-cache';
 import { emptyBits, setBit } from './bitset.js';
+import { ENGLISH_COLUMNS, FRENCH_COLUMNS, TEXT_COLUMNS } from '../storage/textColumns.js';
 
-/** FTS5's column names, in the order of BM25_WEIGHTS. */
-const TEXT_COLUMNS = ['title', 'funder', 'description'] as const;
+/** What begins the key of a term's postings in the French columns (an English term never holds a colon). */
+export const FRENCH_KEY = 'fr:';
+
+/** The key of a French term's postings (the key of an English term is the term). */
+export const frenchKey = (term: string): string => `${FRENCH_KEY}${term}`;
 
 /** The vocabulary table over the live FTS5 table, on the reading connection's temp schema. */
 export const VOCABULARY_DDL = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.grants_text_instances USING fts5vocab(main, 'grants_text', 'instance')";
 
+/** Bits of an instance's number that hold its column (TEXT_COLUMNS has 12). */
+const COLUMN_BITS = 16;
+
 /**
- * A term's instances in one string, in FTS5's doclist order (rowid ascending, then column): each
- * `rowid * 4 + column` (0 title, 1 funder, 2 description), comma-separated. One value crosses from
- * SQLite instead of a row per instance: ten times faster on a term held by most grants.
+ * A term's instances in the columns of one analysis in one string, in FTS5's doclist order (rowid
+ * ascending, then column): each `rowid * 16 + column` (the column's place in TEXT_COLUMNS),
+ * comma-separated. One value crosses from SQLite instead of a row per instance: ten times faster
+ * on a term held by most grants.
  */
-const INSTANCES_SQL = `SELECT group_concat(doc * 4 + (CASE col ${TEXT_COLUMNS.map((name, i) => `WHEN '${name}' THEN ${i}`).join(' ')} END)) FROM temp.grants_text_instances WHERE term = ?`;
+const instancesSql = (columns: readonly string[]): string =>
+  `SELECT group_concat(doc * ${COLUMN_BITS} + (CASE col ${TEXT_COLUMNS.map((name, i) => `WHEN '${name}' THEN ${i}`).join(' ')} END)) FROM temp.grants_text_instances WHERE term = ? AND col IN (${columns.map((name) => `'${name}'`).join(', ')})`;
 
 /**
  * Postings kept per catalog build and search worker, counted in (grant, term) pairs of 8 bytes:
@@ -67,9 +76,9 @@ const COMMA = 44;
 const ZERO = 48;
 
 /**
- * A term's instances (INSTANCES_SQL's string) summed into one weighted count per grant, as
+ * A term's instances (instancesSql's string) summed into one weighted count per grant, as
  * positions ascending: marked in a bit set, then collected in order. The weights are whole
- * numbers, so the sums are exact in any order.
+ * numbers and halves, so the sums are exact in any order.
  */
 export function postingsOf(
   instances: string | null,
@@ -90,8 +99,8 @@ export function postingsOf(
       continue;
     }
     if (i === 0) break; // no instance
-    const rowid = Math.floor(value / 4);
-    const column = value - rowid * 4;
+    const rowid = Math.floor(value / COLUMN_BITS);
+    const column = value - rowid * COLUMN_BITS;
     value = 0;
     if (rowid !== lastRowid) {
       lastRowid = rowid;
@@ -168,8 +177,10 @@ export class TextIndex {
    */
   static over(db: Db, columns: CatalogColumns, stats: TextStatistics, budget = POSTINGS_BUDGET, shared = false): TextIndex {
     db.exec(VOCABULARY_DDL);
-    const instances = db.prepare(INSTANCES_SQL).pluck();
-    return new TextIndex(stats, columns, (term) => instances.get(term) as string | null, lnOf(db), budget, shared);
+    const english = db.prepare(instancesSql(ENGLISH_COLUMNS)).pluck();
+    const french = db.prepare(instancesSql(FRENCH_COLUMNS)).pluck();
+    const read = (key: string) => (key.startsWith(FRENCH_KEY) ? french.get(key.slice(FRENCH_KEY.length)) : english.get(key)) as string | null;
+    return new TextIndex(stats, columns, read, lnOf(db), budget, shared);
   }
 
   /** Whether the term's postings are held. */
@@ -187,7 +198,11 @@ export class TextIndex {
     return this.cache.calculatedSize;
   }
 
-  /** The term's postings, positions ascending (read from FTS5's index on first use in this build). */
+  /**
+   * The postings of a term in the columns of its analysis, by key (the term for the English
+   * columns, frenchKey(term) for the French ones), positions ascending (read from FTS5's index on
+   * first use in this build).
+   */
   postings(term: string): Postings {
     const hit = this.cache.get(term);
     if (hit !== undefined) return hit;
