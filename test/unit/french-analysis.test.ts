@@ -120,6 +120,15 @@ describe('French analysis', () => {
       }
     });
 
+    it('are the table of the partner guide, row for row', () => {
+      const guide = read('docs/partners.md');
+      for (const [field, labels] of [['funderType', FUNDER_TYPE_LABELS], ['fundingType', FUNDING_TYPE_LABELS], ['targetBeneficiaries', BENEFICIARY_LABELS], ['eligibleProvinces', PROVINCE_LABELS]] as const) {
+        for (const [value, label] of Object.entries(labels) as [string, { en: string; fr: string }][]) {
+          expect(guide).to.include(`| \`${field}\` | \`${value}\` | ${label.en} | ${label.fr} |`);
+        }
+      }
+    });
+
     it('make one text per grant: funder type, funding type, beneficiaries, provinces; a label the same in both languages once', () => {
       expect(
         labelText({ funderType: 'FEDERAL_GRANT', fundingType: 'LOAN', targetBeneficiaries: ['INDIGENOUS_COMMUNITIES', 'SMALL_BUSINESS'], eligibleProvinces: ['ONTARIO', 'QUEBEC'] }),
