@@ -12,7 +12,8 @@ import { BM25_WEIGHTS, type TextStatistics } from '../index/postings.js';
 import type { TextIndex } from '../index/textIndex.js';
 import type { Db } from '../storage/catalogFile.js';
 import { frenchKey } from '../index/textIndex.js';
-import { frenchSearchTerm } from '../storage/textColumns.js';
+import { EARLIER_CATALOG, frenchSearchTerm } from '../storage/textColumns.js';
+import { ServiceUnavailableError } from '../../../failures.js';
 import { intersectPostings, keepPositions, mergeAnalyses, scoreAll, subtractPositions, type WordPostings } from './bm25.js';
 import { filterConditions, type Condition } from './filters.js';
 import { prefilterPays } from './plan.js';
@@ -116,7 +117,13 @@ export class TextHitFinder {
   find(columns: CatalogColumns, query: GrantQuery, words: InMemoryWords | null): { filters: Condition[]; text: TextHits | null } {
     const inMemory = words === null ? null : wordHits(query, words);
     const filters = filterConditions(columns, query, inMemory?.hits ?? null);
-    return { filters, text: this.textHits(columns, query, filters, inMemory) };
+    try {
+      return { filters, text: this.textHits(columns, query, filters, inMemory) };
+    } catch (error) {
+      // The match expression names the columns of this release: an earlier release's table lacks some.
+      if (error instanceof Error && /no such (fts5 )?column/i.test(error.message)) throw new ServiceUnavailableError(EARLIER_CATALOG, 30);
+      throw error;
+    }
   }
 
   /**

@@ -5,7 +5,7 @@ import { BENEFICIARIES, PROVINCES, type Grant } from '../../../grants/schema.js'
 import { DEFAULT_CHANGE_LOG_OPTIONS, type ChangeLogOptions, type CatalogWriter, type ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../../engine.js';
 import { bitsOf, catalogDdl, markNewBuild, newBuildId, openCatalog, tableExists, type Db } from './catalogFile.js';
 import { ChangeRecorder, changeLogStatus } from './changeLog.js';
-import { insertTextSql, textColumnsOf } from './textColumns.js';
+import { EARLIER_CATALOG, insertTextSql, TEXT_COLUMNS, textColumnsOf } from './textColumns.js';
 
 const BATCH = 1000;
 
@@ -96,6 +96,8 @@ export class SqliteCatalogWriter implements CatalogWriter {
   async sync(items: AsyncIterable<SyncItem>, options: { prune: boolean }): Promise<SyncCounts> {
     const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
     const db = this.db;
+    const textColumns = db.prepare("SELECT name FROM pragma_table_info('grants_text')").pluck().all() as string[];
+    if (!TEXT_COLUMNS.every((column) => textColumns.includes(column))) throw new Error(EARLIER_CATALOG);
     // valid = 0: only a rejected record had this id (protected from pruning, not yet applied).
     db.exec('CREATE TEMP TABLE IF NOT EXISTS sync_seen (id TEXT PRIMARY KEY, valid INTEGER NOT NULL); DELETE FROM temp.sync_seen;');
     const seeRejected = db.prepare('INSERT OR IGNORE INTO temp.sync_seen (id, valid) VALUES (?, 0)');
