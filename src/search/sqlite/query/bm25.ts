@@ -18,27 +18,34 @@ export interface WordPostings {
   idf: number[];
 }
 
-/** A word's analyses' postings (in phrase order) as one WordPostings: their positions merged. */
+/** A word's analyses' postings (in phrase order) as one WordPostings: their positions merged, in one pass. */
 export function mergeAnalyses(analyses: readonly Postings[]): WordPostings {
   const idf = analyses.map((p) => p.idf);
   if (analyses.length === 1) return { positions: analyses[0].positions, counts: [analyses[0].frequencies], idf };
-  const [a, b] = analyses;
-  if (analyses.length === 2 && a.positions.length === b.positions.length && a.positions.every((p, i) => p === b.positions[i])) {
-    return { positions: a.positions, counts: [a.frequencies, b.frequencies], idf };
+  const lists = analyses.map((p) => p.positions);
+  const [first] = lists;
+  if (lists.every((list) => list.length === first.length && list.every((position, i) => position === first[i]))) {
+    return { positions: first, counts: analyses.map((p) => p.frequencies), idf };
   }
-  const held = new Set<number>();
-  for (const p of analyses) for (const position of p.positions) held.add(position);
-  const positions = Int32Array.from(held).sort();
-  const counts = analyses.map((p) => {
-    const count = new Float32Array(positions.length);
-    let at = 0;
-    for (let i = 0; i < p.positions.length; i++) {
-      while (positions[at] < p.positions[i]) at++;
-      count[at] = p.frequencies[i];
+  const total = lists.reduce((sum, list) => sum + list.length, 0);
+  const merged = new Int32Array(total);
+  const counts = analyses.map(() => new Float32Array(total));
+  const cursors = new Int32Array(lists.length);
+  let found = 0;
+  for (;;) {
+    let next = Infinity;
+    for (let a = 0; a < lists.length; a++) if (cursors[a] < lists[a].length && lists[a][cursors[a]] < next) next = lists[a][cursors[a]];
+    if (next === Infinity) break;
+    merged[found] = next;
+    for (let a = 0; a < lists.length; a++) {
+      if (cursors[a] < lists[a].length && lists[a][cursors[a]] === next) {
+        counts[a][found] = analyses[a].frequencies[cursors[a]];
+        cursors[a]++;
+      }
     }
-    return count;
-  });
-  return { positions, counts, idf };
+    found++;
+  }
+  return { positions: merged.subarray(0, found), counts: counts.map((c) => c.subarray(0, found)), idf };
 }
 
 /** The positions holding every term, ascending: the lists walked together from the shortest. */
