@@ -24,7 +24,7 @@ const ELISION = new RegExp(ELISION_PATTERN, 'gu');
 
 /** The text without its elided articles: `l'emploi` → `emploi`, `jusqu’au` → `au`. */
 export function elide(text: string): string {
-  return text.replace(ELISION, '');
+  return text.includes("'") || text.includes('\u2019') ? text.replace(ELISION, '') : text;
 }
 
 const endsWith = (s: string[], len: number, suffix: string): boolean => {
@@ -33,7 +33,8 @@ const endsWith = (s: string[], len: number, suffix: string): boolean => {
   return true;
 };
 
-const isLetter = (c: string): boolean => /\p{L}/u.test(c);
+const LETTER = /\p{L}/u;
+const isLetter = (c: string): boolean => (c >= 'a' && c <= 'z') || (c > '\u007f' && LETTER.test(c));
 
 const ACCENTLESS: Record<string, string> = { à: 'a', á: 'a', â: 'a', ô: 'o', è: 'e', é: 'e', ê: 'e', ù: 'u', û: 'u', î: 'i', ç: 'c' };
 
@@ -194,20 +195,31 @@ export function frenchLightStem(word: string): string {
 /** The words of text as both analyses split them: runs of letters, marks and digits holding a letter or digit. */
 const WORDS = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu;
 
+/** Stems already made (a catalog's vocabulary is small beside its text); emptied past STEMS_KEPT. */
+const stems = new Map<string, string>();
+const STEMS_KEPT = 200_000;
+
+/** frenchLightStem, remembered. */
+function stemOf(word: string): string {
+  let stem = stems.get(word);
+  if (stem === undefined) {
+    if (stems.size >= STEMS_KEPT) stems.clear();
+    stem = frenchLightStem(word);
+    stems.set(word, stem);
+  }
+  return stem;
+}
+
 /**
- * The French terms of a text, in order: elided articles dropped, each word lower-cased, folded
- * and stemmed. Words that fold to nothing are no term.
+ * The French terms of a text, in order: elided articles dropped, the text lower-cased and folded
+ * (as the English analysis folds it), then each word stemmed.
  */
 export function frenchTerms(text: string): string[] {
-  const terms: string[] = [];
-  for (const word of elide(text.normalize('NFC')).match(WORDS) ?? []) {
-    const folded = foldText(word.toLowerCase());
-    if (folded !== '') terms.push(frenchLightStem(folded));
-  }
-  return terms;
+  const words = foldText(elide(text.normalize('NFC')).toLowerCase()).match(WORDS) ?? [];
+  return words.map(stemOf);
 }
 
 /** The French term of one search word (already folded by searchWords). */
 export function frenchTermOf(word: string): string {
-  return frenchLightStem(foldText(word.toLowerCase()));
+  return stemOf(foldText(word.toLowerCase()));
 }

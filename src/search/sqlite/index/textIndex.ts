@@ -3,7 +3,7 @@
 // from FTS5's index on first use and then kept, within a budget, least recently used dropped
 // first, with the columns of that build. Built from the same read snapshot as the CatalogColumns
 // it belongs to and dropped with them, so it never outlives its catalog. query/bm25.ts scores from it.
-import { BM25_WEIGHTS, inverseDocumentFrequency, type Postings, type TextStatistics } from './postings.js';
+import { BM25_WEIGHTS, inverseDocumentFrequency, mergeAnalyses, type Postings, type TextStatistics, type WordPostings } from './postings.js';
 import type { Db } from '../storage/catalogFile.js';
 import type { CatalogColumns } from './columns.js';
 import { LRUCache } from 'lru-cache';
@@ -156,6 +156,8 @@ const lnOf = (db: Db): ((x: number) => number) => {
 
 export class TextIndex {
   private readonly cache: LRUCache<string, Postings>;
+  /** Words' analyses merged (mergeAnalyses), by their keys; a quarter of the budget. */
+  private readonly words: LRUCache<string, WordPostings>;
   private scratch: Scratch | null = null;
 
   private constructor(
@@ -167,6 +169,7 @@ export class TextIndex {
     private readonly shared: boolean,
   ) {
     this.cache = new LRUCache<string, Postings>({ maxSize: budget, sizeCalculation: (postings) => Math.max(1, postings.positions.length) });
+    this.words = new LRUCache<string, WordPostings>({ maxSize: Math.max(1, Math.floor(budget / 4)), sizeCalculation: (word) => Math.max(1, word.positions.length) });
   }
 
   /** The statistics read from the connection's current snapshot, which must be the one the columns were loaded from. */
@@ -199,6 +202,20 @@ export class TextIndex {
   /** Pairs held now (for tests and diagnostics). */
   get heldPairs(): number {
     return this.cache.calculatedSize;
+  }
+
+  /**
+   * A word's postings in every analysis (the keys of its terms, in its FTS5 phrases' order),
+   * merged, and kept for the next search of the word in this build.
+   */
+  word(keys: readonly string[]): WordPostings {
+    const name = keys.join('\u0000');
+    let word = this.words.get(name);
+    if (word === undefined) {
+      word = mergeAnalyses(keys.map((key) => this.postings(key)));
+      this.words.set(name, word);
+    }
+    return word;
   }
 
   /**

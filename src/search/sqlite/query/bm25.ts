@@ -2,51 +2,10 @@
 // operations (sqlite3 ext/fts5/fts5_aux.c, fts5Bm25Function), so the scores are those FTS5 gives
 // without its per-hit auxiliary calls. Pure: postings and lengths come in (index/postings.ts),
 // scores go out.
-import type { Postings, TextStatistics } from '../index/postings.js';
+import type { TextStatistics, WordPostings } from '../index/postings.js';
 
 const K1 = 1.2;
 const B = 0.75;
-
-/**
- * One search word as it is matched: the grants holding it in any of its analyses (the English
- * and the French: storage/textColumns.ts), ascending, with each analysis's weighted count there (0
- * where that analysis holds none) and idf, in the order of the word's FTS5 phrases.
- */
-export interface WordPostings {
-  positions: Int32Array;
-  counts: Float32Array[];
-  idf: number[];
-}
-
-/** A word's analyses' postings (in phrase order) as one WordPostings: their positions merged, in one pass. */
-export function mergeAnalyses(analyses: readonly Postings[]): WordPostings {
-  const idf = analyses.map((p) => p.idf);
-  if (analyses.length === 1) return { positions: analyses[0].positions, counts: [analyses[0].frequencies], idf };
-  const lists = analyses.map((p) => p.positions);
-  const [first] = lists;
-  if (lists.every((list) => list.length === first.length && list.every((position, i) => position === first[i]))) {
-    return { positions: first, counts: analyses.map((p) => p.frequencies), idf };
-  }
-  const total = lists.reduce((sum, list) => sum + list.length, 0);
-  const merged = new Int32Array(total);
-  const counts = analyses.map(() => new Float32Array(total));
-  const cursors = new Int32Array(lists.length);
-  let found = 0;
-  for (;;) {
-    let next = Infinity;
-    for (let a = 0; a < lists.length; a++) if (cursors[a] < lists[a].length && lists[a][cursors[a]] < next) next = lists[a][cursors[a]];
-    if (next === Infinity) break;
-    merged[found] = next;
-    for (let a = 0; a < lists.length; a++) {
-      if (cursors[a] < lists[a].length && lists[a][cursors[a]] === next) {
-        counts[a][found] = analyses[a].frequencies[cursors[a]];
-        cursors[a]++;
-      }
-    }
-    found++;
-  }
-  return { positions: merged.subarray(0, found), counts: counts.map((c) => c.subarray(0, found)), idf };
-}
 
 /** The positions holding every term, ascending: the lists walked together from the shortest. */
 export function intersectPostings(terms: readonly { positions: Int32Array }[]): Int32Array {
