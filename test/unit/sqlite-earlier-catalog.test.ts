@@ -1,6 +1,6 @@
 // A catalog built by an earlier release (its FTS5 table of title, funder and description only):
-// searches answer 503 saying to reindex, in memory and through FTS5 alike; a sync refuses to write
-// into it; a reindex makes it current.
+// searches answer 503 saying to reindex, in memory and through FTS5 alike, while what needs no text
+// keeps working; a sync refuses to write into it; a reindex makes it current.
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -47,6 +47,10 @@ describe('embedded engine: a catalog built by an earlier release', () => {
         expect(failure, text).to.be.instanceOf(ServiceUnavailableError);
         expect((failure as Error).message).to.match(/reindex/);
       }
+      // What needs no text keeps working meanwhile.
+      const unsearched = parseGrantQuery(parseQueryString('fundingType=GRANT&sort=title'), Date.parse('2026-11-01T00:00:00Z'));
+      expect((await engine.searchJson(unsearched)).total).to.be.greaterThan(0);
+      expect(await engine.getByIdJson(grants[0].id)).to.not.equal(null);
     } finally {
       await engine.close();
     }

@@ -22,6 +22,8 @@ export interface TextStatistics {
   tokens: number;
   /** Tokens of each grant over all its columns, by position. */
   lengths: Float64Array;
+  /** The columns FTS5 counts tokens of (0 before the first row): fewer than TEXT_COLUMNS in a catalog of an earlier release. */
+  columns: number;
 }
 
 /**

@@ -8,8 +8,7 @@ import type { Db } from '../storage/catalogFile.js';
 import type { CatalogColumns } from './columns.js';
 import { LRUCache } from 'lru-cache';
 import { emptyBits, setBit } from './bitset.js';
-import { EARLIER_CATALOG, ENGLISH_COLUMNS, FRENCH_COLUMNS, TEXT_COLUMNS } from '../storage/textColumns.js';
-import { ServiceUnavailableError } from '../../../failures.js';
+import { ENGLISH_COLUMNS, FRENCH_COLUMNS, TEXT_COLUMNS } from '../storage/textColumns.js';
 
 /** What begins the key of a term's postings in the French columns (an English term never holds a colon). */
 export const FRENCH_KEY = 'fr:';
@@ -136,8 +135,6 @@ export function postingsOf(
 export function readTextStatistics(db: Db, columns: CatalogColumns): TextStatistics {
   const averages = db.prepare('SELECT block FROM grants_text_data WHERE id = 1').pluck().get() as Uint8Array | undefined;
   const [rows = 0, ...columnTokens] = averages === undefined ? [] : readVarints(averages);
-  // FTS5's averages record holds a token count per column: fewer than TEXT_COLUMNS, an earlier release's table.
-  if (averages !== undefined && columnTokens.length !== TEXT_COLUMNS.length) throw new ServiceUnavailableError(EARLIER_CATALOG, 30);
   const lengths = new Float64Array(columns.size);
   for (const [rowid, sizes] of db.prepare('SELECT id, sz FROM grants_text_docsize').raw().iterate() as Iterable<[number, Uint8Array]>) {
     const position = columns.positionOf(rowid);
@@ -146,7 +143,7 @@ export function readTextStatistics(db: Db, columns: CatalogColumns): TextStatist
     for (const size of readVarints(sizes)) total += size;
     lengths[position] = total;
   }
-  return { rows, tokens: columnTokens.reduce((a, b) => a + b, 0), lengths };
+  return { rows, tokens: columnTokens.reduce((a, b) => a + b, 0), lengths, columns: columnTokens.length };
 }
 
 const lnOf = (db: Db): ((x: number) => number) => {

@@ -12,7 +12,7 @@ import { BM25_WEIGHTS, type TextStatistics, type WordPostings } from '../index/p
 import type { TextIndex } from '../index/textIndex.js';
 import type { Db } from '../storage/catalogFile.js';
 import { frenchKey } from '../index/textIndex.js';
-import { EARLIER_CATALOG, frenchSearchTerm } from '../storage/textColumns.js';
+import { EARLIER_CATALOG, frenchSearchTerm, TEXT_COLUMNS } from '../storage/textColumns.js';
 import { ServiceUnavailableError } from '../../../failures.js';
 import { intersectPostings, keepPositions, scoreAll, subtractPositions } from './bm25.js';
 import { filterConditions, type Condition } from './filters.js';
@@ -78,6 +78,8 @@ function wordHits(query: GrantQuery, words: InMemoryWords): WordHits | null {
   const terms = wordTerms(query, words.terms);
   if (terms === null) return null;
   const text = words.index();
+  // An earlier release's catalog has no French or label columns: its postings would quietly miss them.
+  if (text.stats.rows > 0 && text.stats.columns !== TEXT_COLUMNS.length) throw new ServiceUnavailableError(EARLIER_CATALOG, 30);
   const wordOf = (keys: readonly string[]) => text.word(keys);
   const postings = terms.must.map(wordOf);
   let hits = intersectPostings(postings);
