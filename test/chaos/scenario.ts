@@ -14,7 +14,7 @@ import net from 'node:net';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { runIndexer } from '../../src/cli/indexer.js';
+import { runIndexer } from '../../indexer/cli.js';
 import { REPO_ROOT } from '../support/api.js';
 import { captureCli, grantRecord, writeNdjson, type GrantRecord } from '../support/catalog.js';
 import { startPrivateElasticsearch, type PrivateElasticsearch } from '../support/elasticsearch.js';

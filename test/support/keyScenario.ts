@@ -11,7 +11,7 @@ import { runAdmin } from '../../src/cli/admin.js';
 import { loadConfig } from '../../src/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
 import { createLogger } from '../../src/log.js';
-import { seedCatalogIfEmpty } from '../../src/seed.js';
+import { seedCatalogIfEmpty } from '../../indexer/seed.js';
 import { startServer } from '../../src/server.js';
 import { tempDir } from './api.js';
 import { API_PREFIX as P, captureCli, writeTinyCatalog } from './catalog.js';

@@ -198,7 +198,7 @@ export class PgAlertStore implements AlertStore {
     // One statement, no transaction: a window of the earliest due messages, read in claim order
     // from the index (alert_messages_due_order) without locks, handed on as an array of seqs (the
     // plan then stays a look-up per message whatever the tables' statistics say: a join of the
-    // window with every alert was planned once and took 600 ms); then those of them that can go
+    // window with every alert can be planned as a scan that takes 600 ms); then those of them that can go
     // (active alert and subscription, no earlier pending message of the same alert and grant) are
     // locked, skipping rows another deliverer holds, claimed and returned with their alert's URL
     // and secrets. The conditions on the message sit at the level that locks it: a row another
@@ -246,7 +246,7 @@ export class PgAlertStore implements AlertStore {
   async recordAttempts(records: readonly AttemptRecord[], disableAfter: number): Promise<void> {
     if (records.length === 0) return;
     const failed = records.filter((r) => r.next.status === 'FAILED').map((r) => r.messageId);
-    // Every outcome in one statement (a round trip per message was the deliverer's bound); a
+    // Every outcome in one statement (a round trip per message would bound the deliverer); a
     // transaction only when a failure may disable an alert.
     const write = async (db: Queryable) =>
       db.query(

@@ -8,9 +8,10 @@ import type { AlertStore } from '../../alerts/store.js';
 import { JSON_CONTENT_TYPE, successBody } from '../envelope.js';
 import { ApiError, notFound } from '../errors.js';
 import { clip, paramValidator, parseQueryString } from '../parameters/queryParams.js';
-import type { Handlers } from '../middleware/dispatch.js';
+import type { Handlers } from '../middleware/routing.js';
 import type { AppState } from '../state.js';
-import { checkAlertBody, readJsonObject } from '../parameters/alertBody.js';
+import { checkAlertBody } from '../parameters/alertBody.js';
+import { readJsonObject } from '../parameters/jsonBody.js';
 import { alertStore, createAlert, deleteAlert, listAlerts, listPage, listPaging, targetPolicy, validateListParams, type AlertsApi } from './alertActions.js';
 
 export type { AlertsApi } from './alertActions.js';

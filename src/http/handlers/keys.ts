@@ -12,11 +12,11 @@ import type { AuditActor } from '../../subscriptions/audit.js';
 import { checkRestrictions, isUnrestricted, isWithin, MAX_KEY_NAME, withinCaller } from '../../subscriptions/keyRestrictions.js';
 import type { SubscriptionRecords } from '../../subscriptions/store.js';
 import { rateLimitOf } from '../../subscriptions/tiers.js';
-import { readJsonObject } from '../parameters/alertBody.js';
+import { readJsonObject } from '../parameters/jsonBody.js';
 import { successBody } from '../envelope.js';
 import { ApiError, notFound } from '../errors.js';
 import { clip, paramValidator, parseQueryString } from '../parameters/queryParams.js';
-import type { Handlers } from '../middleware/dispatch.js';
+import type { Handlers } from '../middleware/routing.js';
 import type { AppState } from '../state.js';
 import { presentKey } from './keyPresentation.js';
 
