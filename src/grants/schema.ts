@@ -79,6 +79,8 @@ export interface Grant {
   isRecurring: boolean | null;
   createdAt: string;
   updatedAt: string;
+  titleFr: string | null;
+  descriptionFr: string | null;
 }
 
 /** The field order of the wire format (and of every stored document). */
@@ -101,6 +103,8 @@ export const GRANT_FIELDS: readonly (keyof Grant)[] = [
   'isRecurring',
   'createdAt',
   'updatedAt',
+  'titleFr',
+  'descriptionFr',
 ];
 
 export const GRANT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
@@ -150,6 +154,8 @@ export const grantSchema = {
     isRecurring: { type: 'boolean', nullable: true, default: null, description: 'Whether the grant comes back every cycle; null when unknown.' },
     createdAt: { type: 'string', format: 'date-time', description: 'When the grant entered the catalog (UTC).' },
     updatedAt: { type: 'string', format: 'date-time', description: 'When the grant last changed at its source (UTC).' },
+    titleFr: { type: 'string', minLength: 1, maxLength: 500, nullable: true, default: null, description: 'The name of the program in French, as the funder publishes it; null when the funder publishes none.' },
+    descriptionFr: { type: 'string', maxLength: 20000, nullable: true, default: null, description: 'The description in French, as the funder publishes it; null when the funder publishes none.' },
   },
 } as unknown as JSONSchemaType<Grant>;
 

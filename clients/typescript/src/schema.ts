@@ -527,6 +527,10 @@ export interface components {
              * @description When the grant last changed at its source (UTC).
              */
             updatedAt: string;
+            /** @description The name of the program in French, as the funder publishes it; null when the funder publishes none. */
+            titleFr: string | null;
+            /** @description The description in French, as the funder publishes it; null when the funder publishes none. */
+            descriptionFr: string | null;
         };
         /** @description A grant with the fields asked for in `fields` (every field by default); id always. */
         GrantFields: {
@@ -590,6 +594,10 @@ export interface components {
              * @description When the grant last changed at its source (UTC).
              */
             updatedAt?: string;
+            /** @description The name of the program in French, as the funder publishes it; null when the funder publishes none. */
+            titleFr?: string | null;
+            /** @description The description in French, as the funder publishes it; null when the funder publishes none. */
+            descriptionFr?: string | null;
         };
         /** @description A page of grants matching the search. */
         GrantSearchAnswer: {
@@ -1121,7 +1129,7 @@ export interface components {
         /** @description The filters of an alert: the filter parameters of GET /grants with the same names, meanings and validation, as one JSON object (lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, facets, fields and cursor are refused. */
         AlertQuery: {
             /**
-             * @description Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
+             * @description Words to find: every word must appear in the title, funder, description, French title or French description, or in the labels of the grant's funder type, funding type, beneficiaries and provinces (in English and French: "Indigenous communities", "prêt"), case and accents ignored; a word matches in English (its word endings ignored) or in French (elided articles such as l' and d' dropped, French endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
              * @example clean energy
              */
             search?: string;
@@ -1645,7 +1653,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
+                 * @description Words to find: every word must appear in the title, funder, description, French title or French description, or in the labels of the grant's funder type, funding type, beneficiaries and provinces (in English and French: "Indigenous communities", "prêt"), case and accents ignored; a word matches in English (its word endings ignored) or in French (elided articles such as l' and d' dropped, French endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
                  * @example clean energy
                  */
                 search?: string;
@@ -1759,7 +1767,7 @@ export interface operations {
                  *       "deadline"
                  *     ]
                  */
-                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt")[];
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr")[];
                 /**
                  * @description The page of results to return, from 1. Must be an integer ≥ 1.
                  * @example 2
@@ -2229,7 +2237,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
+                 * @description Words to find: every word must appear in the title, funder, description, French title or French description, or in the labels of the grant's funder type, funding type, beneficiaries and provinces (in English and French: "Indigenous communities", "prêt"), case and accents ignored; a word matches in English (its word endings ignored) or in French (elided articles such as l' and d' dropped, French endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
                  * @example clean energy
                  */
                 search?: string;
@@ -2335,7 +2343,7 @@ export interface operations {
                  *       "deadline"
                  *     ]
                  */
-                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt")[];
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr")[];
                 /**
                  * @description The file format: one JSON grant per line (ndjson, the default) or CSV with a header row. `ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.
                  * @example csv
