@@ -4973,15 +4973,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5005,15 +4997,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5037,15 +5021,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5069,15 +5045,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5101,15 +5069,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };

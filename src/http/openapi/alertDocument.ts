@@ -205,8 +205,9 @@ export const ALERT_WEBHOOKS: Schema = Object.fromEntries(
           'Signed per Standard Webhooks: webhook-id (stable across retries; de-duplicate on it), webhook-timestamp (Unix seconds) and ' +
           'webhook-signature (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, two space-separated during a secret rotation). Answer 2xx within ' +
           'the timeout; anything else is retried on the schedule.',
-        // Their own tag, and the body's schema inline: openapi-generator's typescript-fetch writes webhooks as operations of
-        // their tag's class (a shared tag would replace the alerts' class) and cannot import a referenced model for them.
+        // Their own tag: openapi-generator's typescript-fetch writes webhooks as operations of their tag's class (a shared
+        // tag would replace the alerts' class). The body is a free-form object, its fields in prose: for a webhook,
+        // typescript-fetch imports no model it could name (a named or inline object schema leaves the class uncompilable).
         tags: ['webhooks'],
         requestBody: {
           required: true,
@@ -214,18 +215,13 @@ export const ALERT_WEBHOOKS: Schema = Object.fromEntries(
             'application/json': {
               schema: {
                 type: 'object',
-                description: 'The event (Standard Webhooks\' shape).',
-                properties: {
-                  type: { type: 'string', description: `The event: ${[...EVENT_TYPES, 'alert.test'].join(', ')}.` },
-                  timestamp: { type: 'string', format: 'date-time', description: 'When the event was made.' },
-                  data: {
-                    type: 'object',
-                    description:
-                      '`alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; ' +
-                      'only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) ' +
-                      'and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing).',
-                  },
-                },
+                additionalProperties: true,
+                description:
+                  'The event (Standard Webhooks\' shape): `type` (the event: ' +
+                  `${[...EVENT_TYPES, 'alert.test'].join(', ')}), \`timestamp\` (when the event was made, ISO 8601) and \`data\`: ` +
+                  '`alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; ' +
+                  'only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) ' +
+                  'and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing).',
               },
             },
           },
