@@ -3,7 +3,8 @@
 // the document executed as the page fills it in (the parameters' and bodies' examples). An
 // operation on one alert, delivery or key follows the flow its `id` parameter describes: the id
 // is pasted from the answer of the operation that made it (createAlert, testAlert, createKey), the
-// rest stays as filled in. Each must show a 2xx on the page. In CI these run; elsewhere they skip
+// rest stays as filled in. Each must show a 2xx on the page, and the alert and delivery lists the
+// alert and message made before them. In CI these run; elsewhere they skip
 // when Chromium is missing.
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
@@ -34,12 +35,12 @@ const ORDER = [
   'getGrant',
   'getUsage',
   'getLimits',
-  'listAlerts',
   'createAlert',
+  'listAlerts',
   'getAlert',
   'updateAlert',
-  'listAlertDeliveries',
   'testAlert',
+  'listAlertDeliveries',
   'retryAlertDelivery',
   'rotateAlertSecret',
   'deleteAlert',
@@ -50,10 +51,13 @@ const ORDER = [
   'getOpenapiDocument',
 ];
 
+/** The lists that must show what was made before them (as the page fills them in: no cursor past it). */
+const LISTED: Record<string, string> = { listAlerts: 'createAlert', listAlertDeliveries: 'testAlert' };
+
 /** The answer's JSON as the page shows it. */
-async function shownAnswer(block: Locator): Promise<{ data?: { id?: string } }> {
+async function shownAnswer(block: Locator): Promise<{ data?: { id?: string } | { id: string }[] }> {
   const text = await block.locator('.live-responses-table .response-col_description pre').first().textContent();
-  return JSON.parse(text ?? 'null') as { data?: { id?: string } };
+  return JSON.parse(text ?? 'null') as { data?: { id?: string } | { id: string }[] };
 }
 
 /** Opens the operation, pastes the ids it needs, executes it and returns the status the page shows. */
@@ -122,9 +126,14 @@ describe('browser: every operation of /docs answers 2xx as "Try it out" fills it
     for (const operationId of ORDER) {
       const { status, block } = await execute(page, tags.get(operationId)!, operationId, ids);
       statuses[operationId] = status;
-      if (operationId === 'createAlert' || operationId === 'testAlert' || operationId === 'createKey') {
-        const id = (await shownAnswer(block)).data?.id;
-        if (id !== undefined) ids.set(operationId, id);
+      if (/^2\d\d$/.test(status) && (operationId === 'createAlert' || operationId === 'testAlert' || operationId === 'createKey')) {
+        const { data } = await shownAnswer(block);
+        if (data !== undefined && !Array.isArray(data) && data.id !== undefined) ids.set(operationId, data.id);
+      }
+      if (/^2\d\d$/.test(status) && LISTED[operationId] !== undefined) {
+        const { data } = await shownAnswer(block);
+        const made = ids.get(LISTED[operationId]);
+        if (!Array.isArray(data) || !data.some((item) => item.id === made)) statuses[operationId] = `${status} without the ${LISTED[operationId]} id ${made}`;
       }
       // Closed again, so that the page stays small.
       await block.locator('.opblock-summary').first().click();

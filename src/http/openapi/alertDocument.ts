@@ -60,7 +60,8 @@ export const ALERT_OPERATIONS: Record<string, AlertOperationDoc> = {
     body: 'AlertInput',
     bodyExample: { name: EXAMPLE_ALERT.name, query: EXAMPLE_ALERT.query, url: EXAMPLE_ALERT.url, events: EXAMPLE_ALERT.events, closingReminderDays: EXAMPLE_ALERT.closingReminderDays },
     params: {},
-    example: answer({ ...EXAMPLE_ALERT, secret: EXAMPLE_SECRET }) },
+    example: answer({ ...EXAMPLE_ALERT, secret: EXAMPLE_SECRET }),
+  },
   'alert GET': { operationId: 'getAlert', summary: 'One alert (never its secret)', status: 200, answer: 'AlertAnswer', params: {}, example: answer(EXAMPLE_ALERT) },
   'alert PATCH': {
     operationId: 'updateAlert',
@@ -70,7 +71,8 @@ export const ALERT_OPERATIONS: Record<string, AlertOperationDoc> = {
     body: 'AlertPatch',
     bodyExample: { status: 'PAUSED' },
     params: {},
-    example: answer({ ...EXAMPLE_ALERT, status: 'PAUSED', updatedAt: '2026-11-24T08:00:00.000Z' }) },
+    example: answer({ ...EXAMPLE_ALERT, status: 'PAUSED', updatedAt: '2026-11-24T08:00:00.000Z' }),
+  },
   'alert DELETE': { operationId: 'deleteAlert', summary: 'Delete an alert (its pending deliveries are dropped)', status: 200, answer: 'AlertDeletedAnswer', params: {}, example: answer({ id: EXAMPLE_ALERT.id, deleted: true }) },
   'alertSecret POST': {
     operationId: 'rotateAlertSecret',
