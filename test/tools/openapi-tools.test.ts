@@ -93,7 +93,7 @@ describe('openapi.json in third-party tools', function () {
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     });
 
-    it('generates a client that compiles under tsc --strict and calls search, one grant, filters, changes, export, usage and limits', async function () {
+    it('generates a client whose every file compiles under tsc --strict, and calls search, one grant, filters, changes, export, usage and limits', async function () {
       rmSync(clientDir, { recursive: true, force: true });
       mkdirSync(clientDir, { recursive: true });
       // The generator as a partner runs it: the committed document, no options, no type mappings.
