@@ -1778,10 +1778,7 @@ export interface operations {
                  * @example 50
                  */
                 limit?: number;
-                /**
-                 * @description Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer. Must be * or a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.
-                 * @example *
-                 */
+                /** @description Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer. Must be * or a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page. For example `*`. */
                 cursor?: string;
             };
             header?: {
@@ -2881,10 +2878,7 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /**
-                 * @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.
-                 * @example WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0
-                 */
+                /** @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page. For example `WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0`. */
                 cursor?: string;
             };
             header?: never;
@@ -3017,10 +3011,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3028,6 +3019,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ontario clean energy for small businesses",
+                 *       "query": {
+                 *         "search": "clean energy",
+                 *         "eligibleProvinces": [
+                 *           "ONTARIO"
+                 *         ],
+                 *         "targetBeneficiaries": [
+                 *           "SMALL_BUSINESS"
+                 *         ],
+                 *         "open": true
+                 *       },
+                 *       "url": "https://partner.example/hooks/grants",
+                 *       "events": [
+                 *         "grant.matched",
+                 *         "grant.updated",
+                 *         "grant.unmatched",
+                 *         "grant.closing"
+                 *       ],
+                 *       "closingReminderDays": 7
+                 *     }
+                 */
                 "application/json": components["schemas"]["AlertInput"];
             };
         };
@@ -3198,7 +3212,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3343,7 +3357,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3488,7 +3502,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3497,6 +3511,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "PAUSED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AlertPatch"];
             };
         };
@@ -3655,15 +3674,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3816,15 +3832,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3981,16 +3994,13 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /**
-                 * @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.
-                 * @example WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0
-                 */
+                /** @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page. For example `WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0`. */
                 cursor?: string;
             };
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -4133,20 +4143,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
                 /**
-                 * @description The id of the message (its `id` in the delivery log, sent as webhook-id).
+                 * @description The id of the message (its `id` in the delivery log, sent as webhook-id). To try it on /docs: POST /alerts/{id}/test queues one and answers its `id`.
                  * @example msg_c2VudE9uY2VBbmRPbmx5T25jZQ
                  */
                 deliveryId: string;
@@ -4433,6 +4440,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Search widget on partner.example",
+                 *       "scopes": [
+                 *         "grants:search",
+                 *         "grants:read"
+                 *       ],
+                 *       "origins": [
+                 *         "https://partner.example"
+                 *       ],
+                 *       "rateLimit": 5
+                 *     }
+                 */
                 "application/json": components["schemas"]["KeyInput"];
             };
         };
@@ -4583,7 +4603,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the key (its `id` field); another subscription's key is a 404.
+                 * @description The id of the key (its `id` field); another subscription's key is a 404. To try it on /docs: create a key (POST /keys) and paste the `id` of its answer.
                  * @example key_Yi1xV2NvZGVXaWRnZXQ
                  */
                 id: string;
@@ -4981,15 +5001,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5013,15 +5025,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5045,15 +5049,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5077,15 +5073,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5109,15 +5097,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };

@@ -176,8 +176,12 @@ function paramDescription(name: string, spec: ParamSpec): string {
   if (name === 'sort') parts.push('Default: relevance with search words, else deadline; relevance needs search words.');
   if (name === 'cursor') parts.push('Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.');
   if (name === 'format') parts.push('`ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.');
+  if (spec.fillIn === false) parts.push(`For example \`${String(spec.example)}\`.`);
   return parts.join(' ');
 }
+
+/** The parameter's `example`, which /docs fills in, unless its definition keeps it to the description. */
+const exampleOf = (spec: ParamSpec): Schema => (spec.fillIn === false ? {} : { example: spec.example });
 
 function parameters(route: RouteSpec): Schema[] {
   const path = route.template
@@ -198,7 +202,7 @@ function parameters(route: RouteSpec): Schema[] {
     description: paramDescription(name, spec),
     ...(spec.kind === 'enumArray' ? { style: 'form', explode: false } : {}),
     schema: paramSchema(spec),
-    example: spec.example,
+    ...exampleOf(spec),
   }));
   return [...path, ...query];
 }
@@ -304,7 +308,7 @@ function configOperation(route: RouteSpec, method: string): Schema {
     .split('/')
     .filter((part) => part.startsWith(':'))
     .map((part) => ({ name: part.slice(1), in: 'path', required: true, ...pathDocs[part.slice(1)], schema: { type: 'string', minLength: 1 } }));
-  const query = Object.entries(doc.params).map(([param, spec]) => ({ name: param, in: 'query', required: false, description: paramDescription(param, spec), schema: paramSchema(spec), example: spec.example }));
+  const query = Object.entries(doc.params).map(([param, spec]) => ({ name: param, in: 'query', required: false, description: paramDescription(param, spec), schema: paramSchema(spec), ...exampleOf(spec) }));
   const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter(
     (code) =>
       code !== 'METHOD_NOT_ALLOWED' &&
@@ -331,7 +335,9 @@ function configOperation(route: RouteSpec, method: string): Schema {
       (method === 'POST' && isKey ? ' Takes no `Idempotency-Key`: replaying the answer would mean keeping the new key in clear; a retry makes a second key, which `GET /keys` lists.' : ''),
     tags: [isKey ? 'keys' : 'alerts'],
     parameters: [...pathParams, ...query, ...(method === 'POST' && !isKey ? [IDEMPOTENCY_KEY] : [])],
-    ...(doc.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body) } } } }),
+    ...(doc.body === undefined
+      ? {}
+      : { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body), ...(doc.bodyExample === undefined ? {} : { example: doc.bodyExample }) } } } }),
     responses,
   };
 }
@@ -340,11 +346,12 @@ const IDEMPOTENCY_KEY: Schema = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
+  // No `example`: /docs would fill the same key into every POST, and a key sent with another request is a 409.
   description:
     'A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. ' +
-    'A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.',
+    'A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. ' +
+    'A new key for each new request: for example `create-alert-7f3c2a`.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
-  example: 'create-alert-7f3c2a',
 };
 
 const jsonExample = (name: string, example: AnswerExample): Schema => ({

@@ -132,6 +132,7 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     message: 'must be * or a nextCursor the API gave out',
     description: 'Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer.',
     example: '*',
+    fillIn: false,
   },
 };
 

@@ -13,6 +13,13 @@ export const MAX_ARRAY_VALUES = 20;
 export interface ParamDoc {
   description: string;
   example: string | number | boolean | readonly string[];
+  /**
+   * false: the OpenAPI document gives the example in the description instead of as the
+   * parameter's `example`, which reference pages (/docs) fill in and send with every other
+   * example: for a value that cannot go with them (a cursor excludes `page`; a list cursor
+   * leads past the example page).
+   */
+  fillIn?: false;
 }
 
 /** One parameter of an endpoint, as partners see it. */
