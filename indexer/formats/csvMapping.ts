@@ -56,19 +56,25 @@ interface Property {
   enum?: unknown[];
   format?: string;
   items?: { enum?: unknown[] };
+  properties?: Record<string, Property>;
 }
 
-/** The kind of each field the Grant schema has, and its allowed values. */
-const FIELD_KINDS: ReadonlyMap<string, { kind: Kind; allowed: readonly string[] }> = new Map(
-  Object.entries(grantSchema.properties as Record<string, Property>).flatMap(([field, p]) => {
-    if (p.type === 'array') return [[field, { kind: 'list' as Kind, allowed: (p.items?.enum ?? []) as string[] }]];
-    if (p.type === 'number') return [[field, { kind: 'number' as Kind, allowed: [] }]];
-    if (p.type === 'boolean') return [[field, { kind: 'boolean' as Kind, allowed: [] }]];
-    if (p.format === 'date-time') return [[field, { kind: 'date' as Kind, allowed: [] }]];
-    if (p.enum !== undefined) return [[field, { kind: 'enum' as Kind, allowed: p.enum.filter((v) => v !== null) as string[] }]];
-    if (p.type === 'string') return [[field, { kind: 'text' as Kind, allowed: [] }]];
-    return [];
-  }),
+type FieldKind = { kind: Kind; allowed: readonly string[] };
+
+function kindsOf(field: string, p: Property): [string, FieldKind][] {
+  if (p.type === 'object') return Object.entries(p.properties ?? {}).flatMap(([key, nested]) => kindsOf(`${field}.${key}`, nested));
+  if (p.type === 'array') return [[field, { kind: 'list', allowed: (p.items?.enum ?? []) as string[] }]];
+  if (p.type === 'number') return [[field, { kind: 'number', allowed: [] }]];
+  if (p.type === 'boolean') return [[field, { kind: 'boolean', allowed: [] }]];
+  if (p.format === 'date-time') return [[field, { kind: 'date', allowed: [] }]];
+  if (p.enum !== undefined) return [[field, { kind: 'enum', allowed: p.enum.filter((v) => v !== null) as string[] }]];
+  if (p.type === 'string') return [[field, { kind: 'text', allowed: [] }]];
+  return [];
+}
+
+/** The kind of each field the Grant schema has (an object's keys as "source.name"…), and its allowed values. */
+const FIELD_KINDS: ReadonlyMap<string, FieldKind> = new Map(
+  Object.entries(grantSchema.properties as Record<string, Property>).flatMap(([field, p]) => kindsOf(field, p)),
 );
 
 const numberFormat = {
@@ -275,6 +281,26 @@ function cellValue(cell: string, plan: FieldPlan, column: string): { value: unkn
   return typeof date === 'string' ? { value: date } : { ...date, reason: `${date.reason} (column "${column}")` };
 }
 
+/**
+ * Keys such as "source.name" gathered into their object ("source"), its keys the mapping does not
+ * fill null; an object whose values are all null is null.
+ */
+function nest(value: Record<string, unknown>): void {
+  const objects = new Set<string>();
+  for (const key of Object.keys(value)) {
+    const dot = key.indexOf('.');
+    if (dot < 0) continue;
+    const outer = key.slice(0, dot);
+    if (!objects.has(outer)) {
+      objects.add(outer);
+      value[outer] = Object.fromEntries([...FIELD_KINDS.keys()].filter((k) => k.startsWith(`${outer}.`)).map((k) => [k.slice(outer.length + 1), null]));
+    }
+    (value[outer] as Record<string, unknown>)[key.slice(dot + 1)] = value[key];
+    delete value[key];
+  }
+  for (const outer of objects) if (Object.values(value[outer] as object).every((v) => v === null)) value[outer] = null;
+}
+
 export type MappedRow = { value: Partial<Record<keyof Grant, unknown>>; problems: [] } | { value: null; problems: Problem[] };
 
 /** One row (header → cell) as a grant record, or every problem the mapping met in it. */
@@ -292,5 +318,6 @@ export function mapRow(row: ReadonlyMap<string, string>, plan: MappingPlan): Map
     if ('reason' in result) problems.push(result);
     else value[field.field] = result.value;
   }
+  nest(value);
   return problems.length > 0 ? { value: null, problems } : { value: value as MappedRow['value'] & object, problems: [] };
 }

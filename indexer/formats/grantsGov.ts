@@ -207,6 +207,7 @@ export function mapOpportunity(kind: RecordKind, fields: RecordFields): Mapped {
       isRecurring: null,
       createdAt: startOfDay(created!, GRANTS_GOV_TIME_ZONE),
       updatedAt: startOfDay(updated ?? created!, GRANTS_GOV_TIME_ZONE),
+      source: { name: 'Grants.gov', id: opportunityId, url: opportunityPage(opportunityId) },
     },
     problems: [],
   };

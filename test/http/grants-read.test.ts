@@ -46,6 +46,7 @@ const WIRE_ORDER = [
   'isRecurring',
   'createdAt',
   'updatedAt',
+  'source',
 ];
 
 // Keys deliberately out of wire order, dates in non-canonical (but valid) forms.
@@ -68,6 +69,7 @@ const FULL_SOURCE: Rec = {
   targetBeneficiaries: ['SMALL_BUSINESS', 'STARTUPS'],
   applicationComplexity: 'HIGH',
   createdAt: '2026-05-01T10:00:00.5+02:00',
+  source: { url: 'https://example.org/programs/42', id: '42', name: 'Prairie open data' },
 };
 
 const FULL_WIRE = {
@@ -89,6 +91,7 @@ const FULL_WIRE = {
   isRecurring: false,
   createdAt: '2026-05-01T08:00:00.500Z',
   updatedAt: '2026-06-01T10:30:00.000Z',
+  source: { name: 'Prairie open data', id: '42', url: 'https://example.org/programs/42' },
 };
 
 const MINIMAL_SOURCE: Rec = {
@@ -121,6 +124,7 @@ const MINIMAL_WIRE = {
   isRecurring: null,
   createdAt: '2026-02-03T04:05:06.000Z',
   updatedAt: '2026-02-03T04:05:06.789Z',
+  source: null,
 };
 
 const LONG_ID = `L${'x'.repeat(127)}`;
@@ -150,6 +154,7 @@ describe('GET /grants/:id', function () {
     expect(Object.keys(res.body.data)).to.deep.equal(WIRE_ORDER);
     expect(res.body.data).to.deep.equal(FULL_WIRE);
     expect(res.text).to.contain('"amountMin":5000,"amountMax":250000.5,');
+    expect(res.text).to.contain('"source":{"name":"Prairie open data","id":"42","url":"https://example.org/programs/42"}}');
   });
 
   it('returns every field of a minimal grant: unknown scalars null, empty lists [], none missing', async function () {

@@ -84,6 +84,7 @@ describe('grants-indexer: the Grants.gov extract', function () {
       eligibleProvinces: [],
       targetBeneficiaries: ['CHARITIES', 'INDIGENOUS_COMMUNITIES', 'MUNICIPALITIES', 'NON_PROFIT'],
       createdAt: '2027-01-05T05:00:00.000Z',
+      source: { name: 'Grants.gov', id: '350001', url: 'https://www.grants.gov/search-results-detail/350001' },
     });
     expect(grants.get('grants-gov-350001')!.description).to.equal(
       'Grants to provide broadband service in rural communities & tribal lands.\n\n * Community centers\n * Public safety\n\n' +

@@ -83,6 +83,13 @@ describe('grants-indexer importers', function () {
       expect(run.err[0]).to.match(/ as ndjson \(guessed from the extension \.ndjson, gzip-compressed;/);
       expect([...(await served(api)).keys()].sort()).to.deep.equal(['g-1', 'g-2']);
 
+      const whole = gzipSync(toNdjson([rec('g-3'), rec('g-4')]));
+      const cut = write('cut.ndjson.gz', whole.subarray(0, whole.length - 12));
+      const truncated = await indexer(['reindex', '--source', cut, '--skip-invalid'], dir);
+      expect(truncated.code).to.equal(3);
+      expect(truncated.err.at(-1)).to.match(new RegExp(`^grants-indexer: ${cut} is not a complete gzip file \\(.*\\): it is damaged or was cut short\\. Nothing was changed\\.$`));
+      expect([...(await served(api)).keys()].sort()).to.deep.equal(['g-1', 'g-2']);
+
       const csv = readFileSync(PROGRAMS_CSV, 'utf8');
       const piped = await indexer(['sync', '--source', '-', '--mapping', PROGRAMS_MAPPING], dir, csv);
       expect(piped.code, piped.err.join('\n')).to.equal(0);
@@ -129,6 +136,7 @@ describe('grants-indexer importers', function () {
         targetBeneficiaries: ['NON_PROFIT', 'MUNICIPALITIES'],
         isRecurring: true,
         createdAt: '2026-09-01T04:00:00.000Z',
+        source: { name: 'Programs spreadsheet', id: 'ON-2027-001', url: null },
       });
       expect(grants.get('CA-2027-100')).to.deep.include({ fundingType: 'WAGE_SUBSIDY', deadline: null, amountMin: 1500 });
       expect(grants.get('CA-2027-100')!.eligibleProvinces).to.have.length(13);

@@ -122,6 +122,14 @@ describe('importers: a CSV row through its mapping', () => {
     });
   });
 
+  it('source.name, source.id and source.url gather into source; all empty, it is null', () => {
+    const sourced = planMapping({ fields: { id: 'ID', 'source.name': { value: 'Sheet' }, 'source.id': 'Ref', 'source.url': 'Link' } });
+    expect(mapRow(new Map([['ID', 'a'], ['Ref', 'r-1'], ['Link', '']]), sourced).value).to.deep.equal({ id: 'a', source: { name: 'Sheet', id: 'r-1', url: null } });
+    const partial = planMapping({ fields: { id: 'ID', 'source.id': 'Ref' } });
+    expect(mapRow(new Map([['ID', 'a'], ['Ref', '']]), partial).value).to.deep.equal({ id: 'a', source: null });
+    expect(mapRow(new Map([['ID', 'a'], ['Ref', 'r-2']]), partial).value).to.deep.equal({ id: 'a', source: { name: null, id: 'r-2', url: null } });
+  });
+
   it('empty cells are null (an empty list for a list)', () => {
     const mapped = mapRow(row({}), plan);
     expect(mapped.value).to.include({ amountMax: null, deadline: null, isRecurring: null });
@@ -181,6 +189,7 @@ describe('importers: a Grants.gov record', () => {
       createdAt: '2027-01-05T05:00:00.000Z',
       updatedAt: '2027-01-06T05:00:00.000Z',
       description: 'A & B\n\nSecond\u00a0para',
+      source: { name: 'Grants.gov', id: '42', url: 'https://www.grants.gov/search-results-detail/42' },
     });
   });
 

@@ -527,6 +527,18 @@ export interface components {
              * @description When the grant last changed at its source (UTC).
              */
             updatedAt: string;
+            /** @description Where the grant was imported from, to trace it to its origin; null when unknown. */
+            source: {
+                /** @description The source's name (such as "Grants.gov"). */
+                name: string;
+                /** @description The grant's identifier at the source (such as a Grants.gov OpportunityID). */
+                id: string;
+                /**
+                 * Format: uri
+                 * @description The grant's page at the source; null when unknown.
+                 */
+                url: string | null;
+            } | null;
         };
         /** @description A grant with the fields asked for in `fields` (every field by default); id always. */
         GrantFields: {
@@ -590,6 +602,18 @@ export interface components {
              * @description When the grant last changed at its source (UTC).
              */
             updatedAt?: string;
+            /** @description Where the grant was imported from, to trace it to its origin; null when unknown. */
+            source?: {
+                /** @description The source's name (such as "Grants.gov"). */
+                name: string;
+                /** @description The grant's identifier at the source (such as a Grants.gov OpportunityID). */
+                id: string;
+                /**
+                 * Format: uri
+                 * @description The grant's page at the source; null when unknown.
+                 */
+                url: string | null;
+            } | null;
         };
         /** @description A page of grants matching the search. */
         GrantSearchAnswer: {
@@ -1759,7 +1783,7 @@ export interface operations {
                  *       "deadline"
                  *     ]
                  */
-                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt")[];
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "source")[];
                 /**
                  * @description The page of results to return, from 1. Must be an integer ≥ 1.
                  * @example 2
@@ -2335,7 +2359,7 @@ export interface operations {
                  *       "deadline"
                  *     ]
                  */
-                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt")[];
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "source")[];
                 /**
                  * @description The file format: one JSON grant per line (ndjson, the default) or CSV with a header row. `ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.
                  * @example csv
