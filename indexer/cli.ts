@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { loadConfig, SEARCH_ENGINES, type Config } from '../src/config.js';
 import { IngestionRefused, reindexFromSource, syncFromSource, type IngestionOptions, type OpenWriter } from './pipeline.js';
 import { isTimeZone } from './dates.js';
+import { printable } from './printable.js';
 import { SourceUnreadable } from './formats/bytes.js';
 import { planMapping, type MappingPlan } from './formats/csvMapping.js';
 import { FORMATS, type Format } from './formats/detect.js';
@@ -149,8 +150,8 @@ async function ingest<T>(step: () => Promise<T>, source: string): Promise<T> {
     return await step();
   } catch (error) {
     if (error instanceof IngestionRefused) throw new CliExit(error.message, EXIT_OF_REFUSAL[error.kind]);
-    if (error instanceof SourceUnreadable) throw new CliExit(`${error.message}. Nothing was changed.`, EXIT.failed);
-    if (error instanceof ImportMisuse) throw new UsageError(error.message);
+    if (error instanceof SourceUnreadable) throw new CliExit(`${printable(error.message)}. Nothing was changed.`, EXIT.failed);
+    if (error instanceof ImportMisuse) throw new UsageError(printable(error.message));
     // The source failing while it is read (removed, its permissions changed): said in words.
     const problem = fileProblem(error);
     const file = (error as { path?: unknown } | null)?.path;

@@ -6,7 +6,7 @@ import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { constants, gunzipSync } from 'node:zlib';
 import { endOfDay, isoDay, DEFAULT_TIME_ZONE } from './dates.js';
-import { gunzip, peek, SourceUnreadable, utf8Text } from './formats/bytes.js';
+import { gunzip, peek, utf8Text } from './formats/bytes.js';
 import { readCsv } from './formats/csv.js';
 import type { MappingPlan } from './formats/csvMapping.js';
 import { guessFormat, packingOf, type Format, type Packing } from './formats/detect.js';
@@ -182,4 +182,3 @@ async function* grantsGovRecords(texts: Texts, note: (line: string) => void): As
   if (superseded > 0) note(`grants-gov: ${superseded} older version(s) of opportunities skipped (the latest Version of each wins)`);
 }
 
-export { SourceUnreadable };

@@ -1,6 +1,7 @@
 // Source records → validated grants, with every rejection reported and counted.
 import { validateGrant, type Grant } from '../src/grants/schema.js';
 import type { SyncItem } from '../src/search/engine.js';
+import { printable } from './printable.js';
 import type { SourceRecord } from './source.js';
 
 export interface Rejection {
@@ -29,7 +30,7 @@ export class RejectionLog {
     this.count += 1;
     const about = [rejection.where, rejection.id === null ? undefined : `id ${JSON.stringify(rejection.id)}`].filter((a) => a !== undefined);
     const problems = rejection.problems.map((p) => `${p.field}: ${p.reason}`).join('; ');
-    this.report(`rejected record ${rejection.number}${about.length === 0 ? '' : ` (${about.join(', ')})`}: ${problems}`);
+    this.report(printable(`rejected record ${rejection.number}${about.length === 0 ? '' : ` (${about.join(', ')})`}: ${problems}`));
     this.sink(rejection);
   }
 
@@ -42,7 +43,7 @@ export class RejectionLog {
     this.count += 1;
     const number = this.numbers.get(grant);
     const reason = 'appears more than once in the source; the first one was kept';
-    this.report(`rejected record${number === undefined ? '' : ` ${number}`} (id ${JSON.stringify(grant.id)}): id: ${reason}`);
+    this.report(printable(`rejected record${number === undefined ? '' : ` ${number}`} (id ${JSON.stringify(grant.id)}): id: ${reason}`));
     this.sink({ number: number ?? 0, id: grant.id, problems: [{ field: 'id', reason }], raw: grant });
   }
 }

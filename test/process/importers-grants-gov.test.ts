@@ -164,5 +164,13 @@ describe('grants-indexer: the Grants.gov extract', function () {
     expect(stdin.code).to.equal(2);
     expect(stdin.err.join('\n')).to.contain('a Grants.gov extract is read from a file');
     expect([...(await served(api)).keys()].sort()).to.deep.equal(SEEDED);
+
+    // The shrink guard holds for every format: 4 opportunities would replace 10 grants.
+    const ten = Array.from({ length: 10 }, (_, i) => `t-${i}`);
+    await seed(ten);
+    const shrink = await indexer(['reindex', '--source', ZIP], dir);
+    expect(shrink.code).to.equal(4);
+    expect(shrink.err.at(-1)).to.contain('this reindex would shrink the live catalog from 10 to 4 grants');
+    expect([...(await served(api)).keys()].sort()).to.deep.equal(ten);
   });
 });

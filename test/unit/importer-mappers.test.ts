@@ -7,6 +7,7 @@ import { guessFormat } from '../../indexer/formats/detect.js';
 import { bombReason, MAX_RATIO } from '../../indexer/formats/zip.js';
 import { cut, FORECAST, mapOpportunity, outranks, plainText, rankOf, SYNOPSIS, versionNumber } from '../../indexer/formats/grantsGov.js';
 import { withDayDeadline } from '../../indexer/importers.js';
+import { RejectionLog } from '../../indexer/validation.js';
 
 const text = (s: string) => Buffer.from(s);
 const fields = (record: Record<string, string | string[]>) => new Map(Object.entries(record).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
@@ -233,5 +234,17 @@ describe('importers: a Grants.gov record', () => {
     expect(plainText('<ul><li>One</li><li>Two &lt;3</li></ul><script>x</script>')).to.equal('* One\n * Two <3');
     expect(cut('alpha beta gamma', 12)).to.equal('alpha beta…');
     expect(cut('short', 12)).to.equal('short');
+  });
+});
+
+describe('importers: the rejection report', () => {
+  it('shows the control characters of a source as escapes: a record cannot rewrite the terminal or forge a report line', () => {
+    const lines: string[] = [];
+    const sunk: unknown[] = [];
+    const log = new RejectionLog((line) => lines.push(line), (rejection) => sunk.push(rejection));
+    log.reject({ number: 7, where: 'line 8', id: 'x\u001b[2J', problems: [{ field: 'funderType', reason: 'unknown value "\u001b[31mred\nrejected record 1: forged"' }] });
+    expect(lines).to.deep.equal(['rejected record 7 (line 8, id "x\\u001b[2J"): funderType: unknown value "\\u001b[31mred\\u000arejected record 1: forged"']);
+    expect(sunk).to.have.length(1);
+    expect(log.count).to.equal(1);
   });
 });
