@@ -206,6 +206,11 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
       source,
     );
     if (mapping !== undefined && importer.format !== 'csv') throw new UsageError(`--mapping is for CSV sources; ${source} is read as ${importer.format}`);
+    if (zone !== undefined && importer.format !== 'ndjson' && importer.format !== 'json') {
+      throw new UsageError(
+        `--time-zone is for NDJSON and JSON sources; ${source} is read as ${importer.format}, whose dates ${importer.format === 'csv' ? 'take the mapping\'s timeZone' : 'are US Eastern'}`,
+      );
+    }
     const name = source === '-' ? 'standard input' : source;
     io.err(`reading ${name} as ${importer.format}${importer.reason === null ? '' : ` (guessed from ${importer.reason}; --format to choose)`}`);
     const rejects = values['skip-invalid'] === true ? new RejectsReport(typeof values.rejects === 'string' ? values.rejects : defaultRejectsPath(new Date())) : null;

@@ -108,6 +108,7 @@ describe('grants-indexer importers', function () {
         [['--source', PROGRAMS_CSV, '--mapping', write('bad.json', '{"fields":{"titel":"Name"}}')], 'fields.titel: is not a field of a grant'],
         [['--source', PROGRAMS_CSV, '--mapping', write('broken.json', '{"fields":')], 'is not valid JSON'],
         [['--source', ndjson, '--rejects', 'r.ndjson'], '--rejects goes with --skip-invalid'],
+        [['--source', PROGRAMS_CSV, '--mapping', PROGRAMS_MAPPING, '--time-zone', 'UTC'], "--time-zone is for NDJSON and JSON sources; " + PROGRAMS_CSV + " is read as csv, whose dates take the mapping's timeZone"],
       ] as const) {
         const run = await indexer(['reindex', ...args], dir);
         expect(run.code, args.join(' ')).to.equal(2);
