@@ -1,6 +1,7 @@
 // grants-indexer: loads source records into the search engine (reindex, sync, status, rollback).
 // A thin wrapper: the reading, validation and guards are the ingestion pipeline's (pipeline.ts).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { loadConfig, SEARCH_ENGINES, type Config } from '../src/config.js';
 import { IngestionRefused, reindexFromSource, syncFromSource, type IngestionOptions, type OpenWriter } from './pipeline.js';
 import { isTimeZone } from './dates.js';
@@ -201,6 +202,11 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
       }
     }
     if (values.rejects !== undefined && values['skip-invalid'] !== true) throw new UsageError('--rejects goes with --skip-invalid (the rejected records of a run that indexes the rest)');
+    if (typeof values.rejects === 'string') {
+      const folder = unusablePath(path.dirname(path.resolve(values.rejects)), 'folder');
+      if (folder !== null) throw new UsageError(`the folder of the rejects file ${values.rejects} ${folder}`);
+      if (existsSync(values.rejects) && statSync(values.rejects).isDirectory()) throw new UsageError(`the rejects file ${values.rejects} is a folder, not a file`);
+    }
     const importer = await ingest(
       () => openImporter({ source, format: format as Format | undefined, mapping, timeZone: zone as string | undefined, note: io.err }),
       source,
