@@ -531,6 +531,18 @@ export interface components {
             titleFr: string | null;
             /** @description The description in French, as the funder publishes it; null when the funder publishes none. */
             descriptionFr: string | null;
+            /** @description Where the grant was imported from, to trace it to its origin; null when unknown. */
+            source: {
+                /** @description The source's name (such as "Grants.gov"). */
+                name: string;
+                /** @description The grant's identifier at the source (such as a Grants.gov OpportunityID). */
+                id: string;
+                /**
+                 * Format: uri
+                 * @description The grant's page at the source; null when unknown.
+                 */
+                url: string | null;
+            } | null;
         };
         /** @description A grant with the fields asked for in `fields` (every field by default); id always. */
         GrantFields: {
@@ -598,6 +610,18 @@ export interface components {
             titleFr?: string | null;
             /** @description The description in French, as the funder publishes it; null when the funder publishes none. */
             descriptionFr?: string | null;
+            /** @description Where the grant was imported from, to trace it to its origin; null when unknown. */
+            source?: {
+                /** @description The source's name (such as "Grants.gov"). */
+                name: string;
+                /** @description The grant's identifier at the source (such as a Grants.gov OpportunityID). */
+                id: string;
+                /**
+                 * Format: uri
+                 * @description The grant's page at the source; null when unknown.
+                 */
+                url: string | null;
+            } | null;
         };
         /** @description A page of grants matching the search. */
         GrantSearchAnswer: {
@@ -1767,7 +1791,7 @@ export interface operations {
                  *       "deadline"
                  *     ]
                  */
-                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr")[];
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source")[];
                 /**
                  * @description The page of results to return, from 1. Must be an integer ≥ 1.
                  * @example 2
@@ -2340,7 +2364,7 @@ export interface operations {
                  *       "deadline"
                  *     ]
                  */
-                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr")[];
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source")[];
                 /**
                  * @description The file format: one JSON grant per line (ndjson, the default) or CSV with a header row. `ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.
                  * @example csv
