@@ -16,7 +16,7 @@ import { ALERT_CODES, ALERT_OPERATIONS, ALERT_PATH_PARAMS, ALERT_SCHEMAS, ALERT_
 import { scopeFor } from '../middleware/keyRestrictionChecks.js';
 import { KEY_CODES, KEY_OPERATIONS, KEY_PATH_PARAMS, KEY_SCHEMAS, keyOnlyCode } from './keyDocument.js';
 import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXAMPLE_META, EXPORT_EXAMPLES, VALIDATION_ERROR_EXAMPLE, type AnswerExample } from './examples.js';
-import { DATE_MESSAGE, DATE_PATTERN, MAX_ARRAY_VALUES, type ParamSpec, type ParamSpecs } from '../parameters/queryParams.js';
+import { DATE_MESSAGE, DATE_PATTERN, maxListValues, type ParamSpec, type ParamSpecs } from '../parameters/queryParams.js';
 import { API_PREFIX, ROUTES, type RouteName, type RouteSpec } from '../routeTable.js';
 import type { AppState } from '../state.js';
 import { MCP_REQUEST_EXAMPLE, MCP_RESPONSE_EXAMPLE, MCP_SCHEMAS, MCP_TOOL_NAMES } from './mcpDocument.js';
@@ -127,7 +127,7 @@ export function paramSchema(spec: ParamSpec): Schema {
     case 'enum':
       return { type: 'string', enum: [...spec.values] };
     case 'enumArray':
-      return { type: 'array', maxItems: MAX_ARRAY_VALUES, uniqueItems: true, items: { type: 'string', enum: [...spec.values] } };
+      return { type: 'array', maxItems: maxListValues(spec.values), uniqueItems: true, items: { type: 'string', enum: [...spec.values] } };
   }
 }
 
@@ -165,7 +165,7 @@ function paramDescription(name: string, spec: ParamSpec): string {
     const [a, b] = spec.example as readonly string[];
     const second = b ?? a;
     parts.push(
-      `A list, written comma-separated: \`${name}=${a},${second}\` (values of one parameter are ORed, at most ${MAX_ARRAY_VALUES} distinct). ` +
+      `A list, written comma-separated: \`${name}=${a},${second}\` (values of one parameter are ORed, at most ${maxListValues(spec.values as readonly string[])} distinct). ` +
         `The server also accepts the parameter repeated (\`${name}=${a}&${name}=${second}\`) and the bracketed form (\`${name}[]=${a}&${name}[]=${second}\`).`,
     );
   }
