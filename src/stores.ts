@@ -27,7 +27,7 @@ export interface OpenStoresOptions extends OpenStoreOptions {
  * needs the same SECRETS_KEY; the embedded default keeps a key of its own in DATA_DIR (created,
  * and logged, the first time). Null with DATABASE_URL and no SECRETS_KEY.
  */
-export function secretBox(config: Config, kind: StoreKind, log: Logger): SecretBox | null {
+function secretBox(config: Config, kind: StoreKind, log: Logger): SecretBox | null {
   if (config.alerts.secretsKey !== null) return SecretBox.fromKeys(config.alerts.secretsKey, ...config.alerts.secretsKeyPrevious);
   if (kind !== 'sqlite') return null;
   const kept = SecretBox.inDataDir(config.dataDir);
@@ -35,6 +35,7 @@ export function secretBox(config: Config, kind: StoreKind, log: Logger): SecretB
   return kept.box;
 }
 
+/** Opens the stores of `config`'s database; the subscriptions store is closed again when the alerts part fails. */
 export async function openStores(config: Config, log: Logger, options: OpenStoresOptions = {}): Promise<Stores> {
   const store = await openStore(config, log, options);
   if (options.alerts === false) return { store, alerts: null };

@@ -5,7 +5,7 @@ import { jsonForTerminal, terminal } from '../../terminalText.js';
 import { CliExit, type Command, type Io, type ParsedArgs } from '../runner.js';
 import { COMMON, EXIT, JSON_OPTIONS, usage, type Session } from './session.js';
 
-/** The alerts commands. */
+/** grants-admin's alerts commands, on the stores of `session`, printing to `io`. */
 export function alertCommands(session: Session, io: Io): Command[] {
   const open = async (values: ParsedArgs['values']) => (await session.openAlerts(values)).store;
   const line = (a: Alert) => terminal`${a.id}  ${a.status.padEnd(8)}  ${a.subscriptionId}  ${a.events.length} events  ${a.url}  ${a.name}`;

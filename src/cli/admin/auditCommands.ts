@@ -4,7 +4,7 @@ import { UsageError, type Command, type Io } from '../runner.js';
 import { instantArg, positiveInt } from './arguments.js';
 import { EXIT, JSON_OPTIONS, usage, type Session } from './session.js';
 
-/** The audit command. */
+/** grants-admin's audit command, on the stores of `session`, printing to `io`. */
 export function auditCommands(session: Session, io: Io): Command[] {
   return [
     {

@@ -5,7 +5,7 @@ import { jsonForTerminal } from '../../terminalText.js';
 import { CliExit, noDatabase, UsageError, type Command, type Io } from '../runner.js';
 import { COMMON, EXIT, usage, type Session } from './session.js';
 
-/** The database commands. */
+/** grants-admin's database commands, on the stores of `session`, printing to `io`. */
 export function databaseCommands(session: Session, io: Io): Command[] {
   return [
     {

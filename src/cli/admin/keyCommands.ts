@@ -8,10 +8,10 @@ import { instantArg, listArg, positiveInt } from './arguments.js';
 import { ADMIN, COMMON, EXIT, JSON_OPTIONS, mustExist, usage, type Session } from './session.js';
 
 /** The longest grace period a rotated key may keep working: 30 days. */
-export const MAX_GRACE_SECONDS = 30 * 86_400;
+const MAX_GRACE_SECONDS = 30 * 86_400;
 
 /** A key's restrictions in a few words. */
-export function restrictionWords(r: KeyRestrictions): string {
+function restrictionWords(r: KeyRestrictions): string {
   if (isUnrestricted(r)) return 'unrestricted';
   const parts: string[] = [];
   if (r.scopes !== null) parts.push(`scopes ${r.scopes.join(',')}`);
@@ -40,7 +40,7 @@ export const keyLine = (k: ApiKeyInfo, now: Date): string =>
 /** A key's revocation as a word: '' while it works, "REVOKED FROM <time>" during a rotation's grace, else "REVOKED <time>". */
 const revocation = (at: string | null, now: string) => (at === null ? '' : at > now ? `  REVOKED FROM ${at}` : `  REVOKED ${at}`);
 
-/** The key commands. */
+/** grants-admin's key commands, on the stores of `session`, printing to `io`. */
 export function keyCommands(session: Session, io: Io): Command[] {
   return [
     {

@@ -3,7 +3,7 @@ import { rotateDataDirKey } from '../../alerts/secrets.js';
 import type { Command, Io } from '../runner.js';
 import { COMMON, EXIT, usage, type Session } from './session.js';
 
-/** The secrets commands. */
+/** grants-admin's secrets commands, on the stores of `session`, printing to `io`. */
 export function secretsCommands(session: Session, io: Io): Command[] {
   return [
     {

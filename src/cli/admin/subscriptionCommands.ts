@@ -54,7 +54,7 @@ function summary(shown: Shown, now: string): string[] {
   return lines;
 }
 
-/** The subscription commands. */
+/** grants-admin's subscription commands, on the stores of `session`, printing to `io`. */
 export function subscriptionCommands(session: Session, io: Io): Command[] {
   return [
     {
