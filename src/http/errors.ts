@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 import { InvalidBodyError, InvalidInputError, NotFoundError, ServiceUnavailableError, SyncExpiredError, type ErrorDetail } from '../failures.js';
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
-import { errorBody } from './envelope.js';
+import { commonGrantsErrorBody, errorBody } from './envelope.js';
 import { outcomeOf } from './requestOutcome.js';
 import type { AppState } from './state.js';
 
@@ -158,7 +158,7 @@ export function errorHandler(log: Logger): Middleware<AppState> {
       ctx.status = error.status;
       ctx.set(error.headers);
       if (error.status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="grants-api"');
-      ctx.body = errorBody(ctx.state.requestId, error);
+      ctx.body = ctx.state.route?.protocol === 'commonGrants' ? commonGrantsErrorBody(ctx.state.requestId, error.status, error) : errorBody(ctx.state.requestId, error);
     }
   };
 }
