@@ -88,7 +88,7 @@ describe('OpenAPI document: content', function () {
   });
 
   it('has tags with descriptions, a license and a contact, and every response header by reference', function () {
-    expect(doc.tags.map((t: Schema) => t.name)).to.have.members(['grants', 'subscription', 'alerts', 'keys', 'mcp', 'webhooks', 'openapi']);
+    expect(doc.tags.map((t: Schema) => t.name)).to.have.members(['grants', 'subscription', 'alerts', 'keys', 'common-grants', 'mcp', 'webhooks', 'openapi']);
     for (const tag of doc.tags) expect(tag.description, tag.name).to.be.a('string').with.length.above(10);
     expect(doc.info.license.name).to.be.a('string');
     expect(doc.info.contact.email).to.match(/@/);

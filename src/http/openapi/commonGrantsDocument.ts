@@ -96,7 +96,7 @@ const answer = (description: string, fields: Schema, required: readonly string[]
 
 const PAGE_FIELDS: Schema = {
   items: { type: 'array', items: ref('CommonGrantsOpportunity'), description: 'The opportunities of this page, in order.' },
-  paginationInfo: ref('CommonGrantsPaginationInfo'),
+  paginationInfo: { ...ref('CommonGrantsPaginationInfo'), description: 'Where this page lies in the matches.' },
 };
 
 export const COMMON_GRANTS_SCHEMAS: Schema = {
@@ -171,7 +171,7 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
     },
     ['items', 'paginationInfo', 'sortInfo', 'filterInfo'],
   ),
-  CommonGrantsOpportunityAnswer: answer('One opportunity.', { data: ref('CommonGrantsOpportunity') }, ['data']),
+  CommonGrantsOpportunityAnswer: answer('One opportunity.', { data: { ...ref('CommonGrantsOpportunity'), description: 'The opportunity asked for.' } }, ['data']),
   CommonGrantsSearchBody: {
     ...object('A CommonGrants search: every part optional; filters combine with AND.', [], {
       search: str('Words to find, with the search syntax of GET /grants.', { maxLength: MAX_SEARCH_LENGTH }),
@@ -180,22 +180,22 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
           type: 'array',
           minItems: 1,
           items: { type: 'string', enum: [...OPP_STATUSES] },
-          description: 'Statuses.',
+          description: 'The statuses.',
         }),
         closeDateRange: filterOf('The deadline lies in [min, max]: a date (its first or last millisecond, UTC) or a date-time with its offset.', ['between'], {
           type: 'object',
           additionalProperties: false,
           required: ['min', 'max'],
-          properties: { min: str('From.'), max: str('To.') },
+          properties: { min: str('The start of the range.'), max: str('The end of the range.') },
           description: 'The range.',
         }),
-        minAwardAmountRange: filterOf('The grant\'s amountMin lies in [min, max], in that currency (grants in the other currency are left out).', ['between'], ref('CommonGrantsMoneyRange')),
-        maxAwardAmountRange: filterOf('The grant\'s amountMax lies in [min, max], in that currency.', ['between'], ref('CommonGrantsMoneyRange')),
+        minAwardAmountRange: filterOf('The grant\'s amountMin lies in [min, max], in that currency (grants in the other currency are left out).', ['between'], { ...ref('CommonGrantsMoneyRange'), description: 'The amount range.' }),
+        maxAwardAmountRange: filterOf('The grant\'s amountMax lies in [min, max], in that currency.', ['between'], { ...ref('CommonGrantsMoneyRange'), description: 'The amount range.' }),
         customFilters: object(
           'Filters on the custom fields: the grant holds any of the values.',
           [],
           Object.fromEntries(
-            Object.entries(CUSTOM_FILTERS).map(([name, spec]) => [name, filterOf(`${name} is any of the values.`, ['in'], { type: 'array', minItems: 1, items: { type: 'string', enum: [...spec.values] }, description: 'Values.' })]),
+            Object.entries(CUSTOM_FILTERS).map(([name, spec]) => [name, filterOf(`${name} is any of the values.`, ['in'], { type: 'array', minItems: 1, items: { type: 'string', enum: [...spec.values] }, description: 'The values, any of which matches.' })]),
           ),
         ),
       }),
@@ -211,7 +211,7 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
     }),
     examples: [{ search: 'energy', filters: { status: { operator: 'in', value: ['open'] }, customFilters: { eligibleProvinces: { operator: 'in', value: ['ONTARIO'] } } }, sorting: { sortBy: 'keyDates.closeDate' }, pagination: { pageSize: 10 } }],
   },
-  CommonGrantsMoneyRange: object('An amount range in one currency.', ['min', 'max'], { min: money('From.'), max: money('To.') }),
+  CommonGrantsMoneyRange: object('An amount range in one currency.', ['min', 'max'], { min: money('The smallest amount of the range.'), max: money('The largest amount of the range.') }),
   CommonGrantsErrorEnvelope: object("An error on a CommonGrants route: the protocol's Error and the envelope.", ['status', 'message', 'errors', 'success', 'error', 'meta'], {
     status: { type: 'integer', description: 'The HTTP status.' },
     message: str('What went wrong (error.message).'),
@@ -221,7 +221,7 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
       items: { oneOf: [ref('ErrorDetail'), object('The error.', ['code', 'message'], { code: str('The error code.'), message: str('What went wrong.') })] },
     },
     success: { type: 'boolean', const: false, description: 'Always false in an error answer.' },
-    error: ref('ErrorBody'),
-    meta: ref('Meta'),
+    error: { ...ref('ErrorBody'), description: 'What went wrong, as in every error envelope.' },
+    meta: { ...ref('Meta'), description: 'About this answer.' },
   }),
 };
