@@ -100,6 +100,28 @@ describe('TypeScript SDK: reading grants against a real API', function () {
     expect(filters.data.eligibleProvinces).to.include('ONTARIO');
   });
 
+  it('commonGrants: list, get by UUID and by id, search; the same data as the API serves', async () => {
+    const page = await client.commonGrants.list({ pageSize: 2 });
+    expect(page.items).to.have.length(2);
+    expect(page.paginationInfo).to.include({ page: 1, pageSize: 2 });
+    const [first] = page.items;
+    const grantId = first.customFields.grantsApiId.value as string;
+    const byUuid = await client.commonGrants.get(first.id);
+    const byId = await client.commonGrants.get(grantId);
+    expect(byUuid.data).to.deep.equal(first);
+    expect(byId.data).to.deep.equal(first);
+    const found = await client.commonGrants.search({ search: 'energy', filters: { customFilters: { eligibleProvinces: { operator: 'in', value: ['ONTARIO'] } } }, pagination: { pageSize: 3 } });
+    const same = await api.request(`${API_PREFIX}/common-grants/opportunities/search`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ search: 'energy', filters: { customFilters: { eligibleProvinces: { operator: 'in', value: ['ONTARIO'] } } }, pagination: { pageSize: 3 } }),
+    });
+    expect(found.items).to.deep.equal(same.body.items);
+    expect(found.sortInfo).to.deep.equal({ sortBy: 'custom', customSortBy: 'relevance', sortOrder: 'desc' });
+    const missing = await apiErrorOf(sdk, client.commonGrants.get('no-such-grant'));
+    expect(missing).to.include({ status: 404, code: 'NOT_FOUND' });
+  });
+
   it('usage and limits of the subscription', async () => {
     const limits = await client.subscription.limits();
     expect(limits.data.subscription.tier).to.equal('ENTERPRISE');
