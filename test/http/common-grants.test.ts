@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { opportunityUuid } from '../../src/grants/commonGrants.js';
 import type { TestApi, TestResponse } from '../support/api.js';
-import { API_PREFIX as P, grantRecord, indexOrThrow, startApiOnCatalog, stopCatalogApi, writeNdjson, type GrantRecord } from '../support/catalog.js';
+import { API_PREFIX as P, grantRecord, indexOrThrow, runSqliteIndexer, startApiOnCatalog, stopCatalogApi, writeNdjson, type GrantRecord } from '../support/catalog.js';
 import { tempDir } from '../support/api.js';
 
 const CG = `${P}/common-grants/opportunities`;
@@ -218,6 +218,31 @@ describe('CommonGrants routes', function () {
       expect((await api.request(`${CG}/g-1`, { key })).status).to.equal(200);
       expectRefused(await api.request(CG, { key }), 403, 'SCOPE_NOT_ALLOWED');
       expectRefused(await api.request(`${CG}/search`, { key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }), 403, 'SCOPE_NOT_ALLOWED');
+    });
+  });
+
+  describe('an opportunity added by a sync', function () {
+    let clockMs = NOW.getTime();
+    let synced: TestApi;
+    before(async function () {
+      const dir = tempDir('common-grants-sync-');
+      await indexOrThrow(dir, ['reindex', '--source', writeNdjson(dir, 'source.ndjson', RECORDS.slice(0, 2))]);
+      synced = await startApiOnCatalog(dir, {}, { clock: () => new Date(clockMs) });
+    });
+    after(async function () {
+      await stopCatalogApi(synced);
+    });
+
+    it('answers by its id at once and by its UUID once the map is built again (at most 10 seconds later)', async function () {
+      expect((await synced.request(`${CG}/${opportunityUuid('g-1')}`)).status).to.equal(200);
+      const run = await runSqliteIndexer(['sync', '--source', writeNdjson(synced.dataDir, 'more.ndjson', [grantRecord('g-9', { title: 'Added later' })])], synced.dataDir);
+      expect(run.code, run.err.join('\n')).to.equal(0);
+      expect((await synced.request(`${CG}/g-9`)).body.data.title).to.equal('Added later');
+      expectRefused(await synced.request(`${CG}/${opportunityUuid('g-9')}`), 404, 'NOT_FOUND');
+      clockMs += 10_000;
+      const byUuid = await synced.request(`${CG}/${opportunityUuid('g-9')}`);
+      expect(byUuid.status, byUuid.text).to.equal(200);
+      expect(byUuid.body.data.customFields.grantsApiId.value).to.equal('g-9');
     });
   });
 });
