@@ -1524,6 +1524,25 @@ export interface components {
          *         "pageSize": 10
          *       }
          *     }
+         * @example {
+         *       "search": "Hamilton heat pumps",
+         *       "filters": {
+         *         "customFilters": {
+         *           "fundingType": {
+         *             "operator": "in",
+         *             "value": [
+         *               "REBATE"
+         *             ]
+         *           }
+         *         }
+         *       },
+         *       "sorting": {
+         *         "sortBy": "keyDates.closeDate"
+         *       },
+         *       "pagination": {
+         *         "pageSize": 1
+         *       }
+         *     }
          */
         CommonGrantsSearchBody: {
             /** @description Words to find, with the search syntax of GET /grants. */

@@ -23,12 +23,18 @@ export interface CommonGrantsOperationDoc {
   summary: string;
   description: string;
   answer: string;
+  /** The name of the request body's schema, and the example body the example answer answers. */
   body?: string;
+  exampleBody?: unknown;
+  /** The request (path and query under the API prefix) that gives the example answer over the fixture catalog, at the time of EXAMPLE_META. */
   request: string;
   example: unknown;
 }
 
-const paginationInfo = { page: 1, pageSize: 1, totalItems: 1, totalPages: 1 };
+/** The example grant's place in the list (most recently modified first) of the fixture catalog. */
+const EXAMPLE_PLACE = 329;
+const FIXTURE_GRANTS = 600;
+const SEARCH_EXAMPLE = { search: 'Hamilton heat pumps', filters: { customFilters: { fundingType: { operator: 'in', value: ['REBATE'] } } }, sorting: { sortBy: 'keyDates.closeDate' }, pagination: { pageSize: 1 } };
 
 export const COMMON_GRANTS_OPERATIONS: Partial<Record<RouteName, CommonGrantsOperationDoc>> = {
   commonGrantsOpportunities: {
@@ -36,8 +42,8 @@ export const COMMON_GRANTS_OPERATIONS: Partial<Record<RouteName, CommonGrantsOpe
     summary: 'The catalog as CommonGrants opportunities, most recently modified first',
     description: `${ABOUT} Pages with \`page\` and \`pageSize\` (default ${DEFAULT_PAGE_SIZE}, at most ${MAX_LIMIT}).`,
     answer: 'CommonGrantsListAnswer',
-    request: '/common-grants/opportunities?pageSize=1',
-    example: { status: 200, message: 'Success', items: [EXAMPLE_OPPORTUNITY], paginationInfo, meta: EXAMPLE_META },
+    request: `/common-grants/opportunities?page=${EXAMPLE_PLACE}&pageSize=1`,
+    example: { status: 200, message: 'Success', items: [EXAMPLE_OPPORTUNITY], paginationInfo: { page: EXAMPLE_PLACE, pageSize: 1, totalItems: FIXTURE_GRANTS, totalPages: FIXTURE_GRANTS }, meta: EXAMPLE_META },
   },
   commonGrantsSearch: {
     operationId: 'searchCommonGrantsOpportunities',
@@ -49,14 +55,15 @@ export const COMMON_GRANTS_OPERATIONS: Partial<Record<RouteName, CommonGrantsOpe
       'Refused with a 400 naming the field: `totalFundingAvailableRange`, the `outside` operator, sorting by status, total funding or award count.',
     answer: 'CommonGrantsSearchAnswer',
     body: 'CommonGrantsSearchBody',
+    exampleBody: SEARCH_EXAMPLE,
     request: '/common-grants/opportunities/search',
     example: {
       status: 200,
       message: 'Success',
       items: [EXAMPLE_OPPORTUNITY],
-      paginationInfo,
+      paginationInfo: { page: 1, pageSize: 1, totalItems: 1, totalPages: 1 },
       sortInfo: { sortBy: 'keyDates.closeDate', sortOrder: 'asc' },
-      filterInfo: { filters: { status: { operator: 'in', value: ['open'] } } },
+      filterInfo: { filters: SEARCH_EXAMPLE.filters },
       meta: EXAMPLE_META,
     },
   },
@@ -209,7 +216,7 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
         pageSize: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: `Opportunities per page (default ${DEFAULT_PAGE_SIZE}).` },
       }),
     }),
-    examples: [{ search: 'energy', filters: { status: { operator: 'in', value: ['open'] }, customFilters: { eligibleProvinces: { operator: 'in', value: ['ONTARIO'] } } }, sorting: { sortBy: 'keyDates.closeDate' }, pagination: { pageSize: 10 } }],
+    examples: [{ search: 'energy', filters: { status: { operator: 'in', value: ['open'] }, customFilters: { eligibleProvinces: { operator: 'in', value: ['ONTARIO'] } } }, sorting: { sortBy: 'keyDates.closeDate' }, pagination: { pageSize: 10 } }, SEARCH_EXAMPLE],
   },
   CommonGrantsMoneyRange: object('An amount range in one currency.', ['min', 'max'], { min: money('The smallest amount of the range.'), max: money('The largest amount of the range.') }),
   CommonGrantsErrorEnvelope: object("An error on a CommonGrants route: the protocol's Error and the envelope.", ['status', 'message', 'errors', 'success', 'error', 'meta'], {

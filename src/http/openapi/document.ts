@@ -453,7 +453,9 @@ function commonGrantsOperation(route: RouteSpec): Schema {
         ` ${doc.description}`,
       tags: [COMMON_GRANTS_TAG.name],
       parameters: [...pathParams, ...query],
-      ...(doc.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body) } } } }),
+      ...(doc.body === undefined
+        ? {}
+        : { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body), examples: { fixtureCatalog: { summary: 'The body of the example answer', value: doc.exampleBody } } } } } }),
       responses,
     },
   };
