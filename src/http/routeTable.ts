@@ -68,3 +68,14 @@ export const ROUTES = [
 ] as const satisfies readonly RouteSpec[];
 
 export type RouteName = (typeof ROUTES)[number]['name'];
+
+/** The CommonGrants routes' paths as patterns of a request path (a `:name` one segment, one trailing slash tolerated). */
+const COMMON_GRANTS_PATHS = (ROUTES as readonly RouteSpec[])
+  .filter((route) => route.protocol === 'commonGrants')
+  .map((route) => new RegExp(`^${API_PREFIX}${route.template.replace(/:[A-Za-z]+/g, '[^/]+')}/?$`));
+
+/**
+ * Whether a path is one of the CommonGrants routes', for the errors answered before the request
+ * is classified to its route (a URL too long): they take the protocol's shape there too.
+ */
+export const isCommonGrantsPath = (path: string): boolean => COMMON_GRANTS_PATHS.some((pattern) => pattern.test(path));

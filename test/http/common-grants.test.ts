@@ -93,6 +93,14 @@ describe('CommonGrants routes', function () {
       expectRefused(await api.request(`${CG}?limit=5`, { invalidRequest: true }), 400, 'VALIDATION_ERROR', ['limit']);
     });
 
+    it('answers HEAD as GET without the body, and a URL too long (refused before its route is known) in the protocol\'s shape too', async function () {
+      const head = await api.request(`${CG}?pageSize=1`, { method: 'HEAD' });
+      expect(head.status).to.equal(200);
+      expect(head.text).to.equal('');
+      expectRefused(await api.request(`${CG}?page=${'1'.repeat(9000)}`, { invalidRequest: true }), 414, 'URI_TOO_LONG');
+      expectRefused(await api.request(`${CG}/search?x=${'1'.repeat(9000)}`, { invalidRequest: true }), 414, 'URI_TOO_LONG');
+    });
+
     it('answers 405 to another method, with Allow', async function () {
       const res = await api.request(CG, { method: 'DELETE', invalidRequest: true });
       expectRefused(res, 405, 'METHOD_NOT_ALLOWED');
