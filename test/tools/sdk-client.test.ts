@@ -187,6 +187,29 @@ describe('TypeScript SDK: reading grants against a real API', function () {
       expect(refusal).to.include({ status: 429, code: 'RATE_LIMITED', retryAfterSeconds: 1 });
     }
   });
+
+  it('retries a 503 to the CommonGrants search (a POST that only reads), not to another POST', async () => {
+    /** Answers the first request of each path with a 503 as the API sends it (Retry-After 0), then lets the requests through. */
+    const failedOnce = new Set<string>();
+    const flaky = async (request: Request): Promise<Response> => {
+      const path = new URL(request.url).pathname;
+      if (!failedOnce.has(path)) {
+        failedOnce.add(path);
+        return new Response(JSON.stringify({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'retry' }, meta: { requestId: 'req_x', version: 'v1' } }), {
+          status: 503,
+          headers: { 'Content-Type': 'application/json', 'Retry-After': '0' },
+        });
+      }
+      return checked(request);
+    };
+    const retries: RetryInfo[] = [];
+    const retrying = sdk.createGrantsClient({ baseUrl: api.url, apiKey: api.key, retry: { onRetry: (r) => retries.push(r) }, fetch: flaky });
+    expect((await retrying.commonGrants.search({ pagination: { pageSize: 1 } })).items).to.have.length(1);
+    expect(retries.map((r) => [r.status, r.method])).to.deep.equal([[503, 'POST']]);
+    const refused = await apiErrorOf(sdk, retrying.keys.create({ name: 'not retried' }));
+    expect(refused).to.include({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect(retries).to.have.length(1);
+  });
 });
 
 describe('TypeScript SDK: changes.sync follows the feed, tombstones included', function () {
