@@ -101,10 +101,10 @@ export const decimalString = (amount: number): string => amount.toLocaleString('
 
 const money = (amount: number | null, currency: string): Money | undefined => (amount === null ? undefined : { amount: decimalString(amount), currency });
 
-/** The deadline as the protocol's close date: its UTC date and UTC time (written with Z, as format `time` requires). */
-function closeDate(deadline: string): SingleDateEvent {
-  const at = new Date(deadline).toISOString();
-  return { name: 'Application deadline', eventType: 'singleDate', date: at.slice(0, 10), time: `${at.slice(11, 19)}Z`, description: 'Applications close at this date and time (UTC)' };
+/** An instant as the protocol's single-date event: its UTC date and UTC time (written with Z, as format `time` requires). */
+function singleDate(name: string, instant: string, description: string): SingleDateEvent {
+  const at = new Date(instant).toISOString();
+  return { name, eventType: 'singleDate', date: at.slice(0, 10), time: `${at.slice(11, 19)}Z`, description };
 }
 
 const field = (name: string, fieldType: CustomField['fieldType'], value: unknown, description: string): CustomField => ({ name, fieldType, value, description });
@@ -137,7 +137,7 @@ export function toOpportunity(grant: Grant, now: number): Opportunity {
     status: { value: status, description: STATUS_DESCRIPTION[status] },
     description: grant.description ?? '',
     ...((minAwardAmount !== undefined || maxAwardAmount !== undefined) && { funding: { ...(minAwardAmount && { minAwardAmount }), ...(maxAwardAmount && { maxAwardAmount }) } }),
-    ...(grant.deadline !== null && { keyDates: { closeDate: closeDate(grant.deadline) } }),
+    ...(grant.deadline !== null && { keyDates: { closeDate: singleDate('Application deadline', grant.deadline, 'Applications close at this date and time (UTC)') } }),
     acceptedApplicantTypes: grant.targetBeneficiaries.map((b) => {
       const { value, description } = APPLICANT_TYPES[b];
       return value === 'custom' ? { value, customValue: b, description } : { value, description };

@@ -291,7 +291,7 @@ export function parseSearchBody(body: Json, now: number): CommonGrantsRequest {
   problems.details.push(...windowProblems(page, pageSize, 'pagination.page'));
   if (problems.details.length > 0 || sorted === null) throw new InvalidBodyError(problems.details);
 
-  // Our grants are open or closed (status.ts of the protocol also has forecasted and custom).
+  // A grant is open or closed here; no grant has the protocol's other statuses (forecasted, custom).
   const wantsOpen = statuses === null || statuses.has('open');
   const wantsClosed = statuses === null || statuses.has('closed');
   if (wantsOpen !== wantsClosed) params.open = String(wantsOpen);
