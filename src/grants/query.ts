@@ -100,6 +100,12 @@ export interface FacetCount {
  */
 export type Facets = Partial<Record<FacetName, FacetCount[]>>;
 
+/** Inclusive bounds on an amount. */
+export interface AmountRange {
+  min: number;
+  max: number;
+}
+
 export interface GrantQuery {
   /**
    * The search text parsed (searchSyntax.ts): the text condition; null for none (no search, or
@@ -127,6 +133,13 @@ export interface GrantQuery {
   open: boolean | null;
   /** The request time as epoch milliseconds: what `open` compares against. */
   now: number;
+  /**
+   * Inclusive bounds on the grant's own amountMin (amountMinRange) or amountMax (amountMaxRange):
+   * the value lies in [min, max]; a null amount never matches. Absent or null: no condition.
+   * (Unlike amountMin/amountMax above, which ask for an overlap of the grant's range.)
+   */
+  amountMinRange?: AmountRange | null;
+  amountMaxRange?: AmountRange | null;
   /** Inclusive bounds on deadline, epoch milliseconds; a null deadline never matches a bound. */
   deadlineFrom: number | null;
   deadlineTo: number | null;

@@ -59,3 +59,18 @@ export function errorBody(requestId: string, error: ErrorFields) {
   if (error.details !== undefined) body.details = error.details;
   return { success: false, error: body, meta: meta(requestId) };
 }
+
+/**
+ * An error on a CommonGrants route: the protocol's Error (`status`, `message`, `errors`: the
+ * problems, or the error itself) and the envelope's fields beside them, so that a client of
+ * either reads it.
+ */
+export function commonGrantsErrorBody(requestId: string, status: number, error: ErrorFields) {
+  const errors = Array.isArray(error.details) && error.details.length > 0 ? error.details : [{ code: error.code, message: error.message }];
+  return { status, message: error.message, errors, ...errorBody(requestId, error) };
+}
+
+/** A success on a CommonGrants route: the protocol's `status` and `message`, its fields, and the envelope's `meta`. */
+export function commonGrantsBody(requestId: string, fields: Record<string, unknown>) {
+  return { status: 200, message: 'Success', ...fields, meta: meta(requestId) };
+}

@@ -71,6 +71,9 @@ export function conditionsOf(query: GrantQuery): Condition[] {
     if (query.amountMin !== null) plain(either({ range: { amountMax: { gte: query.amountMin } } }, missing('amountMax')));
     if (query.amountMax !== null) plain(either({ range: { amountMin: { lte: query.amountMax } } }, missing('amountMin')));
   }
+  // A range on the grant's own amount: a missing amount never matches.
+  if (query.amountMinRange) plain({ range: { amountMin: { gte: query.amountMinRange.min, lte: query.amountMinRange.max } } });
+  if (query.amountMaxRange) plain({ range: { amountMax: { gte: query.amountMaxRange.min, lte: query.amountMaxRange.max } } });
   // Dates are compared as epoch milliseconds (a date field's stored value): exact to the millisecond.
   if (query.open === true) plain(either({ range: { deadline: { gte: query.now } } }, missing('deadline')));
   if (query.open === false) plain({ range: { deadline: { lt: query.now } } });
