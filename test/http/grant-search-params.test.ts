@@ -1,8 +1,9 @@
-// GET /external/v1/grants, the partner-search parameters: what each valid value does on the
-// bundled catalog (a filter returns exactly the grants that have the value, a sort the documented
-// order), the validation of each (every problem listed in details), the defaults they leave
-// alone, and the envelope of `fields` and `facets`. Both engines' counts and orders on crafted
-// catalogs are the search contract suite's (test/elasticsearch/search-contract.test.ts).
+// GET /external/v1/grants, the partner-search parameters (src/http/parameters/grantSearchParams.ts):
+// what each valid value does on the bundled catalog (a filter returns exactly the grants that have
+// the value, a sort the documented order), the validation of each (every problem listed in
+// details), the defaults they leave alone, and the envelope of `fields` and `facets`. Both
+// engines' counts and orders on crafted catalogs are the search contract suite's
+// (test/elasticsearch/search-contract.test.ts).
 import { expect } from 'chai';
 import type { Grant } from '../../src/grants/schema.js';
 import { titleSortKey } from '../../src/grants/folding.js';
