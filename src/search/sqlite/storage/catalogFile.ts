@@ -3,11 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { repoPath } from '../../../repoRoot.js';
 import { CHANGE_LOG_DDL } from './changeLog.js';
 
 export type Db = Database.Database;
 
-const DDL = readFileSync(new URL('../../../../../mappings/sqlite-catalog.sql', import.meta.url), 'utf8');
+const DDL = readFileSync(repoPath('mappings/sqlite-catalog.sql'), 'utf8');
 
 /**
  * The catalog_meta key of the build id: a new random value written in the same transaction as
