@@ -20,3 +20,10 @@ CREATE VIRTUAL TABLE grants_text__T__ USING fts5(
   title, funder, description,
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
+-- The catalog's words as written (folded, not stemmed), for typo tolerance and suggestions: only
+-- which grants hold each word (src/search/sqlite/index/wordDictionary.ts reads it as a sorted dictionary).
+CREATE VIRTUAL TABLE grants_words__T__ USING fts5(
+  title, funder, description,
+  tokenize = 'unicode61 remove_diacritics 2',
+  content = '', contentless_delete = 1, detail = none
+);

@@ -2,6 +2,7 @@
 import type { Grant } from '../grants/schema.js';
 import type { Facets, GrantQuery, KeysetPosition } from '../grants/query.js';
 import type { ChangesPage } from './changes.js';
+import type { Suggestion } from '../grants/typos.js';
 
 /** A search result with each grant as its served JSON text (wire field order), ready to splice into a response. */
 export interface SearchResultJson {
@@ -14,6 +15,8 @@ export interface SearchResultJson {
    * follow it, null when this page ends the matches.
    */
   next?: KeysetPosition | null;
+  /** With a search: the "did you mean" (search/typoSearch.ts), null when there is none. */
+  suggestion?: Suggestion | null;
 }
 
 /**

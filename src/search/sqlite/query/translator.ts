@@ -6,7 +6,16 @@ import type { ParsedSearch, SearchClause, SearchTerm } from '../../../grants/sea
  * a phrase's words must stand adjacent, in order, in one column; nothing a partner types is ever
  * query syntax.
  */
-const ftsString = (term: SearchTerm): string => `"${term.words.join(' ').replace(/"/g, '""')}"`;
+const ftsPhrase = (words: readonly string[]): string => `"${words.join(' ').replace(/"/g, '""')}"`;
+
+/** A term as FTS5 matches it: its phrase, or with alternatives (grants/typos.ts) the OR of its phrase and theirs, its own first. */
+const ftsString = (term: SearchTerm): string =>
+  term.alternatives === undefined || term.alternatives.length === 0
+    ? ftsPhrase(term.words)
+    : `(${[term.words, ...term.alternatives.map((a) => a.words)].map(ftsPhrase).join(' OR ')})`;
+
+/** The FTS5 expression of any of these terms (one typo level of grants/typos.ts typoPenaltyLevels). */
+export const ftsAnyOf = (terms: readonly SearchTerm[]): string => terms.map(ftsString).join(' OR ');
 
 /** A clause: its terms juxtaposed (an implicit AND), then each exclusion with NOT. */
 function ftsClause(clause: SearchClause): string {

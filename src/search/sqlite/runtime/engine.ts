@@ -16,6 +16,8 @@ import { countBits } from '../index/bitset.js';
 import { CatalogColumns } from '../index/columns.js';
 import type { Postings } from '../index/postings.js';
 import type { SharedIndex } from '../index/sharedIndex.js';
+import { WordDictionary } from '../index/wordDictionary.js';
+import { prepareSearch, suggestionFor, type Lexicon } from '../../typoSearch.js';
 import type { Condition } from '../query/filters.js';
 import { QueryTerms } from '../query/queryTerms.js';
 import type { TextHits } from '../query/textHits.js';
@@ -27,6 +29,12 @@ import { exportFromSnapshot } from '../storage/export.js';
 import { PinnedSnapshot, TurnSnapshots, type BuildIndex, type CatalogSnapshots } from './snapshots.js';
 
 type PageAnswer = ColumnAnswer & { next?: SearchResultJson['next'] };
+
+/** The typo lexicon (search/typoSearch.ts) of a build's word dictionary: it answers at once. */
+const dictionaryLexicon = (dictionary: WordDictionary): Lexicon => ({
+  neighbours: async (words, budget) => new Map(words.map((word) => [word, dictionary.neighbours(word, budget(word))])),
+  docs: async (words) => new Map(words.map((word) => [word, dictionary.docsOf(word)])),
+});
 
 export class SqliteSearchEngine implements SearchEngine {
   readonly name = 'sqlite';
@@ -96,7 +104,7 @@ export class SqliteSearchEngine implements SearchEngine {
     const terms = held === null ? null : wordTerms(query, this.queryTerms);
     if (held === null || terms === null) return [];
     const text = held.text();
-    return [...new Set([...terms.must, ...terms.not])].filter((term) => !text.holds(term));
+    return [...new Set([...terms.phrases.flatMap((p) => p.terms), ...terms.not])].filter((term) => !text.holds(term));
   }
 
   /** Takes a term's postings read for this engine's build by the index loader. */
@@ -124,17 +132,34 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   /** Runs a read in the snapshot of this moment; store failures a retry may cure become ServiceUnavailableError. */
-  private read<T>(work: () => T): Promise<T> {
+  private read<T>(work: () => T | Promise<T>): Promise<T> {
     try {
       this.snapshots.open();
-      return Promise.resolve(work());
+      return Promise.resolve(work()).catch((error: unknown) => {
+        throw transientAsUnavailable(error, 'catalog');
+      });
     } catch (error) {
       throw transientAsUnavailable(error, 'catalog');
     }
   }
 
   searchJson(query: GrantQuery): Promise<SearchResultJson> {
-    return this.read(() => this.search(query));
+    return this.read(() => this.searchWithTypos(query));
+  }
+
+  /**
+   * The search as asked (its terms given their typo alternatives with `typos=auto`) and, with a
+   * search, its suggestion (search/typoSearch.ts): every part from this turn's snapshot and index
+   * (the lexicon answers at once, so no await leaves the turn).
+   */
+  private async searchWithTypos(query: GrantQuery): Promise<SearchResultJson> {
+    if (query.search === null) return this.search(query);
+    const index = this.snapshots.index();
+    const lexicon = dictionaryLexicon(index.words());
+    const prepared = await prepareSearch(query, lexicon);
+    const result = this.search(prepared.query);
+    result.suggestion = await suggestionFor(query, result.total, prepared.neighbours, lexicon, async (q) => this.search(q).total);
+    return result;
   }
 
   /**
@@ -155,7 +180,8 @@ export class SqliteSearchEngine implements SearchEngine {
           : build !== null && held !== null && held.build === build
             ? held.columns
             : CatalogColumns.load(db);
-      return exportFromSnapshot(db, columns, query);
+      const words = build !== null && held !== null && held.build === build ? held.words() : WordDictionary.load(db);
+      return exportFromSnapshot(db, columns, (await prepareSearch(query, dictionaryLexicon(words))).query);
     } catch (error) {
       if (db.open) db.close();
       throw transientAsUnavailable(error, 'catalog');

@@ -16,6 +16,9 @@ const DDL = readFileSync(new URL('../../../../../mappings/sqlite-catalog.sql', i
 /** The FTS5 tokenizer of the catalog's text table, as the DDL declares it. */
 export const TEXT_TOKENIZER = /tokenize\s*=\s*'([^']*)'/.exec(DDL)![1];
 
+/** The DDL of the live word dictionary table alone (grants_words). */
+const WORDS_DDL = /CREATE VIRTUAL TABLE grants_words__T__[^;]*;/.exec(DDL)![0].replaceAll('__T__', '');
+
 export const CATALOG_BUILD_KEY = 'catalog_build';
 
 /** Writes a new build id (inside the caller's transaction). */
@@ -64,6 +67,14 @@ export function openCatalog(file: string): Db {
   if (!tableExists(db, 'grants')) {
     db.transaction(() => {
       if (!tableExists(db, 'grants')) db.exec(catalogDdl('', 'initial'));
+    }).immediate();
+  }
+  if (!tableExists(db, 'grants_words')) {
+    // A catalog written before the word dictionary: its words read from the text table once.
+    db.transaction(() => {
+      if (tableExists(db, 'grants_words')) return;
+      db.exec(WORDS_DDL);
+      db.exec('INSERT INTO grants_words (rowid, title, funder, description) SELECT rowid, title, funder, description FROM grants_text');
     }).immediate();
   }
   return db;

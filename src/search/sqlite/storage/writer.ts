@@ -44,7 +44,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
   }
 
   private dropBuilding(): void {
-    this.db.exec('DROP TABLE IF EXISTS grants_building; DROP TABLE IF EXISTS grants_text_building;');
+    this.db.exec('DROP TABLE IF EXISTS grants_building; DROP TABLE IF EXISTS grants_text_building; DROP TABLE IF EXISTS grants_words_building;');
   }
 
   async reindex(grants: AsyncIterable<Grant>, options: ReindexOptions = {}): Promise<{ indexed: number }> {
@@ -55,6 +55,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
     const insertText = this.db.prepare(
       'INSERT INTO grants_text_building (rowid, title, funder, description) VALUES (:rowid, :title, :funder, :description)',
     );
+    const insertWords = this.db.prepare('INSERT INTO grants_words_building (rowid, title, funder, description) VALUES (:rowid, :title, :funder, :description)');
     let indexed = 0;
     const flush = this.db.transaction((batch: Grant[]) => {
       for (const grant of batch) {
@@ -63,7 +64,9 @@ export class SqliteCatalogWriter implements CatalogWriter {
           this.hooks.onDuplicate?.(grant);
           continue;
         }
-        insertText.run({ rowid: result.lastInsertRowid, ...textOf(grant) });
+        const text = { rowid: result.lastInsertRowid, ...textOf(grant) };
+        insertText.run(text);
+        insertWords.run(text);
         indexed += 1;
       }
     });
@@ -85,8 +88,9 @@ export class SqliteCatalogWriter implements CatalogWriter {
         const recorder = new ChangeRecorder(this.db, now);
         recorder.reindexed('grants', 'grants_building');
         recorder.finish(this.changes.retentionMs, now);
-        this.db.exec(`DROP TABLE IF EXISTS grants; DROP TABLE IF EXISTS grants_text;
-          ALTER TABLE grants_building RENAME TO grants; ALTER TABLE grants_text_building RENAME TO grants_text;`);
+        this.db.exec(`DROP TABLE IF EXISTS grants; DROP TABLE IF EXISTS grants_text; DROP TABLE IF EXISTS grants_words;
+          ALTER TABLE grants_building RENAME TO grants; ALTER TABLE grants_text_building RENAME TO grants_text;
+          ALTER TABLE grants_words_building RENAME TO grants_words;`);
         this.stamp('last_reindex_at');
         markNewBuild(this.db, build);
       }).immediate();
@@ -113,6 +117,8 @@ export class SqliteCatalogWriter implements CatalogWriter {
     );
     const insertText = db.prepare('INSERT INTO grants_text (rowid, title, funder, description) VALUES (:rowid, :title, :funder, :description)');
     const updateText = db.prepare('UPDATE grants_text SET title = :title, funder = :funder, description = :description WHERE rowid = :rowid');
+    const insertWords = db.prepare('INSERT INTO grants_words (rowid, title, funder, description) VALUES (:rowid, :title, :funder, :description)');
+    const removeWords = db.prepare('DELETE FROM grants_words WHERE rowid = ?');
     db.exec('BEGIN IMMEDIATE');
     try {
       const now = this.changes.clock();
@@ -131,11 +137,14 @@ export class SqliteCatalogWriter implements CatalogWriter {
         if (row === undefined) {
           const result = insert.run(rowOf(grant));
           insertText.run({ rowid: result.lastInsertRowid, ...textOf(grant) });
+          insertWords.run({ rowid: result.lastInsertRowid, ...textOf(grant) });
           recorder.changed(grant.id);
           counts.added += 1;
         } else if (row.updated_at !== grant.updatedAt) {
           update.run({ rowid: row.rowid, ...rowOf(grant) });
           updateText.run({ rowid: row.rowid, ...textOf(grant) });
+          removeWords.run(row.rowid);
+          insertWords.run({ rowid: row.rowid, ...textOf(grant) });
           recorder.changed(grant.id);
           counts.updated += 1;
         } else {
@@ -148,6 +157,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
         const remove = db.prepare('DELETE FROM grants WHERE rowid = ?');
         for (const { rowid, id } of gone) {
           removeText.run(rowid);
+          removeWords.run(rowid);
           remove.run(rowid);
           recorder.removed(id);
         }
