@@ -1,6 +1,7 @@
 // GrantQuery → Elasticsearch query DSL. Pure: no I/O, unit-tested on its output.
 import { FACET_FILTERS, type FacetName, type GrantQuery, type SortKey } from '../../grants/query.js';
 import type { ParsedSearch, SearchClause, SearchTerm } from '../../grants/searchSyntax.js';
+import { hasAlternatives, typoPenaltyLevels } from '../../grants/typos.js';
 import { facetAggregations, type Condition } from './facets.js';
 import { ID_KEY_SORT } from './idKeys.js';
 
@@ -95,16 +96,58 @@ export function pageSortOf(query: GrantQuery): unknown[] {
 /** A phrase: its words adjacent and in order in one field (each field's analyzer, as indexed). */
 const phraseQuery = (term: SearchTerm) => ({ multi_match: { query: term.words.join(' '), fields: [...TEXT_FIELDS], type: 'phrase' } });
 
+/** Words, each in some field (cross_fields, operator and). */
+const wordsQuery = (words: readonly string[]) => ({ multi_match: { query: words.join(' '), fields: [...TEXT_FIELDS], type: 'cross_fields', operator: 'and' } });
+
+const alternativesOf = (term: SearchTerm) => term.alternatives ?? [];
+
+/** Any of the terms (their own words only): a word or a phrase each. */
+const anyOf = (terms: readonly SearchTerm[]) => ({
+  bool: { should: terms.map((term) => (term.words.length === 1 ? wordsQuery(term.words) : phraseQuery(term))), minimum_should_match: 1 },
+});
+
+/** A term with alternatives (grants/typos.ts): its own word or any alternative's. */
+const alternativesQuery = (term: SearchTerm) => anyOf([{ words: term.words }, ...alternativesOf(term).map((a) => ({ words: a.words }))]);
+
 /**
  * The queries a clause's terms make: its single words together, each in some field (cross_fields,
- * operator and: what plain words have always been), and each phrase in some field. The words are
- * plain text for the analyzer, never query syntax.
+ * operator and: what plain words have always been), each phrase in some field, and each term
+ * with alternatives as any of them. The words are plain text for the analyzer, never query syntax.
  */
 function termQueries(terms: readonly SearchTerm[]): unknown[] {
-  const words = terms.filter((term) => term.words.length === 1).map((term) => term.words[0]);
-  const queries: unknown[] = words.length === 0 ? [] : [{ multi_match: { query: words.join(' '), fields: [...TEXT_FIELDS], type: 'cross_fields', operator: 'and' } }];
-  for (const term of terms) if (term.words.length > 1) queries.push(phraseQuery(term));
+  const words = terms.filter((term) => term.words.length === 1 && alternativesOf(term).length === 0).map((term) => term.words[0]);
+  const queries: unknown[] = words.length === 0 ? [] : [wordsQuery(words)];
+  for (const term of terms) {
+    if (alternativesOf(term).length > 0) queries.push(alternativesQuery(term));
+    else if (term.words.length > 1) queries.push(phraseQuery(term));
+  }
   return queries;
+}
+
+/**
+ * The text score's scale under typo ranking: the scores of real searches stay far below 1 / this
+ * (a term's BM25 part is at most its idf times its field boost), so one typo level outweighs any
+ * difference of text scores.
+ */
+export const TYPO_TEXT_SCALE = 1e-4;
+
+/**
+ * The typo ranking (grants/typos.ts typoPenaltyLevels; the rule is in the engine architecture
+ * doc): the text score scaled by TYPO_TEXT_SCALE, plus 1 per typo level the grant reaches (and
+ * 1 for every grant, so that a grant reaching none is not given function_score's default of 1),
+ * so fewer typos rank first and the text score orders within (in Lucene's float precision).
+ * Without alternatives, the query as it is.
+ */
+export function typoRanked(search: ParsedSearch | null, query: { bool: Record<string, unknown> }): Record<string, unknown> {
+  if (search === null || !hasAlternatives(search)) return query;
+  return {
+    function_score: {
+      query: { bool: { ...query.bool, boost: TYPO_TEXT_SCALE } },
+      functions: [{ weight: 1 }, ...typoPenaltyLevels(search).map((level) => ({ filter: anyOf(level.terms), weight: 1 }))],
+      score_mode: 'sum',
+      boost_mode: 'sum',
+    },
+  };
 }
 
 /** A clause: every term it finds (must), none it excludes (must_not, one query per excluded term). */
@@ -133,7 +176,7 @@ export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
   const filter = conditions.filter((c) => c.facet === null || !counted.has(c.facet)).map((c) => c.clause);
   const faceted = conditions.filter((c) => c.facet !== null && counted.has(c.facet));
   return {
-    query: { bool: { ...textQueryOf(query.search), filter } },
+    query: typoRanked(query.search, { bool: { ...textQueryOf(query.search), filter } }),
     ...(faceted.length > 0 && { post_filter: { bool: { filter: faceted.map((c) => c.clause) } } }),
     ...(query.facets.length > 0 && { aggs: facetAggregations(query.facets, faceted) }),
     sort: pageSortOf(query),
