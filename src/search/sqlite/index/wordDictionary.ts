@@ -26,6 +26,27 @@ function lowerBound(words: readonly string[], key: string, from = 0): number {
 /** Past every word starting with `prefix`: no word holds U+FFFF (a noncharacter). */
 const pastPrefix = (words: readonly string[], prefix: string, from: number): number => lowerBound(words, `${prefix}\uffff`, from);
 
+/**
+ * The first index from `from` whose word does not start with `prefix` (the words from `from` on
+ * that do are adjacent): a galloping search, as the run is usually short.
+ */
+function pastRun(words: readonly string[], prefix: string, from: number): number {
+  let step = 1;
+  let lo = from;
+  while (lo + step < words.length && words[lo + step].startsWith(prefix)) {
+    lo += step;
+    step *= 2;
+  }
+  let hi = Math.min(words.length, lo + step);
+  // words[lo] starts with the prefix (or lo = from), words[hi] does not (or hi = length).
+  while (lo + 1 < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (words[mid].startsWith(prefix)) lo = mid;
+    else hi = mid;
+  }
+  return from < words.length && !words[from].startsWith(prefix) ? from : hi;
+}
+
 export class WordDictionary {
   /** The words in code unit order, and how many grants hold each. */
   private constructor(
@@ -67,9 +88,11 @@ export class WordDictionary {
     const q = Array.from(word, (_, i) => word.charCodeAt(i));
     const first = word[0];
     const end = pastPrefix(words, first, 0);
-    // rows[d]: the distances between the first d units of the path and each prefix of `word`.
-    const rows: Int32Array[] = [Int32Array.from({ length: m + 1 }, (_, j) => j)];
-    const rowAt = (depth: number): Int32Array => (rows[depth] ??= new Int32Array(m + 1));
+    // rows[d]: the distances between the first d units of the path and each prefix of `word`;
+    // only the band |d − j| ≤ max is computed (a cell outside it is above the bound), the rest
+    // holds max + 1.
+    const over = max + 1;
+    const rows: Int32Array[] = [Int32Array.from({ length: m + 1 }, (_, j) => Math.min(j, over))];
     let path = '';
     let i = lowerBound(words, first, 0);
     while (i < end) {
@@ -79,14 +102,28 @@ export class WordDictionary {
       while (common < limit && path.charCodeAt(common) === term.charCodeAt(common)) common++;
       let pruned = -1;
       for (let depth = common + 1; depth <= term.length; depth++) {
-        const row = rowAt(depth);
+        let row = rows[depth];
+        if (row === undefined) rows[depth] = row = new Int32Array(m + 1);
         const above = rows[depth - 1];
+        const twoAbove = depth > 1 ? rows[depth - 2] : above;
         const c = term.charCodeAt(depth - 1);
-        row[0] = depth;
-        let best = depth;
-        for (let j = 1; j <= m; j++) {
-          let d = Math.min(above[j] + 1, row[j - 1] + 1, above[j - 1] + (q[j - 1] === c ? 0 : 1));
-          if (depth > 1 && j > 1 && q[j - 1] === term.charCodeAt(depth - 2) && q[j - 2] === c) d = Math.min(d, rows[depth - 2][j - 2] + 1);
+        const previousUnit = depth > 1 ? term.charCodeAt(depth - 2) : -1;
+        const from = Math.max(1, depth - max);
+        const to = Math.min(m, depth + max);
+        row.fill(over);
+        row[0] = depth < over ? depth : over;
+        let best = row[0];
+        for (let j = from; j <= to; j++) {
+          let d = above[j] + 1;
+          const left = row[j - 1] + 1;
+          if (left < d) d = left;
+          const diagonal = above[j - 1] + (q[j - 1] === c ? 0 : 1);
+          if (diagonal < d) d = diagonal;
+          if (j > 1 && q[j - 1] === previousUnit && q[j - 2] === c) {
+            const swapped = twoAbove[j - 2] + 1;
+            if (swapped < d) d = swapped;
+          }
+          if (d > over) d = over;
           row[j] = d;
           if (d < best) best = d;
         }
@@ -98,7 +135,7 @@ export class WordDictionary {
       }
       if (pruned > 0) {
         path = term.slice(0, pruned);
-        i = pastPrefix(words, path, i + 1);
+        i = pastRun(words, path, i);
         continue;
       }
       path = term;

@@ -129,14 +129,17 @@ export class TextHitFinder {
    * of a term the hit does not reach), as the in-memory scorer does (query/bm25.ts scoreTerms).
    */
   private addTypoRanks(columns: CatalogColumns, search: ParsedSearch, scored: { positions: Int32Array; scores: Float64Array }): void {
+    const typos = new Int32Array(scored.positions.length);
     for (const level of typoPenaltyLevels(search)) {
       const reached = emptyBits(columns.size);
       for (const rowid of this.hits.all(ftsAnyOf(level.terms)) as number[]) {
         const position = columns.positionOf(rowid);
         if (position >= 0) setBit(reached, position);
       }
-      for (let i = 0; i < scored.positions.length; i++) if (!hasBit(reached, scored.positions[i])) scored.scores[i] += TYPO_RANK_STEP;
+      for (let i = 0; i < typos.length; i++) if (!hasBit(reached, scored.positions[i])) typos[i] += 1;
     }
+    // One addition per hit, as the in-memory scorer makes it, so both give the same double.
+    for (let i = 0; i < typos.length; i++) scored.scores[i] = scored.scores[i] + TYPO_RANK_STEP * typos[i];
   }
 
   /**

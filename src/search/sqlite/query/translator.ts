@@ -17,9 +17,12 @@ const ftsString = (term: SearchTerm): string =>
 /** The FTS5 expression of any of these terms (one typo level of grants/typos.ts typoPenaltyLevels). */
 export const ftsAnyOf = (terms: readonly SearchTerm[]): string => terms.map(ftsString).join(' OR ');
 
-/** A clause: its terms juxtaposed (an implicit AND), then each exclusion with NOT. */
+/**
+ * A clause: its terms juxtaposed (an implicit AND; an explicit AND when a term is a parenthesised
+ * OR of alternatives, which FTS5 does not juxtapose), then each exclusion with NOT.
+ */
 function ftsClause(clause: SearchClause): string {
-  const must = clause.must.map(ftsString).join(' ');
+  const must = clause.must.map(ftsString).join(clause.must.some((term) => (term.alternatives?.length ?? 0) > 0) ? ' AND ' : ' ');
   return clause.not.length === 0 ? must : `(${must})${clause.not.map((term) => ` NOT ${ftsString(term)}`).join('')}`;
 }
 
