@@ -44,27 +44,38 @@ export const typoForm = (word: string): string => word.toLowerCase();
  * `max` is returned as max + 1.
  */
 export function typoDistance(a: string, b: string, max = Number.MAX_SAFE_INTEGER): number {
-  const s = [...a];
-  const t = [...b];
+  const s = codePoints(a);
+  const t = codePoints(b);
   if (Math.abs(s.length - t.length) > max) return max + 1;
-  let before = new Array<number>(t.length + 1).fill(0);
-  let previous = Array.from({ length: t.length + 1 }, (_, j) => j);
+  const width = t.length + 1;
+  let before = new Int32Array(width);
+  let previous = new Int32Array(width);
+  let row = new Int32Array(width);
+  for (let j = 0; j < width; j++) previous[j] = j;
   for (let i = 1; i <= s.length; i++) {
-    const row = new Array<number>(t.length + 1);
     row[0] = i;
-    let best = row[0];
-    for (let j = 1; j <= t.length; j++) {
-      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      let d = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) d = Math.min(d, before[j - 2] + 1);
+    let best = i;
+    for (let j = 1; j < width; j++) {
+      let d = previous[j] + 1;
+      if (row[j - 1] + 1 < d) d = row[j - 1] + 1;
+      const diagonal = previous[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1);
+      if (diagonal < d) d = diagonal;
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1] && before[j - 2] + 1 < d) d = before[j - 2] + 1;
       row[j] = d;
       if (d < best) best = d;
     }
     if (best > max) return max + 1;
-    before = previous;
-    previous = row;
+    [before, previous, row] = [previous, row, before];
   }
   return Math.min(previous[t.length], max + 1);
+}
+
+/** A word's code points, as numbers. */
+function codePoints(word: string): Int32Array {
+  const points = new Int32Array(word.length);
+  let n = 0;
+  for (const c of word) points[n++] = c.codePointAt(0)!;
+  return points.subarray(0, n);
 }
 
 /** Whether `candidate` is within the typo rule of `word` (both typoForm): same first letter, at most typoBudget(word) typos. */
