@@ -12,6 +12,9 @@ export type TypoMode = (typeof TYPO_MODES)[number];
 /** Alternatives a word carries at most: its closest neighbours, the most frequent first among equally close. */
 export const MAX_TYPO_VARIANTS = 50;
 
+/** Words of one search that may carry typos at most (the first ones, as Meilisearch bounds a query's words): a long query's cost stays bounded. */
+export const MAX_TYPO_WORDS = 10;
+
 /** A search that finds fewer grants than this gets a suggestion when a respelling finds more. */
 export const SUGGESTION_BELOW = 3;
 
@@ -112,9 +115,9 @@ const typoTerms = (search: ParsedSearch): SearchTerm[] => search.clauses.flatMap
 /** Whether a term may carry typos: one word, not quoted, long enough and without digits (excluded terms never do). */
 const mayCarryTypos = (term: SearchTerm): boolean => term.words.length === 1 && term.exact !== true && typoBudget(term.words[0]) > 0;
 
-/** The distinct words (typoForm) of a search that may carry typos: what an engine looks up neighbours for. */
+/** The distinct words (typoForm) of a search that may carry typos, the first MAX_TYPO_WORDS: what an engine looks up neighbours for. */
 export function typoWords(search: ParsedSearch): string[] {
-  return [...new Set(typoTerms(search).map((term) => typoForm(term.words[0])))];
+  return [...new Set(typoTerms(search).map((term) => typoForm(term.words[0])))].slice(0, MAX_TYPO_WORDS);
 }
 
 /**

@@ -10,6 +10,7 @@ import { parseSearch, searchWords } from '../../src/grants/searchSyntax.js';
 import {
   keptNeighbours,
   MAX_TYPO_VARIANTS,
+  MAX_TYPO_WORDS,
   respelledSearch,
   searchText,
   typoBudget,
@@ -75,6 +76,11 @@ describe('typo rule', () => {
     expect(typoWords(parseSearch('"brodband" "rural brodband" -brodband 20255 covid19 brodband'))).to.deep.equal(['brodband']);
     const derived = withTypoAlternatives(parseSearch('"brodband" brodband'), new Map([['brodband', [{ word: 'broadband', typos: 1, docs: 2 }]]]));
     expect(derived.clauses[0].must.map((t) => t.alternatives?.length ?? 0)).to.deep.equal([0, 1]);
+  });
+
+  it('gives typos to the first MAX_TYPO_WORDS words that may carry them', () => {
+    const words = Array.from({ length: 15 }, (_, i) => `word${String.fromCharCode(97 + i)}x`);
+    expect(typoWords(parseSearch(words.join(' ')))).to.deep.equal(words.slice(0, MAX_TYPO_WORDS));
   });
 
   it('respells unknown and rare words by their closest neighbour, the most frequent on ties', () => {

@@ -13,10 +13,12 @@ export const WORDS_FIELD = 'words';
 const WORDS_ANALYZER = 'grant_folded';
 
 /**
- * Candidates asked per word: more than the rule keeps, so that the closest and most frequent
- * MAX_TYPO_VARIANTS are among them (the suggester ranks by string similarity, not by frequency).
+ * Candidates asked per word (and inspected: max_inspections 1), far more than the rule keeps: the
+ * suggester orders by a length-weighted similarity, not by typos then frequency, so every
+ * neighbour is asked for and grants/typos.ts keptNeighbours chooses, as on the embedded engine.
+ * A word with more neighbours than this (none in a real catalog) may keep other ones than there.
  */
-const CANDIDATES = MAX_TYPO_VARIANTS * 4;
+const CANDIDATES = MAX_TYPO_VARIANTS * 20;
 
 type SuggestEntry = { options?: { text: string; freq: number }[] }[];
 
@@ -37,7 +39,7 @@ export function suggestRequest(words: readonly string[], budget: (word: string) 
           max_term_freq: 2 ** 31 - 1,
           accuracy: 0,
           size: CANDIDATES,
-          max_inspections: 5,
+          max_inspections: 1,
           sort: 'score',
           string_distance: 'damerau_levenshtein',
         },
