@@ -28,11 +28,16 @@ export interface Lexicon {
 }
 
 /** The neighbours the typo rule keeps for each word of the search that may carry typos. */
-export async function neighboursOf(search: ParsedSearch, lexicon: Lexicon): Promise<Map<string, Neighbour[]>> {
-  const words = typoWords(search);
-  if (words.length === 0) return new Map();
-  const found = await lexicon.neighbours(words, typoBudget);
-  return new Map(words.map((word) => [word, keptNeighbours(word, found.get(word) ?? [])]));
+export function neighboursOf(search: ParsedSearch, lexicon: Lexicon): Promise<Map<string, Neighbour[]>> {
+  return wordNeighbours(typoWords(search), lexicon);
+}
+
+/** The neighbours the typo rule keeps for each of these words (typoForm). */
+export async function wordNeighbours(words: readonly string[], lexicon: Lexicon): Promise<Map<string, Neighbour[]>> {
+  const asked = words.filter((word) => typoBudget(word) > 0);
+  if (asked.length === 0) return new Map();
+  const found = await lexicon.neighbours(asked, typoBudget);
+  return new Map(asked.map((word) => [word, keptNeighbours(word, found.get(word) ?? [])]));
 }
 
 /** The query as the engine runs it: with `typos=auto`, each term carries its alternatives. */

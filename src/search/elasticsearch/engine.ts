@@ -13,7 +13,8 @@ import { KEYSET_TOTAL_AGG, keysetRequest, placeOf } from './keyset.js';
 import { lacksIdKeys } from './idKeys.js';
 import { readSources, type SourcedResponse } from './sources.js';
 import { IndexLexicon } from './lexicon.js';
-import { prepareSearch, suggestionFor } from '../typoSearch.js';
+import { prepareSearch, suggestionFor, wordNeighbours } from '../typoSearch.js';
+import type { Neighbour } from '../../grants/typos.js';
 import { sortOf, TITLE_SORT_FIELD, translateToElasticsearch, type EsSearchRequest } from './translator.js';
 
 const FILTER_FIELDS = {
@@ -176,6 +177,10 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     const result = await this.pageOf(prepared.query);
     result.suggestion = await this.call(() => suggestionFor(query, result.total, prepared.neighbours, this.lexicon, (q) => this.countOf(q)));
     return result;
+  }
+
+  typoNeighbours(words: readonly string[]): Promise<Map<string, Neighbour[]>> {
+    return this.call(() => wordNeighbours(words, this.lexicon));
   }
 
   /** How many grants a query matches (its total alone). */

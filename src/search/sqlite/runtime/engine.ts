@@ -17,7 +17,8 @@ import { CatalogColumns } from '../index/columns.js';
 import type { Postings } from '../index/postings.js';
 import type { SharedIndex } from '../index/sharedIndex.js';
 import { WordDictionary } from '../index/wordDictionary.js';
-import { prepareSearch, suggestionFor, type Lexicon } from '../../typoSearch.js';
+import { prepareSearch, suggestionFor, wordNeighbours, type Lexicon } from '../../typoSearch.js';
+import type { Neighbour } from '../../../grants/typos.js';
 import type { Condition } from '../query/filters.js';
 import { QueryTerms } from '../query/queryTerms.js';
 import type { TextHits } from '../query/textHits.js';
@@ -44,6 +45,8 @@ export class SqliteSearchEngine implements SearchEngine {
   /** The filter options of each build's columns (dropped with them). */
   private readonly filterOptionsOf = new WeakMap<CatalogColumns, FilterOptions>();
   private readonly changeLog: ChangeLogReader;
+  /** The word dictionary read for typoNeighbours when no index of the build is held (the main thread of a pooled engine). */
+  private ownWords: { build: string | null; words: WordDictionary } | null = null;
 
   /** An engine on `db` whose reads see the catalog as `snapshots` opens it. */
   constructor(
@@ -190,6 +193,24 @@ export class SqliteSearchEngine implements SearchEngine {
 
   getByIdJson(id: string): Promise<string | null> {
     return this.read(() => this.reads.docOf(id) ?? null);
+  }
+
+  /**
+   * The neighbours of words in this turn's catalog (the alert matcher's): from the word dictionary
+   * of the index held when it is of this build, else one read for the build (no columns read).
+   */
+  typoNeighbours(words: readonly string[]): Promise<Map<string, Neighbour[]>> {
+    return this.read(() => {
+      const build = buildOf(this.db);
+      const held = this.snapshots.held();
+      let dictionary: WordDictionary;
+      if (held !== null && held.build === build && build !== null) dictionary = held.words();
+      else {
+        if (this.ownWords === null || this.ownWords.build !== build || build === null) this.ownWords = { build, words: WordDictionary.load(this.db) };
+        dictionary = this.ownWords.words;
+      }
+      return wordNeighbours(words, dictionaryLexicon(dictionary));
+    });
   }
 
   /** The feed's page and the log's state, from this turn's snapshot. */
