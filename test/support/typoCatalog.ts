@@ -30,7 +30,7 @@ export function typoCatalogGrants(): Grant[] {
     ...grants,
     written(t, TYPO_GRANTS.ruralBroadband, 'Rural broadband connectivity fund', 'Brings broadband internet to rural communities.'),
     written(t, TYPO_GRANTS.schoolBroadband, 'Broadband access for schools', 'High-speed broadband for schools.'),
-    written(t, TYPO_GRANTS.misspeltBroadband, 'Community braodband pilot', 'A pilot of fibre networks in small towns.'),
+    written(t, TYPO_GRANTS.misspeltBroadband, 'Braodband braodband pilot', 'Braodband.'),
     written(t, TYPO_GRANTS.farming, 'Farming succession grant', 'Helps young farmers take over the family farm.'),
     written(t, TYPO_GRANTS.grain, 'Grain storage rebate', 'Rebates on grain bins and dryers.'),
     written(t, TYPO_GRANTS.numbered, 'Program 4417 recovery loan', 'Loans for covid19 recovery under program 4417.'),
