@@ -604,8 +604,26 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
             /** @description The value counts asked for in `facets`; absent without `facets`. */
             facets?: components["schemas"]["Facets"];
-            /** @description Present with `search`: a "did you mean", or null. Set when the search found fewer than 3 grants and respelling its unknown or rare words (each replaced by the closest catalog word within the typo rule of `typos`, the most frequent on ties) finds more, with the same filters and `typos`. */
-            suggestion?: components["schemas"]["Suggestion"] | null;
+            /**
+             * @description Present with `search`: a "did you mean", or null. Set when the search found fewer than 3 grants and respelling its unknown or rare words (each replaced by the closest catalog word within the typo rule of `typos`, the most frequent on ties) finds more, with the same filters and `typos`.
+             * @example {
+             *       "search": "broadband internet",
+             *       "total": 12
+             *     }
+             * @example null
+             */
+            suggestion?: {
+                /**
+                 * @description The search with its misspelt words replaced: send it as `search` to see the grants.
+                 * @example broadband internet
+                 */
+                search: string;
+                /**
+                 * @description How many grants it finds, with the same filters and `typos`.
+                 * @example 12
+                 */
+                total: number;
+            } | null;
             /** @description About this answer. */
             meta: components["schemas"]["Meta"];
         };
@@ -1514,19 +1532,6 @@ export interface components {
             sdgAlignment?: components["schemas"]["FacetCount"][];
             /** @description The values of `isRecurring` among the matches (ignoring the request's own `isRecurring` filter), by count. */
             isRecurring?: components["schemas"]["FacetCount"][];
-        };
-        /** @description A respelling of the search that finds more grants. */
-        Suggestion: {
-            /**
-             * @description The search with its misspelt words replaced: send it as `search` to see the grants.
-             * @example broadband internet
-             */
-            search: string;
-            /**
-             * @description How many grants it finds, with the same filters and `typos`.
-             * @example 12
-             */
-            total: number;
         };
         /** @description One value of a facet and how many grants carry it. */
         FacetCount: {

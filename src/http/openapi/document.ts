@@ -270,7 +270,14 @@ const ANSWERS: Record<string, Schema> = {
         description:
           'Present with `search`: a "did you mean", or null. Set when the search found fewer than 3 grants and respelling its unknown or rare words ' +
           '(each replaced by the closest catalog word within the typo rule of `typos`, the most frequent on ties) finds more, with the same filters and `typos`.',
-        oneOf: [ref('Suggestion'), { type: 'null' }],
+        type: ['object', 'null'],
+        additionalProperties: false,
+        required: ['search', 'total'],
+        properties: {
+          search: { type: 'string', description: 'The search with its misspelt words replaced: send it as `search` to see the grants.', examples: ['broadband internet'] },
+          total: { type: 'integer', minimum: 1, description: 'How many grants it finds, with the same filters and `typos`.', examples: [12] },
+        },
+        examples: [{ search: 'broadband internet', total: 12 }, null],
       },
     },
   ),
@@ -663,16 +670,6 @@ function schemas(): Schema {
       properties: Object.fromEntries(
         FACET_NAMES.map((name) => [name, { type: 'array', items: ref('FacetCount'), description: `The values of \`${name}\` among the matches (ignoring the request's own \`${name}\` filter), by count.` }]),
       ),
-    },
-    Suggestion: {
-      type: 'object',
-      additionalProperties: false,
-      description: 'A respelling of the search that finds more grants.',
-      required: ['search', 'total'],
-      properties: {
-        search: { type: 'string', description: 'The search with its misspelt words replaced: send it as `search` to see the grants.', examples: ['broadband internet'] },
-        total: { type: 'integer', minimum: 1, description: 'How many grants it finds, with the same filters and `typos`.', examples: [12] },
-      },
     },
     FacetCount: {
       type: 'object',
