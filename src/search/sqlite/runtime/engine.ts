@@ -31,10 +31,10 @@ import { PinnedSnapshot, TurnSnapshots, type BuildIndex, type CatalogSnapshots }
 
 type PageAnswer = ColumnAnswer & { next?: SearchResultJson['next'] };
 
-/** The typo lexicon (search/typoSearch.ts) of a build's word dictionary: it answers at once. */
-const dictionaryLexicon = (dictionary: WordDictionary): Lexicon => ({
-  neighbours: async (words, budget) => new Map(words.map((word) => [word, dictionary.neighbours(word, budget(word))])),
-  docs: async (words) => new Map(words.map((word) => [word, dictionary.docsOf(word)])),
+/** The typo lexicon (search/typoSearch.ts) of a build's word dictionary, read on first use: it answers at once. */
+const dictionaryLexicon = (dictionary: () => WordDictionary): Lexicon => ({
+  neighbours: async (words, budget) => new Map(words.map((word) => [word, dictionary().neighbours(word, budget(word))])),
+  docs: async (words) => new Map(words.map((word) => [word, dictionary().docsOf(word)])),
 });
 
 export class SqliteSearchEngine implements SearchEngine {
@@ -158,7 +158,7 @@ export class SqliteSearchEngine implements SearchEngine {
   private async searchWithTypos(query: GrantQuery): Promise<SearchResultJson> {
     if (query.search === null) return this.search(query);
     const index = this.snapshots.index();
-    const lexicon = dictionaryLexicon(index.words());
+    const lexicon = dictionaryLexicon(() => index.words());
     const prepared = await prepareSearch(query, lexicon);
     const result = this.search(prepared.query);
     result.suggestion = await suggestionFor(query, result.total, prepared.neighbours, lexicon, async (q) => this.search(q).total);
@@ -183,7 +183,8 @@ export class SqliteSearchEngine implements SearchEngine {
           : build !== null && held !== null && held.build === build
             ? held.columns
             : CatalogColumns.load(db);
-      const words = build !== null && held !== null && held.build === build ? held.words() : WordDictionary.load(db);
+      let own: WordDictionary | null = null;
+      const words = () => (build !== null && held !== null && held.build === build ? held.words() : (own ??= WordDictionary.load(db)));
       return exportFromSnapshot(db, columns, (await prepareSearch(query, dictionaryLexicon(words))).query);
     } catch (error) {
       if (db.open) db.close();
@@ -209,7 +210,7 @@ export class SqliteSearchEngine implements SearchEngine {
         if (this.ownWords === null || this.ownWords.build !== build || build === null) this.ownWords = { build, words: WordDictionary.load(this.db) };
         dictionary = this.ownWords.words;
       }
-      return wordNeighbours(words, dictionaryLexicon(dictionary));
+      return wordNeighbours(words, dictionaryLexicon(() => dictionary));
     });
   }
 
