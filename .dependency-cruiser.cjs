@@ -1,15 +1,17 @@
-// The layering check (npm test runs it before mocha; `npm run check:layers` alone): every import
-// points from the edge to the core, never back, and no import cycle exists (type-only imports
-// included); inside the HTTP layer the roles import one way, and inside the subscriptions store no
-// adapter reaches another or the port side. docs/architecture.md, "Layers", draws the layers.
+// The layering check (npm test runs it before mocha; `npm run check:layers` alone, over src/ and
+// indexer/): every import points from the edge to the core, never back, and no import cycle exists
+// (type-only imports included); the indexer (indexer/) builds on the core in src/, and src/ does not
+// import it (but for the API process's entry, which runs its start-up seeding); inside the HTTP
+// layer the roles import one way, and inside the subscriptions store no adapter reaches another or
+// the port side. docs/architecture.md, "Layers", draws the layers.
 
 /** The core: the domain and its engines and stores, and the neutral modules they may use. */
 const CORE = [
-  '^src/(grants|ingestion|subscriptions|search|ratelimit)/',
-  '^src/(failures|sqliteFailures|config|log)[.]ts$',
+  '^src/(grants|subscriptions|search|ratelimit)/',
+  '^src/(failures|sqliteFailures|config|log|terminalText)[.]ts$',
 ];
-/** The edge: the HTTP API, the CLIs, and the process wiring that starts them. */
-const EDGE = ['^src/(http|cli)/', '^src/(app|main|deps|server|seed)[.]ts$'];
+/** The edge: the HTTP API, the CLIs, the indexer, and the process wiring that starts them. */
+const EDGE = ['^src/(http|cli)/', '^src/(app|main|deps|server)[.]ts$', '^indexer/'];
 /** The embedded search engine's folders (src/search/sqlite/ARCHITECTURE.md draws them). */
 const ENGINE = '^src/search/sqlite/';
 
@@ -32,9 +34,30 @@ module.exports = {
     {
       name: 'api-not-to-cli',
       severity: 'error',
-      comment: 'The API does not import the CLIs (src/cli/); what both need (e.g. ingestion) belongs in the core.',
+      comment: 'The API does not import the CLIs (src/cli/); what both need belongs in the core.',
       from: { path: '^src/', pathNot: '^src/cli/' },
       to: { path: '^src/cli/' },
+    },
+    {
+      name: 'src-not-to-indexer',
+      severity: 'error',
+      comment: 'The API and the core do not import the indexer (indexer/); what both need (the Grant schema, the engines\' CatalogWriter) belongs in the core in src/. Only the API process\'s entry (src/main.ts) runs the indexer\'s start-up seeding (indexer/seed.ts).',
+      from: { path: '^src/', pathNot: '^src/main[.]ts$' },
+      to: { path: '^indexer/' },
+    },
+    {
+      name: 'main-only-seeds',
+      severity: 'error',
+      comment: 'The API process\'s entry imports from indexer/ its start-up seeding (indexer/seed.ts) and nothing else.',
+      from: { path: '^src/main[.]ts$' },
+      to: { path: '^indexer/', pathNot: '^indexer/seed[.]ts$' },
+    },
+    {
+      name: 'indexer-not-to-api',
+      severity: 'error',
+      comment: 'The indexer builds on the core and the CLI runner (src/cli/runner.ts, fileProblems.ts), never on the HTTP API, its wiring or grants-admin.',
+      from: { path: '^indexer/' },
+      to: { path: ['^src/http/', '^src/(app|main|deps|server)[.]ts$', '^src/cli/(admin|alertCommands)[.]ts$'] },
     },
     {
       name: 'http-and-cli-apart',

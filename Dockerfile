@@ -4,6 +4,7 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.json ./
 COPY src src
+COPY indexer indexer
 COPY fixtures fixtures
 COPY test test
 COPY scripts scripts

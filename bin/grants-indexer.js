@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { runIndexer } from '../dist/src/cli/indexer.js';
+import { runIndexer } from '../dist/indexer/cli.js';
 
 process.exitCode = await runIndexer(process.argv.slice(2));

@@ -7,7 +7,7 @@ import { keyHandlers } from './http/handlers/keys.js';
 import { compression, DEFAULT_COMPRESSION, type CompressionSettings } from './http/middleware/compression.js';
 import { conditionalRequests } from './http/middleware/conditionalRequests.js';
 import { cors } from './http/middleware/cors.js';
-import { ApiError, errorHandler, notFound } from './http/errors.js';
+import { ApiError, errorHandler } from './http/errors.js';
 import { grantHandlers } from './http/handlers/grants.js';
 import { serveDocs } from './http/pages/docs.js';
 import { serveConsole } from './http/pages/consolePage.js';
@@ -16,8 +16,7 @@ import { healthRoutes } from './http/handlers/health.js';
 import { serveOpenapi } from './http/openapi/document.js';
 import { enforceLimits, subscriptionStatus } from './http/middleware/rateAndAllowance.js';
 import { requestId } from './http/middleware/requestId.js';
-import { API_PREFIX, isApiPath, matchRoute } from './http/routeTable.js';
-import { dispatch } from './http/middleware/dispatch.js';
+import { classifyRoute, dispatch, routeGuard } from './http/middleware/routing.js';
 import type { AppState } from './http/state.js';
 import { alertHandlers, type AlertsApi } from './http/handlers/alerts.js';
 import { subscriptionHandlers } from './http/handlers/subscription.js';
@@ -63,8 +62,8 @@ export interface Layer {
 export const MAX_URL_LENGTH = 8192;
 
 /**
- * The API's middleware, in order. Under /external/v1 the checks run as API-DECISIONS §2 orders
- * them: authenticate (expiry included) → the key's origins and IP ranges → status → rate (the
+ * The API's middleware, in order. Under /external/v1 the checks run in the order
+ * that decides which refusal a request gets when several apply: authenticate (expiry included) → the key's origins and IP ranges → status → rate (the
  * key's, then the subscription's) → allowance (billable only) → route (404/405) → feature → the
  * key's scope → parameters → handler.
  */
@@ -91,38 +90,13 @@ export function apiLayers(deps: AppDeps): Layer[] {
     { name: 'docs', middleware: serveDocs() },
     { name: 'console', middleware: serveConsole() },
     { name: 'landing', middleware: serveLanding() },
-    {
-      name: 'classify',
-      middleware: function classify(ctx, next) {
-        if (!isApiPath(ctx.path)) {
-          throw notFound(`No endpoint exists at this path; the API lives under ${API_PREFIX}.`);
-        }
-        const matched = matchRoute(ctx.path);
-        if (matched !== undefined) {
-          ctx.state.route = matched.route;
-          ctx.state.params = matched.params;
-        }
-        return next();
-      },
-    },
+    { name: 'classify', middleware: classifyRoute() },
     ...(deps.overload === undefined ? [] : [{ name: 'overload', middleware: deps.overload.layer }]),
     { name: 'auth', middleware: authenticate(deps.subscriptions, deps.clock) },
     { name: 'keyPlace', middleware: keyPlace(deps.trustProxy ?? [], deps.corsOrigins ?? []) },
     { name: 'status', middleware: subscriptionStatus(deps) },
     { name: 'limits', middleware: enforceLimits(deps) },
-    {
-      name: 'routeGuard',
-      middleware: function routeGuard(ctx, next) {
-        const route = ctx.state.route;
-        if (route === undefined) throw notFound('No endpoint exists at this path.');
-        if (!route.methods.includes(ctx.method)) {
-          throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Method ${ctx.method} is not allowed here; use ${route.methods.join(' or ')}.`, undefined, {
-            Allow: route.methods.join(', '),
-          });
-        }
-        return next();
-      },
-    },
+    { name: 'routeGuard', middleware: routeGuard() },
     { name: 'feature', middleware: featureGuard() },
     { name: 'scope', middleware: scopeGuard() },
     { name: 'conditional', middleware: conditionalRequests() },

@@ -21,9 +21,11 @@ import { SecretBox } from './alerts/secrets.js';
 import { SqliteAlertStore } from './alerts/sqlite/alertStore.js';
 import { PgAlertStore } from './alerts/postgres/alertStore.js';
 import type { PgStore } from './subscriptions/postgres/store.js';
+import { unavailableWhenDown } from './subscriptions/postgres/database.js';
 import { FtsTextMatcher } from './search/sqlite/query/textMatcher.js';
 import { compileAlertQuery } from './http/parameters/alertBody.js';
 import { registerAlertMetrics } from './http/metrics/alertMetrics.js';
+import type { Resolver } from './alerts/targets.js';
 
 export interface Deps extends AppDeps {
   /** The first start's demo subscription (created and announced by main.ts). */
@@ -37,6 +39,8 @@ export interface Deps extends AppDeps {
 
 export interface DepsOptions {
   clock?: () => Date;
+  /** How webhook hosts are resolved (the system's resolver by default). */
+  resolve?: Resolver;
 }
 
 export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<Deps> {
@@ -81,7 +85,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   if (box !== null) {
     const alertMetrics = registerAlertMetrics(metrics.registry);
     alertsRuntime = new AlertsRuntime({
-      store: store.kind === 'sqlite' ? new SqliteAlertStore((store as SqliteStore).db, box) : new PgAlertStore((store as PgStore).pool, box),
+      store: store.kind === 'sqlite' ? new SqliteAlertStore((store as SqliteStore).db, box) : unavailableWhenDown(new PgAlertStore((store as PgStore).pool, box)),
       engine,
       compile: compileAlertQuery,
       text: new FtsTextMatcher(),
@@ -92,6 +96,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
       // A request within the last 50 ms: partners are being served, alerts take their share only.
       partnersBusy: () => overload.requestsWithin(50),
       onAttempt: alertMetrics.attempt,
+      resolve: options.resolve,
     });
     alertMetrics.watch(alertsRuntime);
   }
@@ -136,8 +141,14 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     compression: config.compression,
     readiness,
     ready: () => guarded === null || guarded.outage.withinGrace,
-    metrics: { layer: metrics.middleware(config.metricsToken) },
+    metrics: { layer: metrics.middleware({ token: config.metricsToken, open: config.metricsPublic }) },
     overload: { layer: overload.middleware() },
+    /**
+     * Called once the server has stopped and every request has run to its end: the background
+     * work first (the overload sampler, the alert worker), then the stores (each writes its last
+     * write turn and pending usage rows before it closes), the limiter and Redis, and the search
+     * engine last.
+     */
     async close() {
       overload.stop();
       await alertsRuntime?.stop();

@@ -1,10 +1,14 @@
 // The logger: pino behind the small Logger interface the code uses. JSON lines on stdout,
 // written asynchronously; pino-pretty when a person watches a terminal. Secrets never reach a
 // line: fields named like a secret (`authorization`, `apiKey`, `token`, `secret`) are redacted by
-// name and anything shaped like an API key or a webhook signing secret by value, both by the one
-// scrubber below (pino's own path redaction cost ~40 µs a line, more than the rest of the line).
+// name and anything shaped like an API key or a webhook signing secret by value, in any case and
+// percent-encoded in any way (a request path is written as sent), both by the one scrubber below
+// (pino's own path redaction cost ~40 µs a line, more than the rest of the line). Every line is
+// written inert for a terminal (terminalText.ts): JSON escapes C0 controls and the rest are
+// escaped as JSON \uXXXX; for pino-pretty, which prints them raw, strings are escaped visibly.
 import { destination, pino, stdSerializers, stdTimeFunctions, type DestinationStream, type Logger as Pino } from 'pino';
 import type { LogFormatSetting, LogLevel } from './config.js';
+import { forTerminal, inertJson, inertText } from './terminalText.js';
 
 export type LogFields = Record<string, unknown>;
 
@@ -36,10 +40,61 @@ export interface LoggerOptions {
 
 /**
  * An API key as issued (src/subscriptions/apiKeys.ts) or any long bearer-looking secret after
- * "gk_"; a webhook signing secret (src/alerts/model.ts: "whsec_" and base64).
+ * "gk_"; a webhook signing secret (src/alerts/model.ts: "whsec_" and base64). In any case: a
+ * key sent as GK_LIVE_… is the key to anyone who lowers it again.
  */
-const SECRET_SHAPED = /gk_[a-z]+_[A-Za-z0-9_-]{16,}|whsec_[A-Za-z0-9+/=]{16,}/g;
+const SECRET_SHAPED = /gk_[a-z]+_[A-Za-z0-9_-]{16,}|whsec_[A-Za-z0-9+/=]{16,}/gi;
 export const REDACTED = '[redacted]';
+
+/** One percent-escape, of any depth (%67, %2567, %252567 … all read "g"): its last two hex digits are the byte. */
+const PERCENT_ESCAPE = /%(?:25)*([0-9A-Fa-f]{2})/y;
+/** How many times a whole text is decoded again, looking for a secret spelled another way (%%36%37 …). */
+const DECODING_ROUNDS = 3;
+
+/** Every %XX decoded once, malformed escapes kept: what a server decoding the text would read. */
+const decodeOnce = (text: string): string => text.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+
+/**
+ * The text with every secret in it replaced by REDACTED, however it is written: literally, in
+ * any case, or with any of its characters percent-encoded, once or more. Escapes are read
+ * character by character so that only the secret's own span is replaced; a secret that shows only
+ * when the whole text is decoded again (an escape whose hex digits are themselves escaped)
+ * redacts the whole text.
+ */
+function redactText(text: string, pattern: RegExp): string {
+  const plain = text.replace(pattern, REDACTED);
+  if (!plain.includes('%')) return plain;
+  let decoded = '';
+  const starts: number[] = [];
+  for (let i = 0; i < plain.length; ) {
+    starts.push(i);
+    PERCENT_ESCAPE.lastIndex = i;
+    const escape = plain.charCodeAt(i) === 37 ? PERCENT_ESCAPE.exec(plain) : null;
+    if (escape === null) {
+      decoded += plain[i];
+      i += 1;
+    } else {
+      const byte = parseInt(escape[1], 16);
+      decoded += byte < 0x80 ? String.fromCharCode(byte) : '\ufffd';
+      i += escape[0].length;
+    }
+  }
+  starts.push(plain.length);
+  let out = '';
+  let from = 0;
+  for (const match of decoded.matchAll(pattern)) {
+    out += plain.slice(from, starts[match.index]) + REDACTED;
+    from = starts[match.index + match[0].length];
+  }
+  out += plain.slice(from);
+  let again = out;
+  for (let round = 0; round < DECODING_ROUNDS && again.includes('%'); round++) {
+    again = decodeOnce(again);
+    pattern.lastIndex = 0;
+    if (pattern.test(again)) return REDACTED;
+  }
+  return out;
+}
 
 /** Header and field names whose values are secrets wherever they appear (at any depth the scrubber walks). */
 const SECRET_FIELDS: ReadonlySet<string> = new Set(['authorization', 'Authorization', 'apiKey', 'token', 'secret', 'previousSecret', 'previous_secret']);
@@ -51,12 +106,26 @@ export const TOO_DEEP = '[nested too deep to log]';
 /** What is scrubbed: secret-shaped text, and the configuration's own secrets as literals. */
 function secretPattern(secrets: readonly (string | null)[]): RegExp {
   const literals = secrets.filter((s): s is string => s !== null && s !== '').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return literals.length === 0 ? SECRET_SHAPED : new RegExp([SECRET_SHAPED.source, ...literals].join('|'), 'g');
+  return literals.length === 0 ? SECRET_SHAPED : new RegExp([SECRET_SHAPED.source, ...literals].join('|'), 'gi');
 }
 
-function scrubber(pattern: RegExp) {
+/**
+ * How a line's text is cleaned: secrets redacted, and for pino-pretty (which prints what JSON
+ * would escape raw: C1 and bidi controls in fields, anything in the message) made inert too.
+ */
+interface Cleaning {
+  text: (value: string) => string;
+  msg: (msg: string) => string;
+}
+
+function cleaning(pattern: RegExp, format: LogFormat): Cleaning {
+  if (format === 'json') return { text: (value) => redactText(value, pattern), msg: (msg) => redactText(msg, pattern) };
+  return { text: (value) => inertText(redactText(value, pattern)), msg: (msg) => forTerminal(redactText(msg, pattern)) };
+}
+
+function scrubber(clean: Cleaning) {
   const scrub = (value: unknown, depth = 0): unknown => {
-    if (typeof value === 'string') return value.replace(pattern, REDACTED);
+    if (typeof value === 'string') return clean.text(value);
     if (value === null || typeof value !== 'object') return value;
     if (value instanceof Error) return value;
     if (depth > SCRUBBED_DEPTH) return TOO_DEEP;
@@ -80,13 +149,13 @@ export function logFormatFor(setting: LogFormatSetting, stdoutIsTty: boolean): L
   return stdoutIsTty ? 'pretty' : 'json';
 }
 
-function wrap(p: Pino, pattern: RegExp): Logger {
-  const { scrub } = scrubber(pattern);
+function wrap(p: Pino, clean: Cleaning): Logger {
+  const { scrub } = scrubber(clean);
   const emit = (level: 'debug' | 'info' | 'warn' | 'error') => (msg: string, fields?: LogFields) => {
     if (!p.isLevelEnabled(level)) return;
-    const clean = msg.replace(pattern, REDACTED);
-    if (fields === undefined) p[level](clean);
-    else p[level](scrub(fields) as LogFields, clean);
+    const cleanMsg = clean.msg(msg);
+    if (fields === undefined) p[level](cleanMsg);
+    else p[level](scrub(fields) as LogFields, cleanMsg);
   };
   return {
     debug: emit('debug'),
@@ -94,7 +163,7 @@ function wrap(p: Pino, pattern: RegExp): Logger {
     warn: emit('warn'),
     error: emit('error'),
     enabled: (level) => p.isLevelEnabled(level),
-    child: (bindings) => wrap(p.child(scrub(bindings) as LogFields), pattern),
+    child: (bindings) => wrap(p.child(scrub(bindings) as LogFields), clean),
     flush: () => p.flush(),
   };
 }
@@ -109,20 +178,22 @@ const LINES_FLUSHED_EVERY_MS = 100;
 
 export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logger {
   const format = options.format ?? 'json';
-  const pattern = secretPattern(options.secrets ?? []);
-  const { serializeError } = scrubber(pattern);
+  // Lines for a test's destination are JSON lines.
+  const clean = cleaning(secretPattern(options.secrets ?? []), options.destination === undefined ? format : 'json');
+  const { serializeError } = scrubber(clean);
   const settings = {
     level,
     base: undefined,
     timestamp: stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
     serializers: { err: serializeError, error: serializeError },
+    hooks: { streamWrite: inertJson },
   };
-  if (options.destination !== undefined) return wrap(pino(settings, options.destination), pattern);
+  if (options.destination !== undefined) return wrap(pino(settings, options.destination), clean);
   if (format === 'pretty') {
-    return wrap(pino({ ...settings, transport: { target: 'pino-pretty', options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }), pattern);
+    return wrap(pino({ ...settings, transport: { target: 'pino-pretty', options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }), clean);
   }
-  return wrap(pino(settings, destination({ dest: 1, sync: false, minLength: LINES_BUFFERED_BYTES, periodicFlush: LINES_FLUSHED_EVERY_MS })), pattern);
+  return wrap(pino(settings, destination({ dest: 1, sync: false, minLength: LINES_BUFFERED_BYTES, periodicFlush: LINES_FLUSHED_EVERY_MS })), clean);
 }
 
 /**

@@ -4,10 +4,10 @@
 // What the operator must read goes to stderr (src/startupMessages.ts), apart from the JSON log
 // lines on stdout; a start-up failure is one sentence there and a non-zero exit.
 import { createApp } from './app.js';
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, relaxedSafetySettings, type Config } from './config.js';
 import { createDeps, type Deps } from './deps.js';
 import { createLogger, describeError, logFormatFor, type Logger } from './log.js';
-import { seedCatalogIfEmpty } from './seed.js';
+import { seedCatalogIfEmpty } from '../indexer/seed.js';
 import { listen, type ListeningServer } from './server.js';
 import { demoKeyBanner, demoKeyHint, startupFailureSentence } from './startupMessages.js';
 
@@ -28,7 +28,7 @@ function databasePassword(url: string | null): string | null {
   }
 }
 
-/** On SIGTERM/SIGINT: stop accepting, let in-flight requests finish, flush, close, exit 0. */
+/** On SIGTERM/SIGINT: stop accepting, answer what is in flight and let every request run to its end (its client gone or not), then close the deps (the stores flushing first), exit 0. */
 function stopOnSignals(server: ListeningServer, deps: Deps, config: Config, log: Logger): void {
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -67,6 +67,7 @@ async function main(): Promise<void> {
     server.serve(createApp(deps));
     // Before anyone can know it is ready: a stop from then on is graceful.
     stopOnSignals(server, deps, config, log);
+    for (const warning of relaxedSafetySettings(config)) log.warn(warning);
     log.info('grants API listening', { url: `${server.url}/external/v1/grants`, engine: deps.engine.name, dataDir: config.dataDir });
     if (demo !== null) {
       // Shown once, whatever stderr is: the database keeps nothing but the key's hash.

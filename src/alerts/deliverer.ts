@@ -26,8 +26,8 @@ const CLAIMED_AHEAD = 3;
 
 /**
  * Attempts are recorded together, in one transaction: once this many wait, or this long after the
- * first of them while other requests are in flight (a commit per turn of the event loop wrote a
- * few rows each time; the commits, not the rows, were most of the cost). A message answered and not recorded yet is still claimed here:
+ * first of them while other requests are in flight (a commit per turn of the event loop would write a
+ * few rows each time; the commits, not the rows, are most of the cost). A message answered and not recorded yet is still claimed here:
  * nothing else sends it meanwhile, nor the next message of its alert and grant.
  */
 const RECORD_BATCH = 64;
@@ -112,7 +112,7 @@ export class WebhookDeliverer {
   /**
    * Claims ahead of the requests in flight (CLAIMED_AHEAD), so that a freed slot starts the next
    * attempt at once instead of after a claim's round trip (with PostgreSQL the claim, not the
-   * request, was the bound).
+   * request, would otherwise be the bound).
    */
   private async claim(): Promise<number> {
     await this.pacer.turn();
@@ -196,7 +196,7 @@ export class WebhookDeliverer {
    * Records an attempt with the others that finish within RECORD_WAIT_MS of it (at most
    * RECORD_BATCH): one transaction for all of them. When no other request is in flight (no
    * answer to wait for), or RECORD_BATCH wait, they are recorded at the next turn of the event
-   * loop, as a lone delivery always was. Resolves once it is written.
+   * loop. Resolves once it is written.
    */
   private record(record: AttemptRecord): Promise<void> {
     return new Promise((resolve, reject) => {

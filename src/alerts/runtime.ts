@@ -10,7 +10,7 @@ import type { AlertQuery, AttemptResult } from './model.js';
 import { AlertsPacer } from './pacing.js';
 import type { AlertStore, DueMessage } from './store.js';
 import { cachedResolver } from './cachedResolver.js';
-import { systemResolver } from './targets.js';
+import { systemResolver, type Resolver } from './targets.js';
 import { postWebhook, WebhookConnections } from './webhookPost.js';
 import { AlertsWorker } from './worker.js';
 
@@ -27,6 +27,8 @@ export interface AlertsRuntimeDeps {
   /** Whether partner requests are being served now: alerts then take at most config.busyPercent of the thread. */
   partnersBusy?: () => boolean;
   onAttempt?: (message: DueMessage, result: AttemptResult, finished: 'DELIVERED' | 'FAILED' | null) => void;
+  /** How webhook hosts are resolved (the system's resolver by default). */
+  resolve?: Resolver;
 }
 
 export class AlertsRuntime {
@@ -35,9 +37,10 @@ export class AlertsRuntime {
   private readonly worker: AlertsWorker;
   private readonly connections = new WebhookConnections();
   /** Each host's lookup kept a few seconds; every delivery still checks the addresses it connects to. */
-  private readonly resolve = cachedResolver(systemResolver);
+  private readonly resolve: Resolver;
 
   constructor(private readonly deps: AlertsRuntimeDeps) {
+    this.resolve = cachedResolver(deps.resolve ?? systemResolver);
     const { store, engine, compile, text, config, clock, log } = deps;
     const pacer = new AlertsPacer(deps.partnersBusy ?? (() => false), config.busyPercent / 100);
     this.matcher = new AlertMatcher({ engine, store, compile, text, clock, log, pacer });

@@ -44,9 +44,9 @@ export class AlertsWorker {
   /**
    * One turn: match until caught up (bounded), remind when due, start due deliveries. Turns come
    * every 10 ms while there is work; the matcher is asked again that soon only when it found
-   * changes last time, otherwise every pollMs (a turn kept busy by deliveries alone used to ask it
-   * each time: a lease write, a change-log read and the alerts' version, whose count of the alerts
-   * alone took 270 ms of the 6.1 s the thread worked in a profiled round of the alerts bench).
+   * changes last time, otherwise every pollMs (asking it on every turn kept busy by deliveries
+   * alone costs a lease write, a change-log read and the alerts' version each time, whose count of
+   * the alerts alone takes 270 ms of the 6.1 s the thread works in a round of the alerts bench).
    */
   private async turn(): Promise<void> {
     let busy = false;

@@ -31,6 +31,7 @@ import type { PgStore } from '../subscriptions/postgres/store.js';
 import type { SqliteStore } from '../subscriptions/sqlite/store.js';
 import { alertCommands } from './alertCommands.js';
 import { CliExit, noDatabase, runCli, stdio, UsageError, withOverrides, type Command, type Io, type ParsedArgs } from './runner.js';
+import { jsonForTerminal, terminal } from '../terminalText.js';
 
 export type { Io } from './runner.js';
 
@@ -168,8 +169,10 @@ function expiryFlag(r: KeyRestrictions, now: number): string {
 
 /** One line of a key: id, prefix, name, created, last use, restrictions (when it has any), flags. */
 const keyLine = (k: ApiKeyInfo, now: Date): string =>
-  `${k.id}  ${k.prefix}…${k.name === null ? '' : `  "${k.name}"`}  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}` +
-  `${isUnrestricted(k.restrictions) ? '' : `  ${restrictionWords(k.restrictions)}`}` +
+  terminal`${k.id}  ${k.prefix}…` +
+  (k.name === null ? '' : terminal`  "${k.name}"`) +
+  terminal`  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}` +
+  (isUnrestricted(k.restrictions) ? '' : terminal`  ${restrictionWords(k.restrictions)}`) +
   `${expiryFlag(k.restrictions, now.getTime())}${revocation(k.revokedAt, now.toISOString())}`;
 
 /** A key's revocation as a word: '' while it works, "REVOKED FROM <time>" during a rotation's grace, else "REVOKED <time>". */
@@ -180,7 +183,7 @@ function summary(shown: Shown, now: string): string[] {
   const source = (override: number | null) => (override === null ? 'tier default' : 'override');
   const features = FEATURES.map((f) => `${f} ${shown.features[f] ? 'on' : 'off'}`).join(', ');
   const lines = [
-    `${shown.id}  ${shown.name}`,
+    terminal`${shown.id}  ${shown.name}`,
     `  tier           ${shown.tier}`,
     `  status         ${shown.status}`,
     `  rate limit     ${shown.rateLimit}/s (${source(shown.rateLimitOverride)})`,
@@ -270,9 +273,9 @@ function commands(session: Session, io: Io): Command[] {
         const { store } = await session.open(values, true);
         const created = await store.create({ name, tier, monthlyLimit, rateLimit }, ADMIN);
         if (values.json) {
-          io.out(JSON.stringify({ subscriptionId: created.subscription.id, keyId: created.keyId, apiKey: created.apiKey, subscription: describe(created.subscription) }));
+          io.out(jsonForTerminal({ subscriptionId: created.subscription.id, keyId: created.keyId, apiKey: created.apiKey, subscription: describe(created.subscription) }));
         } else {
-          io.out(`created subscription ${created.subscription.id} (${name}, ${tier})`);
+          io.out(terminal`created subscription ${created.subscription.id} (${name}, ${tier})`);
           io.out(`API key ${created.keyId} (shown only now; store it safely):\n  ${created.apiKey}`);
         }
         return EXIT.ok;
@@ -285,12 +288,12 @@ function commands(session: Session, io: Io): Command[] {
       run: async ({ values }) => {
         const { store } = await session.open(values, false);
         const all = (await store.list()).map(describe);
-        if (values.json) io.out(JSON.stringify(all));
+        if (values.json) io.out(jsonForTerminal(all));
         else if (all.length === 0) io.out('no subscriptions');
         else {
           const idWidth = Math.max(2, ...all.map((s) => s.id.length));
           const row = (id: string, tier: string, status: string, rate: string, monthly: string, name: string) =>
-            `${id.padEnd(idWidth)}  ${tier.padEnd(12)} ${status.padEnd(9)} ${rate.padStart(8)} ${monthly.padStart(16)}  ${name}`;
+            terminal`${id.padEnd(idWidth)}  ${tier.padEnd(12)} ${status.padEnd(9)} ${rate.padStart(8)} ${monthly.padStart(16)}  ${name}`;
           io.out(row('ID', 'TIER', 'STATUS', 'RATE', 'MONTHLY', 'NAME'));
           for (const s of all) io.out(row(s.id, s.tier, s.status, `${s.rateLimit}/s`, `${s.monthlyLimit}/month`, s.name));
         }
@@ -310,7 +313,7 @@ function commands(session: Session, io: Io): Command[] {
         const s = await mustExist(store, id);
         const month = monthKey(new Date());
         const shown = { ...describe(s), month, billableCallsThisMonth: await opened.allowance.current(s.id, month), keys: await store.listKeys(s.id) };
-        if (values.json) io.out(JSON.stringify(shown));
+        if (values.json) io.out(jsonForTerminal(shown));
         else for (const line of summary(shown, new Date().toISOString())) io.out(line);
         return EXIT.ok;
       },
@@ -396,7 +399,7 @@ Without restrictions the key can do everything the subscription can. Each one gi
           throw new UsageError(`--rate-limit may not exceed the subscription's rate (${rateLimitOf(s)} per second)`);
         }
         const { keyId, apiKey } = await store.createKey(id, undefined, { name: name ?? null, restrictions }, ADMIN);
-        if (values.json) io.out(JSON.stringify({ subscriptionId: id, keyId, apiKey, restrictions }));
+        if (values.json) io.out(jsonForTerminal({ subscriptionId: id, keyId, apiKey, restrictions }));
         else io.out(`API key ${keyId} for ${id} (${isUnrestricted(restrictions) ? '' : `${restrictionWords(restrictions)}; `}shown only now; store it safely):\n  ${apiKey}`);
         return EXIT.ok;
       },
@@ -415,7 +418,7 @@ Without restrictions the key can do everything the subscription can. Each one gi
         const keys = await store.listKeys(id);
         const now = new Date();
         if (values.json) {
-          io.out(JSON.stringify(keys.map((k) => ({ ...k, expiresSoon: expiryFlag(k.restrictions, now.getTime()) === '  EXPIRES SOON', expired: expiryFlag(k.restrictions, now.getTime()) === '  EXPIRED' }))));
+          io.out(jsonForTerminal(keys.map((k) => ({ ...k, expiresSoon: expiryFlag(k.restrictions, now.getTime()) === '  EXPIRES SOON', expired: expiryFlag(k.restrictions, now.getTime()) === '  EXPIRED' }))));
         } else for (const k of keys) io.out(keyLine(k, now));
         return EXIT.ok;
       },
@@ -436,11 +439,11 @@ subscription and key or subscription, and from which address (the client's, or t
         if (values.subscription !== undefined && typeof values.subscription !== 'string') throw new UsageError('--subscription needs a subscription id');
         const { store } = await session.open(values, false);
         const entries = await store.audit({ subscriptionId: values.subscription as string | undefined, since, limit });
-        if (values.json) io.out(JSON.stringify(entries));
+        if (values.json) io.out(jsonForTerminal(entries));
         else if (entries.length === 0) io.out('no audit entries');
         else {
           for (const e of entries) {
-            io.out(`${e.at}  ${e.actor.padEnd(12)} ${e.action.padEnd(25)} ${e.subscriptionId ?? '-'}  ${e.target}  from ${e.address ?? '-'}${e.details === null ? '' : `  ${JSON.stringify(e.details)}`}`);
+            io.out(terminal`${e.at}  ${e.actor.padEnd(12)} ${e.action.padEnd(25)} ${e.subscriptionId ?? '-'}  ${e.target}  from ${e.address ?? '-'}` + (e.details === null ? '' : `  ${jsonForTerminal(e.details)}`));
           }
         }
         return EXIT.ok;
@@ -467,7 +470,7 @@ partner can switch without a gap. --json: subscriptionId, keyId, apiKey, oldKeyI
         const rotated = await store.rotateKey(keyId, grace === undefined ? 0 : Number(grace), ADMIN);
         if (rotated === null) throw new CliExit(`key ${keyId} was already revoked at ${key.revokedAt}; use "key create ${key.subscriptionId}" for a new one`, EXIT.notFound);
         if (values.json) {
-          io.out(JSON.stringify({ subscriptionId: rotated.subscriptionId, keyId: rotated.keyId, apiKey: rotated.apiKey, oldKeyId: keyId, oldKeyRevokedAt: rotated.oldKeyRevokedAt }));
+          io.out(jsonForTerminal({ subscriptionId: rotated.subscriptionId, keyId: rotated.keyId, apiKey: rotated.apiKey, oldKeyId: keyId, oldKeyRevokedAt: rotated.oldKeyRevokedAt }));
         } else {
           io.out(`API key ${rotated.keyId} for ${rotated.subscriptionId} (shown only now; store it safely):\n  ${rotated.apiKey}`);
           io.out(grace === undefined || grace === '0' ? `key ${keyId} revoked` : `key ${keyId} stays valid until ${rotated.oldKeyRevokedAt}, then is revoked`);
@@ -535,7 +538,7 @@ of a subscription locks its partner out, so it needs --force (or use "key rotate
           if (error instanceof TargetNotEmptyError) throw new CliExit(error.message, EXIT.failed);
           throw error;
         }
-        if (values.json) io.out(JSON.stringify(copied));
+        if (values.json) io.out(jsonForTerminal(copied));
         else {
           io.out(
             `copied ${copied.subscriptions} subscription(s), ${copied.apiKeys} key(s), ${copied.monthlyRecords} monthly record(s), ` +

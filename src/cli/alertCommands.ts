@@ -3,13 +3,14 @@ import type { Alert } from '../alerts/model.js';
 import type { AlertStore } from '../alerts/store.js';
 import type { Command, Io, ParsedArgs } from './runner.js';
 import { CliExit } from './runner.js';
+import { jsonForTerminal, terminal } from '../terminalText.js';
 
 const usage = (synopsis: string, text: string) => `Usage: grants-admin ${synopsis} [--data-dir DIR]\n\n${text}`;
 
 /** The commands, given how to open the alerts store of the selected database. */
 export function alertCommands(open: (values: ParsedArgs['values']) => Promise<AlertStore>, io: Io, notFound: number): Command[] {
   const json = { 'data-dir': 'string', json: 'boolean' } as const;
-  const line = (a: Alert) => `${a.id}  ${a.status.padEnd(8)}  ${a.subscriptionId}  ${a.events.length} events  ${a.url}  ${a.name}`;
+  const line = (a: Alert) => terminal`${a.id}  ${a.status.padEnd(8)}  ${a.subscriptionId}  ${a.events.length} events  ${a.url}  ${a.name}`;
   const mustExist = async (store: AlertStore, id: string) => {
     const alert = await store.get(null, id);
     if (alert === null) throw new CliExit(`no alert has the id "${id}"`, notFound);
@@ -23,7 +24,7 @@ export function alertCommands(open: (values: ParsedArgs['values']) => Promise<Al
       run: async ({ values }) => {
         const store = await open(values);
         const alerts = await store.list(typeof values.subscription === 'string' ? values.subscription : null, null, 1000);
-        if (values.json) io.out(JSON.stringify(alerts));
+        if (values.json) io.out(jsonForTerminal(alerts));
         else {
           io.out('ID  STATUS  SUBSCRIPTION  EVENTS  URL  NAME');
           for (const a of alerts) io.out(line(a));
@@ -40,14 +41,14 @@ export function alertCommands(open: (values: ParsedArgs['values']) => Promise<Al
         const store = await open(values);
         const alert = await mustExist(store, id);
         const deliveries = await store.deliveries(id, null, 10);
-        if (values.json) io.out(JSON.stringify({ ...alert, deliveries }));
+        if (values.json) io.out(jsonForTerminal({ ...alert, deliveries }));
         else {
           io.out(line(alert));
-          io.out(`query ${JSON.stringify(alert.query)}`);
-          if (alert.disabledReason !== null) io.out(`disabled: ${alert.disabledReason}`);
+          io.out(`query ${jsonForTerminal(alert.query)}`);
+          if (alert.disabledReason !== null) io.out(terminal`disabled: ${alert.disabledReason}`);
           for (const d of deliveries) {
             const last = d.lastAttempt === null ? 'not tried yet' : `${d.lastAttempt.statusCode ?? d.lastAttempt.error} at ${d.lastAttempt.at}`;
-            io.out(`  ${d.id}  ${d.type}  ${d.status}  ${d.attempts} attempts  ${last}`);
+            io.out(terminal`  ${d.id}  ${d.type}  ${d.status}  ${d.attempts} attempts  ${last}`);
           }
         }
         return 0;

@@ -1,5 +1,5 @@
 // Whether one grant satisfies a GrantQuery's filters, decided in memory exactly as the engines
-// decide it for GET /grants (API decisions §3): lists OR within and AND across, amounts by
+// decide it for GET /grants: lists OR within and AND across, amounts by
 // overlapping ranges (a null bound open on its side, both null matching no amount filter), `open`
 // against the query's `now`, inclusive deadline bounds that a null deadline never meets. The
 // search words are the caller's (an engine's text matcher): this is the rest. Pure.

@@ -1,7 +1,8 @@
 // The API's route table, public and plain: each endpoint's name, template, methods, the feature
-// that guards it and whether it is billable. The early classification of a request, the dispatch
-// to its handler, the usage log (the template), the billing and feature checks read it, and so can
-// a document generator (OpenAPI): nothing here needs a running app.
+// that guards it and whether it is billable. The router that classifies a request
+// (middleware/routing.ts), the 405 check, the dispatch to its handler, the usage log (the
+// template), the billing and feature checks read it, and so can a document generator (OpenAPI):
+// nothing here needs a running app.
 import type { Scope } from '../subscriptions/keyRestrictions.js';
 import type { Feature } from '../subscriptions/tiers.js';
 
@@ -32,7 +33,7 @@ export interface RouteSpec {
   billedByHandler?: boolean;
 }
 
-/** In match order: the literals /grants/filters, /grants/changes and /grants/export come before /grants/:id. */
+/** Every endpoint, in the order of the guides; a request takes the most specific route its path matches (/grants/filters before /grants/:id). */
 export const ROUTES = [
   { name: 'grants', template: '/grants', methods: READ_METHODS, feature: 'grants.search', billable: true, scope: 'grants:search' },
   { name: 'grantFilters', template: '/grants/filters', methods: READ_METHODS, feature: 'grants.search', billable: true, scope: 'grants:search' },
@@ -57,52 +58,3 @@ export const ROUTES = [
 ] as const satisfies readonly RouteSpec[];
 
 export type RouteName = (typeof ROUTES)[number]['name'];
-
-export interface RouteMatch {
-  route: RouteSpec;
-  /** Path parameters, percent-decoded (a malformed escape is kept as sent). */
-  params: Record<string, string>;
-}
-
-/** A template as segments: a literal to equal, or the name of a parameter that takes one non-empty segment. */
-type Segment = { literal: string } | { param: string };
-
-const segmentsOf = (template: string): Segment[] =>
-  template
-    .split('/')
-    .slice(1)
-    .map((part) => (part.startsWith(':') ? { param: part.slice(1) } : { literal: part }));
-
-function decodeSegment(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
-}
-
-const COMPILED = ROUTES.map((route) => ({ route: route as RouteSpec, segments: segmentsOf(API_PREFIX + route.template) }));
-
-/**
- * The route a full request path names (whatever the method) and its path parameters, or
- * undefined; the first route in table order wins. The path is compared as sent (not decoded) and
- * case-sensitively; one trailing slash is tolerated.
- */
-export function matchRoute(path: string): RouteMatch | undefined {
-  const parts = (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).split('/').slice(1);
-  next: for (const { route, segments } of COMPILED) {
-    if (segments.length !== parts.length) continue;
-    const params: Record<string, string> = {};
-    for (let i = 0; i < segments.length; i++) {
-      const segment = segments[i];
-      if ('literal' in segment) {
-        if (parts[i] !== segment.literal) continue next;
-      } else {
-        if (parts[i] === '') continue next;
-        params[segment.param] = decodeSegment(parts[i]);
-      }
-    }
-    return { route, params };
-  }
-  return undefined;
-}

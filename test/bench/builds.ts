@@ -67,7 +67,7 @@ export function buildRef(ref: string, dir: string, log: (text: string) => void):
  * The files that make the embedded catalog's format: its schema, what writes it and what the
  * writer folds and encodes. Two builds whose trees differ in none of them read one catalog.
  */
-const CATALOG_FORMAT = [/^mappings\//, /^src\/grants\//, /^src\/cli\/indexer\.ts$/, /^src\/search\/sqlite\/(.*\/)?(writer|catalogFile|changeLog|translator)\.ts$/];
+const CATALOG_FORMAT = [/^mappings\//, /^src\/grants\//, /^(indexer\/cli|src\/cli\/indexer)\.ts$/, /^src\/search\/sqlite\/(.*\/)?(writer|catalogFile|changeLog|translator)\.ts$/];
 
 /**
  * A file's text less what a move to another folder or a reworded comment changes: import

@@ -1,4 +1,4 @@
-// The export memory check (issue 14 §3): a 1,000,000-grant GET /grants/export keeps the API's RSS
+// The export memory check: a 1,000,000-grant GET /grants/export keeps the API's RSS
 // within 50 MB of its idle RSS. Not a test (minutes, and a figure, not a yes/no on a shared
 // machine): `npm run bench:export`. Generates the catalog, indexes it with the real indexer, starts
 // the production API as a child process, measures its RSS at rest (after one search has loaded

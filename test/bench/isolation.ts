@@ -1,4 +1,4 @@
-// The search-isolation and overload bench (issue 16 §3–4): the API (node dist/src/main.js) over a
+// The search-isolation and overload bench: the API (node dist/src/main.js) over a
 // cached catalog, once with searches on the event loop (SEARCH_WORKERS=0) and once on worker
 // threads, measuring
 //  - the search mix at full speed (req/s, p99, CPU µs/req);

@@ -1,5 +1,5 @@
-// What building a range condition costs each way: testing every grant's value, as each search did
-// before query/ranges.ts (the branch-free loop below, kept here as the yardstick) against setting
+// What building a range condition costs each way: testing every grant's value (the branch-free loop
+// below, the yardstick) against setting
 // the bits of a slice of the column's ascending order (orderSlice), for ranges holding 1 % to 95 %
 // of the catalog. Values are deadlines spread over three years at whole days (or, with --unique,
 // to the millisecond), 5 % null. Not a test (a figure on a shared machine):
@@ -11,7 +11,7 @@ import { emptyBits, type Bits } from '../../src/search/sqlite/index/bitset.js';
 import { orderSlice } from '../../src/search/sqlite/query/ranges.js';
 import { fastestMicros } from './fastest.js';
 
-/** Positions whose value lies in [low, high]: one word built per 32 positions, branch-free (the replaced way). */
+/** Positions whose value lies in [low, high]: one word built per 32 positions, branch-free (the yardstick). */
 function testEveryValue(values: Float64Array, low: number, high: number): Bits {
   const size = values.length;
   const bits = emptyBits(size);

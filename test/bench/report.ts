@@ -76,7 +76,7 @@ export function table(header: string[], rows: string[][], rightAlign = true): st
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-/** The same tables as markdown, for docs/performance.md. */
+/** The same tables as markdown, for the bench journal (docs/journal/bench.md) and docs/performance.md. */
 export function markdown(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');

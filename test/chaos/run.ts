@@ -1,6 +1,6 @@
-// `npm run chaos`: the chaos scenario (./scenario.ts) with the issue's durations: 15 s faults, a
-// 10 s burst at 10x the load, 500 slow-loris connections. Prints the report as markdown (the
-// latest long run's table goes into docs/operations.md, "Chaos run") and exits 1 when any
+// `npm run chaos`: the chaos scenario (./scenario.ts) with the long run's durations: 15 s faults, a
+// 10 s burst at 10x the load, 500 slow-loris connections. Prints the report as markdown (each long
+// run's report goes into the chaos journal, docs/journal/chaos.md) and exits 1 when any
 // must-be-zero figure is not zero. CHAOS_SHORT=1 runs the CI variant's parameters instead.
 import { elasticsearchInstall } from '../support/elasticsearch.js';
 import { failures, formatReport, LONG_RUN, runChaos, SHORT_RUN } from './scenario.js';

@@ -9,7 +9,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runIndexer } from '../../src/cli/indexer.js';
+import { runIndexer } from '../../indexer/cli.js';
 import { captureCli, grantRecord, writeNdjson, writeTinyCatalog } from '../support/catalog.js';
 import { ES_URL, uniqueAlias } from '../support/elasticsearch.js';
 import { createSubscription, describeWithFleetServices, startInstance, tearDownFleet, type FleetInstance } from '../support/fleet.js';

@@ -1,4 +1,4 @@
-// The fleet (issue 17 §6): three API processes, each with a DATA_DIR of its own as three machines
+// The fleet: three API processes, each with a DATA_DIR of its own as three machines
 // would have, sharing one PostgreSQL database (created for this suite), one Redis (a key prefix of
 // its own) and one Elasticsearch alias (of its own). Subscriptions and keys are managed with
 // grants-admin against the same store, as an operator would.

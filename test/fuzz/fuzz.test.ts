@@ -1,6 +1,6 @@
-// Fuzzing (issue 16 §7), the small count run by `npm test`: generated requests across every
+// Fuzzing, the small count run by `npm test`: generated requests across every
 // endpoint of the route table against the API as production runs it. The large count is
-// `npm run fuzz -- --runs 100000` (test/fuzz/run.ts); figures in test/bench/README.md.
+// `npm run fuzz -- --runs 100000` (test/fuzz/run.ts); figures in docs/journal/bench.md.
 import { expect } from 'chai';
 import { closeFuzzAgent, describeMemory, fuzz, startFuzzServer, type FuzzServer } from './harness.js';
 
@@ -25,11 +25,14 @@ describe('fuzzing: generated requests across every endpoint (fast-check)', funct
     await server?.stop();
   });
 
-  it(`${RUNS} requests: never a 5xx, always the envelope and the document, the server alive, memory flat`, async function () {
+  it(`${RUNS} requests: never a 5xx, always the envelope and the document, the server alive, memory flat, no key in the log`, async function () {
     const report = await fuzz(server, RUNS);
     if (report.failure !== null) expect.fail(`a rule broken (seed ${report.seed}):\n${report.failure}`);
     expect(report.runs).to.equal(RUNS);
     expect(report.alive, 'the server answers /healthz after the run').to.equal(true);
+    // The valid key, written into paths in every case and encoding, never reaches the log.
+    expect(report.keyPaths, 'requests with the key in their path').to.be.above(0);
+    expect(report.keyLines, 'log lines holding the key').to.deep.equal([]);
     expect(report.heapGrowthMb, `samples in the second and last quarters\n${describeMemory(report)}`).to.be.a('number');
     expect(report.heapGrowthMb, describeMemory(report)).to.be.below(HEAP_GROWTH_LIMIT_MB);
     expect(report.rssGrowthMb, describeMemory(report)).to.be.below(RSS_GROWTH_LIMIT_MB);

@@ -6,7 +6,9 @@
 //   - an API answer conforms to the OpenAPI document (test/support/openapiCheck.ts), 304s included;
 //   - a compressed answer decodes;
 //   - the server alive at the end, its memory flat: the server runs with --expose-gc and
-//     memoryProbe.ts, and every twentieth of the run its heap is measured after a full collection.
+//     memoryProbe.ts, and every twentieth of the run its heap is measured after a full collection;
+//   - the server's log (an access line per request) never holds the valid key, which the
+//     generator also writes into paths in every case and percent-encoding (requests.ts).
 import fc from 'fast-check';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -51,7 +53,7 @@ function askMemory(running: RunningProcess, snapshot?: string): Promise<MemorySa
 export async function startFuzzServer(env: Record<string, string> = {}): Promise<FuzzServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'grants-fuzz-'));
   const port = await freePort();
-  const serverEnv = { ...process.env, LOG_LEVEL: 'error', LOG_FORMAT: 'json', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SEARCH_ENGINE: 'sqlite', REDIS_URL: '', ...env };
+  const serverEnv = { ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: 'json', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SEARCH_ENGINE: 'sqlite', REDIS_URL: '', ...env };
   const { apiKey } = await createBenchSubscription(serverEnv);
   const running = await startProcess({
     name: 'fuzz-api',
@@ -114,7 +116,7 @@ export function send(origin: string, request: FuzzRequest): Promise<FuzzAnswer> 
     );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${ANSWER_TIMEOUT_MS} ms`)));
     req.on('error', reject);
-    req.end();
+    req.end(request.body);
   });
 }
 
@@ -125,6 +127,23 @@ const pathnameOf = (target: string): string => {
   const end = target.search(/[?#]/);
   return end < 0 ? target : target.slice(0, end);
 };
+
+/**
+ * What is wrong with a JSON-RPC answer of POST /mcp: not JSON-RPC 2.0, an internal error (the
+ * protocol's or a tool's), or a validator's words (issue codes, types as the validator names them).
+ */
+function mcpProblems(body: any): string[] {
+  const text = JSON.stringify(body).slice(0, 300);
+  if (body?.jsonrpc !== '2.0') return [`an MCP answer that is not JSON-RPC 2.0: ${text}`];
+  if (body.error !== undefined) {
+    if (body.error.code === -32603) return [`an MCP internal error: ${text}`];
+    if (/invalid_type|expected \w+, received|\n/.test(String(body.error.message))) return [`an MCP error in the validator's words: ${text}`];
+    return [];
+  }
+  const content = body.result?.content?.[0];
+  if (body.result?.isError === true && content?.type === 'text' && JSON.parse(content.text)?.error?.code === 'INTERNAL_ERROR') return [`an MCP tool's internal error: ${text}`];
+  return [];
+}
 
 /** What is wrong with an answer, by the rules that hold for every request. */
 export function problemsOf(request: FuzzRequest, answer: FuzzAnswer): string[] {
@@ -147,6 +166,8 @@ export function problemsOf(request: FuzzRequest, answer: FuzzAnswer): string[] {
         const error = body.error;
         if (typeof error?.code !== 'string' || typeof error?.message !== 'string' || error.message === '' || !metaOk) problems.push(`an error outside the envelope: ${answer.text.slice(0, 200)}`);
         if (answer.status < 400) problems.push(`success false with status ${answer.status}`);
+      } else if (pathname === `${API_PREFIX}/mcp` && answer.status === 200) {
+        problems.push(...mcpProblems(body));
       } else {
         problems.push(`JSON that is not the envelope: ${answer.text.slice(0, 200)}`);
       }
@@ -191,6 +212,9 @@ export interface FuzzReport {
   /** The same for the RSS (which also holds the search workers, SQLite's caches and the allocator's free memory). */
   rssGrowthMb: number | null;
   alive: boolean;
+  /** Requests whose path held the valid key (spelled some way), and lines of the server's log that still held it (or 12 characters of it). */
+  keyPaths: number;
+  keyLines: string[];
   /** The shrunk counterexample and its problems, when the property failed. */
   failure: string | null;
 }
@@ -238,6 +262,28 @@ export function describeMemory(report: FuzzReport): string {
   ].join('\n');
 }
 
+/** Every %XX decoded once, malformed escapes kept. */
+const decodeOnce = (text: string): string => text.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+
+/** The pieces of a key (12 characters each, lower case) a log line must not hold, however often it is decoded. */
+const keyPieces = (key: string): string[] => {
+  const secret = key.slice(key.indexOf('_', 3) + 1).toLowerCase();
+  return Array.from({ length: secret.length - 11 }, (_, i) => secret.slice(i, i + 12));
+};
+
+/** The lines of a log that hold a piece of the key, decoded up to three times. */
+export function linesHoldingKey(log: string, key: string): string[] {
+  const pieces = keyPieces(key);
+  return log.split('\n').filter((line) => {
+    let seen = line.toLowerCase();
+    for (let round = 0; round < 4; round++, seen = decodeOnce(seen)) if (pieces.some((piece) => seen.includes(piece))) return true;
+    return false;
+  });
+}
+
+/** Whether a request's path holds the key, spelled some way. */
+const pathHoldsKey = (target: string, key: string): boolean => linesHoldingKey(pathnameOf(target), key).length > 0;
+
 /** Sends one request and checks its answer; throws the problems found. */
 async function sendAndCheck(origin: string, request: FuzzRequest, statuses: Record<string, number>): Promise<void> {
   const sentAt = performance.now();
@@ -271,7 +317,9 @@ export async function fuzz(
   let done = 0;
   const started = performance.now();
   const batches = Math.ceil(runs / concurrency);
+  let keyPaths = 0;
   const property = fc.asyncProperty(fc.array(requestArbitrary({ valid: server.key }, server.ids), { minLength: concurrency, maxLength: concurrency }), async (batch) => {
+    keyPaths += batch.filter((request) => pathHoldsKey(request.target, server.key)).length;
     const results = await Promise.allSettled(batch.map((request) => sendAndCheck(origin, request, statuses)));
     done += batch.length;
     // Between batches: no request of the run is in flight while the server collects and measures.
@@ -305,8 +353,19 @@ export async function fuzz(
     heapGrowthMb: quarterGrowthMb(memory, done, (p) => p.heapUsed),
     rssGrowthMb: quarterGrowthMb(memory, done, (p) => p.rss),
     alive,
+    keyPaths,
+    keyLines: await logLinesHoldingKey(server),
     failure,
   };
 }
+
+/** The lines of the server's log holding the key, once the lines still buffered are written. */
+async function logLinesHoldingKey(server: FuzzServer): Promise<string[]> {
+  await new Promise((resolve) => setTimeout(resolve, LOG_FLUSHED_MS));
+  return linesHoldingKey(readFileSync(server.process.logFile, 'utf8'), server.key);
+}
+
+/** Longer than the logger's periodic flush (src/log.ts). */
+const LOG_FLUSHED_MS = 500;
 
 export const closeFuzzAgent = (): void => agent.destroy();

@@ -2,18 +2,22 @@
 // beside it), every method, query strings built from the endpoints' own parameter specs (values
 // valid, near the bounds and hostile) or from noise, and headers a partner, a browser or an
 // attacker might send. Nothing here knows what the answer should be; the harness checks the rules
-// that hold for every answer.
+// that hold for every answer. Among them, MCP tool calls whose arguments are hostile: nested up to
+// 20,000 deep, no JSON object, any JSON, or with bytes that are not UTF-8.
 import fc from 'fast-check';
 import { GRANT_SEARCH_PARAMS } from '../../src/http/parameters/grantSearchParams.js';
 import type { ParamSpec, ParamSpecs } from '../../src/http/parameters/queryParams.js';
 import { API_PREFIX, ROUTES } from '../../src/http/routeTable.js';
 import { USAGE_PARAMS } from '../../src/http/handlers/subscription.js';
+import { MCP_TOOL_NAMES } from '../../src/http/openapi/mcpDocument.js';
 
 export interface FuzzRequest {
   method: string;
   /** Path and query as sent on the request line (already percent-encoded where it must be). */
   target: string;
   headers: Record<string, string>;
+  /** The body, sent as it is (the MCP tool calls). */
+  body?: Buffer;
 }
 
 /** Which key the request carries. */
@@ -93,19 +97,35 @@ const queryString = fc.oneof(
   { weight: 1, arbitrary: fc.array(pair, { minLength: 40, maxLength: 70 }).map((pairs) => `?${pairs.join('&')}`) },
 );
 
-/** A path parameter: a real id now and then (so grants are found), else anything. */
-const segmentValue = (ids: readonly string[]): fc.Arbitrary<string> =>
-  fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...ids) }, { weight: 3, arbitrary: anyText.map(encode) }, { weight: 1, arbitrary: fc.constantFrom('..', '.', '%2e%2e', '%2F', 'a%2Fb', '%00', 'filters', '') });
+/** One character of a key as a client may spell it: itself, its case swapped, percent-encoded (either hex case), or encoded twice. */
+const spelledChar = (c: string): fc.Arbitrary<string> => {
+  const hex = c.charCodeAt(0).toString(16).padStart(2, '0');
+  return fc.constantFrom(c, c, c, c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase(), `%${hex.toUpperCase()}`, `%${hex}`, `%25${hex.toUpperCase()}`);
+};
+
+/** The valid key, spelled in a path segment: whole, upper case, or character by character in any encoding (the log must never hold it). */
+export const spelledKey = (key: string): fc.Arbitrary<string> =>
+  fc.oneof(fc.constantFrom(key, key.toUpperCase()), fc.tuple(...[...key].map(spelledChar)).map((chars) => chars.join('')));
+
+/** A path parameter: a real id now and then (so grants are found), the valid key spelled some way, else anything. */
+const segmentValue = (ids: readonly string[], keys: FuzzKeys): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...ids) },
+    { weight: 3, arbitrary: anyText.map(encode) },
+    { weight: 1, arbitrary: fc.constantFrom('..', '.', '%2e%2e', '%2F', 'a%2Fb', '%00', 'filters', '') },
+    { weight: 1, arbitrary: spelledKey(keys.valid) },
+  );
 
 /** A path of the route table with its parameters filled, or a path beside it. */
-function pathOf(ids: readonly string[]): fc.Arbitrary<string> {
+function pathOf(ids: readonly string[], keys: FuzzKeys): fc.Arbitrary<string> {
   const fromTable = fc.constantFrom(...ROUTES.map((route) => route.template)).chain((template) => {
     const parts = template.split('/').slice(1);
-    return fc.tuple(...parts.map((part) => (part.startsWith(':') ? segmentValue(ids) : fc.constant(part)))).map((filled) => `${API_PREFIX}/${filled.join('/')}`);
+    return fc.tuple(...parts.map((part) => (part.startsWith(':') ? segmentValue(ids, keys) : fc.constant(part)))).map((filled) => `${API_PREFIX}/${filled.join('/')}`);
   });
   const beside = fc.oneof(
     fc.constantFrom(API_PREFIX, `${API_PREFIX}/`, `${API_PREFIX}/grants/`, `${API_PREFIX}/GRANTS`, `${API_PREFIX}//grants`, `${API_PREFIX}/grants/a/b`, `${API_PREFIX}/openapi.json`, '/external/v2/grants', '/', '/healthz', '/readyz', '/docs', '/metrics', '/favicon.ico'),
     fc.array(anyText.map(encode), { minLength: 1, maxLength: 4 }).map((parts) => `${API_PREFIX}/${parts.join('/')}`),
+    spelledKey(keys.valid).map((key) => `/${key}`),
   );
   return fc.oneof({ weight: 8, arbitrary: fromTable }, { weight: 2, arbitrary: beside });
 }
@@ -147,11 +167,46 @@ const METHODS = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND') },
 );
 
+/** Arrays or objects nested `n` levels deep, up to 20,000. */
+const nested = fc
+  .tuple(fc.constantFrom(['[', ']'], ['{"a":', '}']), fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 20_000 })))
+  .map(([[open, close], n]) => open.repeat(n) + (open === '[' ? '' : '1') + close.repeat(n));
+
+/** Tool arguments a hostile client sends: nested deep (as a whole, in a known argument, in an unknown one), no object, any JSON. */
+const hostileArguments = fc.oneof(
+  nested,
+  nested.map((deep) => `{"search":${deep}}`),
+  nested.map((deep) => `{"zz":${deep}}`),
+  fc.constantFrom('[]', '[1]', '"text"', '5', 'true', 'null', '{}', '{"limit":-1}', '{"__proto__":{"x":1}}'),
+  fc.json({ maxDepth: 6 }),
+);
+
+/** A tools/call of any tool (or none of them) with hostile arguments, now and then with bytes that are not UTF-8. */
+const mcpCall: fc.Arbitrary<Buffer> = fc
+  .tuple(fc.constantFrom(...MCP_TOOL_NAMES, 'no_such_tool'), hostileArguments, fc.option(fc.constantFrom([0xff], [0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80]), { nil: undefined, freq: 4 }))
+  .map(([name, args, badBytes]) => {
+    const message = Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`);
+    if (badBytes === undefined) return message;
+    // Inside the tool's name, a JSON string: valid JSON but for the bytes.
+    const at = message.indexOf(name) + 1;
+    return Buffer.concat([message.subarray(0, at), Buffer.from(badBytes), message.subarray(at)]);
+  });
+
+function mcpRequest(keys: FuzzKeys): fc.Arbitrary<FuzzRequest> {
+  return mcpCall.map((body) => ({
+    method: 'POST',
+    target: `${API_PREFIX}/mcp`,
+    headers: { authorization: `Bearer ${keys.valid}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body,
+  }));
+}
+
 /** A whole request. `ids` are grant ids of the served catalog. */
 export function requestArbitrary(keys: FuzzKeys, ids: readonly string[]): fc.Arbitrary<FuzzRequest> {
-  return fc.record({ method: METHODS, path: pathOf(ids), query: queryString, headers: headersOf(keys) }).map(({ method, path, query, headers }) => ({
+  const any = fc.record({ method: METHODS, path: pathOf(ids, keys), query: queryString, headers: headersOf(keys) }).map(({ method, path, query, headers }) => ({
     method,
     target: path + query,
     headers,
   }));
+  return fc.oneof({ weight: 15, arbitrary: any }, { weight: 1, arbitrary: mcpRequest(keys) });
 }

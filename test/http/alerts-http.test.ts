@@ -4,12 +4,13 @@ import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { runAdmin } from '../../src/cli/admin.js';
-import { runIndexer } from '../../src/cli/indexer.js';
+import { runIndexer } from '../../indexer/cli.js';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, grantRecord, writeNdjson, type GrantRecord } from '../support/catalog.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
 import { until as waitUntil } from '../support/processes.js';
 import { webhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
+import { ACCEPTED_TARGETS, REFUSED_TARGETS } from '../support/webhookTargets.js';
 
 const ALERTS = `${API_PREFIX}/alerts`;
 
@@ -69,10 +70,23 @@ describe('alerts: the endpoints', function () {
   });
 
   it('refuses targets a webhook must not reach (SSRF) and http:// unless allowed', async () => {
-    for (const url of ['https://127.0.0.1/x', 'https://[::1]/x', 'https://10.0.0.1/x', 'https://169.254.169.254/latest/meta-data', 'https://localhost/x', 'http://93.184.215.14/x', 'https://user:pw@93.184.215.14/x']) {
+    const urls = ['https://127.0.0.1/x', 'https://[::1]/x', 'https://10.0.0.1/x', 'https://169.254.169.254/latest/meta-data', 'https://localhost/x', 'http://93.184.215.14/x', 'https://user:pw@93.184.215.14/x'];
+    for (const url of [...urls, ...REFUSED_TARGETS]) {
       const answer = await api.request(ALERTS, json({ ...valid, url }));
       expect(answer.status, url).to.equal(400);
       expect(answer.body.error.details[0].parameter, url).to.equal('url');
+    }
+    // The refusal names the setting that would allow such a target on a development server.
+    const plain = await api.request(ALERTS, json({ ...valid, url: 'http://93.184.215.14/x' }));
+    expect(plain.body.error.details[0].message).to.contain('WEBHOOK_ALLOW_HTTP');
+    for (const url of ['https://127.0.0.1/x', 'https://localhost/x']) {
+      const refused = await api.request(ALERTS, json({ ...valid, url }));
+      expect(refused.body.error.details[0].message, url).to.contain('WEBHOOK_ALLOW_PRIVATE');
+    }
+    for (const url of ACCEPTED_TARGETS) {
+      const answer = await api.request(ALERTS, json({ ...valid, url }));
+      expect(answer.status, url).to.equal(201);
+      expect((await api.request(`${ALERTS}/${answer.body.data.id}`, { method: 'DELETE' })).status).to.equal(200);
     }
   });
 

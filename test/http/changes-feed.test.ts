@@ -1,10 +1,10 @@
-// The changes feed, GET /grants/changes (issue 14 §1), on both engines: the same suite runs over
+// The changes feed, GET /grants/changes, on both engines: the same suite runs over
 // the embedded catalog and over a real Elasticsearch alias, driving the real grants-indexer.
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
-import { runIndexer } from '../../src/cli/indexer.js';
+import { runIndexer } from '../../indexer/cli.js';
 import { loadConfig } from '../../src/config.js';
-import { syncFromSource } from '../../src/ingestion/pipeline.js';
+import { syncFromSource } from '../../indexer/pipeline.js';
 import { createCatalogWriter } from '../../src/search/factory.js';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, GRANTS_PATH, grantRecord, writeNdjson, type CliRun, type GrantRecord } from '../support/catalog.js';

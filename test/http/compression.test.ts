@@ -1,4 +1,4 @@
-// Response compression (issue 14 §4): answers of 1 KB or more are gzip- or brotli-encoded as
+// Response compression: answers of 1 KB or more are gzip- or brotli-encoded as
 // Accept-Encoding allows, streamed bodies included; smaller ones, HEAD answers and 304s go as they
 // are; every answer varies on Accept-Encoding; the decoded body is the same JSON. Raw node:http
 // requests, since fetch() would decode behind the test's back.

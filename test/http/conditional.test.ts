@@ -1,4 +1,4 @@
-// Conditional requests (issue 14 §4): ETag on /grants, /grants/filters and /grants/:id, If-None-Match
+// Conditional requests: ETag on /grants, /grants/filters and /grants/:id, If-None-Match
 // → 304 with no body and the usual headers, a 304 not counted toward the monthly allowance (it
 // spends the per-second rate), logged in the usage log but not in the statistics, a tag that
 // changes when the catalog changes what an answer says and only then.

@@ -1,4 +1,4 @@
-// Cursor paging on GET /grants and GET /grants/export (issue 14 §2–3), through the real HTTP API on
+// Cursor paging on GET /grants and GET /grants/export, through the real HTTP API on
 // both engines: one suite body, run over the embedded SQLite engine and over Elasticsearch. The
 // orders are checked against offset paging of the same engine (whose order the search suites prove);
 // a reindex in the middle of a walk, CSV quoting and formula neutralising use catalogs of their own.

@@ -1,4 +1,4 @@
-// GET /external/v1/grants, the partner-search parameters of issue 12: the validation of each
+// GET /external/v1/grants, the partner-search parameters: the validation of each
 // (every problem listed in details), the defaults they leave alone, and the envelope of `fields`
 // and `facets`. What the engines count and order is the search contract suite's
 // (test/elasticsearch/search-contract.test.ts).

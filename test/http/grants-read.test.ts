@@ -1,4 +1,4 @@
-// GET /external/v1/grants/:id and GET /external/v1/grants/filters (API-DECISIONS §1, §4).
+// GET /external/v1/grants/:id and GET /external/v1/grants/filters: their answers, fields and errors.
 import { expect } from 'chai';
 import { startTestApi, tempDir, type TestApi, type TestResponse } from '../support/api.js';
 import { expectError, expectValidation } from '../support/assertions.js';

@@ -1,4 +1,4 @@
-// GET /external/v1/grants (API-DECISIONS §3): filters and their encodings, amounts, text search,
+// GET /external/v1/grants: filters and their encodings, amounts, text search,
 // ordering, paging and parameter validation, each over a crafted catalog whose answers are known.
 import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';

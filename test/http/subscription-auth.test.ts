@@ -1,5 +1,5 @@
 // Authentication, subscription status, feature flags, keys sharing a budget, and grants-admin
-// changes reaching a running API (API-DECISIONS §2, §5, §6).
+// changes reaching a running API.
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { runAdmin } from '../../src/cli/admin.js';

@@ -1,5 +1,5 @@
 // The per-second rate, the monthly allowance, their headers, what is billable, and the UTC month
-// (API-DECISIONS §2 and §6; spec §8).
+// (as docs/partners.md describes them).
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
@@ -137,7 +137,7 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       }
     });
 
-    it('rate headers on a 403 SUBSCRIPTION_INACTIVE too: it is an authenticated response (API-DECISIONS §6 "Every authenticated response")', async function () {
+    it('rate headers on a 403 SUBSCRIPTION_INACTIVE too: every authenticated response carries them', async function () {
       const created = api.deps.subscriptions.create({ name: 'inactive', tier: 'STARTER' });
       const key = created.apiKey;
       api.deps.subscriptions.setStatus(created.subscription.id, 'SUSPENDED');

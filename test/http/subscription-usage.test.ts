@@ -1,5 +1,5 @@
-// GET /subscription/usage and GET /subscription/limits: fields and semantics (spec §2, §4, §8;
-// API-DECISIONS §6). The clock is injected so that day and month arithmetic is deterministic.
+// GET /subscription/usage and GET /subscription/limits: fields and semantics (as
+// docs/partners.md describes them). The clock is injected so that day and month arithmetic is deterministic.
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { runAdmin } from '../../src/cli/admin.js';
 import { checkTarget, TargetRefused } from '../../src/alerts/targets.js';
-import { runIndexer } from '../../src/cli/indexer.js';
+import { runIndexer } from '../../indexer/cli.js';
 import { REPO_ROOT, startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, grantRecord, writeNdjson, type GrantRecord } from '../support/catalog.js';
 import { freePort, launch, until as waitUntil, type Launched } from '../support/processes.js';
@@ -116,7 +116,7 @@ describe('alerts: delivery under failure', function () {
 
   it('an alert whose last 20 messages all FAILED is DISABLED with a reason; PATCH status=ACTIVE resumes it', async () => {
     hooks = await webhookReceiver(() => 500);
-    const alertId = await setUp({ WEBHOOK_RETRY_SCHEDULE: '10ms' });
+    const alertId = await setUp({ WEBHOOK_RETRY_SCHEDULE: '10ms', METRICS_PUBLIC: 'true' });
     await indexer(['sync'], [grant('g-1'), ...Array.from({ length: 20 }, (_, i) => grant(`n-${i}`))]);
     await until('disabled', async () => (await api!.request(`${ALERTS}/${alertId}`)).body.data.status === 'DISABLED', 60_000);
     const alert = (await api!.request(`${ALERTS}/${alertId}`)).body.data;
@@ -156,6 +156,28 @@ describe('alerts: delivery under failure', function () {
     expect(() =>
       new Webhook(secret).verify(r.body, { 'webhook-id': r.headers['webhook-id'] as string, 'webhook-timestamp': r.headers['webhook-timestamp'] as string, 'webhook-signature': r.headers['webhook-signature'] as string }),
     ).to.not.throw();
+  });
+
+  it('a host that resolves to a private address: every attempt refused, the delivery log says why and names no address', async () => {
+    await indexer(['reindex'], [grant('g-1')]);
+    const internal = async () => [{ address: '10.0.3.7', family: 4 }];
+    api = await startTestApi({ ...env, WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_RETRY_SCHEDULE: '50ms', SEED_CATALOG: 'false' }, { resolve: internal });
+    const created = await api.request(ALERTS, post({ name: 'internal', query: {}, url: 'https://hooks.partner.example/x' }));
+    expect(created.status, created.text).to.equal(201);
+    const alertId = created.body.data.id as string;
+    await sleep(300);
+    await indexer(['sync'], [grant('g-1'), grant('g-2')]);
+    await until('failed', async () => (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data[0]?.status === 'FAILED');
+    const log = await api.request(`${ALERTS}/${alertId}/deliveries`);
+    expect(log.body.data[0]).to.deep.include({ attempts: 2 });
+    expect(log.body.data[0].lastAttempt).to.deep.include({
+      statusCode: null,
+      error: 'refused: the host "hooks.partner.example" resolves to a private address, which webhooks may not reach',
+    });
+    expect(log.text).to.not.contain('10.0.3.7');
+    const shown = await captureCli((io) => runAdmin(['alerts', 'show', alertId, '--json', '--data-dir', env.DATA_DIR], { ...process.env, DATABASE_URL: '' }, io));
+    expect(shown.code, shown.err.join('\n')).to.equal(0);
+    expect(shown.out.join('\n')).to.contain('resolves to a private address').and.not.contain('10.0.3.7');
   });
 
   it('after the last retry a message is FAILED, with the status code of each attempt logged', async () => {

@@ -1,5 +1,5 @@
 // Usage counts and the usage log survive restarts and a SIGTERM under load; the first start
-// prints the demo key (API-DECISIONS §6; src/main.ts).
+// prints the demo key (src/main.ts).
 import { expect } from 'chai';
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -139,6 +139,25 @@ describe('start-up of the server process', function () {
     expect(sentence).to.contain(`SEED_FILE ${missing} cannot be read (no such file)`).and.to.contain('SEED_CATALOG=false');
   });
 
+  it('a start with WEBHOOK_ALLOW_HTTP or WEBHOOK_ALLOW_PRIVATE logs a warning naming each; a start without logs none', async function () {
+    const warningsOf = (stdout: string): string[] =>
+      linesOf(stdout)
+        .map((line) => JSON.parse(line) as { level: string | number; msg: string })
+        .filter((line) => line.level === 'warn' || line.level === 40)
+        .map((line) => line.msg);
+    const port = await freePort();
+    const relaxed = start({ DATA_DIR: path.join(workDir, 'relaxed'), PORT: String(port), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    await relaxed.waitFor('stdout', READY, 30_000);
+    await stop(relaxed);
+    const said = warningsOf(relaxed.stdout());
+    expect(said.some((msg) => msg.startsWith('WEBHOOK_ALLOW_HTTP=true')), said.join(' | ')).to.equal(true);
+    expect(said.some((msg) => msg.startsWith('WEBHOOK_ALLOW_PRIVATE=true')), said.join(' | ')).to.equal(true);
+    const strict = start({ DATA_DIR: path.join(workDir, 'strict'), PORT: String(port) });
+    await strict.waitFor('stdout', READY, 30_000);
+    await stop(strict);
+    expect(warningsOf(strict.stdout()).filter((msg) => msg.includes('WEBHOOK_ALLOW'))).to.deep.equal([]);
+  });
+
   it('the demo key goes to stderr on the first start, never into the log lines; a restart prints nothing of it', async function () {
     const dataDir = path.join(workDir, 'banner');
     const port = await freePort();

@@ -1,4 +1,4 @@
-// Redis failures (API-DECISIONS §6; src/ratelimit/redisConnection.ts): the API keeps serving under
+// Redis failures (src/ratelimit/redisConnection.ts): the API keeps serving under
 // the insurance limits (1/API_INSTANCES of the per-second rate in memory, the monthly allowance
 // from the SQLite record), says so on /readyz, and returns to the shared limits by itself.
 // Each test uses its own redis-server, black hole or empty port: the shared Redis is never touched.

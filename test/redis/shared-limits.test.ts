@@ -1,4 +1,4 @@
-// Limits shared by two API instances through the Redis named by REDIS_URL (API-DECISIONS §6): the
+// Limits shared by two API instances through the Redis named by REDIS_URL: the
 // per-second budget and the monthly allowance are one budget for every instance, the month rolls
 // over on the UTC calendar, and a Redis that lost its keys hands out no fresh allowance.
 // Each test runs two instances over one DATA_DIR (one subscription database) and a key prefix of

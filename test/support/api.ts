@@ -8,13 +8,14 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createDeps, type Deps } from '../../src/deps.js';
 import type { DestinationStream } from 'pino';
 import { createLogger } from '../../src/log.js';
-import { seedCatalogIfEmpty } from '../../src/seed.js';
+import { seedCatalogIfEmpty } from '../../indexer/seed.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { checkedExchange, type CheckedAnswer, type CheckOptions } from './checkedFetch.js';
 import { MAX_MONTHLY_LIMIT, MAX_RATE_LIMIT, type Tier } from '../../src/subscriptions/tiers.js';
 import type { SqliteStore } from '../../src/subscriptions/sqlite/store.js';
 import type { SubscriptionStore } from '../../src/subscriptions/sqlite/subscriptionStore.js';
 import type { UsageStore } from '../../src/subscriptions/sqlite/usageStore.js';
+import type { Resolver } from '../../src/alerts/targets.js';
 
 export const REPO_ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
 export const FIXTURES = path.join(REPO_ROOT, 'fixtures/grants.ndjson');
@@ -50,6 +51,8 @@ export interface TestApiOptions {
   layers?: (deps: Deps) => Layer[];
   /** Where the API's JSON log lines go (stdout by default). */
   logDestination?: DestinationStream;
+  /** How webhook hosts are resolved (the system's resolver by default). */
+  resolve?: Resolver;
 }
 
 export async function startTestApi(env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> {
@@ -67,7 +70,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
     HOST: '127.0.0.1',
   });
   const log = createLogger(config.logLevel, { destination: options.logDestination });
-  const created0 = await createDeps(config, log, { clock: options.clock });
+  const created0 = await createDeps(config, log, { clock: options.clock, resolve: options.resolve });
   if (created0.store.kind !== 'sqlite') throw new Error('startTestApi runs the SQLite store (DATABASE_URL is not taken from the test env)');
   const deps = created0 as TestDeps;
   await seedCatalogIfEmpty(config, deps.engine, log);

@@ -9,7 +9,7 @@
 import { expect } from 'chai';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { runIndexer } from '../../src/cli/indexer.js';
+import { runIndexer } from '../../indexer/cli.js';
 import type { Grant } from '../../src/grants/schema.js';
 import type { CatalogWriter } from '../../src/search/engine.js';
 import { startTestApi, tempDir, type TestApi, type TestApiOptions } from './api.js';

@@ -3,7 +3,7 @@
 // the schema (ajv, JSON Schema 2020-12). The test client (api.ts) runs it on every response of
 // the HTTP suites, so the document cannot drift from what the server sends.
 import { OPENAPI_PATH } from '../../src/http/openapi/document.js';
-import { API_PREFIX, matchRoute } from '../../src/http/routeTable.js';
+import { API_PREFIX } from '../../src/http/routeTable.js';
 import { document, resolve, validatorOf, type Schema } from './openapiDocument.js';
 
 export interface CheckedResponse {
@@ -15,9 +15,24 @@ export interface CheckedResponse {
 
 const ERROR_ENVELOPE = { $ref: '#/components/schemas/ErrorEnvelope' };
 
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The document's path templates as patterns of a full request path (a `{parameter}` takes one
+ * non-empty segment, one trailing slash tolerated), the most specific first (the fewest
+ * parameters), as the server's router picks among the routes a path matches.
+ */
+const PATH_PATTERNS = Object.keys(document.paths)
+  .map((template) => ({
+    template,
+    parameters: template.split('/').filter((segment) => segment.startsWith('{')).length,
+    pattern: new RegExp(`^${(API_PREFIX + template).split('/').map((segment) => (segment.startsWith('{') ? '[^/]+' : escapeRegExp(segment))).join('/')}/?$`),
+  }))
+  .sort((a, b) => a.parameters - b.parameters);
+
 /** The operation a request names, or why the document has none for it. */
 function operationOf(method: string, path: string): { operation?: Schema; where: string } {
-  const template = path === API_PREFIX + OPENAPI_PATH ? OPENAPI_PATH : matchRoute(path)?.route.template.replace(/:([A-Za-z]+)/g, '{$1}');
+  const template = path === API_PREFIX + OPENAPI_PATH ? OPENAPI_PATH : PATH_PATTERNS.find(({ pattern }) => pattern.test(path))?.template;
   if (template === undefined) return { where: `no path of the document matches ${path}` };
   // HEAD is left out of the document (its prose says so): a HEAD answers as the GET of its path, without the body.
   const operation = document.paths[template]?.[method === 'HEAD' ? 'get' : method.toLowerCase()] as Schema | undefined;

@@ -2,8 +2,9 @@
 // 1. The file itself: it parses; the services built from this repository set only variables the
 //    code reads (loadConfig, the one reader of the environment), with values it accepts, and that
 //    the configuration table of docs/operations.md documents; their commands name scripts, subcommands and
-//    files that exist and that the Dockerfile copies into the image; the replicas wait for what
-//    they need, API_INSTANCES counts them, and their health check asks their own port.
+//    files that exist and that the Dockerfile copies into the image (with every folder tsconfig.json
+//    compiles); the replicas wait for what they need, API_INSTANCES counts them, and their health
+//    check asks their own port.
 // 2. The layout run as local processes: each service's own environment and command, with the
 //    compose hostnames (elasticsearch, redis, postgres) replaced by the shared test services (a
 //    database made for this suite, an alias and a Redis key prefix of its own): migrate, then the
@@ -156,6 +157,8 @@ describe('compose.yaml: the fleet layout', function () {
     expect(imageCmd.slice(1, -1).filter((arg) => !arg.startsWith('--')), 'only options between node and the API').to.deep.equal([]);
     expect(existsSync(path.join(REPO_ROOT, script)), `${script} is built`).to.equal(true);
     expect(dockerfile, 'the image is built with npm run build').to.match(/RUN npm ci && npm run build/);
+    const compiled = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] }).include;
+    expect(compiled.filter((folder) => !inImage(folder)), 'folders tsconfig.json compiles that the Dockerfile does not copy').to.deep.equal([]);
   });
 
   it('starts the replicas after the services are healthy and the one-shots done; API_INSTANCES counts them; the health check asks their port', function () {

@@ -60,7 +60,9 @@ const CLEAN = {
   'src/http/errors.ts': "import { NotFoundError } from '../failures.js';\nexport const isNotFound = (e: unknown) => e instanceof NotFoundError;\n",
   'src/cli/admin.ts': "import type { Feature } from '../subscriptions/tiers.js';\nexport const features: Feature[] = [];\n",
   'src/app.ts': "import { isNotFound } from './http/errors.js';\nimport { fail } from './grants/query.js';\nexport const app = () => isNotFound(fail());\n",
-  'src/cli/indexer.ts': "import { fail } from '../grants/query.js';\nexport const run = fail;\n",
+  'indexer/cli.ts': "import { fail } from '../src/grants/query.js';\nexport const run = fail;\n",
+  'indexer/seed.ts': "import { run } from './cli.js';\nexport const seed = run;\n",
+  'src/main.ts': "import { app } from './app.js';\nimport { seed } from '../indexer/seed.js';\nexport const main = () => [app(), seed()];\n",
 };
 
 describe('unit: the layering check (npm run check:layers)', function () {
@@ -94,18 +96,42 @@ describe('unit: the layering check (npm run check:layers)', function () {
       'src/http/state.ts': "import type { Body } from './envelope.js';\nexport interface Detail { body?: Body }\n",
       // A CLI importing from the HTTP layer, as grants-admin once imported Feature.
       'src/cli/keys.ts': "import { feature } from '../http/routeTable.js';\nexport const keys = feature;\n",
-      // The API importing the indexer CLI (as seeding once imported the indexer's pipeline).
-      'src/seed.ts': "import { run } from './cli/indexer.js';\nexport const seed = run;\n",
+      // The API importing a CLI.
+      'src/server.ts': "import { features } from './cli/admin.js';\nexport const server = features;\n",
     });
     dirs.push(dir);
     const { code, output } = await check(dir);
     expect(code, output).to.not.equal(0);
     expect(violations(output), output).to.deep.equal([
-      'api-not-to-cli: src/seed.ts → src/cli/indexer.ts',
+      'api-not-to-cli: src/server.ts → src/cli/admin.ts',
       'cli-and-http-apart: src/cli/keys.ts → src/http/routeTable.ts',
       'core-not-to-edge: src/search/engine.ts → src/http/errors.ts',
       'core-not-to-edge: src/subscriptions/store.ts → src/app.ts',
       'no-circular: src/http/envelope.ts → src/http/state.ts → src/http/envelope.ts',
+    ]);
+  });
+
+  it('fails, naming each one, on src/ importing the indexer (but for the entry running its seeding) and on the indexer importing the API', async () => {
+    const dir = tree({
+      ...CLEAN,
+      // The core and the API's wiring reaching into the indexer.
+      'src/grants/schema.ts': "import { seed } from '../../indexer/seed.js';\nexport const schema = seed;\n",
+      'src/deps.ts': "import { run } from '../indexer/cli.js';\nexport const deps = run;\n",
+      // The entry importing more of the indexer than its seeding.
+      'src/main.ts': "import { seed } from '../indexer/seed.js';\nimport { run } from '../indexer/cli.js';\nexport const main = () => [seed(), run()];\n",
+      // The indexer reaching for the HTTP layer and for grants-admin.
+      'indexer/source.ts': "import { feature } from '../src/http/routeTable.js';\nimport { features } from '../src/cli/admin.js';\nexport const source = [feature, features];\n",
+    });
+    dirs.push(dir);
+    const { code, output } = await check(dir);
+    expect(code, output).to.not.equal(0);
+    expect(violations(output), output).to.deep.equal([
+      'core-not-to-edge: src/grants/schema.ts → indexer/seed.ts',
+      'indexer-not-to-api: indexer/source.ts → src/cli/admin.ts',
+      'indexer-not-to-api: indexer/source.ts → src/http/routeTable.ts',
+      'main-only-seeds: src/main.ts → indexer/cli.ts',
+      'src-not-to-indexer: src/deps.ts → indexer/cli.ts',
+      'src-not-to-indexer: src/grants/schema.ts → indexer/seed.ts',
     ]);
   });
 
@@ -119,15 +145,15 @@ describe('unit: the layering check (npm run check:layers)', function () {
       'src/subscriptions/postgres/store.ts': "import type { Store } from '../store.js';\nexport const openPg = (): Store => ({ kind: 'postgres' });\n",
       'src/subscriptions/openStore.ts': "import { open } from './sqlite/store.js';\nimport { openPg } from './postgres/store.js';\nexport const openStore = (url: string | null) => (url === null ? open('.') : openPg());\n",
       'src/http/parameters/queryParams.ts': "import { feature } from '../routeTable.js';\nexport const parse = () => feature;\n",
-      'src/http/middleware/dispatch.ts': "import { isNotFound } from '../errors.js';\nexport type Handlers = Record<string, () => unknown>;\nexport const dispatch = (h: Handlers) => (isNotFound(null) ? null : h);\n",
-      'src/http/handlers/grants.ts': "import { parse } from '../parameters/queryParams.js';\nimport type { Handlers } from '../middleware/dispatch.js';\nexport const grants: Handlers = { list: parse };\n",
+      'src/http/middleware/routing.ts': "import { isNotFound } from '../errors.js';\nexport type Handlers = Record<string, () => unknown>;\nexport const dispatch = (h: Handlers) => (isNotFound(null) ? null : h);\n",
+      'src/http/handlers/grants.ts': "import { parse } from '../parameters/queryParams.js';\nimport type { Handlers } from '../middleware/routing.js';\nexport const grants: Handlers = { list: parse };\n",
       'src/http/pages/landing.ts': "import { feature } from '../routeTable.js';\nexport const landing = () => feature;\n",
       // Violations: the HTTP layer reaching an adapter; middleware importing a handler; a parameter
       // module importing middleware; a handler importing a page; the shared top importing a role;
       // one adapter importing another; the port side importing an adapter.
       'src/http/handlers/usage.ts': "import { open } from '../../subscriptions/sqlite/store.js';\nimport { landing } from '../pages/landing.js';\nexport const usage = () => [open('.'), landing()];\n",
       'src/http/middleware/limits.ts': "import { grants } from '../handlers/grants.js';\nexport const limits = grants;\n",
-      'src/http/parameters/alertBody.ts': "import { dispatch } from '../middleware/dispatch.js';\nexport const body = dispatch;\n",
+      'src/http/parameters/alertBody.ts': "import { dispatch } from '../middleware/routing.js';\nexport const body = dispatch;\n",
       'src/http/envelope.ts': "import { landing } from './pages/landing.js';\nexport const envelope = landing;\n",
       'src/subscriptions/postgres/usageStore.ts': "import { file } from '../sqlite/database.js';\nexport const usage = file;\n",
       'src/subscriptions/demo.ts': "import { file } from './sqlite/database.js';\nexport const demo = file;\n",
@@ -140,7 +166,7 @@ describe('unit: the layering check (npm run check:layers)', function () {
       'http-not-to-adapters: src/http/handlers/usage.ts → src/subscriptions/sqlite/store.ts',
       'http-top-to-no-role: src/http/envelope.ts → src/http/pages/landing.ts',
       'middleware-not-to-answers: src/http/middleware/limits.ts → src/http/handlers/grants.ts',
-      'parameters-stand-alone: src/http/parameters/alertBody.ts → src/http/middleware/dispatch.ts',
+      'parameters-stand-alone: src/http/parameters/alertBody.ts → src/http/middleware/routing.ts',
       'store-adapters-apart: src/subscriptions/postgres/usageStore.ts → src/subscriptions/sqlite/database.ts',
       'store-port-side-not-to-adapters: src/subscriptions/demo.ts → src/subscriptions/sqlite/database.ts',
     ]);

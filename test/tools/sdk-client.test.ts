@@ -7,7 +7,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import type { AlertQuery, ChangeEntry, GrantsApiError, GrantsClient, RetryInfo } from '../../clients/typescript/src/index.js';
-import { runIndexer } from '../../src/cli/indexer.js';
+import { runIndexer } from '../../indexer/cli.js';
 import { checkedFetch } from '../support/checkedFetch.js';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, GRANTS_PATH, grantRecord, servedIds, writeNdjson, type GrantRecord } from '../support/catalog.js';

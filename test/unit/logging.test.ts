@@ -1,6 +1,7 @@
 // The logger (pino behind the Logger interface): JSON lines, levels, a child per request carrying
 // its id, pino's error serialiser, and secrets redacted by field name and by shape.
 import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
 import { createLogger, deferredChild, describeError, logFormatFor, REDACTED, TOO_DEEP, type Logger } from '../../src/log.js';
 import { newSigningSecret } from '../../src/alerts/model.js';
 import { generateApiKey } from '../../src/subscriptions/apiKeys.js';
@@ -69,6 +70,47 @@ describe('logging', () => {
     expect(lines[2].list).to.deep.equal([REDACTED]);
     expect(lines[3].err.message).to.equal(`bad key ${REDACTED}`);
     expect(lines[4].leaked).to.equal(REDACTED);
+  });
+
+  it('redacts a key in any case and percent-encoding, keeping the text around it; a key spelled only by decoding twice redacts the whole value', () => {
+    const { log, raw, lines } = capture();
+    const key = generateApiKey();
+    const rest = key.slice(8);
+    const all = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+    const spellings = [key.toUpperCase(), `gk_live%5F${rest}`, `%67k_live_${rest}`, all(key), all(key).toUpperCase(), `gk_live%255F${rest}`, encodeURIComponent(all(key))];
+    for (const spelled of spellings) log.info(`msg /a/${spelled}/b`, { path: `/a/${spelled}/b` });
+    log.info('odd', { path: `/a/%%36%37k_live_${rest}` });
+    log.info('kept', { path: '/100%/%zz/%41' });
+    for (const [i, spelled] of spellings.entries()) {
+      expect(lines[i].path, spelled).to.equal(`/a/${REDACTED}/b`);
+      expect(lines[i].msg, spelled).to.equal(`msg /a/${REDACTED}/b`);
+    }
+    expect(lines[spellings.length].path).to.equal(REDACTED);
+    expect(lines[spellings.length + 1].path).to.equal('/100%/%zz/%41');
+    expect(raw.join('\n').toLowerCase()).not.to.include(rest.toLowerCase());
+  });
+
+  it('writes lines inert for a terminal: no raw control, bidi or separator character, the same value for a JSON reader', () => {
+    const { log, raw, lines } = capture();
+    const hostile = 'a\u001b[31m\u009b2J\u202eb\u2028c\r\nd\u007f';
+    log.info(hostile, { name: hostile });
+    expect(raw[0]).not.to.match(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2028\u2029]/);
+    expect(lines[0].name).to.equal(hostile);
+    expect(lines[0].msg).to.equal(hostile);
+  });
+
+  it('pretty lines (pino-pretty, on a terminal) hold no raw control, bidi or separator character either, and no key', () => {
+    const key = generateApiKey();
+    const hostile = 'a\u001b[31m\u009b2J\u202eb\u2028c\r\nd';
+    const script = `import { createLogger } from ${JSON.stringify(new URL('../../src/log.js', import.meta.url).href)};
+      const log = createLogger('info', { format: 'pretty' });
+      log.info(${JSON.stringify(hostile)}, { name: ${JSON.stringify(hostile)}, path: ${JSON.stringify(`/%67k_live_${key.slice(8)}`)} });
+      log.flush();
+      setTimeout(() => process.exit(0), 500);`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    expect(out).to.contain('INFO').and.contain('\\u009b2J').and.contain(REDACTED);
+    expect(out.replace(/\n/g, '')).not.to.match(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2028\u2029]/);
+    expect(out).not.to.contain(key.slice(8));
   });
 
   it('redacts every secret field (authorization, apiKey, token, secret) and webhook secrets at every depth it walks, and writes nothing deeper', () => {

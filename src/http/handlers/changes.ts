@@ -1,4 +1,4 @@
-// GET /grants/changes: the changes feed (issue 14 §1). Each entry is a grant at its latest
+// GET /grants/changes: the changes feed. Each entry is a grant at its latest
 // sequence or a tombstone; `pagination.nextSince` is the token to poll with next.
 import type { Middleware } from 'koa';
 import { checkSince, decodeSince, encodeSince, MAX_SINCE_LENGTH, type ChangeEntryJson } from '../../search/changes.js';

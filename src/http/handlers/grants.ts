@@ -12,7 +12,7 @@ import { encodeCursor } from '../parameters/grantCursor.js';
 import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE, csvColumns, csvHeader, csvRows, ndjsonLines, projectGrantJson } from './exportFormat.js';
 import { parseExportQuery, parseGrantQuery } from '../parameters/grantSearchParams.js';
 import { clip, paramValidator, parseQueryString } from '../parameters/queryParams.js';
-import type { Handlers } from '../middleware/dispatch.js';
+import type { Handlers } from '../middleware/routing.js';
 import type { AppState } from '../state.js';
 import { changesHandler } from './changes.js';
 

@@ -58,13 +58,21 @@ const idValidator = (specs: ParamSpecs) => paramValidator(specs, (valid) => (val
 const validateGrantId = idValidator(GRANT_ID_PARAMS);
 const validateAlertId = idValidator(ALERT_ID_PARAMS);
 
-const money = (amount: number | null, currency: string | null): string => (amount === null ? '?' : `${amount.toLocaleString('en-US')}${currency === null ? '' : ` ${currency}`}`);
+const money = (amount: number, currency: string | null): string => `${amount.toLocaleString('en-US')}${currency === null ? '' : ` ${currency}`}`;
+
+/** A grant's amount range in words; a bound the funder did not state is left out rather than shown as a placeholder. */
+function amountWords(min: number | null, max: number | null, currency: string | null): string {
+  if (min === null && max === null) return 'not stated';
+  if (min === null) return `up to ${money(max as number, currency)}`;
+  if (max === null) return `from ${money(min, currency)}`;
+  return min === max ? money(min, currency) : `${money(min, currency)} to ${money(max, currency)}`;
+}
 
 /** One grant in a line: what a model needs to pick it out and cite it. */
 function grantLine(grant: Partial<Grant> & { id: string }): string {
   const parts = [grant.title === undefined ? grant.id : `${grant.title} (${grant.id})`];
   if (grant.funder !== undefined) parts.push(`funder: ${grant.funder}`);
-  if (grant.amountMin !== undefined || grant.amountMax !== undefined) parts.push(`amount: ${money(grant.amountMin ?? null, grant.currency ?? null)} to ${money(grant.amountMax ?? null, grant.currency ?? null)}`);
+  if (grant.amountMin !== undefined || grant.amountMax !== undefined) parts.push(`amount: ${amountWords(grant.amountMin ?? null, grant.amountMax ?? null, grant.currency ?? null)}`);
   if (grant.deadline !== undefined) parts.push(`deadline: ${grant.deadline ?? 'none (rolling)'}`);
   return parts.join('; ');
 }

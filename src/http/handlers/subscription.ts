@@ -6,7 +6,7 @@ import type { AllowanceCounter, UsageLog } from '../../subscriptions/store.js';
 import { dailySeries } from '../../subscriptions/dailyUsage.js';
 import { successBody } from '../envelope.js';
 import { paramValidator, parseQueryString, type ParamSpecs } from '../parameters/queryParams.js';
-import type { Handlers } from '../middleware/dispatch.js';
+import type { Handlers } from '../middleware/routing.js';
 import { TIER_ALERT_LIMITS } from '../../alerts/model.js';
 import type { AlertStore } from '../../alerts/store.js';
 import type { AppState } from '../state.js';

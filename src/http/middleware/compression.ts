@@ -2,7 +2,7 @@
 // the request's Accept-Encoding allows it (brotli first when both are accepted), streamed bodies
 // included; smaller bodies, HEAD answers and 304s go as they are. Every answer varies on
 // Accept-Encoding. The levels were chosen by measurement (npm run bench:compression,
-// test/bench/README.md): cheap enough in CPU per request for most of the bytes saved.
+// docs/journal/bench.md): cheap enough in CPU per request for most of the bytes saved.
 import { constants } from 'node:zlib';
 import compress from 'koa-compress';
 import type { Middleware } from 'koa';

@@ -325,7 +325,8 @@ function configOperation(route: RouteSpec, method: string): Schema {
     (code) =>
       code !== 'METHOD_NOT_ALLOWED' &&
       code !== 'SYNC_EXPIRED' &&
-      (code !== 'NOT_FOUND' || route.template.includes(':')) &&
+      // POST /alerts: a 404 replays an Idempotency-Key whose alert was deleted since (its secret with it).
+      (code !== 'NOT_FOUND' || route.template.includes(':') || (!isKey && name === 'alerts' && method === 'POST')) &&
       (isKey ? keyOnlyCode(code, name, method) : alertOnlyCode(code, name, method) && !KEY_CODES.includes(code)),
   );
   const responses: Schema = {
@@ -355,7 +356,9 @@ const IDEMPOTENCY_KEY: Schema = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing.',
+  description:
+    'A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. ' +
+    'A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
   example: 'create-alert-7f3c2a',
 };

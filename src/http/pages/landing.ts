@@ -12,10 +12,13 @@ import type { AppState } from '../state.js';
 
 /** Where the API's own pages and documents are, each with what it is for. */
 export const LANDING_LINKS = [
-  { rel: 'docs', href: DOCS_PATH, title: 'Reference page: the partner guide, then every operation, to try with a key' },
+  {
+    rel: 'docs',
+    href: DOCS_PATH,
+    title: 'Reference page: the partner guide (authentication, limits and billing, paging and sync, usage, errors), then every operation, to try with a key',
+  },
   { rel: 'console', href: CONSOLE_PATH, title: 'Partner console: a subscription’s tier, limits, allowance and calls per day' },
   { rel: 'openapi', href: `${API_PREFIX}${OPENAPI_PATH}`, title: 'The contract as an OpenAPI 3.1 document (no key needed)' },
-  { rel: 'guides', href: DOCS_PATH, title: 'The partner guide (authentication, limits and billing, paging and sync, usage, errors) opens the reference page' },
   { rel: 'api', href: API_PREFIX, title: 'The API itself: every request needs "Authorization: Bearer <key>"' },
 ] as const;
 

@@ -34,7 +34,7 @@ export interface DecodedCursor {
 export function binding(query: GrantQuery): string {
   const set = (values: readonly string[]) => [...values].sort();
   const bound = [
-    // Plain words as their list (as before the search syntax, so cursors given out then still hold).
+    // Plain words as their list, the form cursors without search syntax carry, so those cursors still hold.
     query.search === null ? [] : isPlainSearch(query.search) ? query.words : query.search,
     set(query.funderTypes),
     set(query.fundingTypes),

@@ -1,7 +1,7 @@
 // Every cost threshold of the embedded engine's query plan, each with where it came from: the
 // choices between two ways of computing the same answer (never a choice of answer, so a threshold
 // off the mark costs time, not correctness). Figures are from 100,000 generated grants on the
-// shared 2-core test machine (test/bench/README.md has the runs). Where a comment says "not
+// shared 2-core test machine (docs/journal/bench.md has the runs). Where a comment says "not
 // measured", the value was set by the reasoning given and no crossover measurement was recorded:
 // those are the first to measure on other hardware. Pure: counts in, a choice out.
 
@@ -43,14 +43,12 @@ export const RANGE_CACHE_BYTES = 32 * 1024 * 1024;
  * test/bench/facetCount.ts (both ways timed apart on a quiet machine, 100,000 and 1,000,000
  * grants, 6 and 13 values, matches holding 0.1 % to all of the catalog): one grant counted from
  * its value mask, 2.2–2.4 ns (the masks are read in position order), after a pass over the
- * matches' words of ~1.9 ns a word. One value's bit set ANDed with the matches and counted was
+ * matches' words of ~1.9 ns a word. One value's bit set ANDed with the matches and counted is
  * 1.2–1.9 ns a word counted word by word; eight words at a time through carry-save adders
  * (bitset.ts countAnd) it is about half that: 2.5–3.3 ns against 4.5–8.7 for the word-by-word
- * count and 6–7.4 for a match's mask in the same runs (27 Nov 2026, on a VM then about twice as
- * slow as the quiet one), which at the quiet machine's mask cost gives ~1.0. The crossover these
- * give (15 % of the catalog for 13 values, 6 % for 6) is where the measured times cross. (Before
- * the carry-save count: 1.7, and crossovers at 27 % and 11 %; before that 3.7, 12 and 1.5, from
- * timings inside a search worker on a machine at a load average above 10.)
+ * count and 6–7.4 for a match's mask in the same runs (on a VM about twice as slow as the quiet
+ * one), which at the quiet machine's mask cost gives ~1.0. The crossover these give (15 % of the
+ * catalog for 13 values, 6 % for 6) is where the measured times cross.
  */
 const VALUE_WORD_NS = 1.0;
 const MASK_COUNT_NS = 2.3;

@@ -6,7 +6,7 @@
 // would build. A set is built from a slice of the column's ascending order (its places from the
 // lower bound's to the upper bound's, and the null tail when nulls count), not by testing every
 // grant's value: at 1,000,000 grants 0.06-1.6 ms for ranges holding 1-90 % of the catalog against
-// 2.4-2.8 ms for a branch-free test of every value, what each search did before
+// 2.4-2.8 ms for a branch-free test of every value
 // (test/bench/rangeBuild.ts; the bits of one set stay in the cache, so the order's random
 // positions cost little). A test serves a search's few word hits alone. The cache lives as long
 // as the columns it was built from.

@@ -1,6 +1,6 @@
 // Source records → validated grants, with every rejection reported and counted.
-import { validateGrant, type Grant } from '../grants/schema.js';
-import type { SyncItem } from '../search/engine.js';
+import { validateGrant, type Grant } from '../src/grants/schema.js';
+import type { SyncItem } from '../src/search/engine.js';
 import type { SourceRecord } from './source.js';
 
 export interface Rejection {

@@ -1,16 +1,16 @@
 // grants-indexer: loads source records into the search engine (reindex, sync, status, rollback).
-// A thin wrapper: the reading, validation and guards are the ingestion pipeline's.
+// A thin wrapper: the reading, validation and guards are the ingestion pipeline's (pipeline.ts).
 import { existsSync } from 'node:fs';
-import { loadConfig, SEARCH_ENGINES, type Config } from '../config.js';
-import { IngestionRefused, reindexFromSource, syncFromSource, type OpenWriter } from '../ingestion/pipeline.js';
-import type { CatalogWriter } from '../search/engine.js';
-import { createCatalogWriter } from '../search/factory.js';
-import { catalogPath } from '../search/sqlite/storage/catalogFile.js';
-import { readUsageSizes } from '../subscriptions/sqlite/usageRetention.js';
-import { fileProblem, unusablePath } from './fileProblems.js';
-import { CliExit, noDatabase, runCli, stdio, UsageError, withOverrides, type Command, type Io, type ParsedArgs } from './runner.js';
+import { loadConfig, SEARCH_ENGINES, type Config } from '../src/config.js';
+import { IngestionRefused, reindexFromSource, syncFromSource, type OpenWriter } from './pipeline.js';
+import type { CatalogWriter } from '../src/search/engine.js';
+import { createCatalogWriter } from '../src/search/factory.js';
+import { catalogPath } from '../src/search/sqlite/storage/catalogFile.js';
+import { readUsageSizes } from '../src/subscriptions/sqlite/usageRetention.js';
+import { fileProblem, unusablePath } from '../src/cli/fileProblems.js';
+import { CliExit, noDatabase, runCli, stdio, UsageError, withOverrides, type Command, type Io, type ParsedArgs } from '../src/cli/runner.js';
 
-export type { Io } from './runner.js';
+export type { Io } from '../src/cli/runner.js';
 
 export const EXIT = { ok: 0, rejected: 1, usage: 2, failed: 3, shrink: 4 } as const;
 

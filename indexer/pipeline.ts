@@ -1,7 +1,7 @@
 // The ingestion pipeline: source → validated grants → an engine's CatalogWriter, with the guards
 // every run obeys whatever the engine (empty source, nothing indexed, prune-all, shrink, rejections).
 // The API's start-up seeding and grants-indexer both run through here.
-import type { CatalogWriter, PendingChange, ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../search/engine.js';
+import type { CatalogWriter, PendingChange, ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../src/search/engine.js';
 import { openSource, readSource } from './source.js';
 import { grantsOnly, RejectionLog, validRecords } from './validation.js';
 

@@ -1,10 +1,11 @@
 // Start-up seeding: an empty catalog is filled from the bundled fixtures, so a fresh checkout serves grants.
-import type { Config } from './config.js';
-import { ServiceUnavailableError } from './failures.js';
-import { reindexFromSource } from './ingestion/pipeline.js';
-import type { Logger } from './log.js';
-import type { SearchEngine } from './search/engine.js';
-import { createCatalogWriter } from './search/factory.js';
+// The API process runs it (src/main.ts, the one module of src/ that imports from indexer/).
+import type { Config } from '../src/config.js';
+import { ServiceUnavailableError } from '../src/failures.js';
+import { reindexFromSource } from './pipeline.js';
+import type { Logger } from '../src/log.js';
+import type { SearchEngine } from '../src/search/engine.js';
+import { createCatalogWriter } from '../src/search/factory.js';
 
 export async function seedCatalogIfEmpty(config: Config, engine: SearchEngine, log: Logger): Promise<void> {
   let empty: boolean;
