@@ -4,7 +4,7 @@
 // DirectSpellChecker: a Levenshtein automaton over the field's terms, transpositions counted as
 // one edit, the first letter kept), how many grants hold a word from the term statistics of
 // `_termvectors` on an artificial document. grants/typos.ts keeps what the rule allows.
-import type { Client } from '@elastic/elasticsearch';
+import { errors, type Client } from '@elastic/elasticsearch';
 import { MAX_TYPO_VARIANTS } from '../../grants/typos.js';
 import type { Lexicon } from '../typoSearch.js';
 
@@ -57,9 +57,15 @@ export class IndexLexicon implements Lexicon {
   async neighbours(words: readonly string[], budget: (word: string) => number): Promise<Map<string, { word: string; docs: number }[]>> {
     const asked = words.filter((word) => budget(word) > 0);
     if (asked.length === 0) return new Map();
-    const response = (await this.client.search({ index: this.alias, size: 0, track_total_hits: false, suggest: suggestRequest(asked, budget) } as never)) as {
-      suggest?: Record<string, SuggestEntry>;
-    };
+    let response: { suggest?: Record<string, SuggestEntry> };
+    try {
+      response = (await this.client.search({ index: this.alias, size: 0, track_total_hits: false, suggest: suggestRequest(asked, budget) } as never)) as typeof response;
+    } catch (error) {
+      // An index built before the `words` field: Elasticsearch refuses a suggester on a field it
+      // does not have (400). No neighbours, as the guide says, until a reindex.
+      if (error instanceof errors.ResponseError && error.statusCode === 400) return new Map();
+      throw error;
+    }
     return new Map(asked.map((word, i) => [word, (response.suggest?.[`w${i}`] ?? []).flatMap((entry) => entry.options ?? []).map((o) => ({ word: o.text, docs: o.freq }))]));
   }
 
