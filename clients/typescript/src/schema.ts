@@ -527,6 +527,22 @@ export interface components {
              * @description When the grant last changed at its source (UTC).
              */
             updatedAt: string;
+            /** @description The name of the program in French, as the funder publishes it; null when the funder publishes none. */
+            titleFr: string | null;
+            /** @description The description in French, as the funder publishes it; null when the funder publishes none. */
+            descriptionFr: string | null;
+            /** @description Where the grant was imported from, to trace it to its origin; null when unknown. */
+            source: {
+                /** @description The source's name (such as "Grants.gov"). */
+                name: string;
+                /** @description The grant's identifier at the source (such as a Grants.gov OpportunityID). */
+                id: string;
+                /**
+                 * Format: uri
+                 * @description The grant's page at the source; null when unknown.
+                 */
+                url: string | null;
+            } | null;
         };
         /** @description A grant with the fields asked for in `fields` (every field by default); id always. */
         GrantFields: {
@@ -590,6 +606,22 @@ export interface components {
              * @description When the grant last changed at its source (UTC).
              */
             updatedAt?: string;
+            /** @description The name of the program in French, as the funder publishes it; null when the funder publishes none. */
+            titleFr?: string | null;
+            /** @description The description in French, as the funder publishes it; null when the funder publishes none. */
+            descriptionFr?: string | null;
+            /** @description Where the grant was imported from, to trace it to its origin; null when unknown. */
+            source?: {
+                /** @description The source's name (such as "Grants.gov"). */
+                name: string;
+                /** @description The grant's identifier at the source (such as a Grants.gov OpportunityID). */
+                id: string;
+                /**
+                 * Format: uri
+                 * @description The grant's page at the source; null when unknown.
+                 */
+                url: string | null;
+            } | null;
         };
         /** @description A page of grants matching the search. */
         GrantSearchAnswer: {
@@ -1141,7 +1173,7 @@ export interface components {
         /** @description The filters of an alert: the filter parameters of GET /grants with the same names, meanings and validation, as one JSON object (lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, facets, fields and cursor are refused. */
         AlertQuery: {
             /**
-             * @description Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
+             * @description Words to find: every word must appear in the title, funder, description, French title or French description, or in the labels of the grant's funder type, funding type, beneficiaries and provinces (in English and French: "Indigenous communities", "prêt"), case and accents ignored; a word matches in English (its word endings ignored) or in French (elided articles such as l' and d' dropped, French endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
              * @example clean energy
              */
             search?: string;
@@ -1671,7 +1703,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
+                 * @description Words to find: every word must appear in the title, funder, description, French title or French description, or in the labels of the grant's funder type, funding type, beneficiaries and provinces (in English and French: "Indigenous communities", "prêt"), case and accents ignored; a word matches in English (its word endings ignored) or in French (elided articles such as l' and d' dropped, French endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
                  * @example clean energy
                  */
                 search?: string;
@@ -1783,14 +1815,14 @@ export interface operations {
                  */
                 facets?: ("funderType" | "fundingType" | "eligibleProvinces" | "targetBeneficiaries" | "currency" | "applicationComplexity" | "sdgAlignment" | "isRecurring")[];
                 /**
-                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
+                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 21 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
                  * @example [
                  *       "id",
                  *       "title",
                  *       "deadline"
                  *     ]
                  */
-                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt")[];
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source")[];
                 /**
                  * @description The page of results to return, from 1. Must be an integer ≥ 1.
                  * @example 2
@@ -1801,10 +1833,7 @@ export interface operations {
                  * @example 50
                  */
                 limit?: number;
-                /**
-                 * @description Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer. Must be * or a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.
-                 * @example *
-                 */
+                /** @description Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer. Must be * or a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page. For example `*`. */
                 cursor?: string;
             };
             header?: {
@@ -2260,7 +2289,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
+                 * @description Words to find: every word must appear in the title, funder, description, French title or French description, or in the labels of the grant's funder type, funding type, beneficiaries and provinces (in English and French: "Indigenous communities", "prêt"), case and accents ignored; a word matches in English (its word endings ignored) or in French (elided articles such as l' and d' dropped, French endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
                  * @example clean energy
                  */
                 search?: string;
@@ -2364,14 +2393,14 @@ export interface operations {
                  */
                 sort?: "relevance" | "deadline" | "-deadline" | "amountMin" | "-amountMin" | "amountMax" | "-amountMax" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";
                 /**
-                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
+                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 21 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
                  * @example [
                  *       "id",
                  *       "title",
                  *       "deadline"
                  *     ]
                  */
-                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt")[];
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source")[];
                 /**
                  * @description The file format: one JSON grant per line (ndjson, the default) or CSV with a header row. `ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.
                  * @example csv
@@ -2909,10 +2938,7 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /**
-                 * @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.
-                 * @example WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0
-                 */
+                /** @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page. For example `WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0`. */
                 cursor?: string;
             };
             header?: never;
@@ -3045,10 +3071,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3056,6 +3079,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ontario clean energy for small businesses",
+                 *       "query": {
+                 *         "search": "clean energy",
+                 *         "eligibleProvinces": [
+                 *           "ONTARIO"
+                 *         ],
+                 *         "targetBeneficiaries": [
+                 *           "SMALL_BUSINESS"
+                 *         ],
+                 *         "open": true
+                 *       },
+                 *       "url": "https://partner.example/hooks/grants",
+                 *       "events": [
+                 *         "grant.matched",
+                 *         "grant.updated",
+                 *         "grant.unmatched",
+                 *         "grant.closing"
+                 *       ],
+                 *       "closingReminderDays": 7
+                 *     }
+                 */
                 "application/json": components["schemas"]["AlertInput"];
             };
         };
@@ -3226,7 +3272,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3371,7 +3417,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3516,7 +3562,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3525,6 +3571,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "PAUSED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AlertPatch"];
             };
         };
@@ -3683,15 +3734,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3844,15 +3892,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -4009,16 +4054,13 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /**
-                 * @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.
-                 * @example WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0
-                 */
+                /** @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page. For example `WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0`. */
                 cursor?: string;
             };
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -4161,20 +4203,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
                 /**
-                 * @description The id of the message (its `id` in the delivery log, sent as webhook-id).
+                 * @description The id of the message (its `id` in the delivery log, sent as webhook-id). To try it on /docs: POST /alerts/{id}/test queues one and answers its `id`.
                  * @example msg_c2VudE9uY2VBbmRPbmx5T25jZQ
                  */
                 deliveryId: string;
@@ -4461,6 +4500,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Search widget on partner.example",
+                 *       "scopes": [
+                 *         "grants:search",
+                 *         "grants:read"
+                 *       ],
+                 *       "origins": [
+                 *         "https://partner.example"
+                 *       ],
+                 *       "rateLimit": 5
+                 *     }
+                 */
                 "application/json": components["schemas"]["KeyInput"];
             };
         };
@@ -4611,7 +4663,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the key (its `id` field); another subscription's key is a 404.
+                 * @description The id of the key (its `id` field); another subscription's key is a 404. To try it on /docs: create a key (POST /keys) and paste the `id` of its answer.
                  * @example key_Yi1xV2NvZGVXaWRnZXQ
                  */
                 id: string;
@@ -5009,15 +5061,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5041,15 +5085,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5073,15 +5109,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5105,15 +5133,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5137,15 +5157,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };

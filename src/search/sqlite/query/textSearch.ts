@@ -9,9 +9,12 @@ import type { ParsedSearch } from '../../../grants/searchSyntax.js';
 import { hasAlternatives, typoPenaltyLevels } from '../../../grants/typos.js';
 import { countBits, emptyBits, hasBit, intersection, setBit, type Bits } from '../index/bitset.js';
 import type { CatalogColumns } from '../index/columns.js';
-import { BM25_WEIGHTS, type Postings, type TextStatistics } from '../index/postings.js';
+import { BM25_WEIGHTS, type TextStatistics, type WordPostings } from '../index/postings.js';
 import type { TextIndex } from '../index/textIndex.js';
 import type { Db } from '../storage/catalogFile.js';
+import { frenchKey } from '../index/textIndex.js';
+import { EARLIER_CATALOG, frenchSearchTerm, TEXT_COLUMNS } from '../storage/textColumns.js';
+import { ServiceUnavailableError } from '../../../failures.js';
 import { intersectPostings, keepPositions, scoreAll, scoreTerms, subtractPositions, termHits, TYPO_RANK_STEP, type TermPhrases } from './bm25.js';
 import { filterConditions, type Condition } from './filters.js';
 import { prefilterPays } from './plan.js';
@@ -26,12 +29,12 @@ export interface InMemoryWords {
 }
 
 /**
- * The words of a query answered from the in-memory postings: each word's postings (with
- * alternatives, one per phrase of the term: its own word first), and the grants holding them all
- * and no excluded word.
+ * The words of a query answered from the in-memory postings: each word's postings (all its
+ * analyses), with alternatives each term's words (its own first, each with all its analyses), and
+ * the grants holding them all and no excluded word.
  */
 interface WordHits {
-  postings: Postings[];
+  postings: WordPostings[];
   /** Set when a term carries alternatives: every term's phrases (postings and typos). */
   phrases: TermPhrases[] | null;
   /** Whether an excluded word left out some of the grants holding every word. */
@@ -47,28 +50,39 @@ const NO_TEXT_HITS = (relevance: boolean): TextHits => ({
 });
 
 /**
- * The terms of the query's words, those it must hold and those it must not, when the search is
- * one clause of single words (no phrase, no OR) and every word is one term; null without words or
- * when the search is left to FTS5.
+ * The postings keys (index/textIndex.ts) of one word's analyses, in its FTS5 phrases' order: the
+ * English term, then the French one; null when the tokenizer makes other than one term of either.
  */
-export function wordTerms(query: GrantQuery, terms: QueryTerms): { must: string[]; not: string[]; phrases: { terms: string[]; typos: number[] }[] } | null {
+export function analysesOf(word: string, terms: QueryTerms): string[] | null {
+  const english = terms.of(word);
+  const french = terms.of(frenchSearchTerm(word));
+  return english.length === 1 && french.length === 1 ? [english[0], frenchKey(french[0])] : null;
+}
+
+/**
+ * The postings keys of the query's words (each word's analyses: analysesOf), those it must hold
+ * and those it must not, and each term's phrases: its own word's analyses first, then each
+ * alternative's (grants/typos.ts), with the typos each needs; when the search is one clause of
+ * single words (no phrase, no OR) and every analysis of every word and alternative is one term;
+ * null without words or when the search is left to FTS5.
+ */
+export function wordTerms(
+  query: GrantQuery,
+  terms: QueryTerms,
+): { must: string[][]; not: string[][]; phrases: { keys: string[][]; typos: number[] }[] } | null {
   const search = query.search;
   if (search === null || search.clauses.length !== 1) return null;
   const [clause] = search.clauses;
   const single = (words: readonly { words: string[] }[]) => words.every((term) => term.words.length === 1);
   if (!single(clause.must) || !single(clause.not) || !clause.must.every((term) => single(term.alternatives ?? []))) return null;
-  const termOf = (word: string): string | null => {
-    const found = terms.of(word);
-    return found.length === 1 ? found[0] : null;
-  };
   const phrases = clause.must.map((term) => {
     const alternatives = term.alternatives ?? [];
-    return { terms: [term.words[0], ...alternatives.map((a) => a.words[0])].map(termOf), typos: [0, ...alternatives.map((a) => a.typos)] };
+    return { keys: [term.words[0], ...alternatives.map((a) => a.words[0])].map((word) => analysesOf(word, terms)), typos: [0, ...alternatives.map((a) => a.typos)] };
   });
-  const not = clause.not.map((term) => termOf(term.words[0]));
-  if (phrases.some((p) => p.terms.includes(null)) || not.includes(null)) return null;
-  const must = phrases.map((p) => p.terms[0] as string);
-  return { must, not: not as string[], phrases: phrases as { terms: string[]; typos: number[] }[] };
+  const not = clause.not.map((term) => analysesOf(term.words[0], terms));
+  if (phrases.some((p) => p.keys.includes(null)) || not.includes(null)) return null;
+  const must = phrases.map((p) => p.keys[0] as string[]);
+  return { must, not: not as string[][], phrases: phrases as { keys: string[][]; typos: number[] }[] };
 }
 
 /**
@@ -80,13 +94,14 @@ function wordHits(query: GrantQuery, words: InMemoryWords): WordHits | null {
   const terms = wordTerms(query, words.terms);
   if (terms === null) return null;
   const text = words.index();
-  const postings = terms.must.map((term) => text.postings(term));
-  const phrases = terms.phrases.some((p) => p.terms.length > 1)
-    ? terms.phrases.map((p) => ({ postings: p.terms.map((term) => text.postings(term)), typos: p.typos }))
-    : null;
+  // An earlier release's catalog has no French or label columns: its postings would quietly miss them.
+  if (text.stats.rows > 0 && text.stats.columns !== TEXT_COLUMNS.length) throw new ServiceUnavailableError(EARLIER_CATALOG, 30);
+  const wordOf = (keys: readonly string[]) => text.word(keys);
+  const postings = terms.must.map(wordOf);
+  const phrases = terms.phrases.some((p) => p.keys.length > 1) ? terms.phrases.map((p) => ({ postings: p.keys.map(wordOf), typos: p.typos })) : null;
   let hits = phrases === null ? intersectPostings(postings) : termHits(phrases);
   const all = hits.length;
-  for (const term of terms.not) hits = subtractPositions(hits, text.postings(term).positions);
+  for (const keys of terms.not) hits = subtractPositions(hits, wordOf(keys).positions);
   return { postings, phrases, excludes: hits.length < all, stats: text.stats, hits };
 }
 
@@ -121,7 +136,13 @@ export class TextHitFinder {
   find(columns: CatalogColumns, query: GrantQuery, words: InMemoryWords | null): { filters: Condition[]; text: TextHits | null } {
     const inMemory = words === null ? null : wordHits(query, words);
     const filters = filterConditions(columns, query, inMemory?.hits ?? null);
-    return { filters, text: this.textHits(columns, query, filters, inMemory) };
+    try {
+      return { filters, text: this.textHits(columns, query, filters, inMemory) };
+    } catch (error) {
+      // The match expression names the columns of this release: an earlier release's table lacks some.
+      if (error instanceof Error && /no such (fts5 )?column/i.test(error.message)) throw new ServiceUnavailableError(EARLIER_CATALOG, 30);
+      throw error;
+    }
   }
 
   /**

@@ -1,34 +1,43 @@
 // What of a GrantQuery SQLite itself evaluates: the FTS5 match expression of the search. Pure: no I/O.
 import type { ParsedSearch, SearchClause, SearchTerm } from '../../../grants/searchSyntax.js';
+import { ENGLISH_COLUMNS, FRENCH_COLUMNS, frenchSearchTerm } from '../storage/textColumns.js';
 
 /**
- * A term as one FTS5 string (double-quoted, quotes doubled): FTS5 tokenizes it into a phrase, so
+ * Text as one FTS5 string (double-quoted, quotes doubled): FTS5 tokenizes it into a phrase, so
  * a phrase's words must stand adjacent, in order, in one column; nothing a partner types is ever
  * query syntax.
  */
-const ftsPhrase = (words: readonly string[]): string => `"${words.join(' ').replace(/"/g, '""')}"`;
+const ftsString = (text: string): string => `"${text.replace(/"/g, '""')}"`;
 
-/** A term as FTS5 matches it: its phrase, or with alternatives (grants/typos.ts) the OR of its phrase and theirs, its own first. */
-const ftsString = (term: SearchTerm): string =>
-  term.alternatives === undefined || term.alternatives.length === 0
-    ? ftsPhrase(term.words)
-    : `(${[term.words, ...term.alternatives.map((a) => a.words)].map(ftsPhrase).join(' OR ')})`;
-
-/** The FTS5 expression of any of these terms (one typo level of grants/typos.ts typoPenaltyLevels). */
-export const ftsAnyOf = (terms: readonly SearchTerm[]): string => terms.map(ftsString).join(' OR ');
+const ENGLISH = `{${ENGLISH_COLUMNS.join(' ')}}`;
+const FRENCH = `{${FRENCH_COLUMNS.join(' ')}}`;
 
 /**
- * A clause: its terms juxtaposed (an implicit AND; an explicit AND when a term is a parenthesised
- * OR of alternatives, which FTS5 does not juxtapose), then each exclusion with NOT.
+ * Words in either analysis: as written in the English columns (which the tokenizer stems), or
+ * their French terms in the French columns (storage/textColumns.ts). The English phrase comes
+ * first: bm25 numbers the phrases in this order (query/bm25.ts adds them in the same).
  */
+const ftsAnalyses = (words: readonly string[]): string =>
+  `${ENGLISH} : ${ftsString(words.join(' '))} OR ${FRENCH} : ${ftsString(words.map(frenchSearchTerm).join(' '))}`;
+
+/**
+ * A term as FTS5 matches it: its words in either analysis, or with alternatives (grants/typos.ts)
+ * its words or any alternative's, each in either analysis, its own first.
+ */
+const ftsTerm = (term: SearchTerm): string => `(${[term.words, ...(term.alternatives ?? []).map((a) => a.words)].map(ftsAnalyses).join(' OR ')})`;
+
+/** The FTS5 expression of any of these terms (one typo level of grants/typos.ts typoPenaltyLevels). */
+export const ftsAnyOf = (terms: readonly SearchTerm[]): string => terms.map(ftsTerm).join(' OR ');
+
+/** A clause: its terms joined by AND, then each exclusion with NOT. */
 function ftsClause(clause: SearchClause): string {
-  const must = clause.must.map(ftsString).join(clause.must.some((term) => (term.alternatives?.length ?? 0) > 0) ? ' AND ' : ' ');
-  return clause.not.length === 0 ? must : `(${must})${clause.not.map((term) => ` NOT ${ftsString(term)}`).join('')}`;
+  const must = clause.must.map(ftsTerm).join(' AND ');
+  return clause.not.length === 0 ? must : `(${must})${clause.not.map((term) => ` NOT ${ftsTerm(term)}`).join('')}`;
 }
 
 /**
  * The FTS5 match expression of a search (grants/searchSyntax.ts): its clauses ORed; null for a
- * search with no clause, which matches nothing. Plain words give their strings juxtaposed.
+ * search with no clause, which matches nothing. Plain words give their terms joined by AND.
  */
 export function ftsMatchExpression(search: ParsedSearch): string | null {
   const { clauses } = search;

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { CHANGE_LOG_DDL } from './changeLog.js';
+import { WORD_COLUMNS } from './textColumns.js';
 
 export type Db = Database.Database;
 
@@ -70,11 +71,14 @@ export function openCatalog(file: string): Db {
     }).immediate();
   }
   if (!tableExists(db, 'grants_words')) {
-    // A catalog written before the word dictionary: its words read from the text table once.
+    // A catalog written before the word dictionary: its words read from the text table once (the
+    // columns it has: an earlier release's lacks the French ones, and is refused until reindexed).
     db.transaction(() => {
       if (tableExists(db, 'grants_words')) return;
       db.exec(WORDS_DDL);
-      db.exec('INSERT INTO grants_words (rowid, title, funder, description) SELECT rowid, title, funder, description FROM grants_text');
+      const text = db.prepare("SELECT name FROM pragma_table_info('grants_text')").pluck().all() as string[];
+      const copied = WORD_COLUMNS.filter((column) => text.includes(column)).join(', ');
+      db.exec(`INSERT INTO grants_words (rowid, ${copied}) SELECT rowid, ${copied} FROM grants_text`);
     }).immediate();
   }
   return db;

@@ -4,8 +4,8 @@ import { statSync } from 'node:fs';
 import { BENEFICIARIES, PROVINCES, type Grant } from '../../../grants/schema.js';
 import { DEFAULT_CHANGE_LOG_OPTIONS, type ChangeLogOptions, type CatalogWriter, type ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../../engine.js';
 import { bitsOf, catalogDdl, markNewBuild, newBuildId, openCatalog, tableExists, type Db } from './catalogFile.js';
-import { foldText } from '../../../grants/folding.js';
 import { ChangeRecorder, changeLogStatus } from './changeLog.js';
+import { EARLIER_CATALOG, insertTextSql, insertWordsSql, TEXT_COLUMNS, textColumnsOf, WORD_COLUMNS, wordColumnsOf } from './textColumns.js';
 
 const BATCH = 1000;
 
@@ -25,8 +25,6 @@ function rowOf(grant: Grant) {
   };
 }
 
-/** The text FTS5 indexes, folded as the query words are (the served document keeps the original). */
-const textOf = (grant: Grant) => ({ title: foldText(grant.title), funder: foldText(grant.funder), description: foldText(grant.description ?? '') });
 
 const COLUMNS = 'id, funder_type, funding_type, currency, provinces, beneficiaries, amount_min, amount_max, deadline, updated_at, doc';
 const VALUES = ':id, :funder_type, :funding_type, :currency, :provinces, :beneficiaries, :amount_min, :amount_max, :deadline, :updated_at, :doc';
@@ -52,10 +50,8 @@ export class SqliteCatalogWriter implements CatalogWriter {
     this.dropBuilding();
     this.db.exec(catalogDdl('_building', build));
     const insert = this.db.prepare(`INSERT OR IGNORE INTO grants_building (${COLUMNS}) VALUES (${VALUES})`);
-    const insertText = this.db.prepare(
-      'INSERT INTO grants_text_building (rowid, title, funder, description) VALUES (:rowid, :title, :funder, :description)',
-    );
-    const insertWords = this.db.prepare('INSERT INTO grants_words_building (rowid, title, funder, description) VALUES (:rowid, :title, :funder, :description)');
+    const insertText = this.db.prepare(insertTextSql('grants_text_building'));
+    const insertWords = this.db.prepare(insertWordsSql('grants_words_building'));
     let indexed = 0;
     const flush = this.db.transaction((batch: Grant[]) => {
       for (const grant of batch) {
@@ -64,9 +60,8 @@ export class SqliteCatalogWriter implements CatalogWriter {
           this.hooks.onDuplicate?.(grant);
           continue;
         }
-        const text = { rowid: result.lastInsertRowid, ...textOf(grant) };
-        insertText.run(text);
-        insertWords.run(text);
+        insertText.run(result.lastInsertRowid, ...textColumnsOf(grant));
+        insertWords.run(result.lastInsertRowid, ...wordColumnsOf(grant));
         indexed += 1;
       }
     });
@@ -104,6 +99,12 @@ export class SqliteCatalogWriter implements CatalogWriter {
   async sync(items: AsyncIterable<SyncItem>, options: { prune: boolean }): Promise<SyncCounts> {
     const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
     const db = this.db;
+    const columnsOf = (table: string) => db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[];
+    const textColumns = columnsOf('grants_text');
+    const wordColumns = columnsOf('grants_words');
+    if (!TEXT_COLUMNS.every((column) => textColumns.includes(column)) || !WORD_COLUMNS.every((column) => wordColumns.includes(column))) {
+      throw new Error(EARLIER_CATALOG);
+    }
     // valid = 0: only a rejected record had this id (protected from pruning, not yet applied).
     db.exec('CREATE TEMP TABLE IF NOT EXISTS sync_seen (id TEXT PRIMARY KEY, valid INTEGER NOT NULL); DELETE FROM temp.sync_seen;');
     const seeRejected = db.prepare('INSERT OR IGNORE INTO temp.sync_seen (id, valid) VALUES (?, 0)');
@@ -115,9 +116,10 @@ export class SqliteCatalogWriter implements CatalogWriter {
     const update = db.prepare(
       `UPDATE grants SET (${COLUMNS}) = (${VALUES}) WHERE rowid = :rowid`,
     );
-    const insertText = db.prepare('INSERT INTO grants_text (rowid, title, funder, description) VALUES (:rowid, :title, :funder, :description)');
-    const updateText = db.prepare('UPDATE grants_text SET title = :title, funder = :funder, description = :description WHERE rowid = :rowid');
-    const insertWords = db.prepare('INSERT INTO grants_words (rowid, title, funder, description) VALUES (:rowid, :title, :funder, :description)');
+    const insertText = db.prepare(insertTextSql('grants_text'));
+    const insertWords = db.prepare(insertWordsSql('grants_words'));
+    // An FTS5 row is replaced whole: deleted, then inserted under the same rowid.
+    const removeText = db.prepare('DELETE FROM grants_text WHERE rowid = ?');
     const removeWords = db.prepare('DELETE FROM grants_words WHERE rowid = ?');
     db.exec('BEGIN IMMEDIATE');
     try {
@@ -136,15 +138,16 @@ export class SqliteCatalogWriter implements CatalogWriter {
         const row = existing.get(grant.id) as { rowid: number; updated_at: string } | undefined;
         if (row === undefined) {
           const result = insert.run(rowOf(grant));
-          insertText.run({ rowid: result.lastInsertRowid, ...textOf(grant) });
-          insertWords.run({ rowid: result.lastInsertRowid, ...textOf(grant) });
+          insertText.run(result.lastInsertRowid, ...textColumnsOf(grant));
+          insertWords.run(result.lastInsertRowid, ...wordColumnsOf(grant));
           recorder.changed(grant.id);
           counts.added += 1;
         } else if (row.updated_at !== grant.updatedAt) {
           update.run({ rowid: row.rowid, ...rowOf(grant) });
-          updateText.run({ rowid: row.rowid, ...textOf(grant) });
+          removeText.run(row.rowid);
+          insertText.run(row.rowid, ...textColumnsOf(grant));
           removeWords.run(row.rowid);
-          insertWords.run({ rowid: row.rowid, ...textOf(grant) });
+          insertWords.run(row.rowid, ...wordColumnsOf(grant));
           recorder.changed(grant.id);
           counts.updated += 1;
         } else {
@@ -153,7 +156,6 @@ export class SqliteCatalogWriter implements CatalogWriter {
       }
       if (options.prune) {
         const gone = db.prepare('SELECT rowid, id FROM grants WHERE id NOT IN (SELECT id FROM temp.sync_seen)').all() as { rowid: number; id: string }[];
-        const removeText = db.prepare('DELETE FROM grants_text WHERE rowid = ?');
         const remove = db.prepare('DELETE FROM grants WHERE rowid = ?');
         for (const { rowid, id } of gone) {
           removeText.run(rowid);
