@@ -71,6 +71,15 @@ describeWithElasticsearch('typos and suggestion: both engines alike', function (
     }
   });
 
+  it('the dictionary holds the French title and description: found and suggested alike on both engines', async () => {
+    for (const api of [sqlite, es]) {
+      for (const text of ['deneigemnt', 'déglaçge']) {
+        expect(ok(await search(api, text, '&typos=auto')).body.data.map((g: { id: string }) => g.id), text).to.deep.equal([T.frenchOnly]);
+      }
+      expect(ok(await search(api, 'deneigemnt')).body.suggestion).to.deep.equal({ search: 'deneigement', total: 1 });
+    }
+  });
+
   it('the same suggestion: brodband → broadband', async () => {
     for (const api of [sqlite, es]) expect(ok(await search(api, 'brodband')).body.suggestion).to.deep.equal({ search: 'broadband', total: 2 });
   });

@@ -1,6 +1,7 @@
 // The catalogs of the typo tolerance suites (test/http/grants-typos.test.ts on the embedded
 // engine, test/elasticsearch/typos-parity.test.ts on both): the fixture grants and a few written
-// for the typo rule's edges, and a catalog whose words each have hundreds of typo neighbours.
+// for the typo rule's edges (one whose words are only in its French fields), and a catalog whose
+// words each have hundreds of typo neighbours.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Random } from '../../fixtures/generate.js';
@@ -21,6 +22,8 @@ export const TYPO_GRANTS = {
   farming: 'grt_typo0004',
   grain: 'grt_typo0005',
   numbered: 'grt_typo0006',
+  /** Says "déneigement" and "déglaçage" only in its French title and description. */
+  frenchOnly: 'grt_typo0007',
 } as const;
 
 export function typoCatalogGrants(): Grant[] {
@@ -34,6 +37,11 @@ export function typoCatalogGrants(): Grant[] {
     written(t, TYPO_GRANTS.farming, 'Farming succession grant', 'Helps young farmers take over the family farm.'),
     written(t, TYPO_GRANTS.grain, 'Grain storage rebate', 'Rebates on grain bins and dryers.'),
     written(t, TYPO_GRANTS.numbered, 'Program 4417 recovery loan', 'Loans for covid19 recovery under program 4417.'),
+    {
+      ...written(t, TYPO_GRANTS.frenchOnly, 'Municipal snow clearing fund', 'Helps towns clear their roads in winter.'),
+      titleFr: 'Fonds municipal de déneigement',
+      descriptionFr: 'Aide aux municipalités pour le déglaçage des routes.',
+    },
   ];
 }
 
@@ -93,4 +101,6 @@ export const TYPO_SEARCHES: readonly string[] = [
   'brodband internet',
   'homless shelter',
   'Agricultré',
+  'deneigemnt',
+  'déglaçge',
 ];
