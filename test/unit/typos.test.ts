@@ -32,7 +32,7 @@ import { openCatalog } from '../../src/search/sqlite/storage/catalogFile.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/parameters/queryParams.js';
-import { tempDir } from '../support/api.js';
+import { fixtureGrants, tempDir } from '../support/api.js';
 import { reindexGrants } from '../support/catalog.js';
 
 describe('typo rule', () => {
@@ -150,6 +150,33 @@ describe('word dictionary walk', () => {
   it('reads how many grants hold each word', () => {
     for (const [w, docs] of [...entries].slice(0, 50)) expect(dictionary.docsOf(w)).to.equal(docs);
     expect(dictionary.docsOf('zzzz')).to.equal(0);
+  });
+});
+
+describe('word dictionary of a catalog written before it', () => {
+  const dir = tempDir();
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is filled from the text table when the catalog is opened: every field but the labels, the French ones too', async () => {
+    const file = path.join(dir, 'catalog.sqlite');
+    const [first] = fixtureGrants();
+    const writer = SqliteCatalogWriter.open(file);
+    await reindexGrants(writer, [{ ...first, titleFr: 'Fonds de déneigement', descriptionFr: 'Aide au déglaçage.' }]);
+    await writer.close();
+    const before = openCatalog(file);
+    const written = WordDictionary.load(before);
+    before.exec('DROP TABLE grants_words');
+    before.close();
+    const db = openCatalog(file);
+    try {
+      const filled = WordDictionary.load(db);
+      for (const word of ['deneigement', 'deglacage', ...searchWords(first.title).map((w) => w.toLowerCase())]) {
+        expect(filled.docsOf(word), word).to.equal(1);
+        expect(written.docsOf(word), word).to.equal(1);
+      }
+    } finally {
+      db.close();
+    }
   });
 });
 
