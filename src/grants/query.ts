@@ -2,6 +2,7 @@
 // The HTTP layer (http/parameters/grantSearchParams.ts) builds it from GET /grants parameters; the engines
 // (search/) translate it. Nothing here knows HTTP.
 import type { ParsedSearch } from './searchSyntax.js';
+import type { TypoMode } from './typos.js';
 
 /** The words of search text (searchSyntax.ts), here too for the modules that know it from here. */
 export { searchWords } from './searchSyntax.js';
@@ -114,6 +115,12 @@ export interface GrantQuery {
   search: ParsedSearch | null;
   /** The words the search looks for (positiveWords of `search`), in order: what relevance ranks by; empty without. */
   words: string[];
+  /**
+   * Typo tolerance (grants/typos.ts): `off` matches the words as they are; `auto` lets each word
+   * that may carry typos match catalog words within the typo rule too, exact matches ranked first.
+   * Absent: off.
+   */
+  typos?: TypoMode;
   /** Each list: OR within (a grant matches when it holds any value); empty means no condition. */
   funderTypes: FunderType[];
   fundingTypes: FundingType[];

@@ -38,11 +38,12 @@ export function successBody(requestId: string, data: unknown, pagination?: PageI
  * them): the same bytes JSON.stringify(successBody(...)) would give, without re-serialising data.
  * `facets` (a grant search that asked for them) follows `pagination`.
  */
-export function successJson(requestId: string, dataJson: string, pagination?: PageInfo, facets?: unknown): string {
+export function successJson(requestId: string, dataJson: string, pagination?: PageInfo, facets?: unknown, suggestion?: unknown): string {
   const metaJson = JSON.stringify(meta(requestId));
   if (pagination === undefined) return `{"success":true,"data":${dataJson},"meta":${metaJson}}`;
   const facetsJson = facets === undefined ? '' : `,"facets":${JSON.stringify(facets)}`;
-  return `{"success":true,"data":${dataJson},"pagination":${JSON.stringify(pagination)}${facetsJson},"meta":${metaJson}}`;
+  const suggestionJson = suggestion === undefined ? '' : `,"suggestion":${JSON.stringify(suggestion)}`;
+  return `{"success":true,"data":${dataJson},"pagination":${JSON.stringify(pagination)}${facetsJson}${suggestionJson},"meta":${metaJson}}`;
 }
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

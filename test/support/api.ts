@@ -61,7 +61,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
   // The search budget and the event-loop check depend on the machine's speed: the suites that test
   // them set them; elsewhere a loaded machine must not turn a slow answer into a 503.
   const config = loadConfig({
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SEED_FILE: FIXTURES,
     SEARCH_TIMEOUT_MS: '60000',
     OVERLOAD_EVENT_LOOP_DELAY_MS: '0',

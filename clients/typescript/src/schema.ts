@@ -696,6 +696,26 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
             /** @description The value counts asked for in `facets`; absent without `facets`. */
             facets?: components["schemas"]["Facets"];
+            /**
+             * @description Present with `search`: a "did you mean", or null. Set when the search found fewer than 3 grants and respelling its unknown or rare words (each replaced by the closest catalog word within the typo rule of `typos`, the most frequent on ties) finds more, with the same filters and `typos`.
+             * @example {
+             *       "search": "broadband internet",
+             *       "total": 12
+             *     }
+             * @example null
+             */
+            suggestion?: {
+                /**
+                 * @description The search with its misspelt words replaced: send it as `search` to see the grants.
+                 * @example broadband internet
+                 */
+                search: string;
+                /**
+                 * @description How many grants it finds, with the same filters and `typos`.
+                 * @example 12
+                 */
+                total: number;
+            } | null;
             /** @description About this answer. */
             meta: components["schemas"]["Meta"];
         };
@@ -1217,6 +1237,12 @@ export interface components {
              * @example clean energy
              */
             search?: string;
+            /**
+             * @description Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word as typed rank first. Each word matches at most its 50 closest catalog words (the most frequent first among equally close), and only the first 10 words of a search that may carry typos get them.
+             * @example auto
+             * @enum {string}
+             */
+            typos?: "off" | "auto";
             /**
              * @description Only grants from these kinds of funder. A JSON array; a grant matches when it has any of the values (OR).
              * @example [
@@ -2138,6 +2164,11 @@ export interface operations {
                  */
                 search?: string;
                 /**
+                 * @description Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word as typed rank first. Each word matches at most its 50 closest catalog words (the most frequent first among equally close), and only the first 10 words of a search that may carry typos get them.
+                 * @example auto
+                 */
+                typos?: "off" | "auto";
+                /**
                  * @description Only grants from these kinds of funder. A list, written comma-separated: `funderType=FEDERAL_GRANT,FOUNDATION` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`funderType=FEDERAL_GRANT&funderType=FOUNDATION`) and the bracketed form (`funderType[]=FEDERAL_GRANT&funderType[]=FOUNDATION`).
                  * @example [
                  *       "FEDERAL_GRANT",
@@ -2718,6 +2749,11 @@ export interface operations {
                  * @example clean energy
                  */
                 search?: string;
+                /**
+                 * @description Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word as typed rank first. Each word matches at most its 50 closest catalog words (the most frequent first among equally close), and only the first 10 words of a search that may carry typos get them.
+                 * @example auto
+                 */
+                typos?: "off" | "auto";
                 /**
                  * @description Only grants from these kinds of funder. A list, written comma-separated: `funderType=FEDERAL_GRANT,FOUNDATION` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`funderType=FEDERAL_GRANT&funderType=FOUNDATION`) and the bracketed form (`funderType[]=FEDERAL_GRANT&funderType[]=FOUNDATION`).
                  * @example [

@@ -41,6 +41,8 @@ export type KeyListAnswer = Schemas['KeyListAnswer'];
 export type KeyCreatedAnswer = Schemas['KeyCreatedAnswer'];
 export type KeyRevokedAnswer = Schemas['KeyRevokedAnswer'];
 export type Meta = Schemas['Meta'];
+/** A "did you mean" of GET /grants: a respelled search and how many grants it finds. */
+export type Suggestion = NonNullable<Schemas['GrantSearchAnswer']['suggestion']>;
 export type ErrorEnvelope = Schemas['ErrorEnvelope'];
 export type ErrorDetail = Schemas['ErrorDetail'];
 /** The error codes the API documents. */

@@ -273,7 +273,23 @@ const ANSWERS: Record<string, Schema> = {
   GrantSearchAnswer: successEnvelope(
     'A page of grants matching the search.',
     { type: 'array', description: 'The grants of this page, in the order asked.', items: ref('GrantFields') },
-    { pagination: described('Pagination', 'Where this page lies in the results.'), facets: described('Facets', 'The value counts asked for in `facets`; absent without `facets`.') },
+    {
+      pagination: described('Pagination', 'Where this page lies in the results.'),
+      facets: described('Facets', 'The value counts asked for in `facets`; absent without `facets`.'),
+      suggestion: {
+        description:
+          'Present with `search`: a "did you mean", or null. Set when the search found fewer than 3 grants and respelling its unknown or rare words ' +
+          '(each replaced by the closest catalog word within the typo rule of `typos`, the most frequent on ties) finds more, with the same filters and `typos`.',
+        type: ['object', 'null'],
+        additionalProperties: false,
+        required: ['search', 'total'],
+        properties: {
+          search: { type: 'string', description: 'The search with its misspelt words replaced: send it as `search` to see the grants.', examples: ['broadband internet'] },
+          total: { type: 'integer', minimum: 1, description: 'How many grants it finds, with the same filters and `typos`.', examples: [12] },
+        },
+        examples: [{ search: 'broadband internet', total: 12 }, null],
+      },
+    },
   ),
   GrantFiltersAnswer: successEnvelope('The values present in the catalog for each filter.', described('FilterOptions', 'The values of each filter.')),
   GrantChangesAnswer: successEnvelope(

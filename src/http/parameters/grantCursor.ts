@@ -53,6 +53,8 @@ export function binding(query: GrantQuery): string {
     query.sort.key,
     query.sort.descending,
     query.limit,
+    // Only when it changes the matches (on, with a search), so cursors given out before typo tolerance existed still hold.
+    ...(query.search !== null && query.typos === 'auto' ? [query.typos] : []),
   ];
   return createHash('sha256').update(JSON.stringify(bound)).digest('base64url').slice(0, 16);
 }
