@@ -60,7 +60,8 @@ export const errorType = (error: unknown): string | undefined =>
 
 /**
  * Converts transport failures, an answer that is not Elasticsearch's JSON (cut, garbled, or from
- * something else at the URL), overload and a missing alias into ServiceUnavailableError.
+ * something else at the URL), overload, and a missing alias or a closed index behind it into
+ * ServiceUnavailableError.
  */
 export function unavailableFrom(error: unknown, alias: string): unknown {
   if (error instanceof errors.ConnectionError || error instanceof errors.TimeoutError || error instanceof errors.NoLivingConnectionsError) {
@@ -75,6 +76,9 @@ export function unavailableFrom(error: unknown, alias: string): unknown {
     }
     if (errorType(error) === 'index_not_found_exception') {
       return new ServiceUnavailableError(`elasticsearch alias "${alias}" does not exist; run grants-indexer reindex`, 30);
+    }
+    if (errorType(error) === 'index_closed_exception') {
+      return new ServiceUnavailableError(`the index behind elasticsearch alias "${alias}" is closed; open it (POST /<index>/_open)`, 30);
     }
   }
   return error;

@@ -1,20 +1,22 @@
-// Elasticsearch answers that break after their headers: the node's connection lost in the middle
-// of an answer, or an answer that stops coming. The node is the real one, behind a proxy that lets
-// each answer's headers and first bytes through and then cuts or holds the rest. Every grant read
-// (a search page, a grant by id, the filter options) is then a ServiceUnavailableError, and over
-// HTTP a 503 SERVICE_UNAVAILABLE with Retry-After, never a 500; once answers come whole, it serves.
+// Elasticsearch failures of a grant read that are the node's, never the partner's: an answer that
+// breaks after its headers (the node's connection lost in the middle of an answer, or an answer
+// that stops coming) and the index behind the alias closed. The node is the real one; the broken
+// answers come through a proxy that lets each answer's headers and first bytes through and then
+// cuts or holds the rest. Every read (a search page, a grant by id, the filter options) is then a
+// ServiceUnavailableError, and over HTTP a 503 SERVICE_UNAVAILABLE with Retry-After, never a 500;
+// once the node answers whole again, it serves.
 import { expect } from 'chai';
 import { ServiceUnavailableError } from '../../src/failures.js';
 import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
 import { fixtureGrants, startTestApi, type TestApi } from '../support/api.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, reindexAlias, uniqueAlias } from '../support/elasticsearch.js';
+import { ES_URL, describeWithElasticsearch, dropAlias, reindexAlias, testClient, uniqueAlias } from '../support/elasticsearch.js';
 import { startFaultyProxy, type FaultyProxy } from '../support/faultyProxy.js';
 
 const G = '/external/v1/grants';
 
-describeWithElasticsearch('Elasticsearch answers cut or stalled after their headers', function () {
+describeWithElasticsearch('Elasticsearch read failures: answers cut or stalled after their headers, a closed index', function () {
   this.timeout(60_000);
   const alias = uniqueAlias();
   const grants = fixtureGrants().slice(0, 50);
@@ -66,19 +68,38 @@ describeWithElasticsearch('Elasticsearch answers cut or stalled after their head
     expect(await reads(), 'passing again').to.deep.equal({ search: 'ok', getById: 'ok', filterOptions: 'ok' });
   });
 
+  const paths = [`${G}?search=program`, `${G}/${encodeURIComponent(grants[0].id)}`, `${G}/filters`];
+  async function expectUnavailable(what: string): Promise<void> {
+    for (const path of paths) {
+      const res = await api!.request(path);
+      expect(res.status, `${what} ${path}: ${res.text}`).to.equal(503);
+      expect(res.body.error.code).to.equal('SERVICE_UNAVAILABLE');
+      expect(Number(res.headers.get('retry-after')), `${what} ${path}`).to.be.greaterThan(0);
+    }
+  }
+
   it('over HTTP: 503 SERVICE_UNAVAILABLE with Retry-After on every grant endpoint, then 200 once answers come whole', async () => {
     api = await startTestApi({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: proxy.url, ELASTICSEARCH_INDEX: alias, SEED_CATALOG: 'false', ELASTICSEARCH_TIMEOUT_MS: '1000', SEARCH_TIMEOUT_MS: '1000' });
-    const paths = [`${G}?search=program`, `${G}/${encodeURIComponent(grants[0].id)}`, `${G}/filters`];
     for (const mode of ['cut', 'stall'] as const) {
       proxy.mode = mode;
-      for (const path of paths) {
-        const res = await api.request(path);
-        expect(res.status, `${mode} ${path}: ${res.text}`).to.equal(503);
-        expect(res.body.error.code).to.equal('SERVICE_UNAVAILABLE');
-        expect(Number(res.headers.get('retry-after')), `${mode} ${path}`).to.be.greaterThan(0);
-      }
+      await expectUnavailable(mode);
     }
     proxy.mode = 'pass';
     for (const path of paths) expect((await api.request(path)).status, path).to.equal(200);
+  });
+
+  it('the index behind the alias closed: every read is a ServiceUnavailableError, 503 over HTTP; reopened, it serves', async () => {
+    const client = testClient();
+    const [index] = Object.keys(await client.indices.getAlias({ name: alias }));
+    try {
+      await client.indices.close({ index });
+      expect(await reads(), 'closed').to.deep.equal({ search: 'ServiceUnavailableError', getById: 'ServiceUnavailableError', filterOptions: 'ServiceUnavailableError' });
+      api ??= await startTestApi({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: proxy.url, ELASTICSEARCH_INDEX: alias, SEED_CATALOG: 'false' });
+      await expectUnavailable('closed');
+    } finally {
+      await client.indices.open({ index, wait_for_active_shards: 1 });
+      await client.close();
+    }
+    expect(await reads(), 'reopened').to.deep.equal({ search: 'ok', getById: 'ok', filterOptions: 'ok' });
   });
 });
