@@ -895,7 +895,8 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
           row.undocumented += 1;
           if (row.undocumentedDetail.length < 20) {
             const cause = o.requestId === null ? undefined : unhandled.get(o.requestId);
-            row.undocumentedDetail.push(`${o.status} on ${o.route} from ${o.instance} (${o.requestId})${cause === undefined ? '' : `: ${cause}`}`);
+            const logged = o.status < 500 ? '' : cause === undefined ? ': the instance logged no error for it' : `: ${cause}`;
+            row.undocumentedDetail.push(`${o.status} on ${o.route} from ${o.instance} (${o.requestId})${logged}`);
           }
         }
       }
