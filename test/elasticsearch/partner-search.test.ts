@@ -25,6 +25,13 @@ import { ES_URL, describeWithElasticsearch, dropAlias, testClient, uniqueAlias, 
 const time = (iso: string | null): number | null => (iso === null ? null : Date.parse(iso));
 /** Code point order (UTF-8 byte order), as keywords and SQLite's BINARY compare. */
 const byCodePoint = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
+/** The status at `now` as the GrantQuery comments say: CLOSED past the deadline, FORECASTED before opensAt, else OPEN. */
+function statusOf(g: Grant, now: number): string {
+  const deadline = time(g.deadline);
+  const opensAt = time(g.opensAt);
+  if (deadline !== null && deadline < now) return 'CLOSED';
+  return opensAt !== null && opensAt > now ? 'FORECASTED' : 'OPEN';
+}
 const anyOf = <T>(wanted: readonly T[], held: T | readonly T[] | null): boolean =>
   wanted.length === 0 || (Array.isArray(held) ? held.some((v) => wanted.includes(v)) : wanted.includes(held as T));
 
@@ -38,6 +45,7 @@ const OWN: Record<FacetName, (g: Grant, q: GrantQuery) => boolean> = {
   applicationComplexity: (g, q) => anyOf(q.complexities, g.applicationComplexity),
   sdgAlignment: (g, q) => anyOf(q.sdgs, g.sdgAlignment),
   isRecurring: (g, q) => q.isRecurring === null || g.isRecurring === q.isRecurring,
+  status: (g, q) => anyOf(q.statuses, statusOf(g, q.now)),
 };
 
 function otherConditions(g: Grant, q: GrantQuery): boolean {
@@ -47,8 +55,7 @@ function otherConditions(g: Grant, q: GrantQuery): boolean {
     if (q.amountMax !== null && g.amountMin !== null && g.amountMin > q.amountMax) return false;
   }
   const deadline = time(g.deadline);
-  if (q.open === true && deadline !== null && deadline < q.now) return false;
-  if (q.open === false && (deadline === null || deadline >= q.now)) return false;
+  if (q.open !== null && (statusOf(g, q.now) === 'OPEN') !== q.open) return false;
   if (q.deadlineFrom !== null && (deadline === null || deadline < q.deadlineFrom)) return false;
   if (q.deadlineTo !== null && (deadline === null || deadline > q.deadlineTo)) return false;
   if (q.updatedSince !== null && (time(g.updatedAt) as number) < q.updatedSince) return false;
@@ -90,7 +97,7 @@ function referenceFacets(grants: Grant[], q: GrantQuery): Facets {
     const counts = new Map<string, number>();
     for (const g of grants) {
       if (!matches(g, q, facet)) continue;
-      const held = g[facet];
+      const held = facet === 'status' ? statusOf(g, q.now) : g[facet];
       if (held === null) continue;
       for (const v of Array.isArray(held) ? held : [held]) counts.set(String(v), (counts.get(String(v)) ?? 0) + 1);
     }

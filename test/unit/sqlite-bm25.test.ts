@@ -79,6 +79,7 @@ const baseQuery = (words: string[], page = 1): GrantQuery => ({
   currencies: [],
   complexities: [],
   sdgs: [],
+  statuses: [],
   isRecurring: null,
   amountMin: null,
   amountMax: null,

@@ -1,7 +1,7 @@
 // The formats of GET /grants/export: NDJSON (one grant's JSON per line) and CSV (RFC 4180, a header
 // row of field names, list fields joined with "|", cells a spreadsheet would run as a formula
 // neutralised as OWASP recommends). Pure: grants in, text out.
-import { GRANT_FIELDS, type Grant } from '../../grants/schema.js';
+import { SERVED_FIELDS, type ServedGrant } from '../../grants/schema.js';
 
 export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
@@ -10,14 +10,14 @@ export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 export const CSV_LIST_SEPARATOR = '|';
 
 /** A grant's JSON text with only `fields` (id first, canonical order); the text unchanged when every field is wanted. */
-export function projectGrantJson(json: string, fields: readonly (keyof Grant)[] | null): string {
+export function projectGrantJson(json: string, fields: readonly (keyof ServedGrant)[] | null): string {
   if (fields === null) return json;
-  const grant = JSON.parse(json) as Grant;
+  const grant = JSON.parse(json) as ServedGrant;
   return JSON.stringify(Object.fromEntries(fields.map((field) => [field, grant[field]])));
 }
 
 /** The NDJSON lines of a batch of grants (each line ends with \n). */
-export function ndjsonLines(grantsJson: readonly string[], fields: readonly (keyof Grant)[] | null): string {
+export function ndjsonLines(grantsJson: readonly string[], fields: readonly (keyof ServedGrant)[] | null): string {
   let text = '';
   for (const json of grantsJson) text += `${projectGrantJson(json, fields)}\n`;
   return text;
@@ -45,16 +45,16 @@ function cellText(value: unknown): string {
 }
 
 /** The columns of a CSV export: the fields asked for, or every field, in canonical order. */
-export const csvColumns = (fields: readonly (keyof Grant)[] | null): readonly (keyof Grant)[] => fields ?? GRANT_FIELDS;
+export const csvColumns = (fields: readonly (keyof ServedGrant)[] | null): readonly (keyof ServedGrant)[] => fields ?? SERVED_FIELDS;
 
 /** The header row (CRLF-terminated). */
-export const csvHeader = (columns: readonly (keyof Grant)[]): string => `${columns.map((c) => csvCell(c)).join(',')}\r\n`;
+export const csvHeader = (columns: readonly (keyof ServedGrant)[]): string => `${columns.map((c) => csvCell(c)).join(',')}\r\n`;
 
 /** The CSV rows of a batch of grants (each CRLF-terminated). */
-export function csvRows(grantsJson: readonly string[], columns: readonly (keyof Grant)[]): string {
+export function csvRows(grantsJson: readonly string[], columns: readonly (keyof ServedGrant)[]): string {
   let text = '';
   for (const json of grantsJson) {
-    const grant = JSON.parse(json) as Grant;
+    const grant = JSON.parse(json) as ServedGrant;
     text += `${columns.map((column) => csvCell(cellText(grant[column]))).join(',')}\r\n`;
   }
   return text;

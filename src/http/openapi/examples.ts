@@ -18,6 +18,7 @@ export const EXAMPLE_GRANT: Grant = {
   amountMin: 23000,
   amountMax: 33000,
   currency: 'CAD',
+  opensAt: null,
   deadline: '2026-10-23T23:59:59.000Z',
   applicationUrl: 'https://enbridgegas.com/programs/energy-efficiency-rebate-hamilton',
   eligibleProvinces: ['ONTARIO'],

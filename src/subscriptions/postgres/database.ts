@@ -207,6 +207,9 @@ const MIGRATIONS: string[] = [
   // instant were all read and sorted by seq before the LIMIT.
   `CREATE INDEX alert_messages_due_order ON alert_messages (status, next_attempt_at, seq);
    DROP INDEX alert_messages_due;`,
+  // 7: a followed grant's opensAt, and the one whose grant.opened was sent.
+  `ALTER TABLE alert_grants ADD COLUMN opens_at TEXT;
+   ALTER TABLE alert_grants ADD COLUMN opened_opens_at TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

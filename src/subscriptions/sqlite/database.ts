@@ -207,6 +207,9 @@ const MIGRATIONS: string[] = [
    BEGIN
      SELECT RAISE(ABORT, 'the audit log is append-only');
    END;`,
+  // 9: a followed grant's opensAt, and the one whose grant.opened was sent.
+  `ALTER TABLE alert_grants ADD COLUMN opens_at TEXT;
+   ALTER TABLE alert_grants ADD COLUMN opened_opens_at TEXT;`,
 ];
 
 export function openSubscriptionsDb(file: string): Db {
