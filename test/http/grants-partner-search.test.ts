@@ -9,9 +9,9 @@ import type { CheckOptions } from '../support/checkedFetch.js';
 import { GRANTS_PATH as G } from '../support/catalog.js';
 
 const GRANT_FIELDS = [
-  'id', 'title', 'description', 'funder', 'funderType', 'fundingType', 'amountMin', 'amountMax', 'currency', 'deadline',
+  'id', 'title', 'description', 'funder', 'funderType', 'fundingType', 'amountMin', 'amountMax', 'currency', 'opensAt', 'deadline',
   'applicationUrl', 'eligibleProvinces', 'targetBeneficiaries', 'sdgAlignment', 'applicationComplexity', 'isRecurring',
-  'createdAt', 'updatedAt',
+  'createdAt', 'updatedAt', 'status',
 ];
 
 const ok = (res: TestResponse): TestResponse => {

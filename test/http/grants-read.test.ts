@@ -20,7 +20,7 @@ const rec = recordMaker(ITEM_LABELS);
 /** grants-indexer `args` over `dir`; throws (naming the command) unless it exits 0. */
 const index = (dir: string, args: string[]): Promise<void> => indexOrThrow(dir, args, `grants-indexer ${args[0]}`);
 
-const catalogApi = (records: Rec[]) => startCatalogApi(records, { prefix: 'grants-read-', failureLabel: 'grants-indexer reindex' });
+const catalogApi = (records: Rec[]) => startCatalogApi(records, { prefix: 'grants-read-', failureLabel: 'grants-indexer reindex', clock: () => NOW });
 
 function expectNotFound(res: TestResponse): void {
   expectError(res, 404, 'NOT_FOUND', { contentType: true });
@@ -37,6 +37,7 @@ const WIRE_ORDER = [
   'amountMin',
   'amountMax',
   'currency',
+  'opensAt',
   'deadline',
   'applicationUrl',
   'eligibleProvinces',
@@ -46,7 +47,11 @@ const WIRE_ORDER = [
   'isRecurring',
   'createdAt',
   'updatedAt',
+  'status',
 ];
+
+/** The API's clock here: the full grant is forecasted then (it opens in September), the others open. */
+const NOW = new Date('2026-06-15T12:00:00.000Z');
 
 // Keys deliberately out of wire order, dates in non-canonical (but valid) forms.
 const FULL_SOURCE: Rec = {
@@ -62,6 +67,7 @@ const FULL_SOURCE: Rec = {
   amountMin: 5000,
   currency: 'USD',
   deadline: '2027-03-31T23:59:59Z',
+  opensAt: '2026-09-01T00:00:00-04:00',
   funder: 'Prairie Innovation Office',
   applicationUrl: 'https://example.org/apply?id=42',
   eligibleProvinces: ['ALBERTA', 'SASKATCHEWAN'],
@@ -80,6 +86,7 @@ const FULL_WIRE = {
   amountMin: 5000,
   amountMax: 250000.5,
   currency: 'USD',
+  opensAt: '2026-09-01T04:00:00.000Z',
   deadline: '2027-03-31T23:59:59.000Z',
   applicationUrl: 'https://example.org/apply?id=42',
   eligibleProvinces: ['ALBERTA', 'SASKATCHEWAN'],
@@ -89,6 +96,7 @@ const FULL_WIRE = {
   isRecurring: false,
   createdAt: '2026-05-01T08:00:00.500Z',
   updatedAt: '2026-06-01T10:30:00.000Z',
+  status: 'FORECASTED',
 };
 
 const MINIMAL_SOURCE: Rec = {
@@ -112,6 +120,7 @@ const MINIMAL_WIRE = {
   amountMin: null,
   amountMax: null,
   currency: 'CAD',
+  opensAt: null,
   deadline: null,
   applicationUrl: null,
   eligibleProvinces: [],
@@ -121,6 +130,7 @@ const MINIMAL_WIRE = {
   isRecurring: null,
   createdAt: '2026-02-03T04:05:06.000Z',
   updatedAt: '2026-02-03T04:05:06.789Z',
+  status: 'OPEN',
 };
 
 const LONG_ID = `L${'x'.repeat(127)}`;
@@ -133,7 +143,7 @@ describe('GET /grants/:id', function () {
       FULL_SOURCE,
       MINIMAL_SOURCE,
       // Explicit nulls and empty lists in the source come out the same as absent fields.
-      { ...MINIMAL_SOURCE, id: 'grant-explicit-nulls', description: null, amountMin: null, amountMax: null, deadline: null, applicationUrl: null, eligibleProvinces: [], targetBeneficiaries: [], sdgAlignment: [], applicationComplexity: null, isRecurring: null },
+      { ...MINIMAL_SOURCE, id: 'grant-explicit-nulls', description: null, opensAt: null, amountMin: null, amountMax: null, deadline: null, applicationUrl: null, eligibleProvinces: [], targetBeneficiaries: [], sdgAlignment: [], applicationComplexity: null, isRecurring: null },
       rec('org.ca:2026_grant-1'),
       rec(LONG_ID),
       rec('Case-Sensitive'),

@@ -3,31 +3,32 @@
 // EXAMPLE_META (the grant lists ask for open grants, which depend on the time). A test asks each
 // request of a server seeded with the fixtures, its clock set to that time, and compares (meta
 // aside, which changes with every call), and checks every example against the document's schemas.
-import type { Grant } from '../../grants/schema.js';
+import type { ServedGrant } from '../../grants/schema.js';
 import type { RouteName } from '../routeTable.js';
 
-/** A grant of the fixture catalog, as GET /grants/{id} serves it. */
-export const EXAMPLE_GRANT: Grant = {
-  id: 'grt_fd5f6d22',
-  title: 'Energy Efficiency Rebate – Hamilton',
+/** A grant of the fixture catalog, as GET /grants/{id} serves it at EXAMPLE_META's time: forecasted (it opens in December). */
+export const EXAMPLE_GRANT: ServedGrant = {
+  id: 'grt_cd1490fc',
+  title: 'Export Development Capacity-Building Grant – Thompson',
   description:
-    'Enbridge Gas provides rebates to individuals and small businesses in Hamilton, Ontario to replace fossil-fuel heating with heat pumps. Funding ranges from $23,000 to $33,000 per project. Eligible costs include energy audits, insulation and heat pumps. Projects must be completed within 24 months.',
-  funder: 'Enbridge Gas',
-  funderType: 'CORPORATE',
-  fundingType: 'REBATE',
-  amountMin: 23000,
-  amountMax: 33000,
+    'Global Affairs Canada (CanExport) provides non-repayable contributions to medium-sized businesses in Thompson, Manitoba to support trade missions and market research abroad. Funding ranges from $100,000 to $235,000 per project. Eligible costs include market research, trade show participation and product certification. Projects must be carried out in partnership with at least one other organization. A new intake opens every year.',
+  funder: 'Global Affairs Canada (CanExport)',
+  funderType: 'FEDERAL_GRANT',
+  fundingType: 'GRANT',
+  amountMin: 100000,
+  amountMax: 235000,
   currency: 'CAD',
-  opensAt: null,
-  deadline: '2026-10-23T23:59:59.000Z',
-  applicationUrl: 'https://enbridgegas.com/programs/energy-efficiency-rebate-hamilton',
-  eligibleProvinces: ['ONTARIO'],
-  targetBeneficiaries: ['INDIVIDUALS', 'SMALL_BUSINESS'],
-  sdgAlignment: [],
+  opensAt: '2026-12-16T05:00:00.000Z',
+  deadline: '2027-01-31T23:59:59.000Z',
+  applicationUrl: 'https://tradecommissioner.gc.ca/programs/export-development-capacity-building-grant-thompson',
+  eligibleProvinces: ['MANITOBA'],
+  targetBeneficiaries: ['MEDIUM_BUSINESS'],
+  sdgAlignment: ['SDG_17'],
   applicationComplexity: 'LOW',
-  isRecurring: null,
-  createdAt: '2025-08-19T18:21:56.123Z',
-  updatedAt: '2025-08-19T18:21:56.123Z',
+  isRecurring: true,
+  createdAt: '2024-12-28T12:19:04.509Z',
+  updatedAt: '2025-09-01T18:50:04.624Z',
+  status: 'FORECASTED',
 };
 
 /** The id of a fixture grant, shown as removed (a tombstone) in the changes example. */
