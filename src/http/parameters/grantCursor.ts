@@ -53,6 +53,8 @@ export function binding(query: GrantQuery): string {
     query.sort.key,
     query.sort.descending,
     query.limit,
+    // Only when asked, so that a cursor given out before the status filter existed still holds.
+    ...(query.statuses.length > 0 ? [set(query.statuses)] : []),
   ];
   return createHash('sha256').update(JSON.stringify(bound)).digest('base64url').slice(0, 16);
 }
