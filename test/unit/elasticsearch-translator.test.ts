@@ -92,6 +92,11 @@ describe('translateToElasticsearch: sorts', () => {
     }
   });
 
+  it('opensAt sorts as the other dates, and on an index without it as if every value were missing', () => {
+    expect(pageSort('opensAt', false)).to.deep.equal([{ opensAt: { order: 'asc', missing: '_last', unmapped_type: 'date' } }, ...ID_KEY_SORT]);
+    expect(exactSort('opensAt', true)).to.deep.equal([{ opensAt: { order: 'desc', missing: '_last', unmapped_type: 'date' } }, { id: 'asc' }]);
+  });
+
   it('the id keys: six longs then the rest keyword, ascending, absent first, valid on an index without them', () => {
     expect(ID_KEY_SORT).to.deep.equal([
       ...[0, 1, 2, 3, 4, 5].map((k) => ({ [`idKey${k}`]: { order: 'asc', missing: '_first', unmapped_type: 'long' } })),

@@ -77,7 +77,9 @@ export function conditionsOf(query: GrantQuery): Condition[] {
 function keyClause(query: GrantQuery): unknown {
   const { key, descending } = query.sort;
   if (key === 'relevance') return '_score';
-  return { [SORT_FIELDS[key]]: { order: descending ? 'desc' : 'asc', missing: '_last' } };
+  // An index built before grants had opensAt sorts by it as if every value were missing.
+  const unmapped = key === 'opensAt' ? { unmapped_type: 'date' } : {};
+  return { [SORT_FIELDS[key]]: { order: descending ? 'desc' : 'asc', missing: '_last', ...unmapped } };
 }
 
 /**
