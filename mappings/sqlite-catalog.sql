@@ -16,7 +16,10 @@ CREATE TABLE grants__T__ (
 );
 -- No index beyond id: the search engine filters, counts, facets and sorts from columns it holds in
 -- memory (src/search/sqlite/index/columns.ts), loaded from this table once per catalog build.
+-- The text, twice (src/search/sqlite/storage/textColumns.ts): each field as written, which the
+-- tokenizer analyses in English, then each field's French analysis, made before it is written.
 CREATE VIRTUAL TABLE grants_text__T__ USING fts5(
-  title, funder, description,
+  title, funder, description, title_fr, description_fr, labels,
+  title_french, funder_french, description_french, title_fr_french, description_fr_french, labels_french,
   tokenize = 'porter unicode61 remove_diacritics 2'
 );

@@ -271,12 +271,24 @@ install_elasticsearch() {
   echo "ES_JAVA_HOME=${jdk}"
 }
 
+# The checksum of the plugin's sources, kept beside an install to tell when to rebuild it.
+analysis_plugin_sum() { # src
+  (cd "$1" && cat named_components.json src/grants/analysis/*.java | sha256sum | cut -d' ' -f1)
+}
+
 # The integ-test-zip lacks analysis-common: build and install our small stable plugin that
-# provides asciifolding, stemmer and the pattern tokenizer (scripts/es-analysis-plugin).
+# provides asciifolding, stemmer, the pattern tokenizer and the pattern_replace char filter
+# (scripts/es-analysis-plugin). An install from other sources is replaced.
 ensure_analysis_plugin() { # home jdk version
-  local home="$1" jdk="$2" v="$3" src="${ROOT}/scripts/es-analysis-plugin" tmp
-  [[ -d "${home}/plugins/grants-analysis" ]] && return 0
+  local home="$1" jdk="$2" v="$3" src="${ROOT}/scripts/es-analysis-plugin" tmp sum stamp
   [[ -d "${home}/modules/analysis-common" ]] && return 0
+  sum="$(analysis_plugin_sum "$src")"; stamp="${home}/grants-analysis.sha256"
+  if [[ -d "${home}/plugins/grants-analysis" ]]; then
+    [[ "$(cat "$stamp" 2>/dev/null)" == "$sum" ]] && return 0
+    log "the grants-analysis plugin's sources changed: removing the installed one"
+    env -u JAVA_HOME "ES_JAVA_HOME=${jdk}" "ES_PATH_CONF=${home}/config" \
+      "${home}/bin/elasticsearch-plugin" remove grants-analysis >&2 || return 1
+  fi
   log "building the grants-analysis plugin for Elasticsearch ${v}"
   tmp="$(mktemp -d)" || return 1
   mkdir -p "${tmp}/classes" "${tmp}/pkg"
@@ -284,7 +296,7 @@ ensure_analysis_plugin() { # home jdk version
   "${jdk}/bin/jar" cf "${tmp}/pkg/grants-analysis.jar" -C "${tmp}/classes" . || { rm -rf "$tmp"; return 1; }
   cp "${src}/named_components.json" "${tmp}/pkg/"
   {
-    echo "description=asciifolding, stemmer (english) and the pattern tokenizer for the integ-test-zip"
+    echo "description=asciifolding, stemmer (english, light_french), the pattern tokenizer and the pattern_replace char filter for the integ-test-zip"
     echo "version=1.0.0"
     echo "name=grants-analysis"
     echo "java.version=21"
@@ -294,6 +306,7 @@ ensure_analysis_plugin() { # home jdk version
   env -u JAVA_HOME "ES_JAVA_HOME=${jdk}" "ES_PATH_CONF=${home}/config" \
     "${home}/bin/elasticsearch-plugin" install --batch "file://${tmp}/grants-analysis.zip" >&2 || { rm -rf "$tmp"; return 1; }
   rm -rf "$tmp"
+  echo "$sum" >"$stamp"
 }
 
 write_es_config() { # home data logs

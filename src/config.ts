@@ -32,6 +32,8 @@ export interface Config {
   demoApiKey: string | null;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | null;
+  /** GET /metrics served to anyone without a token (METRICS_PUBLIC); without either, /metrics is not served. */
+  metricsPublic: boolean;
   shutdownTimeoutMs: number;
   /** Origins whose pages may call the API from a browser (CORS); "*" for any; empty for none. */
   corsOrigins: string[];
@@ -257,6 +259,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     demoApiKey,
     metricsToken,
+    metricsPublic: bool('METRICS_PUBLIC', false),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10000, 0, 600000),
     corsOrigins,
     trustProxy,
@@ -304,6 +307,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretsKey,
     secretsKeyPrevious,
   };
+  if (config.metricsPublic && metricsToken !== null) problems.push('METRICS_PUBLIC=true serves /metrics without a token: unset it or METRICS_TOKEN');
   if (config.http.requestTimeoutMs < config.http.headersTimeoutMs) {
     problems.push('HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS');
   }

@@ -21,6 +21,7 @@ import { SecretBox } from './alerts/secrets.js';
 import { SqliteAlertStore } from './alerts/sqlite/alertStore.js';
 import { PgAlertStore } from './alerts/postgres/alertStore.js';
 import type { PgStore } from './subscriptions/postgres/store.js';
+import { unavailableWhenDown } from './subscriptions/postgres/database.js';
 import { FtsTextMatcher } from './search/sqlite/query/textMatcher.js';
 import { compileAlertQuery } from './http/parameters/alertBody.js';
 import { registerAlertMetrics } from './http/metrics/alertMetrics.js';
@@ -84,7 +85,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   if (box !== null) {
     const alertMetrics = registerAlertMetrics(metrics.registry);
     alertsRuntime = new AlertsRuntime({
-      store: store.kind === 'sqlite' ? new SqliteAlertStore((store as SqliteStore).db, box) : new PgAlertStore((store as PgStore).pool, box),
+      store: store.kind === 'sqlite' ? new SqliteAlertStore((store as SqliteStore).db, box) : unavailableWhenDown(new PgAlertStore((store as PgStore).pool, box)),
       engine,
       compile: compileAlertQuery,
       text: new FtsTextMatcher(),
@@ -140,8 +141,14 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     compression: config.compression,
     readiness,
     ready: () => guarded === null || guarded.outage.withinGrace,
-    metrics: { layer: metrics.middleware(config.metricsToken) },
+    metrics: { layer: metrics.middleware({ token: config.metricsToken, open: config.metricsPublic }) },
     overload: { layer: overload.middleware() },
+    /**
+     * Called once the server has stopped and every request has run to its end: the background
+     * work first (the overload sampler, the alert worker), then the stores (each writes its last
+     * write turn and pending usage rows before it closes), the limiter and Redis, and the search
+     * engine last.
+     */
     async close() {
       overload.stop();
       await alertsRuntime?.stop();

@@ -1,5 +1,5 @@
 // The HTTP server around the app: bound before the app exists, the input bounds Node enforces
-// itself, and graceful shutdown.
+// itself, what every answer carries, and graceful shutdown.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -13,9 +13,17 @@ import type { Logger } from './log.js';
 export interface RunningServer {
   server: Server;
   url: string;
-  /** Stops accepting, answers every request from then on with `Connection: close`, lets in-flight requests finish (up to the timeout), then resolves. */
+  /**
+   * Stops accepting, answers every request from then on with `Connection: close`, lets in-flight
+   * requests finish, and resolves once every request the app took has run to its end, its client
+   * gone or not (its usage row written). Past the timeout the connections still open are cut; the
+   * requests still running get as long again, then it resolves without them.
+   */
   stop(timeoutMs: number): Promise<void>;
 }
+
+/** On every answer, the app's and the server's own: no browser guesses another type than the one sent. */
+const EVERY_ANSWER = { 'X-Content-Type-Options': 'nosniff' } as const;
 
 /** Request line plus headers beyond this get a 431 in the envelope (none for a HEAD). */
 export const MAX_HEADER_BYTES = 64 * 1024;
@@ -37,7 +45,7 @@ function rawError(reason: string, code: ErrorCode, message: string, withBody: bo
   const status = ERROR_STATUS[code];
   const requestId = newRequestId();
   const body = withBody ? envelopeError(code, message, requestId) : '';
-  const head = [`HTTP/1.1 ${status} ${reason}`];
+  const head = [`HTTP/1.1 ${status} ${reason}`, ...Object.entries(EVERY_ANSWER).map(([name, value]) => `${name}: ${value}`)];
   if (withBody) head.push('Content-Type: application/json; charset=utf-8');
   head.push(`Content-Length: ${Buffer.byteLength(body)}`, `X-Request-Id: ${requestId}`, 'Connection: close', '', '');
   return head.join('\r\n') + body;
@@ -71,6 +79,31 @@ function refuseLargeHeaders(res: ServerResponse): void {
   res.shouldKeepAlive = false;
   res.writeHead(ERROR_STATUS.REQUEST_TOO_LARGE, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': requestId, Connection: 'close' });
   res.end(body);
+}
+
+/**
+ * Whether the request carries more than one Authorization header: Node would keep the first and
+ * drop the others, so the API could not tell which key the client meant.
+ */
+const repeatsAuthorization = (req: IncomingMessage): boolean => (req.headersDistinct.authorization?.length ?? 0) > 1;
+
+/** A 400 in the envelope for a parsed request with several Authorization headers (no body for a HEAD). */
+function refuseRepeatedAuthorization(res: ServerResponse): void {
+  const requestId = newRequestId();
+  const body = envelopeError('BAD_REQUEST', 'The request has more than one Authorization header; send one.', requestId);
+  res.writeHead(ERROR_STATUS.BAD_REQUEST, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': requestId });
+  res.end(body);
+}
+
+/** Whether `settled` settles within `ms`. */
+async function within(settled: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([settled.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export interface ListeningServer extends RunningServer {
@@ -145,7 +178,25 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
     res.once('close', () => answering.delete(res));
   };
   // First of the request listeners, while the API starts as once it serves.
-  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => closeWhenStopping(res));
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    for (const [name, value] of Object.entries(EVERY_ANSWER)) res.setHeader(name, value);
+    closeWhenStopping(res);
+  });
+  /** The app's runs not ended yet (a run goes on after its client left: it still writes its usage row). */
+  const running = new Set<Promise<void>>();
+  /** Told once `running` is empty. */
+  let endWaiters: (() => void)[] = [];
+  const track = (run: Promise<void>) => {
+    running.add(run);
+    void run.finally(() => {
+      running.delete(run);
+      if (running.size > 0) return;
+      const waiters = endWaiters;
+      endWaiters = [];
+      for (const resolve of waiters) resolve();
+    });
+  };
+  const runsEnded = () => (running.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => endWaiters.push(resolve)));
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const answer =
@@ -170,26 +221,28 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
           const handle = app.callback();
           server.off('request', starting);
           server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-            return headerBytes(req) > MAX_HEADER_BYTES ? refuseLargeHeaders(res) : handle(req, res);
+            if (headerBytes(req) > MAX_HEADER_BYTES) return refuseLargeHeaders(res);
+            if (repeatsAuthorization(req)) return refuseRepeatedAuthorization(res);
+            // Koa's handler never rejects (the app's errors are answers); a run ends once answered.
+            track(handle(req, res).catch(() => undefined));
           });
         },
-        stop: (timeoutMs) =>
-          new Promise<void>((done) => {
-            // Every answer from now on closes its connection, so that no client sends another
-            // request on it: a connection is never cut while a request it carries is under way.
-            stopping = true;
-            answering.forEach(closingAnswer);
-            const timer = setTimeout(() => {
-              log.warn('shutdown timeout reached; closing remaining connections');
-              server.closeAllConnections();
-            }, timeoutMs);
-            timer.unref();
-            // Closes the connections with no response under way (closeIdleConnections above).
-            server.close(() => {
-              clearTimeout(timer);
-              done();
-            });
-          }),
+        stop: async (timeoutMs) => {
+          // Every answer from now on closes its connection, so that no client sends another
+          // request on it: a connection is never cut while a request it carries is under way.
+          stopping = true;
+          answering.forEach(closingAnswer);
+          // Closes the connections with no response under way (closeIdleConnections above); each
+          // other one once its answer is out. Then the runs whose clients left before their
+          // answers: they go on to the end and write their usage rows.
+          const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+          const drained = closed.then(runsEnded);
+          if (await within(drained, timeoutMs)) return;
+          log.warn('shutdown timeout reached; closing remaining connections');
+          server.closeAllConnections();
+          if (await within(drained, timeoutMs)) return;
+          log.warn('requests still running a second shutdown timeout later; stopping without them', { requests: running.size });
+        },
       });
     });
   });

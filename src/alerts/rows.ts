@@ -2,7 +2,7 @@
 // what they are in the port's terms: one definition of each mapping for the two adapters.
 import type { Alert, Delivery, DeliveryStatus } from './model.js';
 import type { SecretBox } from './secrets.js';
-import type { DueMessage, MatchableAlert, ToldGrant } from './store.js';
+import type { DueMessage, KeptAnswer, MatchableAlert, ToldGrant } from './store.js';
 
 export const ALERT_COLUMNS = 'id, subscription_id, name, query, url, events, closing_days, status, disabled_reason, from_seq, created_at, updated_at';
 export const MESSAGE_COLUMNS = 'seq, id, alert_id, grant_id, type, status, attempts, next_attempt_at, last_at, last_status, last_error, last_duration_ms, created_at';
@@ -110,6 +110,25 @@ export const dueMessageOf = (row: DueRow, box: SecretBox, nowIso: string): DueMe
   createdAt: row.created_at,
   url: row.url,
   secrets: [box.open(row.secret), ...(row.previous_secret !== null && row.previous_until !== null && row.previous_until > nowIso ? [box.open(row.previous_secret)] : [])],
+});
+
+/** A row of idempotency_keys: an answer kept for an Idempotency-Key. */
+export interface KeptRow {
+  fingerprint: string;
+  status: number;
+  body: string;
+  alert_id: string | null;
+  /** Sealed. */
+  secret: string | null;
+}
+
+/** A kept answer with its secret opened. */
+export const keptAnswerOf = (row: KeptRow, box: SecretBox): KeptAnswer => ({
+  fingerprint: row.fingerprint,
+  status: row.status,
+  body: row.body,
+  alertId: row.alert_id,
+  secret: row.secret === null ? null : box.open(row.secret),
 });
 
 /** Why an alert was disabled after `failed` messages in a row ended FAILED. */

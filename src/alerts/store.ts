@@ -70,7 +70,12 @@ export interface AlertStore {
   count(subscriptionId: string): Promise<number>;
   /** The operator's override of the number of alerts, or null for the tier's. */
   limitOverride(subscriptionId: string): Promise<number | null>;
-  create(subscriptionId: string, input: NewAlert, secret: string, at: Date): Promise<Alert>;
+  /**
+   * Creates an alert unless the subscription already holds `max`: null then. The count and the
+   * insert are one transaction that excludes any other creation for the subscription, so
+   * simultaneous creations never pass the limit.
+   */
+  create(subscriptionId: string, input: NewAlert, secret: string, at: Date, max: number): Promise<Alert | null>;
   list(subscriptionId: string | null, after: ListPosition | null, limit: number): Promise<Alert[]>;
   get(subscriptionId: string | null, id: string): Promise<Alert | null>;
   update(subscriptionId: string | null, id: string, changes: AlertChanges, at: Date): Promise<Alert | null>;
@@ -124,8 +129,30 @@ export interface AlertStore {
   outboxDepth(): Promise<number>;
 
   /** The answer kept for an Idempotency-Key (within `sinceIso`), or null. */
-  idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<{ fingerprint: string; status: number; body: string } | null>;
-  rememberIdempotent(subscriptionId: string, key: string, fingerprint: string, status: number, body: string, at: Date): Promise<void>;
+  idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<KeptAnswer | null>;
+  /**
+   * Keeps an answer for an Idempotency-Key. `body` holds no secret: the signing secret the answer
+   * carried, if any, comes apart in `secret` and is kept sealed, until its alert is deleted.
+   */
+  rememberIdempotent(subscriptionId: string, key: string, fingerprint: string, status: number, body: string, at: Date, secret: AnswerSecret | null): Promise<void>;
+}
+
+/** The signing secret an answer carried, and the alert it belongs to. */
+export interface AnswerSecret {
+  alertId: string;
+  secret: string;
+}
+
+/** An answer kept for an Idempotency-Key. */
+export interface KeptAnswer {
+  fingerprint: string;
+  status: number;
+  /** The answer without its secret. */
+  body: string;
+  /** The alert whose secret the answer carried; null when it carried none. */
+  alertId: string | null;
+  /** That secret, opened; null when it carried none or the alert has been deleted since. */
+  secret: string | null;
 }
 
 /** One attempt's outcome, to record. */

@@ -63,6 +63,13 @@ export type Complexity = (typeof COMPLEXITIES)[number];
 export type Currency = (typeof CURRENCIES)[number];
 export type GrantStatus = (typeof GRANT_STATUSES)[number];
 
+/** Where a grant was imported from: the source's name, its identifier there and its page there. */
+export interface GrantSource {
+  name: string;
+  id: string;
+  url: string | null;
+}
+
 /** A grant as the catalog holds it: every field present, unknown scalars null (partners receive it with its derived `status`: ServedGrant). */
 export interface Grant {
   id: string;
@@ -84,6 +91,9 @@ export interface Grant {
   isRecurring: boolean | null;
   createdAt: string;
   updatedAt: string;
+  titleFr: string | null;
+  descriptionFr: string | null;
+  source: GrantSource | null;
 }
 
 /** A grant as partners receive it: the stored fields, then its status at the time of the request. */
@@ -110,6 +120,9 @@ export const GRANT_FIELDS: readonly (keyof Grant)[] = [
   'isRecurring',
   'createdAt',
   'updatedAt',
+  'titleFr',
+  'descriptionFr',
+  'source',
 ];
 
 /** The field order of the wire format: the stored fields, then the derived `status`. */
@@ -163,6 +176,21 @@ export const grantSchema = {
     isRecurring: { type: 'boolean', nullable: true, default: null, description: 'Whether the grant comes back every cycle; null when unknown.' },
     createdAt: { type: 'string', format: 'date-time', description: 'When the grant entered the catalog (UTC).' },
     updatedAt: { type: 'string', format: 'date-time', description: 'When the grant last changed at its source (UTC).' },
+    titleFr: { type: 'string', minLength: 1, maxLength: 500, nullable: true, default: null, description: 'The name of the program in French, as the funder publishes it; null when the funder publishes none.' },
+    descriptionFr: { type: 'string', maxLength: 20000, nullable: true, default: null, description: 'The description in French, as the funder publishes it; null when the funder publishes none.' },
+    source: {
+      type: 'object',
+      nullable: true,
+      default: null,
+      additionalProperties: false,
+      required: ['name', 'id', 'url'],
+      description: 'Where the grant was imported from, to trace it to its origin; null when unknown.',
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: 200, description: 'The source\'s name (such as "Grants.gov").' },
+        id: { type: 'string', minLength: 1, maxLength: 200, description: 'The grant\'s identifier at the source (such as a Grants.gov OpportunityID).' },
+        url: { type: 'string', format: 'uri', maxLength: 2000, nullable: true, description: 'The grant\'s page at the source; null when unknown.' },
+      },
+    },
     // Derived when the grant is served (grants/lifecycle.ts); a record may carry it (an NDJSON export loads back) and it is not kept.
     status: {
       type: 'string',
@@ -237,5 +265,6 @@ export function validateGrant(record: unknown): GrantValidation {
   grant.createdAt = isoMillis(raw.createdAt);
   grant.updatedAt = isoMillis(raw.updatedAt);
   grant.sdgAlignment = [...raw.sdgAlignment].sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
+  grant.source = raw.source === null ? null : { name: raw.source.name, id: raw.source.id, url: raw.source.url };
   return { ok: true, grant: grant as unknown as Grant };
 }

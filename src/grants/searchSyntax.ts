@@ -11,14 +11,16 @@
 // ORs with no word to find (only exclusions, only symbols) matches nothing; a search with no such
 // group matches nothing at all.
 import { foldText } from './folding.js';
+import { elide } from './french.js';
 
 /**
  * Splits search text into words: runs of letters, marks and digits that hold at least one letter
  * or digit (a lone combining mark is no word), folded as both engines fold indexed text
- * (accents dropped, ligatures spelled out), so the engines see the same words.
+ * (accents dropped, ligatures spelled out), so the engines see the same words. A French elided
+ * article is no word (`l'emploi` is `emploi`: grants/french.ts).
  */
 export function searchWords(text: string): string[] {
-  return (text.normalize('NFC').match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? []).map(foldText).filter((word) => word !== '');
+  return (elide(text.normalize('NFC')).match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? []).map(foldText).filter((word) => word !== '');
 }
 
 /** A word, or a phrase of words that must stand adjacent in this order (words as searchWords makes them). */

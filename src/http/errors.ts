@@ -45,7 +45,7 @@ export const ERROR_STATUS = {
 /** What each code means for the partner, one line (the OpenAPI document lists them by status). */
 export const ERROR_MEANING: Record<keyof typeof ERROR_STATUS, string> = {
   VALIDATION_ERROR: 'a query parameter or body field is invalid or unknown; error.details lists every problem',
-  BAD_REQUEST: 'the HTTP request itself is malformed (refused before its method is read)',
+  BAD_REQUEST: 'the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header',
   UNAUTHORIZED: 'no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired',
   SUBSCRIPTION_INACTIVE: 'the subscription is suspended (grant endpoints) or cancelled (everything)',
   FEATURE_NOT_AVAILABLE: "the subscription's feature for this endpoint is switched off",

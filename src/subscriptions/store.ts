@@ -61,6 +61,9 @@ export interface RotatedKey {
   oldKeyRevokedAt: string;
 }
 
+/** What revokeKeepingAccess did. */
+export type KeepingAccessRevocation = 'revoked' | 'gone' | 'last-unrestricted';
+
 /**
  * Subscriptions and keys, as grants-admin and the partner's /keys endpoints manage them. Every
  * change writes its audit entry (`by`: who made it; the server itself when absent) in the
@@ -77,6 +80,12 @@ export interface SubscriptionRecords extends CallerDirectory {
   getKey(keyId: string): Awaitable<ApiKeyInfo | null>;
   /** Revokes at once; false if unknown or already revoked. */
   revokeKey(keyId: string, by?: AuditActor): Awaitable<boolean>;
+  /**
+   * Revokes at once unless the key is unrestricted and the subscription holds no other
+   * unrestricted key without a revocation set: the check and the revocation are one transaction
+   * (two keys revoking each other at once cannot both succeed). 'gone': unknown or already revoked.
+   */
+  revokeKeepingAccess(keyId: string, by?: AuditActor): Awaitable<KeepingAccessRevocation>;
   /** Keys of the subscription with no revocation set, not even a future one. */
   lastingKeys(subscriptionId: string): Awaitable<number>;
   /** A new key (with the old one's name and restrictions), the old one revoked `graceSeconds` from now; null if the old key is unknown or revoked. */

@@ -401,7 +401,7 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
           port,
           logDir,
           readyPath: '/readyz',
-          env: cleanEnv({ ...engineEnv, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_CATALOG: 'false', ALERTS_WORKER: String(worker), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' }),
+          env: cleanEnv({ ...engineEnv, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_CATALOG: 'false', METRICS_PUBLIC: 'true', ALERTS_WORKER: String(worker), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' }),
         });
         running.push(api);
         apis.push(api);

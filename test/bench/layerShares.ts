@@ -53,13 +53,22 @@ export interface ShareConfig {
   name: string;
   kind: 'api' | 'layerOff' | 'allOff' | 'against' | 'direct' | 'ceiling';
   without: string[];
+  /** The API's LOG_LEVEL for this server when it is not the run's own (the `all on` row at the other level). */
+  logLevel?: string;
   /** A checkout whose dist/src/main.js is started instead of this one's (kind `against`). */
   build?: string;
 }
 
-export function shareConfigs(layers: readonly ShareLayer[], against: readonly string[]): ShareConfig[] {
+/**
+ * The servers of the step. With every layer on, the API is measured at the run's LOG_LEVEL and at
+ * the other of `info` and `warn` (production's level writes an access line per request; `warn`
+ * writes none), so the ratio to the ceiling is printed at both in one run.
+ */
+export function shareConfigs(layers: readonly ShareLayer[], against: readonly string[], logLevel: string): ShareConfig[] {
+  const otherLevel = logLevel === 'warn' ? 'info' : 'warn';
   return [
     { name: 'all on', kind: 'api', without: [] },
+    { name: `all on, LOG_LEVEL=${otherLevel}`, kind: 'api', without: [], logLevel: otherLevel },
     ...against.map((build): ShareConfig => ({ name: `all on, build ${build}`, kind: 'against', without: [], build })),
     ...layers.map((layer): ShareConfig => ({ name: `${layer.name} off`, kind: 'layerOff', without: layer.without })),
     ...(layers.length > 1 ? [{ name: 'all of them off (Koa, classify, handler)', kind: 'allOff', without: layers.flatMap((l) => l.without) } as ShareConfig] : []),
@@ -97,7 +106,7 @@ const signed = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(1)}`
 /** The table's rows: req/s, ratio to the ceiling, CPU µs per request, and for a layer its cost and share. */
 export function shareRows(shares: LayerShares): { header: string[]; rows: string[][]; summary: string } {
   const find = (kind: ShareConfig['kind']) => shares.configs.find((c) => c.kind === kind);
-  const allOn = find('api')!;
+  const allOn = shares.configs.find((c) => c.kind === 'api' && c.logLevel === undefined)!;
   const ceiling = find('ceiling')!;
   const onCpu = allOn.median.cpuUsPerRequest;
   const header = ['/grants/:id', 'req/s', 'vs ceiling', 'CPU µs/req', 'layer µs/req', 'share of all on'];
@@ -115,8 +124,12 @@ export function shareRows(shares: LayerShares): { header: string[]; rows: string
   });
   const layerCosts = shares.configs.filter((c) => c.kind === 'layerOff').map((c) => (onCpu ?? 0) - (c.median.cpuUsPerRequest ?? 0));
   const sum = layerCosts.reduce((a, b) => a + b, 0);
+  const otherLevels = shares.configs
+    .filter((c) => c.kind === 'api' && c.logLevel !== undefined)
+    .map((c) => `, ${pct(c.median.rps / ceiling.median.rps)} at LOG_LEVEL=${c.logLevel}`)
+    .join('');
   const summary =
-    `API/ceiling ${pct(allOn.median.rps / ceiling.median.rps)} (${n0(allOn.median.rps)} vs ${n0(ceiling.median.rps)} req/s, medians of ${shares.rounds} interleaved round(s) of ${shares.seconds} s, LOG_LEVEL=${shares.logLevel}); ` +
+    `API/ceiling ${pct(allOn.median.rps / ceiling.median.rps)} (${n0(allOn.median.rps)} vs ${n0(ceiling.median.rps)} req/s, medians of ${shares.rounds} interleaved round(s) of ${shares.seconds} s, LOG_LEVEL=${shares.logLevel}${otherLevels}); ` +
     `CPU per request: all on ${onCpu === null ? '–' : n0(onCpu)} µs, ceiling ${ceiling.median.cpuUsPerRequest === null ? '–' : n0(ceiling.median.cpuUsPerRequest)} µs` +
     (layerCosts.length > 0 ? `; the layers one by one add up to ${sum.toFixed(1)} µs` : '');
   return { header, rows, summary };

@@ -535,13 +535,14 @@ async function main(argv: string[]): Promise<number> {
     // 6. /grants/:id layer by layer, with the baselines (still running) and other builds.
     let byIdLayerShares: LayerShares | null = null;
     if (o.byIdLayers !== null && pre.kept.byId.length > 0) {
-      const configs = shareConfigs(o.byIdLayers, o.against);
+      const configs = shareConfigs(o.byIdLayers, o.against, o.logLevel);
       const seconds = o.quick ? o.durationSeconds : Math.max(3, Math.round(o.durationSeconds / 2));
       const servers: RunningProcess[] = [];
       for (const [i, config] of configs.entries()) {
         if (config.kind === 'direct') servers.push(direct);
         else if (config.kind === 'ceiling') servers.push(ceiling);
-        else servers.push(await startApi(`share-${i}`, config.kind === 'api' ? { without: [] } : config.kind === 'against' ? { build: config.build } : { without: config.without }));
+        else if (config.kind === 'api') servers.push(await startApi(`share-${i}`, { without: [], ...(config.logLevel === undefined ? {} : { env: { LOG_LEVEL: config.logLevel } }) }));
+        else servers.push(await startApi(`share-${i}`, config.kind === 'against' ? { build: config.build } : { without: config.without }));
       }
       say(`/grants/:id layer by layer: ${configs.length} servers × ${o.rounds} round(s) of ${seconds} s`);
       const ceilingHeaders = { ...auth, 'X-Bench-Bytes': String(pre.bodyBytes.byId) };

@@ -21,6 +21,7 @@ import { startPrivateElasticsearch, type PrivateElasticsearch } from '../support
 import { createSubscription, startInstance, type FleetInstance } from '../support/fleet.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../support/postgres.js';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis.js';
+import { startRaces, type RaceTally } from './races.js';
 
 const P = '/external/v1';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -110,8 +111,13 @@ export interface PartnerCount {
   billedSeen: number;
   /** The month's count in PostgreSQL. */
   monthly: number;
-  /** Requests of this partner cut at the kill (the bound on the over-count). */
+  /** Requests of this partner cut at the kill (part of the bound on the over-count). */
   cutAtKill: number;
+  /**
+   * Billable requests answered 503 without the rate-limit headers: refused at admission because
+   * the store did not answer in time; the count may still land (the rest of the bound).
+   */
+  refusedAtAdmission: number;
   /** Every request of this partner cut during the run. */
   cutTotal: number;
 }
@@ -140,6 +146,8 @@ export interface ChaosReport {
     duplicated: number;
     duplicatedDetail: string[];
   };
+  /** Two keys revoking each other and simultaneous alert creations, round after round through the faults (./races.ts). */
+  races: RaceTally;
   /** Instances that exited when nothing killed them. */
   unexpectedExits: string[];
   /** The instances' warnings and errors (pino level 40 and up), by phase and message. */
@@ -154,9 +162,12 @@ export function failures(report: ChaosReport): string[] {
   if (undocumented > 0) out.push(`${undocumented} answers with an undocumented status (${report.rows.flatMap((r) => r.undocumentedDetail.map((d) => `${r.phase}: ${d}`)).slice(0, 10).join('; ')})`);
   if (report.usageRecordsLost > 0) out.push(`${report.usageRecordsLost} usage records lost`);
   if (report.underCount > 0) out.push(`monthly counts under what was served by ${report.underCount}`);
-  if (report.overCountBeyondBound > 0) out.push(`monthly counts over the bound (requests cut at the kill) by ${report.overCountBeyondBound}`);
+  if (report.overCountBeyondBound > 0) out.push(`monthly counts over the bound (requests cut at the kill or refused at admission) by ${report.overCountBeyondBound}`);
   if (report.alerts.lost > 0) out.push(`${report.alerts.lost} alert events lost (${report.alerts.lostDetail.slice(0, 10).join('; ')})`);
   if (report.alerts.duplicated > 0) out.push(`${report.alerts.duplicated} alert events duplicated under another webhook-id (${report.alerts.duplicatedDetail.slice(0, 10).join('; ')})`);
+  if (report.races.bothRevoked > 0) out.push(`${report.races.bothRevoked} rounds in which two keys revoking each other both succeeded`);
+  if (report.races.lockedOut) out.push('a subscription was locked out: none of its keys works');
+  if (report.races.overLimit > 0) out.push(`the alert limit was passed ${report.races.overLimit} times`);
   if (report.unexpectedExits.length > 0) out.push(`instances exited unasked: ${report.unexpectedExits.join('; ')}`);
   const unrecovered = report.rows.filter((r) => r.recoveryMs === -1).map((r) => r.phase);
   if (unrecovered.length > 0) out.push(`no full recovery after: ${unrecovered.join(', ')}`);
@@ -180,9 +191,9 @@ export function formatReport(report: ChaosReport): string {
     lines.push(`| ${r.phase} | ${r.sent} | ${r.answered} | ${r.byStatus['200'] ?? 0} | ${r.byStatus['429'] ?? 0} | ${r.byStatus['503'] ?? 0} | ${other || '0'} | ${r.cut} | ${r.undocumented} | ${seconds(r.recoveryMs)} |`);
   }
   lines.push('');
-  lines.push('| partner | billed answers seen | monthly count | over-count | bound (cut at the kill) |');
+  lines.push('| partner | billed answers seen | monthly count | over-count | bound (cut at the kill + 503 at admission) |');
   lines.push('| --- | ---: | ---: | ---: | ---: |');
-  for (const p of report.partners) lines.push(`| ${p.partner} | ${p.billedSeen} | ${p.monthly} | ${p.monthly - p.billedSeen} | ${p.cutAtKill} |`);
+  for (const p of report.partners) lines.push(`| ${p.partner} | ${p.billedSeen} | ${p.monthly} | ${p.monthly - p.billedSeen} | ${p.cutAtKill} + ${p.refusedAtAdmission} |`);
   lines.push('');
   const a = report.alerts;
   lines.push('| must be zero | value |');
@@ -193,6 +204,10 @@ export function formatReport(report: ChaosReport): string {
   lines.push(`| monthly over-count beyond the bound | ${report.overCountBeyondBound} |`);
   lines.push(`| alert events lost (of ${a.expected} expected, ${a.outbox} outbox messages) | ${a.lost} |`);
   lines.push(`| alert events duplicated under another webhook-id (${a.received} received, ${a.redelivered} redelivered under the same id) | ${a.duplicated} |`);
+  const r = report.races;
+  lines.push(`| two keys revoking each other both succeeding (of ${r.revocationRounds} rounds answered) | ${r.bothRevoked} |`);
+  lines.push(`| subscriptions locked out (no key works) | ${r.lockedOut ? 1 : 0} |`);
+  lines.push(`| alert limit passed (${r.creationRounds} rounds of 8 simultaneous creations against a limit of 5, ${r.created} created) | ${r.overLimit} |`);
   lines.push(`| instances exiting unasked | ${report.unexpectedExits.length} |`);
   const notes = report.rows.filter((r) => r.note !== '').map((r) => `- ${r.phase}: ${r.note}`);
   if (notes.length > 0) lines.push('', ...notes);
@@ -428,6 +443,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
   let loadLoop: Promise<void> = Promise.resolve();
   let syncLoop: Promise<void> = Promise.resolve();
   let stopSync = true;
+  let races: ReturnType<typeof startRaces> | null = null;
 
   try {
     log('starting a private PostgreSQL, Redis and Elasticsearch');
@@ -473,8 +489,16 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     fleet.push(...(await Promise.all(['api-2', 'api-3'].map((name) => launchInstance(name)))));
     for (const instance of fleet) balancer.add(instance);
 
+    // The racers (./races.ts) send no steady load: a rate of their own that a round cannot reach.
+    const racers: PartnerSpec[] = [
+      { name: 'key-racer', tier: 'PROFESSIONAL', rate: 0 },
+      { name: 'alert-racer', tier: 'STARTER', rate: 0 },
+    ];
     const partners = await Promise.all(
-      [...params.partners, { name: 'probe', tier: 'ENTERPRISE' as const, rate: 0 }].map(async (spec) => ({ spec, ...(await createSubscription(env, workDir, ['--name', spec.name, '--tier', spec.tier])) })),
+      [...params.partners, { name: 'probe', tier: 'ENTERPRISE' as const, rate: 0 }, ...racers].map(async (spec) => ({
+        spec,
+        ...(await createSubscription(env, workDir, ['--name', spec.name, '--tier', spec.tier, ...(racers.includes(spec) ? ['--rate-limit', '1000'] : [])])),
+      })),
     );
     const probe = partners.find((p) => p.spec.name === 'probe')!;
 
@@ -505,7 +529,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     log('creating alerts');
     const alertsRoute: Route = { template: '/alerts', billable: true, path: () => '/alerts', weight: 0 };
     const alerts: { id: string; partner: string; foundationOnly: boolean }[] = [];
-    for (const partner of partners.filter((p) => p.spec.name !== 'probe')) {
+    for (const partner of partners.filter((p) => p.spec.rate > 0)) {
       const receiver = await startReceiver(received);
       receivers.push(receiver);
       for (const foundationOnly of [false, true]) {
@@ -591,6 +615,16 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         }
       }
     })();
+
+    // The races, from now until the load stops.
+    races = startRaces(
+      (partner, route, pathAndQuery, init) => send(partner, route, pathAndQuery, null, init),
+      partners.find((p) => p.spec.name === 'key-racer')!,
+      partners.find((p) => p.spec.name === 'alert-racer')!,
+      receivers[0].url,
+      250,
+    );
+    const alertRacerId = partners.find((p) => p.spec.name === 'alert-racer')!.subscriptionId;
 
     const rows: PhaseRow[] = [];
     const notes = new Map<string, string>();
@@ -706,6 +740,15 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     phaseStarts.push({ name: 'end', at: Date.now() });
     stopLoad = true;
     await loadLoop;
+    const raceTally = await races.stop(async () => {
+      const counter = new pg.Client({ connectionString: databaseUrl });
+      await counter.connect();
+      try {
+        return Number((await counter.query('SELECT count(*) AS n FROM alerts WHERE subscription_id = $1', [alertRacerId])).rows[0].n);
+      } finally {
+        await counter.end();
+      }
+    });
     await sleep(100);
     const pendingDeadline = Date.now() + 70_000;
     while ([...inFlight.values()].some((s) => s.size > 0) && Date.now() < pendingDeadline) await sleep(100);
@@ -759,10 +802,11 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         await sleep(500);
         monthly = await monthlyOf(partner.subscriptionId);
       }
-      partnerCounts.push({ partner: partner.spec.name, billedSeen, monthly, cutAtKill: cutAtKill.get(partner.spec.name) ?? 0, cutTotal: mine.filter((o) => o.status === null).length });
+      const refusedAtAdmission = mine.filter((o) => o.billableRoute && o.status === 503 && !o.admitted).length;
+      partnerCounts.push({ partner: partner.spec.name, billedSeen, monthly, cutAtKill: cutAtKill.get(partner.spec.name) ?? 0, refusedAtAdmission, cutTotal: mine.filter((o) => o.status === null).length });
     }
     const underCount = partnerCounts.reduce((n, p) => n + Math.max(0, p.billedSeen - p.monthly), 0);
-    const overCountBeyondBound = partnerCounts.reduce((n, p) => n + Math.max(0, p.monthly - p.billedSeen - p.cutAtKill), 0);
+    const overCountBeyondBound = partnerCounts.reduce((n, p) => n + Math.max(0, p.monthly - p.billedSeen - p.cutAtKill - p.refusedAtAdmission), 0);
 
     // Alerts: every outbox message delivered and received; every expected event received; no event under two webhook-ids.
     const outbox = (await client.query('SELECT id, alert_id, grant_id, type, status, attempts, last_status, last_error FROM alert_messages')).rows as { id: string; alert_id: string; grant_id: string | null; type: string; status: string; attempts: number; last_status: number | null; last_error: string | null }[];
@@ -854,6 +898,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         duplicated: duplicatedDetail.length,
         duplicatedDetail,
       },
+      races: raceTally,
       unexpectedExits,
       instanceLog: [...logCounts.values()],
       durationMs: Date.now() - t0,
@@ -863,6 +908,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     stopSync = true;
     await loadLoop.catch(() => undefined);
     await syncLoop.catch(() => undefined);
+    await races?.cancel();
     for (const instance of fleet) {
       expectedExit.add(instance.process.pid);
       instance.process.kill();

@@ -299,10 +299,10 @@ interface EarlierMapping {
 
 const ID_KEYS = ['idKey0', 'idKey1', 'idKey2', 'idKey3', 'idKey4', 'idKey5', 'idRest'];
 const EARLIER_MAPPINGS: EarlierMapping[] = [
-  { release: 'before the title sort key', lacks: ['titleSort', ...ID_KEYS], sort: null },
+  { release: 'before the title sort key', lacks: ['labels', 'titleSort', ...ID_KEYS], sort: null },
   {
     release: 'before the id keys',
-    lacks: ID_KEYS,
+    lacks: ['labels', ...ID_KEYS],
     sort: { field: ['deadline', 'id'], order: ['asc', 'asc'], missing: ['_last', '_last'] },
   },
 ];
@@ -406,7 +406,7 @@ for (const earlier of EARLIER_MAPPINGS) {
       const mapping = (await client.indices.getMapping({ index: live[0] }))[live[0]].mappings;
       expect(mapping.properties?.titleSort).to.deep.equal({ type: 'keyword' });
       expect(mapping.properties?.idKey0).to.deep.equal({ type: 'long', index: false });
-      expect(mapping._source).to.deep.equal({ excludes: ['titleSort', ...ID_KEYS] });
+      expect(mapping._source).to.deep.equal({ excludes: ['labels', 'titleSort', ...ID_KEYS] });
       const q = query({ sort: { key: 'title', descending: true }, limit: 50 });
       const result = await engine.searchJson(q);
       expect(result.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(referenceOrder(grants, q).slice(0, 50).map((g) => g.id));

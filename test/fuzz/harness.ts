@@ -116,7 +116,7 @@ export function send(origin: string, request: FuzzRequest): Promise<FuzzAnswer> 
     );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${ANSWER_TIMEOUT_MS} ms`)));
     req.on('error', reject);
-    req.end();
+    req.end(request.body);
   });
 }
 
@@ -127,6 +127,23 @@ const pathnameOf = (target: string): string => {
   const end = target.search(/[?#]/);
   return end < 0 ? target : target.slice(0, end);
 };
+
+/**
+ * What is wrong with a JSON-RPC answer of POST /mcp: not JSON-RPC 2.0, an internal error (the
+ * protocol's or a tool's), or a validator's words (issue codes, types as the validator names them).
+ */
+function mcpProblems(body: any): string[] {
+  const text = JSON.stringify(body).slice(0, 300);
+  if (body?.jsonrpc !== '2.0') return [`an MCP answer that is not JSON-RPC 2.0: ${text}`];
+  if (body.error !== undefined) {
+    if (body.error.code === -32603) return [`an MCP internal error: ${text}`];
+    if (/invalid_type|expected \w+, received|\n/.test(String(body.error.message))) return [`an MCP error in the validator's words: ${text}`];
+    return [];
+  }
+  const content = body.result?.content?.[0];
+  if (body.result?.isError === true && content?.type === 'text' && JSON.parse(content.text)?.error?.code === 'INTERNAL_ERROR') return [`an MCP tool's internal error: ${text}`];
+  return [];
+}
 
 /** What is wrong with an answer, by the rules that hold for every request. */
 export function problemsOf(request: FuzzRequest, answer: FuzzAnswer): string[] {
@@ -149,6 +166,8 @@ export function problemsOf(request: FuzzRequest, answer: FuzzAnswer): string[] {
         const error = body.error;
         if (typeof error?.code !== 'string' || typeof error?.message !== 'string' || error.message === '' || !metaOk) problems.push(`an error outside the envelope: ${answer.text.slice(0, 200)}`);
         if (answer.status < 400) problems.push(`success false with status ${answer.status}`);
+      } else if (pathname === `${API_PREFIX}/mcp` && answer.status === 200) {
+        problems.push(...mcpProblems(body));
       } else {
         problems.push(`JSON that is not the envelope: ${answer.text.slice(0, 200)}`);
       }

@@ -2,18 +2,22 @@
 // beside it), every method, query strings built from the endpoints' own parameter specs (values
 // valid, near the bounds and hostile) or from noise, and headers a partner, a browser or an
 // attacker might send. Nothing here knows what the answer should be; the harness checks the rules
-// that hold for every answer.
+// that hold for every answer. Among them, MCP tool calls whose arguments are hostile: nested up to
+// 20,000 deep, no JSON object, any JSON, or with bytes that are not UTF-8.
 import fc from 'fast-check';
 import { GRANT_SEARCH_PARAMS } from '../../src/http/parameters/grantSearchParams.js';
 import type { ParamSpec, ParamSpecs } from '../../src/http/parameters/queryParams.js';
 import { API_PREFIX, ROUTES } from '../../src/http/routeTable.js';
 import { USAGE_PARAMS } from '../../src/http/handlers/subscription.js';
+import { MCP_TOOL_NAMES } from '../../src/http/openapi/mcpDocument.js';
 
 export interface FuzzRequest {
   method: string;
   /** Path and query as sent on the request line (already percent-encoded where it must be). */
   target: string;
   headers: Record<string, string>;
+  /** The body, sent as it is (the MCP tool calls). */
+  body?: Buffer;
 }
 
 /** Which key the request carries. */
@@ -163,11 +167,46 @@ const METHODS = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND') },
 );
 
+/** Arrays or objects nested `n` levels deep, up to 20,000. */
+const nested = fc
+  .tuple(fc.constantFrom(['[', ']'], ['{"a":', '}']), fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 20_000 })))
+  .map(([[open, close], n]) => open.repeat(n) + (open === '[' ? '' : '1') + close.repeat(n));
+
+/** Tool arguments a hostile client sends: nested deep (as a whole, in a known argument, in an unknown one), no object, any JSON. */
+const hostileArguments = fc.oneof(
+  nested,
+  nested.map((deep) => `{"search":${deep}}`),
+  nested.map((deep) => `{"zz":${deep}}`),
+  fc.constantFrom('[]', '[1]', '"text"', '5', 'true', 'null', '{}', '{"limit":-1}', '{"__proto__":{"x":1}}'),
+  fc.json({ maxDepth: 6 }),
+);
+
+/** A tools/call of any tool (or none of them) with hostile arguments, now and then with bytes that are not UTF-8. */
+const mcpCall: fc.Arbitrary<Buffer> = fc
+  .tuple(fc.constantFrom(...MCP_TOOL_NAMES, 'no_such_tool'), hostileArguments, fc.option(fc.constantFrom([0xff], [0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80]), { nil: undefined, freq: 4 }))
+  .map(([name, args, badBytes]) => {
+    const message = Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`);
+    if (badBytes === undefined) return message;
+    // Inside the tool's name, a JSON string: valid JSON but for the bytes.
+    const at = message.indexOf(name) + 1;
+    return Buffer.concat([message.subarray(0, at), Buffer.from(badBytes), message.subarray(at)]);
+  });
+
+function mcpRequest(keys: FuzzKeys): fc.Arbitrary<FuzzRequest> {
+  return mcpCall.map((body) => ({
+    method: 'POST',
+    target: `${API_PREFIX}/mcp`,
+    headers: { authorization: `Bearer ${keys.valid}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body,
+  }));
+}
+
 /** A whole request. `ids` are grant ids of the served catalog. */
 export function requestArbitrary(keys: FuzzKeys, ids: readonly string[]): fc.Arbitrary<FuzzRequest> {
-  return fc.record({ method: METHODS, path: pathOf(ids, keys), query: queryString, headers: headersOf(keys) }).map(({ method, path, query, headers }) => ({
+  const any = fc.record({ method: METHODS, path: pathOf(ids, keys), query: queryString, headers: headersOf(keys) }).map(({ method, path, query, headers }) => ({
     method,
     target: path + query,
     headers,
   }));
+  return fc.oneof({ weight: 15, arbitrary: any }, { weight: 1, arbitrary: mcpRequest(keys) });
 }

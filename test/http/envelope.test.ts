@@ -328,6 +328,73 @@ describe('HTTP envelope and wire conventions', function () {
     });
   });
 
+  describe('headers every answer carries, and headers and bodies refused', function () {
+    it('every answer carries X-Content-Type-Options: nosniff: successes, errors, pages, HEAD, and the HTTP parser\'s own answers', async function () {
+      const answers = [
+        await api.request(`${P}/grants`),
+        await api.request(`${P}/grants/env-1`, { method: 'HEAD' }),
+        await api.request(`${P}/grants/nope`),
+        await api.request(`${P}/grants?limit=-1`, { invalidRequest: true }),
+        await api.request(`${P}/grants`, { key: null, invalidRequest: true }),
+        await api.request('/nowhere', { invalidRequest: true }),
+        await api.request('/healthz', { key: null }),
+        await api.request(`${P}/openapi.json`, { key: null }),
+        await api.request('/docs', { key: null }),
+      ];
+      for (const res of answers) expect(res.headers.get('x-content-type-options'), `${res.status} ${res.text.slice(0, 80)}`).to.equal('nosniff');
+      const port = Number(new URL(api.url).port);
+      const garbage = await rawExchange(port, 'THIS IS NOT HTTP\r\n\r\n');
+      expect(garbage.status).to.equal(400);
+      expect(garbage.headers.get('x-content-type-options')).to.equal('nosniff');
+      const tooLarge = await rawExchange(port, `GET ${P}/grants HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70 * 1024)}\r\n\r\n`);
+      expect(tooLarge.status).to.equal(431);
+      expect(tooLarge.headers.get('x-content-type-options')).to.equal('nosniff');
+    });
+
+    it('two Authorization headers are a 400 BAD_REQUEST in the envelope, whichever comes first, valid or not', async function () {
+      const port = Number(new URL(api.url).port);
+      for (const [first, second] of [
+        [`Bearer ${api.key}`, 'Bearer gk_live_someone_else'],
+        ['Bearer gk_live_someone_else', `Bearer ${api.key}`],
+        [`Bearer ${api.key}`, `Bearer ${api.key}`],
+      ]) {
+        const raw = await rawExchange(port, `GET ${P}/grants HTTP/1.1\r\nHost: x\r\nAuthorization: ${first}\r\nauthorization: ${second}\r\nConnection: close\r\n\r\n`);
+        expect(raw.status, JSON.stringify(raw.body)).to.equal(400);
+        expect(raw.body.success).to.equal(false);
+        expect(raw.body.error).to.deep.equal({ code: 'BAD_REQUEST', message: 'The request has more than one Authorization header; send one.' });
+        expectMeta(raw.body, raw.headers);
+        expect(raw.headers.get('content-type')).to.equal(JSON_TYPE);
+        expect(raw.headers.get('x-content-type-options')).to.equal('nosniff');
+      }
+      expectSuccess(await api.request(`${P}/grants`), true);
+    });
+
+    it('a JSON body with invalid UTF-8 is a 400 VALIDATION_ERROR (not repaired); one nested past 32 levels too', async function () {
+      const post = (path: string, body: Uint8Array | string) =>
+        fetch(api.url + path, { method: 'POST', headers: { Authorization: `Bearer ${api.key}`, 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : new Uint8Array(body) });
+      const name = (bytes: number[]) => Buffer.concat([Buffer.from('{"name":"a'), Buffer.from(bytes), Buffer.from('b","url":"https://93.184.215.14/hooks","query":{}}')]);
+      // A lone continuation byte, an overlong "/", a UTF-16 surrogate, a truncated sequence, 0xFF.
+      for (const bytes of [[0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xff]]) {
+        for (const path of [`${P}/alerts`, `${P}/keys`]) {
+          const res = await post(path, name(bytes));
+          const body = await res.json();
+          expect(res.status, `${path} ${bytes}: ${JSON.stringify(body)}`).to.equal(400);
+          expect(body.error.code).to.equal('VALIDATION_ERROR');
+          expect(body.error.details).to.deep.equal([{ parameter: '(body)', message: 'is not valid UTF-8' }]);
+          expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
+        }
+      }
+      // Valid UTF-8 beyond ASCII is taken as it is.
+      const accented = await post(`${P}/alerts`, name([...Buffer.from('é日')]));
+      expect(accented.status).to.equal(201);
+      expect((await accented.json()).data.name).to.equal('aé日b');
+      const deep = await post(`${P}/alerts`, `{"name":"deep","url":"https://93.184.215.14/hooks","query":{"search":${'['.repeat(33)}${']'.repeat(33)}}}`);
+      const deepBody = await deep.json();
+      expect(deep.status).to.equal(400);
+      expect(deepBody.error.details).to.deep.equal([{ parameter: '(body)', message: 'nests arrays and objects deeper than 32 levels' }]);
+    });
+  });
+
   describe('hostile input never produces a 500', function () {
     const cases: [string, number][] = [
       [`${P}/grants?search=%zz`, 400],

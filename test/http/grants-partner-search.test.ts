@@ -11,7 +11,7 @@ import { GRANTS_PATH as G } from '../support/catalog.js';
 const GRANT_FIELDS = [
   'id', 'title', 'description', 'funder', 'funderType', 'fundingType', 'amountMin', 'amountMax', 'currency', 'opensAt', 'deadline',
   'applicationUrl', 'eligibleProvinces', 'targetBeneficiaries', 'sdgAlignment', 'applicationComplexity', 'isRecurring',
-  'createdAt', 'updatedAt', 'status',
+  'createdAt', 'updatedAt', 'titleFr', 'descriptionFr', 'source', 'status',
 ];
 
 const ok = (res: TestResponse): TestResponse => {

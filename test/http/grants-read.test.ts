@@ -47,6 +47,9 @@ const WIRE_ORDER = [
   'isRecurring',
   'createdAt',
   'updatedAt',
+  'titleFr',
+  'descriptionFr',
+  'source',
   'status',
 ];
 
@@ -73,7 +76,10 @@ const FULL_SOURCE: Rec = {
   eligibleProvinces: ['ALBERTA', 'SASKATCHEWAN'],
   targetBeneficiaries: ['SMALL_BUSINESS', 'STARTUPS'],
   applicationComplexity: 'HIGH',
+  descriptionFr: 'Finance des projets pilotes de technologies propres dans les Prairies.',
   createdAt: '2026-05-01T10:00:00.5+02:00',
+  titleFr: 'Fonds pour projets pilotes de technologies propres',
+  source: { url: 'https://example.org/programs/42', id: '42', name: 'Prairie open data' },
 };
 
 const FULL_WIRE = {
@@ -96,6 +102,9 @@ const FULL_WIRE = {
   isRecurring: false,
   createdAt: '2026-05-01T08:00:00.500Z',
   updatedAt: '2026-06-01T10:30:00.000Z',
+  titleFr: 'Fonds pour projets pilotes de technologies propres',
+  descriptionFr: 'Finance des projets pilotes de technologies propres dans les Prairies.',
+  source: { name: 'Prairie open data', id: '42', url: 'https://example.org/programs/42' },
   status: 'FORECASTED',
 };
 
@@ -130,6 +139,9 @@ const MINIMAL_WIRE = {
   isRecurring: null,
   createdAt: '2026-02-03T04:05:06.000Z',
   updatedAt: '2026-02-03T04:05:06.789Z',
+  titleFr: null,
+  descriptionFr: null,
+  source: null,
   status: 'OPEN',
 };
 
@@ -143,7 +155,7 @@ describe('GET /grants/:id', function () {
       FULL_SOURCE,
       MINIMAL_SOURCE,
       // Explicit nulls and empty lists in the source come out the same as absent fields.
-      { ...MINIMAL_SOURCE, id: 'grant-explicit-nulls', description: null, opensAt: null, amountMin: null, amountMax: null, deadline: null, applicationUrl: null, eligibleProvinces: [], targetBeneficiaries: [], sdgAlignment: [], applicationComplexity: null, isRecurring: null },
+      { ...MINIMAL_SOURCE, id: 'grant-explicit-nulls', description: null, opensAt: null, amountMin: null, amountMax: null, deadline: null, applicationUrl: null, eligibleProvinces: [], targetBeneficiaries: [], sdgAlignment: [], applicationComplexity: null, isRecurring: null, titleFr: null, descriptionFr: null },
       rec('org.ca:2026_grant-1'),
       rec(LONG_ID),
       rec('Case-Sensitive'),
@@ -160,6 +172,7 @@ describe('GET /grants/:id', function () {
     expect(Object.keys(res.body.data)).to.deep.equal(WIRE_ORDER);
     expect(res.body.data).to.deep.equal(FULL_WIRE);
     expect(res.text).to.contain('"amountMin":5000,"amountMax":250000.5,');
+    expect(res.text).to.contain('"source":{"name":"Prairie open data","id":"42","url":"https://example.org/programs/42"},"status":"FORECASTED"}');
   });
 
   it('returns every field of a minimal grant: unknown scalars null, empty lists [], none missing', async function () {

@@ -11,6 +11,8 @@ import {
   stopCatalogApi as stopApi,
   type GrantRecord as Rec,
 } from '../support/catalog.js';
+import { labelText } from '../../src/grants/labels.js';
+import type { Grant } from '../../src/grants/schema.js';
 import { expectValidation } from '../support/assertions.js';
 import type { CheckOptions } from '../support/checkedFetch.js';
 
@@ -262,7 +264,9 @@ describe('GET /grants: filters, amounts and order', function () {
 });
 
 // Text catalog: three grants hold "wetland" in exactly one field each (ids chosen so that id
-// order is the reverse of the expected rank, and deadlines so that deadline order is too).
+// order is the reverse of the expected rank, and deadlines so that deadline order is too). Every
+// grant is equity, whose labels (Equity investment, investissement en capital: grants/labels.ts)
+// hold none of the words searched here, so only the text fields match.
 const TEXT_CATALOG: Rec[] = [
   rec('r-1', {
     title: 'Habitat restoration program',
@@ -291,7 +295,7 @@ const TEXT_CATALOG: Rec[] = [
   rec('k-b', { title: 'Kelp harvesting initiative', funder: 'Ocean Board', description: 'Identical text' }),
   rec('k-a', { title: 'Kelp harvesting initiative', funder: 'Ocean Board', description: 'Identical text' }),
   ...Array.from({ length: 12 }, (_, i) => rec(`z-${String(i).padStart(2, '0')}`, { title: `Filler entry ${i}`, funder: 'Filler Body', description: 'Nothing relevant here' })),
-];
+].map((record) => ({ ...record, fundingType: 'EQUITY' }));
 
 describe('GET /grants: text search', function () {
   let api: TestApi;
@@ -793,7 +797,8 @@ describe('GET /grants: smoke over the bundled fixtures', function () {
       expect(res.status).to.equal(200);
       const found = res.body.data as Rec[];
       if (res.body.pagination.total <= 100) expect(found.map((g) => g.id), word).to.include(grant.id);
-      for (const g of found) expect(fold(`${g.title} ${g.funder} ${g.description}`), `${g.id} for "${word}"`).to.match(new RegExp(word.slice(0, 4)));
+      // The word may be in the French title or description, or in a label (grants/labels.ts).
+      for (const g of found) expect(fold(`${g.title} ${g.funder} ${g.description} ${g.titleFr} ${g.descriptionFr} ${labelText(g as unknown as Grant)}`), `${g.id} for "${word}"`).to.match(new RegExp(word.slice(0, 4)));
     }
   });
 });

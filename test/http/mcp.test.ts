@@ -14,6 +14,7 @@ import { API_PREFIX } from '../../src/http/routeTable.js';
 import { MAX_MONTHLY_LIMIT, MAX_RATE_LIMIT } from '../../src/subscriptions/tiers.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { checkedFetch } from '../support/checkedFetch.js';
+import { logLines } from '../support/logLines.js';
 
 const MCP = `${API_PREFIX}/mcp`;
 
@@ -245,6 +246,58 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     const answer = lone.body;
     expect(answer.id).to.equal(7);
     expect(answer.result.tools).to.have.length(MCP_TOOL_NAMES.length);
+  });
+
+  it('hostile arguments over HTTP: nested 20,000 deep a 400 VALIDATION_ERROR; arguments that are no object a plain JSON-RPC invalid params; never an internal error', async function () {
+    const { destination, raw: logged } = logLines();
+    const watched = await startTestApi({ LOG_LEVEL: 'info' }, { logDestination: destination });
+    try {
+      const post = async (body: string) => {
+        const res = await fetch(watched.url + MCP, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${watched.key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+          body,
+        });
+        return { status: res.status, body: await res.json(), nosniff: res.headers.get('x-content-type-options') };
+      };
+      const toolCall = (name: string, args: string) => `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
+      const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+      // 20,000 levels, as the arguments, inside a known argument and under an unknown one, for every tool.
+      for (const tool of MCP_TOOL_NAMES) {
+        for (const args of [deep(20_000), `{"search":${deep(20_000)}}`, `{"zz":${deep(20_000)}}`]) {
+          const answer = await post(toolCall(tool, args));
+          expect(answer.status, `${tool}: ${JSON.stringify(answer.body).slice(0, 300)}`).to.equal(400);
+          expect(answer.body.error.code).to.equal('VALIDATION_ERROR');
+          expect(answer.body.error.details).to.deep.equal([{ parameter: '(body)', message: 'nests arrays and objects deeper than 32 levels' }]);
+          expect(answer.nosniff).to.equal('nosniff');
+        }
+      }
+      // Nested within the bound, under an argument no tool takes: an ordinary tool error naming it.
+      const shallow = await post(toolCall('search_grants', `{"zz":${deep(28)}}`));
+      expect(shallow.status).to.equal(200);
+      expect(JSON.parse(shallow.body.result.content[0].text).error).to.include({ code: 'VALIDATION_ERROR' });
+      // Arguments that are no JSON object: the JSON-RPC error "invalid params", in words, nothing of the validator's.
+      for (const [args, got] of [['[1]', 'an array'], ['"text"', 'a string'], ['5', 'a number'], ['true', 'a boolean'], ['null', 'null']]) {
+        const answer = await post(toolCall('search_grants', args));
+        expect(answer.status).to.equal(200);
+        expect(answer.body).to.deep.equal({
+          jsonrpc: '2.0',
+          id: 9,
+          error: { code: -32602, message: `Invalid params of tools/call: "params.arguments" must be a JSON object (got ${got}).` },
+        });
+      }
+      const noName = await post('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":7,"arguments":[]}}');
+      expect(noName.body.error).to.deep.equal({
+        code: -32602,
+        message: 'Invalid params of tools/call: "params.name" must be a string (got a number); "params.arguments" must be a JSON object (got an array).',
+      });
+      const badCursor = await post('{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":5}}');
+      expect(badCursor.body.error).to.deep.equal({ code: -32602, message: 'Invalid params of tools/list: "params.cursor" must be a string (got a number).' });
+      const lines = logged.join('');
+      expect(lines).not.to.match(/"level":"error"|Maximum call stack|RangeError|INTERNAL_ERROR/);
+    } finally {
+      await watched.stop();
+    }
   });
 
   it('bills each tool call of a billable tool, never the handshake, the listing or get_usage; usage lists them under /mcp', async function () {

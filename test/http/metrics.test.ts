@@ -31,7 +31,7 @@ describe('GET /metrics', function () {
   let api: TestApi;
 
   before(async () => {
-    api = await startTestApi();
+    api = await startTestApi({ METRICS_PUBLIC: 'true' });
   });
   after(async () => api.stop());
 
@@ -112,11 +112,31 @@ describe('GET /metrics', function () {
     }
   });
 
-  it('METRICS_TOKEN is optional and bounded; LOG_FORMAT is auto, json or pretty', () => {
+  it('with the default settings (no METRICS_TOKEN, no METRICS_PUBLIC), /metrics is not served: a 404 like any unknown path, with or without a header', async () => {
+    const closed = await startTestApi();
+    try {
+      for (const headers of [{}, { Authorization: 'Bearer anything-0123456789' }, { Authorization: `Bearer ${closed.key}` }] as Record<string, string>[]) {
+        for (const method of ['GET', 'HEAD']) {
+          const res = await closed.request('/metrics', { key: null, method, headers, invalidRequest: true });
+          expect(res.status, `${method} ${JSON.stringify(headers)}`).to.equal(404);
+          expect(res.text).not.to.include('http_requests_total');
+          if (method === 'GET') expect(res.body.error.code).to.equal('NOT_FOUND');
+        }
+      }
+    } finally {
+      await closed.stop();
+    }
+  });
+
+  it('METRICS_TOKEN is optional and bounded, METRICS_PUBLIC off by default and not with a token; LOG_FORMAT is auto, json or pretty', () => {
     expect(loadConfig({}).metricsToken).to.equal(null);
     expect(loadConfig({ METRICS_TOKEN: 'a-long-enough-token' }).metricsToken).to.equal('a-long-enough-token');
     expect(() => loadConfig({ METRICS_TOKEN: 'short' })).to.throw(/METRICS_TOKEN must be 16 to 256 printable characters/);
     expect(() => loadConfig({ METRICS_TOKEN: 'has a space in it, long' })).to.throw(/METRICS_TOKEN/);
+    expect(loadConfig({}).metricsPublic).to.equal(false);
+    expect(loadConfig({ METRICS_PUBLIC: 'true' }).metricsPublic).to.equal(true);
+    expect(() => loadConfig({ METRICS_PUBLIC: 'maybe' })).to.throw(/METRICS_PUBLIC must be true or false/);
+    expect(() => loadConfig({ METRICS_PUBLIC: 'true', METRICS_TOKEN: 'a-long-enough-token' })).to.throw(/METRICS_PUBLIC=true serves \/metrics without a token/);
     expect(loadConfig({}).logFormat).to.equal('auto');
     expect(loadConfig({ LOG_FORMAT: 'JSON' }).logFormat).to.equal('json');
     expect(() => loadConfig({ LOG_FORMAT: 'xml' })).to.throw(/LOG_FORMAT must be one of auto, json, pretty/);
@@ -143,7 +163,7 @@ describe('GET /metrics', function () {
     expect(thrown).to.be.instanceOf(ServiceUnavailableError);
     expect(await engine.getByIdJson('x')).to.equal(null);
     // The HTTP layer's view of that failure, then of a store's.
-    const layer = metrics.middleware(null);
+    const layer = metrics.middleware({ token: null, open: true });
     const answer = async (failure: unknown) => {
       const state: { route: { template: string }; outcome?: RequestOutcome } = { route: { template: '/grants' } };
       outcomeOf(state).failure = failure; // as the error handler leaves it

@@ -159,7 +159,7 @@ describe('searches on worker threads, their time budget and overload shedding', 
     });
 
     it('a search past SEARCH_TIMEOUT_MS is a 503 SERVICE_UNAVAILABLE with Retry-After; /grants/:id is still served; the timeouts are counted', async () => {
-      api = await startApiOnCatalog(dataDir, { SEARCH_WORKERS: '2', SEARCH_TIMEOUT_MS: '1' });
+      api = await startApiOnCatalog(dataDir, { SEARCH_WORKERS: '2', SEARCH_TIMEOUT_MS: '1', METRICS_PUBLIC: 'true' });
       const late = await api.request(`${GRANTS_PATH}?${HEAVY}`);
       expect(late.status, late.text).to.equal(503);
       expect(late.body.error.code).to.equal('SERVICE_UNAVAILABLE');
@@ -197,7 +197,7 @@ describe('searches on worker threads, their time budget and overload shedding', 
     });
 
     it('past SEARCH_QUEUE_LIMIT a search gets a fast 503 with Retry-After, counted as shed and not against the allowance; /grants/:id is still served', async () => {
-      api = await startApiOnCatalog(dataDir, { SEARCH_WORKERS: '1', SEARCH_QUEUE_LIMIT: '0', SEARCH_TIMEOUT_MS: '60000' });
+      api = await startApiOnCatalog(dataDir, { SEARCH_WORKERS: '1', SEARCH_QUEUE_LIMIT: '0', SEARCH_TIMEOUT_MS: '60000', METRICS_PUBLIC: 'true' });
       const limitsBefore = await api.request('/external/v1/subscription/limits');
       const callsBefore = limitsBefore.body.data.limits.monthly.current as number;
       const burst = await Promise.all([
@@ -227,7 +227,7 @@ describe('searches on worker threads, their time budget and overload shedding', 
     });
 
     it('while the event loop\'s delay (mean over a second) is past OVERLOAD_EVENT_LOOP_DELAY_MS new requests get a fast 503; once it catches up they are served', async () => {
-      api = await startApiOnCatalog(dataDir, { SEARCH_WORKERS: '0', OVERLOAD_EVENT_LOOP_DELAY_MS: '200' });
+      api = await startApiOnCatalog(dataDir, { SEARCH_WORKERS: '0', OVERLOAD_EVENT_LOOP_DELAY_MS: '200', METRICS_PUBLIC: 'true' });
       const { port } = new URL(api.url);
       const path = `${GRANTS_PATH}/${encodeURIComponent(someId)}`;
       // Raw sockets: the requests are in the kernel before this thread blocks its own event loop.

@@ -70,7 +70,9 @@ function openedContract(setUp: () => Promise<Backend>): void {
   let opened: { alertId: string; payload: { type: string; data: { grant: { id: string; status: string; opensAt: string }; change: unknown } } }[];
   const newAlert = async (name: string, events: EventType[]) => {
     const subscriptionId = (await subscriptions.subscriptions.create({ name, tier: 'ENTERPRISE' })).subscription.id;
-    return store.create(subscriptionId, { name, query: {}, url: 'https://partner.example/hook', events, closingReminderDays: null }, 'whsec_x', new Date(now - 1000));
+    const alert = await store.create(subscriptionId, { name, query: {}, url: 'https://partner.example/hook', events, closingReminderDays: null }, 'whsec_x', new Date(now - 1000), 10);
+    if (alert === null) throw new Error('the alert was not created');
+    return alert;
   };
 
   beforeEach(async () => {

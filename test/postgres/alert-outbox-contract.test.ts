@@ -48,8 +48,8 @@ function contract(backend: Backend): void {
     opened.push(pair.subscriptions);
     return pair.alerts;
   };
-  const newAlert = (name: string) =>
-    alerts.create(subscriptionId, { name, query: {}, url: 'https://partner.example/hook', events: ['grant.matched'], closingReminderDays: null }, 'whsec_secret', t0);
+  const newAlert = async (name: string) =>
+    (await alerts.create(subscriptionId, { name, query: {}, url: 'https://partner.example/hook', events: ['grant.matched'], closingReminderDays: null }, 'whsec_secret', t0, 1000))!;
   const enqueue = async (alertId: string, grantId: string | null, n = 1) => {
     const made: string[] = [];
     for (let i = 0; i < n; i++) made.push((await alerts.enqueue({ alertId, grantId, type: 'grant.matched', payload: `{"n":${i}}` }, t0)).id);

@@ -7,6 +7,7 @@
 // - without Redis, billable calls are refused with 503 rather than served uncounted;
 // - after recovery (no restart) every served call is in the monthly record and has its usage row.
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -157,6 +158,28 @@ describeWithPostgresServer('postgres faults: the API when its store is stopped, 
     const after = await api.request(BILLABLE, stranger.apiKey);
     expect(after.status).to.equal(200);
     await expectNothingLost(env, known.subscriptionId, served);
+  });
+
+  it("stopped: a known caller's /keys and /alerts calls during the grace are 503 SERVICE_UNAVAILABLE, never a 500", async function () {
+    needsRedis(this);
+    const env = { ...(await environment(true)), SECRETS_KEY: randomBytes(32).toString('base64') };
+    const api = await start(env);
+    const known = await createSubscription(env, workDir, ['--name', 'known', '--tier', 'PROFESSIONAL']);
+    expect((await api.request(BILLABLE, known.apiKey)).status).to.equal(200);
+    await pg.stop('SIGINT');
+    const json = (method: string, body: unknown): RequestInit => ({ method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const calls: [string, RequestInit][] = [
+      [`${P}/keys`, {}],
+      [`${P}/keys`, json('POST', { name: 'during the outage' })],
+      [`${P}/keys/${known.keyId}`, { method: 'DELETE' }],
+      [`${P}/alerts`, {}],
+      [`${P}/alerts`, json('POST', { name: 'during the outage', query: {}, url: 'https://93.184.215.14/hooks' })],
+    ];
+    for (const [where, init] of calls) {
+      const answer = await api.request(where, known.apiKey, init);
+      expect(answer.status, `${init.method ?? 'GET'} ${where}: ${JSON.stringify(answer.body)}`).to.equal(503);
+      expect(answer.body.error.code).to.equal('SERVICE_UNAVAILABLE');
+    }
   });
 
   it('hung (SIGSTOP): answers come within the store timeout, not never; known callers served, others 503; after SIGCONT nothing is lost', async function () {

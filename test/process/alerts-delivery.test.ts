@@ -116,7 +116,7 @@ describe('alerts: delivery under failure', function () {
 
   it('an alert whose last 20 messages all FAILED is DISABLED with a reason; PATCH status=ACTIVE resumes it', async () => {
     hooks = await webhookReceiver(() => 500);
-    const alertId = await setUp({ WEBHOOK_RETRY_SCHEDULE: '10ms' });
+    const alertId = await setUp({ WEBHOOK_RETRY_SCHEDULE: '10ms', METRICS_PUBLIC: 'true' });
     await indexer(['sync'], [grant('g-1'), ...Array.from({ length: 20 }, (_, i) => grant(`n-${i}`))]);
     await until('disabled', async () => (await api!.request(`${ALERTS}/${alertId}`)).body.data.status === 'DISABLED', 60_000);
     const alert = (await api!.request(`${ALERTS}/${alertId}`)).body.data;

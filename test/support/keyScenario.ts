@@ -28,7 +28,7 @@ interface Instance {
   stop(): Promise<void>;
 }
 
-interface Answer {
+export interface Answer {
   status: number;
   headers: Headers;
   body: any;
@@ -54,7 +54,7 @@ async function startInstance(env: Record<string, string>): Promise<Instance> {
   };
 }
 
-async function call(instance: Instance, pathAndQuery: string, key: string | null, init: RequestInit = {}): Promise<Answer> {
+export async function call(instance: { url: string }, pathAndQuery: string, key: string | null, init: RequestInit = {}): Promise<Answer> {
   const headers = new Headers(init.headers);
   if (key !== null) headers.set('Authorization', `Bearer ${key}`);
   const response = await fetch(instance.url + pathAndQuery, { ...init, headers });
@@ -70,7 +70,7 @@ async function call(instance: Instance, pathAndQuery: string, key: string | null
   return answer;
 }
 
-const json = (method: string, body: unknown): RequestInit => ({ method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+export const json = (method: string, body: unknown): RequestInit => ({ method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
 function expectStatus(answer: Answer, status: number, label = ''): void {
   expect(answer.status, `${label} ${answer.text}`).to.equal(status);

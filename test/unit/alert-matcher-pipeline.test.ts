@@ -69,7 +69,7 @@ describe('alert matcher: a batch decided while the one before commits', () => {
     release = () => undefined;
     await matcher.matchOnce();
     release = null;
-    const alert = await store.create(subscriptionId, { name: 'one grant', query: { eligibleProvinces: [...grant.eligibleProvinces] }, url: 'https://partner.example/hook', events: ['grant.matched', 'grant.updated', 'grant.unmatched'], closingReminderDays: null }, 'whsec_x', new Date(Date.now() - 1000));
+    const alert = (await store.create(subscriptionId, { name: 'one grant', query: { eligibleProvinces: [...grant.eligibleProvinces] }, url: 'https://partner.example/hook', events: ['grant.matched', 'grant.updated', 'grant.unmatched'], closingReminderDays: null }, 'whsec_x', new Date(Date.now() - 1000), 1000))!;
     return { matcher, grant, alert };
   };
   const types = async (alertId: string) => (await store.deliveries(alertId, null, 100)).reverse().map((d) => d.type);

@@ -1,5 +1,6 @@
 // translateToElasticsearch on the partner-search fields: the exact DSL of every new filter, sort
 // and facet (the GrantQuery is built here field by field, independently of the HTTP parsing).
+import { labelText } from '../../src/grants/labels.js';
 import { expect } from 'chai';
 import type { GrantQuery } from '../../src/grants/query.js';
 import { plainSearch } from '../../src/grants/searchSyntax.js';
@@ -185,13 +186,15 @@ describe('translateToElasticsearch: disjunctive facets', () => {
 });
 
 describe('indexed document', () => {
-  it('is the grant plus its title sort key (titleSortKey) and its id keys, the grant fields untouched', () => {
+  it('is the grant plus its labels (labelText), its title sort key (titleSortKey) and its id keys, the grant fields untouched', () => {
     const grant = { ...fixtureGrants()[0], title: 'Œuvres d’ÉTÉ — Straße' };
     const doc = indexedDocument(grant);
     expect(doc.titleSort).to.equal('oeuvres d’ete — strasse');
-    const { titleSort, idKey0, idKey1, idKey2, idKey3, idKey4, idKey5, ...rest } = doc;
+    expect(doc.labels).to.equal(labelText(grant));
+    const { labels, titleSort, idKey0, idKey1, idKey2, idKey3, idKey4, idKey5, ...rest } = doc;
     expect({ idKey0, idKey1, idKey2, idKey3, idKey4, idKey5 }).to.deep.equal(idKeysOf(grant.id));
     void titleSort;
+    void labels;
     expect(JSON.stringify(rest)).to.equal(JSON.stringify(grant));
   });
 

@@ -13,12 +13,15 @@ import type { Grant } from '../../src/grants/schema.js';
 import { plainSearch } from '../../src/grants/searchSyntax.js';
 import { emptyBits, hasBit, setBit } from '../../src/search/sqlite/index/bitset.js';
 import { scoreAll } from '../../src/search/sqlite/query/bm25.js';
+import { mergeAnalyses } from '../../src/search/sqlite/index/postings.js';
+import { analysesOf } from '../../src/search/sqlite/query/textSearch.js';
 import { relevancePage, selectKth } from '../../src/search/sqlite/collect/topk.js';
 import { openCatalog, type Db } from '../../src/search/sqlite/storage/catalogFile.js';
 import { CatalogColumns } from '../../src/search/sqlite/index/columns.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
 import { QueryTerms } from '../../src/search/sqlite/query/queryTerms.js';
-import { readVarint, readVarints, TextIndex, VOCABULARY_DDL } from '../../src/search/sqlite/index/textIndex.js';
+import { frenchKey, readVarint, readVarints, TextIndex, VOCABULARY_DDL } from '../../src/search/sqlite/index/textIndex.js';
+import { ENGLISH_COLUMNS, FRENCH_COLUMNS, TEXT_COLUMNS } from '../../src/search/sqlite/storage/textColumns.js';
 import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
 import { BM25_WEIGHTS } from '../../src/search/sqlite/index/postings.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
@@ -43,12 +46,12 @@ function ftsScores(db: Db, columns: CatalogColumns, words: string[]): Map<number
 const queryTerms = new QueryTerms();
 after(() => queryTerms.close());
 
-/** Asserts that the in-memory scores of the words (one term each) are FTS5's, hit for hit and bit for bit. */
+/** Asserts that the in-memory scores of the words (one term each in each analysis) are FTS5's, hit for hit and bit for bit. */
 function expectSameAsFts(db: Db, columns: CatalogColumns, index: TextIndex, words: string[]): number {
-  const terms = words.map((word) => queryTerms.of(word));
-  expect(terms.every((t) => t.length === 1)).to.equal(true);
+  const terms = words.map((word) => analysesOf(word, queryTerms));
+  expect(terms.every((t) => t !== null)).to.equal(true);
   const mine = scoreAll(
-    terms.map(([term]) => index.postings(term)),
+    terms.map((keys) => mergeAnalyses(keys!.map((key) => index.postings(key)))),
     index.stats,
   );
   const reference = ftsScores(db, columns, words);
@@ -65,8 +68,8 @@ function expectSameAsFts(db: Db, columns: CatalogColumns, index: TextIndex, word
 /** Every word of the grants' texts, as the API splits search text, that the tokenizer keeps whole. */
 const vocabulary = (grants: readonly Grant[]): string[] => {
   const words = new Set<string>();
-  for (const g of grants) for (const word of searchWords(`${g.title} ${g.funder} ${g.description ?? ''}`)) words.add(word.toLowerCase());
-  return [...words].filter((word) => queryTerms.of(word).length === 1).sort();
+  for (const g of grants) for (const word of searchWords(`${g.title} ${g.funder} ${g.description ?? ''} ${g.titleFr ?? ''} ${g.descriptionFr ?? ''}`)) words.add(word.toLowerCase());
+  return [...words].filter((word) => analysesOf(word, queryTerms) !== null).sort();
 };
 
 const baseQuery = (words: string[], page = 1): GrantQuery => ({
@@ -224,22 +227,31 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
         expect(vocabulary.length).to.be.greaterThan(10_000);
         expect(vocabulary[0][1]).to.be.greaterThan(grants.length / 2);
         const instances = db.prepare('SELECT doc, col FROM temp.grants_text_instances WHERE term = ?').raw();
-        const weight = new Map(['title', 'funder', 'description'].map((name, i) => [name, BM25_WEIGHTS[i]]));
-        // The 100 commonest terms and 2,000 spread over the rest.
+        const weight = new Map(TEXT_COLUMNS.map((name, i) => [name, BM25_WEIGHTS[i]]));
+        // The 100 commonest terms and 2,000 spread over the rest, each in the English columns (its
+        // key: the term) and in the French ones (its key: frenchKey(term)).
         const stride = Math.ceil(vocabulary.length / 2000);
         const checked = vocabulary.filter((_, i) => i < 100 || i % stride === 0);
+        let french = 0;
         for (const [term, holders] of checked) {
-          const byPosition = new Map<number, number>();
-          for (const [rowid, column] of instances.iterate(term) as Iterable<[number, string]>) {
-            const position = columns.positionOf(rowid);
-            byPosition.set(position, (byPosition.get(position) ?? 0) + weight.get(column)!);
+          const held = new Set<number>();
+          for (const [key, side] of [[term, ENGLISH_COLUMNS], [frenchKey(term), FRENCH_COLUMNS]] as const) {
+            const byPosition = new Map<number, number>();
+            for (const [rowid, column] of instances.iterate(term) as Iterable<[number, string]>) {
+              if (!side.includes(column)) continue;
+              const position = columns.positionOf(rowid);
+              held.add(position);
+              byPosition.set(position, (byPosition.get(position) ?? 0) + weight.get(column)!);
+            }
+            const expected = [...byPosition].sort((a, b) => a[0] - b[0]);
+            const got = index.postings(key);
+            if (side === FRENCH_COLUMNS) french += got.positions.length;
+            expect(Array.from(got.positions), key).to.deep.equal(expected.map(([position]) => position));
+            expect(Array.from(got.frequencies), key).to.deep.equal(expected.map(([, frequency]) => frequency));
           }
-          const expected = [...byPosition].sort((a, b) => a[0] - b[0]);
-          const got = index.postings(term);
-          expect(got.positions.length, term).to.equal(holders);
-          expect(Array.from(got.positions), term).to.deep.equal(expected.map(([position]) => position));
-          expect(Array.from(got.frequencies), term).to.deep.equal(expected.map(([, frequency]) => frequency));
+          expect(held.size, term).to.equal(holders);
         }
+        expect(french).to.be.greaterThan(0);
         expect(index.postings('zzqqxx').positions.length).to.equal(0);
       } finally {
         db.exec('COMMIT');
@@ -318,15 +330,16 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
         const want = await next();
         if (!('want' in want)) expect.fail(`the worker replied ${JSON.stringify(want)}`);
         expect(want.want.build).to.equal(index.build);
-        expect(want.want.terms).to.have.length(2);
-        const [first, second] = want.want.terms;
-        // The loader read the first term and not the second.
+        // Each word's English and French terms.
+        expect(want.want.terms).to.have.length(4);
+        const [first, ...rest] = want.want.terms;
+        // The loader read the first term and not the others.
         const read = await new Promise<SharedPostings>((resolve) => {
           loader.once('message', (report: LoaderReport) => 'postings' in report && resolve(report.postings));
           loader.postMessage({ want: { build: index.build!, terms: [first] } } satisfies LoaderRequest);
         });
         worker.postMessage({ postings: read } satisfies PoolMessage);
-        worker.postMessage({ unread: { build: index.build!, terms: [second] } } satisfies PoolMessage);
+        worker.postMessage({ unread: { build: index.build!, terms: rest } } satisfies PoolMessage);
         const answer = await next();
         if (!('id' in answer) || !answer.ok) expect.fail(`the worker replied ${JSON.stringify(answer)}`);
         const plain = SqliteSearchEngine.open(file);

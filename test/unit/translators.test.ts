@@ -70,13 +70,22 @@ describe('GrantQuery parsing', () => {
 });
 
 describe('SQLite FTS5 match expression', () => {
+  // A term in either analysis: as written in the English columns, or its French terms (marked) in the French ones.
+  const EN = '{title funder description title_fr description_fr labels}';
+  const FR = '{title_french funder_french description_french title_fr_french description_fr_french labels_french}';
+  const either = (english: string, french: string) => `(${EN} : ${english} OR ${FR} : ${french})`;
+
   it('never lets a word become FTS5 syntax', () => {
-    expect(ftsMatchExpression(plainSearch(['NEAR', 'a"b', 'OR']))).to.equal('"NEAR" "a""b" "OR"');
+    expect(ftsMatchExpression(plainSearch(['NEAR', 'a"b', 'OR']))).to.equal(`${either('"NEAR"', '"near0"')} AND ${either('"a""b"', '"a""b0"')} AND ${either('"OR"', '"or0"')}`);
   });
 
   it('writes phrases as one string, exclusions with NOT, clauses with OR; nothing to find is no expression', () => {
-    expect(ftsMatchExpression(parseSearch('"clean tech" water -loan OR solar'))).to.equal('(("clean tech" "water") NOT "loan") OR ("solar")');
-    expect(ftsMatchExpression(parseSearch('export -loan -"tax credit"'))).to.equal('("export") NOT "loan" NOT "tax credit"');
+    const clean = either('"clean tech"', '"clean0 tech0"');
+    const water = either('"water"', '"wat0"');
+    const loan = either('"loan"', '"loan0"');
+    const solar = either('"solar"', '"sola0"');
+    expect(ftsMatchExpression(parseSearch('"clean tech" water -loan OR solar'))).to.equal(`((${clean} AND ${water}) NOT ${loan}) OR (${solar})`);
+    expect(ftsMatchExpression(parseSearch('export -loan -"tax credit"'))).to.equal(`(${either('"export"', '"export0"')}) NOT ${loan} NOT ${either('"tax credit"', '"tax0 credit0"')}`);
     expect(ftsMatchExpression(parseSearch('-loan'))).to.equal(null);
   });
 });
@@ -113,27 +122,33 @@ describe('translateToElasticsearch', () => {
     });
   });
 
-  it('matches every word across title^3, funder^2 and description, ranked by score then id', () => {
+  const ENGLISH_FIELDS = ['title^3', 'funder^2', 'description', 'titleFr^3', 'descriptionFr', 'labels^0.5'];
+  const FRENCH_FIELDS = ['title.fr^3', 'funder.fr^2', 'description.fr', 'titleFr.fr^3', 'descriptionFr.fr', 'labels.fr^0.5'];
+  /** A word: in some English-analysed field, or in some French-analysed one. */
+  const word = (query: string) => ({
+    bool: {
+      should: [
+        { multi_match: { query, fields: ENGLISH_FIELDS, type: 'cross_fields', operator: 'and' } },
+        { multi_match: { query, fields: FRENCH_FIELDS, type: 'cross_fields', operator: 'and' } },
+      ],
+      minimum_should_match: 1,
+    },
+  });
+
+  it('matches every word in either analysis across title^3, funder^2, description, the French fields and the labels, ranked by score then id', () => {
     const request = translateToElasticsearch(q('search=Montr%C3%A9al%20%22arts%22'));
-    expect(request.query).to.deep.equal({
-      bool: {
-        must: [{ multi_match: { query: 'Montreal arts', fields: ['title^3', 'funder^2', 'description'], type: 'cross_fields', operator: 'and' } }],
-        filter: [],
-      },
-    });
+    expect(request.query).to.deep.equal({ bool: { must: [word('Montreal'), word('arts')], filter: [] } });
     expect(request.sort).to.deep.equal(['_score', ...ID_KEY_SORT]);
   });
 
   it('translates the search syntax: phrases as phrase queries, exclusions as must_not, OR as a should of clauses', () => {
-    const fields = ['title^3', 'funder^2', 'description'];
-    const words = (query: string) => ({ multi_match: { query, fields, type: 'cross_fields', operator: 'and' } });
-    const phrase = (query: string) => ({ multi_match: { query, fields, type: 'phrase' } });
+    const phrase = (query: string) => ({ multi_match: { query, fields: [...ENGLISH_FIELDS, ...FRENCH_FIELDS], type: 'phrase' } });
     expect(translateToElasticsearch(q('search=export%20-loan%20-%22tax%20credit%22')).query).to.deep.equal({
-      bool: { must: [words('export')], must_not: [words('loan'), phrase('tax credit')], filter: [] },
+      bool: { must: [word('export')], must_not: [word('loan'), phrase('tax credit')], filter: [] },
     });
     expect(translateToElasticsearch(q('search=%22clean%20tech%22%20OR%20water%20solar')).query).to.deep.equal({
       bool: {
-        must: [{ bool: { should: [{ bool: { must: [phrase('clean tech')] } }, { bool: { must: [words('water solar')] } }], minimum_should_match: 1 } }],
+        must: [{ bool: { should: [{ bool: { must: [phrase('clean tech')] } }, { bool: { must: [word('water'), word('solar')] } }], minimum_should_match: 1 } }],
         filter: [],
       },
     });

@@ -552,6 +552,22 @@ export interface components {
              * @description When the grant last changed at its source (UTC).
              */
             updatedAt: string;
+            /** @description The name of the program in French, as the funder publishes it; null when the funder publishes none. */
+            titleFr: string | null;
+            /** @description The description in French, as the funder publishes it; null when the funder publishes none. */
+            descriptionFr: string | null;
+            /** @description Where the grant was imported from, to trace it to its origin; null when unknown. */
+            source: {
+                /** @description The source's name (such as "Grants.gov"). */
+                name: string;
+                /** @description The grant's identifier at the source (such as a Grants.gov OpportunityID). */
+                id: string;
+                /**
+                 * Format: uri
+                 * @description The grant's page at the source; null when unknown.
+                 */
+                url: string | null;
+            } | null;
             /**
              * @description Where the grant stands at the time of the request, derived from `opensAt` and `deadline`: FORECASTED (applications open later: `opensAt` is in the future), OPEN (accepting applications: opened, and the deadline is in the future or there is none), CLOSED (the deadline has passed). Not stored: a record sent to the indexer may carry it, and it is ignored.
              * @enum {string}
@@ -625,6 +641,22 @@ export interface components {
              * @description When the grant last changed at its source (UTC).
              */
             updatedAt?: string;
+            /** @description The name of the program in French, as the funder publishes it; null when the funder publishes none. */
+            titleFr?: string | null;
+            /** @description The description in French, as the funder publishes it; null when the funder publishes none. */
+            descriptionFr?: string | null;
+            /** @description Where the grant was imported from, to trace it to its origin; null when unknown. */
+            source?: {
+                /** @description The source's name (such as "Grants.gov"). */
+                name: string;
+                /** @description The grant's identifier at the source (such as a Grants.gov OpportunityID). */
+                id: string;
+                /**
+                 * Format: uri
+                 * @description The grant's page at the source; null when unknown.
+                 */
+                url: string | null;
+            } | null;
             /**
              * @description Where the grant stands at the time of the request, derived from `opensAt` and `deadline`: FORECASTED (applications open later: `opensAt` is in the future), OPEN (accepting applications: opened, and the deadline is in the future or there is none), CLOSED (the deadline has passed). Not stored: a record sent to the indexer may carry it, and it is ignored.
              * @enum {string}
@@ -1161,7 +1193,7 @@ export interface components {
         /** @description The filters of an alert: the filter parameters of GET /grants with the same names, meanings and validation, as one JSON object (lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, facets, fields and cursor are refused. */
         AlertQuery: {
             /**
-             * @description Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
+             * @description Words to find: every word must appear in the title, funder, description, French title or French description, or in the labels of the grant's funder type, funding type, beneficiaries and provinces (in English and French: "Indigenous communities", "prêt"), case and accents ignored; a word matches in English (its word endings ignored) or in French (elided articles such as l' and d' dropped, French endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
              * @example clean energy
              */
             search?: string;
@@ -1695,7 +1727,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
+                 * @description Words to find: every word must appear in the title, funder, description, French title or French description, or in the labels of the grant's funder type, funding type, beneficiaries and provinces (in English and French: "Indigenous communities", "prêt"), case and accents ignored; a word matches in English (its word endings ignored) or in French (elided articles such as l' and d' dropped, French endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
                  * @example clean energy
                  */
                 search?: string;
@@ -1810,14 +1842,14 @@ export interface operations {
                  */
                 facets?: ("funderType" | "fundingType" | "eligibleProvinces" | "targetBeneficiaries" | "currency" | "applicationComplexity" | "sdgAlignment" | "isRecurring" | "status")[];
                 /**
-                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
+                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 23 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
                  * @example [
                  *       "id",
                  *       "title",
                  *       "deadline"
                  *     ]
                  */
-                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "opensAt" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "status")[];
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "opensAt" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source" | "status")[];
                 /**
                  * @description The page of results to return, from 1. Must be an integer ≥ 1.
                  * @example 2
@@ -1828,10 +1860,7 @@ export interface operations {
                  * @example 50
                  */
                 limit?: number;
-                /**
-                 * @description Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer. Must be * or a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.
-                 * @example *
-                 */
+                /** @description Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer. Must be * or a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page. For example `*`. */
                 cursor?: string;
             };
             header?: {
@@ -1880,7 +1909,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2048,7 +2077,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2178,7 +2207,7 @@ export interface operations {
                     "application/json": components["schemas"]["GrantChangesAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2287,7 +2316,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
+                 * @description Words to find: every word must appear in the title, funder, description, French title or French description, or in the labels of the grant's funder type, funding type, beneficiaries and provinces (in English and French: "Indigenous communities", "prêt"), case and accents ignored; a word matches in English (its word endings ignored) or in French (elided articles such as l' and d' dropped, French endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
                  * @example clean energy
                  */
                 search?: string;
@@ -2394,14 +2423,14 @@ export interface operations {
                  */
                 sort?: "relevance" | "deadline" | "-deadline" | "opensAt" | "-opensAt" | "amountMin" | "-amountMin" | "amountMax" | "-amountMax" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";
                 /**
-                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
+                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 23 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
                  * @example [
                  *       "id",
                  *       "title",
                  *       "deadline"
                  *     ]
                  */
-                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "opensAt" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "status")[];
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "opensAt" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source" | "status")[];
                 /**
                  * @description The file format: one JSON grant per line (ndjson, the default) or CSV with a header row. `ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.
                  * @example csv
@@ -2432,7 +2461,7 @@ export interface operations {
                     "text/csv; charset=utf-8": string;
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2582,7 +2611,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2717,7 +2746,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsageAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2836,7 +2865,7 @@ export interface operations {
                     "application/json": components["schemas"]["LimitsAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2939,10 +2968,7 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /**
-                 * @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.
-                 * @example WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0
-                 */
+                /** @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page. For example `WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0`. */
                 cursor?: string;
             };
             header?: never;
@@ -2966,7 +2992,7 @@ export interface operations {
                     "application/json": components["schemas"]["AlertListAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3075,10 +3101,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3086,6 +3109,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ontario clean energy for small businesses",
+                 *       "query": {
+                 *         "search": "clean energy",
+                 *         "eligibleProvinces": [
+                 *           "ONTARIO"
+                 *         ],
+                 *         "targetBeneficiaries": [
+                 *           "SMALL_BUSINESS"
+                 *         ],
+                 *         "open": true
+                 *       },
+                 *       "url": "https://partner.example/hooks/grants",
+                 *       "events": [
+                 *         "grant.matched",
+                 *         "grant.updated",
+                 *         "grant.unmatched",
+                 *         "grant.closing",
+                 *         "grant.opened"
+                 *       ],
+                 *       "closingReminderDays": 7
+                 *     }
+                 */
                 "application/json": components["schemas"]["AlertInput"];
             };
         };
@@ -3105,7 +3152,7 @@ export interface operations {
                     "application/json": components["schemas"]["AlertCreatedAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3128,6 +3175,16 @@ export interface operations {
             };
             /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. `ALERT_LIMIT_REACHED`: the subscription already holds as many alerts as its tier allows. */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_FOUND`: no grant has this id, or no endpoint has this path. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -3246,7 +3303,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3270,7 +3327,7 @@ export interface operations {
                     "application/json": components["schemas"]["AlertAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3391,7 +3448,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3415,7 +3472,7 @@ export interface operations {
                     "application/json": components["schemas"]["AlertDeletedAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3536,7 +3593,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3545,6 +3602,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "PAUSED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AlertPatch"];
             };
         };
@@ -3564,7 +3626,7 @@ export interface operations {
                     "application/json": components["schemas"]["AlertAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3703,15 +3765,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3735,7 +3794,7 @@ export interface operations {
                     "application/json": components["schemas"]["SecretRotationAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3864,15 +3923,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3896,7 +3952,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4029,16 +4085,13 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /**
-                 * @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.
-                 * @example WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0
-                 */
+                /** @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page. For example `WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0`. */
                 cursor?: string;
             };
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -4062,7 +4115,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryListAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4181,20 +4234,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
                 /**
-                 * @description The id of the message (its `id` in the delivery log, sent as webhook-id).
+                 * @description The id of the message (its `id` in the delivery log, sent as webhook-id). To try it on /docs: POST /alerts/{id}/test queues one and answers its `id`.
                  * @example msg_c2VudE9uY2VBbmRPbmx5T25jZQ
                  */
                 deliveryId: string;
@@ -4218,7 +4268,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4367,7 +4417,7 @@ export interface operations {
                     "application/json": components["schemas"]["KeyListAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4481,6 +4531,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Search widget on partner.example",
+                 *       "scopes": [
+                 *         "grants:search",
+                 *         "grants:read"
+                 *       ],
+                 *       "origins": [
+                 *         "https://partner.example"
+                 *       ],
+                 *       "rateLimit": 5
+                 *     }
+                 */
                 "application/json": components["schemas"]["KeyInput"];
             };
         };
@@ -4500,7 +4563,7 @@ export interface operations {
                     "application/json": components["schemas"]["KeyCreatedAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4631,7 +4694,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the key (its `id` field); another subscription's key is a 404.
+                 * @description The id of the key (its `id` field); another subscription's key is a 404. To try it on /docs: create a key (POST /keys) and paste the `id` of its answer.
                  * @example key_Yi1xV2NvZGVXaWRnZXQ
                  */
                 id: string;
@@ -4655,7 +4718,7 @@ export interface operations {
                     "application/json": components["schemas"]["KeyRevokedAnswer"];
                 };
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4821,7 +4884,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4977,7 +5040,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read). */
+            /** @description `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5029,15 +5092,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, grant.opened, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing and grant.opened). grant.opened: a forecasted grant the alert follows reached its `opensAt` (sent once per opensAt; `grant.status` is OPEN). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5061,15 +5116,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, grant.opened, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing and grant.opened). grant.opened: a forecasted grant the alert follows reached its `opensAt` (sent once per opensAt; `grant.status` is OPEN). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5093,15 +5140,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, grant.opened, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing and grant.opened). grant.opened: a forecasted grant the alert follows reached its `opensAt` (sent once per opensAt; `grant.status` is OPEN). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5125,15 +5164,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, grant.opened, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing and grant.opened). grant.opened: a forecasted grant the alert follows reached its `opensAt` (sent once per opensAt; `grant.status` is OPEN). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5157,15 +5188,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, grant.opened, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing and grant.opened). grant.opened: a forecasted grant the alert follows reached its `opensAt` (sent once per opensAt; `grant.status` is OPEN). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5189,15 +5212,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, grant.opened, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing and grant.opened). grant.opened: a forecasted grant the alert follows reached its `opensAt` (sent once per opensAt; `grant.status` is OPEN). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };

@@ -6,8 +6,8 @@ import type pg from 'pg';
 import { inTransaction, type Pool, type Queryable } from '../../subscriptions/postgres/database.js';
 import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
 import type { SecretBox } from '../secrets.js';
-import { ALERT_COLUMNS, MESSAGE_COLUMNS, TOLD_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, toldOf, type DueRow } from '../rows.js';
-import type { AlertStore, AttemptRecord, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, NewMessage, ToldGrant } from '../store.js';
+import { ALERT_COLUMNS, MESSAGE_COLUMNS, TOLD_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, keptAnswerOf, toldOf, type DueRow, type KeptRow } from '../rows.js';
+import type { AlertStore, AnswerSecret, AttemptRecord, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, KeptAnswer, NewMessage, ToldGrant } from '../store.js';
 
 export class PgAlertStore implements AlertStore {
   constructor(
@@ -24,15 +24,22 @@ export class PgAlertStore implements AlertStore {
     return rows[0]?.alert_limit ?? null;
   }
 
-  async create(subscriptionId: string, input: NewAlert, secret: string, at: Date): Promise<Alert> {
+  async create(subscriptionId: string, input: NewAlert, secret: string, at: Date, max: number): Promise<Alert | null> {
     const id = newAlertId();
     const now = at.toISOString();
-    await this.pool.query(
-      `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'ACTIVE', $8, (SELECT seq FROM alert_matcher WHERE id = 1), $9, $9)`,
-      [id, subscriptionId, input.name, JSON.stringify(input.query), input.url, JSON.stringify(input.events), input.closingReminderDays, this.box.seal(secret), now],
-    );
-    return (await this.get(subscriptionId, id))!;
+    const created = await inTransaction(this.pool, async (db) => {
+      // The subscription's row locked: creations for it run one at a time, each counting the last's alert.
+      await db.query('SELECT 1 FROM subscriptions WHERE id = $1 FOR UPDATE', [subscriptionId]);
+      const { rows } = await db.query('SELECT count(*)::int AS n FROM alerts WHERE subscription_id = $1', [subscriptionId]);
+      if ((rows[0].n as number) >= max) return false;
+      await db.query(
+        `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'ACTIVE', $8, (SELECT seq FROM alert_matcher WHERE id = 1), $9, $9)`,
+        [id, subscriptionId, input.name, JSON.stringify(input.query), input.url, JSON.stringify(input.events), input.closingReminderDays, this.box.seal(secret), now],
+      );
+      return true;
+    });
+    return created ? this.get(subscriptionId, id) : null;
   }
 
   async list(subscriptionId: string | null, after: ListPosition | null, limit: number): Promise<Alert[]> {
@@ -63,7 +70,12 @@ export class PgAlertStore implements AlertStore {
   }
 
   async delete(subscriptionId: string, id: string): Promise<boolean> {
-    return ((await this.pool.query('DELETE FROM alerts WHERE id = $1 AND subscription_id = $2', [id, subscriptionId])).rowCount ?? 0) === 1;
+    return inTransaction(this.pool, async (db) => {
+      const deleted = ((await db.query('DELETE FROM alerts WHERE id = $1 AND subscription_id = $2', [id, subscriptionId])).rowCount ?? 0) === 1;
+      // Its secrets kept for Idempotency-Key replays go with it.
+      if (deleted) await db.query('UPDATE idempotency_keys SET secret = NULL WHERE alert_id = $1', [id]);
+      return deleted;
+    });
   }
 
   async rotateSecret(subscriptionId: string, id: string, secret: string, at: Date, overlapMs: number): Promise<boolean> {
@@ -324,6 +336,10 @@ export class PgAlertStore implements AlertStore {
           r.id,
         ]);
       }
+      const { rows: kept } = await db.query('SELECT subscription_id, key, secret FROM idempotency_keys WHERE secret IS NOT NULL FOR UPDATE');
+      for (const k of kept) {
+        await db.query('UPDATE idempotency_keys SET secret = $1 WHERE subscription_id = $2 AND key = $3', [box.seal(box.open(k.secret)), k.subscription_id, k.key]);
+      }
       return rows.length;
     });
   }
@@ -332,20 +348,22 @@ export class PgAlertStore implements AlertStore {
     return Number((await this.pool.query(`SELECT count(*) AS n FROM alert_messages WHERE status = 'PENDING'`)).rows[0].n);
   }
 
-  async idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<{ fingerprint: string; status: number; body: string } | null> {
-    const { rows } = await this.pool.query('SELECT fingerprint, status, body FROM idempotency_keys WHERE subscription_id = $1 AND key = $2 AND created_at >= $3', [
-      subscriptionId,
-      key,
-      sinceIso,
-    ]);
-    return rows[0] ?? null;
+  async idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<KeptAnswer | null> {
+    const { rows } = await this.pool.query<KeptRow>(
+      'SELECT fingerprint, status, body, alert_id, secret FROM idempotency_keys WHERE subscription_id = $1 AND key = $2 AND created_at >= $3',
+      [subscriptionId, key, sinceIso],
+    );
+    return rows.length === 0 ? null : keptAnswerOf(rows[0], this.box);
   }
 
-  async rememberIdempotent(subscriptionId: string, key: string, fingerprint: string, status: number, body: string, at: Date): Promise<void> {
+  async rememberIdempotent(subscriptionId: string, key: string, fingerprint: string, status: number, body: string, at: Date, secret: AnswerSecret | null): Promise<void> {
+    // A secret whose alert is gone by now (deleted meanwhile) is not kept.
     await this.pool.query(
-      `INSERT INTO idempotency_keys (subscription_id, key, fingerprint, status, body, created_at) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (subscription_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, created_at = excluded.created_at`,
-      [subscriptionId, key, fingerprint, status, body, at.toISOString()],
+      `INSERT INTO idempotency_keys (subscription_id, key, fingerprint, status, body, created_at, alert_id, secret)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT $8::text WHERE EXISTS (SELECT 1 FROM alerts WHERE id = $7)))
+       ON CONFLICT (subscription_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body,
+         created_at = excluded.created_at, alert_id = excluded.alert_id, secret = excluded.secret`,
+      [subscriptionId, key, fingerprint, status, body, at.toISOString(), secret?.alertId ?? null, secret === null ? null : this.box.seal(secret.secret)],
     );
   }
 }

@@ -4,8 +4,8 @@ import type Database from 'better-sqlite3';
 import type { Db } from '../../subscriptions/sqlite/database.js';
 import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
 import type { SecretBox } from '../secrets.js';
-import { ALERT_COLUMNS, MESSAGE_COLUMNS, TOLD_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, toldOf, type AlertRow, type DueRow, type MessageRow, type ToldRow } from '../rows.js';
-import type { AlertStore, AttemptRecord, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, NewMessage, ToldGrant } from '../store.js';
+import { ALERT_COLUMNS, MESSAGE_COLUMNS, TOLD_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, keptAnswerOf, toldOf, type AlertRow, type DueRow, type KeptRow, type MessageRow, type ToldRow } from '../rows.js';
+import type { AlertStore, AnswerSecret, AttemptRecord, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, KeptAnswer, NewMessage, ToldGrant } from '../store.js';
 
 export class SqliteAlertStore implements AlertStore {
   private readonly statements = new Map<string, Database.Statement>();
@@ -30,16 +30,22 @@ export class SqliteAlertStore implements AlertStore {
     return (this.prepared('SELECT alert_limit FROM subscriptions WHERE id = ?').pluck().get(subscriptionId) as number | null | undefined) ?? null;
   }
 
-  async create(subscriptionId: string, input: NewAlert, secret: string, at: Date): Promise<Alert> {
+  async create(subscriptionId: string, input: NewAlert, secret: string, at: Date, max: number): Promise<Alert | null> {
     const id = newAlertId();
     const now = at.toISOString();
-    this
-      .prepared(
-        `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'ACTIVE', ?, (SELECT seq FROM alert_matcher WHERE id = 1), ?, ?)`,
-      )
-      .run(id, subscriptionId, input.name, JSON.stringify(input.query), input.url, JSON.stringify(input.events), input.closingReminderDays, this.box.seal(secret), now, now);
-    return (await this.get(subscriptionId, id))!;
+    const sealed = this.box.seal(secret);
+    // IMMEDIATE: the write lock is held from the count on, so another connection's creation waits.
+    const created = this.db.transaction(() => {
+      if ((this.prepared('SELECT count(*) FROM alerts WHERE subscription_id = ?').pluck().get(subscriptionId) as number) >= max) return false;
+      this
+        .prepared(
+          `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, 'ACTIVE', ?, (SELECT seq FROM alert_matcher WHERE id = 1), ?, ?)`,
+        )
+        .run(id, subscriptionId, input.name, JSON.stringify(input.query), input.url, JSON.stringify(input.events), input.closingReminderDays, sealed, now, now);
+      return true;
+    }).immediate();
+    return created ? this.get(subscriptionId, id) : null;
   }
 
   async list(subscriptionId: string | null, after: ListPosition | null, limit: number): Promise<Alert[]> {
@@ -70,7 +76,12 @@ export class SqliteAlertStore implements AlertStore {
   }
 
   async delete(subscriptionId: string, id: string): Promise<boolean> {
-    return this.prepared('DELETE FROM alerts WHERE id = ? AND subscription_id = ?').run(id, subscriptionId).changes === 1;
+    return this.db.transaction(() => {
+      const deleted = this.prepared('DELETE FROM alerts WHERE id = ? AND subscription_id = ?').run(id, subscriptionId).changes === 1;
+      // Its secrets kept for Idempotency-Key replays go with it.
+      if (deleted) this.prepared('UPDATE idempotency_keys SET secret = NULL WHERE alert_id = ?').run(id);
+      return deleted;
+    })();
   }
 
   async rotateSecret(subscriptionId: string, id: string, secret: string, at: Date, overlapMs: number): Promise<boolean> {
@@ -256,8 +267,11 @@ export class SqliteAlertStore implements AlertStore {
   async resealSecrets(box: { open(sealed: string): string; seal(plain: string): string }): Promise<number> {
     const rows = this.prepared('SELECT id, secret, previous_secret FROM alerts').all() as { id: string; secret: string; previous_secret: string | null }[];
     const update = this.prepared('UPDATE alerts SET secret = ?, previous_secret = ? WHERE id = ?');
+    const kept = this.prepared('SELECT subscription_id, key, secret FROM idempotency_keys WHERE secret IS NOT NULL');
+    const updateKept = this.prepared('UPDATE idempotency_keys SET secret = ? WHERE subscription_id = ? AND key = ?');
     this.db.transaction(() => {
       for (const r of rows) update.run(box.seal(box.open(r.secret)), r.previous_secret === null ? null : box.seal(box.open(r.previous_secret)), r.id);
+      for (const k of kept.all() as { subscription_id: string; key: string; secret: string }[]) updateKept.run(box.seal(box.open(k.secret)), k.subscription_id, k.key);
     }).immediate();
     return rows.length;
   }
@@ -266,19 +280,22 @@ export class SqliteAlertStore implements AlertStore {
     return this.prepared(`SELECT count(*) FROM alert_messages WHERE status = 'PENDING'`).pluck().get() as number;
   }
 
-  async idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<{ fingerprint: string; status: number; body: string } | null> {
+  async idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<KeptAnswer | null> {
     const row = this
-      .prepared('SELECT fingerprint, status, body FROM idempotency_keys WHERE subscription_id = ? AND key = ? AND created_at >= ?')
-      .get(subscriptionId, key, sinceIso) as { fingerprint: string; status: number; body: string } | undefined;
-    return row ?? null;
+      .prepared('SELECT fingerprint, status, body, alert_id, secret FROM idempotency_keys WHERE subscription_id = ? AND key = ? AND created_at >= ?')
+      .get(subscriptionId, key, sinceIso) as KeptRow | undefined;
+    return row === undefined ? null : keptAnswerOf(row, this.box);
   }
 
-  async rememberIdempotent(subscriptionId: string, key: string, fingerprint: string, status: number, body: string, at: Date): Promise<void> {
+  async rememberIdempotent(subscriptionId: string, key: string, fingerprint: string, status: number, body: string, at: Date, secret: AnswerSecret | null): Promise<void> {
+    // A secret whose alert is gone by now (deleted meanwhile) is not kept.
     this
       .prepared(
-        `INSERT INTO idempotency_keys (subscription_id, key, fingerprint, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (subscription_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body, created_at = excluded.created_at`,
+        `INSERT INTO idempotency_keys (subscription_id, key, fingerprint, status, body, created_at, alert_id, secret)
+         VALUES (:sub, :key, :fingerprint, :status, :body, :at, :alert, (SELECT :secret WHERE EXISTS (SELECT 1 FROM alerts WHERE id = :alert)))
+         ON CONFLICT (subscription_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body,
+           created_at = excluded.created_at, alert_id = excluded.alert_id, secret = excluded.secret`,
       )
-      .run(subscriptionId, key, fingerprint, status, body, at.toISOString());
+      .run({ sub: subscriptionId, key, fingerprint, status, body, at: at.toISOString(), alert: secret?.alertId ?? null, secret: secret === null ? null : this.box.seal(secret.secret) });
   }
 }

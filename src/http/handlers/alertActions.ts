@@ -63,14 +63,15 @@ export async function listAlerts(store: AlertStore, subscriptionId: string, p: P
 /** Creates an alert from checked fields (checkAlertBody 'create'); ALERT_LIMIT_REACHED at the subscription's maximum. The secret is in the answer only. */
 export async function createAlert(store: AlertStore, subscription: Subscription, fields: AlertChanges, now: Date) {
   const max = (await store.limitOverride(subscription.id)) ?? TIER_ALERT_LIMITS[subscription.tier];
-  const current = await store.count(subscription.id);
-  if (current >= max) {
-    throw new ApiError(403, 'ALERT_LIMIT_REACHED', `This subscription holds ${current} alerts, its maximum (${max}); delete one or ask for a higher limit.`);
-  }
   const events = fields.events ?? EVENT_TYPES.filter((type) => type !== 'grant.closing' || fields.closingReminderDays);
   const input: NewAlert = { name: fields.name!, query: fields.query!, url: fields.url!, events, closingReminderDays: fields.closingReminderDays ?? null };
   const secret = newSigningSecret();
-  const alert = await store.create(subscription.id, input, secret, now);
+  // The store counts and inserts in one transaction: simultaneous creations never pass the limit.
+  const alert = await store.create(subscription.id, input, secret, now, max);
+  if (alert === null) {
+    const current = await store.count(subscription.id);
+    throw new ApiError(403, 'ALERT_LIMIT_REACHED', `This subscription holds ${current} alerts, its maximum (${max}); delete one or ask for a higher limit.`);
+  }
   return { ...presentAlert(alert), secret };
 }
 

@@ -4,13 +4,14 @@ import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { eventPayload } from '../../alerts/events.js';
 import { newSigningSecret, presentAlert, presentDelivery, SECRET_OVERLAP_MS, type Alert } from '../../alerts/model.js';
-import type { AlertStore } from '../../alerts/store.js';
+import type { AlertStore, AnswerSecret, KeptAnswer } from '../../alerts/store.js';
 import { JSON_CONTENT_TYPE, successBody } from '../envelope.js';
 import { ApiError, notFound } from '../errors.js';
 import { clip, paramValidator, parseQueryString } from '../parameters/queryParams.js';
 import type { Handlers } from '../middleware/routing.js';
 import type { AppState } from '../state.js';
-import { checkAlertBody, readJsonObject } from '../parameters/alertBody.js';
+import { checkAlertBody } from '../parameters/alertBody.js';
+import { readJsonObject } from '../parameters/jsonBody.js';
 import { alertStore, createAlert, deleteAlert, listAlerts, listPage, listPaging, targetPolicy, validateListParams, type AlertsApi } from './alertActions.js';
 
 export type { AlertsApi } from './alertActions.js';
@@ -22,6 +23,27 @@ const noParams = paramValidator({});
 
 /** limit and cursor of a list request. */
 const paging = (ctx: Context) => listPaging(validateListParams(parseQueryString(ctx.querystring)));
+
+/**
+ * An answer as an Idempotency-Key keeps it: the signing secret in its data (POST /alerts, POST
+ * /alerts/{id}/secret) taken out, null in its place, to be kept sealed apart with its alert.
+ */
+function keepable(body: unknown): { text: string; secret: AnswerSecret | null } {
+  const data = (body as { data?: Record<string, unknown> }).data;
+  if (typeof data?.secret !== 'string') return { text: JSON.stringify(body), secret: null };
+  return { text: JSON.stringify({ ...(body as object), data: { ...data, secret: null } }), secret: { alertId: data.id as string, secret: data.secret } };
+}
+
+/** A kept answer as it is replayed: its secret back in place; a 404 once the alert (and its secret) was deleted. */
+function replayed(kept: KeptAnswer): string {
+  if (kept.alertId === null) return kept.body;
+  if (kept.secret === null) {
+    throw notFound(`The alert this Idempotency-Key answered for (${kept.alertId}) has been deleted, and its signing secret with it; use a new key for a new request.`);
+  }
+  const body = JSON.parse(kept.body) as { data: Record<string, unknown> };
+  body.data.secret = kept.secret;
+  return JSON.stringify(body);
+}
 
 function sendJson(ctx: Context, status: number, body: unknown): void {
   ctx.status = status;
@@ -44,7 +66,8 @@ export function alertHandlers(api: AlertsApi | undefined, clock: () => Date): Ha
   /**
    * Stripe's Idempotency-Key: the first 2xx answer to a key is kept 24 hours and replayed for the
    * same key and body; another body with the same key is a 409. Concurrent requests with one key
-   * are answered one after the other.
+   * are answered one after the other. A signing secret in the answer is kept sealed and replayed
+   * while its alert exists.
    */
   const pending = new Map<string, Promise<unknown>>();
   async function idempotent(ctx: Context, body: string, answer: () => Promise<{ status: number; body: unknown }>): Promise<void> {
@@ -68,15 +91,19 @@ export function alertHandlers(api: AlertsApi | undefined, clock: () => Date): Ha
         if (kept.fingerprint !== fingerprint) {
           throw new ApiError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used in the last 24 hours with another request; use a new key for a new request.');
         }
+        const text = replayed(kept);
         ctx.set('Idempotent-Replayed', 'true');
         ctx.status = kept.status;
         ctx.set('Content-Type', JSON_CONTENT_TYPE);
-        ctx.body = kept.body;
+        ctx.body = text;
         return;
       }
       const result = await answer();
-      const text = JSON.stringify(result.body);
-      if (result.status < 300) await store().rememberIdempotent(subscriptionId, key, fingerprint, result.status, text, clock());
+      if (result.status < 300) {
+        // Never a secret in clear: it is kept sealed, apart from the body.
+        const { text, secret } = keepable(result.body);
+        await store().rememberIdempotent(subscriptionId, key, fingerprint, result.status, text, clock(), secret);
+      }
       sendJson(ctx, result.status, result.body);
     })();
     pending.set(slot, work);

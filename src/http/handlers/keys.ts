@@ -9,10 +9,10 @@
 import type { Context, Middleware } from 'koa';
 import { InvalidBodyError, type ErrorDetail } from '../../failures.js';
 import type { AuditActor } from '../../subscriptions/audit.js';
-import { checkRestrictions, isUnrestricted, isWithin, MAX_KEY_NAME, withinCaller } from '../../subscriptions/keyRestrictions.js';
+import { checkRestrictions, isWithin, MAX_KEY_NAME, withinCaller } from '../../subscriptions/keyRestrictions.js';
 import type { SubscriptionRecords } from '../../subscriptions/store.js';
 import { rateLimitOf } from '../../subscriptions/tiers.js';
-import { readJsonObject } from '../parameters/alertBody.js';
+import { readJsonObject } from '../parameters/jsonBody.js';
 import { successBody } from '../envelope.js';
 import { ApiError, notFound } from '../errors.js';
 import { clip, paramValidator, parseQueryString } from '../parameters/queryParams.js';
@@ -81,17 +81,16 @@ export function keyHandlers(subscriptions: SubscriptionRecords, clock: () => Dat
     if (!isWithin(found.restrictions, caller.restrictions)) {
       throw new ApiError(403, 'KEY_RESTRICTIONS_EXCEEDED', 'This key has rights the calling key lacks; revoke it with a key that holds at least its rights.');
     }
-    if (isUnrestricted(found.restrictions)) {
-      const others = (await subscriptions.listKeys(caller.subscription.id)).filter((k) => k.id !== found.id && k.revokedAt === null && isUnrestricted(k.restrictions));
-      if (others.length === 0) {
-        throw new ApiError(
-          409,
-          'LAST_UNRESTRICTED_KEY',
-          'This is the last unrestricted key of the subscription; create another unrestricted key first, or ask the operator (grants-admin key revoke).',
-        );
-      }
+    // The last-unrestricted-key rule is checked in the store's transaction, with the revocation.
+    const outcome = await subscriptions.revokeKeepingAccess(found.id, apiActor(ctx.state));
+    if (outcome === 'gone') throw notFound(`No active key of this subscription has the id "${clip(id)}".`);
+    if (outcome === 'last-unrestricted') {
+      throw new ApiError(
+        409,
+        'LAST_UNRESTRICTED_KEY',
+        'This is the last unrestricted key of the subscription; create another unrestricted key first, or ask the operator (grants-admin key revoke).',
+      );
     }
-    await subscriptions.revokeKey(found.id, apiActor(ctx.state));
     ctx.body = successBody(ctx.state.requestId, { id: found.id, revoked: true });
   };
 

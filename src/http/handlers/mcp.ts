@@ -8,7 +8,7 @@
 // own parameter definitions and validate arguments through the REST endpoints' own parsers.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, JSONRPCMessageSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, JSONRPCMessageSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Middleware } from 'koa';
 import { InvalidBodyError, InvalidInputError, ServiceUnavailableError, type ErrorDetail } from '../../failures.js';
 import { describeError, type Logger } from '../../log.js';
@@ -16,10 +16,11 @@ import { API_VERSION } from '../envelope.js';
 import { featureNotAvailable } from '../middleware/authentication.js';
 import { scopeFor, scopeNotAllowed } from '../middleware/keyRestrictionChecks.js';
 import { hasScope } from '../../subscriptions/keyRestrictions.js';
-import { readJsonBody } from '../parameters/alertBody.js';
+import { readJsonBody } from '../parameters/jsonBody.js';
 import { ApiError, answerTo, type ErrorCode } from '../errors.js';
 import { paramValidator, parseQueryString } from '../parameters/queryParams.js';
 import type { AppState } from '../state.js';
+import { invalidParamsAnswer } from './mcpParams.js';
 import { TOOLS, type ToolContext, type ToolSpec } from './mcpTools.js';
 
 /** The largest JSON-RPC message taken (the largest, create_alert's, is well under 16 KB). */
@@ -117,6 +118,12 @@ export function mcpHandler(deps: McpDeps): Middleware<AppState> {
     }
     if (!JSONRPCMessageSchema.safeParse(message).success) {
       throw new InvalidBodyError([{ parameter: '(body)', message: 'must be a JSON-RPC 2.0 message: jsonrpc "2.0" and a method (with an id for a request), or a response' }]);
+    }
+    const invalidParams = invalidParamsAnswer(message as JSONRPCMessage);
+    if (invalidParams !== null) {
+      ctx.status = 200;
+      ctx.body = invalidParams;
+      return;
     }
     const headers = new Headers();
     for (const name of TRANSPORT_HEADERS) {

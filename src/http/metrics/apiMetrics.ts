@@ -1,5 +1,6 @@
 // Prometheus metrics (prom-client) at GET /metrics, outside the versioned prefix and without a
-// partner key (a bearer METRICS_TOKEN when one is configured). Labels are bounded: route
+// partner key: served with a bearer METRICS_TOKEN, or to anyone with METRICS_PUBLIC=true, and not
+// at all with neither. Labels are bounded: route
 // templates, methods, statuses, codes, engine operations, causes; never a subscription or a key.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
@@ -36,6 +37,12 @@ const OPERATOR_PATHS = new Set(['/healthz', '/readyz', METRICS_PATH]);
 function routeOf(path: string, state: AppState): string {
   if (state.route !== undefined) return `${API_PREFIX}${state.route.template}`;
   return OPERATOR_PATHS.has(path) ? path : UNMATCHED;
+}
+
+/** Who may scrape: the bearer token (METRICS_TOKEN), or anyone when `open` (METRICS_PUBLIC). */
+export interface MetricsAccess {
+  token: string | null;
+  open: boolean;
 }
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
@@ -131,13 +138,15 @@ export class ApiMetrics implements EngineObserver {
   }
 
   /**
-   * Counts every request and answers GET /metrics (with `Authorization: Bearer <token>` when a
-   * token is set). Placed first, so it times and counts every answer, errors included.
+   * Counts every request and answers GET /metrics: with `Authorization: Bearer <token>` when a
+   * token is set, to anyone when `open`; with neither, /metrics is not served (the app answers
+   * 404 as for any unknown path). Placed first, so it times and counts every answer, errors included.
    */
-  middleware(token: string | null): Middleware<AppState> {
-    const expected = token === null ? null : digest(`Bearer ${token}`);
+  middleware(access: MetricsAccess): Middleware<AppState> {
+    const expected = access.token === null ? null : digest(`Bearer ${access.token}`);
+    const served = expected !== null || access.open;
     return async (ctx, next) => {
-      if (ctx.path === METRICS_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      if (served && ctx.path === METRICS_PATH && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
         if (expected !== null && !timingSafeEqual(digest(ctx.get('Authorization')), expected)) {
           const code: ErrorCode = 'UNAUTHORIZED';
           ctx.status = ERROR_STATUS[code];

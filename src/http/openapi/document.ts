@@ -16,7 +16,7 @@ import { ALERT_CODES, ALERT_OPERATIONS, ALERT_PATH_PARAMS, ALERT_SCHEMAS, ALERT_
 import { scopeFor } from '../middleware/keyRestrictionChecks.js';
 import { KEY_CODES, KEY_OPERATIONS, KEY_PATH_PARAMS, KEY_SCHEMAS, keyOnlyCode } from './keyDocument.js';
 import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXAMPLE_META, EXPORT_EXAMPLES, VALIDATION_ERROR_EXAMPLE, type AnswerExample } from './examples.js';
-import { DATE_MESSAGE, DATE_PATTERN, MAX_ARRAY_VALUES, type ParamSpec, type ParamSpecs } from '../parameters/queryParams.js';
+import { DATE_MESSAGE, DATE_PATTERN, maxListValues, type ParamSpec, type ParamSpecs } from '../parameters/queryParams.js';
 import { API_PREFIX, ROUTES, type RouteName, type RouteSpec } from '../routeTable.js';
 import type { AppState } from '../state.js';
 import { MCP_REQUEST_EXAMPLE, MCP_RESPONSE_EXAMPLE, MCP_SCHEMAS, MCP_TOOL_NAMES } from './mcpDocument.js';
@@ -127,7 +127,7 @@ export function paramSchema(spec: ParamSpec): Schema {
     case 'enum':
       return { type: 'string', enum: [...spec.values] };
     case 'enumArray':
-      return { type: 'array', maxItems: MAX_ARRAY_VALUES, uniqueItems: true, items: { type: 'string', enum: [...spec.values] } };
+      return { type: 'array', maxItems: maxListValues(spec.values), uniqueItems: true, items: { type: 'string', enum: [...spec.values] } };
   }
 }
 
@@ -165,7 +165,7 @@ function paramDescription(name: string, spec: ParamSpec): string {
     const [a, b] = spec.example as readonly string[];
     const second = b ?? a;
     parts.push(
-      `A list, written comma-separated: \`${name}=${a},${second}\` (values of one parameter are ORed, at most ${MAX_ARRAY_VALUES} distinct). ` +
+      `A list, written comma-separated: \`${name}=${a},${second}\` (values of one parameter are ORed, at most ${maxListValues(spec.values as readonly string[])} distinct). ` +
         `The server also accepts the parameter repeated (\`${name}=${a}&${name}=${second}\`) and the bracketed form (\`${name}[]=${a}&${name}[]=${second}\`).`,
     );
   }
@@ -176,8 +176,12 @@ function paramDescription(name: string, spec: ParamSpec): string {
   if (name === 'sort') parts.push('Default: relevance with search words, else deadline; relevance needs search words.');
   if (name === 'cursor') parts.push('Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.');
   if (name === 'format') parts.push('`ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.');
+  if (spec.fillIn === false) parts.push(`For example \`${String(spec.example)}\`.`);
   return parts.join(' ');
 }
+
+/** The parameter's `example`, which /docs fills in, unless its definition keeps it to the description. */
+const exampleOf = (spec: ParamSpec): Schema => (spec.fillIn === false ? {} : { example: spec.example });
 
 function parameters(route: RouteSpec): Schema[] {
   const path = route.template
@@ -198,7 +202,7 @@ function parameters(route: RouteSpec): Schema[] {
     description: paramDescription(name, spec),
     ...(spec.kind === 'enumArray' ? { style: 'form', explode: false } : {}),
     schema: paramSchema(spec),
-    example: spec.example,
+    ...exampleOf(spec),
   }));
   return [...path, ...query];
 }
@@ -304,12 +308,13 @@ function configOperation(route: RouteSpec, method: string): Schema {
     .split('/')
     .filter((part) => part.startsWith(':'))
     .map((part) => ({ name: part.slice(1), in: 'path', required: true, ...pathDocs[part.slice(1)], schema: { type: 'string', minLength: 1 } }));
-  const query = Object.entries(doc.params).map(([param, spec]) => ({ name: param, in: 'query', required: false, description: paramDescription(param, spec), schema: paramSchema(spec), example: spec.example }));
+  const query = Object.entries(doc.params).map(([param, spec]) => ({ name: param, in: 'query', required: false, description: paramDescription(param, spec), schema: paramSchema(spec), ...exampleOf(spec) }));
   const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter(
     (code) =>
       code !== 'METHOD_NOT_ALLOWED' &&
       code !== 'SYNC_EXPIRED' &&
-      (code !== 'NOT_FOUND' || route.template.includes(':')) &&
+      // POST /alerts: a 404 replays an Idempotency-Key whose alert was deleted since (its secret with it).
+      (code !== 'NOT_FOUND' || route.template.includes(':') || (!isKey && name === 'alerts' && method === 'POST')) &&
       (isKey ? keyOnlyCode(code, name, method) : alertOnlyCode(code, name, method) && !KEY_CODES.includes(code)),
   );
   const responses: Schema = {
@@ -330,7 +335,9 @@ function configOperation(route: RouteSpec, method: string): Schema {
       (method === 'POST' && isKey ? ' Takes no `Idempotency-Key`: replaying the answer would mean keeping the new key in clear; a retry makes a second key, which `GET /keys` lists.' : ''),
     tags: [isKey ? 'keys' : 'alerts'],
     parameters: [...pathParams, ...query, ...(method === 'POST' && !isKey ? [IDEMPOTENCY_KEY] : [])],
-    ...(doc.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body) } } } }),
+    ...(doc.body === undefined
+      ? {}
+      : { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body), ...(doc.bodyExample === undefined ? {} : { example: doc.bodyExample }) } } } }),
     responses,
   };
 }
@@ -339,9 +346,12 @@ const IDEMPOTENCY_KEY: Schema = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing.',
+  // No `example`: /docs would fill the same key into every POST, and a key sent with another request is a 409.
+  description:
+    'A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. ' +
+    'A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. ' +
+    'A new key for each new request: for example `create-alert-7f3c2a`.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
-  example: 'create-alert-7f3c2a',
 };
 
 const jsonExample = (name: string, example: AnswerExample): Schema => ({

@@ -28,6 +28,10 @@ export const EXAMPLE_GRANT: ServedGrant = {
   isRecurring: true,
   createdAt: '2024-12-28T12:19:04.509Z',
   updatedAt: '2025-09-01T18:50:04.624Z',
+  titleFr: 'Programme de soutien au développement de l\'exportation',
+  descriptionFr:
+    'Affaires mondiales Canada (CanExport) offre une aide financière non remboursable aux moyennes entreprises de Thompson afin de soutenir les missions commerciales et les études de marché à l’étranger. Le programme appuie le développement de l\'exportation et l\'économie de la région. L\'aide varie de 100 000 $ à 235 000 $ par projet. Les dépenses admissibles comprennent les études de marché, la participation à des salons et la certification des produits. Les projets doivent être réalisés en moins de 24 mois. Un nouvel appel est lancé chaque année.',
+  source: null,
   status: 'FORECASTED',
 };
 

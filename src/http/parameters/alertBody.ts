@@ -1,48 +1,12 @@
-// The JSON bodies of POST and PATCH /alerts: read within bounds (16 KB, application/json), then
-// checked field by field, every problem listed. The `query` is checked by the GET /grants
+// The JSON bodies of POST and PATCH /alerts (read by jsonBody.ts, within its bounds), checked
+// field by field, every problem listed. The `query` is checked by the GET /grants
 // parameter definitions themselves (grantSearchParams.ts): one definition, two doors.
-import type { Context } from 'koa';
-import getRawBody from 'raw-body';
 import { EVENT_TYPES, MAX_ALERT_NAME, MAX_CLOSING_DAYS, MIN_CLOSING_DAYS, type AlertChanges, type AlertQuery, type EventType } from '../../alerts/model.js';
 import { urlProblem, type TargetPolicy } from '../../alerts/targets.js';
 import { InvalidBodyError, InvalidInputError, type ErrorDetail } from '../../failures.js';
-import { ApiError } from '../errors.js';
 import { ALERT_QUERY_PARAMS, NOT_ALERT_PARAMS, parseAlertConditions } from './grantSearchParams.js';
 import { jsonAsParameters, parseJsonParameters } from './jsonParams.js';
 import { clip } from './queryParams.js';
-
-export const MAX_BODY_BYTES = 16 * 1024;
-
-/** The request's JSON body, parsed; 415 for another type, 413 past `limit` bytes, 400 for bad JSON. */
-export async function readJsonBody(ctx: Context, limit = MAX_BODY_BYTES): Promise<unknown> {
-  const type = (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase();
-  if (type !== 'application/json') {
-    throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with Content-Type: application/json.');
-  }
-  let text: string;
-  try {
-    text = await getRawBody(ctx.req, { limit, encoding: 'utf8' });
-  } catch (error) {
-    if ((error as { type?: string }).type === 'entity.too.large') {
-      throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${limit / 1024} KB.`);
-    }
-    throw new InvalidBodyError([{ parameter: '(body)', message: 'could not be read as UTF-8 JSON' }]);
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new InvalidBodyError([{ parameter: '(body)', message: 'is not valid JSON' }]);
-  }
-}
-
-/** The request's JSON body as an object; 415 for another type, 413 past 16 KB, 400 for bad JSON or another JSON value. */
-export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
-  const parsed = await readJsonBody(ctx);
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new InvalidBodyError([{ parameter: '(body)', message: 'must be a JSON object' }]);
-  }
-  return parsed as Record<string, unknown>;
-}
 
 /** The names of an alert query that are no filter of GET /grants, each with its problem. */
 function nameProblems(query: Record<string, unknown>): ErrorDetail[] {

@@ -47,7 +47,7 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     maxLength: MAX_SEARCH_LENGTH,
     message: `must be at most ${MAX_SEARCH_LENGTH} characters`,
     description:
-      'Words to find: every word must appear in the title, funder or description (case, accents and word endings ignored). ' +
+      'Words to find: every word must appear in the title, funder, description, French title or French description, or in the labels of the grant\'s funder type, funding type, beneficiaries and provinces (in English and French: "Indigenous communities", "prêt"), case and accents ignored; a word matches in English (its word endings ignored) or in French (elided articles such as l\' and d\' dropped, French endings ignored). ' +
       'Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; ' +
       'upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). ' +
       'Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. ' +
@@ -143,6 +143,7 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     message: 'must be * or a nextCursor the API gave out',
     description: 'Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer.',
     example: '*',
+    fillIn: false,
   },
 };
 

@@ -1,5 +1,6 @@
 // GrantQuery → Elasticsearch query DSL. Pure: no I/O, unit-tested on its output.
 import { FACET_FILTERS, type GrantQuery, type SortKey, type StoredFacetName } from '../../grants/query.js';
+import { LABELS_WEIGHT } from '../../grants/labels.js';
 import type { ParsedSearch, SearchClause, SearchTerm } from '../../grants/searchSyntax.js';
 import { facetAggregations, type Condition } from './facets.js';
 import { ID_KEY_SORT } from './idKeys.js';
@@ -7,8 +8,20 @@ import { statusClauses } from './statusClauses.js';
 
 export type { Condition };
 
-/** Relevance boosts, as in the embedded engine: title above funder above description. */
-export const TEXT_FIELDS = ['title^3', 'funder^2', 'description'] as const;
+/**
+ * The text fields with their relevance boosts, as in the embedded engine: title above funder
+ * above description, the French title and description as the English ones, the labels lowest
+ * (grants/labels.ts). Each is analysed in English; its `.fr` subfield in French.
+ */
+const BOOSTED = [['title', 3], ['funder', 2], ['description', 1], ['titleFr', 3], ['descriptionFr', 1], ['labels', LABELS_WEIGHT]] as const;
+
+const boosted = (suffix: string): string[] => BOOSTED.map(([field, boost]) => (boost === 1 ? `${field}${suffix}` : `${field}${suffix}^${boost}`));
+
+/** The fields of the English analysis. */
+export const TEXT_FIELDS = boosted('');
+
+/** The fields of the French analysis (grant_french: elision, folding, light stemming). */
+export const FRENCH_TEXT_FIELDS = boosted('.fr');
 
 /**
  * The keyword `sort=title` orders by: titleSortKey(title), computed by the writer at index time
@@ -99,19 +112,25 @@ export function pageSortOf(query: GrantQuery): unknown[] {
   return [keyClause(query), ...ID_KEY_SORT];
 }
 
-/** A phrase: its words adjacent and in order in one field (each field's analyzer, as indexed). */
-const phraseQuery = (term: SearchTerm) => ({ multi_match: { query: term.words.join(' '), fields: [...TEXT_FIELDS], type: 'phrase' } });
+/** A phrase: its words adjacent and in order in one field, in either analysis (each field's analyzer, as indexed). */
+const phraseQuery = (term: SearchTerm) => ({ multi_match: { query: term.words.join(' '), fields: [...TEXT_FIELDS, ...FRENCH_TEXT_FIELDS], type: 'phrase' } });
 
 /**
- * The queries a clause's terms make: its single words together, each in some field (cross_fields,
- * operator and: what plain words have always been), and each phrase in some field. The words are
- * plain text for the analyzer, never query syntax.
+ * A single word: in some field in the English analysis, or in some field in the French one
+ * (cross_fields in each: the fields of one analysis scored as one).
+ */
+const wordQuery = (word: string) =>
+  either(
+    { multi_match: { query: word, fields: [...TEXT_FIELDS], type: 'cross_fields', operator: 'and' } },
+    { multi_match: { query: word, fields: [...FRENCH_TEXT_FIELDS], type: 'cross_fields', operator: 'and' } },
+  );
+
+/**
+ * The queries a clause's terms make: each single word in either analysis, and each phrase in some
+ * field. The words are plain text for the analyzer, never query syntax.
  */
 function termQueries(terms: readonly SearchTerm[]): unknown[] {
-  const words = terms.filter((term) => term.words.length === 1).map((term) => term.words[0]);
-  const queries: unknown[] = words.length === 0 ? [] : [{ multi_match: { query: words.join(' '), fields: [...TEXT_FIELDS], type: 'cross_fields', operator: 'and' } }];
-  for (const term of terms) if (term.words.length > 1) queries.push(phraseQuery(term));
-  return queries;
+  return terms.map((term) => (term.words.length === 1 ? wordQuery(term.words[0]) : phraseQuery(term)));
 }
 
 /** A clause: every term it finds (must), none it excludes (must_not, one query per excluded term). */

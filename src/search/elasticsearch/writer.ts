@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { Client } from '@elastic/elasticsearch';
 import type { estypes } from '@elastic/elasticsearch';
 import { titleSortKey } from '../../grants/folding.js';
+import { labelText } from '../../grants/labels.js';
 import { GRANT_FIELDS, type Grant } from '../../grants/schema.js';
 import { DEFAULT_CHANGE_LOG_OPTIONS, type CatalogWriter, type ChangeLogOptions, type ReindexOptions, type SyncCounts, type SyncItem, type WriterHooks } from '../engine.js';
 import { contentHash, ElasticsearchChangeLog } from './changeLog.js';
@@ -30,15 +31,16 @@ const FORCE_MERGE_TIMEOUT_MS = 30 * 60_000;
 const MAX_SORT_KEY_CODE_POINTS = 8000;
 
 /**
- * The document indexed for a grant: the grant, plus the fields computed from it for ordering —
- * the title sort key (titleSortKey, computed here so that both engines order titles alike) and
- * the id spelled as numbers (idKeys.ts). The mapping keeps them out of _source, so the stored and
- * served document is the grant, byte for byte.
+ * The document indexed for a grant: the grant, plus the fields computed from it — its labels
+ * (grants/labels.ts, searched as the lowest-weighted text), the title sort key (titleSortKey,
+ * computed here so that both engines order titles alike) and the id spelled as numbers
+ * (idKeys.ts). The mapping keeps them out of _source, so the stored and served document is the
+ * grant, byte for byte.
  */
-export function indexedDocument(grant: Grant): Grant & { [TITLE_SORT_FIELD]: string } & IdKeys {
+export function indexedDocument(grant: Grant): Grant & { labels: string; [TITLE_SORT_FIELD]: string } & IdKeys {
   let key = titleSortKey(grant.title);
   if (key.length > MAX_SORT_KEY_CODE_POINTS) key = Array.from(key).slice(0, MAX_SORT_KEY_CODE_POINTS).join('');
-  return { ...grant, [TITLE_SORT_FIELD]: key, ...idKeysOf(grant.id) };
+  return { ...grant, labels: labelText(grant), [TITLE_SORT_FIELD]: key, ...idKeysOf(grant.id) };
 }
 
 /**

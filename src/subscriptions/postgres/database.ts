@@ -207,7 +207,14 @@ const MIGRATIONS: string[] = [
   // instant were all read and sorted by seq before the LIMIT.
   `CREATE INDEX alert_messages_due_order ON alert_messages (status, next_attempt_at, seq);
    DROP INDEX alert_messages_due;`,
-  // 7: a followed grant's opensAt, and the one whose grant.opened was sent.
+  // 7: an answer kept for an Idempotency-Key holds no signing secret in clear: the secret is kept
+  // sealed apart (secret), with the alert it belongs to (alert_id), and forgotten when the alert
+  // is deleted. Answers kept before, secrets in clear in their body, are dropped.
+  `ALTER TABLE idempotency_keys ADD COLUMN alert_id TEXT;
+   ALTER TABLE idempotency_keys ADD COLUMN secret TEXT;
+   DELETE FROM idempotency_keys WHERE strpos(body, 'whsec_') > 0;
+   CREATE INDEX idempotency_keys_alert ON idempotency_keys (alert_id) WHERE alert_id IS NOT NULL;`,
+  // 8: a followed grant's opensAt, and the one whose grant.opened was sent.
   `ALTER TABLE alert_grants ADD COLUMN opens_at TEXT;
    ALTER TABLE alert_grants ADD COLUMN opened_opens_at TEXT;`,
 ];
@@ -275,4 +282,26 @@ export function pgUnavailable(error: unknown): unknown {
     return new ServiceUnavailableError(`subscriptions store (PostgreSQL) unavailable${typeof code === 'string' ? `: ${code}` : ''}`, 1);
   }
   return error;
+}
+
+/**
+ * `target` with every method's failure passed through pgUnavailable: a PostgreSQL that cannot
+ * answer (stopped, restarting, unreachable) makes the caller's request a 503, never a 500.
+ */
+export function unavailableWhenDown<T extends object>(target: T): T {
+  return new Proxy(target, {
+    get(object, prop) {
+      const value = Reflect.get(object, prop, object) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        let result: unknown;
+        try {
+          result = (value as (...a: unknown[]) => unknown).apply(object, args);
+        } catch (error) {
+          throw pgUnavailable(error);
+        }
+        return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(pgUnavailable(error))) : result;
+      };
+    },
+  });
 }

@@ -7,7 +7,7 @@ import { DEMO_FEATURES, DEMO_KEY_NEVER_SHOWN_SQL } from '../demo.js';
 import { FEATURE_COLUMN } from '../subscriptionRows.js';
 import { firstKeptDay, SWEEP_INTERVAL_MS } from '../usageRetention.js';
 import { PgAllowanceCounter } from './allowanceCounter.js';
-import { createPool, inTransaction, migrate, schemaVersion, type Pool } from './database.js';
+import { createPool, inTransaction, migrate, schemaVersion, unavailableWhenDown, type Pool } from './database.js';
 import { PgSubscriptionStore } from './subscriptionStore.js';
 import { dropPartitionsBefore, ensurePartitions, PgUsageStore } from './usageStore.js';
 
@@ -70,12 +70,14 @@ export class PgStore implements SubscriptionsStore {
     private readonly options: PgStoreOptions,
   ) {
     this.clock = options.clock ?? (() => new Date());
-    this.subscriptions = new PgSubscriptionStore(pool, {
-      listenUrl: options.listen === false ? undefined : url,
-      clock: this.clock,
-      log: options.log,
-      cacheTtlMs: options.cacheTtlMs,
-    });
+    this.subscriptions = unavailableWhenDown(
+      new PgSubscriptionStore(pool, {
+        listenUrl: options.listen === false ? undefined : url,
+        clock: this.clock,
+        log: options.log,
+        cacheTtlMs: options.cacheTtlMs,
+      }),
+    );
     this.usage = new PgUsageStore(pool, options.log);
     this.allowance = new PgAllowanceCounter(pool);
     this.demo = new PgDemo(pool, this.subscriptions, this.clock);

@@ -9,7 +9,7 @@ import { describeError, type Logger } from '../../log.js';
 import { displayPrefix, generateApiKey, hashApiKey, newId } from '../apiKeys.js';
 import { auditFromRow, SYSTEM_ACTOR, type AuditAction, type AuditActor, type AuditEntry, type AuditQuery } from '../audit.js';
 import { listedOrigins, LISTED_ORIGINS_TTL_MS, NO_RESTRICTIONS, restrictionsToColumn } from '../keyRestrictions.js';
-import type { ApiKeyInfo, Awaitable, Caller, KeyOptions, NewSubscription, RotatedKey, SubscriptionRecords } from '../store.js';
+import type { ApiKeyInfo, Awaitable, Caller, KeepingAccessRevocation, KeyOptions, NewSubscription, RotatedKey, SubscriptionRecords } from '../store.js';
 import { FEATURES, type Feature, type Status, type Subscription } from '../tiers.js';
 import { callerFromRow, FEATURE_COLUMN, keyFromRow, subscriptionFromRow, type SubscriptionRow as Row } from '../subscriptionRows.js';
 import { CHANGES_CHANNEL, inTransaction, pgUnavailable, type Pool, type Queryable } from './database.js';
@@ -251,6 +251,31 @@ export class PgSubscriptionStore implements SubscriptionRecords {
     });
     this.changed();
     return done;
+  }
+
+  async revokeKeepingAccess(keyId: string, by: AuditActor = SYSTEM_ACTOR): Promise<KeepingAccessRevocation> {
+    const now = this.clock().toISOString();
+    const outcome = await inTransaction(this.pool, async (db): Promise<KeepingAccessRevocation> => {
+      // The subscription's row locked first: revocations of its keys run one at a time, and the
+      // count below sees every one committed before.
+      const { rows: locked } = await db.query('SELECT s.id FROM subscriptions s JOIN api_keys k ON k.subscription_id = s.id WHERE k.id = $1 FOR UPDATE OF s', [keyId]);
+      if (locked.length === 0) return 'gone';
+      const subscriptionId = locked[0].id as string;
+      const { rows } = await db.query('SELECT restrictions FROM api_keys WHERE id = $1 AND (revoked_at IS NULL OR revoked_at > $2)', [keyId, now]);
+      if (rows.length === 0) return 'gone';
+      if (rows[0].restrictions === null) {
+        const { rows: others } = await db.query(
+          'SELECT count(*)::int AS n FROM api_keys WHERE subscription_id = $1 AND id <> $2 AND revoked_at IS NULL AND restrictions IS NULL',
+          [subscriptionId, keyId],
+        );
+        if (others[0].n === 0) return 'last-unrestricted';
+      }
+      await db.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2', [now, keyId]);
+      await this.audited(db, by, subscriptionId, 'key.revoke', keyId, null);
+      return 'revoked';
+    });
+    this.changed();
+    return outcome;
   }
 
   async lastingKeys(subscriptionId: string): Promise<number> {

@@ -207,7 +207,14 @@ const MIGRATIONS: string[] = [
    BEGIN
      SELECT RAISE(ABORT, 'the audit log is append-only');
    END;`,
-  // 9: a followed grant's opensAt, and the one whose grant.opened was sent.
+  // 9: an answer kept for an Idempotency-Key holds no signing secret in clear: the secret is kept
+  // sealed apart (secret), with the alert it belongs to (alert_id), and forgotten when the alert
+  // is deleted. Answers kept before, secrets in clear in their body, are dropped.
+  `ALTER TABLE idempotency_keys ADD COLUMN alert_id TEXT;
+   ALTER TABLE idempotency_keys ADD COLUMN secret TEXT;
+   DELETE FROM idempotency_keys WHERE instr(body, 'whsec_') > 0;
+   CREATE INDEX idempotency_keys_alert ON idempotency_keys (alert_id) WHERE alert_id IS NOT NULL;`,
+  // 10: a followed grant's opensAt, and the one whose grant.opened was sent.
   `ALTER TABLE alert_grants ADD COLUMN opens_at TEXT;
    ALTER TABLE alert_grants ADD COLUMN opened_opens_at TEXT;`,
 ];

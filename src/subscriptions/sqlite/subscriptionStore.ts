@@ -5,7 +5,7 @@ import { displayPrefix, generateApiKey, hashApiKey, newId } from '../apiKeys.js'
 import { auditFromRow, SYSTEM_ACTOR, type AuditAction, type AuditActor, type AuditEntry, type AuditQuery } from '../audit.js';
 import type { Db } from './database.js';
 import { listedOrigins, LISTED_ORIGINS_TTL_MS, NO_RESTRICTIONS, restrictionsToColumn } from '../keyRestrictions.js';
-import type { ApiKeyInfo, Caller, KeyOptions, NewSubscription, RotatedKey, SubscriptionRecords } from '../store.js';
+import type { ApiKeyInfo, Caller, KeepingAccessRevocation, KeyOptions, NewSubscription, RotatedKey, SubscriptionRecords } from '../store.js';
 import { FEATURES, type Feature, type Status, type Subscription } from '../tiers.js';
 import { callerFromRow, FEATURE_COLUMN, keyFromRow, subscriptionFromRow, type SubscriptionRow as Row } from '../subscriptionRows.js';
 
@@ -197,6 +197,29 @@ export class SubscriptionStore implements SubscriptionRecords {
       if (done) this.audited(by, key!.subscriptionId, 'key.revoke', keyId, null);
       return done;
     })();
+  }
+
+  revokeKeepingAccess(keyId: string, by: AuditActor = SYSTEM_ACTOR): KeepingAccessRevocation {
+    this.changed();
+    const now = this.clock().toISOString();
+    // IMMEDIATE: the write lock is taken before the count, so a revocation by another connection
+    // (another instance, grants-admin) cannot slip in between.
+    return this.db.transaction((): KeepingAccessRevocation => {
+      const key = this.db.prepare('SELECT subscription_id, restrictions FROM api_keys WHERE id = ? AND (revoked_at IS NULL OR revoked_at > ?)').get(keyId, now) as
+        | { subscription_id: string; restrictions: string | null }
+        | undefined;
+      if (key === undefined) return 'gone';
+      if (key.restrictions === null) {
+        const others = this.db
+          .prepare('SELECT count(*) FROM api_keys WHERE subscription_id = ? AND id <> ? AND revoked_at IS NULL AND restrictions IS NULL')
+          .pluck()
+          .get(key.subscription_id, keyId) as number;
+        if (others === 0) return 'last-unrestricted';
+      }
+      this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(now, keyId);
+      this.audited(by, key.subscription_id, 'key.revoke', keyId, null);
+      return 'revoked';
+    }).immediate();
   }
 
   /** Keys of the subscription with no revocation set, not even a future one. */

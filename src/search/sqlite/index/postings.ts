@@ -2,13 +2,15 @@
 // catalog's text statistics, the columns' weights the postings' counts are weighted by, and a
 // term's inverse document frequency, computed once when its postings are read. Pure: no I/O.
 
-/** Relevance weights of title, funder and description (FTS5 column order). */
-export const BM25_WEIGHTS = [3.0, 2.0, 1.0] as const;
+import { COLUMN_WEIGHTS } from '../storage/textColumns.js';
+
+/** Relevance weights of the FTS5 table's columns, in its order (storage/textColumns.ts). */
+export const BM25_WEIGHTS = COLUMN_WEIGHTS;
 
 /** One search term's postings: the positions holding it, ascending, and its column-weighted count in each. */
 export interface Postings {
   positions: Int32Array;
-  /** Σ over the term's instances in the grant of the weight of the instance's column. */
+  /** Σ over the term's instances in the grant (in the columns of its analysis) of the weight of the instance's column. */
   frequencies: Float32Array;
   /** The term's inverse document frequency (inverseDocumentFrequency). */
   idf: number;
@@ -20,6 +22,8 @@ export interface TextStatistics {
   tokens: number;
   /** Tokens of each grant over all its columns, by position. */
   lengths: Float64Array;
+  /** The columns FTS5 counts tokens of (0 before the first row): fewer than TEXT_COLUMNS in a catalog of an earlier release. */
+  columns: number;
 }
 
 /**
@@ -30,4 +34,45 @@ export interface TextStatistics {
 export function inverseDocumentFrequency(rows: number, hits: number, log: (x: number) => number): number {
   const idf = log((rows - hits + 0.5) / (hits + 0.5));
   return idf <= 0 ? 1e-6 : idf;
+}
+
+/**
+ * One search word as it is matched: the grants holding it in any of its analyses (the English
+ * and the French: storage/textColumns.ts), ascending, with each analysis's weighted count there (0
+ * where that analysis holds none) and idf, in the order of the word's FTS5 phrases.
+ */
+export interface WordPostings {
+  positions: Int32Array;
+  counts: Float32Array[];
+  idf: number[];
+}
+
+/** A word's analyses' postings (in phrase order) as one WordPostings: their positions merged, in one pass. */
+export function mergeAnalyses(analyses: readonly Postings[]): WordPostings {
+  const idf = analyses.map((p) => p.idf);
+  if (analyses.length === 1) return { positions: analyses[0].positions, counts: [analyses[0].frequencies], idf };
+  const lists = analyses.map((p) => p.positions);
+  const [first] = lists;
+  if (lists.every((list) => list.length === first.length && list.every((position, i) => position === first[i]))) {
+    return { positions: first, counts: analyses.map((p) => p.frequencies), idf };
+  }
+  const total = lists.reduce((sum, list) => sum + list.length, 0);
+  const merged = new Int32Array(total);
+  const counts = analyses.map(() => new Float32Array(total));
+  const cursors = new Int32Array(lists.length);
+  let found = 0;
+  for (;;) {
+    let next = Infinity;
+    for (let a = 0; a < lists.length; a++) if (cursors[a] < lists[a].length && lists[a][cursors[a]] < next) next = lists[a][cursors[a]];
+    if (next === Infinity) break;
+    merged[found] = next;
+    for (let a = 0; a < lists.length; a++) {
+      if (cursors[a] < lists[a].length && lists[a][cursors[a]] === next) {
+        counts[a][found] = analyses[a].frequencies[cursors[a]];
+        cursors[a]++;
+      }
+    }
+    found++;
+  }
+  return { positions: merged.subarray(0, found), counts: counts.map((c) => c.subarray(0, found)), idf };
 }

@@ -3,24 +3,33 @@
 // from FTS5's index on first use and then kept, within a budget, least recently used dropped
 // first, with the columns of that build. Built from the same read snapshot as the CatalogColumns
 // it belongs to and dropped with them, so it never outlives its catalog. query/bm25.ts scores from it.
-import { BM25_WEIGHTS, inverseDocumentFrequency, type Postings, type TextStatistics } from './postings.js';
+import { BM25_WEIGHTS, inverseDocumentFrequency, mergeAnalyses, type Postings, type TextStatistics, type WordPostings } from './postings.js';
 import type { Db } from '../storage/catalogFile.js';
 import type { CatalogColumns } from './columns.js';
 import { LRUCache } from 'lru-cache';
 import { emptyBits, setBit } from './bitset.js';
+import { ENGLISH_COLUMNS, FRENCH_COLUMNS, TEXT_COLUMNS } from '../storage/textColumns.js';
 
-/** FTS5's column names, in the order of BM25_WEIGHTS. */
-const TEXT_COLUMNS = ['title', 'funder', 'description'] as const;
+/** What begins the key of a term's postings in the French columns (an English term never holds a colon). */
+export const FRENCH_KEY = 'fr:';
+
+/** The key of a French term's postings (the key of an English term is the term). */
+export const frenchKey = (term: string): string => `${FRENCH_KEY}${term}`;
 
 /** The vocabulary table over the live FTS5 table, on the reading connection's temp schema. */
 export const VOCABULARY_DDL = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.grants_text_instances USING fts5vocab(main, 'grants_text', 'instance')";
 
+/** Bits of an instance's number that hold its column (TEXT_COLUMNS has 12). */
+const COLUMN_BITS = 16;
+
 /**
- * A term's instances in one string, in FTS5's doclist order (rowid ascending, then column): each
- * `rowid * 4 + column` (0 title, 1 funder, 2 description), comma-separated. One value crosses from
- * SQLite instead of a row per instance: ten times faster on a term held by most grants.
+ * A term's instances in the columns of one analysis in one string, in FTS5's doclist order (rowid
+ * ascending, then column): each `rowid * 16 + column` (the column's place in TEXT_COLUMNS),
+ * comma-separated. One value crosses from SQLite instead of a row per instance: ten times faster
+ * on a term held by most grants.
  */
-const INSTANCES_SQL = `SELECT group_concat(doc * 4 + (CASE col ${TEXT_COLUMNS.map((name, i) => `WHEN '${name}' THEN ${i}`).join(' ')} END)) FROM temp.grants_text_instances WHERE term = ?`;
+const instancesSql = (columns: readonly string[]): string =>
+  `SELECT group_concat(doc * ${COLUMN_BITS} + (CASE col ${TEXT_COLUMNS.map((name, i) => `WHEN '${name}' THEN ${i}`).join(' ')} END)) FROM temp.grants_text_instances WHERE term = ? AND col IN (${columns.map((name) => `'${name}'`).join(', ')})`;
 
 /**
  * Postings kept per catalog build and search worker, counted in (grant, term) pairs of 8 bytes:
@@ -67,9 +76,9 @@ const COMMA = 44;
 const ZERO = 48;
 
 /**
- * A term's instances (INSTANCES_SQL's string) summed into one weighted count per grant, as
+ * A term's instances (instancesSql's string) summed into one weighted count per grant, as
  * positions ascending: marked in a bit set, then collected in order. The weights are whole
- * numbers, so the sums are exact in any order.
+ * numbers and halves, so the sums are exact in any order.
  */
 export function postingsOf(
   instances: string | null,
@@ -90,8 +99,8 @@ export function postingsOf(
       continue;
     }
     if (i === 0) break; // no instance
-    const rowid = Math.floor(value / 4);
-    const column = value - rowid * 4;
+    const rowid = Math.floor(value / COLUMN_BITS);
+    const column = value - rowid * COLUMN_BITS;
     value = 0;
     if (rowid !== lastRowid) {
       lastRowid = rowid;
@@ -134,7 +143,7 @@ export function readTextStatistics(db: Db, columns: CatalogColumns): TextStatist
     for (const size of readVarints(sizes)) total += size;
     lengths[position] = total;
   }
-  return { rows, tokens: columnTokens.reduce((a, b) => a + b, 0), lengths };
+  return { rows, tokens: columnTokens.reduce((a, b) => a + b, 0), lengths, columns: columnTokens.length };
 }
 
 const lnOf = (db: Db): ((x: number) => number) => {
@@ -144,6 +153,8 @@ const lnOf = (db: Db): ((x: number) => number) => {
 
 export class TextIndex {
   private readonly cache: LRUCache<string, Postings>;
+  /** Words' analyses merged (mergeAnalyses), by their keys; a quarter of the budget. */
+  private readonly words: LRUCache<string, WordPostings>;
   private scratch: Scratch | null = null;
 
   private constructor(
@@ -155,6 +166,7 @@ export class TextIndex {
     private readonly shared: boolean,
   ) {
     this.cache = new LRUCache<string, Postings>({ maxSize: budget, sizeCalculation: (postings) => Math.max(1, postings.positions.length) });
+    this.words = new LRUCache<string, WordPostings>({ maxSize: Math.max(1, Math.floor(budget / 4)), sizeCalculation: (word) => Math.max(1, word.positions.length) });
   }
 
   /** The statistics read from the connection's current snapshot, which must be the one the columns were loaded from. */
@@ -168,8 +180,10 @@ export class TextIndex {
    */
   static over(db: Db, columns: CatalogColumns, stats: TextStatistics, budget = POSTINGS_BUDGET, shared = false): TextIndex {
     db.exec(VOCABULARY_DDL);
-    const instances = db.prepare(INSTANCES_SQL).pluck();
-    return new TextIndex(stats, columns, (term) => instances.get(term) as string | null, lnOf(db), budget, shared);
+    const english = db.prepare(instancesSql(ENGLISH_COLUMNS)).pluck();
+    const french = db.prepare(instancesSql(FRENCH_COLUMNS)).pluck();
+    const read = (key: string) => (key.startsWith(FRENCH_KEY) ? french.get(key.slice(FRENCH_KEY.length)) : english.get(key)) as string | null;
+    return new TextIndex(stats, columns, read, lnOf(db), budget, shared);
   }
 
   /** Whether the term's postings are held. */
@@ -187,7 +201,25 @@ export class TextIndex {
     return this.cache.calculatedSize;
   }
 
-  /** The term's postings, positions ascending (read from FTS5's index on first use in this build). */
+  /**
+   * A word's postings in every analysis (the keys of its terms, in its FTS5 phrases' order),
+   * merged, and kept for the next search of the word in this build.
+   */
+  word(keys: readonly string[]): WordPostings {
+    const name = keys.join('\u0000');
+    let word = this.words.get(name);
+    if (word === undefined) {
+      word = mergeAnalyses(keys.map((key) => this.postings(key)));
+      this.words.set(name, word);
+    }
+    return word;
+  }
+
+  /**
+   * The postings of a term in the columns of its analysis, by key (the term for the English
+   * columns, frenchKey(term) for the French ones), positions ascending (read from FTS5's index on
+   * first use in this build).
+   */
   postings(term: string): Postings {
     const hit = this.cache.get(term);
     if (hit !== undefined) return hit;

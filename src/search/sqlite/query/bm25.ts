@@ -2,13 +2,13 @@
 // operations (sqlite3 ext/fts5/fts5_aux.c, fts5Bm25Function), so the scores are those FTS5 gives
 // without its per-hit auxiliary calls. Pure: postings and lengths come in (index/postings.ts),
 // scores go out.
-import type { Postings, TextStatistics } from '../index/postings.js';
+import type { TextStatistics, WordPostings } from '../index/postings.js';
 
 const K1 = 1.2;
 const B = 0.75;
 
 /** The positions holding every term, ascending: the lists walked together from the shortest. */
-export function intersectPostings(terms: readonly Postings[]): Int32Array {
+export function intersectPostings(terms: readonly { positions: Int32Array }[]): Int32Array {
   if (terms.length === 0) return new Int32Array(0);
   const lists = terms.map((t) => t.positions).sort((a, b) => a.length - b.length);
   if (lists.length === 1) return lists[0];
@@ -84,17 +84,18 @@ export function lengthNorms(stats: TextStatistics): Float64Array {
 }
 
 /**
- * The grants holding every term (an AND of the terms, one FTS5 phrase each, in query order), with
- * FTS5's bm25 score of each (negative; lower is better): the positions ascending. With `accept`,
- * only the grants in it are scored and returned (those outside the filters are never on a page).
+ * The grants holding every word (an AND of the words, each an OR of its analyses' FTS5 phrases,
+ * in query order), with FTS5's bm25 score of each (negative; lower is better): the positions
+ * ascending. An analysis a grant lacks adds FTS5's 0 to its score. With `accept`, only the grants
+ * in it are scored and returned (those outside the filters are never on a page).
  */
-export function scoreAll(terms: readonly Postings[], stats: TextStatistics, accept: Uint32Array | null = null): { positions: Int32Array; scores: Float64Array } {
+export function scoreAll(terms: readonly WordPostings[], stats: TextStatistics, accept: Uint32Array | null = null): { positions: Int32Array; scores: Float64Array } {
   if (terms.length === 0) return { positions: new Int32Array(0), scores: new Float64Array(0) };
   const norms = lengthNorms(stats);
   if (terms.length === 1) return scoreOne(terms[0], norms, accept);
   const idf = terms.map((t) => t.idf);
   const lists = terms.map((t) => t.positions);
-  const counts = terms.map((t) => t.frequencies);
+  const counts = terms.map((t) => t.counts);
   // The shortest list leads; every other list is walked forward alongside it.
   let lead = 0;
   terms.forEach((t, i) => {
@@ -126,8 +127,10 @@ export function scoreAll(terms: readonly Postings[], stats: TextStatistics, acce
     const norm = norms[position];
     let score = 0.0;
     for (let t = 0; t < terms.length; t++) {
-      const f = counts[t][at[t]];
-      score += idf[t] * ((f * (K1 + 1.0)) / (f + norm));
+      for (let a = 0; a < counts[t].length; a++) {
+        const f = counts[t][a][at[t]];
+        score += idf[t][a] * ((f * (K1 + 1.0)) / (f + norm));
+      }
     }
     positions[found] = position;
     scores[found] = -1.0 * score;
@@ -137,8 +140,8 @@ export function scoreAll(terms: readonly Postings[], stats: TextStatistics, acce
 }
 
 /** scoreAll of one term: no list to walk alongside, every accepted grant of it scored. */
-function scoreOne(term: Postings, norms: Float64Array, accept: Uint32Array | null): { positions: Int32Array; scores: Float64Array } {
-  const { positions: list, frequencies, idf } = term;
+function scoreOne(term: WordPostings, norms: Float64Array, accept: Uint32Array | null): { positions: Int32Array; scores: Float64Array } {
+  const { positions: list, counts, idf } = term;
   const positions = accept === null ? list : new Int32Array(list.length);
   const scores = new Float64Array(list.length);
   let found = 0;
@@ -148,8 +151,11 @@ function scoreOne(term: Postings, norms: Float64Array, accept: Uint32Array | nul
       if ((accept[position >>> 5] & (1 << (position & 31))) === 0) continue;
       positions[found] = position;
     }
-    const f = frequencies[h];
-    const score = 0.0 + idf * ((f * (K1 + 1.0)) / (f + norms[position]));
+    let score = 0.0;
+    for (let a = 0; a < counts.length; a++) {
+      const f = counts[a][h];
+      score += idf[a] * ((f * (K1 + 1.0)) / (f + norms[position]));
+    }
     scores[found] = -1.0 * score;
     found++;
   }

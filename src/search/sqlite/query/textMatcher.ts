@@ -1,12 +1,12 @@
 // Which of a few grants the search words of many queries match, decided as the embedded engine
-// decides it: the grants' folded text in a private in-memory FTS5 table with the catalog's own
-// tokenizer, each query's search as the engine's own match expression. The alert matcher asks it
+// decides it: the grants' text in a private in-memory FTS5 table with the catalog's own columns
+// and tokenizer, each query's search as the engine's own match expression. The alert matcher asks it
 // once per batch of changes.
 import Database from 'better-sqlite3';
-import { foldText } from '../../../grants/folding.js';
 import type { Grant } from '../../../grants/schema.js';
 import type { ParsedSearch } from '../../../grants/searchSyntax.js';
 import { TEXT_TOKENIZER } from '../storage/catalogFile.js';
+import { insertTextSql, TEXT_COLUMNS, textColumnsOf } from '../storage/textColumns.js';
 import { ftsMatchExpression } from './translator.js';
 
 export interface TextBatch {
@@ -24,15 +24,15 @@ export class FtsTextMatcher {
   private readonly db = new Database(':memory:');
 
   constructor() {
-    this.db.exec(`CREATE VIRTUAL TABLE batch_text USING fts5(title, funder, description, tokenize = '${TEXT_TOKENIZER.replace(/'/g, "''")}')`);
+    this.db.exec(`CREATE VIRTUAL TABLE batch_text USING fts5(${TEXT_COLUMNS.join(', ')}, tokenize = '${TEXT_TOKENIZER.replace(/'/g, "''")}')`);
   }
 
   /** Indexes the grants' text for the questions that follow, until the batch is closed. */
   batch(grants: readonly Grant[]): TextBatch {
     const db = this.db;
     db.exec('DELETE FROM batch_text');
-    const insert = db.prepare('INSERT INTO batch_text (rowid, title, funder, description) VALUES (?, ?, ?, ?)');
-    db.transaction(() => grants.forEach((g, i) => insert.run(i + 1, foldText(g.title), foldText(g.funder), foldText(g.description ?? ''))))();
+    const insert = db.prepare(insertTextSql('batch_text'));
+    db.transaction(() => grants.forEach((g, i) => insert.run(i + 1, ...textColumnsOf(g))))();
     const find = db.prepare('SELECT rowid FROM batch_text WHERE batch_text MATCH ?').pluck();
     const all = new Set(grants.map((g) => g.id));
     const answers = new Map<string, ReadonlySet<string>>();

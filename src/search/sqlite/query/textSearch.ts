@@ -8,9 +8,12 @@ import type { GrantQuery } from '../../../grants/query.js';
 import type { SearchTerm } from '../../../grants/searchSyntax.js';
 import { countBits, hasBit, intersection, type Bits } from '../index/bitset.js';
 import type { CatalogColumns } from '../index/columns.js';
-import { BM25_WEIGHTS, type Postings, type TextStatistics } from '../index/postings.js';
+import { BM25_WEIGHTS, type TextStatistics, type WordPostings } from '../index/postings.js';
 import type { TextIndex } from '../index/textIndex.js';
 import type { Db } from '../storage/catalogFile.js';
+import { frenchKey } from '../index/textIndex.js';
+import { EARLIER_CATALOG, frenchSearchTerm, TEXT_COLUMNS } from '../storage/textColumns.js';
+import { ServiceUnavailableError } from '../../../failures.js';
 import { intersectPostings, keepPositions, scoreAll, subtractPositions } from './bm25.js';
 import { filterConditions, type Condition } from './filters.js';
 import { prefilterPays } from './plan.js';
@@ -26,7 +29,7 @@ export interface InMemoryWords {
 
 /** The words of a query answered from the in-memory postings: each word's postings, and the grants holding them all and no excluded word. */
 interface WordHits {
-  postings: Postings[];
+  postings: WordPostings[];
   /** Whether an excluded word left out some of the grants holding every word. */
   excludes: boolean;
   stats: TextStatistics;
@@ -40,21 +43,30 @@ const NO_TEXT_HITS = (relevance: boolean): TextHits => ({
 });
 
 /**
- * The terms of the query's words, those it must hold and those it must not, when the search is
- * one clause of single words (no phrase, no OR) and every word is one term; null without words or
- * when the search is left to FTS5.
+ * The postings keys (index/textIndex.ts) of one word's analyses, in its FTS5 phrases' order: the
+ * English term, then the French one; null when the tokenizer makes other than one term of either.
  */
-export function wordTerms(query: GrantQuery, terms: QueryTerms): { must: string[]; not: string[] } | null {
+export function analysesOf(word: string, terms: QueryTerms): string[] | null {
+  const english = terms.of(word);
+  const french = terms.of(frenchSearchTerm(word));
+  return english.length === 1 && french.length === 1 ? [english[0], frenchKey(french[0])] : null;
+}
+
+/**
+ * The postings keys of the query's words (each word's analyses: analysesOf), those it must hold
+ * and those it must not, when the search is one clause of single words (no phrase, no OR) and
+ * every analysis of every word is one term; null without words or when the search is left to FTS5.
+ */
+export function wordTerms(query: GrantQuery, terms: QueryTerms): { must: string[][]; not: string[][] } | null {
   const search = query.search;
   if (search === null || search.clauses.length !== 1) return null;
   const [clause] = search.clauses;
   const single = (words: readonly SearchTerm[]) => words.every((term) => term.words.length === 1);
   if (!single(clause.must) || !single(clause.not)) return null;
-  const termsOf = (words: readonly SearchTerm[]) => words.map((term) => terms.of(term.words[0]));
-  const must = termsOf(clause.must);
-  const not = termsOf(clause.not);
-  if (!must.every((t) => t.length === 1) || !not.every((t) => t.length === 1)) return null;
-  return { must: must.map(([term]) => term), not: not.map(([term]) => term) };
+  const must = clause.must.map((term) => analysesOf(term.words[0], terms));
+  const not = clause.not.map((term) => analysesOf(term.words[0], terms));
+  if (must.includes(null) || not.includes(null)) return null;
+  return { must: must as string[][], not: not as string[][] };
 }
 
 /**
@@ -66,10 +78,13 @@ function wordHits(query: GrantQuery, words: InMemoryWords): WordHits | null {
   const terms = wordTerms(query, words.terms);
   if (terms === null) return null;
   const text = words.index();
-  const postings = terms.must.map((term) => text.postings(term));
+  // An earlier release's catalog has no French or label columns: its postings would quietly miss them.
+  if (text.stats.rows > 0 && text.stats.columns !== TEXT_COLUMNS.length) throw new ServiceUnavailableError(EARLIER_CATALOG, 30);
+  const wordOf = (keys: readonly string[]) => text.word(keys);
+  const postings = terms.must.map(wordOf);
   let hits = intersectPostings(postings);
   const all = hits.length;
-  for (const term of terms.not) hits = subtractPositions(hits, text.postings(term).positions);
+  for (const keys of terms.not) hits = subtractPositions(hits, wordOf(keys).positions);
   return { postings, excludes: hits.length < all, stats: text.stats, hits };
 }
 
@@ -104,7 +119,13 @@ export class TextHitFinder {
   find(columns: CatalogColumns, query: GrantQuery, words: InMemoryWords | null): { filters: Condition[]; text: TextHits | null } {
     const inMemory = words === null ? null : wordHits(query, words);
     const filters = filterConditions(columns, query, inMemory?.hits ?? null);
-    return { filters, text: this.textHits(columns, query, filters, inMemory) };
+    try {
+      return { filters, text: this.textHits(columns, query, filters, inMemory) };
+    } catch (error) {
+      // The match expression names the columns of this release: an earlier release's table lacks some.
+      if (error instanceof Error && /no such (fts5 )?column/i.test(error.message)) throw new ServiceUnavailableError(EARLIER_CATALOG, 30);
+      throw error;
+    }
   }
 
   /**

@@ -1,22 +1,34 @@
 // What of a GrantQuery SQLite itself evaluates: the FTS5 match expression of the search. Pure: no I/O.
 import type { ParsedSearch, SearchClause, SearchTerm } from '../../../grants/searchSyntax.js';
+import { ENGLISH_COLUMNS, FRENCH_COLUMNS, frenchSearchTerm } from '../storage/textColumns.js';
 
 /**
- * A term as one FTS5 string (double-quoted, quotes doubled): FTS5 tokenizes it into a phrase, so
+ * Text as one FTS5 string (double-quoted, quotes doubled): FTS5 tokenizes it into a phrase, so
  * a phrase's words must stand adjacent, in order, in one column; nothing a partner types is ever
  * query syntax.
  */
-const ftsString = (term: SearchTerm): string => `"${term.words.join(' ').replace(/"/g, '""')}"`;
+const ftsString = (text: string): string => `"${text.replace(/"/g, '""')}"`;
 
-/** A clause: its terms juxtaposed (an implicit AND), then each exclusion with NOT. */
+const ENGLISH = `{${ENGLISH_COLUMNS.join(' ')}}`;
+const FRENCH = `{${FRENCH_COLUMNS.join(' ')}}`;
+
+/**
+ * A term in either analysis: its words as written in the English columns (which the tokenizer
+ * stems), or their French terms in the French columns (storage/textColumns.ts). The English phrase
+ * comes first: bm25 numbers the phrases in this order (query/bm25.ts adds them in the same).
+ */
+const ftsTerm = (term: SearchTerm): string =>
+  `(${ENGLISH} : ${ftsString(term.words.join(' '))} OR ${FRENCH} : ${ftsString(term.words.map(frenchSearchTerm).join(' '))})`;
+
+/** A clause: its terms joined by AND, then each exclusion with NOT. */
 function ftsClause(clause: SearchClause): string {
-  const must = clause.must.map(ftsString).join(' ');
-  return clause.not.length === 0 ? must : `(${must})${clause.not.map((term) => ` NOT ${ftsString(term)}`).join('')}`;
+  const must = clause.must.map(ftsTerm).join(' AND ');
+  return clause.not.length === 0 ? must : `(${must})${clause.not.map((term) => ` NOT ${ftsTerm(term)}`).join('')}`;
 }
 
 /**
  * The FTS5 match expression of a search (grants/searchSyntax.ts): its clauses ORed; null for a
- * search with no clause, which matches nothing. Plain words give their strings juxtaposed.
+ * search with no clause, which matches nothing. Plain words give their terms joined by AND.
  */
 export function ftsMatchExpression(search: ParsedSearch): string | null {
   const { clauses } = search;

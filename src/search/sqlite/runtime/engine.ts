@@ -96,7 +96,7 @@ export class SqliteSearchEngine implements SearchEngine {
     const terms = held === null ? null : wordTerms(query, this.queryTerms);
     if (held === null || terms === null) return [];
     const text = held.text();
-    return [...new Set([...terms.must, ...terms.not])].filter((term) => !text.holds(term));
+    return [...new Set([...terms.must, ...terms.not].flat())].filter((term) => !text.holds(term));
   }
 
   /** Takes a term's postings read for this engine's build by the index loader. */

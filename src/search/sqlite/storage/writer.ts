@@ -4,8 +4,8 @@ import { statSync } from 'node:fs';
 import { BENEFICIARIES, PROVINCES, type Grant } from '../../../grants/schema.js';
 import { DEFAULT_CHANGE_LOG_OPTIONS, type ChangeLogOptions, type CatalogWriter, type ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../../engine.js';
 import { bitsOf, catalogDdl, markNewBuild, newBuildId, openCatalog, tableExists, type Db } from './catalogFile.js';
-import { foldText } from '../../../grants/folding.js';
 import { ChangeRecorder, changeLogStatus } from './changeLog.js';
+import { EARLIER_CATALOG, insertTextSql, TEXT_COLUMNS, textColumnsOf } from './textColumns.js';
 
 const BATCH = 1000;
 
@@ -25,8 +25,6 @@ function rowOf(grant: Grant) {
   };
 }
 
-/** The text FTS5 indexes, folded as the query words are (the served document keeps the original). */
-const textOf = (grant: Grant) => ({ title: foldText(grant.title), funder: foldText(grant.funder), description: foldText(grant.description ?? '') });
 
 const COLUMNS = 'id, funder_type, funding_type, currency, provinces, beneficiaries, amount_min, amount_max, deadline, updated_at, doc';
 const VALUES = ':id, :funder_type, :funding_type, :currency, :provinces, :beneficiaries, :amount_min, :amount_max, :deadline, :updated_at, :doc';
@@ -52,9 +50,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
     this.dropBuilding();
     this.db.exec(catalogDdl('_building', build));
     const insert = this.db.prepare(`INSERT OR IGNORE INTO grants_building (${COLUMNS}) VALUES (${VALUES})`);
-    const insertText = this.db.prepare(
-      'INSERT INTO grants_text_building (rowid, title, funder, description) VALUES (:rowid, :title, :funder, :description)',
-    );
+    const insertText = this.db.prepare(insertTextSql('grants_text_building'));
     let indexed = 0;
     const flush = this.db.transaction((batch: Grant[]) => {
       for (const grant of batch) {
@@ -63,7 +59,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
           this.hooks.onDuplicate?.(grant);
           continue;
         }
-        insertText.run({ rowid: result.lastInsertRowid, ...textOf(grant) });
+        insertText.run(result.lastInsertRowid, ...textColumnsOf(grant));
         indexed += 1;
       }
     });
@@ -100,6 +96,8 @@ export class SqliteCatalogWriter implements CatalogWriter {
   async sync(items: AsyncIterable<SyncItem>, options: { prune: boolean }): Promise<SyncCounts> {
     const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
     const db = this.db;
+    const textColumns = db.prepare("SELECT name FROM pragma_table_info('grants_text')").pluck().all() as string[];
+    if (!TEXT_COLUMNS.every((column) => textColumns.includes(column))) throw new Error(EARLIER_CATALOG);
     // valid = 0: only a rejected record had this id (protected from pruning, not yet applied).
     db.exec('CREATE TEMP TABLE IF NOT EXISTS sync_seen (id TEXT PRIMARY KEY, valid INTEGER NOT NULL); DELETE FROM temp.sync_seen;');
     const seeRejected = db.prepare('INSERT OR IGNORE INTO temp.sync_seen (id, valid) VALUES (?, 0)');
@@ -111,8 +109,9 @@ export class SqliteCatalogWriter implements CatalogWriter {
     const update = db.prepare(
       `UPDATE grants SET (${COLUMNS}) = (${VALUES}) WHERE rowid = :rowid`,
     );
-    const insertText = db.prepare('INSERT INTO grants_text (rowid, title, funder, description) VALUES (:rowid, :title, :funder, :description)');
-    const updateText = db.prepare('UPDATE grants_text SET title = :title, funder = :funder, description = :description WHERE rowid = :rowid');
+    const insertText = db.prepare(insertTextSql('grants_text'));
+    // An FTS5 row is replaced whole: deleted, then inserted under the same rowid.
+    const removeText = db.prepare('DELETE FROM grants_text WHERE rowid = ?');
     db.exec('BEGIN IMMEDIATE');
     try {
       const now = this.changes.clock();
@@ -130,12 +129,13 @@ export class SqliteCatalogWriter implements CatalogWriter {
         const row = existing.get(grant.id) as { rowid: number; updated_at: string } | undefined;
         if (row === undefined) {
           const result = insert.run(rowOf(grant));
-          insertText.run({ rowid: result.lastInsertRowid, ...textOf(grant) });
+          insertText.run(result.lastInsertRowid, ...textColumnsOf(grant));
           recorder.changed(grant.id);
           counts.added += 1;
         } else if (row.updated_at !== grant.updatedAt) {
           update.run({ rowid: row.rowid, ...rowOf(grant) });
-          updateText.run({ rowid: row.rowid, ...textOf(grant) });
+          removeText.run(row.rowid);
+          insertText.run(row.rowid, ...textColumnsOf(grant));
           recorder.changed(grant.id);
           counts.updated += 1;
         } else {
@@ -144,7 +144,6 @@ export class SqliteCatalogWriter implements CatalogWriter {
       }
       if (options.prune) {
         const gone = db.prepare('SELECT rowid, id FROM grants WHERE id NOT IN (SELECT id FROM temp.sync_seen)').all() as { rowid: number; id: string }[];
-        const removeText = db.prepare('DELETE FROM grants_text WHERE rowid = ?');
         const remove = db.prepare('DELETE FROM grants WHERE rowid = ?');
         for (const { rowid, id } of gone) {
           removeText.run(rowid);

@@ -4,6 +4,7 @@ import org.apache.lucene.analysis.en.EnglishMinimalStemFilter;
 import org.apache.lucene.analysis.en.EnglishPossessiveFilter;
 import org.apache.lucene.analysis.en.KStemFilter;
 import org.apache.lucene.analysis.en.PorterStemFilter;
+import org.apache.lucene.analysis.fr.FrenchLightStemFilter;
 import org.elasticsearch.plugin.Inject;
 import org.elasticsearch.plugin.NamedComponent;
 import org.elasticsearch.plugin.analysis.TokenFilterFactory;
@@ -18,7 +19,7 @@ public class Stemmer implements TokenFilterFactory {
   public Stemmer(Settings settings) {
     language = settings.language();
     switch (language) {
-      case "english", "porter", "light_english", "minimal_english", "possessive_english" -> {}
+      case "english", "porter", "light_english", "minimal_english", "possessive_english", "light_french" -> {}
       default -> throw new IllegalArgumentException("stemmer language [" + language + "] is not supported");
     }
   }
@@ -27,6 +28,7 @@ public class Stemmer implements TokenFilterFactory {
       case "light_english" -> new KStemFilter(in);
       case "minimal_english" -> new EnglishMinimalStemFilter(in);
       case "possessive_english" -> new EnglishPossessiveFilter(in);
+      case "light_french" -> new FrenchLightStemFilter(in);
       default -> new PorterStemFilter(in);
     };
   }
