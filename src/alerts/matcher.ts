@@ -9,6 +9,7 @@ import { grantStatus } from '../grants/lifecycle.js';
 import { matchesFilters } from '../grants/matching.js';
 import type { Grant } from '../grants/schema.js';
 import type { ParsedSearch } from '../grants/searchSyntax.js';
+import { typoWords, withTypoAlternatives } from '../grants/typos.js';
 import type { Logger } from '../log.js';
 import { encodeSince, type ChangeEntryJson } from '../search/changes.js';
 import type { SearchEngine } from '../search/engine.js';
@@ -24,7 +25,7 @@ export interface TextMatching {
 }
 
 export interface MatcherDeps {
-  engine: Pick<SearchEngine, 'changesJson' | 'getByIdJson'>;
+  engine: Pick<SearchEngine, 'changesJson' | 'getByIdJson' | 'typoNeighbours'>;
   store: AlertStore;
   /** An alert's query as conditions (the same translation GET /grants makes); throws for a query no longer valid. */
   compile: (query: AlertQuery) => GrantConditions;
@@ -235,9 +236,12 @@ export class AlertMatcher {
     for (const t of told.values()) follow(t.grantId, t.alertId);
     const grants = new Map<string, Grant>();
     for (const e of entries) if (e.grantJson !== null) grants.set(e.id, JSON.parse(e.grantJson) as Grant);
+    // typos=auto searches as GET /grants runs them now: their terms given the catalog's alternatives.
+    const asRun = await this.typoSearches(byId);
+    const runOf = (search: ParsedSearch | null): ParsedSearch | null => (search === null ? null : (asRun.get(search) ?? search));
     const text = this.deps.text.batch([...grants.values()]);
     // Filed for this batch: each alert under the condition the fewest of its grants hold.
-    const candidatesOf = new AlertIndex([...byId.values()], [...grants.values()]).forBatch((search: ParsedSearch) => text.matching(search));
+    const candidatesOf = new AlertIndex([...byId.values()], [...grants.values()]).forBatch((search: ParsedSearch) => text.matching(runOf(search)));
     const messages: NewMessage[] = [];
     const toldNow = new Map<string, ToldGrant>();
     const forgotten = new Map<string, { alertId: string; grantId: string }>();
@@ -270,7 +274,7 @@ export class AlertMatcher {
           // Told before and not forgotten since (the grant's followers follow every decision below).
           const wasTold = followers.get(entry.id)?.has(alert.id) ?? false;
           // The words first: the batch's answer for each search is known by now (the index asked), a set look-up.
-          const matches = grant !== null && conditions !== null && text.matching(conditions.search).has(entry.id) && matchesFilters(grant, conditions, changedAt);
+          const matches = grant !== null && conditions !== null && text.matching(runOf(conditions.search)).has(entry.id) && matchesFilters(grant, conditions, changedAt);
           if (!matches && !wasTold) continue;
           const k = key(alert.id, entry.id);
           let type: EventType;
@@ -306,6 +310,18 @@ export class AlertMatcher {
     }
     const last = entries[decided - 1];
     return { decided, checks, position: { log, seq: last.seq }, messages, told: [...toldNow.values()], forgotten: [...forgotten.values()] };
+  }
+
+  /**
+   * The searches of `typos=auto` alerts with their terms' alternatives in the catalog as it is now
+   * (search/typoSearch.ts: the neighbours of all their words looked up together), by search.
+   */
+  private async typoSearches(byId: ReadonlyMap<string, KnownAlert>): Promise<Map<ParsedSearch, ParsedSearch>> {
+    const searches = [...byId.values()].flatMap(({ conditions }) => (conditions?.typos === 'auto' && conditions.search !== null ? [conditions.search] : []));
+    const lookUp = this.deps.engine.typoNeighbours;
+    if (searches.length === 0 || lookUp === undefined) return new Map();
+    const neighbours = await this.pacer.sync(() => lookUp.call(this.deps.engine, [...new Set(searches.flatMap(typoWords))]));
+    return new Map(searches.map((search) => [search, withTypoAlternatives(search, neighbours)]));
   }
 
   /** Queues grant.closing for followed grants whose deadline came within their alert's days. */

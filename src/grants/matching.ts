@@ -12,6 +12,7 @@ export type GrantConditions = Pick<
   GrantQuery,
   | 'search'
   | 'words'
+  | 'typos'
   | 'funderTypes'
   | 'fundingTypes'
   | 'provinces'

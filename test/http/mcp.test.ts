@@ -93,7 +93,10 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     const client = await connect();
     const cases: { args: Record<string, unknown>; query: string }[] = [
       { args: {}, query: '' },
-      { args: { search: 'energy', limit: 5 }, query: 'search=energy&limit=5' },
+      // search_grants has typos on by default; GET /grants has them off.
+      { args: { search: 'energy', limit: 5 }, query: 'search=energy&limit=5&typos=auto' },
+      { args: { search: 'agricultre', limit: 5 }, query: 'search=agricultre&limit=5&typos=auto' },
+      { args: { search: 'agricultre', typos: 'off' }, query: 'search=agricultre&typos=off' },
       {
         args: { eligibleProvinces: ['ONTARIO', 'QUEBEC'], open: true, sort: '-amountMax', limit: 7, page: 2, facets: ['fundingType', 'funderType'], fields: ['id', 'title', 'deadline'] },
         query: 'eligibleProvinces=ONTARIO,QUEBEC&open=true&sort=-amountMax&limit=7&page=2&facets=fundingType,funderType&fields=id,title,deadline',

@@ -9,6 +9,7 @@ import { GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from '../../src/http/paramet
 import { CHANGES_PARAMS } from '../../src/http/handlers/changes.js';
 import { openapiDocument } from '../../src/http/openapi/document.js';
 import { grantStatus } from '../../src/grants/lifecycle.js';
+import { COMMON_GRANTS_OPERATIONS } from '../../src/http/openapi/commonGrantsDocument.js';
 import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXAMPLE_META, EXPORT_EXAMPLES, VALIDATION_ERROR_EXAMPLE } from '../../src/http/openapi/examples.js';
 import type { ParamSpecs } from '../../src/http/parameters/queryParams.js';
 import { API_PREFIX } from '../../src/http/routeTable.js';
@@ -113,7 +114,7 @@ describe('OpenAPI document: content', function () {
   });
 
   it('has tags with descriptions, a license and a contact, and every response header by reference', function () {
-    expect(doc.tags.map((t: Schema) => t.name)).to.have.members(['grants', 'subscription', 'alerts', 'keys', 'mcp', 'webhooks', 'openapi']);
+    expect(doc.tags.map((t: Schema) => t.name)).to.have.members(['grants', 'subscription', 'alerts', 'keys', 'common-grants', 'mcp', 'webhooks', 'openapi']);
     for (const tag of doc.tags) expect(tag.description, tag.name).to.be.a('string').with.length.above(10);
     expect(doc.info.license.name).to.be.a('string');
     expect(doc.info.contact.email).to.match(/@/);
@@ -241,6 +242,17 @@ describe('OpenAPI document: content', function () {
         const { meta: _exampleMeta, ...expected } = example.value as Schema;
         if (example.exact) expect(answer).to.deep.equal(expected);
         else expect(Object.keys(answer)).to.deep.equal(Object.keys(expected));
+      });
+    }
+
+    for (const [name, doc] of Object.entries(COMMON_GRANTS_OPERATIONS)) {
+      it(`${name}: ${doc.exampleBody === undefined ? 'GET' : 'POST'} ${doc.request} answers the example (meta aside)`, async function () {
+        const res =
+          doc.exampleBody === undefined
+            ? await api.request(API_PREFIX + doc.request)
+            : await api.request(API_PREFIX + doc.request, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(doc.exampleBody) });
+        expect(res.status, res.text).to.equal(200);
+        expect({ ...res.body, meta: undefined }).to.deep.equal({ ...(doc.example as Schema), meta: undefined });
       });
     }
 

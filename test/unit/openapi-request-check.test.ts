@@ -26,7 +26,7 @@ describe('request check against the OpenAPI document', () => {
       '/external/v1/grants?isRecurring=false&amountMin=1000.5&deadlineFrom=2026-01-01&fields=id,title&facets=funderType',
       '/external/v1/grants?fields=',
       '/external/v1/grants/filters',
-      '/external/v1/grants/grt_cd1490fc',
+      '/external/v1/grants/grt_fd5f6d22',
       '/external/v1/subscription/usage?days=7',
     ]) {
       expect(requestProblems(get(target)), target).to.deep.equal([]);

@@ -26,7 +26,8 @@ describe('parseSearch', () => {
   });
 
   it('a quoted single word is that word; an empty or wordless phrase is nothing', () => {
-    expect(parseSearch('"arts" x')).to.deep.equal(plainSearch(['arts', 'x']));
+    // A quoted word is marked exact (typo tolerance leaves it as written); it is found as the word is.
+    expect(parseSearch('"arts" x')).to.deep.equal({ clauses: [{ must: [{ words: ['arts'], exact: true }, { words: ['x'] }], not: [] }] });
     expect(parseSearch('"" x "🌲"')).to.deep.equal(plainSearch(['x']));
   });
 
@@ -59,7 +60,7 @@ describe('parseSearch', () => {
     expect(parseSearch('a OR')).to.deep.equal(plainSearch(['a', 'OR']));
     expect(parseSearch('a OR OR b')).to.deep.equal(plainSearch(['a', 'OR', 'OR', 'b']));
     expect(parseSearch('a or b')).to.deep.equal(plainSearch(['a', 'or', 'b']));
-    expect(parseSearch('a "OR" b')).to.deep.equal(plainSearch(['a', 'OR', 'b']));
+    expect(parseSearch('a "OR" b')).to.deep.equal({ clauses: [{ must: [{ words: ['a'] }, { words: ['OR'], exact: true }, { words: ['b'] }], not: [] }] });
   });
 
   it('symbols are nothing: OR across them still joins the terms around them', () => {

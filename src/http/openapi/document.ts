@@ -19,6 +19,8 @@ import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXAMPLE_META, EXPORT_EXAMPLES, VALIDATI
 import { DATE_MESSAGE, DATE_PATTERN, maxListValues, type ParamSpec, type ParamSpecs } from '../parameters/queryParams.js';
 import { API_PREFIX, ROUTES, type RouteName, type RouteSpec } from '../routeTable.js';
 import type { AppState } from '../state.js';
+import { LIST_PARAMS } from '../parameters/commonGrantsSearch.js';
+import { COMMON_GRANTS_OPERATIONS, COMMON_GRANTS_PATH_PARAM, COMMON_GRANTS_SCHEMAS, COMMON_GRANTS_TAG } from './commonGrantsDocument.js';
 import { MCP_REQUEST_EXAMPLE, MCP_RESPONSE_EXAMPLE, MCP_SCHEMAS, MCP_TOOL_NAMES } from './mcpDocument.js';
 import { LIMITS_REPORT_SCHEMA, USAGE_PARAMS, USAGE_REPORT_SCHEMA } from '../handlers/subscription.js';
 
@@ -39,6 +41,9 @@ const ROUTE_PARAMS: Partial<Record<RouteName, ParamSpecs>> = {
   grant: {},
   usage: USAGE_PARAMS,
   limits: {},
+  commonGrantsOpportunities: LIST_PARAMS,
+  commonGrantsSearch: {},
+  commonGrantsOpportunity: {},
 };
 
 interface OperationDoc {
@@ -77,6 +82,7 @@ const TAGS = [
   { name: 'subscription', description: "Your subscription's usage, limits and features. Never billed." },
   { name: 'alerts', description: 'Saved searches that POST signed webhooks when a grant enters, changes within or leaves their results. Billable.' },
   { name: 'keys', description: "Your subscription's API keys: list, create with restrictions (scopes, origins, IP ranges, expiry, rate), revoke. Needs the keys:manage scope. Billable." },
+  COMMON_GRANTS_TAG,
   { name: 'mcp', description: 'The MCP server for AI agents: the catalog and alerts as tools. Each tool call is billed as its endpoint is.' },
   { name: 'webhooks', description: 'What an alert POSTs to its URL (signed per Standard Webhooks); your receiver answers 2xx.' },
   { name: 'openapi', description: 'This document. No key needed; never billed.' },
@@ -219,7 +225,7 @@ function errorStatuses(route: RouteSpec): Map<number, ErrorCode[]> {
     if (code === 'NOT_FOUND') return route.template.includes(':');
     if (code === 'SYNC_EXPIRED') return route.name === 'grantChanges';
     if (code === 'NOT_ACCEPTABLE') return route.name === 'mcp';
-    if (code === 'PAYLOAD_TOO_LARGE' || code === 'UNSUPPORTED_MEDIA_TYPE') return route.name === 'mcp';
+    if (code === 'PAYLOAD_TOO_LARGE' || code === 'UNSUPPORTED_MEDIA_TYPE') return route.name === 'mcp' || route.name === 'commonGrantsSearch';
     if (ALERT_CODES.includes(code) || KEY_CODES.includes(code)) return false;
     return true;
   });
@@ -235,12 +241,12 @@ function byStatus(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
 /** The headers an error of this status always carries (the rate-limit headers come with some errors; see the guide). */
 const errorHeaders = (status: number): string[] => ['X-Request-Id', ...(status === 429 || status === 503 ? ['Retry-After'] : []), ...(status === 401 ? ['WWW-Authenticate'] : [])];
 
-function errorResponse(status: number, codes: ErrorCode[], example?: unknown): Schema {
+function errorResponse(status: number, codes: ErrorCode[], example?: unknown, schema = 'ErrorEnvelope'): Schema {
   const noBody = status === 431 ? ' A 431 refused before its method is known has no body.' : '';
   return {
     description: `${codes.map((code) => `\`${code}\`: ${ERROR_MEANING[code]}.`).join(' ')}${noBody}`,
     headers: headerRefs(errorHeaders(status)),
-    content: { 'application/json': { schema: ref('ErrorEnvelope'), ...(example === undefined ? {} : { example }) } },
+    content: { 'application/json': { schema: ref(schema), ...(example === undefined ? {} : { example }) } },
     // The codes this status carries here (error.code is one of them); the response check of the tests reads it.
     'x-error-codes': codes,
   };
@@ -267,7 +273,23 @@ const ANSWERS: Record<string, Schema> = {
   GrantSearchAnswer: successEnvelope(
     'A page of grants matching the search.',
     { type: 'array', description: 'The grants of this page, in the order asked.', items: ref('GrantFields') },
-    { pagination: described('Pagination', 'Where this page lies in the results.'), facets: described('Facets', 'The value counts asked for in `facets`; absent without `facets`.') },
+    {
+      pagination: described('Pagination', 'Where this page lies in the results.'),
+      facets: described('Facets', 'The value counts asked for in `facets`; absent without `facets`.'),
+      suggestion: {
+        description:
+          'Present with `search`: a "did you mean", or null. Set when the search found fewer than 3 grants and respelling its unknown or rare words ' +
+          '(each replaced by the closest catalog word within the typo rule of `typos`, the most frequent on ties) finds more, with the same filters and `typos`.',
+        type: ['object', 'null'],
+        additionalProperties: false,
+        required: ['search', 'total'],
+        properties: {
+          search: { type: 'string', description: 'The search with its misspelt words replaced: send it as `search` to see the grants.', examples: ['broadband internet'] },
+          total: { type: 'integer', minimum: 1, description: 'How many grants it finds, with the same filters and `typos`.', examples: [12] },
+        },
+        examples: [{ search: 'broadband internet', total: 12 }, null],
+      },
+    },
   ),
   GrantFiltersAnswer: successEnvelope('The values present in the catalog for each filter.', described('FilterOptions', 'The values of each filter.')),
   GrantChangesAnswer: successEnvelope(
@@ -420,6 +442,48 @@ function operation(route: RouteSpec): Schema {
     tags: [route.template.split('/')[1]],
     parameters: [...parameters(route), ...(conditional ? [{ $ref: '#/components/parameters/If-None-Match' }] : [])],
     responses,
+  };
+}
+
+/** A CommonGrants route's one operation (commonGrantsDocument.ts): the protocol's answer shapes, errors in CommonGrantsErrorEnvelope. */
+function commonGrantsOperation(route: RouteSpec): Schema {
+  const doc = COMMON_GRANTS_OPERATIONS[route.name as RouteName]!;
+  const method = route.methods[0] === 'POST' ? 'POST' : 'GET';
+  const responses: Schema = {
+    200: {
+      description: 'The answer in the shape of the protocol.',
+      headers: headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES]),
+      content: { 'application/json': { schema: ref(doc.answer), examples: { fixtureCatalog: { summary: `${method} ${API_PREFIX}${doc.request}`, value: doc.example } } } },
+    },
+  };
+  for (const [status, codes] of errorStatuses(route)) responses[status] = errorResponse(status, codes, undefined, 'CommonGrantsErrorEnvelope');
+  const pathParams = route.template
+    .split('/')
+    .filter((part) => part.startsWith(':'))
+    .map((part) => ({ name: part.slice(1), in: 'path', required: true, ...COMMON_GRANTS_PATH_PARAM, schema: { type: 'string', minLength: 1 } }));
+  const query = Object.entries(ROUTE_PARAMS[route.name as RouteName] ?? {}).map(([name, spec]) => ({
+    name,
+    in: 'query',
+    required: false,
+    description: paramDescription(name, spec),
+    schema: paramSchema(spec),
+    example: spec.example,
+  }));
+  return {
+    [method.toLowerCase()]: {
+      operationId: doc.operationId,
+      summary: doc.summary,
+      description:
+        `Needs the \`${route.feature}\` feature and the \`${route.scope}\` scope. Counts toward the monthly allowance.` +
+        (method === 'GET' ? ' `HEAD` on the same path answers the same status and headers, without the body.' : '') +
+        ` ${doc.description}`,
+      tags: [COMMON_GRANTS_TAG.name],
+      parameters: [...pathParams, ...query],
+      ...(doc.body === undefined
+        ? {}
+        : { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body), examples: { fixtureCatalog: { summary: 'The body of the example answer', value: doc.exampleBody } } } } } }),
+      responses,
+    },
   };
 }
 
@@ -608,6 +672,7 @@ function schemas(): Schema {
         '(lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, facets, fields and cursor are refused.',
     },
     ...MCP_SCHEMAS,
+    ...COMMON_GRANTS_SCHEMAS,
     FilterOptions: {
       type: 'object',
       additionalProperties: false,
@@ -722,6 +787,8 @@ export function openapiDocument(): Schema {
     paths[openapiTemplate(route.template)] =
       route.name === 'mcp'
         ? { post: mcpOperation(route) }
+        : route.protocol === 'commonGrants'
+        ? commonGrantsOperation(route)
         : OPERATIONS[route.name as RouteName] !== undefined
         ? { get: operation(route) }
         : Object.fromEntries(route.methods.filter((m) => m !== 'HEAD').map((m) => [m.toLowerCase(), configOperation(route, m)]));

@@ -6,33 +6,32 @@
 import type { ServedGrant } from '../../grants/schema.js';
 import type { RouteName } from '../routeTable.js';
 
-/** A grant of the fixture catalog, as GET /grants/{id} serves it at EXAMPLE_META's time: forecasted (it opens in December). */
+/** A grant of the fixture catalog, as GET /grants/{id} serves it at EXAMPLE_META's time: closed (its deadline passed in October). */
 export const EXAMPLE_GRANT: ServedGrant = {
-  id: 'grt_cd1490fc',
-  title: 'Export Development Capacity-Building Grant – Thompson',
+  id: 'grt_fd5f6d22',
+  title: 'Energy Efficiency Rebate – Hamilton',
   description:
-    'Global Affairs Canada (CanExport) provides non-repayable contributions to medium-sized businesses in Thompson, Manitoba to support trade missions and market research abroad. Funding ranges from $100,000 to $235,000 per project. Eligible costs include market research, trade show participation and product certification. Projects must be carried out in partnership with at least one other organization. A new intake opens every year.',
-  funder: 'Global Affairs Canada (CanExport)',
-  funderType: 'FEDERAL_GRANT',
-  fundingType: 'GRANT',
-  amountMin: 100000,
-  amountMax: 235000,
+    'Enbridge Gas provides rebates to individuals and small businesses in Hamilton, Ontario to replace fossil-fuel heating with heat pumps. Funding ranges from $23,000 to $33,000 per project. Eligible costs include energy audits, insulation and heat pumps. Projects must be completed within 24 months.',
+  funder: 'Enbridge Gas',
+  funderType: 'CORPORATE',
+  fundingType: 'REBATE',
+  amountMin: 23000,
+  amountMax: 33000,
   currency: 'CAD',
-  opensAt: '2026-12-16T05:00:00.000Z',
-  deadline: '2027-01-31T23:59:59.000Z',
-  applicationUrl: 'https://tradecommissioner.gc.ca/programs/export-development-capacity-building-grant-thompson',
-  eligibleProvinces: ['MANITOBA'],
-  targetBeneficiaries: ['MEDIUM_BUSINESS'],
-  sdgAlignment: ['SDG_17'],
+  opensAt: '2025-08-30T05:00:00.000Z',
+  deadline: '2026-10-23T23:59:59.000Z',
+  applicationUrl: 'https://enbridgegas.com/programs/energy-efficiency-rebate-hamilton',
+  eligibleProvinces: ['ONTARIO'],
+  targetBeneficiaries: ['INDIVIDUALS', 'SMALL_BUSINESS'],
+  sdgAlignment: [],
   applicationComplexity: 'LOW',
-  isRecurring: true,
-  createdAt: '2024-12-28T12:19:04.509Z',
-  updatedAt: '2025-09-01T18:50:04.624Z',
-  titleFr: 'Programme de soutien au développement de l\'exportation',
-  descriptionFr:
-    'Affaires mondiales Canada (CanExport) offre une aide financière non remboursable aux moyennes entreprises de Thompson afin de soutenir les missions commerciales et les études de marché à l’étranger. Le programme appuie le développement de l\'exportation et l\'économie de la région. L\'aide varie de 100 000 $ à 235 000 $ par projet. Les dépenses admissibles comprennent les études de marché, la participation à des salons et la certification des produits. Les projets doivent être réalisés en moins de 24 mois. Un nouvel appel est lancé chaque année.',
+  isRecurring: null,
+  createdAt: '2025-08-19T18:21:56.123Z',
+  updatedAt: '2025-08-19T18:21:56.123Z',
+  titleFr: null,
+  descriptionFr: null,
   source: null,
-  status: 'FORECASTED',
+  status: 'CLOSED',
 };
 
 /** The id of a fixture grant, shown as removed (a tombstone) in the changes example. */

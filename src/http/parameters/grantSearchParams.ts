@@ -33,6 +33,7 @@ import {
   type Sdg,
 } from '../../grants/schema.js';
 import { parseSearch, positiveWords, type ParsedSearch } from '../../grants/searchSyntax.js';
+import { MAX_TYPO_VARIANTS, MAX_TYPO_WORDS, TYPO_MODES, type TypoMode } from '../../grants/typos.js';
 import type { ErrorDetail } from '../errors.js';
 import type { GrantConditions } from '../../grants/matching.js';
 import { CURSOR_START, MAX_CURSOR_LENGTH, decodeCursor } from './grantCursor.js';
@@ -53,6 +54,17 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
       'Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. ' +
       'Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing.',
     example: 'clean energy',
+  },
+  typos: {
+    kind: 'enum',
+    values: TYPO_MODES,
+    description:
+      'Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, ' +
+      'a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter ' +
+      'always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word ' +
+      `as typed rank first. Each word matches at most its ${MAX_TYPO_VARIANTS} closest catalog words (the most frequent first among equally close), ` +
+      `and only the first ${MAX_TYPO_WORDS} words of a search that may carry typos get them.`,
+    example: 'auto',
   },
   funderType: { kind: 'enumArray', values: FUNDER_TYPES, description: 'Only grants from these kinds of funder.', example: ['FEDERAL_GRANT', 'FOUNDATION'] },
   fundingType: { kind: 'enumArray', values: FUNDING_TYPES, description: 'Only grants giving these kinds of funding.', example: ['GRANT', 'REBATE'] },
@@ -237,6 +249,7 @@ function conditionsOf(p: ParamValues, now: number): Omit<GrantQuery, 'page' | 'l
   return {
     search,
     words,
+    typos: (p.typos as TypoMode | undefined) ?? 'off',
     funderTypes: (p.funderType as FunderType[] | undefined) ?? [],
     fundingTypes: (p.fundingType as FundingType[] | undefined) ?? [],
     provinces: (p.eligibleProvinces as Province[] | undefined) ?? [],

@@ -2,6 +2,7 @@
 import { FACET_FILTERS, type GrantQuery, type SortKey, type StoredFacetName } from '../../grants/query.js';
 import { LABELS_WEIGHT } from '../../grants/labels.js';
 import type { ParsedSearch, SearchClause, SearchTerm } from '../../grants/searchSyntax.js';
+import { hasAlternatives, typoPenaltyLevels } from '../../grants/typos.js';
 import { facetAggregations, type Condition } from './facets.js';
 import { ID_KEY_SORT } from './idKeys.js';
 import { statusClauses } from './statusClauses.js';
@@ -75,6 +76,9 @@ export function conditionsOf(query: GrantQuery): Condition[] {
     if (query.amountMin !== null) plain(either({ range: { amountMax: { gte: query.amountMin } } }, missing('amountMax')));
     if (query.amountMax !== null) plain(either({ range: { amountMin: { lte: query.amountMax } } }, missing('amountMin')));
   }
+  // A range on the grant's own amount: a missing amount never matches.
+  if (query.amountMinRange) plain({ range: { amountMin: { gte: query.amountMinRange.min, lte: query.amountMinRange.max } } });
+  if (query.amountMaxRange) plain({ range: { amountMax: { gte: query.amountMaxRange.min, lte: query.amountMaxRange.max } } });
   // Dates are compared as epoch milliseconds (a date field's stored value): exact to the millisecond.
   // `open` is a condition of its own, not the status facet's filter: the facet is counted with it.
   if (query.open === true) plain(statuses.OPEN);
@@ -125,17 +129,58 @@ const wordQuery = (word: string) =>
     { multi_match: { query: word, fields: [...FRENCH_TEXT_FIELDS], type: 'cross_fields', operator: 'and' } },
   );
 
+/** A term's own words: a single word or a phrase, in either analysis. */
+const ownWordsQuery = (term: SearchTerm) => (term.words.length === 1 ? wordQuery(term.words[0]) : phraseQuery(term));
+
+const alternativesOf = (term: SearchTerm) => term.alternatives ?? [];
+
+/** Any of the terms (their own words only, each in either analysis). */
+const anyOf = (terms: readonly SearchTerm[]) => ({ bool: { should: terms.map(ownWordsQuery), minimum_should_match: 1 } });
+
+/** A term with alternatives (grants/typos.ts): its own word or any alternative's, each in either analysis. */
+const alternativesQuery = (term: SearchTerm) => anyOf([{ words: term.words }, ...alternativesOf(term).map((a) => ({ words: a.words }))]);
+
+/** A term: its own words, or with alternatives any of them. */
+const termQuery = (term: SearchTerm) => (alternativesOf(term).length > 0 ? alternativesQuery(term) : ownWordsQuery(term));
+
 /**
- * The queries a clause's terms make: each single word in either analysis, and each phrase in some
- * field. The words are plain text for the analyzer, never query syntax.
+ * The queries a clause's terms make: each single word in either analysis, each phrase in some
+ * field, each term with alternatives as any of its words. The words are plain text for the
+ * analyzer, never query syntax.
  */
 function termQueries(terms: readonly SearchTerm[]): unknown[] {
-  return terms.map((term) => (term.words.length === 1 ? wordQuery(term.words[0]) : phraseQuery(term)));
+  return terms.map(termQuery);
+}
+
+/**
+ * The text score's scale under typo ranking: the scores of real searches stay far below 1 / this
+ * (a term's BM25 part is at most its idf times its field boost), so one typo level outweighs any
+ * difference of text scores.
+ */
+export const TYPO_TEXT_SCALE = 1e-4;
+
+/**
+ * The typo ranking (grants/typos.ts typoPenaltyLevels; the rule is in the engine architecture
+ * doc): the text score scaled by TYPO_TEXT_SCALE, plus 1 per typo level the grant reaches (and
+ * 1 for every grant, so that a grant reaching none is not given function_score's default of 1),
+ * so fewer typos rank first and the text score orders within (in Lucene's float precision).
+ * Without alternatives, the query as it is.
+ */
+export function typoRanked(search: ParsedSearch | null, query: { bool: Record<string, unknown> }): Record<string, unknown> {
+  if (search === null || !hasAlternatives(search)) return query;
+  return {
+    function_score: {
+      query: { bool: { ...query.bool, boost: TYPO_TEXT_SCALE } },
+      functions: [{ weight: 1 }, ...typoPenaltyLevels(search).map((level) => ({ filter: anyOf(level.terms), weight: 1 }))],
+      score_mode: 'sum',
+      boost_mode: 'sum',
+    },
+  };
 }
 
 /** A clause: every term it finds (must), none it excludes (must_not, one query per excluded term). */
 function clauseQuery(clause: SearchClause): { must: unknown[]; must_not?: unknown[] } {
-  const mustNot = clause.not.map((term) => (term.words.length === 1 ? termQueries([term])[0] : phraseQuery(term)));
+  const mustNot = clause.not.map(ownWordsQuery);
   return mustNot.length === 0 ? { must: termQueries(clause.must) } : { must: termQueries(clause.must), must_not: mustNot };
 }
 
@@ -159,7 +204,7 @@ export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
   const filter = conditions.filter((c) => c.facet === null || !counted.has(c.facet)).map((c) => c.clause);
   const faceted = conditions.filter((c) => c.facet !== null && counted.has(c.facet));
   return {
-    query: { bool: { ...textQueryOf(query.search), filter } },
+    query: typoRanked(query.search, { bool: { ...textQueryOf(query.search), filter } }),
     ...(faceted.length > 0 && { post_filter: { bool: { filter: faceted.map((c) => c.clause) } } }),
     ...(query.facets.length > 0 && { aggs: facetAggregations(query.facets, faceted, query.now) }),
     sort: pageSortOf(query),

@@ -54,6 +54,9 @@ export function filterConditions(columns: CatalogColumns, query: GrantQuery, can
   if (low !== null || high !== null) {
     conditions.push({ facet: null, bits: ranges.overlapping(low ?? Number.NEGATIVE_INFINITY, high ?? Number.POSITIVE_INFINITY, few) });
   }
+  for (const [key, range] of [['amountMin', query.amountMinRange], ['amountMax', query.amountMaxRange]] as const) {
+    if (range) conditions.push({ facet: null, bits: ranges.within(key, range.min, range.max, false, few) });
+  }
   const statuses = open !== null || query.statuses.length > 0 ? statusSets(ranges, now, few) : null;
   if (statuses !== null && query.statuses.length > 0) conditions.push({ facet: 'status', bits: union(query.statuses.map((status) => statuses[status]), size) });
   // `open` is a condition of its own, not the status facet's filter: the facet is counted with it.
