@@ -53,7 +53,7 @@ said on stderr):
   grants-gov   the Grants.gov XML extract (GrantsDBExtract…zip or the XML inside); the latest
                Version of each opportunity is kept
 A date-only deadline ("2027-01-15") is the end of that day in --time-zone (default
-America/Toronto; a CSV mapping states its own). With --skip-invalid, every rejected record is
+America/Toronto; a CSV mapping states its own), a date-only opensAt its start. With --skip-invalid, every rejected record is
 also written to the rejects file (--rejects FILE, default grants-indexer-rejects-<time>-<pid>.ndjson in
 the system's temporary folder), whose path is printed. A source that cannot be read to its end (malformed
 XML, a damaged or truncated zip or gzip, a zip bomb, bytes that are not UTF-8) changes nothing

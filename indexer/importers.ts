@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { constants, gunzipSync } from 'node:zlib';
-import { endOfDay, isoDay, DEFAULT_TIME_ZONE } from './dates.js';
+import { endOfDay, isoDay, startOfDay, DEFAULT_TIME_ZONE } from './dates.js';
 import { gunzip, peek, utf8Text } from './formats/bytes.js';
 import { readCsv } from './formats/csv.js';
 import type { MappingPlan } from './formats/csvMapping.js';
@@ -22,7 +22,7 @@ export interface ImportOptions {
   format?: Format;
   /** CSV: the checked mapping. */
   mapping?: MappingPlan;
-  /** NDJSON and JSON: the time zone of date-only deadlines (default America/Toronto). */
+  /** NDJSON and JSON: the time zone of date-only deadlines and opensAt (default America/Toronto). */
   timeZone?: string;
   /** Where the importer says what it did beyond the records (older versions skipped). */
   note?: (line: string) => void;
@@ -63,12 +63,20 @@ function headText(head: Buffer, packing: Packing): string {
   }
 }
 
-/** Date-only deadlines ("2027-01-15") of NDJSON and JSON records as the end of that day in `zone`. */
-export function withDayDeadline(record: SourceRecord, zone: string): SourceRecord {
-  const value = record.value as { deadline?: unknown } | undefined;
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof value.deadline !== 'string') return record;
-  const day = isoDay(value.deadline);
-  return day === null ? record : { ...record, value: { ...value, deadline: endOfDay(day, zone) } };
+/**
+ * Date-only dates ("2027-01-15") of NDJSON and JSON records in `zone`: a deadline as the end of
+ * that day (applications close when it ends), an opensAt as its start (they open when it begins).
+ */
+export function withDayDates(record: SourceRecord, zone: string): SourceRecord {
+  const value = record.value as { deadline?: unknown; opensAt?: unknown } | undefined;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return record;
+  const deadline = typeof value.deadline === 'string' ? isoDay(value.deadline) : null;
+  const opensAt = typeof value.opensAt === 'string' ? isoDay(value.opensAt) : null;
+  if (deadline === null && opensAt === null) return record;
+  return {
+    ...record,
+    value: { ...value, ...(deadline !== null && { deadline: endOfDay(deadline, zone) }), ...(opensAt !== null && { opensAt: startOfDay(opensAt, zone) }) },
+  };
 }
 
 /** Opens a source: reads its first bytes, settles its format, and gives its records. */
@@ -127,7 +135,7 @@ export async function openImporter(options: ImportOptions): Promise<Importer> {
 type Texts = () => AsyncGenerator<{ name: string; text: AsyncIterable<string> }>;
 
 async function* jsonRecords(texts: Texts, zone: string): AsyncGenerator<SourceRecord> {
-  for await (const { text } of texts()) for await (const record of readSource(text)) yield withDayDeadline(record, zone);
+  for await (const { text } of texts()) for await (const record of readSource(text)) yield withDayDates(record, zone);
 }
 
 async function* csvRecords(texts: Texts, plan: MappingPlan): AsyncGenerator<SourceRecord> {

@@ -1,4 +1,5 @@
 // The payloads of webhook events (Standard Webhooks' recommended shape: type, timestamp, data). Pure.
+import { servedGrantJson } from '../grants/lifecycle.js';
 import type { Alert, MessageType } from './model.js';
 
 export interface ChangeRef {
@@ -15,7 +16,8 @@ export function eventPayload(
 ): string {
   const head = `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(at.toISOString())},"data":{"alert":${JSON.stringify({ id: alert.id, name: alert.name })}`;
   if (type === 'alert.test') return `${head}}}`;
-  // The grant as the change log holds it (already JSON) is spliced in rather than serialised again.
-  const grant = fields.grantJson ?? JSON.stringify(fields.grant);
+  // The grant as the change log holds it (already JSON) is spliced in rather than serialised again,
+  // with its status at the event's time.
+  const grant = fields.grantJson === undefined ? JSON.stringify(fields.grant) : servedGrantJson(fields.grantJson, at.getTime());
   return `${head},"grant":${grant},"reason":${JSON.stringify(fields.reason ?? null)},"change":${JSON.stringify(fields.change ?? null)}}}`;
 }

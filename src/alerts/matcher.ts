@@ -2,8 +2,10 @@
 // for each change and each alert, decides the event it makes (grant.matched, grant.updated,
 // grant.unmatched), then writes the batch's messages to the outbox in the transaction that moves
 // its position. It also finds the grants whose deadline came within an alert's reminder days
-// (grant.closing). One matcher runs at a time; nothing here sends anything.
+// (grant.closing) and the forecasted grants whose opensAt came (grant.opened). One matcher runs at
+// a time; nothing here sends anything.
 import type { GrantConditions } from '../grants/matching.js';
+import { grantStatus } from '../grants/lifecycle.js';
 import { matchesFilters } from '../grants/matching.js';
 import type { Grant } from '../grants/schema.js';
 import type { ParsedSearch } from '../grants/searchSyntax.js';
@@ -280,8 +282,10 @@ export class AlertMatcher {
           if (matches) {
             type = wasTold ? 'grant.updated' : 'grant.matched';
             const previous = toldNow.get(k) ?? told.get(k);
-            const deadline = grant!.deadline;
-            toldNow.set(k, { alertId: alert.id, grantId: entry.id, deadline, remindedDeadline: previous?.remindedDeadline ?? null });
+            const { deadline, opensAt = null } = grant!;
+            // An opensAt already come when the grant is told has nothing left to announce.
+            const openedOpensAt = opensAt !== null && Date.parse(opensAt) <= changedAt ? opensAt : (previous?.openedOpensAt ?? null);
+            toldNow.set(k, { alertId: alert.id, grantId: entry.id, deadline, remindedDeadline: previous?.remindedDeadline ?? null, opensAt, openedOpensAt });
             forgotten.delete(k);
             follow(entry.id, alert.id);
           } else {
@@ -338,10 +342,39 @@ export class AlertMatcher {
       if (grant.deadline !== item.deadline) continue; // changed since: the matcher will see it
       reminded.push(item);
       if (alert.events.includes('grant.closing')) {
-        messages.push({ alertId: alert.id, grantId: item.grantId, type: 'grant.closing', payload: eventPayload('grant.closing', now, alert, { grant, reason: null, change: null }) });
+        messages.push({ alertId: alert.id, grantId: item.grantId, type: 'grant.closing', payload: eventPayload('grant.closing', now, alert, { grantJson: json, reason: null, change: null }) });
       }
     }
     await store.commitReminders(messages, reminded, now);
+    return messages.length;
+  }
+
+  /**
+   * Queues grant.opened for followed grants whose opensAt has come: once per opensAt (a grant
+   * whose opensAt moves is announced again when the new one comes). A grant that closed meanwhile
+   * is marked without a message.
+   */
+  async announceOpenings(): Promise<number> {
+    const { store, engine, clock } = this.deps;
+    if (!(await store.tryLease(this.holder, MATCHER_LEASE_MS))) return 0;
+    const now = clock();
+    const due = await store.dueOpenings(now);
+    if (due.length === 0) return 0;
+    const { byId } = await this.alerts();
+    const messages: NewMessage[] = [];
+    const opened: ToldGrant[] = [];
+    for (const item of due) {
+      const alert = byId.get(item.alertId)?.alert;
+      const json = await engine.getByIdJson(item.grantId);
+      if (alert === undefined || json === null) continue;
+      const grant = JSON.parse(json) as Grant;
+      if ((grant.opensAt ?? null) !== item.opensAt) continue; // changed since: the matcher will see it
+      opened.push(item);
+      if (alert.events.includes('grant.opened') && grantStatus(grant, now.getTime()) === 'OPEN') {
+        messages.push({ alertId: alert.id, grantId: item.grantId, type: 'grant.opened', payload: eventPayload('grant.opened', now, alert, { grantJson: json, reason: null, change: null }) });
+      }
+    }
+    await store.commitOpenings(messages, opened, now);
     return messages.length;
   }
 }

@@ -3,9 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Tier } from '../subscriptions/tiers.js';
 
-export const EVENT_TYPES = ['grant.matched', 'grant.updated', 'grant.unmatched', 'grant.closing'] as const;
+export const EVENT_TYPES = ['grant.matched', 'grant.updated', 'grant.unmatched', 'grant.closing', 'grant.opened'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
-/** Every type a message can carry: the four grant events and the test event. */
+/** Every type a message can carry: the grant events and the test event. */
 export type MessageType = EventType | 'alert.test';
 
 export const ALERT_STATUSES = ['ACTIVE', 'PAUSED', 'DISABLED'] as const;

@@ -57,6 +57,8 @@ export interface ToldRow {
   grant_id: string;
   deadline: string | null;
   reminded_deadline: string | null;
+  opens_at: string | null;
+  opened_opens_at: string | null;
 }
 
 export const alertOf = (row: AlertRow): MatchableAlert => ({
@@ -86,7 +88,17 @@ export const deliveryOf = (row: MessageRow): Delivery => ({
   createdAt: row.created_at,
 });
 
-export const toldOf = (row: ToldRow): ToldGrant => ({ alertId: row.alert_id, grantId: row.grant_id, deadline: row.deadline, remindedDeadline: row.reminded_deadline });
+export const toldOf = (row: ToldRow): ToldGrant => ({
+  alertId: row.alert_id,
+  grantId: row.grant_id,
+  deadline: row.deadline,
+  remindedDeadline: row.reminded_deadline,
+  opensAt: row.opens_at,
+  openedOpensAt: row.opened_opens_at,
+});
+
+/** The alert_grants columns a ToldRow holds. */
+export const TOLD_COLUMNS = 'alert_id, grant_id, deadline, reminded_deadline, opens_at, opened_opens_at';
 
 /** A due row as the deliverer takes it: the secrets opened, the previous one only while its overlap lasts (`nowIso`). */
 export const dueMessageOf = (row: DueRow, box: SecretBox, nowIso: string): DueMessage => ({

@@ -27,6 +27,10 @@ export interface ToldGrant {
   grantId: string;
   deadline: string | null;
   remindedDeadline: string | null;
+  /** The grant's opensAt when it was told (grant.opened is sent when it comes). */
+  opensAt: string | null;
+  /** The opensAt whose grant.opened was sent (or that had passed when the grant was told): not sent again for it. */
+  openedOpensAt: string | null;
 }
 
 /** A message to put in the outbox. */
@@ -100,6 +104,10 @@ export interface AlertStore {
   /** Followed grants whose deadline falls within their alert's reminder days of `at`, not yet reminded for that deadline. */
   dueReminders(at: Date): Promise<ToldGrant[]>;
   commitReminders(messages: NewMessage[], reminded: ToldGrant[], at: Date): Promise<void>;
+  /** Followed grants whose opensAt has come by `at`, grant.opened not yet sent for that opensAt. */
+  dueOpenings(at: Date): Promise<ToldGrant[]>;
+  /** Writes the grant.opened messages and marks each grant's opensAt as announced, in one transaction. */
+  commitOpenings(messages: NewMessage[], opened: ToldGrant[], at: Date): Promise<void>;
 
   /**
    * Claims messages due at `at` for `claimMs` (the earliest pending one per alert and grant, of

@@ -1,12 +1,12 @@
 // The alerts worker of an API process: the matcher's and the deliverer's loops, on timers, until
-// stopped. The matcher runs until it has caught up, then every pollMs; reminders once a minute;
+// stopped. The matcher runs until it has caught up, then every pollMs; reminders and openings once a minute;
 // the deliverer whenever it has room, except, in a fleet, on the matching instance while it
 // catches up (the others deliver meanwhile; matching is the longer path to the last webhook).
 import type { Logger } from '../log.js';
 import type { WebhookDeliverer } from './deliverer.js';
 import type { AlertMatcher } from './matcher.js';
 
-/** Reminders (grant.closing) are looked for once a minute (a deadline is a day; a minute late is on time). */
+/** Reminders (grant.closing) and openings (grant.opened) are looked for once a minute (a deadline is a day; a minute late is on time). */
 const REMINDER_SWEEP_MS = 60_000;
 
 export class AlertsWorker {
@@ -75,6 +75,7 @@ export class AlertsWorker {
         if (Date.now() - this.lastReminders >= Math.min(REMINDER_SWEEP_MS, this.pollMs * 60)) {
           this.lastReminders = Date.now();
           await this.matcher.remindOnce();
+          await this.matcher.announceOpenings();
         }
       }
       if (!this.stopped && (await this.deliverer.deliverDue()) > 0) busy = true;

@@ -2,6 +2,7 @@
 // the protocol version served, the opportunity's UUID derived from our id, and the translation of
 // every field. Pure: the time of the request (what the status is judged against) comes in.
 import { v5 as uuidV5 } from 'uuid';
+import { grantStatus } from './lifecycle.js';
 import type { Beneficiary, Grant } from './schema.js';
 
 /** The protocol version served, as @common-grants/core 0.3.0-alpha.1 names it (CommonGrants.Versions.v0_3). */
@@ -21,7 +22,7 @@ const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 /** Whether `text` is written as a UUID (any version, either case). */
 export const looksLikeUuid = (text: string): boolean => UUID_TEXT.test(text);
 
-/** The protocol's statuses (OppStatusOptions); ours are open and closed. */
+/** The protocol's statuses (OppStatusOptions); ours are forecasted, open and closed. */
 export const OPP_STATUSES = ['forecasted', 'open', 'closed', 'custom'] as const;
 export type OppStatusValue = (typeof OPP_STATUSES)[number];
 
@@ -84,9 +85,10 @@ const APPLICANT_TYPES: Record<Beneficiary, { value: ApplicantTypeValue; descript
   STUDENTS: { value: 'individual', description: 'Students' },
 };
 
-/** A grant's status at `now` (epoch ms): closed once its deadline has passed, open before it or without one. */
-export function statusAt(grant: Pick<Grant, 'deadline'>, now: number): OppStatusValue {
-  return grant.deadline !== null && Date.parse(grant.deadline) < now ? 'closed' : 'open';
+/** A grant's status at `now` (epoch ms), ours (grants/lifecycle.ts) in the protocol's words: forecasted before opensAt, closed once the deadline has passed, else open. */
+export function statusAt(grant: Pick<Grant, 'opensAt' | 'deadline'>, now: number): OppStatusValue {
+  const status = grantStatus(grant, now);
+  return status === 'FORECASTED' ? 'forecasted' : status === 'CLOSED' ? 'closed' : 'open';
 }
 
 const STATUS_DESCRIPTION: Record<OppStatusValue, string> = {

@@ -1,8 +1,9 @@
 // Whether one grant satisfies a GrantQuery's filters, decided in memory exactly as the engines
 // decide it for GET /grants: lists OR within and AND across, amounts by
 // overlapping ranges (a null bound open on its side, both null matching no amount filter), `open`
-// against the query's `now`, inclusive deadline bounds that a null deadline never meets. The
+// and the statuses against the query's `now`, inclusive deadline bounds that a null deadline never meets. The
 // search words are the caller's (an engine's text matcher): this is the rest. Pure.
+import { grantStatus } from './lifecycle.js';
 import type { GrantQuery } from './query.js';
 import type { Grant } from './schema.js';
 
@@ -19,6 +20,7 @@ export type GrantConditions = Pick<
   | 'currencies'
   | 'complexities'
   | 'sdgs'
+  | 'statuses'
   | 'isRecurring'
   | 'amountMin'
   | 'amountMax'
@@ -34,7 +36,7 @@ const anyOf = (wanted: readonly string[], held: readonly string[] | string | nul
 
 const epoch = (text: string | null): number | null => (text === null ? null : Date.parse(text));
 
-/** The filters of `q` on `grant`, with `now` (epoch ms) as the time `open` compares to; the words are not checked here. */
+/** The filters of `q` on `grant`, with `now` (epoch ms) as the time `open` and the statuses compare to; the words are not checked here. */
 export function matchesFilters(grant: Grant, q: GrantConditions, now: number): boolean {
   if (!anyOf(q.funderTypes, grant.funderType)) return false;
   if (!anyOf(q.fundingTypes, grant.fundingType)) return false;
@@ -49,9 +51,13 @@ export function matchesFilters(grant: Grant, q: GrantConditions, now: number): b
     if (q.amountMin !== null && grant.amountMax !== null && grant.amountMax < q.amountMin) return false;
     if (q.amountMax !== null && grant.amountMin !== null && grant.amountMin > q.amountMax) return false;
   }
-  if (q.open === null && q.deadlineFrom === null && q.deadlineTo === null && q.updatedSince === null) return true;
+  if (q.open === null && q.statuses.length === 0 && q.deadlineFrom === null && q.deadlineTo === null && q.updatedSince === null) return true;
+  if (q.open !== null || q.statuses.length > 0) {
+    const status = grantStatus(grant, now);
+    if (q.open !== null && (status === 'OPEN') !== q.open) return false;
+    if (!anyOf(q.statuses, status)) return false;
+  }
   const deadline = epoch(grant.deadline);
-  if (q.open !== null && (deadline === null || deadline >= now) !== q.open) return false;
   if (q.deadlineFrom !== null && (deadline === null || deadline < q.deadlineFrom)) return false;
   if (q.deadlineTo !== null && (deadline === null || deadline > q.deadlineTo)) return false;
   if (q.updatedSince !== null && Date.parse(grant.updatedAt) < q.updatedSince) return false;

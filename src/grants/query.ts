@@ -12,6 +12,7 @@ import {
   CURRENCIES,
   FUNDER_TYPES,
   FUNDING_TYPES,
+  GRANT_STATUSES,
   PROVINCES,
   SDGS,
   type Beneficiary,
@@ -20,6 +21,8 @@ import {
   type FunderType,
   type FundingType,
   type Grant,
+  type ServedGrant,
+  type GrantStatus,
   type Province,
   type Sdg,
 } from './schema.js';
@@ -31,7 +34,7 @@ export const MAX_WINDOW = 10_000;
 export const MAX_SEARCH_LENGTH = 200;
 
 /** Sort keys of GET /grants; `relevance` needs search words. */
-export const SORT_KEYS = ['relevance', 'deadline', 'amountMin', 'amountMax', 'createdAt', 'updatedAt', 'title'] as const;
+export const SORT_KEYS = ['relevance', 'deadline', 'opensAt', 'amountMin', 'amountMax', 'createdAt', 'updatedAt', 'title'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 
 /**
@@ -45,8 +48,8 @@ export interface GrantSort {
   descending: boolean;
 }
 
-/** Facets a search may count; each is disjunctive (counted without its own filter). */
-export const FACET_NAMES = [
+/** The facets of stored fields: the values a grant holds, the same at any time. */
+export const STORED_FACET_NAMES = [
   'funderType',
   'fundingType',
   'eligibleProvinces',
@@ -56,6 +59,13 @@ export const FACET_NAMES = [
   'sdgAlignment',
   'isRecurring',
 ] as const;
+export type StoredFacetName = (typeof STORED_FACET_NAMES)[number];
+
+/**
+ * Facets a search may count; each is disjunctive (counted without its own filter). `status` is
+ * derived at the query's `now` (grants/lifecycle.ts).
+ */
+export const FACET_NAMES = [...STORED_FACET_NAMES, 'status'] as const;
 export type FacetName = (typeof FACET_NAMES)[number];
 
 /** The values each facet counts, in enumeration order (booleans as "false"/"true"). */
@@ -68,13 +78,14 @@ export const FACET_VALUES: Record<FacetName, readonly string[]> = {
   applicationComplexity: COMPLEXITIES,
   sdgAlignment: SDGS,
   isRecurring: ['false', 'true'],
+  status: GRANT_STATUSES,
 };
 
 /**
  * The query's own filter of each list facet (the values it asks for; empty: no condition), in the
  * order engines apply them; `isRecurring` is the boolean `GrantQuery.isRecurring`.
  */
-export const FACET_FILTERS: Record<Exclude<FacetName, 'isRecurring'>, (query: GrantQuery) => readonly string[]> = {
+export const FACET_FILTERS: Record<Exclude<StoredFacetName, 'isRecurring'>, (query: GrantQuery) => readonly string[]> = {
   funderType: (q) => q.funderTypes,
   fundingType: (q) => q.fundingTypes,
   eligibleProvinces: (q) => q.provinces,
@@ -97,7 +108,8 @@ export interface FacetCount {
  * the grants matching every condition of the query except that facet's own filter (funderType ↔
  * funderTypes, fundingType ↔ fundingTypes, eligibleProvinces ↔ provinces, targetBeneficiaries ↔
  * beneficiaries, currency ↔ currencies, applicationComplexity ↔ complexities, sdgAlignment ↔
- * sdgs, isRecurring ↔ isRecurring); paging never changes them.
+ * sdgs, isRecurring ↔ isRecurring, status ↔ statuses: `open` is not the status facet's own
+ * filter); paging never changes them.
  */
 export type Facets = Partial<Record<FacetName, FacetCount[]>>;
 
@@ -129,16 +141,18 @@ export interface GrantQuery {
   currencies: Currency[];
   complexities: Complexity[];
   sdgs: Sdg[];
+  /** The grant's status at `now` (grants/lifecycle.ts) is one of these; empty means no condition. */
+  statuses: GrantStatus[];
   /** Equality on isRecurring (a null isRecurring never matches); null: no condition. */
   isRecurring: boolean | null;
   amountMin: number | null;
   amountMax: number | null;
   /**
-   * true: deadline null (rolling) or deadline ≥ now; false: deadline < now (null never matches);
-   * null: no condition.
+   * true: the status at `now` is OPEN (opensAt null or ≤ now, and deadline null or ≥ now); false:
+   * it is not (FORECASTED or CLOSED); null: no condition.
    */
   open: boolean | null;
-  /** The request time as epoch milliseconds: what `open` compares against. */
+  /** The request time as epoch milliseconds: what `open` and `statuses` compare against. */
   now: number;
   /**
    * Inclusive bounds on the grant's own amountMin (amountMinRange) or amountMax (amountMaxRange):
@@ -159,7 +173,7 @@ export interface GrantQuery {
    * Grant fields to return (id always included, canonical order); null: every field. Engines
    * return whole documents; the HTTP presenter projects them.
    */
-  fields: (keyof Grant)[] | null;
+  fields: (keyof ServedGrant)[] | null;
   page: number;
   limit: number;
   offset: number;

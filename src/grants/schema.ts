@@ -51,6 +51,9 @@ export const COMPLEXITIES = ['HIGH', 'LOW', 'MEDIUM'] as const;
 
 export const CURRENCIES = ['CAD', 'USD'] as const;
 
+/** Where a grant stands at a given time (grants/lifecycle.ts derives it): in lifecycle order. */
+export const GRANT_STATUSES = ['FORECASTED', 'OPEN', 'CLOSED'] as const;
+
 export type FunderType = (typeof FUNDER_TYPES)[number];
 export type FundingType = (typeof FUNDING_TYPES)[number];
 export type Province = (typeof PROVINCES)[number];
@@ -58,6 +61,7 @@ export type Beneficiary = (typeof BENEFICIARIES)[number];
 export type Sdg = `SDG_${number}`;
 export type Complexity = (typeof COMPLEXITIES)[number];
 export type Currency = (typeof CURRENCIES)[number];
+export type GrantStatus = (typeof GRANT_STATUSES)[number];
 
 /** Where a grant was imported from: the source's name, its identifier there and its page there. */
 export interface GrantSource {
@@ -66,7 +70,7 @@ export interface GrantSource {
   url: string | null;
 }
 
-/** A grant exactly as partners receive it: every field present, unknown scalars null. */
+/** A grant as the catalog holds it: every field present, unknown scalars null (partners receive it with its derived `status`: ServedGrant). */
 export interface Grant {
   id: string;
   title: string;
@@ -77,6 +81,7 @@ export interface Grant {
   amountMin: number | null;
   amountMax: number | null;
   currency: Currency;
+  opensAt: string | null;
   deadline: string | null;
   applicationUrl: string | null;
   eligibleProvinces: Province[];
@@ -91,7 +96,10 @@ export interface Grant {
   source: GrantSource | null;
 }
 
-/** The field order of the wire format (and of every stored document). */
+/** A grant as partners receive it: the stored fields, then its status at the time of the request. */
+export type ServedGrant = Grant & { status: GrantStatus };
+
+/** The field order of every stored document (the wire format adds `status` last: SERVED_FIELDS). */
 export const GRANT_FIELDS: readonly (keyof Grant)[] = [
   'id',
   'title',
@@ -102,6 +110,7 @@ export const GRANT_FIELDS: readonly (keyof Grant)[] = [
   'amountMin',
   'amountMax',
   'currency',
+  'opensAt',
   'deadline',
   'applicationUrl',
   'eligibleProvinces',
@@ -115,6 +124,9 @@ export const GRANT_FIELDS: readonly (keyof Grant)[] = [
   'descriptionFr',
   'source',
 ];
+
+/** The field order of the wire format: the stored fields, then the derived `status`. */
+export const SERVED_FIELDS: readonly (keyof ServedGrant)[] = [...GRANT_FIELDS, 'status'];
 
 export const GRANT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
 const MAX_AMOUNT = 1e13;
@@ -154,6 +166,7 @@ export const grantSchema = {
     amountMin: { type: 'number', minimum: 0, maximum: MAX_AMOUNT, nullable: true, default: null, description: 'The smallest amount awarded, in `currency`; null when unknown.' },
     amountMax: { type: 'number', minimum: 0, maximum: MAX_AMOUNT, nullable: true, default: null, description: 'The largest amount awarded, in `currency`; null when unknown.' },
     currency: { type: 'string', enum: [...CURRENCIES], description: 'The currency of amountMin and amountMax.' },
+    opensAt: { type: 'string', format: 'date-time', nullable: true, default: null, description: 'When applications open (UTC), at or before `deadline`; null when the grant is open from its publication (or the date is unknown).' },
     deadline: { type: 'string', format: 'date-time', nullable: true, default: null, description: 'When applications close (UTC); null for a rolling grant with no deadline.' },
     applicationUrl: { type: 'string', format: 'uri', maxLength: 2000, nullable: true, default: null, description: 'Where to apply; null when unknown.' },
     eligibleProvinces: { ...enumArray(PROVINCES), description: 'The provinces and territories whose applicants may apply (empty when none is listed).' },
@@ -177,6 +190,14 @@ export const grantSchema = {
         id: { type: 'string', minLength: 1, maxLength: 200, description: 'The grant\'s identifier at the source (such as a Grants.gov OpportunityID).' },
         url: { type: 'string', format: 'uri', maxLength: 2000, nullable: true, description: 'The grant\'s page at the source; null when unknown.' },
       },
+    },
+    // Derived when the grant is served (grants/lifecycle.ts); a record may carry it (an NDJSON export loads back) and it is not kept.
+    status: {
+      type: 'string',
+      enum: [...GRANT_STATUSES],
+      description:
+        'Where the grant stands at the time of the request, derived from `opensAt` and `deadline`: FORECASTED (applications open later: `opensAt` is in the future), ' +
+        'OPEN (accepting applications: opened, and the deadline is in the future or there is none), CLOSED (the deadline has passed). Not stored: a record sent to the indexer may carry it, and it is ignored.',
     },
   },
 } as unknown as JSONSchemaType<Grant>;
@@ -221,7 +242,7 @@ export function validateGrant(record: unknown): GrantValidation {
   // The checks the schema cannot express run whatever else is wrong, on the fields the schema
   // let through, so a record's report lists every problem at once.
   const flagged = new Set(problems.map((p) => p.field));
-  for (const field of ['deadline', 'createdAt', 'updatedAt'] as const) {
+  for (const field of ['opensAt', 'deadline', 'createdAt', 'updatedAt'] as const) {
     const value = copy[field];
     if (!flagged.has(field) && typeof value === 'string' && Number.isNaN(Date.parse(value))) {
       problems.push({ field, reason: 'must be a date-time that exists (no leap second)' });
@@ -231,10 +252,15 @@ export function validateGrant(record: unknown): GrantValidation {
   if (!flagged.has('amountMin') && !flagged.has('amountMax') && typeof amountMin === 'number' && typeof amountMax === 'number' && amountMin > amountMax) {
     problems.push({ field: 'amountMin', reason: 'must not exceed amountMax' });
   }
+  const { opensAt, deadline } = copy;
+  if (typeof opensAt === 'string' && typeof deadline === 'string' && !problems.some((p) => p.field === 'opensAt' || p.field === 'deadline') && Date.parse(opensAt) > Date.parse(deadline)) {
+    problems.push({ field: 'opensAt', reason: 'must not be after deadline' });
+  }
   if (!valid || problems.length > 0) return { ok: false, problems };
   const raw = copy as unknown as Grant;
   const grant = {} as Record<keyof Grant, unknown>;
   for (const field of GRANT_FIELDS) grant[field] = raw[field];
+  grant.opensAt = raw.opensAt === null ? null : isoMillis(raw.opensAt);
   grant.deadline = raw.deadline === null ? null : isoMillis(raw.deadline);
   grant.createdAt = isoMillis(raw.createdAt);
   grant.updatedAt = isoMillis(raw.updatedAt);

@@ -5,7 +5,7 @@
 // machine): `npm run build && node dist/test/bench/facetCount.js [--grants 1000000] [--facet eligibleProvinces]`.
 import { parseArgs } from 'node:util';
 import { Random } from '../../fixtures/generate.js';
-import { FACET_VALUES, type FacetName } from '../../src/grants/query.js';
+import { FACET_VALUES, type StoredFacetName } from '../../src/grants/query.js';
 import { countBits, emptyBits, popcount32, setBit, wordsFor, type Bits } from '../../src/search/sqlite/index/bitset.js';
 import type { CatalogColumns } from '../../src/search/sqlite/index/columns.js';
 import { countsByBits, countsByMasks } from '../../src/search/sqlite/collect/facets.js';
@@ -13,7 +13,7 @@ import { fastestMicros } from './fastest.js';
 
 const { values: options } = parseArgs({ options: { grants: { type: 'string', default: '1000000' }, facet: { type: 'string', default: 'eligibleProvinces' } } });
 const size = Number(options.grants);
-const name = options.facet as FacetName;
+const name = options.facet as StoredFacetName;
 const values = FACET_VALUES[name].length;
 const rng = new Random(3);
 const masks = values <= 8 ? new Uint8Array(size) : values <= 16 ? new Uint16Array(size) : new Uint32Array(size);

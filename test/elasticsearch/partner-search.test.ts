@@ -15,6 +15,7 @@ import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { createEsClient } from '../../src/search/elasticsearch/client.js';
 import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine.js';
 import { ElasticsearchCatalogWriter } from '../../src/search/elasticsearch/writer.js';
+import { idKeysOf } from '../../src/search/elasticsearch/idKeys.js';
 import { fixtureGrants, REPO_ROOT } from '../support/api.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, testClient, uniqueAlias, reindexAlias } from '../support/elasticsearch.js';
 
@@ -25,6 +26,13 @@ import { ES_URL, describeWithElasticsearch, dropAlias, testClient, uniqueAlias, 
 const time = (iso: string | null): number | null => (iso === null ? null : Date.parse(iso));
 /** Code point order (UTF-8 byte order), as keywords and SQLite's BINARY compare. */
 const byCodePoint = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
+/** The status at `now` as the GrantQuery comments say: CLOSED past the deadline, FORECASTED before opensAt, else OPEN. */
+function statusOf(g: Grant, now: number): string {
+  const deadline = time(g.deadline);
+  const opensAt = time(g.opensAt);
+  if (deadline !== null && deadline < now) return 'CLOSED';
+  return opensAt !== null && opensAt > now ? 'FORECASTED' : 'OPEN';
+}
 const anyOf = <T>(wanted: readonly T[], held: T | readonly T[] | null): boolean =>
   wanted.length === 0 || (Array.isArray(held) ? held.some((v) => wanted.includes(v)) : wanted.includes(held as T));
 
@@ -38,6 +46,7 @@ const OWN: Record<FacetName, (g: Grant, q: GrantQuery) => boolean> = {
   applicationComplexity: (g, q) => anyOf(q.complexities, g.applicationComplexity),
   sdgAlignment: (g, q) => anyOf(q.sdgs, g.sdgAlignment),
   isRecurring: (g, q) => q.isRecurring === null || g.isRecurring === q.isRecurring,
+  status: (g, q) => anyOf(q.statuses, statusOf(g, q.now)),
 };
 
 function otherConditions(g: Grant, q: GrantQuery): boolean {
@@ -47,8 +56,7 @@ function otherConditions(g: Grant, q: GrantQuery): boolean {
     if (q.amountMax !== null && g.amountMin !== null && g.amountMin > q.amountMax) return false;
   }
   const deadline = time(g.deadline);
-  if (q.open === true && deadline !== null && deadline < q.now) return false;
-  if (q.open === false && (deadline === null || deadline >= q.now)) return false;
+  if (q.open !== null && (statusOf(g, q.now) === 'OPEN') !== q.open) return false;
   if (q.deadlineFrom !== null && (deadline === null || deadline < q.deadlineFrom)) return false;
   if (q.deadlineTo !== null && (deadline === null || deadline > q.deadlineTo)) return false;
   if (q.updatedSince !== null && (time(g.updatedAt) as number) < q.updatedSince) return false;
@@ -90,7 +98,7 @@ function referenceFacets(grants: Grant[], q: GrantQuery): Facets {
     const counts = new Map<string, number>();
     for (const g of grants) {
       if (!matches(g, q, facet)) continue;
-      const held = g[facet];
+      const held = facet === 'status' ? statusOf(g, q.now) : g[facet];
       if (held === null) continue;
       for (const v of Array.isArray(held) ? held : [held]) counts.set(String(v), (counts.get(String(v)) ?? 0) + 1);
     }
@@ -171,13 +179,29 @@ describeWithElasticsearch('partner search on Elasticsearch', function () {
       expect(grants.some((g) => g.isRecurring === null)).to.equal(true);
     });
 
-    it('open=true at a "now" equal to a deadline keeps that deadline and the rolling grants; open=false keeps only earlier ones', async () => {
+    it('open=true at a "now" equal to a deadline keeps that deadline and the rolling grants; open=false keeps the rest', async () => {
       const open = await expectReference({ open: true });
       const closed = await expectReference({ open: false });
       expect(open + closed).to.equal(grants.length);
       // One millisecond later the grants due exactly at EDGE have closed.
       const later = await expectReference({ open: true, now: EDGE_MS + 1 });
       expect(open - later).to.equal(deadlines.filter((d) => d === EDGE).length);
+    });
+
+    it('status: each alone and together, its facet disjunctive, at a "now" equal to an opensAt and a millisecond before', async () => {
+      const opening = grants.map((g) => g.opensAt).filter((d): d is string => d !== null && Date.parse(d) > EDGE_MS).sort();
+      const at = Date.parse(opening[Math.floor(opening.length / 2)]);
+      expect(opening.length, 'forecasted grants at EDGE').to.be.above(5);
+      const forecasted = await expectReference({ statuses: ['FORECASTED'], facets: ['status'] });
+      const open = await expectReference({ statuses: ['OPEN'], facets: ['status', 'eligibleProvinces'] });
+      const closed = await expectReference({ statuses: ['CLOSED'] });
+      expect([forecasted, open, closed].every((n) => n > 0)).to.equal(true);
+      expect(forecasted + open + closed).to.equal(grants.length);
+      expect(await expectReference({ statuses: ['FORECASTED', 'CLOSED'], open: false, provinces: ['QUEBEC'], facets: ['status'] })).to.be.above(0);
+      expect(await expectReference({ open: true, facets: ['status'] })).to.equal(open);
+      const before = await expectReference({ statuses: ['FORECASTED'], now: at - 1 });
+      const after = await expectReference({ statuses: ['FORECASTED'], now: at });
+      expect(before - after).to.equal(opening.filter((d) => Date.parse(d) === at).length);
     });
 
     it('deadline bounds are inclusive to the millisecond and never match a null deadline', async () => {
@@ -207,7 +231,7 @@ describeWithElasticsearch('partner search on Elasticsearch', function () {
   });
 
   describe('sorts (every page, nulls last both ways, ties by id)', () => {
-    for (const key of ['deadline', 'amountMin', 'amountMax', 'createdAt', 'updatedAt', 'title'] as const) {
+    for (const key of ['deadline', 'opensAt', 'amountMin', 'amountMax', 'createdAt', 'updatedAt', 'title'] as const) {
       for (const descending of [false, true]) {
         it(`${descending ? '-' : ''}${key}`, async () => {
           await expectReference({ sort: { key, descending } });
@@ -391,6 +415,70 @@ for (const earlier of EARLIER_MAPPINGS) {
     });
   });
 }
+
+describeWithElasticsearch('a live alias on the mapping of the release before grants had opensAt', function () {
+  this.timeout(120_000);
+  const alias = uniqueAlias();
+  const config = { url: ES_URL as string, index: alias, requestTimeoutMs: 30_000 };
+  const client = testClient();
+  const oldIndex = `${alias}-20250101t000000000-0000`;
+  // The grants as that release stored them: no opensAt at all.
+  const stored = grants.map(({ opensAt: _opensAt, ...rest }) => rest);
+  let engine: ElasticsearchSearchEngine;
+
+  before(async () => {
+    const current = JSON.parse(readFileSync(`${REPO_ROOT}/mappings/elasticsearch-grants.json`, 'utf8')) as {
+      settings: Record<string, unknown>;
+      mappings: { properties: Record<string, unknown> };
+    };
+    const { opensAt: _opensAt, ...properties } = current.mappings.properties;
+    await client.indices.create({ index: oldIndex, settings: { ...current.settings, number_of_replicas: 0 }, mappings: { ...current.mappings, properties } } as never);
+    const indexed = await client.bulk({
+      refresh: true,
+      operations: stored.flatMap((g) => [{ create: { _index: oldIndex, _id: g.id } }, { ...g, titleSort: titleSortKey(g.title), ...idKeysOf(g.id) }]),
+    });
+    expect(indexed.errors, 'the old documents indexed').to.equal(false);
+    await client.indices.updateAliases({ actions: [{ add: { index: oldIndex, alias } }] });
+    engine = new ElasticsearchSearchEngine(createEsClient(config), alias);
+  });
+
+  after(async () => {
+    await engine?.close();
+    await client.close();
+    await dropAlias(alias);
+  });
+
+  it('answers as before: no grant forecasted, open=true as the deadline alone says, sort=opensAt all last (by id)', async () => {
+    const asBefore = stored.map((g) => ({ ...g, opensAt: null }) as Grant);
+    expect((await engine.searchJson(query({ statuses: ['FORECASTED'], facets: ['status'] }))).total).to.equal(0);
+    const open = await engine.searchJson(query({ open: true, limit: 100 }));
+    const expected = referenceOrder(asBefore.filter((g) => matches(g, query({ open: true }))), query({})).slice(0, 100);
+    expect(open.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(expected.map((g) => g.id));
+    const byOpening = await engine.searchJson(query({ sort: { key: 'opensAt', descending: false }, limit: 20 }));
+    expect(byOpening.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(stored.map((g) => g.id).sort(byCodePoint).slice(0, 20));
+  });
+
+  it('a sync adds opensAt to its mapping and keeps the grant\'s opensAt: the grant is forecasted', async () => {
+    const writer = ElasticsearchCatalogWriter.open(config, {}, { keep: 1, replicas: 0 });
+    const changed: Grant = { ...grants[0], opensAt: '2099-01-01T05:00:00.000Z', deadline: '2099-06-30T23:59:59.000Z', updatedAt: '2026-11-01T00:00:00.000Z' };
+    try {
+      const counts = await writer.sync(
+        (async function* () {
+          yield { grant: changed };
+        })(),
+        { prune: false },
+      );
+      expect(counts).to.deep.equal({ added: 0, updated: 1, unchanged: 0, deleted: 0 });
+    } finally {
+      await writer.close();
+    }
+    const mapping = (await client.indices.getMapping({ index: oldIndex }))[oldIndex].mappings;
+    expect(mapping.properties?.opensAt).to.deep.equal({ type: 'date' });
+    expect(await engine.getByIdJson(changed.id)).to.equal(JSON.stringify(changed));
+    const forecasted = await engine.searchJson(query({ statuses: ['FORECASTED'] }));
+    expect(forecasted.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal([changed.id]);
+  });
+});
 
 describeWithElasticsearch('ties between ids that share long prefixes', function () {
   this.timeout(120_000);

@@ -3,7 +3,7 @@
 // never by an engine) against the embedded SQLite engine and against Elasticsearch, and then the
 // two engines against each other. A case that pins its clock (`now`) is sent while the API's
 // injected clock reads that instant; every other case sees a clock that throws nothing but reads
-// the real time (such cases never depend on it: the model refuses `open` without `now`).
+// the real time (such cases never depend on it: the model refuses `open` or `status` without `now`).
 import { expect } from 'chai';
 import { DEFAULT_CATALOG, readCatalog, referenceModel } from '../../fixtures/queries/record.js';
 import { API_PREFIX, checkResponse, loadCases } from '../../scripts/replay.js';
@@ -39,10 +39,10 @@ describe('search contract: recorded cases', () => {
   it('cover filters, paging, text, errors and the partner-search parameters', () => {
     expect(cases.length).to.be.at.least(140);
     const asks = (p: string) => cases.filter((c) => new RegExp(`[?&]${p}(\\[\\d*\\])?=`).test(c.request) && c.expect.status === 200);
-    for (const p of ['open', 'deadlineFrom', 'deadlineTo', 'updatedSince', 'targetBeneficiaries', 'currency', 'applicationComplexity', 'sdgAlignment', 'isRecurring', 'sort', 'facets', 'fields']) {
+    for (const p of ['open', 'status', 'deadlineFrom', 'deadlineTo', 'updatedSince', 'targetBeneficiaries', 'currency', 'applicationComplexity', 'sdgAlignment', 'isRecurring', 'sort', 'facets', 'fields']) {
       expect(asks(p), p).to.not.be.empty;
     }
-    for (const sort of ['deadline', 'amountMin', 'amountMax', 'createdAt', 'updatedAt', 'title']) {
+    for (const sort of ['deadline', 'opensAt', 'amountMin', 'amountMax', 'createdAt', 'updatedAt', 'title']) {
       expect(asks('sort').filter((c) => c.request.includes(`sort=${sort}`)), sort).to.not.be.empty;
       expect(asks('sort').filter((c) => c.request.includes(`sort=-${sort}`)), `-${sort}`).to.not.be.empty;
     }

@@ -39,7 +39,7 @@ describe('alerts: the endpoints', function () {
     expect(alert.id).to.match(/^alt_/);
     expect(alert.secret).to.match(/^whsec_[A-Za-z0-9+/=]{44}$/);
     expect(alert).to.deep.include({ name: valid.name, url: valid.url, status: 'ACTIVE', disabledReason: null });
-    expect(alert.events).to.deep.equal(['grant.matched', 'grant.updated', 'grant.unmatched']);
+    expect(alert.events).to.deep.equal(['grant.matched', 'grant.updated', 'grant.unmatched', 'grant.opened']);
     const one = await api.request(`${ALERTS}/${alert.id}`);
     expect(one.status).to.equal(200);
     expect(one.body.data).to.not.have.property('secret');

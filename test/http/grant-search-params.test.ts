@@ -13,9 +13,9 @@ import type { CheckOptions } from '../support/checkedFetch.js';
 import { GRANTS_PATH as G } from '../support/catalog.js';
 
 const GRANT_FIELDS = [
-  'id', 'title', 'description', 'funder', 'funderType', 'fundingType', 'amountMin', 'amountMax', 'currency', 'deadline',
+  'id', 'title', 'description', 'funder', 'funderType', 'fundingType', 'amountMin', 'amountMax', 'currency', 'opensAt', 'deadline',
   'applicationUrl', 'eligibleProvinces', 'targetBeneficiaries', 'sdgAlignment', 'applicationComplexity', 'isRecurring',
-  'createdAt', 'updatedAt', 'titleFr', 'descriptionFr', 'source',
+  'createdAt', 'updatedAt', 'titleFr', 'descriptionFr', 'source', 'status',
 ];
 
 const ok = (res: TestResponse): TestResponse => {
@@ -52,8 +52,11 @@ describe('GET /grants: partner-search parameters', function () {
     const at = (text: string): number => Date.parse(text);
     const deadlineOf = (g: Grant): number | null => (g.deadline === null ? null : at(g.deadline));
     const filters: [string, (g: Grant) => boolean, CheckOptions?][] = [
-      ['open=true', (g) => g.deadline === null || deadlineOf(g)! >= NOW],
-      ['open=false', (g) => g.deadline !== null && deadlineOf(g)! < NOW],
+      // Open: opened (no opensAt, or reached) and not closed (no deadline, or not passed).
+      ['open=true', (g) => (g.opensAt === null || at(g.opensAt) <= NOW) && (g.deadline === null || deadlineOf(g)! >= NOW)],
+      ['open=false', (g) => (g.opensAt !== null && at(g.opensAt) > NOW) || (g.deadline !== null && deadlineOf(g)! < NOW)],
+      ['status=FORECASTED', (g) => g.opensAt !== null && at(g.opensAt) > NOW],
+      ['status=OPEN,CLOSED', (g) => g.opensAt === null || at(g.opensAt) <= NOW],
       ['isRecurring=true', (g) => g.isRecurring === true],
       ['isRecurring=false', (g) => g.isRecurring === false],
       ['deadlineFrom=2026-01-01', (g) => g.deadline !== null && deadlineOf(g)! >= at('2026-01-01T00:00:00.000Z')],

@@ -20,7 +20,7 @@ const rec = recordMaker(ITEM_LABELS);
 /** grants-indexer `args` over `dir`; throws (naming the command) unless it exits 0. */
 const index = (dir: string, args: string[]): Promise<void> => indexOrThrow(dir, args, `grants-indexer ${args[0]}`);
 
-const catalogApi = (records: Rec[]) => startCatalogApi(records, { prefix: 'grants-read-', failureLabel: 'grants-indexer reindex' });
+const catalogApi = (records: Rec[]) => startCatalogApi(records, { prefix: 'grants-read-', failureLabel: 'grants-indexer reindex', clock: () => NOW });
 
 function expectNotFound(res: TestResponse): void {
   expectError(res, 404, 'NOT_FOUND', { contentType: true });
@@ -37,6 +37,7 @@ const WIRE_ORDER = [
   'amountMin',
   'amountMax',
   'currency',
+  'opensAt',
   'deadline',
   'applicationUrl',
   'eligibleProvinces',
@@ -49,7 +50,11 @@ const WIRE_ORDER = [
   'titleFr',
   'descriptionFr',
   'source',
+  'status',
 ];
+
+/** The API's clock here: the full grant is forecasted then (it opens in September), the others open. */
+const NOW = new Date('2026-06-15T12:00:00.000Z');
 
 // Keys deliberately out of wire order, dates in non-canonical (but valid) forms.
 const FULL_SOURCE: Rec = {
@@ -65,6 +70,7 @@ const FULL_SOURCE: Rec = {
   amountMin: 5000,
   currency: 'USD',
   deadline: '2027-03-31T23:59:59Z',
+  opensAt: '2026-09-01T00:00:00-04:00',
   funder: 'Prairie Innovation Office',
   applicationUrl: 'https://example.org/apply?id=42',
   eligibleProvinces: ['ALBERTA', 'SASKATCHEWAN'],
@@ -86,6 +92,7 @@ const FULL_WIRE = {
   amountMin: 5000,
   amountMax: 250000.5,
   currency: 'USD',
+  opensAt: '2026-09-01T04:00:00.000Z',
   deadline: '2027-03-31T23:59:59.000Z',
   applicationUrl: 'https://example.org/apply?id=42',
   eligibleProvinces: ['ALBERTA', 'SASKATCHEWAN'],
@@ -98,6 +105,7 @@ const FULL_WIRE = {
   titleFr: 'Fonds pour projets pilotes de technologies propres',
   descriptionFr: 'Finance des projets pilotes de technologies propres dans les Prairies.',
   source: { name: 'Prairie open data', id: '42', url: 'https://example.org/programs/42' },
+  status: 'FORECASTED',
 };
 
 const MINIMAL_SOURCE: Rec = {
@@ -121,6 +129,7 @@ const MINIMAL_WIRE = {
   amountMin: null,
   amountMax: null,
   currency: 'CAD',
+  opensAt: null,
   deadline: null,
   applicationUrl: null,
   eligibleProvinces: [],
@@ -133,6 +142,7 @@ const MINIMAL_WIRE = {
   titleFr: null,
   descriptionFr: null,
   source: null,
+  status: 'OPEN',
 };
 
 const LONG_ID = `L${'x'.repeat(127)}`;
@@ -145,7 +155,7 @@ describe('GET /grants/:id', function () {
       FULL_SOURCE,
       MINIMAL_SOURCE,
       // Explicit nulls and empty lists in the source come out the same as absent fields.
-      { ...MINIMAL_SOURCE, id: 'grant-explicit-nulls', description: null, amountMin: null, amountMax: null, deadline: null, applicationUrl: null, eligibleProvinces: [], targetBeneficiaries: [], sdgAlignment: [], applicationComplexity: null, isRecurring: null, titleFr: null, descriptionFr: null },
+      { ...MINIMAL_SOURCE, id: 'grant-explicit-nulls', description: null, opensAt: null, amountMin: null, amountMax: null, deadline: null, applicationUrl: null, eligibleProvinces: [], targetBeneficiaries: [], sdgAlignment: [], applicationComplexity: null, isRecurring: null, titleFr: null, descriptionFr: null },
       rec('org.ca:2026_grant-1'),
       rec(LONG_ID),
       rec('Case-Sensitive'),
@@ -162,7 +172,7 @@ describe('GET /grants/:id', function () {
     expect(Object.keys(res.body.data)).to.deep.equal(WIRE_ORDER);
     expect(res.body.data).to.deep.equal(FULL_WIRE);
     expect(res.text).to.contain('"amountMin":5000,"amountMax":250000.5,');
-    expect(res.text).to.contain('"source":{"name":"Prairie open data","id":"42","url":"https://example.org/programs/42"}}');
+    expect(res.text).to.contain('"source":{"name":"Prairie open data","id":"42","url":"https://example.org/programs/42"},"status":"FORECASTED"}');
   });
 
   it('returns every field of a minimal grant: unknown scalars null, empty lists [], none missing', async function () {

@@ -73,7 +73,7 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
       expect(JSON.stringify(tool.outputSchema), tool.name).not.to.include('$ref');
     }
     const search = tools.find((t) => t.name === 'search_grants')!;
-    expect(search.description).to.include('open=true').and.to.include('accepting applications now');
+    expect(search.description).to.include('open=true').and.to.include('accepting applications now').and.to.include('status=FORECASTED');
     // Generated from GRANT_SEARCH_PARAMS, as OpenAPI is: every parameter, its schema, description and example.
     const properties = search.inputSchema.properties as Record<string, any>;
     expect(Object.keys(properties)).to.deep.equal(Object.keys(GRANT_SEARCH_PARAMS));
@@ -103,6 +103,7 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
       },
       { args: { fundingType: ['GRANT'], amountMin: 10000, deadlineFrom: '2020-01-01', limit: 0, facets: ['eligibleProvinces'] }, query: 'fundingType=GRANT&amountMin=10000&deadlineFrom=2020-01-01&limit=0&facets=eligibleProvinces' },
       { args: { cursor: '*', limit: 3, sort: 'title' }, query: 'cursor=*&limit=3&sort=title' },
+      { args: { status: ['FORECASTED'], sort: 'opensAt', limit: 5, facets: ['status'] }, query: 'status=FORECASTED&sort=opensAt&limit=5&facets=status' },
     ];
     let nonEmpty = 0;
     for (const { args, query } of cases) {
@@ -117,6 +118,8 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
       if (rest.body.data.length > 0) {
         nonEmpty += 1;
         expect(text).to.include(rest.body.data[0].id);
+        // Each grant's line says where it stands, and when a forecasted one opens.
+        if (args.status !== undefined) expect(text).to.include(`status: FORECASTED; opens: ${rest.body.data[0].opensAt}`);
       }
     }
     expect(nonEmpty, 'the cases must compare real grants').to.be.at.least(3);

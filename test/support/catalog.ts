@@ -114,6 +114,8 @@ export interface CatalogApiOptions {
   prefix: string;
   /** Names the failed step in the error thrown when indexing fails (see indexOrThrow). */
   failureLabel?: string;
+  /** The API's clock (what `open` and each grant's status are taken at); the real time when absent. */
+  clock?: () => Date;
 }
 
 /**
@@ -123,7 +125,7 @@ export interface CatalogApiOptions {
 export async function startCatalogApi(records: readonly GrantRecord[], options: CatalogApiOptions): Promise<TestApi> {
   const dir = tempDir(options.prefix);
   await indexOrThrow(dir, ['reindex', '--source', writeNdjson(dir, 'source.ndjson', records)], options.failureLabel);
-  return startApiOnCatalog(dir);
+  return startApiOnCatalog(dir, {}, { clock: options.clock });
 }
 
 /** Stops an API started by startCatalogApi (if it started) and removes its DATA_DIR. */

@@ -28,11 +28,13 @@ describe('unit: CommonGrants ids and values', () => {
     expect(looksLikeUuid('08fee291-23ad-5329-93a5-9c058b87954')).to.equal(false);
   });
 
-  it('the status: closed only once the deadline has passed; amounts as decimal strings', () => {
+  it('the status: forecasted before opensAt, closed only once the deadline has passed; amounts as decimal strings', () => {
     const now = Date.parse('2026-11-23T09:00:00.000Z');
-    expect(statusAt({ deadline: null }, now)).to.equal('open');
-    expect(statusAt({ deadline: '2026-11-23T09:00:00.000Z' }, now)).to.equal('open');
-    expect(statusAt({ deadline: '2026-11-23T08:59:59.999Z' }, now)).to.equal('closed');
+    expect(statusAt({ opensAt: null, deadline: null }, now)).to.equal('open');
+    expect(statusAt({ opensAt: null, deadline: '2026-11-23T09:00:00.000Z' }, now)).to.equal('open');
+    expect(statusAt({ opensAt: null, deadline: '2026-11-23T08:59:59.999Z' }, now)).to.equal('closed');
+    expect(statusAt({ opensAt: '2026-11-23T09:00:00.001Z', deadline: '2026-12-31T23:59:59.000Z' }, now)).to.equal('forecasted');
+    expect(statusAt({ opensAt: '2026-11-23T09:00:00.000Z', deadline: null }, now)).to.equal('open');
     expect([1500, 0, 0.5, 1e13, 1e-7, 1234.56].map(decimalString)).to.deep.equal(['1500', '0', '0.5', '10000000000000', '0.0000001', '1234.56']);
   });
 });

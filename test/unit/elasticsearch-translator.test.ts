@@ -19,6 +19,10 @@ const query = (over: Partial<GrantQuery>): GrantQuery => ({ ...base(), ...(over.
 
 const either = (...should: unknown[]) => ({ bool: { should, minimum_should_match: 1 } });
 const missing = (field: string) => ({ bool: { must_not: [{ exists: { field } }] } });
+/** The statuses at NOW, written out: a grant with neither date (every grant of a catalog without opensAt) is OPEN. */
+const FORECASTED = { range: { opensAt: { gt: NOW } } };
+const CLOSED = { range: { deadline: { lt: NOW } } };
+const OPEN = { bool: { must_not: [FORECASTED, CLOSED] } };
 
 describe('translateToElasticsearch: partner-search filters', () => {
   it('writes every list filter as terms and isRecurring as a term, in bool.filter', () => {
@@ -40,14 +44,23 @@ describe('translateToElasticsearch: partner-search filters', () => {
     expect(request).to.not.have.any.keys('post_filter', 'aggs');
   });
 
-  it('open=true keeps rolling (null) deadlines and deadlines at or after now, to the millisecond', () => {
+  it('open=true is status OPEN: neither forecasted (opensAt after now) nor closed (deadline before now), to the millisecond', () => {
     expect(translateToElasticsearch(query({ open: true })).query).to.deep.equal({
-      bool: { must: [], filter: [either({ range: { deadline: { gte: NOW } } }, missing('deadline'))] },
+      bool: { must: [], filter: [OPEN] },
     });
   });
 
-  it('open=false keeps deadlines strictly before now (a null deadline never matches)', () => {
-    expect(translateToElasticsearch(query({ open: false })).query).to.deep.equal({ bool: { must: [], filter: [{ range: { deadline: { lt: NOW } } }] } });
+  it('open=false is forecasted or closed (a null deadline never closes, a null opensAt never forecasts)', () => {
+    expect(translateToElasticsearch(query({ open: false })).query).to.deep.equal({ bool: { must: [], filter: [either(FORECASTED, CLOSED)] } });
+  });
+
+  it('status is a list filter of its own (union within), a facet counted by one filter per status', () => {
+    const request = translateToElasticsearch(query({ statuses: ['FORECASTED', 'CLOSED'], funderTypes: ['FOUNDATION'], facets: ['status'] }));
+    expect(request.query).to.deep.equal({ bool: { must: [], filter: [{ terms: { funderType: ['FOUNDATION'] } }] } });
+    expect(request.post_filter).to.deep.equal({ bool: { filter: [either(FORECASTED, CLOSED)] } });
+    expect(request.aggs).to.deep.equal({
+      status: { filter: { match_all: {} }, aggs: { values: { filters: { keyed: false, filters: { FORECASTED, OPEN, CLOSED } } } } },
+    });
   });
 
   it('deadline bounds are one inclusive range; updatedSince a lower bound on updatedAt', () => {
@@ -80,6 +93,11 @@ describe('translateToElasticsearch: sorts', () => {
     }
   });
 
+  it('opensAt sorts as the other dates, and on an index without it as if every value were missing', () => {
+    expect(pageSort('opensAt', false)).to.deep.equal([{ opensAt: { order: 'asc', missing: '_last', unmapped_type: 'date' } }, ...ID_KEY_SORT]);
+    expect(exactSort('opensAt', true)).to.deep.equal([{ opensAt: { order: 'desc', missing: '_last', unmapped_type: 'date' } }, { id: 'asc' }]);
+  });
+
   it('the id keys: six longs then the rest keyword, ascending, absent first, valid on an index without them', () => {
     expect(ID_KEY_SORT).to.deep.equal([
       ...[0, 1, 2, 3, 4, 5].map((k) => ({ [`idKey${k}`]: { order: 'asc', missing: '_first', unmapped_type: 'long' } })),
@@ -106,7 +124,7 @@ describe('translateToElasticsearch: disjunctive facets', () => {
   it('facets without filters of their own: counted over exactly the matches, terms sized to the enumerations', () => {
     const request = translateToElasticsearch(query({ funderTypes: ['FOUNDATION'], open: true, facets: ['eligibleProvinces', 'isRecurring', 'sdgAlignment'] }));
     expect(request.query).to.deep.equal({
-      bool: { must: [], filter: [{ terms: { funderType: ['FOUNDATION'] } }, either({ range: { deadline: { gte: NOW } } }, missing('deadline'))] },
+      bool: { must: [], filter: [{ terms: { funderType: ['FOUNDATION'] } }, OPEN] },
     });
     expect(request).to.not.have.property('post_filter');
     expect(request.aggs).to.deep.equal({

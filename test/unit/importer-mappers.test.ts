@@ -6,7 +6,7 @@ import { mapRow, parseAmount, planMapping } from '../../indexer/formats/csvMappi
 import { guessFormat } from '../../indexer/formats/detect.js';
 import { bombReason, MAX_RATIO } from '../../indexer/formats/zip.js';
 import { cut, FORECAST, mapOpportunity, outranks, plainText, rankOf, SYNOPSIS, versionNumber } from '../../indexer/formats/grantsGov.js';
-import { withDayDeadline } from '../../indexer/importers.js';
+import { withDayDates } from '../../indexer/importers.js';
 import { RejectionLog } from '../../indexer/validation.js';
 
 const text = (s: string) => Buffer.from(s);
@@ -35,13 +35,17 @@ describe('importers: dates', () => {
     expect(dayPattern('DD/DD/YYYY')).to.equal(null);
   });
 
-  it('NDJSON and JSON: a date-only deadline becomes the end of that day; other records pass unchanged', () => {
+  it('NDJSON and JSON: a date-only deadline becomes the end of that day, a date-only opensAt its start; other records pass unchanged', () => {
     const record = { number: 1, value: { id: 'a', deadline: '2027-01-15' } };
-    expect(withDayDeadline(record, 'America/Toronto').value).to.deep.equal({ id: 'a', deadline: '2027-01-16T04:59:59.999Z' });
-    const timed = { number: 1, value: { id: 'a', deadline: '2027-01-15T12:00:00Z' } };
-    expect(withDayDeadline(timed, 'America/Toronto')).to.equal(timed);
+    expect(withDayDates(record, 'America/Toronto').value).to.deep.equal({ id: 'a', deadline: '2027-01-16T04:59:59.999Z' });
+    const opening = { number: 1, value: { id: 'a', opensAt: '2027-01-15', deadline: '2027-03-31' } };
+    expect(withDayDates(opening, 'America/Toronto').value).to.deep.equal({ id: 'a', opensAt: '2027-01-15T05:00:00.000Z', deadline: '2027-04-01T03:59:59.999Z' });
+    const opensOnly = { number: 1, value: { id: 'a', opensAt: '2027-07-02', deadline: '2027-08-01T00:00:00Z' } };
+    expect(withDayDates(opensOnly, 'America/Toronto').value).to.deep.equal({ id: 'a', opensAt: '2027-07-02T04:00:00.000Z', deadline: '2027-08-01T00:00:00Z' });
+    const timed = { number: 1, value: { id: 'a', deadline: '2027-01-15T12:00:00Z', opensAt: '2027-01-01T00:00:00Z' } };
+    expect(withDayDates(timed, 'America/Toronto')).to.equal(timed);
     const broken = { number: 1, error: 'not valid JSON' };
-    expect(withDayDeadline(broken, 'UTC')).to.equal(broken);
+    expect(withDayDates(broken, 'UTC')).to.equal(broken);
   });
 });
 

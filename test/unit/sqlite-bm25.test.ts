@@ -83,6 +83,7 @@ const baseQuery = (words: string[], page = 1): GrantQuery => ({
   currencies: [],
   complexities: [],
   sdgs: [],
+  statuses: [],
   isRecurring: null,
   amountMin: null,
   amountMax: null,

@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { titleSortKey } from '../../src/grants/folding.js';
-import { FACET_NAMES, type FacetCount, type FacetName, type Facets, type GrantQuery, type SortKey } from '../../src/grants/query.js';
+import { FACET_NAMES, STORED_FACET_NAMES, type FacetCount, type FacetName, type Facets, type GrantQuery, type SortKey } from '../../src/grants/query.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { parseSearch, plainSearch, positiveWords, type ParsedSearch } from '../../src/grants/searchSyntax.js';
 import { countAnd, countBits, emptyBits, fullBits, hasBit, popcount32, positionsOf, setBit } from '../../src/search/sqlite/index/bitset.js';
@@ -41,6 +41,7 @@ function query(overrides: Partial<GrantQuery>): GrantQuery {
     currencies: [],
     complexities: [],
     sdgs: [],
+    statuses: [],
     isRecurring: null,
     amountMin: null,
     amountMax: null,
@@ -69,6 +70,12 @@ function query(overrides: Partial<GrantQuery>): GrantQuery {
 
 const anyOf = <T>(wanted: readonly T[], has: readonly T[]) => wanted.length === 0 || wanted.some((v) => has.includes(v));
 const time = (iso: string | null) => (iso === null ? null : Date.parse(iso));
+/** The status at `now` as the GrantQuery comments say: CLOSED past the deadline, FORECASTED before opensAt, else OPEN. */
+const statusOf = (g: Grant, now: number): string => {
+  const d = time(g.deadline);
+  const o = time(g.opensAt);
+  return d !== null && d < now ? 'CLOSED' : o !== null && o > now ? 'FORECASTED' : 'OPEN';
+};
 
 type Filter = (g: Grant) => boolean;
 
@@ -83,6 +90,7 @@ function referenceConditions(q: GrantQuery): { facet: FacetName | null; test: Fi
     { facet: 'applicationComplexity', test: (g) => q.complexities.length === 0 || (g.applicationComplexity !== null && q.complexities.includes(g.applicationComplexity)) },
     { facet: 'sdgAlignment', test: (g) => anyOf(q.sdgs, g.sdgAlignment) },
     { facet: 'isRecurring', test: (g) => q.isRecurring === null || g.isRecurring === q.isRecurring },
+    { facet: 'status', test: (g) => anyOf(q.statuses, [statusOf(g, q.now)]) },
     {
       facet: null,
       test: (g) => {
@@ -95,8 +103,7 @@ function referenceConditions(q: GrantQuery): { facet: FacetName | null; test: Fi
       facet: null,
       test: (g) => {
         const d = time(g.deadline);
-        if (q.open === true && !(d === null || d >= q.now)) return false;
-        if (q.open === false && !(d !== null && d < q.now)) return false;
+        if (q.open !== null && (statusOf(g, q.now) === 'OPEN') !== q.open) return false;
         if (q.deadlineFrom !== null && !(d !== null && d >= q.deadlineFrom)) return false;
         if (q.deadlineTo !== null && !(d !== null && d <= q.deadlineTo)) return false;
         return true;
@@ -107,7 +114,8 @@ function referenceConditions(q: GrantQuery): { facet: FacetName | null; test: Fi
   return c;
 }
 
-function facetValues(name: FacetName, g: Grant): string[] {
+function facetValues(name: FacetName, g: Grant, now: number): string[] {
+  if (name === 'status') return [statusOf(g, now)];
   const v = g[name];
   if (v === null) return [];
   if (Array.isArray(v)) return v;
@@ -121,7 +129,7 @@ function referenceFacets(q: GrantQuery, grants: Grant[], textHit: Filter): Facet
     const counts = new Map<string, number>();
     for (const g of grants) {
       if (!textHit(g) || !conditions.every((c) => c.facet === name || c.test(g))) continue;
-      for (const value of facetValues(name, g)) counts.set(value, (counts.get(value) ?? 0) + 1);
+      for (const value of facetValues(name, g, q.now)) counts.set(value, (counts.get(value) ?? 0) + 1);
     }
     facets[name] = [...counts]
       .map(([value, count]): FacetCount => ({ value, count }))
@@ -231,7 +239,7 @@ describe('unit: SQLite engine columns', () => {
             for (const share of [0, 0.001, 0.05, 0.5, 1]) {
               const base = emptyBits(columns.size);
               for (let p = 0; p < columns.size; p++) if (next() < share) setBit(base, p);
-              for (const name of FACET_NAMES) {
+              for (const name of STORED_FACET_NAMES) {
                 const byBits = Array.from(countsByBits(columns, name, base));
                 expect(Array.from(countsByMasks(columns, name, base)), `${name} at ${share}, by masks`).to.deep.equal(byBits);
                 counted += byBits.reduce((a, b) => a + b, 0);
@@ -264,7 +272,7 @@ describe('unit: SQLite engine columns', () => {
               expect(array.buffer).to.be.instanceOf(SharedArrayBuffer);
               expect(Array.from(array)).to.deep.equal(Array.from(arrays(data)[i]));
             });
-            expect(Object.keys(copy.orders).sort()).to.deep.equal(['amountMax', 'amountMin', 'createdAt', 'deadline', 'title', 'updatedAt'].flatMap((k) => [`${k}:false`, `${k}:true`]));
+            expect(Object.keys(copy.orders).sort()).to.deep.equal(['amountMax', 'amountMin', 'createdAt', 'deadline', 'opensAt', 'title', 'updatedAt'].flatMap((k) => [`${k}:false`, `${k}:true`]));
           } finally {
             db.close();
             rmSync(dir, { recursive: true, force: true });
@@ -301,6 +309,9 @@ describe('unit: SQLite engine columns', () => {
       expect(grants.some((g) => g.isRecurring === null)).to.equal(true);
       const deadlines = grants.map((g) => g.deadline).filter((d) => d !== null);
       expect(new Set(deadlines).size).to.be.lessThan(deadlines.length);
+      // Every status at NOW and at the opensAt the cases use.
+      expect(new Set(grants.map((g) => statusOf(g, NOW)))).to.deep.equal(new Set(['FORECASTED', 'OPEN', 'CLOSED']));
+      expect(grants.filter((g) => g.opensAt !== null && Date.parse(g.opensAt) === someOpensAt)).to.not.be.empty;
     });
 
     /** Ids the text matches, by SQLite's own FTS5 (the reference's text hits), best first by bm25 then id. */
@@ -333,12 +344,21 @@ describe('unit: SQLite engine columns', () => {
     const someDeadline = Date.parse(deadlines[Math.floor(deadlines.length / 3)]);
     const laterDeadline = Date.parse(deadlines[Math.floor((2 * deadlines.length) / 3)]);
     const someUpdate = Date.parse(grants.map((g) => g.updatedAt).sort()[Math.floor(grants.length / 2)]);
+    const opensAts = grants.map((g) => g.opensAt).filter((d): d is string => d !== null && Date.parse(d) > NOW).sort();
+    const someOpensAt = Date.parse(opensAts[Math.floor(opensAts.length / 2)]);
 
     const cases: [string, Partial<GrantQuery>][] = [
       ['no condition', {}],
       ['open=true at an injected time', { open: true }],
       ['open=false', { open: false, limit: 100 }],
       ['open=true with now equal to a deadline (≥ keeps it)', { open: true, now: someDeadline, limit: 100, page: 2 }],
+      ['status FORECASTED', { statuses: ['FORECASTED'], limit: 100 }],
+      ['status OPEN or CLOSED, the status facet disjunctive', { statuses: ['OPEN', 'CLOSED'], facets: ['status', 'fundingType'], limit: 100 }],
+      ['open=true with now equal to an opensAt (opened then), the status facet counted with open', { open: true, now: someOpensAt, facets: ['status'], limit: 100 }],
+      ['a millisecond before an opensAt the grant is forecasted', { statuses: ['FORECASTED'], now: someOpensAt - 1, facets: ['status'], limit: 100 }],
+      ['open=false is forecasted or closed', { open: false, facets: ['status'], limit: 100, page: 2 }],
+      ['status and every other filter, sorted by opensAt', { statuses: ['FORECASTED'], provinces: ['ONTARIO', 'QUEBEC'], sort: { key: 'opensAt', descending: false }, facets: ['status', 'eligibleProvinces'] }],
+      ['text, relevance, a status filter on few hits', { words: ['grant'], statuses: ['FORECASTED', 'CLOSED'], sort: { key: 'relevance', descending: false }, limit: 100, facets: ['status'] }],
       ['deadline bounds equal to deadlines (inclusive)', { deadlineFrom: someDeadline, deadlineTo: laterDeadline, limit: 100 }],
       ['deadlineFrom alone', { deadlineFrom: laterDeadline, sort: { key: 'deadline', descending: true } }],
       ['updatedSince', { updatedSince: someUpdate, sort: { key: 'updatedAt', descending: false } }],
@@ -380,7 +400,7 @@ describe('unit: SQLite engine columns', () => {
       ['syntax: only symbols match nothing', { ...text('🌲 *') }],
       ['nothing matches', { deadlineFrom: Date.parse('2999-01-01T00:00:00.000Z') }],
     ];
-    for (const key of ['deadline', 'amountMin', 'amountMax', 'createdAt', 'updatedAt', 'title'] as const) {
+    for (const key of ['deadline', 'opensAt', 'amountMin', 'amountMax', 'createdAt', 'updatedAt', 'title'] as const) {
       for (const descending of [false, true]) {
         cases.push([`sort ${descending ? '-' : ''}${key}, a deep page`, { sort: { key, descending }, page: 5, limit: 100 }]);
         cases.push([`sort ${descending ? '-' : ''}${key}, few matches (sorted, not walked)`, { sort: { key, descending }, currencies: ['USD'], funderTypes: ['CORPORATE'], limit: 100 }]);

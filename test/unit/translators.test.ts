@@ -23,6 +23,7 @@ describe('GrantQuery parsing', () => {
       currencies: [],
       complexities: [],
       sdgs: [],
+      statuses: [],
       isRecurring: null,
       amountMin: null,
       amountMax: null,

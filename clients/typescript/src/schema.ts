@@ -502,6 +502,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "grant.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The grant.opened event
+         * @description Signed per Standard Webhooks: webhook-id (stable across retries; de-duplicate on it), webhook-timestamp (Unix seconds) and webhook-signature (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, two space-separated during a secret rotation). Answer 2xx within the timeout; anything else is retried on the schedule.
+         */
+        post: operations["webhookGrantOpened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "alert.test": {
         parameters: {
             query?: never;
@@ -556,6 +576,11 @@ export interface components {
             currency: "CAD" | "USD";
             /**
              * Format: date-time
+             * @description When applications open (UTC), at or before `deadline`; null when the grant is open from its publication (or the date is unknown).
+             */
+            opensAt: string | null;
+            /**
+             * Format: date-time
              * @description When applications close (UTC); null for a rolling grant with no deadline.
              */
             deadline: string | null;
@@ -603,6 +628,11 @@ export interface components {
                  */
                 url: string | null;
             } | null;
+            /**
+             * @description Where the grant stands at the time of the request, derived from `opensAt` and `deadline`: FORECASTED (applications open later: `opensAt` is in the future), OPEN (accepting applications: opened, and the deadline is in the future or there is none), CLOSED (the deadline has passed). Not stored: a record sent to the indexer may carry it, and it is ignored.
+             * @enum {string}
+             */
+            status: "FORECASTED" | "OPEN" | "CLOSED";
         };
         /** @description A grant with the fields asked for in `fields` (every field by default); id always. */
         GrantFields: {
@@ -633,6 +663,11 @@ export interface components {
              * @enum {string}
              */
             currency?: "CAD" | "USD";
+            /**
+             * Format: date-time
+             * @description When applications open (UTC), at or before `deadline`; null when the grant is open from its publication (or the date is unknown).
+             */
+            opensAt?: string | null;
             /**
              * Format: date-time
              * @description When applications close (UTC); null for a rolling grant with no deadline.
@@ -682,6 +717,11 @@ export interface components {
                  */
                 url: string | null;
             } | null;
+            /**
+             * @description Where the grant stands at the time of the request, derived from `opensAt` and `deadline`: FORECASTED (applications open later: `opensAt` is in the future), OPEN (accepting applications: opened, and the deadline is in the future or there is none), CLOSED (the deadline has passed). Not stored: a record sent to the indexer may carry it, and it is ignored.
+             * @enum {string}
+             */
+            status?: "FORECASTED" | "OPEN" | "CLOSED";
         };
         /** @description A page of grants matching the search. */
         GrantSearchAnswer: {
@@ -928,7 +968,7 @@ export interface components {
             /** @description The https URL the events are POSTed to; private, loopback and metadata addresses are refused. */
             url: string;
             /** @description The events sent. */
-            events: ("grant.matched" | "grant.updated" | "grant.unmatched" | "grant.closing")[];
+            events: ("grant.matched" | "grant.updated" | "grant.unmatched" | "grant.closing" | "grant.opened")[];
             /** @description Send grant.closing once when a followed grant's deadline is this many days away or less; null for no reminder. */
             closingReminderDays: number | null;
             /**
@@ -972,7 +1012,7 @@ export interface components {
             /** @description The https URL the events are POSTed to; private, loopback and metadata addresses are refused. */
             url: string;
             /** @description The events sent. */
-            events: ("grant.matched" | "grant.updated" | "grant.unmatched" | "grant.closing")[];
+            events: ("grant.matched" | "grant.updated" | "grant.unmatched" | "grant.closing" | "grant.opened")[];
             /** @description Send grant.closing once when a followed grant's deadline is this many days away or less; null for no reminder. */
             closingReminderDays: number | null;
             /**
@@ -1026,7 +1066,7 @@ export interface components {
             /** @description The https URL the events are POSTed to; private, loopback and metadata addresses are refused. */
             url: string;
             /** @description The events sent; default all (grant.closing only with closingReminderDays). */
-            events?: ("grant.matched" | "grant.updated" | "grant.unmatched" | "grant.closing")[];
+            events?: ("grant.matched" | "grant.updated" | "grant.unmatched" | "grant.closing" | "grant.opened")[];
             /** @description Send grant.closing once when a followed grant's deadline is this many days away or less; null for no reminder. */
             closingReminderDays?: number | null;
         };
@@ -1051,7 +1091,7 @@ export interface components {
             /** @description The https URL the events are POSTed to; private, loopback and metadata addresses are refused. */
             url?: string;
             /** @description The events sent. */
-            events?: ("grant.matched" | "grant.updated" | "grant.unmatched" | "grant.closing")[];
+            events?: ("grant.matched" | "grant.updated" | "grant.unmatched" | "grant.closing" | "grant.opened")[];
             /** @description Send grant.closing once when a followed grant's deadline is this many days away or less; null for no reminder. */
             closingReminderDays?: number | null;
             /**
@@ -1080,7 +1120,7 @@ export interface components {
              * @description The event the message carries.
              * @enum {string}
              */
-            type: "grant.matched" | "grant.updated" | "grant.unmatched" | "grant.closing" | "alert.test";
+            type: "grant.matched" | "grant.updated" | "grant.unmatched" | "grant.closing" | "grant.opened" | "alert.test";
             /** @description The grant of the event; null for alert.test. */
             grantId: string | null;
             /**
@@ -1303,6 +1343,14 @@ export interface components {
              */
             isRecurring?: boolean;
             /**
+             * @description Only grants in one of these states at the time of the request: FORECASTED (applications open later, at `opensAt`), OPEN (accepting applications now), CLOSED (the deadline has passed). A JSON array; a grant matches when it has any of the values (OR).
+             * @example [
+             *       "FORECASTED",
+             *       "OPEN"
+             *     ]
+             */
+            status?: ("FORECASTED" | "OPEN" | "CLOSED")[];
+            /**
              * @description Only grants whose amount range reaches this amount (the grant's amountMax is at least this, or unknown). Must be a number ≥ 0.
              * @example 10000
              */
@@ -1313,7 +1361,7 @@ export interface components {
              */
             amountMax?: number;
             /**
-             * @description true: only grants accepting applications now (deadline in the future, or none); false: only grants whose deadline has passed. Without it, closed grants are included (and, in the default order, come first).
+             * @description true: only grants accepting applications now (status OPEN: opened, and the deadline in the future or none); false: only grants not accepting applications now (status FORECASTED or CLOSED). Without it, closed and forecasted grants are included (and, in the default order, closed grants come first).
              * @example true
              */
             open?: boolean;
@@ -2020,6 +2068,8 @@ export interface components {
             sdgAlignment?: components["schemas"]["FacetCount"][];
             /** @description The values of `isRecurring` among the matches (ignoring the request's own `isRecurring` filter), by count. */
             isRecurring?: components["schemas"]["FacetCount"][];
+            /** @description The values of `status` among the matches (ignoring the request's own `status` filter), by count. */
+            status?: components["schemas"]["FacetCount"][];
         };
         /** @description One value of a facet and how many grants carry it. */
         FacetCount: {
@@ -2228,6 +2278,14 @@ export interface operations {
                  */
                 isRecurring?: boolean;
                 /**
+                 * @description Only grants in one of these states at the time of the request: FORECASTED (applications open later, at `opensAt`), OPEN (accepting applications now), CLOSED (the deadline has passed). A list, written comma-separated: `status=FORECASTED,OPEN` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`status=FORECASTED&status=OPEN`) and the bracketed form (`status[]=FORECASTED&status[]=OPEN`).
+                 * @example [
+                 *       "FORECASTED",
+                 *       "OPEN"
+                 *     ]
+                 */
+                status?: ("FORECASTED" | "OPEN" | "CLOSED")[];
+                /**
                  * @description Only grants whose amount range reaches this amount (the grant's amountMax is at least this, or unknown). Must be a number ≥ 0.
                  * @example 10000
                  */
@@ -2238,7 +2296,7 @@ export interface operations {
                  */
                 amountMax?: number;
                 /**
-                 * @description true: only grants accepting applications now (deadline in the future, or none); false: only grants whose deadline has passed. Without it, closed grants are included (and, in the default order, come first).
+                 * @description true: only grants accepting applications now (status OPEN: opened, and the deadline in the future or none); false: only grants not accepting applications now (status FORECASTED or CLOSED). Without it, closed and forecasted grants are included (and, in the default order, closed grants come first).
                  * @example true
                  */
                 open?: boolean;
@@ -2261,7 +2319,7 @@ export interface operations {
                  * @description The order of the results: a field ascending, or descending with a leading "-". By default: relevance when `search` has words to find, else `deadline` (the oldest deadlines first); with `open=true`, `deadline` lists the open grants closing soonest first. Default: relevance with search words, else deadline; relevance needs search words.
                  * @example deadline
                  */
-                sort?: "relevance" | "deadline" | "-deadline" | "amountMin" | "-amountMin" | "amountMax" | "-amountMax" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";
+                sort?: "relevance" | "deadline" | "-deadline" | "opensAt" | "-opensAt" | "amountMin" | "-amountMin" | "amountMax" | "-amountMax" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";
                 /**
                  * @description The fields to count values of over the matches; the answer gains a `facets` object, in the order asked. A list, written comma-separated: `facets=eligibleProvinces,fundingType` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`facets=eligibleProvinces&facets=fundingType`) and the bracketed form (`facets[]=eligibleProvinces&facets[]=fundingType`).
                  * @example [
@@ -2269,16 +2327,16 @@ export interface operations {
                  *       "fundingType"
                  *     ]
                  */
-                facets?: ("funderType" | "fundingType" | "eligibleProvinces" | "targetBeneficiaries" | "currency" | "applicationComplexity" | "sdgAlignment" | "isRecurring")[];
+                facets?: ("funderType" | "fundingType" | "eligibleProvinces" | "targetBeneficiaries" | "currency" | "applicationComplexity" | "sdgAlignment" | "isRecurring" | "status")[];
                 /**
-                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 21 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
+                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 23 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
                  * @example [
                  *       "id",
                  *       "title",
                  *       "deadline"
                  *     ]
                  */
-                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source")[];
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "opensAt" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source" | "status")[];
                 /**
                  * @description The page of results to return, from 1. Must be an integer ≥ 1.
                  * @example 2
@@ -2814,6 +2872,14 @@ export interface operations {
                  */
                 isRecurring?: boolean;
                 /**
+                 * @description Only grants in one of these states at the time of the request: FORECASTED (applications open later, at `opensAt`), OPEN (accepting applications now), CLOSED (the deadline has passed). A list, written comma-separated: `status=FORECASTED,OPEN` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`status=FORECASTED&status=OPEN`) and the bracketed form (`status[]=FORECASTED&status[]=OPEN`).
+                 * @example [
+                 *       "FORECASTED",
+                 *       "OPEN"
+                 *     ]
+                 */
+                status?: ("FORECASTED" | "OPEN" | "CLOSED")[];
+                /**
                  * @description Only grants whose amount range reaches this amount (the grant's amountMax is at least this, or unknown). Must be a number ≥ 0.
                  * @example 10000
                  */
@@ -2824,7 +2890,7 @@ export interface operations {
                  */
                 amountMax?: number;
                 /**
-                 * @description true: only grants accepting applications now (deadline in the future, or none); false: only grants whose deadline has passed. Without it, closed grants are included (and, in the default order, come first).
+                 * @description true: only grants accepting applications now (status OPEN: opened, and the deadline in the future or none); false: only grants not accepting applications now (status FORECASTED or CLOSED). Without it, closed and forecasted grants are included (and, in the default order, closed grants come first).
                  * @example true
                  */
                 open?: boolean;
@@ -2847,16 +2913,16 @@ export interface operations {
                  * @description The order of the results: a field ascending, or descending with a leading "-". By default: relevance when `search` has words to find, else `deadline` (the oldest deadlines first); with `open=true`, `deadline` lists the open grants closing soonest first. Default: relevance with search words, else deadline; relevance needs search words.
                  * @example deadline
                  */
-                sort?: "relevance" | "deadline" | "-deadline" | "amountMin" | "-amountMin" | "amountMax" | "-amountMax" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";
+                sort?: "relevance" | "deadline" | "-deadline" | "opensAt" | "-opensAt" | "amountMin" | "-amountMin" | "amountMax" | "-amountMax" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";
                 /**
-                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 21 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
+                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 23 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
                  * @example [
                  *       "id",
                  *       "title",
                  *       "deadline"
                  *     ]
                  */
-                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source")[];
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "opensAt" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source" | "status")[];
                 /**
                  * @description The file format: one JSON grant per line (ndjson, the default) or CSV with a header row. `ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.
                  * @example csv
@@ -3553,7 +3619,8 @@ export interface operations {
                  *         "grant.matched",
                  *         "grant.updated",
                  *         "grant.unmatched",
-                 *         "grant.closing"
+                 *         "grant.closing",
+                 *         "grant.opened"
                  *       ],
                  *       "closingReminderDays": 7
                  *     }
@@ -5988,6 +6055,30 @@ export interface operations {
         };
     };
     webhookGrantClosing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookGrantOpened: {
         parameters: {
             query?: never;
             header?: never;

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { inTransaction, type Pool, type Queryable } from '../../subscriptions/postgres/database.js';
 import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
 import type { SecretBox } from '../secrets.js';
-import { ALERT_COLUMNS, MESSAGE_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, keptAnswerOf, toldOf, type DueRow, type KeptRow } from '../rows.js';
+import { ALERT_COLUMNS, MESSAGE_COLUMNS, TOLD_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, keptAnswerOf, toldOf, type DueRow, type KeptRow } from '../rows.js';
 import type { AlertStore, AnswerSecret, AttemptRecord, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, KeptAnswer, NewMessage, ToldGrant } from '../store.js';
 
 export class PgAlertStore implements AlertStore {
@@ -152,7 +152,7 @@ export class PgAlertStore implements AlertStore {
 
   async told(grantIds: readonly string[]): Promise<ToldGrant[]> {
     if (grantIds.length === 0) return [];
-    const { rows } = await this.pool.query('SELECT alert_id, grant_id, deadline, reminded_deadline FROM alert_grants WHERE grant_id = ANY($1::text[])', [grantIds]);
+    const { rows } = await this.pool.query(`SELECT ${TOLD_COLUMNS} FROM alert_grants WHERE grant_id = ANY($1::text[])`, [grantIds]);
     return rows.map(toldOf);
   }
 
@@ -166,10 +166,18 @@ export class PgAlertStore implements AlertStore {
       const told = batch.told.filter((t) => alive.has(t.alertId));
       if (told.length > 0) {
         await db.query(
-          `INSERT INTO alert_grants (alert_id, grant_id, deadline, reminded_deadline)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-           ON CONFLICT (alert_id, grant_id) DO UPDATE SET deadline = excluded.deadline, reminded_deadline = excluded.reminded_deadline`,
-          [told.map((t) => t.alertId), told.map((t) => t.grantId), told.map((t) => t.deadline), told.map((t) => t.remindedDeadline)],
+          `INSERT INTO alert_grants (${TOLD_COLUMNS})
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+           ON CONFLICT (alert_id, grant_id) DO UPDATE SET deadline = excluded.deadline, reminded_deadline = excluded.reminded_deadline,
+             opens_at = excluded.opens_at, opened_opens_at = excluded.opened_opens_at`,
+          [
+            told.map((t) => t.alertId),
+            told.map((t) => t.grantId),
+            told.map((t) => t.deadline),
+            told.map((t) => t.remindedDeadline),
+            told.map((t) => t.opensAt),
+            told.map((t) => t.openedOpensAt),
+          ],
         );
       }
       if (batch.forgotten.length > 0) {
@@ -185,7 +193,7 @@ export class PgAlertStore implements AlertStore {
 
   async dueReminders(at: Date): Promise<ToldGrant[]> {
     const { rows } = await this.pool.query(
-      `SELECT g.alert_id, g.grant_id, g.deadline, g.reminded_deadline FROM alert_grants g JOIN alerts a ON a.id = g.alert_id
+      `SELECT g.alert_id, g.grant_id, g.deadline, g.reminded_deadline, g.opens_at, g.opened_opens_at FROM alert_grants g JOIN alerts a ON a.id = g.alert_id
        WHERE a.closing_days IS NOT NULL AND g.deadline IS NOT NULL AND g.deadline >= $1
          AND g.deadline::timestamptz - $1::timestamptz <= make_interval(days => a.closing_days)
          AND (g.reminded_deadline IS NULL OR g.reminded_deadline <> g.deadline)
@@ -200,6 +208,25 @@ export class PgAlertStore implements AlertStore {
       await this.insertMessages(db, messages, at.toISOString());
       for (const r of reminded) {
         await db.query('UPDATE alert_grants SET reminded_deadline = $1 WHERE alert_id = $2 AND grant_id = $3 AND deadline IS NOT DISTINCT FROM $1', [r.deadline, r.alertId, r.grantId]);
+      }
+    });
+  }
+
+  async dueOpenings(at: Date): Promise<ToldGrant[]> {
+    const { rows } = await this.pool.query(
+      `SELECT ${TOLD_COLUMNS} FROM alert_grants
+       WHERE opens_at IS NOT NULL AND opens_at <= $1 AND (opened_opens_at IS NULL OR opened_opens_at <> opens_at)
+       LIMIT 10000`,
+      [at.toISOString()],
+    );
+    return rows.map(toldOf);
+  }
+
+  async commitOpenings(messages: NewMessage[], opened: ToldGrant[], at: Date): Promise<void> {
+    await inTransaction(this.pool, async (db) => {
+      await this.insertMessages(db, messages, at.toISOString());
+      for (const o of opened) {
+        await db.query('UPDATE alert_grants SET opened_opens_at = $1 WHERE alert_id = $2 AND grant_id = $3 AND opens_at IS NOT DISTINCT FROM $1', [o.opensAt, o.alertId, o.grantId]);
       }
     });
   }

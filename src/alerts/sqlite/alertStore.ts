@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import type { Db } from '../../subscriptions/sqlite/database.js';
 import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
 import type { SecretBox } from '../secrets.js';
-import { ALERT_COLUMNS, MESSAGE_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, keptAnswerOf, toldOf, type AlertRow, type DueRow, type KeptRow, type MessageRow, type ToldRow } from '../rows.js';
+import { ALERT_COLUMNS, MESSAGE_COLUMNS, TOLD_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, keptAnswerOf, toldOf, type AlertRow, type DueRow, type KeptRow, type MessageRow, type ToldRow } from '../rows.js';
 import type { AlertStore, AnswerSecret, AttemptRecord, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, KeptAnswer, NewMessage, ToldGrant } from '../store.js';
 
 export class SqliteAlertStore implements AlertStore {
@@ -147,17 +147,18 @@ export class SqliteAlertStore implements AlertStore {
   async told(grantIds: readonly string[]): Promise<ToldGrant[]> {
     if (grantIds.length === 0) return [];
     const rows = this
-      .prepared(`SELECT alert_id, grant_id, deadline, reminded_deadline FROM alert_grants WHERE grant_id IN (SELECT value FROM json_each(?))`)
+      .prepared(`SELECT ${TOLD_COLUMNS} FROM alert_grants WHERE grant_id IN (SELECT value FROM json_each(?))`)
       .all(JSON.stringify(grantIds)) as ToldRow[];
     return rows.map(toldOf);
   }
 
   private upsertTold(told: readonly ToldGrant[]): void {
     const upsert = this.prepared(
-      `INSERT INTO alert_grants (alert_id, grant_id, deadline, reminded_deadline) VALUES (?, ?, ?, ?)
-       ON CONFLICT (alert_id, grant_id) DO UPDATE SET deadline = excluded.deadline, reminded_deadline = excluded.reminded_deadline`,
+      `INSERT INTO alert_grants (${TOLD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (alert_id, grant_id) DO UPDATE SET deadline = excluded.deadline, reminded_deadline = excluded.reminded_deadline,
+         opens_at = excluded.opens_at, opened_opens_at = excluded.opened_opens_at`,
     );
-    for (const t of told) upsert.run(t.alertId, t.grantId, t.deadline, t.remindedDeadline);
+    for (const t of told) upsert.run(t.alertId, t.grantId, t.deadline, t.remindedDeadline, t.opensAt, t.openedOpensAt);
   }
 
   async commitBatch(batch: MatchedBatch, at: Date): Promise<boolean> {
@@ -179,7 +180,7 @@ export class SqliteAlertStore implements AlertStore {
   async dueReminders(at: Date): Promise<ToldGrant[]> {
     const rows = this
       .prepared(
-        `SELECT g.alert_id, g.grant_id, g.deadline, g.reminded_deadline FROM alert_grants g JOIN alerts a ON a.id = g.alert_id
+        `SELECT g.alert_id, g.grant_id, g.deadline, g.reminded_deadline, g.opens_at, g.opened_opens_at FROM alert_grants g JOIN alerts a ON a.id = g.alert_id
          WHERE a.closing_days IS NOT NULL AND g.deadline IS NOT NULL AND g.deadline >= :now
            AND julianday(g.deadline) - julianday(:now) <= a.closing_days
            AND (g.reminded_deadline IS NULL OR g.reminded_deadline <> g.deadline)
@@ -194,6 +195,25 @@ export class SqliteAlertStore implements AlertStore {
     this.db.transaction(() => {
       this.insertMessages(messages, at.toISOString());
       for (const r of reminded) mark.run(r.deadline, r.alertId, r.grantId, r.deadline);
+    }).immediate();
+  }
+
+  async dueOpenings(at: Date): Promise<ToldGrant[]> {
+    const rows = this
+      .prepared(
+        `SELECT ${TOLD_COLUMNS} FROM alert_grants
+         WHERE opens_at IS NOT NULL AND opens_at <= :now AND (opened_opens_at IS NULL OR opened_opens_at <> opens_at)
+         LIMIT 10000`,
+      )
+      .all({ now: at.toISOString() }) as ToldRow[];
+    return rows.map(toldOf);
+  }
+
+  async commitOpenings(messages: NewMessage[], opened: ToldGrant[], at: Date): Promise<void> {
+    const mark = this.prepared('UPDATE alert_grants SET opened_opens_at = ? WHERE alert_id = ? AND grant_id = ? AND opens_at IS ?');
+    this.db.transaction(() => {
+      this.insertMessages(messages, at.toISOString());
+      for (const o of opened) mark.run(o.opensAt, o.alertId, o.grantId, o.opensAt);
     }).immediate();
   }
 

@@ -1,6 +1,6 @@
 // What the alert endpoints do, apart from HTTP: list, create and delete a subscription's alerts.
 // The /alerts handlers and the MCP tools (src/http/handlers/mcpTools.ts) both call these.
-import { newSigningSecret, presentAlert, TIER_ALERT_LIMITS, type AlertChanges, type NewAlert } from '../../alerts/model.js';
+import { EVENT_TYPES, newSigningSecret, presentAlert, TIER_ALERT_LIMITS, type AlertChanges, type NewAlert } from '../../alerts/model.js';
 import type { AlertStore, ListPosition } from '../../alerts/store.js';
 import type { TargetPolicy } from '../../alerts/targets.js';
 import type { Subscription } from '../../subscriptions/tiers.js';
@@ -63,7 +63,7 @@ export async function listAlerts(store: AlertStore, subscriptionId: string, p: P
 /** Creates an alert from checked fields (checkAlertBody 'create'); ALERT_LIMIT_REACHED at the subscription's maximum. The secret is in the answer only. */
 export async function createAlert(store: AlertStore, subscription: Subscription, fields: AlertChanges, now: Date) {
   const max = (await store.limitOverride(subscription.id)) ?? TIER_ALERT_LIMITS[subscription.tier];
-  const events = fields.events ?? (fields.closingReminderDays ? ['grant.matched', 'grant.updated', 'grant.unmatched', 'grant.closing'] : ['grant.matched', 'grant.updated', 'grant.unmatched']);
+  const events = fields.events ?? EVENT_TYPES.filter((type) => type !== 'grant.closing' || fields.closingReminderDays);
   const input: NewAlert = { name: fields.name!, query: fields.query!, url: fields.url!, events, closingReminderDays: fields.closingReminderDays ?? null };
   const secret = newSigningSecret();
   // The store counts and inserts in one transaction: simultaneous creations never pass the limit.

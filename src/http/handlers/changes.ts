@@ -1,6 +1,7 @@
 // GET /grants/changes: the changes feed. Each entry is a grant at its latest
 // sequence or a tombstone; `pagination.nextSince` is the token to poll with next.
 import type { Middleware } from 'koa';
+import { servedGrantJson } from '../../grants/lifecycle.js';
 import { checkSince, decodeSince, encodeSince, MAX_SINCE_LENGTH, type ChangeEntryJson } from '../../search/changes.js';
 import type { SearchEngine } from '../../search/engine.js';
 import { ServiceUnavailableError } from '../../failures.js';
@@ -34,9 +35,9 @@ export const CHANGES_PARAMS: ParamSpecs = {
 /** Validates GET /grants/changes parameters (every problem listed). */
 export const validateChangesParams = paramValidator(CHANGES_PARAMS);
 
-/** One entry as served: id, deleted, changedAt, grant (the stored JSON text, spliced in). */
-const entryJson = (entry: ChangeEntryJson): string =>
-  `{"id":${JSON.stringify(entry.id)},"deleted":${entry.deleted},"changedAt":${JSON.stringify(entry.changedAt)},"grant":${entry.grantJson ?? 'null'}}`;
+/** One entry as served at `now`: id, deleted, changedAt, grant (the stored JSON text with its status at `now`, spliced in). */
+const entryJson = (entry: ChangeEntryJson, now: number): string =>
+  `{"id":${JSON.stringify(entry.id)},"deleted":${entry.deleted},"changedAt":${JSON.stringify(entry.changedAt)},"grant":${entry.grantJson === null ? 'null' : servedGrantJson(entry.grantJson, now)}}`;
 
 export interface ChangesPagination {
   limit: number;
@@ -44,8 +45,11 @@ export interface ChangesPagination {
   nextSince: string;
 }
 
-/** The changes after valid parameters' `since`: the entries as JSON text and the pagination; what GET /grants/changes and the MCP tool get_changes answer. */
-export async function changesPage(engine: SearchEngine, p: ParamValues): Promise<{ dataJson: string; pagination: ChangesPagination }> {
+/**
+ * The changes after valid parameters' `since`: the entries as JSON text (each grant's status at
+ * `now`, epoch ms) and the pagination; what GET /grants/changes and the MCP tool get_changes answer.
+ */
+export async function changesPage(engine: SearchEngine, p: ParamValues, now: number): Promise<{ dataJson: string; pagination: ChangesPagination }> {
   const sinceText = (p.since as string | undefined) ?? '0';
   const since = decodeSince(sinceText);
   const limit = (p.limit as number | undefined) ?? CHANGES_DEFAULT_LIMIT;
@@ -55,14 +59,14 @@ export async function changesPage(engine: SearchEngine, p: ParamValues): Promise
   const page = entries.slice(0, limit);
   const last = page.at(-1);
   return {
-    dataJson: `[${page.map(entryJson).join(',')}]`,
+    dataJson: `[${page.map((entry) => entryJson(entry, now)).join(',')}]`,
     pagination: { limit, hasMore: entries.length > limit, nextSince: last === undefined ? sinceText : encodeSince(state.log!, last.seq) },
   };
 }
 
-export function changesHandler(engine: SearchEngine): Middleware<AppState> {
+export function changesHandler(engine: SearchEngine, clock: () => Date): Middleware<AppState> {
   return async function changes(ctx) {
-    const { dataJson, pagination } = await changesPage(engine, validateChangesParams(parseQueryString(ctx.querystring)));
+    const { dataJson, pagination } = await changesPage(engine, validateChangesParams(parseQueryString(ctx.querystring)), clock().getTime());
     ctx.set('Content-Type', JSON_CONTENT_TYPE);
     ctx.body = successJson(ctx.state.requestId, dataJson, pagination);
   };

@@ -2,7 +2,7 @@
 // row of field names, list fields joined with "|", the source in three columns source.name,
 // source.id and source.url, cells a spreadsheet would run as a formula neutralised as OWASP
 // recommends). Pure: grants in, text out.
-import { GRANT_FIELDS, type Grant } from '../../grants/schema.js';
+import { SERVED_FIELDS, type ServedGrant } from '../../grants/schema.js';
 
 export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
@@ -11,14 +11,14 @@ export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 export const CSV_LIST_SEPARATOR = '|';
 
 /** A grant's JSON text with only `fields` (id first, canonical order); the text unchanged when every field is wanted. */
-export function projectGrantJson(json: string, fields: readonly (keyof Grant)[] | null): string {
+export function projectGrantJson(json: string, fields: readonly (keyof ServedGrant)[] | null): string {
   if (fields === null) return json;
-  const grant = JSON.parse(json) as Grant;
+  const grant = JSON.parse(json) as ServedGrant;
   return JSON.stringify(Object.fromEntries(fields.map((field) => [field, grant[field]])));
 }
 
 /** The NDJSON lines of a batch of grants (each line ends with \n). */
-export function ndjsonLines(grantsJson: readonly string[], fields: readonly (keyof Grant)[] | null): string {
+export function ndjsonLines(grantsJson: readonly string[], fields: readonly (keyof ServedGrant)[] | null): string {
   let text = '';
   for (const json of grantsJson) text += `${projectGrantJson(json, fields)}\n`;
   return text;
@@ -46,29 +46,29 @@ function cellText(value: unknown): string {
 }
 
 /** The columns of a CSV export: the fields asked for, or every field, in canonical order. */
-export const csvColumns = (fields: readonly (keyof Grant)[] | null): readonly (keyof Grant)[] => fields ?? GRANT_FIELDS;
+export const csvColumns = (fields: readonly (keyof ServedGrant)[] | null): readonly (keyof ServedGrant)[] => fields ?? SERVED_FIELDS;
 
 /** The nested source's columns: one per key. */
 const SOURCE_KEYS = ['name', 'id', 'url'] as const;
 
 /** A field's CSV columns: its name, or for the source one column per key (source.name, source.id, source.url). */
-const headersOf = (field: keyof Grant): string[] => (field === 'source' ? SOURCE_KEYS.map((key) => `source.${key}`) : [field]);
+const headersOf = (field: keyof ServedGrant): string[] => (field === 'source' ? SOURCE_KEYS.map((key) => `source.${key}`) : [field]);
 
 /** A field's cells in a row. */
-function cellsOf(grant: Grant, field: keyof Grant): string[] {
+function cellsOf(grant: ServedGrant, field: keyof ServedGrant): string[] {
   if (field !== 'source') return [csvCell(cellText(grant[field]))];
   const source = grant.source;
   return SOURCE_KEYS.map((key) => csvCell(cellText(source === null ? null : source[key])));
 }
 
 /** The header row (CRLF-terminated). */
-export const csvHeader = (columns: readonly (keyof Grant)[]): string => `${columns.flatMap(headersOf).map((c) => csvCell(c)).join(',')}\r\n`;
+export const csvHeader = (columns: readonly (keyof ServedGrant)[]): string => `${columns.flatMap(headersOf).map((c) => csvCell(c)).join(',')}\r\n`;
 
 /** The CSV rows of a batch of grants (each CRLF-terminated). */
-export function csvRows(grantsJson: readonly string[], columns: readonly (keyof Grant)[]): string {
+export function csvRows(grantsJson: readonly string[], columns: readonly (keyof ServedGrant)[]): string {
   let text = '';
   for (const json of grantsJson) {
-    const grant = JSON.parse(json) as Grant;
+    const grant = JSON.parse(json) as ServedGrant;
     text += `${columns.flatMap((column) => cellsOf(grant, column)).join(',')}\r\n`;
   }
   return text;

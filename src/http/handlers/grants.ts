@@ -2,6 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
+import { servedGrantJson } from '../../grants/lifecycle.js';
 import type { Facets, GrantQuery } from '../../grants/query.js';
 import type { Suggestion } from '../../grants/typos.js';
 import { describeError } from '../../log.js';
@@ -30,7 +31,7 @@ function facetsAsked(query: GrantQuery, counted: Facets | undefined): Facets | u
   return Object.fromEntries(query.facets.map((name) => [name, counted?.[name] ?? []]));
 }
 
-/** A page of GET /grants as JSON pieces: the grants (as the engine stores them, projected), pagination and facets asked. */
+/** A page of GET /grants as JSON pieces: the grants (as the engine stores them, with their status at the query's time, projected), pagination and facets asked. */
 export interface SearchPage {
   dataJson: string;
   pagination: Pagination;
@@ -44,16 +45,17 @@ export async function searchPage(engine: SearchEngine, query: GrantQuery): Promi
   const { total, grantsJson, facets, next, suggestion } = await engine.searchJson(query);
   const pagination: Pagination = { page: query.page, limit: query.limit, total, totalPages: query.limit === 0 ? 0 : Math.ceil(total / query.limit) };
   if (query.cursor) pagination.nextCursor = next ? encodeCursor(query, query.page + 1, next) : null;
-  const page: SearchPage = { dataJson: `[${grantsJson.map((json) => projectGrantJson(json, query.fields)).join(',')}]`, pagination, facets: facetsAsked(query, facets) };
+  const served = grantsJson.map((json) => projectGrantJson(servedGrantJson(json, query.now), query.fields));
+  const page: SearchPage = { dataJson: `[${served.join(',')}]`, pagination, facets: facetsAsked(query, facets) };
   if (query.search !== null) page.suggestion = suggestion ?? null;
   return page;
 }
 
-/** One grant's JSON text by id; NOT_FOUND when no grant has it. */
-export async function grantJsonById(engine: SearchEngine, id: string): Promise<string> {
+/** One grant's JSON text by id as served at `now` (epoch ms: its status then); NOT_FOUND when no grant has it. */
+export async function grantJsonById(engine: SearchEngine, id: string, now: number): Promise<string> {
   const found = id.length <= 200 ? await engine.getByIdJson(id) : null;
   if (found === null) throw notFound(`No grant has the id "${clip(id)}".`);
-  return found;
+  return servedGrantJson(found, now);
 }
 
 export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers {
@@ -84,7 +86,10 @@ export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers
     const columns = csvColumns(query.fields);
     async function* text(): AsyncGenerator<string> {
       if (format === 'csv') yield csvHeader(columns);
-      for await (const batch of exported.batches) yield format === 'csv' ? csvRows(batch, columns) : ndjsonLines(batch, query.fields);
+      for await (const batch of exported.batches) {
+        const served = batch.map((json) => servedGrantJson(json, query.now));
+        yield format === 'csv' ? csvRows(served, columns) : ndjsonLines(served, query.fields);
+      }
     }
     const stream = Readable.from(text(), { objectMode: false });
     stream.once('close', () => void exported.close());
@@ -106,8 +111,8 @@ export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers
 
   const grant: Middleware<AppState> = async (ctx) => {
     noParams(parseQueryString(ctx.querystring));
-    sendJson(ctx, successJson(ctx.state.requestId, await grantJsonById(engine, ctx.state.params.id)));
+    sendJson(ctx, successJson(ctx.state.requestId, await grantJsonById(engine, ctx.state.params.id, clock().getTime())));
   };
 
-  return { grants: search, grantFilters: filters, grantChanges: changesHandler(engine), grantExport: exportGrants, grant };
+  return { grants: search, grantFilters: filters, grantChanges: changesHandler(engine, clock), grantExport: exportGrants, grant };
 }

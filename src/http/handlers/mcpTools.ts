@@ -3,7 +3,7 @@
 // answering its REST answer without the envelope. Each tool takes the feature and the billing of
 // its REST route (routeTable.ts): a tool is refused without the feature, and counts toward the
 // monthly allowance exactly when its route does.
-import type { Grant } from '../../grants/schema.js';
+import type { ServedGrant } from '../../grants/schema.js';
 import type { SearchEngine } from '../../search/engine.js';
 import { alertStore, createAlert, deleteAlert, listAlerts, targetPolicy, validateListParams, type AlertsApi } from './alertActions.js';
 import { checkAlertBody } from '../parameters/alertBody.js';
@@ -69,10 +69,12 @@ function amountWords(min: number | null, max: number | null, currency: string | 
 }
 
 /** One grant in a line: what a model needs to pick it out and cite it. */
-function grantLine(grant: Partial<Grant> & { id: string }): string {
+function grantLine(grant: Partial<ServedGrant> & { id: string }): string {
   const parts = [grant.title === undefined ? grant.id : `${grant.title} (${grant.id})`];
   if (grant.funder !== undefined) parts.push(`funder: ${grant.funder}`);
   if (grant.amountMin !== undefined || grant.amountMax !== undefined) parts.push(`amount: ${amountWords(grant.amountMin ?? null, grant.amountMax ?? null, grant.currency ?? null)}`);
+  if (grant.status !== undefined) parts.push(`status: ${grant.status}`);
+  if (grant.opensAt !== undefined && grant.opensAt !== null) parts.push(`opens: ${grant.opensAt}`);
   if (grant.deadline !== undefined) parts.push(`deadline: ${grant.deadline ?? 'none (rolling)'}`);
   return parts.join('; ');
 }
@@ -94,7 +96,9 @@ export const TOOLS: readonly ToolSpec[] = [
       '`suggestion` may offer a respelled search and its total: call again with `search` set to `suggestion.search`.',
       '`eligibleProvinces` (where the applicant is), `targetBeneficiaries` (who the applicant is, e.g. SMALL_BUSINESS, NONPROFIT),',
       '`fundingType` (GRANT, LOAN, REBATE, TAX_CREDIT, …), `funderType`, `amountMin`/`amountMax` (the amount the applicant needs),',
-      '`deadlineFrom`/`deadlineTo`, and `open=true` for grants accepting applications now (deadline in the future, or none).',
+      '`deadlineFrom`/`deadlineTo`, and `open=true` for grants accepting applications now (status OPEN: opened, deadline in the future or none);',
+      '`status` (FORECASTED: announced, applications open later at `opensAt`; OPEN; CLOSED: deadline passed, a list) to ask for stages of a grant\'s lifecycle,',
+      'e.g. status=FORECASTED with sort=opensAt for the programs opening soonest.',
       FILTER_HINT,
       'Answers one page: `data` (the grants), `pagination` (total, page, totalPages; nextCursor with cursor paging) and `facets` when asked.',
       'Ask `fields` for fewer fields per grant (id always comes) to keep answers short, `limit=0` with `facets` to count without listing,',
@@ -108,7 +112,7 @@ export const TOOLS: readonly ToolSpec[] = [
       // Typo tolerance on unless the call says otherwise: a model's user types as people do.
       const query = parseJsonParameters({ typos: 'auto', ...args }, GRANT_SEARCH_PARAMS, (params) => parseGrantQuery(params, clock().getTime()));
       const page = await searchPage(engine, query);
-      const data = JSON.parse(page.dataJson) as (Partial<Grant> & { id: string })[];
+      const data = JSON.parse(page.dataJson) as (Partial<ServedGrant> & { id: string })[];
       const { total, page: number, totalPages } = page.pagination;
       const lines = [`${plural(total, 'grant')} match; page ${number} of ${totalPages}.`, ...data.map((grant, i) => `${i + 1}. ${grantLine(grant)}`)];
       if (page.pagination.nextCursor) lines.push(`Next page: cursor "${page.pagination.nextCursor}".`);
@@ -135,9 +139,9 @@ export const TOOLS: readonly ToolSpec[] = [
     inputSchema: argumentsSchema(GRANT_ID_PARAMS, ['id']),
     outputSchema: answerWithoutEnvelope('GrantAnswer'),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    async run(args, { engine }) {
+    async run(args, { engine, clock }) {
       const { id } = parseJsonParameters(args, GRANT_ID_PARAMS, validateGrantId);
-      const grant = JSON.parse(await grantJsonById(engine, id as string)) as Grant;
+      const grant = JSON.parse(await grantJsonById(engine, id as string, clock().getTime())) as ServedGrant;
       const text = [grantLine(grant), grant.description, grant.applicationUrl === null ? '' : `Apply: ${grant.applicationUrl}`].filter((line) => line !== '').join('\n');
       return { structured: { data: grant }, text };
     },
@@ -169,9 +173,9 @@ export const TOOLS: readonly ToolSpec[] = [
     inputSchema: argumentsSchema(CHANGES_PARAMS),
     outputSchema: answerWithoutEnvelope('GrantChangesAnswer'),
     annotations: { readOnlyHint: true, openWorldHint: false },
-    async run(args, { engine }) {
-      const page = await changesPage(engine, parseJsonParameters(args, CHANGES_PARAMS, validateChangesParams));
-      const data = JSON.parse(page.dataJson) as { id: string; deleted: boolean; changedAt: string; grant: Grant | null }[];
+    async run(args, { engine, clock }) {
+      const page = await changesPage(engine, parseJsonParameters(args, CHANGES_PARAMS, validateChangesParams), clock().getTime());
+      const data = JSON.parse(page.dataJson) as { id: string; deleted: boolean; changedAt: string; grant: ServedGrant | null }[];
       const lines = [
         `${plural(data.length, 'change')}; ${page.pagination.hasMore ? 'more follow' : 'no more now'}; next since: "${page.pagination.nextSince}".`,
         ...data.map((entry) => `${entry.changedAt} ${entry.deleted ? `removed ${entry.id}` : grantLine(entry.grant!)}`),

@@ -29,7 +29,7 @@ const EXAMPLE_ALERT = {
   name: 'Ontario clean energy for small businesses',
   query: { search: 'clean energy', eligibleProvinces: ['ONTARIO'], targetBeneficiaries: ['SMALL_BUSINESS'], open: true },
   url: 'https://partner.example/hooks/grants',
-  events: ['grant.matched', 'grant.updated', 'grant.unmatched', 'grant.closing'],
+  events: ['grant.matched', 'grant.updated', 'grant.unmatched', 'grant.closing', 'grant.opened'],
   closingReminderDays: 7,
   status: 'ACTIVE',
   disabledReason: null,
@@ -247,7 +247,8 @@ export const ALERT_WEBHOOKS: Schema = Object.fromEntries(
                   `${[...EVENT_TYPES, 'alert.test'].join(', ')}), \`timestamp\` (when the event was made, ISO 8601) and \`data\`: ` +
                   '`alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; ' +
                   'only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) ' +
-                  'and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing).',
+                  'and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing and grant.opened). ' +
+                  'grant.opened: a forecasted grant the alert follows reached its `opensAt` (sent once per opensAt; `grant.status` is OPEN).',
               },
             },
           },

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { DEFAULT_LIMIT, FACET_NAMES, MAX_LIMIT, MAX_WINDOW } from '../../grants/query.js';
-import { GRANT_FIELDS, grantSchema } from '../../grants/schema.js';
+import { SERVED_FIELDS, grantSchema } from '../../grants/schema.js';
 import { RATE_LIMIT_HEADER_NAMES } from '../../ratelimit/headers.js';
 import { CACHE_CONTROL, CONDITIONAL_ROUTES } from '../middleware/conditionalRequests.js';
 import { API_VERSION, JSON_CONTENT_TYPE } from '../envelope.js';
@@ -109,7 +109,7 @@ function toSchema2020(schema: unknown): unknown {
 /** The Grant as served: every field present. */
 const servedGrant = (): Schema => ({
   ...(toSchema2020(grantSchema) as Schema),
-  required: [...GRANT_FIELDS],
+  required: [...SERVED_FIELDS],
   description: 'A grant of the catalog, every field present (unknown values null, empty lists []), in this field order.',
 });
 

@@ -3,11 +3,11 @@
 // EXAMPLE_META (the grant lists ask for open grants, which depend on the time). A test asks each
 // request of a server seeded with the fixtures, its clock set to that time, and compares (meta
 // aside, which changes with every call), and checks every example against the document's schemas.
-import type { Grant } from '../../grants/schema.js';
+import type { ServedGrant } from '../../grants/schema.js';
 import type { RouteName } from '../routeTable.js';
 
-/** A grant of the fixture catalog, as GET /grants/{id} serves it. */
-export const EXAMPLE_GRANT: Grant = {
+/** A grant of the fixture catalog, as GET /grants/{id} serves it at EXAMPLE_META's time: closed (its deadline passed in October). */
+export const EXAMPLE_GRANT: ServedGrant = {
   id: 'grt_fd5f6d22',
   title: 'Energy Efficiency Rebate – Hamilton',
   description:
@@ -18,6 +18,7 @@ export const EXAMPLE_GRANT: Grant = {
   amountMin: 23000,
   amountMax: 33000,
   currency: 'CAD',
+  opensAt: '2025-08-30T05:00:00.000Z',
   deadline: '2026-10-23T23:59:59.000Z',
   applicationUrl: 'https://enbridgegas.com/programs/energy-efficiency-rebate-hamilton',
   eligibleProvinces: ['ONTARIO'],
@@ -30,6 +31,7 @@ export const EXAMPLE_GRANT: Grant = {
   titleFr: null,
   descriptionFr: null,
   source: null,
+  status: 'CLOSED',
 };
 
 /** The id of a fixture grant, shown as removed (a tombstone) in the changes example. */

@@ -291,10 +291,9 @@ export function parseSearchBody(body: Json, now: number): CommonGrantsRequest {
   problems.details.push(...windowProblems(page, pageSize, 'pagination.page'));
   if (problems.details.length > 0 || sorted === null) throw new InvalidBodyError(problems.details);
 
-  // A grant is open or closed here; no grant has the protocol's other statuses (forecasted, custom).
-  const wantsOpen = statuses === null || statuses.has('open');
-  const wantsClosed = statuses === null || statuses.has('closed');
-  if (wantsOpen !== wantsClosed) params.open = String(wantsOpen);
-  const query = wantsOpen || wantsClosed ? { ...grantQuery(params, page, pageSize, now), ...amountRanges } : null;
+  // The protocol's statuses as ours (grants/lifecycle.ts); no grant has the protocol's custom status.
+  const ours = statuses === null ? [] : [...statuses].flatMap((s) => (s === 'forecasted' ? ['FORECASTED'] : s === 'open' ? ['OPEN'] : s === 'closed' ? ['CLOSED'] : []));
+  if (ours.length > 0) params.status = ours;
+  const query = statuses === null || ours.length > 0 ? { ...grantQuery(params, page, pageSize, now), ...amountRanges } : null;
   return { query, page, pageSize, sortInfo: sorted.info, filters: (body.filters as Json | undefined) ?? {} };
 }

@@ -55,6 +55,8 @@ export function binding(query: GrantQuery): string {
     query.limit,
     // Only when it changes the matches (on, with a search), so cursors given out before typo tolerance existed still hold.
     ...(query.search !== null && query.typos === 'auto' ? [query.typos] : []),
+    // Only when asked, so that a cursor given out before the status filter existed still holds.
+    ...(query.statuses.length > 0 ? [set(query.statuses)] : []),
   ];
   return createHash('sha256').update(JSON.stringify(bound)).digest('base64url').slice(0, 16);
 }

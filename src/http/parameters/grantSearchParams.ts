@@ -18,7 +18,8 @@ import {
   CURRENCIES,
   FUNDER_TYPES,
   FUNDING_TYPES,
-  GRANT_FIELDS,
+  GRANT_STATUSES,
+  SERVED_FIELDS,
   PROVINCES,
   SDGS,
   type Beneficiary,
@@ -26,8 +27,9 @@ import {
   type Currency,
   type FunderType,
   type FundingType,
-  type Grant,
+  type GrantStatus,
   type Province,
+  type ServedGrant,
   type Sdg,
 } from '../../grants/schema.js';
 import { parseSearch, positiveWords, type ParsedSearch } from '../../grants/searchSyntax.js';
@@ -82,6 +84,14 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
   },
   sdgAlignment: { kind: 'enumArray', values: SDGS, description: 'Only grants aligned with at least one of these UN Sustainable Development Goals.', example: ['SDG_7', 'SDG_13'] },
   isRecurring: { kind: 'boolean', description: 'Only grants that come back every cycle (true) or one-off grants (false); unknown recurrence matches neither.', example: true },
+  status: {
+    kind: 'enumArray',
+    values: GRANT_STATUSES,
+    description:
+      'Only grants in one of these states at the time of the request: FORECASTED (applications open later, at `opensAt`), ' +
+      'OPEN (accepting applications now), CLOSED (the deadline has passed).',
+    example: ['FORECASTED', 'OPEN'],
+  },
   amountMin: {
     kind: 'number',
     min: 0,
@@ -99,8 +109,9 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
   open: {
     kind: 'boolean',
     description:
-      'true: only grants accepting applications now (deadline in the future, or none); false: only grants whose deadline has passed. ' +
-      'Without it, closed grants are included (and, in the default order, come first).',
+      'true: only grants accepting applications now (status OPEN: opened, and the deadline in the future or none); ' +
+      'false: only grants not accepting applications now (status FORECASTED or CLOSED). ' +
+      'Without it, closed and forecasted grants are included (and, in the default order, closed grants come first).',
     example: true,
   },
   deadlineFrom: { kind: 'date', dayEdge: 'start', description: 'Only grants whose deadline is at or after this instant (grants without a deadline never match).', example: '2026-09-01' },
@@ -122,7 +133,7 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
   },
   fields: {
     kind: 'enumArray',
-    values: GRANT_FIELDS,
+    values: SERVED_FIELDS,
     description: 'The grant fields to return (id always comes); all fields when absent or empty.',
     example: ['id', 'title', 'deadline'],
   },
@@ -224,10 +235,10 @@ function sortOf(value: string | undefined, words: string[]): GrantSort {
 }
 
 /** The fields asked for in canonical order, id first; null when every field is wanted. */
-function fieldsOf(asked: string[] | undefined): (keyof Grant)[] | null {
+function fieldsOf(asked: string[] | undefined): (keyof ServedGrant)[] | null {
   if (asked === undefined || asked.length === 0) return null;
   const wanted = new Set<string>(asked);
-  return GRANT_FIELDS.filter((field) => field === 'id' || wanted.has(field));
+  return SERVED_FIELDS.filter((field) => field === 'id' || wanted.has(field));
 }
 
 /** The conditions, sort and fields of a GrantQuery from valid parameters; paging is the caller's. */
@@ -246,6 +257,7 @@ function conditionsOf(p: ParamValues, now: number): Omit<GrantQuery, 'page' | 'l
     currencies: (p.currency as Currency[] | undefined) ?? [],
     complexities: (p.applicationComplexity as Complexity[] | undefined) ?? [],
     sdgs: (p.sdgAlignment as Sdg[] | undefined) ?? [],
+    statuses: (p.status as GrantStatus[] | undefined) ?? [],
     isRecurring: orNull<boolean>(p.isRecurring),
     amountMin: orNull<number>(p.amountMin),
     amountMax: orNull<number>(p.amountMax),
@@ -261,7 +273,7 @@ function conditionsOf(p: ParamValues, now: number): Omit<GrantQuery, 'page' | 'l
 
 /**
  * Validates GET /grants parameters (every problem listed) and translates them into a GrantQuery.
- * `now` is the request time in epoch milliseconds, from the app's clock: what `open` compares to.
+ * `now` is the request time in epoch milliseconds, from the app's clock: what `open` and `status` compare to.
  * With `cursor`, the query is a cursor page: `*` the first, otherwise the page the cursor leads to
  * after its place (a cursor of another query is a 400).
  */

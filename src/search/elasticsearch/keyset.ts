@@ -17,6 +17,7 @@ export type EsKeysetRequest = Omit<EsSearchRequest, 'from'> & { search_after?: u
 /** The grant fields holding each sort key's value in _source (title's key is titleSort, never null). */
 const SOURCE_FIELDS: Record<keyof typeof SORT_FIELDS, keyof Grant> = {
   deadline: 'deadline',
+  opensAt: 'opensAt',
   amountMin: 'amountMin',
   amountMax: 'amountMax',
   createdAt: 'createdAt',

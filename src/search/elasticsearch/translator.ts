@@ -1,10 +1,11 @@
 // GrantQuery → Elasticsearch query DSL. Pure: no I/O, unit-tested on its output.
-import { FACET_FILTERS, type FacetName, type GrantQuery, type SortKey } from '../../grants/query.js';
+import { FACET_FILTERS, type GrantQuery, type SortKey, type StoredFacetName } from '../../grants/query.js';
 import { LABELS_WEIGHT } from '../../grants/labels.js';
 import type { ParsedSearch, SearchClause, SearchTerm } from '../../grants/searchSyntax.js';
 import { hasAlternatives, typoPenaltyLevels } from '../../grants/typos.js';
 import { facetAggregations, type Condition } from './facets.js';
 import { ID_KEY_SORT } from './idKeys.js';
+import { statusClauses } from './statusClauses.js';
 
 export type { Condition };
 
@@ -32,6 +33,7 @@ export const TITLE_SORT_FIELD = 'titleSort';
 /** The indexed field each sort key orders by. */
 export const SORT_FIELDS: Record<Exclude<SortKey, 'relevance'>, string> = {
   deadline: 'deadline',
+  opensAt: 'opensAt',
   amountMin: 'amountMin',
   amountMax: 'amountMax',
   createdAt: 'createdAt',
@@ -57,15 +59,17 @@ const missing = (field: string) => ({ bool: { must_not: [exists(field)] } });
 /** Every filter of the query, in a fixed order, each tagged with the facet it belongs to. */
 export function conditionsOf(query: GrantQuery): Condition[] {
   const conditions: Condition[] = [];
-  const terms = (facet: FacetName, field: string, values: readonly string[]) => {
+  const terms = (facet: StoredFacetName, field: string, values: readonly string[]) => {
     if (values.length > 0) conditions.push({ facet, clause: { terms: { [field]: values } } });
   };
   const plain = (clause: Record<string, unknown>) => conditions.push({ facet: null, clause });
   // Each list facet filters the field of its own name.
-  for (const [facet, valuesOf] of Object.entries(FACET_FILTERS) as [FacetName, (q: GrantQuery) => readonly string[]][]) {
+  for (const [facet, valuesOf] of Object.entries(FACET_FILTERS) as [StoredFacetName, (q: GrantQuery) => readonly string[]][]) {
     terms(facet, facet, valuesOf(query));
   }
   if (query.isRecurring !== null) conditions.push({ facet: 'isRecurring', clause: { term: { isRecurring: query.isRecurring } } });
+  const statuses = statusClauses(query.now);
+  if (query.statuses.length > 0) conditions.push({ facet: 'status', clause: either(...query.statuses.map((status) => statuses[status])) });
   if (query.amountMin !== null || query.amountMax !== null) {
     // Ranges overlap; a missing bound of the grant is open on its side; no amounts, no match.
     plain(either(exists('amountMin'), exists('amountMax')));
@@ -76,8 +80,9 @@ export function conditionsOf(query: GrantQuery): Condition[] {
   if (query.amountMinRange) plain({ range: { amountMin: { gte: query.amountMinRange.min, lte: query.amountMinRange.max } } });
   if (query.amountMaxRange) plain({ range: { amountMax: { gte: query.amountMaxRange.min, lte: query.amountMaxRange.max } } });
   // Dates are compared as epoch milliseconds (a date field's stored value): exact to the millisecond.
-  if (query.open === true) plain(either({ range: { deadline: { gte: query.now } } }, missing('deadline')));
-  if (query.open === false) plain({ range: { deadline: { lt: query.now } } });
+  // `open` is a condition of its own, not the status facet's filter: the facet is counted with it.
+  if (query.open === true) plain(statuses.OPEN);
+  if (query.open === false) plain(either(statuses.FORECASTED, statuses.CLOSED));
   if (query.deadlineFrom !== null || query.deadlineTo !== null) {
     plain({ range: { deadline: { ...(query.deadlineFrom !== null && { gte: query.deadlineFrom }), ...(query.deadlineTo !== null && { lte: query.deadlineTo }) } } });
   }
@@ -89,7 +94,9 @@ export function conditionsOf(query: GrantQuery): Condition[] {
 function keyClause(query: GrantQuery): unknown {
   const { key, descending } = query.sort;
   if (key === 'relevance') return '_score';
-  return { [SORT_FIELDS[key]]: { order: descending ? 'desc' : 'asc', missing: '_last' } };
+  // An index built before grants had opensAt sorts by it as if every value were missing.
+  const unmapped = key === 'opensAt' ? { unmapped_type: 'date' } : {};
+  return { [SORT_FIELDS[key]]: { order: descending ? 'desc' : 'asc', missing: '_last', ...unmapped } };
 }
 
 /**
@@ -199,7 +206,7 @@ export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
   return {
     query: typoRanked(query.search, { bool: { ...textQueryOf(query.search), filter } }),
     ...(faceted.length > 0 && { post_filter: { bool: { filter: faceted.map((c) => c.clause) } } }),
-    ...(query.facets.length > 0 && { aggs: facetAggregations(query.facets, faceted) }),
+    ...(query.facets.length > 0 && { aggs: facetAggregations(query.facets, faceted, query.now) }),
     sort: pageSortOf(query),
     from: query.offset,
     size: query.size,

@@ -3,9 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Client } from '@elastic/elasticsearch';
+import type { estypes } from '@elastic/elasticsearch';
 import { titleSortKey } from '../../grants/folding.js';
 import { labelText } from '../../grants/labels.js';
-import type { Grant } from '../../grants/schema.js';
+import { GRANT_FIELDS, type Grant } from '../../grants/schema.js';
 import { repoPath } from '../../repoRoot.js';
 import { DEFAULT_CHANGE_LOG_OPTIONS, type CatalogWriter, type ChangeLogOptions, type ReindexOptions, type SyncCounts, type SyncItem, type WriterHooks } from '../engine.js';
 import { contentHash, ElasticsearchChangeLog } from './changeLog.js';
@@ -242,11 +243,25 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
     return new Set(Object.values(mappings).flatMap((m) => Object.keys(m.mappings.properties ?? {})));
   }
 
+  /**
+   * The fields of the index's mapping, after adding the grant fields it lacks (an index built by
+   * an earlier release, before grants had `opensAt`): a new field can join a live mapping, and a
+   * sync must not drop a grant's own data. Computed fields stay as they are (a reindex adds them).
+   */
+  private async mappedGrantFields(index: string): Promise<Set<string>> {
+    const mapped = await this.mappedFields(index);
+    const properties = (MAPPING.mappings as { properties: Record<string, unknown> }).properties;
+    const missing = GRANT_FIELDS.filter((field) => !mapped.has(field));
+    if (missing.length === 0) return mapped;
+    await this.client.indices.putMapping({ index, properties: Object.fromEntries(missing.map((field) => [field, properties[field]])) as Record<string, estypes.MappingProperty> });
+    return new Set([...mapped, ...missing]);
+  }
+
   async sync(items: AsyncIterable<SyncItem>, options: { prune: boolean }): Promise<SyncCounts> {
     const live = (await this.aliasTargets())[0];
     if (live === undefined) throw new Error(`alias "${this.alias}" does not exist; run reindex first`);
     // An index built before some computed field (the title sort key, the id keys) takes the grant without it.
-    const document = documentFor(await this.mappedFields(live));
+    const document = documentFor(await this.mappedGrantFields(live));
     const changeLog = await this.openChangeLog();
     // A catalog indexed before the change log existed enters it once, as it stands.
     if (changeLog.fresh) await changeLog.log.reconcile(live);

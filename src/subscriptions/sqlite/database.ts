@@ -214,6 +214,9 @@ const MIGRATIONS: string[] = [
    ALTER TABLE idempotency_keys ADD COLUMN secret TEXT;
    DELETE FROM idempotency_keys WHERE instr(body, 'whsec_') > 0;
    CREATE INDEX idempotency_keys_alert ON idempotency_keys (alert_id) WHERE alert_id IS NOT NULL;`,
+  // 10: a followed grant's opensAt, and the one whose grant.opened was sent.
+  `ALTER TABLE alert_grants ADD COLUMN opens_at TEXT;
+   ALTER TABLE alert_grants ADD COLUMN opened_opens_at TEXT;`,
 ];
 
 export function openSubscriptionsDb(file: string): Db {

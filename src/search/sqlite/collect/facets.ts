@@ -1,17 +1,21 @@
 // Facet counts over the matches: each asked facet counted over the matches of every condition but
 // its own, by whichever of two ways the plan (query/plan.ts) finds cheaper: each value's bit set
-// ANDed with the matches and counted, or each match's value mask. Pure: the columns and the conditions come in.
-import { FACET_VALUES, type FacetCount, type FacetName, type Facets } from '../../../grants/query.js';
+// ANDed with the matches and counted, or each match's value mask. `status`, derived at the query's
+// time, is counted from the status sets of that time (query/filters.ts), bit sets alone. Pure: the
+// columns and the conditions come in.
+import { FACET_VALUES, type FacetCount, type FacetName, type Facets, type StoredFacetName } from '../../../grants/query.js';
+import { GRANT_STATUSES } from '../../../grants/schema.js';
 import { countAnd, countBits, intersection, type Bits } from '../index/bitset.js';
 import type { CatalogColumns } from '../index/columns.js';
-import type { Condition } from '../query/filters.js';
+import { statusSets, type Condition } from '../query/filters.js';
 import { countFacetByBits } from '../query/plan.js';
+import { rangeSetsOf } from '../query/ranges.js';
 
 /**
  * Each value's count among the positions of `base` (|base ∧ value|), each value's bit set ANDed
  * with it. Cost grows with the catalog.
  */
-export function countsByBits(columns: CatalogColumns, name: FacetName, base: Bits): Int32Array {
+export function countsByBits(columns: CatalogColumns, name: StoredFacetName, base: Bits): Int32Array {
   return Int32Array.from(columns.valueBits[name], (bits) => countAnd(base, bits));
 }
 
@@ -21,7 +25,7 @@ export function countsByBits(columns: CatalogColumns, name: FacetName, base: Bit
  * values it holds), then each half's counts added to the values its bits stand for. Cost grows
  * with the matches.
  */
-export function countsByMasks(columns: CatalogColumns, name: FacetName, base: Bits): Int32Array {
+export function countsByMasks(columns: CatalogColumns, name: StoredFacetName, base: Bits): Int32Array {
   const masks = columns.valueMasks[name];
   const values = FACET_VALUES[name].length;
   const lowBits = (values + 1) >>> 1;
@@ -48,21 +52,28 @@ export function countsByMasks(columns: CatalogColumns, name: FacetName, base: Bi
   return counts;
 }
 
-/** Each value's count among the `baseCount` positions of `base`, by whichever way costs least. */
-function valueCounts(columns: CatalogColumns, name: FacetName, base: Bits, baseCount: number): Int32Array {
+/** Each value's count among the `baseCount` positions of `base`, by whichever way costs least; statuses at `now`. */
+function valueCounts(columns: CatalogColumns, name: FacetName, base: Bits, baseCount: number, now: number): Int32Array {
+  if (name === 'status') {
+    const sets = statusSets(rangeSetsOf(columns), now, null);
+    return Int32Array.from(GRANT_STATUSES, (status) => countAnd(base, sets[status]));
+  }
   return countFacetByBits(FACET_VALUES[name].length, base.length, baseCount)
     ? countsByBits(columns, name, base)
     : countsByMasks(columns, name, base);
 }
 
-/** Each asked facet's counts over the matches (`total` of them) of every condition but its own, by count descending then value. */
-export function facetCounts(columns: CatalogColumns, names: readonly FacetName[], conditions: Condition[], matches: Bits, total: number): Facets {
+/**
+ * Each asked facet's counts over the matches (`total` of them) of every condition but its own, by
+ * count descending then value; `now` (epoch ms) is the query's, what the statuses are taken at.
+ */
+export function facetCounts(columns: CatalogColumns, names: readonly FacetName[], conditions: Condition[], matches: Bits, total: number, now: number): Facets {
   const facets: Facets = {};
   for (const name of names) {
     const others = conditions.filter((c) => c.facet !== name);
     const noConditionOfItsOwn = others.length === conditions.length;
     const base = noConditionOfItsOwn ? matches : intersection(others.map((c) => c.bits), columns.size);
-    const counted = valueCounts(columns, name, base, noConditionOfItsOwn ? total : countBits(base));
+    const counted = valueCounts(columns, name, base, noConditionOfItsOwn ? total : countBits(base), now);
     const counts: FacetCount[] = [];
     FACET_VALUES[name].forEach((value, i) => {
       if (counted[i] > 0) counts.push({ value, count: counted[i] });

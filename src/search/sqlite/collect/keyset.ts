@@ -88,7 +88,7 @@ export function keysetSearch(
   const { conditions, matches } = matchesOf(columns, filters, text);
   const total = countBits(matches);
   const answer: KeysetAnswer = { total, page: [], last: null };
-  if (query.facets.length > 0) answer.facets = facetCounts(columns, query.facets, conditions, matches, total);
+  if (query.facets.length > 0) answer.facets = facetCounts(columns, query.facets, conditions, matches, total, query.now);
   const wanted = query.limit + 1;
   let found: number[];
   let keyOf: (position: number) => number | string | null;

@@ -53,7 +53,7 @@ export function offsetPage(columns: CatalogColumns, query: GrantQuery, filters: 
   const { conditions, matches } = matchesOf(columns, filters, text);
   const total = countBits(matches);
   const answer: ColumnAnswer = { total, page: [] };
-  if (query.facets.length > 0) answer.facets = facetCounts(columns, query.facets, conditions, matches, total);
+  if (query.facets.length > 0) answer.facets = facetCounts(columns, query.facets, conditions, matches, total, query.now);
   if (query.offset >= total) return answer;
   const ranked = rankedBy(query, text);
   if (ranked !== null) {

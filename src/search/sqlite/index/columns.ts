@@ -5,7 +5,7 @@
 // new catalog gets a new CatalogColumns. Every array can live in shared memory (shareColumns), so
 // the search workers of one process hold one copy, loaded once (sharedIndex.ts). A CatalogColumns
 // is data only: reading it (readColumns) is the one place that touches the catalog.
-import { FACET_NAMES, FACET_VALUES, type FacetName, type SortKey } from '../../../grants/query.js';
+import { FACET_VALUES, STORED_FACET_NAMES, type SortKey, type StoredFacetName } from '../../../grants/query.js';
 import { titleSortKey } from '../../../grants/folding.js';
 import { emptyBits, setBit, type Bits } from './bitset.js';
 import type { Db } from '../storage/catalogFile.js';
@@ -13,15 +13,15 @@ import type { Db } from '../storage/catalogFile.js';
 export type NumericKey = Exclude<SortKey, 'relevance' | 'title'>;
 export type OrderKey = Exclude<SortKey, 'relevance'>;
 
-const NUMERIC_KEYS: readonly NumericKey[] = ['deadline', 'amountMin', 'amountMax', 'createdAt', 'updatedAt'];
+const NUMERIC_KEYS: readonly NumericKey[] = ['deadline', 'opensAt', 'amountMin', 'amountMax', 'createdAt', 'updatedAt'];
 
 // Fields the table has no column for are read from the stored document (json_extract parses each
 // document once per row: SQLite keeps the last parse). Read raw, in table order.
 const LOAD_SQL = `SELECT rowid, funder_type, funding_type, currency, provinces, beneficiaries, amount_min, amount_max, deadline, updated_at,
   json_extract(doc, '$.createdAt'), json_extract(doc, '$.title'), json_extract(doc, '$.sdgAlignment'),
-  json_extract(doc, '$.applicationComplexity'), json_extract(doc, '$.isRecurring')
+  json_extract(doc, '$.applicationComplexity'), json_extract(doc, '$.isRecurring'), json_extract(doc, '$.opensAt')
   FROM grants`;
-type LoadRow = [number, string, string, string, number, number, number | null, number | null, string | null, string, string, string, string, string | null, number | null];
+type LoadRow = [number, string, string, string, number, number, number | null, number | null, string | null, string, string, string, string, string | null, number | null, string | null];
 
 /** Read from the id index alone (it holds each rowid): no table page is read. */
 const ROWIDS_BY_ID_SQL = 'SELECT rowid FROM grants ORDER BY id';
@@ -65,14 +65,14 @@ export interface ColumnsData {
   size: number;
   rowids: Float64Array;
   positionByRowid: Int32Array;
-  /** Per facet, one bit set per value of FACET_VALUES. */
-  valueBits: Record<FacetName, Bits[]>;
+  /** Per stored facet, one bit set per value of FACET_VALUES. */
+  valueBits: Record<StoredFacetName, Bits[]>;
   /**
    * Per facet, each position's values as a mask (bit i: FACET_VALUES[facet][i]; every facet has at
    * most 32), in the narrowest array that holds them: counting reads them in random order, and
    * fewer bytes stay in the cache.
    */
-  valueMasks: Record<FacetName, ValueMasks>;
+  valueMasks: Record<StoredFacetName, ValueMasks>;
   numbers: Record<NumericKey, Float64Array>;
   /** Per `${key}:${descending}`, every order. */
   orders: Record<string, SortOrder>;
@@ -171,7 +171,7 @@ function allOrders(numbers: Record<NumericKey, Float64Array>, titleKeys: string[
 export function shareColumns(data: ColumnsData): ColumnsData {
   const valueBits = {} as ColumnsData['valueBits'];
   const valueMasks = {} as ColumnsData['valueMasks'];
-  for (const name of FACET_NAMES) {
+  for (const name of STORED_FACET_NAMES) {
     valueBits[name] = data.valueBits[name].map(shared);
     valueMasks[name] = shared(data.valueMasks[name]);
   }
@@ -196,10 +196,10 @@ export function shared<T extends TypedArray>(array: T): T {
 export class CatalogColumns {
   readonly size: number;
   readonly rowids: Float64Array;
-  /** Per facet, one bit set per value of FACET_VALUES. */
-  readonly valueBits: Record<FacetName, Bits[]>;
-  /** Per facet, each position's values as a mask. */
-  readonly valueMasks: Record<FacetName, ValueMasks>;
+  /** Per stored facet, one bit set per value of FACET_VALUES. */
+  readonly valueBits: Record<StoredFacetName, Bits[]>;
+  /** Per stored facet, each position's values as a mask. */
+  readonly valueMasks: Record<StoredFacetName, ValueMasks>;
   readonly numbers: Record<NumericKey, Float64Array>;
   private readonly positionByRowid: Int32Array;
   private readonly orders: Record<string, SortOrder>;
@@ -250,36 +250,38 @@ export function readColumns(db: Db): ColumnsData {
   for (let p = 0; p < size; p++) positionByRowid[rowids[p]] = p;
   const numbers: Record<NumericKey, Float64Array> = {
     deadline: new Float64Array(size),
+    opensAt: new Float64Array(size),
     amountMin: new Float64Array(size),
     amountMax: new Float64Array(size),
     createdAt: new Float64Array(size),
     updatedAt: new Float64Array(size),
   };
   const titleKeys = new Array<string>(size).fill('');
-  const valueBits = {} as Record<FacetName, Bits[]>;
-  const valueMasks = {} as Record<FacetName, ValueMasks>;
-  const index = {} as Record<FacetName, Map<string, number>>;
-  for (const name of FACET_NAMES) {
+  const valueBits = {} as Record<StoredFacetName, Bits[]>;
+  const valueMasks = {} as Record<StoredFacetName, ValueMasks>;
+  const index = {} as Record<StoredFacetName, Map<string, number>>;
+  for (const name of STORED_FACET_NAMES) {
     valueBits[name] = FACET_VALUES[name].map(() => emptyBits(size));
     valueMasks[name] = masksFor(FACET_VALUES[name].length, size);
     index[name] = new Map(FACET_VALUES[name].map((value, i) => [value, i]));
   }
-  const mark = (name: FacetName, value: string, position: number) => {
+  const mark = (name: StoredFacetName, value: string, position: number) => {
     const i = index[name].get(value);
     if (i === undefined) return;
     setBit(valueBits[name][i], position);
     valueMasks[name][position] |= 1 << i;
   };
-  const markMask = (name: FacetName, mask: number, position: number) => {
+  const markMask = (name: StoredFacetName, mask: number, position: number) => {
     valueMasks[name][position] = mask >>> 0;
     for (let i = 0; mask !== 0; i++, mask >>>= 1) if ((mask & 1) !== 0) setBit(valueBits[name][i], position);
   };
   // Then the table in its own order (sequential reads), each row placed at its position.
   for (const row of db.prepare(LOAD_SQL).raw().iterate() as Iterable<LoadRow>) {
-    const [rowid, funderType, fundingType, currency, provinces, beneficiaries, amountMin, amountMax, deadline, updatedAt, createdAt, title, sdgs, complexity, recurring] = row;
+    const [rowid, funderType, fundingType, currency, provinces, beneficiaries, amountMin, amountMax, deadline, updatedAt, createdAt, title, sdgs, complexity, recurring, opensAt] = row;
     const p = positionByRowid[rowid];
     titleKeys[p] = titleSortKey(title);
     numbers.deadline[p] = epochOrNaN(deadline);
+    numbers.opensAt[p] = epochOrNaN(opensAt);
     numbers.amountMin[p] = numberOrNaN(amountMin);
     numbers.amountMax[p] = numberOrNaN(amountMax);
     numbers.createdAt[p] = epochOrNaN(createdAt);

@@ -6,7 +6,7 @@
 // documents (storage/catalogReads.ts).
 import Database from 'better-sqlite3';
 import { ServiceUnavailableError } from '../../../failures.js';
-import { FACET_VALUES, type GrantQuery } from '../../../grants/query.js';
+import { FACET_VALUES, type GrantQuery, type StoredFacetName } from '../../../grants/query.js';
 import { transientAsUnavailable } from '../../../sqliteFailures.js';
 import type { ChangesPage } from '../../changes.js';
 import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../../engine.js';
@@ -227,7 +227,7 @@ export class SqliteSearchEngine implements SearchEngine {
       let options = this.filterOptionsOf.get(columns);
       if (options === undefined) {
         const { valueBits } = columns;
-        const present = (name: keyof typeof FACET_VALUES) => FACET_VALUES[name].filter((_, i) => countBits(valueBits[name][i]) > 0).sort();
+        const present = (name: StoredFacetName) => FACET_VALUES[name].filter((_, i) => countBits(valueBits[name][i]) > 0).sort();
         options = {
           funderTypes: present('funderType'),
           fundingTypes: present('fundingType'),
