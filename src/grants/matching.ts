@@ -11,6 +11,8 @@ export type GrantConditions = Pick<
   GrantQuery,
   | 'search'
   | 'words'
+  | 'matching'
+  | 'synonyms'
   | 'funderTypes'
   | 'fundingTypes'
   | 'provinces'

@@ -23,9 +23,22 @@ export function searchWords(text: string): string[] {
   return (elide(text.normalize('NFC')).match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? []).map(foldText).filter((word) => word !== '');
 }
 
-/** A word, or a phrase of words that must stand adjacent in this order (words as searchWords makes them). */
+/**
+ * A word, or a phrase of words that must stand adjacent in this order (words as searchWords makes
+ * them). A term may carry alternatives an engine derived from the catalog (grants/typos.ts): it
+ * matches when a grant holds its words or any alternative's, and an alternative counts its typos.
+ */
 export interface SearchTerm {
   words: string[];
+  /** A word written in quotes: matched as written, never given alternatives (a phrase of several words never is). */
+  exact?: true;
+  alternatives?: readonly TermAlternative[];
+}
+
+/** Other words a term matches by: catalog words within the typo rule, with the typos they need. */
+export interface TermAlternative {
+  words: string[];
+  typos: number;
 }
 
 /** A group of a search: every `must` term and none of the `not` terms; `must` is never empty. */
@@ -95,7 +108,7 @@ export function parseSearch(text: string): ParsedSearch {
     if (words.length === 0) continue;
     // An excluded chunk of several words (-e-commerce) excludes them as a phrase; a plain one
     // gives a term per word, as words have always been found.
-    if (token.quoted || token.excluded) pieces.push({ kind: 'term', term: { words }, excluded: token.excluded });
+    if (token.quoted || token.excluded) pieces.push({ kind: 'term', term: token.quoted && words.length === 1 ? { words, exact: true } : { words }, excluded: token.excluded });
     else for (const word of words) pieces.push({ kind: 'term', term: { words: [word] }, excluded: false });
   }
   const clauses: SearchClause[] = [];

@@ -59,7 +59,7 @@ describe('parseSearch', () => {
     expect(parseSearch('a OR')).to.deep.equal(plainSearch(['a', 'OR']));
     expect(parseSearch('a OR OR b')).to.deep.equal(plainSearch(['a', 'OR', 'OR', 'b']));
     expect(parseSearch('a or b')).to.deep.equal(plainSearch(['a', 'or', 'b']));
-    expect(parseSearch('a "OR" b')).to.deep.equal(plainSearch(['a', 'OR', 'b']));
+    expect(parseSearch('a "OR" b')).to.deep.equal({ clauses: [{ must: [{ words: ['a'] }, { words: ['OR'], exact: true }, { words: ['b'] }], not: [] }] });
   });
 
   it('symbols are nothing: OR across them still joins the terms around them', () => {

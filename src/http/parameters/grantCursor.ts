@@ -53,6 +53,9 @@ export function binding(query: GrantQuery): string {
     query.sort.key,
     query.sort.descending,
     query.limit,
+    // Only when they change the matches (relaxed, synonyms off, with a search), so cursors given out before they existed still hold.
+    ...(query.search !== null && (query.matching ?? 'all') !== 'all' ? [query.matching] : []),
+    ...(query.search !== null && query.synonyms === false ? ['synonyms=false'] : []),
   ];
   return createHash('sha256').update(JSON.stringify(bound)).digest('base64url').slice(0, 16);
 }

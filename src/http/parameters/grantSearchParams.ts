@@ -31,6 +31,7 @@ import {
   type Sdg,
 } from '../../grants/schema.js';
 import { parseSearch, positiveWords, type ParsedSearch } from '../../grants/searchSyntax.js';
+import { MATCHING_MODES, MAX_RELAXATION_STEPS, type MatchingMode } from '../../grants/relaxation.js';
 import type { ErrorDetail } from '../errors.js';
 import type { GrantConditions } from '../../grants/matching.js';
 import { CURSOR_START, MAX_CURSOR_LENGTH, decodeCursor } from './grantCursor.js';
@@ -51,6 +52,23 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
       'Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. ' +
       'Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing.',
     example: 'clean energy',
+  },
+  matching: {
+    kind: 'enum',
+    values: MATCHING_MODES,
+    description:
+      'How many of the search words a grant must hold. `all` (the default): every word. `last`: grants holding every word come first, then ' +
+      'grants holding fewer, words being given up from the end of the search; `frequency`: the same, the words found in the most grants ' +
+      'given up first. Down to one word: `pagination.total` counts every grant holding the last word kept. A quoted word or phrase and an ' +
+      `excluded word are never given up; words a synonym joins count as one. At most ${MAX_RELAXATION_STEPS} steps: a longer search gives up its extra words in the first.`,
+    example: 'frequency',
+  },
+  synonyms: {
+    kind: 'boolean',
+    description:
+      "Whether the operator's synonym list applies (the default: true): a search word or words the list names also find their other spellings " +
+      '(`nonprofit` finds "non-profit" and "not-for-profit", `NSERC` finds "CRSNG", `R&D` finds "research and development"). false: the words as typed.',
+    example: false,
   },
   funderType: { kind: 'enumArray', values: FUNDER_TYPES, description: 'Only grants from these kinds of funder.', example: ['FEDERAL_GRANT', 'FOUNDATION'] },
   fundingType: { kind: 'enumArray', values: FUNDING_TYPES, description: 'Only grants giving these kinds of funding.', example: ['GRANT', 'REBATE'] },
@@ -225,6 +243,8 @@ function conditionsOf(p: ParamValues, now: number): Omit<GrantQuery, 'page' | 'l
   return {
     search,
     words,
+    matching: (p.matching as MatchingMode | undefined) ?? 'all',
+    synonyms: (p.synonyms as boolean | undefined) ?? true,
     funderTypes: (p.funderType as FunderType[] | undefined) ?? [],
     fundingTypes: (p.fundingType as FundingType[] | undefined) ?? [],
     provinces: (p.eligibleProvinces as Province[] | undefined) ?? [],
