@@ -13,6 +13,7 @@ import { KEYSET_TOTAL_AGG, keysetRequest, placeOf } from './keyset.js';
 import { lacksIdKeys } from './idKeys.js';
 import { readSources, type SourcedResponse } from './sources.js';
 import { sortOf, TITLE_SORT_FIELD, translateToElasticsearch, type EsSearchRequest } from './translator.js';
+import { withRelaxation } from '../relaxedSearch.js';
 
 const FILTER_FIELDS = {
   funderTypes: 'funderType',
@@ -111,8 +112,8 @@ export class ElasticsearchSearchEngine implements SearchEngine {
    * the first page; each later page is read when the reader wants it. close() closes the point in time.
    */
   exportJson(query: GrantQuery): Promise<GrantExport> {
-    const plain: GrantQuery = { ...query, facets: [], cursor: null };
     return this.call(async () => {
+      const plain: GrantQuery = { ...(await this.relaxed(query)), facets: [], cursor: null };
       let pit = (await this.client.openPointInTime({ index: this.alias, keep_alive: EXPORT_KEEP_ALIVE })).id;
       let closed = false;
       const close = async (): Promise<void> => {
@@ -161,7 +162,25 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     });
   }
 
-  searchJson(query: GrantQuery): Promise<SearchResultJson> {
+  /** The query with its relaxation plan (search/relaxedSearch.ts), the terms counted in one _msearch. */
+  private relaxed(query: GrantQuery): Promise<GrantQuery> {
+    return withRelaxation(query, (queries) => this.countsOf(queries));
+  }
+
+  /** How many grants each query matches, in one _msearch. */
+  private async countsOf(queries: GrantQuery[]): Promise<number[]> {
+    if (queries.length === 0) return [];
+    const searches = queries.flatMap((q) => [{ index: this.alias }, { query: translateToElasticsearch(q).query, size: 0, track_total_hits: true }]);
+    const response = await this.client.msearch({ searches } as never);
+    return response.responses.map((answer) => {
+      if ('error' in answer) throw new Error(`a count of the relaxed search failed: ${JSON.stringify(answer.error).slice(0, 200)}`);
+      const total = answer.hits.total;
+      return typeof total === 'number' ? total : (total?.value ?? 0);
+    });
+  }
+
+  async searchJson(asked: GrantQuery): Promise<SearchResultJson> {
+    const query = asked.search === null ? asked : await this.call(() => this.relaxed(asked));
     if (query.cursor) return this.cursorPage(query);
     return this.call(async () => {
       const request = translateToElasticsearch(query);

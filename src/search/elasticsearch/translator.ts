@@ -2,6 +2,7 @@
 import { FACET_FILTERS, type FacetName, type GrantQuery, type SortKey } from '../../grants/query.js';
 import { LABELS_WEIGHT } from '../../grants/labels.js';
 import type { ParsedSearch, SearchClause, SearchTerm } from '../../grants/searchSyntax.js';
+import { termSearch, type RelaxationPlan } from '../../grants/relaxation.js';
 import { facetAggregations, type Condition } from './facets.js';
 import { ID_KEY_SORT } from './idKeys.js';
 
@@ -145,6 +146,33 @@ export function textQueryOf(search: ParsedSearch | null): { must: unknown[]; mus
   return { must: [{ bool: { should: clauses.map((clause) => ({ bool: clauseQuery(clause) })), minimum_should_match: 1 } }] };
 }
 
+/**
+ * What one relaxation level (a step a grant reaches) adds to its score: far above any text score
+ * of a real search (a term's BM25 part is at most its idf times its field boost, a few tens), so
+ * a grant keeping more words always ranks first and the text score orders within (the ranking
+ * rule is in the engine architecture doc).
+ */
+export const RELAXATION_LEVEL_WEIGHT = 10_000;
+
+/**
+ * A relaxed search (grants/relaxation.ts): the most relaxed step must match; each term it gave up
+ * adds its score when the grant holds it (should); each earlier step the grant reaches adds
+ * RELAXATION_LEVEL_WEIGHT. Without a plan, the query as it is.
+ */
+export function relaxationRanked(plan: RelaxationPlan | null | undefined, query: { bool: Record<string, unknown> }): Record<string, unknown> {
+  if (plan === null || plan === undefined) return query;
+  const scoring = plan.givenUp.map((term) => ({ bool: textQueryOf(termSearch(term)) }));
+  return {
+    function_score: {
+      query: { bool: { ...query.bool, ...(scoring.length > 0 && { should: scoring }) } },
+      // A weight for every grant, so one that reaches no level is not given function_score's default of 1.
+      functions: [{ weight: 1 }, ...plan.levels.map((level) => ({ filter: { bool: textQueryOf(level) }, weight: RELAXATION_LEVEL_WEIGHT }))],
+      score_mode: 'sum',
+      boost_mode: 'sum',
+    },
+  };
+}
+
 export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
   const conditions = conditionsOf(query);
   const counted = new Set(query.facets);
@@ -152,7 +180,7 @@ export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
   const filter = conditions.filter((c) => c.facet === null || !counted.has(c.facet)).map((c) => c.clause);
   const faceted = conditions.filter((c) => c.facet !== null && counted.has(c.facet));
   return {
-    query: { bool: { ...textQueryOf(query.search), filter } },
+    query: relaxationRanked(query.relaxed, { bool: { ...textQueryOf(query.relaxed?.search ?? query.search), filter } }),
     ...(faceted.length > 0 && { post_filter: { bool: { filter: faceted.map((c) => c.clause) } } }),
     ...(query.facets.length > 0 && { aggs: facetAggregations(query.facets, faceted) }),
     sort: pageSortOf(query),
