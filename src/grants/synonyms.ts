@@ -17,7 +17,7 @@ import { searchWords, type ParsedSearch, type SearchClause, type SearchTerm } fr
 /** A file larger than this is refused (the default list is a few kilobytes). */
 export const MAX_SYNONYMS_BYTES = 1024 * 1024;
 /** Words one spelling may hold at most: the longest run of query words a rule is looked for. */
-export const MAX_SYNONYM_WORDS = 8;
+export const MAX_SYNONYM_WORDS = 12;
 /** Other spellings a query's words gain at most from the list (the first ones in the file's order). */
 export const MAX_SYNONYM_ALTERNATIVES = 20;
 
