@@ -4,12 +4,14 @@
 // its position. It also finds the grants whose deadline came within an alert's reminder days
 // (grant.closing). One matcher runs at a time; nothing here sends anything.
 import type { GrantConditions } from '../grants/matching.js';
+import type { GrantQuery } from '../grants/query.js';
 import { matchesFilters } from '../grants/matching.js';
 import type { Grant } from '../grants/schema.js';
 import type { ParsedSearch } from '../grants/searchSyntax.js';
 import type { Logger } from '../log.js';
 import { encodeSince, type ChangeEntryJson } from '../search/changes.js';
 import type { SearchEngine } from '../search/engine.js';
+import { relaxedMatchSearch } from '../search/relaxedSearch.js';
 import { AlertIndex } from './alertIndex.js';
 import { UNPACED, type AlertsPacer } from './pacing.js';
 import { eventPayload } from './events.js';
@@ -22,7 +24,7 @@ export interface TextMatching {
 }
 
 export interface MatcherDeps {
-  engine: Pick<SearchEngine, 'changesJson' | 'getByIdJson'>;
+  engine: Pick<SearchEngine, 'changesJson' | 'getByIdJson' | 'searchJson'>;
   store: AlertStore;
   /** An alert's query as conditions (the same translation GET /grants makes); throws for a query no longer valid. */
   compile: (query: AlertQuery) => GrantConditions;
@@ -233,9 +235,12 @@ export class AlertMatcher {
     for (const t of told.values()) follow(t.grantId, t.alertId);
     const grants = new Map<string, Grant>();
     for (const e of entries) if (e.grantJson !== null) grants.set(e.id, JSON.parse(e.grantJson) as Grant);
+    // Relaxed searches (matching=last|frequency) as GET /grants matches them now: their most relaxed step.
+    const relaxed = await this.relaxedSearches(byId);
+    const runOf = (search: ParsedSearch | null): ParsedSearch | null => (search === null ? null : (relaxed.get(search) ?? search));
     const text = this.deps.text.batch([...grants.values()]);
     // Filed for this batch: each alert under the condition the fewest of its grants hold.
-    const candidatesOf = new AlertIndex([...byId.values()], [...grants.values()]).forBatch((search: ParsedSearch) => text.matching(search));
+    const candidatesOf = new AlertIndex([...byId.values()], [...grants.values()]).forBatch((search: ParsedSearch) => text.matching(runOf(search)));
     const messages: NewMessage[] = [];
     const toldNow = new Map<string, ToldGrant>();
     const forgotten = new Map<string, { alertId: string; grantId: string }>();
@@ -268,7 +273,7 @@ export class AlertMatcher {
           // Told before and not forgotten since (the grant's followers follow every decision below).
           const wasTold = followers.get(entry.id)?.has(alert.id) ?? false;
           // The words first: the batch's answer for each search is known by now (the index asked), a set look-up.
-          const matches = grant !== null && conditions !== null && text.matching(conditions.search).has(entry.id) && matchesFilters(grant, conditions, changedAt);
+          const matches = grant !== null && conditions !== null && text.matching(runOf(conditions.search)).has(entry.id) && matchesFilters(grant, conditions, changedAt);
           if (!matches && !wasTold) continue;
           const k = key(alert.id, entry.id);
           let type: EventType;
@@ -302,6 +307,30 @@ export class AlertMatcher {
     }
     const last = entries[decided - 1];
     return { decided, checks, position: { log, seq: last.seq }, messages, told: [...toldNow.values()], forgotten: [...forgotten.values()] };
+  }
+
+  /**
+   * The searches of relaxed alerts (matching=last|frequency) as GET /grants matches them now
+   * (search/relaxedSearch.ts): for `frequency`, each term counted in the catalog once per batch.
+   */
+  private async relaxedSearches(byId: ReadonlyMap<string, KnownAlert>): Promise<Map<ParsedSearch, ParsedSearch>> {
+    const relaxed = new Map<ParsedSearch, ParsedSearch>();
+    const counted = new Map<string, Promise<number>>();
+    const count = (query: GrantQuery): Promise<number> => {
+      const key = JSON.stringify(query.search);
+      let total = counted.get(key);
+      if (total === undefined) {
+        total = this.pacer.sync(() => this.deps.engine.searchJson(query)).then((result) => result.total);
+        counted.set(key, total);
+      }
+      return total;
+    };
+    for (const { conditions } of byId.values()) {
+      if (conditions === null || conditions.search === null || (conditions.matching ?? 'all') === 'all' || relaxed.has(conditions.search)) continue;
+      const search = await relaxedMatchSearch(conditions, count);
+      if (search !== null && search !== conditions.search) relaxed.set(conditions.search, search);
+    }
+    return relaxed;
   }
 
   /** Queues grant.closing for followed grants whose deadline came within their alert's days. */

@@ -1,6 +1,7 @@
 // Relaxed matching around one search, the same on every engine: the terms that may be given up
 // are counted in the catalog (for `frequency`) by the engine's own count, and the plan of
 // grants/relaxation.ts is attached to the query the engine runs (GrantQuery.relaxed).
+import type { GrantConditions } from '../grants/matching.js';
 import type { GrantQuery } from '../grants/query.js';
 import { relaxableTerms, relaxationPlan, termSearch } from '../grants/relaxation.js';
 import type { ParsedSearch } from '../grants/searchSyntax.js';
@@ -53,4 +54,16 @@ export async function withRelaxation(query: GrantQuery, counts: (queries: GrantQ
     perClause = terms.map((clause) => clause.map(() => flat[next++]));
   }
   return { ...query, relaxed: relaxationPlan(search, mode, perClause) };
+}
+
+/**
+ * What a grant must match for conditions with `matching=last|frequency` (an alert's): the most
+ * relaxed step's search, the terms counted in the catalog for `frequency` by `count` (a query's
+ * total); the search itself with `all` or when nothing is given up.
+ */
+export async function relaxedMatchSearch(conditions: GrantConditions, count: (query: GrantQuery) => Promise<number>): Promise<ParsedSearch | null> {
+  if (conditions.search === null || (conditions.matching ?? 'all') === 'all') return conditions.search;
+  const query: GrantQuery = { ...conditions, sort: { key: 'deadline', descending: false }, facets: [], fields: null, page: 1, limit: 0, offset: 0, size: 0, cursor: null };
+  const relaxed = await withRelaxation(query, (queries) => Promise.all(queries.map(count)));
+  return relaxed.relaxed?.search ?? conditions.search;
 }
