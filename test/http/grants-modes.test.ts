@@ -117,8 +117,9 @@ describe('GET /grants: matching and synonyms [sqlite]', function () {
     it('acronyms and French: NSERC finds CRSNG, organisme sans but lucratif finds à but non lucratif', async () => {
       expect(idsOf(await get('NSERC'))).to.include(M.crsng);
       expect(idsOf(await get('NSERC', '&synonyms=false'))).to.not.include(M.crsng);
-      expect(idsOf(await get('organisme sans but lucratif'))).to.include(M.obnl);
-      expect(idsOf(await get('OBNL'))).to.include(M.obnl);
+      expect(idsOf(await get('organisme sans but lucratif "soutien communautaire"'))).to.include(M.obnl);
+      expect(idsOf(await get('organisme sans but lucratif "soutien communautaire"', '&synonyms=false'))).to.not.include(M.obnl);
+      expect(idsOf(await get('OBNL "soutien communautaire"'))).to.include(M.obnl);
     });
 
     it('a quoted word is searched as written', async () => {

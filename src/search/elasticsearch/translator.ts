@@ -124,8 +124,15 @@ const wordQuery = (word: string) =>
  * field. The words are plain text for the analyzer, never query syntax.
  */
 function termQueries(terms: readonly SearchTerm[]): unknown[] {
-  return terms.map((term) => (term.words.length === 1 ? wordQuery(term.words[0]) : phraseQuery(term)));
+  return terms.map(termQuery);
 }
+
+/** A term's own words: a single word, or a phrase. */
+const wordsQuery = (words: string[]) => (words.length === 1 ? wordQuery(words[0]) : phraseQuery({ words }));
+
+/** A term: its words, or with alternatives (grants/searchSyntax.ts: synonyms) its words or any alternative's, its own first. */
+const termQuery = (term: SearchTerm): unknown =>
+  (term.alternatives?.length ?? 0) === 0 ? wordsQuery(term.words) : either(...[term.words, ...term.alternatives!.map((a) => a.words)].map(wordsQuery));
 
 /** A clause: every term it finds (must), none it excludes (must_not, one query per excluded term). */
 function clauseQuery(clause: SearchClause): { must: unknown[]; must_not?: unknown[] } {

@@ -64,7 +64,8 @@ export function wordTerms(query: GrantQuery, terms: QueryTerms): { must: string[
   const search = query.search;
   if (search === null || search.clauses.length !== 1) return null;
   const [clause] = search.clauses;
-  const single = (words: readonly SearchTerm[]) => words.every((term) => term.words.length === 1);
+  // A term with alternatives (synonyms) is an OR of phrases: left to FTS5.
+  const single = (words: readonly SearchTerm[]) => words.every((term) => term.words.length === 1 && (term.alternatives?.length ?? 0) === 0);
   if (!single(clause.must) || !single(clause.not)) return null;
   const must = clause.must.map((term) => analysesOf(term.words[0], terms));
   const not = clause.not.map((term) => analysesOf(term.words[0], terms));

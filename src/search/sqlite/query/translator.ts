@@ -17,8 +17,15 @@ const FRENCH = `{${FRENCH_COLUMNS.join(' ')}}`;
  * stems), or their French terms in the French columns (storage/textColumns.ts). The English phrase
  * comes first: bm25 numbers the phrases in this order (query/bm25.ts adds them in the same).
  */
+const ftsWords = (words: readonly string[]): string =>
+  `(${ENGLISH} : ${ftsString(words.join(' '))} OR ${FRENCH} : ${ftsString(words.map(frenchSearchTerm).join(' '))})`;
+
+/**
+ * A term: its words in either analysis, or with alternatives (grants/searchSyntax.ts: synonyms)
+ * the OR of its words' and each alternative's, its own first.
+ */
 const ftsTerm = (term: SearchTerm): string =>
-  `(${ENGLISH} : ${ftsString(term.words.join(' '))} OR ${FRENCH} : ${ftsString(term.words.map(frenchSearchTerm).join(' '))})`;
+  (term.alternatives?.length ?? 0) === 0 ? ftsWords(term.words) : `(${[term.words, ...term.alternatives!.map((a) => a.words)].map(ftsWords).join(' OR ')})`;
 
 /** A clause: its terms joined by AND, then each exclusion with NOT. */
 function ftsClause(clause: SearchClause): string {
