@@ -10,8 +10,8 @@
 //   EV, e.v. => electric vehicle      (several spellings on either side, separated by commas)
 //
 // Each spelling is read as search text is (searchSyntax.ts searchWords: folded, French articles
-// elided, anything but letters and digits separating words), so `non-profit` is the two words
-// `non profit`, and a query's words meet it however they were typed.
+// elided, anything but letters and digits separating words) and in lower case, so `non-profit`
+// is the two words `non profit`, and a query's words meet it however they were typed.
 import { searchWords, type ParsedSearch, type SearchClause, type SearchTerm } from './searchSyntax.js';
 
 /** A file larger than this is refused (the default list is a few kilobytes). */
@@ -43,10 +43,13 @@ export class SynonymsFileError extends Error {
 
 const keyOf = (words: readonly string[]): string => words.join(' ');
 
+/** Case does not matter: spellings and search words are compared in lower case. */
+const lower = (word: string): string => word.toLowerCase();
+
 /** The spellings of one side of a rule, each as its words; throws for an empty or oversized one. */
 function spellings(side: string, line: number): string[][] {
   return side.split(',').map((entry) => {
-    const words = searchWords(entry);
+    const words = searchWords(entry).map(lower);
     if (words.length === 0) throw new SynonymsFileError(line, `"${entry.trim().slice(0, 60)}" has no word (an empty entry between commas, or only symbols)`);
     if (words.length > MAX_SYNONYM_WORDS) throw new SynonymsFileError(line, `a spelling may hold at most ${MAX_SYNONYM_WORDS} words`);
     return words;
@@ -103,7 +106,7 @@ function clauseWithSynonyms(clause: SearchClause, rules: SynonymRules): SearchCl
     for (let length = Math.min(rules.longest, terms.length - i); length >= 1 && found === null; length--) {
       const run = terms.slice(i, i + length);
       if (!run.every(plainWord)) continue;
-      const known = rules.alternatives.get(keyOf(run.map((term) => term.words[0])));
+      const known = rules.alternatives.get(keyOf(run.map((term) => lower(term.words[0]))));
       if (known !== undefined) found = { length, alternatives: known };
     }
     if (found === null) {

@@ -26,7 +26,8 @@ describe('parseSearch', () => {
   });
 
   it('a quoted single word is that word; an empty or wordless phrase is nothing', () => {
-    expect(parseSearch('"arts" x')).to.deep.equal(plainSearch(['arts', 'x']));
+    // A quoted word is marked exact (typo tolerance leaves it as written); it is found as the word is.
+    expect(parseSearch('"arts" x')).to.deep.equal({ clauses: [{ must: [{ words: ['arts'], exact: true }, { words: ['x'] }], not: [] }] });
     expect(parseSearch('"" x "🌲"')).to.deep.equal(plainSearch(['x']));
   });
 

@@ -14,6 +14,8 @@ describe('GrantQuery parsing', () => {
     expect(parseGrantQuery(parseQueryString(''), 1_800_000_000_000)).to.deep.equal({
       search: null,
       words: [],
+      matching: 'all',
+      synonyms: true,
       funderTypes: [],
       fundingTypes: [],
       provinces: [],
@@ -48,7 +50,7 @@ describe('GrantQuery parsing', () => {
     const parsed = q('search=%22Qu%C3%A9bec%22%20OR%20-fund*%20(NEAR%20%C5%93uvre%20q%CC%87');
     expect(parsed.search).to.deep.equal({
       clauses: [
-        { must: [{ words: ['Quebec'] }], not: [] },
+        { must: [{ words: ['Quebec'], exact: true }], not: [] },
         { must: [{ words: ['NEAR'] }, { words: ['oeuvre'] }, { words: ['q'] }], not: [{ words: ['fund'] }] },
       ],
     });
