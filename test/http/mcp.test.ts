@@ -93,7 +93,10 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     const client = await connect();
     const cases: { args: Record<string, unknown>; query: string }[] = [
       { args: {}, query: '' },
-      { args: { search: 'energy', limit: 5 }, query: 'search=energy&limit=5' },
+      // search_grants relaxes matching by default (frequency); GET /grants requires every word.
+      { args: { search: 'energy', limit: 5 }, query: 'search=energy&limit=5&matching=frequency' },
+      { args: { search: 'arts energy', limit: 5 }, query: 'search=arts+energy&limit=5&matching=frequency' },
+      { args: { search: 'arts energy', matching: 'all' }, query: 'search=arts+energy&matching=all' },
       {
         args: { eligibleProvinces: ['ONTARIO', 'QUEBEC'], open: true, sort: '-amountMax', limit: 7, page: 2, facets: ['fundingType', 'funderType'], fields: ['id', 'title', 'deadline'] },
         query: 'eligibleProvinces=ONTARIO,QUEBEC&open=true&sort=-amountMax&limit=7&page=2&facets=fundingType,funderType&fields=id,title,deadline',
@@ -117,6 +120,9 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
       }
     }
     expect(nonEmpty, 'the cases must compare real grants').to.be.at.least(3);
+    // The default is what relaxes: no grant holds both words, and the tool still finds grants.
+    expect((await api.request(`${API_PREFIX}/grants?search=arts+energy`)).body.pagination.total).to.equal(0);
+    expect(((await call(client, 'search_grants', { search: 'arts energy' })).structuredContent as { pagination: { total: number } }).pagination.total).to.be.above(0);
   });
 
   it('a bad argument is a tool error VALIDATION_ERROR listing every problem, as GET /grants lists them', async function () {

@@ -93,6 +93,9 @@ export const TOOLS: readonly ToolSpec[] = [
       '`fundingType` (GRANT, LOAN, REBATE, TAX_CREDIT, …), `funderType`, `amountMin`/`amountMax` (the amount the applicant needs),',
       '`deadlineFrom`/`deadlineTo`, and `open=true` for grants accepting applications now (deadline in the future, or none).',
       FILTER_HINT,
+      'Relaxed matching is on by default here (`matching` "frequency", unlike GET /grants, where every word must appear): grants holding every',
+      'word come first, then grants holding fewer, the words found in the most grants given up first, down to one; send `matching: "all"`',
+      'to require every word. Synonyms from the operator\'s list apply (nonprofit finds not-for-profit, NSERC finds CRSNG); `synonyms: false` turns them off.',
       'Answers one page: `data` (the grants), `pagination` (total, page, totalPages; nextCursor with cursor paging) and `facets` when asked.',
       'Ask `fields` for fewer fields per grant (id always comes) to keep answers short, `limit=0` with `facets` to count without listing,',
       'and `cursor="*"` then each `pagination.nextCursor` to walk every match. Call get_grant for one grant in full.',
@@ -102,7 +105,8 @@ export const TOOLS: readonly ToolSpec[] = [
     outputSchema: answerWithoutEnvelope('GrantSearchAnswer'),
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, { engine, clock }) {
-      const query = parseJsonParameters(args, GRANT_SEARCH_PARAMS, (params) => parseGrantQuery(params, clock().getTime()));
+      // Relaxed matching unless the call says otherwise: a model's user writes sentences, not keyword lists.
+      const query = parseJsonParameters({ matching: 'frequency', ...args }, GRANT_SEARCH_PARAMS, (params) => parseGrantQuery(params, clock().getTime()));
       const page = await searchPage(engine, query);
       const data = JSON.parse(page.dataJson) as (Partial<Grant> & { id: string })[];
       const { total, page: number, totalPages } = page.pagination;
