@@ -37,15 +37,18 @@ export interface RelaxationPlan {
 
 /**
  * The order a clause gives up its terms (indices into `must`): `last` from the end; `frequency`
- * the term matching the most grants first (`counts`, by term of relaxableTerms), the later first
- * on ties. The term it ends with is not in the list: one is always kept.
+ * the term matching the most grants first (`counts`, by term of relaxableTerms), a term matching
+ * none before any, the later first on ties. The term it ends with is not in the list: one is
+ * always kept.
  */
 function dropOrder(clause: SearchClause, mode: Exclude<MatchingMode, 'all'>, counts: readonly number[] | null): number[] {
   const candidates: { index: number; count: number }[] = [];
   clause.must.forEach((term, index) => {
     if (mayGiveUp(term)) candidates.push({ index, count: counts?.[candidates.length] ?? 0 });
   });
-  const order = mode === 'last' || counts === null ? [...candidates].reverse() : [...candidates].sort((a, b) => b.count - a.count || b.index - a.index);
+  // A term no grant holds empties every step that keeps it: `frequency` gives it up first.
+  const rank = (c: { count: number }) => (c.count === 0 ? Number.POSITIVE_INFINITY : c.count);
+  const order = mode === 'last' || counts === null ? [...candidates].reverse() : [...candidates].sort((a, b) => rank(b) - rank(a) || b.index - a.index);
   return order.slice(0, Math.max(0, order.length - 1)).map((c) => c.index);
 }
 

@@ -59,7 +59,7 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     description:
       'How many of the search words a grant must hold. `all` (the default): every word. `last`: grants holding every word come first, then ' +
       'grants holding fewer, words being given up from the end of the search; `frequency`: the same, the words found in the most grants ' +
-      'given up first. Down to one word: `pagination.total` counts every grant holding the last word kept. A quoted word or phrase and an ' +
+      'given up first (a word no grant holds before any). Down to one word: `pagination.total` counts every grant the most relaxed step matches. A quoted word or phrase and an ' +
       `excluded word are never given up; words a synonym joins count as one. At most ${MAX_RELAXATION_STEPS} steps: a longer search gives up its extra words in the first.`,
     example: 'frequency',
   },
