@@ -1,8 +1,16 @@
 // grants-indexer: loads source records into the search engine (reindex, sync, status, rollback).
 // A thin wrapper: the reading, validation and guards are the ingestion pipeline's (pipeline.ts).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { loadConfig, SEARCH_ENGINES, type Config } from '../src/config.js';
-import { IngestionRefused, reindexFromSource, syncFromSource, type OpenWriter } from './pipeline.js';
+import { IngestionRefused, reindexFromSource, syncFromSource, type IngestionOptions, type OpenWriter } from './pipeline.js';
+import { isTimeZone } from './dates.js';
+import { printable } from './printable.js';
+import { SourceUnreadable } from './formats/bytes.js';
+import { planMapping, type MappingPlan } from './formats/csvMapping.js';
+import { FORMATS, type Format } from './formats/detect.js';
+import { ImportMisuse, openImporter } from './importers.js';
+import { defaultRejectsPath, RejectsReport } from './rejectsReport.js';
 import type { CatalogWriter } from '../src/search/engine.js';
 import { createCatalogWriter } from '../src/search/factory.js';
 import { catalogPath } from '../src/search/sqlite/storage/catalogFile.js';
@@ -19,6 +27,8 @@ const HELP = `Usage: grants-indexer <command> [options]
 Commands:
   reindex --source <file|->   build a new catalog from the source and swap it in atomically
   sync --source <file|->      upsert new and changed grants into the live catalog
+                              (sources: NDJSON, a JSON array, CSV with --mapping, a Grants.gov
+                              XML extract or its zip; any of them gzipped; see --format)
   status                      show the live catalog
   rollback                    (elasticsearch) point the alias back at the previous index
 
@@ -31,11 +41,28 @@ Exit codes: 0 done; 1 records were rejected and nothing was changed; 2 bad usage
 4 the run would shrink the live catalog by more than half and nothing was changed (see --allow-shrink).`;
 
 const ENGINE_OPTIONS = { engine: 'string', 'data-dir': 'string' } as const;
+const IMPORT_OPTIONS = { format: 'string', mapping: 'string', 'time-zone': 'string', rejects: 'string' } as const;
+
+const IMPORTING = `Formats (--format, guessed when not given: a zip archive is a Grants.gov extract, then the
+extension .ndjson/.jsonl/.json/.csv/.xml, optionally .gz, then the first characters; the guess is
+said on stderr):
+  ndjson       one grant a line, our field names (a JSON array is read too)
+  json         one JSON array of grants
+  csv          a header row and one grant a row, read through --mapping FILE (JSON: which column
+               feeds each field, value maps, list separators, date and number formats)
+  grants-gov   the Grants.gov XML extract (GrantsDBExtract…zip or the XML inside); the latest
+               Version of each opportunity is kept
+A date-only deadline ("2027-01-15") is the end of that day in --time-zone (default
+America/Toronto; a CSV mapping states its own). With --skip-invalid, every rejected record is
+also written to the rejects file (--rejects FILE, default grants-indexer-rejects-<time>-<pid>.ndjson in
+the system's temporary folder), whose path is printed. A source that cannot be read to its end (malformed
+XML, a damaged or truncated zip or gzip, a zip bomb, bytes that are not UTF-8) changes nothing
+(exit 3), with or without --skip-invalid.`;
 
 const USAGE = {
-  reindex: `Usage: grants-indexer reindex --source <file|-> [--skip-invalid] [--allow-shrink] [--keep N] [--engine sqlite|elasticsearch] [--data-dir DIR]
+  reindex: `Usage: grants-indexer reindex --source <file|-> [--format F] [--mapping FILE] [--time-zone ZONE] [--skip-invalid] [--rejects FILE] [--allow-shrink] [--keep N] [--engine sqlite|elasticsearch] [--data-dir DIR]
 
-Reads NDJSON or a JSON array (- for stdin) as a stream, validates every record against the
+Reads the source (- for stdin) as a stream, validates every record against the
 Grant schema and replaces the catalog atomically: readers see the old catalog until the new
 one is complete. Each rejected record is reported on stderr (record number, id, field, reason).
 Without --skip-invalid any rejection leaves the catalog unchanged and exits 1; with it, the
@@ -47,8 +74,10 @@ loading), the alias is swapped in one atomic call, and older indexes are deleted
 --keep N newest before the live one (default 1), kept for "grants-indexer rollback". Any
 document Elasticsearch refuses is reported and the alias is not swapped.
 The changes feed (GET /grants/changes) gets a new sequence for each grant added or changed by
-content, and a tombstone for each grant gone; unchanged grants keep theirs.`,
-  sync: `Usage: grants-indexer sync --source <file|-> [--prune] [--allow-shrink] [--skip-invalid] [--engine sqlite|elasticsearch] [--data-dir DIR]
+content, and a tombstone for each grant gone; unchanged grants keep theirs.
+
+${IMPORTING}`,
+  sync: `Usage: grants-indexer sync --source <file|-> [--format F] [--mapping FILE] [--time-zone ZONE] [--prune] [--allow-shrink] [--skip-invalid] [--rejects FILE] [--engine sqlite|elasticsearch] [--data-dir DIR]
 
 Upserts by id: a grant not in the catalog is added; one whose updatedAt differs from the
 catalog's is updated; the rest are unchanged. With --prune, grants missing from the source are
@@ -58,7 +87,9 @@ Prints the counts of added, updated, unchanged, deleted and rejected. On the emb
 the whole sync is one transaction. Without --skip-invalid any rejection leaves the catalog
 unchanged and exits 1 (on Elasticsearch a file source is validated in a first pass for that;
 from stdin, use --skip-invalid). Each grant added, updated or pruned gets a new sequence in the
-changes feed (a pruned one a tombstone, kept CHANGES_RETENTION_DAYS).`,
+changes feed (a pruned one a tombstone, kept CHANGES_RETENTION_DAYS).
+
+${IMPORTING}`,
   status: `Usage: grants-indexer status [--engine sqlite|elasticsearch] [--data-dir DIR]
 
 Prints the live catalog as JSON: engine, location, number of grants, the usage log's sizes
@@ -120,11 +151,13 @@ async function ingest<T>(step: () => Promise<T>, source: string): Promise<T> {
     return await step();
   } catch (error) {
     if (error instanceof IngestionRefused) throw new CliExit(error.message, EXIT_OF_REFUSAL[error.kind]);
+    if (error instanceof SourceUnreadable) throw new CliExit(`${printable(error.message)}. Nothing was changed.`, EXIT.failed);
+    if (error instanceof ImportMisuse) throw new UsageError(printable(error.message));
     // The source failing while it is read (removed, its permissions changed): said in words.
     const problem = fileProblem(error);
     const file = (error as { path?: unknown } | null)?.path;
     if (problem !== null && file === source) {
-      throw new CliExit(`the source file ${file} ${problem}; give --source an NDJSON or JSON-array file of grants (or - to read standard input). Nothing was changed.`, EXIT.failed);
+      throw new CliExit(`the source file ${file} ${problem}; give --source a file of grants (NDJSON, a JSON array, CSV with --mapping, a Grants.gov extract) or - to read standard input. Nothing was changed.`, EXIT.failed);
     }
     throw error;
   }
@@ -136,30 +169,85 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
     const problem = values.source === '-' ? null : unusablePath(values.source, 'file');
     if (problem !== null) {
       throw new CliExit(
-        `the source file ${values.source} ${problem}; give --source an NDJSON or JSON-array file of grants (or - to read standard input). Nothing was changed.`,
+        `the source file ${values.source} ${problem}; give --source a file of grants (NDJSON, a JSON array, CSV with --mapping, a Grants.gov extract) or - to read standard input. Nothing was changed.`,
         EXIT.failed,
       );
     }
     return values.source;
   };
+  /** The run's source: its importer (the format given or guessed, said on stderr) and the rejects file of --skip-invalid. */
+  const importing = async (values: ParsedArgs['values'], source: string): Promise<{ records: IngestionOptions['records']; rejects: RejectsReport | null }> => {
+    const format = values.format;
+    if (format !== undefined && !(FORMATS as readonly unknown[]).includes(format)) {
+      throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, not "${String(format)}"`);
+    }
+    const zone = values['time-zone'];
+    if (zone !== undefined && (typeof zone !== 'string' || !isTimeZone(zone))) {
+      throw new UsageError(`--time-zone must be an IANA time zone such as America/Toronto, not "${String(zone)}"`);
+    }
+    let mapping: MappingPlan | undefined;
+    if (typeof values.mapping === 'string') {
+      const problem = unusablePath(values.mapping, 'file');
+      if (problem !== null) throw new UsageError(`the mapping file ${values.mapping} ${problem}`);
+      let json: unknown;
+      try {
+        json = JSON.parse(readFileSync(values.mapping, 'utf8'));
+      } catch (error) {
+        throw new UsageError(`the mapping file ${values.mapping} is not valid JSON (${(error as Error).message})`);
+      }
+      try {
+        mapping = planMapping(json);
+      } catch (error) {
+        throw new UsageError(`${values.mapping}: ${(error as Error).message}`);
+      }
+    }
+    if (values.rejects !== undefined && values['skip-invalid'] !== true) throw new UsageError('--rejects goes with --skip-invalid (the rejected records of a run that indexes the rest)');
+    if (typeof values.rejects === 'string') {
+      const folder = unusablePath(path.dirname(path.resolve(values.rejects)), 'folder');
+      if (folder !== null) throw new UsageError(`the folder of the rejects file ${values.rejects} ${folder}`);
+      if (existsSync(values.rejects) && statSync(values.rejects).isDirectory()) throw new UsageError(`the rejects file ${values.rejects} is a folder, not a file`);
+    }
+    const importer = await ingest(
+      () => openImporter({ source, format: format as Format | undefined, mapping, timeZone: zone as string | undefined, note: io.err }),
+      source,
+    );
+    if (mapping !== undefined && importer.format !== 'csv') throw new UsageError(`--mapping is for CSV sources; ${source} is read as ${importer.format}`);
+    if (zone !== undefined && importer.format !== 'ndjson' && importer.format !== 'json') {
+      throw new UsageError(
+        `--time-zone is for NDJSON and JSON sources; ${source} is read as ${importer.format}, whose dates ${importer.format === 'csv' ? 'take the mapping\'s timeZone' : 'are US Eastern'}`,
+      );
+    }
+    const name = source === '-' ? 'standard input' : source;
+    io.err(`reading ${name} as ${importer.format}${importer.reason === null ? '' : ` (guessed from ${importer.reason}; --format to choose)`}`);
+    const rejects = values['skip-invalid'] === true ? new RejectsReport(typeof values.rejects === 'string' ? values.rejects : defaultRejectsPath(new Date())) : null;
+    return { records: importer.records, rejects };
+  };
+  /** Says where the rejects went, and closes their file. */
+  const closeRejects = (rejects: RejectsReport | null) => {
+    if (rejects === null) return;
+    rejects.close();
+    if (rejects.count > 0) io.err(`${rejects.count} rejected record(s) written to ${rejects.path}`);
+  };
   return [
     {
       name: 'reindex',
       usage: USAGE.reindex,
-      options: { source: 'string', 'skip-invalid': 'boolean', 'allow-shrink': 'boolean', keep: 'string', ...ENGINE_OPTIONS },
+      options: { source: 'string', 'skip-invalid': 'boolean', 'allow-shrink': 'boolean', keep: 'string', ...IMPORT_OPTIONS, ...ENGINE_OPTIONS },
       run: async ({ values }) => {
         const source = sourceOf(values, 'reindex');
         const keep = keepOf(values.keep);
         const config = configFor(values, env);
+        const { records, rejects } = await importing(values, source);
         const open: OpenWriter = (hooks) => createCatalogWriter(config, hooks, { keep });
-        const { indexed, rejected } = await ingest(() =>
-          reindexFromSource(
-            open,
-            { source, skipInvalid: values['skip-invalid'] === true, allowShrink: values['allow-shrink'] === true, report: io.err },
-            { onProgress: progress(io, 'indexed') },
-          ),
+        const { indexed, rejected } = await ingest(
+          () =>
+            reindexFromSource(
+              open,
+              { source, records, rejects: rejects?.write, skipInvalid: values['skip-invalid'] === true, allowShrink: values['allow-shrink'] === true, report: io.err },
+              { onProgress: progress(io, 'indexed') },
+            ),
           source,
-        );
+        ).finally(() => closeRejects(rejects));
         io.out(`reindex: indexed ${indexed}, rejected ${rejected}; the new catalog is live`);
         return EXIT.ok;
       },
@@ -167,13 +255,16 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
     {
       name: 'sync',
       usage: USAGE.sync,
-      options: { source: 'string', prune: 'boolean', 'allow-shrink': 'boolean', 'skip-invalid': 'boolean', ...ENGINE_OPTIONS },
+      options: { source: 'string', prune: 'boolean', 'allow-shrink': 'boolean', 'skip-invalid': 'boolean', ...IMPORT_OPTIONS, ...ENGINE_OPTIONS },
       run: async ({ values }) => {
         const source = sourceOf(values, 'sync');
         const config = configFor(values, env);
+        const { records, rejects } = await importing(values, source);
         const c = await ingest(() =>
           syncFromSource((hooks) => createCatalogWriter(config, hooks), {
             source,
+            records,
+            rejects: rejects?.write,
             prune: values.prune === true,
             skipInvalid: values['skip-invalid'] === true,
             allowShrink: values['allow-shrink'] === true,
@@ -181,7 +272,7 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
             report: io.err,
           }),
           source,
-        );
+        ).finally(() => closeRejects(rejects));
         io.out(`sync: added ${c.added}, updated ${c.updated}, unchanged ${c.unchanged}, deleted ${c.deleted}, rejected ${c.rejected}`);
         return EXIT.ok;
       },

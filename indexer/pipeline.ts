@@ -2,8 +2,9 @@
 // every run obeys whatever the engine (empty source, nothing indexed, prune-all, shrink, rejections).
 // The API's start-up seeding and grants-indexer both run through here.
 import type { CatalogWriter, PendingChange, ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../src/search/engine.js';
-import { openSource, readSource } from './source.js';
-import { grantsOnly, RejectionLog, validRecords } from './validation.js';
+import { openSource, readSource, type SourceRecord } from './source.js';
+import { utf8Text } from './formats/bytes.js';
+import { grantsOnly, RejectionLog, validRecords, type RejectSink } from './validation.js';
 
 /** Why a run changed nothing; `kind` says which guard refused it. */
 export class IngestionRefused extends Error {
@@ -24,7 +25,15 @@ export interface IngestionOptions {
   allowShrink?: boolean;
   /** Where each rejected record is reported, one line each. */
   report: (line: string) => void;
+  /** The source's records, read from the start at each call (default: `source` as NDJSON or a JSON array). */
+  records?: () => AsyncIterable<SourceRecord>;
+  /** Where each rejected record also goes (the rejects file of --skip-invalid). */
+  rejects?: RejectSink;
 }
+
+/** The records of a run: its importer's, or the source read as NDJSON or a JSON array. */
+const recordsOf = (options: IngestionOptions): AsyncIterable<SourceRecord> =>
+  options.records?.() ?? readSource(utf8Text(openSource(options.source), options.source === '-' ? 'standard input' : options.source));
 
 /** Opens the engine's writer with the hooks the pipeline needs. */
 export type OpenWriter = (hooks: WriterHooks) => Promise<CatalogWriter>;
@@ -80,14 +89,14 @@ export async function reindexFromSource(
   options: IngestionOptions,
   progress: ReindexOptions = {},
 ): Promise<{ indexed: number; rejected: number }> {
-  const rejections = new RejectionLog(options.report);
+  const rejections = new RejectionLog(options.report, options.rejects);
   const writer = await openWriter({
     onDuplicate: (grant) => rejections.duplicate(grant),
     beforeCommit: (change) =>
       guard(change, { kind: 'reindex', pruneFromEmptySource: false, rejected: rejections.count, skipInvalid: options.skipInvalid ?? false, allowShrink: options.allowShrink ?? false }),
   });
   try {
-    const { indexed } = await writer.reindex(grantsOnly(validRecords(readSource(openSource(options.source)), rejections)), progress);
+    const { indexed } = await writer.reindex(grantsOnly(validRecords(recordsOf(options), rejections)), progress);
     return { indexed, rejected: rejections.count };
   } finally {
     await writer.close();
@@ -105,11 +114,11 @@ export interface SyncOptions extends IngestionOptions {
 
 /** Upserts the source's changed grants into the live catalog and, with prune, deletes those missing. */
 export async function syncFromSource(openWriter: OpenWriter, options: SyncOptions): Promise<SyncCounts & { rejected: number }> {
-  const rejections = new RejectionLog(options.report);
+  const rejections = new RejectionLog(options.report, options.rejects);
   const skipInvalid = options.skipInvalid ?? false;
   if (options.validateFirst && !skipInvalid && options.source !== '-') {
     const ids = new Set<string>();
-    for await (const item of validRecords(readSource(openSource(options.source)), rejections)) {
+    for await (const item of validRecords(recordsOf(options), rejections)) {
       if (!('grant' in item)) continue;
       if (ids.has(item.grant.id)) rejections.duplicate(item.grant);
       else ids.add(item.grant.id);
@@ -129,7 +138,7 @@ export async function syncFromSource(openWriter: OpenWriter, options: SyncOption
       }),
   });
   try {
-    const items: AsyncIterable<SyncItem> = counted(validRecords(readSource(openSource(options.source)), rejections), tally);
+    const items: AsyncIterable<SyncItem> = counted(validRecords(recordsOf(options), rejections), tally);
     const counts = await writer.sync(items, { prune: options.prune });
     return { ...counts, rejected: rejections.count };
   } finally {

@@ -5,9 +5,17 @@ import type { Readable } from 'node:stream';
 export interface SourceRecord {
   /** 1-based position of the record in the source. */
   number: number;
+  /** Where the record is in the source, in words ("line 12", "OpportunityID 350123"), when the position is not enough. */
+  where?: string;
   value?: unknown;
   /** Why the record could not be read as JSON. */
   error?: string;
+  /** Why an importer could not map the record into a grant (each field at once). */
+  problems?: { field: string; reason: string }[];
+  /** The record's grant id, when known, for the report of a record with problems. */
+  id?: string | null;
+  /** The record as the source holds it (a CSV row, a Grants.gov record), for the rejects report. */
+  raw?: unknown;
 }
 
 /** A single record larger than this is rejected rather than buffered. */
@@ -30,8 +38,7 @@ function parse(number: number, text: string): SourceRecord {
  * Yields records one at a time, whatever the format: the first non-blank character decides
  * between a JSON array and NDJSON. Memory stays bounded by one record.
  */
-export async function* readSource(input: Readable): AsyncGenerator<SourceRecord> {
-  input.setEncoding('utf8');
+export async function* readSource(input: AsyncIterable<string>): AsyncGenerator<SourceRecord> {
   let mode: 'unknown' | 'ndjson' | 'array' | 'done' = 'unknown';
   let number = 0;
   // NDJSON state
@@ -59,7 +66,7 @@ export async function* readSource(input: Readable): AsyncGenerator<SourceRecord>
     return wasOverflow ? { number, error: `record longer than ${MAX_RECORD_CHARS} characters` } : parse(number, text);
   };
 
-  for await (let chunk of input as AsyncIterable<string>) {
+  for await (let chunk of input) {
     let start = 0;
     if (mode === 'unknown') {
       if (number === 0 && chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1); // a UTF-8 byte-order mark

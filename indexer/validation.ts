@@ -1,25 +1,37 @@
 // Source records → validated grants, with every rejection reported and counted.
 import { validateGrant, type Grant } from '../src/grants/schema.js';
 import type { SyncItem } from '../src/search/engine.js';
+import { printable } from './printable.js';
 import type { SourceRecord } from './source.js';
 
 export interface Rejection {
   number: number;
+  /** Where the record is, in words ("line 12", "OpportunityID 350123"). */
+  where?: string;
   id: string | null;
   problems: { field: string; reason: string }[];
+  /** The record as the source held it, for the rejects report. */
+  raw?: unknown;
 }
+
+/** Where the rejected records go besides the report lines (the rejects file of --skip-invalid). */
+export type RejectSink = (rejection: Rejection) => void;
 
 export class RejectionLog {
   count = 0;
   /** The source record number of each grant in flight, for duplicate reports. */
   private readonly numbers = new WeakMap<Grant, number>();
-  constructor(private readonly report: (line: string) => void) {}
+  constructor(
+    private readonly report: (line: string) => void,
+    private readonly sink: RejectSink = () => {},
+  ) {}
 
   reject(rejection: Rejection): void {
     this.count += 1;
-    const id = rejection.id === null ? '' : ` (id ${JSON.stringify(rejection.id)})`;
+    const about = [rejection.where, rejection.id === null ? undefined : `id ${JSON.stringify(rejection.id)}`].filter((a) => a !== undefined);
     const problems = rejection.problems.map((p) => `${p.field}: ${p.reason}`).join('; ');
-    this.report(`rejected record ${rejection.number}${id}: ${problems}`);
+    this.report(printable(`rejected record ${rejection.number}${about.length === 0 ? '' : ` (${about.join(', ')})`}: ${problems}`));
+    this.sink(rejection);
   }
 
   numbered(grant: Grant, number: number): Grant {
@@ -30,9 +42,9 @@ export class RejectionLog {
   duplicate(grant: Grant): void {
     this.count += 1;
     const number = this.numbers.get(grant);
-    this.report(
-      `rejected record${number === undefined ? '' : ` ${number}`} (id ${JSON.stringify(grant.id)}): id: appears more than once in the source; the first one was kept`,
-    );
+    const reason = 'appears more than once in the source; the first one was kept';
+    this.report(printable(`rejected record${number === undefined ? '' : ` ${number}`} (id ${JSON.stringify(grant.id)}): id: ${reason}`));
+    this.sink({ number: number ?? 0, id: grant.id, problems: [{ field: 'id', reason }], raw: grant });
   }
 }
 
@@ -44,17 +56,24 @@ const idOf = (value: unknown): string | null => {
 /** Validates each record; yields valid grants, or for sync a marker for each rejected id. */
 export async function* validRecords(records: AsyncIterable<SourceRecord>, rejections: RejectionLog): AsyncGenerator<SyncItem> {
   for await (const record of records) {
+    const { number, where } = record;
     if (record.error !== undefined) {
-      rejections.reject({ number: record.number, id: null, problems: [{ field: '(record)', reason: record.error }] });
+      rejections.reject({ number, where, id: null, problems: [{ field: '(record)', reason: record.error }] });
       yield { rejectedId: null };
+      continue;
+    }
+    if (record.problems !== undefined) {
+      const id = record.id ?? null;
+      rejections.reject({ number, where, id, problems: record.problems, raw: record.raw });
+      yield { rejectedId: id };
       continue;
     }
     const result = validateGrant(record.value);
     if (result.ok) {
-      yield { grant: rejections.numbered(result.grant, record.number) };
+      yield { grant: rejections.numbered(result.grant, number) };
     } else {
       const id = idOf(record.value);
-      rejections.reject({ number: record.number, id, problems: result.problems });
+      rejections.reject({ number, where, id, problems: result.problems, raw: record.raw ?? record.value });
       yield { rejectedId: id };
     }
   }

@@ -23,3 +23,11 @@ CREATE VIRTUAL TABLE grants_text__T__ USING fts5(
   title_french, funder_french, description_french, title_fr_french, description_fr_french, labels_french,
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
+-- The catalog's words as written (folded, not stemmed), for typo tolerance and suggestions: the
+-- text fields but the labels (src/search/sqlite/storage/textColumns.ts WORD_COLUMNS), and only
+-- which grants hold each word (src/search/sqlite/index/wordDictionary.ts reads it as a sorted dictionary).
+CREATE VIRTUAL TABLE grants_words__T__ USING fts5(
+  title, funder, description, title_fr, description_fr,
+  tokenize = 'unicode61 remove_diacritics 2',
+  content = '', contentless_delete = 1, detail = none
+);

@@ -9,6 +9,7 @@ import { conditionalRequests } from './http/middleware/conditionalRequests.js';
 import { cors } from './http/middleware/cors.js';
 import { ApiError, errorHandler } from './http/errors.js';
 import { grantHandlers } from './http/handlers/grants.js';
+import { commonGrantsHandlers } from './http/handlers/commonGrants.js';
 import { serveDocs } from './http/pages/docs.js';
 import { serveConsole } from './http/pages/consolePage.js';
 import { serveLanding } from './http/pages/landing.js';
@@ -104,6 +105,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
       name: 'dispatch',
       middleware: dispatch({
         ...grantHandlers(deps.engine, deps.clock),
+        ...commonGrantsHandlers(deps.engine, deps.clock),
         ...subscriptionHandlers(deps),
         ...alertHandlers(deps.alerts, deps.clock),
         ...keyHandlers(deps.subscriptions, deps.clock),

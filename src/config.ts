@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
+import { repoPath } from './repoRoot.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -148,8 +149,6 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-const REPO_ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
-
 /** DATABASE_URL, checked without repeating it in the error (it may hold a password). */
 function databaseUrl(raw: string | undefined, problems: string[]): string | null {
   const value = raw?.trim() ?? '';
@@ -246,8 +245,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     logFormat: oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
     seedCatalog: bool('SEED_CATALOG', true),
-    seedFile: path.resolve(str('SEED_FILE', path.join(REPO_ROOT, 'fixtures/grants.ndjson'))),
-    synonymsFile: path.resolve(str('SYNONYMS_FILE', path.join(REPO_ROOT, 'mappings/synonyms.txt'))),
+    seedFile: path.resolve(str('SEED_FILE', repoPath('fixtures/grants.ndjson'))),
+    synonymsFile: path.resolve(str('SYNONYMS_FILE', repoPath('mappings/synonyms.txt'))),
     elasticsearch: {
       url: url('ELASTICSEARCH_URL', 'http://127.0.0.1:9200', ['http:', 'https:']) as string,
       index,

@@ -14,14 +14,9 @@ import { ApiMetrics } from './http/metrics/apiMetrics.js';
 import { OverloadGuard } from './http/middleware/overload.js';
 import { registerSearchLoadMetrics, type SearchLoadEvents } from './http/metrics/searchLoadMetrics.js';
 import type { AllowanceCounter, DemoRecords, SubscriptionsStore } from './subscriptions/store.js';
-import { openStore } from './subscriptions/openStore.js';
 import { guardStore } from './subscriptions/guardedStore.js';
-import type { SqliteStore } from './subscriptions/sqlite/store.js';
+import { openStores, type Stores } from './stores.js';
 import { AlertsRuntime } from './alerts/runtime.js';
-import { SecretBox } from './alerts/secrets.js';
-import { SqliteAlertStore } from './alerts/sqlite/alertStore.js';
-import { PgAlertStore } from './alerts/postgres/alertStore.js';
-import type { PgStore } from './subscriptions/postgres/store.js';
 import { unavailableWhenDown } from './subscriptions/postgres/database.js';
 import { FtsTextMatcher } from './search/sqlite/query/textMatcher.js';
 import { compileAlertQuery } from './http/parameters/alertBody.js';
@@ -66,29 +61,22 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     inFlight: () => overload.searchesInFlight,
     eventLoopDelayMs: () => overload.eventLoopDelayMs,
   });
-  let store: SubscriptionsStore;
+  let opened: Stores;
   try {
-    store = await openStore(config, log, { clock });
+    opened = await openStores(config, log, { clock });
   } catch (error) {
     overload.stop();
     await engine.close();
     throw error;
   }
+  const { store } = opened;
   store.startRetention();
   let alertsRuntime: AlertsRuntime | null = null;
-  // A fleet shares its signing secrets: every instance needs the same SECRETS_KEY; the embedded
-  // default keeps a key of its own in DATA_DIR.
-  let box: SecretBox | null = null;
-  if (config.alerts.secretsKey !== null) box = SecretBox.fromKeys(config.alerts.secretsKey, ...config.alerts.secretsKeyPrevious);
-  else if (store.kind === 'sqlite') {
-    const kept = SecretBox.inDataDir(config.dataDir);
-    box = kept.box;
-    if (kept.created) log.info('created the key that encrypts webhook signing secrets at rest (set SECRETS_KEY to supply your own)', { file: kept.file });
-  } else log.warn('alerts are off: with DATABASE_URL, set SECRETS_KEY (the same on every instance) to encrypt webhook signing secrets', {});
-  if (box !== null) {
+  if (opened.alerts === null) log.warn('alerts are off: with DATABASE_URL, set SECRETS_KEY (the same on every instance) to encrypt webhook signing secrets', {});
+  else {
     const alertMetrics = registerAlertMetrics(metrics.registry);
     alertsRuntime = new AlertsRuntime({
-      store: store.kind === 'sqlite' ? new SqliteAlertStore((store as SqliteStore).db, box) : unavailableWhenDown(new PgAlertStore((store as PgStore).pool, box)),
+      store: store.kind === 'postgres' ? unavailableWhenDown(opened.alerts.store) : opened.alerts.store,
       engine,
       // An alert's search as GET /grants runs it: with the same synonyms.
       compile: (query) => withSynonymsApplied(compileAlertQuery(query), synonyms),

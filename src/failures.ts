@@ -34,9 +34,6 @@ export class InvalidInputError extends Error {
   }
 }
 
-/** Where the invalid input was: the query string (parameters) or a JSON body (fields). */
-export type InputPlace = 'query' | 'body';
-
 /** The input of a JSON body is invalid: every problem found, one detail each (parameter: the field's path). */
 export class InvalidBodyError extends InvalidInputError {
   constructor(details: readonly ErrorDetail[]) {

@@ -8,6 +8,7 @@ import type { GrantQuery } from '../grants/query.js';
 import { matchesFilters } from '../grants/matching.js';
 import type { Grant } from '../grants/schema.js';
 import type { ParsedSearch } from '../grants/searchSyntax.js';
+import { typoWords, withTypoAlternatives } from '../grants/typos.js';
 import type { Logger } from '../log.js';
 import { encodeSince, type ChangeEntryJson } from '../search/changes.js';
 import type { SearchEngine } from '../search/engine.js';
@@ -24,7 +25,7 @@ export interface TextMatching {
 }
 
 export interface MatcherDeps {
-  engine: Pick<SearchEngine, 'changesJson' | 'getByIdJson' | 'searchJson'>;
+  engine: Pick<SearchEngine, 'changesJson' | 'getByIdJson' | 'typoNeighbours' | 'searchJson'>;
   store: AlertStore;
   /** An alert's query as conditions (the same translation GET /grants makes); throws for a query no longer valid. */
   compile: (query: AlertQuery) => GrantConditions;
@@ -235,9 +236,11 @@ export class AlertMatcher {
     for (const t of told.values()) follow(t.grantId, t.alertId);
     const grants = new Map<string, Grant>();
     for (const e of entries) if (e.grantJson !== null) grants.set(e.id, JSON.parse(e.grantJson) as Grant);
-    // Relaxed searches (matching=last|frequency) as GET /grants matches them now: their most relaxed step.
-    const relaxed = await this.relaxedSearches(byId);
-    const runOf = (search: ParsedSearch | null): ParsedSearch | null => (search === null ? null : (relaxed.get(search) ?? search));
+    // Searches as GET /grants runs them now: typos=auto given the catalog's alternatives, then
+    // matching=last|frequency relaxed to their most relaxed step.
+    const typed = await this.typoSearches(byId);
+    const relaxed = await this.relaxedSearches(byId, typed);
+    const runOf = (search: ParsedSearch | null): ParsedSearch | null => (search === null ? null : (relaxed.get(search) ?? typed.get(search) ?? search));
     const text = this.deps.text.batch([...grants.values()]);
     // Filed for this batch: each alert under the condition the fewest of its grants hold.
     const candidatesOf = new AlertIndex([...byId.values()], [...grants.values()]).forBatch((search: ParsedSearch) => text.matching(runOf(search)));
@@ -310,14 +313,26 @@ export class AlertMatcher {
   }
 
   /**
+   * The searches of `typos=auto` alerts with their terms' alternatives in the catalog as it is now
+   * (search/typoSearch.ts: the neighbours of all their words looked up together), by search.
+   */
+  private async typoSearches(byId: ReadonlyMap<string, KnownAlert>): Promise<Map<ParsedSearch, ParsedSearch>> {
+    const searches = [...byId.values()].flatMap(({ conditions }) => (conditions?.typos === 'auto' && conditions.search !== null ? [conditions.search] : []));
+    const lookUp = this.deps.engine.typoNeighbours;
+    if (searches.length === 0 || lookUp === undefined) return new Map();
+    const neighbours = await this.pacer.sync(() => lookUp.call(this.deps.engine, [...new Set(searches.flatMap(typoWords))]));
+    return new Map(searches.map((search) => [search, withTypoAlternatives(search, neighbours)]));
+  }
+
+  /**
    * The searches of relaxed alerts (matching=last|frequency) as GET /grants matches them now
    * (search/relaxedSearch.ts): for `frequency`, each term counted in the catalog once per batch.
    */
-  private async relaxedSearches(byId: ReadonlyMap<string, KnownAlert>): Promise<Map<ParsedSearch, ParsedSearch>> {
+  private async relaxedSearches(byId: ReadonlyMap<string, KnownAlert>, typed: ReadonlyMap<ParsedSearch, ParsedSearch>): Promise<Map<ParsedSearch, ParsedSearch>> {
     const relaxed = new Map<ParsedSearch, ParsedSearch>();
     const counted = new Map<string, Promise<number>>();
     const count = (query: GrantQuery): Promise<number> => {
-      const key = JSON.stringify(query.search);
+      const key = JSON.stringify([query.search, query.typos]);
       let total = counted.get(key);
       if (total === undefined) {
         total = this.pacer.sync(() => this.deps.engine.searchJson(query)).then((result) => result.total);
@@ -327,7 +342,7 @@ export class AlertMatcher {
     };
     for (const { conditions } of byId.values()) {
       if (conditions === null || conditions.search === null || (conditions.matching ?? 'all') === 'all' || relaxed.has(conditions.search)) continue;
-      const search = await relaxedMatchSearch(conditions, count);
+      const search = await relaxedMatchSearch({ ...conditions, search: typed.get(conditions.search) ?? conditions.search }, count);
       if (search !== null && search !== conditions.search) relaxed.set(conditions.search, search);
     }
     return relaxed;

@@ -1,6 +1,7 @@
-// The one command-line runner of grants-admin and grants-indexer: finds the command, parses the
-// options that command takes (any other is a usage error), prints help, and turns what a command
-// throws into a message on stderr and an exit code.
+// The one command-line runner of grants-admin and grants-indexer: finds the command, checks the
+// options that command takes (node:util's parseArgs splits the line; any other option is a usage
+// error), prints help, and turns what a command throws into a message on stderr and an exit code.
+import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.js';
 
 export interface Io {
@@ -54,23 +55,21 @@ export interface CliSpec {
 
 const HELP_WORDS = new Set(['--help', '-h', 'help']);
 
-/** Parses `argv` against the options a command takes; every other option is a usage error. */
+/** Parses `argv` against the options a command takes (node:util's parseArgs splits it); every other option is a usage error. */
 export function parseCommandArgs(command: Command, argv: readonly string[]): ParsedArgs & { help: boolean } {
+  const options = Object.fromEntries(Object.entries(command.options).map(([name, type]) => [name, { type }]));
+  // Not strict: the messages are ours, and a string option takes the next argument whatever it
+  // looks like, so "--monthly-limit -3" reaches the command's own check of the number.
+  const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
   const values: ParsedArgs['values'] = {};
   const args: string[] = [];
   let help = false;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i];
-    if (arg === '--') {
-      args.push(...argv.slice(i + 1));
-      break;
-    }
+  for (const token of tokens) {
+    if (token.kind === 'positional') args.push(token.value);
+    if (token.kind !== 'option') continue;
+    const arg = argv[token.index];
     if (arg === '-h' || arg === '--help') {
       help = true;
-      continue;
-    }
-    if (arg === '-' || !arg.startsWith('-')) {
-      args.push(arg);
       continue;
     }
     if (!arg.startsWith('--')) throw new UsageError(`${command.name} does not take ${JSON.stringify(arg)}`);
@@ -80,15 +79,12 @@ export function parseCommandArgs(command: Command, argv: readonly string[]): Par
     if (type === undefined) throw new UsageError(`${command.name} does not take --${name}`);
     if (values[name] !== undefined) throw new UsageError(`--${name} is given more than once`);
     if (type === 'boolean') {
-      if (eq !== -1) throw new UsageError(`--${name} takes no value`);
+      if (token.inlineValue) throw new UsageError(`--${name} takes no value`);
       values[name] = true;
       continue;
     }
-    // A string option takes the next argument whatever it looks like, so "--monthly-limit -3"
-    // reaches the command's own check of the number.
-    const value = eq === -1 ? argv[(i += 1)] : arg.slice(eq + 1);
-    if (value === undefined) throw new UsageError(`--${name} needs a value`);
-    values[name] = value;
+    if (token.value === undefined) throw new UsageError(`--${name} needs a value`);
+    values[name] = token.value;
   }
   const names = command.args ?? [];
   if (help) return { values, args, help };

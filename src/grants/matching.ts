@@ -11,6 +11,7 @@ export type GrantConditions = Pick<
   GrantQuery,
   | 'search'
   | 'words'
+  | 'typos'
   | 'matching'
   | 'synonyms'
   | 'funderTypes'

@@ -2,6 +2,7 @@
 // The HTTP layer (http/parameters/grantSearchParams.ts) builds it from GET /grants parameters; the engines
 // (search/) translate it. Nothing here knows HTTP.
 import type { ParsedSearch } from './searchSyntax.js';
+import type { TypoMode } from './typos.js';
 import type { MatchingMode, RelaxationPlan } from './relaxation.js';
 
 /** The words of search text (searchSyntax.ts), here too for the modules that know it from here. */
@@ -101,6 +102,12 @@ export interface FacetCount {
  */
 export type Facets = Partial<Record<FacetName, FacetCount[]>>;
 
+/** Inclusive bounds on an amount. */
+export interface AmountRange {
+  min: number;
+  max: number;
+}
+
 export interface GrantQuery {
   /**
    * The search text parsed (searchSyntax.ts): the text condition; null for none (no search, or
@@ -109,6 +116,12 @@ export interface GrantQuery {
   search: ParsedSearch | null;
   /** The words the search looks for (positiveWords of `search`), in order: what relevance ranks by; empty without. */
   words: string[];
+  /**
+   * Typo tolerance (grants/typos.ts): `off` matches the words as they are; `auto` lets each word
+   * that may carry typos match catalog words within the typo rule too, exact matches ranked first.
+   * Absent: off.
+   */
+  typos?: TypoMode;
   /**
    * Relaxed matching (grants/relaxation.ts): `all` every term must match; `last` and `frequency`
    * give terms up, from the end or the most common first, down to one, grants keeping more
@@ -141,6 +154,13 @@ export interface GrantQuery {
   open: boolean | null;
   /** The request time as epoch milliseconds: what `open` compares against. */
   now: number;
+  /**
+   * Inclusive bounds on the grant's own amountMin (amountMinRange) or amountMax (amountMaxRange):
+   * the value lies in [min, max]; a null amount never matches. Absent or null: no condition.
+   * (Unlike amountMin/amountMax above, which ask for an overlap of the grant's range.)
+   */
+  amountMinRange?: AmountRange | null;
+  amountMaxRange?: AmountRange | null;
   /** Inclusive bounds on deadline, epoch milliseconds; a null deadline never matches a bound. */
   deadlineFrom: number | null;
   deadlineTo: number | null;

@@ -59,6 +59,13 @@ export type Sdg = `SDG_${number}`;
 export type Complexity = (typeof COMPLEXITIES)[number];
 export type Currency = (typeof CURRENCIES)[number];
 
+/** Where a grant was imported from: the source's name, its identifier there and its page there. */
+export interface GrantSource {
+  name: string;
+  id: string;
+  url: string | null;
+}
+
 /** A grant exactly as partners receive it: every field present, unknown scalars null. */
 export interface Grant {
   id: string;
@@ -81,6 +88,7 @@ export interface Grant {
   updatedAt: string;
   titleFr: string | null;
   descriptionFr: string | null;
+  source: GrantSource | null;
 }
 
 /** The field order of the wire format (and of every stored document). */
@@ -105,6 +113,7 @@ export const GRANT_FIELDS: readonly (keyof Grant)[] = [
   'updatedAt',
   'titleFr',
   'descriptionFr',
+  'source',
 ];
 
 export const GRANT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
@@ -156,6 +165,19 @@ export const grantSchema = {
     updatedAt: { type: 'string', format: 'date-time', description: 'When the grant last changed at its source (UTC).' },
     titleFr: { type: 'string', minLength: 1, maxLength: 500, nullable: true, default: null, description: 'The name of the program in French, as the funder publishes it; null when the funder publishes none.' },
     descriptionFr: { type: 'string', maxLength: 20000, nullable: true, default: null, description: 'The description in French, as the funder publishes it; null when the funder publishes none.' },
+    source: {
+      type: 'object',
+      nullable: true,
+      default: null,
+      additionalProperties: false,
+      required: ['name', 'id', 'url'],
+      description: 'Where the grant was imported from, to trace it to its origin; null when unknown.',
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: 200, description: 'The source\'s name (such as "Grants.gov").' },
+        id: { type: 'string', minLength: 1, maxLength: 200, description: 'The grant\'s identifier at the source (such as a Grants.gov OpportunityID).' },
+        url: { type: 'string', format: 'uri', maxLength: 2000, nullable: true, description: 'The grant\'s page at the source; null when unknown.' },
+      },
+    },
   },
 } as unknown as JSONSchemaType<Grant>;
 
@@ -217,5 +239,6 @@ export function validateGrant(record: unknown): GrantValidation {
   grant.createdAt = isoMillis(raw.createdAt);
   grant.updatedAt = isoMillis(raw.updatedAt);
   grant.sdgAlignment = [...raw.sdgAlignment].sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
+  grant.source = raw.source === null ? null : { name: raw.source.name, id: raw.source.id, url: raw.source.url };
   return { ok: true, grant: grant as unknown as Grant };
 }

@@ -38,11 +38,12 @@ export function successBody(requestId: string, data: unknown, pagination?: PageI
  * them): the same bytes JSON.stringify(successBody(...)) would give, without re-serialising data.
  * `facets` (a grant search that asked for them) follows `pagination`.
  */
-export function successJson(requestId: string, dataJson: string, pagination?: PageInfo, facets?: unknown): string {
+export function successJson(requestId: string, dataJson: string, pagination?: PageInfo, facets?: unknown, suggestion?: unknown): string {
   const metaJson = JSON.stringify(meta(requestId));
   if (pagination === undefined) return `{"success":true,"data":${dataJson},"meta":${metaJson}}`;
   const facetsJson = facets === undefined ? '' : `,"facets":${JSON.stringify(facets)}`;
-  return `{"success":true,"data":${dataJson},"pagination":${JSON.stringify(pagination)}${facetsJson},"meta":${metaJson}}`;
+  const suggestionJson = suggestion === undefined ? '' : `,"suggestion":${JSON.stringify(suggestion)}`;
+  return `{"success":true,"data":${dataJson},"pagination":${JSON.stringify(pagination)}${facetsJson}${suggestionJson},"meta":${metaJson}}`;
 }
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -58,4 +59,19 @@ export function errorBody(requestId: string, error: ErrorFields) {
   const body: ErrorFields = { code: error.code, message: error.message };
   if (error.details !== undefined) body.details = error.details;
   return { success: false, error: body, meta: meta(requestId) };
+}
+
+/**
+ * An error on a CommonGrants route: the protocol's Error (`status`, `message`, `errors`: the
+ * problems, or the error itself) and the envelope's fields beside them, so that a client of
+ * either reads it.
+ */
+export function commonGrantsErrorBody(requestId: string, status: number, error: ErrorFields) {
+  const errors = Array.isArray(error.details) && error.details.length > 0 ? error.details : [{ code: error.code, message: error.message }];
+  return { status, message: error.message, errors, ...errorBody(requestId, error) };
+}
+
+/** A success on a CommonGrants route: the protocol's `status` and `message`, its fields, and the envelope's `meta`. */
+export function commonGrantsBody(requestId: string, fields: Record<string, unknown>) {
+  return { status: 200, message: 'Success', ...fields, meta: meta(requestId) };
 }

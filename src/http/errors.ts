@@ -4,8 +4,9 @@ import type { Middleware } from 'koa';
 import { InvalidBodyError, InvalidInputError, NotFoundError, ServiceUnavailableError, SyncExpiredError, type ErrorDetail } from '../failures.js';
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
-import { errorBody } from './envelope.js';
+import { commonGrantsErrorBody, errorBody } from './envelope.js';
 import { outcomeOf } from './requestOutcome.js';
+import { isCommonGrantsPath } from './routeTable.js';
 import type { AppState } from './state.js';
 
 export type { ErrorDetail } from '../failures.js';
@@ -158,7 +159,8 @@ export function errorHandler(log: Logger): Middleware<AppState> {
       ctx.status = error.status;
       ctx.set(error.headers);
       if (error.status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="grants-api"');
-      ctx.body = errorBody(ctx.state.requestId, error);
+      const commonGrants = ctx.state.route === undefined ? isCommonGrantsPath(ctx.path) : ctx.state.route.protocol === 'commonGrants';
+      ctx.body = commonGrants ? commonGrantsErrorBody(ctx.state.requestId, error.status, error) : errorBody(ctx.state.requestId, error);
     }
   };
 }

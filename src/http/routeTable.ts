@@ -31,6 +31,12 @@ export interface RouteSpec {
    * the MCP endpoint counts each tool call (tools/call), not the handshake and listing around it.
    */
   billedByHandler?: boolean;
+  /**
+   * A route of another protocol, which fixes its answers' shape: 'commonGrants' (the CommonGrants
+   * routes, src/http/handlers/commonGrants.ts), whose errors carry the protocol's `status`,
+   * `message` and `errors` beside the envelope's fields.
+   */
+  protocol?: 'commonGrants';
 }
 
 /** Every endpoint, in the order of the guides; a request takes the most specific route its path matches (/grants/filters before /grants/:id). */
@@ -52,9 +58,24 @@ export const ROUTES = [
   // The partner's own keys (src/http/handlers/keys.ts): billed like the alert calls; the subscription.read feature and the keys:manage scope.
   { name: 'keys', template: '/keys', methods: ['GET', 'HEAD', 'POST'], feature: 'subscription.read', billable: true, scope: 'keys:manage' },
   { name: 'key', template: '/keys/:id', methods: ['DELETE'], feature: 'subscription.read', billable: true, scope: 'keys:manage' },
+  // The CommonGrants protocol (src/http/handlers/commonGrants.ts): the catalog as the protocol's opportunities.
+  { name: 'commonGrantsOpportunities', template: '/common-grants/opportunities', methods: READ_METHODS, feature: 'grants.search', billable: true, scope: 'grants:search', protocol: 'commonGrants' },
+  { name: 'commonGrantsSearch', template: '/common-grants/opportunities/search', methods: ['POST'], feature: 'grants.search', billable: true, scope: 'grants:search', protocol: 'commonGrants' },
+  { name: 'commonGrantsOpportunity', template: '/common-grants/opportunities/:id', methods: READ_METHODS, feature: 'grants.read', billable: true, scope: 'grants:read', protocol: 'commonGrants' },
   // The MCP server for AI agents (src/http/handlers/mcp.ts): JSON-RPC over POST (Streamable HTTP, stateless).
   // Each tool carries its REST route's feature, scope and billing; the endpoint itself needs grants.search.
   { name: 'mcp', template: '/mcp', methods: ['POST'], feature: 'grants.search', billable: true, billedByHandler: true, scope: null },
 ] as const satisfies readonly RouteSpec[];
 
 export type RouteName = (typeof ROUTES)[number]['name'];
+
+/** The CommonGrants routes' paths as patterns of a request path (a `:name` one segment, one trailing slash tolerated). */
+const COMMON_GRANTS_PATHS = (ROUTES as readonly RouteSpec[])
+  .filter((route) => route.protocol === 'commonGrants')
+  .map((route) => new RegExp(`^${API_PREFIX}${route.template.replace(/:[A-Za-z]+/g, '[^/]+')}/?$`));
+
+/**
+ * Whether a path is one of the CommonGrants routes', for the errors answered before the request
+ * is classified to its route (a URL too long): they take the protocol's shape there too.
+ */
+export const isCommonGrantsPath = (path: string): boolean => COMMON_GRANTS_PATHS.some((pattern) => pattern.test(path));

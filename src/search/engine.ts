@@ -2,6 +2,7 @@
 import type { Grant } from '../grants/schema.js';
 import type { Facets, GrantQuery, KeysetPosition } from '../grants/query.js';
 import type { ChangesPage } from './changes.js';
+import type { Neighbour, Suggestion } from '../grants/typos.js';
 
 /** A search result with each grant as its served JSON text (wire field order), ready to splice into a response. */
 export interface SearchResultJson {
@@ -14,6 +15,8 @@ export interface SearchResultJson {
    * follow it, null when this page ends the matches.
    */
   next?: KeysetPosition | null;
+  /** With a search: the "did you mean" (search/typoSearch.ts), null when there is none. */
+  suggestion?: Suggestion | null;
 }
 
 /**
@@ -51,6 +54,12 @@ export interface SearchEngine {
    * sequence after `afterSeq`, oldest first, all from one snapshot of the catalog.
    */
   changesJson?(afterSeq: number, limit: number): Promise<ChangesPage>;
+  /**
+   * The catalog's neighbours of search words (search/typoSearch.ts neighboursOf, the first
+   * MAX_TYPO_WORDS of each search looked up together): what the alert matcher derives `typos=auto`
+   * searches with, as a search derives them.
+   */
+  typoNeighbours?(words: readonly string[]): Promise<Map<string, Neighbour[]>>;
   /** Searches waiting for and running on the engine's own threads (the embedded engine's pool); absent: the engine keeps none. */
   pending?(): { queued: number; busy: number };
   /** True when there is no catalog to serve yet (empty, or on Elasticsearch a missing alias). */

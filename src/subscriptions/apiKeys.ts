@@ -4,8 +4,6 @@ import { hash, randomBytes } from 'node:crypto';
 export const KEY_PREFIX = 'gk_live_';
 /** How much of a key admin listings show. */
 export const DISPLAY_PREFIX_LENGTH = 12;
-/** How much of a key log lines may show. */
-export const LOG_PREFIX_LENGTH = 8;
 export const MAX_KEY_LENGTH = 256;
 
 export const generateApiKey = (): string => KEY_PREFIX + randomBytes(24).toString('base64url');

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runIndexer } from '../../indexer/cli.js';
-import { startTestApi, type TestApi } from '../support/api.js';
+import { REPO_ROOT, startTestApi, type TestApi } from '../support/api.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, testClient, uniqueAlias } from '../support/elasticsearch.js';
 import { servedIds } from '../support/catalog.js';
 
@@ -142,6 +142,22 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
     for (const alias of aliases) await dropAlias(alias).catch(() => {});
     await client.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('imports a Grants.gov extract and a CSV through its mapping; the source of each grant is served', async () => {
+    const alias = newAlias();
+    const zip = path.join(REPO_ROOT, 'fixtures/imports/grants-gov-extract.zip');
+    const run = await indexer(alias, ['reindex', '--source', zip]);
+    expect(run.code, run.err.join('\n')).to.equal(0);
+    expect(run.out).to.deep.equal(['reindex: indexed 4, rejected 0; the new catalog is live']);
+    const csv = await indexer(alias, ['sync', '--source', path.join(REPO_ROOT, 'fixtures/imports/programs.csv'), '--mapping', path.join(REPO_ROOT, 'fixtures/imports/programs.mapping.json')]);
+    expect(csv.code, csv.err.join('\n')).to.equal(0);
+    const api = await apiOn(alias);
+    const res = await api.request(`${G}/grants-gov-350001`);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.data.source).to.deep.equal({ name: 'Grants.gov', id: '350001', url: 'https://www.grants.gov/search-results-detail/350001' });
+    const list = await api.request(`${G}?search=Ontario%20Community%20Energy&fields=source`);
+    expect(list.body.data).to.deep.equal([{ id: 'ON-2027-001', source: { name: 'Programs spreadsheet', id: 'ON-2027-001', url: null } }]);
   });
 
   describe('reindex', () => {
@@ -301,7 +317,7 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
       const strict = await indexer(alias, ['reindex', '--source', source(records)]);
       expect(strict.code).to.equal(1);
       expect(strict.err.filter((l) => l.startsWith('rejected record'))).to.have.length(1);
-      expect(strict.err[0]).to.match(/\(id "d1"\): id: appears more than once in the source; the first one was kept$/);
+      expect(strict.err.find((l) => l.startsWith('rejected record'))).to.match(/\(id "d1"\): id: appears more than once in the source; the first one was kept$/);
       expect(await indexesOf(alias)).to.deep.equal([]);
 
       const run = await indexer(alias, ['reindex', '--source', source(records), '--skip-invalid']);

@@ -15,7 +15,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { decodeBody } from '../support/rawHttp.js';
-import { API_PREFIX } from '../../src/http/routeTable.js';
+import { API_PREFIX, isCommonGrantsPath } from '../../src/http/routeTable.js';
 import { REPO_ROOT } from '../bench/catalog.js';
 import { createBenchSubscription, freePort, startProcess, type RunningProcess } from '../bench/processes.js';
 import { checkResponse } from '../support/openapiCheck.js';
@@ -168,6 +168,9 @@ export function problemsOf(request: FuzzRequest, answer: FuzzAnswer): string[] {
         if (answer.status < 400) problems.push(`success false with status ${answer.status}`);
       } else if (pathname === `${API_PREFIX}/mcp` && answer.status === 200) {
         problems.push(...mcpProblems(body));
+      } else if (isCommonGrantsPath(pathname) && answer.status === 200) {
+        // The CommonGrants routes answer in the protocol's shape, with the envelope's meta.
+        if (body?.status !== 200 || body?.message !== 'Success' || !metaOk) problems.push(`a CommonGrants answer without status, message or meta: ${answer.text.slice(0, 200)}`);
       } else {
         problems.push(`JSON that is not the envelope: ${answer.text.slice(0, 200)}`);
       }

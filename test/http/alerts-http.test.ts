@@ -227,6 +227,28 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
     expect(log.body.data.every((d: { status: string }) => d.status === 'DELIVERED')).to.equal(true);
   });
 
+  it('typos=auto in the query matches as GET /grants does: a misspelt search finds the grant, the same search without typos does not', async () => {
+    hooks = await webhookReceiver();
+    await indexer(['reindex'], [ontario('g-1'), grantRecord('g-2', { title: 'Broadband for farms', eligibleProvinces: ['QUEBEC'] })]);
+    api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
+    const typo = await api.request(ALERTS, json({ name: 'typos', query: { search: 'brodband', typos: 'auto' }, url: hooks.url }));
+    expect(typo.status, typo.text).to.equal(201);
+    expect(typo.body.data.query).to.deep.equal({ search: 'brodband', typos: 'auto' });
+    const exact = await api.request(ALERTS, json({ name: 'as typed', query: { search: 'brodband' }, url: hooks.url }));
+    expect(exact.status, exact.text).to.equal(201);
+    const bad = await api.request(ALERTS, { ...json({ name: 'bad', query: { search: 'brodband', typos: 'sometimes' }, url: hooks.url }), invalidRequest: true });
+    expect(bad.status).to.equal(400);
+    await new Promise((r) => setTimeout(r, 300));
+    await indexer(['sync'], [ontario('g-1'), grantRecord('g-2', { title: 'Broadband for farms', eligibleProvinces: ['QUEBEC'] }), grantRecord('g-3', { title: 'Rural broadband', eligibleProvinces: ['QUEBEC'] })]);
+    await until('one event', () => hooks.got.length >= 1);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(events().map((e) => `${e.type} ${e.data.grant.id}`)).to.deep.equal(['grant.matched g-3']);
+    const search = await api.request(`${API_PREFIX}/grants?search=brodband&typos=auto&fields=id`);
+    expect(search.body.data.map((g: { id: string }) => g.id)).to.have.members(['g-2', 'g-3']);
+    const deliveries = await api.request(`${ALERTS}/${typo.body.data.id}/deliveries`);
+    expect(deliveries.body.data).to.have.length(1);
+  });
+
   it('matching and synonyms in the query match as GET /grants does: relaxed from the end or by frequency, synonyms on unless turned off', async () => {
     hooks = await webhookReceiver();
     const capacity = (id: string, title: string) => grantRecord(id, { title, description: 'Capacity building.', eligibleProvinces: ['QUEBEC'] });

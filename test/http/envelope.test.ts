@@ -38,7 +38,10 @@ function expectMeta(body: any, headers: Headers | Map<string, string>): string {
 function expectSuccess(res: TestResponse, paginated: boolean): void {
   expect(res.status, res.text).to.equal(200);
   expect(res.headers.get('content-type')).to.equal(JSON_TYPE);
-  expect(Object.keys(res.body)).to.have.members(paginated ? ['success', 'data', 'pagination', 'meta'] : ['success', 'data', 'meta']);
+  // A grant search answers its "did you mean" beside the page: null, or a respelled search and its total.
+  const suggested = paginated && 'suggestion' in res.body;
+  if (suggested && res.body.suggestion !== null) expect(Object.keys(res.body.suggestion)).to.have.members(['search', 'total']);
+  expect(Object.keys(res.body)).to.have.members(paginated ? ['success', 'data', 'pagination', ...(suggested ? ['suggestion'] : []), 'meta'] : ['success', 'data', 'meta']);
   expect(res.body.success).to.equal(true);
   expectMeta(res.body, res.headers);
 }

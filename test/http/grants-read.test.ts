@@ -48,6 +48,7 @@ const WIRE_ORDER = [
   'updatedAt',
   'titleFr',
   'descriptionFr',
+  'source',
 ];
 
 // Keys deliberately out of wire order, dates in non-canonical (but valid) forms.
@@ -72,6 +73,7 @@ const FULL_SOURCE: Rec = {
   descriptionFr: 'Finance des projets pilotes de technologies propres dans les Prairies.',
   createdAt: '2026-05-01T10:00:00.5+02:00',
   titleFr: 'Fonds pour projets pilotes de technologies propres',
+  source: { url: 'https://example.org/programs/42', id: '42', name: 'Prairie open data' },
 };
 
 const FULL_WIRE = {
@@ -95,6 +97,7 @@ const FULL_WIRE = {
   updatedAt: '2026-06-01T10:30:00.000Z',
   titleFr: 'Fonds pour projets pilotes de technologies propres',
   descriptionFr: 'Finance des projets pilotes de technologies propres dans les Prairies.',
+  source: { name: 'Prairie open data', id: '42', url: 'https://example.org/programs/42' },
 };
 
 const MINIMAL_SOURCE: Rec = {
@@ -129,6 +132,7 @@ const MINIMAL_WIRE = {
   updatedAt: '2026-02-03T04:05:06.789Z',
   titleFr: null,
   descriptionFr: null,
+  source: null,
 };
 
 const LONG_ID = `L${'x'.repeat(127)}`;
@@ -158,6 +162,7 @@ describe('GET /grants/:id', function () {
     expect(Object.keys(res.body.data)).to.deep.equal(WIRE_ORDER);
     expect(res.body.data).to.deep.equal(FULL_WIRE);
     expect(res.text).to.contain('"amountMin":5000,"amountMax":250000.5,');
+    expect(res.text).to.contain('"source":{"name":"Prairie open data","id":"42","url":"https://example.org/programs/42"}}');
   });
 
   it('returns every field of a minimal grant: unknown scalars null, empty lists [], none missing', async function () {

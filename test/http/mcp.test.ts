@@ -93,10 +93,12 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     const client = await connect();
     const cases: { args: Record<string, unknown>; query: string }[] = [
       { args: {}, query: '' },
-      // search_grants relaxes matching by default (frequency); GET /grants requires every word.
-      { args: { search: 'energy', limit: 5 }, query: 'search=energy&limit=5&matching=frequency' },
-      { args: { search: 'arts energy', limit: 5 }, query: 'search=arts+energy&limit=5&matching=frequency' },
-      { args: { search: 'arts energy', matching: 'all' }, query: 'search=arts+energy&matching=all' },
+      // search_grants has typos on and relaxed matching (frequency) by default; GET /grants has neither.
+      { args: { search: 'energy', limit: 5 }, query: 'search=energy&limit=5&typos=auto&matching=frequency' },
+      { args: { search: 'agricultre', limit: 5 }, query: 'search=agricultre&limit=5&typos=auto&matching=frequency' },
+      { args: { search: 'agricultre', typos: 'off' }, query: 'search=agricultre&typos=off&matching=frequency' },
+      { args: { search: 'arts energy', limit: 5 }, query: 'search=arts+energy&limit=5&typos=auto&matching=frequency' },
+      { args: { search: 'arts energy', matching: 'all' }, query: 'search=arts+energy&matching=all&typos=auto' },
       {
         args: { eligibleProvinces: ['ONTARIO', 'QUEBEC'], open: true, sort: '-amountMax', limit: 7, page: 2, facets: ['fundingType', 'funderType'], fields: ['id', 'title', 'deadline'] },
         query: 'eligibleProvinces=ONTARIO,QUEBEC&open=true&sort=-amountMax&limit=7&page=2&facets=fundingType,funderType&fields=id,title,deadline',

@@ -8,6 +8,7 @@ import { ERROR_STATUS } from '../../src/http/errors.js';
 import { GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from '../../src/http/parameters/grantSearchParams.js';
 import { CHANGES_PARAMS } from '../../src/http/handlers/changes.js';
 import { openapiDocument } from '../../src/http/openapi/document.js';
+import { COMMON_GRANTS_OPERATIONS } from '../../src/http/openapi/commonGrantsDocument.js';
 import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXAMPLE_META, EXPORT_EXAMPLES, VALIDATION_ERROR_EXAMPLE } from '../../src/http/openapi/examples.js';
 import type { ParamSpecs } from '../../src/http/parameters/queryParams.js';
 import { API_PREFIX } from '../../src/http/routeTable.js';
@@ -50,20 +51,44 @@ describe('OpenAPI document: content', function () {
         expect(spec.description, `${path} ${name}`).to.match(/^\S.{15,}[.)]$/);
         const param = params.find((p) => p.name === name)!;
         expect(param.description.startsWith(spec.description), `${path} ${name} reads its meaning from the definition`).to.equal(true);
-        expect(param.example, `${path} ${name}`).to.deep.equal(spec.example);
-        expect(schemaProblems(param.schema, param.example), `${path} ${name}: the example fits the schema`).to.deep.equal([]);
+        if (spec.fillIn === false) {
+          // Not filled in by /docs (it would go with every other example): given in the description.
+          expect(param, `${path} ${name}`).not.to.have.property('example');
+          expect(param.description, `${path} ${name}`).to.include(`For example \`${String(spec.example)}\``);
+        } else expect(param.example, `${path} ${name}`).to.deep.equal(spec.example);
+        expect(schemaProblems(param.schema, spec.example), `${path} ${name}: the example fits the schema`).to.deep.equal([]);
       }
     }
   });
 
-  it('every parameter of every operation has a description and an example that fits its schema', function () {
+  it('every parameter of every operation has a description and an example that fits its schema (in the description for the cursors and Idempotency-Key)', function () {
+    // What /docs must not fill in: a cursor excludes `page`, an alert list's cursor leads past the
+    // first page, and one Idempotency-Key sent with two different requests is a 409.
+    const inDescription = new Set(['cursor', 'Idempotency-Key']);
     for (const [path, op] of operations()) {
       for (const item of op.parameters ?? []) {
         const param = item.$ref ? doc.components.parameters[item.$ref.split('/').pop()] : item;
         expect(param.description, `${path} ${param.name}`).to.be.a('string').with.length.above(20);
+        if (inDescription.has(param.name)) {
+          expect(param, `${path} ${param.name}`).not.to.have.property('example');
+          const example = /for example `([^`]+)`/i.exec(param.description)?.[1];
+          expect(example, `${path} ${param.name}: an example in the description`).to.be.a('string');
+          expect(schemaProblems(param.schema, example), `${path} ${param.name}`).to.deep.equal([]);
+          continue;
+        }
         expect(param, `${path} ${param.name}`).to.have.property('example');
         expect(schemaProblems(param.schema, param.example), `${path} ${param.name}`).to.deep.equal([]);
       }
+    }
+  });
+
+  it('every JSON request body has an example that fits its schema (what /docs fills in)', function () {
+    for (const [path, op] of operations()) {
+      const media = op.requestBody?.content?.['application/json'];
+      if (media === undefined) continue;
+      const examples = media.example !== undefined ? [media.example] : Object.values(media.examples ?? {}).map((e) => (e as Schema).value);
+      expect(examples, `${path} ${op.operationId}`).to.have.length.of.at.least(1);
+      for (const example of examples) expect(schemaProblems(media.schema, example), `${path} ${op.operationId}`).to.deep.equal([]);
     }
   });
 
@@ -88,7 +113,7 @@ describe('OpenAPI document: content', function () {
   });
 
   it('has tags with descriptions, a license and a contact, and every response header by reference', function () {
-    expect(doc.tags.map((t: Schema) => t.name)).to.have.members(['grants', 'subscription', 'alerts', 'keys', 'mcp', 'webhooks', 'openapi']);
+    expect(doc.tags.map((t: Schema) => t.name)).to.have.members(['grants', 'subscription', 'alerts', 'keys', 'common-grants', 'mcp', 'webhooks', 'openapi']);
     for (const tag of doc.tags) expect(tag.description, tag.name).to.be.a('string').with.length.above(10);
     expect(doc.info.license.name).to.be.a('string');
     expect(doc.info.contact.email).to.match(/@/);
@@ -214,6 +239,17 @@ describe('OpenAPI document: content', function () {
         const { meta: _exampleMeta, ...expected } = example.value as Schema;
         if (example.exact) expect(answer).to.deep.equal(expected);
         else expect(Object.keys(answer)).to.deep.equal(Object.keys(expected));
+      });
+    }
+
+    for (const [name, doc] of Object.entries(COMMON_GRANTS_OPERATIONS)) {
+      it(`${name}: ${doc.exampleBody === undefined ? 'GET' : 'POST'} ${doc.request} answers the example (meta aside)`, async function () {
+        const res =
+          doc.exampleBody === undefined
+            ? await api.request(API_PREFIX + doc.request)
+            : await api.request(API_PREFIX + doc.request, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(doc.exampleBody) });
+        expect(res.status, res.text).to.equal(200);
+        expect({ ...res.body, meta: undefined }).to.deep.equal({ ...(doc.example as Schema), meta: undefined });
       });
     }
 

@@ -16,9 +16,10 @@ import {
   validateGrant,
   type Grant,
 } from '../../src/grants/schema.js';
+import { repoPath } from '../../src/repoRoot.js';
 
-// Compiled to dist/test/process/: the repository root is three levels up, the compiled generator two.
-const FIXTURE = new URL('../../../fixtures/grants.ndjson', import.meta.url);
+// The compiled generator runs from dist/ (this suite needs the build).
+const FIXTURE = repoPath('fixtures/grants.ndjson');
 const GENERATOR = fileURLToPath(new URL('../../fixtures/generate.js', import.meta.url));
 // The command documented in fixtures/README.md: --count 600 --seed 1.
 const FIXTURE_COUNT = 600;

@@ -121,6 +121,7 @@ describe('the guides: every command runs against a real server and prints what t
     scratch = mkdtempSync(path.join(SCRATCH_ROOT, 'run-'));
     // A reader runs the guides from a checkout: relative paths such as fixtures/ resolve there.
     symlinkSync(path.join(REPO_ROOT, 'fixtures'), path.join(scratch, 'fixtures'));
+    symlinkSync(path.join(REPO_ROOT, 'mappings'), path.join(scratch, 'mappings'));
     dataDir = path.join(scratch, 'data');
     port = await freePort();
     server = launch(process.execPath, [path.join(REPO_ROOT, 'dist/src/main.js')], {

@@ -421,7 +421,7 @@ describe('grants-indexer', function () {
         const run = await spawnIndexer([...args], dir);
         expect(run.code, args.join(' ')).to.equal(3);
         expect(run.err, args.join(' ')).to.deep.equal([
-          `grants-indexer: ${problem}; give --source an NDJSON or JSON-array file of grants (or - to read standard input). Nothing was changed.`,
+          `grants-indexer: ${problem}; give --source a file of grants (NDJSON, a JSON array, CSV with --mapping, a Grants.gov extract) or - to read standard input. Nothing was changed.`,
         ]);
         expect(run.err.join('\n')).not.to.match(/ENOENT|EISDIR/);
       }

@@ -2,7 +2,7 @@
 // mode, as committed in test/relevance/floor.json. A change that scores more than FLOOR_TOLERANCE
 // below it fails; when relevance improves, raise the figure in the same commit.
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { repoPath } from '../../src/repoRoot.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { evaluate } from './evaluate.js';
 import { corpusFile, loadCorpus, loadJudgments, type JudgedQuery } from './judgments.js';
@@ -10,8 +10,7 @@ import { MATCHING_MODES } from './modes.js';
 import type { SearchSystem } from './systems.js';
 
 export const FLOOR_TOLERANCE = 0.02;
-const REPO_ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
-export const FLOOR_FILE = path.join(REPO_ROOT, 'test/relevance/floor.json');
+export const FLOOR_FILE = repoPath('test/relevance/floor.json');
 
 /** engine name → mode name → the committed nDCG@10. */
 export type Floor = Record<string, Record<string, number>>;

@@ -1,12 +1,12 @@
 // The judged query set and the real-program corpus it judges (fixtures/real-programs), read and
 // checked: every judged id is a record of the corpus, every record a valid grant.
 import { readFileSync } from 'node:fs';
+import { repoPath } from '../../src/repoRoot.js';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { validateGrant, type Grant } from '../../src/grants/schema.js';
 
-const REPO_ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
-export const REAL_PROGRAMS_DIR = path.join(REPO_ROOT, 'fixtures/real-programs');
+export const REAL_PROGRAMS_DIR = repoPath('fixtures/real-programs');
 export const JUDGMENTS_FILE = path.join(REAL_PROGRAMS_DIR, 'judgments.json');
 /**
  * The corpus the engines index: the records with the Canadian French appended to the English

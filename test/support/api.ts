@@ -16,9 +16,10 @@ import type { SqliteStore } from '../../src/subscriptions/sqlite/store.js';
 import type { SubscriptionStore } from '../../src/subscriptions/sqlite/subscriptionStore.js';
 import type { UsageStore } from '../../src/subscriptions/sqlite/usageStore.js';
 import type { Resolver } from '../../src/alerts/targets.js';
+import { repoPath } from '../../src/repoRoot.js';
 
-export const REPO_ROOT = path.resolve(new URL('../../..', import.meta.url).pathname);
-export const FIXTURES = path.join(REPO_ROOT, 'fixtures/grants.ndjson');
+export { REPO_ROOT } from '../../src/repoRoot.js';
+export const FIXTURES = repoPath('fixtures/grants.ndjson');
 
 /** The harness's deps: the SQLite store in its DATA_DIR, whose methods answer synchronously. */
 export type TestDeps = Omit<Deps, 'store' | 'subscriptions' | 'usage'> & { store: SqliteStore; subscriptions: SubscriptionStore; usage: UsageStore };
@@ -60,7 +61,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
   // The search budget and the event-loop check depend on the machine's speed: the suites that test
   // them set them; elsewhere a loaded machine must not turn a slow answer into a 503.
   const config = loadConfig({
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SEED_FILE: FIXTURES,
     SEARCH_TIMEOUT_MS: '60000',
     OVERLOAD_EVENT_LOOP_DELAY_MS: '0',

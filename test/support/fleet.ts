@@ -1,4 +1,4 @@
-// A fleet of API processes (node dist/src/main.js), each with a DATA_DIR of its own as separate
+// A fleet of API processes (node dist/src/main.js, or src/main.ts from source), each with a DATA_DIR of its own as separate
 // machines would have, sharing one PostgreSQL database, one Redis (a key prefix of the test's own)
 // and one Elasticsearch alias. Each instance is a real process: it can be sent SIGTERM under load.
 // - describeWithFleetServices: a suite that needs all three services (skipped outside CI, saying why).
@@ -10,7 +10,7 @@ import { REPO_ROOT } from './api.js';
 import { runBin, type BinRun } from './bins.js';
 import { dropAlias, ES_URL } from './elasticsearch.js';
 import { describeWithPostgres, type TestDatabase } from './postgres.js';
-import { launch, waitFor, type Launched } from './processes.js';
+import { apiProcessArgs, launch, waitFor, type Launched } from './processes.js';
 import { deleteKeys, REDIS_URL, tally } from './redis.js';
 import { checkedExchange } from './checkedFetch.js';
 
@@ -64,7 +64,7 @@ export interface FleetOptions {
 /** Starts one instance on a free port and waits for its "listening" line. */
 export async function startInstance(name: string, options: FleetOptions): Promise<FleetInstance> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(options.workDir, `${name}-`));
-  const proc = launch(process.execPath, ['dist/src/main.js'], {
+  const proc = launch(process.execPath, apiProcessArgs(), {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, ...options.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_FORMAT: 'json' },
   });

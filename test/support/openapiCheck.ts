@@ -31,12 +31,19 @@ const PATH_PATTERNS = Object.keys(document.paths)
   .sort((a, b) => a.parameters - b.parameters);
 
 /** The operation a request names, or why the document has none for it. */
-function operationOf(method: string, path: string): { operation?: Schema; where: string } {
+function operationOf(method: string, path: string): { operation?: Schema; where: string; template?: string } {
   const template = path === API_PREFIX + OPENAPI_PATH ? OPENAPI_PATH : PATH_PATTERNS.find(({ pattern }) => pattern.test(path))?.template;
   if (template === undefined) return { where: `no path of the document matches ${path}` };
   // HEAD is left out of the document (its prose says so): a HEAD answers as the GET of its path, without the body.
   const operation = document.paths[template]?.[method === 'HEAD' ? 'get' : method.toLowerCase()] as Schema | undefined;
-  return { operation, where: `${method} ${template}` };
+  return { operation, where: `${method} ${template}`, template };
+}
+
+/** The schema of the errors on a path of the document: its operations' (the CommonGrants routes have their own), else the envelope's. */
+function errorSchemaOf(template: string | undefined): Schema {
+  const operations = Object.values((template === undefined ? {} : document.paths[template]) ?? {}) as Schema[];
+  const unauthorized = operations.find((op) => op?.responses?.['401'] !== undefined)?.responses['401'] as Schema | undefined;
+  return (unauthorized?.content?.['application/json']?.schema as Schema | undefined) ?? ERROR_ENVELOPE;
 }
 
 /**
@@ -49,12 +56,12 @@ export function checkResponse(method: string, pathAndQuery: string, response: Ch
   // The redirect of /external/v1/docs to the reference page (/docs) is outside the contract.
   if (response.status === 302 && (path === `${API_PREFIX}/docs` || path === `${API_PREFIX}/docs/`)) return;
   const problems: string[] = [];
-  const { operation, where } = operationOf(method, path);
+  const { operation, where, template } = operationOf(method, path);
   let spec: Schema | undefined;
   if (operation === undefined) {
     // A path or method the API does not have: an error in the envelope (404, 405, 414, 401).
     if (response.status < 400) problems.push(`${where}: a ${response.status} for a request the document has no operation for`);
-    spec = { headers: { 'X-Request-Id': document.components.headers['X-Request-Id'] }, content: { 'application/json': { schema: ERROR_ENVELOPE } } };
+    spec = { headers: { 'X-Request-Id': document.components.headers['X-Request-Id'] }, content: { 'application/json': { schema: errorSchemaOf(template) } } };
     if (method === 'HEAD') delete spec.content;
   } else {
     spec = operation.responses[String(response.status)] as Schema | undefined;

@@ -4,6 +4,7 @@
 // - descendants / isRunning / killTree / signalTree: a process tree read from /proc (Linux), zombies counted as gone.
 // - killAtExit: private servers killed when the test process exits; serviceUser: the user a server that refuses root runs as.
 // - waitFor: polling until a check holds.
+// - apiProcessArgs: how to start the API process, from the build or from source.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -113,6 +114,15 @@ export interface Launched {
   waitFor(stream: 'stdout' | 'stderr', pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
   /** SIGKILLs the process if it is still running (for afterEach). */
   kill(): void;
+}
+
+/**
+ * The node arguments that start the API process as this test process runs: `dist/src/main.js`
+ * from the build, or `src/main.ts` with this process's flags (tsx's `--import`) when the tests
+ * run from source (`npm run test:fast`), so that a suite in the fast set needs no build.
+ */
+export function apiProcessArgs(): string[] {
+  return import.meta.url.endsWith('.ts') ? [...process.execArgv, 'src/main.ts'] : ['dist/src/main.js'];
 }
 
 export function launch(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Launched {

@@ -14,7 +14,7 @@ import { runAdmin } from '../../src/cli/admin.js';
 import { REPO_ROOT, tempDir } from './api.js';
 import { API_PREFIX as P, captureCli, writeTinyCatalog } from './catalog.js';
 import { call, json, type Answer, type ScenarioBackend } from './keyScenario.js';
-import { freePort, launch } from './processes.js';
+import { apiProcessArgs, freePort, launch } from './processes.js';
 
 export interface RaceBackend extends ScenarioBackend {
   /** Every row of the idempotency table, as the store holds it. */
@@ -33,10 +33,10 @@ interface Instance {
   stop(): Promise<void>;
 }
 
-/** An API process (node dist/src/main.js) on the store of `env`. */
+/** An API process (node dist/src/main.js, or src/main.ts from source) on the store of `env`. */
 async function startProcess(env: Record<string, string>): Promise<Instance> {
   const port = await freePort();
-  const server = launch(process.execPath, ['dist/src/main.js'], {
+  const server = launch(process.execPath, apiProcessArgs(), {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', SEARCH_WORKERS: '0', OVERLOAD_EVENT_LOOP_DELAY_MS: '0', ...env, PORT: String(port), HOST: '127.0.0.1' },
   });

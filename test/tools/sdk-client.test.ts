@@ -100,6 +100,28 @@ describe('TypeScript SDK: reading grants against a real API', function () {
     expect(filters.data.eligibleProvinces).to.include('ONTARIO');
   });
 
+  it('commonGrants: list, get by UUID and by id, search; the same data as the API serves', async () => {
+    const page = await client.commonGrants.list({ pageSize: 2 });
+    expect(page.items).to.have.length(2);
+    expect(page.paginationInfo).to.include({ page: 1, pageSize: 2 });
+    const [first] = page.items;
+    const grantId = first.customFields.grantsApiId.value as string;
+    const byUuid = await client.commonGrants.get(first.id);
+    const byId = await client.commonGrants.get(grantId);
+    expect(byUuid.data).to.deep.equal(first);
+    expect(byId.data).to.deep.equal(first);
+    const found = await client.commonGrants.search({ search: 'energy', filters: { customFilters: { eligibleProvinces: { operator: 'in', value: ['ONTARIO'] } } }, pagination: { pageSize: 3 } });
+    const same = await api.request(`${API_PREFIX}/common-grants/opportunities/search`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ search: 'energy', filters: { customFilters: { eligibleProvinces: { operator: 'in', value: ['ONTARIO'] } } }, pagination: { pageSize: 3 } }),
+    });
+    expect(found.items).to.deep.equal(same.body.items);
+    expect(found.sortInfo).to.deep.equal({ sortBy: 'custom', customSortBy: 'relevance', sortOrder: 'desc' });
+    const missing = await apiErrorOf(sdk, client.commonGrants.get('no-such-grant'));
+    expect(missing).to.include({ status: 404, code: 'NOT_FOUND' });
+  });
+
   it('usage and limits of the subscription', async () => {
     const limits = await client.subscription.limits();
     expect(limits.data.subscription.tier).to.equal('ENTERPRISE');
@@ -164,6 +186,29 @@ describe('TypeScript SDK: reading grants against a real API', function () {
       expect(refusal).to.be.instanceOf(sdk.GrantsApiError);
       expect(refusal).to.include({ status: 429, code: 'RATE_LIMITED', retryAfterSeconds: 1 });
     }
+  });
+
+  it('retries a 503 to the CommonGrants search (a POST that only reads), not to another POST', async () => {
+    /** Answers the first request of each path with a 503 as the API sends it (Retry-After 0), then lets the requests through. */
+    const failedOnce = new Set<string>();
+    const flaky = async (request: Request): Promise<Response> => {
+      const path = new URL(request.url).pathname;
+      if (!failedOnce.has(path)) {
+        failedOnce.add(path);
+        return new Response(JSON.stringify({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'retry' }, meta: { requestId: 'req_x', version: 'v1' } }), {
+          status: 503,
+          headers: { 'Content-Type': 'application/json', 'Retry-After': '0' },
+        });
+      }
+      return checked(request);
+    };
+    const retries: RetryInfo[] = [];
+    const retrying = sdk.createGrantsClient({ baseUrl: api.url, apiKey: api.key, retry: { onRetry: (r) => retries.push(r) }, fetch: flaky });
+    expect((await retrying.commonGrants.search({ pagination: { pageSize: 1 } })).items).to.have.length(1);
+    expect(retries.map((r) => [r.status, r.method])).to.deep.equal([[503, 'POST']]);
+    const refused = await apiErrorOf(sdk, retrying.keys.create({ name: 'not retried' }));
+    expect(refused).to.include({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect(retries).to.have.length(1);
   });
 });
 

@@ -8,9 +8,10 @@ import { elide, ELISION_PATTERN, frenchLightStem, frenchTermOf, frenchTerms } fr
 import { BENEFICIARY_LABELS, FUNDER_TYPE_LABELS, FUNDING_TYPE_LABELS, labelText, PROVINCE_LABELS } from '../../src/grants/labels.js';
 import { BENEFICIARIES, FUNDER_TYPES, FUNDING_TYPES, PROVINCES } from '../../src/grants/schema.js';
 import { searchWords } from '../../src/grants/searchSyntax.js';
+import { repoPath } from '../../src/repoRoot.js';
 import { TEXT_COLUMNS } from '../../src/search/sqlite/storage/textColumns.js';
 
-const read = (file: string) => readFileSync(new URL(`../../../${file}`, import.meta.url), 'utf8');
+const read = (file: string) => readFileSync(repoPath(file), 'utf8');
 
 describe('French analysis', () => {
   describe('the light stemmer (Savoy\'s UniNE rules, as Lucene\'s FrenchLightStemmer)', () => {

@@ -2,6 +2,9 @@
 // its id, pino's error serialiser, and secrets redacted by field name and by shape.
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createLogger, deferredChild, describeError, logFormatFor, REDACTED, TOO_DEEP, type Logger } from '../../src/log.js';
 import { newSigningSecret } from '../../src/alerts/model.js';
 import { generateApiKey } from '../../src/subscriptions/apiKeys.js';
@@ -102,12 +105,21 @@ describe('logging', () => {
   it('pretty lines (pino-pretty, on a terminal) hold no raw control, bidi or separator character either, and no key', () => {
     const key = generateApiKey();
     const hostile = 'a\u001b[31m\u009b2J\u202eb\u2028c\r\nd';
+    // The child runs with this process's flags (tsx's --import when the tests run from source).
     const script = `import { createLogger } from ${JSON.stringify(new URL('../../src/log.js', import.meta.url).href)};
       const log = createLogger('info', { format: 'pretty' });
       log.info(${JSON.stringify(hostile)}, { name: ${JSON.stringify(hostile)}, path: ${JSON.stringify(`/%67k_live_${key.slice(8)}`)} });
       log.flush();
       setTimeout(() => process.exit(0), 500);`;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    const dir = mkdtempSync(path.join(tmpdir(), 'grants-log-'));
+    const file = path.join(dir, 'pretty.mjs');
+    writeFileSync(file, script);
+    let out: string;
+    try {
+      out = execFileSync(process.execPath, [...process.execArgv, file], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     expect(out).to.contain('INFO').and.contain('\\u009b2J').and.contain(REDACTED);
     expect(out.replace(/\n/g, '')).not.to.match(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2028\u2029]/);
     expect(out).not.to.contain(key.slice(8));

@@ -23,8 +23,13 @@ describe('unit: the route table', () => {
       ['alertDeliveryRetry', '/alerts/:id/deliveries/:deliveryId/retry', ['POST'], 'alerts.manage', true, 'alerts:write', 'alerts:write'],
       ['keys', '/keys', ['GET', 'HEAD', 'POST'], 'subscription.read', true, 'keys:manage', 'keys:manage'],
       ['key', '/keys/:id', ['DELETE'], 'subscription.read', true, 'keys:manage', 'keys:manage'],
+      ['commonGrantsOpportunities', '/common-grants/opportunities', ['GET', 'HEAD'], 'grants.search', true, 'grants:search', 'grants:search'],
+      ['commonGrantsSearch', '/common-grants/opportunities/search', ['POST'], 'grants.search', true, 'grants:search', 'grants:search'],
+      ['commonGrantsOpportunity', '/common-grants/opportunities/:id', ['GET', 'HEAD'], 'grants.read', true, 'grants:read', 'grants:read'],
       ['mcp', '/mcp', ['POST'], 'grants.search', true, null, null],
     ]);
+    // The CommonGrants routes answer errors in the protocol's shape too.
+    expect(ROUTES.filter((r) => 'protocol' in r && r.protocol === 'commonGrants').map((r) => r.name)).to.deep.equal(['commonGrantsOpportunities', 'commonGrantsSearch', 'commonGrantsOpportunity']);
     // Only the MCP endpoint counts its calls itself (each tool call), not at admission.
     expect(ROUTES.filter((r) => 'billedByHandler' in r && r.billedByHandler).map((r) => r.name)).to.deep.equal(['mcp']);
   });

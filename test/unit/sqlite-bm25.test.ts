@@ -19,6 +19,7 @@ import { relevancePage, selectKth } from '../../src/search/sqlite/collect/topk.j
 import { openCatalog, type Db } from '../../src/search/sqlite/storage/catalogFile.js';
 import { CatalogColumns } from '../../src/search/sqlite/index/columns.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
+import { startThread } from '../../src/search/sqlite/runtime/threads.js';
 import { QueryTerms } from '../../src/search/sqlite/query/queryTerms.js';
 import { frenchKey, readVarint, readVarints, TextIndex, VOCABULARY_DDL } from '../../src/search/sqlite/index/textIndex.js';
 import { ENGLISH_COLUMNS, FRENCH_COLUMNS, TEXT_COLUMNS } from '../../src/search/sqlite/storage/textColumns.js';
@@ -259,7 +260,7 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
 
     it('the index loader reads the postings a worker asks for into shared memory, the same bit for bit, and none for another build', async () => {
       const setup: LoaderSetup = { file, refreshMs: 60_000, nice: 0 };
-      const loader = new Worker(new URL('../../src/search/sqlite/runtime/indexLoader.js', import.meta.url), { workerData: setup });
+      const loader = startThread('indexLoader', setup);
       const reports: LoaderReport[] = [];
       let arrived: (() => void) | null = null;
       loader.on('message', (report: LoaderReport) => {
@@ -306,10 +307,10 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
     });
 
     it('a search worker waiting for postings the loader reports unread stops waiting and reads them itself', async () => {
-      const loader = new Worker(new URL('../../src/search/sqlite/runtime/indexLoader.js', import.meta.url), { workerData: { file, refreshMs: 60_000, nice: 0 } satisfies LoaderSetup });
+      const loader = startThread('indexLoader', { file, refreshMs: 60_000, nice: 0 } satisfies LoaderSetup);
       // A wait far longer than this test's: an answer in time proves the worker stopped waiting.
       const setup: WorkerSetup = { file, freshWaitMs: 1000, postingsWaitMs: 600_000, nice: 0 };
-      const worker = new Worker(new URL('../../src/search/sqlite/runtime/searchWorker.js', import.meta.url), { workerData: setup });
+      const worker = startThread('searchWorker', setup);
       const replies: WorkerReply[] = [];
       let arrived: (() => void) | null = null;
       worker.on('message', (reply: WorkerReply) => {

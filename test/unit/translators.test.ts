@@ -4,7 +4,8 @@ import { parseSearch, plainSearch } from '../../src/grants/searchSyntax.js';
 import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { ID_KEY_SORT } from '../../src/search/elasticsearch/idKeys.js';
-import { translateToElasticsearch } from '../../src/search/elasticsearch/translator.js';
+import { translateToElasticsearch, TYPO_TEXT_SCALE } from '../../src/search/elasticsearch/translator.js';
+import { withTypoAlternatives } from '../../src/grants/typos.js';
 import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
 
 const q = (qs: string): GrantQuery => parseGrantQuery(parseQueryString(qs));
@@ -14,6 +15,7 @@ describe('GrantQuery parsing', () => {
     expect(parseGrantQuery(parseQueryString(''), 1_800_000_000_000)).to.deep.equal({
       search: null,
       words: [],
+      typos: 'off',
       matching: 'all',
       synonyms: true,
       funderTypes: [],
@@ -154,5 +156,19 @@ describe('translateToElasticsearch', () => {
       },
     });
     expect(translateToElasticsearch(q('search=-loan')).query).to.deep.equal({ bool: { must: [{ match_none: {} }], filter: [] } });
+  });
+
+  it('matches a term with alternatives by its word or any alternative, each in either analysis, ranked by typos', () => {
+    const derived = withTypoAlternatives(parseSearch('brodband rural'), new Map([['brodband', [{ word: 'broadband', typos: 1, docs: 1 }]]]));
+    const request = translateToElasticsearch({ ...q('search=brodband%20rural&typos=auto'), search: derived });
+    const anyOf = (...words: string[]) => ({ bool: { should: words.map(word), minimum_should_match: 1 } });
+    expect(request.query).to.deep.equal({
+      function_score: {
+        query: { bool: { must: [anyOf('brodband', 'broadband'), word('rural')], filter: [], boost: TYPO_TEXT_SCALE } },
+        functions: [{ weight: 1 }, { filter: anyOf('brodband'), weight: 1 }],
+        score_mode: 'sum',
+        boost_mode: 'sum',
+      },
+    });
   });
 });

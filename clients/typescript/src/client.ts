@@ -1,10 +1,12 @@
 // createGrantsClient: the typed openapi-fetch client for openapi.json with the API key, comma-
-// separated lists, retries and the wrappers (grants, changes, subscription, alerts, keys).
+// separated lists, retries and the wrappers (grants, changes, subscription, alerts, keys,
+// commonGrants).
 import createClient from 'openapi-fetch';
 import { alertsApi, type AlertsApi } from './alerts.js';
 import { keysApi, type KeysApi } from './keys.js';
 import type { ApiClient } from './api.js';
 import { changesApi, type ChangesApi } from './changes.js';
+import { commonGrantsApi, type CommonGrantsApi } from './commonGrants.js';
 import { grantsApi, type GrantsApi } from './grants.js';
 import { retryingFetch, type RetryOptions } from './retry.js';
 import { subscriptionApi, type SubscriptionApi } from './subscription.js';
@@ -32,6 +34,8 @@ export interface GrantsClient {
   alerts: AlertsApi;
   /** The subscription's own keys (needs the keys:manage scope). */
   keys: KeysApi;
+  /** The catalog in the CommonGrants protocol (list, get by UUID or id, search). */
+  commonGrants: CommonGrantsApi;
   /** The generated openapi-fetch client itself (GET, POST, ... on every path of openapi.json), with the same key and retries; it returns { data, error, response } instead of throwing. */
   raw: ApiClient;
 }
@@ -52,5 +56,5 @@ export function createGrantsClient(options: GrantsClientOptions): GrantsClient {
     querySerializer: { array: { style: 'form', explode: false } },
     fetch: retryingFetch(baseFetch, options.retry ?? {}),
   });
-  return { grants: grantsApi(raw), changes: changesApi(raw), subscription: subscriptionApi(raw), alerts: alertsApi(raw), keys: keysApi(raw), raw };
+  return { grants: grantsApi(raw), changes: changesApi(raw), subscription: subscriptionApi(raw), alerts: alertsApi(raw), keys: keysApi(raw), commonGrants: commonGrantsApi(raw), raw };
 }

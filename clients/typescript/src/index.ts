@@ -8,6 +8,7 @@ export type { ChangesApi, SyncResult } from './changes.js';
 export type { SubscriptionApi } from './subscription.js';
 export type { AlertsApi, IdempotencyOptions } from './alerts.js';
 export type { KeysApi } from './keys.js';
+export type { CommonGrantsApi } from './commonGrants.js';
 export type { ApiClient } from './api.js';
 export type * from './types.js';
 export type { paths, components, operations, webhooks } from './schema.js';

@@ -41,12 +41,13 @@ export function retryAfterMs(value: string | null, now: number = Date.now()): nu
 /**
  * Whether an answer may be retried. 429 means the request was refused before it was processed,
  * so any method may be sent again. 503 may come after a request started: it is retried for methods
- * that are safe to repeat, and for a POST that carries an Idempotency-Key (the API replays it).
+ * that are safe to repeat, for a POST that carries an Idempotency-Key (the API replays it), and for
+ * the CommonGrants search, a POST that only reads.
  */
 export function isRetryable(request: Request, status: number): boolean {
   if (status === 429) return true;
   if (status !== 503) return false;
-  return ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(request.method) || request.headers.has('idempotency-key');
+  return ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(request.method) || request.headers.has('idempotency-key') || new URL(request.url).pathname.endsWith('/common-grants/opportunities/search');
 }
 
 const abortableSleep: Sleep = (ms, signal) =>

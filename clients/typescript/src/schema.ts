@@ -320,6 +320,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/common-grants/opportunities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The catalog as CommonGrants opportunities, most recently modified first
+         * @description Needs the `grants.search` feature and the `grants:search` scope. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body. CommonGrants 0.3.0 (commongrants.org): the protocol fixes this answer's shape (`status`, `message` and its fields; `meta` is added), and an error carries the protocol's `status`, `message` and `errors` beside the usual envelope. An opportunity's `id` is a UUID derived from the grant's id (version 5); `customFields.grantsApiId` holds the grant's id. Pages with `page` and `pageSize` (default 100, at most 100).
+         */
+        get: operations["listCommonGrantsOpportunities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/common-grants/opportunities/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the catalog with a CommonGrants search body
+         * @description Needs the `grants.search` feature and the `grants:search` scope. Counts toward the monthly allowance. CommonGrants 0.3.0 (commongrants.org): the protocol fixes this answer's shape (`status`, `message` and its fields; `meta` is added), and an error carries the protocol's `status`, `message` and `errors` beside the usual envelope. An opportunity's `id` is a UUID derived from the grant's id (version 5); `customFields.grantsApiId` holds the grant's id. Filters combine with AND. Supported: `search` (the search text of GET /grants), `filters.status` (in/notIn), `filters.closeDateRange`, `filters.minAwardAmountRange` and `filters.maxAwardAmountRange` (between; the currency filters too), `filters.customFilters` (funderType, fundingType, eligibleProvinces, targetBeneficiaries, sdgAlignment, applicationComplexity; operator in), `sorting` and `pagination`. Refused with a 400 naming the field: `totalFundingAvailableRange`, the `outside` operator, sorting by status, total funding or award count.
+         */
+        post: operations["searchCommonGrantsOpportunities"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/common-grants/opportunities/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One CommonGrants opportunity, by its UUID or by the grant id
+         * @description Needs the `grants.read` feature and the `grants:read` scope. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body. CommonGrants 0.3.0 (commongrants.org): the protocol fixes this answer's shape (`status`, `message` and its fields; `meta` is added), and an error carries the protocol's `status`, `message` and `errors` beside the usual envelope. An opportunity's `id` is a UUID derived from the grant's id (version 5); `customFields.grantsApiId` holds the grant's id. The path takes the opportunity's UUID (any case) or the grant's own id; an unknown one is a 404.
+         */
+        get: operations["getCommonGrantsOpportunity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -531,6 +591,18 @@ export interface components {
             titleFr: string | null;
             /** @description The description in French, as the funder publishes it; null when the funder publishes none. */
             descriptionFr: string | null;
+            /** @description Where the grant was imported from, to trace it to its origin; null when unknown. */
+            source: {
+                /** @description The source's name (such as "Grants.gov"). */
+                name: string;
+                /** @description The grant's identifier at the source (such as a Grants.gov OpportunityID). */
+                id: string;
+                /**
+                 * Format: uri
+                 * @description The grant's page at the source; null when unknown.
+                 */
+                url: string | null;
+            } | null;
         };
         /** @description A grant with the fields asked for in `fields` (every field by default); id always. */
         GrantFields: {
@@ -598,6 +670,18 @@ export interface components {
             titleFr?: string | null;
             /** @description The description in French, as the funder publishes it; null when the funder publishes none. */
             descriptionFr?: string | null;
+            /** @description Where the grant was imported from, to trace it to its origin; null when unknown. */
+            source?: {
+                /** @description The source's name (such as "Grants.gov"). */
+                name: string;
+                /** @description The grant's identifier at the source (such as a Grants.gov OpportunityID). */
+                id: string;
+                /**
+                 * Format: uri
+                 * @description The grant's page at the source; null when unknown.
+                 */
+                url: string | null;
+            } | null;
         };
         /** @description A page of grants matching the search. */
         GrantSearchAnswer: {
@@ -612,6 +696,26 @@ export interface components {
             pagination: components["schemas"]["Pagination"];
             /** @description The value counts asked for in `facets`; absent without `facets`. */
             facets?: components["schemas"]["Facets"];
+            /**
+             * @description Present with `search`: a "did you mean", or null. Set when the search found fewer than 3 grants and respelling its unknown or rare words (each replaced by the closest catalog word within the typo rule of `typos`, the most frequent on ties) finds more, with the same filters and `typos`.
+             * @example {
+             *       "search": "broadband internet",
+             *       "total": 12
+             *     }
+             * @example null
+             */
+            suggestion?: {
+                /**
+                 * @description The search with its misspelt words replaced: send it as `search` to see the grants.
+                 * @example broadband internet
+                 */
+                search: string;
+                /**
+                 * @description How many grants it finds, with the same filters and `typos`.
+                 * @example 12
+                 */
+                total: number;
+            } | null;
             /** @description About this answer. */
             meta: components["schemas"]["Meta"];
         };
@@ -1134,6 +1238,12 @@ export interface components {
              */
             search?: string;
             /**
+             * @description Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word as typed rank first. Each word matches at most its 50 closest catalog words (the most frequent first among equally close), and only the first 10 words of a search that may carry typos get them.
+             * @example auto
+             * @enum {string}
+             */
+            typos?: "off" | "auto";
+            /**
              * @description How many of the search words a grant must hold. `all` (the default): every word. `last`: grants holding every word come first, then grants holding fewer, words being given up from the end of the search; `frequency`: the same, the words found in the most grants given up first (a word no grant holds before any). Down to one word: `pagination.total` counts every grant the most relaxed step matches. A quoted word or phrase and an excluded word are never given up; words a synonym joins count as one. At most 9 steps: a longer search gives up its extra words in the first.
              * @example frequency
              * @enum {string}
@@ -1276,6 +1386,402 @@ export interface components {
             };
         } & {
             [key: string]: unknown;
+        };
+        /** @description A grant as a CommonGrants opportunity (OpportunityBase). Fields with no value are left out (funding, keyDates); fields without a place in the protocol are custom fields. */
+        CommonGrantsOpportunity: {
+            /**
+             * Format: uuid
+             * @description The opportunity's UUID: version 5, derived from the grant's id (the same id, the same UUID).
+             */
+            id: string;
+            /** @description The grant's title. */
+            title: string;
+            /** @description The status at the time of the request: open (deadline ahead or none) or closed (deadline passed). */
+            status: {
+                /**
+                 * @description The status.
+                 * @enum {string}
+                 */
+                value: "forecasted" | "open" | "closed" | "custom";
+                /** @description What the status means. */
+                description: string;
+            };
+            /** @description The grant's description (empty when unknown). */
+            description: string;
+            /** @description The award range (left out when neither amount is known). */
+            funding?: {
+                /** @description The grant's amountMin, in its currency. */
+                minAwardAmount?: components["schemas"]["CommonGrantsMoney"];
+                /** @description The grant's amountMax, in its currency. */
+                maxAwardAmount?: components["schemas"]["CommonGrantsMoney"];
+            };
+            /** @description The grant's dates (left out without a deadline). */
+            keyDates?: {
+                /** @description The deadline: its UTC date and UTC time. */
+                closeDate?: {
+                    /** @description The name of the event. */
+                    name: string;
+                    /**
+                     * @description A single date.
+                     * @constant
+                     */
+                    eventType: "singleDate";
+                    /**
+                     * Format: date
+                     * @description The date, YYYY-MM-DD (UTC).
+                     */
+                    date: string;
+                    /** @description The time, HH:MM:SSZ (UTC). */
+                    time?: string;
+                    /** @description What the date is. */
+                    description?: string;
+                };
+            };
+            /** @description The grant's targetBeneficiaries as the protocol's applicant types (custom, with customValue, when none means the same). */
+            acceptedApplicantTypes: {
+                /** @description The protocol's applicant type. */
+                value: string;
+                /** @description This API's beneficiary, with value custom. */
+                customValue?: string;
+                /** @description Who it is. */
+                description: string;
+            }[];
+            /** @description This API's fields with no place in the protocol, by name: grantsApiId, funder, funderType, fundingType, eligibleProvinces, targetBeneficiaries, sdgAlignment, and when known applicationComplexity, isRecurring, applicationUrl. */
+            customFields: {
+                [key: string]: {
+                    /** @description Its name (its key in customFields). */
+                    name: string;
+                    /**
+                     * @description The JSON type of value.
+                     * @enum {string}
+                     */
+                    fieldType: "string" | "number" | "integer" | "boolean" | "object" | "array";
+                    /** @description Its value. */
+                    value: unknown;
+                    /** @description What it holds. */
+                    description: string;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description When the grant entered the catalog (UTC).
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description The grant's updatedAt (UTC).
+             */
+            lastModifiedAt: string;
+        };
+        /** @description An amount and its currency. */
+        CommonGrantsMoney: {
+            /** @description The amount as a decimal string. */
+            amount: string;
+            /**
+             * @description The ISO 4217 currency.
+             * @enum {string}
+             */
+            currency: "CAD" | "USD";
+        };
+        /** @description Where this page lies. */
+        CommonGrantsPaginationInfo: {
+            /** @description The page, from 1. */
+            page: number;
+            /** @description Opportunities per page. */
+            pageSize: number;
+            /** @description How many opportunities match, in all. */
+            totalItems: number;
+            /** @description How many pages of this size they fill. */
+            totalPages: number;
+        };
+        /** @description A page of opportunities, most recently modified first. */
+        CommonGrantsListAnswer: {
+            /**
+             * @description The HTTP status, as the protocol repeats it.
+             * @constant
+             */
+            status: 200;
+            /**
+             * @description Always "Success" in an answer that succeeded.
+             * @constant
+             */
+            message: "Success";
+            /** @description The opportunities of this page, in order. */
+            items: components["schemas"]["CommonGrantsOpportunity"][];
+            /** @description Where this page lies in the matches. */
+            paginationInfo: components["schemas"]["CommonGrantsPaginationInfo"];
+            /** @description About this answer. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description A page of the opportunities matching a search. */
+        CommonGrantsSearchAnswer: {
+            /**
+             * @description The HTTP status, as the protocol repeats it.
+             * @constant
+             */
+            status: 200;
+            /**
+             * @description Always "Success" in an answer that succeeded.
+             * @constant
+             */
+            message: "Success";
+            /** @description The opportunities of this page, in order. */
+            items: components["schemas"]["CommonGrantsOpportunity"][];
+            /** @description Where this page lies in the matches. */
+            paginationInfo: components["schemas"]["CommonGrantsPaginationInfo"];
+            /** @description The order of the results. */
+            sortInfo: {
+                /** @description The sort key, or "custom" with customSortBy. */
+                sortBy: string;
+                /** @description "relevance" (best first) with sortBy custom. */
+                customSortBy?: string;
+                /**
+                 * @description The direction.
+                 * @enum {string}
+                 */
+                sortOrder: "asc" | "desc";
+            };
+            /** @description The filters applied. */
+            filterInfo: {
+                /** @description The filters as sent. */
+                filters: Record<string, unknown>;
+            };
+            /** @description About this answer. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description One opportunity. */
+        CommonGrantsOpportunityAnswer: {
+            /**
+             * @description The HTTP status, as the protocol repeats it.
+             * @constant
+             */
+            status: 200;
+            /**
+             * @description Always "Success" in an answer that succeeded.
+             * @constant
+             */
+            message: "Success";
+            /** @description The opportunity asked for. */
+            data: components["schemas"]["CommonGrantsOpportunity"];
+            /** @description About this answer. */
+            meta: components["schemas"]["Meta"];
+        };
+        /**
+         * @description A CommonGrants search: every part optional; filters combine with AND.
+         * @example {
+         *       "search": "energy",
+         *       "filters": {
+         *         "status": {
+         *           "operator": "in",
+         *           "value": [
+         *             "open"
+         *           ]
+         *         },
+         *         "customFilters": {
+         *           "eligibleProvinces": {
+         *             "operator": "in",
+         *             "value": [
+         *               "ONTARIO"
+         *             ]
+         *           }
+         *         }
+         *       },
+         *       "sorting": {
+         *         "sortBy": "keyDates.closeDate"
+         *       },
+         *       "pagination": {
+         *         "pageSize": 10
+         *       }
+         *     }
+         * @example {
+         *       "search": "Hamilton heat pumps",
+         *       "filters": {
+         *         "customFilters": {
+         *           "fundingType": {
+         *             "operator": "in",
+         *             "value": [
+         *               "REBATE"
+         *             ]
+         *           }
+         *         }
+         *       },
+         *       "sorting": {
+         *         "sortBy": "keyDates.closeDate"
+         *       },
+         *       "pagination": {
+         *         "pageSize": 1
+         *       }
+         *     }
+         */
+        CommonGrantsSearchBody: {
+            /** @description Words to find, with the search syntax of GET /grants. */
+            search?: string;
+            /** @description The filters. */
+            filters?: {
+                /** @description The status is one of (in) or none of (notIn) the values. */
+                status?: {
+                    /**
+                     * @description The operator.
+                     * @enum {string}
+                     */
+                    operator: "in" | "notIn";
+                    /** @description The statuses. */
+                    value: ("forecasted" | "open" | "closed" | "custom")[];
+                };
+                /** @description The deadline lies in [min, max]: a date (its first or last millisecond, UTC) or a date-time with its offset. */
+                closeDateRange?: {
+                    /**
+                     * @description The operator.
+                     * @enum {string}
+                     */
+                    operator: "between";
+                    /** @description The range. */
+                    value: {
+                        /** @description The start of the range. */
+                        min: string;
+                        /** @description The end of the range. */
+                        max: string;
+                    };
+                };
+                /** @description The grant's amountMin lies in [min, max], in that currency (grants in the other currency are left out). */
+                minAwardAmountRange?: {
+                    /**
+                     * @description The operator.
+                     * @enum {string}
+                     */
+                    operator: "between";
+                    /** @description The amount range. */
+                    value: components["schemas"]["CommonGrantsMoneyRange"];
+                };
+                /** @description The grant's amountMax lies in [min, max], in that currency. */
+                maxAwardAmountRange?: {
+                    /**
+                     * @description The operator.
+                     * @enum {string}
+                     */
+                    operator: "between";
+                    /** @description The amount range. */
+                    value: components["schemas"]["CommonGrantsMoneyRange"];
+                };
+                /** @description Filters on the custom fields: the grant holds any of the values. */
+                customFilters?: {
+                    /** @description funderType is any of the values. */
+                    funderType?: {
+                        /**
+                         * @description The operator.
+                         * @enum {string}
+                         */
+                        operator: "in";
+                        /** @description The values, any of which matches. */
+                        value: ("CORPORATE" | "FEDERAL_GRANT" | "FOUNDATION" | "MUNICIPAL_GRANT" | "NON_PROFIT_ORGANIZATION" | "PROVINCIAL_TERRITORIAL_GRANT")[];
+                    };
+                    /** @description fundingType is any of the values. */
+                    fundingType?: {
+                        /**
+                         * @description The operator.
+                         * @enum {string}
+                         */
+                        operator: "in";
+                        /** @description The values, any of which matches. */
+                        value: ("EQUITY" | "GRANT" | "LOAN" | "REBATE" | "TAX_CREDIT" | "WAGE_SUBSIDY")[];
+                    };
+                    /** @description eligibleProvinces is any of the values. */
+                    eligibleProvinces?: {
+                        /**
+                         * @description The operator.
+                         * @enum {string}
+                         */
+                        operator: "in";
+                        /** @description The values, any of which matches. */
+                        value: ("ALBERTA" | "BRITISH_COLUMBIA" | "MANITOBA" | "NEW_BRUNSWICK" | "NEWFOUNDLAND_AND_LABRADOR" | "NORTHWEST_TERRITORIES" | "NOVA_SCOTIA" | "NUNAVUT" | "ONTARIO" | "PRINCE_EDWARD_ISLAND" | "QUEBEC" | "SASKATCHEWAN" | "YUKON")[];
+                    };
+                    /** @description targetBeneficiaries is any of the values. */
+                    targetBeneficiaries?: {
+                        /**
+                         * @description The operator.
+                         * @enum {string}
+                         */
+                        operator: "in";
+                        /** @description The values, any of which matches. */
+                        value: ("CHARITIES" | "COMMUNITY_ORGANIZATIONS" | "INDIGENOUS_COMMUNITIES" | "INDIVIDUALS" | "LARGE_BUSINESS" | "MEDIUM_BUSINESS" | "MUNICIPALITIES" | "NON_PROFIT" | "RESEARCHERS" | "SMALL_BUSINESS" | "STARTUPS" | "STUDENTS")[];
+                    };
+                    /** @description sdgAlignment is any of the values. */
+                    sdgAlignment?: {
+                        /**
+                         * @description The operator.
+                         * @enum {string}
+                         */
+                        operator: "in";
+                        /** @description The values, any of which matches. */
+                        value: ("SDG_1" | "SDG_2" | "SDG_3" | "SDG_4" | "SDG_5" | "SDG_6" | "SDG_7" | "SDG_8" | "SDG_9" | "SDG_10" | "SDG_11" | "SDG_12" | "SDG_13" | "SDG_14" | "SDG_15" | "SDG_16" | "SDG_17")[];
+                    };
+                    /** @description applicationComplexity is any of the values. */
+                    applicationComplexity?: {
+                        /**
+                         * @description The operator.
+                         * @enum {string}
+                         */
+                        operator: "in";
+                        /** @description The values, any of which matches. */
+                        value: ("HIGH" | "LOW" | "MEDIUM")[];
+                    };
+                };
+            };
+            /** @description The order (default: relevance with search words, else lastModifiedAt newest first). */
+            sorting?: {
+                /**
+                 * @description The key; "custom" with customSortBy "relevance".
+                 * @enum {string}
+                 */
+                sortBy: "lastModifiedAt" | "createdAt" | "title" | "keyDates.closeDate" | "funding.minAwardAmount" | "funding.maxAwardAmount" | "custom";
+                /**
+                 * @description With sortBy custom: the text score, best first.
+                 * @enum {string}
+                 */
+                customSortBy?: "relevance";
+                /**
+                 * @description The direction (asc by default; relevance is desc).
+                 * @enum {string}
+                 */
+                sortOrder?: "asc" | "desc";
+            };
+            /** @description The page. */
+            pagination?: {
+                /** @description The page, from 1 (default 1). */
+                page?: number;
+                /** @description Opportunities per page (default 100). */
+                pageSize?: number;
+            };
+        };
+        /** @description An amount range in one currency. */
+        CommonGrantsMoneyRange: {
+            /** @description The smallest amount of the range. */
+            min: components["schemas"]["CommonGrantsMoney"];
+            /** @description The largest amount of the range. */
+            max: components["schemas"]["CommonGrantsMoney"];
+        };
+        /** @description An error on a CommonGrants route: the protocol's Error and the envelope. */
+        CommonGrantsErrorEnvelope: {
+            /** @description The HTTP status. */
+            status: number;
+            /** @description What went wrong (error.message). */
+            message: string;
+            /** @description The problems: each invalid field (as error.details), or the error itself ({code, message}). */
+            errors: (components["schemas"]["ErrorDetail"] | {
+                /** @description The error code. */
+                code: string;
+                /** @description What went wrong. */
+                message: string;
+            })[];
+            /**
+             * @description Always false in an error answer.
+             * @constant
+             */
+            success: false;
+            /** @description What went wrong, as in every error envelope. */
+            error: components["schemas"]["ErrorBody"];
+            /** @description About this answer. */
+            meta: components["schemas"]["Meta"];
         };
         /** @description For each filter, the distinct values present in the catalog, sorted. */
         FilterOptions: {
@@ -1669,6 +2175,11 @@ export interface operations {
                  */
                 search?: string;
                 /**
+                 * @description Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word as typed rank first. Each word matches at most its 50 closest catalog words (the most frequent first among equally close), and only the first 10 words of a search that may carry typos get them.
+                 * @example auto
+                 */
+                typos?: "off" | "auto";
+                /**
                  * @description How many of the search words a grant must hold. `all` (the default): every word. `last`: grants holding every word come first, then grants holding fewer, words being given up from the end of the search; `frequency`: the same, the words found in the most grants given up first (a word no grant holds before any). Down to one word: `pagination.total` counts every grant the most relaxed step matches. A quoted word or phrase and an excluded word are never given up; words a synonym joins count as one. At most 9 steps: a longer search gives up its extra words in the first.
                  * @example frequency
                  */
@@ -1781,14 +2292,14 @@ export interface operations {
                  */
                 facets?: ("funderType" | "fundingType" | "eligibleProvinces" | "targetBeneficiaries" | "currency" | "applicationComplexity" | "sdgAlignment" | "isRecurring")[];
                 /**
-                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
+                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 21 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
                  * @example [
                  *       "id",
                  *       "title",
                  *       "deadline"
                  *     ]
                  */
-                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr")[];
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source")[];
                 /**
                  * @description The page of results to return, from 1. Must be an integer ≥ 1.
                  * @example 2
@@ -1799,10 +2310,7 @@ export interface operations {
                  * @example 50
                  */
                 limit?: number;
-                /**
-                 * @description Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer. Must be * or a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.
-                 * @example *
-                 */
+                /** @description Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer. Must be * or a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page. For example `*`. */
                 cursor?: string;
             };
             header?: {
@@ -2263,6 +2771,11 @@ export interface operations {
                  */
                 search?: string;
                 /**
+                 * @description Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word as typed rank first. Each word matches at most its 50 closest catalog words (the most frequent first among equally close), and only the first 10 words of a search that may carry typos get them.
+                 * @example auto
+                 */
+                typos?: "off" | "auto";
+                /**
                  * @description How many of the search words a grant must hold. `all` (the default): every word. `last`: grants holding every word come first, then grants holding fewer, words being given up from the end of the search; `frequency`: the same, the words found in the most grants given up first (a word no grant holds before any). Down to one word: `pagination.total` counts every grant the most relaxed step matches. A quoted word or phrase and an excluded word are never given up; words a synonym joins count as one. At most 9 steps: a longer search gives up its extra words in the first.
                  * @example frequency
                  */
@@ -2367,14 +2880,14 @@ export interface operations {
                  */
                 sort?: "relevance" | "deadline" | "-deadline" | "amountMin" | "-amountMin" | "amountMax" | "-amountMax" | "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "title" | "-title";
                 /**
-                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
+                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 21 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
                  * @example [
                  *       "id",
                  *       "title",
                  *       "deadline"
                  *     ]
                  */
-                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr")[];
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source")[];
                 /**
                  * @description The file format: one JSON grant per line (ndjson, the default) or CSV with a header row. `ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.
                  * @example csv
@@ -2912,10 +3425,7 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /**
-                 * @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.
-                 * @example WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0
-                 */
+                /** @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page. For example `WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0`. */
                 cursor?: string;
             };
             header?: never;
@@ -3048,10 +3558,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3059,6 +3566,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Ontario clean energy for small businesses",
+                 *       "query": {
+                 *         "search": "clean energy",
+                 *         "eligibleProvinces": [
+                 *           "ONTARIO"
+                 *         ],
+                 *         "targetBeneficiaries": [
+                 *           "SMALL_BUSINESS"
+                 *         ],
+                 *         "open": true
+                 *       },
+                 *       "url": "https://partner.example/hooks/grants",
+                 *       "events": [
+                 *         "grant.matched",
+                 *         "grant.updated",
+                 *         "grant.unmatched",
+                 *         "grant.closing"
+                 *       ],
+                 *       "closingReminderDays": 7
+                 *     }
+                 */
                 "application/json": components["schemas"]["AlertInput"];
             };
         };
@@ -3229,7 +3759,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3374,7 +3904,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3519,7 +4049,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3528,6 +4058,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "PAUSED"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AlertPatch"];
             };
         };
@@ -3686,15 +4221,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -3847,15 +4379,12 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -4012,16 +4541,13 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /**
-                 * @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.
-                 * @example WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0
-                 */
+                /** @description The `pagination.nextCursor` of the previous page; absent for the first page. Must be a nextCursor the API gave out. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page. For example `WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0`. */
                 cursor?: string;
             };
             header?: never;
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
@@ -4164,20 +4690,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /**
-                 * @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.
-                 * @example create-alert-7f3c2a
-                 */
+                /** @description A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for each new request: for example `create-alert-7f3c2a`. */
                 "Idempotency-Key"?: string;
             };
             path: {
                 /**
-                 * @description The id of the alert (its `id` field); another subscription's alert is a 404.
+                 * @description The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.
                  * @example alt_Qm9vU2t5TGluZTQyUnQ
                  */
                 id: string;
                 /**
-                 * @description The id of the message (its `id` in the delivery log, sent as webhook-id).
+                 * @description The id of the message (its `id` in the delivery log, sent as webhook-id). To try it on /docs: POST /alerts/{id}/test queues one and answers its `id`.
                  * @example msg_c2VudE9uY2VBbmRPbmx5T25jZQ
                  */
                 deliveryId: string;
@@ -4464,6 +4987,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Search widget on partner.example",
+                 *       "scopes": [
+                 *         "grants:search",
+                 *         "grants:read"
+                 *       ],
+                 *       "origins": [
+                 *         "https://partner.example"
+                 *       ],
+                 *       "rateLimit": 5
+                 *     }
+                 */
                 "application/json": components["schemas"]["KeyInput"];
             };
         };
@@ -4614,7 +5150,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The id of the key (its `id` field); another subscription's key is a 404.
+                 * @description The id of the key (its `id` field); another subscription's key is a 404. To try it on /docs: create a key (POST /keys) and paste the `id` of its answer.
                  * @example key_Yi1xV2NvZGVXaWRnZXQ
                  */
                 id: string;
@@ -4759,6 +5295,414 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCommonGrantsOpportunities: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The page to return, from 1. Must be an integer ≥ 1.
+                 * @example 1
+                 */
+                page?: number;
+                /**
+                 * @description The number of opportunities per page (1 to 100; 100 by default, as the protocol says). Must be an integer from 1 to 100.
+                 * @example 20
+                 */
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer in the shape of the protocol. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsListAnswer"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `URI_TOO_LONG`: the URL is longer than 8,192 bytes. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: the per-second rate is used up; retry after Retry-After. `QUOTA_EXCEEDED`: the monthly allowance is used up; Retry-After tells when it resets. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TOO_LARGE`: the request line and headers are too large; the connection is closed. A 431 refused before its method is known has no body. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: an unexpected failure; quote the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded or starting; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+        };
+    };
+    searchCommonGrantsOpportunities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommonGrantsSearchBody"];
+            };
+        };
+        responses: {
+            /** @description The answer in the shape of the protocol. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsSearchAnswer"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: the JSON body is larger than 16 KB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `URI_TOO_LONG`: the URL is longer than 8,192 bytes. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not sent as application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: the per-second rate is used up; retry after Retry-After. `QUOTA_EXCEEDED`: the monthly allowance is used up; Retry-After tells when it resets. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TOO_LARGE`: the request line and headers are too large; the connection is closed. A 431 refused before its method is known has no body. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: an unexpected failure; quote the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded or starting; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCommonGrantsOpportunity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The opportunity's UUID (its `id`, any case) or the grant's id (`customFields.grantsApiId`).
+                 * @example 08fee291-23ad-5329-93a5-9c058b879545
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The answer in the shape of the protocol. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsOpportunityAnswer"];
+                };
+            };
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_FOUND`: no grant has this id, or no endpoint has this path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `URI_TOO_LONG`: the URL is longer than 8,192 bytes. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: the per-second rate is used up; retry after Retry-After. `QUOTA_EXCEEDED`: the monthly allowance is used up; Retry-After tells when it resets. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TOO_LARGE`: the request line and headers are too large; the connection is closed. A 431 refused before its method is known has no body. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: an unexpected failure; quote the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded or starting; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommonGrantsErrorEnvelope"];
                 };
             };
         };
@@ -5012,15 +5956,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5044,15 +5980,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5076,15 +6004,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5108,15 +6028,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };
@@ -5140,15 +6052,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event: grant.matched, grant.updated, grant.unmatched, grant.closing, alert.test. */
-                    type?: string;
-                    /**
-                     * Format: date-time
-                     * @description When the event was made.
-                     */
-                    timestamp?: string;
-                    /** @description `alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing). */
-                    data?: Record<string, unknown>;
+                    [key: string]: unknown;
                 };
             };
         };

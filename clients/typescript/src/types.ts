@@ -41,10 +41,21 @@ export type KeyListAnswer = Schemas['KeyListAnswer'];
 export type KeyCreatedAnswer = Schemas['KeyCreatedAnswer'];
 export type KeyRevokedAnswer = Schemas['KeyRevokedAnswer'];
 export type Meta = Schemas['Meta'];
+/** A "did you mean" of GET /grants: a respelled search and how many grants it finds. */
+export type Suggestion = NonNullable<Schemas['GrantSearchAnswer']['suggestion']>;
 export type ErrorEnvelope = Schemas['ErrorEnvelope'];
 export type ErrorDetail = Schemas['ErrorDetail'];
 /** The error codes the API documents. */
 export type ErrorCode = Schemas['ErrorBody']['code'];
+
+/** A grant as a CommonGrants opportunity (its `id` a UUID; the grant's id in `customFields.grantsApiId.value`). */
+export type CommonGrantsOpportunity = Schemas['CommonGrantsOpportunity'];
+export type CommonGrantsListAnswer = Schemas['CommonGrantsListAnswer'];
+export type CommonGrantsSearchAnswer = Schemas['CommonGrantsSearchAnswer'];
+export type CommonGrantsOpportunityAnswer = Schemas['CommonGrantsOpportunityAnswer'];
+/** The body of POST /common-grants/opportunities/search. */
+export type CommonGrantsSearchBody = Schemas['CommonGrantsSearchBody'];
+export type CommonGrantsListQuery = QueryOf<'listCommonGrantsOpportunities'>;
 
 /** The query of GET /grants (search, filters, sort, fields, facets, page or cursor). */
 export type GrantSearchQuery = QueryOf<'searchGrants'>;

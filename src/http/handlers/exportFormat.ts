@@ -1,6 +1,7 @@
 // The formats of GET /grants/export: NDJSON (one grant's JSON per line) and CSV (RFC 4180, a header
-// row of field names, list fields joined with "|", cells a spreadsheet would run as a formula
-// neutralised as OWASP recommends). Pure: grants in, text out.
+// row of field names, list fields joined with "|", the source in three columns source.name,
+// source.id and source.url, cells a spreadsheet would run as a formula neutralised as OWASP
+// recommends). Pure: grants in, text out.
 import { GRANT_FIELDS, type Grant } from '../../grants/schema.js';
 
 export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
@@ -47,15 +48,28 @@ function cellText(value: unknown): string {
 /** The columns of a CSV export: the fields asked for, or every field, in canonical order. */
 export const csvColumns = (fields: readonly (keyof Grant)[] | null): readonly (keyof Grant)[] => fields ?? GRANT_FIELDS;
 
+/** The nested source's columns: one per key. */
+const SOURCE_KEYS = ['name', 'id', 'url'] as const;
+
+/** A field's CSV columns: its name, or for the source one column per key (source.name, source.id, source.url). */
+const headersOf = (field: keyof Grant): string[] => (field === 'source' ? SOURCE_KEYS.map((key) => `source.${key}`) : [field]);
+
+/** A field's cells in a row. */
+function cellsOf(grant: Grant, field: keyof Grant): string[] {
+  if (field !== 'source') return [csvCell(cellText(grant[field]))];
+  const source = grant.source;
+  return SOURCE_KEYS.map((key) => csvCell(cellText(source === null ? null : source[key])));
+}
+
 /** The header row (CRLF-terminated). */
-export const csvHeader = (columns: readonly (keyof Grant)[]): string => `${columns.map((c) => csvCell(c)).join(',')}\r\n`;
+export const csvHeader = (columns: readonly (keyof Grant)[]): string => `${columns.flatMap(headersOf).map((c) => csvCell(c)).join(',')}\r\n`;
 
 /** The CSV rows of a batch of grants (each CRLF-terminated). */
 export function csvRows(grantsJson: readonly string[], columns: readonly (keyof Grant)[]): string {
   let text = '';
   for (const json of grantsJson) {
     const grant = JSON.parse(json) as Grant;
-    text += `${columns.map((column) => csvCell(cellText(grant[column]))).join(',')}\r\n`;
+    text += `${columns.flatMap((column) => cellsOf(grant, column)).join(',')}\r\n`;
   }
   return text;
 }

@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import type { Facets, GrantQuery } from '../../grants/query.js';
+import type { Suggestion } from '../../grants/typos.js';
 import { describeError } from '../../log.js';
 import type { SearchEngine } from '../../search/engine.js';
 import { JSON_CONTENT_TYPE, successBody, successJson, type Pagination } from '../envelope.js';
@@ -34,14 +35,18 @@ export interface SearchPage {
   dataJson: string;
   pagination: Pagination;
   facets?: Facets;
+  /** With a search: its "did you mean" (null for none); absent without a search. */
+  suggestion?: Suggestion | null;
 }
 
 /** Runs a parsed GET /grants query (parseGrantQuery) on the engine: what GET /grants and the MCP tool search_grants answer. */
 export async function searchPage(engine: SearchEngine, query: GrantQuery): Promise<SearchPage> {
-  const { total, grantsJson, facets, next } = await engine.searchJson(query);
+  const { total, grantsJson, facets, next, suggestion } = await engine.searchJson(query);
   const pagination: Pagination = { page: query.page, limit: query.limit, total, totalPages: query.limit === 0 ? 0 : Math.ceil(total / query.limit) };
   if (query.cursor) pagination.nextCursor = next ? encodeCursor(query, query.page + 1, next) : null;
-  return { dataJson: `[${grantsJson.map((json) => projectGrantJson(json, query.fields)).join(',')}]`, pagination, facets: facetsAsked(query, facets) };
+  const page: SearchPage = { dataJson: `[${grantsJson.map((json) => projectGrantJson(json, query.fields)).join(',')}]`, pagination, facets: facetsAsked(query, facets) };
+  if (query.search !== null) page.suggestion = suggestion ?? null;
+  return page;
 }
 
 /** One grant's JSON text by id; NOT_FOUND when no grant has it. */
@@ -54,7 +59,7 @@ export async function grantJsonById(engine: SearchEngine, id: string): Promise<s
 export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers {
   const search: Middleware<AppState> = async (ctx) => {
     const page = await searchPage(engine, parseGrantQuery(parseQueryString(ctx.querystring), clock().getTime()));
-    sendJson(ctx, successJson(ctx.state.requestId, page.dataJson, page.pagination, page.facets));
+    sendJson(ctx, successJson(ctx.state.requestId, page.dataJson, page.pagination, page.facets, page.suggestion));
   };
 
   /**

@@ -89,6 +89,9 @@ export const TOOLS: readonly ToolSpec[] = [
     description: [
       'Search the catalog of Canadian and North American grants, loans, rebates and tax credits; the same search as GET /grants.',
       'Use it to find funding for an applicant: put the subject in `search` (words, every word must appear) and narrow with filters:',
+      'Typo tolerance is on by default here (`typos` "auto", unlike GET /grants): a misspelt word also finds catalog words one typo away',
+      '(two from 9 letters); send `typos: "off"` to match words exactly as written. When a search finds fewer than 3 grants,',
+      '`suggestion` may offer a respelled search and its total: call again with `search` set to `suggestion.search`.',
       '`eligibleProvinces` (where the applicant is), `targetBeneficiaries` (who the applicant is, e.g. SMALL_BUSINESS, NONPROFIT),',
       '`fundingType` (GRANT, LOAN, REBATE, TAX_CREDIT, …), `funderType`, `amountMin`/`amountMax` (the amount the applicant needs),',
       '`deadlineFrom`/`deadlineTo`, and `open=true` for grants accepting applications now (deadline in the future, or none).',
@@ -105,15 +108,24 @@ export const TOOLS: readonly ToolSpec[] = [
     outputSchema: answerWithoutEnvelope('GrantSearchAnswer'),
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, { engine, clock }) {
-      // Relaxed matching unless the call says otherwise: a model's user writes sentences, not keyword lists.
-      const query = parseJsonParameters({ matching: 'frequency', ...args }, GRANT_SEARCH_PARAMS, (params) => parseGrantQuery(params, clock().getTime()));
+      // Typo tolerance and relaxed matching on unless the call says otherwise: a model's user types as people do, in sentences.
+      const query = parseJsonParameters({ typos: 'auto', matching: 'frequency', ...args }, GRANT_SEARCH_PARAMS, (params) => parseGrantQuery(params, clock().getTime()));
       const page = await searchPage(engine, query);
       const data = JSON.parse(page.dataJson) as (Partial<Grant> & { id: string })[];
       const { total, page: number, totalPages } = page.pagination;
       const lines = [`${plural(total, 'grant')} match; page ${number} of ${totalPages}.`, ...data.map((grant, i) => `${i + 1}. ${grantLine(grant)}`)];
       if (page.pagination.nextCursor) lines.push(`Next page: cursor "${page.pagination.nextCursor}".`);
       for (const [name, counts] of Object.entries(page.facets ?? {})) lines.push(`${name}: ${counts.map((c) => `${c.value} ${c.count}`).join(', ') || 'no value'}`);
-      return { structured: { data, pagination: page.pagination, ...(page.facets === undefined ? {} : { facets: page.facets }) }, text: lines.join('\n') };
+      if (page.suggestion) lines.push(`Did you mean "${page.suggestion.search}"? (${plural(page.suggestion.total, 'grant')})`);
+      return {
+        structured: {
+          data,
+          pagination: page.pagination,
+          ...(page.facets === undefined ? {} : { facets: page.facets }),
+          ...(page.suggestion === undefined ? {} : { suggestion: page.suggestion }),
+        },
+        text: lines.join('\n'),
+      };
     },
   },
   {

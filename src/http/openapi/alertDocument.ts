@@ -18,6 +18,8 @@ export interface AlertOperationDoc {
   answer: string;
   /** The JSON body it takes (a components.schemas name). */
   body?: string;
+  /** An example of that body, which /docs fills in: valid as it stands, so "Try it out" succeeds. */
+  bodyExample?: unknown;
   params: ParamSpecs;
   example: unknown;
 }
@@ -50,9 +52,27 @@ const listPage = { limit: 20, nextCursor: null };
 
 export const ALERT_OPERATIONS: Record<string, AlertOperationDoc> = {
   'alerts GET': { operationId: 'listAlerts', summary: 'The alerts of this subscription, newest first', status: 200, answer: 'AlertListAnswer', params: ALERT_LIST_PARAMS, example: answer([EXAMPLE_ALERT], { pagination: listPage }) },
-  'alerts POST': { operationId: 'createAlert', summary: 'Create an alert (its signing secret is shown this once)', status: 201, answer: 'AlertCreatedAnswer', body: 'AlertInput', params: {}, example: answer({ ...EXAMPLE_ALERT, secret: EXAMPLE_SECRET }) },
+  'alerts POST': {
+    operationId: 'createAlert',
+    summary: 'Create an alert (its signing secret is shown this once)',
+    status: 201,
+    answer: 'AlertCreatedAnswer',
+    body: 'AlertInput',
+    bodyExample: { name: EXAMPLE_ALERT.name, query: EXAMPLE_ALERT.query, url: EXAMPLE_ALERT.url, events: EXAMPLE_ALERT.events, closingReminderDays: EXAMPLE_ALERT.closingReminderDays },
+    params: {},
+    example: answer({ ...EXAMPLE_ALERT, secret: EXAMPLE_SECRET }),
+  },
   'alert GET': { operationId: 'getAlert', summary: 'One alert (never its secret)', status: 200, answer: 'AlertAnswer', params: {}, example: answer(EXAMPLE_ALERT) },
-  'alert PATCH': { operationId: 'updateAlert', summary: 'Change an alert, pause or resume it', status: 200, answer: 'AlertAnswer', body: 'AlertPatch', params: {}, example: answer({ ...EXAMPLE_ALERT, status: 'PAUSED', updatedAt: '2026-11-24T08:00:00.000Z' }) },
+  'alert PATCH': {
+    operationId: 'updateAlert',
+    summary: 'Change an alert, pause or resume it',
+    status: 200,
+    answer: 'AlertAnswer',
+    body: 'AlertPatch',
+    bodyExample: { status: 'PAUSED' },
+    params: {},
+    example: answer({ ...EXAMPLE_ALERT, status: 'PAUSED', updatedAt: '2026-11-24T08:00:00.000Z' }),
+  },
   'alert DELETE': { operationId: 'deleteAlert', summary: 'Delete an alert (its pending deliveries are dropped)', status: 200, answer: 'AlertDeletedAnswer', params: {}, example: answer({ id: EXAMPLE_ALERT.id, deleted: true }) },
   'alertSecret POST': {
     operationId: 'rotateAlertSecret',
@@ -75,8 +95,14 @@ export const ALERT_OPERATIONS: Record<string, AlertOperationDoc> = {
 };
 
 export const ALERT_PATH_PARAMS: Record<string, { description: string; example: string }> = {
-  id: { description: 'The id of the alert (its `id` field); another subscription\'s alert is a 404.', example: EXAMPLE_ALERT.id },
-  deliveryId: { description: 'The id of the message (its `id` in the delivery log, sent as webhook-id).', example: EXAMPLE_DELIVERY.id },
+  id: {
+    description: "The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.",
+    example: EXAMPLE_ALERT.id,
+  },
+  deliveryId: {
+    description: 'The id of the message (its `id` in the delivery log, sent as webhook-id). To try it on /docs: POST /alerts/{id}/test queues one and answers its `id`.',
+    example: EXAMPLE_DELIVERY.id,
+  },
 };
 
 /** The codes an alert operation can answer besides those of every billable operation. */
@@ -205,8 +231,9 @@ export const ALERT_WEBHOOKS: Schema = Object.fromEntries(
           'Signed per Standard Webhooks: webhook-id (stable across retries; de-duplicate on it), webhook-timestamp (Unix seconds) and ' +
           'webhook-signature (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, two space-separated during a secret rotation). Answer 2xx within ' +
           'the timeout; anything else is retried on the schedule.',
-        // Their own tag, and the body's schema inline: openapi-generator's typescript-fetch writes webhooks as operations of
-        // their tag's class (a shared tag would replace the alerts' class) and cannot import a referenced model for them.
+        // Their own tag: openapi-generator's typescript-fetch writes webhooks as operations of their tag's class (a shared
+        // tag would replace the alerts' class). The body is a free-form object, its fields in prose: for a webhook,
+        // typescript-fetch imports no model it could name (a named or inline object schema leaves the class uncompilable).
         tags: ['webhooks'],
         requestBody: {
           required: true,
@@ -214,18 +241,13 @@ export const ALERT_WEBHOOKS: Schema = Object.fromEntries(
             'application/json': {
               schema: {
                 type: 'object',
-                description: 'The event (Standard Webhooks\' shape).',
-                properties: {
-                  type: { type: 'string', description: `The event: ${[...EVENT_TYPES, 'alert.test'].join(', ')}.` },
-                  timestamp: { type: 'string', format: 'date-time', description: 'When the event was made.' },
-                  data: {
-                    type: 'object',
-                    description:
-                      '`alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; ' +
-                      'only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) ' +
-                      'and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing).',
-                  },
-                },
+                additionalProperties: true,
+                description:
+                  'The event (Standard Webhooks\' shape): `type` (the event: ' +
+                  `${[...EVENT_TYPES, 'alert.test'].join(', ')}), \`timestamp\` (when the event was made, ISO 8601) and \`data\`: ` +
+                  '`alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; ' +
+                  'only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) ' +
+                  'and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing).',
               },
             },
           },

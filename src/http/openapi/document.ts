@@ -16,9 +16,11 @@ import { ALERT_CODES, ALERT_OPERATIONS, ALERT_PATH_PARAMS, ALERT_SCHEMAS, ALERT_
 import { scopeFor } from '../middleware/keyRestrictionChecks.js';
 import { KEY_CODES, KEY_OPERATIONS, KEY_PATH_PARAMS, KEY_SCHEMAS, keyOnlyCode } from './keyDocument.js';
 import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXAMPLE_META, EXPORT_EXAMPLES, VALIDATION_ERROR_EXAMPLE, type AnswerExample } from './examples.js';
-import { DATE_MESSAGE, DATE_PATTERN, MAX_ARRAY_VALUES, type ParamSpec, type ParamSpecs } from '../parameters/queryParams.js';
+import { DATE_MESSAGE, DATE_PATTERN, maxListValues, type ParamSpec, type ParamSpecs } from '../parameters/queryParams.js';
 import { API_PREFIX, ROUTES, type RouteName, type RouteSpec } from '../routeTable.js';
 import type { AppState } from '../state.js';
+import { LIST_PARAMS } from '../parameters/commonGrantsSearch.js';
+import { COMMON_GRANTS_OPERATIONS, COMMON_GRANTS_PATH_PARAM, COMMON_GRANTS_SCHEMAS, COMMON_GRANTS_TAG } from './commonGrantsDocument.js';
 import { MCP_REQUEST_EXAMPLE, MCP_RESPONSE_EXAMPLE, MCP_SCHEMAS, MCP_TOOL_NAMES } from './mcpDocument.js';
 import { LIMITS_REPORT_SCHEMA, USAGE_PARAMS, USAGE_REPORT_SCHEMA } from '../handlers/subscription.js';
 
@@ -39,6 +41,9 @@ const ROUTE_PARAMS: Partial<Record<RouteName, ParamSpecs>> = {
   grant: {},
   usage: USAGE_PARAMS,
   limits: {},
+  commonGrantsOpportunities: LIST_PARAMS,
+  commonGrantsSearch: {},
+  commonGrantsOpportunity: {},
 };
 
 interface OperationDoc {
@@ -77,6 +82,7 @@ const TAGS = [
   { name: 'subscription', description: "Your subscription's usage, limits and features. Never billed." },
   { name: 'alerts', description: 'Saved searches that POST signed webhooks when a grant enters, changes within or leaves their results. Billable.' },
   { name: 'keys', description: "Your subscription's API keys: list, create with restrictions (scopes, origins, IP ranges, expiry, rate), revoke. Needs the keys:manage scope. Billable." },
+  COMMON_GRANTS_TAG,
   { name: 'mcp', description: 'The MCP server for AI agents: the catalog and alerts as tools. Each tool call is billed as its endpoint is.' },
   { name: 'webhooks', description: 'What an alert POSTs to its URL (signed per Standard Webhooks); your receiver answers 2xx.' },
   { name: 'openapi', description: 'This document. No key needed; never billed.' },
@@ -127,7 +133,7 @@ export function paramSchema(spec: ParamSpec): Schema {
     case 'enum':
       return { type: 'string', enum: [...spec.values] };
     case 'enumArray':
-      return { type: 'array', maxItems: MAX_ARRAY_VALUES, uniqueItems: true, items: { type: 'string', enum: [...spec.values] } };
+      return { type: 'array', maxItems: maxListValues(spec.values), uniqueItems: true, items: { type: 'string', enum: [...spec.values] } };
   }
 }
 
@@ -165,7 +171,7 @@ function paramDescription(name: string, spec: ParamSpec): string {
     const [a, b] = spec.example as readonly string[];
     const second = b ?? a;
     parts.push(
-      `A list, written comma-separated: \`${name}=${a},${second}\` (values of one parameter are ORed, at most ${MAX_ARRAY_VALUES} distinct). ` +
+      `A list, written comma-separated: \`${name}=${a},${second}\` (values of one parameter are ORed, at most ${maxListValues(spec.values as readonly string[])} distinct). ` +
         `The server also accepts the parameter repeated (\`${name}=${a}&${name}=${second}\`) and the bracketed form (\`${name}[]=${a}&${name}[]=${second}\`).`,
     );
   }
@@ -176,8 +182,12 @@ function paramDescription(name: string, spec: ParamSpec): string {
   if (name === 'sort') parts.push('Default: relevance with search words, else deadline; relevance needs search words.');
   if (name === 'cursor') parts.push('Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.');
   if (name === 'format') parts.push('`ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.');
+  if (spec.fillIn === false) parts.push(`For example \`${String(spec.example)}\`.`);
   return parts.join(' ');
 }
+
+/** The parameter's `example`, which /docs fills in, unless its definition keeps it to the description. */
+const exampleOf = (spec: ParamSpec): Schema => (spec.fillIn === false ? {} : { example: spec.example });
 
 function parameters(route: RouteSpec): Schema[] {
   const path = route.template
@@ -198,7 +208,7 @@ function parameters(route: RouteSpec): Schema[] {
     description: paramDescription(name, spec),
     ...(spec.kind === 'enumArray' ? { style: 'form', explode: false } : {}),
     schema: paramSchema(spec),
-    example: spec.example,
+    ...exampleOf(spec),
   }));
   return [...path, ...query];
 }
@@ -215,7 +225,7 @@ function errorStatuses(route: RouteSpec): Map<number, ErrorCode[]> {
     if (code === 'NOT_FOUND') return route.template.includes(':');
     if (code === 'SYNC_EXPIRED') return route.name === 'grantChanges';
     if (code === 'NOT_ACCEPTABLE') return route.name === 'mcp';
-    if (code === 'PAYLOAD_TOO_LARGE' || code === 'UNSUPPORTED_MEDIA_TYPE') return route.name === 'mcp';
+    if (code === 'PAYLOAD_TOO_LARGE' || code === 'UNSUPPORTED_MEDIA_TYPE') return route.name === 'mcp' || route.name === 'commonGrantsSearch';
     if (ALERT_CODES.includes(code) || KEY_CODES.includes(code)) return false;
     return true;
   });
@@ -231,12 +241,12 @@ function byStatus(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
 /** The headers an error of this status always carries (the rate-limit headers come with some errors; see the guide). */
 const errorHeaders = (status: number): string[] => ['X-Request-Id', ...(status === 429 || status === 503 ? ['Retry-After'] : []), ...(status === 401 ? ['WWW-Authenticate'] : [])];
 
-function errorResponse(status: number, codes: ErrorCode[], example?: unknown): Schema {
+function errorResponse(status: number, codes: ErrorCode[], example?: unknown, schema = 'ErrorEnvelope'): Schema {
   const noBody = status === 431 ? ' A 431 refused before its method is known has no body.' : '';
   return {
     description: `${codes.map((code) => `\`${code}\`: ${ERROR_MEANING[code]}.`).join(' ')}${noBody}`,
     headers: headerRefs(errorHeaders(status)),
-    content: { 'application/json': { schema: ref('ErrorEnvelope'), ...(example === undefined ? {} : { example }) } },
+    content: { 'application/json': { schema: ref(schema), ...(example === undefined ? {} : { example }) } },
     // The codes this status carries here (error.code is one of them); the response check of the tests reads it.
     'x-error-codes': codes,
   };
@@ -263,7 +273,23 @@ const ANSWERS: Record<string, Schema> = {
   GrantSearchAnswer: successEnvelope(
     'A page of grants matching the search.',
     { type: 'array', description: 'The grants of this page, in the order asked.', items: ref('GrantFields') },
-    { pagination: described('Pagination', 'Where this page lies in the results.'), facets: described('Facets', 'The value counts asked for in `facets`; absent without `facets`.') },
+    {
+      pagination: described('Pagination', 'Where this page lies in the results.'),
+      facets: described('Facets', 'The value counts asked for in `facets`; absent without `facets`.'),
+      suggestion: {
+        description:
+          'Present with `search`: a "did you mean", or null. Set when the search found fewer than 3 grants and respelling its unknown or rare words ' +
+          '(each replaced by the closest catalog word within the typo rule of `typos`, the most frequent on ties) finds more, with the same filters and `typos`.',
+        type: ['object', 'null'],
+        additionalProperties: false,
+        required: ['search', 'total'],
+        properties: {
+          search: { type: 'string', description: 'The search with its misspelt words replaced: send it as `search` to see the grants.', examples: ['broadband internet'] },
+          total: { type: 'integer', minimum: 1, description: 'How many grants it finds, with the same filters and `typos`.', examples: [12] },
+        },
+        examples: [{ search: 'broadband internet', total: 12 }, null],
+      },
+    },
   ),
   GrantFiltersAnswer: successEnvelope('The values present in the catalog for each filter.', described('FilterOptions', 'The values of each filter.')),
   GrantChangesAnswer: successEnvelope(
@@ -304,7 +330,7 @@ function configOperation(route: RouteSpec, method: string): Schema {
     .split('/')
     .filter((part) => part.startsWith(':'))
     .map((part) => ({ name: part.slice(1), in: 'path', required: true, ...pathDocs[part.slice(1)], schema: { type: 'string', minLength: 1 } }));
-  const query = Object.entries(doc.params).map(([param, spec]) => ({ name: param, in: 'query', required: false, description: paramDescription(param, spec), schema: paramSchema(spec), example: spec.example }));
+  const query = Object.entries(doc.params).map(([param, spec]) => ({ name: param, in: 'query', required: false, description: paramDescription(param, spec), schema: paramSchema(spec), ...exampleOf(spec) }));
   const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter(
     (code) =>
       code !== 'METHOD_NOT_ALLOWED' &&
@@ -331,7 +357,9 @@ function configOperation(route: RouteSpec, method: string): Schema {
       (method === 'POST' && isKey ? ' Takes no `Idempotency-Key`: replaying the answer would mean keeping the new key in clear; a retry makes a second key, which `GET /keys` lists.' : ''),
     tags: [isKey ? 'keys' : 'alerts'],
     parameters: [...pathParams, ...query, ...(method === 'POST' && !isKey ? [IDEMPOTENCY_KEY] : [])],
-    ...(doc.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body) } } } }),
+    ...(doc.body === undefined
+      ? {}
+      : { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body), ...(doc.bodyExample === undefined ? {} : { example: doc.bodyExample }) } } } }),
     responses,
   };
 }
@@ -340,11 +368,12 @@ const IDEMPOTENCY_KEY: Schema = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
+  // No `example`: /docs would fill the same key into every POST, and a key sent with another request is a 409.
   description:
     'A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. ' +
-    'A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404.',
+    'A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. ' +
+    'A new key for each new request: for example `create-alert-7f3c2a`.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
-  example: 'create-alert-7f3c2a',
 };
 
 const jsonExample = (name: string, example: AnswerExample): Schema => ({
@@ -413,6 +442,48 @@ function operation(route: RouteSpec): Schema {
     tags: [route.template.split('/')[1]],
     parameters: [...parameters(route), ...(conditional ? [{ $ref: '#/components/parameters/If-None-Match' }] : [])],
     responses,
+  };
+}
+
+/** A CommonGrants route's one operation (commonGrantsDocument.ts): the protocol's answer shapes, errors in CommonGrantsErrorEnvelope. */
+function commonGrantsOperation(route: RouteSpec): Schema {
+  const doc = COMMON_GRANTS_OPERATIONS[route.name as RouteName]!;
+  const method = route.methods[0] === 'POST' ? 'POST' : 'GET';
+  const responses: Schema = {
+    200: {
+      description: 'The answer in the shape of the protocol.',
+      headers: headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES]),
+      content: { 'application/json': { schema: ref(doc.answer), examples: { fixtureCatalog: { summary: `${method} ${API_PREFIX}${doc.request}`, value: doc.example } } } },
+    },
+  };
+  for (const [status, codes] of errorStatuses(route)) responses[status] = errorResponse(status, codes, undefined, 'CommonGrantsErrorEnvelope');
+  const pathParams = route.template
+    .split('/')
+    .filter((part) => part.startsWith(':'))
+    .map((part) => ({ name: part.slice(1), in: 'path', required: true, ...COMMON_GRANTS_PATH_PARAM, schema: { type: 'string', minLength: 1 } }));
+  const query = Object.entries(ROUTE_PARAMS[route.name as RouteName] ?? {}).map(([name, spec]) => ({
+    name,
+    in: 'query',
+    required: false,
+    description: paramDescription(name, spec),
+    schema: paramSchema(spec),
+    example: spec.example,
+  }));
+  return {
+    [method.toLowerCase()]: {
+      operationId: doc.operationId,
+      summary: doc.summary,
+      description:
+        `Needs the \`${route.feature}\` feature and the \`${route.scope}\` scope. Counts toward the monthly allowance.` +
+        (method === 'GET' ? ' `HEAD` on the same path answers the same status and headers, without the body.' : '') +
+        ` ${doc.description}`,
+      tags: [COMMON_GRANTS_TAG.name],
+      parameters: [...pathParams, ...query],
+      ...(doc.body === undefined
+        ? {}
+        : { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body), examples: { fixtureCatalog: { summary: 'The body of the example answer', value: doc.exampleBody } } } } } }),
+      responses,
+    },
   };
 }
 
@@ -601,6 +672,7 @@ function schemas(): Schema {
         '(lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, facets, fields and cursor are refused.',
     },
     ...MCP_SCHEMAS,
+    ...COMMON_GRANTS_SCHEMAS,
     FilterOptions: {
       type: 'object',
       additionalProperties: false,
@@ -715,6 +787,8 @@ export function openapiDocument(): Schema {
     paths[openapiTemplate(route.template)] =
       route.name === 'mcp'
         ? { post: mcpOperation(route) }
+        : route.protocol === 'commonGrants'
+        ? commonGrantsOperation(route)
         : OPERATIONS[route.name as RouteName] !== undefined
         ? { get: operation(route) }
         : Object.fromEntries(route.methods.filter((m) => m !== 'HEAD').map((m) => [m.toLowerCase(), configOperation(route, m)]));

@@ -29,6 +29,7 @@ export const EXAMPLE_GRANT: Grant = {
   updatedAt: '2025-08-19T18:21:56.123Z',
   titleFr: null,
   descriptionFr: null,
+  source: null,
 };
 
 /** The id of a fixture grant, shown as removed (a tombstone) in the changes example. */

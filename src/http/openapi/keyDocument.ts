@@ -29,6 +29,7 @@ export const KEY_OPERATIONS: Record<string, AlertOperationDoc> = {
     status: 201,
     answer: 'KeyCreatedAnswer',
     body: 'KeyInput',
+    bodyExample: { name: EXAMPLE_KEY.name, scopes: EXAMPLE_KEY.restrictions.scopes, origins: EXAMPLE_KEY.restrictions.origins, rateLimit: EXAMPLE_KEY.restrictions.rateLimit },
     params: {},
     example: answer({ ...EXAMPLE_KEY, apiKey: 'gk_live_Xa3dQm9vU2t5TGluZTQyUnRvb1NreUxpbmU' }),
   },
@@ -36,7 +37,10 @@ export const KEY_OPERATIONS: Record<string, AlertOperationDoc> = {
 };
 
 export const KEY_PATH_PARAMS: Record<string, { description: string; example: string }> = {
-  id: { description: "The id of the key (its `id` field); another subscription's key is a 404.", example: EXAMPLE_KEY.id },
+  id: {
+    description: "The id of the key (its `id` field); another subscription's key is a 404. To try it on /docs: create a key (POST /keys) and paste the `id` of its answer.",
+    example: EXAMPLE_KEY.id,
+  },
 };
 
 /** Whether an operation of the key routes can answer this code (and a code only they answer is refused elsewhere). */

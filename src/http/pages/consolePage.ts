@@ -3,21 +3,17 @@
 // draws the tier, status, rate, features, the monthly allowance as a gauge and the calls per day.
 // Its files live beside this module's source in src/http/pages/console/ and are read once, on the first
 // request; no key is needed for the page itself, and it is neither billed nor counted.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Middleware } from 'koa';
+import { repoPath } from '../../repoRoot.js';
 import type { AppState } from '../state.js';
 
 export const CONSOLE_PATH = '/console';
 const ASSETS = `${CONSOLE_PATH}/assets/`;
 
-/** The folder of the page's files: next to this module when run from source, else src/http/pages/console from dist/src/http/pages. */
-function assetFolder(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [path.join(here, 'console'), path.resolve(here, '../../../../src/http/pages/console')];
-  return candidates.find((dir) => existsSync(path.join(dir, 'page.html'))) ?? candidates[1];
-}
+/** The folder of the page's files (in the source tree, whether this module runs from source or from dist/). */
+const ASSET_FOLDER = repoPath('src/http/pages/console');
 
 interface Asset {
   type: string;
@@ -27,7 +23,7 @@ interface Asset {
 let assets: Map<string, Asset> | undefined;
 function assetsOf(): Map<string, Asset> {
   if (assets === undefined) {
-    const dir = assetFolder();
+    const dir = ASSET_FOLDER;
     const file = (name: string) => readFileSync(path.join(dir, name));
     assets = new Map<string, Asset>([
       [CONSOLE_PATH, { type: 'text/html; charset=utf-8', body: file('page.html') }],

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Middleware } from 'koa';
 import { OPENAPI_PATH } from '../openapi/document.js';
-import { API_PREFIX } from '../routeTable.js';
+import { API_PREFIX, ROUTES } from '../routeTable.js';
 import type { AppState } from '../state.js';
 
 export const DOCS_PATH = '/docs';
@@ -30,7 +30,11 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
+const MCP_URL_PATH = API_PREFIX + ROUTES.find((route) => route.name === 'mcp')!.template;
+
 // validatorUrl null: Swagger UI would otherwise send the document to an outside validator.
+// requestInterceptor: "Try it out" on POST /mcp sends the Accept of an MCP client (both media
+// types, which the transport requires); Swagger UI would send only the response's application/json.
 const INIT = `window.ui = SwaggerUIBundle({
   url: ${JSON.stringify(API_PREFIX + OPENAPI_PATH)},
   dom_id: '#swagger-ui',
@@ -38,6 +42,10 @@ const INIT = `window.ui = SwaggerUIBundle({
   validatorUrl: null,
   tryItOutEnabled: true,
   persistAuthorization: false,
+  requestInterceptor: (request) => {
+    if (new URL(request.url, window.location.href).pathname === ${JSON.stringify(MCP_URL_PATH)}) request.headers.Accept = 'application/json, text/event-stream';
+    return request;
+  },
 });
 `;
 

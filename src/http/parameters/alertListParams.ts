@@ -17,5 +17,6 @@ export const ALERT_LIST_PARAMS: ParamSpecs = {
     message: 'must be a nextCursor the API gave out',
     description: 'The `pagination.nextCursor` of the previous page; absent for the first page.',
     example: 'WyIyMDI2LTExLTI1VDEwOjAwOjAwLjAwMFoiLCJhbHRfeHl6Il0',
+    fillIn: false,
   },
 };

@@ -53,6 +53,8 @@ export function binding(query: GrantQuery): string {
     query.sort.key,
     query.sort.descending,
     query.limit,
+    // Only when it changes the matches (on, with a search), so cursors given out before typo tolerance existed still hold.
+    ...(query.search !== null && query.typos === 'auto' ? [query.typos] : []),
     // Only when they change the matches (relaxed, synonyms off, with a search), so cursors given out before they existed still hold.
     ...(query.search !== null && (query.matching ?? 'all') !== 'all' ? [query.matching] : []),
     ...(query.search !== null && query.synonyms === false ? ['synonyms=false'] : []),

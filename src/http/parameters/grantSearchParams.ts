@@ -31,6 +31,7 @@ import {
   type Sdg,
 } from '../../grants/schema.js';
 import { parseSearch, positiveWords, type ParsedSearch } from '../../grants/searchSyntax.js';
+import { MAX_TYPO_VARIANTS, MAX_TYPO_WORDS, TYPO_MODES, type TypoMode } from '../../grants/typos.js';
 import { MATCHING_MODES, MAX_RELAXATION_STEPS, type MatchingMode } from '../../grants/relaxation.js';
 import type { ErrorDetail } from '../errors.js';
 import type { GrantConditions } from '../../grants/matching.js';
@@ -52,6 +53,17 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
       'Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. ' +
       'Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing.',
     example: 'clean energy',
+  },
+  typos: {
+    kind: 'enum',
+    values: TYPO_MODES,
+    description:
+      'Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, ' +
+      'a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter ' +
+      'always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word ' +
+      `as typed rank first. Each word matches at most its ${MAX_TYPO_VARIANTS} closest catalog words (the most frequent first among equally close), ` +
+      `and only the first ${MAX_TYPO_WORDS} words of a search that may carry typos get them.`,
+    example: 'auto',
   },
   matching: {
     kind: 'enum',
@@ -150,6 +162,7 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     message: 'must be * or a nextCursor the API gave out',
     description: 'Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer.',
     example: '*',
+    fillIn: false,
   },
 };
 
@@ -243,6 +256,7 @@ function conditionsOf(p: ParamValues, now: number): Omit<GrantQuery, 'page' | 'l
   return {
     search,
     words,
+    typos: (p.typos as TypoMode | undefined) ?? 'off',
     matching: (p.matching as MatchingMode | undefined) ?? 'all',
     synonyms: (p.synonyms as boolean | undefined) ?? true,
     funderTypes: (p.funderType as FunderType[] | undefined) ?? [],

@@ -5,6 +5,9 @@ import { validationError, type ErrorDetail } from '../errors.js';
 export const MAX_QUERY_PARAMETERS = 50;
 export const MAX_ARRAY_VALUES = 20;
 
+/** How many distinct values a list parameter takes: 20, or every allowed value where a list (such as `fields`) has more. */
+export const maxListValues = (values: readonly string[]): number => Math.max(MAX_ARRAY_VALUES, values.length);
+
 /**
  * What a parameter means, for partners: one line (what it does, not only its rule; the OpenAPI
  * document appends the rule) and an example value, as the parameter's schema types it (a list as
@@ -13,6 +16,13 @@ export const MAX_ARRAY_VALUES = 20;
 export interface ParamDoc {
   description: string;
   example: string | number | boolean | readonly string[];
+  /**
+   * false: the OpenAPI document gives the example in the description instead of as the
+   * parameter's `example`, which reference pages (/docs) fill in and send with every other
+   * example: for a value that cannot go with them (a cursor excludes `page`; a list cursor
+   * leads past the example page).
+   */
+  fillIn?: false;
 }
 
 /** One parameter of an endpoint, as partners see it. */
@@ -126,7 +136,7 @@ function schemaOf(spec: ParamSpec): object {
     case 'enum':
       return { type: 'string', enum: [...spec.values] };
     case 'enumArray':
-      return { type: 'array', maxItems: MAX_ARRAY_VALUES, items: { type: 'string', enum: [...spec.values] } };
+      return { type: 'array', maxItems: maxListValues(spec.values), items: { type: 'string', enum: [...spec.values] } };
   }
 }
 
@@ -167,7 +177,7 @@ export function paramValidator(specs: ParamSpecs, crossCheck: CrossCheck = () =>
       case 'enum':
         return `"${clip(String(value))}" is not one of ${spec.values.join(', ')}`;
       case 'enumArray': {
-        if (error.keyword === 'maxItems') return `accepts at most ${MAX_ARRAY_VALUES} distinct values`;
+        if (error.keyword === 'maxItems') return `accepts at most ${maxListValues(spec.values)} distinct values`;
         const bad = (value as string[]).filter((v) => !spec.values.includes(v)).map((v) => `"${clip(v)}"`);
         return `${bad.join(', ')} ${bad.length === 1 ? 'is' : 'are'} not one of ${spec.values.join(', ')}`;
       }

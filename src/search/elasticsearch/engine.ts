@@ -12,6 +12,9 @@ import { readChanges } from './changeLog.js';
 import { KEYSET_TOTAL_AGG, keysetRequest, placeOf } from './keyset.js';
 import { lacksIdKeys } from './idKeys.js';
 import { readSources, type SourcedResponse } from './sources.js';
+import { IndexLexicon } from './lexicon.js';
+import { prepareSearch, suggestionFor, wordNeighbours } from '../typoSearch.js';
+import type { Neighbour } from '../../grants/typos.js';
 import { sortOf, TITLE_SORT_FIELD, translateToElasticsearch, type EsSearchRequest } from './translator.js';
 import { withRelaxation } from '../relaxedSearch.js';
 
@@ -62,13 +65,16 @@ export class ElasticsearchSearchEngine implements SearchEngine {
   readonly name = 'elasticsearch';
 
   private readonly gets = new GetBatch((ids) => this.fetchMany(ids));
+  private readonly lexicon: IndexLexicon;
 
   constructor(
     private readonly client: Client,
     private readonly alias: string,
     /** A search's own request timeout (SEARCH_TIMEOUT_MS); other reads keep the client's. */
     private readonly searchTimeoutMs?: number,
-  ) {}
+  ) {
+    this.lexicon = new IndexLexicon(client, alias);
+  }
 
   static open(config: EsConfig, options: { searchTimeoutMs?: number } = {}): ElasticsearchSearchEngine {
     return new ElasticsearchSearchEngine(createEsClient(config), config.index, options.searchTimeoutMs);
@@ -113,7 +119,7 @@ export class ElasticsearchSearchEngine implements SearchEngine {
    */
   exportJson(query: GrantQuery): Promise<GrantExport> {
     return this.call(async () => {
-      const plain: GrantQuery = { ...(await this.relaxed(query)), facets: [], cursor: null };
+      const plain: GrantQuery = { ...(await this.relaxed((await prepareSearch(query, this.lexicon)).query)), facets: [], cursor: null };
       let pit = (await this.client.openPointInTime({ index: this.alias, keep_alive: EXPORT_KEEP_ALIVE })).id;
       let closed = false;
       const close = async (): Promise<void> => {
@@ -179,8 +185,30 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     });
   }
 
-  async searchJson(asked: GrantQuery): Promise<SearchResultJson> {
-    const query = asked.search === null ? asked : await this.call(() => this.relaxed(asked));
+  /**
+   * The search as asked (its terms given their typo alternatives with `typos=auto`, then its
+   * relaxation plan with `matching=last|frequency`) and, with a search, its suggestion
+   * (search/typoSearch.ts), the words looked up in the index's dictionary.
+   */
+  async searchJson(query: GrantQuery): Promise<SearchResultJson> {
+    if (query.search === null) return this.pageOf(query);
+    const prepared = await this.call(() => prepareSearch(query, this.lexicon));
+    const run = await this.call(() => this.relaxed(prepared.query));
+    const result = await this.pageOf(run);
+    result.suggestion = await this.call(() => suggestionFor(query, result.total, prepared.neighbours, this.lexicon, (q) => this.countOf(q)));
+    return result;
+  }
+
+  typoNeighbours(words: readonly string[]): Promise<Map<string, Neighbour[]>> {
+    return this.call(() => wordNeighbours(words, this.lexicon));
+  }
+
+  /** How many grants a query matches (its total alone). */
+  private async countOf(query: GrantQuery): Promise<number> {
+    return (await this.client.count({ index: this.alias, query: translateToElasticsearch(await this.relaxed(query)).query } as never)).count;
+  }
+
+  private pageOf(query: GrantQuery): Promise<SearchResultJson> {
     if (query.cursor) return this.cursorPage(query);
     return this.call(async () => {
       const request = translateToElasticsearch(query);

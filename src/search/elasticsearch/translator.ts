@@ -3,6 +3,7 @@ import { FACET_FILTERS, type FacetName, type GrantQuery, type SortKey } from '..
 import { LABELS_WEIGHT } from '../../grants/labels.js';
 import type { ParsedSearch, SearchClause, SearchTerm } from '../../grants/searchSyntax.js';
 import { termSearch, type RelaxationPlan } from '../../grants/relaxation.js';
+import { hasAlternatives, typoPenaltyLevels } from '../../grants/typos.js';
 import { facetAggregations, type Condition } from './facets.js';
 import { ID_KEY_SORT } from './idKeys.js';
 
@@ -72,6 +73,9 @@ export function conditionsOf(query: GrantQuery): Condition[] {
     if (query.amountMin !== null) plain(either({ range: { amountMax: { gte: query.amountMin } } }, missing('amountMax')));
     if (query.amountMax !== null) plain(either({ range: { amountMin: { lte: query.amountMax } } }, missing('amountMin')));
   }
+  // A range on the grant's own amount: a missing amount never matches.
+  if (query.amountMinRange) plain({ range: { amountMin: { gte: query.amountMinRange.min, lte: query.amountMinRange.max } } });
+  if (query.amountMaxRange) plain({ range: { amountMax: { gte: query.amountMaxRange.min, lte: query.amountMaxRange.max } } });
   // Dates are compared as epoch milliseconds (a date field's stored value): exact to the millisecond.
   if (query.open === true) plain(either({ range: { deadline: { gte: query.now } } }, missing('deadline')));
   if (query.open === false) plain({ range: { deadline: { lt: query.now } } });
@@ -119,24 +123,59 @@ const wordQuery = (word: string) =>
     { multi_match: { query: word, fields: [...FRENCH_TEXT_FIELDS], type: 'cross_fields', operator: 'and' } },
   );
 
+/** A term's own words: a single word or a phrase, in either analysis. */
+const ownWordsQuery = (term: SearchTerm) => (term.words.length === 1 ? wordQuery(term.words[0]) : phraseQuery(term));
+
+const alternativesOf = (term: SearchTerm) => term.alternatives ?? [];
+
+/** Any of the terms (their own words only, each in either analysis). */
+const anyOf = (terms: readonly SearchTerm[]) => ({ bool: { should: terms.map(ownWordsQuery), minimum_should_match: 1 } });
+
+/** A term with alternatives (grants/typos.ts): its own word or any alternative's, each in either analysis. */
+const alternativesQuery = (term: SearchTerm) => anyOf([{ words: term.words }, ...alternativesOf(term).map((a) => ({ words: a.words }))]);
+
+/** A term: its own words, or with alternatives any of them. */
+const termQuery = (term: SearchTerm) => (alternativesOf(term).length > 0 ? alternativesQuery(term) : ownWordsQuery(term));
+
 /**
- * The queries a clause's terms make: each single word in either analysis, and each phrase in some
- * field. The words are plain text for the analyzer, never query syntax.
+ * The queries a clause's terms make: each single word in either analysis, each phrase in some
+ * field, each term with alternatives as any of its words. The words are plain text for the
+ * analyzer, never query syntax.
  */
 function termQueries(terms: readonly SearchTerm[]): unknown[] {
   return terms.map(termQuery);
 }
 
-/** A term's own words: a single word, or a phrase. */
-const wordsQuery = (words: string[]) => (words.length === 1 ? wordQuery(words[0]) : phraseQuery({ words }));
+/**
+ * The text score's scale under typo ranking: the scores of real searches stay far below 1 / this
+ * (a term's BM25 part is at most its idf times its field boost), so one typo level outweighs any
+ * difference of text scores.
+ */
+export const TYPO_TEXT_SCALE = 1e-4;
 
-/** A term: its words, or with alternatives (grants/searchSyntax.ts: synonyms) its words or any alternative's, its own first. */
-const termQuery = (term: SearchTerm): unknown =>
-  (term.alternatives?.length ?? 0) === 0 ? wordsQuery(term.words) : either(...[term.words, ...term.alternatives!.map((a) => a.words)].map(wordsQuery));
+/**
+ * The typo ranking (grants/typos.ts typoPenaltyLevels; the rule is in the engine architecture
+ * doc): the text score scaled by TYPO_TEXT_SCALE, plus 1 per typo level the grant reaches (and
+ * 1 for every grant, so that a grant reaching none is not given function_score's default of 1),
+ * so fewer typos rank first and the text score orders within (in Lucene's float precision).
+ * Without alternatives, the query as it is.
+ */
+export function typoRanked(search: ParsedSearch | null, query: { bool: Record<string, unknown> }): Record<string, unknown> {
+  // Alternatives with no typo (synonyms) make no level: the text score as it is.
+  if (search === null || !hasAlternatives(search) || typoPenaltyLevels(search).length === 0) return query;
+  return {
+    function_score: {
+      query: { bool: { ...query.bool, boost: TYPO_TEXT_SCALE } },
+      functions: [{ weight: 1 }, ...typoPenaltyLevels(search).map((level) => ({ filter: anyOf(level.terms), weight: 1 }))],
+      score_mode: 'sum',
+      boost_mode: 'sum',
+    },
+  };
+}
 
 /** A clause: every term it finds (must), none it excludes (must_not, one query per excluded term). */
 function clauseQuery(clause: SearchClause): { must: unknown[]; must_not?: unknown[] } {
-  const mustNot = clause.not.map((term) => (term.words.length === 1 ? termQueries([term])[0] : phraseQuery(term)));
+  const mustNot = clause.not.map(ownWordsQuery);
   return mustNot.length === 0 ? { must: termQueries(clause.must) } : { must: termQueries(clause.must), must_not: mustNot };
 }
 
@@ -154,26 +193,30 @@ export function textQueryOf(search: ParsedSearch | null): { must: unknown[]; mus
 }
 
 /**
- * What one relaxation level (a step a grant reaches) adds to its score: far above any text score
- * of a real search (a term's BM25 part is at most its idf times its field boost, a few tens), so
- * a grant keeping more words always ranks first and the text score orders within (the ranking
- * rule is in the engine architecture doc).
+ * What one relaxation level (a step a grant reaches) adds to its score without typo ranking: far
+ * above any text score of a real search (a term's BM25 part is at most its idf times its field
+ * boost, a few tens), so a grant keeping more words always ranks first and the text score orders
+ * within (the ranking rule is in the architecture guide).
  */
 export const RELAXATION_LEVEL_WEIGHT = 10_000;
 
 /**
- * A relaxed search (grants/relaxation.ts): the most relaxed step must match; each term it gave up
- * adds its score when the grant holds it (should); each earlier step the grant reaches adds
- * RELAXATION_LEVEL_WEIGHT. Without a plan, the query as it is.
+ * A relaxed search's ranking (grants/relaxation.ts) around the query of its most relaxed step
+ * (typoRanked's, whose bool scores the given-up terms as should clauses): each earlier step the
+ * grant reaches adds a weight above anything the typo ranking adds (RELAXATION_LEVEL_WEIGHT, or
+ * with typo levels their number plus 2, keeping the scaled text score in Lucene's float
+ * precision), so more kept words rank first, then fewer typos, then the text score. Without a
+ * plan, the query as it is.
  */
-export function relaxationRanked(plan: RelaxationPlan | null | undefined, query: { bool: Record<string, unknown> }): Record<string, unknown> {
+export function relaxationRanked(plan: RelaxationPlan | null | undefined, search: ParsedSearch | null, query: Record<string, unknown>): Record<string, unknown> {
   if (plan === null || plan === undefined) return query;
-  const scoring = plan.givenUp.map((term) => ({ bool: textQueryOf(termSearch(term)) }));
+  const typoLevels = search === null ? 0 : typoPenaltyLevels(search).length;
+  const weight = typoLevels === 0 || !hasAlternatives(search) ? RELAXATION_LEVEL_WEIGHT : typoLevels + 2;
   return {
     function_score: {
-      query: { bool: { ...query.bool, ...(scoring.length > 0 && { should: scoring }) } },
+      query,
       // A weight for every grant, so one that reaches no level is not given function_score's default of 1.
-      functions: [{ weight: 1 }, ...plan.levels.map((level) => ({ filter: { bool: textQueryOf(level) }, weight: RELAXATION_LEVEL_WEIGHT }))],
+      functions: [{ weight: 1 }, ...plan.levels.map((level) => ({ filter: { bool: textQueryOf(level) }, weight }))],
       score_mode: 'sum',
       boost_mode: 'sum',
     },
@@ -186,8 +229,11 @@ export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
   // A filter of a facet asked for moves to post_filter, so that facet's count can leave it out.
   const filter = conditions.filter((c) => c.facet === null || !counted.has(c.facet)).map((c) => c.clause);
   const faceted = conditions.filter((c) => c.facet !== null && counted.has(c.facet));
+  // Relaxed (grants/relaxation.ts): the most relaxed step matches; each term it gave up scores when held.
+  const plan = query.relaxed ?? null;
+  const scoring = plan === null ? [] : plan.givenUp.map((term) => ({ bool: textQueryOf(termSearch(term)) }));
   return {
-    query: relaxationRanked(query.relaxed, { bool: { ...textQueryOf(query.relaxed?.search ?? query.search), filter } }),
+    query: relaxationRanked(plan, query.search, typoRanked(query.search, { bool: { ...textQueryOf(plan?.search ?? query.search), filter, ...(scoring.length > 0 && { should: scoring }) } })),
     ...(faceted.length > 0 && { post_filter: { bool: { filter: faceted.map((c) => c.clause) } } }),
     ...(query.facets.length > 0 && { aggs: facetAggregations(query.facets, faceted) }),
     sort: pageSortOf(query),

@@ -6,13 +6,14 @@ import type { Client } from '@elastic/elasticsearch';
 import { titleSortKey } from '../../grants/folding.js';
 import { labelText } from '../../grants/labels.js';
 import type { Grant } from '../../grants/schema.js';
+import { repoPath } from '../../repoRoot.js';
 import { DEFAULT_CHANGE_LOG_OPTIONS, type CatalogWriter, type ChangeLogOptions, type ReindexOptions, type SyncCounts, type SyncItem, type WriterHooks } from '../engine.js';
 import { contentHash, ElasticsearchChangeLog } from './changeLog.js';
 import { createEsClient, type EsConfig } from './client.js';
 import { idKeysOf, type IdKeys } from './idKeys.js';
 import { TITLE_SORT_FIELD } from './translator.js';
 
-const MAPPING = JSON.parse(readFileSync(new URL('../../../../mappings/elasticsearch-grants.json', import.meta.url), 'utf8')) as {
+const MAPPING = JSON.parse(readFileSync(repoPath('mappings/elasticsearch-grants.json'), 'utf8')) as {
   settings: Record<string, unknown>;
   mappings: Record<string, unknown>;
 };

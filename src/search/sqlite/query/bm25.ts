@@ -161,3 +161,71 @@ function scoreOne(term: WordPostings, norms: Float64Array, accept: Uint32Array |
   }
   return accept === null ? { positions: list, scores } : { positions: positions.slice(0, found), scores: scores.slice(0, found) };
 }
+
+/** Added to a grant's score per typo it needs (scores are negative, lower first): far above any bm25 score, so fewer typos always rank first. */
+export const TYPO_RANK_STEP = 1e6;
+
+/**
+ * A search term with alternatives: one word per entry (its own first, then each alternative), each
+ * with its analyses' postings (index/postings.ts WordPostings: its FTS5 phrases, English then
+ * French) and the typos it needs, in the match expression's order.
+ */
+export interface TermPhrases {
+  postings: WordPostings[];
+  typos: number[];
+}
+
+/** The positions holding at least one word of the term, ascending. */
+function unionPositions(term: TermPhrases): Int32Array {
+  if (term.postings.length === 1) return term.postings[0].positions;
+  const seen = new Set<number>();
+  for (const postings of term.postings) for (const position of postings.positions) seen.add(position);
+  return Int32Array.from(seen).sort();
+}
+
+/** The positions holding some word of every term, ascending. */
+export function termHits(terms: readonly TermPhrases[]): Int32Array {
+  return intersectPostings(terms.map((term) => ({ positions: unionPositions(term) })));
+}
+
+/**
+ * The grants holding some word of every term in either analysis (FTS5's `(a OR a' OR a2 OR a2')
+ * AND (b OR b' ...)`), with FTS5's bm25 of that expression (every phrase's part summed in the
+ * expression's order, as FTS5 sums them; a phrase a grant lacks adds FTS5's 0) plus
+ * TYPO_RANK_STEP for each typo the grant needs (per term, the fewest of the words it holds): the
+ * positions ascending. With `accept`, only the grants in it are scored and returned.
+ */
+export function scoreTerms(terms: readonly TermPhrases[], stats: TextStatistics, accept: Uint32Array | null = null): { positions: Int32Array; scores: Float64Array } {
+  const hits = termHits(terms);
+  const norms = lengthNorms(stats);
+  const words = terms.flatMap((term, t) => term.postings.map((postings, i) => ({ postings, typos: term.typos[i], term: t, cursor: 0 })));
+  const positions = new Int32Array(hits.length);
+  const scores = new Float64Array(hits.length);
+  const fewest = new Int32Array(terms.length);
+  let found = 0;
+  for (const position of hits) {
+    if (accept !== null && (accept[position >>> 5] & (1 << (position & 31))) === 0) continue;
+    const norm = norms[position];
+    fewest.fill(0x7fffffff);
+    let score = 0.0;
+    for (const word of words) {
+      const list = word.postings.positions;
+      let c = word.cursor;
+      while (c < list.length && list[c] < position) c++;
+      word.cursor = c;
+      if (c === list.length || list[c] !== position) continue;
+      const { counts, idf } = word.postings;
+      for (let a = 0; a < counts.length; a++) {
+        const f = counts[a][c];
+        score += idf[a] * ((f * (K1 + 1.0)) / (f + norm));
+      }
+      if (word.typos < fewest[word.term]) fewest[word.term] = word.typos;
+    }
+    let typos = 0;
+    for (let t = 0; t < terms.length; t++) typos += fewest[t];
+    positions[found] = position;
+    scores[found] = -1.0 * score + TYPO_RANK_STEP * typos;
+    found++;
+  }
+  return { positions: positions.slice(0, found), scores: scores.slice(0, found) };
+}

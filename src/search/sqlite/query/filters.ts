@@ -36,6 +36,9 @@ export function filterConditions(columns: CatalogColumns, query: GrantQuery, can
   if (low !== null || high !== null) {
     conditions.push({ facet: null, bits: ranges.overlapping(low ?? Number.NEGATIVE_INFINITY, high ?? Number.POSITIVE_INFINITY, few) });
   }
+  for (const [key, range] of [['amountMin', query.amountMinRange], ['amountMax', query.amountMaxRange]] as const) {
+    if (range) conditions.push({ facet: null, bits: ranges.within(key, range.min, range.max, false, few) });
+  }
   // Deadlines are whole milliseconds, so deadline < now is deadline ≤ ceil(now) − 1.
   if (open === true) conditions.push({ facet: null, bits: ranges.within('deadline', now, Number.POSITIVE_INFINITY, true, few) });
   if (open === false) conditions.push({ facet: null, bits: ranges.within('deadline', Number.NEGATIVE_INFINITY, Math.ceil(now) - 1, false, few) });

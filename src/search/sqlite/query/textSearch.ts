@@ -5,8 +5,9 @@
 // scored by query/bm25.ts when the caller has them; any other search is left to FTS5, on the
 // connection whose snapshot the columns were read from.
 import type { GrantQuery } from '../../../grants/query.js';
-import type { SearchTerm } from '../../../grants/searchSyntax.js';
-import { countBits, hasBit, intersection, type Bits } from '../index/bitset.js';
+import type { ParsedSearch } from '../../../grants/searchSyntax.js';
+import { hasAlternatives, typoPenaltyLevels } from '../../../grants/typos.js';
+import { countBits, emptyBits, hasBit, intersection, setBit, type Bits } from '../index/bitset.js';
 import type { CatalogColumns } from '../index/columns.js';
 import { BM25_WEIGHTS, type TextStatistics, type WordPostings } from '../index/postings.js';
 import type { TextIndex } from '../index/textIndex.js';
@@ -14,12 +15,12 @@ import type { Db } from '../storage/catalogFile.js';
 import { frenchKey } from '../index/textIndex.js';
 import { EARLIER_CATALOG, frenchSearchTerm, TEXT_COLUMNS } from '../storage/textColumns.js';
 import { ServiceUnavailableError } from '../../../failures.js';
-import { intersectPostings, keepPositions, scoreAll, subtractPositions } from './bm25.js';
+import { intersectPostings, keepPositions, scoreAll, scoreTerms, subtractPositions, termHits, TYPO_RANK_STEP, type TermPhrases } from './bm25.js';
 import { filterConditions, type Condition } from './filters.js';
 import { prefilterPays } from './plan.js';
 import type { QueryTerms } from './queryTerms.js';
 import type { TextHits } from './textHits.js';
-import { ftsMatchExpression } from './translator.js';
+import { ftsAnyOf, ftsMatchExpression } from './translator.js';
 import { relaxableTerms, relaxationPlan, termSearch, type RelaxationPlan } from '../../../grants/relaxation.js';
 import { countQuery } from '../../relaxedSearch.js';
 import { rankRelaxed } from './relaxedHits.js';
@@ -30,9 +31,15 @@ export interface InMemoryWords {
   index(): TextIndex;
 }
 
-/** The words of a query answered from the in-memory postings: each word's postings, and the grants holding them all and no excluded word. */
+/**
+ * The words of a query answered from the in-memory postings: each word's postings (all its
+ * analyses), with alternatives each term's words (its own first, each with all its analyses), and
+ * the grants holding them all and no excluded word.
+ */
 interface WordHits {
   postings: WordPostings[];
+  /** Set when a term carries alternatives: every term's phrases (postings and typos). */
+  phrases: TermPhrases[] | null;
   /** Whether an excluded word left out some of the grants holding every word. */
   excludes: boolean;
   stats: TextStatistics;
@@ -57,20 +64,28 @@ export function analysesOf(word: string, terms: QueryTerms): string[] | null {
 
 /**
  * The postings keys of the query's words (each word's analyses: analysesOf), those it must hold
- * and those it must not, when the search is one clause of single words (no phrase, no OR) and
- * every analysis of every word is one term; null without words or when the search is left to FTS5.
+ * and those it must not, and each term's phrases: its own word's analyses first, then each
+ * alternative's (grants/typos.ts), with the typos each needs; when the search is one clause of
+ * single words (no phrase, no OR) and every analysis of every word and alternative is one term;
+ * null without words or when the search is left to FTS5.
  */
-export function wordTerms(query: GrantQuery, terms: QueryTerms): { must: string[][]; not: string[][] } | null {
+export function wordTerms(
+  query: GrantQuery,
+  terms: QueryTerms,
+): { must: string[][]; not: string[][]; phrases: { keys: string[][]; typos: number[] }[] } | null {
   const search = query.search;
   if (search === null || search.clauses.length !== 1) return null;
   const [clause] = search.clauses;
-  // A term with alternatives (synonyms) is an OR of phrases: left to FTS5.
-  const single = (words: readonly SearchTerm[]) => words.every((term) => term.words.length === 1 && (term.alternatives?.length ?? 0) === 0);
-  if (!single(clause.must) || !single(clause.not)) return null;
-  const must = clause.must.map((term) => analysesOf(term.words[0], terms));
+  const single = (words: readonly { words: string[] }[]) => words.every((term) => term.words.length === 1);
+  if (!single(clause.must) || !single(clause.not) || !clause.must.every((term) => single(term.alternatives ?? []))) return null;
+  const phrases = clause.must.map((term) => {
+    const alternatives = term.alternatives ?? [];
+    return { keys: [term.words[0], ...alternatives.map((a) => a.words[0])].map((word) => analysesOf(word, terms)), typos: [0, ...alternatives.map((a) => a.typos)] };
+  });
   const not = clause.not.map((term) => analysesOf(term.words[0], terms));
-  if (must.includes(null) || not.includes(null)) return null;
-  return { must: must as string[][], not: not as string[][] };
+  if (phrases.some((p) => p.keys.includes(null)) || not.includes(null)) return null;
+  const must = phrases.map((p) => p.keys[0] as string[]);
+  return { must, not: not as string[][], phrases: phrases as { keys: string[][]; typos: number[] }[] };
 }
 
 /**
@@ -86,10 +101,11 @@ function wordHits(query: GrantQuery, words: InMemoryWords): WordHits | null {
   if (text.stats.rows > 0 && text.stats.columns !== TEXT_COLUMNS.length) throw new ServiceUnavailableError(EARLIER_CATALOG, 30);
   const wordOf = (keys: readonly string[]) => text.word(keys);
   const postings = terms.must.map(wordOf);
-  let hits = intersectPostings(postings);
+  const phrases = terms.phrases.some((p) => p.keys.length > 1) ? terms.phrases.map((p) => ({ postings: p.keys.map(wordOf), typos: p.typos })) : null;
+  let hits = phrases === null ? intersectPostings(postings) : termHits(phrases);
   const all = hits.length;
   for (const keys of terms.not) hits = subtractPositions(hits, wordOf(keys).positions);
-  return { postings, excludes: hits.length < all, stats: text.stats, hits };
+  return { postings, phrases, excludes: hits.length < all, stats: text.stats, hits };
 }
 
 /** The text hits of queries on one connection: FTS5's statements prepared once, and the filter check FTS5 calls. */
@@ -130,7 +146,11 @@ export class TextHitFinder {
     if (scored === null || query.sort.key !== 'relevance') return found;
     const givenUp = plan.givenUp.map((term) => this.findAsIs(columns, { ...query, search: termSearch(term), relaxed: null, facets: [] }, words).text?.scored);
     const levels = plan.levels.map((level) => this.findAsIs(columns, { ...countQuery(query, level), sort: { key: 'deadline', descending: false } }, words).text?.positions);
-    const parts = { givenUp: givenUp.map((hits) => hits ?? { positions: new Int32Array(0), scores: new Float64Array(0) }), levels: levels.map((hits) => hits ?? new Int32Array(0)) };
+    const parts = {
+      givenUp: givenUp.map((hits) => hits ?? { positions: new Int32Array(0), scores: new Float64Array(0) }),
+      givenUpLevels: plan.givenUp.map((term) => typoPenaltyLevels(termSearch(term)).length),
+      levels: levels.map((hits) => hits ?? new Int32Array(0)),
+    };
     return { filters: found.filters, text: { positions: found.text!.positions, scored: rankRelaxed(scored, parts, columns.size) } };
   }
 
@@ -163,6 +183,24 @@ export class TextHitFinder {
   }
 
   /**
+   * Adds TYPO_RANK_STEP per typo each hit needs (grants/typos.ts typoPenaltyLevels: one per level
+   * of a term the hit does not reach), as the in-memory scorer does (query/bm25.ts scoreTerms).
+   */
+  private addTypoRanks(columns: CatalogColumns, search: ParsedSearch, scored: { positions: Int32Array; scores: Float64Array }): void {
+    const typos = new Int32Array(scored.positions.length);
+    for (const level of typoPenaltyLevels(search)) {
+      const reached = emptyBits(columns.size);
+      for (const rowid of this.hits.all(ftsAnyOf(level.terms)) as number[]) {
+        const position = columns.positionOf(rowid);
+        if (position >= 0) setBit(reached, position);
+      }
+      for (let i = 0; i < typos.length; i++) if (!hasBit(reached, scored.positions[i])) typos[i] += 1;
+    }
+    // One addition per hit, as the in-memory scorer makes it, so both give the same double.
+    for (let i = 0; i < typos.length; i++) scored.scores[i] = scored.scores[i] + TYPO_RANK_STEP * typos[i];
+  }
+
+  /**
    * The text hits. A word FTS5's tokenizer splits into several terms (a phrase) is left to FTS5:
    * bm25 costs about ten times the match itself per hit, so only hits that may be on the page are
    * scored: with filters that leave out enough of the catalog to pay for the check (query/plan.ts),
@@ -179,7 +217,7 @@ export class TextHitFinder {
       // nothing to FTS5's bm25 (it holds no instance in a hit), so the words' scores stand.
       if (query.sort.key !== 'relevance') return { positions: words.hits, scored: null };
       const accept = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
-      const scored = scoreAll(words.postings, words.stats, accept);
+      const scored = words.phrases === null ? scoreAll(words.postings, words.stats, accept) : scoreTerms(words.phrases, words.stats, accept);
       return { positions: words.hits, scored: words.excludes ? keepPositions(scored, words.hits) : scored };
     }
     const positionsOf = (rowids: number[]) => Int32Array.from(rowids, (rowid) => columns.positionOf(rowid));
@@ -201,6 +239,7 @@ export class TextHitFinder {
       scored.positions[i] = columns.positionOf(rowid);
       scored.scores[i] = score;
     });
+    if (hasAlternatives(query.search)) this.addTypoRanks(columns, query.search, scored);
     const facetDropsAFilter = filters.some((c) => c.facet !== null && query.facets.includes(c.facet));
     return { positions: facetDropsAFilter ? positionsOf(this.hits.all(match) as number[]) : scored.positions, scored };
   }

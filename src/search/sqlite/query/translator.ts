@@ -13,19 +13,21 @@ const ENGLISH = `{${ENGLISH_COLUMNS.join(' ')}}`;
 const FRENCH = `{${FRENCH_COLUMNS.join(' ')}}`;
 
 /**
- * A term in either analysis: its words as written in the English columns (which the tokenizer
- * stems), or their French terms in the French columns (storage/textColumns.ts). The English phrase
- * comes first: bm25 numbers the phrases in this order (query/bm25.ts adds them in the same).
+ * Words in either analysis: as written in the English columns (which the tokenizer stems), or
+ * their French terms in the French columns (storage/textColumns.ts). The English phrase comes
+ * first: bm25 numbers the phrases in this order (query/bm25.ts adds them in the same).
  */
-const ftsWords = (words: readonly string[]): string =>
-  `(${ENGLISH} : ${ftsString(words.join(' '))} OR ${FRENCH} : ${ftsString(words.map(frenchSearchTerm).join(' '))})`;
+const ftsAnalyses = (words: readonly string[]): string =>
+  `${ENGLISH} : ${ftsString(words.join(' '))} OR ${FRENCH} : ${ftsString(words.map(frenchSearchTerm).join(' '))}`;
 
 /**
- * A term: its words in either analysis, or with alternatives (grants/searchSyntax.ts: synonyms)
- * the OR of its words' and each alternative's, its own first.
+ * A term as FTS5 matches it: its words in either analysis, or with alternatives (grants/typos.ts)
+ * its words or any alternative's, each in either analysis, its own first.
  */
-const ftsTerm = (term: SearchTerm): string =>
-  (term.alternatives?.length ?? 0) === 0 ? ftsWords(term.words) : `(${[term.words, ...term.alternatives!.map((a) => a.words)].map(ftsWords).join(' OR ')})`;
+const ftsTerm = (term: SearchTerm): string => `(${[term.words, ...(term.alternatives ?? []).map((a) => a.words)].map(ftsAnalyses).join(' OR ')})`;
+
+/** The FTS5 expression of any of these terms (one typo level of grants/typos.ts typoPenaltyLevels). */
+export const ftsAnyOf = (terms: readonly SearchTerm[]): string => terms.map(ftsTerm).join(' OR ');
 
 /** A clause: its terms joined by AND, then each exclusion with NOT. */
 function ftsClause(clause: SearchClause): string {

@@ -16,6 +16,9 @@ import { countBits } from '../index/bitset.js';
 import { CatalogColumns } from '../index/columns.js';
 import type { Postings } from '../index/postings.js';
 import type { SharedIndex } from '../index/sharedIndex.js';
+import { WordDictionary } from '../index/wordDictionary.js';
+import { prepareSearch, suggestionFor, wordNeighbours, type Lexicon } from '../../typoSearch.js';
+import type { Neighbour } from '../../../grants/typos.js';
 import type { Condition } from '../query/filters.js';
 import { QueryTerms } from '../query/queryTerms.js';
 import type { TextHits } from '../query/textHits.js';
@@ -28,6 +31,12 @@ import { PinnedSnapshot, TurnSnapshots, type BuildIndex, type CatalogSnapshots }
 
 type PageAnswer = ColumnAnswer & { next?: SearchResultJson['next'] };
 
+/** The typo lexicon (search/typoSearch.ts) of a build's word dictionary, read on first use: it answers at once. */
+const dictionaryLexicon = (dictionary: () => WordDictionary): Lexicon => ({
+  neighbours: async (words, budget) => new Map(words.map((word) => [word, dictionary().neighbours(word, budget(word))])),
+  docs: async (words) => new Map(words.map((word) => [word, dictionary().docsOf(word)])),
+});
+
 export class SqliteSearchEngine implements SearchEngine {
   readonly name = 'sqlite';
   private readonly reads: CatalogReads;
@@ -36,6 +45,8 @@ export class SqliteSearchEngine implements SearchEngine {
   /** The filter options of each build's columns (dropped with them). */
   private readonly filterOptionsOf = new WeakMap<CatalogColumns, FilterOptions>();
   private readonly changeLog: ChangeLogReader;
+  /** The word dictionary read for typoNeighbours when no index of the build is held (the main thread of a pooled engine). */
+  private ownWords: { build: string | null; words: WordDictionary } | null = null;
 
   /** An engine on `db` whose reads see the catalog as `snapshots` opens it. */
   constructor(
@@ -96,7 +107,7 @@ export class SqliteSearchEngine implements SearchEngine {
     const terms = held === null ? null : wordTerms(query, this.queryTerms);
     if (held === null || terms === null) return [];
     const text = held.text();
-    return [...new Set([...terms.must, ...terms.not].flat())].filter((term) => !text.holds(term));
+    return [...new Set([...terms.phrases.flatMap((p) => p.keys), ...terms.not].flat())].filter((term) => !text.holds(term));
   }
 
   /** Takes a term's postings read for this engine's build by the index loader. */
@@ -124,17 +135,34 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   /** Runs a read in the snapshot of this moment; store failures a retry may cure become ServiceUnavailableError. */
-  private read<T>(work: () => T): Promise<T> {
+  private read<T>(work: () => T | Promise<T>): Promise<T> {
     try {
       this.snapshots.open();
-      return Promise.resolve(work());
+      return Promise.resolve(work()).catch((error: unknown) => {
+        throw transientAsUnavailable(error, 'catalog');
+      });
     } catch (error) {
       throw transientAsUnavailable(error, 'catalog');
     }
   }
 
   searchJson(query: GrantQuery): Promise<SearchResultJson> {
-    return this.read(() => this.search(query));
+    return this.read(() => this.searchWithTypos(query));
+  }
+
+  /**
+   * The search as asked (its terms given their typo alternatives with `typos=auto`) and, with a
+   * search, its suggestion (search/typoSearch.ts): every part from this turn's snapshot and index
+   * (the lexicon answers at once, so no await leaves the turn).
+   */
+  private async searchWithTypos(query: GrantQuery): Promise<SearchResultJson> {
+    if (query.search === null) return this.search(query);
+    const index = this.snapshots.index();
+    const lexicon = dictionaryLexicon(() => index.words());
+    const prepared = await prepareSearch(query, lexicon);
+    const result = this.search(prepared.query);
+    result.suggestion = await suggestionFor(query, result.total, prepared.neighbours, lexicon, async (q) => this.search(q).total);
+    return result;
   }
 
   /**
@@ -155,7 +183,9 @@ export class SqliteSearchEngine implements SearchEngine {
           : build !== null && held !== null && held.build === build
             ? held.columns
             : CatalogColumns.load(db);
-      return exportFromSnapshot(db, columns, query);
+      let own: WordDictionary | null = null;
+      const words = () => (build !== null && held !== null && held.build === build ? held.words() : (own ??= WordDictionary.load(db)));
+      return exportFromSnapshot(db, columns, (await prepareSearch(query, dictionaryLexicon(words))).query);
     } catch (error) {
       if (db.open) db.close();
       throw transientAsUnavailable(error, 'catalog');
@@ -164,6 +194,24 @@ export class SqliteSearchEngine implements SearchEngine {
 
   getByIdJson(id: string): Promise<string | null> {
     return this.read(() => this.reads.docOf(id) ?? null);
+  }
+
+  /**
+   * The neighbours of words in this turn's catalog (the alert matcher's): from the word dictionary
+   * of the index held when it is of this build, else one read for the build (no columns read).
+   */
+  typoNeighbours(words: readonly string[]): Promise<Map<string, Neighbour[]>> {
+    return this.read(() => {
+      const build = buildOf(this.db);
+      const held = this.snapshots.held();
+      let dictionary: WordDictionary;
+      if (held !== null && held.build === build && build !== null) dictionary = held.words();
+      else {
+        if (this.ownWords === null || this.ownWords.build !== build || build === null) this.ownWords = { build, words: WordDictionary.load(this.db) };
+        dictionary = this.ownWords.words;
+      }
+      return wordNeighbours(words, dictionaryLexicon(() => dictionary));
+    });
   }
 
   /** The feed's page and the log's state, from this turn's snapshot. */

@@ -4,6 +4,7 @@
 // behind a search. Each worker runs SqliteSearchEngine pinned to one catalog build, whose index
 // one loader thread reads into shared memory for all of them (workerPool.ts, sharedIndex.ts): a
 // page, its total and its facets come from one build; a new build is served once its index is read.
+import type { Neighbour } from '../../../grants/typos.js';
 import type { GrantQuery } from '../../../grants/query.js';
 import type { ChangesPage } from '../../changes.js';
 import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../../engine.js';
@@ -45,6 +46,10 @@ export class PooledSqliteSearchEngine implements SearchEngine {
   }
 
   /** The changes feed reads the change log only (no columns): this thread's connection. */
+  typoNeighbours(words: readonly string[]): Promise<Map<string, Neighbour[]>> {
+    return this.local.typoNeighbours(words);
+  }
+
   changesJson(afterSeq: number, limit: number): Promise<ChangesPage> {
     return this.local.changesJson(afterSeq, limit);
   }

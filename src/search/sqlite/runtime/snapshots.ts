@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3';
 import { CatalogColumns } from '../index/columns.js';
 import type { SharedIndex } from '../index/sharedIndex.js';
 import { TextIndex } from '../index/textIndex.js';
+import { WordDictionary } from '../index/wordDictionary.js';
 import { buildOf, openCatalogReadOnly, type Db } from '../storage/catalogFile.js';
 
 /** The in-memory index of one catalog build, as an engine answers from it. */
@@ -18,6 +19,8 @@ export interface BuildIndex {
   readonly columns: CatalogColumns;
   /** The text statistics and postings of the same build (a following engine reads them on the first text search). */
   text(): TextIndex;
+  /** The catalog's words as written, for typo tolerance and suggestions (read on first use). */
+  words(): WordDictionary;
 }
 
 export interface CatalogSnapshots {
@@ -39,7 +42,8 @@ export interface CatalogSnapshots {
 /** An index whose text statistics are read from `db` on first use. */
 function lazyTextIndex(db: Db, build: string | null, columns: CatalogColumns): BuildIndex {
   let text: TextIndex | null = null;
-  return { build, columns, text: () => (text ??= TextIndex.load(db, columns)) };
+  let words: WordDictionary | null = null;
+  return { build, columns, text: () => (text ??= TextIndex.load(db, columns)), words: () => (words ??= WordDictionary.load(db)) };
 }
 
 /**
@@ -149,7 +153,8 @@ export class PinnedSnapshot implements CatalogSnapshots {
       }
       const columns = new CatalogColumns(shared.columns);
       const text = TextIndex.over(db, columns, shared.text);
-      return { db, snapshots: new PinnedSnapshot(db, { build: shared.build, columns, text: () => text }) };
+      let words: WordDictionary | null = null;
+      return { db, snapshots: new PinnedSnapshot(db, { build: shared.build, columns, text: () => text, words: () => (words ??= WordDictionary.load(db)) }) };
     } catch (error) {
       if (db.open) db.close();
       throw error;

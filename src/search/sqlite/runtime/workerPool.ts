@@ -6,9 +6,10 @@
 // a worker still running it is terminated (better-sqlite3 cannot interrupt a statement from
 // another thread) and replaced by a fresh one, which adopts the shared index and takes jobs at
 // once. A worker or loader that dies is replaced the same way.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../../../failures.js';
 import type { LoaderReport, LoaderRequest, LoaderSetup, SharedIndex } from '../index/sharedIndex.js';
+import { startThread } from './threads.js';
 import { failureFrom, type PoolMessage, type WorkerJob, type WorkerReply, type WorkerSetup } from './workerProtocol.js';
 
 export interface WorkerPoolOptions {
@@ -95,7 +96,7 @@ export class SearchWorkerPool {
 
   private startLoader(): void {
     const setup: LoaderSetup = { file: this.options.file, refreshMs: this.options.refreshMs ?? 1000, nice: this.options.nice ?? 0 };
-    const loader = new Worker(new URL('./indexLoader.js', import.meta.url), { workerData: setup });
+    const loader = startThread('indexLoader', setup);
     this.loader = loader;
     loader.on('message', (report: LoaderReport) => {
       if ('postings' in report) {
@@ -166,7 +167,7 @@ export class SearchWorkerPool {
       postingsWaitMs: this.options.timeoutMs,
       nice: this.options.nice ?? 0,
     };
-    const worker = new Worker(new URL('./searchWorker.js', import.meta.url), { workerData: setup });
+    const worker = startThread('searchWorker', setup);
     const slot: Slot = { worker, ready: false, job: null };
     this.slots.add(slot);
     if (this.latestIndex !== null) worker.postMessage({ adopt: this.latestIndex } satisfies PoolMessage);

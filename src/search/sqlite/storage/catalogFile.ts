@@ -3,11 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { repoPath } from '../../../repoRoot.js';
 import { CHANGE_LOG_DDL } from './changeLog.js';
+import { WORD_COLUMNS } from './textColumns.js';
 
 export type Db = Database.Database;
 
-const DDL = readFileSync(new URL('../../../../../mappings/sqlite-catalog.sql', import.meta.url), 'utf8');
+const DDL = readFileSync(repoPath('mappings/sqlite-catalog.sql'), 'utf8');
 
 /**
  * The catalog_meta key of the build id: a new random value written in the same transaction as
@@ -15,6 +17,9 @@ const DDL = readFileSync(new URL('../../../../../mappings/sqlite-catalog.sql', i
  */
 /** The FTS5 tokenizer of the catalog's text table, as the DDL declares it. */
 export const TEXT_TOKENIZER = /tokenize\s*=\s*'([^']*)'/.exec(DDL)![1];
+
+/** The DDL of the live word dictionary table alone (grants_words). */
+const WORDS_DDL = /CREATE VIRTUAL TABLE grants_words__T__[^;]*;/.exec(DDL)![0].replaceAll('__T__', '');
 
 export const CATALOG_BUILD_KEY = 'catalog_build';
 
@@ -64,6 +69,17 @@ export function openCatalog(file: string): Db {
   if (!tableExists(db, 'grants')) {
     db.transaction(() => {
       if (!tableExists(db, 'grants')) db.exec(catalogDdl('', 'initial'));
+    }).immediate();
+  }
+  if (!tableExists(db, 'grants_words')) {
+    // A catalog written before the word dictionary: its words read from the text table once (the
+    // columns it has: an earlier release's lacks the French ones, and is refused until reindexed).
+    db.transaction(() => {
+      if (tableExists(db, 'grants_words')) return;
+      db.exec(WORDS_DDL);
+      const text = db.prepare("SELECT name FROM pragma_table_info('grants_text')").pluck().all() as string[];
+      const copied = WORD_COLUMNS.filter((column) => text.includes(column)).join(', ');
+      db.exec(`INSERT INTO grants_words (rowid, ${copied}) SELECT rowid, ${copied} FROM grants_text`);
     }).immediate();
   }
   return db;

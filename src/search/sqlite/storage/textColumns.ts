@@ -46,6 +46,22 @@ export const markedFrenchTerm = (term: string): string => `${term}${FRENCH_MARK}
 /** The French term of a search word as the catalog holds it. */
 export const frenchSearchTerm = (word: string): string => markedFrenchTerm(frenchTermOf(word));
 
+/**
+ * The columns of the word dictionary (grants_words: the catalog's words as written, folded, for
+ * typo tolerance and suggestions): every text field but the labels, whose words are the API's own
+ * fixed vocabulary rather than the grants' (docs/architecture.md states the rule).
+ */
+export const WORD_COLUMNS: readonly string[] = ENGLISH_COLUMNS.filter((column) => column !== 'labels');
+
+/** A grant's values of WORD_COLUMNS, in order: the text as written, folded (as the English columns hold it). */
+export function wordColumnsOf(grant: Grant): string[] {
+  return FIELDS.filter((f) => WORD_COLUMNS.includes(f.column)).map((f) => foldText(f.text(grant)));
+}
+
+/** The INSERT of a grant's words into a table of WORD_COLUMNS (parameters: rowid, then the values of wordColumnsOf). */
+export const insertWordsSql = (table: string): string =>
+  `INSERT INTO ${table} (rowid, ${WORD_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(WORD_COLUMNS.length)})`;
+
 /** A grant's values of TEXT_COLUMNS, in order. */
 export function textColumnsOf(grant: Grant): string[] {
   const texts = FIELDS.map((f) => f.text(grant));

@@ -5,7 +5,7 @@ import { BENEFICIARIES, PROVINCES, type Grant } from '../../../grants/schema.js'
 import { DEFAULT_CHANGE_LOG_OPTIONS, type ChangeLogOptions, type CatalogWriter, type ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../../engine.js';
 import { bitsOf, catalogDdl, markNewBuild, newBuildId, openCatalog, tableExists, type Db } from './catalogFile.js';
 import { ChangeRecorder, changeLogStatus } from './changeLog.js';
-import { EARLIER_CATALOG, insertTextSql, TEXT_COLUMNS, textColumnsOf } from './textColumns.js';
+import { EARLIER_CATALOG, insertTextSql, insertWordsSql, TEXT_COLUMNS, textColumnsOf, WORD_COLUMNS, wordColumnsOf } from './textColumns.js';
 
 const BATCH = 1000;
 
@@ -42,7 +42,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
   }
 
   private dropBuilding(): void {
-    this.db.exec('DROP TABLE IF EXISTS grants_building; DROP TABLE IF EXISTS grants_text_building;');
+    this.db.exec('DROP TABLE IF EXISTS grants_building; DROP TABLE IF EXISTS grants_text_building; DROP TABLE IF EXISTS grants_words_building;');
   }
 
   async reindex(grants: AsyncIterable<Grant>, options: ReindexOptions = {}): Promise<{ indexed: number }> {
@@ -51,6 +51,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
     this.db.exec(catalogDdl('_building', build));
     const insert = this.db.prepare(`INSERT OR IGNORE INTO grants_building (${COLUMNS}) VALUES (${VALUES})`);
     const insertText = this.db.prepare(insertTextSql('grants_text_building'));
+    const insertWords = this.db.prepare(insertWordsSql('grants_words_building'));
     let indexed = 0;
     const flush = this.db.transaction((batch: Grant[]) => {
       for (const grant of batch) {
@@ -60,6 +61,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
           continue;
         }
         insertText.run(result.lastInsertRowid, ...textColumnsOf(grant));
+        insertWords.run(result.lastInsertRowid, ...wordColumnsOf(grant));
         indexed += 1;
       }
     });
@@ -81,8 +83,9 @@ export class SqliteCatalogWriter implements CatalogWriter {
         const recorder = new ChangeRecorder(this.db, now);
         recorder.reindexed('grants', 'grants_building');
         recorder.finish(this.changes.retentionMs, now);
-        this.db.exec(`DROP TABLE IF EXISTS grants; DROP TABLE IF EXISTS grants_text;
-          ALTER TABLE grants_building RENAME TO grants; ALTER TABLE grants_text_building RENAME TO grants_text;`);
+        this.db.exec(`DROP TABLE IF EXISTS grants; DROP TABLE IF EXISTS grants_text; DROP TABLE IF EXISTS grants_words;
+          ALTER TABLE grants_building RENAME TO grants; ALTER TABLE grants_text_building RENAME TO grants_text;
+          ALTER TABLE grants_words_building RENAME TO grants_words;`);
         this.stamp('last_reindex_at');
         markNewBuild(this.db, build);
       }).immediate();
@@ -96,8 +99,12 @@ export class SqliteCatalogWriter implements CatalogWriter {
   async sync(items: AsyncIterable<SyncItem>, options: { prune: boolean }): Promise<SyncCounts> {
     const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
     const db = this.db;
-    const textColumns = db.prepare("SELECT name FROM pragma_table_info('grants_text')").pluck().all() as string[];
-    if (!TEXT_COLUMNS.every((column) => textColumns.includes(column))) throw new Error(EARLIER_CATALOG);
+    const columnsOf = (table: string) => db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[];
+    const textColumns = columnsOf('grants_text');
+    const wordColumns = columnsOf('grants_words');
+    if (!TEXT_COLUMNS.every((column) => textColumns.includes(column)) || !WORD_COLUMNS.every((column) => wordColumns.includes(column))) {
+      throw new Error(EARLIER_CATALOG);
+    }
     // valid = 0: only a rejected record had this id (protected from pruning, not yet applied).
     db.exec('CREATE TEMP TABLE IF NOT EXISTS sync_seen (id TEXT PRIMARY KEY, valid INTEGER NOT NULL); DELETE FROM temp.sync_seen;');
     const seeRejected = db.prepare('INSERT OR IGNORE INTO temp.sync_seen (id, valid) VALUES (?, 0)');
@@ -110,8 +117,10 @@ export class SqliteCatalogWriter implements CatalogWriter {
       `UPDATE grants SET (${COLUMNS}) = (${VALUES}) WHERE rowid = :rowid`,
     );
     const insertText = db.prepare(insertTextSql('grants_text'));
+    const insertWords = db.prepare(insertWordsSql('grants_words'));
     // An FTS5 row is replaced whole: deleted, then inserted under the same rowid.
     const removeText = db.prepare('DELETE FROM grants_text WHERE rowid = ?');
+    const removeWords = db.prepare('DELETE FROM grants_words WHERE rowid = ?');
     db.exec('BEGIN IMMEDIATE');
     try {
       const now = this.changes.clock();
@@ -130,12 +139,15 @@ export class SqliteCatalogWriter implements CatalogWriter {
         if (row === undefined) {
           const result = insert.run(rowOf(grant));
           insertText.run(result.lastInsertRowid, ...textColumnsOf(grant));
+          insertWords.run(result.lastInsertRowid, ...wordColumnsOf(grant));
           recorder.changed(grant.id);
           counts.added += 1;
         } else if (row.updated_at !== grant.updatedAt) {
           update.run({ rowid: row.rowid, ...rowOf(grant) });
           removeText.run(row.rowid);
           insertText.run(row.rowid, ...textColumnsOf(grant));
+          removeWords.run(row.rowid);
+          insertWords.run(row.rowid, ...wordColumnsOf(grant));
           recorder.changed(grant.id);
           counts.updated += 1;
         } else {
@@ -147,6 +159,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
         const remove = db.prepare('DELETE FROM grants WHERE rowid = ?');
         for (const { rowid, id } of gone) {
           removeText.run(rowid);
+          removeWords.run(rowid);
           remove.run(rowid);
           recorder.removed(id);
         }

@@ -1,9 +1,13 @@
-// GET /external/v1/grants, the partner-search parameters: the validation of each
-// (every problem listed in details), the defaults they leave alone, and the envelope of `fields`
-// and `facets`. What the engines count and order is the search contract suite's
+// GET /external/v1/grants, the partner-search parameters (src/http/parameters/grantSearchParams.ts):
+// what each valid value does on the bundled catalog (a filter returns exactly the grants that have
+// the value, a sort the documented order), the validation of each (every problem listed in
+// details), the defaults they leave alone, and the envelope of `fields` and `facets`. Both
+// engines' counts and orders on crafted catalogs are the search contract suite's
 // (test/elasticsearch/search-contract.test.ts).
 import { expect } from 'chai';
-import { startTestApi, type TestApi, type TestResponse } from '../support/api.js';
+import type { Grant } from '../../src/grants/schema.js';
+import { titleSortKey } from '../../src/grants/folding.js';
+import { fixtureGrants, startTestApi, type TestApi, type TestResponse } from '../support/api.js';
 import { expectValidation } from '../support/assertions.js';
 import type { CheckOptions } from '../support/checkedFetch.js';
 import { GRANTS_PATH as G } from '../support/catalog.js';
@@ -11,7 +15,7 @@ import { GRANTS_PATH as G } from '../support/catalog.js';
 const GRANT_FIELDS = [
   'id', 'title', 'description', 'funder', 'funderType', 'fundingType', 'amountMin', 'amountMax', 'currency', 'deadline',
   'applicationUrl', 'eligibleProvinces', 'targetBeneficiaries', 'sdgAlignment', 'applicationComplexity', 'isRecurring',
-  'createdAt', 'updatedAt', 'titleFr', 'descriptionFr',
+  'createdAt', 'updatedAt', 'titleFr', 'descriptionFr', 'source',
 ];
 
 const ok = (res: TestResponse): TestResponse => {
@@ -22,6 +26,15 @@ const ok = (res: TestResponse): TestResponse => {
 describe('GET /grants: partner-search parameters', function () {
   let api: TestApi;
   const get = (query: string, check: CheckOptions = {}) => api.request(`${G}?${query}`, check);
+  /** Every grant the query finds, page after page of 100. */
+  const everyPage = async (query: string, check: CheckOptions = {}): Promise<Grant[]> => {
+    const grants: Grant[] = [];
+    for (let page = 1; ; page += 1) {
+      const res = ok(await get(`${query}&limit=100&page=${page}`, check));
+      grants.push(...res.body.data);
+      if (page >= res.body.pagination.totalPages) return grants;
+    }
+  };
 
   before(async function () {
     api = await startTestApi({}, { clock: () => new Date('2026-06-15T12:00:00.000Z') });
@@ -30,38 +43,102 @@ describe('GET /grants: partner-search parameters', function () {
     await api.stop();
   });
 
-  describe('valid values are accepted', function () {
-    for (const q of [
-      'open=true',
-      'open=false',
-      'isRecurring=true',
-      'isRecurring=false',
-      'deadlineFrom=2026-01-01',
-      'deadlineTo=2026-12-31T23:59:59Z',
-      'deadlineFrom=2026-02-28T00:00:00.5Z&deadlineTo=2026-02-28',
-      'deadlineFrom=2026-03-01&deadlineTo=2026-03-01',
-      'deadlineFrom=2024-02-29',
-      'updatedSince=2025-06-01T08:30:00.000Z',
-      'updatedSince=2025-06-01',
-      'targetBeneficiaries=SMALL_BUSINESS,STARTUPS',
-      'sdgAlignment=SDG_1,SDG_17',
-      'sort=-deadline',
-      'sort=title',
-      'sort=-updatedAt',
-      'sort=relevance&search=grant',
-      'facets=eligibleProvinces,isRecurring',
-      'fields=title,deadline',
-      'fields=',
-      'facets=',
-    ]) {
-      it(q, async function () {
-        ok(await get(q));
+  describe('each valid value does what it says, on the bundled catalog', function () {
+    // Every case asks for every page (limit=100) and compares the whole answer with what the
+    // bundled fixture grants say it must be: a filter keeps exactly the grants that have the value
+    // (and some, not all, of the catalog), a sort gives the documented order.
+    const catalog = fixtureGrants();
+    const NOW = Date.parse('2026-06-15T12:00:00.000Z');
+    const at = (text: string): number => Date.parse(text);
+    const deadlineOf = (g: Grant): number | null => (g.deadline === null ? null : at(g.deadline));
+    const filters: [string, (g: Grant) => boolean, CheckOptions?][] = [
+      ['open=true', (g) => g.deadline === null || deadlineOf(g)! >= NOW],
+      ['open=false', (g) => g.deadline !== null && deadlineOf(g)! < NOW],
+      ['isRecurring=true', (g) => g.isRecurring === true],
+      ['isRecurring=false', (g) => g.isRecurring === false],
+      ['deadlineFrom=2026-01-01', (g) => g.deadline !== null && deadlineOf(g)! >= at('2026-01-01T00:00:00.000Z')],
+      ['deadlineTo=2026-12-31T23:59:59Z', (g) => g.deadline !== null && deadlineOf(g)! <= at('2026-12-31T23:59:59.000Z')],
+      // A date as To is that day's last millisecond; a date-time as From is that instant, inclusive.
+      ['deadlineFrom=2026-02-23T23:59:59Z&deadlineTo=2026-02-27', (g) => g.deadline !== null && deadlineOf(g)! >= at('2026-02-23T23:59:59.000Z') && deadlineOf(g)! <= at('2026-02-27T23:59:59.999Z')],
+      ['deadlineFrom=2024-02-29', (g) => g.deadline !== null && deadlineOf(g)! >= at('2024-02-29T00:00:00.000Z')],
+      ['updatedSince=2025-06-01T08:30:00.000Z', (g) => at(g.updatedAt) >= at('2025-06-01T08:30:00.000Z')],
+      ['updatedSince=2025-06-01', (g) => at(g.updatedAt) >= at('2025-06-01T00:00:00.000Z')],
+      ['targetBeneficiaries=SMALL_BUSINESS,STARTUPS', (g) => g.targetBeneficiaries.some((b) => b === 'SMALL_BUSINESS' || b === 'STARTUPS')],
+      ['sdgAlignment=SDG_1,SDG_17', (g) => g.sdgAlignment.some((sdg) => sdg === 'SDG_1' || sdg === 'SDG_17')],
+      // Lists in the other forms the server accepts (bracketed, repeated).
+      ['currency[]=USD', (g) => g.currency === 'USD', { tolerantLists: true }],
+      ['applicationComplexity=LOW&applicationComplexity=HIGH', (g) => g.applicationComplexity === 'LOW' || g.applicationComplexity === 'HIGH', { tolerantLists: true }],
+    ];
+    for (const [q, has, check] of filters) {
+      it(`${q} returns exactly the grants that have it`, async function () {
+        const expected = catalog.filter(has).map((g) => g.id).sort();
+        expect(expected.length, 'the value selects some of the catalog, not none or all').to.be.within(1, catalog.length - 1);
+        const served = await everyPage(q, check);
+        expect(served.map((g) => g.id).sort()).to.deep.equal(expected);
       });
     }
-    // Lists in the other forms the server accepts (bracketed, repeated).
-    for (const q of ['currency[]=USD', 'applicationComplexity=LOW&applicationComplexity=HIGH']) {
-      it(q, async function () {
-        ok(await get(q, { tolerantLists: true }));
+
+    /** The documented order: by the key (nulls last in both directions), ties by id ascending. */
+    const orderBy = (key: (g: Grant) => string | number | null, descending: boolean) => (a: Grant, b: Grant): number => {
+      const [ka, kb] = [key(a), key(b)];
+      if (ka !== kb) {
+        if (ka === null) return 1;
+        if (kb === null) return -1;
+        return (ka < kb ? -1 : 1) * (descending ? -1 : 1);
+      }
+      return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+    };
+    const codePoints = (text: string): string => [...text].map((c) => c.codePointAt(0)!.toString(16).padStart(6, '0')).join('');
+    const sorts: [string, (a: Grant, b: Grant) => number][] = [
+      ['sort=-deadline', orderBy(deadlineOf, true)],
+      ['sort=title', orderBy((g) => codePoints(titleSortKey(g.title)), false)],
+      ['sort=-updatedAt', orderBy((g) => at(g.updatedAt), true)],
+    ];
+    for (const [q, order] of sorts) {
+      it(`${q} gives every grant in that order (nulls last, ties by id)`, async function () {
+        const served = await everyPage(q);
+        expect(served.map((g) => g.id)).to.deep.equal([...catalog].sort(order).map((g) => g.id));
+      });
+    }
+
+    it('sort=relevance&search=grant is the default order of a search: the same grants as by deadline, in another order', async function () {
+      const ids = (grants: Grant[]) => grants.map((g) => g.id);
+      const relevance = ids(await everyPage('sort=relevance&search=grant'));
+      const plain = ids(await everyPage('search=grant'));
+      const byDeadline = ids(await everyPage('sort=deadline&search=grant'));
+      expect(relevance.length).to.be.above(1);
+      expect(relevance).to.deep.equal(plain);
+      expect(relevance).to.not.deep.equal(byDeadline);
+      expect([...relevance].sort()).to.deep.equal([...byDeadline].sort());
+    });
+
+    it('facets=eligibleProvinces,isRecurring counts the catalog\'s grants per value', async function () {
+      const res = ok(await get('facets=eligibleProvinces,isRecurring&limit=1'));
+      const counts = (values: (g: Grant) => string[]) => {
+        const tally = new Map<string, number>();
+        for (const g of catalog) for (const v of values(g)) tally.set(v, (tally.get(v) ?? 0) + 1);
+        return Object.fromEntries([...tally].map(([value, count]) => [value, count]));
+      };
+      const asObject = (list: { value: string; count: number }[]) => Object.fromEntries(list.map(({ value, count }) => [value, count]));
+      expect(asObject(res.body.facets.eligibleProvinces)).to.deep.equal(counts((g) => g.eligibleProvinces));
+      expect(asObject(res.body.facets.isRecurring)).to.deep.equal(counts((g) => (g.isRecurring === null ? [] : [String(g.isRecurring)])));
+    });
+
+    it('fields=title,deadline gives id, title and deadline of the same grants', async function () {
+      const res = ok(await get('fields=title,deadline&limit=10'));
+      const full = ok(await get('limit=10'));
+      expect(res.body.data).to.have.length(10);
+      expect(res.body.data).to.deep.equal(full.body.data.map((g: Grant) => ({ id: g.id, title: g.title, deadline: g.deadline })));
+    });
+
+    for (const q of ['fields=', 'facets=']) {
+      it(`${q} (an empty list) is no condition: the answer without it`, async function () {
+        const res = ok(await get(`${q}&limit=10`));
+        const plain = ok(await get('limit=10'));
+        expect(res.body.data).to.have.length(10);
+        expect(res.body.data).to.deep.equal(plain.body.data);
+        expect(res.body.pagination).to.deep.equal(plain.body.pagination);
+        expect(res.body).to.not.have.property('facets');
       });
     }
   });
@@ -126,8 +203,11 @@ describe('GET /grants: partner-search parameters', function () {
   });
 
   it('a date range that is one day (From and To the same date) is allowed: From is its first, To its last millisecond', async function () {
-    ok(await get('deadlineFrom=2026-06-01&deadlineTo=2026-06-01'));
-    ok(await get('deadlineFrom=2026-06-01T23:59:59.999Z&deadlineTo=2026-06-01'));
+    const dueThatDay = fixtureGrants().filter((g) => g.deadline?.startsWith('2026-02-23')).map((g) => g.id);
+    expect(dueThatDay, 'the bundled catalog has grants due on 2026-02-23').to.not.be.empty;
+    expect((await everyPage('deadlineFrom=2026-02-23&deadlineTo=2026-02-23')).map((g) => g.id).sort()).to.deep.equal(dueThatDay.sort());
+    expect(await everyPage('deadlineFrom=2026-02-23T23:59:59.999Z&deadlineTo=2026-02-23')).to.deep.equal([]);
+    expect(await everyPage('deadlineFrom=2026-02-22&deadlineTo=2026-02-22')).to.deep.equal([]);
     expectValidation(await get('deadlineFrom=2026-06-02T00:00:00Z&deadlineTo=2026-06-01', { invalidRequest: true }), ['deadlineFrom']);
   });
 

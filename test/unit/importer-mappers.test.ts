@@ -1,0 +1,250 @@
+// The importers' pure parts: days in a time zone, day patterns, amounts, the format guess, the
+// CSV mapping of one row and the Grants.gov mapping of one record.
+import { expect } from 'chai';
+import { dayIn, dayPattern, endOfDay, isoDay, startOfDay } from '../../indexer/dates.js';
+import { mapRow, parseAmount, planMapping } from '../../indexer/formats/csvMapping.js';
+import { guessFormat } from '../../indexer/formats/detect.js';
+import { bombReason, MAX_RATIO } from '../../indexer/formats/zip.js';
+import { cut, FORECAST, mapOpportunity, outranks, plainText, rankOf, SYNOPSIS, versionNumber } from '../../indexer/formats/grantsGov.js';
+import { withDayDeadline } from '../../indexer/importers.js';
+import { RejectionLog } from '../../indexer/validation.js';
+
+const text = (s: string) => Buffer.from(s);
+const fields = (record: Record<string, string | string[]>) => new Map(Object.entries(record).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
+
+describe('importers: dates', () => {
+  it('a date-only deadline is the last millisecond of the day in the zone, on both sides of a clock change', () => {
+    expect(endOfDay({ year: 2027, month: 1, day: 15 }, 'America/Toronto')).to.equal('2027-01-16T04:59:59.999Z'); // EST, UTC−5
+    expect(endOfDay({ year: 2027, month: 7, day: 15 }, 'America/Toronto')).to.equal('2027-07-16T03:59:59.999Z'); // EDT, UTC−4
+    expect(endOfDay({ year: 2027, month: 3, day: 14 }, 'America/Toronto')).to.equal('2027-03-15T03:59:59.999Z'); // the day clocks spring forward
+    expect(endOfDay({ year: 2027, month: 11, day: 7 }, 'America/Toronto')).to.equal('2027-11-08T04:59:59.999Z'); // the day they fall back
+    expect(endOfDay({ year: 2027, month: 1, day: 15 }, 'UTC')).to.equal('2027-01-15T23:59:59.999Z');
+    expect(endOfDay({ year: 2027, month: 1, day: 15 }, 'America/Vancouver')).to.equal('2027-01-16T07:59:59.999Z');
+    expect(startOfDay({ year: 2027, month: 1, day: 15 }, 'America/Toronto')).to.equal('2027-01-15T05:00:00.000Z');
+  });
+
+  it('reads ISO days and day patterns, refusing days that do not exist', () => {
+    expect(isoDay('2027-01-15')).to.deep.equal({ year: 2027, month: 1, day: 15 });
+    expect(isoDay('2027-02-30')).to.equal(null);
+    expect(isoDay('2027-01-15T10:00:00Z')).to.equal(null);
+    expect(dayIn('03152027', dayPattern('MMDDYYYY')!)).to.deep.equal({ year: 2027, month: 3, day: 15 });
+    expect(dayIn('15/03/2027', dayPattern('DD/MM/YYYY')!)).to.deep.equal({ year: 2027, month: 3, day: 15 });
+    expect(dayIn('3/5/2027', dayPattern('M/D/YYYY')!)).to.deep.equal({ year: 2027, month: 3, day: 5 });
+    expect(dayIn('02292027', dayPattern('MMDDYYYY')!)).to.equal(null);
+    expect(dayPattern('MM/YYYY')).to.equal(null);
+    expect(dayPattern('DD/DD/YYYY')).to.equal(null);
+  });
+
+  it('NDJSON and JSON: a date-only deadline becomes the end of that day; other records pass unchanged', () => {
+    const record = { number: 1, value: { id: 'a', deadline: '2027-01-15' } };
+    expect(withDayDeadline(record, 'America/Toronto').value).to.deep.equal({ id: 'a', deadline: '2027-01-16T04:59:59.999Z' });
+    const timed = { number: 1, value: { id: 'a', deadline: '2027-01-15T12:00:00Z' } };
+    expect(withDayDeadline(timed, 'America/Toronto')).to.equal(timed);
+    const broken = { number: 1, error: 'not valid JSON' };
+    expect(withDayDeadline(broken, 'UTC')).to.equal(broken);
+  });
+});
+
+describe('importers: amounts', () => {
+  const us = { decimal: '.', thousands: ',' } as const;
+  const fr = { decimal: ',', thousands: ' ' } as const;
+  it('reads amounts as spreadsheets write them', () => {
+    expect(parseAmount('$1,500.00', us)).to.equal(1500);
+    expect(parseAmount('1500', us)).to.equal(1500);
+    expect(parseAmount('CAD 250,000', us)).to.equal(250000);
+    expect(parseAmount('12.5', us)).to.equal(12.5);
+    expect(parseAmount('1 500,00 $', fr)).to.equal(1500);
+    expect(parseAmount('1\u00a0500,50\u00a0$', fr)).to.equal(1500.5);
+  });
+  it('refuses what is not an amount', () => {
+    expect(parseAmount('about 5k', us)).to.equal(null);
+    expect(parseAmount('1,50,0', us)).to.equal(null);
+    expect(parseAmount('', us)).to.equal(null);
+    expect(parseAmount('1.500,00', us)).to.equal(null);
+  });
+});
+
+describe('importers: the format guess', () => {
+  it('a zip is a Grants.gov extract, whatever its name', () => {
+    expect(guessFormat('x.csv', text('PK\u0003\u0004rest'), '')).to.include({ format: 'grants-gov', packing: 'zip' });
+  });
+  it('an extension decides, .gz looked through', () => {
+    expect(guessFormat('a.csv', text('id,title'), 'id,title')).to.include({ format: 'csv', reason: 'the extension .csv' });
+    expect(guessFormat('a.ndjson.gz', Buffer.from([0x1f, 0x8b, 8]), '{"id":1}')).to.include({ format: 'ndjson', packing: 'gzip' });
+    expect(guessFormat('extract.XML', text('<?xml'), '<?xml')).to.include({ format: 'grants-gov' });
+    expect(guessFormat('a.jsonl', text('{'), '{')).to.include({ format: 'ndjson' });
+  });
+  it('without a known extension, the first characters decide', () => {
+    expect(guessFormat(null, text(' [{"id"'), ' [{"id"')).to.include({ format: 'json', reason: 'the first characters' });
+    expect(guessFormat('data.txt', text('{"id"'), '{"id"')).to.include({ format: 'ndjson' });
+    expect(guessFormat('data', text('\uFEFF<Grants>'), '\uFEFF<Grants>')).to.include({ format: 'grants-gov' });
+    expect(guessFormat('data', text('Program,Name'), 'Program,Name')).to.include({ format: 'csv' });
+  });
+});
+
+describe('importers: the zip bomb guard', () => {
+  it('refuses an entry that inflates too far or too much, accepts an extract', () => {
+    expect(bombReason({ fileName: 'x.xml', compressedSize: 70e6, uncompressedSize: 1.1e9 })).to.equal(null);
+    expect(bombReason({ fileName: 'x.xml', compressedSize: 1000, uncompressedSize: 1000 * (MAX_RATIO + 1) })).to.match(/inflate \d+ times .* zip bomb/);
+    expect(bombReason({ fileName: 'x.xml', compressedSize: 1e9, uncompressedSize: 5 * 1024 ** 3 })).to.match(/more than the 4096\.0 MB allowed/);
+  });
+});
+
+describe('importers: a CSV row through its mapping', () => {
+  const plan = planMapping({
+    listSeparator: ';',
+    fields: {
+      id: 'ID',
+      title: 'Name',
+      funderType: { column: 'Kind', values: { Federal: 'FEDERAL_GRANT' } },
+      targetBeneficiaries: { column: 'Who', values: { 'Non-profit': 'NON_PROFIT', Anyone: null } },
+      amountMax: 'Max',
+      deadline: { column: 'Closes', dateFormat: 'DD/MM/YYYY', timeZone: 'America/Halifax' },
+      isRecurring: 'Again',
+      currency: { value: 'CAD' },
+    },
+  });
+  const row = (cells: Record<string, string>) => new Map(Object.entries({ ID: 'a-1', Name: 'A', Kind: 'Federal', Who: '', Max: '', Closes: '', Again: '', ...cells }));
+
+  it('maps columns, value maps (any case), lists, constants, amounts, days and booleans', () => {
+    const mapped = mapRow(row({ Who: 'non-profit; RESEARCHERS;Anyone', Max: '$2,000', Closes: '15/01/2027', Again: 'Yes' }), plan);
+    expect(mapped).to.deep.equal({
+      value: {
+        id: 'a-1',
+        title: 'A',
+        funderType: 'FEDERAL_GRANT',
+        targetBeneficiaries: ['NON_PROFIT', 'RESEARCHERS'],
+        amountMax: 2000,
+        deadline: '2027-01-16T03:59:59.999Z',
+        isRecurring: true,
+        currency: 'CAD',
+      },
+      problems: [],
+    });
+  });
+
+  it('source.name, source.id and source.url gather into source; all empty, it is null', () => {
+    const sourced = planMapping({ fields: { id: 'ID', 'source.name': { value: 'Sheet' }, 'source.id': 'Ref', 'source.url': 'Link' } });
+    expect(mapRow(new Map([['ID', 'a'], ['Ref', 'r-1'], ['Link', '']]), sourced).value).to.deep.equal({ id: 'a', source: { name: 'Sheet', id: 'r-1', url: null } });
+    const partial = planMapping({ fields: { id: 'ID', 'source.id': 'Ref' } });
+    expect(mapRow(new Map([['ID', 'a'], ['Ref', '']]), partial).value).to.deep.equal({ id: 'a', source: null });
+    expect(mapRow(new Map([['ID', 'a'], ['Ref', 'r-2']]), partial).value).to.deep.equal({ id: 'a', source: { name: null, id: 'r-2', url: null } });
+  });
+
+  it('empty cells are null (an empty list for a list)', () => {
+    const mapped = mapRow(row({}), plan);
+    expect(mapped.value).to.include({ amountMax: null, deadline: null, isRecurring: null });
+    expect(mapped.value?.targetBeneficiaries).to.deep.equal([]);
+  });
+
+  it('reports every cell it cannot read, naming the column and the value', () => {
+    const mapped = mapRow(row({ Kind: 'Provincial', Who: 'Non-profit;Aliens', Max: 'lots', Closes: '2027-01-15', Again: 'maybe' }), plan);
+    expect(mapped.value).to.equal(null);
+    expect(mapped.problems.map((p) => p.field)).to.deep.equal(['funderType', 'targetBeneficiaries', 'amountMax', 'deadline', 'isRecurring']);
+    expect(mapped.problems[0].reason).to.match(/^unknown value "Provincial" in column "Kind": not one of CORPORATE, FEDERAL_GRANT/);
+    expect(mapped.problems[0].reason).to.contain('"federal"');
+    expect(mapped.problems[2].reason).to.equal('"lots" in column "Max" is not a number');
+    expect(mapped.problems[3].reason).to.equal('"2027-01-15" is not a date in the mapping\'s format (DD/MM/YYYY) (column "Closes")');
+  });
+
+  it('a mapping that cannot work is refused whole, every problem named', () => {
+    expect(() => planMapping({ fields: { titel: 'Name', deadline: { column: 'C', dateFormat: 'YYYY', timeZone: 'Mars/Olympus' }, id: {} } })).to.throw(
+      /fields\.titel: is not a field of a grant.*fields\.deadline: dateFormat "YYYY" needs.*fields\.deadline\.timeZone: "Mars\/Olympus" is not a time zone.*fields\.id: needs either "column" or "value"/,
+    );
+    expect(() => planMapping({ fields: {} })).to.throw(/the mapping is not valid/);
+    expect(() => planMapping({ columns: {} })).to.throw(/must have required property 'fields'/);
+  });
+});
+
+describe('importers: a Grants.gov record', () => {
+  const synopsis = {
+    OpportunityID: '42',
+    OpportunityTitle: 'Title',
+    AgencyName: 'Agency',
+    FundingInstrumentType: ['PC', 'CA'],
+    EligibleApplicants: ['12', '23'],
+    PostDate: '01052027',
+    CloseDate: '03152027',
+    LastUpdatedDate: '01062027',
+    AwardFloor: '0',
+    AwardCeiling: '',
+    Description: '<p>A &amp; B</p><p>Second&nbsp;para</p>',
+    Version: 'Synopsis 2',
+  };
+
+  it('maps a synopsis: id, dates in US Eastern, codes, empty and zero amounts as null, HTML as text, the opportunity page', () => {
+    const mapped = mapOpportunity(SYNOPSIS, fields(synopsis));
+    expect(mapped.problems).to.deep.equal([]);
+    expect(mapped.value).to.deep.include({
+      id: 'grants-gov-42',
+      funder: 'Agency',
+      funderType: 'FEDERAL_GRANT',
+      fundingType: 'GRANT',
+      amountMin: null,
+      amountMax: null,
+      currency: 'USD',
+      deadline: '2027-03-16T03:59:59.000Z',
+      applicationUrl: 'https://www.grants.gov/search-results-detail/42',
+      eligibleProvinces: [],
+      targetBeneficiaries: ['CHARITIES', 'NON_PROFIT', 'SMALL_BUSINESS', 'STARTUPS'],
+      createdAt: '2027-01-05T05:00:00.000Z',
+      updatedAt: '2027-01-06T05:00:00.000Z',
+      description: 'A & B\n\nSecond\u00a0para',
+      source: { name: 'Grants.gov', id: '42', url: 'https://www.grants.gov/search-results-detail/42' },
+    });
+  });
+
+  it('a forecast: its estimated close date as the deadline, its expected posting said in the description', () => {
+    const forecast = { ...synopsis, CloseDate: '', EstimatedSynopsisPostDate: '02012027', EstimatedSynopsisCloseDate: '05032027', FiscalYear: '2027', Description: 'Soon.' };
+    const mapped = mapOpportunity(FORECAST, fields(forecast));
+    expect(mapped.value).to.include({ deadline: '2027-05-04T03:59:59.000Z' });
+    expect(mapped.value?.description).to.equal('Soon.\n\nForecast: the opportunity is expected to be posted on 2027-02-01 (fiscal year 2027).');
+  });
+
+  it('reports what it cannot map: unknown codes, a procurement contract alone, bad dates, a missing title', () => {
+    const mapped = mapOpportunity(SYNOPSIS, fields({ ...synopsis, OpportunityTitle: '', EligibleApplicants: ['12', '77'], FundingInstrumentType: 'PC', CloseDate: '2027-03-15' }));
+    expect(mapped.value).to.equal(null);
+    expect(mapped.problems).to.deep.equal([
+      { field: 'OpportunityTitle', reason: 'is missing' },
+      { field: 'FundingInstrumentType', reason: 'only a procurement contract (PC): a purchase, not funding the catalog lists' },
+      { field: 'EligibleApplicants', reason: 'unknown code "77" (known: 00, 01, 02, 04, 05, 06, 07, 08, 11, 12, 13, 20, 21, 22, 23, 25, 99)' },
+      { field: 'CloseDate', reason: '"2027-03-15" is not a date as MMDDYYYY' },
+    ]);
+    expect(mapOpportunity(SYNOPSIS, fields({ ...synopsis, FundingInstrumentType: 'X' })).problems[0].reason).to.match(/^unknown code "X"/);
+  });
+
+  it('a floor above the ceiling keeps the ceiling; a link that is not http(s) gives way to the opportunity page', () => {
+    const mapped = mapOpportunity(SYNOPSIS, fields({ ...synopsis, AwardFloor: '500', AwardCeiling: '100', AdditionalInformationURL: 'javascript:alert(1)' }));
+    expect(mapped.value).to.include({ amountMin: null, amountMax: 100, applicationUrl: 'https://www.grants.gov/search-results-detail/42' });
+  });
+
+  it('the latest version wins: a synopsis over a forecast, then the higher Version, then the later update', () => {
+    const forecast = rankOf(FORECAST, fields({ Version: 'Forecast 9', LastUpdatedDate: '12312030' }));
+    const synopsis1 = rankOf(SYNOPSIS, fields({ Version: 'Synopsis 1', LastUpdatedDate: '01012027' }));
+    const synopsis2 = rankOf(SYNOPSIS, fields({ Version: 'Synopsis 2', LastUpdatedDate: '01012026' }));
+    expect(outranks(synopsis1, forecast)).to.equal(true);
+    expect(outranks(forecast, synopsis1)).to.equal(false);
+    expect(outranks(synopsis2, synopsis1)).to.equal(true);
+    expect(outranks(synopsis1, synopsis2)).to.equal(false);
+    expect(versionNumber('Synopsis 12')).to.equal(12);
+    expect(versionNumber(undefined)).to.equal(0);
+  });
+
+  it('text helpers: HTML to plain text, cutting at a word', () => {
+    expect(plainText('<ul><li>One</li><li>Two &lt;3</li></ul><script>x</script>')).to.equal('* One\n * Two <3');
+    expect(cut('alpha beta gamma', 12)).to.equal('alpha beta…');
+    expect(cut('short', 12)).to.equal('short');
+  });
+});
+
+describe('importers: the rejection report', () => {
+  it('shows the control characters of a source as escapes: a record cannot rewrite the terminal or forge a report line', () => {
+    const lines: string[] = [];
+    const sunk: unknown[] = [];
+    const log = new RejectionLog((line) => lines.push(line), (rejection) => sunk.push(rejection));
+    log.reject({ number: 7, where: 'line 8', id: 'x\u001b[2J', problems: [{ field: 'funderType', reason: 'unknown value "\u001b[31mred\nrejected record 1: forged"' }] });
+    expect(lines).to.deep.equal(['rejected record 7 (line 8, id "x\\u001b[2J"): funderType: unknown value "\\u001b[31mred\\u000arejected record 1: forged"']);
+    expect(sunk).to.have.length(1);
+    expect(log.count).to.equal(1);
+  });
+});

@@ -1,0 +1,239 @@
+// Typo tolerance's parts on their own: the typo rule and its distance (grants/typos.ts), the
+// embedded engine's dictionary walk against a scan of every word (index/wordDictionary.ts), the
+// suggestion's respelling, and the in-memory scores of terms with alternatives against FTS5's own
+// bm25 of the same OR expression, typo ranks added the same way on both paths.
+import { expect } from 'chai';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { generateGrants, Random } from '../../fixtures/generate.js';
+import { parseSearch, searchWords } from '../../src/grants/searchSyntax.js';
+import {
+  keptNeighbours,
+  MAX_TYPO_VARIANTS,
+  MAX_TYPO_WORDS,
+  respelledSearch,
+  searchText,
+  typoBudget,
+  typoDistance,
+  typosWithin,
+  typoWords,
+  withTypoAlternatives,
+} from '../../src/grants/typos.js';
+import { WordDictionary } from '../../src/search/sqlite/index/wordDictionary.js';
+import { scoreTerms, TYPO_RANK_STEP } from '../../src/search/sqlite/query/bm25.js';
+import { QueryTerms } from '../../src/search/sqlite/query/queryTerms.js';
+import { TextIndex } from '../../src/search/sqlite/index/textIndex.js';
+import { CatalogColumns } from '../../src/search/sqlite/index/columns.js';
+import { BM25_WEIGHTS } from '../../src/search/sqlite/index/postings.js';
+import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
+import { analysesOf, TextHitFinder, wordTerms } from '../../src/search/sqlite/query/textSearch.js';
+import { ENGLISH_COLUMNS, FRENCH_COLUMNS, frenchSearchTerm, TEXT_COLUMNS } from '../../src/search/sqlite/storage/textColumns.js';
+import { openCatalog } from '../../src/search/sqlite/storage/catalogFile.js';
+import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
+import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
+import { parseQueryString } from '../../src/http/parameters/queryParams.js';
+import { fixtureGrants, tempDir } from '../support/api.js';
+import { reindexGrants } from '../support/catalog.js';
+
+describe('typo rule', () => {
+  it('allows no typo under 5 letters, 1 from 5 to 8, 2 from 9, none with a digit', () => {
+    expect(['farm', 'grain', 'farming', 'brodband', 'agricultre', 'covid19', '2025', 'élève'].map(typoBudget)).to.deep.equal([0, 1, 1, 1, 2, 0, 0, 1]);
+  });
+
+  it('counts an adjacent transposition as one edit (optimal string alignment)', () => {
+    expect(typoDistance('famring', 'farming')).to.equal(1);
+    expect(typoDistance('brodband', 'broadband')).to.equal(1);
+    expect(typoDistance('agricultre', 'agriculture')).to.equal(1);
+    expect(typoDistance('agrycultre', 'agriculture')).to.equal(2);
+    expect(typoDistance('ca', 'abc')).to.equal(3); // OSA, not unrestricted Damerau–Levenshtein (2)
+    expect(typoDistance('kitten', 'sitting')).to.equal(3);
+    expect(typoDistance('kitten', 'sitting', 1)).to.equal(2); // bounded: anything above max is max + 1
+  });
+
+  it('keeps the first letter, the budget, and never the word itself', () => {
+    expect(typosWithin('varming', 'farming')).to.equal(null);
+    expect(typosWithin('famring', 'farming')).to.equal(1);
+    expect(typosWithin('brodbamd', 'broadband')).to.equal(null); // 8 letters: 1 typo, this needs 2
+    expect(typosWithin('agrycultre', 'agriculture')).to.equal(2);
+    expect(typosWithin('ferm', 'farm')).to.equal(null);
+    expect(typosWithin('farming', 'farming')).to.equal(null);
+  });
+
+  it('keeps the closest neighbours, the most frequent first, at most MAX_TYPO_VARIANTS', () => {
+    const found = [
+      { word: 'farmings', docs: 1 }, // 2 typos: more than 6 letters allow
+      { word: 'farming', docs: 3 },
+      { word: 'harming', docs: 99 }, // another first letter
+      { word: 'farmink', docs: 10 },
+      { word: 'farmina', docs: 10 },
+      { word: 'farmin', docs: 1000 }, // the word itself
+    ];
+    expect(keptNeighbours('farmin', found).map((n) => n.word)).to.deep.equal(['farmina', 'farmink', 'farming']);
+    const many = Array.from({ length: 200 }, (_, i) => ({ word: `abcde${String.fromCharCode(97 + (i % 26))}`, docs: i }));
+    expect(keptNeighbours('abcdef', many)).to.have.length.at.most(MAX_TYPO_VARIANTS);
+  });
+
+  it('never gives a quoted word, a phrase, an excluded word or a number typos', () => {
+    expect(typoWords(parseSearch('"brodband" "rural brodband" -brodband 20255 covid19 brodband'))).to.deep.equal(['brodband']);
+    const derived = withTypoAlternatives(parseSearch('"brodband" brodband'), new Map([['brodband', [{ word: 'broadband', typos: 1, docs: 2 }]]]));
+    expect(derived.clauses[0].must.map((t) => t.alternatives?.length ?? 0)).to.deep.equal([0, 1]);
+  });
+
+  it('gives typos to the first MAX_TYPO_WORDS words that may carry them', () => {
+    const words = Array.from({ length: 15 }, (_, i) => `word${String.fromCharCode(97 + i)}x`);
+    expect(typoWords(parseSearch(words.join(' ')))).to.deep.equal(words.slice(0, MAX_TYPO_WORDS));
+  });
+
+  it('respells unknown and rare words by their closest neighbour, the most frequent on ties', () => {
+    const neighbours = new Map([
+      ['brodband', [{ word: 'broadband', typos: 1, docs: 5 }, { word: 'brodbands', typos: 1, docs: 9 }]],
+      ['internet', [{ word: 'internal', typos: 1, docs: 40 }]],
+    ]);
+    const docs = new Map([
+      ['brodband', 0],
+      ['internet', 12],
+    ]);
+    const respelled = respelledSearch(parseSearch('brodband internet -loan'), neighbours, docs);
+    expect(respelled && searchText(respelled)).to.equal('brodbands internet -loan');
+    expect(respelledSearch(parseSearch('internet'), neighbours, docs)).to.equal(null);
+    expect(searchText(parseSearch('"clean tech" a OR b -"x y" "solo"'))).to.equal('"clean tech" a OR b "solo" -"x y"');
+  });
+});
+
+describe('word dictionary walk', () => {
+  const random = new Random(38);
+  const letters = 'abcde';
+  const word = (length: number) => Array.from({ length }, () => letters[Math.floor(random.float() * letters.length)]).join('');
+  const entries = new Map<string, number>();
+  for (let i = 0; i < 4000; i++) entries.set(word(3 + Math.floor(random.float() * 8)), 1 + Math.floor(random.float() * 20));
+  const dictionary = WordDictionary.of([...entries]);
+
+  it('finds exactly the words a scan of every word finds, for distances 1 and 2', () => {
+    for (let i = 0; i < 200; i++) {
+      const query = word(3 + Math.floor(random.float() * 8));
+      for (const max of [1, 2]) {
+        const scan = [...entries.keys()].filter((w) => w !== query && w[0] === query[0] && typoDistance(query, w, max) <= max).sort();
+        const walked = dictionary.neighbours(query, max);
+        expect(walked.map((n) => n.word).sort(), `${query} within ${max}`).to.deep.equal(scan);
+        for (const n of walked) {
+          expect(n.typos).to.equal(typoDistance(query, n.word));
+          expect(n.docs).to.equal(entries.get(n.word));
+        }
+      }
+    }
+  });
+
+  it('visits only the prefixes within the bound: far faster than a scan of every word', () => {
+    // Catalog-like words (realistic generated text), each with four respellings: over 50,000 words.
+    const base = [...new Set([...generateGrants(1500, 3, 'realistic')].flatMap((g) => searchWords(`${g.title} ${g.description ?? ''}`).map((w) => w.toLowerCase())))];
+    const all = new Map<string, number>();
+    for (const w of base) {
+      all.set(w, 1);
+      for (let k = 0; k < 4; k++) {
+        const at = 1 + Math.floor(random.float() * (w.length - 1));
+        all.set(w.slice(0, at) + 'abcdefghijklmnopqrstuvwxyz'[Math.floor(random.float() * 26)] + w.slice(at + (k % 2)), 1);
+      }
+    }
+    const big = WordDictionary.of([...all]);
+    expect(big.words.length).to.be.above(50_000);
+    const queries = base.filter((w) => w.length >= 9).slice(0, 40);
+    const time = (work: () => void) => {
+      const started = performance.now();
+      work();
+      return performance.now() - started;
+    };
+    const walked = time(() => queries.forEach((q) => big.neighbours(q, 2)));
+    const scanned = time(() => queries.forEach((q) => big.words.filter((w) => w[0] === q[0] && typoDistance(q, w, 2) <= 2)));
+    expect(walked * 5, `walk ${walked.toFixed(1)} ms, scan ${scanned.toFixed(1)} ms for ${queries.length} words`).to.be.below(scanned);
+  });
+
+  it('reads how many grants hold each word', () => {
+    for (const [w, docs] of [...entries].slice(0, 50)) expect(dictionary.docsOf(w)).to.equal(docs);
+    expect(dictionary.docsOf('zzzz')).to.equal(0);
+  });
+});
+
+describe('word dictionary of a catalog written before it', () => {
+  const dir = tempDir();
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is filled from the text table when the catalog is opened: every field but the labels, the French ones too', async () => {
+    const file = path.join(dir, 'catalog.sqlite');
+    const [first] = fixtureGrants();
+    const writer = SqliteCatalogWriter.open(file);
+    await reindexGrants(writer, [{ ...first, titleFr: 'Fonds de déneigement', descriptionFr: 'Aide au déglaçage.' }]);
+    await writer.close();
+    const before = openCatalog(file);
+    const written = WordDictionary.load(before);
+    before.exec('DROP TABLE grants_words');
+    before.close();
+    const db = openCatalog(file);
+    try {
+      const filled = WordDictionary.load(db);
+      for (const word of ['deneigement', 'deglacage', ...searchWords(first.title).map((w) => w.toLowerCase())]) {
+        expect(filled.docsOf(word), word).to.equal(1);
+        expect(written.docsOf(word), word).to.equal(1);
+      }
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('terms with alternatives: in-memory scores are FTS5 scores', function () {
+  this.timeout(60_000);
+  const dir = tempDir();
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const queryTerms = new QueryTerms();
+  after(() => queryTerms.close());
+
+  it('the same hits and bit-identical scores, typo ranks added the same way on both paths', async () => {
+    const file = path.join(dir, 'catalog.sqlite');
+    const grants = [...generateGrants(800, 7, 'realistic')];
+    const writer = SqliteCatalogWriter.open(file);
+    await reindexGrants(writer, grants);
+    await writer.close();
+    const db = openCatalog(file);
+    try {
+      db.exec('BEGIN');
+      const columns = CatalogColumns.load(db);
+      const index = TextIndex.load(db, columns);
+      const dictionary = WordDictionary.load(db);
+      const vocabulary = [...new Set(grants.flatMap((g) => searchWords(`${g.title} ${g.description ?? ''} ${g.titleFr ?? ''} ${g.descriptionFr ?? ''}`).map((w) => w.toLowerCase())))].filter((w) => typoBudget(w) > 0);
+      const finder = new TextHitFinder(db);
+      let compared = 0;
+      for (const word of vocabulary.slice(0, 120)) {
+        const near = keptNeighbours(word, dictionary.neighbours(word, typoBudget(word)));
+        if (near.length === 0) continue;
+        const other = vocabulary[(compared * 31) % vocabulary.length];
+        const query = { ...parseGrantQuery(parseQueryString(`search=${encodeURIComponent(`${word} ${other}`)}&typos=auto`)) };
+        const derived = { ...query, search: withTypoAlternatives(query.search!, new Map([[word, near], [other, keptNeighbours(other, dictionary.neighbours(other, typoBudget(other)))]])) };
+        // Only searches the in-memory path answers compare two paths (each word and alternative one term in each analysis).
+        if (wordTerms(derived, queryTerms) === null) continue;
+        const fts = finder.find(columns, derived, null).text!.scored!;
+        const memory = finder.find(columns, derived, { terms: queryTerms, index: () => index }).text!.scored!;
+        expect(Array.from(memory.positions), word).to.deep.equal(Array.from(fts.positions).sort((a, b) => a - b));
+        const ftsByPosition = new Map(Array.from(fts.positions, (p, i) => [p, fts.scores[i]]));
+        memory.positions.forEach((p, i) => expect(memory.scores[i], `${word} ${other} at ${p}`).to.equal(ftsByPosition.get(p)));
+        compared += 1;
+      }
+      expect(compared).to.be.at.least(20);
+      // A grant needing a typo scores TYPO_RANK_STEP above any exact one.
+      const phrases = [{ postings: ['grant', 'grants'].map((word) => index.word(analysesOf(word, queryTerms)!)), typos: [0, 1] }];
+      const scored = scoreTerms(phrases, index.stats);
+      expect(Math.max(...scored.scores)).to.be.below(TYPO_RANK_STEP / 2);
+      // Each word of a term in either analysis, its own word first, then each alternative.
+      const english = `{${ENGLISH_COLUMNS.join(' ')}}`;
+      const french = `{${FRENCH_COLUMNS.join(' ')}}`;
+      const either = (word: string) => `${english} : "${word}" OR ${french} : "${frenchSearchTerm(word)}"`;
+      expect(ftsMatchExpression(derivedExample())).to.equal(`(${either('brodband')} OR ${either('broadband')}) AND (${either('rural')})`);
+      expect(BM25_WEIGHTS).to.have.length(TEXT_COLUMNS.length);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+function derivedExample() {
+  return withTypoAlternatives(parseSearch('brodband rural'), new Map([['brodband', [{ word: 'broadband', typos: 1, docs: 1 }]]]));
+}
