@@ -95,8 +95,9 @@ const plainWord = (term: SearchTerm): boolean => term.words.length === 1 && term
 
 /**
  * A clause's terms with synonyms: from left to right, the longest run of plain words the list
- * names becomes one term, its words (a phrase when several) with the other spellings as
- * alternatives; words the list does not name stay as they are. Exclusions stay as typed.
+ * names becomes one term, its words (several: `loose`, each matching anywhere as before) with the
+ * other spellings as alternatives; words the list does not name stay as they are. Exclusions stay
+ * as typed.
  */
 function clauseWithSynonyms(clause: SearchClause, rules: SynonymRules): SearchClause {
   const must: SearchTerm[] = [];
@@ -115,7 +116,9 @@ function clauseWithSynonyms(clause: SearchClause, rules: SynonymRules): SearchCl
       continue;
     }
     const words = terms.slice(i, i + found.length).map((term) => term.words[0]);
-    must.push({ words, alternatives: found.alternatives.slice(0, MAX_SYNONYM_ALTERNATIVES).map((alternative) => ({ words: [...alternative], typos: 0 })) });
+    const alternatives = found.alternatives.slice(0, MAX_SYNONYM_ALTERNATIVES).map((alternative) => ({ words: [...alternative], typos: 0 }));
+    // The words as typed still match as they did apart (anywhere, in any order): results only grow.
+    must.push(words.length > 1 ? { words, loose: true, alternatives } : { words, alternatives });
     i += found.length;
   }
   return { must, not: clause.not };

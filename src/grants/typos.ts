@@ -185,7 +185,7 @@ export function respelledSearch(search: ParsedSearch, neighbours: ReadonlyMap<st
 
 /** Search text that parses (searchSyntax.ts) back into `search`: terms space-separated, phrases quoted, exclusions with a minus, clauses joined by OR. */
 export function searchText(search: ParsedSearch): string {
-  const termText = (term: SearchTerm) => (term.words.length === 1 && term.exact !== true ? term.words[0] : `"${term.words.join(' ')}"`);
+  const termText = (term: SearchTerm) => ((term.words.length === 1 && term.exact !== true) || term.loose === true ? term.words.join(' ') : `"${term.words.join(' ')}"`);
   return search.clauses
     .map((clause) => [...clause.must.map(termText), ...clause.not.map((term) => `-${termText(term)}`)].join(' '))
     .join(' OR ');

@@ -72,7 +72,7 @@ describe('synonyms: a search given them', () => {
       ['time', []],
       ['home buyer', ['homebuyer']],
     ]);
-    expect(withSynonyms(parseSearch('R&D tax credit'), rules).clauses[0].must[0]).to.deep.equal({ words: ['R', 'D'], alternatives: [{ words: ['research', 'and', 'development'], typos: 0 }] });
+    expect(withSynonyms(parseSearch('R&D tax credit'), rules).clauses[0].must[0]).to.deep.equal({ words: ['R', 'D'], loose: true, alternatives: [{ words: ['research', 'and', 'development'], typos: 0 }] });
   });
 
   it('a quoted word or phrase, an exclusion, and a search the list does not name stay as typed', () => {

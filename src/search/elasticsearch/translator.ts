@@ -123,8 +123,12 @@ const wordQuery = (word: string) =>
     { multi_match: { query: word, fields: [...FRENCH_TEXT_FIELDS], type: 'cross_fields', operator: 'and' } },
   );
 
-/** A term's own words: a single word or a phrase, in either analysis. */
-const ownWordsQuery = (term: SearchTerm) => (term.words.length === 1 ? wordQuery(term.words[0]) : phraseQuery(term));
+/**
+ * A term's own words: a single word or a phrase, in either analysis; words a synonym joined
+ * (`loose`) each in either analysis, all of them.
+ */
+const ownWordsQuery = (term: SearchTerm) =>
+  term.words.length === 1 ? wordQuery(term.words[0]) : term.loose === true ? { bool: { must: term.words.map(wordQuery) } } : phraseQuery(term);
 
 const alternativesOf = (term: SearchTerm) => term.alternatives ?? [];
 
@@ -132,7 +136,7 @@ const alternativesOf = (term: SearchTerm) => term.alternatives ?? [];
 const anyOf = (terms: readonly SearchTerm[]) => ({ bool: { should: terms.map(ownWordsQuery), minimum_should_match: 1 } });
 
 /** A term with alternatives (grants/typos.ts): its own word or any alternative's, each in either analysis. */
-const alternativesQuery = (term: SearchTerm) => anyOf([{ words: term.words }, ...alternativesOf(term).map((a) => ({ words: a.words }))]);
+const alternativesQuery = (term: SearchTerm) => anyOf([{ words: term.words, ...(term.loose === true && { loose: true as const }) }, ...alternativesOf(term).map((a) => ({ words: a.words }))]);
 
 /** A term: its own words, or with alternatives any of them. */
 const termQuery = (term: SearchTerm) => (alternativesOf(term).length > 0 ? alternativesQuery(term) : ownWordsQuery(term));
