@@ -93,6 +93,18 @@ describe('GET /grants: matching and synonyms [sqlite]', function () {
       expect(other.status).to.equal(400);
     });
 
+    it('a 200-character search of common words relaxes within the search budget', async () => {
+      const words = 'funding program grant community support business energy health research innovation training youth rural housing arts clean water export'.split(' ');
+      let text = '';
+      for (let i = 0; text.length + words[i % words.length].length + 1 <= 200; i++) text += `${words[i % words.length]} `;
+      for (const mode of ['last', 'frequency']) {
+        const started = performance.now();
+        const res = ok(await get(text.trim(), `&matching=${mode}&typos=auto&limit=5`));
+        expect(performance.now() - started, `${mode} ms`).to.be.below(2000);
+        expect(res.body.pagination.total).to.be.above(0);
+      }
+    });
+
     it('an unknown value is a 400 listing the allowed ones', async () => {
       const [detail] = expectValidation(await get('zorblax', '&matching=some', true), ['matching']);
       expect(detail.message).to.equal('"some" is not one of all, last, frequency');
