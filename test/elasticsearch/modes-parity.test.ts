@@ -24,7 +24,7 @@ const idsOf = (res: TestResponse): string[] => ok(res).body.data.map((g: { id: s
 /** The shipped synonyms, which the APIs under test read. */
 const rules = loadSynonyms(`${REPO_ROOT}/mappings/synonyms.txt`);
 
-const MODES = ['matching=all', 'matching=last', 'matching=frequency', 'synonyms=false', 'synonyms=false&matching=last', 'matching=frequency&sort=title'];
+const MODES = ['matching=all', 'matching=last', 'matching=frequency', 'synonyms=false', 'synonyms=false&matching=last', 'matching=frequency&sort=title', 'typos=auto&matching=frequency', 'typos=auto&matching=last'];
 
 describeWithElasticsearch('matching and synonyms: both engines alike', function () {
   this.timeout(180_000);
@@ -73,7 +73,7 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
     const mode = /matching=(last|frequency)/.exec(more)?.[1] as 'last' | 'frequency' | undefined;
     if (mode === undefined) return ids.map(() => 0);
     const off = more.includes('synonyms=false');
-    const synonyms = off ? '&synonyms=false' : '';
+    const synonyms = (off ? '&synonyms=false' : '') + (more.includes('typos=auto') ? '&typos=auto' : '');
     const parsed = off ? parseSearch(text) : withSynonyms(parseSearch(text), rules);
     const counts = await Promise.all(
       relaxableTerms(parsed).map((terms) =>

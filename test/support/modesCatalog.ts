@@ -87,4 +87,6 @@ export const MODE_SEARCHES = [
   'clean energy innovation program',
   'indigenous youth skills training',
   'rural broadband internet access',
+  'zorblaks quintorp velmish',
+  'electric vehicle chargng stations',
 ];
