@@ -255,10 +255,10 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
     await indexer(['reindex'], [ontario('g-1'), capacity('g-2', 'Capacity for charities'), capacity('g-3', 'Capacity for artists')]);
     api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
     const alerts: Record<string, Record<string, unknown>> = {
-      // "capacity" in 3 grants, "zorblax" in none: last keeps capacity, frequency keeps zorblax.
-      last: { search: 'capacity zorblax', matching: 'last' },
-      frequency: { search: 'capacity zorblax', matching: 'frequency' },
-      all: { search: 'capacity zorblax' },
+      // "capacity" in every grant of the change, "artists" in one: last keeps capacity, frequency keeps artists.
+      last: { search: 'capacity artists', matching: 'last' },
+      frequency: { search: 'capacity artists', matching: 'frequency' },
+      all: { search: 'capacity artists' },
       synonyms: { search: 'nonprofit' },
       literal: { search: 'nonprofit', synonyms: false },
     };
@@ -279,8 +279,8 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
     expect(got.map((e) => `${ids[e.data.alert.id]} ${e.type} ${e.data.grant.id}`).sort()).to.deep.equal(['last grant.matched g-4', 'synonyms grant.matched g-4']);
     // GET /grants says the same.
     const found = async (query: string) => (await api!.request(`${API_PREFIX}/grants?${query}&fields=id`)).body.data.map((g: { id: string }) => g.id);
-    expect(await found('search=capacity+zorblax&matching=last')).to.include('g-4');
-    expect(await found('search=capacity+zorblax&matching=frequency')).to.deep.equal([]);
+    expect(await found('search=capacity+artists&matching=last')).to.include('g-4');
+    expect(await found('search=capacity+artists&matching=frequency')).to.deep.equal(['g-3']);
     expect(await found('search=nonprofit')).to.deep.equal(['g-4']);
     expect(await found('search=nonprofit&synonyms=false')).to.deep.equal([]);
   });
