@@ -8,7 +8,7 @@
 // alert events lost or duplicated. One module for both runs: `npm run chaos` (test/chaos/run.ts,
 // the issue's durations) and the CI variant (test/fleet/chaos.test.ts, shorter faults).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
@@ -45,7 +45,11 @@ export interface ChaosParams {
   /** Load with no fault at the start, and load after each recovery before the next fault. */
   baselineMs: number;
   settleMs: number;
-  /** The longest wait for a recovery, and for the alerts to drain at the end. */
+  /**
+   * The longest wait for a recovery, counted from when what the fault stopped is back (the
+   * restarted service answering, the restarted instance listening), and for the alerts to drain
+   * at the end.
+   */
   recoveryTimeoutMs: number;
   drainTimeoutMs: number;
   /** A catalog sync (new and changed grants) every so often. */
@@ -152,6 +156,8 @@ export interface ChaosReport {
   unexpectedExits: string[];
   /** The instances' warnings and errors (pino level 40 and up), by phase and message. */
   instanceLog: { phase: string; level: number; msg: string; count: number }[];
+  /** Where every instance's whole output (stdout and stderr) was kept; null when it could not be written. */
+  logDir: string | null;
   durationMs: number;
 }
 
@@ -215,6 +221,7 @@ export function formatReport(report: ChaosReport): string {
     lines.push('', 'Warnings and errors the instances logged:');
     for (const e of report.instanceLog) lines.push(`- ${e.phase}: ${e.level >= 50 ? 'error' : 'warn'} "${e.msg}" x${e.count}`);
   }
+  if (report.logDir !== null) lines.push('', `The instances' logs: ${report.logDir}`);
   return lines.join('\n');
 }
 
@@ -444,6 +451,12 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
   let syncLoop: Promise<void> = Promise.resolve();
   let stopSync = true;
   let races: ReturnType<typeof startRaces> | null = null;
+  // Every instance's output, kept after the run (the work directory is not) for whoever reads a failure.
+  let logDir: string | null | undefined;
+  const keepLogs = (): string | null => {
+    if (logDir === undefined) logDir = writeInstanceLogs(startedAt, launched);
+    return logDir;
+  };
 
   try {
     log('starting a private PostgreSQL, Redis and Elasticsearch');
@@ -638,9 +651,12 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
       }
     };
     const probeRoute = ROUTES[1];
-    /** Waits until every instance is in the balancer, ready, and answers a probe with 200; ms from `since`, or -1. */
-    const recovered = async (since: number): Promise<number> => {
-      const deadline = since + params.recoveryTimeoutMs;
+    /**
+     * Waits until every instance is in the balancer, ready, and answers a probe with 200; ms from
+     * `since`, or -1 when that has not happened recoveryTimeoutMs after `back`.
+     */
+    const recovered = async (since: number, back: number): Promise<number> => {
+      const deadline = back + params.recoveryTimeoutMs;
       while (Date.now() < deadline) {
         if (balancer.live.size === fleet.length) {
           const ready = await Promise.all(fleet.map(readyz));
@@ -653,15 +669,24 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
       }
       return -1;
     };
-    const runPhase = async (name: string, fault: (() => Promise<number>) | null, holdMs: number): Promise<void> => {
+    /**
+     * A fault returns when it ended (the recovery is timed from then) and when what it stopped was
+     * back: the restarted service answering, or the restarted instance listening; the end itself
+     * for a fault that restarts nothing. The wait for the recovery counts from `back`: a restart
+     * has its own bound (an instance's listening line within 60 s, a node's start within
+     * startPrivateElasticsearch's), and a node slow to start on a loaded machine is not taken for
+     * an API that does not recover.
+     */
+    type Fault = () => Promise<{ end: number; back: number }>;
+    const runPhase = async (name: string, fault: Fault | null, holdMs: number): Promise<void> => {
       phase = name;
       phaseStarts.push({ name, at: Date.now() });
       log(`phase ${name}`);
       let recoveryMs: number | null = null;
       if (fault === null) await sleep(holdMs);
       else {
-        const faultEnd = await fault();
-        recoveryMs = await recovered(faultEnd);
+        const { end, back } = await fault();
+        recoveryMs = await recovered(end, back);
         log(`  recovered in ${seconds(recoveryMs)} s`);
         await sleep(holdMs);
       }
@@ -694,18 +719,19 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         const restarted = await launchInstance(victim.name, victim.dataDir);
         fleet[fleet.indexOf(victim)] = restarted;
         balancer.add(restarted);
-        return killedAt;
+        return { end: killedAt, back: Date.now() };
       },
       params.settleMs,
     );
 
-    const outage = (stop: () => Promise<void> | void, start: () => Promise<void> | void) => async () => {
+    const outage = (stop: () => Promise<void> | void, start: () => Promise<void> | void): Fault => async () => {
       await stop();
       await sleep(params.faultMs);
       const end = Date.now();
       await start();
-      notes.set(phase, `the service answered again ${((Date.now() - end) / 1000).toFixed(1)} s after the fault ended`);
-      return end;
+      const back = Date.now();
+      notes.set(phase, `the service answered again ${((back - end) / 1000).toFixed(1)} s after the fault ended`);
+      return { end, back };
     };
     await runPhase('2. PostgreSQL stopped', outage(() => pgs.stop('SIGINT'), () => pgs.start()), params.settleMs);
     await runPhase('3. PostgreSQL hung (SIGSTOP)', outage(() => pgs.pause(), () => pgs.resume()), params.settleMs);
@@ -718,7 +744,8 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         factor = params.burstFactor;
         await sleep(params.burstMs);
         factor = 1;
-        return Date.now();
+        const end = Date.now();
+        return { end, back: end };
       },
       params.settleMs,
     );
@@ -729,7 +756,8 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         await sleep(params.slowLorisMs);
         notes.set(`7. ${params.slowLoris} slow-loris connections`, `${loris.opened()} opened, ${loris.closedByServer()} closed by the server within ${params.slowLorisMs / 1000} s`);
         loris.stop();
-        return Date.now();
+        const end = Date.now();
+        return { end, back: end };
       },
       params.settleMs,
     );
@@ -826,6 +854,31 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     }
     const duplicatedDetail = [...byEvent.entries()].filter(([, ids]) => ids.size > 1).map(([key, ids]) => `${key} under ${[...ids].join(', ')}`);
 
+    // The instances' own warnings and errors, by phase.
+    const logCounts = new Map<string, { phase: string; level: number; msg: string; count: number }>();
+    /** What each answer the API could not handle (INTERNAL_ERROR) was, by request id: the error it logged. */
+    const unhandled = new Map<string, string>();
+    for (const instance of launched) {
+      for (const line of instance.process.stdout().split('\n')) {
+        if (!line.startsWith('{')) continue;
+        let entry: { level?: number | string; msg?: string; time?: number | string; requestId?: unknown; err?: unknown };
+        try {
+          entry = JSON.parse(line) as typeof entry;
+        } catch {
+          continue;
+        }
+        const level = typeof entry.level === 'number' ? entry.level : (LEVELS[String(entry.level)] ?? 0);
+        if (level < 40) continue;
+        const at = typeof entry.time === 'number' ? entry.time : Date.parse(String(entry.time));
+        const during = [...phaseStarts].reverse().find((p) => p.at <= at)?.name ?? 'setup';
+        const key = `${during}|${level}|${entry.msg}`;
+        if (entry.msg === 'unhandled error' && typeof entry.requestId === 'string') unhandled.set(entry.requestId, loggedError(entry.err));
+        const known = logCounts.get(key) ?? { phase: during, level, msg: String(entry.msg), count: 0 };
+        known.count += 1;
+        logCounts.set(key, known);
+      }
+    }
+
     // The phase rows from the outcomes.
     for (const row of rows) {
       const mine = outcomes.filter((o) => o.phase === row.phase);
@@ -840,7 +893,11 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         const listed = documented.get(o.route)?.has(o.status) === true;
         if ((o.status >= 500 && o.status !== 503) || !listed) {
           row.undocumented += 1;
-          if (row.undocumentedDetail.length < 20) row.undocumentedDetail.push(`${o.status} on ${o.route} from ${o.instance} (${o.requestId})`);
+          if (row.undocumentedDetail.length < 20) {
+            const cause = o.requestId === null ? undefined : unhandled.get(o.requestId);
+            const logged = o.status < 500 ? '' : cause === undefined ? ': the instance logged no error for it' : `: ${cause}`;
+            row.undocumentedDetail.push(`${o.status} on ${o.route} from ${o.instance} (${o.requestId})${logged}`);
+          }
         }
       }
       const refusals = new Map<string, number>();
@@ -853,28 +910,6 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     const setup = outcomes.filter((o) => !rows.some((r) => r.phase === o.phase));
     const setupBad = setup.filter((o) => o.status === null || (o.status >= 500 && o.status !== 503));
     if (setupBad.length > 0) rows.push({ phase: 'set-up and end', sent: setup.length, answered: setup.filter((o) => o.status !== null).length, byStatus: {}, cut: setup.filter((o) => o.status === null).length, undocumented: setupBad.length, undocumentedDetail: setupBad.map((o) => `${o.status} ${o.route}`), recoveryMs: null, note: '' });
-
-    // The instances' own warnings and errors, by phase.
-    const logCounts = new Map<string, { phase: string; level: number; msg: string; count: number }>();
-    for (const instance of launched) {
-      for (const line of instance.process.stdout().split('\n')) {
-        if (!line.startsWith('{')) continue;
-        let entry: { level?: number | string; msg?: string; time?: number | string };
-        try {
-          entry = JSON.parse(line) as typeof entry;
-        } catch {
-          continue;
-        }
-        const level = typeof entry.level === 'number' ? entry.level : (LEVELS[String(entry.level)] ?? 0);
-        if (level < 40) continue;
-        const at = typeof entry.time === 'number' ? entry.time : Date.parse(String(entry.time));
-        const during = [...phaseStarts].reverse().find((p) => p.at <= at)?.name ?? 'setup';
-        const key = `${during}|${level}|${entry.msg}`;
-        const known = logCounts.get(key) ?? { phase: during, level, msg: String(entry.msg), count: 0 };
-        known.count += 1;
-        logCounts.set(key, known);
-      }
-    }
 
     return {
       startedAt,
@@ -901,6 +936,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
       races: raceTally,
       unexpectedExits,
       instanceLog: [...logCounts.values()],
+      logDir: keepLogs(),
       durationMs: Date.now() - t0,
     };
   } finally {
@@ -914,6 +950,7 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
       instance.process.kill();
     }
     await Promise.allSettled(fleet.map((i) => i.process.exited));
+    keepLogs();
     balancer.close();
     for (const receiver of receivers) await receiver.close().catch(() => undefined);
     services.pg?.resume();
@@ -921,6 +958,35 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     await Promise.allSettled([services.pg?.dispose(), services.redis?.dispose(), services.es?.dispose()]);
     rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+/** Runs whose instance logs are kept under .cache/chaos (the oldest beyond these are removed). */
+const KEPT_LOG_RUNS = 5;
+
+/** Writes each instance's stdout and stderr to .cache/chaos/<start time>/<name>-<pid>.log; the folder, or null if it could not be written. */
+function writeInstanceLogs(startedAt: string, instances: readonly FleetInstance[]): string | null {
+  const root = path.join(REPO_ROOT, '.cache/chaos');
+  const dir = path.join(root, startedAt.replace(/[:.]/g, '-'));
+  try {
+    mkdirSync(dir, { recursive: true });
+    for (const instance of instances) {
+      writeFileSync(path.join(dir, `${instance.name}-${instance.process.pid}.log`), instance.process.stdout());
+      if (instance.process.stderr() !== '') writeFileSync(path.join(dir, `${instance.name}-${instance.process.pid}.stderr.log`), instance.process.stderr());
+    }
+    const runs = readdirSync(root).sort();
+    for (const old of runs.slice(0, Math.max(0, runs.length - KEPT_LOG_RUNS))) rmSync(path.join(root, old), { recursive: true, force: true });
+    return dir;
+  } catch {
+    return null;
+  }
+}
+
+/** An error as the API logged it (pino's err: type, message, stack): its type, message and innermost frame, on one line. */
+function loggedError(err: unknown): string {
+  if (typeof err !== 'object' || err === null) return String(err);
+  const { type, message, stack } = err as { type?: unknown; message?: unknown; stack?: unknown };
+  const frame = typeof stack === 'string' ? /\n\s*at (.+)/.exec(stack)?.[1] : undefined;
+  return `${String(type ?? 'Error')}: ${String(message ?? '')}${frame === undefined ? '' : ` (at ${frame})`}`;
 }
 
 const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };

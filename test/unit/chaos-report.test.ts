@@ -22,6 +22,7 @@ function cleanReport(): ChaosReport {
     races: { revocationRounds: 10, bothRevoked: 0, lockedOut: false, creationRounds: 10, created: 50, overLimit: 0 },
     unexpectedExits: [],
     instanceLog: [{ phase: '1. SIGKILL', level: 40, msg: 'something', count: 2 }],
+    logDir: '/tmp/chaos-logs',
     durationMs: 60_000,
   };
 }
@@ -64,5 +65,6 @@ describe('unit: the chaos report', () => {
     expect(text).to.include('| usage records lost (of 28 answers checked) | 0 |');
     expect(text).to.include('- 1. SIGKILL: killed api-1');
     expect(text).to.include('- 1. SIGKILL: warn "something" x2');
+    expect(text).to.include("The instances' logs: /tmp/chaos-logs");
   });
 });
