@@ -22,6 +22,8 @@ export interface Config {
   /** Index the bundled fixtures when the catalog is empty at start-up. */
   seedCatalog: boolean;
   seedFile: string;
+  /** The operator's synonyms (SYNONYMS_FILE, Solr synonym format: src/grants/synonyms.ts), read at start-up. */
+  synonymsFile: string;
   elasticsearch: { url: string; index: string; requestTimeoutMs: number; replicas: number };
   redis: {
     url: string | null;
@@ -244,6 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
     logFormat: oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
     seedCatalog: bool('SEED_CATALOG', true),
     seedFile: path.resolve(str('SEED_FILE', repoPath('fixtures/grants.ndjson'))),
+    synonymsFile: path.resolve(str('SYNONYMS_FILE', repoPath('mappings/synonyms.txt'))),
     elasticsearch: {
       url: url('ELASTICSEARCH_URL', 'http://127.0.0.1:9200', ['http:', 'https:']) as string,
       index,

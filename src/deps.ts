@@ -9,6 +9,7 @@ import { RedisAllowanceCounter } from './subscriptions/redis/allowanceCounter.js
 import { createSearchEngine } from './search/factory.js';
 import { catalogStatusReader } from './search/catalogStatus.js';
 import { measureEngine } from './search/measuredEngine.js';
+import { loadSynonyms, synonymEngine, withSynonymsApplied } from './search/synonymSearch.js';
 import { ApiMetrics } from './http/metrics/apiMetrics.js';
 import { OverloadGuard } from './http/middleware/overload.js';
 import { registerSearchLoadMetrics, type SearchLoadEvents } from './http/metrics/searchLoadMetrics.js';
@@ -41,10 +42,12 @@ export interface DepsOptions {
 export async function createDeps(config: Config, log: Logger, options: DepsOptions = {}): Promise<Deps> {
   const clock = options.clock ?? (() => new Date());
   mkdirSync(config.dataDir, { recursive: true });
+  // Read before anything is opened: an invalid file stops the start, naming its line.
+  const synonyms = loadSynonyms(config.synonymsFile);
   const metrics = new ApiMetrics();
   let searchEvents: SearchLoadEvents | null = null;
   const searchEngine = await createSearchEngine(config, { onTimeout: () => searchEvents?.timeout(), onWorkerLost: () => searchEvents?.workerLost() });
-  const engine = measureEngine(searchEngine, metrics);
+  const engine = synonymEngine(measureEngine(searchEngine, metrics), synonyms);
   const overload = new OverloadGuard({
     searchConcurrency: config.searchLoad.workers,
     queueLimit: config.searchLoad.queueLimit,
@@ -75,7 +78,8 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     alertsRuntime = new AlertsRuntime({
       store: store.kind === 'postgres' ? unavailableWhenDown(opened.alerts.store) : opened.alerts.store,
       engine,
-      compile: compileAlertQuery,
+      // An alert's search as GET /grants runs it: with the same synonyms.
+      compile: (query) => withSynonymsApplied(compileAlertQuery(query), synonyms),
       text: new FtsTextMatcher(),
       config: config.alerts,
       instances: store.kind === 'postgres' ? config.redis.instances : 1,

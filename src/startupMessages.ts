@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { ConfigError, type Config } from './config.js';
 import type { CreatedDemo } from './subscriptions/store.js';
+import { SynonymsUnusableError } from './search/synonymSearch.js';
 
 const PREFIX = 'grants API cannot start';
 
@@ -92,6 +93,9 @@ function postgresHost(url: string): string {
 export function startupFailureSentence(error: unknown, config: Config | null): string {
   if (error instanceof ConfigError) {
     return `${PREFIX}: the configuration is invalid: ${error.problems.join('; ')}; fix these environment variables and start again.`;
+  }
+  if (error instanceof SynonymsUnusableError) {
+    return `${PREFIX}: SYNONYMS_FILE ${error.file} ${error.reason.replace(/[.\s]+$/, '')}; fix the file (docs/operations.md, "Synonyms") or set SYNONYMS_FILE to another one.`;
   }
   const e = (typeof error === 'object' && error !== null ? error : {}) as SystemError;
   const code = typeof e.code === 'string' ? e.code : '';

@@ -6,6 +6,7 @@
 // a time; nothing here sends anything.
 import type { GrantConditions } from '../grants/matching.js';
 import { grantStatus } from '../grants/lifecycle.js';
+import type { GrantQuery } from '../grants/query.js';
 import { matchesFilters } from '../grants/matching.js';
 import type { Grant } from '../grants/schema.js';
 import type { ParsedSearch } from '../grants/searchSyntax.js';
@@ -13,6 +14,7 @@ import { typoWords, withTypoAlternatives } from '../grants/typos.js';
 import type { Logger } from '../log.js';
 import { encodeSince, type ChangeEntryJson } from '../search/changes.js';
 import type { SearchEngine } from '../search/engine.js';
+import { relaxedMatchSearch } from '../search/relaxedSearch.js';
 import { AlertIndex } from './alertIndex.js';
 import { UNPACED, type AlertsPacer } from './pacing.js';
 import { eventPayload } from './events.js';
@@ -25,7 +27,7 @@ export interface TextMatching {
 }
 
 export interface MatcherDeps {
-  engine: Pick<SearchEngine, 'changesJson' | 'getByIdJson' | 'typoNeighbours'>;
+  engine: Pick<SearchEngine, 'changesJson' | 'getByIdJson' | 'typoNeighbours' | 'searchJson'>;
   store: AlertStore;
   /** An alert's query as conditions (the same translation GET /grants makes); throws for a query no longer valid. */
   compile: (query: AlertQuery) => GrantConditions;
@@ -236,9 +238,11 @@ export class AlertMatcher {
     for (const t of told.values()) follow(t.grantId, t.alertId);
     const grants = new Map<string, Grant>();
     for (const e of entries) if (e.grantJson !== null) grants.set(e.id, JSON.parse(e.grantJson) as Grant);
-    // typos=auto searches as GET /grants runs them now: their terms given the catalog's alternatives.
-    const asRun = await this.typoSearches(byId);
-    const runOf = (search: ParsedSearch | null): ParsedSearch | null => (search === null ? null : (asRun.get(search) ?? search));
+    // Searches as GET /grants runs them now: typos=auto given the catalog's alternatives, then
+    // matching=last|frequency relaxed to their most relaxed step.
+    const typed = await this.typoSearches(byId);
+    const relaxed = await this.relaxedSearches(byId, typed);
+    const runOf = (search: ParsedSearch | null): ParsedSearch | null => (search === null ? null : (relaxed.get(search) ?? typed.get(search) ?? search));
     const text = this.deps.text.batch([...grants.values()]);
     // Filed for this batch: each alert under the condition the fewest of its grants hold.
     const candidatesOf = new AlertIndex([...byId.values()], [...grants.values()]).forBatch((search: ParsedSearch) => text.matching(runOf(search)));
@@ -322,6 +326,30 @@ export class AlertMatcher {
     if (searches.length === 0 || lookUp === undefined) return new Map();
     const neighbours = await this.pacer.sync(() => lookUp.call(this.deps.engine, [...new Set(searches.flatMap(typoWords))]));
     return new Map(searches.map((search) => [search, withTypoAlternatives(search, neighbours)]));
+  }
+
+  /**
+   * The searches of relaxed alerts (matching=last|frequency) as GET /grants matches them now
+   * (search/relaxedSearch.ts): for `frequency`, each term counted in the catalog once per batch.
+   */
+  private async relaxedSearches(byId: ReadonlyMap<string, KnownAlert>, typed: ReadonlyMap<ParsedSearch, ParsedSearch>): Promise<Map<ParsedSearch, ParsedSearch>> {
+    const relaxed = new Map<ParsedSearch, ParsedSearch>();
+    const counted = new Map<string, Promise<number>>();
+    const count = (query: GrantQuery): Promise<number> => {
+      const key = JSON.stringify([query.search, query.typos]);
+      let total = counted.get(key);
+      if (total === undefined) {
+        total = this.pacer.sync(() => this.deps.engine.searchJson(query)).then((result) => result.total);
+        counted.set(key, total);
+      }
+      return total;
+    };
+    for (const { conditions } of byId.values()) {
+      if (conditions === null || conditions.search === null || (conditions.matching ?? 'all') === 'all' || relaxed.has(conditions.search)) continue;
+      const search = await relaxedMatchSearch({ ...conditions, search: typed.get(conditions.search) ?? conditions.search }, count);
+      if (search !== null && search !== conditions.search) relaxed.set(conditions.search, search);
+    }
+    return relaxed;
   }
 
   /** Queues grant.closing for followed grants whose deadline came within their alert's days. */

@@ -13,6 +13,8 @@ export type GrantConditions = Pick<
   | 'search'
   | 'words'
   | 'typos'
+  | 'matching'
+  | 'synonyms'
   | 'funderTypes'
   | 'fundingTypes'
   | 'provinces'

@@ -3,6 +3,7 @@
 // (search/) translate it. Nothing here knows HTTP.
 import type { ParsedSearch } from './searchSyntax.js';
 import type { TypoMode } from './typos.js';
+import type { MatchingMode, RelaxationPlan } from './relaxation.js';
 
 /** The words of search text (searchSyntax.ts), here too for the modules that know it from here. */
 export { searchWords } from './searchSyntax.js';
@@ -133,6 +134,19 @@ export interface GrantQuery {
    * Absent: off.
    */
   typos?: TypoMode;
+  /**
+   * Relaxed matching (grants/relaxation.ts): `all` every term must match; `last` and `frequency`
+   * give terms up, from the end or the most common first, down to one, grants keeping more
+   * ranking first. Absent: all.
+   */
+  matching?: MatchingMode;
+  /** Whether the operator's synonyms (grants/synonyms.ts) give the search's words their other spellings. Absent: true. */
+  synonyms?: boolean;
+  /**
+   * Set by an engine for the search it runs (never by a caller): the relaxed search's plan, from
+   * `matching` and the catalog's counts. Absent or null: the search is run as it is.
+   */
+  relaxed?: RelaxationPlan | null;
   /** Each list: OR within (a grant matches when it holds any value); empty means no condition. */
   funderTypes: FunderType[];
   fundingTypes: FundingType[];

@@ -32,6 +32,11 @@ export interface SearchTerm {
   words: string[];
   /** A word written in quotes: matched as written, never given alternatives (a phrase of several words never is). */
   exact?: true;
+  /**
+   * Several words of the search a synonym rule joined (grants/synonyms.ts): the term's own words
+   * each match anywhere, as they would apart (not as a phrase); its alternatives are phrases.
+   */
+  loose?: true;
   alternatives?: readonly TermAlternative[];
 }
 

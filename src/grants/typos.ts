@@ -129,7 +129,9 @@ export function withTypoAlternatives(search: ParsedSearch, neighbours: ReadonlyM
   const derive = (term: SearchTerm): SearchTerm => {
     if (!mayCarryTypos(term)) return term;
     const found = neighbours.get(typoForm(term.words[0])) ?? [];
-    return found.length === 0 ? term : { ...term, alternatives: found.map((n) => ({ words: [n.word], typos: n.typos })) };
+    // Alternatives with no typo (synonyms, grants/synonyms.ts) stay, before the neighbours; typo ones derived before are replaced.
+    const kept = (term.alternatives ?? []).filter((a) => a.typos === 0);
+    return found.length === 0 ? term : { ...term, alternatives: [...kept, ...found.map((n) => ({ words: [n.word], typos: n.typos }))] };
   };
   return { clauses: search.clauses.map((clause) => ({ must: clause.must.map(derive), not: clause.not })) };
 }
@@ -183,7 +185,7 @@ export function respelledSearch(search: ParsedSearch, neighbours: ReadonlyMap<st
 
 /** Search text that parses (searchSyntax.ts) back into `search`: terms space-separated, phrases quoted, exclusions with a minus, clauses joined by OR. */
 export function searchText(search: ParsedSearch): string {
-  const termText = (term: SearchTerm) => (term.words.length === 1 && term.exact !== true ? term.words[0] : `"${term.words.join(' ')}"`);
+  const termText = (term: SearchTerm) => ((term.words.length === 1 && term.exact !== true) || term.loose === true ? term.words.join(' ') : `"${term.words.join(' ')}"`);
   return search.clauses
     .map((clause) => [...clause.must.map(termText), ...clause.not.map((term) => `-${termText(term)}`)].join(' '))
     .join(' OR ');

@@ -249,6 +249,42 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
     expect(deliveries.body.data).to.have.length(1);
   });
 
+  it('matching and synonyms in the query match as GET /grants does: relaxed from the end or by frequency, synonyms on unless turned off', async () => {
+    hooks = await webhookReceiver();
+    const capacity = (id: string, title: string) => grantRecord(id, { title, description: 'Capacity building.', eligibleProvinces: ['QUEBEC'] });
+    await indexer(['reindex'], [ontario('g-1'), capacity('g-2', 'Capacity for charities'), capacity('g-3', 'Capacity for artists')]);
+    api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
+    const alerts: Record<string, Record<string, unknown>> = {
+      // "capacity" in every grant of the change, "artists" in one: last keeps capacity, frequency keeps artists.
+      last: { search: 'capacity artists', matching: 'last' },
+      frequency: { search: 'capacity artists', matching: 'frequency' },
+      all: { search: 'capacity artists' },
+      synonyms: { search: 'nonprofit' },
+      literal: { search: 'nonprofit', synonyms: false },
+    };
+    const ids: Record<string, string> = {};
+    for (const [name, query] of Object.entries(alerts)) {
+      const created = await api.request(ALERTS, json({ name, query, url: hooks.url }));
+      expect(created.status, created.text).to.equal(201);
+      expect(created.body.data.query).to.deep.equal(query);
+      ids[created.body.data.id] = name;
+    }
+    const bad = await api.request(ALERTS, { ...json({ name: 'bad', query: { search: 'x', matching: 'some' }, url: hooks.url }), invalidRequest: true });
+    expect(bad.status).to.equal(400);
+    await new Promise((r) => setTimeout(r, 300));
+    await indexer(['sync'], [ontario('g-1'), capacity('g-2', 'Capacity for charities'), capacity('g-3', 'Capacity for artists'), capacity('g-4', 'Capacity for not-for-profit groups')]);
+    await until('two events', () => hooks.got.length >= 2);
+    await new Promise((r) => setTimeout(r, 500));
+    const got = hooks.got.map((r) => JSON.parse(r.body) as { type: string; data: { alert: { id: string }; grant: { id: string } } });
+    expect(got.map((e) => `${ids[e.data.alert.id]} ${e.type} ${e.data.grant.id}`).sort()).to.deep.equal(['last grant.matched g-4', 'synonyms grant.matched g-4']);
+    // GET /grants says the same.
+    const found = async (query: string) => (await api!.request(`${API_PREFIX}/grants?${query}&fields=id`)).body.data.map((g: { id: string }) => g.id);
+    expect(await found('search=capacity+artists&matching=last')).to.include('g-4');
+    expect(await found('search=capacity+artists&matching=frequency')).to.deep.equal(['g-3']);
+    expect(await found('search=nonprofit')).to.deep.equal(['g-4']);
+    expect(await found('search=nonprofit&synonyms=false')).to.deep.equal([]);
+  });
+
   it('a receiver that fails twice then succeeds gets three attempts with one webhook-id; rotation signs with both secrets', async () => {
     hooks = await webhookReceiver((n) => [500, 503][n - 1] ?? 200);
     await indexer(['reindex'], [ontario('g-1')]);

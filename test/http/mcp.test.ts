@@ -93,10 +93,12 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     const client = await connect();
     const cases: { args: Record<string, unknown>; query: string }[] = [
       { args: {}, query: '' },
-      // search_grants has typos on by default; GET /grants has them off.
-      { args: { search: 'energy', limit: 5 }, query: 'search=energy&limit=5&typos=auto' },
-      { args: { search: 'agricultre', limit: 5 }, query: 'search=agricultre&limit=5&typos=auto' },
-      { args: { search: 'agricultre', typos: 'off' }, query: 'search=agricultre&typos=off' },
+      // search_grants has typos on and relaxed matching (frequency) by default; GET /grants has neither.
+      { args: { search: 'energy', limit: 5 }, query: 'search=energy&limit=5&typos=auto&matching=frequency' },
+      { args: { search: 'agricultre', limit: 5 }, query: 'search=agricultre&limit=5&typos=auto&matching=frequency' },
+      { args: { search: 'agricultre', typos: 'off' }, query: 'search=agricultre&typos=off&matching=frequency' },
+      { args: { search: 'arts energy', limit: 5 }, query: 'search=arts+energy&limit=5&typos=auto&matching=frequency' },
+      { args: { search: 'arts energy', matching: 'all' }, query: 'search=arts+energy&matching=all&typos=auto' },
       {
         args: { eligibleProvinces: ['ONTARIO', 'QUEBEC'], open: true, sort: '-amountMax', limit: 7, page: 2, facets: ['fundingType', 'funderType'], fields: ['id', 'title', 'deadline'] },
         query: 'eligibleProvinces=ONTARIO,QUEBEC&open=true&sort=-amountMax&limit=7&page=2&facets=fundingType,funderType&fields=id,title,deadline',
@@ -123,6 +125,9 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
       }
     }
     expect(nonEmpty, 'the cases must compare real grants').to.be.at.least(3);
+    // The default is what relaxes: no grant holds both words, and the tool still finds grants.
+    expect((await api.request(`${API_PREFIX}/grants?search=arts+energy`)).body.pagination.total).to.equal(0);
+    expect(((await call(client, 'search_grants', { search: 'arts energy' })).structuredContent as { pagination: { total: number } }).pagination.total).to.be.above(0);
   });
 
   it('a bad argument is a tool error VALIDATION_ERROR listing every problem, as GET /grants lists them', async function () {

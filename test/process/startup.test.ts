@@ -139,6 +139,20 @@ describe('start-up of the server process', function () {
     expect(sentence).to.contain(`SEED_FILE ${missing} cannot be read (no such file)`).and.to.contain('SEED_CATALOG=false');
   });
 
+  it('an invalid SYNONYMS_FILE: one sentence naming the file and the line, exit 1, nothing created', async function () {
+    const file = path.join(workDir, 'synonyms.txt');
+    writeFileSync(file, '# grants\nnonprofit, non-profit\n\nR&D => research => development\n');
+    const dataDir = path.join(workDir, 'synonyms');
+    const server = start({ DATA_DIR: dataDir, PORT: String(await freePort()), SYNONYMS_FILE: file });
+    expect((await server.exited).code).to.equal(1);
+    const sentence = expectOnePlainSentence(server.stderr());
+    expect(sentence).to.contain(`SYNONYMS_FILE ${file} line 4: a rule has at most one "=>"`).and.to.contain('set SYNONYMS_FILE');
+    expect(existsSync(path.join(dataDir, 'catalog.sqlite'))).to.equal(false);
+    const missing = start({ DATA_DIR: dataDir, PORT: String(await freePort()), SYNONYMS_FILE: path.join(workDir, 'none.txt') });
+    expect((await missing.exited).code).to.equal(1);
+    expect(expectOnePlainSentence(missing.stderr())).to.contain('cannot be read (no such file)');
+  });
+
   it('a start with WEBHOOK_ALLOW_HTTP or WEBHOOK_ALLOW_PRIVATE logs a warning naming each; a start without logs none', async function () {
     const warningsOf = (stdout: string): string[] =>
       linesOf(stdout)

@@ -12,7 +12,13 @@ export interface MatchingMode {
 export const DEFAULT_MODE: MatchingMode = { name: 'default', params: '' };
 
 /** Every mode measured by default, the API's default first. */
-export const MATCHING_MODES: readonly MatchingMode[] = [DEFAULT_MODE, { name: 'typos=auto', params: 'typos=auto' }];
+export const MATCHING_MODES: readonly MatchingMode[] = [
+  DEFAULT_MODE,
+  { name: 'synonyms=false', params: 'synonyms=false' },
+  { name: 'typos=auto', params: 'typos=auto' },
+  { name: 'matching=frequency', params: 'matching=frequency' },
+  { name: 'typos=auto&matching=frequency', params: 'typos=auto&matching=frequency' },
+];
 
 /** A mode given on the command line as its parameters (`typos=auto&matching=frequency`): named after them. */
 export const modeOf = (params: string): MatchingMode => ({ name: params, params });

@@ -21,6 +21,8 @@ import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
 import { catalogPath } from '../../src/search/sqlite/storage/catalogFile.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { CUTOFF, type QueryAnswer } from './metrics.js';
+import { loadSynonyms, synonymEngine } from '../../src/search/synonymSearch.js';
+import { repoPath } from '../../src/repoRoot.js';
 import type { MatchingMode } from './modes.js';
 
 export interface SearchSystem {
@@ -39,6 +41,9 @@ export function searchParameters(search: string, mode: MatchingMode): string {
 }
 
 /** One search through the API's path: parameters parsed and validated as a request's, then the engine. */
+/** The synonym list the API ships (mappings/synonyms.txt), applied as the API applies it (src/deps.ts). */
+const SHIPPED_SYNONYMS = loadSynonyms(repoPath('mappings/synonyms.txt'));
+
 export async function answerThroughApi(engine: SearchEngine, search: string, mode: MatchingMode): Promise<QueryAnswer> {
   const query = parseGrantQuery(parseQueryString(searchParameters(search, mode)), Date.now());
   const result = await engine.searchJson(query);
@@ -63,7 +68,7 @@ export async function embeddedSystem(grants: readonly Grant[]): Promise<SearchSy
   try {
     const file = catalogPath(dir);
     await reindex(SqliteCatalogWriter.open(file), grants);
-    const engine = SqliteSearchEngine.open(file);
+    const engine = synonymEngine(SqliteSearchEngine.open(file), SHIPPED_SYNONYMS);
     return {
       name: 'embedded',
       hasModes: true,
@@ -99,7 +104,7 @@ export async function elasticsearchSystem(url: string, grants: readonly Grant[])
     await drop();
     throw error;
   }
-  const engine = ElasticsearchSearchEngine.open(config);
+  const engine = synonymEngine(ElasticsearchSearchEngine.open(config), SHIPPED_SYNONYMS);
   return {
     name: 'elasticsearch',
     hasModes: true,

@@ -16,6 +16,8 @@ describe('GrantQuery parsing', () => {
       search: null,
       words: [],
       typos: 'off',
+      matching: 'all',
+      synonyms: true,
       funderTypes: [],
       fundingTypes: [],
       provinces: [],

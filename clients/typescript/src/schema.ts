@@ -1284,6 +1284,17 @@ export interface components {
              */
             typos?: "off" | "auto";
             /**
+             * @description How many of the search words a grant must hold. `all` (the default): every word. `last`: grants holding every word come first, then grants holding fewer, words being given up from the end of the search; `frequency`: the same, the words found in the most grants given up first (a word no grant holds before any). Down to one word: `pagination.total` counts every grant the most relaxed step matches. A quoted word or phrase and an excluded word are never given up; words a synonym joins count as one. At most 9 steps: a longer search gives up its extra words in the first.
+             * @example frequency
+             * @enum {string}
+             */
+            matching?: "all" | "last" | "frequency";
+            /**
+             * @description Whether the operator's synonym list applies (the default: true): a search word or words the list names also find their other spellings (`nonprofit` finds "non-profit" and "not-for-profit", `NSERC` finds "CRSNG", `R&D` finds "research and development"). false: the words as typed.
+             * @example false
+             */
+            synonyms?: boolean;
+            /**
              * @description Only grants from these kinds of funder. A JSON array; a grant matches when it has any of the values (OR).
              * @example [
              *       "FEDERAL_GRANT",
@@ -2219,6 +2230,16 @@ export interface operations {
                  */
                 typos?: "off" | "auto";
                 /**
+                 * @description How many of the search words a grant must hold. `all` (the default): every word. `last`: grants holding every word come first, then grants holding fewer, words being given up from the end of the search; `frequency`: the same, the words found in the most grants given up first (a word no grant holds before any). Down to one word: `pagination.total` counts every grant the most relaxed step matches. A quoted word or phrase and an excluded word are never given up; words a synonym joins count as one. At most 9 steps: a longer search gives up its extra words in the first.
+                 * @example frequency
+                 */
+                matching?: "all" | "last" | "frequency";
+                /**
+                 * @description Whether the operator's synonym list applies (the default: true): a search word or words the list names also find their other spellings (`nonprofit` finds "non-profit" and "not-for-profit", `NSERC` finds "CRSNG", `R&D` finds "research and development"). false: the words as typed.
+                 * @example false
+                 */
+                synonyms?: boolean;
+                /**
                  * @description Only grants from these kinds of funder. A list, written comma-separated: `funderType=FEDERAL_GRANT,FOUNDATION` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`funderType=FEDERAL_GRANT&funderType=FOUNDATION`) and the bracketed form (`funderType[]=FEDERAL_GRANT&funderType[]=FOUNDATION`).
                  * @example [
                  *       "FEDERAL_GRANT",
@@ -2812,6 +2833,16 @@ export interface operations {
                  * @example auto
                  */
                 typos?: "off" | "auto";
+                /**
+                 * @description How many of the search words a grant must hold. `all` (the default): every word. `last`: grants holding every word come first, then grants holding fewer, words being given up from the end of the search; `frequency`: the same, the words found in the most grants given up first (a word no grant holds before any). Down to one word: `pagination.total` counts every grant the most relaxed step matches. A quoted word or phrase and an excluded word are never given up; words a synonym joins count as one. At most 9 steps: a longer search gives up its extra words in the first.
+                 * @example frequency
+                 */
+                matching?: "all" | "last" | "frequency";
+                /**
+                 * @description Whether the operator's synonym list applies (the default: true): a search word or words the list names also find their other spellings (`nonprofit` finds "non-profit" and "not-for-profit", `NSERC` finds "CRSNG", `R&D` finds "research and development"). false: the words as typed.
+                 * @example false
+                 */
+                synonyms?: boolean;
                 /**
                  * @description Only grants from these kinds of funder. A list, written comma-separated: `funderType=FEDERAL_GRANT,FOUNDATION` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`funderType=FEDERAL_GRANT&funderType=FOUNDATION`) and the bracketed form (`funderType[]=FEDERAL_GRANT&funderType[]=FOUNDATION`).
                  * @example [

@@ -100,6 +100,9 @@ export const TOOLS: readonly ToolSpec[] = [
       '`status` (FORECASTED: announced, applications open later at `opensAt`; OPEN; CLOSED: deadline passed, a list) to ask for stages of a grant\'s lifecycle,',
       'e.g. status=FORECASTED with sort=opensAt for the programs opening soonest.',
       FILTER_HINT,
+      'Relaxed matching is on by default here (`matching` "frequency", unlike GET /grants, where every word must appear): grants holding every',
+      'word come first, then grants holding fewer, the words found in the most grants given up first, down to one; send `matching: "all"`',
+      'to require every word. Synonyms from the operator\'s list apply (nonprofit finds not-for-profit, NSERC finds CRSNG); `synonyms: false` turns them off.',
       'Answers one page: `data` (the grants), `pagination` (total, page, totalPages; nextCursor with cursor paging) and `facets` when asked.',
       'Ask `fields` for fewer fields per grant (id always comes) to keep answers short, `limit=0` with `facets` to count without listing,',
       'and `cursor="*"` then each `pagination.nextCursor` to walk every match. Call get_grant for one grant in full.',
@@ -109,8 +112,8 @@ export const TOOLS: readonly ToolSpec[] = [
     outputSchema: answerWithoutEnvelope('GrantSearchAnswer'),
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, { engine, clock }) {
-      // Typo tolerance on unless the call says otherwise: a model's user types as people do.
-      const query = parseJsonParameters({ typos: 'auto', ...args }, GRANT_SEARCH_PARAMS, (params) => parseGrantQuery(params, clock().getTime()));
+      // Typo tolerance and relaxed matching on unless the call says otherwise: a model's user types as people do, in sentences.
+      const query = parseJsonParameters({ typos: 'auto', matching: 'frequency', ...args }, GRANT_SEARCH_PARAMS, (params) => parseGrantQuery(params, clock().getTime()));
       const page = await searchPage(engine, query);
       const data = JSON.parse(page.dataJson) as (Partial<ServedGrant> & { id: string })[];
       const { total, page: number, totalPages } = page.pagination;

@@ -57,6 +57,9 @@ export function binding(query: GrantQuery): string {
     ...(query.search !== null && query.typos === 'auto' ? [query.typos] : []),
     // Only when asked, so that a cursor given out before the status filter existed still holds.
     ...(query.statuses.length > 0 ? [set(query.statuses)] : []),
+    // Only when they change the matches (relaxed, synonyms off, with a search), so cursors given out before they existed still hold.
+    ...(query.search !== null && (query.matching ?? 'all') !== 'all' ? [query.matching] : []),
+    ...(query.search !== null && query.synonyms === false ? ['synonyms=false'] : []),
   ];
   return createHash('sha256').update(JSON.stringify(bound)).digest('base64url').slice(0, 16);
 }

@@ -34,6 +34,7 @@ import {
 } from '../../grants/schema.js';
 import { parseSearch, positiveWords, type ParsedSearch } from '../../grants/searchSyntax.js';
 import { MAX_TYPO_VARIANTS, MAX_TYPO_WORDS, TYPO_MODES, type TypoMode } from '../../grants/typos.js';
+import { MATCHING_MODES, MAX_RELAXATION_STEPS, type MatchingMode } from '../../grants/relaxation.js';
 import type { ErrorDetail } from '../errors.js';
 import type { GrantConditions } from '../../grants/matching.js';
 import { CURSOR_START, MAX_CURSOR_LENGTH, decodeCursor } from './grantCursor.js';
@@ -65,6 +66,23 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
       `as typed rank first. Each word matches at most its ${MAX_TYPO_VARIANTS} closest catalog words (the most frequent first among equally close), ` +
       `and only the first ${MAX_TYPO_WORDS} words of a search that may carry typos get them.`,
     example: 'auto',
+  },
+  matching: {
+    kind: 'enum',
+    values: MATCHING_MODES,
+    description:
+      'How many of the search words a grant must hold. `all` (the default): every word. `last`: grants holding every word come first, then ' +
+      'grants holding fewer, words being given up from the end of the search; `frequency`: the same, the words found in the most grants ' +
+      'given up first (a word no grant holds before any). Down to one word: `pagination.total` counts every grant the most relaxed step matches. A quoted word or phrase and an ' +
+      `excluded word are never given up; words a synonym joins count as one. At most ${MAX_RELAXATION_STEPS} steps: a longer search gives up its extra words in the first.`,
+    example: 'frequency',
+  },
+  synonyms: {
+    kind: 'boolean',
+    description:
+      "Whether the operator's synonym list applies (the default: true): a search word or words the list names also find their other spellings " +
+      '(`nonprofit` finds "non-profit" and "not-for-profit", `NSERC` finds "CRSNG", `R&D` finds "research and development"). false: the words as typed.',
+    example: false,
   },
   funderType: { kind: 'enumArray', values: FUNDER_TYPES, description: 'Only grants from these kinds of funder.', example: ['FEDERAL_GRANT', 'FOUNDATION'] },
   fundingType: { kind: 'enumArray', values: FUNDING_TYPES, description: 'Only grants giving these kinds of funding.', example: ['GRANT', 'REBATE'] },
@@ -250,6 +268,8 @@ function conditionsOf(p: ParamValues, now: number): Omit<GrantQuery, 'page' | 'l
     search,
     words,
     typos: (p.typos as TypoMode | undefined) ?? 'off',
+    matching: (p.matching as MatchingMode | undefined) ?? 'all',
+    synonyms: (p.synonyms as boolean | undefined) ?? true,
     funderTypes: (p.funderType as FunderType[] | undefined) ?? [],
     fundingTypes: (p.fundingType as FundingType[] | undefined) ?? [],
     provinces: (p.eligibleProvinces as Province[] | undefined) ?? [],

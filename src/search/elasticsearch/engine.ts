@@ -16,6 +16,7 @@ import { IndexLexicon } from './lexicon.js';
 import { prepareSearch, suggestionFor, wordNeighbours } from '../typoSearch.js';
 import type { Neighbour } from '../../grants/typos.js';
 import { sortOf, TITLE_SORT_FIELD, translateToElasticsearch, type EsSearchRequest } from './translator.js';
+import { withRelaxation } from '../relaxedSearch.js';
 
 const FILTER_FIELDS = {
   funderTypes: 'funderType',
@@ -118,7 +119,7 @@ export class ElasticsearchSearchEngine implements SearchEngine {
    */
   exportJson(query: GrantQuery): Promise<GrantExport> {
     return this.call(async () => {
-      const plain: GrantQuery = { ...(await prepareSearch(query, this.lexicon)).query, facets: [], cursor: null };
+      const plain: GrantQuery = { ...(await this.relaxed((await prepareSearch(query, this.lexicon)).query)), facets: [], cursor: null };
       let pit = (await this.client.openPointInTime({ index: this.alias, keep_alive: EXPORT_KEEP_ALIVE })).id;
       let closed = false;
       const close = async (): Promise<void> => {
@@ -167,14 +168,33 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     });
   }
 
+  /** The query with its relaxation plan (search/relaxedSearch.ts), the terms counted in one _msearch. */
+  private relaxed(query: GrantQuery): Promise<GrantQuery> {
+    return withRelaxation(query, (queries) => this.countsOf(queries));
+  }
+
+  /** How many grants each query matches, in one _msearch. */
+  private async countsOf(queries: GrantQuery[]): Promise<number[]> {
+    if (queries.length === 0) return [];
+    const searches = queries.flatMap((q) => [{ index: this.alias }, { query: translateToElasticsearch(q).query, size: 0, track_total_hits: true }]);
+    const response = await this.client.msearch({ searches } as never);
+    return response.responses.map((answer) => {
+      if ('error' in answer) throw new Error(`a count of the relaxed search failed: ${JSON.stringify(answer.error).slice(0, 200)}`);
+      const total = answer.hits.total;
+      return typeof total === 'number' ? total : (total?.value ?? 0);
+    });
+  }
+
   /**
-   * The search as asked (its terms given their typo alternatives with `typos=auto`) and, with a
-   * search, its suggestion (search/typoSearch.ts), the words looked up in the index's dictionary.
+   * The search as asked (its terms given their typo alternatives with `typos=auto`, then its
+   * relaxation plan with `matching=last|frequency`) and, with a search, its suggestion
+   * (search/typoSearch.ts), the words looked up in the index's dictionary.
    */
   async searchJson(query: GrantQuery): Promise<SearchResultJson> {
     if (query.search === null) return this.pageOf(query);
     const prepared = await this.call(() => prepareSearch(query, this.lexicon));
-    const result = await this.pageOf(prepared.query);
+    const run = await this.call(() => this.relaxed(prepared.query));
+    const result = await this.pageOf(run);
     result.suggestion = await this.call(() => suggestionFor(query, result.total, prepared.neighbours, this.lexicon, (q) => this.countOf(q)));
     return result;
   }
@@ -185,7 +205,7 @@ export class ElasticsearchSearchEngine implements SearchEngine {
 
   /** How many grants a query matches (its total alone). */
   private async countOf(query: GrantQuery): Promise<number> {
-    return (await this.client.count({ index: this.alias, query: translateToElasticsearch(query).query } as never)).count;
+    return (await this.client.count({ index: this.alias, query: translateToElasticsearch(await this.relaxed(query)).query } as never)).count;
   }
 
   private pageOf(query: GrantQuery): Promise<SearchResultJson> {

@@ -2,6 +2,7 @@
 import { FACET_FILTERS, type GrantQuery, type SortKey, type StoredFacetName } from '../../grants/query.js';
 import { LABELS_WEIGHT } from '../../grants/labels.js';
 import type { ParsedSearch, SearchClause, SearchTerm } from '../../grants/searchSyntax.js';
+import { termSearch, type RelaxationPlan } from '../../grants/relaxation.js';
 import { hasAlternatives, typoPenaltyLevels } from '../../grants/typos.js';
 import { facetAggregations, type Condition } from './facets.js';
 import { ID_KEY_SORT } from './idKeys.js';
@@ -129,8 +130,12 @@ const wordQuery = (word: string) =>
     { multi_match: { query: word, fields: [...FRENCH_TEXT_FIELDS], type: 'cross_fields', operator: 'and' } },
   );
 
-/** A term's own words: a single word or a phrase, in either analysis. */
-const ownWordsQuery = (term: SearchTerm) => (term.words.length === 1 ? wordQuery(term.words[0]) : phraseQuery(term));
+/**
+ * A term's own words: a single word or a phrase, in either analysis; words a synonym joined
+ * (`loose`) each in either analysis, all of them.
+ */
+const ownWordsQuery = (term: SearchTerm) =>
+  term.words.length === 1 ? wordQuery(term.words[0]) : term.loose === true ? { bool: { must: term.words.map(wordQuery) } } : phraseQuery(term);
 
 const alternativesOf = (term: SearchTerm) => term.alternatives ?? [];
 
@@ -138,7 +143,7 @@ const alternativesOf = (term: SearchTerm) => term.alternatives ?? [];
 const anyOf = (terms: readonly SearchTerm[]) => ({ bool: { should: terms.map(ownWordsQuery), minimum_should_match: 1 } });
 
 /** A term with alternatives (grants/typos.ts): its own word or any alternative's, each in either analysis. */
-const alternativesQuery = (term: SearchTerm) => anyOf([{ words: term.words }, ...alternativesOf(term).map((a) => ({ words: a.words }))]);
+const alternativesQuery = (term: SearchTerm) => anyOf([{ words: term.words, ...(term.loose === true && { loose: true as const }) }, ...alternativesOf(term).map((a) => ({ words: a.words }))]);
 
 /** A term: its own words, or with alternatives any of them. */
 const termQuery = (term: SearchTerm) => (alternativesOf(term).length > 0 ? alternativesQuery(term) : ownWordsQuery(term));
@@ -167,7 +172,8 @@ export const TYPO_TEXT_SCALE = 1e-4;
  * Without alternatives, the query as it is.
  */
 export function typoRanked(search: ParsedSearch | null, query: { bool: Record<string, unknown> }): Record<string, unknown> {
-  if (search === null || !hasAlternatives(search)) return query;
+  // Alternatives with no typo (synonyms) make no level: the text score as it is.
+  if (search === null || !hasAlternatives(search) || typoPenaltyLevels(search).length === 0) return query;
   return {
     function_score: {
       query: { bool: { ...query.bool, boost: TYPO_TEXT_SCALE } },
@@ -197,14 +203,48 @@ export function textQueryOf(search: ParsedSearch | null): { must: unknown[]; mus
   return { must: [{ bool: { should: clauses.map((clause) => ({ bool: clauseQuery(clause) })), minimum_should_match: 1 } }] };
 }
 
+/**
+ * What one relaxation level (a step a grant reaches) adds to its score without typo ranking: far
+ * above any text score of a real search (a term's BM25 part is at most its idf times its field
+ * boost, a few tens), so a grant keeping more words always ranks first and the text score orders
+ * within (the ranking rule is in the architecture guide).
+ */
+export const RELAXATION_LEVEL_WEIGHT = 10_000;
+
+/**
+ * A relaxed search's ranking (grants/relaxation.ts) around the query of its most relaxed step
+ * (typoRanked's, whose bool scores the given-up terms as should clauses): each earlier step the
+ * grant reaches adds a weight above anything the typo ranking adds (RELAXATION_LEVEL_WEIGHT, or
+ * with typo levels their number plus 2, keeping the scaled text score in Lucene's float
+ * precision), so more kept words rank first, then fewer typos, then the text score. Without a
+ * plan, the query as it is.
+ */
+export function relaxationRanked(plan: RelaxationPlan | null | undefined, search: ParsedSearch | null, query: Record<string, unknown>): Record<string, unknown> {
+  if (plan === null || plan === undefined) return query;
+  const typoLevels = search === null ? 0 : typoPenaltyLevels(search).length;
+  const weight = typoLevels === 0 || !hasAlternatives(search) ? RELAXATION_LEVEL_WEIGHT : typoLevels + 2;
+  return {
+    function_score: {
+      query,
+      // A weight for every grant, so one that reaches no level is not given function_score's default of 1.
+      functions: [{ weight: 1 }, ...plan.levels.map((level) => ({ filter: { bool: textQueryOf(level) }, weight }))],
+      score_mode: 'sum',
+      boost_mode: 'sum',
+    },
+  };
+}
+
 export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
   const conditions = conditionsOf(query);
   const counted = new Set(query.facets);
   // A filter of a facet asked for moves to post_filter, so that facet's count can leave it out.
   const filter = conditions.filter((c) => c.facet === null || !counted.has(c.facet)).map((c) => c.clause);
   const faceted = conditions.filter((c) => c.facet !== null && counted.has(c.facet));
+  // Relaxed (grants/relaxation.ts): the most relaxed step matches; each term it gave up scores when held.
+  const plan = query.relaxed ?? null;
+  const scoring = plan === null ? [] : plan.givenUp.map((term) => ({ bool: textQueryOf(termSearch(term)) }));
   return {
-    query: typoRanked(query.search, { bool: { ...textQueryOf(query.search), filter } }),
+    query: relaxationRanked(plan, query.search, typoRanked(query.search, { bool: { ...textQueryOf(plan?.search ?? query.search), filter, ...(scoring.length > 0 && { should: scoring }) } })),
     ...(faceted.length > 0 && { post_filter: { bool: { filter: faceted.map((c) => c.clause) } } }),
     ...(query.facets.length > 0 && { aggs: facetAggregations(query.facets, faceted, query.now) }),
     sort: pageSortOf(query),

@@ -21,6 +21,9 @@ import { prefilterPays } from './plan.js';
 import type { QueryTerms } from './queryTerms.js';
 import type { TextHits } from './textHits.js';
 import { ftsAnyOf, ftsMatchExpression } from './translator.js';
+import { relaxableTerms, relaxationPlan, termSearch, type RelaxationPlan } from '../../../grants/relaxation.js';
+import { countQuery } from '../../relaxedSearch.js';
+import { rankRelaxed } from './relaxedHits.js';
 
 /** Where single words may be answered from memory: the catalog's tokenizer, and the text index of the columns' build (read on first use). */
 export interface InMemoryWords {
@@ -134,6 +137,40 @@ export class TextHitFinder {
    * `words`, single words come from memory and range filters may be tested on their hits alone.
    */
   find(columns: CatalogColumns, query: GrantQuery, words: InMemoryWords | null): { filters: Condition[]; text: TextHits | null } {
+    const plan = this.relaxationOf(columns, query, words);
+    if (plan === null) return this.findAsIs(columns, query, words);
+    // Relaxed (grants/relaxation.ts): the most relaxed step matches; for relevance, its scores
+    // gain the given-up terms' and the ranks of the earlier steps (query/relaxedHits.ts).
+    const found = this.findAsIs(columns, { ...query, search: plan.search, relaxed: null }, words);
+    const scored = found.text?.scored ?? null;
+    if (scored === null || query.sort.key !== 'relevance') return found;
+    const givenUp = plan.givenUp.map((term) => this.findAsIs(columns, { ...query, search: termSearch(term), relaxed: null, facets: [] }, words).text?.scored);
+    const levels = plan.levels.map((level) => this.findAsIs(columns, { ...countQuery(query, level), sort: { key: 'deadline', descending: false } }, words).text?.positions);
+    const parts = {
+      givenUp: givenUp.map((hits) => hits ?? { positions: new Int32Array(0), scores: new Float64Array(0) }),
+      givenUpLevels: plan.givenUp.map((term) => typoPenaltyLevels(termSearch(term)).length),
+      levels: levels.map((hits) => hits ?? new Int32Array(0)),
+    };
+    return { filters: found.filters, text: { positions: found.text!.positions, scored: rankRelaxed(scored, parts, columns.size) } };
+  }
+
+  /**
+   * The relaxation plan of a query with `matching=last|frequency` (the one attached, or made here:
+   * for `frequency`, each term that may be given up counted in the catalog); null for none.
+   */
+  private relaxationOf(columns: CatalogColumns, query: GrantQuery, words: InMemoryWords | null): RelaxationPlan | null {
+    if (query.relaxed !== undefined) return query.relaxed;
+    const mode = query.matching ?? 'all';
+    if (query.search === null || mode === 'all') return null;
+    const counts =
+      mode === 'frequency'
+        ? relaxableTerms(query.search).map((terms) => terms.map((term) => this.findAsIs(columns, countQuery(query, termSearch(term)), words).text?.positions.length ?? 0))
+        : null;
+    return relaxationPlan(query.search, mode, counts);
+  }
+
+  /** The filters and text hits of the query's search as it is (no relaxation). */
+  private findAsIs(columns: CatalogColumns, query: GrantQuery, words: InMemoryWords | null): { filters: Condition[]; text: TextHits | null } {
     const inMemory = words === null ? null : wordHits(query, words);
     const filters = filterConditions(columns, query, inMemory?.hits ?? null);
     try {
