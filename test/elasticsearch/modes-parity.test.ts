@@ -126,6 +126,16 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
     expect(await ids('organisme sans but lucratif "soutien communautaire"')).to.include(M.obnl);
   });
 
+  it('an export holds what the search finds, in its order, on both engines', async () => {
+    for (const api of [sqlite!, es!]) {
+      for (const more of ['matching=last', 'typos=auto&matching=frequency', 'matching=frequency&sort=title']) {
+        const page = idsOf(await api.request(`${G}?search=zorblax+quintorp+velmish&${more}&limit=100&fields=id`));
+        const exported = ok(await api.request(`${G}/export?search=zorblax+quintorp+velmish&${more}&fields=id`));
+        expect(exported.text.split('\n').slice(0, -1).map((line) => (JSON.parse(line) as { id: string }).id), `${api === es ? 'elasticsearch' : 'sqlite'} ${more}`).to.deep.equal(page);
+      }
+    }
+  });
+
   it('a cursor walks the relaxed order on Elasticsearch as one page gives it', async () => {
     const all = idsOf(await search(es, 'zorblax quintorp velmish', 'matching=frequency'));
     const walked: string[] = [];

@@ -105,6 +105,15 @@ describe('GET /grants: matching and synonyms [sqlite]', function () {
       }
     });
 
+    it('an export holds the same grants in the same order', async () => {
+      for (const more of ['&matching=last', '&matching=frequency', '&matching=frequency&sort=title']) {
+        const page = idsOf(await get('zorblax quintorp velmish', more));
+        const exported = ok(await api.request(`${G}/export?search=zorblax+quintorp+velmish${more}&fields=id`));
+        expect(exported.headers.get('x-export-count'), more).to.equal(String(page.length));
+        expect(exported.text.split('\n').slice(0, -1).map((line) => (JSON.parse(line) as { id: string }).id), more).to.deep.equal(page);
+      }
+    });
+
     it('an unknown value is a 400 listing the allowed ones', async () => {
       const [detail] = expectValidation(await get('zorblax', '&matching=some', true), ['matching']);
       expect(detail.message).to.equal('"some" is not one of all, last, frequency');
