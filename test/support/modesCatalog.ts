@@ -1,10 +1,9 @@
 // The catalog of the relaxed matching and synonym suites (test/http/grants-modes.test.ts on the
 // embedded engine, test/elasticsearch/modes-parity.test.ts on both): the fixture grants and a few
 // written so that each mode's answer is known by construction.
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Grant } from '../../src/grants/schema.js';
 import { fixtureGrants } from './api.js';
+import { writeNdjson } from './catalog.js';
 
 /** A grant written for a case: a fixture grant's fields with this id and text. */
 function written(template: Grant, id: string, title: string, description: string, french: { titleFr: string; descriptionFr: string } | null = null): Grant {
@@ -65,9 +64,7 @@ export function modesCatalogGrants(): Grant[] {
 
 /** Writes the grants as an NDJSON seed file in `dir`; returns its path. */
 export function seedFile(dir: string, grants: Grant[]): string {
-  const file = path.join(dir, 'modes.ndjson');
-  writeFileSync(file, grants.map((g) => JSON.stringify(g)).join('\n') + '\n');
-  return file;
+  return writeNdjson(dir, 'modes.ndjson', grants);
 }
 
 /** Searches both engines must answer alike in every mode. */

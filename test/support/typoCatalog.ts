@@ -2,11 +2,10 @@
 // engine, test/elasticsearch/typos-parity.test.ts on both): the fixture grants and a few written
 // for the typo rule's edges (one whose words are only in its French fields), and a catalog whose
 // words each have hundreds of typo neighbours.
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { Random } from '../../fixtures/generate.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { fixtureGrants } from './api.js';
+import { writeNdjson } from './catalog.js';
 
 /** A grant written for a case: a fixture grant's fields with this id, title and description. */
 function written(template: Grant, id: string, title: string, description: string): Grant {
@@ -68,9 +67,7 @@ export function crowdedQuery(): string {
 
 /** Writes grants as the NDJSON a SEED_FILE names; returns its path. */
 export function seedFile(dir: string, grants: readonly Grant[]): string {
-  const file = path.join(dir, 'grants.ndjson');
-  writeFileSync(file, grants.map((g) => JSON.stringify(g)).join('\n') + '\n');
-  return file;
+  return writeNdjson(dir, 'grants.ndjson', grants);
 }
 
 /**
