@@ -48,6 +48,8 @@ export interface Config {
   usageRetentionDays: number;
   /** Tombstones of the changes feed are kept this many days (then a `since` before them is a 410). */
   changesRetentionDays: number;
+  /** Days a grant's versions (GET /grants/:id/history) are kept; older ones are dropped by the next grants-indexer run. */
+  historyRetentionDays: number;
   /** Searches off the event loop and the process's overload bounds (src/search/sqlite/runtime/workerPool.ts, src/http/middleware/overload.ts). */
   searchLoad: SearchLoadConfig;
   /** Response compression levels (COMPRESSION_GZIP_LEVEL, COMPRESSION_BROTLI_QUALITY); null when COMPRESSION=false. */
@@ -280,6 +282,7 @@ export function loadConfig(env: Env = process.env): Config {
       workerNice: int('SEARCH_WORKER_NICE', 10, 0, 19),
     },
     changesRetentionDays: int('CHANGES_RETENTION_DAYS', 365, 1, 36500),
+    historyRetentionDays: int('HISTORY_RETENTION_DAYS', 365, 1, 36500),
     compression: bool('COMPRESSION', true)
       ? { gzipLevel: int('COMPRESSION_GZIP_LEVEL', 4, 1, 9), brotliQuality: int('COMPRESSION_BROTLI_QUALITY', 4, 0, 11) }
       : null,

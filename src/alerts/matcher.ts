@@ -304,7 +304,12 @@ export class AlertMatcher {
             alertId: alert.id,
             grantId: entry.id,
             type,
-            payload: eventPayload(type, now, alert, entry.grantJson === null ? { grant: { id: entry.id }, reason, change } : { grantJson: entry.grantJson, reason, change }),
+            payload: eventPayload(
+              type,
+              now,
+              alert,
+              entry.grantJson === null ? { grant: { id: entry.id }, reason, change } : { grantJson: entry.grantJson, reason, change, changesJson: entry.changesJson },
+            ),
           });
         }
       }

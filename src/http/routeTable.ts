@@ -46,6 +46,7 @@ export const ROUTES = [
   { name: 'grantChanges', template: '/grants/changes', methods: READ_METHODS, feature: 'grants.search', billable: true, scope: 'grants:changes' },
   { name: 'grantExport', template: '/grants/export', methods: READ_METHODS, feature: 'grants.export', billable: true, scope: 'grants:export' },
   { name: 'grant', template: '/grants/:id', methods: READ_METHODS, feature: 'grants.read', billable: true, scope: 'grants:read' },
+  { name: 'grantHistory', template: '/grants/:id/history', methods: READ_METHODS, feature: 'grants.read', billable: true, scope: 'grants:read' },
   { name: 'usage', template: '/subscription/usage', methods: READ_METHODS, feature: 'subscription.read', billable: false, scope: 'subscription:read' },
   { name: 'limits', template: '/subscription/limits', methods: READ_METHODS, feature: 'subscription.read', billable: false, scope: 'subscription:read' },
   // The partner's own configuration: alerts (src/http/handlers/alerts.ts).

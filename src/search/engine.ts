@@ -2,6 +2,7 @@
 import type { Grant } from '../grants/schema.js';
 import type { Facets, GrantQuery, KeysetPosition } from '../grants/query.js';
 import type { ChangesPage } from './changes.js';
+import type { HistoryPage } from '../grants/history.js';
 import type { Neighbour, Suggestion } from '../grants/typos.js';
 
 /** A search result with each grant as its served JSON text (wire field order), ready to splice into a response. */
@@ -55,6 +56,12 @@ export interface SearchEngine {
    */
   changesJson?(afterSeq: number, limit: number): Promise<ChangesPage>;
   /**
+   * One page of a grant's history (grants/history.ts), newest first: up to limit + 1 versions with
+   * a sequence below `beforeSeq` (null: from the newest), and whether the id is known at all (in the
+   * catalog or in the history), from one snapshot.
+   */
+  historyJson?(id: string, beforeSeq: number | null, limit: number): Promise<HistoryPage>;
+  /**
    * The catalog's neighbours of search words (search/typoSearch.ts neighboursOf, the first
    * MAX_TYPO_WORDS of each search looked up together): what the alert matcher derives `typos=auto`
    * searches with, as a search derives them.
@@ -106,11 +113,13 @@ export interface ReindexOptions {
 export interface ChangeLogOptions {
   /** Tombstones older than this are dropped by the next run (CHANGES_RETENTION_DAYS). */
   retentionMs: number;
+  /** Versions of grants older than this are dropped by the next run (HISTORY_RETENTION_DAYS). */
+  historyRetentionMs: number;
   clock: () => Date;
 }
 
 export const DAY_MS = 86_400_000;
-export const DEFAULT_CHANGE_LOG_OPTIONS: ChangeLogOptions = Object.freeze({ retentionMs: 365 * DAY_MS, clock: () => new Date() });
+export const DEFAULT_CHANGE_LOG_OPTIONS: ChangeLogOptions = Object.freeze({ retentionMs: 365 * DAY_MS, historyRetentionMs: 365 * DAY_MS, clock: () => new Date() });
 
 /** A source record for sync: a valid grant, or the id of a rejected record (protected from pruning). */
 export type SyncItem = { grant: Grant } | { rejectedId: string | null };

@@ -43,7 +43,7 @@ export interface WriterOptions {
 }
 
 export async function createCatalogWriter(config: Config, hooks: WriterHooks = {}, options: WriterOptions = {}): Promise<CatalogWriter> {
-  const changes: ChangeLogOptions = { retentionMs: config.changesRetentionDays * DAY_MS, clock: options.clock ?? (() => new Date()) };
+  const changes: ChangeLogOptions = { retentionMs: config.changesRetentionDays * DAY_MS, historyRetentionMs: config.historyRetentionDays * DAY_MS, clock: options.clock ?? (() => new Date()) };
   switch (config.searchEngine) {
     case 'sqlite':
       mkdirSync(config.dataDir, { recursive: true });

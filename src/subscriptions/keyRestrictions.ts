@@ -23,7 +23,7 @@ export type Scope = (typeof SCOPES)[number];
 /** What each scope opens, one line (the guides and the OpenAPI document list them). */
 export const SCOPE_MEANING: Record<Scope, string> = {
   'grants:search': 'GET /grants and /grants/filters (MCP: search_grants, list_filter_values)',
-  'grants:read': 'GET /grants/{id} (MCP: get_grant)',
+  'grants:read': 'GET /grants/{id} and GET /grants/{id}/history (MCP: get_grant, get_grant_history)',
   'grants:changes': 'GET /grants/changes (MCP: get_changes)',
   'grants:export': 'GET /grants/export',
   'alerts:read': 'GET /alerts and its sub-resources (MCP: list_alerts)',

@@ -56,7 +56,7 @@ function openedContract(setUp: () => Promise<Backend>): void {
   /** The grant enters (or changes in) the catalog now. */
   const change = (grant: Grant): void => {
     current.set(grant.id, grant);
-    entries.push({ seq: entries.length + 1, id: grant.id, deleted: false, changedAt: iso(now), grantJson: JSON.stringify(grant) });
+    entries.push({ seq: entries.length + 1, id: grant.id, deleted: false, changedAt: iso(now), grantJson: JSON.stringify(grant), changesJson: null });
   };
   const [template] = [...generateGrants(1, 11)];
   const grant = (id: string, opensAt: number | null, deadline: number): Grant => ({

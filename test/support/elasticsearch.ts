@@ -53,6 +53,7 @@ export async function dropAlias(alias: string): Promise<void> {
   try {
     await client.indices.delete({ index: `${alias}-*`, ignore_unavailable: true, allow_no_indices: true });
     await client.indices.delete({ index: `${alias}_changes`, ignore_unavailable: true });
+    await client.indices.delete({ index: `${alias}_history`, ignore_unavailable: true });
   } finally {
     await client.close();
   }

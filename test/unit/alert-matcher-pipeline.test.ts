@@ -41,7 +41,7 @@ describe('alert matcher: a batch decided while the one before commits', () => {
     },
   };
   const change = (grant: Grant | null, id: string): void => {
-    entries.push({ seq: entries.length + 1, id, deleted: grant === null, changedAt: new Date().toISOString(), grantJson: grant === null ? null : JSON.stringify(grant) });
+    entries.push({ seq: entries.length + 1, id, deleted: grant === null, changedAt: new Date().toISOString(), grantJson: grant === null ? null : JSON.stringify(grant), changesJson: null });
   };
 
   beforeEach(async () => {

@@ -35,9 +35,12 @@ export const CHANGES_PARAMS: ParamSpecs = {
 /** Validates GET /grants/changes parameters (every problem listed). */
 export const validateChangesParams = paramValidator(CHANGES_PARAMS);
 
-/** One entry as served at `now`: id, deleted, changedAt, grant (the stored JSON text with its status at `now`, spliced in). */
+/**
+ * One entry as served at `now`: id, deleted, changedAt, changes (the fields the grant's latest
+ * change updated, grants/history.ts), grant (the stored JSON text with its status at `now`, spliced in).
+ */
 const entryJson = (entry: ChangeEntryJson, now: number): string =>
-  `{"id":${JSON.stringify(entry.id)},"deleted":${entry.deleted},"changedAt":${JSON.stringify(entry.changedAt)},"grant":${entry.grantJson === null ? 'null' : servedGrantJson(entry.grantJson, now)}}`;
+  `{"id":${JSON.stringify(entry.id)},"deleted":${entry.deleted},"changedAt":${JSON.stringify(entry.changedAt)},"changes":${entry.changesJson ?? 'null'},"grant":${entry.grantJson === null ? 'null' : servedGrantJson(entry.grantJson, now)}}`;
 
 export interface ChangesPagination {
   limit: number;

@@ -16,6 +16,7 @@ import { clip, paramValidator, parseQueryString } from '../parameters/queryParam
 import type { Handlers } from '../middleware/routing.js';
 import type { AppState } from '../state.js';
 import { changesHandler } from './changes.js';
+import { historyHandler } from './history.js';
 
 const noParams = paramValidator({});
 
@@ -114,5 +115,5 @@ export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers
     sendJson(ctx, successJson(ctx.state.requestId, await grantJsonById(engine, ctx.state.params.id, clock().getTime())));
   };
 
-  return { grants: search, grantFilters: filters, grantChanges: changesHandler(engine, clock), grantExport: exportGrants, grant };
+  return { grants: search, grantFilters: filters, grantChanges: changesHandler(engine, clock), grantExport: exportGrants, grant, grantHistory: historyHandler(engine) };
 }

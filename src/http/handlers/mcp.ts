@@ -30,7 +30,7 @@ export const MCP_SERVER_INFO = { name: 'grants-api', title: 'Grants partner API'
 
 const INSTRUCTIONS =
   'Tools over the grants catalog (Canadian and North American grants, loans, rebates and tax credits). Start with search_grants ' +
-  '(open=true for grants accepting applications now, status=FORECASTED for those announced but opening later); get_grant gives one grant in full; list_filter_values the values the filters take. ' +
+  '(open=true for grants accepting applications now, status=FORECASTED for those announced but opening later); get_grant gives one grant in full, get_grant_history what changed in it and when; list_filter_values the values the filters take. ' +
   'Each call of a catalog or alert tool counts toward the subscription\'s monthly allowance; get_usage (not billed) tells what remains. ' +
   'Errors come as tool errors whose text is {"error":{"code","message","details"?}}: fix the arguments named in details and call again.';
 

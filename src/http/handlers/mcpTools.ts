@@ -10,6 +10,8 @@ import { checkAlertBody } from '../parameters/alertBody.js';
 import { ALERT_LIST_PARAMS } from '../parameters/alertListParams.js';
 import { CHANGES_PARAMS, changesPage, validateChangesParams } from './changes.js';
 import { grantJsonById, searchPage } from './grants.js';
+import { HISTORY_PARAMS, historyPage, validateHistoryParams } from './history.js';
+import type { FieldChange, VersionType } from '../../grants/history.js';
 import { GRANT_SEARCH_PARAMS, parseGrantQuery } from '../parameters/grantSearchParams.js';
 import { parseJsonParameters } from '../parameters/jsonParams.js';
 import { paramValidator, type ParamSpecs } from '../parameters/queryParams.js';
@@ -57,6 +59,11 @@ const ALERT_ID_PARAMS = ID_PARAMS('one of your alerts (as list_alerts or create_
 const idValidator = (specs: ParamSpecs) => paramValidator(specs, (valid) => (valid.id === undefined ? [{ parameter: 'id', message: 'is required' }] : []));
 const validateGrantId = idValidator(GRANT_ID_PARAMS);
 const validateAlertId = idValidator(ALERT_ID_PARAMS);
+const GRANT_HISTORY_PARAMS: ParamSpecs = { ...GRANT_ID_PARAMS, ...HISTORY_PARAMS };
+const validateGrantHistory = idValidator(GRANT_HISTORY_PARAMS);
+
+/** A field change as one line: "deadline: 2026-12-31T23:59:59.000Z → 2027-01-31T23:59:59.000Z". */
+const changeLine = ({ field, from, to }: FieldChange): string => `${field}: ${JSON.stringify(from)} → ${JSON.stringify(to)}`;
 
 const money = (amount: number, currency: string | null): string => `${amount.toLocaleString('en-US')}${currency === null ? '' : ` ${currency}`}`;
 
@@ -147,6 +154,28 @@ export const TOOLS: readonly ToolSpec[] = [
       const grant = JSON.parse(await grantJsonById(engine, id as string, clock().getTime())) as ServedGrant;
       const text = [grantLine(grant), grant.description, grant.applicationUrl === null ? '' : `Apply: ${grant.applicationUrl}`].filter((line) => line !== '').join('\n');
       return { structured: { data: grant }, text };
+    },
+  },
+  {
+    name: 'get_grant_history',
+    title: "Get a grant's history",
+    description:
+      "A grant's versions, newest first: when it entered the catalog (created), each update with every field it changed and its value before and after " +
+      '(e.g. deadline moved from one date to another), and its removal (deleted, the last version). Use it to tell what changed in a grant and when. ' +
+      'Page with `limit` and `pagination.nextCursor` (older versions). The same answer as GET /grants/{id}/history; an id neither in the catalog nor in the history kept is a NOT_FOUND error.',
+    route: routeNamed('grantHistory'),
+    inputSchema: argumentsSchema(GRANT_HISTORY_PARAMS, ['id']),
+    outputSchema: answerWithoutEnvelope('GrantHistoryAnswer'),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async run(args, { engine }) {
+      const { id, ...paging } = parseJsonParameters(args, GRANT_HISTORY_PARAMS, validateGrantHistory);
+      const page = await historyPage(engine, id as string, paging);
+      const data = JSON.parse(page.dataJson) as { changedAt: string; type: VersionType; changes: FieldChange[] | null }[];
+      const lines = [
+        `${plural(data.length, 'version')} of ${id as string}, newest first${page.pagination.nextCursor === null ? '' : `; older ones follow (cursor "${page.pagination.nextCursor}")`}.`,
+        ...data.flatMap((version) => [`${version.changedAt} ${version.type}`, ...(version.changes ?? []).map((change) => `  ${changeLine(change)}`)]),
+      ];
+      return { structured: { data, pagination: page.pagination }, text: lines.join('\n') };
     },
   },
   {

@@ -247,7 +247,9 @@ export const ALERT_WEBHOOKS: Schema = Object.fromEntries(
                   `${[...EVENT_TYPES, 'alert.test'].join(', ')}), \`timestamp\` (when the event was made, ISO 8601) and \`data\`: ` +
                   '`alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; ' +
                   'only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) ' +
-                  'and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing and grant.opened). ' +
+                  'and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing and grant.opened), ' +
+                  '`changes` (the fields that change updated, each { field, from, to } as in GET /grants/{id}/history; null when it added or removed the grant, and for ' +
+                  'grant.closing and grant.opened). ' +
                   'grant.opened: a forecasted grant the alert follows reached its `opensAt` (sent once per opensAt; `grant.status` is OPEN).',
               },
             },

@@ -4,13 +4,15 @@
 import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { DEFAULT_LIMIT, FACET_NAMES, MAX_LIMIT, MAX_WINDOW } from '../../grants/query.js';
-import { SERVED_FIELDS, grantSchema } from '../../grants/schema.js';
+import { GRANT_FIELDS, SERVED_FIELDS, grantSchema } from '../../grants/schema.js';
 import { RATE_LIMIT_HEADER_NAMES } from '../../ratelimit/headers.js';
 import { CACHE_CONTROL, CONDITIONAL_ROUTES } from '../middleware/conditionalRequests.js';
 import { API_VERSION, JSON_CONTENT_TYPE } from '../envelope.js';
 import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { ALERT_QUERY_PARAMS, GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from '../parameters/grantSearchParams.js';
 import { CHANGES_MAX_LIMIT, CHANGES_PARAMS } from '../handlers/changes.js';
+import { HISTORY_PARAMS } from '../handlers/history.js';
+import { VERSION_TYPES } from '../../grants/history.js';
 import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE } from '../handlers/exportFormat.js';
 import { ALERT_CODES, ALERT_OPERATIONS, ALERT_PATH_PARAMS, ALERT_SCHEMAS, ALERT_WEBHOOKS, alertOnlyCode } from './alertDocument.js';
 import { scopeFor } from '../middleware/keyRestrictionChecks.js';
@@ -39,6 +41,7 @@ const ROUTE_PARAMS: Partial<Record<RouteName, ParamSpecs>> = {
   grantChanges: CHANGES_PARAMS,
   grantExport: GRANT_EXPORT_PARAMS,
   grant: {},
+  grantHistory: HISTORY_PARAMS,
   usage: USAGE_PARAMS,
   limits: {},
   commonGrantsOpportunities: LIST_PARAMS,
@@ -72,6 +75,15 @@ const OPERATIONS: Partial<Record<RouteName, OperationDoc>> = {
     more: 'The order is that of `GET /grants`; `open=true` keeps to the grants still accepting applications.',
   },
   grant: { operationId: 'getGrant', summary: 'One grant by id', answer: 'GrantAnswer' },
+  grantHistory: {
+    operationId: 'getGrantHistory',
+    summary: "A grant's history: its versions, newest first",
+    answer: 'GrantHistoryAnswer',
+    more:
+      'Each run of the indexer that adds, changes or removes the grant records a version: when, what (created, updated, deleted) and, for an update, ' +
+      'each field it changed with its value before and after. Versions are kept for the operator\'s retention (a year by default); a removed grant\'s ' +
+      'history still answers while it holds a version (its last version is the deletion); an id neither in the catalog nor in the history is a 404.',
+  },
   usage: { operationId: 'getUsage', summary: 'Usage of this subscription', answer: 'UsageAnswer' },
   limits: { operationId: 'getLimits', summary: 'Limits and features of this subscription', answer: 'LimitsAnswer' },
 };
@@ -298,6 +310,11 @@ const ANSWERS: Record<string, Schema> = {
     { pagination: described('ChangesPagination', 'Where to read the feed next.') },
   ),
   GrantAnswer: successEnvelope('One grant.', described('Grant', 'The grant.')),
+  GrantHistoryAnswer: successEnvelope(
+    "A page of a grant's history, newest first.",
+    { type: 'array', description: 'The versions of this page, newest first.', items: ref('GrantVersion') },
+    { pagination: described('ListPagination', 'Where to read the next (older) page.') },
+  ),
   UsageAnswer: successEnvelope('The usage report of the subscription.', described('UsageReport', 'The usage report.')),
   LimitsAnswer: successEnvelope('The limits and features of the subscription.', described('LimitsReport', 'The limits report.')),
   AlertAnswer: successEnvelope('One alert.', described('Alert', 'The alert.')),
@@ -645,10 +662,11 @@ const GUIDE = [
 function schemas(): Schema {
   const grant = servedGrant();
   const grantFields = { ...grant, required: ['id'], description: 'A grant with the fields asked for in `fields` (every field by default); id always.' };
+  const fieldChanges: Schema = { type: ['array', 'null'], items: ref('FieldChange') };
   const changeEntry = (deleted: boolean): Schema => ({
     type: 'object',
     additionalProperties: false,
-    required: ['id', 'deleted', 'changedAt', 'grant'],
+    required: ['id', 'deleted', 'changedAt', 'changes', 'grant'],
     description: deleted
       ? 'A tombstone: the grant with this id was removed from the catalog; remove it from your copy.'
       : 'A grant at its latest change: store it in your copy (it replaces any earlier version).',
@@ -656,6 +674,14 @@ function schemas(): Schema {
       id: { type: 'string', description: deleted ? 'The id of the grant removed.' : 'The id of the grant changed.' },
       deleted: { type: 'boolean', const: deleted, description: deleted ? 'Always true: the grant was removed.' : 'Always false: the grant is in the catalog.' },
       changedAt: { type: 'string', format: 'date-time', description: deleted ? 'When the grant was removed.' : 'When this version of the grant entered the catalog.' },
+      changes: deleted
+        ? { const: null, description: 'Always null for a removal.' }
+        : {
+            ...fieldChanges,
+            description:
+              'The fields the latest change updated, each with its value before and after; null when the change added the grant (or was recorded before fields were). ' +
+              'A grant changed more than once since your last read shows its latest change here: GET /grants/{id}/history holds them all.',
+          },
       grant: deleted ? { const: null, description: 'Always null: a removed grant has no content.' } : { ...ref('Grant'), description: 'The grant as GET /grants/{id} serves it.' },
     },
   });
@@ -722,6 +748,32 @@ function schemas(): Schema {
     },
     GrantChange: changeEntry(false),
     GrantTombstone: changeEntry(true),
+    GrantVersion: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['changedAt', 'type', 'changes'],
+      description: 'One version of a grant: a run of the indexer that added, changed or removed it.',
+      properties: {
+        changedAt: { type: 'string', format: 'date-time', description: 'When the version entered the catalog (the run that made it).' },
+        type: { type: 'string', enum: [...VERSION_TYPES], description: 'created: the grant entered the catalog; updated: some of its fields changed; deleted: it left the catalog (its last version).' },
+        changes: {
+          ...fieldChanges,
+          description: 'For an update, each field it changed, in the order of the grant\'s fields; null for created and deleted.',
+        },
+      },
+    },
+    FieldChange: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['field', 'from', 'to'],
+      description: 'One field an update changed: "deadline moved from … to …".',
+      properties: {
+        field: { type: 'string', enum: [...GRANT_FIELDS], description: 'The field of the grant.' },
+        from: { description: 'Its value before, as the grant held it (null when unknown).' },
+        to: { description: 'Its value after, as the grant holds it (null when unknown).' },
+      },
+      examples: [{ field: 'deadline', from: '2026-12-31T23:59:59.000Z', to: '2027-01-31T23:59:59.000Z' }],
+    },
     Facets: {
       type: 'object',
       additionalProperties: false,

@@ -68,7 +68,7 @@ export const EXPORT_EXAMPLES = {
 } as const;
 
 /** The example answer of each JSON operation. */
-export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters' | 'grantChanges' | 'grant' | 'usage' | 'limits'>, AnswerExample> = {
+export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters' | 'grantChanges' | 'grant' | 'grantHistory' | 'usage' | 'limits'>, AnswerExample> = {
   grants: {
     request: '/grants?open=true&eligibleProvinces=ONTARIO&fundingType=REBATE&sort=deadline&facets=currency&fields=id,title,funder,amountMin,amountMax,currency,deadline&limit=2',
     exact: true,
@@ -131,14 +131,40 @@ export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters
     value: {
       success: true,
       data: [
-        { id: EXAMPLE_GRANT.id, deleted: false, changedAt: '2026-11-23T08:15:02.481Z', grant: EXAMPLE_GRANT },
-        { id: REMOVED_ID, deleted: true, changedAt: '2026-11-23T08:15:02.481Z', grant: null },
+        {
+          id: EXAMPLE_GRANT.id,
+          deleted: false,
+          changedAt: '2026-11-23T08:15:02.481Z',
+          changes: [{ field: 'deadline', from: '2026-09-30T23:59:59.000Z', to: EXAMPLE_GRANT.deadline }],
+          grant: EXAMPLE_GRANT,
+        },
+        { id: REMOVED_ID, deleted: true, changedAt: '2026-11-23T08:15:02.481Z', changes: null, grant: null },
       ],
       pagination: { limit: 2, hasMore: true, nextSince: 'eyJ2IjoxLCJsIjoibXd2eThybXRmNWZlNmZjN2FjIiwicyI6NjAwfQ' },
       meta: EXAMPLE_META,
     },
   },
   grant: { request: `/grants/${EXAMPLE_GRANT.id}`, exact: true, value: { success: true, data: EXAMPLE_GRANT, meta: EXAMPLE_META } },
+  grantHistory: {
+    request: `/grants/${EXAMPLE_GRANT.id}/history?limit=2`,
+    exact: false,
+    value: {
+      success: true,
+      data: [
+        {
+          changedAt: '2025-08-19T18:30:02.481Z',
+          type: 'updated',
+          changes: [
+            { field: 'deadline', from: '2026-09-30T23:59:59.000Z', to: EXAMPLE_GRANT.deadline },
+            { field: 'updatedAt', from: '2025-06-01T09:00:00.000Z', to: EXAMPLE_GRANT.updatedAt },
+          ],
+        },
+        { changedAt: '2025-06-01T09:05:11.020Z', type: 'created', changes: null },
+      ],
+      pagination: { limit: 2, nextCursor: null },
+      meta: EXAMPLE_META,
+    },
+  },
   usage: {
     request: '/subscription/usage?days=3',
     exact: false,

@@ -2,8 +2,11 @@
 // one document per grant id (its last change: sequence, time, content hash and the grant itself,
 // or a tombstone) and one state document (log id, counter, horizon). It survives every alias swap;
 // a feed page is one search of this one-shard index, so entries and grants come from one snapshot.
+// Each change that adds, updates or removes a grant also records a version of it in a second
+// unswapped index, `<alias>_history` (one document per grant and sequence), read newest first.
 import { createHash } from 'node:crypto';
 import { errors, type Client } from '@elastic/elasticsearch';
+import { versionOf, type FieldChange, type GrantVersion, type HistoryPage, type VersionType } from '../../grants/history.js';
 import type { Grant } from '../../grants/schema.js';
 import { newChangeLogId, type ChangeEntryJson, type ChangeLogState, type ChangesPage } from '../changes.js';
 import type { ChangeLogOptions } from '../engine.js';
@@ -13,6 +16,9 @@ import type { ChangeLogOptions } from '../engine.js';
  * nothing that lists, keeps or deletes those ever touches it.
  */
 export const changesIndexOf = (alias: string): string => `${alias}_changes`;
+
+/** The history index of an alias: the versions of its grants, outside the swapped indexes' names too. */
+export const historyIndexOf = (alias: string): string => `${alias}_history`;
 
 /** The state document's id: no grant id starts with "~". */
 const STATE_ID = '~state';
@@ -28,9 +34,21 @@ const MAPPING = {
     changedAt: { type: 'date' },
     hash: { type: 'keyword', index: false, doc_values: false },
     grant: { type: 'object', enabled: false },
+    changes: { type: 'object', enabled: false },
     log: { type: 'keyword' },
     counter: { type: 'long' },
     horizon: { type: 'long' },
+  },
+};
+
+const HISTORY_MAPPING = {
+  dynamic: 'strict',
+  properties: {
+    id: { type: 'keyword' },
+    seq: { type: 'long' },
+    changedAt: { type: 'date' },
+    type: { type: 'keyword' },
+    changes: { type: 'object', enabled: false },
   },
 };
 
@@ -50,6 +68,16 @@ interface EntrySource {
   changedAt: string;
   hash: string | null;
   grant: Grant | null;
+  /** The fields the entry's change updated; null (or absent: an entry recorded before they were kept) otherwise. */
+  changes?: FieldChange[] | null;
+}
+
+interface VersionSource {
+  id: string;
+  seq: number;
+  changedAt: string;
+  type: VersionType;
+  changes: FieldChange[] | null;
 }
 
 /** A change to record: a grant at its new content, or a removal. */
@@ -73,7 +101,7 @@ export async function readChanges(client: Client, alias: string, afterSeq: numbe
     size: limit + 1,
     query: { range: { seq: { gt: afterSeq } } },
     sort: [{ seq: 'asc' }],
-    _source: ['id', 'seq', 'deleted', 'changedAt', 'grant'],
+    _source: ['id', 'seq', 'deleted', 'changedAt', 'grant', 'changes'],
     track_total_hits: false,
   });
   const entries: ChangeEntryJson[] = response.hits.hits.map(({ _source: s }) => ({
@@ -82,13 +110,39 @@ export async function readChanges(client: Client, alias: string, afterSeq: numbe
     deleted: s!.deleted,
     changedAt: s!.changedAt,
     grantJson: s!.deleted ? null : JSON.stringify(s!.grant),
+    changesJson: s!.changes === undefined || s!.changes === null ? null : JSON.stringify(s!.changes),
   }));
   return { state, entries };
+}
+
+/** Reads a page of a grant's history, newest first (the API's side); `grantExists` says whether the catalog holds the id. */
+export async function readHistory(client: Client, alias: string, id: string, beforeSeq: number | null, limit: number, grantExists: () => Promise<boolean>): Promise<HistoryPage> {
+  const page = async (before: number | null, size: number): Promise<GrantVersion[]> => {
+    try {
+      const response = await client.search<VersionSource>({
+        index: historyIndexOf(alias),
+        size,
+        query: { bool: { filter: [{ term: { id } }, ...(before === null ? [] : [{ range: { seq: { lt: before } } }])] } },
+        sort: [{ seq: 'desc' }],
+        track_total_hits: false,
+      });
+      return response.hits.hits.map(({ _source: v }) => ({ seq: v!.seq, changedAt: v!.changedAt, type: v!.type, changes: v!.changes ?? null }));
+    } catch (error) {
+      // No history index yet: nothing was recorded.
+      if (error instanceof errors.ResponseError && JSON.stringify(error.body ?? '').includes('index_not_found_exception')) return [];
+      throw error;
+    }
+  };
+  const versions = await page(beforeSeq, limit + 1);
+  // A grant whose versions are all past the cursor is still known: asked again from the newest.
+  const known = versions.length > 0 || (await grantExists()) || (beforeSeq !== null && (await page(null, 1)).length > 0);
+  return { known, versions };
 }
 
 /** The indexer's side: records changes with sequences from the state document's counter. */
 export class ElasticsearchChangeLog {
   private readonly index: string;
+  private readonly history: string;
   private readonly changedAt: string;
 
   constructor(
@@ -98,20 +152,25 @@ export class ElasticsearchChangeLog {
     private readonly replicas: number,
   ) {
     this.index = changesIndexOf(alias);
+    this.history = historyIndexOf(alias);
     this.changedAt = options.clock().toISOString();
   }
 
-  /** Creates the index if it is missing; true when the log has recorded nothing yet. */
-  async open(): Promise<{ fresh: boolean }> {
+  /** Creates an index unless it exists. */
+  private async create(index: string, mappings: object): Promise<void> {
     try {
-      await this.client.indices.create({
-        index: this.index,
-        settings: { number_of_shards: 1, number_of_replicas: this.replicas },
-        mappings: MAPPING,
-      } as never);
+      await this.client.indices.create({ index, settings: { number_of_shards: 1, number_of_replicas: this.replicas }, mappings } as never);
     } catch (error) {
       if (!(error instanceof errors.ResponseError && JSON.stringify(error.body ?? '').includes('resource_already_exists_exception'))) throw error;
     }
+  }
+
+  /** Creates the indexes that are missing; true when the log has recorded nothing yet. */
+  async open(): Promise<{ fresh: boolean }> {
+    await this.create(this.index, MAPPING);
+    // A log created before its entries carried their changes gains the field (a strict mapping refuses an unknown one).
+    await this.client.indices.putMapping({ index: this.index, properties: { changes: MAPPING.properties.changes } } as never);
+    await this.create(this.history, HISTORY_MAPPING);
     return { fresh: (await this.readState()) === null };
   }
 
@@ -140,22 +199,43 @@ export class ElasticsearchChangeLog {
     }
   }
 
-  /** Records changes in order, each with the next sequence. */
-  async record(changes: readonly Change[]): Promise<void> {
+  /** The grants the log last recorded for these ids (null: none, or a tombstone), in the same order. */
+  private async recorded(ids: string[]): Promise<(Grant | null)[]> {
+    if (ids.length === 0) return [];
+    const { docs } = await this.client.mget<EntrySource>({ index: this.index, ids, _source_includes: ['deleted', 'grant'] });
+    return docs.map((doc) => {
+      const found = doc as { found?: boolean; _source?: EntrySource };
+      return found.found === true && found._source?.deleted === false ? (found._source.grant ?? null) : null;
+    });
+  }
+
+  /**
+   * Records changes in order, each with the next sequence, and the version each makes of its grant
+   * (against the grant the log last recorded); `versions: false` enters grants without versions
+   * (a catalog indexed before the log existed, entering it as it stands).
+   */
+  async record(changes: readonly Change[], { versions = true } = {}): Promise<void> {
     for (let i = 0; i < changes.length; i += WRITE_BATCH) {
       const batch = changes.slice(i, i + WRITE_BATCH);
-      const { counter } = await this.updateState((s) => ({ ...s, counter: s.counter + batch.length }));
+      const before = versions ? await this.recorded(batch.map((change) => change.id)) : [];
+      const { counter, log } = await this.updateState((s) => ({ ...s, counter: s.counter + batch.length }));
       const first = counter - batch.length + 1;
       const operations = batch.flatMap((change, n) => {
+        const seq = first + n;
+        const version = versions ? versionOf(before[n], change.grant) : null;
         const source: EntrySource = {
           id: change.id,
-          seq: first + n,
+          seq,
           deleted: change.grant === null,
           changedAt: this.changedAt,
           hash: change.grant === null ? null : change.hash,
           grant: change.grant,
+          changes: version?.changes ?? null,
         };
-        return [{ index: { _index: this.index, _id: change.id } }, source];
+        const entry = [{ index: { _index: this.index, _id: change.id } }, source];
+        if (version === null) return entry;
+        const kept: VersionSource = { id: change.id, seq, changedAt: this.changedAt, type: version.type, changes: version.changes };
+        return [...entry, { index: { _index: this.history, _id: `${log}:${seq}` } }, kept];
       });
       const result = await this.client.bulk({ operations });
       if (result.errors) {
@@ -191,7 +271,7 @@ export class ElasticsearchChangeLog {
    * to): grants added or changed by content get new sequences, grants the log holds that the index
    * lacks get tombstones, unchanged grants keep theirs.
    */
-  async reconcile(catalogIndex: string): Promise<void> {
+  async reconcile(catalogIndex: string, { versions = true } = {}): Promise<void> {
     await this.client.indices.refresh({ index: this.index });
     const known = await this.liveHashes();
     let after: unknown[] | undefined;
@@ -205,11 +285,11 @@ export class ElasticsearchChangeLog {
         if (known.get(grant.id) !== hash) changed.push({ id: grant.id, grant, hash });
         known.delete(grant.id);
       }
-      await this.record(changed);
+      await this.record(changed, { versions });
       if (hits.length < PAGE) break;
       after = hits[hits.length - 1].sort as unknown[];
     }
-    await this.record([...known.keys()].map((id) => ({ id, grant: null })));
+    await this.record([...known.keys()].map((id) => ({ id, grant: null })), { versions });
   }
 
   /** What `grants-indexer status` reports of the log (null before its first run). */
@@ -220,8 +300,13 @@ export class ElasticsearchChangeLog {
     return { index: this.index, counter: current.state.counter, horizon: current.state.horizon, tombstones: count };
   }
 
-  /** Ends a run: drops tombstones older than the retention (raising the horizon past them) and makes the entries visible. */
+  /**
+   * Ends a run: drops the versions older than the history's retention and the tombstones older
+   * than the feed's (raising the horizon past them), and makes the entries visible.
+   */
   async finish(): Promise<void> {
+    const historyCutoff = new Date(this.options.clock().getTime() - this.options.historyRetentionMs).toISOString();
+    await this.client.deleteByQuery({ index: this.history, query: { range: { changedAt: { lt: historyCutoff } } }, refresh: true, conflicts: 'proceed' });
     const cutoff = new Date(this.options.clock().getTime() - this.options.retentionMs).toISOString();
     const expired = { bool: { filter: [{ term: { deleted: true } }, { range: { changedAt: { lt: cutoff } } }] } };
     await this.client.indices.refresh({ index: this.index });
@@ -236,6 +321,6 @@ export class ElasticsearchChangeLog {
       if (result.errors) throw new Error('the change log could not drop an expired tombstone');
       if (hits.length < PAGE) break;
     }
-    await this.client.indices.refresh({ index: this.index });
+    await this.client.indices.refresh({ index: `${this.index},${this.history}` });
   }
 }

@@ -8,7 +8,8 @@ import { createEsClient, errorType, requestText, unavailableFrom, type EsConfig 
 import { FACETS_FILTER_PATH, facetsOf } from './facets.js';
 import { GetBatch } from './getBatch.js';
 import type { ChangesPage } from '../changes.js';
-import { readChanges } from './changeLog.js';
+import { readChanges, readHistory } from './changeLog.js';
+import type { HistoryPage } from '../../grants/history.js';
 import { KEYSET_TOTAL_AGG, keysetRequest, placeOf } from './keyset.js';
 import { lacksIdKeys } from './idKeys.js';
 import { readSources, type SourcedResponse } from './sources.js';
@@ -266,6 +267,11 @@ export class ElasticsearchSearchEngine implements SearchEngine {
   /** The feed's page: the change log index (unswapped, one shard) in one search, the state beside it. */
   changesJson(afterSeq: number, limit: number): Promise<ChangesPage> {
     return this.call(() => readChanges(this.client, this.alias, afterSeq, limit));
+  }
+
+  /** A page of a grant's history: the history index (unswapped, one shard), and the alias when the id has no version there. */
+  historyJson(id: string, beforeSeq: number | null, limit: number): Promise<HistoryPage> {
+    return this.call(() => readHistory(this.client, this.alias, id, beforeSeq, limit, () => this.client.exists({ index: this.alias, id })));
   }
 
   filterOptions(): Promise<FilterOptions> {

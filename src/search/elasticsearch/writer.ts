@@ -264,7 +264,7 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
     const document = documentFor(await this.mappedGrantFields(live));
     const changeLog = await this.openChangeLog();
     // A catalog indexed before the change log existed enters it once, as it stands.
-    if (changeLog.fresh) await changeLog.log.reconcile(live);
+    if (changeLog.fresh) await changeLog.log.reconcile(live, { versions: false });
     const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
     /** Ids seen in the source: true once a valid record had it, false if only rejected ones did. */
     const seenIds = new Map<string, boolean>();

@@ -9,6 +9,7 @@ import { ServiceUnavailableError } from '../../../failures.js';
 import { FACET_VALUES, type GrantQuery, type StoredFacetName } from '../../../grants/query.js';
 import { transientAsUnavailable } from '../../../sqliteFailures.js';
 import type { ChangesPage } from '../../changes.js';
+import type { HistoryPage } from '../../../grants/history.js';
 import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../../engine.js';
 import { keysetSearch } from '../collect/keyset.js';
 import { offsetPage, type ColumnAnswer } from '../collect/paging.js';
@@ -25,7 +26,7 @@ import type { TextHits } from '../query/textHits.js';
 import { TextHitFinder, wordTerms } from '../query/textSearch.js';
 import { buildOf, openCatalog, type Db } from '../storage/catalogFile.js';
 import { CatalogReads } from '../storage/catalogReads.js';
-import { ChangeLogReader } from '../storage/changeLog.js';
+import { ChangeLogReader, HistoryReader } from '../storage/changeLog.js';
 import { exportFromSnapshot } from '../storage/export.js';
 import { PinnedSnapshot, TurnSnapshots, type BuildIndex, type CatalogSnapshots } from './snapshots.js';
 
@@ -45,6 +46,7 @@ export class SqliteSearchEngine implements SearchEngine {
   /** The filter options of each build's columns (dropped with them). */
   private readonly filterOptionsOf = new WeakMap<CatalogColumns, FilterOptions>();
   private readonly changeLog: ChangeLogReader;
+  private readonly history: HistoryReader;
   /** The word dictionary read for typoNeighbours when no index of the build is held (the main thread of a pooled engine). */
   private ownWords: { build: string | null; words: WordDictionary } | null = null;
 
@@ -56,6 +58,7 @@ export class SqliteSearchEngine implements SearchEngine {
     this.reads = new CatalogReads(db);
     this.textHits = new TextHitFinder(db);
     this.changeLog = new ChangeLogReader(db);
+    this.history = new HistoryReader(db);
   }
 
   /** An engine on `db` following the catalog, one snapshot per event-loop turn. */
@@ -217,6 +220,11 @@ export class SqliteSearchEngine implements SearchEngine {
   /** The feed's page and the log's state, from this turn's snapshot. */
   changesJson(afterSeq: number, limit: number): Promise<ChangesPage> {
     return this.read(() => this.changeLog.read(afterSeq, limit));
+  }
+
+  /** A page of a grant's history, from this turn's snapshot. */
+  historyJson(id: string, beforeSeq: number | null, limit: number): Promise<HistoryPage> {
+    return this.read(() => this.history.read(id, beforeSeq, limit));
   }
 
   /** The values present in the catalog: those whose bit set is not empty (enum orders are alphabetical). */

@@ -7,6 +7,7 @@
 import type { Neighbour } from '../../../grants/typos.js';
 import type { GrantQuery } from '../../../grants/query.js';
 import type { ChangesPage } from '../../changes.js';
+import type { HistoryPage } from '../../../grants/history.js';
 import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../../engine.js';
 import type { SqliteSearchEngine } from './engine.js';
 import type { PoolLoad, SearchWorkerPool } from './workerPool.js';
@@ -52,6 +53,10 @@ export class PooledSqliteSearchEngine implements SearchEngine {
 
   changesJson(afterSeq: number, limit: number): Promise<ChangesPage> {
     return this.local.changesJson(afterSeq, limit);
+  }
+
+  historyJson(id: string, beforeSeq: number | null, limit: number): Promise<HistoryPage> {
+    return this.local.historyJson(id, beforeSeq, limit);
   }
 
   count(): Promise<number> {

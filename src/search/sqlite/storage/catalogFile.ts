@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { repoPath } from '../../../repoRoot.js';
-import { CHANGE_LOG_DDL } from './changeLog.js';
+import { CHANGE_LOG_DDL, upgradeChangeLog } from './changeLog.js';
 import { WORD_COLUMNS } from './textColumns.js';
 
 export type Db = Database.Database;
@@ -66,6 +66,7 @@ export function openCatalog(file: string): Db {
   db.pragma('busy_timeout = 10000');
   db.exec('CREATE TABLE IF NOT EXISTS catalog_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
   db.exec(CHANGE_LOG_DDL);
+  upgradeChangeLog(db);
   if (!tableExists(db, 'grants')) {
     db.transaction(() => {
       if (!tableExists(db, 'grants')) db.exec(catalogDdl('', 'initial'));

@@ -82,7 +82,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
         const now = this.changes.clock();
         const recorder = new ChangeRecorder(this.db, now);
         recorder.reindexed('grants', 'grants_building');
-        recorder.finish(this.changes.retentionMs, now);
+        recorder.finish(this.changes.retentionMs, now, this.changes.historyRetentionMs);
         this.db.exec(`DROP TABLE IF EXISTS grants; DROP TABLE IF EXISTS grants_text; DROP TABLE IF EXISTS grants_words;
           ALTER TABLE grants_building RENAME TO grants; ALTER TABLE grants_text_building RENAME TO grants_text;
           ALTER TABLE grants_words_building RENAME TO grants_words;`);
@@ -111,7 +111,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
     const seeValid = db.prepare(
       'INSERT INTO temp.sync_seen (id, valid) VALUES (?, 1) ON CONFLICT (id) DO UPDATE SET valid = 1 WHERE valid = 0',
     );
-    const existing = db.prepare('SELECT rowid, updated_at FROM grants WHERE id = ?');
+    const existing = db.prepare('SELECT rowid, updated_at, doc FROM grants WHERE id = ?');
     const insert = db.prepare(`INSERT INTO grants (${COLUMNS}) VALUES (${VALUES})`);
     const update = db.prepare(
       `UPDATE grants SET (${COLUMNS}) = (${VALUES}) WHERE rowid = :rowid`,
@@ -135,20 +135,22 @@ export class SqliteCatalogWriter implements CatalogWriter {
           this.hooks.onDuplicate?.(grant);
           continue;
         }
-        const row = existing.get(grant.id) as { rowid: number; updated_at: string } | undefined;
+        const row = existing.get(grant.id) as { rowid: number; updated_at: string; doc: string } | undefined;
         if (row === undefined) {
-          const result = insert.run(rowOf(grant));
+          const values = rowOf(grant);
+          const result = insert.run(values);
           insertText.run(result.lastInsertRowid, ...textColumnsOf(grant));
           insertWords.run(result.lastInsertRowid, ...wordColumnsOf(grant));
-          recorder.changed(grant.id);
+          recorder.changed(grant.id, null, values.doc);
           counts.added += 1;
         } else if (row.updated_at !== grant.updatedAt) {
-          update.run({ rowid: row.rowid, ...rowOf(grant) });
+          const values = rowOf(grant);
+          update.run({ rowid: row.rowid, ...values });
           removeText.run(row.rowid);
           insertText.run(row.rowid, ...textColumnsOf(grant));
           removeWords.run(row.rowid);
           insertWords.run(row.rowid, ...wordColumnsOf(grant));
-          recorder.changed(grant.id);
+          recorder.changed(grant.id, row.doc, values.doc);
           counts.updated += 1;
         } else {
           counts.unchanged += 1;
@@ -167,7 +169,7 @@ export class SqliteCatalogWriter implements CatalogWriter {
       }
       const after = db.prepare('SELECT count(*) FROM grants').pluck().get() as number;
       this.hooks.beforeCommit?.({ live: after - counts.added + counts.deleted, after });
-      recorder.finish(this.changes.retentionMs, now);
+      recorder.finish(this.changes.retentionMs, now, this.changes.historyRetentionMs);
       this.stamp('last_sync_at');
       if (counts.added + counts.updated + counts.deleted > 0) markNewBuild(db, newBuildId());
       db.exec('COMMIT');
