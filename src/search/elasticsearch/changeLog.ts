@@ -300,13 +300,26 @@ export class ElasticsearchChangeLog {
     return { index: this.index, counter: current.state.counter, horizon: current.state.horizon, tombstones: count };
   }
 
+  /** Drops the versions older than the history's retention, a page at a time (a search, then a bulk delete). */
+  private async dropExpiredVersions(): Promise<void> {
+    const cutoff = new Date(this.options.clock().getTime() - this.options.historyRetentionMs).toISOString();
+    await this.client.indices.refresh({ index: this.history });
+    for (;;) {
+      const page = await this.client.search({ index: this.history, size: PAGE, query: { range: { changedAt: { lt: cutoff } } }, _source: false, track_total_hits: false } as never);
+      const hits = page.hits.hits;
+      if (hits.length === 0) return;
+      const result = await this.client.bulk({ operations: hits.map((hit) => ({ delete: { _index: this.history, _id: hit._id! } })), refresh: true });
+      if (result.errors) throw new Error('the history could not drop an expired version');
+      if (hits.length < PAGE) return;
+    }
+  }
+
   /**
    * Ends a run: drops the versions older than the history's retention and the tombstones older
    * than the feed's (raising the horizon past them), and makes the entries visible.
    */
   async finish(): Promise<void> {
-    const historyCutoff = new Date(this.options.clock().getTime() - this.options.historyRetentionMs).toISOString();
-    await this.client.deleteByQuery({ index: this.history, query: { range: { changedAt: { lt: historyCutoff } } }, refresh: true, conflicts: 'proceed' });
+    await this.dropExpiredVersions();
     const cutoff = new Date(this.options.clock().getTime() - this.options.retentionMs).toISOString();
     const expired = { bool: { filter: [{ term: { deleted: true } }, { range: { changedAt: { lt: cutoff } } }] } };
     await this.client.indices.refresh({ index: this.index });
