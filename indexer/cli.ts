@@ -87,7 +87,8 @@ Prints the counts of added, updated, unchanged, deleted and rejected. On the emb
 the whole sync is one transaction. Without --skip-invalid any rejection leaves the catalog
 unchanged and exits 1 (on Elasticsearch a file source is validated in a first pass for that;
 from stdin, use --skip-invalid). Each grant added, updated or pruned gets a new sequence in the
-changes feed (a pruned one a tombstone, kept CHANGES_RETENTION_DAYS).
+changes feed (a pruned one a tombstone, kept CHANGES_RETENTION_DAYS), and a version in the
+grant's history (GET /grants/{id}/history, kept HISTORY_RETENTION_DAYS).
 
 ${IMPORTING}`,
   status: `Usage: grants-indexer status [--engine sqlite|elasticsearch] [--data-dir DIR]

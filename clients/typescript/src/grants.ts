@@ -1,7 +1,7 @@
-// GET /grants, /grants/{id} and /grants/filters, and iteration over every match by cursor paging.
+// GET /grants, /grants/{id}, /grants/{id}/history and /grants/filters, and iteration over every match by cursor paging.
 import type { ApiClient } from './api.js';
 import { unwrap } from './errors.js';
-import type { GrantAnswer, GrantFields, GrantFiltersAnswer, GrantIterateQuery, GrantSearchAnswer, GrantSearchQuery } from './types.js';
+import type { GrantAnswer, GrantFields, GrantFiltersAnswer, GrantHistoryAnswer, GrantHistoryQuery, GrantIterateQuery, GrantSearchAnswer, GrantSearchQuery } from './types.js';
 
 export interface GrantsApi {
   /** One page of GET /grants (page paging, or cursor paging with `cursor`). */
@@ -13,6 +13,11 @@ export interface GrantsApi {
   iterate(query?: GrantIterateQuery): AsyncGenerator<GrantFields, void, undefined>;
   /** GET /grants/{id}: one grant (a GrantsApiError with code NOT_FOUND when there is none). */
   get(id: string): Promise<GrantAnswer>;
+  /**
+   * GET /grants/{id}/history: the grant's versions, newest first (created, each update with the
+   * fields it changed, deleted); `cursor` the previous page's `pagination.nextCursor` for older ones.
+   */
+  history(id: string, query?: GrantHistoryQuery): Promise<GrantHistoryAnswer>;
   /** GET /grants/filters: the values each filter accepts. */
   filters(): Promise<GrantFiltersAnswer>;
 }
@@ -30,6 +35,7 @@ export function grantsApi(api: ApiClient): GrantsApi {
       }
     },
     get: (id) => unwrap(api.GET('/grants/{id}', { params: { path: { id } } })),
+    history: (id, query = {}) => unwrap(api.GET('/grants/{id}/history', { params: { path: { id }, query } })),
     filters: () => unwrap(api.GET('/grants/filters')),
   };
 }

@@ -104,6 +104,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/grants/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A grant's history: its versions, newest first
+         * @description Needs the `grants.read` feature and the `grants:read` scope. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body. Each run of the indexer that adds, changes or removes the grant records a version: when, what (created, updated, deleted) and, for an update, each field it changed with its value before and after. Versions are kept for the operator's retention (a year by default); a removed grant's history still answers while it holds a version (its last version is the deletion); an id neither in the catalog nor in the history is a 404.
+         */
+        get: operations["getGrantHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/subscription/usage": {
         parameters: {
             query?: never;
@@ -391,7 +411,7 @@ export interface paths {
         put?: never;
         /**
          * MCP server for AI agents (JSON-RPC over Streamable HTTP)
-         * @description The Model Context Protocol server: register this URL in an MCP client (Streamable HTTP transport) with your key as `Authorization: Bearer <key>`. Stateless: no session, each POST carries one JSON-RPC message (GET and DELETE are 405: no SSE stream, no session to end). Needs the `grants.search` feature; each tool also needs the feature and the key scope of the endpoint it mirrors (a missing scope is a tool error `SCOPE_NOT_ALLOWED`). Tools: `search_grants`, `get_grant`, `list_filter_values`, `get_changes`, `get_usage`, `create_alert`, `list_alerts`, `delete_alert`; `tools/list` describes each with its input and output schema. Each tools/call of a tool whose endpoint is billable counts one call toward the monthly allowance (get_usage is not billed); initialize, tools/list and notifications are never billed. Every POST spends the per-second rate. A tool refused (invalid arguments, unknown id, allowance used up, missing feature) answers a tool error (`isError: true`) whose text is `{"error":{"code","message","details"?}}` with the codes below.
+         * @description The Model Context Protocol server: register this URL in an MCP client (Streamable HTTP transport) with your key as `Authorization: Bearer <key>`. Stateless: no session, each POST carries one JSON-RPC message (GET and DELETE are 405: no SSE stream, no session to end). Needs the `grants.search` feature; each tool also needs the feature and the key scope of the endpoint it mirrors (a missing scope is a tool error `SCOPE_NOT_ALLOWED`). Tools: `search_grants`, `get_grant`, `get_grant_history`, `list_filter_values`, `get_changes`, `get_usage`, `create_alert`, `list_alerts`, `delete_alert`; `tools/list` describes each with its input and output schema. Each tools/call of a tool whose endpoint is billable counts one call toward the monthly allowance (get_usage is not billed); initialize, tools/list and notifications are never billed. Every POST spends the per-second rate. A tool refused (invalid arguments, unknown id, allowance used up, missing feature) answers a tool error (`isError: true`) whose text is `{"error":{"code","message","details"?}}` with the codes below.
          */
         post: operations["postMcpMessage"];
         delete?: never;
@@ -797,6 +817,20 @@ export interface components {
             /** @description About this answer. */
             meta: components["schemas"]["Meta"];
         };
+        /** @description A page of a grant's history, newest first. */
+        GrantHistoryAnswer: {
+            /**
+             * @description Always true in an answer that succeeded.
+             * @constant
+             */
+            success: true;
+            /** @description The versions of this page, newest first. */
+            data: components["schemas"]["GrantVersion"][];
+            /** @description Where to read the next (older) page. */
+            pagination: components["schemas"]["ListPagination"];
+            /** @description About this answer. */
+            meta: components["schemas"]["Meta"];
+        };
         /** @description The usage report of the subscription. */
         UsageAnswer: {
             /**
@@ -1163,7 +1197,7 @@ export interface components {
             nextCursor: string | null;
         };
         /**
-         * @description A scope: `grants:search` (GET /grants and /grants/filters (MCP: search_grants, list_filter_values)); `grants:read` (GET /grants/{id} (MCP: get_grant)); `grants:changes` (GET /grants/changes (MCP: get_changes)); `grants:export` (GET /grants/export); `alerts:read` (GET /alerts and its sub-resources (MCP: list_alerts)); `alerts:write` (POST, PATCH and DELETE on /alerts and its sub-resources (MCP: create_alert, delete_alert)); `subscription:read` (GET /subscription/usage and /subscription/limits (MCP: get_usage)); `keys:manage` (GET, POST /keys and DELETE /keys/{id}).
+         * @description A scope: `grants:search` (GET /grants and /grants/filters (MCP: search_grants, list_filter_values)); `grants:read` (GET /grants/{id} and GET /grants/{id}/history (MCP: get_grant, get_grant_history)); `grants:changes` (GET /grants/changes (MCP: get_changes)); `grants:export` (GET /grants/export); `alerts:read` (GET /alerts and its sub-resources (MCP: list_alerts)); `alerts:write` (POST, PATCH and DELETE on /alerts and its sub-resources (MCP: create_alert, delete_alert)); `subscription:read` (GET /subscription/usage and /subscription/limits (MCP: get_usage)); `keys:manage` (GET, POST /keys and DELETE /keys/{id}).
          * @enum {string}
          */
         Scope: "grants:search" | "grants:read" | "grants:changes" | "grants:export" | "alerts:read" | "alerts:write" | "subscription:read" | "keys:manage";
@@ -2038,6 +2072,8 @@ export interface components {
              * @description When this version of the grant entered the catalog.
              */
             changedAt: string;
+            /** @description The fields the latest change updated, each with its value before and after; null when the change added the grant (or was recorded before fields were). A grant changed more than once since your last read shows its latest change here: GET /grants/{id}/history holds them all. */
+            changes: components["schemas"]["FieldChange"][] | null;
             /** @description The grant as GET /grants/{id} serves it. */
             grant: components["schemas"]["Grant"];
         };
@@ -2056,10 +2092,49 @@ export interface components {
              */
             changedAt: string;
             /**
+             * @description Always null for a removal.
+             * @constant
+             */
+            changes: unknown;
+            /**
              * @description Always null: a removed grant has no content.
              * @constant
              */
             grant: unknown;
+        };
+        /** @description One version of a grant: a run of the indexer that added, changed or removed it. */
+        GrantVersion: {
+            /**
+             * Format: date-time
+             * @description When the version entered the catalog (the run that made it).
+             */
+            changedAt: string;
+            /**
+             * @description created: the grant entered the catalog; updated: some of its fields changed; deleted: it left the catalog (its last version).
+             * @enum {string}
+             */
+            type: "created" | "updated" | "deleted";
+            /** @description For an update, each field it changed, in the order of the grant's fields; null for created and deleted. */
+            changes: components["schemas"]["FieldChange"][] | null;
+        };
+        /**
+         * @description One field an update changed: "deadline moved from … to …".
+         * @example {
+         *       "field": "deadline",
+         *       "from": "2026-12-31T23:59:59.000Z",
+         *       "to": "2027-01-31T23:59:59.000Z"
+         *     }
+         */
+        FieldChange: {
+            /**
+             * @description The field of the grant.
+             * @enum {string}
+             */
+            field: "id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "opensAt" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source";
+            /** @description Its value before, as the grant held it (null when unknown). */
+            from: unknown;
+            /** @description Its value after, as the grant holds it (null when unknown). */
+            to: unknown;
         };
         /** @description Present when `facets` was asked: each facet asked, in the order asked. */
         Facets: {
@@ -3133,6 +3208,149 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_FOUND`: no grant has this id, or no endpoint has this path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `URI_TOO_LONG`: the URL is longer than 8,192 bytes. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: the per-second rate is used up; retry after Retry-After. `QUOTA_EXCEEDED`: the monthly allowance is used up; Retry-After tells when it resets. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TOO_LARGE`: the request line and headers are too large; the connection is closed. A 431 refused before its method is known has no body. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: an unexpected failure; quote the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded or starting; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getGrantHistory: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Versions per page (default 20, at most 100: a larger limit is served as 100). Must be an integer ≥ 1. Above 100 it is served as 100 (`pagination.limit` gives the limit in effect); default 20.
+                 * @example 20
+                 */
+                limit?: number;
+                /** @description The `pagination.nextCursor` of the previous page (older versions); absent for the newest. Must be a nextCursor the API gave out for this grant. Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page. For example `eyJ2IjoxLCJnIjoiYWJjZGVmZ2hpamtsIiwicyI6NDJ9`. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The id of the grant (its `id` field). An unknown id, whatever its characters, is a 404.
+                 * @example grt_fd5f6d22
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The envelope with the data. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantHistoryAnswer"];
+                };
             };
             /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
             400: {

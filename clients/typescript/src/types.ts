@@ -13,10 +13,16 @@ export type GrantAnswer = Schemas['GrantAnswer'];
 export type GrantFiltersAnswer = Schemas['GrantFiltersAnswer'];
 export type GrantChange = Schemas['GrantChange'];
 /** A grant removed from the catalog (the document says `grant` is the constant null, which the generator types as unknown). */
-export type GrantTombstone = Omit<Schemas['GrantTombstone'], 'grant'> & { grant: null };
+export type GrantTombstone = Omit<Schemas['GrantTombstone'], 'grant' | 'changes'> & { grant: null; changes: null };
 /** One entry of the changes feed: a grant at its latest change, or a tombstone (`deleted: true`, `grant: null`). */
 export type ChangeEntry = GrantChange | GrantTombstone;
 export type GrantChangesAnswer = Omit<Schemas['GrantChangesAnswer'], 'data'> & { data: ChangeEntry[] };
+/** One field an update changed, with its value before and after ("deadline moved from … to …"). */
+export type FieldChange = Schemas['FieldChange'];
+/** One version of a grant: created, updated (with the fields it changed) or deleted. */
+export type GrantVersion = Schemas['GrantVersion'];
+export type GrantHistoryAnswer = Schemas['GrantHistoryAnswer'];
+export type GrantHistoryQuery = QueryOf<'getGrantHistory'>;
 export type UsageAnswer = Schemas['UsageAnswer'];
 export type LimitsAnswer = Schemas['LimitsAnswer'];
 /** An alert's query: the filters of GET /grants, with the same names, values and validation (lists as arrays). */
@@ -82,5 +88,7 @@ export interface WebhookEvent {
     reason?: 'deleted' | 'no_longer_matches' | null;
     /** The catalog change behind the event (`position` is a `since` token of the changes feed); null for grant.closing. */
     change?: { changedAt: string; position: string } | null;
+    /** The fields that change updated, each with its value before and after; null when it added or removed the grant, and for grant.closing and grant.opened. */
+    changes?: FieldChange[] | null;
   };
 }
