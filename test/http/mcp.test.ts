@@ -159,7 +159,7 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     expect(await text(both!.id)).to.match(/amount: [\d,]+ [A-Z]{3} to [\d,]+ [A-Z]{3}/);
   });
 
-  it('get_grant, list_filter_values and get_changes answer as their endpoints; an unknown id is NOT_FOUND', async function () {
+  it('get_grant, list_filter_values, get_changes and get_grant_history answer as their endpoints; an unknown id is NOT_FOUND', async function () {
     const client = await connect();
     const first = (await api.request(`${API_PREFIX}/grants?limit=1`)).body.data[0];
     const grant = await call(client, 'get_grant', { id: first.id });
@@ -177,6 +177,16 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     expect(changes.structuredContent).to.deep.equal({ data: restChanges.data, pagination: restChanges.pagination });
     expect((changes.structuredContent as any).data).to.have.length(3);
     expect(errorOf(await call(client, 'get_changes', { limit: 0 })).code).to.equal('VALIDATION_ERROR');
+
+    const history = await call(client, 'get_grant_history', { id: first.id, limit: 5 });
+    const restHistory = (await api.request(`${API_PREFIX}/grants/${first.id}/history?limit=5`)).body;
+    expect(history.structuredContent).to.deep.equal({ data: restHistory.data, pagination: restHistory.pagination });
+    expect((history.structuredContent as any).data.at(-1)).to.include({ type: 'created' });
+    expect((history.content[0] as { text: string }).text).to.match(/ created$/m);
+    expect(errorOf(await call(client, 'get_grant_history', { id: 'grt_nothere' })).code).to.equal('NOT_FOUND');
+    expect(errorOf(await call(client, 'get_grant_history', { id: first.id, cursor: 'nope' })).details).to.deep.equal([
+      { parameter: 'cursor', message: 'is not a cursor this API gave out: leave it out for the newest versions, then send each pagination.nextCursor as it comes' },
+    ]);
   });
 
   it('create_alert, list_alerts and delete_alert manage the subscription\'s alerts as /alerts does', async function () {

@@ -145,11 +145,15 @@ describe('OpenAPI document: content', function () {
     expect(ChangeEntry.oneOf).to.deep.equal([{ $ref: '#/components/schemas/GrantChange' }, { $ref: '#/components/schemas/GrantTombstone' }]);
     expect(ChangeEntry).not.to.have.property('properties');
     for (const [schema, deleted] of [[GrantChange, false], [GrantTombstone, true]] as const) {
-      expect(schema.required).to.have.members(['id', 'deleted', 'changedAt', 'grant']);
+      expect(schema.required).to.have.members(['id', 'deleted', 'changedAt', 'changes', 'grant']);
       expect(schema.properties.deleted).to.include({ type: 'boolean', const: deleted });
     }
-    const tombstone = { id: 'grt_1', deleted: true, changedAt: '2026-11-23T10:00:00.000Z', grant: null };
+    const tombstone = { id: 'grt_1', deleted: true, changedAt: '2026-11-23T10:00:00.000Z', changes: null, grant: null };
     expect(schemaProblems(ChangeEntry, tombstone)).to.deep.equal([]);
+    expect(schemaProblems(ChangeEntry, { ...tombstone, changes: [{ field: 'deadline', from: null, to: null }] })).not.to.deep.equal([]);
+    const update = { id: 'grt_1', deleted: false, changedAt: '2026-11-23T10:00:00.000Z', changes: [{ field: 'deadline', from: '2026-12-31T23:59:59.000Z', to: '2027-01-31T23:59:59.000Z' }], grant: EXAMPLE_GRANT };
+    expect(schemaProblems(ChangeEntry, update)).to.deep.equal([]);
+    expect(schemaProblems(ChangeEntry, { ...update, changes: [{ field: 'colour', from: 1, to: 2 }] })).not.to.deep.equal([]);
     expect(schemaProblems(ChangeEntry, { ...tombstone, deleted: false })).not.to.deep.equal([]);
     expect(schemaProblems(ChangeEntry, { ...tombstone, grant: EXAMPLE_GRANT })).not.to.deep.equal([]);
   });
