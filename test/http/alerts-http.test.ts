@@ -173,7 +173,7 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
   };
   const ontario = (id: string, overrides: GrantRecord = {}) =>
     grantRecord(id, { title: `Clean energy ${id}`, eligibleProvinces: ['ONTARIO'], deadline: '2099-01-01T00:00:00.000Z', ...overrides });
-  const events = () => hooks.got.map((r) => JSON.parse(r.body) as { type: string; data: { grant: { id: string; title?: string }; reason: string | null } });
+  const events = () => hooks.got.map((r) => JSON.parse(r.body) as { type: string; data: { grant: { id: string; title?: string }; reason: string | null; changes: unknown } });
 
   beforeEach(async () => {
     env = { ...engineEnv(), DATA_DIR: tempDir('grants-alerts-'), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms', ALERTS_POLL_MS: '50' };
@@ -214,6 +214,18 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
     expect(seen.filter((s) => s.includes('g-1'))).to.deep.equal(['grant.matched g-1 null', 'grant.unmatched g-1 no_longer_matches']);
     expect(seen.filter((s) => s.includes('g-3'))).to.deep.equal(['grant.matched g-3 null', 'grant.updated g-3 null', 'grant.unmatched g-3 deleted']);
     expect(seen.some((s) => s.includes('g-2'))).to.equal(false);
+    // Each event says what its change did: the update the fields it changed, as the grant's history says; an addition or deletion none.
+    const changesOf = (type: string, id: string) => events().find((e) => e.type === type && e.data.grant.id === id)!.data.changes;
+    const updated = changesOf('grant.updated', 'g-3');
+    expect(updated).to.deep.equal([
+      { field: 'amountMax', from: null, to: 5000 },
+      { field: 'updatedAt', from: ontario('g-3').updatedAt, to: '2026-03-02T00:00:00.000Z' },
+    ]);
+    const history = await api.request(`${API_PREFIX}/grants/g-3/history`);
+    expect(history.body.data.map((v: { type: string }) => v.type)).to.deep.equal(['deleted', 'updated', 'created']);
+    expect(history.body.data[1].changes).to.deep.equal(updated);
+    expect(changesOf('grant.matched', 'g-3')).to.equal(null);
+    expect(changesOf('grant.unmatched', 'g-3')).to.equal(null);
     const wh = new Webhook(secret);
     for (const r of hooks.got) {
       expect(() => wh.verify(r.body, { 'webhook-id': r.headers['webhook-id'] as string, 'webhook-timestamp': r.headers['webhook-timestamp'] as string, 'webhook-signature': r.headers['webhook-signature'] as string })).to.not.throw();
