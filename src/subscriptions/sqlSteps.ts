@@ -47,17 +47,26 @@ export interface Dialect {
   textParam: string;
 }
 
+export interface TransactionOptions {
+  /**
+   * The transaction takes the write lock before its first read (SQLite: BEGIN IMMEDIATE), for an
+   * operation that reads what it then decides to write.
+   */
+  write?: boolean;
+  /**
+   * A lock no two transactions of this kind hold at once, on every instance (PostgreSQL: an
+   * advisory lock of this id; SQLite's write lock already holds the whole database).
+   */
+  exclusive?: number;
+}
+
 /** Runs operations on one store's database. */
 export interface StepRunner {
   readonly dialect: Dialect;
   /** Runs `steps` outside any transaction (each statement on its own). */
   run<T>(steps: Steps<T>): Awaitable<T>;
-  /**
-   * Runs `steps` in one transaction, committed when it returns and rolled back when it throws.
-   * `write`: the transaction takes the write lock before its first read (SQLite: BEGIN
-   * IMMEDIATE), for an operation that reads what it then decides to write.
-   */
-  transaction<T>(steps: Steps<T>, options?: { write?: boolean }): Awaitable<T>;
+  /** Runs `steps` in one transaction, committed when it returns and rolled back when it throws. */
+  transaction<T>(steps: Steps<T>, options?: TransactionOptions): Awaitable<T>;
 }
 
 /** Drives `steps` to their end with a synchronous executor. */

@@ -1,7 +1,7 @@
 // The PostgreSQL driver of the shared operations (../sqlSteps.ts): the `?` placeholders rewritten
 // to `$n` (once per statement text), one round trip per statement, a transaction on one pooled
 // connection; the rows an operation reads to decide a write are locked with FOR UPDATE.
-import { driveAsync, type Dialect, type Step, type StepRunner, type Steps } from '../sqlSteps.js';
+import { driveAsync, type Dialect, type Step, type StepRunner, type Steps, type TransactionOptions } from '../sqlSteps.js';
 import { inTransaction, type Pool, type Queryable } from './database.js';
 
 export const PG_DIALECT: Dialect = {
@@ -39,9 +39,11 @@ export class PgSteps implements StepRunner {
     return driveAsync(steps, (step) => execute(db, step));
   }
 
-  /** In one transaction (or in `client`'s, when given: the operation joins it). */
-  transaction<T>(steps: Steps<T>, _options?: { write?: boolean }, client?: Queryable): Promise<T> {
-    if (client !== undefined) return this.run(steps, client);
-    return inTransaction(this.pool, (db) => this.run(steps, db));
+  /** In one transaction (the rows it locks, it locks with FOR UPDATE in its statements). */
+  transaction<T>(steps: Steps<T>, options: TransactionOptions = {}): Promise<T> {
+    return inTransaction(this.pool, async (db) => {
+      if (options.exclusive !== undefined) await db.query('SELECT pg_advisory_xact_lock($1)', [options.exclusive]);
+      return this.run(steps, db);
+    });
   }
 }

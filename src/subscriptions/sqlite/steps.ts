@@ -2,7 +2,7 @@
 // run synchronously, so an operation answers without a promise; a write transaction is BEGIN
 // IMMEDIATE (the write lock taken before the first read).
 import type Database from 'better-sqlite3';
-import { driveSync, type Dialect, type Step, type StepRunner, type Steps } from '../sqlSteps.js';
+import { driveSync, type Dialect, type Step, type StepRunner, type Steps, type TransactionOptions } from '../sqlSteps.js';
 import type { Db } from './database.js';
 
 export const SQLITE_DIALECT: Dialect = {
@@ -31,8 +31,8 @@ export class SqliteSteps implements StepRunner {
     return driveSync(steps, this.execute);
   }
 
-  transaction<T>(steps: Steps<T>, options: { write?: boolean } = {}): T {
+  transaction<T>(steps: Steps<T>, options: TransactionOptions = {}): T {
     const work = this.db.transaction(() => driveSync(steps, this.execute));
-    return options.write === true ? work.immediate() : work();
+    return options.write === true || options.exclusive !== undefined ? work.immediate() : work();
   }
 }
