@@ -45,6 +45,8 @@ export interface Dialect {
   dayParam: string;
   /** A parameter that may be null, typed for PostgreSQL (`?::text`). */
   textParam: string;
+  /** The comparison that holds when both sides are null too (SQLite `IS`, PostgreSQL `IS NOT DISTINCT FROM`). */
+  nullSafeEquals: string;
 }
 
 export interface TransactionOptions {

@@ -9,6 +9,7 @@ export const PG_DIALECT: Dialect = {
   dayText: (column) => `to_char(${column}, 'YYYY-MM-DD')`,
   dayParam: '?::date',
   textParam: '?::text',
+  nullSafeEquals: 'IS NOT DISTINCT FROM',
 };
 
 const numbered = new Map<string, string>();

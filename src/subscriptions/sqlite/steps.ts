@@ -10,6 +10,7 @@ export const SQLITE_DIALECT: Dialect = {
   dayText: (column) => column,
   dayParam: '?',
   textParam: '?',
+  nullSafeEquals: 'IS',
 };
 
 export class SqliteSteps implements StepRunner {
