@@ -17,7 +17,6 @@ import type { AllowanceCounter, DemoRecords, SubscriptionsStore } from './subscr
 import { guardStore } from './subscriptions/guardedStore.js';
 import { openStores, type Stores } from './stores.js';
 import { AlertsRuntime } from './alerts/runtime.js';
-import { unavailableWhenDown } from './subscriptions/postgres/database.js';
 import { FtsTextMatcher } from './search/sqlite/query/textMatcher.js';
 import { compileAlertQuery } from './http/parameters/alertBody.js';
 import { registerAlertMetrics } from './http/metrics/alertMetrics.js';
@@ -76,7 +75,7 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   else {
     const alertMetrics = registerAlertMetrics(metrics.registry);
     alertsRuntime = new AlertsRuntime({
-      store: store.kind === 'postgres' ? unavailableWhenDown(opened.alerts.store) : opened.alerts.store,
+      store: opened.alerts.store,
       engine,
       // An alert's search as GET /grants runs it: with the same synonyms.
       compile: (query) => withSynonymsApplied(compileAlertQuery(query), synonyms),

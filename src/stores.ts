@@ -8,6 +8,7 @@ import type { AlertStore } from './alerts/store.js';
 import { SecretBox } from './alerts/secrets.js';
 import { SqliteAlertStore } from './alerts/sqlite/alertStore.js';
 import { PgAlertStore } from './alerts/postgres/alertStore.js';
+import { unavailableWhenDown } from './subscriptions/postgres/database.js';
 import { openStore, type OpenStoreOptions } from './subscriptions/openStore.js';
 import type { StoreKind, SubscriptionsStore } from './subscriptions/store.js';
 
@@ -42,7 +43,9 @@ export async function openStores(config: Config, log: Logger, options: OpenStore
   try {
     const box = secretBox(config, store.kind, log);
     if (box === null) return { store, alerts: null };
-    return { store, alerts: { store: store.kind === 'sqlite' ? new SqliteAlertStore(store.db, box) : new PgAlertStore(store.pool, box), box } };
+    // A PostgreSQL that cannot answer fails an alerts call as it fails a subscriptions call: unavailable (503), never a 500.
+    const alerts = store.kind === 'sqlite' ? new SqliteAlertStore(store.db, box) : unavailableWhenDown(new PgAlertStore(store.pool, box));
+    return { store, alerts: { store: alerts, box } };
   } catch (error) {
     await store.close();
     throw error;

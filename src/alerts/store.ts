@@ -1,6 +1,7 @@
 // The alerts store port: alerts, what each told its partner, the outbox of webhook messages and
-// the matcher's position, whatever holds them. The SQLite adapter (sqlite/alertStore.ts) is the
-// embedded default; methods answer with promises so that a shared store can implement it too.
+// the matcher's position, whatever holds them. Two adapters implement it on the subscriptions
+// database, SQLite (sqlite/alertStore.ts, the embedded default) and PostgreSQL
+// (postgres/alertStore.ts), over what they share (sqlAlertStore.ts); methods answer with promises.
 import type { Alert, AlertChanges, AttemptResult, Delivery, DeliveryStatus, MessageType, NewAlert } from './model.js';
 
 /** A place in a newest-first list: the createdAt and id of the last item seen. */

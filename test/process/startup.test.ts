@@ -9,7 +9,7 @@ import { createLogger } from '../../src/log.js';
 import { listen } from '../../src/server.js';
 import { openSubscriptionsDb, subscriptionsPath } from '../../src/subscriptions/sqlite/database.js';
 import { DemoSubscription } from '../../src/subscriptions/sqlite/demo.js';
-import { SubscriptionStore } from '../../src/subscriptions/sqlite/subscriptionStore.js';
+import { SqliteSteps } from '../../src/subscriptions/sqlite/steps.js';
 import { REPO_ROOT, tempDir } from '../support/api.js';
 import { API_PREFIX as P, writeTinyCatalog } from '../support/catalog.js';
 import { freePort, holdPort, killTree, launch, type Launched } from '../support/processes.js';
@@ -204,7 +204,7 @@ describe('start-up of the server process', function () {
     // What a first start leaves when it dies between creating the demo subscription and showing its key.
     mkdirSync(dataDir, { recursive: true });
     const db = openSubscriptionsDb(subscriptionsPath(dataDir));
-    const demo = new DemoSubscription(db, new SubscriptionStore(db)).createIfNone(null);
+    const demo = new DemoSubscription(new SqliteSteps(db)).createIfNone(null);
     db.close();
     expect(demo).not.to.equal(null);
 

@@ -1,136 +1,44 @@
 // The PostgreSQL adapter of the alerts store port, for a fleet (DATABASE_URL): the same tables as
-// SQLite's (migration 4 of src/subscriptions/postgres/database.ts). One instance matches at a time
+// SQLite's (migration 4 of src/subscriptions/postgres/database.ts), the shared operations of
+// ../sqlAlertStore.ts, and what PostgreSQL does its own way (a statement per batch). One instance matches at a time
 // (a lease row); every instance delivers, each message claimed by one (FOR UPDATE SKIP LOCKED and
 // claimed_until). Signing secrets are stored sealed (src/alerts/secrets.ts).
-import type pg from 'pg';
 import { inTransaction, type Pool, type Queryable } from '../../subscriptions/postgres/database.js';
-import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
+import { PgSteps } from '../../subscriptions/postgres/steps.js';
+import { run, type Steps } from '../../subscriptions/sqlSteps.js';
+import { newMessageId } from '../model.js';
 import type { SecretBox } from '../secrets.js';
-import { ALERT_COLUMNS, MESSAGE_COLUMNS, TOLD_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, keptAnswerOf, toldOf, type DueRow, type KeptRow } from '../rows.js';
-import type { AlertStore, AnswerSecret, AttemptRecord, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, KeptAnswer, NewMessage, ToldGrant } from '../store.js';
+import { TOLD_COLUMNS, disabledReason, dueMessageOf, toldOf, type DueRow } from '../rows.js';
+import { SqlAlertStore } from '../sqlAlertStore.js';
+import type { AttemptRecord, DueMessage, MatchedBatch, NewMessage, ToldGrant } from '../store.js';
 
-export class PgAlertStore implements AlertStore {
+export class PgAlertStore extends SqlAlertStore {
+  protected declare readonly steps: PgSteps;
+
   constructor(
     private readonly pool: Pool,
-    private readonly box: SecretBox,
-  ) {}
-
-  async count(subscriptionId: string): Promise<number> {
-    return Number((await this.pool.query('SELECT count(*) AS n FROM alerts WHERE subscription_id = $1', [subscriptionId])).rows[0].n);
+    box: SecretBox,
+  ) {
+    super(new PgSteps(pool), box);
   }
 
-  async limitOverride(subscriptionId: string): Promise<number | null> {
-    const { rows } = await this.pool.query('SELECT alert_limit FROM subscriptions WHERE id = $1', [subscriptionId]);
-    return rows[0]?.alert_limit ?? null;
-  }
-
-  async create(subscriptionId: string, input: NewAlert, secret: string, at: Date, max: number): Promise<Alert | null> {
-    const id = newAlertId();
-    const now = at.toISOString();
-    const created = await inTransaction(this.pool, async (db) => {
-      // The subscription's row locked: creations for it run one at a time, each counting the last's alert.
-      await db.query('SELECT 1 FROM subscriptions WHERE id = $1 FOR UPDATE', [subscriptionId]);
-      const { rows } = await db.query('SELECT count(*)::int AS n FROM alerts WHERE subscription_id = $1', [subscriptionId]);
-      if ((rows[0].n as number) >= max) return false;
-      await db.query(
-        `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'ACTIVE', $8, (SELECT seq FROM alert_matcher WHERE id = 1), $9, $9)`,
-        [id, subscriptionId, input.name, JSON.stringify(input.query), input.url, JSON.stringify(input.events), input.closingReminderDays, this.box.seal(secret), now],
-      );
-      return true;
-    });
-    return created ? this.get(subscriptionId, id) : null;
-  }
-
-  async list(subscriptionId: string | null, after: ListPosition | null, limit: number): Promise<Alert[]> {
-    const { rows } = await this.pool.query(
-      `SELECT ${ALERT_COLUMNS} FROM alerts
-       WHERE ($1::text IS NULL OR subscription_id = $1) AND ($2::text IS NULL OR created_at < $2 OR (created_at = $2 AND id < $3))
-       ORDER BY created_at DESC, id DESC LIMIT $4`,
-      [subscriptionId, after?.createdAt ?? null, after?.id ?? null, limit],
-    );
-    return rows.map(alertOf);
-  }
-
-  async get(subscriptionId: string | null, id: string): Promise<Alert | null> {
-    const { rows } = await this.pool.query(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = $1 AND ($2::text IS NULL OR subscription_id = $2)`, [id, subscriptionId]);
-    return rows.length === 0 ? null : alertOf(rows[0]);
-  }
-
-  async update(subscriptionId: string | null, id: string, changes: AlertChanges, at: Date): Promise<Alert | null> {
-    const current = await this.get(subscriptionId, id);
-    if (current === null) return null;
-    const next = { ...current, ...changes };
-    const reason = next.status === 'DISABLED' ? current.disabledReason : null;
-    await this.pool.query(
-      'UPDATE alerts SET name = $1, query = $2, url = $3, events = $4, closing_days = $5, status = $6, disabled_reason = $7, updated_at = $8 WHERE id = $9',
-      [next.name, JSON.stringify(next.query), next.url, JSON.stringify(next.events), next.closingReminderDays, next.status, reason, at.toISOString(), id],
-    );
-    return this.get(subscriptionId, id);
-  }
-
-  async delete(subscriptionId: string, id: string): Promise<boolean> {
-    return inTransaction(this.pool, async (db) => {
-      const deleted = ((await db.query('DELETE FROM alerts WHERE id = $1 AND subscription_id = $2', [id, subscriptionId])).rowCount ?? 0) === 1;
-      // Its secrets kept for Idempotency-Key replays go with it.
-      if (deleted) await db.query('UPDATE idempotency_keys SET secret = NULL WHERE alert_id = $1', [id]);
-      return deleted;
-    });
-  }
-
-  async rotateSecret(subscriptionId: string, id: string, secret: string, at: Date, overlapMs: number): Promise<boolean> {
-    const result = await this.pool.query(
-      'UPDATE alerts SET previous_secret = secret, previous_until = $1, secret = $2, updated_at = $3 WHERE id = $4 AND subscription_id = $5',
-      [new Date(at.getTime() + overlapMs).toISOString(), this.box.seal(secret), at.toISOString(), id, subscriptionId],
-    );
-    return (result.rowCount ?? 0) === 1;
-  }
-
-  private async insertMessages(db: pg.PoolClient | Pool, messages: readonly NewMessage[], at: string): Promise<string[]> {
+  protected *insertMessages(messages: readonly NewMessage[], at: string): Steps<string[]> {
     if (messages.length === 0) return [];
     const ids = messages.map(() => newMessageId());
-    await db.query(
+    yield* run(
       `INSERT INTO alert_messages (id, alert_id, grant_id, type, payload, status, attempts, next_attempt_at, created_at)
-       SELECT m.id, m.alert_id, m.grant_id, m.type, m.payload, 'PENDING', 0, $6::text, $6::text
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS m(id, alert_id, grant_id, type, payload, n)
+       SELECT m.id, m.alert_id, m.grant_id, m.type, m.payload, 'PENDING', 0, ?::text, ?::text
+       FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS m(id, alert_id, grant_id, type, payload, n)
        ORDER BY m.n`,
-      [ids, messages.map((m) => m.alertId), messages.map((m) => m.grantId), messages.map((m) => m.type), messages.map((m) => m.payload), at],
+      at,
+      at,
+      ids,
+      messages.map((m) => m.alertId),
+      messages.map((m) => m.grantId),
+      messages.map((m) => m.type),
+      messages.map((m) => m.payload),
     );
     return ids;
-  }
-
-  async enqueue(message: NewMessage, at: Date): Promise<Delivery> {
-    const [id] = await this.insertMessages(this.pool, [message], at.toISOString());
-    return (await this.getDelivery(message.alertId, id))!;
-  }
-
-  async deliveries(alertId: string, after: ListPosition | null, limit: number): Promise<Delivery[]> {
-    const { rows } = await this.pool.query(
-      `SELECT ${MESSAGE_COLUMNS} FROM alert_messages
-       WHERE alert_id = $1 AND ($2::text IS NULL OR seq < coalesce((SELECT seq FROM alert_messages WHERE id = $2), 0))
-       ORDER BY seq DESC LIMIT $3`,
-      [alertId, after?.id ?? null, limit],
-    );
-    return rows.map(deliveryOf);
-  }
-
-  async getDelivery(alertId: string, deliveryId: string): Promise<Delivery | null> {
-    const { rows } = await this.pool.query(`SELECT ${MESSAGE_COLUMNS} FROM alert_messages WHERE id = $1 AND alert_id = $2`, [deliveryId, alertId]);
-    return rows.length === 0 ? null : deliveryOf(rows[0]);
-  }
-
-  async retry(alertId: string, deliveryId: string, at: Date): Promise<Delivery | null> {
-    const result = await this.pool.query(`UPDATE alert_messages SET status = 'PENDING', next_attempt_at = $1, claimed_until = NULL WHERE id = $2 AND alert_id = $3`, [
-      at.toISOString(),
-      deliveryId,
-      alertId,
-    ]);
-    return (result.rowCount ?? 0) === 1 ? this.getDelivery(alertId, deliveryId) : null;
-  }
-
-  async matcherPosition(): Promise<MatcherPosition> {
-    const { rows } = await this.pool.query('SELECT log, seq FROM alert_matcher WHERE id = 1');
-    return { log: rows[0].log, seq: Number(rows[0].seq) };
   }
 
   async tryLease(holder: string, ttlMs: number): Promise<boolean> {
@@ -140,10 +48,6 @@ export class PgAlertStore implements AlertStore {
       [holder, ttlMs],
     );
     return (rowCount ?? 0) === 1;
-  }
-
-  async matchableAlerts(): Promise<MatchableAlert[]> {
-    return (await this.pool.query(`SELECT ${ALERT_COLUMNS} FROM alerts ORDER BY created_at, id`)).rows.map(alertOf);
   }
 
   async alertsVersion(): Promise<string> {
@@ -162,7 +66,7 @@ export class PgAlertStore implements AlertStore {
       const current = (await db.query('SELECT log, seq FROM alert_matcher WHERE id = 1 FOR UPDATE')).rows[0];
       if (current.log !== batch.from.log || Number(current.seq) !== batch.from.seq) return false;
       const alive = new Set((await db.query('SELECT id FROM alerts')).rows.map((r) => r.id as string));
-      await this.insertMessages(db, batch.messages.filter((m) => alive.has(m.alertId)), now);
+      await this.steps.run(this.insertMessages(batch.messages.filter((m) => alive.has(m.alertId)), now), db);
       const told = batch.told.filter((t) => alive.has(t.alertId));
       if (told.length > 0) {
         await db.query(
@@ -201,34 +105,6 @@ export class PgAlertStore implements AlertStore {
       [at.toISOString()],
     );
     return rows.map(toldOf);
-  }
-
-  async commitReminders(messages: NewMessage[], reminded: ToldGrant[], at: Date): Promise<void> {
-    await inTransaction(this.pool, async (db) => {
-      await this.insertMessages(db, messages, at.toISOString());
-      for (const r of reminded) {
-        await db.query('UPDATE alert_grants SET reminded_deadline = $1 WHERE alert_id = $2 AND grant_id = $3 AND deadline IS NOT DISTINCT FROM $1', [r.deadline, r.alertId, r.grantId]);
-      }
-    });
-  }
-
-  async dueOpenings(at: Date): Promise<ToldGrant[]> {
-    const { rows } = await this.pool.query(
-      `SELECT ${TOLD_COLUMNS} FROM alert_grants
-       WHERE opens_at IS NOT NULL AND opens_at <= $1 AND (opened_opens_at IS NULL OR opened_opens_at <> opens_at)
-       LIMIT 10000`,
-      [at.toISOString()],
-    );
-    return rows.map(toldOf);
-  }
-
-  async commitOpenings(messages: NewMessage[], opened: ToldGrant[], at: Date): Promise<void> {
-    await inTransaction(this.pool, async (db) => {
-      await this.insertMessages(db, messages, at.toISOString());
-      for (const o of opened) {
-        await db.query('UPDATE alert_grants SET opened_opens_at = $1 WHERE alert_id = $2 AND grant_id = $3 AND opens_at IS NOT DISTINCT FROM $1', [o.opensAt, o.alertId, o.grantId]);
-      }
-    });
   }
 
   async claimDue(at: Date, limit: number, claimMs: number): Promise<DueMessage[]> {
@@ -324,46 +200,5 @@ export class PgAlertStore implements AlertStore {
         }
       }
     });
-  }
-
-  async resealSecrets(box: { open(sealed: string): string; seal(plain: string): string }): Promise<number> {
-    return inTransaction(this.pool, async (db) => {
-      const { rows } = await db.query('SELECT id, secret, previous_secret FROM alerts FOR UPDATE');
-      for (const r of rows) {
-        await db.query('UPDATE alerts SET secret = $1, previous_secret = $2 WHERE id = $3', [
-          box.seal(box.open(r.secret)),
-          r.previous_secret === null ? null : box.seal(box.open(r.previous_secret)),
-          r.id,
-        ]);
-      }
-      const { rows: kept } = await db.query('SELECT subscription_id, key, secret FROM idempotency_keys WHERE secret IS NOT NULL FOR UPDATE');
-      for (const k of kept) {
-        await db.query('UPDATE idempotency_keys SET secret = $1 WHERE subscription_id = $2 AND key = $3', [box.seal(box.open(k.secret)), k.subscription_id, k.key]);
-      }
-      return rows.length;
-    });
-  }
-
-  async outboxDepth(): Promise<number> {
-    return Number((await this.pool.query(`SELECT count(*) AS n FROM alert_messages WHERE status = 'PENDING'`)).rows[0].n);
-  }
-
-  async idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<KeptAnswer | null> {
-    const { rows } = await this.pool.query<KeptRow>(
-      'SELECT fingerprint, status, body, alert_id, secret FROM idempotency_keys WHERE subscription_id = $1 AND key = $2 AND created_at >= $3',
-      [subscriptionId, key, sinceIso],
-    );
-    return rows.length === 0 ? null : keptAnswerOf(rows[0], this.box);
-  }
-
-  async rememberIdempotent(subscriptionId: string, key: string, fingerprint: string, status: number, body: string, at: Date, secret: AnswerSecret | null): Promise<void> {
-    // A secret whose alert is gone by now (deleted meanwhile) is not kept.
-    await this.pool.query(
-      `INSERT INTO idempotency_keys (subscription_id, key, fingerprint, status, body, created_at, alert_id, secret)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, (SELECT $8::text WHERE EXISTS (SELECT 1 FROM alerts WHERE id = $7)))
-       ON CONFLICT (subscription_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body,
-         created_at = excluded.created_at, alert_id = excluded.alert_id, secret = excluded.secret`,
-      [subscriptionId, key, fingerprint, status, body, at.toISOString(), secret?.alertId ?? null, secret === null ? null : this.box.seal(secret.secret)],
-    );
   }
 }

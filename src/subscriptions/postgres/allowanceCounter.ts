@@ -7,6 +7,8 @@ import type { Admission, AllowanceRecord, Awaitable } from '../store.js';
 import { SeenMonthlyCounts } from '../allowanceCountsSeen.js';
 import { admissionsOf, rejectAll, TurnAsks, type AskGroup as Group } from '../allowanceGroupCommit.js';
 import { pgUnavailable, type Pool } from './database.js';
+import { monthCounts } from '../usageReads.js';
+import { PgSteps } from './steps.js';
 
 const byRow = (a: Group, b: Group): number =>
   a.subscriptionId < b.subscriptionId ? -1 : a.subscriptionId > b.subscriptionId ? 1 : a.month < b.month ? -1 : a.month > b.month ? 1 : 0;
@@ -70,8 +72,7 @@ export class PgAllowanceCounter implements AllowanceRecord {
   }
 
   async monthCounts(month: string): Promise<{ subscriptionId: string; calls: number }[]> {
-    const { rows } = await this.pool.query('SELECT subscription_id, calls FROM monthly_usage WHERE month = $1', [month]);
-    return rows.map((r) => ({ subscriptionId: r.subscription_id as string, calls: Number(r.calls) }));
+    return new PgSteps(this.pool).run(monthCounts(month));
   }
 
   /** Sends what this turn asked for now and waits for every statement in flight. */

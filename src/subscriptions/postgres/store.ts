@@ -3,11 +3,11 @@
 // month's and next month's usage partitions and starts listening for changes.
 import { describeError, type Logger } from '../../log.js';
 import type { CreatedDemo, DemoRecords, SubscriptionsStore, UsageSizes } from '../store.js';
-import { DEMO_FEATURES, DEMO_KEY_NEVER_SHOWN_SQL } from '../demo.js';
-import { FEATURE_COLUMN } from '../subscriptionRows.js';
+import { createDemo, DEMO_LOCK, demoKeyNeverShown, markDemoKeyShown } from '../subscriptionSteps.js';
 import { firstKeptDay, SWEEP_INTERVAL_MS } from '../usageRetention.js';
 import { PgAllowanceCounter } from './allowanceCounter.js';
-import { createPool, inTransaction, migrate, schemaVersion, unavailableWhenDown, type Pool } from './database.js';
+import { createPool, migrate, schemaVersion, unavailableWhenDown, type Pool } from './database.js';
+import { PgSteps } from './steps.js';
 import { PgSubscriptionStore } from './subscriptionStore.js';
 import { dropPartitionsBefore, ensurePartitions, PgUsageStore } from './usageStore.js';
 
@@ -23,34 +23,23 @@ export interface PgStoreOptions {
   listen?: boolean;
 }
 
-const DEMO_LOCK = 727_170_003;
-
+/** The demo subscription's records: the operations of ../subscriptionSteps.ts (the story is in ../demo.ts). */
 class PgDemo implements DemoRecords {
   constructor(
-    private readonly pool: Pool,
-    private readonly subscriptions: PgSubscriptionStore,
+    private readonly steps: PgSteps,
     private readonly clock: () => Date,
   ) {}
 
-  /** Creates the demo subscription (every feature on) when none exists; instances starting together make one (advisory lock). */
-  async createIfNone(apiKey: string | null): Promise<CreatedDemo | null> {
-    return inTransaction(this.pool, async (db) => {
-      await db.query('SELECT pg_advisory_xact_lock($1)', [DEMO_LOCK]);
-      if ((await this.subscriptions.count(db)) > 0) return null;
-      const created = await this.subscriptions.create({ name: 'Demo', tier: 'PROFESSIONAL', apiKey: apiKey ?? undefined }, undefined, db);
-      for (const feature of DEMO_FEATURES) await db.query(`UPDATE subscriptions SET ${FEATURE_COLUMN[feature]} = TRUE WHERE id = $1`, [created.subscription.id]);
-      await db.query('INSERT INTO demo_subscription (subscription_id, key_id) VALUES ($1, $2)', [created.subscription.id, created.keyId]);
-      return { subscriptionId: created.subscription.id, apiKey: created.apiKey };
-    });
+  createIfNone(apiKey: string | null): Promise<CreatedDemo | null> {
+    return this.steps.transaction(createDemo(this.clock(), apiKey), { exclusive: DEMO_LOCK });
   }
 
   async markKeyShown(subscriptionId: string): Promise<void> {
-    await this.pool.query('UPDATE demo_subscription SET key_shown_at = $1 WHERE subscription_id = $2', [this.clock().toISOString(), subscriptionId]);
+    await this.steps.run(markDemoKeyShown(this.clock(), subscriptionId));
   }
 
-  async keyNeverShown(): Promise<string | null> {
-    const { rows } = await this.pool.query(DEMO_KEY_NEVER_SHOWN_SQL);
-    return rows.length === 0 ? null : (rows[0].subscription_id as string);
+  keyNeverShown(): Promise<string | null> {
+    return this.steps.run(demoKeyNeverShown());
   }
 }
 
@@ -80,7 +69,7 @@ export class PgStore implements SubscriptionsStore {
     );
     this.usage = new PgUsageStore(pool, options.log);
     this.allowance = new PgAllowanceCounter(pool);
-    this.demo = new PgDemo(pool, this.subscriptions, this.clock);
+    this.demo = new PgDemo(new PgSteps(pool), this.clock);
   }
 
   schemaVersion(): Promise<number> {

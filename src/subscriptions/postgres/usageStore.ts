@@ -11,6 +11,9 @@ import { lastUseByKey } from '../keyLastUse.js';
 import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../store.js';
 import { inTransaction, PARTITION_LOCK, pgUnavailable, type Pool, type Queryable } from './database.js';
 import { WriteFailureLog } from '../writeFailureLog.js';
+import type { Steps } from '../sqlSteps.js';
+import { dailyCalls, usageStatistics } from '../usageReads.js';
+import { PgSteps } from './steps.js';
 
 /** Rows per transaction when more are waiting (after an outage, or a burst). */
 const WRITE_BATCH = 5000;
@@ -84,12 +87,14 @@ export class PgUsageStore implements UsageLog {
   private readonly partitions = new Set<string>();
 
   private readonly failures: WriteFailureLog;
+  private readonly steps: PgSteps;
 
   constructor(
     private readonly pool: Pool,
     log: Logger,
   ) {
     this.failures = new WriteFailureLog(log);
+    this.steps = new PgSteps(pool);
   }
 
   /** Resolves once the row is committed (or, if the write failed, kept in memory for the next attempt). */
@@ -198,28 +203,17 @@ export class PgUsageStore implements UsageLog {
 
   async statistics(subscriptionId: string, fromDay: string): Promise<UsageStatistics> {
     await this.flush();
-    try {
-      const { rows } = await this.pool.query(
-        `SELECT endpoint, sum(calls) AS calls FROM usage_daily WHERE subscription_id = $1 AND day >= $2::date
-          GROUP BY endpoint HAVING sum(calls) > 0 ORDER BY calls DESC, endpoint ASC`,
-        [subscriptionId, fromDay],
-      );
-      const all = rows.map((r) => ({ endpoint: r.endpoint as string, calls: Number(r.calls) }));
-      return { totalCalls: all.reduce((sum, e) => sum + e.calls, 0), topEndpoints: all.slice(0, 10) };
-    } catch (error) {
-      throw pgUnavailable(error);
-    }
+    return this.read(usageStatistics(this.steps.dialect, subscriptionId, fromDay));
   }
 
   async dailyByEndpoint(subscriptionId: string, fromDay: string): Promise<DailyCalls[]> {
     await this.flush();
+    return this.read(dailyCalls(this.steps.dialect, subscriptionId, fromDay));
+  }
+
+  private async read<T>(steps: Steps<T>): Promise<T> {
     try {
-      const { rows } = await this.pool.query(
-        `SELECT to_char(day, 'YYYY-MM-DD') AS day, endpoint, calls FROM usage_daily
-          WHERE subscription_id = $1 AND day >= $2::date AND calls > 0 ORDER BY day, endpoint`,
-        [subscriptionId, fromDay],
-      );
-      return rows.map((r) => ({ day: r.day as string, endpoint: r.endpoint as string, calls: Number(r.calls) }));
+      return await this.steps.run(steps);
     } catch (error) {
       throw pgUnavailable(error);
     }

@@ -10,16 +10,16 @@
 import type Database from 'better-sqlite3';
 import { transientAsUnavailable } from '../../sqliteFailures.js';
 import type { Db } from './database.js';
-
 import type { Admission, AllowanceRecord } from '../store.js';
 import { admissionsOf, rejectAll, TurnAsks, type AskGroup as Group } from '../allowanceGroupCommit.js';
 import { SqliteWriteTurn, type TurnWrite } from './writeTurn.js';
-
+import { monthCounts } from '../usageReads.js';
+import { SqliteSteps } from './steps.js';
 
 export class SqliteAllowanceCounter implements AllowanceRecord {
   private readonly add: Database.Statement;
   private readonly read: Database.Statement;
-  private readonly month: Database.Statement;
+  private readonly steps: SqliteSteps;
   private readonly turn: TurnAsks;
 
   /** `writes`: the store's write turn, shared with the usage log (one of its own when alone). */
@@ -32,7 +32,7 @@ export class SqliteAllowanceCounter implements AllowanceRecord {
        ON CONFLICT (subscription_id, month) DO UPDATE SET calls = calls + excluded.calls`,
     );
     this.read = db.prepare('SELECT calls FROM monthly_usage WHERE subscription_id = ? AND month = ?').pluck();
-    this.month = db.prepare('SELECT subscription_id AS subscriptionId, calls FROM monthly_usage WHERE month = ?');
+    this.steps = new SqliteSteps(db);
     this.turn = new TurnAsks(() => writes.join(() => this.turnWrite(this.turn.take())));
   }
 
@@ -88,6 +88,6 @@ export class SqliteAllowanceCounter implements AllowanceRecord {
 
   /** Every subscription's count for a month. */
   monthCounts(month: string): { subscriptionId: string; calls: number }[] {
-    return this.month.all(month) as { subscriptionId: string; calls: number }[];
+    return this.steps.run(monthCounts(month));
   }
 }

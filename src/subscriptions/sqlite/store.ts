@@ -47,7 +47,7 @@ export class SqliteStore implements SubscriptionsStore {
     const writes = new SqliteWriteTurn(db);
     this.usage = new UsageStore(db, options.log, (rows) => this.subscriptions.touchKeys(lastUseByKey(rows)), writes);
     this.allowance = new SqliteAllowanceCounter(db, writes);
-    this.demo = new DemoSubscription(db, this.subscriptions, clock);
+    this.demo = new DemoSubscription(this.subscriptions.steps, clock);
     this.retention = new UsageRetention(db, options.retentionDays, clock, options.log);
     this.dailyRows = cachedFor(60_000, () => usageDailyRows(db));
   }

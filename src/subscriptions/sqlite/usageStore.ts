@@ -9,9 +9,9 @@ import { describeError } from '../../log.js';
 import type { Db } from './database.js';
 import { SqliteWriteTurn, type TurnWrite } from './writeTurn.js';
 import { WriteFailureLog } from '../writeFailureLog.js';
-
+import { dailyCalls, usageStatistics } from '../usageReads.js';
 import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../store.js';
-
+import { SqliteSteps } from './steps.js';
 
 const RETRY_MS = 1000;
 /** Rows per multi-row INSERT statement (10 columns each, well under SQLite's 32,766 variables). */
@@ -54,14 +54,12 @@ export class UsageStore implements UsageLog {
   private readonly insert: Database.Statement;
   private readonly insertChunk: Database.Statement;
   private readonly writeBatch: Database.Transaction<(rows: UsageRow[]) => void>;
-  private readonly totalCalls: Database.Statement;
-  private readonly callsByEndpoint: Database.Statement;
-  private readonly daily: Database.Statement;
+  private readonly steps: SqliteSteps;
   private readonly failures: WriteFailureLog;
 
   /** `writes`: the store's write turn, shared with the allowance counter (one of its own when alone). */
   constructor(
-    private readonly db: Db,
+    db: Db,
     log: Logger,
     private readonly onFlush: (rows: UsageRow[]) => void = () => {},
     private readonly writes: SqliteWriteTurn = new SqliteWriteTurn(db),
@@ -73,14 +71,7 @@ export class UsageStore implements UsageLog {
     this.insertChunk = db.prepare(`INSERT INTO usage_log ${columns} VALUES ${Array(INSERT_CHUNK).fill(values).join(', ')}`);
     this.writeBatch = db.transaction((rows: UsageRow[]) => this.writeRows(rows));
     // usage_daily holds the counted calls of usage_log per day and endpoint (kept by triggers).
-    this.totalCalls = db.prepare('SELECT coalesce(sum(calls), 0) FROM usage_daily WHERE subscription_id = ? AND day >= ?').pluck();
-    this.callsByEndpoint = db.prepare(
-      `SELECT endpoint, sum(calls) AS calls FROM usage_daily WHERE subscription_id = ? AND day >= ?
-       GROUP BY endpoint HAVING sum(calls) > 0 ORDER BY calls DESC, endpoint ASC LIMIT 10`,
-    );
-    this.daily = db.prepare(
-      'SELECT day, endpoint, calls FROM usage_daily WHERE subscription_id = ? AND day >= ? AND calls > 0 ORDER BY day, endpoint',
-    );
+    this.steps = new SqliteSteps(db);
   }
 
   /** Inside a transaction: the rows, 50 to an INSERT, and the keys' last use. */
@@ -157,15 +148,12 @@ export class UsageStore implements UsageLog {
   /** Logged calls in the window that count as usage: billable or /subscription/*, not 401 or 429. */
   statistics(subscriptionId: string, fromDay: string): UsageStatistics {
     this.flush();
-    return this.db.transaction(() => ({
-      totalCalls: this.totalCalls.get(subscriptionId, fromDay) as number,
-      topEndpoints: this.callsByEndpoint.all(subscriptionId, fromDay) as { endpoint: string; calls: number }[],
-    }))();
+    return this.steps.run(usageStatistics(this.steps.dialect, subscriptionId, fromDay));
   }
 
   dailyByEndpoint(subscriptionId: string, fromDay: string): DailyCalls[] {
     this.flush();
-    return this.daily.all(subscriptionId, fromDay) as DailyCalls[];
+    return this.steps.run(dailyCalls(this.steps.dialect, subscriptionId, fromDay));
   }
 
   close(): void {
