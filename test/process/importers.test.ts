@@ -110,7 +110,7 @@ describe('grants-indexer importers', function () {
         [['--source', ndjson, '--rejects', 'r.ndjson'], '--rejects goes with --skip-invalid'],
         [['--source', ndjson, '--skip-invalid', '--rejects', '/nonexistent-folder/r.ndjson'], 'the folder of the rejects file /nonexistent-folder/r.ndjson does not exist'],
         [['--source', ndjson, '--skip-invalid', '--rejects', '/tmp'], 'the rejects file /tmp is a folder, not a file'],
-        [['--source', PROGRAMS_CSV, '--mapping', PROGRAMS_MAPPING, '--time-zone', 'UTC'], "--time-zone is for NDJSON and JSON sources; " + PROGRAMS_CSV + " is read as csv, whose dates take the mapping's timeZone"],
+        [['--source', PROGRAMS_CSV, '--mapping', PROGRAMS_MAPPING, '--time-zone', 'UTC'], "--time-zone is for NDJSON, JSON and CommonGrants sources; " + PROGRAMS_CSV + " is read as csv, whose dates take the mapping's timeZone"],
       ] as const) {
         const run = await indexer(['reindex', ...args], dir);
         expect(run.code, args.join(' ')).to.equal(2);
