@@ -101,7 +101,7 @@ describe('grants-indexer importers', function () {
       await seed(['s-1']);
       const ndjson = write('x.ndjson', toNdjson([rec('x-1')]));
       for (const [args, message] of [
-        [['--source', ndjson, '--format', 'yaml'], '--format must be one of ndjson, json, csv, grants-gov, not "yaml"'],
+        [['--source', ndjson, '--format', 'yaml'], '--format must be one of ndjson, json, csv, grants-gov, commongrants, not "yaml"'],
         [['--source', PROGRAMS_CSV], 'is read as CSV, which needs --mapping FILE'],
         [['--source', ndjson, '--mapping', PROGRAMS_MAPPING], `--mapping is for CSV sources; ${ndjson} is read as ndjson`],
         [['--source', ndjson, '--time-zone', 'Mars/Olympus'], '--time-zone must be an IANA time zone such as America/Toronto, not "Mars/Olympus"'],
