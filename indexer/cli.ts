@@ -28,7 +28,8 @@ Commands:
   reindex --source <file|->   build a new catalog from the source and swap it in atomically
   sync --source <file|->      upsert new and changed grants into the live catalog
                               (sources: NDJSON, a JSON array, CSV with --mapping, a Grants.gov
-                              XML extract or its zip; any of them gzipped; see --format)
+                              XML extract or its zip, CommonGrants opportunities; any of them
+                              gzipped; see --format)
   status                      show the live catalog
   rollback                    (elasticsearch) point the alias back at the previous index
 
@@ -43,15 +44,17 @@ Exit codes: 0 done; 1 records were rejected and nothing was changed; 2 bad usage
 const ENGINE_OPTIONS = { engine: 'string', 'data-dir': 'string' } as const;
 const IMPORT_OPTIONS = { format: 'string', mapping: 'string', 'time-zone': 'string', rejects: 'string' } as const;
 
-const IMPORTING = `Formats (--format, guessed when not given: a zip archive is a Grants.gov extract, then the
-extension .ndjson/.jsonl/.json/.csv/.xml, optionally .gz, then the first characters; the guess is
-said on stderr):
+const IMPORTING = `Formats (--format, guessed when not given: a zip archive is a Grants.gov extract, JSON with
+a key only CommonGrants has is CommonGrants, then the extension .ndjson/.jsonl/.json/.csv/.xml,
+optionally .gz, then the first characters; the guess is said on stderr):
   ndjson       one grant a line, our field names (a JSON array is read too)
   json         one JSON array of grants
   csv          a header row and one grant a row, read through --mapping FILE (JSON: which column
                feeds each field, value maps, list separators, date and number formats)
   grants-gov   the Grants.gov XML extract (GrantsDBExtract…zip or the XML inside); the latest
                Version of each opportunity is kept
+  commongrants CommonGrants opportunities: a list response ({"items": [...]}, one page or several
+               in a row), a JSON array or one a line; the custom fields of ours come back
 A date-only deadline ("2027-01-15") is the end of that day in --time-zone (default
 America/Toronto; a CSV mapping states its own), a date-only opensAt its start. With --skip-invalid, every rejected record is
 also written to the rejects file (--rejects FILE, default grants-indexer-rejects-<time>-<pid>.ndjson in
@@ -213,9 +216,9 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
       source,
     );
     if (mapping !== undefined && importer.format !== 'csv') throw new UsageError(`--mapping is for CSV sources; ${source} is read as ${importer.format}`);
-    if (zone !== undefined && importer.format !== 'ndjson' && importer.format !== 'json') {
+    if (zone !== undefined && importer.format !== 'ndjson' && importer.format !== 'json' && importer.format !== 'commongrants') {
       throw new UsageError(
-        `--time-zone is for NDJSON and JSON sources; ${source} is read as ${importer.format}, whose dates ${importer.format === 'csv' ? 'take the mapping\'s timeZone' : 'are US Eastern'}`,
+        `--time-zone is for NDJSON, JSON and CommonGrants sources; ${source} is read as ${importer.format}, whose dates ${importer.format === 'csv' ? 'take the mapping\'s timeZone' : 'are US Eastern'}`,
       );
     }
     const name = source === '-' ? 'standard input' : source;

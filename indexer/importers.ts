@@ -7,6 +7,8 @@ import type { Readable } from 'node:stream';
 import { constants, gunzipSync } from 'node:zlib';
 import { endOfDay, isoDay, startOfDay, DEFAULT_TIME_ZONE } from './dates.js';
 import { gunzip, peek, utf8Text } from './formats/bytes.js';
+import { mapCommonGrantsOpportunity } from './formats/commonGrants.js';
+import { readOpportunities } from './formats/commonGrantsJson.js';
 import { readCsv } from './formats/csv.js';
 import type { MappingPlan } from './formats/csvMapping.js';
 import { guessFormat, packingOf, type Format, type Packing } from './formats/detect.js';
@@ -22,7 +24,7 @@ export interface ImportOptions {
   format?: Format;
   /** CSV: the checked mapping. */
   mapping?: MappingPlan;
-  /** NDJSON and JSON: the time zone of date-only deadlines and opensAt (default America/Toronto). */
+  /** NDJSON, JSON and CommonGrants: the time zone of date-only deadlines and opensAt (default America/Toronto). */
   timeZone?: string;
   /** Where the importer says what it did beyond the records (older versions skipped). */
   note?: (line: string) => void;
@@ -127,6 +129,7 @@ export async function openImporter(options: ImportOptions): Promise<Importer> {
   const records = (): AsyncGenerator<SourceRecord> => {
     if (format === 'csv') return csvRecords(texts, options.mapping!);
     if (format === 'grants-gov') return grantsGovRecords(texts, options.note ?? (() => {}));
+    if (format === 'commongrants') return commonGrantsRecords(texts, zone);
     return jsonRecords(texts, zone);
   };
   return { format, packing, reason: guess?.reason ?? null, records };
@@ -140,6 +143,19 @@ async function* jsonRecords(texts: Texts, zone: string): AsyncGenerator<SourceRe
 
 async function* csvRecords(texts: Texts, plan: MappingPlan): AsyncGenerator<SourceRecord> {
   for await (const { name, text } of texts()) yield* readCsv(text, plan, name);
+}
+
+/** CommonGrants opportunities, each mapped into a grant (formats/commonGrants.ts). */
+async function* commonGrantsRecords(texts: Texts, zone: string): AsyncGenerator<SourceRecord> {
+  let number = 0;
+  for await (const { name, text } of texts()) {
+    for await (const { value } of readOpportunities(text, name)) {
+      number += 1;
+      const mapped = mapCommonGrantsOpportunity(value, zone);
+      const where = mapped.uuid === null ? `opportunity ${number}` : `opportunity ${mapped.uuid}`;
+      yield mapped.value === null ? { number, where, raw: value, id: mapped.id, problems: mapped.problems } : { number, where, raw: value, value: mapped.value };
+    }
+  }
 }
 
 /**

@@ -62,8 +62,9 @@ export interface Opportunity {
   status: { value: OppStatusValue; description: string };
   description: string;
   funding?: { minAwardAmount?: Money; maxAwardAmount?: Money };
-  keyDates?: { closeDate?: SingleDateEvent };
+  keyDates?: { postDate?: SingleDateEvent; closeDate?: SingleDateEvent };
   acceptedApplicantTypes: ApplicantType[];
+  source?: string;
   customFields: Record<string, CustomField>;
   createdAt: string;
   lastModifiedAt: string;
@@ -103,10 +104,23 @@ export const decimalString = (amount: number): string => amount.toLocaleString('
 
 const money = (amount: number | null, currency: string): Money | undefined => (amount === null ? undefined : { amount: decimalString(amount), currency });
 
-/** An instant as the protocol's single-date event: its UTC date and UTC time (written with Z, as format `time` requires). */
+/**
+ * An instant as the protocol's single-date event: its UTC date and UTC time, written with Z as
+ * format `time` requires, its milliseconds kept when there are some (`23:59:59.999Z`).
+ */
 function singleDate(name: string, instant: string, description: string): SingleDateEvent {
   const at = new Date(instant).toISOString();
-  return { name, eventType: 'singleDate', date: at.slice(0, 10), time: `${at.slice(11, 19)}Z`, description };
+  const time = at.slice(11, 23).replace(/\.000$/, '');
+  return { name, eventType: 'singleDate', date: at.slice(0, 10), time: `${time}Z`, description };
+}
+
+/** The grant's dates as the protocol's key dates: opensAt its postDate, deadline its closeDate; undefined when it has neither. */
+function keyDatesOf(grant: Grant): Opportunity['keyDates'] {
+  if (grant.opensAt === null && grant.deadline === null) return undefined;
+  return {
+    ...(grant.opensAt !== null && { postDate: singleDate('Applications open', grant.opensAt, 'Applications open at this date and time (UTC)') }),
+    ...(grant.deadline !== null && { closeDate: singleDate('Application deadline', grant.deadline, 'Applications close at this date and time (UTC)') }),
+  };
 }
 
 const field = (name: string, fieldType: CustomField['fieldType'], value: unknown, description: string): CustomField => ({ name, fieldType, value, description });
@@ -121,10 +135,14 @@ function customFieldsOf(grant: Grant): Record<string, CustomField> {
     field('eligibleProvinces', 'array', grant.eligibleProvinces, 'The Canadian provinces and territories whose applicants may apply (empty when none is listed)'),
     field('targetBeneficiaries', 'array', grant.targetBeneficiaries, 'The kinds of applicant the grant is meant for, in this API\'s values'),
     field('sdgAlignment', 'array', grant.sdgAlignment, 'The UN Sustainable Development Goals the grant serves (SDG_1 … SDG_17)'),
+    field('currency', 'string', grant.currency, "The grant's currency (CAD or USD), that of its amounts, also when it states none"),
   ];
   if (grant.applicationComplexity !== null) fields.push(field('applicationComplexity', 'string', grant.applicationComplexity, 'How much effort the application takes: LOW, MEDIUM or HIGH'));
   if (grant.isRecurring !== null) fields.push(field('isRecurring', 'boolean', grant.isRecurring, 'Whether the grant comes back every cycle'));
   if (grant.applicationUrl !== null) fields.push(field('applicationUrl', 'string', grant.applicationUrl, 'Where to apply'));
+  if (grant.titleFr !== null) fields.push(field('titleFr', 'string', grant.titleFr, 'The title in French'));
+  if (grant.descriptionFr !== null) fields.push(field('descriptionFr', 'string', grant.descriptionFr, 'The description in French'));
+  if (grant.source !== null) fields.push(field('source', 'object', grant.source, 'Where the grant was imported from: the source\'s name, the grant\'s id there and its page there (url, or null)'));
   return Object.fromEntries(fields.map((f) => [f.name, f]));
 }
 
@@ -133,17 +151,19 @@ export function toOpportunity(grant: Grant, now: number): Opportunity {
   const status = statusAt(grant, now);
   const minAwardAmount = money(grant.amountMin, grant.currency);
   const maxAwardAmount = money(grant.amountMax, grant.currency);
+  const keyDates = keyDatesOf(grant);
   const opportunity: Opportunity = {
     id: opportunityUuid(grant.id),
     title: grant.title,
     status: { value: status, description: STATUS_DESCRIPTION[status] },
     description: grant.description ?? '',
     ...((minAwardAmount !== undefined || maxAwardAmount !== undefined) && { funding: { ...(minAwardAmount && { minAwardAmount }), ...(maxAwardAmount && { maxAwardAmount }) } }),
-    ...(grant.deadline !== null && { keyDates: { closeDate: singleDate('Application deadline', grant.deadline, 'Applications close at this date and time (UTC)') } }),
+    ...(keyDates !== undefined && { keyDates }),
     acceptedApplicantTypes: grant.targetBeneficiaries.map((b) => {
       const { value, description } = APPLICANT_TYPES[b];
       return value === 'custom' ? { value, customValue: b, description } : { value, description };
     }),
+    ...(grant.source?.url != null && { source: grant.source.url }),
     customFields: customFieldsOf(grant),
     createdAt: grant.createdAt,
     lastModifiedAt: grant.updatedAt,

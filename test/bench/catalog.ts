@@ -126,14 +126,14 @@ export function procMemory(pid: number): { hwmKiB: number; rssKiB: number } | nu
 }
 
 /**
- * Runs `node bin/grants-indexer.js reindex --source <file>` of the checkout `cwd` (default this
- * one) as a child process with the given environment (DATA_DIR, SEARCH_ENGINE, ELASTICSEARCH_*),
+ * Runs `node bin/grants-indexer.js reindex --source <file> [args]` of the checkout `cwd` (default
+ * this one) as a child process with the given environment (DATA_DIR, SEARCH_ENGINE, ELASTICSEARCH_*),
  * polling its VmHWM every 20 ms: the high-water mark only grows, so the last reading before exit
  * is the peak.
  */
-export async function runIndexer(file: string, env: NodeJS.ProcessEnv, cwd = REPO_ROOT): Promise<IndexerRun> {
+export async function runIndexer(file: string, env: NodeJS.ProcessEnv, cwd = REPO_ROOT, args: readonly string[] = []): Promise<IndexerRun> {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, ['bin/grants-indexer.js', 'reindex', '--source', file], {
+  const child = spawn(process.execPath, ['bin/grants-indexer.js', 'reindex', '--source', file, ...args], {
     cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

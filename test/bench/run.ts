@@ -19,6 +19,7 @@ import { buildMix, CLASS_LABELS, CLASS_NAMES, SEARCH_CLASSES, type ClassName, ty
 import { preflight } from './preflight.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { runAlertsBench } from './alerts.js';
+import { runImportsBench } from './imports.js';
 import { runRelevanceBench } from '../relevance/run.js';
 import { measureShares, shareConfigs, shareLayersOf, type LayerShares, type ShareConfig, type ShareLayer } from './layerShares.js';
 import { API_NODE_OPTIONS, cleanEnv, createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
@@ -37,6 +38,7 @@ class. Prints every figure with its ratio to its baseline, the cost of each midd
 
 The alerts bench is its own run: npm run bench -- --alerts N --help.
 So is the relevance bench: npm run bench -- --relevance --help.
+So is the importers bench: npm run bench -- --imports --help.
 
 Options:
   --quick               short runs (whole bench well under 5 minutes)
@@ -234,6 +236,7 @@ async function deleteRedisKeys(url: string, prefix: string): Promise<number> {
 async function main(argv: string[]): Promise<number> {
   if (argv.includes('--alerts')) return runAlertsBench(argv);
   if (argv.includes('--relevance')) return runRelevanceBench(argv);
+  if (argv.includes('--imports')) return runImportsBench(argv);
   let options: Options | null;
   try {
     options = parseOptions(argv);

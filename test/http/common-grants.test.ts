@@ -13,10 +13,10 @@ const NOW = new Date('2026-11-23T09:00:00.000Z');
 
 const RECORDS: GrantRecord[] = [
   grantRecord('g-1', { title: 'Solar panels for farms', deadline: '2026-12-15T23:59:59Z', amountMin: 1000, amountMax: 5000, updatedAt: '2026-03-01T00:00:00Z', eligibleProvinces: ['ONTARIO'], targetBeneficiaries: ['SMALL_BUSINESS', 'NON_PROFIT'] }),
-  grantRecord('g-2', { title: 'Heat pump rebate', fundingType: 'REBATE', deadline: '2027-02-01T05:00:00Z', amountMin: 20000, amountMax: 30000, updatedAt: '2026-05-01T00:00:00Z', eligibleProvinces: ['QUEBEC'] }),
+  grantRecord('g-2', { title: 'Heat pump rebate', fundingType: 'REBATE', opensAt: '2026-01-15T05:00:00Z', deadline: '2027-02-01T04:59:59.999Z', amountMin: 20000, amountMax: 30000, updatedAt: '2026-05-01T00:00:00Z', eligibleProvinces: ['QUEBEC'] }),
   grantRecord('g-3', { title: 'Closed solar program', deadline: '2026-06-30T23:59:59Z', amountMin: 2500, amountMax: 2500, updatedAt: '2026-04-01T00:00:00Z', currency: 'USD' }),
   grantRecord('g-4', { title: 'Rolling research fund', updatedAt: '2026-02-01T00:00:00Z', description: 'Funds research on soil.', applicationComplexity: 'HIGH', isRecurring: true }),
-  grantRecord('g-5', { title: 'Youth jobs wage subsidy', fundingType: 'WAGE_SUBSIDY', deadline: '2027-01-10T12:00:00Z', amountMax: 10000, updatedAt: '2026-06-01T00:00:00Z', sdgAlignment: ['SDG_8'] }),
+  grantRecord('g-5', { title: 'Youth jobs wage subsidy', fundingType: 'WAGE_SUBSIDY', deadline: '2027-01-10T12:00:00Z', amountMax: 10000, updatedAt: '2026-06-01T00:00:00Z', sdgAlignment: ['SDG_8'], titleFr: 'Subvention salariale jeunesse', descriptionFr: 'Emplois pour les jeunes.', source: { name: 'Programs spreadsheet', id: 'YJ-1', url: 'https://example.org/programs/yj-1' } }),
 ];
 
 const post = (api: TestApi, body: unknown, options: { invalidRequest?: boolean } = {}): Promise<TestResponse> =>
@@ -85,6 +85,22 @@ describe('CommonGrants routes', function () {
       expect(byId['g-4']).to.not.have.any.keys('keyDates', 'funding');
       expect(byId['g-4'].customFields.isRecurring.value).to.equal(true);
       expect(byId['g-5'].funding).to.deep.equal({ maxAwardAmount: { amount: '10000', currency: 'CAD' } });
+    });
+
+    it('carries every field of ours: opensAt as keyDates.postDate, milliseconds kept, the source\'s page, French, currency and source as custom fields', async function () {
+      const all = await api.request(CG);
+      const byId = Object.fromEntries(all.body.items.map((o: { customFields: { grantsApiId: { value: string } } }) => [o.customFields.grantsApiId.value, o]));
+      expect(byId['g-2'].keyDates.postDate).to.deep.include({ eventType: 'singleDate', date: '2026-01-15', time: '05:00:00Z' });
+      expect(byId['g-2'].keyDates.closeDate).to.deep.include({ date: '2027-02-01', time: '04:59:59.999Z' });
+      expect(byId['g-1'].keyDates).to.not.have.key('postDate');
+      expect(byId['g-5'].source).to.equal('https://example.org/programs/yj-1');
+      expect(byId['g-5'].customFields.source).to.deep.include({ fieldType: 'object', value: { name: 'Programs spreadsheet', id: 'YJ-1', url: 'https://example.org/programs/yj-1' } });
+      expect(byId['g-5'].customFields.titleFr.value).to.equal('Subvention salariale jeunesse');
+      expect(byId['g-5'].customFields.descriptionFr.value).to.equal('Emplois pour les jeunes.');
+      expect(byId['g-4'].customFields.currency).to.deep.include({ fieldType: 'string', value: 'CAD' });
+      expect(byId['g-3'].customFields.currency.value).to.equal('USD');
+      expect(byId['g-1']).to.not.have.key('source');
+      expect(byId['g-1'].customFields).to.not.have.any.keys('source', 'titleFr', 'descriptionFr');
     });
 
     it('refuses a pageSize above 100, a page past the window and an unknown parameter, in the protocol\'s error shape', async function () {

@@ -101,7 +101,7 @@ describe('grants-indexer importers', function () {
       await seed(['s-1']);
       const ndjson = write('x.ndjson', toNdjson([rec('x-1')]));
       for (const [args, message] of [
-        [['--source', ndjson, '--format', 'yaml'], '--format must be one of ndjson, json, csv, grants-gov, not "yaml"'],
+        [['--source', ndjson, '--format', 'yaml'], '--format must be one of ndjson, json, csv, grants-gov, commongrants, not "yaml"'],
         [['--source', PROGRAMS_CSV], 'is read as CSV, which needs --mapping FILE'],
         [['--source', ndjson, '--mapping', PROGRAMS_MAPPING], `--mapping is for CSV sources; ${ndjson} is read as ndjson`],
         [['--source', ndjson, '--time-zone', 'Mars/Olympus'], '--time-zone must be an IANA time zone such as America/Toronto, not "Mars/Olympus"'],
@@ -110,7 +110,7 @@ describe('grants-indexer importers', function () {
         [['--source', ndjson, '--rejects', 'r.ndjson'], '--rejects goes with --skip-invalid'],
         [['--source', ndjson, '--skip-invalid', '--rejects', '/nonexistent-folder/r.ndjson'], 'the folder of the rejects file /nonexistent-folder/r.ndjson does not exist'],
         [['--source', ndjson, '--skip-invalid', '--rejects', '/tmp'], 'the rejects file /tmp is a folder, not a file'],
-        [['--source', PROGRAMS_CSV, '--mapping', PROGRAMS_MAPPING, '--time-zone', 'UTC'], "--time-zone is for NDJSON and JSON sources; " + PROGRAMS_CSV + " is read as csv, whose dates take the mapping's timeZone"],
+        [['--source', PROGRAMS_CSV, '--mapping', PROGRAMS_MAPPING, '--time-zone', 'UTC'], "--time-zone is for NDJSON, JSON and CommonGrants sources; " + PROGRAMS_CSV + " is read as csv, whose dates take the mapping's timeZone"],
       ] as const) {
         const run = await indexer(['reindex', ...args], dir);
         expect(run.code, args.join(' ')).to.equal(2);

@@ -2,6 +2,8 @@
 // CSV mapping of one row and the Grants.gov mapping of one record.
 import { expect } from 'chai';
 import { dayIn, dayPattern, endOfDay, isoDay, startOfDay } from '../../indexer/dates.js';
+import { eventInstant, mapCommonGrantsOpportunity } from '../../indexer/formats/commonGrants.js';
+import { layoutOf } from '../../indexer/formats/commonGrantsJson.js';
 import { mapRow, parseAmount, planMapping } from '../../indexer/formats/csvMapping.js';
 import { guessFormat } from '../../indexer/formats/detect.js';
 import { bombReason, MAX_RATIO } from '../../indexer/formats/zip.js';
@@ -83,6 +85,17 @@ describe('importers: the format guess', () => {
     expect(guessFormat('data.txt', text('{"id"'), '{"id"')).to.include({ format: 'ndjson' });
     expect(guessFormat('data', text('\uFEFF<Grants>'), '\uFEFF<Grants>')).to.include({ format: 'grants-gov' });
     expect(guessFormat('data', text('Program,Name'), 'Program,Name')).to.include({ format: 'csv' });
+  });
+
+  it('guesses CommonGrants from a key only it has, whatever the JSON extension; our grants stay NDJSON', () => {
+    const page = '{"status":200,"message":"Success","items":[{"id":"0f3a1c2e-5b6d-4e7f-8a9b-0c1d2e3f4a5b"';
+    expect(guessFormat('page.json', text(page), page)).to.include({ format: 'commongrants', reason: 'its first characters (CommonGrants opportunities)' });
+    const opportunity = '{"id":"0f3a1c2e-5b6d-4e7f-8a9b-0c1d2e3f4a5b","title":"T","status":{"value":"open"}';
+    expect(guessFormat('o.ndjson', text(opportunity), opportunity)).to.include({ format: 'commongrants' });
+    expect(guessFormat(null, text(`[${opportunity}`), `[${opportunity}`)).to.include({ format: 'commongrants' });
+    const ours = '{"id":"g-1","title":"Says \\"keyDates\\": here","status":"OPEN","updatedAt":"2026-01-01T00:00:00Z"}';
+    expect(guessFormat('g.ndjson', text(ours), ours)).to.include({ format: 'ndjson' });
+    expect(guessFormat('g.csv', text('items,keyDates'), 'items,keyDates')).to.include({ format: 'csv' });
   });
 });
 
@@ -250,5 +263,61 @@ describe('importers: the rejection report', () => {
     expect(lines).to.deep.equal(['rejected record 7 (line 8, id "x\\u001b[2J"): funderType: unknown value "\\u001b[31mred\\u000arejected record 1: forged"']);
     expect(sunk).to.have.length(1);
     expect(log.count).to.equal(1);
+  });
+});
+
+describe('importers: CommonGrants opportunities', () => {
+  it('tells the layout from the first value: an array, a list response (an items key), an opportunity', () => {
+    expect(layoutOf(' [ {"id": "x"')).to.equal('array');
+    expect(layoutOf('{"status":200,"message":"Success","items":[')).to.equal('pages');
+    expect(layoutOf('{"paginationInfo":{"items":1},"items":[')).to.equal('pages');
+    expect(layoutOf('{"id":"x","customFields":{"items":{"value":1}}}\n{"id"')).to.equal('opportunities');
+    expect(layoutOf('{"id":"x","title":"an ite')).to.equal(null);
+    expect(() => layoutOf('{"id": nope}')).to.throw();
+  });
+
+  it('reads event dates: an offset or Z as given, a time without one in the zone, a day alone as its start or end', () => {
+    expect(eventInstant('2027-04-30', '17:00:00Z', 'end', 'America/Toronto')).to.equal('2027-04-30T17:00:00.000Z');
+    expect(eventInstant('2027-04-30', '23:59:59.999Z', 'end', 'UTC')).to.equal('2027-04-30T23:59:59.999Z');
+    expect(eventInstant('2027-04-30', '17:00:00-07:00', 'end', 'UTC')).to.equal('2027-05-01T00:00:00.000Z');
+    expect(eventInstant('2027-04-30', '17:00:00', 'end', 'America/Toronto')).to.equal('2027-04-30T21:00:00.000Z');
+    expect(eventInstant('2027-01-15', undefined, 'end', 'America/Toronto')).to.equal('2027-01-16T04:59:59.999Z');
+    expect(eventInstant('2027-01-15', undefined, 'start', 'America/Toronto')).to.equal('2027-01-15T05:00:00.000Z');
+    expect(eventInstant('2027-02-30', undefined, 'end', 'UTC')).to.equal(null);
+    expect(eventInstant('2027-01-15', '25:00:00', 'end', 'UTC')).to.equal(null);
+  });
+
+  const base = {
+    id: '0f3a1c2e-5b6d-4e7f-8a9b-0c1d2e3f4a5b',
+    title: 'T',
+    description: '',
+    customFields: { funder: { value: 'F' }, funderType: { value: 'FOUNDATION' }, fundingType: { value: 'GRANT' } },
+    createdAt: '2026-01-01T00:00:00Z',
+    lastModifiedAt: '2026-01-02T00:00:00Z',
+  };
+
+  it('maps applicant types to our beneficiaries, in our order; an unknown type is a problem', () => {
+    const mapped = mapCommonGrantsOpportunity({ ...base, acceptedApplicantTypes: [{ value: 'for_profit_small_business' }, { value: 'government_tribal' }, { value: 'custom', customValue: 'Someone' }] }, 'UTC');
+    expect(mapped.value).to.deep.include({ targetBeneficiaries: ['INDIGENOUS_COMMUNITIES', 'SMALL_BUSINESS', 'STARTUPS'], description: null, currency: 'USD', id: `commongrants-${base.id}` });
+    const unknown = mapCommonGrantsOpportunity({ ...base, acceptedApplicantTypes: [{ value: 'martians' }] }, 'UTC');
+    expect(unknown.value).to.equal(null);
+    expect(unknown.problems[0]).to.deep.include({ field: 'acceptedApplicantTypes' });
+    expect(unknown.problems[0].reason).to.match(/^unknown value "martians"/);
+  });
+
+  it('names every problem at once: no id, an amount that is not decimal, two currencies, a date that is not one', () => {
+    const mapped = mapCommonGrantsOpportunity(
+      {
+        ...base,
+        id: 'nope',
+        funding: { minAwardAmount: { amount: '1e5', currency: 'USD' }, maxAwardAmount: { amount: '10', currency: 'CAD' } },
+        customFields: { ...base.customFields, currency: { value: 'USD' } },
+        keyDates: { closeDate: { eventType: 'singleDate', date: '30/04/2027' } },
+      },
+      'UTC',
+    );
+    expect(mapped.value).to.equal(null);
+    expect(mapped.problems.map((p) => p.field)).to.deep.equal(['id', 'funding.minAwardAmount.amount', 'funding', 'keyDates.closeDate']);
+    expect(mapCommonGrantsOpportunity([1], 'UTC').problems).to.deep.equal([{ field: '(opportunity)', reason: 'is not a JSON object' }]);
   });
 });

@@ -1497,9 +1497,28 @@ export interface components {
                 /** @description The grant's amountMax, in its currency. */
                 maxAwardAmount?: components["schemas"]["CommonGrantsMoney"];
             };
-            /** @description The grant's dates (left out without a deadline). */
+            /** @description The grant's dates (left out when it has neither opensAt nor deadline). */
             keyDates?: {
-                /** @description The deadline: its UTC date and UTC time. */
+                /** @description When applications open (opensAt): its UTC date and UTC time; left out when unknown. */
+                postDate?: {
+                    /** @description The name of the event. */
+                    name: string;
+                    /**
+                     * @description A single date.
+                     * @constant
+                     */
+                    eventType: "singleDate";
+                    /**
+                     * Format: date
+                     * @description The date, YYYY-MM-DD (UTC).
+                     */
+                    date: string;
+                    /** @description The time, HH:MM:SSZ, or HH:MM:SS.sssZ when it has milliseconds (UTC). */
+                    time?: string;
+                    /** @description What the date is. */
+                    description?: string;
+                };
+                /** @description The deadline: its UTC date and UTC time; left out without a deadline. */
                 closeDate?: {
                     /** @description The name of the event. */
                     name: string;
@@ -1513,7 +1532,7 @@ export interface components {
                      * @description The date, YYYY-MM-DD (UTC).
                      */
                     date: string;
-                    /** @description The time, HH:MM:SSZ (UTC). */
+                    /** @description The time, HH:MM:SSZ, or HH:MM:SS.sssZ when it has milliseconds (UTC). */
                     time?: string;
                     /** @description What the date is. */
                     description?: string;
@@ -1528,7 +1547,7 @@ export interface components {
                 /** @description Who it is. */
                 description: string;
             }[];
-            /** @description This API's fields with no place in the protocol, by name: grantsApiId, funder, funderType, fundingType, eligibleProvinces, targetBeneficiaries, sdgAlignment, and when known applicationComplexity, isRecurring, applicationUrl. */
+            /** @description This API's fields with no place in the protocol, by name: grantsApiId, funder, funderType, fundingType, eligibleProvinces, targetBeneficiaries, sdgAlignment, currency, and when known applicationComplexity, isRecurring, applicationUrl, titleFr, descriptionFr, source. */
             customFields: {
                 [key: string]: {
                     /** @description Its name (its key in customFields). */
@@ -1544,6 +1563,11 @@ export interface components {
                     description: string;
                 };
             };
+            /**
+             * Format: uri
+             * @description The page of the grant at the source it was imported from (source.url); left out when unknown.
+             */
+            source?: string;
             /**
              * Format: date-time
              * @description When the grant entered the catalog (UTC).

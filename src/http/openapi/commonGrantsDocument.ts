@@ -106,6 +106,16 @@ const PAGE_FIELDS: Schema = {
   paginationInfo: { ...ref('CommonGrantsPaginationInfo'), description: 'Where this page lies in the matches.' },
 };
 
+/** A single-date event of keyDates. */
+const dateEvent = (description: string): Schema =>
+  object(description, ['name', 'eventType', 'date'], {
+    name: str('The name of the event.'),
+    eventType: { type: 'string', const: 'singleDate', description: 'A single date.' },
+    date: str('The date, YYYY-MM-DD (UTC).', { format: 'date' }),
+    time: str('The time, HH:MM:SSZ, or HH:MM:SS.sssZ when it has milliseconds (UTC).', { pattern: '^[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{3})?Z$' }),
+    description: str('What the date is.'),
+  });
+
 export const COMMON_GRANTS_SCHEMAS: Schema = {
   CommonGrantsOpportunity: object(
     'A grant as a CommonGrants opportunity (OpportunityBase). Fields with no value are left out (funding, keyDates); fields without a place in the protocol are custom fields.',
@@ -122,14 +132,9 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
         minAwardAmount: money("The grant's amountMin, in its currency."),
         maxAwardAmount: money("The grant's amountMax, in its currency."),
       }),
-      keyDates: object("The grant's dates (left out without a deadline).", [], {
-        closeDate: object('The deadline: its UTC date and UTC time.', ['name', 'eventType', 'date'], {
-          name: str('The name of the event.'),
-          eventType: { type: 'string', const: 'singleDate', description: 'A single date.' },
-          date: str('The date, YYYY-MM-DD (UTC).', { format: 'date' }),
-          time: str('The time, HH:MM:SSZ (UTC).', { pattern: '^[0-9]{2}:[0-9]{2}:[0-9]{2}Z$' }),
-          description: str('What the date is.'),
-        }),
+      keyDates: object("The grant's dates (left out when it has neither opensAt nor deadline).", [], {
+        postDate: dateEvent('When applications open (opensAt): its UTC date and UTC time; left out when unknown.'),
+        closeDate: dateEvent('The deadline: its UTC date and UTC time; left out without a deadline.'),
       }),
       acceptedApplicantTypes: {
         type: 'array',
@@ -142,7 +147,7 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
       },
       customFields: {
         type: 'object',
-        description: "This API's fields with no place in the protocol, by name: grantsApiId, funder, funderType, fundingType, eligibleProvinces, targetBeneficiaries, sdgAlignment, and when known applicationComplexity, isRecurring, applicationUrl.",
+        description: "This API's fields with no place in the protocol, by name: grantsApiId, funder, funderType, fundingType, eligibleProvinces, targetBeneficiaries, sdgAlignment, currency, and when known applicationComplexity, isRecurring, applicationUrl, titleFr, descriptionFr, source.",
         additionalProperties: object('A custom field.', ['name', 'fieldType', 'value', 'description'], {
           name: str('Its name (its key in customFields).'),
           fieldType: { type: 'string', enum: ['string', 'number', 'integer', 'boolean', 'object', 'array'], description: 'The JSON type of value.' },
@@ -150,6 +155,7 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
           description: str('What it holds.'),
         }),
       },
+      source: str("The page of the grant at the source it was imported from (source.url); left out when unknown.", { format: 'uri' }),
       createdAt: str('When the grant entered the catalog (UTC).', { format: 'date-time' }),
       lastModifiedAt: str("The grant's updatedAt (UTC).", { format: 'date-time' }),
     },
