@@ -21,8 +21,10 @@ export const MAX_COUNTED_TERMS = 40;
 export const MAX_SIMILAR_TERMS = 12;
 /** The match counts of the chosen terms add up to at most this: it bounds the grants scored (every grant any term matches). */
 export const MAX_SCORED_GRANTS = 1000;
-/** A term held by more than this share of the catalog says little about a grant: never chosen. */
+/** A term held by more than this share of the catalog (and by more than COMMON_FLOOR grants) says little about a grant: never chosen. */
 export const MAX_TERM_SHARE = 0.1;
+/** However small the catalog, a term held by this many grants or fewer is never too common. */
+export const COMMON_FLOOR = 10;
 /** A word shorter than this, or without a letter, is no term. */
 export const MIN_TERM_LENGTH = 3;
 
@@ -80,13 +82,13 @@ export const idf = (docs: number, size: number): number => Math.log(1 + (size - 
  * The terms to search and score by, from the grant's terms and how many grants of the catalog
  * (`size` in all) each matches (`docs`, in the order of `terms`): each weighted by its frequency
  * in the grant times its idf, the heaviest first (ties by key); a term matching no other grant or
- * more than MAX_TERM_SHARE of the catalog is left out, and so is a term whose count would take
+ * more than MAX_TERM_SHARE of the catalog (and more than COMMON_FLOOR grants) is left out, and so is a term whose count would take
  * the counts' sum past MAX_SCORED_GRANTS; at most MAX_SIMILAR_TERMS.
  */
 export function chooseTerms(terms: readonly SourceTerm[], docs: readonly number[], size: number): SimilarTerm[] {
   const weighed = terms
     .map((term, i) => ({ term, docs: docs[i], idf: idf(docs[i], size) }))
-    .filter((t) => t.docs >= 2 && t.docs <= MAX_TERM_SHARE * size)
+    .filter((t) => t.docs >= 2 && t.docs <= Math.max(MAX_TERM_SHARE * size, COMMON_FLOOR))
     .map((t) => ({ ...t, weight: t.term.frequency * t.idf }))
     .sort((a, b) => b.weight - a.weight || byCodePoint(a.term.key, b.term.key));
   const chosen: SimilarTerm[] = [];

@@ -71,7 +71,10 @@ function presentPage(query: GrantQuery, total: number, grantsJson: readonly stri
 export async function similarPage(engine: SearchEngine, id: string, query: GrantQuery): Promise<SearchPage> {
   const found = id.length <= 200 ? await similarGrants(engine, id, query) : null;
   if (found === null) throw notFound(`No grant has the id "${clip(id)}".`);
-  return presentPage({ ...query, search: found.search, words: found.terms.map((term) => term.word) }, found.total, found.grantsJson);
+  const page = presentPage({ ...query, search: found.search, words: found.terms.map((term) => term.word) }, found.total, found.grantsJson);
+  // One page only: the best `limit`; `total` counts every grant found similar.
+  page.pagination.totalPages = Math.min(1, found.total);
+  return page;
 }
 
 /** One grant's JSON text by id as served at `now` (epoch ms: its status then); NOT_FOUND when no grant has it. */

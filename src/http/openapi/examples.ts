@@ -142,7 +142,16 @@ export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters
   grantSimilar: {
     request: `/grants/${EXAMPLE_GRANT.id}/similar?fields=id,title,funder&limit=3`,
     exact: true,
-    value: { success: true, data: [], pagination: { page: 1, limit: 3, total: 0, totalPages: 0 }, meta: EXAMPLE_META },
+    value: {
+      success: true,
+      data: [
+        { id: 'grt_41ca91f3', title: 'Kingston Energy Efficiency Rebate Program 2027', funder: 'Enbridge Gas' },
+        { id: 'grt_7c0698b2', title: 'London Energy Efficiency Rebate Program 2026', funder: 'Enbridge Gas' },
+        { id: 'grt_aa5cef8b', title: 'Energy Efficiency Incentive Rebate', funder: 'Enbridge Gas' },
+      ],
+      pagination: { page: 1, limit: 3, total: 60, totalPages: 1 },
+      meta: EXAMPLE_META,
+    },
   },
   usage: {
     request: '/subscription/usage?days=3',
