@@ -1,7 +1,7 @@
-// GET /grants, /grants/{id} and /grants/filters, and iteration over every match by cursor paging.
+// GET /grants, /grants/{id}, /grants/{id}/similar and /grants/filters, and iteration over every match by cursor paging.
 import type { ApiClient } from './api.js';
 import { unwrap } from './errors.js';
-import type { GrantAnswer, GrantFields, GrantFiltersAnswer, GrantIterateQuery, GrantSearchAnswer, GrantSearchQuery } from './types.js';
+import type { GrantAnswer, GrantFields, GrantFiltersAnswer, GrantIterateQuery, GrantSearchAnswer, GrantSearchQuery, GrantSimilarAnswer, GrantSimilarQuery } from './types.js';
 
 export interface GrantsApi {
   /** One page of GET /grants (page paging, or cursor paging with `cursor`). */
@@ -13,6 +13,8 @@ export interface GrantsApi {
   iterate(query?: GrantIterateQuery): AsyncGenerator<GrantFields, void, undefined>;
   /** GET /grants/{id}: one grant (a GrantsApiError with code NOT_FOUND when there is none). */
   get(id: string): Promise<GrantAnswer>;
+  /** GET /grants/{id}/similar: the grants most like it, the most similar first (a GrantsApiError with code NOT_FOUND when there is none). */
+  similar(id: string, query?: GrantSimilarQuery): Promise<GrantSimilarAnswer>;
   /** GET /grants/filters: the values each filter accepts. */
   filters(): Promise<GrantFiltersAnswer>;
 }
@@ -30,6 +32,7 @@ export function grantsApi(api: ApiClient): GrantsApi {
       }
     },
     get: (id) => unwrap(api.GET('/grants/{id}', { params: { path: { id } } })),
+    similar: (id, query = {}) => unwrap(api.GET('/grants/{id}/similar', { params: { path: { id }, query } })),
     filters: () => unwrap(api.GET('/grants/filters')),
   };
 }
