@@ -1,7 +1,18 @@
-// GET /grants, /grants/{id}, /grants/{id}/history and /grants/filters, and iteration over every match by cursor paging.
+// GET /grants, /grants/{id}, /grants/{id}/history, /grants/{id}/similar and /grants/filters, and iteration over every match by cursor paging.
 import type { ApiClient } from './api.js';
 import { unwrap } from './errors.js';
-import type { GrantAnswer, GrantFields, GrantFiltersAnswer, GrantHistoryAnswer, GrantHistoryQuery, GrantIterateQuery, GrantSearchAnswer, GrantSearchQuery } from './types.js';
+import type {
+  GrantAnswer,
+  GrantFields,
+  GrantFiltersAnswer,
+  GrantHistoryAnswer,
+  GrantHistoryQuery,
+  GrantIterateQuery,
+  GrantSearchAnswer,
+  GrantSearchQuery,
+  GrantSimilarAnswer,
+  GrantSimilarQuery,
+} from './types.js';
 
 export interface GrantsApi {
   /** One page of GET /grants (page paging, or cursor paging with `cursor`). */
@@ -18,6 +29,8 @@ export interface GrantsApi {
    * fields it changed, deleted); `cursor` the previous page's `pagination.nextCursor` for older ones.
    */
   history(id: string, query?: GrantHistoryQuery): Promise<GrantHistoryAnswer>;
+  /** GET /grants/{id}/similar: the grants most like it, the most similar first (a GrantsApiError with code NOT_FOUND when there is none). */
+  similar(id: string, query?: GrantSimilarQuery): Promise<GrantSimilarAnswer>;
   /** GET /grants/filters: the values each filter accepts. */
   filters(): Promise<GrantFiltersAnswer>;
 }
@@ -36,6 +49,7 @@ export function grantsApi(api: ApiClient): GrantsApi {
     },
     get: (id) => unwrap(api.GET('/grants/{id}', { params: { path: { id } } })),
     history: (id, query = {}) => unwrap(api.GET('/grants/{id}/history', { params: { path: { id }, query } })),
+    similar: (id, query = {}) => unwrap(api.GET('/grants/{id}/similar', { params: { path: { id }, query } })),
     filters: () => unwrap(api.GET('/grants/filters')),
   };
 }

@@ -10,6 +10,7 @@ export type Grant = Schemas['Grant'];
 export type GrantFields = Schemas['GrantFields'];
 export type GrantSearchAnswer = Schemas['GrantSearchAnswer'];
 export type GrantAnswer = Schemas['GrantAnswer'];
+export type GrantSimilarAnswer = Schemas['GrantSimilarAnswer'];
 export type GrantFiltersAnswer = Schemas['GrantFiltersAnswer'];
 export type GrantChange = Schemas['GrantChange'];
 /** A grant removed from the catalog (the document says `grant` is the constant null, which the generator types as unknown). */
@@ -67,6 +68,8 @@ export type CommonGrantsListQuery = QueryOf<'listCommonGrantsOpportunities'>;
 export type GrantSearchQuery = QueryOf<'searchGrants'>;
 /** The query of an iteration: GET /grants's without `page` and `cursor`, which the iterator drives. */
 export type GrantIterateQuery = Omit<GrantSearchQuery, 'page' | 'cursor'>;
+/** The query of GET /grants/{id}/similar (the filters, fields and limit of a search). */
+export type GrantSimilarQuery = QueryOf<'getSimilarGrants'>;
 export type ChangesQuery = QueryOf<'getGrantChanges'>;
 export type UsageQuery = QueryOf<'getUsage'>;
 export type AlertListQuery = QueryOf<'listAlerts'>;

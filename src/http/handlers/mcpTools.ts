@@ -9,10 +9,12 @@ import { alertStore, createAlert, deleteAlert, listAlerts, targetPolicy, validat
 import { checkAlertBody } from '../parameters/alertBody.js';
 import { ALERT_LIST_PARAMS } from '../parameters/alertListParams.js';
 import { CHANGES_PARAMS, changesPage, validateChangesParams } from './changes.js';
-import { grantJsonById, searchPage } from './grants.js';
 import { HISTORY_PARAMS, historyPage, validateHistoryParams } from './history.js';
 import type { FieldChange, VersionType } from '../../grants/history.js';
-import { GRANT_SEARCH_PARAMS, parseGrantQuery } from '../parameters/grantSearchParams.js';
+import { grantJsonById, searchPage, similarPage } from './grants.js';
+import { GRANT_SEARCH_PARAMS, SIMILAR_PARAMS, parseGrantQuery, parseSimilarQuery } from '../parameters/grantSearchParams.js';
+import { validationError, type ErrorDetail } from '../errors.js';
+import { InvalidInputError } from '../../failures.js';
 import { parseJsonParameters } from '../parameters/jsonParams.js';
 import { paramValidator, type ParamSpecs } from '../parameters/queryParams.js';
 import { ROUTES, type RouteName, type RouteSpec } from '../routeTable.js';
@@ -64,6 +66,8 @@ const validateGrantHistory = idValidator(GRANT_HISTORY_PARAMS);
 
 /** A field change as one line: "deadline: 2026-12-31T23:59:59.000Z → 2027-01-31T23:59:59.000Z". */
 const changeLine = ({ field, from, to }: FieldChange): string => `${field}: ${JSON.stringify(from)} → ${JSON.stringify(to)}`;
+/** similar_grants: the grant's id and the parameters of GET /grants/{id}/similar. */
+const SIMILAR_TOOL_PARAMS: ParamSpecs = { ...GRANT_ID_PARAMS, ...SIMILAR_PARAMS };
 
 const money = (amount: number, currency: string | null): string => `${amount.toLocaleString('en-US')}${currency === null ? '' : ` ${currency}`}`;
 
@@ -175,6 +179,48 @@ export const TOOLS: readonly ToolSpec[] = [
         `${plural(data.length, 'version')} of ${id as string}, newest first${page.pagination.nextCursor === null ? '' : `; older ones follow (cursor "${page.pagination.nextCursor}")`}.`,
         ...data.flatMap((version) => [`${version.changedAt} ${version.type}`, ...(version.changes ?? []).map((change) => `  ${changeLine(change)}`)]),
       ];
+      return { structured: { data, pagination: page.pagination }, text: lines.join('\n') };
+    },
+  },
+  {
+    name: 'similar_grants',
+    title: 'Find similar grants',
+    description: [
+      'The grants most like one grant (its id from search_grants or get_grant), by their text: its most distinctive words (title, funder, description)',
+      'are looked for in the other grants, the grants sharing the rarest and most used of them first. The grant itself is never listed.',
+      'Use it when an applicant likes a grant and wants more like it. Takes the filters of search_grants (e.g. `open=true`, `eligibleProvinces`),',
+      '`fields` and `limit` (1 to 50, default 10). The same answer as GET /grants/{id}/similar; an unknown id is a NOT_FOUND error.',
+    ].join(' '),
+    route: routeNamed('grantSimilar'),
+    inputSchema: argumentsSchema(SIMILAR_TOOL_PARAMS, ['id']),
+    outputSchema: answerWithoutEnvelope('GrantSimilarAnswer'),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async run(args, { engine, clock }) {
+      const { id, query } = parseJsonParameters(args, SIMILAR_TOOL_PARAMS, (params) => {
+        const [given] = params.get('id') ?? [];
+        params.delete('id');
+        // Every problem at once: the id's beside the other parameters'.
+        const problems: ErrorDetail[] = [];
+        try {
+          if (given === undefined) problems.push({ parameter: 'id', message: 'is required' });
+          else validateGrantId(new Map([['id', [given]]]));
+        } catch (error) {
+          if (!(error instanceof InvalidInputError)) throw error;
+          problems.push(...error.details);
+        }
+        try {
+          const query = parseSimilarQuery(params, clock().getTime());
+          if (problems.length === 0) return { id: given as string, query };
+        } catch (error) {
+          if (!(error instanceof InvalidInputError)) throw error;
+          problems.push(...error.details);
+        }
+        throw validationError(problems);
+      });
+      const page = await similarPage(engine, id, query);
+      const data = JSON.parse(page.dataJson) as (Partial<ServedGrant> & { id: string })[];
+      const { total } = page.pagination;
+      const lines = [`${plural(total, 'similar grant')} found${data.length < total ? `; the ${data.length} most similar` : ''}:`, ...data.map((grant, i) => `${i + 1}. ${grantLine(grant)}`)];
       return { structured: { data, pagination: page.pagination }, text: lines.join('\n') };
     },
   },

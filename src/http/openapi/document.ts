@@ -9,7 +9,7 @@ import { RATE_LIMIT_HEADER_NAMES } from '../../ratelimit/headers.js';
 import { CACHE_CONTROL, CONDITIONAL_ROUTES } from '../middleware/conditionalRequests.js';
 import { API_VERSION, JSON_CONTENT_TYPE } from '../envelope.js';
 import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from '../errors.js';
-import { ALERT_QUERY_PARAMS, GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from '../parameters/grantSearchParams.js';
+import { ALERT_QUERY_PARAMS, GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS, SIMILAR_PARAMS } from '../parameters/grantSearchParams.js';
 import { CHANGES_MAX_LIMIT, CHANGES_PARAMS } from '../handlers/changes.js';
 import { HISTORY_PARAMS } from '../handlers/history.js';
 import { VERSION_TYPES } from '../../grants/history.js';
@@ -42,6 +42,7 @@ const ROUTE_PARAMS: Partial<Record<RouteName, ParamSpecs>> = {
   grantExport: GRANT_EXPORT_PARAMS,
   grant: {},
   grantHistory: HISTORY_PARAMS,
+  grantSimilar: SIMILAR_PARAMS,
   usage: USAGE_PARAMS,
   limits: {},
   commonGrantsOpportunities: LIST_PARAMS,
@@ -83,6 +84,15 @@ const OPERATIONS: Partial<Record<RouteName, OperationDoc>> = {
       'Each run of the indexer that adds, changes or removes the grant records a version: when, what (created, updated, deleted) and, for an update, ' +
       'each field it changed with its value before and after. Versions are kept for the operator\'s retention (a year by default); a removed grant\'s ' +
       'history still answers while it holds a version (its last version is the deletion); an id neither in the catalog nor in the history is a 404.',
+  },
+  grantSimilar: {
+    operationId: 'getSimilarGrants',
+    summary: 'The grants most like one grant, by their text',
+    answer: 'GrantSimilarAnswer',
+    more:
+      "The grant's most distinctive words (title, funder, description; by tf-idf over the catalog) are searched for, and each grant holding one is scored by " +
+      'the rarity of the words it shares, weighted by the field it holds them in (title above funder above description); the best first, ties by id. ' +
+      'The grant itself is never in the list. The filters apply as in `GET /grants`. An unknown id is a 404.',
   },
   usage: { operationId: 'getUsage', summary: 'Usage of this subscription', answer: 'UsageAnswer' },
   limits: { operationId: 'getLimits', summary: 'Limits and features of this subscription', answer: 'LimitsAnswer' },
@@ -314,6 +324,11 @@ const ANSWERS: Record<string, Schema> = {
     "A page of a grant's history, newest first.",
     { type: 'array', description: 'The versions of this page, newest first.', items: ref('GrantVersion') },
     { pagination: described('ListPagination', 'Where to read the next (older) page.') },
+  ),
+  GrantSimilarAnswer: successEnvelope(
+    'The grants most like the grant asked for, the most similar first.',
+    { type: 'array', description: 'The similar grants, the most similar first (at most `limit`).', items: ref('GrantFields') },
+    { pagination: described('Pagination', 'Always one page: `total` counts every grant found similar under the filters (sharing at least one of the words searched).') },
   ),
   UsageAnswer: successEnvelope('The usage report of the subscription.', described('UsageReport', 'The usage report.')),
   LimitsAnswer: successEnvelope('The limits and features of the subscription.', described('LimitsReport', 'The limits report.')),
