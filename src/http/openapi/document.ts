@@ -214,7 +214,7 @@ function parameters(route: RouteSpec): Schema[] {
   const query = Object.entries(ROUTE_PARAMS[route.name as RouteName] ?? {}).map(([name, spec]) => ({
     name,
     in: 'query',
-    required: false,
+    required: spec.required === true,
     description: paramDescription(name, spec),
     ...(spec.kind === 'enumArray' ? { style: 'form', explode: false } : {}),
     schema: paramSchema(spec),

@@ -35,7 +35,8 @@ export const GRANT_SUGGEST_PARAMS: ParamSpecs = {
   q: {
     kind: 'string',
     maxLength: MAX_SUGGEST_LENGTH,
-    message: `is required, 1 to ${MAX_SUGGEST_LENGTH} characters`,
+    message: `must be 1 to ${MAX_SUGGEST_LENGTH} characters`,
+    required: true,
     description:
       'The text typed so far (required, 1 to 100 characters). Its last word is completed: catalog words starting with it, case and accents ignored, ' +
       'and from 5 letters words whose beginning is one typo away (two from 9 letters; the first letter as typed), as `typos=auto` counts typos. ' +
@@ -61,9 +62,9 @@ export const GRANT_SUGGEST_PARAMS: ParamSpecs = {
   ...filters,
 };
 
-/** q is required and not empty. */
+/** q is not empty (a missing q is refused as required). */
 function suggestCheck(p: ParamValues): ErrorDetail[] {
-  return typeof p.q === 'string' && p.q.length > 0 ? [] : [{ parameter: 'q', message: `is required, 1 to ${MAX_SUGGEST_LENGTH} characters` }];
+  return p.q === '' ? [{ parameter: 'q', message: `must be 1 to ${MAX_SUGGEST_LENGTH} characters` }] : [];
 }
 
 const validateSuggestParams = paramValidator(GRANT_SUGGEST_PARAMS, suggestCheck);
