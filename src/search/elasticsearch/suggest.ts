@@ -7,6 +7,7 @@
 // grouped by a terms aggregation on their `.keyword` subfields, by count then by key, exactly as
 // the embedded engine groups them (one shard: every bucket is counted).
 import { errors, type Client } from '@elastic/elasticsearch';
+import { ServiceUnavailableError } from '../../failures.js';
 import type { GrantQuery } from '../../grants/query.js';
 import type { CandidateWord } from '../../grants/suggest.js';
 import type { SuggestSource } from '../suggestSearch.js';
@@ -28,12 +29,18 @@ async function readDictionary(client: Client, index: string): Promise<SortedWord
     const entries: [string, number][] = [];
     let full = false;
     for (let partition = 0; partition < partitions && !full; partition++) {
-      const response = (await client.search({
-        index,
-        size: 0,
-        track_total_hits: false,
-        aggs: { words: { terms: { field: WORDS_FIELD, size: PARTITION_WORDS, min_doc_count: 1, include: { partition, num_partitions: partitions } } } },
-      } as never)) as { aggregations?: { words?: { buckets: { key: string; doc_count: number }[] } } };
+      const response = (await client
+        .search({
+          index,
+          size: 0,
+          track_total_hits: false,
+          aggs: { words: { terms: { field: WORDS_FIELD, size: PARTITION_WORDS, min_doc_count: 1, include: { partition, num_partitions: partitions } } } },
+        } as never)
+        .catch((error: unknown) => {
+          // An index of an earlier mapping: no fielddata on `words` (Elasticsearch answers 400).
+          if (error instanceof errors.ResponseError && error.statusCode === 400) throw new ServiceUnavailableError(`the index behind alias "${index}" has no word list for suggestions (built with an older mapping); run grants-indexer reindex`, 30);
+          throw error;
+        })) as { aggregations?: { words?: { buckets: { key: string; doc_count: number }[] } } };
       const buckets = response.aggregations?.words?.buckets ?? [];
       full = buckets.length >= PARTITION_WORDS;
       for (const bucket of buckets) entries.push([bucket.key, bucket.doc_count]);
