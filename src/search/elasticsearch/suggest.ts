@@ -49,6 +49,17 @@ async function readDictionary(client: Client, index: string): Promise<SortedWord
   }
 }
 
+/** Terms a `terms` query takes at most (index.max_terms_count's default). */
+const MAX_TERMS = 65_536;
+
+/** A grant whose `field` holds any of `words`: one `terms` query, or several ORed past MAX_TERMS. */
+function anyWord(field: string, words: readonly string[]): Record<string, unknown> {
+  if (words.length <= MAX_TERMS) return { terms: { [field]: words } };
+  const parts: Record<string, unknown>[] = [];
+  for (let at = 0; at < words.length; at += MAX_TERMS) parts.push({ terms: { [field]: words.slice(at, at + MAX_TERMS) } });
+  return { bool: { should: parts, minimum_should_match: 1 } };
+}
+
 export class IndexSuggest {
   private held: { key: string; words: Promise<SortedWords> } | null = null;
   private checked: { at: number; key: Promise<string> } | null = null;
@@ -111,7 +122,7 @@ export class IndexSuggest {
           index: this.alias,
           size: 0,
           track_total_hits: false,
-          query: { bool: { filter: [matching, { terms: { [fields.words]: words } }] } },
+          query: { bool: { filter: [matching, anyWord(fields.words, words)] } },
           aggs: { names: { terms: { field: fields.keyword, size: limit, order: [{ _count: 'desc' }, { _key: 'asc' }] } } },
         } as never)) as { aggregations?: { names?: { buckets: { key: string; doc_count: number }[] } } };
         return (response.aggregations?.names?.buckets ?? []).map((bucket) => ({ text: bucket.key, count: bucket.doc_count }));
