@@ -29,7 +29,7 @@ async function readDictionary(client: Client, index: string): Promise<SortedWord
     const entries: [string, number][] = [];
     let full = false;
     for (let partition = 0; partition < partitions && !full; partition++) {
-      const response = (await client
+      const response = complete((await client
         .search({
           index,
           size: 0,
@@ -40,13 +40,19 @@ async function readDictionary(client: Client, index: string): Promise<SortedWord
           // An index of an earlier mapping: no fielddata on `words` (Elasticsearch answers 400).
           if (error instanceof errors.ResponseError && error.statusCode === 400) throw new ServiceUnavailableError(`the index behind alias "${index}" has no word list for suggestions (built with an older mapping); run grants-indexer reindex`, 30);
           throw error;
-        })) as { aggregations?: { words?: { buckets: { key: string; doc_count: number }[] } } };
+        })) as { timed_out?: boolean; _shards?: { failed?: number }; aggregations?: { words?: { buckets: { key: string; doc_count: number }[] } } });
       const buckets = response.aggregations?.words?.buckets ?? [];
       full = buckets.length >= PARTITION_WORDS;
       for (const bucket of buckets) entries.push([bucket.key, bucket.doc_count]);
     }
     if (!full) return SortedWords.of(entries);
   }
+}
+
+/** An answer some shard failed or ran out of time on counts too little: a 503, never an answer (nor a dictionary kept). */
+function complete<T extends { timed_out?: boolean; _shards?: { failed?: number } }>(response: T): T {
+  if (response.timed_out === true || (response._shards?.failed ?? 0) > 0) throw new ServiceUnavailableError('elasticsearch answered a suggestion in part (a shard failed or timed out)', 5);
+  return response;
 }
 
 /** Terms a `terms` query takes at most (index.max_terms_count's default). */
@@ -106,25 +112,29 @@ export class IndexSuggest {
     return {
       completions: async (prefix, budget): Promise<CandidateWord[]> => (await this.dictionary()).completions(prefix, budget),
       countWords: async (words) => {
-        const response = (await this.client.search({
-          index: this.alias,
-          size: 0,
-          track_total_hits: false,
-          query: matching,
-          aggs: { words: { filters: { filters: words.map((word) => ({ term: { [WORDS_FIELD]: word } })) } } },
-        } as never)) as { aggregations?: { words?: { buckets: { doc_count: number }[] } } };
+        const response = complete(
+          (await this.client.search({
+            index: this.alias,
+            size: 0,
+            track_total_hits: false,
+            query: matching,
+            aggs: { words: { filters: { filters: words.map((word) => ({ term: { [WORDS_FIELD]: word } })) } } },
+          } as never)) as { timed_out?: boolean; _shards?: { failed?: number }; aggregations?: { words?: { buckets: { doc_count: number }[] } } },
+        );
         const buckets = response.aggregations?.words?.buckets ?? [];
         return words.map((_, i) => buckets[i]?.doc_count ?? 0);
       },
       topNames: async (kind, words, limit) => {
         const fields = NAME_FIELDS[kind];
-        const response = (await this.client.search({
-          index: this.alias,
-          size: 0,
-          track_total_hits: false,
-          query: { bool: { filter: [matching, anyWord(fields.words, words)] } },
-          aggs: { names: { terms: { field: fields.keyword, size: limit, order: [{ _count: 'desc' }, { _key: 'asc' }] } } },
-        } as never)) as { aggregations?: { names?: { buckets: { key: string; doc_count: number }[] } } };
+        const response = complete(
+          (await this.client.search({
+            index: this.alias,
+            size: 0,
+            track_total_hits: false,
+            query: { bool: { filter: [matching, anyWord(fields.words, words)] } },
+            aggs: { names: { terms: { field: fields.keyword, size: limit, order: [{ _count: 'desc' }, { _key: 'asc' }] } } },
+          } as never)) as { timed_out?: boolean; _shards?: { failed?: number }; aggregations?: { names?: { buckets: { key: string; doc_count: number }[] } } },
+        );
         return (response.aggregations?.names?.buckets ?? []).map((bucket) => ({ text: bucket.key, count: bucket.doc_count }));
       },
     };
