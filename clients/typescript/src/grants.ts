@@ -1,4 +1,4 @@
-// GET /grants, /grants/{id}, /grants/{id}/history, /grants/{id}/similar and /grants/filters, and iteration over every match by cursor paging.
+// GET /grants, /grants/{id}, /grants/{id}/history, /grants/{id}/similar, /grants/filters and /grants/suggest, and iteration over every match by cursor paging.
 import type { ApiClient } from './api.js';
 import { unwrap } from './errors.js';
 import type {
@@ -12,6 +12,8 @@ import type {
   GrantSearchQuery,
   GrantSimilarAnswer,
   GrantSimilarQuery,
+  GrantSuggestAnswer,
+  GrantSuggestQuery,
 } from './types.js';
 
 export interface GrantsApi {
@@ -33,6 +35,8 @@ export interface GrantsApi {
   similar(id: string, query?: GrantSimilarQuery): Promise<GrantSimilarAnswer>;
   /** GET /grants/filters: the values each filter accepts. */
   filters(): Promise<GrantFiltersAnswer>;
+  /** GET /grants/suggest: completions of the text typed so far (`q`), the most grants first, under the filters given. */
+  suggest(query: GrantSuggestQuery): Promise<GrantSuggestAnswer>;
 }
 
 export function grantsApi(api: ApiClient): GrantsApi {
@@ -51,5 +55,6 @@ export function grantsApi(api: ApiClient): GrantsApi {
     history: (id, query = {}) => unwrap(api.GET('/grants/{id}/history', { params: { path: { id }, query } })),
     similar: (id, query = {}) => unwrap(api.GET('/grants/{id}/similar', { params: { path: { id }, query } })),
     filters: () => unwrap(api.GET('/grants/filters')),
+    suggest: (query) => unwrap(api.GET('/grants/suggest', { params: { query } })),
   };
 }

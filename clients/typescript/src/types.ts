@@ -12,6 +12,9 @@ export type GrantSearchAnswer = Schemas['GrantSearchAnswer'];
 export type GrantAnswer = Schemas['GrantAnswer'];
 export type GrantSimilarAnswer = Schemas['GrantSimilarAnswer'];
 export type GrantFiltersAnswer = Schemas['GrantFiltersAnswer'];
+export type GrantSuggestAnswer = Schemas['GrantSuggestAnswer'];
+/** One completion of GET /grants/suggest: its text, its kind (word, title, funder) and how many grants it would find. */
+export type GrantCompletion = GrantSuggestAnswer['data'][number];
 export type GrantChange = Schemas['GrantChange'];
 /** A grant removed from the catalog (the document says `grant` is the constant null, which the generator types as unknown). */
 export type GrantTombstone = Omit<Schemas['GrantTombstone'], 'grant' | 'changes'> & { grant: null; changes: null };
@@ -70,6 +73,8 @@ export type GrantSearchQuery = QueryOf<'searchGrants'>;
 export type GrantIterateQuery = Omit<GrantSearchQuery, 'page' | 'cursor'>;
 /** The query of GET /grants/{id}/similar (the filters, fields and limit of a search). */
 export type GrantSimilarQuery = QueryOf<'getSimilarGrants'>;
+/** The query of GET /grants/suggest (q, limit, type and the filters of GET /grants). */
+export type GrantSuggestQuery = QueryOf<'suggestGrants'>;
 export type ChangesQuery = QueryOf<'getGrantChanges'>;
 export type UsageQuery = QueryOf<'getUsage'>;
 export type AlertListQuery = QueryOf<'listAlerts'>;

@@ -1,7 +1,7 @@
 // Overload shedding: when the process is saturated, a new request gets a fast 503 with
 // Retry-After instead of waiting in an unbounded queue. Two signals:
-//  - searches in flight (GET /grants, /grants/filters and the CommonGrants list and search,
-//    admitted and not yet answered) past the search workers' number plus SEARCH_QUEUE_LIMIT: a
+//  - searches in flight (GET /grants, /grants/filters, /grants/suggest, the CommonGrants list
+//    and search, admitted and not yet answered) past the search workers' number plus SEARCH_QUEUE_LIMIT: a
 //    new search is refused (other endpoints, /grants/:id included, are still served);
 //  - the event loop's delay (the mean over the last second) past OVERLOAD_EVENT_LOOP_DELAY_MS:
 //    every new API request is refused until the loop catches up.
@@ -15,7 +15,7 @@ import type { AppState } from '../state.js';
 export type ShedReason = 'search_queue' | 'event_loop_delay';
 
 /** The routes whose requests run a search (on the search workers when there are some). */
-export const SEARCH_ROUTES: ReadonlySet<string> = new Set<RouteName>(['grants', 'grantFilters', 'grantSimilar', 'commonGrantsOpportunities', 'commonGrantsSearch']);
+export const SEARCH_ROUTES: ReadonlySet<string> = new Set<RouteName>(['grants', 'grantFilters', 'grantSimilar', 'grantSuggest', 'commonGrantsOpportunities', 'commonGrantsSearch']);
 
 export interface OverloadOptions {
   /** Searches that run at once (the search workers; at least 1). */
