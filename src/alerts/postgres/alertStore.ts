@@ -4,7 +4,7 @@
 // claimed_until). Signing secrets are stored sealed (src/alerts/secrets.ts).
 import type pg from 'pg';
 import { inTransaction, type Pool, type Queryable } from '../../subscriptions/postgres/database.js';
-import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
+import { newAlertId, newMessageId, type Alert, type AlertChanges, type Delivery, type NewAlert } from '../model.js';
 import type { SecretBox } from '../secrets.js';
 import { ALERT_COLUMNS, MESSAGE_COLUMNS, TOLD_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, keptAnswerOf, toldOf, type DueRow, type KeptRow } from '../rows.js';
 import type { AlertStore, AnswerSecret, AttemptRecord, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, KeptAnswer, NewMessage, ToldGrant } from '../store.js';

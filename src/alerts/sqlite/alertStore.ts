@@ -2,7 +2,7 @@
 // src/subscriptions/sqlite/database.ts). Signing secrets are stored sealed (src/alerts/secrets.ts).
 import type Database from 'better-sqlite3';
 import type { Db } from '../../subscriptions/sqlite/database.js';
-import { newAlertId, newMessageId, type Alert, type AlertChanges, type AttemptResult, type Delivery, type DeliveryStatus, type NewAlert } from '../model.js';
+import { newAlertId, newMessageId, type Alert, type AlertChanges, type Delivery, type NewAlert } from '../model.js';
 import type { SecretBox } from '../secrets.js';
 import { ALERT_COLUMNS, MESSAGE_COLUMNS, TOLD_COLUMNS, alertOf, deliveryOf, disabledReason, dueMessageOf, keptAnswerOf, toldOf, type AlertRow, type DueRow, type KeptRow, type MessageRow, type ToldRow } from '../rows.js';
 import type { AlertStore, AnswerSecret, AttemptRecord, DueMessage, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, KeptAnswer, NewMessage, ToldGrant } from '../store.js';
