@@ -223,7 +223,7 @@ async function get(options: Options, request: string): Promise<{ status: number;
       throw new StopReplay(`the API refused the key (401 UNAUTHORIZED); check ${options.keyName}`);
     }
     const text = await response.text();
-    let body: unknown = null;
+    let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {

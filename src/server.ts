@@ -108,7 +108,7 @@ async function within(settled: Promise<unknown>, ms: number): Promise<boolean> {
 
 export interface ListeningServer extends RunningServer {
   /** Hands requests to the app from now on (until then every request is a 503: the API is starting). */
-  serve(app: Koa<any>): void;
+  serve(app: Pick<Koa, 'callback'>): void;
 }
 
 /** Answers while the port is bound but the app is not ready yet (seeding the catalog, opening stores). */
@@ -249,7 +249,7 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
 }
 
 /** Listens and serves the app at once (tests, and any caller with nothing to prepare in between). */
-export async function startServer(app: Koa<any>, port: number, host: string, log: Logger, bounds?: HttpBounds): Promise<RunningServer> {
+export async function startServer(app: Pick<Koa, 'callback'>, port: number, host: string, log: Logger, bounds?: HttpBounds): Promise<RunningServer> {
   const running = await listen(port, host, log, bounds);
   running.serve(app);
   return running;

@@ -21,7 +21,6 @@ import {
   type Currency,
   type FunderType,
   type FundingType,
-  type Grant,
   type ServedGrant,
   type GrantStatus,
   type Province,

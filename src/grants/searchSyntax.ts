@@ -102,7 +102,7 @@ function lex(text: string): { text: string; quoted: boolean; excluded: boolean }
  */
 export function parseSearch(text: string): ParsedSearch {
   // Without a quote, a minus or an OR there is no syntax: the words, as they have always been.
-  if (!/["\-]|OR/.test(text)) return plainSearch(searchWords(text));
+  if (!/["-]|OR/.test(text)) return plainSearch(searchWords(text));
   const pieces: Piece[] = [];
   for (const token of lex(text)) {
     if (!token.quoted && !token.excluded && token.text === 'OR') {

@@ -89,10 +89,10 @@ export class ApiError<C extends ErrorCode = ErrorCode> extends Error {
 
 /** A domain failure's class and the answer it gets. */
 interface Translation<E extends Error> {
-  type: new (...args: any[]) => E;
+  type: new (...args: never[]) => E;
   answer(failure: E): ApiError;
 }
-const translation = <E extends Error>(type: new (...args: any[]) => E, answer: (failure: E) => ApiError): Translation<Error> => ({ type, answer });
+const translation = <E extends Error>(type: new (...args: never[]) => E, answer: (failure: E) => ApiError): Translation<Error> => ({ type, answer });
 
 /** How each domain failure answers over HTTP: the one place the core's failures get a status and a code. */
 const DOMAIN_FAILURES: readonly Translation<Error>[] = [

@@ -87,7 +87,7 @@ export async function startProcess(options: {
     await waitReady(child, origin, options.readyPath ?? '/healthz', options.name, options.readyTimeoutMs ?? 600_000);
   } catch (error) {
     child.kill('SIGKILL');
-    throw new Error(`${(error as Error).message}; see ${logFile}`);
+    throw new Error(`${(error as Error).message}; see ${logFile}`, { cause: error });
   }
   const exited = once(child, 'exit');
   return {

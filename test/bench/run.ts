@@ -15,7 +15,7 @@ import { loadConfig, LOG_LEVELS } from '../../src/config.js';
 import { catalogBytes, procMemory, REPO_ROOT, runIndexer, sampleIndexedCatalog, writeCatalog, type CatalogSample, type IndexerRun } from './catalog.js';
 import { TEXT_SHAPES, type TextShape } from '../../fixtures/generate.js';
 import { drive, drivePaced, elasticsearchPid, processCpuSeconds, type LoadResult, type LoadSettings } from './load.js';
-import { buildMix, CLASS_LABELS, CLASS_NAMES, SEARCH_CLASSES, type ClassName, type Mix } from './mix.js';
+import { buildMix, CLASS_LABELS, CLASS_NAMES, SEARCH_CLASSES, type ClassName } from './mix.js';
 import { preflight } from './preflight.js';
 import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { runAlertsBench } from './alerts.js';

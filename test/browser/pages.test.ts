@@ -153,7 +153,7 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       ];
       for (const [at, calls] of seeded) {
         for (let i = 0; i < calls; i += 1) {
-          api.deps.usage.record({
+          void api.deps.usage.record({
             at: new Date(at),
             subscriptionId: created.subscription.id,
             keyId: 'seeded',

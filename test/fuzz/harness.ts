@@ -183,7 +183,7 @@ export function problemsOf(request: FuzzRequest, answer: FuzzAnswer): string[] {
   // REQUEST_TOO_LARGE in the envelope (checked above; none for a HEAD), outside the document's operations.
   const refusedByParser = answer.status === 431;
   if (request.method !== 'OPTIONS' && pathname.startsWith(API_PREFIX) && resolvable && !refusedByParser) {
-    let body: unknown = null;
+    let body: unknown;
     try {
       body = answer.text === '' ? null : JSON.parse(answer.text);
     } catch {
@@ -294,7 +294,7 @@ async function sendAndCheck(origin: string, request: FuzzRequest, statuses: Reco
   try {
     answer = await send(origin, request);
   } catch (error) {
-    throw new Error(`${request.method} ${request.target.slice(0, 300)} (${request.target.length} characters): ${(error as Error).message} (after ${Math.round(performance.now() - sentAt)} ms)`);
+    throw new Error(`${request.method} ${request.target.slice(0, 300)} (${request.target.length} characters): ${(error as Error).message} (after ${Math.round(performance.now() - sentAt)} ms)`, { cause: error });
   }
   statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
   const problems = problemsOf(request, answer);
@@ -340,7 +340,7 @@ export async function fuzz(
   if (details.failed) {
     failure = `${(details.errorInstance as Error | undefined)?.message ?? String(details.errorInstance)}\n(seed ${details.seed}, path ${details.counterexamplePath})`;
   }
-  let alive = false;
+  let alive: boolean;
   try {
     const health = await send(origin, { method: 'GET', target: '/healthz', headers: {} });
     alive = health.status === 200 && server.process.child.exitCode === null;

@@ -29,7 +29,6 @@ const ok = (res: TestResponse): TestResponse => {
   expect(res.status, res.text).to.equal(200);
   return res;
 };
-const idsOf = (res: TestResponse): string[] => ok(res).body.data.map((g: Grant) => g.id);
 
 /** Every id of a query by offset paging (limit 100): the order cursor paging must give. */
 async function offsetIds(api: TestApi, query: string): Promise<string[]> {

@@ -16,7 +16,7 @@ import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
 import { SearchWorkerPool } from '../../src/search/sqlite/runtime/workerPool.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { tempDir, type TestApi } from '../support/api.js';
-import { GRANTS_PATH, reindexGrants, startApiOnCatalog } from '../support/catalog.js';
+import { GRANTS_PATH, startApiOnCatalog } from '../support/catalog.js';
 
 const CATALOG_SIZE = 30_000;
 const HEAVY = 'search=research&facets=funderType,fundingType,eligibleProvinces,currency&limit=50';

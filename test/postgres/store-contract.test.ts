@@ -186,7 +186,7 @@ function contract(backend: Backend): void {
       row({ subscriptionId: sub, keyId, endpoint: '/grants', status: 400, billable: false, at }),
       row({ subscriptionId: 'sub_elsewhere', keyId: 'key_elsewhere', at }),
     ];
-    for (const r of rows) store.usage.record(r);
+    for (const r of rows) void store.usage.record(r);
     expect(store.usage.pending).to.equal(rows.length);
     await store.usage.flush();
     expect(store.usage.pending).to.equal(0);
@@ -207,13 +207,13 @@ function contract(backend: Backend): void {
     expect(await store.usage.statistics(sub, tomorrow)).to.deep.equal({ totalCalls: 0, topEndpoints: [] });
     expect((await store.subscriptions.getKey(keyId))!.lastUsedAt).to.equal(at.toISOString());
     // A second batch adds to the same day's counts.
-    store.usage.record(row({ subscriptionId: sub, keyId, endpoint: '/grants' }));
+    void store.usage.record(row({ subscriptionId: sub, keyId, endpoint: '/grants' }));
     expect((await store.usage.statistics(sub, TODAY)).totalCalls).to.equal(12);
   });
 
   it('usage of two instances adds up in the per-day counts', async () => {
     const other = await another();
-    for (let i = 0; i < 40; i += 1) (i % 2 === 0 ? store : other).usage.record(row({ subscriptionId: 'sub_two', keyId: 'key_two' }));
+    for (let i = 0; i < 40; i += 1) void (i % 2 === 0 ? store : other).usage.record(row({ subscriptionId: 'sub_two', keyId: 'key_two' }));
     await Promise.all([store.usage.flush(), other.usage.flush()]);
     expect((await store.usage.statistics('sub_two', TODAY)).totalCalls).to.equal(40);
     expect(await other.usage.dailyByEndpoint('sub_two', TODAY)).to.deep.equal([{ day: TODAY, endpoint: '/grants', calls: 40 }]);

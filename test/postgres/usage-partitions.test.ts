@@ -37,7 +37,7 @@ describeWithPostgres('PostgreSQL usage log: monthly partitions and retention', (
     expect(await partitionMonths(store.pool)).to.deep.equal(['2024-03', '2024-04']);
     const at = ['2024-01-20T10:00:00Z', '2024-02-05T10:00:00Z', '2024-03-09T10:00:00Z'];
     // 1,200 rows a month: more than one batch each.
-    for (let m = 0; m < 3; m += 1) for (let i = 0; i < 1200; i += 1) store.usage.record(usageRow(at[m], i));
+    for (let m = 0; m < 3; m += 1) for (let i = 0; i < 1200; i += 1) void store.usage.record(usageRow(at[m], i));
     await store.usage.flush();
     expect(await partitionMonths(store.pool)).to.deep.equal(['2024-01', '2024-02', '2024-03', '2024-04']);
     const perMonth = async () =>

@@ -81,7 +81,7 @@ describe('grants-admin', function () {
       const run = await admin('subscription', 'create', '--name', 'Plain', '--tier', 'PROFESSIONAL');
       expect(run.code).to.equal(0);
       expect(run.out).to.match(/created subscription sub_\S+ \(Plain, PROFESSIONAL\)/);
-      expect(run.out).to.match(/\n  gk_live_[A-Za-z0-9_-]{32,}$/);
+      expect(run.out).to.match(/\n {2}gk_live_[A-Za-z0-9_-]{32,}$/);
     });
 
     it('every key created is different', async function () {
@@ -155,13 +155,13 @@ describe('grants-admin', function () {
       expect(() => JSON.parse(pretty.out)).to.throw();
       const lines = pretty.out.split('\n');
       expect(lines[0]).to.equal(`${a.subscriptionId}  Shown`);
-      expect(pretty.out).to.match(/^  tier +PROFESSIONAL$/m);
-      expect(pretty.out).to.match(/^  status +ACTIVE$/m);
-      expect(pretty.out).to.match(/^  rate limit +50\/s \(tier default\)$/m);
-      expect(pretty.out).to.match(/^  monthly limit +100000 \(tier default\)$/m);
+      expect(pretty.out).to.match(/^ {2}tier +PROFESSIONAL$/m);
+      expect(pretty.out).to.match(/^ {2}status +ACTIVE$/m);
+      expect(pretty.out).to.match(/^ {2}rate limit +50\/s \(tier default\)$/m);
+      expect(pretty.out).to.match(/^ {2}monthly limit +100000 \(tier default\)$/m);
       expect(pretty.out).to.match(new RegExp(`^  this month +0 billable calls in ${shown.month}, 100000 left$`, 'm'));
-      expect(pretty.out).to.match(/^  features +grants\.read on, grants\.search on, subscription\.read on, grants\.export off, alerts\.manage on$/m);
-      expect(pretty.out).to.match(/^  keys +1$/m);
+      expect(pretty.out).to.match(/^ {2}features +grants\.read on, grants\.search on, subscription\.read on, grants\.export off, alerts\.manage on$/m);
+      expect(pretty.out).to.match(/^ {2}keys +1$/m);
       expect(lines.at(-1)).to.match(new RegExp(`^    ${a.keyId}  ${a.apiKey.slice(0, 12)}…  created \\S+  last used never$`));
       expect(pretty.out).not.to.contain(a.apiKey);
     });

@@ -59,7 +59,7 @@ export async function call(instance: { url: string }, pathAndQuery: string, key:
   if (key !== null) headers.set('Authorization', `Bearer ${key}`);
   const response = await fetch(instance.url + pathAndQuery, { ...init, headers });
   const text = await response.text();
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = text === '' ? null : JSON.parse(text);
   } catch {

@@ -74,7 +74,7 @@ export async function rawExchange(port: number, request: string): Promise<RawRes
   const split = text.indexOf('\r\n\r\n');
   if (split === -1) throw new Error(`no HTTP response received (got ${JSON.stringify(text.slice(0, 200))})`);
   const { status, headers } = parseHead(text.slice(0, split));
-  let body: any = null;
+  let body: any;
   try {
     body = JSON.parse(text.slice(split + 4));
   } catch {

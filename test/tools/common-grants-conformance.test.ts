@@ -149,7 +149,7 @@ describe('CommonGrants conformance: our answers against the protocol\'s own JSON
 
   it('GET /common-grants/opportunities: every page of the bundled catalog conforms', async function () {
     let page = 1;
-    let pages = 0;
+    let pages: number;
     do {
       const res = await api.request(`${CG}?page=${page}&pageSize=100`);
       expect(res.status, res.text).to.equal(200);

@@ -85,7 +85,7 @@ const inImage = (file: string): boolean => copied.some((source) => file === sour
 function onThisMachine(environment: Record<string, string>, standIns: Record<string, string>): Record<string, string> {
   const local: Record<string, string> = {};
   for (const [name, value] of Object.entries(environment)) {
-    let host: string | null = null;
+    let host: string | null;
     try {
       host = new URL(value).hostname;
     } catch {

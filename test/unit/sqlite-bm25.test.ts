@@ -5,7 +5,6 @@
 // and words FTS5's tokenizer splits answered as FTS5 answers them.
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import { generateGrants, Random } from '../../fixtures/generate.js';
 import { searchWords, type GrantQuery } from '../../src/grants/query.js';

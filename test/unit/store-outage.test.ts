@@ -126,11 +126,11 @@ describe('unit: the store outage policy (grace, deferred counts, bounded usage, 
   it('holds usage rows up to the bound and counts the rows dropped past it', () => {
     const held: number[] = [];
     const buffer = new BoundedUsageBuffer<number>({ record: (row) => void held.push(row), get pending() { return held.length; } }, 5, log);
-    for (let i = 0; i < 8; i += 1) buffer.record(i);
+    for (let i = 0; i < 8; i += 1) void buffer.record(i);
     expect(held).to.deep.equal([0, 1, 2, 3, 4]);
     expect(buffer.dropped).to.equal(3);
     held.length = 0; // written after recovery
-    buffer.record(8);
+    void buffer.record(8);
     expect(held).to.deep.equal([8]);
     expect(buffer.dropped).to.equal(3);
   });

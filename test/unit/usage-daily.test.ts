@@ -53,7 +53,7 @@ describe('usage statistics from usage_daily', () => {
   it('match the log, for rows the store writes and rows written directly, updated and deleted', () => {
     const db = openSubscriptionsDb(file);
     const usage = new UsageStore(db, createLogger('silent'));
-    for (const row of rows(3000, 7)) usage.record(row);
+    for (const row of rows(3000, 7)) void usage.record(row);
     usage.flush();
     // Someone else writing the log (an operator's import, another tool): the triggers count it too.
     db.prepare(

@@ -32,7 +32,7 @@ describe('unit: UsageStore batched writes', () => {
       try {
         const store = new UsageStore(db, createLogger('silent'));
         const rows = Array.from({ length: count }, (_, i) => row(i));
-        for (const r of rows) store.record(r);
+        for (const r of rows) void store.record(r);
         store.flush();
         expect(store.pending).to.equal(0);
         const stored = db

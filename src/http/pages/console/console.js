@@ -42,7 +42,7 @@
     } catch {
       throw new ApiFailure('The API could not be reached. Check your connection and try again.');
     }
-    let body = null;
+    let body;
     try {
       body = await response.json();
     } catch {
