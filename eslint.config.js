@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'clients/typescript/src/**', '.cache/**', 'coverage/**'],
+    ignores: ['**/dist/**', '**/node_modules/**', 'clients/typescript/src/schema.ts', 'clients/typescript/out/**', '.cache/**', 'coverage/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

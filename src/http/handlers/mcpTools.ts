@@ -9,7 +9,7 @@ import { alertStore, createAlert, deleteAlert, listAlerts, targetPolicy, validat
 import { checkAlertBody } from '../parameters/alertBody.js';
 import { ALERT_LIST_PARAMS } from '../parameters/alertListParams.js';
 import { CHANGES_PARAMS, changesPage, validateChangesParams } from './changes.js';
-import { HISTORY_PARAMS, historyPage, validateHistoryParams } from './history.js';
+import { HISTORY_PARAMS, historyPage } from './history.js';
 import type { FieldChange, VersionType } from '../../grants/history.js';
 import { grantJsonById, searchPage, similarPage } from './grants.js';
 import { GRANT_SEARCH_PARAMS, SIMILAR_PARAMS, parseGrantQuery, parseSimilarQuery } from '../parameters/grantSearchParams.js';
