@@ -7,7 +7,6 @@
 import { englishStem } from './englishStem.js';
 import { foldText } from './folding.js';
 import { ELIDED, frenchTermOf } from './french.js';
-import type { Grant } from './schema.js';
 import type { ParsedSearch } from './searchSyntax.js';
 
 /** The text fields that can be highlighted or cropped. */
@@ -36,8 +35,6 @@ export type Highlights = Partial<Record<HighlightField, string | null>>;
 
 /** The words of text as both analyses split them: runs of letters, marks and digits holding a letter or digit. */
 const WORD = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu;
-/** WORD for the walk through a text (its own lastIndex, which reading a word's parts with WORD would reset). */
-const TEXT_WORD = new RegExp(WORD.source, WORD.flags);
 const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
 const ELIDED_WORDS: ReadonlySet<string> = new Set(ELIDED);
 
@@ -79,6 +76,12 @@ export interface SearchMatcher {
   frenchWords: ReadonlyMap<string, number>;
   englishPhrases: ReadonlyMap<string, readonly Phrase[]>;
   frenchPhrases: ReadonlyMap<string, readonly Phrase[]>;
+  /**
+   * The first characters (UTF-16 units) of every term the search looks for. Both stemmers rewrite
+   * only a word's ending, so a word of the text can match only when it starts with one of them:
+   * a word of ASCII starting otherwise is passed over unread.
+   */
+  firstChars: ReadonlySet<number>;
 }
 
 /**
@@ -115,7 +118,12 @@ export function searchMatcher(search: ParsedSearch | null): SearchMatcher {
       for (const alternative of term.alternatives ?? []) add(alternative.words, id);
     }
   }
-  return { englishWords, frenchWords, englishPhrases, frenchPhrases };
+  const firstChars = new Set<number>();
+  for (const term of [...englishWords.keys(), ...frenchWords.keys()]) firstChars.add(term.charCodeAt(0));
+  for (const phrases of [englishPhrases, frenchPhrases]) {
+    for (const list of phrases.values()) for (const phrase of list) for (const term of [...phrase.english, ...phrase.french]) firstChars.add(term.charCodeAt(0));
+  }
+  return { englishWords, frenchWords, englishPhrases, frenchPhrases, firstChars };
 }
 
 /** A word of a text: where it stands, and the id of the search term it matched (-1: none). */
@@ -149,37 +157,91 @@ function markPhrases(words: TextWord[], terms: readonly string[], positions: rea
   }
 }
 
-/** The words of a text, each with the search term it matched in either analysis (single words as read, phrases after). */
+const isAsciiWordChar = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39);
+/** WORD from a given place only (for a word holding characters outside ASCII). */
+const WORD_AT = new RegExp(WORD.source, 'uy');
+/** What a word passed over stands as in a phrase's sequence of terms: no term equals it. */
+const NO_TERM = '';
+
+/**
+ * The words of a text (as WORD finds them: an ASCII scan, WORD itself for other characters), each
+ * with the search term it matched in either analysis (single words as read, phrases after).
+ */
 function matchedWords(text: string, matcher: SearchMatcher): TextWord[] {
   const words: TextWord[] = [];
-  const { englishWords, frenchWords } = matcher;
-  const searching = englishWords.size > 0 || frenchWords.size > 0 || matcher.englishPhrases.size > 0 || matcher.frenchPhrases.size > 0;
+  const { englishWords, frenchWords, firstChars } = matcher;
   const phrases = matcher.englishPhrases.size > 0 || matcher.frenchPhrases.size > 0;
+  const searching = firstChars.size > 0;
   const englishTerms: string[] = [];
   const englishAt: number[] = [];
   const frenchTerms: string[] = [];
   const frenchAt: number[] = [];
-  TEXT_WORD.lastIndex = 0;
-  for (let found = TEXT_WORD.exec(text); found !== null; found = TEXT_WORD.exec(text)) {
-    const start = found.index;
-    const end = start + found[0].length;
+  const length = text.length;
+  let i = 0;
+  while (i < length) {
+    const c = text.charCodeAt(i);
+    let end: number;
+    let ascii = true;
+    if (c < 0x80) {
+      if (!isAsciiWordChar(c)) {
+        i++;
+        continue;
+      }
+      end = i + 1;
+      while (end < length) {
+        const d = text.charCodeAt(end);
+        if (d >= 0x80) {
+          ascii = false;
+          break;
+        }
+        if (!isAsciiWordChar(d)) break;
+        end++;
+      }
+      if (!ascii) {
+        WORD_AT.lastIndex = i;
+        WORD_AT.exec(text);
+        end = WORD_AT.lastIndex;
+      }
+    } else {
+      ascii = false;
+      WORD_AT.lastIndex = i;
+      if (WORD_AT.exec(text) === null) {
+        i += c >= 0xd800 && c <= 0xdbff ? 2 : 1;
+        continue;
+      }
+      end = WORD_AT.lastIndex;
+    }
+    const start = i;
+    i = end;
     let match = -1;
     if (searching) {
       const index = words.length;
-      const terms = termsOf(found[0]);
-      for (const term of terms.english) {
-        if (match === -1) match = englishWords.get(term) ?? -1;
+      const elided = isElided(text, start, end);
+      if (ascii && !firstChars.has(c >= 0x41 && c <= 0x5a ? c | 0x20 : c)) {
         if (phrases) {
-          englishTerms.push(term);
+          englishTerms.push(NO_TERM);
           englishAt.push(index);
-        }
-      }
-      if (!isElided(text, start, end)) {
-        for (const term of terms.french) {
-          if (match === -1) match = frenchWords.get(term) ?? -1;
-          if (phrases) {
-            frenchTerms.push(term);
+          if (!elided) {
+            frenchTerms.push(NO_TERM);
             frenchAt.push(index);
+          }
+        }
+      } else {
+        const terms = termsOf(text.slice(start, end));
+        for (const term of terms.english) {
+          if (match === -1) match = englishWords.get(term) ?? -1;
+          if (phrases) {
+            englishTerms.push(term);
+            englishAt.push(index);
+          }
+        }
+        if (!elided) {
+          for (const term of terms.french) {
+            if (match === -1) match = frenchWords.get(term) ?? -1;
+            if (phrases) {
+              frenchTerms.push(term);
+              frenchAt.push(index);
+            }
           }
         }
       }
@@ -256,13 +318,45 @@ function highlightText(text: string, matcher: SearchMatcher, preTag: string, pos
   return to < text.length ? `${out}${CROP_MARKER}` : out;
 }
 
-const fieldText = (grant: Grant, field: HighlightField): string | null => grant[field] ?? null;
+/** A grant's text fields (those read: a field absent is null). */
+export type GrantTexts = Partial<Record<HighlightField, string | null>>;
+
+/**
+ * A text field's value in a stored grant's JSON text, read without parsing the rest: `,"name":`
+ * outside a string can only be the field itself (inside a JSON string every quote is escaped, and
+ * no nested object of a grant has these names), and its value is null or a JSON string.
+ */
+function textIn(json: string, name: HighlightField): string | null {
+  const at = json.indexOf(`,"${name}":`);
+  if (at < 0) return null;
+  const start = at + name.length + 4;
+  if (json.charCodeAt(start) !== 0x22) return null;
+  let end = start + 1;
+  let escaped = false;
+  for (;;) {
+    end = json.indexOf('"', end);
+    if (end < 0) return null;
+    let backslashes = 0;
+    while (json.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) break;
+    escaped = true;
+    end++;
+  }
+  return escaped ? (JSON.parse(json.slice(start, end + 1)) as string) : json.slice(start + 1, end);
+}
+
+/** The fields of the spec from a stored grant's JSON text. */
+export function textsOfJson(json: string, spec: HighlightSpec): GrantTexts {
+  const texts: GrantTexts = {};
+  for (const field of spec.fields) texts[field] = textIn(json, field);
+  return texts;
+}
 
 /** The highlights of one grant: each field of the spec, in its order. */
-export function highlightGrant(grant: Grant, spec: HighlightSpec, matcher: SearchMatcher): Highlights {
+export function highlightGrant(grant: GrantTexts, spec: HighlightSpec, matcher: SearchMatcher): Highlights {
   const highlights: Highlights = {};
   for (const field of spec.fields) {
-    const text = fieldText(grant, field);
+    const text = grant[field] ?? null;
     highlights[field] = text === null ? null : highlightText(text, matcher, spec.preTag, spec.postTag, spec.crop.get(field));
   }
   return highlights;

@@ -3,7 +3,7 @@
 // phrases, synonyms and typo alternatives), exclusions never; everything else HTML-escaped; the
 // crop's passage (the most distinct matched terms, the earliest on ties) and its markers.
 import { expect } from 'chai';
-import { highlightGrant, searchMatcher, type HighlightField, type HighlightSpec } from '../../src/grants/highlighting.js';
+import { highlightGrant, searchMatcher, textsOfJson, type HighlightField, type HighlightSpec } from '../../src/grants/highlighting.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { parseSearch, type ParsedSearch } from '../../src/grants/searchSyntax.js';
 import { parseSynonyms, withSynonyms } from '../../src/grants/synonyms.js';
@@ -115,5 +115,25 @@ describe('highlighting', () => {
   it('a field the grant leaves empty is null; fields come in their fixed order', () => {
     const out = highlightGrant(grant({ title: 'Solar', description: null }), spec(['title', 'description', 'titleFr']), searchMatcher(parseSearch('solar')));
     expect(out).to.deep.equal({ title: '<mark>Solar</mark>', description: null, titleFr: null });
+  });
+
+  it('reads the text fields out of a stored grant\'s JSON text as JSON.parse reads them', () => {
+    const stored = {
+      id: 'g-1',
+      title: 'Say "hi" \\ <b>',
+      funder: 'F,"description":"not this"',
+      description: null,
+      titleFr: 'Été \u2028 \\"',
+      descriptionFr: 'Plain',
+      source: { name: 'x', id: '"title":"no"', url: null },
+    };
+    const all = spec(['title', 'description', 'funder', 'titleFr', 'descriptionFr']);
+    expect(textsOfJson(JSON.stringify(stored), all)).to.deep.equal({
+      title: stored.title,
+      description: null,
+      funder: stored.funder,
+      titleFr: stored.titleFr,
+      descriptionFr: 'Plain',
+    });
   });
 });

@@ -2,10 +2,9 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
-import { highlightGrant, searchMatcher, type HighlightSpec } from '../../grants/highlighting.js';
+import { highlightGrant, searchMatcher, textsOfJson, type HighlightSpec } from '../../grants/highlighting.js';
 import { servedGrantJson } from '../../grants/lifecycle.js';
 import type { Facets, GrantQuery } from '../../grants/query.js';
-import type { Grant } from '../../grants/schema.js';
 import type { Suggestion } from '../../grants/typos.js';
 import { describeError } from '../../log.js';
 import type { SearchEngine } from '../../search/engine.js';
@@ -57,7 +56,7 @@ export async function searchPage(engine: SearchEngine, query: GrantQuery, highli
   const matcher = highlight === null ? null : searchMatcher(search ?? query.search);
   const served = grantsJson.map((json) => {
     const projected = projectGrantJson(servedGrantJson(json, query.now), query.fields);
-    return highlight === null || matcher === null ? projected : withHighlightsJson(projected, highlightGrant(JSON.parse(json) as Grant, highlight, matcher));
+    return highlight === null || matcher === null ? projected : withHighlightsJson(projected, highlightGrant(textsOfJson(json, highlight), highlight, matcher));
   });
   const page: SearchPage = { dataJson: `[${served.join(',')}]`, pagination, facets: facetsAsked(query, facets) };
   if (query.search !== null) page.suggestion = suggestion ?? null;
