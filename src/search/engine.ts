@@ -6,6 +6,7 @@ import type { HistoryPage } from '../grants/history.js';
 import type { Neighbour, Suggestion } from '../grants/typos.js';
 import type { SuggestItem } from '../grants/suggest.js';
 import type { SuggestRequest } from './suggestSearch.js';
+import type { ParsedSearch } from '../grants/searchSyntax.js';
 
 /** A search result with each grant as its served JSON text (wire field order), ready to splice into a response. */
 export interface SearchResultJson {
@@ -20,6 +21,8 @@ export interface SearchResultJson {
   next?: KeysetPosition | null;
   /** With a search: the "did you mean" (search/typoSearch.ts), null when there is none. */
   suggestion?: Suggestion | null;
+  /** With a search: the search as the engine ran it, its terms with their synonyms and typo alternatives (what the highlights mark). */
+  search?: ParsedSearch;
 }
 
 /**

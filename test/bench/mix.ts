@@ -6,7 +6,7 @@ import { wordsOf, type CatalogSample } from './catalog.js';
 
 export const PREFIX = '/external/v1';
 
-export const CLASS_NAMES = ['text', 'filters', 'combined', 'deep', 'searchMix', 'noFacets', 'facets', 'byId', 'filterOptions', 'usage', 'suggest'] as const;
+export const CLASS_NAMES = ['text', 'filters', 'combined', 'deep', 'searchMix', 'noFacets', 'facets', 'plainPages', 'highlighted', 'byId', 'filterOptions', 'usage', 'suggest'] as const;
 export type ClassName = (typeof CLASS_NAMES)[number];
 
 export const CLASS_LABELS: Record<ClassName, string> = {
@@ -17,6 +17,8 @@ export const CLASS_LABELS: Record<ClassName, string> = {
   searchMix: 'search mix (the 4 above)',
   noFacets: 'search mix, facets removed',
   facets: 'search mix, 3 facets on each',
+  plainPages: 'searches, pages of 20',
+  highlighted: 'the same, title and description highlighted, description cropped to 40 words',
   byId: '/grants/:id',
   filterOptions: '/grants/filters',
   usage: '/subscription/usage',
@@ -126,6 +128,16 @@ function withFacets(searchPath: string, facets: string | null): string {
   return params.length > 0 ? `${pathPart}?${params.join('&')}` : pathPart;
 }
 
+/** What highlights cost, request for request: the same search as a page of 20 with every field, without (`highlight` false) or with highlights and a crop. */
+export const HIGHLIGHT_PARAMS = 'highlight=title%2Cdescription&crop=description%3A40';
+function highlightedPage(searchPath: string, highlight: boolean): string {
+  const [pathPart, query = ''] = searchPath.split('?');
+  const params = query.split('&').filter((p) => p !== '' && !/^(limit|page|fields|facets)=/.test(p));
+  params.push('limit=20');
+  if (highlight) params.push(HIGHLIGHT_PARAMS);
+  return `${pathPart}?${params.join('&')}`;
+}
+
 /**
  * Builds every class's request list. `sample` is a uniform sample of the catalog; `grants` is the
  * catalog's size (to aim deep pages at words common enough to reach them).
@@ -198,7 +210,12 @@ export function buildMix(sample: CatalogSample, grants: number, seed: number): M
   const noFacets = searchMix.map((p) => withFacets(p, null));
   const facets = searchMix.map((p) => withFacets(p, 'eligibleProvinces,fundingType,targetBeneficiaries'));
 
-  return { text, filters, combined, deep, searchMix, noFacets, facets, byId, filterOptions: [`${PREFIX}/grants/filters`], usage, suggest: suggestPaths(rng, sample, french) };
+  // What highlights cost: searches (text and text with filters) as pages of 20, without and with highlights.
+  const searches = searchMix.filter((p) => p.includes('search='));
+  const plainPages = searches.map((p) => highlightedPage(p, false));
+  const highlighted = searches.map((p) => highlightedPage(p, true));
+
+  return { text, filters, combined, deep, searchMix, noFacets, facets, plainPages, highlighted, byId, filterOptions: [`${PREFIX}/grants/filters`], usage, suggest: suggestPaths(rng, sample, french) };
 }
 
 /** Two adjacent letters swapped past the first: a typo the prefix's typo rule forgives. */

@@ -58,6 +58,7 @@ export interface BenchResults {
   suggestFixedRate?: { rate: number; api: LoadResult } | null;
   /** The search mix without facets and with three, measured in alternating rounds on the API. */
   facetCost?: { rounds: { noFacets: LoadResult; facets: LoadResult }[] } | null;
+  highlightCost?: { rounds: { plainPages: LoadResult; highlighted: LoadResult }[] } | null;
   layers: LayerConfigResult[];
   layerCosts: Record<string, Record<string, number>>;
   /** `/grants/:id` layer by layer, with the baselines and other builds, in the same rounds (--by-id-layers). */
@@ -236,6 +237,30 @@ function facetTarget(results: BenchResults): Target {
   };
 }
 
+/**
+ * Highlights' cost on top of the same searches (pages of 20, `highlight=title,description&crop=description:40`
+ * against none): the median over the alternating rounds of each round's ratio, as for facets.
+ */
+function highlightTarget(results: BenchResults): Target {
+  const name = 'highlights cost ≤ 25% on top of the same pages of 20';
+  const pairs = results.highlightCost?.rounds ?? [];
+  if (pairs.length === 0) return { name, measured: 'not run', holds: null };
+  const byCpu = pairs.every((r) => r.highlighted.serverCpuUsPerRequest !== null && r.plainPages.serverCpuUsPerRequest !== null);
+  const costs = pairs.map((r) => (byCpu ? r.highlighted.serverCpuUsPerRequest! / r.plainPages.serverCpuUsPerRequest! - 1 : 1 - r.highlighted.rps / r.plainPages.rps));
+  const cost = median(costs);
+  const on = medianOf(pairs.map((r) => r.highlighted));
+  const off = medianOf(pairs.map((r) => r.plainPages));
+  return {
+    name,
+    measured:
+      `${pct(cost)} more ${byCpu ? 'CPU per request' : 'time (fewer req/s)'} (median of ${pairs.length} round(s): ${costs.map(pct).join(', ')}); ` +
+      `medians ${n0(on.rps)} vs ${n0(off.rps)} req/s` +
+      (byCpu ? `, ${n0(on.cpuUsPerRequest!)} vs ${n0(off.cpuUsPerRequest!)} µs/req` : ''),
+    holds: cost <= 0.25,
+    note: 'the searches of the mix as pages of 20 with every field, without and with highlight=title,description&crop=description:40, in alternating rounds on the API; judged on server CPU per request when measured',
+  };
+}
+
 export function evaluateTargets(results: BenchResults, engine: string, grants: number): Target[] {
   const targets: Target[] = [];
   const cls = (name: ClassName) => results.classes.find((c) => c.name === name);
@@ -342,6 +367,7 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
     }
   }
   targets.push(facetTarget(results));
+  targets.push(highlightTarget(results));
   if (million && embedded) {
     targets.push(
       mix === undefined

@@ -191,6 +191,8 @@ function parseOptions(argv: string[]): Options | null {
 
 /** Alternating rounds of the facet-cost comparison (odd, so that one order does not have the last word). */
 const FACET_ROUNDS = 5;
+/** Classes measured only against each other, in rounds (the highlights' cost), never on their own. */
+const PAIRED_ONLY: readonly ClassName[] = ['plainPages', 'highlighted'];
 const say = (line: string) => process.stderr.write(`» ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -398,7 +400,7 @@ async function main(argv: string[]): Promise<number> {
       say(`  ${what.padEnd(34)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.latencyMs.p50.toFixed(2)}  p99 ${r.latencyMs.p99.toFixed(2)} ms  errors ${r.errors}  cpu ${r.serverCpuUsPerRequest ?? '–'} µs/req${r.engineCpuUsPerRequest == null ? '' : `  es ${r.engineCpuUsPerRequest} µs/req`}  load ${r.loadAverage}`);
     let usageLogRows: number | null = null;
     for (const name of CLASS_NAMES) {
-      if (!o.only.includes(name)) continue;
+      if (!o.only.includes(name) || PAIRED_ONLY.includes(name)) continue;
       const paths = pre.kept[name];
       if (paths.length === 0) {
         say(`  ${name}: no request left after pre-flight; skipped`);
@@ -448,6 +450,24 @@ async function main(argv: string[]): Promise<number> {
         rounds.push({ noFacets: measured.noFacets!, facets: measured.facets! });
       }
       facetCost = { rounds };
+    }
+
+    // What highlights cost: the same searches as pages of 20 without and with highlights, in
+    // alternating rounds as the facets' cost is measured.
+    let highlightCost: BenchResults['highlightCost'] = null;
+    if (o.only.includes('plainPages') && o.only.includes('highlighted') && pre.kept.plainPages.length > 0 && pre.kept.highlighted.length > 0) {
+      const rounds: { plainPages: LoadResult; highlighted: LoadResult }[] = [];
+      const seconds = o.quick ? o.durationSeconds : Math.max(3, Math.round(o.durationSeconds / 2));
+      for (let round = 0; round < FACET_ROUNDS; round++) {
+        const order = round % 2 === 0 ? (['plainPages', 'highlighted'] as const) : (['highlighted', 'plainPages'] as const);
+        const measured: Partial<Record<'plainPages' | 'highlighted', LoadResult>> = {};
+        for (const name of order) {
+          measured[name] = await load(api, pre.kept[name], { durationSeconds: seconds });
+          line(`${name} API (highlight cost, round ${round + 1})`, measured[name]!);
+        }
+        rounds.push({ plainPages: measured.plainPages!, highlighted: measured.highlighted! });
+      }
+      highlightCost = { rounds };
     }
 
     // Each search class's latency without queueing (the 1,000,000-grant targets).
@@ -612,6 +632,7 @@ async function main(argv: string[]): Promise<number> {
       classes,
       singleConnection,
       facetCost,
+      highlightCost,
       fixedRate,
       fixedRateSkipped,
       suggestFixedRate,

@@ -2,6 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
+import { highlightGrant, searchMatcher, textsOfJson, type HighlightSpec } from '../../grants/highlighting.js';
 import { servedGrantJson } from '../../grants/lifecycle.js';
 import type { Facets, GrantQuery } from '../../grants/query.js';
 import type { Suggestion } from '../../grants/typos.js';
@@ -12,7 +13,7 @@ import { JSON_CONTENT_TYPE, successBody, successJson, type Pagination } from '..
 import { notFound } from '../errors.js';
 import { encodeCursor } from '../parameters/grantCursor.js';
 import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE, csvColumns, csvHeader, csvRows, ndjsonLines, projectGrantJson } from './exportFormat.js';
-import { parseExportQuery, parseGrantQuery, parseSimilarQuery } from '../parameters/grantSearchParams.js';
+import { parseExportQuery, parseGrantSearch, parseSimilarSearch } from '../parameters/grantSearchParams.js';
 import { parseSuggestQuery } from '../parameters/suggestParams.js';
 import type { SuggestItem } from '../../grants/suggest.js';
 import { clip, paramValidator, parseQueryString } from '../parameters/queryParams.js';
@@ -44,10 +45,17 @@ export interface SearchPage {
   suggestion?: Suggestion | null;
 }
 
-/** Runs a parsed GET /grants query (parseGrantQuery) on the engine: what GET /grants and the MCP tool search_grants answer. */
-export async function searchPage(engine: SearchEngine, query: GrantQuery): Promise<SearchPage> {
-  const { total, grantsJson, facets, next, suggestion } = await engine.searchJson(query);
-  const page = presentPage(query, total, grantsJson);
+/** A served grant's JSON text with its highlights added last. */
+const withHighlightsJson = (json: string, highlights: object): string => `${json.slice(0, json.lastIndexOf('}'))},"highlights":${JSON.stringify(highlights)}}`;
+
+/**
+ * Runs a parsed GET /grants query (parseGrantSearch) on the engine: what GET /grants and the MCP
+ * tool search_grants answer. With `highlight`, each grant gains its highlights, from the search as
+ * the engine ran it (grants/highlighting.ts).
+ */
+export async function searchPage(engine: SearchEngine, query: GrantQuery, highlight: HighlightSpec | null = null): Promise<SearchPage> {
+  const { total, grantsJson, facets, next, suggestion, search } = await engine.searchJson(query);
+  const page = presentPage(query, total, grantsJson, highlight, search ?? query.search);
   if (query.cursor) page.pagination.nextCursor = next ? encodeCursor(query, query.page + 1, next) : null;
   page.facets = facetsAsked(query, facets);
   if (query.search !== null) page.suggestion = suggestion ?? null;
@@ -59,9 +67,13 @@ export async function searchPage(engine: SearchEngine, query: GrantQuery): Promi
  * with its status at the query's time, projected to the query's fields, and the pagination of
  * `total` matches. What every list of grants is presented by (a search's page, the similar grants).
  */
-function presentPage(query: GrantQuery, total: number, grantsJson: readonly string[]): SearchPage {
+function presentPage(query: GrantQuery, total: number, grantsJson: readonly string[], highlight: HighlightSpec | null, search: GrantQuery['search']): SearchPage {
   const pagination: Pagination = { page: query.page, limit: query.limit, total, totalPages: query.limit === 0 ? 0 : Math.ceil(total / query.limit) };
-  const served = grantsJson.map((json) => projectGrantJson(servedGrantJson(json, query.now), query.fields));
+  const matcher = highlight === null ? null : searchMatcher(search);
+  const served = grantsJson.map((json) => {
+    const projected = projectGrantJson(servedGrantJson(json, query.now), query.fields);
+    return highlight === null || matcher === null ? projected : withHighlightsJson(projected, highlightGrant(textsOfJson(json, highlight), highlight, matcher));
+  });
   return { dataJson: `[${served.join(',')}]`, pagination };
 }
 
@@ -71,10 +83,10 @@ function presentPage(query: GrantQuery, total: number, grantsJson: readonly stri
  * What GET /grants/:id/similar and the MCP tool similar_grants answer. The page is presented with
  * the chosen terms as its search, so what marks a page's matched words marks them.
  */
-export async function similarPage(engine: SearchEngine, id: string, query: GrantQuery): Promise<SearchPage> {
+export async function similarPage(engine: SearchEngine, id: string, query: GrantQuery, highlight: HighlightSpec | null = null): Promise<SearchPage> {
   const found = id.length <= 200 ? await similarGrants(engine, id, query) : null;
   if (found === null) throw notFound(`No grant has the id "${clip(id)}".`);
-  const page = presentPage({ ...query, search: found.search, words: found.terms.map((term) => term.word) }, found.total, found.grantsJson);
+  const page = presentPage({ ...query, search: found.search, words: found.terms.map((term) => term.word) }, found.total, found.grantsJson, highlight, found.search);
   // One page only: the best `limit`; `total` counts every grant found similar.
   page.pagination.totalPages = Math.min(1, found.total);
   return page;
@@ -95,7 +107,8 @@ export async function suggestions(engine: SearchEngine, query: Map<string, strin
 
 export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers {
   const search: Middleware<AppState> = async (ctx) => {
-    const page = await searchPage(engine, parseGrantQuery(parseQueryString(ctx.querystring), clock().getTime()));
+    const { query, highlight } = parseGrantSearch(parseQueryString(ctx.querystring), clock().getTime());
+    const page = await searchPage(engine, query, highlight);
     sendJson(ctx, successJson(ctx.state.requestId, page.dataJson, page.pagination, page.facets, page.suggestion));
   };
 
@@ -154,7 +167,8 @@ export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers
   };
 
   const similar: Middleware<AppState> = async (ctx) => {
-    const page = await similarPage(engine, ctx.state.params.id, parseSimilarQuery(parseQueryString(ctx.querystring), clock().getTime()));
+    const { query, highlight } = parseSimilarSearch(parseQueryString(ctx.querystring), clock().getTime());
+    const page = await similarPage(engine, ctx.state.params.id, query, highlight);
     sendJson(ctx, successJson(ctx.state.requestId, page.dataJson, page.pagination));
   };
 

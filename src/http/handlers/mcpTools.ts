@@ -12,7 +12,7 @@ import { CHANGES_PARAMS, changesPage, validateChangesParams } from './changes.js
 import { HISTORY_PARAMS, historyPage } from './history.js';
 import type { FieldChange, VersionType } from '../../grants/history.js';
 import { grantJsonById, searchPage, similarPage } from './grants.js';
-import { GRANT_SEARCH_PARAMS, SIMILAR_PARAMS, parseGrantQuery, parseSimilarQuery } from '../parameters/grantSearchParams.js';
+import { GRANT_SEARCH_PARAMS, SIMILAR_PARAMS, parseGrantSearch, parseSimilarSearch } from '../parameters/grantSearchParams.js';
 import { validationError, type ErrorDetail } from '../errors.js';
 import { InvalidInputError } from '../../failures.js';
 import { GRANT_SUGGEST_PARAMS, parseSuggestQuery } from '../parameters/suggestParams.js';
@@ -118,6 +118,8 @@ export const TOOLS: readonly ToolSpec[] = [
       'Answers one page: `data` (the grants), `pagination` (total, page, totalPages; nextCursor with cursor paging) and `facets` when asked.',
       'Ask `fields` for fewer fields per grant (id always comes) to keep answers short, `limit=0` with `facets` to count without listing,',
       'and `cursor="*"` then each `pagination.nextCursor` to walk every match. Call get_grant for one grant in full.',
+      'To show why a grant matched, ask `highlight` (e.g. ["title"]) and `crop` (e.g. "description:30"): each grant gains `highlights`,',
+      'its text HTML-escaped with the matched words between <mark> and </mark>, a cropped field as its best passage with … where cut.',
     ].join(' '),
     route: routeNamed('grants'),
     inputSchema: argumentsSchema(GRANT_SEARCH_PARAMS),
@@ -125,11 +127,17 @@ export const TOOLS: readonly ToolSpec[] = [
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, { engine, clock }) {
       // Typo tolerance and relaxed matching on unless the call says otherwise: a model's user types as people do, in sentences.
-      const query = parseJsonParameters({ typos: 'auto', matching: 'frequency', ...args }, GRANT_SEARCH_PARAMS, (params) => parseGrantQuery(params, clock().getTime()));
-      const page = await searchPage(engine, query);
-      const data = JSON.parse(page.dataJson) as (Partial<ServedGrant> & { id: string })[];
+      const { query, highlight } = parseJsonParameters({ typos: 'auto', matching: 'frequency', ...args }, GRANT_SEARCH_PARAMS, (params) =>
+        parseGrantSearch(params, clock().getTime()),
+      );
+      const page = await searchPage(engine, query, highlight);
+      const data = JSON.parse(page.dataJson) as (Partial<ServedGrant> & { id: string; highlights?: Record<string, string | null> })[];
       const { total, page: number, totalPages } = page.pagination;
-      const lines = [`${plural(total, 'grant')} match; page ${number} of ${totalPages}.`, ...data.map((grant, i) => `${i + 1}. ${grantLine(grant)}`)];
+      const lines = [`${plural(total, 'grant')} match; page ${number} of ${totalPages}.`];
+      data.forEach((grant, i) => {
+        lines.push(`${i + 1}. ${grantLine(grant)}`);
+        for (const [field, text] of Object.entries(grant.highlights ?? {})) if (text !== null) lines.push(`   ${field}: ${text}`);
+      });
       if (page.pagination.nextCursor) lines.push(`Next page: cursor "${page.pagination.nextCursor}".`);
       for (const [name, counts] of Object.entries(page.facets ?? {})) lines.push(`${name}: ${counts.map((c) => `${c.value} ${c.count}`).join(', ') || 'no value'}`);
       if (page.suggestion) lines.push(`Did you mean "${page.suggestion.search}"? (${plural(page.suggestion.total, 'grant')})`);
@@ -219,7 +227,7 @@ export const TOOLS: readonly ToolSpec[] = [
     outputSchema: answerWithoutEnvelope('GrantSimilarAnswer'),
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, { engine, clock }) {
-      const { id, query } = parseJsonParameters(args, SIMILAR_TOOL_PARAMS, (params) => {
+      const { id, query, highlight } = parseJsonParameters(args, SIMILAR_TOOL_PARAMS, (params) => {
         const [given] = params.get('id') ?? [];
         params.delete('id');
         // Every problem at once: the id's beside the other parameters'.
@@ -232,15 +240,15 @@ export const TOOLS: readonly ToolSpec[] = [
           problems.push(...error.details);
         }
         try {
-          const query = parseSimilarQuery(params, clock().getTime());
-          if (problems.length === 0) return { id: given as string, query };
+          const { query, highlight } = parseSimilarSearch(params, clock().getTime());
+          if (problems.length === 0) return { id: given as string, query, highlight };
         } catch (error) {
           if (!(error instanceof InvalidInputError)) throw error;
           problems.push(...error.details);
         }
         throw validationError(problems);
       });
-      const page = await similarPage(engine, id, query);
+      const page = await similarPage(engine, id, query, highlight);
       const data = JSON.parse(page.dataJson) as (Partial<ServedGrant> & { id: string })[];
       const { total } = page.pagination;
       const lines = [`${plural(total, 'similar grant')} found${data.length < total ? `; the ${data.length} most similar` : ''}:`, ...data.map((grant, i) => `${i + 1}. ${grantLine(grant)}`)];
