@@ -175,14 +175,18 @@
     if (!sessionStorage.getItem(KEY_STORE)) $('layout').hidden = true;
   }
   let shown = 0; // the latest show(); an older answer arriving late is dropped
+  let foldKey = true; // fold the key's panel at the next answer (the first, or after a key is pasted)
   async function show(focus) {
     const turn = ++shown;
     $('q').value = state.q;
     $('open').checked = state.open;
     $('sort').value = state.sort;
     $('error').hidden = true;
-    if (!sessionStorage.getItem(KEY_STORE)) {
+    const key = sessionStorage.getItem(KEY_STORE);
+    $('key-state').textContent = key ? '(in use: ' + key.slice(0, 12) + '…)' : '(none yet)';
+    if (!key) {
       $('layout').hidden = true;
+      $('key-panel').open = true;
       document.body.dataset.state = 'no-key';
       return;
     }
@@ -192,11 +196,14 @@
       else await showResults(turn);
       if (turn !== shown) return;
       $('layout').hidden = false;
+      if (foldKey) $('key-panel').open = false; // out of the way once the key works
+      foldKey = false;
       document.body.dataset.state = 'ready';
       if (focus) $(focus).focus();
     } catch (error) {
       if (turn !== shown) return;
       document.body.dataset.state = 'error';
+      $('key-panel').open = true;
       showError(error instanceof ApiFailure ? error.message : 'Something went wrong in this page: ' + error);
     }
   }
@@ -231,6 +238,7 @@
     if (turn !== shown) return;
     $('grant').hidden = true;
     $('results').hidden = false;
+    $('filters').hidden = false;
     const { total, totalPages } = answer.pagination;
     const words = state.q.trim() ? ' for “' + state.q.trim() + '”' : '';
     $('status').textContent =
@@ -292,10 +300,13 @@
       badge.className = 'badge ' + String(grant.status).toLowerCase();
       badge.textContent = label(grant.status);
       facts.append(badge, ' ' + [when(grant), label(grant.fundingType), amount(grant)].filter(Boolean).join(' · '));
-      const snippet = document.createElement('p');
-      snippet.className = 'snippet';
-      setMarked(snippet, grant.highlights && grant.highlights.description, firstWords(grant.description, 40));
-      item.append(heading, funder, facts, snippet);
+      item.append(heading, funder, facts);
+      if (grant.description != null || (grant.highlights && grant.highlights.description != null)) {
+        const snippet = document.createElement('p');
+        snippet.className = 'snippet';
+        setMarked(snippet, grant.highlights && grant.highlights.description, firstWords(grant.description, 40));
+        item.append(snippet);
+      }
       list.append(item);
     }
   }
@@ -363,6 +374,7 @@
     if (turn !== shown) return;
     const grant = answer.data;
     $('results').hidden = true;
+    $('filters').hidden = true;
     $('grant').hidden = false;
     $('grant-title').textContent = grant.title;
     $('grant-funder').textContent = grant.funder;
@@ -382,7 +394,7 @@
       dd.textContent = value;
       facts.append(dt, dd);
     }
-    $('grant-description').textContent = grant.description;
+    $('grant-description').textContent = grant.description || 'No description.';
     const apply = $('grant-apply');
     apply.hidden = !/^https?:\/\//.test(grant.applicationUrl || '');
     if (!apply.hidden) apply.href = grant.applicationUrl;
@@ -553,6 +565,7 @@
     const key = $('key').value.trim();
     if (!key) return;
     sessionStorage.setItem(KEY_STORE, key);
+    foldKey = true;
     show();
   });
   $('forget').addEventListener('click', () => {
