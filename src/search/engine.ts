@@ -3,6 +3,7 @@ import type { Grant } from '../grants/schema.js';
 import type { Facets, GrantQuery, KeysetPosition } from '../grants/query.js';
 import type { ChangesPage } from './changes.js';
 import type { Neighbour, Suggestion } from '../grants/typos.js';
+import type { ParsedSearch } from '../grants/searchSyntax.js';
 
 /** A search result with each grant as its served JSON text (wire field order), ready to splice into a response. */
 export interface SearchResultJson {
@@ -17,6 +18,8 @@ export interface SearchResultJson {
   next?: KeysetPosition | null;
   /** With a search: the "did you mean" (search/typoSearch.ts), null when there is none. */
   suggestion?: Suggestion | null;
+  /** With a search: the search as the engine ran it, its terms with their synonyms and typo alternatives (what the highlights mark). */
+  search?: ParsedSearch;
 }
 
 /**

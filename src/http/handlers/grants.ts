@@ -2,8 +2,10 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
+import { highlightGrant, searchMatcher, type HighlightSpec } from '../../grants/highlighting.js';
 import { servedGrantJson } from '../../grants/lifecycle.js';
 import type { Facets, GrantQuery } from '../../grants/query.js';
+import type { Grant } from '../../grants/schema.js';
 import type { Suggestion } from '../../grants/typos.js';
 import { describeError } from '../../log.js';
 import type { SearchEngine } from '../../search/engine.js';
@@ -11,7 +13,7 @@ import { JSON_CONTENT_TYPE, successBody, successJson, type Pagination } from '..
 import { notFound } from '../errors.js';
 import { encodeCursor } from '../parameters/grantCursor.js';
 import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE, csvColumns, csvHeader, csvRows, ndjsonLines, projectGrantJson } from './exportFormat.js';
-import { parseExportQuery, parseGrantQuery } from '../parameters/grantSearchParams.js';
+import { parseExportQuery, parseGrantSearch } from '../parameters/grantSearchParams.js';
 import { clip, paramValidator, parseQueryString } from '../parameters/queryParams.js';
 import type { Handlers } from '../middleware/routing.js';
 import type { AppState } from '../state.js';
@@ -40,12 +42,23 @@ export interface SearchPage {
   suggestion?: Suggestion | null;
 }
 
-/** Runs a parsed GET /grants query (parseGrantQuery) on the engine: what GET /grants and the MCP tool search_grants answer. */
-export async function searchPage(engine: SearchEngine, query: GrantQuery): Promise<SearchPage> {
-  const { total, grantsJson, facets, next, suggestion } = await engine.searchJson(query);
+/** A served grant's JSON text with its highlights added last. */
+const withHighlightsJson = (json: string, highlights: object): string => `${json.slice(0, json.lastIndexOf('}'))},"highlights":${JSON.stringify(highlights)}}`;
+
+/**
+ * Runs a parsed GET /grants query (parseGrantSearch) on the engine: what GET /grants and the MCP
+ * tool search_grants answer. With `highlight`, each grant gains its highlights, from the search as
+ * the engine ran it (grants/highlighting.ts).
+ */
+export async function searchPage(engine: SearchEngine, query: GrantQuery, highlight: HighlightSpec | null = null): Promise<SearchPage> {
+  const { total, grantsJson, facets, next, suggestion, search } = await engine.searchJson(query);
   const pagination: Pagination = { page: query.page, limit: query.limit, total, totalPages: query.limit === 0 ? 0 : Math.ceil(total / query.limit) };
   if (query.cursor) pagination.nextCursor = next ? encodeCursor(query, query.page + 1, next) : null;
-  const served = grantsJson.map((json) => projectGrantJson(servedGrantJson(json, query.now), query.fields));
+  const matcher = highlight === null ? null : searchMatcher(search ?? query.search);
+  const served = grantsJson.map((json) => {
+    const projected = projectGrantJson(servedGrantJson(json, query.now), query.fields);
+    return highlight === null || matcher === null ? projected : withHighlightsJson(projected, highlightGrant(JSON.parse(json) as Grant, highlight, matcher));
+  });
   const page: SearchPage = { dataJson: `[${served.join(',')}]`, pagination, facets: facetsAsked(query, facets) };
   if (query.search !== null) page.suggestion = suggestion ?? null;
   return page;
@@ -60,7 +73,8 @@ export async function grantJsonById(engine: SearchEngine, id: string, now: numbe
 
 export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers {
   const search: Middleware<AppState> = async (ctx) => {
-    const page = await searchPage(engine, parseGrantQuery(parseQueryString(ctx.querystring), clock().getTime()));
+    const { query, highlight } = parseGrantSearch(parseQueryString(ctx.querystring), clock().getTime());
+    const page = await searchPage(engine, query, highlight);
     sendJson(ctx, successJson(ctx.state.requestId, page.dataJson, page.pagination, page.facets, page.suggestion));
   };
 

@@ -10,7 +10,7 @@ import { checkAlertBody } from '../parameters/alertBody.js';
 import { ALERT_LIST_PARAMS } from '../parameters/alertListParams.js';
 import { CHANGES_PARAMS, changesPage, validateChangesParams } from './changes.js';
 import { grantJsonById, searchPage } from './grants.js';
-import { GRANT_SEARCH_PARAMS, parseGrantQuery } from '../parameters/grantSearchParams.js';
+import { GRANT_SEARCH_PARAMS, parseGrantSearch } from '../parameters/grantSearchParams.js';
 import { parseJsonParameters } from '../parameters/jsonParams.js';
 import { paramValidator, type ParamSpecs } from '../parameters/queryParams.js';
 import { ROUTES, type RouteName, type RouteSpec } from '../routeTable.js';
@@ -106,6 +106,8 @@ export const TOOLS: readonly ToolSpec[] = [
       'Answers one page: `data` (the grants), `pagination` (total, page, totalPages; nextCursor with cursor paging) and `facets` when asked.',
       'Ask `fields` for fewer fields per grant (id always comes) to keep answers short, `limit=0` with `facets` to count without listing,',
       'and `cursor="*"` then each `pagination.nextCursor` to walk every match. Call get_grant for one grant in full.',
+      'To show why a grant matched, ask `highlight` (e.g. ["title"]) and `crop` (e.g. "description:30"): each grant gains `highlights`,',
+      'its text HTML-escaped with the matched words between <mark> and </mark>, a cropped field as its best passage with … where cut.',
     ].join(' '),
     route: routeNamed('grants'),
     inputSchema: argumentsSchema(GRANT_SEARCH_PARAMS),
@@ -113,11 +115,17 @@ export const TOOLS: readonly ToolSpec[] = [
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, { engine, clock }) {
       // Typo tolerance and relaxed matching on unless the call says otherwise: a model's user types as people do, in sentences.
-      const query = parseJsonParameters({ typos: 'auto', matching: 'frequency', ...args }, GRANT_SEARCH_PARAMS, (params) => parseGrantQuery(params, clock().getTime()));
-      const page = await searchPage(engine, query);
-      const data = JSON.parse(page.dataJson) as (Partial<ServedGrant> & { id: string })[];
+      const { query, highlight } = parseJsonParameters({ typos: 'auto', matching: 'frequency', ...args }, GRANT_SEARCH_PARAMS, (params) =>
+        parseGrantSearch(params, clock().getTime()),
+      );
+      const page = await searchPage(engine, query, highlight);
+      const data = JSON.parse(page.dataJson) as (Partial<ServedGrant> & { id: string; highlights?: Record<string, string | null> })[];
       const { total, page: number, totalPages } = page.pagination;
-      const lines = [`${plural(total, 'grant')} match; page ${number} of ${totalPages}.`, ...data.map((grant, i) => `${i + 1}. ${grantLine(grant)}`)];
+      const lines = [`${plural(total, 'grant')} match; page ${number} of ${totalPages}.`];
+      data.forEach((grant, i) => {
+        lines.push(`${i + 1}. ${grantLine(grant)}`);
+        for (const [field, text] of Object.entries(grant.highlights ?? {})) if (text !== null) lines.push(`   ${field}: ${text}`);
+      });
       if (page.pagination.nextCursor) lines.push(`Next page: cursor "${page.pagination.nextCursor}".`);
       for (const [name, counts] of Object.entries(page.facets ?? {})) lines.push(`${name}: ${counts.map((c) => `${c.value} ${c.count}`).join(', ') || 'no value'}`);
       if (page.suggestion) lines.push(`Did you mean "${page.suggestion.search}"? (${plural(page.suggestion.total, 'grant')})`);

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { DEFAULT_LIMIT, FACET_NAMES, MAX_LIMIT, MAX_WINDOW } from '../../grants/query.js';
 import { SERVED_FIELDS, grantSchema } from '../../grants/schema.js';
+import { CROP_MARKER, DEFAULT_POST_TAG, DEFAULT_PRE_TAG, HIGHLIGHT_FIELDS } from '../../grants/highlighting.js';
 import { RATE_LIMIT_HEADER_NAMES } from '../../ratelimit/headers.js';
 import { CACHE_CONTROL, CONDITIONAL_ROUTES } from '../middleware/conditionalRequests.js';
 import { API_VERSION, JSON_CONTENT_TYPE } from '../envelope.js';
@@ -644,7 +645,12 @@ const GUIDE = [
 /** The schemas of the document besides the Grant and the answers. */
 function schemas(): Schema {
   const grant = servedGrant();
-  const grantFields = { ...grant, required: ['id'], description: 'A grant with the fields asked for in `fields` (every field by default); id always.' };
+  const grantFields = {
+    ...grant,
+    required: ['id'],
+    properties: { ...(grant.properties as Schema), highlights: ref('Highlights') },
+    description: 'A grant with the fields asked for in `fields` (every field by default); id always; `highlights` last, with `highlight` or `crop`.',
+  };
   const changeEntry = (deleted: boolean): Schema => ({
     type: 'object',
     additionalProperties: false,
@@ -662,6 +668,21 @@ function schemas(): Schema {
   return {
     Grant: grant,
     GrantFields: grantFields,
+    Highlights: {
+      type: 'object',
+      additionalProperties: false,
+      description:
+        'Present with `highlight` or `crop`: for each field they name, the field\'s text HTML-escaped (`&`, `<`, `>`, `"` and `\'` as entities), ' +
+        `each word the search matched between \`highlightPreTag\` and \`highlightPostTag\` (default \`${DEFAULT_PRE_TAG}\` and \`${DEFAULT_POST_TAG}\`); ` +
+        `a cropped field is its best passage, with \`${CROP_MARKER}\` where text was cut. Null for a field the grant leaves empty. Without a search, no word is marked.`,
+      properties: Object.fromEntries(HIGHLIGHT_FIELDS.map((field) => [field, { type: ['string', 'null'], description: `The \`${field}\` field, highlighted.` }])),
+      examples: [
+        {
+          title: 'Clean <mark>Energy</mark> Fund',
+          description: '…supports community <mark>energy</mark> projects &amp; <mark>solar</mark> installations in rural Ontario…',
+        },
+      ],
+    },
     ...ANSWERS,
     ...ALERT_SCHEMAS,
     ...KEY_SCHEMAS,
@@ -669,7 +690,7 @@ function schemas(): Schema {
       ...jsonParamsSchema(ALERT_QUERY_PARAMS),
       description:
         'The filters of an alert: the filter parameters of GET /grants with the same names, meanings and validation, as one JSON object ' +
-        '(lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, facets, fields and cursor are refused.',
+        '(lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, facets, fields, cursor and highlights are refused.',
     },
     ...MCP_SCHEMAS,
     ...COMMON_GRANTS_SCHEMAS,

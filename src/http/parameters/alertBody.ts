@@ -14,7 +14,7 @@ function nameProblems(query: Record<string, unknown>): ErrorDetail[] {
   for (const name of Object.keys(query)) {
     const at = `query.${clip(name)}`;
     if ((NOT_ALERT_PARAMS as readonly string[]).includes(name)) {
-      problems.push({ parameter: at, message: 'does not apply to an alert: paging, sort, facets, fields and cursor belong to GET /grants' });
+      problems.push({ parameter: at, message: 'does not apply to an alert: paging, sort, facets, fields, cursor and highlights belong to GET /grants' });
     } else if (!Object.hasOwn(ALERT_QUERY_PARAMS, name)) {
       problems.push({ parameter: at, message: `is not a filter of GET /grants (allowed: ${Object.keys(ALERT_QUERY_PARAMS).join(', ')})` });
     }

@@ -33,12 +33,21 @@ import {
   type Sdg,
 } from '../../grants/schema.js';
 import { parseSearch, positiveWords, type ParsedSearch } from '../../grants/searchSyntax.js';
+import {
+  DEFAULT_POST_TAG,
+  DEFAULT_PRE_TAG,
+  HIGHLIGHT_FIELDS,
+  MAX_CROP_WORDS,
+  MAX_TAG_LENGTH,
+  type HighlightField,
+  type HighlightSpec,
+} from '../../grants/highlighting.js';
 import { MAX_TYPO_VARIANTS, MAX_TYPO_WORDS, TYPO_MODES, type TypoMode } from '../../grants/typos.js';
 import { MATCHING_MODES, MAX_RELAXATION_STEPS, type MatchingMode } from '../../grants/relaxation.js';
 import type { ErrorDetail } from '../errors.js';
 import type { GrantConditions } from '../../grants/matching.js';
 import { CURSOR_START, MAX_CURSOR_LENGTH, decodeCursor } from './grantCursor.js';
-import { paramValidator, type ParamSpecs, type ParamValues } from './queryParams.js';
+import { clip, paramValidator, type ParamSpecs, type ParamValues } from './queryParams.js';
 
 /** The values of `sort`: each key ascending, and with a leading "-" descending (relevance: best first only). */
 export const SORT_VALUES: readonly string[] = SORT_KEYS.flatMap((key) => (key === 'relevance' ? [key] : [key, `-${key}`]));
@@ -155,6 +164,39 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     description: 'The grant fields to return (id always comes); all fields when absent or empty.',
     example: ['id', 'title', 'deadline'],
   },
+  highlight: {
+    kind: 'enumArray',
+    values: HIGHLIGHT_FIELDS,
+    description:
+      'Text fields to highlight: each grant gains `highlights`, holding for each field named its text with every word the search matched ' +
+      '(in English or French, a synonym or a typo alternative included) between `highlightPreTag` and `highlightPostTag`, and everything else ' +
+      'HTML-escaped, ready to put into a page as it is. A field need not be in `fields`; a field the grant leaves empty is null.',
+    example: ['title', 'description'],
+  },
+  highlightPreTag: {
+    kind: 'string',
+    maxLength: MAX_TAG_LENGTH,
+    message: `must be at most ${MAX_TAG_LENGTH} characters`,
+    description: `What goes before each matched word in \`highlights\` (default \`${DEFAULT_PRE_TAG}\`), as it is: it is not escaped.`,
+    example: '<em>',
+  },
+  highlightPostTag: {
+    kind: 'string',
+    maxLength: MAX_TAG_LENGTH,
+    message: `must be at most ${MAX_TAG_LENGTH} characters`,
+    description: `What goes after each matched word in \`highlights\` (default \`${DEFAULT_POST_TAG}\`), as it is: it is not escaped.`,
+    example: '</em>',
+  },
+  crop: {
+    kind: 'string',
+    maxLength: 200,
+    message: 'must be at most 200 characters',
+    description:
+      `Fields to crop, comma-separated, each as field:words (words from 1 to ${MAX_CROP_WORDS}): the field in \`highlights\` is the passage of that many ` +
+      'words holding the most distinct matched words (the earliest on ties, its matches towards its middle), highlighted and escaped as `highlight` ' +
+      'does, with … where text was cut. A cropped field is highlighted whether or not `highlight` names it.',
+    example: 'description:40',
+  },
   page: { kind: 'integer', min: 1, default: 1, message: 'must be an integer ≥ 1', description: 'The page of results to return, from 1.', example: 2 },
   /** Above MAX_LIMIT it is served as MAX_LIMIT; 0 asks for the counts alone (total, facets), no grant. */
   limit: {
@@ -180,7 +222,17 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
 /** GET /grants/export: the filters, sort and fields of GET /grants (no paging or facets), and the format. */
 export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-const { page: _page, limit: _limit, cursor: _cursor, facets: _facets, ...exportFilters } = GRANT_SEARCH_PARAMS;
+const {
+  page: _page,
+  limit: _limit,
+  cursor: _cursor,
+  facets: _facets,
+  highlight: _highlight,
+  highlightPreTag: _preTag,
+  highlightPostTag: _postTag,
+  crop: _crop,
+  ...exportFilters
+} = GRANT_SEARCH_PARAMS;
 export const GRANT_EXPORT_PARAMS: ParamSpecs = {
   ...exportFilters,
   format: { kind: 'enum', values: EXPORT_FORMATS, description: 'The file format: one JSON grant per line (ndjson, the default) or CSV with a header row.', example: 'csv' },
@@ -219,6 +271,10 @@ function filterCheck(p: ParamValues): ErrorDetail[] {
  */
 function crossCheck(p: ParamValues): ErrorDetail[] {
   const problems = filterCheck(p);
+  if (typeof p.crop === 'string') {
+    const crop = cropOf(p.crop);
+    if ('problem' in crop) problems.push({ parameter: 'crop', message: crop.problem });
+  }
   if (p.cursor !== undefined) {
     if (p.page !== undefined) {
       problems.push({ parameter: 'page', message: 'cannot be combined with cursor: a cursor knows its page; send only the cursor' });
@@ -241,6 +297,36 @@ function crossCheck(p: ParamValues): ErrorDetail[] {
     });
   }
   return problems;
+}
+
+const CROP_ITEM = /^([^:]*):(\d{1,6})$/;
+
+/** The words to keep per field of a `crop` value (field:words, comma-separated), or the first problem with it, naming the item. */
+function cropOf(text: string): { crop: Map<HighlightField, number> } | { problem: string } {
+  const crop = new Map<HighlightField, number>();
+  for (const raw of text.split(',')) {
+    const item = raw.trim();
+    if (item === '') continue;
+    const parsed = CROP_ITEM.exec(item);
+    if (parsed === null) return { problem: `"${clip(item)}" is not field:words (a field and a number of words, e.g. description:40)` };
+    const [, field, words] = parsed;
+    if (!(HIGHLIGHT_FIELDS as readonly string[]).includes(field)) return { problem: `"${clip(field)}" is not one of ${HIGHLIGHT_FIELDS.join(', ')}` };
+    const count = Number(words);
+    if (count < 1 || count > MAX_CROP_WORDS) return { problem: `${field}:${words}: the words must be from 1 to ${MAX_CROP_WORDS}` };
+    if (crop.has(field as HighlightField)) return { problem: `names ${field} twice` };
+    crop.set(field as HighlightField, count);
+  }
+  return { crop };
+}
+
+/** What to highlight and crop (null: neither asked). */
+function highlightOf(p: ParamValues): HighlightSpec | null {
+  const asked = new Set((p.highlight as string[] | undefined) ?? []);
+  const cropped = typeof p.crop === 'string' ? cropOf(p.crop) : { crop: new Map<HighlightField, number>() };
+  const crop = 'crop' in cropped ? cropped.crop : new Map<HighlightField, number>();
+  const fields = HIGHLIGHT_FIELDS.filter((field) => asked.has(field) || crop.has(field));
+  if (fields.length === 0) return null;
+  return { fields, preTag: (p.highlightPreTag as string | undefined) ?? DEFAULT_PRE_TAG, postTag: (p.highlightPostTag as string | undefined) ?? DEFAULT_POST_TAG, crop };
 }
 
 const validateParams = paramValidator(GRANT_SEARCH_PARAMS, crossCheck);
@@ -298,7 +384,22 @@ function conditionsOf(p: ParamValues, now: number): Omit<GrantQuery, 'page' | 'l
  * after its place (a cursor of another query is a 400).
  */
 export function parseGrantQuery(query: Map<string, string[]>, now: number = Date.now()): GrantQuery {
+  return parseGrantSearch(query, now).query;
+}
+
+/** A GET /grants request: its GrantQuery (parseGrantQuery) and what to highlight in the grants it returns. */
+export interface GrantSearchRequest {
+  query: GrantQuery;
+  highlight: HighlightSpec | null;
+}
+
+/** Validates GET /grants parameters (every problem listed): the GrantQuery of parseGrantQuery, and the highlights asked. */
+export function parseGrantSearch(query: Map<string, string[]>, now: number = Date.now()): GrantSearchRequest {
   const p = validateParams(query);
+  return { query: grantQueryOf(p, now), highlight: highlightOf(p) };
+}
+
+function grantQueryOf(p: ParamValues, now: number): GrantQuery {
   const limit = limitOf(p);
   const base = { ...conditionsOf(p, now), facets: (p.facets as FacetName[] | undefined) ?? [], limit };
   const cursor = p.cursor as string | undefined;
@@ -324,12 +425,12 @@ export function parseExportQuery(query: Map<string, string[]>, now: number = Dat
 
 /**
  * An alert's `query`: the filter parameters of GET /grants, with the same names, meanings and
- * validation (the same specs); paging, sort, facets, fields and cursor do not apply.
+ * validation (the same specs); paging, sort, facets, fields, cursor and highlights do not apply.
  */
 const { sort: _sort, fields: _fields, format: _format, ...alertFilters } = GRANT_EXPORT_PARAMS;
 export const ALERT_QUERY_PARAMS: ParamSpecs = alertFilters;
 /** The GET /grants parameters an alert's query refuses by name. */
-export const NOT_ALERT_PARAMS = ['page', 'limit', 'cursor', 'facets', 'fields', 'sort'] as const;
+export const NOT_ALERT_PARAMS = ['page', 'limit', 'cursor', 'facets', 'fields', 'sort', 'highlight', 'highlightPreTag', 'highlightPostTag', 'crop'] as const;
 const validateAlertParams = paramValidator(ALERT_QUERY_PARAMS, filterCheck);
 
 /** Validates an alert query given as parameters (every problem listed) and translates it into conditions, `now` left to the matcher. */

@@ -196,6 +196,7 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     const run = await this.call(() => this.relaxed(prepared.query));
     const result = await this.pageOf(run);
     result.suggestion = await this.call(() => suggestionFor(query, result.total, prepared.neighbours, this.lexicon, (q) => this.countOf(q)));
+    if (prepared.query.search !== null) result.search = prepared.query.search;
     return result;
   }
 

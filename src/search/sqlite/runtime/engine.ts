@@ -162,6 +162,7 @@ export class SqliteSearchEngine implements SearchEngine {
     const prepared = await prepareSearch(query, lexicon);
     const result = this.search(prepared.query);
     result.suggestion = await suggestionFor(query, result.total, prepared.neighbours, lexicon, async (q) => this.search(q).total);
+    if (prepared.query.search !== null) result.search = prepared.query.search;
     return result;
   }
 

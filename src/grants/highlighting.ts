@@ -1,0 +1,269 @@
+// Highlights and crops of a grant's text fields, the same whatever engine found the grant: the
+// search as the engine ran it (its synonyms and typo alternatives included) is read word by word
+// as the engines match words, in English (folded, Porter's stem: englishStem.ts) and in French
+// (elided articles dropped, folded, the light stem: french.ts), phrases adjacent and in order; each
+// word of the text that a term of the search matches is wrapped in the tags, and everything else
+// is HTML-escaped so that the text can be put into a page as it is. Pure.
+import { englishStem } from './englishStem.js';
+import { foldText } from './folding.js';
+import { ELIDED, frenchTermOf } from './french.js';
+import type { Grant } from './schema.js';
+import type { ParsedSearch } from './searchSyntax.js';
+
+/** The text fields that can be highlighted or cropped. */
+export const HIGHLIGHT_FIELDS = ['title', 'description', 'funder', 'titleFr', 'descriptionFr'] as const;
+export type HighlightField = (typeof HIGHLIGHT_FIELDS)[number];
+
+export const DEFAULT_PRE_TAG = '<mark>';
+export const DEFAULT_POST_TAG = '</mark>';
+/** The longest tag a request may set. */
+export const MAX_TAG_LENGTH = 32;
+/** The words a crop keeps at most (and at least 1). */
+export const MAX_CROP_WORDS = 200;
+/** What stands where a crop cut text off. */
+export const CROP_MARKER = '…';
+
+/** What to highlight: the fields (in the order of HIGHLIGHT_FIELDS), the tags, and the words each cropped field keeps. */
+export interface HighlightSpec {
+  fields: readonly HighlightField[];
+  preTag: string;
+  postTag: string;
+  crop: ReadonlyMap<HighlightField, number>;
+}
+
+/** For each field asked, its text escaped with the matched words tagged (cropped where asked); null for a field the grant leaves empty. */
+export type Highlights = Partial<Record<HighlightField, string | null>>;
+
+/** The words of text as both analyses split them: runs of letters, marks and digits holding a letter or digit. */
+const WORD = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu;
+/** WORD for the walk through a text (its own lastIndex, which reading a word's parts with WORD would reset). */
+const TEXT_WORD = new RegExp(WORD.source, WORD.flags);
+const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
+const ELIDED_WORDS: ReadonlySet<string> = new Set(ELIDED);
+
+/** How the engines read one word of a text: the English and French terms of its folded parts (one, but for rare characters folding splits). */
+interface WordTerms {
+  english: readonly string[];
+  french: readonly string[];
+}
+
+/** Terms of words already read (a catalog's vocabulary is small beside its text); emptied past TERMS_KEPT. */
+const termsOfWord = new Map<string, WordTerms>();
+const TERMS_KEPT = 200_000;
+
+function termsOf(word: string): WordTerms {
+  let terms = termsOfWord.get(word);
+  if (terms === undefined) {
+    if (termsOfWord.size >= TERMS_KEPT) termsOfWord.clear();
+    const parts = foldText(word).toLowerCase().match(WORD) ?? [];
+    terms = { english: parts.map(englishStem), french: parts.map(frenchTermOf) };
+    termsOfWord.set(word, terms);
+  }
+  return terms;
+}
+
+/** A run of words to find adjacent and in order, as English terms and as French terms; `id` names the search term it stands for. */
+interface Phrase {
+  english: readonly string[];
+  french: readonly string[];
+  id: number;
+}
+
+/**
+ * What a search finds in text, compiled once per search: single words by their terms, phrases by
+ * their first term. Each search term (with its alternatives) has an id, a word a synonym joined one
+ * of its own; the crop counts distinct ids.
+ */
+export interface SearchMatcher {
+  englishWords: ReadonlyMap<string, number>;
+  frenchWords: ReadonlyMap<string, number>;
+  englishPhrases: ReadonlyMap<string, readonly Phrase[]>;
+  frenchPhrases: ReadonlyMap<string, readonly Phrase[]>;
+}
+
+/**
+ * The matcher of a search as the engine ran it: every term the search looks for (never an
+ * exclusion), in every clause, its own words and each alternative. Null: no search, nothing marked.
+ */
+export function searchMatcher(search: ParsedSearch | null): SearchMatcher {
+  const englishWords = new Map<string, number>();
+  const frenchWords = new Map<string, number>();
+  const englishPhrases = new Map<string, Phrase[]>();
+  const frenchPhrases = new Map<string, Phrase[]>();
+  let nextId = 0;
+  const add = (words: readonly string[], id: number) => {
+    const terms = words.map(termsOf);
+    const english = terms.flatMap((t) => t.english);
+    const french = terms.flatMap((t) => t.french);
+    if (english.length === 0) return;
+    if (english.length === 1) {
+      if (!englishWords.has(english[0])) englishWords.set(english[0], id);
+    } else {
+      englishPhrases.set(english[0], [...(englishPhrases.get(english[0]) ?? []), { english, french, id }]);
+    }
+    if (french.length === 1) {
+      if (!frenchWords.has(french[0])) frenchWords.set(french[0], id);
+    } else if (french.length > 1) {
+      frenchPhrases.set(french[0], [...(frenchPhrases.get(french[0]) ?? []), { english, french, id }]);
+    }
+  };
+  for (const clause of search?.clauses ?? []) {
+    for (const term of clause.must) {
+      const id = nextId++;
+      if (term.loose === true) term.words.forEach((word, i) => add([word], i === 0 ? id : nextId++));
+      else add(term.words, id);
+      for (const alternative of term.alternatives ?? []) add(alternative.words, id);
+    }
+  }
+  return { englishWords, frenchWords, englishPhrases, frenchPhrases };
+}
+
+/** A word of a text: where it stands, and the id of the search term it matched (-1: none). */
+interface TextWord {
+  start: number;
+  end: number;
+  match: number;
+}
+
+/** Whether the word at [start, end) is a French elided article (l', qu', jusqu'…), which the French analysis drops. */
+function isElided(text: string, start: number, end: number): boolean {
+  const apostrophe = text.charCodeAt(end);
+  if ((apostrophe !== 0x27 && apostrophe !== 0x2019) || end - start > 7) return false;
+  if (!ELIDED_WORDS.has(text.slice(start, end).toLowerCase())) return false;
+  return end + 1 < text.length && WORD_CHAR.test(text[end + 1]) && (start === 0 || !WORD_CHAR.test(text[start - 1]));
+}
+
+/** Marks, in one analysis, the words whose terms (at `positions`, each term's word) a phrase of the search matches. */
+function markPhrases(words: TextWord[], terms: readonly string[], positions: readonly number[], phrases: ReadonlyMap<string, readonly Phrase[]>, french: boolean): void {
+  for (let p = 0; p < terms.length; p++) {
+    const starting = phrases.get(terms[p]);
+    if (starting === undefined) continue;
+    for (const phrase of starting) {
+      const wanted = french ? phrase.french : phrase.english;
+      if (p + wanted.length > terms.length) continue;
+      let whole = true;
+      for (let k = 1; k < wanted.length && whole; k++) whole = terms[p + k] === wanted[k];
+      if (!whole) continue;
+      for (let k = 0; k < wanted.length; k++) if (words[positions[p + k]].match === -1) words[positions[p + k]].match = phrase.id;
+    }
+  }
+}
+
+/** The words of a text, each with the search term it matched in either analysis (single words as read, phrases after). */
+function matchedWords(text: string, matcher: SearchMatcher): TextWord[] {
+  const words: TextWord[] = [];
+  const { englishWords, frenchWords } = matcher;
+  const searching = englishWords.size > 0 || frenchWords.size > 0 || matcher.englishPhrases.size > 0 || matcher.frenchPhrases.size > 0;
+  const phrases = matcher.englishPhrases.size > 0 || matcher.frenchPhrases.size > 0;
+  const englishTerms: string[] = [];
+  const englishAt: number[] = [];
+  const frenchTerms: string[] = [];
+  const frenchAt: number[] = [];
+  TEXT_WORD.lastIndex = 0;
+  for (let found = TEXT_WORD.exec(text); found !== null; found = TEXT_WORD.exec(text)) {
+    const start = found.index;
+    const end = start + found[0].length;
+    let match = -1;
+    if (searching) {
+      const index = words.length;
+      const terms = termsOf(found[0]);
+      for (const term of terms.english) {
+        if (match === -1) match = englishWords.get(term) ?? -1;
+        if (phrases) {
+          englishTerms.push(term);
+          englishAt.push(index);
+        }
+      }
+      if (!isElided(text, start, end)) {
+        for (const term of terms.french) {
+          if (match === -1) match = frenchWords.get(term) ?? -1;
+          if (phrases) {
+            frenchTerms.push(term);
+            frenchAt.push(index);
+          }
+        }
+      }
+    }
+    words.push({ start, end, match });
+  }
+  if (phrases) {
+    markPhrases(words, englishTerms, englishAt, matcher.englishPhrases, false);
+    markPhrases(words, frenchTerms, frenchAt, matcher.frenchPhrases, true);
+  }
+  return words;
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** Text safe as HTML content and inside a quoted attribute. */
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+/**
+ * The first and last word (indices) of the passage of `size` words to keep: the earliest window
+ * holding the most distinct matched terms, then moved so that its matched words stand in its middle.
+ */
+function bestPassage(words: readonly TextWord[], size: number): [number, number] {
+  const counts = new Map<number, number>();
+  const enter = (w: TextWord) => {
+    if (w.match !== -1) counts.set(w.match, (counts.get(w.match) ?? 0) + 1);
+  };
+  const leave = (w: TextWord) => {
+    if (w.match === -1) return;
+    const left = counts.get(w.match)! - 1;
+    if (left === 0) counts.delete(w.match);
+    else counts.set(w.match, left);
+  };
+  for (let i = 0; i < size; i++) enter(words[i]);
+  let best = 0;
+  let bestDistinct = counts.size;
+  for (let start = 1; start + size <= words.length; start++) {
+    leave(words[start - 1]);
+    enter(words[start + size - 1]);
+    if (counts.size > bestDistinct) {
+      best = start;
+      bestDistinct = counts.size;
+    }
+  }
+  if (bestDistinct === 0) return [0, size - 1];
+  let first = best;
+  while (words[first].match === -1) first++;
+  let last = best + size - 1;
+  while (words[last].match === -1) last--;
+  const start = Math.min(Math.max(0, first - Math.floor((size - (last - first + 1)) / 2)), words.length - size);
+  return [start, start + size - 1];
+}
+
+/** The text (or its passage of `crop` words) escaped, each matched word between the tags. */
+function highlightText(text: string, matcher: SearchMatcher, preTag: string, postTag: string, crop: number | undefined): string {
+  const words = matchedWords(text, matcher);
+  let from = 0;
+  let to = text.length;
+  let firstWord = 0;
+  let lastWord = words.length - 1;
+  if (crop !== undefined && words.length > crop) {
+    [firstWord, lastWord] = bestPassage(words, crop);
+    if (firstWord > 0) from = words[firstWord].start;
+    if (lastWord < words.length - 1) to = words[lastWord].end;
+  }
+  let out = from > 0 ? CROP_MARKER : '';
+  let at = from;
+  for (let i = firstWord; i <= lastWord; i++) {
+    const word = words[i];
+    if (word.match === -1) continue;
+    out += `${escapeHtml(text.slice(at, word.start))}${preTag}${escapeHtml(text.slice(word.start, word.end))}${postTag}`;
+    at = word.end;
+  }
+  out += escapeHtml(text.slice(at, to));
+  return to < text.length ? `${out}${CROP_MARKER}` : out;
+}
+
+const fieldText = (grant: Grant, field: HighlightField): string | null => grant[field] ?? null;
+
+/** The highlights of one grant: each field of the spec, in its order. */
+export function highlightGrant(grant: Grant, spec: HighlightSpec, matcher: SearchMatcher): Highlights {
+  const highlights: Highlights = {};
+  for (const field of spec.fields) {
+    const text = fieldText(grant, field);
+    highlights[field] = text === null ? null : highlightText(text, matcher, spec.preTag, spec.postTag, spec.crop.get(field));
+  }
+  return highlights;
+}
