@@ -43,6 +43,7 @@ export interface RouteSpec {
 export const ROUTES = [
   { name: 'grants', template: '/grants', methods: READ_METHODS, feature: 'grants.search', billable: true, scope: 'grants:search' },
   { name: 'grantFilters', template: '/grants/filters', methods: READ_METHODS, feature: 'grants.search', billable: true, scope: 'grants:search' },
+  { name: 'grantSuggest', template: '/grants/suggest', methods: READ_METHODS, feature: 'grants.search', billable: true, scope: 'grants:search' },
   { name: 'grantChanges', template: '/grants/changes', methods: READ_METHODS, feature: 'grants.search', billable: true, scope: 'grants:changes' },
   { name: 'grantExport', template: '/grants/export', methods: READ_METHODS, feature: 'grants.export', billable: true, scope: 'grants:export' },
   { name: 'grant', template: '/grants/:id', methods: READ_METHODS, feature: 'grants.read', billable: true, scope: 'grants:read' },

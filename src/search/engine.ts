@@ -4,6 +4,8 @@ import type { Facets, GrantQuery, KeysetPosition } from '../grants/query.js';
 import type { ChangesPage } from './changes.js';
 import type { Neighbour, Suggestion } from '../grants/typos.js';
 import type { ParsedSearch } from '../grants/searchSyntax.js';
+import type { SuggestItem } from '../grants/suggest.js';
+import type { SuggestRequest } from './suggestSearch.js';
 
 /** A search result with each grant as its served JSON text (wire field order), ready to splice into a response. */
 export interface SearchResultJson {
@@ -63,6 +65,8 @@ export interface SearchEngine {
    * searches with, as a search derives them.
    */
   typoNeighbours?(words: readonly string[]): Promise<Map<string, Neighbour[]>>;
+  /** GET /grants/suggest: the completions of the typed text under the filters (search/suggestSearch.ts). */
+  suggest(request: SuggestRequest): Promise<SuggestItem[]>;
   /** Searches waiting for and running on the engine's own threads (the embedded engine's pool); absent: the engine keeps none. */
   pending?(): { queued: number; busy: number };
   /** True when there is no catalog to serve yet (empty, or on Elasticsearch a missing alias). */

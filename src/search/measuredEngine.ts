@@ -2,7 +2,7 @@
 // failed, to whoever asks (the metrics): a decorator, so the engines themselves stay as they are.
 import type { SearchEngine } from './engine.js';
 
-export type EngineOperation = 'search' | 'export' | 'getById' | 'filterOptions' | 'count' | 'isEmpty' | 'changes' | 'typoNeighbours';
+export type EngineOperation = 'search' | 'export' | 'getById' | 'filterOptions' | 'count' | 'isEmpty' | 'changes' | 'typoNeighbours' | 'suggest';
 
 export interface EngineObserver {
   /** One operation finished, `failure` the thrown value when it failed. */
@@ -29,6 +29,7 @@ export function measureEngine(engine: SearchEngine, observer: EngineObserver): S
     exportJson: timed('export', (query) => engine.exportJson(query)),
     getByIdJson: timed('getById', (id: string) => engine.getByIdJson(id)),
     filterOptions: timed('filterOptions', () => engine.filterOptions()),
+    suggest: timed('suggest', (request: Parameters<SearchEngine['suggest']>[0]) => engine.suggest(request)),
     count: timed('count', () => engine.count()),
     isEmpty: timed('isEmpty', () => engine.isEmpty()),
     ...(engine.typoNeighbours !== undefined && { typoNeighbours: timed('typoNeighbours', (words: readonly string[]) => engine.typoNeighbours!(words)) }),

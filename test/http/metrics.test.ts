@@ -154,6 +154,9 @@ describe('GET /metrics', function () {
       },
       getByIdJson: async () => null,
       filterOptions: async () => ({}) as never,
+      suggest: async () => {
+        throw new ServiceUnavailableError('engine down');
+      },
       count: async () => 0,
       isEmpty: async () => true,
       close: async () => undefined,

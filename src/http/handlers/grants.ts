@@ -14,6 +14,8 @@ import { notFound } from '../errors.js';
 import { encodeCursor } from '../parameters/grantCursor.js';
 import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE, csvColumns, csvHeader, csvRows, ndjsonLines, projectGrantJson } from './exportFormat.js';
 import { parseExportQuery, parseGrantSearch } from '../parameters/grantSearchParams.js';
+import { parseSuggestQuery } from '../parameters/suggestParams.js';
+import type { SuggestItem } from '../../grants/suggest.js';
 import { clip, paramValidator, parseQueryString } from '../parameters/queryParams.js';
 import type { Handlers } from '../middleware/routing.js';
 import type { AppState } from '../state.js';
@@ -71,6 +73,12 @@ export async function grantJsonById(engine: SearchEngine, id: string, now: numbe
   return servedGrantJson(found, now);
 }
 
+/** GET /grants/suggest and the MCP tool suggest_grants: the completions of the typed text (none when it holds no word). */
+export async function suggestions(engine: SearchEngine, query: Map<string, string[]>, now: number): Promise<SuggestItem[]> {
+  const request = parseSuggestQuery(query, now);
+  return request === null ? [] : engine.suggest(request);
+}
+
 export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers {
   const search: Middleware<AppState> = async (ctx) => {
     const { query, highlight } = parseGrantSearch(parseQueryString(ctx.querystring), clock().getTime());
@@ -123,10 +131,14 @@ export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers
     ctx.body = successBody(ctx.state.requestId, await engine.filterOptions());
   };
 
+  const suggest: Middleware<AppState> = async (ctx) => {
+    ctx.body = successBody(ctx.state.requestId, await suggestions(engine, parseQueryString(ctx.querystring), clock().getTime()));
+  };
+
   const grant: Middleware<AppState> = async (ctx) => {
     noParams(parseQueryString(ctx.querystring));
     sendJson(ctx, successJson(ctx.state.requestId, await grantJsonById(engine, ctx.state.params.id, clock().getTime())));
   };
 
-  return { grants: search, grantFilters: filters, grantChanges: changesHandler(engine, clock), grantExport: exportGrants, grant };
+  return { grants: search, grantFilters: filters, grantSuggest: suggest, grantChanges: changesHandler(engine, clock), grantExport: exportGrants, grant };
 }

@@ -11,6 +11,7 @@ import { CACHE_CONTROL, CONDITIONAL_ROUTES } from '../middleware/conditionalRequ
 import { API_VERSION, JSON_CONTENT_TYPE } from '../envelope.js';
 import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { ALERT_QUERY_PARAMS, GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from '../parameters/grantSearchParams.js';
+import { GRANT_SUGGEST_PARAMS } from '../parameters/suggestParams.js';
 import { CHANGES_MAX_LIMIT, CHANGES_PARAMS } from '../handlers/changes.js';
 import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE } from '../handlers/exportFormat.js';
 import { ALERT_CODES, ALERT_OPERATIONS, ALERT_PATH_PARAMS, ALERT_SCHEMAS, ALERT_WEBHOOKS, alertOnlyCode } from './alertDocument.js';
@@ -37,6 +38,7 @@ const described = (name: string, description: string): Schema => ({ ...ref(name)
 const ROUTE_PARAMS: Partial<Record<RouteName, ParamSpecs>> = {
   grants: GRANT_SEARCH_PARAMS,
   grantFilters: {},
+  grantSuggest: GRANT_SUGGEST_PARAMS,
   grantChanges: CHANGES_PARAMS,
   grantExport: GRANT_EXPORT_PARAMS,
   grant: {},
@@ -66,6 +68,14 @@ export const OPEN_GRANTS_FIRST =
 const OPERATIONS: Partial<Record<RouteName, OperationDoc>> = {
   grants: { operationId: 'searchGrants', summary: 'Search grants', answer: 'GrantSearchAnswer', more: OPEN_GRANTS_FIRST },
   grantFilters: { operationId: 'getGrantFilters', summary: 'The values each filter can take', answer: 'GrantFiltersAnswer' },
+  grantSuggest: {
+    operationId: 'suggestGrants',
+    summary: 'Completions of the text typed so far (search as you type)',
+    answer: 'GrantSuggestAnswer',
+    more:
+      'Completes the last word typed from the catalog\'s words, grant titles and funder names, each with how many grants it would find under the filters ' +
+      '(and the words typed before it); the most grants first, then by text. Billed as a search.',
+  },
   grantChanges: { operationId: 'getGrantChanges', summary: 'Changes to the catalog since a position (feed)', answer: 'GrantChangesAnswer' },
   grantExport: {
     operationId: 'exportGrants',
@@ -205,7 +215,7 @@ function parameters(route: RouteSpec): Schema[] {
   const query = Object.entries(ROUTE_PARAMS[route.name as RouteName] ?? {}).map(([name, spec]) => ({
     name,
     in: 'query',
-    required: false,
+    required: spec.required === true,
     description: paramDescription(name, spec),
     ...(spec.kind === 'enumArray' ? { style: 'form', explode: false } : {}),
     schema: paramSchema(spec),
@@ -292,6 +302,29 @@ const ANSWERS: Record<string, Schema> = {
       },
     },
   ),
+  GrantSuggestAnswer: successEnvelope('The completions of the typed text, the most grants first, then by text.', {
+    type: 'array',
+    description: 'At most `limit` completions; empty when nothing completes the last word under the filters (or the text holds no word).',
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['text', 'type', 'count'],
+      properties: {
+        text: {
+          type: 'string',
+          description: 'A word: the typed text with its last word completed (folded, lower case), the words before it as typed. A title or funder: the whole name, as written.',
+          examples: ['clean energy'],
+        },
+        type: { type: 'string', enum: ['word', 'title', 'funder'], description: 'What was completed: a catalog word, a grant title or a funder name.' },
+        count: {
+          type: 'integer',
+          minimum: 1,
+          description: 'How many grants, under the filters and the words typed before, hold the word (as written, in any text field), bear the title, or come from the funder.',
+          examples: [7],
+        },
+      },
+    },
+  }),
   GrantFiltersAnswer: successEnvelope('The values present in the catalog for each filter.', described('FilterOptions', 'The values of each filter.')),
   GrantChangesAnswer: successEnvelope(
     'A page of the changes feed.',

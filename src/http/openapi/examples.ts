@@ -68,7 +68,7 @@ export const EXPORT_EXAMPLES = {
 } as const;
 
 /** The example answer of each JSON operation. */
-export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters' | 'grantChanges' | 'grant' | 'usage' | 'limits'>, AnswerExample> = {
+export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters' | 'grantSuggest' | 'grantChanges' | 'grant' | 'usage' | 'limits'>, AnswerExample> = {
   grants: {
     request: '/grants?open=true&eligibleProvinces=ONTARIO&fundingType=REBATE&sort=deadline&facets=currency&fields=id,title,funder,amountMin,amountMax,currency,deadline&limit=2',
     exact: true,
@@ -80,6 +80,19 @@ export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters
       ],
       pagination: { page: 1, limit: 2, total: 3, totalPages: 2 },
       facets: { currency: [{ value: 'CAD', count: 3 }] },
+      meta: EXAMPLE_META,
+    },
+  },
+  grantSuggest: {
+    request: '/grants/suggest?q=energy%20ef&eligibleProvinces=ONTARIO&limit=3',
+    exact: true,
+    value: {
+      success: true,
+      data: [
+        { text: 'energy efficiency', type: 'word', count: 11 },
+        { text: 'energy efficacite', type: 'word', count: 6 },
+        { text: 'Energy Efficiency Fund', type: 'title', count: 1 },
+      ],
       meta: EXAMPLE_META,
     },
   },

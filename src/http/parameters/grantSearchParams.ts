@@ -346,7 +346,7 @@ function fieldsOf(asked: string[] | undefined): (keyof ServedGrant)[] | null {
 }
 
 /** The conditions, sort and fields of a GrantQuery from valid parameters; paging is the caller's. */
-function conditionsOf(p: ParamValues, now: number): Omit<GrantQuery, 'page' | 'limit' | 'offset' | 'size' | 'facets'> {
+export function conditionsOf(p: ParamValues, now: number): Omit<GrantQuery, 'page' | 'limit' | 'offset' | 'size' | 'facets'> {
   const search = searchOf(p);
   const words = search === null ? [] : positiveWords(search);
   const orNull = <T>(value: unknown): T | null => (value === undefined ? null : (value as T));

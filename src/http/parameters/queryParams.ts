@@ -23,6 +23,8 @@ export interface ParamDoc {
    * leads past the example page).
    */
   fillIn?: false;
+  /** true: a request without the parameter is refused ("is required"). */
+  required?: true;
 }
 
 /** One parameter of an endpoint, as partners see it. */
@@ -243,6 +245,9 @@ export function paramValidator(specs: ParamSpecs, crossCheck: CrossCheck = () =>
       if (!invalid.has(name) && spec?.kind === 'integer' && spec.clampAbove !== undefined && typeof value === 'number' && value > spec.clampAbove) {
         input[name] = spec.clampAbove;
       }
+    }
+    for (const [name, spec] of Object.entries(specs)) {
+      if (spec.required === true && !invalid.has(name) && input[name] === undefined) details.push({ parameter: name, message: 'is required' });
     }
     const valid = Object.fromEntries(Object.entries(input).filter(([name]) => !invalid.has(name))) as ParamValues;
     details.push(...crossCheck(valid));

@@ -17,6 +17,9 @@ import { prepareSearch, suggestionFor, wordNeighbours } from '../typoSearch.js';
 import type { Neighbour } from '../../grants/typos.js';
 import { sortOf, TITLE_SORT_FIELD, translateToElasticsearch, type EsSearchRequest } from './translator.js';
 import { withRelaxation } from '../relaxedSearch.js';
+import { IndexSuggest } from './suggest.js';
+import { suggestionsFrom, type SuggestRequest } from '../suggestSearch.js';
+import type { SuggestItem } from '../../grants/suggest.js';
 
 const FILTER_FIELDS = {
   funderTypes: 'funderType',
@@ -66,6 +69,7 @@ export class ElasticsearchSearchEngine implements SearchEngine {
 
   private readonly gets = new GetBatch((ids) => this.fetchMany(ids));
   private readonly lexicon: IndexLexicon;
+  private readonly suggestions: IndexSuggest;
 
   constructor(
     private readonly client: Client,
@@ -74,6 +78,7 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     private readonly searchTimeoutMs?: number,
   ) {
     this.lexicon = new IndexLexicon(client, alias);
+    this.suggestions = new IndexSuggest(client, alias);
   }
 
   static open(config: EsConfig, options: { searchTimeoutMs?: number } = {}): ElasticsearchSearchEngine {
@@ -198,6 +203,11 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     result.suggestion = await this.call(() => suggestionFor(query, result.total, prepared.neighbours, this.lexicon, (q) => this.countOf(q)));
     if (prepared.query.search !== null) result.search = prepared.query.search;
     return result;
+  }
+
+  /** The completions of GET /grants/suggest (search/suggestSearch.ts, ./suggest.ts). */
+  suggest(request: SuggestRequest): Promise<SuggestItem[]> {
+    return this.call(() => suggestionsFrom(request, this.suggestions.source(request.query)));
   }
 
   typoNeighbours(words: readonly string[]): Promise<Map<string, Neighbour[]>> {

@@ -18,6 +18,9 @@ import type { Postings } from '../index/postings.js';
 import type { SharedIndex } from '../index/sharedIndex.js';
 import { WordDictionary } from '../index/wordDictionary.js';
 import { prepareSearch, suggestionFor, wordNeighbours, type Lexicon } from '../../typoSearch.js';
+import { suggestionsFrom, type SuggestRequest } from '../../suggestSearch.js';
+import type { SuggestItem } from '../../../grants/suggest.js';
+import { matchesOf } from '../query/filters.js';
 import type { Neighbour } from '../../../grants/typos.js';
 import type { Condition } from '../query/filters.js';
 import { QueryTerms } from '../query/queryTerms.js';
@@ -164,6 +167,28 @@ export class SqliteSearchEngine implements SearchEngine {
     result.suggestion = await suggestionFor(query, result.total, prepared.neighbours, lexicon, async (q) => this.search(q).total);
     if (prepared.query.search !== null) result.search = prepared.query.search;
     return result;
+  }
+
+  /**
+   * The completions of GET /grants/suggest (search/suggestSearch.ts), all from this turn's
+   * snapshot and index: the grants of the filters and the context as a bit set (none when there is
+   * no condition: the dictionary's counts are then the counts), words counted on their postings,
+   * names on their grants.
+   */
+  suggest(request: SuggestRequest): Promise<SuggestItem[]> {
+    return this.read(() => {
+      const index = this.snapshots.index();
+      const { columns } = index;
+      const { filters, text } = this.textHits.find(columns, request.query, { terms: this.queryTerms, index: () => index.text() });
+      const matches = filters.length === 0 && text === null ? null : matchesOf(columns, filters, text).matches;
+      const suggest = index.suggest();
+      const dictionary = index.words();
+      return suggestionsFrom(request, {
+        completions: (prefix, budget) => dictionary.completions(prefix, budget),
+        countWords: async (words) => words.map((word) => (matches === null ? dictionary.docsOf(word) : suggest.countWord(word, matches))),
+        topNames: async (kind, words, limit) => suggest.nameIndex(kind).top(words, matches, limit),
+      });
+    });
   }
 
   /**

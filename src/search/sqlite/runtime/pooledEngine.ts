@@ -9,6 +9,8 @@ import type { GrantQuery } from '../../../grants/query.js';
 import type { ChangesPage } from '../../changes.js';
 import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../../engine.js';
 import type { SqliteSearchEngine } from './engine.js';
+import type { SuggestItem } from '../../../grants/suggest.js';
+import type { SuggestRequest } from '../../suggestSearch.js';
 import type { PoolLoad, SearchWorkerPool } from './workerPool.js';
 
 export class PooledSqliteSearchEngine implements SearchEngine {
@@ -26,6 +28,11 @@ export class PooledSqliteSearchEngine implements SearchEngine {
 
   searchJson(query: GrantQuery): Promise<SearchResultJson> {
     return this.pool.run<SearchResultJson>({ op: 'search', query });
+  }
+
+  /** Search as you type reads the columns too: a job for the pool, like a search. */
+  suggest(request: SuggestRequest): Promise<SuggestItem[]> {
+    return this.pool.run<SuggestItem[]>({ op: 'suggest', request });
   }
 
   filterOptions(): Promise<FilterOptions> {

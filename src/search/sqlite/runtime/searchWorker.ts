@@ -91,7 +91,8 @@ async function answer(request: WorkerRequest): Promise<WorkerReply> {
     await awaitPostings(engine, current!.build, request);
     // Moved to a newer build while waiting: answered from that one.
     engine = current!.engine;
-    const value = request.op === 'search' ? await engine.searchJson(request.query) : await engine.filterOptions();
+    const value =
+      request.op === 'search' ? await engine.searchJson(request.query) : request.op === 'suggest' ? await engine.suggest(request.request) : await engine.filterOptions();
     return { id: request.id, ok: true, value };
   } catch (error) {
     return { id: request.id, ok: false, failure: describeFailure(error) };

@@ -10,6 +10,7 @@ import { CatalogColumns } from '../index/columns.js';
 import type { SharedIndex } from '../index/sharedIndex.js';
 import { TextIndex } from '../index/textIndex.js';
 import { WordDictionary } from '../index/wordDictionary.js';
+import { SuggestIndex } from '../index/suggestIndex.js';
 import { buildOf, openCatalogReadOnly, type Db } from '../storage/catalogFile.js';
 
 /** The in-memory index of one catalog build, as an engine answers from it. */
@@ -21,6 +22,8 @@ export interface BuildIndex {
   text(): TextIndex;
   /** The catalog's words as written, for typo tolerance and suggestions (read on first use). */
   words(): WordDictionary;
+  /** The word postings and names search as you type reads (read on first use). */
+  suggest(): SuggestIndex;
 }
 
 export interface CatalogSnapshots {
@@ -43,7 +46,14 @@ export interface CatalogSnapshots {
 function lazyTextIndex(db: Db, build: string | null, columns: CatalogColumns): BuildIndex {
   let text: TextIndex | null = null;
   let words: WordDictionary | null = null;
-  return { build, columns, text: () => (text ??= TextIndex.load(db, columns)), words: () => (words ??= WordDictionary.load(db)) };
+  let suggest: SuggestIndex | null = null;
+  return {
+    build,
+    columns,
+    text: () => (text ??= TextIndex.load(db, columns)),
+    words: () => (words ??= WordDictionary.load(db)),
+    suggest: () => (suggest ??= new SuggestIndex(db, columns)),
+  };
 }
 
 /**
@@ -154,7 +164,9 @@ export class PinnedSnapshot implements CatalogSnapshots {
       const columns = new CatalogColumns(shared.columns);
       const text = TextIndex.over(db, columns, shared.text);
       let words: WordDictionary | null = null;
-      return { db, snapshots: new PinnedSnapshot(db, { build: shared.build, columns, text: () => text, words: () => (words ??= WordDictionary.load(db)) }) };
+      let suggest: SuggestIndex | null = null;
+      const index = { build: shared.build, columns, text: () => text, words: () => (words ??= WordDictionary.load(db)), suggest: () => (suggest ??= new SuggestIndex(db, columns)) };
+      return { db, snapshots: new PinnedSnapshot(db, index) };
     } catch (error) {
       if (db.open) db.close();
       throw error;

@@ -1,6 +1,7 @@
 // The messages between the search worker pool (main thread) and its workers (searchWorker.ts).
 import { ServiceUnavailableError } from '../../../failures.js';
 import type { GrantQuery } from '../../../grants/query.js';
+import type { SuggestRequest } from '../../suggestSearch.js';
 import type { PostingsWanted, SharedIndex, SharedPostings } from '../index/sharedIndex.js';
 
 export interface WorkerSetup {
@@ -14,7 +15,7 @@ export interface WorkerSetup {
   nice: number;
 }
 
-export type WorkerJob = { op: 'search'; query: GrantQuery } | { op: 'filterOptions' };
+export type WorkerJob = { op: 'search'; query: GrantQuery } | { op: 'suggest'; request: SuggestRequest } | { op: 'filterOptions' };
 export type WorkerRequest = WorkerJob & { id: number };
 
 /** What the pool sends a worker: a job, the shared index of a build, a term's postings read by the index loader, or terms it could not read. */
