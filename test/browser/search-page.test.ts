@@ -286,6 +286,10 @@ describe('browser: the search page (/search) in headless Chromium', function () 
     await page.reload();
     await ready(page);
     expect(await page.evaluate(() => sessionStorage.getItem('grants-search-key'))).to.equal(key);
+    // Once the key works its panel folds, saying which key is in use.
+    expect(await page.getAttribute('#key-panel', 'open')).to.equal(null);
+    expect(await page.textContent('#key-state')).to.equal(`(in use: ${key.slice(0, 12)}…)`);
+    await page.click('#key-panel summary');
     await page.click('#forget');
     await page.waitForSelector('body[data-state="no-key"]');
     expect(await page.evaluate(() => sessionStorage.getItem('grants-search-key'))).to.equal(null);
