@@ -63,18 +63,18 @@ function expectAgreement(grants: readonly Grant[], searches: readonly string[]):
 }
 
 describe('highlighting agrees with the embedded engine\'s matching', function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
 
   it('over the bundled fixtures', () => {
     const grants = readFileSync(repoPath('fixtures/grants.ndjson'), 'utf8')
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as Grant);
-    expectAgreement(grants, searchesOf(grants, 200));
+    expectAgreement(grants, searchesOf(grants, 80));
   });
 
   it('over the real-program corpus, English and French', () => {
     const grants = loadCorpus(corpusFile({}).replace('programs.ndjson.gz', 'programs-bilingual.ndjson.gz'));
-    expectAgreement(grants, searchesOf(grants, 60));
+    expectAgreement(grants, searchesOf(grants, 12));
   });
 });
