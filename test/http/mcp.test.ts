@@ -159,6 +159,22 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     expect(await text(both!.id)).to.match(/amount: [\d,]+ [A-Z]{3} to [\d,]+ [A-Z]{3}/);
   });
 
+  it('suggest_grants answers the completions GET /grants/suggest answers for the same parameters; q is required', async function () {
+    const client = await connect();
+    for (const args of [{ q: 'energy ef' }, { q: 'agri', type: ['words', 'funders'], limit: 8, eligibleProvinces: ['QUEBEC'] }, { q: 'agricultre', open: true }]) {
+      const query = Object.entries(args)
+        .map(([name, value]) => `${name}=${encodeURIComponent(Array.isArray(value) ? value.join(',') : String(value))}`)
+        .join('&');
+      const rest = (await api.request(`${API_PREFIX}/grants/suggest?${query}`)).body.data;
+      expect(rest.length, query).to.be.above(0);
+      const result = await call(client, 'suggest_grants', args);
+      expect(result.structuredContent, query).to.deep.equal({ data: rest });
+      expect((result.content[0] as { text: string }).text).to.include(rest[0].text);
+    }
+    expect(errorOf(await call(client, 'suggest_grants', {})).details).to.deep.equal([{ parameter: 'q', message: 'is required' }]);
+    expect(errorOf(await call(client, 'suggest_grants', { q: 'a'.repeat(101), limit: 21 })).details!.map((d: { parameter: string }) => d.parameter)).to.have.members(['q', 'limit']);
+  });
+
   it('get_grant, list_filter_values and get_changes answer as their endpoints; an unknown id is NOT_FOUND', async function () {
     const client = await connect();
     const first = (await api.request(`${API_PREFIX}/grants?limit=1`)).body.data[0];

@@ -11,6 +11,7 @@ import { ALERT_LIST_PARAMS } from '../parameters/alertListParams.js';
 import { CHANGES_PARAMS, changesPage, validateChangesParams } from './changes.js';
 import { grantJsonById, searchPage } from './grants.js';
 import { GRANT_SEARCH_PARAMS, parseGrantSearch } from '../parameters/grantSearchParams.js';
+import { GRANT_SUGGEST_PARAMS, parseSuggestQuery } from '../parameters/suggestParams.js';
 import { parseJsonParameters } from '../parameters/jsonParams.js';
 import { paramValidator, type ParamSpecs } from '../parameters/queryParams.js';
 import { ROUTES, type RouteName, type RouteSpec } from '../routeTable.js';
@@ -138,6 +139,28 @@ export const TOOLS: readonly ToolSpec[] = [
         },
         text: lines.join('\n'),
       };
+    },
+  },
+  {
+    name: 'suggest_grants',
+    title: 'Suggest search words',
+    description: [
+      'Completions of a partly typed search, as a search box suggests them; the same answer as GET /grants/suggest.',
+      'Put the text typed so far in `q`: its last word is completed from the catalog\'s words, grant titles and funder names (`type` keeps to some),',
+      'case and accents ignored, a typo tolerated from 5 letters (two from 9); the words before the last one narrow the grants as a search of them would.',
+      'Each completion comes with how many grants it would find under the filters of search_grants given here (`count`), the most first.',
+      'Use it to find how the catalog words a subject before searching (a word completion\'s `text` is the whole search to send to search_grants).',
+      FILTER_HINT,
+    ].join(' '),
+    route: routeNamed('grantSuggest'),
+    inputSchema: argumentsSchema(GRANT_SUGGEST_PARAMS, ['q']),
+    outputSchema: answerWithoutEnvelope('GrantSuggestAnswer'),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async run(args, { engine, clock }) {
+      const request = parseJsonParameters(args, GRANT_SUGGEST_PARAMS, (params) => parseSuggestQuery(params, clock().getTime()));
+      const data = request === null ? [] : await engine.suggest(request);
+      const lines = data.length === 0 ? ['No completion.'] : data.map((item, i) => `${i + 1}. ${item.text} (${item.type}; ${plural(item.count, 'grant')})`);
+      return { structured: { data }, text: lines.join('\n') };
     },
   },
   {

@@ -1,0 +1,47 @@
+// GET /grants/suggest on both engines alike, through the HTTP API, over the fixture grants: for
+// prefixes short and long, with typos, accents, words before the last one, every kind and the
+// filters of GET /grants, the same completions with the same counts in the same order. The
+// embedded engine's own suite (the answers against a model of the fixtures):
+// test/http/grants-suggest.test.ts.
+import { expect } from 'chai';
+import { FIXTURES, startTestApi, type TestApi } from '../support/api.js';
+import { GRANTS_PATH as G } from '../support/catalog.js';
+import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+
+const TEXTS = ['a', 'e', 'q', 'agri', 'Agri', 'agricultre', 'énerg', 'ENERGY ef', 'clean ener', 'rural brod', 'innovaton', 'entreprene', 'Québec', 'montr', 'femmes entr', 'zzzz', '-loan ener', 'small busi'];
+const MORE = ['', '&limit=20', '&type=titles&limit=20', '&type=funders&limit=20', '&type=words&limit=20', '&eligibleProvinces=ONTARIO&limit=10', '&open=true&fundingType=GRANT,LOAN&limit=10', '&amountMin=10000&amountMax=50000&status=OPEN,FORECASTED&limit=10', '&funderType=FOUNDATION&deadlineFrom=2026-01-01&limit=10'];
+
+describeWithElasticsearch('GET /grants/suggest: both engines alike', function () {
+  this.timeout(120_000);
+  const alias = uniqueAlias();
+  let es: TestApi | undefined;
+  let sqlite: TestApi | undefined;
+  before(async () => {
+    es = await startTestApi({ SEED_FILE: FIXTURES, SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias });
+    sqlite = await startTestApi({ SEED_FILE: FIXTURES });
+  });
+  after(async () => {
+    await es?.stop();
+    await sqlite?.stop();
+    await dropAlias(alias);
+  });
+
+  const suggest = async (api: TestApi | undefined, text: string, more: string) => {
+    const res = await api!.request(`${G}/suggest?q=${encodeURIComponent(text)}${more}`);
+    expect(res.status, res.text).to.equal(200);
+    return res.body.data as { text: string; type: string; count: number }[];
+  };
+
+  for (const more of MORE) {
+    it(`the same completions, counts and order${more === '' ? '' : ` with ${more.slice(1)}`}`, async () => {
+      let answered = 0;
+      for (const text of TEXTS) {
+        const embedded = await suggest(sqlite, text, more);
+        expect(await suggest(es, text, more), `${text}${more}`).to.deep.equal(embedded);
+        if (embedded.length > 0) answered++;
+      }
+      // Most texts complete something (the comparison is not of empty lists).
+      expect(answered).to.be.above(TEXTS.length / 3);
+    });
+  }
+});
