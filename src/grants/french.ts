@@ -215,9 +215,21 @@ function stemOf(word: string): string {
  * (as the English analysis folds it), then each word stemmed.
  */
 export function frenchTerms(text: string): string[] {
-  const words = foldText(elide(text.normalize('NFC')).toLowerCase()).match(WORDS) ?? [];
-  return words.map(stemOf);
+  return foldedWords(text).map(stemOf);
 }
+
+/** The words of a text as the French analysis splits them, before stemming: elided articles dropped, lower case, folded. */
+export function foldedWords(text: string): string[] {
+  // ASCII text is its own NFC and folded form, and its words are runs of ASCII letters and digits: the same words, found faster.
+  if (ASCII.test(text)) return elide(text).toLowerCase().match(ASCII_WORDS) ?? [];
+  return foldText(elide(text.normalize('NFC')).toLowerCase()).match(WORDS) ?? [];
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+const ASCII_WORDS = /[a-z0-9]+/g;
+
+/** The French term of a word as foldedWords gives it (folded, lower case already). */
+export const frenchTermOfFolded = (word: string): string => stemOf(word);
 
 /** The French term of one search word (already folded by searchWords). */
 export function frenchTermOf(word: string): string {

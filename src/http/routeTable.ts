@@ -47,6 +47,8 @@ export const ROUTES = [
   { name: 'grantChanges', template: '/grants/changes', methods: READ_METHODS, feature: 'grants.search', billable: true, scope: 'grants:changes' },
   { name: 'grantExport', template: '/grants/export', methods: READ_METHODS, feature: 'grants.export', billable: true, scope: 'grants:export' },
   { name: 'grant', template: '/grants/:id', methods: READ_METHODS, feature: 'grants.read', billable: true, scope: 'grants:read' },
+  // A search from a grant's own words (src/search/similarSearch.ts): billed, guarded and scoped as a search.
+  { name: 'grantSimilar', template: '/grants/:id/similar', methods: READ_METHODS, feature: 'grants.search', billable: true, scope: 'grants:search' },
   { name: 'usage', template: '/subscription/usage', methods: READ_METHODS, feature: 'subscription.read', billable: false, scope: 'subscription:read' },
   { name: 'limits', template: '/subscription/limits', methods: READ_METHODS, feature: 'subscription.read', billable: false, scope: 'subscription:read' },
   // The partner's own configuration: alerts (src/http/handlers/alerts.ts).

@@ -9,11 +9,12 @@ import type { Grant } from '../../grants/schema.js';
 import type { Suggestion } from '../../grants/typos.js';
 import { describeError } from '../../log.js';
 import type { SearchEngine } from '../../search/engine.js';
+import { similarGrants } from '../../search/similarSearch.js';
 import { JSON_CONTENT_TYPE, successBody, successJson, type Pagination } from '../envelope.js';
 import { notFound } from '../errors.js';
 import { encodeCursor } from '../parameters/grantCursor.js';
 import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE, csvColumns, csvHeader, csvRows, ndjsonLines, projectGrantJson } from './exportFormat.js';
-import { parseExportQuery, parseGrantSearch } from '../parameters/grantSearchParams.js';
+import { parseExportQuery, parseGrantSearch, parseSimilarQuery } from '../parameters/grantSearchParams.js';
 import { parseSuggestQuery } from '../parameters/suggestParams.js';
 import type { SuggestItem } from '../../grants/suggest.js';
 import { clip, paramValidator, parseQueryString } from '../parameters/queryParams.js';
@@ -63,6 +64,32 @@ export async function searchPage(engine: SearchEngine, query: GrantQuery, highli
   });
   const page: SearchPage = { dataJson: `[${served.join(',')}]`, pagination, facets: facetsAsked(query, facets) };
   if (query.search !== null) page.suggestion = suggestion ?? null;
+  return page;
+}
+
+/**
+ * A page of grants as a list route serves it: each grant (its JSON text as the engine stores it)
+ * with its status at the query's time, projected to the query's fields, and the pagination of
+ * `total` matches. What every list of grants is presented by (a search's page, the similar grants).
+ */
+function presentPage(query: GrantQuery, total: number, grantsJson: readonly string[]): SearchPage {
+  const pagination: Pagination = { page: query.page, limit: query.limit, total, totalPages: query.limit === 0 ? 0 : Math.ceil(total / query.limit) };
+  const served = grantsJson.map((json) => projectGrantJson(servedGrantJson(json, query.now), query.fields));
+  return { dataJson: `[${served.join(',')}]`, pagination };
+}
+
+/**
+ * The grants like the grant `id` (search/similarSearch.ts) as one page (parseSimilarQuery): the
+ * query's filters and fields, `limit` of them, best first; NOT_FOUND when no grant has the id.
+ * What GET /grants/:id/similar and the MCP tool similar_grants answer. The page is presented with
+ * the chosen terms as its search, so what marks a page's matched words marks them.
+ */
+export async function similarPage(engine: SearchEngine, id: string, query: GrantQuery): Promise<SearchPage> {
+  const found = id.length <= 200 ? await similarGrants(engine, id, query) : null;
+  if (found === null) throw notFound(`No grant has the id "${clip(id)}".`);
+  const page = presentPage({ ...query, search: found.search, words: found.terms.map((term) => term.word) }, found.total, found.grantsJson);
+  // One page only: the best `limit`; `total` counts every grant found similar.
+  page.pagination.totalPages = Math.min(1, found.total);
   return page;
 }
 
@@ -140,5 +167,10 @@ export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers
     sendJson(ctx, successJson(ctx.state.requestId, await grantJsonById(engine, ctx.state.params.id, clock().getTime())));
   };
 
-  return { grants: search, grantFilters: filters, grantSuggest: suggest, grantChanges: changesHandler(engine, clock), grantExport: exportGrants, grant };
+  const similar: Middleware<AppState> = async (ctx) => {
+    const page = await similarPage(engine, ctx.state.params.id, parseSimilarQuery(parseQueryString(ctx.querystring), clock().getTime()));
+    sendJson(ctx, successJson(ctx.state.requestId, page.dataJson, page.pagination));
+  };
+
+  return { grants: search, grantFilters: filters, grantSuggest: suggest, grantChanges: changesHandler(engine, clock), grantExport: exportGrants, grant, grantSimilar: similar };
 }

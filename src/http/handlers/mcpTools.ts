@@ -9,9 +9,10 @@ import { alertStore, createAlert, deleteAlert, listAlerts, targetPolicy, validat
 import { checkAlertBody } from '../parameters/alertBody.js';
 import { ALERT_LIST_PARAMS } from '../parameters/alertListParams.js';
 import { CHANGES_PARAMS, changesPage, validateChangesParams } from './changes.js';
-import { grantJsonById, searchPage } from './grants.js';
-import { GRANT_SEARCH_PARAMS, parseGrantSearch } from '../parameters/grantSearchParams.js';
+import { grantJsonById, searchPage, similarPage } from './grants.js';
+import { GRANT_SEARCH_PARAMS, SIMILAR_PARAMS, parseGrantSearch, parseSimilarQuery } from '../parameters/grantSearchParams.js';
 import { GRANT_SUGGEST_PARAMS, parseSuggestQuery } from '../parameters/suggestParams.js';
+import { validationError } from '../errors.js';
 import { parseJsonParameters } from '../parameters/jsonParams.js';
 import { paramValidator, type ParamSpecs } from '../parameters/queryParams.js';
 import { ROUTES, type RouteName, type RouteSpec } from '../routeTable.js';
@@ -58,6 +59,8 @@ const ALERT_ID_PARAMS = ID_PARAMS('one of your alerts (as list_alerts or create_
 const idValidator = (specs: ParamSpecs) => paramValidator(specs, (valid) => (valid.id === undefined ? [{ parameter: 'id', message: 'is required' }] : []));
 const validateGrantId = idValidator(GRANT_ID_PARAMS);
 const validateAlertId = idValidator(ALERT_ID_PARAMS);
+/** similar_grants: the grant's id and the parameters of GET /grants/{id}/similar. */
+const SIMILAR_TOOL_PARAMS: ParamSpecs = { ...GRANT_ID_PARAMS, ...SIMILAR_PARAMS };
 
 const money = (amount: number, currency: string | null): string => `${amount.toLocaleString('en-US')}${currency === null ? '' : ` ${currency}`}`;
 
@@ -178,6 +181,34 @@ export const TOOLS: readonly ToolSpec[] = [
       const grant = JSON.parse(await grantJsonById(engine, id as string, clock().getTime())) as ServedGrant;
       const text = [grantLine(grant), grant.description, grant.applicationUrl === null ? '' : `Apply: ${grant.applicationUrl}`].filter((line) => line !== '').join('\n');
       return { structured: { data: grant }, text };
+    },
+  },
+  {
+    name: 'similar_grants',
+    title: 'Find similar grants',
+    description: [
+      'The grants most like one grant (its id from search_grants or get_grant), by their text: its most distinctive words (title, funder, description)',
+      'are looked for in the other grants, the grants sharing the rarest and most used of them first. The grant itself is never listed.',
+      'Use it when an applicant likes a grant and wants more like it. Takes the filters of search_grants (e.g. `open=true`, `eligibleProvinces`),',
+      '`fields` and `limit` (1 to 50, default 10). The same answer as GET /grants/{id}/similar; an unknown id is a NOT_FOUND error.',
+    ].join(' '),
+    route: routeNamed('grantSimilar'),
+    inputSchema: argumentsSchema(SIMILAR_TOOL_PARAMS, ['id']),
+    outputSchema: answerWithoutEnvelope('GrantSimilarAnswer'),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async run(args, { engine, clock }) {
+      const { id, query } = parseJsonParameters(args, SIMILAR_TOOL_PARAMS, (params) => {
+        const [given] = params.get('id') ?? [];
+        params.delete('id');
+        const parsed = parseSimilarQuery(params, clock().getTime());
+        if (given === undefined) throw validationError([{ parameter: 'id', message: 'is required' }]);
+        validateGrantId(new Map([['id', [given]]]));
+        return { id: given, query: parsed };
+      });
+      const page = await similarPage(engine, id, query);
+      const data = JSON.parse(page.dataJson) as (Partial<ServedGrant> & { id: string })[];
+      const lines = [`${plural(page.pagination.total, 'similar grant')} found; the ${plural(data.length, 'best')}:`, ...data.map((grant, i) => `${i + 1}. ${grantLine(grant)}`)];
+      return { structured: { data, pagination: page.pagination }, text: lines.join('\n') };
     },
   },
   {

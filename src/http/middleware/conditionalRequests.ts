@@ -13,7 +13,7 @@ import { outcomeOf } from '../requestOutcome.js';
 import type { AppState } from '../state.js';
 
 /** The routes whose answers carry an ETag and may be answered 304; by route name, not by handler. */
-export const CONDITIONAL_ROUTES: ReadonlySet<RouteName> = new Set<RouteName>(['grants', 'grantFilters', 'grantSuggest', 'grant']);
+export const CONDITIONAL_ROUTES: ReadonlySet<RouteName> = new Set<RouteName>(['grants', 'grantFilters', 'grantSuggest', 'grant', 'grantSimilar']);
 
 export const CACHE_CONTROL = 'private, no-cache';
 export const VARY = ['Authorization', 'Accept-Encoding'] as const;

@@ -15,7 +15,7 @@ import type { AppState } from '../state.js';
 export type ShedReason = 'search_queue' | 'event_loop_delay';
 
 /** The routes whose requests run a search (on the search workers when there are some). */
-export const SEARCH_ROUTES: ReadonlySet<string> = new Set<RouteName>(['grants', 'grantFilters', 'grantSuggest', 'commonGrantsOpportunities', 'commonGrantsSearch']);
+export const SEARCH_ROUTES: ReadonlySet<string> = new Set<RouteName>(['grants', 'grantFilters', 'grantSuggest', 'grantSimilar', 'commonGrantsOpportunities', 'commonGrantsSearch']);
 
 export interface OverloadOptions {
   /** Searches that run at once (the search workers; at least 1). */

@@ -10,7 +10,7 @@ import { RATE_LIMIT_HEADER_NAMES } from '../../ratelimit/headers.js';
 import { CACHE_CONTROL, CONDITIONAL_ROUTES } from '../middleware/conditionalRequests.js';
 import { API_VERSION, JSON_CONTENT_TYPE } from '../envelope.js';
 import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from '../errors.js';
-import { ALERT_QUERY_PARAMS, GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS } from '../parameters/grantSearchParams.js';
+import { ALERT_QUERY_PARAMS, GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS, SIMILAR_PARAMS } from '../parameters/grantSearchParams.js';
 import { GRANT_SUGGEST_PARAMS } from '../parameters/suggestParams.js';
 import { CHANGES_MAX_LIMIT, CHANGES_PARAMS } from '../handlers/changes.js';
 import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE } from '../handlers/exportFormat.js';
@@ -42,6 +42,7 @@ const ROUTE_PARAMS: Partial<Record<RouteName, ParamSpecs>> = {
   grantChanges: CHANGES_PARAMS,
   grantExport: GRANT_EXPORT_PARAMS,
   grant: {},
+  grantSimilar: SIMILAR_PARAMS,
   usage: USAGE_PARAMS,
   limits: {},
   commonGrantsOpportunities: LIST_PARAMS,
@@ -83,6 +84,15 @@ const OPERATIONS: Partial<Record<RouteName, OperationDoc>> = {
     more: 'The order is that of `GET /grants`; `open=true` keeps to the grants still accepting applications.',
   },
   grant: { operationId: 'getGrant', summary: 'One grant by id', answer: 'GrantAnswer' },
+  grantSimilar: {
+    operationId: 'getSimilarGrants',
+    summary: 'The grants most like one grant, by their text',
+    answer: 'GrantSimilarAnswer',
+    more:
+      "The grant's most distinctive words (title, funder, description; by tf-idf over the catalog) are searched for, and each grant holding one is scored by " +
+      'the rarity of the words it shares, weighted by the field it holds them in (title above funder above description); the best first, ties by id. ' +
+      'The grant itself is never in the list. The filters apply as in `GET /grants`. An unknown id is a 404.',
+  },
   usage: { operationId: 'getUsage', summary: 'Usage of this subscription', answer: 'UsageAnswer' },
   limits: { operationId: 'getLimits', summary: 'Limits and features of this subscription', answer: 'LimitsAnswer' },
 };
@@ -332,6 +342,11 @@ const ANSWERS: Record<string, Schema> = {
     { pagination: described('ChangesPagination', 'Where to read the feed next.') },
   ),
   GrantAnswer: successEnvelope('One grant.', described('Grant', 'The grant.')),
+  GrantSimilarAnswer: successEnvelope(
+    'The grants most like the grant asked for, the most similar first.',
+    { type: 'array', description: 'The similar grants, the most similar first (at most `limit`).', items: ref('GrantFields') },
+    { pagination: described('Pagination', 'Always one page: `total` counts every grant found similar under the filters (sharing at least one of the words searched).') },
+  ),
   UsageAnswer: successEnvelope('The usage report of the subscription.', described('UsageReport', 'The usage report.')),
   LimitsAnswer: successEnvelope('The limits and features of the subscription.', described('LimitsReport', 'The limits report.')),
   AlertAnswer: successEnvelope('One alert.', described('Alert', 'The alert.')),

@@ -68,7 +68,7 @@ export const EXPORT_EXAMPLES = {
 } as const;
 
 /** The example answer of each JSON operation. */
-export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters' | 'grantSuggest' | 'grantChanges' | 'grant' | 'usage' | 'limits'>, AnswerExample> = {
+export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters' | 'grantSuggest' | 'grantChanges' | 'grant' | 'grantSimilar' | 'usage' | 'limits'>, AnswerExample> = {
   grants: {
     request: '/grants?open=true&eligibleProvinces=ONTARIO&fundingType=REBATE&sort=deadline&facets=currency&fields=id,title,funder,amountMin,amountMax,currency,deadline&limit=2',
     exact: true,
@@ -152,6 +152,20 @@ export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters
     },
   },
   grant: { request: `/grants/${EXAMPLE_GRANT.id}`, exact: true, value: { success: true, data: EXAMPLE_GRANT, meta: EXAMPLE_META } },
+  grantSimilar: {
+    request: `/grants/${EXAMPLE_GRANT.id}/similar?fields=id,title,funder&limit=3`,
+    exact: true,
+    value: {
+      success: true,
+      data: [
+        { id: 'grt_41ca91f3', title: 'Kingston Energy Efficiency Rebate Program 2027', funder: 'Enbridge Gas' },
+        { id: 'grt_7c0698b2', title: 'London Energy Efficiency Rebate Program 2026', funder: 'Enbridge Gas' },
+        { id: 'grt_aa5cef8b', title: 'Energy Efficiency Incentive Rebate', funder: 'Enbridge Gas' },
+      ],
+      pagination: { page: 1, limit: 3, total: 60, totalPages: 1 },
+      meta: EXAMPLE_META,
+    },
+  },
   usage: {
     request: '/subscription/usage?days=3',
     exact: false,

@@ -3,7 +3,7 @@
 type Schema = Record<string, unknown>;
 
 /** The tools the server lists, named in the document's prose (a test checks it against handlers/mcpTools.ts). */
-export const MCP_TOOL_NAMES = ['search_grants', 'suggest_grants', 'get_grant', 'list_filter_values', 'get_changes', 'get_usage', 'create_alert', 'list_alerts', 'delete_alert'] as const;
+export const MCP_TOOL_NAMES = ['search_grants', 'suggest_grants', 'get_grant', 'similar_grants', 'list_filter_values', 'get_changes', 'get_usage', 'create_alert', 'list_alerts', 'delete_alert'] as const;
 
 const id: Schema = { type: ['string', 'integer'], description: 'The id of the request, echoed in its response.' };
 

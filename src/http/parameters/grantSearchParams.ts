@@ -238,6 +238,29 @@ export const GRANT_EXPORT_PARAMS: ParamSpecs = {
   format: { kind: 'enum', values: EXPORT_FORMATS, description: 'The file format: one JSON grant per line (ndjson, the default) or CSV with a header row.', example: 'csv' },
 };
 
+/** GET /grants/:id/similar: how many grants come back. */
+export const SIMILAR_DEFAULT_LIMIT = 10;
+export const SIMILAR_MAX_LIMIT = 50;
+/**
+ * GET /grants/:id/similar: every parameter of GET /grants that filters or presents the grants (the
+ * filters, `fields`, and whatever else shapes a grant of a page), and its own `limit`; no search,
+ * sort, paging or facets: the similar grants are found by the grant's own words, best first.
+ */
+const { search: _search, typos: _typos, matching: _matching, synonyms: _synonyms, sort: _sortKey, facets: _facetNames, page: _pageNumber, cursor: _cursorValue, limit: _pageLimit, ...similarShared } =
+  GRANT_SEARCH_PARAMS;
+export const SIMILAR_PARAMS: ParamSpecs = {
+  ...similarShared,
+  limit: {
+    kind: 'integer',
+    min: 1,
+    max: SIMILAR_MAX_LIMIT,
+    default: SIMILAR_DEFAULT_LIMIT,
+    message: `must be an integer from 1 to ${SIMILAR_MAX_LIMIT}`,
+    description: `How many similar grants to return, the most similar first (1 to ${SIMILAR_MAX_LIMIT}).`,
+    example: 5,
+  },
+};
+
 /** The search parsed; null without a text condition (no search, or only spaces). */
 const searchOf = (p: ParamValues): ParsedSearch | null => {
   const text = ((p.search as string | undefined) ?? '').trim();
@@ -421,6 +444,15 @@ export function parseExportQuery(query: Map<string, string[]>, now: number = Dat
     query: { ...conditionsOf(p, now), facets: [], page: 1, limit: MAX_LIMIT, offset: 0, size: MAX_LIMIT, cursor: null },
     format: (p.format as ExportFormat | undefined) ?? 'ndjson',
   };
+}
+
+const validateSimilarParams = paramValidator(SIMILAR_PARAMS, filterCheck);
+
+/** Validates GET /grants/:id/similar parameters and translates them into a GrantQuery: the filters and fields, one page of `limit`. */
+export function parseSimilarQuery(query: Map<string, string[]>, now: number = Date.now()): GrantQuery {
+  const p = validateSimilarParams(query);
+  const limit = (p.limit as number | undefined) ?? SIMILAR_DEFAULT_LIMIT;
+  return { ...conditionsOf(p, now), facets: [], page: 1, limit, offset: 0, size: limit, cursor: null };
 }
 
 /**
