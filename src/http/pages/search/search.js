@@ -93,14 +93,13 @@
   }
 
   /** GET on the API with the key: the whole answer (data, pagination, facets, suggestion). */
-  async function get(path, params, signal) {
+  async function get(path, params) {
     const key = sessionStorage.getItem(KEY_STORE);
     const query = params.toString();
     let response;
     try {
-      response = await fetch(API + path + (query ? '?' + query : ''), { headers: { Authorization: 'Bearer ' + key }, signal });
-    } catch (error) {
-      if (error && error.name === 'AbortError') throw error;
+      response = await fetch(API + path + (query ? '?' + query : ''), { headers: { Authorization: 'Bearer ' + key } });
+    } catch {
       throw new ApiFailure('The API could not be reached. Check your connection and try again.', 0, null);
     }
     let body = null;
@@ -438,8 +437,7 @@
   const input = $('q');
   const listbox = $('suggestions');
   let active = -1;
-  let typed = 0; // the latest keystroke's number; older answers are dropped
-  let pending = null;
+  let typed = 0; // the latest keystroke's number; the answers to older ones are dropped
   let timer = null;
 
   function closeSuggestions() {
@@ -497,16 +495,13 @@
     $('suggestions-status').textContent = suggestions.length === 0 ? '' : suggestions.length + (suggestions.length === 1 ? ' suggestion' : ' suggestions');
   }
   async function suggest(text, turn) {
-    if (pending) pending.abort();
-    pending = new AbortController();
     const params = filterParams(state);
     params.set('q', text);
     params.set('limit', String(SUGGESTIONS));
     let answer;
     try {
-      answer = await get('/grants/suggest', params, pending.signal);
+      answer = await get('/grants/suggest', params);
     } catch (error) {
-      if (error && error.name === 'AbortError') return;
       // An API without suggestions (404, or /grants/suggest read as a grant's id): no list, ever.
       if (error instanceof ApiFailure && (error.status === 404 || unknownParameter(error, ['q']))) offers.suggestions = false;
       return;
