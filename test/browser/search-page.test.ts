@@ -101,7 +101,7 @@ describe('browser: the search page (/search) in headless Chromium', function () 
         // Open grants first: with no words, the open grants closing soonest.
         const first = await answer(`/grants?open=true&sort=deadline&page=1&limit=10&fields=id`);
         expect(await shownIds(page)).to.deep.equal(first.data.map((g) => g.id));
-        expect(await page.textContent('#status')).to.equal(`${first.pagination.total} grants, page 1 of ${first.pagination.totalPages}.`);
+        expect(await page.textContent('#status')).to.equal(`${first.pagination.total} grants, closing soonest first, page 1 of ${first.pagination.totalPages}.`);
         expect(await page.isChecked('#open')).to.equal(true);
 
         // Typing a typo shows the API's suggestions for it, as a listbox the combobox controls.

@@ -9,6 +9,7 @@
   const API = (document.querySelector('meta[name="grants-api"]') || {}).content || '/external/v1';
   const KEY_STORE = 'grants-search-key';
   const PAGE_SIZE = 10;
+  const LAST_PAGE = 10000 / PAGE_SIZE; // paging by number reaches the first 10,000 matches
   const SUGGESTIONS = 6;
   const FACETS = [
     ['eligibleProvinces', 'Province or territory'],
@@ -86,6 +87,7 @@
     if (status === 403 && code === 'ORIGIN_NOT_ALLOWED') return 'This key may only be used from the web pages it lists, not from this one.';
     if (status === 403 && code === 'IP_NOT_ALLOWED') return 'This key may only be used from its own IP ranges, not from this network.';
     if (status === 403) return 'This key cannot search grants: ' + (message || 'its subscription does not include it.');
+    if (status === 400) return 'The API could not take this search: ' + (message || 'a parameter is not valid.');
     if (status === 429 && code === 'QUOTA_EXCEEDED') return 'The monthly allowance is used up; it resets at the start of next month (UTC).';
     if (status === 429) return 'Too many requests in the last second. Wait ' + (retryAfter || '1') + ' second(s) and try again.';
     if (status === 503) return 'The service is temporarily unavailable. Try again in a moment.';
@@ -239,7 +241,8 @@
     $('results').hidden = false;
     $('filters').hidden = false;
     const { total, totalPages } = answer.pagination;
-    const words = state.q.trim() ? ' for “' + state.q.trim() + '”' : '';
+    // Without words to match, "best match" is the order of the deadlines: say so.
+    const words = state.q.trim() ? ' for “' + state.q.trim() + '”' : state.sort ? '' : ', closing soonest first';
     $('status').textContent =
       total === 0
         ? 'No grants found' + words + '.'
@@ -365,7 +368,7 @@
     $('pages').hidden = totalPages <= 1;
     $('page-of').textContent = 'Page ' + page + ' of ' + totalPages;
     $('previous').disabled = page <= 1;
-    $('next').disabled = page >= totalPages;
+    $('next').disabled = page >= Math.min(totalPages, LAST_PAGE);
   }
 
   async function showGrant(id, turn) {
