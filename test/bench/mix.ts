@@ -6,7 +6,7 @@ import { wordsOf, type CatalogSample } from './catalog.js';
 
 export const PREFIX = '/external/v1';
 
-export const CLASS_NAMES = ['text', 'filters', 'combined', 'deep', 'searchMix', 'noFacets', 'facets', 'byId', 'filterOptions', 'usage'] as const;
+export const CLASS_NAMES = ['text', 'filters', 'combined', 'deep', 'searchMix', 'noFacets', 'facets', 'byId', 'filterOptions', 'usage', 'suggest'] as const;
 export type ClassName = (typeof CLASS_NAMES)[number];
 
 export const CLASS_LABELS: Record<ClassName, string> = {
@@ -20,6 +20,7 @@ export const CLASS_LABELS: Record<ClassName, string> = {
   byId: '/grants/:id',
   filterOptions: '/grants/filters',
   usage: '/subscription/usage',
+  suggest: '/grants/suggest, as typed',
 };
 
 /** Classes that GET /grants serves (their mix is the "search mix"). */
@@ -197,5 +198,36 @@ export function buildMix(sample: CatalogSample, grants: number, seed: number): M
   const noFacets = searchMix.map((p) => withFacets(p, null));
   const facets = searchMix.map((p) => withFacets(p, 'eligibleProvinces,fundingType,targetBeneficiaries'));
 
-  return { text, filters, combined, deep, searchMix, noFacets, facets, byId, filterOptions: [`${PREFIX}/grants/filters`], usage };
+  return { text, filters, combined, deep, searchMix, noFacets, facets, byId, filterOptions: [`${PREFIX}/grants/filters`], usage, suggest: suggestPaths(rng, sample, french) };
+}
+
+/** Two adjacent letters swapped past the first: a typo the prefix's typo rule forgives. */
+function swapped(rng: Random, word: string): string {
+  if (word.length < 5) return word;
+  const at = 1 + rng.int(word.length - 2);
+  return word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2);
+}
+
+/**
+ * Search as you type: a search being typed, cut in its last word (1 to 8 letters typed, the
+ * short prefixes most often, as each keystroke sends one), after 0–2 words typed whole; a typo in
+ * a tenth of the prefixes of 5 letters or more; filters on a third (a portal showing one
+ * province's grants); the kinds or a limit sometimes.
+ */
+function suggestPaths(rng: Random, sample: CatalogSample, french: string[]): string[] {
+  const paths: string[] = [];
+  for (let i = 0; i < 400; i++) {
+    const words = textWords(rng, sample, french).split(' ');
+    const last = words[words.length - 1];
+    const cut = Math.min(last.length, rng.weighted([1, 2, 3, 4, 5, 6, 8], [10, 15, 20, 20, 15, 10, 10]));
+    let prefix = last.slice(0, cut);
+    if (prefix.length >= 5 && rng.chance(0.1)) prefix = swapped(rng, prefix);
+    const q = [...words.slice(0, -1), prefix].join(' ');
+    const params: [string, string | number][] = [['q', q]];
+    if (rng.chance(0.15)) params.push(['type', rng.pick(['words', 'titles', 'funders', 'words,funders'])]);
+    if (rng.chance(0.15)) params.push(['limit', rng.pick([8, 10, 20])]);
+    const filtered = rng.chance(0.33) ? filterParams(rng, sample) : [];
+    paths.push(`${PREFIX}/grants/suggest?${query([...params, ...filtered])}`);
+  }
+  return paths;
 }

@@ -54,6 +54,8 @@ export interface BenchResults {
   fixedRate: { rate: number; api: LoadResult; direct: LoadResult | null; autocannonApi: LoadResult; autocannonDirect: LoadResult | null } | null;
   /** Why the fixed-rate runs were not made, if they were not. */
   fixedRateSkipped?: string | null;
+  /** GET /grants/suggest at a fixed rate, evenly paced (the suggest class's requests). */
+  suggestFixedRate?: { rate: number; api: LoadResult } | null;
   /** The search mix without facets and with three, measured in alternating rounds on the API. */
   facetCost?: { rounds: { noFacets: LoadResult; facets: LoadResult }[] } | null;
   layers: LayerConfigResult[];
@@ -122,6 +124,11 @@ function classRows(results: BenchResults): { header: string[]; rows: string[][] 
     ];
     rows.push(row(`search mix, ${fixed.rate} req/s evenly paced`, fixed.api, fixed.direct));
     rows.push(row(`search mix, autocannon overallRate ${fixed.rate}`, fixed.autocannonApi, fixed.autocannonDirect));
+  }
+  const suggest = results.suggestFixedRate;
+  if (suggest != null) {
+    const f = suggest.api;
+    rows.push([`suggest, ${suggest.rate} req/s evenly paced`, n0(f.rps), ms(f.latencyMs.p50), ms(f.latencyMs.p975), ms(f.latencyMs.p99), String(f.errors), ...cpuCells(f), '–', '–', '–', '–']);
   }
   return { header, rows };
 }
@@ -265,6 +272,19 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
         `autocannon lets each of the ${fixed.autocannonApi.connections} connections send its share of each second back to back: bursts at full concurrency`,
       ),
     );
+  }
+
+  const suggestRate = results.suggestFixedRate;
+  if (suggestRate == null) {
+    targets.push({ name: 'suggest p99 ≤ 10 ms at a fixed 200 req/s', measured: 'not run', holds: null });
+  } else {
+    const r = suggestRate.api;
+    targets.push({
+      name: `suggest p99 ≤ 10 ms at ${suggestRate.rate} req/s evenly paced (${engine})`,
+      measured: `p99 ${ms(r.latencyMs.p99)} ms over ${n0(r.requests)} requests (${n0(r.rps)} req/s achieved)`,
+      holds: r.latencyMs.p99 <= 10 && r.errors === 0,
+      note: 'GET /grants/suggest as typed (test/bench/mix.ts suggestPaths), one request every 5 ms, open loop',
+    });
   }
 
   const on = results.layers.find((l) => l.name === 'all on');

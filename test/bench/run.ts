@@ -379,6 +379,9 @@ async function main(argv: string[]): Promise<number> {
     const warmById = o.only.includes('byId') || !o.skipLayers;
     const warm = async (server: RunningProcess, headers: Record<string, string> = auth) => {
       if (warmSearch) await drive({ origin: server.origin, paths: pre.kept.searchMix, connections: o.connections, durationSeconds: warmupSeconds, headers, serverPid: server.pid, enginePid, settle: true });
+      if (o.only.includes('suggest') && server === api && pre.kept.suggest.length > 0) {
+        await drive({ origin: server.origin, paths: pre.kept.suggest, connections: o.connections, durationSeconds: warmupSeconds, headers, serverPid: server.pid, enginePid, settle: true });
+      }
       if (warmById) await drive({ origin: server.origin, paths: pre.kept.byId, connections: o.connections, durationSeconds: Math.max(1, warmupSeconds / 2), headers, serverPid: server.pid, enginePid, settle: true });
     };
     say(`warming up (${warmupSeconds} s per server)`);
@@ -408,7 +411,8 @@ async function main(argv: string[]): Promise<number> {
       const apiResult = await load(api, paths);
       line(`${name} API`, apiResult);
       let directResult: LoadResult | null = null;
-      if (name !== 'usage') {
+      // The direct baselines answer GET /grants and /grants/:id alone.
+      if (name !== 'usage' && name !== 'suggest') {
         directResult = await load(direct, paths);
         line(`${name} direct ${o.engine}`, directResult);
       }
@@ -472,6 +476,14 @@ async function main(argv: string[]): Promise<number> {
       const burstDirect = await load(direct, pre.kept.searchMix, { overallRate: rate, durationSeconds: seconds });
       line(`searchMix direct overallRate ${rate}`, burstDirect);
       fixedRate = { rate, api: pacedApi, direct: pacedDirect, autocannonApi: burstApi, autocannonDirect: burstDirect };
+    }
+    // Search as you type at 200 req/s evenly paced: its p99 target.
+    let suggestFixedRate: BenchResults['suggestFixedRate'] = null;
+    if (o.only.includes('suggest') && pre.kept.suggest.length > 0) {
+      const rate = 200;
+      const pacedSuggest = await drivePaced({ origin: api.origin, paths: pre.kept.suggest, rate, durationSeconds: Math.max(o.durationSeconds, 5), headers: auth, serverPid: api.pid, enginePid });
+      line(`suggest API paced ${rate} req/s`, pacedSuggest);
+      suggestFixedRate = { rate, api: pacedSuggest };
     }
     const apiMemory = procMemory(api.pid);
     await api.stop();
@@ -599,6 +611,7 @@ async function main(argv: string[]): Promise<number> {
       facetCost,
       fixedRate,
       fixedRateSkipped,
+      suggestFixedRate,
       layers,
       layerCosts,
       byIdLayerShares,

@@ -100,6 +100,17 @@ describe('TypeScript SDK: reading grants against a real API', function () {
     expect(filters.data.eligibleProvinces).to.include('ONTARIO');
   });
 
+  it('suggest: the completions the API serves, typed (text, type, count), lists sent comma-separated', async () => {
+    const answer = await client.grants.suggest({ q: 'energy ef', type: ['words', 'titles'], eligibleProvinces: ['ONTARIO'], limit: 4 });
+    expect(answer.data).to.deep.equal((await api.request(`${GRANTS_PATH}/suggest?q=energy%20ef&type=words,titles&eligibleProvinces=ONTARIO&limit=4`)).body.data);
+    expect(answer.data.length).to.be.within(1, 4);
+    const first = answer.data[0];
+    const kind: 'word' | 'title' | 'funder' = first.type;
+    expect(kind).to.be.oneOf(['word', 'title']);
+    expect(first.text.startsWith('energy ') || kind === 'title').to.equal(true);
+    expect(first.count).to.be.above(0);
+  });
+
   it('commonGrants: list, get by UUID and by id, search; the same data as the API serves', async () => {
     const page = await client.commonGrants.list({ pageSize: 2 });
     expect(page.items).to.have.length(2);

@@ -10,6 +10,7 @@ describe('unit: the route table', () => {
     expect(ROUTES.map((r) => [r.name, r.template, [...r.methods], r.feature, r.billable, ...scopes(r)])).to.deep.equal([
       ['grants', '/grants', ['GET', 'HEAD'], 'grants.search', true, 'grants:search', 'grants:search'],
       ['grantFilters', '/grants/filters', ['GET', 'HEAD'], 'grants.search', true, 'grants:search', 'grants:search'],
+      ['grantSuggest', '/grants/suggest', ['GET', 'HEAD'], 'grants.search', true, 'grants:search', 'grants:search'],
       ['grantChanges', '/grants/changes', ['GET', 'HEAD'], 'grants.search', true, 'grants:changes', 'grants:changes'],
       ['grantExport', '/grants/export', ['GET', 'HEAD'], 'grants.export', true, 'grants:export', 'grants:export'],
       ['grant', '/grants/:id', ['GET', 'HEAD'], 'grants.read', true, 'grants:read', 'grants:read'],

@@ -1,7 +1,7 @@
-// GET /grants, /grants/{id} and /grants/filters, and iteration over every match by cursor paging.
+// GET /grants, /grants/{id}, /grants/filters and /grants/suggest, and iteration over every match by cursor paging.
 import type { ApiClient } from './api.js';
 import { unwrap } from './errors.js';
-import type { GrantAnswer, GrantFields, GrantFiltersAnswer, GrantIterateQuery, GrantSearchAnswer, GrantSearchQuery } from './types.js';
+import type { GrantAnswer, GrantFields, GrantFiltersAnswer, GrantIterateQuery, GrantSearchAnswer, GrantSearchQuery, GrantSuggestAnswer, GrantSuggestQuery } from './types.js';
 
 export interface GrantsApi {
   /** One page of GET /grants (page paging, or cursor paging with `cursor`). */
@@ -15,6 +15,8 @@ export interface GrantsApi {
   get(id: string): Promise<GrantAnswer>;
   /** GET /grants/filters: the values each filter accepts. */
   filters(): Promise<GrantFiltersAnswer>;
+  /** GET /grants/suggest: completions of the text typed so far (`q`), the most grants first, under the filters given. */
+  suggest(query: GrantSuggestQuery): Promise<GrantSuggestAnswer>;
 }
 
 export function grantsApi(api: ApiClient): GrantsApi {
@@ -31,5 +33,6 @@ export function grantsApi(api: ApiClient): GrantsApi {
     },
     get: (id) => unwrap(api.GET('/grants/{id}', { params: { path: { id } } })),
     filters: () => unwrap(api.GET('/grants/filters')),
+    suggest: (query) => unwrap(api.GET('/grants/suggest', { params: { query } })),
   };
 }

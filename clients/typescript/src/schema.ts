@@ -44,6 +44,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/grants/suggest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Completions of the text typed so far (search as you type)
+         * @description Needs the `grants.search` feature and the `grants:search` scope. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body. Completes the last word typed from the catalog's words, grant titles and funder names, each with how many grants it would find under the filters (and the words typed before it); the most grants first, then by text. Billed as a search.
+         */
+        get: operations["suggestGrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/grants/changes": {
         parameters: {
             query?: never;
@@ -391,7 +411,7 @@ export interface paths {
         put?: never;
         /**
          * MCP server for AI agents (JSON-RPC over Streamable HTTP)
-         * @description The Model Context Protocol server: register this URL in an MCP client (Streamable HTTP transport) with your key as `Authorization: Bearer <key>`. Stateless: no session, each POST carries one JSON-RPC message (GET and DELETE are 405: no SSE stream, no session to end). Needs the `grants.search` feature; each tool also needs the feature and the key scope of the endpoint it mirrors (a missing scope is a tool error `SCOPE_NOT_ALLOWED`). Tools: `search_grants`, `get_grant`, `list_filter_values`, `get_changes`, `get_usage`, `create_alert`, `list_alerts`, `delete_alert`; `tools/list` describes each with its input and output schema. Each tools/call of a tool whose endpoint is billable counts one call toward the monthly allowance (get_usage is not billed); initialize, tools/list and notifications are never billed. Every POST spends the per-second rate. A tool refused (invalid arguments, unknown id, allowance used up, missing feature) answers a tool error (`isError: true`) whose text is `{"error":{"code","message","details"?}}` with the codes below.
+         * @description The Model Context Protocol server: register this URL in an MCP client (Streamable HTTP transport) with your key as `Authorization: Bearer <key>`. Stateless: no session, each POST carries one JSON-RPC message (GET and DELETE are 405: no SSE stream, no session to end). Needs the `grants.search` feature; each tool also needs the feature and the key scope of the endpoint it mirrors (a missing scope is a tool error `SCOPE_NOT_ALLOWED`). Tools: `search_grants`, `suggest_grants`, `get_grant`, `list_filter_values`, `get_changes`, `get_usage`, `create_alert`, `list_alerts`, `delete_alert`; `tools/list` describes each with its input and output schema. Each tools/call of a tool whose endpoint is billable counts one call toward the monthly allowance (get_usage is not billed); initialize, tools/list and notifications are never billed. Every POST spends the per-second rate. A tool refused (invalid arguments, unknown id, allowance used up, missing feature) answers a tool error (`isError: true`) whose text is `{"error":{"code","message","details"?}}` with the codes below.
          */
         post: operations["postMcpMessage"];
         delete?: never;
@@ -756,6 +776,34 @@ export interface components {
                  */
                 total: number;
             } | null;
+            /** @description About this answer. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description The completions of the typed text, the most grants first, then by text. */
+        GrantSuggestAnswer: {
+            /**
+             * @description Always true in an answer that succeeded.
+             * @constant
+             */
+            success: true;
+            /** @description At most `limit` completions; empty when nothing completes the last word under the filters (or the text holds no word). */
+            data: {
+                /**
+                 * @description A word: the typed text with its last word completed (folded, lower case), the words before it as typed. A title or funder: the whole name, as written.
+                 * @example clean energy
+                 */
+                text: string;
+                /**
+                 * @description What was completed: a catalog word, a grant title or a funder name.
+                 * @enum {string}
+                 */
+                type: "word" | "title" | "funder";
+                /**
+                 * @description How many grants, under the filters and the words typed before, hold the word (as written, in any text field), bear the title, or come from the funder.
+                 * @example 7
+                 */
+                count: number;
+            }[];
             /** @description About this answer. */
             meta: components["schemas"]["Meta"];
         };
@@ -2567,6 +2615,266 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GrantFiltersAnswer"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag. No body; not counted toward the monthly allowance (the per-second rate is spent). */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `URI_TOO_LONG`: the URL is longer than 8,192 bytes. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: the per-second rate is used up; retry after Retry-After. `QUOTA_EXCEEDED`: the monthly allowance is used up; Retry-After tells when it resets. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TOO_LARGE`: the request line and headers are too large; the connection is closed. A 431 refused before its method is known has no body. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: an unexpected failure; quote the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded or starting; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    suggestGrants: {
+        parameters: {
+            query: {
+                /**
+                 * @description The text typed so far (required, 1 to 100 characters). Its last word is completed: catalog words starting with it, case and accents ignored, and from 5 letters words whose beginning is one typo away (two from 9 letters; the first letter as typed), as `typos=auto` counts typos. The words before it narrow the grants as `search` would (every word, as typed); a word completion keeps them (`text` is the typed text with its last word completed), a title or funder completion is the whole name. Anything typed after the last word (spaces, punctuation) is left out. Must be 1 to 100 characters.
+                 * @example clean ener
+                 */
+                q: string;
+                /**
+                 * @description How many completions at most (1 to 20, default 5). Must be an integer from 1 to 20.
+                 * @example 5
+                 */
+                limit?: number;
+                /**
+                 * @description The kinds of completion: catalog words, grant titles, funder names (all three by default). A list, written comma-separated: `type=words,funders` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`type=words&type=funders`) and the bracketed form (`type[]=words&type[]=funders`).
+                 * @example [
+                 *       "words",
+                 *       "funders"
+                 *     ]
+                 */
+                type?: ("words" | "titles" | "funders")[];
+                /**
+                 * @description Only grants from these kinds of funder. A list, written comma-separated: `funderType=FEDERAL_GRANT,FOUNDATION` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`funderType=FEDERAL_GRANT&funderType=FOUNDATION`) and the bracketed form (`funderType[]=FEDERAL_GRANT&funderType[]=FOUNDATION`).
+                 * @example [
+                 *       "FEDERAL_GRANT",
+                 *       "FOUNDATION"
+                 *     ]
+                 */
+                funderType?: ("CORPORATE" | "FEDERAL_GRANT" | "FOUNDATION" | "MUNICIPAL_GRANT" | "NON_PROFIT_ORGANIZATION" | "PROVINCIAL_TERRITORIAL_GRANT")[];
+                /**
+                 * @description Only grants giving these kinds of funding. A list, written comma-separated: `fundingType=GRANT,REBATE` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`fundingType=GRANT&fundingType=REBATE`) and the bracketed form (`fundingType[]=GRANT&fundingType[]=REBATE`).
+                 * @example [
+                 *       "GRANT",
+                 *       "REBATE"
+                 *     ]
+                 */
+                fundingType?: ("EQUITY" | "GRANT" | "LOAN" | "REBATE" | "TAX_CREDIT" | "WAGE_SUBSIDY")[];
+                /**
+                 * @description Only grants open to applicants in at least one of these provinces or territories. A list, written comma-separated: `eligibleProvinces=QUEBEC,ONTARIO` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`eligibleProvinces=QUEBEC&eligibleProvinces=ONTARIO`) and the bracketed form (`eligibleProvinces[]=QUEBEC&eligibleProvinces[]=ONTARIO`).
+                 * @example [
+                 *       "QUEBEC",
+                 *       "ONTARIO"
+                 *     ]
+                 */
+                eligibleProvinces?: ("ALBERTA" | "BRITISH_COLUMBIA" | "MANITOBA" | "NEW_BRUNSWICK" | "NEWFOUNDLAND_AND_LABRADOR" | "NORTHWEST_TERRITORIES" | "NOVA_SCOTIA" | "NUNAVUT" | "ONTARIO" | "PRINCE_EDWARD_ISLAND" | "QUEBEC" | "SASKATCHEWAN" | "YUKON")[];
+                /**
+                 * @description Only grants meant for at least one of these kinds of applicant. A list, written comma-separated: `targetBeneficiaries=SMALL_BUSINESS,SMALL_BUSINESS` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`targetBeneficiaries=SMALL_BUSINESS&targetBeneficiaries=SMALL_BUSINESS`) and the bracketed form (`targetBeneficiaries[]=SMALL_BUSINESS&targetBeneficiaries[]=SMALL_BUSINESS`).
+                 * @example [
+                 *       "SMALL_BUSINESS"
+                 *     ]
+                 */
+                targetBeneficiaries?: ("CHARITIES" | "COMMUNITY_ORGANIZATIONS" | "INDIGENOUS_COMMUNITIES" | "INDIVIDUALS" | "LARGE_BUSINESS" | "MEDIUM_BUSINESS" | "MUNICIPALITIES" | "NON_PROFIT" | "RESEARCHERS" | "SMALL_BUSINESS" | "STARTUPS" | "STUDENTS")[];
+                /**
+                 * @description Only grants whose amounts are in one of these currencies. A list, written comma-separated: `currency=CAD,CAD` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`currency=CAD&currency=CAD`) and the bracketed form (`currency[]=CAD&currency[]=CAD`).
+                 * @example [
+                 *       "CAD"
+                 *     ]
+                 */
+                currency?: ("CAD" | "USD")[];
+                /**
+                 * @description Only grants whose application takes this much effort (a grant whose complexity is unknown matches none). A list, written comma-separated: `applicationComplexity=LOW,MEDIUM` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`applicationComplexity=LOW&applicationComplexity=MEDIUM`) and the bracketed form (`applicationComplexity[]=LOW&applicationComplexity[]=MEDIUM`).
+                 * @example [
+                 *       "LOW",
+                 *       "MEDIUM"
+                 *     ]
+                 */
+                applicationComplexity?: ("HIGH" | "LOW" | "MEDIUM")[];
+                /**
+                 * @description Only grants aligned with at least one of these UN Sustainable Development Goals. A list, written comma-separated: `sdgAlignment=SDG_7,SDG_13` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`sdgAlignment=SDG_7&sdgAlignment=SDG_13`) and the bracketed form (`sdgAlignment[]=SDG_7&sdgAlignment[]=SDG_13`).
+                 * @example [
+                 *       "SDG_7",
+                 *       "SDG_13"
+                 *     ]
+                 */
+                sdgAlignment?: ("SDG_1" | "SDG_2" | "SDG_3" | "SDG_4" | "SDG_5" | "SDG_6" | "SDG_7" | "SDG_8" | "SDG_9" | "SDG_10" | "SDG_11" | "SDG_12" | "SDG_13" | "SDG_14" | "SDG_15" | "SDG_16" | "SDG_17")[];
+                /**
+                 * @description Only grants that come back every cycle (true) or one-off grants (false); unknown recurrence matches neither.
+                 * @example true
+                 */
+                isRecurring?: boolean;
+                /**
+                 * @description Only grants in one of these states at the time of the request: FORECASTED (applications open later, at `opensAt`), OPEN (accepting applications now), CLOSED (the deadline has passed). A list, written comma-separated: `status=FORECASTED,OPEN` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`status=FORECASTED&status=OPEN`) and the bracketed form (`status[]=FORECASTED&status[]=OPEN`).
+                 * @example [
+                 *       "FORECASTED",
+                 *       "OPEN"
+                 *     ]
+                 */
+                status?: ("FORECASTED" | "OPEN" | "CLOSED")[];
+                /**
+                 * @description Only grants whose amount range reaches this amount (the grant's amountMax is at least this, or unknown). Must be a number ≥ 0.
+                 * @example 10000
+                 */
+                amountMin?: number;
+                /**
+                 * @description Only grants whose amount range starts at or below this amount (the grant's amountMin is at most this, or unknown). Must be a number ≥ 0.
+                 * @example 500000
+                 */
+                amountMax?: number;
+                /**
+                 * @description true: only grants accepting applications now (status OPEN: opened, and the deadline in the future or none); false: only grants not accepting applications now (status FORECASTED or CLOSED). Without it, closed and forecasted grants are included (and, in the default order, closed grants come first).
+                 * @example true
+                 */
+                open?: boolean;
+                /**
+                 * @description Only grants whose deadline is at or after this instant (grants without a deadline never match). Must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later); a date alone means its first millisecond.
+                 * @example 2026-09-01
+                 */
+                deadlineFrom?: string;
+                /**
+                 * @description Only grants whose deadline is at or before this instant (grants without a deadline never match). Must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later); a date alone means its last millisecond.
+                 * @example 2026-12-31
+                 */
+                deadlineTo?: string;
+                /**
+                 * @description Only grants changed (updatedAt) at or after this instant. Must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later); a date alone means its first millisecond.
+                 * @example 2025-06-01T00:00:00Z
+                 */
+                updatedSince?: string;
+            };
+            header?: {
+                /**
+                 * @description The ETag of an answer you hold (or several, comma-separated): a 304 with no body when it is still current; a 304 is not counted toward the monthly allowance.
+                 * @example W/"J6A071rvPgOx5II7haMBrVO6Cec"
+                 */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The envelope with the data. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantSuggestAnswer"];
                 };
             };
             /** @description Not modified: If-None-Match names the current ETag. No body; not counted toward the monthly allowance (the per-second rate is spent). */

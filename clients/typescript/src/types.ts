@@ -11,6 +11,9 @@ export type GrantFields = Schemas['GrantFields'];
 export type GrantSearchAnswer = Schemas['GrantSearchAnswer'];
 export type GrantAnswer = Schemas['GrantAnswer'];
 export type GrantFiltersAnswer = Schemas['GrantFiltersAnswer'];
+export type GrantSuggestAnswer = Schemas['GrantSuggestAnswer'];
+/** One completion of GET /grants/suggest: its text, its kind (word, title, funder) and how many grants it would find. */
+export type GrantCompletion = GrantSuggestAnswer['data'][number];
 export type GrantChange = Schemas['GrantChange'];
 /** A grant removed from the catalog (the document says `grant` is the constant null, which the generator types as unknown). */
 export type GrantTombstone = Omit<Schemas['GrantTombstone'], 'grant'> & { grant: null };
@@ -61,6 +64,8 @@ export type CommonGrantsListQuery = QueryOf<'listCommonGrantsOpportunities'>;
 export type GrantSearchQuery = QueryOf<'searchGrants'>;
 /** The query of an iteration: GET /grants's without `page` and `cursor`, which the iterator drives. */
 export type GrantIterateQuery = Omit<GrantSearchQuery, 'page' | 'cursor'>;
+/** The query of GET /grants/suggest (q, limit, type and the filters of GET /grants). */
+export type GrantSuggestQuery = QueryOf<'suggestGrants'>;
 export type ChangesQuery = QueryOf<'getGrantChanges'>;
 export type UsageQuery = QueryOf<'getUsage'>;
 export type AlertListQuery = QueryOf<'listAlerts'>;
