@@ -130,6 +130,21 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     expect(((await call(client, 'search_grants', { search: 'arts energy' })).structuredContent as { pagination: { total: number } }).pagination.total).to.be.above(0);
   });
 
+  it('search_grants highlights and crops as GET /grants does, and shows the passages in its text', async function () {
+    const client = await connect();
+    const args = { search: 'energy', typos: 'off', matching: 'all', highlight: ['title'], crop: 'description:12', fields: ['id'], limit: 5 };
+    const result = await call(client, 'search_grants', args);
+    const rest = await api.request(`${API_PREFIX}/grants?search=energy&highlight=title&crop=description:12&fields=id&limit=5`);
+    const data = (result.structuredContent as { data: { highlights: Record<string, string | null> }[] }).data;
+    expect(data).to.deep.equal(rest.body.data);
+    expect(data.length).to.be.above(0);
+    expect(data.some((g) => g.highlights.title?.includes('<mark>') || g.highlights.description?.includes('<mark>'))).to.equal(true);
+    const text = result.content[0].type === 'text' ? result.content[0].text : '';
+    expect(text).to.contain('   description: ');
+    const bad = errorOf(await call(client, 'search_grants', { search: 'energy', highlight: ['summary'], crop: 'description:0' }));
+    expect(bad.details!.map((d) => d.parameter)).to.have.members(['highlight', 'crop']);
+  });
+
   it('a bad argument is a tool error VALIDATION_ERROR listing every problem, as GET /grants lists them', async function () {
     const client = await connect();
     const error = errorOf(await call(client, 'search_grants', { limit: -1, funderType: ['PIRATE'], open: 'yes', bogus: 1 }));

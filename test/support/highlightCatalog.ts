@@ -45,7 +45,7 @@ export const HIGHLIGHT_SEARCHES: readonly string[] = [
   'search=solar%20installation',
   'search=%22solar%20installations%22',
   'search=emploi%20jeune',
-  'search=employment%20-rural',
+  'search=employment%20-storage',
   'search=solar%20OR%20charities',
   'search=nonprofit',
   'search=enrgy&typos=auto',

@@ -654,7 +654,7 @@ export interface components {
              */
             status: "FORECASTED" | "OPEN" | "CLOSED";
         };
-        /** @description A grant with the fields asked for in `fields` (every field by default); id always. */
+        /** @description A grant with the fields asked for in `fields` (every field by default); id always; `highlights` last, with `highlight` or `crop`. */
         GrantFields: {
             /** @description The grant's identifier, stable across updates. */
             id: string;
@@ -742,6 +742,27 @@ export interface components {
              * @enum {string}
              */
             status?: "FORECASTED" | "OPEN" | "CLOSED";
+            /** @description With `highlight` or `crop`: the fields they name, highlighted (absent otherwise). */
+            highlights?: components["schemas"]["Highlights"];
+        };
+        /**
+         * @description Present with `highlight` or `crop`: for each field they name, the field's text HTML-escaped (`&`, `<`, `>`, `"` and `'` as entities), each word the search matched between `highlightPreTag` and `highlightPostTag` (default `<mark>` and `</mark>`); a cropped field is its best passage, with `…` where text was cut. Null for a field the grant leaves empty. Without a search, no word is marked.
+         * @example {
+         *       "title": "Clean <mark>Energy</mark> Fund",
+         *       "description": "…supports community <mark>energy</mark> projects &amp; <mark>solar</mark> installations in rural Ontario…"
+         *     }
+         */
+        Highlights: {
+            /** @description The `title` field, highlighted. */
+            title?: string | null;
+            /** @description The `description` field, highlighted. */
+            description?: string | null;
+            /** @description The `funder` field, highlighted. */
+            funder?: string | null;
+            /** @description The `titleFr` field, highlighted. */
+            titleFr?: string | null;
+            /** @description The `descriptionFr` field, highlighted. */
+            descriptionFr?: string | null;
         };
         /** @description A page of grants matching the search. */
         GrantSearchAnswer: {
@@ -1318,7 +1339,7 @@ export interface components {
             /** @description The key's own requests per second, at most the subscription's rate. */
             rateLimit?: number;
         };
-        /** @description The filters of an alert: the filter parameters of GET /grants with the same names, meanings and validation, as one JSON object (lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, facets, fields and cursor are refused. */
+        /** @description The filters of an alert: the filter parameters of GET /grants with the same names, meanings and validation, as one JSON object (lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, facets, fields, cursor and highlights are refused. */
         AlertQuery: {
             /**
              * @description Words to find: every word must appear in the title, funder, description, French title or French description, or in the labels of the grant's funder type, funding type, beneficiaries and provinces (in English and French: "Indigenous communities", "prêt"), case and accents ignored; a word matches in English (its word endings ignored) or in French (elided articles such as l' and d' dropped, French endings ignored). Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing. Must be at most 200 characters.
@@ -2406,6 +2427,29 @@ export interface operations {
                  *     ]
                  */
                 fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "opensAt" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source" | "status")[];
+                /**
+                 * @description Text fields to highlight: each grant gains `highlights`, holding for each field named its text with every word the search matched (in English or French, a synonym or a typo alternative included) between `highlightPreTag` and `highlightPostTag`, and everything else HTML-escaped, ready to put into a page as it is. A field need not be in `fields`; a field the grant leaves empty is null. A list, written comma-separated: `highlight=title,description` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`highlight=title&highlight=description`) and the bracketed form (`highlight[]=title&highlight[]=description`).
+                 * @example [
+                 *       "title",
+                 *       "description"
+                 *     ]
+                 */
+                highlight?: ("title" | "description" | "funder" | "titleFr" | "descriptionFr")[];
+                /**
+                 * @description What goes before each matched word in `highlights` (default `<mark>`), as it is: it is not escaped. Must be at most 32 characters.
+                 * @example <em>
+                 */
+                highlightPreTag?: string;
+                /**
+                 * @description What goes after each matched word in `highlights` (default `</mark>`), as it is: it is not escaped. Must be at most 32 characters.
+                 * @example </em>
+                 */
+                highlightPostTag?: string;
+                /**
+                 * @description Fields to crop, comma-separated, each as field:words (words from 1 to 200): the field in `highlights` is the passage of that many words holding the most distinct matched words (the earliest on ties, its matches towards its middle), highlighted and escaped as `highlight` does, with … where text was cut. A cropped field is highlighted whether or not `highlight` names it. Must be at most 200 characters.
+                 * @example description:40
+                 */
+                crop?: string;
                 /**
                  * @description The page of results to return, from 1. Must be an integer ≥ 1.
                  * @example 2

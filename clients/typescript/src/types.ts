@@ -8,6 +8,10 @@ type QueryOf<Op extends keyof operations> = NonNullable<operations[Op]['paramete
 export type Grant = Schemas['Grant'];
 /** A grant in a search page (every field, or those asked with `fields`). */
 export type GrantFields = Schemas['GrantFields'];
+/** The highlights of a grant in a search page (with `highlight` or `crop`): each field asked, HTML-escaped with the matched words tagged, or null. */
+export type Highlights = Schemas['Highlights'];
+/** The text fields `highlight` and `crop` name. */
+export type HighlightField = keyof Highlights;
 export type GrantSearchAnswer = Schemas['GrantSearchAnswer'];
 export type GrantAnswer = Schemas['GrantAnswer'];
 export type GrantFiltersAnswer = Schemas['GrantFiltersAnswer'];

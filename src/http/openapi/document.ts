@@ -696,7 +696,7 @@ function schemas(): Schema {
   const grantFields = {
     ...grant,
     required: ['id'],
-    properties: { ...(grant.properties as Schema), highlights: ref('Highlights') },
+    properties: { ...(grant.properties as Schema), highlights: described('Highlights', 'With `highlight` or `crop`: the fields they name, highlighted (absent otherwise).') },
     description: 'A grant with the fields asked for in `fields` (every field by default); id always; `highlights` last, with `highlight` or `crop`.',
   };
   const changeEntry = (deleted: boolean): Schema => ({
