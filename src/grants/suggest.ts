@@ -74,6 +74,9 @@ export const completionText = (input: SuggestInput, kind: SuggestKind, text: str
 /** The answer's order: the most grants first, then by text (code unit order). */
 export const bySuggestOrder = (a: SuggestItem, b: SuggestItem): number => b.count - a.count || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
 
+/** The most words counted in one batch: an engine's one request (Elasticsearch: one bucket each, far below search.max_buckets). */
+export const MAX_COUNT_BATCH = 4096;
+
 /** A word of a dictionary with how many grants of the whole catalog hold it: an upper bound of its count under any filter. */
 export interface CandidateWord {
   word: string;
@@ -88,6 +91,7 @@ export interface CandidateWord {
  * count under the filters.
  */
 export async function topWords(candidates: readonly CandidateWord[], limit: number, count: (words: string[]) => Promise<number[]>, firstBatch = 32): Promise<{ word: string; count: number }[]> {
+  // Batches double from firstBatch up to MAX_COUNT_BATCH (an engine counts each batch in one request).
   const ordered = [...candidates].sort((a, b) => b.docs - a.docs || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0));
   const best: { word: string; count: number }[] = [];
   const order = (a: { word: string; count: number }, b: { word: string; count: number }) => b.count - a.count || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0);
@@ -107,7 +111,7 @@ export async function topWords(candidates: readonly CandidateWord[], limit: numb
     best.sort(order);
     best.length = Math.min(best.length, limit);
     at += slice.length;
-    batch *= 2;
+    batch = Math.min(batch * 2, MAX_COUNT_BATCH);
   }
   return best;
 }

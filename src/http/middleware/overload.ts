@@ -1,7 +1,7 @@
 // Overload shedding: when the process is saturated, a new request gets a fast 503 with
 // Retry-After instead of waiting in an unbounded queue. Two signals:
-//  - searches in flight (GET /grants, /grants/filters and the CommonGrants list and search,
-//    admitted and not yet answered) past the search workers' number plus SEARCH_QUEUE_LIMIT: a
+//  - searches in flight (GET /grants, /grants/filters, /grants/suggest, the CommonGrants list
+//    and search, admitted and not yet answered) past the search workers' number plus SEARCH_QUEUE_LIMIT: a
 //    new search is refused (other endpoints, /grants/:id included, are still served);
 //  - the event loop's delay (the mean over the last second) past OVERLOAD_EVENT_LOOP_DELAY_MS:
 //    every new API request is refused until the loop catches up.

@@ -7,6 +7,7 @@
 // grouped by a terms aggregation on their `.keyword` subfields, by count then by key, exactly as
 // the embedded engine groups them (one shard: every bucket is counted).
 import { errors, type Client } from '@elastic/elasticsearch';
+import { ServiceUnavailableError } from '../../failures.js';
 import type { GrantQuery } from '../../grants/query.js';
 import type { CandidateWord } from '../../grants/suggest.js';
 import type { SuggestSource } from '../suggestSearch.js';
@@ -28,18 +29,35 @@ async function readDictionary(client: Client, index: string): Promise<SortedWord
     const entries: [string, number][] = [];
     let full = false;
     for (let partition = 0; partition < partitions && !full; partition++) {
-      const response = (await client.search({
-        index,
-        size: 0,
-        track_total_hits: false,
-        aggs: { words: { terms: { field: WORDS_FIELD, size: PARTITION_WORDS, min_doc_count: 1, include: { partition, num_partitions: partitions } } } },
-      } as never)) as { aggregations?: { words?: { buckets: { key: string; doc_count: number }[] } } };
+      const response = (await client
+        .search({
+          index,
+          size: 0,
+          track_total_hits: false,
+          aggs: { words: { terms: { field: WORDS_FIELD, size: PARTITION_WORDS, min_doc_count: 1, include: { partition, num_partitions: partitions } } } },
+        } as never)
+        .catch((error: unknown) => {
+          // An index of an earlier mapping: no fielddata on `words` (Elasticsearch answers 400).
+          if (error instanceof errors.ResponseError && error.statusCode === 400) throw new ServiceUnavailableError(`the index behind alias "${index}" has no word list for suggestions (built with an older mapping); run grants-indexer reindex`, 30);
+          throw error;
+        })) as { aggregations?: { words?: { buckets: { key: string; doc_count: number }[] } } };
       const buckets = response.aggregations?.words?.buckets ?? [];
       full = buckets.length >= PARTITION_WORDS;
       for (const bucket of buckets) entries.push([bucket.key, bucket.doc_count]);
     }
     if (!full) return SortedWords.of(entries);
   }
+}
+
+/** Terms a `terms` query takes at most (index.max_terms_count's default). */
+const MAX_TERMS = 65_536;
+
+/** A grant whose `field` holds any of `words`: one `terms` query, or several ORed past MAX_TERMS. */
+function anyWord(field: string, words: readonly string[]): Record<string, unknown> {
+  if (words.length <= MAX_TERMS) return { terms: { [field]: words } };
+  const parts: Record<string, unknown>[] = [];
+  for (let at = 0; at < words.length; at += MAX_TERMS) parts.push({ terms: { [field]: words.slice(at, at + MAX_TERMS) } });
+  return { bool: { should: parts, minimum_should_match: 1 } };
 }
 
 export class IndexSuggest {
@@ -104,7 +122,7 @@ export class IndexSuggest {
           index: this.alias,
           size: 0,
           track_total_hits: false,
-          query: { bool: { filter: [matching, { terms: { [fields.words]: words } }] } },
+          query: { bool: { filter: [matching, anyWord(fields.words, words)] } },
           aggs: { names: { terms: { field: fields.keyword, size: limit, order: [{ _count: 'desc' }, { _key: 'asc' }] } } },
         } as never)) as { aggregations?: { names?: { buckets: { key: string; doc_count: number }[] } } };
         return (response.aggregations?.names?.buckets ?? []).map((bucket) => ({ text: bucket.key, count: bucket.doc_count }));
