@@ -111,6 +111,15 @@ describe('TypeScript SDK: reading grants against a real API', function () {
     expect(first.count).to.be.above(0);
   });
 
+  it('similar: the same grants as the API serves, its query typed and sent', async () => {
+    const [id] = await servedIds(api);
+    const similar = await client.grants.similar(id, { limit: 3, fields: ['title'], eligibleProvinces: ['ONTARIO'] });
+    const served = (await api.request(`${GRANTS_PATH}/${id}/similar?limit=3&fields=title&eligibleProvinces=ONTARIO`)).body;
+    expect(similar.data).to.deep.equal(served.data);
+    expect(similar.pagination).to.deep.equal(served.pagination);
+    expect(similar.data.length).to.be.within(1, 3);
+  });
+
   it('commonGrants: list, get by UUID and by id, search; the same data as the API serves', async () => {
     const page = await client.commonGrants.list({ pageSize: 2 });
     expect(page.items).to.have.length(2);

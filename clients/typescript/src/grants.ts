@@ -1,7 +1,7 @@
-// GET /grants, /grants/{id}, /grants/filters and /grants/suggest, and iteration over every match by cursor paging.
+// GET /grants, /grants/{id}, /grants/{id}/similar, /grants/filters and /grants/suggest, and iteration over every match by cursor paging.
 import type { ApiClient } from './api.js';
 import { unwrap } from './errors.js';
-import type { GrantAnswer, GrantFields, GrantFiltersAnswer, GrantIterateQuery, GrantSearchAnswer, GrantSearchQuery, GrantSuggestAnswer, GrantSuggestQuery } from './types.js';
+import type { GrantAnswer, GrantFields, GrantFiltersAnswer, GrantIterateQuery, GrantSearchAnswer, GrantSearchQuery, GrantSimilarAnswer, GrantSimilarQuery, GrantSuggestAnswer, GrantSuggestQuery } from './types.js';
 
 export interface GrantsApi {
   /** One page of GET /grants (page paging, or cursor paging with `cursor`). */
@@ -13,6 +13,8 @@ export interface GrantsApi {
   iterate(query?: GrantIterateQuery): AsyncGenerator<GrantFields, void, undefined>;
   /** GET /grants/{id}: one grant (a GrantsApiError with code NOT_FOUND when there is none). */
   get(id: string): Promise<GrantAnswer>;
+  /** GET /grants/{id}/similar: the grants most like it, the most similar first (a GrantsApiError with code NOT_FOUND when there is none). */
+  similar(id: string, query?: GrantSimilarQuery): Promise<GrantSimilarAnswer>;
   /** GET /grants/filters: the values each filter accepts. */
   filters(): Promise<GrantFiltersAnswer>;
   /** GET /grants/suggest: completions of the text typed so far (`q`), the most grants first, under the filters given. */
@@ -32,6 +34,7 @@ export function grantsApi(api: ApiClient): GrantsApi {
       }
     },
     get: (id) => unwrap(api.GET('/grants/{id}', { params: { path: { id } } })),
+    similar: (id, query = {}) => unwrap(api.GET('/grants/{id}/similar', { params: { path: { id }, query } })),
     filters: () => unwrap(api.GET('/grants/filters')),
     suggest: (query) => unwrap(api.GET('/grants/suggest', { params: { query } })),
   };

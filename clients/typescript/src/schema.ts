@@ -124,6 +124,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/grants/{id}/similar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The grants most like one grant, by their text
+         * @description Needs the `grants.search` feature and the `grants:search` scope. Counts toward the monthly allowance. `HEAD` on the same path answers the same status and headers, without the body. The grant's most distinctive words (title, funder, description; by tf-idf over the catalog) are searched for, and each grant holding one is scored by the rarity of the words it shares, weighted by the field it holds them in (title above funder above description); the best first, ties by id. The grant itself is never in the list. The filters apply as in `GET /grants`. An unknown id is a 404.
+         */
+        get: operations["getSimilarGrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/subscription/usage": {
         parameters: {
             query?: never;
@@ -411,7 +431,7 @@ export interface paths {
         put?: never;
         /**
          * MCP server for AI agents (JSON-RPC over Streamable HTTP)
-         * @description The Model Context Protocol server: register this URL in an MCP client (Streamable HTTP transport) with your key as `Authorization: Bearer <key>`. Stateless: no session, each POST carries one JSON-RPC message (GET and DELETE are 405: no SSE stream, no session to end). Needs the `grants.search` feature; each tool also needs the feature and the key scope of the endpoint it mirrors (a missing scope is a tool error `SCOPE_NOT_ALLOWED`). Tools: `search_grants`, `suggest_grants`, `get_grant`, `list_filter_values`, `get_changes`, `get_usage`, `create_alert`, `list_alerts`, `delete_alert`; `tools/list` describes each with its input and output schema. Each tools/call of a tool whose endpoint is billable counts one call toward the monthly allowance (get_usage is not billed); initialize, tools/list and notifications are never billed. Every POST spends the per-second rate. A tool refused (invalid arguments, unknown id, allowance used up, missing feature) answers a tool error (`isError: true`) whose text is `{"error":{"code","message","details"?}}` with the codes below.
+         * @description The Model Context Protocol server: register this URL in an MCP client (Streamable HTTP transport) with your key as `Authorization: Bearer <key>`. Stateless: no session, each POST carries one JSON-RPC message (GET and DELETE are 405: no SSE stream, no session to end). Needs the `grants.search` feature; each tool also needs the feature and the key scope of the endpoint it mirrors (a missing scope is a tool error `SCOPE_NOT_ALLOWED`). Tools: `search_grants`, `suggest_grants`, `get_grant`, `similar_grants`, `list_filter_values`, `get_changes`, `get_usage`, `create_alert`, `list_alerts`, `delete_alert`; `tools/list` describes each with its input and output schema. Each tools/call of a tool whose endpoint is billable counts one call toward the monthly allowance (get_usage is not billed); initialize, tools/list and notifications are never billed. Every POST spends the per-second rate. A tool refused (invalid arguments, unknown id, allowance used up, missing feature) answers a tool error (`isError: true`) whose text is `{"error":{"code","message","details"?}}` with the codes below.
          */
         post: operations["postMcpMessage"];
         delete?: never;
@@ -863,6 +883,20 @@ export interface components {
             success: true;
             /** @description The grant. */
             data: components["schemas"]["Grant"];
+            /** @description About this answer. */
+            meta: components["schemas"]["Meta"];
+        };
+        /** @description The grants most like the grant asked for, the most similar first. */
+        GrantSimilarAnswer: {
+            /**
+             * @description Always true in an answer that succeeded.
+             * @constant
+             */
+            success: true;
+            /** @description The similar grants, the most similar first (at most `limit`). */
+            data: components["schemas"]["GrantFields"][];
+            /** @description Always one page: `total` counts every grant found similar under the filters (sharing at least one of the words searched). */
+            pagination: components["schemas"]["Pagination"];
             /** @description About this answer. */
             meta: components["schemas"]["Meta"];
         };
@@ -2890,6 +2924,29 @@ export interface operations {
                  * @example 2025-06-01T00:00:00Z
                  */
                 updatedSince?: string;
+                /**
+                 * @description Text fields to highlight: each grant gains `highlights`, holding for each field named its text with every word the search matched (in English or French, a synonym or a typo alternative included) between `highlightPreTag` and `highlightPostTag`, and everything else HTML-escaped, ready to put into a page as it is. A field need not be in `fields`; a field the grant leaves empty is null. A list, written comma-separated: `highlight=title,description` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`highlight=title&highlight=description`) and the bracketed form (`highlight[]=title&highlight[]=description`).
+                 * @example [
+                 *       "title",
+                 *       "description"
+                 *     ]
+                 */
+                highlight?: ("title" | "description" | "funder" | "titleFr" | "descriptionFr")[];
+                /**
+                 * @description What goes before each matched word in `highlights` (default `<mark>`), as it is: it is not escaped. Must be at most 32 characters.
+                 * @example <em>
+                 */
+                highlightPreTag?: string;
+                /**
+                 * @description What goes after each matched word in `highlights` (default `</mark>`), as it is: it is not escaped. Must be at most 32 characters.
+                 * @example </em>
+                 */
+                highlightPostTag?: string;
+                /**
+                 * @description Fields to crop, comma-separated, each as field:words (words from 1 to 200): the field in `highlights` is the passage of that many words holding the most distinct matched words (the earliest on ties, its matches towards its middle), highlighted and escaped as `highlight` does, with … where text was cut. A cropped field is highlighted whether or not `highlight` names it. Must be at most 200 characters.
+                 * @example description:40
+                 */
+                crop?: string;
             };
             header?: {
                 /**
@@ -3468,6 +3525,301 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GrantAnswer"];
+                };
+            };
+            /** @description Not modified: If-None-Match names the current ETag. No body; not counted toward the monthly allowance (the per-second rate is spent). */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `VALIDATION_ERROR`: a query parameter or body field is invalid or unknown; error.details lists every problem. `BAD_REQUEST`: the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `UNAUTHORIZED`: no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `SUBSCRIPTION_INACTIVE`: the subscription is suspended (grant endpoints) or cancelled (everything). `FEATURE_NOT_AVAILABLE`: the subscription's feature for this endpoint is switched off. `SCOPE_NOT_ALLOWED`: the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it. `ORIGIN_NOT_ALLOWED`: a browser request (with an `Origin` header) from an origin the key does not list. `IP_NOT_ALLOWED`: a request from an address outside the key's IP ranges. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `NOT_FOUND`: no grant has this id, or no endpoint has this path. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TIMEOUT`: the request was not received in time; the connection is closed. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `URI_TOO_LONG`: the URL is longer than 8,192 bytes. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `RATE_LIMITED`: the per-second rate is used up; retry after Retry-After. `QUOTA_EXCEEDED`: the monthly allowance is used up; Retry-After tells when it resets. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `REQUEST_TOO_LARGE`: the request line and headers are too large; the connection is closed. A 431 refused before its method is known has no body. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: an unexpected failure; quote the request id. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded or starting; retry after Retry-After. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSimilarGrants: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only grants from these kinds of funder. A list, written comma-separated: `funderType=FEDERAL_GRANT,FOUNDATION` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`funderType=FEDERAL_GRANT&funderType=FOUNDATION`) and the bracketed form (`funderType[]=FEDERAL_GRANT&funderType[]=FOUNDATION`).
+                 * @example [
+                 *       "FEDERAL_GRANT",
+                 *       "FOUNDATION"
+                 *     ]
+                 */
+                funderType?: ("CORPORATE" | "FEDERAL_GRANT" | "FOUNDATION" | "MUNICIPAL_GRANT" | "NON_PROFIT_ORGANIZATION" | "PROVINCIAL_TERRITORIAL_GRANT")[];
+                /**
+                 * @description Only grants giving these kinds of funding. A list, written comma-separated: `fundingType=GRANT,REBATE` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`fundingType=GRANT&fundingType=REBATE`) and the bracketed form (`fundingType[]=GRANT&fundingType[]=REBATE`).
+                 * @example [
+                 *       "GRANT",
+                 *       "REBATE"
+                 *     ]
+                 */
+                fundingType?: ("EQUITY" | "GRANT" | "LOAN" | "REBATE" | "TAX_CREDIT" | "WAGE_SUBSIDY")[];
+                /**
+                 * @description Only grants open to applicants in at least one of these provinces or territories. A list, written comma-separated: `eligibleProvinces=QUEBEC,ONTARIO` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`eligibleProvinces=QUEBEC&eligibleProvinces=ONTARIO`) and the bracketed form (`eligibleProvinces[]=QUEBEC&eligibleProvinces[]=ONTARIO`).
+                 * @example [
+                 *       "QUEBEC",
+                 *       "ONTARIO"
+                 *     ]
+                 */
+                eligibleProvinces?: ("ALBERTA" | "BRITISH_COLUMBIA" | "MANITOBA" | "NEW_BRUNSWICK" | "NEWFOUNDLAND_AND_LABRADOR" | "NORTHWEST_TERRITORIES" | "NOVA_SCOTIA" | "NUNAVUT" | "ONTARIO" | "PRINCE_EDWARD_ISLAND" | "QUEBEC" | "SASKATCHEWAN" | "YUKON")[];
+                /**
+                 * @description Only grants meant for at least one of these kinds of applicant. A list, written comma-separated: `targetBeneficiaries=SMALL_BUSINESS,SMALL_BUSINESS` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`targetBeneficiaries=SMALL_BUSINESS&targetBeneficiaries=SMALL_BUSINESS`) and the bracketed form (`targetBeneficiaries[]=SMALL_BUSINESS&targetBeneficiaries[]=SMALL_BUSINESS`).
+                 * @example [
+                 *       "SMALL_BUSINESS"
+                 *     ]
+                 */
+                targetBeneficiaries?: ("CHARITIES" | "COMMUNITY_ORGANIZATIONS" | "INDIGENOUS_COMMUNITIES" | "INDIVIDUALS" | "LARGE_BUSINESS" | "MEDIUM_BUSINESS" | "MUNICIPALITIES" | "NON_PROFIT" | "RESEARCHERS" | "SMALL_BUSINESS" | "STARTUPS" | "STUDENTS")[];
+                /**
+                 * @description Only grants whose amounts are in one of these currencies. A list, written comma-separated: `currency=CAD,CAD` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`currency=CAD&currency=CAD`) and the bracketed form (`currency[]=CAD&currency[]=CAD`).
+                 * @example [
+                 *       "CAD"
+                 *     ]
+                 */
+                currency?: ("CAD" | "USD")[];
+                /**
+                 * @description Only grants whose application takes this much effort (a grant whose complexity is unknown matches none). A list, written comma-separated: `applicationComplexity=LOW,MEDIUM` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`applicationComplexity=LOW&applicationComplexity=MEDIUM`) and the bracketed form (`applicationComplexity[]=LOW&applicationComplexity[]=MEDIUM`).
+                 * @example [
+                 *       "LOW",
+                 *       "MEDIUM"
+                 *     ]
+                 */
+                applicationComplexity?: ("HIGH" | "LOW" | "MEDIUM")[];
+                /**
+                 * @description Only grants aligned with at least one of these UN Sustainable Development Goals. A list, written comma-separated: `sdgAlignment=SDG_7,SDG_13` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`sdgAlignment=SDG_7&sdgAlignment=SDG_13`) and the bracketed form (`sdgAlignment[]=SDG_7&sdgAlignment[]=SDG_13`).
+                 * @example [
+                 *       "SDG_7",
+                 *       "SDG_13"
+                 *     ]
+                 */
+                sdgAlignment?: ("SDG_1" | "SDG_2" | "SDG_3" | "SDG_4" | "SDG_5" | "SDG_6" | "SDG_7" | "SDG_8" | "SDG_9" | "SDG_10" | "SDG_11" | "SDG_12" | "SDG_13" | "SDG_14" | "SDG_15" | "SDG_16" | "SDG_17")[];
+                /**
+                 * @description Only grants that come back every cycle (true) or one-off grants (false); unknown recurrence matches neither.
+                 * @example true
+                 */
+                isRecurring?: boolean;
+                /**
+                 * @description Only grants in one of these states at the time of the request: FORECASTED (applications open later, at `opensAt`), OPEN (accepting applications now), CLOSED (the deadline has passed). A list, written comma-separated: `status=FORECASTED,OPEN` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`status=FORECASTED&status=OPEN`) and the bracketed form (`status[]=FORECASTED&status[]=OPEN`).
+                 * @example [
+                 *       "FORECASTED",
+                 *       "OPEN"
+                 *     ]
+                 */
+                status?: ("FORECASTED" | "OPEN" | "CLOSED")[];
+                /**
+                 * @description Only grants whose amount range reaches this amount (the grant's amountMax is at least this, or unknown). Must be a number ≥ 0.
+                 * @example 10000
+                 */
+                amountMin?: number;
+                /**
+                 * @description Only grants whose amount range starts at or below this amount (the grant's amountMin is at most this, or unknown). Must be a number ≥ 0.
+                 * @example 500000
+                 */
+                amountMax?: number;
+                /**
+                 * @description true: only grants accepting applications now (status OPEN: opened, and the deadline in the future or none); false: only grants not accepting applications now (status FORECASTED or CLOSED). Without it, closed and forecasted grants are included (and, in the default order, closed grants come first).
+                 * @example true
+                 */
+                open?: boolean;
+                /**
+                 * @description Only grants whose deadline is at or after this instant (grants without a deadline never match). Must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later); a date alone means its first millisecond.
+                 * @example 2026-09-01
+                 */
+                deadlineFrom?: string;
+                /**
+                 * @description Only grants whose deadline is at or before this instant (grants without a deadline never match). Must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later); a date alone means its last millisecond.
+                 * @example 2026-12-31
+                 */
+                deadlineTo?: string;
+                /**
+                 * @description Only grants changed (updatedAt) at or after this instant. Must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later); a date alone means its first millisecond.
+                 * @example 2025-06-01T00:00:00Z
+                 */
+                updatedSince?: string;
+                /**
+                 * @description The grant fields to return (id always comes); all fields when absent or empty. A list, written comma-separated: `fields=id,title` (values of one parameter are ORed, at most 23 distinct). The server also accepts the parameter repeated (`fields=id&fields=title`) and the bracketed form (`fields[]=id&fields[]=title`).
+                 * @example [
+                 *       "id",
+                 *       "title",
+                 *       "deadline"
+                 *     ]
+                 */
+                fields?: ("id" | "title" | "description" | "funder" | "funderType" | "fundingType" | "amountMin" | "amountMax" | "currency" | "opensAt" | "deadline" | "applicationUrl" | "eligibleProvinces" | "targetBeneficiaries" | "sdgAlignment" | "applicationComplexity" | "isRecurring" | "createdAt" | "updatedAt" | "titleFr" | "descriptionFr" | "source" | "status")[];
+                /**
+                 * @description Text fields to highlight: each grant gains `highlights`, holding for each field named its text with every word the search matched (in English or French, a synonym or a typo alternative included) between `highlightPreTag` and `highlightPostTag`, and everything else HTML-escaped, ready to put into a page as it is. A field need not be in `fields`; a field the grant leaves empty is null. A list, written comma-separated: `highlight=title,description` (values of one parameter are ORed, at most 20 distinct). The server also accepts the parameter repeated (`highlight=title&highlight=description`) and the bracketed form (`highlight[]=title&highlight[]=description`).
+                 * @example [
+                 *       "title",
+                 *       "description"
+                 *     ]
+                 */
+                highlight?: ("title" | "description" | "funder" | "titleFr" | "descriptionFr")[];
+                /**
+                 * @description What goes before each matched word in `highlights` (default `<mark>`), as it is: it is not escaped. Must be at most 32 characters.
+                 * @example <em>
+                 */
+                highlightPreTag?: string;
+                /**
+                 * @description What goes after each matched word in `highlights` (default `</mark>`), as it is: it is not escaped. Must be at most 32 characters.
+                 * @example </em>
+                 */
+                highlightPostTag?: string;
+                /**
+                 * @description Fields to crop, comma-separated, each as field:words (words from 1 to 200): the field in `highlights` is the passage of that many words holding the most distinct matched words (the earliest on ties, its matches towards its middle), highlighted and escaped as `highlight` does, with … where text was cut. A cropped field is highlighted whether or not `highlight` names it. Must be at most 200 characters.
+                 * @example description:40
+                 */
+                crop?: string;
+                /**
+                 * @description How many similar grants to return, the most similar first (1 to 50). Must be an integer from 1 to 50.
+                 * @example 5
+                 */
+                limit?: number;
+            };
+            header?: {
+                /**
+                 * @description The ETag of an answer you hold (or several, comma-separated): a 304 with no body when it is still current; a 304 is not counted toward the monthly allowance.
+                 * @example W/"J6A071rvPgOx5II7haMBrVO6Cec"
+                 */
+                "If-None-Match"?: components["parameters"]["If-None-Match"];
+            };
+            path: {
+                /**
+                 * @description The id of the grant (its `id` field). An unknown id, whatever its characters, is a 404.
+                 * @example grt_fd5f6d22
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The envelope with the data. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantSimilarAnswer"];
                 };
             };
             /** @description Not modified: If-None-Match names the current ETag. No body; not counted toward the monthly allowance (the per-second rate is spent). */

@@ -14,6 +14,7 @@ export type Highlights = Schemas['Highlights'];
 export type HighlightField = keyof Highlights;
 export type GrantSearchAnswer = Schemas['GrantSearchAnswer'];
 export type GrantAnswer = Schemas['GrantAnswer'];
+export type GrantSimilarAnswer = Schemas['GrantSimilarAnswer'];
 export type GrantFiltersAnswer = Schemas['GrantFiltersAnswer'];
 export type GrantSuggestAnswer = Schemas['GrantSuggestAnswer'];
 /** One completion of GET /grants/suggest: its text, its kind (word, title, funder) and how many grants it would find. */
@@ -70,6 +71,8 @@ export type GrantSearchQuery = QueryOf<'searchGrants'>;
 export type GrantIterateQuery = Omit<GrantSearchQuery, 'page' | 'cursor'>;
 /** The query of GET /grants/suggest (q, limit, type and the filters of GET /grants). */
 export type GrantSuggestQuery = QueryOf<'suggestGrants'>;
+/** The query of GET /grants/{id}/similar (the filters, fields and limit of a search). */
+export type GrantSimilarQuery = QueryOf<'getSimilarGrants'>;
 export type ChangesQuery = QueryOf<'getGrantChanges'>;
 export type UsageQuery = QueryOf<'getUsage'>;
 export type AlertListQuery = QueryOf<'listAlerts'>;
