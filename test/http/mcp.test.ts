@@ -190,6 +190,23 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     expect(errorOf(await call(client, 'suggest_grants', { q: 'a'.repeat(101), limit: 21 })).details!.map((d: { parameter: string }) => d.parameter)).to.have.members(['q', 'limit']);
   });
 
+  it('similar_grants answers as GET /grants/{id}/similar; an unknown id is NOT_FOUND, bad arguments a VALIDATION_ERROR naming them', async function () {
+    const client = await connect();
+    const id = 'grt_fd5f6d22';
+    const similar = await call(client, 'similar_grants', { id, limit: 3, fields: ['title', 'funder'], eligibleProvinces: ['ONTARIO'] });
+    const rest = (await api.request(`${API_PREFIX}/grants/${id}/similar?limit=3&fields=title,funder&eligibleProvinces=ONTARIO`)).body;
+    expect(similar.structuredContent).to.deep.equal({ data: rest.data, pagination: rest.pagination });
+    expect(rest.data).to.have.length(3);
+    const lines = (similar.content[0] as { text: string }).text.split('\n');
+    expect(lines[0]).to.equal(`${rest.pagination.total} similar grants found; the 3 most similar:`);
+    expect(lines[1]).to.equal(`1. ${rest.data[0].title} (${rest.data[0].id}); funder: ${rest.data[0].funder}`);
+    expect(errorOf(await call(client, 'similar_grants', { id: 'grt_nothere' }))).to.deep.equal({ code: 'NOT_FOUND', message: 'No grant has the id "grt_nothere".' });
+    expect(errorOf(await call(client, 'similar_grants', { limit: 51 })).details).to.deep.equal([
+      { parameter: 'id', message: 'is required' },
+      { parameter: 'limit', message: 'must be an integer from 1 to 50' },
+    ]);
+  });
+
   it('get_grant, list_filter_values and get_changes answer as their endpoints; an unknown id is NOT_FOUND', async function () {
     const client = await connect();
     const first = (await api.request(`${API_PREFIX}/grants?limit=1`)).body.data[0];

@@ -14,6 +14,7 @@ describe('unit: the route table', () => {
       ['grantChanges', '/grants/changes', ['GET', 'HEAD'], 'grants.search', true, 'grants:changes', 'grants:changes'],
       ['grantExport', '/grants/export', ['GET', 'HEAD'], 'grants.export', true, 'grants:export', 'grants:export'],
       ['grant', '/grants/:id', ['GET', 'HEAD'], 'grants.read', true, 'grants:read', 'grants:read'],
+      ['grantSimilar', '/grants/:id/similar', ['GET', 'HEAD'], 'grants.search', true, 'grants:search', 'grants:search'],
       ['usage', '/subscription/usage', ['GET', 'HEAD'], 'subscription.read', false, 'subscription:read', 'subscription:read'],
       ['limits', '/subscription/limits', ['GET', 'HEAD'], 'subscription.read', false, 'subscription:read', 'subscription:read'],
       ['alerts', '/alerts', ['GET', 'HEAD', 'POST'], 'alerts.manage', true, 'alerts:read', 'alerts:write'],

@@ -12,7 +12,8 @@ import { CHANGES_PARAMS, changesPage, validateChangesParams } from './changes.js
 import { grantJsonById, searchPage, similarPage } from './grants.js';
 import { GRANT_SEARCH_PARAMS, SIMILAR_PARAMS, parseGrantSearch, parseSimilarQuery } from '../parameters/grantSearchParams.js';
 import { GRANT_SUGGEST_PARAMS, parseSuggestQuery } from '../parameters/suggestParams.js';
-import { validationError } from '../errors.js';
+import { validationError, type ErrorDetail } from '../errors.js';
+import { InvalidInputError } from '../../failures.js';
 import { parseJsonParameters } from '../parameters/jsonParams.js';
 import { paramValidator, type ParamSpecs } from '../parameters/queryParams.js';
 import { ROUTES, type RouteName, type RouteSpec } from '../routeTable.js';
@@ -200,14 +201,28 @@ export const TOOLS: readonly ToolSpec[] = [
       const { id, query } = parseJsonParameters(args, SIMILAR_TOOL_PARAMS, (params) => {
         const [given] = params.get('id') ?? [];
         params.delete('id');
-        const parsed = parseSimilarQuery(params, clock().getTime());
-        if (given === undefined) throw validationError([{ parameter: 'id', message: 'is required' }]);
-        validateGrantId(new Map([['id', [given]]]));
-        return { id: given, query: parsed };
+        // Every problem at once: the id's beside the other parameters'.
+        const problems: ErrorDetail[] = [];
+        try {
+          if (given === undefined) problems.push({ parameter: 'id', message: 'is required' });
+          else validateGrantId(new Map([['id', [given]]]));
+        } catch (error) {
+          if (!(error instanceof InvalidInputError)) throw error;
+          problems.push(...error.details);
+        }
+        try {
+          const query = parseSimilarQuery(params, clock().getTime());
+          if (problems.length === 0) return { id: given as string, query };
+        } catch (error) {
+          if (!(error instanceof InvalidInputError)) throw error;
+          problems.push(...error.details);
+        }
+        throw validationError(problems);
       });
       const page = await similarPage(engine, id, query);
       const data = JSON.parse(page.dataJson) as (Partial<ServedGrant> & { id: string })[];
-      const lines = [`${plural(page.pagination.total, 'similar grant')} found; the ${plural(data.length, 'best')}:`, ...data.map((grant, i) => `${i + 1}. ${grantLine(grant)}`)];
+      const { total } = page.pagination;
+      const lines = [`${plural(total, 'similar grant')} found${data.length < total ? `; the ${data.length} most similar` : ''}:`, ...data.map((grant, i) => `${i + 1}. ${grantLine(grant)}`)];
       return { structured: { data, pagination: page.pagination }, text: lines.join('\n') };
     },
   },
