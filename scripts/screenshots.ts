@@ -1,10 +1,13 @@
-// npm run screenshots: the partner console's screenshots shown in the README and the partner guide
-// (docs/images/console-1280.png and console-390.png), taken from a real server: the API process as
+// npm run screenshots: the screenshots of the partner console and of the search page shown in the
+// README and the partner guide (docs/images/console-1280.png, console-390.png, search-1280.png and
+// search-390.png), taken from a real server: the API process as
 // `npm start` runs it (node dist/src/main.js) on a free port, a temporary data folder seeded with the
 // bundled fixtures, and a demo key. The key makes the README's first requests (a search of open
 // grants, the filter values, one grant, an export, its usage and limits), then headless Chromium
 // (Debian's, as the browser tests use) opens /console at 1280 and at 390 CSS pixels wide, shows the
-// report and saves each full page. Needs Chromium (`npm run browser:install`); not part of npm test.
+// report and saves each full page; then, with a restricted key the demo key makes (grants:search and
+// grants:read, limited to the server's origin), opens /search at both widths, searches, and saves
+// what the screen shows. Needs Chromium (`npm run browser:install`); not part of npm test.
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT, tempDir } from '../test/support/api.js';
@@ -13,6 +16,8 @@ import { freePort, launch } from '../test/support/processes.js';
 
 const OUT = path.join(REPO_ROOT, 'docs/images');
 const DEMO_KEY = 'gk_live_screenshotDemoKey0123456789abcdefgh';
+/** What the search page's pictures show searched. */
+const SEARCHED = 'clean energy';
 const WIDTHS = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
@@ -56,6 +61,26 @@ async function main(): Promise<void> {
         if (failures.length > 0 || errors.length > 0) throw new Error(`the console failed at ${size.width} px: ${[...failures, ...errors].join('; ')}`);
         const file = path.join(OUT, `console-${size.width}.png`);
         await page.screenshot({ path: file, fullPage: true });
+        process.stdout.write(`wrote ${path.relative(REPO_ROOT, file)}\n`);
+        await page.close();
+      }
+      const pageKey = await fetch(`${base}/external/v1/keys`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${DEMO_KEY}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Search page', scopes: ['grants:search', 'grants:read'], origins: [base], rateLimit: 10 }),
+      });
+      if (pageKey.status !== 201) throw new Error(`POST /keys: ${pageKey.status} ${await pageKey.text()}`);
+      const { apiKey } = ((await pageKey.json()) as { data: { apiKey: string } }).data;
+      for (const size of WIDTHS) {
+        const { page, failures, errors } = await browser.page();
+        await page.setViewportSize(size);
+        await page.goto(`${base}/search?q=${encodeURIComponent(SEARCHED)}`);
+        await page.fill('#key', apiKey);
+        await page.click('#use-key');
+        await page.waitForSelector('body[data-state="ready"]');
+        if (failures.length > 0 || errors.length > 0) throw new Error(`the search page failed at ${size.width} px: ${[...failures, ...errors].join('; ')}`);
+        const file = path.join(OUT, `search-${size.width}.png`);
+        await page.screenshot({ path: file });
         process.stdout.write(`wrote ${path.relative(REPO_ROOT, file)}\n`);
         await page.close();
       }

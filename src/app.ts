@@ -12,6 +12,7 @@ import { grantHandlers } from './http/handlers/grants.js';
 import { commonGrantsHandlers } from './http/handlers/commonGrants.js';
 import { serveDocs } from './http/pages/docs.js';
 import { serveConsole } from './http/pages/consolePage.js';
+import { serveSearchPage } from './http/pages/searchPage.js';
 import { serveLanding } from './http/pages/landing.js';
 import { healthRoutes } from './http/handlers/health.js';
 import { serveOpenapi } from './http/openapi/document.js';
@@ -90,6 +91,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
     { name: 'openapi', middleware: serveOpenapi() },
     { name: 'docs', middleware: serveDocs() },
     { name: 'console', middleware: serveConsole() },
+    { name: 'searchPage', middleware: serveSearchPage() },
     { name: 'landing', middleware: serveLanding() },
     { name: 'classify', middleware: classifyRoute() },
     ...(deps.overload === undefined ? [] : [{ name: 'overload', middleware: deps.overload.layer }]),

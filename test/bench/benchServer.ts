@@ -20,7 +20,7 @@ import type { Caller, SubscriptionRecords } from '../../src/subscriptions/store.
 
 /** The layers a bench run may take out, in the API's order. */
 export const REMOVABLE_LAYERS = [
-  'metrics', 'compression', 'requestId', 'accessLog', 'usage', 'cors', 'errors', 'bounds', 'openapi', 'docs', 'console', 'landing',
+  'metrics', 'compression', 'requestId', 'accessLog', 'usage', 'cors', 'errors', 'bounds', 'openapi', 'docs', 'console', 'searchPage', 'landing',
   'overload', 'auth', 'keyPlace', 'status', 'limits', 'routeGuard', 'feature', 'scope', 'conditional',
 ] as const;
 type RemovableLayer = (typeof REMOVABLE_LAYERS)[number];

@@ -24,7 +24,7 @@ export const BY_ID_LAYERS: readonly ShareLayer[] = [
   { name: 'CORS', without: ['cors'] },
   { name: 'error handler', without: ['errors'] },
   { name: 'URL length bound', without: ['bounds'] },
-  { name: 'pages passed by (openapi, docs, console, landing)', without: ['openapi', 'docs', 'console', 'landing'] },
+  { name: 'pages passed by (openapi, docs, console, searchPage, landing)', without: ['openapi', 'docs', 'console', 'searchPage', 'landing'] },
   { name: 'overload guard', without: ['overload'] },
   { name: 'auth', without: ['auth'] },
   { name: 'key restrictions (origins, IPs)', without: ['keyPlace'] },

@@ -29,10 +29,13 @@ const PASTED: Record<string, Record<string, string>> = {
 /** Every operation, in an order where each id exists when it is used (the deletions last of their kind). */
 const ORDER = [
   'searchGrants',
+  'suggestGrants',
   'getGrantFilters',
   'getGrantChanges',
   'exportGrants',
   'getGrant',
+  'getSimilarGrants',
+  'getGrantHistory',
   'listCommonGrantsOpportunities',
   'searchCommonGrantsOpportunities',
   'getCommonGrantsOpportunity',

@@ -1,4 +1,4 @@
-// GET / shows the way (links to /docs, /console, the OpenAPI document and the guide), as JSON in
+// GET / shows the way (links to /docs, /search, /console, the OpenAPI document and the guide), as JSON in
 // the envelope or as HTML for a browser; GET /external/v1/docs redirects to /docs.
 import { expect } from 'chai';
 import { startTestApi, type TestApi } from '../support/api.js';
@@ -21,10 +21,10 @@ describe('GET / and GET /external/v1/docs', function () {
     expect(body.meta.requestId).to.match(/^req_/);
     expect(body.data.message).to.contain('/external/v1').and.to.contain('/docs');
     const hrefs = Object.fromEntries(Object.entries(body.data.links).map(([rel, link]) => [rel, (link as { href: string }).href]));
-    expect(hrefs).to.include({ docs: '/docs', console: '/console', openapi: '/external/v1/openapi.json' });
+    expect(hrefs).to.include({ docs: '/docs', search: '/search', console: '/console', openapi: '/external/v1/openapi.json' });
     // Each page is listed once, under one name.
     expect(new Set(Object.values(hrefs)).size, JSON.stringify(hrefs)).to.equal(Object.values(hrefs).length);
-    for (const href of ['/docs', '/console', '/external/v1/openapi.json']) {
+    for (const href of ['/docs', '/search', '/console', '/external/v1/openapi.json']) {
       expect((await api.request(href, { key: null })).status, href).to.equal(200);
     }
     expect((await api.request('/', { method: 'HEAD', key: null })).status).to.equal(200);
@@ -35,7 +35,7 @@ describe('GET / and GET /external/v1/docs', function () {
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('text/html; charset=utf-8');
     expect(res.headers.get('vary')).to.match(/Accept/);
-    for (const href of ['/docs', '/console', '/external/v1/openapi.json']) {
+    for (const href of ['/docs', '/search', '/console', '/external/v1/openapi.json']) {
       expect(res.text.split(`href="${href}"`).length - 1, href).to.equal(1);
     }
   });

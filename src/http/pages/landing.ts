@@ -5,6 +5,7 @@
 import type { Middleware } from 'koa';
 import { CONSOLE_PATH } from './consolePage.js';
 import { DOCS_PATH } from './docs.js';
+import { SEARCH_PAGE_PATH } from './searchPage.js';
 import { JSON_CONTENT_TYPE, successBody } from '../envelope.js';
 import { OPENAPI_PATH } from '../openapi/document.js';
 import { API_PREFIX } from '../routeTable.js';
@@ -16,6 +17,11 @@ export const LANDING_LINKS = [
     rel: 'docs',
     href: DOCS_PATH,
     title: 'Reference page: the partner guide (authentication, limits and billing, paging and sync, usage, errors), then every operation, to try with a key',
+  },
+  {
+    rel: 'search',
+    href: SEARCH_PAGE_PATH,
+    title: 'Search page: a small page partners copy (plain HTML, CSS and JavaScript), to search the grants with a restricted key',
   },
   { rel: 'console', href: CONSOLE_PATH, title: 'Partner console: a subscription’s tier, limits, allowance and calls per day' },
   { rel: 'openapi', href: `${API_PREFIX}${OPENAPI_PATH}`, title: 'The contract as an OpenAPI 3.1 document (no key needed)' },
