@@ -3,7 +3,7 @@
 // with --against, other builds' APIs run the exact mix in the same rounds (old against new).
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
@@ -282,7 +282,8 @@ export async function runModesBench(argv: string[]): Promise<number> {
       sample = generated.sample;
       writeSampleFile(sampleFile, sample);
       for (const { engine, build } of missing) {
-        const dataDir = engine === 'sqlite' ? embeddedDirOf(build) : path.join(tmp, `index-${build.label}`);
+        // An embedded catalog is built beside its place and moved there once whole: a run stopped midway leaves none to be found.
+        const dataDir = engine === 'sqlite' ? `${embeddedDirOf(build)}.partial` : path.join(tmp, `index-${build.label}`);
         rmSync(dataDir, { recursive: true, force: true });
         mkdirSync(dataDir, { recursive: true });
         if (engine === 'elasticsearch') await es.indices.delete({ index: `${aliasOf(build)}-*`, ignore_unavailable: true, allow_no_indices: true });
@@ -290,6 +291,10 @@ export async function runModesBench(argv: string[]): Promise<number> {
         const run = await runIndexer(await sourceFor(build, source), cleanEnv({ DATA_DIR: dataDir, SEARCH_ENGINE: engine, ELASTICSEARCH_URL: o.elasticsearchUrl, ELASTICSEARCH_INDEX: aliasOf(build), LOG_LEVEL: 'warn' }), build.root);
         if (run.exitCode !== 0) throw new Error(`grants-indexer (${build.root}) exited ${run.exitCode}: ${run.output}`);
         say(`  ${run.indexed.toLocaleString('en-US')} in ${run.seconds.toFixed(1)} s = ${Math.round(run.recordsPerSecond)} records/s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB`);
+        if (engine === 'sqlite') {
+          rmSync(embeddedDirOf(build), { recursive: true, force: true });
+          renameSync(dataDir, embeddedDirOf(build));
+        }
         indexers.push({ engine, build: build.label, run });
       }
       rmSync(source, { force: true });
