@@ -18,6 +18,7 @@ import type { Postings } from '../index/postings.js';
 import type { SharedIndex } from '../index/sharedIndex.js';
 import { WordDictionary } from '../index/wordDictionary.js';
 import { prepareSearch, suggestionFor, wordNeighbours, type Lexicon } from '../../typoSearch.js';
+import { Deadline } from '../../deadline.js';
 import type { Neighbour } from '../../../grants/typos.js';
 import type { Condition } from '../query/filters.js';
 import { QueryTerms } from '../query/queryTerms.js';
@@ -31,9 +32,18 @@ import { PinnedSnapshot, TurnSnapshots, type BuildIndex, type CatalogSnapshots }
 
 type PageAnswer = ColumnAnswer & { next?: SearchResultJson['next'] };
 
-/** The typo lexicon (search/typoSearch.ts) of a build's word dictionary, read on first use: it answers at once. */
-const dictionaryLexicon = (dictionary: () => WordDictionary): Lexicon => ({
-  neighbours: async (words, budget) => new Map(words.map((word) => [word, dictionary().neighbours(word, budget(word))])),
+/**
+ * The typo lexicon (search/typoSearch.ts) of a build's word dictionary, read on first use: it
+ * answers at once, the deadline checked before each word's walk.
+ */
+const dictionaryLexicon = (dictionary: () => WordDictionary, deadline: Deadline = Deadline.NONE): Lexicon => ({
+  neighbours: async (words, budget) =>
+    new Map(
+      words.map((word) => {
+        deadline.check();
+        return [word, dictionary().neighbours(word, budget(word))];
+      }),
+    ),
   docs: async (words) => new Map(words.map((word) => [word, dictionary().docsOf(word)])),
 });
 
@@ -52,6 +62,8 @@ export class SqliteSearchEngine implements SearchEngine {
   constructor(
     private readonly db: Db,
     private readonly snapshots: CatalogSnapshots,
+    /** The budget of a search asked without a deadline (SEARCH_TIMEOUT_MS, on the event loop); absent: none. */
+    private readonly searchTimeoutMs?: number,
   ) {
     this.reads = new CatalogReads(db);
     this.textHits = new TextHitFinder(db);
@@ -59,12 +71,12 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   /** An engine on `db` following the catalog, one snapshot per event-loop turn. */
-  static following(db: Db): SqliteSearchEngine {
-    return new SqliteSearchEngine(db, new TurnSnapshots(db));
+  static following(db: Db, options: { searchTimeoutMs?: number } = {}): SqliteSearchEngine {
+    return new SqliteSearchEngine(db, new TurnSnapshots(db), options.searchTimeoutMs);
   }
 
-  static open(file: string): SqliteSearchEngine {
-    return SqliteSearchEngine.following(openCatalog(file));
+  static open(file: string, options: { searchTimeoutMs?: number } = {}): SqliteSearchEngine {
+    return SqliteSearchEngine.following(openCatalog(file), options);
   }
 
   /**
@@ -146,22 +158,26 @@ export class SqliteSearchEngine implements SearchEngine {
     }
   }
 
-  searchJson(query: GrantQuery): Promise<SearchResultJson> {
-    return this.read(() => this.searchWithTypos(query));
+  /** A search; `deadline` (a search worker's, set when the pool took the search) or the engine's budget from now. */
+  searchJson(query: GrantQuery, deadline?: Deadline): Promise<SearchResultJson> {
+    const due = deadline ?? (this.searchTimeoutMs === undefined ? Deadline.NONE : Deadline.after(this.searchTimeoutMs));
+    return this.read(() => this.searchWithTypos(query, due));
   }
 
   /**
    * The search as asked (its terms given their typo alternatives with `typos=auto`) and, with a
    * search, its suggestion (search/typoSearch.ts): every part from this turn's snapshot and index
-   * (the lexicon answers at once, so no await leaves the turn).
+   * (the lexicon answers at once, so no await leaves the turn). The deadline is checked between
+   * the steps: past it a 503; the suggestion is left out (null) when less than half the budget is left.
    */
-  private async searchWithTypos(query: GrantQuery): Promise<SearchResultJson> {
+  private async searchWithTypos(query: GrantQuery, deadline: Deadline): Promise<SearchResultJson> {
     if (query.search === null) return this.search(query);
     const index = this.snapshots.index();
-    const lexicon = dictionaryLexicon(() => index.words());
+    const lexicon = dictionaryLexicon(() => index.words(), deadline);
     const prepared = await prepareSearch(query, lexicon);
+    deadline.check();
     const result = this.search(prepared.query);
-    result.suggestion = await suggestionFor(query, result.total, prepared.neighbours, lexicon, async (q) => this.search(q).total);
+    result.suggestion = await suggestionFor(query, result.total, prepared.neighbours, lexicon, async (q) => (deadline.check(), this.search(q).total), deadline);
     return result;
   }
 

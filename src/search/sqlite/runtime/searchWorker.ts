@@ -14,6 +14,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../../../failures.js';
 import { buildOf, openCatalogReadOnly } from '../storage/catalogFile.js';
 import { SqliteSearchEngine } from './engine.js';
+import { Deadline } from '../../deadline.js';
 import type { PostingsWanted, SharedIndex, SharedPostings } from '../index/sharedIndex.js';
 import type { PoolMessage, WorkerReply, WorkerRequest, WorkerSetup } from './workerProtocol.js';
 import { describeFailure } from './workerProtocol.js';
@@ -91,7 +92,7 @@ async function answer(request: WorkerRequest): Promise<WorkerReply> {
     await awaitPostings(engine, current!.build, request);
     // Moved to a newer build while waiting: answered from that one.
     engine = current!.engine;
-    const value = request.op === 'search' ? await engine.searchJson(request.query) : await engine.filterOptions();
+    const value = request.op === 'search' ? await engine.searchJson(request.query, Deadline.at(request.deadline, request.budgetMs)) : await engine.filterOptions();
     return { id: request.id, ok: true, value };
   } catch (error) {
     return { id: request.id, ok: false, failure: describeFailure(error) };
