@@ -182,7 +182,7 @@ describeWithElasticsearch('a hostile typo query [elasticsearch]', function () {
   it('with a tight budget (300 ms): a 200 or the budget\'s 503 within it, on both engines, never a 500', async () => {
     const budgetMs = 300;
     const query = crowdedQuery();
-    const tightApis = [
+    const tightApis: Record<string, string>[] = [
       { SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias },
       { DATA_DIR: sqlite!.dataDir },
     ];
