@@ -15,9 +15,10 @@ const WORDS_ANALYZER = 'grant_folded';
 
 /**
  * Candidates asked per word (and inspected: max_inspections 1), far more than the rule keeps: the
- * suggester orders by a length-weighted similarity, not by typos then frequency, so every
- * neighbour is asked for and grants/typos.ts keptNeighbours chooses, as on the embedded engine.
- * A word with more neighbours than this (none in a real catalog) may keep other ones than there.
+ * suggester orders by a length-weighted similarity (every word one edit away before any two
+ * away), not by typos then frequency, so every neighbour is asked for and grants/typos.ts
+ * keptNeighbours chooses, as on the embedded engine. A word with more neighbours than this at
+ * the distance asked (search/typoSearch.ts asks one edit first) may keep other ones than there.
  */
 const CANDIDATES = MAX_TYPO_VARIANTS * 20;
 

@@ -122,6 +122,15 @@ export class SqliteSearchEngine implements SearchEngine {
     return [...new Set([...terms.phrases.flatMap((p) => p.keys), ...terms.not].flat())].filter((term) => !text.holds(term));
   }
 
+  /**
+   * Reads the word dictionary of the held build now rather than at the first typo search (a
+   * search worker, before it takes searches on a build: a read of seconds on a busy machine would
+   * otherwise spend the budget of that first search, and of the first one of each worker replaced).
+   */
+  readWords(): void {
+    this.snapshots.held()?.words();
+  }
+
   /** Takes a term's postings read for this engine's build by the index loader. */
   adoptPostings(term: string, postings: Postings): void {
     this.snapshots.held()?.text().adopt(term, postings);

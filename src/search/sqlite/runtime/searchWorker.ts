@@ -41,6 +41,7 @@ function adopt(index: SharedIndex): void {
   if (current !== null && current.build === index.build) return;
   const engine = SqliteSearchEngine.pinned(setup.file, index);
   if (engine === null) return; // the catalog is past that build already: its index follows
+  engine.readWords();
   const previous = current;
   current = { build: index.build, engine };
   if (previous === null) reply({ ready: true });
