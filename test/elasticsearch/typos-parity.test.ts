@@ -166,14 +166,18 @@ describeWithElasticsearch('a hostile typo query [elasticsearch]', function () {
   it('200 characters of words with hundreds of neighbours: answered within the budget (or its 503), alike on both engines', async () => {
     const query = crowdedQuery();
     const path = `${G}?search=${encodeURIComponent(query)}&typos=auto&limit=5`;
-    // Each engine's first use of its dictionary (and the code's first run) comes first.
-    for (const api of [sqlite!, es!]) ok(await api.request(`${G}?search=${query.slice(0, 9)}&typos=auto&limit=0`));
-    const { res: b, ms } = await timed(es!, path);
-    expect(ms, 'ms').to.be.below(2000 + MARGIN_MS);
-    const a = ok(await sqlite!.request(path));
-    // A busy machine may spend the budget on the typo look-up: then the 503, never a late answer.
-    if (b.status !== 200) expectBudget503(b);
-    else expect({ total: b.body.pagination.total }).to.deep.equal({ total: a.body.pagination.total });
+    // The code's first run on each engine comes first.
+    for (const api of [sqlite!, es!]) await api.request(`${G}?search=${query.slice(0, 9)}&typos=auto&limit=0`);
+    const answers: TestResponse[] = [];
+    for (const api of [es!, sqlite!]) {
+      const { res, ms } = await timed(api, path);
+      expect(ms, `${api.config.searchEngine}: ms`).to.be.below(2000 + MARGIN_MS);
+      // A busy machine may spend the budget on the typo look-up: then the 503, never a late answer.
+      if (res.status !== 200) expectBudget503(res);
+      answers.push(res);
+    }
+    const [b, a] = answers;
+    if (a.status === 200 && b.status === 200) expect(b.body.pagination.total).to.equal(a.body.pagination.total);
     // One word alone: more neighbours than the cap on both, the same matches.
     const one = `${G}?search=${query.slice(0, 9)}&typos=auto&limit=0`;
     expect(ok(await es!.request(one)).body.pagination.total).to.equal(ok(await sqlite!.request(one)).body.pagination.total);
