@@ -15,6 +15,12 @@ export const MAX_TYPO_VARIANTS = 50;
 /** Words of one search that may carry typos at most (the first ones, as Meilisearch bounds a query's words): a long query's cost stays bounded. */
 export const MAX_TYPO_WORDS = 10;
 
+/**
+ * Alternatives one search carries at most, its words together: a query of many words with many
+ * neighbours each shares them (typoAllowances), so what it costs to match stays bounded.
+ */
+export const MAX_TYPO_VARIANTS_PER_SEARCH = 200;
+
 /** A search that finds fewer grants than this gets a suggestion when a respelling finds more. */
 export const SUGGESTION_BELOW = 3;
 
@@ -121,17 +127,38 @@ export function typoWords(search: ParsedSearch): string[] {
 }
 
 /**
+ * How many of its neighbours (closest first) each word of a search keeps, given how many it has:
+ * all of them while the search's total is within `total`; past it, a word with fewer than an
+ * equal share keeps all of its own and what it leaves is shared among the others, equally
+ * (the remainder of a division going to the words with more neighbours, the later on ties).
+ */
+export function typoAllowances(counts: readonly number[], total = MAX_TYPO_VARIANTS_PER_SEARCH): number[] {
+  const allowances = counts.map(() => 0);
+  const order = counts.map((_, i) => i).sort((a, b) => counts[a] - counts[b] || a - b);
+  let left = total;
+  order.forEach((i, k) => {
+    allowances[i] = Math.min(counts[i], Math.floor(left / (order.length - k)));
+    left -= allowances[i];
+  });
+  return allowances;
+}
+
+/**
  * The search with each word that may carry typos given its alternatives: its neighbours, closest
- * first. The engines match a term by its words or any alternative, and rank by the typos needed
- * (see typoPenaltyLevels). Terms without neighbours are left as they are.
+ * first, as many as typoAllowances gives it (only the first MAX_TYPO_WORDS words get any). The
+ * engines match a term by its words or any alternative, and rank by the typos needed (see
+ * typoPenaltyLevels). Terms without neighbours are left as they are.
  */
 export function withTypoAlternatives(search: ParsedSearch, neighbours: ReadonlyMap<string, readonly Neighbour[]>): ParsedSearch {
+  const words = typoWords(search);
+  const allowances = typoAllowances(words.map((word) => neighbours.get(word)?.length ?? 0));
+  const kept = new Map(words.map((word, i) => [word, (neighbours.get(word) ?? []).slice(0, allowances[i])]));
   const derive = (term: SearchTerm): SearchTerm => {
     if (!mayCarryTypos(term)) return term;
-    const found = neighbours.get(typoForm(term.words[0])) ?? [];
+    const found = kept.get(typoForm(term.words[0])) ?? [];
     // Alternatives with no typo (synonyms, grants/synonyms.ts) stay, before the neighbours; typo ones derived before are replaced.
-    const kept = (term.alternatives ?? []).filter((a) => a.typos === 0);
-    return found.length === 0 ? term : { ...term, alternatives: [...kept, ...found.map((n) => ({ words: [n.word], typos: n.typos }))] };
+    const untyped = (term.alternatives ?? []).filter((a) => a.typos === 0);
+    return found.length === 0 ? term : { ...term, alternatives: [...untyped, ...found.map((n) => ({ words: [n.word], typos: n.typos }))] };
   };
   return { clauses: search.clauses.map((clause) => ({ must: clause.must.map(derive), not: clause.not })) };
 }

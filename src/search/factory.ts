@@ -20,7 +20,7 @@ export async function createSearchEngine(config: Config, events: WorkerPoolOptio
     case 'sqlite': {
       mkdirSync(config.dataDir, { recursive: true });
       const file = catalogPath(config.dataDir);
-      const local = SqliteSearchEngine.open(file);
+      const local = SqliteSearchEngine.open(file, { searchTimeoutMs: config.searchLoad.workers === 0 ? config.searchLoad.timeoutMs : undefined });
       if (config.searchLoad.workers === 0) return local;
       try {
         const pool = await SearchWorkerPool.start({ file, size: config.searchLoad.workers, timeoutMs: config.searchLoad.timeoutMs, nice: config.searchLoad.workerNice, events });

@@ -185,15 +185,18 @@ export interface CatalogTarget {
 
 const SAMPLE_FILE = 'sample.json';
 
-function readSample(dataDir: string): CatalogSample | null {
-  const file = path.join(dataDir, SAMPLE_FILE);
-  if (!existsSync(file) || !existsSync(path.join(dataDir, 'catalog.sqlite'))) return null;
+/** A sample saved by writeSampleFile, or null when there is none. */
+export function readSampleFile(file: string): CatalogSample | null {
+  if (!existsSync(file)) return null;
   const saved = JSON.parse(readFileSync(file, 'utf8')) as Omit<CatalogSample, 'documentFrequency'> & { documentFrequency: [string, number][] };
   return { ...saved, documentFrequency: new Map(saved.documentFrequency) };
 }
 
-const writeSample = (dataDir: string, sample: CatalogSample) =>
-  writeFileSync(path.join(dataDir, SAMPLE_FILE), JSON.stringify({ ...sample, documentFrequency: [...sample.documentFrequency] }));
+export const writeSampleFile = (file: string, sample: CatalogSample) => writeFileSync(file, JSON.stringify({ ...sample, documentFrequency: [...sample.documentFrequency] }));
+
+const readSample = (dataDir: string): CatalogSample | null => (existsSync(path.join(dataDir, 'catalog.sqlite')) ? readSampleFile(path.join(dataDir, SAMPLE_FILE)) : null);
+
+const writeSample = (dataDir: string, sample: CatalogSample) => writeSampleFile(path.join(dataDir, SAMPLE_FILE), sample);
 
 /**
  * The embedded catalog of `grants` generated grants (seed `seed`) in each target's DATA_DIR, with

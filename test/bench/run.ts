@@ -21,6 +21,7 @@ import { createBenchDatabase, type BenchDatabase } from './database.js';
 import { runAlertsBench } from './alerts.js';
 import { runImportsBench } from './imports.js';
 import { runRelevanceBench } from '../relevance/run.js';
+import { runModesBench } from './modes.js';
 import { measureShares, shareConfigs, shareLayersOf, type LayerShares, type ShareConfig, type ShareLayer } from './layerShares.js';
 import { API_NODE_OPTIONS, cleanEnv, createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
 import { evaluateTargets, formatReport, medianOf, type BenchResults, type ClassResult, type LayerConfigResult } from './report.js';
@@ -37,7 +38,8 @@ class. Prints every figure with its ratio to its baseline, the cost of each midd
 (the app without it, test/bench/benchServer.ts), which targets hold, and writes everything as JSON.
 
 The alerts bench is its own run: npm run bench -- --alerts N --help.
-So is the relevance bench: npm run bench -- --relevance --help.
+So is the relevance bench: npm run bench -- --relevance --help, and the search modes side by
+side: npm run bench -- --modes --help.
 So is the importers bench: npm run bench -- --imports --help.
 
 Options:
@@ -239,6 +241,7 @@ async function main(argv: string[]): Promise<number> {
   if (argv.includes('--alerts')) return runAlertsBench(argv);
   if (argv.includes('--relevance')) return runRelevanceBench(argv);
   if (argv.includes('--imports')) return runImportsBench(argv);
+  if (argv.includes('--modes')) return runModesBench(argv);
   let options: Options | null;
   try {
     options = parseOptions(argv);

@@ -16,7 +16,9 @@ export const MATCHING_MODES: readonly MatchingMode[] = [
   DEFAULT_MODE,
   { name: 'synonyms=false', params: 'synonyms=false' },
   { name: 'typos=auto', params: 'typos=auto' },
+  { name: 'matching=last', params: 'matching=last' },
   { name: 'matching=frequency', params: 'matching=frequency' },
+  { name: 'typos=auto&matching=last', params: 'typos=auto&matching=last' },
   { name: 'typos=auto&matching=frequency', params: 'typos=auto&matching=frequency' },
 ];
 

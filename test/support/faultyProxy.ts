@@ -1,7 +1,8 @@
 // A TCP proxy in front of a real HTTP server (Elasticsearch) that lets its answers through, or
 // lets each answer's headers and first body bytes through and then cuts the connection (a node
-// lost in the middle of an answer) or stops passing it on (a node that stalls mid-answer). The
-// requests always reach the server as sent; the mode can change between requests.
+// lost in the middle of an answer) or stops passing it on (a node that stalls mid-answer); with
+// `delayMs`, each answer it lets through is held that long first (a slow node). The requests
+// always reach the server as sent; the mode and the delay can change between requests.
 import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
 
 export type ProxyMode = 'pass' | 'cut' | 'stall';
@@ -9,6 +10,8 @@ export type ProxyMode = 'pass' | 'cut' | 'stall';
 export interface FaultyProxy {
   url: string;
   mode: ProxyMode;
+  /** How long each answer is held before it is passed on (0: none); only in mode 'pass'. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -19,7 +22,7 @@ const HEADERS_END = Buffer.from('\r\n\r\n');
 export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
   const { hostname, port } = new URL(target);
   const sockets = new Set<Socket>();
-  const proxy: FaultyProxy = { url: '', mode: 'pass', close: async () => undefined };
+  const proxy: FaultyProxy = { url: '', mode: 'pass', delayMs: 0, close: async () => undefined };
   const server = createServer((client) => {
     const upstream = createConnection({ host: hostname, port: Number(port) });
     for (const socket of [client, upstream]) {
@@ -32,12 +35,18 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
       });
     }
     client.pipe(upstream);
+    // A delayed answer: the first bytes after a request are held, the rest of the connection's bytes queued behind them.
+    let asked = false;
+    let passed = Promise.resolve();
+    client.on('data', () => (asked = true));
     // A cut or a stall holds for the rest of the connection's life; until one comes, bytes pass.
     let faulty: { mode: 'cut' | 'stall'; seen: Buffer } | null = null;
     upstream.on('data', (chunk: Buffer) => {
       if (faulty === null) {
         if (proxy.mode === 'pass') {
-          client.write(chunk);
+          const delay = asked ? proxy.delayMs : 0;
+          asked = false;
+          passed = passed.then(() => (delay > 0 ? new Promise((resolve) => setTimeout(resolve, delay)) : undefined)).then(() => void client.write(chunk));
           return;
         }
         faulty = { mode: proxy.mode, seen: Buffer.alloc(0) };

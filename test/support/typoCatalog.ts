@@ -65,6 +65,29 @@ export function crowdedQuery(): string {
   return words.join(' ').padEnd(200, 'x').slice(0, 200);
 }
 
+/**
+ * A catalog swarming with typo neighbours of crowdedQuery's words: each description is 40 words,
+ * each one of the query's words with one or two of its letters after the first replaced (any of
+ * 26 letters), so that every word of the query has thousands of neighbours in the catalog
+ * (about 4,000 each at 3,000 grants), hundreds of them one typo away.
+ */
+export function swarmedCatalogGrants(count = 3000): Grant[] {
+  const random = new Random(4243);
+  const template = fixtureGrants()[1];
+  const targets = crowdedQuery().split(' ').filter((w) => /^sa[aeio]{7}$/.test(w));
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  const neighbour = () => {
+    const word = [...targets[Math.floor(random.float() * targets.length)]];
+    const edits = random.float() < 0.25 ? 1 : 2;
+    for (let e = 0; e < edits; e++) word[1 + Math.floor(random.float() * (word.length - 1))] = letters[Math.floor(random.float() * 26)];
+    return word.join('');
+  };
+  return Array.from({ length: count }, (_, i) => {
+    const id = `grt_swarm${i.toString().padStart(5, '0')}`;
+    return { ...template, id, title: `Swarmed ${neighbour()} ${neighbour()}`, description: Array.from({ length: 40 }, neighbour).join(' ') };
+  });
+}
+
 /** Writes grants as the NDJSON a SEED_FILE names; returns its path. */
 export function seedFile(dir: string, grants: readonly Grant[]): string {
   return writeNdjson(dir, 'grants.ndjson', grants);

@@ -326,7 +326,7 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
         worker.postMessage({ adopt: index } satisfies PoolMessage);
         expect(await next()).to.deep.equal({ ready: true });
         const query = parseGrantQuery(parseQueryString('search=funding%20program'), Date.parse('2026-11-01T00:00:00Z'));
-        worker.postMessage({ id: 1, op: 'search', query } satisfies PoolMessage);
+        worker.postMessage({ id: 1, op: 'search', query, deadline: Date.now() + 60_000, budgetMs: 60_000 } satisfies PoolMessage);
         const want = await next();
         if (!('want' in want)) expect.fail(`the worker replied ${JSON.stringify(want)}`);
         expect(want.want.build).to.equal(index.build);

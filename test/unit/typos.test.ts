@@ -10,16 +10,20 @@ import { parseSearch, searchWords } from '../../src/grants/searchSyntax.js';
 import {
   keptNeighbours,
   MAX_TYPO_VARIANTS,
+  MAX_TYPO_VARIANTS_PER_SEARCH,
   MAX_TYPO_WORDS,
   respelledSearch,
   searchText,
   typoBudget,
+  typoAllowances,
   typoDistance,
   typosWithin,
   typoWords,
   withTypoAlternatives,
 } from '../../src/grants/typos.js';
 import { WordDictionary } from '../../src/search/sqlite/index/wordDictionary.js';
+import { Deadline, SearchBudgetExceeded } from '../../src/search/deadline.js';
+import { suggestionFor, wordNeighbours, type Lexicon } from '../../src/search/typoSearch.js';
 import { scoreTerms, TYPO_RANK_STEP } from '../../src/search/sqlite/query/bm25.js';
 import { QueryTerms } from '../../src/search/sqlite/query/queryTerms.js';
 import { TextIndex } from '../../src/search/sqlite/index/textIndex.js';
@@ -77,6 +81,22 @@ describe('typo rule', () => {
     expect(typoWords(parseSearch('"brodband" "rural brodband" -brodband 20255 covid19 brodband'))).to.deep.equal(['brodband']);
     const derived = withTypoAlternatives(parseSearch('"brodband" brodband'), new Map([['brodband', [{ word: 'broadband', typos: 1, docs: 2 }]]]));
     expect(derived.clauses[0].must.map((t) => t.alternatives?.length ?? 0)).to.deep.equal([0, 1]);
+  });
+
+  it('shares MAX_TYPO_VARIANTS_PER_SEARCH alternatives among a search\'s words: all while they fit, else the few keep theirs and the rest is shared', () => {
+    expect(MAX_TYPO_VARIANTS_PER_SEARCH).to.equal(200);
+    expect(typoAllowances([50, 50, 50, 50])).to.deep.equal([50, 50, 50, 50]);
+    expect(typoAllowances(Array(10).fill(50))).to.deep.equal(Array(10).fill(20));
+    expect(typoAllowances([3, 50, 50, 50, 50])).to.deep.equal([3, 49, 49, 49, 50]);
+    expect(typoAllowances([0, 7, 50, 50, 50, 50, 50])).to.deep.equal([0, 7, 38, 38, 39, 39, 39]);
+    expect(typoAllowances([])).to.deep.equal([]);
+    // A search of ten crowded words carries 200 alternatives in all, each word its closest 20.
+    const words = Array.from({ length: 12 }, (_, i) => `crowd${String.fromCharCode(97 + i)}x`);
+    const neighbours = new Map(words.map((w) => [w, Array.from({ length: 50 }, (_, k) => ({ word: `${w}${k}`, typos: k < 30 ? 1 : 2, docs: 100 - k }))]));
+    const derived = withTypoAlternatives(parseSearch(words.join(' ')), neighbours);
+    const counts = derived.clauses[0].must.map((t) => t.alternatives?.length ?? 0);
+    expect(counts).to.deep.equal([...Array(10).fill(20), 0, 0]);
+    expect(derived.clauses[0].must[0].alternatives!.map((a) => a.words[0])).to.deep.equal(neighbours.get(words[0])!.slice(0, 20).map((n) => n.word));
   });
 
   it('gives typos to the first MAX_TYPO_WORDS words that may carry them', () => {
@@ -231,6 +251,66 @@ describe('terms with alternatives: in-memory scores are FTS5 scores', function (
     } finally {
       db.close();
     }
+  });
+});
+
+describe('typo look-up and the suggestion within a deadline', () => {
+  // A dictionary where "saaaaaaaa" (two typos allowed) has 60 words one typo away and
+  // "sbbbbbbbbb" only 2, with 40 two away; the lexicon records each look-up's budgets.
+  const one = Array.from({ length: 60 }, (_, i) => [`saaaaaaa${String.fromCharCode(98 + (i % 25))}${i < 25 ? '' : i < 50 ? 'a' : 'aa'}`, 60 - i] as [string, number]);
+  const entries: [string, number][] = [...one, ['sbbbbbbbbc', 5], ['sbbbbbbbbd', 4], ...Array.from({ length: 40 }, (_, i) => [`sbbbbbbb${String.fromCharCode(99 + (i % 20))}${String.fromCharCode(99 + Math.floor(i / 20))}`, 1] as [string, number])];
+  const dictionary = WordDictionary.of(entries);
+  const recording = (asked: number[][]): Lexicon => ({
+    neighbours: async (words, budget) => {
+      asked.push(words.map(budget));
+      return new Map(words.map((word) => [word, dictionary.neighbours(word, budget(word))]));
+    },
+    docs: async (words) => new Map(words.map((word) => [word, dictionary.docsOf(word)])),
+  });
+
+  it('looks words up one typo away first, and two away only for those with fewer than MAX_TYPO_VARIANTS: the same neighbours as one look-up of all', async () => {
+    const asked: number[][] = [];
+    const words = ['saaaaaaaa', 'sbbbbbbbbb'];
+    const found = await wordNeighbours(words, recording(asked));
+    expect(asked).to.deep.equal([[1, 1], [2]]);
+    for (const word of words) expect(found.get(word), word).to.deep.equal(keptNeighbours(word, dictionary.neighbours(word, typoBudget(word))));
+    expect(found.get('saaaaaaaa')).to.have.length(MAX_TYPO_VARIANTS);
+    expect(found.get('saaaaaaaa')!.every((n) => n.typos === 1)).to.equal(true);
+    expect(found.get('sbbbbbbbbb')!.filter((n) => n.typos === 2)).to.have.length.above(0);
+  });
+
+  it('a deadline past its half leaves the suggestion out; one passed while it runs makes it null, not a failure', async () => {
+    const query = parseGrantQuery(parseQueryString('search=sbbbbbbbbb&typos=auto'));
+    const lexicon = recording([]);
+    const count = async () => 10;
+    expect(await suggestionFor(query, 0, null, lexicon, count, Deadline.NONE)).to.deep.equal({ search: 'sbbbbbbbbc', total: 10 });
+    const now = Date.now();
+    expect(await suggestionFor(query, 0, null, lexicon, count, Deadline.at(now + 400, 1000))).to.equal(null);
+    const passing = Deadline.at(now + 900, 1000);
+    const late = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 950));
+      passing.check();
+      return 10;
+    };
+    expect(await suggestionFor(query, 0, null, lexicon, late, passing)).to.equal(null);
+    // Before the deadline a failure is one.
+    const failing = async (): Promise<number> => {
+      throw new Error('broken');
+    };
+    let thrown: unknown;
+    await suggestionFor(query, 0, null, lexicon, failing, Deadline.after(60_000)).catch((error: unknown) => (thrown = error));
+    expect(String(thrown)).to.include('broken');
+  });
+
+  it('a deadline: what is left as a call\'s timeout, a 503 naming the budget once passed', () => {
+    const deadline = Deadline.at(10_000, 300);
+    expect(deadline.callTimeout(9_900)).to.equal(100);
+    expect(deadline.halfLeft(9_850)).to.equal(true);
+    expect(deadline.halfLeft(9_851)).to.equal(false);
+    expect(() => deadline.check(10_000)).to.throw(SearchBudgetExceeded, 'the search took longer than 300 ms');
+    expect(() => deadline.callTimeout(10_001)).to.throw(SearchBudgetExceeded);
+    expect(Deadline.NONE.callTimeout()).to.equal(undefined);
+    expect(Deadline.NONE.halfLeft()).to.equal(true);
   });
 });
 

@@ -1415,7 +1415,7 @@ export interface components {
              */
             search?: string;
             /**
-             * @description Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word as typed rank first. Each word matches at most its 50 closest catalog words (the most frequent first among equally close), and only the first 10 words of a search that may carry typos get them.
+             * @description Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word as typed rank first. Each word matches at most its 50 closest catalog words (the most frequent first among equally close), a search's words at most 200 together (shared: a word with fewer keeps all of its own), and only the first 10 words of a search that may carry typos get them.
              * @example auto
              * @enum {string}
              */
@@ -2427,7 +2427,7 @@ export interface operations {
                  */
                 search?: string;
                 /**
-                 * @description Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word as typed rank first. Each word matches at most its 50 closest catalog words (the most frequent first among equally close), and only the first 10 words of a search that may carry typos get them.
+                 * @description Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word as typed rank first. Each word matches at most its 50 closest catalog words (the most frequent first among equally close), a search's words at most 200 together (shared: a word with fewer keeps all of its own), and only the first 10 words of a search that may carry typos get them.
                  * @example auto
                  */
                 typos?: "off" | "auto";
@@ -3337,7 +3337,7 @@ export interface operations {
                  */
                 search?: string;
                 /**
-                 * @description Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word as typed rank first. Each word matches at most its 50 closest catalog words (the most frequent first among equally close), and only the first 10 words of a search that may carry typos get them.
+                 * @description Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word as typed rank first. Each word matches at most its 50 closest catalog words (the most frequent first among equally close), a search's words at most 200 together (shared: a word with fewer keeps all of its own), and only the first 10 words of a search that may carry typos get them.
                  * @example auto
                  */
                 typos?: "off" | "auto";

@@ -42,7 +42,7 @@ import {
   type HighlightField,
   type HighlightSpec,
 } from '../../grants/highlighting.js';
-import { MAX_TYPO_VARIANTS, MAX_TYPO_WORDS, TYPO_MODES, type TypoMode } from '../../grants/typos.js';
+import { MAX_TYPO_VARIANTS, MAX_TYPO_VARIANTS_PER_SEARCH, MAX_TYPO_WORDS, TYPO_MODES, type TypoMode } from '../../grants/typos.js';
 import { MATCHING_MODES, MAX_RELAXATION_STEPS, type MatchingMode } from '../../grants/relaxation.js';
 import type { ErrorDetail } from '../errors.js';
 import type { GrantConditions } from '../../grants/matching.js';
@@ -73,6 +73,7 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
       'a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter ' +
       'always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word ' +
       `as typed rank first. Each word matches at most its ${MAX_TYPO_VARIANTS} closest catalog words (the most frequent first among equally close), ` +
+      `a search's words at most ${MAX_TYPO_VARIANTS_PER_SEARCH} together (shared: a word with fewer keeps all of its own), ` +
       `and only the first ${MAX_TYPO_WORDS} words of a search that may carry typos get them.`,
     example: 'auto',
   },

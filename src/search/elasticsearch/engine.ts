@@ -15,6 +15,7 @@ import { lacksIdKeys } from './idKeys.js';
 import { readSources, type SourcedResponse } from './sources.js';
 import { IndexLexicon } from './lexicon.js';
 import { prepareSearch, suggestionFor, wordNeighbours } from '../typoSearch.js';
+import { Deadline, SearchBudgetExceeded } from '../deadline.js';
 import type { Neighbour } from '../../grants/typos.js';
 import { sortOf, TITLE_SORT_FIELD, translateToElasticsearch, type EsSearchRequest } from './translator.js';
 import { withRelaxation } from '../relaxedSearch.js';
@@ -75,7 +76,10 @@ export class ElasticsearchSearchEngine implements SearchEngine {
   constructor(
     private readonly client: Client,
     private readonly alias: string,
-    /** A search's own request timeout (SEARCH_TIMEOUT_MS); other reads keep the client's. */
+    /**
+     * A search's budget (SEARCH_TIMEOUT_MS): its requests together, each given what is left of it
+     * as its timeout; other reads keep the client's. Absent: each keeps the client's.
+     */
     private readonly searchTimeoutMs?: number,
   ) {
     this.lexicon = new IndexLexicon(client, alias);
@@ -86,28 +90,35 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     return new ElasticsearchSearchEngine(createEsClient(config), config.index, options.searchTimeoutMs);
   }
 
-  private async call<T>(work: () => Promise<T>): Promise<T> {
+  /** Runs requests; their failures as the API tells them (a 503 naming the budget once `deadline` has passed). */
+  private async call<T>(work: () => Promise<T>, deadline: Deadline = Deadline.NONE): Promise<T> {
     try {
       return await work();
     } catch (error) {
+      if (deadline.passed() && !(error instanceof SearchBudgetExceeded)) throw new SearchBudgetExceeded(deadline.budgetMs);
       throw unavailableFrom(error, this.alias);
     }
   }
 
+  /** A new search's deadline: the budget from now. */
+  private deadline(): Deadline {
+    return this.searchTimeoutMs === undefined ? Deadline.NONE : Deadline.after(this.searchTimeoutMs);
+  }
+
   /** One _search; a request needing the title sort key on an index without it is a 503. */
-  private async searchRaw(request: Record<string, unknown>): Promise<HitsResponse> {
+  private async searchRaw(request: Record<string, unknown>, deadline: Deadline = Deadline.NONE): Promise<HitsResponse> {
     try {
-      return (await this.client.search<Grant>(request as never)) as unknown as HitsResponse;
+      return (await this.client.search<Grant>(request as never, { requestTimeout: deadline.callTimeout() })) as unknown as HitsResponse;
     } catch (error) {
       throw titleSortUnavailable(error, this.alias) ?? error;
     }
   }
 
   /** A cursor page: search_after the cursor's place, one hit more than the page to know whether more follow. */
-  private cursorPage(query: GrantQuery): Promise<SearchResultJson> {
+  private cursorPage(query: GrantQuery, deadline: Deadline): Promise<SearchResultJson> {
     return this.call(async () => {
       const request = keysetRequest(query, query.cursor?.after ?? null, query.limit + 1);
-      const response = await this.searchRaw({ index: this.alias, ...request, filter_path: [...SEARCH_FILTER_PATH, 'hits.hits.sort', `aggregations.${KEYSET_TOTAL_AGG}`] });
+      const response = await this.searchRaw({ index: this.alias, ...request, filter_path: [...SEARCH_FILTER_PATH, 'hits.hits.sort', `aggregations.${KEYSET_TOTAL_AGG}`] }, deadline);
       const hits = response.hits?.hits ?? [];
       const page = hits.slice(0, query.limit);
       return {
@@ -116,7 +127,7 @@ export class ElasticsearchSearchEngine implements SearchEngine {
         ...(query.facets.length > 0 && { facets: facetsOf(query.facets, response.aggregations as never) }),
         next: hits.length > query.limit ? placeOf(query, page[page.length - 1]) : null,
       };
-    });
+    }, deadline);
   }
 
   /**
@@ -175,15 +186,15 @@ export class ElasticsearchSearchEngine implements SearchEngine {
   }
 
   /** The query with its relaxation plan (search/relaxedSearch.ts), the terms counted in one _msearch. */
-  private relaxed(query: GrantQuery): Promise<GrantQuery> {
-    return withRelaxation(query, (queries) => this.countsOf(queries));
+  private relaxed(query: GrantQuery, deadline: Deadline = Deadline.NONE): Promise<GrantQuery> {
+    return withRelaxation(query, (queries) => this.countsOf(queries, deadline));
   }
 
   /** How many grants each query matches, in one _msearch. */
-  private async countsOf(queries: GrantQuery[]): Promise<number[]> {
+  private async countsOf(queries: GrantQuery[], deadline: Deadline): Promise<number[]> {
     if (queries.length === 0) return [];
     const searches = queries.flatMap((q) => [{ index: this.alias }, { query: translateToElasticsearch(q).query, size: 0, track_total_hits: true }]);
-    const response = await this.client.msearch({ searches } as never);
+    const response = await this.client.msearch({ searches } as never, { requestTimeout: deadline.callTimeout() });
     return response.responses.map((answer) => {
       if ('error' in answer) throw new Error(`a count of the relaxed search failed: ${JSON.stringify(answer.error).slice(0, 200)}`);
       const total = answer.hits.total;
@@ -194,14 +205,18 @@ export class ElasticsearchSearchEngine implements SearchEngine {
   /**
    * The search as asked (its terms given their typo alternatives with `typos=auto`, then its
    * relaxation plan with `matching=last|frequency`) and, with a search, its suggestion
-   * (search/typoSearch.ts), the words looked up in the index's dictionary.
+   * (search/typoSearch.ts), the words looked up in the index's dictionary. Every request is given
+   * what is left of the search's budget, so the whole answers within it (or is a 503 at it); the
+   * suggestion is left out (null) rather than make the answer late.
    */
   async searchJson(query: GrantQuery): Promise<SearchResultJson> {
-    if (query.search === null) return this.pageOf(query);
-    const prepared = await this.call(() => prepareSearch(query, this.lexicon));
-    const run = await this.call(() => this.relaxed(prepared.query));
-    const result = await this.pageOf(run);
-    result.suggestion = await this.call(() => suggestionFor(query, result.total, prepared.neighbours, this.lexicon, (q) => this.countOf(q)));
+    const deadline = this.deadline();
+    if (query.search === null) return this.pageOf(query, deadline);
+    const lexicon = new IndexLexicon(this.client, this.alias, deadline);
+    const prepared = await this.call(() => prepareSearch(query, lexicon), deadline);
+    const run = await this.call(() => this.relaxed(prepared.query, deadline), deadline);
+    const result = await this.pageOf(run, deadline);
+    result.suggestion = await this.call(() => suggestionFor(query, result.total, prepared.neighbours, lexicon, (q) => this.countOf(q, deadline), deadline), deadline);
     if (prepared.query.search !== null) result.search = prepared.query.search;
     return result;
   }
@@ -216,25 +231,26 @@ export class ElasticsearchSearchEngine implements SearchEngine {
   }
 
   /** How many grants a query matches (its total alone). */
-  private async countOf(query: GrantQuery): Promise<number> {
-    return (await this.client.count({ index: this.alias, query: translateToElasticsearch(await this.relaxed(query)).query } as never)).count;
+  private async countOf(query: GrantQuery, deadline: Deadline): Promise<number> {
+    const relaxed = await this.relaxed(query, deadline);
+    return (await this.client.count({ index: this.alias, query: translateToElasticsearch(relaxed).query } as never, { requestTimeout: deadline.callTimeout() })).count;
   }
 
-  private pageOf(query: GrantQuery): Promise<SearchResultJson> {
-    if (query.cursor) return this.cursorPage(query);
+  private pageOf(query: GrantQuery, deadline: Deadline): Promise<SearchResultJson> {
+    if (query.cursor) return this.cursorPage(query, deadline);
     return this.call(async () => {
       const request = translateToElasticsearch(query);
-      let page = await this.offsetPage(request);
+      let page = await this.offsetPage(request, deadline);
       // An index built before the id keys: its order of equal keys was not by id. Asked again by id.
       const first = page.body.hits?.hits?.[0];
-      if (first !== undefined && lacksIdKeys(first.sort)) page = await this.offsetPage({ ...request, sort: sortOf(query) });
+      if (first !== undefined && lacksIdKeys(first.sort)) page = await this.offsetPage({ ...request, sort: sortOf(query) }, deadline);
       const { body, sources } = page;
       return {
         total: keysetTotal(body),
         grantsJson: (body.hits?.hits ?? []).map((hit) => sources[hit._source]),
         ...(query.facets.length > 0 && { facets: facetsOf(query.facets, body.aggregations as never) }),
       };
-    });
+    }, deadline);
   }
 
   /**
@@ -242,12 +258,12 @@ export class ElasticsearchSearchEngine implements SearchEngine {
    * filter_path: with one, Elasticsearch parses each hit's stored _source to write it again
    * through the filter (about a tenth of its CPU per search); without, it copies the stored bytes.
    */
-  private async offsetPage(request: EsSearchRequest): Promise<SourcedResponse<HitsResponse<number>>> {
+  private async offsetPage(request: EsSearchRequest, deadline: Deadline): Promise<SourcedResponse<HitsResponse<number>>> {
     try {
       const text = await requestText(
         this.client,
         { method: 'POST', path: `/${encodeURIComponent(this.alias)}/_search`, body: request as unknown as Record<string, unknown> },
-        this.searchTimeoutMs === undefined ? {} : { requestTimeout: this.searchTimeoutMs },
+        { requestTimeout: deadline.callTimeout() },
       );
       return readSources(text);
     } catch (error) {

@@ -6,6 +6,7 @@
 // `_termvectors` on an artificial document. grants/typos.ts keeps what the rule allows.
 import { errors, type Client } from '@elastic/elasticsearch';
 import { MAX_TYPO_VARIANTS } from '../../grants/typos.js';
+import { Deadline } from '../deadline.js';
 import type { Lexicon } from '../typoSearch.js';
 
 /** The field and analyzer of the word dictionary (mappings/elasticsearch-grants.json). */
@@ -14,9 +15,10 @@ const WORDS_ANALYZER = 'grant_folded';
 
 /**
  * Candidates asked per word (and inspected: max_inspections 1), far more than the rule keeps: the
- * suggester orders by a length-weighted similarity, not by typos then frequency, so every
- * neighbour is asked for and grants/typos.ts keptNeighbours chooses, as on the embedded engine.
- * A word with more neighbours than this (none in a real catalog) may keep other ones than there.
+ * suggester orders by a length-weighted similarity (every word one edit away before any two
+ * away), not by typos then frequency, so every neighbour is asked for and grants/typos.ts
+ * keptNeighbours chooses, as on the embedded engine. A word with more neighbours than this at
+ * the distance asked (search/typoSearch.ts asks one edit first) may keep other ones than there.
  */
 const CANDIDATES = MAX_TYPO_VARIANTS * 20;
 
@@ -52,6 +54,8 @@ export class IndexLexicon implements Lexicon {
   constructor(
     private readonly client: Client,
     private readonly alias: string,
+    /** The search's deadline: each request is given what is left of it. */
+    private readonly deadline: Deadline = Deadline.NONE,
   ) {}
 
   async neighbours(words: readonly string[], budget: (word: string) => number): Promise<Map<string, { word: string; docs: number }[]>> {
@@ -59,7 +63,10 @@ export class IndexLexicon implements Lexicon {
     if (asked.length === 0) return new Map();
     let response: { suggest?: Record<string, SuggestEntry> };
     try {
-      response = (await this.client.search({ index: this.alias, size: 0, track_total_hits: false, suggest: suggestRequest(asked, budget) } as never)) as typeof response;
+      response = (await this.client.search(
+        { index: this.alias, size: 0, track_total_hits: false, suggest: suggestRequest(asked, budget) } as never,
+        { requestTimeout: this.deadline.callTimeout() },
+      )) as typeof response;
     } catch (error) {
       // An index built before the `words` field: Elasticsearch refuses a suggester on a field it
       // does not have (400). No neighbours, as the guide says, until a reindex.
@@ -71,15 +78,18 @@ export class IndexLexicon implements Lexicon {
 
   async docs(words: readonly string[]): Promise<Map<string, number>> {
     if (words.length === 0) return new Map();
-    const response = (await this.client.termvectors({
-      index: this.alias,
-      doc: { [WORDS_FIELD]: words.join(' ') },
-      fields: [WORDS_FIELD],
-      term_statistics: true,
-      field_statistics: false,
-      positions: false,
-      offsets: false,
-    } as never)) as { term_vectors?: Record<string, { terms?: Record<string, { doc_freq?: number }> }> };
+    const response = (await this.client.termvectors(
+      {
+        index: this.alias,
+        doc: { [WORDS_FIELD]: words.join(' ') },
+        fields: [WORDS_FIELD],
+        term_statistics: true,
+        field_statistics: false,
+        positions: false,
+        offsets: false,
+      } as never,
+      { requestTimeout: this.deadline.callTimeout() },
+    )) as { term_vectors?: Record<string, { terms?: Record<string, { doc_freq?: number }> }> };
     const terms = response.term_vectors?.[WORDS_FIELD]?.terms ?? {};
     return new Map(words.map((word) => [word, terms[word]?.doc_freq ?? 0]));
   }

@@ -22,6 +22,7 @@ import { prepareSearch, suggestionFor, wordNeighbours, type Lexicon } from '../.
 import { suggestionsFrom, type SuggestRequest } from '../../suggestSearch.js';
 import type { SuggestItem } from '../../../grants/suggest.js';
 import { matchesOf } from '../query/filters.js';
+import { Deadline } from '../../deadline.js';
 import type { Neighbour } from '../../../grants/typos.js';
 import type { Condition } from '../query/filters.js';
 import { QueryTerms } from '../query/queryTerms.js';
@@ -35,9 +36,18 @@ import { PinnedSnapshot, TurnSnapshots, type BuildIndex, type CatalogSnapshots }
 
 type PageAnswer = ColumnAnswer & { next?: SearchResultJson['next'] };
 
-/** The typo lexicon (search/typoSearch.ts) of a build's word dictionary, read on first use: it answers at once. */
-const dictionaryLexicon = (dictionary: () => WordDictionary): Lexicon => ({
-  neighbours: async (words, budget) => new Map(words.map((word) => [word, dictionary().neighbours(word, budget(word))])),
+/**
+ * The typo lexicon (search/typoSearch.ts) of a build's word dictionary, read on first use: it
+ * answers at once, the deadline checked before each word's walk.
+ */
+const dictionaryLexicon = (dictionary: () => WordDictionary, deadline: Deadline = Deadline.NONE): Lexicon => ({
+  neighbours: async (words, budget) =>
+    new Map(
+      words.map((word) => {
+        deadline.check();
+        return [word, dictionary().neighbours(word, budget(word))];
+      }),
+    ),
   docs: async (words) => new Map(words.map((word) => [word, dictionary().docsOf(word)])),
 });
 
@@ -57,6 +67,8 @@ export class SqliteSearchEngine implements SearchEngine {
   constructor(
     private readonly db: Db,
     private readonly snapshots: CatalogSnapshots,
+    /** The budget of a search asked without a deadline (SEARCH_TIMEOUT_MS, on the event loop); absent: none. */
+    private readonly searchTimeoutMs?: number,
   ) {
     this.reads = new CatalogReads(db);
     this.textHits = new TextHitFinder(db);
@@ -65,12 +77,12 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   /** An engine on `db` following the catalog, one snapshot per event-loop turn. */
-  static following(db: Db): SqliteSearchEngine {
-    return new SqliteSearchEngine(db, new TurnSnapshots(db));
+  static following(db: Db, options: { searchTimeoutMs?: number } = {}): SqliteSearchEngine {
+    return new SqliteSearchEngine(db, new TurnSnapshots(db), options.searchTimeoutMs);
   }
 
-  static open(file: string): SqliteSearchEngine {
-    return SqliteSearchEngine.following(openCatalog(file));
+  static open(file: string, options: { searchTimeoutMs?: number } = {}): SqliteSearchEngine {
+    return SqliteSearchEngine.following(openCatalog(file), options);
   }
 
   /**
@@ -116,6 +128,15 @@ export class SqliteSearchEngine implements SearchEngine {
     return [...new Set([...terms.phrases.flatMap((p) => p.keys), ...terms.not].flat())].filter((term) => !text.holds(term));
   }
 
+  /**
+   * Reads the word dictionary of the held build now rather than at the first typo search (a
+   * search worker, before it takes searches on a build: a read of seconds on a busy machine would
+   * otherwise spend the budget of that first search, and of the first one of each worker replaced).
+   */
+  readWords(): void {
+    this.snapshots.held()?.words();
+  }
+
   /** Takes a term's postings read for this engine's build by the index loader. */
   adoptPostings(term: string, postings: Postings): void {
     this.snapshots.held()?.text().adopt(term, postings);
@@ -152,22 +173,26 @@ export class SqliteSearchEngine implements SearchEngine {
     }
   }
 
-  searchJson(query: GrantQuery): Promise<SearchResultJson> {
-    return this.read(() => this.searchWithTypos(query));
+  /** A search; `deadline` (a search worker's, set when the pool took the search) or the engine's budget from now. */
+  searchJson(query: GrantQuery, deadline?: Deadline): Promise<SearchResultJson> {
+    const due = deadline ?? (this.searchTimeoutMs === undefined ? Deadline.NONE : Deadline.after(this.searchTimeoutMs));
+    return this.read(() => this.searchWithTypos(query, due));
   }
 
   /**
    * The search as asked (its terms given their typo alternatives with `typos=auto`) and, with a
    * search, its suggestion (search/typoSearch.ts): every part from this turn's snapshot and index
-   * (the lexicon answers at once, so no await leaves the turn).
+   * (the lexicon answers at once, so no await leaves the turn). The deadline is checked between
+   * the steps: past it a 503; the suggestion is left out (null) when less than half the budget is left.
    */
-  private async searchWithTypos(query: GrantQuery): Promise<SearchResultJson> {
+  private async searchWithTypos(query: GrantQuery, deadline: Deadline): Promise<SearchResultJson> {
     if (query.search === null) return this.search(query);
     const index = this.snapshots.index();
-    const lexicon = dictionaryLexicon(() => index.words());
+    const lexicon = dictionaryLexicon(() => index.words(), deadline);
     const prepared = await prepareSearch(query, lexicon);
+    deadline.check();
     const result = this.search(prepared.query);
-    result.suggestion = await suggestionFor(query, result.total, prepared.neighbours, lexicon, async (q) => this.search(q).total);
+    result.suggestion = await suggestionFor(query, result.total, prepared.neighbours, lexicon, async (q) => (deadline.check(), this.search(q).total), deadline);
     if (prepared.query.search !== null) result.search = prepared.query.search;
     return result;
   }

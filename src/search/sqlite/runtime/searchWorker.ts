@@ -14,6 +14,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../../../failures.js';
 import { buildOf, openCatalogReadOnly } from '../storage/catalogFile.js';
 import { SqliteSearchEngine } from './engine.js';
+import { Deadline } from '../../deadline.js';
 import type { PostingsWanted, SharedIndex, SharedPostings } from '../index/sharedIndex.js';
 import type { PoolMessage, WorkerReply, WorkerRequest, WorkerSetup } from './workerProtocol.js';
 import { describeFailure } from './workerProtocol.js';
@@ -40,6 +41,7 @@ function adopt(index: SharedIndex): void {
   if (current !== null && current.build === index.build) return;
   const engine = SqliteSearchEngine.pinned(setup.file, index);
   if (engine === null) return; // the catalog is past that build already: its index follows
+  engine.readWords();
   const previous = current;
   current = { build: index.build, engine };
   if (previous === null) reply({ ready: true });
@@ -92,7 +94,11 @@ async function answer(request: WorkerRequest): Promise<WorkerReply> {
     // Moved to a newer build while waiting: answered from that one.
     engine = current!.engine;
     const value =
-      request.op === 'search' ? await engine.searchJson(request.query) : request.op === 'suggest' ? await engine.suggest(request.request) : await engine.filterOptions();
+      request.op === 'search'
+        ? await engine.searchJson(request.query, Deadline.at(request.deadline, request.budgetMs))
+        : request.op === 'suggest'
+          ? await engine.suggest(request.request)
+          : await engine.filterOptions();
     return { id: request.id, ok: true, value };
   } catch (error) {
     return { id: request.id, ok: false, failure: describeFailure(error) };

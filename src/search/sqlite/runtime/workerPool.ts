@@ -8,6 +8,7 @@
 // once. A worker or loader that dies is replaced the same way.
 import type { Worker } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../../../failures.js';
+import { SearchBudgetExceeded } from '../../deadline.js';
 import type { LoaderReport, LoaderRequest, LoaderSetup, SharedIndex } from '../index/sharedIndex.js';
 import { startThread } from './threads.js';
 import { failureFrom, type PoolMessage, type WorkerJob, type WorkerReply, type WorkerSetup } from './workerProtocol.js';
@@ -37,6 +38,9 @@ export interface PoolLoad {
 interface Job {
   id: number;
   message: WorkerJob;
+  /** When the answer is due (epoch milliseconds), and the budget it was set from. */
+  deadline: number;
+  budgetMs: number;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   timer: NodeJS.Timeout;
@@ -49,8 +53,6 @@ interface Slot {
   job: Job | null;
 }
 
-/** Seconds a partner is told to wait after a search ran out of time. */
-const TIMEOUT_RETRY_AFTER_SECONDS = 2;
 /** Delay before replacing a worker that died before it was ready (no tight restart loop). */
 const RESTART_DELAY_MS = 1000;
 /** The longest a search that sees a new catalog build waits for its index (once per build and worker). */
@@ -152,7 +154,7 @@ export class SearchWorkerPool {
   run<T>(message: WorkerJob, timeoutMs = this.options.timeoutMs): Promise<T> {
     if (this.closed) return Promise.reject(new ServiceUnavailableError('search workers are shutting down', 1));
     return new Promise<T>((resolve, reject) => {
-      const job: Job = { id: ++this.nextId, message, resolve: resolve as (value: unknown) => void, reject, slot: null, timer: undefined as never };
+      const job: Job = { id: ++this.nextId, message, deadline: Date.now() + timeoutMs, budgetMs: timeoutMs, resolve: resolve as (value: unknown) => void, reject, slot: null, timer: undefined as never };
       job.timer = setTimeout(() => this.expire(job, timeoutMs), timeoutMs);
       this.queue.push(job);
       this.dispatch();
@@ -204,7 +206,7 @@ export class SearchWorkerPool {
       const job = this.queue.shift()!;
       slot.job = job;
       job.slot = slot;
-      slot.worker.postMessage({ ...job.message, id: job.id });
+      slot.worker.postMessage({ ...job.message, id: job.id, deadline: job.deadline, budgetMs: job.budgetMs } satisfies PoolMessage);
     }
   }
 
@@ -229,7 +231,7 @@ export class SearchWorkerPool {
       this.replaceLater(0);
     }
     this.options.events?.onTimeout?.();
-    job.reject(new ServiceUnavailableError(`the search took longer than ${timeoutMs} ms`, TIMEOUT_RETRY_AFTER_SECONDS));
+    job.reject(new SearchBudgetExceeded(timeoutMs));
   }
 
   /** Takes a worker out of the pool and stops it; its job, if any, is the caller's to settle. */

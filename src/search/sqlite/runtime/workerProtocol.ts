@@ -16,7 +16,8 @@ export interface WorkerSetup {
 }
 
 export type WorkerJob = { op: 'search'; query: GrantQuery } | { op: 'suggest'; request: SuggestRequest } | { op: 'filterOptions' };
-export type WorkerRequest = WorkerJob & { id: number };
+/** A job as a worker gets it: its id, and its deadline (epoch milliseconds, set when the pool took it) with the budget it was set from. */
+export type WorkerRequest = WorkerJob & { id: number; deadline: number; budgetMs: number };
 
 /** What the pool sends a worker: a job, the shared index of a build, a term's postings read by the index loader, or terms it could not read. */
 export type PoolMessage = WorkerRequest | { adopt: SharedIndex } | { postings: SharedPostings } | { unread: PostingsWanted };
