@@ -8,7 +8,7 @@
 /** The core: the domain and its engines and stores, and the neutral modules they may use. */
 const CORE = [
   '^src/(grants|subscriptions|search|ratelimit)/',
-  '^src/(failures|sqliteFailures|config|log|terminalText|repoRoot)[.]ts$',
+  '^src/(failures|sqliteFailures|config|settings|settingsReader|log|terminalText|repoRoot)[.]ts$',
 ];
 /** The edge: the HTTP API, the CLIs, the indexer, and the process wiring that starts them. */
 const EDGE = ['^src/(http|cli)/', '^src/(app|main|deps|server|stores)[.]ts$', '^indexer/'];
