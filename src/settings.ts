@@ -102,7 +102,6 @@ const url = <D extends string | null>(defaultValue: D, protocols: readonly strin
 });
 const list = (description: string, more: Partial<Omit<ListSetting, 'kind'>> = {}): ListSetting => ({ kind: 'list', description, ...more });
 
-const unset = { documented: 'unset' };
 const TIMEOUT = [100, 600_000] as const;
 
 export const SETTINGS = {
@@ -110,7 +109,6 @@ export const SETTINGS = {
   HOST: text('0.0.0.0', 'listen address'),
   DATA_DIR: pathTo('./data', 'working directory', 'the SQLite files (catalog, subscriptions) and the generated secrets key'),
   DATABASE_URL: url(null, ['postgres:', 'postgresql:'], 'PostgreSQL for subscriptions, keys, usage and alerts, shared by a fleet; unset: SQLite in DATA_DIR', {
-    ...unset,
     // The value may hold a password: never repeated.
     problem: 'must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)',
     echo: false,
@@ -133,7 +131,6 @@ export const SETTINGS = {
   HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(5_000, ...TIMEOUT, 'an idle keep-alive connection is closed after this long'),
   HTTP_LINGER_MS: integer(5_000, ...TIMEOUT, 'after an answer that closes the connection, the time the client has to close its side'),
   METRICS_TOKEN: text(null, 'GET /metrics is served and requires this bearer token', {
-    ...unset,
     pattern: '^[\\x21-\\x7e]{16,256}$',
     problem: 'must be 16 to 256 printable characters without spaces',
     echo: false,
@@ -157,7 +154,7 @@ export const SETTINGS = {
   }),
   ELASTICSEARCH_TIMEOUT_MS: integer(3000, 100, 60_000, "per-request timeout of the API's Elasticsearch calls"),
   ELASTICSEARCH_REPLICAS: integer(0, 0, 10, 'replicas restored on a new index after loading'),
-  REDIS_URL: url(null, ['redis:', 'rediss:'], 'Redis sharing the per-second budget and the monthly allowance', unset),
+  REDIS_URL: url(null, ['redis:', 'rediss:'], 'Redis sharing the per-second budget and the monthly allowance'),
   REDIS_KEY_PREFIX: text('grants:', 'prefix of every Redis key'),
   REDIS_COMMAND_TIMEOUT_MS: integer(100, 10, 10_000, 'no request waits longer than this because of Redis'),
   API_INSTANCES: integer(1, 1, 1000, 'instances sharing one budget'),
