@@ -5,7 +5,7 @@ import proxyaddr from 'proxy-addr';
 import { type LogFormatSetting, type LogLevel, type SearchEngineName, type SettingValues } from './settings.js';
 import { parseDurations, readSettings, type Env } from './settingsReader.js';
 
-export { LOG_LEVELS, LOG_FORMATS, SEARCH_ENGINES, DEFAULT_RETRY_SCHEDULE } from './settings.js';
+export { LOG_LEVELS, SEARCH_ENGINES } from './settings.js';
 export type { LogLevel, LogFormatSetting, SearchEngineName } from './settings.js';
 
 export interface Config {
