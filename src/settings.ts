@@ -13,7 +13,7 @@ export type SearchEngineName = (typeof SEARCH_ENGINES)[number];
 /** Svix's schedule: the delays after the first attempt. */
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
-/** The checks a text setting may name (src/config.ts gives each its function). */
+/** The checks a text or list setting may name (src/settingsReader.ts gives each its function). */
 export type TextFormat = 'durations' | 'aes-256-key';
 
 interface Described {
@@ -56,7 +56,7 @@ export interface TextSetting<D extends string | null = string | null> extends De
   format?: TextFormat;
   /** The problem, after the variable's name, when the value does not fit. */
   problem?: string;
-  /** Whether the problem repeats the value (never for a secret). */
+  /** Whether the problem repeats the value (yes unless false; never for a secret). */
   echo?: boolean;
 }
 /** A URL of one of the protocols. */
