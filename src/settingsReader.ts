@@ -149,7 +149,7 @@ const settingOf = (error: ErrorObject): string => error.instancePath.split('/')[
 
 /**
  * Every setting's value from the environment, defaults filled, and one problem per setting whose
- * value does not fit (in the table's order). A number or boolean that does not fit is replaced by
+ * value does not fit (in the table's order). A number, boolean or word that does not fit is replaced by
  * its default, so the checks that compare settings compare values of their kind.
  */
 export function readSettings(env: Env): { values: SettingValues; problems: string[] } {
