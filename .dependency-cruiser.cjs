@@ -8,10 +8,10 @@
 /** The core: the domain and its engines and stores, and the neutral modules they may use. */
 const CORE = [
   '^src/(grants|subscriptions|search|ratelimit)/',
-  '^src/(failures|sqliteFailures|config|log|terminalText|repoRoot)[.]ts$',
+  '^src/(failures|sqliteFailures|config|settings|settingsReader|log|terminalText|repoRoot)[.]ts$',
 ];
 /** The edge: the HTTP API, the CLIs, the indexer, and the process wiring that starts them. */
-const EDGE = ['^src/(http|cli)/', '^src/(app|main|deps|server|stores)[.]ts$', '^indexer/'];
+const EDGE = ['^src/(http|cli|deps)/', '^src/(app|main|deps|server|stores)[.]ts$', '^indexer/'];
 /** The embedded search engine's folders (src/search/sqlite/ARCHITECTURE.md draws them). */
 const ENGINE = '^src/search/sqlite/';
 
@@ -57,7 +57,7 @@ module.exports = {
       severity: 'error',
       comment: 'The indexer builds on the core and the CLI runner (src/cli/runner.ts, fileProblems.ts), never on the HTTP API, its wiring or grants-admin.',
       from: { path: '^indexer/' },
-      to: { path: ['^src/http/', '^src/(app|main|deps|server|stores)[.]ts$', '^src/cli/admin([.]ts$|/)'] },
+      to: { path: ['^src/http/', '^src/deps/', '^src/(app|main|deps|server|stores)[.]ts$', '^src/cli/admin([.]ts$|/)'] },
     },
     {
       name: 'http-and-cli-apart',
