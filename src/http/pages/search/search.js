@@ -104,7 +104,7 @@
     } catch {
       throw new ApiFailure('The API could not be reached. Check your connection and try again.', 0, null);
     }
-    let body = null;
+    let body;
     try {
       body = await response.json();
     } catch {
