@@ -3,7 +3,13 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, SEARCH_ENGINES, type Config } from '../src/config.js';
-import { IngestionRefused, reindexFromSource, syncFromSource, type IngestionOptions, type OpenWriter } from './pipeline.js';
+import {
+  IngestionRefused,
+  reindexFromSource,
+  syncFromSource,
+  type IngestionOptions,
+  type OpenWriter,
+} from './pipeline.js';
 import { isTimeZone } from './dates.js';
 import { printable } from './printable.js';
 import { SourceUnreadable } from './formats/bytes.js';
@@ -16,7 +22,17 @@ import { createCatalogWriter } from '../src/search/factory.js';
 import { catalogPath } from '../src/search/sqlite/storage/catalogFile.js';
 import { readUsageSizes } from '../src/subscriptions/sqlite/usageRetention.js';
 import { fileProblem, unusablePath } from '../src/cli/fileProblems.js';
-import { CliExit, noDatabase, runCli, stdio, UsageError, withOverrides, type Command, type Io, type ParsedArgs } from '../src/cli/runner.js';
+import {
+  CliExit,
+  noDatabase,
+  runCli,
+  stdio,
+  UsageError,
+  withOverrides,
+  type Command,
+  type Io,
+  type ParsedArgs,
+} from '../src/cli/runner.js';
 
 export type { Io } from '../src/cli/runner.js';
 
@@ -128,7 +144,8 @@ function progress(io: Io, verb: string) {
 
 function keepOf(raw: string | true | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !/^\d{1,2}$/.test(raw) || Number(raw) > 20) throw new UsageError(`--keep must be an integer from 0 to 20, not "${String(raw)}"`);
+  if (typeof raw !== 'string' || !/^\d{1,2}$/.test(raw) || Number(raw) > 20)
+    throw new UsageError(`--keep must be an integer from 0 to 20, not "${String(raw)}"`);
   return Number(raw);
 }
 
@@ -155,13 +172,17 @@ async function ingest<T>(step: () => Promise<T>, source: string): Promise<T> {
     return await step();
   } catch (error) {
     if (error instanceof IngestionRefused) throw new CliExit(error.message, EXIT_OF_REFUSAL[error.kind]);
-    if (error instanceof SourceUnreadable) throw new CliExit(`${printable(error.message)}. Nothing was changed.`, EXIT.failed);
+    if (error instanceof SourceUnreadable)
+      throw new CliExit(`${printable(error.message)}. Nothing was changed.`, EXIT.failed);
     if (error instanceof ImportMisuse) throw new UsageError(printable(error.message));
     // The source failing while it is read (removed, its permissions changed): said in words.
     const problem = fileProblem(error);
     const file = (error as { path?: unknown } | null)?.path;
     if (problem !== null && file === source) {
-      throw new CliExit(`the source file ${file} ${problem}; give --source a file of grants (NDJSON, a JSON array, CSV with --mapping, a Grants.gov extract) or - to read standard input. Nothing was changed.`, EXIT.failed);
+      throw new CliExit(
+        `the source file ${file} ${problem}; give --source a file of grants (NDJSON, a JSON array, CSV with --mapping, a Grants.gov extract) or - to read standard input. Nothing was changed.`,
+        EXIT.failed,
+      );
     }
     throw error;
   }
@@ -180,7 +201,10 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
     return values.source;
   };
   /** The run's source: its importer (the format given or guessed, said on stderr) and the rejects file of --skip-invalid. */
-  const importing = async (values: ParsedArgs['values'], source: string): Promise<{ records: IngestionOptions['records']; rejects: RejectsReport | null }> => {
+  const importing = async (
+    values: ParsedArgs['values'],
+    source: string,
+  ): Promise<{ records: IngestionOptions['records']; rejects: RejectsReport | null }> => {
     const format = values.format;
     if (format !== undefined && !(FORMATS as readonly unknown[]).includes(format)) {
       throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, not "${String(format)}"`);
@@ -205,25 +229,45 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
         throw new UsageError(`${values.mapping}: ${(error as Error).message}`);
       }
     }
-    if (values.rejects !== undefined && values['skip-invalid'] !== true) throw new UsageError('--rejects goes with --skip-invalid (the rejected records of a run that indexes the rest)');
+    if (values.rejects !== undefined && values['skip-invalid'] !== true)
+      throw new UsageError('--rejects goes with --skip-invalid (the rejected records of a run that indexes the rest)');
     if (typeof values.rejects === 'string') {
       const folder = unusablePath(path.dirname(path.resolve(values.rejects)), 'folder');
       if (folder !== null) throw new UsageError(`the folder of the rejects file ${values.rejects} ${folder}`);
-      if (existsSync(values.rejects) && statSync(values.rejects).isDirectory()) throw new UsageError(`the rejects file ${values.rejects} is a folder, not a file`);
+      if (existsSync(values.rejects) && statSync(values.rejects).isDirectory())
+        throw new UsageError(`the rejects file ${values.rejects} is a folder, not a file`);
     }
     const importer = await ingest(
-      () => openImporter({ source, format: format as Format | undefined, mapping, timeZone: zone as string | undefined, note: io.err }),
+      () =>
+        openImporter({
+          source,
+          format: format as Format | undefined,
+          mapping,
+          timeZone: zone as string | undefined,
+          note: io.err,
+        }),
       source,
     );
-    if (mapping !== undefined && importer.format !== 'csv') throw new UsageError(`--mapping is for CSV sources; ${source} is read as ${importer.format}`);
-    if (zone !== undefined && importer.format !== 'ndjson' && importer.format !== 'json' && importer.format !== 'commongrants') {
+    if (mapping !== undefined && importer.format !== 'csv')
+      throw new UsageError(`--mapping is for CSV sources; ${source} is read as ${importer.format}`);
+    if (
+      zone !== undefined &&
+      importer.format !== 'ndjson' &&
+      importer.format !== 'json' &&
+      importer.format !== 'commongrants'
+    ) {
       throw new UsageError(
-        `--time-zone is for NDJSON, JSON and CommonGrants sources; ${source} is read as ${importer.format}, whose dates ${importer.format === 'csv' ? 'take the mapping\'s timeZone' : 'are US Eastern'}`,
+        `--time-zone is for NDJSON, JSON and CommonGrants sources; ${source} is read as ${importer.format}, whose dates ${importer.format === 'csv' ? "take the mapping's timeZone" : 'are US Eastern'}`,
       );
     }
     const name = source === '-' ? 'standard input' : source;
-    io.err(`reading ${name} as ${importer.format}${importer.reason === null ? '' : ` (guessed from ${importer.reason}; --format to choose)`}`);
-    const rejects = values['skip-invalid'] === true ? new RejectsReport(typeof values.rejects === 'string' ? values.rejects : defaultRejectsPath(new Date())) : null;
+    io.err(
+      `reading ${name} as ${importer.format}${importer.reason === null ? '' : ` (guessed from ${importer.reason}; --format to choose)`}`,
+    );
+    const rejects =
+      values['skip-invalid'] === true
+        ? new RejectsReport(typeof values.rejects === 'string' ? values.rejects : defaultRejectsPath(new Date()))
+        : null;
     return { records: importer.records, rejects };
   };
   /** Says where the rejects went, and closes their file. */
@@ -236,7 +280,14 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
     {
       name: 'reindex',
       usage: USAGE.reindex,
-      options: { source: 'string', 'skip-invalid': 'boolean', 'allow-shrink': 'boolean', keep: 'string', ...IMPORT_OPTIONS, ...ENGINE_OPTIONS },
+      options: {
+        source: 'string',
+        'skip-invalid': 'boolean',
+        'allow-shrink': 'boolean',
+        keep: 'string',
+        ...IMPORT_OPTIONS,
+        ...ENGINE_OPTIONS,
+      },
       run: async ({ values }) => {
         const source = sourceOf(values, 'reindex');
         const keep = keepOf(values.keep);
@@ -247,7 +298,14 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
           () =>
             reindexFromSource(
               open,
-              { source, records, rejects: rejects?.write, skipInvalid: values['skip-invalid'] === true, allowShrink: values['allow-shrink'] === true, report: io.err },
+              {
+                source,
+                records,
+                rejects: rejects?.write,
+                skipInvalid: values['skip-invalid'] === true,
+                allowShrink: values['allow-shrink'] === true,
+                report: io.err,
+              },
               { onProgress: progress(io, 'indexed') },
             ),
           source,
@@ -259,25 +317,35 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
     {
       name: 'sync',
       usage: USAGE.sync,
-      options: { source: 'string', prune: 'boolean', 'allow-shrink': 'boolean', 'skip-invalid': 'boolean', ...IMPORT_OPTIONS, ...ENGINE_OPTIONS },
+      options: {
+        source: 'string',
+        prune: 'boolean',
+        'allow-shrink': 'boolean',
+        'skip-invalid': 'boolean',
+        ...IMPORT_OPTIONS,
+        ...ENGINE_OPTIONS,
+      },
       run: async ({ values }) => {
         const source = sourceOf(values, 'sync');
         const config = configFor(values, env);
         const { records, rejects } = await importing(values, source);
-        const c = await ingest(() =>
-          syncFromSource((hooks) => createCatalogWriter(config, hooks), {
-            source,
-            records,
-            rejects: rejects?.write,
-            prune: values.prune === true,
-            skipInvalid: values['skip-invalid'] === true,
-            allowShrink: values['allow-shrink'] === true,
-            validateFirst: config.searchEngine === 'elasticsearch',
-            report: io.err,
-          }),
+        const c = await ingest(
+          () =>
+            syncFromSource((hooks) => createCatalogWriter(config, hooks), {
+              source,
+              records,
+              rejects: rejects?.write,
+              prune: values.prune === true,
+              skipInvalid: values['skip-invalid'] === true,
+              allowShrink: values['allow-shrink'] === true,
+              validateFirst: config.searchEngine === 'elasticsearch',
+              report: io.err,
+            }),
           source,
         ).finally(() => closeRejects(rejects));
-        io.out(`sync: added ${c.added}, updated ${c.updated}, unchanged ${c.unchanged}, deleted ${c.deleted}, rejected ${c.rejected}`);
+        io.out(
+          `sync: added ${c.added}, updated ${c.updated}, unchanged ${c.unchanged}, deleted ${c.deleted}, rejected ${c.rejected}`,
+        );
         return EXIT.ok;
       },
     },
@@ -301,7 +369,9 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
       options: { ...ENGINE_OPTIONS },
       run: async ({ values }) => {
         const config = configFor(values, env);
-        const noRollback = new UsageError(`the ${config.searchEngine} engine keeps no previous catalog to roll back to`);
+        const noRollback = new UsageError(
+          `the ${config.searchEngine} engine keeps no previous catalog to roll back to`,
+        );
         // Checked before opening the writer, which would create an embedded catalog.
         if (config.searchEngine !== 'elasticsearch') throw noRollback;
         const { from, to } = await withWriter(config, (writer) => {

@@ -33,8 +33,15 @@ function offsetAt(epoch: number, zone: string): number {
     partsFormat.set(zone, format);
   }
   const parts = Object.fromEntries(format.formatToParts(new Date(epoch)).map((p) => [p.type, p.value]));
-  const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
-  return wall - (epoch - (epoch % 1000 + 1000) % 1000);
+  const wall = Date.UTC(
+    Number(parts.year),
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  );
+  return wall - (epoch - (((epoch % 1000) + 1000) % 1000));
 }
 
 export interface Day {
@@ -44,7 +51,14 @@ export interface Day {
 }
 
 /** The instant a wall-clock time of `zone` names (the later one where a clock change repeats it). */
-export function zonedInstant(day: Day, hour: number, minute: number, second: number, millisecond: number, zone: string): string {
+export function zonedInstant(
+  day: Day,
+  hour: number,
+  minute: number,
+  second: number,
+  millisecond: number,
+  zone: string,
+): string {
   const wall = Date.UTC(day.year, day.month - 1, day.day, hour, minute, second, millisecond);
   let epoch = wall - offsetAt(wall, zone);
   // Once more at the first guess: the offset there is the one that holds on either side of a clock change.

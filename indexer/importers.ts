@@ -77,7 +77,11 @@ export function withDayDates(record: SourceRecord, zone: string): SourceRecord {
   if (deadline === null && opensAt === null) return record;
   return {
     ...record,
-    value: { ...value, ...(deadline !== null && { deadline: endOfDay(deadline, zone) }), ...(opensAt !== null && { opensAt: startOfDay(opensAt, zone) }) },
+    value: {
+      ...value,
+      ...(deadline !== null && { deadline: endOfDay(deadline, zone) }),
+      ...(opensAt !== null && { opensAt: startOfDay(opensAt, zone) }),
+    },
   };
 }
 
@@ -94,16 +98,26 @@ export async function openImporter(options: ImportOptions): Promise<Importer> {
   } else {
     head = await fileHead(source);
   }
-  const guess = options.format === undefined ? guessFormat(source === '-' ? null : source, head, headText(head, packingOf(head))) : null;
+  const guess =
+    options.format === undefined
+      ? guessFormat(source === '-' ? null : source, head, headText(head, packingOf(head)))
+      : null;
   const format = options.format ?? guess!.format;
   const packing = guess?.packing ?? packingOf(head);
 
   if (format === 'csv' && options.mapping === undefined) {
-    throw new ImportMisuse(`${name} is read as CSV, which needs --mapping FILE: a mapping of its columns onto grant fields (see docs/cli.md, "Importing")`);
+    throw new ImportMisuse(
+      `${name} is read as CSV, which needs --mapping FILE: a mapping of its columns onto grant fields (see docs/cli.md, "Importing")`,
+    );
   }
-  if (packing === 'zip' && format !== 'grants-gov') throw new ImportMisuse(`${name} is a zip archive: only a Grants.gov extract is read from a zip (--format grants-gov)`);
+  if (packing === 'zip' && format !== 'grants-gov')
+    throw new ImportMisuse(
+      `${name} is a zip archive: only a Grants.gov extract is read from a zip (--format grants-gov)`,
+    );
   if (source === '-' && (packing === 'zip' || format === 'grants-gov')) {
-    throw new ImportMisuse(`a ${packing === 'zip' ? 'zip archive' : 'Grants.gov extract'} is read from a file (it is read twice, to keep the latest version of each opportunity), not from standard input`);
+    throw new ImportMisuse(
+      `a ${packing === 'zip' ? 'zip archive' : 'Grants.gov extract'} is read from a file (it is read twice, to keep the latest version of each opportunity), not from standard input`,
+    );
   }
 
   let stdinUsed = false;
@@ -153,7 +167,9 @@ async function* commonGrantsRecords(texts: Texts, zone: string): AsyncGenerator<
       number += 1;
       const mapped = mapCommonGrantsOpportunity(value, zone);
       const where = mapped.uuid === null ? `opportunity ${number}` : `opportunity ${mapped.uuid}`;
-      yield mapped.value === null ? { number, where, raw: value, id: mapped.id, problems: mapped.problems } : { number, where, raw: value, value: mapped.value };
+      yield mapped.value === null
+        ? { number, where, raw: value, id: mapped.id, problems: mapped.problems }
+        : { number, where, raw: value, value: mapped.value };
     }
   }
 }
@@ -190,11 +206,28 @@ async function* grantsGovRecords(texts: Texts, note: (line: string) => void): As
       number += 1;
       const where = id === undefined || id === '' ? `${record.name} record ${record.ordinal}` : `OpportunityID ${id}`;
       if (record.kind === null) {
-        yield { number, where, raw, id: null, problems: [{ field: '(record)', reason: `a ${record.name} element is not an opportunity record (OpportunitySynopsisDetail_1_0 or OpportunityForecastDetail_1_0)` }] };
+        yield {
+          number,
+          where,
+          raw,
+          id: null,
+          problems: [
+            {
+              field: '(record)',
+              reason: `a ${record.name} element is not an opportunity record (OpportunitySynopsisDetail_1_0 or OpportunityForecastDetail_1_0)`,
+            },
+          ],
+        };
         continue;
       }
       if (record.oversized) {
-        yield { number, where, raw: null, id: null, problems: [{ field: '(record)', reason: 'is longer than 1,000,000 characters' }] };
+        yield {
+          number,
+          where,
+          raw: null,
+          id: null,
+          problems: [{ field: '(record)', reason: 'is longer than 1,000,000 characters' }],
+        };
         continue;
       }
       const mapped = mapOpportunity(record.kind, record.fields);
@@ -203,6 +236,6 @@ async function* grantsGovRecords(texts: Texts, note: (line: string) => void): As
         : { number, where, raw, value: mapped.value };
     }
   }
-  if (superseded > 0) note(`grants-gov: ${superseded} older version(s) of opportunities skipped (the latest Version of each wins)`);
+  if (superseded > 0)
+    note(`grants-gov: ${superseded} older version(s) of opportunities skipped (the latest Version of each wins)`);
 }
-

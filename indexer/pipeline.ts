@@ -1,7 +1,14 @@
 // The ingestion pipeline: source → validated grants → an engine's CatalogWriter, with the guards
 // every run obeys whatever the engine (empty source, nothing indexed, prune-all, shrink, rejections).
 // The API's start-up seeding and grants-indexer both run through here.
-import type { CatalogWriter, PendingChange, ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../src/search/engine.js';
+import type {
+  CatalogWriter,
+  PendingChange,
+  ReindexOptions,
+  SyncCounts,
+  SyncItem,
+  WriterHooks,
+} from '../src/search/engine.js';
 import { openSource, readSource, type SourceRecord } from './source.js';
 import { utf8Text } from './formats/bytes.js';
 import { grantsOnly, RejectionLog, validRecords, type RejectSink } from './validation.js';
@@ -33,7 +40,8 @@ export interface IngestionOptions {
 
 /** The records of a run: its importer's, or the source read as NDJSON or a JSON array. */
 const recordsOf = (options: IngestionOptions): AsyncIterable<SourceRecord> =>
-  options.records?.() ?? readSource(utf8Text(openSource(options.source), options.source === '-' ? 'standard input' : options.source));
+  options.records?.() ??
+  readSource(utf8Text(openSource(options.source), options.source === '-' ? 'standard input' : options.source));
 
 /** Opens the engine's writer with the hooks the pipeline needs. */
 export type OpenWriter = (hooks: WriterHooks) => Promise<CatalogWriter>;
@@ -41,7 +49,10 @@ export type OpenWriter = (hooks: WriterHooks) => Promise<CatalogWriter>;
 const percent = (part: number, whole: number): string => `${Math.round((part / whole) * 100)} %`;
 
 const rejectedRun = (count: number) =>
-  new IngestionRefused('rejected', `${count} record(s) rejected; nothing was changed (use --skip-invalid to index the valid ones)`);
+  new IngestionRefused(
+    'rejected',
+    `${count} record(s) rejected; nothing was changed (use --skip-invalid to index the valid ones)`,
+  );
 
 interface RunFacts {
   kind: 'reindex' | 'sync';
@@ -93,7 +104,13 @@ export async function reindexFromSource(
   const writer = await openWriter({
     onDuplicate: (grant) => rejections.duplicate(grant),
     beforeCommit: (change) =>
-      guard(change, { kind: 'reindex', pruneFromEmptySource: false, rejected: rejections.count, skipInvalid: options.skipInvalid ?? false, allowShrink: options.allowShrink ?? false }),
+      guard(change, {
+        kind: 'reindex',
+        pruneFromEmptySource: false,
+        rejected: rejections.count,
+        skipInvalid: options.skipInvalid ?? false,
+        allowShrink: options.allowShrink ?? false,
+      }),
   });
   try {
     const { indexed } = await writer.reindex(grantsOnly(validRecords(recordsOf(options), rejections)), progress);
@@ -113,7 +130,10 @@ export interface SyncOptions extends IngestionOptions {
 }
 
 /** Upserts the source's changed grants into the live catalog and, with prune, deletes those missing. */
-export async function syncFromSource(openWriter: OpenWriter, options: SyncOptions): Promise<SyncCounts & { rejected: number }> {
+export async function syncFromSource(
+  openWriter: OpenWriter,
+  options: SyncOptions,
+): Promise<SyncCounts & { rejected: number }> {
   const rejections = new RejectionLog(options.report, options.rejects);
   const skipInvalid = options.skipInvalid ?? false;
   if (options.validateFirst && !skipInvalid && options.source !== '-') {

@@ -14,7 +14,13 @@ export class RejectsReport {
   readonly write = (rejection: Rejection): void => {
     this.fd ??= openSync(this.path, 'w', 0o600);
     this.count += 1;
-    const line = { record: rejection.number, where: rejection.where ?? null, id: rejection.id, problems: rejection.problems, source: rejection.raw ?? null };
+    const line = {
+      record: rejection.number,
+      where: rejection.where ?? null,
+      id: rejection.id,
+      problems: rejection.problems,
+      source: rejection.raw ?? null,
+    };
     writeSync(this.fd, `${JSON.stringify(line)}\n`);
   };
 
@@ -25,4 +31,5 @@ export class RejectsReport {
 }
 
 /** The default place of the rejects file: the system's temporary folder, named for the time of the run. */
-export const defaultRejectsPath = (now: Date): string => path.join(tmpdir(), `grants-indexer-rejects-${now.toISOString().replace(/[:.]/g, '-')}-${process.pid}.ndjson`);
+export const defaultRejectsPath = (now: Date): string =>
+  path.join(tmpdir(), `grants-indexer-rejects-${now.toISOString().replace(/[:.]/g, '-')}-${process.pid}.ndjson`);

@@ -14,7 +14,10 @@ export async function seedCatalogIfEmpty(config: Config, engine: SearchEngine, l
   } catch (error) {
     if (!(error instanceof ServiceUnavailableError)) throw error;
     // Never down: serve 503s until the engine answers, and recover by itself.
-    log.error('the search engine is unavailable at start-up; grant endpoints answer 503 until it is back', { engine: engine.name, reason: error.message });
+    log.error('the search engine is unavailable at start-up; grant endpoints answer 503 until it is back', {
+      engine: engine.name,
+      reason: error.message,
+    });
     return;
   }
   if (!empty) return;

@@ -60,7 +60,12 @@ export async function* readSource(input: AsyncIterable<string>): AsyncGenerator<
     if (text === '' && !wasOverflow) {
       if (closing && !sawComma) return null;
       number += 1;
-      return { number, error: closing ? 'not valid JSON (a trailing comma before "]")' : 'not valid JSON (an empty element between commas)' };
+      return {
+        number,
+        error: closing
+          ? 'not valid JSON (a trailing comma before "]")'
+          : 'not valid JSON (an empty element between commas)',
+      };
     }
     number += 1;
     return wasOverflow ? { number, error: `record longer than ${MAX_RECORD_CHARS} characters` } : parse(number, text);

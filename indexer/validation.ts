@@ -28,9 +28,15 @@ export class RejectionLog {
 
   reject(rejection: Rejection): void {
     this.count += 1;
-    const about = [rejection.where, rejection.id === null ? undefined : `id ${JSON.stringify(rejection.id)}`].filter((a) => a !== undefined);
+    const about = [rejection.where, rejection.id === null ? undefined : `id ${JSON.stringify(rejection.id)}`].filter(
+      (a) => a !== undefined,
+    );
     const problems = rejection.problems.map((p) => `${p.field}: ${p.reason}`).join('; ');
-    this.report(printable(`rejected record ${rejection.number}${about.length === 0 ? '' : ` (${about.join(', ')})`}: ${problems}`));
+    this.report(
+      printable(
+        `rejected record ${rejection.number}${about.length === 0 ? '' : ` (${about.join(', ')})`}: ${problems}`,
+      ),
+    );
     this.sink(rejection);
   }
 
@@ -43,7 +49,11 @@ export class RejectionLog {
     this.count += 1;
     const number = this.numbers.get(grant);
     const reason = 'appears more than once in the source; the first one was kept';
-    this.report(printable(`rejected record${number === undefined ? '' : ` ${number}`} (id ${JSON.stringify(grant.id)}): id: ${reason}`));
+    this.report(
+      printable(
+        `rejected record${number === undefined ? '' : ` ${number}`} (id ${JSON.stringify(grant.id)}): id: ${reason}`,
+      ),
+    );
     this.sink({ number: number ?? 0, id: grant.id, problems: [{ field: 'id', reason }], raw: grant });
   }
 }
@@ -54,7 +64,10 @@ const idOf = (value: unknown): string | null => {
 };
 
 /** Validates each record; yields valid grants, or for sync a marker for each rejected id. */
-export async function* validRecords(records: AsyncIterable<SourceRecord>, rejections: RejectionLog): AsyncGenerator<SyncItem> {
+export async function* validRecords(
+  records: AsyncIterable<SourceRecord>,
+  rejections: RejectionLog,
+): AsyncGenerator<SyncItem> {
   for await (const record of records) {
     const { number, where } = record;
     if (record.error !== undefined) {

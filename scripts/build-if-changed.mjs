@@ -21,7 +21,11 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TSCONFIG = path.join(ROOT, 'tsconfig.json');
-const PROJECT_FILES = [TSCONFIG, path.join(ROOT, 'package.json'), path.join(ROOT, 'node_modules', 'typescript', 'package.json')];
+const PROJECT_FILES = [
+  TSCONFIG,
+  path.join(ROOT, 'package.json'),
+  path.join(ROOT, 'node_modules', 'typescript', 'package.json'),
+];
 const SOURCE = /\.(c|m)?tsx?$/;
 
 /** The folders tsconfig.json includes and its output folder; null when it cannot be read plainly. */
@@ -30,7 +34,8 @@ function projectLayout() {
     const tsconfig = JSON.parse(readFileSync(TSCONFIG, 'utf8'));
     const include = Array.isArray(tsconfig.include) ? tsconfig.include : ['.'];
     const outDir = tsconfig.compilerOptions?.outDir;
-    if (typeof outDir !== 'string' || include.some((entry) => typeof entry !== 'string' || /[*?]/.test(entry))) return null;
+    if (typeof outDir !== 'string' || include.some((entry) => typeof entry !== 'string' || /[*?]/.test(entry)))
+      return null;
     return { include: include.map((entry) => path.join(ROOT, entry)), outDir: path.join(ROOT, outDir) };
   } catch {
     return null;
@@ -75,7 +80,12 @@ function inputsDigest(layout) {
 }
 
 /** What tsc emits for a source, by the source's extension: the compiled file's extension. */
-const EMITTED = [['.ts', '.js'], ['.tsx', '.js'], ['.mts', '.mjs'], ['.cts', '.cjs']];
+const EMITTED = [
+  ['.ts', '.js'],
+  ['.tsx', '.js'],
+  ['.mts', '.mjs'],
+  ['.cts', '.cjs'],
+];
 
 /**
  * Removes the compiled files (and their source maps) whose source is gone, under the output

@@ -29,7 +29,8 @@ export const API_PREFIX = '/external/v1';
 /** Every case of a directory, each with its recorded expectation; throws when one has none. */
 export function loadCases(dir: string = DEFAULT_CASES_DIR): LoadedCase[] {
   return readCaseFiles(dir).map(({ file, value }) => {
-    if (value.expect === undefined) throw new Error(`${file}: no "expect" recorded yet (run node dist/fixtures/queries/record.js)`);
+    if (value.expect === undefined)
+      throw new Error(`${file}: no "expect" recorded yet (run node dist/fixtures/queries/record.js)`);
     return { ...value, file, expect: value.expect };
   });
 }
@@ -49,9 +50,12 @@ export function checkResponse(c: LoadedCase, status: number, body: any): string[
   }
   if (e.error !== undefined) {
     if (body?.success !== false) problems.push('success is not false');
-    if (body?.error?.code !== e.error.code) problems.push(`error.code ${JSON.stringify(body?.error?.code)}, expected ${e.error.code}`);
+    if (body?.error?.code !== e.error.code)
+      problems.push(`error.code ${JSON.stringify(body?.error?.code)}, expected ${e.error.code}`);
     const details: unknown = body?.error?.details ?? [];
-    const parameters = Array.isArray(details) ? details.map((d) => String(d?.parameter)).sort() : ['(details is not a list)'];
+    const parameters = Array.isArray(details)
+      ? details.map((d) => String(d?.parameter)).sort()
+      : ['(details is not a list)'];
     if (JSON.stringify(parameters) !== JSON.stringify(e.error.parameters)) {
       problems.push(`error parameters ${show(parameters)}, expected ${show(e.error.parameters)}`);
     }
@@ -71,7 +75,10 @@ export function checkResponse(c: LoadedCase, status: number, body: any): string[
   if (!Array.isArray(body?.data)) return [...problems, 'data is not a list'];
   if (e.fields !== undefined) {
     const wrong = body.data.find((g: object) => JSON.stringify(Object.keys(g ?? {})) !== JSON.stringify(e.fields));
-    if (wrong !== undefined) problems.push(`a grant holds the fields [${Object.keys(wrong ?? {}).join(', ')}], expected [${e.fields.join(', ')}]`);
+    if (wrong !== undefined)
+      problems.push(
+        `a grant holds the fields [${Object.keys(wrong ?? {}).join(', ')}], expected [${e.fields.join(', ')}]`,
+      );
   }
   if (e.facets === undefined) {
     if (body.facets !== undefined) problems.push('facets present, none asked for');
@@ -82,7 +89,9 @@ export function checkResponse(c: LoadedCase, status: number, body: any): string[
     }
     for (const [name, want] of Object.entries(e.facets)) {
       if (JSON.stringify(got[name]) !== JSON.stringify(want)) {
-        problems.push(`facet ${name} ${JSON.stringify(got[name])?.slice(0, 200)}, expected ${JSON.stringify(want).slice(0, 200)}`);
+        problems.push(
+          `facet ${name} ${JSON.stringify(got[name])?.slice(0, 200)}, expected ${JSON.stringify(want).slice(0, 200)}`,
+        );
       }
     }
   }
@@ -90,7 +99,8 @@ export function checkResponse(c: LoadedCase, status: number, body: any): string[
   if (c.compare === 'ordered') {
     if (ids.length !== e.ids.length) problems.push(`${ids.length} results, expected ${e.ids.length}`);
     const at = ids.findIndex((id, i) => id !== e.ids[i]);
-    if (at !== -1 && at < e.ids.length) problems.push(`order differs at position ${at + 1}: ${ids[at]}, expected ${e.ids[at]}`);
+    if (at !== -1 && at < e.ids.length)
+      problems.push(`order differs at position ${at + 1}: ${ids[at]}, expected ${e.ids[at]}`);
   } else {
     const got = new Set(ids);
     const want = new Set(e.ids);
@@ -189,7 +199,14 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): Options | 'help' 
   const maxWait = values['max-wait'] === undefined ? 60 : Number(values['max-wait']);
   if (!Number.isInteger(maxWait) || maxWait < 0) problems.push('--max-wait must be a whole number of seconds');
   if (problems.length > 0) throw new UsageError(problems.join('; '));
-  return { base, key, keyName, cases: values.cases ?? DEFAULT_CASES_DIR, catalog: values.catalog ?? DEFAULT_CATALOG, maxWait };
+  return {
+    base,
+    key,
+    keyName,
+    cases: values.cases ?? DEFAULT_CASES_DIR,
+    catalog: values.catalog ?? DEFAULT_CATALOG,
+    maxWait,
+  };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -215,7 +232,10 @@ async function get(options: Options, request: string): Promise<{ status: number;
       });
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const why = (error as Error).name === 'TimeoutError' ? 'no answer within 30 s' : (cause?.code ?? cause?.message ?? (error as Error).message);
+      const why =
+        (error as Error).name === 'TimeoutError'
+          ? 'no answer within 30 s'
+          : (cause?.code ?? cause?.message ?? (error as Error).message);
       throw new StopReplay(`cannot reach ${options.base} (${why}); check that the API runs there and --base-url`);
     }
     if (response.status === 401) {
@@ -235,7 +255,9 @@ async function get(options: Options, request: string): Promise<{ status: number;
       const code = (body as { error?: { code?: string } } | null)?.error?.code ?? 'RATE_LIMITED';
       throw new Error(`429 ${code} with Retry-After ${wait} s, longer than --max-wait ${options.maxWait} s`);
     }
-    process.stderr.write(`replay: 429 on ${request.length > 60 ? `${request.slice(0, 60)}…` : request}; waiting ${Math.max(wait, 1)} s (Retry-After)\n`);
+    process.stderr.write(
+      `replay: 429 on ${request.length > 60 ? `${request.slice(0, 60)}…` : request}; waiting ${Math.max(wait, 1)} s (Retry-After)\n`,
+    );
     await sleep(Math.max(wait, 1) * 1000);
   }
 }
@@ -260,13 +282,17 @@ export async function runReplay(
   }
   const casesProblem = unusablePath(options.cases, 'folder');
   if (casesProblem !== null) {
-    process.stderr.write(`replay: the cases folder ${options.cases} ${casesProblem}; give --cases a folder of case files (*.json), such as fixtures/queries.\n`);
+    process.stderr.write(
+      `replay: the cases folder ${options.cases} ${casesProblem}; give --cases a folder of case files (*.json), such as fixtures/queries.\n`,
+    );
     return 2;
   }
   try {
     cases = loadCases(options.cases);
   } catch (error) {
-    process.stderr.write(`replay: a case cannot be used: ${(error as Error).message}; fix or remove that file, or give --cases another folder.\n`);
+    process.stderr.write(
+      `replay: a case cannot be used: ${(error as Error).message}; fix or remove that file, or give --cases another folder.\n`,
+    );
     return 2;
   }
   let model: ReferenceModel | undefined;
@@ -281,7 +307,9 @@ export async function runReplay(
     try {
       model = referenceModel(readCatalog(options.catalog));
     } catch (error) {
-      process.stderr.write(`replay: the catalog file ${options.catalog} cannot be used (${(error as Error).message}); give --catalog the NDJSON catalog the deployment serves.\n`);
+      process.stderr.write(
+        `replay: the catalog file ${options.catalog} cannot be used (${(error as Error).message}); give --catalog the NDJSON catalog the deployment serves.\n`,
+      );
       return 2;
     }
   }
@@ -298,7 +326,8 @@ export async function runReplay(
         problems = checkResponse(c, status, body);
       } else {
         // The deployment answers at its own time: compare with the model's answer at that time.
-        const at = (now: string) => checkResponse({ ...c, now, expect: model!.expectationOf({ ...c, now }) }, status, body);
+        const at = (now: string) =>
+          checkResponse({ ...c, now, expect: model!.expectationOf({ ...c, now }) }, status, body);
         problems = at(before);
         if (problems.length > 0 && after !== before) problems = at(after).length === 0 ? [] : problems;
         note = ' (at request time)';
@@ -321,7 +350,6 @@ export async function runReplay(
   out(`replay: ${passed} passed, ${failed} failed`);
   return failed > 0 ? 1 : 0;
 }
-
 
 if (isEntryPoint(import.meta.url)) {
   runReplay(process.argv.slice(2)).then(

@@ -31,16 +31,31 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const server = launch(process.execPath, [path.join(REPO_ROOT, 'dist/src/main.js')], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DEMO_API_KEY: DEMO_KEY, LOG_LEVEL: 'info', LOG_FORMAT: 'json', REDIS_URL: '', DATABASE_URL: '', SEARCH_ENGINE: 'sqlite' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DEMO_API_KEY: DEMO_KEY,
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      REDIS_URL: '',
+      DATABASE_URL: '',
+      SEARCH_ENGINE: 'sqlite',
+    },
   });
   try {
     await server.waitFor('stdout', /"msg":"grants API listening"/, 180_000);
     const call = async (pathAndQuery: string) => {
-      const res = await fetch(`${base}/external/v1${pathAndQuery}`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
+      const res = await fetch(`${base}/external/v1${pathAndQuery}`, {
+        headers: { Authorization: `Bearer ${DEMO_KEY}` },
+      });
       if (res.status !== 200) throw new Error(`${pathAndQuery}: ${res.status} ${await res.text()}`);
       return res.text();
     };
-    const first = JSON.parse(await call('/grants?open=true&search=quebec&eligibleProvinces=QUEBEC,ONTARIO&limit=5')) as { data: { id: string }[] };
+    const first = JSON.parse(
+      await call('/grants?open=true&search=quebec&eligibleProvinces=QUEBEC,ONTARIO&limit=5'),
+    ) as { data: { id: string }[] };
     await call('/grants?open=true&sort=deadline&limit=20');
     await call('/grants/filters');
     await call(`/grants/${first.data[0].id}`);
@@ -58,7 +73,8 @@ async function main(): Promise<void> {
         await page.fill('#key', DEMO_KEY);
         await page.click('#show');
         await page.waitForSelector('body[data-state="ready"]');
-        if (failures.length > 0 || errors.length > 0) throw new Error(`the console failed at ${size.width} px: ${[...failures, ...errors].join('; ')}`);
+        if (failures.length > 0 || errors.length > 0)
+          throw new Error(`the console failed at ${size.width} px: ${[...failures, ...errors].join('; ')}`);
         const file = path.join(OUT, `console-${size.width}.png`);
         await page.screenshot({ path: file, fullPage: true });
         process.stdout.write(`wrote ${path.relative(REPO_ROOT, file)}\n`);
@@ -67,7 +83,12 @@ async function main(): Promise<void> {
       const pageKey = await fetch(`${base}/external/v1/keys`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${DEMO_KEY}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'Search page', scopes: ['grants:search', 'grants:read'], origins: [base], rateLimit: 10 }),
+        body: JSON.stringify({
+          name: 'Search page',
+          scopes: ['grants:search', 'grants:read'],
+          origins: [base],
+          rateLimit: 10,
+        }),
       });
       if (pageKey.status !== 201) throw new Error(`POST /keys: ${pageKey.status} ${await pageKey.text()}`);
       const { apiKey } = ((await pageKey.json()) as { data: { apiKey: string } }).data;
@@ -78,7 +99,8 @@ async function main(): Promise<void> {
         await page.fill('#key', apiKey);
         await page.click('#use-key');
         await page.waitForSelector('body[data-state="ready"]');
-        if (failures.length > 0 || errors.length > 0) throw new Error(`the search page failed at ${size.width} px: ${[...failures, ...errors].join('; ')}`);
+        if (failures.length > 0 || errors.length > 0)
+          throw new Error(`the search page failed at ${size.width} px: ${[...failures, ...errors].join('; ')}`);
         const file = path.join(OUT, `search-${size.width}.png`);
         await page.screenshot({ path: file });
         process.stdout.write(`wrote ${path.relative(REPO_ROOT, file)}\n`);

@@ -72,7 +72,9 @@ export const MAX_URL_LENGTH = 8192;
 export function apiLayers(deps: AppDeps): Layer[] {
   return [
     ...(deps.metrics === undefined ? [] : [{ name: 'metrics', middleware: deps.metrics.layer }]),
-    ...(deps.compression === null ? [] : [{ name: 'compression', middleware: compression(deps.compression ?? DEFAULT_COMPRESSION) }]),
+    ...(deps.compression === null
+      ? []
+      : [{ name: 'compression', middleware: compression(deps.compression ?? DEFAULT_COMPRESSION) }]),
     { name: 'requestId', middleware: requestId() },
     { name: 'accessLog', middleware: accessLog(deps.log) },
     { name: 'usage', middleware: recordUsage(deps.usage, deps.clock) },
@@ -111,7 +113,13 @@ export function apiLayers(deps: AppDeps): Layer[] {
         ...subscriptionHandlers(deps),
         ...alertHandlers(deps.alerts, deps.clock),
         ...keyHandlers(deps.subscriptions, deps.clock),
-        mcp: mcpHandler({ engine: deps.engine, subscriptions: deps, alerts: deps.alerts, clock: deps.clock, log: deps.log }),
+        mcp: mcpHandler({
+          engine: deps.engine,
+          subscriptions: deps,
+          alerts: deps.alerts,
+          clock: deps.clock,
+          log: deps.log,
+        }),
       }),
     },
   ];

@@ -119,7 +119,12 @@ export interface HttpBounds {
   lingerMs: number;
 }
 
-export const DEFAULT_HTTP_BOUNDS: HttpBounds = Object.freeze({ headersTimeoutMs: 20_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, lingerMs: 5_000 });
+export const DEFAULT_HTTP_BOUNDS: HttpBounds = Object.freeze({
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  lingerMs: 5_000,
+});
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -132,7 +137,8 @@ export class ConfigError extends Error {
 const CROSS_CHECKS: ((values: SettingValues, env: Env) => string[])[] = [
   function corsOrigins({ CORS_ORIGINS }) {
     return CORS_ORIGINS.filter((origin) => !isOriginOrAny(origin)).map(
-      (origin) => `CORS_ORIGINS must list "*" or origins such as https://app.example.com (scheme, host, optional port; no path) (got "${origin.slice(0, 100)}")`,
+      (origin) =>
+        `CORS_ORIGINS must list "*" or origins such as https://app.example.com (scheme, host, optional port; no path) (got "${origin.slice(0, 100)}")`,
     );
   },
   function trustedProxies({ TRUST_PROXY }, env) {
@@ -140,17 +146,25 @@ const CROSS_CHECKS: ((values: SettingValues, env: Env) => string[])[] = [
       proxyaddr.compile(TRUST_PROXY);
       return [];
     } catch {
-      return [`TRUST_PROXY must list the proxies to trust: IP addresses, CIDR ranges or loopback, linklocal, uniquelocal (got "${(env.TRUST_PROXY ?? '').slice(0, 100)}")`];
+      return [
+        `TRUST_PROXY must list the proxies to trust: IP addresses, CIDR ranges or loopback, linklocal, uniquelocal (got "${(env.TRUST_PROXY ?? '').slice(0, 100)}")`,
+      ];
     }
   },
   function metricsOpenOrTokenNotBoth({ METRICS_PUBLIC, METRICS_TOKEN }) {
-    return METRICS_PUBLIC && METRICS_TOKEN !== null ? ['METRICS_PUBLIC=true serves /metrics without a token: unset it or METRICS_TOKEN'] : [];
+    return METRICS_PUBLIC && METRICS_TOKEN !== null
+      ? ['METRICS_PUBLIC=true serves /metrics without a token: unset it or METRICS_TOKEN']
+      : [];
   },
   function requestTimeoutCoversHeaders({ HTTP_REQUEST_TIMEOUT_MS, HTTP_HEADERS_TIMEOUT_MS }) {
-    return HTTP_REQUEST_TIMEOUT_MS < HTTP_HEADERS_TIMEOUT_MS ? ['HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS'] : [];
+    return HTTP_REQUEST_TIMEOUT_MS < HTTP_HEADERS_TIMEOUT_MS
+      ? ['HTTP_REQUEST_TIMEOUT_MS must be at least HTTP_HEADERS_TIMEOUT_MS']
+      : [];
   },
   function previousKeysNeedAKey({ SECRETS_KEY_PREVIOUS, SECRETS_KEY }) {
-    return SECRETS_KEY_PREVIOUS.length > 0 && SECRETS_KEY === null ? ['SECRETS_KEY_PREVIOUS needs SECRETS_KEY (the key rotated to)'] : [];
+    return SECRETS_KEY_PREVIOUS.length > 0 && SECRETS_KEY === null
+      ? ['SECRETS_KEY_PREVIOUS needs SECRETS_KEY (the key rotated to)']
+      : [];
   },
 ];
 
@@ -216,9 +230,15 @@ export function loadConfig(env: Env = process.env): Config {
       eventLoopDelayMs: v.OVERLOAD_EVENT_LOOP_DELAY_MS,
       workerNice: v.SEARCH_WORKER_NICE,
     },
-    compression: v.COMPRESSION ? { gzipLevel: v.COMPRESSION_GZIP_LEVEL, brotliQuality: v.COMPRESSION_BROTLI_QUALITY } : null,
+    compression: v.COMPRESSION
+      ? { gzipLevel: v.COMPRESSION_GZIP_LEVEL, brotliQuality: v.COMPRESSION_BROTLI_QUALITY }
+      : null,
     databaseUrl: v.DATABASE_URL,
-    storeOutage: { graceSeconds: v.STORE_GRACE_SECONDS, timeoutMs: v.STORE_TIMEOUT_MS, usageBufferRows: v.STORE_USAGE_BUFFER_ROWS },
+    storeOutage: {
+      graceSeconds: v.STORE_GRACE_SECONDS,
+      timeoutMs: v.STORE_TIMEOUT_MS,
+      usageBufferRows: v.STORE_USAGE_BUFFER_ROWS,
+    },
     alerts: {
       worker: v.ALERTS_WORKER,
       timeoutMs: v.WEBHOOK_TIMEOUT_MS,
@@ -237,9 +257,14 @@ export function loadConfig(env: Env = process.env): Config {
 /** Each setting that relaxes a safety rule, in a sentence for the operator's log at every start. */
 export function relaxedSafetySettings(config: Pick<Config, 'alerts'>): string[] {
   const warnings: string[] = [];
-  if (config.alerts.allowHttp) warnings.push('WEBHOOK_ALLOW_HTTP=true: webhooks may go to plain http:// URLs, unencrypted; for development and tests only');
+  if (config.alerts.allowHttp)
+    warnings.push(
+      'WEBHOOK_ALLOW_HTTP=true: webhooks may go to plain http:// URLs, unencrypted; for development and tests only',
+    );
   if (config.alerts.allowPrivate) {
-    warnings.push('WEBHOOK_ALLOW_PRIVATE=true: webhooks may reach loopback, private and link-local addresses, this network included; for development and tests only');
+    warnings.push(
+      'WEBHOOK_ALLOW_PRIVATE=true: webhooks may reach loopback, private and link-local addresses, this network included; for development and tests only',
+    );
   }
   return warnings;
 }

@@ -47,9 +47,12 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
   const alertsRuntime = createAlerts(config, stores, search, metrics, { clock, log, resolve: options.resolve });
   alertsRuntime?.start();
   const limits = createLimits(config, stores.allowance, clock, log);
-  const alertFacts = () => (alertsRuntime === null ? {} : { alerts: { matcherLagSeconds: Math.round(alertsRuntime.matcher.lagSeconds) } });
+  const alertFacts = () =>
+    alertsRuntime === null ? {} : { alerts: { matcherLagSeconds: Math.round(alertsRuntime.matcher.lagSeconds) } };
   const readiness = (): Record<string, unknown> & { limits: 'memory' | 'redis' | 'local-fallback' } =>
-    guarded === null ? { ...limits.state(), ...alertFacts() } : { ...limits.state(), store: guarded.health(), ...alertFacts() };
+    guarded === null
+      ? { ...limits.state(), ...alertFacts() }
+      : { ...limits.state(), store: guarded.health(), ...alertFacts() };
   metrics.watch({
     limiterMode: () => readiness().limits,
     usagePending: () => usage.pending,

@@ -52,7 +52,8 @@ const PERCENT_ESCAPE = /%(?:25)*([0-9A-Fa-f]{2})/y;
 const DECODING_ROUNDS = 3;
 
 /** Every %XX decoded once, malformed escapes kept: what a server decoding the text would read. */
-const decodeOnce = (text: string): string => text.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+const decodeOnce = (text: string): string =>
+  text.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
 
 /**
  * The text with every secret in it replaced by REDACTED, however it is written: literally, in
@@ -66,7 +67,7 @@ function redactText(text: string, pattern: RegExp): string {
   if (!plain.includes('%')) return plain;
   let decoded = '';
   const starts: number[] = [];
-  for (let i = 0; i < plain.length; ) {
+  for (let i = 0; i < plain.length;) {
     starts.push(i);
     PERCENT_ESCAPE.lastIndex = i;
     const escape = plain.charCodeAt(i) === 37 ? PERCENT_ESCAPE.exec(plain) : null;
@@ -97,7 +98,15 @@ function redactText(text: string, pattern: RegExp): string {
 }
 
 /** Header and field names whose values are secrets wherever they appear (at any depth the scrubber walks). */
-const SECRET_FIELDS: ReadonlySet<string> = new Set(['authorization', 'Authorization', 'apiKey', 'token', 'secret', 'previousSecret', 'previous_secret']);
+const SECRET_FIELDS: ReadonlySet<string> = new Set([
+  'authorization',
+  'Authorization',
+  'apiKey',
+  'token',
+  'secret',
+  'previousSecret',
+  'previous_secret',
+]);
 
 /** Objects nested deeper than this are not walked, so not written either: what is not scrubbed never reaches a line. */
 const SCRUBBED_DEPTH = 4;
@@ -105,7 +114,9 @@ export const TOO_DEEP = '[nested too deep to log]';
 
 /** What is scrubbed: secret-shaped text, and the configuration's own secrets as literals. */
 function secretPattern(secrets: readonly (string | null)[]): RegExp {
-  const literals = secrets.filter((s): s is string => s !== null && s !== '').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const literals = secrets
+    .filter((s): s is string => s !== null && s !== '')
+    .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   return literals.length === 0 ? SECRET_SHAPED : new RegExp([SECRET_SHAPED.source, ...literals].join('|'), 'gi');
 }
 
@@ -120,7 +131,10 @@ interface Cleaning {
 
 function cleaning(pattern: RegExp, format: LogFormat): Cleaning {
   if (format === 'json') return { text: (value) => redactText(value, pattern), msg: (msg) => redactText(msg, pattern) };
-  return { text: (value) => inertText(redactText(value, pattern)), msg: (msg) => forTerminal(redactText(msg, pattern)) };
+  return {
+    text: (value) => inertText(redactText(value, pattern)),
+    msg: (msg) => forTerminal(redactText(msg, pattern)),
+  };
 }
 
 function scrubber(clean: Cleaning) {
@@ -139,7 +153,8 @@ function scrubber(clean: Cleaning) {
     return out;
   };
   /** The error serialiser with secrets scrubbed from the message and stack. */
-  const serializeError = (error: unknown): unknown => scrub(error instanceof Error ? (stdSerializers.err(error) as unknown as LogFields) : error);
+  const serializeError = (error: unknown): unknown =>
+    scrub(error instanceof Error ? (stdSerializers.err(error) as unknown as LogFields) : error);
   return { scrub, serializeError };
 }
 
@@ -191,9 +206,24 @@ export function createLogger(level: LogLevel, options: LoggerOptions = {}): Logg
   };
   if (options.destination !== undefined) return wrap(pino(settings, options.destination), clean);
   if (format === 'pretty') {
-    return wrap(pino({ ...settings, transport: { target: 'pino-pretty', options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }), clean);
+    return wrap(
+      pino({
+        ...settings,
+        transport: {
+          target: 'pino-pretty',
+          options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+        },
+      }),
+      clean,
+    );
   }
-  return wrap(pino(settings, destination({ dest: 1, sync: false, minLength: LINES_BUFFERED_BYTES, periodicFlush: LINES_FLUSHED_EVERY_MS })), clean);
+  return wrap(
+    pino(
+      settings,
+      destination({ dest: 1, sync: false, minLength: LINES_BUFFERED_BYTES, periodicFlush: LINES_FLUSHED_EVERY_MS }),
+    ),
+    clean,
+  );
 }
 
 /**

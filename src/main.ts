@@ -68,7 +68,11 @@ async function main(): Promise<void> {
     // Before anyone can know it is ready: a stop from then on is graceful.
     stopOnSignals(server, deps, config, log);
     for (const warning of relaxedSafetySettings(config)) log.warn(warning);
-    log.info('grants API listening', { url: `${server.url}/external/v1/grants`, engine: deps.engine.name, dataDir: config.dataDir });
+    log.info('grants API listening', {
+      url: `${server.url}/external/v1/grants`,
+      engine: deps.engine.name,
+      dataDir: config.dataDir,
+    });
     if (demo !== null) {
       // Shown once, whatever stderr is: the database keeps nothing but the key's hash.
       toTerminal(demoKeyBanner(demo, server.url));

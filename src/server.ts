@@ -34,7 +34,8 @@ export const MAX_HEADER_BYTES = 64 * 1024;
  */
 export const PARSER_HEADER_BYTES = 4 * MAX_HEADER_BYTES;
 
-const envelopeError = (code: ErrorCode, message: string, requestId: string): string => JSON.stringify(errorBody(requestId, { code, message }));
+const envelopeError = (code: ErrorCode, message: string, requestId: string): string =>
+  JSON.stringify(errorBody(requestId, { code, message }));
 
 /**
  * An answer written on the socket for a request Node's parser refused. Its method is unknown, so a
@@ -45,7 +46,10 @@ function rawError(reason: string, code: ErrorCode, message: string, withBody: bo
   const status = ERROR_STATUS[code];
   const requestId = newRequestId();
   const body = withBody ? envelopeError(code, message, requestId) : '';
-  const head = [`HTTP/1.1 ${status} ${reason}`, ...Object.entries(EVERY_ANSWER).map(([name, value]) => `${name}: ${value}`)];
+  const head = [
+    `HTTP/1.1 ${status} ${reason}`,
+    ...Object.entries(EVERY_ANSWER).map(([name, value]) => `${name}: ${value}`),
+  ];
   if (withBody) head.push('Content-Type: application/json; charset=utf-8');
   head.push(`Content-Length: ${Buffer.byteLength(body)}`, `X-Request-Id: ${requestId}`, 'Connection: close', '', '');
   return head.join('\r\n') + body;
@@ -75,9 +79,18 @@ function headerBytes(req: IncomingMessage): number {
 /** A 431 in the envelope for a parsed request whose headers are past MAX_HEADER_BYTES (Node leaves out the body of a HEAD). */
 function refuseLargeHeaders(res: ServerResponse): void {
   const requestId = newRequestId();
-  const body = envelopeError('REQUEST_TOO_LARGE', `The request line and headers exceed ${MAX_HEADER_BYTES} bytes.`, requestId);
+  const body = envelopeError(
+    'REQUEST_TOO_LARGE',
+    `The request line and headers exceed ${MAX_HEADER_BYTES} bytes.`,
+    requestId,
+  );
   res.shouldKeepAlive = false;
-  res.writeHead(ERROR_STATUS.REQUEST_TOO_LARGE, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': requestId, Connection: 'close' });
+  res.writeHead(ERROR_STATUS.REQUEST_TOO_LARGE, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': requestId,
+    Connection: 'close',
+  });
   res.end(body);
 }
 
@@ -91,7 +104,11 @@ const repeatsAuthorization = (req: IncomingMessage): boolean => (req.headersDist
 function refuseRepeatedAuthorization(res: ServerResponse): void {
   const requestId = newRequestId();
   const body = envelopeError('BAD_REQUEST', 'The request has more than one Authorization header; send one.', requestId);
-  res.writeHead(ERROR_STATUS.BAD_REQUEST, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': requestId });
+  res.writeHead(ERROR_STATUS.BAD_REQUEST, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Request-Id': requestId,
+  });
   res.end(body);
 }
 
@@ -115,7 +132,11 @@ export interface ListeningServer extends RunningServer {
 function starting(_req: IncomingMessage, res: ServerResponse): void {
   const requestId = newRequestId();
   const body = envelopeError('SERVICE_UNAVAILABLE', 'The API is starting; retry in a second.', requestId);
-  res.writeHead(503, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': '1', 'X-Request-Id': requestId });
+  res.writeHead(503, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Retry-After': '1',
+    'X-Request-Id': requestId,
+  });
   res.end(body);
 }
 
@@ -123,7 +144,12 @@ function starting(_req: IncomingMessage, res: ServerResponse): void {
  * Binds the port first, before anything else is created, so a start that cannot listen leaves
  * nothing behind; requests get a 503 until serve(app). Rejects with Node's listen error.
  */
-export function listen(port: number, host: string, log: Logger, bounds: HttpBounds = DEFAULT_HTTP_BOUNDS): Promise<ListeningServer> {
+export function listen(
+  port: number,
+  host: string,
+  log: Logger,
+  bounds: HttpBounds = DEFAULT_HTTP_BOUNDS,
+): Promise<ListeningServer> {
   const server = createServer(
     {
       maxHeaderSize: PARSER_HEADER_BYTES,
@@ -196,12 +222,18 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
       for (const resolve of waiters) resolve();
     });
   };
-  const runsEnded = () => (running.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => endWaiters.push(resolve)));
+  const runsEnded = () =>
+    running.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => endWaiters.push(resolve));
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy();
     const answer =
       error.code === 'HPE_HEADER_OVERFLOW'
-        ? rawError('Request Header Fields Too Large', 'REQUEST_TOO_LARGE', `The request line and headers exceed ${MAX_HEADER_BYTES} bytes.`, false)
+        ? rawError(
+            'Request Header Fields Too Large',
+            'REQUEST_TOO_LARGE',
+            `The request line and headers exceed ${MAX_HEADER_BYTES} bytes.`,
+            false,
+          )
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? rawError('Request Timeout', 'REQUEST_TIMEOUT', 'The request was not received in time.', true)
           : rawError('Bad Request', 'BAD_REQUEST', 'The HTTP request is malformed.', true);
@@ -241,7 +273,9 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
           log.warn('shutdown timeout reached; closing remaining connections');
           server.closeAllConnections();
           if (await within(drained, timeoutMs)) return;
-          log.warn('requests still running a second shutdown timeout later; stopping without them', { requests: running.size });
+          log.warn('requests still running a second shutdown timeout later; stopping without them', {
+            requests: running.size,
+          });
         },
       });
     });
@@ -249,7 +283,13 @@ export function listen(port: number, host: string, log: Logger, bounds: HttpBoun
 }
 
 /** Listens and serves the app at once (tests, and any caller with nothing to prepare in between). */
-export async function startServer(app: Pick<Koa, 'callback'>, port: number, host: string, log: Logger, bounds?: HttpBounds): Promise<RunningServer> {
+export async function startServer(
+  app: Pick<Koa, 'callback'>,
+  port: number,
+  host: string,
+  log: Logger,
+  bounds?: HttpBounds,
+): Promise<RunningServer> {
   const running = await listen(port, host, log, bounds);
   running.serve(app);
   return running;

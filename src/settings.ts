@@ -74,9 +74,16 @@ export interface ListSetting extends Described {
   problem?: string;
 }
 
-export type Setting = IntegerSetting | BooleanSetting | OneOfSetting | PathSetting | TextSetting | UrlSetting | ListSetting;
+export type Setting =
+  IntegerSetting | BooleanSetting | OneOfSetting | PathSetting | TextSetting | UrlSetting | ListSetting;
 
-const integer = (defaultValue: number, min: number, max: number, description: string, more: Partial<Omit<IntegerSetting, 'kind' | 'default' | 'min' | 'max'>> = {}): IntegerSetting => ({
+const integer = (
+  defaultValue: number,
+  min: number,
+  max: number,
+  description: string,
+  more: Partial<Omit<IntegerSetting, 'kind' | 'default' | 'min' | 'max'>> = {},
+): IntegerSetting => ({
   kind: 'integer',
   default: defaultValue,
   min,
@@ -84,41 +91,81 @@ const integer = (defaultValue: number, min: number, max: number, description: st
   description,
   ...more,
 });
-const boolean = (defaultValue: boolean, description: string): BooleanSetting => ({ kind: 'boolean', default: defaultValue, description });
-const oneOf = <V extends string>(values: readonly V[], defaultValue: V, description: string): OneOfSetting<V> => ({ kind: 'oneOf', values, default: defaultValue, description });
-const pathTo = (defaultValue: string, from: PathSetting['from'], description: string): PathSetting => ({ kind: 'path', default: defaultValue, from, description });
-const text = <D extends string | null>(defaultValue: D, description: string, more: Partial<Omit<TextSetting, 'kind' | 'default'>> = {}): TextSetting<D> => ({
+const boolean = (defaultValue: boolean, description: string): BooleanSetting => ({
+  kind: 'boolean',
+  default: defaultValue,
+  description,
+});
+const oneOf = <V extends string>(values: readonly V[], defaultValue: V, description: string): OneOfSetting<V> => ({
+  kind: 'oneOf',
+  values,
+  default: defaultValue,
+  description,
+});
+const pathTo = (defaultValue: string, from: PathSetting['from'], description: string): PathSetting => ({
+  kind: 'path',
+  default: defaultValue,
+  from,
+  description,
+});
+const text = <D extends string | null>(
+  defaultValue: D,
+  description: string,
+  more: Partial<Omit<TextSetting, 'kind' | 'default'>> = {},
+): TextSetting<D> => ({
   kind: 'text',
   default: defaultValue,
   description,
   ...more,
 });
-const url = <D extends string | null>(defaultValue: D, protocols: readonly string[], description: string, more: Partial<Omit<UrlSetting, 'kind' | 'default' | 'protocols'>> = {}): UrlSetting<D> => ({
+const url = <D extends string | null>(
+  defaultValue: D,
+  protocols: readonly string[],
+  description: string,
+  more: Partial<Omit<UrlSetting, 'kind' | 'default' | 'protocols'>> = {},
+): UrlSetting<D> => ({
   kind: 'url',
   default: defaultValue,
   protocols,
   description,
   ...more,
 });
-const list = (description: string, more: Partial<Omit<ListSetting, 'kind'>> = {}): ListSetting => ({ kind: 'list', description, ...more });
+const list = (description: string, more: Partial<Omit<ListSetting, 'kind'>> = {}): ListSetting => ({
+  kind: 'list',
+  description,
+  ...more,
+});
 
 const TIMEOUT = [100, 600_000] as const;
 
 export const SETTINGS = {
   PORT: integer(3000, 0, 65535, 'HTTP port'),
   HOST: text('0.0.0.0', 'listen address'),
-  DATA_DIR: pathTo('./data', 'working directory', 'the SQLite files (catalog, subscriptions) and the generated secrets key'),
-  DATABASE_URL: url(null, ['postgres:', 'postgresql:'], 'PostgreSQL for subscriptions, keys, usage and alerts, shared by a fleet; unset: SQLite in DATA_DIR', {
-    // The value may hold a password: never repeated.
-    problem: 'must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)',
-    echo: false,
-  }),
+  DATA_DIR: pathTo(
+    './data',
+    'working directory',
+    'the SQLite files (catalog, subscriptions) and the generated secrets key',
+  ),
+  DATABASE_URL: url(
+    null,
+    ['postgres:', 'postgresql:'],
+    'PostgreSQL for subscriptions, keys, usage and alerts, shared by a fleet; unset: SQLite in DATA_DIR',
+    {
+      // The value may hold a password: never repeated.
+      problem: 'must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)',
+      echo: false,
+    },
+  ),
   SEARCH_ENGINE: oneOf(SEARCH_ENGINES, 'sqlite', 'the search engine: embedded SQLite or Elasticsearch'),
   LOG_LEVEL: oneOf(LOG_LEVELS, 'info', 'the least severe log line written'),
   LOG_FORMAT: oneOf(LOG_FORMATS, 'auto', 'JSON lines, pretty lines, or pretty on a terminal and JSON otherwise'),
   SEED_CATALOG: boolean(true, 'index SEED_FILE at start-up when the catalog is empty'),
   SEED_FILE: pathTo('fixtures/grants.ndjson', 'repository', 'the grants seeded'),
-  SYNONYMS_FILE: pathTo('mappings/synonyms.txt', 'repository', "the operator's synonyms (Solr format), read at start-up"),
+  SYNONYMS_FILE: pathTo(
+    'mappings/synonyms.txt',
+    'repository',
+    "the operator's synonyms (Solr format), read at start-up",
+  ),
   DEMO_API_KEY: text(null, "the demo subscription's key (first start only); unset: random", {
     documented: 'random',
     pattern: '^[A-Za-z0-9_-]{32,128}$',
@@ -129,7 +176,11 @@ export const SETTINGS = {
   HTTP_HEADERS_TIMEOUT_MS: integer(20_000, ...TIMEOUT, 'time a client has to send the request line and headers'),
   HTTP_REQUEST_TIMEOUT_MS: integer(30_000, ...TIMEOUT, 'time a client has to send a whole request'),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(5_000, ...TIMEOUT, 'an idle keep-alive connection is closed after this long'),
-  HTTP_LINGER_MS: integer(5_000, ...TIMEOUT, 'after an answer that closes the connection, the time the client has to close its side'),
+  HTTP_LINGER_MS: integer(
+    5_000,
+    ...TIMEOUT,
+    'after an answer that closes the connection, the time the client has to close its side',
+  ),
   METRICS_TOKEN: text(null, 'GET /metrics is served and requires this bearer token', {
     pattern: '^[\\x21-\\x7e]{16,256}$',
     problem: 'must be 16 to 256 printable characters without spaces',
@@ -139,12 +190,23 @@ export const SETTINGS = {
   CHANGES_RETENTION_DAYS: integer(365, 1, 36_500, 'days the tombstones of the changes feed are kept'),
   HISTORY_RETENTION_DAYS: integer(365, 1, 36_500, "days a grant's versions are kept"),
   USAGE_RETENTION_DAYS: integer(400, 366, 100_000, 'days usage log rows are kept (the per-day counts stay)'),
-  SEARCH_WORKERS: integer(availableParallelism(), 0, 64, "worker threads running the embedded engine's searches; 0: on the event loop", {
-    documented: 'number of cores',
-  }),
+  SEARCH_WORKERS: integer(
+    availableParallelism(),
+    0,
+    64,
+    "worker threads running the embedded engine's searches; 0: on the event loop",
+    {
+      documented: 'number of cores',
+    },
+  ),
   SEARCH_TIMEOUT_MS: integer(2000, 1, 600_000, "a search's time budget, queue wait included"),
   SEARCH_QUEUE_LIMIT: integer(64, 0, 100_000, 'searches allowed to wait for a worker'),
-  OVERLOAD_EVENT_LOOP_DELAY_MS: integer(500, 0, 600_000, 'event-loop delay past which new requests get a fast 503; 0: never'),
+  OVERLOAD_EVENT_LOOP_DELAY_MS: integer(
+    500,
+    0,
+    600_000,
+    'event-loop delay past which new requests get a fast 503; 0: never',
+  ),
   SEARCH_WORKER_NICE: integer(10, 0, 19, 'the nice value of the search worker and index loader threads'),
   ELASTICSEARCH_URL: url('http://127.0.0.1:9200', ['http:', 'https:'], 'the Elasticsearch node'),
   ELASTICSEARCH_INDEX: text('grants', 'the alias the API reads through', {
@@ -158,9 +220,19 @@ export const SETTINGS = {
   REDIS_KEY_PREFIX: text('grants:', 'prefix of every Redis key'),
   REDIS_COMMAND_TIMEOUT_MS: integer(100, 10, 10_000, 'no request waits longer than this because of Redis'),
   API_INSTANCES: integer(1, 1, 1000, 'instances sharing one budget'),
-  STORE_GRACE_SECONDS: integer(60, 0, 3600, 'during a PostgreSQL outage, how long callers confirmed before it are served'),
+  STORE_GRACE_SECONDS: integer(
+    60,
+    0,
+    3600,
+    'during a PostgreSQL outage, how long callers confirmed before it are served',
+  ),
   STORE_TIMEOUT_MS: integer(2000, 50, 60_000, 'a PostgreSQL store call slower than this counts as a failure'),
-  STORE_USAGE_BUFFER_ROWS: integer(100_000, 1000, 10_000_000, 'usage rows held in memory while the PostgreSQL store is out'),
+  STORE_USAGE_BUFFER_ROWS: integer(
+    100_000,
+    1000,
+    10_000_000,
+    'usage rows held in memory while the PostgreSQL store is out',
+  ),
   CORS_ORIGINS: list('origins whose web pages may call the API from a browser; "*" for any'),
   TRUST_PROXY: list('proxies whose X-Forwarded-For gives the client address'),
   COMPRESSION: boolean(true, 'compress answers of 1 KB or more'),

@@ -56,7 +56,10 @@ function valueOfText(setting: Setting, text: string): unknown {
       return FALSE_WORDS.includes(text) ? false : text;
     }
     case 'list':
-      return text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+      return text
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
     default:
       return text;
   }
@@ -80,7 +83,11 @@ function jsonSchemaOf(setting: Setting): Record<string, unknown> {
     case 'oneOf':
       return { ...described, type: 'string', enum: [...setting.values], default: setting.default };
     case 'path':
-      return { ...described, type: 'string', default: setting.from === 'repository' ? repoPath(setting.default) : setting.default };
+      return {
+        ...described,
+        type: 'string',
+        default: setting.from === 'repository' ? repoPath(setting.default) : setting.default,
+      };
     case 'text':
       return {
         ...described,
@@ -90,9 +97,19 @@ function jsonSchemaOf(setting: Setting): Record<string, unknown> {
         ...(setting.default === null ? {} : { default: setting.default }),
       };
     case 'url':
-      return { ...described, type: 'string', format: urlFormat(setting.protocols), ...(setting.default === null ? {} : { default: setting.default }) };
+      return {
+        ...described,
+        type: 'string',
+        format: urlFormat(setting.protocols),
+        ...(setting.default === null ? {} : { default: setting.default }),
+      };
     case 'list':
-      return { ...described, type: 'array', items: { type: 'string', ...(setting.format === undefined ? {} : { format: setting.format }) }, default: [] };
+      return {
+        ...described,
+        type: 'array',
+        items: { type: 'string', ...(setting.format === undefined ? {} : { format: setting.format }) },
+        default: [],
+      };
   }
 }
 
@@ -113,9 +130,17 @@ export const SETTINGS_SCHEMA = {
 let validator: ValidateFunction | undefined;
 function validatorOfSettings(): ValidateFunction {
   if (validator === undefined) {
-    const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, meta: false, validateSchema: false, messages: false });
+    const ajv = new Ajv({
+      allErrors: true,
+      useDefaults: true,
+      strict: true,
+      meta: false,
+      validateSchema: false,
+      messages: false,
+    });
     for (const [name, check] of Object.entries(TEXT_FORMATS)) ajv.addFormat(name, check);
-    for (const [, setting] of ENTRIES) if (setting.kind === 'url') ajv.addFormat(urlFormat(setting.protocols), isUrlOf(setting.protocols));
+    for (const [, setting] of ENTRIES)
+      if (setting.kind === 'url') ajv.addFormat(urlFormat(setting.protocols), isUrlOf(setting.protocols));
     validator = ajv.compile(SETTINGS_SCHEMA);
   }
   return validator;
@@ -167,8 +192,10 @@ export function readSettings(env: Env): { values: SettingValues; problems: strin
     if (!wrong.has(name)) continue;
     if (setting.kind === 'integer' && setting.onlyWith !== undefined && values[setting.onlyWith] === false) continue;
     problems.push(`${name} ${problemOf(setting)}${echoes(setting) ? ` (got "${texts[name]}")` : ''}`);
-    if (setting.kind === 'integer' || setting.kind === 'boolean' || setting.kind === 'oneOf') values[name] = setting.default;
+    if (setting.kind === 'integer' || setting.kind === 'boolean' || setting.kind === 'oneOf')
+      values[name] = setting.default;
   }
-  for (const [name, setting] of ENTRIES) if (values[name] === undefined && 'default' in setting && setting.default === null) values[name] = null;
+  for (const [name, setting] of ENTRIES)
+    if (values[name] === undefined && 'default' in setting && setting.default === null) values[name] = null;
   return { values: values as SettingValues, problems };
 }

@@ -30,7 +30,9 @@ export function keyCreateCommand(subscriptionId: string, dataDir: string): strin
 /** Said on every start while the demo subscription's key was never shown (a start died first). */
 export function demoKeyHint(subscriptionId: string, dataDir: string, onPostgres = false): string {
   // On PostgreSQL the command needs the instances' DATABASE_URL, which is not repeated here (it may hold a password).
-  const command = onPostgres ? `npx grants-admin key create ${subscriptionId} (with the API's DATABASE_URL set)` : keyCreateCommand(subscriptionId, dataDir);
+  const command = onPostgres
+    ? `npx grants-admin key create ${subscriptionId} (with the API's DATABASE_URL set)`
+    : keyCreateCommand(subscriptionId, dataDir);
   return `No key of the demo subscription ${subscriptionId} is known to have been shown, and none has been used; to get one, run: ${command}\n`;
 }
 
@@ -74,7 +76,14 @@ function firstLine(error: unknown): string {
   return (message.split('\n')[0] || 'unknown error').replace(/[.\s]+$/, '');
 }
 
-const POSTGRES_CONNECT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
+const POSTGRES_CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'EAI_AGAIN',
+]);
 
 /** host:port/database of a database URL, never its user or password. */
 function postgresHost(url: string): string {
@@ -102,9 +111,11 @@ export function startupFailureSentence(error: unknown, config: Config | null): s
   if (config !== null) {
     const where = `port ${config.port} on ${config.host}`;
     if (e.syscall === 'listen') {
-      if (code === 'EADDRINUSE') return `${PREFIX}: ${where} is already in use by another program; stop that program or set PORT to a free port.`;
+      if (code === 'EADDRINUSE')
+        return `${PREFIX}: ${where} is already in use by another program; stop that program or set PORT to a free port.`;
       if (code === 'EACCES') return `${PREFIX}: this user may not listen on ${where}; set PORT to 1024 or above.`;
-      if (code === 'EADDRNOTAVAIL') return `${PREFIX}: HOST ${config.host} is not an address of this machine; set HOST to one of its addresses, or 0.0.0.0 for all.`;
+      if (code === 'EADDRNOTAVAIL')
+        return `${PREFIX}: HOST ${config.host} is not an address of this machine; set HOST to one of its addresses, or 0.0.0.0 for all.`;
     }
     if (e.syscall === 'getaddrinfo') {
       return `${PREFIX}: HOST ${config.host} does not resolve to an address of this machine; set HOST to an IP address, or 0.0.0.0 for all.`;
@@ -118,7 +129,10 @@ export function startupFailureSentence(error: unknown, config: Config | null): s
       return `${PREFIX}: the PostgreSQL database of DATABASE_URL (${where}) cannot be used (${firstLine(error)}); start it or fix DATABASE_URL.`;
     }
     const sqlite = /^SQLITE_[A-Z]+/.exec(code)?.[0];
-    const problem = (file !== null && isUnder(file, config.dataDir)) || sqlite !== undefined ? DATA_DIR_PROBLEMS[sqlite ?? code] : undefined;
+    const problem =
+      (file !== null && isUnder(file, config.dataDir)) || sqlite !== undefined
+        ? DATA_DIR_PROBLEMS[sqlite ?? code]
+        : undefined;
     if (problem !== undefined || (file !== null && isUnder(file, config.dataDir))) {
       const [reason, action] = problem ?? [firstLine(error), 'set DATA_DIR to a folder this user can read and write'];
       return `${PREFIX}: DATA_DIR ${config.dataDir} cannot be used (${reason}); ${action}.`;

@@ -29,10 +29,14 @@ export interface OpenStoresOptions extends OpenStoreOptions {
  * and logged, the first time). Null with DATABASE_URL and no SECRETS_KEY.
  */
 function secretBox(config: Config, kind: StoreKind, log: Logger): SecretBox | null {
-  if (config.alerts.secretsKey !== null) return SecretBox.fromKeys(config.alerts.secretsKey, ...config.alerts.secretsKeyPrevious);
+  if (config.alerts.secretsKey !== null)
+    return SecretBox.fromKeys(config.alerts.secretsKey, ...config.alerts.secretsKeyPrevious);
   if (kind !== 'sqlite') return null;
   const kept = SecretBox.inDataDir(config.dataDir);
-  if (kept.created) log.info('created the key that encrypts webhook signing secrets at rest (set SECRETS_KEY to supply your own)', { file: kept.file });
+  if (kept.created)
+    log.info('created the key that encrypts webhook signing secrets at rest (set SECRETS_KEY to supply your own)', {
+      file: kept.file,
+    });
   return kept.box;
 }
 
@@ -44,7 +48,10 @@ export async function openStores(config: Config, log: Logger, options: OpenStore
     const box = secretBox(config, store.kind, log);
     if (box === null) return { store, alerts: null };
     // A PostgreSQL that cannot answer fails an alerts call as it fails a subscriptions call: unavailable (503), never a 500.
-    const alerts = store.kind === 'sqlite' ? new SqliteAlertStore(store.db, box) : unavailableWhenDown(new PgAlertStore(store.pool, box));
+    const alerts =
+      store.kind === 'sqlite'
+        ? new SqliteAlertStore(store.db, box)
+        : unavailableWhenDown(new PgAlertStore(store.pool, box));
     return { store, alerts: { store: alerts, box } };
   } catch (error) {
     await store.close();

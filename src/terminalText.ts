@@ -18,7 +18,10 @@ const hex = (c: string, width: number): string => c.charCodeAt(0).toString(16).p
 
 /** One stored string as a terminal may show it: every control written as a visible escape (\x1b, \n, \u202e), backslashes doubled. */
 export function forTerminal(text: string): string {
-  return text.replace(CONTROLS_OR_BACKSLASH, (c) => SHORT[c] ?? (c.charCodeAt(0) <= 0xff ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`));
+  return text.replace(
+    CONTROLS_OR_BACKSLASH,
+    (c) => SHORT[c] ?? (c.charCodeAt(0) <= 0xff ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`),
+  );
 }
 
 /** A line of text with every interpolated value passed through forTerminal (the literal parts are ours and kept). */

@@ -50,7 +50,9 @@ export function gunzip(input: Readable, name: string): Readable {
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (typeof code === 'string' && code.startsWith('Z_')) {
-          throw new SourceUnreadable(`${name} is not a complete gzip file (${(error as Error).message}): it is damaged or was cut short`);
+          throw new SourceUnreadable(
+            `${name} is not a complete gzip file (${(error as Error).message}): it is damaged or was cut short`,
+          );
         }
         throw error;
       }

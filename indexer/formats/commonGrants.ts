@@ -48,7 +48,8 @@ export interface MappedOpportunity {
   uuid: string | null;
 }
 
-const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The value of a custom field, or undefined when the opportunity has none of that name. */
 function custom(opportunity: Json, name: string): unknown {
@@ -103,7 +104,13 @@ export function eventInstant(date: unknown, time: unknown, edge: 'start' | 'end'
 }
 
 /** A keyDates event as an instant (a single date, or a range's start or end); null when absent or an event with no date (`other`). */
-function eventAt(event: unknown, field: string, edge: 'start' | 'end', zone: string, problems: Problem[]): string | null {
+function eventAt(
+  event: unknown,
+  field: string,
+  edge: 'start' | 'end',
+  zone: string,
+  problems: Problem[],
+): string | null {
   if (event === undefined || event === null) return null;
   if (!isObject(event)) {
     problems.push({ field, reason: 'is not an event' });
@@ -114,7 +121,11 @@ function eventAt(event: unknown, field: string, edge: 'start' | 'end', zone: str
   const date = range ? (edge === 'start' ? event.startDate : event.endDate) : event.date;
   const time = range ? (edge === 'start' ? event.startTime : event.endTime) : event.time;
   const at = eventInstant(date, time, edge, zone);
-  if (at === null) problems.push({ field, reason: `${JSON.stringify(date)}${time === undefined ? '' : ` ${JSON.stringify(time)}`} is not a date (YYYY-MM-DD) and time (HH:MM:SS, with Z or an offset, or in the time zone)` });
+  if (at === null)
+    problems.push({
+      field,
+      reason: `${JSON.stringify(date)}${time === undefined ? '' : ` ${JSON.stringify(time)}`} is not a date (YYYY-MM-DD) and time (HH:MM:SS, with Z or an offset, or in the time zone)`,
+    });
   return at;
 }
 
@@ -138,7 +149,11 @@ function beneficiariesOf(types: unknown, problems: Problem[]): Beneficiary[] {
     if (mapped === undefined) unknown.push(JSON.stringify(value ?? null));
     else for (const b of mapped) found.add(b);
   }
-  if (unknown.length > 0) problems.push({ field: 'acceptedApplicantTypes', reason: `unknown value ${unknown.join(', ')} (known: ${Object.keys(APPLICANT_TYPES).join(', ')}, custom)` });
+  if (unknown.length > 0)
+    problems.push({
+      field: 'acceptedApplicantTypes',
+      reason: `unknown value ${unknown.join(', ')} (known: ${Object.keys(APPLICANT_TYPES).join(', ')}, custom)`,
+    });
   return BENEFICIARIES.filter((b) => found.has(b));
 }
 
@@ -149,28 +164,59 @@ function beneficiariesOf(types: unknown, problems: Problem[]): Beneficiary[] {
  * alone: its id from its UUID, its source the protocol's `source`.
  */
 export function mapCommonGrantsOpportunity(opportunity: unknown, zone: string): MappedOpportunity {
-  if (!isObject(opportunity)) return { value: null, problems: [{ field: '(opportunity)', reason: 'is not a JSON object' }], id: null, uuid: null };
+  if (!isObject(opportunity))
+    return {
+      value: null,
+      problems: [{ field: '(opportunity)', reason: 'is not a JSON object' }],
+      id: null,
+      uuid: null,
+    };
   const problems: Problem[] = [];
-  const uuid = typeof opportunity.id === 'string' && looksLikeUuid(opportunity.id) ? opportunity.id.toLowerCase() : null;
+  const uuid =
+    typeof opportunity.id === 'string' && looksLikeUuid(opportunity.id) ? opportunity.id.toLowerCase() : null;
   const ourId = custom(opportunity, 'grantsApiId');
   const ours = typeof ourId === 'string';
-  if (!ours && uuid === null) problems.push({ field: 'id', reason: opportunity.id === undefined ? 'is missing' : `${JSON.stringify(opportunity.id)} is not a UUID` });
+  if (!ours && uuid === null)
+    problems.push({
+      field: 'id',
+      reason: opportunity.id === undefined ? 'is missing' : `${JSON.stringify(opportunity.id)} is not a UUID`,
+    });
   const id = ours ? ourId : uuid === null ? null : `${COMMON_GRANTS_ID_PREFIX}${uuid}`;
 
   if (typeof opportunity.title !== 'string') problems.push({ field: 'title', reason: 'is missing' });
   const funder = custom(opportunity, 'funder') ?? custom(opportunity, 'agency');
-  if (funder === undefined) problems.push({ field: 'customFields.funder', reason: 'is missing: the protocol names no funder; an opportunity needs a custom field funder (or agency)' });
+  if (funder === undefined)
+    problems.push({
+      field: 'customFields.funder',
+      reason: 'is missing: the protocol names no funder; an opportunity needs a custom field funder (or agency)',
+    });
   const funderType = custom(opportunity, 'funderType');
-  if (funderType === undefined) problems.push({ field: 'customFields.funderType', reason: 'is missing: the protocol has no kind of funder; an opportunity needs a custom field funderType (FEDERAL_GRANT, FOUNDATION, …)' });
+  if (funderType === undefined)
+    problems.push({
+      field: 'customFields.funderType',
+      reason:
+        'is missing: the protocol has no kind of funder; an opportunity needs a custom field funderType (FEDERAL_GRANT, FOUNDATION, …)',
+    });
   const fundingType = custom(opportunity, 'fundingType');
-  if (fundingType === undefined) problems.push({ field: 'customFields.fundingType', reason: 'is missing: the protocol has no kind of funding; an opportunity needs a custom field fundingType (GRANT, LOAN, …)' });
+  if (fundingType === undefined)
+    problems.push({
+      field: 'customFields.fundingType',
+      reason:
+        'is missing: the protocol has no kind of funding; an opportunity needs a custom field fundingType (GRANT, LOAN, …)',
+    });
 
   const funding = isObject(opportunity.funding) ? opportunity.funding : {};
   const min = money(funding.minAwardAmount, 'funding.minAwardAmount', problems);
   const max = money(funding.maxAwardAmount, 'funding.maxAwardAmount', problems);
   const stated = custom(opportunity, 'currency');
-  const currencies = new Set([min?.currency, max?.currency, typeof stated === 'string' ? stated : undefined].filter((c) => c !== undefined));
-  if (currencies.size > 1) problems.push({ field: 'funding', reason: `its amounts are in more than one currency (${[...currencies].join(', ')})` });
+  const currencies = new Set(
+    [min?.currency, max?.currency, typeof stated === 'string' ? stated : undefined].filter((c) => c !== undefined),
+  );
+  if (currencies.size > 1)
+    problems.push({
+      field: 'funding',
+      reason: `its amounts are in more than one currency (${[...currencies].join(', ')})`,
+    });
   const currency = min?.currency ?? max?.currency ?? stated ?? DEFAULT_CURRENCY;
 
   const keyDates = isObject(opportunity.keyDates) ? opportunity.keyDates : {};
@@ -178,15 +224,26 @@ export function mapCommonGrantsOpportunity(opportunity: unknown, zone: string): 
   const deadline = eventAt(keyDates.closeDate, 'keyDates.closeDate', 'end', zone, problems);
 
   const stored = custom(opportunity, 'targetBeneficiaries');
-  const targetBeneficiaries = Array.isArray(stored) ? stored : beneficiariesOf(opportunity.acceptedApplicantTypes, problems);
-  const source = custom(opportunity, 'source') ?? (ours ? null : { name: COMMON_GRANTS_SOURCE_NAME, id: uuid, url: typeof opportunity.source === 'string' ? opportunity.source : null });
+  const targetBeneficiaries = Array.isArray(stored)
+    ? stored
+    : beneficiariesOf(opportunity.acceptedApplicantTypes, problems);
+  const source =
+    custom(opportunity, 'source') ??
+    (ours
+      ? null
+      : {
+          name: COMMON_GRANTS_SOURCE_NAME,
+          id: uuid,
+          url: typeof opportunity.source === 'string' ? opportunity.source : null,
+        });
 
   if (problems.length > 0) return { value: null, problems, id, uuid };
   return {
     value: {
       id,
       title: opportunity.title,
-      description: opportunity.description === '' || opportunity.description === undefined ? null : opportunity.description,
+      description:
+        opportunity.description === '' || opportunity.description === undefined ? null : opportunity.description,
       funder,
       funderType,
       fundingType,

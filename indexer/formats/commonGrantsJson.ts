@@ -87,7 +87,10 @@ export async function* readOpportunities(text: AsyncIterable<string>, name: stri
     } catch (error) {
       throw unreadable(name, error);
     }
-    if (sinceLast > MAX_RECORD_CHARS) throw new SourceUnreadable(`${name} holds an opportunity longer than ${MAX_RECORD_CHARS.toLocaleString('en-US')} characters (opportunity ${number + 1})`);
+    if (sinceLast > MAX_RECORD_CHARS)
+      throw new SourceUnreadable(
+        `${name} holds an opportunity longer than ${MAX_RECORD_CHARS.toLocaleString('en-US')} characters (opportunity ${number + 1})`,
+      );
   };
 
   for await (const chunk of text) {
@@ -100,7 +103,10 @@ export async function* readOpportunities(text: AsyncIterable<string>, name: stri
         throw unreadable(name, error);
       }
       if (decided === null) {
-        if (head.length > MAX_RECORD_CHARS) throw new SourceUnreadable(`${name} holds an opportunity longer than ${MAX_RECORD_CHARS.toLocaleString('en-US')} characters (opportunity 1)`);
+        if (head.length > MAX_RECORD_CHARS)
+          throw new SourceUnreadable(
+            `${name} holds an opportunity longer than ${MAX_RECORD_CHARS.toLocaleString('en-US')} characters (opportunity 1)`,
+          );
         continue;
       }
       start(decided);

@@ -9,8 +9,18 @@ import { mapRow, missingColumns, type MappingPlan } from './csvMapping.js';
 
 const linesOf = (first: number, last: number): string => (first === last ? `line ${first}` : `lines ${first}–${last}`);
 
-export async function* readCsv(text: AsyncIterable<string>, plan: MappingPlan, name: string): AsyncGenerator<SourceRecord> {
-  const parser = parse({ delimiter: plan.delimiter, relax_column_count: true, skip_empty_lines: true, info: true, max_record_size: MAX_RECORD_CHARS });
+export async function* readCsv(
+  text: AsyncIterable<string>,
+  plan: MappingPlan,
+  name: string,
+): AsyncGenerator<SourceRecord> {
+  const parser = parse({
+    delimiter: plan.delimiter,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    info: true,
+    max_record_size: MAX_RECORD_CHARS,
+  });
   // pipeline: an error of the text (bytes that are not UTF-8) reaches the parser, so the loop below throws it.
   pipeline(Readable.from(text), parser, () => {});
   let header: string[] | null = null;
@@ -36,13 +46,25 @@ export async function* readCsv(text: AsyncIterable<string>, plan: MappingPlan, n
       const where = linesOf(first, info.lines);
       const raw = Object.fromEntries(header.map((column, i) => [column, record[i] ?? null]));
       if (record.length !== header.length) {
-        yield { number, where, raw, id: null, problems: [{ field: '(row)', reason: `has ${record.length} cells where the header has ${header.length}` }] };
+        yield {
+          number,
+          where,
+          raw,
+          id: null,
+          problems: [{ field: '(row)', reason: `has ${record.length} cells where the header has ${header.length}` }],
+        };
         continue;
       }
       const mapped = mapRow(new Map(header.map((column, i) => [column, record[i]])), plan);
       if (mapped.value === null) {
         const idColumn = plan.fields.find((f) => f.field === 'id')?.column;
-        yield { number, where, raw, id: idColumn === undefined || idColumn === null ? null : (raw[idColumn] ?? null), problems: mapped.problems };
+        yield {
+          number,
+          where,
+          raw,
+          id: idColumn === undefined || idColumn === null ? null : (raw[idColumn] ?? null),
+          problems: mapped.problems,
+        };
       } else {
         yield { number, where, raw, value: mapped.value };
       }

@@ -62,7 +62,8 @@ interface Property {
 type FieldKind = { kind: Kind; allowed: readonly string[] };
 
 function kindsOf(field: string, p: Property): [string, FieldKind][] {
-  if (p.type === 'object') return Object.entries(p.properties ?? {}).flatMap(([key, nested]) => kindsOf(`${field}.${key}`, nested));
+  if (p.type === 'object')
+    return Object.entries(p.properties ?? {}).flatMap(([key, nested]) => kindsOf(`${field}.${key}`, nested));
   if (p.type === 'array') return [[field, { kind: 'list', allowed: (p.items?.enum ?? []) as string[] }]];
   if (p.type === 'number') return [[field, { kind: 'number', allowed: [] }]];
   if (p.type === 'boolean') return [[field, { kind: 'boolean', allowed: [] }]];
@@ -153,14 +154,17 @@ const key = (text: string): string => text.trim().toLowerCase();
 /** Checks a mapping (parsed JSON) and plans each field; throws an Error listing every problem. */
 export function planMapping(json: unknown): MappingPlan {
   if (!validateMapping(json)) {
-    const problems = (validateMapping.errors ?? []).map((e) => `${e.instancePath || '(mapping)'} ${e.message ?? 'is invalid'}`);
+    const problems = (validateMapping.errors ?? []).map(
+      (e) => `${e.instancePath || '(mapping)'} ${e.message ?? 'is invalid'}`,
+    );
     throw new Error(`the mapping is not valid: ${[...new Set(problems)].join('; ')}`);
   }
   const mapping = json;
   const problems: string[] = [];
   const zoneOf = (zone: string | undefined, where: string): string => {
     const chosen = zone ?? mapping.timeZone ?? DEFAULT_TIME_ZONE;
-    if (!isTimeZone(chosen)) problems.push(`${where}: "${chosen}" is not a time zone (an IANA name such as America/Toronto)`);
+    if (!isTimeZone(chosen))
+      problems.push(`${where}: "${chosen}" is not a time zone (an IANA name such as America/Toronto)`);
     return chosen;
   };
   zoneOf(undefined, 'timeZone');
@@ -178,7 +182,10 @@ export function planMapping(json: unknown): MappingPlan {
     }
     const dateFormat = spec.dateFormat ?? mapping.dateFormat ?? 'ISO';
     const day = dateFormat === 'ISO' ? null : dayPattern(dateFormat);
-    if (dateFormat !== 'ISO' && day === null) problems.push(`fields.${field}: dateFormat "${dateFormat}" needs YYYY, MM (or M) and DD (or D) once each, or "ISO"`);
+    if (dateFormat !== 'ISO' && day === null)
+      problems.push(
+        `fields.${field}: dateFormat "${dateFormat}" needs YYYY, MM (or M) and DD (or D) once each, or "ISO"`,
+      );
     fields.push({
       field,
       kind: known.kind,
@@ -203,17 +210,23 @@ export function planMapping(json: unknown): MappingPlan {
 }
 
 /** The columns a mapping reads that the header lacks. */
-export const missingColumns = (plan: MappingPlan, header: readonly string[]): string[] => plan.columns.filter((c) => !header.includes(c));
+export const missingColumns = (plan: MappingPlan, header: readonly string[]): string[] =>
+  plan.columns.filter((c) => !header.includes(c));
 
 const FORMULA_GUARD = /^'[=+\-@\t\r]/;
 const CURRENCY = /^(?:CA\$|US\$|C\$|\$|€|£|CAD|USD|EUR)\s*|\s*(?:CA\$|US\$|C\$|\$|€|£|CAD|USD|EUR)$/gi;
 
 /** "$1,500.00" → 1500; "1 500,00 $" with decimal "," and thousands " " → 1500; null when not a number. */
 export function parseAmount(text: string, format: Required<NumberFormat>): number | null {
-  let t = text.replace(/[\u00a0\u202f]/g, ' ').trim().replace(CURRENCY, '').trim();
+  let t = text
+    .replace(/[\u00a0\u202f]/g, ' ')
+    .trim()
+    .replace(CURRENCY, '')
+    .trim();
   if (format.thousands !== '') {
     const group = format.thousands === ' ' ? ' ' : format.thousands.replace(/[.]/g, '\\.');
-    if (new RegExp(`^-?\\d{1,3}(?:${group}\\d{3})+(?:${format.decimal === '.' ? '\\.' : ','}\\d+)?$`).test(t)) t = t.split(format.thousands).join('');
+    if (new RegExp(`^-?\\d{1,3}(?:${group}\\d{3})+(?:${format.decimal === '.' ? '\\.' : ','}\\d+)?$`).test(t))
+      t = t.split(format.thousands).join('');
   }
   if (format.decimal === ',') t = t.replace(',', '.');
   if (!/^-?\d+(?:\.\d+)?$/.test(t)) return null;
@@ -231,7 +244,10 @@ function dateOf(text: string, plan: FieldPlan): string | Problem {
   if (ISO_DATE_TIME.test(text)) return text;
   const day = plan.day === null ? isoDay(text) : dayIn(text, plan.day);
   if (day === null) {
-    const wanted = plan.day === null ? 'an ISO 8601 date (2027-01-15) or date-time' : `a date in the mapping's format (${plan.dateFormat})`;
+    const wanted =
+      plan.day === null
+        ? 'an ISO 8601 date (2027-01-15) or date-time'
+        : `a date in the mapping's format (${plan.dateFormat})`;
     return { field: plan.field, reason: `"${text}" is not ${wanted}` };
   }
   return plan.field === 'deadline' ? endOfDay(day, plan.timeZone) : startOfDay(day, plan.timeZone);
@@ -244,8 +260,14 @@ function mapValue(text: string, plan: FieldPlan, column: string): { value: Mappe
   if (plan.allowed.length === 0) return { value: text };
   const canonical = plan.allowed.find((a) => a.toLowerCase() === key(text));
   if (canonical !== undefined) return { value: canonical };
-  const known = plan.values === null ? '' : ` or one of the mapping's values for it (${[...plan.values.keys()].map((k) => `"${k}"`).join(', ')})`;
-  return { field: plan.field, reason: `unknown value "${text}" in column "${column}": not one of ${plan.allowed.join(', ')}${known}` };
+  const known =
+    plan.values === null
+      ? ''
+      : ` or one of the mapping's values for it (${[...plan.values.keys()].map((k) => `"${k}"`).join(', ')})`;
+  return {
+    field: plan.field,
+    reason: `unknown value "${text}" in column "${column}": not one of ${plan.allowed.join(', ')}${known}`,
+  };
 }
 
 function cellValue(cell: string, plan: FieldPlan, column: string): { value: unknown } | Problem {
@@ -257,7 +279,8 @@ function cellValue(cell: string, plan: FieldPlan, column: string): { value: unkn
       const one = mapValue(part.trim(), plan, column);
       if ('reason' in one) return one;
       if (one.value === null) continue;
-      for (const item of Array.isArray(one.value) ? one.value : [String(one.value)]) if (!items.includes(item)) items.push(item);
+      for (const item of Array.isArray(one.value) ? one.value : [String(one.value)])
+        if (!items.includes(item)) items.push(item);
     }
     return { value: items };
   }
@@ -270,7 +293,9 @@ function cellValue(cell: string, plan: FieldPlan, column: string): { value: unkn
   if (mappedValue !== undefined) return { value: mappedValue };
   if (plan.kind === 'number') {
     const amount = parseAmount(text, plan.number);
-    return amount === null ? { field: plan.field, reason: `"${text}" in column "${column}" is not a number` } : { value: amount };
+    return amount === null
+      ? { field: plan.field, reason: `"${text}" in column "${column}" is not a number` }
+      : { value: amount };
   }
   if (plan.kind === 'boolean') {
     if (TRUE_WORDS.has(key(text))) return { value: true };
@@ -293,7 +318,9 @@ function nest(value: Record<string, unknown>): void {
     const outer = key.slice(0, dot);
     if (!objects.has(outer)) {
       objects.add(outer);
-      value[outer] = Object.fromEntries([...FIELD_KINDS.keys()].filter((k) => k.startsWith(`${outer}.`)).map((k) => [k.slice(outer.length + 1), null]));
+      value[outer] = Object.fromEntries(
+        [...FIELD_KINDS.keys()].filter((k) => k.startsWith(`${outer}.`)).map((k) => [k.slice(outer.length + 1), null]),
+      );
     }
     (value[outer] as Record<string, unknown>)[key.slice(dot + 1)] = value[key];
     delete value[key];
@@ -301,7 +328,8 @@ function nest(value: Record<string, unknown>): void {
   for (const outer of objects) if (Object.values(value[outer] as object).every((v) => v === null)) value[outer] = null;
 }
 
-export type MappedRow = { value: Partial<Record<keyof Grant, unknown>>; problems: [] } | { value: null; problems: Problem[] };
+export type MappedRow =
+  { value: Partial<Record<keyof Grant, unknown>>; problems: [] } | { value: null; problems: Problem[] };
 
 /** One row (header → cell) as a grant record, or every problem the mapping met in it. */
 export function mapRow(row: ReadonlyMap<string, string>, plan: MappingPlan): MappedRow {
@@ -319,5 +347,7 @@ export function mapRow(row: ReadonlyMap<string, string>, plan: MappingPlan): Map
     else value[field.field] = result.value;
   }
   nest(value);
-  return problems.length > 0 ? { value: null, problems } : { value: value as MappedRow['value'] & object, problems: [] };
+  return problems.length > 0
+    ? { value: null, problems }
+    : { value: value as MappedRow['value'] & object, problems: [] };
 }

@@ -23,7 +23,8 @@ const EXTENSIONS: Record<string, Format> = {
   '.zip': 'grants-gov',
 };
 
-export const isZip = (head: Uint8Array): boolean => head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04;
+export const isZip = (head: Uint8Array): boolean =>
+  head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04;
 export const isGzip = (head: Uint8Array): boolean => head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
 
 /** The format of plain text from its first characters, or null when they say nothing. */
@@ -40,7 +41,8 @@ function formatOfText(head: string): Format | null {
  * A key that only a CommonGrants opportunity or list response has (ours have `updatedAt`, a
  * string `status`, no `items`), outside a string (not after a backslash).
  */
-const COMMON_GRANTS_KEY = /(?<!\\)"(?:items|paginationInfo|lastModifiedAt|customFields|keyDates|acceptedApplicantTypes)"\s*:|(?<!\\)"status"\s*:\s*\{/;
+const COMMON_GRANTS_KEY =
+  /(?<!\\)"(?:items|paginationInfo|lastModifiedAt|customFields|keyDates|acceptedApplicantTypes)"\s*:|(?<!\\)"status"\s*:\s*\{/;
 
 /** Whether JSON text (an object or an array first) holds CommonGrants opportunities. */
 function isCommonGrants(head: string): boolean {
@@ -71,7 +73,8 @@ export function guessFormat(name: string | null, head: Uint8Array, text: string)
   const gz = packing === 'gzip' ? ', gzip-compressed' : '';
   const byName = name === null ? null : extensionFormat(name);
   const jsonName = byName === null || byName.format === 'ndjson' || byName.format === 'json';
-  if (jsonName && isCommonGrants(text)) return { format: 'commongrants', packing, reason: `its first characters (CommonGrants opportunities)${gz}` };
+  if (jsonName && isCommonGrants(text))
+    return { format: 'commongrants', packing, reason: `its first characters (CommonGrants opportunities)${gz}` };
   if (byName !== null) return { format: byName.format, packing, reason: `the extension ${byName.extension}${gz}` };
   const byText = formatOfText(text);
   if (byText !== null) return { format: byText, packing, reason: `the first characters${gz}` };

@@ -13,7 +13,8 @@ export type RecordKind = typeof SYNOPSIS | typeof FORECAST;
 export const GRANTS_GOV_TIME_ZONE = 'America/New_York';
 
 /** An opportunity's page on Grants.gov. */
-export const opportunityPage = (opportunityId: string): string => `https://www.grants.gov/search-results-detail/${encodeURIComponent(opportunityId)}`;
+export const opportunityPage = (opportunityId: string): string =>
+  `https://www.grants.gov/search-results-detail/${encodeURIComponent(opportunityId)}`;
 
 /** EligibleApplicants codes → our beneficiaries ([] where none of ours fits; 99 "Unrestricted" is every one). */
 export const ELIGIBLE_APPLICANTS: Readonly<Record<string, readonly Beneficiary[]>> = {
@@ -51,7 +52,13 @@ type Problem = { field: string; reason: string };
 export type Mapped = { value: Record<string, unknown>; problems: [] } | { value: null; problems: Problem[] };
 
 const MMDDYYYY = dayPattern('MMDDYYYY')!;
-const html = compile({ wordwrap: false, selectors: [{ selector: 'a', options: { hideLinkHrefIfSameAsText: true } }, { selector: 'img', format: 'skip' }] });
+const html = compile({
+  wordwrap: false,
+  selectors: [
+    { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+    { selector: 'img', format: 'skip' },
+  ],
+});
 
 const MAX_TITLE = 500;
 const MAX_FUNDER = 300;
@@ -66,7 +73,10 @@ export function cut(text: string, max: number): string {
 }
 
 /** HTML (as Grants.gov descriptions hold it) as plain text: tags gone, entities decoded, blank lines kept between blocks. */
-export const plainText = (text: string): string => html(text).replace(/\n{3,}/g, '\n\n').trim();
+export const plainText = (text: string): string =>
+  html(text)
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 
 /** The version's number ("Synopsis 3" → 3); 0 when it has none. */
 export function versionNumber(version: string | undefined): number {
@@ -80,7 +90,11 @@ export function versionNumber(version: string | undefined): number {
  */
 export function rankOf(kind: RecordKind, fields: RecordFields): [number, number, number] {
   const updated = dayIn(first(fields, 'LastUpdatedDate') ?? '', MMDDYYYY);
-  return [kind === SYNOPSIS ? 1 : 0, versionNumber(first(fields, 'Version')), updated === null ? 0 : Date.UTC(updated.year, updated.month - 1, updated.day)];
+  return [
+    kind === SYNOPSIS ? 1 : 0,
+    versionNumber(first(fields, 'Version')),
+    updated === null ? 0 : Date.UTC(updated.year, updated.month - 1, updated.day),
+  ];
 }
 
 export function outranks(a: readonly number[], b: readonly number[]): boolean {
@@ -93,7 +107,8 @@ function first(fields: RecordFields, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-const all = (fields: RecordFields, name: string): string[] => (fields.get(name) ?? []).map((v) => v.trim()).filter((v) => v !== '');
+const all = (fields: RecordFields, name: string): string[] =>
+  (fields.get(name) ?? []).map((v) => v.trim()).filter((v) => v !== '');
 
 function day(fields: RecordFields, name: string, problems: Problem[]): Day | null {
   const text = first(fields, name);
@@ -129,7 +144,8 @@ export function mapOpportunity(kind: RecordKind, fields: RecordFields): Mapped {
   const problems: Problem[] = [];
   const opportunityId = first(fields, 'OpportunityID');
   if (opportunityId === undefined) return { value: null, problems: [{ field: 'OpportunityID', reason: 'is missing' }] };
-  if (!/^\d{1,100}$/.test(opportunityId)) problems.push({ field: 'OpportunityID', reason: `"${opportunityId}" is not a number` });
+  if (!/^\d{1,100}$/.test(opportunityId))
+    problems.push({ field: 'OpportunityID', reason: `"${opportunityId}" is not a number` });
 
   const title = first(fields, 'OpportunityTitle');
   if (title === undefined) problems.push({ field: 'OpportunityTitle', reason: 'is missing' });
@@ -139,20 +155,30 @@ export function mapOpportunity(kind: RecordKind, fields: RecordFields): Mapped {
   const instruments = all(fields, 'FundingInstrumentType');
   const unknownInstruments = instruments.filter((code) => !(code in FUNDING_INSTRUMENTS));
   if (unknownInstruments.length > 0) {
-    problems.push({ field: 'FundingInstrumentType', reason: `unknown code ${unknownInstruments.map((c) => `"${c}"`).join(', ')} (known: ${Object.keys(FUNDING_INSTRUMENTS).sort().join(', ')})` });
+    problems.push({
+      field: 'FundingInstrumentType',
+      reason: `unknown code ${unknownInstruments.map((c) => `"${c}"`).join(', ')} (known: ${Object.keys(FUNDING_INSTRUMENTS).sort().join(', ')})`,
+    });
   }
-  const fundingType = instruments.map((code) => FUNDING_INSTRUMENTS[code]).find((type) => type !== null && type !== undefined) ?? null;
+  const fundingType =
+    instruments.map((code) => FUNDING_INSTRUMENTS[code]).find((type) => type !== null && type !== undefined) ?? null;
   if (unknownInstruments.length === 0 && fundingType === null) {
     problems.push({
       field: 'FundingInstrumentType',
-      reason: instruments.length === 0 ? 'is missing' : 'only a procurement contract (PC): a purchase, not funding the catalog lists',
+      reason:
+        instruments.length === 0
+          ? 'is missing'
+          : 'only a procurement contract (PC): a purchase, not funding the catalog lists',
     });
   }
 
   const codes = all(fields, 'EligibleApplicants');
   const unknownCodes = codes.filter((code) => !(code in ELIGIBLE_APPLICANTS));
   if (unknownCodes.length > 0) {
-    problems.push({ field: 'EligibleApplicants', reason: `unknown code ${unknownCodes.map((c) => `"${c}"`).join(', ')} (known: ${Object.keys(ELIGIBLE_APPLICANTS).sort().join(', ')})` });
+    problems.push({
+      field: 'EligibleApplicants',
+      reason: `unknown code ${unknownCodes.map((c) => `"${c}"`).join(', ')} (known: ${Object.keys(ELIGIBLE_APPLICANTS).sort().join(', ')})`,
+    });
   }
   const beneficiaries = BENEFICIARIES.filter((b) => codes.some((code) => ELIGIBLE_APPLICANTS[code]?.includes(b)));
 
@@ -175,9 +201,14 @@ export function mapOpportunity(kind: RecordKind, fields: RecordFields): Mapped {
   const description = first(fields, 'Description');
   if (description !== undefined) lines.push(plainText(description));
   if (forecast) {
-    const when = posted === null ? 'a date not yet announced' : `${posted.year}-${String(posted.month).padStart(2, '0')}-${String(posted.day).padStart(2, '0')}`;
+    const when =
+      posted === null
+        ? 'a date not yet announced'
+        : `${posted.year}-${String(posted.month).padStart(2, '0')}-${String(posted.day).padStart(2, '0')}`;
     const year = first(fields, 'FiscalYear');
-    lines.push(`Forecast: the opportunity is expected to be posted on ${when}${year === undefined ? '' : ` (fiscal year ${year})`}.`);
+    lines.push(
+      `Forecast: the opportunity is expected to be posted on ${when}${year === undefined ? '' : ` (fiscal year ${year})`}.`,
+    );
   }
   const eligibility = first(fields, 'AdditionalInformationOnEligibility');
   if (eligibility !== undefined) lines.push(`Eligibility: ${plainText(eligibility)}`);

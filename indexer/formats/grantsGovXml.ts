@@ -42,7 +42,13 @@ export async function* readExtract(text: AsyncIterable<string>, name: string): A
     else if (depth === 2) {
       ordinal += 1;
       const kindName = local(tag.name);
-      record = { ordinal, name: kindName, kind: kindName === SYNOPSIS || kindName === FORECAST ? kindName : null, fields: new Map(), oversized: false };
+      record = {
+        ordinal,
+        name: kindName,
+        kind: kindName === SYNOPSIS || kindName === FORECAST ? kindName : null,
+        fields: new Map(),
+        oversized: false,
+      };
       size = 0;
     } else if (depth === 3) {
       field = local(tag.name);
@@ -83,6 +89,9 @@ export async function* readExtract(text: AsyncIterable<string>, name: string): A
   }
   parser.close();
   if (failure !== null) throw malformed(failure);
-  if (!rootSeen) throw new SourceUnreadable(`${name} holds no XML element: a Grants.gov extract has a Grants root holding opportunity records`);
+  if (!rootSeen)
+    throw new SourceUnreadable(
+      `${name} holds no XML element: a Grants.gov extract has a Grants root holding opportunity records`,
+    );
   yield* done.splice(0);
 }

@@ -12,12 +12,21 @@ export const MAX_ENTRY_BYTES = 4 * 1024 ** 3;
 export const MAX_RATIO = 200;
 
 const openZip = (file: string): Promise<yauzl.ZipFile> =>
-  new Promise((resolve, reject) => yauzl.open(file, { lazyEntries: true, validateEntrySizes: true, autoClose: false }, (error, zip) => (error ? reject(error) : resolve(zip))));
+  new Promise((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true, validateEntrySizes: true, autoClose: false }, (error, zip) =>
+      error ? reject(error) : resolve(zip),
+    ),
+  );
 
-const megabytes = (bytes: number): string => (bytes < 1024 ** 2 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 ** 2).toFixed(1)} MB`);
+const megabytes = (bytes: number): string =>
+  bytes < 1024 ** 2 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 ** 2).toFixed(1)} MB`;
 
 /** Checks an entry's declared sizes against the caps: the reason it is refused, or null. */
-export function bombReason(entry: { fileName: string; compressedSize: number; uncompressedSize: number }): string | null {
+export function bombReason(entry: {
+  fileName: string;
+  compressedSize: number;
+  uncompressedSize: number;
+}): string | null {
   if (entry.uncompressedSize > MAX_ENTRY_BYTES) {
     return `its entry ${entry.fileName} would inflate to ${megabytes(entry.uncompressedSize)}, more than the ${megabytes(MAX_ENTRY_BYTES)} allowed`;
   }
@@ -31,7 +40,9 @@ export function bombReason(entry: { fileName: string; compressedSize: number; un
 /** Yields a stream for each .xml entry of the archive, one at a time, in the archive's order. */
 export async function* xmlEntries(file: string): AsyncGenerator<{ name: string; bytes: AsyncIterable<Buffer> }> {
   const damaged = (error: unknown) =>
-    new SourceUnreadable(`${file} is not a complete zip archive (${(error as Error).message}): it is damaged or was cut short`);
+    new SourceUnreadable(
+      `${file} is not a complete zip archive (${(error as Error).message}): it is damaged or was cut short`,
+    );
   let zip: yauzl.ZipFile;
   try {
     zip = await openZip(file);
@@ -60,13 +71,16 @@ export async function* xmlEntries(file: string): AsyncGenerator<{ name: string; 
       const refused = bombReason(entry);
       if (refused !== null) throw new SourceUnreadable(`${file} is refused: ${refused}`);
       found += 1;
-      const stream = await new Promise<Readable>((resolve, reject) => zip.openReadStream(entry, (error, s) => (error ? reject(damaged(error)) : resolve(s))));
+      const stream = await new Promise<Readable>((resolve, reject) =>
+        zip.openReadStream(entry, (error, s) => (error ? reject(damaged(error)) : resolve(s))),
+      );
       yield { name: `${file}:${entry.fileName}`, bytes: inflated(stream, damaged) };
     }
   } finally {
     zip.close();
   }
-  if (found === 0) throw new SourceUnreadable(`${file} holds no .xml file: a Grants.gov extract zip holds the extract's XML`);
+  if (found === 0)
+    throw new SourceUnreadable(`${file} holds no .xml file: a Grants.gov extract zip holds the extract's XML`);
 }
 
 /** The entry's bytes, its read errors (a size that does not match the declared one, a damaged deflate stream) as SourceUnreadable. */

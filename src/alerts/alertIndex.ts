@@ -9,7 +9,8 @@ import type { GrantConditions } from '../grants/matching.js';
 import type { Grant } from '../grants/schema.js';
 import type { ParsedSearch } from '../grants/searchSyntax.js';
 
-type ListField = 'sdgs' | 'beneficiaries' | 'provinces' | 'funderTypes' | 'fundingTypes' | 'complexities' | 'currencies';
+type ListField =
+  'sdgs' | 'beneficiaries' | 'provinces' | 'funderTypes' | 'fundingTypes' | 'complexities' | 'currencies';
 
 /** The list conditions and the grant field each one reads, most selective first (more values, rarer each). */
 const LIST_FIELDS: readonly (readonly [ListField, (grant: Grant) => readonly string[] | string | null])[] = [
@@ -71,7 +72,8 @@ export class AlertIndex<A extends IndexedAlert> {
         for (const v of typeof value === 'string' ? [value] : value) counts.set(v, (counts.get(v) ?? 0) + 1);
       }
     }
-    const cost = (field: ListField, values: readonly string[]) => values.reduce((sum, v) => sum + (held.get(field)?.get(v) ?? 0), 0);
+    const cost = (field: ListField, values: readonly string[]) =>
+      values.reduce((sum, v) => sum + (held.get(field)?.get(v) ?? 0), 0);
     for (const alert of alerts) {
       const c = alert.conditions;
       if (c === null) continue;
@@ -96,7 +98,12 @@ export class AlertIndex<A extends IndexedAlert> {
    */
   forBatch(textMatches: (search: ParsedSearch) => ReadonlySet<string>): (grant: Grant) => Set<A> {
     const bySearchHit = new Map<string, A[]>();
-    const byValue: ByValue<A> = new Map([...this.byValue].map(([field, values]) => [field, new Map([...values].map(([value, filed]) => [value, [...filed]]))]));
+    const byValue: ByValue<A> = new Map(
+      [...this.byValue].map(([field, values]) => [
+        field,
+        new Map([...values].map(([value, filed]) => [value, [...filed]])),
+      ]),
+    );
     for (const { alert, search, list } of this.searched) {
       const hits = textMatches(search);
       if (list !== null && list.cost <= hits.size) {
@@ -116,7 +123,8 @@ export class AlertIndex<A extends IndexedAlert> {
         if (values === undefined) continue;
         const held = read(grant);
         if (held === null) continue;
-        for (const value of typeof held === 'string' ? [held] : held) for (const alert of values.get(value) ?? []) found.add(alert);
+        for (const value of typeof held === 'string' ? [held] : held)
+          for (const alert of values.get(value) ?? []) found.add(alert);
       }
       for (const alert of bySearchHit.get(grant.id) ?? []) found.add(alert);
       return found;

@@ -118,7 +118,9 @@ export class WebhookDeliverer {
     await this.pacer.turn();
     const room = this.room;
     if (this.stopped || this.holding || room < this.deps.concurrency) return 0;
-    const due = (await this.pacer.sync(() => this.deps.store.claimDue(this.deps.clock(), room, this.deps.claimMs))).filter((m) => !this.claimedIds.has(m.id));
+    const due = (
+      await this.pacer.sync(() => this.deps.store.claimDue(this.deps.clock(), room, this.deps.claimMs))
+    ).filter((m) => !this.claimedIds.has(m.id));
     const claimedAt = Date.now();
     for (const message of due) {
       this.claimedIds.add(message.id);
@@ -148,7 +150,9 @@ export class WebhookDeliverer {
         this.startWaiting();
         // Claim more once a slots' worth has room (not one claim per attempt).
         if (!this.stopped && this.room >= this.deps.concurrency) {
-          this.deliverDue().catch((error: Error) => this.deps.log.warn('claiming due webhooks failed; the worker retries', { reason: error.message }));
+          this.deliverDue().catch((error: Error) =>
+            this.deps.log.warn('claiming due webhooks failed; the worker retries', { reason: error.message }),
+          );
         }
       }).finally(() => {
         this.claimedIds.delete(message.id);
@@ -161,7 +165,11 @@ export class WebhookDeliverer {
 
   private release(messageIds: string[]): void {
     if (messageIds.length === 0) return;
-    this.deps.store.releaseClaims(messageIds).catch((error: Error) => this.deps.log.warn('claimed webhooks could not be given back; their claims run out', { reason: error.message }));
+    this.deps.store
+      .releaseClaims(messageIds)
+      .catch((error: Error) =>
+        this.deps.log.warn('claimed webhooks could not be given back; their claims run out', { reason: error.message }),
+      );
   }
 
   /** Posts the message (`posted` is called when its request is over: its slot is free) and records the attempt. */
@@ -170,7 +178,13 @@ export class WebhookDeliverer {
     const sentAt = clock();
     let result: AttemptResult;
     try {
-      result = await this.pacer.sync(() => post({ url: message.url, body: message.payload, headers: signatureHeaders(message.id, sentAt, message.payload, message.secrets) }));
+      result = await this.pacer.sync(() =>
+        post({
+          url: message.url,
+          body: message.payload,
+          headers: signatureHeaders(message.id, sentAt, message.payload, message.secrets),
+        }),
+      );
     } finally {
       posted();
     }
@@ -187,7 +201,10 @@ export class WebhookDeliverer {
       await this.record({ messageId: message.id, result, next });
     } catch (error) {
       // Not recorded: the message stays due and is sent again with the same webhook-id.
-      log.warn('a webhook attempt could not be recorded; it will be sent again', { messageId: message.id, reason: (error as Error).message });
+      log.warn('a webhook attempt could not be recorded; it will be sent again', {
+        messageId: message.id,
+        reason: (error as Error).message,
+      });
     }
     this.deps.onAttempt?.(message, result, next.status === 'PENDING' ? null : next.status);
   }
@@ -217,7 +234,12 @@ export class WebhookDeliverer {
     const batch = this.unrecorded.splice(0);
     if (batch.length === 0) return;
     try {
-      await this.pacer.sync(() => this.deps.store.recordAttempts(batch.map((b) => b.record), FAILURES_BEFORE_DISABLE));
+      await this.pacer.sync(() =>
+        this.deps.store.recordAttempts(
+          batch.map((b) => b.record),
+          FAILURES_BEFORE_DISABLE,
+        ),
+      );
       for (const b of batch) b.resolve();
     } catch (error) {
       for (const b of batch) b.reject(error as Error);

@@ -106,7 +106,12 @@ export class AlertMatcher {
     const version = await this.pacer.sync(() => this.deps.store.alertsVersion());
     if (this.known?.version === version) return this.known;
     const alerts = await this.pacer.sync(() => this.deps.store.matchableAlerts());
-    const byId = new Map<string, KnownAlert>(alerts.map((alert) => [alert.id, { id: alert.id, alert, createdAt: Date.parse(alert.createdAt), conditions: this.conditionsOf(alert) }]));
+    const byId = new Map<string, KnownAlert>(
+      alerts.map((alert) => [
+        alert.id,
+        { id: alert.id, alert, createdAt: Date.parse(alert.createdAt), conditions: this.conditionsOf(alert) },
+      ]),
+    );
     for (const id of this.compiled.keys()) if (!byId.has(id)) this.compiled.delete(id);
     this.known = { version, byId };
     return this.known;
@@ -158,7 +163,16 @@ export class AlertMatcher {
     }
     if (position.log === null) {
       // The first start: alerts follow the changes from now on, not the catalog's history.
-      await store.commitBatch({ from: position, position: { log: page.state.log, seq: Math.max(position.seq, page.state.counter) }, messages: [], told: [], forgotten: [] }, clock());
+      await store.commitBatch(
+        {
+          from: position,
+          position: { log: page.state.log, seq: Math.max(position.seq, page.state.counter) },
+          messages: [],
+          told: [],
+          forgotten: [],
+        },
+        clock(),
+      );
       return { changes: 0, events: 0, lagSeconds: 0 };
     }
     if (page.state.log !== position.log) {
@@ -173,7 +187,11 @@ export class AlertMatcher {
       this.lagSeconds = 0;
       // Idle: read and compile changed alerts now rather than when the next change waits for them.
       await this.alerts();
-      if (page.state.log !== position.log) await store.commitBatch({ from: position, position: { log: page.state.log, seq: 0 }, messages: [], told: [], forgotten: [] }, clock());
+      if (page.state.log !== position.log)
+        await store.commitBatch(
+          { from: position, position: { log: page.state.log, seq: 0 }, messages: [], told: [], forgotten: [] },
+          clock(),
+        );
       return { changes: 0, events: 0, lagSeconds: 0 };
     }
     const now = clock();
@@ -182,16 +200,18 @@ export class AlertMatcher {
     const batch: MatchedBatch = { from: position, ...matched };
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     if (pending !== null && !(await this.settle())) return { changes: 0, events: 0, lagSeconds: this.lagSeconds };
-    const committed = this.pacer.sync(() => store.commitBatch(batch, clock())).then((ok) => {
-      if (ok) {
-        this.totals.changes += decided;
-        this.totals.checks += checks;
-        this.totals.events += batch.messages.length;
-        this.totals.seconds += seconds;
-        this.lagSeconds = Math.max(0, (now.getTime() - Date.parse(entries[0].changedAt)) / 1000);
-      }
-      return ok;
-    });
+    const committed = this.pacer
+      .sync(() => store.commitBatch(batch, clock()))
+      .then((ok) => {
+        if (ok) {
+          this.totals.changes += decided;
+          this.totals.checks += checks;
+          this.totals.events += batch.messages.length;
+          this.totals.seconds += seconds;
+          this.lagSeconds = Math.max(0, (now.getTime() - Date.parse(entries[0].changedAt)) / 1000);
+        }
+        return ok;
+      });
     committed.catch(() => undefined); // seen by settle()
     this.pending = { batch, committed };
     return { changes: decided, events: batch.messages.length, lagSeconds: this.lagSeconds };
@@ -242,10 +262,13 @@ export class AlertMatcher {
     // matching=last|frequency relaxed to their most relaxed step.
     const typed = await this.typoSearches(byId);
     const relaxed = await this.relaxedSearches(byId, typed);
-    const runOf = (search: ParsedSearch | null): ParsedSearch | null => (search === null ? null : (relaxed.get(search) ?? typed.get(search) ?? search));
+    const runOf = (search: ParsedSearch | null): ParsedSearch | null =>
+      search === null ? null : (relaxed.get(search) ?? typed.get(search) ?? search);
     const text = this.deps.text.batch([...grants.values()]);
     // Filed for this batch: each alert under the condition the fewest of its grants hold.
-    const candidatesOf = new AlertIndex([...byId.values()], [...grants.values()]).forBatch((search: ParsedSearch) => text.matching(runOf(search)));
+    const candidatesOf = new AlertIndex([...byId.values()], [...grants.values()]).forBatch((search: ParsedSearch) =>
+      text.matching(runOf(search)),
+    );
     const messages: NewMessage[] = [];
     const toldNow = new Map<string, ToldGrant>();
     const forgotten = new Map<string, { alertId: string; grantId: string }>();
@@ -278,7 +301,11 @@ export class AlertMatcher {
           // Told before and not forgotten since (the grant's followers follow every decision below).
           const wasTold = followers.get(entry.id)?.has(alert.id) ?? false;
           // The words first: the batch's answer for each search is known by now (the index asked), a set look-up.
-          const matches = grant !== null && conditions !== null && text.matching(runOf(conditions.search)).has(entry.id) && matchesFilters(grant, conditions, changedAt);
+          const matches =
+            grant !== null &&
+            conditions !== null &&
+            text.matching(runOf(conditions.search)).has(entry.id) &&
+            matchesFilters(grant, conditions, changedAt);
           if (!matches && !wasTold) continue;
           const k = key(alert.id, entry.id);
           let type: EventType;
@@ -288,8 +315,16 @@ export class AlertMatcher {
             const previous = toldNow.get(k) ?? told.get(k);
             const { deadline, opensAt = null } = grant!;
             // An opensAt already come when the grant is told has nothing left to announce.
-            const openedOpensAt = opensAt !== null && Date.parse(opensAt) <= changedAt ? opensAt : (previous?.openedOpensAt ?? null);
-            toldNow.set(k, { alertId: alert.id, grantId: entry.id, deadline, remindedDeadline: previous?.remindedDeadline ?? null, opensAt, openedOpensAt });
+            const openedOpensAt =
+              opensAt !== null && Date.parse(opensAt) <= changedAt ? opensAt : (previous?.openedOpensAt ?? null);
+            toldNow.set(k, {
+              alertId: alert.id,
+              grantId: entry.id,
+              deadline,
+              remindedDeadline: previous?.remindedDeadline ?? null,
+              opensAt,
+              openedOpensAt,
+            });
             forgotten.delete(k);
             follow(entry.id, alert.id);
           } else {
@@ -308,7 +343,9 @@ export class AlertMatcher {
               type,
               now,
               alert,
-              entry.grantJson === null ? { grant: { id: entry.id }, reason, change } : { grantJson: entry.grantJson, reason, change, changesJson: entry.changesJson },
+              entry.grantJson === null
+                ? { grant: { id: entry.id }, reason, change }
+                : { grantJson: entry.grantJson, reason, change, changesJson: entry.changesJson },
             ),
           });
         }
@@ -318,7 +355,14 @@ export class AlertMatcher {
       text.close();
     }
     const last = entries[decided - 1];
-    return { decided, checks, position: { log, seq: last.seq }, messages, told: [...toldNow.values()], forgotten: [...forgotten.values()] };
+    return {
+      decided,
+      checks,
+      position: { log, seq: last.seq },
+      messages,
+      told: [...toldNow.values()],
+      forgotten: [...forgotten.values()],
+    };
   }
 
   /**
@@ -326,10 +370,14 @@ export class AlertMatcher {
    * (search/typoSearch.ts: the neighbours of all their words looked up together), by search.
    */
   private async typoSearches(byId: ReadonlyMap<string, KnownAlert>): Promise<Map<ParsedSearch, ParsedSearch>> {
-    const searches = [...byId.values()].flatMap(({ conditions }) => (conditions?.typos === 'auto' && conditions.search !== null ? [conditions.search] : []));
+    const searches = [...byId.values()].flatMap(({ conditions }) =>
+      conditions?.typos === 'auto' && conditions.search !== null ? [conditions.search] : [],
+    );
     const lookUp = this.deps.engine.typoNeighbours;
     if (searches.length === 0 || lookUp === undefined) return new Map();
-    const neighbours = await this.pacer.sync(() => lookUp.call(this.deps.engine, [...new Set(searches.flatMap(typoWords))]));
+    const neighbours = await this.pacer.sync(() =>
+      lookUp.call(this.deps.engine, [...new Set(searches.flatMap(typoWords))]),
+    );
     return new Map(searches.map((search) => [search, withTypoAlternatives(search, neighbours)]));
   }
 
@@ -337,7 +385,10 @@ export class AlertMatcher {
    * The searches of relaxed alerts (matching=last|frequency) as GET /grants matches them now
    * (search/relaxedSearch.ts): for `frequency`, each term counted in the catalog once per batch.
    */
-  private async relaxedSearches(byId: ReadonlyMap<string, KnownAlert>, typed: ReadonlyMap<ParsedSearch, ParsedSearch>): Promise<Map<ParsedSearch, ParsedSearch>> {
+  private async relaxedSearches(
+    byId: ReadonlyMap<string, KnownAlert>,
+    typed: ReadonlyMap<ParsedSearch, ParsedSearch>,
+  ): Promise<Map<ParsedSearch, ParsedSearch>> {
     const relaxed = new Map<ParsedSearch, ParsedSearch>();
     const counted = new Map<string, Promise<number>>();
     const count = (query: GrantQuery): Promise<number> => {
@@ -350,8 +401,17 @@ export class AlertMatcher {
       return total;
     };
     for (const { conditions } of byId.values()) {
-      if (conditions === null || conditions.search === null || (conditions.matching ?? 'all') === 'all' || relaxed.has(conditions.search)) continue;
-      const search = await relaxedMatchSearch({ ...conditions, search: typed.get(conditions.search) ?? conditions.search }, count);
+      if (
+        conditions === null ||
+        conditions.search === null ||
+        (conditions.matching ?? 'all') === 'all' ||
+        relaxed.has(conditions.search)
+      )
+        continue;
+      const search = await relaxedMatchSearch(
+        { ...conditions, search: typed.get(conditions.search) ?? conditions.search },
+        count,
+      );
       if (search !== null && search !== conditions.search) relaxed.set(conditions.search, search);
     }
     return relaxed;
@@ -375,7 +435,12 @@ export class AlertMatcher {
       if (grant.deadline !== item.deadline) continue; // changed since: the matcher will see it
       reminded.push(item);
       if (alert.events.includes('grant.closing')) {
-        messages.push({ alertId: alert.id, grantId: item.grantId, type: 'grant.closing', payload: eventPayload('grant.closing', now, alert, { grantJson: json, reason: null, change: null }) });
+        messages.push({
+          alertId: alert.id,
+          grantId: item.grantId,
+          type: 'grant.closing',
+          payload: eventPayload('grant.closing', now, alert, { grantJson: json, reason: null, change: null }),
+        });
       }
     }
     await store.commitReminders(messages, reminded, now);
@@ -404,7 +469,12 @@ export class AlertMatcher {
       if ((grant.opensAt ?? null) !== item.opensAt) continue; // changed since: the matcher will see it
       opened.push(item);
       if (alert.events.includes('grant.opened') && grantStatus(grant, now.getTime()) === 'OPEN') {
-        messages.push({ alertId: alert.id, grantId: item.grantId, type: 'grant.opened', payload: eventPayload('grant.opened', now, alert, { grantJson: json, reason: null, change: null }) });
+        messages.push({
+          alertId: alert.id,
+          grantId: item.grantId,
+          type: 'grant.opened',
+          payload: eventPayload('grant.opened', now, alert, { grantJson: json, reason: null, change: null }),
+        });
       }
     }
     await store.commitOpenings(messages, opened, now);

@@ -3,7 +3,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Tier } from '../subscriptions/tiers.js';
 
-export const EVENT_TYPES = ['grant.matched', 'grant.updated', 'grant.unmatched', 'grant.closing', 'grant.opened'] as const;
+export const EVENT_TYPES = [
+  'grant.matched',
+  'grant.updated',
+  'grant.unmatched',
+  'grant.closing',
+  'grant.opened',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Every type a message can carry: the grant events and the test event. */
 export type MessageType = EventType | 'alert.test';

@@ -38,7 +38,11 @@ export class AlertsPacer {
 
   /** Waits until what the alerts owe is paid while requests are being served; lets the loop turn otherwise. */
   async turn(): Promise<void> {
-    for (let left = this.owedUntil - performance.now(); left > 0 && this.partnersBusy(); left = this.owedUntil - performance.now()) {
+    for (
+      let left = this.owedUntil - performance.now();
+      left > 0 && this.partnersBusy();
+      left = this.owedUntil - performance.now()
+    ) {
       await new Promise((resolve) => setTimeout(resolve, Math.min(left, 50)));
     }
     await new Promise((resolve) => setImmediate(resolve));

@@ -4,8 +4,10 @@ import type { Alert, Delivery, DeliveryStatus } from './model.js';
 import type { SecretBox } from './secrets.js';
 import type { DueMessage, KeptAnswer, MatchableAlert, ToldGrant } from './store.js';
 
-export const ALERT_COLUMNS = 'id, subscription_id, name, query, url, events, closing_days, status, disabled_reason, from_seq, created_at, updated_at';
-export const MESSAGE_COLUMNS = 'seq, id, alert_id, grant_id, type, status, attempts, next_attempt_at, last_at, last_status, last_error, last_duration_ms, created_at';
+export const ALERT_COLUMNS =
+  'id, subscription_id, name, query, url, events, closing_days, status, disabled_reason, from_seq, created_at, updated_at';
+export const MESSAGE_COLUMNS =
+  'seq, id, alert_id, grant_id, type, status, attempts, next_attempt_at, last_at, last_status, last_error, last_duration_ms, created_at';
 
 export interface AlertRow {
   id: string;
@@ -83,7 +85,10 @@ export const deliveryOf = (row: MessageRow): Delivery => ({
   grantId: row.grant_id,
   status: row.status,
   attempts: row.attempts,
-  lastAttempt: row.last_at === null ? null : { at: row.last_at, statusCode: row.last_status, error: row.last_error, durationMs: row.last_duration_ms ?? 0 },
+  lastAttempt:
+    row.last_at === null
+      ? null
+      : { at: row.last_at, statusCode: row.last_status, error: row.last_error, durationMs: row.last_duration_ms ?? 0 },
   nextAttemptAt: row.status === 'PENDING' ? row.next_attempt_at : null,
   createdAt: row.created_at,
 });
@@ -109,7 +114,12 @@ export const dueMessageOf = (row: DueRow, box: SecretBox, nowIso: string): DueMe
   attempts: row.attempts,
   createdAt: row.created_at,
   url: row.url,
-  secrets: [box.open(row.secret), ...(row.previous_secret !== null && row.previous_until !== null && row.previous_until > nowIso ? [box.open(row.previous_secret)] : [])],
+  secrets: [
+    box.open(row.secret),
+    ...(row.previous_secret !== null && row.previous_until !== null && row.previous_until > nowIso
+      ? [box.open(row.previous_secret)]
+      : []),
+  ],
 });
 
 /** A row of idempotency_keys: an answer kept for an Idempotency-Key. */

@@ -46,7 +46,15 @@ export class AlertsRuntime {
     this.matcher = new AlertMatcher({ engine, store, compile, text, clock, log, pacer });
     this.deliverer = new WebhookDeliverer({
       store,
-      post: (request) => postWebhook(request, { timeoutMs: config.timeoutMs, allowHttp: config.allowHttp, allowPrivate: config.allowPrivate, clock, connections: this.connections, resolve: this.resolve }),
+      post: (request) =>
+        postWebhook(request, {
+          timeoutMs: config.timeoutMs,
+          allowHttp: config.allowHttp,
+          allowPrivate: config.allowPrivate,
+          clock,
+          connections: this.connections,
+          resolve: this.resolve,
+        }),
       retryScheduleMs: config.retryScheduleMs,
       concurrency: config.concurrency,
       claimMs: config.timeoutMs + 30_000,

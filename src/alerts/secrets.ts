@@ -55,7 +55,9 @@ export class SecretBox {
       created = true;
     }
     const read = (): Buffer[] =>
-      [files.current, files.next, files.previous].filter((file) => existsSync(file)).map((file) => keyOf(readFileSync(file, 'utf8')));
+      [files.current, files.next, files.previous]
+        .filter((file) => existsSync(file))
+        .map((file) => keyOf(readFileSync(file, 'utf8')));
     return { box: new SecretBox(read(), read), file: files.current, created };
   }
 
@@ -64,7 +66,12 @@ export class SecretBox {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.keys[0], iv);
     const sealed = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return [VERSION, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), sealed.toString('base64url')].join('.');
+    return [
+      VERSION,
+      iv.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+      sealed.toString('base64url'),
+    ].join('.');
   }
 
   open(sealed: string): string {
@@ -104,7 +111,11 @@ export async function rotateDataDirKey(dataDir: string, reseal: (box: SecretBox)
   if (!existsSync(files.current)) throw new Error(`no ${files.current}: nothing to rotate`);
   if (!existsSync(files.next)) writeFileSync(files.next, `${newSecretsKey()}\n`, { mode: 0o600 });
   chmodSync(files.next, 0o600);
-  const box = SecretBox.fromKeys(readFileSync(files.next, 'utf8'), readFileSync(files.current, 'utf8'), ...(existsSync(files.previous) ? [readFileSync(files.previous, 'utf8')] : []));
+  const box = SecretBox.fromKeys(
+    readFileSync(files.next, 'utf8'),
+    readFileSync(files.current, 'utf8'),
+    ...(existsSync(files.previous) ? [readFileSync(files.previous, 'utf8')] : []),
+  );
   const count = await reseal(box);
   renameSync(files.current, files.previous);
   renameSync(files.next, files.current);

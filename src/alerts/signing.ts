@@ -8,11 +8,19 @@ import { createHmac } from 'node:crypto';
 const SECRET_PREFIX = 'whsec_';
 
 const sign = (secret: string, content: string): string =>
-  createHmac('sha256', Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64'))
+  createHmac(
+    'sha256',
+    Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64'),
+  )
     .update(content)
     .digest('base64');
 
-export function signatureHeaders(messageId: string, at: Date, body: string, secrets: readonly string[]): Record<string, string> {
+export function signatureHeaders(
+  messageId: string,
+  at: Date,
+  body: string,
+  secrets: readonly string[],
+): Record<string, string> {
   const timestamp = String(Math.floor(at.getTime() / 1000));
   const content = `${messageId}.${timestamp}.${body}`;
   return {

@@ -6,8 +6,32 @@
 import { all, get, run, type Steps, type StepRunner } from '../subscriptions/sqlSteps.js';
 import { newAlertId, type Alert, type AlertChanges, type Delivery, type NewAlert } from './model.js';
 import type { SecretBox } from './secrets.js';
-import { ALERT_COLUMNS, MESSAGE_COLUMNS, TOLD_COLUMNS, alertOf, deliveryOf, keptAnswerOf, toldOf, type AlertRow, type KeptRow, type MessageRow, type ToldRow } from './rows.js';
-import type { AlertStore, AnswerSecret, AttemptRecord, DueMessage, KeptAnswer, ListPosition, MatchableAlert, MatchedBatch, MatcherPosition, NewMessage, ToldGrant } from './store.js';
+import {
+  ALERT_COLUMNS,
+  MESSAGE_COLUMNS,
+  TOLD_COLUMNS,
+  alertOf,
+  deliveryOf,
+  keptAnswerOf,
+  toldOf,
+  type AlertRow,
+  type KeptRow,
+  type MessageRow,
+  type ToldRow,
+} from './rows.js';
+import type {
+  AlertStore,
+  AnswerSecret,
+  AttemptRecord,
+  DueMessage,
+  KeptAnswer,
+  ListPosition,
+  MatchableAlert,
+  MatchedBatch,
+  MatcherPosition,
+  NewMessage,
+  ToldGrant,
+} from './store.js';
 
 type Count = { n: number | string };
 
@@ -30,11 +54,20 @@ export abstract class SqlAlertStore implements AlertStore {
   abstract recordAttempts(records: readonly AttemptRecord[], disableAfter: number): Promise<void>;
 
   async count(subscriptionId: string): Promise<number> {
-    return Number((await this.steps.run(get<Count>('SELECT count(*) AS n FROM alerts WHERE subscription_id = ?', subscriptionId)))!.n);
+    return Number(
+      (await this.steps.run(get<Count>('SELECT count(*) AS n FROM alerts WHERE subscription_id = ?', subscriptionId)))!
+        .n,
+    );
   }
 
   async limitOverride(subscriptionId: string): Promise<number | null> {
-    return (await this.steps.run(get<{ alert_limit: number | null }>('SELECT alert_limit FROM subscriptions WHERE id = ?', subscriptionId)))?.alert_limit ?? null;
+    return (
+      (
+        await this.steps.run(
+          get<{ alert_limit: number | null }>('SELECT alert_limit FROM subscriptions WHERE id = ?', subscriptionId),
+        )
+      )?.alert_limit ?? null
+    );
   }
 
   async create(subscriptionId: string, input: NewAlert, secret: string, at: Date, max: number): Promise<Alert | null> {
@@ -46,7 +79,12 @@ export abstract class SqlAlertStore implements AlertStore {
     const created = await this.steps.transaction(
       (function* (): Steps<boolean> {
         yield* get(`SELECT 1 FROM subscriptions WHERE id = ?${d.forUpdate()}`, subscriptionId);
-        if (Number((yield* get<Count>('SELECT count(*) AS n FROM alerts WHERE subscription_id = ?', subscriptionId))!.n) >= max) return false;
+        if (
+          Number(
+            (yield* get<Count>('SELECT count(*) AS n FROM alerts WHERE subscription_id = ?', subscriptionId))!.n,
+          ) >= max
+        )
+          return false;
         yield* run(
           `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, 'ACTIVE', ?, (SELECT seq FROM alert_matcher WHERE id = 1), ?, ?)`,
@@ -89,7 +127,12 @@ export abstract class SqlAlertStore implements AlertStore {
 
   async get(subscriptionId: string | null, id: string): Promise<Alert | null> {
     const row = await this.steps.run(
-      get<AlertRow>(`SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = ? AND (${this.steps.dialect.textParam} IS NULL OR subscription_id = ?)`, id, subscriptionId, subscriptionId),
+      get<AlertRow>(
+        `SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = ? AND (${this.steps.dialect.textParam} IS NULL OR subscription_id = ?)`,
+        id,
+        subscriptionId,
+        subscriptionId,
+      ),
     );
     return row === undefined ? null : alertOf(row);
   }
@@ -119,7 +162,8 @@ export abstract class SqlAlertStore implements AlertStore {
   async delete(subscriptionId: string, id: string): Promise<boolean> {
     return this.steps.transaction(
       (function* (): Steps<boolean> {
-        const deleted = (yield* run('DELETE FROM alerts WHERE id = ? AND subscription_id = ?', id, subscriptionId)) === 1;
+        const deleted =
+          (yield* run('DELETE FROM alerts WHERE id = ? AND subscription_id = ?', id, subscriptionId)) === 1;
         // Its secrets kept for Idempotency-Key replays go with it.
         if (deleted) yield* run('UPDATE idempotency_keys SET secret = NULL WHERE alert_id = ?', id);
         return deleted;
@@ -127,7 +171,13 @@ export abstract class SqlAlertStore implements AlertStore {
     );
   }
 
-  async rotateSecret(subscriptionId: string, id: string, secret: string, at: Date, overlapMs: number): Promise<boolean> {
+  async rotateSecret(
+    subscriptionId: string,
+    id: string,
+    secret: string,
+    at: Date,
+    overlapMs: number,
+  ): Promise<boolean> {
     const changed = await this.steps.run(
       run(
         'UPDATE alerts SET previous_secret = secret, previous_until = ?, secret = ?, updated_at = ? WHERE id = ? AND subscription_id = ?',
@@ -162,41 +212,75 @@ export abstract class SqlAlertStore implements AlertStore {
   }
 
   async getDelivery(alertId: string, deliveryId: string): Promise<Delivery | null> {
-    const row = await this.steps.run(get<MessageRow>(`SELECT ${MESSAGE_COLUMNS} FROM alert_messages WHERE id = ? AND alert_id = ?`, deliveryId, alertId));
+    const row = await this.steps.run(
+      get<MessageRow>(
+        `SELECT ${MESSAGE_COLUMNS} FROM alert_messages WHERE id = ? AND alert_id = ?`,
+        deliveryId,
+        alertId,
+      ),
+    );
     return row === undefined ? null : deliveryOf(row);
   }
 
   async retry(alertId: string, deliveryId: string, at: Date): Promise<Delivery | null> {
     const changed = await this.steps.run(
-      run(`UPDATE alert_messages SET status = 'PENDING', next_attempt_at = ?, claimed_until = NULL WHERE id = ? AND alert_id = ?`, at.toISOString(), deliveryId, alertId),
+      run(
+        `UPDATE alert_messages SET status = 'PENDING', next_attempt_at = ?, claimed_until = NULL WHERE id = ? AND alert_id = ?`,
+        at.toISOString(),
+        deliveryId,
+        alertId,
+      ),
     );
     return changed === 1 ? this.getDelivery(alertId, deliveryId) : null;
   }
 
   async matcherPosition(): Promise<MatcherPosition> {
-    const row = (await this.steps.run(get<{ log: string | null; seq: number | string }>('SELECT log, seq FROM alert_matcher WHERE id = 1')))!;
+    const row = (await this.steps.run(
+      get<{ log: string | null; seq: number | string }>('SELECT log, seq FROM alert_matcher WHERE id = 1'),
+    ))!;
     return { log: row.log, seq: Number(row.seq) };
   }
 
   async matchableAlerts(): Promise<MatchableAlert[]> {
-    return (await this.steps.run(all<AlertRow>(`SELECT ${ALERT_COLUMNS} FROM alerts ORDER BY created_at, id`))).map(alertOf);
+    return (await this.steps.run(all<AlertRow>(`SELECT ${ALERT_COLUMNS} FROM alerts ORDER BY created_at, id`))).map(
+      alertOf,
+    );
   }
 
   /** Writes the messages and marks each grant's value as announced (`column` = the grant's `value`), in one transaction. */
-  private async commitAnnounced(messages: NewMessage[], marks: { alertId: string; grantId: string; value: string | null }[], column: 'reminded_deadline' | 'opened_opens_at', of: 'deadline' | 'opens_at', at: Date): Promise<void> {
+  private async commitAnnounced(
+    messages: NewMessage[],
+    marks: { alertId: string; grantId: string; value: string | null }[],
+    column: 'reminded_deadline' | 'opened_opens_at',
+    of: 'deadline' | 'opens_at',
+    at: Date,
+  ): Promise<void> {
     const insert = this.insertMessages(messages, at.toISOString());
     const same = this.steps.dialect.nullSafeEquals;
     await this.steps.transaction(
       (function* (): Steps<void> {
         yield* insert;
-        for (const m of marks) yield* run(`UPDATE alert_grants SET ${column} = ? WHERE alert_id = ? AND grant_id = ? AND ${of} ${same} ?`, m.value, m.alertId, m.grantId, m.value);
+        for (const m of marks)
+          yield* run(
+            `UPDATE alert_grants SET ${column} = ? WHERE alert_id = ? AND grant_id = ? AND ${of} ${same} ?`,
+            m.value,
+            m.alertId,
+            m.grantId,
+            m.value,
+          );
       })(),
       { write: true },
     );
   }
 
   async commitReminders(messages: NewMessage[], reminded: ToldGrant[], at: Date): Promise<void> {
-    await this.commitAnnounced(messages, reminded.map((r) => ({ alertId: r.alertId, grantId: r.grantId, value: r.deadline })), 'reminded_deadline', 'deadline', at);
+    await this.commitAnnounced(
+      messages,
+      reminded.map((r) => ({ alertId: r.alertId, grantId: r.grantId, value: r.deadline })),
+      'reminded_deadline',
+      'deadline',
+      at,
+    );
   }
 
   async dueOpenings(at: Date): Promise<ToldGrant[]> {
@@ -212,7 +296,13 @@ export abstract class SqlAlertStore implements AlertStore {
   }
 
   async commitOpenings(messages: NewMessage[], opened: ToldGrant[], at: Date): Promise<void> {
-    await this.commitAnnounced(messages, opened.map((o) => ({ alertId: o.alertId, grantId: o.grantId, value: o.opensAt })), 'opened_opens_at', 'opens_at', at);
+    await this.commitAnnounced(
+      messages,
+      opened.map((o) => ({ alertId: o.alertId, grantId: o.grantId, value: o.opensAt })),
+      'opened_opens_at',
+      'opens_at',
+      at,
+    );
   }
 
   async resealSecrets(box: { open(sealed: string): string; seal(plain: string): string }): Promise<number> {
@@ -220,10 +310,26 @@ export abstract class SqlAlertStore implements AlertStore {
     const reseal = (sealed: string): string => box.seal(box.open(sealed));
     return this.steps.transaction(
       (function* (): Steps<number> {
-        const rows = yield* all<{ id: string; secret: string; previous_secret: string | null }>(`SELECT id, secret, previous_secret FROM alerts${d.forUpdate()}`);
-        for (const r of rows) yield* run('UPDATE alerts SET secret = ?, previous_secret = ? WHERE id = ?', reseal(r.secret), r.previous_secret === null ? null : reseal(r.previous_secret), r.id);
-        const kept = yield* all<{ subscription_id: string; key: string; secret: string }>(`SELECT subscription_id, key, secret FROM idempotency_keys WHERE secret IS NOT NULL${d.forUpdate()}`);
-        for (const k of kept) yield* run('UPDATE idempotency_keys SET secret = ? WHERE subscription_id = ? AND key = ?', reseal(k.secret), k.subscription_id, k.key);
+        const rows = yield* all<{ id: string; secret: string; previous_secret: string | null }>(
+          `SELECT id, secret, previous_secret FROM alerts${d.forUpdate()}`,
+        );
+        for (const r of rows)
+          yield* run(
+            'UPDATE alerts SET secret = ?, previous_secret = ? WHERE id = ?',
+            reseal(r.secret),
+            r.previous_secret === null ? null : reseal(r.previous_secret),
+            r.id,
+          );
+        const kept = yield* all<{ subscription_id: string; key: string; secret: string }>(
+          `SELECT subscription_id, key, secret FROM idempotency_keys WHERE secret IS NOT NULL${d.forUpdate()}`,
+        );
+        for (const k of kept)
+          yield* run(
+            'UPDATE idempotency_keys SET secret = ? WHERE subscription_id = ? AND key = ?',
+            reseal(k.secret),
+            k.subscription_id,
+            k.key,
+          );
         return rows.length;
       })(),
       { write: true },
@@ -231,17 +337,32 @@ export abstract class SqlAlertStore implements AlertStore {
   }
 
   async outboxDepth(): Promise<number> {
-    return Number((await this.steps.run(get<Count>(`SELECT count(*) AS n FROM alert_messages WHERE status = 'PENDING'`)))!.n);
+    return Number(
+      (await this.steps.run(get<Count>(`SELECT count(*) AS n FROM alert_messages WHERE status = 'PENDING'`)))!.n,
+    );
   }
 
   async idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<KeptAnswer | null> {
     const row = await this.steps.run(
-      get<KeptRow>('SELECT fingerprint, status, body, alert_id, secret FROM idempotency_keys WHERE subscription_id = ? AND key = ? AND created_at >= ?', subscriptionId, key, sinceIso),
+      get<KeptRow>(
+        'SELECT fingerprint, status, body, alert_id, secret FROM idempotency_keys WHERE subscription_id = ? AND key = ? AND created_at >= ?',
+        subscriptionId,
+        key,
+        sinceIso,
+      ),
     );
     return row === undefined ? null : keptAnswerOf(row, this.box);
   }
 
-  async rememberIdempotent(subscriptionId: string, key: string, fingerprint: string, status: number, body: string, at: Date, secret: AnswerSecret | null): Promise<void> {
+  async rememberIdempotent(
+    subscriptionId: string,
+    key: string,
+    fingerprint: string,
+    status: number,
+    body: string,
+    at: Date,
+    secret: AnswerSecret | null,
+  ): Promise<void> {
     const alertId = secret?.alertId ?? null;
     // A secret whose alert is gone by now (deleted meanwhile) is not kept.
     await this.steps.run(

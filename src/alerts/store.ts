@@ -135,7 +135,15 @@ export interface AlertStore {
    * Keeps an answer for an Idempotency-Key. `body` holds no secret: the signing secret the answer
    * carried, if any, comes apart in `secret` and is kept sealed, until its alert is deleted.
    */
-  rememberIdempotent(subscriptionId: string, key: string, fingerprint: string, status: number, body: string, at: Date, secret: AnswerSecret | null): Promise<void>;
+  rememberIdempotent(
+    subscriptionId: string,
+    key: string,
+    fingerprint: string,
+    status: number,
+    body: string,
+    at: Date,
+    secret: AnswerSecret | null,
+  ): Promise<void>;
 }
 
 /** The signing secret an answer carried, and the alert it belongs to. */

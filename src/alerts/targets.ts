@@ -16,7 +16,8 @@ export interface TargetPolicy {
 }
 
 /** Said with a refused private target: the setting that lets a development or test server reach one. */
-const PRIVATE_HINT = 'private and loopback targets are accepted only where the operator sets WEBHOOK_ALLOW_PRIVATE=true';
+const PRIVATE_HINT =
+  'private and loopback targets are accepted only where the operator sets WEBHOOK_ALLOW_PRIVATE=true';
 
 /** The ranges ipaddr.js names that a public target is in; every other range is refused. */
 const PUBLIC_RANGES = new Set(['unicast']);
@@ -55,9 +56,11 @@ const under = (host: string, domain: string): boolean => host === domain || host
 export function refusedAddress(address: string, policy: Pick<TargetPolicy, 'allowPrivate'>): string | null {
   if (!ipaddr.isValid(address)) return 'something that is not an IP address';
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   const range = parsed.range();
-  const isPublic = PUBLIC_RANGES.has(range) && (parsed.kind() === 'ipv4' || (parsed as ipaddr.IPv6).match(GLOBAL_UNICAST_V6));
+  const isPublic =
+    PUBLIC_RANGES.has(range) && (parsed.kind() === 'ipv4' || (parsed as ipaddr.IPv6).match(GLOBAL_UNICAST_V6));
   if (isPublic || policy.allowPrivate) return null;
   return `a ${RANGE_WORDS[range] ?? 'reserved'} address`;
 }
@@ -66,9 +69,14 @@ export function refusedAddress(address: string, policy: Pick<TargetPolicy, 'allo
 function refusedName(host: string): string | null {
   if (PRIVATE_SUFFIXES.some((suffix) => under(host, suffix))) return 'a name only a private network answers';
   if (!host.includes('.')) return 'a name without a domain, which only a private network answers';
-  if (ADDRESS_SPELLING_DOMAINS.some((domain) => under(host, domain))) return 'a name of a wildcard DNS service (it resolves to any address it spells)';
+  if (ADDRESS_SPELLING_DOMAINS.some((domain) => under(host, domain)))
+    return 'a name of a wildcard DNS service (it resolves to any address it spells)';
   for (const spelled of [DOTTED_V4.exec(host)?.[1], DASHED_V4.exec(host)?.[1]?.replaceAll('-', '.')]) {
-    if (spelled !== undefined && ipaddr.IPv4.isValidFourPartDecimal(spelled) && refusedAddress(spelled, { allowPrivate: false }) !== null) {
+    if (
+      spelled !== undefined &&
+      ipaddr.IPv4.isValidFourPartDecimal(spelled) &&
+      refusedAddress(spelled, { allowPrivate: false }) !== null
+    ) {
       return 'a name that spells an address webhooks may not reach';
     }
   }
@@ -90,7 +98,8 @@ function parseTarget(text: string, policy: TargetPolicy): URL | string {
   } catch {
     return 'must be an absolute https:// URL';
   }
-  if (url.protocol === 'http:' && !policy.allowHttp) return 'must be an https:// URL (http:// is accepted only where the operator sets WEBHOOK_ALLOW_HTTP=true)';
+  if (url.protocol === 'http:' && !policy.allowHttp)
+    return 'must be an https:// URL (http:// is accepted only where the operator sets WEBHOOK_ALLOW_HTTP=true)';
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an https:// URL';
   if (url.username !== '' || url.password !== '') return 'must not carry credentials (user:password@)';
   if (url.hash !== '') return 'must not have a #fragment';
@@ -125,7 +134,11 @@ export class TargetRefused extends Error {
  * resolved and every address it resolves to checked; throws TargetRefused when the URL or any
  * address may not be reached. Returns the first address, to connect to.
  */
-export async function checkTarget(text: string, policy: TargetPolicy, resolve: Resolver = systemResolver): Promise<CheckedTarget> {
+export async function checkTarget(
+  text: string,
+  policy: TargetPolicy,
+  resolve: Resolver = systemResolver,
+): Promise<CheckedTarget> {
   const url = parseTarget(text, policy);
   if (typeof url === 'string') throw new TargetRefused(`the URL ${url}`);
   const host = hostOf(url);

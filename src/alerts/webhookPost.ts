@@ -37,13 +37,22 @@ const IDLE_MS = 15_000;
  * connection never reaches an address the check did not pass.
  */
 export class WebhookConnections {
-  private readonly agents = new LRUCache<string, http.Agent>({ max: KEPT_TARGETS, dispose: (agent) => agent.destroy() });
+  private readonly agents = new LRUCache<string, http.Agent>({
+    max: KEPT_TARGETS,
+    dispose: (agent) => agent.destroy(),
+  });
 
   agentFor(protocol: string, address: string, port: string): http.Agent {
     const key = `${protocol}//[${address}]:${port}`;
     let agent = this.agents.get(key);
     if (agent === undefined) {
-      const options = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: IDLE_MS, scheduling: 'lifo' as const };
+      const options = {
+        keepAlive: true,
+        maxSockets: 64,
+        maxFreeSockets: 64,
+        timeout: IDLE_MS,
+        scheduling: 'lifo' as const,
+      };
       agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
       this.agents.set(key, agent);
     }
@@ -72,10 +81,17 @@ export async function postWebhook(request: WebhookRequest, options: PostOptions)
   try {
     target = await checkTarget(request.url, options, options.resolve);
   } catch (error) {
-    return result(false, null, error instanceof TargetRefused ? `refused: ${error.message}` : 'refused: the target could not be checked');
+    return result(
+      false,
+      null,
+      error instanceof TargetRefused ? `refused: ${error.message}` : 'refused: the target could not be checked',
+    );
   }
   const pinned: LookupFunction = (_host, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+    if ((lookupOptions as { all?: boolean }).all)
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [
+        { address: target.address, family: target.family },
+      ]);
     else callback(null, target.address, target.family);
   };
   const client = target.url.protocol === 'https:' ? https : http;
@@ -96,7 +112,12 @@ export async function postWebhook(request: WebhookRequest, options: PostOptions)
           method: 'POST',
           lookup: pinned,
           agent,
-          headers: { ...request.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(request.body)), 'user-agent': 'grants-api-webhooks/1' },
+          headers: {
+            ...request.headers,
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(request.body)),
+            'user-agent': 'grants-api-webhooks/1',
+          },
         },
         (res) => {
           let read = 0;
@@ -106,7 +127,13 @@ export async function postWebhook(request: WebhookRequest, options: PostOptions)
           });
           const done = () => {
             const status = res.statusCode ?? 0;
-            finish(result(status >= 200 && status < 300, status, status >= 200 && status < 300 ? null : `answered ${status}`));
+            finish(
+              result(
+                status >= 200 && status < 300,
+                status,
+                status >= 200 && status < 300 ? null : `answered ${status}`,
+              ),
+            );
           };
           res.once('end', done);
           res.once('close', done);

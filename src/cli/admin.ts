@@ -75,7 +75,11 @@ const commands = (session: Session, io: Io) => [
 export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.env, io: Io = stdio): Promise<number> {
   const session = new Session(env);
   try {
-    return await runCli({ program: 'grants-admin', help: HELP, exits: EXIT, commands: commands(session, io) }, argv, io);
+    return await runCli(
+      { program: 'grants-admin', help: HELP, exits: EXIT, commands: commands(session, io) },
+      argv,
+      io,
+    );
   } finally {
     await session.close();
   }

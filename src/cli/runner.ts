@@ -106,7 +106,12 @@ export async function runCli(spec: CliSpec, argv: readonly string[], io: Io): Pr
   }
   const words = spec.commands[0]?.name.split(' ').length ?? 1;
   // "grants-admin key --help" names a group: the whole help. A one-word command (migrate, audit) has its own.
-  if (words === 2 && argv[1] !== undefined && HELP_WORDS.has(argv[1]) && !spec.commands.some((c) => c.name === argv[0])) {
+  if (
+    words === 2 &&
+    argv[1] !== undefined &&
+    HELP_WORDS.has(argv[1]) &&
+    !spec.commands.some((c) => c.name === argv[0])
+  ) {
     io.out(spec.help);
     return exits.ok;
   }
@@ -127,7 +132,9 @@ export async function runCli(spec: CliSpec, argv: readonly string[], io: Io): Pr
     return await command.run(parsed);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.err(`${program}: ${error.message}\nUsage: ${synopsis}\nRun "${program} ${name} --help" for its options, "${program} --help" for every command.`);
+      io.err(
+        `${program}: ${error.message}\nUsage: ${synopsis}\nRun "${program} ${name} --help" for its options, "${program} --help" for every command.`,
+      );
       return exits.usage;
     }
     if (error instanceof ConfigError) {

@@ -29,7 +29,10 @@ export function createAlerts(
   { clock, log, resolve }: AlertsOptions,
 ): AlertsRuntime | null {
   if (stores.alerts === null) {
-    log.warn('alerts are off: with DATABASE_URL, set SECRETS_KEY (the same on every instance) to encrypt webhook signing secrets', {});
+    log.warn(
+      'alerts are off: with DATABASE_URL, set SECRETS_KEY (the same on every instance) to encrypt webhook signing secrets',
+      {},
+    );
     return null;
   }
   const shared = stores.store.kind === 'postgres';

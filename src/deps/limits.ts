@@ -24,7 +24,10 @@ export function createLimits(config: Config, recorded: AllowanceRecord, clock: (
     const rateLimiter = new MemoryRateLimiter();
     return { rateLimiter, allowance: recorded, state: () => ({ limits: 'memory' }), close: () => rateLimiter.close() };
   }
-  const redis = new RedisLink({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, commandTimeoutMs: config.redis.commandTimeoutMs }, log);
+  const redis = new RedisLink(
+    { url: config.redis.url, keyPrefix: config.redis.keyPrefix, commandTimeoutMs: config.redis.commandTimeoutMs },
+    log,
+  );
   const rateLimiter = new RedisRateLimiter(redis, config.redis.instances);
   return {
     rateLimiter,

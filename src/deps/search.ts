@@ -24,7 +24,10 @@ export async function createSearch(config: Config, metrics: ApiMetrics): Promise
   const synonyms = loadSynonyms(config.synonymsFile);
   // The engine and the guard report to the metrics registered once both exist.
   let searchEvents: SearchLoadEvents | null = null;
-  const searchEngine = await createSearchEngine(config, { onTimeout: () => searchEvents?.timeout(), onWorkerLost: () => searchEvents?.workerLost() });
+  const searchEngine = await createSearchEngine(config, {
+    onTimeout: () => searchEvents?.timeout(),
+    onWorkerLost: () => searchEvents?.workerLost(),
+  });
   const engine = synonymEngine(measureEngine(searchEngine, metrics), synonyms);
   const overload = new OverloadGuard({
     searchConcurrency: config.searchLoad.workers,

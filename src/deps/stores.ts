@@ -27,7 +27,10 @@ export async function openStoresPart(config: Config, log: Logger, clock: () => D
   const opened = await openStores(config, log, { clock });
   const { store } = opened;
   store.startRetention();
-  const guarded = store.kind === 'postgres' ? guardStore(store, config.storeOutage, { countsInRedis: config.redis.url !== null, log }) : null;
+  const guarded =
+    store.kind === 'postgres'
+      ? guardStore(store, config.storeOutage, { countsInRedis: config.redis.url !== null, log })
+      : null;
   const { subscriptions, usage } = guarded ?? store;
   return {
     store,

@@ -27,7 +27,8 @@ export const OPP_STATUSES = ['forecasted', 'open', 'closed', 'custom'] as const;
 export type OppStatusValue = (typeof OPP_STATUSES)[number];
 
 /** The protocol's applicant types (ApplicantTypeOptions) our beneficiaries map to. */
-type ApplicantTypeValue = 'individual' | 'government_municipal' | 'for_profit_small_business' | 'for_profit_not_small_business' | 'custom';
+type ApplicantTypeValue =
+  'individual' | 'government_municipal' | 'for_profit_small_business' | 'for_profit_not_small_business' | 'custom';
 
 export interface Money {
   amount: string;
@@ -100,9 +101,11 @@ const STATUS_DESCRIPTION: Record<OppStatusValue, string> = {
 };
 
 /** An amount as a decimal string (never an exponent): 1500 → "1500", 0.5 → "0.5". */
-export const decimalString = (amount: number): string => amount.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 });
+export const decimalString = (amount: number): string =>
+  amount.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 });
 
-const money = (amount: number | null, currency: string): Money | undefined => (amount === null ? undefined : { amount: decimalString(amount), currency });
+const money = (amount: number | null, currency: string): Money | undefined =>
+  amount === null ? undefined : { amount: decimalString(amount), currency };
 
 /**
  * An instant as the protocol's single-date event: its UTC date and UTC time, written with Z as
@@ -118,31 +121,94 @@ function singleDate(name: string, instant: string, description: string): SingleD
 function keyDatesOf(grant: Grant): Opportunity['keyDates'] {
   if (grant.opensAt === null && grant.deadline === null) return undefined;
   return {
-    ...(grant.opensAt !== null && { postDate: singleDate('Applications open', grant.opensAt, 'Applications open at this date and time (UTC)') }),
-    ...(grant.deadline !== null && { closeDate: singleDate('Application deadline', grant.deadline, 'Applications close at this date and time (UTC)') }),
+    ...(grant.opensAt !== null && {
+      postDate: singleDate('Applications open', grant.opensAt, 'Applications open at this date and time (UTC)'),
+    }),
+    ...(grant.deadline !== null && {
+      closeDate: singleDate('Application deadline', grant.deadline, 'Applications close at this date and time (UTC)'),
+    }),
   };
 }
 
-const field = (name: string, fieldType: CustomField['fieldType'], value: unknown, description: string): CustomField => ({ name, fieldType, value, description });
+const field = (
+  name: string,
+  fieldType: CustomField['fieldType'],
+  value: unknown,
+  description: string,
+): CustomField => ({ name, fieldType, value, description });
 
 /** Our fields with no place of their own in the protocol, as custom fields (a null one left out). */
 function customFieldsOf(grant: Grant): Record<string, CustomField> {
   const fields: CustomField[] = [
-    field('grantsApiId', 'string', grant.id, "The grant's id in this API (GET /grants/{id}); it also resolves on GET /common-grants/opportunities/{id}"),
+    field(
+      'grantsApiId',
+      'string',
+      grant.id,
+      "The grant's id in this API (GET /grants/{id}); it also resolves on GET /common-grants/opportunities/{id}",
+    ),
     field('funder', 'string', grant.funder, 'The organisation that gives the funding'),
-    field('funderType', 'string', grant.funderType, 'The kind of funder: CORPORATE, FEDERAL_GRANT, FOUNDATION, MUNICIPAL_GRANT, NON_PROFIT_ORGANIZATION or PROVINCIAL_TERRITORIAL_GRANT'),
-    field('fundingType', 'string', grant.fundingType, 'The kind of funding: EQUITY, GRANT, LOAN, REBATE, TAX_CREDIT or WAGE_SUBSIDY'),
-    field('eligibleProvinces', 'array', grant.eligibleProvinces, 'The Canadian provinces and territories whose applicants may apply (empty when none is listed)'),
-    field('targetBeneficiaries', 'array', grant.targetBeneficiaries, 'The kinds of applicant the grant is meant for, in this API\'s values'),
-    field('sdgAlignment', 'array', grant.sdgAlignment, 'The UN Sustainable Development Goals the grant serves (SDG_1 … SDG_17)'),
-    field('currency', 'string', grant.currency, "The grant's currency (CAD or USD), that of its amounts, also when it states none"),
+    field(
+      'funderType',
+      'string',
+      grant.funderType,
+      'The kind of funder: CORPORATE, FEDERAL_GRANT, FOUNDATION, MUNICIPAL_GRANT, NON_PROFIT_ORGANIZATION or PROVINCIAL_TERRITORIAL_GRANT',
+    ),
+    field(
+      'fundingType',
+      'string',
+      grant.fundingType,
+      'The kind of funding: EQUITY, GRANT, LOAN, REBATE, TAX_CREDIT or WAGE_SUBSIDY',
+    ),
+    field(
+      'eligibleProvinces',
+      'array',
+      grant.eligibleProvinces,
+      'The Canadian provinces and territories whose applicants may apply (empty when none is listed)',
+    ),
+    field(
+      'targetBeneficiaries',
+      'array',
+      grant.targetBeneficiaries,
+      "The kinds of applicant the grant is meant for, in this API's values",
+    ),
+    field(
+      'sdgAlignment',
+      'array',
+      grant.sdgAlignment,
+      'The UN Sustainable Development Goals the grant serves (SDG_1 … SDG_17)',
+    ),
+    field(
+      'currency',
+      'string',
+      grant.currency,
+      "The grant's currency (CAD or USD), that of its amounts, also when it states none",
+    ),
   ];
-  if (grant.applicationComplexity !== null) fields.push(field('applicationComplexity', 'string', grant.applicationComplexity, 'How much effort the application takes: LOW, MEDIUM or HIGH'));
-  if (grant.isRecurring !== null) fields.push(field('isRecurring', 'boolean', grant.isRecurring, 'Whether the grant comes back every cycle'));
-  if (grant.applicationUrl !== null) fields.push(field('applicationUrl', 'string', grant.applicationUrl, 'Where to apply'));
+  if (grant.applicationComplexity !== null)
+    fields.push(
+      field(
+        'applicationComplexity',
+        'string',
+        grant.applicationComplexity,
+        'How much effort the application takes: LOW, MEDIUM or HIGH',
+      ),
+    );
+  if (grant.isRecurring !== null)
+    fields.push(field('isRecurring', 'boolean', grant.isRecurring, 'Whether the grant comes back every cycle'));
+  if (grant.applicationUrl !== null)
+    fields.push(field('applicationUrl', 'string', grant.applicationUrl, 'Where to apply'));
   if (grant.titleFr !== null) fields.push(field('titleFr', 'string', grant.titleFr, 'The title in French'));
-  if (grant.descriptionFr !== null) fields.push(field('descriptionFr', 'string', grant.descriptionFr, 'The description in French'));
-  if (grant.source !== null) fields.push(field('source', 'object', grant.source, 'Where the grant was imported from: the source\'s name, the grant\'s id there and its page there (url, or null)'));
+  if (grant.descriptionFr !== null)
+    fields.push(field('descriptionFr', 'string', grant.descriptionFr, 'The description in French'));
+  if (grant.source !== null)
+    fields.push(
+      field(
+        'source',
+        'object',
+        grant.source,
+        "Where the grant was imported from: the source's name, the grant's id there and its page there (url, or null)",
+      ),
+    );
   return Object.fromEntries(fields.map((f) => [f.name, f]));
 }
 
@@ -157,7 +223,9 @@ export function toOpportunity(grant: Grant, now: number): Opportunity {
     title: grant.title,
     status: { value: status, description: STATUS_DESCRIPTION[status] },
     description: grant.description ?? '',
-    ...((minAwardAmount !== undefined || maxAwardAmount !== undefined) && { funding: { ...(minAwardAmount && { minAwardAmount }), ...(maxAwardAmount && { maxAwardAmount }) } }),
+    ...((minAwardAmount !== undefined || maxAwardAmount !== undefined) && {
+      funding: { ...(minAwardAmount && { minAwardAmount }), ...(maxAwardAmount && { maxAwardAmount }) },
+    }),
     ...(keyDates !== undefined && { keyDates }),
     acceptedApplicantTypes: grant.targetBeneficiaries.map((b) => {
       const { value, description } = APPLICANT_TYPES[b];

@@ -8,7 +8,8 @@
 const SHORTEST = 3;
 const LONGEST = 64;
 
-const isVowel = (c: string, yIsVowel: boolean): boolean => c === 'a' || c === 'e' || c === 'i' || c === 'o' || c === 'u' || (yIsVowel && c === 'y');
+const isVowel = (c: string, yIsVowel: boolean): boolean =>
+  c === 'a' || c === 'e' || c === 'i' || c === 'o' || c === 'u' || (yIsVowel && c === 'y');
 
 /**
  * Past the first vowel-consonant sequence of s[from, to) (y a vowel after a consonant): the index
@@ -66,20 +67,46 @@ const above1EndingSOrT: Condition = (s, n) => (s[n - 1] === 's' || s[n - 1] === 
 
 const STEP2: readonly Rule[] = (
   [
-    ['ational', 'ate'], ['tional', 'tion'], ['enci', 'ence'], ['anci', 'ance'], ['izer', 'ize'], ['logi', 'log'],
-    ['bli', 'ble'], ['alli', 'al'], ['entli', 'ent'], ['eli', 'e'], ['ousli', 'ous'],
-    ['ization', 'ize'], ['ation', 'ate'], ['ator', 'ate'],
-    ['alism', 'al'], ['iveness', 'ive'], ['fulness', 'ful'], ['ousness', 'ous'],
-    ['aliti', 'al'], ['iviti', 'ive'], ['biliti', 'ble'],
+    ['ational', 'ate'],
+    ['tional', 'tion'],
+    ['enci', 'ence'],
+    ['anci', 'ance'],
+    ['izer', 'ize'],
+    ['logi', 'log'],
+    ['bli', 'ble'],
+    ['alli', 'al'],
+    ['entli', 'ent'],
+    ['eli', 'e'],
+    ['ousli', 'ous'],
+    ['ization', 'ize'],
+    ['ation', 'ate'],
+    ['ator', 'ate'],
+    ['alism', 'al'],
+    ['iveness', 'ive'],
+    ['fulness', 'ful'],
+    ['ousness', 'ous'],
+    ['aliti', 'al'],
+    ['iviti', 'ive'],
+    ['biliti', 'ble'],
   ] as const
 ).map(([suffix, replacement]) => [suffix, replacement, measureAbove0] as const);
 
 const STEP3: readonly Rule[] = (
-  [['ical', 'ic'], ['ness', ''], ['icate', 'ic'], ['iciti', 'ic'], ['ful', ''], ['ative', ''], ['alize', 'al']] as const
+  [
+    ['ical', 'ic'],
+    ['ness', ''],
+    ['icate', 'ic'],
+    ['iciti', 'ic'],
+    ['ful', ''],
+    ['ative', ''],
+    ['alize', 'al'],
+  ] as const
 ).map(([suffix, replacement]) => [suffix, replacement, measureAbove0] as const);
 
 const STEP4: readonly Rule[] = [
-  ...['al', 'ance', 'ence', 'er', 'ic', 'able', 'ible', 'ant', 'ement', 'ment', 'ent'].map((suffix) => [suffix, '', measureAbove1] as const),
+  ...['al', 'ance', 'ence', 'er', 'ic', 'able', 'ible', 'ant', 'ement', 'ment', 'ent'].map(
+    (suffix) => [suffix, '', measureAbove1] as const,
+  ),
   ['ion', '', above1EndingSOrT],
   ...['ou', 'ism', 'ate', 'iti', 'ous', 'ive', 'ize'].map((suffix) => [suffix, '', measureAbove1] as const),
 ];
@@ -103,7 +130,10 @@ function applyFirst(rules: readonly Rule[], s: string): string {
 function step1a(s: string): string {
   const n = s.length;
   if (s[n - 1] !== 's') return s;
-  if (s[n - 2] === 'e') return (n > 4 && s[n - 4] === 's' && s[n - 3] === 's') || (n > 3 && s[n - 3] === 'i') ? s.slice(0, n - 2) : s.slice(0, n - 1);
+  if (s[n - 2] === 'e')
+    return (n > 4 && s[n - 4] === 's' && s[n - 3] === 's') || (n > 3 && s[n - 3] === 'i')
+      ? s.slice(0, n - 2)
+      : s.slice(0, n - 1);
   return s[n - 2] === 's' ? s : s.slice(0, n - 1);
 }
 
@@ -124,7 +154,8 @@ function step1b(s: string): string {
   const m = stem.length;
   if (m > 2 && (stem.endsWith('at') || stem.endsWith('bl') || stem.endsWith('iz'))) return `${stem}e`;
   const last = stem[m - 1];
-  if (!isVowel(last, false) && last !== 'l' && last !== 's' && last !== 'z' && last === stem[m - 2]) return stem.slice(0, m - 1);
+  if (!isVowel(last, false) && last !== 'l' && last !== 's' && last !== 'z' && last === stem[m - 2])
+    return stem.slice(0, m - 1);
   return measureIs1(stem, m) && endsCVC(stem, m) ? `${stem}e` : stem;
 }
 
@@ -135,7 +166,8 @@ function porter(word: string): string {
   if (s[n - 1] === 'y' && hasVowel(s, n - 1)) s = `${s.slice(0, n - 1)}i`;
   s = applyFirst(STEP4, applyFirst(STEP3, applyFirst(STEP2, s)));
   const m = s.length;
-  if (s[m - 1] === 'e' && (measureAbove1(s, m - 1) || (measureIs1(s, m - 1) && !endsCVC(s, m - 1)))) s = s.slice(0, m - 1);
+  if (s[m - 1] === 'e' && (measureAbove1(s, m - 1) || (measureIs1(s, m - 1) && !endsCVC(s, m - 1))))
+    s = s.slice(0, m - 1);
   const k = s.length;
   if (k > 1 && s[k - 1] === 'l' && s[k - 2] === 'l' && measureAbove1(s, k - 1)) s = s.slice(0, k - 1);
   return s;

@@ -1,8 +1,26 @@
 // Folds text to the letters FTS5 compares, as Elasticsearch's asciifolding does: decomposed
 // accents dropped (é → e) and the letters no decomposition reaches spelled out (œ → oe, ß → ss).
 const SPELLED: Record<string, string> = {
-  œ: 'oe', Œ: 'OE', æ: 'ae', Æ: 'AE', ß: 'ss', ẞ: 'SS', ø: 'o', Ø: 'O', ł: 'l', Ł: 'L',
-  đ: 'd', Đ: 'D', ð: 'd', Ð: 'D', þ: 'th', Þ: 'TH', ı: 'i', ĸ: 'k', ŋ: 'n', Ŋ: 'N',
+  œ: 'oe',
+  Œ: 'OE',
+  æ: 'ae',
+  Æ: 'AE',
+  ß: 'ss',
+  ẞ: 'SS',
+  ø: 'o',
+  Ø: 'O',
+  ł: 'l',
+  Ł: 'L',
+  đ: 'd',
+  Đ: 'D',
+  ð: 'd',
+  Ð: 'D',
+  þ: 'th',
+  Þ: 'TH',
+  ı: 'i',
+  ĸ: 'k',
+  ŋ: 'n',
+  Ŋ: 'N',
 };
 const UNDECOMPOSABLE = new RegExp(`[${Object.keys(SPELLED).join('')}]`, 'g');
 

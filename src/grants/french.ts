@@ -36,7 +36,19 @@ const endsWith = (s: string[], len: number, suffix: string): boolean => {
 const LETTER = /\p{L}/u;
 const isLetter = (c: string): boolean => (c >= 'a' && c <= 'z') || (c > '\u007f' && LETTER.test(c));
 
-const ACCENTLESS: Record<string, string> = { à: 'a', á: 'a', â: 'a', ô: 'o', è: 'e', é: 'e', ê: 'e', ù: 'u', û: 'u', î: 'i', ç: 'c' };
+const ACCENTLESS: Record<string, string> = {
+  à: 'a',
+  á: 'a',
+  â: 'a',
+  ô: 'o',
+  è: 'e',
+  é: 'e',
+  ê: 'e',
+  ù: 'u',
+  û: 'u',
+  î: 'i',
+  ç: 'c',
+};
 
 /** The stemmer's last step: accents of long words dropped, doubled letters merged, a final -ie, -r, -e, -ee and doubled letter removed. */
 function norm(s: string[], length: number): number {

@@ -121,7 +121,9 @@ export function searchMatcher(search: ParsedSearch | null): SearchMatcher {
   const firstChars = new Set<number>();
   for (const term of [...englishWords.keys(), ...frenchWords.keys()]) firstChars.add(term.charCodeAt(0));
   for (const phrases of [englishPhrases, frenchPhrases]) {
-    for (const list of phrases.values()) for (const phrase of list) for (const term of [...phrase.english, ...phrase.french]) firstChars.add(term.charCodeAt(0));
+    for (const list of phrases.values())
+      for (const phrase of list)
+        for (const term of [...phrase.english, ...phrase.french]) firstChars.add(term.charCodeAt(0));
   }
   return { englishWords, frenchWords, englishPhrases, frenchPhrases, firstChars };
 }
@@ -142,7 +144,13 @@ function isElided(text: string, start: number, end: number): boolean {
 }
 
 /** Marks, in one analysis, the words whose terms (at `positions`, each term's word) a phrase of the search matches. */
-function markPhrases(words: TextWord[], terms: readonly string[], positions: readonly number[], phrases: ReadonlyMap<string, readonly Phrase[]>, french: boolean): void {
+function markPhrases(
+  words: TextWord[],
+  terms: readonly string[],
+  positions: readonly number[],
+  phrases: ReadonlyMap<string, readonly Phrase[]>,
+  french: boolean,
+): void {
   for (let p = 0; p < terms.length; p++) {
     const starting = phrases.get(terms[p]);
     if (starting === undefined) continue;
@@ -152,12 +160,14 @@ function markPhrases(words: TextWord[], terms: readonly string[], positions: rea
       let whole = true;
       for (let k = 1; k < wanted.length && whole; k++) whole = terms[p + k] === wanted[k];
       if (!whole) continue;
-      for (let k = 0; k < wanted.length; k++) if (words[positions[p + k]].match === -1) words[positions[p + k]].match = phrase.id;
+      for (let k = 0; k < wanted.length; k++)
+        if (words[positions[p + k]].match === -1) words[positions[p + k]].match = phrase.id;
     }
   }
 }
 
-const isAsciiWordChar = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39);
+const isAsciiWordChar = (c: number): boolean =>
+  (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39);
 /** WORD from a given place only (for a word holding characters outside ASCII). */
 const WORD_AT = new RegExp(WORD.source, 'uy');
 /** What a word passed over stands as in a phrase's sequence of terms: no term equals it. */
@@ -295,7 +305,13 @@ function bestPassage(words: readonly TextWord[], size: number): [number, number]
 }
 
 /** The text (or its passage of `crop` words) escaped, each matched word between the tags. */
-function highlightText(text: string, matcher: SearchMatcher, preTag: string, postTag: string, crop: number | undefined): string {
+function highlightText(
+  text: string,
+  matcher: SearchMatcher,
+  preTag: string,
+  postTag: string,
+  crop: number | undefined,
+): string {
   const words = matchedWords(text, matcher);
   let from = 0;
   let to = text.length;
@@ -357,7 +373,8 @@ export function highlightGrant(grant: GrantTexts, spec: HighlightSpec, matcher: 
   const highlights: Highlights = {};
   for (const field of spec.fields) {
     const text = grant[field] ?? null;
-    highlights[field] = text === null ? null : highlightText(text, matcher, spec.preTag, spec.postTag, spec.crop.get(field));
+    highlights[field] =
+      text === null ? null : highlightText(text, matcher, spec.preTag, spec.postTag, spec.crop.get(field));
   }
   return highlights;
 }

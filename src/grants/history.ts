@@ -52,7 +52,10 @@ export function diffGrants(before: Partial<Grant>, after: Partial<Grant>): Field
  * The version a change makes, from the grant before it (null: the catalog did not hold it) and
  * after it (null: removed); null when nothing about the grant changed.
  */
-export function versionOf(before: Partial<Grant> | null, after: Partial<Grant> | null): Pick<GrantVersion, 'type' | 'changes'> | null {
+export function versionOf(
+  before: Partial<Grant> | null,
+  after: Partial<Grant> | null,
+): Pick<GrantVersion, 'type' | 'changes'> | null {
   if (after === null) return before === null ? null : { type: 'deleted', changes: null };
   if (before === null) return { type: 'created', changes: null };
   const changes = diffGrants(before, after);

@@ -15,7 +15,10 @@ export const FUNDER_TYPE_LABELS: Record<FunderType, Label> = {
   FOUNDATION: { en: 'Foundation', fr: 'fondation' },
   MUNICIPAL_GRANT: { en: 'Municipal government', fr: 'gouvernement municipal' },
   NON_PROFIT_ORGANIZATION: { en: 'Non-profit organization', fr: 'organisme sans but lucratif' },
-  PROVINCIAL_TERRITORIAL_GRANT: { en: 'Provincial or territorial government', fr: 'gouvernement provincial ou territorial' },
+  PROVINCIAL_TERRITORIAL_GRANT: {
+    en: 'Provincial or territorial government',
+    fr: 'gouvernement provincial ou territorial',
+  },
 };
 
 export const FUNDING_TYPE_LABELS: Record<FundingType, Label> = {
@@ -66,7 +69,9 @@ export const LABELS_WEIGHT = 0.5;
  * funder type, funding type, beneficiaries and provinces, in that order, a label the same in both
  * languages once. What both engines index as the grant's labels.
  */
-export function labelText(grant: Pick<Grant, 'funderType' | 'fundingType' | 'targetBeneficiaries' | 'eligibleProvinces'>): string {
+export function labelText(
+  grant: Pick<Grant, 'funderType' | 'fundingType' | 'targetBeneficiaries' | 'eligibleProvinces'>,
+): string {
   const labels = [
     FUNDER_TYPE_LABELS[grant.funderType],
     FUNDING_TYPE_LABELS[grant.fundingType],

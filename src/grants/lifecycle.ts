@@ -12,7 +12,8 @@ export function statusAt(opensAt: number | null, deadline: number | null, now: n
 }
 
 // `undefined` too: a document stored before grants had `opensAt` lacks the field.
-const epoch = (iso: string | null | undefined): number | null => (iso === null || iso === undefined ? null : Date.parse(iso));
+const epoch = (iso: string | null | undefined): number | null =>
+  iso === null || iso === undefined ? null : Date.parse(iso);
 
 /** A grant's status at `now`, from its dates as the catalog holds them (ISO 8601 UTC; an absent `opensAt` is null). */
 export const grantStatus = (grant: { opensAt: string | null; deadline: string | null }, now: number): GrantStatus =>

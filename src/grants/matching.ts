@@ -34,7 +34,8 @@ export type GrantConditions = Pick<
 >;
 
 const anyOf = (wanted: readonly string[], held: readonly string[] | string | null): boolean =>
-  wanted.length === 0 || (held !== null && (typeof held === 'string' ? wanted.includes(held) : held.some((value) => wanted.includes(value))));
+  wanted.length === 0 ||
+  (held !== null && (typeof held === 'string' ? wanted.includes(held) : held.some((value) => wanted.includes(value))));
 
 const epoch = (text: string | null): number | null => (text === null ? null : Date.parse(text));
 
@@ -53,7 +54,14 @@ export function matchesFilters(grant: Grant, q: GrantConditions, now: number): b
     if (q.amountMin !== null && grant.amountMax !== null && grant.amountMax < q.amountMin) return false;
     if (q.amountMax !== null && grant.amountMin !== null && grant.amountMin > q.amountMax) return false;
   }
-  if (q.open === null && q.statuses.length === 0 && q.deadlineFrom === null && q.deadlineTo === null && q.updatedSince === null) return true;
+  if (
+    q.open === null &&
+    q.statuses.length === 0 &&
+    q.deadlineFrom === null &&
+    q.deadlineTo === null &&
+    q.updatedSince === null
+  )
+    return true;
   if (q.open !== null || q.statuses.length > 0) {
     const status = grantStatus(grant, now);
     if (q.open !== null && (status === 'OPEN') !== q.open) return false;

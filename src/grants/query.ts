@@ -34,7 +34,16 @@ export const MAX_WINDOW = 10_000;
 export const MAX_SEARCH_LENGTH = 200;
 
 /** Sort keys of GET /grants; `relevance` needs search words. */
-export const SORT_KEYS = ['relevance', 'deadline', 'opensAt', 'amountMin', 'amountMax', 'createdAt', 'updatedAt', 'title'] as const;
+export const SORT_KEYS = [
+  'relevance',
+  'deadline',
+  'opensAt',
+  'amountMin',
+  'amountMax',
+  'createdAt',
+  'updatedAt',
+  'title',
+] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 
 /**
@@ -85,7 +94,10 @@ export const FACET_VALUES: Record<FacetName, readonly string[]> = {
  * The query's own filter of each list facet (the values it asks for; empty: no condition), in the
  * order engines apply them; `isRecurring` is the boolean `GrantQuery.isRecurring`.
  */
-export const FACET_FILTERS: Record<Exclude<StoredFacetName, 'isRecurring'>, (query: GrantQuery) => readonly string[]> = {
+export const FACET_FILTERS: Record<
+  Exclude<StoredFacetName, 'isRecurring'>,
+  (query: GrantQuery) => readonly string[]
+> = {
   funderType: (q) => q.funderTypes,
   fundingType: (q) => q.fundingTypes,
   eligibleProvinces: (q) => q.provinces,

@@ -18,7 +18,8 @@ export const MAX_RELAXATION_STEPS = 9;
  * Whether a term may be given up: a word as typed, or the words a synonym joined (with their
  * alternatives); never a quoted word or phrase. Exclusions are never given up either.
  */
-export const mayGiveUp = (term: SearchTerm): boolean => term.exact !== true && (term.words.length === 1 || (term.alternatives?.length ?? 0) > 0);
+export const mayGiveUp = (term: SearchTerm): boolean =>
+  term.exact !== true && (term.words.length === 1 || (term.alternatives?.length ?? 0) > 0);
 
 /** The terms that may be given up, clause by clause and in order: what an engine counts for `frequency`. */
 export function relaxableTerms(search: ParsedSearch): SearchTerm[][] {
@@ -41,14 +42,21 @@ export interface RelaxationPlan {
  * none before any, the later first on ties. The term it ends with is not in the list: one is
  * always kept.
  */
-function dropOrder(clause: SearchClause, mode: Exclude<MatchingMode, 'all'>, counts: readonly number[] | null): number[] {
+function dropOrder(
+  clause: SearchClause,
+  mode: Exclude<MatchingMode, 'all'>,
+  counts: readonly number[] | null,
+): number[] {
   const candidates: { index: number; count: number }[] = [];
   clause.must.forEach((term, index) => {
     if (mayGiveUp(term)) candidates.push({ index, count: counts?.[candidates.length] ?? 0 });
   });
   // A term no grant holds empties every step that keeps it: `frequency` gives it up first.
   const rank = (c: { count: number }) => (c.count === 0 ? Number.POSITIVE_INFINITY : c.count);
-  const order = mode === 'last' || counts === null ? [...candidates].reverse() : [...candidates].sort((a, b) => rank(b) - rank(a) || b.index - a.index);
+  const order =
+    mode === 'last' || counts === null
+      ? [...candidates].reverse()
+      : [...candidates].sort((a, b) => rank(b) - rank(a) || b.index - a.index);
   return order.slice(0, Math.max(0, order.length - 1)).map((c) => c.index);
 }
 
@@ -57,7 +65,11 @@ function dropOrder(clause: SearchClause, mode: Exclude<MatchingMode, 'all'>, cou
  * that may be). `counts` holds, per clause of relaxableTerms, how many grants each term matches
  * alone (the catalog's, no filter); it is needed for `frequency` only.
  */
-export function relaxationPlan(search: ParsedSearch, mode: MatchingMode, counts: readonly (readonly number[])[] | null = null): RelaxationPlan | null {
+export function relaxationPlan(
+  search: ParsedSearch,
+  mode: MatchingMode,
+  counts: readonly (readonly number[])[] | null = null,
+): RelaxationPlan | null {
   if (mode === 'all') return null;
   const orders = search.clauses.map((clause, c) => dropOrder(clause, mode, counts?.[c] ?? null));
   const steps = Math.min(MAX_RELAXATION_STEPS, Math.max(0, ...orders.map((order) => order.length)));

@@ -157,27 +157,108 @@ export const grantSchema = {
   required: ['id', 'title', 'funder', 'funderType', 'fundingType', 'currency', 'createdAt', 'updatedAt'],
   properties: {
     // "filters", "changes" and "export" would be shadowed by the literal paths /grants/filters, /grants/changes and /grants/export.
-    id: { type: 'string', pattern: GRANT_ID_PATTERN, not: { enum: ['filters', 'changes', 'export'] }, description: 'The grant\'s identifier, stable across updates.' },
+    id: {
+      type: 'string',
+      pattern: GRANT_ID_PATTERN,
+      not: { enum: ['filters', 'changes', 'export'] },
+      description: "The grant's identifier, stable across updates.",
+    },
     title: { type: 'string', minLength: 1, maxLength: 500, description: 'The name of the program or grant.' },
-    description: { type: 'string', maxLength: 20000, nullable: true, default: null, description: 'What the grant funds and for whom, as the funder describes it; null when unknown.' },
+    description: {
+      type: 'string',
+      maxLength: 20000,
+      nullable: true,
+      default: null,
+      description: 'What the grant funds and for whom, as the funder describes it; null when unknown.',
+    },
     funder: { type: 'string', minLength: 1, maxLength: 300, description: 'The organisation that gives the funding.' },
-    funderType: { type: 'string', enum: [...FUNDER_TYPES], description: 'The kind of organisation that gives the funding.' },
-    fundingType: { type: 'string', enum: [...FUNDING_TYPES], description: 'The kind of funding: a grant, a loan, a tax credit, a wage subsidy, a rebate or equity.' },
-    amountMin: { type: 'number', minimum: 0, maximum: MAX_AMOUNT, nullable: true, default: null, description: 'The smallest amount awarded, in `currency`; null when unknown.' },
-    amountMax: { type: 'number', minimum: 0, maximum: MAX_AMOUNT, nullable: true, default: null, description: 'The largest amount awarded, in `currency`; null when unknown.' },
+    funderType: {
+      type: 'string',
+      enum: [...FUNDER_TYPES],
+      description: 'The kind of organisation that gives the funding.',
+    },
+    fundingType: {
+      type: 'string',
+      enum: [...FUNDING_TYPES],
+      description: 'The kind of funding: a grant, a loan, a tax credit, a wage subsidy, a rebate or equity.',
+    },
+    amountMin: {
+      type: 'number',
+      minimum: 0,
+      maximum: MAX_AMOUNT,
+      nullable: true,
+      default: null,
+      description: 'The smallest amount awarded, in `currency`; null when unknown.',
+    },
+    amountMax: {
+      type: 'number',
+      minimum: 0,
+      maximum: MAX_AMOUNT,
+      nullable: true,
+      default: null,
+      description: 'The largest amount awarded, in `currency`; null when unknown.',
+    },
     currency: { type: 'string', enum: [...CURRENCIES], description: 'The currency of amountMin and amountMax.' },
-    opensAt: { type: 'string', format: 'date-time', nullable: true, default: null, description: 'When applications open (UTC), at or before `deadline`; null when the grant is open from its publication (or the date is unknown).' },
-    deadline: { type: 'string', format: 'date-time', nullable: true, default: null, description: 'When applications close (UTC); null for a rolling grant with no deadline.' },
-    applicationUrl: { type: 'string', format: 'uri', maxLength: 2000, nullable: true, default: null, description: 'Where to apply; null when unknown.' },
-    eligibleProvinces: { ...enumArray(PROVINCES), description: 'The provinces and territories whose applicants may apply (empty when none is listed).' },
+    opensAt: {
+      type: 'string',
+      format: 'date-time',
+      nullable: true,
+      default: null,
+      description:
+        'When applications open (UTC), at or before `deadline`; null when the grant is open from its publication (or the date is unknown).',
+    },
+    deadline: {
+      type: 'string',
+      format: 'date-time',
+      nullable: true,
+      default: null,
+      description: 'When applications close (UTC); null for a rolling grant with no deadline.',
+    },
+    applicationUrl: {
+      type: 'string',
+      format: 'uri',
+      maxLength: 2000,
+      nullable: true,
+      default: null,
+      description: 'Where to apply; null when unknown.',
+    },
+    eligibleProvinces: {
+      ...enumArray(PROVINCES),
+      description: 'The provinces and territories whose applicants may apply (empty when none is listed).',
+    },
     targetBeneficiaries: { ...enumArray(BENEFICIARIES), description: 'The kinds of applicant the grant is meant for.' },
-    sdgAlignment: { ...enumArray(SDGS), description: 'The UN Sustainable Development Goals the grant serves, by number.' },
-    applicationComplexity: { ...nullableEnum(COMPLEXITIES), description: 'How much effort the application takes; null when unknown.' },
-    isRecurring: { type: 'boolean', nullable: true, default: null, description: 'Whether the grant comes back every cycle; null when unknown.' },
+    sdgAlignment: {
+      ...enumArray(SDGS),
+      description: 'The UN Sustainable Development Goals the grant serves, by number.',
+    },
+    applicationComplexity: {
+      ...nullableEnum(COMPLEXITIES),
+      description: 'How much effort the application takes; null when unknown.',
+    },
+    isRecurring: {
+      type: 'boolean',
+      nullable: true,
+      default: null,
+      description: 'Whether the grant comes back every cycle; null when unknown.',
+    },
     createdAt: { type: 'string', format: 'date-time', description: 'When the grant entered the catalog (UTC).' },
     updatedAt: { type: 'string', format: 'date-time', description: 'When the grant last changed at its source (UTC).' },
-    titleFr: { type: 'string', minLength: 1, maxLength: 500, nullable: true, default: null, description: 'The name of the program in French, as the funder publishes it; null when the funder publishes none.' },
-    descriptionFr: { type: 'string', maxLength: 20000, nullable: true, default: null, description: 'The description in French, as the funder publishes it; null when the funder publishes none.' },
+    titleFr: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 500,
+      nullable: true,
+      default: null,
+      description:
+        'The name of the program in French, as the funder publishes it; null when the funder publishes none.',
+    },
+    descriptionFr: {
+      type: 'string',
+      maxLength: 20000,
+      nullable: true,
+      default: null,
+      description: 'The description in French, as the funder publishes it; null when the funder publishes none.',
+    },
     source: {
       type: 'object',
       nullable: true,
@@ -186,9 +267,25 @@ export const grantSchema = {
       required: ['name', 'id', 'url'],
       description: 'Where the grant was imported from, to trace it to its origin; null when unknown.',
       properties: {
-        name: { type: 'string', minLength: 1, maxLength: 200, description: 'The source\'s name (such as "Grants.gov").' },
-        id: { type: 'string', minLength: 1, maxLength: 200, description: 'The grant\'s identifier at the source (such as a Grants.gov OpportunityID).' },
-        url: { type: 'string', format: 'uri', maxLength: 2000, nullable: true, description: 'The grant\'s page at the source; null when unknown.' },
+        name: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 200,
+          description: 'The source\'s name (such as "Grants.gov").',
+        },
+        id: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 200,
+          description: "The grant's identifier at the source (such as a Grants.gov OpportunityID).",
+        },
+        url: {
+          type: 'string',
+          format: 'uri',
+          maxLength: 2000,
+          nullable: true,
+          description: "The grant's page at the source; null when unknown.",
+        },
       },
     },
     // Derived when the grant is served (grants/lifecycle.ts); a record may carry it (an NDJSON export loads back) and it is not kept.
@@ -219,9 +316,17 @@ function problemOf(error: ErrorObject): GrantProblem {
   if (error.keyword === 'additionalProperties') {
     return { field: String(error.params.additionalProperty), reason: 'is not a field of a grant' };
   }
-  if (error.keyword === 'not' && path === 'id') return { field: 'id', reason: 'must not be "filters", "changes" or "export", which name the paths /grants/filters, /grants/changes and /grants/export' };
+  if (error.keyword === 'not' && path === 'id')
+    return {
+      field: 'id',
+      reason:
+        'must not be "filters", "changes" or "export", which name the paths /grants/filters, /grants/changes and /grants/export',
+    };
   if (error.keyword === 'enum') {
-    return { field: path, reason: `must be one of ${(error.params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}` };
+    return {
+      field: path,
+      reason: `must be one of ${(error.params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}`,
+    };
   }
   return { field: path || '(record)', reason: error.message ?? 'is invalid' };
 }
@@ -249,11 +354,22 @@ export function validateGrant(record: unknown): GrantValidation {
     }
   }
   const { amountMin, amountMax } = copy;
-  if (!flagged.has('amountMin') && !flagged.has('amountMax') && typeof amountMin === 'number' && typeof amountMax === 'number' && amountMin > amountMax) {
+  if (
+    !flagged.has('amountMin') &&
+    !flagged.has('amountMax') &&
+    typeof amountMin === 'number' &&
+    typeof amountMax === 'number' &&
+    amountMin > amountMax
+  ) {
     problems.push({ field: 'amountMin', reason: 'must not exceed amountMax' });
   }
   const { opensAt, deadline } = copy;
-  if (typeof opensAt === 'string' && typeof deadline === 'string' && !problems.some((p) => p.field === 'opensAt' || p.field === 'deadline') && Date.parse(opensAt) > Date.parse(deadline)) {
+  if (
+    typeof opensAt === 'string' &&
+    typeof deadline === 'string' &&
+    !problems.some((p) => p.field === 'opensAt' || p.field === 'deadline') &&
+    Date.parse(opensAt) > Date.parse(deadline)
+  ) {
     problems.push({ field: 'opensAt', reason: 'must not be after deadline' });
   }
   if (!valid || problems.length > 0) return { ok: false, problems };

@@ -20,7 +20,9 @@ import { elide } from './french.js';
  * article is no word (`l'emploi` is `emploi`: grants/french.ts).
  */
 export function searchWords(text: string): string[] {
-  return (elide(text.normalize('NFC')).match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? []).map(foldText).filter((word) => word !== '');
+  return (elide(text.normalize('NFC')).match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? [])
+    .map(foldText)
+    .filter((word) => word !== '');
 }
 
 /**
@@ -113,7 +115,12 @@ export function parseSearch(text: string): ParsedSearch {
     if (words.length === 0) continue;
     // An excluded chunk of several words (-e-commerce) excludes them as a phrase; a plain one
     // gives a term per word, as words have always been found.
-    if (token.quoted || token.excluded) pieces.push({ kind: 'term', term: token.quoted && words.length === 1 ? { words, exact: true } : { words }, excluded: token.excluded });
+    if (token.quoted || token.excluded)
+      pieces.push({
+        kind: 'term',
+        term: token.quoted && words.length === 1 ? { words, exact: true } : { words },
+        excluded: token.excluded,
+      });
     else for (const word of words) pieces.push({ kind: 'term', term: { words: [word] }, excluded: false });
   }
   const clauses: SearchClause[] = [];
@@ -147,5 +154,9 @@ export function plainSearch(words: readonly string[]): ParsedSearch {
 
 /** Whether a search is plain words: one clause of one-word terms and no exclusion. */
 export function isPlainSearch(search: ParsedSearch): boolean {
-  return search.clauses.length === 1 && search.clauses[0].not.length === 0 && search.clauses[0].must.every((term) => term.words.length === 1);
+  return (
+    search.clauses.length === 1 &&
+    search.clauses[0].not.length === 0 &&
+    search.clauses[0].must.every((term) => term.words.length === 1)
+  );
 }

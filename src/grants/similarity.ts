@@ -106,7 +106,9 @@ export function chooseTerms(terms: readonly SourceTerm[], docs: readonly number[
 export const wordSearch = (word: string): ParsedSearch => ({ clauses: [{ must: [{ words: [word] }], not: [] }] });
 
 /** The search of any of the terms: every grant that may hold one (a grant holding none scores nothing). */
-export const anyTermSearch = (terms: readonly SimilarTerm[]): ParsedSearch => ({ clauses: terms.map((term) => ({ must: [{ words: [term.word] }], not: [] })) });
+export const anyTermSearch = (terms: readonly SimilarTerm[]): ParsedSearch => ({
+  clauses: terms.map((term) => ({ must: [{ words: [term.word] }], not: [] })),
+});
 
 /**
  * How like the grant `other` is, by the chosen terms: for each term it holds (a word of its title,
@@ -141,7 +143,11 @@ export interface ScoredGrant<T> {
  * The grants like the one of `sourceId`, best first: each found grant but that one, scored by
  * similarityScore, those scoring nothing left out, ties by id (code point order).
  */
-export function rankSimilar<T>(sourceId: string, found: readonly { grant: Grant; item: T }[], terms: readonly SimilarTerm[]): ScoredGrant<T>[] {
+export function rankSimilar<T>(
+  sourceId: string,
+  found: readonly { grant: Grant; item: T }[],
+  terms: readonly SimilarTerm[],
+): ScoredGrant<T>[] {
   return found
     .filter(({ grant }) => grant.id !== sourceId)
     .map(({ grant, item }) => ({ id: grant.id, score: similarityScore(grant, terms), item }))

@@ -69,10 +69,12 @@ export function completes(prefix: string, word: string): boolean {
 }
 
 /** The text of a completion: a word completes the typed text (the context kept as typed); a title or funder is its whole name. */
-export const completionText = (input: SuggestInput, kind: SuggestKind, text: string): string => (kind === 'word' ? `${input.before}${text}` : text);
+export const completionText = (input: SuggestInput, kind: SuggestKind, text: string): string =>
+  kind === 'word' ? `${input.before}${text}` : text;
 
 /** The answer's order: the most grants first, then by text (code unit order). */
-export const bySuggestOrder = (a: SuggestItem, b: SuggestItem): number => b.count - a.count || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
+export const bySuggestOrder = (a: SuggestItem, b: SuggestItem): number =>
+  b.count - a.count || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
 
 /** The most words counted in one batch: an engine's one request (Elasticsearch: one bucket each, far below search.max_buckets). */
 export const MAX_COUNT_BATCH = 4096;
@@ -90,11 +92,17 @@ export interface CandidateWord {
  * count), none of them can enter. Words with no grant are left out. `count` gives each word's
  * count under the filters.
  */
-export async function topWords(candidates: readonly CandidateWord[], limit: number, count: (words: string[]) => Promise<number[]>, firstBatch = 32): Promise<{ word: string; count: number }[]> {
+export async function topWords(
+  candidates: readonly CandidateWord[],
+  limit: number,
+  count: (words: string[]) => Promise<number[]>,
+  firstBatch = 32,
+): Promise<{ word: string; count: number }[]> {
   // Batches double from firstBatch up to MAX_COUNT_BATCH (an engine counts each batch in one request).
   const ordered = [...candidates].sort((a, b) => b.docs - a.docs || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0));
   const best: { word: string; count: number }[] = [];
-  const order = (a: { word: string; count: number }, b: { word: string; count: number }) => b.count - a.count || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0);
+  const order = (a: { word: string; count: number }, b: { word: string; count: number }) =>
+    b.count - a.count || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0);
   let at = 0;
   let batch = Math.max(firstBatch, limit);
   while (at < ordered.length) {
@@ -118,5 +126,7 @@ export async function topWords(candidates: readonly CandidateWord[], limit: numb
 
 /** The words of a title or funder name as the dictionaries hold them: runs of letters, marks and digits, folded and in lower case. */
 export function nameWords(text: string): string[] {
-  return typoForm(foldText(text.normalize('NFC'))).split(/[^\p{L}\p{M}\p{N}]+/u).filter((word) => word !== '');
+  return typoForm(foldText(text.normalize('NFC')))
+    .split(/[^\p{L}\p{M}\p{N}]+/u)
+    .filter((word) => word !== '');
 }

@@ -50,8 +50,13 @@ const lower = (word: string): string => word.toLowerCase();
 function spellings(side: string, line: number): string[][] {
   return side.split(',').map((entry) => {
     const words = searchWords(entry).map(lower);
-    if (words.length === 0) throw new SynonymsFileError(line, `"${entry.trim().slice(0, 60)}" has no word (an empty entry between commas, or only symbols)`);
-    if (words.length > MAX_SYNONYM_WORDS) throw new SynonymsFileError(line, `a spelling may hold at most ${MAX_SYNONYM_WORDS} words`);
+    if (words.length === 0)
+      throw new SynonymsFileError(
+        line,
+        `"${entry.trim().slice(0, 60)}" has no word (an empty entry between commas, or only symbols)`,
+      );
+    if (words.length > MAX_SYNONYM_WORDS)
+      throw new SynonymsFileError(line, `a spelling may hold at most ${MAX_SYNONYM_WORDS} words`);
     return words;
   });
 }
@@ -61,7 +66,8 @@ function spellings(side: string, line: number): string[][] {
  * naming the first line it cannot read.
  */
 export function parseSynonyms(text: string): SynonymRules {
-  if (Buffer.byteLength(text, 'utf8') > MAX_SYNONYMS_BYTES) throw new SynonymsFileError(0, `the file is larger than ${MAX_SYNONYMS_BYTES / 1024} KiB`);
+  if (Buffer.byteLength(text, 'utf8') > MAX_SYNONYMS_BYTES)
+    throw new SynonymsFileError(0, `the file is larger than ${MAX_SYNONYMS_BYTES / 1024} KiB`);
   const alternatives = new Map<string, string[][]>();
   const add = (from: readonly string[], to: readonly string[]) => {
     const key = keyOf(from);
@@ -82,7 +88,11 @@ export function parseSynonyms(text: string): SynonymRules {
       return;
     }
     const group = spellings(content, line);
-    if (group.length < 2) throw new SynonymsFileError(line, 'an equivalence names two or more spellings separated by commas (or write "a => b")');
+    if (group.length < 2)
+      throw new SynonymsFileError(
+        line,
+        'an equivalence names two or more spellings separated by commas (or write "a => b")',
+      );
     for (const from of group) for (const to of group) add(from, to);
   });
   let longest = 0;
@@ -91,7 +101,8 @@ export function parseSynonyms(text: string): SynonymRules {
 }
 
 /** Whether a term may gain synonyms: a word as typed (not quoted, not already given alternatives). */
-const plainWord = (term: SearchTerm): boolean => term.words.length === 1 && term.exact !== true && (term.alternatives?.length ?? 0) === 0;
+const plainWord = (term: SearchTerm): boolean =>
+  term.words.length === 1 && term.exact !== true && (term.alternatives?.length ?? 0) === 0;
 
 /**
  * A clause's terms with synonyms: from left to right, the longest run of plain words the list
@@ -102,7 +113,7 @@ const plainWord = (term: SearchTerm): boolean => term.words.length === 1 && term
 function clauseWithSynonyms(clause: SearchClause, rules: SynonymRules): SearchClause {
   const must: SearchTerm[] = [];
   const terms = clause.must;
-  for (let i = 0; i < terms.length; ) {
+  for (let i = 0; i < terms.length;) {
     let found: { length: number; alternatives: readonly (readonly string[])[] } | null = null;
     for (let length = Math.min(rules.longest, terms.length - i); length >= 1 && found === null; length--) {
       const run = terms.slice(i, i + length);
@@ -116,7 +127,9 @@ function clauseWithSynonyms(clause: SearchClause, rules: SynonymRules): SearchCl
       continue;
     }
     const words = terms.slice(i, i + found.length).map((term) => term.words[0]);
-    const alternatives = found.alternatives.slice(0, MAX_SYNONYM_ALTERNATIVES).map((alternative) => ({ words: [...alternative], typos: 0 }));
+    const alternatives = found.alternatives
+      .slice(0, MAX_SYNONYM_ALTERNATIVES)
+      .map((alternative) => ({ words: [...alternative], typos: 0 }));
     // The words as typed still match as they did apart (anywhere, in any order): results only grow.
     must.push(words.length > 1 ? { words, loose: true, alternatives } : { words, alternatives });
     i += found.length;

@@ -69,7 +69,8 @@ export function typoDistance(a: string, b: string, max = Number.MAX_SAFE_INTEGER
       if (row[j - 1] + 1 < d) d = row[j - 1] + 1;
       const diagonal = previous[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1);
       if (diagonal < d) d = diagonal;
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1] && before[j - 2] + 1 < d) d = before[j - 2] + 1;
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1] && before[j - 2] + 1 < d)
+        d = before[j - 2] + 1;
       row[j] = d;
       if (d < best) best = d;
     }
@@ -116,10 +117,12 @@ export function keptNeighbours(word: string, found: readonly { word: string; doc
 }
 
 /** The single-word terms of a search's clauses that may carry typos (never a phrase's words or an exclusion). */
-const typoTerms = (search: ParsedSearch): SearchTerm[] => search.clauses.flatMap((clause) => clause.must.filter(mayCarryTypos));
+const typoTerms = (search: ParsedSearch): SearchTerm[] =>
+  search.clauses.flatMap((clause) => clause.must.filter(mayCarryTypos));
 
 /** Whether a term may carry typos: one word, not quoted, long enough and without digits (excluded terms never do). */
-const mayCarryTypos = (term: SearchTerm): boolean => term.words.length === 1 && term.exact !== true && typoBudget(term.words[0]) > 0;
+const mayCarryTypos = (term: SearchTerm): boolean =>
+  term.words.length === 1 && term.exact !== true && typoBudget(term.words[0]) > 0;
 
 /** The distinct words (typoForm) of a search that may carry typos, the first MAX_TYPO_WORDS: what an engine looks up neighbours for. */
 export function typoWords(search: ParsedSearch): string[] {
@@ -149,7 +152,10 @@ export function typoAllowances(counts: readonly number[], total = MAX_TYPO_VARIA
  * engines match a term by its words or any alternative, and rank by the typos needed (see
  * typoPenaltyLevels). Terms without neighbours are left as they are.
  */
-export function withTypoAlternatives(search: ParsedSearch, neighbours: ReadonlyMap<string, readonly Neighbour[]>): ParsedSearch {
+export function withTypoAlternatives(
+  search: ParsedSearch,
+  neighbours: ReadonlyMap<string, readonly Neighbour[]>,
+): ParsedSearch {
   const words = typoWords(search);
   const allowances = typoAllowances(words.map((word) => neighbours.get(word)?.length ?? 0));
   const kept = new Map(words.map((word, i) => [word, (neighbours.get(word) ?? []).slice(0, allowances[i])]));
@@ -158,7 +164,9 @@ export function withTypoAlternatives(search: ParsedSearch, neighbours: ReadonlyM
     const found = kept.get(typoForm(term.words[0])) ?? [];
     // Alternatives with no typo (synonyms, grants/synonyms.ts) stay, before the neighbours; typo ones derived before are replaced.
     const untyped = (term.alternatives ?? []).filter((a) => a.typos === 0);
-    return found.length === 0 ? term : { ...term, alternatives: [...untyped, ...found.map((n) => ({ words: [n.word], typos: n.typos }))] };
+    return found.length === 0
+      ? term
+      : { ...term, alternatives: [...untyped, ...found.map((n) => ({ words: [n.word], typos: n.typos }))] };
   };
   return { clauses: search.clauses.map((clause) => ({ must: clause.must.map(derive), not: clause.not })) };
 }
@@ -182,7 +190,13 @@ export function typoPenaltyLevels(search: ParsedSearch): { typos: number; terms:
       if (alternatives.length === 0) continue;
       const most = Math.max(...alternatives.map((a) => a.typos));
       for (let typos = 0; typos < most; typos++) {
-        levels.push({ typos, terms: [{ words: term.words }, ...alternatives.filter((a) => a.typos <= typos).map((a) => ({ words: a.words }))] });
+        levels.push({
+          typos,
+          terms: [
+            { words: term.words },
+            ...alternatives.filter((a) => a.typos <= typos).map((a) => ({ words: a.words })),
+          ],
+        });
       }
     }
   }
@@ -194,7 +208,11 @@ export function typoPenaltyLevels(search: ParsedSearch): { typos: number; terms:
  * SUGGESTION_BELOW grants hold, replaced by its closest neighbour held by more grants than it
  * (most frequent on ties); null when no word is replaced. `docs` gives how many grants hold a word.
  */
-export function respelledSearch(search: ParsedSearch, neighbours: ReadonlyMap<string, readonly Neighbour[]>, docs: ReadonlyMap<string, number>): ParsedSearch | null {
+export function respelledSearch(
+  search: ParsedSearch,
+  neighbours: ReadonlyMap<string, readonly Neighbour[]>,
+  docs: ReadonlyMap<string, number>,
+): ParsedSearch | null {
   let replaced = false;
   const respell = (term: SearchTerm): SearchTerm => {
     if (!mayCarryTypos(term)) return term;
@@ -212,7 +230,10 @@ export function respelledSearch(search: ParsedSearch, neighbours: ReadonlyMap<st
 
 /** Search text that parses (searchSyntax.ts) back into `search`: terms space-separated, phrases quoted, exclusions with a minus, clauses joined by OR. */
 export function searchText(search: ParsedSearch): string {
-  const termText = (term: SearchTerm) => ((term.words.length === 1 && term.exact !== true) || term.loose === true ? term.words.join(' ') : `"${term.words.join(' ')}"`);
+  const termText = (term: SearchTerm) =>
+    (term.words.length === 1 && term.exact !== true) || term.loose === true
+      ? term.words.join(' ')
+      : `"${term.words.join(' ')}"`;
   return search.clauses
     .map((clause) => [...clause.must.map(termText), ...clause.not.map((term) => `-${termText(term)}`)].join(' '))
     .join(' OR ');

@@ -38,7 +38,13 @@ export function successBody(requestId: string, data: unknown, pagination?: PageI
  * them): the same bytes JSON.stringify(successBody(...)) would give, without re-serialising data.
  * `facets` (a grant search that asked for them) follows `pagination`.
  */
-export function successJson(requestId: string, dataJson: string, pagination?: PageInfo, facets?: unknown, suggestion?: unknown): string {
+export function successJson(
+  requestId: string,
+  dataJson: string,
+  pagination?: PageInfo,
+  facets?: unknown,
+  suggestion?: unknown,
+): string {
   const metaJson = JSON.stringify(meta(requestId));
   if (pagination === undefined) return `{"success":true,"data":${dataJson},"meta":${metaJson}}`;
   const facetsJson = facets === undefined ? '' : `,"facets":${JSON.stringify(facets)}`;
@@ -67,7 +73,10 @@ export function errorBody(requestId: string, error: ErrorFields) {
  * either reads it.
  */
 export function commonGrantsErrorBody(requestId: string, status: number, error: ErrorFields) {
-  const errors = Array.isArray(error.details) && error.details.length > 0 ? error.details : [{ code: error.code, message: error.message }];
+  const errors =
+    Array.isArray(error.details) && error.details.length > 0
+      ? error.details
+      : [{ code: error.code, message: error.message }];
   return { status, message: error.message, errors, ...errorBody(requestId, error) };
 }
 

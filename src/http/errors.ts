@@ -1,7 +1,14 @@
 // Errors are values with a code: thrown anywhere, rendered once by the error middleware. The core
 // throws domain failures (src/failures.ts); this module alone decides how each one answers.
 import type { Middleware } from 'koa';
-import { InvalidBodyError, InvalidInputError, NotFoundError, ServiceUnavailableError, SyncExpiredError, type ErrorDetail } from '../failures.js';
+import {
+  InvalidBodyError,
+  InvalidInputError,
+  NotFoundError,
+  ServiceUnavailableError,
+  SyncExpiredError,
+  type ErrorDetail,
+} from '../failures.js';
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
 import { commonGrantsErrorBody, errorBody } from './envelope.js';
@@ -46,12 +53,14 @@ export const ERROR_STATUS = {
 /** What each code means for the partner, one line (the OpenAPI document lists them by status). */
 export const ERROR_MEANING: Record<keyof typeof ERROR_STATUS, string> = {
   VALIDATION_ERROR: 'a query parameter or body field is invalid or unknown; error.details lists every problem',
-  BAD_REQUEST: 'the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header',
-  UNAUTHORIZED: 'no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired',
+  BAD_REQUEST:
+    'the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header',
+  UNAUTHORIZED:
+    'no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired',
   SUBSCRIPTION_INACTIVE: 'the subscription is suspended (grant endpoints) or cancelled (everything)',
   FEATURE_NOT_AVAILABLE: "the subscription's feature for this endpoint is switched off",
   SCOPE_NOT_ALLOWED: "the key's scopes do not include the one this endpoint (or MCP tool) needs; the message names it",
-  ORIGIN_NOT_ALLOWED: "a browser request (with an `Origin` header) from an origin the key does not list",
+  ORIGIN_NOT_ALLOWED: 'a browser request (with an `Origin` header) from an origin the key does not list',
   IP_NOT_ALLOWED: "a request from an address outside the key's IP ranges",
   KEY_RESTRICTIONS_EXCEEDED: 'the key to create or revoke would have rights the calling key lacks',
   NOT_FOUND: 'no grant has this id, or no endpoint has this path',
@@ -59,7 +68,8 @@ export const ERROR_MEANING: Record<keyof typeof ERROR_STATUS, string> = {
   METHOD_NOT_ALLOWED: 'a method the path does not take (the `Allow` header lists those it takes)',
   NOT_ACCEPTABLE: 'POST /mcp without `Accept: application/json, text/event-stream`, as MCP clients send it',
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used in the last 24 hours with another request',
-  LAST_UNRESTRICTED_KEY: 'the key is the last unrestricted key of the subscription: it cannot be revoked through the API',
+  LAST_UNRESTRICTED_KEY:
+    'the key is the last unrestricted key of the subscription: it cannot be revoked through the API',
   PAYLOAD_TOO_LARGE: 'the JSON body is larger than 16 KB',
   UNSUPPORTED_MEDIA_TYPE: 'the body is not sent as application/json',
   REQUEST_TIMEOUT: 'the request was not received in time; the connection is closed',
@@ -69,7 +79,8 @@ export const ERROR_MEANING: Record<keyof typeof ERROR_STATUS, string> = {
   QUOTA_EXCEEDED: 'the monthly allowance is used up; Retry-After tells when it resets',
   REQUEST_TOO_LARGE: 'the request line and headers are too large; the connection is closed',
   INTERNAL_ERROR: 'an unexpected failure; quote the request id',
-  SERVICE_UNAVAILABLE: 'the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded or starting; retry after Retry-After',
+  SERVICE_UNAVAILABLE:
+    'the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded or starting; retry after Retry-After',
 };
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -92,40 +103,59 @@ interface Translation<E extends Error> {
   type: new (...args: never[]) => E;
   answer(failure: E): ApiError;
 }
-const translation = <E extends Error>(type: new (...args: never[]) => E, answer: (failure: E) => ApiError): Translation<Error> => ({ type, answer });
+const translation = <E extends Error>(
+  type: new (...args: never[]) => E,
+  answer: (failure: E) => ApiError,
+): Translation<Error> => ({ type, answer });
 
 /** How each domain failure answers over HTTP: the one place the core's failures get a status and a code. */
 const DOMAIN_FAILURES: readonly Translation<Error>[] = [
-  translation(InvalidBodyError, (failure) =>
-    new ApiError(
-      400,
-      'VALIDATION_ERROR',
-      failure.details.length === 1
-        ? `Invalid field "${failure.details[0].parameter}" in the body: ${failure.details[0].message}.`
-        : `${failure.details.length} fields of the body are invalid; see error.details.`,
-      failure.details,
-    ),
+  translation(
+    InvalidBodyError,
+    (failure) =>
+      new ApiError(
+        400,
+        'VALIDATION_ERROR',
+        failure.details.length === 1
+          ? `Invalid field "${failure.details[0].parameter}" in the body: ${failure.details[0].message}.`
+          : `${failure.details.length} fields of the body are invalid; see error.details.`,
+        failure.details,
+      ),
   ),
-  translation(InvalidInputError, (failure) =>
-    new ApiError(
-      400,
-      'VALIDATION_ERROR',
-      failure.details.length === 1
-        ? `Invalid query parameter "${failure.details[0].parameter}": ${failure.details[0].message}.`
-        : `${failure.details.length} query parameters are invalid; see error.details.`,
-      failure.details,
-    ),
+  translation(
+    InvalidInputError,
+    (failure) =>
+      new ApiError(
+        400,
+        'VALIDATION_ERROR',
+        failure.details.length === 1
+          ? `Invalid query parameter "${failure.details[0].parameter}": ${failure.details[0].message}.`
+          : `${failure.details.length} query parameters are invalid; see error.details.`,
+        failure.details,
+      ),
   ),
   translation(NotFoundError, (failure) => new ApiError(404, 'NOT_FOUND', failure.message)),
   translation(
     SyncExpiredError,
     () =>
-      new ApiError(410, 'SYNC_EXPIRED', 'The changes after this since token are no longer kept; take a fresh copy by starting again from since=0.'),
+      new ApiError(
+        410,
+        'SYNC_EXPIRED',
+        'The changes after this since token are no longer kept; take a fresh copy by starting again from since=0.',
+      ),
   ),
-  translation(ServiceUnavailableError, (failure) =>
-    new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry after the delay in Retry-After.', undefined, {
-      'Retry-After': String(failure.retryAfterSeconds),
-    }),
+  translation(
+    ServiceUnavailableError,
+    (failure) =>
+      new ApiError(
+        503,
+        'SERVICE_UNAVAILABLE',
+        'The service is temporarily unavailable; retry after the delay in Retry-After.',
+        undefined,
+        {
+          'Retry-After': String(failure.retryAfterSeconds),
+        },
+      ),
   ),
 ];
 
@@ -150,17 +180,27 @@ export function errorHandler(log: Logger): Middleware<AppState> {
       let error = thrown instanceof ApiError ? thrown : answerTo(thrown);
       if (error === undefined) {
         (ctx.state.log ?? log).error('unhandled error', { requestId: ctx.state.requestId, ...describeError(thrown) });
-        error = new ApiError(500, 'INTERNAL_ERROR', `An internal error occurred; quote request id ${ctx.state.requestId} when reporting it.`);
+        error = new ApiError(
+          500,
+          'INTERNAL_ERROR',
+          `An internal error occurred; quote request id ${ctx.state.requestId} when reporting it.`,
+        );
       } else if (thrown instanceof ServiceUnavailableError) {
         outcomeOf(ctx.state).failure = thrown;
-        (ctx.state.log ?? log).warn('dependency unavailable', { requestId: ctx.state.requestId, reason: thrown.message });
+        (ctx.state.log ?? log).warn('dependency unavailable', {
+          requestId: ctx.state.requestId,
+          reason: thrown.message,
+        });
       }
       outcomeOf(ctx.state).errorCode = error.code;
       ctx.status = error.status;
       ctx.set(error.headers);
       if (error.status === 401) ctx.set('WWW-Authenticate', 'Bearer realm="grants-api"');
-      const commonGrants = ctx.state.route === undefined ? isCommonGrantsPath(ctx.path) : ctx.state.route.protocol === 'commonGrants';
-      ctx.body = commonGrants ? commonGrantsErrorBody(ctx.state.requestId, error.status, error) : errorBody(ctx.state.requestId, error);
+      const commonGrants =
+        ctx.state.route === undefined ? isCommonGrantsPath(ctx.path) : ctx.state.route.protocol === 'commonGrants';
+      ctx.body = commonGrants
+        ? commonGrantsErrorBody(ctx.state.requestId, error.status, error)
+        : errorBody(ctx.state.requestId, error);
     }
   };
 }

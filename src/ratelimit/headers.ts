@@ -11,7 +11,13 @@ export interface MonthBudget {
 }
 
 /** The names of the headers rateLimitHeaders() sets. */
-export const RATE_LIMIT_HEADER_NAMES = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const;
+export const RATE_LIMIT_HEADER_NAMES = [
+  'RateLimit-Policy',
+  'RateLimit',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+] as const;
 
 export function rateLimitHeaders(rate: RateDecision, month: MonthBudget, nowMs: number): Record<string, string> {
   const resetSeconds = Math.max(1, Math.ceil(rate.resetMs / 1000));

@@ -43,7 +43,12 @@ export async function consumeOne(limiter: RateLimiterAbstract, key: string, perS
 export async function peekAt(limiter: RateLimiterAbstract, key: string, perSecond: number): Promise<RateDecision> {
   const res = await limiter.get(key);
   if (res === null) return { allowed: true, limit: perSecond, remaining: perSecond, resetMs: 1000 };
-  return { allowed: res.remainingPoints > 0, limit: perSecond, remaining: res.remainingPoints, resetMs: res.msBeforeNext };
+  return {
+    allowed: res.remainingPoints > 0,
+    limit: perSecond,
+    remaining: res.remainingPoints,
+    resetMs: res.msBeforeNext,
+  };
 }
 
 /**
@@ -53,7 +58,12 @@ export async function peekAt(limiter: RateLimiterAbstract, key: string, perSecon
 export async function refundOne(limiter: RateLimiterAbstract, key: string, perSecond: number): Promise<RateDecision> {
   let res = await limiter.reward(key, 1);
   if (res.consumedPoints < 0) res = await limiter.penalty(key, -res.consumedPoints);
-  return { allowed: true, limit: perSecond, remaining: Math.min(perSecond, res.remainingPoints), resetMs: res.msBeforeNext };
+  return {
+    allowed: true,
+    limit: perSecond,
+    remaining: Math.min(perSecond, res.remainingPoints),
+    resetMs: res.msBeforeNext,
+  };
 }
 
 /** Caches one limiter per rate value, so an operator's override takes effect on the next request. */
@@ -70,7 +80,9 @@ export function limiterCache(build: LimiterForRate): LimiterForRate {
 }
 
 export class MemoryRateLimiter implements RateLimiter {
-  private readonly limiterFor = limiterCache((points) => new RateLimiterMemory({ points, duration: 1, keyPrefix: `rate${points}` }));
+  private readonly limiterFor = limiterCache(
+    (points) => new RateLimiterMemory({ points, duration: 1, keyPrefix: `rate${points}` }),
+  );
 
   consume(subscriptionId: string, perSecond: number): Promise<RateDecision> {
     return consumeOne(this.limiterFor(perSecond), subscriptionId, perSecond);
@@ -110,10 +122,21 @@ export class RedisRateLimiter implements RateLimiter {
   ) {
     this.shared = limiterCache(
       (points) =>
-        new RateLimiterRedis({ storeClient: link.client, points, duration: 1, keyPrefix: link.key('rate', String(points)), rejectIfRedisNotReady: true }),
+        new RateLimiterRedis({
+          storeClient: link.client,
+          points,
+          duration: 1,
+          keyPrefix: link.key('rate', String(points)),
+          rejectIfRedisNotReady: true,
+        }),
     );
     this.insurance = limiterCache(
-      (points) => new RateLimiterMemory({ points: Math.max(1, Math.floor(points / instances)), duration: 1, keyPrefix: `insurance${points}` }),
+      (points) =>
+        new RateLimiterMemory({
+          points: Math.max(1, Math.floor(points / instances)),
+          duration: 1,
+          keyPrefix: `insurance${points}`,
+        }),
     );
   }
 
@@ -121,7 +144,10 @@ export class RedisRateLimiter implements RateLimiter {
    * Runs `use` on the shared budget; when Redis fails, on this instance's share instead (which
    * then stands in for consume, peek and refund alike). Each outcome tells the link up or down.
    */
-  private async onBudget(perSecond: number, use: (limiter: RateLimiterAbstract, points: number) => Promise<RateDecision>): Promise<RateDecision> {
+  private async onBudget(
+    perSecond: number,
+    use: (limiter: RateLimiterAbstract, points: number) => Promise<RateDecision>,
+  ): Promise<RateDecision> {
     try {
       const decision = await use(this.shared(perSecond), perSecond);
       this.link.markUp();

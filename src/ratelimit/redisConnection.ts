@@ -46,19 +46,27 @@ export class RedisLink {
   markDown(reason: string): void {
     if (this.degradedSince !== null) return;
     this.degradedSince = new Date();
-    this.log.warn('redis unavailable: limits fall back to this instance (in-memory rate share, allowance from the subscriptions store)', { reason });
+    this.log.warn(
+      'redis unavailable: limits fall back to this instance (in-memory rate share, allowance from the subscriptions store)',
+      { reason },
+    );
   }
 
   /** Records a success; logs the end of an outage. */
   markUp(): void {
     if (this.degradedSince === null) return;
-    this.log.info('redis available again: shared limits resumed', { outageMs: Date.now() - this.degradedSince.getTime() });
+    this.log.info('redis available again: shared limits resumed', {
+      outageMs: Date.now() - this.degradedSince.getTime(),
+    });
     this.degradedSince = null;
   }
 
   get state(): { limits: 'redis' | 'local-fallback'; degradedSince: string | null } {
     // Until the connection is ready, requests take the fallback path too.
-    return { limits: this.degradedSince === null && this.ready ? 'redis' : 'local-fallback', degradedSince: this.degradedSince?.toISOString() ?? null };
+    return {
+      limits: this.degradedSince === null && this.ready ? 'redis' : 'local-fallback',
+      degradedSince: this.degradedSince?.toISOString() ?? null,
+    };
   }
 
   key(...parts: string[]): string {

@@ -48,7 +48,12 @@ export function encodeSince(log: string, seq: number): string {
 }
 
 const malformed = () =>
-  new InvalidInputError([{ parameter: 'since', message: 'is not a token this API gave out: use 0, or the pagination.nextSince of an earlier answer, as sent' }]);
+  new InvalidInputError([
+    {
+      parameter: 'since',
+      message: 'is not a token this API gave out: use 0, or the pagination.nextSince of an earlier answer, as sent',
+    },
+  ]);
 
 /** Decodes a `since` ("0", or a token encodeSince made); throws InvalidInputError for anything else. */
 export function decodeSince(text: string): SinceToken | null {
@@ -62,7 +67,8 @@ export function decodeSince(text: string): SinceToken | null {
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw malformed();
   const { v, l, s, ...rest } = parsed as Record<string, unknown>;
-  if (Object.keys(rest).length > 0 || v !== TOKEN_VERSION || typeof l !== 'string' || !LOG_ID.test(l)) throw malformed();
+  if (Object.keys(rest).length > 0 || v !== TOKEN_VERSION || typeof l !== 'string' || !LOG_ID.test(l))
+    throw malformed();
   if (typeof s !== 'number' || !Number.isSafeInteger(s) || s < 1) throw malformed();
   // The exact bytes encodeSince would give: no second spelling of one position.
   if (encodeSince(l, s) !== text) throw malformed();
@@ -80,7 +86,12 @@ export function checkSince(since: SinceToken | null, state: ChangeLogState): voi
     throw new SyncExpiredError('the changes after this position are no longer kept');
   }
   if (since.seq > state.counter) {
-    throw new InvalidInputError([{ parameter: 'since', message: 'names a position this catalog has not reached: use the pagination.nextSince of an earlier answer' }]);
+    throw new InvalidInputError([
+      {
+        parameter: 'since',
+        message: 'names a position this catalog has not reached: use the pagination.nextSince of an earlier answer',
+      },
+    ]);
   }
 }
 

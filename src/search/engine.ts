@@ -126,7 +126,11 @@ export interface ChangeLogOptions {
 }
 
 export const DAY_MS = 86_400_000;
-export const DEFAULT_CHANGE_LOG_OPTIONS: ChangeLogOptions = Object.freeze({ retentionMs: 365 * DAY_MS, historyRetentionMs: 365 * DAY_MS, clock: () => new Date() });
+export const DEFAULT_CHANGE_LOG_OPTIONS: ChangeLogOptions = Object.freeze({
+  retentionMs: 365 * DAY_MS,
+  historyRetentionMs: 365 * DAY_MS,
+  clock: () => new Date(),
+});
 
 /** A source record for sync: a valid grant, or the id of a rejected record (protected from pruning). */
 export type SyncItem = { grant: Grant } | { rejectedId: string | null };

@@ -15,15 +15,26 @@ import { SqliteCatalogWriter } from './sqlite/storage/writer.js';
  * worker threads (PooledSqliteSearchEngine), otherwise on the event loop. Elasticsearch: each
  * search gets SEARCH_TIMEOUT_MS as its request timeout.
  */
-export async function createSearchEngine(config: Config, events: WorkerPoolOptions['events'] = {}): Promise<SearchEngine> {
+export async function createSearchEngine(
+  config: Config,
+  events: WorkerPoolOptions['events'] = {},
+): Promise<SearchEngine> {
   switch (config.searchEngine) {
     case 'sqlite': {
       mkdirSync(config.dataDir, { recursive: true });
       const file = catalogPath(config.dataDir);
-      const local = SqliteSearchEngine.open(file, { searchTimeoutMs: config.searchLoad.workers === 0 ? config.searchLoad.timeoutMs : undefined });
+      const local = SqliteSearchEngine.open(file, {
+        searchTimeoutMs: config.searchLoad.workers === 0 ? config.searchLoad.timeoutMs : undefined,
+      });
       if (config.searchLoad.workers === 0) return local;
       try {
-        const pool = await SearchWorkerPool.start({ file, size: config.searchLoad.workers, timeoutMs: config.searchLoad.timeoutMs, nice: config.searchLoad.workerNice, events });
+        const pool = await SearchWorkerPool.start({
+          file,
+          size: config.searchLoad.workers,
+          timeoutMs: config.searchLoad.timeoutMs,
+          nice: config.searchLoad.workerNice,
+          events,
+        });
         return new PooledSqliteSearchEngine(local, pool);
       } catch (error) {
         await local.close();
@@ -42,13 +53,25 @@ export interface WriterOptions {
   clock?: () => Date;
 }
 
-export async function createCatalogWriter(config: Config, hooks: WriterHooks = {}, options: WriterOptions = {}): Promise<CatalogWriter> {
-  const changes: ChangeLogOptions = { retentionMs: config.changesRetentionDays * DAY_MS, historyRetentionMs: config.historyRetentionDays * DAY_MS, clock: options.clock ?? (() => new Date()) };
+export async function createCatalogWriter(
+  config: Config,
+  hooks: WriterHooks = {},
+  options: WriterOptions = {},
+): Promise<CatalogWriter> {
+  const changes: ChangeLogOptions = {
+    retentionMs: config.changesRetentionDays * DAY_MS,
+    historyRetentionMs: config.historyRetentionDays * DAY_MS,
+    clock: options.clock ?? (() => new Date()),
+  };
   switch (config.searchEngine) {
     case 'sqlite':
       mkdirSync(config.dataDir, { recursive: true });
       return SqliteCatalogWriter.open(catalogPath(config.dataDir), hooks, changes);
     case 'elasticsearch':
-      return ElasticsearchCatalogWriter.open(config.elasticsearch, hooks, { keep: options.keep ?? 1, replicas: config.elasticsearch.replicas, changes });
+      return ElasticsearchCatalogWriter.open(config.elasticsearch, hooks, {
+        keep: options.keep ?? 1,
+        replicas: config.elasticsearch.replicas,
+        changes,
+      });
   }
 }

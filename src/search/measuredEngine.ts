@@ -2,7 +2,17 @@
 // failed, to whoever asks (the metrics): a decorator, so the engines themselves stay as they are.
 import type { SearchEngine } from './engine.js';
 
-export type EngineOperation = 'search' | 'export' | 'getById' | 'filterOptions' | 'count' | 'isEmpty' | 'changes' | 'history' | 'typoNeighbours' | 'suggest';
+export type EngineOperation =
+  | 'search'
+  | 'export'
+  | 'getById'
+  | 'filterOptions'
+  | 'count'
+  | 'isEmpty'
+  | 'changes'
+  | 'history'
+  | 'typoNeighbours'
+  | 'suggest';
 
 export interface EngineObserver {
   /** One operation finished, `failure` the thrown value when it failed. */
@@ -32,10 +42,16 @@ export function measureEngine(engine: SearchEngine, observer: EngineObserver): S
     suggest: timed('suggest', (request: Parameters<SearchEngine['suggest']>[0]) => engine.suggest(request)),
     count: timed('count', () => engine.count()),
     isEmpty: timed('isEmpty', () => engine.isEmpty()),
-    ...(engine.typoNeighbours !== undefined && { typoNeighbours: timed('typoNeighbours', (words: readonly string[]) => engine.typoNeighbours!(words)) }),
-    ...(engine.changesJson !== undefined && { changesJson: timed('changes', (afterSeq: number, limit: number) => engine.changesJson!(afterSeq, limit)) }),
+    ...(engine.typoNeighbours !== undefined && {
+      typoNeighbours: timed('typoNeighbours', (words: readonly string[]) => engine.typoNeighbours!(words)),
+    }),
+    ...(engine.changesJson !== undefined && {
+      changesJson: timed('changes', (afterSeq: number, limit: number) => engine.changesJson!(afterSeq, limit)),
+    }),
     ...(engine.historyJson !== undefined && {
-      historyJson: timed('history', (id: string, beforeSeq: number | null, limit: number) => engine.historyJson!(id, beforeSeq, limit)),
+      historyJson: timed('history', (id: string, beforeSeq: number | null, limit: number) =>
+        engine.historyJson!(id, beforeSeq, limit),
+      ),
     }),
     close: () => engine.close(),
   };

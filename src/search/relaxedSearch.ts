@@ -42,7 +42,10 @@ export function countQuery(query: GrantQuery, search: ParsedSearch): GrantQuery 
  * plan attached (null when nothing is given up); `counts` gives how many grants each query
  * matches (asked only for `frequency`, one query per term that may be given up).
  */
-export async function withRelaxation(query: GrantQuery, counts: (queries: GrantQuery[]) => Promise<number[]>): Promise<GrantQuery> {
+export async function withRelaxation(
+  query: GrantQuery,
+  counts: (queries: GrantQuery[]) => Promise<number[]>,
+): Promise<GrantQuery> {
   const mode = query.matching ?? 'all';
   if (query.search === null || mode === 'all' || query.relaxed !== undefined) return query;
   const search = query.search;
@@ -61,9 +64,22 @@ export async function withRelaxation(query: GrantQuery, counts: (queries: GrantQ
  * relaxed step's search, the terms counted in the catalog for `frequency` by `count` (a query's
  * total); the search itself with `all` or when nothing is given up.
  */
-export async function relaxedMatchSearch(conditions: GrantConditions, count: (query: GrantQuery) => Promise<number>): Promise<ParsedSearch | null> {
+export async function relaxedMatchSearch(
+  conditions: GrantConditions,
+  count: (query: GrantQuery) => Promise<number>,
+): Promise<ParsedSearch | null> {
   if (conditions.search === null || (conditions.matching ?? 'all') === 'all') return conditions.search;
-  const query: GrantQuery = { ...conditions, sort: { key: 'deadline', descending: false }, facets: [], fields: null, page: 1, limit: 0, offset: 0, size: 0, cursor: null };
+  const query: GrantQuery = {
+    ...conditions,
+    sort: { key: 'deadline', descending: false },
+    facets: [],
+    fields: null,
+    page: 1,
+    limit: 0,
+    offset: 0,
+    size: 0,
+    cursor: null,
+  };
   const relaxed = await withRelaxation(query, (queries) => Promise.all(queries.map(count)));
   return relaxed.relaxed?.search ?? conditions.search;
 }

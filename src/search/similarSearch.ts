@@ -5,7 +5,15 @@
 import type { GrantQuery } from '../grants/query.js';
 import type { Grant } from '../grants/schema.js';
 import type { ParsedSearch } from '../grants/searchSyntax.js';
-import { anyTermSearch, chooseTerms, MAX_SCORED_GRANTS, rankSimilar, sourceTerms, wordSearch, type SimilarTerm } from '../grants/similarity.js';
+import {
+  anyTermSearch,
+  chooseTerms,
+  MAX_SCORED_GRANTS,
+  rankSimilar,
+  sourceTerms,
+  wordSearch,
+  type SimilarTerm,
+} from '../grants/similarity.js';
 import type { SearchEngine } from './engine.js';
 import { countQuery } from './relaxedSearch.js';
 
@@ -33,13 +41,18 @@ const asWritten = (query: GrantQuery, search: ParsedSearch | null, words: string
  * The grants like the grant `id` under the query's filters (its paging, sort, facets and search
  * are not used; `limit` is how many come back), best first; null when no grant has that id.
  */
-export async function similarGrants(engine: SearchEngine, id: string, query: GrantQuery): Promise<SimilarResult | null> {
+export async function similarGrants(
+  engine: SearchEngine,
+  id: string,
+  query: GrantQuery,
+): Promise<SimilarResult | null> {
   const json = await engine.getByIdJson(id);
   if (json === null) return null;
   const grant = JSON.parse(json) as Grant;
   const candidates = sourceTerms(grant);
   // Each term's count in the whole catalog (no filter): what its idf is made of.
-  const docsOf = async (word: string) => (await engine.searchJson(countQuery(asWritten(query, null, [word]), wordSearch(word)))).total;
+  const docsOf = async (word: string) =>
+    (await engine.searchJson(countQuery(asWritten(query, null, [word]), wordSearch(word)))).total;
   const [size, ...docs] = await Promise.all([engine.count(), ...candidates.map((term) => docsOf(term.word))]);
   const terms = chooseTerms(candidates, docs, size);
   if (terms.length === 0) return { total: 0, grantsJson: [], terms, search: null };
@@ -47,7 +60,11 @@ export async function similarGrants(engine: SearchEngine, id: string, query: Gra
   // Every grant matching a term, in any order: the chosen terms' counts add up to at most MAX_SCORED_GRANTS.
   const everyMatch = MAX_SCORED_GRANTS + 1;
   const found = await engine.searchJson({
-    ...asWritten(query, search, terms.map((term) => term.word)),
+    ...asWritten(
+      query,
+      search,
+      terms.map((term) => term.word),
+    ),
     sort: { key: 'deadline', descending: false },
     facets: [],
     cursor: null,

@@ -49,10 +49,20 @@ export async function suggestionsFrom(request: SuggestRequest, source: SuggestSo
   const words = candidates.map((candidate) => candidate.word);
   const parts = await Promise.all([
     types.includes('words')
-      ? topWords(candidates, limit, (asked) => source.countWords(asked)).then((best) => best.map(({ word, count }) => ({ text: completionText(input, 'word', word), type: 'word' as const, count })))
+      ? topWords(candidates, limit, (asked) => source.countWords(asked)).then((best) =>
+          best.map(({ word, count }) => ({ text: completionText(input, 'word', word), type: 'word' as const, count })),
+        )
       : [],
-    types.includes('titles') ? source.topNames('title', words, limit).then((best) => best.map(({ text, count }) => ({ text, type: 'title' as const, count }))) : [],
-    types.includes('funders') ? source.topNames('funder', words, limit).then((best) => best.map(({ text, count }) => ({ text, type: 'funder' as const, count }))) : [],
+    types.includes('titles')
+      ? source
+          .topNames('title', words, limit)
+          .then((best) => best.map(({ text, count }) => ({ text, type: 'title' as const, count })))
+      : [],
+    types.includes('funders')
+      ? source
+          .topNames('funder', words, limit)
+          .then((best) => best.map(({ text, count }) => ({ text, type: 'funder' as const, count })))
+      : [],
   ]);
   return parts.flat().sort(bySuggestOrder).slice(0, limit);
 }

@@ -18,7 +18,12 @@ export class SynonymsUnusableError extends Error {
   }
 }
 
-const READ_PROBLEMS: Record<string, string> = { ENOENT: 'no such file', EACCES: 'permission denied', EPERM: 'permission denied', EISDIR: 'it is a folder' };
+const READ_PROBLEMS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a folder',
+};
 
 /** The rules of the synonyms file; throws SynonymsUnusableError when it cannot be read or a line is invalid. */
 export function loadSynonyms(file: string): SynonymRules {
@@ -27,7 +32,10 @@ export function loadSynonyms(file: string): SynonymRules {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    throw new SynonymsUnusableError(file, `cannot be read (${(typeof code === 'string' && READ_PROBLEMS[code]) || 'unreadable'})`);
+    throw new SynonymsUnusableError(
+      file,
+      `cannot be read (${(typeof code === 'string' && READ_PROBLEMS[code]) || 'unreadable'})`,
+    );
   }
   try {
     return parseSynonyms(text);
@@ -38,7 +46,10 @@ export function loadSynonyms(file: string): SynonymRules {
 }
 
 /** The conditions with their search given the synonyms (unless they say synonyms=false). */
-export function withSynonymsApplied<Q extends Pick<GrantConditions, 'search' | 'synonyms'>>(query: Q, rules: SynonymRules): Q {
+export function withSynonymsApplied<Q extends Pick<GrantConditions, 'search' | 'synonyms'>>(
+  query: Q,
+  rules: SynonymRules,
+): Q {
   if (query.search === null || query.synonyms === false) return query;
   const search = withSynonyms(query.search, rules);
   return search === query.search ? query : { ...query, search };
@@ -49,8 +60,10 @@ export function withSynonymsApplied<Q extends Pick<GrantConditions, 'search' | '
  * is the engine's own (a proxy, so an operation added to the port passes through unchanged).
  */
 export function synonymEngine(engine: SearchEngine, rules: SynonymRules): SearchEngine {
-  const searchJson: SearchEngine['searchJson'] = (query: GrantQuery) => engine.searchJson(withSynonymsApplied(query, rules));
-  const exportJson: SearchEngine['exportJson'] = (query: GrantQuery) => engine.exportJson(withSynonymsApplied(query, rules));
+  const searchJson: SearchEngine['searchJson'] = (query: GrantQuery) =>
+    engine.searchJson(withSynonymsApplied(query, rules));
+  const exportJson: SearchEngine['exportJson'] = (query: GrantQuery) =>
+    engine.exportJson(withSynonymsApplied(query, rules));
   return new Proxy(engine, {
     get(target, property) {
       if (property === 'searchJson') return searchJson;

@@ -24,7 +24,10 @@ export interface Lexicon {
    * For each word, catalog words within `budget(word)` typos of it starting with its first letter
    * (the word itself left out; any order; more than the rule keeps is fine: keptNeighbours filters).
    */
-  neighbours(words: readonly string[], budget: (word: string) => number): Promise<Map<string, { word: string; docs: number }[]>>;
+  neighbours(
+    words: readonly string[],
+    budget: (word: string) => number,
+  ): Promise<Map<string, { word: string; docs: number }[]>>;
   /** How many grants hold each word. */
   docs(words: readonly string[]): Promise<Map<string, number>>;
 }
@@ -66,7 +69,10 @@ export function derivedQuery(query: GrantQuery, neighbours: ReadonlyMap<string, 
  * The query as the engine runs it, its search derived with the neighbours when `typos=auto`; the
  * neighbours, for the suggestion (null when not looked up: typos off).
  */
-export async function prepareSearch(query: GrantQuery, lexicon: Lexicon): Promise<{ query: GrantQuery; neighbours: Map<string, Neighbour[]> | null }> {
+export async function prepareSearch(
+  query: GrantQuery,
+  lexicon: Lexicon,
+): Promise<{ query: GrantQuery; neighbours: Map<string, Neighbour[]> | null }> {
   if (query.search === null || query.typos !== 'auto') return { query, neighbours: null };
   const neighbours = await neighboursOf(query.search, lexicon);
   return { query: derivedQuery(query, neighbours), neighbours };
@@ -111,7 +117,19 @@ async function respelling(
   const docs = await lexicon.docs([...neighbours.keys()]);
   const respelled = respelledSearch(search, neighbours, docs);
   if (respelled === null) return null;
-  const plain: GrantQuery = { ...query, search: respelled, sort: { key: 'deadline', descending: false }, facets: [], cursor: null, page: 1, offset: 0, size: 0, limit: 0 };
-  const respelledTotal = await count(query.typos === 'auto' ? derivedQuery(plain, await neighboursOf(respelled, lexicon)) : plain);
+  const plain: GrantQuery = {
+    ...query,
+    search: respelled,
+    sort: { key: 'deadline', descending: false },
+    facets: [],
+    cursor: null,
+    page: 1,
+    offset: 0,
+    size: 0,
+    limit: 0,
+  };
+  const respelledTotal = await count(
+    query.typos === 'auto' ? derivedQuery(plain, await neighboursOf(respelled, lexicon)) : plain,
+  );
   return respelledTotal > total ? { search: searchText(respelled), total: respelledTotal } : null;
 }

@@ -20,7 +20,8 @@ function lowerBound(words: readonly string[], key: string, from = 0): number {
 }
 
 /** Past every word starting with `prefix`: no word holds U+FFFF (a noncharacter). */
-const pastPrefix = (words: readonly string[], prefix: string, from: number): number => lowerBound(words, `${prefix}\uffff`, from);
+const pastPrefix = (words: readonly string[], prefix: string, from: number): number =>
+  lowerBound(words, `${prefix}\uffff`, from);
 
 /**
  * The first index from `from` whose word does not start with `prefix` (the words from `from` on

@@ -49,7 +49,9 @@ export class TurnAsks {
 
 /** In order: the first `admitted` asks are allowed (each counted after the one before), the rest refused. */
 export function admissionsOf(before: number, admitted: number, asks: number): Admission[] {
-  return Array.from({ length: asks }, (_, i) => (i < admitted ? { allowed: true, calls: before + i + 1 } : { allowed: false, calls: before + admitted }));
+  return Array.from({ length: asks }, (_, i) =>
+    i < admitted ? { allowed: true, calls: before + i + 1 } : { allowed: false, calls: before + admitted },
+  );
 }
 
 /** Every ask of the turn fails alike: nothing of it was counted. */

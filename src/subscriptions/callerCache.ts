@@ -10,7 +10,9 @@ import type { Caller } from './store.js';
 export const CALLER_CACHE_SIZE = 10_000;
 
 export class CallerCache {
-  private readonly callers = new LRUCache<string, { caller: Caller; until: number; generation: number }>({ max: CALLER_CACHE_SIZE });
+  private readonly callers = new LRUCache<string, { caller: Caller; until: number; generation: number }>({
+    max: CALLER_CACHE_SIZE,
+  });
   private generation = 0;
 
   /** The caller remembered for `hash` while `nowMs` is before its time; undefined otherwise (then forgotten). */

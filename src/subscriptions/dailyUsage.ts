@@ -30,7 +30,9 @@ export function dailySeries(rows: readonly DailyCalls[], fromDay: string, days: 
     else list.push(row);
   }
   return daysFrom(fromDay, days).map((date) => {
-    const list = (byDay.get(date) ?? []).slice().sort((a, b) => b.calls - a.calls || (a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0));
+    const list = (byDay.get(date) ?? [])
+      .slice()
+      .sort((a, b) => b.calls - a.calls || (a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0));
     return {
       date,
       calls: list.reduce((sum, row) => sum + row.calls, 0),

@@ -8,7 +8,9 @@
 import { FEATURES, tierFeatureDefault, type Feature } from './tiers.js';
 
 /** The features the demo's tier leaves off, switched on so a newcomer can try every endpoint. */
-export const DEMO_FEATURES: readonly Feature[] = FEATURES.filter((feature) => !tierFeatureDefault('PROFESSIONAL', feature));
+export const DEMO_FEATURES: readonly Feature[] = FEATURES.filter(
+  (feature) => !tierFeatureDefault('PROFESSIONAL', feature),
+);
 
 /**
  * The id of a demo subscription nobody can have a key of: its key not shown, never used and not

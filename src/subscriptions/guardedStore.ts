@@ -8,9 +8,24 @@
 import type { StoreOutageSettings } from '../config.js';
 import { ServiceUnavailableError } from '../failures.js';
 import type { Logger } from '../log.js';
-import type { AllowanceRecord, Awaitable, SubscriptionRecords, SubscriptionsStore, UsageLog, UsageRow } from './store.js';
+import type {
+  AllowanceRecord,
+  Awaitable,
+  SubscriptionRecords,
+  SubscriptionsStore,
+  UsageLog,
+  UsageRow,
+} from './store.js';
 import { SeenMonthlyCounts } from './allowanceCountsSeen.js';
-import { BoundedUsageBuffer, DeferredServedCalls, GraceCallerDirectory, RecoveryProbe, StoreOutage, storeUnavailable, type StoreStatus } from './storeOutage.js';
+import {
+  BoundedUsageBuffer,
+  DeferredServedCalls,
+  GraceCallerDirectory,
+  RecoveryProbe,
+  StoreOutage,
+  storeUnavailable,
+  type StoreStatus,
+} from './storeOutage.js';
 
 export interface StoreHealth extends StoreStatus {
   kind: string;
@@ -31,9 +46,17 @@ export interface GuardedStore {
 }
 
 const asUnavailable = (error: unknown, outage: StoreOutage): unknown =>
-  error instanceof ServiceUnavailableError ? error : error instanceof Error && /timed out|ECONN|terminat|connect/i.test(error.message) ? storeUnavailable(outage.retryAfterSeconds) : error;
+  error instanceof ServiceUnavailableError
+    ? error
+    : error instanceof Error && /timed out|ECONN|terminat|connect/i.test(error.message)
+      ? storeUnavailable(outage.retryAfterSeconds)
+      : error;
 
-export function guardStore(store: SubscriptionsStore, settings: StoreOutageSettings, options: { countsInRedis: boolean; log: Logger }): GuardedStore {
+export function guardStore(
+  store: SubscriptionsStore,
+  settings: StoreOutageSettings,
+  options: { countsInRedis: boolean; log: Logger },
+): GuardedStore {
   const { log } = options;
   const outage = new StoreOutage({ graceMs: settings.graceSeconds * 1000, timeoutMs: settings.timeoutMs });
   const directory = new GraceCallerDirectory(store.subscriptions, outage);
@@ -49,7 +72,11 @@ export function guardStore(store: SubscriptionsStore, settings: StoreOutageSetti
     }
   };
 
-  outage.onOutage(() => log.warn('the subscriptions store does not answer: serving known callers during the grace period', { graceSeconds: settings.graceSeconds }));
+  outage.onOutage(() =>
+    log.warn('the subscriptions store does not answer: serving known callers during the grace period', {
+      graceSeconds: settings.graceSeconds,
+    }),
+  );
   outage.onRecovery(async () => {
     await deferred.drain();
     await Promise.resolve(store.usage.flush()).catch(() => undefined);
@@ -119,7 +146,10 @@ export function guardStore(store: SubscriptionsStore, settings: StoreOutageSetti
         };
       }
       if (prop === 'statistics' || prop === 'dailyByEndpoint') {
-        return (...args: unknown[]) => guarded(() => (Reflect.get(target, prop, target) as (...a: unknown[]) => Awaitable<unknown>).apply(target, args));
+        return (...args: unknown[]) =>
+          guarded(() =>
+            (Reflect.get(target, prop, target) as (...a: unknown[]) => Awaitable<unknown>).apply(target, args),
+          );
       }
       const value = Reflect.get(target, prop, target) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;
@@ -131,14 +161,25 @@ export function guardStore(store: SubscriptionsStore, settings: StoreOutageSetti
     usage,
     allowance,
     outage,
-    health: () => ({ kind: store.kind, ...outage.status(), deferredCalls: deferred.pending, usageRowsDropped: buffer.dropped }),
+    health: () => ({
+      kind: store.kind,
+      ...outage.status(),
+      deferredCalls: deferred.pending,
+      usageRowsDropped: buffer.dropped,
+    }),
     async stop() {
       probe.stop();
       if (deferred.pending === 0) return;
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([deferred.drain(), new Promise<void>((resolve) => (timer = setTimeout(resolve, settings.timeoutMs)))]);
+      await Promise.race([
+        deferred.drain(),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, settings.timeoutMs))),
+      ]);
       clearTimeout(timer);
-      if (deferred.pending > 0) log.error('calls admitted during the store outage could not be recorded before shutdown', { calls: deferred.pending });
+      if (deferred.pending > 0)
+        log.error('calls admitted during the store outage could not be recorded before shutdown', {
+          calls: deferred.pending,
+        });
     },
   };
 }

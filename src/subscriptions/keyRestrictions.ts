@@ -54,14 +54,21 @@ export interface KeyRestrictions {
   rateLimit: number | null;
 }
 
-export const NO_RESTRICTIONS: KeyRestrictions = Object.freeze({ scopes: null, origins: null, ips: null, expiresAt: null, rateLimit: null });
+export const NO_RESTRICTIONS: KeyRestrictions = Object.freeze({
+  scopes: null,
+  origins: null,
+  ips: null,
+  expiresAt: null,
+  rateLimit: null,
+});
 
 /** Whether a key is restricted in no way (such a key can do everything its subscription can). */
 export const isUnrestricted = (r: KeyRestrictions): boolean =>
   r.scopes === null && r.origins === null && r.ips === null && r.expiresAt === null && r.rateLimit === null;
 
 /** The JSON the stores keep (null for a key without restrictions). */
-export const restrictionsToColumn = (r: KeyRestrictions): string | null => (isUnrestricted(r) ? null : JSON.stringify(r));
+export const restrictionsToColumn = (r: KeyRestrictions): string | null =>
+  isUnrestricted(r) ? null : JSON.stringify(r);
 
 /** A stored column back as restrictions (null or unreadable JSON never widens: unreadable refuses every scope). */
 export function restrictionsFromColumn(text: string | null | undefined): KeyRestrictions {
@@ -69,7 +76,9 @@ export function restrictionsFromColumn(text: string | null | undefined): KeyRest
   try {
     const r = JSON.parse(text) as Partial<KeyRestrictions>;
     return Object.freeze({
-      scopes: Array.isArray(r.scopes) ? (r.scopes.filter((s) => (SCOPES as readonly string[]).includes(s)) as Scope[]) : null,
+      scopes: Array.isArray(r.scopes)
+        ? (r.scopes.filter((s) => (SCOPES as readonly string[]).includes(s)) as Scope[])
+        : null,
       origins: Array.isArray(r.origins) ? r.origins.filter((o) => typeof o === 'string') : null,
       ips: Array.isArray(r.ips) ? r.ips.filter((o) => typeof o === 'string') : null,
       expiresAt: typeof r.expiresAt === 'string' ? r.expiresAt : null,
@@ -105,12 +114,16 @@ function exactOrigin(text: string): string | null {
 export function normalCidr(text: string): string | null {
   if (text.length > 64) return null;
   const [address, bitsText, extra] = text.split('/');
-  if (extra !== undefined || !(ipaddr.IPv4.isValidFourPartDecimal(address) || ipaddr.IPv6.isValid(address))) return null;
+  if (extra !== undefined || !(ipaddr.IPv4.isValidFourPartDecimal(address) || ipaddr.IPv6.isValid(address)))
+    return null;
   const kind = ipaddr.parse(address).kind();
   const max = kind === 'ipv4' ? 32 : 128;
   const bits = bitsText === undefined ? max : /^\d{1,3}$/.test(bitsText) ? Number(bitsText) : NaN;
   if (!(bits >= 0 && bits <= max)) return null;
-  const network = kind === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(`${address}/${bits}`) : ipaddr.IPv6.networkAddressFromCIDR(`${address}/${bits}`);
+  const network =
+    kind === 'ipv4'
+      ? ipaddr.IPv4.networkAddressFromCIDR(`${address}/${bits}`)
+      : ipaddr.IPv6.networkAddressFromCIDR(`${address}/${bits}`);
   return `${network.toString()}/${bits}`;
 }
 
@@ -155,14 +168,21 @@ function list(value: unknown, field: string, max: number, details: ErrorDetail[]
  * Checks a restriction input; the restrictions (a kind not given: unrestricted) and every problem,
  * each named by its field. `now` bounds the expiry (it must lie ahead, at most ten years).
  */
-export function checkRestrictions(input: RestrictionInput, now: Date): { restrictions: KeyRestrictions; problems: ErrorDetail[] } {
+export function checkRestrictions(
+  input: RestrictionInput,
+  now: Date,
+): { restrictions: KeyRestrictions; problems: ErrorDetail[] } {
   const problems: ErrorDetail[] = [];
   const out: KeyRestrictions = { ...NO_RESTRICTIONS };
   if (input.scopes !== undefined) {
     const scopes = list(input.scopes, 'scopes', SCOPES.length, problems);
     if (scopes !== undefined) {
       const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
-      if (unknown.length > 0) problems.push({ parameter: 'scopes', message: `must name scopes among ${SCOPES.join(', ')} (not ${unknown.map((s) => `"${s.slice(0, 40)}"`).join(', ')})` });
+      if (unknown.length > 0)
+        problems.push({
+          parameter: 'scopes',
+          message: `must name scopes among ${SCOPES.join(', ')} (not ${unknown.map((s) => `"${s.slice(0, 40)}"`).join(', ')})`,
+        });
       else out.scopes = SCOPES.filter((s) => scopes.includes(s));
     }
   }
@@ -170,7 +190,11 @@ export function checkRestrictions(input: RestrictionInput, now: Date): { restric
     const origins = list(input.origins, 'origins', MAX_ORIGINS, problems);
     if (origins !== undefined) {
       const bad = origins.filter((o) => exactOrigin(o) === null);
-      if (bad.length > 0) problems.push({ parameter: 'origins', message: `must be exact origins such as https://partner.example (scheme, host and port only; not ${bad.map((o) => `"${o.slice(0, 60)}"`).join(', ')})` });
+      if (bad.length > 0)
+        problems.push({
+          parameter: 'origins',
+          message: `must be exact origins such as https://partner.example (scheme, host and port only; not ${bad.map((o) => `"${o.slice(0, 60)}"`).join(', ')})`,
+        });
       else out.origins = [...new Set(origins)];
     }
   }
@@ -179,21 +203,34 @@ export function checkRestrictions(input: RestrictionInput, now: Date): { restric
     if (ips !== undefined) {
       const normal = ips.map(normalCidr);
       const bad = ips.filter((_, i) => normal[i] === null);
-      if (bad.length > 0) problems.push({ parameter: 'ips', message: `must be IPv4 or IPv6 addresses or CIDR ranges such as 203.0.113.0/24 or 2001:db8::/32 (not ${bad.map((o) => `"${o.slice(0, 60)}"`).join(', ')})` });
+      if (bad.length > 0)
+        problems.push({
+          parameter: 'ips',
+          message: `must be IPv4 or IPv6 addresses or CIDR ranges such as 203.0.113.0/24 or 2001:db8::/32 (not ${bad.map((o) => `"${o.slice(0, 60)}"`).join(', ')})`,
+        });
       else out.ips = [...new Set(normal as string[])];
     }
   }
   if (input.expiresAt !== undefined) {
     const text = input.expiresAt;
-    const at = typeof text === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text) ? Date.parse(text) : NaN;
-    if (Number.isNaN(at)) problems.push({ parameter: 'expiresAt', message: 'must be an ISO 8601 date-time with a time zone, such as 2027-01-31T00:00:00Z' });
+    const at =
+      typeof text === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text)
+        ? Date.parse(text)
+        : NaN;
+    if (Number.isNaN(at))
+      problems.push({
+        parameter: 'expiresAt',
+        message: 'must be an ISO 8601 date-time with a time zone, such as 2027-01-31T00:00:00Z',
+      });
     else if (at <= now.getTime()) problems.push({ parameter: 'expiresAt', message: 'must lie in the future' });
-    else if (at - now.getTime() > MAX_EXPIRY_MS) problems.push({ parameter: 'expiresAt', message: 'must lie at most ten years ahead' });
+    else if (at - now.getTime() > MAX_EXPIRY_MS)
+      problems.push({ parameter: 'expiresAt', message: 'must lie at most ten years ahead' });
     else out.expiresAt = new Date(at).toISOString();
   }
   if (input.rateLimit !== undefined) {
     const n = input.rateLimit;
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_RATE_LIMIT) problems.push({ parameter: 'rateLimit', message: `must be an integer from 1 to ${MAX_RATE_LIMIT}` });
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_RATE_LIMIT)
+      problems.push({ parameter: 'rateLimit', message: `must be an integer from 1 to ${MAX_RATE_LIMIT}` });
     else out.rateLimit = n;
   }
   return { restrictions: Object.freeze(out), problems };
@@ -203,17 +240,28 @@ export function checkRestrictions(input: RestrictionInput, now: Date): { restric
  * `wanted` narrowed to what `caller` may hand on: a kind `wanted` leaves open takes the caller's
  * restriction. Returns the result and, for each kind `wanted` asks wider than the caller, a problem.
  */
-export function withinCaller(wanted: KeyRestrictions, caller: KeyRestrictions): { restrictions: KeyRestrictions; wider: ErrorDetail[] } {
+export function withinCaller(
+  wanted: KeyRestrictions,
+  caller: KeyRestrictions,
+): { restrictions: KeyRestrictions; wider: ErrorDetail[] } {
   const wider: ErrorDetail[] = [];
   const scopes = wanted.scopes ?? caller.scopes;
   if (caller.scopes !== null && wanted.scopes !== null) {
     const extra = wanted.scopes.filter((s) => !caller.scopes!.includes(s));
-    if (extra.length > 0) wider.push({ parameter: 'scopes', message: `may not include ${extra.join(', ')}: the calling key lacks ${extra.length === 1 ? 'it' : 'them'}` });
+    if (extra.length > 0)
+      wider.push({
+        parameter: 'scopes',
+        message: `may not include ${extra.join(', ')}: the calling key lacks ${extra.length === 1 ? 'it' : 'them'}`,
+      });
   }
   const origins = wanted.origins ?? caller.origins;
   if (caller.origins !== null && wanted.origins !== null) {
     const extra = wanted.origins.filter((o) => !caller.origins!.includes(o));
-    if (extra.length > 0) wider.push({ parameter: 'origins', message: `may only list origins of the calling key (${caller.origins.join(', ')})` });
+    if (extra.length > 0)
+      wider.push({
+        parameter: 'origins',
+        message: `may only list origins of the calling key (${caller.origins.join(', ')})`,
+      });
   }
   const ips = wanted.ips ?? caller.ips;
   if (caller.ips !== null && wanted.ips !== null && !wanted.ips.every((r) => rangeWithin(r, caller.ips!))) {
@@ -221,11 +269,17 @@ export function withinCaller(wanted: KeyRestrictions, caller: KeyRestrictions): 
   }
   const expiresAt = wanted.expiresAt ?? caller.expiresAt;
   if (caller.expiresAt !== null && wanted.expiresAt !== null && wanted.expiresAt > caller.expiresAt) {
-    wider.push({ parameter: 'expiresAt', message: `may not be later than the calling key's expiry (${caller.expiresAt})` });
+    wider.push({
+      parameter: 'expiresAt',
+      message: `may not be later than the calling key's expiry (${caller.expiresAt})`,
+    });
   }
   const rateLimit = wanted.rateLimit ?? caller.rateLimit;
   if (caller.rateLimit !== null && wanted.rateLimit !== null && wanted.rateLimit > caller.rateLimit) {
-    wider.push({ parameter: 'rateLimit', message: `may not exceed the calling key's rate (${caller.rateLimit} per second)` });
+    wider.push({
+      parameter: 'rateLimit',
+      message: `may not exceed the calling key's rate (${caller.rateLimit} per second)`,
+    });
   }
   return { restrictions: Object.freeze({ scopes, origins, ips, expiresAt, rateLimit }), wider };
 }
@@ -243,10 +297,14 @@ export const isWithin = (key: KeyRestrictions, caller: KeyRestrictions): boolean
 export const hasScope = (r: KeyRestrictions, scope: Scope): boolean => r.scopes === null || r.scopes.includes(scope);
 
 /** Whether the key's expiry has passed at `now`. */
-export const isExpired = (r: KeyRestrictions, now: Date): boolean => r.expiresAt !== null && Date.parse(r.expiresAt) <= now.getTime();
+export const isExpired = (r: KeyRestrictions, now: Date): boolean =>
+  r.expiresAt !== null && Date.parse(r.expiresAt) <= now.getTime();
 
 /** The origins listed by the working keys among stored rows (restrictions column, revocation), at `now`. */
-export function listedOrigins(rows: readonly { restrictions: string | null; revoked_at: string | null }[], now: Date): ReadonlySet<string> {
+export function listedOrigins(
+  rows: readonly { restrictions: string | null; revoked_at: string | null }[],
+  now: Date,
+): ReadonlySet<string> {
   const origins = new Set<string>();
   for (const row of rows) {
     if (row.revoked_at !== null && row.revoked_at <= now.toISOString()) continue;

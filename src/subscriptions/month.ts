@@ -13,7 +13,11 @@ function spanOf(now: Date): MonthSpan {
   const ms = now.getTime();
   if (lastSpan === null || ms < lastSpan.startMs || ms >= lastSpan.endMs) {
     const startMs = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
-    lastSpan = { startMs, endMs: Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1), key: now.toISOString().slice(0, 7) };
+    lastSpan = {
+      startMs,
+      endMs: Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1),
+      key: now.toISOString().slice(0, 7),
+    };
   }
   return lastSpan;
 }
@@ -36,7 +40,8 @@ export const monthSeconds = (now: Date): number => {
 };
 
 /** Whole seconds until the month resets, at least 1. */
-export const secondsUntilReset = (now: Date): number => Math.max(1, Math.ceil((spanOf(now).endMs - now.getTime()) / 1000));
+export const secondsUntilReset = (now: Date): number =>
+  Math.max(1, Math.ceil((spanOf(now).endMs - now.getTime()) / 1000));
 
 /** First day (`YYYY-MM-DD`) of a window of `days` UTC days ending today, today included. */
 export const windowStartDay = (now: Date, days: number): string =>

@@ -12,7 +12,11 @@ export interface OpenStoreOptions {
 }
 
 /** The store, as its adapter: `kind` tells them apart (src/stores.ts opens the alerts store on its database). */
-export async function openStore(config: Config, log: Logger, options: OpenStoreOptions = {}): Promise<SqliteStore | PgStore> {
+export async function openStore(
+  config: Config,
+  log: Logger,
+  options: OpenStoreOptions = {},
+): Promise<SqliteStore | PgStore> {
   const common = { clock: options.clock, log, retentionDays: config.usageRetentionDays };
   if (config.databaseUrl !== null) return openPgStore(config.databaseUrl, { ...common, listen: options.listen });
   return openSqliteStore(config.dataDir, common);

@@ -73,9 +73,17 @@ export interface SubscriptionRecords extends CallerDirectory {
   get(id: string): Awaitable<Subscription | null>;
   list(): Awaitable<Subscription[]>;
   count(): Awaitable<number>;
-  create(input: NewSubscription, by?: AuditActor): Awaitable<{ subscription: Subscription; keyId: string; apiKey: string }>;
+  create(
+    input: NewSubscription,
+    by?: AuditActor,
+  ): Awaitable<{ subscription: Subscription; keyId: string; apiKey: string }>;
   /** Creates a key (random unless given); returns it in clear, the only time it exists in clear. */
-  createKey(subscriptionId: string, apiKey?: string, options?: KeyOptions, by?: AuditActor): Awaitable<{ keyId: string; apiKey: string }>;
+  createKey(
+    subscriptionId: string,
+    apiKey?: string,
+    options?: KeyOptions,
+    by?: AuditActor,
+  ): Awaitable<{ keyId: string; apiKey: string }>;
   listKeys(subscriptionId: string): Awaitable<ApiKeyInfo[]>;
   getKey(keyId: string): Awaitable<ApiKeyInfo | null>;
   /** Revokes at once; false if unknown or already revoked. */
@@ -92,7 +100,11 @@ export interface SubscriptionRecords extends CallerDirectory {
   rotateKey(keyId: string, graceSeconds: number, by?: AuditActor): Awaitable<RotatedKey | null>;
   setStatus(id: string, status: Status, by?: AuditActor): Awaitable<boolean>;
   /** Sets or clears (null) the overrides given; undefined leaves a value as it is. */
-  setLimits(id: string, limits: { monthlyLimit?: number | null; rateLimit?: number | null }, by?: AuditActor): Awaitable<boolean>;
+  setLimits(
+    id: string,
+    limits: { monthlyLimit?: number | null; rateLimit?: number | null },
+    by?: AuditActor,
+  ): Awaitable<boolean>;
   setFeature(id: string, feature: Feature, enabled: boolean, by?: AuditActor): Awaitable<boolean>;
   /** Audit entries, oldest first, at most `limit`. */
   audit(query: AuditQuery): Awaitable<AuditEntry[]>;

@@ -66,7 +66,11 @@ export class StoreOutage {
   status(): StoreStatus {
     if (this.failingSince === null) return { state: 'ok', since: null, graceLeftSeconds: null };
     const left = Math.max(0, this.options.graceMs - (this.now() - this.failingSince));
-    return { state: left > 0 ? 'grace' : 'unavailable', since: new Date(this.failingSince).toISOString(), graceLeftSeconds: Math.ceil(left / 1000) };
+    return {
+      state: left > 0 ? 'grace' : 'unavailable',
+      since: new Date(this.failingSince).toISOString(),
+      graceLeftSeconds: Math.ceil(left / 1000),
+    };
   }
 
   /** Seconds a refused client should wait: short, the store may be back any moment. */
@@ -86,7 +90,10 @@ export class StoreOutage {
   succeeded(): boolean {
     if (this.failingSince === null) return false;
     this.failingSince = null;
-    for (const listener of this.recoveryListeners) void Promise.resolve().then(listener).catch(() => {});
+    for (const listener of this.recoveryListeners)
+      void Promise.resolve()
+        .then(listener)
+        .catch(() => {});
     return true;
   }
 
@@ -111,7 +118,10 @@ export class StoreOutage {
         ? await Promise.race([
             result,
             new Promise<never>((_, reject) => {
-              timer = setTimeout(() => reject(new Error(`store call timed out after ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+              timer = setTimeout(
+                () => reject(new Error(`store call timed out after ${this.options.timeoutMs} ms`)),
+                this.options.timeoutMs,
+              );
             }),
           ])
         : result;
@@ -164,7 +174,8 @@ export class GraceCallerDirectory {
     this.remembered.delete(hash);
     if (caller !== null) {
       this.remembered.set(hash, caller);
-      if (this.remembered.size > this.maxRemembered) this.remembered.delete(this.remembered.keys().next().value as string);
+      if (this.remembered.size > this.maxRemembered)
+        this.remembered.delete(this.remembered.keys().next().value as string);
     }
     return caller;
   }
@@ -216,7 +227,10 @@ export class DeferredServedCalls {
         try {
           await this.recordServed(entry.subscriptionId, entry.month);
         } catch (error) {
-          this.log.warn('deferred allowance counts not yet recorded; retrying after the store recovers', { pending: this.pending, ...describeError(error) });
+          this.log.warn('deferred allowance counts not yet recorded; retrying after the store recovers', {
+            pending: this.pending,
+            ...describeError(error),
+          });
           return;
         }
         entry.calls -= 1;
@@ -251,7 +265,10 @@ export class BoundedUsageBuffer<Row> {
       this.droppedRows += 1;
       if (!this.warned) {
         this.warned = true;
-        this.log.error('usage buffer full while the store is unavailable: new usage rows are dropped (the allowance count is not affected)', { maxRows: this.maxRows });
+        this.log.error(
+          'usage buffer full while the store is unavailable: new usage rows are dropped (the allowance count is not affected)',
+          { maxRows: this.maxRows },
+        );
       }
       return;
     }

@@ -42,8 +42,14 @@ export function subscriptionFromRow<Flag>(row: SubscriptionRow<Flag>, isOn: (fla
       'grants.read': isOn(row.feature_grants_read),
       'grants.search': isOn(row.feature_grants_search),
       'subscription.read': isOn(row.feature_subscription_read),
-      'grants.export': row.feature_grants_export === null ? tierFeatureDefault(row.tier, 'grants.export') : isOn(row.feature_grants_export),
-      'alerts.manage': row.feature_alerts_manage === null || row.feature_alerts_manage === undefined ? tierFeatureDefault(row.tier, 'alerts.manage') : isOn(row.feature_alerts_manage),
+      'grants.export':
+        row.feature_grants_export === null
+          ? tierFeatureDefault(row.tier, 'grants.export')
+          : isOn(row.feature_grants_export),
+      'alerts.manage':
+        row.feature_alerts_manage === null || row.feature_alerts_manage === undefined
+          ? tierFeatureDefault(row.tier, 'alerts.manage')
+          : isOn(row.feature_alerts_manage),
     },
     createdAt: row.created_at,
   };

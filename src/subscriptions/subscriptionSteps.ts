@@ -3,12 +3,34 @@
 // caching of callers; an operation that reads what it then decides to write runs in a write
 // transaction and locks what it read (`Dialect.forUpdate`).
 import { displayPrefix, generateApiKey, hashApiKey, newId } from './apiKeys.js';
-import { auditFromRow, SYSTEM_ACTOR, type AuditAction, type AuditActor, type AuditEntry, type AuditQuery } from './audit.js';
+import {
+  auditFromRow,
+  SYSTEM_ACTOR,
+  type AuditAction,
+  type AuditActor,
+  type AuditEntry,
+  type AuditQuery,
+} from './audit.js';
 import { DEMO_FEATURES, DEMO_KEY_NEVER_SHOWN_SQL } from './demo.js';
 import { listedOrigins, NO_RESTRICTIONS, restrictionsToColumn } from './keyRestrictions.js';
 import { all, get, run, type Dialect, type Steps } from './sqlSteps.js';
-import type { ApiKeyInfo, Caller, CreatedDemo, KeepingAccessRevocation, KeyOptions, NewSubscription, RotatedKey } from './store.js';
-import { callerFromRow, FEATURE_COLUMN, keyFromRow, subscriptionFromRow, type CallerKeyColumns, type SubscriptionRow } from './subscriptionRows.js';
+import type {
+  ApiKeyInfo,
+  Caller,
+  CreatedDemo,
+  KeepingAccessRevocation,
+  KeyOptions,
+  NewSubscription,
+  RotatedKey,
+} from './store.js';
+import {
+  callerFromRow,
+  FEATURE_COLUMN,
+  keyFromRow,
+  subscriptionFromRow,
+  type CallerKeyColumns,
+  type SubscriptionRow,
+} from './subscriptionRows.js';
 import { FEATURES, type Feature, type Status, type Subscription } from './tiers.js';
 
 /** SQLite holds a flag as 0 or 1, PostgreSQL as a boolean. */
@@ -38,7 +60,12 @@ export function* callerRow(hash: string, nowIso: string): Steps<CallerRow | unde
 
 /** Every origin some working key lists. */
 export function* keyOrigins(now: Date): Steps<ReadonlySet<string>> {
-  return listedOrigins(yield* all<{ restrictions: string | null; revoked_at: string | null }>('SELECT restrictions, revoked_at FROM api_keys WHERE restrictions IS NOT NULL'), now);
+  return listedOrigins(
+    yield* all<{ restrictions: string | null; revoked_at: string | null }>(
+      'SELECT restrictions, revoked_at FROM api_keys WHERE restrictions IS NOT NULL',
+    ),
+    now,
+  );
 }
 
 export function* subscription(id: string): Steps<Subscription | null> {
@@ -55,7 +82,14 @@ export function* subscriptionCount(): Steps<number> {
 }
 
 /** Writes one audit entry (in the operation's transaction). */
-function* audited(at: Date, by: AuditActor, subscriptionId: string | null, action: AuditAction, target: string, details: Record<string, unknown> | null): Steps<void> {
+function* audited(
+  at: Date,
+  by: AuditActor,
+  subscriptionId: string | null,
+  action: AuditAction,
+  target: string,
+  details: Record<string, unknown> | null,
+): Steps<void> {
   yield* run(
     'INSERT INTO audit_log (at, subscription_id, actor, address, action, target, details) VALUES (?, ?, ?, ?, ?, ?, ?)',
     at.toISOString(),
@@ -82,7 +116,11 @@ export function* auditEntries(d: Dialect, query: AuditQuery): Steps<AuditEntry[]
 }
 
 /** The subscription and its first key (random unless given), each with its audit entry. */
-export function* createSubscription(at: Date, input: NewSubscription, by: AuditActor = SYSTEM_ACTOR): Steps<{ subscription: Subscription; keyId: string; apiKey: string }> {
+export function* createSubscription(
+  at: Date,
+  input: NewSubscription,
+  by: AuditActor = SYSTEM_ACTOR,
+): Steps<{ subscription: Subscription; keyId: string; apiKey: string }> {
   const id = newId('sub');
   yield* run(
     `INSERT INTO subscriptions (id, name, tier, status, monthly_limit, rate_limit, created_at) VALUES (?, ?, ?, 'ACTIVE', ?, ?, ?)`,
@@ -93,13 +131,24 @@ export function* createSubscription(at: Date, input: NewSubscription, by: AuditA
     input.rateLimit ?? null,
     at.toISOString(),
   );
-  yield* audited(at, by, id, 'subscription.create', id, { name: input.name, tier: input.tier, monthlyLimit: input.monthlyLimit ?? null, rateLimit: input.rateLimit ?? null });
+  yield* audited(at, by, id, 'subscription.create', id, {
+    name: input.name,
+    tier: input.tier,
+    monthlyLimit: input.monthlyLimit ?? null,
+    rateLimit: input.rateLimit ?? null,
+  });
   const { keyId, apiKey } = yield* createKey(at, id, input.apiKey, {}, by);
   return { subscription: (yield* subscription(id))!, keyId, apiKey };
 }
 
 /** A key (random unless given), returned in clear: the only time it exists in clear. */
-export function* createKey(at: Date, subscriptionId: string, apiKey: string = generateApiKey(), options: KeyOptions = {}, by: AuditActor = SYSTEM_ACTOR): Steps<{ keyId: string; apiKey: string }> {
+export function* createKey(
+  at: Date,
+  subscriptionId: string,
+  apiKey: string = generateApiKey(),
+  options: KeyOptions = {},
+  by: AuditActor = SYSTEM_ACTOR,
+): Steps<{ keyId: string; apiKey: string }> {
   const keyId = newId('key');
   const restrictions = options.restrictions ?? NO_RESTRICTIONS;
   yield* run(
@@ -117,7 +166,10 @@ export function* createKey(at: Date, subscriptionId: string, apiKey: string = ge
 }
 
 export function* keys(subscriptionId: string): Steps<ApiKeyInfo[]> {
-  return (yield* all<KeyRow>('SELECT * FROM api_keys WHERE subscription_id = ? ORDER BY created_at, id', subscriptionId)).map(keyFromRow);
+  return (yield* all<KeyRow>(
+    'SELECT * FROM api_keys WHERE subscription_id = ? ORDER BY created_at, id',
+    subscriptionId,
+  )).map(keyFromRow);
 }
 
 export function* key(keyId: string): Steps<ApiKeyInfo | null> {
@@ -128,9 +180,19 @@ export function* key(keyId: string): Steps<ApiKeyInfo | null> {
 /** Revokes a key at once (one in a rotation's grace period included); false if unknown or already revoked. */
 export function* revokeKey(at: Date, keyId: string, by: AuditActor = SYSTEM_ACTOR): Steps<boolean> {
   const now = at.toISOString();
-  const row = yield* get<{ subscription_id: string }>('SELECT subscription_id FROM api_keys WHERE id = ? AND (revoked_at IS NULL OR revoked_at > ?)', keyId, now);
+  const row = yield* get<{ subscription_id: string }>(
+    'SELECT subscription_id FROM api_keys WHERE id = ? AND (revoked_at IS NULL OR revoked_at > ?)',
+    keyId,
+    now,
+  );
   if (row === undefined) return false;
-  const done = (yield* run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND (revoked_at IS NULL OR revoked_at > ?)', now, keyId, now)) === 1;
+  const done =
+    (yield* run(
+      'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND (revoked_at IS NULL OR revoked_at > ?)',
+      now,
+      keyId,
+      now,
+    )) === 1;
   if (done) yield* audited(at, by, row.subscription_id, 'key.revoke', keyId, null);
   return done;
 }
@@ -140,11 +202,23 @@ export function* revokeKey(at: Date, keyId: string, by: AuditActor = SYSTEM_ACTO
  * set. In a write transaction: the subscription's row is locked first, so revocations of its keys
  * run one at a time and the count sees every one committed before.
  */
-export function* revokeKeepingAccess(d: Dialect, at: Date, keyId: string, by: AuditActor = SYSTEM_ACTOR): Steps<KeepingAccessRevocation> {
+export function* revokeKeepingAccess(
+  d: Dialect,
+  at: Date,
+  keyId: string,
+  by: AuditActor = SYSTEM_ACTOR,
+): Steps<KeepingAccessRevocation> {
   const now = at.toISOString();
-  const locked = yield* get<{ id: string }>(`SELECT s.id FROM subscriptions s JOIN api_keys k ON k.subscription_id = s.id WHERE k.id = ?${d.forUpdate('s')}`, keyId);
+  const locked = yield* get<{ id: string }>(
+    `SELECT s.id FROM subscriptions s JOIN api_keys k ON k.subscription_id = s.id WHERE k.id = ?${d.forUpdate('s')}`,
+    keyId,
+  );
   if (locked === undefined) return 'gone';
-  const row = yield* get<{ restrictions: string | null }>('SELECT restrictions FROM api_keys WHERE id = ? AND (revoked_at IS NULL OR revoked_at > ?)', keyId, now);
+  const row = yield* get<{ restrictions: string | null }>(
+    'SELECT restrictions FROM api_keys WHERE id = ? AND (revoked_at IS NULL OR revoked_at > ?)',
+    keyId,
+    now,
+  );
   if (row === undefined) return 'gone';
   if (row.restrictions === null) {
     const others = yield* get<{ n: number | string }>(
@@ -161,7 +235,12 @@ export function* revokeKeepingAccess(d: Dialect, at: Date, keyId: string, by: Au
 
 /** Keys of the subscription with no revocation set, not even a future one. */
 export function* lastingKeys(subscriptionId: string): Steps<number> {
-  return Number((yield* get<{ n: number | string }>('SELECT count(*) AS n FROM api_keys WHERE subscription_id = ? AND revoked_at IS NULL', subscriptionId))!.n);
+  return Number(
+    (yield* get<{ n: number | string }>(
+      'SELECT count(*) AS n FROM api_keys WHERE subscription_id = ? AND revoked_at IS NULL',
+      subscriptionId,
+    ))!.n,
+  );
 }
 
 /**
@@ -169,12 +248,24 @@ export function* lastingKeys(subscriptionId: string): Steps<number> {
  * the old one revoked `graceSeconds` from now (at once for 0); null if the old key is unknown or
  * already revoked.
  */
-export function* rotateKey(d: Dialect, at: Date, keyId: string, graceSeconds: number, by: AuditActor = SYSTEM_ACTOR): Steps<RotatedKey | null> {
+export function* rotateKey(
+  d: Dialect,
+  at: Date,
+  keyId: string,
+  graceSeconds: number,
+  by: AuditActor = SYSTEM_ACTOR,
+): Steps<RotatedKey | null> {
   const row = yield* get<KeyRow>(`SELECT * FROM api_keys WHERE id = ?${d.forUpdate()}`, keyId);
   if (row === undefined) return null;
   const old = keyFromRow(row);
   if (old.revokedAt !== null && old.revokedAt <= at.toISOString()) return null;
-  const created = yield* createKey(at, old.subscriptionId, undefined, { name: old.name, restrictions: old.restrictions }, by);
+  const created = yield* createKey(
+    at,
+    old.subscriptionId,
+    undefined,
+    { name: old.name, restrictions: old.restrictions },
+    by,
+  );
   // A key already in a grace period keeps its earlier end.
   const wanted = new Date(at.getTime() + graceSeconds * 1000).toISOString();
   const revokedAt = old.revokedAt !== null && old.revokedAt < wanted ? old.revokedAt : wanted;
@@ -184,7 +275,15 @@ export function* rotateKey(d: Dialect, at: Date, keyId: string, graceSeconds: nu
 }
 
 /** One UPDATE of a subscription and, when it changed a row, its audit entry. */
-function* changeSubscription(at: Date, id: string, set: string, params: unknown[], by: AuditActor, action: AuditAction, details: Record<string, unknown>): Steps<boolean> {
+function* changeSubscription(
+  at: Date,
+  id: string,
+  set: string,
+  params: unknown[],
+  by: AuditActor,
+  action: AuditAction,
+  details: Record<string, unknown>,
+): Steps<boolean> {
   const done = (yield* run(`UPDATE subscriptions SET ${set} WHERE id = ?`, ...params, id)) === 1;
   if (done) yield* audited(at, by, id, action, id, details);
   return done;
@@ -195,7 +294,12 @@ export function* setStatus(at: Date, id: string, status: Status, by: AuditActor 
 }
 
 /** Sets or clears (null) the overrides given; undefined leaves a value as it is. */
-export function* setLimits(at: Date, id: string, limits: { monthlyLimit?: number | null; rateLimit?: number | null }, by: AuditActor = SYSTEM_ACTOR): Steps<boolean> {
+export function* setLimits(
+  at: Date,
+  id: string,
+  limits: { monthlyLimit?: number | null; rateLimit?: number | null },
+  by: AuditActor = SYSTEM_ACTOR,
+): Steps<boolean> {
   const given = (
     [
       ['monthly_limit', limits.monthlyLimit],
@@ -203,14 +307,37 @@ export function* setLimits(at: Date, id: string, limits: { monthlyLimit?: number
     ] as const
   ).filter(([, value]) => value !== undefined);
   // Nothing to set still finds the subscription (and audits the request).
-  const set = given.length === 0 ? 'monthly_limit = monthly_limit' : given.map(([column]) => `${column} = ?`).join(', ');
-  return yield* changeSubscription(at, id, set, given.map(([, value]) => value), by, 'subscription.set-limits', limits);
+  const set =
+    given.length === 0 ? 'monthly_limit = monthly_limit' : given.map(([column]) => `${column} = ?`).join(', ');
+  return yield* changeSubscription(
+    at,
+    id,
+    set,
+    given.map(([, value]) => value),
+    by,
+    'subscription.set-limits',
+    limits,
+  );
 }
 
-export function* setFeature(at: Date, id: string, feature: Feature, enabled: boolean, by: AuditActor = SYSTEM_ACTOR): Steps<boolean> {
+export function* setFeature(
+  at: Date,
+  id: string,
+  feature: Feature,
+  enabled: boolean,
+  by: AuditActor = SYSTEM_ACTOR,
+): Steps<boolean> {
   if (!(FEATURES as readonly string[]).includes(feature)) throw new Error(`unknown feature ${feature}`);
   // 1 and 0: SQLite's flags, and PostgreSQL reads them as a boolean's true and false.
-  return yield* changeSubscription(at, id, `${FEATURE_COLUMN[feature]} = ?`, [enabled ? 1 : 0], by, 'subscription.set-feature', { feature, enabled });
+  return yield* changeSubscription(
+    at,
+    id,
+    `${FEATURE_COLUMN[feature]} = ?`,
+    [enabled ? 1 : 0],
+    by,
+    'subscription.set-feature',
+    { feature, enabled },
+  );
 }
 
 /** The lock that keeps demo creations apart (`exclusive` of the write transaction createDemo runs in). */
@@ -224,13 +351,21 @@ export function* createDemo(at: Date, apiKey: string | null): Steps<CreatedDemo 
   if ((yield* subscriptionCount()) > 0) return null;
   const created = yield* createSubscription(at, { name: 'Demo', tier: 'PROFESSIONAL', apiKey: apiKey ?? undefined });
   for (const feature of DEMO_FEATURES) yield* setFeature(at, created.subscription.id, feature, true);
-  yield* run('INSERT INTO demo_subscription (subscription_id, key_id) VALUES (?, ?)', created.subscription.id, created.keyId);
+  yield* run(
+    'INSERT INTO demo_subscription (subscription_id, key_id) VALUES (?, ?)',
+    created.subscription.id,
+    created.keyId,
+  );
   return { subscriptionId: created.subscription.id, apiKey: created.apiKey };
 }
 
 /** Records that the demo key was shown (later starts say nothing about it). */
 export function* markDemoKeyShown(at: Date, subscriptionId: string): Steps<void> {
-  yield* run('UPDATE demo_subscription SET key_shown_at = ? WHERE subscription_id = ?', at.toISOString(), subscriptionId);
+  yield* run(
+    'UPDATE demo_subscription SET key_shown_at = ? WHERE subscription_id = ?',
+    at.toISOString(),
+    subscriptionId,
+  );
 }
 
 /** The demo subscription nobody can have a key of (DEMO_KEY_NEVER_SHOWN_SQL), or null. */

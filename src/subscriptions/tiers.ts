@@ -6,7 +6,13 @@ export const STATUSES = ['ACTIVE', 'SUSPENDED', 'CANCELLED'] as const;
 export type Status = (typeof STATUSES)[number];
 
 /** What a subscription may use; each endpoint is guarded by one feature. */
-export const FEATURES = ['grants.read', 'grants.search', 'subscription.read', 'grants.export', 'alerts.manage'] as const;
+export const FEATURES = [
+  'grants.read',
+  'grants.search',
+  'subscription.read',
+  'grants.export',
+  'alerts.manage',
+] as const;
 export type Feature = (typeof FEATURES)[number];
 
 export const TIER_LIMITS: Record<Tier, { ratePerSecond: number; monthlyLimit: number }> = {
@@ -22,7 +28,8 @@ export type Features = Record<Feature, boolean>;
  * tier except grants.export (GET /grants/export), on for ENTERPRISE only. alerts.manage (the
  * /alerts endpoints) is on for every tier.
  */
-export const tierFeatureDefault = (tier: Tier, feature: Feature): boolean => feature !== 'grants.export' || tier === 'ENTERPRISE';
+export const tierFeatureDefault = (tier: Tier, feature: Feature): boolean =>
+  feature !== 'grants.export' || tier === 'ENTERPRISE';
 
 export interface Subscription {
   id: string;

@@ -15,7 +15,10 @@ export function* usageStatistics(d: Dialect, subscriptionId: string, fromDay: st
     fromDay,
   );
   const endpoints = rows.map((r) => ({ endpoint: r.endpoint, calls: Number(r.calls) }));
-  return { totalCalls: endpoints.reduce((sum, e) => sum + e.calls, 0), topEndpoints: endpoints.slice(0, TOP_ENDPOINTS) };
+  return {
+    totalCalls: endpoints.reduce((sum, e) => sum + e.calls, 0),
+    topEndpoints: endpoints.slice(0, TOP_ENDPOINTS),
+  };
 }
 
 /** Counted calls from `fromDay` on, per day and endpoint, ordered by day then endpoint. */
@@ -31,6 +34,9 @@ export function* dailyCalls(d: Dialect, subscriptionId: string, fromDay: string)
 
 /** Every subscription's count of calls for a month (YYYY-MM). */
 export function* monthCounts(month: string): Steps<{ subscriptionId: string; calls: number }[]> {
-  const rows = yield* all<{ subscription_id: string; calls: number | string }>('SELECT subscription_id, calls FROM monthly_usage WHERE month = ?', month);
+  const rows = yield* all<{ subscription_id: string; calls: number | string }>(
+    'SELECT subscription_id, calls FROM monthly_usage WHERE month = ?',
+    month,
+  );
   return rows.map((r) => ({ subscriptionId: r.subscription_id, calls: Number(r.calls) }));
 }

@@ -29,7 +29,12 @@ export class WriteFailureLog {
     }
     this.sinceLine += 1;
     if (at - this.lastLine < this.everyMs) return;
-    this.log.error('usage log writes still failing; rows kept for retry', { ...fields, failedSinceLastLine: this.sinceLine, failed: this.failures, forMs: at - this.since });
+    this.log.error('usage log writes still failing; rows kept for retry', {
+      ...fields,
+      failedSinceLastLine: this.sinceLine,
+      failed: this.failures,
+      forMs: at - this.since,
+    });
     this.lastLine = at;
     this.sinceLine = 0;
   }
@@ -37,7 +42,10 @@ export class WriteFailureLog {
   /** A write succeeded: ends a run of failures, if any. */
   succeeded(): void {
     if (this.failures === 0) return;
-    this.log.info('usage log writes succeed again; the kept rows are written', { failed: this.failures, forMs: this.now() - this.since });
+    this.log.info('usage log writes succeed again; the kept rows are written', {
+      failed: this.failures,
+      forMs: this.now() - this.since,
+    });
     this.failures = 0;
     this.sinceLine = 0;
   }

@@ -96,15 +96,19 @@ function parseOptions(argv: string[]): Options {
   const int = (name: string, value: string | undefined, fallback: number, max = 10_000_000): number => {
     if (value === undefined) return fallback;
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`--${name} must be an integer from 1 to ${max} (got "${value}")`);
+    if (!Number.isInteger(n) || n < 1 || n > max)
+      throw new Error(`--${name} must be an integer from 1 to ${max} (got "${value}")`);
     return n;
   };
   const engine = values.engine ?? 'sqlite';
-  if (engine !== 'sqlite' && engine !== 'elasticsearch') throw new Error(`--engine must be sqlite or elasticsearch (got "${engine}")`);
+  if (engine !== 'sqlite' && engine !== 'elasticsearch')
+    throw new Error(`--engine must be sqlite or elasticsearch (got "${engine}")`);
   const store = values.store ?? 'sqlite';
-  if (store !== 'sqlite' && store !== 'postgres') throw new Error(`--store must be sqlite or postgres (got "${store}")`);
+  if (store !== 'sqlite' && store !== 'postgres')
+    throw new Error(`--store must be sqlite or postgres (got "${store}")`);
   const instances = int('instances', values.instances, 1, 4);
-  if (instances > 1 && store !== 'postgres') throw new Error('--instances above 1 needs --store postgres (instances share their store)');
+  if (instances > 1 && store !== 'postgres')
+    throw new Error('--instances above 1 needs --store postgres (instances share their store)');
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   return {
     alerts: int('alerts', values.alerts, values.quick ? 1000 : 10_000, 100_000),
@@ -119,27 +123,46 @@ function parseOptions(argv: string[]): Options {
     keepTemp: values['keep-temp'] ?? false,
     quietOnly: values['quiet-only'] ?? false,
     profileDir: values.profile === undefined ? null : path.resolve(values.profile),
-    databaseUrl: values['database-url'] ?? process.env.DATABASE_URL?.trim() ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    databaseUrl:
+      values['database-url'] ?? process.env.DATABASE_URL?.trim() ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     elasticsearchUrl: (process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200').replace(/\/+$/, ''),
   };
 }
 
 // ---- The alerts' queries and the syncs' changes, drawn from the catalog itself ----
 
-const titleWords = (title: string): string[] => (title.match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}'-]*/gu) ?? []).filter((w) => w.length >= 4);
+const titleWords = (title: string): string[] =>
+  (title.match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}'-]*/gu) ?? []).filter((w) => w.length >= 4);
 
 /** Roughly whether a grant holds an alert query's words and filters (to shape the bench's alerts only; the API decides). */
 const lowerText = new WeakMap<Grant, string>();
 function roughlyMatches(grant: Grant, query: Record<string, unknown>, now: number): boolean {
   let text = lowerText.get(grant);
-  if (text === undefined) lowerText.set(grant, (text = `${grant.title} ${grant.funder} ${grant.description ?? ''}`.toLowerCase()));
-  if (typeof query.search === 'string' && !query.search.toLowerCase().split(' ').every((w) => text.includes(w))) return false;
+  if (text === undefined)
+    lowerText.set(grant, (text = `${grant.title} ${grant.funder} ${grant.description ?? ''}`.toLowerCase()));
+  if (
+    typeof query.search === 'string' &&
+    !query.search
+      .toLowerCase()
+      .split(' ')
+      .every((w) => text.includes(w))
+  )
+    return false;
   const holds = (name: string, held: readonly string[] | string | null) => {
     const wanted = query[name] as string[] | undefined;
-    return wanted === undefined || (held !== null && wanted.some((v) => (typeof held === 'string' ? held === v : held.includes(v))));
+    return (
+      wanted === undefined ||
+      (held !== null && wanted.some((v) => (typeof held === 'string' ? held === v : held.includes(v))))
+    );
   };
-  if (!holds('fundingType', grant.fundingType) || !holds('funderType', grant.funderType) || !holds('eligibleProvinces', grant.eligibleProvinces)) return false;
-  if (!holds('targetBeneficiaries', grant.targetBeneficiaries) || !holds('sdgAlignment', grant.sdgAlignment)) return false;
+  if (
+    !holds('fundingType', grant.fundingType) ||
+    !holds('funderType', grant.funderType) ||
+    !holds('eligibleProvinces', grant.eligibleProvinces)
+  )
+    return false;
+  if (!holds('targetBeneficiaries', grant.targetBeneficiaries) || !holds('sdgAlignment', grant.sdgAlignment))
+    return false;
   if (query.open === true && grant.deadline !== null && Date.parse(grant.deadline) < now) return false;
   if (typeof query.amountMin === 'number' && (grant.amountMax ?? grant.amountMin ?? -1) < query.amountMin) return false;
   return true;
@@ -156,7 +179,13 @@ export const ALERT_BREADTH = 0.001;
  * (10 %); then narrowed, a word or a filter at a time, while more than ALERT_BREADTH of `sample`
  * (a uniform sample of the catalog) matches it. `share(word)`: the part of the catalog holding it.
  */
-export function alertQueryFor(grant: Grant, rng: Random, share: (word: string) => number, sample: readonly Grant[], now: number): Record<string, unknown> {
+export function alertQueryFor(
+  grant: Grant,
+  rng: Random,
+  share: (word: string) => number,
+  sample: readonly Grant[],
+  now: number,
+): Record<string, unknown> {
   const words = [...new Set(titleWords(grant.title))].sort((a, b) => share(a.toLowerCase()) - share(b.toLowerCase()));
   const pick = <T>(items: readonly T[]): T => items[rng.int(items.length)];
   const filters: Record<string, unknown>[] = [{ fundingType: [grant.fundingType] }, { funderType: [grant.funderType] }];
@@ -173,7 +202,10 @@ export function alertQueryFor(grant: Grant, rng: Random, share: (word: string) =
   } else if (roll < 90 || words.length === 0) query = Object.assign({ open: true }, ...unused.splice(0, 4));
   else {
     wordCount = 1;
-    query = Object.assign({ amountMin: grant.amountMax === null ? 10_000 : Math.max(1, Math.round(grant.amountMax / 2)) }, ...unused.splice(0, 2));
+    query = Object.assign(
+      { amountMin: grant.amountMax === null ? 10_000 : Math.max(1, Math.round(grant.amountMax / 2)) },
+      ...unused.splice(0, 2),
+    );
   }
   const withWords = () => (wordCount === 0 ? query : { search: words.slice(0, wordCount).join(' '), ...query });
   while (sample.filter((g) => roughlyMatches(g, withWords(), now)).length > ALERT_BREADTH * sample.length) {
@@ -190,7 +222,8 @@ export function changedGrant(grant: Grant, rng: Random, now: Date): Grant {
   const kind = rng.int(3);
   if (kind === 0) changed.description = `${grant.description ?? ''} Updated: the funder added a second intake.`.trim();
   else if (kind === 1 && grant.amountMax !== null) changed.amountMax = Math.round(grant.amountMax * 1.1);
-  else if (grant.deadline !== null) changed.deadline = new Date(Date.parse(grant.deadline) + 30 * 86_400_000).toISOString();
+  else if (grant.deadline !== null)
+    changed.deadline = new Date(Date.parse(grant.deadline) + 30 * 86_400_000).toISOString();
   else changed.description = `${grant.description ?? ''} Updated.`.trim();
   return changed;
 }
@@ -219,7 +252,9 @@ function receiverOf(running: RunningProcess): Receiver {
     process: running,
     report(from) {
       return new Promise((resolve) => {
-        running.child.once('message', (m) => resolve(m as { count: number; unique: number; duplicates: number; times: number[] }));
+        running.child.once('message', (m) =>
+          resolve(m as { count: number; unique: number; duplicates: number; times: number[] }),
+        );
         running.child.send({ from });
       });
     },
@@ -256,7 +291,13 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 /** autocannon on one origin for `seconds`, keeping each response's arrival time. */
-function driveTimed(origin: string, paths: string[], apiKey: string, connections: number, seconds: number): { done: Promise<{ arrivals: number[]; non2xx: number; errors: number }> } {
+function driveTimed(
+  origin: string,
+  paths: string[],
+  apiKey: string,
+  connections: number,
+  seconds: number,
+): { done: Promise<{ arrivals: number[]; non2xx: number; errors: number }> } {
   let next = 0;
   const arrivals: number[] = [];
   const instance = autocannon({
@@ -277,7 +318,9 @@ function driveTimed(origin: string, paths: string[], apiKey: string, connections
     ],
   });
   instance.on('response', () => arrivals.push(Date.now()));
-  return { done: Promise.resolve(instance).then((result) => ({ arrivals, non2xx: result.non2xx, errors: result.errors })) };
+  return {
+    done: Promise.resolve(instance).then((result) => ({ arrivals, non2xx: result.non2xx, errors: result.errors })),
+  };
 }
 
 interface SyncRun {
@@ -293,7 +336,14 @@ async function runSync(file: string, env: NodeJS.ProcessEnv): Promise<SyncRun> {
 }
 
 /** Waits until the matcher has decided `changes` more changes and every event it wrote has reached the receiver. */
-async function waitDelivered(apis: RunningProcess[], receiver: Receiver, before: Record<string, number>, receivedBefore: number, changes: number, timeoutMs = 600_000): Promise<Record<string, number>> {
+async function waitDelivered(
+  apis: RunningProcess[],
+  receiver: Receiver,
+  before: Record<string, number>,
+  receivedBefore: number,
+  changes: number,
+  timeoutMs = 600_000,
+): Promise<Record<string, number>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const now = await alertFigures(apis);
@@ -301,7 +351,10 @@ async function waitDelivered(apis: RunningProcess[], receiver: Receiver, before:
     const events = now.grants_alert_matcher_events_total - before.grants_alert_matcher_events_total;
     const { unique } = await receiver.report(Number.MAX_SAFE_INTEGER);
     if (decided >= changes && now.grants_webhook_outbox_depth === 0 && unique - receivedBefore >= events) return now;
-    if (Date.now() > deadline) throw new Error(`alerts did not finish within ${timeoutMs / 1000} s (changes decided ${decided}/${changes}, events ${events}, received ${unique - receivedBefore}, outbox ${now.grants_webhook_outbox_depth})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `alerts did not finish within ${timeoutMs / 1000} s (changes decided ${decided}/${changes}, events ${events}, received ${unique - receivedBefore}, outbox ${now.grants_webhook_outbox_depth})`,
+      );
     // Not more often: a scrape of /metrics costs the API's thread too, and the rounds without
     // alerts do not scrape (the latencies come from the receiver, not from this loop).
     await sleep(1000);
@@ -319,7 +372,14 @@ interface AlertRound {
   apiCpuSeconds: number;
   /** The API processes' main threads alone (matching and delivering run there; the index loader and the search workers do not). */
   apiMainThreadCpuSeconds: number;
-  matcher: { changes: number; checks: number; events: number; seconds: number; msPerChange: number; usPerChangePerAlert: number };
+  matcher: {
+    changes: number;
+    checks: number;
+    events: number;
+    seconds: number;
+    msPerChange: number;
+    usPerChangePerAlert: number;
+  };
 }
 
 export async function runAlertsBench(argv: string[]): Promise<number> {
@@ -361,7 +421,9 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
     const rng = new Random(o.seed ^ 0x5eed);
     const taken = new Set<number>();
     const seedIndices = Array.from({ length: o.alerts }, () => rng.int(o.grants));
-    const changeSets = Array.from({ length: 5 }, () => distinctIndices(rng, o.grants, Math.min(o.changes, Math.floor(o.grants / 5)), taken));
+    const changeSets = Array.from({ length: 5 }, () =>
+      distinctIndices(rng, o.grants, Math.min(o.changes, Math.floor(o.grants / 5)), taken),
+    );
     const wanted = new Set([...seedIndices, ...changeSets.flat()]);
     const kept = new Map<number, Grant>();
     const estimation: Grant[] = [];
@@ -388,7 +450,15 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
 
     // 3. The receiver and the API process(es).
     const receiverPort = await freePort();
-    const receiverProcess = await startProcess({ name: 'receiver', args: ['dist/test/bench/webhookReceiver.js'], env: cleanEnv({ PORT: String(receiverPort) }), port: receiverPort, logDir, readyPath: '/', ipc: true });
+    const receiverProcess = await startProcess({
+      name: 'receiver',
+      args: ['dist/test/bench/webhookReceiver.js'],
+      env: cleanEnv({ PORT: String(receiverPort) }),
+      port: receiverPort,
+      logDir,
+      readyPath: '/',
+      ipc: true,
+    });
     running.push(receiverProcess);
     const receiver = receiverOf(receiverProcess);
     const startApis = async (worker: boolean): Promise<RunningProcess[]> => {
@@ -397,11 +467,24 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
         const port = await freePort();
         const api = await startProcess({
           name: `api-${worker ? 'alerts' : 'noalerts'}-${i}`,
-          args: worker && o.profileDir !== null ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`, 'dist/src/main.js'] : ['dist/src/main.js'],
+          args:
+            worker && o.profileDir !== null
+              ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`, 'dist/src/main.js']
+              : ['dist/src/main.js'],
           port,
           logDir,
           readyPath: '/readyz',
-          env: cleanEnv({ ...engineEnv, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_CATALOG: 'false', METRICS_PUBLIC: 'true', ALERTS_WORKER: String(worker), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' }),
+          env: cleanEnv({
+            ...engineEnv,
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            LOG_LEVEL: 'warn',
+            SEED_CATALOG: 'false',
+            METRICS_PUBLIC: 'true',
+            ALERTS_WORKER: String(worker),
+            WEBHOOK_ALLOW_HTTP: 'true',
+            WEBHOOK_ALLOW_PRIVATE: 'true',
+          }),
         });
         running.push(api);
         apis.push(api);
@@ -428,14 +511,28 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
             response = await fetch(`${api.origin}/external/v1/alerts`, {
               signal: AbortSignal.timeout(30_000),
               method: 'POST',
-              headers: { Authorization: `Bearer ${keys[Math.floor(i / 1000)]}`, 'Content-Type': 'application/json', 'Idempotency-Key': `bench-alert-${o.seed}-${i}` },
-              body: JSON.stringify({ name: `bench alert ${i}`, query: queries[i], url: `http://127.0.0.1:${receiverPort}/hooks/${Math.floor(i / 1000)}`, events: ['grant.matched', 'grant.updated', 'grant.unmatched'] }),
+              headers: {
+                Authorization: `Bearer ${keys[Math.floor(i / 1000)]}`,
+                'Content-Type': 'application/json',
+                'Idempotency-Key': `bench-alert-${o.seed}-${i}`,
+              },
+              body: JSON.stringify({
+                name: `bench alert ${i}`,
+                query: queries[i],
+                url: `http://127.0.0.1:${receiverPort}/hooks/${Math.floor(i / 1000)}`,
+                events: ['grant.matched', 'grant.updated', 'grant.unmatched'],
+              }),
             });
             body = await response.text();
             if (response.status !== 503 || tries === 10) break;
-            await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 1)));
+            await new Promise((resolve) =>
+              setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 1)),
+            );
           }
-          if (response.status !== 201) throw new Error(`creating alert ${i} (${JSON.stringify(queries[i])}) answered ${response.status}: ${body.slice(0, 300)}`);
+          if (response.status !== 201)
+            throw new Error(
+              `creating alert ${i} (${JSON.stringify(queries[i])}) answered ${response.status}: ${body.slice(0, 300)}`,
+            );
         }
       }),
     );
@@ -444,17 +541,33 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
     const totals: number[] = [];
     for (let i = 0; i < o.alerts; i += Math.max(1, Math.floor(o.alerts / 200))) {
       const params = new URLSearchParams({ limit: '0' });
-      for (const [name, value] of Object.entries(queries[i])) params.set(name, Array.isArray(value) ? value.join(',') : String(value));
-      const answer = (await (await fetch(`${apis[0].origin}/external/v1/grants?${params}`, { headers: { Authorization: `Bearer ${keys[0]}` } })).json()) as { pagination: { total: number } };
+      for (const [name, value] of Object.entries(queries[i]))
+        params.set(name, Array.isArray(value) ? value.join(',') : String(value));
+      const answer = (await (
+        await fetch(`${apis[0].origin}/external/v1/grants?${params}`, {
+          headers: { Authorization: `Bearer ${keys[0]}` },
+        })
+      ).json()) as { pagination: { total: number } };
       totals.push(answer.pagination.total);
     }
     totals.sort((a, b) => a - b);
-    const breadth = { sampled: totals.length, median: percentile(totals, 50), mean: Math.round(totals.reduce((a, b) => a + b, 0) / Math.max(1, totals.length)), p90: percentile(totals, 90), max: totals[totals.length - 1] ?? 0 };
-    say(`  results per alert (GET /grants, ${breadth.sampled} alerts): median ${breadth.median}, mean ${breadth.mean}, p90 ${breadth.p90}, max ${breadth.max}`);
+    const breadth = {
+      sampled: totals.length,
+      median: percentile(totals, 50),
+      mean: Math.round(totals.reduce((a, b) => a + b, 0) / Math.max(1, totals.length)),
+      p90: percentile(totals, 90),
+      max: totals[totals.length - 1] ?? 0,
+    };
+    say(
+      `  results per alert (GET /grants, ${breadth.sampled} alerts): median ${breadth.median}, mean ${breadth.mean}, p90 ${breadth.p90}, max ${breadth.max}`,
+    );
     await sleep(1500); // the matcher's first turn after the alerts: nothing to do yet
 
     const syncEnv = cleanEnv(engineEnv);
-    const alertRound = async (file: string, during?: () => void): Promise<AlertRound & { activeFrom: number; activeTo: number }> => {
+    const alertRound = async (
+      file: string,
+      during?: () => void,
+    ): Promise<AlertRound & { activeFrom: number; activeTo: number }> => {
       const before = await alertFigures(apis);
       const cpuBefore = apis.map((api) => processCpuSeconds(api.pid) ?? 0);
       const mainBefore = apis.map((api) => processCpuSeconds(api.pid, api.pid) ?? 0);
@@ -464,7 +577,10 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
       const after = await waitDelivered(apis, receiver, before, receivedBefore, o.changes);
       const got = await receiver.report(receivedBefore);
       const cpuSeconds = apis.reduce((sum, api, i) => sum + (processCpuSeconds(api.pid) ?? 0) - cpuBefore[i], 0);
-      const mainSeconds = apis.reduce((sum, api, i) => sum + (processCpuSeconds(api.pid, api.pid) ?? 0) - mainBefore[i], 0);
+      const mainSeconds = apis.reduce(
+        (sum, api, i) => sum + (processCpuSeconds(api.pid, api.pid) ?? 0) - mainBefore[i],
+        0,
+      );
       const latencies = got.times.map((t) => (t - sync.endedAt) / 1000).sort((a, b) => a - b);
       const first = got.times.reduce((a, b) => Math.min(a, b), got.times[0] ?? sync.endedAt);
       const last = got.times.reduce((a, b) => Math.max(a, b), got.times[0] ?? sync.endedAt);
@@ -476,10 +592,16 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
         sync: sync.output,
         webhooks: got.times.length,
         duplicates: got.duplicates,
-        latencyFromSyncEndS: { first: round((first - sync.endedAt) / 1000, 2), p50: round(percentile(latencies, 50), 2), p99: round(percentile(latencies, 99), 2), last: round((last - sync.endedAt) / 1000, 2) },
+        latencyFromSyncEndS: {
+          first: round((first - sync.endedAt) / 1000, 2),
+          p50: round(percentile(latencies, 50), 2),
+          p99: round(percentile(latencies, 99), 2),
+          last: round((last - sync.endedAt) / 1000, 2),
+        },
         apiCpuSeconds: round(cpuSeconds, 2),
         apiMainThreadCpuSeconds: round(mainSeconds, 2),
-        deliveriesPerSecond: got.times.length < 2 ? 0 : Math.round(got.times.length / Math.max(0.001, (last - first) / 1000)),
+        deliveriesPerSecond:
+          got.times.length < 2 ? 0 : Math.round(got.times.length / Math.max(0.001, (last - first) / 1000)),
         matcher: {
           changes,
           checks,
@@ -496,7 +618,9 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
     // 5. The quiet round.
     say(`quiet round: a sync of ${o.changes} changed grants, matched and delivered`);
     const quiet = await alertRound(syncFiles[0]);
-    say(`  ${quiet.webhooks} webhooks; from the sync's end: p50 ${quiet.latencyFromSyncEndS.p50} s, p99 ${quiet.latencyFromSyncEndS.p99} s, last ${quiet.latencyFromSyncEndS.last} s; ${quiet.deliveriesPerSecond}/s`);
+    say(
+      `  ${quiet.webhooks} webhooks; from the sync's end: p50 ${quiet.latencyFromSyncEndS.p50} s, p99 ${quiet.latencyFromSyncEndS.p99} s, last ${quiet.latencyFromSyncEndS.last} s; ${quiet.deliveriesPerSecond}/s`,
+    );
 
     if (o.quietOnly) {
       process.stdout.write(`\nquiet round: ${JSON.stringify({ alertResults: breadth, ...quiet })}\n`);
@@ -509,19 +633,39 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
     // ends with the load when it does not).
     const windowSeconds = Math.ceil(2 + Math.max(30, activeSeconds * 6));
     const classes = { searchMix: mix.searchMix, byId: mix.byId } as const;
-    const loaded: Record<string, { alerts: AlertRound; rps: number; activeSeconds: number; endedWithinLoad: boolean; non2xx: number; errors: number }> = {};
+    const loaded: Record<
+      string,
+      {
+        alerts: AlertRound;
+        rps: number;
+        activeSeconds: number;
+        endedWithinLoad: boolean;
+        non2xx: number;
+        errors: number;
+      }
+    > = {};
     const load = async (className: keyof typeof classes, action: () => Promise<{ from: number; to: number }>) => {
       const share = Math.max(1, Math.floor(o.connections / apis.length));
       // Warm-up (8 s: the API without alerts is a fresh process), then the measured run with the sync 2 s in.
-      await Promise.all(apis.map((api, i) => driveTimed(api.origin, classes[className], keys[i % keys.length], share, 8).done));
+      await Promise.all(
+        apis.map((api, i) => driveTimed(api.origin, classes[className], keys[i % keys.length], share, 8).done),
+      );
       const loadEnd = Date.now() + windowSeconds * 1000;
-      const runs = apis.map((api, i) => driveTimed(api.origin, classes[className], keys[i % keys.length], share, windowSeconds).done);
+      const runs = apis.map(
+        (api, i) => driveTimed(api.origin, classes[className], keys[i % keys.length], share, windowSeconds).done,
+      );
       await sleep(2000);
       const span = await action();
       const results = await Promise.all(runs);
       const to = Math.min(span.to, loadEnd);
       const arrivals = results.flatMap((r) => r.arrivals).filter((t) => t >= span.from && t <= to).length;
-      return { rps: Math.round(arrivals / ((to - span.from) / 1000)), spanSeconds: round((to - span.from) / 1000, 2), endedWithinLoad: span.to <= loadEnd, non2xx: results.reduce((n, r) => n + r.non2xx, 0), errors: results.reduce((n, r) => n + r.errors, 0) };
+      return {
+        rps: Math.round(arrivals / ((to - span.from) / 1000)),
+        spanSeconds: round((to - span.from) / 1000, 2),
+        endedWithinLoad: span.to <= loadEnd,
+        non2xx: results.reduce((n, r) => n + r.non2xx, 0),
+        errors: results.reduce((n, r) => n + r.errors, 0),
+      };
     };
     let set = 1;
     for (const className of Object.keys(classes) as (keyof typeof classes)[]) {
@@ -532,11 +676,16 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
         return { from: result.activeFrom, to: result.activeTo };
       });
       loaded[className] = { alerts: result, activeSeconds: figures.spanSeconds, ...figures };
-      say(`  ${figures.rps} req/s over the ${figures.spanSeconds} s of the sync, matching and delivery${figures.endedWithinLoad ? '' : ' (the load ended first)'} (${result.webhooks} webhooks, last ${result.latencyFromSyncEndS.last} s after the sync)`);
+      say(
+        `  ${figures.rps} req/s over the ${figures.spanSeconds} s of the sync, matching and delivery${figures.endedWithinLoad ? '' : ' (the load ended first)'} (${result.webhooks} webhooks, last ${result.latencyFromSyncEndS.last} s after the sync)`,
+      );
     }
     for (const api of apis) await api.stop();
     apis = await startApis(false);
-    const without: Record<string, { rps: number; activeSeconds: number; endedWithinLoad: boolean; non2xx: number; errors: number }> = {};
+    const without: Record<
+      string,
+      { rps: number; activeSeconds: number; endedWithinLoad: boolean; non2xx: number; errors: number }
+    > = {};
     for (const className of Object.keys(classes) as (keyof typeof classes)[]) {
       const span = loaded[className].activeSeconds;
       say(`loaded round without alerts (ALERTS_WORKER=false): ${className}, over ${span} s from the sync's start`);
@@ -562,8 +711,16 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
       loaded,
       without,
       targets: {
-        p99FromSyncEnd: { value: quiet.latencyFromSyncEndS.p99, target: '≤ 5 s', met: quiet.latencyFromSyncEndS.p99 <= 5 },
-        deliveriesPerSecondPerProcess: { value: Math.round(quiet.deliveriesPerSecond / o.instances), target: '≥ 500', met: quiet.deliveriesPerSecond / o.instances >= 500 },
+        p99FromSyncEnd: {
+          value: quiet.latencyFromSyncEndS.p99,
+          target: '≤ 5 s',
+          met: quiet.latencyFromSyncEndS.p99 <= 5,
+        },
+        deliveriesPerSecondPerProcess: {
+          value: Math.round(quiet.deliveriesPerSecond / o.instances),
+          target: '≥ 500',
+          met: quiet.deliveriesPerSecond / o.instances >= 500,
+        },
         searchMixRatio: { value: ratio('searchMix'), target: '≥ 80 %', met: ratio('searchMix') >= 80 },
         byIdRatio: { value: ratio('byId'), target: '≥ 80 %', met: ratio('byId') >= 80 },
       },
@@ -599,7 +756,9 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
     if (database !== null && o.keepTemp) say(`kept the PostgreSQL database ${database.name}`);
     else if (database !== null) await database.drop().catch(() => undefined);
     if (o.engine === 'elasticsearch') {
-      await fetch(`${o.elasticsearchUrl}/${alias}-*,${alias}_changes?ignore_unavailable=true&allow_no_indices=true`, { method: 'DELETE' }).catch(() => undefined);
+      await fetch(`${o.elasticsearchUrl}/${alias}-*,${alias}_changes?ignore_unavailable=true&allow_no_indices=true`, {
+        method: 'DELETE',
+      }).catch(() => undefined);
     }
     if (o.keepTemp) say(`kept ${tmp}`);
     else rmSync(tmp, { recursive: true, force: true });

@@ -17,7 +17,11 @@ import { createTestDatabase } from '../support/postgres.js';
 
 const MONTH = new Date().toISOString().slice(0, 7);
 
-async function drive(store: SubscriptionsStore, callers: number, seconds: number): Promise<{ asks: number; seconds: number; cpuUs: number }> {
+async function drive(
+  store: SubscriptionsStore,
+  callers: number,
+  seconds: number,
+): Promise<{ asks: number; seconds: number; cpuUs: number }> {
   const until = performance.now() + seconds * 1000;
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -40,7 +44,13 @@ const line = (name: string, r: { asks: number; seconds: number; cpuUs: number },
   );
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { callers: { type: 'string', default: '50' }, seconds: { type: 'string', default: '5' }, store: { type: 'string', default: 'both' } } });
+  const { values } = parseArgs({
+    options: {
+      callers: { type: 'string', default: '50' },
+      seconds: { type: 'string', default: '5' },
+      store: { type: 'string', default: 'both' },
+    },
+  });
   const callers = Number(values.callers);
   const seconds = Number(values.seconds);
   const log = createLogger('silent');
@@ -62,7 +72,10 @@ async function main(): Promise<void> {
     await stats.connect();
     const commits = async () => {
       await stats.query('SELECT pg_stat_clear_snapshot()');
-      return Number((await stats.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0].xact_commit);
+      return Number(
+        (await stats.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0]
+          .xact_commit,
+      );
     };
     try {
       const before = await commits();
@@ -70,7 +83,11 @@ async function main(): Promise<void> {
       // The statistics collector reports with a delay of up to a second.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const transactions = (await commits()) - before;
-      line('postgres', result, `, ${transactions.toLocaleString('en')} transactions for ${result.asks.toLocaleString('en')} asks = ${(result.asks / Math.max(1, transactions)).toFixed(1)} asks per transaction`);
+      line(
+        'postgres',
+        result,
+        `, ${transactions.toLocaleString('en')} transactions for ${result.asks.toLocaleString('en')} asks = ${(result.asks / Math.max(1, transactions)).toFixed(1)} asks per transaction`,
+      );
     } finally {
       await stats.end();
       await store.close();

@@ -26,15 +26,23 @@ import { isEntryPoint } from '../../src/cli/entryPoint.js';
 const PREFIX = '/external/v1';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-type Handler = (path: string, queryString: string, req: IncomingMessage) => Promise<{ status: number; body: string | Buffer }>;
+type Handler = (
+  path: string,
+  queryString: string,
+  req: IncomingMessage,
+) => Promise<{ status: number; body: string | Buffer }>;
 
-const metaJson = () => `{"timestamp":"${new Date().toISOString()}","requestId":"req_baseline000000000000000000","version":"v1"}`;
+const metaJson = () =>
+  `{"timestamp":"${new Date().toISOString()}","requestId":"req_baseline000000000000000000","version":"v1"}`;
 
 function pagination(query: GrantQuery, total: number): string {
   return JSON.stringify({ page: query.page, limit: query.limit, total, totalPages: Math.ceil(total / query.limit) });
 }
 
-const notFound = () => ({ status: 404, body: `{"success":false,"error":{"code":"NOT_FOUND","message":"not found"},"meta":${metaJson()}}` });
+const notFound = () => ({
+  status: 404,
+  body: `{"success":false,"error":{"code":"NOT_FOUND","message":"not found"},"meta":${metaJson()}}`,
+});
 
 /** A JSON body of exactly `bytes` bytes (at least 30). */
 export function paddedBody(bytes: number): Buffer {
@@ -77,11 +85,16 @@ function directEngine(engine: SearchEngine, byId: (id: string) => Promise<string
       };
     }
     if (path === `${PREFIX}/grants/filters`) {
-      return { status: 200, body: `{"success":true,"data":${JSON.stringify(await engine.filterOptions())},"meta":${metaJson()}}` };
+      return {
+        status: 200,
+        body: `{"success":true,"data":${JSON.stringify(await engine.filterOptions())},"meta":${metaJson()}}`,
+      };
     }
     if (path.startsWith(`${PREFIX}/grants/`)) {
       const grant = await byId(decodeURIComponent(path.slice(PREFIX.length + 8)));
-      return grant === null ? notFound() : { status: 200, body: `{"success":true,"data":${grant},"meta":${metaJson()}}` };
+      return grant === null
+        ? notFound()
+        : { status: 200, body: `{"success":true,"data":${grant},"meta":${metaJson()}}` };
     }
     return notFound();
   };
@@ -134,7 +147,13 @@ function main(): void {
     case 'sqlite':
       return serve(directSqlite(process.env.DATA_DIR ?? './data'), port);
     case 'elasticsearch':
-      return serve(directElasticsearch(process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200', process.env.ELASTICSEARCH_INDEX ?? 'grants'), port);
+      return serve(
+        directElasticsearch(
+          process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200',
+          process.env.ELASTICSEARCH_INDEX ?? 'grants',
+        ),
+        port,
+      );
     default:
       process.stderr.write('usage: node dist/test/bench/baselines.js ceiling|sqlite|elasticsearch\n');
       process.exit(2);

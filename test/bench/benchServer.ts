@@ -20,8 +20,28 @@ import type { Caller, SubscriptionRecords } from '../../src/subscriptions/store.
 
 /** The layers a bench run may take out, in the API's order. */
 export const REMOVABLE_LAYERS = [
-  'metrics', 'compression', 'requestId', 'accessLog', 'usage', 'cors', 'errors', 'bounds', 'openapi', 'docs', 'console', 'searchPage', 'landing',
-  'overload', 'auth', 'keyPlace', 'status', 'limits', 'routeGuard', 'feature', 'scope', 'conditional',
+  'metrics',
+  'compression',
+  'requestId',
+  'accessLog',
+  'usage',
+  'cors',
+  'errors',
+  'bounds',
+  'openapi',
+  'docs',
+  'console',
+  'searchPage',
+  'landing',
+  'overload',
+  'auth',
+  'keyPlace',
+  'status',
+  'limits',
+  'routeGuard',
+  'feature',
+  'scope',
+  'conditional',
 ] as const;
 type RemovableLayer = (typeof REMOVABLE_LAYERS)[number];
 
@@ -32,7 +52,8 @@ async function firstActiveCaller(subscriptions: SubscriptionRecords): Promise<Ca
   for (const subscription of await subscriptions.list()) {
     if (subscription.status !== 'ACTIVE') continue;
     const key = (await subscriptions.listKeys(subscription.id)).find((k) => k.revokedAt === null);
-    if (key !== undefined) return { subscription, keyId: key.id, keyPrefix: key.prefix, restrictions: key.restrictions };
+    if (key !== undefined)
+      return { subscription, keyId: key.id, keyPrefix: key.prefix, restrictions: key.restrictions };
   }
   throw new Error('--without auth needs an active subscription with an active key in the database');
 }
@@ -59,10 +80,19 @@ function layersWithout(layers: readonly Layer[], without: ReadonlySet<RemovableL
 }
 
 function parseWithout(argv: string[]): Set<RemovableLayer> {
-  const { values } = parseArgs({ args: argv, strict: true, allowPositionals: false, options: { without: { type: 'string', default: '' } } });
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: { without: { type: 'string', default: '' } },
+  });
   const without = new Set<RemovableLayer>();
-  for (const name of values.without.split(',').map((v) => v.trim()).filter((v) => v !== '')) {
-    if (!(REMOVABLE_LAYERS as readonly string[]).includes(name)) throw new Error(`--without takes a comma list of ${REMOVABLE_LAYERS.join(', ')} (got "${name}")`);
+  for (const name of values.without
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '')) {
+    if (!(REMOVABLE_LAYERS as readonly string[]).includes(name))
+      throw new Error(`--without takes a comma list of ${REMOVABLE_LAYERS.join(', ')} (got "${name}")`);
     without.add(name as RemovableLayer);
   }
   return without;
@@ -73,7 +103,10 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   const deps = await createDeps(config, log);
-  const app = createApp(deps, layersWithout(apiLayers(deps), without, without.has('auth') ? await firstActiveCaller(deps.subscriptions) : null));
+  const app = createApp(
+    deps,
+    layersWithout(apiLayers(deps), without, without.has('auth') ? await firstActiveCaller(deps.subscriptions) : null),
+  );
   const running = await startServer(app, config.port, config.host, log);
   log.warn('bench server listening (not a deployment)', { url: running.url, layersOff: [...without] });
   const stop = async () => {

@@ -19,7 +19,8 @@ export interface Build {
   remove(): void;
 }
 
-const git = (args: string[], cwd = REPO_ROOT): string => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const git = (args: string[], cwd = REPO_ROOT): string =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 /** The full commit a ref names; throws when it names none. */
 export function commitOf(ref: string): string {
@@ -33,7 +34,13 @@ export function commitOf(ref: string): string {
 /** This checkout as it is (the caller has built it: npm run bench:compare builds first). */
 export function workingTree(): Build {
   const uncommitted = git(['status', '--porcelain', '--untracked-files=no']) !== '';
-  return { label: uncommitted ? 'working tree' : 'working tree (clean)', commit: commitOf('HEAD'), uncommitted, root: REPO_ROOT, remove: () => {} };
+  return {
+    label: uncommitted ? 'working tree' : 'working tree (clean)',
+    commit: commitOf('HEAD'),
+    uncommitted,
+    root: REPO_ROOT,
+    remove: () => {},
+  };
 }
 
 /**
@@ -53,9 +60,13 @@ export function buildRef(ref: string, dir: string, log: (text: string) => void):
   };
   try {
     symlinkSync(realpathSync(path.join(REPO_ROOT, 'node_modules')), path.join(dir, 'node_modules'));
-    const built = spawnSync(process.execPath, ['scripts/build-if-changed.mjs', '--always'], { cwd: dir, encoding: 'utf8' });
+    const built = spawnSync(process.execPath, ['scripts/build-if-changed.mjs', '--always'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     log(`${built.stdout}${built.stderr}`);
-    if (built.status !== 0) throw new Error(`the build of ${ref} (${commit.slice(0, 12)}) failed:\n${built.stdout}${built.stderr}`);
+    if (built.status !== 0)
+      throw new Error(`the build of ${ref} (${commit.slice(0, 12)}) failed:\n${built.stdout}${built.stderr}`);
   } catch (error) {
     remove();
     throw error;
@@ -67,7 +78,12 @@ export function buildRef(ref: string, dir: string, log: (text: string) => void):
  * The files that make the embedded catalog's format: its schema, what writes it and what the
  * writer folds and encodes. Two builds whose trees differ in none of them read one catalog.
  */
-const CATALOG_FORMAT = [/^mappings\//, /^src\/grants\//, /^(indexer\/cli|src\/cli\/indexer)\.ts$/, /^src\/search\/sqlite\/(.*\/)?(writer|catalogFile|changeLog|translator)\.ts$/];
+const CATALOG_FORMAT = [
+  /^mappings\//,
+  /^src\/grants\//,
+  /^(indexer\/cli|src\/cli\/indexer)\.ts$/,
+  /^src\/search\/sqlite\/(.*\/)?(writer|catalogFile|changeLog|translator)\.ts$/,
+];
 
 /**
  * A file's text less what a move to another folder or a reworded comment changes: import
@@ -85,7 +101,9 @@ const essence = (text: string, file: string): string =>
 /** A file's text in a build: its commit's, or this checkout's file for the working tree; null when absent. */
 function textIn(build: Build, file: string): string | null {
   try {
-    return build.root === REPO_ROOT && build.uncommitted ? readFileSync(path.join(REPO_ROOT, file), 'utf8') : git(['show', `${build.commit}:${file}`]);
+    return build.root === REPO_ROOT && build.uncommitted
+      ? readFileSync(path.join(REPO_ROOT, file), 'utf8')
+      : git(['show', `${build.commit}:${file}`]);
   } catch {
     return null;
   }
@@ -97,14 +115,19 @@ function textIn(build: Build, file: string): string | null {
  */
 export function catalogFormatChanges(base: Build, head: Build): string[] {
   const range = head.root === REPO_ROOT ? [base.commit] : [base.commit, head.commit];
-  const lines = git(['diff', '-M', '--name-status', ...range]).split('\n').filter((l) => l !== '');
+  const lines = git(['diff', '-M', '--name-status', ...range])
+    .split('\n')
+    .filter((l) => l !== '');
   const changed: string[] = [];
   for (const line of lines) {
     const [status, ...paths] = line.split('\t');
     if (!paths.some((p) => CATALOG_FORMAT.some((pattern) => pattern.test(p)))) continue;
     const before = textIn(base, paths[0]);
     const after = textIn(head, paths[paths.length - 1]);
-    const same = before !== null && after !== null && (status === 'R100' || essence(before, paths[0]) === essence(after, paths[0]));
+    const same =
+      before !== null &&
+      after !== null &&
+      (status === 'R100' || essence(before, paths[0]) === essence(after, paths[0]));
     if (!same) changed.push(paths.join(' → '));
   }
   return changed;

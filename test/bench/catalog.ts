@@ -32,7 +32,8 @@ export interface GeneratedCatalog {
 const SAMPLE_SIZE = 2000;
 
 /** Words as the API splits them (letters and digits), lower-cased. */
-export const wordsOf = (text: string): string[] => (text.normalize('NFC').match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? []).map((w) => w.toLowerCase());
+export const wordsOf = (text: string): string[] =>
+  (text.normalize('NFC').match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? []).map((w) => w.toLowerCase());
 
 /** The sample's facts: ids, titles, funders and each word's document frequency. */
 function sampleOf(grants: readonly Grant[]): CatalogSample {
@@ -55,7 +56,12 @@ function sampleOf(grants: readonly Grant[]): CatalogSample {
  * Streams `count` generated grants to `file` as NDJSON (waiting for drain, so memory stays flat)
  * and keeps a uniform reservoir sample of them.
  */
-export async function writeCatalog(file: string, count: number, seed: number, text: TextShape = 'short'): Promise<GeneratedCatalog> {
+export async function writeCatalog(
+  file: string,
+  count: number,
+  seed: number,
+  text: TextShape = 'short',
+): Promise<GeneratedCatalog> {
   const started = process.hrtime.bigint();
   const out = createWriteStream(file, { highWaterMark: 1 << 20 });
   await once(out, 'open');
@@ -76,7 +82,13 @@ export async function writeCatalog(file: string, count: number, seed: number, te
   }
   out.end();
   await once(out, 'close');
-  return { file, grants: count, bytes, seconds: Number(process.hrtime.bigint() - started) / 1e9, sample: sampleOf(reservoir) };
+  return {
+    file,
+    grants: count,
+    bytes,
+    seconds: Number(process.hrtime.bigint() - started) / 1e9,
+    sample: sampleOf(reservoir),
+  };
 }
 
 /** An embedded catalog already indexed (a kept --data-dir): its size and a seeded uniform sample of its grants. */
@@ -131,7 +143,12 @@ export function procMemory(pid: number): { hwmKiB: number; rssKiB: number } | nu
  * polling its VmHWM every 20 ms: the high-water mark only grows, so the last reading before exit
  * is the peak.
  */
-export async function runIndexer(file: string, env: NodeJS.ProcessEnv, cwd = REPO_ROOT, args: readonly string[] = []): Promise<IndexerRun> {
+export async function runIndexer(
+  file: string,
+  env: NodeJS.ProcessEnv,
+  cwd = REPO_ROOT,
+  args: readonly string[] = [],
+): Promise<IndexerRun> {
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, ['bin/grants-indexer.js', 'reindex', '--source', file, ...args], {
     cwd,
@@ -188,15 +205,20 @@ const SAMPLE_FILE = 'sample.json';
 /** A sample saved by writeSampleFile, or null when there is none. */
 export function readSampleFile(file: string): CatalogSample | null {
   if (!existsSync(file)) return null;
-  const saved = JSON.parse(readFileSync(file, 'utf8')) as Omit<CatalogSample, 'documentFrequency'> & { documentFrequency: [string, number][] };
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as Omit<CatalogSample, 'documentFrequency'> & {
+    documentFrequency: [string, number][];
+  };
   return { ...saved, documentFrequency: new Map(saved.documentFrequency) };
 }
 
-export const writeSampleFile = (file: string, sample: CatalogSample) => writeFileSync(file, JSON.stringify({ ...sample, documentFrequency: [...sample.documentFrequency] }));
+export const writeSampleFile = (file: string, sample: CatalogSample) =>
+  writeFileSync(file, JSON.stringify({ ...sample, documentFrequency: [...sample.documentFrequency] }));
 
-const readSample = (dataDir: string): CatalogSample | null => (existsSync(path.join(dataDir, 'catalog.sqlite')) ? readSampleFile(path.join(dataDir, SAMPLE_FILE)) : null);
+const readSample = (dataDir: string): CatalogSample | null =>
+  existsSync(path.join(dataDir, 'catalog.sqlite')) ? readSampleFile(path.join(dataDir, SAMPLE_FILE)) : null;
 
-const writeSample = (dataDir: string, sample: CatalogSample) => writeSampleFile(path.join(dataDir, SAMPLE_FILE), sample);
+const writeSample = (dataDir: string, sample: CatalogSample) =>
+  writeSampleFile(path.join(dataDir, SAMPLE_FILE), sample);
 
 /**
  * The embedded catalog of `grants` generated grants (seed `seed`) in each target's DATA_DIR, with
@@ -205,7 +227,13 @@ const writeSample = (dataDir: string, sample: CatalogSample) => writeSampleFile(
  * own indexer indexes them, so every target holds the same grants. A 1,000,000-grant catalog takes
  * minutes to build: callers keep such directories to build them once.
  */
-export async function storedCatalogs(grants: number, seed: number, targets: readonly CatalogTarget[], env: (dataDir: string) => NodeJS.ProcessEnv, say: (line: string) => void): Promise<StoredCatalog[]> {
+export async function storedCatalogs(
+  grants: number,
+  seed: number,
+  targets: readonly CatalogTarget[],
+  env: (dataDir: string) => NodeJS.ProcessEnv,
+  say: (line: string) => void,
+): Promise<StoredCatalog[]> {
   const found = targets.map((t) => readSample(t.dataDir));
   const missing = targets.filter((_, i) => found[i] === null);
   if (missing.length === 0) return targets.map((t, i) => ({ dataDir: t.dataDir, sample: found[i]!, built: null }));
@@ -221,8 +249,11 @@ export async function storedCatalogs(grants: number, seed: number, targets: read
     for (const t of missing) {
       say(`  indexing into ${t.dataDir} with the indexer of ${t.indexerRoot}`);
       const run = await runIndexer(source, env(t.dataDir), t.indexerRoot);
-      if (run.exitCode !== 0) throw new Error(`grants-indexer (${t.indexerRoot}) exited ${run.exitCode}: ${run.output}`);
-      say(`  ${run.indexed.toLocaleString('en-US')} in ${run.seconds.toFixed(1)} s = ${Math.round(run.recordsPerSecond)} records/s`);
+      if (run.exitCode !== 0)
+        throw new Error(`grants-indexer (${t.indexerRoot}) exited ${run.exitCode}: ${run.output}`);
+      say(
+        `  ${run.indexed.toLocaleString('en-US')} in ${run.seconds.toFixed(1)} s = ${Math.round(run.recordsPerSecond)} records/s`,
+      );
       writeSample(t.dataDir, generated.sample);
       runs.set(t.dataDir, run);
     }
@@ -230,5 +261,9 @@ export async function storedCatalogs(grants: number, seed: number, targets: read
     rmSync(source, { force: true });
   }
   // A target found built holds the same grants (same generator and seed); its own sample is used.
-  return targets.map((t, i) => ({ dataDir: t.dataDir, sample: found[i] ?? generated.sample, built: runs.get(t.dataDir) ?? null }));
+  return targets.map((t, i) => ({
+    dataDir: t.dataDir,
+    sample: found[i] ?? generated.sample,
+    built: runs.get(t.dataDir) ?? null,
+  }));
 }

@@ -16,7 +16,16 @@ import { preflight } from './preflight.js';
 import { cleanEnv, createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
 
 /** The classes a comparison measures: the search classes, the mix with and without facets, /grants/:id. */
-const COMPARED_CLASSES = ['text', 'filters', 'combined', 'deep', 'searchMix', 'noFacets', 'facets', 'byId'] as const satisfies readonly ClassName[];
+const COMPARED_CLASSES = [
+  'text',
+  'filters',
+  'combined',
+  'deep',
+  'searchMix',
+  'noFacets',
+  'facets',
+  'byId',
+] as const satisfies readonly ClassName[];
 
 const HELP = `Usage: npm run bench:compare -- --base <git ref> [options]
 
@@ -68,7 +77,8 @@ class UsageError extends Error {}
 
 function positiveInt(name: string, raw: string | undefined, fallback: number, max: number): number {
   if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new UsageError(`--${name} must be an integer from 1 to ${max} (got "${raw}")`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max)
+    throw new UsageError(`--${name} must be an integer from 1 to ${max} (got "${raw}")`);
   return Number(raw);
 }
 
@@ -94,12 +104,17 @@ function parseOptions(argv: string[]): Options | null {
   });
   if (values.help) return null;
   if (values.base === undefined) throw new UsageError('--base is required');
-  const only = (values.only ?? COMPARED_CLASSES.join(',')).split(',').map((v) => v.trim()).filter((v) => v !== '');
+  const only = (values.only ?? COMPARED_CLASSES.join(','))
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
   for (const name of only) {
-    if (!(COMPARED_CLASSES as readonly string[]).includes(name)) throw new UsageError(`--only takes ${COMPARED_CLASSES.join(', ')} (got "${name}")`);
+    if (!(COMPARED_CLASSES as readonly string[]).includes(name))
+      throw new UsageError(`--only takes ${COMPARED_CLASSES.join(', ')} (got "${name}")`);
   }
   const catalog = values.catalog ?? 'auto';
-  if (catalog !== 'auto' && catalog !== 'shared' && catalog !== 'each') throw new UsageError(`--catalog must be auto, shared or each (got "${catalog}")`);
+  if (catalog !== 'auto' && catalog !== 'shared' && catalog !== 'each')
+    throw new UsageError(`--catalog must be auto, shared or each (got "${catalog}")`);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   return {
     base: values.base,
@@ -121,12 +136,19 @@ const loadAverage = () => Math.round(os.loadavg()[0] * 100) / 100;
 
 /** Where the catalog a build's indexer builds lives: kept in .cache/ when a commit made it, else in the run's temporary directory. */
 function catalogTarget(build: Build, o: Options, tmp: string, name: string): CatalogTarget {
-  const dataDir = build.uncommitted ? path.join(tmp, `catalog-${name}`) : path.join(REPO_ROOT, '.cache', `bench-catalog-${o.grants}-seed${o.seed}-${build.commit.slice(0, 12)}`);
+  const dataDir = build.uncommitted
+    ? path.join(tmp, `catalog-${name}`)
+    : path.join(REPO_ROOT, '.cache', `bench-catalog-${o.grants}-seed${o.seed}-${build.commit.slice(0, 12)}`);
   return { dataDir, indexerRoot: build.root };
 }
 
 /** One build's API: its own DATA_DIR (subscriptions, usage) whose catalog.sqlite links to the catalog it reads. */
-async function startApi(build: Build, name: string, catalogDir: string, tmp: string): Promise<{ api: RunningProcess; apiKey: string }> {
+async function startApi(
+  build: Build,
+  name: string,
+  catalogDir: string,
+  tmp: string,
+): Promise<{ api: RunningProcess; apiKey: string }> {
   const dataDir = path.join(tmp, `data-${name}`);
   mkdirSync(dataDir, { recursive: true });
   // SQLite follows the link, so the catalog's WAL and shared-memory files are the catalog's own.
@@ -173,7 +195,8 @@ async function main(argv: string[]): Promise<number> {
     builds.push(old);
     let head: Build;
     if (o.head === null) head = workingTree();
-    else if (commitOf(o.head) === old.commit) head = old; // the same build twice: the method's noise floor
+    else if (commitOf(o.head) === old.commit)
+      head = old; // the same build twice: the method's noise floor
     else {
       say(`building ${o.head} in a temporary worktree`);
       head = buildRef(o.head, path.join(tmp, 'new'), buildLog);
@@ -183,9 +206,17 @@ async function main(argv: string[]): Promise<number> {
     // 2. The catalog: one both read when its format is the same in both builds, else one each.
     const changes = head === old ? [] : catalogFormatChanges(old, head);
     const shared = head === old || o.catalog === 'shared' || (o.catalog === 'auto' && changes.length === 0);
-    if (!shared) say(`one catalog per build (${changes.length > 0 ? `format files differ: ${changes.join(', ')}` : '--catalog each'})`);
-    else say(`one catalog for both builds (${changes.length > 0 ? `--catalog shared, though format files differ: ${changes.join(', ')}` : 'its format files are the same in both'})`);
-    const targets = shared ? [catalogTarget(old, o, tmp, 'old')] : [catalogTarget(old, o, tmp, 'old'), catalogTarget(head, o, tmp, 'new')];
+    if (!shared)
+      say(
+        `one catalog per build (${changes.length > 0 ? `format files differ: ${changes.join(', ')}` : '--catalog each'})`,
+      );
+    else
+      say(
+        `one catalog for both builds (${changes.length > 0 ? `--catalog shared, though format files differ: ${changes.join(', ')}` : 'its format files are the same in both'})`,
+      );
+    const targets = shared
+      ? [catalogTarget(old, o, tmp, 'old')]
+      : [catalogTarget(old, o, tmp, 'old'), catalogTarget(head, o, tmp, 'new')];
     const indexerEnv = (dataDir: string) => cleanEnv({ DATA_DIR: dataDir, SEARCH_ENGINE: 'sqlite', LOG_LEVEL: 'warn' });
     const catalogs = await storedCatalogs(o.grants, o.seed, targets, indexerEnv, say);
     const oldCatalog = catalogs[0];
@@ -194,13 +225,15 @@ async function main(argv: string[]): Promise<number> {
 
     // 3. Both APIs, then every distinct request to both; a request either build fails is an error.
     // One after the other: each reads its index with the machine to itself.
-    say('starting the old build\'s API');
+    say("starting the old build's API");
     const a = await startApi(old, 'old', oldCatalog.dataDir, tmp);
     running.push(a.api);
-    say('starting the new build\'s API');
+    say("starting the new build's API");
     const b = await startApi(head, 'new', newCatalog.dataDir, tmp);
     running.push(b.api);
-    const checked: ClassName[] = o.only.includes('searchMix') ? [...new Set<ClassName>([...o.only, ...SEARCH_CLASSES])] : o.only;
+    const checked: ClassName[] = o.only.includes('searchMix')
+      ? [...new Set<ClassName>([...o.only, ...SEARCH_CLASSES])]
+      : o.only;
     say('pre-flight: every distinct request once to each build');
     const preOld = await preflight(a.api.origin, a.apiKey, mix, checked);
     const preNew = await preflight(b.api.origin, b.apiKey, mix, checked);
@@ -210,12 +243,19 @@ async function main(argv: string[]): Promise<number> {
     ] as const) {
       for (const [name, list] of Object.entries(pre.dropped)) {
         const failures = list.filter((d) => d.why !== 'page past the end');
-        if (failures.length > 0) throw new Error(`pre-flight (${build}): ${failures.length} ${name} request(s) failed, e.g. ${failures[0].path}: ${failures[0].why}`);
+        if (failures.length > 0)
+          throw new Error(
+            `pre-flight (${build}): ${failures.length} ${name} request(s) failed, e.g. ${failures[0].path}: ${failures[0].why}`,
+          );
       }
     }
-    const differing = [...preOld.pathDigests].filter(([p, digest]) => preNew.pathDigests.has(p) && preNew.pathDigests.get(p) !== digest).map(([p]) => p);
+    const differing = [...preOld.pathDigests]
+      .filter(([p, digest]) => preNew.pathDigests.has(p) && preNew.pathDigests.get(p) !== digest)
+      .map(([p]) => p);
     const compared = [...preOld.pathDigests.keys()].filter((p) => preNew.pathDigests.has(p)).length;
-    say(`answers compared: ${compared}, bodies differing: ${differing.length}${differing.length > 0 ? ` (e.g. ${differing[0]})` : ''}`);
+    say(
+      `answers compared: ${compared}, bodies differing: ${differing.length}${differing.length > 0 ? ` (e.g. ${differing[0]})` : ''}`,
+    );
     /** A class's paths that both builds answered (deep pages past the end of either are dropped). */
     const pathsOf = (name: ClassName) => {
       const answeredByNew = new Set(preNew.kept[name]);
@@ -225,13 +265,25 @@ async function main(argv: string[]): Promise<number> {
     // 4. Warm-up, then the alternating rounds.
     const servers = { old: a, new: b };
     const load = (build: 'old' | 'new', paths: string[], seconds = o.durationSeconds): Promise<LoadResult> =>
-      drive({ origin: servers[build].api.origin, paths, connections: o.connections, durationSeconds: seconds, headers: { Authorization: `Bearer ${servers[build].apiKey}` }, serverPid: servers[build].api.pid, settle: true });
+      drive({
+        origin: servers[build].api.origin,
+        paths,
+        connections: o.connections,
+        durationSeconds: seconds,
+        headers: { Authorization: `Bearer ${servers[build].apiKey}` },
+        serverPid: servers[build].api.pid,
+        settle: true,
+      });
     say('warming up (3 s of the search mix, 2 s of /grants/:id, each build)');
     for (const build of ['old', 'new'] as const) {
       await load(build, pathsOf('searchMix').length > 0 ? pathsOf('searchMix') : pathsOf(o.only[0]), 3);
       if (o.only.includes('byId')) await load(build, pathsOf('byId'), 2);
     }
-    const classes: CompareResults['classes'] = o.only.map((name) => ({ name, label: CLASS_LABELS[name], rounds: [] as CompareRound[] }));
+    const classes: CompareResults['classes'] = o.only.map((name) => ({
+      name,
+      label: CLASS_LABELS[name],
+      rounds: [] as CompareRound[],
+    }));
     for (let round = 0; round < o.rounds; round++) {
       const order = round % 2 === 0 ? (['old', 'new'] as const) : (['new', 'old'] as const);
       for (const c of classes) {
@@ -241,7 +293,9 @@ async function main(argv: string[]): Promise<number> {
         for (const build of order) {
           const r = await load(build, paths);
           measured[build] = r;
-          say(`round ${round + 1} ${c.name.padEnd(9)} ${build}: ${String(Math.round(r.rps)).padStart(6)} req/s  cpu ${r.serverCpuUsPerRequest ?? '–'} µs/req  errors ${r.errors}  load ${r.loadAverage}`);
+          say(
+            `round ${round + 1} ${c.name.padEnd(9)} ${build}: ${String(Math.round(r.rps)).padStart(6)} req/s  cpu ${r.serverCpuUsPerRequest ?? '–'} µs/req  errors ${r.errors}  load ${r.loadAverage}`,
+          );
         }
         c.rounds.push({ first: order[0], old: measured.old!, new: measured.new! });
       }
@@ -275,7 +329,9 @@ async function main(argv: string[]): Promise<number> {
     };
     mkdirSync(path.dirname(o.out), { recursive: true });
     writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
-    process.stdout.write(`\n${formatCompare(results)}\n\n${formatCompare(results, 'markdown')}\n\nresults: ${path.relative(process.cwd(), o.out)} (${results.meta.elapsedSeconds} s)\n`);
+    process.stdout.write(
+      `\n${formatCompare(results)}\n\n${formatCompare(results, 'markdown')}\n\nresults: ${path.relative(process.cwd(), o.out)} (${results.meta.elapsedSeconds} s)\n`,
+    );
     return 0;
   } finally {
     await Promise.allSettled(running.map((p) => p.stop()));
@@ -290,7 +346,9 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`bench:compare failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `bench:compare failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 1;
   },
 );

@@ -53,14 +53,23 @@ function compared(rounds: CompareRound[], figure: (r: LoadResult) => number | nu
   const pairs = rounds.map((r) => [figure(r.old), figure(r.new)] as const);
   if (pairs.some(([o, n]) => o === null || n === null || o === 0)) return null;
   const ratios = pairs.map(([o, n]) => n! / o!);
-  return { old: median(pairs.map(([o]) => o!)), new: median(pairs.map(([, n]) => n!)), ratio: median(ratios), lowest: Math.min(...ratios), highest: Math.max(...ratios) };
+  return {
+    old: median(pairs.map(([o]) => o!)),
+    new: median(pairs.map(([, n]) => n!)),
+    ratio: median(ratios),
+    lowest: Math.min(...ratios),
+    highest: Math.max(...ratios),
+  };
 }
 
 export function summarise(results: CompareResults): ClassSummary[] {
   return results.classes.map(({ name, label, rounds }) => {
     const rps = compared(rounds, (r) => r.rps)!;
     const cpu = compared(rounds, (r) => r.serverCpuUsPerRequest);
-    const errors = { old: rounds.reduce((sum, r) => sum + r.old.errors, 0), new: rounds.reduce((sum, r) => sum + r.new.errors, 0) };
+    const errors = {
+      old: rounds.reduce((sum, r) => sum + r.old.errors, 0),
+      new: rounds.reduce((sum, r) => sum + r.new.errors, 0),
+    };
     const within = rps.ratio >= 1 - TOLERANCE && (cpu === null || cpu.ratio <= 1 + TOLERANCE) && errors.new === 0;
     return { name, label, rps, cpu, errors, within };
   });
@@ -86,7 +95,8 @@ export function facetCosts(results: CompareResults): { old: number; new: number 
 
 const ratio = (v: number) => v.toFixed(3);
 const signed = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(Math.round(v * 100))} %`;
-const describe = (b: BuildInfo) => `${b.label} (${b.commit.slice(0, 12)}${b.uncommitted ? ', with uncommitted changes' : ''})`;
+const describe = (b: BuildInfo) =>
+  `${b.label} (${b.commit.slice(0, 12)}${b.uncommitted ? ', with uncommitted changes' : ''})`;
 
 export function formatCompare(results: CompareResults, format: 'text' | 'markdown' = 'text'): string {
   const render = format === 'text' ? table : markdown;
@@ -99,9 +109,22 @@ export function formatCompare(results: CompareResults, format: 'text' | 'markdow
     `${n0(m.grants)} grants (${String(m.catalog)} catalog), ${String(m.connections)} connections, ${rounds} alternating round(s) of ${String(m.durationSeconds)} s per build and class, ` +
       `${String(m.cpus)} cores, load average ${m.loadAverageStart} → ${m.loadAverageEnd}`,
   );
-  out.push(`answers compared in the pre-flight: ${n0(results.answers.compared)}, bodies differing: ${n0(results.answers.differing.length)}`);
+  out.push(
+    `answers compared in the pre-flight: ${n0(results.answers.compared)}, bodies differing: ${n0(results.answers.differing.length)}`,
+  );
   out.push('');
-  const header = ['class', 'old req/s', 'new req/s', 'new/old req/s', 'old CPU µs/req', 'new CPU µs/req', 'new/old CPU', 'CPU ratio range', 'errors old/new', `within ${pct(TOLERANCE)}`];
+  const header = [
+    'class',
+    'old req/s',
+    'new req/s',
+    'new/old req/s',
+    'old CPU µs/req',
+    'new CPU µs/req',
+    'new/old CPU',
+    'CPU ratio range',
+    'errors old/new',
+    `within ${pct(TOLERANCE)}`,
+  ];
   const rows = summaries.map((s) => [
     s.label,
     n0(s.rps.old),
@@ -118,11 +141,13 @@ export function formatCompare(results: CompareResults, format: 'text' | 'markdow
   const facets = facetCosts(results);
   if (facets !== null) {
     out.push('');
-    out.push(`facets' cost (three facets vs none, CPU per request, median of the rounds): old ${signed(facets.old)}, new ${signed(facets.new)}`);
+    out.push(
+      `facets' cost (three facets vs none, CPU per request, median of the rounds): old ${signed(facets.old)}, new ${signed(facets.new)}`,
+    );
   }
   out.push('');
   out.push(
-    'Each figure is the median over the rounds; a new/old ratio is the median of the rounds\' ratios (the two builds of a round ran back to back, ' +
+    "Each figure is the median over the rounds; a new/old ratio is the median of the rounds' ratios (the two builds of a round ran back to back, " +
       `the first of them alternating), its range the lowest and highest round. "within ${pct(TOLERANCE)}": new/old req/s ≥ ${ratio(1 - TOLERANCE)}, ` +
       `new/old CPU ≤ ${ratio(1 + TOLERANCE)} and no error on the new build.`,
   );

@@ -21,19 +21,27 @@ interface Variant {
 
 function variantsOf(levels: string): Variant[] {
   const variants: Variant[] = [{ name: 'none', env: { COMPRESSION: 'false' }, acceptEncoding: null }];
-  for (const item of levels.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const item of levels
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     const [coding, level] = item.split(':');
-    if (coding === 'gzip') variants.push({ name: `gzip ${level}`, env: { COMPRESSION_GZIP_LEVEL: level }, acceptEncoding: 'gzip' });
-    else if (coding === 'br') variants.push({ name: `br ${level}`, env: { COMPRESSION_BROTLI_QUALITY: level }, acceptEncoding: 'br' });
+    if (coding === 'gzip')
+      variants.push({ name: `gzip ${level}`, env: { COMPRESSION_GZIP_LEVEL: level }, acceptEncoding: 'gzip' });
+    else if (coding === 'br')
+      variants.push({ name: `br ${level}`, env: { COMPRESSION_BROTLI_QUALITY: level }, acceptEncoding: 'br' });
     else throw new Error(`--levels takes gzip:N and br:N items (got "${item}")`);
   }
   return variants;
 }
 
 /** limit=100 pages: every page of the 600 fixture grants in four orders, and two filtered lists. */
-const PATHS = ['deadline', 'title', 'amountMax', 'updatedAt'].flatMap((sort) =>
-  [1, 2, 3, 4, 5, 6].map((page) => `/external/v1/grants?limit=100&page=${page}&sort=${sort}`),
-).concat(['/external/v1/grants?limit=100&eligibleProvinces=QUEBEC', '/external/v1/grants?limit=100&fundingType=GRANT&facets=funderType,eligibleProvinces']);
+const PATHS = ['deadline', 'title', 'amountMax', 'updatedAt']
+  .flatMap((sort) => [1, 2, 3, 4, 5, 6].map((page) => `/external/v1/grants?limit=100&page=${page}&sort=${sort}`))
+  .concat([
+    '/external/v1/grants?limit=100&eligibleProvinces=QUEBEC',
+    '/external/v1/grants?limit=100&fundingType=GRANT&facets=funderType,eligibleProvinces',
+  ]);
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -48,19 +56,53 @@ async function main(): Promise<void> {
   const rows: { variant: Variant; result: LoadResult }[] = [];
   let bodies: Buffer[] = [];
   try {
-    const baseEnv = { ...process.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', DATA_DIR: dataDir, HOST: '127.0.0.1', SEARCH_ENGINE: 'sqlite', REDIS_URL: '' };
+    const baseEnv = {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      SEARCH_ENGINE: 'sqlite',
+      REDIS_URL: '',
+    };
     const { apiKey } = await createBenchSubscription(baseEnv);
     for (const variant of variantsOf(values.levels)) {
       const port = await freePort();
-      const server = await startProcess({ name: `api-${variant.name.replace(' ', '-')}`, args: ['dist/src/main.js'], env: { ...baseEnv, ...variant.env, PORT: String(port) }, port, logDir: dataDir });
+      const server = await startProcess({
+        name: `api-${variant.name.replace(' ', '-')}`,
+        args: ['dist/src/main.js'],
+        env: { ...baseEnv, ...variant.env, PORT: String(port) },
+        port,
+        logDir: dataDir,
+      });
       try {
-        const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}`, ...(variant.acceptEncoding === null ? {} : { 'Accept-Encoding': variant.acceptEncoding }) };
+        const headers: Record<string, string> = {
+          Authorization: `Bearer ${apiKey}`,
+          ...(variant.acceptEncoding === null ? {} : { 'Accept-Encoding': variant.acceptEncoding }),
+        };
         // Warm-up, then the measured run.
-        await drive({ origin: server.origin, paths: PATHS, connections: Number(values.connections), durationSeconds: 1, headers });
-        const result = await drive({ origin: server.origin, paths: PATHS, connections: Number(values.connections), durationSeconds: Number(values.duration), headers, serverPid: server.pid });
-        if (result.errors > 0) throw new Error(`${variant.name}: ${result.errors} errors (${JSON.stringify(result.statusCodes)})`);
+        await drive({
+          origin: server.origin,
+          paths: PATHS,
+          connections: Number(values.connections),
+          durationSeconds: 1,
+          headers,
+        });
+        const result = await drive({
+          origin: server.origin,
+          paths: PATHS,
+          connections: Number(values.connections),
+          durationSeconds: Number(values.duration),
+          headers,
+          serverPid: server.pid,
+        });
+        if (result.errors > 0)
+          throw new Error(`${variant.name}: ${result.errors} errors (${JSON.stringify(result.statusCodes)})`);
         rows.push({ variant, result });
-        if (variant.acceptEncoding === null) bodies = await Promise.all(PATHS.map(async (p) => Buffer.from(await (await fetch(server.origin + p, { headers })).arrayBuffer())));
+        if (variant.acceptEncoding === null)
+          bodies = await Promise.all(
+            PATHS.map(async (p) => Buffer.from(await (await fetch(server.origin + p, { headers })).arrayBuffer())),
+          );
         process.stderr.write(`${variant.name}: ${Math.round(result.rps)} req/s\n`);
       } finally {
         await server.stop();
@@ -85,7 +127,10 @@ async function main(): Promise<void> {
         result.latencyMs.p99.toFixed(1),
         result.serverCpuUsPerRequest === null ? '—' : Math.round(result.serverCpuUsPerRequest).toLocaleString('en-US'),
         result.loadAverage.toFixed(1),
-      ].join(' | ').replace(/^/, '| ').replace(/$/, ' |'),
+      ]
+        .join(' | ')
+        .replace(/^/, '| ')
+        .replace(/$/, ' |'),
     ),
   ];
   lines.push('', ...compressionAlone(bodies, values.levels));
@@ -104,10 +149,17 @@ function compressionAlone(bodies: Buffer[], levels: string): string[] {
     '| encoding | bytes/body | vs none | CPU µs/body | MB/s |',
     '|---|---:|---:|---:|---:|',
   ];
-  for (const item of levels.split(',').map((x) => x.trim()).filter((x) => x !== '')) {
+  for (const item of levels
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '')) {
     const [coding, levelText] = item.split(':');
     const level = Number(levelText);
-    const run = (body: Buffer) => (coding === 'gzip' ? gzipSync(body, { level }) : brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: level } })).length;
+    const run = (body: Buffer) =>
+      (coding === 'gzip'
+        ? gzipSync(body, { level })
+        : brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: level } })
+      ).length;
     let best = Infinity;
     let bytes = 0;
     for (let round = 0; round < 5; round++) {
@@ -117,7 +169,9 @@ function compressionAlone(bodies: Buffer[], levels: string): string[] {
       best = Math.min(best, used.user + used.system);
     }
     const perBody = best / bodies.length;
-    out.push(`| ${coding} ${level} | ${Math.round(bytes / bodies.length).toLocaleString('en-US')} | ${((bytes / total) * 100).toFixed(1)} % | ${Math.round(perBody).toLocaleString('en-US')} | ${Math.round(total / bodies.length / perBody)} |`);
+    out.push(
+      `| ${coding} ${level} | ${Math.round(bytes / bodies.length).toLocaleString('en-US')} | ${((bytes / total) * 100).toFixed(1)} % | ${Math.round(perBody).toLocaleString('en-US')} | ${Math.round(total / bodies.length / perBody)} |`,
+    );
   }
   return out;
 }

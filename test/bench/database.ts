@@ -12,10 +12,15 @@ export interface BenchDatabase {
 
 function psql(url: string, sql: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('psql', ['-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', sql], { timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`psql: ${stderr.trim() || error.message}`));
-      else resolve(stdout.trim());
-    });
+    execFile(
+      'psql',
+      ['-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', sql],
+      { timeout: 60_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`psql: ${stderr.trim() || error.message}`));
+        else resolve(stdout.trim());
+      },
+    );
   });
 }
 

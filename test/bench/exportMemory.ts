@@ -48,8 +48,15 @@ async function main(): Promise<void> {
   const logDir = path.join(tmp, 'logs');
   mkdirSync(logDir);
   const alias = `bench-export-${randomBytes(5).toString('hex')}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: path.join(tmp, 'data'), SEARCH_ENGINE: engine, ELASTICSEARCH_URL: values['elasticsearch-url'] as string, ELASTICSEARCH_INDEX: alias };
-  for (const name of ['PORT', 'HOST', 'LOG_LEVEL', 'SEED_CATALOG', 'SEED_FILE', 'REDIS_URL', 'NODE_OPTIONS']) delete env[name];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: path.join(tmp, 'data'),
+    SEARCH_ENGINE: engine,
+    ELASTICSEARCH_URL: values['elasticsearch-url'] as string,
+    ELASTICSEARCH_INDEX: alias,
+  };
+  for (const name of ['PORT', 'HOST', 'LOG_LEVEL', 'SEED_CATALOG', 'SEED_FILE', 'REDIS_URL', 'NODE_OPTIONS'])
+    delete env[name];
   let api: RunningProcess | undefined;
   try {
     say(`generating ${grants.toLocaleString('en-US')} grants`);
@@ -62,11 +69,19 @@ async function main(): Promise<void> {
     const { apiKey } = await createBenchSubscription(env);
     const auth = { Authorization: `Bearer ${apiKey}` };
     const port = await freePort();
-    api = await startProcess({ name: 'api', args: ['dist/src/main.js'], port, logDir, readyPath: '/readyz', env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_CATALOG: 'false' } });
+    api = await startProcess({
+      name: 'api',
+      args: ['dist/src/main.js'],
+      port,
+      logDir,
+      readyPath: '/readyz',
+      env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', SEED_CATALOG: 'false' },
+    });
     const pid = api.pid;
 
     // Idle: after a few searches in the export's order (the columns and that order loaded), then a rest.
-    for (let i = 0; i < 3; i++) await (await fetch(`${api.origin}/external/v1/grants?limit=100`, { headers: auth })).arrayBuffer();
+    for (let i = 0; i < 3; i++)
+      await (await fetch(`${api.origin}/external/v1/grants?limit=100`, { headers: auth })).arrayBuffer();
     await sleep(3000);
     let idle = 0;
     for (let i = 0; i < 10; i++) {
@@ -121,14 +136,21 @@ async function main(): Promise<void> {
     if (deepParts.length > 0) {
       const deep = JSON.parse(Buffer.concat(deepParts).toString('utf8')) as { id: string; deadline: string | null };
       const query = parseGrantQuery(parseQueryString('limit=100&cursor=*'));
-      const deepCursor = encodeCursor(query, 2, { key: deep.deadline === null ? null : Date.parse(deep.deadline), id: deep.id });
-      for (const [name, cursor] of [['first', '*'], ['at90pct', deepCursor]] as const) {
+      const deepCursor = encodeCursor(query, 2, {
+        key: deep.deadline === null ? null : Date.parse(deep.deadline),
+        id: deep.id,
+      });
+      for (const [name, cursor] of [
+        ['first', '*'],
+        ['at90pct', deepCursor],
+      ] as const) {
         const times: number[] = [];
         for (let i = 0; i < 30; i++) {
           const t0 = process.hrtime.bigint();
           const page = await fetch(`${api.origin}/external/v1/grants?limit=100&cursor=${cursor}`, { headers: auth });
           const body = (await page.json()) as { data: unknown[] };
-          if (page.status !== 200 || body.data.length === 0) throw new Error(`cursor page ${name} answered ${page.status} with ${body.data.length} grants`);
+          if (page.status !== 200 || body.data.length === 0)
+            throw new Error(`cursor page ${name} answered ${page.status} with ${body.data.length} grants`);
           times.push(Number(process.hrtime.bigint() - t0) / 1e6);
         }
         times.sort((a, b) => a - b);
@@ -155,12 +177,16 @@ async function main(): Promise<void> {
       node: process.version,
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    say(`${rows.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} grants, ${report.mib} MiB in ${report.seconds} s; RSS idle ${report.idleRssMiB} MiB, peak ${report.peakRssMiB} MiB (+${report.deltaMiB}, limit +${LIMIT_MIB}): ${report.holds ? 'holds' : 'DOES NOT HOLD'}`);
+    say(
+      `${rows.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} grants, ${report.mib} MiB in ${report.seconds} s; RSS idle ${report.idleRssMiB} MiB, peak ${report.peakRssMiB} MiB (+${report.deltaMiB}, limit +${LIMIT_MIB}): ${report.holds ? 'holds' : 'DOES NOT HOLD'}`,
+    );
     if (!report.holds) process.exitCode = 1;
   } finally {
     await api?.stop();
     if (engine === 'elasticsearch') {
-      await fetch(`${values['elasticsearch-url']}/${alias}-*?ignore_unavailable=true&allow_no_indices=true`, { method: 'DELETE' }).catch(() => undefined);
+      await fetch(`${values['elasticsearch-url']}/${alias}-*?ignore_unavailable=true&allow_no_indices=true`, {
+        method: 'DELETE',
+      }).catch(() => undefined);
     }
     if (values['keep-temp']) say(`kept ${tmp}`);
     else rmSync(tmp, { recursive: true, force: true });

@@ -11,7 +11,9 @@ import type { CatalogColumns } from '../../src/search/sqlite/index/columns.js';
 import { countsByBits, countsByMasks } from '../../src/search/sqlite/collect/facets.js';
 import { fastestMicros } from './fastest.js';
 
-const { values: options } = parseArgs({ options: { grants: { type: 'string', default: '1000000' }, facet: { type: 'string', default: 'eligibleProvinces' } } });
+const { values: options } = parseArgs({
+  options: { grants: { type: 'string', default: '1000000' }, facet: { type: 'string', default: 'eligibleProvinces' } },
+});
 const size = Number(options.grants);
 const name = options.facet as StoredFacetName;
 const values = FACET_VALUES[name].length;
@@ -42,7 +44,6 @@ function countAndByWord(a: Bits, b: Bits): number {
 }
 const countsByWord = (base: Bits) => Int32Array.from(valueBits, (bits) => countAndByWord(base, bits));
 
-
 // Warm-up: both ways compiled before the first figure.
 const warm = emptyBits(size);
 for (let p = 0; p < size; p += 7) setBit(warm, p);
@@ -52,8 +53,12 @@ for (let run = 0; run < 20; run++) {
   countsByWord(warm);
 }
 
-console.log(`${name} (${values} values), ${size.toLocaleString('en')} grants (${words.toLocaleString('en')} words); the fastest of 9`);
-console.log('matches | by bits µs (ns per value × word) | the same, each word counted alone | by masks µs (ns per match beyond the word pass) | word pass ns (0.1 % row)');
+console.log(
+  `${name} (${values} values), ${size.toLocaleString('en')} grants (${words.toLocaleString('en')} words); the fastest of 9`,
+);
+console.log(
+  'matches | by bits µs (ns per value × word) | the same, each word counted alone | by masks µs (ns per match beyond the word pass) | word pass ns (0.1 % row)',
+);
 for (const share of [0.001, 0.01, 0.03, 0.1, 0.2, 0.3, 0.4, 0.7, 1]) {
   const base = emptyBits(size);
   for (let p = 0; p < size; p++) if (rng.chance(share)) setBit(base, p);
@@ -64,5 +69,7 @@ for (const share of [0.001, 0.01, 0.03, 0.1, 0.2, 0.3, 0.4, 0.7, 1]) {
   const pass = share === 0.001 ? ((byMasks * 1000) / words).toFixed(2) : '';
   // Beyond the word pass (taken as the 0.1 % row's, where the matches are too few to weigh).
   const perMatch = share === 0.001 ? '–' : ((byMasks * 1000 - 1.9 * words) / Math.max(1, matches)).toFixed(2);
-  console.log(`${(share * 100).toString().padStart(5)} % | ${byBits.toFixed(0).padStart(6)} (${((byBits * 1000) / (values * words)).toFixed(2)}) | ${byWord.toFixed(0).padStart(6)} (${((byWord * 1000) / (values * words)).toFixed(2)}) | ${byMasks.toFixed(0).padStart(6)} (${perMatch}) | ${pass}`);
+  console.log(
+    `${(share * 100).toString().padStart(5)} % | ${byBits.toFixed(0).padStart(6)} (${((byBits * 1000) / (values * words)).toFixed(2)}) | ${byWord.toFixed(0).padStart(6)} (${((byWord * 1000) / (values * words)).toFixed(2)}) | ${byMasks.toFixed(0).padStart(6)} (${perMatch}) | ${pass}`,
+  );
 }

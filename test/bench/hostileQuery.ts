@@ -15,7 +15,14 @@ import { crowdedQuery, swarmedCatalogGrants } from '../support/typoCatalog.js';
 import { runIndexer } from './catalog.js';
 import { drive, elasticsearchPid, type LoadResult } from './load.js';
 import { PREFIX } from './mix.js';
-import { API_NODE_OPTIONS, cleanEnv, createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
+import {
+  API_NODE_OPTIONS,
+  cleanEnv,
+  createBenchSubscription,
+  freePort,
+  startProcess,
+  type RunningProcess,
+} from './processes.js';
 import { median, table } from './report.js';
 
 const HELP = `Usage: node dist/test/bench/hostileQuery.js [options]
@@ -68,7 +75,9 @@ async function main(argv: string[]): Promise<number> {
     const query = crowdedQuery();
     const words = new Set(catalog.flatMap((g) => `${g.title} ${g.description}`.toLowerCase().split(/\s+/)));
     const neighbours = query.split(' ').map((w) => [...words].filter((c) => typosWithin(w, c) !== null).length);
-    say(`${grants} grants, ${words.size} distinct words; the query's words have ${Math.min(...neighbours)}–${Math.max(...neighbours)} typo neighbours each`);
+    say(
+      `${grants} grants, ${words.size} distinct words; the query's words have ${Math.min(...neighbours)}–${Math.max(...neighbours)} typo neighbours each`,
+    );
     const source = writeNdjson(tmp, 'grants.ndjson', catalog);
     const rows: string[][] = [];
     for (const engine of engines) {
@@ -79,12 +88,21 @@ async function main(argv: string[]): Promise<number> {
       if (indexed.exitCode !== 0) throw new Error(`grants-indexer exited ${indexed.exitCode}: ${indexed.output}`);
       const { apiKey } = await createBenchSubscription(cleanEnv(env));
       const port = await freePort();
-      const api = await startProcess({ name: `api-${engine}`, args: [...API_NODE_OPTIONS, 'dist/src/main.js'], port, logDir: tmp, readyPath: '/readyz', env: cleanEnv({ ...env, PORT: String(port), HOST: '127.0.0.1', SEED_CATALOG: 'false' }) });
+      const api = await startProcess({
+        name: `api-${engine}`,
+        args: [...API_NODE_OPTIONS, 'dist/src/main.js'],
+        port,
+        logDir: tmp,
+        readyPath: '/readyz',
+        env: cleanEnv({ ...env, PORT: String(port), HOST: '127.0.0.1', SEED_CATALOG: 'false' }),
+      });
       running.push(api);
       const headers = { Authorization: `Bearer ${apiKey}` };
       const hostile = `${PREFIX}/grants?search=${encodeURIComponent(query)}&typos=auto&limit=5`;
       // The dictionary's first use and the code's first run, before anything is timed.
-      await (await fetch(`${api.origin}${PREFIX}/grants?search=${query.slice(0, 9)}&typos=auto&limit=0`, { headers })).arrayBuffer();
+      await (
+        await fetch(`${api.origin}${PREFIX}/grants?search=${query.slice(0, 9)}&typos=auto&limit=0`, { headers })
+      ).arrayBuffer();
       const times: number[] = [];
       const statuses: number[] = [];
       for (let i = 0; i < sequential; i++) {
@@ -94,21 +112,53 @@ async function main(argv: string[]): Promise<number> {
         times.push(performance.now() - started);
         statuses.push(response.status);
       }
-      const loaded: LoadResult = await drive({ origin: api.origin, paths: [hostile], connections, durationSeconds: duration, headers, serverPid: api.pid, enginePid: engine === 'elasticsearch' ? (elasticsearchPid() ?? undefined) : undefined, settle: true });
-      const codes = (counts: Record<string, number>) => Object.entries(counts).map(([code, n]) => `${code}×${n}`).join(' ');
+      const loaded: LoadResult = await drive({
+        origin: api.origin,
+        paths: [hostile],
+        connections,
+        durationSeconds: duration,
+        headers,
+        serverPid: api.pid,
+        enginePid: engine === 'elasticsearch' ? (elasticsearchPid() ?? undefined) : undefined,
+        settle: true,
+      });
+      const codes = (counts: Record<string, number>) =>
+        Object.entries(counts)
+          .map(([code, n]) => `${code}×${n}`)
+          .join(' ');
       const alone = statuses.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
-      rows.push([engine, 'alone', String(sequential), median(times).toFixed(0), Math.max(...times).toFixed(0), codes(alone)]);
-      rows.push([engine, `${connections} connections, ${duration} s`, String(loaded.requests), loaded.latencyMs.p50.toFixed(0), `${loaded.latencyMs.p99.toFixed(0)} (p99)`, codes(loaded.statusCodes)]);
-      say(`${engine}: alone median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms; ${connections} connections p50 ${loaded.latencyMs.p50.toFixed(0)} p99 ${loaded.latencyMs.p99.toFixed(0)} ms, load ${loaded.loadAverage}`);
+      rows.push([
+        engine,
+        'alone',
+        String(sequential),
+        median(times).toFixed(0),
+        Math.max(...times).toFixed(0),
+        codes(alone),
+      ]);
+      rows.push([
+        engine,
+        `${connections} connections, ${duration} s`,
+        String(loaded.requests),
+        loaded.latencyMs.p50.toFixed(0),
+        `${loaded.latencyMs.p99.toFixed(0)} (p99)`,
+        codes(loaded.statusCodes),
+      ]);
+      say(
+        `${engine}: alone median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms; ${connections} connections p50 ${loaded.latencyMs.p50.toFixed(0)} p99 ${loaded.latencyMs.p99.toFixed(0)} ms, load ${loaded.loadAverage}`,
+      );
       await api.stop();
     }
-    process.stdout.write(`\nhostile query (${query.length} characters, typos=auto), budget ${budgetMs} ms, load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores\n`);
+    process.stdout.write(
+      `\nhostile query (${query.length} characters, typos=auto), budget ${budgetMs} ms, load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores\n`,
+    );
     process.stdout.write(`${table(['engine', 'run', 'requests', 'p50 ms', 'max ms', 'statuses'], rows)}\n`);
     return 0;
   } finally {
     await Promise.allSettled(running.map((p) => p.stop()));
     if (engines.includes('elasticsearch')) {
-      await es.indices.delete({ index: `${alias}-*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
+      await es.indices
+        .delete({ index: `${alias}-*`, ignore_unavailable: true, allow_no_indices: true })
+        .catch(() => undefined);
       await es.indices.delete({ index: `${alias}_changes`, ignore_unavailable: true }).catch(() => undefined);
     }
     await es.close();
@@ -121,7 +171,9 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`hostileQuery failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `hostileQuery failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exitCode = 1;
   },
 );

@@ -5,7 +5,16 @@
 // opportunities generated here from the extract's element names (the XML and its zip; the same
 // grants as NDJSON, CSV and CommonGrants). Each import is a fresh embedded catalog, the real
 // indexer as a child process; records/s and its peak RSS (VmHWM) per run.
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, type WriteStream } from 'node:fs';
+import {
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  type WriteStream,
+} from 'node:fs';
 import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
@@ -63,7 +72,12 @@ async function close(out: WriteStream): Promise<void> {
 
 /** A grant record with every field (the importers leave out what they do not fill). */
 const whole = (record: Record<string, unknown>): Grant =>
-  Object.fromEntries(GRANT_FIELDS.map((field) => [field, record[field] ?? (['eligibleProvinces', 'targetBeneficiaries', 'sdgAlignment'].includes(field) ? [] : null)])) as unknown as Grant;
+  Object.fromEntries(
+    GRANT_FIELDS.map((field) => [
+      field,
+      record[field] ?? (['eligibleProvinces', 'targetBeneficiaries', 'sdgAlignment'].includes(field) ? [] : null),
+    ]),
+  ) as unknown as Grant;
 
 /** Writers of the same grants in our other formats: NDJSON, our CSV export, CommonGrants list pages. */
 class SameGrants {
@@ -99,7 +113,10 @@ class SameGrants {
   private async flush(): Promise<void> {
     if (this.page.length === 0) return;
     this.pages += 1;
-    await put(this.commonGrants, `${JSON.stringify({ status: 200, message: 'Success', items: this.page, paginationInfo: { page: this.pages, pageSize: PAGE_SIZE } })}\n`);
+    await put(
+      this.commonGrants,
+      `${JSON.stringify({ status: 200, message: 'Success', items: this.page, paginationInfo: { page: this.pages, pageSize: PAGE_SIZE } })}\n`,
+    );
     this.page = [];
   }
 
@@ -118,15 +135,29 @@ class SameGrants {
 }
 
 const xmlText = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const mmddyyyy = (date: Date): string => `${String(date.getUTCMonth() + 1).padStart(2, '0')}${String(date.getUTCDate()).padStart(2, '0')}${date.getUTCFullYear()}`;
+const mmddyyyy = (date: Date): string =>
+  `${String(date.getUTCMonth() + 1).padStart(2, '0')}${String(date.getUTCDate()).padStart(2, '0')}${date.getUTCFullYear()}`;
 
-const AGENCIES = ['Rural Utilities Service', 'National Science Foundation', 'Department of Energy', 'National Institutes of Health', 'Environmental Protection Agency', 'Department of Education', 'Small Business Administration', 'Department of Transportation'];
+const AGENCIES = [
+  'Rural Utilities Service',
+  'National Science Foundation',
+  'Department of Energy',
+  'National Institutes of Health',
+  'Environmental Protection Agency',
+  'Department of Education',
+  'Small Business Administration',
+  'Department of Transportation',
+];
 const ELIGIBLE = ['00', '01', '02', '04', '05', '06', '07', '08', '11', '12', '13', '20', '21', '22', '23', '25', '99'];
 const INSTRUMENTS = ['G', 'CA', 'O'];
 const DAY = 86_400_000;
 
 /** One synthetic record of the extract: its kind and its elements, in the extract's order. */
-function syntheticRecord(rng: Random, text: RealisticText, n: number): { kind: RecordKind; fields: Map<string, string[]> } {
+function syntheticRecord(
+  rng: Random,
+  text: RealisticText,
+  n: number,
+): { kind: RecordKind; fields: Map<string, string[]> } {
   const kind = rng.chance(0.1) ? FORECAST : SYNOPSIS;
   const id = String(400000 + n);
   const posted = new Date(Date.UTC(2026, 0, 1) + rng.int(365) * DAY);
@@ -149,8 +180,16 @@ function syntheticRecord(rng: Random, text: RealisticText, n: number): { kind: R
     ['AgencyCode', `AG-${rng.int(100)}`],
     ['AgencyName', rng.pick(AGENCIES)],
     ['PostDate', mmddyyyy(posted)],
-    [kind === FORECAST ? 'EstimatedSynopsisPostDate' : 'CloseDate', mmddyyyy(kind === FORECAST ? new Date(posted.getTime() + 60 * DAY) : closes)],
-    ...(kind === FORECAST ? ([['EstimatedSynopsisCloseDate', mmddyyyy(new Date(closes.getTime() + 60 * DAY))], ['FiscalYear', '2027']] as [string, string][]) : []),
+    [
+      kind === FORECAST ? 'EstimatedSynopsisPostDate' : 'CloseDate',
+      mmddyyyy(kind === FORECAST ? new Date(posted.getTime() + 60 * DAY) : closes),
+    ],
+    ...(kind === FORECAST
+      ? ([
+          ['EstimatedSynopsisCloseDate', mmddyyyy(new Date(closes.getTime() + 60 * DAY))],
+          ['FiscalYear', '2027'],
+        ] as [string, string][])
+      : []),
     ['LastUpdatedDate', mmddyyyy(posted)],
     ['AwardCeiling', String(ceiling)],
     ['AwardFloor', String(floor)],
@@ -178,13 +217,17 @@ async function writeSyntheticExtract(dir: string, count: number, seed: number, n
   const text = new RealisticText();
   const xmlFile = path.join(dir, 'GrantsDBExtract-synthetic.xml');
   const xml = createWriteStream(xmlFile);
-  await put(xml, '<?xml version="1.0" encoding="UTF-8"?>\n<Grants xmlns="http://apply.grants.gov/system/OpportunityDetail-V1.0">\n');
+  await put(
+    xml,
+    '<?xml version="1.0" encoding="UTF-8"?>\n<Grants xmlns="http://apply.grants.gov/system/OpportunityDetail-V1.0">\n',
+  );
   const same = new SameGrants(dir, 'synthetic', now);
   for (let n = 1; n <= count; n += 1) {
     const { kind, fields } = syntheticRecord(rng, text, n);
     await put(xml, recordXml(kind, fields));
     const mapped = mapOpportunity(kind, fields);
-    if (mapped.value === null) throw new Error(`synthetic record ${n} does not map: ${JSON.stringify(mapped.problems)}`);
+    if (mapped.value === null)
+      throw new Error(`synthetic record ${n} does not map: ${JSON.stringify(mapped.problems)}`);
     await same.add(whole(mapped.value));
   }
   await put(xml, '</Grants>\n');
@@ -201,12 +244,21 @@ async function writeSyntheticExtract(dir: string, count: number, seed: number, n
 
   const corpus = `synthetic Grants.gov (${count.toLocaleString('en-US')})`;
   const [ndjson, ...others] = same.sources(corpus);
-  return [ndjson, { corpus, format: 'grants-gov (zip)', file: zipFile, args: [] }, { corpus, format: 'grants-gov (xml)', file: xmlFile, args: [] }, ...others];
+  return [
+    ndjson,
+    { corpus, format: 'grants-gov (zip)', file: zipFile, args: [] },
+    { corpus, format: 'grants-gov (xml)', file: xmlFile, args: [] },
+    ...others,
+  ];
 }
 
 /** The real programs: as shipped (gzipped NDJSON), and the same grants in our formats. */
 async function writeRealPrograms(dir: string, now: number): Promise<Source[]> {
-  const grants = gunzipSync(readFileSync(REAL_PROGRAMS)).toString('utf8').split('\n').filter((line) => line.trim() !== '').map((line) => whole(JSON.parse(line)));
+  const grants = gunzipSync(readFileSync(REAL_PROGRAMS))
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => whole(JSON.parse(line)));
   const same = new SameGrants(dir, 'real-programs', now);
   for (const grant of grants) await same.add(grant);
   await same.close();
@@ -219,11 +271,19 @@ const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
 
 function table(rows: Row[]): string {
   const baseline = new Map(rows.filter((r) => r.format.startsWith('ndjson (baseline)')).map((r) => [r.corpus, r.run]));
-  const lines = ['| corpus | format | file MB | records | seconds | records/s | peak RSS MiB | vs NDJSON (records/s, RSS) |', '| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |'];
+  const lines = [
+    '| corpus | format | file MB | records | seconds | records/s | peak RSS MiB | vs NDJSON (records/s, RSS) |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |',
+  ];
   for (const { corpus, format, bytes, run } of rows) {
     const base = baseline.get(corpus)!;
-    const versus = run === base ? '—' : `${(run.recordsPerSecond / base.recordsPerSecond).toFixed(2)}×, ${(run.peakRssMiB / base.peakRssMiB).toFixed(2)}×`;
-    lines.push(`| ${corpus} | ${format} | ${mib(bytes)} | ${run.indexed.toLocaleString('en-US')} | ${run.seconds.toFixed(1)} | ${Math.round(run.recordsPerSecond).toLocaleString('en-US')} | ${run.peakRssMiB.toFixed(0)} | ${versus} |`);
+    const versus =
+      run === base
+        ? '—'
+        : `${(run.recordsPerSecond / base.recordsPerSecond).toFixed(2)}×, ${(run.peakRssMiB / base.peakRssMiB).toFixed(2)}×`;
+    lines.push(
+      `| ${corpus} | ${format} | ${mib(bytes)} | ${run.indexed.toLocaleString('en-US')} | ${run.seconds.toFixed(1)} | ${Math.round(run.recordsPerSecond).toLocaleString('en-US')} | ${run.peakRssMiB.toFixed(0)} | ${versus} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -231,7 +291,14 @@ function table(rows: Row[]): string {
 export async function runImportsBench(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv.filter((a) => a !== '--imports'),
-    options: { opportunities: { type: 'string' }, seed: { type: 'string' }, quick: { type: 'boolean' }, out: { type: 'string' }, 'keep-temp': { type: 'boolean' }, help: { type: 'boolean' } },
+    options: {
+      opportunities: { type: 'string' },
+      seed: { type: 'string' },
+      quick: { type: 'boolean' },
+      out: { type: 'string' },
+      'keep-temp': { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
     strict: true,
   });
   if (values.help === true) {
@@ -240,27 +307,45 @@ export async function runImportsBench(argv: string[]): Promise<number> {
   }
   const count = Number(values.opportunities ?? (values.quick === true ? 10_000 : 100_000));
   const seed = Number(values.seed ?? 1);
-  if (!Number.isInteger(count) || count < 1 || count > 10_000_000) throw new Error(`--opportunities must be a whole number from 1 to 10,000,000, not ${values.opportunities}`);
+  if (!Number.isInteger(count) || count < 1 || count > 10_000_000)
+    throw new Error(`--opportunities must be a whole number from 1 to 10,000,000, not ${values.opportunities}`);
   const now = Date.now();
   const temp = mkdtempSync(path.join(os.tmpdir(), 'grants-bench-imports-'));
   try {
-    console.log(`generating: the real programs in our formats, a synthetic Grants.gov extract of ${count.toLocaleString('en-US')} opportunities (${temp})`);
+    console.log(
+      `generating: the real programs in our formats, a synthetic Grants.gov extract of ${count.toLocaleString('en-US')} opportunities (${temp})`,
+    );
     const sources = [...(await writeRealPrograms(temp, now)), ...(await writeSyntheticExtract(temp, count, seed, now))];
     const rows: Row[] = [];
     for (const source of sources) {
       const dataDir = path.join(temp, 'data');
       rmSync(dataDir, { recursive: true, force: true });
       mkdirSync(dataDir);
-      const run = await runIndexer(source.file, cleanEnv({ SEARCH_ENGINE: 'sqlite', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), REPO_ROOT, source.args);
-      if (run.exitCode !== 0) throw new Error(`${source.corpus} ${source.format}: the indexer exited ${run.exitCode}:\n${run.output}`);
+      const run = await runIndexer(
+        source.file,
+        cleanEnv({ SEARCH_ENGINE: 'sqlite', DATA_DIR: dataDir, LOG_LEVEL: 'silent' }),
+        REPO_ROOT,
+        source.args,
+      );
+      if (run.exitCode !== 0)
+        throw new Error(`${source.corpus} ${source.format}: the indexer exited ${run.exitCode}:\n${run.output}`);
       rows.push({ ...source, bytes: statSync(source.file).size, run });
-      console.log(`${source.corpus}, ${source.format}: ${run.indexed} in ${run.seconds.toFixed(1)} s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB`);
+      console.log(
+        `${source.corpus}, ${source.format}: ${run.indexed} in ${run.seconds.toFixed(1)} s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB`,
+      );
     }
     rmSync(path.join(temp, 'data'), { recursive: true, force: true });
-    console.log(`\n${table(rows)}\n\npeak RSS: ${rows[0].run.rssMethod}; ${os.cpus().length} CPUs, Node ${process.version}`);
-    const out = values.out ?? path.join(REPO_ROOT, 'test/bench/results', `imports-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    console.log(
+      `\n${table(rows)}\n\npeak RSS: ${rows[0].run.rssMethod}; ${os.cpus().length} CPUs, Node ${process.version}`,
+    );
+    const out =
+      values.out ??
+      path.join(REPO_ROOT, 'test/bench/results', `imports-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     mkdirSync(path.dirname(out), { recursive: true });
-    writeFileSync(out, `${JSON.stringify({ opportunities: count, seed, cpus: os.cpus().length, node: process.version, rows: rows.map(({ file, ...row }) => ({ ...row, file: path.basename(file) })) }, null, 2)}\n`);
+    writeFileSync(
+      out,
+      `${JSON.stringify({ opportunities: count, seed, cpus: os.cpus().length, node: process.version, rows: rows.map(({ file, ...row }) => ({ ...row, file: path.basename(file) })) }, null, 2)}\n`,
+    );
     console.log(`results: ${out}`);
     return 0;
   } finally {

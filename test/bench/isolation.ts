@@ -48,7 +48,9 @@ Options:
 async function cachedCatalog(grants: number, seed: number): Promise<StoredCatalog> {
   const dataDir = path.join(REPO_ROOT, '.cache', `bench-catalog-${grants}-seed${seed}`);
   const env = (dir: string) => cleanEnv({ SEARCH_ENGINE: 'sqlite', DATA_DIR: dir, LOG_LEVEL: 'warn' });
-  const [catalog] = await storedCatalogs(grants, seed, [{ dataDir, indexerRoot: REPO_ROOT }], env, (line) => process.stdout.write(`${line}\n`));
+  const [catalog] = await storedCatalogs(grants, seed, [{ dataDir, indexerRoot: REPO_ROOT }], env, (line) =>
+    process.stdout.write(`${line}\n`),
+  );
   return catalog;
 }
 
@@ -71,7 +73,13 @@ const figures = (r: LoadResult): Figures => ({
 });
 
 /** Full-speed load on `paths`, with the latency of the answers served (2xx) apart from the refused (503). */
-async function driveCountingShed(origin: string, paths: string[], connections: number, durationSeconds: number, headers: Record<string, string>) {
+async function driveCountingShed(
+  origin: string,
+  paths: string[],
+  connections: number,
+  durationSeconds: number,
+  headers: Record<string, string>,
+) {
   const served: number[] = [];
   const shed: number[] = [];
   let next = 0;
@@ -92,7 +100,9 @@ async function driveCountingShed(origin: string, paths: string[], connections: n
       },
     ],
   });
-  instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => (status === 200 ? served : shed).push(ms));
+  instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) =>
+    (status === 200 ? served : shed).push(ms),
+  );
   const result = await instance;
   const pct = (list: number[], q: number) => {
     if (list.length === 0) return 0;
@@ -107,7 +117,8 @@ async function driveCountingShed(origin: string, paths: string[], connections: n
     servedP99: pct(served, 0.99),
     refused: shed.length,
     refusedP99: pct(shed, 0.99),
-    refusedShare: served.length + shed.length === 0 ? 0 : Math.round((shed.length / (served.length + shed.length)) * 1000) / 1000,
+    refusedShare:
+      served.length + shed.length === 0 ? 0 : Math.round((shed.length / (served.length + shed.length)) * 1000) / 1000,
     socketErrors: result.errors,
     statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])),
     loadAverage: Math.round(os.loadavg()[0] * 100) / 100,
@@ -174,35 +185,88 @@ async function main(): Promise<void> {
     const { apiKey } = await createBenchSubscription(env);
     const headers = { authorization: `Bearer ${apiKey}` };
     const logDir = path.join(os.tmpdir());
-    const api = await startProcess({ name: `bench-isolation-api-${workers}`, args: [...(values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`]), 'dist/src/main.js'], env, port, logDir, readyTimeoutMs: 600_000 });
+    const api = await startProcess({
+      name: `bench-isolation-api-${workers}`,
+      args: [
+        ...(values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`]),
+        'dist/src/main.js',
+      ],
+      env,
+      port,
+      logDir,
+      readyTimeoutMs: 600_000,
+    });
     const run: WorkersRun = { workers };
     try {
       // Warm-up: one search answered (on the event loop, the first one loads the columns: tens of
       // seconds at 1,000,000 grants; workers load theirs before the API listens), then a short run.
-      for (let answered = false; !answered; ) {
+      for (let answered = false; !answered;) {
         const res = await fetch(api.origin + mix.combined[0], { headers });
         await res.arrayBuffer();
         answered = res.status === 200;
       }
-      await drive({ origin: api.origin, paths: mix.searchMix, connections: 2, durationSeconds: 3, headers, serverPid: api.pid });
+      await drive({
+        origin: api.origin,
+        paths: mix.searchMix,
+        connections: 2,
+        durationSeconds: 3,
+        headers,
+        serverPid: api.pid,
+      });
       if (only.has('mix')) {
-        run.mix = figures(await drive({ origin: api.origin, paths: mix.searchMix, connections: Number(values.connections), durationSeconds: duration, headers, serverPid: api.pid }));
+        run.mix = figures(
+          await drive({
+            origin: api.origin,
+            paths: mix.searchMix,
+            connections: Number(values.connections),
+            durationSeconds: duration,
+            headers,
+            serverPid: api.pid,
+          }),
+        );
         process.stdout.write(`workers=${workers} search mix: ${JSON.stringify(run.mix)}\n`);
       }
       if (only.has('alone')) {
-        run.alone = figures(await drivePaced({ origin: api.origin, paths: mix.byId, rate: Number(values['by-id-rate']), durationSeconds: duration, headers }));
+        run.alone = figures(
+          await drivePaced({
+            origin: api.origin,
+            paths: mix.byId,
+            rate: Number(values['by-id-rate']),
+            durationSeconds: duration,
+            headers,
+          }),
+        );
         process.stdout.write(`workers=${workers} /grants/:id alone: ${JSON.stringify(run.alone)}\n`);
       }
       if (only.has('isolation')) {
         const [search, byId] = await Promise.all([
-          drive({ origin: api.origin, paths: mix.combined, connections: Number(values.connections), durationSeconds: duration, headers, serverPid: api.pid }),
-          drivePaced({ origin: api.origin, paths: mix.byId, rate: Number(values['by-id-rate']), durationSeconds: duration, headers }),
+          drive({
+            origin: api.origin,
+            paths: mix.combined,
+            connections: Number(values.connections),
+            durationSeconds: duration,
+            headers,
+            serverPid: api.pid,
+          }),
+          drivePaced({
+            origin: api.origin,
+            paths: mix.byId,
+            rate: Number(values['by-id-rate']),
+            durationSeconds: duration,
+            headers,
+          }),
         ]);
         run.isolation = { byId: figures(byId), search: figures(search) };
         process.stdout.write(`workers=${workers} isolation: ${JSON.stringify(run.isolation)}\n`);
       }
       if (only.has('overload')) {
-        run.overload = await driveCountingShed(api.origin, mix.combined, Number(values['overload-connections']), duration, headers);
+        run.overload = await driveCountingShed(
+          api.origin,
+          mix.combined,
+          Number(values['overload-connections']),
+          duration,
+          headers,
+        );
         process.stdout.write(`workers=${workers} overload: ${JSON.stringify(run.overload)}\n`);
       }
     } finally {
@@ -210,8 +274,19 @@ async function main(): Promise<void> {
     }
     runs.push(run);
   }
-  const results = { at: new Date().toISOString(), grants, seed, cpus: os.availableParallelism(), node: process.version, catalogBuilt: catalog.built, settings: values, runs };
-  const out = values.out ?? path.join(REPO_ROOT, 'test/bench/results', `isolation-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  const results = {
+    at: new Date().toISOString(),
+    grants,
+    seed,
+    cpus: os.availableParallelism(),
+    node: process.version,
+    catalogBuilt: catalog.built,
+    settings: values,
+    runs,
+  };
+  const out =
+    values.out ??
+    path.join(REPO_ROOT, 'test/bench/results', `isolation-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(out, JSON.stringify(results, null, 2));
   process.stdout.write(`results: ${out}\n`);
 }

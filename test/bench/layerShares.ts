@@ -24,7 +24,10 @@ export const BY_ID_LAYERS: readonly ShareLayer[] = [
   { name: 'CORS', without: ['cors'] },
   { name: 'error handler', without: ['errors'] },
   { name: 'URL length bound', without: ['bounds'] },
-  { name: 'pages passed by (openapi, docs, console, searchPage, landing)', without: ['openapi', 'docs', 'console', 'searchPage', 'landing'] },
+  {
+    name: 'pages passed by (openapi, docs, console, searchPage, landing)',
+    without: ['openapi', 'docs', 'console', 'searchPage', 'landing'],
+  },
   { name: 'overload guard', without: ['overload'] },
   { name: 'auth', without: ['auth'] },
   { name: 'key restrictions (origins, IPs)', without: ['keyPlace'] },
@@ -43,8 +46,14 @@ export function shareLayersOf(spec: string): ShareLayer[] {
   const known = new Set(BY_ID_LAYERS.flatMap((l) => l.without));
   return spec.split(',').map((name) => {
     const trimmed = name.trim();
-    if (!known.has(trimmed)) throw new Error(`--by-id-layers takes all, none or a comma list of ${[...known].join(', ')} (got "${trimmed}")`);
-    return BY_ID_LAYERS.find((l) => l.without.length === 1 && l.without[0] === trimmed) ?? { name: trimmed, without: [trimmed] };
+    if (!known.has(trimmed))
+      throw new Error(`--by-id-layers takes all, none or a comma list of ${[...known].join(', ')} (got "${trimmed}")`);
+    return (
+      BY_ID_LAYERS.find((l) => l.without.length === 1 && l.without[0] === trimmed) ?? {
+        name: trimmed,
+        without: [trimmed],
+      }
+    );
   });
 }
 
@@ -64,14 +73,26 @@ export interface ShareConfig {
  * the other of `info` and `warn` (production's level writes an access line per request; `warn`
  * writes none), so the ratio to the ceiling is printed at both in one run.
  */
-export function shareConfigs(layers: readonly ShareLayer[], against: readonly string[], logLevel: string): ShareConfig[] {
+export function shareConfigs(
+  layers: readonly ShareLayer[],
+  against: readonly string[],
+  logLevel: string,
+): ShareConfig[] {
   const otherLevel = logLevel === 'warn' ? 'info' : 'warn';
   return [
     { name: 'all on', kind: 'api', without: [] },
     { name: `all on, LOG_LEVEL=${otherLevel}`, kind: 'api', without: [], logLevel: otherLevel },
     ...against.map((build): ShareConfig => ({ name: `all on, build ${build}`, kind: 'against', without: [], build })),
     ...layers.map((layer): ShareConfig => ({ name: `${layer.name} off`, kind: 'layerOff', without: layer.without })),
-    ...(layers.length > 1 ? [{ name: 'all of them off (Koa, classify, handler)', kind: 'allOff', without: layers.flatMap((l) => l.without) } as ShareConfig] : []),
+    ...(layers.length > 1
+      ? [
+          {
+            name: 'all of them off (Koa, classify, handler)',
+            kind: 'allOff',
+            without: layers.flatMap((l) => l.without),
+          } as ShareConfig,
+        ]
+      : []),
     { name: 'direct baseline (node:http + lookup + envelope)', kind: 'direct', without: [] },
     { name: 'ceiling (node:http, same bytes)', kind: 'ceiling', without: [] },
   ];
@@ -112,7 +133,8 @@ export function shareRows(shares: LayerShares): { header: string[]; rows: string
   const header = ['/grants/:id', 'req/s', 'vs ceiling', 'CPU µs/req', 'layer µs/req', 'share of all on'];
   const rows = shares.configs.map((c) => {
     const cpu = c.median.cpuUsPerRequest;
-    const cost = c.kind === 'layerOff' || c.kind === 'allOff' ? (onCpu === null || cpu === null ? null : onCpu - cpu) : null;
+    const cost =
+      c.kind === 'layerOff' || c.kind === 'allOff' ? (onCpu === null || cpu === null ? null : onCpu - cpu) : null;
     return [
       c.name,
       n0(c.median.rps),
@@ -122,7 +144,9 @@ export function shareRows(shares: LayerShares): { header: string[]; rows: string
       cost === null || onCpu === null ? '' : pct(cost / onCpu),
     ];
   });
-  const layerCosts = shares.configs.filter((c) => c.kind === 'layerOff').map((c) => (onCpu ?? 0) - (c.median.cpuUsPerRequest ?? 0));
+  const layerCosts = shares.configs
+    .filter((c) => c.kind === 'layerOff')
+    .map((c) => (onCpu ?? 0) - (c.median.cpuUsPerRequest ?? 0));
   const sum = layerCosts.reduce((a, b) => a + b, 0);
   const otherLevels = shares.configs
     .filter((c) => c.kind === 'api' && c.logLevel !== undefined)

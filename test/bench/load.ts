@@ -102,7 +102,8 @@ export function elasticsearchPid(): number | null {
 }
 
 const cpuOf = (pid: number | undefined) => (pid === undefined ? null : processCpuSeconds(pid));
-const cpuBetween = (before: number | null, after: number | null) => (before !== null && after !== null ? after - before : null);
+const cpuBetween = (before: number | null, after: number | null) =>
+  before !== null && after !== null ? after - before : null;
 
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return 0;
@@ -117,7 +118,14 @@ const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** di
  * the server's CPU seconds over the run (null without a pid), the seconds the rate is taken over
  * and the wall seconds the CPU was spent in.
  */
-function commonFigures(sorted: Float64Array, bytes: number, cpu: number | null, seconds: number, wallSeconds: number, engineCpu: number | null) {
+function commonFigures(
+  sorted: Float64Array,
+  bytes: number,
+  cpu: number | null,
+  seconds: number,
+  wallSeconds: number,
+  engineCpu: number | null,
+) {
   const count = sorted.length;
   let sum = 0;
   for (const v of sorted) sum += v;
@@ -230,7 +238,9 @@ export async function drive(settings: LoadSettings): Promise<LoadResult> {
  * omission). autocannon's overallRate instead lets each connection send its share of a second
  * back to back at the start of the second, which is a burst at full concurrency.
  */
-export async function drivePaced(settings: Omit<LoadSettings, 'connections' | 'overallRate'> & { rate: number }): Promise<LoadResult> {
+export async function drivePaced(
+  settings: Omit<LoadSettings, 'connections' | 'overallRate'> & { rate: number },
+): Promise<LoadResult> {
   const { paths, rate } = settings;
   const url = new URL(settings.origin);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
@@ -254,16 +264,19 @@ export async function drivePaced(settings: Omit<LoadSettings, 'connections' | 'o
     inFlight += 1;
     peakInFlight = Math.max(peakInFlight, inFlight);
     const finished = new Promise<void>((resolve) => {
-      const req = http.request({ agent, host: url.hostname, port: url.port, path, headers: settings.headers ?? {} }, (res) => {
-        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        res.on('end', () => {
-          latencies.push(Number(process.hrtime.bigint() - due) / 1e6);
-          const code = String(res.statusCode);
-          statusCodes[code] = (statusCodes[code] ?? 0) + 1;
-          if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) non2xx += 1;
-          resolve();
-        });
-      });
+      const req = http.request(
+        { agent, host: url.hostname, port: url.port, path, headers: settings.headers ?? {} },
+        (res) => {
+          res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+          res.on('end', () => {
+            latencies.push(Number(process.hrtime.bigint() - due) / 1e6);
+            const code = String(res.statusCode);
+            statusCodes[code] = (statusCodes[code] ?? 0) + 1;
+            if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) non2xx += 1;
+            resolve();
+          });
+        },
+      );
       req.on('error', () => {
         socketErrors += 1;
         resolve();

@@ -1,12 +1,34 @@
 // The request mix of each endpoint class, drawn from the generated catalog (seeded: the same
 // catalog and seed give the same requests). Paths are relative to the server's origin.
 import { Random } from '../../fixtures/generate.js';
-import { BENEFICIARIES, COMPLEXITIES, CURRENCIES, FUNDER_TYPES, FUNDING_TYPES, PROVINCES, SDGS } from '../../src/grants/schema.js';
+import {
+  BENEFICIARIES,
+  COMPLEXITIES,
+  CURRENCIES,
+  FUNDER_TYPES,
+  FUNDING_TYPES,
+  PROVINCES,
+  SDGS,
+} from '../../src/grants/schema.js';
 import { wordsOf, type CatalogSample } from './catalog.js';
 
 export const PREFIX = '/external/v1';
 
-export const CLASS_NAMES = ['text', 'filters', 'combined', 'deep', 'searchMix', 'noFacets', 'facets', 'plainPages', 'highlighted', 'byId', 'filterOptions', 'usage', 'suggest'] as const;
+export const CLASS_NAMES = [
+  'text',
+  'filters',
+  'combined',
+  'deep',
+  'searchMix',
+  'noFacets',
+  'facets',
+  'plainPages',
+  'highlighted',
+  'byId',
+  'filterOptions',
+  'usage',
+  'suggest',
+] as const;
 export type ClassName = (typeof CLASS_NAMES)[number];
 
 export const CLASS_LABELS: Record<ClassName, string> = {
@@ -31,12 +53,15 @@ export const SEARCH_CLASSES = ['text', 'filters', 'combined', 'deep'] as const s
 export type Mix = Record<ClassName, string[]>;
 
 const STOPWORDS = new Set(
-  ('a an and are as at by for from in into is it of on or the to with ' +
-    "au aux avec d de des du en et l la le les par pour sur un une à").split(' '),
+  (
+    'a an and are as at by for from in into is it of on or the to with ' +
+    'au aux avec d de des du en et l la le les par pour sur un une à'
+  ).split(' '),
 );
 
 const isAccented = (word: string) => /[^\x00-\x7f]/.test(word);
-const contentWords = (text: string) => wordsOf(text).filter((w) => w.length >= 3 && !STOPWORDS.has(w) && !/^\d+$/.test(w));
+const contentWords = (text: string) =>
+  wordsOf(text).filter((w) => w.length >= 3 && !STOPWORDS.has(w) && !/^\d+$/.test(w));
 
 /** Removes accents, as a partner typing "quebec" would. */
 const plain = (word: string) => word.normalize('NFD').replace(/\p{M}/gu, '');
@@ -50,7 +75,8 @@ function query(params: [string, string | number][]): string {
   return params.map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&');
 }
 
-const searchPath = (params: [string, string | number][]) => `${PREFIX}/grants${params.length > 0 ? `?${query(params)}` : ''}`;
+const searchPath = (params: [string, string | number][]) =>
+  `${PREFIX}/grants${params.length > 0 ? `?${query(params)}` : ''}`;
 
 function textWords(rng: Random, sample: CatalogSample, french: string[]): string {
   const roll = rng.float();
@@ -79,9 +105,12 @@ function filterParams(rng: Random, sample: CatalogSample, minFilters = 1): [stri
   const params: [string, string | number][] = [];
   while (params.length < minFilters) {
     params.length = 0;
-    if (rng.chance(0.45)) params.push(['funderType', rng.sample(FUNDER_TYPES, rng.weighted([1, 2], [70, 30])).join(',')]);
-    if (rng.chance(0.45)) params.push(['fundingType', rng.sample(FUNDING_TYPES, rng.weighted([1, 2], [70, 30])).join(',')]);
-    if (rng.chance(0.55)) params.push(['eligibleProvinces', rng.sample(PROVINCES, rng.weighted([1, 2, 3], [50, 30, 20])).join(',')]);
+    if (rng.chance(0.45))
+      params.push(['funderType', rng.sample(FUNDER_TYPES, rng.weighted([1, 2], [70, 30])).join(',')]);
+    if (rng.chance(0.45))
+      params.push(['fundingType', rng.sample(FUNDING_TYPES, rng.weighted([1, 2], [70, 30])).join(',')]);
+    if (rng.chance(0.55))
+      params.push(['eligibleProvinces', rng.sample(PROVINCES, rng.weighted([1, 2, 3], [50, 30, 20])).join(',')]);
     if (rng.chance(0.2)) {
       const min = rng.pick([1000, 5000, 10000, 25000, 50000, 100000]);
       params.push(['amountMin', min]);
@@ -91,14 +120,19 @@ function filterParams(rng: Random, sample: CatalogSample, minFilters = 1): [stri
     }
     // The partner-search filters.
     if (rng.chance(0.3)) params.push(['open', rng.chance(0.85) ? 'true' : 'false']);
-    if (rng.chance(0.2)) params.push(['targetBeneficiaries', rng.sample(BENEFICIARIES, rng.weighted([1, 2], [70, 30])).join(',')]);
+    if (rng.chance(0.2))
+      params.push(['targetBeneficiaries', rng.sample(BENEFICIARIES, rng.weighted([1, 2], [70, 30])).join(',')]);
     if (rng.chance(0.08)) params.push(['currency', rng.pick(CURRENCIES)]);
-    if (rng.chance(0.08)) params.push(['applicationComplexity', rng.sample(COMPLEXITIES, rng.weighted([1, 2], [70, 30])).join(',')]);
+    if (rng.chance(0.08))
+      params.push(['applicationComplexity', rng.sample(COMPLEXITIES, rng.weighted([1, 2], [70, 30])).join(',')]);
     if (rng.chance(0.08)) params.push(['sdgAlignment', rng.sample(SDGS, rng.weighted([1, 2], [70, 30])).join(',')]);
     if (rng.chance(0.05)) params.push(['isRecurring', rng.chance(0.5) ? 'true' : 'false']);
     if (rng.chance(0.1)) {
       const month = rng.range(1, 12);
-      params.push(['deadlineFrom', `2026-${String(month).padStart(2, '0')}-01`], ['deadlineTo', `2026-${String(month).padStart(2, '0')}-28`]);
+      params.push(
+        ['deadlineFrom', `2026-${String(month).padStart(2, '0')}-01`],
+        ['deadlineTo', `2026-${String(month).padStart(2, '0')}-28`],
+      );
     }
     if (rng.chance(0.05)) params.push(['updatedSince', `2025-${String(rng.range(1, 12)).padStart(2, '0')}-01`]);
   }
@@ -106,7 +140,20 @@ function filterParams(rng: Random, sample: CatalogSample, minFilters = 1): [stri
   return params;
 }
 
-const SORTS = ['deadline', '-deadline', 'amountMin', '-amountMin', 'amountMax', '-amountMax', 'createdAt', '-createdAt', 'updatedAt', '-updatedAt', 'title', '-title'];
+const SORTS = [
+  'deadline',
+  '-deadline',
+  'amountMin',
+  '-amountMin',
+  'amountMax',
+  '-amountMax',
+  'createdAt',
+  '-createdAt',
+  'updatedAt',
+  '-updatedAt',
+  'title',
+  '-title',
+];
 
 /** A sort other than the default in `share` of the requests. */
 function sortParams(rng: Random, share: number): [string, string][] {
@@ -118,7 +165,16 @@ function facetParams(rng: Random, share: number): [string, string][] {
   return rng.chance(share) ? [['facets', rng.sample(FACETS, rng.weighted([2, 3], [50, 50])).join(',')]] : [];
 }
 
-const FACETS = ['funderType', 'fundingType', 'eligibleProvinces', 'targetBeneficiaries', 'currency', 'applicationComplexity', 'sdgAlignment', 'isRecurring'];
+const FACETS = [
+  'funderType',
+  'fundingType',
+  'eligibleProvinces',
+  'targetBeneficiaries',
+  'currency',
+  'applicationComplexity',
+  'sdgAlignment',
+  'isRecurring',
+];
 
 /** The same request with 3 facets (`with`) or none (`without`): what facets cost, request for request. */
 function withFacets(searchPath: string, facets: string | null): string {
@@ -167,7 +223,14 @@ export function buildMix(sample: CatalogSample, grants: number, seed: number): M
   const combined: string[] = [];
   for (let i = 0; i < 400; i++) {
     const words = textWords(rng, sample, french).split(' ').slice(0, 2).join(' ');
-    combined.push(searchPath([['search', words], ...filterParams(rng, sample), ...sortParams(rng, 0.15), ...facetParams(rng, 0.25)]));
+    combined.push(
+      searchPath([
+        ['search', words],
+        ...filterParams(rng, sample),
+        ...sortParams(rng, 0.15),
+        ...facetParams(rng, 0.25),
+      ]),
+    );
   }
 
   // Deep pages: around page 200 of 20, on queries matching enough grants to reach it.
@@ -215,7 +278,21 @@ export function buildMix(sample: CatalogSample, grants: number, seed: number): M
   const plainPages = searches.map((p) => highlightedPage(p, false));
   const highlighted = searches.map((p) => highlightedPage(p, true));
 
-  return { text, filters, combined, deep, searchMix, noFacets, facets, plainPages, highlighted, byId, filterOptions: [`${PREFIX}/grants/filters`], usage, suggest: suggestPaths(rng, sample, french) };
+  return {
+    text,
+    filters,
+    combined,
+    deep,
+    searchMix,
+    noFacets,
+    facets,
+    plainPages,
+    highlighted,
+    byId,
+    filterOptions: [`${PREFIX}/grants/filters`],
+    usage,
+    suggest: suggestPaths(rng, sample, french),
+  };
 }
 
 /** Two adjacent letters swapped past the first: a typo the prefix's typo rule forgives. */

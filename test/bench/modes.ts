@@ -3,7 +3,18 @@
 // with --against, other builds' APIs run the exact mix in the same rounds (old against new).
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
@@ -12,14 +23,35 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@elastic/elasticsearch';
 import { TEXT_SHAPES, type TextShape } from '../../fixtures/generate.js';
-import { readSampleFile, REPO_ROOT, runIndexer, writeCatalog, writeSampleFile, type CatalogSample, type IndexerRun } from './catalog.js';
+import {
+  readSampleFile,
+  REPO_ROOT,
+  runIndexer,
+  writeCatalog,
+  writeSampleFile,
+  type CatalogSample,
+  type IndexerRun,
+} from './catalog.js';
 import { drive, elasticsearchPid, type LoadResult } from './load.js';
 import { buildMix } from './mix.js';
-import { API_NODE_OPTIONS, cleanEnv, createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
+import {
+  API_NODE_OPTIONS,
+  cleanEnv,
+  createBenchSubscription,
+  freePort,
+  startProcess,
+  type RunningProcess,
+} from './processes.js';
 import { markdown, median, n0, pct, table } from './report.js';
 
 /** The modes measured unless --mode says otherwise: the exact search (synonyms on, the default), and each relaxation. */
-export const STANDARD_MODES = ['', 'synonyms=false', 'typos=auto', 'matching=frequency', 'typos=auto&matching=frequency'] as const;
+export const STANDARD_MODES = [
+  '',
+  'synonyms=false',
+  'typos=auto',
+  'matching=frequency',
+  'typos=auto&matching=frequency',
+] as const;
 
 const ENGINES = ['sqlite', 'elasticsearch'] as const;
 type Engine = (typeof ENGINES)[number];
@@ -71,7 +103,8 @@ class UsageError extends Error {}
 
 function positiveInt(name: string, raw: string | undefined, fallback: number, max: number): number {
   if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new UsageError(`--${name} must be an integer from 1 to ${max} (got "${raw}")`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max)
+    throw new UsageError(`--${name} must be an integer from 1 to ${max} (got "${raw}")`);
   return Number(raw);
 }
 
@@ -79,7 +112,8 @@ function positiveInt(name: string, raw: string | undefined, fallback: number, ma
 const modeOf = (raw: string): string => {
   const mode = raw.trim().replace(/^[?&]+/, '');
   if (mode === 'exact') return '';
-  if (!/^[a-zA-Z]+=[^&=]+(&[a-zA-Z]+=[^&=]+)*$/.test(mode)) throw new UsageError(`--mode takes name=value pairs joined by & (got "${raw}")`);
+  if (!/^[a-zA-Z]+=[^&=]+(&[a-zA-Z]+=[^&=]+)*$/.test(mode))
+    throw new UsageError(`--mode takes name=value pairs joined by & (got "${raw}")`);
   return mode;
 };
 
@@ -109,9 +143,12 @@ function parseOptions(argv: string[]): Options | null {
   });
   if (values.help) return null;
   const engines = (values.engines ?? ENGINES.join(',')).split(',').map((e) => e.trim());
-  for (const engine of engines) if (!(ENGINES as readonly string[]).includes(engine)) throw new UsageError(`--engines takes ${ENGINES.join(', ')} (got "${engine}")`);
+  for (const engine of engines)
+    if (!(ENGINES as readonly string[]).includes(engine))
+      throw new UsageError(`--engines takes ${ENGINES.join(', ')} (got "${engine}")`);
   const text = values.text ?? 'realistic';
-  if (!(TEXT_SHAPES as readonly string[]).includes(text)) throw new UsageError(`--text must be ${TEXT_SHAPES.join(' or ')} (got "${text}")`);
+  if (!(TEXT_SHAPES as readonly string[]).includes(text))
+    throw new UsageError(`--text must be ${TEXT_SHAPES.join(' or ')} (got "${text}")`);
   const modes = [...new Set((values.mode ?? STANDARD_MODES.map(modeLabel)).map(modeOf))];
   if (!modes.includes('')) modes.unshift('');
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -144,12 +181,27 @@ interface BuildDir {
 }
 
 /** The files of a checkout that make its catalogs: the generator, the indexer, the schema and analysis, each engine's writer. */
-const CATALOG_MAKERS = ['fixtures/generate.ts', 'fixtures/realisticText.ts', 'mappings', 'src/grants', 'indexer', 'src/search/sqlite/storage', 'src/search/elasticsearch/writer.ts'];
+const CATALOG_MAKERS = [
+  'fixtures/generate.ts',
+  'fixtures/realisticText.ts',
+  'mappings',
+  'src/grants',
+  'indexer',
+  'src/search/sqlite/storage',
+  'src/search/elasticsearch/writer.ts',
+];
 
 function buildOf(root: string, label: string): BuildDir {
-  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '--', ...CATALOG_MAKERS], { cwd: root, encoding: 'utf8' }).split('\n').filter((f) => f !== '').sort();
+  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '--', ...CATALOG_MAKERS], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .filter((f) => f !== '')
+    .sort();
   const digest = createHash('sha1');
-  for (const file of files) if (existsSync(path.join(root, file))) digest.update(file).update(readFileSync(path.join(root, file)));
+  for (const file of files)
+    if (existsSync(path.join(root, file))) digest.update(file).update(readFileSync(path.join(root, file)));
   return { label, root, tag: digest.digest('hex').slice(0, 12) };
 }
 
@@ -158,7 +210,9 @@ function buildOf(root: string, label: string): BuildDir {
  * grant schema does not know (an older build: the French fields), written beside it.
  */
 async function sourceFor(build: BuildDir, source: string): Promise<string> {
-  const schema = (await import(pathToFileURL(path.join(build.root, 'dist/src/grants/schema.js')).href)) as { grantSchema: { properties: Record<string, unknown> } };
+  const schema = (await import(pathToFileURL(path.join(build.root, 'dist/src/grants/schema.js')).href)) as {
+    grantSchema: { properties: Record<string, unknown> };
+  };
   const known = new Set(Object.keys(schema.grantSchema.properties));
   const lines = createInterface({ input: createReadStream(source), crlfDelay: Infinity });
   let projected: string | null = null;
@@ -211,9 +265,25 @@ function roundRatio(a: LoadResult[], b: LoadResult[]): { median: number; min: nu
 export function formatModes(results: ModesResults, format: 'text' | 'markdown' = 'text'): string {
   const out: string[] = [];
   const m = results.meta;
-  out.push(`search modes: ${m.grants} grants (${m.text} text), ${m.rounds} round(s) of ${m.durationSeconds} s, ${m.connections} connections, load ${m.loadAverageStart} → ${m.loadAverageEnd} on ${m.cpus} cores`);
-  for (const i of results.indexers) if (i.run !== null) out.push(`  indexer ${i.engine} (${i.build}): ${n0(i.run.recordsPerSecond)} records/s, ${i.run.seconds.toFixed(0)} s, peak RSS ${i.run.peakRssMiB.toFixed(0)} MiB`);
-  const header = ['engine', 'build', 'mode', 'req/s', 'p50 ms', 'p99 ms', 'API CPU µs/req', 'ES CPU µs/req', 'vs exact (range)'];
+  out.push(
+    `search modes: ${m.grants} grants (${m.text} text), ${m.rounds} round(s) of ${m.durationSeconds} s, ${m.connections} connections, load ${m.loadAverageStart} → ${m.loadAverageEnd} on ${m.cpus} cores`,
+  );
+  for (const i of results.indexers)
+    if (i.run !== null)
+      out.push(
+        `  indexer ${i.engine} (${i.build}): ${n0(i.run.recordsPerSecond)} records/s, ${i.run.seconds.toFixed(0)} s, peak RSS ${i.run.peakRssMiB.toFixed(0)} MiB`,
+      );
+  const header = [
+    'engine',
+    'build',
+    'mode',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'API CPU µs/req',
+    'ES CPU µs/req',
+    'vs exact (range)',
+  ];
   const rows: string[][] = [];
   for (const c of results.configs) {
     const exact = results.configs.find((x) => x.engine === c.engine && x.build === 'this' && x.mode === '')!;
@@ -274,7 +344,8 @@ export async function runModesBench(argv: string[]): Promise<number> {
       return count !== null && count.count === o.grants;
     };
     const missing: { engine: Engine; build: BuildDir }[] = [];
-    for (const engine of o.engines) for (const build of builds) if (!(await held(engine, build))) missing.push({ engine, build });
+    for (const engine of o.engines)
+      for (const build of builds) if (!(await held(engine, build))) missing.push({ engine, build });
     if (missing.length > 0) {
       say(`generating ${o.grants.toLocaleString('en-US')} grants (seed ${o.seed}, ${o.text} text)`);
       const source = path.join(tmp, 'grants.ndjson');
@@ -283,14 +354,28 @@ export async function runModesBench(argv: string[]): Promise<number> {
       writeSampleFile(sampleFile, sample);
       for (const { engine, build } of missing) {
         // An embedded catalog is built beside its place and moved there once whole: a run stopped midway leaves none to be found.
-        const dataDir = engine === 'sqlite' ? `${embeddedDirOf(build)}.partial` : path.join(tmp, `index-${build.label}`);
+        const dataDir =
+          engine === 'sqlite' ? `${embeddedDirOf(build)}.partial` : path.join(tmp, `index-${build.label}`);
         rmSync(dataDir, { recursive: true, force: true });
         mkdirSync(dataDir, { recursive: true });
-        if (engine === 'elasticsearch') await es.indices.delete({ index: `${aliasOf(build)}-*`, ignore_unavailable: true, allow_no_indices: true });
+        if (engine === 'elasticsearch')
+          await es.indices.delete({ index: `${aliasOf(build)}-*`, ignore_unavailable: true, allow_no_indices: true });
         say(`indexing into ${engine} with the indexer of ${build.label} (${build.root})`);
-        const run = await runIndexer(await sourceFor(build, source), cleanEnv({ DATA_DIR: dataDir, SEARCH_ENGINE: engine, ELASTICSEARCH_URL: o.elasticsearchUrl, ELASTICSEARCH_INDEX: aliasOf(build), LOG_LEVEL: 'warn' }), build.root);
+        const run = await runIndexer(
+          await sourceFor(build, source),
+          cleanEnv({
+            DATA_DIR: dataDir,
+            SEARCH_ENGINE: engine,
+            ELASTICSEARCH_URL: o.elasticsearchUrl,
+            ELASTICSEARCH_INDEX: aliasOf(build),
+            LOG_LEVEL: 'warn',
+          }),
+          build.root,
+        );
         if (run.exitCode !== 0) throw new Error(`grants-indexer (${build.root}) exited ${run.exitCode}: ${run.output}`);
-        say(`  ${run.indexed.toLocaleString('en-US')} in ${run.seconds.toFixed(1)} s = ${Math.round(run.recordsPerSecond)} records/s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB`);
+        say(
+          `  ${run.indexed.toLocaleString('en-US')} in ${run.seconds.toFixed(1)} s = ${Math.round(run.recordsPerSecond)} records/s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB`,
+        );
         if (engine === 'sqlite') {
           rmSync(embeddedDirOf(build), { recursive: true, force: true });
           renameSync(dataDir, embeddedDirOf(build));
@@ -309,8 +394,14 @@ export async function runModesBench(argv: string[]): Promise<number> {
         const name = `${engine}-${build.label}`;
         const dataDir = path.join(tmp, `data-${name}`);
         mkdirSync(dataDir, { recursive: true });
-        if (engine === 'sqlite') symlinkSync(path.join(embeddedDirOf(build), 'catalog.sqlite'), path.join(dataDir, 'catalog.sqlite'));
-        const env = { DATA_DIR: dataDir, SEARCH_ENGINE: engine, ELASTICSEARCH_URL: o.elasticsearchUrl, ELASTICSEARCH_INDEX: aliasOf(build) };
+        if (engine === 'sqlite')
+          symlinkSync(path.join(embeddedDirOf(build), 'catalog.sqlite'), path.join(dataDir, 'catalog.sqlite'));
+        const env = {
+          DATA_DIR: dataDir,
+          SEARCH_ENGINE: engine,
+          ELASTICSEARCH_URL: o.elasticsearchUrl,
+          ELASTICSEARCH_INDEX: aliasOf(build),
+        };
         const { apiKey } = await createBenchSubscription(cleanEnv(env), build.root);
         const port = await freePort();
         say(`starting the API of ${build.label} on ${engine}`);
@@ -331,7 +422,8 @@ export async function runModesBench(argv: string[]): Promise<number> {
     const configs: Config[] = [];
     for (const engine of o.engines) {
       for (const mode of o.modes) configs.push({ engine, build: 'this', mode, name: `${engine} ${modeLabel(mode)}` });
-      for (const build of builds.slice(1)) configs.push({ engine, build: build.label, mode: '', name: `${engine} ${build.label} exact` });
+      for (const build of builds.slice(1))
+        configs.push({ engine, build: build.label, mode: '', name: `${engine} ${build.label} exact` });
     }
     const serverOf = (c: Config) => apis.get(`${c.engine}-${c.build}`)!;
 
@@ -346,16 +438,23 @@ export async function runModesBench(argv: string[]): Promise<number> {
         const { api, apiKey } = serverOf(c);
         for (const p of distinct) {
           if (failed.has(p)) continue;
-          let response = await fetch(api.origin + withMode(p, c.mode), { headers: { Authorization: `Bearer ${apiKey}` } });
+          let response = await fetch(api.origin + withMode(p, c.mode), {
+            headers: { Authorization: `Bearer ${apiKey}` },
+          });
           // A busy shared Elasticsearch can make the API shed a request (503, Retry-After): asked again.
           for (let retry = 0; response.status === 503 && retry < 5; retry++) {
             await response.arrayBuffer();
-            await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 1)));
-            response = await fetch(api.origin + withMode(p, c.mode), { headers: { Authorization: `Bearer ${apiKey}` } });
+            await new Promise((resolve) =>
+              setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 1)),
+            );
+            response = await fetch(api.origin + withMode(p, c.mode), {
+              headers: { Authorization: `Bearer ${apiKey}` },
+            });
           }
           const body = await response.text();
           if (!response.ok) {
-            if (response.status >= 500) throw new Error(`pre-flight: ${c.name}: ${p}: ${response.status} ${body.slice(0, 200)}`);
+            if (response.status >= 500)
+              throw new Error(`pre-flight: ${c.name}: ${p}: ${response.status} ${body.slice(0, 200)}`);
             failed.add(p);
           } else if (p.includes('page=') && (JSON.parse(body) as { data: unknown[] }).data.length === 0) failed.add(p);
         }
@@ -389,7 +488,9 @@ export async function runModesBench(argv: string[]): Promise<number> {
       for (const c of order) {
         const r = await load(c);
         runs.get(c)!.push(r);
-        say(`round ${round + 1} ${c.name.padEnd(48)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.latencyMs.p50.toFixed(1)}  p99 ${r.latencyMs.p99.toFixed(1)} ms  cpu ${r.serverCpuUsPerRequest ?? '–'}${r.engineCpuUsPerRequest == null ? '' : ` es ${r.engineCpuUsPerRequest}`} µs/req  errors ${r.errors}  load ${r.loadAverage}`);
+        say(
+          `round ${round + 1} ${c.name.padEnd(48)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.latencyMs.p50.toFixed(1)}  p99 ${r.latencyMs.p99.toFixed(1)} ms  cpu ${r.serverCpuUsPerRequest ?? '–'}${r.engineCpuUsPerRequest == null ? '' : ` es ${r.engineCpuUsPerRequest}`} µs/req  errors ${r.errors}  load ${r.loadAverage}`,
+        );
       }
     }
 
@@ -419,15 +520,21 @@ export async function runModesBench(argv: string[]): Promise<number> {
     };
     mkdirSync(path.dirname(o.out), { recursive: true });
     writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
-    process.stdout.write(`\n${formatModes(results)}\n\n${formatModes(results, 'markdown')}\n\nresults: ${path.relative(process.cwd(), o.out)} (${results.meta.elapsedSeconds} s)\n`);
+    process.stdout.write(
+      `\n${formatModes(results)}\n\n${formatModes(results, 'markdown')}\n\nresults: ${path.relative(process.cwd(), o.out)} (${results.meta.elapsedSeconds} s)\n`,
+    );
     return 0;
   } finally {
     await Promise.allSettled(running.map((p) => p.stop()));
     if (o.dropCatalogs) {
       for (const build of builds) {
         rmSync(embeddedDirOf(build), { recursive: true, force: true });
-        await es.indices.delete({ index: `${aliasOf(build)}-*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
-        await es.indices.delete({ index: `${aliasOf(build)}_changes`, ignore_unavailable: true }).catch(() => undefined);
+        await es.indices
+          .delete({ index: `${aliasOf(build)}-*`, ignore_unavailable: true, allow_no_indices: true })
+          .catch(() => undefined);
+        await es.indices
+          .delete({ index: `${aliasOf(build)}_changes`, ignore_unavailable: true })
+          .catch(() => undefined);
       }
     }
     await es.close();

@@ -21,7 +21,12 @@ export interface Preflight {
  * Sends every distinct request once (of `classes` only, when given: the search mix needs its four
  * classes): checks it succeeds, measures its body for the ceiling.
  */
-export async function preflight(origin: string, key: string, mix: Mix, classes: readonly ClassName[] = CLASS_NAMES): Promise<Preflight> {
+export async function preflight(
+  origin: string,
+  key: string,
+  mix: Mix,
+  classes: readonly ClassName[] = CLASS_NAMES,
+): Promise<Preflight> {
   const kept = {} as Mix;
   const dropped: Preflight['dropped'] = {};
   const bodyBytes: Record<string, number> = {};
@@ -49,11 +54,17 @@ export async function preflight(origin: string, key: string, mix: Mix, classes: 
       }
       kept[name].push(p);
       pathBytes.set(p, body.length);
-      pathDigests.set(p, createHash('sha1').update(withoutMeta(body.toString('utf8'))).digest('hex'));
+      pathDigests.set(
+        p,
+        createHash('sha1')
+          .update(withoutMeta(body.toString('utf8')))
+          .digest('hex'),
+      );
       bytes += body.length;
     }
     if (name === 'byId') kept.byId = distinct.filter((p) => !dropped.byId.some((d) => d.path === p));
-    bodyBytes[name] = kept[name].length > 0 ? Math.round(bytes / Math.max(1, checked.length - dropped[name].length)) : 0;
+    bodyBytes[name] =
+      kept[name].length > 0 ? Math.round(bytes / Math.max(1, checked.length - dropped[name].length)) : 0;
   }
   const ok = new Set(Object.values(kept).flat());
   kept.searchMix = mix.searchMix.filter((p) => ok.has(p));

@@ -17,7 +17,22 @@ export const API_NODE_OPTIONS: readonly string[] = ['--max-semi-space-size=64'];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Settings the child processes must not inherit from the shell running a bench. */
-const INHERITED_OUT = ['PORT', 'HOST', 'DATA_DIR', 'SEARCH_ENGINE', 'LOG_LEVEL', 'SEED_CATALOG', 'SEED_FILE', 'DEMO_API_KEY', 'REDIS_URL', 'REDIS_KEY_PREFIX', 'ELASTICSEARCH_INDEX', 'NODE_OPTIONS', 'DATABASE_URL', 'ALERTS_WORKER'];
+const INHERITED_OUT = [
+  'PORT',
+  'HOST',
+  'DATA_DIR',
+  'SEARCH_ENGINE',
+  'LOG_LEVEL',
+  'SEED_CATALOG',
+  'SEED_FILE',
+  'DEMO_API_KEY',
+  'REDIS_URL',
+  'REDIS_KEY_PREFIX',
+  'ELASTICSEARCH_INDEX',
+  'NODE_OPTIONS',
+  'DATABASE_URL',
+  'ALERTS_WORKER',
+];
 
 /** The bench's own environment less INHERITED_OUT, plus `extra`. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -46,7 +61,13 @@ export interface RunningProcess {
 }
 
 /** Polls GET /healthz (or the given path) until it answers 200. */
-async function waitReady(child: ChildProcess, origin: string, readyPath: string, name: string, timeoutMs: number): Promise<void> {
+async function waitReady(
+  child: ChildProcess,
+  origin: string,
+  readyPath: string,
+  name: string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} before it was ready`);
@@ -80,7 +101,11 @@ export async function startProcess(options: {
   // The child writes its lines to the file itself, as it would to a collector's pipe: the bench's
   // process (autocannon's too) does not carry them (an access line per request at LOG_LEVEL=info).
   const log = openSync(logFile, 'a');
-  const child = spawn(process.execPath, options.args, { cwd: options.cwd ?? REPO_ROOT, env: options.env, stdio: options.ipc ? ['ignore', log, log, 'ipc'] : ['ignore', log, log] });
+  const child = spawn(process.execPath, options.args, {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: options.env,
+    stdio: options.ipc ? ['ignore', log, log, 'ipc'] : ['ignore', log, log],
+  });
   closeSync(log);
   const origin = `http://127.0.0.1:${options.port}`;
   try {
@@ -119,10 +144,25 @@ export async function runCli(script: string, args: string[], env: NodeJS.Process
 }
 
 /** An ENTERPRISE subscription with high overrides, made with grants-admin (of the checkout `cwd`); returns its key. */
-export async function createBenchSubscription(env: NodeJS.ProcessEnv, cwd = REPO_ROOT): Promise<{ subscriptionId: string; apiKey: string }> {
+export async function createBenchSubscription(
+  env: NodeJS.ProcessEnv,
+  cwd = REPO_ROOT,
+): Promise<{ subscriptionId: string; apiKey: string }> {
   const out = await runCli(
     'bin/grants-admin.js',
-    ['subscription', 'create', '--name', 'bench', '--tier', 'ENTERPRISE', '--rate-limit', '100000', '--monthly-limit', '1000000000', '--json'],
+    [
+      'subscription',
+      'create',
+      '--name',
+      'bench',
+      '--tier',
+      'ENTERPRISE',
+      '--rate-limit',
+      '100000',
+      '--monthly-limit',
+      '1000000000',
+      '--json',
+    ],
     env,
     cwd,
   );

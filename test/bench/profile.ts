@@ -46,7 +46,9 @@ export function summarise(profile: CpuProfile, top = 25): string {
   }
   let total = 0;
   for (const t of selfTime.values()) total += t;
-  const idle = [...selfTime].filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)').reduce((a, [, t]) => a + t, 0);
+  const idle = [...selfTime]
+    .filter(([id]) => byId.get(id)?.callFrame.functionName === '(idle)')
+    .reduce((a, [, t]) => a + t, 0);
   const busy = total - idle;
 
   const fnSelf = new Map<string, number>();

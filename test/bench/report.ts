@@ -40,9 +40,21 @@ export interface Target {
 export interface BenchResults {
   meta: Record<string, unknown>;
   /** indexer null: the catalog of a kept --data-dir, not indexed in this run. */
-  catalog: { grants: number; fileBytes: number; generateSeconds: number; indexer: IndexerRun | null; mixSizes: Record<string, number>; preflight: unknown };
+  catalog: {
+    grants: number;
+    fileBytes: number;
+    generateSeconds: number;
+    indexer: IndexerRun | null;
+    mixSizes: Record<string, number>;
+    preflight: unknown;
+  };
   /** The API's start: spawn to the first 200 on /readyz, its resident set then, the embedded catalog file's size. */
-  startup?: { readySeconds: number; cpuSecondsAtReady: number | null; rssMiBAtReady: number; catalogBytes: number | null };
+  startup?: {
+    readySeconds: number;
+    cpuSecondsAtReady: number | null;
+    rssMiBAtReady: number;
+    catalogBytes: number | null;
+  };
   classes: ClassResult[];
   /** Each search class on one connection (latency without queueing). */
   singleConnection: Partial<Record<(typeof SEARCH_CLASSES)[number], LoadResult>>;
@@ -51,7 +63,13 @@ export interface BenchResults {
    * request's due time); `autocannon*` with autocannon's overallRate (each connection sends its
    * share of the second back to back, then waits for the next second: bursts).
    */
-  fixedRate: { rate: number; api: LoadResult; direct: LoadResult | null; autocannonApi: LoadResult; autocannonDirect: LoadResult | null } | null;
+  fixedRate: {
+    rate: number;
+    api: LoadResult;
+    direct: LoadResult | null;
+    autocannonApi: LoadResult;
+    autocannonDirect: LoadResult | null;
+  } | null;
   /** Why the fixed-rate runs were not made, if they were not. */
   fixedRateSkipped?: string | null;
   /** GET /grants/suggest at a fixed rate, evenly paced (the suggest class's requests). */
@@ -75,7 +93,10 @@ export const pct = (v: number) => `${Math.round(v * 100)}%`;
 export function table(header: string[], rows: string[][], rightAlign = true): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 || !rightAlign ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (i === 0 || !rightAlign ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -86,12 +107,29 @@ export function markdown(header: string[], rows: string[][]): string {
 }
 
 /** The engine's CPU per request, when the bench measured it (a local Elasticsearch). */
-const engineCpu = (r: LoadResult | null | undefined) => (r?.engineCpuUsPerRequest == null ? '–' : n0(r.engineCpuUsPerRequest));
+const engineCpu = (r: LoadResult | null | undefined) =>
+  r?.engineCpuUsPerRequest == null ? '–' : n0(r.engineCpuUsPerRequest);
 
 function classRows(results: BenchResults): { header: string[]; rows: string[][] } {
   const withEngine = results.classes.some((c) => c.api.engineCpuUsPerRequest != null);
-  const header = ['class', 'req/s', 'p50 ms', 'p97.5 ms', 'p99 ms', 'errors', 'CPU µs/req', ...(withEngine ? ['ES CPU µs/req'] : []), 'direct req/s', 'API/direct', 'ceiling req/s', 'API/ceiling'];
-  const cpuCells = (r: LoadResult) => [r.serverCpuUsPerRequest === null ? '–' : n0(r.serverCpuUsPerRequest), ...(withEngine ? [engineCpu(r)] : [])];
+  const header = [
+    'class',
+    'req/s',
+    'p50 ms',
+    'p97.5 ms',
+    'p99 ms',
+    'errors',
+    'CPU µs/req',
+    ...(withEngine ? ['ES CPU µs/req'] : []),
+    'direct req/s',
+    'API/direct',
+    'ceiling req/s',
+    'API/ceiling',
+  ];
+  const cpuCells = (r: LoadResult) => [
+    r.serverCpuUsPerRequest === null ? '–' : n0(r.serverCpuUsPerRequest),
+    ...(withEngine ? [engineCpu(r)] : []),
+  ];
   const rows = results.classes.map((c) => [
     c.label,
     n0(c.api.rps),
@@ -106,7 +144,19 @@ function classRows(results: BenchResults): { header: string[]; rows: string[][] 
     pct(c.api.rps / c.ceiling.rps),
   ]);
   for (const [name, one] of Object.entries(results.singleConnection ?? {}) as [ClassName, LoadResult][]) {
-    rows.push([`${CLASS_LABELS[name]}, 1 connection`, n0(one.rps), ms(one.latencyMs.p50), ms(one.latencyMs.p975), ms(one.latencyMs.p99), String(one.errors), ...cpuCells(one), '–', '–', '–', '–']);
+    rows.push([
+      `${CLASS_LABELS[name]}, 1 connection`,
+      n0(one.rps),
+      ms(one.latencyMs.p50),
+      ms(one.latencyMs.p975),
+      ms(one.latencyMs.p99),
+      String(one.errors),
+      ...cpuCells(one),
+      '–',
+      '–',
+      '–',
+      '–',
+    ]);
   }
   const fixed = results.fixedRate;
   if (fixed !== null) {
@@ -129,14 +179,29 @@ function classRows(results: BenchResults): { header: string[]; rows: string[][] 
   const suggest = results.suggestFixedRate;
   if (suggest != null) {
     const f = suggest.api;
-    rows.push([`suggest, ${suggest.rate} req/s evenly paced`, n0(f.rps), ms(f.latencyMs.p50), ms(f.latencyMs.p975), ms(f.latencyMs.p99), String(f.errors), ...cpuCells(f), '–', '–', '–', '–']);
+    rows.push([
+      `suggest, ${suggest.rate} req/s evenly paced`,
+      n0(f.rps),
+      ms(f.latencyMs.p50),
+      ms(f.latencyMs.p975),
+      ms(f.latencyMs.p99),
+      String(f.errors),
+      ...cpuCells(f),
+      '–',
+      '–',
+      '–',
+      '–',
+    ]);
   }
   return { header, rows };
 }
 
 function layerRows(results: BenchResults): { header: string[]; rows: string[][] } {
   const classes = Object.keys(results.layers[0]?.median ?? {});
-  const header = ['layers', ...classes.flatMap((c) => [`${CLASS_LABELS[c as ClassName] ?? c} req/s`, 'vs all on', 'CPU µs/req'])];
+  const header = [
+    'layers',
+    ...classes.flatMap((c) => [`${CLASS_LABELS[c as ClassName] ?? c} req/s`, 'vs all on', 'CPU µs/req']),
+  ];
   const base = results.layers[0];
   const rows = results.layers.map((layer) => [
     layer.name,
@@ -170,7 +235,9 @@ export function formatReport(results: BenchResults, format: 'text' | 'markdown' 
     out.push(
       `start-up (${m.text ?? 'short'} text): ready in ${startup.readySeconds.toFixed(1)} s (${startup.cpuSecondsAtReady?.toFixed(1) ?? '?'} s of CPU), RSS ${n0(startup.rssMiBAtReady)} MiB at ready` +
         (startup.catalogBytes === null ? '' : `, catalog file ${n0(startup.catalogBytes / 2 ** 20)} MiB`) +
-        (mix === undefined ? '' : `; search mix ${n0(mix.api.rps)} req/s, p50 ${ms(mix.api.latencyMs.p50)} ms, p99 ${ms(mix.api.latencyMs.p99)} ms`),
+        (mix === undefined
+          ? ''
+          : `; search mix ${n0(mix.api.rps)} req/s, p50 ${ms(mix.api.latencyMs.p50)} ms, p99 ${ms(mix.api.latencyMs.p99)} ms`),
     );
   }
   out.push('');
@@ -221,8 +288,12 @@ function facetTarget(results: BenchResults): Target {
   const name = 'facets cost ≤ 20% on top of the same searches';
   const pairs = results.facetCost?.rounds ?? [];
   if (pairs.length === 0) return { name, measured: 'not run', holds: null };
-  const byCpu = pairs.every((r) => r.facets.serverCpuUsPerRequest !== null && r.noFacets.serverCpuUsPerRequest !== null);
-  const costs = pairs.map((r) => (byCpu ? r.facets.serverCpuUsPerRequest! / r.noFacets.serverCpuUsPerRequest! - 1 : 1 - r.facets.rps / r.noFacets.rps));
+  const byCpu = pairs.every(
+    (r) => r.facets.serverCpuUsPerRequest !== null && r.noFacets.serverCpuUsPerRequest !== null,
+  );
+  const costs = pairs.map((r) =>
+    byCpu ? r.facets.serverCpuUsPerRequest! / r.noFacets.serverCpuUsPerRequest! - 1 : 1 - r.facets.rps / r.noFacets.rps,
+  );
   const cost = median(costs);
   const on = medianOf(pairs.map((r) => r.facets));
   const off = medianOf(pairs.map((r) => r.noFacets));
@@ -245,8 +316,14 @@ function highlightTarget(results: BenchResults): Target {
   const name = 'highlights cost ≤ 25% on top of the same pages of 20';
   const pairs = results.highlightCost?.rounds ?? [];
   if (pairs.length === 0) return { name, measured: 'not run', holds: null };
-  const byCpu = pairs.every((r) => r.highlighted.serverCpuUsPerRequest !== null && r.plainPages.serverCpuUsPerRequest !== null);
-  const costs = pairs.map((r) => (byCpu ? r.highlighted.serverCpuUsPerRequest! / r.plainPages.serverCpuUsPerRequest! - 1 : 1 - r.highlighted.rps / r.plainPages.rps));
+  const byCpu = pairs.every(
+    (r) => r.highlighted.serverCpuUsPerRequest !== null && r.plainPages.serverCpuUsPerRequest !== null,
+  );
+  const costs = pairs.map((r) =>
+    byCpu
+      ? r.highlighted.serverCpuUsPerRequest! / r.plainPages.serverCpuUsPerRequest! - 1
+      : 1 - r.highlighted.rps / r.plainPages.rps,
+  );
   const cost = median(costs);
   const on = medianOf(pairs.map((r) => r.highlighted));
   const off = medianOf(pairs.map((r) => r.plainPages));
@@ -270,18 +347,32 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
   const mix = cls('searchMix');
   const direct = mix?.direct ?? null;
   const mixTarget = (name: string, wanted: boolean, threshold: number) => {
-    if (!wanted) return { name, measured: `needs --engine ${engine === 'sqlite' ? 'elasticsearch' : 'sqlite'}`, holds: null };
+    if (!wanted)
+      return { name, measured: `needs --engine ${engine === 'sqlite' ? 'elasticsearch' : 'sqlite'}`, holds: null };
     if (mix === undefined || direct === null) return { name, measured: 'not run', holds: null };
-    if (direct.rps === 0) return { name, measured: `${n0(mix.api.rps)} req/s; the direct baseline answered nothing in its run`, holds: null };
+    if (direct.rps === 0)
+      return {
+        name,
+        measured: `${n0(mix.api.rps)} req/s; the direct baseline answered nothing in its run`,
+        holds: null,
+      };
     const ratio = mix.api.rps / direct.rps;
-    return { name, measured: `${n0(mix.api.rps)} vs ${n0(direct.rps)} req/s = ${pct(ratio)}`, holds: ratio >= threshold };
+    return {
+      name,
+      measured: `${n0(mix.api.rps)} vs ${n0(direct.rps)} req/s = ${pct(ratio)}`,
+      holds: ratio >= threshold,
+    };
   };
   targets.push(mixTarget('search mix ≥ 70% of the direct-SQLite baseline', engine === 'sqlite', 0.7));
   targets.push(mixTarget('search mix on Elasticsearch ≥ 85% of the direct engine', engine === 'elasticsearch', 0.85));
 
   const fixed = results.fixedRate;
   if (fixed === null) {
-    targets.push({ name: 'search mix p99 < 25 ms at a fixed 200 req/s', measured: results.fixedRateSkipped ?? 'not run', holds: null });
+    targets.push({
+      name: 'search mix p99 < 25 ms at a fixed 200 req/s',
+      measured: results.fixedRateSkipped ?? 'not run',
+      holds: null,
+    });
   } else {
     const p99 = (name: string, r: LoadResult, note: string) => ({
       name,
@@ -289,7 +380,13 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
       holds: r.latencyMs.p99 < 25 && r.errors === 0,
       note,
     });
-    targets.push(p99(`search mix p99 < 25 ms at ${fixed.rate} req/s evenly paced (${engine})`, fixed.api, 'one request every 5 ms, open loop, latency from the due time'));
+    targets.push(
+      p99(
+        `search mix p99 < 25 ms at ${fixed.rate} req/s evenly paced (${engine})`,
+        fixed.api,
+        'one request every 5 ms, open loop, latency from the due time',
+      ),
+    );
     targets.push(
       p99(
         `search mix p99 < 25 ms with autocannon overallRate ${fixed.rate} (${engine})`,
@@ -342,7 +439,11 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
     targets.push(
       mix === undefined
         ? { name: 'embedded, 100,000 grants: search mix ≥ 400 req/s', measured: 'not run', holds: null }
-        : { name: 'embedded, 100,000 grants: search mix ≥ 400 req/s', measured: `${n0(mix.api.rps)} req/s`, holds: mix.api.rps >= 400 },
+        : {
+            name: 'embedded, 100,000 grants: search mix ≥ 400 req/s',
+            measured: `${n0(mix.api.rps)} req/s`,
+            holds: mix.api.rps >= 400,
+          },
     );
   }
   if (engine === 'elasticsearch' && grants >= 100_000 && !million) {
@@ -372,7 +473,11 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
     targets.push(
       mix === undefined
         ? { name: 'embedded, 1,000,000 grants: search mix ≥ 60 req/s', measured: 'not run', holds: null }
-        : { name: 'embedded, 1,000,000 grants: search mix ≥ 60 req/s', measured: `${n0(mix.api.rps)} req/s`, holds: mix.api.rps >= 60 },
+        : {
+            name: 'embedded, 1,000,000 grants: search mix ≥ 60 req/s',
+            measured: `${n0(mix.api.rps)} req/s`,
+            holds: mix.api.rps >= 60,
+          },
     );
   }
   const singles = Object.entries(results.singleConnection ?? {}) as [ClassName, LoadResult][];
@@ -391,14 +496,22 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
   const ix = results.catalog.indexer;
   targets.push(
     ix === null
-      ? { name: '1,000,000 grants: indexer peak memory < 300 MB', measured: 'the indexer did not run (a kept --data-dir)', holds: null }
-      : !million
-      ? { name: '1,000,000 grants: indexer peak memory < 300 MB', measured: `only measured with --grants 1000000 (here ${ix.peakRssMiB.toFixed(0)} MiB at ${n0(grants)})`, holds: null }
-      : {
+      ? {
           name: '1,000,000 grants: indexer peak memory < 300 MB',
-          measured: `${(ix.peakRssMiB * 1.048576).toFixed(0)} MB (${ix.peakRssMiB.toFixed(0)} MiB) peak RSS`,
-          holds: ix.peakRssMiB * 1.048576 < 300,
-        },
+          measured: 'the indexer did not run (a kept --data-dir)',
+          holds: null,
+        }
+      : !million
+        ? {
+            name: '1,000,000 grants: indexer peak memory < 300 MB',
+            measured: `only measured with --grants 1000000 (here ${ix.peakRssMiB.toFixed(0)} MiB at ${n0(grants)})`,
+            holds: null,
+          }
+        : {
+            name: '1,000,000 grants: indexer peak memory < 300 MB',
+            measured: `${(ix.peakRssMiB * 1.048576).toFixed(0)} MB (${ix.peakRssMiB.toFixed(0)} MiB) peak RSS`,
+            holds: ix.peakRssMiB * 1.048576 < 300,
+          },
   );
   return targets;
 }

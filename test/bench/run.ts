@@ -12,7 +12,16 @@ import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import { Client } from '@elastic/elasticsearch';
 import { loadConfig, LOG_LEVELS } from '../../src/config.js';
-import { catalogBytes, procMemory, REPO_ROOT, runIndexer, sampleIndexedCatalog, writeCatalog, type CatalogSample, type IndexerRun } from './catalog.js';
+import {
+  catalogBytes,
+  procMemory,
+  REPO_ROOT,
+  runIndexer,
+  sampleIndexedCatalog,
+  writeCatalog,
+  type CatalogSample,
+  type IndexerRun,
+} from './catalog.js';
 import { TEXT_SHAPES, type TextShape } from '../../fixtures/generate.js';
 import { drive, drivePaced, elasticsearchPid, processCpuSeconds, type LoadResult, type LoadSettings } from './load.js';
 import { buildMix, CLASS_LABELS, CLASS_NAMES, SEARCH_CLASSES, type ClassName } from './mix.js';
@@ -22,9 +31,30 @@ import { runAlertsBench } from './alerts.js';
 import { runImportsBench } from './imports.js';
 import { runRelevanceBench } from '../relevance/run.js';
 import { runModesBench } from './modes.js';
-import { measureShares, shareConfigs, shareLayersOf, type LayerShares, type ShareConfig, type ShareLayer } from './layerShares.js';
-import { API_NODE_OPTIONS, cleanEnv, createBenchSubscription, freePort, startProcess, type RunningProcess } from './processes.js';
-import { evaluateTargets, formatReport, medianOf, type BenchResults, type ClassResult, type LayerConfigResult } from './report.js';
+import {
+  measureShares,
+  shareConfigs,
+  shareLayersOf,
+  type LayerShares,
+  type ShareConfig,
+  type ShareLayer,
+} from './layerShares.js';
+import {
+  API_NODE_OPTIONS,
+  cleanEnv,
+  createBenchSubscription,
+  freePort,
+  startProcess,
+  type RunningProcess,
+} from './processes.js';
+import {
+  evaluateTargets,
+  formatReport,
+  medianOf,
+  type BenchResults,
+  type ClassResult,
+  type LayerConfigResult,
+} from './report.js';
 
 /** The level production logs at (src/config.ts's default): what the bench measures unless told otherwise. */
 const PRODUCTION_LOG_LEVEL = loadConfig({}).logLevel;
@@ -107,7 +137,8 @@ class UsageError extends Error {}
 
 function positiveInt(name: string, raw: string | undefined, fallback: number, max = 100_000_000): number {
   if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) throw new UsageError(`--${name} must be an integer from 1 to ${max} (got "${raw}")`);
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max)
+    throw new UsageError(`--${name} must be an integer from 1 to ${max} (got "${raw}")`);
   return Number(raw);
 }
 
@@ -150,21 +181,27 @@ function parseOptions(argv: string[]): Options | null {
   });
   if (values.help) return null;
   const engine = values.engine ?? 'sqlite';
-  if (engine !== 'sqlite' && engine !== 'elasticsearch') throw new UsageError(`--engine must be sqlite or elasticsearch (got "${engine}")`);
+  if (engine !== 'sqlite' && engine !== 'elasticsearch')
+    throw new UsageError(`--engine must be sqlite or elasticsearch (got "${engine}")`);
   const store = values.store ?? 'sqlite';
-  if (store !== 'sqlite' && store !== 'postgres') throw new UsageError(`--store must be sqlite or postgres (got "${store}")`);
+  if (store !== 'sqlite' && store !== 'postgres')
+    throw new UsageError(`--store must be sqlite or postgres (got "${store}")`);
   const only = (values.only ?? CLASS_NAMES.join(','))
     .split(',')
     .map((v) => v.trim())
     .filter((v) => v !== '');
   for (const name of only) {
-    if (!(CLASS_NAMES as readonly string[]).includes(name)) throw new UsageError(`--only takes ${CLASS_NAMES.join(', ')} (got "${name}")`);
+    if (!(CLASS_NAMES as readonly string[]).includes(name))
+      throw new UsageError(`--only takes ${CLASS_NAMES.join(', ')} (got "${name}")`);
   }
   const text = values.text ?? 'short';
-  if (!(TEXT_SHAPES as readonly string[]).includes(text)) throw new UsageError(`--text must be ${TEXT_SHAPES.join(' or ')} (got "${text}")`);
-  if (values['data-dir'] !== undefined && engine !== 'sqlite') throw new UsageError('--data-dir keeps an embedded catalog: it needs --engine sqlite');
+  if (!(TEXT_SHAPES as readonly string[]).includes(text))
+    throw new UsageError(`--text must be ${TEXT_SHAPES.join(' or ')} (got "${text}")`);
+  if (values['data-dir'] !== undefined && engine !== 'sqlite')
+    throw new UsageError('--data-dir keeps an embedded catalog: it needs --engine sqlite');
   const logLevel = values['log-level'] ?? PRODUCTION_LOG_LEVEL;
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   return {
     quick: values.quick ?? false,
@@ -173,7 +210,8 @@ function parseOptions(argv: string[]): Options | null {
     connections: positiveInt('connections', values.connections, 10, 1000),
     engine,
     store,
-    databaseUrl: values['database-url'] ?? process.env.DATABASE_URL?.trim() ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    databaseUrl:
+      values['database-url'] ?? process.env.DATABASE_URL?.trim() ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     out: path.resolve(values.out ?? path.join(REPO_ROOT, 'test/bench/results', `${stamp}.json`)),
     seed: values.seed === undefined ? 1 : positiveInt('seed', values.seed, 1, 0xffffffff),
     text: text as TextShape,
@@ -198,11 +236,11 @@ const PAIRED_ONLY: readonly ClassName[] = ['plainPages', 'highlighted'];
 const say = (line: string) => process.stderr.write(`» ${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-
 function gitDescribe(): { commit: string; productChangesUncommitted: boolean } {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '';
     return { commit, productChangesUncommitted: dirty };
   } catch {
     return { commit: 'unknown', productChangesUncommitted: false };
@@ -210,7 +248,12 @@ function gitDescribe(): { commit: string; productChangesUncommitted: boolean } {
 }
 
 async function redisReachable(url: string): Promise<boolean> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1500, retryStrategy: () => null });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1500,
+    retryStrategy: () => null,
+  });
   try {
     await redis.connect();
     return (await redis.ping()) === 'PONG';
@@ -278,7 +321,9 @@ async function main(argv: string[]): Promise<number> {
 
   try {
     if (o.engine === 'elasticsearch') {
-      const health = await fetch(`${o.elasticsearchUrl}/_cluster/health`, { signal: AbortSignal.timeout(5000) }).catch(() => null);
+      const health = await fetch(`${o.elasticsearchUrl}/_cluster/health`, { signal: AbortSignal.timeout(5000) }).catch(
+        () => null,
+      );
       if (health === null || !health.ok) throw new Error(`Elasticsearch does not answer at ${o.elasticsearchUrl}`);
     }
     if (o.store === 'postgres') {
@@ -288,7 +333,12 @@ async function main(argv: string[]): Promise<number> {
     }
     // The Elasticsearch JVM, when it runs on this machine: its CPU per request beside the API's.
     const enginePid = o.engine === 'elasticsearch' ? (elasticsearchPid() ?? undefined) : undefined;
-    if (o.engine === 'elasticsearch') say(enginePid === undefined ? 'no local Elasticsearch process: its CPU is not measured' : `Elasticsearch JVM: pid ${enginePid} (its CPU per request is measured)`);
+    if (o.engine === 'elasticsearch')
+      say(
+        enginePid === undefined
+          ? 'no local Elasticsearch process: its CPU is not measured'
+          : `Elasticsearch JVM: pid ${enginePid} (its CPU per request is measured)`,
+      );
     const loadAverageStart = Math.round(os.loadavg()[0] * 100) / 100;
     const git = gitDescribe();
 
@@ -298,18 +348,23 @@ async function main(argv: string[]): Promise<number> {
     let indexer: IndexerRun | null = null;
     if (o.dataDir !== null && catalogBytes(catalogFile) > 0) {
       const kept = sampleIndexedCatalog(catalogFile, o.seed);
-      if (kept.grants !== o.grants) throw new Error(`${catalogFile} holds ${kept.grants} grants, not --grants ${o.grants}`);
+      if (kept.grants !== o.grants)
+        throw new Error(`${catalogFile} holds ${kept.grants} grants, not --grants ${o.grants}`);
       catalog = { bytes: 0, seconds: 0, ...kept };
       say(`catalog kept in ${dataDir}: ${kept.grants.toLocaleString('en-US')} grants, not generated nor indexed again`);
     } else {
       say(`generating ${o.grants.toLocaleString('en-US')} grants (seed ${o.seed}, ${o.text} text)`);
       const generated = await writeCatalog(path.join(tmp, 'grants.ndjson'), o.grants, o.seed, o.text);
       catalog = generated;
-      say(`  ${(generated.bytes / 1048576).toFixed(1)} MiB in ${generated.seconds.toFixed(1)} s; indexing with grants-indexer (${o.engine})`);
+      say(
+        `  ${(generated.bytes / 1048576).toFixed(1)} MiB in ${generated.seconds.toFixed(1)} s; indexing with grants-indexer (${o.engine})`,
+      );
       indexedElasticsearch = o.engine === 'elasticsearch';
       indexer = await runIndexer(generated.file, cleanEnv(engineEnv));
       if (indexer.exitCode !== 0) throw new Error(`grants-indexer exited ${indexer.exitCode}: ${indexer.output}`);
-      say(`  ${indexer.indexed.toLocaleString('en-US')} in ${indexer.seconds.toFixed(1)} s = ${Math.round(indexer.recordsPerSecond)} records/s, peak RSS ${indexer.peakRssMiB.toFixed(0)} MiB`);
+      say(
+        `  ${indexer.indexed.toLocaleString('en-US')} in ${indexer.seconds.toFixed(1)} s = ${Math.round(indexer.recordsPerSecond)} records/s, peak RSS ${indexer.peakRssMiB.toFixed(0)} MiB`,
+      );
       rmSync(generated.file, { force: true });
     }
     const mix = buildMix(catalog.sample, o.grants, o.seed);
@@ -318,7 +373,10 @@ async function main(argv: string[]): Promise<number> {
     const { apiKey } = await createBenchSubscription(cleanEnv(engineEnv));
     const auth = { Authorization: `Bearer ${apiKey}` };
     /** The production entry point, or with `without` the bench's own (the app less those layers). */
-    const startApi = async (name: string, how: { env?: Record<string, string>; without?: readonly string[]; profile?: boolean; build?: string } = {}): Promise<RunningProcess> => {
+    const startApi = async (
+      name: string,
+      how: { env?: Record<string, string>; without?: readonly string[]; profile?: boolean; build?: string } = {},
+    ): Promise<RunningProcess> => {
       const port = await freePort();
       const entry =
         how.build !== undefined
@@ -335,7 +393,14 @@ async function main(argv: string[]): Promise<number> {
         port,
         logDir,
         readyPath: '/readyz',
-        env: cleanEnv({ ...engineEnv, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: o.logLevel, SEED_CATALOG: 'false', ...how.env }),
+        env: cleanEnv({
+          ...engineEnv,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: o.logLevel,
+          SEED_CATALOG: 'false',
+          ...how.env,
+        }),
       });
       running.push(api);
       return api;
@@ -376,21 +441,63 @@ async function main(argv: string[]): Promise<number> {
     const droppedCount = Object.fromEntries(Object.entries(pre.dropped).map(([k, v]) => [k, v.length]));
     for (const [name, list] of Object.entries(pre.dropped)) {
       const failures = list.filter((d) => d.why !== 'page past the end');
-      if (failures.length > 0) throw new Error(`pre-flight: ${failures.length} ${name} request(s) failed, e.g. ${failures[0].path}: ${failures[0].why}`);
+      if (failures.length > 0)
+        throw new Error(
+          `pre-flight: ${failures.length} ${name} request(s) failed, e.g. ${failures[0].path}: ${failures[0].why}`,
+        );
     }
     const mixSizes = Object.fromEntries(CLASS_NAMES.map((c) => [c, pre.kept[c].length]));
 
     const load = (server: RunningProcess, paths: string[], extra: Partial<LoadSettings> = {}): Promise<LoadResult> =>
-      drive({ origin: server.origin, paths, connections: o.connections, durationSeconds: o.durationSeconds, headers: auth, serverPid: server.pid, enginePid, settle: true, ...extra });
+      drive({
+        origin: server.origin,
+        paths,
+        connections: o.connections,
+        durationSeconds: o.durationSeconds,
+        headers: auth,
+        serverPid: server.pid,
+        enginePid,
+        settle: true,
+        ...extra,
+      });
     // Warm-up (JIT, caches) on what will be measured: the search mix and /grants/:id.
     const warmSearch = o.only.some((c) => c !== 'byId') || !o.skipLayers;
     const warmById = o.only.includes('byId') || !o.skipLayers;
     const warm = async (server: RunningProcess, headers: Record<string, string> = auth) => {
-      if (warmSearch) await drive({ origin: server.origin, paths: pre.kept.searchMix, connections: o.connections, durationSeconds: warmupSeconds, headers, serverPid: server.pid, enginePid, settle: true });
+      if (warmSearch)
+        await drive({
+          origin: server.origin,
+          paths: pre.kept.searchMix,
+          connections: o.connections,
+          durationSeconds: warmupSeconds,
+          headers,
+          serverPid: server.pid,
+          enginePid,
+          settle: true,
+        });
       if (o.only.includes('suggest') && server === api && pre.kept.suggest.length > 0) {
-        await drive({ origin: server.origin, paths: pre.kept.suggest, connections: o.connections, durationSeconds: warmupSeconds, headers, serverPid: server.pid, enginePid, settle: true });
+        await drive({
+          origin: server.origin,
+          paths: pre.kept.suggest,
+          connections: o.connections,
+          durationSeconds: warmupSeconds,
+          headers,
+          serverPid: server.pid,
+          enginePid,
+          settle: true,
+        });
       }
-      if (warmById) await drive({ origin: server.origin, paths: pre.kept.byId, connections: o.connections, durationSeconds: Math.max(1, warmupSeconds / 2), headers, serverPid: server.pid, enginePid, settle: true });
+      if (warmById)
+        await drive({
+          origin: server.origin,
+          paths: pre.kept.byId,
+          connections: o.connections,
+          durationSeconds: Math.max(1, warmupSeconds / 2),
+          headers,
+          serverPid: server.pid,
+          enginePid,
+          settle: true,
+        });
     };
     say(`warming up (${warmupSeconds} s per server)`);
     await warm(api);
@@ -400,7 +507,9 @@ async function main(argv: string[]): Promise<number> {
     // 4. Each class: the API, its direct-engine baseline, the ceiling with the same body size.
     const classes: ClassResult[] = [];
     const line = (what: string, r: LoadResult) =>
-      say(`  ${what.padEnd(34)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.latencyMs.p50.toFixed(2)}  p99 ${r.latencyMs.p99.toFixed(2)} ms  errors ${r.errors}  cpu ${r.serverCpuUsPerRequest ?? '–'} µs/req${r.engineCpuUsPerRequest == null ? '' : `  es ${r.engineCpuUsPerRequest} µs/req`}  load ${r.loadAverage}`);
+      say(
+        `  ${what.padEnd(34)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.latencyMs.p50.toFixed(2)}  p99 ${r.latencyMs.p99.toFixed(2)} ms  errors ${r.errors}  cpu ${r.serverCpuUsPerRequest ?? '–'} µs/req${r.engineCpuUsPerRequest == null ? '' : `  es ${r.engineCpuUsPerRequest} µs/req`}  load ${r.loadAverage}`,
+      );
     let usageLogRows: number | null = null;
     for (const name of CLASS_NAMES) {
       if (!o.only.includes(name) || PAIRED_ONLY.includes(name)) continue;
@@ -424,7 +533,9 @@ async function main(argv: string[]): Promise<number> {
         directResult = await load(direct, paths);
         line(`${name} direct ${o.engine}`, directResult);
       }
-      const ceilingResult = await load(ceiling, paths, { headers: { ...auth, 'X-Bench-Bytes': String(pre.bodyBytes[name]) } });
+      const ceilingResult = await load(ceiling, paths, {
+        headers: { ...auth, 'X-Bench-Bytes': String(pre.bodyBytes[name]) },
+      });
       line(`${name} ceiling (${pre.bodyBytes[name]} B)`, ceilingResult);
       classes.push({
         name,
@@ -440,7 +551,12 @@ async function main(argv: string[]): Promise<number> {
     // What facets cost: the search mix without facets and with three, in alternating rounds (each
     // round's order reversed from the last), so that drift of a shared machine falls on both.
     let facetCost: BenchResults['facetCost'] = null;
-    if (o.only.includes('noFacets') && o.only.includes('facets') && pre.kept.noFacets.length > 0 && pre.kept.facets.length > 0) {
+    if (
+      o.only.includes('noFacets') &&
+      o.only.includes('facets') &&
+      pre.kept.noFacets.length > 0 &&
+      pre.kept.facets.length > 0
+    ) {
       const rounds: { noFacets: LoadResult; facets: LoadResult }[] = [];
       const seconds = o.quick ? o.durationSeconds : Math.max(3, Math.round(o.durationSeconds / 2));
       for (let round = 0; round < FACET_ROUNDS; round++) {
@@ -458,11 +574,17 @@ async function main(argv: string[]): Promise<number> {
     // What highlights cost: the same searches as pages of 20 without and with highlights, in
     // alternating rounds as the facets' cost is measured.
     let highlightCost: BenchResults['highlightCost'] = null;
-    if (o.only.includes('plainPages') && o.only.includes('highlighted') && pre.kept.plainPages.length > 0 && pre.kept.highlighted.length > 0) {
+    if (
+      o.only.includes('plainPages') &&
+      o.only.includes('highlighted') &&
+      pre.kept.plainPages.length > 0 &&
+      pre.kept.highlighted.length > 0
+    ) {
       const rounds: { plainPages: LoadResult; highlighted: LoadResult }[] = [];
       const seconds = o.quick ? o.durationSeconds : Math.max(3, Math.round(o.durationSeconds / 2));
       for (let round = 0; round < FACET_ROUNDS; round++) {
-        const order = round % 2 === 0 ? (['plainPages', 'highlighted'] as const) : (['highlighted', 'plainPages'] as const);
+        const order =
+          round % 2 === 0 ? (['plainPages', 'highlighted'] as const) : (['highlighted', 'plainPages'] as const);
         const measured: Partial<Record<'plainPages' | 'highlighted', LoadResult>> = {};
         for (const name of order) {
           measured[name] = await load(api, pre.kept[name], { durationSeconds: seconds });
@@ -492,7 +614,15 @@ async function main(argv: string[]): Promise<number> {
       const rate = 200;
       const seconds = Math.max(o.durationSeconds, 5);
       const paced = (server: RunningProcess) =>
-        drivePaced({ origin: server.origin, paths: pre.kept.searchMix, rate, durationSeconds: seconds, headers: auth, serverPid: server.pid, enginePid });
+        drivePaced({
+          origin: server.origin,
+          paths: pre.kept.searchMix,
+          rate,
+          durationSeconds: seconds,
+          headers: auth,
+          serverPid: server.pid,
+          enginePid,
+        });
       const pacedApi = await paced(api);
       line(`searchMix API paced ${rate} req/s`, pacedApi);
       const pacedDirect = await paced(direct);
@@ -507,7 +637,15 @@ async function main(argv: string[]): Promise<number> {
     let suggestFixedRate: BenchResults['suggestFixedRate'] = null;
     if (o.only.includes('suggest') && pre.kept.suggest.length > 0) {
       const rate = 200;
-      const pacedSuggest = await drivePaced({ origin: api.origin, paths: pre.kept.suggest, rate, durationSeconds: Math.max(o.durationSeconds, 5), headers: auth, serverPid: api.pid, enginePid });
+      const pacedSuggest = await drivePaced({
+        origin: api.origin,
+        paths: pre.kept.suggest,
+        rate,
+        durationSeconds: Math.max(o.durationSeconds, 5),
+        headers: auth,
+        serverPid: api.pid,
+        enginePid,
+      });
       line(`suggest API paced ${rate} req/s`, pacedSuggest);
       suggestFixedRate = { rate, api: pacedSuggest };
     }
@@ -527,7 +665,11 @@ async function main(argv: string[]): Promise<number> {
         { name: 'all three off', without: ['auth', 'limits', 'usage'], env: {} },
       ];
       if (await redisReachable(o.redisUrl)) {
-        configs.push({ name: 'all on, limits on Redis', without: [], env: { REDIS_URL: o.redisUrl, REDIS_KEY_PREFIX: redisPrefix } });
+        configs.push({
+          name: 'all on, limits on Redis',
+          without: [],
+          env: { REDIS_URL: o.redisUrl, REDIS_KEY_PREFIX: redisPrefix },
+        });
         usedRedis = true;
       } else {
         say(`Redis does not answer at ${o.redisUrl}: the "limits on Redis" run is skipped`);
@@ -536,7 +678,9 @@ async function main(argv: string[]): Promise<number> {
       const servers: RunningProcess[] = [];
       for (const config of configs) servers.push(await startApi(`api-${config.name.replace(/[^a-z]+/g, '-')}`, config));
       const layerSeconds = o.quick ? o.durationSeconds : Math.max(3, Math.round(o.durationSeconds / 2));
-      say(`layers: ${configs.length} configurations × ${layerClasses.join(', ')} × ${o.rounds} round(s) of ${layerSeconds} s`);
+      say(
+        `layers: ${configs.length} configurations × ${layerClasses.join(', ')} × ${o.rounds} round(s) of ${layerSeconds} s`,
+      );
       for (const server of servers) await warm(server);
       const runs = configs.map(() => Object.fromEntries(layerClasses.map((c) => [c, [] as LoadResult[]])));
       for (let round = 0; round < o.rounds; round++) {
@@ -566,7 +710,9 @@ async function main(argv: string[]): Promise<number> {
         await servers[i].stop();
       }
       for (const layer of layers) {
-        layerCosts[layer.name] = Object.fromEntries(layerClasses.map((c) => [c, Math.round((layer.median[c].rps / layers[0].median[c].rps) * 1000) / 1000]));
+        layerCosts[layer.name] = Object.fromEntries(
+          layerClasses.map((c) => [c, Math.round((layer.median[c].rps / layers[0].median[c].rps) * 1000) / 1000]),
+        );
       }
     }
 
@@ -579,22 +725,46 @@ async function main(argv: string[]): Promise<number> {
       for (const [i, config] of configs.entries()) {
         if (config.kind === 'direct') servers.push(direct);
         else if (config.kind === 'ceiling') servers.push(ceiling);
-        else if (config.kind === 'api') servers.push(await startApi(`share-${i}`, { without: [], ...(config.logLevel === undefined ? {} : { env: { LOG_LEVEL: config.logLevel } }) }));
-        else servers.push(await startApi(`share-${i}`, config.kind === 'against' ? { build: config.build } : { without: config.without }));
+        else if (config.kind === 'api')
+          servers.push(
+            await startApi(`share-${i}`, {
+              without: [],
+              ...(config.logLevel === undefined ? {} : { env: { LOG_LEVEL: config.logLevel } }),
+            }),
+          );
+        else
+          servers.push(
+            await startApi(
+              `share-${i}`,
+              config.kind === 'against' ? { build: config.build } : { without: config.without },
+            ),
+          );
       }
       say(`/grants/:id layer by layer: ${configs.length} servers × ${o.rounds} round(s) of ${seconds} s`);
       const ceilingHeaders = { ...auth, 'X-Bench-Bytes': String(pre.bodyBytes.byId) };
       const headersOf = (config: ShareConfig) => (config.kind === 'ceiling' ? ceilingHeaders : auth);
       for (const [i, server] of servers.entries()) {
-        await drive({ origin: server.origin, paths: pre.kept.byId, connections: o.connections, durationSeconds: Math.max(1, warmupSeconds), headers: headersOf(configs[i]) });
+        await drive({
+          origin: server.origin,
+          paths: pre.kept.byId,
+          connections: o.connections,
+          durationSeconds: Math.max(1, warmupSeconds),
+          headers: headersOf(configs[i]),
+        });
       }
       const runs = await measureShares(configs, o.rounds, async (config, i, round) => {
         const r = await load(servers[i], pre.kept.byId, { durationSeconds: seconds, headers: headersOf(config) });
         line(`${config.name} (round ${round + 1})`.slice(0, 60), r);
         return r;
       });
-      byIdLayerShares = { rounds: o.rounds, seconds, logLevel: o.logLevel, configs: configs.map((config, i) => ({ ...config, runs: runs[i], median: medianOf(runs[i]) })) };
-      for (const [i, server] of servers.entries()) if (configs[i].kind !== 'direct' && configs[i].kind !== 'ceiling') await server.stop();
+      byIdLayerShares = {
+        rounds: o.rounds,
+        seconds,
+        logLevel: o.logLevel,
+        configs: configs.map((config, i) => ({ ...config, runs: runs[i], median: medianOf(runs[i]) })),
+      };
+      for (const [i, server] of servers.entries())
+        if (configs[i].kind !== 'direct' && configs[i].kind !== 'ceiling') await server.stop();
     }
 
     const results: BenchResults = {
@@ -622,7 +792,8 @@ async function main(argv: string[]): Promise<number> {
         loadAverageEnd: Math.round(os.loadavg()[0] * 100) / 100,
         git,
         elapsedSeconds: Math.round((Date.now() - started) / 1000),
-        latencyNote: 'per response, send to last byte, recorded by the bench from autocannon response events (not corrected for coordinated omission)',
+        latencyNote:
+          'per response, send to last byte, recorded by the bench from autocannon response events (not corrected for coordinated omission)',
       },
       catalog: {
         grants: o.grants,
@@ -650,7 +821,9 @@ async function main(argv: string[]): Promise<number> {
     results.targets = evaluateTargets(results, o.engine, o.grants);
     mkdirSync(path.dirname(o.out), { recursive: true });
     writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
-    process.stdout.write(`\n${formatReport(results)}\n\nresults: ${path.relative(process.cwd(), o.out)} (${results.meta.elapsedSeconds} s)\n`);
+    process.stdout.write(
+      `\n${formatReport(results)}\n\nresults: ${path.relative(process.cwd(), o.out)} (${results.meta.elapsedSeconds} s)\n`,
+    );
     if (o.profileDir !== null) process.stdout.write(`CPU profiles of the API: ${o.profileDir}\n`);
     return 0;
   } finally {

@@ -13,14 +13,19 @@ import { dropAlias, uniqueAlias } from '../support/elasticsearch.js';
 import { writeCatalog } from './catalog.js';
 
 const { values: options } = parseArgs({
-  options: { grants: { type: 'string', default: '10000,100000' }, engines: { type: 'string', default: 'sqlite,elasticsearch' }, asks: { type: 'string', default: '60' } },
+  options: {
+    grants: { type: 'string', default: '10000,100000' },
+    engines: { type: 'string', default: 'sqlite,elasticsearch' },
+    asks: { type: 'string', default: '60' },
+  },
 });
 const sizes = options.grants.split(',').map(Number);
 const engines = options.engines.split(',');
 const asks = Number(options.asks);
 const QUERIES = ['limit=10', 'limit=10&open=true&eligibleProvinces=ONTARIO'];
 
-const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const quantile = (sorted: number[], q: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
 const dir = tempDir('similar-bench-');
 try {
@@ -32,7 +37,14 @@ try {
       const alias = uniqueAlias();
       const started = Date.now();
       const env: Record<string, string> =
-        engine === 'elasticsearch' ? { SEED_FILE: source, SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200', ELASTICSEARCH_INDEX: alias } : { SEED_FILE: source };
+        engine === 'elasticsearch'
+          ? {
+              SEED_FILE: source,
+              SEARCH_ENGINE: 'elasticsearch',
+              ELASTICSEARCH_URL: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200',
+              ELASTICSEARCH_INDEX: alias,
+            }
+          : { SEED_FILE: source };
       const api = await startTestApi(env);
       try {
         const ready = (Date.now() - started) / 1000;

@@ -20,9 +20,11 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'grants-sort-step-'));
 try {
   const file = catalogPath(dir);
   const writer = SqliteCatalogWriter.open(file);
-  await writer.reindex((async function* () {
-    yield* generateGrants(grants, 7);
-  })());
+  await writer.reindex(
+    (async function* () {
+      yield* generateGrants(grants, 7);
+    })(),
+  );
   await writer.close();
   const db = openCatalogReadOnly(file);
   const { positions, rank } = readColumns(db).orders['deadline:false'];
@@ -35,7 +37,10 @@ try {
     for (let i = 0; i < size && page.length < count; i++) if (hasBit(matches, positions[i])) page.push(positions[i]);
     return page;
   };
-  const sort = (matches: Bits, count: number): number[] => Array.from(positionsOf(matches)).sort((a, b) => rank[a] - rank[b]).slice(0, count);
+  const sort = (matches: Bits, count: number): number[] =>
+    Array.from(positionsOf(matches))
+      .sort((a, b) => rank[a] - rank[b])
+      .slice(0, count);
 
   const rng = new Random(11);
   // Warm-up: both ways compiled before the first figure.
@@ -48,14 +53,28 @@ try {
   console.log('matches  page  walk µs  sort µs  walk steps  comparisons  steps per comparison');
   for (const total of [100, 300, 1000, 3000, 10000, 30000].filter((n) => n <= size)) {
     const matches = emptyBits(size);
-    for (const p of rng.sample(Array.from({ length: size }, (_, i) => i), total)) setBit(matches, p);
+    for (const p of rng.sample(
+      Array.from({ length: size }, (_, i) => i),
+      total,
+    ))
+      setBit(matches, p);
     for (const page of [21, 101, 1001].filter((n) => n <= total)) {
       const walked = fastestMicros(() => walk(matches, page), 15);
       const sorted = fastestMicros(() => sort(matches, page), 15);
       const steps = (page * size) / total;
       const comparisons = total * (Math.log2(total) + 1);
       const perComparison = sorted / comparisons / (walked / steps);
-      console.log([total, page, walked.toFixed(1), sorted.toFixed(1), Math.round(steps), Math.round(comparisons), perComparison.toFixed(1)].join('  '));
+      console.log(
+        [
+          total,
+          page,
+          walked.toFixed(1),
+          sorted.toFixed(1),
+          Math.round(steps),
+          Math.round(comparisons),
+          perComparison.toFixed(1),
+        ].join('  '),
+      );
     }
   }
 } finally {

@@ -45,7 +45,9 @@ async function measure(name: string, store: SubscriptionsStore, rows: UsageRow[]
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, store: { type: 'string', default: 'both' } } });
+  const { values } = parseArgs({
+    options: { rows: { type: 'string', default: '100000' }, store: { type: 'string', default: 'both' } },
+  });
   const count = Number(values.rows);
   const log = createLogger('silent');
   if (values.store !== 'postgres') {

@@ -67,7 +67,12 @@ async function shownAnswer(block: Locator): Promise<{ data?: { id?: string } | {
 }
 
 /** Opens the operation, pastes the ids it needs, executes it and returns the status the page shows. */
-async function execute(page: Page, tag: string, operationId: string, ids: Map<string, string>): Promise<{ status: string; block: Locator }> {
+async function execute(
+  page: Page,
+  tag: string,
+  operationId: string,
+  ids: Map<string, string>,
+): Promise<{ status: string; block: Locator }> {
   const block = page.locator(`#operations-${tag}-${operationId}`);
   await block.locator('.opblock-summary').first().click();
   const tryOut = block.locator('button.try-out__btn', { hasText: 'Try it out' });
@@ -98,7 +103,15 @@ describe('browser: every operation of /docs answers 2xx as "Try it out" fills it
     // No SEED_FILE: the bundled fixture catalog, as a first `npm start` seeds it.
     server = launch(process.execPath, ['dist/src/main.js'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, REDIS_URL: '', DATA_DIR: workDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', DEMO_API_KEY: DEMO_KEY },
+      env: {
+        ...process.env,
+        REDIS_URL: '',
+        DATA_DIR: workDir,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        DEMO_API_KEY: DEMO_KEY,
+      },
     });
     await server.waitFor('stderr', /curl .*\n/, 60_000);
     base = `http://127.0.0.1:${port}`;
@@ -108,7 +121,10 @@ describe('browser: every operation of /docs answers 2xx as "Try it out" fills it
     await browser?.close();
     if (server !== undefined) {
       server.child.kill('SIGTERM');
-      const stopped = await Promise.race([server.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+      const stopped = await Promise.race([
+        server.exited.then(() => true),
+        new Promise<boolean>((r) => setTimeout(() => r(false), 10_000)),
+      ]);
       if (!stopped) server.kill();
     }
     if (workDir) rmSync(workDir, { recursive: true, force: true });
@@ -116,8 +132,11 @@ describe('browser: every operation of /docs answers 2xx as "Try it out" fills it
 
   it('executes every operation, in order, each showing a 2xx', async function () {
     const tags = new Map<string, string>();
-    const document = openapiDocument() as { paths: Record<string, Record<string, { operationId: string; tags: string[] }>> };
-    for (const methods of Object.values(document.paths)) for (const op of Object.values(methods)) tags.set(op.operationId, op.tags[0]);
+    const document = openapiDocument() as {
+      paths: Record<string, Record<string, { operationId: string; tags: string[] }>>;
+    };
+    for (const methods of Object.values(document.paths))
+      for (const op of Object.values(methods)) tags.set(op.operationId, op.tags[0]);
     expect(ORDER, 'every operation of the document, once').to.have.members([...tags.keys()]);
 
     const { page, failures, errors } = await browser!.page();
@@ -132,20 +151,27 @@ describe('browser: every operation of /docs answers 2xx as "Try it out" fills it
     for (const operationId of ORDER) {
       const { status, block } = await execute(page, tags.get(operationId)!, operationId, ids);
       statuses[operationId] = status;
-      if (/^2\d\d$/.test(status) && (operationId === 'createAlert' || operationId === 'testAlert' || operationId === 'createKey')) {
+      if (
+        /^2\d\d$/.test(status) &&
+        (operationId === 'createAlert' || operationId === 'testAlert' || operationId === 'createKey')
+      ) {
         const { data } = await shownAnswer(block);
         if (data !== undefined && !Array.isArray(data) && data.id !== undefined) ids.set(operationId, data.id);
       }
       if (/^2\d\d$/.test(status) && LISTED[operationId] !== undefined) {
         const { data } = await shownAnswer(block);
         const made = ids.get(LISTED[operationId]);
-        if (!Array.isArray(data) || !data.some((item) => item.id === made)) statuses[operationId] = `${status} without the ${LISTED[operationId]} id ${made}`;
+        if (!Array.isArray(data) || !data.some((item) => item.id === made))
+          statuses[operationId] = `${status} without the ${LISTED[operationId]} id ${made}`;
       }
       // Closed again, so that the page stays small.
       await block.locator('.opblock-summary').first().click();
     }
     await screenshot(page, 'docs-try-every-operation');
-    expect(Object.entries(statuses).filter(([, status]) => !/^2\d\d$/.test(status)), 'operations without a 2xx').to.deep.equal([]);
+    expect(
+      Object.entries(statuses).filter(([, status]) => !/^2\d\d$/.test(status)),
+      'operations without a 2xx',
+    ).to.deep.equal([]);
     expect(failures).to.deep.equal([]);
     expect(errors).to.deep.equal([]);
     await page.close();

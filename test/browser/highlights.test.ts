@@ -8,7 +8,8 @@ import { GRANTS_PATH as G, startCatalogApi, stopCatalogApi } from '../support/ca
 import { HIGHLIGHT_GRANTS, HIGHLIGHT_IDS, HOSTILE_SCRIPT } from '../support/highlightCatalog.js';
 import type { TestApi } from '../support/api.js';
 
-const PAGE = '<!doctype html><html><head><meta charset="utf-8"><title>Results</title></head><body><main id="results"></main></body></html>';
+const PAGE =
+  '<!doctype html><html><head><meta charset="utf-8"><title>Results</title></head><body><main id="results"></main></body></html>';
 
 describe('browser: highlights inserted as HTML in headless Chromium', function () {
   this.timeout(180_000);
@@ -49,9 +50,13 @@ describe('browser: highlights inserted as HTML in headless Chromium', function (
   }
 
   it('shows the marks and the script as text, and runs nothing', async () => {
-    const res = await api.request(`${G}?search=solar%20arts%20script&matching=last&highlight=title,description&fields=id`);
+    const res = await api.request(
+      `${G}?search=solar%20arts%20script&matching=last&highlight=title,description&fields=id`,
+    );
     expect(res.status, res.text).to.equal(200);
-    const hostile = (res.body.data as { id: string; highlights: { title: string; description: string } }[]).find((g) => g.id === HIGHLIGHT_IDS.hostile)!;
+    const hostile = (res.body.data as { id: string; highlights: { title: string; description: string } }[]).find(
+      (g) => g.id === HIGHLIGHT_IDS.hostile,
+    )!;
     const shown = await insert([hostile.highlights.title, hostile.highlights.description]);
     await screenshot(shown.page, 'highlights-escaped');
     expect(shown.pwned).to.equal(false);

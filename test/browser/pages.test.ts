@@ -59,7 +59,9 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       await page.waitForSelector('.opblock');
       const shown = await page.$$eval('.opblock', (blocks) => blocks.map((block) => block.id));
       const operations: string[] = [];
-      const document = openapiDocument() as { paths: Record<string, Record<string, { operationId: string; tags: string[] }>> };
+      const document = openapiDocument() as {
+        paths: Record<string, Record<string, { operationId: string; tags: string[] }>>;
+      };
       for (const methods of Object.values(document.paths)) {
         for (const op of Object.values(methods)) operations.push(`operations-${op.tags[0]}-${op.operationId}`);
       }
@@ -67,7 +69,9 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       expect(operations).to.have.length(27);
       // The page lists them, and the webhooks (the events an alert POSTs) after them.
       expect(shown).to.include.members(operations);
-      expect(shown.filter((id) => !operations.includes(id)).every((id) => id.startsWith('operations-webhooks-'))).to.equal(true);
+      expect(
+        shown.filter((id) => !operations.includes(id)).every((id) => id.startsWith('operations-webhooks-')),
+      ).to.equal(true);
       for (const heading of ['Authentication', 'Limits and billing', 'Paging and sync', 'Your usage', 'Errors']) {
         expect(await page.locator('.info h2', { hasText: heading }).count(), heading).to.equal(1);
       }
@@ -90,7 +94,9 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       const response = await answered;
       expect(response.status()).to.equal(200);
       expect(response.request().headers().authorization).to.equal(`Bearer ${api.key}`);
-      const status = page.locator('#operations-subscription-getLimits .live-responses-table tbody .response-col_status').first();
+      const status = page
+        .locator('#operations-subscription-getLimits .live-responses-table tbody .response-col_status')
+        .first();
       await status.waitFor();
       expect((await status.textContent())?.trim()).to.equal('200');
       await screenshot(page, 'docs-try-it');
@@ -130,7 +136,8 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
     it('shows the tier, status, rate, features, the gauge numbers and one bar per day with heights in proportion to the calls', async function () {
       const created = api.deps.subscriptions.create({ name: 'console', tier: 'PROFESSIONAL', monthlyLimit: 40 });
       const key = created.apiKey;
-      const call = async (path: string) => expect((await api.request(`${P}${path}`, { key })).status, path).to.equal(200);
+      const call = async (path: string) =>
+        expect((await api.request(`${P}${path}`, { key })).status, path).to.equal(200);
       // Calls on several days of this month, through the API with the injected clock...
       const month: [string, number][] = [
         ['2026-11-03T09:00:00.000Z', 4],
@@ -174,7 +181,9 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       expect(await page.textContent('#tier')).to.equal('PROFESSIONAL');
       expect(await page.textContent('#status')).to.equal('ACTIVE');
       expect(await page.textContent('#rate')).to.equal('50 requests per second');
-      const features = await page.$$eval('#features li', (items) => items.map((item) => [item.getAttribute('data-feature'), item.getAttribute('data-enabled')]));
+      const features = await page.$$eval('#features li', (items) =>
+        items.map((item) => [item.getAttribute('data-feature'), item.getAttribute('data-enabled')]),
+      );
       expect(features).to.have.deep.members([
         ['grants.search', 'true'],
         ['grants.read', 'true'],
@@ -192,7 +201,12 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       expect(fill).to.be.closeTo((used / 40) * 400, 0.01);
 
       const bars = await page.$$eval('#chart rect.bar', (rects) =>
-        rects.map((rect) => ({ date: rect.getAttribute('data-date')!, calls: Number(rect.getAttribute('data-calls')), height: Number(rect.getAttribute('height')), drawn: rect.getBoundingClientRect().height })),
+        rects.map((rect) => ({
+          date: rect.getAttribute('data-date')!,
+          calls: Number(rect.getAttribute('data-calls')),
+          height: Number(rect.getAttribute('height')),
+          drawn: rect.getBoundingClientRect().height,
+        })),
       );
       expect(bars).to.have.length(30);
       expect(bars[0].date).to.equal('2026-10-22');
@@ -206,7 +220,9 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
         expect(bar.height / tallestBar.height, bar.date).to.be.closeTo(bar.calls / tallest, 0.001);
         expect(bar.drawn / tallestBar.drawn, bar.date).to.be.closeTo(bar.calls / tallest, 0.01);
       }
-      const top = await page.$$eval('#top-endpoints li', (items) => items.map((item) => [item.getAttribute('data-endpoint'), Number(item.getAttribute('data-calls'))]));
+      const top = await page.$$eval('#top-endpoints li', (items) =>
+        items.map((item) => [item.getAttribute('data-endpoint'), Number(item.getAttribute('data-calls'))]),
+      );
       expect(top).to.deep.equal([
         ['/grants/:id', seeded.reduce((n, [, calls]) => n + calls, 0)],
         ['/grants', 9],
@@ -228,7 +244,11 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       const created = await fetch(`${api.url}/external/v1/alerts`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'Ontario clean energy', query: { eligibleProvinces: ['ONTARIO'] }, url: 'https://93.184.215.14/hooks' }),
+        body: JSON.stringify({
+          name: 'Ontario clean energy',
+          query: { eligibleProvinces: ['ONTARIO'] },
+          url: 'https://93.184.215.14/hooks',
+        }),
       });
       expect(created.status).to.equal(201);
       const { page, failures, errors } = await openConsole(apiKey);
@@ -237,7 +257,9 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       expect(await page.textContent('#alerts-count')).to.equal('1 of 100 alerts');
       await page.click('#load-alerts');
       await page.waitForSelector('#alerts li[data-alert]');
-      const items = await page.$$eval('#alerts li[data-alert]', (lis) => lis.map((li) => [li.getAttribute('data-status'), li.textContent]));
+      const items = await page.$$eval('#alerts li[data-alert]', (lis) =>
+        lis.map((li) => [li.getAttribute('data-status'), li.textContent]),
+      );
       expect(items).to.have.length(1);
       expect(items[0][0]).to.equal('ACTIVE');
       expect(items[0][1]).to.contain('Ontario clean energy').and.contain('no delivery yet');
@@ -254,11 +276,19 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       const created = api.deps.subscriptions.create({ name: 'keys', tier: 'PROFESSIONAL' });
       const restricted = api.deps.subscriptions.createKey(created.subscription.id, undefined, {
         name: 'Browser widget',
-        restrictions: { scopes: ['grants:search', 'subscription:read'], origins: null, ips: null, expiresAt: null, rateLimit: 5 },
+        restrictions: {
+          scopes: ['grants:search', 'subscription:read'],
+          origins: null,
+          ips: null,
+          expiresAt: null,
+          rateLimit: 5,
+        },
       });
       const { page, failures, errors } = await openConsole(restricted.apiKey);
       expect(await page.textContent('#key-prefix')).to.equal(`${restricted.apiKey.slice(0, 12)}…`);
-      expect(await page.textContent('#key-restrictions')).to.equal('scopes: grants:search, subscription:read · 5 requests per second of its own');
+      expect(await page.textContent('#key-restrictions')).to.equal(
+        'scopes: grants:search, subscription:read · 5 requests per second of its own',
+      );
       // That key lacks keys:manage: the list is refused in plain words.
       await page.click('#load-keys');
       await page.waitForSelector('#keys-error:not([hidden])');
@@ -270,10 +300,14 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       expect(await opened.page.textContent('#key-restrictions')).to.match(/^Unrestricted/);
       await opened.page.click('#load-keys');
       await opened.page.waitForSelector('#keys li[data-key]');
-      const items = await opened.page.$$eval('#keys li[data-key]', (lis) => lis.map((li) => [li.getAttribute('data-key'), li.textContent]));
+      const items = await opened.page.$$eval('#keys li[data-key]', (lis) =>
+        lis.map((li) => [li.getAttribute('data-key'), li.textContent]),
+      );
       // Both keys were made at the suite's fixed clock instant: their order is by id.
       expect(items.map(([id]) => id)).to.have.members([created.keyId, restricted.keyId]);
-      expect(items.find(([id]) => id === restricted.keyId)![1]).to.contain('Browser widget').and.contain('scopes: grants:search, subscription:read');
+      expect(items.find(([id]) => id === restricted.keyId)![1])
+        .to.contain('Browser widget')
+        .and.contain('scopes: grants:search, subscription:read');
       const html = await opened.page.content();
       expect(html).to.not.contain(restricted.apiKey.slice(12)).and.not.contain(created.apiKey.slice(12));
       await screenshot(opened.page, 'console-keys');
@@ -328,7 +362,9 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       }
       expect(refused, 'no call was refused in 10 attempts').to.equal(true);
       expect(await page.getAttribute('body', 'data-state')).to.equal('error');
-      expect(await page.textContent('#error')).to.match(/^Too many requests in the last second\. Wait [0-9]+ second\(s\) and try again\.$/);
+      expect(await page.textContent('#error')).to.match(
+        /^Too many requests in the last second\. Wait [0-9]+ second\(s\) and try again\.$/,
+      );
       await screenshot(page, 'console-rate-limited');
       await page.close();
     });
@@ -361,7 +397,10 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
     after(async function () {
       if (server !== undefined) {
         server.child.kill('SIGTERM');
-        const stopped = await Promise.race([server.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+        const stopped = await Promise.race([
+          server.exited.then(() => true),
+          new Promise<boolean>((r) => setTimeout(() => r(false), 10_000)),
+        ]);
         if (!stopped) server.kill();
       }
       rmSync(workDir, { recursive: true, force: true });
@@ -400,18 +439,33 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       const port = await freePort();
       server = launch(process.execPath, ['dist/src/main.js'], {
         cwd: REPO_ROOT,
-        env: { ...process.env, REDIS_URL: '', DATA_DIR: workDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', DEMO_API_KEY: DEMO_KEY, SEED_FILE: writeTinyCatalog(workDir) },
+        env: {
+          ...process.env,
+          REDIS_URL: '',
+          DATA_DIR: workDir,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'silent',
+          DEMO_API_KEY: DEMO_KEY,
+          SEED_FILE: writeTinyCatalog(workDir),
+        },
       });
       await server.waitFor('stderr', /curl .*\n/, 30_000);
       base = `http://127.0.0.1:${port}`;
       for (const path of ['/grants?open=true', '/grants/filters', '/subscription/limits']) {
-        expect((await fetch(`${base}${P}${path}`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } })).status, path).to.equal(200);
+        expect(
+          (await fetch(`${base}${P}${path}`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } })).status,
+          path,
+        ).to.equal(200);
       }
     });
     after(async function () {
       if (server !== undefined) {
         server.child.kill('SIGTERM');
-        const stopped = await Promise.race([server.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+        const stopped = await Promise.race([
+          server.exited.then(() => true),
+          new Promise<boolean>((r) => setTimeout(() => r(false), 10_000)),
+        ]);
         if (!stopped) server.kill();
       }
       rmSync(workDir, { recursive: true, force: true });
@@ -430,17 +484,27 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
         await page.waitForSelector('body[data-state="ready"]');
         const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
         expect(scrollWidth, 'no horizontal scrolling').to.be.at.most(width);
-        const cards = await page.$$eval('.cards > .card:not(.wide)', (list) => list.map((card) => card.getBoundingClientRect().toJSON() as DOMRect));
+        const cards = await page.$$eval('.cards > .card:not(.wide)', (list) =>
+          list.map((card) => card.getBoundingClientRect().toJSON() as DOMRect),
+        );
         expect(cards).to.have.length(2);
         if (sideBySide) expect(cards[1].top).to.equal(cards[0].top);
         else expect(cards[1].top).to.be.at.least(cards[0].bottom);
-        const chart = await page.$eval('#chart', (svg) => ({ box: svg.getBoundingClientRect().toJSON() as DOMRect, card: svg.parentElement!.getBoundingClientRect().toJSON() as DOMRect }));
+        const chart = await page.$eval('#chart', (svg) => ({
+          box: svg.getBoundingClientRect().toJSON() as DOMRect,
+          card: svg.parentElement!.getBoundingClientRect().toJSON() as DOMRect,
+        }));
         expect(chart.box.width, 'the chart fills its card').to.be.above(chart.card.width - 40);
-        const labels = await page.$$eval('#chart text', (texts) => texts.map((t) => t.getBoundingClientRect().toJSON() as DOMRect));
-        const dates = labels.filter((label) => label.top > chart.box.top + chart.box.height - 30).sort((a, b) => a.left - b.left);
+        const labels = await page.$$eval('#chart text', (texts) =>
+          texts.map((t) => t.getBoundingClientRect().toJSON() as DOMRect),
+        );
+        const dates = labels
+          .filter((label) => label.top > chart.box.top + chart.box.height - 30)
+          .sort((a, b) => a.left - b.left);
         expect(dates.length, 'some dates are labelled').to.be.at.least(3);
         for (const label of labels) expect(label.height, 'label height').to.be.at.least(8);
-        for (let i = 1; i < dates.length; i += 1) expect(dates[i].left, `date label ${i} clear of the one before`).to.be.at.least(dates[i - 1].right);
+        for (let i = 1; i < dates.length; i += 1)
+          expect(dates[i].left, `date label ${i} clear of the one before`).to.be.at.least(dates[i - 1].right);
         expect(dates.at(-1)!.right, 'the last date inside the chart').to.be.at.most(chart.box.right + 0.5);
         await screenshot(page, `console-${width}`);
         expect(failures).to.deep.equal([]);
@@ -477,7 +541,14 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
             // no-store: each call asks the API (a cached answer of another key would be revalidated, not refused).
             const response = await fetch(url, { headers: { Authorization: `Bearer ${key}` }, cache: 'no-store' });
             const headers: Record<string, string | null> = {};
-            for (const name of ['X-Request-Id', 'RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
+            for (const name of [
+              'X-Request-Id',
+              'RateLimit-Policy',
+              'RateLimit',
+              'X-RateLimit-Limit',
+              'X-RateLimit-Remaining',
+              'X-RateLimit-Reset',
+            ]) {
               headers[name] = response.headers.get(name);
             }
             return { status: response.status, headers, total: (await response.json()).pagination.total as number };
@@ -506,21 +577,33 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
 
     it('another origin is refused by the browser', async function () {
       const result = await fetchFrom(refused.origin);
-      expect(result).to.have.property('error').that.matches(/TypeError: Failed to fetch/);
+      expect(result)
+        .to.have.property('error')
+        .that.matches(/TypeError: Failed to fetch/);
     });
 
-    it('an origin outside CORS_ORIGINS that a key lists reads the answers made with that key, and no other key\'s', async function () {
+    it("an origin outside CORS_ORIGINS that a key lists reads the answers made with that key, and no other key's", async function () {
       const listing = api.deps.subscriptions.createKey(api.subscriptionId, undefined, {
         name: 'page key',
-        restrictions: { scopes: ['grants:search'], origins: [refused.origin], ips: null, expiresAt: null, rateLimit: null },
+        restrictions: {
+          scopes: ['grants:search'],
+          origins: [refused.origin],
+          ips: null,
+          expiresAt: null,
+          rateLimit: null,
+        },
       });
       const result = await fetchFrom(refused.origin, listing.apiKey);
       expect(result).to.have.property('status', 200);
       expect((result as { headers: Record<string, string | null> }).headers['X-Request-Id']).to.match(/^req_/);
       // The harness key lists no origin: from that page the browser keeps its answer from the page.
-      expect(await fetchFrom(refused.origin)).to.have.property('error').that.matches(/TypeError: Failed to fetch/);
+      expect(await fetchFrom(refused.origin))
+        .to.have.property('error')
+        .that.matches(/TypeError: Failed to fetch/);
       // And the listing key, from the origin the deployment allows but it does not list, is refused too.
-      expect(await fetchFrom(allowed.origin, listing.apiKey)).to.have.property('error').that.matches(/TypeError: Failed to fetch/);
+      expect(await fetchFrom(allowed.origin, listing.apiKey))
+        .to.have.property('error')
+        .that.matches(/TypeError: Failed to fetch/);
       api.deps.subscriptions.revokeKey(listing.keyId);
     });
   });

@@ -33,7 +33,15 @@ interface Violation {
 async function seriousViolations(page: Page): Promise<Violation[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            context: Document,
+          ): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
     const { violations } = await axe.run(document);
     return violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
@@ -67,7 +75,13 @@ describe('browser: the search page (/search) in headless Chromium', function () 
     api = await startTestApi({}, { clock: () => NOW });
     key = api.deps.subscriptions.createKey(api.subscriptionId, undefined, {
       name: 'search page',
-      restrictions: { scopes: ['grants:search', 'grants:read'], origins: [api.url], ips: null, expiresAt: null, rateLimit: null },
+      restrictions: {
+        scopes: ['grants:search', 'grants:read'],
+        origins: [api.url],
+        ips: null,
+        expiresAt: null,
+        rateLimit: null,
+      },
     }).apiKey;
   });
   after(async function () {
@@ -85,7 +99,8 @@ describe('browser: the search page (/search) in headless Chromium', function () 
     await ready(watched.page);
     return watched;
   }
-  const shownIds = (page: Page, list = '#grants') => page.$$eval(`${list} > li`, (items) => items.map((item) => (item as HTMLElement).dataset.id));
+  const shownIds = (page: Page, list = '#grants') =>
+    page.$$eval(`${list} > li`, (items) => items.map((item) => (item as HTMLElement).dataset.id));
   /** HTML as this browser writes it back once parsed (entities and quotes its own way). */
   const asParsed = (page: Page, html: string) =>
     page.evaluate((text) => {
@@ -101,7 +116,9 @@ describe('browser: the search page (/search) in headless Chromium', function () 
         // Open grants first: with no words, the open grants closing soonest.
         const first = await answer(`/grants?open=true&sort=deadline&page=1&limit=10&fields=id`);
         expect(await shownIds(page)).to.deep.equal(first.data.map((g) => g.id));
-        expect(await page.textContent('#status')).to.equal(`${first.pagination.total} grants, closing soonest first, page 1 of ${first.pagination.totalPages}.`);
+        expect(await page.textContent('#status')).to.equal(
+          `${first.pagination.total} grants, closing soonest first, page 1 of ${first.pagination.totalPages}.`,
+        );
         expect(await page.isChecked('#open')).to.equal(true);
 
         // Typing a typo shows the API's suggestions for it, as a listbox the combobox controls.
@@ -111,8 +128,13 @@ describe('browser: the search page (/search) in headless Chromium', function () 
         const suggested = await answer(`/grants/suggest?q=${typo}&open=true&limit=6`);
         expect(suggested.data.length, 'the API suggests something for the typo').to.be.above(0);
         await page.waitForSelector('#suggestions:not([hidden]) [role=option]');
-        await page.waitForFunction((n) => document.querySelectorAll('#suggestions [role=option]').length === n, suggested.data.length);
-        const options = await page.$$eval('#suggestions [role=option]', (items) => items.map((item) => (item as HTMLElement).dataset.value));
+        await page.waitForFunction(
+          (n) => document.querySelectorAll('#suggestions [role=option]').length === n,
+          suggested.data.length,
+        );
+        const options = await page.$$eval('#suggestions [role=option]', (items) =>
+          items.map((item) => (item as HTMLElement).dataset.value),
+        );
         expect(options).to.deep.equal(suggested.data.map((s: { text: string }) => s.text));
         expect(await page.getAttribute('#q', 'aria-expanded')).to.equal('true');
         expect(await page.getAttribute('#q', 'aria-controls')).to.equal('suggestions');
@@ -127,7 +149,11 @@ describe('browser: the search page (/search) in headless Chromium', function () 
         await page.keyboard.press('ArrowDown');
         expect(await activeOption()).to.deep.equal({ id: 'suggestion-0', selected: ['suggestion-0'], focus: 'q' });
         await page.keyboard.press('ArrowDown');
-        expect(await activeOption()).to.deep.equal({ id: `suggestion-${1 % n}`, selected: [`suggestion-${1 % n}`], focus: 'q' });
+        expect(await activeOption()).to.deep.equal({
+          id: `suggestion-${1 % n}`,
+          selected: [`suggestion-${1 % n}`],
+          focus: 'q',
+        });
         await page.keyboard.press('ArrowUp');
         expect(await activeOption()).to.deep.equal({ id: 'suggestion-0', selected: ['suggestion-0'], focus: 'q' });
         expect(await seriousViolations(page), 'axe, suggestions open').to.deep.equal([]);
@@ -157,18 +183,28 @@ describe('browser: the search page (/search) in headless Chromium', function () 
         expect(new URL(page.url()).searchParams.get('q')).to.equal(respelled.search);
         expect(await page.inputValue('#q')).to.equal(respelled.search);
         expect(await page.isHidden('#did-you-mean')).to.equal(true);
-        const found = await answer(`/grants?search=${respelled.search}&open=true&page=1&limit=10&facets=${FACETS}&fields=${FIELDS}&${MARKED}`);
+        const found = await answer(
+          `/grants?search=${respelled.search}&open=true&page=1&limit=10&facets=${FACETS}&fields=${FIELDS}&${MARKED}`,
+        );
         expect(found.pagination.total).to.equal(respelled.total);
-        expect(await page.textContent('#status')).to.equal(`${respelled.total} grants for “${respelled.search}”, page 1 of ${found.pagination.totalPages}.`);
+        expect(await page.textContent('#status')).to.equal(
+          `${respelled.total} grants for “${respelled.search}”, page 1 of ${found.pagination.totalPages}.`,
+        );
         expect(await shownIds(page)).to.deep.equal(found.data.map((g) => g.id));
         const shown = await page.$$eval('#grants > li', (items) =>
-          items.map((item) => ({ title: item.querySelector('h3 a')!.innerHTML, funder: item.querySelector('.funder')!.innerHTML, snippet: item.querySelector('.snippet')?.innerHTML ?? null })),
+          items.map((item) => ({
+            title: item.querySelector('h3 a')!.innerHTML,
+            funder: item.querySelector('.funder')!.innerHTML,
+            snippet: item.querySelector('.snippet')?.innerHTML ?? null,
+          })),
         );
         for (const [i, grant] of found.data.entries()) {
           expect(shown[i].title, grant.id).to.equal(await asParsed(page, grant.highlights.title));
           expect(shown[i].funder, grant.id).to.equal(await asParsed(page, grant.highlights.funder));
           // A grant without a description has no snippet.
-          expect(shown[i].snippet, grant.id).to.equal(grant.highlights.description === null ? null : await asParsed(page, grant.highlights.description));
+          expect(shown[i].snippet, grant.id).to.equal(
+            grant.highlights.description === null ? null : await asParsed(page, grant.highlights.description),
+          );
         }
         const marks = await page.$$eval('#grants mark', (list) => list.map((mark) => mark.textContent!.toLowerCase()));
         expect(marks.length, 'some words are marked').to.be.above(0);
@@ -183,12 +219,18 @@ describe('browser: the search page (/search) in headless Chromium', function () 
         }
         const province = found.facets!.eligibleProvinces[0];
         const facetBox = `#facet-eligibleProvinces-${province.value}`;
-        expect(await page.textContent(`label[for="facet-eligibleProvinces-${province.value}"]`)).to.match(new RegExp(`\\(${province.count}\\)$`));
+        expect(await page.textContent(`label[for="facet-eligibleProvinces-${province.value}"]`)).to.match(
+          new RegExp(`\\(${province.count}\\)$`),
+        );
         await page.check(facetBox);
         await ready(page);
         expect(new URL(page.url()).searchParams.get('eligibleProvinces')).to.equal(province.value);
-        expect(await page.textContent('#status')).to.match(new RegExp(`^${province.count} grants? for “${respelled.search}”`));
-        expect(await page.evaluate(() => document.activeElement?.id)).to.equal(`facet-eligibleProvinces-${province.value}`);
+        expect(await page.textContent('#status')).to.match(
+          new RegExp(`^${province.count} grants? for “${respelled.search}”`),
+        );
+        expect(await page.evaluate(() => document.activeElement?.id)).to.equal(
+          `facet-eligibleProvinces-${province.value}`,
+        );
         expect(await page.isChecked(facetBox)).to.equal(true);
         await page.uncheck(facetBox);
         await ready(page);
@@ -224,7 +266,9 @@ describe('browser: the search page (/search) in headless Chromium', function () 
         await ready(page);
         expect(await page.isHidden('#suggestions')).to.equal(true);
         expect(new URL(page.url()).searchParams.get('q')).to.equal(taken);
-        const found = await answer(`/grants?search=${encodeURIComponent(taken)}&open=true&page=1&limit=10&fields=id,title`);
+        const found = await answer(
+          `/grants?search=${encodeURIComponent(taken)}&open=true&page=1&limit=10&fields=id,title`,
+        );
         expect(found.pagination.total).to.be.above(0);
         expect(await shownIds(page)).to.deep.equal(found.data.map((g) => g.id));
 
@@ -241,7 +285,9 @@ describe('browser: the search page (/search) in headless Chromium', function () 
         expect(await page.isVisible('#similar')).to.equal(true);
         expect(await shownIds(page, '#similar-grants')).to.deep.equal(similar.data.map((g) => g.id));
         expect(await shownIds(page, '#similar-grants')).to.not.include(grant.id);
-        expect(await page.$$eval('#similar-grants a', (links) => links.map((a) => a.textContent))).to.deep.equal(similar.data.map((g) => g.title));
+        expect(await page.$$eval('#similar-grants a', (links) => links.map((a) => a.textContent))).to.deep.equal(
+          similar.data.map((g) => g.title),
+        );
         expect(await seriousViolations(page), 'axe, a grant').to.deep.equal([]);
         await screenshot(page, `search-grant-${width}`);
 
@@ -252,7 +298,11 @@ describe('browser: the search page (/search) in headless Chromium', function () 
         expect(await page.textContent('#grant-title')).to.equal(next.title);
         expect(new URL(page.url()).searchParams.get('grant')).to.equal(next.id);
         await page.goBack();
-        await page.waitForFunction((title) => document.body.dataset.state === 'ready' && document.getElementById('grant-title')!.textContent === title, grant.title);
+        await page.waitForFunction(
+          (title) =>
+            document.body.dataset.state === 'ready' && document.getElementById('grant-title')!.textContent === title,
+          grant.title,
+        );
         await page.click('#back');
         await ready(page);
         expect(await page.isVisible('#results')).to.equal(true);
@@ -305,7 +355,8 @@ describe('browser: the search page (/search) in headless Chromium', function () 
         [
           grantRecord('g-script', {
             title: 'Solar <b>bold</b> pumps',
-            description: 'Solar water pumps for farms. <script>window.pwned = true</script> <img src=x onerror="window.pwned = true"> More solar words & "quotes".',
+            description:
+              'Solar water pumps for farms. <script>window.pwned = true</script> <img src=x onerror="window.pwned = true"> More solar words & "quotes".',
           }),
           grantRecord('g-plain', { title: 'Wind turbines', description: 'Small wind turbines for rural schools.' }),
         ],
@@ -329,9 +380,14 @@ describe('browser: the search page (/search) in headless Chromium', function () 
         elements: [...item.querySelectorAll('h3 a *, .snippet *')].map((e) => e.tagName.toLowerCase()),
       }));
       expect(shown.title).to.equal('Solar <b>bold</b> pumps');
-      expect(shown.snippet).to.contain('<script>window.pwned = true</script>').and.contain('<img src=x onerror="window.pwned = true">').and.contain('& "quotes"');
+      expect(shown.snippet)
+        .to.contain('<script>window.pwned = true</script>')
+        .and.contain('<img src=x onerror="window.pwned = true">')
+        .and.contain('& "quotes"');
       expect(new Set(shown.elements)).to.deep.equal(new Set(['mark']));
-      expect(await page.$$eval('#grants mark', (list) => list.map((m) => m.textContent))).to.include('Solar').and.include('solar');
+      expect(await page.$$eval('#grants mark', (list) => list.map((m) => m.textContent)))
+        .to.include('Solar')
+        .and.include('solar');
       expect(await page.evaluate(() => (window as unknown as { pwned?: boolean }).pwned)).to.equal(undefined);
       expect(failures).to.deep.equal([]);
       expect(errors).to.deep.equal([]);

@@ -19,7 +19,12 @@ export interface RacePartner {
 }
 
 /** The run's tracked client: an answer, or null when none came (cut, refused, no live instance). */
-export type RaceSend<P extends RacePartner> = (partner: P, route: RaceRoute, pathAndQuery: string, init?: { method?: string; body?: string }) => Promise<{ status: number; body: string } | null>;
+export type RaceSend<P extends RacePartner> = (
+  partner: P,
+  route: RaceRoute,
+  pathAndQuery: string,
+  init?: { method?: string; body?: string },
+) => Promise<{ status: number; body: string } | null>;
 
 export interface RaceTally {
   /** Rounds in which both revocations were answered. */
@@ -48,8 +53,21 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Starts the races; stop() ends them and makes the last check (a key still works). `alertUrl`:
  * where the racing alerts point (they follow a search no grant matches: nothing is sent there).
  */
-export function startRaces<P extends RacePartner>(send: RaceSend<P>, keyRacer: P & { keyId: string }, alertRacer: P, alertUrl: string, everyMs: number) {
-  const tally: RaceTally = { revocationRounds: 0, bothRevoked: 0, lockedOut: false, creationRounds: 0, created: 0, overLimit: 0 };
+export function startRaces<P extends RacePartner>(
+  send: RaceSend<P>,
+  keyRacer: P & { keyId: string },
+  alertRacer: P,
+  alertUrl: string,
+  everyMs: number,
+) {
+  const tally: RaceTally = {
+    revocationRounds: 0,
+    bothRevoked: 0,
+    lockedOut: false,
+    creationRounds: 0,
+    created: 0,
+    overLimit: 0,
+  };
   let stopping = false;
   let keys = [{ key: keyRacer.apiKey, id: keyRacer.keyId }];
   const as = (key: string): P => ({ ...keyRacer, apiKey: key });
@@ -70,7 +88,10 @@ export function startRaces<P extends RacePartner>(send: RaceSend<P>, keyRacer: P
     const survivor = await working();
     if (survivor === null) tally.lockedOut = true;
     if (survivor === null || survivor === undefined) return;
-    const made = await send(as(survivor.key), KEYS, '/keys', { method: 'POST', body: JSON.stringify({ name: 'racer' }) });
+    const made = await send(as(survivor.key), KEYS, '/keys', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'racer' }),
+    });
     if (made?.status !== 201) return;
     const data = (JSON.parse(made.body) as { data: { id: string; apiKey: string } }).data;
     const other = { key: data.apiKey, id: data.id };
@@ -88,10 +109,17 @@ export function startRaces<P extends RacePartner>(send: RaceSend<P>, keyRacer: P
   /** Alerts created and not deleted yet; `sure`: its last DELETE was answered (a cut one may have deleted it). */
   const held = new Map<string, { sure: boolean }>();
   async function creationRound(): Promise<void> {
-    const body = (i: number) => JSON.stringify({ name: `race ${i}`, query: { search: 'no grant says xyzzy' }, url: alertUrl });
-    const answers = await Promise.all(Array.from({ length: SIMULTANEOUS_CREATIONS }, (_, i) => send(alertRacer, ALERTS, '/alerts', { method: 'POST', body: body(i) })));
+    const body = (i: number) =>
+      JSON.stringify({ name: `race ${i}`, query: { search: 'no grant says xyzzy' }, url: alertUrl });
+    const answers = await Promise.all(
+      Array.from({ length: SIMULTANEOUS_CREATIONS }, (_, i) =>
+        send(alertRacer, ALERTS, '/alerts', { method: 'POST', body: body(i) }),
+      ),
+    );
     tally.creationRounds += 1;
-    const made = answers.filter((a) => a?.status === 201).map((a) => (JSON.parse(a!.body) as { data: { id: string } }).data.id);
+    const made = answers
+      .filter((a) => a?.status === 201)
+      .map((a) => (JSON.parse(a!.body) as { data: { id: string } }).data.id);
     tally.created += made.length;
     const surelyHeld = [...held.values()].filter((h) => h.sure).length;
     if (surelyHeld + made.length > RACE_ALERT_LIMIT) tally.overLimit += 1;

@@ -165,13 +165,27 @@ export interface ChaosReport {
 export function failures(report: ChaosReport): string[] {
   const out: string[] = [];
   const undocumented = report.rows.reduce((n, r) => n + r.undocumented, 0);
-  if (undocumented > 0) out.push(`${undocumented} answers with an undocumented status (${report.rows.flatMap((r) => r.undocumentedDetail.map((d) => `${r.phase}: ${d}`)).slice(0, 10).join('; ')})`);
+  if (undocumented > 0)
+    out.push(
+      `${undocumented} answers with an undocumented status (${report.rows
+        .flatMap((r) => r.undocumentedDetail.map((d) => `${r.phase}: ${d}`))
+        .slice(0, 10)
+        .join('; ')})`,
+    );
   if (report.usageRecordsLost > 0) out.push(`${report.usageRecordsLost} usage records lost`);
   if (report.underCount > 0) out.push(`monthly counts under what was served by ${report.underCount}`);
-  if (report.overCountBeyondBound > 0) out.push(`monthly counts over the bound (requests cut at the kill or refused at admission) by ${report.overCountBeyondBound}`);
-  if (report.alerts.lost > 0) out.push(`${report.alerts.lost} alert events lost (${report.alerts.lostDetail.slice(0, 10).join('; ')})`);
-  if (report.alerts.duplicated > 0) out.push(`${report.alerts.duplicated} alert events duplicated under another webhook-id (${report.alerts.duplicatedDetail.slice(0, 10).join('; ')})`);
-  if (report.races.bothRevoked > 0) out.push(`${report.races.bothRevoked} rounds in which two keys revoking each other both succeeded`);
+  if (report.overCountBeyondBound > 0)
+    out.push(
+      `monthly counts over the bound (requests cut at the kill or refused at admission) by ${report.overCountBeyondBound}`,
+    );
+  if (report.alerts.lost > 0)
+    out.push(`${report.alerts.lost} alert events lost (${report.alerts.lostDetail.slice(0, 10).join('; ')})`);
+  if (report.alerts.duplicated > 0)
+    out.push(
+      `${report.alerts.duplicated} alert events duplicated under another webhook-id (${report.alerts.duplicatedDetail.slice(0, 10).join('; ')})`,
+    );
+  if (report.races.bothRevoked > 0)
+    out.push(`${report.races.bothRevoked} rounds in which two keys revoking each other both succeeded`);
   if (report.races.lockedOut) out.push('a subscription was locked out: none of its keys works');
   if (report.races.overLimit > 0) out.push(`the alert limit was passed ${report.races.overLimit} times`);
   if (report.unexpectedExits.length > 0) out.push(`instances exited unasked: ${report.unexpectedExits.join('; ')}`);
@@ -185,7 +199,9 @@ const seconds = (ms: number | null): string => (ms === null ? '–' : ms < 0 ? '
 /** The report as markdown: the phase table, then the end-of-run accounting. */
 export function formatReport(report: ChaosReport): string {
   const lines: string[] = [];
-  lines.push(`Chaos run of ${report.startedAt} on ${report.machine}; faults ${report.params.faultMs / 1000} s, burst ${report.params.burstFactor}x for ${report.params.burstMs / 1000} s, ${report.params.slowLoris} slow-loris connections; load ${report.params.partners.map((p) => `${p.name} (${p.tier}) ${p.rate}/s`).join(', ')}; ${(report.durationMs / 1000).toFixed(0)} s in all.`);
+  lines.push(
+    `Chaos run of ${report.startedAt} on ${report.machine}; faults ${report.params.faultMs / 1000} s, burst ${report.params.burstFactor}x for ${report.params.burstMs / 1000} s, ${report.params.slowLoris} slow-loris connections; load ${report.params.partners.map((p) => `${p.name} (${p.tier}) ${p.rate}/s`).join(', ')}; ${(report.durationMs / 1000).toFixed(0)} s in all.`,
+  );
   lines.push('');
   lines.push('| phase | sent | answered | 200 | 429 | 503 | other | cut | undocumented | recovery (s) |');
   lines.push('| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |');
@@ -194,12 +210,19 @@ export function formatReport(report: ChaosReport): string {
       .filter(([s]) => !['200', '429', '503'].includes(s))
       .map(([s, n]) => `${s}: ${n}`)
       .join(', ');
-    lines.push(`| ${r.phase} | ${r.sent} | ${r.answered} | ${r.byStatus['200'] ?? 0} | ${r.byStatus['429'] ?? 0} | ${r.byStatus['503'] ?? 0} | ${other || '0'} | ${r.cut} | ${r.undocumented} | ${seconds(r.recoveryMs)} |`);
+    lines.push(
+      `| ${r.phase} | ${r.sent} | ${r.answered} | ${r.byStatus['200'] ?? 0} | ${r.byStatus['429'] ?? 0} | ${r.byStatus['503'] ?? 0} | ${other || '0'} | ${r.cut} | ${r.undocumented} | ${seconds(r.recoveryMs)} |`,
+    );
   }
   lines.push('');
-  lines.push('| partner | billed answers seen | monthly count | over-count | bound (cut at the kill + 503 at admission) |');
+  lines.push(
+    '| partner | billed answers seen | monthly count | over-count | bound (cut at the kill + 503 at admission) |',
+  );
   lines.push('| --- | ---: | ---: | ---: | ---: |');
-  for (const p of report.partners) lines.push(`| ${p.partner} | ${p.billedSeen} | ${p.monthly} | ${p.monthly - p.billedSeen} | ${p.cutAtKill} + ${p.refusedAtAdmission} |`);
+  for (const p of report.partners)
+    lines.push(
+      `| ${p.partner} | ${p.billedSeen} | ${p.monthly} | ${p.monthly - p.billedSeen} | ${p.cutAtKill} + ${p.refusedAtAdmission} |`,
+    );
   lines.push('');
   const a = report.alerts;
   lines.push('| must be zero | value |');
@@ -209,17 +232,24 @@ export function formatReport(report: ChaosReport): string {
   lines.push(`| monthly under-count | ${report.underCount} |`);
   lines.push(`| monthly over-count beyond the bound | ${report.overCountBeyondBound} |`);
   lines.push(`| alert events lost (of ${a.expected} expected, ${a.outbox} outbox messages) | ${a.lost} |`);
-  lines.push(`| alert events duplicated under another webhook-id (${a.received} received, ${a.redelivered} redelivered under the same id) | ${a.duplicated} |`);
+  lines.push(
+    `| alert events duplicated under another webhook-id (${a.received} received, ${a.redelivered} redelivered under the same id) | ${a.duplicated} |`,
+  );
   const r = report.races;
-  lines.push(`| two keys revoking each other both succeeding (of ${r.revocationRounds} rounds answered) | ${r.bothRevoked} |`);
+  lines.push(
+    `| two keys revoking each other both succeeding (of ${r.revocationRounds} rounds answered) | ${r.bothRevoked} |`,
+  );
   lines.push(`| subscriptions locked out (no key works) | ${r.lockedOut ? 1 : 0} |`);
-  lines.push(`| alert limit passed (${r.creationRounds} rounds of 8 simultaneous creations against a limit of 5, ${r.created} created) | ${r.overLimit} |`);
+  lines.push(
+    `| alert limit passed (${r.creationRounds} rounds of 8 simultaneous creations against a limit of 5, ${r.created} created) | ${r.overLimit} |`,
+  );
   lines.push(`| instances exiting unasked | ${report.unexpectedExits.length} |`);
   const notes = report.rows.filter((r) => r.note !== '').map((r) => `- ${r.phase}: ${r.note}`);
   if (notes.length > 0) lines.push('', ...notes);
   if (report.instanceLog.length > 0) {
     lines.push('', 'Warnings and errors the instances logged:');
-    for (const e of report.instanceLog) lines.push(`- ${e.phase}: ${e.level >= 50 ? 'error' : 'warn'} "${e.msg}" x${e.count}`);
+    for (const e of report.instanceLog)
+      lines.push(`- ${e.phase}: ${e.level >= 50 ? 'error' : 'warn'} "${e.msg}" x${e.count}`);
   }
   if (report.logDir !== null) lines.push('', `The instances' logs: ${report.logDir}`);
   return lines.join('\n');
@@ -235,7 +265,9 @@ interface Route {
 }
 
 function documentedStatuses(): Map<string, Set<number>> {
-  const doc = JSON.parse(readFileSync(path.join(REPO_ROOT, 'openapi.json'), 'utf8')) as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
+  const doc = JSON.parse(readFileSync(path.join(REPO_ROOT, 'openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+  };
   const out = new Map<string, Set<number>>();
   for (const [template, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
@@ -247,7 +279,13 @@ function documentedStatuses(): Map<string, Set<number>> {
 }
 
 const SEED_IDS = Array.from({ length: 40 }, (_, i) => `g-${i + 1}`);
-const SEARCHES = ['search=program', 'funderType=FOUNDATION', 'search=funder&page=2', 'fundingType=GRANT', 'currency=CAD&sort=-updatedAt'];
+const SEARCHES = [
+  'search=program',
+  'funderType=FOUNDATION',
+  'search=funder&page=2',
+  'fundingType=GRANT',
+  'currency=CAD&sort=-updatedAt',
+];
 
 const ROUTES: Route[] = [
   { template: '/grants', billable: true, path: (i) => `/grants?${SEARCHES[i % SEARCHES.length]}`, weight: 3 },
@@ -279,7 +317,8 @@ class Balancer {
 
   add(instance: FleetInstance): void {
     this.live.set(instance.name, instance);
-    if (!this.agents.has(instance.name)) this.agents.set(instance.name, new http.Agent({ keepAlive: true, maxSockets: 128, timeout: 3000 }));
+    if (!this.agents.has(instance.name))
+      this.agents.set(instance.name, new http.Agent({ keepAlive: true, maxSockets: 128, timeout: 3000 }));
   }
 
   remove(name: string): void {
@@ -305,7 +344,13 @@ interface Exchange {
 }
 
 /** One request on a node:http keep-alive agent; rejects when no answer comes (reset, refused, 60 s). */
-function exchange(agent: http.Agent, baseUrl: string, pathAndQuery: string, key: string, init: { method?: string; body?: string } = {}): Promise<Exchange> {
+function exchange(
+  agent: http.Agent,
+  baseUrl: string,
+  pathAndQuery: string,
+  key: string,
+  init: { method?: string; body?: string } = {},
+): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     const url = new URL(baseUrl + pathAndQuery);
     const headers: Record<string, string> = { Authorization: `Bearer ${key}`, Accept: 'application/json' };
@@ -313,18 +358,28 @@ function exchange(agent: http.Agent, baseUrl: string, pathAndQuery: string, key:
       headers['Content-Type'] = 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(init.body));
     }
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: init.method ?? 'GET', agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.on('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-    });
+    const req = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: init.method ?? 'GET',
+        agent,
+        headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', (error) => {
+          clearTimeout(timer);
+          reject(error);
+        });
+      },
+    );
     const timer = setTimeout(() => req.destroy(new Error('no answer within 60 s')), 60_000);
     req.on('error', (error) => {
       clearTimeout(timer);
@@ -351,7 +406,14 @@ async function startReceiver(into: Received[]): Promise<{ url: string; close(): 
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       try {
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { alert: { id: string }; grant?: { id: string; title?: string }; change?: { position?: string } | null } };
+        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          type: string;
+          data: {
+            alert: { id: string };
+            grant?: { id: string; title?: string };
+            change?: { position?: string } | null;
+          };
+        };
         into.push({
           webhookId: String(req.headers['webhook-id'] ?? ''),
           alertId: event.data.alert.id,
@@ -361,7 +423,14 @@ async function startReceiver(into: Received[]): Promise<{ url: string; close(): 
           position: event.data.change?.position ?? null,
         });
       } catch {
-        into.push({ webhookId: String(req.headers['webhook-id'] ?? ''), alertId: '?', type: 'unparsable', grantId: null, title: null, position: null });
+        into.push({
+          webhookId: String(req.headers['webhook-id'] ?? ''),
+          alertId: '?',
+          type: 'unparsable',
+          grantId: null,
+          title: null,
+          position: null,
+        });
       }
       res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
     });
@@ -382,7 +451,10 @@ async function startReceiver(into: Received[]): Promise<{ url: string; close(): 
 // ---- Slow loris ---------------------------------------------------------------------------------
 
 /** Opens `count` connections spread over the instances, each sending a request's headers a few bytes at a time and never finishing them. */
-function slowLoris(instances: FleetInstance[], count: number): { opened(): number; closedByServer(): number; stop(): void } {
+function slowLoris(
+  instances: FleetInstance[],
+  count: number,
+): { opened(): number; closedByServer(): number; stop(): void } {
   const sockets: net.Socket[] = [];
   const timers: NodeJS.Timeout[] = [];
   let opened = 0;
@@ -460,10 +532,16 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
 
   try {
     log('starting a private PostgreSQL, Redis and Elasticsearch');
-    const [pgServer, redis, es] = await Promise.all([startPrivatePostgres(), startPrivateRedis(), startPrivateElasticsearch()]);
+    const [pgServer, redis, es] = await Promise.all([
+      startPrivatePostgres(),
+      startPrivateRedis(),
+      startPrivateElasticsearch(),
+    ]);
     services = { pg: pgServer, redis, es };
     const databaseUrl = await pgServer.createDatabase('chaos');
-    const records: GrantRecord[] = SEED_IDS.map((id, i) => grantRecord(id, { funderType: i % 2 === 0 ? 'FEDERAL_GRANT' : 'FOUNDATION' }));
+    const records: GrantRecord[] = SEED_IDS.map((id, i) =>
+      grantRecord(id, { funderType: i % 2 === 0 ? 'FEDERAL_GRANT' : 'FOUNDATION' }),
+    );
     const seedFile = writeNdjson(workDir, 'seed.ndjson', records);
     const env: Record<string, string> = {
       DATABASE_URL: databaseUrl,
@@ -486,7 +564,9 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     const watch = (instance: FleetInstance) => {
       void instance.process.exited.then((exit) => {
         if (!expectedExit.has(instance.process.pid)) {
-          unexpectedExits.push(`${instance.name} (pid ${instance.process.pid}) exited ${JSON.stringify(exit)} in phase ${phase}: ${instance.process.stderr().slice(-1500)}`);
+          unexpectedExits.push(
+            `${instance.name} (pid ${instance.process.pid}) exited ${JSON.stringify(exit)} in phase ${phase}: ${instance.process.stderr().slice(-1500)}`,
+          );
           balancer.remove(instance.name);
         }
       });
@@ -510,22 +590,50 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     const partners = await Promise.all(
       [...params.partners, { name: 'probe', tier: 'ENTERPRISE' as const, rate: 0 }, ...racers].map(async (spec) => ({
         spec,
-        ...(await createSubscription(env, workDir, ['--name', spec.name, '--tier', spec.tier, ...(racers.includes(spec) ? ['--rate-limit', '1000'] : [])])),
+        ...(await createSubscription(env, workDir, [
+          '--name',
+          spec.name,
+          '--tier',
+          spec.tier,
+          ...(racers.includes(spec) ? ['--rate-limit', '1000'] : []),
+        ])),
       })),
     );
     const probe = partners.find((p) => p.spec.name === 'probe')!;
 
     /** One tracked request: its outcome is kept under the phase it was sent in. */
-    const send = async (partner: (typeof partners)[number], route: Route, pathAndQuery: string, instance: FleetInstance | null, init: { method?: string; body?: string } = {}): Promise<Exchange | null> => {
+    const send = async (
+      partner: (typeof partners)[number],
+      route: Route,
+      pathAndQuery: string,
+      instance: FleetInstance | null,
+      init: { method?: string; body?: string } = {},
+    ): Promise<Exchange | null> => {
       const target = instance ?? balancer.pick();
       if (target === null) return null;
-      const outcome: Outcome = { phase, partner: partner.spec.name, instance: target.name, route: `${init.method ?? 'GET'} ${route.template}`, billableRoute: route.billable, status: null, error: null, requestId: null, admitted: false };
+      const outcome: Outcome = {
+        phase,
+        partner: partner.spec.name,
+        instance: target.name,
+        route: `${init.method ?? 'GET'} ${route.template}`,
+        billableRoute: route.billable,
+        status: null,
+        error: null,
+        requestId: null,
+        admitted: false,
+      };
       outcomes.push(outcome);
       const set = inFlight.get(target.name) ?? new Set<Outcome>();
       inFlight.set(target.name, set);
       set.add(outcome);
       try {
-        const answer = await exchange(balancer.agents.get(target.name)!, target.url, P + pathAndQuery, partner.apiKey, init);
+        const answer = await exchange(
+          balancer.agents.get(target.name)!,
+          target.url,
+          P + pathAndQuery,
+          partner.apiKey,
+          init,
+        );
         outcome.status = answer.status;
         outcome.requestId = (answer.headers['x-request-id'] as string | undefined) ?? null;
         outcome.admitted = answer.headers['x-ratelimit-limit'] !== undefined;
@@ -546,10 +654,19 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
       const receiver = await startReceiver(received);
       receivers.push(receiver);
       for (const foundationOnly of [false, true]) {
-        const body = JSON.stringify({ name: foundationOnly ? 'foundations' : 'everything', query: foundationOnly ? { funderType: ['FOUNDATION'] } : {}, url: receiver.url, events: ['grant.matched', 'grant.updated', 'grant.unmatched'] });
+        const body = JSON.stringify({
+          name: foundationOnly ? 'foundations' : 'everything',
+          query: foundationOnly ? { funderType: ['FOUNDATION'] } : {},
+          url: receiver.url,
+          events: ['grant.matched', 'grant.updated', 'grant.unmatched'],
+        });
         const answer = await send(partner, alertsRoute, '/alerts', fleet[0], { method: 'POST', body });
         if (answer?.status !== 201) throw new Error(`creating an alert failed: ${answer?.status} ${answer?.body}`);
-        alerts.push({ id: (JSON.parse(answer.body) as { data: { id: string } }).data.id, partner: partner.spec.name, foundationOnly });
+        alerts.push({
+          id: (JSON.parse(answer.body) as { data: { id: string } }).data.id,
+          partner: partner.spec.name,
+          foundationOnly,
+        });
       }
     }
 
@@ -562,7 +679,13 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     const syncOnce = async (): Promise<boolean> => {
       const file = writeNdjson(workDir, `sync-${round}.ndjson`, records);
       try {
-        const run = await captureCli((io) => runIndexer(['sync', '--source', file], { ...process.env, ...env, DATA_DIR: workDir, LOG_LEVEL: 'silent', ELASTICSEARCH_TIMEOUT_MS: '2000' }, io));
+        const run = await captureCli((io) =>
+          runIndexer(
+            ['sync', '--source', file],
+            { ...process.env, ...env, DATA_DIR: workDir, LOG_LEVEL: 'silent', ELASTICSEARCH_TIMEOUT_MS: '2000' },
+            io,
+          ),
+        );
         if (run.code === 0) syncsOk += 1;
         else syncsFailed += 1;
         return run.code === 0;
@@ -589,7 +712,11 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         const title = `Program ${pick.id} (rev ${round})`;
         titles.set(pick.id, title);
         const at = records.findIndex((r) => r.id === pick.id);
-        records[at] = grantRecord(pick.id, { funderType: pick.foundation ? 'FOUNDATION' : 'FEDERAL_GRANT', title, updatedAt: new Date().toISOString() });
+        records[at] = grantRecord(pick.id, {
+          funderType: pick.foundation ? 'FOUNDATION' : 'FEDERAL_GRANT',
+          title,
+          updatedAt: new Date().toISOString(),
+        });
       }
     };
     stopSync = false;
@@ -661,7 +788,9 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         if (balancer.live.size === fleet.length) {
           const ready = await Promise.all(fleet.map(readyz));
           if (ready.every(Boolean)) {
-            const answers = await Promise.all(fleet.map((instance) => send(probe, probeRoute, probeRoute.path(0), instance)));
+            const answers = await Promise.all(
+              fleet.map((instance) => send(probe, probeRoute, probeRoute.path(0), instance)),
+            );
             if (answers.every((a) => a?.status === 200)) return Date.now() - since;
           }
         }
@@ -690,7 +819,17 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         log(`  recovered in ${seconds(recoveryMs)} s`);
         await sleep(holdMs);
       }
-      rows.push({ phase: name, sent: 0, answered: 0, byStatus: {}, cut: 0, undocumented: 0, undocumentedDetail: [], recoveryMs, note: notes.get(name) ?? '' });
+      rows.push({
+        phase: name,
+        sent: 0,
+        answered: 0,
+        byStatus: {},
+        cut: 0,
+        undocumented: 0,
+        undocumentedDetail: [],
+        recoveryMs,
+        note: notes.get(name) ?? '',
+      });
     };
 
     const { pg: pgs, redis: rds, es: ess } = services as Services;
@@ -704,7 +843,9 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         // The matcher's lease holder, so the alerts are taken over too.
         const client = new pg.Client({ connectionString: databaseUrl });
         await client.connect();
-        const holder = String((await client.query('SELECT holder FROM alert_matcher WHERE id = 1')).rows[0]?.holder ?? '');
+        const holder = String(
+          (await client.query('SELECT holder FROM alert_matcher WHERE id = 1')).rows[0]?.holder ?? '',
+        );
         await client.end();
         const victim = fleet.find((f) => holder.includes(`-${f.process.pid}-`)) ?? fleet[1];
         balancer.remove(victim.name);
@@ -715,7 +856,10 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         victim.process.child.kill('SIGKILL');
         await victim.process.exited;
         const killedAt = Date.now();
-        notes.set('1. SIGKILL of an API instance, restart', `killed ${victim.name}${holder.includes(`-${victim.process.pid}-`) ? ' (the alert matcher)' : ''} with ${cutNow.length} requests in flight; restarted on its DATA_DIR`);
+        notes.set(
+          '1. SIGKILL of an API instance, restart',
+          `killed ${victim.name}${holder.includes(`-${victim.process.pid}-`) ? ' (the alert matcher)' : ''} with ${cutNow.length} requests in flight; restarted on its DATA_DIR`,
+        );
         const restarted = await launchInstance(victim.name, victim.dataDir);
         fleet[fleet.indexOf(victim)] = restarted;
         balancer.add(restarted);
@@ -724,20 +868,57 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
       params.settleMs,
     );
 
-    const outage = (stop: () => Promise<void> | void, start: () => Promise<void> | void): Fault => async () => {
-      await stop();
-      await sleep(params.faultMs);
-      const end = Date.now();
-      await start();
-      const back = Date.now();
-      notes.set(phase, `the service answered again ${((back - end) / 1000).toFixed(1)} s after the fault ended`);
-      return { end, back };
-    };
-    await runPhase('2. PostgreSQL stopped', outage(() => pgs.stop('SIGINT'), () => pgs.start()), params.settleMs);
-    await runPhase('3. PostgreSQL hung (SIGSTOP)', outage(() => pgs.pause(), () => pgs.resume()), params.settleMs);
-    await runPhase('4. Redis stopped', outage(() => rds.stop('SIGKILL'), () => rds.restart()), params.settleMs);
-    await runPhase('5a. Elasticsearch stopped', outage(() => ess.stop('SIGTERM'), () => ess.start()), params.settleMs);
-    await runPhase('5b. Elasticsearch hung (SIGSTOP)', outage(() => ess.pause(), () => ess.resume()), params.settleMs);
+    const outage =
+      (stop: () => Promise<void> | void, start: () => Promise<void> | void): Fault =>
+      async () => {
+        await stop();
+        await sleep(params.faultMs);
+        const end = Date.now();
+        await start();
+        const back = Date.now();
+        notes.set(phase, `the service answered again ${((back - end) / 1000).toFixed(1)} s after the fault ended`);
+        return { end, back };
+      };
+    await runPhase(
+      '2. PostgreSQL stopped',
+      outage(
+        () => pgs.stop('SIGINT'),
+        () => pgs.start(),
+      ),
+      params.settleMs,
+    );
+    await runPhase(
+      '3. PostgreSQL hung (SIGSTOP)',
+      outage(
+        () => pgs.pause(),
+        () => pgs.resume(),
+      ),
+      params.settleMs,
+    );
+    await runPhase(
+      '4. Redis stopped',
+      outage(
+        () => rds.stop('SIGKILL'),
+        () => rds.restart(),
+      ),
+      params.settleMs,
+    );
+    await runPhase(
+      '5a. Elasticsearch stopped',
+      outage(
+        () => ess.stop('SIGTERM'),
+        () => ess.start(),
+      ),
+      params.settleMs,
+    );
+    await runPhase(
+      '5b. Elasticsearch hung (SIGSTOP)',
+      outage(
+        () => ess.pause(),
+        () => ess.resume(),
+      ),
+      params.settleMs,
+    );
     await runPhase(
       `6. burst ${params.burstFactor}x`,
       async () => {
@@ -754,7 +935,10 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
       async () => {
         const loris = slowLoris(fleet, params.slowLoris);
         await sleep(params.slowLorisMs);
-        notes.set(`7. ${params.slowLoris} slow-loris connections`, `${loris.opened()} opened, ${loris.closedByServer()} closed by the server within ${params.slowLorisMs / 1000} s`);
+        notes.set(
+          `7. ${params.slowLoris} slow-loris connections`,
+          `${loris.opened()} opened, ${loris.closedByServer()} closed by the server within ${params.slowLorisMs / 1000} s`,
+        );
         loris.stop();
         const end = Date.now();
         return { end, back: end };
@@ -772,7 +956,10 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
       const counter = new pg.Client({ connectionString: databaseUrl });
       await counter.connect();
       try {
-        return Number((await counter.query('SELECT count(*) AS n FROM alerts WHERE subscription_id = $1', [alertRacerId])).rows[0].n);
+        return Number(
+          (await counter.query('SELECT count(*) AS n FROM alerts WHERE subscription_id = $1', [alertRacerId])).rows[0]
+            .n,
+        );
       } finally {
         await counter.end();
       }
@@ -788,7 +975,10 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
 
     // Expected events: every added grant matched by the partner's "everything" alert, the FOUNDATION ones by the other too; and the last title of each grant told.
     const expected: { alertId: string; grantId: string; title: string }[] = [];
-    for (const alert of alerts) for (const grant of added) if (!alert.foundationOnly || grant.foundation) expected.push({ alertId: alert.id, grantId: grant.id, title: titles.get(grant.id)! });
+    for (const alert of alerts)
+      for (const grant of added)
+        if (!alert.foundationOnly || grant.foundation)
+          expected.push({ alertId: alert.id, grantId: grant.id, title: titles.get(grant.id)! });
     const told = () => {
       const seen = new Set<string>();
       for (const r of received) if (r.grantId !== null) seen.add(`${r.alertId}|${r.grantId}|${r.title}`);
@@ -796,7 +986,8 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     };
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
-    const pendingMessages = async () => Number((await client.query("SELECT count(*) AS n FROM alert_messages WHERE status = 'PENDING'")).rows[0].n);
+    const pendingMessages = async () =>
+      Number((await client.query("SELECT count(*) AS n FROM alert_messages WHERE status = 'PENDING'")).rows[0].n);
     const drainDeadline = Date.now() + params.drainTimeoutMs;
     for (;;) {
       const seen = told();
@@ -808,7 +999,10 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
 
     // Usage: the rows of every admitted answer (waiting rows are written once the store answers: wait for them).
     const admitted = outcomes.filter((o) => o.status !== null && o.admitted && o.requestId !== null);
-    const loggedIds = async () => new Set((await client.query('SELECT request_id FROM usage_log')).rows.map((r: { request_id: string }) => r.request_id));
+    const loggedIds = async () =>
+      new Set(
+        (await client.query('SELECT request_id FROM usage_log')).rows.map((r: { request_id: string }) => r.request_id),
+      );
     let logged = await loggedIds();
     const usageDeadline = Date.now() + 30_000;
     while (admitted.some((o) => !logged.has(o.requestId!)) && Date.now() < usageDeadline) {
@@ -819,10 +1013,20 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
 
     const month = new Date().toISOString().slice(0, 7);
     const partnerCounts: PartnerCount[] = [];
-    const monthlyOf = async (subscriptionId: string) => Number((await client.query('SELECT coalesce(sum(calls), 0) AS n FROM monthly_usage WHERE subscription_id = $1 AND month = $2', [subscriptionId, month])).rows[0].n);
+    const monthlyOf = async (subscriptionId: string) =>
+      Number(
+        (
+          await client.query(
+            'SELECT coalesce(sum(calls), 0) AS n FROM monthly_usage WHERE subscription_id = $1 AND month = $2',
+            [subscriptionId, month],
+          )
+        ).rows[0].n,
+      );
     for (const partner of partners) {
       const mine = outcomes.filter((o) => o.partner === partner.spec.name);
-      const billedSeen = mine.filter((o) => o.billableRoute && o.admitted && o.status !== null && o.status !== 429).length;
+      const billedSeen = mine.filter(
+        (o) => o.billableRoute && o.admitted && o.status !== null && o.status !== 429,
+      ).length;
       // The record catches up with what waited in memory: give it the same time as the usage rows.
       let monthly = await monthlyOf(partner.subscriptionId);
       const countDeadline = Date.now() + 15_000;
@@ -831,28 +1035,59 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         monthly = await monthlyOf(partner.subscriptionId);
       }
       const refusedAtAdmission = mine.filter((o) => o.billableRoute && o.status === 503 && !o.admitted).length;
-      partnerCounts.push({ partner: partner.spec.name, billedSeen, monthly, cutAtKill: cutAtKill.get(partner.spec.name) ?? 0, refusedAtAdmission, cutTotal: mine.filter((o) => o.status === null).length });
+      partnerCounts.push({
+        partner: partner.spec.name,
+        billedSeen,
+        monthly,
+        cutAtKill: cutAtKill.get(partner.spec.name) ?? 0,
+        refusedAtAdmission,
+        cutTotal: mine.filter((o) => o.status === null).length,
+      });
     }
     const underCount = partnerCounts.reduce((n, p) => n + Math.max(0, p.billedSeen - p.monthly), 0);
-    const overCountBeyondBound = partnerCounts.reduce((n, p) => n + Math.max(0, p.monthly - p.billedSeen - p.cutAtKill - p.refusedAtAdmission), 0);
+    const overCountBeyondBound = partnerCounts.reduce(
+      (n, p) => n + Math.max(0, p.monthly - p.billedSeen - p.cutAtKill - p.refusedAtAdmission),
+      0,
+    );
 
     // Alerts: every outbox message delivered and received; every expected event received; no event under two webhook-ids.
-    const outbox = (await client.query('SELECT id, alert_id, grant_id, type, status, attempts, last_status, last_error FROM alert_messages')).rows as { id: string; alert_id: string; grant_id: string | null; type: string; status: string; attempts: number; last_status: number | null; last_error: string | null }[];
+    const outbox = (
+      await client.query(
+        'SELECT id, alert_id, grant_id, type, status, attempts, last_status, last_error FROM alert_messages',
+      )
+    ).rows as {
+      id: string;
+      alert_id: string;
+      grant_id: string | null;
+      type: string;
+      status: string;
+      attempts: number;
+      last_status: number | null;
+      last_error: string | null;
+    }[];
     await client.end();
     const receivedIds = new Set(received.map((r) => r.webhookId));
     const lostDetail: string[] = [];
     for (const m of outbox) {
-      if (m.status !== 'DELIVERED') lostDetail.push(`${m.id} (${m.type} ${m.grant_id}) ${m.status} after ${m.attempts} attempts, last ${m.last_status ?? ''} ${m.last_error ?? ''}`);
-      else if (!receivedIds.has(m.id)) lostDetail.push(`${m.id} (${m.type} ${m.grant_id}) DELIVERED but never received`);
+      if (m.status !== 'DELIVERED')
+        lostDetail.push(
+          `${m.id} (${m.type} ${m.grant_id}) ${m.status} after ${m.attempts} attempts, last ${m.last_status ?? ''} ${m.last_error ?? ''}`,
+        );
+      else if (!receivedIds.has(m.id))
+        lostDetail.push(`${m.id} (${m.type} ${m.grant_id}) DELIVERED but never received`);
     }
     const seen = told();
-    for (const e of expected) if (!seen.has(`${e.alertId}|${e.grantId}|${e.title}`)) lostDetail.push(`${e.alertId}: ${e.grantId} as "${e.title}" never told`);
+    for (const e of expected)
+      if (!seen.has(`${e.alertId}|${e.grantId}|${e.title}`))
+        lostDetail.push(`${e.alertId}: ${e.grantId} as "${e.title}" never told`);
     const byEvent = new Map<string, Set<string>>();
     for (const r of received) {
       const key = `${r.alertId}|${r.grantId}|${r.type}|${r.position}`;
       byEvent.set(key, (byEvent.get(key) ?? new Set()).add(r.webhookId));
     }
-    const duplicatedDetail = [...byEvent.entries()].filter(([, ids]) => ids.size > 1).map(([key, ids]) => `${key} under ${[...ids].join(', ')}`);
+    const duplicatedDetail = [...byEvent.entries()]
+      .filter(([, ids]) => ids.size > 1)
+      .map(([key, ids]) => `${key} under ${[...ids].join(', ')}`);
 
     // The instances' own warnings and errors, by phase.
     const logCounts = new Map<string, { phase: string; level: number; msg: string; count: number }>();
@@ -861,7 +1096,13 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     for (const instance of launched) {
       for (const line of instance.process.stdout().split('\n')) {
         if (!line.startsWith('{')) continue;
-        let entry: { level?: number | string; msg?: string; time?: number | string; requestId?: unknown; err?: unknown };
+        let entry: {
+          level?: number | string;
+          msg?: string;
+          time?: number | string;
+          requestId?: unknown;
+          err?: unknown;
+        };
         try {
           entry = JSON.parse(line) as typeof entry;
         } catch {
@@ -872,7 +1113,8 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         const at = typeof entry.time === 'number' ? entry.time : Date.parse(String(entry.time));
         const during = [...phaseStarts].reverse().find((p) => p.at <= at)?.name ?? 'setup';
         const key = `${during}|${level}|${entry.msg}`;
-        if (entry.msg === 'unhandled error' && typeof entry.requestId === 'string') unhandled.set(entry.requestId, loggedError(entry.err));
+        if (entry.msg === 'unhandled error' && typeof entry.requestId === 'string')
+          unhandled.set(entry.requestId, loggedError(entry.err));
         const known = logCounts.get(key) ?? { phase: during, level, msg: String(entry.msg), count: 0 };
         known.count += 1;
         logCounts.set(key, known);
@@ -895,21 +1137,35 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
           row.undocumented += 1;
           if (row.undocumentedDetail.length < 20) {
             const cause = o.requestId === null ? undefined : unhandled.get(o.requestId);
-            const logged = o.status < 500 ? '' : cause === undefined ? ': the instance logged no error for it' : `: ${cause}`;
+            const logged =
+              o.status < 500 ? '' : cause === undefined ? ': the instance logged no error for it' : `: ${cause}`;
             row.undocumentedDetail.push(`${o.status} on ${o.route} from ${o.instance} (${o.requestId})${logged}`);
           }
         }
       }
       const refusals = new Map<string, number>();
       for (const o of mine) if (o.status === 503) refusals.set(o.route, (refusals.get(o.route) ?? 0) + 1);
-      if (refusals.size > 0) row.note = `${row.note}${row.note ? '; ' : ''}503 on ${[...refusals].map(([route, n]) => `${route} ${n}`).join(', ')}`;
+      if (refusals.size > 0)
+        row.note = `${row.note}${row.note ? '; ' : ''}503 on ${[...refusals].map(([route, n]) => `${route} ${n}`).join(', ')}`;
       const errors = new Map<string, number>();
       for (const o of mine) if (o.error !== null) errors.set(o.error, (errors.get(o.error) ?? 0) + 1);
-      if (errors.size > 0) row.note = `${row.note}${row.note ? '; ' : ''}no answer: ${[...errors].map(([e, n]) => `${e} ${n}`).join(', ')}`;
+      if (errors.size > 0)
+        row.note = `${row.note}${row.note ? '; ' : ''}no answer: ${[...errors].map(([e, n]) => `${e} ${n}`).join(', ')}`;
     }
     const setup = outcomes.filter((o) => !rows.some((r) => r.phase === o.phase));
     const setupBad = setup.filter((o) => o.status === null || (o.status >= 500 && o.status !== 503));
-    if (setupBad.length > 0) rows.push({ phase: 'set-up and end', sent: setup.length, answered: setup.filter((o) => o.status !== null).length, byStatus: {}, cut: setup.filter((o) => o.status === null).length, undocumented: setupBad.length, undocumentedDetail: setupBad.map((o) => `${o.status} ${o.route}`), recoveryMs: null, note: '' });
+    if (setupBad.length > 0)
+      rows.push({
+        phase: 'set-up and end',
+        sent: setup.length,
+        answered: setup.filter((o) => o.status !== null).length,
+        byStatus: {},
+        cut: setup.filter((o) => o.status === null).length,
+        undocumented: setupBad.length,
+        undocumentedDetail: setupBad.map((o) => `${o.status} ${o.route}`),
+        recoveryMs: null,
+        note: '',
+      });
 
     return {
       startedAt,
@@ -971,10 +1227,12 @@ function writeInstanceLogs(startedAt: string, instances: readonly FleetInstance[
     mkdirSync(dir, { recursive: true });
     for (const instance of instances) {
       writeFileSync(path.join(dir, `${instance.name}-${instance.process.pid}.log`), instance.process.stdout());
-      if (instance.process.stderr() !== '') writeFileSync(path.join(dir, `${instance.name}-${instance.process.pid}.stderr.log`), instance.process.stderr());
+      if (instance.process.stderr() !== '')
+        writeFileSync(path.join(dir, `${instance.name}-${instance.process.pid}.stderr.log`), instance.process.stderr());
     }
     const runs = readdirSync(root).sort();
-    for (const old of runs.slice(0, Math.max(0, runs.length - KEPT_LOG_RUNS))) rmSync(path.join(root, old), { recursive: true, force: true });
+    for (const old of runs.slice(0, Math.max(0, runs.length - KEPT_LOG_RUNS)))
+      rmSync(path.join(root, old), { recursive: true, force: true });
     return dir;
   } catch {
     return null;

@@ -20,7 +20,8 @@ import { reindexGrants } from '../support/catalog.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, reindexAlias, uniqueAlias } from '../support/elasticsearch.js';
 
 const grants = fixtureGrants();
-const amounts = (key: 'amountMin' | 'amountMax'): number[] => [...new Set(grants.map((g) => g[key]).filter((a): a is number => a !== null))].sort((a, b) => a - b);
+const amounts = (key: 'amountMin' | 'amountMax'): number[] =>
+  [...new Set(grants.map((g) => g[key]).filter((a): a is number => a !== null))].sort((a, b) => a - b);
 const mins = amounts('amountMin');
 const maxes = amounts('amountMax');
 /** A value held by some grant, at a place of the sorted distinct values (a bound on it must include it). */
@@ -34,20 +35,42 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'amountMin in a middle range, bounds on held values', params: '', amountMinRange: { min: at(mins, 0.25), max: at(mins, 0.75) } },
+  {
+    name: 'amountMin in a middle range, bounds on held values',
+    params: '',
+    amountMinRange: { min: at(mins, 0.25), max: at(mins, 0.75) },
+  },
   { name: 'amountMin equal to one held value', params: '', amountMinRange: { min: at(mins, 0.5), max: at(mins, 0.5) } },
   { name: 'amountMax over everything (nulls still out)', params: '', amountMaxRange: { min: 0, max: 1e13 } },
   { name: 'amountMax in a narrow range', params: '', amountMaxRange: { min: at(maxes, 0.4), max: at(maxes, 0.6) } },
-  { name: 'both ranges and a currency', params: 'currency=CAD', amountMinRange: { min: 0, max: at(mins, 0.5) }, amountMaxRange: { min: at(maxes, 0.5), max: 1e13 } },
-  { name: 'with the overlap filter of GET /grants', params: 'amountMin=20000&fundingType=GRANT,LOAN', amountMaxRange: { min: 0, max: at(maxes, 0.8) } },
-  { name: 'with search words (the few hits tested alone)', params: 'search=energy', amountMinRange: { min: at(mins, 0.1), max: at(mins, 0.9) } },
+  {
+    name: 'both ranges and a currency',
+    params: 'currency=CAD',
+    amountMinRange: { min: 0, max: at(mins, 0.5) },
+    amountMaxRange: { min: at(maxes, 0.5), max: 1e13 },
+  },
+  {
+    name: 'with the overlap filter of GET /grants',
+    params: 'amountMin=20000&fundingType=GRANT,LOAN',
+    amountMaxRange: { min: 0, max: at(maxes, 0.8) },
+  },
+  {
+    name: 'with search words (the few hits tested alone)',
+    params: 'search=energy',
+    amountMinRange: { min: at(mins, 0.1), max: at(mins, 0.9) },
+  },
   { name: 'a range holding nothing', params: '', amountMinRange: { min: 1e13, max: 1e13 } },
 ];
 
-const inRange = (value: number | null, range: AmountRange | undefined): boolean => range === undefined || (value !== null && value >= range.min && value <= range.max);
+const inRange = (value: number | null, range: AmountRange | undefined): boolean =>
+  range === undefined || (value !== null && value >= range.min && value <= range.max);
 
 /** The query of a case: its GET /grants parameters, then the ranges (as the CommonGrants search builds it). */
-const queryOf = (c: Case): GrantQuery => ({ ...parseExportQuery(parseQueryString(c.params)).query, amountMinRange: c.amountMinRange ?? null, amountMaxRange: c.amountMaxRange ?? null });
+const queryOf = (c: Case): GrantQuery => ({
+  ...parseExportQuery(parseQueryString(c.params)).query,
+  amountMinRange: c.amountMinRange ?? null,
+  amountMaxRange: c.amountMaxRange ?? null,
+});
 
 /** The ids every match of a query, sorted. */
 async function matchIds(engine: SearchEngine, query: GrantQuery): Promise<string[]> {
@@ -67,7 +90,10 @@ function rangeCases(engineOf: () => SearchEngine): void {
       const engine = engineOf();
       const without = await matchIds(engine, { ...queryOf(c), amountMinRange: null, amountMaxRange: null });
       const byId = new Map(grants.map((g) => [g.id, g]));
-      const expected = without.filter((id) => inRange(byId.get(id)!.amountMin, c.amountMinRange) && inRange(byId.get(id)!.amountMax, c.amountMaxRange));
+      const expected = without.filter(
+        (id) =>
+          inRange(byId.get(id)!.amountMin, c.amountMinRange) && inRange(byId.get(id)!.amountMax, c.amountMaxRange),
+      );
       const got = await matchIds(engine, queryOf(c));
       expect(got).to.deep.equal(expected);
       if (c.name !== 'a range holding nothing') expect(got.length, 'the case matches some grants').to.be.greaterThan(0);

@@ -16,7 +16,14 @@ const A_SIZE = 3000;
 const B_SIZE = 4000;
 const G = '/external/v1/grants';
 
-const FUNDER_TYPES = ['CORPORATE', 'FEDERAL_GRANT', 'FOUNDATION', 'MUNICIPAL_GRANT', 'NON_PROFIT_ORGANIZATION', 'PROVINCIAL_TERRITORIAL_GRANT'];
+const FUNDER_TYPES = [
+  'CORPORATE',
+  'FEDERAL_GRANT',
+  'FOUNDATION',
+  'MUNICIPAL_GRANT',
+  'NON_PROFIT_ORGANIZATION',
+  'PROVINCIAL_TERRITORIAL_GRANT',
+];
 const FUNDING_TYPES = ['EQUITY', 'GRANT', 'LOAN', 'REBATE', 'TAX_CREDIT', 'WAGE_SUBSIDY'];
 const PROVINCES = ['ALBERTA', 'BRITISH_COLUMBIA', 'MANITOBA', 'ONTARIO', 'QUEBEC', 'YUKON'];
 
@@ -40,7 +47,8 @@ async function writeCatalog(file: string, word: string, n: number): Promise<void
       createdAt: '2026-01-01T00:00:00.000Z',
       updatedAt: '2026-01-01T00:00:00.000Z',
     };
-    if (!out.write(`${JSON.stringify(grant)}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    if (!out.write(`${JSON.stringify(grant)}\n`))
+      await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   }
   out.end();
   await finished(out);
@@ -90,7 +98,12 @@ describeWithElasticsearch('atomic alias swap under load', function () {
     await writeCatalog(fileA, 'alpha', A_SIZE);
     await writeCatalog(fileB, 'beta', B_SIZE);
     const err: string[] = [];
-    const env = { ...process.env, SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias };
+    const env = {
+      ...process.env,
+      SEARCH_ENGINE: 'elasticsearch',
+      ELASTICSEARCH_URL: ES_URL as string,
+      ELASTICSEARCH_INDEX: alias,
+    };
     const code = await runIndexer(['reindex', '--source', fileA], env, { out: () => {}, err: (l) => err.push(l) });
     expect(code, err.join('\n')).to.equal(0);
     // A generous timeout: this suite proves atomicity, not latency under a bulk load.
@@ -136,7 +149,16 @@ describeWithElasticsearch('atomic alias swap under load', function () {
             text: res.text.slice(0, 300),
           };
         } catch (error) {
-          o = { reader: id, path: p, startedAt, endedAt: performance.now(), status: -1, total: null, firstId: null, text: String(error) };
+          o = {
+            reader: id,
+            path: p,
+            startedAt,
+            endedAt: performance.now(),
+            status: -1,
+            total: null,
+            firstId: null,
+            text: String(error),
+          };
         }
         observations.push(o);
       }
@@ -156,10 +178,20 @@ describeWithElasticsearch('atomic alias swap under load', function () {
     let code: number | null;
     try {
       await waitFor(() => observations.filter((o) => o.reader === 0).length >= 30, 'the readers to start');
-      const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/grants-indexer.js'), 'reindex', '--source', fileB], {
-        env: { ...process.env, SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias, LOG_LEVEL: 'silent' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [path.join(REPO_ROOT, 'bin/grants-indexer.js'), 'reindex', '--source', fileB],
+        {
+          env: {
+            ...process.env,
+            SEARCH_ENGINE: 'elasticsearch',
+            ELASTICSEARCH_URL: ES_URL as string,
+            ELASTICSEARCH_INDEX: alias,
+            LOG_LEVEL: 'silent',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       child.stdout.setEncoding('utf8').on('data', (d: string) => (childOut += d));
       child.stderr.setEncoding('utf8').on('data', (d: string) => (childErr += d));
       code = await new Promise<number | null>((resolve, reject) => {
@@ -168,7 +200,10 @@ describeWithElasticsearch('atomic alias swap under load', function () {
       });
       // Keep reading a little after the swap.
       const seen = observations.length;
-      await waitFor(() => observations.filter((o) => o.reader === 0).length >= 30 && observations.length >= seen + 60, 'reads after the swap');
+      await waitFor(
+        () => observations.filter((o) => o.reader === 0).length >= 30 && observations.length >= seen + 60,
+        'reads after the swap',
+      );
     } finally {
       stop = true;
       await Promise.all(readers);
@@ -178,9 +213,15 @@ describeWithElasticsearch('atomic alias swap under load', function () {
     expect(childOut).to.include(`reindex: indexed ${B_SIZE}, rejected 0; the new catalog is live`);
 
     const failures = observations.filter((o) => o.status !== 200);
-    expect(failures.map((o) => `${o.status} ${o.path}: ${o.text}`), `${failures.length} of ${observations.length} responses were not 200`).to.deep.equal([]);
+    expect(
+      failures.map((o) => `${o.status} ${o.path}: ${o.text}`),
+      `${failures.length} of ${observations.length} responses were not 200`,
+    ).to.deep.equal([]);
     const misfits = observations.map((o) => ({ o, c: catalogOf(o) })).filter(({ c }) => c !== 'A' && c !== 'B');
-    expect(misfits.map(({ c }) => c), 'answers that are neither all of A nor all of B').to.deep.equal([]);
+    expect(
+      misfits.map(({ c }) => c),
+      'answers that are neither all of A nor all of B',
+    ).to.deep.equal([]);
 
     const tagged = observations.map((o) => ({ o, c: catalogOf(o) as Catalog }));
     const countA = tagged.filter((t) => t.c === 'A').length;
@@ -189,7 +230,10 @@ describeWithElasticsearch('atomic alias swap under load', function () {
     expect(countB, 'answers from B').to.be.greaterThan(0);
 
     // The sequential reader switched once: A…A B…B.
-    const sequence = tagged.filter((t) => t.o.reader === 0).map((t) => t.c).join('');
+    const sequence = tagged
+      .filter((t) => t.o.reader === 0)
+      .map((t) => t.c)
+      .join('');
     expect(sequence, 'sequential reader').to.match(/^A+B+$/);
     // No reader, sequential or not, saw A in a request started after any B answer had arrived.
     const firstB = Math.min(...tagged.filter((t) => t.c === 'B').map((t) => t.o.endedAt));
@@ -208,7 +252,11 @@ describeWithElasticsearch('atomic alias swap under load', function () {
       const targets = Object.keys(await client.indices.getAlias({ name: alias }));
       expect(targets).to.have.length(1);
       expect((await client.count({ index: targets[0] })).count).to.equal(B_SIZE);
-      const own = ((await client.cat.indices({ index: `${alias}-*`, format: 'json', h: 'index' } as never)) as unknown as { index: string }[]).map((r) => r.index);
+      const own = (
+        (await client.cat.indices({ index: `${alias}-*`, format: 'json', h: 'index' } as never)) as unknown as {
+          index: string;
+        }[]
+      ).map((r) => r.index);
       expect(own, 'the live index and the one kept for rollback').to.have.length(2);
     } finally {
       await client.close();

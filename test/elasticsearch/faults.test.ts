@@ -163,7 +163,15 @@ function startMain(env: Record<string, string>): Promise<MainProcess> {
   const key = `faults_${'k'.repeat(40)}`;
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist/src/main.js')], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DEMO_API_KEY: key, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      LOG_LEVEL: 'info',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DEMO_API_KEY: key,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
@@ -228,21 +236,31 @@ describeWithElasticsearch('Elasticsearch faults', function () {
     it('with SEED_CATALOG=false: starts, logs to run grants-indexer reindex, answers 503 without internals, then serves once indexed', async () => {
       const alias = uniqueAlias();
       aliases.push(alias);
-      const main = await startMain({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias, SEED_CATALOG: 'false' });
+      const main = await startMain({
+        SEARCH_ENGINE: 'elasticsearch',
+        ELASTICSEARCH_URL: ES_URL as string,
+        ELASTICSEARCH_INDEX: alias,
+        SEED_CATALOG: 'false',
+      });
       running.push(main);
 
       const hint = main.logs.find((l) => typeof l.msg === 'string' && l.msg.includes('grants-indexer reindex'));
       expect(hint, JSON.stringify(main.logs)).to.not.equal(undefined);
       expect(hint?.level).to.be.oneOf(['warn', 'error']);
       expect(hint?.msg).to.include(`"${alias}"`);
-      expect(main.logs.some((l) => l.msg === 'fixtures indexed'), 'nothing was seeded').to.equal(false);
+      expect(
+        main.logs.some((l) => l.msg === 'fixtures indexed'),
+        'nothing was seeded',
+      ).to.equal(false);
 
       for (const p of [`${G}?limit=5`, `${G}?search=water`, `${G}/grt_718eda04`, `${G}/filters`]) {
         const t0 = performance.now();
         const res = await main.get(p);
         expectUnavailable({ ...res, ms: performance.now() - t0 }, p, 2000);
         // The partner learns nothing of the engine, the alias or the operator's remedy.
-        expect(res.body.error.message, p).to.not.match(/elastic|alias|index|reindex|exception|not_found|grants-indexer|\bat\s/i);
+        expect(res.body.error.message, p).to.not.match(
+          /elastic|alias|index|reindex|exception|not_found|grants-indexer|\bat\s/i,
+        );
         expect(res.text, p).to.not.include(alias);
         expect(res.text, p).to.not.match(/index_not_found|stack/i);
       }
@@ -265,7 +283,12 @@ describeWithElasticsearch('Elasticsearch faults', function () {
       );
       const code = await runIndexer(
         ['reindex', '--source', source],
-        { ...process.env, SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias },
+        {
+          ...process.env,
+          SEARCH_ENGINE: 'elasticsearch',
+          ELASTICSEARCH_URL: ES_URL as string,
+          ELASTICSEARCH_INDEX: alias,
+        },
         { out: () => {}, err: () => {} },
       );
       expect(code).to.equal(0);
@@ -278,9 +301,15 @@ describeWithElasticsearch('Elasticsearch faults', function () {
     it('with SEED_CATALOG on (the default): the missing alias is created and seeded from the fixtures', async () => {
       const alias = uniqueAlias();
       aliases.push(alias);
-      const main = await startMain({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias });
+      const main = await startMain({
+        SEARCH_ENGINE: 'elasticsearch',
+        ELASTICSEARCH_URL: ES_URL as string,
+        ELASTICSEARCH_INDEX: alias,
+      });
       running.push(main);
-      const fixtureCount = readFileSync(FIXTURES, 'utf8').split('\n').filter((l) => l.trim() !== '').length;
+      const fixtureCount = readFileSync(FIXTURES, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '').length;
       const seeded = main.logs.find((l) => l.msg === 'fixtures indexed');
       expect(seeded, JSON.stringify(main.logs)).to.include({ indexed: fixtureCount, rejected: 0 });
       const res = await main.get(`${G}?limit=1`);
@@ -302,7 +331,12 @@ describeWithElasticsearch('Elasticsearch faults', function () {
     before(async function () {
       if (!(await elasticsearchHealthy())) await ensureElasticsearchUp();
       // Seeded from the fixtures (SEED_CATALOG defaults to on).
-      api = await startTestApi({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias, ELASTICSEARCH_TIMEOUT_MS: '1000' });
+      api = await startTestApi({
+        SEARCH_ENGINE: 'elasticsearch',
+        ELASTICSEARCH_URL: ES_URL as string,
+        ELASTICSEARCH_INDEX: alias,
+        ELASTICSEARCH_TIMEOUT_MS: '1000',
+      });
       const page = await api.request(`${G}?limit=100`);
       expect(page.status, page.text).to.equal(200);
       const ids = page.body.data.map((g: { id: string }) => g.id);

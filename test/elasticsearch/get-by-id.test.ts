@@ -12,7 +12,6 @@ import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { fixtureGrants } from '../support/api.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias, reindexAlias } from '../support/elasticsearch.js';
 
-
 describeWithElasticsearch('grants by id on Elasticsearch', function () {
   this.timeout(60_000);
   const alias = uniqueAlias();
@@ -45,7 +44,14 @@ describeWithElasticsearch('grants by id on Elasticsearch', function () {
   it('answers many reads of one turn, each with its own grant or null', async () => {
     const ids = [...grants.map((g) => g.id), 'no-such-grant', '', 'é'.repeat(200), 'a/b?c', grants[3].id];
     const answers = await Promise.all(ids.map((id) => engine.getByIdJson(id)));
-    expect(answers).to.deep.equal([...grants.map((g) => JSON.stringify(g)), null, null, null, null, JSON.stringify(grants[3])]);
+    expect(answers).to.deep.equal([
+      ...grants.map((g) => JSON.stringify(g)),
+      null,
+      null,
+      null,
+      null,
+      JSON.stringify(grants[3]),
+    ]);
   });
 
   it('serves the grants a search finds byte for byte too', async () => {
@@ -56,7 +62,10 @@ describeWithElasticsearch('grants by id on Elasticsearch', function () {
   });
 
   it('a missing alias fails every read of the turn with ServiceUnavailableError', async () => {
-    const missing = new ElasticsearchSearchEngine(createEsClient({ ...config, index: `${alias}-missing` }), `${alias}-missing`);
+    const missing = new ElasticsearchSearchEngine(
+      createEsClient({ ...config, index: `${alias}-missing` }),
+      `${alias}-missing`,
+    );
     try {
       const settled = await Promise.allSettled([missing.getByIdJson(grants[0].id), missing.getByIdJson('x')]);
       for (const r of settled) {

@@ -38,7 +38,12 @@ function onBothEngines(grants: () => readonly Grant[]): { sqlite: () => TestApi;
   before(async () => {
     const esConfig = { url: ES_URL as string, index: alias, requestTimeoutMs: 60_000 };
     await reindexAlias(esConfig, grants());
-    es = await startTestApi({ SEED_CATALOG: 'false', SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias });
+    es = await startTestApi({
+      SEED_CATALOG: 'false',
+      SEARCH_ENGINE: 'elasticsearch',
+      ELASTICSEARCH_URL: ES_URL as string,
+      ELASTICSEARCH_INDEX: alias,
+    });
     sqlite = await startCatalogApi(grants() as unknown as GrantRecord[], { prefix: 'highlights-parity-' });
   });
   after(async () => {
@@ -50,11 +55,16 @@ function onBothEngines(grants: () => readonly Grant[]): { sqlite: () => TestApi;
 }
 
 /** Sends one query to both engines and expects the same highlights of the same grants, byte for byte. */
-async function expectSameHighlights(engines: { sqlite: () => TestApi; es: () => TestApi }, query: string): Promise<number> {
+async function expectSameHighlights(
+  engines: { sqlite: () => TestApi; es: () => TestApi },
+  query: string,
+): Promise<number> {
   const [a, b] = await Promise.all([engines.sqlite().request(`${G}?${query}`), engines.es().request(`${G}?${query}`)]);
   const [onSqlite, onEs] = [highlightsOf(a), highlightsOf(b)];
   expect([...onEs.ids].sort(), `${query}: the same grants`).to.deep.equal([...onSqlite.ids].sort());
-  expect(JSON.stringify(onEs.highlights), `${query}: elasticsearch (actual) vs sqlite (expected)`).to.equal(JSON.stringify(onSqlite.highlights));
+  expect(JSON.stringify(onEs.highlights), `${query}: elasticsearch (actual) vs sqlite (expected)`).to.equal(
+    JSON.stringify(onSqlite.highlights),
+  );
   return onSqlite.ids.length;
 }
 
@@ -65,15 +75,26 @@ describeWithElasticsearch('highlights: both engines alike', function () {
     const engines = onBothEngines(() => HIGHLIGHT_GRANTS.map(canonical));
     for (const search of HIGHLIGHT_SEARCHES) {
       it(search, async () => {
-        expect(await expectSameHighlights(engines, `${search}&fields=id&limit=100&${EVERY_FIELD}&crop=description:12`)).to.be.above(0);
-        await expectSameHighlights(engines, `${search}&fields=id&limit=100&highlight=title&highlightPreTag=%5B&highlightPostTag=%5D`);
+        expect(
+          await expectSameHighlights(engines, `${search}&fields=id&limit=100&${EVERY_FIELD}&crop=description:12`),
+        ).to.be.above(0);
+        await expectSameHighlights(
+          engines,
+          `${search}&fields=id&limit=100&highlight=title&highlightPreTag=%5B&highlightPostTag=%5D`,
+        );
       });
     }
   });
 
   describe('the bundled fixtures: every text search of the recorded cases', () => {
     const engines = onBothEngines(fixtureGrants);
-    const searches = [...new Set(loadCases().filter((c) => c.expect.status === 200 && /[?&]search=/.test(c.request)).map((c) => c.request.replace(/^\/grants\?/, '')))];
+    const searches = [
+      ...new Set(
+        loadCases()
+          .filter((c) => c.expect.status === 200 && /[?&]search=/.test(c.request))
+          .map((c) => c.request.replace(/^\/grants\?/, '')),
+      ),
+    ];
     it('covers the text cases', () => expect(searches.length).to.be.at.least(30));
     it('the same highlights for each', async () => {
       let found = 0;
@@ -92,7 +113,10 @@ describeWithElasticsearch('highlights: both engines alike', function () {
       const queries = loadJudgments(new Set(grants.map((g) => g.id)));
       let found = 0;
       for (const q of queries) {
-        found += await expectSameHighlights(engines, `search=${encodeURIComponent(q.search)}&typos=auto&sort=title&limit=50&fields=id&${EVERY_FIELD}&crop=description:40`);
+        found += await expectSameHighlights(
+          engines,
+          `search=${encodeURIComponent(q.search)}&typos=auto&sort=title&limit=50&fields=id&${EVERY_FIELD}&crop=description:40`,
+        );
       }
       expect(found).to.be.above(queries.length);
     });

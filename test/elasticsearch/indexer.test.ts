@@ -32,7 +32,8 @@ const rec = (id: string, over: Rec = {}): Rec => ({
   ...over,
 });
 
-const ids = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}${String(i + 1).padStart(3, '0')}`);
+const ids = (prefix: string, n: number): string[] =>
+  Array.from({ length: n }, (_, i) => `${prefix}${String(i + 1).padStart(3, '0')}`);
 
 interface Run {
   code: number;
@@ -69,7 +70,12 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
   const indexer = async (alias: string, args: string[]): Promise<Run> => {
     const out: string[] = [];
     const err: string[] = [];
-    const env = { ...process.env, SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias };
+    const env = {
+      ...process.env,
+      SEARCH_ENGINE: 'elasticsearch',
+      ELASTICSEARCH_URL: ES_URL as string,
+      ELASTICSEARCH_INDEX: alias,
+    };
     const code = await runIndexer(args, env, { out: (l) => out.push(l), err: (l) => err.push(l) });
     return { code, out, err };
   };
@@ -86,7 +92,9 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
   const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
   /** The status's alias, index, grants and indexes kept; its size and times are checked for shape here. */
-  const status = async (alias: string): Promise<{ engine: string; alias: string; index: string | null; grants: number; kept: string[] }> => {
+  const status = async (
+    alias: string,
+  ): Promise<{ engine: string; alias: string; index: string | null; grants: number; kept: string[] }> => {
     const run = await indexer(alias, ['status']);
     expect(run.code, run.err.join('\n')).to.equal(0);
     const { lastReindexAt, lastSyncAt, bytes, usage, changes, ...rest } = JSON.parse(run.out.join('\n'));
@@ -116,19 +124,33 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
 
   /** Every index named after the alias (made by the writer or not), sorted. */
   const indexesOf = async (alias: string): Promise<string[]> => {
-    const rows = (await client.cat.indices({ index: `${alias}-*`, format: 'json', h: 'index' } as never)) as unknown as { index: string }[];
+    const rows = (await client.cat.indices({
+      index: `${alias}-*`,
+      format: 'json',
+      h: 'index',
+    } as never)) as unknown as { index: string }[];
     return rows.map((r) => r.index).sort();
   };
 
   /** Every document behind the alias, by id (after a refresh). */
   const documents = async (alias: string): Promise<Map<string, Rec>> => {
     await client.indices.refresh({ index: alias });
-    const res = await client.search<Rec>({ index: alias, size: 10_000, sort: [{ id: 'asc' }], query: { match_all: {} } });
+    const res = await client.search<Rec>({
+      index: alias,
+      size: 10_000,
+      sort: [{ id: 'asc' }],
+      query: { match_all: {} },
+    });
     return new Map(res.hits.hits.map((h) => [h._id as string, h._source as Rec]));
   };
 
   const apiOn = async (alias: string): Promise<TestApi> => {
-    const api = await startTestApi({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias, SEED_CATALOG: 'false' });
+    const api = await startTestApi({
+      SEARCH_ENGINE: 'elasticsearch',
+      ELASTICSEARCH_URL: ES_URL as string,
+      ELASTICSEARCH_INDEX: alias,
+      SEED_CATALOG: 'false',
+    });
     apis.push(api);
     return api;
   };
@@ -150,14 +172,26 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
     const run = await indexer(alias, ['reindex', '--source', zip]);
     expect(run.code, run.err.join('\n')).to.equal(0);
     expect(run.out).to.deep.equal(['reindex: indexed 4, rejected 0; the new catalog is live']);
-    const csv = await indexer(alias, ['sync', '--source', path.join(REPO_ROOT, 'fixtures/imports/programs.csv'), '--mapping', path.join(REPO_ROOT, 'fixtures/imports/programs.mapping.json')]);
+    const csv = await indexer(alias, [
+      'sync',
+      '--source',
+      path.join(REPO_ROOT, 'fixtures/imports/programs.csv'),
+      '--mapping',
+      path.join(REPO_ROOT, 'fixtures/imports/programs.mapping.json'),
+    ]);
     expect(csv.code, csv.err.join('\n')).to.equal(0);
     const api = await apiOn(alias);
     const res = await api.request(`${G}/grants-gov-350001`);
     expect(res.status, res.text).to.equal(200);
-    expect(res.body.data.source).to.deep.equal({ name: 'Grants.gov', id: '350001', url: 'https://www.grants.gov/search-results-detail/350001' });
+    expect(res.body.data.source).to.deep.equal({
+      name: 'Grants.gov',
+      id: '350001',
+      url: 'https://www.grants.gov/search-results-detail/350001',
+    });
     const list = await api.request(`${G}?search=Ontario%20Community%20Energy&fields=source`);
-    expect(list.body.data).to.deep.equal([{ id: 'ON-2027-001', source: { name: 'Programs spreadsheet', id: 'ON-2027-001', url: null } }]);
+    expect(list.body.data).to.deep.equal([
+      { id: 'ON-2027-001', source: { name: 'Programs spreadsheet', id: 'ON-2027-001', url: null } },
+    ]);
   });
 
   describe('reindex', () => {
@@ -175,7 +209,9 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
       expect(match, index).to.not.equal(null);
       // The timestamp is the UTC time of the run.
       const [, d, t] = match as RegExpExecArray;
-      const stamp = Date.parse(`${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T${t.slice(0, 2)}:${t.slice(2, 4)}:${t.slice(4, 6)}.${t.slice(6)}Z`);
+      const stamp = Date.parse(
+        `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T${t.slice(0, 2)}:${t.slice(2, 4)}:${t.slice(4, 6)}.${t.slice(6)}Z`,
+      );
       expect(stamp).to.be.within(before - 1000, Date.now() + 1000);
       expect(await indexesOf(alias)).to.deep.equal([index]);
 
@@ -196,29 +232,57 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
     it('a second reindex swaps the alias and keeps exactly one previous index by default (--keep 1)', async () => {
       const alias = newAlias();
       const api = await apiOn(alias);
-      const first = await reindex(alias, ids('a', 3).map((id) => rec(id)));
+      const first = await reindex(
+        alias,
+        ids('a', 3).map((id) => rec(id)),
+      );
       expect(await servedIds(api)).to.deep.equal(ids('a', 3));
 
-      const second = await reindex(alias, ids('b', 4).map((id) => rec(id)));
+      const second = await reindex(
+        alias,
+        ids('b', 4).map((id) => rec(id)),
+      );
       expect(second).to.not.equal(first);
       expect(await aliasTargets(alias)).to.deep.equal([second]);
-      expect(await status(alias)).to.deep.equal({ engine: 'elasticsearch', alias, index: second, grants: 4, kept: [first] });
+      expect(await status(alias)).to.deep.equal({
+        engine: 'elasticsearch',
+        alias,
+        index: second,
+        grants: 4,
+        kept: [first],
+      });
       expect(await servedIds(api)).to.deep.equal(ids('b', 4));
 
-      const third = await reindex(alias, ids('c', 2).map((id) => rec(id)));
-      expect(await status(alias)).to.deep.equal({ engine: 'elasticsearch', alias, index: third, grants: 2, kept: [second] });
+      const third = await reindex(
+        alias,
+        ids('c', 2).map((id) => rec(id)),
+      );
+      expect(await status(alias)).to.deep.equal({
+        engine: 'elasticsearch',
+        alias,
+        index: third,
+        grants: 2,
+        kept: [second],
+      });
       expect(await indexesOf(alias), 'the oldest index is deleted').to.deep.equal([second, third].sort());
       expect(await servedIds(api)).to.deep.equal(ids('c', 2));
 
       // --keep 0: nothing but the live index is left.
-      const fourth = await reindex(alias, ids('d', 1).map((id) => rec(id)), ['--keep', '0']);
+      const fourth = await reindex(
+        alias,
+        ids('d', 1).map((id) => rec(id)),
+        ['--keep', '0'],
+      );
       expect(await indexesOf(alias)).to.deep.equal([fourth]);
       expect((await status(alias)).kept).to.deep.equal([]);
     });
 
     it('the next reindex deletes an index left by a run that died mid-load, and keeps the stamped previous one', async () => {
       const alias = newAlias();
-      const first = await reindex(alias, ids('a', 2).map((id) => rec(id)));
+      const first = await reindex(
+        alias,
+        ids('a', 2).map((id) => rec(id)),
+      );
       // What a killed run leaves: an index of the alias's pattern, started after the live one, never stamped.
       const stamp = new Date().toISOString().replace(/[-:.]/g, '').replace('Z', '').toLowerCase();
       const abandoned = `${alias}-${stamp}-dead`;
@@ -228,20 +292,36 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
       const run = await indexer(alias, ['reindex', '--source', source(ids('b', 2).map((id) => rec(id)))]);
       expect(run.code, run.err.join('\n')).to.equal(0);
       const [second] = await aliasTargets(alias);
-      expect(await indexesOf(alias), 'the abandoned index is gone; the previous live one is kept for rollback').to.deep.equal([first, second].sort());
+      expect(
+        await indexesOf(alias),
+        'the abandoned index is gone; the previous live one is kept for rollback',
+      ).to.deep.equal([first, second].sort());
     });
 
     it('--keep 2 keeps the two previous indexes after three reindexes, and only two after a fourth', async () => {
       const alias = newAlias();
       const made: string[] = [];
-      for (const prefix of ['a', 'b', 'c']) made.push(await reindex(alias, ids(prefix, 2).map((id) => rec(id)), ['--keep', '2']));
+      for (const prefix of ['a', 'b', 'c'])
+        made.push(
+          await reindex(
+            alias,
+            ids(prefix, 2).map((id) => rec(id)),
+            ['--keep', '2'],
+          ),
+        );
       expect(new Set(made).size).to.equal(3);
       let st = await status(alias);
       expect(st.index).to.equal(made[2]);
       expect([...st.kept].sort()).to.deep.equal([made[0], made[1]].sort());
       expect(await indexesOf(alias)).to.deep.equal([...made].sort());
 
-      made.push(await reindex(alias, ids('d', 2).map((id) => rec(id)), ['--keep', '2']));
+      made.push(
+        await reindex(
+          alias,
+          ids('d', 2).map((id) => rec(id)),
+          ['--keep', '2'],
+        ),
+      );
       st = await status(alias);
       expect(st.index).to.equal(made[3]);
       expect([...st.kept].sort()).to.deep.equal([made[1], made[2]].sort());
@@ -259,9 +339,17 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
 
     it('rejected records without --skip-invalid: exit 1, no new index left behind, the alias unchanged', async () => {
       const alias = newAlias();
-      const live = await reindex(alias, ids('a', 3).map((id) => rec(id)));
+      const live = await reindex(
+        alias,
+        ids('a', 3).map((id) => rec(id)),
+      );
       const api = await apiOn(alias);
-      const bad = source([rec('b001'), rec('b002', { amountMin: -5 }), rec('b003'), rec('b004', { funderType: 'NOPE' })]);
+      const bad = source([
+        rec('b001'),
+        rec('b002', { amountMin: -5 }),
+        rec('b003'),
+        rec('b004', { funderType: 'NOPE' }),
+      ]);
       const run = await indexer(alias, ['reindex', '--source', bad]);
       expect(run.code, run.err.join('\n')).to.equal(1);
       const rejected = run.err.filter((l) => l.startsWith('rejected record'));
@@ -292,7 +380,11 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
       const alias = newAlias();
       const allBad = source([rec('z1', { title: '' }), '{not json', rec('z3', { currency: 'EUR' })]);
       const empty = source([]);
-      for (const args of [['--source', allBad], ['--source', allBad, '--skip-invalid'], ['--source', empty]]) {
+      for (const args of [
+        ['--source', allBad],
+        ['--source', allBad, '--skip-invalid'],
+        ['--source', empty],
+      ]) {
         const run = await indexer(alias, ['reindex', ...args]);
         expect(run.code, `${args.join(' ')}: ${run.err.join('\n')}`).to.equal(3);
         expect(await indexesOf(alias), args.join(' ')).to.deep.equal([]);
@@ -301,7 +393,10 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
 
       // The same over a live catalog: it stays, and no index is added.
       const live = await reindex(alias, [rec('live1')]);
-      for (const args of [['--source', allBad, '--skip-invalid'], ['--source', empty]]) {
+      for (const args of [
+        ['--source', allBad, '--skip-invalid'],
+        ['--source', empty],
+      ]) {
         const run = await indexer(alias, ['reindex', ...args]);
         expect(run.code, args.join(' ')).to.equal(3);
         expect(run.err.join('\n')).to.match(/no valid record/);
@@ -317,7 +412,9 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
       const strict = await indexer(alias, ['reindex', '--source', source(records)]);
       expect(strict.code).to.equal(1);
       expect(strict.err.filter((l) => l.startsWith('rejected record'))).to.have.length(1);
-      expect(strict.err.find((l) => l.startsWith('rejected record'))).to.match(/\(id "d1"\): id: appears more than once in the source; the first one was kept$/);
+      expect(strict.err.find((l) => l.startsWith('rejected record'))).to.match(
+        /\(id "d1"\): id: appears more than once in the source; the first one was kept$/,
+      );
       expect(await indexesOf(alias)).to.deep.equal([]);
 
       const run = await indexer(alias, ['reindex', '--source', source(records), '--skip-invalid']);
@@ -343,8 +440,14 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
     it('points the alias back at the previous index, and the running API answers from it', async () => {
       const alias = newAlias();
       const api = await apiOn(alias);
-      const first = await reindex(alias, ids('a', 3).map((id) => rec(id)));
-      const second = await reindex(alias, ids('b', 5).map((id) => rec(id)));
+      const first = await reindex(
+        alias,
+        ids('a', 3).map((id) => rec(id)),
+      );
+      const second = await reindex(
+        alias,
+        ids('b', 5).map((id) => rec(id)),
+      );
       expect(await servedIds(api)).to.deep.equal(ids('b', 5));
 
       const run = await indexer(alias, ['rollback']);
@@ -403,7 +506,11 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
       expect(s006.body.data).to.include({ title: 'Renamed s006', updatedAt: T1 });
       expect((await api.request(`${G}/s007`)).body.data.amountMax).to.equal(9000);
       // The rejected record neither updated nor pruned its grant.
-      expect((await api.request(`${G}/s008`)).body.data).to.include({ amountMin: 1000, amountMax: 5000, updatedAt: T0 });
+      expect((await api.request(`${G}/s008`)).body.data).to.include({
+        amountMin: 1000,
+        amountMax: 5000,
+        updatedAt: T0,
+      });
       expect((await api.request(`${G}/s009`)).status).to.equal(404);
       expect((await api.request(`${G}/n002`)).body.data.title).to.equal('New n002');
       const search = await api.request(`${G}?search=renamed`);
@@ -446,7 +553,9 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
       const dup = [rec('n001'), rec('s006', { title: 'Renamed s006', updatedAt: T1 }), rec('n001', { title: 'again' })];
       const run = await indexer(alias, ['sync', '--source', source(dup)]);
       expect(run.code, run.err.join('\n')).to.equal(1);
-      expect(run.err).to.include('rejected record 3 (id "n001"): id: appears more than once in the source; the first one was kept');
+      expect(run.err).to.include(
+        'rejected record 3 (id "n001"): id: appears more than once in the source; the first one was kept',
+      );
       const after = await documents(alias);
       expect([...after.keys()], 'n001 must not have been added').to.deep.equal([...before.keys()]);
       expect(after.get('s006')?.title, 's006 must not have been updated').to.equal('Programme s006');

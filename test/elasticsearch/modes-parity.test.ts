@@ -24,7 +24,16 @@ const idsOf = (res: TestResponse): string[] => ok(res).body.data.map((g: { id: s
 /** The shipped synonyms, which the APIs under test read. */
 const rules = loadSynonyms(`${REPO_ROOT}/mappings/synonyms.txt`);
 
-const MODES = ['matching=all', 'matching=last', 'matching=frequency', 'synonyms=false', 'synonyms=false&matching=last', 'matching=frequency&sort=title', 'typos=auto&matching=frequency', 'typos=auto&matching=last'];
+const MODES = [
+  'matching=all',
+  'matching=last',
+  'matching=frequency',
+  'synonyms=false',
+  'synonyms=false&matching=last',
+  'matching=frequency&sort=title',
+  'typos=auto&matching=frequency',
+  'typos=auto&matching=last',
+];
 
 describeWithElasticsearch('matching and synonyms: both engines alike', function () {
   this.timeout(180_000);
@@ -34,7 +43,12 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
   let sqlite: TestApi | undefined;
   before(async () => {
     const seed = seedFile(dir, modesCatalogGrants());
-    es = await startTestApi({ SEED_FILE: seed, SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias });
+    es = await startTestApi({
+      SEED_FILE: seed,
+      SEARCH_ENGINE: 'elasticsearch',
+      ELASTICSEARCH_URL: ES_URL as string,
+      ELASTICSEARCH_INDEX: alias,
+    });
     sqlite = await startTestApi({ SEED_FILE: seed });
   });
   after(async () => {
@@ -45,20 +59,32 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
   });
 
   const search = (api: TestApi | undefined, text: string, more: string) =>
-    api!.request(`${G}?search=${encodeURIComponent(text)}&limit=100&fields=id&facets=fundingType,eligibleProvinces&${more}`);
+    api!.request(
+      `${G}?search=${encodeURIComponent(text)}&limit=100&fields=id&facets=fundingType,eligibleProvinces&${more}`,
+    );
 
   /** Search text that parses back into these terms: a term with alternatives as its words (the synonyms join them again), a quoted word or phrase quoted. */
   const termText = (term: SearchTerm): string =>
-    (term.alternatives?.length ?? 0) > 0 ? term.words.join(' ') : term.words.length > 1 || term.exact ? `"${term.words.join(' ')}"` : term.words[0];
+    (term.alternatives?.length ?? 0) > 0
+      ? term.words.join(' ')
+      : term.words.length > 1 || term.exact
+        ? `"${term.words.join(' ')}"`
+        : term.words[0];
   const searchText = (search: ParsedSearch): string =>
-    search.clauses.map((clause) => [...clause.must.map(termText), ...clause.not.map((t) => `-"${t.words.join(' ')}"`)].join(' ')).join(' OR ');
+    search.clauses
+      .map((clause) => [...clause.must.map(termText), ...clause.not.map((t) => `-"${t.words.join(' ')}"`)].join(' '))
+      .join(' OR ');
 
   /** Every grant a search matches (a cursor walk). */
   async function allIds(api: TestApi, text: string, more: string): Promise<Set<string>> {
     const ids = new Set<string>();
     let cursor: string | null = '*';
     while (cursor !== null) {
-      const res = ok(await api.request(`${G}?search=${encodeURIComponent(text)}&limit=100&fields=id&cursor=${encodeURIComponent(cursor)}${more}`));
+      const res = ok(
+        await api.request(
+          `${G}?search=${encodeURIComponent(text)}&limit=100&fields=id&cursor=${encodeURIComponent(cursor)}${more}`,
+        ),
+      );
       for (const id of idsOf(res)) ids.add(id);
       cursor = res.body.pagination.nextCursor;
     }
@@ -77,7 +103,13 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
     const parsed = off ? parseSearch(text) : withSynonyms(parseSearch(text), rules);
     const counts = await Promise.all(
       relaxableTerms(parsed).map((terms) =>
-        Promise.all(terms.map(async (term) => ok(await api.request(`${G}?search=${encodeURIComponent(termText(term))}&limit=0${synonyms}`)).body.pagination.total as number)),
+        Promise.all(
+          terms.map(
+            async (term) =>
+              ok(await api.request(`${G}?search=${encodeURIComponent(termText(term))}&limit=0${synonyms}`)).body
+                .pagination.total as number,
+          ),
+        ),
       ),
     );
     const plan = relaxationPlan(parsed, mode, counts);
@@ -102,9 +134,14 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
           return;
         }
         // The same order of buckets: each engine's answer, bucket by bucket, never rises.
-        for (const [api, res] of [[sqlite!, a], [es!, b]] as const) {
+        for (const [api, res] of [
+          [sqlite!, a],
+          [es!, b],
+        ] as const) {
           const buckets = await bucketsOf(api, text, more, idsOf(res));
-          expect(buckets, `${api === es ? 'elasticsearch' : 'sqlite'}: levels reached, in answer order`).to.deep.equal([...buckets].sort((x, y) => y - x));
+          expect(buckets, `${api === es ? 'elasticsearch' : 'sqlite'}: levels reached, in answer order`).to.deep.equal(
+            [...buckets].sort((x, y) => y - x),
+          );
         }
       });
     }
@@ -116,7 +153,11 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
     const last = await ids('zorblax quintorp velmish', 'matching=last');
     expect(last.slice(0, 2)).to.deep.equal([M.allThree, M.firstTwo]);
     expect(last.slice(2)).to.have.members([M.firstOnly, M.phrase]);
-    expect(await ids('zorblax quintorp velmish', 'matching=frequency')).to.deep.equal([M.allThree, M.firstTwo, M.lastTwo]);
+    expect(await ids('zorblax quintorp velmish', 'matching=frequency')).to.deep.equal([
+      M.allThree,
+      M.firstTwo,
+      M.lastTwo,
+    ]);
     expect(await ids('zorblax "frobnic plaster" velmish', 'matching=last')).to.deep.equal([M.phrase]);
     expect(await ids('nonprofit')).to.include.members([M.nonprofit, M.notForProfit]);
     expect(await ids('nonprofit', 'synonyms=false')).to.not.include(M.notForProfit);
@@ -131,7 +172,13 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
       for (const more of ['matching=last', 'typos=auto&matching=frequency', 'matching=frequency&sort=title']) {
         const page = idsOf(await api.request(`${G}?search=zorblax+quintorp+velmish&${more}&limit=100&fields=id`));
         const exported = ok(await api.request(`${G}/export?search=zorblax+quintorp+velmish&${more}&fields=id`));
-        expect(exported.text.split('\n').slice(0, -1).map((line) => (JSON.parse(line) as { id: string }).id), `${api === es ? 'elasticsearch' : 'sqlite'} ${more}`).to.deep.equal(page);
+        expect(
+          exported.text
+            .split('\n')
+            .slice(0, -1)
+            .map((line) => (JSON.parse(line) as { id: string }).id),
+          `${api === es ? 'elasticsearch' : 'sqlite'} ${more}`,
+        ).to.deep.equal(page);
       }
     }
   });
@@ -141,7 +188,11 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
     const walked: string[] = [];
     let cursor: string | null = '*';
     for (let i = 0; i < 10 && cursor !== null; i++) {
-      const res = ok(await es!.request(`${G}?search=zorblax+quintorp+velmish&matching=frequency&limit=1&fields=id&cursor=${encodeURIComponent(cursor)}`));
+      const res = ok(
+        await es!.request(
+          `${G}?search=zorblax+quintorp+velmish&matching=frequency&limit=1&fields=id&cursor=${encodeURIComponent(cursor)}`,
+        ),
+      );
       walked.push(...idsOf(res));
       cursor = res.body.pagination.nextCursor;
     }

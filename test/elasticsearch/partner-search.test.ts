@@ -17,8 +17,14 @@ import { ElasticsearchSearchEngine } from '../../src/search/elasticsearch/engine
 import { ElasticsearchCatalogWriter } from '../../src/search/elasticsearch/writer.js';
 import { idKeysOf } from '../../src/search/elasticsearch/idKeys.js';
 import { fixtureGrants, REPO_ROOT } from '../support/api.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, testClient, uniqueAlias, reindexAlias } from '../support/elasticsearch.js';
-
+import {
+  ES_URL,
+  describeWithElasticsearch,
+  dropAlias,
+  testClient,
+  uniqueAlias,
+  reindexAlias,
+} from '../support/elasticsearch.js';
 
 // ---------------------------------------------------------------------------------------------
 // The reference: what the GrantQuery comments say, over the grants in memory.
@@ -113,14 +119,22 @@ function referenceFacets(grants: Grant[], q: GrantQuery): Facets {
 
 const grants = fixtureGrants();
 const byId = new Map(grants.map((g) => [g.id, g]));
-const deadlines = grants.map((g) => g.deadline).filter((d): d is string => d !== null).sort();
+const deadlines = grants
+  .map((g) => g.deadline)
+  .filter((d): d is string => d !== null)
+  .sort();
 /** A deadline several grants share, in the middle of the catalog: a bound and a "now" on it. */
 const EDGE = deadlines[Math.floor(deadlines.length / 2)];
 const EDGE_MS = Date.parse(EDGE);
 
 const query = (over: Partial<GrantQuery>): GrantQuery => {
   // Words alone are plain words (their search made from them).
-  const q = { ...parseGrantQuery(parseQueryString('')), now: EDGE_MS, ...(over.words !== undefined && !('search' in over) && { search: plainSearch(over.words) }), ...over };
+  const q = {
+    ...parseGrantQuery(parseQueryString('')),
+    now: EDGE_MS,
+    ...(over.words !== undefined && !('search' in over) && { search: plainSearch(over.words) }),
+    ...over,
+  };
   return { ...q, offset: (q.page - 1) * q.limit, size: q.limit };
 };
 
@@ -189,7 +203,10 @@ describeWithElasticsearch('partner search on Elasticsearch', function () {
     });
 
     it('status: each alone and together, its facet disjunctive, at a "now" equal to an opensAt and a millisecond before', async () => {
-      const opening = grants.map((g) => g.opensAt).filter((d): d is string => d !== null && Date.parse(d) > EDGE_MS).sort();
+      const opening = grants
+        .map((g) => g.opensAt)
+        .filter((d): d is string => d !== null && Date.parse(d) > EDGE_MS)
+        .sort();
       const at = Date.parse(opening[Math.floor(opening.length / 2)]);
       expect(opening.length, 'forecasted grants at EDGE').to.be.above(5);
       const forecasted = await expectReference({ statuses: ['FORECASTED'], facets: ['status'] });
@@ -197,7 +214,14 @@ describeWithElasticsearch('partner search on Elasticsearch', function () {
       const closed = await expectReference({ statuses: ['CLOSED'] });
       expect([forecasted, open, closed].every((n) => n > 0)).to.equal(true);
       expect(forecasted + open + closed).to.equal(grants.length);
-      expect(await expectReference({ statuses: ['FORECASTED', 'CLOSED'], open: false, provinces: ['QUEBEC'], facets: ['status'] })).to.be.above(0);
+      expect(
+        await expectReference({
+          statuses: ['FORECASTED', 'CLOSED'],
+          open: false,
+          provinces: ['QUEBEC'],
+          facets: ['status'],
+        }),
+      ).to.be.above(0);
       expect(await expectReference({ open: true, facets: ['status'] })).to.equal(open);
       const before = await expectReference({ statuses: ['FORECASTED'], now: at - 1 });
       const after = await expectReference({ statuses: ['FORECASTED'], now: at });
@@ -205,7 +229,9 @@ describeWithElasticsearch('partner search on Elasticsearch', function () {
     });
 
     it('deadline bounds are inclusive to the millisecond and never match a null deadline', async () => {
-      expect(await expectReference({ deadlineFrom: EDGE_MS, deadlineTo: EDGE_MS })).to.equal(deadlines.filter((d) => d === EDGE).length);
+      expect(await expectReference({ deadlineFrom: EDGE_MS, deadlineTo: EDGE_MS })).to.equal(
+        deadlines.filter((d) => d === EDGE).length,
+      );
       await expectReference({ deadlineFrom: EDGE_MS + 1 });
       await expectReference({ deadlineTo: EDGE_MS - 1 });
       expect(await expectReference({ deadlineFrom: 0 })).to.equal(deadlines.length);
@@ -226,7 +252,12 @@ describeWithElasticsearch('partner search on Elasticsearch', function () {
     it('combined with each other and with the filters of the specification', async () => {
       await expectReference({ open: true, beneficiaries: ['SMALL_BUSINESS'], provinces: ['ONTARIO'] });
       await expectReference({ open: false, currencies: ['CAD'], isRecurring: false, amountMin: 10_000 });
-      await expectReference({ deadlineFrom: EDGE_MS, complexities: ['MEDIUM'], sdgs: ['SDG_8', 'SDG_9'], funderTypes: ['FOUNDATION', 'FEDERAL_GRANT'] });
+      await expectReference({
+        deadlineFrom: EDGE_MS,
+        complexities: ['MEDIUM'],
+        sdgs: ['SDG_8', 'SDG_9'],
+        funderTypes: ['FOUNDATION', 'FEDERAL_GRANT'],
+      });
     });
   });
 
@@ -254,8 +285,23 @@ describeWithElasticsearch('partner search on Elasticsearch', function () {
 
   describe('disjunctive facets', () => {
     it('every facet without a filter of its own counts exactly the matches', async () => {
-      await expectReference({ facets: ['funderType', 'fundingType', 'eligibleProvinces', 'targetBeneficiaries', 'currency', 'applicationComplexity', 'sdgAlignment', 'isRecurring'] });
-      await expectReference({ open: true, amountMax: 50_000, facets: ['isRecurring', 'currency', 'applicationComplexity'] });
+      await expectReference({
+        facets: [
+          'funderType',
+          'fundingType',
+          'eligibleProvinces',
+          'targetBeneficiaries',
+          'currency',
+          'applicationComplexity',
+          'sdgAlignment',
+          'isRecurring',
+        ],
+      });
+      await expectReference({
+        open: true,
+        amountMax: 50_000,
+        facets: ['isRecurring', 'currency', 'applicationComplexity'],
+      });
     });
 
     it('a faceted filter is left out of its own count only; hits and total keep it', async () => {
@@ -270,7 +316,11 @@ describeWithElasticsearch('partner search on Elasticsearch', function () {
     });
 
     it('facets do not depend on the page, and a text search is counted too', async () => {
-      const q = { words: ['clean'], provinces: ['ONTARIO' as const], facets: ['eligibleProvinces', 'sdgAlignment'] as FacetName[] };
+      const q = {
+        words: ['clean'],
+        provinces: ['ONTARIO' as const],
+        facets: ['eligibleProvinces', 'sdgAlignment'] as FacetName[],
+      };
       const first = await engine.searchJson(query({ ...q, page: 1, limit: 5 }));
       const third = await engine.searchJson(query({ ...q, page: 3, limit: 5 }));
       expect(third.facets).to.deep.equal(first.facets);
@@ -281,7 +331,9 @@ describeWithElasticsearch('partner search on Elasticsearch', function () {
     });
 
     it('a facet with no value in the matches is an empty list', async () => {
-      const result = await engine.searchJson(query({ deadlineFrom: Date.parse('2999-01-01T00:00:00.000Z'), facets: ['currency'] }));
+      const result = await engine.searchJson(
+        query({ deadlineFrom: Date.parse('2999-01-01T00:00:00.000Z'), facets: ['currency'] }),
+      );
       expect(result.total).to.equal(0);
       expect(result.facets).to.deep.equal({ currency: [] });
     });
@@ -322,8 +374,11 @@ for (const earlier of EARLIER_MAPPINGS) {
         settings: Record<string, unknown>;
         mappings: { _source?: unknown; properties: Record<string, unknown> };
       };
-      const properties = Object.fromEntries(Object.entries(current.mappings.properties).filter(([field]) => !earlier.lacks.includes(field)));
-      for (const field of earlier.lacks) expect(current.mappings.properties[field], `the current mapping has ${field}`).to.not.equal(undefined);
+      const properties = Object.fromEntries(
+        Object.entries(current.mappings.properties).filter(([field]) => !earlier.lacks.includes(field)),
+      );
+      for (const field of earlier.lacks)
+        expect(current.mappings.properties[field], `the current mapping has ${field}`).to.not.equal(undefined);
       const { sort, ...settings } = current.settings as { sort?: unknown };
       void sort;
       await client.indices.create({
@@ -331,7 +386,13 @@ for (const earlier of EARLIER_MAPPINGS) {
         settings: { ...settings, number_of_replicas: 0, ...(earlier.sort !== null && { sort: earlier.sort }) },
         mappings: { dynamic: 'strict', ...(hasTitleSort && { _source: { excludes: ['titleSort'] } }), properties },
       } as never);
-      await client.bulk({ refresh: true, operations: grants.flatMap((g) => [{ create: { _index: oldIndex, _id: g.id } }, hasTitleSort ? { ...g, titleSort: titleSortKey(g.title) } : g]) });
+      await client.bulk({
+        refresh: true,
+        operations: grants.flatMap((g) => [
+          { create: { _index: oldIndex, _id: g.id } },
+          hasTitleSort ? { ...g, titleSort: titleSortKey(g.title) } : g,
+        ]),
+      });
       await client.indices.updateAliases({ actions: [{ add: { index: oldIndex, alias } }] });
       engine = new ElasticsearchSearchEngine(createEsClient(config), alias);
     });
@@ -345,10 +406,20 @@ for (const earlier of EARLIER_MAPPINGS) {
     it('serves searches without the new features, and with the new filters, sorts and facets, in order (ties by id)', async () => {
       const plain = await engine.searchJson(query({ limit: 10 }));
       expect(plain.total).to.equal(grants.length);
-      expect(plain.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(referenceOrder(grants, query({})).slice(0, 10).map((g) => g.id));
+      expect(plain.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(
+        referenceOrder(grants, query({}))
+          .slice(0, 10)
+          .map((g) => g.id),
+      );
       expect(plain.grantsJson[0]).to.equal(JSON.stringify(byId.get(JSON.parse(plain.grantsJson[0]).id)));
       for (const q of [
-        query({ open: true, provinces: ['ONTARIO'], sort: { key: 'amountMax', descending: true }, facets: ['eligibleProvinces'], limit: 600 }),
+        query({
+          open: true,
+          provinces: ['ONTARIO'],
+          sort: { key: 'amountMax', descending: true },
+          facets: ['eligibleProvinces'],
+          limit: 600,
+        }),
         // A deep page of a field order with many ties (null amounts), past the first segment's worth.
         query({ sort: { key: 'amountMin', descending: false }, limit: 50, page: 3 }),
       ]) {
@@ -366,7 +437,11 @@ for (const earlier of EARLIER_MAPPINGS) {
       it('a title sort works', async () => {
         const q = query({ sort: { key: 'title', descending: true }, limit: 50 });
         const result = await engine.searchJson(q);
-        expect(result.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(referenceOrder(grants, q).slice(0, 50).map((g) => g.id));
+        expect(result.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(
+          referenceOrder(grants, q)
+            .slice(0, 50)
+            .map((g) => g.id),
+        );
       });
     } else {
       it('a title sort is a 503 (ServiceUnavailableError) that names the reindex, not a wrong order', async () => {
@@ -409,7 +484,11 @@ for (const earlier of EARLIER_MAPPINGS) {
       expect(mapping._source).to.deep.equal({ excludes: ['labels', 'titleSort', ...ID_KEYS] });
       const q = query({ sort: { key: 'title', descending: true }, limit: 50 });
       const result = await engine.searchJson(q);
-      expect(result.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(referenceOrder(grants, q).slice(0, 50).map((g) => g.id));
+      expect(result.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(
+        referenceOrder(grants, q)
+          .slice(0, 50)
+          .map((g) => g.id),
+      );
       // The computed fields stay out of the served document.
       for (const text of result.grantsJson) expect(text).to.equal(JSON.stringify(byId.get(JSON.parse(text).id)));
     });
@@ -432,10 +511,17 @@ describeWithElasticsearch('a live alias on the mapping of the release before gra
       mappings: { properties: Record<string, unknown> };
     };
     const { opensAt: _opensAt, ...properties } = current.mappings.properties;
-    await client.indices.create({ index: oldIndex, settings: { ...current.settings, number_of_replicas: 0 }, mappings: { ...current.mappings, properties } } as never);
+    await client.indices.create({
+      index: oldIndex,
+      settings: { ...current.settings, number_of_replicas: 0 },
+      mappings: { ...current.mappings, properties },
+    } as never);
     const indexed = await client.bulk({
       refresh: true,
-      operations: stored.flatMap((g) => [{ create: { _index: oldIndex, _id: g.id } }, { ...g, titleSort: titleSortKey(g.title), ...idKeysOf(g.id) }]),
+      operations: stored.flatMap((g) => [
+        { create: { _index: oldIndex, _id: g.id } },
+        { ...g, titleSort: titleSortKey(g.title), ...idKeysOf(g.id) },
+      ]),
     });
     expect(indexed.errors, 'the old documents indexed').to.equal(false);
     await client.indices.updateAliases({ actions: [{ add: { index: oldIndex, alias } }] });
@@ -452,15 +538,28 @@ describeWithElasticsearch('a live alias on the mapping of the release before gra
     const asBefore = stored.map((g) => ({ ...g, opensAt: null }) as Grant);
     expect((await engine.searchJson(query({ statuses: ['FORECASTED'], facets: ['status'] }))).total).to.equal(0);
     const open = await engine.searchJson(query({ open: true, limit: 100 }));
-    const expected = referenceOrder(asBefore.filter((g) => matches(g, query({ open: true }))), query({})).slice(0, 100);
+    const expected = referenceOrder(
+      asBefore.filter((g) => matches(g, query({ open: true }))),
+      query({}),
+    ).slice(0, 100);
     expect(open.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(expected.map((g) => g.id));
     const byOpening = await engine.searchJson(query({ sort: { key: 'opensAt', descending: false }, limit: 20 }));
-    expect(byOpening.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(stored.map((g) => g.id).sort(byCodePoint).slice(0, 20));
+    expect(byOpening.grantsJson.map((t) => JSON.parse(t).id)).to.deep.equal(
+      stored
+        .map((g) => g.id)
+        .sort(byCodePoint)
+        .slice(0, 20),
+    );
   });
 
-  it('a sync adds opensAt to its mapping and keeps the grant\'s opensAt: the grant is forecasted', async () => {
+  it("a sync adds opensAt to its mapping and keeps the grant's opensAt: the grant is forecasted", async () => {
     const writer = ElasticsearchCatalogWriter.open(config, {}, { keep: 1, replicas: 0 });
-    const changed: Grant = { ...grants[0], opensAt: '2099-01-01T05:00:00.000Z', deadline: '2099-06-30T23:59:59.000Z', updatedAt: '2026-11-01T00:00:00.000Z' };
+    const changed: Grant = {
+      ...grants[0],
+      opensAt: '2099-01-01T05:00:00.000Z',
+      deadline: '2099-06-30T23:59:59.000Z',
+      updatedAt: '2026-11-01T00:00:00.000Z',
+    };
     try {
       const counts = await writer.sync(
         (async function* () {
@@ -486,7 +585,13 @@ describeWithElasticsearch('ties between ids that share long prefixes', function 
   const config = { url: ES_URL as string, index: alias, requestTimeoutMs: 30_000 };
   // Ids of 20 to 60 characters sharing up to 50: the id keys spell the first 42, the rest keyword
   // breaks the remaining ties (an id of exactly 42 characters has none and comes first).
-  const stems = ['ca-on-2026-municipal-grant-program-00000', 'ca-on-2026-municipal-grant-program-00000-stream-', 'ca-on-2026-municipal-', 'Z', 'a'];
+  const stems = [
+    'ca-on-2026-municipal-grant-program-00000',
+    'ca-on-2026-municipal-grant-program-00000-stream-',
+    'ca-on-2026-municipal-',
+    'Z',
+    'a',
+  ];
   const tails = ['', '0', '1', '10', '1.a', '1:a', '1-a', '1_a', 'A', 'z', '00', '000000000000'];
   const deadlines = ['2026-03-31T23:59:59.000Z', '2026-06-30T23:59:59.000Z', null];
   const tied: Grant[] = [];

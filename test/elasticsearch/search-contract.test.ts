@@ -32,19 +32,42 @@ describe('search contract: recorded cases', () => {
   it('are recorded over fixtures/grants.ndjson as it is now', () => {
     expect(DEFAULT_CATALOG).to.equal(FIXTURES);
     const model = referenceModel(readCatalog(DEFAULT_CATALOG));
-    const stale = cases.filter((c) => JSON.stringify(model.expectationOf(c)) !== JSON.stringify(c.expect)).map((c) => c.name);
+    const stale = cases
+      .filter((c) => JSON.stringify(model.expectationOf(c)) !== JSON.stringify(c.expect))
+      .map((c) => c.name);
     expect(stale, 'stale expectations: run node dist/fixtures/queries/record.js').to.deep.equal([]);
   });
 
   it('cover filters, paging, text, errors and the partner-search parameters', () => {
     expect(cases.length).to.be.at.least(140);
-    const asks = (p: string) => cases.filter((c) => new RegExp(`[?&]${p}(\\[\\d*\\])?=`).test(c.request) && c.expect.status === 200);
-    for (const p of ['open', 'status', 'deadlineFrom', 'deadlineTo', 'updatedSince', 'targetBeneficiaries', 'currency', 'applicationComplexity', 'sdgAlignment', 'isRecurring', 'sort', 'facets', 'fields']) {
+    const asks = (p: string) =>
+      cases.filter((c) => new RegExp(`[?&]${p}(\\[\\d*\\])?=`).test(c.request) && c.expect.status === 200);
+    for (const p of [
+      'open',
+      'status',
+      'deadlineFrom',
+      'deadlineTo',
+      'updatedSince',
+      'targetBeneficiaries',
+      'currency',
+      'applicationComplexity',
+      'sdgAlignment',
+      'isRecurring',
+      'sort',
+      'facets',
+      'fields',
+    ]) {
       expect(asks(p), p).to.not.be.empty;
     }
     for (const sort of ['deadline', 'opensAt', 'amountMin', 'amountMax', 'createdAt', 'updatedAt', 'title']) {
-      expect(asks('sort').filter((c) => c.request.includes(`sort=${sort}`)), sort).to.not.be.empty;
-      expect(asks('sort').filter((c) => c.request.includes(`sort=-${sort}`)), `-${sort}`).to.not.be.empty;
+      expect(
+        asks('sort').filter((c) => c.request.includes(`sort=${sort}`)),
+        sort,
+      ).to.not.be.empty;
+      expect(
+        asks('sort').filter((c) => c.request.includes(`sort=-${sort}`)),
+        `-${sort}`,
+      ).to.not.be.empty;
     }
     expect(cases.filter((c) => c.now !== undefined)).to.not.be.empty;
     expect(cases.filter((c) => c.expect.facets !== undefined)).to.not.be.empty;
@@ -60,7 +83,8 @@ describe('search contract: recorded cases', () => {
  * write lists in the forms the server also accepts (repeated, bracketed, indexed), which several
  * cases are about, and are otherwise checked against the document.
  */
-const checkOf = (c: LoadedCase): CheckOptions => (c.expect.status >= 400 ? { invalidRequest: true } : { tolerantLists: true });
+const checkOf = (c: LoadedCase): CheckOptions =>
+  c.expect.status >= 400 ? { invalidRequest: true } : { tolerantLists: true };
 
 /** The one suite body both engines run: every case through the HTTP API. */
 function contractSuite(api: () => TestApi): void {
@@ -91,7 +115,10 @@ describeWithElasticsearch('search contract', function () {
   let sqlite: TestApi | undefined;
   before(async () => {
     // The empty alias is filled from fixtures/grants.ndjson at start (SEED_CATALOG defaults to true).
-    es = await startTestApi({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias }, { clock });
+    es = await startTestApi(
+      { SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias },
+      { clock },
+    );
     sqlite = await startTestApi({}, { clock });
     expect(await es.deps.engine.count()).to.equal(await sqlite.deps.engine.count());
   });
@@ -106,14 +133,25 @@ describeWithElasticsearch('search contract', function () {
   describe('both engines give the same answer', () => {
     for (const c of cases) {
       it(c.name, async () => {
-        const [a, b] = await atCaseTime(c, () => Promise.all([sqlite!.request(API_PREFIX + c.request, checkOf(c)), es!.request(API_PREFIX + c.request, checkOf(c))]));
+        const [a, b] = await atCaseTime(c, () =>
+          Promise.all([
+            sqlite!.request(API_PREFIX + c.request, checkOf(c)),
+            es!.request(API_PREFIX + c.request, checkOf(c)),
+          ]),
+        );
         const summary = (res: { status: number; body: any }) => ({
           status: res.status,
           total: res.body?.pagination?.total ?? null,
           totalPages: res.body?.pagination?.totalPages ?? null,
           error: res.body?.error?.code ?? null,
           facets: res.body?.facets ?? null,
-          ...(c.compare === 'ordered' ? { ids: Array.isArray(res.body?.data) ? res.body.data.map((g: { id: string }) => g.id) : (res.body?.data?.id ?? null) } : {}),
+          ...(c.compare === 'ordered'
+            ? {
+                ids: Array.isArray(res.body?.data)
+                  ? res.body.data.map((g: { id: string }) => g.id)
+                  : (res.body?.data?.id ?? null),
+              }
+            : {}),
         });
         expect(summary(b), 'elasticsearch (actual) vs sqlite (expected)').to.deep.equal(summary(a));
       });

@@ -26,7 +26,10 @@ describeWithElasticsearch('SEARCH_TIMEOUT_MS on Elasticsearch', function () {
     const hurried = ElasticsearchSearchEngine.open(config, { searchTimeoutMs: 1 });
     const patient = ElasticsearchSearchEngine.open(config, { searchTimeoutMs: 30_000 });
     try {
-      const late = await hurried.searchJson(query).then(() => null, (error: unknown) => error);
+      const late = await hurried.searchJson(query).then(
+        () => null,
+        (error: unknown) => error,
+      );
       expect(late).to.be.instanceOf(ServiceUnavailableError);
       expect(await hurried.getByIdJson(grants[0].id)).to.equal(JSON.stringify(grants[0]));
       expect((await patient.searchJson(query)).total).to.be.greaterThan(0);
@@ -37,7 +40,13 @@ describeWithElasticsearch('SEARCH_TIMEOUT_MS on Elasticsearch', function () {
   });
 
   it('over HTTP the partner gets 503 SERVICE_UNAVAILABLE with Retry-After', async () => {
-    api = await startTestApi({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias, SEED_CATALOG: 'false', SEARCH_TIMEOUT_MS: '1' });
+    api = await startTestApi({
+      SEARCH_ENGINE: 'elasticsearch',
+      ELASTICSEARCH_URL: ES_URL as string,
+      ELASTICSEARCH_INDEX: alias,
+      SEED_CATALOG: 'false',
+      SEARCH_TIMEOUT_MS: '1',
+    });
     const res = await api.request('/external/v1/grants?search=program&facets=funderType,currency');
     expect(res.status, res.text).to.equal(503);
     expect(res.body.error.code).to.equal('SERVICE_UNAVAILABLE');

@@ -30,7 +30,8 @@ async function sampledIds(api: TestApi, every: number): Promise<string[]> {
 
 /** Waits until both engines find the same number of grants for a common word (the embedded engine's index of the new catalog read). */
 async function bothReady(es: TestApi, sqlite: TestApi): Promise<void> {
-  const total = async (api: TestApi) => ok(await api.request(`${G}?search=program&limit=0`)).body.pagination.total as number;
+  const total = async (api: TestApi) =>
+    ok(await api.request(`${G}?search=program&limit=0`)).body.pagination.total as number;
   const deadline = Date.now() + 120_000;
   while ((await total(es)) !== (await total(sqlite))) {
     if (Date.now() > deadline) throw new Error('the engines never held the same catalog');
@@ -45,7 +46,12 @@ function parityOver(title: string, seed: () => Record<string, string>, every: nu
     let sqlite: TestApi | undefined;
     before(async function () {
       const env = seed();
-      es = await startTestApi({ ...env, SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias });
+      es = await startTestApi({
+        ...env,
+        SEARCH_ENGINE: 'elasticsearch',
+        ELASTICSEARCH_URL: ES_URL as string,
+        ELASTICSEARCH_INDEX: alias,
+      });
       sqlite = await startTestApi(env);
       await bothReady(es, sqlite);
     });
@@ -81,5 +87,15 @@ describeWithElasticsearch('similar grants: both engines alike', function () {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   parityOver('over the bundled fixtures', () => ({}), 12);
-  parityOver('over the real-program corpus', () => ({ SEED_FILE: writeNdjson(dir, 'real-programs.ndjson', loadCorpus(`${REAL_PROGRAMS_DIR}/programs-bilingual.ndjson.gz`)) }), 62);
+  parityOver(
+    'over the real-program corpus',
+    () => ({
+      SEED_FILE: writeNdjson(
+        dir,
+        'real-programs.ndjson',
+        loadCorpus(`${REAL_PROGRAMS_DIR}/programs-bilingual.ndjson.gz`),
+      ),
+    }),
+    62,
+  );
 });

@@ -8,8 +8,37 @@ import { FIXTURES, startTestApi, type TestApi } from '../support/api.js';
 import { GRANTS_PATH as G } from '../support/catalog.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
 
-const TEXTS = ['a', 'e', 'q', 'agri', 'Agri', 'agricultre', 'énerg', 'ENERGY ef', 'clean ener', 'rural brod', 'innovaton', 'entreprene', 'Québec', 'montr', 'femmes entr', 'zzzz', '-loan ener', 'small busi'];
-const MORE = ['', '&limit=20', '&type=titles&limit=20', '&type=funders&limit=20', '&type=words&limit=20', '&eligibleProvinces=ONTARIO&limit=10', '&open=true&fundingType=GRANT,LOAN&limit=10', '&amountMin=10000&amountMax=50000&status=OPEN,FORECASTED&limit=10', '&funderType=FOUNDATION&deadlineFrom=2026-01-01&limit=10'];
+const TEXTS = [
+  'a',
+  'e',
+  'q',
+  'agri',
+  'Agri',
+  'agricultre',
+  'énerg',
+  'ENERGY ef',
+  'clean ener',
+  'rural brod',
+  'innovaton',
+  'entreprene',
+  'Québec',
+  'montr',
+  'femmes entr',
+  'zzzz',
+  '-loan ener',
+  'small busi',
+];
+const MORE = [
+  '',
+  '&limit=20',
+  '&type=titles&limit=20',
+  '&type=funders&limit=20',
+  '&type=words&limit=20',
+  '&eligibleProvinces=ONTARIO&limit=10',
+  '&open=true&fundingType=GRANT,LOAN&limit=10',
+  '&amountMin=10000&amountMax=50000&status=OPEN,FORECASTED&limit=10',
+  '&funderType=FOUNDATION&deadlineFrom=2026-01-01&limit=10',
+];
 
 describeWithElasticsearch('GET /grants/suggest: both engines alike', function () {
   this.timeout(120_000);
@@ -17,7 +46,12 @@ describeWithElasticsearch('GET /grants/suggest: both engines alike', function ()
   let es: TestApi | undefined;
   let sqlite: TestApi | undefined;
   before(async () => {
-    es = await startTestApi({ SEED_FILE: FIXTURES, SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias });
+    es = await startTestApi({
+      SEED_FILE: FIXTURES,
+      SEARCH_ENGINE: 'elasticsearch',
+      ELASTICSEARCH_URL: ES_URL as string,
+      ELASTICSEARCH_INDEX: alias,
+    });
     sqlite = await startTestApi({ SEED_FILE: FIXTURES });
   });
   after(async () => {

@@ -12,7 +12,14 @@ import { GRANTS_PATH as G } from '../support/catalog.js';
 import { expectError } from '../support/assertions.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
 import { startFaultyProxy, type FaultyProxy } from '../support/faultyProxy.js';
-import { crowdedCatalogGrants, crowdedQuery, seedFile, TYPO_GRANTS as T, TYPO_SEARCHES, typoCatalogGrants } from '../support/typoCatalog.js';
+import {
+  crowdedCatalogGrants,
+  crowdedQuery,
+  seedFile,
+  TYPO_GRANTS as T,
+  TYPO_SEARCHES,
+  typoCatalogGrants,
+} from '../support/typoCatalog.js';
 
 const ok = (res: TestResponse): TestResponse => {
   expect(res.status, res.text).to.equal(200);
@@ -27,7 +34,12 @@ describeWithElasticsearch('typos and suggestion: both engines alike', function (
   let sqlite: TestApi | undefined;
   before(async () => {
     const seed = seedFile(dir, typoCatalogGrants());
-    es = await startTestApi({ SEED_FILE: seed, SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias });
+    es = await startTestApi({
+      SEED_FILE: seed,
+      SEARCH_ENGINE: 'elasticsearch',
+      ELASTICSEARCH_URL: ES_URL as string,
+      ELASTICSEARCH_INDEX: alias,
+    });
     sqlite = await startTestApi({ SEED_FILE: seed });
   });
   after(async () => {
@@ -37,12 +49,16 @@ describeWithElasticsearch('typos and suggestion: both engines alike', function (
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const search = (api: TestApi | undefined, text: string, more = '') => api!.request(`${G}?search=${encodeURIComponent(text)}&limit=100&fields=id${more}`);
+  const search = (api: TestApi | undefined, text: string, more = '') =>
+    api!.request(`${G}?search=${encodeURIComponent(text)}&limit=100&fields=id${more}`);
 
   for (const typos of ['off', 'auto']) {
     for (const text of TYPO_SEARCHES) {
       it(`${text}  (typos=${typos})`, async () => {
-        const [a, b] = await Promise.all([search(sqlite, text, `&typos=${typos}`), search(es, text, `&typos=${typos}`)]);
+        const [a, b] = await Promise.all([
+          search(sqlite, text, `&typos=${typos}`),
+          search(es, text, `&typos=${typos}`),
+        ]);
         const summary = (res: TestResponse) => ({
           total: ok(res).body.pagination.total,
           ids: res.body.data.map((g: { id: string }) => g.id).sort(),
@@ -54,7 +70,8 @@ describeWithElasticsearch('typos and suggestion: both engines alike', function (
   }
 
   it('the typo rule on Elasticsearch: found, and never found', async () => {
-    const ids = async (text: string) => ok(await search(es, text, '&typos=auto')).body.data.map((g: { id: string }) => g.id) as string[];
+    const ids = async (text: string) =>
+      ok(await search(es, text, '&typos=auto')).body.data.map((g: { id: string }) => g.id) as string[];
     expect(await ids('brodband')).to.have.members([T.ruralBroadband, T.schoolBroadband, T.misspeltBroadband]);
     expect(await ids('famring')).to.include(T.farming);
     expect(await ids('grian')).to.include(T.grain);
@@ -77,14 +94,18 @@ describeWithElasticsearch('typos and suggestion: both engines alike', function (
   it('the dictionary holds the French title and description: found and suggested alike on both engines', async () => {
     for (const api of [sqlite, es]) {
       for (const text of ['deneigemnt', 'déglaçge']) {
-        expect(ok(await search(api, text, '&typos=auto')).body.data.map((g: { id: string }) => g.id), text).to.deep.equal([T.frenchOnly]);
+        expect(
+          ok(await search(api, text, '&typos=auto')).body.data.map((g: { id: string }) => g.id),
+          text,
+        ).to.deep.equal([T.frenchOnly]);
       }
       expect(ok(await search(api, 'deneigemnt')).body.suggestion).to.deep.equal({ search: 'deneigement', total: 1 });
     }
   });
 
   it('the same suggestion: brodband → broadband', async () => {
-    for (const api of [sqlite, es]) expect(ok(await search(api, 'brodband')).body.suggestion).to.deep.equal({ search: 'broadband', total: 2 });
+    for (const api of [sqlite, es])
+      expect(ok(await search(api, 'brodband')).body.suggestion).to.deep.equal({ search: 'broadband', total: 2 });
   });
 });
 
@@ -104,7 +125,7 @@ function expectBudget503(res: TestResponse): void {
 /** Time past the budget allowed for what is not a request to Elasticsearch (the API's own work, the test's HTTP). */
 const MARGIN_MS = 250;
 
-describeWithElasticsearch('one deadline for all of a search\'s requests to Elasticsearch [elasticsearch]', function () {
+describeWithElasticsearch("one deadline for all of a search's requests to Elasticsearch [elasticsearch]", function () {
   this.timeout(120_000);
   const alias = uniqueAlias();
   const dir = tempDir();
@@ -113,7 +134,13 @@ describeWithElasticsearch('one deadline for all of a search\'s requests to Elast
   let es: TestApi | undefined;
   before(async () => {
     proxy = await startFaultyProxy(ES_URL as string);
-    es = await startTestApi({ SEED_FILE: seedFile(dir, typoCatalogGrants()), SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: proxy.url, ELASTICSEARCH_INDEX: alias, SEARCH_TIMEOUT_MS: String(BUDGET_MS) });
+    es = await startTestApi({
+      SEED_FILE: seedFile(dir, typoCatalogGrants()),
+      SEARCH_ENGINE: 'elasticsearch',
+      ELASTICSEARCH_URL: proxy.url,
+      ELASTICSEARCH_INDEX: alias,
+      SEARCH_TIMEOUT_MS: String(BUDGET_MS),
+    });
   });
   afterEach(() => {
     proxy.delayMs = 0;
@@ -127,7 +154,10 @@ describeWithElasticsearch('one deadline for all of a search\'s requests to Elast
 
   it('a node answering each request in 200 ms: the page within the budget, its suggestion (three more requests) left out rather than late', async () => {
     const path = `${G}?search=brodband&limit=5`;
-    expect(ok(await es!.request(path)).body.suggestion, 'a quick node').to.deep.equal({ search: 'broadband', total: 2 });
+    expect(ok(await es!.request(path)).body.suggestion, 'a quick node').to.deep.equal({
+      search: 'broadband',
+      total: 2,
+    });
     proxy.delayMs = 200;
     const { res, ms } = await timed(es!, path);
     expect(ok(res).body.pagination.total).to.equal(0);
@@ -141,7 +171,10 @@ describeWithElasticsearch('one deadline for all of a search\'s requests to Elast
     expectBudget503(res);
     expect(ms, 'ms').to.be.below(BUDGET_MS + MARGIN_MS);
     proxy.delayMs = 0;
-    expect(ok(await es!.request(`${G}?search=brodband&typos=auto&limit=5`)).body.pagination.total, 'a quick node again').to.equal(3);
+    expect(
+      ok(await es!.request(`${G}?search=brodband&typos=auto&limit=5`)).body.pagination.total,
+      'a quick node again',
+    ).to.equal(3);
   });
 });
 
@@ -153,7 +186,13 @@ describeWithElasticsearch('a hostile typo query [elasticsearch]', function () {
   let sqlite: TestApi | undefined;
   before(async () => {
     const seed = seedFile(dir, crowdedCatalogGrants());
-    es = await startTestApi({ SEED_FILE: seed, SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias, SEARCH_TIMEOUT_MS: '2000' });
+    es = await startTestApi({
+      SEED_FILE: seed,
+      SEARCH_ENGINE: 'elasticsearch',
+      ELASTICSEARCH_URL: ES_URL as string,
+      ELASTICSEARCH_INDEX: alias,
+      SEARCH_TIMEOUT_MS: '2000',
+    });
     sqlite = await startTestApi({ SEED_FILE: seed, SEARCH_TIMEOUT_MS: '2000' });
   });
   after(async () => {
@@ -180,10 +219,12 @@ describeWithElasticsearch('a hostile typo query [elasticsearch]', function () {
     if (a.status === 200 && b.status === 200) expect(b.body.pagination.total).to.equal(a.body.pagination.total);
     // One word alone: more neighbours than the cap on both, the same matches.
     const one = `${G}?search=${query.slice(0, 9)}&typos=auto&limit=0`;
-    expect(ok(await es!.request(one)).body.pagination.total).to.equal(ok(await sqlite!.request(one)).body.pagination.total);
+    expect(ok(await es!.request(one)).body.pagination.total).to.equal(
+      ok(await sqlite!.request(one)).body.pagination.total,
+    );
   });
 
-  it('with a tight budget (300 ms): a 200 or the budget\'s 503 within it, on both engines, never a 500', async () => {
+  it("with a tight budget (300 ms): a 200 or the budget's 503 within it, on both engines, never a 500", async () => {
     const budgetMs = 300;
     const query = crowdedQuery();
     const tightApis: Record<string, string>[] = [

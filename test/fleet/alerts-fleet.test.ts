@@ -12,7 +12,13 @@ import path from 'node:path';
 import { runIndexer } from '../../indexer/cli.js';
 import { captureCli, grantRecord, writeNdjson, writeTinyCatalog } from '../support/catalog.js';
 import { ES_URL, uniqueAlias } from '../support/elasticsearch.js';
-import { createSubscription, describeWithFleetServices, startInstance, tearDownFleet, type FleetInstance } from '../support/fleet.js';
+import {
+  createSubscription,
+  describeWithFleetServices,
+  startInstance,
+  tearDownFleet,
+  type FleetInstance,
+} from '../support/fleet.js';
 import { createTestDatabase, psql, type TestDatabase } from '../support/postgres.js';
 import { REDIS_URL, uniquePrefix } from '../support/redis.js';
 
@@ -88,7 +94,13 @@ describeWithFleetServices('fleet: alerts on PostgreSQL with two instances', func
         added.push(id);
         records.push(grantRecord(id));
       }
-      const run = await captureCli((io) => runIndexer(['sync', '--source', writeNdjson(workDir, `round-${round}.ndjson`, records)], { ...process.env, ...env, DATA_DIR: workDir, LOG_LEVEL: 'silent' }, io));
+      const run = await captureCli((io) =>
+        runIndexer(
+          ['sync', '--source', writeNdjson(workDir, `round-${round}.ndjson`, records)],
+          { ...process.env, ...env, DATA_DIR: workDir, LOG_LEVEL: 'silent' },
+          io,
+        ),
+      );
       expect(run.code, run.err.join('\n')).to.equal(0);
     };
     for (let round = 1; round <= 4; round++) await sync(round);
@@ -101,15 +113,22 @@ describeWithFleetServices('fleet: alerts on PostgreSQL with two instances', func
     for (let round = 5; round <= 10; round++) await sync(round);
     const survivor = fleet.find((f) => f !== matching)!;
     const deadline = Date.now() + 60_000;
-    const grantsTold = () => new Set(got.map((r) => (JSON.parse(r.body) as { data: { grant: { id: string } } }).data.grant.id));
+    const grantsTold = () =>
+      new Set(got.map((r) => (JSON.parse(r.body) as { data: { grant: { id: string } } }).data.grant.id));
     while (added.some((id) => !grantsTold().has(id)) && Date.now() < deadline) await sleep(200);
     await sleep(1500);
-    expect(added.filter((id) => !grantsTold().has(id)), 'events never delivered').to.deep.equal([]);
+    expect(
+      added.filter((id) => !grantsTold().has(id)),
+      'events never delivered',
+    ).to.deep.equal([]);
     const byGrant = new Map<string, Set<string>>();
     for (const r of got) {
       const event = JSON.parse(r.body) as { type: string; data: { grant: { id: string } } };
       expect(event.type).to.equal('grant.matched');
-      byGrant.set(event.data.grant.id, (byGrant.get(event.data.grant.id) ?? new Set()).add(r.headers['webhook-id'] as string));
+      byGrant.set(
+        event.data.grant.id,
+        (byGrant.get(event.data.grant.id) ?? new Set()).add(r.headers['webhook-id'] as string),
+      );
     }
     for (const [grantId, ids] of byGrant) expect(ids.size, `${grantId}: one message`).to.equal(1);
     expect([...byGrant.keys()].sort()).to.deep.equal([...added].sort());

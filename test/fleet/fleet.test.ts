@@ -72,7 +72,8 @@ describeWithFleetServices('fleet: three API instances sharing PostgreSQL, Redis 
   it('runs three instances on three DATA_DIRs, none of which holds a subscriptions database', function () {
     expect(new Set(fleet.map((i) => i.dataDir)).size).to.equal(3);
     expect(new Set(fleet.map((i) => i.url)).size).to.equal(3);
-    for (const instance of fleet) expect(existsSync(path.join(instance.dataDir, 'subscriptions.sqlite')), instance.name).to.equal(false);
+    for (const instance of fleet)
+      expect(existsSync(path.join(instance.dataDir, 'subscriptions.sqlite')), instance.name).to.equal(false);
   });
 
   it('a STARTER key gets exactly 10 requests per second across the three', async function () {
@@ -102,17 +103,35 @@ describeWithFleetServices('fleet: three API instances sharing PostgreSQL, Redis 
       }
       await sleep(1100);
     }
-    if (!exact) process.stderr.write(`  note: no burst landed within 1000 ms on this machine (${notes.join('; ')}); only the per-window bound was checked\n`);
+    if (!exact)
+      process.stderr.write(
+        `  note: no burst landed within 1000 ms on this machine (${notes.join('; ')}); only the per-window bound was checked\n`,
+      );
   });
 
   it('60 concurrent requests across the three against the last 10 calls of an allowance serve exactly 10', async function () {
-    const { apiKey, subscriptionId } = await createSubscription(env, workDir, ['--name', 'allowance', '--tier', 'STARTER', '--monthly-limit', '40', '--rate-limit', '1000']);
+    const { apiKey, subscriptionId } = await createSubscription(env, workDir, [
+      '--name',
+      'allowance',
+      '--tier',
+      'STARTER',
+      '--monthly-limit',
+      '40',
+      '--rate-limit',
+      '1000',
+    ]);
     const warmUp = await burst(fleet, 30, apiKey);
     expect(warmUp.counts).to.deep.equal({ ok: 30 });
     const rush = await burst(fleet, 60, apiKey);
     expect(rush.counts, JSON.stringify(rush.counts)).to.deep.equal({ ok: 10, QUOTA_EXCEEDED: 50 });
     const month = new Date().toISOString().slice(0, 7);
-    expect(await psql(database.url, `select calls from monthly_usage where subscription_id = '${subscriptionId}' and month = '${month}'`), 'the record').to.equal('40');
+    expect(
+      await psql(
+        database.url,
+        `select calls from monthly_usage where subscription_id = '${subscriptionId}' and month = '${month}'`,
+      ),
+      'the record',
+    ).to.equal('40');
   });
 
   it('a key revoked through grants-admin is refused by all three within a second', async function () {
@@ -122,7 +141,8 @@ describeWithFleetServices('fleet: three API instances sharing PostgreSQL, Redis 
     expect(revoke.code, revoke.err).to.equal(0);
     const refusedBy = await refusalTimes(fleet, apiKey, Date.now(), BILLABLE);
     expect([...refusedBy.keys()].sort()).to.deep.equal(['api-1', 'api-2', 'api-3']);
-    for (const [name, ms] of refusedBy) expect(ms, `${name} refused the key ${ms} ms after the revocation`).to.be.below(1000);
+    for (const [name, ms] of refusedBy)
+      expect(ms, `${name} refused the key ${ms} ms after the revocation`).to.be.below(1000);
   });
 
   it('/subscription/usage answers the same from each instance', async function () {
@@ -137,15 +157,28 @@ describeWithFleetServices('fleet: three API instances sharing PostgreSQL, Redis 
       const { currentMonth, statistics } = u.body.data;
       const detail = JSON.stringify(u.body.data);
       expect(currentMonth.calls, detail).to.equal(21);
-      expect(statistics.topEndpoints.find((e: { endpoint: string }) => e.endpoint === '/grants/:id')?.calls, detail).to.equal(21);
-      expect(statistics.daily.find((d: { date: string }) => d.date === today)?.byEndpoint['/grants/:id'], detail).to.equal(21);
+      expect(
+        statistics.topEndpoints.find((e: { endpoint: string }) => e.endpoint === '/grants/:id')?.calls,
+        detail,
+      ).to.equal(21);
+      expect(
+        statistics.daily.find((d: { date: string }) => d.date === today)?.byEndpoint['/grants/:id'],
+        detail,
+      ).to.equal(21);
       // The three usage calls count too, each once committed: an answer may see those answered before it.
       expect(statistics.totalCalls, detail).to.be.within(21, 23);
     }
   });
 
   it('SIGTERM to one instance under load loses no usage row and no counted call', async function () {
-    const { apiKey, subscriptionId } = await createSubscription(env, workDir, ['--name', 'sigterm', '--tier', 'ENTERPRISE', '--rate-limit', '100000']);
+    const { apiKey, subscriptionId } = await createSubscription(env, workDir, [
+      '--name',
+      'sigterm',
+      '--tier',
+      'ENTERPRISE',
+      '--rate-limit',
+      '100000',
+    ]);
     const victim = fleet[2];
     const served: string[] = [];
     let refused = 0;
@@ -173,7 +206,12 @@ describeWithFleetServices('fleet: three API instances sharing PostgreSQL, Redis 
     expect(served.length).to.be.greaterThan(20);
     await sleep(600);
     const month = new Date().toISOString().slice(0, 7);
-    const counted = Number(await psql(database.url, `select calls from monthly_usage where subscription_id = '${subscriptionId}' and month = '${month}'`));
+    const counted = Number(
+      await psql(
+        database.url,
+        `select calls from monthly_usage where subscription_id = '${subscriptionId}' and month = '${month}'`,
+      ),
+    );
     // A graceful stop cuts no answer, so the count is exact; only the shutdown timeout
     // (SHUTDOWN_TIMEOUT_MS, logged) may cut requests still running, each counted: at most one per
     // connection to the victim (2 here).
@@ -181,7 +219,10 @@ describeWithFleetServices('fleet: three API instances sharing PostgreSQL, Redis 
     const detail = `refused ${refused}, failed ${failed}, shutdown timeout ${timedOut}`;
     expect(counted, detail).to.be.at.least(served.length);
     expect(counted, detail).to.be.at.most(served.length + (timedOut ? 2 : 0));
-    const logged = await psql(database.url, `select request_id from usage_log where subscription_id = '${subscriptionId}' and status = 200`);
+    const logged = await psql(
+      database.url,
+      `select request_id from usage_log where subscription_id = '${subscriptionId}' and status = 200`,
+    );
     const loggedIds = new Set(logged.split('\n').filter((l) => l !== ''));
     const missing = served.filter((id) => !loggedIds.has(id));
     expect(missing, 'served requests without a usage row').to.deep.equal([]);

@@ -37,8 +37,12 @@ const PROBE_TIMEOUT_MS = 30_000;
 /** Asks the server's memory probe for a sample over the IPC channel. */
 function askMemory(running: RunningProcess, snapshot?: string): Promise<MemorySample> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`the memory probe did not answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
-    const onMessage = (message: MemorySample | { error: string }) => done('error' in message ? new Error(message.error) : null, message as MemorySample);
+    const timer = setTimeout(
+      () => done(new Error(`the memory probe did not answer within ${PROBE_TIMEOUT_MS} ms`)),
+      PROBE_TIMEOUT_MS,
+    );
+    const onMessage = (message: MemorySample | { error: string }) =>
+      done('error' in message ? new Error(message.error) : null, message as MemorySample);
     function done(error: Error | null, sample?: MemorySample) {
       clearTimeout(timer);
       running.child.off('message', onMessage);
@@ -53,7 +57,17 @@ function askMemory(running: RunningProcess, snapshot?: string): Promise<MemorySa
 export async function startFuzzServer(env: Record<string, string> = {}): Promise<FuzzServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'grants-fuzz-'));
   const port = await freePort();
-  const serverEnv = { ...process.env, LOG_LEVEL: 'info', LOG_FORMAT: 'json', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SEARCH_ENGINE: 'sqlite', REDIS_URL: '', ...env };
+  const serverEnv = {
+    ...process.env,
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SEARCH_ENGINE: 'sqlite',
+    REDIS_URL: '',
+    ...env,
+  };
   const { apiKey } = await createBenchSubscription(serverEnv);
   const running = await startProcess({
     name: 'fuzz-api',
@@ -97,7 +111,15 @@ export function send(origin: string, request: FuzzRequest): Promise<FuzzAnswer> 
   return new Promise((resolve, reject) => {
     const url = new URL(origin);
     const req = http.request(
-      { host: url.hostname, port: url.port, method: request.method, path: request.target, headers: request.headers, agent, timeout: ANSWER_TIMEOUT_MS },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: request.method,
+        path: request.target,
+        headers: request.headers,
+        agent,
+        timeout: ANSWER_TIMEOUT_MS,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -137,11 +159,17 @@ function mcpProblems(body: any): string[] {
   if (body?.jsonrpc !== '2.0') return [`an MCP answer that is not JSON-RPC 2.0: ${text}`];
   if (body.error !== undefined) {
     if (body.error.code === -32603) return [`an MCP internal error: ${text}`];
-    if (/invalid_type|expected \w+, received|\n/.test(String(body.error.message))) return [`an MCP error in the validator's words: ${text}`];
+    if (/invalid_type|expected \w+, received|\n/.test(String(body.error.message)))
+      return [`an MCP error in the validator's words: ${text}`];
     return [];
   }
   const content = body.result?.content?.[0];
-  if (body.result?.isError === true && content?.type === 'text' && JSON.parse(content.text)?.error?.code === 'INTERNAL_ERROR') return [`an MCP tool's internal error: ${text}`];
+  if (
+    body.result?.isError === true &&
+    content?.type === 'text' &&
+    JSON.parse(content.text)?.error?.code === 'INTERNAL_ERROR'
+  )
+    return [`an MCP tool's internal error: ${text}`];
   return [];
 }
 
@@ -159,18 +187,24 @@ export function problemsOf(request: FuzzRequest, answer: FuzzAnswer): string[] {
       problems.push('a JSON Content-Type with a body that is not JSON');
     }
     if (body !== undefined) {
-      const metaOk = body?.meta !== null && typeof body?.meta === 'object' && typeof body.meta.requestId === 'string' && body.meta.version === 'v1';
+      const metaOk =
+        body?.meta !== null &&
+        typeof body?.meta === 'object' &&
+        typeof body.meta.requestId === 'string' &&
+        body.meta.version === 'v1';
       if (body?.success === true) {
         if (!('data' in body) || !metaOk) problems.push('a success without data or meta');
       } else if (body?.success === false) {
         const error = body.error;
-        if (typeof error?.code !== 'string' || typeof error?.message !== 'string' || error.message === '' || !metaOk) problems.push(`an error outside the envelope: ${answer.text.slice(0, 200)}`);
+        if (typeof error?.code !== 'string' || typeof error?.message !== 'string' || error.message === '' || !metaOk)
+          problems.push(`an error outside the envelope: ${answer.text.slice(0, 200)}`);
         if (answer.status < 400) problems.push(`success false with status ${answer.status}`);
       } else if (pathname === `${API_PREFIX}/mcp` && answer.status === 200) {
         problems.push(...mcpProblems(body));
       } else if (isCommonGrantsPath(pathname) && answer.status === 200) {
         // The CommonGrants routes answer in the protocol's shape, with the envelope's meta.
-        if (body?.status !== 200 || body?.message !== 'Success' || !metaOk) problems.push(`a CommonGrants answer without status, message or meta: ${answer.text.slice(0, 200)}`);
+        if (body?.status !== 200 || body?.message !== 'Success' || !metaOk)
+          problems.push(`a CommonGrants answer without status, message or meta: ${answer.text.slice(0, 200)}`);
       } else {
         problems.push(`JSON that is not the envelope: ${answer.text.slice(0, 200)}`);
       }
@@ -190,7 +224,8 @@ export function problemsOf(request: FuzzRequest, answer: FuzzAnswer): string[] {
       body = null;
     }
     const headers = new Headers();
-    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    for (const [name, value] of Object.entries(answer.headers))
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     try {
       checkResponse(request.method, request.target, { status: answer.status, headers, body, text: answer.text });
     } catch (error) {
@@ -242,8 +277,13 @@ const median = (values: number[]): number => {
  * taken in each), in MB. The first quarter is the warm-up (code compiled, caches filled, pools
  * grown); what still grows after it, at the rate it grows, is what a leak looks like.
  */
-export function quarterGrowthMb(points: MemoryPoint[], runs: number, measure: (p: MemorySample) => number): number | null {
-  const within = (from: number, to: number) => points.filter((p) => p.requests > from * runs && p.requests <= to * runs).map(measure);
+export function quarterGrowthMb(
+  points: MemoryPoint[],
+  runs: number,
+  measure: (p: MemorySample) => number,
+): number | null {
+  const within = (from: number, to: number) =>
+    points.filter((p) => p.requests > from * runs && p.requests <= to * runs).map(measure);
   const second = within(0.25, 0.5);
   const last = within(0.75, 1);
   if (second.length === 0 || last.length === 0) return null;
@@ -266,7 +306,8 @@ export function describeMemory(report: FuzzReport): string {
 }
 
 /** Every %XX decoded once, malformed escapes kept. */
-const decodeOnce = (text: string): string => text.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+const decodeOnce = (text: string): string =>
+  text.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
 
 /** The pieces of a key (12 characters each, lower case) a log line must not hold, however often it is decoded. */
 const keyPieces = (key: string): string[] => {
@@ -279,7 +320,8 @@ export function linesHoldingKey(log: string, key: string): string[] {
   const pieces = keyPieces(key);
   return log.split('\n').filter((line) => {
     let seen = line.toLowerCase();
-    for (let round = 0; round < 4; round++, seen = decodeOnce(seen)) if (pieces.some((piece) => seen.includes(piece))) return true;
+    for (let round = 0; round < 4; round++, seen = decodeOnce(seen))
+      if (pieces.some((piece) => seen.includes(piece))) return true;
     return false;
   });
 }
@@ -294,11 +336,17 @@ async function sendAndCheck(origin: string, request: FuzzRequest, statuses: Reco
   try {
     answer = await send(origin, request);
   } catch (error) {
-    throw new Error(`${request.method} ${request.target.slice(0, 300)} (${request.target.length} characters): ${(error as Error).message} (after ${Math.round(performance.now() - sentAt)} ms)`, { cause: error });
+    throw new Error(
+      `${request.method} ${request.target.slice(0, 300)} (${request.target.length} characters): ${(error as Error).message} (after ${Math.round(performance.now() - sentAt)} ms)`,
+      { cause: error },
+    );
   }
   statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
   const problems = problemsOf(request, answer);
-  if (problems.length > 0) throw new Error(`${request.method} ${request.target.slice(0, 300)} (${request.target.length} characters) ${JSON.stringify(request.headers).slice(0, 300)}:\n${problems.join('\n')}`);
+  if (problems.length > 0)
+    throw new Error(
+      `${request.method} ${request.target.slice(0, 300)} (${request.target.length} characters) ${JSON.stringify(request.headers).slice(0, 300)}:\n${problems.join('\n')}`,
+    );
 }
 
 /**
@@ -310,7 +358,11 @@ export async function fuzz(
   server: FuzzServer,
   runs: number,
   seed: number = Date.now() ^ (Math.random() * 0x7fffffff),
-  options: { concurrency?: number; timeLimitMs?: number; /** Heap snapshots written here at the end of the first quarter and of the run. */ snapshotDir?: string } = {},
+  options: {
+    concurrency?: number;
+    timeLimitMs?: number;
+    /** Heap snapshots written here at the end of the first quarter and of the run. */ snapshotDir?: string;
+  } = {},
 ): Promise<FuzzReport> {
   const concurrency = options.concurrency ?? 4;
   const origin = server.process.origin;
@@ -321,21 +373,33 @@ export async function fuzz(
   const started = performance.now();
   const batches = Math.ceil(runs / concurrency);
   let keyPaths = 0;
-  const property = fc.asyncProperty(fc.array(requestArbitrary({ valid: server.key }, server.ids), { minLength: concurrency, maxLength: concurrency }), async (batch) => {
-    keyPaths += batch.filter((request) => pathHoldsKey(request.target, server.key)).length;
-    const results = await Promise.allSettled(batch.map((request) => sendAndCheck(origin, request, statuses)));
-    done += batch.length;
-    // Between batches: no request of the run is in flight while the server collects and measures.
-    if (Math.floor(done / sampleEvery) >= memory.length) {
-      const snapshotAt = options.snapshotDir !== undefined && (memory.length === SAMPLES / 4 || done >= runs) ? path.join(options.snapshotDir, `fuzz-${done}.heapsnapshot`) : undefined;
-      memory.push({ requests: done, ...(await server.memory(snapshotAt)) });
-    }
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
-  });
+  const property = fc.asyncProperty(
+    fc.array(requestArbitrary({ valid: server.key }, server.ids), { minLength: concurrency, maxLength: concurrency }),
+    async (batch) => {
+      keyPaths += batch.filter((request) => pathHoldsKey(request.target, server.key)).length;
+      const results = await Promise.allSettled(batch.map((request) => sendAndCheck(origin, request, statuses)));
+      done += batch.length;
+      // Between batches: no request of the run is in flight while the server collects and measures.
+      if (Math.floor(done / sampleEvery) >= memory.length) {
+        const snapshotAt =
+          options.snapshotDir !== undefined && (memory.length === SAMPLES / 4 || done >= runs)
+            ? path.join(options.snapshotDir, `fuzz-${done}.heapsnapshot`)
+            : undefined;
+        memory.push({ requests: done, ...(await server.memory(snapshotAt)) });
+      }
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+    },
+  );
   // No shrinking unless FUZZ_SHRINK is set: each step is a request, and a 70 KB query shrinks for minutes.
   // A time limit stops the run early (reported in `runs`), not as a failure.
-  const details = await fc.check(property, { numRuns: batches, seed, endOnFailure: !process.env.FUZZ_SHRINK, interruptAfterTimeLimit: options.timeLimitMs, markInterruptAsFailure: false });
+  const details = await fc.check(property, {
+    numRuns: batches,
+    seed,
+    endOnFailure: !process.env.FUZZ_SHRINK,
+    interruptAfterTimeLimit: options.timeLimitMs,
+    markInterruptAsFailure: false,
+  });
   let failure: string | null = null;
   if (details.failed) {
     failure = `${(details.errorInstance as Error | undefined)?.message ?? String(details.errorInstance)}\n(seed ${details.seed}, path ${details.counterexamplePath})`;

@@ -35,21 +35,80 @@ const anyText = fc.oneof(
   fc.string({ maxLength: 20 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
   fc.string({ unit: 'grapheme', maxLength: 10 }),
-  fc.constantFrom('', ' ', '%', '%zz', '%00', '%ff', '%u0041', '\u0000', '\ud800', '💸', 'Québec', "' OR 1=1 --", '"*"', 'NEAR(a b)', 'a*', '-', '^', '(', ')', '{}', '[]', '__proto__', 'constructor'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '%',
+    '%zz',
+    '%00',
+    '%ff',
+    '%u0041',
+    '\u0000',
+    '\ud800',
+    '💸',
+    'Québec',
+    "' OR 1=1 --",
+    '"*"',
+    'NEAR(a b)',
+    'a*',
+    '-',
+    '^',
+    '(',
+    ')',
+    '{}',
+    '[]',
+    '__proto__',
+    'constructor',
+  ),
   fc.nat({ max: 9000 }).map((n) => 'x'.repeat(n)),
 );
 
 const numberish = fc.oneof(
   fc.integer().map(String),
   fc.double({ noNaN: false }).map(String),
-  fc.constantFrom('0', '-0', '1', '-1', '01', '1.0', '1e3', '1e309', '0x10', '9'.repeat(40), 'NaN', 'Infinity', ' 1', '1 ', '+1', '100', '101', '10000', '500', '50'),
+  fc.constantFrom(
+    '0',
+    '-0',
+    '1',
+    '-1',
+    '01',
+    '1.0',
+    '1e3',
+    '1e309',
+    '0x10',
+    '9'.repeat(40),
+    'NaN',
+    'Infinity',
+    ' 1',
+    '1 ',
+    '+1',
+    '100',
+    '101',
+    '10000',
+    '500',
+    '50',
+  ),
 );
 
 const dateish = fc.oneof(
   fc
-    .tuple(fc.date({ min: new Date('0001-01-01'), max: new Date('9999-12-31'), noInvalidDate: true }), fc.constantFrom(10, 19, 24))
+    .tuple(
+      fc.date({ min: new Date('0001-01-01'), max: new Date('9999-12-31'), noInvalidDate: true }),
+      fc.constantFrom(10, 19, 24),
+    )
     .map(([date, length]) => date.toISOString().slice(0, length)),
-  fc.constantFrom('2025-01-01', '2025-02-30', '2025-13-01', '2025-1-1', '2025-01-01T00:00:00Z', '2025-01-01T25:00:00Z', '0000-00-00', '99999-01-01', 'yesterday', 'now'),
+  fc.constantFrom(
+    '2025-01-01',
+    '2025-02-30',
+    '2025-13-01',
+    '2025-1-1',
+    '2025-01-01T00:00:00Z',
+    '2025-01-01T25:00:00Z',
+    '0000-00-00',
+    '99999-01-01',
+    'yesterday',
+    'now',
+  ),
 );
 
 /** Values for one parameter: mostly shaped by its spec (valid, near its bounds), sometimes anything. */
@@ -58,8 +117,13 @@ function valueFor(spec: ParamSpec): fc.Arbitrary<string> {
     switch (spec.kind) {
       case 'enum':
       case 'enumArray': {
-        const one = fc.oneof(fc.constantFrom(...spec.values), fc.constantFrom(...spec.values).map((v) => v.toLowerCase()));
-        return spec.kind === 'enumArray' ? fc.array(one, { minLength: 1, maxLength: 30 }).map((vs) => vs.join(',')) : one;
+        const one = fc.oneof(
+          fc.constantFrom(...spec.values),
+          fc.constantFrom(...spec.values).map((v) => v.toLowerCase()),
+        );
+        return spec.kind === 'enumArray'
+          ? fc.array(one, { minLength: 1, maxLength: 30 }).map((vs) => vs.join(','))
+          : one;
       }
       case 'boolean':
         return fc.constantFrom('true', 'false', 'TRUE', '1', '0', 'yes', '');
@@ -80,15 +144,42 @@ const encode = (text: string): string => {
     return encodeURIComponent(text);
   } catch {
     // An unpaired surrogate: sent as the raw escape of its UTF-16 unit (not valid UTF-8).
-    return [...text].map((c) => (c.length === 1 && c >= '\ud800' && c <= '\udfff' ? `%${(c.charCodeAt(0) & 0xff).toString(16).padStart(2, '0')}` : encodeURIComponent(c))).join('');
+    return [...text]
+      .map((c) =>
+        c.length === 1 && c >= '\ud800' && c <= '\udfff'
+          ? `%${(c.charCodeAt(0) & 0xff).toString(16).padStart(2, '0')}`
+          : encodeURIComponent(c),
+      )
+      .join('');
   }
 };
 
 /** One `name=value` pair: a known parameter with a shaped value, or noise. */
 const pair: fc.Arbitrary<string> = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(...PARAM_NAMES).chain((name) => valueFor(SPECS[name]).map((value) => `${name}=${encode(value)}`)) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .constantFrom(...PARAM_NAMES)
+      .chain((name) => valueFor(SPECS[name]).map((value) => `${name}=${encode(value)}`)),
+  },
   { weight: 1, arbitrary: fc.tuple(anyText, anyText).map(([name, value]) => `${encode(name)}=${encode(value)}`) },
-  { weight: 1, arbitrary: fc.constantFrom('', '=', '&', 'page', 'limit=', '=1', 'a=1=2', '%=%', 'page=1&page=2', 'search=%E9t%E9', 'search=%C3%A9', 'search=%FF%FE') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '',
+      '=',
+      '&',
+      'page',
+      'limit=',
+      '=1',
+      'a=1=2',
+      '%=%',
+      'page=1&page=2',
+      'search=%E9t%E9',
+      'search=%C3%A9',
+      'search=%FF%FE',
+    ),
+  },
 );
 
 const queryString = fc.oneof(
@@ -100,12 +191,23 @@ const queryString = fc.oneof(
 /** One character of a key as a client may spell it: itself, its case swapped, percent-encoded (either hex case), or encoded twice. */
 const spelledChar = (c: string): fc.Arbitrary<string> => {
   const hex = c.charCodeAt(0).toString(16).padStart(2, '0');
-  return fc.constantFrom(c, c, c, c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase(), `%${hex.toUpperCase()}`, `%${hex}`, `%25${hex.toUpperCase()}`);
+  return fc.constantFrom(
+    c,
+    c,
+    c,
+    c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase(),
+    `%${hex.toUpperCase()}`,
+    `%${hex}`,
+    `%25${hex.toUpperCase()}`,
+  );
 };
 
 /** The valid key, spelled in a path segment: whole, upper case, or character by character in any encoding (the log must never hold it). */
 export const spelledKey = (key: string): fc.Arbitrary<string> =>
-  fc.oneof(fc.constantFrom(key, key.toUpperCase()), fc.tuple(...[...key].map(spelledChar)).map((chars) => chars.join('')));
+  fc.oneof(
+    fc.constantFrom(key, key.toUpperCase()),
+    fc.tuple(...[...key].map(spelledChar)).map((chars) => chars.join('')),
+  );
 
 /** A path parameter: a real id now and then (so grants are found), the valid key spelled some way, else anything. */
 const segmentValue = (ids: readonly string[], keys: FuzzKeys): fc.Arbitrary<string> =>
@@ -120,10 +222,27 @@ const segmentValue = (ids: readonly string[], keys: FuzzKeys): fc.Arbitrary<stri
 function pathOf(ids: readonly string[], keys: FuzzKeys): fc.Arbitrary<string> {
   const fromTable = fc.constantFrom(...ROUTES.map((route) => route.template)).chain((template) => {
     const parts = template.split('/').slice(1);
-    return fc.tuple(...parts.map((part) => (part.startsWith(':') ? segmentValue(ids, keys) : fc.constant(part)))).map((filled) => `${API_PREFIX}/${filled.join('/')}`);
+    return fc
+      .tuple(...parts.map((part) => (part.startsWith(':') ? segmentValue(ids, keys) : fc.constant(part))))
+      .map((filled) => `${API_PREFIX}/${filled.join('/')}`);
   });
   const beside = fc.oneof(
-    fc.constantFrom(API_PREFIX, `${API_PREFIX}/`, `${API_PREFIX}/grants/`, `${API_PREFIX}/GRANTS`, `${API_PREFIX}//grants`, `${API_PREFIX}/grants/a/b`, `${API_PREFIX}/openapi.json`, '/external/v2/grants', '/', '/healthz', '/readyz', '/docs', '/metrics', '/favicon.ico'),
+    fc.constantFrom(
+      API_PREFIX,
+      `${API_PREFIX}/`,
+      `${API_PREFIX}/grants/`,
+      `${API_PREFIX}/GRANTS`,
+      `${API_PREFIX}//grants`,
+      `${API_PREFIX}/grants/a/b`,
+      `${API_PREFIX}/openapi.json`,
+      '/external/v2/grants',
+      '/',
+      '/healthz',
+      '/readyz',
+      '/docs',
+      '/metrics',
+      '/favicon.ico',
+    ),
     fc.array(anyText.map(encode), { minLength: 1, maxLength: 4 }).map((parts) => `${API_PREFIX}/${parts.join('/')}`),
     spelledKey(keys.valid).map((key) => `/${key}`),
   );
@@ -139,7 +258,18 @@ const headerText = fc.oneof(
 function headersOf(keys: FuzzKeys): fc.Arbitrary<Record<string, string>> {
   const authorization = fc.oneof(
     { weight: 10, arbitrary: fc.constant(`Bearer ${keys.valid}`) },
-    { weight: 1, arbitrary: fc.constantFrom('Bearer', 'Bearer ', `bearer ${keys.valid}`, `Bearer  ${keys.valid}`, 'Basic dXNlcjpwYXNz', `Bearer ${keys.valid}x`, `Bearer ${'A'.repeat(40)}`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'Bearer',
+        'Bearer ',
+        `bearer ${keys.valid}`,
+        `Bearer  ${keys.valid}`,
+        'Basic dXNlcjpwYXNz',
+        `Bearer ${keys.valid}x`,
+        `Bearer ${'A'.repeat(40)}`,
+      ),
+    },
     { weight: 1, arbitrary: headerText.map((t) => `Bearer ${t}`) },
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
@@ -147,8 +277,26 @@ function headersOf(keys: FuzzKeys): fc.Arbitrary<Record<string, string>> {
   return fc
     .record({
       authorization,
-      'if-none-match': optional(fc.oneof(fc.constantFrom('*', 'W/"x"', '"x"', 'W/', '', ',', 'W/"a", "b"'), headerText)),
-      'accept-encoding': optional(fc.oneof(fc.constantFrom('gzip', 'br', 'gzip, br', 'br;q=0, gzip', 'identity', '*', 'deflate', 'zstd', 'gzip;q=abc', '*;q=0'), headerText)),
+      'if-none-match': optional(
+        fc.oneof(fc.constantFrom('*', 'W/"x"', '"x"', 'W/', '', ',', 'W/"a", "b"'), headerText),
+      ),
+      'accept-encoding': optional(
+        fc.oneof(
+          fc.constantFrom(
+            'gzip',
+            'br',
+            'gzip, br',
+            'br;q=0, gzip',
+            'identity',
+            '*',
+            'deflate',
+            'zstd',
+            'gzip;q=abc',
+            '*;q=0',
+          ),
+          headerText,
+        ),
+      ),
       accept: optional(fc.constantFrom('application/json', 'text/csv', 'application/x-ndjson', '*/*', 'text/html')),
       'x-request-id': optional(headerText),
       origin: optional(fc.constantFrom('https://evil.example', 'null', 'http://localhost:3000')),
@@ -158,7 +306,9 @@ function headersOf(keys: FuzzKeys): fc.Arbitrary<Record<string, string>> {
       range: optional(fc.constantFrom('bytes=0-10', 'bytes=-5', 'items=0-1')),
       cookie: optional(headerText),
     })
-    .map((record) => Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => entry[1] !== undefined)));
+    .map((record) =>
+      Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+    );
 }
 
 const METHODS = fc.oneof(
@@ -169,7 +319,10 @@ const METHODS = fc.oneof(
 
 /** Arrays or objects nested `n` levels deep, up to 20,000. */
 const nested = fc
-  .tuple(fc.constantFrom(['[', ']'], ['{"a":', '}']), fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 20_000 })))
+  .tuple(
+    fc.constantFrom(['[', ']'], ['{"a":', '}']),
+    fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 20_000 })),
+  )
   .map(([[open, close], n]) => open.repeat(n) + (open === '[' ? '' : '1') + close.repeat(n));
 
 /** Tool arguments a hostile client sends: nested deep (as a whole, in a known argument, in an unknown one), no object, any JSON. */
@@ -183,9 +336,15 @@ const hostileArguments = fc.oneof(
 
 /** A tools/call of any tool (or none of them) with hostile arguments, now and then with bytes that are not UTF-8. */
 const mcpCall: fc.Arbitrary<Buffer> = fc
-  .tuple(fc.constantFrom(...MCP_TOOL_NAMES, 'no_such_tool'), hostileArguments, fc.option(fc.constantFrom([0xff], [0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80]), { nil: undefined, freq: 4 }))
+  .tuple(
+    fc.constantFrom(...MCP_TOOL_NAMES, 'no_such_tool'),
+    hostileArguments,
+    fc.option(fc.constantFrom([0xff], [0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80]), { nil: undefined, freq: 4 }),
+  )
   .map(([name, args, badBytes]) => {
-    const message = Buffer.from(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`);
+    const message = Buffer.from(
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`,
+    );
     if (badBytes === undefined) return message;
     // Inside the tool's name, a JSON string: valid JSON but for the bytes.
     const at = message.indexOf(name) + 1;
@@ -196,17 +355,23 @@ function mcpRequest(keys: FuzzKeys): fc.Arbitrary<FuzzRequest> {
   return mcpCall.map((body) => ({
     method: 'POST',
     target: `${API_PREFIX}/mcp`,
-    headers: { authorization: `Bearer ${keys.valid}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: {
+      authorization: `Bearer ${keys.valid}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
     body,
   }));
 }
 
 /** A whole request. `ids` are grant ids of the served catalog. */
 export function requestArbitrary(keys: FuzzKeys, ids: readonly string[]): fc.Arbitrary<FuzzRequest> {
-  const any = fc.record({ method: METHODS, path: pathOf(ids, keys), query: queryString, headers: headersOf(keys) }).map(({ method, path, query, headers }) => ({
-    method,
-    target: path + query,
-    headers,
-  }));
+  const any = fc
+    .record({ method: METHODS, path: pathOf(ids, keys), query: queryString, headers: headersOf(keys) })
+    .map(({ method, path, query, headers }) => ({
+      method,
+      target: path + query,
+      headers,
+    }));
   return fc.oneof({ weight: 15, arbitrary: any }, { weight: 1, arbitrary: mcpRequest(keys) });
 }

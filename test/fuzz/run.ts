@@ -15,7 +15,15 @@ const HEAP_GROWTH_LIMIT_MB = 2;
 const RSS_GROWTH_LIMIT_MB = 24;
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '10000' }, seed: { type: 'string' }, 'max-minutes': { type: 'string' }, 'heap-snapshots': { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string', default: '10000' },
+      seed: { type: 'string' },
+      'max-minutes': { type: 'string' },
+      'heap-snapshots': { type: 'string' },
+    },
+    strict: true,
+  });
   const maxMinutes = values['max-minutes'] === undefined ? undefined : Number(values['max-minutes']);
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs takes a positive integer (got "${values.runs}")`);
@@ -29,7 +37,9 @@ async function main(): Promise<number> {
     });
     const lines = [
       `fuzz: ${report.runs} requests${report.runs < runs ? ` (of ${runs}: ${report.failure === null ? 'stopped by --max-minutes' : 'stopped at the failure'})` : ''} in ${report.seconds} s (${Math.round(report.runs / report.seconds)} req/s), seed ${report.seed}`,
-      `statuses: ${Object.entries(report.statuses).map(([status, n]) => `${status}×${n}`).join(' ')}`,
+      `statuses: ${Object.entries(report.statuses)
+        .map(([status, n]) => `${status}×${n}`)
+        .join(' ')}`,
       describeMemory(report),
       `memory flat: heap ${report.heapGrowthMb} MB (limit ${HEAP_GROWTH_LIMIT_MB}), rss ${report.rssGrowthMb} MB (limit ${RSS_GROWTH_LIMIT_MB})`,
       `alive at the end: ${report.alive}`,

@@ -23,7 +23,13 @@ interface RawAnswer {
   decoded: Buffer;
 }
 
-async function rawRequest(api: TestApi, path: string, headers: Record<string, string>, method = 'GET', check: CheckOptions = {}): Promise<RawAnswer> {
+async function rawRequest(
+  api: TestApi,
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+  check: CheckOptions = {},
+): Promise<RawAnswer> {
   const sent = { Authorization: `Bearer ${api.key}`, ...headers };
   // The request checked against the OpenAPI document as the test client checks its own.
   await checkOutgoing(new Request(`${api.url}${path}`, { method, headers: sent }), check);
@@ -50,12 +56,17 @@ const content = (text: string) => {
   return rest;
 };
 
-const varies = (answer: RawAnswer): string[] => String(answer.headers.vary ?? '').split(',').map((v) => v.trim().toLowerCase());
+const varies = (answer: RawAnswer): string[] =>
+  String(answer.headers.vary ?? '')
+    .split(',')
+    .map((v) => v.trim().toLowerCase());
 
 /** Runs the OpenAPI response check of the test client on a decoded answer. */
 function checkDocumented(method: string, path: string, answer: RawAnswer): void {
   const text = answer.decoded.toString('utf8');
-  const headers = new Headers(Object.entries(answer.headers).map(([k, v]): [string, string] => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
+  const headers = new Headers(
+    Object.entries(answer.headers).map(([k, v]): [string, string] => [k, Array.isArray(v) ? v.join(', ') : String(v)]),
+  );
   checkResponse(method, path, { status: answer.status, headers, text, body: text === '' ? null : JSON.parse(text) });
 }
 
@@ -67,23 +78,29 @@ describe('compression: gzip and brotli by Accept-Encoding, above 1 KB', function
   before(async function () {
     // The API's own layers, plus (before them) a route that answers a stream of unknown length,
     // as the streaming endpoints do.
-    api = await startTestApi({}, {
-      layers: (deps) => {
-        const layers = apiLayers(deps);
-        const at = layers.findIndex((layer) => layer.name === 'requestId');
-        layers.splice(at, 0, {
-          name: 'streamForTest',
-          middleware: async (ctx, next) => {
-            if (ctx.path !== STREAM_PATH) return next();
-            ctx.type = 'application/x-ndjson';
-            ctx.body = Readable.from((function* () {
-              for (let i = 0; i < 2000; i++) yield `${JSON.stringify({ line: i, text: 'streamed line of an export' })}\n`;
-            })());
-          },
-        });
-        return layers;
+    api = await startTestApi(
+      {},
+      {
+        layers: (deps) => {
+          const layers = apiLayers(deps);
+          const at = layers.findIndex((layer) => layer.name === 'requestId');
+          layers.splice(at, 0, {
+            name: 'streamForTest',
+            middleware: async (ctx, next) => {
+              if (ctx.path !== STREAM_PATH) return next();
+              ctx.type = 'application/x-ndjson';
+              ctx.body = Readable.from(
+                (function* () {
+                  for (let i = 0; i < 2000; i++)
+                    yield `${JSON.stringify({ line: i, text: 'streamed line of an export' })}\n`;
+                })(),
+              );
+            },
+          });
+          return layers;
+        },
       },
-    });
+    );
   });
   after(async function () {
     await api?.stop();
@@ -140,7 +157,9 @@ describe('compression: gzip and brotli by Accept-Encoding, above 1 KB', function
     expect(missing.status).to.equal(404);
     // A 400 listing many bad parameters is over 1 KB: compressed like any answer.
     const bad = Array.from({ length: 40 }, (_, i) => `bad${i}=x`).join('&');
-    const invalid = await rawRequest(api, `${P}/grants?${bad}`, { 'Accept-Encoding': 'gzip' }, 'GET', { invalidRequest: true });
+    const invalid = await rawRequest(api, `${P}/grants?${bad}`, { 'Accept-Encoding': 'gzip' }, 'GET', {
+      invalidRequest: true,
+    });
     expect(invalid.status).to.equal(400);
     expect(invalid.headers['content-encoding']).to.equal('gzip');
     expect(JSON.parse(invalid.decoded.toString('utf8')).error.details).to.have.length(40);
@@ -195,10 +214,19 @@ describe('compression: gzip and brotli by Accept-Encoding, above 1 KB', function
 
     it('the levels are read from COMPRESSION_GZIP_LEVEL and COMPRESSION_BROTLI_QUALITY, and bounded', function () {
       expect(loadConfig({}).compression).to.deep.equal({ gzipLevel: 4, brotliQuality: 4 });
-      expect(loadConfig({ COMPRESSION_GZIP_LEVEL: '9', COMPRESSION_BROTLI_QUALITY: '0' }).compression).to.deep.equal({ gzipLevel: 9, brotliQuality: 0 });
+      expect(loadConfig({ COMPRESSION_GZIP_LEVEL: '9', COMPRESSION_BROTLI_QUALITY: '0' }).compression).to.deep.equal({
+        gzipLevel: 9,
+        brotliQuality: 0,
+      });
       expect(loadConfig({ COMPRESSION: 'off' }).compression).to.equal(null);
-      expect(() => loadConfig({ COMPRESSION_GZIP_LEVEL: '10' })).to.throw(ConfigError, /COMPRESSION_GZIP_LEVEL must be an integer from 1 to 9/);
-      expect(() => loadConfig({ COMPRESSION_BROTLI_QUALITY: '12' })).to.throw(ConfigError, /COMPRESSION_BROTLI_QUALITY must be an integer from 0 to 11/);
+      expect(() => loadConfig({ COMPRESSION_GZIP_LEVEL: '10' })).to.throw(
+        ConfigError,
+        /COMPRESSION_GZIP_LEVEL must be an integer from 1 to 9/,
+      );
+      expect(() => loadConfig({ COMPRESSION_BROTLI_QUALITY: '12' })).to.throw(
+        ConfigError,
+        /COMPRESSION_BROTLI_QUALITY must be an integer from 0 to 11/,
+      );
     });
   });
 });

@@ -17,7 +17,9 @@ import {
 } from '../support/catalog.js';
 
 const rec = recordMaker(PROGRAM_LABELS);
-const CATALOG = Array.from({ length: 30 }, (_, i) => rec(`c-${String(i).padStart(2, '0')}`, { description: `Grant number ${i} for testing conditional requests.` }));
+const CATALOG = Array.from({ length: 30 }, (_, i) =>
+  rec(`c-${String(i).padStart(2, '0')}`, { description: `Grant number ${i} for testing conditional requests.` }),
+);
 
 const WEAK_TAG = /^W\/"[A-Za-z0-9_-]{10,}"$/;
 const CONDITIONAL_PATHS = ['/grants?limit=20&sort=title', '/grants/filters', '/grants/c-01'];
@@ -44,7 +46,8 @@ describe('conditional requests: ETag, If-None-Match, 304', function () {
     const key = created.apiKey;
     return {
       id: created.subscription.id,
-      get: (p: string, headers: Record<string, string> = {}, method = 'GET') => api.request(`${P}${p}`, { key, headers, method }),
+      get: (p: string, headers: Record<string, string> = {}, method = 'GET') =>
+        api.request(`${P}${p}`, { key, headers, method }),
     };
   }
 
@@ -64,7 +67,13 @@ describe('conditional requests: ETag, If-None-Match, 304', function () {
       expect(res.headers.get('content-type')).to.equal(null);
       expect(res.headers.get('content-encoding')).to.equal(null);
       expect(res.headers.get('x-request-id')).to.match(REQUEST_ID).and.not.equal(first.headers.get('x-request-id'));
-      for (const name of ['ratelimit-policy', 'ratelimit', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+      for (const name of [
+        'ratelimit-policy',
+        'ratelimit',
+        'x-ratelimit-limit',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+      ]) {
         expect(res.headers.get(name), name).to.be.a('string');
       }
       expectConditionalHeaders(res);
@@ -133,7 +142,8 @@ describe('conditional requests: ETag, If-None-Match, 304', function () {
       // (a report counts the calls logged before it, not itself)
       expect(before.body.data.statistics.topEndpoints).to.deep.equal([{ endpoint: '/grants/:id', calls: 1 }]);
 
-      for (let i = 0; i < 3; i++) expect((await sub.get('/grants/c-05', { 'If-None-Match': tag })).status).to.equal(304);
+      for (let i = 0; i < 3; i++)
+        expect((await sub.get('/grants/c-05', { 'If-None-Match': tag })).status).to.equal(304);
       const after = await sub.get('/subscription/usage');
       expect(after.body.data.currentMonth).to.include({ calls: 1, remaining: 99_999 });
       expect(after.body.data.statistics.topEndpoints).to.deep.equal([
@@ -156,7 +166,11 @@ describe('conditional requests: ETag, If-None-Match, 304', function () {
       api.deps.usage.flush();
       const db = openSubscriptionsDb(subscriptionsPath(api.dataDir));
       try {
-        const rows = db.prepare('SELECT endpoint, billable, status, request_id AS requestId FROM usage_log WHERE subscription_id = ? ORDER BY id').all(sub.id) as Record<string, unknown>[];
+        const rows = db
+          .prepare(
+            'SELECT endpoint, billable, status, request_id AS requestId FROM usage_log WHERE subscription_id = ? ORDER BY id',
+          )
+          .all(sub.id) as Record<string, unknown>[];
         expect(rows.map(({ endpoint, billable, status }) => ({ endpoint, billable, status }))).to.deep.equal([
           { endpoint: '/grants/filters', billable: 1, status: 200 },
           { endpoint: '/grants/filters', billable: 0, status: 304 },
@@ -173,14 +187,17 @@ describe('conditional requests: ETag, If-None-Match, 304', function () {
       const res = await sub.get('/grants/c-07', { 'If-None-Match': tag });
       expect(res.status).to.equal(304);
       // Two requests within one second leave 998 (or 999 if the second turned in between).
-      expect(Number(res.headers.get('x-ratelimit-remaining'))).to.be.within(998, 999).and.below(1000);
+      expect(Number(res.headers.get('x-ratelimit-remaining')))
+        .to.be.within(998, 999)
+        .and.below(1000);
       expect(res.headers.get('x-ratelimit-limit')).to.equal('1000');
     });
 
     it('near the limit: 304s keep answering and the last call is still there for a 200', async function () {
       const sub = fresh({ monthlyLimit: 2 });
       const tag = (await sub.get('/grants/c-08')).headers.get('etag')!;
-      for (let i = 0; i < 5; i++) expect((await sub.get('/grants/c-08', { 'If-None-Match': tag })).status).to.equal(304);
+      for (let i = 0; i < 5; i++)
+        expect((await sub.get('/grants/c-08', { 'If-None-Match': tag })).status).to.equal(304);
       const served = await sub.get('/grants/c-09', { 'If-None-Match': tag });
       expect(served.status).to.equal(200);
       expect(served.headers.get('ratelimit')).to.match(/"month";r=0;/);
@@ -199,14 +216,20 @@ describe('conditional requests: ETag, If-None-Match, 304', function () {
         page: await tagOf('/grants?limit=50&sort=title'),
         filters: await tagOf('/grants/filters'),
       };
-      const records = CATALOG.map((r) => (r.id === 'c-10' ? { ...r, title: 'Renamed grant', funderType: 'FOUNDATION', updatedAt: '2026-02-01T00:00:00.000Z' } : r));
+      const records = CATALOG.map((r) =>
+        r.id === 'c-10'
+          ? { ...r, title: 'Renamed grant', funderType: 'FOUNDATION', updatedAt: '2026-02-01T00:00:00.000Z' }
+          : r,
+      );
       await indexOrThrow(api.dataDir, ['reindex', '--source', writeNdjson(api.dataDir, 'reindex.ndjson', records)]);
 
       const changed = await api.request(`${P}/grants/c-10`, { headers: { 'If-None-Match': before.changed } });
       expect(changed.status).to.equal(200);
       expect(changed.body.data.title).to.equal('Renamed grant');
       expect(changed.headers.get('etag')).to.match(WEAK_TAG).and.not.equal(before.changed);
-      expect((await api.request(`${P}/grants/c-11`, { headers: { 'If-None-Match': before.kept } })).status).to.equal(304);
+      expect((await api.request(`${P}/grants/c-11`, { headers: { 'If-None-Match': before.kept } })).status).to.equal(
+        304,
+      );
       const page = await api.request(`${P}/grants?limit=50&sort=title`, { headers: { 'If-None-Match': before.page } });
       expect(page.status).to.equal(200);
       const filters = await api.request(`${P}/grants/filters`, { headers: { 'If-None-Match': before.filters } });

@@ -13,10 +13,15 @@ const preflight = (api: TestApi, origin: string, path = GRANTS) =>
   api.request(path, {
     method: 'OPTIONS',
     key: null,
-    headers: { Origin: origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' },
+    headers: {
+      Origin: origin,
+      'Access-Control-Request-Method': 'GET',
+      'Access-Control-Request-Headers': 'authorization',
+    },
   });
 
-const corsHeaders = (headers: Headers): string[] => [...headers.keys()].filter((name) => name.startsWith('access-control-'));
+const corsHeaders = (headers: Headers): string[] =>
+  [...headers.keys()].filter((name) => name.startsWith('access-control-'));
 
 describe('CORS (CORS_ORIGINS)', function () {
   describe('with an allowed origin', function () {
@@ -33,7 +38,9 @@ describe('CORS (CORS_ORIGINS)', function () {
       expect(res.status).to.equal(204);
       expect(res.headers.get('access-control-allow-origin')).to.equal(ALLOWED);
       expect(res.headers.get('access-control-allow-methods')).to.equal('GET,HEAD,POST,PATCH,DELETE');
-      expect(res.headers.get('access-control-allow-headers')).to.equal('Authorization,If-None-Match,Content-Type,Idempotency-Key');
+      expect(res.headers.get('access-control-allow-headers')).to.equal(
+        'Authorization,If-None-Match,Content-Type,Idempotency-Key',
+      );
       expect(res.headers.get('access-control-max-age')).to.equal('600');
       expect(res.headers.get('vary')).to.match(/Origin/);
       expect(res.text).to.equal('');
@@ -55,7 +62,16 @@ describe('CORS (CORS_ORIGINS)', function () {
       expect(res.status).to.equal(200);
       expect(res.headers.get('access-control-allow-origin')).to.equal(ALLOWED);
       const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(',');
-      expect(exposed).to.include.members(['X-Request-Id', 'RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'ETag']);
+      expect(exposed).to.include.members([
+        'X-Request-Id',
+        'RateLimit-Policy',
+        'RateLimit',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'Retry-After',
+        'ETag',
+      ]);
       const second = await api.request(GRANTS, { headers: { Origin: 'http://localhost:5173' } });
       expect(second.headers.get('access-control-allow-origin')).to.equal('http://localhost:5173');
     });
@@ -129,7 +145,10 @@ describe('CORS (CORS_ORIGINS)', function () {
 
   describe('configuration', function () {
     it('lists origins, trims them, and refuses what is not an origin', function () {
-      expect(loadConfig({ CORS_ORIGINS: ' https://a.example , http://localhost:8080 ' }).corsOrigins).to.deep.equal(['https://a.example', 'http://localhost:8080']);
+      expect(loadConfig({ CORS_ORIGINS: ' https://a.example , http://localhost:8080 ' }).corsOrigins).to.deep.equal([
+        'https://a.example',
+        'http://localhost:8080',
+      ]);
       expect(loadConfig({}).corsOrigins).to.deep.equal([]);
       expect(() => loadConfig({ CORS_ORIGINS: 'https://a.example/path' })).to.throw(/CORS_ORIGINS/);
       expect(() => loadConfig({ CORS_ORIGINS: 'a.example' })).to.throw(/CORS_ORIGINS/);

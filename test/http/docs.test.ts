@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import { startTestApi, type TestApi } from '../support/api.js';
 
 /** The URLs an HTML page or a script references by src= / href= / url:. */
-const referencesIn = (text: string): string[] => [...text.matchAll(/(?:src|href)="([^"]+)"|\burl: "([^"]+)"/g)].map((m) => m[1] ?? m[2]);
+const referencesIn = (text: string): string[] =>
+  [...text.matchAll(/(?:src|href)="([^"]+)"|\burl: "([^"]+)"/g)].map((m) => m[1] ?? m[2]);
 
 describe('GET /docs', function () {
   let api: TestApi;

@@ -40,8 +40,13 @@ function expectSuccess(res: TestResponse, paginated: boolean): void {
   expect(res.headers.get('content-type')).to.equal(JSON_TYPE);
   // A grant search answers its "did you mean" beside the page: null, or a respelled search and its total.
   const suggested = paginated && 'suggestion' in res.body;
-  if (suggested && res.body.suggestion !== null) expect(Object.keys(res.body.suggestion)).to.have.members(['search', 'total']);
-  expect(Object.keys(res.body)).to.have.members(paginated ? ['success', 'data', 'pagination', ...(suggested ? ['suggestion'] : []), 'meta'] : ['success', 'data', 'meta']);
+  if (suggested && res.body.suggestion !== null)
+    expect(Object.keys(res.body.suggestion)).to.have.members(['search', 'total']);
+  expect(Object.keys(res.body)).to.have.members(
+    paginated
+      ? ['success', 'data', 'pagination', ...(suggested ? ['suggestion'] : []), 'meta']
+      : ['success', 'data', 'meta'],
+  );
   expect(res.body.success).to.equal(true);
   expectMeta(res.body, res.headers);
 }
@@ -120,13 +125,30 @@ describe('HTTP envelope and wire conventions', function () {
       expectError(await api.request(`${P}/grants/nope`), 404, 'NOT_FOUND');
     });
 
-    for (const unknown of ['/nope', '', '/', '/grants/a/b', '/grants/filters/x', '/grant', '/grantsx', '/v1/grants', '/grants/env-1/extra']) {
+    for (const unknown of [
+      '/nope',
+      '',
+      '/',
+      '/grants/a/b',
+      '/grants/filters/x',
+      '/grant',
+      '/grantsx',
+      '/v1/grants',
+      '/grants/env-1/extra',
+    ]) {
       it(`an unknown path under the prefix (${P}${unknown}): 404 NOT_FOUND`, async function () {
         expectError(await api.request(`${P}${unknown}`, { invalidRequest: true }), 404, 'NOT_FOUND');
       });
     }
 
-    for (const outside of ['/grants', '/external', '/external/v2/grants', '/external/v1x/grants', '/favicon.ico', '/api/external/v1/grants']) {
+    for (const outside of [
+      '/grants',
+      '/external',
+      '/external/v2/grants',
+      '/external/v1x/grants',
+      '/favicon.ico',
+      '/api/external/v1/grants',
+    ]) {
       it(`a path outside ${P} (${outside}): 404 NOT_FOUND in the envelope, pointing at the prefix`, async function () {
         const res = await api.request(outside);
         expectError(res, 404, 'NOT_FOUND');
@@ -143,7 +165,14 @@ describe('HTTP envelope and wire conventions', function () {
 
   describe('request id and meta', function () {
     it('every response has a distinct requestId, equal to its X-Request-Id header', async function () {
-      const paths = [`${P}/grants`, `${P}/grants/filters`, `${P}/grants/env-1`, `${P}/grants/nope`, `${P}/grants?limit=x`, '/nowhere'];
+      const paths = [
+        `${P}/grants`,
+        `${P}/grants/filters`,
+        `${P}/grants/env-1`,
+        `${P}/grants/nope`,
+        `${P}/grants?limit=x`,
+        '/nowhere',
+      ];
       const ids = new Set<string>();
       for (let round = 0; round < 4; round += 1) {
         for (const p of paths) {
@@ -160,7 +189,10 @@ describe('HTTP envelope and wire conventions', function () {
       try {
         const ok = await logged.request(`${P}/grants?search=secretword`);
         const missing = await logged.request(`${P}/grants/nope`);
-        for (const [res, status] of [[ok, 200], [missing, 404]] as const) {
+        for (const [res, status] of [
+          [ok, 200],
+          [missing, 404],
+        ] as const) {
           const id = res.headers.get('x-request-id');
           expect(id).to.match(REQUEST_ID);
           const mine = lines.filter((l) => l.includes(id as string));
@@ -170,10 +202,26 @@ describe('HTTP envelope and wire conventions', function () {
           expect(entry.status).to.equal(status);
           expect(entry.method).to.equal('GET');
           // The whole line, field by field and in this order; `ms` the time taken in whole microseconds.
-          expect(Object.keys(entry)).to.deep.equal(
-            ['level', 'time', 'requestId', 'method', 'path', 'route', 'subscription', 'key', 'status', ...(status === 200 ? [] : ['code']), 'ms', 'msg'],
-          );
-          expect(entry).to.include({ level: 'info', route: status === 200 ? '/grants' : '/grants/:id', subscription: logged.subscriptionId, msg: 'request' });
+          expect(Object.keys(entry)).to.deep.equal([
+            'level',
+            'time',
+            'requestId',
+            'method',
+            'path',
+            'route',
+            'subscription',
+            'key',
+            'status',
+            ...(status === 200 ? [] : ['code']),
+            'ms',
+            'msg',
+          ]);
+          expect(entry).to.include({
+            level: 'info',
+            route: status === 200 ? '/grants' : '/grants/:id',
+            subscription: logged.subscriptionId,
+            msg: 'request',
+          });
           expect(entry.path).to.equal(status === 200 ? `${P}/grants` : `${P}/grants/nope`);
           expect(entry.key).to.match(/^key_/);
           if (status === 404) expect(entry.code).to.equal('NOT_FOUND');
@@ -245,13 +293,24 @@ describe('HTTP envelope and wire conventions', function () {
     });
 
     it('a long query string (20 KB and 60 KB) is 414, not a validation error', async function () {
-      expectError(await api.request(`${P}/grants?search=${'a'.repeat(20_000)}`, { invalidRequest: true }), 414, 'URI_TOO_LONG');
-      expectError(await api.request(`${P}/grants?${'x=1&'.repeat(15_000)}`, { invalidRequest: true }), 414, 'URI_TOO_LONG');
+      expectError(
+        await api.request(`${P}/grants?search=${'a'.repeat(20_000)}`, { invalidRequest: true }),
+        414,
+        'URI_TOO_LONG',
+      );
+      expectError(
+        await api.request(`${P}/grants?${'x=1&'.repeat(15_000)}`, { invalidRequest: true }),
+        414,
+        'URI_TOO_LONG',
+      );
     });
 
     it('a request line beyond 64 KB gets 431 in the envelope from the HTTP parser, and the server keeps answering', async function () {
       const port = Number(new URL(api.url).port);
-      const raw = await rawExchange(port, `GET ${P}/grants?search=${'a'.repeat(70 * 1024)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      const raw = await rawExchange(
+        port,
+        `GET ${P}/grants?search=${'a'.repeat(70 * 1024)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
+      );
       expect(raw.status).to.equal(431);
       expect(raw.headers.get('content-type')).to.equal(JSON_TYPE);
       expect(raw.body).to.be.an('object');
@@ -274,17 +333,30 @@ describe('HTTP envelope and wire conventions', function () {
       expect(head.headers.get('x-request-id')).to.be.a('string');
       // Refused by the parser before its method is known: no body whatever the method.
       for (const method of ['HEAD', 'GET']) {
-        const refused = await rawExchange(port, `${method} ${P}/grants HTTP/1.1\r\nHost: 127.0.0.1\r\n${padding(300 * 1024)}\r\n`);
+        const refused = await rawExchange(
+          port,
+          `${method} ${P}/grants HTTP/1.1\r\nHost: 127.0.0.1\r\n${padding(300 * 1024)}\r\n`,
+        );
         expect(refused.status, method).to.equal(431);
         expect(refused.body, method).to.equal('');
         expect(refused.headers.get('content-length'), method).to.equal('0');
       }
       // Node's own client reads the HEAD's answer without complaint (no data after the response).
       const status = await new Promise<number>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port, method: 'HEAD', path: `${P}/grants`, headers: { 'x-pad': 'p'.repeat(70 * 1024) }, maxHeaderSize: 1024 * 1024 }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            method: 'HEAD',
+            path: `${P}/grants`,
+            headers: { 'x-pad': 'p'.repeat(70 * 1024) },
+            maxHeaderSize: 1024 * 1024,
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
         req.end();
       });
@@ -332,7 +404,7 @@ describe('HTTP envelope and wire conventions', function () {
   });
 
   describe('headers every answer carries, and headers and bodies refused', function () {
-    it('every answer carries X-Content-Type-Options: nosniff: successes, errors, pages, HEAD, and the HTTP parser\'s own answers', async function () {
+    it("every answer carries X-Content-Type-Options: nosniff: successes, errors, pages, HEAD, and the HTTP parser's own answers", async function () {
       const answers = [
         await api.request(`${P}/grants`),
         await api.request(`${P}/grants/env-1`, { method: 'HEAD' }),
@@ -344,12 +416,16 @@ describe('HTTP envelope and wire conventions', function () {
         await api.request(`${P}/openapi.json`, { key: null }),
         await api.request('/docs', { key: null }),
       ];
-      for (const res of answers) expect(res.headers.get('x-content-type-options'), `${res.status} ${res.text.slice(0, 80)}`).to.equal('nosniff');
+      for (const res of answers)
+        expect(res.headers.get('x-content-type-options'), `${res.status} ${res.text.slice(0, 80)}`).to.equal('nosniff');
       const port = Number(new URL(api.url).port);
       const garbage = await rawExchange(port, 'THIS IS NOT HTTP\r\n\r\n');
       expect(garbage.status).to.equal(400);
       expect(garbage.headers.get('x-content-type-options')).to.equal('nosniff');
-      const tooLarge = await rawExchange(port, `GET ${P}/grants HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70 * 1024)}\r\n\r\n`);
+      const tooLarge = await rawExchange(
+        port,
+        `GET ${P}/grants HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70 * 1024)}\r\n\r\n`,
+      );
       expect(tooLarge.status).to.equal(431);
       expect(tooLarge.headers.get('x-content-type-options')).to.equal('nosniff');
     });
@@ -361,10 +437,16 @@ describe('HTTP envelope and wire conventions', function () {
         ['Bearer gk_live_someone_else', `Bearer ${api.key}`],
         [`Bearer ${api.key}`, `Bearer ${api.key}`],
       ]) {
-        const raw = await rawExchange(port, `GET ${P}/grants HTTP/1.1\r\nHost: x\r\nAuthorization: ${first}\r\nauthorization: ${second}\r\nConnection: close\r\n\r\n`);
+        const raw = await rawExchange(
+          port,
+          `GET ${P}/grants HTTP/1.1\r\nHost: x\r\nAuthorization: ${first}\r\nauthorization: ${second}\r\nConnection: close\r\n\r\n`,
+        );
         expect(raw.status, JSON.stringify(raw.body)).to.equal(400);
         expect(raw.body.success).to.equal(false);
-        expect(raw.body.error).to.deep.equal({ code: 'BAD_REQUEST', message: 'The request has more than one Authorization header; send one.' });
+        expect(raw.body.error).to.deep.equal({
+          code: 'BAD_REQUEST',
+          message: 'The request has more than one Authorization header; send one.',
+        });
         expectMeta(raw.body, raw.headers);
         expect(raw.headers.get('content-type')).to.equal(JSON_TYPE);
         expect(raw.headers.get('x-content-type-options')).to.equal('nosniff');
@@ -374,8 +456,17 @@ describe('HTTP envelope and wire conventions', function () {
 
     it('a JSON body with invalid UTF-8 is a 400 VALIDATION_ERROR (not repaired); one nested past 32 levels too', async function () {
       const post = (path: string, body: Uint8Array | string) =>
-        fetch(api.url + path, { method: 'POST', headers: { Authorization: `Bearer ${api.key}`, 'Content-Type': 'application/json' }, body: typeof body === 'string' ? body : new Uint8Array(body) });
-      const name = (bytes: number[]) => Buffer.concat([Buffer.from('{"name":"a'), Buffer.from(bytes), Buffer.from('b","url":"https://93.184.215.14/hooks","query":{}}')]);
+        fetch(api.url + path, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${api.key}`, 'Content-Type': 'application/json' },
+          body: typeof body === 'string' ? body : new Uint8Array(body),
+        });
+      const name = (bytes: number[]) =>
+        Buffer.concat([
+          Buffer.from('{"name":"a'),
+          Buffer.from(bytes),
+          Buffer.from('b","url":"https://93.184.215.14/hooks","query":{}}'),
+        ]);
       // A lone continuation byte, an overlong "/", a UTF-16 surrogate, a truncated sequence, 0xFF.
       for (const bytes of [[0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xff]]) {
         for (const path of [`${P}/alerts`, `${P}/keys`]) {
@@ -391,10 +482,15 @@ describe('HTTP envelope and wire conventions', function () {
       const accented = await post(`${P}/alerts`, name([...Buffer.from('é日')]));
       expect(accented.status).to.equal(201);
       expect((await accented.json()).data.name).to.equal('aé日b');
-      const deep = await post(`${P}/alerts`, `{"name":"deep","url":"https://93.184.215.14/hooks","query":{"search":${'['.repeat(33)}${']'.repeat(33)}}}`);
+      const deep = await post(
+        `${P}/alerts`,
+        `{"name":"deep","url":"https://93.184.215.14/hooks","query":{"search":${'['.repeat(33)}${']'.repeat(33)}}}`,
+      );
       const deepBody = await deep.json();
       expect(deep.status).to.equal(400);
-      expect(deepBody.error.details).to.deep.equal([{ parameter: '(body)', message: 'nests arrays and objects deeper than 32 levels' }]);
+      expect(deepBody.error.details).to.deep.equal([
+        { parameter: '(body)', message: 'nests arrays and objects deeper than 32 levels' },
+      ]);
     });
   });
 
@@ -462,10 +558,17 @@ describe('HTTP envelope and wire conventions', function () {
     }
 
     it('a bracketed scalar (search[]=x, page[]=2) is a 400 naming it', async function () {
-      for (const [q, name] of [['search[]=program', 'search'], ['page[]=2', 'page'], ['limit[0]=5', 'limit']]) {
+      for (const [q, name] of [
+        ['search[]=program', 'search'],
+        ['page[]=2', 'page'],
+        ['limit[0]=5', 'limit'],
+      ]) {
         const res = await api.request(`${P}/grants?${q}`, { invalidRequest: true });
         expectError(res, 400, 'VALIDATION_ERROR');
-        expect(res.body.error.details.map((d: { parameter: string }) => d.parameter), q).to.deep.equal([name]);
+        expect(
+          res.body.error.details.map((d: { parameter: string }) => d.parameter),
+          q,
+        ).to.deep.equal([name]);
         expect(res.body.error.details[0].message, q).to.contain(`${name}=`);
       }
     });
@@ -473,11 +576,17 @@ describe('HTTP envelope and wire conventions', function () {
     it('the prototype-named parameters are each named in details', async function () {
       const res = await api.request(`${P}/grants?__proto__=1&constructor=2&hasOwnProperty=3`, { invalidRequest: true });
       expectError(res, 400, 'VALIDATION_ERROR');
-      expect(res.body.error.details.map((d: Rec) => d.parameter)).to.have.members(['__proto__', 'constructor', 'hasOwnProperty']);
+      expect(res.body.error.details.map((d: Rec) => d.parameter)).to.have.members([
+        '__proto__',
+        'constructor',
+        'hasOwnProperty',
+      ]);
     });
 
     it('the server still answers after all of the above, concurrently', async function () {
-      const all = await Promise.all(cases.map(([p, status]) => api.request(p, status === 200 ? { tolerantLists: true } : { invalidRequest: true })));
+      const all = await Promise.all(
+        cases.map(([p, status]) => api.request(p, status === 200 ? { tolerantLists: true } : { invalidRequest: true })),
+      );
       expect(all.map((r) => r.status)).to.deep.equal(cases.map(([, s]) => s));
       const res = await api.request(`${P}/grants`);
       expectSuccess(res, true);

@@ -8,7 +8,15 @@ import { syncFromSource } from '../../indexer/pipeline.js';
 import { loadConfig } from '../../src/config.js';
 import { createCatalogWriter } from '../../src/search/factory.js';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
-import { API_PREFIX, captureCli, GRANTS_PATH, grantRecord, writeNdjson, type CliRun, type GrantRecord } from '../support/catalog.js';
+import {
+  API_PREFIX,
+  captureCli,
+  GRANTS_PATH,
+  grantRecord,
+  writeNdjson,
+  type CliRun,
+  type GrantRecord,
+} from '../support/catalog.js';
 import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
 
 interface FieldChange {
@@ -40,7 +48,12 @@ const SQLITE: EngineSetup = {
 
 const ELASTICSEARCH: EngineSetup = {
   name: 'elasticsearch',
-  env: () => ({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: `history-${uniqueAlias()}`, DATA_DIR: tempDir('grants-history-es-') }),
+  env: () => ({
+    SEARCH_ENGINE: 'elasticsearch',
+    ELASTICSEARCH_URL: ES_URL as string,
+    ELASTICSEARCH_INDEX: `history-${uniqueAlias()}`,
+    DATA_DIR: tempDir('grants-history-es-'),
+  }),
   cleanup: async (env) => {
     await dropAlias(env.ELASTICSEARCH_INDEX);
     rmSync(env.DATA_DIR, { recursive: true, force: true });
@@ -65,7 +78,9 @@ function historySuite(this: Mocha.Suite, setup: EngineSetup): void {
 
   const indexer = async (args: string[], records: readonly GrantRecord[]): Promise<CliRun> => {
     const source = writeNdjson(env.DATA_DIR, `source-${++step}.ndjson`, records);
-    const run = await captureCli((io) => runIndexer([...args, '--source', source], { ...process.env, ...env, LOG_LEVEL: 'silent' }, io));
+    const run = await captureCli((io) =>
+      runIndexer([...args, '--source', source], { ...process.env, ...env, LOG_LEVEL: 'silent' }, io),
+    );
     expect(run.code, `${args.join(' ')}: ${run.err.join('\n')}`).to.equal(0);
     return run;
   };
@@ -74,7 +89,9 @@ function historySuite(this: Mocha.Suite, setup: EngineSetup): void {
     return api;
   };
   const historyOf = async (id: string, query = ''): Promise<HistoryAnswer> => {
-    const answer = await api!.request(`${GRANTS_PATH}/${encodeURIComponent(id)}/history${query === '' ? '' : `?${query}`}`);
+    const answer = await api!.request(
+      `${GRANTS_PATH}/${encodeURIComponent(id)}/history${query === '' ? '' : `?${query}`}`,
+    );
     expect(answer.status, answer.text).to.equal(200);
     return answer.body as HistoryAnswer;
   };
@@ -106,9 +123,15 @@ function historySuite(this: Mocha.Suite, setup: EngineSetup): void {
   it('records created, then each update with the fields it changed (old and new values), newest first; the feed and the history say the same', async () => {
     await indexer(['reindex'], [grantRecord('g-01', { deadline: deadline(1) }), grantRecord('g-02')]);
     await indexer(['sync'], [grantRecord('g-01', { deadline: deadline(3), updatedAt: at(2) })]);
-    await indexer(['sync'], [grantRecord('g-01', { deadline: deadline(3), updatedAt: at(3), title: 'Renamed', amountMax: 5000 })]);
+    await indexer(
+      ['sync'],
+      [grantRecord('g-01', { deadline: deadline(3), updatedAt: at(3), title: 'Renamed', amountMax: 5000 })],
+    );
     // A sync where the grant is unchanged records nothing.
-    await indexer(['sync'], [grantRecord('g-01', { deadline: deadline(3), updatedAt: at(3), title: 'Renamed', amountMax: 5000 })]);
+    await indexer(
+      ['sync'],
+      [grantRecord('g-01', { deadline: deadline(3), updatedAt: at(3), title: 'Renamed', amountMax: 5000 })],
+    );
     await start();
     const { data, pagination } = await historyOf('g-01');
     expect(pagination).to.deep.equal({ limit: 20, nextCursor: null });
@@ -138,7 +161,10 @@ function historySuite(this: Mocha.Suite, setup: EngineSetup): void {
     await indexer(['reindex'], [grantRecord('g-01'), grantRecord('g-02'), grantRecord('g-03')]);
     // Same content: no version. g-02 changed in place (same updatedAt), g-03 dropped, g-04 added.
     await indexer(['reindex'], [grantRecord('g-01'), grantRecord('g-02'), grantRecord('g-03')]);
-    await indexer(['reindex', '--allow-shrink'], [grantRecord('g-01'), grantRecord('g-02', { description: 'Now described' }), grantRecord('g-04')]);
+    await indexer(
+      ['reindex', '--allow-shrink'],
+      [grantRecord('g-01'), grantRecord('g-02', { description: 'Now described' }), grantRecord('g-04')],
+    );
     await start();
     expect((await historyOf('g-01')).data.map((v) => v.type)).to.deep.equal(['created']);
     const g2 = (await historyOf('g-02')).data;
@@ -170,7 +196,8 @@ function historySuite(this: Mocha.Suite, setup: EngineSetup): void {
 
   it('pages newest first with limit and nextCursor, each version once; a bad cursor or limit is a 400 naming it', async () => {
     await indexer(['reindex'], [grantRecord('g-01'), grantRecord('g-02')]);
-    for (let day = 2; day <= 8; day++) await indexer(['sync'], [grantRecord('g-01', { updatedAt: at(day), amountMax: day * 100 })]);
+    for (let day = 2; day <= 8; day++)
+      await indexer(['sync'], [grantRecord('g-01', { updatedAt: at(day), amountMax: day * 100 })]);
     await start();
     const all = (await historyOf('g-01', 'limit=100')).data;
     expect(all).to.have.length(8);
@@ -233,7 +260,11 @@ describe('grant history: guard and billing', function () {
   before(async () => {
     dataDir = tempDir('grants-history-billing-');
     const run = await captureCli((io) =>
-      runIndexer(['reindex', '--source', writeNdjson(dataDir, 'source.ndjson', [grantRecord('g-01')])], { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dataDir }, io),
+      runIndexer(
+        ['reindex', '--source', writeNdjson(dataDir, 'source.ndjson', [grantRecord('g-01')])],
+        { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dataDir },
+        io,
+      ),
     );
     expect(run.code, run.err.join('\n')).to.equal(0);
     api = await startTestApi({ DATA_DIR: dataDir, SEED_CATALOG: 'false' });
@@ -268,7 +299,9 @@ describe('grant history: guard and billing', function () {
     const sub = api.deps.subscriptions.create({ name: 'history-billing', tier: 'STARTER' });
     const calls = async () => (await api.request(`${API_PREFIX}/subscription/usage`, { key: sub.apiKey })).body.data;
     expect((await api.request(`${GRANTS_PATH}/g-01/history`, { key: sub.apiKey })).status).to.equal(200);
-    expect((await api.request(`${GRANTS_PATH}/g-01/history?cursor=nope`, { key: sub.apiKey, invalidRequest: true })).status).to.equal(400);
+    expect(
+      (await api.request(`${GRANTS_PATH}/g-01/history?cursor=nope`, { key: sub.apiKey, invalidRequest: true })).status,
+    ).to.equal(400);
     expect((await api.request(`${GRANTS_PATH}/g-99/history`, { key: sub.apiKey })).status).to.equal(404);
     const usage = await calls();
     expect(usage.currentMonth.calls).to.equal(3);

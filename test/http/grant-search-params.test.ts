@@ -13,9 +13,29 @@ import type { CheckOptions } from '../support/checkedFetch.js';
 import { GRANTS_PATH as G } from '../support/catalog.js';
 
 const GRANT_FIELDS = [
-  'id', 'title', 'description', 'funder', 'funderType', 'fundingType', 'amountMin', 'amountMax', 'currency', 'opensAt', 'deadline',
-  'applicationUrl', 'eligibleProvinces', 'targetBeneficiaries', 'sdgAlignment', 'applicationComplexity', 'isRecurring',
-  'createdAt', 'updatedAt', 'titleFr', 'descriptionFr', 'source', 'status',
+  'id',
+  'title',
+  'description',
+  'funder',
+  'funderType',
+  'fundingType',
+  'amountMin',
+  'amountMax',
+  'currency',
+  'opensAt',
+  'deadline',
+  'applicationUrl',
+  'eligibleProvinces',
+  'targetBeneficiaries',
+  'sdgAlignment',
+  'applicationComplexity',
+  'isRecurring',
+  'createdAt',
+  'updatedAt',
+  'titleFr',
+  'descriptionFr',
+  'source',
+  'status',
 ];
 
 const ok = (res: TestResponse): TestResponse => {
@@ -53,45 +73,76 @@ describe('GET /grants: partner-search parameters', function () {
     const deadlineOf = (g: Grant): number | null => (g.deadline === null ? null : at(g.deadline));
     const filters: [string, (g: Grant) => boolean, CheckOptions?][] = [
       // Open: opened (no opensAt, or reached) and not closed (no deadline, or not passed).
-      ['open=true', (g) => (g.opensAt === null || at(g.opensAt) <= NOW) && (g.deadline === null || deadlineOf(g)! >= NOW)],
-      ['open=false', (g) => (g.opensAt !== null && at(g.opensAt) > NOW) || (g.deadline !== null && deadlineOf(g)! < NOW)],
+      [
+        'open=true',
+        (g) => (g.opensAt === null || at(g.opensAt) <= NOW) && (g.deadline === null || deadlineOf(g)! >= NOW),
+      ],
+      [
+        'open=false',
+        (g) => (g.opensAt !== null && at(g.opensAt) > NOW) || (g.deadline !== null && deadlineOf(g)! < NOW),
+      ],
       ['status=FORECASTED', (g) => g.opensAt !== null && at(g.opensAt) > NOW],
       ['status=OPEN,CLOSED', (g) => g.opensAt === null || at(g.opensAt) <= NOW],
       ['isRecurring=true', (g) => g.isRecurring === true],
       ['isRecurring=false', (g) => g.isRecurring === false],
       ['deadlineFrom=2026-01-01', (g) => g.deadline !== null && deadlineOf(g)! >= at('2026-01-01T00:00:00.000Z')],
-      ['deadlineTo=2026-12-31T23:59:59Z', (g) => g.deadline !== null && deadlineOf(g)! <= at('2026-12-31T23:59:59.000Z')],
+      [
+        'deadlineTo=2026-12-31T23:59:59Z',
+        (g) => g.deadline !== null && deadlineOf(g)! <= at('2026-12-31T23:59:59.000Z'),
+      ],
       // A date as To is that day's last millisecond; a date-time as From is that instant, inclusive.
-      ['deadlineFrom=2026-02-23T23:59:59Z&deadlineTo=2026-02-27', (g) => g.deadline !== null && deadlineOf(g)! >= at('2026-02-23T23:59:59.000Z') && deadlineOf(g)! <= at('2026-02-27T23:59:59.999Z')],
+      [
+        'deadlineFrom=2026-02-23T23:59:59Z&deadlineTo=2026-02-27',
+        (g) =>
+          g.deadline !== null &&
+          deadlineOf(g)! >= at('2026-02-23T23:59:59.000Z') &&
+          deadlineOf(g)! <= at('2026-02-27T23:59:59.999Z'),
+      ],
       ['deadlineFrom=2024-02-29', (g) => g.deadline !== null && deadlineOf(g)! >= at('2024-02-29T00:00:00.000Z')],
       ['updatedSince=2025-06-01T08:30:00.000Z', (g) => at(g.updatedAt) >= at('2025-06-01T08:30:00.000Z')],
       ['updatedSince=2025-06-01', (g) => at(g.updatedAt) >= at('2025-06-01T00:00:00.000Z')],
-      ['targetBeneficiaries=SMALL_BUSINESS,STARTUPS', (g) => g.targetBeneficiaries.some((b) => b === 'SMALL_BUSINESS' || b === 'STARTUPS')],
+      [
+        'targetBeneficiaries=SMALL_BUSINESS,STARTUPS',
+        (g) => g.targetBeneficiaries.some((b) => b === 'SMALL_BUSINESS' || b === 'STARTUPS'),
+      ],
       ['sdgAlignment=SDG_1,SDG_17', (g) => g.sdgAlignment.some((sdg) => sdg === 'SDG_1' || sdg === 'SDG_17')],
       // Lists in the other forms the server accepts (bracketed, repeated).
       ['currency[]=USD', (g) => g.currency === 'USD', { tolerantLists: true }],
-      ['applicationComplexity=LOW&applicationComplexity=HIGH', (g) => g.applicationComplexity === 'LOW' || g.applicationComplexity === 'HIGH', { tolerantLists: true }],
+      [
+        'applicationComplexity=LOW&applicationComplexity=HIGH',
+        (g) => g.applicationComplexity === 'LOW' || g.applicationComplexity === 'HIGH',
+        { tolerantLists: true },
+      ],
     ];
     for (const [q, has, check] of filters) {
       it(`${q} returns exactly the grants that have it`, async function () {
-        const expected = catalog.filter(has).map((g) => g.id).sort();
-        expect(expected.length, 'the value selects some of the catalog, not none or all').to.be.within(1, catalog.length - 1);
+        const expected = catalog
+          .filter(has)
+          .map((g) => g.id)
+          .sort();
+        expect(expected.length, 'the value selects some of the catalog, not none or all').to.be.within(
+          1,
+          catalog.length - 1,
+        );
         const served = await everyPage(q, check);
         expect(served.map((g) => g.id).sort()).to.deep.equal(expected);
       });
     }
 
     /** The documented order: by the key (nulls last in both directions), ties by id ascending. */
-    const orderBy = (key: (g: Grant) => string | number | null, descending: boolean) => (a: Grant, b: Grant): number => {
-      const [ka, kb] = [key(a), key(b)];
-      if (ka !== kb) {
-        if (ka === null) return 1;
-        if (kb === null) return -1;
-        return (ka < kb ? -1 : 1) * (descending ? -1 : 1);
-      }
-      return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-    };
-    const codePoints = (text: string): string => [...text].map((c) => c.codePointAt(0)!.toString(16).padStart(6, '0')).join('');
+    const orderBy =
+      (key: (g: Grant) => string | number | null, descending: boolean) =>
+      (a: Grant, b: Grant): number => {
+        const [ka, kb] = [key(a), key(b)];
+        if (ka !== kb) {
+          if (ka === null) return 1;
+          if (kb === null) return -1;
+          return (ka < kb ? -1 : 1) * (descending ? -1 : 1);
+        }
+        return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+      };
+    const codePoints = (text: string): string =>
+      [...text].map((c) => c.codePointAt(0)!.toString(16).padStart(6, '0')).join('');
     const sorts: [string, (a: Grant, b: Grant) => number][] = [
       ['sort=-deadline', orderBy(deadlineOf, true)],
       ['sort=title', orderBy((g) => codePoints(titleSortKey(g.title)), false)],
@@ -115,23 +166,28 @@ describe('GET /grants: partner-search parameters', function () {
       expect([...relevance].sort()).to.deep.equal([...byDeadline].sort());
     });
 
-    it('facets=eligibleProvinces,isRecurring counts the catalog\'s grants per value', async function () {
+    it("facets=eligibleProvinces,isRecurring counts the catalog's grants per value", async function () {
       const res = ok(await get('facets=eligibleProvinces,isRecurring&limit=1'));
       const counts = (values: (g: Grant) => string[]) => {
         const tally = new Map<string, number>();
         for (const g of catalog) for (const v of values(g)) tally.set(v, (tally.get(v) ?? 0) + 1);
         return Object.fromEntries([...tally].map(([value, count]) => [value, count]));
       };
-      const asObject = (list: { value: string; count: number }[]) => Object.fromEntries(list.map(({ value, count }) => [value, count]));
+      const asObject = (list: { value: string; count: number }[]) =>
+        Object.fromEntries(list.map(({ value, count }) => [value, count]));
       expect(asObject(res.body.facets.eligibleProvinces)).to.deep.equal(counts((g) => g.eligibleProvinces));
-      expect(asObject(res.body.facets.isRecurring)).to.deep.equal(counts((g) => (g.isRecurring === null ? [] : [String(g.isRecurring)])));
+      expect(asObject(res.body.facets.isRecurring)).to.deep.equal(
+        counts((g) => (g.isRecurring === null ? [] : [String(g.isRecurring)])),
+      );
     });
 
     it('fields=title,deadline gives id, title and deadline of the same grants', async function () {
       const res = ok(await get('fields=title,deadline&limit=10'));
       const full = ok(await get('limit=10'));
       expect(res.body.data).to.have.length(10);
-      expect(res.body.data).to.deep.equal(full.body.data.map((g: Grant) => ({ id: g.id, title: g.title, deadline: g.deadline })));
+      expect(res.body.data).to.deep.equal(
+        full.body.data.map((g: Grant) => ({ id: g.id, title: g.title, deadline: g.deadline })),
+      );
     });
 
     for (const q of ['fields=', 'facets=']) {
@@ -202,20 +258,31 @@ describe('GET /grants: partner-search parameters', function () {
   it('a scalar new parameter given twice or bracketed is a 400', async function () {
     expectValidation(await get('open=true&open=true', { invalidRequest: true }), ['open']);
     expectValidation(await get('sort[]=title', { invalidRequest: true }), ['sort']);
-    expectValidation(await get('deadlineFrom=2026-01-01&deadlineFrom=2026-01-02', { invalidRequest: true }), ['deadlineFrom']);
+    expectValidation(await get('deadlineFrom=2026-01-01&deadlineFrom=2026-01-02', { invalidRequest: true }), [
+      'deadlineFrom',
+    ]);
   });
 
   it('a date range that is one day (From and To the same date) is allowed: From is its first, To its last millisecond', async function () {
-    const dueThatDay = fixtureGrants().filter((g) => g.deadline?.startsWith('2026-02-23')).map((g) => g.id);
+    const dueThatDay = fixtureGrants()
+      .filter((g) => g.deadline?.startsWith('2026-02-23'))
+      .map((g) => g.id);
     expect(dueThatDay, 'the bundled catalog has grants due on 2026-02-23').to.not.be.empty;
-    expect((await everyPage('deadlineFrom=2026-02-23&deadlineTo=2026-02-23')).map((g) => g.id).sort()).to.deep.equal(dueThatDay.sort());
+    expect((await everyPage('deadlineFrom=2026-02-23&deadlineTo=2026-02-23')).map((g) => g.id).sort()).to.deep.equal(
+      dueThatDay.sort(),
+    );
     expect(await everyPage('deadlineFrom=2026-02-23T23:59:59.999Z&deadlineTo=2026-02-23')).to.deep.equal([]);
     expect(await everyPage('deadlineFrom=2026-02-22&deadlineTo=2026-02-22')).to.deep.equal([]);
-    expectValidation(await get('deadlineFrom=2026-06-02T00:00:00Z&deadlineTo=2026-06-01', { invalidRequest: true }), ['deadlineFrom']);
+    expectValidation(await get('deadlineFrom=2026-06-02T00:00:00Z&deadlineTo=2026-06-01', { invalidRequest: true }), [
+      'deadlineFrom',
+    ]);
   });
 
   it('every problem of the new parameters is listed together with the old ones', async function () {
-    const res = await get('open=maybe&sort=relevance&fields=x&facets=y&deadlineFrom=2026-02-30&currency=EUR&limit=-1&foo=1', { invalidRequest: true });
+    const res = await get(
+      'open=maybe&sort=relevance&fields=x&facets=y&deadlineFrom=2026-02-30&currency=EUR&limit=-1&foo=1',
+      { invalidRequest: true },
+    );
     expectValidation(res, ['open', 'sort', 'fields', 'facets', 'deadlineFrom', 'currency', 'limit', 'foo']);
     expect(res.body.error.message).to.contain('8');
   });
@@ -237,7 +304,9 @@ describe('GET /grants: partner-search parameters', function () {
     it('with search words the default order is relevance, and sort=relevance gives the same answer', async function () {
       const plain = ok(await get('search=energy&limit=30'));
       const sorted = ok(await get('search=energy&limit=30&sort=relevance'));
-      expect(sorted.body.data.map((g: { id: string }) => g.id)).to.deep.equal(plain.body.data.map((g: { id: string }) => g.id));
+      expect(sorted.body.data.map((g: { id: string }) => g.id)).to.deep.equal(
+        plain.body.data.map((g: { id: string }) => g.id),
+      );
     });
   });
 
@@ -247,7 +316,9 @@ describe('GET /grants: partner-search parameters', function () {
       expect(res.body.data).to.have.length(5);
       for (const grant of res.body.data) expect(Object.keys(grant)).to.deep.equal(['id', 'title', 'deadline']);
       const full = ok(await get('limit=5'));
-      expect(res.body.data).to.deep.equal(full.body.data.map((g: Record<string, unknown>) => ({ id: g.id, title: g.title, deadline: g.deadline })));
+      expect(res.body.data).to.deep.equal(
+        full.body.data.map((g: Record<string, unknown>) => ({ id: g.id, title: g.title, deadline: g.deadline })),
+      );
     });
 
     it('keeps null values and empty lists of the fields asked', async function () {
@@ -272,11 +343,13 @@ describe('GET /grants: partner-search parameters', function () {
       const res = ok(await get('fields=title&limit=7&page=3'));
       const full = ok(await get('limit=7&page=3'));
       expect(res.body.pagination).to.deep.equal(full.body.pagination);
-      expect(res.body.data.map((g: { id: string }) => g.id)).to.deep.equal(full.body.data.map((g: { id: string }) => g.id));
+      expect(res.body.data.map((g: { id: string }) => g.id)).to.deep.equal(
+        full.body.data.map((g: { id: string }) => g.id),
+      );
     });
   });
 
-  describe('facets (shape; the counts are the contract suite\'s)', function () {
+  describe("facets (shape; the counts are the contract suite's)", function () {
     it('a facets object between pagination and meta, with the facets in the order asked', async function () {
       const res = ok(await get('facets=isRecurring,eligibleProvinces,currency&limit=1'));
       expect(Object.keys(res.body)).to.deep.equal(['success', 'data', 'pagination', 'facets', 'meta']);
@@ -285,17 +358,24 @@ describe('GET /grants: partner-search parameters', function () {
 
     it('each facet lists values with counts above zero, by count descending then value; booleans as strings', async function () {
       const res = ok(await get('facets=funderType,isRecurring,sdgAlignment'));
-      for (const [name, counts] of Object.entries(res.body.facets as Record<string, { value: string; count: number }[]>)) {
+      for (const [name, counts] of Object.entries(
+        res.body.facets as Record<string, { value: string; count: number }[]>,
+      )) {
         expect(counts, name).to.not.be.empty;
         for (const c of counts) {
           expect(Object.keys(c), name).to.deep.equal(['value', 'count']);
           expect(c.value, name).to.be.a('string');
           expect(c.count, name).to.be.a('number').above(0);
         }
-        const sorted = [...counts].sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+        const sorted = [...counts].sort(
+          (a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0),
+        );
         expect(counts, name).to.deep.equal(sorted);
       }
-      expect(res.body.facets.isRecurring.map((c: { value: string }) => c.value).sort()).to.deep.equal(['false', 'true']);
+      expect(res.body.facets.isRecurring.map((c: { value: string }) => c.value).sort()).to.deep.equal([
+        'false',
+        'true',
+      ]);
       // funderType is single-valued and never null: without a filter of its own its counts add up to the total.
       const sum = res.body.facets.funderType.reduce((n: number, c: { count: number }) => n + c.count, 0);
       expect(sum).to.equal(res.body.pagination.total);

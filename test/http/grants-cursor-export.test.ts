@@ -100,7 +100,18 @@ interface EngineUnderTest {
   reindex(grants: readonly Grant[]): Promise<void>;
 }
 
-const SORTS = ['deadline', '-deadline', 'amountMin', '-amountMin', 'amountMax', '-amountMax', 'title', '-title', 'createdAt', '-updatedAt'];
+const SORTS = [
+  'deadline',
+  '-deadline',
+  'amountMin',
+  '-amountMin',
+  'amountMax',
+  '-amountMax',
+  'title',
+  '-title',
+  'createdAt',
+  '-updatedAt',
+];
 
 function suite(engine: EngineUnderTest): void {
   const api = () => engine.api();
@@ -113,13 +124,22 @@ function suite(engine: EngineUnderTest): void {
         expect(ids).to.deep.equal(expected);
         expect(pages).to.have.length(Math.ceil(expected.length / 37));
         for (const page of pages) {
-          expect(page.body.pagination).to.include({ limit: 37, total: expected.length, totalPages: Math.ceil(expected.length / 37) });
+          expect(page.body.pagination).to.include({
+            limit: 37,
+            total: expected.length,
+            totalPages: Math.ceil(expected.length / 37),
+          });
         }
       });
     }
 
     it('with filters and search words sorted by a key, and by relevance: the same order as offset paging', async function () {
-      for (const query of ['funderType=FOUNDATION,CORPORATE&amountMin=1000&sort=-amountMax', 'search=business&sort=deadline', 'search=program', 'search=business&facets=funderType']) {
+      for (const query of [
+        'funderType=FOUNDATION,CORPORATE&amountMin=1000&sort=-amountMax',
+        'search=business&sort=deadline',
+        'search=program',
+        'search=business&facets=funderType',
+      ]) {
         const expected = await offsetIds(api(), query);
         expect(expected.length, query).to.be.greaterThan(0);
         const { ids, pages } = await walk(api(), `${query}&limit=7`);
@@ -147,12 +167,20 @@ function suite(engine: EngineUnderTest): void {
       const first = ok(await api().request(`${G}?funderType=FOUNDATION&sort=amountMin&limit=5&cursor=*`));
       const cursor = first.body.pagination.nextCursor as string;
       expect(cursor).to.be.a('string');
-      for (const other of ['funderType=CORPORATE&sort=amountMin&limit=5', 'funderType=FOUNDATION&sort=amountMax&limit=5', 'funderType=FOUNDATION&sort=amountMin&limit=6', 'funderType=FOUNDATION&sort=amountMin&limit=5&search=x', 'sort=amountMin&limit=5']) {
+      for (const other of [
+        'funderType=CORPORATE&sort=amountMin&limit=5',
+        'funderType=FOUNDATION&sort=amountMax&limit=5',
+        'funderType=FOUNDATION&sort=amountMin&limit=6',
+        'funderType=FOUNDATION&sort=amountMin&limit=5&search=x',
+        'sort=amountMin&limit=5',
+      ]) {
         const res = await api().request(`${G}?${other}&cursor=${cursor}`, { invalidRequest: true });
         expectValidation(res, ['cursor']);
         expect(res.body.error.details[0].message).to.match(/another query/);
       }
-      const same = ok(await api().request(`${G}?sort=amountMin&funderType=FOUNDATION&limit=5&fields=title&cursor=${cursor}`));
+      const same = ok(
+        await api().request(`${G}?sort=amountMin&funderType=FOUNDATION&limit=5&fields=title&cursor=${cursor}`),
+      );
       expect(same.body.pagination.page).to.equal(2);
       expect(Object.keys(same.body.data[0])).to.deep.equal(['id', 'title']);
     });
@@ -162,7 +190,14 @@ function suite(engine: EngineUnderTest): void {
       const next = ok(await api().request(`${G}?cursor=*`)).body.pagination.nextCursor as string;
       expectValidation(await api().request(`${G}?cursor=${next}&page=2`, { invalidRequest: true }), ['page']);
       const forged = Buffer.from(JSON.stringify({ v: 1, q: 'x', p: 2, k: 1, i: 'a' })).toString('base64url');
-      for (const bad of ['abc', '%2A%2A', 'e30', forged, 'x'.repeat(5000), Buffer.from('[1,2]').toString('base64url')]) {
+      for (const bad of [
+        'abc',
+        '%2A%2A',
+        'e30',
+        forged,
+        'x'.repeat(5000),
+        Buffer.from('[1,2]').toString('base64url'),
+      ]) {
         const res = await api().request(`${G}?cursor=${bad}`, { invalidRequest: true });
         expect(res.status, bad).to.equal(400);
         expect(res.body.error.code).to.equal('VALIDATION_ERROR');
@@ -183,10 +218,22 @@ function suite(engine: EngineUnderTest): void {
               .filter((g) => !dropped.has(g.id))
               .map((g, i) =>
                 changed.has(g.id)
-                  ? { ...g, title: `Zz moved ${i}`, deadline: `2031-0${(i % 9) + 1}-01T00:00:00.000Z`, amountMin: (i * 7919) % 100000, amountMax: 200000, updatedAt: '2026-11-01T00:00:00.000Z' }
+                  ? {
+                      ...g,
+                      title: `Zz moved ${i}`,
+                      deadline: `2031-0${(i % 9) + 1}-01T00:00:00.000Z`,
+                      amountMin: (i * 7919) % 100000,
+                      amountMax: 200000,
+                      updatedAt: '2026-11-01T00:00:00.000Z',
+                    }
                   : g,
               ),
-            ...Array.from({ length: 50 }, (_, i) => rec(`new-${String(i).padStart(2, '0')}`, { deadline: `2027-0${(i % 9) + 1}-15T00:00:00.000Z`, amountMin: i * 1000 })),
+            ...Array.from({ length: 50 }, (_, i) =>
+              rec(`new-${String(i).padStart(2, '0')}`, {
+                deadline: `2027-0${(i % 9) + 1}-15T00:00:00.000Z`,
+                amountMin: i * 1000,
+              }),
+            ),
           ]);
           const { ids } = await walk(api(), `sort=${sort}&limit=40`, async (page) => {
             if (page === 4) await engine.reindex(next);
@@ -194,7 +241,10 @@ function suite(engine: EngineUnderTest): void {
           visited.push(...ids);
           // An unchanged grant comes once; only a grant whose sort key changed may come again, at its new place.
           const twice = visited.filter((id, i) => visited.indexOf(id) !== i);
-          expect(twice.filter((id) => !changed.has(id)), `${sort}: an unchanged grant came twice`).to.deep.equal([]);
+          expect(
+            twice.filter((id) => !changed.has(id)),
+            `${sort}: an unchanged grant came twice`,
+          ).to.deep.equal([]);
           const unchanged = before.filter((g) => !dropped.has(g.id) && !changed.has(g.id)).map((g) => g.id);
           const missing = unchanged.filter((id) => !visited.includes(id));
           expect(missing, `${sort}: unchanged grants skipped`).to.deep.equal([]);
@@ -212,7 +262,9 @@ function suite(engine: EngineUnderTest): void {
       const expected = await offsetIds(api(), query);
       const res = ok(await api().request(`${EXPORT}?${query}`));
       expect(res.headers.get('content-type')).to.equal('application/x-ndjson');
-      expect(res.headers.get('content-disposition')).to.match(/^attachment; filename="grants-\d{4}-\d{2}-\d{2}\.ndjson"$/);
+      expect(res.headers.get('content-disposition')).to.match(
+        /^attachment; filename="grants-\d{4}-\d{2}-\d{2}\.ndjson"$/,
+      );
       expect(res.headers.get('x-export-count')).to.equal(String(expected.length));
       expect(res.text.endsWith('\n')).to.equal(true);
       const lines = res.text.split('\n').slice(0, -1);
@@ -232,13 +284,20 @@ function suite(engine: EngineUnderTest): void {
       expect(all.text.split('\n').slice(0, -1)).to.have.length(fixtureGrants().length);
       const expected = await offsetIds(api(), 'search=business');
       const some = ok(await api().request(`${EXPORT}?search=business&fields=title,deadline`));
-      const lines = some.text.split('\n').slice(0, -1).map((line) => JSON.parse(line));
+      const lines = some.text
+        .split('\n')
+        .slice(0, -1)
+        .map((line) => JSON.parse(line));
       expect(lines.map((g) => g.id)).to.deep.equal(expected);
       for (const g of lines) expect(Object.keys(g)).to.deep.equal(['id', 'title', 'deadline']);
     });
 
     it('CSV: a header row, one row per grant, lists joined with |, the same values as the JSON', async function () {
-      const res = ok(await api().request(`${EXPORT}?format=csv&sort=title&fields=isRecurring,title,amountMin,eligibleProvinces,deadline`));
+      const res = ok(
+        await api().request(
+          `${EXPORT}?format=csv&sort=title&fields=isRecurring,title,amountMin,eligibleProvinces,deadline`,
+        ),
+      );
       expect(res.headers.get('content-type')).to.equal('text/csv; charset=utf-8');
       expect(res.headers.get('content-disposition')).to.match(/^attachment; filename="grants-\d{4}-\d{2}-\d{2}\.csv"$/);
       const rows = parseCsv(res.text);
@@ -270,7 +329,11 @@ function suite(engine: EngineUnderTest): void {
       };
       const before = fixtureGrants();
       try {
-        await engine.reindex(canonical(Object.entries(hostile).map(([id, title]) => rec(id, { title, funder: '=cmd|calc', description: '@x' }))));
+        await engine.reindex(
+          canonical(
+            Object.entries(hostile).map(([id, title]) => rec(id, { title, funder: '=cmd|calc', description: '@x' })),
+          ),
+        );
         const res = ok(await api().request(`${EXPORT}?format=csv&sort=title&fields=title,funder,description`));
         const rows = parseCsv(res.text);
         expect(rows).to.have.length(9);
@@ -278,7 +341,11 @@ function suite(engine: EngineUnderTest): void {
         const byId = new Map(rows.slice(1).map((r) => [r[0], r]));
         for (const [id, title] of Object.entries(hostile)) {
           const row = byId.get(id)!;
-          const [cellTitle, funder, description] = [row[column('title')], row[column('funder')], row[column('description')]];
+          const [cellTitle, funder, description] = [
+            row[column('title')],
+            row[column('funder')],
+            row[column('description')],
+          ];
           expect(cellTitle, id).to.equal(/^[=+\-@\t\r]/.test(title) ? `'${title}` : title);
           expect(funder).to.equal("'=cmd|calc");
           expect(description).to.equal("'@x");
@@ -295,7 +362,9 @@ function suite(engine: EngineUnderTest): void {
       expectValidation(await api().request(`${EXPORT}?format=xml`, { invalidRequest: true }), ['format']);
       expectValidation(await api().request(`${EXPORT}?page=2`, { invalidRequest: true }), ['page']);
       expectValidation(await api().request(`${EXPORT}?cursor=*`, { invalidRequest: true }), ['cursor']);
-      expectValidation(await api().request(`${EXPORT}?amountMin=5&amountMax=1`, { invalidRequest: true }), ['amountMin']);
+      expectValidation(await api().request(`${EXPORT}?amountMin=5&amountMax=1`, { invalidRequest: true }), [
+        'amountMin',
+      ]);
     });
 
     it('HEAD: the headers of the export, no body', async function () {
@@ -306,7 +375,11 @@ function suite(engine: EngineUnderTest): void {
 
     it('one consistent snapshot: a reindex during the stream changes nothing in it', async function () {
       const before = fixtureGrants();
-      const big = canonical(Array.from({ length: 6000 }, (_, i) => rec(`big-${String(i).padStart(5, '0')}`, { description: 'x'.repeat(900) })));
+      const big = canonical(
+        Array.from({ length: 6000 }, (_, i) =>
+          rec(`big-${String(i).padStart(5, '0')}`, { description: 'x'.repeat(900) }),
+        ),
+      );
       try {
         await engine.reindex(big);
         // Read as a stream, part by part: the request is checked against the document, the answer by hand.
@@ -325,7 +398,10 @@ function suite(engine: EngineUnderTest): void {
           if (chunk.done) break;
           text += Buffer.from(chunk.value).toString('utf8');
         }
-        const ids = text.split('\n').slice(0, -1).map((line) => JSON.parse(line).id);
+        const ids = text
+          .split('\n')
+          .slice(0, -1)
+          .map((line) => JSON.parse(line).id);
         expect(ids).to.deep.equal(big.map((g) => g.id));
         expect(ok(await api().request(`${G}?limit=1`)).body.pagination.total).to.equal(before.length);
       } finally {
@@ -340,11 +416,15 @@ function suite(engine: EngineUnderTest): void {
         const refused = await api().request(`${EXPORT}?format=csv`, { key: apiKey });
         expect(refused.status, refused.text).to.equal(403);
         expect(refused.body.error.code).to.equal('FEATURE_NOT_AVAILABLE');
-        expect(ok(await api().request('/external/v1/subscription/limits', { key: apiKey })).body.data.features.grants).to.deep.equal({ read: true, search: true, export: false });
+        expect(
+          ok(await api().request('/external/v1/subscription/limits', { key: apiKey })).body.data.features.grants,
+        ).to.deep.equal({ read: true, search: true, export: false });
         expect(store.setFeature(subscription.id, 'grants.export', true)).to.equal(true);
         const served = ok(await api().request(`${EXPORT}?format=csv`, { key: apiKey }));
         expect(Number(served.headers.get('x-export-count'))).to.equal(fixtureGrants().length);
-        expect(ok(await api().request('/external/v1/subscription/limits', { key: apiKey })).body.data.features.grants.export).to.equal(true);
+        expect(
+          ok(await api().request('/external/v1/subscription/limits', { key: apiKey })).body.data.features.grants.export,
+        ).to.equal(true);
       }
       const enterprise = store.create({ name: 'export enterprise', tier: 'ENTERPRISE' });
       ok(await api().request(EXPORT, { key: enterprise.apiKey }));
@@ -355,7 +435,8 @@ function suite(engine: EngineUnderTest): void {
     });
 
     it('one export counts as one call', async function () {
-      const calls = async () => ok(await api().request('/external/v1/subscription/limits')).body.data.limits.monthly.current as number;
+      const calls = async () =>
+        ok(await api().request('/external/v1/subscription/limits')).body.data.limits.monthly.current as number;
       const start = await calls();
       ok(await api().request(`${EXPORT}?format=csv`));
       expect(await calls()).to.equal(start + 1);
@@ -390,7 +471,11 @@ describeWithElasticsearch('cursor paging and export', function () {
   const alias = uniqueAlias();
   let api: TestApi;
   before(async () => {
-    api = await startTestApi({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias });
+    api = await startTestApi({
+      SEARCH_ENGINE: 'elasticsearch',
+      ELASTICSEARCH_URL: ES_URL as string,
+      ELASTICSEARCH_INDEX: alias,
+    });
   });
   after(async () => {
     await api?.stop();

@@ -41,11 +41,15 @@ describe('GET /grants: highlight and crop [sqlite]', function () {
   });
 
   it('every form of a word (English stem), a phrase only where adjacent, an exclusion never', async () => {
-    expect((await highlightsOf(H.energy, 'search=installation&highlight=description')).description).to.contain('solar <mark>installations</mark> &amp; energy');
+    expect((await highlightsOf(H.energy, 'search=installation&highlight=description')).description).to.contain(
+      'solar <mark>installations</mark> &amp; energy',
+    );
     const phrase = (await highlightsOf(H.energy, 'search=%22energy%20storage%22&highlight=description')).description!;
     expect(phrase).to.contain('<mark>energy</mark> <mark>storage</mark>');
     expect(phrase).to.contain(' Energy audits');
-    expect((await highlightsOf(H.emploi, 'search=employment%20-storage&highlight=title')).title).to.equal('Youth <mark>Employment</mark> Program');
+    expect((await highlightsOf(H.emploi, 'search=employment%20-storage&highlight=title')).title).to.equal(
+      'Youth <mark>Employment</mark> Program',
+    );
   });
 
   it('French: the light stem, accents folded, the elided article outside the mark', async () => {
@@ -53,7 +57,8 @@ describe('GET /grants: highlight and crop [sqlite]', function () {
     expect(h).to.deep.equal({
       description: 'Supports youth employment in rural <mark>regions</mark>.',
       titleFr: 'Programme d&#39;<mark>emploi</mark> des jeunes',
-      descriptionFr: 'Ce programme soutient l&#39;<mark>emploi</mark> des jeunes dans les <mark>régions</mark> rurales.',
+      descriptionFr:
+        'Ce programme soutient l&#39;<mark>emploi</mark> des jeunes dans les <mark>régions</mark> rurales.',
     });
   });
 
@@ -62,11 +67,16 @@ describe('GET /grants: highlight and crop [sqlite]', function () {
       'Open to <mark>not</mark>-<mark>for</mark>-<mark>profit</mark> organizations and registered charities.',
     );
     expect(ok(await get('search=nonprofit&synonyms=false&highlight=description'))).to.deep.equal([]);
-    expect((await highlightsOf(H.energy, 'search=enrgy&typos=auto&highlight=title')).title).to.equal('Clean <mark>Energy</mark> Fund');
+    expect((await highlightsOf(H.energy, 'search=enrgy&typos=auto&highlight=title')).title).to.equal(
+      'Clean <mark>Energy</mark> Fund',
+    );
   });
 
-  it('HTML in the text comes back escaped; the tags are the request\'s', async () => {
-    const h = await highlightsOf(H.hostile, 'search=solar%20arts&highlight=title,description&highlightPreTag=%3Cem%3E&highlightPostTag=%3C%2Fem%3E');
+  it("HTML in the text comes back escaped; the tags are the request's", async () => {
+    const h = await highlightsOf(
+      H.hostile,
+      'search=solar%20arts&highlight=title,description&highlightPreTag=%3Cem%3E&highlightPostTag=%3C%2Fem%3E',
+    );
     expect(h.title).to.equal('<em>Arts</em> &lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Quoted&quot; Fund');
     expect(h.description).to.equal(
       '&lt;script&gt;window.__pwned = true&lt;/script&gt;&lt;img src=x onerror=&quot;window.__pwned = true&quot;&gt;<em>Solar</em> panels for community <em>arts</em> centres.',
@@ -75,7 +85,9 @@ describe('GET /grants: highlight and crop [sqlite]', function () {
 
   it('crop: the passage of that many words with the most matched words, … where cut, highlighted without `highlight`', async () => {
     const h = await highlightsOf(H.energy, 'search=solar%20energy&crop=description:8');
-    expect(h).to.deep.equal({ description: '…It funds <mark>solar</mark> installations &amp; <mark>energy</mark> storage for community…' });
+    expect(h).to.deep.equal({
+      description: '…It funds <mark>solar</mark> installations &amp; <mark>energy</mark> storage for community…',
+    });
     const whole = await highlightsOf(H.emploi, 'search=youth&crop=description:40&highlight=description');
     expect(whole.description).to.equal('Supports <mark>youth</mark> employment in rural regions.');
   });
@@ -85,7 +97,9 @@ describe('GET /grants: highlight and crop [sqlite]', function () {
     expect(Object.keys(grant)).to.deep.equal(['id', 'deadline', 'highlights']);
     expect(grant.highlights).to.deep.equal({ title: 'Clean <mark>Energy</mark> Fund', titleFr: null });
     const plain = ok(await get('highlight=title&fields=id&limit=10'));
-    expect(plain.map((g) => g.highlights!.title)).to.include('Arts &lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Quoted&quot; Fund');
+    expect(plain.map((g) => g.highlights!.title)).to.include(
+      'Arts &lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Quoted&quot; Fund',
+    );
     expect(plain.every((g) => !g.highlights!.title!.includes('<mark>'))).to.equal(true);
     expect(ok(await get('search=energy&fields=id')).every((g) => !('highlights' in g))).to.equal(true);
   });
@@ -94,7 +108,9 @@ describe('GET /grants: highlight and crop [sqlite]', function () {
     const first = await get('search=community&cursor=*&limit=1&highlight=title&fields=id');
     const [a] = ok(first);
     expect(a.highlights!.title).to.contain('<mark>Community</mark>');
-    const next = await get(`search=community&limit=1&highlight=title&fields=id&cursor=${encodeURIComponent(first.body.pagination.nextCursor)}`);
+    const next = await get(
+      `search=community&limit=1&highlight=title&fields=id&cursor=${encodeURIComponent(first.body.pagination.nextCursor)}`,
+    );
     const [b] = ok(next);
     expect(b.id).to.not.equal(a.id);
     expect(b.highlights!.title).to.be.a('string');
@@ -103,8 +119,13 @@ describe('GET /grants: highlight and crop [sqlite]', function () {
   it('a bad highlight, tag or crop is a 400 naming the parameter and the value', async () => {
     const unknown = expectValidation(await refused('search=energy&highlight=title,summary'), ['highlight']);
     expect(unknown[0].message).to.contain('"summary"');
-    expectValidation(await refused(`highlightPreTag=${'x'.repeat(33)}&highlightPostTag=${'y'.repeat(33)}`), ['highlightPreTag', 'highlightPostTag']);
-    expect(ok(await get(`search=energy&highlight=title&highlightPreTag=${'x'.repeat(32)}`))[0].highlights!.title).to.contain(`${'x'.repeat(32)}Energy`);
+    expectValidation(await refused(`highlightPreTag=${'x'.repeat(33)}&highlightPostTag=${'y'.repeat(33)}`), [
+      'highlightPreTag',
+      'highlightPostTag',
+    ]);
+    expect(
+      ok(await get(`search=energy&highlight=title&highlightPreTag=${'x'.repeat(32)}`))[0].highlights!.title,
+    ).to.contain(`${'x'.repeat(32)}Energy`);
     for (const [crop, named] of [
       ['description', 'description'],
       ['summary:10', '"summary"'],

@@ -104,7 +104,15 @@ function suite(engine: Engine): void {
 
   it('sort=opensAt: the forecasted grants opening soonest first, grants without opensAt last either way', async () => {
     expect(await ids('status=FORECASTED&sort=opensAt')).to.deep.equal(['f-soon', 'f-later']);
-    expect(await ids('sort=-opensAt')).to.deep.equal(['f-later', 'f-soon', 'o-opened', 'c-past', 'c-plain', 'o-plain', 'o-rolling']);
+    expect(await ids('sort=-opensAt')).to.deep.equal([
+      'f-later',
+      'f-soon',
+      'o-opened',
+      'c-past',
+      'c-plain',
+      'o-plain',
+      'o-rolling',
+    ]);
   });
 
   it('time passing: at opensAt a grant opens, at its deadline it closes, and every answer follows the clock', async () => {
@@ -145,13 +153,20 @@ function suite(engine: Engine): void {
     expect(walk).to.deep.equal(['o-opened', 'o-plain', 'f-soon', 'f-later', 'o-rolling']);
     // A cursor of one status list is not a cursor of another.
     const first = await get('status=OPEN&limit=2&cursor=*');
-    const other = await engine.api().request(`${G}?status=CLOSED&limit=2&cursor=${first.body.pagination.nextCursor}`, { invalidRequest: true });
+    const other = await engine
+      .api()
+      .request(`${G}?status=CLOSED&limit=2&cursor=${first.body.pagination.nextCursor}`, { invalidRequest: true });
     expectValidation(other, ['cursor']);
   });
 
   it('exports and the changes feed carry the status at the time of the request', async () => {
     const ndjson = ok(await engine.api().request(`${G}/export?status=FORECASTED&fields=opensAt,status`));
-    expect(ndjson.text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l))).to.deep.equal([
+    expect(
+      ndjson.text
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l)),
+    ).to.deep.equal([
       { id: 'f-soon', opensAt: iso(T + HOUR), status: 'FORECASTED' },
       { id: 'f-later', opensAt: iso(T + 5 * HOUR), status: 'FORECASTED' },
     ]);
@@ -161,11 +176,15 @@ function suite(engine: Engine): void {
     expect(header.split(',')).to.include('opensAt');
     expect(first.split(',').at(-1)).to.equal('CLOSED');
     const changes = ok(await engine.api().request(`${G}/changes?since=0&limit=100`));
-    const fromFeed = Object.fromEntries((changes.body.data as { id: string; grant: { status: string } }[]).map((e) => [e.id, e.grant.status]));
+    const fromFeed = Object.fromEntries(
+      (changes.body.data as { id: string; grant: { status: string } }[]).map((e) => [e.id, e.grant.status]),
+    );
     expect(fromFeed['f-soon']).to.equal('FORECASTED');
     now = T + HOUR;
     const later = ok(await engine.api().request(`${G}/changes?since=0&limit=100`));
-    expect((later.body.data as { id: string; grant: { status: string } }[]).find((e) => e.id === 'f-soon')!.grant.status).to.equal('OPEN');
+    expect(
+      (later.body.data as { id: string; grant: { status: string } }[]).find((e) => e.id === 'f-soon')!.grant.status,
+    ).to.equal('OPEN');
   });
 
   it('a status outside FORECASTED, OPEN, CLOSED is a 400 naming status', async () => {
@@ -201,7 +220,15 @@ describeWithElasticsearch('a grant lifecycle over HTTP', function () {
   const alias = uniqueAlias();
   let api: TestApi;
   before(async () => {
-    api = await startTestApi({ SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias, SEED_CATALOG: 'false' }, { clock });
+    api = await startTestApi(
+      {
+        SEARCH_ENGINE: 'elasticsearch',
+        ELASTICSEARCH_URL: ES_URL as string,
+        ELASTICSEARCH_INDEX: alias,
+        SEED_CATALOG: 'false',
+      },
+      { clock },
+    );
   });
   after(async () => {
     await api?.stop();

@@ -20,7 +20,11 @@ describe('GET /grants: matching and synonyms [sqlite]', function () {
   this.timeout(60_000);
   let api: TestApi;
   const dir = tempDir();
-  const get = (search: string, more = '', invalidRequest = false) => api.request(`${G}?search=${encodeURIComponent(search)}&fields=id${more.includes('limit=') ? '' : '&limit=100'}${more}`, { invalidRequest });
+  const get = (search: string, more = '', invalidRequest = false) =>
+    api.request(
+      `${G}?search=${encodeURIComponent(search)}&fields=id${more.includes('limit=') ? '' : '&limit=100'}${more}`,
+      { invalidRequest },
+    );
   const total = async (search: string, more = '') => ok(await get(search, more)).body.pagination.total as number;
 
   before(async () => {
@@ -82,21 +86,33 @@ describe('GET /grants: matching and synonyms [sqlite]', function () {
       const walked: string[] = [];
       let cursor = '*';
       for (let i = 0; i < 10 && cursor !== null; i++) {
-        const res = ok(await api.request(`${G}?search=zorblax+quintorp+velmish&matching=last&limit=1&fields=id&cursor=${encodeURIComponent(cursor)}`));
+        const res = ok(
+          await api.request(
+            `${G}?search=zorblax+quintorp+velmish&matching=last&limit=1&fields=id&cursor=${encodeURIComponent(cursor)}`,
+          ),
+        );
         walked.push(...res.body.data.map((g: { id: string }) => g.id));
         cursor = res.body.pagination.nextCursor;
       }
       expect(walked).to.deep.equal(all);
       // A cursor of matching=last is not one of matching=all.
-      const first = ok(await api.request(`${G}?search=zorblax+quintorp+velmish&matching=last&limit=1&cursor=*`)).body.pagination.nextCursor as string;
-      const other = await api.request(`${G}?search=zorblax+quintorp+velmish&limit=1&cursor=${encodeURIComponent(first)}`, { invalidRequest: true });
+      const first = ok(await api.request(`${G}?search=zorblax+quintorp+velmish&matching=last&limit=1&cursor=*`)).body
+        .pagination.nextCursor as string;
+      const other = await api.request(
+        `${G}?search=zorblax+quintorp+velmish&limit=1&cursor=${encodeURIComponent(first)}`,
+        { invalidRequest: true },
+      );
       expect(other.status).to.equal(400);
     });
 
     it('a 200-character search of common words relaxes within the search budget', async () => {
-      const words = 'funding program grant community support business energy health research innovation training youth rural housing arts clean water export'.split(' ');
+      const words =
+        'funding program grant community support business energy health research innovation training youth rural housing arts clean water export'.split(
+          ' ',
+        );
       let text = '';
-      for (let i = 0; text.length + words[i % words.length].length + 1 <= 200; i++) text += `${words[i % words.length]} `;
+      for (let i = 0; text.length + words[i % words.length].length + 1 <= 200; i++)
+        text += `${words[i % words.length]} `;
       for (const mode of ['last', 'frequency']) {
         const started = performance.now();
         const res = ok(await get(text.trim(), `&matching=${mode}&typos=auto&limit=5`));
@@ -110,7 +126,13 @@ describe('GET /grants: matching and synonyms [sqlite]', function () {
         const page = idsOf(await get('zorblax quintorp velmish', more));
         const exported = ok(await api.request(`${G}/export?search=zorblax+quintorp+velmish${more}&fields=id`));
         expect(exported.headers.get('x-export-count'), more).to.equal(String(page.length));
-        expect(exported.text.split('\n').slice(0, -1).map((line) => (JSON.parse(line) as { id: string }).id), more).to.deep.equal(page);
+        expect(
+          exported.text
+            .split('\n')
+            .slice(0, -1)
+            .map((line) => (JSON.parse(line) as { id: string }).id),
+          more,
+        ).to.deep.equal(page);
       }
     });
 
@@ -123,7 +145,9 @@ describe('GET /grants: matching and synonyms [sqlite]', function () {
   describe('synonyms', () => {
     it('nonprofit finds non-profit and not-for-profit; synonyms=false finds the word as typed', async () => {
       expect(idsOf(await get('nonprofit'))).to.include.members([M.nonprofit, M.notForProfit]);
-      expect(idsOf(await get('nonprofit', '&synonyms=false'))).to.include(M.nonprofit).and.not.include(M.notForProfit);
+      expect(idsOf(await get('nonprofit', '&synonyms=false')))
+        .to.include(M.nonprofit)
+        .and.not.include(M.notForProfit);
       expect(idsOf(await get('not-for-profit capacity'))).to.include.members([M.nonprofit, M.notForProfit]);
     });
 
@@ -139,12 +163,16 @@ describe('GET /grants: matching and synonyms [sqlite]', function () {
       expect(idsOf(await get('NSERC'))).to.include(M.crsng);
       expect(idsOf(await get('NSERC', '&synonyms=false'))).to.not.include(M.crsng);
       expect(idsOf(await get('organisme sans but lucratif "soutien communautaire"'))).to.include(M.obnl);
-      expect(idsOf(await get('organisme sans but lucratif "soutien communautaire"', '&synonyms=false'))).to.not.include(M.obnl);
+      expect(idsOf(await get('organisme sans but lucratif "soutien communautaire"', '&synonyms=false'))).to.not.include(
+        M.obnl,
+      );
       expect(idsOf(await get('OBNL "soutien communautaire"'))).to.include(M.obnl);
     });
 
     it('a quoted word is searched as written', async () => {
-      expect(idsOf(await get('"nonprofit"'))).to.include(M.nonprofit).and.not.include(M.notForProfit);
+      expect(idsOf(await get('"nonprofit"')))
+        .to.include(M.nonprofit)
+        .and.not.include(M.notForProfit);
     });
 
     it('synonyms=maybe is a 400', async () => {

@@ -20,7 +20,8 @@ const rec = recordMaker(ITEM_LABELS);
 /** grants-indexer `args` over `dir`; throws (naming the command) unless it exits 0. */
 const index = (dir: string, args: string[]): Promise<void> => indexOrThrow(dir, args, `grants-indexer ${args[0]}`);
 
-const catalogApi = (records: Rec[]) => startCatalogApi(records, { prefix: 'grants-read-', failureLabel: 'grants-indexer reindex', clock: () => NOW });
+const catalogApi = (records: Rec[]) =>
+  startCatalogApi(records, { prefix: 'grants-read-', failureLabel: 'grants-indexer reindex', clock: () => NOW });
 
 function expectNotFound(res: TestResponse): void {
   expectError(res, 404, 'NOT_FOUND', { contentType: true });
@@ -155,7 +156,23 @@ describe('GET /grants/:id', function () {
       FULL_SOURCE,
       MINIMAL_SOURCE,
       // Explicit nulls and empty lists in the source come out the same as absent fields.
-      { ...MINIMAL_SOURCE, id: 'grant-explicit-nulls', description: null, opensAt: null, amountMin: null, amountMax: null, deadline: null, applicationUrl: null, eligibleProvinces: [], targetBeneficiaries: [], sdgAlignment: [], applicationComplexity: null, isRecurring: null, titleFr: null, descriptionFr: null },
+      {
+        ...MINIMAL_SOURCE,
+        id: 'grant-explicit-nulls',
+        description: null,
+        opensAt: null,
+        amountMin: null,
+        amountMax: null,
+        deadline: null,
+        applicationUrl: null,
+        eligibleProvinces: [],
+        targetBeneficiaries: [],
+        sdgAlignment: [],
+        applicationComplexity: null,
+        isRecurring: null,
+        titleFr: null,
+        descriptionFr: null,
+      },
       rec('org.ca:2026_grant-1'),
       rec(LONG_ID),
       rec('Case-Sensitive'),
@@ -172,7 +189,9 @@ describe('GET /grants/:id', function () {
     expect(Object.keys(res.body.data)).to.deep.equal(WIRE_ORDER);
     expect(res.body.data).to.deep.equal(FULL_WIRE);
     expect(res.text).to.contain('"amountMin":5000,"amountMax":250000.5,');
-    expect(res.text).to.contain('"source":{"name":"Prairie open data","id":"42","url":"https://example.org/programs/42"},"status":"FORECASTED"}');
+    expect(res.text).to.contain(
+      '"source":{"name":"Prairie open data","id":"42","url":"https://example.org/programs/42"},"status":"FORECASTED"}',
+    );
   });
 
   it('returns every field of a minimal grant: unknown scalars null, empty lists [], none missing', async function () {
@@ -259,7 +278,10 @@ describe('GET /grants/:id', function () {
 
   it('a query parameter is a 400 naming it (the endpoint takes none)', async function () {
     expectValidation(await api.request(`${P}/grants/grant-full?fields=title`, { invalidRequest: true }), ['fields']);
-    expectValidation(await api.request(`${P}/grants/grant-full?limit=1&page=1`, { invalidRequest: true }), ['limit', 'page']);
+    expectValidation(await api.request(`${P}/grants/grant-full?limit=1&page=1`, { invalidRequest: true }), [
+      'limit',
+      'page',
+    ]);
     expectValidation(await api.request(`${P}/grants/does-not-exist?x=1`, { invalidRequest: true }), ['x']);
     expect((await api.request(`${P}/grants/grant-full?`)).status).to.equal(200);
   });
@@ -271,10 +293,34 @@ describe('GET /grants/filters', function () {
   before(async function () {
     // Values present in an order that is not alphabetical.
     api = await catalogApi([
-      rec('a', { funderType: 'FOUNDATION', fundingType: 'TAX_CREDIT', currency: 'USD', eligibleProvinces: ['YUKON', 'ALBERTA'], targetBeneficiaries: ['STUDENTS'] }),
-      rec('b', { funderType: 'CORPORATE', fundingType: 'GRANT', currency: 'CAD', eligibleProvinces: ['QUEBEC'], targetBeneficiaries: ['CHARITIES', 'RESEARCHERS'] }),
-      rec('c', { funderType: 'FOUNDATION', fundingType: 'LOAN', currency: 'USD', eligibleProvinces: ['ALBERTA', 'MANITOBA'], targetBeneficiaries: [] }),
-      rec('d', { funderType: 'PROVINCIAL_TERRITORIAL_GRANT', fundingType: 'GRANT', currency: 'CAD', eligibleProvinces: [], targetBeneficiaries: ['INDIGENOUS_COMMUNITIES', 'STUDENTS'] }),
+      rec('a', {
+        funderType: 'FOUNDATION',
+        fundingType: 'TAX_CREDIT',
+        currency: 'USD',
+        eligibleProvinces: ['YUKON', 'ALBERTA'],
+        targetBeneficiaries: ['STUDENTS'],
+      }),
+      rec('b', {
+        funderType: 'CORPORATE',
+        fundingType: 'GRANT',
+        currency: 'CAD',
+        eligibleProvinces: ['QUEBEC'],
+        targetBeneficiaries: ['CHARITIES', 'RESEARCHERS'],
+      }),
+      rec('c', {
+        funderType: 'FOUNDATION',
+        fundingType: 'LOAN',
+        currency: 'USD',
+        eligibleProvinces: ['ALBERTA', 'MANITOBA'],
+        targetBeneficiaries: [],
+      }),
+      rec('d', {
+        funderType: 'PROVINCIAL_TERRITORIAL_GRANT',
+        fundingType: 'GRANT',
+        currency: 'CAD',
+        eligibleProvinces: [],
+        targetBeneficiaries: ['INDIGENOUS_COMMUNITIES', 'STUDENTS'],
+      }),
     ]);
   });
   after(async function () {
@@ -293,21 +339,44 @@ describe('GET /grants/filters', function () {
     const res = await api.request(`${P}/grants/filters`);
     expect(res.status, res.text).to.equal(200);
     expect(res.body.success).to.equal(true);
-    expect(Object.keys(res.body.data)).to.deep.equal(['funderTypes', 'fundingTypes', 'eligibleProvinces', 'targetBeneficiaries', 'currencies']);
+    expect(Object.keys(res.body.data)).to.deep.equal([
+      'funderTypes',
+      'fundingTypes',
+      'eligibleProvinces',
+      'targetBeneficiaries',
+      'currencies',
+    ]);
     expect(res.body.data).to.deep.equal(EXPECTED);
     expect(res.body).not.to.have.property('pagination');
   });
 
   it('a query parameter is a 400 naming it (the endpoint takes none)', async function () {
     expectValidation(await api.request(`${P}/grants/filters?x=1`, { invalidRequest: true }), ['x']);
-    expectValidation(await api.request(`${P}/grants/filters?funderType=FOUNDATION`, { invalidRequest: true }), ['funderType']);
-    expectValidation(await api.request(`${P}/grants/filters?page=1&limit=5&search=a`, { invalidRequest: true }), ['page', 'limit', 'search']);
+    expectValidation(await api.request(`${P}/grants/filters?funderType=FOUNDATION`, { invalidRequest: true }), [
+      'funderType',
+    ]);
+    expectValidation(await api.request(`${P}/grants/filters?page=1&limit=5&search=a`, { invalidRequest: true }), [
+      'page',
+      'limit',
+      'search',
+    ]);
     expect((await api.request(`${P}/grants/filters?`)).status).to.equal(200);
   });
 
   it('follows the live catalog: a sync adds values, a reindex removes them', async function () {
     const dir = api.dataDir;
-    await index(dir, ['sync', '--source', writeSource(dir, 'sync.ndjson', [rec('e', { funderType: 'MUNICIPAL_GRANT', fundingType: 'REBATE', eligibleProvinces: ['NUNAVUT'], targetBeneficiaries: ['STARTUPS'] })])]);
+    await index(dir, [
+      'sync',
+      '--source',
+      writeSource(dir, 'sync.ndjson', [
+        rec('e', {
+          funderType: 'MUNICIPAL_GRANT',
+          fundingType: 'REBATE',
+          eligibleProvinces: ['NUNAVUT'],
+          targetBeneficiaries: ['STARTUPS'],
+        }),
+      ]),
+    ]);
     const afterSync = await api.request(`${P}/grants/filters`);
     expect(afterSync.body.data).to.deep.equal({
       funderTypes: ['CORPORATE', 'FOUNDATION', 'MUNICIPAL_GRANT', 'PROVINCIAL_TERRITORIAL_GRANT'],
@@ -316,7 +385,19 @@ describe('GET /grants/filters', function () {
       targetBeneficiaries: ['CHARITIES', 'INDIGENOUS_COMMUNITIES', 'RESEARCHERS', 'STARTUPS', 'STUDENTS'],
       currencies: ['CAD', 'USD'],
     });
-    await index(dir, ['reindex', '--source', writeSource(dir, 'reindex.ndjson', [rec('only', { funderType: 'FEDERAL_GRANT', fundingType: 'WAGE_SUBSIDY', currency: 'CAD', eligibleProvinces: ['ONTARIO'] })]), '--allow-shrink']);
+    await index(dir, [
+      'reindex',
+      '--source',
+      writeSource(dir, 'reindex.ndjson', [
+        rec('only', {
+          funderType: 'FEDERAL_GRANT',
+          fundingType: 'WAGE_SUBSIDY',
+          currency: 'CAD',
+          eligibleProvinces: ['ONTARIO'],
+        }),
+      ]),
+      '--allow-shrink',
+    ]);
     const afterReindex = await api.request(`${P}/grants/filters`);
     expect(afterReindex.body.data).to.deep.equal({
       funderTypes: ['FEDERAL_GRANT'],
@@ -340,7 +421,13 @@ describe('an empty catalog', function () {
   it('/grants/filters returns five empty lists', async function () {
     const res = await api.request(`${P}/grants/filters`);
     expect(res.status).to.equal(200);
-    expect(res.body.data).to.deep.equal({ funderTypes: [], fundingTypes: [], eligibleProvinces: [], targetBeneficiaries: [], currencies: [] });
+    expect(res.body.data).to.deep.equal({
+      funderTypes: [],
+      fundingTypes: [],
+      eligibleProvinces: [],
+      targetBeneficiaries: [],
+      currencies: [],
+    });
   });
 
   it('/grants returns no grant, total 0, totalPages 0; /grants/:id is 404', async function () {
@@ -356,7 +443,15 @@ describe('ids that collide with the literal path segment', function () {
   let api: TestApi;
   before(async function () {
     const dir = tempDir('grants-read-');
-    const run = await runSqliteIndexer(['reindex', '--source', writeSource(dir, 'source.ndjson', [rec('filters'), rec('changes'), rec('plain-1')]), '--skip-invalid'], dir);
+    const run = await runSqliteIndexer(
+      [
+        'reindex',
+        '--source',
+        writeSource(dir, 'source.ndjson', [rec('filters'), rec('changes'), rec('plain-1')]),
+        '--skip-invalid',
+      ],
+      dir,
+    );
     expect(run.code).to.equal(0);
     api = await startApiOnCatalog(dir);
   });

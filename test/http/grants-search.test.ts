@@ -26,25 +26,91 @@ const ids = (res: TestResponse): string[] => {
   return res.body.data.map((g: Rec) => g.id);
 };
 
-const FUNDER_TYPES = ['CORPORATE', 'FEDERAL_GRANT', 'FOUNDATION', 'MUNICIPAL_GRANT', 'NON_PROFIT_ORGANIZATION', 'PROVINCIAL_TERRITORIAL_GRANT'];
+const FUNDER_TYPES = [
+  'CORPORATE',
+  'FEDERAL_GRANT',
+  'FOUNDATION',
+  'MUNICIPAL_GRANT',
+  'NON_PROFIT_ORGANIZATION',
+  'PROVINCIAL_TERRITORIAL_GRANT',
+];
 const FUNDING_TYPES = ['EQUITY', 'GRANT', 'LOAN', 'REBATE', 'TAX_CREDIT', 'WAGE_SUBSIDY'];
 const PROVINCES = [
-  'ALBERTA', 'BRITISH_COLUMBIA', 'MANITOBA', 'NEW_BRUNSWICK', 'NEWFOUNDLAND_AND_LABRADOR', 'NORTHWEST_TERRITORIES',
-  'NOVA_SCOTIA', 'NUNAVUT', 'ONTARIO', 'PRINCE_EDWARD_ISLAND', 'QUEBEC', 'SASKATCHEWAN', 'YUKON',
+  'ALBERTA',
+  'BRITISH_COLUMBIA',
+  'MANITOBA',
+  'NEW_BRUNSWICK',
+  'NEWFOUNDLAND_AND_LABRADOR',
+  'NORTHWEST_TERRITORIES',
+  'NOVA_SCOTIA',
+  'NUNAVUT',
+  'ONTARIO',
+  'PRINCE_EDWARD_ISLAND',
+  'QUEBEC',
+  'SASKATCHEWAN',
+  'YUKON',
 ];
 
 // Filter and order catalog. Deadline order: f08, f03, f01, {f02, f05, f06 share one instant,
 // written three ways}, then the null deadlines f04, f07. Source order is shuffled so that no
 // order can come from insertion.
 const FILTER_CATALOG: Rec[] = [
-  rec('f06', { funderType: 'CORPORATE', fundingType: 'LOAN', eligibleProvinces: [], amountMin: null, amountMax: null, deadline: '2027-01-20T00:00:00.000Z' }),
+  rec('f06', {
+    funderType: 'CORPORATE',
+    fundingType: 'LOAN',
+    eligibleProvinces: [],
+    amountMin: null,
+    amountMax: null,
+    deadline: '2027-01-20T00:00:00.000Z',
+  }),
   rec('f04', { funderType: 'FOUNDATION', fundingType: 'TAX_CREDIT', eligibleProvinces: ['ALBERTA'], amountMax: 20000 }),
-  rec('f05', { funderType: 'FOUNDATION', fundingType: 'GRANT', eligibleProvinces: ['BRITISH_COLUMBIA'], amountMin: 30000, deadline: '2027-01-20T02:00:00+02:00' }),
-  rec('f02', { funderType: 'FEDERAL_GRANT', fundingType: 'LOAN', eligibleProvinces: ['QUEBEC'], amountMin: 10000, amountMax: 50000, deadline: '2027-01-20T00:00:00Z' }),
-  rec('f08', { funderType: 'NON_PROFIT_ORGANIZATION', fundingType: 'WAGE_SUBSIDY', eligibleProvinces: ['YUKON', 'NUNAVUT'], amountMin: 2500, amountMax: 7500, deadline: '2026-12-31T23:59:59.000Z' }),
-  rec('f01', { funderType: 'FEDERAL_GRANT', fundingType: 'GRANT', eligibleProvinces: ['ONTARIO'], amountMin: 1000, amountMax: 5000, deadline: '2027-01-10T00:00:00.000Z' }),
-  rec('f07', { funderType: 'MUNICIPAL_GRANT', fundingType: 'REBATE', eligibleProvinces: ['ONTARIO'], amountMin: 0, amountMax: 100, deadline: null }),
-  rec('f03', { funderType: 'PROVINCIAL_TERRITORIAL_GRANT', fundingType: 'GRANT', eligibleProvinces: ['ONTARIO', 'QUEBEC'], amountMin: 5000, amountMax: 5000, deadline: '2027-01-05T00:00:00.000Z' }),
+  rec('f05', {
+    funderType: 'FOUNDATION',
+    fundingType: 'GRANT',
+    eligibleProvinces: ['BRITISH_COLUMBIA'],
+    amountMin: 30000,
+    deadline: '2027-01-20T02:00:00+02:00',
+  }),
+  rec('f02', {
+    funderType: 'FEDERAL_GRANT',
+    fundingType: 'LOAN',
+    eligibleProvinces: ['QUEBEC'],
+    amountMin: 10000,
+    amountMax: 50000,
+    deadline: '2027-01-20T00:00:00Z',
+  }),
+  rec('f08', {
+    funderType: 'NON_PROFIT_ORGANIZATION',
+    fundingType: 'WAGE_SUBSIDY',
+    eligibleProvinces: ['YUKON', 'NUNAVUT'],
+    amountMin: 2500,
+    amountMax: 7500,
+    deadline: '2026-12-31T23:59:59.000Z',
+  }),
+  rec('f01', {
+    funderType: 'FEDERAL_GRANT',
+    fundingType: 'GRANT',
+    eligibleProvinces: ['ONTARIO'],
+    amountMin: 1000,
+    amountMax: 5000,
+    deadline: '2027-01-10T00:00:00.000Z',
+  }),
+  rec('f07', {
+    funderType: 'MUNICIPAL_GRANT',
+    fundingType: 'REBATE',
+    eligibleProvinces: ['ONTARIO'],
+    amountMin: 0,
+    amountMax: 100,
+    deadline: null,
+  }),
+  rec('f03', {
+    funderType: 'PROVINCIAL_TERRITORIAL_GRANT',
+    fundingType: 'GRANT',
+    eligibleProvinces: ['ONTARIO', 'QUEBEC'],
+    amountMin: 5000,
+    amountMax: 5000,
+    deadline: '2027-01-05T00:00:00.000Z',
+  }),
 ];
 const ALL_IN_ORDER = ['f08', 'f03', 'f01', 'f02', 'f05', 'f06', 'f04', 'f07'];
 
@@ -64,7 +130,9 @@ describe('GET /grants: filters, amounts and order', function () {
       const res = await api.request(G);
       expect(ids(res)).to.deep.equal(ALL_IN_ORDER);
       expect(res.body.pagination).to.deep.equal({ page: 1, limit: 20, total: 8, totalPages: 1 });
-      expect(res.body.data.slice(3, 6).map((g: Rec) => g.deadline)).to.deep.equal(Array(3).fill('2027-01-20T00:00:00.000Z'));
+      expect(res.body.data.slice(3, 6).map((g: Rec) => g.deadline)).to.deep.equal(
+        Array(3).fill('2027-01-20T00:00:00.000Z'),
+      );
     });
 
     it('an empty or whitespace-only search is no condition', async function () {
@@ -100,7 +168,12 @@ describe('GET /grants: filters, amounts and order', function () {
       it(`${q} → [${expected.join(', ')}]`, async function () {
         const res = await get(q);
         expect(ids(res)).to.deep.equal(expected);
-        expect(res.body.pagination).to.deep.equal({ page: 1, limit: 20, total: expected.length, totalPages: expected.length === 0 ? 0 : 1 });
+        expect(res.body.pagination).to.deep.equal({
+          page: 1,
+          limit: 20,
+          total: expected.length,
+          totalPages: expected.length === 0 ? 0 : 1,
+        });
       });
     }
   });
@@ -115,8 +188,14 @@ describe('GET /grants: filters, amounts and order', function () {
       ['funderType=FEDERAL_GRANT&fundingType=TAX_CREDIT', []],
       ['fundingType=GRANT&eligibleProvinces=ONTARIO', ['f03', 'f01']],
       ['funderType=FEDERAL_GRANT,PROVINCIAL_TERRITORIAL_GRANT&eligibleProvinces=QUEBEC', ['f03', 'f02']],
-      ['funderType=FEDERAL_GRANT,FOUNDATION&fundingType=GRANT,LOAN&eligibleProvinces=QUEBEC,BRITISH_COLUMBIA', ['f02', 'f05']],
-      ['funderType=FEDERAL_GRANT,FOUNDATION&fundingType=GRANT&eligibleProvinces=ONTARIO,BRITISH_COLUMBIA&amountMin=4000', ['f01', 'f05']],
+      [
+        'funderType=FEDERAL_GRANT,FOUNDATION&fundingType=GRANT,LOAN&eligibleProvinces=QUEBEC,BRITISH_COLUMBIA',
+        ['f02', 'f05'],
+      ],
+      [
+        'funderType=FEDERAL_GRANT,FOUNDATION&fundingType=GRANT&eligibleProvinces=ONTARIO,BRITISH_COLUMBIA&amountMin=4000',
+        ['f01', 'f05'],
+      ],
       ['funderType=CORPORATE,MUNICIPAL_GRANT&amountMax=50', ['f07']],
     ];
     for (const [q, expected] of cases) {
@@ -153,7 +232,12 @@ describe('GET /grants: filters, amounts and order', function () {
     }
 
     it('a single value works in every encoding', async function () {
-      for (const q of ['eligibleProvinces=QUEBEC', 'eligibleProvinces[]=QUEBEC', 'eligibleProvinces[0]=QUEBEC', 'eligibleProvinces=QUEBEC,']) {
+      for (const q of [
+        'eligibleProvinces=QUEBEC',
+        'eligibleProvinces[]=QUEBEC',
+        'eligibleProvinces[0]=QUEBEC',
+        'eligibleProvinces=QUEBEC,',
+      ]) {
         expect(ids(await get(q, { tolerantLists: true })), q).to.deep.equal(['f03', 'f02']);
       }
     });
@@ -166,14 +250,22 @@ describe('GET /grants: filters, amounts and order', function () {
     it('the 20-value cap counts distinct values: repeats are dropped, 21 distinct values are a 400', async function () {
       const many = Array(30).fill('FOUNDATION');
       expect(ids(await get(`funderType=${many.join(',')}`, { tolerantLists: true }))).to.deep.equal(['f05', 'f04']);
-      expect(ids(await get(many.map((v) => `funderType=${v}`).join('&'), { tolerantLists: true }))).to.deep.equal(['f05', 'f04']);
+      expect(ids(await get(many.map((v) => `funderType=${v}`).join('&'), { tolerantLists: true }))).to.deep.equal([
+        'f05',
+        'f04',
+      ]);
       const mixed = `${Array(10).fill('eligibleProvinces=ONTARIO').join('&')}&eligibleProvinces[]=${Array(11).fill('QUEBEC').join(',')}`;
       expect(ids(await get(mixed, { tolerantLists: true }))).to.deep.equal(['f03', 'f01', 'f02', 'f07']);
       const distinct = Array.from({ length: 21 }, (_, i) => `V${i}`);
-      const [detail] = expectValidation(await get(`funderType=${distinct.join(',')}`, { invalidRequest: true }), ['funderType']);
+      const [detail] = expectValidation(await get(`funderType=${distinct.join(',')}`, { invalidRequest: true }), [
+        'funderType',
+      ]);
       expect(detail.message).to.contain('20 distinct values');
       const twenty = distinct.slice(0, 20);
-      expect(expectValidation(await get(`funderType=${twenty.join(',')}`, { invalidRequest: true }), ['funderType'])[0].message).to.not.contain('20 distinct');
+      expect(
+        expectValidation(await get(`funderType=${twenty.join(',')}`, { invalidRequest: true }), ['funderType'])[0]
+          .message,
+      ).to.not.contain('20 distinct');
     });
   });
 
@@ -202,7 +294,10 @@ describe('GET /grants: filters, amounts and order', function () {
     }
 
     it('one bad value among good ones is a 400 naming the bad one only', async function () {
-      const [detail] = expectValidation(await get('eligibleProvinces=ONTARIO,QUEBEC_CITY,QUEBEC', { invalidRequest: true }), ['eligibleProvinces']);
+      const [detail] = expectValidation(
+        await get('eligibleProvinces=ONTARIO,QUEBEC_CITY,QUEBEC', { invalidRequest: true }),
+        ['eligibleProvinces'],
+      );
       expect(detail.message).to.contain('"QUEBEC_CITY"');
       expect(detail.message).not.to.contain('"ONTARIO"');
       expect(detail.message).not.to.contain('"QUEBEC"');
@@ -250,7 +345,9 @@ describe('GET /grants: filters, amounts and order', function () {
     });
 
     it('amountMin > amountMax is a 400', async function () {
-      const [detail] = expectValidation(await get('amountMin=5001&amountMax=5000', { invalidRequest: true }), ['amountMin']);
+      const [detail] = expectValidation(await get('amountMin=5001&amountMax=5000', { invalidRequest: true }), [
+        'amountMin',
+      ]);
       expect(detail.message).to.contain('amountMax');
     });
 
@@ -288,18 +385,37 @@ const TEXT_CATALOG: Rec[] = [
     funderType: 'FOUNDATION',
   }),
   rec('q-1', { title: 'Programme Québec innovation', funder: 'Société de Montréal', description: null }),
-  rec('q-2', { title: 'Que\u0301bec coastal fishery', funder: 'Coastal Office', description: 'Written with a combining accent' }),
-  rec('s-1', { title: 'Community grant', funder: 'Civic Office', description: 'Funding for researchers and organizations' }),
-  rec('s-2', { title: 'Neighbourhood grants', funder: 'Civic Office', description: 'The fund helped communities; researcher pilots funded' }),
+  rec('q-2', {
+    title: 'Que\u0301bec coastal fishery',
+    funder: 'Coastal Office',
+    description: 'Written with a combining accent',
+  }),
+  rec('s-1', {
+    title: 'Community grant',
+    funder: 'Civic Office',
+    description: 'Funding for researchers and organizations',
+  }),
+  rec('s-2', {
+    title: 'Neighbourhood grants',
+    funder: 'Civic Office',
+    description: 'The fund helped communities; researcher pilots funded',
+  }),
   rec('s-3', { title: 'Fundamental physics chair', funder: 'Science Academy', description: 'Theoretical work' }),
   rec('k-b', { title: 'Kelp harvesting initiative', funder: 'Ocean Board', description: 'Identical text' }),
   rec('k-a', { title: 'Kelp harvesting initiative', funder: 'Ocean Board', description: 'Identical text' }),
-  ...Array.from({ length: 12 }, (_, i) => rec(`z-${String(i).padStart(2, '0')}`, { title: `Filler entry ${i}`, funder: 'Filler Body', description: 'Nothing relevant here' })),
+  ...Array.from({ length: 12 }, (_, i) =>
+    rec(`z-${String(i).padStart(2, '0')}`, {
+      title: `Filler entry ${i}`,
+      funder: 'Filler Body',
+      description: 'Nothing relevant here',
+    }),
+  ),
 ].map((record) => ({ ...record, fundingType: 'EQUITY' }));
 
 describe('GET /grants: text search', function () {
   let api: TestApi;
-  const search = (text: string, extra = '', check: CheckOptions = {}) => api.request(`${G}?search=${encodeURIComponent(text)}${extra}`, check);
+  const search = (text: string, extra = '', check: CheckOptions = {}) =>
+    api.request(`${G}?search=${encodeURIComponent(text)}${extra}`, check);
 
   before(async function () {
     api = await catalogApi(TEXT_CATALOG);
@@ -322,7 +438,8 @@ describe('GET /grants: text search', function () {
   });
 
   it('ignores case', async function () {
-    for (const text of ['WETLAND', 'WeTlAnD', 'wetland']) expect(ids(await search(text)), text).to.deep.equal(['r-3', 'r-2', 'r-1']);
+    for (const text of ['WETLAND', 'WeTlAnD', 'wetland'])
+      expect(ids(await search(text)), text).to.deep.equal(['r-3', 'r-2', 'r-1']);
   });
 
   it('ignores accents both ways, including a decomposed accent in the source', async function () {
@@ -386,7 +503,23 @@ describe('GET /grants: text search', function () {
   });
 
   describe('search syntax: phrases, exclusions, OR; everything else plain text', function () {
-    const sameAsWetland = ['wetland"', '"wetland', '"wetland"', 'wetland*', '(wetland)', 'wetland^', "'wetland'", 'wetland:', '+wetland', 'wetland 🎉', '🎉wetland🎉', '  wetland  ', 'wetland.', 'wetland,', 'wetland;'];
+    const sameAsWetland = [
+      'wetland"',
+      '"wetland',
+      '"wetland"',
+      'wetland*',
+      '(wetland)',
+      'wetland^',
+      "'wetland'",
+      'wetland:',
+      '+wetland',
+      'wetland 🎉',
+      '🎉wetland🎉',
+      '  wetland  ',
+      'wetland.',
+      'wetland,',
+      'wetland;',
+    ];
     for (const text of sameAsWetland) {
       it(`${JSON.stringify(text)} finds what "wetland" finds`, async function () {
         expect(ids(await search(text))).to.deep.equal(['r-3', 'r-2', 'r-1']);
@@ -423,7 +556,20 @@ describe('GET /grants: text search', function () {
     }
 
     it('a search with no word to find (only exclusions, punctuation, symbols, emoji, a lone combining mark) matches nothing', async function () {
-      for (const text of ['-wetland', '-wetland -"trust"', '"', '*', '-', '()', '"" -- ""', '🎉', '\u2026', ':^', '\u0301', ' \u0301 ']) {
+      for (const text of [
+        '-wetland',
+        '-wetland -"trust"',
+        '"',
+        '*',
+        '-',
+        '()',
+        '"" -- ""',
+        '🎉',
+        '\u2026',
+        ':^',
+        '\u0301',
+        ' \u0301 ',
+      ]) {
         const res = await search(text, '&limit=100');
         expect(res.status, res.text).to.equal(200);
         expect(ids(res), JSON.stringify(text)).to.deep.equal([]);
@@ -431,7 +577,37 @@ describe('GET /grants: text search', function () {
       }
     });
 
-    const neverErrors = ['"', "'", '*', '-', ':', '(', ')', '^', '"""', '""', 'OR', 'AND', 'NOT', 'NEAR', 'NEAR(', '{', '}', '[', ']', '\\', '%', '_', '🎉', '\u0301', 'a"b', 'wetland" OR "x', '(((', 'x:y:z', '\u0000'];
+    const neverErrors = [
+      '"',
+      "'",
+      '*',
+      '-',
+      ':',
+      '(',
+      ')',
+      '^',
+      '"""',
+      '""',
+      'OR',
+      'AND',
+      'NOT',
+      'NEAR',
+      'NEAR(',
+      '{',
+      '}',
+      '[',
+      ']',
+      '\\',
+      '%',
+      '_',
+      '🎉',
+      '\u0301',
+      'a"b',
+      'wetland" OR "x',
+      '(((',
+      'x:y:z',
+      '\u0000',
+    ];
     for (const text of neverErrors) {
       it(`${JSON.stringify(text)} answers 200`, async function () {
         const res = await search(text);
@@ -501,7 +677,15 @@ describe('GET /grants: paging', function () {
     expect(seen).to.deep.equal(order);
   });
 
-  for (const [limit, totalPages] of [[1, 45], [2, 23], [7, 7], [44, 2], [45, 1], [46, 1], [100, 1]] as const) {
+  for (const [limit, totalPages] of [
+    [1, 45],
+    [2, 23],
+    [7, 7],
+    [44, 2],
+    [45, 1],
+    [46, 1],
+    [100, 1],
+  ] as const) {
     it(`limit=${limit} → totalPages ${totalPages}`, async function () {
       const res = await get(`limit=${limit}`);
       expect(res.body.pagination).to.deep.equal({ page: 1, limit, total: 45, totalPages });
@@ -524,7 +708,12 @@ describe('GET /grants: paging', function () {
   });
 
   it('a page past the end is a 200 with data [] and the true total', async function () {
-    for (const [q, page, limit, totalPages] of [['page=4', 4, 20, 3], ['page=6&limit=10', 6, 10, 5], ['page=46&limit=1', 46, 1, 45], ['page=3&limit=100', 3, 100, 1]] as const) {
+    for (const [q, page, limit, totalPages] of [
+      ['page=4', 4, 20, 3],
+      ['page=6&limit=10', 6, 10, 5],
+      ['page=46&limit=1', 46, 1, 45],
+      ['page=3&limit=100', 3, 100, 1],
+    ] as const) {
       const res = await get(q);
       expect(ids(res), q).to.deep.equal([]);
       expect(res.body.pagination, q).to.deep.equal({ page, limit, total: 45, totalPages });
@@ -545,7 +734,12 @@ describe('GET /grants: paging', function () {
       const res = await get(`${q}&facets=funderType,currency`);
       expect(res.status, q).to.equal(200);
       expect(ids(res), q).to.deep.equal([]);
-      expect(res.body.pagination, q).to.deep.equal({ page: Number(/page=(\d+)/.exec(q)?.[1] ?? 1), limit: 0, total: 45, totalPages: 0 });
+      expect(res.body.pagination, q).to.deep.equal({
+        page: Number(/page=(\d+)/.exec(q)?.[1] ?? 1),
+        limit: 0,
+        total: 45,
+        totalPages: 0,
+      });
       expect(res.body.facets, q).to.deep.equal(full.body.facets);
     }
     const none = await get('limit=0&funderType=CORPORATE');
@@ -585,7 +779,14 @@ describe('GET /grants: paging', function () {
       });
     }
 
-    for (const q of ['page=101&limit=100', 'page=501&limit=20', 'page=501', 'page=10001&limit=1', 'page=101&limit=150', 'page=999999&limit=5']) {
+    for (const q of [
+      'page=101&limit=100',
+      'page=501&limit=20',
+      'page=501',
+      'page=10001&limit=1',
+      'page=101&limit=150',
+      'page=999999&limit=5',
+    ]) {
       it(`${q} (offset at or beyond 10,000) is a 400 mentioning the limit`, async function () {
         const res = await get(q, { invalidRequest: true });
         const [detail] = expectValidation(res, ['page']);
@@ -601,7 +802,9 @@ describe('GET /grants: paging', function () {
     const bigIds = Array.from({ length: 10_005 }, (_, i) => `w-${String(i).padStart(5, '0')}`);
     before(async function () {
       this.timeout(30_000);
-      big = await catalogApi(bigIds.map((id, i) => rec(id, { deadline: new Date(Date.UTC(2027, 0, 1) + i * 60_000).toISOString() })));
+      big = await catalogApi(
+        bigIds.map((id, i) => rec(id, { deadline: new Date(Date.UTC(2027, 0, 1) + i * 60_000).toISOString() })),
+      );
     });
     after(async function () {
       await stopApi(big);
@@ -638,12 +841,27 @@ describe('GET /grants: paging', function () {
       }
       expect(cursor).to.equal(null);
       expect(walked).to.deep.equal(bigIds);
-      expect(last!.body.pagination).to.deep.equal({ page: 101, limit: 100, total: 10_005, totalPages: 101, nextCursor: null });
+      expect(last!.body.pagination).to.deep.equal({
+        page: 101,
+        limit: 100,
+        total: 10_005,
+        totalPages: 101,
+        nextCursor: null,
+      });
     });
   });
 
   describe('parameter validation', function () {
-    for (const q of ['page=1&page=2', 'page=1&page=1', 'limit=5&limit=5', 'search=a&search=b', 'search=a&search=', 'amountMin=1&amountMin=2', 'amountMax=1&amountMax[]=2', 'page[]=1&page[]=2']) {
+    for (const q of [
+      'page=1&page=2',
+      'page=1&page=1',
+      'limit=5&limit=5',
+      'search=a&search=b',
+      'search=a&search=',
+      'amountMin=1&amountMin=2',
+      'amountMax=1&amountMax[]=2',
+      'page[]=1&page[]=2',
+    ]) {
       it(`a scalar given twice (${q}) is a 400`, async function () {
         const name = q.split(/[=[]/)[0];
         const [detail] = expectValidation(await get(q, { invalidRequest: true }), [name]);
@@ -665,7 +883,9 @@ describe('GET /grants: paging', function () {
     });
 
     it('several problems are all listed in details', async function () {
-      const res = await get('foo=1&limit=-1&page=abc&funderType=BAD&amountMin=-1&bar=2&search=' + 'x'.repeat(201), { invalidRequest: true });
+      const res = await get('foo=1&limit=-1&page=abc&funderType=BAD&amountMin=-1&bar=2&search=' + 'x'.repeat(201), {
+        invalidRequest: true,
+      });
       expectValidation(res, ['foo', 'bar', 'limit', 'page', 'funderType', 'amountMin', 'search']);
       expect(res.body.error.message).to.contain('7');
     });
@@ -718,7 +938,11 @@ describe('GET /grants: paging', function () {
     }
 
     it('a malformed percent-encoding is listed with the other problems', async function () {
-      expectValidation(await get('search=%E0%A4%A&limit=-1&foo=1', { invalidRequest: true }), ['search', 'limit', 'foo']);
+      expectValidation(await get('search=%E0%A4%A&limit=-1&foo=1', { invalidRequest: true }), [
+        'search',
+        'limit',
+        'foo',
+      ]);
     });
 
     it('a well-formed percent-encoding and "+" still decode (search=caf%C3%A9+x)', async function () {
@@ -753,7 +977,9 @@ describe('GET /grants: smoke over the bundled fixtures', function () {
   });
 
   it('serves every fixture record once, in deadline order (nulls last, ties by id)', function () {
-    const lines = readFileSync(FIXTURES, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    const lines = readFileSync(FIXTURES, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     expect(all).to.have.length(lines.length);
     expect(new Set(all.map((g) => g.id)).size).to.equal(lines.length);
     for (let i = 1; i < all.length; i += 1) {
@@ -774,10 +1000,15 @@ describe('GET /grants: smoke over the bundled fixtures', function () {
     };
     for (const value of filters.funderTypes) await check(`funderType=${value}`, (g) => g.funderType === value);
     for (const value of filters.fundingTypes) await check(`fundingType=${value}`, (g) => g.fundingType === value);
-    for (const value of filters.eligibleProvinces) await check(`eligibleProvinces=${value}`, (g) => (g.eligibleProvinces as string[]).includes(value));
+    for (const value of filters.eligibleProvinces)
+      await check(`eligibleProvinces=${value}`, (g) => (g.eligibleProvinces as string[]).includes(value));
     const [p1, p2] = filters.eligibleProvinces;
-    await check(`eligibleProvinces=${p1},${p2}&fundingType=${filters.fundingTypes[0]}`, (g) =>
-      g.fundingType === filters.fundingTypes[0] && ((g.eligibleProvinces as string[]).includes(p1) || (g.eligibleProvinces as string[]).includes(p2)));
+    await check(
+      `eligibleProvinces=${p1},${p2}&fundingType=${filters.fundingTypes[0]}`,
+      (g) =>
+        g.fundingType === filters.fundingTypes[0] &&
+        ((g.eligibleProvinces as string[]).includes(p1) || (g.eligibleProvinces as string[]).includes(p2)),
+    );
     const overlaps = (min: number, max: number) => (g: Rec) =>
       (g.amountMin !== null || g.amountMax !== null) &&
       (g.amountMax === null || (g.amountMax as number) >= min) &&
@@ -788,7 +1019,11 @@ describe('GET /grants: smoke over the bundled fixtures', function () {
   });
 
   it('a word of a grant title finds that grant, and every result holds every word', async function () {
-    const fold = (text: unknown) => String(text ?? '').normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+    const fold = (text: unknown) =>
+      String(text ?? '')
+        .normalize('NFD')
+        .replace(/\p{M}/gu, '')
+        .toLowerCase();
     const sample = all.filter((_, i) => i % 97 === 0);
     for (const grant of sample) {
       const word = fold(grant.title).match(/[a-z]{6,}/)?.[0];
@@ -796,9 +1031,19 @@ describe('GET /grants: smoke over the bundled fixtures', function () {
       const res = await api!.request(`${G}?search=${word}&limit=100`);
       expect(res.status).to.equal(200);
       const found = res.body.data as Rec[];
-      if (res.body.pagination.total <= 100) expect(found.map((g) => g.id), word).to.include(grant.id);
+      if (res.body.pagination.total <= 100)
+        expect(
+          found.map((g) => g.id),
+          word,
+        ).to.include(grant.id);
       // The word may be in the French title or description, or in a label (grants/labels.ts).
-      for (const g of found) expect(fold(`${g.title} ${g.funder} ${g.description} ${g.titleFr} ${g.descriptionFr} ${labelText(g as unknown as Grant)}`), `${g.id} for "${word}"`).to.match(new RegExp(word.slice(0, 4)));
+      for (const g of found)
+        expect(
+          fold(
+            `${g.title} ${g.funder} ${g.description} ${g.titleFr} ${g.descriptionFr} ${labelText(g as unknown as Grant)}`,
+          ),
+          `${g.id} for "${word}"`,
+        ).to.match(new RegExp(word.slice(0, 4)));
     }
   });
 });

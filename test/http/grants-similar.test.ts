@@ -3,7 +3,15 @@
 // fields and limit of a search; its errors, scope and billing.
 import { expect } from 'chai';
 import { expectError, expectValidation } from '../support/assertions.js';
-import { GRANTS_PATH as G, API_PREFIX as P, recordMaker, startCatalogApi, stopCatalogApi, ITEM_LABELS, type GrantRecord } from '../support/catalog.js';
+import {
+  GRANTS_PATH as G,
+  API_PREFIX as P,
+  recordMaker,
+  startCatalogApi,
+  stopCatalogApi,
+  ITEM_LABELS,
+  type GrantRecord,
+} from '../support/catalog.js';
 import type { TestApi } from '../support/api.js';
 
 const rec = recordMaker(ITEM_LABELS);
@@ -15,20 +23,39 @@ const NOW = new Date('2026-06-15T12:00:00.000Z');
  * is too common to choose.
  */
 const RECORDS: GrantRecord[] = [
-  rec('src', { title: 'Kelp Restoration', funder: 'Placeholder Body', description: 'Kelp with seagrass beds: kelp, kelp, seagrass, divers.', eligibleProvinces: ['QUEBEC'] }),
+  rec('src', {
+    title: 'Kelp Restoration',
+    funder: 'Placeholder Body',
+    description: 'Kelp with seagrass beds: kelp, kelp, seagrass, divers.',
+    eligibleProvinces: ['QUEBEC'],
+  }),
   rec('kelp-title', { title: 'Kelp Farming', description: 'Seaweed growers.', eligibleProvinces: ['ONTARIO'] }),
-  rec('kelp-text', { title: 'Coastal Work', description: 'Growing kelp near the shore.', eligibleProvinces: ['QUEBEC'] }),
-  rec('seagrass-title', { title: 'Seagrass Meadows', description: 'Meadows under water.', eligibleProvinces: ['QUEBEC'] }),
+  rec('kelp-text', {
+    title: 'Coastal Work',
+    description: 'Growing kelp near the shore.',
+    eligibleProvinces: ['QUEBEC'],
+  }),
+  rec('seagrass-title', {
+    title: 'Seagrass Meadows',
+    description: 'Meadows under water.',
+    eligibleProvinces: ['QUEBEC'],
+  }),
   rec('divers', { title: 'Diving Schools', description: 'For divers and instructors.', eligibleProvinces: ['QUEBEC'] }),
   rec('kelp-seagrass', { title: 'Kelp and Seagrass Survey', description: 'A survey.', eligibleProvinces: ['QUEBEC'] }),
   rec('unrelated', { title: 'Orchard Grants', description: 'Apples and pears.', eligibleProvinces: ['QUEBEC'] }),
-  ...Array.from({ length: 13 }, (_, i) => rec(`filler-${String(i).padStart(2, '0')}`, { title: `Filler ${i}`, description: `Topic number ${i}.` })),
+  ...Array.from({ length: 13 }, (_, i) =>
+    rec(`filler-${String(i).padStart(2, '0')}`, { title: `Filler ${i}`, description: `Topic number ${i}.` }),
+  ),
 ];
 
 describe('GET /grants/:id/similar (embedded engine)', function () {
   let api: TestApi;
   before(async function () {
-    api = await startCatalogApi(RECORDS, { prefix: 'grants-similar-', failureLabel: 'grants-indexer reindex', clock: () => NOW });
+    api = await startCatalogApi(RECORDS, {
+      prefix: 'grants-similar-',
+      failureLabel: 'grants-indexer reindex',
+      clock: () => NOW,
+    });
   });
   after(() => stopCatalogApi(api));
 
@@ -40,7 +67,13 @@ describe('GET /grants/:id/similar (embedded engine)', function () {
 
   it('lists the grants sharing its distinctive words, the heaviest shared first, never the grant itself', async function () {
     // kelp outweighs seagrass (used more), which outweighs divers; a word in a title counts 3, in a description 1.
-    expect(await similar('src')).to.deep.equal(['kelp-seagrass', 'kelp-title', 'seagrass-title', 'kelp-text', 'divers']);
+    expect(await similar('src')).to.deep.equal([
+      'kelp-seagrass',
+      'kelp-title',
+      'seagrass-title',
+      'kelp-text',
+      'divers',
+    ]);
     const res = await api.request(`${G}/src/similar`);
     expect(res.body.pagination).to.deep.equal({ page: 1, limit: 10, total: 5, totalPages: 1 });
     // Asked from another grant, the source is listed like any other.
@@ -68,13 +101,21 @@ describe('GET /grants/:id/similar (embedded engine)', function () {
     expectError(await api.request(`${G}/${'x'.repeat(300)}/similar`), 404, 'NOT_FOUND');
     expectValidation(await api.request(`${G}/src/similar?limit=51`, { invalidRequest: true }), ['limit']);
     expectValidation(await api.request(`${G}/src/similar?limit=0`, { invalidRequest: true }), ['limit']);
-    expectValidation(await api.request(`${G}/src/similar?search=kelp&page=2&sort=title`, { invalidRequest: true }), ['search', 'page', 'sort']);
+    expectValidation(await api.request(`${G}/src/similar?search=kelp&page=2&sort=title`, { invalidRequest: true }), [
+      'search',
+      'page',
+      'sort',
+    ]);
     expectValidation(await api.request(`${G}/src/similar?fields=nope`, { invalidRequest: true }), ['fields']);
   });
 
   it('needs the grants:search scope, and is billed like a search', async function () {
     const make = (scopes: string[]) =>
-      api.request(`${P}/keys`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: scopes.join(' '), scopes }) });
+      api.request(`${P}/keys`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: scopes.join(' '), scopes }),
+      });
     const reader = await make(['grants:read']);
     expect(reader.status, reader.text).to.equal(201);
     expectError(await api.request(`${G}/src/similar`, { key: reader.body.data.apiKey }), 403, 'SCOPE_NOT_ALLOWED');

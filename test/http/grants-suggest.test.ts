@@ -21,7 +21,12 @@ const GRANTS: Grant[] = readFileSync(FIXTURES, 'utf8')
   .split('\n')
   .filter((line) => line.trim() !== '')
   .map((line) => JSON.parse(line) as Grant);
-const wordsOf = (grant: Grant): Set<string> => new Set([grant.title, grant.funder, grant.description, grant.titleFr, grant.descriptionFr].flatMap((text) => (text ? nameWords(text) : [])));
+const wordsOf = (grant: Grant): Set<string> =>
+  new Set(
+    [grant.title, grant.funder, grant.description, grant.titleFr, grant.descriptionFr].flatMap((text) =>
+      text ? nameWords(text) : [],
+    ),
+  );
 
 /** The model: every completion of `prefix` among `grants` of each kind, counted, in the answer's order. */
 function expected(grants: Grant[], prefix: string, before = ''): Item[] {
@@ -52,7 +57,8 @@ describe('GET /grants/suggest [sqlite]', function () {
     expect(res.status, res.text).to.equal(200);
     return res.body.data as Item[];
   };
-  const suggest = async (q: string, more = ''): Promise<Item[]> => ok(await api.request(`${G}/suggest?q=${encodeURIComponent(q)}${more}`));
+  const suggest = async (q: string, more = ''): Promise<Item[]> =>
+    ok(await api.request(`${G}/suggest?q=${encodeURIComponent(q)}${more}`));
 
   before(async () => {
     api = await startTestApi({ SEED_FILE: FIXTURES });
@@ -72,11 +78,23 @@ describe('GET /grants/suggest [sqlite]', function () {
 
   it('counts under the filters of GET /grants', async () => {
     const ontario = GRANTS.filter((g) => g.eligibleProvinces.includes('ONTARIO'));
-    expect(await suggest('energ', '&eligibleProvinces=ONTARIO&limit=20')).to.deep.equal(answerOf(expected(ontario, 'energ'), 20));
+    expect(await suggest('energ', '&eligibleProvinces=ONTARIO&limit=20')).to.deep.equal(
+      answerOf(expected(ontario, 'energ'), 20),
+    );
     const rebates = GRANTS.filter((g) => g.fundingType === 'REBATE' && g.funderType === 'CORPORATE');
-    expect(await suggest('ef', '&fundingType=REBATE&funderType=CORPORATE&limit=20')).to.deep.equal(answerOf(expected(rebates, 'ef'), 20));
+    expect(await suggest('ef', '&fundingType=REBATE&funderType=CORPORATE&limit=20')).to.deep.equal(
+      answerOf(expected(rebates, 'ef'), 20),
+    );
     // A filter no grant meets: nothing to suggest.
-    expect(await suggest('energ', '&fundingType=EQUITY&eligibleProvinces=NUNAVUT')).to.deep.equal(answerOf(expected(GRANTS.filter((g) => g.fundingType === 'EQUITY' && g.eligibleProvinces.includes('NUNAVUT')), 'energ'), 5));
+    expect(await suggest('energ', '&fundingType=EQUITY&eligibleProvinces=NUNAVUT')).to.deep.equal(
+      answerOf(
+        expected(
+          GRANTS.filter((g) => g.fundingType === 'EQUITY' && g.eligibleProvinces.includes('NUNAVUT')),
+          'energ',
+        ),
+        5,
+      ),
+    );
   });
 
   it('tolerates typos in a prefix of 5 letters or more, as typos=auto counts them, never in the first letter', async () => {
@@ -108,7 +126,16 @@ describe('GET /grants/suggest [sqlite]', function () {
     const ids = new Set(found);
     const items = await suggest('Energy ef', '&limit=20');
     expect(items.length).to.be.above(0);
-    expect(items).to.deep.equal(answerOf(expected(GRANTS.filter((g) => ids.has(g.id)), 'ef', 'Energy '), 20));
+    expect(items).to.deep.equal(
+      answerOf(
+        expected(
+          GRANTS.filter((g) => ids.has(g.id)),
+          'ef',
+          'Energy ',
+        ),
+        20,
+      ),
+    );
     for (const item of items.filter((i) => i.type === 'word')) expect(item.text.startsWith('Energy ')).to.equal(true);
     // Spaces or punctuation after the last word are left out: it is still the word completed.
     expect(await suggest('Energy ef, ')).to.deep.equal(await suggest('Energy ef'));
@@ -118,9 +145,17 @@ describe('GET /grants/suggest [sqlite]', function () {
     const titles = await suggest('energ', '&type=titles&limit=20');
     expect(titles.length).to.be.above(0);
     expect(titles.every((i) => i.type === 'title')).to.equal(true);
-    expect(titles).to.deep.equal(expected(GRANTS, 'energ').filter((i) => i.type === 'title').slice(0, 20));
+    expect(titles).to.deep.equal(
+      expected(GRANTS, 'energ')
+        .filter((i) => i.type === 'title')
+        .slice(0, 20),
+    );
     const funders = await suggest('q', '&type=funders,words&limit=3');
-    expect(funders).to.deep.equal(expected(GRANTS, 'q').filter((i) => i.type !== 'title').slice(0, 3));
+    expect(funders).to.deep.equal(
+      expected(GRANTS, 'q')
+        .filter((i) => i.type !== 'title')
+        .slice(0, 3),
+    );
     expect(await suggest('a', '&limit=1')).to.have.length(1);
   });
 
@@ -139,7 +174,9 @@ describe('GET /grants/suggest [sqlite]', function () {
     expectValidation(await api.request(`${G}/suggest?q=a&limit=x`, { invalidRequest: true }), ['limit']);
     expectValidation(await api.request(`${G}/suggest?q=a&type=grants`, { invalidRequest: true }), ['type']);
     expectValidation(await api.request(`${G}/suggest?q=a&sort=title`, { invalidRequest: true }), ['sort']);
-    expectValidation(await api.request(`${G}/suggest?q=a&eligibleProvinces=MARS`, { invalidRequest: true }), ['eligibleProvinces']);
+    expectValidation(await api.request(`${G}/suggest?q=a&eligibleProvinces=MARS`, { invalidRequest: true }), [
+      'eligibleProvinces',
+    ]);
   });
 
   it('needs the grants:search scope and is billed like a search', async () => {

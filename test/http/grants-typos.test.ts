@@ -8,7 +8,13 @@ import { rmSync } from 'node:fs';
 import { startTestApi, tempDir, type TestApi, type TestResponse } from '../support/api.js';
 import { GRANTS_PATH as G } from '../support/catalog.js';
 import { expectValidation } from '../support/assertions.js';
-import { crowdedCatalogGrants, crowdedQuery, seedFile, TYPO_GRANTS as T, typoCatalogGrants } from '../support/typoCatalog.js';
+import {
+  crowdedCatalogGrants,
+  crowdedQuery,
+  seedFile,
+  TYPO_GRANTS as T,
+  typoCatalogGrants,
+} from '../support/typoCatalog.js';
 
 const ok = (res: TestResponse): TestResponse => {
   expect(res.status, res.text).to.equal(200);
@@ -20,7 +26,8 @@ describe('GET /grants: typos and suggestion [sqlite]', function () {
   this.timeout(60_000);
   let api: TestApi;
   const dir = tempDir();
-  const get = (search: string, more = '') => api.request(`${G}?search=${encodeURIComponent(search)}&limit=100&fields=id${more}`);
+  const get = (search: string, more = '') =>
+    api.request(`${G}?search=${encodeURIComponent(search)}&limit=100&fields=id${more}`);
   const total = async (search: string, more = '') => ok(await get(search, more)).body.pagination.total as number;
 
   before(async () => {
@@ -38,8 +45,14 @@ describe('GET /grants: typos and suggestion [sqlite]', function () {
   });
 
   it('auto: brodband finds the broadband grants, agricultre the agriculture ones', async () => {
-    expect(idsOf(await get('brodband', '&typos=auto'))).to.have.members([T.ruralBroadband, T.schoolBroadband, T.misspeltBroadband]);
-    expect(await total('agricultre', '&typos=auto')).to.equal(await total('agriculture')).and.to.be.above(0);
+    expect(idsOf(await get('brodband', '&typos=auto'))).to.have.members([
+      T.ruralBroadband,
+      T.schoolBroadband,
+      T.misspeltBroadband,
+    ]);
+    expect(await total('agricultre', '&typos=auto'))
+      .to.equal(await total('agriculture'))
+      .and.to.be.above(0);
   });
 
   it('a grant matching every word as typed ranks above one that needs a typo', async () => {
@@ -85,7 +98,10 @@ describe('GET /grants: typos and suggestion [sqlite]', function () {
     const res = ok(await get('brodband'));
     expect(res.body.suggestion).to.deep.equal({ search: 'broadband', total: 2 });
     expect(ok(await get('brodband rural')).body.suggestion).to.deep.equal({ search: 'broadband rural', total: 1 });
-    expect(ok(await get('agricultre')).body.suggestion).to.deep.equal({ search: 'agriculture', total: await total('agriculture') });
+    expect(ok(await get('agricultre')).body.suggestion).to.deep.equal({
+      search: 'agriculture',
+      total: await total('agriculture'),
+    });
     // With typos the misspelling finds 3 already: no suggestion.
     expect(ok(await get('brodband', '&typos=auto')).body.suggestion).to.equal(null);
     // Found enough, or nothing better to offer: null.
@@ -106,14 +122,21 @@ describe('GET /grants: typos and suggestion [sqlite]', function () {
     const next = first.body.pagination.nextCursor as string;
     expect(next).to.be.a('string');
     ok(await api.request(`${G}?search=brodband&typos=auto&limit=1&cursor=${encodeURIComponent(next)}`));
-    const refused = await api.request(`${G}?search=brodband&limit=1&cursor=${encodeURIComponent(next)}`, { invalidRequest: true });
+    const refused = await api.request(`${G}?search=brodband&limit=1&cursor=${encodeURIComponent(next)}`, {
+      invalidRequest: true,
+    });
     expect(refused.status).to.equal(400);
   });
 
   it('the export finds what the search finds', async () => {
     const res = await api.request(`${G}/export?search=brodband&typos=auto`);
     expect(res.status).to.equal(200);
-    expect(res.text.trim().split('\n').map((line) => JSON.parse(line).id)).to.deep.equal(idsOf(await get('brodband', '&typos=auto')));
+    expect(
+      res.text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).id),
+    ).to.deep.equal(idsOf(await get('brodband', '&typos=auto')));
   });
 
   it('an unknown value is a 400 listing the allowed ones', async () => {

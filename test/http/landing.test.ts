@@ -20,8 +20,15 @@ describe('GET / and GET /external/v1/docs', function () {
     expect(body.success).to.equal(true);
     expect(body.meta.requestId).to.match(/^req_/);
     expect(body.data.message).to.contain('/external/v1').and.to.contain('/docs');
-    const hrefs = Object.fromEntries(Object.entries(body.data.links).map(([rel, link]) => [rel, (link as { href: string }).href]));
-    expect(hrefs).to.include({ docs: '/docs', search: '/search', console: '/console', openapi: '/external/v1/openapi.json' });
+    const hrefs = Object.fromEntries(
+      Object.entries(body.data.links).map(([rel, link]) => [rel, (link as { href: string }).href]),
+    );
+    expect(hrefs).to.include({
+      docs: '/docs',
+      search: '/search',
+      console: '/console',
+      openapi: '/external/v1/openapi.json',
+    });
     // Each page is listed once, under one name.
     expect(new Set(Object.values(hrefs)).size, JSON.stringify(hrefs)).to.equal(Object.values(hrefs).length);
     for (const href of ['/docs', '/search', '/console', '/external/v1/openapi.json']) {

@@ -19,7 +19,11 @@ import { logLines } from '../support/logLines.js';
 const MCP = `${API_PREFIX}/mcp`;
 
 /** A tool error's body: the API's error as its text holds it. */
-function errorOf(result: CallToolResult): { code: string; message: string; details?: { parameter: string; message: string }[] } {
+function errorOf(result: CallToolResult): {
+  code: string;
+  message: string;
+  details?: { parameter: string; message: string }[];
+} {
   expect(result.isError, JSON.stringify(result)).to.equal(true);
   expect(result.structuredContent).to.equal(undefined);
   const content = result.content[0];
@@ -46,11 +50,17 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
 
   /** A subscription of its own (so its usage holds only the calls of one test), and its key. */
   function newSubscription(overrides: { monthlyLimit?: number } = {}): { id: string; key: string } {
-    const created = api.deps.subscriptions.create({ name: 'mcp', tier: 'ENTERPRISE', rateLimit: MAX_RATE_LIMIT, monthlyLimit: overrides.monthlyLimit ?? MAX_MONTHLY_LIMIT });
+    const created = api.deps.subscriptions.create({
+      name: 'mcp',
+      tier: 'ENTERPRISE',
+      rateLimit: MAX_RATE_LIMIT,
+      monthlyLimit: overrides.monthlyLimit ?? MAX_MONTHLY_LIMIT,
+    });
     return { id: created.subscription.id, key: created.apiKey };
   }
 
-  const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
 
   before(async function () {
     api = await startTestApi();
@@ -73,7 +83,10 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
       expect(JSON.stringify(tool.outputSchema), tool.name).not.to.include('$ref');
     }
     const search = tools.find((t) => t.name === 'search_grants')!;
-    expect(search.description).to.include('open=true').and.to.include('accepting applications now').and.to.include('status=FORECASTED');
+    expect(search.description)
+      .to.include('open=true')
+      .and.to.include('accepting applications now')
+      .and.to.include('status=FORECASTED');
     // Generated from GRANT_SEARCH_PARAMS, as OpenAPI is: every parameter, its schema, description and example.
     const properties = search.inputSchema.properties as Record<string, any>;
     expect(Object.keys(properties)).to.deep.equal(Object.keys(GRANT_SEARCH_PARAMS));
@@ -100,12 +113,33 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
       { args: { search: 'arts energy', limit: 5 }, query: 'search=arts+energy&limit=5&typos=auto&matching=frequency' },
       { args: { search: 'arts energy', matching: 'all' }, query: 'search=arts+energy&matching=all&typos=auto' },
       {
-        args: { eligibleProvinces: ['ONTARIO', 'QUEBEC'], open: true, sort: '-amountMax', limit: 7, page: 2, facets: ['fundingType', 'funderType'], fields: ['id', 'title', 'deadline'] },
-        query: 'eligibleProvinces=ONTARIO,QUEBEC&open=true&sort=-amountMax&limit=7&page=2&facets=fundingType,funderType&fields=id,title,deadline',
+        args: {
+          eligibleProvinces: ['ONTARIO', 'QUEBEC'],
+          open: true,
+          sort: '-amountMax',
+          limit: 7,
+          page: 2,
+          facets: ['fundingType', 'funderType'],
+          fields: ['id', 'title', 'deadline'],
+        },
+        query:
+          'eligibleProvinces=ONTARIO,QUEBEC&open=true&sort=-amountMax&limit=7&page=2&facets=fundingType,funderType&fields=id,title,deadline',
       },
-      { args: { fundingType: ['GRANT'], amountMin: 10000, deadlineFrom: '2020-01-01', limit: 0, facets: ['eligibleProvinces'] }, query: 'fundingType=GRANT&amountMin=10000&deadlineFrom=2020-01-01&limit=0&facets=eligibleProvinces' },
+      {
+        args: {
+          fundingType: ['GRANT'],
+          amountMin: 10000,
+          deadlineFrom: '2020-01-01',
+          limit: 0,
+          facets: ['eligibleProvinces'],
+        },
+        query: 'fundingType=GRANT&amountMin=10000&deadlineFrom=2020-01-01&limit=0&facets=eligibleProvinces',
+      },
       { args: { cursor: '*', limit: 3, sort: 'title' }, query: 'cursor=*&limit=3&sort=title' },
-      { args: { status: ['FORECASTED'], sort: 'opensAt', limit: 5, facets: ['status'] }, query: 'status=FORECASTED&sort=opensAt&limit=5&facets=status' },
+      {
+        args: { status: ['FORECASTED'], sort: 'opensAt', limit: 5, facets: ['status'] },
+        query: 'status=FORECASTED&sort=opensAt&limit=5&facets=status',
+      },
     ];
     let nonEmpty = 0;
     for (const { args, query } of cases) {
@@ -121,33 +155,56 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
         nonEmpty += 1;
         expect(text).to.include(rest.body.data[0].id);
         // Each grant's line says where it stands, and when a forecasted one opens.
-        if (args.status !== undefined) expect(text).to.include(`status: FORECASTED; opens: ${rest.body.data[0].opensAt}`);
+        if (args.status !== undefined)
+          expect(text).to.include(`status: FORECASTED; opens: ${rest.body.data[0].opensAt}`);
       }
     }
     expect(nonEmpty, 'the cases must compare real grants').to.be.at.least(3);
     // The default is what relaxes: no grant holds both words, and the tool still finds grants.
     expect((await api.request(`${API_PREFIX}/grants?search=arts+energy`)).body.pagination.total).to.equal(0);
-    expect(((await call(client, 'search_grants', { search: 'arts energy' })).structuredContent as { pagination: { total: number } }).pagination.total).to.be.above(0);
+    expect(
+      (
+        (await call(client, 'search_grants', { search: 'arts energy' })).structuredContent as {
+          pagination: { total: number };
+        }
+      ).pagination.total,
+    ).to.be.above(0);
   });
 
   it('search_grants highlights and crops as GET /grants does, and shows the passages in its text', async function () {
     const client = await connect();
-    const args = { search: 'energy', typos: 'off', matching: 'all', highlight: ['title'], crop: 'description:12', fields: ['id'], limit: 5 };
+    const args = {
+      search: 'energy',
+      typos: 'off',
+      matching: 'all',
+      highlight: ['title'],
+      crop: 'description:12',
+      fields: ['id'],
+      limit: 5,
+    };
     const result = await call(client, 'search_grants', args);
-    const rest = await api.request(`${API_PREFIX}/grants?search=energy&highlight=title&crop=description:12&fields=id&limit=5`);
+    const rest = await api.request(
+      `${API_PREFIX}/grants?search=energy&highlight=title&crop=description:12&fields=id&limit=5`,
+    );
     const data = (result.structuredContent as { data: { highlights: Record<string, string | null> }[] }).data;
     expect(data).to.deep.equal(rest.body.data);
     expect(data.length).to.be.above(0);
-    expect(data.some((g) => g.highlights.title?.includes('<mark>') || g.highlights.description?.includes('<mark>'))).to.equal(true);
+    expect(
+      data.some((g) => g.highlights.title?.includes('<mark>') || g.highlights.description?.includes('<mark>')),
+    ).to.equal(true);
     const text = result.content[0].type === 'text' ? result.content[0].text : '';
     expect(text).to.contain('   description: ');
-    const bad = errorOf(await call(client, 'search_grants', { search: 'energy', highlight: ['summary'], crop: 'description:0' }));
+    const bad = errorOf(
+      await call(client, 'search_grants', { search: 'energy', highlight: ['summary'], crop: 'description:0' }),
+    );
     expect(bad.details!.map((d) => d.parameter)).to.have.members(['highlight', 'crop']);
   });
 
   it('a bad argument is a tool error VALIDATION_ERROR listing every problem, as GET /grants lists them', async function () {
     const client = await connect();
-    const error = errorOf(await call(client, 'search_grants', { limit: -1, funderType: ['PIRATE'], open: 'yes', bogus: 1 }));
+    const error = errorOf(
+      await call(client, 'search_grants', { limit: -1, funderType: ['PIRATE'], open: 'yes', bogus: 1 }),
+    );
     expect(error.code).to.equal('VALIDATION_ERROR');
     expect(error.message).to.equal('4 arguments are invalid; see details.');
     const byName = Object.fromEntries(error.details!.map((d) => [d.parameter, d.message]));
@@ -163,28 +220,45 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
 
   it('a grant\'s amounts read as words: none stated, only a ceiling, only a floor, a range; never a "?"', async function () {
     const client = await connect();
-    const grants = (await api.request(`${API_PREFIX}/grants?limit=100&fields=id,amountMin,amountMax`)).body.data as { id: string; amountMin: number | null; amountMax: number | null }[];
+    const grants = (await api.request(`${API_PREFIX}/grants?limit=100&fields=id,amountMin,amountMax`)).body.data as {
+      id: string;
+      amountMin: number | null;
+      amountMax: number | null;
+    }[];
     const none = grants.find((g) => g.amountMin === null && g.amountMax === null);
     const both = grants.find((g) => g.amountMin !== null && g.amountMax !== null && g.amountMin !== g.amountMax);
     expect(none, 'a fixture grant without amounts').to.not.equal(undefined);
     expect(both, 'a fixture grant with a range').to.not.equal(undefined);
     // The grant's line, the first of get_grant's text (the description follows it).
-    const text = async (id: string) => ((await call(client, 'get_grant', { id })).content[0] as { text: string }).text.split('\n')[0];
-    expect(await text(none!.id)).to.include('amount: not stated').and.not.include('?');
+    const text = async (id: string) =>
+      ((await call(client, 'get_grant', { id })).content[0] as { text: string }).text.split('\n')[0];
+    expect(await text(none!.id))
+      .to.include('amount: not stated')
+      .and.not.include('?');
     expect(await text(both!.id)).to.match(/amount: [\d,]+ [A-Z]{3} to [\d,]+ [A-Z]{3}/);
   });
 
   it('similar_grants answers as GET /grants/{id}/similar; an unknown id is NOT_FOUND, bad arguments a VALIDATION_ERROR naming them', async function () {
     const client = await connect();
     const id = 'grt_fd5f6d22';
-    const similar = await call(client, 'similar_grants', { id, limit: 3, fields: ['title', 'funder'], eligibleProvinces: ['ONTARIO'] });
-    const rest = (await api.request(`${API_PREFIX}/grants/${id}/similar?limit=3&fields=title,funder&eligibleProvinces=ONTARIO`)).body;
+    const similar = await call(client, 'similar_grants', {
+      id,
+      limit: 3,
+      fields: ['title', 'funder'],
+      eligibleProvinces: ['ONTARIO'],
+    });
+    const rest = (
+      await api.request(`${API_PREFIX}/grants/${id}/similar?limit=3&fields=title,funder&eligibleProvinces=ONTARIO`)
+    ).body;
     expect(similar.structuredContent).to.deep.equal({ data: rest.data, pagination: rest.pagination });
     expect(rest.data).to.have.length(3);
     const lines = (similar.content[0] as { text: string }).text.split('\n');
     expect(lines[0]).to.equal(`${rest.pagination.total} similar grants found; the 3 most similar:`);
     expect(lines[1]).to.equal(`1. ${rest.data[0].title} (${rest.data[0].id}); funder: ${rest.data[0].funder}`);
-    expect(errorOf(await call(client, 'similar_grants', { id: 'grt_nothere' }))).to.deep.equal({ code: 'NOT_FOUND', message: 'No grant has the id "grt_nothere".' });
+    expect(errorOf(await call(client, 'similar_grants', { id: 'grt_nothere' }))).to.deep.equal({
+      code: 'NOT_FOUND',
+      message: 'No grant has the id "grt_nothere".',
+    });
     expect(errorOf(await call(client, 'similar_grants', { limit: 51 })).details).to.deep.equal([
       { parameter: 'id', message: 'is required' },
       { parameter: 'limit', message: 'must be an integer from 1 to 50' },
@@ -193,7 +267,11 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
 
   it('suggest_grants answers the completions GET /grants/suggest answers for the same parameters; q is required', async function () {
     const client = await connect();
-    for (const args of [{ q: 'energy ef' }, { q: 'agri', type: ['words', 'funders'], limit: 8, eligibleProvinces: ['QUEBEC'] }, { q: 'agricultre', open: true }]) {
+    for (const args of [
+      { q: 'energy ef' },
+      { q: 'agri', type: ['words', 'funders'], limit: 8, eligibleProvinces: ['QUEBEC'] },
+      { q: 'agricultre', open: true },
+    ]) {
       const query = Object.entries(args)
         .map(([name, value]) => `${name}=${encodeURIComponent(Array.isArray(value) ? value.join(',') : String(value))}`)
         .join('&');
@@ -203,22 +281,34 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
       expect(result.structuredContent, query).to.deep.equal({ data: rest });
       expect((result.content[0] as { text: string }).text).to.include(rest[0].text);
     }
-    expect(errorOf(await call(client, 'suggest_grants', {})).details).to.deep.equal([{ parameter: 'q', message: 'is required' }]);
-    expect(errorOf(await call(client, 'suggest_grants', { q: 'a'.repeat(101), limit: 21 })).details!.map((d: { parameter: string }) => d.parameter)).to.have.members(['q', 'limit']);
+    expect(errorOf(await call(client, 'suggest_grants', {})).details).to.deep.equal([
+      { parameter: 'q', message: 'is required' },
+    ]);
+    expect(
+      errorOf(await call(client, 'suggest_grants', { q: 'a'.repeat(101), limit: 21 })).details!.map(
+        (d: { parameter: string }) => d.parameter,
+      ),
+    ).to.have.members(['q', 'limit']);
   });
 
   it('get_grant, list_filter_values, get_changes and get_grant_history answer as their endpoints; an unknown id is NOT_FOUND', async function () {
     const client = await connect();
     const first = (await api.request(`${API_PREFIX}/grants?limit=1`)).body.data[0];
     const grant = await call(client, 'get_grant', { id: first.id });
-    expect(grant.structuredContent).to.deep.equal({ data: (await api.request(`${API_PREFIX}/grants/${first.id}`)).body.data });
+    expect(grant.structuredContent).to.deep.equal({
+      data: (await api.request(`${API_PREFIX}/grants/${first.id}`)).body.data,
+    });
     expect((grant.content[0] as { text: string }).text).to.include(first.title);
     const missing = errorOf(await call(client, 'get_grant', { id: 'grt_nothere' }));
     expect(missing).to.deep.equal({ code: 'NOT_FOUND', message: 'No grant has the id "grt_nothere".' });
-    expect(errorOf(await call(client, 'get_grant', {})).details).to.deep.equal([{ parameter: 'id', message: 'is required' }]);
+    expect(errorOf(await call(client, 'get_grant', {})).details).to.deep.equal([
+      { parameter: 'id', message: 'is required' },
+    ]);
 
     const filters = await call(client, 'list_filter_values');
-    expect(filters.structuredContent).to.deep.equal({ data: (await api.request(`${API_PREFIX}/grants/filters`)).body.data });
+    expect(filters.structuredContent).to.deep.equal({
+      data: (await api.request(`${API_PREFIX}/grants/filters`)).body.data,
+    });
 
     const changes = await call(client, 'get_changes', { since: '0', limit: 3 });
     const restChanges = (await api.request(`${API_PREFIX}/grants/changes?since=0&limit=3`)).body;
@@ -233,11 +323,15 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     expect((history.content[0] as { text: string }).text).to.match(/ created$/m);
     expect(errorOf(await call(client, 'get_grant_history', { id: 'grt_nothere' })).code).to.equal('NOT_FOUND');
     expect(errorOf(await call(client, 'get_grant_history', { id: first.id, cursor: 'nope' })).details).to.deep.equal([
-      { parameter: 'cursor', message: 'is not a cursor this API gave out: leave it out for the newest versions, then send each pagination.nextCursor as it comes' },
+      {
+        parameter: 'cursor',
+        message:
+          'is not a cursor this API gave out: leave it out for the newest versions, then send each pagination.nextCursor as it comes',
+      },
     ]);
   });
 
-  it('create_alert, list_alerts and delete_alert manage the subscription\'s alerts as /alerts does', async function () {
+  it("create_alert, list_alerts and delete_alert manage the subscription's alerts as /alerts does", async function () {
     const client = await connect();
     const created = await call(client, 'create_alert', {
       name: 'Ontario rebates',
@@ -256,11 +350,19 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     expect(listed.structuredContent).to.deep.equal({ data: restList.data, pagination: restList.pagination });
     expect((listed.structuredContent as any).data.map((a: any) => a.id)).to.include(alert.id);
 
-    const bad = errorOf(await call(client, 'create_alert', { name: '', query: { page: 2, funderType: ['PIRATE'] }, url: 'http://127.0.0.1/' }));
+    const bad = errorOf(
+      await call(client, 'create_alert', {
+        name: '',
+        query: { page: 2, funderType: ['PIRATE'] },
+        url: 'http://127.0.0.1/',
+      }),
+    );
     expect(bad.code).to.equal('VALIDATION_ERROR');
     expect(bad.details!.map((d) => d.parameter)).to.have.members(['name', 'query.page', 'query.funderType', 'url']);
 
-    expect((await call(client, 'delete_alert', { id: alert.id })).structuredContent).to.deep.equal({ data: { id: alert.id, deleted: true } });
+    expect((await call(client, 'delete_alert', { id: alert.id })).structuredContent).to.deep.equal({
+      data: { id: alert.id, deleted: true },
+    });
     expect((await api.request(`${API_PREFIX}/alerts/${alert.id}`)).status).to.equal(404);
     expect(errorOf(await call(client, 'delete_alert', { id: alert.id })).code).to.equal('NOT_FOUND');
   });
@@ -293,17 +395,26 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     expect((await api.request(MCP, { method: 'DELETE', invalidRequest: true })).status).to.equal(405);
     // Each is refused on purpose, but the last.
     const post = (body: string, headers: Record<string, string> = {}, invalidRequest = true) =>
-      api.request(MCP, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers }, body, invalidRequest });
+      api.request(MCP, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+        body,
+        invalidRequest,
+      });
     const batch = await post(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]));
     expect(batch.status).to.equal(400);
     expect(batch.body.error.details[0].message).to.match(/^must be one JSON-RPC message/);
     const notRpc = await post(JSON.stringify({ hello: 'world' }));
     expect(notRpc.status).to.equal(400);
     expect(notRpc.body.error.code).to.equal('VALIDATION_ERROR');
-    const notAccepted = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { Accept: 'application/json' });
+    const notAccepted = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), {
+      Accept: 'application/json',
+    });
     expect(notAccepted.status).to.equal(406);
     expect(notAccepted.body.error.code).to.equal('NOT_ACCEPTABLE');
-    const oldVersion = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { 'MCP-Protocol-Version': '1999-01-01' });
+    const oldVersion = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), {
+      'MCP-Protocol-Version': '1999-01-01',
+    });
     expect(oldVersion.status).to.equal(400);
     // Without a session, a lone tools/list is answered (stateless): the JSON-RPC response as JSON.
     const lone = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }), {}, false);
@@ -321,12 +432,17 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
       const post = async (body: string) => {
         const res = await fetch(watched.url + MCP, {
           method: 'POST',
-          headers: { Authorization: `Bearer ${watched.key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+          headers: {
+            Authorization: `Bearer ${watched.key}`,
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+          },
           body,
         });
         return { status: res.status, body: await res.json(), nosniff: res.headers.get('x-content-type-options') };
       };
-      const toolCall = (name: string, args: string) => `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
+      const toolCall = (name: string, args: string) =>
+        `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
       const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
       // 20,000 levels, as the arguments, inside a known argument and under an unknown one, for every tool.
       for (const tool of MCP_TOOL_NAMES) {
@@ -334,7 +450,9 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
           const answer = await post(toolCall(tool, args));
           expect(answer.status, `${tool}: ${JSON.stringify(answer.body).slice(0, 300)}`).to.equal(400);
           expect(answer.body.error.code).to.equal('VALIDATION_ERROR');
-          expect(answer.body.error.details).to.deep.equal([{ parameter: '(body)', message: 'nests arrays and objects deeper than 32 levels' }]);
+          expect(answer.body.error.details).to.deep.equal([
+            { parameter: '(body)', message: 'nests arrays and objects deeper than 32 levels' },
+          ]);
           expect(answer.nosniff).to.equal('nosniff');
         }
       }
@@ -343,22 +461,35 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
       expect(shallow.status).to.equal(200);
       expect(JSON.parse(shallow.body.result.content[0].text).error).to.include({ code: 'VALIDATION_ERROR' });
       // Arguments that are no JSON object: the JSON-RPC error "invalid params", in words, nothing of the validator's.
-      for (const [args, got] of [['[1]', 'an array'], ['"text"', 'a string'], ['5', 'a number'], ['true', 'a boolean'], ['null', 'null']]) {
+      for (const [args, got] of [
+        ['[1]', 'an array'],
+        ['"text"', 'a string'],
+        ['5', 'a number'],
+        ['true', 'a boolean'],
+        ['null', 'null'],
+      ]) {
         const answer = await post(toolCall('search_grants', args));
         expect(answer.status).to.equal(200);
         expect(answer.body).to.deep.equal({
           jsonrpc: '2.0',
           id: 9,
-          error: { code: -32602, message: `Invalid params of tools/call: "params.arguments" must be a JSON object (got ${got}).` },
+          error: {
+            code: -32602,
+            message: `Invalid params of tools/call: "params.arguments" must be a JSON object (got ${got}).`,
+          },
         });
       }
       const noName = await post('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":7,"arguments":[]}}');
       expect(noName.body.error).to.deep.equal({
         code: -32602,
-        message: 'Invalid params of tools/call: "params.name" must be a string (got a number); "params.arguments" must be a JSON object (got an array).',
+        message:
+          'Invalid params of tools/call: "params.name" must be a string (got a number); "params.arguments" must be a JSON object (got an array).',
       });
       const badCursor = await post('{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":5}}');
-      expect(badCursor.body.error).to.deep.equal({ code: -32602, message: 'Invalid params of tools/list: "params.cursor" must be a string (got a number).' });
+      expect(badCursor.body.error).to.deep.equal({
+        code: -32602,
+        message: 'Invalid params of tools/list: "params.cursor" must be a string (got a number).',
+      });
       const lines = logged.join('');
       expect(lines).not.to.match(/"level":"error"|Maximum call stack|RangeError|INTERNAL_ERROR/);
     } finally {
@@ -374,7 +505,7 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
     await call(client, 'search_grants', { search: 'energy' });
     await call(client, 'search_grants', { limit: -1 }); // an invalid call is billed, as a 400 of GET /grants is
     await call(client, 'list_filter_values');
-    const id = (await call(client, 'search_grants', { limit: 1 }) as any).structuredContent.data[0].id;
+    const id = ((await call(client, 'search_grants', { limit: 1 })) as any).structuredContent.data[0].id;
     await call(client, 'get_grant', { id });
     const viaTool = (await call(client, 'get_usage', { days: 1 })).structuredContent as any;
     const usage = (await api.request(`${API_PREFIX}/subscription/usage?days=1`, { key })).body.data;

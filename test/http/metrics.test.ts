@@ -20,7 +20,11 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   for (const line of text.split('\n')) {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (m === null || m[1] !== name) continue;
-    const got = (m[2] ?? '').split(/,(?=[a-zA-Z_]+=")/).filter(Boolean).sort().join(',');
+    const got = (m[2] ?? '')
+      .split(/,(?=[a-zA-Z_]+=")/)
+      .filter(Boolean)
+      .sort()
+      .join(',');
     if (got === wanted) return Number(m[3]);
   }
   return undefined;
@@ -38,8 +42,13 @@ describe('GET /metrics', function () {
   it('counts known traffic exactly, by route template, method and status, with no subscription or key as a label', async () => {
     const before = (await api.request('/metrics', { key: null })).text;
     // A call without a key is a refusal on purpose (401).
-    const statusOf = async (path: string, key?: string | null) => (await api.request(path, key === undefined ? {} : { key, invalidRequest: key === null })).status;
-    const grants = [await statusOf(`${P}/grants?limit=2`), await statusOf(`${P}/grants?search=water`), await statusOf(`${P}/grants`)];
+    const statusOf = async (path: string, key?: string | null) =>
+      (await api.request(path, key === undefined ? {} : { key, invalidRequest: key === null })).status;
+    const grants = [
+      await statusOf(`${P}/grants?limit=2`),
+      await statusOf(`${P}/grants?search=water`),
+      await statusOf(`${P}/grants`),
+    ];
     const unknown = [await statusOf(`${P}/grants/no-such-grant`), await statusOf(`${P}/grants/another-missing`)];
     const anonymous = await statusOf(`${P}/grants`, null);
     const nowhere = await statusOf('/nowhere');
@@ -55,16 +64,23 @@ describe('GET /metrics', function () {
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
     const text = res.text;
-    const delta = (name: string, labels: Record<string, string>) => (sample(text, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
+    const delta = (name: string, labels: Record<string, string>) =>
+      (sample(text, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
     expect(delta('http_requests_total', { route: `${P}/grants`, method: 'GET', status: '200' })).to.equal(3);
     expect(delta('http_requests_total', { route: `${P}/grants`, method: 'GET', status: '401' })).to.equal(1);
     expect(delta('http_requests_total', { route: `${P}/grants/:id`, method: 'GET', status: '404' })).to.equal(2);
     expect(delta('http_requests_total', { route: 'unmatched', method: 'GET', status: '404' })).to.equal(1);
-    expect(delta('http_requests_total', { route: `${P}/grants/filters`, method: 'GET', status: '429' })).to.equal(refused);
-    expect(delta('http_requests_total', { route: `${P}/grants/filters`, method: 'GET', status: '200' })).to.equal(5 - refused);
+    expect(delta('http_requests_total', { route: `${P}/grants/filters`, method: 'GET', status: '429' })).to.equal(
+      refused,
+    );
+    expect(delta('http_requests_total', { route: `${P}/grants/filters`, method: 'GET', status: '200' })).to.equal(
+      5 - refused,
+    );
     expect(delta('http_rate_limited_total', { code: 'RATE_LIMITED' })).to.equal(refused);
     expect(delta('http_request_duration_seconds_count', { route: `${P}/grants` })).to.equal(4);
-    expect(sample(text, 'http_request_duration_seconds_bucket', { route: `${P}/grants`, le: '+Inf' })).to.equal(sample(text, 'http_request_duration_seconds_count', { route: `${P}/grants` }));
+    expect(sample(text, 'http_request_duration_seconds_bucket', { route: `${P}/grants`, le: '+Inf' })).to.equal(
+      sample(text, 'http_request_duration_seconds_count', { route: `${P}/grants` }),
+    );
     // The engine searched three times for /grants and looked up two ids.
     expect(delta('search_engine_query_duration_seconds_count', { engine: 'sqlite', operation: 'search' })).to.equal(3);
     expect(delta('search_engine_query_duration_seconds_count', { engine: 'sqlite', operation: 'getById' })).to.equal(2);
@@ -79,7 +95,9 @@ describe('GET /metrics', function () {
     expect(sample(after, 'usage_rows_pending')).to.equal(0);
     const db = openSubscriptionsDb(subscriptionsPath(api.dataDir));
     try {
-      expect(sample(after, 'usage_log_rows'), 'every logged request').to.equal(db.prepare('SELECT count(*) FROM usage_log').pluck().get());
+      expect(sample(after, 'usage_log_rows'), 'every logged request').to.equal(
+        db.prepare('SELECT count(*) FROM usage_log').pluck().get(),
+      );
     } finally {
       db.close();
     }
@@ -115,7 +133,11 @@ describe('GET /metrics', function () {
   it('with the default settings (no METRICS_TOKEN, no METRICS_PUBLIC), /metrics is not served: a 404 like any unknown path, with or without a header', async () => {
     const closed = await startTestApi();
     try {
-      for (const headers of [{}, { Authorization: 'Bearer anything-0123456789' }, { Authorization: `Bearer ${closed.key}` }] as Record<string, string>[]) {
+      for (const headers of [
+        {},
+        { Authorization: 'Bearer anything-0123456789' },
+        { Authorization: `Bearer ${closed.key}` },
+      ] as Record<string, string>[]) {
         for (const method of ['GET', 'HEAD']) {
           const res = await closed.request('/metrics', { key: null, method, headers, invalidRequest: true });
           expect(res.status, `${method} ${JSON.stringify(headers)}`).to.equal(404);
@@ -131,12 +153,16 @@ describe('GET /metrics', function () {
   it('METRICS_TOKEN is optional and bounded, METRICS_PUBLIC off by default and not with a token; LOG_FORMAT is auto, json or pretty', () => {
     expect(loadConfig({}).metricsToken).to.equal(null);
     expect(loadConfig({ METRICS_TOKEN: 'a-long-enough-token' }).metricsToken).to.equal('a-long-enough-token');
-    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).to.throw(/METRICS_TOKEN must be 16 to 256 printable characters/);
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).to.throw(
+      /METRICS_TOKEN must be 16 to 256 printable characters/,
+    );
     expect(() => loadConfig({ METRICS_TOKEN: 'has a space in it, long' })).to.throw(/METRICS_TOKEN/);
     expect(loadConfig({}).metricsPublic).to.equal(false);
     expect(loadConfig({ METRICS_PUBLIC: 'true' }).metricsPublic).to.equal(true);
     expect(() => loadConfig({ METRICS_PUBLIC: 'maybe' })).to.throw(/METRICS_PUBLIC must be true or false/);
-    expect(() => loadConfig({ METRICS_PUBLIC: 'true', METRICS_TOKEN: 'a-long-enough-token' })).to.throw(/METRICS_PUBLIC=true serves \/metrics without a token/);
+    expect(() => loadConfig({ METRICS_PUBLIC: 'true', METRICS_TOKEN: 'a-long-enough-token' })).to.throw(
+      /METRICS_PUBLIC=true serves \/metrics without a token/,
+    );
     expect(loadConfig({}).logFormat).to.equal('auto');
     expect(loadConfig({ LOG_FORMAT: 'JSON' }).logFormat).to.equal('json');
     expect(() => loadConfig({ LOG_FORMAT: 'xml' })).to.throw(/LOG_FORMAT must be one of auto, json, pretty/);
@@ -178,7 +204,9 @@ describe('GET /metrics', function () {
     const text = await metrics.exposition();
     expect(sample(text, 'search_engine_failures_total', { engine: 'stub', operation: 'search' })).to.equal(1);
     expect(sample(text, 'search_engine_failures_total', { engine: 'stub', operation: 'getById' })).to.equal(undefined);
-    expect(sample(text, 'search_engine_query_duration_seconds_count', { engine: 'stub', operation: 'getById' })).to.equal(1);
+    expect(
+      sample(text, 'search_engine_query_duration_seconds_count', { engine: 'stub', operation: 'getById' }),
+    ).to.equal(1);
     expect(sample(text, 'http_service_unavailable_total', { cause: 'search_engine' })).to.equal(1);
     expect(sample(text, 'http_service_unavailable_total', { cause: 'store' })).to.equal(1);
   });

@@ -10,7 +10,13 @@ import { CHANGES_PARAMS } from '../../src/http/handlers/changes.js';
 import { openapiDocument } from '../../src/http/openapi/document.js';
 import { grantStatus } from '../../src/grants/lifecycle.js';
 import { COMMON_GRANTS_OPERATIONS } from '../../src/http/openapi/commonGrantsDocument.js';
-import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXAMPLE_META, EXPORT_EXAMPLES, VALIDATION_ERROR_EXAMPLE } from '../../src/http/openapi/examples.js';
+import {
+  ANSWER_EXAMPLES,
+  EXAMPLE_GRANT,
+  EXAMPLE_META,
+  EXPORT_EXAMPLES,
+  VALIDATION_ERROR_EXAMPLE,
+} from '../../src/http/openapi/examples.js';
 import type { ParamSpecs } from '../../src/http/parameters/queryParams.js';
 import { API_PREFIX } from '../../src/http/routeTable.js';
 import { USAGE_PARAMS } from '../../src/http/handlers/subscription.js';
@@ -19,7 +25,10 @@ import { schemaProblems } from '../support/openapiDocument.js';
 
 type Schema = Record<string, any>;
 const doc = openapiDocument() as Schema;
-const operations = (): [string, Schema][] => Object.entries(doc.paths as Schema).flatMap(([path, item]) => Object.values(item as Schema).map((op) => [path, op as Schema] as [string, Schema]));
+const operations = (): [string, Schema][] =>
+  Object.entries(doc.paths as Schema).flatMap(([path, item]) =>
+    Object.values(item as Schema).map((op) => [path, op as Schema] as [string, Schema]),
+  );
 
 /** Every schema object in a part of the document, with where it is. */
 function* schemasIn(node: unknown, at: string): Generator<[string, Schema]> {
@@ -51,13 +60,19 @@ describe('OpenAPI document: content', function () {
       for (const [name, spec] of Object.entries(specs)) {
         expect(spec.description, `${path} ${name}`).to.match(/^\S.{15,}[.)]$/);
         const param = params.find((p) => p.name === name)!;
-        expect(param.description.startsWith(spec.description), `${path} ${name} reads its meaning from the definition`).to.equal(true);
+        expect(
+          param.description.startsWith(spec.description),
+          `${path} ${name} reads its meaning from the definition`,
+        ).to.equal(true);
         if (spec.fillIn === false) {
           // Not filled in by /docs (it would go with every other example): given in the description.
           expect(param, `${path} ${name}`).not.to.have.property('example');
           expect(param.description, `${path} ${name}`).to.include(`For example \`${String(spec.example)}\``);
         } else expect(param.example, `${path} ${name}`).to.deep.equal(spec.example);
-        expect(schemaProblems(param.schema, spec.example), `${path} ${name}: the example fits the schema`).to.deep.equal([]);
+        expect(
+          schemaProblems(param.schema, spec.example),
+          `${path} ${name}: the example fits the schema`,
+        ).to.deep.equal([]);
       }
     }
   });
@@ -87,9 +102,13 @@ describe('OpenAPI document: content', function () {
     for (const [path, op] of operations()) {
       const media = op.requestBody?.content?.['application/json'];
       if (media === undefined) continue;
-      const examples = media.example !== undefined ? [media.example] : Object.values(media.examples ?? {}).map((e) => (e as Schema).value);
+      const examples =
+        media.example !== undefined
+          ? [media.example]
+          : Object.values(media.examples ?? {}).map((e) => (e as Schema).value);
       expect(examples, `${path} ${op.operationId}`).to.have.length.of.at.least(1);
-      for (const example of examples) expect(schemaProblems(media.schema, example), `${path} ${op.operationId}`).to.deep.equal([]);
+      for (const example of examples)
+        expect(schemaProblems(media.schema, example), `${path} ${op.operationId}`).to.deep.equal([]);
     }
   });
 
@@ -98,7 +117,10 @@ describe('OpenAPI document: content', function () {
     expect(lists.map((p) => p.name)).to.include.members(['eligibleProvinces', 'facets', 'fields', 'funderType']);
     for (const param of lists) {
       expect(param, param.name).to.include({ style: 'form', explode: false });
-      expect(param.description, param.name).to.include(`\`${param.name}=`).and.include('repeated').and.include(`${param.name}[]=`);
+      expect(param.description, param.name)
+        .to.include(`\`${param.name}=`)
+        .and.include('repeated')
+        .and.include(`${param.name}[]=`);
     }
   });
 
@@ -107,14 +129,24 @@ describe('OpenAPI document: content', function () {
     for (const [at, schema] of schemasIn(doc.components.schemas, '#/components/schemas')) {
       if (at.endsWith('/properties') || at.includes('/example')) continue;
       for (const [name, property] of Object.entries((schema.properties ?? {}) as Schema)) {
-        if (typeof property.description !== 'string' || property.description.length < 8) missing.push(`${at}/properties/${name}`);
+        if (typeof property.description !== 'string' || property.description.length < 8)
+          missing.push(`${at}/properties/${name}`);
       }
     }
     expect(missing).to.deep.equal([]);
   });
 
   it('has tags with descriptions, a license and a contact, and every response header by reference', function () {
-    expect(doc.tags.map((t: Schema) => t.name)).to.have.members(['grants', 'subscription', 'alerts', 'keys', 'common-grants', 'mcp', 'webhooks', 'openapi']);
+    expect(doc.tags.map((t: Schema) => t.name)).to.have.members([
+      'grants',
+      'subscription',
+      'alerts',
+      'keys',
+      'common-grants',
+      'mcp',
+      'webhooks',
+      'openapi',
+    ]);
     for (const tag of doc.tags) expect(tag.description, tag.name).to.be.a('string').with.length.above(10);
     expect(doc.info.license.name).to.be.a('string');
     expect(doc.info.contact.email).to.match(/@/);
@@ -130,7 +162,8 @@ describe('OpenAPI document: content', function () {
   it('shapes a client generator takes: no "null" schema as a model, operation ids not reserved words, success typed boolean', function () {
     for (const [at, schema] of schemasIn(doc, '#')) {
       expect(schema.type, at).not.to.equal('null');
-      for (const branch of [...(schema.oneOf ?? []), ...(schema.anyOf ?? [])]) expect(branch.type, at).not.to.equal('null');
+      for (const branch of [...(schema.oneOf ?? []), ...(schema.anyOf ?? [])])
+        expect(branch.type, at).not.to.equal('null');
     }
     const ids = operations().map(([, op]) => op.operationId as string);
     expect(new Set(ids).size).to.equal(ids.length);
@@ -142,18 +175,34 @@ describe('OpenAPI document: content', function () {
 
   it('a change entry is a whole live entry or a whole tombstone, each with its own deleted constant', function () {
     const { GrantChange, GrantTombstone, ChangeEntry } = doc.components.schemas;
-    expect(ChangeEntry.oneOf).to.deep.equal([{ $ref: '#/components/schemas/GrantChange' }, { $ref: '#/components/schemas/GrantTombstone' }]);
+    expect(ChangeEntry.oneOf).to.deep.equal([
+      { $ref: '#/components/schemas/GrantChange' },
+      { $ref: '#/components/schemas/GrantTombstone' },
+    ]);
     expect(ChangeEntry).not.to.have.property('properties');
-    for (const [schema, deleted] of [[GrantChange, false], [GrantTombstone, true]] as const) {
+    for (const [schema, deleted] of [
+      [GrantChange, false],
+      [GrantTombstone, true],
+    ] as const) {
       expect(schema.required).to.have.members(['id', 'deleted', 'changedAt', 'changes', 'grant']);
       expect(schema.properties.deleted).to.include({ type: 'boolean', const: deleted });
     }
     const tombstone = { id: 'grt_1', deleted: true, changedAt: '2026-11-23T10:00:00.000Z', changes: null, grant: null };
     expect(schemaProblems(ChangeEntry, tombstone)).to.deep.equal([]);
-    expect(schemaProblems(ChangeEntry, { ...tombstone, changes: [{ field: 'deadline', from: null, to: null }] })).not.to.deep.equal([]);
-    const update = { id: 'grt_1', deleted: false, changedAt: '2026-11-23T10:00:00.000Z', changes: [{ field: 'deadline', from: '2026-12-31T23:59:59.000Z', to: '2027-01-31T23:59:59.000Z' }], grant: EXAMPLE_GRANT };
+    expect(
+      schemaProblems(ChangeEntry, { ...tombstone, changes: [{ field: 'deadline', from: null, to: null }] }),
+    ).not.to.deep.equal([]);
+    const update = {
+      id: 'grt_1',
+      deleted: false,
+      changedAt: '2026-11-23T10:00:00.000Z',
+      changes: [{ field: 'deadline', from: '2026-12-31T23:59:59.000Z', to: '2027-01-31T23:59:59.000Z' }],
+      grant: EXAMPLE_GRANT,
+    };
     expect(schemaProblems(ChangeEntry, update)).to.deep.equal([]);
-    expect(schemaProblems(ChangeEntry, { ...update, changes: [{ field: 'colour', from: 1, to: 2 }] })).not.to.deep.equal([]);
+    expect(
+      schemaProblems(ChangeEntry, { ...update, changes: [{ field: 'colour', from: 1, to: 2 }] }),
+    ).not.to.deep.equal([]);
     expect(schemaProblems(ChangeEntry, { ...tombstone, deleted: false })).not.to.deep.equal([]);
     expect(schemaProblems(ChangeEntry, { ...tombstone, grant: EXAMPLE_GRANT })).not.to.deep.equal([]);
   });
@@ -161,7 +210,9 @@ describe('OpenAPI document: content', function () {
   it('export bodies are text, the NDJSON line schema linked', function () {
     const content = doc.paths['/grants/export'].get.responses[200].content;
     for (const media of Object.values(content) as Schema[]) expect(media.schema.type).to.equal('string');
-    expect(content['application/x-ndjson']['x-item-schema']).to.deep.equal({ $ref: '#/components/schemas/GrantFields' });
+    expect(content['application/x-ndjson']['x-item-schema']).to.deep.equal({
+      $ref: '#/components/schemas/GrantFields',
+    });
     expect(content['application/x-ndjson'].schema.description).to.include('#/components/schemas/GrantFields');
   });
 
@@ -191,13 +242,18 @@ describe('OpenAPI document: content', function () {
         expect(examples, `${path} ${type}`).to.have.length.of.at.least(1);
         for (const { value } of examples) {
           if (media['x-item-schema']) {
-            for (const line of (value as string).split('\n').filter((l) => l !== '')) expect(schemaProblems(media['x-item-schema'], JSON.parse(line)), path).to.deep.equal([]);
+            for (const line of (value as string).split('\n').filter((l) => l !== ''))
+              expect(schemaProblems(media['x-item-schema'], JSON.parse(line)), path).to.deep.equal([]);
           } else expect(schemaProblems(media.schema, value), `${path} ${type}`).to.deep.equal([]);
         }
       }
       for (const [status, response] of Object.entries(op.responses as Schema)) {
         const example = response.content?.['application/json']?.example;
-        if (example !== undefined) expect(schemaProblems(response.content['application/json'].schema, example), `${path} ${status}`).to.deep.equal([]);
+        if (example !== undefined)
+          expect(
+            schemaProblems(response.content['application/json'].schema, example),
+            `${path} ${status}`,
+          ).to.deep.equal([]);
       }
     }
   });
@@ -211,13 +267,19 @@ describe('OpenAPI document: content', function () {
 
   it('every example that lists grants asks for open grants (open=true), and GET /grants says how to see them first', function () {
     const listing = [ANSWER_EXAMPLES.grants.request, EXPORT_EXAMPLES.ndjson.request, EXPORT_EXAMPLES.csv.request];
-    expect(listing.filter((request) => !new URLSearchParams(request.split('?')[1]).getAll('open').includes('true'))).to.deep.equal([]);
-    const search = doc.paths["/grants"].get;
+    expect(
+      listing.filter((request) => !new URLSearchParams(request.split('?')[1]).getAll('open').includes('true')),
+    ).to.deep.equal([]);
+    const search = doc.paths['/grants'].get;
     expect(search.description).to.contain('`open=true&sort=deadline`');
     expect(doc.info.description).to.contain('## Open grants first').and.to.contain('open=true&sort=deadline');
-    expect(doc.paths["/grants/export"].get.description).to.contain('`open=true`');
+    expect(doc.paths['/grants/export'].get.description).to.contain('`open=true`');
     // Every summary of an example request of a grant list, wherever it is in the document.
-    const summaries = [...schemasIn(doc.paths, '')].flatMap(([, node]) => (typeof node.summary === 'string' && /^GET \S*\/grants(\/export)?\?/.test(node.summary) ? [node.summary as string] : []));
+    const summaries = [...schemasIn(doc.paths, '')].flatMap(([, node]) =>
+      typeof node.summary === 'string' && /^GET \S*\/grants(\/export)?\?/.test(node.summary)
+        ? [node.summary as string]
+        : [],
+    );
     expect(summaries.length).to.be.at.least(3);
     expect(summaries.filter((summary) => !summary.includes('open=true'))).to.deep.equal([]);
   });
@@ -254,7 +316,11 @@ describe('OpenAPI document: content', function () {
         const res =
           doc.exampleBody === undefined
             ? await api.request(API_PREFIX + doc.request)
-            : await api.request(API_PREFIX + doc.request, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(doc.exampleBody) });
+            : await api.request(API_PREFIX + doc.request, {
+                method: 'POST',
+                headers: { 'Content-Type': 'application/json' },
+                body: JSON.stringify(doc.exampleBody),
+              });
         expect(res.status, res.text).to.equal(200);
         expect({ ...res.body, meta: undefined }).to.deep.equal({ ...(doc.example as Schema), meta: undefined });
       });

@@ -47,12 +47,24 @@ describe('OpenAPI document', function () {
     const doc = openapiDocument() as any;
     for (const route of ROUTES) {
       const item = doc.paths[route.template.replace(/:([A-Za-z]+)/g, '{$1}')];
-      expect(Object.keys(item ?? {}), route.template).to.deep.equal((route.methods as readonly string[]).filter((m) => m !== 'HEAD').map((m) => m.toLowerCase()));
-      if ((route.methods as readonly string[]).includes('GET')) expect(item.get.description, route.template).to.include('`HEAD` on the same path');
+      expect(Object.keys(item ?? {}), route.template).to.deep.equal(
+        (route.methods as readonly string[]).filter((m) => m !== 'HEAD').map((m) => m.toLowerCase()),
+      );
+      if ((route.methods as readonly string[]).includes('GET'))
+        expect(item.get.description, route.template).to.include('`HEAD` on the same path');
     }
     expect(doc.info.description).to.match(/## HEAD\nEvery GET operation below also answers `HEAD`/);
     const params = doc.paths['/grants'].get.parameters.map((p: any) => p.name);
-    expect(params).to.include.members(['search', 'funderType', 'sort', 'facets', 'fields', 'page', 'limit', 'deadlineFrom']);
+    expect(params).to.include.members([
+      'search',
+      'funderType',
+      'sort',
+      'facets',
+      'fields',
+      'page',
+      'limit',
+      'deadlineFrom',
+    ]);
     const limit = doc.paths['/grants'].get.parameters.find((p: any) => p.name === 'limit');
     expect(limit.schema).to.deep.equal({ type: 'integer', minimum: 0, default: 20 });
     expect(limit.description).to.contain('Above 100 it is served as 100');
@@ -92,23 +104,46 @@ describe('OpenAPI document', function () {
   });
 
   describe('the request check of the test client', function () {
-    const used = async () => (await api.request('/external/v1/subscription/usage')).body.data.currentMonth.calls as number;
+    const used = async () =>
+      (await api.request('/external/v1/subscription/usage')).body.data.currentMonth.calls as number;
 
     it('refuses, before sending it, a parameter the document does not declare and a list written repeated', async function () {
       const before = await used();
-      await expectRejection(api.request('/external/v1/grants?limit=1&colour=blue'), /query parameter "colour" is not declared by the operation/);
-      await expectRejection(api.request('/external/v1/grants?funderType=FOUNDATION&funderType=CORPORATE'), /list parameter "funderType" is given 2 times; the document declares style form, explode false/);
-      await expectRejection(api.request('/external/v1/grants?funderType[]=FOUNDATION'), /"funderType\[\]" is not declared/);
+      await expectRejection(
+        api.request('/external/v1/grants?limit=1&colour=blue'),
+        /query parameter "colour" is not declared by the operation/,
+      );
+      await expectRejection(
+        api.request('/external/v1/grants?funderType=FOUNDATION&funderType=CORPORATE'),
+        /list parameter "funderType" is given 2 times; the document declares style form, explode false/,
+      );
+      await expectRejection(
+        api.request('/external/v1/grants?funderType[]=FOUNDATION'),
+        /"funderType\[\]" is not declared/,
+      );
       await expectRejection(api.request('/external/v1/grants', { key: null }), /lacks the credentials/);
       expect(await used(), 'nothing was sent').to.equal(before);
-      expect((await api.request('/external/v1/grants?funderType=FOUNDATION,CORPORATE&limit=1')).status, 'the declared form passes').to.equal(200);
-      expect((await api.request('/external/v1/grants?funderType=FOUNDATION&funderType=CORPORATE&limit=1', { tolerantLists: true })).status, 'a tolerated form, marked').to.equal(200);
+      expect(
+        (await api.request('/external/v1/grants?funderType=FOUNDATION,CORPORATE&limit=1')).status,
+        'the declared form passes',
+      ).to.equal(200);
+      expect(
+        (
+          await api.request('/external/v1/grants?funderType=FOUNDATION&funderType=CORPORATE&limit=1', {
+            tolerantLists: true,
+          })
+        ).status,
+        'a tolerated form, marked',
+      ).to.equal(200);
     });
 
     it('sends a call marked invalidRequest, and then requires a 4xx the document lists', async function () {
       const refused = await api.request('/external/v1/grants?colour=blue', { invalidRequest: true });
       expect(refused.status).to.equal(400);
-      await expectRejection(api.request('/external/v1/grants?limit=1', { invalidRequest: true }), /marked invalidRequest, but answered 200/);
+      await expectRejection(
+        api.request('/external/v1/grants?limit=1', { invalidRequest: true }),
+        /marked invalidRequest, but answered 200/,
+      );
     });
   });
 
@@ -119,37 +154,55 @@ describe('OpenAPI document', function () {
       expect(() => checkResponse('GET', '/external/v1/grants?limit=1', res)).not.to.throw();
       const wrong = structuredClone(res.body);
       wrong.data[0].funderType = 'PIRATE';
-      expect(() => checkResponse('GET', '/external/v1/grants?limit=1', { ...res, body: wrong })).to.throw(/funderType|enum/);
+      expect(() => checkResponse('GET', '/external/v1/grants?limit=1', { ...res, body: wrong })).to.throw(
+        /funderType|enum/,
+      );
       const extra = { ...structuredClone(res.body), surprise: 1 };
-      expect(() => checkResponse('GET', '/external/v1/grants?limit=1', { ...res, body: extra })).to.throw(/does not match/);
+      expect(() => checkResponse('GET', '/external/v1/grants?limit=1', { ...res, body: extra })).to.throw(
+        /does not match/,
+      );
     });
 
     it('fails a status the operation does not list, and a required header that is missing', async function () {
       const res = await api.request('/external/v1/subscription/limits');
-      expect(() => checkResponse('GET', '/external/v1/subscription/limits', { ...res, status: 418 })).to.throw(/status 418/);
+      expect(() => checkResponse('GET', '/external/v1/subscription/limits', { ...res, status: 418 })).to.throw(
+        /status 418/,
+      );
       const headers = new Headers(res.headers);
       headers.delete('x-request-id');
-      expect(() => checkResponse('GET', '/external/v1/subscription/limits', { ...res, headers })).to.throw(/X-Request-Id is missing/);
+      expect(() => checkResponse('GET', '/external/v1/subscription/limits', { ...res, headers })).to.throw(
+        /X-Request-Id is missing/,
+      );
       const wrongReport = structuredClone(res.body);
       delete wrongReport.data.limits.monthly.remaining;
-      expect(() => checkResponse('GET', '/external/v1/subscription/limits', { ...res, body: wrongReport })).to.throw(/remaining/);
+      expect(() => checkResponse('GET', '/external/v1/subscription/limits', { ...res, body: wrongReport })).to.throw(
+        /remaining/,
+      );
     });
 
     it('runs in the test client: a server answering against the document makes request() fail', async function () {
       // The real app, but /grants answers a grant without its required fields.
-      const wrong = await startTestApi({}, {
-        layers: (deps) =>
-          apiLayers(deps).map((layer) =>
-            layer.name !== 'dispatch'
-              ? layer
-              : {
-                  name: 'dispatch',
-                  middleware: async (ctx) => {
-                    ctx.body = { success: true, data: [{ title: 'no id' }], pagination: { page: 1, limit: 1, total: 1, totalPages: 1 }, meta: { timestamp: new Date().toISOString(), requestId: ctx.state.requestId, version: 'v1' } };
+      const wrong = await startTestApi(
+        {},
+        {
+          layers: (deps) =>
+            apiLayers(deps).map((layer) =>
+              layer.name !== 'dispatch'
+                ? layer
+                : {
+                    name: 'dispatch',
+                    middleware: async (ctx) => {
+                      ctx.body = {
+                        success: true,
+                        data: [{ title: 'no id' }],
+                        pagination: { page: 1, limit: 1, total: 1, totalPages: 1 },
+                        meta: { timestamp: new Date().toISOString(), requestId: ctx.state.requestId, version: 'v1' },
+                      };
+                    },
                   },
-                },
-          ),
-      });
+            ),
+        },
+      );
       try {
         let failure: unknown;
         await wrong.request('/external/v1/grants?limit=1').catch((error: unknown) => (failure = error));

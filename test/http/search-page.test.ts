@@ -31,8 +31,15 @@ describe('GET /search', function () {
 
   it('every file the page references is served here, and nothing names another host', async function () {
     const page = await api.request('/search', { key: null });
-    const references = referencesIn(page.text).filter((ref) => !ref.startsWith('data:') && !ref.startsWith('#') && !ref.startsWith('?'));
-    expect(references).to.include.members(['/search/assets/search.js', '/search/assets/search.css', '/docs', '/console']);
+    const references = referencesIn(page.text).filter(
+      (ref) => !ref.startsWith('data:') && !ref.startsWith('#') && !ref.startsWith('?'),
+    );
+    expect(references).to.include.members([
+      '/search/assets/search.js',
+      '/search/assets/search.css',
+      '/docs',
+      '/console',
+    ]);
     for (const ref of references) {
       expect(ref, `${ref} is not on this origin`).to.match(/^\/[^/]/);
       const res = await api.request(ref, { key: null });
@@ -42,7 +49,9 @@ describe('GET /search', function () {
     const script = (await api.request('/search/assets/search.js', { key: null })).text;
     expect(script).not.to.match(/https?:\/\//);
     expect(script).to.include("|| '/external/v1'");
-    expect((await api.request('/search/assets/search.css', { key: null })).headers.get('content-type')).to.equal('text/css; charset=utf-8');
+    expect((await api.request('/search/assets/search.css', { key: null })).headers.get('content-type')).to.equal(
+      'text/css; charset=utf-8',
+    );
   });
 
   it('HEAD answers the headers alone; an unknown file is a 404 in the envelope; the page is not counted in usage', async function () {

@@ -22,7 +22,8 @@ const CATALOG_SIZE = 30_000;
 const HEAVY = 'search=research&facets=funderType,fundingType,eligibleProvinces,currency&limit=50';
 // A search this worker has never run: each of its words' postings is read from the catalog first
 // (the first search of a term per build), so it cannot finish within a 1 ms budget.
-const UNSEEN = 'search=eligible provides include project projects repayable contributions organizations community businesses funding ranges&facets=funderType,fundingType,eligibleProvinces,currency&limit=50&page=20';
+const UNSEEN =
+  'search=eligible provides include project projects repayable contributions organizations community businesses funding ranges&facets=funderType,fundingType,eligibleProvinces,currency&limit=50&page=20';
 const heavyQuery = (extra = '') => parseGrantQuery(parseQueryString(HEAVY + extra), Date.parse('2026-11-01T00:00:00Z'));
 
 async function buildCatalog(dataDir: string, grants: Iterable<Grant>): Promise<void> {
@@ -59,9 +60,21 @@ describe('searches on worker threads, their time budget and overload shedding', 
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('SEARCH_WORKERS defaults to the number of cores; the search and overload settings are bounded integers', () => {
-    expect(loadConfig({}).searchLoad).to.deep.equal({ workers: availableParallelism(), timeoutMs: 2000, queueLimit: 64, eventLoopDelayMs: 500, workerNice: 10 });
+    expect(loadConfig({}).searchLoad).to.deep.equal({
+      workers: availableParallelism(),
+      timeoutMs: 2000,
+      queueLimit: 64,
+      eventLoopDelayMs: 500,
+      workerNice: 10,
+    });
     expect(
-      loadConfig({ SEARCH_WORKERS: '0', SEARCH_TIMEOUT_MS: '50', SEARCH_QUEUE_LIMIT: '0', OVERLOAD_EVENT_LOOP_DELAY_MS: '0', SEARCH_WORKER_NICE: '0' }).searchLoad,
+      loadConfig({
+        SEARCH_WORKERS: '0',
+        SEARCH_TIMEOUT_MS: '50',
+        SEARCH_QUEUE_LIMIT: '0',
+        OVERLOAD_EVENT_LOOP_DELAY_MS: '0',
+        SEARCH_WORKER_NICE: '0',
+      }).searchLoad,
     ).to.deep.equal({
       workers: 0,
       timeoutMs: 50,
@@ -71,12 +84,24 @@ describe('searches on worker threads, their time budget and overload shedding', 
     });
     let thrown: unknown;
     try {
-      loadConfig({ SEARCH_WORKERS: '65', SEARCH_TIMEOUT_MS: '0', SEARCH_QUEUE_LIMIT: '-1', OVERLOAD_EVENT_LOOP_DELAY_MS: 'soon', SEARCH_WORKER_NICE: '20' });
+      loadConfig({
+        SEARCH_WORKERS: '65',
+        SEARCH_TIMEOUT_MS: '0',
+        SEARCH_QUEUE_LIMIT: '-1',
+        OVERLOAD_EVENT_LOOP_DELAY_MS: 'soon',
+        SEARCH_WORKER_NICE: '20',
+      });
     } catch (error) {
       thrown = error;
     }
     expect(thrown).to.be.instanceOf(ConfigError);
-    expect((thrown as ConfigError).problems.map((p) => p.split(' ')[0])).to.deep.equal(['SEARCH_WORKERS', 'SEARCH_TIMEOUT_MS', 'SEARCH_QUEUE_LIMIT', 'OVERLOAD_EVENT_LOOP_DELAY_MS', 'SEARCH_WORKER_NICE']);
+    expect((thrown as ConfigError).problems.map((p) => p.split(' ')[0])).to.deep.equal([
+      'SEARCH_WORKERS',
+      'SEARCH_TIMEOUT_MS',
+      'SEARCH_QUEUE_LIMIT',
+      'OVERLOAD_EVENT_LOOP_DELAY_MS',
+      'SEARCH_WORKER_NICE',
+    ]);
   });
 
   describe('the pool', () => {
@@ -89,10 +114,15 @@ describe('searches on worker threads, their time budget and overload shedding', 
         expect(expected.total).to.be.greaterThan(100);
         expect(await pool.run({ op: 'search', query: heavyQuery() })).to.deep.equal(expected);
 
-        const late = await pool.run({ op: 'search', query: parseGrantQuery(parseQueryString(UNSEEN), Date.parse('2026-11-01T00:00:00Z')) }, 1).then(
-          () => null,
-          (error: unknown) => error,
-        );
+        const late = await pool
+          .run(
+            { op: 'search', query: parseGrantQuery(parseQueryString(UNSEEN), Date.parse('2026-11-01T00:00:00Z')) },
+            1,
+          )
+          .then(
+            () => null,
+            (error: unknown) => error,
+          );
         expect(late).to.be.instanceOf(ServiceUnavailableError);
         expect((late as ServiceUnavailableError).retryAfterSeconds).to.be.greaterThan(0);
 
@@ -108,10 +138,18 @@ describe('searches on worker threads, their time budget and overload shedding', 
 
     it('fails what is queued when closed, and refuses new work', async () => {
       const pool = await SearchWorkerPool.start({ file: catalogPath(dataDir), size: 1, timeoutMs: 60_000 });
-      const pending = [1, 2, 3].map(() => pool.run({ op: 'search', query: heavyQuery() }).then(() => 'answered', (e: unknown) => e));
+      const pending = [1, 2, 3].map(() =>
+        pool.run({ op: 'search', query: heavyQuery() }).then(
+          () => 'answered',
+          (e: unknown) => e,
+        ),
+      );
       await pool.close();
       for (const outcome of await Promise.all(pending)) expect(outcome).to.be.instanceOf(ServiceUnavailableError);
-      const after = await pool.run({ op: 'filterOptions' }).then(() => null, (e: unknown) => e);
+      const after = await pool.run({ op: 'filterOptions' }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(after).to.be.instanceOf(ServiceUnavailableError);
     });
 
@@ -142,7 +180,10 @@ describe('searches on worker threads, their time budget and overload shedding', 
         for (const answer of answers) {
           const prefix = answer.total === 2_000 ? 'old-' : 'new-';
           expect([2_000, 3_000]).to.include(answer.total);
-          expect(answer.ids.every((id) => id.startsWith(prefix)), `a page of ${answer.total} grants mixes builds`).to.equal(true);
+          expect(
+            answer.ids.every((id) => id.startsWith(prefix)),
+            `a page of ${answer.total} grants mixes builds`,
+          ).to.equal(true);
         }
       } finally {
         await pool.close();
@@ -170,14 +211,18 @@ describe('searches on worker threads, their time budget and overload shedding', 
       expect(one.body.data.id).to.equal(someId);
       const again = await api.request(`${GRANTS_PATH}?${HEAVY}&page=2`);
       expect(again.status, again.text).to.equal(503);
-      expect(again.body.error.message, "a timeout, not a shed request").not.to.contain("overloaded");
+      expect(again.body.error.message, 'a timeout, not a shed request').not.to.contain('overloaded');
       const scrape = (await fetch(`${api.url}/metrics`).then((r) => r.text())) as string;
       expect(metricValue(scrape, 'search_timeouts_total')).to.equal(2);
       expect(metricValue(scrape, 'http_service_unavailable_total{cause="search_engine"}')).to.equal(2);
     });
 
     it('/grants/:id is served while every search worker is busy', async () => {
-      api = await startApiOnCatalog(dataDir, { SEARCH_WORKERS: '1', SEARCH_TIMEOUT_MS: '60000', SEARCH_QUEUE_LIMIT: '100' });
+      api = await startApiOnCatalog(dataDir, {
+        SEARCH_WORKERS: '1',
+        SEARCH_TIMEOUT_MS: '60000',
+        SEARCH_QUEUE_LIMIT: '100',
+      });
       const finished: string[] = [];
       const searches = Array.from({ length: 8 }, (_, page) =>
         api!.request(`${GRANTS_PATH}?${HEAVY}&page=${page + 1}`).then((res) => {
@@ -197,7 +242,12 @@ describe('searches on worker threads, their time budget and overload shedding', 
     });
 
     it('past SEARCH_QUEUE_LIMIT a search gets a fast 503 with Retry-After, counted as shed and not against the allowance; /grants/:id is still served', async () => {
-      api = await startApiOnCatalog(dataDir, { SEARCH_WORKERS: '1', SEARCH_QUEUE_LIMIT: '0', SEARCH_TIMEOUT_MS: '60000', METRICS_PUBLIC: 'true' });
+      api = await startApiOnCatalog(dataDir, {
+        SEARCH_WORKERS: '1',
+        SEARCH_QUEUE_LIMIT: '0',
+        SEARCH_TIMEOUT_MS: '60000',
+        METRICS_PUBLIC: 'true',
+      });
       const limitsBefore = await api.request('/external/v1/subscription/limits');
       const callsBefore = limitsBefore.body.data.limits.monthly.current as number;
       const burst = await Promise.all([
@@ -223,11 +273,16 @@ describe('searches on worker threads, their time budget and overload shedding', 
       expect(metricValue(scrape, 'search_requests_in_flight')).to.equal(0);
 
       // One search at a time is never refused: there is room for it.
-      for (let i = 0; i < 10; i++) expect((await api.request(`${GRANTS_PATH}?${HEAVY}&page=${i + 1}`)).status).to.equal(200);
+      for (let i = 0; i < 10; i++)
+        expect((await api.request(`${GRANTS_PATH}?${HEAVY}&page=${i + 1}`)).status).to.equal(200);
     });
 
-    it('while the event loop\'s delay (mean over a second) is past OVERLOAD_EVENT_LOOP_DELAY_MS new requests get a fast 503; once it catches up they are served', async () => {
-      api = await startApiOnCatalog(dataDir, { SEARCH_WORKERS: '0', OVERLOAD_EVENT_LOOP_DELAY_MS: '200', METRICS_PUBLIC: 'true' });
+    it("while the event loop's delay (mean over a second) is past OVERLOAD_EVENT_LOOP_DELAY_MS new requests get a fast 503; once it catches up they are served", async () => {
+      api = await startApiOnCatalog(dataDir, {
+        SEARCH_WORKERS: '0',
+        OVERLOAD_EVENT_LOOP_DELAY_MS: '200',
+        METRICS_PUBLIC: 'true',
+      });
       const { port } = new URL(api.url);
       const path = `${GRANTS_PATH}/${encodeURIComponent(someId)}`;
       // Raw sockets: the requests are in the kernel before this thread blocks its own event loop.
@@ -260,7 +315,10 @@ describe('searches on worker threads, their time budget and overload shedding', 
       for (let turn = 0; turn < 4; turn++) {
         await new Promise((resolve) => setImmediate(resolve));
         if (turn === 3) {
-          for (const socket of sockets) socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${api.key}\r\nConnection: close\r\n\r\n`);
+          for (const socket of sockets)
+            socket.write(
+              `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${api.key}\r\nConnection: close\r\n\r\n`,
+            );
         }
         blockFor(400);
       }

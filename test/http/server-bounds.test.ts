@@ -15,7 +15,12 @@ import { rawText, splitAnswers } from '../support/rawHttp.js';
 const OVERSIZE = `X-Big: ${'a'.repeat(MAX_HEADER_BYTES + 4096)}\r\n`;
 
 /** A request through Node's own HTTP client (strict: bytes after a HEAD's answer are an error). */
-function nodeRequest(port: number, method: string, headers: Record<string, string>, agent: http.Agent | false): Promise<{ status: number; body: string; reused: boolean }> {
+function nodeRequest(
+  port: number,
+  method: string,
+  headers: Record<string, string>,
+  agent: http.Agent | false,
+): Promise<{ status: number; body: string; reused: boolean }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path: `${P}/grants`, headers, agent }, (res) => {
       let body = '';
@@ -34,16 +39,35 @@ describe('HTTP server bounds', function () {
 
   before(async () => {
     // Keep-alive 4 s: Node's client does not reuse a connection announced with Keep-Alive: timeout=1.
-    api = await startTestApi({ HTTP_HEADERS_TIMEOUT_MS: '1500', HTTP_REQUEST_TIMEOUT_MS: '3000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '4000', HTTP_LINGER_MS: '1000' });
+    api = await startTestApi({
+      HTTP_HEADERS_TIMEOUT_MS: '1500',
+      HTTP_REQUEST_TIMEOUT_MS: '3000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '4000',
+      HTTP_LINGER_MS: '1000',
+    });
   });
   after(async () => api.stop());
 
   it('reads the four bounds from the environment, with documented defaults, and refuses nonsense', () => {
-    expect(api.config.http).to.deep.equal({ headersTimeoutMs: 1500, requestTimeoutMs: 3000, keepAliveTimeoutMs: 4000, lingerMs: 1000 });
-    expect(loadConfig({}).http).to.deep.equal({ headersTimeoutMs: 20_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, lingerMs: 5_000 });
+    expect(api.config.http).to.deep.equal({
+      headersTimeoutMs: 1500,
+      requestTimeoutMs: 3000,
+      keepAliveTimeoutMs: 4000,
+      lingerMs: 1000,
+    });
+    expect(loadConfig({}).http).to.deep.equal({
+      headersTimeoutMs: 20_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+      lingerMs: 5_000,
+    });
     expect(() => loadConfig({ HTTP_LINGER_MS: '-1' })).to.throw(/HTTP_LINGER_MS must be an integer/);
-    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: 'soon' })).to.throw(/HTTP_HEADERS_TIMEOUT_MS must be an integer/);
-    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '1000' })).to.throw(/at least HTTP_HEADERS_TIMEOUT_MS/);
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: 'soon' })).to.throw(
+      /HTTP_HEADERS_TIMEOUT_MS must be an integer/,
+    );
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '1000' })).to.throw(
+      /at least HTTP_HEADERS_TIMEOUT_MS/,
+    );
   });
 
   it('cuts off a client sending its headers one byte a second, and serves others meanwhile', async () => {
@@ -97,7 +121,10 @@ describe('HTTP server bounds', function () {
       sent += 1;
     }, 200);
     try {
-      const elapsed = await Promise.race([closed, new Promise<string>((resolve) => setTimeout(() => resolve('still open after 10 s'), 10_000))]);
+      const elapsed = await Promise.race([
+        closed,
+        new Promise<string>((resolve) => setTimeout(() => resolve('still open after 10 s'), 10_000)),
+      ]);
       // 408 after 1.5 s (checked every 375 ms), then 1 s of linger; a write after that is refused.
       expect(elapsed).to.be.a('number').within(2400, 5000);
       expect(sent, 'the client was still sending after the 408').to.be.above(12);
@@ -108,10 +135,13 @@ describe('HTTP server bounds', function () {
   });
 
   describe('headers over 64 KB asked with HEAD: the status and headers of the GET answer, never a body', function () {
-    it('headers over 64 KB: a HEAD gets the 431 with the headers of the GET\'s envelope and nothing after them', async () => {
+    it("headers over 64 KB: a HEAD gets the 431 with the headers of the GET's envelope and nothing after them", async () => {
       const port = Number(new URL(api.url).port);
       const asGet = splitAnswers(await rawText(port, `GET ${P}/grants HTTP/1.1\r\nHost: 127.0.0.1\r\n${OVERSIZE}\r\n`));
-      const asHead = splitAnswers(await rawText(port, `HEAD ${P}/grants HTTP/1.1\r\nHost: 127.0.0.1\r\n${OVERSIZE}\r\n`), [0]);
+      const asHead = splitAnswers(
+        await rawText(port, `HEAD ${P}/grants HTTP/1.1\r\nHost: 127.0.0.1\r\n${OVERSIZE}\r\n`),
+        [0],
+      );
       expect(asGet.answers).to.have.length(1);
       expect(asGet.answers[0].status).to.equal(431);
       expect(JSON.parse(asGet.answers[0].body).error.code).to.equal('REQUEST_TOO_LARGE');
@@ -120,19 +150,29 @@ describe('HTTP server bounds', function () {
       expect(head.status).to.equal(431);
       expect(asHead.rest, 'bytes after the HEAD answer').to.equal('');
       expect(head.headers.get('content-type')).to.equal(JSON_TYPE);
-      expect(head.headers.get('content-length'), 'the length of the GET body').to.equal(asGet.answers[0].headers.get('content-length'));
+      expect(head.headers.get('content-length'), 'the length of the GET body').to.equal(
+        asGet.answers[0].headers.get('content-length'),
+      );
       expect(head.headers.get('x-request-id')).to.match(REQUEST_ID);
       expect(head.headers.get('connection')).to.equal('close');
     });
 
     it("Node's own client reads it as a clean 431, on a fresh connection and on one kept alive after a GET", async () => {
       const port = Number(new URL(api.url).port);
-      expect(await nodeRequest(port, 'HEAD', { 'X-Big': 'a'.repeat(MAX_HEADER_BYTES + 4096) }, false)).to.deep.include({ status: 431, body: '' });
+      expect(await nodeRequest(port, 'HEAD', { 'X-Big': 'a'.repeat(MAX_HEADER_BYTES + 4096) }, false)).to.deep.include({
+        status: 431,
+        body: '',
+      });
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       try {
         const first = await nodeRequest(port, 'GET', { Authorization: `Bearer ${api.key}` }, agent);
         expect(first.status).to.equal(200);
-        const second = await nodeRequest(port, 'HEAD', { Authorization: `Bearer ${api.key}`, 'X-Big': 'a'.repeat(MAX_HEADER_BYTES + 4096) }, agent);
+        const second = await nodeRequest(
+          port,
+          'HEAD',
+          { Authorization: `Bearer ${api.key}`, 'X-Big': 'a'.repeat(MAX_HEADER_BYTES + 4096) },
+          agent,
+        );
         expect(second).to.deep.equal({ status: 431, body: '', reused: true });
       } finally {
         agent.destroy();
@@ -143,7 +183,11 @@ describe('HTTP server bounds', function () {
       const port = Number(new URL(api.url).port);
       const health = `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
       // The HEAD begins in the packet of the first request; the rest follows once that one is answered.
-      const text = await rawText(port, [`${health}HEAD ${P}/grants HTTP/1.1\r\n`, /"status":"ok"/, `Host: 127.0.0.1\r\n${OVERSIZE}\r\n`]);
+      const text = await rawText(port, [
+        `${health}HEAD ${P}/grants HTTP/1.1\r\n`,
+        /"status":"ok"/,
+        `Host: 127.0.0.1\r\n${OVERSIZE}\r\n`,
+      ]);
       const { answers, rest } = splitAnswers(text, [1]);
       expect(answers.map((a) => a.status)).to.deep.equal([200, 431]);
       expect(rest, 'bytes after the HEAD answer').to.equal('');

@@ -12,12 +12,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** An answer far larger than the socket buffers: end() is called long before its last byte leaves. */
 const BIG = 'x'.repeat(32 * 1024 * 1024);
 
-function get(port: number, path: string, agent: http.Agent): Promise<{ status: number; connection: string | undefined; body: string; reused: boolean }> {
+function get(
+  port: number,
+  path: string,
+  agent: http.Agent,
+): Promise<{ status: number; connection: string | undefined; body: string; reused: boolean }> {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
       let body = '';
       res.setEncoding('utf8').on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body, reused: req.reusedSocket }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, connection: res.headers.connection, body, reused: req.reusedSocket }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);

@@ -65,12 +65,20 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
     ];
     for (const [label, header] of badHeaders) {
       it(`malformed header: ${label}`, async function () {
-        expect401(await api.request(`${P}/grants`, { key: null, headers: { Authorization: header }, invalidRequest: true }));
+        expect401(
+          await api.request(`${P}/grants`, { key: null, headers: { Authorization: header }, invalidRequest: true }),
+        );
       });
     }
 
     it('the harness key under a wrong scheme is still refused', async function () {
-      expect401(await api.request(`${P}/grants`, { key: null, headers: { Authorization: `Basic ${api.key}` }, invalidRequest: true }));
+      expect401(
+        await api.request(`${P}/grants`, {
+          key: null,
+          headers: { Authorization: `Basic ${api.key}` },
+          invalidRequest: true,
+        }),
+      );
     });
 
     it('an unknown key', async function () {
@@ -79,7 +87,12 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
 
     it('an unknown key on every endpoint, including /subscription/* and unknown paths', async function () {
       for (const p of [...GRANT_PATHS, ...SUBSCRIPTION_PATHS, `${P}/grants/unknown-id`, `${P}/nope`]) {
-        expect401(await api.request(p, { key: 'gk_live_thisKeyWasNeverIssuedToAnyone000000', invalidRequest: p.endsWith('/nope') }));
+        expect401(
+          await api.request(p, {
+            key: 'gk_live_thisKeyWasNeverIssuedToAnyone000000',
+            invalidRequest: p.endsWith('/nope'),
+          }),
+        );
       }
     });
 
@@ -158,9 +171,21 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
   });
 
   describe('feature flags', function () {
-    const cases: { feature: 'grants.search' | 'grants.read' | 'subscription.read'; guarded: string[]; open: string[] }[] = [
-      { feature: 'grants.search', guarded: [`${P}/grants`, `${P}/grants/filters`, `${P}/grants?search=program`], open: [`${P}/grants/g-1`, ...SUBSCRIPTION_PATHS] },
-      { feature: 'grants.read', guarded: [`${P}/grants/g-1`, `${P}/grants/g-2`], open: [`${P}/grants`, `${P}/grants/filters`, ...SUBSCRIPTION_PATHS] },
+    const cases: {
+      feature: 'grants.search' | 'grants.read' | 'subscription.read';
+      guarded: string[];
+      open: string[];
+    }[] = [
+      {
+        feature: 'grants.search',
+        guarded: [`${P}/grants`, `${P}/grants/filters`, `${P}/grants?search=program`],
+        open: [`${P}/grants/g-1`, ...SUBSCRIPTION_PATHS],
+      },
+      {
+        feature: 'grants.read',
+        guarded: [`${P}/grants/g-1`, `${P}/grants/g-2`],
+        open: [`${P}/grants`, `${P}/grants/filters`, ...SUBSCRIPTION_PATHS],
+      },
       { feature: 'subscription.read', guarded: SUBSCRIPTION_PATHS, open: GRANT_PATHS },
     ];
     for (const { feature, guarded, open } of cases) {
@@ -171,7 +196,9 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
           const res = await api.request(p, { key: sub.key });
           expectError(res, 403, 'FEATURE_NOT_AVAILABLE');
           expect(res.body.error.message).to.contain(feature);
-          expect(res.body.error.message).to.contain(`grants-admin subscription set-feature <subscription id> ${feature} on`);
+          expect(res.body.error.message).to.contain(
+            `grants-admin subscription set-feature <subscription id> ${feature} on`,
+          );
         }
         for (const p of open) expectOk(await api.request(p, { key: sub.key }));
         api.deps.subscriptions.setFeature(sub.id, feature, true);
@@ -183,7 +210,11 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
       const sub = freshSubscription();
       api.deps.subscriptions.setFeature(sub.id, 'grants.read', false);
       const res = await api.request(`${P}/subscription/limits`, { key: sub.key });
-      expect(res.body.data.features).to.deep.equal({ grants: { read: false, search: true, export: true }, subscription: { read: true }, alerts: { manage: true } });
+      expect(res.body.data.features).to.deep.equal({
+        grants: { read: false, search: true, export: true },
+        subscription: { read: true },
+        alerts: { manage: true },
+      });
     });
   });
 
@@ -237,13 +268,18 @@ describe('subscriptions: authentication, status, features, keys, admin changes',
 
     it('set-limits (rate and monthly, then default)', async function () {
       const sub = freshSubscription('PROFESSIONAL');
-      expect((await admin(['subscription', 'set-limits', sub.id, '--rate-limit', '3', '--monthly-limit', '77'])).code).to.equal(0);
+      expect(
+        (await admin(['subscription', 'set-limits', sub.id, '--rate-limit', '3', '--monthly-limit', '77'])).code,
+      ).to.equal(0);
       const limited = await api.request(`${P}/subscription/limits`, { key: sub.key });
       expectOk(limited);
       expect(limited.headers.get('x-ratelimit-limit')).to.equal('3');
       expect(limited.body.data.limits.rateLimit.requestsPerSecond).to.equal(3);
       expect(limited.body.data.limits.monthly.limit).to.equal(77);
-      expect((await admin(['subscription', 'set-limits', sub.id, '--rate-limit', 'default', '--monthly-limit', 'default'])).code).to.equal(0);
+      expect(
+        (await admin(['subscription', 'set-limits', sub.id, '--rate-limit', 'default', '--monthly-limit', 'default']))
+          .code,
+      ).to.equal(0);
       const back = await api.request(`${P}/subscription/limits`, { key: sub.key });
       expect(back.headers.get('x-ratelimit-limit')).to.equal('50');
       expect(back.body.data.limits.rateLimit.requestsPerSecond).to.equal(50);

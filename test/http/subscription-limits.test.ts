@@ -10,10 +10,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whole seconds of the UTC month containing `now`, and until its end. */
 const monthSecondsAt = (now: Date) =>
-  (Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)) / 1000;
-const secondsToNextMonth = (now: Date) => Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - now.getTime()) / 1000);
+  (Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)) /
+  1000;
+const secondsToNextMonth = (now: Date) =>
+  Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - now.getTime()) / 1000);
 
-const countBy = (statuses: number[]) => statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
+const countBy = (statuses: number[]) =>
+  statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
 
 /** Parses `"second";r=9;t=1, "month";r=5;t=10` into { second: { r: '9', t: '1' }, month: {...} }. */
 function parseItems(header: string | null): Record<string, Record<string, string>> {
@@ -75,7 +78,9 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       expect(limited.headers.get('x-ratelimit-remaining')).to.equal('0');
       expect(parseItems(limited.headers.get('ratelimit')).second.r).to.equal('0');
       // The remaining counts of the served ones are 9 down to 0, each once.
-      expect(served.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(served.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b)).to.deep.equal([
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+      ]);
 
       await sleep(Number(retryAfter) * 1000 + 100);
       const again = await api.request(`${P}/grants`, { key });
@@ -92,7 +97,10 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       ];
       const first = await Promise.all(paths.map((p) => api.request(p, { key, invalidRequest: p.endsWith('/nope') })));
       expect(countBy(first.map((r) => r.status))).to.deep.equal({ 200: 7, 404: 3 });
-      const over = await Promise.all([api.request(`${P}/grants`, { key }), api.request(`${P}/subscription/limits`, { key })]);
+      const over = await Promise.all([
+        api.request(`${P}/grants`, { key }),
+        api.request(`${P}/subscription/limits`, { key }),
+      ]);
       for (const res of over) expectError(res, 429, 'RATE_LIMITED');
     });
 
@@ -103,7 +111,9 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       const after = Date.now();
       expect(res.status).to.equal(200);
       const now = new Date(after);
-      expect(res.headers.get('ratelimit-policy')).to.equal(`"second";q=10;w=1, "month";q=10000;w=${monthSecondsAt(now)}`);
+      expect(res.headers.get('ratelimit-policy')).to.equal(
+        `"second";q=10;w=1, "month";q=10000;w=${monthSecondsAt(now)}`,
+      );
       const rate = parseItems(res.headers.get('ratelimit'));
       expect(rate.second).to.deep.equal({ r: '9', t: '1' });
       expect(rate.month.r).to.equal('9999');
@@ -149,9 +159,16 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       api.deps.subscriptions.setStatus(created.subscription.id, 'CANCELLED');
       const cancelled = await api.request(`${P}/subscription/limits`, { key });
       expectError(cancelled, 403, 'SUBSCRIPTION_INACTIVE');
-      for (const [label, res] of [['SUSPENDED /grants', suspended], ['CANCELLED /subscription/limits', cancelled]] as const) {
-        expect(res.headers.get('ratelimit-policy'), `${label}: RateLimit-Policy`).to.match(/^"second";q=10;w=1, "month";q=10000;w=\d+$/);
-        expect(res.headers.get('ratelimit'), `${label}: RateLimit`).to.match(/^"second";r=\d+;t=\d+, "month";r=10000;t=\d+$/);
+      for (const [label, res] of [
+        ['SUSPENDED /grants', suspended],
+        ['CANCELLED /subscription/limits', cancelled],
+      ] as const) {
+        expect(res.headers.get('ratelimit-policy'), `${label}: RateLimit-Policy`).to.match(
+          /^"second";q=10;w=1, "month";q=10000;w=\d+$/,
+        );
+        expect(res.headers.get('ratelimit'), `${label}: RateLimit`).to.match(
+          /^"second";r=\d+;t=\d+, "month";r=10000;t=\d+$/,
+        );
         expect(res.headers.get('x-ratelimit-limit'), `${label}: X-RateLimit-Limit`).to.equal('10');
         expect(res.headers.get('x-ratelimit-remaining'), `${label}: X-RateLimit-Remaining`).to.match(/^\d+$/);
         expect(res.headers.get('x-ratelimit-reset'), `${label}: X-RateLimit-Reset`).to.match(/^\d{10}$/);
@@ -197,7 +214,9 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       const sub = fresh();
       api.deps.subscriptions.setLimits(sub.id, { monthlyLimit: 20 });
       for (let i = 0; i < 10; i += 1) expect((await api.request(`${P}/grants`, { key: sub.key })).status).to.equal(200);
-      const responses = await Promise.all(Array.from({ length: 50 }, () => api.request(`${P}/grants`, { key: sub.key })));
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, () => api.request(`${P}/grants`, { key: sub.key })),
+      );
       const statuses = responses.map((r) => r.status);
       expect(countBy(statuses)).to.deep.equal({ 200: 10, 429: 40 });
       const expectedRetry = secondsToNextMonth(new Date());
@@ -225,7 +244,9 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       }
       // The second's budget is whole: 10 answers in a burst, and the 11th refused for the rate.
       await sleep(1100);
-      const burst = await Promise.all(Array.from({ length: 11 }, () => api.request(`${P}/subscription/limits`, { key: sub.key })));
+      const burst = await Promise.all(
+        Array.from({ length: 11 }, () => api.request(`${P}/subscription/limits`, { key: sub.key })),
+      );
       expect(countBy(burst.map((r) => r.status))).to.deep.equal({ 200: 10, 429: 1 });
     });
 
@@ -233,7 +254,13 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       const sub = fresh(2);
       expect((await api.request(`${P}/grants`, { key: sub.key })).status).to.equal(200);
       expect((await api.request(`${P}/grants/g-1`, { key: sub.key })).status).to.equal(200);
-      for (const p of [`${P}/grants`, `${P}/grants/g-1`, `${P}/grants/filters`, `${P}/grants/unknown`, `${P}/grants?limit=-1`]) {
+      for (const p of [
+        `${P}/grants`,
+        `${P}/grants/g-1`,
+        `${P}/grants/filters`,
+        `${P}/grants/unknown`,
+        `${P}/grants?limit=-1`,
+      ]) {
         expectError(await api.request(p, { key: sub.key, invalidRequest: true }), 429, 'QUOTA_EXCEEDED');
       }
       // Not a grant endpoint: an unknown path is still a 404, not a 429.
@@ -299,7 +326,9 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
 
     it('free: a 429 RATE_LIMITED does not count', async function () {
       const sub = fresh(undefined, 2);
-      const responses = await Promise.all(Array.from({ length: 6 }, () => api.request(`${P}/grants`, { key: sub.key })));
+      const responses = await Promise.all(
+        Array.from({ length: 6 }, () => api.request(`${P}/grants`, { key: sub.key })),
+      );
       expect(countBy(responses.map((r) => r.status))).to.deep.equal({ 200: 2, 429: 4 });
       for (const res of responses.filter((r) => r.status === 429)) expectError(res, 429, 'RATE_LIMITED');
       await sleep(1100);
@@ -341,7 +370,10 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       now = new Date('2026-11-20T10:00:00.000Z');
       const nov = await api.request(`${P}/grants`, { key: sub.apiKey });
       expect(nov.headers.get('ratelimit-policy')).to.equal('"second";q=50;w=1, "month";q=100000;w=2592000');
-      expect(parseItems(nov.headers.get('ratelimit')).month).to.deep.equal({ r: '99999', t: String(10 * 86400 + 14 * 3600) });
+      expect(parseItems(nov.headers.get('ratelimit')).month).to.deep.equal({
+        r: '99999',
+        t: String(10 * 86400 + 14 * 3600),
+      });
       now = new Date('2026-12-15T00:00:00.000Z');
       const dec = await api.request(`${P}/grants`, { key: sub.apiKey });
       expect(dec.headers.get('ratelimit-policy')).to.equal('"second";q=50;w=1, "month";q=100000;w=2678400');
@@ -354,13 +386,28 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       now = new Date('2026-11-30T23:59:59.999Z');
       for (let i = 0; i < 3; i += 1) expect((await api.request(`${P}/grants`, { key })).status).to.equal(200);
       const nov = await api.request(`${P}/subscription/usage`, { key });
-      expect(nov.body.data.currentMonth).to.deep.equal({ calls: 3, limit: 10_000, remaining: 9_997, resetDate: '2026-12-01T00:00:00.000Z' });
+      expect(nov.body.data.currentMonth).to.deep.equal({
+        calls: 3,
+        limit: 10_000,
+        remaining: 9_997,
+        resetDate: '2026-12-01T00:00:00.000Z',
+      });
 
       now = new Date('2026-12-01T00:00:00.000Z');
       const dec = await api.request(`${P}/subscription/usage`, { key });
-      expect(dec.body.data.currentMonth).to.deep.equal({ calls: 0, limit: 10_000, remaining: 10_000, resetDate: '2027-01-01T00:00:00.000Z' });
+      expect(dec.body.data.currentMonth).to.deep.equal({
+        calls: 0,
+        limit: 10_000,
+        remaining: 10_000,
+        resetDate: '2027-01-01T00:00:00.000Z',
+      });
       const limits = await api.request(`${P}/subscription/limits`, { key });
-      expect(limits.body.data.limits.monthly).to.deep.equal({ limit: 10_000, current: 0, remaining: 10_000, resetDate: '2027-01-01T00:00:00.000Z' });
+      expect(limits.body.data.limits.monthly).to.deep.equal({
+        limit: 10_000,
+        current: 0,
+        remaining: 10_000,
+        resetDate: '2027-01-01T00:00:00.000Z',
+      });
       expect((await api.request(`${P}/grants`, { key })).status).to.equal(200);
       const afterCall = await api.request(`${P}/subscription/limits`, { key });
       expect(afterCall.body.data.limits.monthly.current).to.equal(1);
@@ -391,7 +438,12 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
       expect(refused.headers.get('retry-after')).to.equal('60');
       expect(parseItems(refused.headers.get('ratelimit')).month).to.deep.equal({ r: '0', t: '60' });
       const usage = await api.request(`${P}/subscription/usage`, { key });
-      expect(usage.body.data.currentMonth).to.deep.equal({ calls: 1, limit: 1, remaining: 0, resetDate: '2027-01-01T00:00:00.000Z' });
+      expect(usage.body.data.currentMonth).to.deep.equal({
+        calls: 1,
+        limit: 1,
+        remaining: 0,
+        resetDate: '2027-01-01T00:00:00.000Z',
+      });
 
       now = new Date('2026-12-31T23:59:59.400Z');
       const lastSecond = await api.request(`${P}/grants`, { key });
@@ -400,7 +452,12 @@ describe('subscriptions: per-second rate, monthly allowance, billing, month', fu
 
       now = new Date('2027-01-01T00:00:00.000Z');
       const jan = await api.request(`${P}/subscription/usage`, { key });
-      expect(jan.body.data.currentMonth).to.deep.equal({ calls: 0, limit: 1, remaining: 1, resetDate: '2027-02-01T00:00:00.000Z' });
+      expect(jan.body.data.currentMonth).to.deep.equal({
+        calls: 0,
+        limit: 1,
+        remaining: 1,
+        resetDate: '2027-02-01T00:00:00.000Z',
+      });
       expect((await api.request(`${P}/grants`, { key })).status).to.equal(200);
     });
   });

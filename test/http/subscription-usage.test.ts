@@ -27,7 +27,10 @@ describe('subscriptions: the usage and limits reports', function () {
     rmSync(workDir, { recursive: true, force: true });
   });
 
-  function fresh(tier: 'STARTER' | 'PROFESSIONAL' | 'ENTERPRISE' = 'PROFESSIONAL', over: { monthlyLimit?: number; rateLimit?: number } = {}) {
+  function fresh(
+    tier: 'STARTER' | 'PROFESSIONAL' | 'ENTERPRISE' = 'PROFESSIONAL',
+    over: { monthlyLimit?: number; rateLimit?: number } = {},
+  ) {
     const created = api.deps.subscriptions.create({ name: 'usage', tier, ...over });
     const key = created.apiKey;
     return {
@@ -46,7 +49,13 @@ describe('subscriptions: the usage and limits reports', function () {
       expect(Object.keys(res.body)).to.have.members(['success', 'data', 'meta']);
       expect(res.body.data).to.deep.equal({
         currentMonth: { calls: 0, limit: 100_000, remaining: 100_000, resetDate: '2026-12-01T00:00:00.000Z' },
-        statistics: { period: '30 days', totalCalls: 0, avgCallsPerDay: 0, topEndpoints: [], daily: res.body.data.statistics.daily },
+        statistics: {
+          period: '30 days',
+          totalCalls: 0,
+          avgCallsPerDay: 0,
+          topEndpoints: [],
+          daily: res.body.data.statistics.daily,
+        },
         subscription: { tier: 'PROFESSIONAL', monthlyLimit: 100_000, rateLimit: 50, status: 'ACTIVE' },
       });
       const { daily } = res.body.data.statistics;
@@ -62,7 +71,12 @@ describe('subscriptions: the usage and limits reports', function () {
     ] as const) {
       it(`${tier}: subscription.monthlyLimit ${monthly}, rateLimit ${rate}`, async function () {
         const res = await fresh(tier).get('/subscription/usage');
-        expect(res.body.data.subscription).to.deep.equal({ tier, monthlyLimit: monthly, rateLimit: rate, status: 'ACTIVE' });
+        expect(res.body.data.subscription).to.deep.equal({
+          tier,
+          monthlyLimit: monthly,
+          rateLimit: rate,
+          status: 'ACTIVE',
+        });
         expect(res.body.data.currentMonth.limit).to.equal(monthly);
       });
     }
@@ -79,7 +93,10 @@ describe('subscriptions: the usage and limits reports', function () {
 
     for (const bad of ['0', '366', 'abc', '1.5', '-1', '', '1e2', '7days', '1000000']) {
       it(`days=${JSON.stringify(bad)} → 400 VALIDATION_ERROR naming days`, async function () {
-        expectValidation(await fresh().get(`/subscription/usage?days=${encodeURIComponent(bad)}`, { invalidRequest: true }), ['days']);
+        expectValidation(
+          await fresh().get(`/subscription/usage?days=${encodeURIComponent(bad)}`, { invalidRequest: true }),
+          ['days'],
+        );
       });
     }
 
@@ -148,7 +165,11 @@ describe('subscriptions: the usage and limits reports', function () {
       ];
       for (const [days, total, avg] of expected) {
         const res = await sub.get(`/subscription/usage?days=${days}`);
-        expect(res.body.data.statistics, `days=${days}`).to.include({ period: `${days} days`, totalCalls: total, avgCallsPerDay: avg });
+        expect(res.body.data.statistics, `days=${days}`).to.include({
+          period: `${days} days`,
+          totalCalls: total,
+          avgCallsPerDay: avg,
+        });
       }
     });
 
@@ -317,11 +338,23 @@ describe('subscriptions: the usage and limits reports', function () {
         subscription: { tier: 'STARTER', status: 'ACTIVE' },
         limits: {
           monthly: { limit: 10_000, current: 2, remaining: 9_998, resetDate: '2026-12-01T00:00:00.000Z' },
-          rateLimit: { requestsPerSecond: 10, description: 'Up to 10 requests per second across all keys of this subscription.' },
+          rateLimit: {
+            requestsPerSecond: 10,
+            description: 'Up to 10 requests per second across all keys of this subscription.',
+          },
           alerts: { max: 5, current: 0 },
         },
-        key: { id: sub.keyId, prefix: sub.key.slice(0, 12), restrictions: { scopes: null, origins: null, ips: null, rateLimit: null }, expiresAt: null },
-        features: { grants: { read: true, search: true, export: false }, subscription: { read: true }, alerts: { manage: true } },
+        key: {
+          id: sub.keyId,
+          prefix: sub.key.slice(0, 12),
+          restrictions: { scopes: null, origins: null, ips: null, rateLimit: null },
+          expiresAt: null,
+        },
+        features: {
+          grants: { read: true, search: true, export: false },
+          subscription: { read: true },
+          alerts: { manage: true },
+        },
       });
     });
 
@@ -356,7 +389,12 @@ describe('subscriptions: the usage and limits reports', function () {
       api.deps.subscriptions.setLimits(sub.id, { rateLimit: 7, monthlyLimit: 123 });
       const usage = await sub.get('/subscription/usage');
       expect(usage.body.data.currentMonth).to.include({ calls: 1, limit: 123, remaining: 122 });
-      expect(usage.body.data.subscription).to.deep.equal({ tier: 'STARTER', monthlyLimit: 123, rateLimit: 7, status: 'ACTIVE' });
+      expect(usage.body.data.subscription).to.deep.equal({
+        tier: 'STARTER',
+        monthlyLimit: 123,
+        rateLimit: 7,
+        status: 'ACTIVE',
+      });
       expect(usage.headers.get('x-ratelimit-limit')).to.equal('7');
       const limits = await sub.get('/subscription/limits');
       expect(limits.body.data.limits.monthly).to.include({ limit: 123, current: 1, remaining: 122 });

@@ -22,8 +22,15 @@ function rowsOver(days: number, endDaysAgo: number, perDay: number): UsageRow[] 
   for (let d = endDaysAgo + days - 1; d >= endDaysAgo; d -= 1) {
     for (let i = 0; i < perDay; i += 1) {
       rows.push({
-        at: new Date(NOW.getTime() - d * DAY + i), subscriptionId: 'sub_a', keyId: 'key_1', keyPrefix: 'gk_live_abcd',
-        endpoint: '/grants', billable: true, status: 200, latencyMs: 1, requestId: `r${d}-${i}`,
+        at: new Date(NOW.getTime() - d * DAY + i),
+        subscriptionId: 'sub_a',
+        keyId: 'key_1',
+        keyPrefix: 'gk_live_abcd',
+        endpoint: '/grants',
+        billable: true,
+        status: 200,
+        latencyMs: 1,
+        requestId: `r${d}-${i}`,
       });
     }
   }
@@ -49,7 +56,9 @@ describe('usage retention', () => {
   it('defaults to 400 days, never less than the 365-day statistics window', () => {
     expect(loadConfig({}).usageRetentionDays).to.equal(400);
     expect(loadConfig({ USAGE_RETENTION_DAYS: '500' }).usageRetentionDays).to.equal(500);
-    expect(() => loadConfig({ USAGE_RETENTION_DAYS: '30' })).to.throw(/USAGE_RETENTION_DAYS must be an integer from 366/);
+    expect(() => loadConfig({ USAGE_RETENTION_DAYS: '30' })).to.throw(
+      /USAGE_RETENTION_DAYS must be an integer from 366/,
+    );
     expect(firstKeptDay(NOW, 400)).to.equal('2025-10-19');
   });
 
@@ -87,7 +96,10 @@ describe('usage retention', () => {
     this.timeout(30_000);
     // Rows of two years ago and of today, written before the API starts.
     const today = new Date();
-    const old = rowsOver(3, 0, 10).map((row) => ({ ...row, at: new Date(row.at.getTime() - NOW.getTime() + Date.parse('2024-06-01T12:00:00Z')) }));
+    const old = rowsOver(3, 0, 10).map((row) => ({
+      ...row,
+      at: new Date(row.at.getTime() - NOW.getTime() + Date.parse('2024-06-01T12:00:00Z')),
+    }));
     const recent = rowsOver(1, 0, 10).map((row) => ({ ...row, at: today }));
     [...old, ...recent].forEach((row) => store.record(row));
     store.flush();
@@ -95,10 +107,14 @@ describe('usage retention', () => {
     db.close();
     const api = await startTestApi({ DATA_DIR: dir });
     try {
-      expect(await waitFor(() => readUsageSizes(dir)?.usageLogRows === 10, 10_000), "the old rows are swept").to.equal(true);
+      expect(await waitFor(() => readUsageSizes(dir)?.usageLogRows === 10, 10_000), 'the old rows are swept').to.equal(
+        true,
+      );
       db = openSubscriptionsDb(subscriptionsPath(dir));
       expect(db.prepare('SELECT count(*) FROM usage_log').pluck().get()).to.equal(10);
-      expect(db.prepare("SELECT * FROM usage_daily WHERE subscription_id = 'sub_a' ORDER BY day").all()).to.deep.equal(dailyBefore);
+      expect(db.prepare("SELECT * FROM usage_daily WHERE subscription_id = 'sub_a' ORDER BY day").all()).to.deep.equal(
+        dailyBefore,
+      );
     } finally {
       await api.stop();
     }

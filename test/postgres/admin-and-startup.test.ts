@@ -25,7 +25,10 @@ describeWithPostgres('grants-admin and start-up on DATABASE_URL', function () {
   });
 
   const admin = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-    runBin('grants-admin', args, { cwd: dir, env: { ...process.env, DATA_DIR: path.join(dir, 'data'), DATABASE_URL: database.url, ...env } });
+    runBin('grants-admin', args, {
+      cwd: dir,
+      env: { ...process.env, DATA_DIR: path.join(dir, 'data'), DATABASE_URL: database.url, ...env },
+    });
 
   it('migrate applies the schema and says its version (twice: nothing more to do); the commands then work on PostgreSQL, not on DATA_DIR', async () => {
     for (let i = 0; i < 2; i += 1) {
@@ -67,14 +70,18 @@ describeWithPostgres('grants-admin and start-up on DATABASE_URL', function () {
     });
     const exit = await child.exited;
     expect(exit.code).to.equal(1);
-    expect(child.stderr()).to.match(/cannot start: the PostgreSQL database of DATABASE_URL \(127\.0\.0\.1:1\/grants\) cannot be used/);
+    expect(child.stderr()).to.match(
+      /cannot start: the PostgreSQL database of DATABASE_URL \(127\.0\.0\.1:1\/grants\) cannot be used/,
+    );
     expect(child.stderr() + child.stdout()).to.not.include('s3cret-pw');
   });
 });
 
 describe('config: DATABASE_URL', () => {
   it('accepts postgres:// and postgresql:// URLs; anything else is a problem that does not repeat the value', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db:5432/grants' }).databaseUrl).to.equal('postgres://u:p@db:5432/grants');
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db:5432/grants' }).databaseUrl).to.equal(
+      'postgres://u:p@db:5432/grants',
+    );
     expect(loadConfig({ DATABASE_URL: 'postgresql://db/grants' }).databaseUrl).to.equal('postgresql://db/grants');
     expect(loadConfig({}).databaseUrl).to.equal(null);
     try {
@@ -82,7 +89,9 @@ describe('config: DATABASE_URL', () => {
       expect.fail('accepted a mysql URL');
     } catch (error) {
       expect(error).to.be.instanceOf(ConfigError);
-      expect((error as ConfigError).problems.join(' ')).to.include('DATABASE_URL must be a postgres://').and.not.include('hunter22');
+      expect((error as ConfigError).problems.join(' '))
+        .to.include('DATABASE_URL must be a postgres://')
+        .and.not.include('hunter22');
     }
   });
 });

@@ -42,7 +42,10 @@ function openedContract(setUp: () => Promise<Backend>): void {
   const current = new Map<string, Grant>();
   const engine = {
     async changesJson(afterSeq: number, limit: number): Promise<ChangesPage> {
-      return { state: { log: 'log-1', counter: entries.at(-1)?.seq ?? 0, horizon: 0 }, entries: entries.filter((e) => e.seq > afterSeq).slice(0, limit + 1) };
+      return {
+        state: { log: 'log-1', counter: entries.at(-1)?.seq ?? 0, horizon: 0 },
+        entries: entries.filter((e) => e.seq > afterSeq).slice(0, limit + 1),
+      };
     },
     async getByIdJson(id: string) {
       const grant = current.get(id);
@@ -56,7 +59,14 @@ function openedContract(setUp: () => Promise<Backend>): void {
   /** The grant enters (or changes in) the catalog now. */
   const change = (grant: Grant): void => {
     current.set(grant.id, grant);
-    entries.push({ seq: entries.length + 1, id: grant.id, deleted: false, changedAt: iso(now), grantJson: JSON.stringify(grant), changesJson: null });
+    entries.push({
+      seq: entries.length + 1,
+      id: grant.id,
+      deleted: false,
+      changedAt: iso(now),
+      grantJson: JSON.stringify(grant),
+      changesJson: null,
+    });
   };
   const [template] = [...generateGrants(1, 11)];
   const grant = (id: string, opensAt: number | null, deadline: number): Grant => ({
@@ -71,10 +81,19 @@ function openedContract(setUp: () => Promise<Backend>): void {
   const sent = async (alertId: string) =>
     (await store.deliveries(alertId, null, 100)).reverse().map((d) => `${d.type} ${d.grantId}`);
   /** The grant.opened messages the matcher wrote, as their payloads. */
-  let opened: { alertId: string; payload: { type: string; data: { grant: { id: string; status: string; opensAt: string }; change: unknown } } }[];
+  let opened: {
+    alertId: string;
+    payload: { type: string; data: { grant: { id: string; status: string; opensAt: string }; change: unknown } };
+  }[];
   const newAlert = async (name: string, events: EventType[]) => {
     const subscriptionId = (await subscriptions.subscriptions.create({ name, tier: 'ENTERPRISE' })).subscription.id;
-    const alert = await store.create(subscriptionId, { name, query: {}, url: 'https://partner.example/hook', events, closingReminderDays: null }, 'whsec_x', new Date(now - 1000), 10);
+    const alert = await store.create(
+      subscriptionId,
+      { name, query: {}, url: 'https://partner.example/hook', events, closingReminderDays: null },
+      'whsec_x',
+      new Date(now - 1000),
+      10,
+    );
     if (alert === null) throw new Error('the alert was not created');
     return alert;
   };
@@ -95,7 +114,14 @@ function openedContract(setUp: () => Promise<Backend>): void {
     entries.length = 0;
     current.clear();
     now = T0;
-    matcher = new AlertMatcher({ engine, store, compile: compileAlertQuery, text: new FtsTextMatcher(), clock: () => new Date(now), log });
+    matcher = new AlertMatcher({
+      engine,
+      store,
+      compile: compileAlertQuery,
+      text: new FtsTextMatcher(),
+      clock: () => new Date(now),
+      log,
+    });
     await matcher.matchOnce(); // places the matcher at the head of the (empty) change log
   });
   afterEach(async () => {
@@ -132,7 +158,12 @@ function openedContract(setUp: () => Promise<Backend>): void {
     expect(await matcher.announceOpenings()).to.equal(1);
     now += 60_000;
     expect(await matcher.announceOpenings()).to.equal(0);
-    expect(await sent(alert.id)).to.deep.equal(['grant.matched g-forecast', 'grant.opened g-forecast', 'grant.updated g-forecast', 'grant.opened g-forecast']);
+    expect(await sent(alert.id)).to.deep.equal([
+      'grant.matched g-forecast',
+      'grant.opened g-forecast',
+      'grant.updated g-forecast',
+      'grant.opened g-forecast',
+    ]);
   });
 
   it('nothing for a grant open when matched, one that closed before its sweep, or an alert without the event', async () => {
@@ -147,7 +178,9 @@ function openedContract(setUp: () => Promise<Backend>): void {
     expect(await matcher.announceOpenings()).to.equal(1);
     now += 60_000;
     expect(await matcher.announceOpenings()).to.equal(0);
-    expect((await sent(withEvent.id)).filter((s) => s.startsWith('grant.opened'))).to.deep.equal(['grant.opened g-forecast']);
+    expect((await sent(withEvent.id)).filter((s) => s.startsWith('grant.opened'))).to.deep.equal([
+      'grant.opened g-forecast',
+    ]);
     expect((await sent(without.id)).filter((s) => s.startsWith('grant.opened'))).to.deep.equal([]);
   });
 }

@@ -49,10 +49,17 @@ function contract(backend: Backend): void {
     return pair.alerts;
   };
   const newAlert = async (name: string) =>
-    (await alerts.create(subscriptionId, { name, query: {}, url: 'https://partner.example/hook', events: ['grant.matched'], closingReminderDays: null }, 'whsec_secret', t0, 1000))!;
+    (await alerts.create(
+      subscriptionId,
+      { name, query: {}, url: 'https://partner.example/hook', events: ['grant.matched'], closingReminderDays: null },
+      'whsec_secret',
+      t0,
+      1000,
+    ))!;
   const enqueue = async (alertId: string, grantId: string | null, n = 1) => {
     const made: string[] = [];
-    for (let i = 0; i < n; i++) made.push((await alerts.enqueue({ alertId, grantId, type: 'grant.matched', payload: `{"n":${i}}` }, t0)).id);
+    for (let i = 0; i < n; i++)
+      made.push((await alerts.enqueue({ alertId, grantId, type: 'grant.matched', payload: `{"n":${i}}` }, t0)).id);
     return made;
   };
   const later = (ms: number) => new Date(t0.getTime() + ms);
@@ -87,7 +94,11 @@ function contract(backend: Backend): void {
 
   it('a released claim is due again at once; a delivered message never is', async () => {
     const alert = await newAlert('a');
-    const made = [...(await enqueue(alert.id, 'g-1')), ...(await enqueue(alert.id, 'g-2')), ...(await enqueue(alert.id, 'g-3'))];
+    const made = [
+      ...(await enqueue(alert.id, 'g-1')),
+      ...(await enqueue(alert.id, 'g-2')),
+      ...(await enqueue(alert.id, 'g-3')),
+    ];
     const claimed = await alerts.claimDue(later(1000), 10, CLAIM_MS);
     expect(ids(claimed)).to.deep.equal(made);
     await alerts.recordAttempts([delivered(made[0], later(1000))], FAILURES_BEFORE_DISABLE);
@@ -113,10 +124,15 @@ function contract(backend: Backend): void {
     }
     const seen = new Map<string, number>();
     for (let round = 0; round < 20 && seen.size < made.length; round++) {
-      const batches = await Promise.all([alerts, other, alerts, other].map((s) => s.claimDue(later(1000), 8, CLAIM_MS)));
+      const batches = await Promise.all(
+        [alerts, other, alerts, other].map((s) => s.claimDue(later(1000), 8, CLAIM_MS)),
+      );
       for (const m of batches.flat()) seen.set(m.id, (seen.get(m.id) ?? 0) + 1);
     }
-    expect([...seen.values()].filter((n) => n > 1), 'messages claimed twice').to.deep.equal([]);
+    expect(
+      [...seen.values()].filter((n) => n > 1),
+      'messages claimed twice',
+    ).to.deep.equal([]);
     expect([...seen.keys()].sort()).to.deep.equal([...made].sort());
   });
 
@@ -125,13 +141,21 @@ function contract(backend: Backend): void {
     const lost = await newAlert('lost');
     const keptIds = await enqueue(kept.id, null, FAILURES_BEFORE_DISABLE);
     const lostIds = await enqueue(lost.id, null, FAILURES_BEFORE_DISABLE);
-    await alerts.recordAttempts([delivered(keptIds[0], later(1000)), ...keptIds.slice(1).map((id) => failed(id, later(2000)))], FAILURES_BEFORE_DISABLE);
-    await alerts.recordAttempts(lostIds.slice(0, -1).map((id) => failed(id, later(1000))), FAILURES_BEFORE_DISABLE);
+    await alerts.recordAttempts(
+      [delivered(keptIds[0], later(1000)), ...keptIds.slice(1).map((id) => failed(id, later(2000)))],
+      FAILURES_BEFORE_DISABLE,
+    );
+    await alerts.recordAttempts(
+      lostIds.slice(0, -1).map((id) => failed(id, later(1000))),
+      FAILURES_BEFORE_DISABLE,
+    );
     expect((await alerts.get(subscriptionId, lost.id))!.status, 'one failure short').to.equal('ACTIVE');
     await alerts.recordAttempts([failed(lostIds.at(-1)!, later(3000))], FAILURES_BEFORE_DISABLE);
     const disabled = (await alerts.get(subscriptionId, lost.id))!;
     expect(disabled.status).to.equal('DISABLED');
-    expect(disabled.disabledReason).to.be.a('string').and.match(new RegExp(String(FAILURES_BEFORE_DISABLE)));
+    expect(disabled.disabledReason)
+      .to.be.a('string')
+      .and.match(new RegExp(String(FAILURES_BEFORE_DISABLE)));
     expect((await alerts.get(subscriptionId, kept.id))!.status).to.equal('ACTIVE');
     const log = await alerts.deliveries(lost.id, null, 100);
     expect(log.map((d) => d.status)).to.deep.equal(Array(FAILURES_BEFORE_DISABLE).fill('FAILED'));

@@ -15,7 +15,8 @@ describeWithPostgres('keys with restrictions (PostgreSQL store)', function () {
   // A fleet seals webhook secrets with SECRETS_KEY: without it the alert endpoints answer 503. With
   // Redis (as CI runs it), the two instances share the per-second budgets, the keys' own included.
   const secretsKey = randomBytes(32).toString('base64');
-  const redis: Record<string, string> = REDIS_URL === undefined ? {} : { REDIS_URL, REDIS_KEY_PREFIX: uniquePrefix(), API_INSTANCES: '2' };
+  const redis: Record<string, string> =
+    REDIS_URL === undefined ? {} : { REDIS_URL, REDIS_KEY_PREFIX: uniquePrefix(), API_INSTANCES: '2' };
   keyRestrictionScenario({ env: () => ({ DATABASE_URL: database!.url, SECRETS_KEY: secretsKey, ...redis }) });
   after(async function () {
     await database?.drop();

@@ -31,7 +31,9 @@ describeWithPostgres('PostgreSQL store: LISTEN/NOTIFY and the cache TTL', functi
   });
 
   const cutListener = () =>
-    sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`);
+    sql.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`,
+    );
 
   it('with a minute of cache TTL, a notification alone makes a revocation refused within a second', async () => {
     const { keyId, apiKey } = await admin.subscriptions.create({ name: 'n', tier: 'STARTER' });
@@ -51,12 +53,20 @@ describeWithPostgres('PostgreSQL store: LISTEN/NOTIFY and the cache TTL', functi
     expect(await api.subscriptions.authenticate(first.apiKey)).to.not.equal(null);
     await admin.subscriptions.revokeKey(first.keyId);
     // Refused once the cached caller's second is over (a little polling slack on a busy machine).
-    expect(await waitFor(async () => (await api.subscriptions.authenticate(first.apiKey)) === null, 2000, 10)).to.equal(true);
+    expect(await waitFor(async () => (await api.subscriptions.authenticate(first.apiKey)) === null, 2000, 10)).to.equal(
+      true,
+    );
     expect(Date.now() - cachedAt).to.be.at.most(1300);
     // Back by itself; then a change is heard at once again, whatever the cache TTL.
     expect(await waitFor(() => api.subscriptions.isListening, 5000, 20)).to.equal(true);
     expect(await api.subscriptions.authenticate(second.apiKey)).to.not.equal(null);
     await admin.subscriptions.setStatus(first.subscription.id, 'SUSPENDED');
-    expect(await waitFor(async () => (await api.subscriptions.authenticate(second.apiKey))?.subscription.status === 'SUSPENDED', 1000, 10)).to.equal(true);
+    expect(
+      await waitFor(
+        async () => (await api.subscriptions.authenticate(second.apiKey))?.subscription.status === 'SUSPENDED',
+        1000,
+        10,
+      ),
+    ).to.equal(true);
   });
 });

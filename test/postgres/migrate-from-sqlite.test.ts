@@ -39,13 +39,36 @@ describeWithPostgres('grants-admin migrate-from-sqlite', function () {
     apis.push(embedded);
     for (let i = 0; i < 7; i += 1) expect((await embedded.request(`${P}/grants?limit=1`)).status).to.equal(200);
     expect((await embedded.request(`${P}/grants/does-not-exist`)).status).to.equal(404);
-    const second = await admin(['subscription', 'create', '--name', 'Second', '--tier', 'STARTER', '--json', '--data-dir', dataDir]);
+    const second = await admin([
+      'subscription',
+      'create',
+      '--name',
+      'Second',
+      '--tier',
+      'STARTER',
+      '--json',
+      '--data-dir',
+      dataDir,
+    ]);
     expect(second.code, second.err).to.equal(0);
     const secondKey = JSON.parse(second.out) as { subscriptionId: string; keyId: string; apiKey: string };
     expect((await embedded.request(`${P}/grants?limit=1`, { key: secondKey.apiKey })).status).to.equal(200);
     expect((await admin(['key', 'revoke', secondKey.keyId, '--force', '--data-dir', dataDir])).code).to.equal(0);
     // A restricted key keeps its name and restrictions in PostgreSQL.
-    const restricted = await admin(['key', 'create', secondKey.subscriptionId, '--name', 'widget', '--scopes', 'grants:search', '--ips', '10.0.0.0/8', '--json', '--data-dir', dataDir]);
+    const restricted = await admin([
+      'key',
+      'create',
+      secondKey.subscriptionId,
+      '--name',
+      'widget',
+      '--scopes',
+      'grants:search',
+      '--ips',
+      '10.0.0.0/8',
+      '--json',
+      '--data-dir',
+      dataDir,
+    ]);
     expect(restricted.code, restricted.err).to.equal(0);
     const usageBefore = (await embedded.request(`${P}/subscription/usage`)).body.data;
     await embedded.stop();
@@ -69,24 +92,42 @@ describeWithPostgres('grants-admin migrate-from-sqlite', function () {
     const run = await admin(['migrate-from-sqlite', '--data-dir', dataDir, '--json'], { DATABASE_URL: target.url });
     expect(run.code, run.err).to.equal(0);
     expect(JSON.parse(run.out)).to.deep.equal(expected);
-    const copiedHashes = await psql(target.url, "select id || '|' || key_hash || '|' || coalesce(revoked_at, '') from api_keys order by id");
-    expect(copiedHashes.split('\n')).to.deep.equal(hashes.map((h: any) => `${h.id}|${h.key_hash}|${h.revoked_at ?? ''}`));
+    const copiedHashes = await psql(
+      target.url,
+      "select id || '|' || key_hash || '|' || coalesce(revoked_at, '') from api_keys order by id",
+    );
+    expect(copiedHashes.split('\n')).to.deep.equal(
+      hashes.map((h: any) => `${h.id}|${h.key_hash}|${h.revoked_at ?? ''}`),
+    );
     expect(expected.auditRows).to.be.at.least(5);
     const copiedAudit = await psql(target.url, "select actor || '|' || action from audit_log order by id");
-    expect(copiedAudit.split('\n').slice(-3)).to.deep.equal(['admin|key.create', 'admin|key.revoke', 'admin|key.create']);
-    const widget = await psql(target.url, `select name || '|' || restrictions from api_keys where id = '${JSON.parse(restricted.out).keyId}'`);
+    expect(copiedAudit.split('\n').slice(-3)).to.deep.equal([
+      'admin|key.create',
+      'admin|key.revoke',
+      'admin|key.create',
+    ]);
+    const widget = await psql(
+      target.url,
+      `select name || '|' || restrictions from api_keys where id = '${JSON.parse(restricted.out).keyId}'`,
+    );
     expect(widget.split('|')[0]).to.equal('widget');
     expect(JSON.parse(widget.split('|')[1])).to.deep.include({ scopes: ['grants:search'], ips: ['10.0.0.0/8'] });
 
     // The same keys against PostgreSQL: served, the revoked one refused, the usage figures unchanged.
-    const onPostgres = await startInstance('on-postgres', { env: { DATABASE_URL: target.url, SEED_FILE: FIXTURES }, workDir: dataDir });
+    const onPostgres = await startInstance('on-postgres', {
+      env: { DATABASE_URL: target.url, SEED_FILE: FIXTURES },
+      workDir: dataDir,
+    });
     try {
       const usageAfter = await onPostgres.request(`${P}/subscription/usage`, embedded.key);
       expect(usageAfter.status).to.equal(200);
       // The same month and statistics, plus the one /subscription/usage call made on SQLite above.
       expect(usageAfter.body.data.currentMonth).to.deep.equal(usageBefore.currentMonth);
       expect(usageAfter.body.data.statistics.totalCalls).to.equal(usageBefore.statistics.totalCalls + 1);
-      expect(usageAfter.body.data.statistics.topEndpoints).to.deep.include({ endpoint: '/subscription/usage', calls: 1 });
+      expect(usageAfter.body.data.statistics.topEndpoints).to.deep.include({
+        endpoint: '/subscription/usage',
+        calls: 1,
+      });
       expect(usageAfter.body.data.statistics.topEndpoints).to.deep.include(usageBefore.statistics.topEndpoints[0]);
       expect((await onPostgres.request(`${P}/grants?limit=1`, secondKey.apiKey)).status).to.equal(401);
     } finally {
@@ -103,9 +144,13 @@ describeWithPostgres('grants-admin migrate-from-sqlite', function () {
     const noUrl = await admin(['migrate-from-sqlite', '--data-dir', dataDir]);
     expect(noUrl.code).to.equal(2);
     expect(noUrl.err).to.match(/needs DATABASE_URL/);
-    const noFile = await admin(['migrate-from-sqlite', '--data-dir', path.join(dataDir, 'nothing-here')], { DATABASE_URL: target.url });
+    const noFile = await admin(['migrate-from-sqlite', '--data-dir', path.join(dataDir, 'nothing-here')], {
+      DATABASE_URL: target.url,
+    });
     expect(noFile.code).to.equal(1);
     expect(noFile.err).to.match(/subscriptions\.sqlite/);
-    expect(await psql(target.url, "select count(*) from information_schema.tables where table_name = 'subscriptions'")).to.equal('0');
+    expect(
+      await psql(target.url, "select count(*) from information_schema.tables where table_name = 'subscriptions'"),
+    ).to.equal('0');
   });
 });

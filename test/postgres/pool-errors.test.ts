@@ -52,7 +52,9 @@ describeWithPostgres('postgres pool: a session ended by the server under a trans
         await sleep(200);
         expect(uncaught.map(String)).to.deep.equal([]);
         expect(failed, 'the transaction should fail').to.be.instanceOf(Error);
-        expect(await inTransaction(pool, async (client) => (await client.query('SELECT 41 + 1 AS n')).rows[0].n)).to.equal(42);
+        expect(
+          await inTransaction(pool, async (client) => (await client.query('SELECT 41 + 1 AS n')).rows[0].n),
+        ).to.equal(42);
       } finally {
         process.off('uncaughtException', onUncaught);
         for (const handler of mochaHandlers) process.on('uncaughtException', handler);

@@ -66,8 +66,20 @@ function contract(backend: Backend): void {
     const s = store.subscriptions;
     expect(await s.count()).to.equal(0);
     const created = await s.create({ name: 'Acme', tier: 'STARTER', monthlyLimit: 500 });
-    expect(created.subscription).to.include({ name: 'Acme', tier: 'STARTER', status: 'ACTIVE', monthlyLimitOverride: 500, rateLimitOverride: null });
-    expect(created.subscription.features).to.deep.equal({ 'grants.read': true, 'grants.search': true, 'subscription.read': true, 'grants.export': false, 'alerts.manage': true });
+    expect(created.subscription).to.include({
+      name: 'Acme',
+      tier: 'STARTER',
+      status: 'ACTIVE',
+      monthlyLimitOverride: 500,
+      rateLimitOverride: null,
+    });
+    expect(created.subscription.features).to.deep.equal({
+      'grants.read': true,
+      'grants.search': true,
+      'subscription.read': true,
+      'grants.export': false,
+      'alerts.manage': true,
+    });
     expect(await s.count()).to.equal(1);
     expect(await s.get(created.subscription.id)).to.deep.equal(created.subscription);
     expect(await s.list()).to.deep.equal([created.subscription]);
@@ -84,7 +96,12 @@ function contract(backend: Backend): void {
     const second = await s.createKey(subscription.id);
     expect((await s.listKeys(subscription.id)).map((k) => k.id)).to.have.members([keyId, second.keyId]);
     expect(await s.lastingKeys(subscription.id)).to.equal(2);
-    expect(await s.getKey(keyId)).to.include({ id: keyId, subscriptionId: subscription.id, revokedAt: null, lastUsedAt: null });
+    expect(await s.getKey(keyId)).to.include({
+      id: keyId,
+      subscriptionId: subscription.id,
+      revokedAt: null,
+      lastUsedAt: null,
+    });
     expect(await s.getKey('key_missing')).to.equal(null);
     expect(await s.authenticate(apiKey)).to.not.equal(null);
     expect(await s.revokeKey(keyId)).to.equal(true);
@@ -118,7 +135,10 @@ function contract(backend: Backend): void {
     expect(await s.setLimits(subscription.id, { monthlyLimit: 99 })).to.equal(true);
     expect((await s.authenticate(apiKey))!.subscription).to.include({ monthlyLimitOverride: 99, rateLimitOverride: 7 });
     expect(await s.setLimits(subscription.id, { rateLimit: null })).to.equal(true);
-    expect((await s.authenticate(apiKey))!.subscription).to.include({ monthlyLimitOverride: 99, rateLimitOverride: null });
+    expect((await s.authenticate(apiKey))!.subscription).to.include({
+      monthlyLimitOverride: 99,
+      rateLimitOverride: null,
+    });
     expect(await s.setFeature(subscription.id, 'grants.search', false)).to.equal(true);
     expect((await s.authenticate(apiKey))!.subscription.features['grants.search']).to.equal(false);
     expect(await s.setStatus('sub_missing', 'ACTIVE')).to.equal(false);
@@ -133,12 +153,18 @@ function contract(backend: Backend): void {
     const { keyId } = (await store.subscriptions.authenticate(apiKey))!;
     await admin.subscriptions.revokeKey(keyId);
     const started = Date.now();
-    expect(await waitFor(async () => (await store.subscriptions.authenticate(apiKey)) === null, 1000, 10)).to.equal(true);
+    expect(await waitFor(async () => (await store.subscriptions.authenticate(apiKey)) === null, 1000, 10)).to.equal(
+      true,
+    );
     expect(Date.now() - started).to.be.below(1000);
     expect((await store.subscriptions.authenticate(second.apiKey))!.subscription.status).to.equal('ACTIVE');
     await admin.subscriptions.setStatus(subscription.id, 'SUSPENDED');
     expect(
-      await waitFor(async () => (await store.subscriptions.authenticate(second.apiKey))?.subscription.status === 'SUSPENDED', 1000, 10),
+      await waitFor(
+        async () => (await store.subscriptions.authenticate(second.apiKey))?.subscription.status === 'SUSPENDED',
+        1000,
+        10,
+      ),
     ).to.equal(true);
   });
 
@@ -148,7 +174,9 @@ function contract(backend: Backend): void {
     for (let i = 0; i < 90; i += 1) await store.allowance.recordServed(id, MONTH);
     expect(await store.allowance.current(id, MONTH)).to.equal(90);
     const results = await Promise.all(Array.from({ length: 30 }, () => store.allowance.tryConsume(id, MONTH, 100)));
-    expect(results.slice(0, 10)).to.deep.equal(Array.from({ length: 10 }, (_, i) => ({ allowed: true, calls: 91 + i })));
+    expect(results.slice(0, 10)).to.deep.equal(
+      Array.from({ length: 10 }, (_, i) => ({ allowed: true, calls: 91 + i })),
+    );
     expect(results.slice(10)).to.deep.equal(Array.from({ length: 20 }, () => ({ allowed: false, calls: 100 })));
     expect(await store.allowance.current(id, MONTH)).to.equal(100);
     expect(await store.allowance.floor(id, MONTH)).to.equal(100);
@@ -168,7 +196,12 @@ function contract(backend: Backend): void {
       }),
     );
     expect(asks.filter((a) => a.allowed)).to.have.length(limit);
-    expect(asks.filter((a) => a.allowed).map((a) => a.calls).sort((a, b) => a - b)).to.deep.equal(Array.from({ length: limit }, (_, i) => i + 1));
+    expect(
+      asks
+        .filter((a) => a.allowed)
+        .map((a) => a.calls)
+        .sort((a, b) => a - b),
+    ).to.deep.equal(Array.from({ length: limit }, (_, i) => i + 1));
     expect(await other.allowance.current(id, MONTH)).to.equal(limit);
   });
 
@@ -213,22 +246,33 @@ function contract(backend: Backend): void {
 
   it('usage of two instances adds up in the per-day counts', async () => {
     const other = await another();
-    for (let i = 0; i < 40; i += 1) void (i % 2 === 0 ? store : other).usage.record(row({ subscriptionId: 'sub_two', keyId: 'key_two' }));
+    for (let i = 0; i < 40; i += 1)
+      void (i % 2 === 0 ? store : other).usage.record(row({ subscriptionId: 'sub_two', keyId: 'key_two' }));
     await Promise.all([store.usage.flush(), other.usage.flush()]);
     expect((await store.usage.statistics('sub_two', TODAY)).totalCalls).to.equal(40);
-    expect(await other.usage.dailyByEndpoint('sub_two', TODAY)).to.deep.equal([{ day: TODAY, endpoint: '/grants', calls: 40 }]);
+    expect(await other.usage.dailyByEndpoint('sub_two', TODAY)).to.deep.equal([
+      { day: TODAY, endpoint: '/grants', calls: 40 },
+    ]);
   });
 
   it('restrictions: kept with the key, read with its caller, kept by a rotation; the origins of working keys listed, on another instance too', async () => {
     const s = store.subscriptions;
     const { subscription } = await s.create({ name: 'Restricted', tier: 'PROFESSIONAL' });
-    const restrictions = { scopes: ['grants:search' as const], origins: ['https://a.example'], ips: ['10.0.0.0/8'], expiresAt: '2030-01-01T00:00:00.000Z', rateLimit: 7 };
+    const restrictions = {
+      scopes: ['grants:search' as const],
+      origins: ['https://a.example'],
+      ips: ['10.0.0.0/8'],
+      expiresAt: '2030-01-01T00:00:00.000Z',
+      rateLimit: 7,
+    };
     const made = await s.createKey(subscription.id, undefined, { name: 'widget', restrictions });
     const caller = await s.authenticate(made.apiKey);
     expect(caller!.restrictions).to.deep.equal(restrictions);
     const info = await s.getKey(made.keyId);
     expect(info).to.deep.include({ name: 'widget', restrictions });
-    expect((await s.listKeys(subscription.id)).find((k) => k.id !== made.keyId)!.restrictions).to.deep.equal(NO_RESTRICTIONS);
+    expect((await s.listKeys(subscription.id)).find((k) => k.id !== made.keyId)!.restrictions).to.deep.equal(
+      NO_RESTRICTIONS,
+    );
     const other = await another();
     expect([...(await other.subscriptions.keyOrigins())]).to.deep.equal(['https://a.example']);
     const rotated = await s.rotateKey(made.keyId, 0);
@@ -263,8 +307,13 @@ function contract(backend: Backend): void {
     expect(entries[2].details).to.deep.equal({ status: 'SUSPENDED' });
     expect(entries[4].details).to.deep.equal({ feature: 'grants.export', enabled: true });
     const all = await s.audit({ limit: 100 });
-    expect(all.filter((e) => e.subscriptionId === elsewhere.id).map((e) => e.actor)).to.deep.equal(['system', 'system']);
-    expect((await s.audit({ subscriptionId: subscription.id, since: entries[5].at, limit: 100 })).map((e) => e.action)).to.include('key.revoke');
+    expect(all.filter((e) => e.subscriptionId === elsewhere.id).map((e) => e.actor)).to.deep.equal([
+      'system',
+      'system',
+    ]);
+    expect(
+      (await s.audit({ subscriptionId: subscription.id, since: entries[5].at, limit: 100 })).map((e) => e.action),
+    ).to.include('key.revoke');
     expect(await s.audit({ limit: 2 })).to.have.length(2);
     let refused: unknown = null;
     try {
@@ -285,7 +334,13 @@ function contract(backend: Backend): void {
     // Every feature the README shows, export included (off by default for its PROFESSIONAL tier).
     const made = await store.subscriptions.get(demo!.subscriptionId);
     expect(made!.tier).to.equal('PROFESSIONAL');
-    expect(made!.features).to.deep.equal({ 'grants.read': true, 'grants.search': true, 'subscription.read': true, 'grants.export': true, 'alerts.manage': true });
+    expect(made!.features).to.deep.equal({
+      'grants.read': true,
+      'grants.search': true,
+      'subscription.read': true,
+      'grants.export': true,
+      'alerts.manage': true,
+    });
     await store.demo.markKeyShown(demo!.subscriptionId);
     expect(await store.demo.keyNeverShown()).to.equal(null);
   });

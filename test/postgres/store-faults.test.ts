@@ -63,7 +63,8 @@ describeWithPostgresServer('postgres faults: the API when its store is stopped, 
       SHUTDOWN_TIMEOUT_MS: '2000',
     };
     if (withRedis) {
-      if (!REDIS_URL) throw new Error('REDIS_URL is needed for the tests with Redis (set it, or run bash scripts/services.sh start)');
+      if (!REDIS_URL)
+        throw new Error('REDIS_URL is needed for the tests with Redis (set it, or run bash scripts/services.sh start)');
       const prefix = uniquePrefix();
       prefixes.push(prefix);
       Object.assign(env, { REDIS_URL, REDIS_KEY_PREFIX: prefix });
@@ -88,7 +89,13 @@ describeWithPostgresServer('postgres faults: the API when its store is stopped, 
   type Created = Awaited<ReturnType<typeof createSubscription>>;
 
   /** An instance counting through Redis, a caller it has served once before the fault (known), and one it has never seen. */
-  async function knownAndStranger(): Promise<{ env: Record<string, string>; api: FleetInstance; known: Created; stranger: Created; first: Answer }> {
+  async function knownAndStranger(): Promise<{
+    env: Record<string, string>;
+    api: FleetInstance;
+    known: Created;
+    stranger: Created;
+    first: Answer;
+  }> {
     const env = await environment(true);
     const api = await start(env);
     const known = await createSubscription(env, workDir, ['--name', 'known', '--tier', 'PROFESSIONAL']);
@@ -102,22 +109,44 @@ describeWithPostgresServer('postgres faults: the API when its store is stopped, 
   };
 
   const recorded = async (env: Record<string, string>, subscriptionId: string): Promise<number> =>
-    Number((await psql(env.DATABASE_URL, `select coalesce(sum(calls), 0) from monthly_usage where subscription_id = '${subscriptionId}' and month = '${month()}'`)) || 0);
+    Number(
+      (await psql(
+        env.DATABASE_URL,
+        `select coalesce(sum(calls), 0) from monthly_usage where subscription_id = '${subscriptionId}' and month = '${month()}'`,
+      )) || 0,
+    );
 
   const loggedIds = async (env: Record<string, string>, subscriptionId: string): Promise<Set<string>> =>
-    new Set((await psql(env.DATABASE_URL, `select request_id from usage_log where subscription_id = '${subscriptionId}'`)).split('\n').filter((l) => l !== ''));
+    new Set(
+      (await psql(env.DATABASE_URL, `select request_id from usage_log where subscription_id = '${subscriptionId}'`))
+        .split('\n')
+        .filter((l) => l !== ''),
+    );
 
   /** Asserts every served call is in the monthly record and has its usage row, once the store answers. */
-  async function expectNothingLost(env: Record<string, string>, subscriptionId: string, served: Answer[]): Promise<void> {
+  async function expectNothingLost(
+    env: Record<string, string>,
+    subscriptionId: string,
+    served: Answer[],
+  ): Promise<void> {
     const ids = served.map((a) => a.headers.get('x-request-id') as string);
     const caughtUp = await waitFor(async () => (await recorded(env, subscriptionId)) === ids.length, 10_000, 200);
-    expect(caughtUp, `monthly record ${await recorded(env, subscriptionId)} for ${ids.length} served calls`).to.equal(true);
-    await waitFor(async () => {
-      const logged = await loggedIds(env, subscriptionId);
-      return ids.every((id) => logged.has(id));
-    }, 10_000, 200);
+    expect(caughtUp, `monthly record ${await recorded(env, subscriptionId)} for ${ids.length} served calls`).to.equal(
+      true,
+    );
+    await waitFor(
+      async () => {
+        const logged = await loggedIds(env, subscriptionId);
+        return ids.every((id) => logged.has(id));
+      },
+      10_000,
+      200,
+    );
     const logged = await loggedIds(env, subscriptionId);
-    expect(ids.filter((id) => !logged.has(id)), 'served calls without a usage row').to.deep.equal([]);
+    expect(
+      ids.filter((id) => !logged.has(id)),
+      'served calls without a usage row',
+    ).to.deep.equal([]);
   }
 
   it('stopped: known callers served for the grace (counted in Redis), unknown keys 503 with Retry-After, then everyone 503; recovery without a restart loses nothing', async function () {
@@ -154,7 +183,10 @@ describeWithPostgresServer('postgres faults: the API when its store is stopped, 
     expect(notReady.body.store).to.include({ state: 'unavailable' });
 
     await pg.start();
-    expect(await waitFor(async () => (await readyz(api)).body.store?.state === 'ok', 10_000, 100), 'the instance notices the store again').to.equal(true);
+    expect(
+      await waitFor(async () => (await readyz(api)).body.store?.state === 'ok', 10_000, 100),
+      'the instance notices the store again',
+    ).to.equal(true);
     const after = await api.request(BILLABLE, stranger.apiKey);
     expect(after.status).to.equal(200);
     await expectNothingLost(env, known.subscriptionId, served);
@@ -167,7 +199,11 @@ describeWithPostgresServer('postgres faults: the API when its store is stopped, 
     const known = await createSubscription(env, workDir, ['--name', 'known', '--tier', 'PROFESSIONAL']);
     expect((await api.request(BILLABLE, known.apiKey)).status).to.equal(200);
     await pg.stop('SIGINT');
-    const json = (method: string, body: unknown): RequestInit => ({ method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const json = (method: string, body: unknown): RequestInit => ({
+      method,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const calls: [string, RequestInit][] = [
       [`${P}/keys`, {}],
       [`${P}/keys`, json('POST', { name: 'during the outage' })],
@@ -189,7 +225,11 @@ describeWithPostgresServer('postgres faults: the API when its store is stopped, 
     expect(served[0].status).to.equal(200);
 
     pg.pause();
-    const answers = await Promise.all([api.request(BILLABLE, known.apiKey), api.request(BILLABLE, stranger.apiKey), api.request(BILLABLE, known.apiKey)]);
+    const answers = await Promise.all([
+      api.request(BILLABLE, known.apiKey),
+      api.request(BILLABLE, stranger.apiKey),
+      api.request(BILLABLE, known.apiKey),
+    ]);
     expect(answers.map((a) => a.status)).to.deep.equal([200, 503, 200]);
     served.push(answers[0], answers[2]);
     expect((await readyz(api)).body.store).to.include({ state: 'grace' });
@@ -210,7 +250,9 @@ describeWithPostgresServer('postgres faults: the API when its store is stopped, 
     expect(refused.body.error.code).to.equal('SERVICE_UNAVAILABLE');
     expect(Number(refused.headers.get('retry-after'))).to.be.greaterThan(0);
     await pg.start();
-    expect(await waitFor(async () => (await api.request(BILLABLE, known.apiKey)).status === 200, 10_000, 200)).to.equal(true);
+    expect(await waitFor(async () => (await api.request(BILLABLE, known.apiKey)).status === 200, 10_000, 200)).to.equal(
+      true,
+    );
     expect(await recorded(env, known.subscriptionId)).to.equal(2);
   });
 
@@ -218,7 +260,14 @@ describeWithPostgresServer('postgres faults: the API when its store is stopped, 
     needsRedis(this);
     const env = await environment(true);
     const api = await start(env);
-    const known = await createSubscription(env, workDir, ['--name', 'load', '--tier', 'ENTERPRISE', '--rate-limit', '100000']);
+    const known = await createSubscription(env, workDir, [
+      '--name',
+      'load',
+      '--tier',
+      'ENTERPRISE',
+      '--rate-limit',
+      '100000',
+    ]);
     const served: Answer[] = [await api.request(BILLABLE, known.apiKey)];
     expect(served[0].status).to.equal(200);
     let other = 0;

@@ -1,7 +1,14 @@
 // The PostgreSQL test support itself: the private throwaway server that the fault tests stop, freeze
 // and restart (never the shared one on 5432), and the per-run databases on the shared server.
 import { expect } from 'chai';
-import { createTestDatabase, describeWithPostgres, describeWithPostgresServer, psql, startPrivatePostgres, type PrivatePostgres } from '../support/postgres.js';
+import {
+  createTestDatabase,
+  describeWithPostgres,
+  describeWithPostgresServer,
+  psql,
+  startPrivatePostgres,
+  type PrivatePostgres,
+} from '../support/postgres.js';
 
 describeWithPostgresServer('a private PostgreSQL server for fault tests', function () {
   this.timeout(60_000);
@@ -59,12 +66,17 @@ describeWithPostgres('per-run databases on the shared PostgreSQL', function () {
     try {
       expect(db.name).to.match(/^grants_pgfleet_support_[0-9a-f]{10}$/);
       expect(other.name).to.not.equal(db.name);
-      expect(await psql(db.url, "select count(*) from information_schema.tables where table_schema = 'public'")).to.equal('0');
+      expect(
+        await psql(db.url, "select count(*) from information_schema.tables where table_schema = 'public'"),
+      ).to.equal('0');
     } finally {
       await db.drop();
       await other.drop();
     }
-    const left = await psql(db.url.replace(/\/[^/]*$/, '/postgres'), `select count(*) from pg_database where datname in ('${db.name}', '${other.name}')`);
+    const left = await psql(
+      db.url.replace(/\/[^/]*$/, '/postgres'),
+      `select count(*) from pg_database where datname in ('${db.name}', '${other.name}')`,
+    );
     expect(left).to.equal('0');
   });
 });

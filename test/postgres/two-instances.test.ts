@@ -33,7 +33,9 @@ describeWithPostgres('two API instances sharing one PostgreSQL database', functi
   let redisPrefix: string | null = null;
 
   const admin = async (args: string[]) => {
-    const run = await runBin('grants-admin', args, { env: { ...process.env, DATABASE_URL: database.url, DATA_DIR: path.join(workDir, 'admin') } });
+    const run = await runBin('grants-admin', args, {
+      env: { ...process.env, DATABASE_URL: database.url, DATA_DIR: path.join(workDir, 'admin') },
+    });
     if (run.code !== 0) throw new Error(`grants-admin ${args.join(' ')} exited ${run.code}: ${run.err}`);
     return run.out;
   };
@@ -58,22 +60,31 @@ describeWithPostgres('two API instances sharing one PostgreSQL database', functi
     });
     const instance = { url: `http://127.0.0.1:${port}`, process: child, dataDir };
     instances.push(instance);
-    const ready = await waitFor(async () => {
-      try {
-        return (await fetch(`${instance.url}/readyz`)).status === 200;
-      } catch {
-        return false;
-      }
-    }, 30_000, 100);
+    const ready = await waitFor(
+      async () => {
+        try {
+          return (await fetch(`${instance.url}/readyz`)).status === 200;
+        } catch {
+          return false;
+        }
+      },
+      30_000,
+      100,
+    );
     if (!ready) throw new Error(`instance ${name} did not become ready:\n${child.stdout()}\n${child.stderr()}`);
     return instance;
   }
 
   // The request and its answer checked against the OpenAPI document.
-  const get = (instance: Instance, key: string, pathAndQuery = `${P}/grants/g-1`) => checkedExchange(instance.url + pathAndQuery, { headers: { Authorization: `Bearer ${key}` } });
+  const get = (instance: Instance, key: string, pathAndQuery = `${P}/grants/g-1`) =>
+    checkedExchange(instance.url + pathAndQuery, { headers: { Authorization: `Bearer ${key}` } });
 
-  async function createSubscription(options: string[]): Promise<{ subscriptionId: string; keyId: string; apiKey: string }> {
-    return JSON.parse(await admin(['subscription', 'create', '--name', 'fleet', '--tier', 'STARTER', '--json', ...options]));
+  async function createSubscription(
+    options: string[],
+  ): Promise<{ subscriptionId: string; keyId: string; apiKey: string }> {
+    return JSON.parse(
+      await admin(['subscription', 'create', '--name', 'fleet', '--tier', 'STARTER', '--json', ...options]),
+    );
   }
 
   beforeEach(async () => {
@@ -105,7 +116,10 @@ describeWithPostgres('two API instances sharing one PostgreSQL database', functi
     const { subscriptionId, apiKey } = await createSubscription(['--monthly-limit', '1000', '--rate-limit', '100000']);
     const [a, b] = [await startInstance('a', env), await startInstance('b', env)];
     // 990 calls already counted this month: 10 are left.
-    await sql.query('INSERT INTO monthly_usage (subscription_id, month, calls) VALUES ($1, $2, 990)', [subscriptionId, MONTH]);
+    await sql.query('INSERT INTO monthly_usage (subscription_id, month, calls) VALUES ($1, $2, 990)', [
+      subscriptionId,
+      MONTH,
+    ]);
     const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => get(i % 2 === 0 ? a : b, apiKey)));
     const served = answers.filter((r) => r.status === 200);
     const refused = answers.filter((r) => r.status === 429);
@@ -113,7 +127,10 @@ describeWithPostgres('two API instances sharing one PostgreSQL database', functi
     expect(refused).to.have.length(50);
     for (const r of refused) expect(r.body.error.code).to.equal('QUOTA_EXCEEDED');
     // The record holds every served call (it is committed before a request is served).
-    const { rows } = await sql.query('SELECT calls FROM monthly_usage WHERE subscription_id = $1 AND month = $2', [subscriptionId, MONTH]);
+    const { rows } = await sql.query('SELECT calls FROM monthly_usage WHERE subscription_id = $1 AND month = $2', [
+      subscriptionId,
+      MONTH,
+    ]);
     expect(rows[0].calls).to.equal(1000);
     // Both instances see the same usage: the per-day table holds the 10 served calls.
     for (const instance of [a, b]) {
@@ -122,7 +139,14 @@ describeWithPostgres('two API instances sharing one PostgreSQL database', functi
       expect(usage.body.data.currentMonth).to.include({ calls: 1000, remaining: 0 });
     }
     expect(
-      await waitFor(async () => Number((await sql.query("SELECT coalesce(sum(calls), 0) AS n FROM usage_daily WHERE endpoint = '/grants/:id'")).rows[0].n) === 10, 5000),
+      await waitFor(
+        async () =>
+          Number(
+            (await sql.query("SELECT coalesce(sum(calls), 0) AS n FROM usage_daily WHERE endpoint = '/grants/:id'"))
+              .rows[0].n,
+          ) === 10,
+        5000,
+      ),
     ).to.equal(true);
   }
 
@@ -144,18 +168,27 @@ describeWithPostgres('two API instances sharing one PostgreSQL database', functi
     const second = JSON.parse(await admin(['key', 'create', created.subscriptionId, '--json']));
     const [a, b] = [await startInstance('a'), await startInstance('b')];
     // Both instances know (and cache) both keys.
-    for (const instance of [a, b]) for (const key of [created.apiKey, second.apiKey]) expect((await get(instance, key)).status).to.equal(200);
+    for (const instance of [a, b])
+      for (const key of [created.apiKey, second.apiKey]) expect((await get(instance, key)).status).to.equal(200);
 
     await admin(['key', 'revoke', created.keyId]);
     const revokedAt = Date.now();
-    const refusedBoth = await waitFor(async () => (await get(a, created.apiKey)).status === 401 && (await get(b, created.apiKey)).status === 401, 1000, 20);
+    const refusedBoth = await waitFor(
+      async () => (await get(a, created.apiKey)).status === 401 && (await get(b, created.apiKey)).status === 401,
+      1000,
+      20,
+    );
     expect(refusedBoth, 'the revoked key was still served after a second').to.equal(true);
     expect(Date.now() - revokedAt).to.be.below(1000);
     for (const instance of [a, b]) expect((await get(instance, second.apiKey)).status).to.equal(200);
 
     await admin(['subscription', 'set-status', created.subscriptionId, 'SUSPENDED']);
     const suspendedAt = Date.now();
-    const suspendedBoth = await waitFor(async () => (await get(a, second.apiKey)).status === 403 && (await get(b, second.apiKey)).status === 403, 1000, 20);
+    const suspendedBoth = await waitFor(
+      async () => (await get(a, second.apiKey)).status === 403 && (await get(b, second.apiKey)).status === 403,
+      1000,
+      20,
+    );
     expect(suspendedBoth, 'the suspended subscription was still served after a second').to.equal(true);
     expect(Date.now() - suspendedAt).to.be.below(1000);
     const refusal = await get(a, second.apiKey);

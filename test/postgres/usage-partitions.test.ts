@@ -26,7 +26,12 @@ describeWithPostgres('PostgreSQL usage log: monthly partitions and retention', (
 
   beforeEach(async () => {
     database = await createTestDatabase();
-    store = await openPgStore(database.url, { log: createLogger('silent'), retentionDays: 400, listen: false, clock: () => new Date('2024-03-10T12:00:00Z') });
+    store = await openPgStore(database.url, {
+      log: createLogger('silent'),
+      retentionDays: 400,
+      listen: false,
+      clock: () => new Date('2024-03-10T12:00:00Z'),
+    });
   });
   afterEach(async () => {
     await store.close();
@@ -41,14 +46,24 @@ describeWithPostgres('PostgreSQL usage log: monthly partitions and retention', (
     await store.usage.flush();
     expect(await partitionMonths(store.pool)).to.deep.equal(['2024-01', '2024-02', '2024-03', '2024-04']);
     const perMonth = async () =>
-      (await store.pool.query("SELECT to_char(day, 'YYYY-MM') AS month, count(*)::int AS n FROM usage_log GROUP BY 1 ORDER BY 1")).rows;
+      (
+        await store.pool.query(
+          "SELECT to_char(day, 'YYYY-MM') AS month, count(*)::int AS n FROM usage_log GROUP BY 1 ORDER BY 1",
+        )
+      ).rows;
     expect(await perMonth()).to.deep.equal([
       { month: '2024-01', n: 1200 },
       { month: '2024-02', n: 1200 },
       { month: '2024-03', n: 1200 },
     ]);
     const before = await store.usage.statistics('sub_p', '2024-01-01');
-    expect(before).to.deep.equal({ totalCalls: 3600, topEndpoints: [{ endpoint: '/grants', calls: 2700 }, { endpoint: '/grants/:id', calls: 900 }] });
+    expect(before).to.deep.equal({
+      totalCalls: 3600,
+      topEndpoints: [
+        { endpoint: '/grants', calls: 2700 },
+        { endpoint: '/grants/:id', calls: 900 },
+      ],
+    });
 
     // The first kept day in mid-February: January's month is wholly before it, February's is not.
     expect(await dropPartitionsBefore(store.pool, '2024-02-15')).to.deep.equal(['2024-01']);
@@ -58,7 +73,11 @@ describeWithPostgres('PostgreSQL usage log: monthly partitions and retention', (
       { month: '2024-03', n: 1200 },
     ]);
     expect(await store.usage.statistics('sub_p', '2024-01-01')).to.deep.equal(before);
-    expect(await store.usage.dailyByEndpoint('sub_p', '2024-01-20')).to.deep.include({ day: '2024-01-20', endpoint: '/grants', calls: 900 });
+    expect(await store.usage.dailyByEndpoint('sub_p', '2024-01-20')).to.deep.include({
+      day: '2024-01-20',
+      endpoint: '/grants',
+      calls: 900,
+    });
     expect(await dropPartitionsBefore(store.pool, '2024-02-15')).to.deep.equal([]);
   });
 });

@@ -69,12 +69,24 @@ describe('grants-admin', function () {
         monthlyLimitOverride: null,
         rateLimitOverride: null,
       });
-      expect(created.subscription.features).to.deep.equal({ 'grants.read': true, 'grants.search': true, 'subscription.read': true, 'grants.export': false, 'alerts.manage': true });
+      expect(created.subscription.features).to.deep.equal({
+        'grants.read': true,
+        'grants.search': true,
+        'subscription.read': true,
+        'grants.export': false,
+        'alerts.manage': true,
+      });
     });
 
     it('with --monthly-limit and --rate-limit overrides', async function () {
       const created = await createJson('Big', 'ENTERPRISE', '--monthly-limit', '5000', '--rate-limit', '7');
-      expect(created.subscription).to.include({ tier: 'ENTERPRISE', monthlyLimit: 5000, rateLimit: 7, monthlyLimitOverride: 5000, rateLimitOverride: 7 });
+      expect(created.subscription).to.include({
+        tier: 'ENTERPRISE',
+        monthlyLimit: 5000,
+        rateLimit: 7,
+        monthlyLimitOverride: 5000,
+        rateLimitOverride: 7,
+      });
     });
 
     it('without --json prints the id and the key once', async function () {
@@ -91,18 +103,54 @@ describe('grants-admin', function () {
     });
 
     const badUsage: [string, string[], RegExp][] = [
-      ['a bad tier', ['--name', 'X', '--tier', 'GOLD'], /--tier must be one of STARTER, PROFESSIONAL, ENTERPRISE, not "GOLD"/],
+      [
+        'a bad tier',
+        ['--name', 'X', '--tier', 'GOLD'],
+        /--tier must be one of STARTER, PROFESSIONAL, ENTERPRISE, not "GOLD"/,
+      ],
       ['a missing tier', ['--name', 'X'], /--tier must be one of/],
       ['a missing name', ['--tier', 'STARTER'], /--name is required/],
       ['a blank name', ['--name', '   ', '--tier', 'STARTER'], /--name is required/],
-      ['a bad number', ['--name', 'X', '--tier', 'STARTER', '--monthly-limit', 'lots'], /--monthly-limit must be an integer from 1 to 1000000000, not "lots"/],
-      ['a zero rate', ['--name', 'X', '--tier', 'STARTER', '--rate-limit', '0'], /--rate-limit must be an integer from 1 to 100000, not "0"/],
-      ['a fractional rate', ['--name', 'X', '--tier', 'STARTER', '--rate-limit', '1.5'], /--rate-limit must be an integer/],
-      ['a rate above the maximum', ['--name', 'X', '--tier', 'STARTER', '--rate-limit', '100001'], /--rate-limit must be an integer from 1 to 100000/],
-      ['"default" at creation', ['--name', 'X', '--tier', 'STARTER', '--monthly-limit', 'default'], /--monthly-limit must be an integer/],
-      ['an unknown option', ['--name', 'X', '--tier', 'STARTER', '--colour', 'red'], /subscription create does not take --colour/],
-      ['a negative number', ['--name', 'X', '--tier', 'STARTER', '--monthly-limit', '-3'], /--monthly-limit must be an integer from 1 to 1000000000, not "-3"/],
-      ['a negative number after =', ['--name', 'X', '--tier', 'STARTER', '--rate-limit=-3'], /--rate-limit must be an integer from 1 to 100000, not "-3"/],
+      [
+        'a bad number',
+        ['--name', 'X', '--tier', 'STARTER', '--monthly-limit', 'lots'],
+        /--monthly-limit must be an integer from 1 to 1000000000, not "lots"/,
+      ],
+      [
+        'a zero rate',
+        ['--name', 'X', '--tier', 'STARTER', '--rate-limit', '0'],
+        /--rate-limit must be an integer from 1 to 100000, not "0"/,
+      ],
+      [
+        'a fractional rate',
+        ['--name', 'X', '--tier', 'STARTER', '--rate-limit', '1.5'],
+        /--rate-limit must be an integer/,
+      ],
+      [
+        'a rate above the maximum',
+        ['--name', 'X', '--tier', 'STARTER', '--rate-limit', '100001'],
+        /--rate-limit must be an integer from 1 to 100000/,
+      ],
+      [
+        '"default" at creation',
+        ['--name', 'X', '--tier', 'STARTER', '--monthly-limit', 'default'],
+        /--monthly-limit must be an integer/,
+      ],
+      [
+        'an unknown option',
+        ['--name', 'X', '--tier', 'STARTER', '--colour', 'red'],
+        /subscription create does not take --colour/,
+      ],
+      [
+        'a negative number',
+        ['--name', 'X', '--tier', 'STARTER', '--monthly-limit', '-3'],
+        /--monthly-limit must be an integer from 1 to 1000000000, not "-3"/,
+      ],
+      [
+        'a negative number after =',
+        ['--name', 'X', '--tier', 'STARTER', '--rate-limit=-3'],
+        /--rate-limit must be an integer from 1 to 100000, not "-3"/,
+      ],
       ['an option without its value', ['--name', 'X', '--tier'], /--tier needs a value/],
       ['a flag given a value', ['--name', 'X', '--tier', 'STARTER', '--json=yes'], /--json takes no value/],
       ['an extra argument', ['extra', '--name', 'X', '--tier', 'STARTER'], /unexpected argument "extra"/],
@@ -139,15 +187,29 @@ describe('grants-admin', function () {
       expect(json.map((s: { id: string }) => s.id)).to.have.members([a.subscriptionId, b.subscriptionId]);
     });
 
-    it('show: details, keys (without the key itself) and this month\'s billable calls', async function () {
+    it("show: details, keys (without the key itself) and this month's billable calls", async function () {
       const a = await createJson('Shown', 'PROFESSIONAL');
       const run = await admin('subscription', 'show', a.subscriptionId, '--json');
       expect(run.code).to.equal(0);
       const shown = JSON.parse(run.out);
-      expect(shown).to.include({ id: a.subscriptionId, name: 'Shown', tier: 'PROFESSIONAL', status: 'ACTIVE', monthlyLimit: 100_000, rateLimit: 50, billableCallsThisMonth: 0 });
+      expect(shown).to.include({
+        id: a.subscriptionId,
+        name: 'Shown',
+        tier: 'PROFESSIONAL',
+        status: 'ACTIVE',
+        monthlyLimit: 100_000,
+        rateLimit: 50,
+        billableCallsThisMonth: 0,
+      });
       expect(shown.month).to.equal(new Date().toISOString().slice(0, 7));
       expect(shown.keys).to.have.length(1);
-      expect(shown.keys[0]).to.include({ id: a.keyId, subscriptionId: a.subscriptionId, prefix: a.apiKey.slice(0, 12), lastUsedAt: null, revokedAt: null });
+      expect(shown.keys[0]).to.include({
+        id: a.keyId,
+        subscriptionId: a.subscriptionId,
+        prefix: a.apiKey.slice(0, 12),
+        lastUsedAt: null,
+        revokedAt: null,
+      });
       expect(run.out).not.to.contain(a.apiKey);
       // Without --json: a readable summary, labelled lines, not the JSON.
       const pretty = await admin('subscription', 'show', a.subscriptionId);
@@ -160,9 +222,13 @@ describe('grants-admin', function () {
       expect(pretty.out).to.match(/^ {2}rate limit +50\/s \(tier default\)$/m);
       expect(pretty.out).to.match(/^ {2}monthly limit +100000 \(tier default\)$/m);
       expect(pretty.out).to.match(new RegExp(`^  this month +0 billable calls in ${shown.month}, 100000 left$`, 'm'));
-      expect(pretty.out).to.match(/^ {2}features +grants\.read on, grants\.search on, subscription\.read on, grants\.export off, alerts\.manage on$/m);
+      expect(pretty.out).to.match(
+        /^ {2}features +grants\.read on, grants\.search on, subscription\.read on, grants\.export off, alerts\.manage on$/m,
+      );
       expect(pretty.out).to.match(/^ {2}keys +1$/m);
-      expect(lines.at(-1)).to.match(new RegExp(`^    ${a.keyId}  ${a.apiKey.slice(0, 12)}…  created \\S+  last used never$`));
+      expect(lines.at(-1)).to.match(
+        new RegExp(`^    ${a.keyId}  ${a.apiKey.slice(0, 12)}…  created \\S+  last used never$`),
+      );
       expect(pretty.out).not.to.contain(a.apiKey);
     });
 
@@ -187,7 +253,9 @@ describe('grants-admin', function () {
         const run = await admin('subscription', 'set-status', a.subscriptionId, status);
         expect(run.code).to.equal(0);
         expect(run.out).to.equal(`subscription ${a.subscriptionId} is now ${status}`);
-        expect(JSON.parse((await admin('subscription', 'show', a.subscriptionId, '--json')).out).status).to.equal(status);
+        expect(JSON.parse((await admin('subscription', 'show', a.subscriptionId, '--json')).out).status).to.equal(
+          status,
+        );
       }
     });
 
@@ -199,7 +267,9 @@ describe('grants-admin', function () {
       const unknown = await admin('subscription', 'set-status', 'sub_nope', 'ACTIVE');
       expect(unknown.code).to.equal(1);
       expect(unknown.err).to.contain('no subscription has the id "sub_nope"');
-      expect(JSON.parse((await admin('subscription', 'show', a.subscriptionId, '--json')).out).status).to.equal('ACTIVE');
+      expect(JSON.parse((await admin('subscription', 'show', a.subscriptionId, '--json')).out).status).to.equal(
+        'ACTIVE',
+      );
     });
   });
 
@@ -212,7 +282,12 @@ describe('grants-admin', function () {
       let run = await admin('subscription', 'set-limits', id, '--monthly-limit', '250');
       expect(run.code).to.equal(0);
       expect(run.out).to.equal(`subscription ${id}: 250 calls a month, 50 requests per second`);
-      expect(await show()).to.include({ monthlyLimit: 250, monthlyLimitOverride: 250, rateLimit: 50, rateLimitOverride: null });
+      expect(await show()).to.include({
+        monthlyLimit: 250,
+        monthlyLimitOverride: 250,
+        rateLimit: 50,
+        rateLimitOverride: null,
+      });
 
       run = await admin('subscription', 'set-limits', id, '--rate-limit', '9');
       expect(run.out).to.equal(`subscription ${id}: 250 calls a month, 9 requests per second`);
@@ -229,10 +304,22 @@ describe('grants-admin', function () {
 
     const bad: [string, string[], RegExp][] = [
       ['no limit given', [], /give --monthly-limit and\/or --rate-limit/],
-      ['a bad number', ['--monthly-limit', 'ten'], /--monthly-limit must be an integer from 1 to 1000000000 \(or "default"\), not "ten"/],
-      ['a negative number', ['--rate-limit', '-3'], /--rate-limit must be an integer from 1 to 100000 \(or "default"\), not "-3"/],
+      [
+        'a bad number',
+        ['--monthly-limit', 'ten'],
+        /--monthly-limit must be an integer from 1 to 1000000000 \(or "default"\), not "ten"/,
+      ],
+      [
+        'a negative number',
+        ['--rate-limit', '-3'],
+        /--rate-limit must be an integer from 1 to 100000 \(or "default"\), not "-3"/,
+      ],
       ['zero', ['--monthly-limit', '0'], /--monthly-limit must be an integer from 1 to 1000000000/],
-      ['above the maximum', ['--monthly-limit', '1000000001'], /--monthly-limit must be an integer from 1 to 1000000000/],
+      [
+        'above the maximum',
+        ['--monthly-limit', '1000000001'],
+        /--monthly-limit must be an integer from 1 to 1000000000/,
+      ],
     ];
     for (const [label, args, message] of bad) {
       it(`${label}: exit 2, limits unchanged`, async function () {
@@ -260,10 +347,14 @@ describe('grants-admin', function () {
         let run = await admin('subscription', 'set-feature', a.subscriptionId, feature, 'off');
         expect(run.code).to.equal(0);
         expect(run.out).to.equal(`subscription ${a.subscriptionId}: ${feature} off`);
-        expect(JSON.parse((await admin('subscription', 'show', a.subscriptionId, '--json')).out).features[feature]).to.equal(false);
+        expect(
+          JSON.parse((await admin('subscription', 'show', a.subscriptionId, '--json')).out).features[feature],
+        ).to.equal(false);
         run = await admin('subscription', 'set-feature', a.subscriptionId, feature, 'on');
         expect(run.code).to.equal(0);
-        expect(JSON.parse((await admin('subscription', 'show', a.subscriptionId, '--json')).out).features[feature]).to.equal(true);
+        expect(
+          JSON.parse((await admin('subscription', 'show', a.subscriptionId, '--json')).out).features[feature],
+        ).to.equal(true);
       }
     });
 
@@ -271,7 +362,8 @@ describe('grants-admin', function () {
       const starter = await createJson('Export starter', 'STARTER');
       const professional = await createJson('Export professional', 'PROFESSIONAL');
       const enterprise = await createJson('Export enterprise', 'ENTERPRISE');
-      const exportFlag = async (id: string) => JSON.parse((await admin('subscription', 'show', id, '--json')).out).features['grants.export'];
+      const exportFlag = async (id: string) =>
+        JSON.parse((await admin('subscription', 'show', id, '--json')).out).features['grants.export'];
       expect(await exportFlag(starter.subscriptionId)).to.equal(false);
       expect(await exportFlag(professional.subscriptionId)).to.equal(false);
       expect(await exportFlag(enterprise.subscriptionId)).to.equal(true);
@@ -288,7 +380,9 @@ describe('grants-admin', function () {
       const a = await createJson('Features', 'STARTER');
       const feature = await admin('subscription', 'set-feature', a.subscriptionId, 'grants.write', 'off');
       expect(feature.code).to.equal(2);
-      expect(feature.err).to.contain('feature must be one of grants.read, grants.search, subscription.read, grants.export, alerts.manage, not "grants.write"');
+      expect(feature.err).to.contain(
+        'feature must be one of grants.read, grants.search, subscription.read, grants.export, alerts.manage, not "grants.write"',
+      );
       const state = await admin('subscription', 'set-feature', a.subscriptionId, 'grants.read', 'maybe');
       expect(state.code).to.equal(2);
       expect(state.err).to.contain('state must be one of on, off, not "maybe"');
@@ -304,14 +398,24 @@ describe('grants-admin', function () {
       expect(created.code).to.equal(0);
       const second = JSON.parse(created.out);
       expect(second).to.have.keys(['subscriptionId', 'keyId', 'apiKey', 'restrictions']);
-      expect(second.restrictions).to.deep.equal({ scopes: null, origins: null, ips: null, expiresAt: null, rateLimit: null });
+      expect(second.restrictions).to.deep.equal({
+        scopes: null,
+        origins: null,
+        ips: null,
+        expiresAt: null,
+        rateLimit: null,
+      });
       expect(second.subscriptionId).to.equal(a.subscriptionId);
       expect(second.apiKey).to.match(/^gk_live_[A-Za-z0-9_-]{32,}$/);
       expect(second.apiKey).not.to.equal(a.apiKey);
 
       const plain = await admin('key', 'create', a.subscriptionId);
       expect(plain.code).to.equal(0);
-      expect(plain.out).to.match(new RegExp(`^API key key_\\S+ for ${a.subscriptionId} \\(shown only now; store it safely\\):\\n  gk_live_\\S+$`));
+      expect(plain.out).to.match(
+        new RegExp(
+          `^API key key_\\S+ for ${a.subscriptionId} \\(shown only now; store it safely\\):\\n  gk_live_\\S+$`,
+        ),
+      );
 
       let list = JSON.parse((await admin('key', 'list', a.subscriptionId, '--json')).out);
       expect(list).to.have.length(3);
@@ -330,7 +434,9 @@ describe('grants-admin', function () {
       const lines = text.out.split('\n');
       expect(lines).to.have.length(3);
       expect(lines.find((l) => l.startsWith(second.keyId))).to.contain('REVOKED');
-      expect(lines.find((l) => l.startsWith(a.keyId))).to.match(new RegExp(`${a.apiKey.slice(0, 12)}….*last used never$`));
+      expect(lines.find((l) => l.startsWith(a.keyId))).to.match(
+        new RegExp(`${a.apiKey.slice(0, 12)}….*last used never$`),
+      );
       expect(text.out).not.to.contain(a.apiKey);
 
       const twice = await admin('key', 'revoke', second.keyId);
@@ -351,8 +457,29 @@ describe('grants-admin', function () {
         expect(run.code, args.join(' ')).to.equal(2);
         expect(run.err, args.join(' ')).to.contain(named);
       }
-      const made = JSON.parse((await admin('key', 'create', a.subscriptionId, '--scopes', 'grants:read', '--ips', '192.0.2.0/24', '--rate-limit', '3', '--json')).out);
-      expect(made.restrictions).to.deep.equal({ scopes: ['grants:read'], origins: null, ips: ['192.0.2.0/24'], expiresAt: null, rateLimit: 3 });
+      const made = JSON.parse(
+        (
+          await admin(
+            'key',
+            'create',
+            a.subscriptionId,
+            '--scopes',
+            'grants:read',
+            '--ips',
+            '192.0.2.0/24',
+            '--rate-limit',
+            '3',
+            '--json',
+          )
+        ).out,
+      );
+      expect(made.restrictions).to.deep.equal({
+        scopes: ['grants:read'],
+        origins: null,
+        ips: ['192.0.2.0/24'],
+        expiresAt: null,
+        rateLimit: 3,
+      });
       const help = await admin('audit', '--help');
       expect(help.code).to.equal(0);
       expect(help.out.split('\n')[0]).to.match(/^Usage: grants-admin audit /);
@@ -360,7 +487,10 @@ describe('grants-admin', function () {
 
     it('unknown ids: key create / key list on an unknown subscription and key revoke on an unknown key exit 1', async function () {
       emptyDatabase();
-      for (const args of [['key', 'create', 'sub_nope'], ['key', 'list', 'sub_nope']]) {
+      for (const args of [
+        ['key', 'create', 'sub_nope'],
+        ['key', 'list', 'sub_nope'],
+      ]) {
         const run = await admin(...args);
         expect(run.code, args.join(' ')).to.equal(1);
         expect(run.err).to.contain('no subscription has the id "sub_nope"');
@@ -382,10 +512,22 @@ describe('grants-admin', function () {
       }
       const db = new Database(path.join(dataDir, 'subscriptions.sqlite'), { readonly: true });
       try {
-        const rows = db.prepare('SELECT id, key_hash, prefix FROM api_keys ORDER BY id').all() as { id: string; key_hash: string; prefix: string }[];
+        const rows = db.prepare('SELECT id, key_hash, prefix FROM api_keys ORDER BY id').all() as {
+          id: string;
+          key_hash: string;
+          prefix: string;
+        }[];
         const byId = new Map(rows.map((r) => [r.id, r]));
-        expect(byId.get(a.keyId)).to.deep.equal({ id: a.keyId, key_hash: sha256(a.apiKey), prefix: a.apiKey.slice(0, 12) });
-        expect(byId.get(b.keyId)).to.deep.equal({ id: b.keyId, key_hash: sha256(b.apiKey), prefix: b.apiKey.slice(0, 12) });
+        expect(byId.get(a.keyId)).to.deep.equal({
+          id: a.keyId,
+          key_hash: sha256(a.apiKey),
+          prefix: a.apiKey.slice(0, 12),
+        });
+        expect(byId.get(b.keyId)).to.deep.equal({
+          id: b.keyId,
+          key_hash: sha256(b.apiKey),
+          prefix: b.apiKey.slice(0, 12),
+        });
         for (const row of rows) expect(row.key_hash).to.match(/^[0-9a-f]{64}$/);
       } finally {
         db.close();
@@ -404,7 +546,18 @@ describe('grants-admin', function () {
     });
 
     it('each command has its own --help (exit 0, nothing opened or created)', async function () {
-      for (const command of ['subscription create', 'subscription list', 'subscription show', 'subscription set-status', 'subscription set-limits', 'subscription set-feature', 'key create', 'key list', 'key rotate', 'key revoke']) {
+      for (const command of [
+        'subscription create',
+        'subscription list',
+        'subscription show',
+        'subscription set-status',
+        'subscription set-limits',
+        'subscription set-feature',
+        'key create',
+        'key list',
+        'key rotate',
+        'key revoke',
+      ]) {
         for (const flag of ['--help', '-h']) {
           const run = await admin(...command.split(' '), flag);
           expect(run.code, `${command} ${flag}`).to.equal(0);
@@ -423,7 +576,13 @@ describe('grants-admin', function () {
     it('--data-dir selects the database instead of DATA_DIR', async function () {
       const other = tempDir('grants-admin-other-');
       try {
-        const { code } = await captureCli((io) => runAdmin(['subscription', 'create', '--name', 'Elsewhere', '--tier', 'STARTER', '--json', '--data-dir', other], { ...process.env, DATA_DIR: dataDir }, io));
+        const { code } = await captureCli((io) =>
+          runAdmin(
+            ['subscription', 'create', '--name', 'Elsewhere', '--tier', 'STARTER', '--json', '--data-dir', other],
+            { ...process.env, DATA_DIR: dataDir },
+            io,
+          ),
+        );
         expect(code).to.equal(0);
         expect(existsSync(path.join(other, 'subscriptions.sqlite'))).to.equal(true);
         expect(existsSync(path.join(dataDir, 'subscriptions.sqlite'))).to.equal(false);
@@ -433,16 +592,33 @@ describe('grants-admin', function () {
     });
 
     it('the installed bin: node bin/grants-admin.js --help exits 0 and prints the usage', async function () {
-      const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, 'bin/grants-admin.js'), '--help'], {
-        cwd: REPO_ROOT,
-        env: { ...process.env, DATA_DIR: dataDir },
-      });
+      const { stdout, stderr } = await promisify(execFile)(
+        process.execPath,
+        [path.join(REPO_ROOT, 'bin/grants-admin.js'), '--help'],
+        {
+          cwd: REPO_ROOT,
+          env: { ...process.env, DATA_DIR: dataDir },
+        },
+      );
       expect(stderr).to.equal('');
       expect(stdout).to.contain('Usage: grants-admin <command> [options]');
-      for (const command of ['subscription create', 'subscription list', 'subscription show', 'set-status', 'set-limits', 'set-feature', 'key create', 'key list', 'key rotate', 'key revoke']) {
+      for (const command of [
+        'subscription create',
+        'subscription list',
+        'subscription show',
+        'set-status',
+        'set-limits',
+        'set-feature',
+        'key create',
+        'key list',
+        'key rotate',
+        'key revoke',
+      ]) {
         expect(stdout).to.contain(command);
       }
-      expect(stdout).to.contain('Exit codes: 0 done; 1 unknown subscription or key, or no database; 2 bad usage or value;\n3 the command failed');
+      expect(stdout).to.contain(
+        'Exit codes: 0 done; 1 unknown subscription or key, or no database; 2 bad usage or value;\n3 the command failed',
+      );
       expect(stdout).to.contain('Only "subscription create" and "migrate" create the SQLite database');
     });
 

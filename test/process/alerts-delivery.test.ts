@@ -16,10 +16,16 @@ import { checkedExchange } from '../support/checkedFetch.js';
 
 const ALERTS = `${API_PREFIX}/alerts`;
 
-const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> => waitUntil(what, check, timeoutMs);
+const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> =>
+  waitUntil(what, check, timeoutMs);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const post = (body: unknown) => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-const grant = (id: string, overrides: GrantRecord = {}) => grantRecord(id, { title: `Clean energy ${id}`, eligibleProvinces: ['ONTARIO'], ...overrides });
+const post = (body: unknown) => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify(body),
+});
+const grant = (id: string, overrides: GrantRecord = {}) =>
+  grantRecord(id, { title: `Clean energy ${id}`, eligibleProvinces: ['ONTARIO'], ...overrides });
 
 describe('alerts: delivery under failure', function () {
   this.timeout(120_000);
@@ -29,7 +35,9 @@ describe('alerts: delivery under failure', function () {
   let step = 0;
   const indexer = async (args: string[], records: readonly GrantRecord[]) => {
     const source = ['--source', writeNdjson(env.DATA_DIR, `source-${++step}.ndjson`, records)];
-    const run = await captureCli((io) => runIndexer([...args, ...source], { ...process.env, ...env, LOG_LEVEL: 'silent' }, io));
+    const run = await captureCli((io) =>
+      runIndexer([...args, ...source], { ...process.env, ...env, LOG_LEVEL: 'silent' }, io),
+    );
     expect(run.code, run.err.join('\n')).to.equal(0);
   };
   /** An API on a catalog of g-1, an alert on every grant, and the matcher past the catalog's history. */
@@ -43,7 +51,14 @@ describe('alerts: delivery under failure', function () {
   };
 
   beforeEach(() => {
-    env = { SEARCH_ENGINE: 'sqlite', DATA_DIR: tempDir('grants-alerts-'), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms', ALERTS_POLL_MS: '50' };
+    env = {
+      SEARCH_ENGINE: 'sqlite',
+      DATA_DIR: tempDir('grants-alerts-'),
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms',
+      ALERTS_POLL_MS: '50',
+    };
     step = 0;
   });
   afterEach(async () => {
@@ -73,7 +88,10 @@ describe('alerts: delivery under failure', function () {
     await indexer(['sync'], [grant('g-1'), grant('g-2')]);
     await until('the retry', () => hooks!.got.length === 2);
     expect(hooks.got[0].headers['webhook-id']).to.equal(hooks.got[1].headers['webhook-id']);
-    await until('delivered', async () => (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data[0].status === 'DELIVERED');
+    await until(
+      'delivered',
+      async () => (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data[0].status === 'DELIVERED',
+    );
     const [delivery] = (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data;
     expect(delivery.attempts).to.equal(2);
   });
@@ -86,8 +104,18 @@ describe('alerts: delivery under failure', function () {
     await indexer(['sync'], [grant('g-1'), grant('g-2', { amountMax: 1000, updatedAt: '2026-03-01T00:00:00.000Z' })]);
     await until('both delivered', () => hooks!.got.length >= 4);
     await sleep(300);
-    expect(hooks.events().map((e) => e.type)).to.deep.equal(['grant.matched', 'grant.matched', 'grant.matched', 'grant.updated']);
-    const log = (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data as { type: string; attempts: number; status: string; lastAttempt: { statusCode: number } }[];
+    expect(hooks.events().map((e) => e.type)).to.deep.equal([
+      'grant.matched',
+      'grant.matched',
+      'grant.matched',
+      'grant.updated',
+    ]);
+    const log = (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data as {
+      type: string;
+      attempts: number;
+      status: string;
+      lastAttempt: { statusCode: number };
+    }[];
     expect(log.map((d) => [d.type, d.status, d.attempts])).to.deep.equal([
       ['grant.updated', 'DELIVERED', 1],
       ['grant.matched', 'DELIVERED', 3],
@@ -99,17 +127,31 @@ describe('alerts: delivery under failure', function () {
     const soon = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, '.000Z');
     await indexer(['reindex'], [grant('g-1')]);
     api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
-    const created = await api.request(ALERTS, post({ name: 'closing', query: {}, url: hooks.url, closingReminderDays: 7 }));
+    const created = await api.request(
+      ALERTS,
+      post({ name: 'closing', query: {}, url: hooks.url, closingReminderDays: 7 }),
+    );
     expect(created.body.data.events).to.include('grant.closing');
     await sleep(300);
     // g-2 enters with a deadline 30 days away (no reminder yet); g-3 with one 3 days away.
     await indexer(['sync'], [grant('g-1'), grant('g-2', { deadline: soon(30) }), grant('g-3', { deadline: soon(3) })]);
     await until('the reminder of g-3', () => hooks!.events().some((e) => e.type === 'grant.closing'), 30_000);
     await sleep(3500); // more sweeps: no second reminder for the same deadline
-    const closing = () => hooks!.events().filter((e) => e.type === 'grant.closing').map((e) => e.data.grant!.id);
+    const closing = () =>
+      hooks!
+        .events()
+        .filter((e) => e.type === 'grant.closing')
+        .map((e) => e.data.grant!.id);
     expect(closing()).to.deep.equal(['g-3']);
     // g-3's deadline moves (still within 7 days): one more reminder.
-    await indexer(['sync'], [grant('g-1'), grant('g-2', { deadline: soon(30) }), grant('g-3', { deadline: soon(5), updatedAt: '2026-03-01T00:00:00.000Z' })]);
+    await indexer(
+      ['sync'],
+      [
+        grant('g-1'),
+        grant('g-2', { deadline: soon(30) }),
+        grant('g-3', { deadline: soon(5), updatedAt: '2026-03-01T00:00:00.000Z' }),
+      ],
+    );
     await until('the second reminder', () => closing().length === 2, 30_000);
     expect(closing()).to.deep.equal(['g-3', 'g-3']);
   });
@@ -118,10 +160,18 @@ describe('alerts: delivery under failure', function () {
     hooks = await webhookReceiver(() => 500);
     const alertId = await setUp({ WEBHOOK_RETRY_SCHEDULE: '10ms', METRICS_PUBLIC: 'true' });
     await indexer(['sync'], [grant('g-1'), ...Array.from({ length: 20 }, (_, i) => grant(`n-${i}`))]);
-    await until('disabled', async () => (await api!.request(`${ALERTS}/${alertId}`)).body.data.status === 'DISABLED', 60_000);
+    await until(
+      'disabled',
+      async () => (await api!.request(`${ALERTS}/${alertId}`)).body.data.status === 'DISABLED',
+      60_000,
+    );
     const alert = (await api!.request(`${ALERTS}/${alertId}`)).body.data;
     expect(alert.disabledReason).to.match(/20 messages/);
-    const resumed = await api!.request(`${ALERTS}/${alertId}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'ACTIVE' }) });
+    const resumed = await api!.request(`${ALERTS}/${alertId}`, {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ status: 'ACTIVE' }),
+    });
     expect(resumed.body.data).to.deep.include({ status: 'ACTIVE', disabledReason: null });
     const metrics = (await api!.request('/metrics', { key: null })).text;
     expect(metrics).to.match(/grants_webhook_attempts_total\{outcome="failed"\} (\d+)/);
@@ -139,14 +189,20 @@ describe('alerts: delivery under failure', function () {
     const { id, secret } = created.body.data as { id: string; secret: string };
     const keyFile = path.join(env.DATA_DIR, 'secrets.key');
     expect(statSync(keyFile).mode & 0o777).to.equal(0o600);
-    const stored = () => (api!.deps.store.db.prepare('SELECT secret FROM alerts WHERE id = ?').pluck().get(id) as string);
+    const stored = () => api!.deps.store.db.prepare('SELECT secret FROM alerts WHERE id = ?').pluck().get(id) as string;
     const before = stored();
     expect(before).to.match(/^v1\./);
     expect(before).to.not.contain(secret.slice(6));
     const out: string[] = [];
-    const code = await runAdmin(['secrets', 'rotate', '--data-dir', env.DATA_DIR], { ...process.env, DATABASE_URL: '' }, { out: (l) => out.push(l), err: (l) => out.push(l) });
+    const code = await runAdmin(
+      ['secrets', 'rotate', '--data-dir', env.DATA_DIR],
+      { ...process.env, DATABASE_URL: '' },
+      { out: (l) => out.push(l), err: (l) => out.push(l) },
+    );
     expect(code, out.join('\n')).to.equal(0);
-    expect(out.join('\n')).to.match(/re-sealed the signing secrets of 1 alert/).and.not.contain('whsec_');
+    expect(out.join('\n'))
+      .to.match(/re-sealed the signing secrets of 1 alert/)
+      .and.not.contain('whsec_');
     expect(stored()).to.not.equal(before);
     expect(existsSync(`${keyFile}.previous`)).to.equal(true);
     expect(readFileSync(keyFile, 'utf8')).to.not.equal(readFileSync(`${keyFile}.previous`, 'utf8'));
@@ -154,20 +210,39 @@ describe('alerts: delivery under failure', function () {
     await until('the test event', () => hooks!.got.length === 1);
     const r = hooks.got[0];
     expect(() =>
-      new Webhook(secret).verify(r.body, { 'webhook-id': r.headers['webhook-id'] as string, 'webhook-timestamp': r.headers['webhook-timestamp'] as string, 'webhook-signature': r.headers['webhook-signature'] as string }),
+      new Webhook(secret).verify(r.body, {
+        'webhook-id': r.headers['webhook-id'] as string,
+        'webhook-timestamp': r.headers['webhook-timestamp'] as string,
+        'webhook-signature': r.headers['webhook-signature'] as string,
+      }),
     ).to.not.throw();
   });
 
   it('a host that resolves to a private address: every attempt refused, the delivery log says why and names no address', async () => {
     await indexer(['reindex'], [grant('g-1')]);
     const internal = async () => [{ address: '10.0.3.7', family: 4 }];
-    api = await startTestApi({ ...env, WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_RETRY_SCHEDULE: '50ms', SEED_CATALOG: 'false' }, { resolve: internal });
-    const created = await api.request(ALERTS, post({ name: 'internal', query: {}, url: 'https://hooks.partner.example/x' }));
+    api = await startTestApi(
+      {
+        ...env,
+        WEBHOOK_ALLOW_HTTP: 'false',
+        WEBHOOK_ALLOW_PRIVATE: 'false',
+        WEBHOOK_RETRY_SCHEDULE: '50ms',
+        SEED_CATALOG: 'false',
+      },
+      { resolve: internal },
+    );
+    const created = await api.request(
+      ALERTS,
+      post({ name: 'internal', query: {}, url: 'https://hooks.partner.example/x' }),
+    );
     expect(created.status, created.text).to.equal(201);
     const alertId = created.body.data.id as string;
     await sleep(300);
     await indexer(['sync'], [grant('g-1'), grant('g-2')]);
-    await until('failed', async () => (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data[0]?.status === 'FAILED');
+    await until(
+      'failed',
+      async () => (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data[0]?.status === 'FAILED',
+    );
     const log = await api.request(`${ALERTS}/${alertId}/deliveries`);
     expect(log.body.data[0]).to.deep.include({ attempts: 2 });
     expect(log.body.data[0].lastAttempt).to.deep.include({
@@ -175,7 +250,13 @@ describe('alerts: delivery under failure', function () {
       error: 'refused: the host "hooks.partner.example" resolves to a private address, which webhooks may not reach',
     });
     expect(log.text).to.not.contain('10.0.3.7');
-    const shown = await captureCli((io) => runAdmin(['alerts', 'show', alertId, '--json', '--data-dir', env.DATA_DIR], { ...process.env, DATABASE_URL: '' }, io));
+    const shown = await captureCli((io) =>
+      runAdmin(
+        ['alerts', 'show', alertId, '--json', '--data-dir', env.DATA_DIR],
+        { ...process.env, DATABASE_URL: '' },
+        io,
+      ),
+    );
     expect(shown.code, shown.err.join('\n')).to.equal(0);
     expect(shown.out.join('\n')).to.contain('resolves to a private address').and.not.contain('10.0.3.7');
   });
@@ -184,7 +265,10 @@ describe('alerts: delivery under failure', function () {
     hooks = await webhookReceiver(() => 500);
     const alertId = await setUp({ WEBHOOK_RETRY_SCHEDULE: '50ms' });
     await indexer(['sync'], [grant('g-1'), grant('g-2')]);
-    await until('failed', async () => (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data[0]?.status === 'FAILED');
+    await until(
+      'failed',
+      async () => (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data[0]?.status === 'FAILED',
+    );
     const [delivery] = (await api!.request(`${ALERTS}/${alertId}/deliveries`)).body.data;
     expect(delivery).to.deep.include({ attempts: 2, nextAttemptAt: null });
     expect(delivery.lastAttempt).to.deep.include({ statusCode: 500, error: 'answered 500' });
@@ -195,7 +279,15 @@ describe('alerts: targets a webhook may not reach, after resolution', () => {
   const policy = { allowHttp: false, allowPrivate: false };
   const resolvesTo = (address: string) => async () => [{ address, family: address.includes(':') ? 6 : 4 }];
   it('a name that resolves to loopback, private, link-local or mapped addresses is refused; a public one is kept as the address to connect to', async () => {
-    for (const address of ['127.0.0.1', '10.1.2.3', '169.254.169.254', '::1', '::ffff:127.0.0.1', 'fd00::1', '0.0.0.0']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '169.254.169.254',
+      '::1',
+      '::ffff:127.0.0.1',
+      'fd00::1',
+      '0.0.0.0',
+    ]) {
       let refused: unknown = null;
       await checkTarget('https://hooks.partner.example/x', policy, resolvesTo(address)).catch((e) => (refused = e));
       expect(refused, address).to.be.instanceOf(TargetRefused);
@@ -204,7 +296,10 @@ describe('alerts: targets a webhook may not reach, after resolution', () => {
     expect(ok.address).to.equal('93.184.215.14');
   });
   it('any one private answer among several refuses the name (no second lookup can pick it)', async () => {
-    const mixed = async () => [{ address: '93.184.215.14', family: 4 }, { address: '10.0.0.1', family: 4 }];
+    const mixed = async () => [
+      { address: '93.184.215.14', family: 4 },
+      { address: '10.0.0.1', family: 4 },
+    ];
     let refused: unknown = null;
     await checkTarget('https://hooks.partner.example/x', policy, mixed).catch((e) => (refused = e));
     expect(refused).to.be.instanceOf(TargetRefused);
@@ -227,9 +322,27 @@ describe('alerts: SIGKILL of the API mid-matching and mid-delivery [process]', f
     dataDir = tempDir('grants-alerts-kill-');
     hooks = await webhookReceiver(() => ({ delayMs: 40 }));
     const port = await freePort();
-    const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', SEED_CATALOG: 'false', DEMO_API_KEY: DEMO_KEY, LOG_LEVEL: 'info', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ALERTS_POLL_MS: '50', WEBHOOK_CONCURRENCY: '4' };
+    const env = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SEED_CATALOG: 'false',
+      DEMO_API_KEY: DEMO_KEY,
+      LOG_LEVEL: 'info',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      ALERTS_POLL_MS: '50',
+      WEBHOOK_CONCURRENCY: '4',
+    };
     const index = async (args: string[], records: GrantRecord[], n: number) => {
-      const run = await captureCli((io) => runIndexer([...args, '--source', writeNdjson(dataDir, `s${n}.ndjson`, records)], { ...env, LOG_LEVEL: 'silent' }, io));
+      const run = await captureCli((io) =>
+        runIndexer(
+          [...args, '--source', writeNdjson(dataDir, `s${n}.ndjson`, records)],
+          { ...env, LOG_LEVEL: 'silent' },
+          io,
+        ),
+      );
       expect(run.code, run.err.join('\n')).to.equal(0);
     };
     const start = async () => {
@@ -238,7 +351,10 @@ describe('alerts: SIGKILL of the API mid-matching and mid-delivery [process]', f
     };
     await index(['reindex'], [grant('g-0')], 0);
     await start();
-    const created = await checkedExchange(`http://127.0.0.1:${port}${ALERTS}`, { ...post({ name: 'all', query: {}, url: hooks.url }), headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${DEMO_KEY}` } });
+    const created = await checkedExchange(`http://127.0.0.1:${port}${ALERTS}`, {
+      ...post({ name: 'all', query: {}, url: hooks.url }),
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${DEMO_KEY}` },
+    });
     expect(created.status).to.equal(201);
     await sleep(500);
     const ids = Array.from({ length: 120 }, (_, i) => `g-${i + 1}`);
@@ -250,17 +366,26 @@ describe('alerts: SIGKILL of the API mid-matching and mid-delivery [process]', f
     await start();
     // Mid-delivery: killed while the receiver is still being called.
     await index(['sync'], [grant('g-0'), ...ids.map((id) => grant(id))], 2);
-    await until('some deliveries of the second sync', () => hooks.events().some((e) => ids.slice(60).includes(e.data.grant?.id ?? '')), 60_000);
+    await until(
+      'some deliveries of the second sync',
+      () => hooks.events().some((e) => ids.slice(60).includes(e.data.grant?.id ?? '')),
+      60_000,
+    );
     server!.child.kill('SIGKILL');
     await server!.exited;
     await start();
-    await until('every grant told once', () => new Set(hooks.events().map((e) => e.data.grant?.id)).size === ids.length, 90_000);
+    await until(
+      'every grant told once',
+      () => new Set(hooks.events().map((e) => e.data.grant?.id)).size === ids.length,
+      90_000,
+    );
     await sleep(1000);
     const events = hooks.events();
     expect(events.every((e) => e.type === 'grant.matched')).to.equal(true);
     const idsByGrant = new Map<string, Set<string>>();
     for (const e of events) idsByGrant.set(e.data.grant!.id, (idsByGrant.get(e.data.grant!.id) ?? new Set()).add(e.id));
     expect([...idsByGrant.keys()].sort()).to.deep.equal([...ids].sort());
-    for (const [grantId, messageIds] of idsByGrant) expect(messageIds.size, `${grantId}: one message, resent only under its webhook-id`).to.equal(1);
+    for (const [grantId, messageIds] of idsByGrant)
+      expect(messageIds.size, `${grantId}: one message, resent only under its webhook-id`).to.equal(1);
   });
 });

@@ -11,7 +11,12 @@ import { runBin, type BinRun } from '../support/bins.js';
 import { ITEM_LABELS, recordMaker, servedIds, startApiOnCatalog, toNdjson } from '../support/catalog.js';
 
 /** Runs bin/<name>.js in `cwd` with `env` on top of this process's, DATA_DIR and SEARCH_ENGINE removed unless given. */
-function spawnBin(name: 'grants-admin' | 'grants-indexer', args: string[], cwd: string, env: Record<string, string> = {}): Promise<BinRun> {
+function spawnBin(
+  name: 'grants-admin' | 'grants-indexer',
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<BinRun> {
   const base = { ...process.env };
   delete base.DATA_DIR;
   delete base.SEARCH_ENGINE;
@@ -19,7 +24,8 @@ function spawnBin(name: 'grants-admin' | 'grants-indexer', args: string[], cwd: 
 }
 
 const rec = recordMaker(ITEM_LABELS);
-const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${String(i + 1).padStart(2, '0')}`);
+const ids = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `${prefix}-${String(i + 1).padStart(2, '0')}`);
 
 describe('CLIs as spawned processes', function () {
   this.timeout(60_000);
@@ -35,7 +41,12 @@ describe('CLIs as spawned processes', function () {
   describe('read-only commands on a missing database', function () {
     it('grants-admin list, show and key list from another folder: exit 1, "no database at …", nothing created', async function () {
       const file = path.join(cwd, 'data', 'subscriptions.sqlite');
-      for (const args of [['subscription', 'list'], ['subscription', 'show', 'sub_x'], ['key', 'list', 'sub_x'], ['key', 'revoke', 'key_x']]) {
+      for (const args of [
+        ['subscription', 'list'],
+        ['subscription', 'show', 'sub_x'],
+        ['key', 'list', 'sub_x'],
+        ['key', 'revoke', 'key_x'],
+      ]) {
         const run = await spawnBin('grants-admin', args, cwd);
         expect(run.code, args.join(' ')).to.equal(1);
         expect(run.err.trim()).to.equal(`grants-admin: no database at ${file}; set DATA_DIR or --data-dir`);
@@ -52,12 +63,18 @@ describe('CLIs as spawned processes', function () {
     it('grants-indexer status from another folder: non-zero exit, "no database at …", nothing created', async function () {
       const run = await spawnBin('grants-indexer', ['status'], cwd);
       expect(run.code).to.equal(3);
-      expect(run.err.trim()).to.equal(`grants-indexer: no database at ${path.join(cwd, 'data', 'catalog.sqlite')}; set DATA_DIR or --data-dir`);
+      expect(run.err.trim()).to.equal(
+        `grants-indexer: no database at ${path.join(cwd, 'data', 'catalog.sqlite')}; set DATA_DIR or --data-dir`,
+      );
       expect(readdirSync(cwd)).to.deep.equal([]);
     });
 
     it('subscription create still creates DATA_DIR and the database', async function () {
-      const run = await spawnBin('grants-admin', ['subscription', 'create', '--name', 'First', '--tier', 'starter', '--json'], cwd);
+      const run = await spawnBin(
+        'grants-admin',
+        ['subscription', 'create', '--name', 'First', '--tier', 'starter', '--json'],
+        cwd,
+      );
       expect(run.code, run.err).to.equal(0);
       expect(existsSync(path.join(cwd, 'data', 'subscriptions.sqlite'))).to.equal(true);
     });
@@ -72,7 +89,12 @@ describe('CLIs as spawned processes', function () {
     const create = async (tier = 'STARTER') => {
       const run = await admin('subscription', 'create', '--name', 'Acme', '--tier', tier, '--json');
       expect(run.code, run.err).to.equal(0);
-      return JSON.parse(run.out) as { subscriptionId: string; keyId: string; apiKey: string; subscription: { tier: string } };
+      return JSON.parse(run.out) as {
+        subscriptionId: string;
+        keyId: string;
+        apiKey: string;
+        subscription: { tier: string };
+      };
     };
 
     it('flags a command does not take are a usage error (exit 2), naming the flag', async function () {
@@ -101,15 +123,19 @@ describe('CLIs as spawned processes', function () {
       const run = await admin('subscription', 'set-status', sub.subscriptionId, 'suspended');
       expect(run.code, run.err).to.equal(0);
       expect(run.out.trim()).to.equal(`subscription ${sub.subscriptionId} is now SUSPENDED`);
-      expect(JSON.parse((await admin('subscription', 'show', sub.subscriptionId, '--json')).out).status).to.equal('SUSPENDED');
+      expect(JSON.parse((await admin('subscription', 'show', sub.subscriptionId, '--json')).out).status).to.equal(
+        'SUSPENDED',
+      );
     });
 
-    it('bad numbers get our own message, never Node\'s', async function () {
+    it("bad numbers get our own message, never Node's", async function () {
       const sub = await create();
       for (const value of ['-3', '0', '1e3', '2.5', '', ' 7']) {
         const run = await admin('subscription', 'set-limits', sub.subscriptionId, '--monthly-limit', value);
         expect(run.code, JSON.stringify(value)).to.equal(2);
-        expect(run.err).to.contain(`--monthly-limit must be an integer from 1 to 1000000000 (or "default"), not "${value}"`);
+        expect(run.err).to.contain(
+          `--monthly-limit must be an integer from 1 to 1000000000 (or "default"), not "${value}"`,
+        );
         expect(run.err).not.to.match(/ERR_|ambiguous|Did you forget/);
       }
     });
@@ -154,14 +180,19 @@ describe('CLIs as spawned processes', function () {
       it('--grace SECONDS keeps the old key valid that long, then the API refuses it', async function () {
         const sub = await create();
         let offsetMs = 0;
-        api = await startTestApi({ DATA_DIR: env.DATA_DIR, SEED_CATALOG: 'false' }, { clock: () => new Date(Date.now() + offsetMs) });
+        api = await startTestApi(
+          { DATA_DIR: env.DATA_DIR, SEED_CATALOG: 'false' },
+          { clock: () => new Date(Date.now() + offsetMs) },
+        );
         const before = Date.now();
         const run = await admin('key', 'rotate', sub.keyId, '--grace', '600');
         expect(run.code, run.err).to.equal(0);
         const newKey = /\n {2}(gk_live_\S+)\n/.exec(run.out)?.[1];
         expect(newKey, run.out).to.be.a('string');
         expect(run.out).to.match(new RegExp(`key ${sub.keyId} stays valid until \\S+Z, then is revoked`));
-        const old = JSON.parse((await admin('key', 'list', sub.subscriptionId, '--json')).out).find((k: { id: string }) => k.id === sub.keyId);
+        const old = JSON.parse((await admin('key', 'list', sub.subscriptionId, '--json')).out).find(
+          (k: { id: string }) => k.id === sub.keyId,
+        );
         expect(Date.parse(old.revokedAt)).to.be.within(before + 600_000 - 1000, Date.now() + 600_000 + 1000);
         const limits = (key: string) => api!.request('/external/v1/subscription/limits', { key });
         expect((await limits(sub.apiKey)).status, 'the old key during the grace period').to.equal(200);
@@ -215,7 +246,11 @@ describe('CLIs as spawned processes', function () {
 
     beforeEach(async function () {
       env = { DATA_DIR: path.join(cwd, 'data'), SEARCH_ENGINE: 'sqlite' };
-      const seeded = await indexer('reindex', '--source', write('seed.ndjson', toNdjson(ids('a', 10).map((id) => rec(id)))));
+      const seeded = await indexer(
+        'reindex',
+        '--source',
+        write('seed.ndjson', toNdjson(ids('a', 10).map((id) => rec(id)))),
+      );
       expect(seeded.code, seeded.err).to.equal(0);
       api = await startApiOnCatalog(env.DATA_DIR);
     });
@@ -228,7 +263,11 @@ describe('CLIs as spawned processes', function () {
       expect(first.lastSyncAt).to.equal(null);
       expect(first.lastReindexAt).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       const t0 = Date.now();
-      const sync = await indexer('sync', '--source', write('sync.ndjson', toNdjson([rec('a-01', { updatedAt: '2026-05-01T00:00:00.000Z' })])));
+      const sync = await indexer(
+        'sync',
+        '--source',
+        write('sync.ndjson', toNdjson([rec('a-01', { updatedAt: '2026-05-01T00:00:00.000Z' })])),
+      );
       expect(sync.code, sync.err).to.equal(0);
       const after = await status();
       expect(Date.parse(after.lastSyncAt)).to.be.within(t0 - 1000, Date.now() + 1000);
@@ -251,7 +290,11 @@ describe('CLIs as spawned processes', function () {
       );
       expect(await servedIds(api)).to.deep.equal(ids('a', 10));
       // Exactly half is not more than half.
-      const half = await indexer('reindex', '--source', write('half.ndjson', toNdjson(ids('c', 5).map((id) => rec(id)))));
+      const half = await indexer(
+        'reindex',
+        '--source',
+        write('half.ndjson', toNdjson(ids('c', 5).map((id) => rec(id)))),
+      );
       expect(half.code, half.err).to.equal(0);
       expect(await servedIds(api)).to.deep.equal(ids('c', 5));
       const twoOfFive = write('two.ndjson', toNdjson(ids('d', 2).map((id) => rec(id))));

@@ -116,7 +116,8 @@ describe('fixtures/grants.ndjson', () => {
     expect(fixture.filter((g) => g.deadline !== null && Date.parse(g.deadline) < base)).to.not.be.empty;
     expect(fixture.filter((g) => g.deadline !== null && Date.parse(g.deadline) > base)).to.not.be.empty;
     const perDeadline = new Map<string, number>();
-    for (const g of fixture) if (g.deadline !== null) perDeadline.set(g.deadline, (perDeadline.get(g.deadline) ?? 0) + 1);
+    for (const g of fixture)
+      if (g.deadline !== null) perDeadline.set(g.deadline, (perDeadline.get(g.deadline) ?? 0) + 1);
     expect(Math.max(...perDeadline.values())).to.be.at.least(3);
   });
 
@@ -126,8 +127,14 @@ describe('fixtures/grants.ndjson', () => {
 
   it('has accented French words (Québec, Montréal) in titles and in descriptions', () => {
     for (const word of ['Québec', 'Montréal']) {
-      expect(fixture.some((g) => g.title.includes(word)), `${word} in a title`).to.equal(true);
-      expect(fixture.some((g) => g.description?.includes(word) === true), `${word} in a description`).to.equal(true);
+      expect(
+        fixture.some((g) => g.title.includes(word)),
+        `${word} in a title`,
+      ).to.equal(true);
+      expect(
+        fixture.some((g) => g.description?.includes(word) === true),
+        `${word} in a description`,
+      ).to.equal(true);
     }
   });
 
@@ -199,7 +206,8 @@ describe('fixtures generator', () => {
     it('draws words Zipfian over tens of thousands of distinct words', () => {
       const frequency = new Map<string, number>();
       for (const grant of realistic(2000, 8)) {
-        for (const word of (grant.description ?? '').toLowerCase().match(/[\p{L}’'-]+/gu) ?? []) frequency.set(word, (frequency.get(word) ?? 0) + 1);
+        for (const word of (grant.description ?? '').toLowerCase().match(/[\p{L}’'-]+/gu) ?? [])
+          frequency.set(word, (frequency.get(word) ?? 0) + 1);
       }
       const ranked = [...frequency.values()].sort((a, b) => b - a);
       expect(ranked.length).to.be.above(20_000);
@@ -212,13 +220,17 @@ describe('fixtures generator', () => {
 
     it('is deterministic and prefix-stable, and bilingual', () => {
       expect(ndjson(realistic(100, 9))).to.equal(ndjson(realistic(300, 9).slice(0, 100)));
-      const text = realistic(500, 9).map((g) => g.description ?? '').join(' ');
+      const text = realistic(500, 9)
+        .map((g) => g.description ?? '')
+        .join(' ');
       expect(text).to.match(/ de la /);
       expect(text).to.match(/ of the /);
     });
 
     it('is what the CLI writes with --text realistic', () => {
-      const result = spawnSync(process.execPath, [GENERATOR, '--count', '20', '--seed', '3', '--text', 'realistic'], { encoding: 'utf8' });
+      const result = spawnSync(process.execPath, [GENERATOR, '--count', '20', '--seed', '3', '--text', 'realistic'], {
+        encoding: 'utf8',
+      });
       expect(result.status).to.equal(0);
       expect(result.stdout).to.equal(ndjson(realistic(20, 3)));
     });
@@ -241,7 +253,14 @@ describe('fixtures generator', () => {
       expect(result.stdout).to.contain('--out');
     });
 
-    for (const args of [['--text', 'long'], ['--count', 'many'], ['--seed', '-1'], ['--seed', '4294967296'], ['--bogus'], ['positional']]) {
+    for (const args of [
+      ['--text', 'long'],
+      ['--count', 'many'],
+      ['--seed', '-1'],
+      ['--seed', '4294967296'],
+      ['--bogus'],
+      ['positional'],
+    ]) {
       it(`exits 2 with a message on bad arguments: ${args.join(' ')}`, () => {
         const result = run(...args);
         expect(result.status).to.equal(2);

@@ -42,14 +42,18 @@ async function loadThenStop(api: FleetInstance, apiKey: string, ids: string[]): 
   void api.process.exited.then(() => (exited = true));
   const stop = async () => {
     stopping = true;
-    const left = Array.from({ length: LEFT_SEARCHES }, () => fetch(api.url + SEARCH, { headers, signal: AbortSignal.timeout(20) }).catch(() => undefined));
+    const left = Array.from({ length: LEFT_SEARCHES }, () =>
+      fetch(api.url + SEARCH, { headers, signal: AbortSignal.timeout(20) }).catch(() => undefined),
+    );
     await Promise.all(left);
     api.process.child.kill('SIGTERM');
   };
   const client = async (n: number) => {
     for (let i = 0; !exited; i += 1) {
       try {
-        const res = await fetch(`${api.url}${P}/grants/${encodeURIComponent(ids[(n * 31 + i) % ids.length])}`, { headers });
+        const res = await fetch(`${api.url}${P}/grants/${encodeURIComponent(ids[(n * 31 + i) % ids.length])}`, {
+          headers,
+        });
         const text = await res.text();
         answered.set(res.headers.get('x-request-id')!, res.status);
         if (res.status >= 500 && failures.length < 5) failures.push(`${res.status} ${text}`);
@@ -81,9 +85,23 @@ describe('graceful stop: SIGTERM under load loses no usage row', function () {
 
   it('every request answered has its usage row after the stop, none answered 5xx, no usage write failed, exit 0', async function () {
     const dataDir = mkdtempSync(path.join(workDir, 'data-'));
-    const env = { SEED_FILE: FIXTURES, REDIS_URL: '', SEARCH_WORKERS: '1', SEARCH_TIMEOUT_MS: '60000', SEARCH_QUEUE_LIMIT: '1000', OVERLOAD_EVENT_LOOP_DELAY_MS: '0' };
+    const env = {
+      SEED_FILE: FIXTURES,
+      REDIS_URL: '',
+      SEARCH_WORKERS: '1',
+      SEARCH_TIMEOUT_MS: '60000',
+      SEARCH_QUEUE_LIMIT: '1000',
+      OVERLOAD_EVENT_LOOP_DELAY_MS: '0',
+    };
     api = await startInstance('stop', { env, workDir, dataDir });
-    const { apiKey } = await createSubscription({ ...env, DATA_DIR: dataDir }, workDir, ['--name', 'stop', '--tier', 'ENTERPRISE', '--rate-limit', '100000']);
+    const { apiKey } = await createSubscription({ ...env, DATA_DIR: dataDir }, workDir, [
+      '--name',
+      'stop',
+      '--tier',
+      'ENTERPRISE',
+      '--rate-limit',
+      '100000',
+    ]);
 
     const ids = fixtureGrants().map((g) => g.id);
     const { answered, failures } = await loadThenStop(api, apiKey, ids);
@@ -95,8 +113,14 @@ describe('graceful stop: SIGTERM under load loses no usage row', function () {
     expect(log, 'a usage write failed during the stop').not.to.match(/usage log writes? (still )?fail/);
     expect(log).not.to.contain('rows kept for retry');
     const statuses = [...answered.values()];
-    expect(statuses.filter((s) => s >= 500), `5xx answers: ${detail}`).to.deep.equal([]);
-    expect(statuses.every((s) => s === 200), detail).to.equal(true);
+    expect(
+      statuses.filter((s) => s >= 500),
+      `5xx answers: ${detail}`,
+    ).to.deep.equal([]);
+    expect(
+      statuses.every((s) => s === 200),
+      detail,
+    ).to.equal(true);
 
     const db = new Database(path.join(dataDir, 'subscriptions.sqlite'), { readonly: true });
     try {

@@ -29,7 +29,12 @@ interface Ran {
 /** Runs a shell block with bash (errexit, pipefail) in `cwd`; with `until`, stops it once that file exists. */
 function runShell(script: string, cwd: string, env: NodeJS.ProcessEnv, until?: string): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -88,7 +93,9 @@ function outputProblems(output: Block, printed: string, substitute: (text: strin
     }
     return compareShown(parseShownJson(shown), real, output.markers.output?.startsWith('shape') ? 'shape' : 'values');
   }
-  return textMatches(shown, printed) ? [] : [`the printed text does not match the block:\n--- shown:\n${shown}\n--- printed:\n${printed}`];
+  return textMatches(shown, printed)
+    ? []
+    : [`the printed text does not match the block:\n--- shown:\n${shown}\n--- printed:\n${printed}`];
 }
 
 describe('the guides: every command runs against a real server and prints what the guide shows', function () {
@@ -159,16 +166,23 @@ describe('the guides: every command runs against a real server and prints what t
     expect(commands.length).to.be.greaterThan(10);
     for (const block of commands) {
       const reason = block.markers['not-run'];
-      if (reason !== undefined) expect(reason.split(/\s+/).length, `${block.file}:${block.line}: a not-run marker gives its reason`).to.be.at.least(3);
+      if (reason !== undefined)
+        expect(
+          reason.split(/\s+/).length,
+          `${block.file}:${block.line}: a not-run marker gives its reason`,
+        ).to.be.at.least(3);
     }
     const run = commands.filter((block) => block.markers['not-run'] === undefined);
     expect(run.length, 'most shell blocks run').to.be.greaterThan(commands.length / 2);
   });
 
-  it("the first start prints the banner the README shows (the demo key, and a request to try it with)", function () {
+  it('the first start prints the banner the README shows (the demo key, and a request to try it with)', function () {
     const shown = blocks.filter((block) => block.markers.output === 'first start');
     expect(shown, 'one block shows the first start').to.have.length(1);
-    expect(textMatches(substitute(shown[0].text), server.stderr()), `shown:\n${substitute(shown[0].text)}\nprinted:\n${server.stderr()}`).to.equal(true);
+    expect(
+      textMatches(substitute(shown[0].text), server.stderr()),
+      `shown:\n${substitute(shown[0].text)}\nprinted:\n${server.stderr()}`,
+    ).to.equal(true);
   });
 
   for (const block of commands.filter((b) => b.markers['not-run'] === undefined)) {
@@ -194,12 +208,19 @@ describe('the guides: every command runs against a real server and prints what t
       await new Promise((resolve) => setTimeout(resolve, 200));
       const allowed = allowedStatuses(block);
       if (allowed !== 'any') {
-        const refused = requestLines(server.stdout().slice(logOffset)).filter((line) => line.status >= 400 && !allowed.includes(line.status));
-        expect(refused.map((line) => `${line.method} ${line.path}: ${line.status}`), `requests answered with an error${context}`).to.deep.equal([]);
+        const refused = requestLines(server.stdout().slice(logOffset)).filter(
+          (line) => line.status >= 400 && !allowed.includes(line.status),
+        );
+        expect(
+          refused.map((line) => `${line.method} ${line.path}: ${line.status}`),
+          `requests answered with an error${context}`,
+        ).to.deep.equal([]);
       }
       if (block.output !== undefined && !isShell(block.output)) {
         const problems = outputProblems(block.output, ran.stdout, atPort);
-        expect(problems, `${block.output.file}:${block.output.line} against what the command printed`).to.deep.equal([]);
+        expect(problems, `${block.output.file}:${block.output.line} against what the command printed`).to.deep.equal(
+          [],
+        );
       }
     });
   }

@@ -24,14 +24,22 @@ interface Run {
 const lines = (s: string) => s.split('\n').filter((l) => l !== '');
 
 async function indexer(args: string[], dir: string, input?: string): Promise<Run> {
-  const run = await runBin('grants-indexer', args, { cwd: dir, env: { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir, LOG_LEVEL: 'silent' }, input });
+  const run = await runBin('grants-indexer', args, {
+    cwd: dir,
+    env: { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir, LOG_LEVEL: 'silent' },
+    input,
+  });
   return { code: run.code, out: lines(run.out), err: lines(run.err) };
 }
 
 async function served(api: TestApi): Promise<Map<string, Grant>> {
   const res = await api.request(`${G}/export?format=ndjson`);
   expect(res.status, res.text).to.equal(200);
-  return new Map(lines(res.text).map((line) => JSON.parse(line) as Grant).map((g) => [g.id, g]));
+  return new Map(
+    lines(res.text)
+      .map((line) => JSON.parse(line) as Grant)
+      .map((g) => [g.id, g]),
+  );
 }
 
 /** The fixture extract with `edit` applied to its text. */
@@ -70,7 +78,12 @@ describe('grants-indexer: the Grants.gov extract', function () {
     ]);
     expect(run.out).to.deep.equal(['reindex: indexed 4, rejected 0; the new catalog is live']);
     const grants = await served(api);
-    expect([...grants.keys()].sort()).to.deep.equal(['grants-gov-350001', 'grants-gov-350002', 'grants-gov-350003', 'grants-gov-350004']);
+    expect([...grants.keys()].sort()).to.deep.equal([
+      'grants-gov-350001',
+      'grants-gov-350002',
+      'grants-gov-350003',
+      'grants-gov-350004',
+    ]);
     expect(grants.get('grants-gov-350001')).to.deep.include({
       title: 'Rural Broadband Community Connect',
       funder: 'Rural Utilities Service',
@@ -91,10 +104,19 @@ describe('grants-indexer: the Grants.gov extract', function () {
         'Eligibility: Applicants must serve a rural area <20,000 people.\n\nOpportunity number: USDA-RUS-CC-2027.\n\nAssistance Listings: 10.863.',
     );
     // Version 2 of 350002 wins over version 1; its floor of 0 is no floor.
-    expect(grants.get('grants-gov-350002')).to.deep.include({ title: 'Small Business Innovation Research Phase I', amountMin: null, amountMax: 305000, updatedAt: '2027-01-10T05:00:00.000Z' });
-    expect(grants.get('grants-gov-350002')!.applicationUrl).to.equal('https://www.grants.gov/search-results-detail/350002');
+    expect(grants.get('grants-gov-350002')).to.deep.include({
+      title: 'Small Business Innovation Research Phase I',
+      amountMin: null,
+      amountMax: 305000,
+      updatedAt: '2027-01-10T05:00:00.000Z',
+    });
+    expect(grants.get('grants-gov-350002')!.applicationUrl).to.equal(
+      'https://www.grants.gov/search-results-detail/350002',
+    );
     // A forecast alone: imported with its estimated dates.
-    expect(grants.get('grants-gov-350003')!.description).to.contain('Forecast: the opportunity is expected to be posted on 2027-02-01 (fiscal year 2027).');
+    expect(grants.get('grants-gov-350003')!.description).to.contain(
+      'Forecast: the opportunity is expected to be posted on 2027-02-01 (fiscal year 2027).',
+    );
     expect(grants.get('grants-gov-350003')!.deadline).to.equal('2027-05-04T03:59:59.000Z');
     // A forecast then its synopsis: the synopsis wins; 99 (Unrestricted) is every beneficiary.
     expect(grants.get('grants-gov-350004')!.deadline).to.equal('2027-02-06T04:59:59.000Z');
@@ -107,7 +129,9 @@ describe('grants-indexer: the Grants.gov extract', function () {
     const fromXml = await served(api);
     const run = await indexer(['reindex', '--source', ZIP], dir);
     expect(run.code, run.err.join('\n')).to.equal(0);
-    expect(run.err[0]).to.equal(`reading ${ZIP} as grants-gov (guessed from its first bytes (a zip archive); --format to choose)`);
+    expect(run.err[0]).to.equal(
+      `reading ${ZIP} as grants-gov (guessed from its first bytes (a zip archive); --format to choose)`,
+    );
     expect(await served(api)).to.deep.equal(fromXml);
     const sync = await indexer(['sync', '--source', ZIP], dir);
     expect(sync.out).to.deep.equal(['sync: added 0, updated 0, unchanged 4, deleted 0, rejected 0']);
@@ -120,7 +144,10 @@ describe('grants-indexer: the Grants.gov extract', function () {
       extract((xml) =>
         xml
           .replace('<EligibleApplicants>07</EligibleApplicants>', '<EligibleApplicants>77</EligibleApplicants>')
-          .replace('<FundingInstrumentType>CA</FundingInstrumentType>\n    <CategoryOfFundingActivity>ENV', '<FundingInstrumentType>PC</FundingInstrumentType>\n    <CategoryOfFundingActivity>ENV'),
+          .replace(
+            '<FundingInstrumentType>CA</FundingInstrumentType>\n    <CategoryOfFundingActivity>ENV',
+            '<FundingInstrumentType>PC</FundingInstrumentType>\n    <CategoryOfFundingActivity>ENV',
+          ),
       ),
     );
     const run = await indexer(['sync', '--source', source], dir);
@@ -145,14 +172,40 @@ describe('grants-indexer: the Grants.gov extract', function () {
     await seed(SEEDED);
     const xml = readFileSync(XML, 'utf8');
     const cut = write('cut.xml', xml.slice(0, xml.indexOf('<OpportunityID>350003')));
-    const broken = write('broken.xml', xml.replace('<AgencyName>National Science Foundation</AgencyName>', '<AgencyName>National Science & Foundation</AgencyName>'));
+    const broken = write(
+      'broken.xml',
+      xml.replace(
+        '<AgencyName>National Science Foundation</AgencyName>',
+        '<AgencyName>National Science & Foundation</AgencyName>',
+      ),
+    );
     const zip = readFileSync(ZIP);
     const truncated = write('truncated.zip', zip.subarray(0, Math.floor(zip.length / 2)));
     for (const [source, message] of [
-      [cut, new RegExp(`^grants-indexer: ${cut} is not well-formed XML: .*unclosed tag.* \\(the last OpportunityID read: 350002\\)\\. Nothing was changed\\.$`)],
-      [broken, new RegExp(`^grants-indexer: ${broken} is not well-formed XML: ${broken}:\\d+:\\d+: .* \\(the last OpportunityID read: 350002\\)\\. Nothing was changed\\.$`)],
-      [truncated, new RegExp(`^grants-indexer: ${truncated} is not a complete zip archive \\(.*\\): it is damaged or was cut short\\. Nothing was changed\\.$`)],
-      [BOMB, new RegExp(`^grants-indexer: ${BOMB} is refused: its entry GrantsDBExtract.xml would inflate \\d+ times \\(47\\.\\d KB to 47\\.7 MB\\), more than the 200 times allowed \\(a zip bomb\\)\\. Nothing was changed\\.$`)],
+      [
+        cut,
+        new RegExp(
+          `^grants-indexer: ${cut} is not well-formed XML: .*unclosed tag.* \\(the last OpportunityID read: 350002\\)\\. Nothing was changed\\.$`,
+        ),
+      ],
+      [
+        broken,
+        new RegExp(
+          `^grants-indexer: ${broken} is not well-formed XML: ${broken}:\\d+:\\d+: .* \\(the last OpportunityID read: 350002\\)\\. Nothing was changed\\.$`,
+        ),
+      ],
+      [
+        truncated,
+        new RegExp(
+          `^grants-indexer: ${truncated} is not a complete zip archive \\(.*\\): it is damaged or was cut short\\. Nothing was changed\\.$`,
+        ),
+      ],
+      [
+        BOMB,
+        new RegExp(
+          `^grants-indexer: ${BOMB} is refused: its entry GrantsDBExtract.xml would inflate \\d+ times \\(47\\.\\d KB to 47\\.7 MB\\), more than the 200 times allowed \\(a zip bomb\\)\\. Nothing was changed\\.$`,
+        ),
+      ],
     ] as const) {
       for (const skip of [[], ['--skip-invalid']]) {
         const run = await indexer(['reindex', '--source', source, ...skip], dir);

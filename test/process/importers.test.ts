@@ -25,7 +25,11 @@ interface Run {
 const lines = (s: string) => s.split('\n').filter((l) => l !== '');
 
 async function indexer(args: string[], dir: string, input?: string): Promise<Run> {
-  const run = await runBin('grants-indexer', args, { cwd: dir, env: { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir, LOG_LEVEL: 'silent' }, input });
+  const run = await runBin('grants-indexer', args, {
+    cwd: dir,
+    env: { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir, LOG_LEVEL: 'silent' },
+    input,
+  });
   return { code: run.code, out: lines(run.out), err: lines(run.err) };
 }
 
@@ -33,7 +37,11 @@ async function indexer(args: string[], dir: string, input?: string): Promise<Run
 async function served(api: TestApi): Promise<Map<string, Grant>> {
   const res = await api.request(`${G}/export?format=ndjson`);
   expect(res.status, res.text).to.equal(200);
-  return new Map(lines(res.text).map((line) => JSON.parse(line) as Grant).map((g) => [g.id, g]));
+  return new Map(
+    lines(res.text)
+      .map((line) => JSON.parse(line) as Grant)
+      .map((g) => [g.id, g]),
+  );
 }
 
 describe('grants-indexer importers', function () {
@@ -63,14 +71,22 @@ describe('grants-indexer importers', function () {
     it('says the format it guessed, from the extension or else the first characters; --format chooses', async function () {
       const guessed = await indexer(['reindex', '--source', write('a.ndjson', toNdjson([rec('a-1')]))], dir);
       expect(guessed.code, guessed.err.join('\n')).to.equal(0);
-      expect(guessed.err[0]).to.equal(`reading ${path.join(dir, 'a.ndjson')} as ndjson (guessed from the extension .ndjson; --format to choose)`);
+      expect(guessed.err[0]).to.equal(
+        `reading ${path.join(dir, 'a.ndjson')} as ndjson (guessed from the extension .ndjson; --format to choose)`,
+      );
 
-      const array = await indexer(['reindex', '--source', write('grants.txt', JSON.stringify([rec('b-1'), rec('b-2')]))], dir);
+      const array = await indexer(
+        ['reindex', '--source', write('grants.txt', JSON.stringify([rec('b-1'), rec('b-2')]))],
+        dir,
+      );
       expect(array.code, array.err.join('\n')).to.equal(0);
       expect(array.err[0]).to.match(/ as json \(guessed from the first characters; --format to choose\)$/);
       expect([...(await served(api)).keys()].sort()).to.deep.equal(['b-1', 'b-2']);
 
-      const given = await indexer(['sync', '--source', write('more.data', toNdjson([rec('b-3')])), '--format', 'ndjson'], dir);
+      const given = await indexer(
+        ['sync', '--source', write('more.data', toNdjson([rec('b-3')])), '--format', 'ndjson'],
+        dir,
+      );
       expect(given.code, given.err.join('\n')).to.equal(0);
       expect(given.err[0]).to.equal(`reading ${path.join(dir, 'more.data')} as ndjson`);
       expect(given.out).to.deep.equal(['sync: added 1, updated 0, unchanged 0, deleted 0, rejected 0']);
@@ -87,13 +103,19 @@ describe('grants-indexer importers', function () {
       const cut = write('cut.ndjson.gz', whole.subarray(0, whole.length - 12));
       const truncated = await indexer(['reindex', '--source', cut, '--skip-invalid'], dir);
       expect(truncated.code).to.equal(3);
-      expect(truncated.err.at(-1)).to.match(new RegExp(`^grants-indexer: ${cut} is not a complete gzip file \\(.*\\): it is damaged or was cut short\\. Nothing was changed\\.$`));
+      expect(truncated.err.at(-1)).to.match(
+        new RegExp(
+          `^grants-indexer: ${cut} is not a complete gzip file \\(.*\\): it is damaged or was cut short\\. Nothing was changed\\.$`,
+        ),
+      );
       expect([...(await served(api)).keys()].sort()).to.deep.equal(['g-1', 'g-2']);
 
       const csv = readFileSync(PROGRAMS_CSV, 'utf8');
       const piped = await indexer(['sync', '--source', '-', '--mapping', PROGRAMS_MAPPING], dir, csv);
       expect(piped.code, piped.err.join('\n')).to.equal(0);
-      expect(piped.err[0]).to.equal('reading standard input as csv (guessed from the first characters; --format to choose)');
+      expect(piped.err[0]).to.equal(
+        'reading standard input as csv (guessed from the first characters; --format to choose)',
+      );
       expect(piped.out).to.deep.equal(['sync: added 3, updated 0, unchanged 0, deleted 0, rejected 0']);
     });
 
@@ -101,16 +123,36 @@ describe('grants-indexer importers', function () {
       await seed(['s-1']);
       const ndjson = write('x.ndjson', toNdjson([rec('x-1')]));
       for (const [args, message] of [
-        [['--source', ndjson, '--format', 'yaml'], '--format must be one of ndjson, json, csv, grants-gov, commongrants, not "yaml"'],
+        [
+          ['--source', ndjson, '--format', 'yaml'],
+          '--format must be one of ndjson, json, csv, grants-gov, commongrants, not "yaml"',
+        ],
         [['--source', PROGRAMS_CSV], 'is read as CSV, which needs --mapping FILE'],
-        [['--source', ndjson, '--mapping', PROGRAMS_MAPPING], `--mapping is for CSV sources; ${ndjson} is read as ndjson`],
-        [['--source', ndjson, '--time-zone', 'Mars/Olympus'], '--time-zone must be an IANA time zone such as America/Toronto, not "Mars/Olympus"'],
-        [['--source', PROGRAMS_CSV, '--mapping', write('bad.json', '{"fields":{"titel":"Name"}}')], 'fields.titel: is not a field of a grant'],
+        [
+          ['--source', ndjson, '--mapping', PROGRAMS_MAPPING],
+          `--mapping is for CSV sources; ${ndjson} is read as ndjson`,
+        ],
+        [
+          ['--source', ndjson, '--time-zone', 'Mars/Olympus'],
+          '--time-zone must be an IANA time zone such as America/Toronto, not "Mars/Olympus"',
+        ],
+        [
+          ['--source', PROGRAMS_CSV, '--mapping', write('bad.json', '{"fields":{"titel":"Name"}}')],
+          'fields.titel: is not a field of a grant',
+        ],
         [['--source', PROGRAMS_CSV, '--mapping', write('broken.json', '{"fields":')], 'is not valid JSON'],
         [['--source', ndjson, '--rejects', 'r.ndjson'], '--rejects goes with --skip-invalid'],
-        [['--source', ndjson, '--skip-invalid', '--rejects', '/nonexistent-folder/r.ndjson'], 'the folder of the rejects file /nonexistent-folder/r.ndjson does not exist'],
+        [
+          ['--source', ndjson, '--skip-invalid', '--rejects', '/nonexistent-folder/r.ndjson'],
+          'the folder of the rejects file /nonexistent-folder/r.ndjson does not exist',
+        ],
         [['--source', ndjson, '--skip-invalid', '--rejects', '/tmp'], 'the rejects file /tmp is a folder, not a file'],
-        [['--source', PROGRAMS_CSV, '--mapping', PROGRAMS_MAPPING, '--time-zone', 'UTC'], "--time-zone is for NDJSON, JSON and CommonGrants sources; " + PROGRAMS_CSV + " is read as csv, whose dates take the mapping's timeZone"],
+        [
+          ['--source', PROGRAMS_CSV, '--mapping', PROGRAMS_MAPPING, '--time-zone', 'UTC'],
+          '--time-zone is for NDJSON, JSON and CommonGrants sources; ' +
+            PROGRAMS_CSV +
+            " is read as csv, whose dates take the mapping's timeZone",
+        ],
       ] as const) {
         const run = await indexer(['reindex', ...args], dir);
         expect(run.code, args.join(' ')).to.equal(2);
@@ -141,9 +183,17 @@ describe('grants-indexer importers', function () {
         createdAt: '2026-09-01T04:00:00.000Z',
         source: { name: 'Programs spreadsheet', id: 'ON-2027-001', url: null },
       });
-      expect(grants.get('CA-2027-100')).to.deep.include({ fundingType: 'WAGE_SUBSIDY', deadline: null, amountMin: 1500 });
+      expect(grants.get('CA-2027-100')).to.deep.include({
+        fundingType: 'WAGE_SUBSIDY',
+        deadline: null,
+        amountMin: 1500,
+      });
       expect(grants.get('CA-2027-100')!.eligibleProvinces).to.have.length(13);
-      expect(grants.get('QC-2027-014')).to.deep.include({ amountMin: null, isRecurring: false, eligibleProvinces: ['QUEBEC'] });
+      expect(grants.get('QC-2027-014')).to.deep.include({
+        amountMin: null,
+        isRecurring: false,
+        eligibleProvinces: ['QUEBEC'],
+      });
     });
 
     it('our own CSV export loads back with mappings/grants-export-csv.json: the same catalog', async function () {
@@ -154,7 +204,10 @@ describe('grants-indexer importers', function () {
       expect(exported.status).to.equal(200);
       expect(before.size).to.equal(600);
 
-      const again = await indexer(['reindex', '--source', write('export.csv', exported.text), '--mapping', EXPORT_MAPPING], dir);
+      const again = await indexer(
+        ['reindex', '--source', write('export.csv', exported.text), '--mapping', EXPORT_MAPPING],
+        dir,
+      );
       expect(again.code, again.err.join('\n')).to.equal(0);
       expect(again.out).to.deep.equal(['reindex: indexed 600, rejected 0; the new catalog is live']);
       const after = await served(api);
@@ -177,11 +230,16 @@ describe('grants-indexer importers', function () {
         'rejected record 2 (line 3, id "QC-2027-014"): funderType: unknown value "Regional" in column "Funder kind": not one of CORPORATE, FEDERAL_GRANT, FOUNDATION, MUNICIPAL_GRANT, NON_PROFIT_ORGANIZATION, PROVINCIAL_TERRITORIAL_GRANT or one of the mapping\'s values for it ("federal", "provincial", "municipal", "foundation")',
         'rejected record 3 (line 4): (row): has 3 cells where the header has 15',
       ]);
-      expect(run.err.at(-1)).to.equal('grants-indexer: 2 record(s) rejected; nothing was changed (use --skip-invalid to index the valid ones)');
+      expect(run.err.at(-1)).to.equal(
+        'grants-indexer: 2 record(s) rejected; nothing was changed (use --skip-invalid to index the valid ones)',
+      );
       expect([...(await served(api)).keys()].sort()).to.deep.equal(['s-1', 's-2', 's-3']);
 
       const rejects = path.join(dir, 'rejects.ndjson');
-      const skipped = await indexer(['sync', '--source', source, '--mapping', PROGRAMS_MAPPING, '--skip-invalid', '--rejects', rejects], dir);
+      const skipped = await indexer(
+        ['sync', '--source', source, '--mapping', PROGRAMS_MAPPING, '--skip-invalid', '--rejects', rejects],
+        dir,
+      );
       expect(skipped.code, skipped.err.join('\n')).to.equal(0);
       expect(skipped.out).to.deep.equal(['sync: added 1, updated 0, unchanged 0, deleted 0, rejected 2']);
       expect(skipped.err.at(-1)).to.equal(`2 rejected record(s) written to ${rejects}`);
@@ -191,7 +249,12 @@ describe('grants-indexer importers', function () {
         [3, 'line 4', null],
       ]);
       expect(report[0].source['Funder kind']).to.equal('Regional');
-      expect(report[1].source).to.deep.include({ 'Program ID': 'CA-9', 'Program name': 'Too short', Summary: 'only three cells', Funder: null });
+      expect(report[1].source).to.deep.include({
+        'Program ID': 'CA-9',
+        'Program name': 'Too short',
+        Summary: 'only three cells',
+        Funder: null,
+      });
       expect([...(await served(api)).keys()].sort()).to.deep.equal(['ON-2027-001', 's-1', 's-2', 's-3']);
     });
 
@@ -207,10 +270,16 @@ describe('grants-indexer importers', function () {
         );
       }
       const unclosed = write('unclosed.csv', `${readFileSync(PROGRAMS_CSV, 'utf8')}X-1,"never closed,\n`);
-      const run = await indexer(['reindex', '--source', unclosed, '--mapping', PROGRAMS_MAPPING, '--skip-invalid'], dir);
+      const run = await indexer(
+        ['reindex', '--source', unclosed, '--mapping', PROGRAMS_MAPPING, '--skip-invalid'],
+        dir,
+      );
       expect(run.code).to.equal(3);
       expect(run.err.at(-1)).to.match(/cannot be read as CSV after line 4: Quote Not Closed.*Nothing was changed\.$/);
-      const missing = await indexer(['reindex', '--source', write('other.csv', 'a,b\n1,2\n'), '--mapping', PROGRAMS_MAPPING], dir);
+      const missing = await indexer(
+        ['reindex', '--source', write('other.csv', 'a,b\n1,2\n'), '--mapping', PROGRAMS_MAPPING],
+        dir,
+      );
       expect(missing.code).to.equal(3);
       expect(missing.err.at(-1)).to.contain('has no column "Program ID", "Program name"');
       expect([...(await served(api)).keys()].sort()).to.deep.equal(['s-1']);
@@ -219,7 +288,10 @@ describe('grants-indexer importers', function () {
 
   describe('date-only deadlines in NDJSON and JSON', function () {
     it('are the end of that day in America/Toronto, or in --time-zone', async function () {
-      const source = write('days.ndjson', toNdjson([rec('d-1', { deadline: '2027-01-15' }), rec('d-2', { deadline: '2027-07-01T12:00:00Z' })]));
+      const source = write(
+        'days.ndjson',
+        toNdjson([rec('d-1', { deadline: '2027-01-15' }), rec('d-2', { deadline: '2027-07-01T12:00:00Z' })]),
+      );
       const run = await indexer(['reindex', '--source', source], dir);
       expect(run.code, run.err.join('\n')).to.equal(0);
       let grants = await served(api);
@@ -229,7 +301,10 @@ describe('grants-indexer importers', function () {
       expect(utc.code, utc.err.join('\n')).to.equal(0);
       grants = await served(api);
       expect(grants.get('d-1')!.deadline).to.equal('2027-01-15T23:59:59.999Z');
-      const impossible = await indexer(['sync', '--source', write('bad-day.ndjson', toNdjson([rec('d-3', { deadline: '2027-02-30' })]))], dir);
+      const impossible = await indexer(
+        ['sync', '--source', write('bad-day.ndjson', toNdjson([rec('d-3', { deadline: '2027-02-30' })]))],
+        dir,
+      );
       expect(impossible.code).to.equal(1);
       expect(impossible.err).to.include('rejected record 1 (id "d-3"): deadline: must match format "date-time"');
     });

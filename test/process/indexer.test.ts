@@ -27,7 +27,10 @@ interface Run {
 
 /** Runs bin/grants-indexer.js as a child process, optionally piping `input` to its stdin. */
 async function spawnIndexer(args: string[], dir: string, input?: string): Promise<Run> {
-  const run = await runBin('grants-indexer', args, { env: { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir, LOG_LEVEL: 'silent' }, input });
+  const run = await runBin('grants-indexer', args, {
+    env: { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dir, LOG_LEVEL: 'silent' },
+    input,
+  });
   const lines = (s: string) => s.split('\n').filter((l) => l !== '');
   return { code: run.code, out: lines(run.out), err: lines(run.err) };
 }
@@ -71,7 +74,14 @@ describe('grants-indexer', function () {
     });
 
     it('from NDJSON with CRLF line ends and blank lines', async function () {
-      const run = await indexer(['reindex', '--source', write('crlf.ndjson', `\r\n${JSON.stringify(rec('c-1'))}\r\n\r\n${JSON.stringify(rec('c-2'))}`)], dir);
+      const run = await indexer(
+        [
+          'reindex',
+          '--source',
+          write('crlf.ndjson', `\r\n${JSON.stringify(rec('c-1'))}\r\n\r\n${JSON.stringify(rec('c-2'))}`),
+        ],
+        dir,
+      );
       expect(run.code, run.err.join('\n')).to.equal(0);
       expect(run.out).to.deep.equal(['reindex: indexed 2, rejected 0; the new catalog is live']);
       expect(await servedIds(api)).to.deep.equal(['c-1', 'c-2']);
@@ -80,9 +90,15 @@ describe('grants-indexer', function () {
     it('from a pretty-printed JSON array spanning many read chunks, with JSON syntax inside strings', async function () {
       const tricky = 'Brackets ] [ } { , "quoted, \\"escaped\\"" and a backslash \\ — Québec ✓';
       const records = Array.from({ length: 400 }, (_, i) =>
-        rec(`j-${String(i).padStart(3, '0')}`, { description: `${'Long description é '.repeat(40)}${i}`, title: i === 217 ? tricky : `Array item ${i}` }),
+        rec(`j-${String(i).padStart(3, '0')}`, {
+          description: `${'Long description é '.repeat(40)}${i}`,
+          title: i === 217 ? tricky : `Array item ${i}`,
+        }),
       );
-      const run = await indexer(['reindex', '--source', write('array.json', `  \n${JSON.stringify(records, null, 2)}\n`)], dir);
+      const run = await indexer(
+        ['reindex', '--source', write('array.json', `  \n${JSON.stringify(records, null, 2)}\n`)],
+        dir,
+      );
       expect(run.code, run.err.join('\n')).to.equal(0);
       expect(run.out).to.deep.equal(['reindex: indexed 400, rejected 0; the new catalog is live']);
       const ids = await servedIds(api);
@@ -95,27 +111,48 @@ describe('grants-indexer', function () {
 
     it('ignores a UTF-8 byte-order mark at the start of the source, NDJSON or JSON array', async function () {
       const bom = '\uFEFF';
-      const asArray = await indexer(['reindex', '--source', write('bom.json', `${bom}${JSON.stringify([rec('m-1'), rec('m-2')])}`)], dir);
+      const asArray = await indexer(
+        ['reindex', '--source', write('bom.json', `${bom}${JSON.stringify([rec('m-1'), rec('m-2')])}`)],
+        dir,
+      );
       expect(asArray.code, asArray.err.join('\n')).to.equal(0);
       expect(await servedIds(api)).to.deep.equal(['m-1', 'm-2']);
-      const asNdjson = await indexer(['reindex', '--source', write('bom.ndjson', `${bom}${ndjson([rec('n-1'), rec('n-2')])}`)], dir);
+      const asNdjson = await indexer(
+        ['reindex', '--source', write('bom.ndjson', `${bom}${ndjson([rec('n-1'), rec('n-2')])}`)],
+        dir,
+      );
       expect(asNdjson.code, asNdjson.err.join('\n')).to.equal(0);
       expect(asNdjson.out).to.deep.equal(['reindex: indexed 2, rejected 0; the new catalog is live']);
       expect(await servedIds(api)).to.deep.equal(['n-1', 'n-2']);
     });
 
     it('from a compact one-line JSON array', async function () {
-      const run = await indexer(['reindex', '--source', write('compact.json', JSON.stringify([rec('k-1'), rec('k-2', { eligibleProvinces: ['QUEBEC', 'ONTARIO'] })]))], dir);
+      const run = await indexer(
+        [
+          'reindex',
+          '--source',
+          write('compact.json', JSON.stringify([rec('k-1'), rec('k-2', { eligibleProvinces: ['QUEBEC', 'ONTARIO'] })])),
+        ],
+        dir,
+      );
       expect(run.code, run.err.join('\n')).to.equal(0);
       expect(await servedIds(api)).to.deep.equal(['k-1', 'k-2']);
     });
 
     it('from stdin (--source -), NDJSON and JSON array, through bin/grants-indexer.js', async function () {
-      const fromNdjson = await spawnIndexer(['reindex', '--source', '-'], dir, ndjson([rec('s-1'), rec('s-2'), rec('s-3')]));
+      const fromNdjson = await spawnIndexer(
+        ['reindex', '--source', '-'],
+        dir,
+        ndjson([rec('s-1'), rec('s-2'), rec('s-3')]),
+      );
       expect(fromNdjson.code, fromNdjson.err.join('\n')).to.equal(0);
       expect(fromNdjson.out).to.deep.equal(['reindex: indexed 3, rejected 0; the new catalog is live']);
       expect(await servedIds(api)).to.deep.equal(['s-1', 's-2', 's-3']);
-      const fromArray = await spawnIndexer(['reindex', '--source', '-'], dir, JSON.stringify([rec('t-1'), rec('t-2')], null, 1));
+      const fromArray = await spawnIndexer(
+        ['reindex', '--source', '-'],
+        dir,
+        JSON.stringify([rec('t-1'), rec('t-2')], null, 1),
+      );
       expect(fromArray.code, fromArray.err.join('\n')).to.equal(0);
       expect(await servedIds(api)).to.deep.equal(['t-1', 't-2']);
     });
@@ -154,7 +191,9 @@ describe('grants-indexer', function () {
         const lines = rejectionLines(run);
         expect(lines, run.err.join('\n')).to.have.length(expectedLines.length);
         lines.forEach((line, i) => expect(line).to.match(expectedLines[i]));
-        expect(run.err.at(-1)).to.equal('grants-indexer: 9 record(s) rejected; nothing was changed (use --skip-invalid to index the valid ones)');
+        expect(run.err.at(-1)).to.equal(
+          'grants-indexer: 9 record(s) rejected; nothing was changed (use --skip-invalid to index the valid ones)',
+        );
         expect(await servedIds(api)).to.deep.equal(A);
       });
 
@@ -171,7 +210,10 @@ describe('grants-indexer', function () {
 
       it('a source with no valid record exits 3 and leaves the catalog unchanged', async function () {
         await seed(A.map((id) => rec(id)));
-        const allBad = await indexer(['reindex', '--source', write('allbad.ndjson', ndjson([rec('x', { currency: 'EUR' }), 7])), '--skip-invalid'], dir);
+        const allBad = await indexer(
+          ['reindex', '--source', write('allbad.ndjson', ndjson([rec('x', { currency: 'EUR' }), 7])), '--skip-invalid'],
+          dir,
+        );
         expect(allBad.code).to.equal(3);
         expect(rejectionLines(allBad)).to.have.length(2);
         expect(allBad.out).to.deep.equal([]);
@@ -187,7 +229,14 @@ describe('grants-indexer', function () {
 
       it('a truncated JSON array is reported and nothing changes', async function () {
         await seed(A.map((id) => rec(id)));
-        const run = await indexer(['reindex', '--source', write('cut.json', `[${JSON.stringify(rec('c-1'))}, ${JSON.stringify(rec('c-2')).slice(0, 30)}`)], dir);
+        const run = await indexer(
+          [
+            'reindex',
+            '--source',
+            write('cut.json', `[${JSON.stringify(rec('c-1'))}, ${JSON.stringify(rec('c-2')).slice(0, 30)}`),
+          ],
+          dir,
+        );
         expect(run.code).to.equal(1);
         expect(rejectionLines(run)).to.have.length(1);
         expect(rejectionLines(run)[0]).to.match(/^rejected record 2: \(record\): .*not closed/);
@@ -196,7 +245,10 @@ describe('grants-indexer', function () {
 
       it('a duplicate id is reported with its record number, exits 1 and changes nothing; with --skip-invalid the first is kept', async function () {
         await seed(A.map((id) => rec(id)));
-        const file = write('dup.ndjson', ndjson([rec('d-1', { title: 'First copy' }), rec('d-2'), rec('d-1', { title: 'Second copy' })]));
+        const file = write(
+          'dup.ndjson',
+          ndjson([rec('d-1', { title: 'First copy' }), rec('d-2'), rec('d-1', { title: 'Second copy' })]),
+        );
         const run = await indexer(['reindex', '--source', file], dir);
         expect(run.code).to.equal(1);
         expect(await servedIds(api)).to.deep.equal(A);
@@ -209,12 +261,23 @@ describe('grants-indexer', function () {
         expect(lines).to.have.length(1);
         expect(lines[0]).to.match(/"d-1"/);
         expect(lines[0]).to.match(/more than once/);
-        expect(lines[0], 'the report names the record number of the duplicate').to.match(/^rejected record 3 \(id "d-1"\): id: /);
+        expect(lines[0], 'the report names the record number of the duplicate').to.match(
+          /^rejected record 3 \(id "d-1"\): id: /,
+        );
       });
 
       it('a record with a leap-second timestamp (valid RFC 3339) is indexed or rejected, never aborts the run', async function () {
         await seed(A.map((id) => rec(id)));
-        const run = await indexer(['reindex', '--source', write('leap.ndjson', ndjson([rec('l-1'), rec('l-2', { deadline: '2026-12-31T23:59:60Z' })])), '--skip-invalid', '--allow-shrink'], dir);
+        const run = await indexer(
+          [
+            'reindex',
+            '--source',
+            write('leap.ndjson', ndjson([rec('l-1'), rec('l-2', { deadline: '2026-12-31T23:59:60Z' })])),
+            '--skip-invalid',
+            '--allow-shrink',
+          ],
+          dir,
+        );
         expect(run.code, run.err.join('\n')).to.equal(0);
         const lines = rejectionLines(run);
         if (lines.length === 0) {
@@ -264,7 +327,10 @@ describe('grants-indexer', function () {
 
     it('counts added, updated, unchanged, deleted (--prune) and rejected exactly; a rejected record is not pruned', async function () {
       await start();
-      const run = await indexer(['sync', '--source', write('sync.ndjson', changes()), '--prune', '--skip-invalid'], dir);
+      const run = await indexer(
+        ['sync', '--source', write('sync.ndjson', changes()), '--prune', '--skip-invalid'],
+        dir,
+      );
       expect(run.code, run.err.join('\n')).to.equal(0);
       expect(run.out).to.deep.equal(['sync: added 1, updated 1, unchanged 1, deleted 1, rejected 1']);
       expect(await servedIds(api)).to.deep.equal(['s1', 's2', 's4', 's5']);
@@ -281,7 +347,10 @@ describe('grants-indexer', function () {
       expect(await found('walrus')).to.deep.equal(['s1']);
       expect(await found('edited')).to.deep.equal([]);
 
-      const again = await indexer(['sync', '--source', write('sync.ndjson', changes()), '--prune', '--skip-invalid'], dir);
+      const again = await indexer(
+        ['sync', '--source', write('sync.ndjson', changes()), '--prune', '--skip-invalid'],
+        dir,
+      );
       expect(again.out).to.deep.equal(['sync: added 0, updated 0, unchanged 3, deleted 0, rejected 1']);
       expect(await servedIds(api)).to.deep.equal(['s1', 's2', 's4', 's5']);
     });
@@ -297,7 +366,17 @@ describe('grants-indexer', function () {
 
     it('prunes everything missing from a valid source, and counts duplicates as rejected', async function () {
       await start();
-      const run = await indexer(['sync', '--source', write('sync.ndjson', ndjson([rec('s2', { updatedAt: OLD }), rec('s2', { updatedAt: NEW })])), '--prune', '--skip-invalid', '--allow-shrink'], dir);
+      const run = await indexer(
+        [
+          'sync',
+          '--source',
+          write('sync.ndjson', ndjson([rec('s2', { updatedAt: OLD }), rec('s2', { updatedAt: NEW })])),
+          '--prune',
+          '--skip-invalid',
+          '--allow-shrink',
+        ],
+        dir,
+      );
       expect(run.code).to.equal(0);
       expect(run.out).to.deep.equal(['sync: added 0, updated 0, unchanged 1, deleted 3, rejected 1']);
       expect(await servedIds(api)).to.deep.equal(['s2']);
@@ -326,14 +405,32 @@ describe('grants-indexer', function () {
       const empty = await indexer(['status'], dir);
       expect(empty.code).to.equal(0);
       const before = JSON.parse(empty.out.join('\n'));
-      expect(before).to.deep.include({ engine: 'sqlite', file: path.join(dir, 'catalog.sqlite'), grants: 0, lastReindexAt: null });
-      expect(before.usage, 'the API serving this data directory has a subscriptions database').to.have.keys(['usageLogRows', 'usageDailyRows']);
+      expect(before).to.deep.include({
+        engine: 'sqlite',
+        file: path.join(dir, 'catalog.sqlite'),
+        grants: 0,
+        lastReindexAt: null,
+      });
+      expect(before.usage, 'the API serving this data directory has a subscriptions database').to.have.keys([
+        'usageLogRows',
+        'usageDailyRows',
+      ]);
       const t0 = Date.now();
       await seed(A.map((id) => rec(id)));
       const run = await indexer(['status'], dir);
       expect(run.code).to.equal(0);
       const status = JSON.parse(run.out.join('\n'));
-      expect(Object.keys(status)).to.have.members(['engine', 'file', 'grants', 'lastReindexAt', 'lastSyncAt', 'bytes', 'walBytes', 'changes', 'usage']);
+      expect(Object.keys(status)).to.have.members([
+        'engine',
+        'file',
+        'grants',
+        'lastReindexAt',
+        'lastSyncAt',
+        'bytes',
+        'walBytes',
+        'changes',
+        'usage',
+      ]);
       expect(status.engine).to.equal('sqlite');
       expect(status.file).to.equal(path.join(dir, 'catalog.sqlite'));
       expect(status.grants).to.equal(3);
@@ -474,7 +571,12 @@ describe('grants-indexer: atomic replacement under load', function () {
   });
 
   it('readers see the whole old catalog or the whole new one, never an empty or partial one', async function () {
-    const queries = [`${G}?limit=1`, `${G}?search=program&limit=1`, `${G}?limit=5&page=3&funderType=FEDERAL_GRANT,FOUNDATION`, `${G}?search=program&amountMin=0&limit=2&page=7`];
+    const queries = [
+      `${G}?limit=1`,
+      `${G}?search=program&limit=1`,
+      `${G}?limit=5&page=3&funderType=FEDERAL_GRANT,FOUNDATION`,
+      `${G}?search=program&amountMin=0&limit=2&page=7`,
+    ];
     let childDone = false;
     const child = spawnIndexer(['reindex', '--source', path.join(dir, 'b.ndjson')], dir).then((run) => {
       childDone = true;
@@ -505,11 +607,18 @@ describe('grants-indexer: atomic replacement under load', function () {
       // The page and its total come from the same catalog.
       expect(catalog).to.equal(total === 3000 ? 'alpha' : 'beta');
     }
-    expect(all.some((r) => r.total === 3000), 'saw the old catalog').to.equal(true);
-    expect(all.some((r) => r.total === 4000), 'saw the new catalog').to.equal(true);
+    expect(
+      all.some((r) => r.total === 3000),
+      'saw the old catalog',
+    ).to.equal(true);
+    expect(
+      all.some((r) => r.total === 4000),
+      'saw the new catalog',
+    ).to.equal(true);
     // Once a round has seen the new catalog, no later round sees the old one.
     const firstNew = rounds.findIndex((round) => round.some((r) => r.total === 4000));
-    for (const round of rounds.slice(firstNew + 1)) expect(round.map((r) => r.total)).to.deep.equal(queries.map(() => 4000));
+    for (const round of rounds.slice(firstNew + 1))
+      expect(round.map((r) => r.total)).to.deep.equal(queries.map(() => 4000));
     expect(roundsWhileRunning, 'queries ran while the reindex was running').to.be.above(3);
 
     const beta = await api.request(`${G}?search=beta&limit=1`);

@@ -1,11 +1,32 @@
 // `npm start` as the README runs it, with real processes: stopping npm stops the server, and a
 // start on an unchanged tree does not compile again (scripts/build-if-changed.mjs).
 import { expect } from 'chai';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT, tempDir } from '../support/api.js';
 import { writeTinyCatalog } from '../support/catalog.js';
-import { descendants, freePort, isRunning, killTree, launch, portIsFree, waitFor, type Launched } from '../support/processes.js';
+import {
+  descendants,
+  freePort,
+  isRunning,
+  killTree,
+  launch,
+  portIsFree,
+  waitFor,
+  type Launched,
+} from '../support/processes.js';
 
 const READY = /"msg":"grants API listening"/;
 const BUILD_SCRIPT = path.join(REPO_ROOT, 'scripts/build-if-changed.mjs');
@@ -37,7 +58,16 @@ describe('npm start (real processes)', function () {
     const dataDir = path.join(workDir, `data-${port}`);
     const npm = launch('npm', ['start'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, SEED_FILE: seedFile, LOG_LEVEL: 'info', REDIS_URL: '', DEMO_API_KEY: '' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        SEED_FILE: seedFile,
+        LOG_LEVEL: 'info',
+        REDIS_URL: '',
+        DEMO_API_KEY: '',
+      },
     });
     running.push(npm);
     await npm.waitFor('stdout', READY, 180_000);
@@ -55,7 +85,9 @@ describe('npm start (real processes)', function () {
     process.kill(npm.pid, 'SIGTERM');
     await npm.exited;
     const gone = await waitFor(() => tree.every((pid) => !isRunning(pid)), 15_000);
-    const left = tree.filter(isRunning).map((pid) => `${pid}: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')}`);
+    const left = tree
+      .filter(isRunning)
+      .map((pid) => `${pid}: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ')}`);
     expect(gone, `still running after npm stopped: ${left.join('; ')}`).to.equal(true);
     expect(await portIsFree(port), `port ${port} is free again`).to.equal(true);
     expect(npm.stdout(), 'the server shut down gracefully').to.match(/"msg":"stopped"/);
@@ -73,7 +105,10 @@ describe('npm start (real processes)', function () {
     const npm = await npmStart(await freePort());
     const readyMs = Date.now() - started;
     expect(npm.stderr()).not.to.contain('build: compiling');
-    expect(outputs.map((f) => statSync(f).mtimeMs), 'dist/ untouched').to.deep.equal(before);
+    expect(
+      outputs.map((f) => statSync(f).mtimeMs),
+      'dist/ untouched',
+    ).to.deep.equal(before);
     process.kill(npm.pid, 'SIGTERM');
     await npm.exited;
     // A figure for the report, not a timed assertion: the machine may be busy.
@@ -111,7 +146,18 @@ describe('npm start (real processes)', function () {
       writeFileSync(
         path.join(project, 'tsconfig.json'),
         // No @types and no library checks: the compiler's own start-up is the cost here.
-        JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', strict: true, types: [], skipLibCheck: true, outDir: 'dist', rootDir: '.' }, include: ['src'] }),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'NodeNext',
+            strict: true,
+            types: [],
+            skipLibCheck: true,
+            outDir: 'dist',
+            rootDir: '.',
+          },
+          include: ['src'],
+        }),
       );
       writeFileSync(path.join(project, 'package.json'), '{"name":"p","version":"1.0.0","type":"module"}\n');
       writeFileSync(path.join(project, 'package-lock.json'), '{}\n');
@@ -159,7 +205,9 @@ describe('npm start (real processes)', function () {
       expect(await build(), 'moved').to.include({ code: 0, compiled: true });
       expect(existsSync(path.join(project, 'dist/src/new/c.js'))).to.equal(true);
       expect(existsSync(path.join(project, 'dist/src/old/c.js'))).to.equal(false);
-      expect(existsSync(path.join(project, 'dist/src/a.js')), 'a compiled file whose source is there stays').to.equal(true);
+      expect(existsSync(path.join(project, 'dist/src/a.js')), 'a compiled file whose source is there stays').to.equal(
+        true,
+      );
       rmSync(path.join(project, 'src/new'), { recursive: true });
       rmSync(path.join(project, 'src/old'), { recursive: true });
       expect(await build(), 'deleted').to.include({ code: 0, compiled: true });
@@ -175,7 +223,10 @@ describe('npm start (real processes)', function () {
       expect(await build(), 'touched, same contents').to.include({ code: 0, compiled: false });
       writeFileSync(path.join(project, 'package-lock.json'), '{\n  "name": "p",\n  "lockfileVersion": 3\n}\n');
       expect(await build(), 'package-lock.json rewritten').to.include({ code: 0, compiled: false });
-      writeFileSync(path.join(project, 'tsconfig.json'), readFileSync(path.join(project, 'tsconfig.json'), 'utf8').replace('"strict":true', '"strict":false'));
+      writeFileSync(
+        path.join(project, 'tsconfig.json'),
+        readFileSync(path.join(project, 'tsconfig.json'), 'utf8').replace('"strict":true', '"strict":false'),
+      );
       expect(await build(), 'tsconfig.json changed').to.include({ code: 0, compiled: true });
       utimesSync(path.join(project, 'src/a.ts'), LONG_AGO, LONG_AGO);
       writeFileSync(path.join(project, 'src/a.ts'), 'export const a: number = 4;\n');

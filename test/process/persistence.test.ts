@@ -34,7 +34,8 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
     const first = await startTestApi({ DATA_DIR: dataDir, SEED_FILE: seedFile });
     const key = first.key;
     try {
-      for (const p of ['/grants', '/grants/p-1', '/grants/filters', '/grants/nope', '/grants?limit=-1']) await first.request(`${P}${p}`, { invalidRequest: p.endsWith('limit=-1') });
+      for (const p of ['/grants', '/grants/p-1', '/grants/filters', '/grants/nope', '/grants?limit=-1'])
+        await first.request(`${P}${p}`, { invalidRequest: p.endsWith('limit=-1') });
       await first.request(`${P}/subscription/limits`);
       const before = await first.request(`${P}/subscription/usage`);
       expect(before.body.data.currentMonth.calls).to.equal(5);
@@ -77,14 +78,24 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
     expect(statuses).to.have.length(30);
     const db = new Database(subscriptionsFile(dataDir), { readonly: true });
     try {
-      const rows = db.prepare('SELECT status, count(*) AS n FROM usage_log WHERE subscription_id = ? GROUP BY status ORDER BY status').all(subscriptionId);
+      const rows = db
+        .prepare(
+          'SELECT status, count(*) AS n FROM usage_log WHERE subscription_id = ? GROUP BY status ORDER BY status',
+        )
+        .all(subscriptionId);
       expect(rows).to.deep.equal([
         { status: 200, n: 20 },
         { status: 404, n: 10 },
       ]);
-      const billable = db.prepare('SELECT count(*) FROM usage_log WHERE subscription_id = ? AND billable = 1').pluck().get(subscriptionId);
+      const billable = db
+        .prepare('SELECT count(*) FROM usage_log WHERE subscription_id = ? AND billable = 1')
+        .pluck()
+        .get(subscriptionId);
       expect(billable).to.equal(20);
-      const monthly = db.prepare('SELECT sum(calls) FROM monthly_usage WHERE subscription_id = ?').pluck().get(subscriptionId);
+      const monthly = db
+        .prepare('SELECT sum(calls) FROM monthly_usage WHERE subscription_id = ?')
+        .pluck()
+        .get(subscriptionId);
       expect(monthly).to.equal(20);
     } finally {
       db.close();
@@ -105,7 +116,8 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
       const statuses = responses.map((r) => r.status);
       expect(statuses.filter((s) => s === 200)).to.have.length(20);
       expect(statuses.filter((s) => s === 429)).to.have.length(30);
-      for (const res of responses.filter((r) => r.status === 429)) expect(res.body.error.code).to.equal('QUOTA_EXCEEDED');
+      for (const res of responses.filter((r) => r.status === 429))
+        expect(res.body.error.code).to.equal('QUOTA_EXCEEDED');
       for (const api of [a, b]) {
         const limits = await api.request(`${P}/subscription/limits`, { key: a.key });
         expect(limits.body.data.limits.monthly).to.include({ limit: 25, current: 25, remaining: 0 });
@@ -162,7 +174,10 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
         await new Promise((r) => setTimeout(r, 25));
       }
       const lines = stderr.split('\n');
-      expect(lines.map((l) => l.trim()), stderr).to.include(DEMO_KEY);
+      expect(
+        lines.map((l) => l.trim()),
+        stderr,
+      ).to.include(DEMO_KEY);
       const curl = lines.find((l) => l.includes('curl '));
       expect(curl).to.contain(`Authorization: Bearer ${DEMO_KEY}`);
       expect(curl).to.contain(`:${port}/external/v1/grants`);
@@ -171,12 +186,20 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
       // A higher rate (set with grants-admin on the live database) so most requests are served
       // and some are still refused: both kinds must be logged.
       const quiet = { out: () => {}, err: () => {} };
-      expect(await runAdmin(['subscription', 'set-limits', demoId!, '--rate-limit', '80'], { ...process.env, DATA_DIR: dataDir }, quiet)).to.equal(0);
+      expect(
+        await runAdmin(
+          ['subscription', 'set-limits', demoId!, '--rate-limit', '80'],
+          { ...process.env, DATA_DIR: dataDir },
+          quiet,
+        ),
+      ).to.equal(0);
 
       const base = `http://127.0.0.1:${port}`;
       const billablePaths = ['/grants', '/grants/p-1', '/grants/filters', '/grants?limit=5'];
       const freePaths = ['/subscription/usage', '/subscription/limits'];
-      const plan = Array.from({ length: 300 }, (_, i) => (i % 3 === 2 ? freePaths[i % 2] : billablePaths[i % billablePaths.length]));
+      const plan = Array.from({ length: 300 }, (_, i) =>
+        i % 3 === 2 ? freePaths[i % 2] : billablePaths[i % billablePaths.length],
+      );
       let next = 0;
       let answered = 0;
       let billable200 = 0;
@@ -221,7 +244,9 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
         expect(calls, detail).to.equal(billable200);
         expect(loggedBillable, detail).to.equal(billable200);
         expect(db.prepare('SELECT count(*) FROM subscriptions').pluck().get()).to.equal(1);
-        expect(db.prepare('SELECT key_hash FROM api_keys').pluck().all()).to.deep.equal([createHash('sha256').update(DEMO_KEY).digest('hex')]);
+        expect(db.prepare('SELECT key_hash FROM api_keys').pluck().all()).to.deep.equal([
+          createHash('sha256').update(DEMO_KEY).digest('hex'),
+        ]);
       } finally {
         db.close();
       }
@@ -236,7 +261,16 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
       const port2 = await freePort();
       const again = spawn(process.execPath, ['dist/src/main.js'], {
         cwd: REPO_ROOT,
-        env: { ...process.env, REDIS_URL: '', DATA_DIR: dataDir, PORT: String(port2), HOST: '127.0.0.1', LOG_LEVEL: 'info', DEMO_API_KEY: DEMO_KEY, SEED_FILE: seedFile },
+        env: {
+          ...process.env,
+          REDIS_URL: '',
+          DATA_DIR: dataDir,
+          PORT: String(port2),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'info',
+          DEMO_API_KEY: DEMO_KEY,
+          SEED_FILE: seedFile,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       child = again;
@@ -249,7 +283,9 @@ describe('persistence: restarts, graceful stop, SIGTERM under load', function ()
         if (Date.now() - started2 > 15_000) throw new Error(`second start did not listen: ${stdout2}`);
         await new Promise((r) => setTimeout(r, 25));
       }
-      const { body } = await checkedExchange(`http://127.0.0.1:${port2}${P}/subscription/limits`, { headers: { Authorization: `Bearer ${DEMO_KEY}` } });
+      const { body } = await checkedExchange(`http://127.0.0.1:${port2}${P}/subscription/limits`, {
+        headers: { Authorization: `Bearer ${DEMO_KEY}` },
+      });
       expect(body.data.subscription.tier).to.equal('PROFESSIONAL');
       expect(body.data.limits.monthly.current).to.equal(billable200);
       again.kill('SIGTERM');

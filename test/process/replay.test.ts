@@ -14,9 +14,15 @@ async function replay(...args: string[]): Promise<{ code: number | null; stdout:
 }
 
 /** replay with GRANTS_API_KEY as given (unset unless given). */
-async function replayWith(extra: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function replayWith(
+  extra: NodeJS.ProcessEnv,
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { GRANTS_API_KEY: _unset, ...env } = process.env;
-  const run = launch(process.execPath, ['dist/scripts/replay.js', ...args], { cwd: REPO_ROOT, env: { ...env, ...extra } });
+  const run = launch(process.execPath, ['dist/scripts/replay.js', ...args], {
+    cwd: REPO_ROOT,
+    env: { ...env, ...extra },
+  });
   const { code } = await run.exited;
   return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
@@ -43,7 +49,9 @@ describe('replay against a deployment (real process)', function () {
     expect(result.code, result.stderr).to.equal(3);
     expect(result.stdout).to.equal('');
     expect(lines(result.stderr), result.stderr).to.have.length(1);
-    expect(result.stderr).to.contain(`cannot reach http://127.0.0.1:${port}/external/v1 (ECONNREFUSED)`).and.to.contain('--base-url');
+    expect(result.stderr)
+      .to.contain(`cannot reach http://127.0.0.1:${port}/external/v1 (ECONNREFUSED)`)
+      .and.to.contain('--base-url');
   });
 
   it('a refused key: it stops at the first case with one line on stderr saying 401 and --key, exit 3', async function () {
@@ -51,13 +59,19 @@ describe('replay against a deployment (real process)', function () {
     expect(result.code, result.stderr).to.equal(3);
     expect(result.stdout).to.equal('');
     expect(lines(result.stderr), result.stderr).to.have.length(1);
-    expect(result.stderr).to.match(/^replay: stopped at .+: the API refused the key \(401 UNAUTHORIZED\); check --key\n$/);
+    expect(result.stderr).to.match(
+      /^replay: stopped at .+: the API refused the key \(401 UNAUTHORIZED\); check --key\n$/,
+    );
   });
 
   it('a valid key: each case passes or fails on its own (two recorded cases, both PASS, exit 0)', async function () {
     const dir = path.join(workDir, 'cases');
     mkdirSync(dir);
-    for (const file of readdirSync(CASES).filter((f) => f.endsWith('.json')).sort().slice(0, 2)) copyFileSync(path.join(CASES, file), path.join(dir, file));
+    for (const file of readdirSync(CASES)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .slice(0, 2))
+      copyFileSync(path.join(CASES, file), path.join(dir, file));
     const result = await replay('--base-url', api.url, '--key', api.key, '--cases', dir);
     expect(result.code, result.stdout + result.stderr).to.equal(0);
     expect(lines(result.stdout)).to.have.length(3);
@@ -67,25 +81,41 @@ describe('replay against a deployment (real process)', function () {
   it('the key from GRANTS_API_KEY (kept out of the process list): the same run passes; a refused one names GRANTS_API_KEY', async function () {
     const dir = path.join(workDir, 'cases-env');
     mkdirSync(dir);
-    for (const file of readdirSync(CASES).filter((f) => f.endsWith('.json')).sort().slice(0, 2)) copyFileSync(path.join(CASES, file), path.join(dir, file));
+    for (const file of readdirSync(CASES)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .slice(0, 2))
+      copyFileSync(path.join(CASES, file), path.join(dir, file));
     const result = await replayWith({ GRANTS_API_KEY: api.key }, '--base-url', api.url, '--cases', dir);
     expect(result.code, result.stdout + result.stderr).to.equal(0);
     expect(lines(result.stdout)[2]).to.equal('replay: 2 passed, 0 failed');
-    const refused = await replayWith({ GRANTS_API_KEY: 'gk_live_notAKeyOfThisServer0123456789abcdef' }, '--base-url', api.url, '--cases', dir);
+    const refused = await replayWith(
+      { GRANTS_API_KEY: 'gk_live_notAKeyOfThisServer0123456789abcdef' },
+      '--base-url',
+      api.url,
+      '--cases',
+      dir,
+    );
     expect(refused.code).to.equal(3);
     expect(refused.stderr).to.match(/check GRANTS_API_KEY\n$/);
     const none = await replay('--base-url', api.url, '--cases', dir);
     expect(none.code).to.equal(2);
-    expect(lines(none.stderr)).to.deep.equal(['replay: an API key is required: set GRANTS_API_KEY (or give --key); run with --help for the options.']);
+    expect(lines(none.stderr)).to.deep.equal([
+      'replay: an API key is required: set GRANTS_API_KEY (or give --key); run with --help for the options.',
+    ]);
   });
 
   it('a cases folder or catalog it cannot use: one sentence naming it and what to do, no usage text, exit 2', async function () {
     const missing = path.join(workDir, 'nope');
     const noCases = await replay('--base-url', api.url, '--key', api.key, '--cases', missing);
     expect(noCases.code).to.equal(2);
-    expect(lines(noCases.stderr)).to.deep.equal([`replay: the cases folder ${missing} does not exist; give --cases a folder of case files (*.json), such as fixtures/queries.`]);
+    expect(lines(noCases.stderr)).to.deep.equal([
+      `replay: the cases folder ${missing} does not exist; give --cases a folder of case files (*.json), such as fixtures/queries.`,
+    ]);
     const aFile = await replay('--base-url', api.url, '--key', api.key, '--cases', FIXTURES);
-    expect(lines(aFile.stderr)).to.deep.equal([`replay: the cases folder ${FIXTURES} is a file, not a folder; give --cases a folder of case files (*.json), such as fixtures/queries.`]);
+    expect(lines(aFile.stderr)).to.deep.equal([
+      `replay: the cases folder ${FIXTURES} is a file, not a folder; give --cases a folder of case files (*.json), such as fixtures/queries.`,
+    ]);
     // The bundled cases include some answered at request time, which read the catalog.
     const folderCatalog = await replay('--base-url', api.url, '--key', api.key, '--catalog', workDir);
     expect(folderCatalog.code).to.equal(2);

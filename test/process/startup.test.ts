@@ -53,7 +53,15 @@ describe('start-up of the server process', function () {
   function start(env: Record<string, string>): Launched {
     const server = launch(process.execPath, ['dist/src/main.js'], {
       cwd: REPO_ROOT,
-      env: { ...process.env, HOST: '127.0.0.1', SEED_FILE: seedFile, LOG_LEVEL: 'info', REDIS_URL: '', DEMO_API_KEY: '', ...env },
+      env: {
+        ...process.env,
+        HOST: '127.0.0.1',
+        SEED_FILE: seedFile,
+        LOG_LEVEL: 'info',
+        REDIS_URL: '',
+        DEMO_API_KEY: '',
+        ...env,
+      },
     });
     running.push(server);
     return server;
@@ -65,7 +73,8 @@ describe('start-up of the server process', function () {
   }
 
   // The request and its answer checked against the OpenAPI document.
-  const get = (port: number, pathAndQuery: string, key: string) => checkedExchange(`http://127.0.0.1:${port}${pathAndQuery}`, { headers: { Authorization: `Bearer ${key}` } });
+  const get = (port: number, pathAndQuery: string, key: string) =>
+    checkedExchange(`http://127.0.0.1:${port}${pathAndQuery}`, { headers: { Authorization: `Bearer ${key}` } });
 
   it('between binding the port and serving the app, every request is a 503 SERVICE_UNAVAILABLE in the envelope with Retry-After: 1', async function () {
     const server = await listen(0, '127.0.0.1', createLogger('silent'));
@@ -127,16 +136,24 @@ describe('start-up of the server process', function () {
     const server = start({ DATA_DIR: path.join(file, 'data'), PORT: String(port) });
     expect((await server.exited).code).to.equal(1);
     const sentence = expectOnePlainSentence(server.stderr());
-    expect(sentence).to.contain(`DATA_DIR ${path.join(file, 'data')} cannot be used`).and.to.contain('set DATA_DIR');
+    expect(sentence)
+      .to.contain(`DATA_DIR ${path.join(file, 'data')} cannot be used`)
+      .and.to.contain('set DATA_DIR');
     expect(server.stdout(), 'no log line carries a stack at the default level').not.to.contain('stack');
   });
 
   it('a SEED_FILE that does not exist: one sentence naming SEED_FILE and SEED_CATALOG, exit 1', async function () {
     const missing = path.join(workDir, 'missing.ndjson');
-    const server = start({ DATA_DIR: path.join(workDir, 'seedless'), PORT: String(await freePort()), SEED_FILE: missing });
+    const server = start({
+      DATA_DIR: path.join(workDir, 'seedless'),
+      PORT: String(await freePort()),
+      SEED_FILE: missing,
+    });
     expect((await server.exited).code).to.equal(1);
     const sentence = expectOnePlainSentence(server.stderr());
-    expect(sentence).to.contain(`SEED_FILE ${missing} cannot be read (no such file)`).and.to.contain('SEED_CATALOG=false');
+    expect(sentence)
+      .to.contain(`SEED_FILE ${missing} cannot be read (no such file)`)
+      .and.to.contain('SEED_CATALOG=false');
   });
 
   it('an invalid SYNONYMS_FILE: one sentence naming the file and the line, exit 1, nothing created', async function () {
@@ -146,9 +163,15 @@ describe('start-up of the server process', function () {
     const server = start({ DATA_DIR: dataDir, PORT: String(await freePort()), SYNONYMS_FILE: file });
     expect((await server.exited).code).to.equal(1);
     const sentence = expectOnePlainSentence(server.stderr());
-    expect(sentence).to.contain(`SYNONYMS_FILE ${file} line 4: a rule has at most one "=>"`).and.to.contain('set SYNONYMS_FILE');
+    expect(sentence)
+      .to.contain(`SYNONYMS_FILE ${file} line 4: a rule has at most one "=>"`)
+      .and.to.contain('set SYNONYMS_FILE');
     expect(existsSync(path.join(dataDir, 'catalog.sqlite'))).to.equal(false);
-    const missing = start({ DATA_DIR: dataDir, PORT: String(await freePort()), SYNONYMS_FILE: path.join(workDir, 'none.txt') });
+    const missing = start({
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      SYNONYMS_FILE: path.join(workDir, 'none.txt'),
+    });
     expect((await missing.exited).code).to.equal(1);
     expect(expectOnePlainSentence(missing.stderr())).to.contain('cannot be read (no such file)');
   });
@@ -160,12 +183,23 @@ describe('start-up of the server process', function () {
         .filter((line) => line.level === 'warn' || line.level === 40)
         .map((line) => line.msg);
     const port = await freePort();
-    const relaxed = start({ DATA_DIR: path.join(workDir, 'relaxed'), PORT: String(port), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    const relaxed = start({
+      DATA_DIR: path.join(workDir, 'relaxed'),
+      PORT: String(port),
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+    });
     await relaxed.waitFor('stdout', READY, 30_000);
     await stop(relaxed);
     const said = warningsOf(relaxed.stdout());
-    expect(said.some((msg) => msg.startsWith('WEBHOOK_ALLOW_HTTP=true')), said.join(' | ')).to.equal(true);
-    expect(said.some((msg) => msg.startsWith('WEBHOOK_ALLOW_PRIVATE=true')), said.join(' | ')).to.equal(true);
+    expect(
+      said.some((msg) => msg.startsWith('WEBHOOK_ALLOW_HTTP=true')),
+      said.join(' | '),
+    ).to.equal(true);
+    expect(
+      said.some((msg) => msg.startsWith('WEBHOOK_ALLOW_PRIVATE=true')),
+      said.join(' | '),
+    ).to.equal(true);
     const strict = start({ DATA_DIR: path.join(workDir, 'strict'), PORT: String(port) });
     await strict.waitFor('stdout', READY, 30_000);
     await stop(strict);
@@ -179,7 +213,9 @@ describe('start-up of the server process', function () {
     await first.waitFor('stdout', READY, 30_000);
     const key = (await first.waitFor('stderr', KEY, 5_000))[1];
     expect(first.stderr()).to.match(/demo PROFESSIONAL subscription was created \(sub_[A-Za-z0-9_-]+\)/);
-    expect(first.stderr()).to.contain(`curl -H 'Authorization: Bearer ${key}' 'http://127.0.0.1:${port}/external/v1/grants?`);
+    expect(first.stderr()).to.contain(
+      `curl -H 'Authorization: Bearer ${key}' 'http://127.0.0.1:${port}/external/v1/grants?`,
+    );
     expect((await get(port, `${P}/grants/s-1`, key)).status).to.equal(200);
     // The quick start's export line works with the demo key.
     expect((await get(port, `${P}/grants/export?format=csv`, key)).status).to.equal(200);
@@ -211,7 +247,11 @@ describe('start-up of the server process', function () {
     const port = await freePort();
     const server = start({ DATA_DIR: dataDir, PORT: String(port) });
     await server.waitFor('stdout', READY, 30_000);
-    const hint = (await server.waitFor('stderr', /to get one, run: (DATA_DIR=(\S+) npx grants-admin key create (sub_\S+))\n/, 5_000));
+    const hint = await server.waitFor(
+      'stderr',
+      /to get one, run: (DATA_DIR=(\S+) npx grants-admin key create (sub_\S+))\n/,
+      5_000,
+    );
     expect(linesOf(server.stderr()), 'one line').to.have.length(1);
     expect(hint[2]).to.equal(dataDir);
     expect(hint[3]).to.equal(demo!.subscriptionId);

@@ -35,7 +35,14 @@ async function crashUnderLoad(env: Record<string, string>, workDir: string, data
   try {
     const first = await startInstance('crash', { env, workDir, dataDir });
     running.push(first);
-    const { apiKey } = await createSubscription({ ...env, DATA_DIR: dataDir }, workDir, ['--name', 'crash', '--tier', 'ENTERPRISE', '--rate-limit', '100000']);
+    const { apiKey } = await createSubscription({ ...env, DATA_DIR: dataDir }, workDir, [
+      '--name',
+      'crash',
+      '--tier',
+      'ENTERPRISE',
+      '--rate-limit',
+      '100000',
+    ]);
     let served = 0;
     let failed = 0;
     let killed = false;
@@ -63,8 +70,16 @@ async function crashUnderLoad(env: Record<string, string>, workDir: string, data
     const usage = await second.request(`${P}/subscription/usage`, apiKey);
     expect(usage.status, JSON.stringify(usage.body)).to.equal(200);
     const { currentMonth, statistics } = usage.body.data;
-    const byId = (statistics.topEndpoints as { endpoint: string; calls: number }[]).find((e) => e.endpoint === '/grants/:id');
-    return { served, failed, monthCalls: currentMonth.calls, totalCalls: statistics.totalCalls, byIdCalls: byId?.calls ?? 0 };
+    const byId = (statistics.topEndpoints as { endpoint: string; calls: number }[]).find(
+      (e) => e.endpoint === '/grants/:id',
+    );
+    return {
+      served,
+      failed,
+      monthCalls: currentMonth.calls,
+      totalCalls: statistics.totalCalls,
+      byIdCalls: byId?.calls ?? 0,
+    };
   } finally {
     for (const api of running) api.process.kill();
     await Promise.allSettled(running.map((api) => api.process.exited));
@@ -113,7 +128,11 @@ describe('crash: SIGKILL under load loses no usage record', function () {
     it('PostgreSQL: every answer received is in the statistics after a restart; the month count over by at most the in-flight requests', async function () {
       database = await createTestDatabase('crash');
       const dataDir = mkdtempSync(path.join(workDir, 'pg-'));
-      const crash = await crashUnderLoad({ SEED_FILE: seedFile, REDIS_URL: '', DATABASE_URL: database.url }, workDir, dataDir);
+      const crash = await crashUnderLoad(
+        { SEED_FILE: seedFile, REDIS_URL: '', DATABASE_URL: database.url },
+        workDir,
+        dataDir,
+      );
       expectNothingLost(crash);
     });
   });

@@ -9,7 +9,16 @@ import { createLogger } from '../../src/log.js';
 import { RedisRateLimiter } from '../../src/ratelimit/limiter.js';
 import { RedisLink } from '../../src/ratelimit/redisConnection.js';
 import { logLines } from '../support/logLines.js';
-import { deleteKeys, describeWithRedis, describeWithRedisServer, freePort, REDIS_URL, startPrivateRedis, uniquePrefix, waitFor } from '../support/redis.js';
+import {
+  deleteKeys,
+  describeWithRedis,
+  describeWithRedisServer,
+  freePort,
+  REDIS_URL,
+  startPrivateRedis,
+  uniquePrefix,
+  waitFor,
+} from '../support/redis.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -35,7 +44,10 @@ describeWithRedis('redis: the shared per-second limiter (RedisRateLimiter), each
   const prefix = uniquePrefix();
   const links: RedisLink[] = [];
   const link = () => {
-    const made = new RedisLink({ url: REDIS_URL as string, keyPrefix: prefix, commandTimeoutMs: 1000 }, capturingLogger().log);
+    const made = new RedisLink(
+      { url: REDIS_URL as string, keyPrefix: prefix, commandTimeoutMs: 1000 },
+      capturingLogger().log,
+    );
     links.push(made);
     return made;
   };
@@ -67,7 +79,8 @@ describeWithRedis('redis: the shared per-second limiter (RedisRateLimiter), each
     const [first, second] = [new RedisRateLimiter(a, 2), new RedisRateLimiter(b, 2)];
     await atWindowStart();
     const allowed = [];
-    for (let i = 0; i < 3; i++) allowed.push((await first.consume('sub_s', 4)).allowed, (await second.consume('sub_s', 4)).allowed);
+    for (let i = 0; i < 3; i++)
+      allowed.push((await first.consume('sub_s', 4)).allowed, (await second.consume('sub_s', 4)).allowed);
     expect(allowed).to.deep.equal([true, true, true, true, false, false]);
     expect((await second.consume('sub_other', 4)).allowed).to.equal(true);
   });
@@ -124,7 +137,10 @@ describe('redis: the shared per-second limiter without Redis (the in-memory insu
     const captured = capturingLogger();
     lines = captured.lines;
     // Nothing listens on the port: every command fails at once (the link is never ready).
-    link = new RedisLink({ url: `redis://127.0.0.1:${await freePort()}`, keyPrefix: uniquePrefix(), commandTimeoutMs: 100 }, captured.log);
+    link = new RedisLink(
+      { url: `redis://127.0.0.1:${await freePort()}`, keyPrefix: uniquePrefix(), commandTimeoutMs: 100 },
+      captured.log,
+    );
     limiter = new RedisRateLimiter(link, 2);
   });
   after(() => link.close());

@@ -90,16 +90,24 @@ describe('redis faults: the API keeps serving without Redis', function () {
       const env = { DATA_DIR: dataDir, REDIS_URL: redisServer.url, REDIS_KEY_PREFIX: prefix, API_INSTANCES: '2' };
       const a = await startInstance(env);
       const b = await startInstance(env);
-      for (const api of [a, b]) expect(await waitFor(() => redisStatusOf(api.deps) === 'ready', 3000), 'connected').to.equal(true);
+      for (const api of [a, b])
+        expect(await waitFor(() => redisStatusOf(api.deps) === 'ready', 3000), 'connected').to.equal(true);
 
-      const { apiKey, subscription } = a.deps.subscriptions.create({ name: 'outage', tier: 'STARTER', monthlyLimit: 24 });
+      const { apiKey, subscription } = a.deps.subscriptions.create({
+        name: 'outage',
+        tier: 'STARTER',
+        monthlyLimit: 24,
+      });
 
       // Before the outage: one shared budget of 10/s.
       const shared = await burst([a, b], 30, apiKey, BILLABLE);
       expect(shared.counts, JSON.stringify(shared)).to.deep.equal({ ok: 10, RATE_LIMITED: 20 });
 
       await redisServer.stop('SIGKILL');
-      const noticed = await waitFor(async () => (await limitsState(a)) === 'local-fallback' && (await limitsState(b)) === 'local-fallback', 3000);
+      const noticed = await waitFor(
+        async () => (await limitsState(a)) === 'local-fallback' && (await limitsState(b)) === 'local-fallback',
+        3000,
+      );
       expect(noticed, '/readyz of both instances says local-fallback').to.equal(true);
       await sleep(1100);
 
@@ -129,8 +137,14 @@ describe('redis faults: the API keeps serving without Redis', function () {
       // Redis back, empty, on the same port.
       const restartedAt = Date.now();
       await redisServer.restart();
-      const recovered = await waitFor(async () => (await limitsState(a)) === 'redis' && (await limitsState(b)) === 'redis', 8000, 100);
-      expect(recovered, `/readyz of both instances says redis again (after ${Date.now() - restartedAt} ms)`).to.equal(true);
+      const recovered = await waitFor(
+        async () => (await limitsState(a)) === 'redis' && (await limitsState(b)) === 'redis',
+        8000,
+        100,
+      );
+      expect(recovered, `/readyz of both instances says redis again (after ${Date.now() - restartedAt} ms)`).to.equal(
+        true,
+      );
 
       // The empty Redis was raised to the record: the allowance is still used up.
       const client = testRedis(redisServer.url);
@@ -164,10 +178,14 @@ describe('redis faults: the API keeps serving without Redis', function () {
       expect(await limitsState(api)).to.equal('local-fallback');
 
       redisServer.resume();
-      const recovered = await waitFor(async () => {
-        await api.request(BILLABLE);
-        return (await limitsState(api)) === 'redis';
-      }, 5000, 100);
+      const recovered = await waitFor(
+        async () => {
+          await api.request(BILLABLE);
+          return (await limitsState(api)) === 'redis';
+        },
+        5000,
+        100,
+      );
       expect(recovered, '/readyz says redis once Redis answers again').to.equal(true);
     });
   });

@@ -110,7 +110,12 @@ describeWithRedis('redis: limits shared by two API instances', function () {
 
   it('(b) allowance: override 40, 30 used, then 60 concurrent over both instances → exactly 10 served, 50 QUOTA_EXCEEDED; usage 40/0 on each', async function () {
     const [a, b] = await startPair();
-    const { apiKey, subscription } = a.deps.subscriptions.create({ name: 'allowance', tier: 'STARTER', monthlyLimit: 40, rateLimit: 1000 });
+    const { apiKey, subscription } = a.deps.subscriptions.create({
+      name: 'allowance',
+      tier: 'STARTER',
+      monthlyLimit: 40,
+      rateLimit: 1000,
+    });
 
     const warmUp = await burst([a, b], 30, apiKey, BILLABLE);
     expect(warmUp.counts, JSON.stringify(warmUp)).to.deep.equal({ ok: 30 });
@@ -148,12 +153,22 @@ describeWithRedis('redis: limits shared by two API instances', function () {
     let now = new Date('2026-11-30T23:59:59.000Z');
     const clock = () => now;
     const [a, b] = await startPair(clock);
-    const { apiKey, subscription } = a.deps.subscriptions.create({ name: 'rollover', tier: 'STARTER', monthlyLimit: 6, rateLimit: 1000 });
+    const { apiKey, subscription } = a.deps.subscriptions.create({
+      name: 'rollover',
+      tier: 'STARTER',
+      monthlyLimit: 6,
+      rateLimit: 1000,
+    });
 
     const november = await burst([a, b], 8, apiKey, BILLABLE);
     expect(november.counts, JSON.stringify(november)).to.deep.equal({ ok: 6, QUOTA_EXCEEDED: 2 });
     for (const api of [a, b]) {
-      expect(await usageOn(api, apiKey)).to.deep.equal({ calls: 6, limit: 6, remaining: 0, resetDate: '2026-12-01T00:00:00.000Z' });
+      expect(await usageOn(api, apiKey)).to.deep.equal({
+        calls: 6,
+        limit: 6,
+        remaining: 0,
+        resetDate: '2026-12-01T00:00:00.000Z',
+      });
     }
 
     const novemberKey = monthKeyName(subscription.id, '2026-11');
@@ -164,16 +179,28 @@ describeWithRedis('redis: limits shared by two API instances', function () {
     expect(Date.now() + novemberTtl * 1000, 'expiry of the November counter').to.be.at.least(Date.UTC(2026, 11, 1));
 
     now = new Date('2026-11-30T23:59:59.999Z');
-    expect((await a.request(BILLABLE, { key: apiKey })).body?.error?.code, 'last millisecond of November').to.equal('QUOTA_EXCEEDED');
+    expect((await a.request(BILLABLE, { key: apiKey })).body?.error?.code, 'last millisecond of November').to.equal(
+      'QUOTA_EXCEEDED',
+    );
 
     now = new Date('2026-12-01T00:00:00.000Z');
     for (const api of [a, b]) {
-      expect(await usageOn(api, apiKey)).to.deep.equal({ calls: 0, limit: 6, remaining: 6, resetDate: '2027-01-01T00:00:00.000Z' });
+      expect(await usageOn(api, apiKey)).to.deep.equal({
+        calls: 0,
+        limit: 6,
+        remaining: 6,
+        resetDate: '2027-01-01T00:00:00.000Z',
+      });
     }
     const december = await burst([a, b], 8, apiKey, BILLABLE);
     expect(december.counts, JSON.stringify(december)).to.deep.equal({ ok: 6, QUOTA_EXCEEDED: 2 });
     for (const api of [a, b]) {
-      expect(await usageOn(api, apiKey)).to.deep.equal({ calls: 6, limit: 6, remaining: 0, resetDate: '2027-01-01T00:00:00.000Z' });
+      expect(await usageOn(api, apiKey)).to.deep.equal({
+        calls: 6,
+        limit: 6,
+        remaining: 0,
+        resetDate: '2027-01-01T00:00:00.000Z',
+      });
     }
 
     const decemberKey = monthKeyName(subscription.id, '2026-12');
@@ -189,7 +216,12 @@ describeWithRedis('redis: limits shared by two API instances', function () {
 
   it('(d) a Redis that lost its keys hands out no fresh allowance after an instance restarts: the counter is raised to the SQLite record', async function () {
     const [a, b] = await startPair();
-    const { apiKey, subscription } = a.deps.subscriptions.create({ name: 'flushed', tier: 'STARTER', monthlyLimit: 12, rateLimit: 1000 });
+    const { apiKey, subscription } = a.deps.subscriptions.create({
+      name: 'flushed',
+      tier: 'STARTER',
+      monthlyLimit: 12,
+      rateLimit: 1000,
+    });
     const month = new Date().toISOString().slice(0, 7);
     const counter = monthKeyName(subscription.id, month);
 
@@ -216,7 +248,12 @@ describeWithRedis('redis: limits shared by two API instances', function () {
 
   it('(d′) a Redis that lost its keys while both instances stay connected (FLUSHDB, eviction) still hands out no fresh allowance', async function () {
     const [a, b] = await startPair();
-    const { apiKey, subscription } = a.deps.subscriptions.create({ name: 'evicted', tier: 'STARTER', monthlyLimit: 12, rateLimit: 1000 });
+    const { apiKey, subscription } = a.deps.subscriptions.create({
+      name: 'evicted',
+      tier: 'STARTER',
+      monthlyLimit: 12,
+      rateLimit: 1000,
+    });
     const month = new Date().toISOString().slice(0, 7);
     const counter = monthKeyName(subscription.id, month);
 

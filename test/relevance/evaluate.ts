@@ -21,16 +21,24 @@ export interface Evaluation {
 }
 
 /** The report's label of an evaluation: the system, and its mode unless it is the default. */
-export const labelOf = (e: Pick<Evaluation, 'system' | 'mode'>): string => (e.mode === null || e.mode === 'default' ? e.system : `${e.system} ${e.mode}`);
+export const labelOf = (e: Pick<Evaluation, 'system' | 'mode'>): string =>
+  e.mode === null || e.mode === 'default' ? e.system : `${e.system} ${e.mode}`;
 
-export async function evaluate(system: SearchSystem, mode: MatchingMode, queries: readonly JudgedQuery[]): Promise<Evaluation> {
+export async function evaluate(
+  system: SearchSystem,
+  mode: MatchingMode,
+  queries: readonly JudgedQuery[],
+): Promise<Evaluation> {
   const results: QueryResult[] = [];
   for (const query of queries) {
     let answer: QueryAnswer;
     try {
       answer = await system.answer(query.search, mode);
     } catch (error) {
-      throw new Error(`${labelOf({ system: system.name, mode: mode.name })}: the search ${JSON.stringify(query.search)} failed: ${(error as Error).message}`, { cause: error });
+      throw new Error(
+        `${labelOf({ system: system.name, mode: mode.name })}: the search ${JSON.stringify(query.search)} failed: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     results.push({ query, answer, score: scoreQuery(answer, query.relevant) });
   }
@@ -39,5 +47,11 @@ export async function evaluate(system: SearchSystem, mode: MatchingMode, queries
     const scores = results.filter((r) => r.query.class === cls).map((r) => r.score);
     if (scores.length > 0) byClass.set(cls, summarise(scores));
   }
-  return { system: system.name, mode: system.hasModes ? mode.name : null, byClass, overall: summarise(results.map((r) => r.score)), results };
+  return {
+    system: system.name,
+    mode: system.hasModes ? mode.name : null,
+    byClass,
+    overall: summarise(results.map((r) => r.score)),
+    results,
+  };
 }

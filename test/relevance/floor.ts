@@ -31,7 +31,11 @@ export interface FloorCheck {
 }
 
 /** Measures every matching mode on `system` and pairs each figure with the engine's floor for it. */
-export async function measureAgainstFloor(system: SearchSystem, queries: readonly JudgedQuery[], floor: Floor): Promise<FloorCheck[]> {
+export async function measureAgainstFloor(
+  system: SearchSystem,
+  queries: readonly JudgedQuery[],
+  floor: Floor,
+): Promise<FloorCheck[]> {
   const checks: FloorCheck[] = [];
   for (const mode of MATCHING_MODES) {
     const evaluation = await evaluate(system, mode, queries);
@@ -43,8 +47,12 @@ export async function measureAgainstFloor(system: SearchSystem, queries: readonl
 /** What is wrong with the checks: a mode without a committed floor, or a figure more than the tolerance below it. */
 export function floorProblems(engine: string, checks: readonly FloorCheck[]): string[] {
   return checks.flatMap(({ mode, ndcg, floor }) => {
-    if (floor === undefined) return [`${engine} ${mode}: no floor in test/relevance/floor.json (measured nDCG@10 ${ndcg.toFixed(3)}; add it)`];
-    if (ndcg < floor - FLOOR_TOLERANCE) return [`${engine} ${mode}: nDCG@10 ${ndcg.toFixed(3)} is more than ${FLOOR_TOLERANCE} below its floor ${floor.toFixed(3)}`];
+    if (floor === undefined)
+      return [`${engine} ${mode}: no floor in test/relevance/floor.json (measured nDCG@10 ${ndcg.toFixed(3)}; add it)`];
+    if (ndcg < floor - FLOOR_TOLERANCE)
+      return [
+        `${engine} ${mode}: nDCG@10 ${ndcg.toFixed(3)} is more than ${FLOOR_TOLERANCE} below its floor ${floor.toFixed(3)}`,
+      ];
     return [];
   });
 }

@@ -44,7 +44,9 @@ export function loadCorpus(file: string): Grant[] {
     if (line.trim() === '') return;
     const result = validateGrant(JSON.parse(line));
     if (!result.ok) {
-      throw new Error(`${path.basename(file)} line ${index + 1} is not a valid grant: ${result.problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`);
+      throw new Error(
+        `${path.basename(file)} line ${index + 1} is not a valid grant: ${result.problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`,
+      );
     }
     grants.push(result.grant);
   });
@@ -68,10 +70,15 @@ export function loadJudgments(corpusIds: ReadonlySet<string>, file = JUDGMENTS_F
     const where = `judged query ${JSON.stringify(q.id)}`;
     if (typeof q.id !== 'string' || seen.has(q.id)) throw new Error(`${where}: missing or repeated id`);
     seen.add(q.id);
-    if (!(QUERY_CLASSES as readonly unknown[]).includes(q.class)) throw new Error(`${where}: class must be one of ${QUERY_CLASSES.join(', ')}`);
-    if (typeof q.search !== 'string' || q.search.trim() === '') throw new Error(`${where}: search must be a non-blank string`);
-    if (!Array.isArray(q.relevant) || q.relevant.length === 0) throw new Error(`${where}: relevant must list at least one id`);
-    for (const id of q.relevant) if (typeof id !== 'string' || !corpusIds.has(id)) throw new Error(`${where}: ${JSON.stringify(id)} is not an id of the corpus`);
+    if (!(QUERY_CLASSES as readonly unknown[]).includes(q.class))
+      throw new Error(`${where}: class must be one of ${QUERY_CLASSES.join(', ')}`);
+    if (typeof q.search !== 'string' || q.search.trim() === '')
+      throw new Error(`${where}: search must be a non-blank string`);
+    if (!Array.isArray(q.relevant) || q.relevant.length === 0)
+      throw new Error(`${where}: relevant must list at least one id`);
+    for (const id of q.relevant)
+      if (typeof id !== 'string' || !corpusIds.has(id))
+        throw new Error(`${where}: ${JSON.stringify(id)} is not an id of the corpus`);
     queries.push({
       id: q.id,
       class: q.class as QueryClass,

@@ -81,7 +81,8 @@ export interface Summary {
 
 export function summarise(scores: readonly QueryScore[]): Summary {
   const n = scores.length;
-  const mean = (pick: (s: QueryScore) => number): number => (n === 0 ? 0 : scores.reduce((sum, s) => sum + pick(s), 0) / n);
+  const mean = (pick: (s: QueryScore) => number): number =>
+    n === 0 ? 0 : scores.reduce((sum, s) => sum + pick(s), 0) / n;
   return {
     queries: n,
     ndcg: mean((s) => s.ndcg),

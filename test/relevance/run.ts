@@ -60,12 +60,16 @@ function parseOptions(argv: string[]): Options | null {
   });
   if (values.help) return null;
   const engines = values.engine ?? 'all';
-  if (engines !== 'embedded' && engines !== 'elasticsearch' && engines !== 'all') throw new Error(`--engine must be embedded, elasticsearch or all (got "${engines}")`);
+  if (engines !== 'embedded' && engines !== 'elasticsearch' && engines !== 'all')
+    throw new Error(`--engine must be embedded, elasticsearch or all (got "${engines}")`);
   const worst = values.worst ?? '0';
   if (!/^\d{1,3}$/.test(worst)) throw new Error(`--worst must be an integer from 0 to 999 (got "${worst}")`);
   return {
     corpus: corpusFile(values.corpus === undefined ? process.env : { RELEVANCE_CORPUS: values.corpus }),
-    modes: values.mode === undefined ? MATCHING_MODES : values.mode.map((m) => (m === 'default' ? MATCHING_MODES[0] : modeOf(m))),
+    modes:
+      values.mode === undefined
+        ? MATCHING_MODES
+        : values.mode.map((m) => (m === 'default' ? MATCHING_MODES[0] : modeOf(m))),
     engines,
     markdown: values.markdown ?? false,
     worst: Number(worst),
@@ -87,8 +91,12 @@ export async function runRelevanceBench(argv: string[]): Promise<number> {
   const queries = loadJudgments(new Set(grants.map((g) => g.id)));
   say(`${grants.length} grants from ${path.basename(o.corpus)}, ${queries.length} judged queries`);
   const esUrl = process.env.ELASTICSEARCH_URL?.trim().replace(/\/+$/, '') || null;
-  if (o.engines === 'elasticsearch' && esUrl === null) throw new Error('--engine elasticsearch needs ELASTICSEARCH_URL');
-  if (esUrl === null) say('ELASTICSEARCH_URL is not set: the embedded engine alone, without the Elasticsearch engine and the stock baseline');
+  if (o.engines === 'elasticsearch' && esUrl === null)
+    throw new Error('--engine elasticsearch needs ELASTICSEARCH_URL');
+  if (esUrl === null)
+    say(
+      'ELASTICSEARCH_URL is not set: the embedded engine alone, without the Elasticsearch engine and the stock baseline',
+    );
 
   const builders: Array<() => Promise<SearchSystem>> = [];
   if (o.engines !== 'elasticsearch') builders.push(() => embeddedSystem(grants));
@@ -119,7 +127,13 @@ export async function runRelevanceBench(argv: string[]): Promise<number> {
       mode: e.mode,
       overall: e.overall,
       byClass: Object.fromEntries(e.byClass),
-      queries: e.results.map((r) => ({ id: r.query.id, search: r.query.search, total: r.answer.total, ranked: r.answer.ranked, ...r.score })),
+      queries: e.results.map((r) => ({
+        id: r.query.id,
+        search: r.query.search,
+        total: r.answer.total,
+        ranked: r.answer.ranked,
+        ...r.score,
+      })),
     }));
     writeFileSync(o.out, `${JSON.stringify({ corpus: path.basename(o.corpus), evaluations: json }, null, 2)}\n`);
     say(`written ${o.out}`);

@@ -134,7 +134,11 @@ export const BASELINE_INDEX = {
         english_possessive_stemmer: { type: 'stemmer', language: 'possessive_english' },
       },
       analyzer: {
-        rebuilt_english: { type: 'custom', tokenizer: 'standard', filter: ['english_possessive_stemmer', 'lowercase', 'english_stop', 'english_stemmer'] },
+        rebuilt_english: {
+          type: 'custom',
+          tokenizer: 'standard',
+          filter: ['english_possessive_stemmer', 'lowercase', 'english_stop', 'english_stemmer'],
+        },
       },
     },
   },
@@ -159,9 +163,15 @@ export async function stockElasticsearchSystem(url: string, grants: readonly Gra
   const index = uniqueName('relevance-baseline');
   try {
     await client.indices.create({ index, ...BASELINE_INDEX } as never);
-    const operations = grants.flatMap((g) => [{ index: { _index: index, _id: g.id } }, { title: g.title, funder: g.funder, description: g.description }]);
+    const operations = grants.flatMap((g) => [
+      { index: { _index: index, _id: g.id } },
+      { title: g.title, funder: g.funder, description: g.description },
+    ]);
     const bulk = await client.bulk({ operations, refresh: true });
-    if (bulk.errors) throw new Error(`indexing the baseline failed: ${JSON.stringify(bulk.items.find((item) => item.index?.error)?.index?.error)}`);
+    if (bulk.errors)
+      throw new Error(
+        `indexing the baseline failed: ${JSON.stringify(bulk.items.find((item) => item.index?.error)?.index?.error)}`,
+      );
   } catch (error) {
     await client.indices.delete({ index, ignore_unavailable: true });
     await client.close();
@@ -171,9 +181,18 @@ export async function stockElasticsearchSystem(url: string, grants: readonly Gra
     name: 'stock-elasticsearch',
     hasModes: false,
     answer: async (search) => {
-      const response = await client.search({ index, query: baselineQuery(search) as never, size: CUTOFF, _source: false, track_total_hits: true });
+      const response = await client.search({
+        index,
+        query: baselineQuery(search) as never,
+        size: CUTOFF,
+        _source: false,
+        track_total_hits: true,
+      });
       const total = response.hits.total;
-      return { ranked: response.hits.hits.map((hit) => hit._id as string), total: typeof total === 'number' ? total : (total?.value ?? 0) };
+      return {
+        ranked: response.hits.hits.map((hit) => hit._id as string),
+        total: typeof total === 'number' ? total : (total?.value ?? 0),
+      };
     },
     close: async () => {
       try {

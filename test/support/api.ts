@@ -22,7 +22,11 @@ export { REPO_ROOT } from '../../src/repoRoot.js';
 export const FIXTURES = repoPath('fixtures/grants.ndjson');
 
 /** The harness's deps: the SQLite store in its DATA_DIR, whose methods answer synchronously. */
-export type TestDeps = Omit<Deps, 'store' | 'subscriptions' | 'usage'> & { store: SqliteStore; subscriptions: SubscriptionStore; usage: UsageStore };
+export type TestDeps = Omit<Deps, 'store' | 'subscriptions' | 'usage'> & {
+  store: SqliteStore;
+  subscriptions: SubscriptionStore;
+  usage: UsageStore;
+};
 
 export interface TestApi {
   url: string;
@@ -72,14 +76,23 @@ export async function startTestApi(env: Record<string, string> = {}, options: Te
   });
   const log = createLogger(config.logLevel, { destination: options.logDestination });
   const created0 = await createDeps(config, log, { clock: options.clock, resolve: options.resolve });
-  if (created0.store.kind !== 'sqlite') throw new Error('startTestApi runs the SQLite store (DATABASE_URL is not taken from the test env)');
+  if (created0.store.kind !== 'sqlite')
+    throw new Error('startTestApi runs the SQLite store (DATABASE_URL is not taken from the test env)');
   const deps = created0 as TestDeps;
   await seedCatalogIfEmpty(config, deps.engine, log);
-  const running: RunningServer = await startServer(createApp(deps, options.layers?.(deps)), 0, '127.0.0.1', log, config.http);
+  const running: RunningServer = await startServer(
+    createApp(deps, options.layers?.(deps)),
+    0,
+    '127.0.0.1',
+    log,
+    config.http,
+  );
   // Without TEST_TIER the subscription has generous overrides, so functional tests never meet a limit.
   const tier = env.TEST_TIER as Tier | undefined;
   const created = deps.subscriptions.create(
-    tier === undefined ? { name: 'test', tier: 'ENTERPRISE', rateLimit: MAX_RATE_LIMIT, monthlyLimit: MAX_MONTHLY_LIMIT } : { name: 'test', tier },
+    tier === undefined
+      ? { name: 'test', tier: 'ENTERPRISE', rateLimit: MAX_RATE_LIMIT, monthlyLimit: MAX_MONTHLY_LIMIT }
+      : { name: 'test', tier },
   );
   return {
     url: running.url,

@@ -50,7 +50,10 @@ export function expectValidation(res: TestResponse, parameters: string[]): Valid
   expectError(res, 400, 'VALIDATION_ERROR');
   const details = res.body.error.details as ValidationDetail[];
   expect(details, res.text).to.be.an('array');
-  expect(details.map((d) => d.parameter), res.text).to.have.members(parameters);
+  expect(
+    details.map((d) => d.parameter),
+    res.text,
+  ).to.have.members(parameters);
   expect(details).to.have.length(parameters.length);
   return details;
 }

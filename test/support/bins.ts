@@ -20,7 +20,11 @@ export interface BinOptions {
 }
 
 /** Runs `node bin/<name>.js args…` to its end; resolves with its exit code and output. */
-export function runBin(name: 'grants-admin' | 'grants-indexer', args: string[], options: BinOptions = {}): Promise<BinRun> {
+export function runBin(
+  name: 'grants-admin' | 'grants-indexer',
+  args: string[],
+  options: BinOptions = {},
+): Promise<BinRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(REPO_ROOT, `bin/${name}.js`), ...args], {
       cwd: options.cwd ?? REPO_ROOT,

@@ -27,7 +27,11 @@ export function browserMissing(executable = CHROMIUM_PATH): string | null {
 }
 
 /** Skips the calling suite outside CI when Chromium is missing; in CI (CI=true), fails it. */
-export function requireBrowser(suite: Pick<Mocha.Context, 'skip'>, env: NodeJS.ProcessEnv = process.env, executable = CHROMIUM_PATH): void {
+export function requireBrowser(
+  suite: Pick<Mocha.Context, 'skip'>,
+  env: NodeJS.ProcessEnv = process.env,
+  executable = CHROMIUM_PATH,
+): void {
   const missing = browserMissing(executable);
   if (missing === null) return;
   if (env.CI === 'true' || env.CI === '1') throw new Error(`browser tests must run in CI: ${missing}`);
@@ -65,9 +69,12 @@ export async function launchBrowser(): Promise<Browser> {
     async page() {
       const page = await context.newPage();
       const watched: WatchedPage = { page, failures: [], errors: [] };
-      page.on('requestfailed', (request) => watched.failures.push(`${request.method()} ${request.url()}: ${request.failure()?.errorText}`));
+      page.on('requestfailed', (request) =>
+        watched.failures.push(`${request.method()} ${request.url()}: ${request.failure()?.errorText}`),
+      );
       page.on('response', (response) => {
-        if (response.status() >= 400) watched.failures.push(`${response.request().method()} ${response.url()}: HTTP ${response.status()}`);
+        if (response.status() >= 400)
+          watched.failures.push(`${response.request().method()} ${response.url()}: HTTP ${response.status()}`);
       });
       page.on('console', (message) => {
         if (message.type() === 'error') watched.errors.push(message.text());

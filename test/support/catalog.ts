@@ -39,7 +39,11 @@ const CREATED_AT = '2026-01-01T00:00:00.000Z';
  * A valid grant with only the required fields (FEDERAL_GRANT, GRANT, CAD, created and updated at
  * 2026-01-01), then `overrides` on top (an override may set a field to undefined or add a bad one).
  */
-export function grantRecord(id: string, overrides: GrantRecord = {}, labels: RecordLabels = PROGRAM_LABELS): GrantRecord {
+export function grantRecord(
+  id: string,
+  overrides: GrantRecord = {},
+  labels: RecordLabels = PROGRAM_LABELS,
+): GrantRecord {
   return {
     id,
     title: `${labels.titlePrefix} ${id}`,
@@ -60,7 +64,8 @@ export const recordMaker =
     grantRecord(id, overrides, labels);
 
 /** One JSON value a line, each line ended by "\n". */
-export const toNdjson = (records: readonly unknown[]): string => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
+export const toNdjson = (records: readonly unknown[]): string =>
+  `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
 
 /** Writes `records` as NDJSON to `dir/name`; returns the file. */
 export function writeNdjson(dir: string, name: string, records: readonly unknown[]): string {
@@ -74,7 +79,11 @@ export function writeNdjson(dir: string, name: string, records: readonly unknown
  * "Test Funder") to `dir/catalog.ndjson` and returns its path: instances seed from it fast.
  */
 export function writeTinyCatalog(dir: string, ids: readonly string[] = ['g-1', 'g-2', 'g-3']): string {
-  return writeNdjson(dir, 'catalog.ndjson', ids.map((id) => grantRecord(id)));
+  return writeNdjson(
+    dir,
+    'catalog.ndjson',
+    ids.map((id) => grantRecord(id)),
+  );
 }
 
 /** What a command-line run printed, line by line, and its exit code. */
@@ -85,7 +94,9 @@ export interface CliRun {
 }
 
 /** Runs an in-process CLI entry point (runIndexer, runAdmin) with its output captured. */
-export async function captureCli(run: (io: { out: (line: string) => void; err: (line: string) => void }) => Promise<number>): Promise<CliRun> {
+export async function captureCli(
+  run: (io: { out: (line: string) => void; err: (line: string) => void }) => Promise<number>,
+): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await run({ out: (line) => out.push(line), err: (line) => err.push(line) });
@@ -100,14 +111,21 @@ export const runSqliteIndexer = (args: string[], dataDir: string): Promise<CliRu
  * grants-indexer `args` over `dataDir`; throws `<label> failed with exit <code>: <stderr>` unless
  * it exits 0.
  */
-export async function indexOrThrow(dataDir: string, args: string[], label = 'indexing the test catalog'): Promise<void> {
+export async function indexOrThrow(
+  dataDir: string,
+  args: string[],
+  label = 'indexing the test catalog',
+): Promise<void> {
   const run = await runSqliteIndexer(args, dataDir);
   if (run.code !== 0) throw new Error(`${label} failed with exit ${run.code}: ${run.err.join('\n')}`);
 }
 
 /** An API over the catalog already in (or later indexed into) `dataDir`: no seeding. */
-export const startApiOnCatalog = (dataDir: string, env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> =>
-  startTestApi({ DATA_DIR: dataDir, SEED_CATALOG: 'false', ...env }, options);
+export const startApiOnCatalog = (
+  dataDir: string,
+  env: Record<string, string> = {},
+  options: TestApiOptions = {},
+): Promise<TestApi> => startTestApi({ DATA_DIR: dataDir, SEED_CATALOG: 'false', ...env }, options);
 
 export interface CatalogApiOptions {
   /** Prefix of the temporary DATA_DIR. */
@@ -148,7 +166,10 @@ export async function servedIds(api: TestApi): Promise<string[]> {
 }
 
 /** Reindexes a writer's catalog with grants held in memory (either engine); returns what it indexed. */
-export function reindexGrants(writer: Pick<CatalogWriter, 'reindex'>, grants: readonly Grant[]): Promise<{ indexed: number }> {
+export function reindexGrants(
+  writer: Pick<CatalogWriter, 'reindex'>,
+  grants: readonly Grant[],
+): Promise<{ indexed: number }> {
   return writer.reindex(
     (async function* () {
       yield* grants;

@@ -28,9 +28,14 @@ export async function checkOutgoing(request: Request, options: CheckOptions = {}
   if (options.invalidRequest === true) return;
   const url = new URL(request.url);
   const body = request.body === null ? '' : await request.clone().text();
-  const problems = requestProblems({ method: request.method, pathAndQuery: url.pathname + url.search, headers: request.headers, body }, options);
+  const problems = requestProblems(
+    { method: request.method, pathAndQuery: url.pathname + url.search, headers: request.headers, body },
+    options,
+  );
   if (problems.length > 0) {
-    throw new Error(`Request does not conform to openapi.json (mark the call { invalidRequest: true } if it tests a refusal):\n  ${problems.join('\n  ')}`);
+    throw new Error(
+      `Request does not conform to openapi.json (mark the call { invalidRequest: true } if it tests a refusal):\n  ${problems.join('\n  ')}`,
+    );
   }
 }
 
@@ -39,7 +44,9 @@ export function checkIncoming(request: Request, answer: CheckedAnswer, options: 
   const url = new URL(request.url);
   checkResponse(request.method, url.pathname + url.search, answer);
   if (options.invalidRequest === true && (answer.status < 400 || answer.status > 499)) {
-    throw new Error(`${request.method} ${url.pathname}: marked invalidRequest, but answered ${answer.status} instead of a 4xx error`);
+    throw new Error(
+      `${request.method} ${url.pathname}: marked invalidRequest, but answered ${answer.status} instead of a 4xx error`,
+    );
   }
 }
 
@@ -52,7 +59,11 @@ const parsed = (text: string): unknown => {
 };
 
 /** Sends a request with both checks; returns the answer read (status, headers, text, JSON body). */
-export async function checkedExchange(input: string | URL | Request, init: RequestInit = {}, options: CheckOptions = {}): Promise<CheckedAnswer> {
+export async function checkedExchange(
+  input: string | URL | Request,
+  init: RequestInit = {},
+  options: CheckOptions = {},
+): Promise<CheckedAnswer> {
   const request = new Request(input, init);
   await checkOutgoing(request, options);
   const response = await fetch(request);

@@ -11,7 +11,16 @@ import type { EsConfig } from '../../src/search/elasticsearch/client.js';
 import { ElasticsearchCatalogWriter } from '../../src/search/elasticsearch/writer.js';
 import { REPO_ROOT } from './api.js';
 import { reindexGrants } from './catalog.js';
-import { descendants, freePort, isRunning, killAtExit, portIsFree, serviceUser, signalTree, waitFor } from './processes.js';
+import {
+  descendants,
+  freePort,
+  isRunning,
+  killAtExit,
+  portIsFree,
+  serviceUser,
+  signalTree,
+  waitFor,
+} from './processes.js';
 import { describeRequiring } from './redis.js';
 
 export const ES_URL = process.env.ELASTICSEARCH_URL;
@@ -33,7 +42,9 @@ export function describeWithElasticsearch(title: string, body: (this: Mocha.Suit
   }
   describe(`${title} [elasticsearch]`, () => {
     before(function () {
-      process.stderr.write(`  skipped "${title}": ELASTICSEARCH_URL is not set (npm run services:start, then export it)\n`);
+      process.stderr.write(
+        `  skipped "${title}": ELASTICSEARCH_URL is not set (npm run services:start, then export it)\n`,
+      );
       this.skip();
     });
     it('needs a real Elasticsearch', () => {});
@@ -87,7 +98,9 @@ export function elasticsearchInstall(fetch = IN_CI): { home: string; javaHome: s
   const configured = process.env.ES_HOME?.trim();
   const configuredJava = process.env.ES_JAVA_HOME?.trim();
   if (configured && configuredJava) {
-    return existsSync(path.join(configured, 'bin', 'elasticsearch')) ? { home: configured, javaHome: configuredJava } : { missing: `ES_HOME=${configured} holds no bin/elasticsearch` };
+    return existsSync(path.join(configured, 'bin', 'elasticsearch'))
+      ? { home: configured, javaHome: configuredJava }
+      : { missing: `ES_HOME=${configured} holds no bin/elasticsearch` };
   }
   const run = spawnSync('bash', [path.join(REPO_ROOT, 'scripts', 'services.sh'), 'install', 'elasticsearch'], {
     encoding: 'utf8',
@@ -96,7 +109,10 @@ export function elasticsearchInstall(fetch = IN_CI): { home: string; javaHome: s
   });
   const home = /^ES_HOME=(.+)$/m.exec(run.stdout ?? '')?.[1];
   const javaHome = /^ES_JAVA_HOME=(.+)$/m.exec(run.stdout ?? '')?.[1];
-  if (run.status !== 0 || !home || !javaHome) return { missing: `scripts/services.sh install elasticsearch failed (${run.status}): ${(run.stderr ?? '').trim().split('\n').slice(-3).join(' / ')}` };
+  if (run.status !== 0 || !home || !javaHome)
+    return {
+      missing: `scripts/services.sh install elasticsearch failed (${run.status}): ${(run.stderr ?? '').trim().split('\n').slice(-3).join(' / ')}`,
+    };
   return { home, javaHome };
 }
 
@@ -109,7 +125,8 @@ export function privateElasticsearchMissing(): string | null {
   return privateMissing;
 }
 
-export const PRIVATE_ES_HINT = 'bash scripts/services.sh install elasticsearch (needs mvn and a JDK >= 21), or set ES_HOME and ES_JAVA_HOME';
+export const PRIVATE_ES_HINT =
+  'bash scripts/services.sh install elasticsearch (needs mvn and a JDK >= 21), or set ES_HOME and ES_JAVA_HOME';
 
 /** describe() for a suite that starts Elasticsearch nodes of its own. */
 export function describeWithElasticsearchServer(title: string, body: (this: Mocha.Suite) => void): void {
@@ -141,10 +158,15 @@ export interface PrivateElasticsearch {
  * node, no disk threshold), owned by the `elasticsearch` user, and starts the node, waiting until
  * the cluster is yellow.
  */
-export async function startPrivateElasticsearch(options: { heap?: string; startTimeoutMs?: number; fetch?: boolean } = {}): Promise<PrivateElasticsearch> {
+export async function startPrivateElasticsearch(
+  options: { heap?: string; startTimeoutMs?: number; fetch?: boolean } = {},
+): Promise<PrivateElasticsearch> {
   const install = elasticsearchInstall(options.fetch);
   if ('missing' in install) throw new Error(install.missing);
-  const owner = serviceUser('elasticsearch', 'running as root needs an `elasticsearch` user (scripts/services.sh install elasticsearch creates it)');
+  const owner = serviceUser(
+    'elasticsearch',
+    'running as root needs an `elasticsearch` user (scripts/services.sh install elasticsearch creates it)',
+  );
   const base = mkdtempSync(path.join(tmpdir(), 'grants-es-'));
   const conf = path.join(base, 'config');
   const data = path.join(base, 'data');
@@ -177,7 +199,9 @@ export async function startPrivateElasticsearch(options: { heap?: string; startT
 
   const healthy = async (): Promise<boolean> => {
     try {
-      const res = await fetch(`${url}/_cluster/health?wait_for_status=yellow&timeout=1s`, { signal: AbortSignal.timeout(3000) });
+      const res = await fetch(`${url}/_cluster/health?wait_for_status=yellow&timeout=1s`, {
+        signal: AbortSignal.timeout(3000),
+      });
       const body = (await res.json()) as { status?: string };
       return body.status === 'yellow' || body.status === 'green';
     } catch {
@@ -194,7 +218,12 @@ export async function startPrivateElasticsearch(options: { heap?: string; startT
       ES_PATH_CONF: conf,
       ES_TMPDIR: esTmp,
     };
-    const proc = spawn(path.join(install.home, 'bin', 'elasticsearch'), [], { ...(owner ?? {}), cwd: base, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(path.join(install.home, 'bin', 'elasticsearch'), [], {
+      ...(owner ?? {}),
+      cwd: base,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-8000);
     };
@@ -214,7 +243,9 @@ export async function startPrivateElasticsearch(options: { heap?: string; startT
       if (exited) throw new Error(`private Elasticsearch on port ${port} exited at start-up:\n${output}`);
       if (Date.now() > deadline) {
         signalTree(proc.pid as number, 'SIGKILL');
-        throw new Error(`private Elasticsearch on port ${port} was not yellow within ${options.startTimeoutMs ?? 180_000} ms:\n${output}`);
+        throw new Error(
+          `private Elasticsearch on port ${port} was not yellow within ${options.startTimeoutMs ?? 180_000} ms:\n${output}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }

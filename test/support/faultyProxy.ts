@@ -46,7 +46,9 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
         if (proxy.mode === 'pass') {
           const delay = asked ? proxy.delayMs : 0;
           asked = false;
-          passed = passed.then(() => (delay > 0 ? new Promise((resolve) => setTimeout(resolve, delay)) : undefined)).then(() => void client.write(chunk));
+          passed = passed
+            .then(() => (delay > 0 ? new Promise((resolve) => setTimeout(resolve, delay)) : undefined))
+            .then(() => void client.write(chunk));
           return;
         }
         faulty = { mode: proxy.mode, seen: Buffer.alloc(0) };

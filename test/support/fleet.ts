@@ -25,7 +25,9 @@ export function describeWithFleetServices(title: string, body: (this: Mocha.Suit
     describeWithPostgres(title, function () {
       it('needs ELASTICSEARCH_URL and REDIS_URL as well', function () {
         if (IN_CI) throw new Error('a fleet suite needs ELASTICSEARCH_URL and REDIS_URL in CI');
-        process.stderr.write(`  skipped "${title}": ELASTICSEARCH_URL and REDIS_URL must both be set (npm run services:start, then export them)\n`);
+        process.stderr.write(
+          `  skipped "${title}": ELASTICSEARCH_URL and REDIS_URL must both be set (npm run services:start, then export them)\n`,
+        );
         this.skip();
       });
     });
@@ -66,7 +68,15 @@ export async function startInstance(name: string, options: FleetOptions): Promis
   const dataDir = options.dataDir ?? mkdtempSync(path.join(options.workDir, `${name}-`));
   const proc = launch(process.execPath, apiProcessArgs(), {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, ...options.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', LOG_FORMAT: 'json' },
+    env: {
+      PATH: process.env.PATH,
+      ...options.env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+    },
   });
   const match = await proc.waitFor('stdout', READY, 60_000);
   const url = match[1];
@@ -80,7 +90,11 @@ export async function startInstance(name: string, options: FleetOptions): Promis
       headers.set('Authorization', `Bearer ${key}`);
       // The request and its answer checked against the OpenAPI document.
       const answer = await checkedExchange(url + pathAndQuery, { ...init, headers });
-      return { status: answer.status, headers: answer.headers, body: answer.body ?? (answer.text === '' ? null : answer.text) };
+      return {
+        status: answer.status,
+        headers: answer.headers,
+        body: answer.body ?? (answer.text === '' ? null : answer.text),
+      };
     },
     async terminate() {
       proc.child.kill('SIGTERM');
@@ -95,7 +109,11 @@ export function fleetAdmin(args: string[], env: Record<string, string>, cwd: str
 }
 
 /** `grants-admin subscription create … --json`: the subscription id and its first key. */
-export async function createSubscription(env: Record<string, string>, cwd: string, args: string[]): Promise<{ subscriptionId: string; keyId: string; apiKey: string }> {
+export async function createSubscription(
+  env: Record<string, string>,
+  cwd: string,
+  args: string[],
+): Promise<{ subscriptionId: string; keyId: string; apiKey: string }> {
   const run = await fleetAdmin(['subscription', 'create', ...args, '--json'], env, cwd);
   if (run.code !== 0) throw new Error(`grants-admin subscription create failed (${run.code}): ${run.err}`);
   const created = JSON.parse(run.out) as Record<string, any>;
@@ -110,8 +128,15 @@ export async function createSubscription(env: Record<string, string>, cwd: strin
 export const outcome = (a: Answer): string => (a.status === 200 ? 'ok' : String(a.body?.error?.code ?? a.status));
 
 /** `n` requests at once, round-robin over the instances. */
-export async function burstAcross(fleet: FleetInstance[], n: number, key: string, pathAndQuery: string): Promise<{ answers: Answer[]; counts: Record<string, number> }> {
-  const answers = await Promise.all(Array.from({ length: n }, (_, i) => fleet[i % fleet.length].request(pathAndQuery, key)));
+export async function burstAcross(
+  fleet: FleetInstance[],
+  n: number,
+  key: string,
+  pathAndQuery: string,
+): Promise<{ answers: Answer[]; counts: Record<string, number> }> {
+  const answers = await Promise.all(
+    Array.from({ length: n }, (_, i) => fleet[i % fleet.length].request(pathAndQuery, key)),
+  );
   return { answers, counts: tally(answers.map(outcome)) };
 }
 
@@ -119,7 +144,11 @@ export async function burstAcross(fleet: FleetInstance[], n: number, key: string
 export async function waitForSharedLimits(fleet: FleetInstance[], timeoutMs = 10_000): Promise<string[]> {
   const late: string[] = [];
   for (const instance of fleet) {
-    const onRedis = await waitFor(async () => ((await (await fetch(`${instance.url}/readyz`)).json()) as { limits?: string }).limits === 'redis', timeoutMs, 100);
+    const onRedis = await waitFor(
+      async () => ((await (await fetch(`${instance.url}/readyz`)).json()) as { limits?: string }).limits === 'redis',
+      timeoutMs,
+      100,
+    );
     if (!onRedis) late.push(instance.name);
   }
   return late;
@@ -129,20 +158,32 @@ export async function waitForSharedLimits(fleet: FleetInstance[], timeoutMs = 10
  * After a key was revoked (at `revokedAt`, Date.now()), asks every instance with it until each
  * answers 401 or `timeoutMs` passes; returns how long after the revocation each refused it.
  */
-export async function refusalTimes(fleet: FleetInstance[], apiKey: string, revokedAt: number, pathAndQuery: string, timeoutMs = 3000): Promise<Map<string, number>> {
+export async function refusalTimes(
+  fleet: FleetInstance[],
+  apiKey: string,
+  revokedAt: number,
+  pathAndQuery: string,
+  timeoutMs = 3000,
+): Promise<Map<string, number>> {
   const refusedBy = new Map<string, number>();
-  await waitFor(async () => {
-    for (const instance of fleet) {
-      if (refusedBy.has(instance.name)) continue;
-      if ((await instance.request(pathAndQuery, apiKey)).status === 401) refusedBy.set(instance.name, Date.now() - revokedAt);
-    }
-    return refusedBy.size === fleet.length;
-  }, timeoutMs, 20);
+  await waitFor(
+    async () => {
+      for (const instance of fleet) {
+        if (refusedBy.has(instance.name)) continue;
+        if ((await instance.request(pathAndQuery, apiKey)).status === 401)
+          refusedBy.set(instance.name, Date.now() - revokedAt);
+      }
+      return refusedBy.size === fleet.length;
+    },
+    timeoutMs,
+    20,
+  );
   return refusedBy;
 }
 
 /** GET /subscription/usage from every instance with the key. */
-export const usageFromEach = (fleet: FleetInstance[], apiKey: string): Promise<Answer[]> => Promise.all(fleet.map((i) => i.request('/external/v1/subscription/usage', apiKey)));
+export const usageFromEach = (fleet: FleetInstance[], apiKey: string): Promise<Answer[]> =>
+  Promise.all(fleet.map((i) => i.request('/external/v1/subscription/usage', apiKey)));
 
 /** What a fleet suite made, any part of which may be missing when its set-up failed half way. */
 export interface FleetMade {

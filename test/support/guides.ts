@@ -118,7 +118,12 @@ export type Compare = 'values' | 'shape';
 const EVER_CHANGING = new Set(['meta.timestamp', 'meta.requestId']);
 
 const globRegExp = (shown: string, any = '[\\s\\S]*'): RegExp =>
-  new RegExp(`^${shown.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join(any)}$`);
+  new RegExp(
+    `^${shown
+      .split('…')
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join(any)}$`,
+  );
 
 const kind = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
@@ -128,17 +133,24 @@ export function compareShown(shown: unknown, real: unknown, mode: Compare, at = 
   if (shown === ANY) return [];
   if (typeof shown === 'string' && shown.includes('…')) {
     if (typeof real !== 'string') return [`${where}: shown a string, got ${kind(real)} ${JSON.stringify(real)}`];
-    return mode === 'shape' || globRegExp(shown).test(real) ? [] : [`${where}: shown ${JSON.stringify(shown)}, got ${JSON.stringify(real)}`];
+    return mode === 'shape' || globRegExp(shown).test(real)
+      ? []
+      : [`${where}: shown ${JSON.stringify(shown)}, got ${JSON.stringify(real)}`];
   }
-  if (kind(shown) !== kind(real)) return [`${where}: shown ${kind(shown)} ${JSON.stringify(shown)}, got ${kind(real)} ${JSON.stringify(real)?.slice(0, 200)}`];
+  if (kind(shown) !== kind(real))
+    return [
+      `${where}: shown ${kind(shown)} ${JSON.stringify(shown)}, got ${kind(real)} ${JSON.stringify(real)?.slice(0, 200)}`,
+    ];
   if (Array.isArray(shown)) {
     const list = real as unknown[];
     const cut = shown.indexOf(ANY);
     const head = cut === -1 ? shown : shown.slice(0, cut);
     const tail = cut === -1 ? [] : shown.slice(cut + 1).filter((item) => item !== ANY);
     const problems: string[] = [];
-    if (cut === -1 && mode === 'values' && list.length !== shown.length) problems.push(`${where}: shown ${shown.length} elements, got ${list.length}`);
-    if (cut !== -1 && list.length < head.length + tail.length) problems.push(`${where}: shown at least ${head.length + tail.length} elements, got ${list.length}`);
+    if (cut === -1 && mode === 'values' && list.length !== shown.length)
+      problems.push(`${where}: shown ${shown.length} elements, got ${list.length}`);
+    if (cut !== -1 && list.length < head.length + tail.length)
+      problems.push(`${where}: shown at least ${head.length + tail.length} elements, got ${list.length}`);
     if (shown.length > 0 && list.length === 0) return [`${where}: shown elements, got an empty list`];
     head.forEach((item, i) => {
       if (i < list.length) problems.push(...compareShown(item, list[i], mode, `${at}[${i}]`));
@@ -158,13 +170,23 @@ export function compareShown(shown: unknown, real: unknown, mode: Compare, at = 
     const missing = keys.filter((key) => !(key in realObject));
     const extra = Object.keys(realObject).filter((key) => !(key in shownObject));
     if (missing.length > 0) problems.push(`${where}: shown keys missing from the answer: ${missing.join(', ')}`);
-    if (!open && extra.length > 0) problems.push(`${where}: keys of the answer the guide does not show: ${extra.join(', ')}`);
+    if (!open && extra.length > 0)
+      problems.push(`${where}: keys of the answer the guide does not show: ${extra.join(', ')}`);
     for (const key of keys) {
-      if (key in realObject) problems.push(...compareShown(shownObject[key], realObject[key], EVER_CHANGING.has(`${at}.${key}`.replace(/^\./, '')) ? 'shape' : mode, at === '' ? key : `${at}.${key}`));
+      if (key in realObject)
+        problems.push(
+          ...compareShown(
+            shownObject[key],
+            realObject[key],
+            EVER_CHANGING.has(`${at}.${key}`.replace(/^\./, '')) ? 'shape' : mode,
+            at === '' ? key : `${at}.${key}`,
+          ),
+        );
     }
     return problems;
   }
-  if (mode === 'values' && shown !== real) return [`${where}: shown ${JSON.stringify(shown)}, got ${JSON.stringify(real)}`];
+  if (mode === 'values' && shown !== real)
+    return [`${where}: shown ${JSON.stringify(shown)}, got ${JSON.stringify(real)}`];
   return [];
 }
 
@@ -174,7 +196,11 @@ export function compareShown(shown: unknown, real: unknown, mode: Compare, at = 
  * spaces are ignored.
  */
 export function textMatches(shown: string, real: string): boolean {
-  const lines = (text: string) => text.replace(/\r/g, '').split('\n').map((line) => line.trimEnd());
+  const lines = (text: string) =>
+    text
+      .replace(/\r/g, '')
+      .split('\n')
+      .map((line) => line.trimEnd());
   const trimBlank = (list: string[]) => {
     let start = 0;
     let end = list.length;

@@ -3,12 +3,18 @@
 // the browser test and the parity suite of both engines search it.
 import { grantRecord, type GrantRecord } from './catalog.js';
 
-const filler = (n: number): string => Array.from({ length: n }, (_, i) => ['the', 'program', 'helps', 'local', 'groups'][i % 5]).join(' ');
+const filler = (n: number): string =>
+  Array.from({ length: n }, (_, i) => ['the', 'program', 'helps', 'local', 'groups'][i % 5]).join(' ');
 
 /** A script the browser test would see run (it sets window.__pwned) if the text were not escaped. */
 export const HOSTILE_SCRIPT = '<script>window.__pwned = true</script><img src=x onerror="window.__pwned = true">';
 
-export const HIGHLIGHT_IDS = { energy: 'h-energy', emploi: 'h-emploi', nonprofit: 'h-nonprofit', hostile: 'h-hostile' } as const;
+export const HIGHLIGHT_IDS = {
+  energy: 'h-energy',
+  emploi: 'h-emploi',
+  nonprofit: 'h-nonprofit',
+  hostile: 'h-hostile',
+} as const;
 
 export const HIGHLIGHT_GRANTS: readonly GrantRecord[] = [
   grantRecord(HIGHLIGHT_IDS.energy, {

@@ -39,7 +39,15 @@ const ORIGIN_A = 'https://a.example';
 const ORIGIN_B = 'https://b.example';
 
 async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', SEARCH_TIMEOUT_MS: '60000', OVERLOAD_EVENT_LOOP_DELAY_MS: '0', SEARCH_WORKERS: '0', ...env, PORT: '0', HOST: '127.0.0.1' });
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    SEARCH_TIMEOUT_MS: '60000',
+    OVERLOAD_EVENT_LOOP_DELAY_MS: '0',
+    SEARCH_WORKERS: '0',
+    ...env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+  });
   const log = createLogger(config.logLevel);
   const deps = await createDeps(config, log);
   await seedCatalogIfEmpty(config, deps.engine, log);
@@ -54,7 +62,12 @@ async function startInstance(env: Record<string, string>): Promise<Instance> {
   };
 }
 
-export async function call(instance: { url: string }, pathAndQuery: string, key: string | null, init: RequestInit = {}): Promise<Answer> {
+export async function call(
+  instance: { url: string },
+  pathAndQuery: string,
+  key: string | null,
+  init: RequestInit = {},
+): Promise<Answer> {
   const headers = new Headers(init.headers);
   if (key !== null) headers.set('Authorization', `Bearer ${key}`);
   const response = await fetch(instance.url + pathAndQuery, { ...init, headers });
@@ -70,7 +83,11 @@ export async function call(instance: { url: string }, pathAndQuery: string, key:
   return answer;
 }
 
-export const json = (method: string, body: unknown): RequestInit => ({ method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+export const json = (method: string, body: unknown): RequestInit => ({
+  method,
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 function expectStatus(answer: Answer, status: number, label = ''): void {
   expect(answer.status, `${label} ${answer.text}`).to.equal(status);
@@ -91,7 +108,12 @@ export function keyRestrictionScenario(backend: ScenarioBackend): void {
   before(async function () {
     this.timeout(120_000);
     workDir = tempDir('grants-keys-');
-    env = { DATA_DIR: path.join(workDir, 'data'), SEED_FILE: writeTinyCatalog(workDir), CORS_ORIGINS: `${ORIGIN_A},${ORIGIN_B}`, ...backend.env() };
+    env = {
+      DATA_DIR: path.join(workDir, 'data'),
+      SEED_FILE: writeTinyCatalog(workDir),
+      CORS_ORIGINS: `${ORIGIN_A},${ORIGIN_B}`,
+      ...backend.env(),
+    };
     a = await startInstance(env);
     b = await startInstance({ ...env, TRUST_PROXY: 'loopback' });
   });
@@ -111,7 +133,9 @@ export function keyRestrictionScenario(backend: ScenarioBackend): void {
 
   /** A fresh subscription (50 requests a second) and its unrestricted key. */
   async function subscription(): Promise<{ id: string; key: string; keyId: string }> {
-    const created = JSON.parse((await admin('subscription', 'create', '--name', 'keys', '--tier', 'PROFESSIONAL', '--json'))[0]);
+    const created = JSON.parse(
+      (await admin('subscription', 'create', '--name', 'keys', '--tier', 'PROFESSIONAL', '--json'))[0],
+    );
     return { id: created.subscriptionId, key: created.apiKey, keyId: created.keyId };
   }
 
@@ -122,7 +146,7 @@ export function keyRestrictionScenario(backend: ScenarioBackend): void {
   }
 
   describe('scopes', function () {
-    it('a call outside the key\'s scopes is a 403 SCOPE_NOT_ALLOWED naming the scope it needs; an unrestricted key does everything (control)', async function () {
+    it("a call outside the key's scopes is a 403 SCOPE_NOT_ALLOWED naming the scope it needs; an unrestricted key does everything (control)", async function () {
       const sub = await subscription();
       const reader = await restrictedKey(sub.id, '--scopes', 'grants:read,alerts:read');
       expectStatus(await call(a, `${P}/grants/g-1`, reader.key), 200);
@@ -133,7 +157,12 @@ export function keyRestrictionScenario(backend: ScenarioBackend): void {
       expectError(limits, 403, 'SCOPE_NOT_ALLOWED');
       expect(limits.body.error.message).to.include('"subscription:read"');
       expectStatus(await call(a, `${P}/alerts`, reader.key), 200);
-      const write = await call(a, `${P}/alerts`, reader.key, json('POST', { name: 'x', query: {}, url: 'https://partner.example/hook' }));
+      const write = await call(
+        a,
+        `${P}/alerts`,
+        reader.key,
+        json('POST', { name: 'x', query: {}, url: 'https://partner.example/hook' }),
+      );
       expectError(write, 403, 'SCOPE_NOT_ALLOWED');
       expect(write.body.error.message).to.include('"alerts:write"');
       for (const route of ['/grants', '/grants/g-1', '/subscription/limits', '/alerts']) {
@@ -186,7 +215,14 @@ export function keyRestrictionScenario(backend: ScenarioBackend): void {
   describe('origins beyond CORS_ORIGINS', function () {
     const ORIGIN_C = `https://c-${Date.now().toString(36)}.example`;
     const preflight = (instance: Instance) =>
-      call(instance, `${P}/grants`, null, { method: 'OPTIONS', headers: { Origin: ORIGIN_C, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization' } });
+      call(instance, `${P}/grants`, null, {
+        method: 'OPTIONS',
+        headers: {
+          Origin: ORIGIN_C,
+          'Access-Control-Request-Method': 'GET',
+          'Access-Control-Request-Headers': 'authorization',
+        },
+      });
     /** Polls `check` for at most a second (a change reaches every instance within it). */
     async function withinASecond(check: () => Promise<boolean>): Promise<boolean> {
       const started = Date.now();
@@ -204,7 +240,11 @@ export function keyRestrictionScenario(backend: ScenarioBackend): void {
       expect((await preflight(a)).headers.get('access-control-allow-origin')).to.equal(null);
       const page = await restrictedKey(sub.id, '--origins', ORIGIN_C, '--scopes', 'grants:search');
       for (const instance of [a, b]) {
-        expect(await withinASecond(async () => (await preflight(instance)).headers.get('access-control-allow-origin') === ORIGIN_C)).to.equal(true);
+        expect(
+          await withinASecond(
+            async () => (await preflight(instance)).headers.get('access-control-allow-origin') === ORIGIN_C,
+          ),
+        ).to.equal(true);
       }
       const answered = await preflight(a);
       expect(answered.status).to.equal(204);
@@ -219,13 +259,17 @@ export function keyRestrictionScenario(backend: ScenarioBackend): void {
       expect(other.headers.get('access-control-allow-origin')).to.equal(null);
       await admin('key', 'revoke', page.keyId);
       for (const instance of [a, b]) {
-        expect(await withinASecond(async () => (await preflight(instance)).headers.get('access-control-allow-origin') === null)).to.equal(true);
+        expect(
+          await withinASecond(
+            async () => (await preflight(instance)).headers.get('access-control-allow-origin') === null,
+          ),
+        ).to.equal(true);
       }
     });
   });
 
   describe('IP ranges', function () {
-    it('a request from outside the key\'s ranges is a 403 IP_NOT_ALLOWED; X-Forwarded-For counts only behind a proxy TRUST_PROXY names', async function () {
+    it("a request from outside the key's ranges is a 403 IP_NOT_ALLOWED; X-Forwarded-For counts only behind a proxy TRUST_PROXY names", async function () {
       const sub = await subscription();
       const office = await restrictedKey(sub.id, '--ips', '10.0.0.0/8,2001:db8::/32');
       const local = await restrictedKey(sub.id, '--ips', '127.0.0.0/8');
@@ -235,14 +279,26 @@ export function keyRestrictionScenario(backend: ScenarioBackend): void {
       expect(refused.body.error.message).to.include('127.0.0.1');
       expectStatus(await call(a, `${P}/grants`, local.key), 200);
       // A: no TRUST_PROXY: the header is ignored, whatever it says.
-      expectError(await call(a, `${P}/grants`, office.key, { headers: { 'X-Forwarded-For': '10.1.2.3' } }), 403, 'IP_NOT_ALLOWED');
+      expectError(
+        await call(a, `${P}/grants`, office.key, { headers: { 'X-Forwarded-For': '10.1.2.3' } }),
+        403,
+        'IP_NOT_ALLOWED',
+      );
       expectStatus(await call(a, `${P}/grants`, local.key, { headers: { 'X-Forwarded-For': '10.1.2.3' } }), 200);
       // B: TRUST_PROXY=loopback: the peer (127.0.0.1) is a trusted proxy, so the client is the address it forwarded.
       expectStatus(await call(b, `${P}/grants`, office.key, { headers: { 'X-Forwarded-For': '10.1.2.3' } }), 200);
       expectStatus(await call(b, `${P}/grants`, office.key, { headers: { 'X-Forwarded-For': '2001:db8::7' } }), 200);
-      expectError(await call(b, `${P}/grants`, local.key, { headers: { 'X-Forwarded-For': '10.1.2.3' } }), 403, 'IP_NOT_ALLOWED');
+      expectError(
+        await call(b, `${P}/grants`, local.key, { headers: { 'X-Forwarded-For': '10.1.2.3' } }),
+        403,
+        'IP_NOT_ALLOWED',
+      );
       // A client cannot slip an address in front of the proxy's: only the hop the trusted proxy added counts.
-      expectError(await call(b, `${P}/grants`, office.key, { headers: { 'X-Forwarded-For': '10.9.9.9, 192.0.2.1' } }), 403, 'IP_NOT_ALLOWED');
+      expectError(
+        await call(b, `${P}/grants`, office.key, { headers: { 'X-Forwarded-For': '10.9.9.9, 192.0.2.1' } }),
+        403,
+        'IP_NOT_ALLOWED',
+      );
       // Without the header B sees the peer itself.
       expectError(await call(b, `${P}/grants`, office.key), 403, 'IP_NOT_ALLOWED');
     });
@@ -272,12 +328,14 @@ export function keyRestrictionScenario(backend: ScenarioBackend): void {
   });
 
   describe('per-key rate', function () {
-    it('a key held to 2 requests a second gets 429 RATE_LIMITED while the subscription\'s other key is still served', async function () {
+    it("a key held to 2 requests a second gets 429 RATE_LIMITED while the subscription's other key is still served", async function () {
       const sub = await subscription();
       const slow = await restrictedKey(sub.id, '--rate-limit', '2');
       // Spread over both instances: each spends the key's budget (its own on each instance without
       // Redis, where it can admit 4 of the 8; shared through Redis, 2).
-      const burst = await Promise.all(Array.from({ length: 8 }, (_, i) => call(i % 2 === 0 ? a : b, `${P}/grants`, slow.key)));
+      const burst = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => call(i % 2 === 0 ? a : b, `${P}/grants`, slow.key)),
+      );
       const statuses = burst.map((r) => r.status);
       expect(statuses.filter((s) => s === 429).length, String(statuses)).to.be.at.least(4);
       const refused = burst.find((r) => r.status === 429)!;
@@ -288,42 +346,80 @@ export function keyRestrictionScenario(backend: ScenarioBackend): void {
       expect(other[0].headers.get('x-ratelimit-limit')).to.equal('50');
     });
 
-    it('a key may not be given a rate above the subscription\'s', async function () {
+    it("a key may not be given a rate above the subscription's", async function () {
       const sub = await subscription();
-      const run = await captureCli((io) => runAdmin(['key', 'create', sub.id, '--rate-limit', '51'], { ...process.env, ...env }, io));
+      const run = await captureCli((io) =>
+        runAdmin(['key', 'create', sub.id, '--rate-limit', '51'], { ...process.env, ...env }, io),
+      );
       expect(run.code).to.equal(2);
       expect(run.err.join('\n')).to.include("may not exceed the subscription's rate (50 per second)");
-      expectError(await call(a, `${P}/keys`, sub.key, json('POST', { name: 'fast', rateLimit: 51 })), 400, 'VALIDATION_ERROR');
+      expectError(
+        await call(a, `${P}/keys`, sub.key, json('POST', { name: 'fast', rateLimit: 51 })),
+        400,
+        'VALIDATION_ERROR',
+      );
     });
   });
 
   describe('/subscription/limits', function () {
-    it('shows the calling key\'s restrictions', async function () {
+    it("shows the calling key's restrictions", async function () {
       const sub = await subscription();
       const until = new Date(Date.now() + 30 * 86_400_000).toISOString();
-      const key = await restrictedKey(sub.id, '--scopes', 'subscription:read,grants:search', '--origins', ORIGIN_A, '--ips', '127.0.0.1', '--rate-limit', '3', '--expires', until);
+      const key = await restrictedKey(
+        sub.id,
+        '--scopes',
+        'subscription:read,grants:search',
+        '--origins',
+        ORIGIN_A,
+        '--ips',
+        '127.0.0.1',
+        '--rate-limit',
+        '3',
+        '--expires',
+        until,
+      );
       const limits = await call(a, `${P}/subscription/limits`, key.key);
       expect(limits.status, limits.text).to.equal(200);
       expect(limits.body.data.key).to.deep.equal({
         id: key.keyId,
         prefix: key.key.slice(0, 12),
-        restrictions: { scopes: ['grants:search', 'subscription:read'], origins: [ORIGIN_A], ips: ['127.0.0.1/32'], rateLimit: 3 },
+        restrictions: {
+          scopes: ['grants:search', 'subscription:read'],
+          origins: [ORIGIN_A],
+          ips: ['127.0.0.1/32'],
+          rateLimit: 3,
+        },
         expiresAt: until,
       });
       const plain = await call(a, `${P}/subscription/limits`, sub.key);
-      expect(plain.body.data.key).to.deep.equal({ id: sub.keyId, prefix: sub.key.slice(0, 12), restrictions: { scopes: null, origins: null, ips: null, rateLimit: null }, expiresAt: null });
+      expect(plain.body.data.key).to.deep.equal({
+        id: sub.keyId,
+        prefix: sub.key.slice(0, 12),
+        restrictions: { scopes: null, origins: null, ips: null, rateLimit: null },
+        expiresAt: null,
+      });
     });
   });
 
   describe('/keys', function () {
-    it('POST /keys creates a key with at most the caller\'s restrictions, shown once; GET /keys never shows a key', async function () {
+    it("POST /keys creates a key with at most the caller's restrictions, shown once; GET /keys never shows a key", async function () {
       const sub = await subscription();
-      const created = await call(a, `${P}/keys`, sub.key, json('POST', { name: 'Browser widget', scopes: ['grants:search'], origins: [ORIGIN_A], rateLimit: 5 }));
+      const created = await call(
+        a,
+        `${P}/keys`,
+        sub.key,
+        json('POST', { name: 'Browser widget', scopes: ['grants:search'], origins: [ORIGIN_A], rateLimit: 5 }),
+      );
       expect(created.status, created.text).to.equal(201);
       const key = created.body.data;
       expect(key.apiKey).to.match(/^gk_live_/);
       expect(key).to.include({ name: 'Browser widget', expiresAt: null, lastUsedAt: null, revokedAt: null });
-      expect(key.restrictions).to.deep.equal({ scopes: ['grants:search'], origins: [ORIGIN_A], ips: null, rateLimit: 5 });
+      expect(key.restrictions).to.deep.equal({
+        scopes: ['grants:search'],
+        origins: [ORIGIN_A],
+        ips: null,
+        rateLimit: 5,
+      });
       expect(key.prefix).to.equal(key.apiKey.slice(0, 12));
       // The new key works, within its scopes.
       expectStatus(await call(a, `${P}/grants`, key.apiKey), 200);
@@ -340,25 +436,74 @@ export function keyRestrictionScenario(backend: ScenarioBackend): void {
     it('a key without keys:manage gets 403 SCOPE_NOT_ALLOWED; a key cannot hand on more than it has', async function () {
       const sub = await subscription();
       const reader = await restrictedKey(sub.id, '--scopes', 'grants:search');
-      for (const [method, path] of [['GET', '/keys'], ['POST', '/keys'], ['DELETE', `/keys/${sub.keyId}`]]) {
-        const refused = await call(a, `${P}${path}`, reader.key, method === 'POST' ? json('POST', { name: 'x' }) : { method });
+      for (const [method, path] of [
+        ['GET', '/keys'],
+        ['POST', '/keys'],
+        ['DELETE', `/keys/${sub.keyId}`],
+      ]) {
+        const refused = await call(
+          a,
+          `${P}${path}`,
+          reader.key,
+          method === 'POST' ? json('POST', { name: 'x' }) : { method },
+        );
         expectError(refused, 403, 'SCOPE_NOT_ALLOWED');
         expect(refused.body.error.message).to.include('"keys:manage"');
       }
-      const manager = await restrictedKey(sub.id, '--scopes', 'keys:manage,grants:search', '--ips', '127.0.0.0/8', '--rate-limit', '10');
-      const wider = await call(a, `${P}/keys`, manager.key, json('POST', { name: 'wider', scopes: ['grants:read'], ips: ['0.0.0.0/0'], rateLimit: 20 }));
+      const manager = await restrictedKey(
+        sub.id,
+        '--scopes',
+        'keys:manage,grants:search',
+        '--ips',
+        '127.0.0.0/8',
+        '--rate-limit',
+        '10',
+      );
+      const wider = await call(
+        a,
+        `${P}/keys`,
+        manager.key,
+        json('POST', { name: 'wider', scopes: ['grants:read'], ips: ['0.0.0.0/0'], rateLimit: 20 }),
+      );
       expectError(wider, 403, 'KEY_RESTRICTIONS_EXCEEDED');
       expect(wider.body.error.message).to.include('grants:read').and.include('ips').and.include('rateLimit');
       // Left out, a restriction is the caller's: the new key is never wider.
       const inherited = await call(a, `${P}/keys`, manager.key, json('POST', { name: 'narrow', ips: ['127.0.0.1'] }));
       expect(inherited.status, inherited.text).to.equal(201);
-      expect(inherited.body.data.restrictions).to.deep.equal({ scopes: ['grants:search', 'keys:manage'], origins: null, ips: ['127.0.0.1/32'], rateLimit: 10 });
+      expect(inherited.body.data.restrictions).to.deep.equal({
+        scopes: ['grants:search', 'keys:manage'],
+        origins: null,
+        ips: ['127.0.0.1/32'],
+        rateLimit: 10,
+      });
       // A restricted key cannot revoke a mightier one.
-      expectError(await call(a, `${P}/keys/${sub.keyId}`, manager.key, { method: 'DELETE' }), 403, 'KEY_RESTRICTIONS_EXCEEDED');
+      expectError(
+        await call(a, `${P}/keys/${sub.keyId}`, manager.key, { method: 'DELETE' }),
+        403,
+        'KEY_RESTRICTIONS_EXCEEDED',
+      );
       // Bad bodies are a 400 listing every problem.
-      const bad = await call(a, `${P}/keys`, sub.key, json('POST', { scopes: ['grants:everything'], origins: ['https://a.example/path'], ips: ['10.0.0.0/33'], expiresAt: '2000-01-01T00:00:00Z', extra: 1 }));
+      const bad = await call(
+        a,
+        `${P}/keys`,
+        sub.key,
+        json('POST', {
+          scopes: ['grants:everything'],
+          origins: ['https://a.example/path'],
+          ips: ['10.0.0.0/33'],
+          expiresAt: '2000-01-01T00:00:00Z',
+          extra: 1,
+        }),
+      );
       expectError(bad, 400, 'VALIDATION_ERROR');
-      expect(bad.body.error.details.map((d: { parameter: string }) => d.parameter).sort()).to.deep.equal(['expiresAt', 'extra', 'ips', 'name', 'origins', 'scopes']);
+      expect(bad.body.error.details.map((d: { parameter: string }) => d.parameter).sort()).to.deep.equal([
+        'expiresAt',
+        'extra',
+        'ips',
+        'name',
+        'origins',
+        'scopes',
+      ]);
     });
 
     it('DELETE /keys/{id} revokes at once on every instance; the last unrestricted key cannot be revoked this way', async function () {
@@ -382,7 +527,11 @@ export function keyRestrictionScenario(backend: ScenarioBackend): void {
       expect(refusedOnB, 'instance B still served the revoked key after a second').to.equal(true);
       expectError(await call(a, `${P}/grants`, sub.key), 401, 'UNAUTHORIZED');
       // Now the second is the last unrestricted key.
-      expectError(await call(a, `${P}/keys/${second.id}`, second.apiKey, { method: 'DELETE' }), 409, 'LAST_UNRESTRICTED_KEY');
+      expectError(
+        await call(a, `${P}/keys/${second.id}`, second.apiKey, { method: 'DELETE' }),
+        409,
+        'LAST_UNRESTRICTED_KEY',
+      );
       expectError(await call(a, `${P}/keys/${sub.keyId}`, second.apiKey, { method: 'DELETE' }), 404, 'NOT_FOUND');
       expectError(await call(a, `${P}/keys/key_unknown`, second.apiKey, { method: 'DELETE' }), 404, 'NOT_FOUND');
     });
@@ -408,7 +557,13 @@ export function keyRestrictionScenario(backend: ScenarioBackend): void {
       await admin('subscription', 'set-limits', sub.id, '--rate-limit', '40');
       const restricted = await restrictedKey(sub.id, '--scopes', 'grants:search');
       const viaApi = (await call(a, `${P}/keys`, sub.key, json('POST', { name: 'from the API' }))).body.data;
-      expectStatus(await call(b, `${P}/keys/${restricted.keyId}`, viaApi.apiKey, { method: 'DELETE', headers: { 'X-Forwarded-For': '198.51.100.7' } }), 200);
+      expectStatus(
+        await call(b, `${P}/keys/${restricted.keyId}`, viaApi.apiKey, {
+          method: 'DELETE',
+          headers: { 'X-Forwarded-For': '198.51.100.7' },
+        }),
+        200,
+      );
       const entries = JSON.parse((await admin('audit', '--subscription', sub.id, '--json'))[0]);
       const rows = entries.map((e: Record<string, unknown>) => [e.actor, e.action, e.target, e.address]);
       const host = entries[0].address;

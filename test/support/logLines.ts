@@ -15,7 +15,9 @@ export function logLines(): LogLines {
   const lines: Record<string, any>[] = [];
   const destination = new Writable({
     write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter((l) => l !== '')) {
+      for (const line of String(chunk)
+        .split('\n')
+        .filter((l) => l !== '')) {
         raw.push(line);
         lines.push(JSON.parse(line));
       }

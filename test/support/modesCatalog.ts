@@ -6,8 +6,21 @@ import { fixtureGrants } from './api.js';
 import { writeNdjson } from './catalog.js';
 
 /** A grant written for a case: a fixture grant's fields with this id and text. */
-function written(template: Grant, id: string, title: string, description: string, french: { titleFr: string; descriptionFr: string } | null = null): Grant {
-  return { ...template, id, title, description, titleFr: french?.titleFr ?? null, descriptionFr: french?.descriptionFr ?? null };
+function written(
+  template: Grant,
+  id: string,
+  title: string,
+  description: string,
+  french: { titleFr: string; descriptionFr: string } | null = null,
+): Grant {
+  return {
+    ...template,
+    id,
+    title,
+    description,
+    titleFr: french?.titleFr ?? null,
+    descriptionFr: french?.descriptionFr ?? null,
+  };
 }
 
 /** The grants the cases name. */
@@ -55,9 +68,20 @@ export function modesCatalogGrants(): Grant[] {
     written(t, M.notForProfit, 'Capacity support', 'Open to not-for-profit groups.'),
     written(t, M.evCharging, 'EV charging stations', 'Funds EV chargers in parking lots.'),
     written(t, M.electricVehicle, 'Zero-emission fleets', 'Rebates on each electric vehicle a fleet buys.'),
-    written(t, M.researchAndDevelopment, 'Industrial innovation', 'Supports research and development in manufacturing.'),
-    written(t, M.crsng, 'Subventions à la découverte', 'Discovery grants.', { titleFr: 'Subventions à la découverte', descriptionFr: 'Programme du CRSNG pour les chercheurs.' }),
-    written(t, M.obnl, 'Community support', 'Community support.', { titleFr: 'Soutien communautaire', descriptionFr: "Ouvert à tout organisme à but non lucratif de l'Ontario." }),
+    written(
+      t,
+      M.researchAndDevelopment,
+      'Industrial innovation',
+      'Supports research and development in manufacturing.',
+    ),
+    written(t, M.crsng, 'Subventions à la découverte', 'Discovery grants.', {
+      titleFr: 'Subventions à la découverte',
+      descriptionFr: 'Programme du CRSNG pour les chercheurs.',
+    }),
+    written(t, M.obnl, 'Community support', 'Community support.', {
+      titleFr: 'Soutien communautaire',
+      descriptionFr: "Ouvert à tout organisme à but non lucratif de l'Ontario.",
+    }),
     written(t, M.homeBuyer, 'Down payment help', 'For a first-time home buyer in rural areas.'),
   ];
 }

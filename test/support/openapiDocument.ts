@@ -18,7 +18,10 @@ function absolute(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(absolute);
   if (schema === null || typeof schema !== 'object') return schema;
   return Object.fromEntries(
-    Object.entries(schema).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `openapi${value}` : absolute(value)]),
+    Object.entries(schema).map(([key, value]) => [
+      key,
+      key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `openapi${value}` : absolute(value),
+    ]),
   );
 }
 
@@ -34,7 +37,15 @@ export function validatorOf(schema: Schema): ValidateFunction {
 }
 
 /** An item of the document with its `$ref` (to a place of the same document) followed. */
-export const resolve = (item: Schema): Schema => (typeof item.$ref === 'string' ? resolve(item.$ref.slice(2).split('/').reduce((at: any, key: string) => at[key], document)) : item);
+export const resolve = (item: Schema): Schema =>
+  typeof item.$ref === 'string'
+    ? resolve(
+        item.$ref
+          .slice(2)
+          .split('/')
+          .reduce((at: any, key: string) => at[key], document),
+      )
+    : item;
 
 /** The problems of a value against a schema of the document (its $refs resolved in the document); empty when it conforms. */
 export function schemaProblems(schema: Schema, value: unknown): string[] {

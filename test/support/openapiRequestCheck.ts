@@ -81,7 +81,8 @@ function parametersOf(template: string, operation: Schema): Schema[] {
   return [...own, ...shared.filter((p) => !own.some((o) => o.name === p.name && o.in === p.in))];
 }
 
-const types = (schema: Schema): string[] => (Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type]);
+const types = (schema: Schema): string[] =>
+  Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type];
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
 /** A parameter's text as the value its schema describes (a number, a boolean), else the text itself. */
@@ -149,13 +150,20 @@ function schemaProblemsOf(schema: Schema, value: unknown, label: (path: string) 
   const validate = validatorOf(schema);
   if (validate(value)) return [];
   return (validate.errors ?? []).map((e) => {
-    if (e.keyword === 'required') return `${label(`/${(e.params as { missingProperty: string }).missingProperty}`)} is required and missing`;
+    if (e.keyword === 'required')
+      return `${label(`/${(e.params as { missingProperty: string }).missingProperty}`)} is required and missing`;
     return `${label(e.instancePath)} ${e.message}`;
   });
 }
 
 /** The query of a request against the operation's query parameters. */
-function queryProblems(where: string, operation: Schema, params: Schema[], search: string, options: RequestCheckOptions): string[] {
+function queryProblems(
+  where: string,
+  operation: Schema,
+  params: Schema[],
+  search: string,
+  options: RequestCheckOptions,
+): string[] {
   const problems: string[] = [];
   const declared = new Map(params.filter((p) => p.in === 'query').map((p) => [p.name as string, p]));
   const given = new Map<string, string[]>();
@@ -171,9 +179,16 @@ function queryProblems(where: string, operation: Schema, params: Schema[], searc
     }
     let key = name;
     const bracketed = /^(.+)\[(\d*)\]$/.exec(name);
-    if (options.tolerantLists === true && bracketed !== null && types(resolve(declared.get(bracketed[1])?.schema ?? {})).includes('array')) key = bracketed[1];
+    if (
+      options.tolerantLists === true &&
+      bracketed !== null &&
+      types(resolve(declared.get(bracketed[1])?.schema ?? {})).includes('array')
+    )
+      key = bracketed[1];
     if (!declared.has(key)) {
-      problems.push(`${where}: query parameter "${name}" is not declared by the operation (it declares ${[...declared.keys()].join(', ') || 'none'})`);
+      problems.push(
+        `${where}: query parameter "${name}" is not declared by the operation (it declares ${[...declared.keys()].join(', ') || 'none'})`,
+      );
       continue;
     }
     given.set(key, [...(given.get(key) ?? []), text]);
@@ -186,7 +201,8 @@ function queryProblems(where: string, operation: Schema, params: Schema[], searc
       // One item per occurrence (each occurrence may itself be a delimited list when tolerated).
       const items = explodes(param) ? texts : texts.flatMap((t) => t.split(DELIMITERS[param.style ?? 'form'] ?? ','));
       // Tolerated as the descriptions say: items trimmed, empty ones and repeats dropped.
-      const kept = options.tolerantLists === true ? [...new Set(items.map((t) => t.trim()).filter((t) => t !== ''))] : items;
+      const kept =
+        options.tolerantLists === true ? [...new Set(items.map((t) => t.trim()).filter((t) => t !== ''))] : items;
       values[name] = kept.map((t) => typed(resolve(resolve(param.schema).items ?? {}), t));
     } else if (texts.length > 1) {
       problems.push(
@@ -197,7 +213,17 @@ function queryProblems(where: string, operation: Schema, params: Schema[], searc
     } else values[name] = valueOf(param, texts[0]);
   }
   const queryParams = [...declared.values()];
-  problems.push(...schemaProblemsOf(groupSchema(operation, 'query', queryParams), values, (path) => `${where}: query parameter ${path.slice(1).replace(/\//g, '[').replace(/\[(\d+)/g, '[$1]')}`));
+  problems.push(
+    ...schemaProblemsOf(
+      groupSchema(operation, 'query', queryParams),
+      values,
+      (path) =>
+        `${where}: query parameter ${path
+          .slice(1)
+          .replace(/\//g, '[')
+          .replace(/\[(\d+)/g, '[$1]')}`,
+    ),
+  );
   return problems;
 }
 
@@ -208,15 +234,19 @@ function credentialProblems(where: string, operation: Schema, headers: Headers):
   const satisfied = requirements.some((requirement) =>
     Object.keys(requirement).every((name) => {
       const scheme = resolve(document.components.securitySchemes[name]);
-      if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer') return /^bearer [A-Za-z0-9\-._~+/]+=*$/i.test(headers.get('authorization') ?? '');
-      if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'basic') return /^basic \S+$/i.test(headers.get('authorization') ?? '');
+      if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'bearer')
+        return /^bearer [A-Za-z0-9\-._~+/]+=*$/i.test(headers.get('authorization') ?? '');
+      if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'basic')
+        return /^basic \S+$/i.test(headers.get('authorization') ?? '');
       if (scheme.type === 'apiKey' && scheme.in === 'header') return headers.get(scheme.name) !== null;
       return false;
     }),
   );
   if (satisfied) return [];
   const asked = requirements.map((r) => Object.keys(r).join(' + ') || 'none').join(' or ');
-  return [`${where}: the request lacks the credentials the operation's security asks for (${asked}: Authorization: Bearer <key>)`];
+  return [
+    `${where}: the request lacks the credentials the operation's security asks for (${asked}: Authorization: Bearer <key>)`,
+  ];
 }
 
 /** The body of a request against the operation's requestBody. */
@@ -227,7 +257,10 @@ function bodyProblems(where: string, operation: Schema, headers: Headers, body: 
   const contentType = headers.get('content-type');
   const media = (contentType ?? '').split(';')[0].trim().toLowerCase();
   const listed = Object.keys(spec.content ?? {});
-  if (!listed.includes(media)) return [`${where}: request Content-Type is ${contentType ?? '(none)'}, not one the document lists (${listed.join(', ')})`];
+  if (!listed.includes(media))
+    return [
+      `${where}: request Content-Type is ${contentType ?? '(none)'}, not one the document lists (${listed.join(', ')})`,
+    ];
   if (media !== 'application/json' && !media.endsWith('+json')) return [];
   let value: unknown;
   try {
@@ -236,7 +269,9 @@ function bodyProblems(where: string, operation: Schema, headers: Headers, body: 
     return [`${where}: the request body is not JSON`];
   }
   const schema = spec.content[media].schema as Schema | undefined;
-  return schema === undefined ? [] : schemaProblemsOf(schema, value, (path) => `${where}: request body ${path || '(root)'}`);
+  return schema === undefined
+    ? []
+    : schemaProblemsOf(schema, value, (path) => `${where}: request body ${path || '(root)'}`);
 }
 
 /**
@@ -268,10 +303,17 @@ export function requestProblems(request: CheckedRequest, options: RequestCheckOp
       text = undefined;
     }
     if (param === undefined) problems.push(`${where}: path parameter {${name}} is not declared`);
-    else if (text === undefined) problems.push(`${where}: path parameter {${name}} "${raw.slice(0, 80)}" is not valid percent-encoding`);
+    else if (text === undefined)
+      problems.push(`${where}: path parameter {${name}} "${raw.slice(0, 80)}" is not valid percent-encoding`);
     pathValues[name] = param === undefined ? raw : valueOf(param, text ?? raw);
   }
-  problems.push(...schemaProblemsOf(groupSchema(operation, 'path', pathParams), pathValues, (path) => `${where}: path parameter ${path.slice(1)}`));
+  problems.push(
+    ...schemaProblemsOf(
+      groupSchema(operation, 'path', pathParams),
+      pathValues,
+      (path) => `${where}: path parameter ${path.slice(1)}`,
+    ),
+  );
 
   const headerParams = params.filter((p) => p.in === 'header');
   const headerValues: Record<string, unknown> = {};
@@ -279,7 +321,13 @@ export function requestProblems(request: CheckedRequest, options: RequestCheckOp
     const value = request.headers.get(param.name);
     if (value !== null) headerValues[param.name] = valueOf(param, value);
   }
-  problems.push(...schemaProblemsOf(groupSchema(operation, 'header', headerParams), headerValues, (path) => `${where}: header ${path.slice(1)}`));
+  problems.push(
+    ...schemaProblemsOf(
+      groupSchema(operation, 'header', headerParams),
+      headerValues,
+      (path) => `${where}: header ${path.slice(1)}`,
+    ),
+  );
 
   problems.push(...queryProblems(where, operation, params, url.search, options));
   problems.push(...credentialProblems(where, operation, request.headers));

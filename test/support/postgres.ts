@@ -11,7 +11,8 @@ import path from 'node:path';
 import { freePort, killAtExit, serviceUser, signalTree, waitFor } from './processes.js';
 import { describeRequiring } from './redis.js';
 
-export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/postgres';
+export const POSTGRES_ADMIN_URL =
+  process.env.TEST_POSTGRES_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/postgres';
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 
 export interface TestDatabase {
@@ -63,7 +64,10 @@ export function describeWithPostgres(title: string, body: (this: Mocha.Suite) =>
     before(async function () {
       const missing = await postgresMissing();
       if (missing === null) return;
-      if (IN_CI) throw new Error(`${missing} in CI: the postgres suites must run there (start it with scripts/services.sh start)`);
+      if (IN_CI)
+        throw new Error(
+          `${missing} in CI: the postgres suites must run there (start it with scripts/services.sh start)`,
+        );
       process.stderr.write(`  skipped "${title}": ${missing} (start PostgreSQL, or set TEST_POSTGRES_URL)\n`);
       this.skip();
     });
@@ -82,7 +86,9 @@ export function postgresBinDir(): string | null {
   if (configured) return existsSync(path.join(configured, 'postgres')) ? configured : null;
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
-  const majors = readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a));
+  const majors = readdirSync(root)
+    .filter((d) => /^\d+$/.test(d))
+    .sort((a, b) => Number(b) - Number(a));
   for (const major of majors) {
     const dir = path.join(root, major, 'bin');
     if (existsSync(path.join(dir, 'postgres')) && existsSync(path.join(dir, 'initdb'))) return dir;
@@ -93,10 +99,12 @@ export function postgresBinDir(): string | null {
 /** Why a private PostgreSQL cannot be run here, or null when it can. */
 export function postgresServerMissing(): string | null {
   if (postgresBinDir() === null) return 'no PostgreSQL server binaries (initdb, postgres) found';
-  if (process.getuid?.() === 0 && spawnSync('id', ['-u', 'postgres'], { stdio: 'ignore' }).status !== 0) return 'no `postgres` user to run a private server as';
+  if (process.getuid?.() === 0 && spawnSync('id', ['-u', 'postgres'], { stdio: 'ignore' }).status !== 0)
+    return 'no `postgres` user to run a private server as';
   return null;
 }
-export const POSTGRES_SERVER_HINT = 'install postgresql (bash scripts/services.sh start postgres does) or set PG_BIN_DIR';
+export const POSTGRES_SERVER_HINT =
+  'install postgresql (bash scripts/services.sh start postgres does) or set PG_BIN_DIR';
 
 /** describe() for a suite that starts PostgreSQL servers of its own. */
 export function describeWithPostgresServer(title: string, body: (this: Mocha.Suite) => void): void {
@@ -106,10 +114,15 @@ export function describeWithPostgresServer(title: string, body: (this: Mocha.Sui
 /** Runs one SQL statement with psql against a URL; resolves with its unaligned output. */
 export function psql(url: string, sql: string, timeoutMs = 10_000): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('psql', ['-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', sql], { timeout: timeoutMs, env: { ...process.env, PGCONNECT_TIMEOUT: '3' } }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`psql failed: ${stderr.trim() || error.message}`));
-      else resolve(stdout.trim());
-    });
+    execFile(
+      'psql',
+      ['-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', sql],
+      { timeout: timeoutMs, env: { ...process.env, PGCONNECT_TIMEOUT: '3' } },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`psql failed: ${stderr.trim() || error.message}`));
+        else resolve(stdout.trim());
+      },
+    );
   });
 }
 
@@ -160,7 +173,11 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   if (owner) chownSync(base, owner.uid, owner.gid);
   const dataDir = path.join(base, 'data');
   const asOwner = owner ? { uid: owner.uid, gid: owner.gid } : {};
-  const init = spawnSync(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], { ...asOwner, encoding: 'utf8', cwd: base });
+  const init = spawnSync(
+    path.join(bin, 'initdb'),
+    ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+    { ...asOwner, encoding: 'utf8', cwd: base },
+  );
   if (init.status !== 0) {
     rmSync(base, { recursive: true, force: true });
     throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
@@ -171,7 +188,9 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   let log = '';
 
   const accepts = async () => {
-    const probe = spawnSync('pg_isready', ['-q', '-h', '127.0.0.1', '-p', String(port), '-t', '1'], { stdio: 'ignore' });
+    const probe = spawnSync('pg_isready', ['-q', '-h', '127.0.0.1', '-p', String(port), '-t', '1'], {
+      stdio: 'ignore',
+    });
     return probe.status === 0;
   };
 
@@ -179,7 +198,24 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     if (child !== null) return;
     const proc = spawn(
       path.join(bin, 'postgres'),
-      ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${base}`, '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'shared_buffers=32MB', '-c', 'max_connections=100'],
+      [
+        '-D',
+        dataDir,
+        '-p',
+        String(port),
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        `unix_socket_directories=${base}`,
+        '-c',
+        'fsync=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'shared_buffers=32MB',
+        '-c',
+        'max_connections=100',
+      ],
       { ...asOwner, cwd: base, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     proc.stderr?.on('data', (chunk: Buffer) => {

@@ -85,7 +85,11 @@ export function descendants(root: number): number[] {
 }
 
 /** Polls `probe` every `everyMs` until it returns true; false if `timeoutMs` passes first. */
-export async function waitFor(probe: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<boolean> {
+export async function waitFor(
+  probe: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 50,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await probe()) return true;
@@ -149,8 +153,10 @@ export function launch(command: string, args: string[], options: { cwd: string; 
         const match = pattern.exec(text[stream]);
         if (match !== null) return match;
         const outputs = `\n--- stdout:\n${text.stdout}\n--- stderr:\n${text.stderr}`;
-        if (exit !== null) throw new Error(`${command} exited (${JSON.stringify(exit)}) before ${stream} matched ${pattern}${outputs}`);
-        if (Date.now() > deadline) throw new Error(`${stream} of ${command} did not match ${pattern} within ${timeoutMs} ms${outputs}`);
+        if (exit !== null)
+          throw new Error(`${command} exited (${JSON.stringify(exit)}) before ${stream} matched ${pattern}${outputs}`);
+        if (Date.now() > deadline)
+          throw new Error(`${stream} of ${command} did not match ${pattern} within ${timeoutMs} ms${outputs}`);
         await sleep(25);
       }
     },

@@ -38,12 +38,23 @@ async function startProcess(env: Record<string, string>): Promise<Instance> {
   const port = await freePort();
   const server = launch(process.execPath, apiProcessArgs(), {
     cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', SEARCH_WORKERS: '0', OVERLOAD_EVENT_LOOP_DELAY_MS: '0', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      SEARCH_WORKERS: '0',
+      OVERLOAD_EVENT_LOOP_DELAY_MS: '0',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const up = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+    const up = await fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline || server.child.exitCode !== null) {
       server.kill();
@@ -55,7 +66,10 @@ async function startProcess(env: Record<string, string>): Promise<Instance> {
     url,
     async stop() {
       server.child.kill('SIGTERM');
-      const stopped = await Promise.race([server.exited.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 10_000))]);
+      const stopped = await Promise.race([
+        server.exited.then(() => true),
+        new Promise((resolve) => setTimeout(() => resolve(false), 10_000)),
+      ]);
       if (!stopped) server.kill();
     },
   };
@@ -84,7 +98,23 @@ export function storeRaceScenario(backend: RaceBackend): void {
   /** A subscription of the tier whose rate and allowance no round of a race can reach. */
   async function subscription(tier: string): Promise<{ id: string; key: string; keyId: string }> {
     const run = await captureCli((io) =>
-      runAdmin(['subscription', 'create', '--name', 'races', '--tier', tier, '--rate-limit', '5000', '--monthly-limit', '1000000', '--json'], { ...process.env, ...env }, io),
+      runAdmin(
+        [
+          'subscription',
+          'create',
+          '--name',
+          'races',
+          '--tier',
+          tier,
+          '--rate-limit',
+          '5000',
+          '--monthly-limit',
+          '1000000',
+          '--json',
+        ],
+        { ...process.env, ...env },
+        io,
+      ),
     );
     if (run.code !== 0) throw new Error(`grants-admin exited ${run.code}: ${run.err.join('\n')}`);
     const created = JSON.parse(run.out[0]);
@@ -105,7 +135,8 @@ export function storeRaceScenario(backend: RaceBackend): void {
         call(b, `${P}/keys/${survivor.id}`, other.key, { method: 'DELETE' }),
       ]);
       const label = `round ${round}: ${first.status} ${first.text} / ${second.status} ${second.text}`;
-      for (const answer of [first, second]) outcomes.set(String(answer.status), (outcomes.get(String(answer.status)) ?? 0) + 1);
+      for (const answer of [first, second])
+        outcomes.set(String(answer.status), (outcomes.get(String(answer.status)) ?? 0) + 1);
       expect(first.status === 200 && second.status === 200, `both keys revoked: ${label}`).to.equal(false);
       // The loser was refused: its key already revoked (401), or the rule (409).
       for (const answer of [first, second]) expect([200, 401, 409], label).to.include(answer.status);
@@ -124,10 +155,15 @@ export function storeRaceScenario(backend: RaceBackend): void {
     const sub = await subscription('STARTER');
     for (let round = 0; round < CREATION_ROUNDS; round++) {
       const answers: Answer[] = await Promise.all(
-        Array.from({ length: SIMULTANEOUS_CREATIONS }, (_, i) => call(i % 2 === 0 ? a : b, `${P}/alerts`, sub.key, json('POST', { ...ALERT, name: `race ${round}.${i}` }))),
+        Array.from({ length: SIMULTANEOUS_CREATIONS }, (_, i) =>
+          call(i % 2 === 0 ? a : b, `${P}/alerts`, sub.key, json('POST', { ...ALERT, name: `race ${round}.${i}` })),
+        ),
       );
       const statuses = answers.map((x) => x.status).sort();
-      expect(statuses.filter((s) => s === 201), `round ${round}: ${statuses.join(' ')}`).to.have.length(5);
+      expect(
+        statuses.filter((s) => s === 201),
+        `round ${round}: ${statuses.join(' ')}`,
+      ).to.have.length(5);
       for (const refused of answers.filter((x) => x.status !== 201)) {
         expect(refused.status, refused.text).to.equal(403);
         expect(refused.body.error.code).to.equal('ALERT_LIMIT_REACHED');
@@ -135,7 +171,9 @@ export function storeRaceScenario(backend: RaceBackend): void {
       const limits = await call(b, `${P}/subscription/limits`, sub.key);
       expect(limits.body.data.limits.alerts).to.deep.equal({ max: 5, current: 5 });
       for (const created of answers.filter((x) => x.status === 201)) {
-        expect((await call(a, `${P}/alerts/${created.body.data.id}`, sub.key, { method: 'DELETE' })).status).to.equal(200);
+        expect((await call(a, `${P}/alerts/${created.body.data.id}`, sub.key, { method: 'DELETE' })).status).to.equal(
+          200,
+        );
       }
     }
   });
@@ -145,7 +183,11 @@ export function storeRaceScenario(backend: RaceBackend): void {
     const sub = await subscription('PROFESSIONAL');
     const idem = (key: string) => ({ 'Content-Type': 'application/json', 'Idempotency-Key': key });
     const post = (instance: Instance, url: string, key: string, body: unknown = undefined) =>
-      call(instance, url, sub.key, { method: 'POST', headers: idem(key), body: body === undefined ? undefined : JSON.stringify(body) });
+      call(instance, url, sub.key, {
+        method: 'POST',
+        headers: idem(key),
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     const kept: string[] = [];
     for (let i = 0; i < 3; i++) {
       const created = await post(a, `${P}/alerts`, `create-${i}`, { ...ALERT, name: `kept ${i}` });
@@ -161,7 +203,9 @@ export function storeRaceScenario(backend: RaceBackend): void {
 
       const rotated = await post(b, `${P}/alerts/${created.body.data.id}/secret`, `rotate-${i}`);
       expect(rotated.status, rotated.text).to.equal(200);
-      expect(rotated.body.data.secret).to.match(/^whsec_/).and.not.equal(secret);
+      expect(rotated.body.data.secret)
+        .to.match(/^whsec_/)
+        .and.not.equal(secret);
       kept.push(rotated.body.data.secret);
       const rotatedAgain = await post(a, `${P}/alerts/${created.body.data.id}/secret`, `rotate-${i}`);
       expect(rotatedAgain.headers.get('idempotent-replayed')).to.equal('true');
@@ -187,6 +231,8 @@ export function storeRaceScenario(backend: RaceBackend): void {
     // Its sealed copies are gone too (the creation's and the rotation's), the others kept.
     const left = await backend.idempotencyRows(env);
     expect(left.filter((row) => row.alert_id === id).map((row) => row.secret)).to.deep.equal([null, null]);
-    expect(left.filter((row) => row.alert_id !== id && row.alert_id !== null).every((row) => typeof row.secret === 'string')).to.equal(true);
+    expect(
+      left.filter((row) => row.alert_id !== id && row.alert_id !== null).every((row) => typeof row.secret === 'string'),
+    ).to.equal(true);
   });
 }

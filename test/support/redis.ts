@@ -26,7 +26,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * describe() under a requirement: runs the body when `missing` is null; otherwise fails in CI and
  * skips elsewhere, printing the reason.
  */
-export function describeRequiring(title: string, tag: string, missing: string | null, hint: string, body: (this: Mocha.Suite) => void): void {
+export function describeRequiring(
+  title: string,
+  tag: string,
+  missing: string | null,
+  hint: string,
+  body: (this: Mocha.Suite) => void,
+): void {
   const fullTitle = `${title} [${tag}]`;
   if (missing === null) {
     describe(fullTitle, body);
@@ -51,7 +57,13 @@ export function describeRequiring(title: string, tag: string, missing: string | 
 
 /** describe() for a suite that needs the Redis named by REDIS_URL. */
 export function describeWithRedis(title: string, body: (this: Mocha.Suite) => void): void {
-  describeRequiring(title, 'redis', REDIS_URL ? null : 'REDIS_URL is not set', 'start Redis, then export REDIS_URL=redis://127.0.0.1:6379', body);
+  describeRequiring(
+    title,
+    'redis',
+    REDIS_URL ? null : 'REDIS_URL is not set',
+    'start Redis, then export REDIS_URL=redis://127.0.0.1:6379',
+    body,
+  );
 }
 
 let redisServerFound: boolean | undefined;
@@ -147,7 +159,20 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const launch = async () => {
     const proc = spawn(
       REDIS_SERVER_BIN,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--loglevel',
+        'warning',
+      ],
       { stdio: 'ignore' },
     );
     child = proc;
@@ -280,8 +305,16 @@ export function tally(outcomes: Outcome[]): Record<string, number> {
  * Sends `n` requests at once, round-robin over the instances, with `key`; returns each outcome and
  * the status, in sending order.
  */
-export async function burst(apis: TestApi[], n: number, key: string, pathAndQuery: string): Promise<{ outcomes: Outcome[]; counts: Record<string, number>; byInstance: Record<string, number>[] }> {
-  const sent = Array.from({ length: n }, (_, i) => ({ instance: i % apis.length, response: apis[i % apis.length].request(pathAndQuery, { key }) }));
+export async function burst(
+  apis: TestApi[],
+  n: number,
+  key: string,
+  pathAndQuery: string,
+): Promise<{ outcomes: Outcome[]; counts: Record<string, number>; byInstance: Record<string, number>[] }> {
+  const sent = Array.from({ length: n }, (_, i) => ({
+    instance: i % apis.length,
+    response: apis[i % apis.length].request(pathAndQuery, { key }),
+  }));
   const responses = await Promise.all(sent.map((s) => s.response));
   const outcomes = responses.map(outcomeOf);
   const byInstance = apis.map((_, k) => tally(outcomes.filter((__, i) => sent[i].instance === k)));

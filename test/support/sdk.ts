@@ -11,9 +11,17 @@ export type Sdk = typeof import('../../clients/typescript/src/index.js');
 export const SDK_DIR = path.join(REPO_ROOT, 'clients/typescript');
 
 /** Runs a command in `cwd`; resolves with its exit code and output (stdout and stderr). */
-export function run(command: string, args: string[], cwd: string, timeoutMs = 180_000): Promise<{ code: number | null; out: string; err: string }> {
+export function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  timeoutMs = 180_000,
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' } });
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false' },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));

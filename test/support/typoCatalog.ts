@@ -30,7 +30,12 @@ export function typoCatalogGrants(): Grant[] {
   const t = grants[1];
   return [
     ...grants,
-    written(t, TYPO_GRANTS.ruralBroadband, 'Rural broadband connectivity fund', 'Brings broadband internet to rural communities.'),
+    written(
+      t,
+      TYPO_GRANTS.ruralBroadband,
+      'Rural broadband connectivity fund',
+      'Brings broadband internet to rural communities.',
+    ),
     written(t, TYPO_GRANTS.schoolBroadband, 'Broadband access for schools', 'High-speed broadband for schools.'),
     written(t, TYPO_GRANTS.misspeltBroadband, 'Braodband braodband pilot', 'Braodband.'),
     written(t, TYPO_GRANTS.farming, 'Farming succession grant', 'Helps young farmers take over the family farm.'),
@@ -51,17 +56,26 @@ export function typoCatalogGrants(): Grant[] {
 export function crowdedCatalogGrants(count = 2000): Grant[] {
   const random = new Random(4242);
   const template = fixtureGrants()[1];
-  const word = () => `sa${Array.from({ length: 6 + Math.floor(random.float() * 3) }, () => 'aeio'[Math.floor(random.float() * 4)]).join('')}`;
+  const word = () =>
+    `sa${Array.from({ length: 6 + Math.floor(random.float() * 3) }, () => 'aeio'[Math.floor(random.float() * 4)]).join('')}`;
   return Array.from({ length: count }, (_, i) => {
     const id = `grt_crowd${i.toString().padStart(4, '0')}`;
-    return { ...template, id, title: `Crowded ${word()} ${word()}`, description: Array.from({ length: 40 }, word).join(' ') };
+    return {
+      ...template,
+      id,
+      title: `Crowded ${word()} ${word()}`,
+      description: Array.from({ length: 40 }, word).join(' '),
+    };
   });
 }
 
 /** A query of 200 characters: twenty 9-letter words of the crowded catalog's kind, none of them likely in it. */
 export function crowdedQuery(): string {
   const random = new Random(7);
-  const words = Array.from({ length: 20 }, () => `sa${Array.from({ length: 7 }, () => 'aeio'[Math.floor(random.float() * 4)]).join('')}`);
+  const words = Array.from(
+    { length: 20 },
+    () => `sa${Array.from({ length: 7 }, () => 'aeio'[Math.floor(random.float() * 4)]).join('')}`,
+  );
   return words.join(' ').padEnd(200, 'x').slice(0, 200);
 }
 
@@ -74,17 +88,25 @@ export function crowdedQuery(): string {
 export function swarmedCatalogGrants(count = 3000): Grant[] {
   const random = new Random(4243);
   const template = fixtureGrants()[1];
-  const targets = crowdedQuery().split(' ').filter((w) => /^sa[aeio]{7}$/.test(w));
+  const targets = crowdedQuery()
+    .split(' ')
+    .filter((w) => /^sa[aeio]{7}$/.test(w));
   const letters = 'abcdefghijklmnopqrstuvwxyz';
   const neighbour = () => {
     const word = [...targets[Math.floor(random.float() * targets.length)]];
     const edits = random.float() < 0.25 ? 1 : 2;
-    for (let e = 0; e < edits; e++) word[1 + Math.floor(random.float() * (word.length - 1))] = letters[Math.floor(random.float() * 26)];
+    for (let e = 0; e < edits; e++)
+      word[1 + Math.floor(random.float() * (word.length - 1))] = letters[Math.floor(random.float() * 26)];
     return word.join('');
   };
   return Array.from({ length: count }, (_, i) => {
     const id = `grt_swarm${i.toString().padStart(5, '0')}`;
-    return { ...template, id, title: `Swarmed ${neighbour()} ${neighbour()}`, description: Array.from({ length: 40 }, neighbour).join(' ') };
+    return {
+      ...template,
+      id,
+      title: `Swarmed ${neighbour()} ${neighbour()}`,
+      description: Array.from({ length: 40 }, neighbour).join(' '),
+    };
   });
 }
 

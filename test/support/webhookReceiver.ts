@@ -40,7 +40,11 @@ export async function webhookReceiver(behave: (n: number) => Answer = () => 200)
   return {
     url: `http://127.0.0.1:${port}/hook`,
     got,
-    events: () => got.map((r) => ({ id: r.headers['webhook-id'] as string, ...(JSON.parse(r.body) as { type: string; data: { grant?: { id: string } } }) })),
+    events: () =>
+      got.map((r) => ({
+        id: r.headers['webhook-id'] as string,
+        ...(JSON.parse(r.body) as { type: string; data: { grant?: { id: string } } }),
+      })),
     close: () => {
       server.closeAllConnections();
       return new Promise<void>((resolve) => server.close(() => resolve()));

@@ -64,9 +64,11 @@ async function compileProtocol(): Promise<Compiled> {
       options: { '@typespec/json-schema': { 'file-type': 'json', 'emitter-output-dir': out } },
     });
     const errors = program.diagnostics.filter((d) => d.severity === 'error');
-    if (errors.length > 0) throw new Error(`tsp compile: ${errors.map((d) => `${String(d.code)} ${d.message}`).join('; ')}`);
+    if (errors.length > 0)
+      throw new Error(`tsp compile: ${errors.map((d) => `${String(d.code)} ${d.message}`).join('; ')}`);
     const schemas = new Map<string, Record<string, unknown>>();
-    for (const file of readdirSync(out)) schemas.set(file, JSON.parse(readFileSync(path.join(out, file), 'utf8')) as Record<string, unknown>);
+    for (const file of readdirSync(out))
+      schemas.set(file, JSON.parse(readFileSync(path.join(out, file), 'utf8')) as Record<string, unknown>);
     return { program, schemas };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -88,9 +90,10 @@ function bodyOf(program: Program, operation: string, status: number): Type | und
 }
 
 /** The properties of a model that are HTTP metadata (the status code), which travel outside the body. */
-const metadataOf = (program: Program, model: Model): string[] => [...model.properties.values()].filter((p) => isMetadata(program, p)).map((p) => p.name);
+const metadataOf = (program: Program, model: Model): string[] =>
+  [...model.properties.values()].filter((p) => isMetadata(program, p)).map((p) => p.name);
 
-describe('CommonGrants conformance: our answers against the protocol\'s own JSON Schemas', function () {
+describe("CommonGrants conformance: our answers against the protocol's own JSON Schemas", function () {
   this.timeout(120_000);
   let compiled: Compiled;
   let api: TestApi;
@@ -113,7 +116,8 @@ describe('CommonGrants conformance: our answers against the protocol\'s own JSON
       }
       ajv.addSchema(schema);
     }
-    for (const name of ['ListResponse', 'ReadResponse', 'SearchResponse', 'Error']) validators.set(name, ajv.getSchema(`${name}.json`)!);
+    for (const name of ['ListResponse', 'ReadResponse', 'SearchResponse', 'Error'])
+      validators.set(name, ajv.getSchema(`${name}.json`)!);
     api = await startTestApi({}, { clock: () => new Date('2026-11-23T09:00:00.000Z') });
   });
   after(async function () {
@@ -127,14 +131,18 @@ describe('CommonGrants conformance: our answers against the protocol\'s own JSON
   }
 
   it('serves the newest version the installed @common-grants/core defines', function () {
-    const core = JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules/@common-grants/core/package.json'), 'utf8')) as { version: string };
+    const core = JSON.parse(
+      readFileSync(path.join(REPO_ROOT, 'node_modules/@common-grants/core/package.json'), 'utf8'),
+    ) as { version: string };
     expect(core.version).to.equal('0.3.0-alpha.1');
-    const versions = resolved(compiled.program, 'CommonGrants.Versions') as unknown as { members: Map<string, { value?: string }> };
+    const versions = resolved(compiled.program, 'CommonGrants.Versions') as unknown as {
+      members: Map<string, { value?: string }>;
+    };
     const values = [...versions.members.values()].map((m) => m.value);
     expect(values.at(-1)).to.equal(COMMON_GRANTS_VERSION);
   });
 
-  it('our models are the bodies the protocol\'s operations return, and its 404 is its Error', function () {
+  it("our models are the bodies the protocol's operations return, and its 404 is its Error", function () {
     const program = compiled.program;
     for (const [model, operation] of Object.entries(OPERATION_OF)) {
       const ours = resolved(program, `Conformance.${model}`) as Model;
@@ -162,7 +170,13 @@ describe('CommonGrants conformance: our answers against the protocol\'s own JSON
 
   it('GET /common-grants/opportunities/{id}: by UUID and by our id, open and closed, with and without amounts', async function () {
     const list = await api.request(`${CG}?pageSize=100`);
-    const items = list.body.items as { id: string; status: { value: string }; funding?: unknown; keyDates?: unknown; customFields: { grantsApiId: { value: string } } }[];
+    const items = list.body.items as {
+      id: string;
+      status: { value: string };
+      funding?: unknown;
+      keyDates?: unknown;
+      customFields: { grantsApiId: { value: string } };
+    }[];
     const picks = [
       items.find((o) => o.status.value === 'closed'),
       items.find((o) => o.status.value === 'open' && o.keyDates !== undefined),
@@ -173,7 +187,10 @@ describe('CommonGrants conformance: our answers against the protocol\'s own JSON
     for (const pick of picks) {
       expect(pick.id).to.equal(opportunityUuid(pick.customFields.grantsApiId.value));
       expectConforms('ReadResponse', await api.request(`${CG}/${pick.id}`));
-      expectConforms('ReadResponse', await api.request(`${CG}/${encodeURIComponent(pick.customFields.grantsApiId.value)}`));
+      expectConforms(
+        'ReadResponse',
+        await api.request(`${CG}/${encodeURIComponent(pick.customFields.grantsApiId.value)}`),
+      );
     }
   });
 
@@ -184,7 +201,10 @@ describe('CommonGrants conformance: our answers against the protocol\'s own JSON
       {
         filters: {
           closeDateRange: { operator: 'between', value: { min: '2026-01-01', max: '2027-12-31T23:59:59-05:00' } },
-          minAwardAmountRange: { operator: 'between', value: { min: { amount: '0', currency: 'CAD' }, max: { amount: '1000000', currency: 'CAD' } } },
+          minAwardAmountRange: {
+            operator: 'between',
+            value: { min: { amount: '0', currency: 'CAD' }, max: { amount: '1000000', currency: 'CAD' } },
+          },
           customFilters: { eligibleProvinces: { operator: 'in', value: ['ONTARIO', 'QUEBEC'] } },
         },
         sorting: { sortBy: 'funding.maxAwardAmount', sortOrder: 'desc' },
@@ -193,16 +213,28 @@ describe('CommonGrants conformance: our answers against the protocol\'s own JSON
       { filters: { status: { operator: 'in', value: ['forecasted'] } } },
     ];
     for (const body of bodies) {
-      const res = await api.request(`${CG}/search`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await api.request(`${CG}/search`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status, res.text).to.equal(200);
       expectConforms('SearchResponse', res);
     }
   });
 
-  it('errors conform to the protocol\'s Error: 404, 400, 405, 401', async function () {
+  it("errors conform to the protocol's Error: 404, 400, 405, 401", async function () {
     expectConforms('Error', await api.request(`${CG}/${opportunityUuid('no such grant')}`));
     expectConforms('Error', await api.request(`${CG}?pageSize=0`, { invalidRequest: true }));
-    expectConforms('Error', await api.request(`${CG}/search`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"sorting":{"sortBy":"status.value"}}', invalidRequest: true }));
+    expectConforms(
+      'Error',
+      await api.request(`${CG}/search`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"sorting":{"sortBy":"status.value"}}',
+        invalidRequest: true,
+      }),
+    );
     expectConforms('Error', await api.request(CG, { method: 'PUT', invalidRequest: true }));
     expectConforms('Error', await api.request(CG, { key: null, invalidRequest: true }));
   });

@@ -45,7 +45,9 @@ interface ComposeService {
   ports?: string[];
 }
 
-const compose = parse(readFileSync(path.join(REPO_ROOT, 'compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService> };
+const compose = parse(readFileSync(path.join(REPO_ROOT, 'compose.yaml'), 'utf8'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
 const services = compose.services;
 /** The services built from this repository (the others are stock images: Elasticsearch, Redis, PostgreSQL). */
 const ours = Object.entries(services).filter(([, s]) => s.build !== undefined);
@@ -60,7 +62,11 @@ const imageCmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
 /** Every environment variable loadConfig reads (it reads each one it knows, set or not). */
 function variablesTheCodeReads(): Set<string> {
   const read = new Set<string>();
-  loadConfig(new Proxy({} as Record<string, string | undefined>, { get: (_, name) => (typeof name === 'string' && read.add(name), undefined) }));
+  loadConfig(
+    new Proxy({} as Record<string, string | undefined>, {
+      get: (_, name) => (typeof name === 'string' && read.add(name), undefined),
+    }),
+  );
   return read;
 }
 
@@ -74,7 +80,8 @@ function documentedVariables(): Set<string> {
 }
 
 /** Whether the image holds a repository path: it or a folder above it is copied by the Dockerfile. */
-const inImage = (file: string): boolean => copied.some((source) => file === source || file.startsWith(`${source.replace(/\/$/, '')}/`));
+const inImage = (file: string): boolean =>
+  copied.some((source) => file === source || file.startsWith(`${source.replace(/\/$/, '')}/`));
 
 /**
  * A service's environment on this machine: every value naming a compose service by its hostname
@@ -92,7 +99,8 @@ function onThisMachine(environment: Record<string, string>, standIns: Record<str
       host = null;
     }
     if (host !== null && host in services) {
-      if (!(host in standIns)) throw new Error(`${name} names the compose service "${host}", which has no local stand-in`);
+      if (!(host in standIns))
+        throw new Error(`${name} names the compose service "${host}", which has no local stand-in`);
       local[name] = standIns[host];
     } else {
       local[name] = String(value);
@@ -102,7 +110,10 @@ function onThisMachine(environment: Record<string, string>, standIns: Record<str
 }
 
 /** Runs a compose command (["node", script, …]) to its end in the repository, as the image's WORKDIR. */
-async function runCommand(command: string[], env: Record<string, string>): Promise<Exit & { out: string; err: string }> {
+async function runCommand(
+  command: string[],
+  env: Record<string, string>,
+): Promise<Exit & { out: string; err: string }> {
   expect(command[0]).to.equal('node');
   const proc = launch(process.execPath, command.slice(1), { cwd: REPO_ROOT, env: { PATH: process.env.PATH, ...env } });
   const exit = await proc.exited;
@@ -113,7 +124,15 @@ describe('compose.yaml: the fleet layout', function () {
   this.timeout(60_000);
 
   it('parses, with Elasticsearch, Redis and PostgreSQL, the one-shot migrate and indexer, and two API replicas', function () {
-    expect(Object.keys(services).sort()).to.deep.equal(['api-1', 'api-2', 'elasticsearch', 'indexer', 'migrate', 'postgres', 'redis']);
+    expect(Object.keys(services).sort()).to.deep.equal([
+      'api-1',
+      'api-2',
+      'elasticsearch',
+      'indexer',
+      'migrate',
+      'postgres',
+      'redis',
+    ]);
     expect(replicas.map(([name]) => name)).to.deep.equal(['api-1', 'api-2']);
     expect(ours.map(([name]) => name).sort()).to.deep.equal(['api-1', 'api-2', 'indexer', 'migrate']);
   });
@@ -125,14 +144,22 @@ describe('compose.yaml: the fleet layout', function () {
     for (const [name, service] of ours) {
       const variables = Object.keys(service.environment ?? {});
       expect(variables, `${name} sets variables`).to.not.be.empty;
-      expect(variables.filter((v) => !read.has(v)), `${name}: variables the code never reads`).to.deep.equal([]);
-      expect(variables.filter((v) => !documented.has(v)), `${name}: variables missing from the configuration table of docs/operations.md`).to.deep.equal([]);
+      expect(
+        variables.filter((v) => !read.has(v)),
+        `${name}: variables the code never reads`,
+      ).to.deep.equal([]);
+      expect(
+        variables.filter((v) => !documented.has(v)),
+        `${name}: variables missing from the configuration table of docs/operations.md`,
+      ).to.deep.equal([]);
       expect(() => loadConfig(service.environment), `${name}: its values pass the start-up validation`).to.not.throw();
     }
   });
 
   it('runs commands that exist: the bin scripts, their subcommands and files, and the image CMD, all in the image', async function () {
-    const bins = Object.values(JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).bin as Record<string, string>);
+    const bins = Object.values(
+      JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).bin as Record<string, string>,
+    );
     for (const [name, service] of ours.filter(([, s]) => s.command !== undefined)) {
       const [node, script, subcommand, ...rest] = service.command!;
       expect(node, name).to.equal('node');
@@ -145,7 +172,9 @@ describe('compose.yaml: the fleet layout', function () {
       }
       const help = await runCommand([node, script, '--help'], {});
       expect(help.code, help.err).to.equal(0);
-      expect(help.out, `${name}: "${subcommand}" is a command of ${script}`).to.match(new RegExp(`^  ${subcommand}(\\s|$)`, 'm'));
+      expect(help.out, `${name}: "${subcommand}" is a command of ${script}`).to.match(
+        new RegExp(`^  ${subcommand}(\\s|$)`, 'm'),
+      );
       // The command's own options, checked by the command's parser (--help exits 2 on an unknown option).
       const own = await runCommand([...service.command!, '--help'], {});
       expect(own.code, `${name}: ${service.command!.join(' ')} --help\n${own.err}`).to.equal(0);
@@ -154,11 +183,18 @@ describe('compose.yaml: the fleet layout', function () {
     const script = imageCmd[imageCmd.length - 1];
     expect(imageCmd[0], 'the replicas run the image CMD').to.equal('node');
     expect(script, 'the replicas run the image CMD').to.equal('dist/src/main.js');
-    expect(imageCmd.slice(1, -1).filter((arg) => !arg.startsWith('--')), 'only options between node and the API').to.deep.equal([]);
+    expect(
+      imageCmd.slice(1, -1).filter((arg) => !arg.startsWith('--')),
+      'only options between node and the API',
+    ).to.deep.equal([]);
     expect(existsSync(path.join(REPO_ROOT, script)), `${script} is built`).to.equal(true);
     expect(dockerfile, 'the image is built with npm run build').to.match(/RUN npm ci && npm run build/);
-    const compiled = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] }).include;
-    expect(compiled.filter((folder) => !inImage(folder)), 'folders tsconfig.json compiles that the Dockerfile does not copy').to.deep.equal([]);
+    const compiled = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] })
+      .include;
+    expect(
+      compiled.filter((folder) => !inImage(folder)),
+      'folders tsconfig.json compiles that the Dockerfile does not copy',
+    ).to.deep.equal([]);
   });
 
   it('starts the replicas after the services are healthy and the one-shots done; API_INSTANCES counts them; the health check asks their port', function () {
@@ -170,11 +206,17 @@ describe('compose.yaml: the fleet layout', function () {
         indexer: { condition: 'service_completed_successfully' },
         migrate: { condition: 'service_completed_successfully' },
       });
-      for (const needed of ['elasticsearch', 'redis', 'postgres']) expect(services[needed].healthcheck, `${needed} has a health check`).to.not.equal(undefined);
+      for (const needed of ['elasticsearch', 'redis', 'postgres'])
+        expect(services[needed].healthcheck, `${needed} has a health check`).to.not.equal(undefined);
       expect(Number(service.environment?.API_INSTANCES), `${name}: API_INSTANCES`).to.equal(replicas.length);
       const check = service.healthcheck!.test.join(' ');
-      expect(check, `${name}: health check on its own port`).to.include(`127.0.0.1:${service.environment!.PORT}/readyz`);
-      expect(service.ports?.[0].endsWith(`:${service.environment!.PORT}`), `${name}: the published port is PORT`).to.equal(true);
+      expect(check, `${name}: health check on its own port`).to.include(
+        `127.0.0.1:${service.environment!.PORT}/readyz`,
+      );
+      expect(
+        service.ports?.[0].endsWith(`:${service.environment!.PORT}`),
+        `${name}: the published port is PORT`,
+      ).to.equal(true);
     }
     expect(services.migrate.depends_on).to.deep.equal({ postgres: { condition: 'service_healthy' } });
     expect(services.indexer.depends_on).to.deep.equal({ elasticsearch: { condition: 'service_healthy' } });
@@ -191,7 +233,9 @@ describe('compose.yaml: the fleet layout', function () {
     /** grants-admin's environment: the store, as the migrate service names it. */
     let adminEnv: Record<string, string>;
     const fleet: FleetInstance[] = [];
-    const fixtureCount = readFileSync(FIXTURES, 'utf8').split('\n').filter((l) => l.trim() !== '').length;
+    const fixtureCount = readFileSync(FIXTURES, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '').length;
     const billable = `/external/v1/grants/${(JSON.parse(readFileSync(FIXTURES, 'utf8').split('\n')[0]) as { id: string }).id}`;
 
     /** A service's compose environment on this machine (and the test's own alias). */
@@ -238,15 +282,31 @@ describe('compose.yaml: the fleet layout', function () {
       for (const [index, [name, service]] of replicas.entries()) {
         const instance = fleet[index];
         const ready = await fetch(`${instance.url}/readyz`);
-        const body = (await ready.json()) as { status: string; engine: string; grants: number; limits: string; store?: { kind?: string; state?: string } };
+        const body = (await ready.json()) as {
+          status: string;
+          engine: string;
+          grants: number;
+          limits: string;
+          store?: { kind?: string; state?: string };
+        };
         expect(ready.status, name).to.equal(200);
-        expect(body, name).to.deep.include({ status: 'ready', engine: 'elasticsearch', grants: fixtureCount, limits: 'redis' });
+        expect(body, name).to.deep.include({
+          status: 'ready',
+          engine: 'elasticsearch',
+          grants: fixtureCount,
+          limits: 'redis',
+        });
         expect(body.store?.kind, `${name}: the store`).to.equal('postgres');
-        expect(existsSync(path.join(instance.dataDir, 'subscriptions.sqlite')), `${name} keeps no subscriptions database`).to.equal(false);
+        expect(
+          existsSync(path.join(instance.dataDir, 'subscriptions.sqlite')),
+          `${name} keeps no subscriptions database`,
+        ).to.equal(false);
         // The compose health check, as Docker runs it in the container, asked at this instance's port.
         const [kind, ...argv] = service.healthcheck!.test;
         expect(kind).to.equal('CMD');
-        const local = argv.map((arg) => arg.replace(`127.0.0.1:${service.environment!.PORT}`, new URL(instance.url).host));
+        const local = argv.map((arg) =>
+          arg.replace(`127.0.0.1:${service.environment!.PORT}`, new URL(instance.url).host),
+        );
         const check = await runCommand(local, {});
         expect(check.code, `${name}: health check ${local.join(' ')}\n${check.err}`).to.equal(0);
       }
@@ -267,26 +327,41 @@ describe('compose.yaml: the fleet layout', function () {
       const withoutUsageReads = (data: any) => ({
         currentMonth: data.currentMonth,
         subscription: data.subscription,
-        daily: data.statistics.daily.map((d: any) => ({ date: d.date, byEndpoint: { ...d.byEndpoint, '/subscription/usage': undefined } })),
+        daily: data.statistics.daily.map((d: any) => ({
+          date: d.date,
+          byEndpoint: { ...d.byEndpoint, '/subscription/usage': undefined },
+        })),
       });
       let bodies: string[] = [];
-      const agreed = await waitFor(async () => {
-        const usage = await usageFromEach(fleet, apiKey);
-        bodies = usage.map((u) => JSON.stringify(withoutUsageReads(u.body.data)));
-        return usage.every((u) => u.status === 200 && u.body.data.currentMonth.calls === 12) && new Set(bodies).size === 1;
-      }, 5000, 100);
+      const agreed = await waitFor(
+        async () => {
+          const usage = await usageFromEach(fleet, apiKey);
+          bodies = usage.map((u) => JSON.stringify(withoutUsageReads(u.body.data)));
+          return (
+            usage.every((u) => u.status === 200 && u.body.data.currentMonth.calls === 12) && new Set(bodies).size === 1
+          );
+        },
+        5000,
+        100,
+      );
       expect(agreed, bodies.join('\n')).to.equal(true);
     });
 
     it('a key revoked through grants-admin is refused by both within a second', async function () {
       expect(fleet, 'the replicas started').to.have.length(2);
-      const { apiKey, keyId } = await createSubscription(adminEnv, workDir, ['--name', 'compose-revoked', '--tier', 'STARTER']);
+      const { apiKey, keyId } = await createSubscription(adminEnv, workDir, [
+        '--name',
+        'compose-revoked',
+        '--tier',
+        'STARTER',
+      ]);
       for (const instance of fleet) expect((await instance.request(billable, apiKey)).status).to.equal(200);
       const revoke = await fleetAdmin(['key', 'revoke', keyId, '--force'], adminEnv, workDir);
       expect(revoke.code, revoke.err).to.equal(0);
       const refusedBy = await refusalTimes(fleet, apiKey, Date.now(), billable);
       expect([...refusedBy.keys()].sort()).to.deep.equal(['api-1', 'api-2']);
-      for (const [name, ms] of refusedBy) expect(ms, `${name} refused the key ${ms} ms after the revocation`).to.be.below(1000);
+      for (const [name, ms] of refusedBy)
+        expect(ms, `${name} refused the key ${ms} ms after the revocation`).to.be.below(1000);
     });
   });
 });

@@ -37,7 +37,11 @@ describe('install scripts: @scarf/scarf (pulled in by swagger-ui-dist) never run
 
   it('npm lists no install script left to review, so `npm install` prints no warning about one', function () {
     if (!existsSync(path.join(REPO_ROOT, 'node_modules'))) this.skip();
-    const run = spawnSync('npm', ['install-scripts', 'ls', '--json'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync('npm', ['install-scripts', 'ls', '--json'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     // npm before 11.16 has no install-scripts command (and no warning to silence).
     if (run.status !== 0 && /Unknown command/i.test(run.stderr + run.stdout)) this.skip();
     expect(run.status, run.stderr).to.equal(0);

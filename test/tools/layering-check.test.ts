@@ -7,7 +7,9 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import path from 'node:path';
 import { REPO_ROOT, tempDir } from '../support/api.js';
 
-const CHECK = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['check:layers'];
+const CHECK = (
+  JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+).scripts['check:layers'];
 
 /** A tree with the repository's config files and the given TypeScript sources. */
 function tree(files: Record<string, string>): string {
@@ -24,7 +26,10 @@ function tree(files: Record<string, string>): string {
 /** Runs the check:layers script's command in `dir`, with the repository's dependency-cruiser. */
 function check(dir: string): Promise<{ code: number | null; output: string }> {
   const [command, ...args] = CHECK.split(' ');
-  const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin', command), args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(path.join(REPO_ROOT, 'node_modules/.bin', command), args, {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
@@ -54,15 +59,21 @@ function violations(output: string): string[] {
 
 const CLEAN = {
   'src/failures.ts': 'export class NotFoundError extends Error {}\n',
-  'src/grants/query.ts': "import { NotFoundError } from '../failures.js';\nexport const fail = () => new NotFoundError('x');\n",
+  'src/grants/query.ts':
+    "import { NotFoundError } from '../failures.js';\nexport const fail = () => new NotFoundError('x');\n",
   'src/subscriptions/tiers.ts': "export type Feature = 'grants.read';\n",
-  'src/http/routeTable.ts': "import type { Feature } from '../subscriptions/tiers.js';\nexport const feature: Feature = 'grants.read';\n",
-  'src/http/errors.ts': "import { NotFoundError } from '../failures.js';\nexport const isNotFound = (e: unknown) => e instanceof NotFoundError;\n",
-  'src/cli/admin.ts': "import type { Feature } from '../subscriptions/tiers.js';\nexport const features: Feature[] = [];\n",
-  'src/app.ts': "import { isNotFound } from './http/errors.js';\nimport { fail } from './grants/query.js';\nexport const app = () => isNotFound(fail());\n",
+  'src/http/routeTable.ts':
+    "import type { Feature } from '../subscriptions/tiers.js';\nexport const feature: Feature = 'grants.read';\n",
+  'src/http/errors.ts':
+    "import { NotFoundError } from '../failures.js';\nexport const isNotFound = (e: unknown) => e instanceof NotFoundError;\n",
+  'src/cli/admin.ts':
+    "import type { Feature } from '../subscriptions/tiers.js';\nexport const features: Feature[] = [];\n",
+  'src/app.ts':
+    "import { isNotFound } from './http/errors.js';\nimport { fail } from './grants/query.js';\nexport const app = () => isNotFound(fail());\n",
   'indexer/cli.ts': "import { fail } from '../src/grants/query.js';\nexport const run = fail;\n",
   'indexer/seed.ts': "import { run } from './cli.js';\nexport const seed = run;\n",
-  'src/main.ts': "import { app } from './app.js';\nimport { seed } from '../indexer/seed.js';\nexport const main = () => [app(), seed()];\n",
+  'src/main.ts':
+    "import { app } from './app.js';\nimport { seed } from '../indexer/seed.js';\nexport const main = () => [app(), seed()];\n",
 };
 
 describe('unit: the layering check (npm run check:layers)', function () {
@@ -71,7 +82,9 @@ describe('unit: the layering check (npm run check:layers)', function () {
   after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
   it('is the command npm test runs before mocha', () => {
-    const scripts = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
     expect(CHECK).to.match(/^depcruise --config \.dependency-cruiser\.cjs /);
     expect(scripts.test).to.match(/npm run check:layers( --silent)? && mocha/);
   });
@@ -92,7 +105,8 @@ describe('unit: the layering check (npm run check:layers)', function () {
       // The core reaching for the process wiring.
       'src/subscriptions/store.ts': "import { app } from '../app.js';\nexport const store = app;\n",
       // A cycle through type-only imports.
-      'src/http/envelope.ts': "import type { Detail } from './state.js';\nexport interface Body { details: Detail[] }\n",
+      'src/http/envelope.ts':
+        "import type { Detail } from './state.js';\nexport interface Body { details: Detail[] }\n",
       'src/http/state.ts': "import type { Body } from './envelope.js';\nexport interface Detail { body?: Body }\n",
       // A CLI importing from the HTTP layer, as grants-admin once imported Feature.
       'src/cli/keys.ts': "import { feature } from '../http/routeTable.js';\nexport const keys = feature;\n",
@@ -118,9 +132,11 @@ describe('unit: the layering check (npm run check:layers)', function () {
       'src/grants/schema.ts': "import { seed } from '../../indexer/seed.js';\nexport const schema = seed;\n",
       'src/deps.ts': "import { run } from '../indexer/cli.js';\nexport const deps = run;\n",
       // The entry importing more of the indexer than its seeding.
-      'src/main.ts': "import { seed } from '../indexer/seed.js';\nimport { run } from '../indexer/cli.js';\nexport const main = () => [seed(), run()];\n",
+      'src/main.ts':
+        "import { seed } from '../indexer/seed.js';\nimport { run } from '../indexer/cli.js';\nexport const main = () => [seed(), run()];\n",
       // The indexer reaching for the HTTP layer and for grants-admin.
-      'indexer/source.ts': "import { feature } from '../src/http/routeTable.js';\nimport { features } from '../src/cli/admin.js';\nexport const source = [feature, features];\n",
+      'indexer/source.ts':
+        "import { feature } from '../src/http/routeTable.js';\nimport { features } from '../src/cli/admin.js';\nexport const source = [feature, features];\n",
     });
     dirs.push(dir);
     const { code, output } = await check(dir);
@@ -141,21 +157,32 @@ describe('unit: the layering check (npm run check:layers)', function () {
       // Allowed: an adapter's own modules, the store chooser opening adapters, a handler using a parameter parser and the dispatch's types.
       'src/subscriptions/store.ts': 'export interface Store { kind: string }\n',
       'src/subscriptions/sqlite/database.ts': 'export const file = (dir: string) => `${dir}/subscriptions.sqlite`;\n',
-      'src/subscriptions/sqlite/store.ts': "import type { Store } from '../store.js';\nimport { file } from './database.js';\nexport const open = (dir: string): Store => ({ kind: file(dir) });\n",
-      'src/subscriptions/postgres/store.ts': "import type { Store } from '../store.js';\nexport const openPg = (): Store => ({ kind: 'postgres' });\n",
-      'src/subscriptions/openStore.ts': "import { open } from './sqlite/store.js';\nimport { openPg } from './postgres/store.js';\nexport const openStore = (url: string | null) => (url === null ? open('.') : openPg());\n",
-      'src/http/parameters/queryParams.ts': "import { feature } from '../routeTable.js';\nexport const parse = () => feature;\n",
-      'src/http/middleware/routing.ts': "import { isNotFound } from '../errors.js';\nexport type Handlers = Record<string, () => unknown>;\nexport const dispatch = (h: Handlers) => (isNotFound(null) ? null : h);\n",
-      'src/http/handlers/grants.ts': "import { parse } from '../parameters/queryParams.js';\nimport type { Handlers } from '../middleware/routing.js';\nexport const grants: Handlers = { list: parse };\n",
-      'src/http/pages/landing.ts': "import { feature } from '../routeTable.js';\nexport const landing = () => feature;\n",
+      'src/subscriptions/sqlite/store.ts':
+        "import type { Store } from '../store.js';\nimport { file } from './database.js';\nexport const open = (dir: string): Store => ({ kind: file(dir) });\n",
+      'src/subscriptions/postgres/store.ts':
+        "import type { Store } from '../store.js';\nexport const openPg = (): Store => ({ kind: 'postgres' });\n",
+      'src/subscriptions/openStore.ts':
+        "import { open } from './sqlite/store.js';\nimport { openPg } from './postgres/store.js';\nexport const openStore = (url: string | null) => (url === null ? open('.') : openPg());\n",
+      'src/http/parameters/queryParams.ts':
+        "import { feature } from '../routeTable.js';\nexport const parse = () => feature;\n",
+      'src/http/middleware/routing.ts':
+        "import { isNotFound } from '../errors.js';\nexport type Handlers = Record<string, () => unknown>;\nexport const dispatch = (h: Handlers) => (isNotFound(null) ? null : h);\n",
+      'src/http/handlers/grants.ts':
+        "import { parse } from '../parameters/queryParams.js';\nimport type { Handlers } from '../middleware/routing.js';\nexport const grants: Handlers = { list: parse };\n",
+      'src/http/pages/landing.ts':
+        "import { feature } from '../routeTable.js';\nexport const landing = () => feature;\n",
       // Violations: the HTTP layer reaching an adapter; middleware importing a handler; a parameter
       // module importing middleware; a handler importing a page; the shared top importing a role;
       // one adapter importing another; the port side importing an adapter.
-      'src/http/handlers/usage.ts': "import { open } from '../../subscriptions/sqlite/store.js';\nimport { landing } from '../pages/landing.js';\nexport const usage = () => [open('.'), landing()];\n",
-      'src/http/middleware/limits.ts': "import { grants } from '../handlers/grants.js';\nexport const limits = grants;\n",
-      'src/http/parameters/alertBody.ts': "import { dispatch } from '../middleware/routing.js';\nexport const body = dispatch;\n",
+      'src/http/handlers/usage.ts':
+        "import { open } from '../../subscriptions/sqlite/store.js';\nimport { landing } from '../pages/landing.js';\nexport const usage = () => [open('.'), landing()];\n",
+      'src/http/middleware/limits.ts':
+        "import { grants } from '../handlers/grants.js';\nexport const limits = grants;\n",
+      'src/http/parameters/alertBody.ts':
+        "import { dispatch } from '../middleware/routing.js';\nexport const body = dispatch;\n",
       'src/http/envelope.ts': "import { landing } from './pages/landing.js';\nexport const envelope = landing;\n",
-      'src/subscriptions/postgres/usageStore.ts': "import { file } from '../sqlite/database.js';\nexport const usage = file;\n",
+      'src/subscriptions/postgres/usageStore.ts':
+        "import { file } from '../sqlite/database.js';\nexport const usage = file;\n",
       'src/subscriptions/demo.ts': "import { file } from './sqlite/database.js';\nexport const demo = file;\n",
     });
     dirs.push(dir);
@@ -176,17 +203,21 @@ describe('unit: the layering check (npm run check:layers)', function () {
     const dir = tree({
       ...CLEAN,
       // The index reaching for the plan (the query side).
-      'src/search/sqlite/index/columns.ts': "import { LIMIT } from '../query/plan.js';\nexport const columns = LIMIT;\n",
+      'src/search/sqlite/index/columns.ts':
+        "import { LIMIT } from '../query/plan.js';\nexport const columns = LIMIT;\n",
       'src/search/sqlite/query/plan.ts': 'export const LIMIT = 256;\n',
       // The query side reaching for a page.
-      'src/search/sqlite/query/filters.ts': "import { page } from '../collect/paging.js';\nexport const filters = page;\n",
+      'src/search/sqlite/query/filters.ts':
+        "import { page } from '../collect/paging.js';\nexport const filters = page;\n",
       // collect/ doing I/O and knowing threads.
       'src/search/sqlite/collect/paging.ts':
         "import { isMainThread } from 'node:worker_threads';\nimport { file } from '../storage/catalogFile.js';\nexport const page = isMainThread ? file : '';\n",
       // storage/ reaching for the runtime.
-      'src/search/sqlite/storage/catalogFile.ts': "import { engine } from '../runtime/engine.js';\nexport const file = engine;\n",
+      'src/search/sqlite/storage/catalogFile.ts':
+        "import { engine } from '../runtime/engine.js';\nexport const file = engine;\n",
       // The runtime may know threads and everything below it.
-      'src/search/sqlite/runtime/engine.ts': "import { Worker } from 'node:worker_threads';\nimport { LIMIT } from '../query/plan.js';\nexport const engine = `${typeof Worker}${LIMIT}`;\n",
+      'src/search/sqlite/runtime/engine.ts':
+        "import { Worker } from 'node:worker_threads';\nimport { LIMIT } from '../query/plan.js';\nexport const engine = `${typeof Worker}${LIMIT}`;\n",
     });
     dirs.push(dir);
     const { code, output } = await check(dir);
@@ -201,7 +232,10 @@ describe('unit: the layering check (npm run check:layers)', function () {
   });
 
   it('fails on an import it cannot resolve (a check that cannot see an import cannot judge it)', async () => {
-    const dir = tree({ ...CLEAN, 'src/grants/schema.ts': "import { nothing } from './missing.js';\nexport const schema = nothing;\n" });
+    const dir = tree({
+      ...CLEAN,
+      'src/grants/schema.ts': "import { nothing } from './missing.js';\nexport const schema = nothing;\n",
+    });
     dirs.push(dir);
     const { code, output } = await check(dir);
     expect(code, output).to.not.equal(0);

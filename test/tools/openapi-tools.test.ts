@@ -28,9 +28,11 @@ interface LintReport {
 /** `redocly lint --format=json` on a file, with the repository's redocly.yaml (the recommended ruleset). */
 async function lint(file: string): Promise<LintReport> {
   const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
-  const result = await run(bin('redocly'), ['lint', file, '--format=json'], { cwd: REPO_ROOT, env, maxBuffer: 32 * 1024 * 1024 }).catch(
-    (failed: { stdout: string; stderr: string }) => failed,
-  );
+  const result = await run(bin('redocly'), ['lint', file, '--format=json'], {
+    cwd: REPO_ROOT,
+    env,
+    maxBuffer: 32 * 1024 * 1024,
+  }).catch((failed: { stdout: string; stderr: string }) => failed);
   return JSON.parse(result.stdout.slice(result.stdout.indexOf('{'))) as LintReport;
 }
 
@@ -85,7 +87,16 @@ describe('openapi.json in third-party tools', function () {
       dataDir = tempDir('openapi-client-');
       const grants = [EXAMPLE_GRANT, ...fixtureGrants().slice(0, 9)];
       await indexOrThrow(dataDir, ['reindex', '--source', writeNdjson(dataDir, 'all.ndjson', grants)]);
-      await indexOrThrow(dataDir, ['sync', '--prune', '--source', writeNdjson(dataDir, 'less.ndjson', grants.filter((g) => g.id !== removed.id))]);
+      await indexOrThrow(dataDir, [
+        'sync',
+        '--prune',
+        '--source',
+        writeNdjson(
+          dataDir,
+          'less.ndjson',
+          grants.filter((g) => g.id !== removed.id),
+        ),
+      ]);
       api = await startApiOnCatalog(dataDir);
     });
     after(async function () {
@@ -97,33 +108,68 @@ describe('openapi.json in third-party tools', function () {
       rmSync(clientDir, { recursive: true, force: true });
       mkdirSync(clientDir, { recursive: true });
       // The generator as a partner runs it: the committed document, no options, no type mappings.
-      await run(bin('openapi-generator-cli'), ['generate', '-i', COMMITTED, '-g', 'typescript-fetch', '-o', path.join(clientDir, 'client')], {
-        cwd: REPO_ROOT,
-        maxBuffer: 32 * 1024 * 1024,
-      });
+      await run(
+        bin('openapi-generator-cli'),
+        ['generate', '-i', COMMITTED, '-g', 'typescript-fetch', '-o', path.join(clientDir, 'client')],
+        {
+          cwd: REPO_ROOT,
+          maxBuffer: 32 * 1024 * 1024,
+        },
+      );
       writeFileSync(path.join(clientDir, 'calls.ts'), CALLS);
       // CommonJS output in a folder with no package.json of its own: Node reads it as CommonJS.
       writeFileSync(path.join(clientDir, 'package.json'), '{ "type": "commonjs" }\n');
       // The whole package: a file no call imports (an API class of a tag we do not call) must compile too.
       const generated = generatedSources(path.join(clientDir, 'client'));
-      expect(generated, 'the generated files').to.include.members(['client/index.ts', 'client/runtime.ts', 'client/apis/GrantsApi.ts', 'client/apis/WebhooksApi.ts']);
-      const tsc = await run(bin('tsc'), ['--strict', '--target', 'es2022', '--module', 'commonjs', '--lib', 'es2022,dom', '--outDir', 'out', 'calls.ts', ...generated], {
-        cwd: clientDir,
-      }).catch((failed: { stdout: string }) => failed);
+      expect(generated, 'the generated files').to.include.members([
+        'client/index.ts',
+        'client/runtime.ts',
+        'client/apis/GrantsApi.ts',
+        'client/apis/WebhooksApi.ts',
+      ]);
+      const tsc = await run(
+        bin('tsc'),
+        [
+          '--strict',
+          '--target',
+          'es2022',
+          '--module',
+          'commonjs',
+          '--lib',
+          'es2022,dom',
+          '--outDir',
+          'out',
+          'calls.ts',
+          ...generated,
+        ],
+        {
+          cwd: clientDir,
+        },
+      ).catch((failed: { stdout: string }) => failed);
       expect(tsc.stdout, 'tsc --strict on the whole generated client').to.equal('');
 
       // Every request the generated client sends, and its answer, goes through the strict checks of the test client.
       const checkedFetch = checkedFetchOf();
-      const calls = createRequire(import.meta.url)(path.join(clientDir, 'out/calls.js')) as { run: (basePath: string, key: string, fetchApi: typeof fetch) => Promise<any> };
+      const calls = createRequire(import.meta.url)(path.join(clientDir, 'out/calls.js')) as {
+        run: (basePath: string, key: string, fetchApi: typeof fetch) => Promise<any>;
+      };
       const result = await calls.run(api!.url + API_PREFIX, api!.key, checkedFetch);
 
       expect(result.search.total).to.be.above(0);
       expect(result.search.ids).to.include(EXAMPLE_GRANT.id);
-      for (const grant of result.search.grants) expect(Object.keys(grant).filter((k) => grant[k] !== undefined)).to.have.members(['id', 'title', 'deadline']);
+      for (const grant of result.search.grants)
+        expect(Object.keys(grant).filter((k) => grant[k] !== undefined)).to.have.members(['id', 'title', 'deadline']);
       expect(result.search.currencies).to.deep.equal(['CAD']);
-      expect(result.grant).to.deep.equal({ id: EXAMPLE_GRANT.id, title: EXAMPLE_GRANT.title, deadline: EXAMPLE_GRANT.deadline, amountMax: EXAMPLE_GRANT.amountMax });
+      expect(result.grant).to.deep.equal({
+        id: EXAMPLE_GRANT.id,
+        title: EXAMPLE_GRANT.title,
+        deadline: EXAMPLE_GRANT.deadline,
+        amountMax: EXAMPLE_GRANT.amountMax,
+      });
       expect(result.filters.provinces).to.include('ONTARIO');
-      expect(result.changes.tombstones).to.deep.equal([{ id: removed.id, deleted: true, grant: null, changedAtIsDate: true }]);
+      expect(result.changes.tombstones).to.deep.equal([
+        { id: removed.id, deleted: true, grant: null, changedAtIsDate: true },
+      ]);
       expect(result.changes.live).to.equal(9);
       expect(result.changes.liveIds).to.include(EXAMPLE_GRANT.id);
       expect(result.export.lines).to.equal(result.export.count);

@@ -6,11 +6,25 @@ import { expect } from 'chai';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
-import type { AlertQuery, ChangeEntry, GrantsApiError, GrantsClient, RetryInfo } from '../../clients/typescript/src/index.js';
+import type {
+  AlertQuery,
+  ChangeEntry,
+  GrantsApiError,
+  GrantsClient,
+  RetryInfo,
+} from '../../clients/typescript/src/index.js';
 import { runIndexer } from '../../indexer/cli.js';
 import { checkedFetch } from '../support/checkedFetch.js';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
-import { API_PREFIX, captureCli, GRANTS_PATH, grantRecord, servedIds, writeNdjson, type GrantRecord } from '../support/catalog.js';
+import {
+  API_PREFIX,
+  captureCli,
+  GRANTS_PATH,
+  grantRecord,
+  servedIds,
+  writeNdjson,
+  type GrantRecord,
+} from '../support/catalog.js';
 import { loadSdk, type Sdk } from '../support/sdk.js';
 import { until as waitUntil } from '../support/processes.js';
 
@@ -28,7 +42,8 @@ async function apiErrorOf(sdk: Sdk, call: Promise<unknown>): Promise<GrantsApiEr
   return expect.fail('the call succeeded; a GrantsApiError was expected');
 }
 
-const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> => waitUntil(what, check, timeoutMs);
+const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> =>
+  waitUntil(what, check, timeoutMs);
 
 describe('TypeScript SDK: reading grants against a real API', function () {
   this.timeout(180_000);
@@ -57,15 +72,26 @@ describe('TypeScript SDK: reading grants against a real API', function () {
   });
 
   it('search: filters as typed parameters, lists sent comma-separated, the same page as GET /grants', async () => {
-    const answer = await client.grants.search({ eligibleProvinces: ['ONTARIO', 'QUEBEC'], fundingType: ['GRANT'], open: true, limit: 5, sort: 'deadline' });
+    const answer = await client.grants.search({
+      eligibleProvinces: ['ONTARIO', 'QUEBEC'],
+      fundingType: ['GRANT'],
+      open: true,
+      limit: 5,
+      sort: 'deadline',
+    });
     expect(new URL(sent[0]).searchParams.get('eligibleProvinces')).to.equal('ONTARIO,QUEBEC');
     expect(new URL(sent[0]).pathname).to.equal(`${API_PREFIX}/grants`);
-    const raw = await api.request(`${GRANTS_PATH}?eligibleProvinces=ONTARIO,QUEBEC&fundingType=GRANT&open=true&limit=5&sort=deadline`);
+    const raw = await api.request(
+      `${GRANTS_PATH}?eligibleProvinces=ONTARIO,QUEBEC&fundingType=GRANT&open=true&limit=5&sort=deadline`,
+    );
     expect(raw.status, raw.text).to.equal(200);
     expect(answer.data.map((g) => g.id)).to.deep.equal(raw.body.data.map((g: { id: string }) => g.id));
     expect(answer.pagination.total).to.equal(raw.body.pagination.total).and.to.be.greaterThan(5);
     for (const grant of answer.data) {
-      expect(grant.eligibleProvinces!.some((p) => p === 'ONTARIO' || p === 'QUEBEC'), grant.id).to.equal(true);
+      expect(
+        grant.eligibleProvinces!.some((p) => p === 'ONTARIO' || p === 'QUEBEC'),
+        grant.id,
+      ).to.equal(true);
       expect(grant.fundingType).to.equal('GRANT');
     }
     expect(answer.meta.requestId).to.be.a('string');
@@ -103,14 +129,23 @@ describe('TypeScript SDK: reading grants against a real API', function () {
   it('similar: the same grants as the API serves, its query typed and sent', async () => {
     const [id] = await servedIds(api);
     const similar = await client.grants.similar(id, { limit: 3, fields: ['title'], eligibleProvinces: ['ONTARIO'] });
-    const served = (await api.request(`${GRANTS_PATH}/${id}/similar?limit=3&fields=title&eligibleProvinces=ONTARIO`)).body;
+    const served = (await api.request(`${GRANTS_PATH}/${id}/similar?limit=3&fields=title&eligibleProvinces=ONTARIO`))
+      .body;
     expect(similar.data).to.deep.equal(served.data);
     expect(similar.pagination).to.deep.equal(served.pagination);
     expect(similar.data.length).to.be.within(1, 3);
   });
   it('suggest: the completions the API serves, typed (text, type, count), lists sent comma-separated', async () => {
-    const answer = await client.grants.suggest({ q: 'energy ef', type: ['words', 'titles'], eligibleProvinces: ['ONTARIO'], limit: 4 });
-    expect(answer.data).to.deep.equal((await api.request(`${GRANTS_PATH}/suggest?q=energy%20ef&type=words,titles&eligibleProvinces=ONTARIO&limit=4`)).body.data);
+    const answer = await client.grants.suggest({
+      q: 'energy ef',
+      type: ['words', 'titles'],
+      eligibleProvinces: ['ONTARIO'],
+      limit: 4,
+    });
+    expect(answer.data).to.deep.equal(
+      (await api.request(`${GRANTS_PATH}/suggest?q=energy%20ef&type=words,titles&eligibleProvinces=ONTARIO&limit=4`))
+        .body.data,
+    );
     expect(answer.data.length).to.be.within(1, 4);
     const first = answer.data[0];
     const kind: 'word' | 'title' | 'funder' = first.type;
@@ -129,11 +164,19 @@ describe('TypeScript SDK: reading grants against a real API', function () {
     const byId = await client.commonGrants.get(grantId);
     expect(byUuid.data).to.deep.equal(first);
     expect(byId.data).to.deep.equal(first);
-    const found = await client.commonGrants.search({ search: 'energy', filters: { customFilters: { eligibleProvinces: { operator: 'in', value: ['ONTARIO'] } } }, pagination: { pageSize: 3 } });
+    const found = await client.commonGrants.search({
+      search: 'energy',
+      filters: { customFilters: { eligibleProvinces: { operator: 'in', value: ['ONTARIO'] } } },
+      pagination: { pageSize: 3 },
+    });
     const same = await api.request(`${API_PREFIX}/common-grants/opportunities/search`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ search: 'energy', filters: { customFilters: { eligibleProvinces: { operator: 'in', value: ['ONTARIO'] } } }, pagination: { pageSize: 3 } }),
+      body: JSON.stringify({
+        search: 'energy',
+        filters: { customFilters: { eligibleProvinces: { operator: 'in', value: ['ONTARIO'] } } },
+        pagination: { pageSize: 3 },
+      }),
     });
     expect(found.items).to.deep.equal(same.body.items);
     expect(found.sortInfo).to.deep.equal({ sortBy: 'custom', customSortBy: 'relevance', sortOrder: 'desc' });
@@ -155,7 +198,12 @@ describe('TypeScript SDK: reading grants against a real API', function () {
   it('keys: create with restrictions (the key shown once), list (never a key), revoke; a key without keys:manage gets a typed SCOPE_NOT_ALLOWED', async () => {
     const created = await client.keys.create({ name: 'SDK widget', scopes: ['grants:search'], rateLimit: 5 });
     expect(created.data.apiKey).to.match(/^gk_live_/);
-    expect(created.data.restrictions).to.deep.equal({ scopes: ['grants:search'], origins: null, ips: null, rateLimit: 5 });
+    expect(created.data.restrictions).to.deep.equal({
+      scopes: ['grants:search'],
+      origins: null,
+      ips: null,
+      rateLimit: 5,
+    });
     const listed = await client.keys.list();
     expect(listed.data.map((k) => k.id)).to.include(created.data.id);
     expect(JSON.stringify(listed)).to.not.include(created.data.apiKey);
@@ -174,13 +222,24 @@ describe('TypeScript SDK: reading grants against a real API', function () {
     expect(missing.requestId).to.be.a('string').and.not.equal('');
     expect(missing.message).to.be.a('string').and.not.equal('');
 
-    const refusing = sdk.createGrantsClient({ baseUrl: api.url, apiKey: api.key, fetch: checkedFetch({ invalidRequest: true }) });
-    const invalid = await apiErrorOf(sdk, refusing.grants.search({ limit: -1, amountMin: 10, amountMax: 5, eligibleProvinces: ['ATLANTIS' as 'ONTARIO'] }));
+    const refusing = sdk.createGrantsClient({
+      baseUrl: api.url,
+      apiKey: api.key,
+      fetch: checkedFetch({ invalidRequest: true }),
+    });
+    const invalid = await apiErrorOf(
+      sdk,
+      refusing.grants.search({ limit: -1, amountMin: 10, amountMax: 5, eligibleProvinces: ['ATLANTIS' as 'ONTARIO'] }),
+    );
     expect(invalid).to.include({ status: 400, code: 'VALIDATION_ERROR' });
     expect(invalid.details.map((d) => d.parameter)).to.include.members(['limit', 'eligibleProvinces']);
     expect(invalid.details.every((d) => typeof d.message === 'string' && d.message !== '')).to.equal(true);
 
-    const stranger = sdk.createGrantsClient({ baseUrl: `${api.url}${API_PREFIX}/`, apiKey: 'not-a-key', fetch: checked });
+    const stranger = sdk.createGrantsClient({
+      baseUrl: `${api.url}${API_PREFIX}/`,
+      apiKey: 'not-a-key',
+      fetch: checked,
+    });
     const refused = await apiErrorOf(sdk, stranger.grants.search());
     expect(refused).to.include({ status: 401, code: 'UNAUTHORIZED' });
     expect(() => sdk.createGrantsClient({ baseUrl: '', apiKey: 'x' })).to.throw(TypeError, /baseUrl/);
@@ -189,7 +248,12 @@ describe('TypeScript SDK: reading grants against a real API', function () {
   it('retries 429 as Retry-After says (STARTER: 10 requests a second), within its bound', async () => {
     const starter = api.deps.subscriptions.create({ name: 'sdk-starter', tier: 'STARTER' });
     const retries: RetryInfo[] = [];
-    const patient = sdk.createGrantsClient({ baseUrl: api.url, apiKey: starter.apiKey, retry: { maxAttempts: 6, onRetry: (r) => retries.push(r) }, fetch: checked });
+    const patient = sdk.createGrantsClient({
+      baseUrl: api.url,
+      apiKey: starter.apiKey,
+      retry: { maxAttempts: 6, onRetry: (r) => retries.push(r) },
+      fetch: checked,
+    });
     const [id] = await servedIds(api);
     const answers = await Promise.all(Array.from({ length: 20 }, () => patient.grants.get(id)));
     expect(answers.every((a) => a.data.id === id)).to.equal(true);
@@ -197,9 +261,16 @@ describe('TypeScript SDK: reading grants against a real API', function () {
     for (const retry of retries) expect(retry).to.include({ status: 429, delayMs: 1000, method: 'GET' });
 
     // Without retries (or with a total wait too short for Retry-After) the 429 is a typed error.
-    const impatient = sdk.createGrantsClient({ baseUrl: api.url, apiKey: starter.apiKey, retry: { maxTotalWaitMs: 500 }, fetch: checked });
+    const impatient = sdk.createGrantsClient({
+      baseUrl: api.url,
+      apiKey: starter.apiKey,
+      retry: { maxTotalWaitMs: 500 },
+      fetch: checked,
+    });
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => impatient.grants.get(id)));
-    const refusals = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason as GrantsApiError);
+    const refusals = outcomes
+      .filter((o): o is PromiseRejectedResult => o.status === 'rejected')
+      .map((o) => o.reason as GrantsApiError);
     expect(refusals.length).to.be.greaterThan(0);
     for (const refusal of refusals) {
       expect(refusal).to.be.instanceOf(sdk.GrantsApiError);
@@ -214,15 +285,27 @@ describe('TypeScript SDK: reading grants against a real API', function () {
       const path = new URL(request.url).pathname;
       if (!failedOnce.has(path)) {
         failedOnce.add(path);
-        return new Response(JSON.stringify({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'retry' }, meta: { requestId: 'req_x', version: 'v1' } }), {
-          status: 503,
-          headers: { 'Content-Type': 'application/json', 'Retry-After': '0' },
-        });
+        return new Response(
+          JSON.stringify({
+            success: false,
+            error: { code: 'SERVICE_UNAVAILABLE', message: 'retry' },
+            meta: { requestId: 'req_x', version: 'v1' },
+          }),
+          {
+            status: 503,
+            headers: { 'Content-Type': 'application/json', 'Retry-After': '0' },
+          },
+        );
       }
       return checked(request);
     };
     const retries: RetryInfo[] = [];
-    const retrying = sdk.createGrantsClient({ baseUrl: api.url, apiKey: api.key, retry: { onRetry: (r) => retries.push(r) }, fetch: flaky });
+    const retrying = sdk.createGrantsClient({
+      baseUrl: api.url,
+      apiKey: api.key,
+      retry: { onRetry: (r) => retries.push(r) },
+      fetch: flaky,
+    });
     expect((await retrying.commonGrants.search({ pagination: { pageSize: 1 } })).items).to.have.length(1);
     expect(retries.map((r) => [r.status, r.method])).to.deep.equal([[503, 'POST']]);
     const refused = await apiErrorOf(sdk, retrying.keys.create({ name: 'not retried' }));
@@ -237,10 +320,13 @@ describe('TypeScript SDK: changes.sync follows the feed, tombstones included', f
   let api: TestApi | undefined;
   const env = { SEARCH_ENGINE: 'sqlite', DATA_DIR: tempDir('grants-sdk-feed-') };
   let step = 0;
-  const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `g-${String(from + i).padStart(2, '0')}`);
+  const ids = (from: number, to: number) =>
+    Array.from({ length: to - from + 1 }, (_, i) => `g-${String(from + i).padStart(2, '0')}`);
   const indexer = async (args: string[], records: readonly GrantRecord[]) => {
     const source = writeNdjson(env.DATA_DIR, `source-${++step}.ndjson`, records);
-    const run = await captureCli((io) => runIndexer([...args, '--source', source], { ...process.env, ...env, LOG_LEVEL: 'silent' }, io));
+    const run = await captureCli((io) =>
+      runIndexer([...args, '--source', source], { ...process.env, ...env, LOG_LEVEL: 'silent' }, io),
+    );
     expect(run.code, `${args.join(' ')}: ${run.err.join('\n')}`).to.equal(0);
   };
 
@@ -253,10 +339,17 @@ describe('TypeScript SDK: changes.sync follows the feed, tombstones included', f
   });
 
   it('syncs the whole catalog from 0 over several pages, then a tombstone after sync --prune, and keeps the position', async () => {
-    await indexer(['reindex'], ids(1, 5).map((id) => grantRecord(id)));
+    await indexer(
+      ['reindex'],
+      ids(1, 5).map((id) => grantRecord(id)),
+    );
     api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
     const requests: string[] = [];
-    const client = sdk.createGrantsClient({ baseUrl: api.url, apiKey: api.key, fetch: (request) => (requests.push(request.url), checked(request)) });
+    const client = sdk.createGrantsClient({
+      baseUrl: api.url,
+      apiKey: api.key,
+      fetch: (request) => (requests.push(request.url), checked(request)),
+    });
     const copy = new Map<string, unknown>();
     const apply = (entry: ChangeEntry) => {
       if (entry.deleted) copy.delete(entry.id);
@@ -269,7 +362,10 @@ describe('TypeScript SDK: changes.sync follows the feed, tombstones included', f
     expect([...copy.keys()].sort()).to.deep.equal(ids(1, 5));
     expect(copy.get('g-01')).to.deep.equal((await api.request(`${GRANTS_PATH}/g-01`)).body.data);
 
-    await indexer(['sync', '--prune'], ids(2, 5).map((id) => grantRecord(id)));
+    await indexer(
+      ['sync', '--prune'],
+      ids(2, 5).map((id) => grantRecord(id)),
+    );
     const seen: ChangeEntry[] = [];
     const second = await client.changes.sync(first.nextSince, async (entry) => {
       seen.push(entry);
@@ -286,7 +382,10 @@ describe('TypeScript SDK: changes.sync follows the feed, tombstones included', f
 
   it('an unknown position is a typed VALIDATION_ERROR naming since', async () => {
     const client = sdk.createGrantsClient({ baseUrl: api!.url, apiKey: api!.key, fetch: checked });
-    const error = await apiErrorOf(sdk, client.changes.sync('abc', () => {}));
+    const error = await apiErrorOf(
+      sdk,
+      client.changes.sync('abc', () => {}),
+    );
     expect(error).to.include({ status: 400, code: 'VALIDATION_ERROR' });
     expect(error.details.map((d) => d.parameter)).to.include('since');
   });
@@ -327,7 +426,11 @@ describe('TypeScript SDK: alerts and verifyWebhook on a real delivery', function
   });
 
   it('create, list, get, update, test (a signed alert.test verified), deliveries, rotateSecret, delete', async () => {
-    const created = await client.alerts.create({ name: 'SDK alert', query: { search: 'energy', eligibleProvinces: ['ONTARIO'] }, url: hookUrl });
+    const created = await client.alerts.create({
+      name: 'SDK alert',
+      query: { search: 'energy', eligibleProvinces: ['ONTARIO'] },
+      url: hookUrl,
+    });
     const alert = created.data;
     expect(alert.id).to.match(/^alt_/);
     expect(alert.secret).to.match(/^whsec_/);
@@ -346,17 +449,29 @@ describe('TypeScript SDK: alerts and verifyWebhook on a real delivery', function
     expect(delivery.headers['webhook-id']).to.equal(queued.data.id);
     // A fetch Headers works as well as Node's req.headers.
     const asHeaders = new Headers(Object.entries(delivery.headers).map(([k, v]) => [k, String(v)] as [string, string]));
-    expect(sdk.verifyWebhook(new TextEncoder().encode(delivery.body), asHeaders, alert.secret).type).to.equal('alert.test');
+    expect(sdk.verifyWebhook(new TextEncoder().encode(delivery.body), asHeaders, alert.secret).type).to.equal(
+      'alert.test',
+    );
     // A changed body, another secret or a missing header is refused.
-    expect(() => sdk.verifyWebhook(delivery.body.replace('alert.test', 'alert.tesT'), delivery.headers, alert.secret)).to.throw(sdk.WebhookVerificationError);
+    expect(() =>
+      sdk.verifyWebhook(delivery.body.replace('alert.test', 'alert.tesT'), delivery.headers, alert.secret),
+    ).to.throw(sdk.WebhookVerificationError);
     const otherSecret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-    expect(() => sdk.verifyWebhook(delivery.body, delivery.headers, otherSecret)).to.throw(sdk.WebhookVerificationError);
-    expect(() => sdk.verifyWebhook(delivery.body, { ...delivery.headers, 'webhook-signature': undefined }, alert.secret)).to.throw(sdk.WebhookVerificationError, /webhook-signature/);
+    expect(() => sdk.verifyWebhook(delivery.body, delivery.headers, otherSecret)).to.throw(
+      sdk.WebhookVerificationError,
+    );
+    expect(() =>
+      sdk.verifyWebhook(delivery.body, { ...delivery.headers, 'webhook-signature': undefined }, alert.secret),
+    ).to.throw(sdk.WebhookVerificationError, /webhook-signature/);
 
-    await until('the delivery logged as delivered', async () => (await client.alerts.deliveries(alert.id)).data.some((d) => d.id === queued.data.id && d.status === 'DELIVERED'));
+    await until('the delivery logged as delivered', async () =>
+      (await client.alerts.deliveries(alert.id)).data.some((d) => d.id === queued.data.id && d.status === 'DELIVERED'),
+    );
 
     const rotated = await client.alerts.rotateSecret(alert.id);
-    expect(rotated.data.secret).to.match(/^whsec_/).and.not.equal(alert.secret);
+    expect(rotated.data.secret)
+      .to.match(/^whsec_/)
+      .and.not.equal(alert.secret);
     await client.alerts.test(alert.id);
     await until('the test after rotation', () => got.length >= 2);
     expect(sdk.verifyWebhook(got[1].body, got[1].headers, rotated.data.secret).type).to.equal('alert.test');
@@ -369,8 +484,15 @@ describe('TypeScript SDK: alerts and verifyWebhook on a real delivery', function
   });
 
   it('an invalid alert is a VALIDATION_ERROR naming every problem', async () => {
-    const refusing = sdk.createGrantsClient({ baseUrl: api.url, apiKey: api.key, fetch: checkedFetch({ invalidRequest: true }) });
-    const error = await apiErrorOf(sdk, refusing.alerts.create({ name: '', query: { page: 2 } as AlertQuery, url: hookUrl }));
+    const refusing = sdk.createGrantsClient({
+      baseUrl: api.url,
+      apiKey: api.key,
+      fetch: checkedFetch({ invalidRequest: true }),
+    });
+    const error = await apiErrorOf(
+      sdk,
+      refusing.alerts.create({ name: '', query: { page: 2 } as AlertQuery, url: hookUrl }),
+    );
     expect(error).to.include({ status: 400, code: 'VALIDATION_ERROR' });
     expect(error.details.map((d) => d.parameter)).to.include.members(['name', 'query.page']);
   });

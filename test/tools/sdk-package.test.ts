@@ -71,13 +71,21 @@ describe('TypeScript SDK: the package', function () {
     expect(generate).to.match(/^openapi-typescript \.\.\/\.\.\/openapi\.json .*--output src\/schema\.ts$/);
     const require = createRequire(path.join(SDK_DIR, 'package.json'));
     const cliPackage = require.resolve('openapi-typescript/package.json');
-    const bin = (JSON.parse(readFileSync(cliPackage, 'utf8')) as { bin: Record<string, string> }).bin['openapi-typescript'];
+    const bin = (JSON.parse(readFileSync(cliPackage, 'utf8')) as { bin: Record<string, string> }).bin[
+      'openapi-typescript'
+    ];
     const fresh = path.join(work, 'schema.ts');
-    const args = generate.split(' ').slice(1).map((arg) => (arg === 'src/schema.ts' ? fresh : arg));
+    const args = generate
+      .split(' ')
+      .slice(1)
+      .map((arg) => (arg === 'src/schema.ts' ? fresh : arg));
     const generated = await run(process.execPath, [path.join(path.dirname(cliPackage), bin), ...args], SDK_DIR);
     expect(generated.code, generated.err).to.equal(0);
     const committed = readFileSync(path.join(SDK_DIR, 'src/schema.ts'), 'utf8');
-    expect(committed === readFileSync(fresh, 'utf8'), 'clients/typescript/src/schema.ts is out of date with openapi.json: run `npm run generate` in clients/typescript').to.equal(true);
+    expect(
+      committed === readFileSync(fresh, 'utf8'),
+      'clients/typescript/src/schema.ts is out of date with openapi.json: run `npm run generate` in clients/typescript',
+    ).to.equal(true);
     expect(committed).to.contain('"/grants/changes"').and.to.contain('export interface webhooks');
     // The generator read the same document the API serves.
     expect(JSON.parse(readFileSync(path.join(REPO_ROOT, 'openapi.json'), 'utf8')).openapi).to.match(/^3\.1\./);
@@ -86,32 +94,82 @@ describe('TypeScript SDK: the package', function () {
   it('npm pack builds it and packs the built files (no sources, no build info), which a fresh project installs, imports and type-checks against', async () => {
     const packed = await run('npm', ['pack', '--json', '--pack-destination', work], SDK_DIR);
     expect(packed.code, packed.err).to.equal(0);
-    const report = JSON.parse(packed.out.slice(packed.out.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    const report = JSON.parse(packed.out.slice(packed.out.indexOf('['))) as {
+      filename: string;
+      files: { path: string }[];
+    }[];
     const files = report[0].files.map((f) => f.path);
-    for (const file of ['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/schema.d.ts', 'dist/client.js', 'dist/retry.js', 'dist/webhooks.js']) {
+    for (const file of [
+      'package.json',
+      'README.md',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/schema.d.ts',
+      'dist/client.js',
+      'dist/retry.js',
+      'dist/webhooks.js',
+    ]) {
       expect(files, file).to.include(file);
     }
     const entry = sdkPackage.exports['.'] as { types: string; import: string };
     expect(files).to.include.members([entry.types, entry.import].map((p) => p.replace(/^\.\//, '')));
-    expect(files.filter((f) => f.startsWith('src/') || f.includes('tsbuildinfo') || f.endsWith('.tgz'))).to.deep.equal([]);
+    expect(files.filter((f) => f.startsWith('src/') || f.includes('tsbuildinfo') || f.endsWith('.tgz'))).to.deep.equal(
+      [],
+    );
     const tarball = path.join(work, report[0].filename);
     const listing = await run('tar', ['-tzf', tarball], work);
-    expect(listing.out.split('\n')).to.include.members(['package/dist/index.js', 'package/dist/index.d.ts', 'package/package.json']);
+    expect(listing.out.split('\n')).to.include.members([
+      'package/dist/index.js',
+      'package/dist/index.d.ts',
+      'package/package.json',
+    ]);
 
     // A partner's project: install the tarball (its dependencies from the npm cache when there, else
     // the registry: an install from a lockfile caches tarballs, not the metadata a range needs), import it, type-check code using it.
     const consumer = path.join(work, 'consumer');
     mkdirSync(consumer);
-    writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    const installed = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock', tarball], consumer);
+    writeFileSync(
+      path.join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    );
+    const installed = await run(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock', tarball],
+      consumer,
+    );
     expect(installed.code, installed.err).to.equal(0);
-    const imported = await run(process.execPath, ['--input-type=module', '-e', "const m = await import('@grants-api/client'); console.log(Object.keys(m).sort().join(','))"], consumer);
+    const imported = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('@grants-api/client'); console.log(Object.keys(m).sort().join(','))",
+      ],
+      consumer,
+    );
     expect(imported.code, imported.err).to.equal(0);
-    expect(imported.out.trim().split(',')).to.include.members(['createGrantsClient', 'GrantsApiError', 'verifyWebhook', 'WebhookVerificationError']);
+    expect(imported.out.trim().split(',')).to.include.members([
+      'createGrantsClient',
+      'GrantsApiError',
+      'verifyWebhook',
+      'WebhookVerificationError',
+    ]);
     writeFileSync(path.join(consumer, 'use.ts'), CONSUMER);
     writeFileSync(
       path.join(consumer, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: [] }, files: ['use.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+          types: [],
+        },
+        files: ['use.ts'],
+      }),
     );
     const tsc = path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
     const checked = await run(process.execPath, [tsc, '-p', consumer], consumer);

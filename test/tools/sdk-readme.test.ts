@@ -68,7 +68,14 @@ function ownNames(code: string): Set<string> {
     if (m[2] !== undefined) names.add(m[2]);
     else for (const part of m[1].split(',')) names.add(part.split(':').pop()!.trim());
   }
-  for (const m of code.matchAll(/^import\s*\{([^}]*)\}/gm)) for (const part of m[1].split(',')) names.add(part.trim().split(/\s+as\s+/).pop()!);
+  for (const m of code.matchAll(/^import\s*\{([^}]*)\}/gm))
+    for (const part of m[1].split(','))
+      names.add(
+        part
+          .trim()
+          .split(/\s+as\s+/)
+          .pop()!,
+      );
   return names;
 }
 
@@ -82,7 +89,9 @@ function exampleModule(block: Block): string {
 describe(`TypeScript SDK: every example of ${README} runs against the bundled catalog`, function () {
   this.timeout(300_000);
   const work = path.join(REPO_ROOT, '.cache/sdk-readme');
-  const blocks = parseBlocks(readFileSync(path.join(REPO_ROOT, README), 'utf8'), README).filter((block) => block.lang === 'ts');
+  const blocks = parseBlocks(readFileSync(path.join(REPO_ROOT, README), 'utf8'), README).filter(
+    (block) => block.lang === 'ts',
+  );
   let api: TestApi;
   const env = { url: process.env.GRANTS_API_URL, key: process.env.GRANTS_API_KEY };
 
@@ -96,18 +105,31 @@ describe(`TypeScript SDK: every example of ${README} runs against the bundled ca
     // Inside the repository, so that `@grants-api/client` resolves to the workspace package.
     writeFileSync(path.join(work, 'package.json'), JSON.stringify({ type: 'module' }));
     writeFileSync(path.join(work, 'prelude.ts'), PRELUDE);
-    for (const [i, block] of blocks.entries()) writeFileSync(path.join(work, `example${i + 1}.ts`), exampleModule(block));
+    for (const [i, block] of blocks.entries())
+      writeFileSync(path.join(work, `example${i + 1}.ts`), exampleModule(block));
     writeFileSync(
       path.join(work, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, lib: ['ES2022', 'DOM', 'DOM.Iterable'], types: ['node'], outDir: 'out' },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: true,
+          lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+          types: ['node'],
+          outDir: 'out',
+        },
         include: ['*.ts'],
       }),
     );
   });
   after(async function () {
     await api?.stop();
-    for (const [name, value] of [['GRANTS_API_URL', env.url], ['GRANTS_API_KEY', env.key]] as const) {
+    for (const [name, value] of [
+      ['GRANTS_API_URL', env.url],
+      ['GRANTS_API_KEY', env.key],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
@@ -118,7 +140,11 @@ describe(`TypeScript SDK: every example of ${README} runs against the bundled ca
   });
 
   it('compiles every example under tsc --strict against the built package', async function () {
-    const tsc = await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', work], work);
+    const tsc = await run(
+      process.execPath,
+      [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', work],
+      work,
+    );
     expect(tsc.out + tsc.err, 'tsc --strict on the examples').to.equal('');
   });
 
@@ -132,7 +158,12 @@ describe(`TypeScript SDK: every example of ${README} runs against the bundled ca
       }
     }
     expect(failed).to.deep.equal([]);
-    const prelude = (await import(pathToFileURL(path.join(work, 'out', 'prelude.js')).href)) as { saved: unknown[]; copy: Map<string, unknown>; res: { statusCode: number }; notified: unknown[] };
+    const prelude = (await import(pathToFileURL(path.join(work, 'out', 'prelude.js')).href)) as {
+      saved: unknown[];
+      copy: Map<string, unknown>;
+      res: { statusCode: number };
+      notified: unknown[];
+    };
     // What the examples did: cursor paging saved grants, the changes feed filled a copy, the webhook was verified.
     expect(prelude.saved.length, 'iterate saved grants').to.be.above(0);
     expect(prelude.copy.size, 'sync copied grants').to.be.above(0);

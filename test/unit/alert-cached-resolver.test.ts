@@ -48,11 +48,17 @@ describe('alerts: the cached resolver', () => {
     const cached = cachedResolver(resolve, 60_000);
     for (let i = 0; i < 3; i++) {
       let refused: unknown = null;
-      await checkTarget('https://hooks.partner.example/x', { allowHttp: false, allowPrivate: false }, cached).catch((e) => (refused = e));
+      await checkTarget('https://hooks.partner.example/x', { allowHttp: false, allowPrivate: false }, cached).catch(
+        (e) => (refused = e),
+      );
       expect(refused).to.be.instanceOf(TargetRefused);
     }
     expect(asked).to.have.length(1);
-    const allowed = await checkTarget('https://hooks.partner.example/x', { allowHttp: false, allowPrivate: true }, cached);
+    const allowed = await checkTarget(
+      'https://hooks.partner.example/x',
+      { allowHttp: false, allowPrivate: true },
+      cached,
+    );
     expect(allowed.address).to.equal('10.0.0.7');
   });
 });

@@ -14,42 +14,49 @@ import { alertQueryFor } from '../bench/alerts.js';
 
 describe('alert index (the matcher candidate step)', () => {
   for (const filing of ['in a fixed order', 'by the batch’s own counts'] as const)
-  it(`leaves out no alert that matches a changed grant, and leaves out most of those that do not (filed ${filing})`, () => {
-    const grants = [...generateGrants(1500, 7)];
-    const batch = grants.slice(0, 400);
-    const rng = new Random(11);
-    const now = Date.parse('2026-06-01T00:00:00Z');
-    const share = () => 0; // any word is rare enough
-    const alerts = Array.from({ length: 600 }, (_, i) => {
-      const query = alertQueryFor(grants[rng.int(grants.length)], rng, share, grants.slice(0, 200), now);
-      return { id: `alt_${i}`, query, conditions: compileAlertQuery(query as never) };
-    });
-    // Queries with no filter at all, which every change must be checked against.
-    alerts.push({ id: 'alt_open', query: { open: true }, conditions: compileAlertQuery({ open: true } as never) });
-    const matcher = new FtsTextMatcher();
-    const text = matcher.batch(batch);
-    try {
-      const candidatesOf = new AlertIndex(alerts, filing === 'in a fixed order' ? undefined : batch).forBatch((search) => text.matching(search));
-      let matched = 0;
-      let candidates = 0;
-      for (const grant of batch) {
-        const found = new Set([...candidatesOf(grant)].map((a) => a.id));
-        candidates += found.size;
-        expect(found.has('alt_open'), 'an alert without list or search is every change’s candidate').to.equal(true);
-        for (const alert of alerts) {
-          const matches = matchesFilters(grant as Grant, alert.conditions, now) && text.matching(alert.conditions.search).has(grant.id);
-          if (!matches) continue;
-          matched += 1;
-          expect(found.has(alert.id), `${alert.id} ${JSON.stringify(alert.query)} matches ${grant.id} but is no candidate`).to.equal(true);
+    it(`leaves out no alert that matches a changed grant, and leaves out most of those that do not (filed ${filing})`, () => {
+      const grants = [...generateGrants(1500, 7)];
+      const batch = grants.slice(0, 400);
+      const rng = new Random(11);
+      const now = Date.parse('2026-06-01T00:00:00Z');
+      const share = () => 0; // any word is rare enough
+      const alerts = Array.from({ length: 600 }, (_, i) => {
+        const query = alertQueryFor(grants[rng.int(grants.length)], rng, share, grants.slice(0, 200), now);
+        return { id: `alt_${i}`, query, conditions: compileAlertQuery(query as never) };
+      });
+      // Queries with no filter at all, which every change must be checked against.
+      alerts.push({ id: 'alt_open', query: { open: true }, conditions: compileAlertQuery({ open: true } as never) });
+      const matcher = new FtsTextMatcher();
+      const text = matcher.batch(batch);
+      try {
+        const candidatesOf = new AlertIndex(alerts, filing === 'in a fixed order' ? undefined : batch).forBatch(
+          (search) => text.matching(search),
+        );
+        let matched = 0;
+        let candidates = 0;
+        for (const grant of batch) {
+          const found = new Set([...candidatesOf(grant)].map((a) => a.id));
+          candidates += found.size;
+          expect(found.has('alt_open'), 'an alert without list or search is every change’s candidate').to.equal(true);
+          for (const alert of alerts) {
+            const matches =
+              matchesFilters(grant as Grant, alert.conditions, now) &&
+              text.matching(alert.conditions.search).has(grant.id);
+            if (!matches) continue;
+            matched += 1;
+            expect(
+              found.has(alert.id),
+              `${alert.id} ${JSON.stringify(alert.query)} matches ${grant.id} but is no candidate`,
+            ).to.equal(true);
+          }
         }
+        expect(matched, 'the generated alerts match some grants').to.be.greaterThan(50);
+        expect(candidates, 'the index leaves out most alerts').to.be.lessThan(batch.length * alerts.length * 0.5);
+      } finally {
+        text.close();
+        matcher.close();
       }
-      expect(matched, 'the generated alerts match some grants').to.be.greaterThan(50);
-      expect(candidates, 'the index leaves out most alerts').to.be.lessThan(batch.length * alerts.length * 0.5);
-    } finally {
-      text.close();
-      matcher.close();
-    }
-  });
+    });
 });
 
 describe('alert index: a search against a list condition', () => {
@@ -60,7 +67,10 @@ describe('alert index: a search against a list condition', () => {
     try {
       // A funder type many of the batch's grants hold, and a word of one grant's title.
       const target = batch[0];
-      const alertOf = (word: string) => ({ id: 'alt_word', conditions: compileAlertQuery({ search: word, funderType: [target.funderType] } as never) });
+      const alertOf = (word: string) => ({
+        id: 'alt_word',
+        conditions: compileAlertQuery({ search: word, funderType: [target.funderType] } as never),
+      });
       const [alert] = target.title
         .split(/[^\p{L}\p{N}]+/u)
         .filter((w) => w.length > 2)
@@ -72,7 +82,12 @@ describe('alert index: a search against a list condition', () => {
       expect(hits.size, 'the word is rarer in the batch than the funder type').to.be.lessThan(sameFunder);
       const candidatesOf = new AlertIndex([alert], batch).forBatch((search) => text.matching(search));
       const candidateOf = batch.filter((g) => candidatesOf(g).has(alert));
-      expect(candidateOf.map((g) => g.id).sort()).to.deep.equal(batch.filter((g) => hits.has(g.id)).map((g) => g.id).sort());
+      expect(candidateOf.map((g) => g.id).sort()).to.deep.equal(
+        batch
+          .filter((g) => hits.has(g.id))
+          .map((g) => g.id)
+          .sort(),
+      );
       // Without the batch's counts (no grants given), the list condition is kept: every grant of that funder type.
       const fixed = new AlertIndex([alert]).forBatch((search) => text.matching(search));
       expect(batch.filter((g) => fixed(g).has(alert))).to.have.length(sameFunder);

@@ -41,7 +41,14 @@ describe('alert matcher: a batch decided while the one before commits', () => {
     },
   };
   const change = (grant: Grant | null, id: string): void => {
-    entries.push({ seq: entries.length + 1, id, deleted: grant === null, changedAt: new Date().toISOString(), grantJson: grant === null ? null : JSON.stringify(grant), changesJson: null });
+    entries.push({
+      seq: entries.length + 1,
+      id,
+      deleted: grant === null,
+      changedAt: new Date().toISOString(),
+      grantJson: grant === null ? null : JSON.stringify(grant),
+      changesJson: null,
+    });
   };
 
   beforeEach(async () => {
@@ -66,14 +73,35 @@ describe('alert matcher: a batch decided while the one before commits', () => {
   });
 
   const setUp = async () => {
-    const subscriptionId = (await opened.subscriptions.create({ name: 'pipeline', tier: 'ENTERPRISE' })).subscription.id;
+    const subscriptionId = (await opened.subscriptions.create({ name: 'pipeline', tier: 'ENTERPRISE' })).subscription
+      .id;
     const grant = [...generateGrants(1, 7)][0];
-    const matcher = new AlertMatcher({ engine, store, compile: compileAlertQuery, text: new FtsTextMatcher(), clock: () => new Date(), log, batchSize: 1 });
+    const matcher = new AlertMatcher({
+      engine,
+      store,
+      compile: compileAlertQuery,
+      text: new FtsTextMatcher(),
+      clock: () => new Date(),
+      log,
+      batchSize: 1,
+    });
     // The first call only places the matcher at the head of the (empty) change log.
     release = () => undefined;
     await matcher.matchOnce();
     release = null;
-    const alert = (await store.create(subscriptionId, { name: 'one grant', query: { eligibleProvinces: [...grant.eligibleProvinces] }, url: 'https://partner.example/hook', events: ['grant.matched', 'grant.updated', 'grant.unmatched'], closingReminderDays: null }, 'whsec_x', new Date(Date.now() - 1000), 1000))!;
+    const alert = (await store.create(
+      subscriptionId,
+      {
+        name: 'one grant',
+        query: { eligibleProvinces: [...grant.eligibleProvinces] },
+        url: 'https://partner.example/hook',
+        events: ['grant.matched', 'grant.updated', 'grant.unmatched'],
+        closingReminderDays: null,
+      },
+      'whsec_x',
+      new Date(Date.now() - 1000),
+      1000,
+    ))!;
     return { matcher, grant, alert };
   };
   const types = async (alertId: string) => (await store.deliveries(alertId, null, 100)).reverse().map((d) => d.type);

@@ -12,16 +12,28 @@ describe('alert text matcher: the searches of GET /grants', () => {
   const matcher = new FtsTextMatcher();
   after(() => matcher.close());
   const grants = fixtureGrants();
-  const cases = loadCases().filter((c) => /^\/grants\?search=[^&]*&limit=100$/.test(c.request) && c.expect.status === 200 && c.expect.total !== null && c.expect.total <= 100);
+  const cases = loadCases().filter(
+    (c) =>
+      /^\/grants\?search=[^&]*&limit=100$/.test(c.request) &&
+      c.expect.status === 200 &&
+      c.expect.total !== null &&
+      c.expect.total <= 100,
+  );
 
   it('covers the French and label cases', () => {
     const names = cases.map((c) => c.name);
-    for (const name of ['text-label-indigenous-finds-grants-for-indigenous-communities', 'text-label-small-business-loan', 'text-french-technologie-finds-technologies', 'text-french-elision-typographic-apostrophe', 'text-french-phrase-across-an-elision']) {
+    for (const name of [
+      'text-label-indigenous-finds-grants-for-indigenous-communities',
+      'text-label-small-business-loan',
+      'text-french-technologie-finds-technologies',
+      'text-french-elision-typographic-apostrophe',
+      'text-french-phrase-across-an-elision',
+    ]) {
       expect(names).to.include(name);
     }
   });
 
-  it('matches each case\'s grants, no more, no fewer', () => {
+  it("matches each case's grants, no more, no fewer", () => {
     const batch = matcher.batch(grants);
     try {
       for (const c of cases) {

@@ -18,8 +18,10 @@ describe('unit: SqliteAllowanceCounter (group commit)', () => {
   let db: Db;
   let counter: SqliteAllowanceCounter;
   const stored = (subscriptionId: string, handle: Db = db) =>
-    (handle.prepare('SELECT calls FROM monthly_usage WHERE subscription_id = ? AND month = ?').pluck().get(subscriptionId, MONTH) as number | undefined) ??
-    0;
+    (handle
+      .prepare('SELECT calls FROM monthly_usage WHERE subscription_id = ? AND month = ?')
+      .pluck()
+      .get(subscriptionId, MONTH) as number | undefined) ?? 0;
 
   beforeEach(() => {
     dir = tempDir('allowance');
@@ -35,7 +37,9 @@ describe('unit: SqliteAllowanceCounter (group commit)', () => {
   it('30 asks in one turn against the last 10 calls: the first 10 in order are admitted with calls 91…100, the rest refused at 100', async () => {
     db.prepare('INSERT INTO monthly_usage (subscription_id, month, calls) VALUES (?, ?, ?)').run('sub_a', MONTH, 90);
     const results = await Promise.all(Array.from({ length: 30 }, () => counter.tryConsume('sub_a', MONTH, 100)));
-    expect(results.slice(0, 10)).to.deep.equal(Array.from({ length: 10 }, (_, i) => ({ allowed: true, calls: 91 + i })));
+    expect(results.slice(0, 10)).to.deep.equal(
+      Array.from({ length: 10 }, (_, i) => ({ allowed: true, calls: 91 + i })),
+    );
     expect(results.slice(10)).to.deep.equal(Array.from({ length: 20 }, () => ({ allowed: false, calls: 100 })));
     expect(stored('sub_a')).to.equal(100);
   });
@@ -88,14 +92,19 @@ describe('unit: SqliteAllowanceCounter (group commit)', () => {
 
   it('recordServed counts without a limit and resolves with the committed count', async () => {
     db.prepare('INSERT INTO monthly_usage (subscription_id, month, calls) VALUES (?, ?, ?)').run('sub_a', MONTH, 7);
-    expect(await Promise.all([counter.recordServed('sub_a', MONTH), counter.recordServed('sub_a', MONTH)])).to.deep.equal([8, 9]);
+    expect(
+      await Promise.all([counter.recordServed('sub_a', MONTH), counter.recordServed('sub_a', MONTH)]),
+    ).to.deep.equal([8, 9]);
     expect(stored('sub_a')).to.equal(9);
   });
 
   it('a commit that fails rejects every ask of its turn and counts nothing; the next turn works again', async () => {
     db.exec(`CREATE TRIGGER refuse BEFORE UPDATE ON monthly_usage BEGIN SELECT RAISE(ABORT, 'disk says no'); END`);
     db.prepare('INSERT INTO monthly_usage (subscription_id, month, calls) VALUES (?, ?, ?)').run('sub_a', MONTH, 3);
-    const outcomes = await Promise.allSettled([counter.tryConsume('sub_a', MONTH, 100), counter.tryConsume('sub_b', MONTH, 100)]);
+    const outcomes = await Promise.allSettled([
+      counter.tryConsume('sub_a', MONTH, 100),
+      counter.tryConsume('sub_b', MONTH, 100),
+    ]);
     expect(outcomes.map((o) => o.status)).to.deep.equal(['rejected', 'rejected']);
     expect(stored('sub_a')).to.equal(3);
     expect(stored('sub_b')).to.equal(0);
@@ -108,7 +117,10 @@ describe('unit: SqliteAllowanceCounter (group commit)', () => {
     try {
       db.pragma('busy_timeout = 50');
       blocker.exec('BEGIN IMMEDIATE');
-      const outcomes = await Promise.allSettled([counter.tryConsume('sub_a', MONTH, 100), counter.tryConsume('sub_b', MONTH, 100)]);
+      const outcomes = await Promise.allSettled([
+        counter.tryConsume('sub_a', MONTH, 100),
+        counter.tryConsume('sub_b', MONTH, 100),
+      ]);
       expect(outcomes.map((o) => o.status)).to.deep.equal(['rejected', 'rejected']);
       for (const o of outcomes) expect((o as PromiseRejectedResult).reason).to.be.instanceOf(ServiceUnavailableError);
       blocker.exec('ROLLBACK');

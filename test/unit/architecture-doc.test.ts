@@ -32,7 +32,13 @@ describe('unit: docs/architecture.md lists the request pipeline as apiLayers() n
 
   it('names every layer of apiLayers(deps), in order, with the deps the API runs with', async () => {
     const dataDir = tempDir('grants-arch-doc-');
-    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SEARCH_WORKERS: '0', ALERTS_WORKER: 'false', SEED_CATALOG: 'false' });
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      SEARCH_WORKERS: '0',
+      ALERTS_WORKER: 'false',
+      SEED_CATALOG: 'false',
+    });
     const deps = await createDeps(config, createLogger(config.logLevel));
     try {
       const names = apiLayers(deps).map((layer) => layer.name);

@@ -10,7 +10,9 @@ describe('unit: the browser tests run in CI, never skip', () => {
   };
 
   it('a missing Chromium is named with how to install it', () => {
-    expect(browserMissing(nowhere)).to.equal('no Chromium at /nonexistent/chromium (install it with `npm run browser:install`)');
+    expect(browserMissing(nowhere)).to.equal(
+      'no Chromium at /nonexistent/chromium (install it with `npm run browser:install`)',
+    );
     expect(browserMissing(process.execPath)).to.equal(null);
   });
 

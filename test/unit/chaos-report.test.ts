@@ -10,15 +10,46 @@ function cleanReport(): ChaosReport {
     machine: 'test machine',
     params: SHORT_RUN,
     rows: [
-      { phase: 'baseline', sent: 10, answered: 10, byStatus: { '200': 10 }, cut: 0, undocumented: 0, undocumentedDetail: [], recoveryMs: null, note: '' },
-      { phase: '1. SIGKILL', sent: 20, answered: 18, byStatus: { '200': 17, '404': 1 }, cut: 2, undocumented: 0, undocumentedDetail: [], recoveryMs: 1500, note: 'killed api-1' },
+      {
+        phase: 'baseline',
+        sent: 10,
+        answered: 10,
+        byStatus: { '200': 10 },
+        cut: 0,
+        undocumented: 0,
+        undocumentedDetail: [],
+        recoveryMs: null,
+        note: '',
+      },
+      {
+        phase: '1. SIGKILL',
+        sent: 20,
+        answered: 18,
+        byStatus: { '200': 17, '404': 1 },
+        cut: 2,
+        undocumented: 0,
+        undocumentedDetail: [],
+        recoveryMs: 1500,
+        note: 'killed api-1',
+      },
     ],
     usageRecordsLost: 0,
     usageRowsChecked: 28,
     partners: [{ partner: 'starter', billedSeen: 20, monthly: 23, cutAtKill: 2, refusedAtAdmission: 1, cutTotal: 2 }],
     underCount: 0,
     overCountBeyondBound: 0,
-    alerts: { outbox: 4, delivered: 4, received: 5, uniqueReceived: 4, redelivered: 1, expected: 4, lost: 0, lostDetail: [], duplicated: 0, duplicatedDetail: [] },
+    alerts: {
+      outbox: 4,
+      delivered: 4,
+      received: 5,
+      uniqueReceived: 4,
+      redelivered: 1,
+      expected: 4,
+      lost: 0,
+      lostDetail: [],
+      duplicated: 0,
+      duplicatedDetail: [],
+    },
     races: { revocationRounds: 10, bothRevoked: 0, lockedOut: false, creationRounds: 10, created: 50, overLimit: 0 },
     unexpectedExits: [],
     instanceLog: [{ phase: '1. SIGKILL', level: 40, msg: 'something', count: 2 }],
@@ -34,12 +65,18 @@ describe('unit: the chaos report', () => {
 
   it('fails on each must-be-zero that is not zero, and on a phase that never recovered', () => {
     const cases: [string, (r: ChaosReport) => void][] = [
-      ['undocumented', (r) => Object.assign(r.rows[1], { undocumented: 1, undocumentedDetail: ['500 on GET /grants'] })],
+      [
+        'undocumented',
+        (r) => Object.assign(r.rows[1], { undocumented: 1, undocumentedDetail: ['500 on GET /grants'] }),
+      ],
       ['usage records lost', (r) => (r.usageRecordsLost = 1)],
       ['under what was served', (r) => (r.underCount = 1)],
       ['over the bound', (r) => (r.overCountBeyondBound = 1)],
       ['alert events lost', (r) => Object.assign(r.alerts, { lost: 1, lostDetail: ['m1 PENDING'] })],
-      ['duplicated', (r) => Object.assign(r.alerts, { duplicated: 1, duplicatedDetail: ['a|g|grant.matched|p under w1, w2'] })],
+      [
+        'duplicated',
+        (r) => Object.assign(r.alerts, { duplicated: 1, duplicatedDetail: ['a|g|grant.matched|p under w1, w2'] }),
+      ],
       ['both succeeded', (r) => (r.races.bothRevoked = 1)],
       ['locked out', (r) => (r.races.lockedOut = true)],
       ['alert limit was passed', (r) => (r.races.overLimit = 1)],
@@ -61,7 +98,9 @@ describe('unit: the chaos report', () => {
     expect(text).to.include('| 1. SIGKILL | 20 | 18 | 17 | 0 | 0 | 404: 1 | 2 | 0 | 1.5 |');
     expect(text).to.include('| starter | 20 | 23 | 3 | 2 + 1 |');
     expect(text).to.include('| two keys revoking each other both succeeding (of 10 rounds answered) | 0 |');
-    expect(text).to.include('| alert limit passed (10 rounds of 8 simultaneous creations against a limit of 5, 50 created) | 0 |');
+    expect(text).to.include(
+      '| alert limit passed (10 rounds of 8 simultaneous creations against a limit of 5, 50 created) | 0 |',
+    );
     expect(text).to.include('| usage records lost (of 28 answers checked) | 0 |');
     expect(text).to.include('- 1. SIGKILL: killed api-1');
     expect(text).to.include('- 1. SIGKILL: warn "something" x2');

@@ -25,7 +25,11 @@ const refusal = (...argv: string[]) => {
 
 describe('unit: the CLI runner reads a command line', () => {
   it('takes options in either spelling, flags, and the positional arguments in order', () => {
-    expect(parse('s1', '--name', 'a b', '--json', '--data-dir=/d')).to.deep.equal({ values: { name: 'a b', json: true, 'data-dir': '/d' }, args: ['s1'], help: false });
+    expect(parse('s1', '--name', 'a b', '--json', '--data-dir=/d')).to.deep.equal({
+      values: { name: 'a b', json: true, 'data-dir': '/d' },
+      args: ['s1'],
+      help: false,
+    });
     expect(parse('--name=', 's1').values).to.deep.equal({ name: '' });
     expect(parse('--name=a=b', 's1').values).to.deep.equal({ name: 'a=b' });
   });

@@ -20,13 +20,22 @@ export function configurationTable(markdown: string): Map<string, Row> {
   if (start < 0) throw new Error('no "## Configuration" section');
   const end = markdown.indexOf('\n## ', start + 1);
   const section = markdown.slice(start, end < 0 ? undefined : end);
-  return new Map([...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \| ([^|]*) \|.*$/gm)].map((m) => [m[1], { defaultColumn: m[2].trim(), line: m[0] }]));
+  return new Map(
+    [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \| ([^|]*) \|.*$/gm)].map((m) => [
+      m[1],
+      { defaultColumn: m[2].trim(), line: m[0] },
+    ]),
+  );
 }
 
 /** Every environment variable loadConfig reads (it reads each one it knows, set or not). */
 function variablesLoadConfigReads(): Set<string> {
   const read = new Set<string>();
-  loadConfig(new Proxy({} as Record<string, string | undefined>, { get: (_, name) => (typeof name === 'string' && read.add(name), undefined) }));
+  loadConfig(
+    new Proxy({} as Record<string, string | undefined>, {
+      get: (_, name) => (typeof name === 'string' && read.add(name), undefined),
+    }),
+  );
   return read;
 }
 
@@ -34,7 +43,9 @@ const SETTING_LIST = Object.entries(SETTINGS) as [string, Setting][];
 
 describe('unit: the configuration table of docs/operations.md', () => {
   it('reads the rows of its section only, with their default column', () => {
-    const rows = configurationTable('# O\n\n## Configuration\n\n| variable | default | meaning |\n|---|---|---|\n| `PORT` | `3000` | port |\n\n## Logs\n\n| `LATER` | x | y |\n');
+    const rows = configurationTable(
+      '# O\n\n## Configuration\n\n| variable | default | meaning |\n|---|---|---|\n| `PORT` | `3000` | port |\n\n## Logs\n\n| `LATER` | x | y |\n',
+    );
     expect([...rows.keys()]).to.deep.equal(['PORT']);
     expect(rows.get('PORT')?.defaultColumn).to.equal('`3000`');
   });
@@ -54,16 +65,24 @@ describe('unit: the configuration table of docs/operations.md', () => {
 
   const rows = configurationTable(readFileSync(path.join(REPO_ROOT, 'docs/operations.md'), 'utf8'));
 
-  it('has a row for every setting, with the setting\'s default', () => {
-    expect(SETTING_LIST.filter(([name]) => !rows.has(name)).map(([name]) => name), 'settings the table leaves out').to.deep.equal([]);
-    const wrongDefaults = SETTING_LIST.filter(([name, setting]) => rows.get(name)?.defaultColumn !== documentedDefault(setting)).map(
-      ([name, setting]) => `${name}: the table says ${rows.get(name)?.defaultColumn}, the settings ${documentedDefault(setting)}`,
+  it("has a row for every setting, with the setting's default", () => {
+    expect(
+      SETTING_LIST.filter(([name]) => !rows.has(name)).map(([name]) => name),
+      'settings the table leaves out',
+    ).to.deep.equal([]);
+    const wrongDefaults = SETTING_LIST.filter(
+      ([name, setting]) => rows.get(name)?.defaultColumn !== documentedDefault(setting),
+    ).map(
+      ([name, setting]) =>
+        `${name}: the table says ${rows.get(name)?.defaultColumn}, the settings ${documentedDefault(setting)}`,
     );
-    expect(wrongDefaults, 'rows whose default differs from the setting\'s').to.deep.equal([]);
+    expect(wrongDefaults, "rows whose default differs from the setting's").to.deep.equal([]);
   });
 
   it('has no row but the settings (or ones marked tests only)', () => {
-    const extra = [...rows].filter(([name, row]) => !(name in SETTINGS) && !/tests only/.test(row.line)).map(([name]) => name);
+    const extra = [...rows]
+      .filter(([name, row]) => !(name in SETTINGS) && !/tests only/.test(row.line))
+      .map(([name]) => name);
     expect(extra, 'rows for variables that are no setting').to.deep.equal([]);
   });
 });

@@ -21,7 +21,9 @@ describe('unit: cursor paging and export', function () {
       expect(parsed.page).to.equal(2);
       expect(parsed.cursor).to.deep.equal({ after: { key: 5000, id: 'grt_1' } });
       // List values as a set, fields and facets not bound.
-      expect(query(`funderType=FOUNDATION&sort=-amountMin&limit=10&fields=title&facets=currency&cursor=${token}`).page).to.equal(2);
+      expect(
+        query(`funderType=FOUNDATION&sort=-amountMin&limit=10&fields=title&facets=currency&cursor=${token}`).page,
+      ).to.equal(2);
     });
 
     it('is refused with another query, a key of the wrong type, or as anything the API did not give out', function () {
@@ -54,16 +56,25 @@ describe('unit: cursor paging and export', function () {
     });
 
     it('walk the null tail by id among the grants without a value, counting the total with an aggregation', function () {
-      const request = keysetRequest(query('sort=amountMin&funderType=FOUNDATION&facets=funderType&cursor=*'), { key: null, id: 'g-3' }, 11);
+      const request = keysetRequest(
+        query('sort=amountMin&funderType=FOUNDATION&facets=funderType&cursor=*'),
+        { key: null, id: 'g-3' },
+        11,
+      );
       expect(request.sort).to.deep.equal([{ id: 'asc' }]);
       expect(request.search_after).to.deep.equal(['g-3']);
       expect(JSON.stringify(request.post_filter)).to.include('"must_not":[{"exists":{"field":"amountMin"}}]');
       expect(JSON.stringify(request.post_filter)).to.include('FOUNDATION');
-      expect(request.aggs?.[KEYSET_TOTAL_AGG]).to.deep.equal({ filter: { bool: { filter: [{ terms: { funderType: ['FOUNDATION'] } }] } } });
+      expect(request.aggs?.[KEYSET_TOTAL_AGG]).to.deep.equal({
+        filter: { bool: { filter: [{ terms: { funderType: ['FOUNDATION'] } }] } },
+      });
     });
 
     it('relevance continues after (score, id)', function () {
-      expect(keysetRequest(query('search=water&cursor=*'), { key: 3.25, id: 'g-1' }, 5).search_after).to.deep.equal([3.25, 'g-1']);
+      expect(keysetRequest(query('search=water&cursor=*'), { key: 3.25, id: 'g-1' }, 5).search_after).to.deep.equal([
+        3.25,
+        'g-1',
+      ]);
     });
   });
 

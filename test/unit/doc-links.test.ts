@@ -10,7 +10,11 @@ import { REPO_ROOT, tempDir } from '../support/api.js';
 /** The guides of a repository: README.md and every docs/*.md. */
 export function guides(root: string): string[] {
   const docs = path.join(root, 'docs');
-  const inDocs = existsSync(docs) ? readdirSync(docs).filter((f) => f.endsWith('.md')).map((f) => path.join('docs', f)) : [];
+  const inDocs = existsSync(docs)
+    ? readdirSync(docs)
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => path.join('docs', f))
+    : [];
   return ['README.md', ...inDocs.sort()];
 }
 
@@ -60,11 +64,17 @@ export function brokenLinks(root: string, files: readonly string[]): string[] {
   for (const file of files) {
     const text = readFileSync(path.join(root, file), 'utf8');
     for (const line of prose(text)) {
-      for (const m of [...line.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g), ...line.matchAll(/<img\s[^>]*\bsrc="([^"]+)"/g)]) {
+      for (const m of [
+        ...line.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g),
+        ...line.matchAll(/<img\s[^>]*\bsrc="([^"]+)"/g),
+      ]) {
         const target = m[1].replace(/^<|>$/g, '');
         if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // http:, https:, mailto:
         const [pathPart, fragment] = target.split('#', 2) as [string, string | undefined];
-        const resolved = pathPart === '' ? path.join(root, file) : path.resolve(path.dirname(path.join(root, file)), decodeURIComponent(pathPart));
+        const resolved =
+          pathPart === ''
+            ? path.join(root, file)
+            : path.resolve(path.dirname(path.join(root, file)), decodeURIComponent(pathPart));
         if (path.relative(root, resolved).startsWith('..')) {
           broken.push(`${file}: ${target} (outside the repository)`);
           continue;
@@ -87,7 +97,9 @@ export function brokenLinks(root: string, files: readonly string[]): string[] {
 
 /** Every `npm run <script>` of the guides whose script package.json does not have. */
 export function unknownScripts(root: string, files: readonly string[]): string[] {
-  const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const scripts = (
+    JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  ).scripts;
   const unknown: string[] = [];
   for (const file of files) {
     for (const m of readFileSync(path.join(root, file), 'utf8').matchAll(/npm run ([a-z][\w:.-]*)/g)) {
@@ -101,9 +113,15 @@ describe('unit: the guides link only to what exists', () => {
   it('spells anchors as GitHub does', () => {
     expect(slug('Searching: `GET /grants`')).to.equal('searching-get-grants');
     expect(slug('Exporting a search: `GET /grants/export`')).to.equal('exporting-a-search-get-grantsexport');
-    expect(slug('Search at 10,000, 100,000 and 1,000,000 grants, both engines')).to.equal('search-at-10000-100000-and-1000000-grants-both-engines');
+    expect(slug('Search at 10,000, 100,000 and 1,000,000 grants, both engines')).to.equal(
+      'search-at-10000-100000-and-1000000-grants-both-engines',
+    );
     expect(slug('Browser access (CORS)')).to.equal('browser-access-cors');
-    expect([...anchors('# A\n## Notes\n```\n## not a heading\n```\n## Notes\n')]).to.deep.equal(['a', 'notes', 'notes-1']);
+    expect([...anchors('# A\n## Notes\n```\n## not a heading\n```\n## Notes\n')]).to.deep.equal([
+      'a',
+      'notes',
+      'notes-1',
+    ]);
   });
 
   it('finds a missing file (an image too), a missing anchor, a link out of the repository and an unknown script', () => {
@@ -114,7 +132,10 @@ describe('unit: the guides link only to what exists', () => {
       path.join(root, 'README.md'),
       '# R\n\n[ok](docs/a.md#section-one) [self](#r) [web](https://example.com/x.md#nowhere)\n[gone](docs/missing.md) [bad anchor](docs/a.md#section-two)\n<img src="docs/images/missing.png" width="100" alt="x">\n`[in code](docs/nowhere.md)`\n\n```\n[fenced](docs/nowhere.md)\n```\n\nRun `npm test` or `npm run test`; `npm run tset` is a typo.\n',
     );
-    writeFileSync(path.join(root, 'docs/a.md'), '# A\n\n## Section one\n\nBack to the [README](../README.md#r); [outside](../../shared/x.md).\n');
+    writeFileSync(
+      path.join(root, 'docs/a.md'),
+      '# A\n\n## Section one\n\nBack to the [README](../README.md#r); [outside](../../shared/x.md).\n',
+    );
     const files = guides(root);
     expect(files).to.deep.equal(['README.md', 'docs/a.md']);
     expect(brokenLinks(root, files)).to.deep.equal([
@@ -128,7 +149,15 @@ describe('unit: the guides link only to what exists', () => {
 
   it('README.md and docs/*.md: every relative link and anchor resolves, every npm script exists', () => {
     const files = guides(REPO_ROOT);
-    expect(files).to.include.members(['README.md', 'docs/partners.md', 'docs/operations.md', 'docs/cli.md', 'docs/architecture.md', 'docs/performance.md', 'docs/alerts.md']);
+    expect(files).to.include.members([
+      'README.md',
+      'docs/partners.md',
+      'docs/operations.md',
+      'docs/cli.md',
+      'docs/architecture.md',
+      'docs/performance.md',
+      'docs/alerts.md',
+    ]);
     expect(brokenLinks(REPO_ROOT, files)).to.deep.equal([]);
     expect(unknownScripts(REPO_ROOT, files)).to.deep.equal([]);
   });
@@ -137,7 +166,13 @@ describe('unit: the guides link only to what exists', () => {
     const offending = guides(REPO_ROOT).flatMap((file) =>
       readFileSync(path.join(REPO_ROOT, file), 'utf8')
         .split('\n')
-        .flatMap((line, i) => (/\.\.\/shared\b|\bshared\/(seed|API-DECISIONS|ARCHITECTURE)|\bAPI-DECISIONS\b|\bissues? #?\d+|\bissue[- ]\d+/i.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+        .flatMap((line, i) =>
+          /\.\.\/shared\b|\bshared\/(seed|API-DECISIONS|ARCHITECTURE)|\bAPI-DECISIONS\b|\bissues? #?\d+|\bissue[- ]\d+/i.test(
+            line,
+          )
+            ? [`${file}:${i + 1}: ${line.trim()}`]
+            : [],
+        ),
     );
     expect(offending).to.deep.equal([]);
   });

@@ -15,7 +15,11 @@ import { fixtureGrants } from '../support/api.js';
 const NOW = Date.parse('2026-11-23T10:00:00.000Z');
 const base = (): GrantQuery => ({ ...parseGrantQuery(parseQueryString('')), now: NOW });
 /** Words alone are plain words (their search made from them). */
-const query = (over: Partial<GrantQuery>): GrantQuery => ({ ...base(), ...(over.words !== undefined && !('search' in over) && { search: plainSearch(over.words) }), ...over });
+const query = (over: Partial<GrantQuery>): GrantQuery => ({
+  ...base(),
+  ...(over.words !== undefined && !('search' in over) && { search: plainSearch(over.words) }),
+  ...over,
+});
 
 const either = (...should: unknown[]) => ({ bool: { should, minimum_should_match: 1 } });
 const missing = (field: string) => ({ bool: { must_not: [{ exists: { field } }] } });
@@ -27,7 +31,13 @@ const OPEN = { bool: { must_not: [FORECASTED, CLOSED] } };
 describe('translateToElasticsearch: partner-search filters', () => {
   it('writes every list filter as terms and isRecurring as a term, in bool.filter', () => {
     const request = translateToElasticsearch(
-      query({ beneficiaries: ['SMALL_BUSINESS', 'STARTUPS'], currencies: ['USD'], complexities: ['LOW'], sdgs: ['SDG_7', 'SDG_13'], isRecurring: false }),
+      query({
+        beneficiaries: ['SMALL_BUSINESS', 'STARTUPS'],
+        currencies: ['USD'],
+        complexities: ['LOW'],
+        sdgs: ['SDG_7', 'SDG_13'],
+        isRecurring: false,
+      }),
     );
     expect(request.query).to.deep.equal({
       bool: {
@@ -51,31 +61,47 @@ describe('translateToElasticsearch: partner-search filters', () => {
   });
 
   it('open=false is forecasted or closed (a null deadline never closes, a null opensAt never forecasts)', () => {
-    expect(translateToElasticsearch(query({ open: false })).query).to.deep.equal({ bool: { must: [], filter: [either(FORECASTED, CLOSED)] } });
+    expect(translateToElasticsearch(query({ open: false })).query).to.deep.equal({
+      bool: { must: [], filter: [either(FORECASTED, CLOSED)] },
+    });
   });
 
   it('status is a list filter of its own (union within), a facet counted by one filter per status', () => {
-    const request = translateToElasticsearch(query({ statuses: ['FORECASTED', 'CLOSED'], funderTypes: ['FOUNDATION'], facets: ['status'] }));
+    const request = translateToElasticsearch(
+      query({ statuses: ['FORECASTED', 'CLOSED'], funderTypes: ['FOUNDATION'], facets: ['status'] }),
+    );
     expect(request.query).to.deep.equal({ bool: { must: [], filter: [{ terms: { funderType: ['FOUNDATION'] } }] } });
     expect(request.post_filter).to.deep.equal({ bool: { filter: [either(FORECASTED, CLOSED)] } });
     expect(request.aggs).to.deep.equal({
-      status: { filter: { match_all: {} }, aggs: { values: { filters: { keyed: false, filters: { FORECASTED, OPEN, CLOSED } } } } },
+      status: {
+        filter: { match_all: {} },
+        aggs: { values: { filters: { keyed: false, filters: { FORECASTED, OPEN, CLOSED } } } },
+      },
     });
   });
 
   it('deadline bounds are one inclusive range; updatedSince a lower bound on updatedAt', () => {
     const from = Date.parse('2026-12-01T00:00:00.000Z');
     const to = Date.parse('2026-12-31T23:59:59.999Z');
-    expect(translateToElasticsearch(query({ deadlineFrom: from, deadlineTo: to, updatedSince: from })).query).to.deep.equal({
-      bool: { must: [], filter: [{ range: { deadline: { gte: from, lte: to } } }, { range: { updatedAt: { gte: from } } }] },
+    expect(
+      translateToElasticsearch(query({ deadlineFrom: from, deadlineTo: to, updatedSince: from })).query,
+    ).to.deep.equal({
+      bool: {
+        must: [],
+        filter: [{ range: { deadline: { gte: from, lte: to } } }, { range: { updatedAt: { gte: from } } }],
+      },
     });
-    expect(translateToElasticsearch(query({ deadlineTo: to })).query).to.deep.equal({ bool: { must: [], filter: [{ range: { deadline: { lte: to } } }] } });
+    expect(translateToElasticsearch(query({ deadlineTo: to })).query).to.deep.equal({
+      bool: { must: [], filter: [{ range: { deadline: { lte: to } } }] },
+    });
   });
 });
 
 describe('translateToElasticsearch: sorts', () => {
-  const pageSort = (key: GrantQuery['sort']['key'], descending: boolean) => translateToElasticsearch(query({ sort: { key, descending } })).sort;
-  const exactSort = (key: GrantQuery['sort']['key'], descending: boolean) => sortOf(query({ sort: { key, descending } }));
+  const pageSort = (key: GrantQuery['sort']['key'], descending: boolean) =>
+    translateToElasticsearch(query({ sort: { key, descending } })).sort;
+  const exactSort = (key: GrantQuery['sort']['key'], descending: boolean) =>
+    sortOf(query({ sort: { key, descending } }));
 
   it('every field sort puts missing values last in both directions and breaks ties by id ascending (spelled as numbers on a page)', () => {
     for (const [key, field] of [
@@ -86,16 +112,34 @@ describe('translateToElasticsearch: sorts', () => {
       ['updatedAt', 'updatedAt'],
       ['title', 'titleSort'],
     ] as const) {
-      expect(pageSort(key, false), key).to.deep.equal([{ [field]: { order: 'asc', missing: '_last' } }, ...ID_KEY_SORT]);
-      expect(pageSort(key, true), `-${key}`).to.deep.equal([{ [field]: { order: 'desc', missing: '_last' } }, ...ID_KEY_SORT]);
-      expect(exactSort(key, false), key).to.deep.equal([{ [field]: { order: 'asc', missing: '_last' } }, { id: 'asc' }]);
-      expect(exactSort(key, true), `-${key}`).to.deep.equal([{ [field]: { order: 'desc', missing: '_last' } }, { id: 'asc' }]);
+      expect(pageSort(key, false), key).to.deep.equal([
+        { [field]: { order: 'asc', missing: '_last' } },
+        ...ID_KEY_SORT,
+      ]);
+      expect(pageSort(key, true), `-${key}`).to.deep.equal([
+        { [field]: { order: 'desc', missing: '_last' } },
+        ...ID_KEY_SORT,
+      ]);
+      expect(exactSort(key, false), key).to.deep.equal([
+        { [field]: { order: 'asc', missing: '_last' } },
+        { id: 'asc' },
+      ]);
+      expect(exactSort(key, true), `-${key}`).to.deep.equal([
+        { [field]: { order: 'desc', missing: '_last' } },
+        { id: 'asc' },
+      ]);
     }
   });
 
   it('opensAt sorts as the other dates, and on an index without it as if every value were missing', () => {
-    expect(pageSort('opensAt', false)).to.deep.equal([{ opensAt: { order: 'asc', missing: '_last', unmapped_type: 'date' } }, ...ID_KEY_SORT]);
-    expect(exactSort('opensAt', true)).to.deep.equal([{ opensAt: { order: 'desc', missing: '_last', unmapped_type: 'date' } }, { id: 'asc' }]);
+    expect(pageSort('opensAt', false)).to.deep.equal([
+      { opensAt: { order: 'asc', missing: '_last', unmapped_type: 'date' } },
+      ...ID_KEY_SORT,
+    ]);
+    expect(exactSort('opensAt', true)).to.deep.equal([
+      { opensAt: { order: 'desc', missing: '_last', unmapped_type: 'date' } },
+      { id: 'asc' },
+    ]);
   });
 
   it('the id keys: six longs then the rest keyword, ascending, absent first, valid on an index without them', () => {
@@ -119,10 +163,14 @@ describe('translateToElasticsearch: sorts', () => {
 });
 
 describe('translateToElasticsearch: disjunctive facets', () => {
-  const terms = (field: string, size: number) => ({ terms: { field, size, order: [{ _count: 'desc' }, { _key: 'asc' }] } });
+  const terms = (field: string, size: number) => ({
+    terms: { field, size, order: [{ _count: 'desc' }, { _key: 'asc' }] },
+  });
 
   it('facets without filters of their own: counted over exactly the matches, terms sized to the enumerations', () => {
-    const request = translateToElasticsearch(query({ funderTypes: ['FOUNDATION'], open: true, facets: ['eligibleProvinces', 'isRecurring', 'sdgAlignment'] }));
+    const request = translateToElasticsearch(
+      query({ funderTypes: ['FOUNDATION'], open: true, facets: ['eligibleProvinces', 'isRecurring', 'sdgAlignment'] }),
+    );
     expect(request.query).to.deep.equal({
       bool: { must: [], filter: [{ terms: { funderType: ['FOUNDATION'] } }, OPEN] },
     });
@@ -161,16 +209,29 @@ describe('translateToElasticsearch: disjunctive facets', () => {
     });
     expect(request.post_filter).to.deep.equal({ bool: { filter: [funding, provinces, recurring] } });
     expect(request.aggs).to.deep.equal({
-      eligibleProvinces: { filter: { bool: { filter: [funding, recurring] } }, aggs: { values: terms('eligibleProvinces', 13) } },
+      eligibleProvinces: {
+        filter: { bool: { filter: [funding, recurring] } },
+        aggs: { values: terms('eligibleProvinces', 13) },
+      },
       fundingType: { filter: { bool: { filter: [provinces, recurring] } }, aggs: { values: terms('fundingType', 6) } },
-      funderType: { filter: { bool: { filter: [funding, provinces, recurring] } }, aggs: { values: terms('funderType', 6) } },
+      funderType: {
+        filter: { bool: { filter: [funding, provinces, recurring] } },
+        aggs: { values: terms('funderType', 6) },
+      },
       isRecurring: { filter: { bool: { filter: [funding, provinces] } }, aggs: { values: terms('isRecurring', 2) } },
     });
   });
 
   it('reads buckets back in the order asked, booleans as "true"/"false", an absent facet as []', () => {
     const facets = facetsOf(['isRecurring', 'currency', 'eligibleProvinces'], {
-      isRecurring: { values: { buckets: [{ key: 0, key_as_string: 'false', doc_count: 9 }, { key: 1, key_as_string: 'true', doc_count: 4 }] } },
+      isRecurring: {
+        values: {
+          buckets: [
+            { key: 0, key_as_string: 'false', doc_count: 9 },
+            { key: 1, key_as_string: 'true', doc_count: 4 },
+          ],
+        },
+      },
       currency: { values: { buckets: [{ key: 'CAD', doc_count: 12 }] } },
     });
     expect(Object.keys(facets)).to.deep.equal(['isRecurring', 'currency', 'eligibleProvinces']);

@@ -37,25 +37,117 @@ describe('English stem (FTS5 porter, outside SQLite)', () => {
 
   it('gives the term FTS5 gives for words that reach every rule', () => {
     const words = [
-      'caresses', 'ponies', 'ties', 'caress', 'cats', 'feed', 'agreed', 'plastered', 'bled', 'motoring', 'sing', 'conflated',
-      'troubled', 'sized', 'hopping', 'tanned', 'falling', 'hissing', 'fizzed', 'failing', 'filing', 'happy', 'sky',
-      'relational', 'conditional', 'rational', 'valenci', 'hesitanci', 'digitizer', 'conformabli', 'radicalli', 'differentli',
-      'vileli', 'analogousli', 'vietnamization', 'predication', 'operator', 'feudalism', 'decisiveness', 'hopefulness',
-      'callousness', 'formaliti', 'sensitiviti', 'sensibiliti', 'triplicate', 'formative', 'formalize', 'electriciti',
-      'electrical', 'hopeful', 'goodness', 'revival', 'allowance', 'inference', 'airliner', 'gyroscopic', 'adjustable',
-      'defensible', 'irritant', 'replacement', 'adjustment', 'dependent', 'adoption', 'homologou', 'communism', 'activate',
-      'angulariti', 'homologous', 'effective', 'bowdlerize', 'probate', 'rate', 'cease', 'controll', 'roll', 'archaeology',
-      'eed', 'ing', 'aed', 'eing', 'yes', 'sss', 'xes', 'ies', 'ab', 'a', 'bies', 'ying', 'dying', 'organisations',
-      'développement', 'economiques', 'straße', 'x'.repeat(64), 'x'.repeat(65), 'ationalization', 'a1ing', '2020s',
+      'caresses',
+      'ponies',
+      'ties',
+      'caress',
+      'cats',
+      'feed',
+      'agreed',
+      'plastered',
+      'bled',
+      'motoring',
+      'sing',
+      'conflated',
+      'troubled',
+      'sized',
+      'hopping',
+      'tanned',
+      'falling',
+      'hissing',
+      'fizzed',
+      'failing',
+      'filing',
+      'happy',
+      'sky',
+      'relational',
+      'conditional',
+      'rational',
+      'valenci',
+      'hesitanci',
+      'digitizer',
+      'conformabli',
+      'radicalli',
+      'differentli',
+      'vileli',
+      'analogousli',
+      'vietnamization',
+      'predication',
+      'operator',
+      'feudalism',
+      'decisiveness',
+      'hopefulness',
+      'callousness',
+      'formaliti',
+      'sensitiviti',
+      'sensibiliti',
+      'triplicate',
+      'formative',
+      'formalize',
+      'electriciti',
+      'electrical',
+      'hopeful',
+      'goodness',
+      'revival',
+      'allowance',
+      'inference',
+      'airliner',
+      'gyroscopic',
+      'adjustable',
+      'defensible',
+      'irritant',
+      'replacement',
+      'adjustment',
+      'dependent',
+      'adoption',
+      'homologou',
+      'communism',
+      'activate',
+      'angulariti',
+      'homologous',
+      'effective',
+      'bowdlerize',
+      'probate',
+      'rate',
+      'cease',
+      'controll',
+      'roll',
+      'archaeology',
+      'eed',
+      'ing',
+      'aed',
+      'eing',
+      'yes',
+      'sss',
+      'xes',
+      'ies',
+      'ab',
+      'a',
+      'bies',
+      'ying',
+      'dying',
+      'organisations',
+      'développement',
+      'economiques',
+      'straße',
+      'x'.repeat(64),
+      'x'.repeat(65),
+      'ationalization',
+      'a1ing',
+      '2020s',
     ].map((word) => foldText(word).toLowerCase());
     expect(differences(words)).to.deep.equal([]);
   });
 
   it('gives the term FTS5 gives for every word of the bundled fixtures', () => {
-    const lines = readFileSync(repoPath('fixtures/grants.ndjson'), 'utf8').split('\n').filter((line) => line.trim() !== '');
+    const lines = readFileSync(repoPath('fixtures/grants.ndjson'), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     const texts = lines.flatMap((line) => {
       const g = JSON.parse(line) as Record<string, unknown>;
-      return ['title', 'description', 'funder', 'titleFr', 'descriptionFr'].map((f) => (typeof g[f] === 'string' ? (g[f] as string) : ''));
+      return ['title', 'description', 'funder', 'titleFr', 'descriptionFr'].map((f) =>
+        typeof g[f] === 'string' ? (g[f] as string) : '',
+      );
     });
     const words = wordsOf(texts);
     expect(words.size).to.be.above(1000);
@@ -64,7 +156,9 @@ describe('English stem (FTS5 porter, outside SQLite)', () => {
 
   it('gives the term FTS5 gives for every word of the real-program corpus, English and French', () => {
     const grants = loadCorpus(corpusFile({}).replace('programs.ndjson.gz', 'programs-bilingual.ndjson.gz'));
-    const words = wordsOf(grants.flatMap((g) => [g.title, g.description ?? '', g.funder, g.titleFr ?? '', g.descriptionFr ?? '']));
+    const words = wordsOf(
+      grants.flatMap((g) => [g.title, g.description ?? '', g.funder, g.titleFr ?? '', g.descriptionFr ?? '']),
+    );
     expect(words.size).to.be.above(10_000);
     expect(differences(words)).to.deep.equal([]);
   });

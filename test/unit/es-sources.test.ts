@@ -52,7 +52,10 @@ function writeLoosely(value: unknown, rnd: () => number): string {
 
 /** A _search response around the sources, written by `write`. */
 function searchResponse(sources: unknown[], write: (v: unknown) => string): string {
-  const hits = sources.map((source, i) => `{"_index":"grants-1","_id":"g-${i}","_score":null,"_source":${write(source)},"sort":[${i},${i * 7}]}`);
+  const hits = sources.map(
+    (source, i) =>
+      `{"_index":"grants-1","_id":"g-${i}","_score":null,"_source":${write(source)},"sort":[${i},${i * 7}]}`,
+  );
   return `{"took":1,"timed_out":false,"hits":{"total":{"value":${sources.length},"relation":"eq"},"max_score":null,"hits":[${hits.join(',')}]},"aggregations":{"currency":{"doc_count":3,"values":{"buckets":[{"key":"CAD","doc_count":3}]}}}}`;
 }
 
@@ -85,20 +88,44 @@ describe('grants cut out of an Elasticsearch response', () => {
 
   it('tell which texts JSON.stringify would write otherwise', () => {
     const canonical = (json: string) => scanValue(json, 0);
-    for (const json of ['{"a":"x\\"y\\\\z\\n\\t\\r\\b\\f","b":[1,2.5,-3,0,1e-7],"c":{"d":null,"e":true,"f":false}}', '"plain"', '12', '[]', '{}']) {
+    for (const json of [
+      '{"a":"x\\"y\\\\z\\n\\t\\r\\b\\f","b":[1,2.5,-3,0,1e-7],"c":{"d":null,"e":true,"f":false}}',
+      '"plain"',
+      '12',
+      '[]',
+      '{}',
+    ]) {
       // 1e-7 is JSON.stringify's own way of writing 1e-7.
       expect(canonical(json), json).to.deep.equal({ end: json.length, canonical: true });
     }
-    for (const json of ['{"a":"\\u001F"}', '{"a":"\\u001f"}', '{"a":"\\/"}', '{"a":1.5E7}', '{"a":1.0}', '{"a":-0}', '{"a":1e5}', '{ "a":1}', '{"1a":1}', '{"a":12345678901234567890}']) {
+    for (const json of [
+      '{"a":"\\u001F"}',
+      '{"a":"\\u001f"}',
+      '{"a":"\\/"}',
+      '{"a":1.5E7}',
+      '{"a":1.0}',
+      '{"a":-0}',
+      '{"a":1e5}',
+      '{ "a":1}',
+      '{"1a":1}',
+      '{"a":12345678901234567890}',
+    ]) {
       expect(canonical(json).canonical, json).to.equal(false);
       expect(canonical(json).end, json).to.equal(json.length);
     }
   });
 
   it('a response without sources, and documents not found, parse as they are', () => {
-    const mget = '{"docs":[{"_index":"i","_id":"a","found":false},{"_index":"i","_id":"b","_version":1,"found":true,"_source":{"id":"b"}},{"_index":"i","_id":"c","error":{"type":"x"}}]}';
+    const mget =
+      '{"docs":[{"_index":"i","_id":"a","found":false},{"_index":"i","_id":"b","_version":1,"found":true,"_source":{"id":"b"}},{"_index":"i","_id":"c","error":{"type":"x"}}]}';
     expect(readSources(mget)).to.deep.equal({
-      body: { docs: [{ _index: 'i', _id: 'a', found: false }, { _index: 'i', _id: 'b', _version: 1, found: true, _source: 0 }, { _index: 'i', _id: 'c', error: { type: 'x' } }] },
+      body: {
+        docs: [
+          { _index: 'i', _id: 'a', found: false },
+          { _index: 'i', _id: 'b', _version: 1, found: true, _source: 0 },
+          { _index: 'i', _id: 'c', error: { type: 'x' } },
+        ],
+      },
       sources: ['{"id":"b"}'],
     });
     expect(readSources('{"count":3}')).to.deep.equal({ body: { count: 3 }, sources: [] });

@@ -38,6 +38,10 @@ describe('GetBatch', () => {
 
     const partial = new GetBatch(async (ids) => ids.map((id) => (id === 'bad' ? new Error(`cannot read ${id}`) : id)));
     const settled = await Promise.allSettled([partial.get('a'), partial.get('bad'), partial.get('c')]);
-    expect(settled.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).to.deep.equal(['a', 'cannot read bad', 'c']);
+    expect(settled.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).to.deep.equal([
+      'a',
+      'cannot read bad',
+      'c',
+    ]);
   });
 });

@@ -7,7 +7,15 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../support/api.js';
-import { compareShown, guideBlocks, guideFiles, isShell, parseBlocks, parseShownJson, textMatches } from '../support/guides.js';
+import {
+  compareShown,
+  guideBlocks,
+  guideFiles,
+  isShell,
+  parseBlocks,
+  parseShownJson,
+  textMatches,
+} from '../support/guides.js';
 
 /** Where a guide asks for a list of grants: the HTTP paths and the SDK's calls. */
 const LISTING = [
@@ -31,12 +39,14 @@ function listingExamples(file: string): Example[] {
   const found: Example[] = [];
   for (const block of parseBlocks(markdown, file)) {
     for (const pattern of LISTING) {
-      for (const match of block.text.matchAll(pattern)) found.push({ where: `${file}:${block.line}`, text: match[0], optOut: block.markers['all-grants'] });
+      for (const match of block.text.matchAll(pattern))
+        found.push({ where: `${file}:${block.line}`, text: match[0], optOut: block.markers['all-grants'] });
     }
   }
   const prose = markdown.replace(/^(```+|~~~+)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
   for (const span of prose.matchAll(/`([^`\n]+)`/g)) {
-    for (const pattern of LISTING) for (const match of span[1].matchAll(pattern)) found.push({ where: `${file} (inline)`, text: match[0] });
+    for (const pattern of LISTING)
+      for (const match of span[1].matchAll(pattern)) found.push({ where: `${file} (inline)`, text: match[0] });
   }
   return found;
 }
@@ -53,13 +63,18 @@ describe('guide examples', function () {
 
     for (const file of files) {
       it(`${file}: every example listing grants asks for open=true, or says why not`, function () {
-        const missing = listingExamples(file).filter((e) => !asksForOpen(e.text) && (e.optOut === undefined || e.optOut.split(/\s+/).length < 3));
+        const missing = listingExamples(file).filter(
+          (e) => !asksForOpen(e.text) && (e.optOut === undefined || e.optOut.split(/\s+/).length < 3),
+        );
         expect(missing.map((e) => `${e.where}: ${e.text}`)).to.deep.equal([]);
       });
     }
 
     it('the console page: its example request lists open grants', function () {
-      const page = readFileSync(path.join(REPO_ROOT, 'src/http/pages/console/page.html'), 'utf8').replaceAll('&amp;', '&');
+      const page = readFileSync(path.join(REPO_ROOT, 'src/http/pages/console/page.html'), 'utf8').replaceAll(
+        '&amp;',
+        '&',
+      );
       const examples = LISTING.flatMap((pattern) => [...page.matchAll(pattern)].map((m) => m[0]));
       expect(examples.length).to.be.at.least(1);
       expect(examples.filter((example) => !asksForOpen(example))).to.deep.equal([]);
@@ -68,7 +83,7 @@ describe('guide examples', function () {
     it('the check sees a listing without open=true, in a block and inline, and honours a marker with its reason', function () {
       const md = [
         '```sh',
-        "curl -H \"Authorization: Bearer $KEY\" \"$API/external/v1/grants?search=solar\"",
+        'curl -H "Authorization: Bearer $KEY" "$API/external/v1/grants?search=solar"',
         '```',
         '',
         'Or `GET /external/v1/grants/export?format=csv`, or `client.grants.search({ search: "x" })`.',
@@ -84,13 +99,27 @@ describe('guide examples', function () {
       expect(texts).to.deep.equal(['/external/v1/grants?search=solar', '/external/v1/grants?limit=0']);
       expect(texts.map(asksForOpen)).to.deep.equal([false, false]);
       expect(asksForOpen('/external/v1/grants?open=true&search=solar')).to.equal(true);
-      expect(asksForOpen("client.grants.search({ open: true })")).to.equal(true);
+      expect(asksForOpen('client.grants.search({ open: true })')).to.equal(true);
     });
   });
 
   describe('markers and output blocks', function () {
     it('a block directly after a command is its output; markers are read from the lines above a block', function () {
-      const md = ['<!-- statuses: 401 (no key) -->', '```sh', 'curl x', '```', '', '<!-- output: shape (the date) -->', '```json', '{}', '```', 'Prose.', '```text', 'y', '```'].join('\n');
+      const md = [
+        '<!-- statuses: 401 (no key) -->',
+        '```sh',
+        'curl x',
+        '```',
+        '',
+        '<!-- output: shape (the date) -->',
+        '```json',
+        '{}',
+        '```',
+        'Prose.',
+        '```text',
+        'y',
+        '```',
+      ].join('\n');
       const [command, output, other] = parseBlocks(md, 'x.md');
       expect(command.markers).to.deep.equal({ statuses: '401 (no key)' });
       expect(command.output).to.equal(output);
@@ -100,7 +129,10 @@ describe('guide examples', function () {
     });
 
     it('commands are in shell blocks (run by the guide-commands test) or, as a synopsis, in text blocks; never in a block without a language', function () {
-      const unmarked = guideBlocks().filter((block) => block.lang === '' && /^\s*(curl|npx|npm|node|bash|grants-admin|grants-indexer)\s+[-a-z"'$]/m.test(block.text));
+      const unmarked = guideBlocks().filter(
+        (block) =>
+          block.lang === '' && /^\s*(curl|npx|npm|node|bash|grants-admin|grants-indexer)\s+[-a-z"'$]/m.test(block.text),
+      );
       expect(unmarked.map((block) => `${block.file}:${block.line}`)).to.deep.equal([]);
     });
 
@@ -109,8 +141,10 @@ describe('guide examples', function () {
       for (const block of guideBlocks()) {
         for (const [name, text] of Object.entries(block.markers)) {
           expect(known.has(name), `${block.file}:${block.line}: marker ${name}`).to.equal(true);
-          if (name === 'not-run' || name === 'all-grants') expect(text.split(/\s+/).length, `${block.file}:${block.line}: ${name} says why`).to.be.at.least(3);
-          if (name === 'not-run') expect(isShell(block), `${block.file}:${block.line}: not-run is for shell blocks`).to.equal(true);
+          if (name === 'not-run' || name === 'all-grants')
+            expect(text.split(/\s+/).length, `${block.file}:${block.line}: ${name} says why`).to.be.at.least(3);
+          if (name === 'not-run')
+            expect(isShell(block), `${block.file}:${block.line}: not-run is for shell blocks`).to.equal(true);
         }
       }
     });
@@ -139,30 +173,60 @@ describe('guide examples', function () {
 
     it('a wrong value, a missing or extra key, a wrong type or a missing element is a difference', function () {
       const shown = (text: string) => parseShownJson(text);
-      expect(compareShown(shown('{ "success": true, "data": …, "pagination": { "page": 1, "limit": 20, "total": 40, "totalPages": 1 }, "meta": … }'), real, 'values')).to.deep.equal([
-        'pagination.total: shown 40, got 3',
+      expect(
+        compareShown(
+          shown(
+            '{ "success": true, "data": …, "pagination": { "page": 1, "limit": 20, "total": 40, "totalPages": 1 }, "meta": … }',
+          ),
+          real,
+          'values',
+        ),
+      ).to.deep.equal(['pagination.total: shown 40, got 3']);
+      expect(compareShown(shown('{ "success": true, "data": …, "meta": … }'), real, 'values')).to.deep.equal([
+        '(top): keys of the answer the guide does not show: pagination',
       ]);
-      expect(compareShown(shown('{ "success": true, "data": …, "meta": … }'), real, 'values')).to.deep.equal(['(top): keys of the answer the guide does not show: pagination']);
-      expect(compareShown(shown('{ "success": true, "data": …, "pagination": …, "facets": {}, "meta": … }'), real, 'values')).to.deep.equal([
-        '(top): shown keys missing from the answer: facets',
-      ]);
-      expect(compareShown(shown('{ "success": true, "data": [ { "id": "grt_1", "deadline": 5 }, … ], "pagination": …, "meta": … }'), real, 'shape')).to.have.length(1);
-      expect(compareShown(shown('{ "success": true, "data": [ …, { "id": "grt_3", "deadline": null } ], "pagination": …, "meta": … }'), real, 'values')).to.deep.equal([]);
-      expect(compareShown(shown('{ "success": true, "data": [ …, { "id": "grt_9", "deadline": null } ], "pagination": …, "meta": … }'), real, 'values')).to.deep.equal([
-        'data[2].id: shown "grt_9", got "grt_3"',
-      ]);
+      expect(
+        compareShown(shown('{ "success": true, "data": …, "pagination": …, "facets": {}, "meta": … }'), real, 'values'),
+      ).to.deep.equal(['(top): shown keys missing from the answer: facets']);
+      expect(
+        compareShown(
+          shown('{ "success": true, "data": [ { "id": "grt_1", "deadline": 5 }, … ], "pagination": …, "meta": … }'),
+          real,
+          'shape',
+        ),
+      ).to.have.length(1);
+      expect(
+        compareShown(
+          shown('{ "success": true, "data": [ …, { "id": "grt_3", "deadline": null } ], "pagination": …, "meta": … }'),
+          real,
+          'values',
+        ),
+      ).to.deep.equal([]);
+      expect(
+        compareShown(
+          shown('{ "success": true, "data": [ …, { "id": "grt_9", "deadline": null } ], "pagination": …, "meta": … }'),
+          real,
+          'values',
+        ),
+      ).to.deep.equal(['data[2].id: shown "grt_9", got "grt_3"']);
       expect(compareShown(shown('[1, 2]'), [1, 2, 3], 'values')).to.deep.equal(['(top): shown 2 elements, got 3']);
     });
 
     it('shape compares keys and types, not values; an empty list where the guide shows elements differs', function () {
-      const shown = parseShownJson('{ "success": true, "data": [ { "id": "grt_9", "deadline": "2027-01-01T00:00:00.000Z" } ], "pagination": { "page": 2, "limit": 5, "total": 1, "totalPages": 9 }, "meta": … }');
+      const shown = parseShownJson(
+        '{ "success": true, "data": [ { "id": "grt_9", "deadline": "2027-01-01T00:00:00.000Z" } ], "pagination": { "page": 2, "limit": 5, "total": 1, "totalPages": 9 }, "meta": … }',
+      );
       expect(compareShown(shown, real, 'shape')).to.deep.equal([]);
-      expect(compareShown(shown, { ...real, data: [] }, 'shape')).to.deep.equal(['data: shown elements, got an empty list']);
+      expect(compareShown(shown, { ...real, data: [] }, 'shape')).to.deep.equal([
+        'data: shown elements, got an empty list',
+      ]);
     });
 
     it('text: line by line, … for any text in a line, a line of … for any lines', function () {
       expect(textMatches('replay: … passed, 0 failed', 'PASS a\nreplay: 160 passed, 0 failed\n')).to.equal(false);
-      expect(textMatches('…\nreplay: … passed, 0 failed', 'PASS a\nPASS b\nreplay: 160 passed, 0 failed\n')).to.equal(true);
+      expect(textMatches('…\nreplay: … passed, 0 failed', 'PASS a\nPASS b\nreplay: 160 passed, 0 failed\n')).to.equal(
+        true,
+      );
       expect(textMatches('…\nreplay: … passed, 0 failed', 'PASS a\nreplay: 159 passed, 1 failed\n')).to.equal(false);
       expect(textMatches('\nETag: W/"…"\n', 'ETag: W/"abc"\r\n\r\n')).to.equal(true);
     });

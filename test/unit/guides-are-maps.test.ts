@@ -11,7 +11,8 @@ import { REPO_ROOT } from '../support/api.js';
 import { guideFiles } from '../support/guides.js';
 import { brokenLinks } from './doc-links.test.js';
 
-const MONTH = '(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';
+const MONTH =
+  '(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';
 
 /** What marks a line of prose as a dated record: a calendar date, a day and month, a UTC time. */
 const DATED = [
@@ -49,7 +50,9 @@ const UNFOLLOWABLE = [/API-DECISIONS/i, /\bissues? #?\d+/i, /\bissue[- ]\d+/i, /
 export function unfollowableReferences(source: string): string[] {
   return source
     .split('\n')
-    .flatMap((line, i) => (UNFOLLOWABLE.some((pattern) => pattern.test(line)) ? [`${i + 1}: ${line.trim().slice(0, 120)}`] : []));
+    .flatMap((line, i) =>
+      UNFOLLOWABLE.some((pattern) => pattern.test(line)) ? [`${i + 1}: ${line.trim().slice(0, 120)}`] : [],
+    );
 }
 
 /** Every .ts, .js and .mjs file under `dir` (relative to the repository). */
@@ -80,26 +83,51 @@ describe('unit: the guides are maps, the journals hold the history', () => {
       '```',
       'Between 1 and 10 connections; May the rounds agree; 2 Decisions; JSON Schema 2020-12.',
     ].join('\n');
-    expect(datedLines(markdown)).to.deep.equal(['2: The run of 2026-11-25 took 219 s.', '3: Measured on 27 Nov on a quiet VM.', '4: Runs of 18:12–18:27 UTC.']);
+    expect(datedLines(markdown)).to.deep.equal([
+      '2: The run of 2026-11-25 took 219 s.',
+      '3: Measured on 27 Nov on a quiet VM.',
+      '4: Runs of 18:12–18:27 UTC.',
+    ]);
   });
 
   it('README.md, docs/*.md, the bench guide and the engine guide hold no dated line', () => {
-    const files = [...guideFiles(REPO_ROOT), 'test/bench/README.md', 'src/search/sqlite/ARCHITECTURE.md', 'src/search/elasticsearch/ARCHITECTURE.md'];
+    const files = [
+      ...guideFiles(REPO_ROOT),
+      'test/bench/README.md',
+      'src/search/sqlite/ARCHITECTURE.md',
+      'src/search/elasticsearch/ARCHITECTURE.md',
+    ];
     expect(files).to.include.members(['README.md', 'docs/performance.md', 'docs/operations.md']);
     expect(files.some((file) => file.startsWith('docs/journal/'))).to.equal(false);
-    const dated = files.flatMap((file) => datedLines(readFileSync(path.join(REPO_ROOT, file), 'utf8')).map((line) => `${file}:${line}`));
-    expect(dated, 'a dated run belongs in docs/journal/, the guide keeps today\'s figure').to.deep.equal([]);
+    const dated = files.flatMap((file) =>
+      datedLines(readFileSync(path.join(REPO_ROOT, file), 'utf8')).map((line) => `${file}:${line}`),
+    );
+    expect(dated, "a dated run belongs in docs/journal/, the guide keeps today's figure").to.deep.equal([]);
   });
 
   it('finds a reference to a decision section or an issue, and leaves an RFC section alone', () => {
-    const source = ['// As API-DECISIONS §2 orders them.', '// The changes feed (issue 14).', '// See issue #3.', '// decisions §3 says so.', '// RFC 9110 §13.1.2 says so.', 'const x = 1;'].join('\n');
-    expect(unfollowableReferences(source)).to.deep.equal(['1: // As API-DECISIONS §2 orders them.', '2: // The changes feed (issue 14).', '3: // See issue #3.', '4: // decisions §3 says so.']);
+    const source = [
+      '// As API-DECISIONS §2 orders them.',
+      '// The changes feed (issue 14).',
+      '// See issue #3.',
+      '// decisions §3 says so.',
+      '// RFC 9110 §13.1.2 says so.',
+      'const x = 1;',
+    ].join('\n');
+    expect(unfollowableReferences(source)).to.deep.equal([
+      '1: // As API-DECISIONS §2 orders them.',
+      '2: // The changes feed (issue 14).',
+      '3: // See issue #3.',
+      '4: // decisions §3 says so.',
+    ]);
   });
 
   it('src/ and indexer/ refer to no decision section and no issue', () => {
     const files = [...sources('src'), ...sources('indexer')];
     expect(files).to.include('src/app.ts');
-    const found = files.flatMap((file) => unfollowableReferences(readFileSync(path.join(REPO_ROOT, file), 'utf8')).map((line) => `${file}:${line}`));
+    const found = files.flatMap((file) =>
+      unfollowableReferences(readFileSync(path.join(REPO_ROOT, file), 'utf8')).map((line) => `${file}:${line}`),
+    );
     expect(found, 'say the reason itself').to.deep.equal([]);
   });
 

@@ -33,7 +33,14 @@ function searchesOf(grants: readonly Grant[], count: number): string[] {
     const title = searchWords(g.title);
     if (title.length >= 2) phrases.push(`"${title[0]} ${title[1]}"`);
   }
-  return [...sample([...words].sort(), count), ...sample([...french].sort(), count / 2), ...sample(phrases, count / 4), 'nonprofit', 'startup', 'postsecondary'];
+  return [
+    ...sample([...words].sort(), count),
+    ...sample([...french].sort(), count / 2),
+    ...sample(phrases, count / 4),
+    'nonprofit',
+    'startup',
+    'postsecondary',
+  ];
 }
 
 function expectAgreement(grants: readonly Grant[], searches: readonly string[]): void {
@@ -50,8 +57,15 @@ function expectAgreement(grants: readonly Grant[], searches: readonly string[]):
       const matcher = searchMatcher(search);
       for (const g of grants) {
         const marked = Object.values(highlightGrant(g, SPEC, matcher)).some((value) => value?.includes('\u0001'));
-        const labelMarked = highlightGrant({ ...g, title: labelText(g) }, { ...SPEC, fields: ['title'] }, matcher).title!.includes('\u0001');
-        if (found.has(g.id) !== (marked || labelMarked)) disagreements.push(`${text} on ${g.id}: FTS5 ${found.has(g.id) ? 'matches' : 'does not match'}, marked: ${marked}, in labels: ${labelMarked}`);
+        const labelMarked = highlightGrant(
+          { ...g, title: labelText(g) },
+          { ...SPEC, fields: ['title'] },
+          matcher,
+        ).title!.includes('\u0001');
+        if (found.has(g.id) !== (marked || labelMarked))
+          disagreements.push(
+            `${text} on ${g.id}: FTS5 ${found.has(g.id) ? 'matches' : 'does not match'}, marked: ${marked}, in labels: ${labelMarked}`,
+          );
       }
     }
   } finally {
@@ -62,7 +76,7 @@ function expectAgreement(grants: readonly Grant[], searches: readonly string[]):
   expect(disagreements.slice(0, 20)).to.deep.equal([]);
 }
 
-describe('highlighting agrees with the embedded engine\'s matching', function () {
+describe("highlighting agrees with the embedded engine's matching", function () {
   this.timeout(300_000);
 
   it('over the bundled fixtures', () => {

@@ -19,7 +19,9 @@ function byKeys(a: IdKeys, b: IdKeys): number {
 const ID_CHARS = [...'-.0123456789:ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'];
 /** Ids as the schema allows them (GRANT_ID_PATTERN), short and long, often sharing long prefixes. */
 const schemaId = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/);
-const prefix = fc.array(fc.constantFrom(...ID_CHARS), { minLength: 30, maxLength: 60 }).map((chars) => `g${chars.join('')}`);
+const prefix = fc
+  .array(fc.constantFrom(...ID_CHARS), { minLength: 30, maxLength: 60 })
+  .map((chars) => `g${chars.join('')}`);
 
 describe('id keys', () => {
   it('order schema ids exactly as code point order, with long shared prefixes', () => {
@@ -45,18 +47,26 @@ describe('id keys', () => {
           [a, b],
           [shared + a, shared + b],
         ]) {
-          expect(byKeys(idKeysOf(x), idKeysOf(y)), `${JSON.stringify(x)} vs ${JSON.stringify(y)}`).to.equal(byCodePoint(x, y));
+          expect(byKeys(idKeysOf(x), idKeysOf(y)), `${JSON.stringify(x)} vs ${JSON.stringify(y)}`).to.equal(
+            byCodePoint(x, y),
+          );
         }
       }),
       { numRuns: 3000 },
     );
   });
 
-  it('order strings of the codes at the digits\' edges (0, 126, 127, 128, surrogates, U+FFFF)', () => {
-    const edges = fc.array(fc.constantFrom('\u0000', 'a', '~', '\u007f', '\u0080', '\u00e9', '\ud83d\ude00', '\uffff'), { maxLength: 50 }).map((chars) => chars.join(''));
+  it("order strings of the codes at the digits' edges (0, 126, 127, 128, surrogates, U+FFFF)", () => {
+    const edges = fc
+      .array(fc.constantFrom('\u0000', 'a', '~', '\u007f', '\u0080', '\u00e9', '\ud83d\ude00', '\uffff'), {
+        maxLength: 50,
+      })
+      .map((chars) => chars.join(''));
     fc.assert(
       fc.property(edges, edges, (a, b) => {
-        expect(byKeys(idKeysOf(a), idKeysOf(b)), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`).to.equal(byCodePoint(a, b));
+        expect(byKeys(idKeysOf(a), idKeysOf(b)), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`).to.equal(
+          byCodePoint(a, b),
+        );
       }),
       { numRuns: 3000 },
     );
@@ -66,7 +76,8 @@ describe('id keys', () => {
     const id = 'grt_718eda04';
     const keys = idKeysOf(id);
     expect(keys).to.not.have.property('idRest');
-    for (const field of ID_KEY_FIELDS) expect(Number.isSafeInteger(keys[field]) && keys[field] >= 0, field).to.equal(true);
+    for (const field of ID_KEY_FIELDS)
+      expect(Number.isSafeInteger(keys[field]) && keys[field] >= 0, field).to.equal(true);
     expect(idKeysOf('a'.repeat(42))).to.not.have.property('idRest');
     expect(idKeysOf(`${'a'.repeat(42)}:b`).idRest).to.equal(':b');
     expect(idKeysOf('ab\u00e9c').idRest).to.equal('\u00e9c');

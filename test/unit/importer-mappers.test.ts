@@ -7,12 +7,22 @@ import { layoutOf } from '../../indexer/formats/commonGrantsJson.js';
 import { mapRow, parseAmount, planMapping } from '../../indexer/formats/csvMapping.js';
 import { guessFormat } from '../../indexer/formats/detect.js';
 import { bombReason, MAX_RATIO } from '../../indexer/formats/zip.js';
-import { cut, FORECAST, mapOpportunity, outranks, plainText, rankOf, SYNOPSIS, versionNumber } from '../../indexer/formats/grantsGov.js';
+import {
+  cut,
+  FORECAST,
+  mapOpportunity,
+  outranks,
+  plainText,
+  rankOf,
+  SYNOPSIS,
+  versionNumber,
+} from '../../indexer/formats/grantsGov.js';
 import { withDayDates } from '../../indexer/importers.js';
 import { RejectionLog } from '../../indexer/validation.js';
 
 const text = (s: string) => Buffer.from(s);
-const fields = (record: Record<string, string | string[]>) => new Map(Object.entries(record).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
+const fields = (record: Record<string, string | string[]>) =>
+  new Map(Object.entries(record).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
 
 describe('importers: dates', () => {
   it('a date-only deadline is the last millisecond of the day in the zone, on both sides of a clock change', () => {
@@ -39,11 +49,22 @@ describe('importers: dates', () => {
 
   it('NDJSON and JSON: a date-only deadline becomes the end of that day, a date-only opensAt its start; other records pass unchanged', () => {
     const record = { number: 1, value: { id: 'a', deadline: '2027-01-15' } };
-    expect(withDayDates(record, 'America/Toronto').value).to.deep.equal({ id: 'a', deadline: '2027-01-16T04:59:59.999Z' });
+    expect(withDayDates(record, 'America/Toronto').value).to.deep.equal({
+      id: 'a',
+      deadline: '2027-01-16T04:59:59.999Z',
+    });
     const opening = { number: 1, value: { id: 'a', opensAt: '2027-01-15', deadline: '2027-03-31' } };
-    expect(withDayDates(opening, 'America/Toronto').value).to.deep.equal({ id: 'a', opensAt: '2027-01-15T05:00:00.000Z', deadline: '2027-04-01T03:59:59.999Z' });
+    expect(withDayDates(opening, 'America/Toronto').value).to.deep.equal({
+      id: 'a',
+      opensAt: '2027-01-15T05:00:00.000Z',
+      deadline: '2027-04-01T03:59:59.999Z',
+    });
     const opensOnly = { number: 1, value: { id: 'a', opensAt: '2027-07-02', deadline: '2027-08-01T00:00:00Z' } };
-    expect(withDayDates(opensOnly, 'America/Toronto').value).to.deep.equal({ id: 'a', opensAt: '2027-07-02T04:00:00.000Z', deadline: '2027-08-01T00:00:00Z' });
+    expect(withDayDates(opensOnly, 'America/Toronto').value).to.deep.equal({
+      id: 'a',
+      opensAt: '2027-07-02T04:00:00.000Z',
+      deadline: '2027-08-01T00:00:00Z',
+    });
     const timed = { number: 1, value: { id: 'a', deadline: '2027-01-15T12:00:00Z', opensAt: '2027-01-01T00:00:00Z' } };
     expect(withDayDates(timed, 'America/Toronto')).to.equal(timed);
     const broken = { number: 1, error: 'not valid JSON' };
@@ -75,13 +96,22 @@ describe('importers: the format guess', () => {
     expect(guessFormat('x.csv', text('PK\u0003\u0004rest'), '')).to.include({ format: 'grants-gov', packing: 'zip' });
   });
   it('an extension decides, .gz looked through', () => {
-    expect(guessFormat('a.csv', text('id,title'), 'id,title')).to.include({ format: 'csv', reason: 'the extension .csv' });
-    expect(guessFormat('a.ndjson.gz', Buffer.from([0x1f, 0x8b, 8]), '{"id":1}')).to.include({ format: 'ndjson', packing: 'gzip' });
+    expect(guessFormat('a.csv', text('id,title'), 'id,title')).to.include({
+      format: 'csv',
+      reason: 'the extension .csv',
+    });
+    expect(guessFormat('a.ndjson.gz', Buffer.from([0x1f, 0x8b, 8]), '{"id":1}')).to.include({
+      format: 'ndjson',
+      packing: 'gzip',
+    });
     expect(guessFormat('extract.XML', text('<?xml'), '<?xml')).to.include({ format: 'grants-gov' });
     expect(guessFormat('a.jsonl', text('{'), '{')).to.include({ format: 'ndjson' });
   });
   it('without a known extension, the first characters decide', () => {
-    expect(guessFormat(null, text(' [{"id"'), ' [{"id"')).to.include({ format: 'json', reason: 'the first characters' });
+    expect(guessFormat(null, text(' [{"id"'), ' [{"id"')).to.include({
+      format: 'json',
+      reason: 'the first characters',
+    });
     expect(guessFormat('data.txt', text('{"id"'), '{"id"')).to.include({ format: 'ndjson' });
     expect(guessFormat('data', text('\uFEFF<Grants>'), '\uFEFF<Grants>')).to.include({ format: 'grants-gov' });
     expect(guessFormat('data', text('Program,Name'), 'Program,Name')).to.include({ format: 'csv' });
@@ -89,7 +119,10 @@ describe('importers: the format guess', () => {
 
   it('guesses CommonGrants from a key only it has, whatever the JSON extension; our grants stay NDJSON', () => {
     const page = '{"status":200,"message":"Success","items":[{"id":"0f3a1c2e-5b6d-4e7f-8a9b-0c1d2e3f4a5b"';
-    expect(guessFormat('page.json', text(page), page)).to.include({ format: 'commongrants', reason: 'its first characters (CommonGrants opportunities)' });
+    expect(guessFormat('page.json', text(page), page)).to.include({
+      format: 'commongrants',
+      reason: 'its first characters (CommonGrants opportunities)',
+    });
     const opportunity = '{"id":"0f3a1c2e-5b6d-4e7f-8a9b-0c1d2e3f4a5b","title":"T","status":{"value":"open"}';
     expect(guessFormat('o.ndjson', text(opportunity), opportunity)).to.include({ format: 'commongrants' });
     expect(guessFormat(null, text(`[${opportunity}`), `[${opportunity}`)).to.include({ format: 'commongrants' });
@@ -102,8 +135,12 @@ describe('importers: the format guess', () => {
 describe('importers: the zip bomb guard', () => {
   it('refuses an entry that inflates too far or too much, accepts an extract', () => {
     expect(bombReason({ fileName: 'x.xml', compressedSize: 70e6, uncompressedSize: 1.1e9 })).to.equal(null);
-    expect(bombReason({ fileName: 'x.xml', compressedSize: 1000, uncompressedSize: 1000 * (MAX_RATIO + 1) })).to.match(/inflate \d+ times .* zip bomb/);
-    expect(bombReason({ fileName: 'x.xml', compressedSize: 1e9, uncompressedSize: 5 * 1024 ** 3 })).to.match(/more than the 4096\.0 MB allowed/);
+    expect(bombReason({ fileName: 'x.xml', compressedSize: 1000, uncompressedSize: 1000 * (MAX_RATIO + 1) })).to.match(
+      /inflate \d+ times .* zip bomb/,
+    );
+    expect(bombReason({ fileName: 'x.xml', compressedSize: 1e9, uncompressedSize: 5 * 1024 ** 3 })).to.match(
+      /more than the 4096\.0 MB allowed/,
+    );
   });
 });
 
@@ -121,10 +158,16 @@ describe('importers: a CSV row through its mapping', () => {
       currency: { value: 'CAD' },
     },
   });
-  const row = (cells: Record<string, string>) => new Map(Object.entries({ ID: 'a-1', Name: 'A', Kind: 'Federal', Who: '', Max: '', Closes: '', Again: '', ...cells }));
+  const row = (cells: Record<string, string>) =>
+    new Map(
+      Object.entries({ ID: 'a-1', Name: 'A', Kind: 'Federal', Who: '', Max: '', Closes: '', Again: '', ...cells }),
+    );
 
   it('maps columns, value maps (any case), lists, constants, amounts, days and booleans', () => {
-    const mapped = mapRow(row({ Who: 'non-profit; RESEARCHERS;Anyone', Max: '$2,000', Closes: '15/01/2027', Again: 'Yes' }), plan);
+    const mapped = mapRow(
+      row({ Who: 'non-profit; RESEARCHERS;Anyone', Max: '$2,000', Closes: '15/01/2027', Again: 'Yes' }),
+      plan,
+    );
     expect(mapped).to.deep.equal({
       value: {
         id: 'a-1',
@@ -141,11 +184,38 @@ describe('importers: a CSV row through its mapping', () => {
   });
 
   it('source.name, source.id and source.url gather into source; all empty, it is null', () => {
-    const sourced = planMapping({ fields: { id: 'ID', 'source.name': { value: 'Sheet' }, 'source.id': 'Ref', 'source.url': 'Link' } });
-    expect(mapRow(new Map([['ID', 'a'], ['Ref', 'r-1'], ['Link', '']]), sourced).value).to.deep.equal({ id: 'a', source: { name: 'Sheet', id: 'r-1', url: null } });
+    const sourced = planMapping({
+      fields: { id: 'ID', 'source.name': { value: 'Sheet' }, 'source.id': 'Ref', 'source.url': 'Link' },
+    });
+    expect(
+      mapRow(
+        new Map([
+          ['ID', 'a'],
+          ['Ref', 'r-1'],
+          ['Link', ''],
+        ]),
+        sourced,
+      ).value,
+    ).to.deep.equal({ id: 'a', source: { name: 'Sheet', id: 'r-1', url: null } });
     const partial = planMapping({ fields: { id: 'ID', 'source.id': 'Ref' } });
-    expect(mapRow(new Map([['ID', 'a'], ['Ref', '']]), partial).value).to.deep.equal({ id: 'a', source: null });
-    expect(mapRow(new Map([['ID', 'a'], ['Ref', 'r-2']]), partial).value).to.deep.equal({ id: 'a', source: { name: null, id: 'r-2', url: null } });
+    expect(
+      mapRow(
+        new Map([
+          ['ID', 'a'],
+          ['Ref', ''],
+        ]),
+        partial,
+      ).value,
+    ).to.deep.equal({ id: 'a', source: null });
+    expect(
+      mapRow(
+        new Map([
+          ['ID', 'a'],
+          ['Ref', 'r-2'],
+        ]),
+        partial,
+      ).value,
+    ).to.deep.equal({ id: 'a', source: { name: null, id: 'r-2', url: null } });
   });
 
   it('empty cells are null (an empty list for a list)', () => {
@@ -155,17 +225,34 @@ describe('importers: a CSV row through its mapping', () => {
   });
 
   it('reports every cell it cannot read, naming the column and the value', () => {
-    const mapped = mapRow(row({ Kind: 'Provincial', Who: 'Non-profit;Aliens', Max: 'lots', Closes: '2027-01-15', Again: 'maybe' }), plan);
+    const mapped = mapRow(
+      row({ Kind: 'Provincial', Who: 'Non-profit;Aliens', Max: 'lots', Closes: '2027-01-15', Again: 'maybe' }),
+      plan,
+    );
     expect(mapped.value).to.equal(null);
-    expect(mapped.problems.map((p) => p.field)).to.deep.equal(['funderType', 'targetBeneficiaries', 'amountMax', 'deadline', 'isRecurring']);
-    expect(mapped.problems[0].reason).to.match(/^unknown value "Provincial" in column "Kind": not one of CORPORATE, FEDERAL_GRANT/);
+    expect(mapped.problems.map((p) => p.field)).to.deep.equal([
+      'funderType',
+      'targetBeneficiaries',
+      'amountMax',
+      'deadline',
+      'isRecurring',
+    ]);
+    expect(mapped.problems[0].reason).to.match(
+      /^unknown value "Provincial" in column "Kind": not one of CORPORATE, FEDERAL_GRANT/,
+    );
     expect(mapped.problems[0].reason).to.contain('"federal"');
     expect(mapped.problems[2].reason).to.equal('"lots" in column "Max" is not a number');
-    expect(mapped.problems[3].reason).to.equal('"2027-01-15" is not a date in the mapping\'s format (DD/MM/YYYY) (column "Closes")');
+    expect(mapped.problems[3].reason).to.equal(
+      '"2027-01-15" is not a date in the mapping\'s format (DD/MM/YYYY) (column "Closes")',
+    );
   });
 
   it('a mapping that cannot work is refused whole, every problem named', () => {
-    expect(() => planMapping({ fields: { titel: 'Name', deadline: { column: 'C', dateFormat: 'YYYY', timeZone: 'Mars/Olympus' }, id: {} } })).to.throw(
+    expect(() =>
+      planMapping({
+        fields: { titel: 'Name', deadline: { column: 'C', dateFormat: 'YYYY', timeZone: 'Mars/Olympus' }, id: {} },
+      }),
+    ).to.throw(
       /fields\.titel: is not a field of a grant.*fields\.deadline: dateFormat "YYYY" needs.*fields\.deadline\.timeZone: "Mars\/Olympus" is not a time zone.*fields\.id: needs either "column" or "value"/,
     );
     expect(() => planMapping({ fields: {} })).to.throw(/the mapping is not valid/);
@@ -212,27 +299,60 @@ describe('importers: a Grants.gov record', () => {
   });
 
   it('a forecast: its estimated close date as the deadline, its expected posting said in the description', () => {
-    const forecast = { ...synopsis, CloseDate: '', EstimatedSynopsisPostDate: '02012027', EstimatedSynopsisCloseDate: '05032027', FiscalYear: '2027', Description: 'Soon.' };
+    const forecast = {
+      ...synopsis,
+      CloseDate: '',
+      EstimatedSynopsisPostDate: '02012027',
+      EstimatedSynopsisCloseDate: '05032027',
+      FiscalYear: '2027',
+      Description: 'Soon.',
+    };
     const mapped = mapOpportunity(FORECAST, fields(forecast));
     expect(mapped.value).to.include({ deadline: '2027-05-04T03:59:59.000Z' });
-    expect(mapped.value?.description).to.equal('Soon.\n\nForecast: the opportunity is expected to be posted on 2027-02-01 (fiscal year 2027).');
+    expect(mapped.value?.description).to.equal(
+      'Soon.\n\nForecast: the opportunity is expected to be posted on 2027-02-01 (fiscal year 2027).',
+    );
   });
 
   it('reports what it cannot map: unknown codes, a procurement contract alone, bad dates, a missing title', () => {
-    const mapped = mapOpportunity(SYNOPSIS, fields({ ...synopsis, OpportunityTitle: '', EligibleApplicants: ['12', '77'], FundingInstrumentType: 'PC', CloseDate: '2027-03-15' }));
+    const mapped = mapOpportunity(
+      SYNOPSIS,
+      fields({
+        ...synopsis,
+        OpportunityTitle: '',
+        EligibleApplicants: ['12', '77'],
+        FundingInstrumentType: 'PC',
+        CloseDate: '2027-03-15',
+      }),
+    );
     expect(mapped.value).to.equal(null);
     expect(mapped.problems).to.deep.equal([
       { field: 'OpportunityTitle', reason: 'is missing' },
-      { field: 'FundingInstrumentType', reason: 'only a procurement contract (PC): a purchase, not funding the catalog lists' },
-      { field: 'EligibleApplicants', reason: 'unknown code "77" (known: 00, 01, 02, 04, 05, 06, 07, 08, 11, 12, 13, 20, 21, 22, 23, 25, 99)' },
+      {
+        field: 'FundingInstrumentType',
+        reason: 'only a procurement contract (PC): a purchase, not funding the catalog lists',
+      },
+      {
+        field: 'EligibleApplicants',
+        reason: 'unknown code "77" (known: 00, 01, 02, 04, 05, 06, 07, 08, 11, 12, 13, 20, 21, 22, 23, 25, 99)',
+      },
       { field: 'CloseDate', reason: '"2027-03-15" is not a date as MMDDYYYY' },
     ]);
-    expect(mapOpportunity(SYNOPSIS, fields({ ...synopsis, FundingInstrumentType: 'X' })).problems[0].reason).to.match(/^unknown code "X"/);
+    expect(mapOpportunity(SYNOPSIS, fields({ ...synopsis, FundingInstrumentType: 'X' })).problems[0].reason).to.match(
+      /^unknown code "X"/,
+    );
   });
 
   it('a floor above the ceiling keeps the ceiling; a link that is not http(s) gives way to the opportunity page', () => {
-    const mapped = mapOpportunity(SYNOPSIS, fields({ ...synopsis, AwardFloor: '500', AwardCeiling: '100', AdditionalInformationURL: 'javascript:alert(1)' }));
-    expect(mapped.value).to.include({ amountMin: null, amountMax: 100, applicationUrl: 'https://www.grants.gov/search-results-detail/42' });
+    const mapped = mapOpportunity(
+      SYNOPSIS,
+      fields({ ...synopsis, AwardFloor: '500', AwardCeiling: '100', AdditionalInformationURL: 'javascript:alert(1)' }),
+    );
+    expect(mapped.value).to.include({
+      amountMin: null,
+      amountMax: 100,
+      applicationUrl: 'https://www.grants.gov/search-results-detail/42',
+    });
   });
 
   it('the latest version wins: a synopsis over a forecast, then the higher Version, then the later update', () => {
@@ -258,9 +378,19 @@ describe('importers: the rejection report', () => {
   it('shows the control characters of a source as escapes: a record cannot rewrite the terminal or forge a report line', () => {
     const lines: string[] = [];
     const sunk: unknown[] = [];
-    const log = new RejectionLog((line) => lines.push(line), (rejection) => sunk.push(rejection));
-    log.reject({ number: 7, where: 'line 8', id: 'x\u001b[2J', problems: [{ field: 'funderType', reason: 'unknown value "\u001b[31mred\nrejected record 1: forged"' }] });
-    expect(lines).to.deep.equal(['rejected record 7 (line 8, id "x\\u001b[2J"): funderType: unknown value "\\u001b[31mred\\u000arejected record 1: forged"']);
+    const log = new RejectionLog(
+      (line) => lines.push(line),
+      (rejection) => sunk.push(rejection),
+    );
+    log.reject({
+      number: 7,
+      where: 'line 8',
+      id: 'x\u001b[2J',
+      problems: [{ field: 'funderType', reason: 'unknown value "\u001b[31mred\nrejected record 1: forged"' }],
+    });
+    expect(lines).to.deep.equal([
+      'rejected record 7 (line 8, id "x\\u001b[2J"): funderType: unknown value "\\u001b[31mred\\u000arejected record 1: forged"',
+    ]);
     expect(sunk).to.have.length(1);
     expect(log.count).to.equal(1);
   });
@@ -297,8 +427,23 @@ describe('importers: CommonGrants opportunities', () => {
   };
 
   it('maps applicant types to our beneficiaries, in our order; an unknown type is a problem', () => {
-    const mapped = mapCommonGrantsOpportunity({ ...base, acceptedApplicantTypes: [{ value: 'for_profit_small_business' }, { value: 'government_tribal' }, { value: 'custom', customValue: 'Someone' }] }, 'UTC');
-    expect(mapped.value).to.deep.include({ targetBeneficiaries: ['INDIGENOUS_COMMUNITIES', 'SMALL_BUSINESS', 'STARTUPS'], description: null, currency: 'USD', id: `commongrants-${base.id}` });
+    const mapped = mapCommonGrantsOpportunity(
+      {
+        ...base,
+        acceptedApplicantTypes: [
+          { value: 'for_profit_small_business' },
+          { value: 'government_tribal' },
+          { value: 'custom', customValue: 'Someone' },
+        ],
+      },
+      'UTC',
+    );
+    expect(mapped.value).to.deep.include({
+      targetBeneficiaries: ['INDIGENOUS_COMMUNITIES', 'SMALL_BUSINESS', 'STARTUPS'],
+      description: null,
+      currency: 'USD',
+      id: `commongrants-${base.id}`,
+    });
     const unknown = mapCommonGrantsOpportunity({ ...base, acceptedApplicantTypes: [{ value: 'martians' }] }, 'UTC');
     expect(unknown.value).to.equal(null);
     expect(unknown.problems[0]).to.deep.include({ field: 'acceptedApplicantTypes' });
@@ -310,14 +455,24 @@ describe('importers: CommonGrants opportunities', () => {
       {
         ...base,
         id: 'nope',
-        funding: { minAwardAmount: { amount: '1e5', currency: 'USD' }, maxAwardAmount: { amount: '10', currency: 'CAD' } },
+        funding: {
+          minAwardAmount: { amount: '1e5', currency: 'USD' },
+          maxAwardAmount: { amount: '10', currency: 'CAD' },
+        },
         customFields: { ...base.customFields, currency: { value: 'USD' } },
         keyDates: { closeDate: { eventType: 'singleDate', date: '30/04/2027' } },
       },
       'UTC',
     );
     expect(mapped.value).to.equal(null);
-    expect(mapped.problems.map((p) => p.field)).to.deep.equal(['id', 'funding.minAwardAmount.amount', 'funding', 'keyDates.closeDate']);
-    expect(mapCommonGrantsOpportunity([1], 'UTC').problems).to.deep.equal([{ field: '(opportunity)', reason: 'is not a JSON object' }]);
+    expect(mapped.problems.map((p) => p.field)).to.deep.equal([
+      'id',
+      'funding.minAwardAmount.amount',
+      'funding',
+      'keyDates.closeDate',
+    ]);
+    expect(mapCommonGrantsOpportunity([1], 'UTC').problems).to.deep.equal([
+      { field: '(opportunity)', reason: 'is not a JSON object' },
+    ]);
   });
 });

@@ -20,7 +20,13 @@ const r = (over: Partial<KeyRestrictions>): KeyRestrictions => ({ ...NO_RESTRICT
 describe('unit: key restrictions', () => {
   it('reads a restriction input: scopes in their canonical order, origins exact, ranges normalised, expiry ahead, rate bounded', () => {
     const { restrictions, problems } = checkRestrictions(
-      { scopes: ['keys:manage', 'grants:search', 'grants:search'], origins: ['https://a.example', 'http://localhost:8080'], ips: ['10.1.2.3/8', '2001:DB8::1', '192.0.2.7'], expiresAt: '2027-01-31T00:00:00+01:00', rateLimit: 5 },
+      {
+        scopes: ['keys:manage', 'grants:search', 'grants:search'],
+        origins: ['https://a.example', 'http://localhost:8080'],
+        ips: ['10.1.2.3/8', '2001:DB8::1', '192.0.2.7'],
+        expiresAt: '2027-01-31T00:00:00+01:00',
+        rateLimit: 5,
+      },
       NOW,
     );
     expect(problems).to.deep.equal([]);
@@ -36,14 +42,27 @@ describe('unit: key restrictions', () => {
 
   it('names every bad field', () => {
     const { problems } = checkRestrictions(
-      { scopes: ['grants:all'], origins: ['https://a.example/', 'ftp://x', '*'], ips: ['1.2.3', '10.0.0.0/33', '::1/129'], expiresAt: '2026-11-25T11:00:00Z', rateLimit: 0 },
+      {
+        scopes: ['grants:all'],
+        origins: ['https://a.example/', 'ftp://x', '*'],
+        ips: ['1.2.3', '10.0.0.0/33', '::1/129'],
+        expiresAt: '2026-11-25T11:00:00Z',
+        rateLimit: 0,
+      },
       NOW,
     );
     expect(problems.map((p) => p.parameter)).to.deep.equal(['scopes', 'origins', 'ips', 'expiresAt', 'rateLimit']);
-    expect(checkRestrictions({ scopes: [] }, NOW).problems[0]).to.deep.equal({ parameter: 'scopes', message: 'must be a list of 1 to 8 strings' });
+    expect(checkRestrictions({ scopes: [] }, NOW).problems[0]).to.deep.equal({
+      parameter: 'scopes',
+      message: 'must be a list of 1 to 8 strings',
+    });
     expect(checkRestrictions({ expiresAt: 'tomorrow' }, NOW).problems[0].message).to.match(/ISO 8601/);
-    expect(checkRestrictions({ expiresAt: '2040-01-01T00:00:00Z' }, NOW).problems[0].message).to.equal('must lie at most ten years ahead');
-    expect(checkRestrictions({ ips: Array.from({ length: 51 }, () => '10.0.0.1') }, NOW).problems[0].parameter).to.equal('ips');
+    expect(checkRestrictions({ expiresAt: '2040-01-01T00:00:00Z' }, NOW).problems[0].message).to.equal(
+      'must lie at most ten years ahead',
+    );
+    expect(
+      checkRestrictions({ ips: Array.from({ length: 51 }, () => '10.0.0.1') }, NOW).problems[0].parameter,
+    ).to.equal('ips');
   });
 
   it('ranges: IPv4, IPv6 and IPv4-mapped IPv6 addresses; anything else is outside', () => {
@@ -58,17 +77,36 @@ describe('unit: key restrictions', () => {
     expect(inRanges('garbage', ['0.0.0.0/0'])).to.equal(false);
   });
 
-  it('a new key takes the caller\'s restriction where it names none, and may not ask more', () => {
-    const caller = r({ scopes: ['grants:search', 'keys:manage'], ips: ['10.0.0.0/8'], expiresAt: '2027-01-01T00:00:00.000Z', rateLimit: 10 });
+  it("a new key takes the caller's restriction where it names none, and may not ask more", () => {
+    const caller = r({
+      scopes: ['grants:search', 'keys:manage'],
+      ips: ['10.0.0.0/8'],
+      expiresAt: '2027-01-01T00:00:00.000Z',
+      rateLimit: 10,
+    });
     expect(withinCaller(NO_RESTRICTIONS, caller)).to.deep.equal({ restrictions: caller, wider: [] });
     const narrow = withinCaller(r({ scopes: ['grants:search'], ips: ['10.1.0.0/16'], rateLimit: 3 }), caller);
     expect(narrow.wider).to.deep.equal([]);
-    expect(narrow.restrictions).to.deep.equal({ ...caller, scopes: ['grants:search'], ips: ['10.1.0.0/16'], rateLimit: 3 });
-    const wide = withinCaller(r({ scopes: ['grants:read'], ips: ['0.0.0.0/0'], expiresAt: '2028-01-01T00:00:00.000Z', rateLimit: 11 }), caller);
+    expect(narrow.restrictions).to.deep.equal({
+      ...caller,
+      scopes: ['grants:search'],
+      ips: ['10.1.0.0/16'],
+      rateLimit: 3,
+    });
+    const wide = withinCaller(
+      r({ scopes: ['grants:read'], ips: ['0.0.0.0/0'], expiresAt: '2028-01-01T00:00:00.000Z', rateLimit: 11 }),
+      caller,
+    );
     expect(wide.wider.map((w) => w.parameter)).to.deep.equal(['scopes', 'ips', 'expiresAt', 'rateLimit']);
-    expect(withinCaller(r({ origins: ['https://b.example'] }), r({ origins: ['https://a.example'] })).wider.map((w) => w.parameter)).to.deep.equal(['origins']);
+    expect(
+      withinCaller(r({ origins: ['https://b.example'] }), r({ origins: ['https://a.example'] })).wider.map(
+        (w) => w.parameter,
+      ),
+    ).to.deep.equal(['origins']);
     // Anything is within an unrestricted caller.
-    expect(withinCaller(r({ scopes: ['keys:manage'], origins: ['https://a.example'] }), NO_RESTRICTIONS).wider).to.deep.equal([]);
+    expect(
+      withinCaller(r({ scopes: ['keys:manage'], origins: ['https://a.example'] }), NO_RESTRICTIONS).wider,
+    ).to.deep.equal([]);
   });
 
   it('isWithin: a key with fewer limits than the caller (an unrestricted one, say) is mightier', () => {

@@ -5,7 +5,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createLogger, deferredChild, describeError, logFormatFor, REDACTED, TOO_DEEP, type Logger } from '../../src/log.js';
+import {
+  createLogger,
+  deferredChild,
+  describeError,
+  logFormatFor,
+  REDACTED,
+  TOO_DEEP,
+  type Logger,
+} from '../../src/log.js';
 import { newSigningSecret } from '../../src/alerts/model.js';
 import { generateApiKey } from '../../src/subscriptions/apiKeys.js';
 import { logLines } from '../support/logLines.js';
@@ -57,7 +65,11 @@ describe('logging', () => {
   it('redacts authorization fields and anything shaped like an API key, in fields, nested objects, errors and messages', () => {
     const { log, raw, lines } = capture();
     const key = generateApiKey();
-    log.info('headers', { authorization: `Bearer ${key}`, headers: { Authorization: 'Bearer secret-token-xyz' }, other: 'kept' });
+    log.info('headers', {
+      authorization: `Bearer ${key}`,
+      headers: { Authorization: 'Bearer secret-token-xyz' },
+      other: 'kept',
+    });
     log.info(`a message quoting ${key}`);
     log.warn('field value', { note: `the key ${key} was pasted`, list: [key] });
     log.error('error', describeError(new Error(`bad key ${key}`)));
@@ -80,7 +92,15 @@ describe('logging', () => {
     const key = generateApiKey();
     const rest = key.slice(8);
     const all = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
-    const spellings = [key.toUpperCase(), `gk_live%5F${rest}`, `%67k_live_${rest}`, all(key), all(key).toUpperCase(), `gk_live%255F${rest}`, encodeURIComponent(all(key))];
+    const spellings = [
+      key.toUpperCase(),
+      `gk_live%5F${rest}`,
+      `%67k_live_${rest}`,
+      all(key),
+      all(key).toUpperCase(),
+      `gk_live%255F${rest}`,
+      encodeURIComponent(all(key)),
+    ];
     for (const spelled of spellings) log.info(`msg /a/${spelled}/b`, { path: `/a/${spelled}/b` });
     log.info('odd', { path: `/a/%%36%37k_live_${rest}` });
     log.info('kept', { path: '/100%/%zz/%41' });
@@ -116,7 +136,10 @@ describe('logging', () => {
     writeFileSync(file, script);
     let out: string;
     try {
-      out = execFileSync(process.execPath, [...process.execArgv, file], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+      out = execFileSync(process.execPath, [...process.execArgv, file], {
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -130,9 +153,16 @@ describe('logging', () => {
     const key = generateApiKey();
     const whsec = newSigningSecret();
     const previous = newSigningSecret();
-    const secrets = { authorization: `Bearer ${key}`, apiKey: 'plain-api-key-value', token: 'plain-token-value', secret: 'plain-secret-value', previousSecret: 'plain-previous-value' };
+    const secrets = {
+      authorization: `Bearer ${key}`,
+      apiKey: 'plain-api-key-value',
+      token: 'plain-token-value',
+      secret: 'plain-secret-value',
+      previousSecret: 'plain-previous-value',
+    };
     /** The secret fields under `depth` levels of nesting: { a: { a: … secrets } }. */
-    const nested = (depth: number): Record<string, unknown> => (depth === 0 ? { ...secrets, kept: 'kept' } : { a: nested(depth - 1) });
+    const nested = (depth: number): Record<string, unknown> =>
+      depth === 0 ? { ...secrets, kept: 'kept' } : { a: nested(depth - 1) };
     for (let depth = 0; depth <= 4; depth++) log.info(`depth ${depth}`, nested(depth));
     log.info('too deep', { a: nested(5) });
     log.info('in a list', { deliveries: [{ headers: { authorization: `Bearer ${key}` } }] });
@@ -140,12 +170,27 @@ describe('logging', () => {
     log.error('failed', describeError(Object.assign(new Error(`bad ${whsec}`), { secret: 'plain-secret-value' })));
     log.child({ secret: whsec }).info('child');
     const text = raw.join('\n');
-    for (const value of [key, key.slice(8), whsec, whsec.slice(6), previous, ...Object.values(secrets).filter((v) => !v.startsWith('Bearer'))]) {
+    for (const value of [
+      key,
+      key.slice(8),
+      whsec,
+      whsec.slice(6),
+      previous,
+      ...Object.values(secrets).filter((v) => !v.startsWith('Bearer')),
+    ]) {
       expect(text).not.to.include(value);
     }
-    const at = (line: Record<string, any>, depth: number) => Array.from({ length: depth }).reduce((o: any) => o.a, line);
+    const at = (line: Record<string, any>, depth: number) =>
+      Array.from({ length: depth }).reduce((o: any) => o.a, line);
     for (let depth = 0; depth <= 4; depth++) {
-      expect(at(lines[depth], depth)).to.deep.include({ authorization: REDACTED, apiKey: REDACTED, token: REDACTED, secret: REDACTED, previousSecret: REDACTED, kept: 'kept' });
+      expect(at(lines[depth], depth)).to.deep.include({
+        authorization: REDACTED,
+        apiKey: REDACTED,
+        token: REDACTED,
+        secret: REDACTED,
+        previousSecret: REDACTED,
+        kept: 'kept',
+      });
     }
     expect(at(lines[5], 5)).to.equal(TOO_DEEP);
     expect(lines[6].deliveries).to.deep.equal([{ headers: { authorization: REDACTED } }]);

@@ -1,7 +1,14 @@
 // Calendar-month arithmetic in UTC, including when the remembered month changes back and forth
 // (an injected clock may go backwards) and at the boundaries.
 import { expect } from 'chai';
-import { monthKey, monthResetDate, monthSeconds, monthStart, secondsUntilReset, windowStartDay } from '../../src/subscriptions/month.js';
+import {
+  monthKey,
+  monthResetDate,
+  monthSeconds,
+  monthStart,
+  secondsUntilReset,
+  windowStartDay,
+} from '../../src/subscriptions/month.js';
 
 const at = (iso: string) => new Date(iso);
 

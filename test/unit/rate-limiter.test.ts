@@ -87,7 +87,11 @@ describe('unit: the per-second limiter (rate-limiter-flexible wrapper)', () => {
         throw new Error('store down');
       },
     } as unknown as RateLimiterAbstract;
-    for (const call of [() => consumeOne(broken, 'k', 1), () => peekAt(broken, 'k', 1), () => refundOne(broken, 'k', 1)]) {
+    for (const call of [
+      () => consumeOne(broken, 'k', 1),
+      () => peekAt(broken, 'k', 1),
+      () => refundOne(broken, 'k', 1),
+    ]) {
       let thrown: unknown = null;
       await call().catch((e) => (thrown = e));
       expect((thrown as Error)?.message).to.equal('store down');

@@ -6,7 +6,14 @@ import { parseSearch, type ParsedSearch } from '../../src/grants/searchSyntax.js
 
 /** A search as text again, for readable expectations: words, quoted phrases, -exclusions, OR. */
 const text = (search: ParsedSearch): string =>
-  search.clauses.map((c) => [...c.must.map((t) => (t.words.length > 1 || t.exact ? `"${t.words.join(' ')}"` : t.words[0])), ...c.not.map((t) => `-${t.words.join(' ')}`)].join(' ')).join(' OR ');
+  search.clauses
+    .map((c) =>
+      [
+        ...c.must.map((t) => (t.words.length > 1 || t.exact ? `"${t.words.join(' ')}"` : t.words[0])),
+        ...c.not.map((t) => `-${t.words.join(' ')}`),
+      ].join(' '),
+    )
+    .join(' OR ');
 
 describe('relaxed matching: the plan', () => {
   it('all gives up nothing; one word has nothing to give up', () => {
@@ -25,9 +32,17 @@ describe('relaxed matching: the plan', () => {
   it('frequency: the most common first, the later first on ties, a word no grant holds before any', () => {
     const search = parseSearch('a b c d');
     expect(text(relaxationPlan(search, 'frequency', [[5, 9, 1, 3]])!.search)).to.equal('c');
-    expect(relaxationPlan(search, 'frequency', [[5, 9, 1, 3]])!.levels.map(text)).to.deep.equal(['a b c d', 'a c d', 'c d']);
+    expect(relaxationPlan(search, 'frequency', [[5, 9, 1, 3]])!.levels.map(text)).to.deep.equal([
+      'a b c d',
+      'a c d',
+      'c d',
+    ]);
     expect(text(relaxationPlan(search, 'frequency', [[2, 2, 2, 2]])!.search)).to.equal('a');
-    expect(relaxationPlan(search, 'frequency', [[5, 0, 1, 3]])!.levels.map(text)).to.deep.equal(['a b c d', 'a c d', 'c d']);
+    expect(relaxationPlan(search, 'frequency', [[5, 0, 1, 3]])!.levels.map(text)).to.deep.equal([
+      'a b c d',
+      'a c d',
+      'c d',
+    ]);
     expect(text(relaxationPlan(search, 'frequency', [[5, 0, 1, 3]])!.search)).to.equal('c');
   });
 

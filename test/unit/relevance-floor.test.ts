@@ -23,7 +23,11 @@ describe('relevance floor on the real-program corpus (embedded engine)', functio
   it('judges at least 100 queries in every class, typo queries with the ids of the query they misspell', () => {
     expect(grants).to.have.length(3110);
     expect(queries.length).to.be.at.least(100);
-    for (const cls of QUERY_CLASSES) expect(queries.filter((q) => q.class === cls), cls).to.not.be.empty;
+    for (const cls of QUERY_CLASSES)
+      expect(
+        queries.filter((q) => q.class === cls),
+        cls,
+      ).to.not.be.empty;
     const byId = new Map(queries.map((q) => [q.id, q]));
     for (const q of queries.filter((q) => q.class === 'typo')) {
       const source = byId.get(q.typoOf ?? '');

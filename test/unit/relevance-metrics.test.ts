@@ -19,7 +19,10 @@ describe('relevance metrics', () => {
     it('discounts by log2(place + 1)', () => {
       // relevant at places 2 and 4: DCG = 1/log2(3) + 1/log2(5) = 0.630930 + 0.430677 = 1.061606
       // ideal, 2 relevant: 1 + 1/log2(3) = 1.630930; nDCG = 0.650921
-      close(ndcgAt(['x', 'a', 'y', 'b'], rel('a', 'b')), (1 / Math.log2(3) + 1 / Math.log2(5)) / (1 + 1 / Math.log2(3)));
+      close(
+        ndcgAt(['x', 'a', 'y', 'b'], rel('a', 'b')),
+        (1 / Math.log2(3) + 1 / Math.log2(5)) / (1 + 1 / Math.log2(3)),
+      );
       expect(ndcgAt(['x', 'a', 'y', 'b'], rel('a', 'b'))).to.be.closeTo(0.650921, 1e-6);
       // one relevant id at place 3: (1/log2(4)) / 1 = 0.5
       close(ndcgAt(['x', 'y', 'a'], rel('a')), 0.5);
@@ -27,7 +30,13 @@ describe('relevance metrics', () => {
 
     it('caps the ideal at 10 places when more than 10 ids are judged relevant', () => {
       const judged = rel(...Array.from({ length: 15 }, (_, i) => `r${i}`));
-      close(ndcgAt(Array.from({ length: 10 }, (_, i) => `r${i}`), judged), 1);
+      close(
+        ndcgAt(
+          Array.from({ length: 10 }, (_, i) => `r${i}`),
+          judged,
+        ),
+        1,
+      );
       // one relevant at place 1 of 15 judged: 1 / IDCG(10) = 1 / 4.543559 = 0.220092
       expect(ndcgAt(['r0'], judged)).to.be.closeTo(0.220092, 1e-6);
     });
@@ -49,7 +58,13 @@ describe('relevance metrics', () => {
       close(recallAt(['x'], rel('a')), 0);
       // 12 judged, 10 of them on the page: 10/12
       const judged = rel(...Array.from({ length: 12 }, (_, i) => `r${i}`));
-      close(recallAt(Array.from({ length: 12 }, (_, i) => `r${i}`), judged), 10 / 12);
+      close(
+        recallAt(
+          Array.from({ length: 12 }, (_, i) => `r${i}`),
+          judged,
+        ),
+        10 / 12,
+      );
     });
   });
 
@@ -84,8 +99,12 @@ describe('relevance metrics', () => {
 
   describe('the search parameters of a judged query', () => {
     it('asks the first page of ids, with the mode parameters after', () => {
-      expect(searchParameters('R&D tax "credit"', { name: 'default', params: '' })).to.equal('search=R%26D+tax+%22credit%22&limit=10&fields=id');
-      expect(searchParameters('brodband', { name: 'x', params: 'typos=auto&matching=frequency' })).to.equal('search=brodband&limit=10&fields=id&typos=auto&matching=frequency');
+      expect(searchParameters('R&D tax "credit"', { name: 'default', params: '' })).to.equal(
+        'search=R%26D+tax+%22credit%22&limit=10&fields=id',
+      );
+      expect(searchParameters('brodband', { name: 'x', params: 'typos=auto&matching=frequency' })).to.equal(
+        'search=brodband&limit=10&fields=id&typos=auto&matching=frequency',
+      );
     });
   });
 });

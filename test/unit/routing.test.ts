@@ -34,7 +34,10 @@ describe('unit: the routing of the route table', function () {
   });
 
   /** The route and parameters the classification finds for `path`, sent as is; undefined when it finds none. */
-  function classify(path: string, method = 'GET'): Promise<{ name: string; params: Record<string, string> } | undefined> {
+  function classify(
+    path: string,
+    method = 'GET',
+  ): Promise<{ name: string; params: Record<string, string> } | undefined> {
     return new Promise((resolve, reject) => {
       const req = http.request({ host: '127.0.0.1', port, path, method }, (res) => {
         let text = '';
@@ -59,14 +62,20 @@ describe('unit: the routing of the route table', function () {
     expect(await classify(`${P}/grants/abc-1`)).to.deep.equal({ name: 'grant', params: { id: 'abc-1' } });
     expect(await classify(`${P}/subscription/usage`)).to.deep.equal({ name: 'usage', params: {} });
     expect(await classify(`${P}/subscription/limits`)).to.deep.equal({ name: 'limits', params: {} });
-    expect(await classify(`${P}/alerts/a1/deliveries/d2/retry`)).to.deep.equal({ name: 'alertDeliveryRetry', params: { id: 'a1', deliveryId: 'd2' } });
+    expect(await classify(`${P}/alerts/a1/deliveries/d2/retry`)).to.deep.equal({
+      name: 'alertDeliveryRetry',
+      params: { id: 'a1', deliveryId: 'd2' },
+    });
   });
 
   it('finds every route of the table at its own template, whatever the method (the route guard judges the method)', async function () {
     for (const route of ROUTES) {
       const path = P + route.template.replace(/:([A-Za-z]+)/g, 'x-$1');
-      const params = Object.fromEntries([...route.template.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => [name, `x-${name}`]));
-      for (const method of ['GET', 'POST', 'PUT', 'DELETE']) expect(await classify(path, method), `${method} ${path}`).to.deep.equal({ name: route.name, params });
+      const params = Object.fromEntries(
+        [...route.template.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => [name, `x-${name}`]),
+      );
+      for (const method of ['GET', 'POST', 'PUT', 'DELETE'])
+        expect(await classify(path, method), `${method} ${path}`).to.deep.equal({ name: route.name, params });
     }
   });
 

@@ -75,7 +75,9 @@ describe('search syntax: the same grants on every embedded path', function () {
   }
 
   it('the cases are not all empty', async () => {
-    const total = async (text: string) => (await engine.searchJson(parseGrantQuery(parseQueryString(`search=${encodeURIComponent(text)}&sort=title`)))).total;
+    const total = async (text: string) =>
+      (await engine.searchJson(parseGrantQuery(parseQueryString(`search=${encodeURIComponent(text)}&sort=title`))))
+        .total;
     expect(await total('energy -quebec')).to.be.greaterThan(0);
     expect(await total('energy -quebec')).to.be.lessThan(await total('energy'));
     expect(await total('clean technology OR water -waterloo')).to.be.greaterThan(await total('clean technology'));

@@ -1,16 +1,33 @@
 // parseSearch: the web-search syntax of `search` (grants/searchSyntax.ts), case by case.
 import { expect } from 'chai';
 import { searchWords } from '../../src/grants/query.js';
-import { isPlainSearch, parseSearch, plainSearch, positiveWords, type ParsedSearch } from '../../src/grants/searchSyntax.js';
+import {
+  isPlainSearch,
+  parseSearch,
+  plainSearch,
+  positiveWords,
+  type ParsedSearch,
+} from '../../src/grants/searchSyntax.js';
 
 /** A search written compactly: clauses as [must, not], a term as its words joined by spaces. */
 const clauses = (...cs: [string[], string[]?][]): ParsedSearch => ({
-  clauses: cs.map(([must, not = []]) => ({ must: must.map((t) => ({ words: t.split(' ') })), not: not.map((t) => ({ words: t.split(' ') })) })),
+  clauses: cs.map(([must, not = []]) => ({
+    must: must.map((t) => ({ words: t.split(' ') })),
+    not: not.map((t) => ({ words: t.split(' ') })),
+  })),
 });
 
 describe('parseSearch', () => {
   it('plain text is one clause of its words, one term each, as searchWords splits it', () => {
-    for (const text of ['clean energy', 'Québec  ÉNERGIE', 'small-business', 'clean* quebec:montreal', 'e.g. 2026 œuvre', 'a or b', 'NEAR(clean energy)']) {
+    for (const text of [
+      'clean energy',
+      'Québec  ÉNERGIE',
+      'small-business',
+      'clean* quebec:montreal',
+      'e.g. 2026 œuvre',
+      'a or b',
+      'NEAR(clean energy)',
+    ]) {
       const parsed = parseSearch(text);
       expect(parsed, text).to.deep.equal(plainSearch(searchWords(text)));
       expect(isPlainSearch(parsed), text).to.equal(true);
@@ -27,7 +44,9 @@ describe('parseSearch', () => {
 
   it('a quoted single word is that word; an empty or wordless phrase is nothing', () => {
     // A quoted word is marked exact (typo tolerance leaves it as written); it is found as the word is.
-    expect(parseSearch('"arts" x')).to.deep.equal({ clauses: [{ must: [{ words: ['arts'], exact: true }, { words: ['x'] }], not: [] }] });
+    expect(parseSearch('"arts" x')).to.deep.equal({
+      clauses: [{ must: [{ words: ['arts'], exact: true }, { words: ['x'] }], not: [] }],
+    });
     expect(parseSearch('"" x "🌲"')).to.deep.equal(plainSearch(['x']));
   });
 
@@ -38,7 +57,9 @@ describe('parseSearch', () => {
 
   it('a leading minus excludes a word or a phrase; a chunk of several words is excluded as a phrase', () => {
     expect(parseSearch('export -loan')).to.deep.equal(clauses([['export'], ['loan']]));
-    expect(parseSearch('export -"tax credit" -e-commerce')).to.deep.equal(clauses([['export'], ['tax credit', 'e commerce']]));
+    expect(parseSearch('export -"tax credit" -e-commerce')).to.deep.equal(
+      clauses([['export'], ['tax credit', 'e commerce']]),
+    );
     expect(parseSearch('--loan export')).to.deep.equal(clauses([['export'], ['loan']]));
   });
 
@@ -60,7 +81,9 @@ describe('parseSearch', () => {
     expect(parseSearch('a OR')).to.deep.equal(plainSearch(['a', 'OR']));
     expect(parseSearch('a OR OR b')).to.deep.equal(plainSearch(['a', 'OR', 'OR', 'b']));
     expect(parseSearch('a or b')).to.deep.equal(plainSearch(['a', 'or', 'b']));
-    expect(parseSearch('a "OR" b')).to.deep.equal({ clauses: [{ must: [{ words: ['a'] }, { words: ['OR'], exact: true }, { words: ['b'] }], not: [] }] });
+    expect(parseSearch('a "OR" b')).to.deep.equal({
+      clauses: [{ must: [{ words: ['a'] }, { words: ['OR'], exact: true }, { words: ['b'] }], not: [] }],
+    });
   });
 
   it('symbols are nothing: OR across them still joins the terms around them', () => {

@@ -18,7 +18,10 @@ describe('SeenMonthlyCounts: the highest count seen per subscription and month, 
 
   it('keeps the latest two months: three years of months over 1,000 subscriptions hold 2,000 counts', function () {
     const seen = new SeenMonthlyCounts();
-    const months = Array.from({ length: 36 }, (_, i) => `${2024 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}`);
+    const months = Array.from(
+      { length: 36 },
+      (_, i) => `${2024 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}`,
+    );
     for (const month of months) for (let s = 0; s < 1000; s += 1) seen.see(`sub_${s}`, month, s);
     expect(seen.size).to.equal(2000);
     expect(seen.get('sub_5', '2026-12')).to.equal(5);

@@ -42,7 +42,13 @@ describe('served JSON text (embedded engine)', () => {
   it('searchJson gives each hit as the bytes of JSON.stringify of its canonical grant', async () => {
     const byId = new Map(grants.map((g) => [g.id, g]));
     let hits = 0;
-    for (const qs of ['', 'search=quebec', 'funderType=FOUNDATION&page=2&limit=7', 'search=clean%20technology&eligibleProvinces=ONTARIO', 'page=40']) {
+    for (const qs of [
+      '',
+      'search=quebec',
+      'funderType=FOUNDATION&page=2&limit=7',
+      'search=clean%20technology&eligibleProvinces=ONTARIO',
+      'page=40',
+    ]) {
       const { grantsJson } = await engine.searchJson(parseGrantQuery(parseQueryString(qs)));
       for (const text of grantsJson) {
         const id = (JSON.parse(text) as { id: string }).id;

@@ -19,7 +19,17 @@ import {
 } from '../../src/grants/similarity.js';
 
 const grant = (id: string, title: string, funder: string, description: string | null): Grant =>
-  ({ id, title, funder, description, funderType: 'FEDERAL_GRANT', fundingType: 'GRANT', currency: 'CAD', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' }) as Grant;
+  ({
+    id,
+    title,
+    funder,
+    description,
+    funderType: 'FEDERAL_GRANT',
+    fundingType: 'GRANT',
+    currency: 'CAD',
+    createdAt: '2026-01-01T00:00:00Z',
+    updatedAt: '2026-01-01T00:00:00Z',
+  }) as Grant;
 
 const term = (key: string, weight: number): SimilarTerm => ({ key, word: key, docs: 2, weight });
 
@@ -37,7 +47,10 @@ describe('similar grants: the shared method', function () {
   });
 
   it('keeps the MAX_COUNTED_TERMS most frequent terms, the earliest first on ties', function () {
-    const words = Array.from({ length: MAX_COUNTED_TERMS + 5 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+    const words = Array.from(
+      { length: MAX_COUNTED_TERMS + 5 },
+      (_, i) => `word${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`,
+    );
     const terms = sourceTerms(grant('g', 'Title', 'Funder', `${words.join(' ')} ${words.at(-1)}`));
     expect(terms).to.have.length(MAX_COUNTED_TERMS);
     expect(terms[0].word).to.equal('title');
@@ -48,7 +61,16 @@ describe('similar grants: the shared method', function () {
   it('words and their keys are those of the French analysis both engines match by', function () {
     const text = "L'Énergie des forêts, Œuvres: 3D-printing";
     expect(foldedWords(text).map((w) => frenchTerms(w)[0])).to.deep.equal(frenchTerms(text));
-    expect(foldedWords('Plain ASCII text, with 2 numbers 10.5')).to.deep.equal(['plain', 'ascii', 'text', 'with', '2', 'numbers', '10', '5']);
+    expect(foldedWords('Plain ASCII text, with 2 numbers 10.5')).to.deep.equal([
+      'plain',
+      'ascii',
+      'text',
+      'with',
+      '2',
+      'numbers',
+      '10',
+      '5',
+    ]);
   });
 
   it('chooses by frequency times idf, leaving out terms no other grant holds, too common terms, and terms past the count budget', function () {
@@ -72,8 +94,17 @@ describe('similar grants: the shared method', function () {
   });
 
   it('chooses at most MAX_SIMILAR_TERMS, ties of weight by key', function () {
-    const source = Array.from({ length: MAX_SIMILAR_TERMS + 3 }, (_, i) => ({ key: `k${String(99 - i)}`, word: `w${i}`, frequency: 1, first: i }));
-    const chosen = chooseTerms(source, source.map(() => 5), 1000);
+    const source = Array.from({ length: MAX_SIMILAR_TERMS + 3 }, (_, i) => ({
+      key: `k${String(99 - i)}`,
+      word: `w${i}`,
+      frequency: 1,
+      first: i,
+    }));
+    const chosen = chooseTerms(
+      source,
+      source.map(() => 5),
+      1000,
+    );
     expect(chosen).to.have.length(MAX_SIMILAR_TERMS);
     expect(chosen.map((t) => t.key)).to.deep.equal([...source.map((t) => t.key)].sort().slice(0, MAX_SIMILAR_TERMS));
     expect(anyTermSearch(chosen).clauses.map((c) => c.must[0].words)).to.deep.equal(chosen.map((t) => [t.word]));
@@ -90,7 +121,11 @@ describe('similar grants: the shared method', function () {
     const tie = grant('a-tie', 'Kelp', 'X', 'forest');
     const source = grant('s', 'Kelp', 'Forest', null);
     const none = grant('n', 'Other', 'Words', null);
-    const ranked = rankSimilar('s', [inBoth, none, inTitle, source, inFunder, tie].map((g) => ({ grant: g, item: g.id })), terms);
+    const ranked = rankSimilar(
+      's',
+      [inBoth, none, inTitle, source, inFunder, tie].map((g) => ({ grant: g, item: g.id })),
+      terms,
+    );
     expect(ranked.map((r) => r.item)).to.deep.equal(['a-tie', 'b-title', 'c-funder', 'a-both']);
   });
 });

@@ -20,12 +20,24 @@ import { CatalogColumns } from '../../src/search/sqlite/index/columns.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
 import { startThread } from '../../src/search/sqlite/runtime/threads.js';
 import { QueryTerms } from '../../src/search/sqlite/query/queryTerms.js';
-import { frenchKey, readVarint, readVarints, TextIndex, VOCABULARY_DDL } from '../../src/search/sqlite/index/textIndex.js';
+import {
+  frenchKey,
+  readVarint,
+  readVarints,
+  TextIndex,
+  VOCABULARY_DDL,
+} from '../../src/search/sqlite/index/textIndex.js';
 import { ENGLISH_COLUMNS, FRENCH_COLUMNS, TEXT_COLUMNS } from '../../src/search/sqlite/storage/textColumns.js';
 import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
 import { BM25_WEIGHTS } from '../../src/search/sqlite/index/postings.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
-import type { LoaderReport, LoaderRequest, LoaderSetup, SharedIndex, SharedPostings } from '../../src/search/sqlite/index/sharedIndex.js';
+import type {
+  LoaderReport,
+  LoaderRequest,
+  LoaderSetup,
+  SharedIndex,
+  SharedPostings,
+} from '../../src/search/sqlite/index/sharedIndex.js';
 import type { PoolMessage, WorkerReply, WorkerSetup } from '../../src/search/sqlite/runtime/workerProtocol.js';
 import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/parameters/queryParams.js';
@@ -58,7 +70,8 @@ function expectSameAsFts(db: Db, columns: CatalogColumns, index: TextIndex, word
   expect(mine.positions.length, `hits of ${words.join(' ')}`).to.equal(reference.size);
   const differing: string[] = [];
   mine.positions.forEach((position, i) => {
-    if (reference.get(position) !== mine.scores[i]) differing.push(`${position}: ${mine.scores[i]} vs ${reference.get(position)}`);
+    if (reference.get(position) !== mine.scores[i])
+      differing.push(`${position}: ${mine.scores[i]} vs ${reference.get(position)}`);
   });
   expect(differing, `scores of ${terms.join(' ')}`).to.deep.equal([]);
   for (let i = 1; i < mine.positions.length; i++) expect(mine.positions[i]).to.be.greaterThan(mine.positions[i - 1]);
@@ -68,7 +81,11 @@ function expectSameAsFts(db: Db, columns: CatalogColumns, index: TextIndex, word
 /** Every word of the grants' texts, as the API splits search text, that the tokenizer keeps whole. */
 const vocabulary = (grants: readonly Grant[]): string[] => {
   const words = new Set<string>();
-  for (const g of grants) for (const word of searchWords(`${g.title} ${g.funder} ${g.description ?? ''} ${g.titleFr ?? ''} ${g.descriptionFr ?? ''}`)) words.add(word.toLowerCase());
+  for (const g of grants)
+    for (const word of searchWords(
+      `${g.title} ${g.funder} ${g.description ?? ''} ${g.titleFr ?? ''} ${g.descriptionFr ?? ''}`,
+    ))
+      words.add(word.toLowerCase());
   return [...words].filter((word) => analysesOf(word, queryTerms) !== null).sort();
 };
 
@@ -144,9 +161,20 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
           .filter((h) => hasBit(matches, positions[h]))
           .sort((a, b) => scores[a] - scores[b] || positions[a] - positions[b])
           .map((h) => positions[h]);
-        for (const [offset, pageSize] of [[0, 20], [0, 100], [40, 20], [240, 20], [250, 50], [3980, 20], [reference.length - 5, 20]]) {
+        for (const [offset, pageSize] of [
+          [0, 20],
+          [0, 100],
+          [40, 20],
+          [240, 20],
+          [250, 50],
+          [3980, 20],
+          [reference.length - 5, 20],
+        ]) {
           if (offset < 0) continue;
-          expect(relevancePage({ positions, scores }, matches, offset, pageSize), `round ${round} offset ${offset}`).to.deep.equal(reference.slice(offset, offset + pageSize));
+          expect(
+            relevancePage({ positions, scores }, matches, offset, pageSize),
+            `round ${round} offset ${offset}`,
+          ).to.deep.equal(reference.slice(offset, offset + pageSize));
         }
       }
     });
@@ -205,7 +233,12 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
       let hits = 0;
       for (let i = 0; i < 150; i++) {
         const count = 2 + random.int(2);
-        hits += expectSameAsFts(db, columns, index, Array.from({ length: count }, () => terms[random.int(terms.length)]));
+        hits += expectSameAsFts(
+          db,
+          columns,
+          index,
+          Array.from({ length: count }, () => terms[random.int(terms.length)]),
+        );
       }
       // Common terms together, so that the ANDs have many hits.
       const common = ['funding', 'program', 'projects', 'support'].filter((t) => terms.includes(t));
@@ -223,7 +256,10 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
         const index = TextIndex.load(db, columns);
         db.exec(VOCABULARY_DDL);
         db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.bm25_test_terms USING fts5vocab(main, 'grants_text', 'row')");
-        const vocabulary = db.prepare('SELECT term, doc FROM temp.bm25_test_terms ORDER BY doc DESC, term').raw().all() as [string, number][];
+        const vocabulary = db
+          .prepare('SELECT term, doc FROM temp.bm25_test_terms ORDER BY doc DESC, term')
+          .raw()
+          .all() as [string, number][];
         expect(vocabulary.length).to.be.greaterThan(10_000);
         expect(vocabulary[0][1]).to.be.greaterThan(grants.length / 2);
         const instances = db.prepare('SELECT doc, col FROM temp.grants_text_instances WHERE term = ?').raw();
@@ -235,7 +271,10 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
         let french = 0;
         for (const [term, holders] of checked) {
           const held = new Set<number>();
-          for (const [key, side] of [[term, ENGLISH_COLUMNS], [frenchKey(term), FRENCH_COLUMNS]] as const) {
+          for (const [key, side] of [
+            [term, ENGLISH_COLUMNS],
+            [frenchKey(term), FRENCH_COLUMNS],
+          ] as const) {
             const byPosition = new Map<number, number>();
             for (const [rowid, column] of instances.iterate(term) as Iterable<[number, string]>) {
               if (!side.includes(column)) continue;
@@ -322,11 +361,19 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
         return replies.shift()!;
       };
       try {
-        const index = await new Promise<SharedIndex>((resolve) => loader.once('message', (report: LoaderReport) => 'index' in report && resolve(report.index)));
+        const index = await new Promise<SharedIndex>((resolve) =>
+          loader.once('message', (report: LoaderReport) => 'index' in report && resolve(report.index)),
+        );
         worker.postMessage({ adopt: index } satisfies PoolMessage);
         expect(await next()).to.deep.equal({ ready: true });
         const query = parseGrantQuery(parseQueryString('search=funding%20program'), Date.parse('2026-11-01T00:00:00Z'));
-        worker.postMessage({ id: 1, op: 'search', query, deadline: Date.now() + 60_000, budgetMs: 60_000 } satisfies PoolMessage);
+        worker.postMessage({
+          id: 1,
+          op: 'search',
+          query,
+          deadline: Date.now() + 60_000,
+          budgetMs: 60_000,
+        } satisfies PoolMessage);
         const want = await next();
         if (!('want' in want)) expect.fail(`the worker replied ${JSON.stringify(want)}`);
         expect(want.want.build).to.equal(index.build);
@@ -383,15 +430,25 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
           const words = searchWords(text);
           const expected = ftsOrder(words);
           for (const page of [1, 2]) {
-            expect(await pageIds(words, page), `${text} page ${page}`).to.deep.equal({ total: expected.length, ids: expected.slice((page - 1) * 50, page * 50) });
+            expect(await pageIds(words, page), `${text} page ${page}`).to.deep.equal({
+              total: expected.length,
+              ids: expected.slice((page - 1) * 50, page * 50),
+            });
           }
           await nextTurn();
         };
-        for (const text of ['funding programs', 'research', 'community health', 'Québec', '½ program']) await check(text);
+        for (const text of ['funding programs', 'research', 'community health', 'Québec', '½ program'])
+          await check(text);
 
         // A sync that lengthens some descriptions, drops some grants and adds some: FTS5's
         // averages, row lengths and document frequencies all change.
-        const changed = grants.slice(0, 200).map((g) => ({ ...g, description: `${g.description ?? ''} research research funding`, updatedAt: '2026-07-01T00:00:00.000Z' }));
+        const changed = grants
+          .slice(0, 200)
+          .map((g) => ({
+            ...g,
+            description: `${g.description ?? ''} research research funding`,
+            updatedAt: '2026-07-01T00:00:00.000Z',
+          }));
         const added = [...generateGrants(100, 'bm25-test-added')].map((g) => ({ ...g, id: `added-${g.id}` }));
         const kept = [...changed, ...grants.slice(400), ...added];
         const writer = SqliteCatalogWriter.open(file);

@@ -7,11 +7,34 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { titleSortKey } from '../../src/grants/folding.js';
-import { FACET_NAMES, STORED_FACET_NAMES, type FacetCount, type FacetName, type Facets, type GrantQuery, type SortKey } from '../../src/grants/query.js';
+import {
+  FACET_NAMES,
+  STORED_FACET_NAMES,
+  type FacetCount,
+  type FacetName,
+  type Facets,
+  type GrantQuery,
+  type SortKey,
+} from '../../src/grants/query.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { parseSearch, plainSearch, positiveWords, type ParsedSearch } from '../../src/grants/searchSyntax.js';
-import { countAnd, countBits, emptyBits, fullBits, hasBit, popcount32, positionsOf, setBit } from '../../src/search/sqlite/index/bitset.js';
-import { ascendingByNumber, CatalogColumns, compareCodePoints, shareColumns, readColumns } from '../../src/search/sqlite/index/columns.js';
+import {
+  countAnd,
+  countBits,
+  emptyBits,
+  fullBits,
+  hasBit,
+  popcount32,
+  positionsOf,
+  setBit,
+} from '../../src/search/sqlite/index/bitset.js';
+import {
+  ascendingByNumber,
+  CatalogColumns,
+  compareCodePoints,
+  shareColumns,
+  readColumns,
+} from '../../src/search/sqlite/index/columns.js';
 import { countsByBits, countsByMasks } from '../../src/search/sqlite/collect/facets.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
 import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
@@ -68,7 +91,8 @@ function query(overrides: Partial<GrantQuery>): GrantQuery {
 
 // ---- The reference: GrantQuery's comments, written plainly over Grant objects. ----
 
-const anyOf = <T>(wanted: readonly T[], has: readonly T[]) => wanted.length === 0 || wanted.some((v) => has.includes(v));
+const anyOf = <T>(wanted: readonly T[], has: readonly T[]) =>
+  wanted.length === 0 || wanted.some((v) => has.includes(v));
 const time = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 /** The status at `now` as the GrantQuery comments say: CLOSED past the deadline, FORECASTED before opensAt, else OPEN. */
 const statusOf = (g: Grant, now: number): string => {
@@ -87,7 +111,12 @@ function referenceConditions(q: GrantQuery): { facet: FacetName | null; test: Fi
     { facet: 'eligibleProvinces', test: (g) => anyOf(q.provinces, g.eligibleProvinces) },
     { facet: 'targetBeneficiaries', test: (g) => anyOf(q.beneficiaries, g.targetBeneficiaries) },
     { facet: 'currency', test: (g) => anyOf(q.currencies, [g.currency]) },
-    { facet: 'applicationComplexity', test: (g) => q.complexities.length === 0 || (g.applicationComplexity !== null && q.complexities.includes(g.applicationComplexity)) },
+    {
+      facet: 'applicationComplexity',
+      test: (g) =>
+        q.complexities.length === 0 ||
+        (g.applicationComplexity !== null && q.complexities.includes(g.applicationComplexity)),
+    },
     { facet: 'sdgAlignment', test: (g) => anyOf(q.sdgs, g.sdgAlignment) },
     { facet: 'isRecurring', test: (g) => q.isRecurring === null || g.isRecurring === q.isRecurring },
     { facet: 'status', test: (g) => anyOf(q.statuses, [statusOf(g, q.now)]) },
@@ -96,7 +125,10 @@ function referenceConditions(q: GrantQuery): { facet: FacetName | null; test: Fi
       test: (g) => {
         if (q.amountMin === null && q.amountMax === null) return true;
         if (g.amountMin === null && g.amountMax === null) return false;
-        return (q.amountMin === null || g.amountMax === null || g.amountMax >= q.amountMin) && (q.amountMax === null || g.amountMin === null || g.amountMin <= q.amountMax);
+        return (
+          (q.amountMin === null || g.amountMax === null || g.amountMax >= q.amountMin) &&
+          (q.amountMax === null || g.amountMin === null || g.amountMin <= q.amountMax)
+        );
       },
     },
     {
@@ -184,7 +216,14 @@ describe('unit: SQLite engine columns', () => {
         return n;
       };
       for (const size of [0, 1, 31, 32, 33, 255, 256, 257, 511, 1000, 4099]) {
-        for (const [shareA, shareB] of [[0, 0.5], [0.5, 0.5], [1, 1], [0.97, 0.99], [0.02, 1], [1, 0.3]]) {
+        for (const [shareA, shareB] of [
+          [0, 0.5],
+          [0.5, 0.5],
+          [1, 1],
+          [0.97, 0.99],
+          [0.02, 1],
+          [1, 0.3],
+        ]) {
           const a = emptyBits(size);
           const b = emptyBits(size);
           for (let p = 0; p < size; p++) {
@@ -210,9 +249,30 @@ describe('unit: SQLite engine columns', () => {
     it('orders numbers by a radix sort as a comparison sort does: ascending, ties by position, NaN left out, −0 equal to 0', () => {
       let seed = 17;
       const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
-      const pool = [0, -0, 1, -1, 0.5, -0.5, 1e-300, -1e-300, 1e300, -1e300, Infinity, -Infinity, Number.NaN, 1_700_000_000_000, 1_700_000_000_001, Number.MAX_VALUE, -Number.MAX_VALUE, 5e-324];
+      const pool = [
+        0,
+        -0,
+        1,
+        -1,
+        0.5,
+        -0.5,
+        1e-300,
+        -1e-300,
+        1e300,
+        -1e300,
+        Infinity,
+        -Infinity,
+        Number.NaN,
+        1_700_000_000_000,
+        1_700_000_000_001,
+        Number.MAX_VALUE,
+        -Number.MAX_VALUE,
+        5e-324,
+      ];
       for (const size of [0, 1, 2, 100, 5000]) {
-        const values = Float64Array.from({ length: size }, () => (next() < 0.5 ? pool[Math.floor(next() * pool.length)] : (next() - 0.5) * 10 ** Math.floor(next() * 20)));
+        const values = Float64Array.from({ length: size }, () =>
+          next() < 0.5 ? pool[Math.floor(next() * pool.length)] : (next() - 0.5) * 10 ** Math.floor(next() * 20),
+        );
         const expected = Array.from({ length: size }, (_, i) => i)
           .filter((p) => !Number.isNaN(values[p]))
           // Compared with < rather than by subtraction (Infinity − Infinity is NaN): equal values are ties, by position.
@@ -241,7 +301,9 @@ describe('unit: SQLite engine columns', () => {
               for (let p = 0; p < columns.size; p++) if (next() < share) setBit(base, p);
               for (const name of STORED_FACET_NAMES) {
                 const byBits = Array.from(countsByBits(columns, name, base));
-                expect(Array.from(countsByMasks(columns, name, base)), `${name} at ${share}, by masks`).to.deep.equal(byBits);
+                expect(Array.from(countsByMasks(columns, name, base)), `${name} at ${share}, by masks`).to.deep.equal(
+                  byBits,
+                );
                 counted += byBits.reduce((a, b) => a + b, 0);
               }
             }
@@ -266,13 +328,24 @@ describe('unit: SQLite engine columns', () => {
           try {
             const data = readColumns(db);
             const copy = shareColumns(data);
-            const arrays = (d: typeof data) => [d.rowids, d.positionByRowid, ...Object.values(d.numbers), ...Object.values(d.valueBits).flat(), ...Object.values(d.orders).flatMap((o) => [o.positions, o.rank])];
+            const arrays = (d: typeof data) => [
+              d.rowids,
+              d.positionByRowid,
+              ...Object.values(d.numbers),
+              ...Object.values(d.valueBits).flat(),
+              ...Object.values(d.orders).flatMap((o) => [o.positions, o.rank]),
+            ];
             expect(arrays(copy).length).to.equal(arrays(data).length).and.to.be.greaterThan(30);
             arrays(copy).forEach((array, i) => {
               expect(array.buffer).to.be.instanceOf(SharedArrayBuffer);
               expect(Array.from(array)).to.deep.equal(Array.from(arrays(data)[i]));
             });
-            expect(Object.keys(copy.orders).sort()).to.deep.equal(['amountMax', 'amountMin', 'createdAt', 'deadline', 'opensAt', 'title', 'updatedAt'].flatMap((k) => [`${k}:false`, `${k}:true`]));
+            expect(Object.keys(copy.orders).sort()).to.deep.equal(
+              ['amountMax', 'amountMin', 'createdAt', 'deadline', 'opensAt', 'title', 'updatedAt'].flatMap((k) => [
+                `${k}:false`,
+                `${k}:true`,
+              ]),
+            );
           } finally {
             db.close();
             rmSync(dir, { recursive: true, force: true });
@@ -337,14 +410,22 @@ describe('unit: SQLite engine columns', () => {
         ordered = matching.sort(referenceOrder(q.sort.key, q.sort.descending));
       }
       const ids = ordered.slice(q.offset, q.offset + q.size).map((g) => g.id);
-      return q.facets.length > 0 ? { total: matching.length, ids, facets: referenceFacets(q, grants, textHit) } : { total: matching.length, ids };
+      return q.facets.length > 0
+        ? { total: matching.length, ids, facets: referenceFacets(q, grants, textHit) }
+        : { total: matching.length, ids };
     }
 
-    const deadlines = grants.map((g) => g.deadline).filter((d): d is string => d !== null).sort();
+    const deadlines = grants
+      .map((g) => g.deadline)
+      .filter((d): d is string => d !== null)
+      .sort();
     const someDeadline = Date.parse(deadlines[Math.floor(deadlines.length / 3)]);
     const laterDeadline = Date.parse(deadlines[Math.floor((2 * deadlines.length) / 3)]);
     const someUpdate = Date.parse(grants.map((g) => g.updatedAt).sort()[Math.floor(grants.length / 2)]);
-    const opensAts = grants.map((g) => g.opensAt).filter((d): d is string => d !== null && Date.parse(d) > NOW).sort();
+    const opensAts = grants
+      .map((g) => g.opensAt)
+      .filter((d): d is string => d !== null && Date.parse(d) > NOW)
+      .sort();
     const someOpensAt = Date.parse(opensAts[Math.floor(opensAts.length / 2)]);
 
     const cases: [string, Partial<GrantQuery>][] = [
@@ -353,13 +434,42 @@ describe('unit: SQLite engine columns', () => {
       ['open=false', { open: false, limit: 100 }],
       ['open=true with now equal to a deadline (≥ keeps it)', { open: true, now: someDeadline, limit: 100, page: 2 }],
       ['status FORECASTED', { statuses: ['FORECASTED'], limit: 100 }],
-      ['status OPEN or CLOSED, the status facet disjunctive', { statuses: ['OPEN', 'CLOSED'], facets: ['status', 'fundingType'], limit: 100 }],
-      ['open=true with now equal to an opensAt (opened then), the status facet counted with open', { open: true, now: someOpensAt, facets: ['status'], limit: 100 }],
-      ['a millisecond before an opensAt the grant is forecasted', { statuses: ['FORECASTED'], now: someOpensAt - 1, facets: ['status'], limit: 100 }],
+      [
+        'status OPEN or CLOSED, the status facet disjunctive',
+        { statuses: ['OPEN', 'CLOSED'], facets: ['status', 'fundingType'], limit: 100 },
+      ],
+      [
+        'open=true with now equal to an opensAt (opened then), the status facet counted with open',
+        { open: true, now: someOpensAt, facets: ['status'], limit: 100 },
+      ],
+      [
+        'a millisecond before an opensAt the grant is forecasted',
+        { statuses: ['FORECASTED'], now: someOpensAt - 1, facets: ['status'], limit: 100 },
+      ],
       ['open=false is forecasted or closed', { open: false, facets: ['status'], limit: 100, page: 2 }],
-      ['status and every other filter, sorted by opensAt', { statuses: ['FORECASTED'], provinces: ['ONTARIO', 'QUEBEC'], sort: { key: 'opensAt', descending: false }, facets: ['status', 'eligibleProvinces'] }],
-      ['text, relevance, a status filter on few hits', { words: ['grant'], statuses: ['FORECASTED', 'CLOSED'], sort: { key: 'relevance', descending: false }, limit: 100, facets: ['status'] }],
-      ['deadline bounds equal to deadlines (inclusive)', { deadlineFrom: someDeadline, deadlineTo: laterDeadline, limit: 100 }],
+      [
+        'status and every other filter, sorted by opensAt',
+        {
+          statuses: ['FORECASTED'],
+          provinces: ['ONTARIO', 'QUEBEC'],
+          sort: { key: 'opensAt', descending: false },
+          facets: ['status', 'eligibleProvinces'],
+        },
+      ],
+      [
+        'text, relevance, a status filter on few hits',
+        {
+          words: ['grant'],
+          statuses: ['FORECASTED', 'CLOSED'],
+          sort: { key: 'relevance', descending: false },
+          limit: 100,
+          facets: ['status'],
+        },
+      ],
+      [
+        'deadline bounds equal to deadlines (inclusive)',
+        { deadlineFrom: someDeadline, deadlineTo: laterDeadline, limit: 100 },
+      ],
       ['deadlineFrom alone', { deadlineFrom: laterDeadline, sort: { key: 'deadline', descending: true } }],
       ['updatedSince', { updatedSince: someUpdate, sort: { key: 'updatedAt', descending: false } }],
       ['beneficiaries OR within', { beneficiaries: ['SMALL_BUSINESS', 'STARTUPS'] }],
@@ -371,30 +481,96 @@ describe('unit: SQLite engine columns', () => {
       ['amount range', { amountMin: 1000, amountMax: 20000, sort: { key: 'amountMin', descending: false } }],
       [
         'every filter at once',
-        { open: true, provinces: ['ONTARIO', 'QUEBEC'], beneficiaries: ['SMALL_BUSINESS'], fundingTypes: ['GRANT', 'LOAN'], facets: [...FACET_NAMES] },
+        {
+          open: true,
+          provinces: ['ONTARIO', 'QUEBEC'],
+          beneficiaries: ['SMALL_BUSINESS'],
+          fundingTypes: ['GRANT', 'LOAN'],
+          facets: [...FACET_NAMES],
+        },
       ],
       ['every facet, no filter', { facets: [...FACET_NAMES] }],
       [
         'facets with their own filters (disjunctive)',
-        { provinces: ['QUEBEC'], funderTypes: ['FOUNDATION'], isRecurring: true, facets: ['eligibleProvinces', 'funderType', 'isRecurring', 'currency'] },
+        {
+          provinces: ['QUEBEC'],
+          funderTypes: ['FOUNDATION'],
+          isRecurring: true,
+          facets: ['eligibleProvinces', 'funderType', 'isRecurring', 'currency'],
+        },
       ],
-      ['facets on a page past the end', { sdgs: ['SDG_1'], page: 400, facets: ['sdgAlignment', 'applicationComplexity'] }],
+      [
+        'facets on a page past the end',
+        { sdgs: ['SDG_1'], page: 400, facets: ['sdgAlignment', 'applicationComplexity'] },
+      ],
       ['text, relevance', { words: ['grant'], sort: { key: 'relevance', descending: false }, limit: 50 }],
-      ['text, relevance, page 3 with filters', { words: ['program'], provinces: ['ONTARIO'], sort: { key: 'relevance', descending: false }, page: 3, limit: 7 }],
-      ['text, deadline descending', { words: ['tax', 'credit'], sort: { key: 'deadline', descending: true }, limit: 100 }],
-      ['text, title, with facets', { words: ['quebec'], sort: { key: 'title', descending: false }, facets: ['fundingType', 'eligibleProvinces'] }],
+      [
+        'text, relevance, page 3 with filters',
+        {
+          words: ['program'],
+          provinces: ['ONTARIO'],
+          sort: { key: 'relevance', descending: false },
+          page: 3,
+          limit: 7,
+        },
+      ],
+      [
+        'text, deadline descending',
+        { words: ['tax', 'credit'], sort: { key: 'deadline', descending: true }, limit: 100 },
+      ],
+      [
+        'text, title, with facets',
+        { words: ['quebec'], sort: { key: 'title', descending: false }, facets: ['fundingType', 'eligibleProvinces'] },
+      ],
       [
         'text, relevance, facets with their own filters (hits outside a filter still counted)',
-        { words: ['grant'], provinces: ['QUEBEC'], fundingTypes: ['GRANT'], beneficiaries: ['STUDENTS'], sort: { key: 'relevance', descending: false }, facets: ['eligibleProvinces', 'fundingType', 'currency'] },
+        {
+          words: ['grant'],
+          provinces: ['QUEBEC'],
+          fundingTypes: ['GRANT'],
+          beneficiaries: ['STUDENTS'],
+          sort: { key: 'relevance', descending: false },
+          facets: ['eligibleProvinces', 'fundingType', 'currency'],
+        },
       ],
-      ['text, relevance, selective filters', { words: ['business'], fundingTypes: ['LOAN', 'EQUITY'], sort: { key: 'relevance', descending: false }, limit: 100 }],
+      [
+        'text, relevance, selective filters',
+        {
+          words: ['business'],
+          fundingTypes: ['LOAN', 'EQUITY'],
+          sort: { key: 'relevance', descending: false },
+          limit: 100,
+        },
+      ],
       ['text, no hit', { words: ['zzzznothing'], sort: { key: 'relevance', descending: false }, facets: ['currency'] }],
       // The web syntax: exclusions of single words answered from the postings, the rest by FTS5.
-      ['syntax: an exclusion, relevance', { ...text('grant -quebec'), sort: { key: 'relevance', descending: false }, limit: 100 }],
-      ['syntax: exclusions, relevance, filters and facets', { ...text('program -ontario -tax'), provinces: ['QUEBEC', 'ONTARIO'], sort: { key: 'relevance', descending: false }, facets: ['eligibleProvinces'] }],
+      [
+        'syntax: an exclusion, relevance',
+        { ...text('grant -quebec'), sort: { key: 'relevance', descending: false }, limit: 100 },
+      ],
+      [
+        'syntax: exclusions, relevance, filters and facets',
+        {
+          ...text('program -ontario -tax'),
+          provinces: ['QUEBEC', 'ONTARIO'],
+          sort: { key: 'relevance', descending: false },
+          facets: ['eligibleProvinces'],
+        },
+      ],
       ['syntax: an exclusion, deadline', { ...text('business -loan'), limit: 100 }],
-      ['syntax: a phrase, relevance', { ...text('"tax credit"'), sort: { key: 'relevance', descending: false }, limit: 100 }],
-      ['syntax: OR, relevance, facets', { ...text('quebec OR "tax credit" -program'), sort: { key: 'relevance', descending: false }, limit: 100, facets: ['fundingType'] }],
+      [
+        'syntax: a phrase, relevance',
+        { ...text('"tax credit"'), sort: { key: 'relevance', descending: false }, limit: 100 },
+      ],
+      [
+        'syntax: OR, relevance, facets',
+        {
+          ...text('quebec OR "tax credit" -program'),
+          sort: { key: 'relevance', descending: false },
+          limit: 100,
+          facets: ['fundingType'],
+        },
+      ],
       ['syntax: OR, title', { ...text('export OR research'), sort: { key: 'title', descending: false }, limit: 100 }],
       ['syntax: only an exclusion matches nothing', { ...text('-grant'), facets: ['currency'] }],
       ['syntax: only symbols match nothing', { ...text('🌲 *') }],
@@ -402,8 +578,14 @@ describe('unit: SQLite engine columns', () => {
     ];
     for (const key of ['deadline', 'opensAt', 'amountMin', 'amountMax', 'createdAt', 'updatedAt', 'title'] as const) {
       for (const descending of [false, true]) {
-        cases.push([`sort ${descending ? '-' : ''}${key}, a deep page`, { sort: { key, descending }, page: 5, limit: 100 }]);
-        cases.push([`sort ${descending ? '-' : ''}${key}, few matches (sorted, not walked)`, { sort: { key, descending }, currencies: ['USD'], funderTypes: ['CORPORATE'], limit: 100 }]);
+        cases.push([
+          `sort ${descending ? '-' : ''}${key}, a deep page`,
+          { sort: { key, descending }, page: 5, limit: 100 },
+        ]);
+        cases.push([
+          `sort ${descending ? '-' : ''}${key}, few matches (sorted, not walked)`,
+          { sort: { key, descending }, currencies: ['USD'], funderTypes: ['CORPORATE'], limit: 100 },
+        ]);
       }
     }
 
@@ -418,13 +600,16 @@ describe('unit: SQLite engine columns', () => {
         };
         const want = expected(q);
         expect(actual).to.deep.equal(want);
-        if (!name.includes('nothing') && name !== 'text, no hit' && !name.includes('past the end')) expect(actual.ids).to.not.be.empty;
+        if (!name.includes('nothing') && name !== 'text, no hit' && !name.includes('past the end'))
+          expect(actual.ids).to.not.be.empty;
       });
     }
 
     it('the filter options list the values present', async () => {
       const options = await engine.filterOptions();
-      expect(options.targetBeneficiaries).to.deep.equal([...new Set(grants.flatMap((g) => g.targetBeneficiaries))].sort());
+      expect(options.targetBeneficiaries).to.deep.equal(
+        [...new Set(grants.flatMap((g) => g.targetBeneficiaries))].sort(),
+      );
       expect(options.currencies).to.deep.equal([...new Set(grants.map((g) => g.currency))].sort());
     });
   });
@@ -458,7 +643,12 @@ describe('unit: SQLite engine columns', () => {
         const cad = grants.filter((g) => g.currency === 'CAD');
         expect(before.total).to.equal(usd.length);
         // Turn two CAD grants into USD (one of them first in deadline order) and drop one USD grant.
-        const changed = [cad[0], cad[1]].map((g) => ({ ...g, currency: 'USD' as const, deadline: '2000-01-01T00:00:00.000Z', updatedAt: '2026-11-01T00:00:00.000Z' }));
+        const changed = [cad[0], cad[1]].map((g) => ({
+          ...g,
+          currency: 'USD' as const,
+          deadline: '2000-01-01T00:00:00.000Z',
+          updatedAt: '2026-11-01T00:00:00.000Z',
+        }));
         const kept = grants.filter((g) => g.id !== usd[0].id && g.id !== cad[0].id && g.id !== cad[1].id);
         // The read of this turn opens the snapshot; the sync commits on its own connection meanwhile.
         const sameTurn = engine.searchJson(q);
@@ -515,7 +705,10 @@ describe('unit: SQLite engine columns', () => {
         const after = await engine.searchJson(q);
         expect(after.total).to.equal(smaller.length);
         expect(after.facets).to.deep.equal({ funderType: [{ value: 'FOUNDATION', count: smaller.length }] });
-        const expectedIds = [...smaller].sort(referenceOrder('deadline', false)).slice(0, 100).map((g) => g.id);
+        const expectedIds = [...smaller]
+          .sort(referenceOrder('deadline', false))
+          .slice(0, 100)
+          .map((g) => g.id);
         expect(after.grantsJson.map((json) => (JSON.parse(json) as Grant).id)).to.deep.equal(expectedIds);
       } finally {
         await writer.close();

@@ -18,7 +18,8 @@ describe('embedded engine: a catalog built by an earlier release', () => {
   const dir = tempDir('sqlite-earlier-');
   const file = path.join(dir, 'catalog.sqlite');
   const grants = fixtureGrants().slice(0, 50);
-  const query = (text: string) => parseGrantQuery(parseQueryString(`search=${encodeURIComponent(text)}`), Date.parse('2026-11-01T00:00:00Z'));
+  const query = (text: string) =>
+    parseGrantQuery(parseQueryString(`search=${encodeURIComponent(text)}`), Date.parse('2026-11-01T00:00:00Z'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   before(async () => {
@@ -28,7 +29,9 @@ describe('embedded engine: a catalog built by an earlier release', () => {
     // The text table as an earlier release made it.
     const db = openCatalog(file);
     db.transaction(() => {
-      db.exec(`DROP TABLE grants_text; CREATE VIRTUAL TABLE grants_text USING fts5(title, funder, description, tokenize = '${TEXT_TOKENIZER}')`);
+      db.exec(
+        `DROP TABLE grants_text; CREATE VIRTUAL TABLE grants_text USING fts5(title, funder, description, tokenize = '${TEXT_TOKENIZER}')`,
+      );
       const insert = db.prepare('INSERT INTO grants_text (rowid, title, funder, description) VALUES (?, ?, ?, ?)');
       for (const [rowid, doc] of db.prepare('SELECT rowid, doc FROM grants').raw().all() as [number, string][]) {
         const g = JSON.parse(doc);
@@ -43,12 +46,20 @@ describe('embedded engine: a catalog built by an earlier release', () => {
     const engine = SqliteSearchEngine.open(file);
     try {
       for (const text of ['energy', '"clean energy"', 'solar OR wind']) {
-        const failure = await Promise.resolve().then(() => engine.searchJson(query(text))).then(() => null, (error: unknown) => error);
+        const failure = await Promise.resolve()
+          .then(() => engine.searchJson(query(text)))
+          .then(
+            () => null,
+            (error: unknown) => error,
+          );
         expect(failure, text).to.be.instanceOf(ServiceUnavailableError);
         expect((failure as Error).message).to.match(/reindex/);
       }
       // What needs no text keeps working meanwhile.
-      const unsearched = parseGrantQuery(parseQueryString('fundingType=GRANT&sort=title'), Date.parse('2026-11-01T00:00:00Z'));
+      const unsearched = parseGrantQuery(
+        parseQueryString('fundingType=GRANT&sort=title'),
+        Date.parse('2026-11-01T00:00:00Z'),
+      );
       expect((await engine.searchJson(unsearched)).total).to.be.greaterThan(0);
       expect(await engine.getByIdJson(grants[0].id)).to.not.equal(null);
     } finally {
@@ -59,7 +70,17 @@ describe('embedded engine: a catalog built by an earlier release', () => {
   it('refuses a sync, saying to reindex; after a reindex it searches', async () => {
     const writer = SqliteCatalogWriter.open(file);
     try {
-      const failure = await writer.sync((async function* () { yield { grant: grants[0] }; })(), { prune: false }).then(() => null, (error: unknown) => error);
+      const failure = await writer
+        .sync(
+          (async function* () {
+            yield { grant: grants[0] };
+          })(),
+          { prune: false },
+        )
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
       expect((failure as Error).message).to.match(/earlier release.*reindex/);
       await reindexGrants(writer, grants);
     } finally {

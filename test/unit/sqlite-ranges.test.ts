@@ -43,7 +43,8 @@ describe('embedded engine: range conditions kept per build', () => {
     return roll < 0.6 ? value : roll < 0.8 ? value - 1 : value + 1;
   }
 
-  const same = (actual: Bits, expected: number[], label: string) => expect(Array.from(positionsOf(actual)), label).to.deep.equal(expected);
+  const same = (actual: Bits, expected: number[], label: string) =>
+    expect(Array.from(positionsOf(actual)), label).to.deep.equal(expected);
 
   /** The reference: the positions whose value lies in [low, high], and with `nulls` those with none. */
   const inside = (values: Float64Array, low: number, high: number, nulls: boolean): number[] =>
@@ -80,13 +81,17 @@ describe('embedded engine: range conditions kept per build', () => {
         same(sets.within(key, nudged, high, nulls, null), inside(values, nudged, high, nulls), `${label}, low nudged`);
         // A search's few hits, tested alone.
         const candidates = Int32Array.from(values.keys()).filter(() => rng.chance(0.1));
-        same(testRange(values, low, high, nulls, candidates), expected.filter((p) => candidates.includes(p)), `${label}, on hits`);
+        same(
+          testRange(values, low, high, nulls, candidates),
+          expected.filter((p) => candidates.includes(p)),
+          `${label}, on hits`,
+        );
       }
     }
     expect(nonEmpty, 'ranges holding grants').to.be.greaterThan(300);
   });
 
-  it('gives the tested set for amount overlaps, built and kept, and for a search\'s few hits', () => {
+  it("gives the tested set for amount overlaps, built and kept, and for a search's few hits", () => {
     const rng = new Random(9);
     const sets = new RangeSets(columns);
     const { amountMin, amountMax } = columns.numbers;
@@ -99,10 +104,17 @@ describe('embedded engine: range conditions kept per build', () => {
       same(sets.overlapping(low, high, null), expected, `overlap [${low}, ${high}], kept`);
       const candidates = Int32Array.from({ length: columns.size }, (_, p) => p).filter(() => rng.chance(0.1));
       const onHits = expected.filter((p) => candidates.includes(p));
-      same(testOverlap(amountMin, amountMax, low, high, candidates), onHits, `overlap [${low}, ${high}], tested on hits`);
+      same(
+        testOverlap(amountMin, amountMax, low, high, candidates),
+        onHits,
+        `overlap [${low}, ${high}], tested on hits`,
+      );
       // With hits, a kept set may answer (a superset of the hits' share, which every use ANDs with the hits).
       const answered = sets.overlapping(low, high, candidates);
-      expect(Array.from(positionsOf(answered)).filter((p) => candidates.includes(p)), `overlap [${low}, ${high}] on hits`).to.deep.equal(onHits);
+      expect(
+        Array.from(positionsOf(answered)).filter((p) => candidates.includes(p)),
+        `overlap [${low}, ${high}] on hits`,
+      ).to.deep.equal(onHits);
     }
   });
 
@@ -113,8 +125,13 @@ describe('embedded engine: range conditions kept per build', () => {
     const fromHits = sets.within('deadline', Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, true, candidates);
     expect(Array.from(positionsOf(fromHits))).to.deep.equal([0, 3, 7, 100, 250]);
     // Not kept: the whole catalog's set is built on the next ask without hits.
-    same(sets.within('deadline', Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, true, null), inside(values, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, true), 'all');
-    expect(countBits(sets.within('deadline', Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, true, null))).to.equal(columns.size);
+    same(
+      sets.within('deadline', Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, true, null),
+      inside(values, Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, true),
+      'all',
+    );
+    expect(countBits(sets.within('deadline', Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY, true, null))).to.equal(
+      columns.size,
+    );
   });
-
 });

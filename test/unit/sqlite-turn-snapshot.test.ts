@@ -51,7 +51,11 @@ describe('unit: SQLite engine, one read snapshot per event-loop turn', () => {
     const other = new Database(file, { timeout: 0 });
     try {
       // A commit puts frames in the WAL; a snapshot taken now holds a truncating checkpoint back…
-      other.prepare("INSERT INTO catalog_meta (key, value) VALUES ('probe', '1') ON CONFLICT (key) DO UPDATE SET value = value + 1").run();
+      other
+        .prepare(
+          "INSERT INTO catalog_meta (key, value) VALUES ('probe', '1') ON CONFLICT (key) DO UPDATE SET value = value + 1",
+        )
+        .run();
       await engine.count();
       const [{ busy: during }] = other.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
       expect(during).to.equal(1);

@@ -11,7 +11,13 @@ import { ServiceUnavailableError } from '../../src/failures.js';
 import { createLogger } from '../../src/log.js';
 import { SqliteAllowanceCounter } from '../../src/subscriptions/sqlite/allowanceCounter.js';
 import { openSubscriptionsDb, type Db } from '../../src/subscriptions/sqlite/database.js';
-import { BoundedUsageBuffer, DeferredServedCalls, GraceCallerDirectory, RecoveryProbe, StoreOutage } from '../../src/subscriptions/storeOutage.js';
+import {
+  BoundedUsageBuffer,
+  DeferredServedCalls,
+  GraceCallerDirectory,
+  RecoveryProbe,
+  StoreOutage,
+} from '../../src/subscriptions/storeOutage.js';
 import { SubscriptionStore } from '../../src/subscriptions/sqlite/subscriptionStore.js';
 import { tempDir } from '../support/api.js';
 
@@ -50,7 +56,10 @@ describe('unit: the store outage policy (grace, deferred counts, bounded usage, 
 
   it('serves a caller confirmed before the outage for the grace period, then refuses it with 503', async () => {
     const { apiKey, subscription } = store.create({ name: 'Acme', tier: 'STARTER' });
-    const directory = new GraceCallerDirectory({ authenticate: (key) => switched(() => store.authenticate(key)) }, outage);
+    const directory = new GraceCallerDirectory(
+      { authenticate: (key) => switched(() => store.authenticate(key)) },
+      outage,
+    );
     expect((await directory.authenticate(apiKey))?.subscription.id).to.equal(subscription.id);
 
     mode = 'down';
@@ -59,14 +68,22 @@ describe('unit: the store outage policy (grace, deferred counts, bounded usage, 
     now += 59_999;
     expect((await directory.authenticate(apiKey))?.subscription.id).to.equal(subscription.id);
     now += 1;
-    const refused = await directory.authenticate(apiKey).then(() => null, (e: unknown) => e);
+    const refused = await directory.authenticate(apiKey).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(refused).to.be.instanceOf(ServiceUnavailableError);
     expect((refused as ServiceUnavailableError).retryAfterSeconds).to.be.greaterThan(0);
     expect(outage.status().state).to.equal('unavailable');
 
     mode = 'up';
     // An answer to authentication may come from the store's cache: it ends no outage.
-    expect(await directory.authenticate(apiKey).then(() => 'served', () => 'refused')).to.equal('refused');
+    expect(
+      await directory.authenticate(apiKey).then(
+        () => 'served',
+        () => 'refused',
+      ),
+    ).to.equal('refused');
     await outage.guard(() => switched(() => 1)); // a real round trip (the probe's) ends it
     expect(outage.status()).to.deep.equal({ state: 'ok', since: null, graceLeftSeconds: null });
     expect((await directory.authenticate(apiKey))?.subscription.id).to.equal(subscription.id);
@@ -74,20 +91,29 @@ describe('unit: the store outage policy (grace, deferred counts, bounded usage, 
 
   it('refuses unknown keys with 503 during the outage, and a key the store no longer knows is not revived', async () => {
     const { apiKey, keyId } = store.create({ name: 'Acme', tier: 'STARTER' });
-    const directory = new GraceCallerDirectory({ authenticate: (key) => switched(() => store.authenticate(key)) }, outage);
+    const directory = new GraceCallerDirectory(
+      { authenticate: (key) => switched(() => store.authenticate(key)) },
+      outage,
+    );
     await directory.authenticate(apiKey);
     store.revokeKey(keyId);
     expect(await directory.authenticate(apiKey)).to.equal(null); // the store's answer replaces the remembered one
     mode = 'down';
     for (const key of [apiKey, 'gk_live_never-seen-before-key-000000000000']) {
-      const error = await directory.authenticate(key).then(() => null, (e: unknown) => e);
+      const error = await directory.authenticate(key).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error, key).to.be.instanceOf(ServiceUnavailableError);
     }
   });
 
   it('times out a hung store call and serves the remembered caller meanwhile', async () => {
     const { apiKey, subscription } = store.create({ name: 'Acme', tier: 'STARTER' });
-    const directory = new GraceCallerDirectory({ authenticate: (key) => switched(() => store.authenticate(key)) }, outage);
+    const directory = new GraceCallerDirectory(
+      { authenticate: (key) => switched(() => store.authenticate(key)) },
+      outage,
+    );
     await directory.authenticate(apiKey);
     mode = 'hung';
     const started = Date.now();
@@ -98,18 +124,35 @@ describe('unit: the store outage policy (grace, deferred counts, bounded usage, 
 
   it('keeps the remembered callers bounded, dropping the least recently confirmed', async () => {
     const keys = [1, 2, 3].map((i) => store.create({ name: `S${i}`, tier: 'STARTER' }).apiKey);
-    const directory = new GraceCallerDirectory({ authenticate: (key) => switched(() => store.authenticate(key)) }, outage, 2);
+    const directory = new GraceCallerDirectory(
+      { authenticate: (key) => switched(() => store.authenticate(key)) },
+      outage,
+      2,
+    );
     for (const key of keys) await directory.authenticate(key);
     expect(directory.rememberedCount).to.equal(2);
     mode = 'down';
-    expect(await directory.authenticate(keys[0]).then(() => 'served', () => 'refused')).to.equal('refused');
-    expect(await directory.authenticate(keys[2]).then(() => 'served', () => 'refused')).to.equal('served');
+    expect(
+      await directory.authenticate(keys[0]).then(
+        () => 'served',
+        () => 'refused',
+      ),
+    ).to.equal('refused');
+    expect(
+      await directory.authenticate(keys[2]).then(
+        () => 'served',
+        () => 'refused',
+      ),
+    ).to.equal('served');
   });
 
   it('records deferred allowance counts once the store answers, losing none across a failed attempt', async () => {
     const record = new SqliteAllowanceCounter(db);
     let failing = true;
-    const deferred = new DeferredServedCalls((s, m) => (failing ? Promise.reject(new Error('down')) : record.recordServed(s, m)), log);
+    const deferred = new DeferredServedCalls(
+      (s, m) => (failing ? Promise.reject(new Error('down')) : record.recordServed(s, m)),
+      log,
+    );
     for (let i = 0; i < 7; i += 1) deferred.add('sub_a', MONTH);
     for (let i = 0; i < 3; i += 1) deferred.add('sub_b', MONTH);
     expect(deferred.pending).to.equal(10);
@@ -125,7 +168,16 @@ describe('unit: the store outage policy (grace, deferred counts, bounded usage, 
 
   it('holds usage rows up to the bound and counts the rows dropped past it', () => {
     const held: number[] = [];
-    const buffer = new BoundedUsageBuffer<number>({ record: (row) => void held.push(row), get pending() { return held.length; } }, 5, log);
+    const buffer = new BoundedUsageBuffer<number>(
+      {
+        record: (row) => void held.push(row),
+        get pending() {
+          return held.length;
+        },
+      },
+      5,
+      log,
+    );
     for (let i = 0; i < 8; i += 1) void buffer.record(i);
     expect(held).to.deep.equal([0, 1, 2, 3, 4]);
     expect(buffer.dropped).to.equal(3);
@@ -157,7 +209,9 @@ describe('unit: the store outage policy (grace, deferred counts, bounded usage, 
 
   it('reads STORE_GRACE_SECONDS, STORE_TIMEOUT_MS and STORE_USAGE_BUFFER_ROWS with their defaults and bounds', () => {
     expect(loadConfig({}).storeOutage).to.deep.equal({ graceSeconds: 60, timeoutMs: 2000, usageBufferRows: 100_000 });
-    expect(loadConfig({ STORE_GRACE_SECONDS: '0', STORE_TIMEOUT_MS: '500', STORE_USAGE_BUFFER_ROWS: '5000' }).storeOutage).to.deep.equal({ graceSeconds: 0, timeoutMs: 500, usageBufferRows: 5000 });
+    expect(
+      loadConfig({ STORE_GRACE_SECONDS: '0', STORE_TIMEOUT_MS: '500', STORE_USAGE_BUFFER_ROWS: '5000' }).storeOutage,
+    ).to.deep.equal({ graceSeconds: 0, timeoutMs: 500, usageBufferRows: 5000 });
     expect(() => loadConfig({ STORE_GRACE_SECONDS: '3601', STORE_TIMEOUT_MS: 'x' }))
       .to.throw(ConfigError)
       .with.property('problems')

@@ -43,14 +43,18 @@ describe('unit: search as you type', () => {
   it('the dictionary walk finds exactly the words the rule completes', () => {
     const next = random(7);
     const letters = 'abcdeé';
-    const word = (length: number) => Array.from({ length }, () => letters[Math.floor(next() * letters.length)]).join('');
+    const word = (length: number) =>
+      Array.from({ length }, () => letters[Math.floor(next() * letters.length)]).join('');
     const entries = new Map<string, number>();
     while (entries.size < 3000) entries.set(word(1 + Math.floor(next() * 10)), 1 + Math.floor(next() * 50));
     const dictionary = SortedWords.of([...entries]);
     for (let i = 0; i < 300; i++) {
       const prefix = word(1 + Math.floor(next() * 11));
       const budget = [...prefix].length < 5 ? 0 : [...prefix].length < 9 ? 1 : 2;
-      const walked = dictionary.completions(prefix, budget).map((c) => c.word).sort();
+      const walked = dictionary
+        .completions(prefix, budget)
+        .map((c) => c.word)
+        .sort();
       const scanned = [...entries.keys()].filter((w) => completes(prefix, w)).sort();
       expect(walked, prefix).to.deep.equal(scanned);
     }
@@ -59,7 +63,10 @@ describe('unit: search as you type', () => {
   it('the best words from few counts are the best of every word counted, ties by word, none without a grant', async () => {
     const next = random(11);
     for (let round = 0; round < 50; round++) {
-      const candidates = Array.from({ length: 200 }, (_, i) => ({ word: `w${String(i).padStart(3, '0')}`, docs: 1 + Math.floor(next() * 100) }));
+      const candidates = Array.from({ length: 200 }, (_, i) => ({
+        word: `w${String(i).padStart(3, '0')}`,
+        docs: 1 + Math.floor(next() * 100),
+      }));
       const share = next();
       const counts = new Map(candidates.map((c) => [c.word, Math.floor(c.docs * share * next())]));
       let asked = 0;
@@ -67,13 +74,23 @@ describe('unit: search as you type', () => {
         asked += words.length;
         return words.map((w) => counts.get(w)!);
       });
-      const all = [...counts].filter(([, n]) => n > 0).map(([word, count]) => ({ word, count })).sort((a, b) => b.count - a.count || (a.word < b.word ? -1 : 1));
+      const all = [...counts]
+        .filter(([, n]) => n > 0)
+        .map(([word, count]) => ({ word, count }))
+        .sort((a, b) => b.count - a.count || (a.word < b.word ? -1 : 1));
       expect(best).to.deep.equal(all.slice(0, 7));
       expect(asked).to.be.at.most(candidates.length);
     }
   });
 
   it('the words of a title or funder name, folded and in lower case', () => {
-    expect(nameWords("Ministère de l'Économie du Québec")).to.deep.equal(['ministere', 'de', 'l', 'economie', 'du', 'quebec']);
+    expect(nameWords("Ministère de l'Économie du Québec")).to.deep.equal([
+      'ministere',
+      'de',
+      'l',
+      'economie',
+      'du',
+      'quebec',
+    ]);
   });
 });

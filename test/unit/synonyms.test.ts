@@ -7,7 +7,8 @@ import { parseSearch } from '../../src/grants/searchSyntax.js';
 import { MAX_SYNONYMS_BYTES, parseSynonyms, SynonymsFileError, withSynonyms } from '../../src/grants/synonyms.js';
 import { REPO_ROOT } from '../support/api.js';
 
-const alternativesOf = (text: string, word: string): string[] => (parseSynonyms(text).alternatives.get(word) ?? []).map((words) => words.join(' '));
+const alternativesOf = (text: string, word: string): string[] =>
+  (parseSynonyms(text).alternatives.get(word) ?? []).map((words) => words.join(' '));
 
 /** The line and problem of a file that does not parse. */
 function failure(text: string): { line: number; problem: string } {
@@ -25,7 +26,9 @@ describe('synonyms: the file', () => {
     const text = 'Nonprofit, non-profit, Not-For-Profit';
     expect(alternativesOf(text, 'nonprofit')).to.deep.equal(['non profit', 'not for profit']);
     expect(alternativesOf(text, 'non profit')).to.deep.equal(['nonprofit', 'not for profit']);
-    expect(alternativesOf('organisme à but non lucratif, OBNL', 'obnl')).to.deep.equal(['organisme a but non lucratif']);
+    expect(alternativesOf('organisme à but non lucratif, OBNL', 'obnl')).to.deep.equal([
+      'organisme a but non lucratif',
+    ]);
   });
 
   it('a rewrite: the left side finds the right side, not the other way', () => {
@@ -53,17 +56,35 @@ describe('synonyms: the file', () => {
 });
 
 describe('synonyms: a search given them', () => {
-  const rules = parseSynonyms('nonprofit, non-profit, not-for-profit\nEV, electric vehicle\nR&D => research and development\nhomebuyer, home buyer');
+  const rules = parseSynonyms(
+    'nonprofit, non-profit, not-for-profit\nEV, electric vehicle\nR&D => research and development\nhomebuyer, home buyer',
+  );
 
   it('a word gains its other spellings as alternatives, with no typo', () => {
     expect(withSynonyms(parseSearch('nonprofit capacity'), rules)).to.deep.equal({
-      clauses: [{ must: [{ words: ['nonprofit'], alternatives: [{ words: ['non', 'profit'], typos: 0 }, { words: ['not', 'for', 'profit'], typos: 0 }] }, { words: ['capacity'] }], not: [] }],
+      clauses: [
+        {
+          must: [
+            {
+              words: ['nonprofit'],
+              alternatives: [
+                { words: ['non', 'profit'], typos: 0 },
+                { words: ['not', 'for', 'profit'], typos: 0 },
+              ],
+            },
+            { words: ['capacity'] },
+          ],
+          not: [],
+        },
+      ],
     });
   });
 
   it('a run of words the list names becomes one term, the longest first, left to right', () => {
     const search = withSynonyms(parseSearch('electric vehicle charging for a first-time home buyer'), rules);
-    expect(search.clauses[0].must.map((t) => [t.words.join(' '), (t.alternatives ?? []).map((a) => a.words.join(' '))])).to.deep.equal([
+    expect(
+      search.clauses[0].must.map((t) => [t.words.join(' '), (t.alternatives ?? []).map((a) => a.words.join(' '))]),
+    ).to.deep.equal([
       ['electric vehicle', ['ev']],
       ['charging', []],
       ['for', []],
@@ -72,7 +93,11 @@ describe('synonyms: a search given them', () => {
       ['time', []],
       ['home buyer', ['homebuyer']],
     ]);
-    expect(withSynonyms(parseSearch('R&D tax credit'), rules).clauses[0].must[0]).to.deep.equal({ words: ['R', 'D'], loose: true, alternatives: [{ words: ['research', 'and', 'development'], typos: 0 }] });
+    expect(withSynonyms(parseSearch('R&D tax credit'), rules).clauses[0].must[0]).to.deep.equal({
+      words: ['R', 'D'],
+      loose: true,
+      alternatives: [{ words: ['research', 'and', 'development'], typos: 0 }],
+    });
   });
 
   it('a quoted word or phrase, an exclusion, and a search the list does not name stay as typed', () => {

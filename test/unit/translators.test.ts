@@ -80,7 +80,9 @@ describe('SQLite FTS5 match expression', () => {
   const either = (english: string, french: string) => `(${EN} : ${english} OR ${FR} : ${french})`;
 
   it('never lets a word become FTS5 syntax', () => {
-    expect(ftsMatchExpression(plainSearch(['NEAR', 'a"b', 'OR']))).to.equal(`${either('"NEAR"', '"near0"')} AND ${either('"a""b"', '"a""b0"')} AND ${either('"OR"', '"or0"')}`);
+    expect(ftsMatchExpression(plainSearch(['NEAR', 'a"b', 'OR']))).to.equal(
+      `${either('"NEAR"', '"near0"')} AND ${either('"a""b"', '"a""b0"')} AND ${either('"OR"', '"or0"')}`,
+    );
   });
 
   it('writes phrases as one string, exclusions with NOT, clauses with OR; nothing to find is no expression', () => {
@@ -88,31 +90,50 @@ describe('SQLite FTS5 match expression', () => {
     const water = either('"water"', '"wat0"');
     const loan = either('"loan"', '"loan0"');
     const solar = either('"solar"', '"sola0"');
-    expect(ftsMatchExpression(parseSearch('"clean tech" water -loan OR solar'))).to.equal(`((${clean} AND ${water}) NOT ${loan}) OR (${solar})`);
-    expect(ftsMatchExpression(parseSearch('export -loan -"tax credit"'))).to.equal(`(${either('"export"', '"export0"')}) NOT ${loan} NOT ${either('"tax credit"', '"tax0 credit0"')}`);
+    expect(ftsMatchExpression(parseSearch('"clean tech" water -loan OR solar'))).to.equal(
+      `((${clean} AND ${water}) NOT ${loan}) OR (${solar})`,
+    );
+    expect(ftsMatchExpression(parseSearch('export -loan -"tax credit"'))).to.equal(
+      `(${either('"export"', '"export0"')}) NOT ${loan} NOT ${either('"tax credit"', '"tax0 credit0"')}`,
+    );
     expect(ftsMatchExpression(parseSearch('-loan'))).to.equal(null);
   });
 });
 
 describe('translateToElasticsearch', () => {
   it('puts filters in bool.filter and sorts by deadline (missing last) then id (spelled as numbers)', () => {
-    expect(translateToElasticsearch(q('fundingType=LOAN&eligibleProvinces=QUEBEC,ONTARIO&amountMin=10&amountMax=20&page=3&limit=5'))).to.deep.equal({
+    expect(
+      translateToElasticsearch(
+        q('fundingType=LOAN&eligibleProvinces=QUEBEC,ONTARIO&amountMin=10&amountMax=20&page=3&limit=5'),
+      ),
+    ).to.deep.equal({
       query: {
         bool: {
           must: [],
           filter: [
             { terms: { fundingType: ['LOAN'] } },
             { terms: { eligibleProvinces: ['QUEBEC', 'ONTARIO'] } },
-            { bool: { should: [{ exists: { field: 'amountMin' } }, { exists: { field: 'amountMax' } }], minimum_should_match: 1 } },
             {
               bool: {
-                should: [{ range: { amountMax: { gte: 10 } } }, { bool: { must_not: [{ exists: { field: 'amountMax' } }] } }],
+                should: [{ exists: { field: 'amountMin' } }, { exists: { field: 'amountMax' } }],
                 minimum_should_match: 1,
               },
             },
             {
               bool: {
-                should: [{ range: { amountMin: { lte: 20 } } }, { bool: { must_not: [{ exists: { field: 'amountMin' } }] } }],
+                should: [
+                  { range: { amountMax: { gte: 10 } } },
+                  { bool: { must_not: [{ exists: { field: 'amountMax' } }] } },
+                ],
+                minimum_should_match: 1,
+              },
+            },
+            {
+              bool: {
+                should: [
+                  { range: { amountMin: { lte: 20 } } },
+                  { bool: { must_not: [{ exists: { field: 'amountMin' } }] } },
+                ],
                 minimum_should_match: 1,
               },
             },
@@ -127,7 +148,14 @@ describe('translateToElasticsearch', () => {
   });
 
   const ENGLISH_FIELDS = ['title^3', 'funder^2', 'description', 'titleFr^3', 'descriptionFr', 'labels^0.5'];
-  const FRENCH_FIELDS = ['title.fr^3', 'funder.fr^2', 'description.fr', 'titleFr.fr^3', 'descriptionFr.fr', 'labels.fr^0.5'];
+  const FRENCH_FIELDS = [
+    'title.fr^3',
+    'funder.fr^2',
+    'description.fr',
+    'titleFr.fr^3',
+    'descriptionFr.fr',
+    'labels.fr^0.5',
+  ];
   /** A word: in some English-analysed field, or in some French-analysed one. */
   const word = (query: string) => ({
     bool: {
@@ -146,21 +174,35 @@ describe('translateToElasticsearch', () => {
   });
 
   it('translates the search syntax: phrases as phrase queries, exclusions as must_not, OR as a should of clauses', () => {
-    const phrase = (query: string) => ({ multi_match: { query, fields: [...ENGLISH_FIELDS, ...FRENCH_FIELDS], type: 'phrase' } });
+    const phrase = (query: string) => ({
+      multi_match: { query, fields: [...ENGLISH_FIELDS, ...FRENCH_FIELDS], type: 'phrase' },
+    });
     expect(translateToElasticsearch(q('search=export%20-loan%20-%22tax%20credit%22')).query).to.deep.equal({
       bool: { must: [word('export')], must_not: [word('loan'), phrase('tax credit')], filter: [] },
     });
     expect(translateToElasticsearch(q('search=%22clean%20tech%22%20OR%20water%20solar')).query).to.deep.equal({
       bool: {
-        must: [{ bool: { should: [{ bool: { must: [phrase('clean tech')] } }, { bool: { must: [word('water'), word('solar')] } }], minimum_should_match: 1 } }],
+        must: [
+          {
+            bool: {
+              should: [{ bool: { must: [phrase('clean tech')] } }, { bool: { must: [word('water'), word('solar')] } }],
+              minimum_should_match: 1,
+            },
+          },
+        ],
         filter: [],
       },
     });
-    expect(translateToElasticsearch(q('search=-loan')).query).to.deep.equal({ bool: { must: [{ match_none: {} }], filter: [] } });
+    expect(translateToElasticsearch(q('search=-loan')).query).to.deep.equal({
+      bool: { must: [{ match_none: {} }], filter: [] },
+    });
   });
 
   it('matches a term with alternatives by its word or any alternative, each in either analysis, ranked by typos', () => {
-    const derived = withTypoAlternatives(parseSearch('brodband rural'), new Map([['brodband', [{ word: 'broadband', typos: 1, docs: 1 }]]]));
+    const derived = withTypoAlternatives(
+      parseSearch('brodband rural'),
+      new Map([['brodband', [{ word: 'broadband', typos: 1, docs: 1 }]]]),
+    );
     const request = translateToElasticsearch({ ...q('search=brodband%20rural&typos=auto'), search: derived });
     const anyOf = (...words: string[]) => ({ bool: { should: words.map(word), minimum_should_match: 1 } });
     expect(request.query).to.deep.equal({

@@ -31,7 +31,12 @@ import { CatalogColumns } from '../../src/search/sqlite/index/columns.js';
 import { BM25_WEIGHTS } from '../../src/search/sqlite/index/postings.js';
 import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
 import { analysesOf, TextHitFinder, wordTerms } from '../../src/search/sqlite/query/textSearch.js';
-import { ENGLISH_COLUMNS, FRENCH_COLUMNS, frenchSearchTerm, TEXT_COLUMNS } from '../../src/search/sqlite/storage/textColumns.js';
+import {
+  ENGLISH_COLUMNS,
+  FRENCH_COLUMNS,
+  frenchSearchTerm,
+  TEXT_COLUMNS,
+} from '../../src/search/sqlite/storage/textColumns.js';
 import { openCatalog } from '../../src/search/sqlite/storage/catalogFile.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
@@ -41,7 +46,9 @@ import { reindexGrants } from '../support/catalog.js';
 
 describe('typo rule', () => {
   it('allows no typo under 5 letters, 1 from 5 to 8, 2 from 9, none with a digit', () => {
-    expect(['farm', 'grain', 'farming', 'brodband', 'agricultre', 'covid19', '2025', 'élève'].map(typoBudget)).to.deep.equal([0, 1, 1, 1, 2, 0, 0, 1]);
+    expect(
+      ['farm', 'grain', 'farming', 'brodband', 'agricultre', 'covid19', '2025', 'élève'].map(typoBudget),
+    ).to.deep.equal([0, 1, 1, 1, 2, 0, 0, 1]);
   });
 
   it('counts an adjacent transposition as one edit (optimal string alignment)', () => {
@@ -73,17 +80,25 @@ describe('typo rule', () => {
       { word: 'farmin', docs: 1000 }, // the word itself
     ];
     expect(keptNeighbours('farmin', found).map((n) => n.word)).to.deep.equal(['farmina', 'farmink', 'farming']);
-    const many = Array.from({ length: 200 }, (_, i) => ({ word: `abcde${String.fromCharCode(97 + (i % 26))}`, docs: i }));
+    const many = Array.from({ length: 200 }, (_, i) => ({
+      word: `abcde${String.fromCharCode(97 + (i % 26))}`,
+      docs: i,
+    }));
     expect(keptNeighbours('abcdef', many)).to.have.length.at.most(MAX_TYPO_VARIANTS);
   });
 
   it('never gives a quoted word, a phrase, an excluded word or a number typos', () => {
-    expect(typoWords(parseSearch('"brodband" "rural brodband" -brodband 20255 covid19 brodband'))).to.deep.equal(['brodband']);
-    const derived = withTypoAlternatives(parseSearch('"brodband" brodband'), new Map([['brodband', [{ word: 'broadband', typos: 1, docs: 2 }]]]));
+    expect(typoWords(parseSearch('"brodband" "rural brodband" -brodband 20255 covid19 brodband'))).to.deep.equal([
+      'brodband',
+    ]);
+    const derived = withTypoAlternatives(
+      parseSearch('"brodband" brodband'),
+      new Map([['brodband', [{ word: 'broadband', typos: 1, docs: 2 }]]]),
+    );
     expect(derived.clauses[0].must.map((t) => t.alternatives?.length ?? 0)).to.deep.equal([0, 1]);
   });
 
-  it('shares MAX_TYPO_VARIANTS_PER_SEARCH alternatives among a search\'s words: all while they fit, else the few keep theirs and the rest is shared', () => {
+  it("shares MAX_TYPO_VARIANTS_PER_SEARCH alternatives among a search's words: all while they fit, else the few keep theirs and the rest is shared", () => {
     expect(MAX_TYPO_VARIANTS_PER_SEARCH).to.equal(200);
     expect(typoAllowances([50, 50, 50, 50])).to.deep.equal([50, 50, 50, 50]);
     expect(typoAllowances(Array(10).fill(50))).to.deep.equal(Array(10).fill(20));
@@ -92,11 +107,21 @@ describe('typo rule', () => {
     expect(typoAllowances([])).to.deep.equal([]);
     // A search of ten crowded words carries 200 alternatives in all, each word its closest 20.
     const words = Array.from({ length: 12 }, (_, i) => `crowd${String.fromCharCode(97 + i)}x`);
-    const neighbours = new Map(words.map((w) => [w, Array.from({ length: 50 }, (_, k) => ({ word: `${w}${k}`, typos: k < 30 ? 1 : 2, docs: 100 - k }))]));
+    const neighbours = new Map(
+      words.map((w) => [
+        w,
+        Array.from({ length: 50 }, (_, k) => ({ word: `${w}${k}`, typos: k < 30 ? 1 : 2, docs: 100 - k })),
+      ]),
+    );
     const derived = withTypoAlternatives(parseSearch(words.join(' ')), neighbours);
     const counts = derived.clauses[0].must.map((t) => t.alternatives?.length ?? 0);
     expect(counts).to.deep.equal([...Array(10).fill(20), 0, 0]);
-    expect(derived.clauses[0].must[0].alternatives!.map((a) => a.words[0])).to.deep.equal(neighbours.get(words[0])!.slice(0, 20).map((n) => n.word));
+    expect(derived.clauses[0].must[0].alternatives!.map((a) => a.words[0])).to.deep.equal(
+      neighbours
+        .get(words[0])!
+        .slice(0, 20)
+        .map((n) => n.word),
+    );
   });
 
   it('gives typos to the first MAX_TYPO_WORDS words that may carry them', () => {
@@ -106,7 +131,13 @@ describe('typo rule', () => {
 
   it('respells unknown and rare words by their closest neighbour, the most frequent on ties', () => {
     const neighbours = new Map([
-      ['brodband', [{ word: 'broadband', typos: 1, docs: 5 }, { word: 'brodbands', typos: 1, docs: 9 }]],
+      [
+        'brodband',
+        [
+          { word: 'broadband', typos: 1, docs: 5 },
+          { word: 'brodbands', typos: 1, docs: 9 },
+        ],
+      ],
       ['internet', [{ word: 'internal', typos: 1, docs: 40 }]],
     ]);
     const docs = new Map([
@@ -123,16 +154,20 @@ describe('typo rule', () => {
 describe('word dictionary walk', () => {
   const random = new Random(38);
   const letters = 'abcde';
-  const word = (length: number) => Array.from({ length }, () => letters[Math.floor(random.float() * letters.length)]).join('');
+  const word = (length: number) =>
+    Array.from({ length }, () => letters[Math.floor(random.float() * letters.length)]).join('');
   const entries = new Map<string, number>();
-  for (let i = 0; i < 4000; i++) entries.set(word(3 + Math.floor(random.float() * 8)), 1 + Math.floor(random.float() * 20));
+  for (let i = 0; i < 4000; i++)
+    entries.set(word(3 + Math.floor(random.float() * 8)), 1 + Math.floor(random.float() * 20));
   const dictionary = WordDictionary.of([...entries]);
 
   it('finds exactly the words a scan of every word finds, for distances 1 and 2', () => {
     for (let i = 0; i < 200; i++) {
       const query = word(3 + Math.floor(random.float() * 8));
       for (const max of [1, 2]) {
-        const scan = [...entries.keys()].filter((w) => w !== query && w[0] === query[0] && typoDistance(query, w, max) <= max).sort();
+        const scan = [...entries.keys()]
+          .filter((w) => w !== query && w[0] === query[0] && typoDistance(query, w, max) <= max)
+          .sort();
         const walked = dictionary.neighbours(query, max);
         expect(walked.map((n) => n.word).sort(), `${query} within ${max}`).to.deep.equal(scan);
         for (const n of walked) {
@@ -145,13 +180,22 @@ describe('word dictionary walk', () => {
 
   it('visits only the prefixes within the bound: far faster than a scan of every word', () => {
     // Catalog-like words (realistic generated text), each with four respellings: over 50,000 words.
-    const base = [...new Set([...generateGrants(1500, 3, 'realistic')].flatMap((g) => searchWords(`${g.title} ${g.description ?? ''}`).map((w) => w.toLowerCase())))];
+    const base = [
+      ...new Set(
+        [...generateGrants(1500, 3, 'realistic')].flatMap((g) =>
+          searchWords(`${g.title} ${g.description ?? ''}`).map((w) => w.toLowerCase()),
+        ),
+      ),
+    ];
     const all = new Map<string, number>();
     for (const w of base) {
       all.set(w, 1);
       for (let k = 0; k < 4; k++) {
         const at = 1 + Math.floor(random.float() * (w.length - 1));
-        all.set(w.slice(0, at) + 'abcdefghijklmnopqrstuvwxyz'[Math.floor(random.float() * 26)] + w.slice(at + (k % 2)), 1);
+        all.set(
+          w.slice(0, at) + 'abcdefghijklmnopqrstuvwxyz'[Math.floor(random.float() * 26)] + w.slice(at + (k % 2)),
+          1,
+        );
       }
     }
     const big = WordDictionary.of([...all]);
@@ -163,8 +207,13 @@ describe('word dictionary walk', () => {
       return performance.now() - started;
     };
     const walked = time(() => queries.forEach((q) => big.neighbours(q, 2)));
-    const scanned = time(() => queries.forEach((q) => big.words.filter((w) => w[0] === q[0] && typoDistance(q, w, 2) <= 2)));
-    expect(walked * 5, `walk ${walked.toFixed(1)} ms, scan ${scanned.toFixed(1)} ms for ${queries.length} words`).to.be.below(scanned);
+    const scanned = time(() =>
+      queries.forEach((q) => big.words.filter((w) => w[0] === q[0] && typoDistance(q, w, 2) <= 2)),
+    );
+    expect(
+      walked * 5,
+      `walk ${walked.toFixed(1)} ms, scan ${scanned.toFixed(1)} ms for ${queries.length} words`,
+    ).to.be.below(scanned);
   });
 
   it('reads how many grants hold each word', () => {
@@ -219,34 +268,59 @@ describe('terms with alternatives: in-memory scores are FTS5 scores', function (
       const columns = CatalogColumns.load(db);
       const index = TextIndex.load(db, columns);
       const dictionary = WordDictionary.load(db);
-      const vocabulary = [...new Set(grants.flatMap((g) => searchWords(`${g.title} ${g.description ?? ''} ${g.titleFr ?? ''} ${g.descriptionFr ?? ''}`).map((w) => w.toLowerCase())))].filter((w) => typoBudget(w) > 0);
+      const vocabulary = [
+        ...new Set(
+          grants.flatMap((g) =>
+            searchWords(`${g.title} ${g.description ?? ''} ${g.titleFr ?? ''} ${g.descriptionFr ?? ''}`).map((w) =>
+              w.toLowerCase(),
+            ),
+          ),
+        ),
+      ].filter((w) => typoBudget(w) > 0);
       const finder = new TextHitFinder(db);
       let compared = 0;
       for (const word of vocabulary.slice(0, 120)) {
         const near = keptNeighbours(word, dictionary.neighbours(word, typoBudget(word)));
         if (near.length === 0) continue;
         const other = vocabulary[(compared * 31) % vocabulary.length];
-        const query = { ...parseGrantQuery(parseQueryString(`search=${encodeURIComponent(`${word} ${other}`)}&typos=auto`)) };
-        const derived = { ...query, search: withTypoAlternatives(query.search!, new Map([[word, near], [other, keptNeighbours(other, dictionary.neighbours(other, typoBudget(other)))]])) };
+        const query = {
+          ...parseGrantQuery(parseQueryString(`search=${encodeURIComponent(`${word} ${other}`)}&typos=auto`)),
+        };
+        const derived = {
+          ...query,
+          search: withTypoAlternatives(
+            query.search!,
+            new Map([
+              [word, near],
+              [other, keptNeighbours(other, dictionary.neighbours(other, typoBudget(other)))],
+            ]),
+          ),
+        };
         // Only searches the in-memory path answers compare two paths (each word and alternative one term in each analysis).
         if (wordTerms(derived, queryTerms) === null) continue;
         const fts = finder.find(columns, derived, null).text!.scored!;
         const memory = finder.find(columns, derived, { terms: queryTerms, index: () => index }).text!.scored!;
         expect(Array.from(memory.positions), word).to.deep.equal(Array.from(fts.positions).sort((a, b) => a - b));
         const ftsByPosition = new Map(Array.from(fts.positions, (p, i) => [p, fts.scores[i]]));
-        memory.positions.forEach((p, i) => expect(memory.scores[i], `${word} ${other} at ${p}`).to.equal(ftsByPosition.get(p)));
+        memory.positions.forEach((p, i) =>
+          expect(memory.scores[i], `${word} ${other} at ${p}`).to.equal(ftsByPosition.get(p)),
+        );
         compared += 1;
       }
       expect(compared).to.be.at.least(20);
       // A grant needing a typo scores TYPO_RANK_STEP above any exact one.
-      const phrases = [{ postings: ['grant', 'grants'].map((word) => index.word(analysesOf(word, queryTerms)!)), typos: [0, 1] }];
+      const phrases = [
+        { postings: ['grant', 'grants'].map((word) => index.word(analysesOf(word, queryTerms)!)), typos: [0, 1] },
+      ];
       const scored = scoreTerms(phrases, index.stats);
       expect(Math.max(...scored.scores)).to.be.below(TYPO_RANK_STEP / 2);
       // Each word of a term in either analysis, its own word first, then each alternative.
       const english = `{${ENGLISH_COLUMNS.join(' ')}}`;
       const french = `{${FRENCH_COLUMNS.join(' ')}}`;
       const either = (word: string) => `${english} : "${word}" OR ${french} : "${frenchSearchTerm(word)}"`;
-      expect(ftsMatchExpression(derivedExample())).to.equal(`(${either('brodband')} OR ${either('broadband')}) AND (${either('rural')})`);
+      expect(ftsMatchExpression(derivedExample())).to.equal(
+        `(${either('brodband')} OR ${either('broadband')}) AND (${either('rural')})`,
+      );
       expect(BM25_WEIGHTS).to.have.length(TEXT_COLUMNS.length);
     } finally {
       db.close();
@@ -257,8 +331,24 @@ describe('terms with alternatives: in-memory scores are FTS5 scores', function (
 describe('typo look-up and the suggestion within a deadline', () => {
   // A dictionary where "saaaaaaaa" (two typos allowed) has 60 words one typo away and
   // "sbbbbbbbbb" only 2, with 40 two away; the lexicon records each look-up's budgets.
-  const one = Array.from({ length: 60 }, (_, i) => [`saaaaaaa${String.fromCharCode(98 + (i % 25))}${i < 25 ? '' : i < 50 ? 'a' : 'aa'}`, 60 - i] as [string, number]);
-  const entries: [string, number][] = [...one, ['sbbbbbbbbc', 5], ['sbbbbbbbbd', 4], ...Array.from({ length: 40 }, (_, i) => [`sbbbbbbb${String.fromCharCode(99 + (i % 20))}${String.fromCharCode(99 + Math.floor(i / 20))}`, 1] as [string, number])];
+  const one = Array.from(
+    { length: 60 },
+    (_, i) =>
+      [`saaaaaaa${String.fromCharCode(98 + (i % 25))}${i < 25 ? '' : i < 50 ? 'a' : 'aa'}`, 60 - i] as [string, number],
+  );
+  const entries: [string, number][] = [
+    ...one,
+    ['sbbbbbbbbc', 5],
+    ['sbbbbbbbbd', 4],
+    ...Array.from(
+      { length: 40 },
+      (_, i) =>
+        [`sbbbbbbb${String.fromCharCode(99 + (i % 20))}${String.fromCharCode(99 + Math.floor(i / 20))}`, 1] as [
+          string,
+          number,
+        ],
+    ),
+  ];
   const dictionary = WordDictionary.of(entries);
   const recording = (asked: number[][]): Lexicon => ({
     neighbours: async (words, budget) => {
@@ -273,7 +363,8 @@ describe('typo look-up and the suggestion within a deadline', () => {
     const words = ['saaaaaaaa', 'sbbbbbbbbb'];
     const found = await wordNeighbours(words, recording(asked));
     expect(asked).to.deep.equal([[1, 1], [2]]);
-    for (const word of words) expect(found.get(word), word).to.deep.equal(keptNeighbours(word, dictionary.neighbours(word, typoBudget(word))));
+    for (const word of words)
+      expect(found.get(word), word).to.deep.equal(keptNeighbours(word, dictionary.neighbours(word, typoBudget(word))));
     expect(found.get('saaaaaaaa')).to.have.length(MAX_TYPO_VARIANTS);
     expect(found.get('saaaaaaaa')!.every((n) => n.typos === 1)).to.equal(true);
     expect(found.get('sbbbbbbbbb')!.filter((n) => n.typos === 2)).to.have.length.above(0);
@@ -283,7 +374,10 @@ describe('typo look-up and the suggestion within a deadline', () => {
     const query = parseGrantQuery(parseQueryString('search=sbbbbbbbbb&typos=auto'));
     const lexicon = recording([]);
     const count = async () => 10;
-    expect(await suggestionFor(query, 0, null, lexicon, count, Deadline.NONE)).to.deep.equal({ search: 'sbbbbbbbbc', total: 10 });
+    expect(await suggestionFor(query, 0, null, lexicon, count, Deadline.NONE)).to.deep.equal({
+      search: 'sbbbbbbbbc',
+      total: 10,
+    });
     const now = Date.now();
     expect(await suggestionFor(query, 0, null, lexicon, count, Deadline.at(now + 400, 1000))).to.equal(null);
     const passing = Deadline.at(now + 900, 1000);
@@ -298,11 +392,13 @@ describe('typo look-up and the suggestion within a deadline', () => {
       throw new Error('broken');
     };
     let thrown: unknown;
-    await suggestionFor(query, 0, null, lexicon, failing, Deadline.after(60_000)).catch((error: unknown) => (thrown = error));
+    await suggestionFor(query, 0, null, lexicon, failing, Deadline.after(60_000)).catch(
+      (error: unknown) => (thrown = error),
+    );
     expect(String(thrown)).to.include('broken');
   });
 
-  it('a deadline: what is left as a call\'s timeout, a 503 naming the budget once passed', () => {
+  it("a deadline: what is left as a call's timeout, a 503 naming the budget once passed", () => {
     const deadline = Deadline.at(10_000, 300);
     expect(deadline.callTimeout(9_900)).to.equal(100);
     expect(deadline.halfLeft(9_850)).to.equal(true);
@@ -315,5 +411,8 @@ describe('typo look-up and the suggestion within a deadline', () => {
 });
 
 function derivedExample() {
-  return withTypoAlternatives(parseSearch('brodband rural'), new Map([['brodband', [{ word: 'broadband', typos: 1, docs: 1 }]]]));
+  return withTypoAlternatives(
+    parseSearch('brodband rural'),
+    new Map([['brodband', [{ word: 'broadband', typos: 1, docs: 1 }]]]),
+  );
 }

@@ -16,9 +16,14 @@ const COUNTED = `subscription_id = ? AND day >= ? AND status NOT IN (401, 429) A
 /** The statistics computed from usage_log directly (the rule of docs/partners.md, "Your usage and limits"). */
 function fromLog(db: Db, subscriptionId: string, fromDay: string) {
   return {
-    totalCalls: db.prepare(`SELECT count(*) FROM usage_log WHERE ${COUNTED}`).pluck().get(subscriptionId, fromDay) as number,
+    totalCalls: db
+      .prepare(`SELECT count(*) FROM usage_log WHERE ${COUNTED}`)
+      .pluck()
+      .get(subscriptionId, fromDay) as number,
     topEndpoints: db
-      .prepare(`SELECT endpoint, count(*) AS calls FROM usage_log WHERE ${COUNTED} GROUP BY endpoint ORDER BY calls DESC, endpoint ASC LIMIT 10`)
+      .prepare(
+        `SELECT endpoint, count(*) AS calls FROM usage_log WHERE ${COUNTED} GROUP BY endpoint ORDER BY calls DESC, endpoint ASC LIMIT 10`,
+      )
       .all(subscriptionId, fromDay),
   };
 }
@@ -60,15 +65,25 @@ describe('usage statistics from usage_daily', () => {
       `INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)
        VALUES ('2026-11-05T10:00:00.000Z', '2026-11-05', 'sub_a', 'key_1', 'gk', '/grants', 1, 200, 1, 'req_x')`,
     ).run();
-    db.prepare("DELETE FROM usage_log WHERE id IN (SELECT id FROM usage_log WHERE subscription_id = 'sub_b' LIMIT 200)").run();
-    db.prepare("UPDATE usage_log SET status = 429 WHERE id IN (SELECT id FROM usage_log WHERE subscription_id = 'sub_a' AND status = 200 LIMIT 100)").run();
-    db.prepare("UPDATE usage_log SET endpoint = '/subscription/limits', billable = 0 WHERE id IN (SELECT id FROM usage_log WHERE status = 404 LIMIT 50)").run();
+    db.prepare(
+      "DELETE FROM usage_log WHERE id IN (SELECT id FROM usage_log WHERE subscription_id = 'sub_b' LIMIT 200)",
+    ).run();
+    db.prepare(
+      "UPDATE usage_log SET status = 429 WHERE id IN (SELECT id FROM usage_log WHERE subscription_id = 'sub_a' AND status = 200 LIMIT 100)",
+    ).run();
+    db.prepare(
+      "UPDATE usage_log SET endpoint = '/subscription/limits', billable = 0 WHERE id IN (SELECT id FROM usage_log WHERE status = 404 LIMIT 50)",
+    ).run();
     for (const subscription of ['sub_a', 'sub_b', 'sub_none']) {
       for (const fromDay of ['2026-01-01', '2026-10-15', '2026-11-20', '2027-01-01']) {
-        expect(usage.statistics(subscription, fromDay), `${subscription} from ${fromDay}`).to.deep.equal(fromLog(db, subscription, fromDay));
+        expect(usage.statistics(subscription, fromDay), `${subscription} from ${fromDay}`).to.deep.equal(
+          fromLog(db, subscription, fromDay),
+        );
         expect(usage.dailyByEndpoint(subscription, fromDay), `daily: ${subscription} from ${fromDay}`).to.deep.equal(
           db
-            .prepare(`SELECT day, endpoint, count(*) AS calls FROM usage_log WHERE ${COUNTED} GROUP BY day, endpoint ORDER BY day, endpoint`)
+            .prepare(
+              `SELECT day, endpoint, count(*) AS calls FROM usage_log WHERE ${COUNTED} GROUP BY day, endpoint ORDER BY day, endpoint`,
+            )
             .all(subscription, fromDay),
         );
       }
@@ -91,10 +106,24 @@ describe('usage statistics from usage_daily', () => {
       `INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)
        VALUES (?, ?, ?, 'key_1', 'gk', ?, ?, ?, 1, ?)`,
     );
-    for (const r of rows(1500, 11)) insert.run(r.at.toISOString(), r.at.toISOString().slice(0, 10), r.subscriptionId, r.endpoint, r.billable ? 1 : 0, r.status, r.requestId);
+    for (const r of rows(1500, 11))
+      insert.run(
+        r.at.toISOString(),
+        r.at.toISOString().slice(0, 10),
+        r.subscriptionId,
+        r.endpoint,
+        r.billable ? 1 : 0,
+        r.status,
+        r.requestId,
+      );
     db.close();
     db = openSubscriptionsDb(file);
-    expect(db.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'usage_log_subscription_day'").pluck().get()).to.equal(0);
+    expect(
+      db
+        .prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'usage_log_subscription_day'")
+        .pluck()
+        .get(),
+    ).to.equal(0);
     const usage = new UsageStore(db, createLogger('silent'));
     for (const subscription of ['sub_a', 'sub_b']) {
       expect(usage.statistics(subscription, '2026-01-01')).to.deep.equal(fromLog(db, subscription, '2026-01-01'));

@@ -6,7 +6,15 @@ import { WriteFailureLog } from '../../src/subscriptions/writeFailureLog.js';
 
 function recordingLogger(lines: { level: string; msg: string; fields?: LogFields }[]): Logger {
   const at = (level: string) => (msg: string, fields?: LogFields) => void lines.push({ level, msg, fields });
-  const logger: Logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), enabled: () => true, child: () => logger, flush: () => undefined };
+  const logger: Logger = {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    enabled: () => true,
+    child: () => logger,
+    flush: () => undefined,
+  };
   return logger;
 }
 
@@ -32,7 +40,11 @@ describe('usage log write failures, as logged', () => {
     expect(lines[1].fields).to.include({ failedSinceLastLine: 50, failed: 51, forMs: 10_000, rows: 2 });
     now += 5_000;
     failures.succeeded();
-    expect(lines[2]).to.deep.include({ level: 'info', msg: 'usage log writes succeed again; the kept rows are written', fields: { failed: 51, forMs: 15_000 } });
+    expect(lines[2]).to.deep.include({
+      level: 'info',
+      msg: 'usage log writes succeed again; the kept rows are written',
+      fields: { failed: 51, forMs: 15_000 },
+    });
     // A new outage starts a new count, with its first line at once.
     failures.failed({ rows: 1 });
     expect(lines[3]).to.deep.include({ level: 'error', msg: 'usage log write failed; rows kept for retry' });

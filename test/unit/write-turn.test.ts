@@ -35,8 +35,10 @@ describe('unit: SqliteWriteTurn (admissions and usage rows in one transaction pe
   let writes: SqliteWriteTurn;
   let counter: SqliteAllowanceCounter;
   let usage: UsageStore;
-  const logged = (handle: Database.Database) => handle.prepare('SELECT count(*) FROM usage_log').pluck().get() as number;
-  const counted = (handle: Database.Database) => (handle.prepare('SELECT coalesce(sum(calls), 0) FROM monthly_usage').pluck().get() as number) ?? 0;
+  const logged = (handle: Database.Database) =>
+    handle.prepare('SELECT count(*) FROM usage_log').pluck().get() as number;
+  const counted = (handle: Database.Database) =>
+    (handle.prepare('SELECT coalesce(sum(calls), 0) FROM monthly_usage').pluck().get() as number) ?? 0;
 
   beforeEach(() => {
     dir = tempDir('write-turn');
@@ -56,8 +58,12 @@ describe('unit: SqliteWriteTurn (admissions and usage rows in one transaction pe
 
   it('a turn of asks and rows: committed together, and each promise resolves only once another connection can read its write', async () => {
     const seenAtResolve: number[][] = [];
-    const asks = Array.from({ length: 5 }, () => counter.tryConsume('sub_w', MONTH, 100).then(() => seenAtResolve.push([counted(other), logged(other)])));
-    const rows = Array.from({ length: 7 }, (_, i) => Promise.resolve(usage.record(row(i))).then(() => seenAtResolve.push([counted(other), logged(other)])));
+    const asks = Array.from({ length: 5 }, () =>
+      counter.tryConsume('sub_w', MONTH, 100).then(() => seenAtResolve.push([counted(other), logged(other)])),
+    );
+    const rows = Array.from({ length: 7 }, (_, i) =>
+      Promise.resolve(usage.record(row(i))).then(() => seenAtResolve.push([counted(other), logged(other)])),
+    );
     expect(usage.pending).to.equal(7);
     expect([counted(other), logged(other)], 'nothing written before the turn ends').to.deep.equal([0, 0]);
     await Promise.all([...asks, ...rows]);

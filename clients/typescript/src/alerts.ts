@@ -38,7 +38,9 @@ export interface AlertsApi {
   retryDelivery(id: string, deliveryId: string, options?: IdempotencyOptions): Promise<DeliveryAnswer>;
 }
 
-const keyHeader = (options: IdempotencyOptions = {}) => ({ 'Idempotency-Key': options.idempotencyKey ?? globalThis.crypto.randomUUID() });
+const keyHeader = (options: IdempotencyOptions = {}) => ({
+  'Idempotency-Key': options.idempotencyKey ?? globalThis.crypto.randomUUID(),
+});
 
 export function alertsApi(api: ApiClient): AlertsApi {
   return {
@@ -47,10 +49,16 @@ export function alertsApi(api: ApiClient): AlertsApi {
     get: (id) => unwrap(api.GET('/alerts/{id}', { params: { path: { id } } })),
     update: (id, patch) => unwrap(api.PATCH('/alerts/{id}', { params: { path: { id } }, body: patch })),
     delete: (id) => unwrap(api.DELETE('/alerts/{id}', { params: { path: { id } } })),
-    rotateSecret: (id, options) => unwrap(api.POST('/alerts/{id}/secret', { params: { path: { id }, header: keyHeader(options) } })),
-    test: (id, options) => unwrap(api.POST('/alerts/{id}/test', { params: { path: { id }, header: keyHeader(options) } })),
+    rotateSecret: (id, options) =>
+      unwrap(api.POST('/alerts/{id}/secret', { params: { path: { id }, header: keyHeader(options) } })),
+    test: (id, options) =>
+      unwrap(api.POST('/alerts/{id}/test', { params: { path: { id }, header: keyHeader(options) } })),
     deliveries: (id, query = {}) => unwrap(api.GET('/alerts/{id}/deliveries', { params: { path: { id }, query } })),
     retryDelivery: (id, deliveryId, options) =>
-      unwrap(api.POST('/alerts/{id}/deliveries/{deliveryId}/retry', { params: { path: { id, deliveryId }, header: keyHeader(options) } })),
+      unwrap(
+        api.POST('/alerts/{id}/deliveries/{deliveryId}/retry', {
+          params: { path: { id, deliveryId }, header: keyHeader(options) },
+        }),
+      ),
   };
 }

@@ -21,11 +21,16 @@ export interface ChangesApi {
    * A position older than the tombstones kept is a GrantsApiError with code SYNC_EXPIRED: start
    * again from '0'.
    */
-  sync(since: string, onChange: (entry: ChangeEntry) => void | Promise<void>, options?: { limit?: number }): Promise<SyncResult>;
+  sync(
+    since: string,
+    onChange: (entry: ChangeEntry) => void | Promise<void>,
+    options?: { limit?: number },
+  ): Promise<SyncResult>;
 }
 
 export function changesApi(api: ApiClient): ChangesApi {
-  const list = (query: ChangesQuery = {}): Promise<GrantChangesAnswer> => unwrap(api.GET('/grants/changes', { params: { query } })) as Promise<GrantChangesAnswer>;
+  const list = (query: ChangesQuery = {}): Promise<GrantChangesAnswer> =>
+    unwrap(api.GET('/grants/changes', { params: { query } })) as Promise<GrantChangesAnswer>;
   return {
     list,
     async sync(since, onChange, options = {}) {

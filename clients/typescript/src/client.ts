@@ -46,8 +46,10 @@ export function apiBaseUrl(baseUrl: string): string {
 }
 
 export function createGrantsClient(options: GrantsClientOptions): GrantsClient {
-  if (typeof options?.baseUrl !== 'string' || options.baseUrl === '') throw new TypeError('createGrantsClient: baseUrl is required (e.g. https://grants.example.com)');
-  if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('createGrantsClient: apiKey is required');
+  if (typeof options?.baseUrl !== 'string' || options.baseUrl === '')
+    throw new TypeError('createGrantsClient: baseUrl is required (e.g. https://grants.example.com)');
+  if (typeof options.apiKey !== 'string' || options.apiKey === '')
+    throw new TypeError('createGrantsClient: apiKey is required');
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const raw: ApiClient = createClient({
     baseUrl: apiBaseUrl(options.baseUrl),
@@ -56,5 +58,13 @@ export function createGrantsClient(options: GrantsClientOptions): GrantsClient {
     querySerializer: { array: { style: 'form', explode: false } },
     fetch: retryingFetch(baseFetch, options.retry ?? {}),
   });
-  return { grants: grantsApi(raw), changes: changesApi(raw), subscription: subscriptionApi(raw), alerts: alertsApi(raw), keys: keysApi(raw), commonGrants: commonGrantsApi(raw), raw };
+  return {
+    grants: grantsApi(raw),
+    changes: changesApi(raw),
+    subscription: subscriptionApi(raw),
+    alerts: alertsApi(raw),
+    keys: keysApi(raw),
+    commonGrants: commonGrantsApi(raw),
+    raw,
+  };
 }

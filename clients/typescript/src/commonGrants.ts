@@ -4,7 +4,13 @@
 // items or data) with `meta`; an error is a GrantsApiError as elsewhere.
 import type { ApiClient } from './api.js';
 import { unwrap } from './errors.js';
-import type { CommonGrantsListAnswer, CommonGrantsListQuery, CommonGrantsOpportunityAnswer, CommonGrantsSearchAnswer, CommonGrantsSearchBody } from './types.js';
+import type {
+  CommonGrantsListAnswer,
+  CommonGrantsListQuery,
+  CommonGrantsOpportunityAnswer,
+  CommonGrantsSearchAnswer,
+  CommonGrantsSearchBody,
+} from './types.js';
 
 export interface CommonGrantsApi {
   /** GET /common-grants/opportunities: a page of opportunities, most recently modified first (`pageSize` 1 to 100, default 100). */

@@ -17,7 +17,15 @@ export class GrantsApiError extends Error {
   /** The parsed body as received. */
   readonly body: unknown;
 
-  constructor(init: { status: number; code: string; message: string; requestId: string | null; details?: readonly ErrorDetail[]; retryAfterSeconds?: number | null; body?: unknown }) {
+  constructor(init: {
+    status: number;
+    code: string;
+    message: string;
+    requestId: string | null;
+    details?: readonly ErrorDetail[];
+    retryAfterSeconds?: number | null;
+    body?: unknown;
+  }) {
     super(init.message);
     this.status = init.status;
     this.code = init.code;
@@ -52,7 +60,13 @@ interface LooseEnvelope {
 function isEnvelope(body: unknown): body is LooseEnvelope {
   if (typeof body !== 'object' || body === null) return false;
   const { success, error } = body as { success?: unknown; error?: { code?: unknown; message?: unknown } };
-  return success === false && typeof error === 'object' && error !== null && typeof error.code === 'string' && typeof error.message === 'string';
+  return (
+    success === false &&
+    typeof error === 'object' &&
+    error !== null &&
+    typeof error.code === 'string' &&
+    typeof error.message === 'string'
+  );
 }
 
 /** The data of an openapi-fetch result, or a GrantsApiError for an answer that was not a success. */

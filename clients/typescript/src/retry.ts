@@ -47,7 +47,11 @@ export function retryAfterMs(value: string | null, now: number = Date.now()): nu
 export function isRetryable(request: Request, status: number): boolean {
   if (status === 429) return true;
   if (status !== 503) return false;
-  return ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(request.method) || request.headers.has('idempotency-key') || new URL(request.url).pathname.endsWith('/common-grants/opportunities/search');
+  return (
+    ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'].includes(request.method) ||
+    request.headers.has('idempotency-key') ||
+    new URL(request.url).pathname.endsWith('/common-grants/opportunities/search')
+  );
 }
 
 const abortableSleep: Sleep = (ms, signal) =>
@@ -65,7 +69,11 @@ const abortableSleep: Sleep = (ms, signal) =>
   });
 
 /** A fetch that retries as RetryOptions says; `options === false` gives `fetchImpl` unchanged. */
-export function retryingFetch(fetchImpl: Fetch, options: RetryOptions | false = {}, sleep: Sleep = abortableSleep): Fetch {
+export function retryingFetch(
+  fetchImpl: Fetch,
+  options: RetryOptions | false = {},
+  sleep: Sleep = abortableSleep,
+): Fetch {
   if (options === false) return fetchImpl;
   const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? RETRY_DEFAULTS.maxAttempts));
   const maxTotalWaitMs = Math.max(0, options.maxTotalWaitMs ?? RETRY_DEFAULTS.maxTotalWaitMs);

@@ -29,7 +29,11 @@ function signatureHeaders(headers: WebhookHeaders): Record<(typeof NAMES)[number
  * was signed with `secret` less than five minutes ago, and returns the event it carries. Throws
  * WebhookVerificationError otherwise. During a rotation you may pass both secrets: either verifies.
  */
-export function verifyWebhook(body: string | Uint8Array, headers: WebhookHeaders, secret: string | readonly string[]): WebhookEvent {
+export function verifyWebhook(
+  body: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string | readonly string[],
+): WebhookEvent {
   const payload = typeof body === 'string' ? body : new TextDecoder().decode(body);
   const signed = signatureHeaders(headers);
   const secrets = typeof secret === 'string' ? [secret] : secret;

@@ -13,7 +13,7 @@ import { SqlAlertStore } from '../sqlAlertStore.js';
 import type { AttemptRecord, DueMessage, MatchedBatch, NewMessage, ToldGrant } from '../store.js';
 
 export class PgAlertStore extends SqlAlertStore {
-  protected declare readonly steps: PgSteps;
+  declare protected readonly steps: PgSteps;
 
   constructor(
     private readonly pool: Pool,
@@ -51,12 +51,19 @@ export class PgAlertStore extends SqlAlertStore {
   }
 
   async alertsVersion(): Promise<string> {
-    return (await this.pool.query(`SELECT count(*)::text || ':' || coalesce(max(updated_at)::text, '') AS version FROM alerts`)).rows[0].version as string;
+    return (
+      await this.pool.query(
+        `SELECT count(*)::text || ':' || coalesce(max(updated_at)::text, '') AS version FROM alerts`,
+      )
+    ).rows[0].version as string;
   }
 
   async told(grantIds: readonly string[]): Promise<ToldGrant[]> {
     if (grantIds.length === 0) return [];
-    const { rows } = await this.pool.query(`SELECT ${TOLD_COLUMNS} FROM alert_grants WHERE grant_id = ANY($1::text[])`, [grantIds]);
+    const { rows } = await this.pool.query(
+      `SELECT ${TOLD_COLUMNS} FROM alert_grants WHERE grant_id = ANY($1::text[])`,
+      [grantIds],
+    );
     return rows.map(toldOf);
   }
 
@@ -66,7 +73,13 @@ export class PgAlertStore extends SqlAlertStore {
       const current = (await db.query('SELECT log, seq FROM alert_matcher WHERE id = 1 FOR UPDATE')).rows[0];
       if (current.log !== batch.from.log || Number(current.seq) !== batch.from.seq) return false;
       const alive = new Set((await db.query('SELECT id FROM alerts')).rows.map((r) => r.id as string));
-      await this.steps.run(this.insertMessages(batch.messages.filter((m) => alive.has(m.alertId)), now), db);
+      await this.steps.run(
+        this.insertMessages(
+          batch.messages.filter((m) => alive.has(m.alertId)),
+          now,
+        ),
+        db,
+      );
       const told = batch.told.filter((t) => alive.has(t.alertId));
       if (told.length > 0) {
         await db.query(
@@ -85,12 +98,16 @@ export class PgAlertStore extends SqlAlertStore {
         );
       }
       if (batch.forgotten.length > 0) {
-        await db.query('DELETE FROM alert_grants g USING unnest($1::text[], $2::text[]) AS f(alert_id, grant_id) WHERE g.alert_id = f.alert_id AND g.grant_id = f.grant_id', [
-          batch.forgotten.map((f) => f.alertId),
-          batch.forgotten.map((f) => f.grantId),
-        ]);
+        await db.query(
+          'DELETE FROM alert_grants g USING unnest($1::text[], $2::text[]) AS f(alert_id, grant_id) WHERE g.alert_id = f.alert_id AND g.grant_id = f.grant_id',
+          [batch.forgotten.map((f) => f.alertId), batch.forgotten.map((f) => f.grantId)],
+        );
       }
-      await db.query('UPDATE alert_matcher SET log = $1, seq = $2, updated_at = $3 WHERE id = 1', [batch.position.log, batch.position.seq, now]);
+      await db.query('UPDATE alert_matcher SET log = $1, seq = $2, updated_at = $3 WHERE id = 1', [
+        batch.position.log,
+        batch.position.seq,
+        now,
+      ]);
       return true;
     });
   }
@@ -147,7 +164,11 @@ export class PgAlertStore extends SqlAlertStore {
       }
       // In claim order (RETURNING keeps none).
       const claimed = (rows as (DueRow & { seq: string; next_attempt_at: string })[]).sort((a, b) =>
-        a.next_attempt_at < b.next_attempt_at ? -1 : a.next_attempt_at > b.next_attempt_at ? 1 : Number(a.seq) - Number(b.seq),
+        a.next_attempt_at < b.next_attempt_at
+          ? -1
+          : a.next_attempt_at > b.next_attempt_at
+            ? 1
+            : Number(a.seq) - Number(b.seq),
       );
       return claimed.map((r) => dueMessageOf(r, this.box, now));
     }
@@ -155,7 +176,10 @@ export class PgAlertStore extends SqlAlertStore {
 
   async releaseClaims(messageIds: readonly string[]): Promise<void> {
     if (messageIds.length === 0) return;
-    await this.pool.query(`UPDATE alert_messages SET claimed_until = NULL WHERE id = ANY($1::text[]) AND status = 'PENDING'`, [messageIds]);
+    await this.pool.query(
+      `UPDATE alert_messages SET claimed_until = NULL WHERE id = ANY($1::text[]) AND status = 'PENDING'`,
+      [messageIds],
+    );
   }
 
   async recordAttempts(records: readonly AttemptRecord[], disableAfter: number): Promise<void> {
@@ -186,17 +210,21 @@ export class PgAlertStore extends SqlAlertStore {
     }
     await inTransaction(this.pool, async (db) => {
       await write(db);
-      const { rows } = await db.query('SELECT DISTINCT alert_id FROM alert_messages WHERE id = ANY($1::text[])', [failed]);
+      const { rows } = await db.query('SELECT DISTINCT alert_id FROM alert_messages WHERE id = ANY($1::text[])', [
+        failed,
+      ]);
       for (const { alert_id: alertId } of rows as { alert_id: string }[]) {
         const recent = (
-          await db.query(`SELECT status FROM alert_messages WHERE alert_id = $1 AND status IN ('DELIVERED', 'FAILED') ORDER BY last_at DESC, seq DESC LIMIT $2`, [alertId, disableAfter])
+          await db.query(
+            `SELECT status FROM alert_messages WHERE alert_id = $1 AND status IN ('DELIVERED', 'FAILED') ORDER BY last_at DESC, seq DESC LIMIT $2`,
+            [alertId, disableAfter],
+          )
         ).rows.map((r) => r.status as string);
         if (recent.length === disableAfter && recent.every((st) => st === 'FAILED')) {
-          await db.query(`UPDATE alerts SET status = 'DISABLED', disabled_reason = $1, updated_at = $2 WHERE id = $3 AND status = 'ACTIVE'`, [
-            disabledReason(disableAfter),
-            new Date().toISOString(),
-            alertId,
-          ]);
+          await db.query(
+            `UPDATE alerts SET status = 'DISABLED', disabled_reason = $1, updated_at = $2 WHERE id = $3 AND status = 'ACTIVE'`,
+            [disabledReason(disableAfter), new Date().toISOString(), alertId],
+          );
         }
       }
     });

@@ -12,7 +12,7 @@ import { SqlAlertStore } from '../sqlAlertStore.js';
 import type { AttemptRecord, DueMessage, MatchedBatch, MatcherPosition, NewMessage, ToldGrant } from '../store.js';
 
 export class SqliteAlertStore extends SqlAlertStore {
-  protected declare readonly steps: SqliteSteps;
+  declare protected readonly steps: SqliteSteps;
 
   constructor(db: Db, box: SecretBox) {
     super(new SqliteSteps(db), box);
@@ -43,12 +43,21 @@ export class SqliteAlertStore extends SqlAlertStore {
   }
 
   async alertsVersion(): Promise<string> {
-    return this.steps.run(get<{ version: string }>(`SELECT count(*) || ':' || coalesce(max(updated_at), '') AS version FROM alerts`))!.version;
+    return this.steps.run(
+      get<{ version: string }>(`SELECT count(*) || ':' || coalesce(max(updated_at), '') AS version FROM alerts`),
+    )!.version;
   }
 
   async told(grantIds: readonly string[]): Promise<ToldGrant[]> {
     if (grantIds.length === 0) return [];
-    return this.steps.run(all<ToldRow>(`SELECT ${TOLD_COLUMNS} FROM alert_grants WHERE grant_id IN (SELECT value FROM json_each(?))`, JSON.stringify(grantIds))).map(toldOf);
+    return this.steps
+      .run(
+        all<ToldRow>(
+          `SELECT ${TOLD_COLUMNS} FROM alert_grants WHERE grant_id IN (SELECT value FROM json_each(?))`,
+          JSON.stringify(grantIds),
+        ),
+      )
+      .map(toldOf);
   }
 
   async commitBatch(batch: MatchedBatch, at: Date): Promise<boolean> {
@@ -74,8 +83,14 @@ export class SqliteAlertStore extends SqlAlertStore {
             t.openedOpensAt,
           );
         }
-        for (const f of batch.forgotten) yield* run('DELETE FROM alert_grants WHERE alert_id = ? AND grant_id = ?', f.alertId, f.grantId);
-        yield* run('UPDATE alert_matcher SET log = ?, seq = ?, updated_at = ? WHERE id = 1', batch.position.log, batch.position.seq, now);
+        for (const f of batch.forgotten)
+          yield* run('DELETE FROM alert_grants WHERE alert_id = ? AND grant_id = ?', f.alertId, f.grantId);
+        yield* run(
+          'UPDATE alert_matcher SET log = ?, seq = ?, updated_at = ? WHERE id = 1',
+          batch.position.log,
+          batch.position.seq,
+          now,
+        );
         return true;
       })(),
       { write: true },
@@ -125,7 +140,8 @@ export class SqliteAlertStore extends SqlAlertStore {
   async releaseClaims(messageIds: readonly string[]): Promise<void> {
     this.steps.transaction(
       (function* (): Steps<void> {
-        for (const id of messageIds) yield* run(`UPDATE alert_messages SET claimed_until = NULL WHERE id = ? AND status = 'PENDING'`, id);
+        for (const id of messageIds)
+          yield* run(`UPDATE alert_messages SET claimed_until = NULL WHERE id = ? AND status = 'PENDING'`, id);
       })(),
     );
   }
@@ -145,7 +161,10 @@ export class SqliteAlertStore extends SqlAlertStore {
             messageId,
           );
           if (next.status !== 'FAILED') continue;
-          const message = yield* get<{ alert_id: string }>('SELECT alert_id FROM alert_messages WHERE id = ?', messageId);
+          const message = yield* get<{ alert_id: string }>(
+            'SELECT alert_id FROM alert_messages WHERE id = ?',
+            messageId,
+          );
           if (message === undefined) continue;
           const recent = yield* all<{ status: string }>(
             `SELECT status FROM alert_messages WHERE alert_id = ? AND status IN ('DELIVERED', 'FAILED') ORDER BY last_at DESC, seq DESC LIMIT ?`,
@@ -153,7 +172,12 @@ export class SqliteAlertStore extends SqlAlertStore {
             disableAfter,
           );
           if (recent.length === disableAfter && recent.every((r) => r.status === 'FAILED')) {
-            yield* run(`UPDATE alerts SET status = 'DISABLED', disabled_reason = ?, updated_at = ? WHERE id = ? AND status = 'ACTIVE'`, disabledReason(disableAfter), result.at, message.alert_id);
+            yield* run(
+              `UPDATE alerts SET status = 'DISABLED', disabled_reason = ?, updated_at = ? WHERE id = ? AND status = 'ACTIVE'`,
+              disabledReason(disableAfter),
+              result.at,
+              message.alert_id,
+            );
           }
         }
       })(),

@@ -8,7 +8,8 @@ import { COMMON, EXIT, JSON_OPTIONS, usage, type Session } from './session.js';
 /** grants-admin's alerts commands, on the stores of `session`, printing to `io`. */
 export function alertCommands(session: Session, io: Io): Command[] {
   const open = async (values: ParsedArgs['values']) => (await session.openAlerts(values)).store;
-  const line = (a: Alert) => terminal`${a.id}  ${a.status.padEnd(8)}  ${a.subscriptionId}  ${a.events.length} events  ${a.url}  ${a.name}`;
+  const line = (a: Alert) =>
+    terminal`${a.id}  ${a.status.padEnd(8)}  ${a.subscriptionId}  ${a.events.length} events  ${a.url}  ${a.name}`;
   const mustExist = async (store: AlertStore, id: string) => {
     const alert = await store.get(null, id);
     if (alert === null) throw new CliExit(`no alert has the id "${id}"`, EXIT.notFound);
@@ -17,11 +18,18 @@ export function alertCommands(session: Session, io: Io): Command[] {
   return [
     {
       name: 'alerts list',
-      usage: usage('alerts list [--subscription ID] [--json]', 'One line per alert, newest first: id, status, subscription, events, URL, name (at most 1,000).'),
+      usage: usage(
+        'alerts list [--subscription ID] [--json]',
+        'One line per alert, newest first: id, status, subscription, events, URL, name (at most 1,000).',
+      ),
       options: { ...JSON_OPTIONS, subscription: 'string' },
       run: async ({ values }) => {
         const store = await open(values);
-        const alerts = await store.list(typeof values.subscription === 'string' ? values.subscription : null, null, 1000);
+        const alerts = await store.list(
+          typeof values.subscription === 'string' ? values.subscription : null,
+          null,
+          1000,
+        );
         if (values.json) io.out(jsonForTerminal(alerts));
         else {
           io.out('ID  STATUS  SUBSCRIPTION  EVENTS  URL  NAME');
@@ -45,7 +53,10 @@ export function alertCommands(session: Session, io: Io): Command[] {
           io.out(`query ${jsonForTerminal(alert.query)}`);
           if (alert.disabledReason !== null) io.out(terminal`disabled: ${alert.disabledReason}`);
           for (const d of deliveries) {
-            const last = d.lastAttempt === null ? 'not tried yet' : `${d.lastAttempt.statusCode ?? d.lastAttempt.error} at ${d.lastAttempt.at}`;
+            const last =
+              d.lastAttempt === null
+                ? 'not tried yet'
+                : `${d.lastAttempt.statusCode ?? d.lastAttempt.error} at ${d.lastAttempt.at}`;
             io.out(terminal`  ${d.id}  ${d.type}  ${d.status}  ${d.attempts} attempts  ${last}`);
           }
         }
@@ -54,7 +65,10 @@ export function alertCommands(session: Session, io: Io): Command[] {
     },
     {
       name: 'alerts pause',
-      usage: usage('alerts pause ID', 'Holds the alert\'s deliveries (its events wait); the partner resumes it with PATCH status=ACTIVE.'),
+      usage: usage(
+        'alerts pause ID',
+        "Holds the alert's deliveries (its events wait); the partner resumes it with PATCH status=ACTIVE.",
+      ),
       options: COMMON,
       args: ['ID'],
       run: async ({ values, args: [id] }) => {

@@ -20,14 +20,18 @@ subscription and key or subscription, and from which address (the client's, or t
       run: async ({ values }) => {
         const since = instantArg('--since', values.since, -1);
         const limit = positiveInt('--limit', values.limit, 100_000, false) ?? 1000;
-        if (values.subscription !== undefined && typeof values.subscription !== 'string') throw new UsageError('--subscription needs a subscription id');
+        if (values.subscription !== undefined && typeof values.subscription !== 'string')
+          throw new UsageError('--subscription needs a subscription id');
         const { store } = await session.open(values, false);
         const entries = await store.audit({ subscriptionId: values.subscription as string | undefined, since, limit });
         if (values.json) io.out(jsonForTerminal(entries));
         else if (entries.length === 0) io.out('no audit entries');
         else {
           for (const e of entries) {
-            io.out(terminal`${e.at}  ${e.actor.padEnd(12)} ${e.action.padEnd(25)} ${e.subscriptionId ?? '-'}  ${e.target}  from ${e.address ?? '-'}` + (e.details === null ? '' : `  ${jsonForTerminal(e.details)}`));
+            io.out(
+              terminal`${e.at}  ${e.actor.padEnd(12)} ${e.action.padEnd(25)} ${e.subscriptionId ?? '-'}  ${e.target}  from ${e.address ?? '-'}` +
+                (e.details === null ? '' : `  ${jsonForTerminal(e.details)}`),
+            );
           }
         }
         return EXIT.ok;

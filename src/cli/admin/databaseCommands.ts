@@ -1,6 +1,11 @@
 // grants-admin migrate, migrate-from-sqlite: the schema of the database, and a copy of an
 // embedded deployment's subscriptions into PostgreSQL.
-import { migrateSqliteToPostgres, NoSqliteDatabaseError, TargetNotEmptyError, type CopyCounts } from '../../subscriptions/sqliteToPostgres.js';
+import {
+  migrateSqliteToPostgres,
+  NoSqliteDatabaseError,
+  TargetNotEmptyError,
+  type CopyCounts,
+} from '../../subscriptions/sqliteToPostgres.js';
 import { jsonForTerminal } from '../../terminalText.js';
 import { CliExit, noDatabase, UsageError, type Command, type Io } from '../runner.js';
 import { COMMON, EXIT, usage, type Session } from './session.js';
@@ -25,7 +30,7 @@ export function databaseCommands(session: Session, io: Io): Command[] {
       name: 'migrate-from-sqlite',
       usage: usage(
         'migrate-from-sqlite',
-        'Copies an embedded deployment\'s subscriptions database (DIR/subscriptions.sqlite: subscriptions, keys\n' +
+        "Copies an embedded deployment's subscriptions database (DIR/subscriptions.sqlite: subscriptions, keys\n" +
           '(hashed, with their restrictions), monthly records, the usage log, the per-day counts and the audit log)\ninto the PostgreSQL database of ' +
           'DATABASE_URL, in one transaction. The target must hold no subscription and no monthly record: run it\n' +
           'once, before pointing the API at PostgreSQL; a second run copies nothing and says why.',
@@ -33,7 +38,8 @@ export function databaseCommands(session: Session, io: Io): Command[] {
       options: { ...COMMON, json: 'boolean' },
       run: async ({ values }) => {
         const config = session.config(values);
-        if (config.databaseUrl === null) throw new UsageError('migrate-from-sqlite needs DATABASE_URL (the PostgreSQL database to copy into)');
+        if (config.databaseUrl === null)
+          throw new UsageError('migrate-from-sqlite needs DATABASE_URL (the PostgreSQL database to copy into)');
         let copied: CopyCounts;
         try {
           copied = await migrateSqliteToPostgres(config.dataDir, config.databaseUrl);

@@ -1,5 +1,11 @@
 // grants-admin key …: create a subscription's keys with their restrictions, list, rotate and revoke them.
-import { checkRestrictions, EXPIRY_WARNING_MS, isUnrestricted, SCOPES, type KeyRestrictions } from '../../subscriptions/keyRestrictions.js';
+import {
+  checkRestrictions,
+  EXPIRY_WARNING_MS,
+  isUnrestricted,
+  SCOPES,
+  type KeyRestrictions,
+} from '../../subscriptions/keyRestrictions.js';
 import type { ApiKeyInfo } from '../../subscriptions/store.js';
 import { MAX_RATE_LIMIT, rateLimitOf } from '../../subscriptions/tiers.js';
 import { jsonForTerminal, terminal } from '../../terminalText.js';
@@ -38,7 +44,8 @@ export const keyLine = (k: ApiKeyInfo, now: Date): string =>
   `${expiryFlag(k.restrictions, now.getTime())}${revocation(k.revokedAt, now.toISOString())}`;
 
 /** A key's revocation as a word: '' while it works, "REVOKED FROM <time>" during a rotation's grace, else "REVOKED <time>". */
-const revocation = (at: string | null, now: string) => (at === null ? '' : at > now ? `  REVOKED FROM ${at}` : `  REVOKED ${at}`);
+const revocation = (at: string | null, now: string) =>
+  at === null ? '' : at > now ? `  REVOKED FROM ${at}` : `  REVOKED ${at}`;
 
 /** grants-admin's key commands, on the stores of `session`, printing to `io`. */
 export function keyCommands(session: Session, io: Io): Command[] {
@@ -55,11 +62,20 @@ Without restrictions the key can do everything the subscription can. Each one gi
   --expires     when it stops working: an ISO 8601 instant, or 30d, 12h, 45m from now
   --rate-limit  its own requests per second, at most the subscription's rate`,
       ),
-      options: { ...JSON_OPTIONS, name: 'string', scopes: 'string', origins: 'string', ips: 'string', expires: 'string', 'rate-limit': 'string' },
+      options: {
+        ...JSON_OPTIONS,
+        name: 'string',
+        scopes: 'string',
+        origins: 'string',
+        ips: 'string',
+        expires: 'string',
+        'rate-limit': 'string',
+      },
       args: ['SUBSCRIPTION_ID'],
       run: async ({ values, args: [id] }) => {
         const name = typeof values.name === 'string' ? values.name.trim() : undefined;
-        if (name !== undefined && (name === '' || name.length > 100)) throw new UsageError('--name must be 1 to 100 characters');
+        if (name !== undefined && (name === '' || name.length > 100))
+          throw new UsageError('--name must be 1 to 100 characters');
         const rateLimit = positiveInt('--rate-limit', values['rate-limit'], MAX_RATE_LIMIT, false);
         const { restrictions, problems } = checkRestrictions(
           {
@@ -71,7 +87,15 @@ Without restrictions the key can do everything the subscription can. Each one gi
           },
           new Date(),
         );
-        if (problems.length > 0) throw new UsageError(problems.map((p) => `--${p.parameter === 'expiresAt' ? 'expires' : p.parameter === 'rateLimit' ? 'rate-limit' : p.parameter} ${p.message}`).join('; '));
+        if (problems.length > 0)
+          throw new UsageError(
+            problems
+              .map(
+                (p) =>
+                  `--${p.parameter === 'expiresAt' ? 'expires' : p.parameter === 'rateLimit' ? 'rate-limit' : p.parameter} ${p.message}`,
+              )
+              .join('; '),
+          );
         const { store } = await session.open(values, false);
         const s = await mustExist(store, id);
         if (restrictions.rateLimit !== null && restrictions.rateLimit > rateLimitOf(s)) {
@@ -79,7 +103,10 @@ Without restrictions the key can do everything the subscription can. Each one gi
         }
         const { keyId, apiKey } = await store.createKey(id, undefined, { name: name ?? null, restrictions }, ADMIN);
         if (values.json) io.out(jsonForTerminal({ subscriptionId: id, keyId, apiKey, restrictions }));
-        else io.out(`API key ${keyId} for ${id} (${isUnrestricted(restrictions) ? '' : `${restrictionWords(restrictions)}; `}shown only now; store it safely):\n  ${apiKey}`);
+        else
+          io.out(
+            `API key ${keyId} for ${id} (${isUnrestricted(restrictions) ? '' : `${restrictionWords(restrictions)}; `}shown only now; store it safely):\n  ${apiKey}`,
+          );
         return EXIT.ok;
       },
     },
@@ -97,7 +124,15 @@ Without restrictions the key can do everything the subscription can. Each one gi
         const keys = await store.listKeys(id);
         const now = new Date();
         if (values.json) {
-          io.out(jsonForTerminal(keys.map((k) => ({ ...k, expiresSoon: expiryFlag(k.restrictions, now.getTime()) === '  EXPIRES SOON', expired: expiryFlag(k.restrictions, now.getTime()) === '  EXPIRED' }))));
+          io.out(
+            jsonForTerminal(
+              keys.map((k) => ({
+                ...k,
+                expiresSoon: expiryFlag(k.restrictions, now.getTime()) === '  EXPIRES SOON',
+                expired: expiryFlag(k.restrictions, now.getTime()) === '  EXPIRED',
+              })),
+            ),
+          );
         } else for (const k of keys) io.out(keyLine(k, now));
         return EXIT.ok;
       },
@@ -114,19 +149,42 @@ partner can switch without a gap. --json: subscriptionId, keyId, apiKey, oldKeyI
       args: ['KEY_ID'],
       run: async ({ values, args: [keyId] }) => {
         const grace = values.grace;
-        if (grace !== undefined && (typeof grace !== 'string' || !/^\d{1,8}$/.test(grace) || Number(grace) > MAX_GRACE_SECONDS)) {
-          throw new UsageError(`--grace must be a number of seconds from 0 to ${MAX_GRACE_SECONDS}, not "${String(grace)}"`);
+        if (
+          grace !== undefined &&
+          (typeof grace !== 'string' || !/^\d{1,8}$/.test(grace) || Number(grace) > MAX_GRACE_SECONDS)
+        ) {
+          throw new UsageError(
+            `--grace must be a number of seconds from 0 to ${MAX_GRACE_SECONDS}, not "${String(grace)}"`,
+          );
         }
         const { store } = await session.open(values, false);
         const key = await store.getKey(keyId);
         if (key === null) throw new CliExit(`no key has the id "${keyId}"`, EXIT.notFound);
         const rotated = await store.rotateKey(keyId, grace === undefined ? 0 : Number(grace), ADMIN);
-        if (rotated === null) throw new CliExit(`key ${keyId} was already revoked at ${key.revokedAt}; use "key create ${key.subscriptionId}" for a new one`, EXIT.notFound);
+        if (rotated === null)
+          throw new CliExit(
+            `key ${keyId} was already revoked at ${key.revokedAt}; use "key create ${key.subscriptionId}" for a new one`,
+            EXIT.notFound,
+          );
         if (values.json) {
-          io.out(jsonForTerminal({ subscriptionId: rotated.subscriptionId, keyId: rotated.keyId, apiKey: rotated.apiKey, oldKeyId: keyId, oldKeyRevokedAt: rotated.oldKeyRevokedAt }));
+          io.out(
+            jsonForTerminal({
+              subscriptionId: rotated.subscriptionId,
+              keyId: rotated.keyId,
+              apiKey: rotated.apiKey,
+              oldKeyId: keyId,
+              oldKeyRevokedAt: rotated.oldKeyRevokedAt,
+            }),
+          );
         } else {
-          io.out(`API key ${rotated.keyId} for ${rotated.subscriptionId} (shown only now; store it safely):\n  ${rotated.apiKey}`);
-          io.out(grace === undefined || grace === '0' ? `key ${keyId} revoked` : `key ${keyId} stays valid until ${rotated.oldKeyRevokedAt}, then is revoked`);
+          io.out(
+            `API key ${rotated.keyId} for ${rotated.subscriptionId} (shown only now; store it safely):\n  ${rotated.apiKey}`,
+          );
+          io.out(
+            grace === undefined || grace === '0'
+              ? `key ${keyId} revoked`
+              : `key ${keyId} stays valid until ${rotated.oldKeyRevokedAt}, then is revoked`,
+          );
         }
         return EXIT.ok;
       },
@@ -144,7 +202,7 @@ of a subscription locks its partner out, so it needs --force (or use "key rotate
         const { store } = await session.open(values, false);
         const key = await store.getKey(keyId);
         if (key === null) throw new CliExit(`no key has the id "${keyId}"`, EXIT.notFound);
-        if (key.revokedAt === null && !values.force && await store.lastingKeys(key.subscriptionId) === 1) {
+        if (key.revokedAt === null && !values.force && (await store.lastingKeys(key.subscriptionId)) === 1) {
           throw new UsageError(
             `key ${keyId} is the last active key of ${key.subscriptionId}: revoking it locks the partner out; add --force, or use "key rotate ${keyId}"`,
           );

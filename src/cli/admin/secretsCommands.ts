@@ -22,7 +22,9 @@ export function secretsCommands(session: Session, io: Io): Command[] {
           config.alerts.secretsKey === null
             ? await rotateDataDirKey(config.dataDir, (box) => store.resealSecrets(box))
             : await store.resealSecrets(box);
-        io.out(`re-sealed the signing secrets of ${count} alert${count === 1 ? '' : 's'} under the ${config.alerts.secretsKey === null ? 'new DATA_DIR/secrets.key' : 'SECRETS_KEY'}`);
+        io.out(
+          `re-sealed the signing secrets of ${count} alert${count === 1 ? '' : 's'} under the ${config.alerts.secretsKey === null ? 'new DATA_DIR/secrets.key' : 'SECRETS_KEY'}`,
+        );
         return EXIT.ok;
       },
     },

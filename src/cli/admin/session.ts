@@ -37,7 +37,10 @@ export class Session {
   }
 
   /** Opens the store; `create` makes the SQLite database (and DATA_DIR) when missing, otherwise a missing one is an error. */
-  async open(values: ParsedArgs['values'], create: boolean): Promise<{ store: SubscriptionRecords; opened: SubscriptionsStore }> {
+  async open(
+    values: ParsedArgs['values'],
+    create: boolean,
+  ): Promise<{ store: SubscriptionRecords; opened: SubscriptionsStore }> {
     const { store } = await this.openStores(values, create, false);
     return { store: store.subscriptions, opened: store };
   }
@@ -45,14 +48,16 @@ export class Session {
   /** Opens the alerts store of the selected database, and says what is missing when it cannot. */
   async openAlerts(values: ParsedArgs['values']): Promise<{ store: AlertStore; box: SecretBox; config: Config }> {
     const { alerts } = await this.openStores(values, false, true);
-    if (alerts === null) throw new CliExit("with DATABASE_URL, set SECRETS_KEY (the API instances' key) to work on alerts", EXIT.usage);
+    if (alerts === null)
+      throw new CliExit("with DATABASE_URL, set SECRETS_KEY (the API instances' key) to work on alerts", EXIT.usage);
     return { ...alerts, config: this.config(values) };
   }
 
   private async openStores(values: ParsedArgs['values'], create: boolean, alerts: boolean): Promise<Stores> {
     const config = this.config(values);
     if (config.databaseUrl === null) {
-      if (!create && !sqliteStoreExists(config.dataDir)) throw new CliExit(noDatabase(subscriptionsPath(config.dataDir)), EXIT.notFound);
+      if (!create && !sqliteStoreExists(config.dataDir))
+        throw new CliExit(noDatabase(subscriptionsPath(config.dataDir)), EXIT.notFound);
       if (create) mkdirSync(config.dataDir, { recursive: true });
     }
     this.opened = await openStores(config, createLogger('silent'), { listen: false, alerts });

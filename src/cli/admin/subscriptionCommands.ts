@@ -33,7 +33,11 @@ const describe = (s: Subscription) => ({
   createdAt: s.createdAt,
 });
 
-type Shown = ReturnType<typeof describe> & { month: string; billableCallsThisMonth: number; keys: Awaited<ReturnType<SubscriptionRecords['listKeys']>> };
+type Shown = ReturnType<typeof describe> & {
+  month: string;
+  billableCallsThisMonth: number;
+  keys: Awaited<ReturnType<SubscriptionRecords['listKeys']>>;
+};
 
 /** `subscription show` for a person: one labelled line per fact, then one line per key. */
 function summary(shown: Shown, now: string): string[] {
@@ -73,7 +77,14 @@ export function subscriptionCommands(session: Session, io: Io): Command[] {
         const { store } = await session.open(values, true);
         const created = await store.create({ name, tier, monthlyLimit, rateLimit }, ADMIN);
         if (values.json) {
-          io.out(jsonForTerminal({ subscriptionId: created.subscription.id, keyId: created.keyId, apiKey: created.apiKey, subscription: describe(created.subscription) }));
+          io.out(
+            jsonForTerminal({
+              subscriptionId: created.subscription.id,
+              keyId: created.keyId,
+              apiKey: created.apiKey,
+              subscription: describe(created.subscription),
+            }),
+          );
         } else {
           io.out(terminal`created subscription ${created.subscription.id} (${name}, ${tier})`);
           io.out(`API key ${created.keyId} (shown only now; store it safely):\n  ${created.apiKey}`);
@@ -83,7 +94,10 @@ export function subscriptionCommands(session: Session, io: Io): Command[] {
     },
     {
       name: 'subscription list',
-      usage: usage('subscription list [--json]', 'A header row, then one line per subscription: id, tier, status, rate, monthly allowance, name.'),
+      usage: usage(
+        'subscription list [--json]',
+        'A header row, then one line per subscription: id, tier, status, rate, monthly allowance, name.',
+      ),
       options: JSON_OPTIONS,
       run: async ({ values }) => {
         const { store } = await session.open(values, false);
@@ -95,7 +109,8 @@ export function subscriptionCommands(session: Session, io: Io): Command[] {
           const row = (id: string, tier: string, status: string, rate: string, monthly: string, name: string) =>
             terminal`${id.padEnd(idWidth)}  ${tier.padEnd(12)} ${status.padEnd(9)} ${rate.padStart(8)} ${monthly.padStart(16)}  ${name}`;
           io.out(row('ID', 'TIER', 'STATUS', 'RATE', 'MONTHLY', 'NAME'));
-          for (const s of all) io.out(row(s.id, s.tier, s.status, `${s.rateLimit}/s`, `${s.monthlyLimit}/month`, s.name));
+          for (const s of all)
+            io.out(row(s.id, s.tier, s.status, `${s.rateLimit}/s`, `${s.monthlyLimit}/month`, s.name));
         }
         return EXIT.ok;
       },
@@ -112,7 +127,12 @@ export function subscriptionCommands(session: Session, io: Io): Command[] {
         const { store, opened } = await session.open(values, false);
         const s = await mustExist(store, id);
         const month = monthKey(new Date());
-        const shown = { ...describe(s), month, billableCallsThisMonth: await opened.allowance.current(s.id, month), keys: await store.listKeys(s.id) };
+        const shown = {
+          ...describe(s),
+          month,
+          billableCallsThisMonth: await opened.allowance.current(s.id, month),
+          keys: await store.listKeys(s.id),
+        };
         if (values.json) io.out(jsonForTerminal(shown));
         else for (const line of summary(shown, new Date().toISOString())) io.out(line);
         return EXIT.ok;
@@ -120,7 +140,10 @@ export function subscriptionCommands(session: Session, io: Io): Command[] {
     },
     {
       name: 'subscription set-status',
-      usage: usage('subscription set-status ID ACTIVE|SUSPENDED|CANCELLED', 'SUSPENDED: grant endpoints answer 403; CANCELLED: everything 403. Any case is accepted.'),
+      usage: usage(
+        'subscription set-status ID ACTIVE|SUSPENDED|CANCELLED',
+        'SUSPENDED: grant endpoints answer 403; CANCELLED: everything 403. Any case is accepted.',
+      ),
       options: COMMON,
       args: ['SUBSCRIPTION_ID', 'STATUS'],
       run: async ({ values, args: [id, raw] }) => {
@@ -134,13 +157,17 @@ export function subscriptionCommands(session: Session, io: Io): Command[] {
     },
     {
       name: 'subscription set-limits',
-      usage: usage('subscription set-limits ID [--monthly-limit N|default] [--rate-limit N|default]', 'Overrides the tier\'s monthly allowance and/or per-second rate; "default" goes back to the tier\'s.'),
+      usage: usage(
+        'subscription set-limits ID [--monthly-limit N|default] [--rate-limit N|default]',
+        'Overrides the tier\'s monthly allowance and/or per-second rate; "default" goes back to the tier\'s.',
+      ),
       options: { ...COMMON, 'monthly-limit': 'string', 'rate-limit': 'string' },
       args: ['SUBSCRIPTION_ID'],
       run: async ({ values, args: [id] }) => {
         const monthlyLimit = positiveInt('--monthly-limit', values['monthly-limit'], MAX_MONTHLY_LIMIT, true);
         const rateLimit = positiveInt('--rate-limit', values['rate-limit'], MAX_RATE_LIMIT, true);
-        if (monthlyLimit === undefined && rateLimit === undefined) throw new UsageError('give --monthly-limit and/or --rate-limit');
+        if (monthlyLimit === undefined && rateLimit === undefined)
+          throw new UsageError('give --monthly-limit and/or --rate-limit');
         const { store } = await session.open(values, false);
         await mustExist(store, id);
         await store.setLimits(id, { monthlyLimit, rateLimit }, ADMIN);
@@ -151,7 +178,10 @@ export function subscriptionCommands(session: Session, io: Io): Command[] {
     },
     {
       name: 'subscription set-feature',
-      usage: usage('subscription set-feature ID grants.search|grants.read|grants.export|subscription.read|alerts.manage on|off', 'Switches one feature of the subscription on or off.'),
+      usage: usage(
+        'subscription set-feature ID grants.search|grants.read|grants.export|subscription.read|alerts.manage on|off',
+        'Switches one feature of the subscription on or off.',
+      ),
       options: COMMON,
       args: ['SUBSCRIPTION_ID', 'FEATURE', 'STATE'],
       run: async ({ values, args: [id, rawFeature, rawState] }) => {

@@ -12,7 +12,17 @@ import type { Handlers } from '../middleware/routing.js';
 import type { AppState } from '../state.js';
 import { checkAlertBody } from '../parameters/alertBody.js';
 import { readJsonObject } from '../parameters/jsonBody.js';
-import { alertStore, createAlert, deleteAlert, listAlerts, listPage, listPaging, targetPolicy, validateListParams, type AlertsApi } from './alertActions.js';
+import {
+  alertStore,
+  createAlert,
+  deleteAlert,
+  listAlerts,
+  listPage,
+  listPaging,
+  targetPolicy,
+  validateListParams,
+  type AlertsApi,
+} from './alertActions.js';
 
 export type { AlertsApi } from './alertActions.js';
 
@@ -31,14 +41,19 @@ const paging = (ctx: Context) => listPaging(validateListParams(parseQueryString(
 function keepable(body: unknown): { text: string; secret: AnswerSecret | null } {
   const data = (body as { data?: Record<string, unknown> }).data;
   if (typeof data?.secret !== 'string') return { text: JSON.stringify(body), secret: null };
-  return { text: JSON.stringify({ ...(body as object), data: { ...data, secret: null } }), secret: { alertId: data.id as string, secret: data.secret } };
+  return {
+    text: JSON.stringify({ ...(body as object), data: { ...data, secret: null } }),
+    secret: { alertId: data.id as string, secret: data.secret },
+  };
 }
 
 /** A kept answer as it is replayed: its secret back in place; a 404 once the alert (and its secret) was deleted. */
 function replayed(kept: KeptAnswer): string {
   if (kept.alertId === null) return kept.body;
   if (kept.secret === null) {
-    throw notFound(`The alert this Idempotency-Key answered for (${kept.alertId}) has been deleted, and its signing secret with it; use a new key for a new request.`);
+    throw notFound(
+      `The alert this Idempotency-Key answered for (${kept.alertId}) has been deleted, and its signing secret with it; use a new key for a new request.`,
+    );
   }
   const body = JSON.parse(kept.body) as { data: Record<string, unknown> };
   body.data.secret = kept.secret;
@@ -70,26 +85,46 @@ export function alertHandlers(api: AlertsApi | undefined, clock: () => Date): Ha
    * while its alert exists.
    */
   const pending = new Map<string, Promise<unknown>>();
-  async function idempotent(ctx: Context, body: string, answer: () => Promise<{ status: number; body: unknown }>): Promise<void> {
+  async function idempotent(
+    ctx: Context,
+    body: string,
+    answer: () => Promise<{ status: number; body: unknown }>,
+  ): Promise<void> {
     const key = ctx.get('Idempotency-Key');
     if (key === '') {
       const result = await answer();
       return sendJson(ctx, result.status, result.body);
     }
     if (key.length > MAX_IDEMPOTENCY_KEY || !/^[\x21-\x7e]+$/.test(key)) {
-      throw new ApiError(400, 'VALIDATION_ERROR', `The Idempotency-Key header must be 1 to ${MAX_IDEMPOTENCY_KEY} printable characters without spaces.`, [
-        { parameter: 'Idempotency-Key', message: `must be 1 to ${MAX_IDEMPOTENCY_KEY} printable characters without spaces` },
-      ]);
+      throw new ApiError(
+        400,
+        'VALIDATION_ERROR',
+        `The Idempotency-Key header must be 1 to ${MAX_IDEMPOTENCY_KEY} printable characters without spaces.`,
+        [
+          {
+            parameter: 'Idempotency-Key',
+            message: `must be 1 to ${MAX_IDEMPOTENCY_KEY} printable characters without spaces`,
+          },
+        ],
+      );
     }
     const subscriptionId = subscriptionOf(ctx).id;
     const slot = `${subscriptionId}\u0000${key}`;
     while (pending.has(slot)) await pending.get(slot)!.catch(() => undefined);
     const fingerprint = createHash('sha256').update(`${ctx.method} ${ctx.path}\n${body}`).digest('hex');
     const work = (async () => {
-      const kept = await store().idempotent(subscriptionId, key, new Date(clock().getTime() - IDEMPOTENCY_WINDOW_MS).toISOString());
+      const kept = await store().idempotent(
+        subscriptionId,
+        key,
+        new Date(clock().getTime() - IDEMPOTENCY_WINDOW_MS).toISOString(),
+      );
       if (kept !== null) {
         if (kept.fingerprint !== fingerprint) {
-          throw new ApiError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used in the last 24 hours with another request; use a new key for a new request.');
+          throw new ApiError(
+            409,
+            'IDEMPOTENCY_KEY_REUSED',
+            'This Idempotency-Key was used in the last 24 hours with another request; use a new key for a new request.',
+          );
         }
         const text = replayed(kept);
         ctx.set('Idempotent-Replayed', 'true');
@@ -116,7 +151,11 @@ export function alertHandlers(api: AlertsApi | undefined, clock: () => Date): Ha
 
   const alerts: Middleware<AppState> = async (ctx) => {
     if (ctx.method !== 'POST') {
-      const { data, pagination } = await listAlerts(store(), subscriptionOf(ctx).id, validateListParams(parseQueryString(ctx.querystring)));
+      const { data, pagination } = await listAlerts(
+        store(),
+        subscriptionOf(ctx).id,
+        validateListParams(parseQueryString(ctx.querystring)),
+      );
       ctx.body = successBody(ctx.state.requestId, data, pagination);
       return;
     }
@@ -153,7 +192,10 @@ export function alertHandlers(api: AlertsApi | undefined, clock: () => Date): Ha
       const secret = newSigningSecret();
       await store().rotateSecret(subscriptionOf(ctx).id, current.id, secret, clock(), SECRET_OVERLAP_MS);
       const previousValidUntil = new Date(clock().getTime() + SECRET_OVERLAP_MS).toISOString();
-      return { status: 200, body: successBody(requestIdOf(ctx), { id: current.id, secret, previousSecretValidUntil: previousValidUntil }) };
+      return {
+        status: 200,
+        body: successBody(requestIdOf(ctx), { id: current.id, secret, previousSecretValidUntil: previousValidUntil }),
+      };
     });
   };
 
@@ -162,7 +204,10 @@ export function alertHandlers(api: AlertsApi | undefined, clock: () => Date): Ha
     const current = await ownAlert(ctx);
     await idempotent(ctx, '', async () => {
       const now = clock();
-      const delivery = await store().enqueue({ alertId: current.id, grantId: null, type: 'alert.test', payload: eventPayload('alert.test', now, current) }, now);
+      const delivery = await store().enqueue(
+        { alertId: current.id, grantId: null, type: 'alert.test', payload: eventPayload('alert.test', now, current) },
+        now,
+      );
       return { status: 202, body: successBody(requestIdOf(ctx), presentDelivery(delivery)) };
     });
   };

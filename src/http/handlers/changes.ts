@@ -17,7 +17,8 @@ export const CHANGES_PARAMS: ParamSpecs = {
     kind: 'string',
     maxLength: MAX_SINCE_LENGTH,
     message: `must be 0 or a nextSince token (at most ${MAX_SINCE_LENGTH} characters)`,
-    description: 'The position to read changes after: 0 (the default) for the whole catalog, else the pagination.nextSince of the previous answer.',
+    description:
+      'The position to read changes after: 0 (the default) for the whole catalog, else the pagination.nextSince of the previous answer.',
     example: '0',
   },
   /** Above CHANGES_MAX_LIMIT it is served as CHANGES_MAX_LIMIT (pagination.limit says so), as on GET /grants. */
@@ -52,24 +53,37 @@ export interface ChangesPagination {
  * The changes after valid parameters' `since`: the entries as JSON text (each grant's status at
  * `now`, epoch ms) and the pagination; what GET /grants/changes and the MCP tool get_changes answer.
  */
-export async function changesPage(engine: SearchEngine, p: ParamValues, now: number): Promise<{ dataJson: string; pagination: ChangesPagination }> {
+export async function changesPage(
+  engine: SearchEngine,
+  p: ParamValues,
+  now: number,
+): Promise<{ dataJson: string; pagination: ChangesPagination }> {
   const sinceText = (p.since as string | undefined) ?? '0';
   const since = decodeSince(sinceText);
   const limit = (p.limit as number | undefined) ?? CHANGES_DEFAULT_LIMIT;
-  if (engine.changesJson === undefined) throw new ServiceUnavailableError(`the ${engine.name} engine keeps no change log`, 30);
+  if (engine.changesJson === undefined)
+    throw new ServiceUnavailableError(`the ${engine.name} engine keeps no change log`, 30);
   const { state, entries } = await engine.changesJson(since?.seq ?? 0, limit);
   checkSince(since, state);
   const page = entries.slice(0, limit);
   const last = page.at(-1);
   return {
     dataJson: `[${page.map((entry) => entryJson(entry, now)).join(',')}]`,
-    pagination: { limit, hasMore: entries.length > limit, nextSince: last === undefined ? sinceText : encodeSince(state.log!, last.seq) },
+    pagination: {
+      limit,
+      hasMore: entries.length > limit,
+      nextSince: last === undefined ? sinceText : encodeSince(state.log!, last.seq),
+    },
   };
 }
 
 export function changesHandler(engine: SearchEngine, clock: () => Date): Middleware<AppState> {
   return async function changes(ctx) {
-    const { dataJson, pagination } = await changesPage(engine, validateChangesParams(parseQueryString(ctx.querystring)), clock().getTime());
+    const { dataJson, pagination } = await changesPage(
+      engine,
+      validateChangesParams(parseQueryString(ctx.querystring)),
+      clock().getTime(),
+    );
     ctx.set('Content-Type', JSON_CONTENT_TYPE);
     ctx.body = successJson(ctx.state.requestId, dataJson, pagination);
   };

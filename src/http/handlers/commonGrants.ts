@@ -18,14 +18,24 @@ import type { AppState } from '../state.js';
 const noParams = paramValidator({});
 
 export function commonGrantsHandlers(engine: SearchEngine, clock: () => Date): Handlers {
-  const ids = new OpportunityIds(engine, () => parseExportQuery(new Map()).query, () => clock().getTime());
+  const ids = new OpportunityIds(
+    engine,
+    () => parseExportQuery(new Map()).query,
+    () => clock().getTime(),
+  );
 
   /** A page of opportunities and what the protocol says of it. */
   async function pageOf(request: CommonGrantsRequest, now: number) {
-    const { total, grantsJson } = request.query === null ? { total: 0, grantsJson: [] } : await engine.searchJson(request.query);
+    const { total, grantsJson } =
+      request.query === null ? { total: 0, grantsJson: [] } : await engine.searchJson(request.query);
     return {
       items: grantsJson.map((json) => toOpportunity(JSON.parse(json) as Grant, now)),
-      paginationInfo: { page: request.page, pageSize: request.pageSize, totalItems: total, totalPages: Math.ceil(total / request.pageSize) },
+      paginationInfo: {
+        page: request.page,
+        pageSize: request.pageSize,
+        totalItems: total,
+        totalPages: Math.ceil(total / request.pageSize),
+      },
     };
   }
 
@@ -41,7 +51,11 @@ export function commonGrantsHandlers(engine: SearchEngine, clock: () => Date): H
     const now = clock().getTime();
     const request = parseSearchBody(body, now);
     const page = await pageOf(request, now);
-    ctx.body = commonGrantsBody(ctx.state.requestId, { ...page, sortInfo: request.sortInfo, filterInfo: { filters: request.filters } });
+    ctx.body = commonGrantsBody(ctx.state.requestId, {
+      ...page,
+      sortInfo: request.sortInfo,
+      filterInfo: { filters: request.filters },
+    });
   };
 
   /** By the opportunity's UUID (any case) or by our grant id. */
@@ -52,7 +66,9 @@ export function commonGrantsHandlers(engine: SearchEngine, clock: () => Date): H
     const id = byUuid ?? asked;
     const found = id.length <= 200 ? await engine.getByIdJson(id) : null;
     if (found === null) throw notFound(`No opportunity has the id "${clip(asked)}".`);
-    ctx.body = commonGrantsBody(ctx.state.requestId, { data: toOpportunity(JSON.parse(found) as Grant, clock().getTime()) });
+    ctx.body = commonGrantsBody(ctx.state.requestId, {
+      data: toOpportunity(JSON.parse(found) as Grant, clock().getTime()),
+    });
   };
 
   return { commonGrantsOpportunities: list, commonGrantsSearch: search, commonGrantsOpportunity: read };

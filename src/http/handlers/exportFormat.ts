@@ -46,13 +46,15 @@ function cellText(value: unknown): string {
 }
 
 /** The columns of a CSV export: the fields asked for, or every field, in canonical order. */
-export const csvColumns = (fields: readonly (keyof ServedGrant)[] | null): readonly (keyof ServedGrant)[] => fields ?? SERVED_FIELDS;
+export const csvColumns = (fields: readonly (keyof ServedGrant)[] | null): readonly (keyof ServedGrant)[] =>
+  fields ?? SERVED_FIELDS;
 
 /** The nested source's columns: one per key. */
 const SOURCE_KEYS = ['name', 'id', 'url'] as const;
 
 /** A field's CSV columns: its name, or for the source one column per key (source.name, source.id, source.url). */
-const headersOf = (field: keyof ServedGrant): string[] => (field === 'source' ? SOURCE_KEYS.map((key) => `source.${key}`) : [field]);
+const headersOf = (field: keyof ServedGrant): string[] =>
+  field === 'source' ? SOURCE_KEYS.map((key) => `source.${key}`) : [field];
 
 /** A field's cells in a row. */
 function cellsOf(grant: ServedGrant, field: keyof ServedGrant): string[] {
@@ -62,7 +64,11 @@ function cellsOf(grant: ServedGrant, field: keyof ServedGrant): string[] {
 }
 
 /** The header row (CRLF-terminated). */
-export const csvHeader = (columns: readonly (keyof ServedGrant)[]): string => `${columns.flatMap(headersOf).map((c) => csvCell(c)).join(',')}\r\n`;
+export const csvHeader = (columns: readonly (keyof ServedGrant)[]): string =>
+  `${columns
+    .flatMap(headersOf)
+    .map((c) => csvCell(c))
+    .join(',')}\r\n`;
 
 /** The CSV rows of a batch of grants (each CRLF-terminated). */
 export function csvRows(grantsJson: readonly string[], columns: readonly (keyof ServedGrant)[]): string {

@@ -12,7 +12,15 @@ import { similarGrants } from '../../search/similarSearch.js';
 import { JSON_CONTENT_TYPE, successBody, successJson, type Pagination } from '../envelope.js';
 import { notFound } from '../errors.js';
 import { encodeCursor } from '../parameters/grantCursor.js';
-import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE, csvColumns, csvHeader, csvRows, ndjsonLines, projectGrantJson } from './exportFormat.js';
+import {
+  CSV_CONTENT_TYPE,
+  NDJSON_CONTENT_TYPE,
+  csvColumns,
+  csvHeader,
+  csvRows,
+  ndjsonLines,
+  projectGrantJson,
+} from './exportFormat.js';
 import { parseExportQuery, parseGrantSearch, parseSimilarSearch } from '../parameters/grantSearchParams.js';
 import { parseSuggestQuery } from '../parameters/suggestParams.js';
 import type { SuggestItem } from '../../grants/suggest.js';
@@ -46,14 +54,19 @@ export interface SearchPage {
 }
 
 /** A served grant's JSON text with its highlights added last. */
-const withHighlightsJson = (json: string, highlights: object): string => `${json.slice(0, json.lastIndexOf('}'))},"highlights":${JSON.stringify(highlights)}}`;
+const withHighlightsJson = (json: string, highlights: object): string =>
+  `${json.slice(0, json.lastIndexOf('}'))},"highlights":${JSON.stringify(highlights)}}`;
 
 /**
  * Runs a parsed GET /grants query (parseGrantSearch) on the engine: what GET /grants and the MCP
  * tool search_grants answer. With `highlight`, each grant gains its highlights, from the search as
  * the engine ran it (grants/highlighting.ts).
  */
-export async function searchPage(engine: SearchEngine, query: GrantQuery, highlight: HighlightSpec | null = null): Promise<SearchPage> {
+export async function searchPage(
+  engine: SearchEngine,
+  query: GrantQuery,
+  highlight: HighlightSpec | null = null,
+): Promise<SearchPage> {
   const { total, grantsJson, facets, next, suggestion, search } = await engine.searchJson(query);
   const page = presentPage(query, total, grantsJson, highlight, search ?? query.search);
   if (query.cursor) page.pagination.nextCursor = next ? encodeCursor(query, query.page + 1, next) : null;
@@ -67,12 +80,25 @@ export async function searchPage(engine: SearchEngine, query: GrantQuery, highli
  * with its status at the query's time, projected to the query's fields, and the pagination of
  * `total` matches. What every list of grants is presented by (a search's page, the similar grants).
  */
-function presentPage(query: GrantQuery, total: number, grantsJson: readonly string[], highlight: HighlightSpec | null, search: GrantQuery['search']): SearchPage {
-  const pagination: Pagination = { page: query.page, limit: query.limit, total, totalPages: query.limit === 0 ? 0 : Math.ceil(total / query.limit) };
+function presentPage(
+  query: GrantQuery,
+  total: number,
+  grantsJson: readonly string[],
+  highlight: HighlightSpec | null,
+  search: GrantQuery['search'],
+): SearchPage {
+  const pagination: Pagination = {
+    page: query.page,
+    limit: query.limit,
+    total,
+    totalPages: query.limit === 0 ? 0 : Math.ceil(total / query.limit),
+  };
   const matcher = highlight === null ? null : searchMatcher(search);
   const served = grantsJson.map((json) => {
     const projected = projectGrantJson(servedGrantJson(json, query.now), query.fields);
-    return highlight === null || matcher === null ? projected : withHighlightsJson(projected, highlightGrant(textsOfJson(json, highlight), highlight, matcher));
+    return highlight === null || matcher === null
+      ? projected
+      : withHighlightsJson(projected, highlightGrant(textsOfJson(json, highlight), highlight, matcher));
   });
   return { dataJson: `[${served.join(',')}]`, pagination };
 }
@@ -83,10 +109,21 @@ function presentPage(query: GrantQuery, total: number, grantsJson: readonly stri
  * What GET /grants/:id/similar and the MCP tool similar_grants answer. The page is presented with
  * the chosen terms as its search, so what marks a page's matched words marks them.
  */
-export async function similarPage(engine: SearchEngine, id: string, query: GrantQuery, highlight: HighlightSpec | null = null): Promise<SearchPage> {
+export async function similarPage(
+  engine: SearchEngine,
+  id: string,
+  query: GrantQuery,
+  highlight: HighlightSpec | null = null,
+): Promise<SearchPage> {
   const found = id.length <= 200 ? await similarGrants(engine, id, query) : null;
   if (found === null) throw notFound(`No grant has the id "${clip(id)}".`);
-  const page = presentPage({ ...query, search: found.search, words: found.terms.map((term) => term.word) }, found.total, found.grantsJson, highlight, found.search);
+  const page = presentPage(
+    { ...query, search: found.search, words: found.terms.map((term) => term.word) },
+    found.total,
+    found.grantsJson,
+    highlight,
+    found.search,
+  );
   // One page only: the best `limit`; `total` counts every grant found similar.
   page.pagination.totalPages = Math.min(1, found.total);
   return page;
@@ -100,7 +137,11 @@ export async function grantJsonById(engine: SearchEngine, id: string, now: numbe
 }
 
 /** GET /grants/suggest and the MCP tool suggest_grants: the completions of the typed text (none when it holds no word). */
-export async function suggestions(engine: SearchEngine, query: Map<string, string[]>, now: number): Promise<SuggestItem[]> {
+export async function suggestions(
+  engine: SearchEngine,
+  query: Map<string, string[]>,
+  now: number,
+): Promise<SuggestItem[]> {
   const request = parseSuggestQuery(query, now);
   return request === null ? [] : engine.suggest(request);
 }
@@ -158,12 +199,18 @@ export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers
   };
 
   const suggest: Middleware<AppState> = async (ctx) => {
-    ctx.body = successBody(ctx.state.requestId, await suggestions(engine, parseQueryString(ctx.querystring), clock().getTime()));
+    ctx.body = successBody(
+      ctx.state.requestId,
+      await suggestions(engine, parseQueryString(ctx.querystring), clock().getTime()),
+    );
   };
 
   const grant: Middleware<AppState> = async (ctx) => {
     noParams(parseQueryString(ctx.querystring));
-    sendJson(ctx, successJson(ctx.state.requestId, await grantJsonById(engine, ctx.state.params.id, clock().getTime())));
+    sendJson(
+      ctx,
+      successJson(ctx.state.requestId, await grantJsonById(engine, ctx.state.params.id, clock().getTime())),
+    );
   };
 
   const similar: Middleware<AppState> = async (ctx) => {
@@ -172,5 +219,14 @@ export function grantHandlers(engine: SearchEngine, clock: () => Date): Handlers
     sendJson(ctx, successJson(ctx.state.requestId, page.dataJson, page.pagination));
   };
 
-  return { grants: search, grantFilters: filters, grantChanges: changesHandler(engine, clock), grantExport: exportGrants, grant, grantHistory: historyHandler(engine), grantSimilar: similar, grantSuggest: suggest };
+  return {
+    grants: search,
+    grantFilters: filters,
+    grantChanges: changesHandler(engine, clock),
+    grantExport: exportGrants,
+    grant,
+    grantHistory: historyHandler(engine),
+    grantSimilar: similar,
+    grantSuggest: suggest,
+  };
 }

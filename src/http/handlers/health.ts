@@ -3,7 +3,11 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import type { SearchEngine } from '../../search/engine.js';
 import type { AppState } from '../state.js';
 
-export function healthRoutes(engine: SearchEngine, readiness: () => Record<string, unknown> = () => ({}), ready: () => boolean = () => true): Middleware<AppState> {
+export function healthRoutes(
+  engine: SearchEngine,
+  readiness: () => Record<string, unknown> = () => ({}),
+  ready: () => boolean = () => true,
+): Middleware<AppState> {
   const answerReadiness = async (ctx: ParameterizedContext<AppState>) => {
     try {
       const grants = await engine.count();

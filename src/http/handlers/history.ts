@@ -7,7 +7,13 @@ import { ServiceUnavailableError } from '../../failures.js';
 import { JSON_CONTENT_TYPE, successJson } from '../envelope.js';
 import { notFound } from '../errors.js';
 import { decodeHistoryCursor, encodeHistoryCursor, MAX_HISTORY_CURSOR_LENGTH } from '../parameters/historyCursor.js';
-import { clip, paramValidator, parseQueryString, type ParamSpecs, type ParamValues } from '../parameters/queryParams.js';
+import {
+  clip,
+  paramValidator,
+  parseQueryString,
+  type ParamSpecs,
+  type ParamValues,
+} from '../parameters/queryParams.js';
 import type { AppState } from '../state.js';
 
 export const HISTORY_DEFAULT_LIMIT = 20;
@@ -45,23 +51,36 @@ export interface HistoryPagination {
  * A page of a grant's history for valid parameters: the versions as JSON text, newest first, and
  * the pagination; NOT_FOUND when neither the catalog nor the history knows the id.
  */
-export async function historyPage(engine: SearchEngine, id: string, p: ParamValues): Promise<{ dataJson: string; pagination: HistoryPagination }> {
+export async function historyPage(
+  engine: SearchEngine,
+  id: string,
+  p: ParamValues,
+): Promise<{ dataJson: string; pagination: HistoryPagination }> {
   const limit = (p.limit as number | undefined) ?? HISTORY_DEFAULT_LIMIT;
   const before = p.cursor === undefined ? null : decodeHistoryCursor(p.cursor as string, id);
-  if (engine.historyJson === undefined) throw new ServiceUnavailableError(`the ${engine.name} engine keeps no history`, 30);
-  const { known, versions } = id.length <= 200 ? await engine.historyJson(id, before, limit) : { known: false, versions: [] };
+  if (engine.historyJson === undefined)
+    throw new ServiceUnavailableError(`the ${engine.name} engine keeps no history`, 30);
+  const { known, versions } =
+    id.length <= 200 ? await engine.historyJson(id, before, limit) : { known: false, versions: [] };
   if (!known) throw notFound(`No grant has the id "${clip(id)}", and none had it within the history kept.`);
   const page = versions.slice(0, limit);
   const last = page.at(-1);
   return {
     dataJson: `[${page.map(versionJson).join(',')}]`,
-    pagination: { limit, nextCursor: versions.length > limit && last !== undefined ? encodeHistoryCursor(id, last.seq) : null },
+    pagination: {
+      limit,
+      nextCursor: versions.length > limit && last !== undefined ? encodeHistoryCursor(id, last.seq) : null,
+    },
   };
 }
 
 export function historyHandler(engine: SearchEngine): Middleware<AppState> {
   return async function history(ctx) {
-    const { dataJson, pagination } = await historyPage(engine, ctx.state.params.id, validateHistoryParams(parseQueryString(ctx.querystring)));
+    const { dataJson, pagination } = await historyPage(
+      engine,
+      ctx.state.params.id,
+      validateHistoryParams(parseQueryString(ctx.querystring)),
+    );
     ctx.set('Content-Type', JSON_CONTENT_TYPE);
     ctx.body = successJson(ctx.state.requestId, dataJson, pagination);
   };

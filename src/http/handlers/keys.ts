@@ -24,10 +24,14 @@ const BODY_FIELDS = ['name', 'scopes', 'origins', 'ips', 'expiresAt', 'rateLimit
 const noParams = paramValidator({});
 
 /** The actor of a change made through the API: the calling key, from its address. */
-export const apiActor = (state: AppState): AuditActor => ({ actor: state.caller!.keyId, address: state.clientAddress ?? null });
+export const apiActor = (state: AppState): AuditActor => ({
+  actor: state.caller!.keyId,
+  address: state.clientAddress ?? null,
+});
 
 /** Whether a key still works (or will, until a rotation's grace ends). */
-const active = (key: { revokedAt: string | null }, now: Date) => key.revokedAt === null || key.revokedAt > now.toISOString();
+const active = (key: { revokedAt: string | null }, now: Date) =>
+  key.revokedAt === null || key.revokedAt > now.toISOString();
 
 export function keyHandlers(subscriptions: SubscriptionRecords, clock: () => Date): Handlers {
   const stateOf = (ctx: Context) => ctx.state as AppState;
@@ -44,15 +48,22 @@ export function keyHandlers(subscriptions: SubscriptionRecords, clock: () => Dat
     const raw = await readJsonObject(ctx);
     const problems: ErrorDetail[] = Object.keys(raw)
       .filter((field) => !BODY_FIELDS.includes(field))
-      .map((field) => ({ parameter: clip(field), message: `is not a field of a key (allowed: ${BODY_FIELDS.join(', ')})` }));
+      .map((field) => ({
+        parameter: clip(field),
+        message: `is not a field of a key (allowed: ${BODY_FIELDS.join(', ')})`,
+      }));
     const name = typeof raw.name === 'string' ? raw.name.trim() : '';
-    if (name === '' || name.length > MAX_KEY_NAME) problems.push({ parameter: 'name', message: `is required: 1 to ${MAX_KEY_NAME} characters` });
+    if (name === '' || name.length > MAX_KEY_NAME)
+      problems.push({ parameter: 'name', message: `is required: 1 to ${MAX_KEY_NAME} characters` });
     const now = clock();
     const checked = checkRestrictions(raw, now);
     problems.push(...checked.problems);
     const subscriptionRate = rateLimitOf(caller.subscription);
     if (checked.restrictions.rateLimit !== null && checked.restrictions.rateLimit > subscriptionRate) {
-      problems.push({ parameter: 'rateLimit', message: `may not exceed the subscription's rate (${subscriptionRate} per second)` });
+      problems.push({
+        parameter: 'rateLimit',
+        message: `may not exceed the subscription's rate (${subscriptionRate} per second)`,
+      });
     }
     if (problems.length > 0) throw new InvalidBodyError(problems);
     const { restrictions, wider } = withinCaller(checked.restrictions, caller.restrictions);
@@ -63,7 +74,12 @@ export function keyHandlers(subscriptions: SubscriptionRecords, clock: () => Dat
         `A key may only create keys with at most its own rights: ${wider.map((w) => `${w.parameter} ${w.message}`).join('; ')}.`,
       );
     }
-    const created = await subscriptions.createKey(caller.subscription.id, undefined, { name, restrictions }, apiActor(stateOf(ctx)));
+    const created = await subscriptions.createKey(
+      caller.subscription.id,
+      undefined,
+      { name, restrictions },
+      apiActor(stateOf(ctx)),
+    );
     const key = await subscriptions.getKey(created.keyId);
     ctx.status = 201;
     ctx.body = successBody(ctx.state.requestId, { ...presentKey(key!), apiKey: created.apiKey });
@@ -79,7 +95,11 @@ export function keyHandlers(subscriptions: SubscriptionRecords, clock: () => Dat
       throw notFound(`No active key of this subscription has the id "${clip(id)}".`);
     }
     if (!isWithin(found.restrictions, caller.restrictions)) {
-      throw new ApiError(403, 'KEY_RESTRICTIONS_EXCEEDED', 'This key has rights the calling key lacks; revoke it with a key that holds at least its rights.');
+      throw new ApiError(
+        403,
+        'KEY_RESTRICTIONS_EXCEEDED',
+        'This key has rights the calling key lacks; revoke it with a key that holds at least its rights.',
+      );
     }
     // The last-unrestricted-key rule is checked in the store's transaction, with the revocation.
     const outcome = await subscriptions.revokeKeepingAccess(found.id, apiActor(ctx.state));

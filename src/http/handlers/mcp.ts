@@ -8,7 +8,14 @@
 // own parameter definitions and validate arguments through the REST endpoints' own parsers.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, JSONRPCMessageSchema, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  JSONRPCMessageSchema,
+  ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolResult,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Middleware } from 'koa';
 import { InvalidBodyError, InvalidInputError, ServiceUnavailableError, type ErrorDetail } from '../../failures.js';
 import { describeError, type Logger } from '../../log.js';
@@ -31,7 +38,7 @@ export const MCP_SERVER_INFO = { name: 'grants-api', title: 'Grants partner API'
 const INSTRUCTIONS =
   'Tools over the grants catalog (Canadian and North American grants, loans, rebates and tax credits). Start with search_grants ' +
   '(open=true for grants accepting applications now, status=FORECASTED for those announced but opening later); get_grant gives one grant in full, get_grant_history what changed in it and when; list_filter_values the values the filters take. ' +
-  'Each call of a catalog or alert tool counts toward the subscription\'s monthly allowance; get_usage (not billed) tells what remains. ' +
+  "Each call of a catalog or alert tool counts toward the subscription's monthly allowance; get_usage (not billed) tells what remains. " +
   'Errors come as tool errors whose text is {"error":{"code","message","details"?}}: fix the arguments named in details and call again.';
 
 /** The request headers the transport reads (the rest of the request it never sees). */
@@ -49,24 +56,43 @@ function toolError(thrown: unknown, state: AppState, log: Logger): CallToolResul
     const { details } = thrown;
     error = {
       code: 'VALIDATION_ERROR',
-      message: details.length === 1 ? `Invalid argument "${details[0].parameter}": ${details[0].message}.` : `${details.length} arguments are invalid; see details.`,
+      message:
+        details.length === 1
+          ? `Invalid argument "${details[0].parameter}": ${details[0].message}.`
+          : `${details.length} arguments are invalid; see details.`,
       details,
     };
   } else {
     const answer = thrown instanceof ApiError ? thrown : answerTo(thrown);
     if (answer === undefined) {
-      (state.log ?? log).error('unhandled error in an MCP tool', { requestId: state.requestId, ...describeError(thrown) });
-      error = { code: 'INTERNAL_ERROR', message: `An internal error occurred; quote request id ${state.requestId} when reporting it.` };
+      (state.log ?? log).error('unhandled error in an MCP tool', {
+        requestId: state.requestId,
+        ...describeError(thrown),
+      });
+      error = {
+        code: 'INTERNAL_ERROR',
+        message: `An internal error occurred; quote request id ${state.requestId} when reporting it.`,
+      };
     } else {
-      if (thrown instanceof ServiceUnavailableError) (state.log ?? log).warn('dependency unavailable', { requestId: state.requestId, reason: thrown.message });
-      error = { code: answer.code, message: answer.message, ...(answer.details === undefined ? {} : { details: answer.details }) };
+      if (thrown instanceof ServiceUnavailableError)
+        (state.log ?? log).warn('dependency unavailable', { requestId: state.requestId, reason: thrown.message });
+      error = {
+        code: answer.code,
+        message: answer.message,
+        ...(answer.details === undefined ? {} : { details: answer.details }),
+      };
     }
   }
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }] };
 }
 
 /** Runs one tool call: the tool's feature and the key's scope, then its billing (as its REST route), then the tool. */
-async function callTool(tool: ToolSpec, args: Record<string, unknown>, context: ToolContext, log: Logger): Promise<CallToolResult> {
+async function callTool(
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  log: Logger,
+): Promise<CallToolResult> {
   try {
     const { route } = tool;
     const caller = context.state.caller!;
@@ -84,14 +110,28 @@ async function callTool(tool: ToolSpec, args: Record<string, unknown>, context: 
 
 /** A server for one request: the tools, run for this request's caller. */
 function mcpServer(context: ToolContext, log: Logger): Server {
-  const server = new Server(MCP_SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server(MCP_SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+  });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: TOOLS.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({ name, title, description, inputSchema, outputSchema, annotations })),
+    tools: TOOLS.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
+      name,
+      title,
+      description,
+      inputSchema,
+      outputSchema,
+      annotations,
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = TOOLS.find((t) => t.name === request.params.name);
     if (tool === undefined) {
-      return toolError(new ApiError(404, 'NOT_FOUND', `No tool is named "${request.params.name}"; tools/list gives the tools.`), context.state, log);
+      return toolError(
+        new ApiError(404, 'NOT_FOUND', `No tool is named "${request.params.name}"; tools/list gives the tools.`),
+        context.state,
+        log,
+      );
     }
     return callTool(tool, request.params.arguments ?? {}, context, log);
   });
@@ -104,20 +144,38 @@ export function mcpHandler(deps: McpDeps): Middleware<AppState> {
     // What the transport would refuse in JSON-RPC is refused here first, in the API's envelope.
     const accept = ctx.get('Accept');
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
-      throw new ApiError(406, 'NOT_ACCEPTABLE', 'Send "Accept: application/json, text/event-stream", as the MCP Streamable HTTP transport asks.');
+      throw new ApiError(
+        406,
+        'NOT_ACCEPTABLE',
+        'Send "Accept: application/json, text/event-stream", as the MCP Streamable HTTP transport asks.',
+      );
     }
     noParams(parseQueryString(ctx.querystring));
     const version = ctx.get('MCP-Protocol-Version');
     if (version !== '' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      const detail = { parameter: 'MCP-Protocol-Version', message: `must be one of ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}` };
+      const detail = {
+        parameter: 'MCP-Protocol-Version',
+        message: `must be one of ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+      };
       throw new ApiError(400, 'VALIDATION_ERROR', `The MCP-Protocol-Version header ${detail.message}.`, [detail]);
     }
     const message = await readJsonBody(ctx, MAX_MCP_BODY_BYTES);
     if (Array.isArray(message)) {
-      throw new InvalidBodyError([{ parameter: '(body)', message: 'must be one JSON-RPC message: batches are not taken (MCP dropped them in 2025-06-18)' }]);
+      throw new InvalidBodyError([
+        {
+          parameter: '(body)',
+          message: 'must be one JSON-RPC message: batches are not taken (MCP dropped them in 2025-06-18)',
+        },
+      ]);
     }
     if (!JSONRPCMessageSchema.safeParse(message).success) {
-      throw new InvalidBodyError([{ parameter: '(body)', message: 'must be a JSON-RPC 2.0 message: jsonrpc "2.0" and a method (with an id for a request), or a response' }]);
+      throw new InvalidBodyError([
+        {
+          parameter: '(body)',
+          message:
+            'must be a JSON-RPC 2.0 message: jsonrpc "2.0" and a method (with an id for a request), or a response',
+        },
+      ]);
     }
     const invalidParams = invalidParamsAnswer(message as JSONRPCMessage);
     if (invalidParams !== null) {
@@ -131,10 +189,16 @@ export function mcpHandler(deps: McpDeps): Middleware<AppState> {
       if (value !== '') headers.set(name, value);
     }
     const server = mcpServer({ ...parts, state: ctx.state }, log);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     await server.connect(transport);
     try {
-      const response = await transport.handleRequest(new Request(new URL(ctx.path, 'http://mcp.invalid'), { method: 'POST', headers }), { parsedBody: message });
+      const response = await transport.handleRequest(
+        new Request(new URL(ctx.path, 'http://mcp.invalid'), { method: 'POST', headers }),
+        { parsedBody: message },
+      );
       const text = await response.text();
       ctx.status = response.status;
       response.headers.forEach((value, name) => ctx.set(name, value));

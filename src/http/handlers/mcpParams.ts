@@ -14,7 +14,14 @@ import {
 import { clip } from '../parameters/queryParams.js';
 
 interface Checkable {
-  safeParse(value: unknown): { success: true } | { success: false; error: { issues: readonly { code: string; path: readonly PropertyKey[]; expected?: unknown }[] } };
+  safeParse(
+    value: unknown,
+  ):
+    | { success: true }
+    | {
+        success: false;
+        error: { issues: readonly { code: string; path: readonly PropertyKey[]; expected?: unknown }[] };
+      };
 }
 
 /** The requests whose params are checked here: the methods this server answers. */
@@ -45,7 +52,11 @@ function jsonType(value: unknown): string {
 }
 
 const at = (message: unknown, path: readonly PropertyKey[]): unknown =>
-  path.reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined), message);
+  path.reduce<unknown>(
+    (value, key) =>
+      value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined,
+    message,
+  );
 
 /**
  * The JSON-RPC error answering a request whose params its method does not take, or null when they
@@ -58,7 +69,8 @@ export function invalidParamsAnswer(message: JSONRPCMessage): JSONRPCMessage | n
   const problems = checked.error.issues.slice(0, 5).map((issue) => {
     const name = `"${issue.path.map((key) => clip(String(key))).join('.')}"`;
     const expected = typeof issue.expected === 'string' ? TYPE_WORDS[issue.expected] : undefined;
-    if (issue.code === 'invalid_type' && expected !== undefined) return `${name} must be ${expected} (got ${jsonType(at(message, issue.path))})`;
+    if (issue.code === 'invalid_type' && expected !== undefined)
+      return `${name} must be ${expected} (got ${jsonType(at(message, issue.path))})`;
     return `${name} is not what ${message.method} takes`;
   });
   return {

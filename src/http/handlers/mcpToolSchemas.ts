@@ -18,7 +18,8 @@ function inline(schema: unknown): unknown {
   const { $ref, ...rest } = schema as Schema;
   const own = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, inline(value)]));
   if (typeof $ref !== 'string') return own;
-  if (!$ref.startsWith(REF) || COMPONENTS[$ref.slice(REF.length)] === undefined) throw new Error(`unknown schema reference ${$ref}`);
+  if (!$ref.startsWith(REF) || COMPONENTS[$ref.slice(REF.length)] === undefined)
+    throw new Error(`unknown schema reference ${$ref}`);
   return { ...(inline(COMPONENTS[$ref.slice(REF.length)]) as Schema), ...own };
 }
 
@@ -29,5 +30,9 @@ export const componentSchema = (name: string): Schema => inline({ $ref: `${REF}$
 export function answerWithoutEnvelope(answer: string): Schema {
   const envelope = componentSchema(answer) as { properties: Schema; required: string[] };
   const { success: _success, meta: _meta, ...properties } = envelope.properties;
-  return { ...envelope, required: envelope.required.filter((name) => name !== 'success' && name !== 'meta'), properties };
+  return {
+    ...envelope,
+    required: envelope.required.filter((name) => name !== 'success' && name !== 'meta'),
+    properties,
+  };
 }

@@ -5,14 +5,27 @@
 // monthly allowance exactly when its route does.
 import type { ServedGrant } from '../../grants/schema.js';
 import type { SearchEngine } from '../../search/engine.js';
-import { alertStore, createAlert, deleteAlert, listAlerts, targetPolicy, validateListParams, type AlertsApi } from './alertActions.js';
+import {
+  alertStore,
+  createAlert,
+  deleteAlert,
+  listAlerts,
+  targetPolicy,
+  validateListParams,
+  type AlertsApi,
+} from './alertActions.js';
 import { checkAlertBody } from '../parameters/alertBody.js';
 import { ALERT_LIST_PARAMS } from '../parameters/alertListParams.js';
 import { CHANGES_PARAMS, changesPage, validateChangesParams } from './changes.js';
 import { HISTORY_PARAMS, historyPage } from './history.js';
 import type { FieldChange, VersionType } from '../../grants/history.js';
 import { grantJsonById, searchPage, similarPage } from './grants.js';
-import { GRANT_SEARCH_PARAMS, SIMILAR_PARAMS, parseGrantSearch, parseSimilarSearch } from '../parameters/grantSearchParams.js';
+import {
+  GRANT_SEARCH_PARAMS,
+  SIMILAR_PARAMS,
+  parseGrantSearch,
+  parseSimilarSearch,
+} from '../parameters/grantSearchParams.js';
 import { validationError, type ErrorDetail } from '../errors.js';
 import { InvalidInputError } from '../../failures.js';
 import { GRANT_SUGGEST_PARAMS, parseSuggestQuery } from '../parameters/suggestParams.js';
@@ -20,7 +33,13 @@ import { parseJsonParameters } from '../parameters/jsonParams.js';
 import { paramValidator, type ParamSpecs } from '../parameters/queryParams.js';
 import { ROUTES, type RouteName, type RouteSpec } from '../routeTable.js';
 import type { AppState } from '../state.js';
-import { DEFAULT_STATISTICS_DAYS, USAGE_PARAMS, usageReport, validateUsageParams, type SubscriptionRouteDeps } from './subscription.js';
+import {
+  DEFAULT_STATISTICS_DAYS,
+  USAGE_PARAMS,
+  usageReport,
+  validateUsageParams,
+  type SubscriptionRouteDeps,
+} from './subscription.js';
 import { answerWithoutEnvelope, argumentsSchema, componentSchema, type Schema } from './mcpToolSchemas.js';
 
 /** What a tool runs with: the request's state (caller, billing) and the app's parts. */
@@ -53,24 +72,36 @@ export interface ToolSpec {
 const routeNamed = (name: RouteName): RouteSpec => ROUTES.find((route) => route.name === name)!;
 
 const ID_PARAMS = (what: string, example: string): ParamSpecs => ({
-  id: { kind: 'string', maxLength: 200, message: `must be the id of ${what}`, description: `The id of ${what}.`, example },
+  id: {
+    kind: 'string',
+    maxLength: 200,
+    message: `must be the id of ${what}`,
+    description: `The id of ${what}.`,
+    example,
+  },
 });
 const GRANT_ID_PARAMS = ID_PARAMS('a grant (its `id` field, as search_grants returns it)', 'grt_d4fd65d2');
-const ALERT_ID_PARAMS = ID_PARAMS('one of your alerts (as list_alerts or create_alert returns it)', 'alt_Qm9vU2t5TGluZTQyUnQ');
+const ALERT_ID_PARAMS = ID_PARAMS(
+  'one of your alerts (as list_alerts or create_alert returns it)',
+  'alt_Qm9vU2t5TGluZTQyUnQ',
+);
 
 /** A validator of `{ id }` arguments: the id required. */
-const idValidator = (specs: ParamSpecs) => paramValidator(specs, (valid) => (valid.id === undefined ? [{ parameter: 'id', message: 'is required' }] : []));
+const idValidator = (specs: ParamSpecs) =>
+  paramValidator(specs, (valid) => (valid.id === undefined ? [{ parameter: 'id', message: 'is required' }] : []));
 const validateGrantId = idValidator(GRANT_ID_PARAMS);
 const validateAlertId = idValidator(ALERT_ID_PARAMS);
 const GRANT_HISTORY_PARAMS: ParamSpecs = { ...GRANT_ID_PARAMS, ...HISTORY_PARAMS };
 const validateGrantHistory = idValidator(GRANT_HISTORY_PARAMS);
 
 /** A field change as one line: "deadline: 2026-12-31T23:59:59.000Z → 2027-01-31T23:59:59.000Z". */
-const changeLine = ({ field, from, to }: FieldChange): string => `${field}: ${JSON.stringify(from)} → ${JSON.stringify(to)}`;
+const changeLine = ({ field, from, to }: FieldChange): string =>
+  `${field}: ${JSON.stringify(from)} → ${JSON.stringify(to)}`;
 /** similar_grants: the grant's id and the parameters of GET /grants/{id}/similar. */
 const SIMILAR_TOOL_PARAMS: ParamSpecs = { ...GRANT_ID_PARAMS, ...SIMILAR_PARAMS };
 
-const money = (amount: number, currency: string | null): string => `${amount.toLocaleString('en-US')}${currency === null ? '' : ` ${currency}`}`;
+const money = (amount: number, currency: string | null): string =>
+  `${amount.toLocaleString('en-US')}${currency === null ? '' : ` ${currency}`}`;
 
 /** A grant's amount range in words; a bound the funder did not state is left out rather than shown as a placeholder. */
 function amountWords(min: number | null, max: number | null, currency: string | null): string {
@@ -84,14 +115,16 @@ function amountWords(min: number | null, max: number | null, currency: string | 
 function grantLine(grant: Partial<ServedGrant> & { id: string }): string {
   const parts = [grant.title === undefined ? grant.id : `${grant.title} (${grant.id})`];
   if (grant.funder !== undefined) parts.push(`funder: ${grant.funder}`);
-  if (grant.amountMin !== undefined || grant.amountMax !== undefined) parts.push(`amount: ${amountWords(grant.amountMin ?? null, grant.amountMax ?? null, grant.currency ?? null)}`);
+  if (grant.amountMin !== undefined || grant.amountMax !== undefined)
+    parts.push(`amount: ${amountWords(grant.amountMin ?? null, grant.amountMax ?? null, grant.currency ?? null)}`);
   if (grant.status !== undefined) parts.push(`status: ${grant.status}`);
   if (grant.opensAt !== undefined && grant.opensAt !== null) parts.push(`opens: ${grant.opensAt}`);
   if (grant.deadline !== undefined) parts.push(`deadline: ${grant.deadline ?? 'none (rolling)'}`);
   return parts.join('; ');
 }
 
-const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+const plural = (n: number, one: string, many = `${one}s`): string =>
+  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 const FILTER_HINT =
   'Use list_filter_values to see which enum values occur in the catalog. Filters combine with AND; the values of one list filter combine with OR.';
@@ -109,12 +142,12 @@ export const TOOLS: readonly ToolSpec[] = [
       '`eligibleProvinces` (where the applicant is), `targetBeneficiaries` (who the applicant is, e.g. SMALL_BUSINESS, NONPROFIT),',
       '`fundingType` (GRANT, LOAN, REBATE, TAX_CREDIT, …), `funderType`, `amountMin`/`amountMax` (the amount the applicant needs),',
       '`deadlineFrom`/`deadlineTo`, and `open=true` for grants accepting applications now (status OPEN: opened, deadline in the future or none);',
-      '`status` (FORECASTED: announced, applications open later at `opensAt`; OPEN; CLOSED: deadline passed, a list) to ask for stages of a grant\'s lifecycle,',
+      "`status` (FORECASTED: announced, applications open later at `opensAt`; OPEN; CLOSED: deadline passed, a list) to ask for stages of a grant's lifecycle,",
       'e.g. status=FORECASTED with sort=opensAt for the programs opening soonest.',
       FILTER_HINT,
       'Relaxed matching is on by default here (`matching` "frequency", unlike GET /grants, where every word must appear): grants holding every',
       'word come first, then grants holding fewer, the words found in the most grants given up first, down to one; send `matching: "all"`',
-      'to require every word. Synonyms from the operator\'s list apply (nonprofit finds not-for-profit, NSERC finds CRSNG); `synonyms: false` turns them off.',
+      "to require every word. Synonyms from the operator's list apply (nonprofit finds not-for-profit, NSERC finds CRSNG); `synonyms: false` turns them off.",
       'Answers one page: `data` (the grants), `pagination` (total, page, totalPages; nextCursor with cursor paging) and `facets` when asked.',
       'Ask `fields` for fewer fields per grant (id always comes) to keep answers short, `limit=0` with `facets` to count without listing,',
       'and `cursor="*"` then each `pagination.nextCursor` to walk every match. Call get_grant for one grant in full.',
@@ -127,20 +160,28 @@ export const TOOLS: readonly ToolSpec[] = [
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, { engine, clock }) {
       // Typo tolerance and relaxed matching on unless the call says otherwise: a model's user types as people do, in sentences.
-      const { query, highlight } = parseJsonParameters({ typos: 'auto', matching: 'frequency', ...args }, GRANT_SEARCH_PARAMS, (params) =>
-        parseGrantSearch(params, clock().getTime()),
+      const { query, highlight } = parseJsonParameters(
+        { typos: 'auto', matching: 'frequency', ...args },
+        GRANT_SEARCH_PARAMS,
+        (params) => parseGrantSearch(params, clock().getTime()),
       );
       const page = await searchPage(engine, query, highlight);
-      const data = JSON.parse(page.dataJson) as (Partial<ServedGrant> & { id: string; highlights?: Record<string, string | null> })[];
+      const data = JSON.parse(page.dataJson) as (Partial<ServedGrant> & {
+        id: string;
+        highlights?: Record<string, string | null>;
+      })[];
       const { total, page: number, totalPages } = page.pagination;
       const lines = [`${plural(total, 'grant')} match; page ${number} of ${totalPages}.`];
       data.forEach((grant, i) => {
         lines.push(`${i + 1}. ${grantLine(grant)}`);
-        for (const [field, text] of Object.entries(grant.highlights ?? {})) if (text !== null) lines.push(`   ${field}: ${text}`);
+        for (const [field, text] of Object.entries(grant.highlights ?? {}))
+          if (text !== null) lines.push(`   ${field}: ${text}`);
       });
       if (page.pagination.nextCursor) lines.push(`Next page: cursor "${page.pagination.nextCursor}".`);
-      for (const [name, counts] of Object.entries(page.facets ?? {})) lines.push(`${name}: ${counts.map((c) => `${c.value} ${c.count}`).join(', ') || 'no value'}`);
-      if (page.suggestion) lines.push(`Did you mean "${page.suggestion.search}"? (${plural(page.suggestion.total, 'grant')})`);
+      for (const [name, counts] of Object.entries(page.facets ?? {}))
+        lines.push(`${name}: ${counts.map((c) => `${c.value} ${c.count}`).join(', ') || 'no value'}`);
+      if (page.suggestion)
+        lines.push(`Did you mean "${page.suggestion.search}"? (${plural(page.suggestion.total, 'grant')})`);
       return {
         structured: {
           data,
@@ -157,10 +198,10 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Suggest search words',
     description: [
       'Completions of a partly typed search, as a search box suggests them; the same answer as GET /grants/suggest.',
-      'Put the text typed so far in `q`: its last word is completed from the catalog\'s words, grant titles and funder names (`type` keeps to some),',
+      "Put the text typed so far in `q`: its last word is completed from the catalog's words, grant titles and funder names (`type` keeps to some),",
       'case and accents ignored, a typo tolerated from 5 letters (two from 9); the words before the last one narrow the grants as a search of them would.',
       'Each completion comes with how many grants it would find under the filters of search_grants given here (`count`), the most first.',
-      'Use it to find how the catalog words a subject before searching (a word completion\'s `text` is the whole search to send to search_grants).',
+      "Use it to find how the catalog words a subject before searching (a word completion's `text` is the whole search to send to search_grants).",
       FILTER_HINT,
     ].join(' '),
     route: routeNamed('grantSuggest'),
@@ -168,9 +209,14 @@ export const TOOLS: readonly ToolSpec[] = [
     outputSchema: answerWithoutEnvelope('GrantSuggestAnswer'),
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, { engine, clock }) {
-      const request = parseJsonParameters(args, GRANT_SUGGEST_PARAMS, (params) => parseSuggestQuery(params, clock().getTime()));
+      const request = parseJsonParameters(args, GRANT_SUGGEST_PARAMS, (params) =>
+        parseSuggestQuery(params, clock().getTime()),
+      );
       const data = request === null ? [] : await engine.suggest(request);
-      const lines = data.length === 0 ? ['No completion.'] : data.map((item, i) => `${i + 1}. ${item.text} (${item.type}; ${plural(item.count, 'grant')})`);
+      const lines =
+        data.length === 0
+          ? ['No completion.']
+          : data.map((item, i) => `${i + 1}. ${item.text} (${item.type}; ${plural(item.count, 'grant')})`);
       return { structured: { data }, text: lines.join('\n') };
     },
   },
@@ -187,7 +233,13 @@ export const TOOLS: readonly ToolSpec[] = [
     async run(args, { engine, clock }) {
       const { id } = parseJsonParameters(args, GRANT_ID_PARAMS, validateGrantId);
       const grant = JSON.parse(await grantJsonById(engine, id as string, clock().getTime())) as ServedGrant;
-      const text = [grantLine(grant), grant.description, grant.applicationUrl === null ? '' : `Apply: ${grant.applicationUrl}`].filter((line) => line !== '').join('\n');
+      const text = [
+        grantLine(grant),
+        grant.description,
+        grant.applicationUrl === null ? '' : `Apply: ${grant.applicationUrl}`,
+      ]
+        .filter((line) => line !== '')
+        .join('\n');
       return { structured: { data: grant }, text };
     },
   },
@@ -205,10 +257,17 @@ export const TOOLS: readonly ToolSpec[] = [
     async run(args, { engine }) {
       const { id, ...paging } = parseJsonParameters(args, GRANT_HISTORY_PARAMS, validateGrantHistory);
       const page = await historyPage(engine, id as string, paging);
-      const data = JSON.parse(page.dataJson) as { changedAt: string; type: VersionType; changes: FieldChange[] | null }[];
+      const data = JSON.parse(page.dataJson) as {
+        changedAt: string;
+        type: VersionType;
+        changes: FieldChange[] | null;
+      }[];
       const lines = [
         `${plural(data.length, 'version')} of ${id as string}, newest first${page.pagination.nextCursor === null ? '' : `; older ones follow (cursor "${page.pagination.nextCursor}")`}.`,
-        ...data.flatMap((version) => [`${version.changedAt} ${version.type}`, ...(version.changes ?? []).map((change) => `  ${changeLine(change)}`)]),
+        ...data.flatMap((version) => [
+          `${version.changedAt} ${version.type}`,
+          ...(version.changes ?? []).map((change) => `  ${changeLine(change)}`),
+        ]),
       ];
       return { structured: { data, pagination: page.pagination }, text: lines.join('\n') };
     },
@@ -251,7 +310,10 @@ export const TOOLS: readonly ToolSpec[] = [
       const page = await similarPage(engine, id, query, highlight);
       const data = JSON.parse(page.dataJson) as (Partial<ServedGrant> & { id: string })[];
       const { total } = page.pagination;
-      const lines = [`${plural(total, 'similar grant')} found${data.length < total ? `; the ${data.length} most similar` : ''}:`, ...data.map((grant, i) => `${i + 1}. ${grantLine(grant)}`)];
+      const lines = [
+        `${plural(total, 'similar grant')} found${data.length < total ? `; the ${data.length} most similar` : ''}:`,
+        ...data.map((grant, i) => `${i + 1}. ${grantLine(grant)}`),
+      ];
       return { structured: { data, pagination: page.pagination }, text: lines.join('\n') };
     },
   },
@@ -268,7 +330,12 @@ export const TOOLS: readonly ToolSpec[] = [
     async run(args, { engine }) {
       parseJsonParameters(args, {}, paramValidator({}));
       const data = await engine.filterOptions();
-      return { structured: { data }, text: Object.entries(data).map(([name, values]) => `${name}: ${(values as string[]).join(', ')}`).join('\n') };
+      return {
+        structured: { data },
+        text: Object.entries(data)
+          .map(([name, values]) => `${name}: ${(values as string[]).join(', ')}`)
+          .join('\n'),
+      };
     },
   },
   {
@@ -283,8 +350,17 @@ export const TOOLS: readonly ToolSpec[] = [
     outputSchema: answerWithoutEnvelope('GrantChangesAnswer'),
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, { engine, clock }) {
-      const page = await changesPage(engine, parseJsonParameters(args, CHANGES_PARAMS, validateChangesParams), clock().getTime());
-      const data = JSON.parse(page.dataJson) as { id: string; deleted: boolean; changedAt: string; grant: ServedGrant | null }[];
+      const page = await changesPage(
+        engine,
+        parseJsonParameters(args, CHANGES_PARAMS, validateChangesParams),
+        clock().getTime(),
+      );
+      const data = JSON.parse(page.dataJson) as {
+        id: string;
+        deleted: boolean;
+        changedAt: string;
+        grant: ServedGrant | null;
+      }[];
       const lines = [
         `${plural(data.length, 'change')}; ${page.pagination.hasMore ? 'more follow' : 'no more now'}; next since: "${page.pagination.nextSince}".`,
         ...data.map((entry) => `${entry.changedAt} ${entry.deleted ? `removed ${entry.id}` : grantLine(entry.grant!)}`),
@@ -329,7 +405,10 @@ export const TOOLS: readonly ToolSpec[] = [
       const fields = checkAlertBody(args, 'create', targetPolicy(alerts));
       const data = await createAlert(alertStore(alerts), state.caller!.subscription, fields, clock());
       const { id, name, url } = data as unknown as { id: string; name: string; url: string };
-      return { structured: { data }, text: `Created alert ${id} "${name}", posting to ${url}. Signing secret (shown this once): ${data.secret}` };
+      return {
+        structured: { data },
+        text: `Created alert ${id} "${name}", posting to ${url}. Signing secret (shown this once): ${data.secret}`,
+      };
     },
   },
   {
@@ -342,8 +421,15 @@ export const TOOLS: readonly ToolSpec[] = [
     outputSchema: answerWithoutEnvelope('AlertListAnswer'),
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, { state, alerts }) {
-      const page = await listAlerts(alertStore(alerts), state.caller!.subscription.id, parseJsonParameters(args, ALERT_LIST_PARAMS, validateListParams));
-      const lines = [`${plural(page.data.length, 'alert')} on this page.`, ...page.data.map((a) => `${a.id} "${a.name}" ${a.status} → ${a.url}`)];
+      const page = await listAlerts(
+        alertStore(alerts),
+        state.caller!.subscription.id,
+        parseJsonParameters(args, ALERT_LIST_PARAMS, validateListParams),
+      );
+      const lines = [
+        `${plural(page.data.length, 'alert')} on this page.`,
+        ...page.data.map((a) => `${a.id} "${a.name}" ${a.status} → ${a.url}`),
+      ];
       if (page.pagination.nextCursor !== null) lines.push(`Next page: cursor "${page.pagination.nextCursor}".`);
       return { structured: page, text: lines.join('\n') };
     },
@@ -351,7 +437,8 @@ export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'delete_alert',
     title: 'Delete an alert',
-    description: 'Delete one of your alerts by id: no more webhooks are sent for it. Cannot be undone. The same as DELETE /alerts/{id}.',
+    description:
+      'Delete one of your alerts by id: no more webhooks are sent for it. Cannot be undone. The same as DELETE /alerts/{id}.',
     route: routeNamed('alert'),
     inputSchema: argumentsSchema(ALERT_ID_PARAMS, ['id']),
     outputSchema: answerWithoutEnvelope('AlertDeletedAnswer'),

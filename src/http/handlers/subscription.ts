@@ -43,7 +43,10 @@ const closed = (properties: Record<string, object>, description?: string) => ({
   ...(description === undefined ? {} : { description }),
 });
 const tier = means({ type: 'string', enum: [...TIERS] }, 'The tier of the subscription.');
-const status = means({ type: 'string', enum: [...STATUSES] }, 'Whether the subscription is active, suspended or cancelled.');
+const status = means(
+  { type: 'string', enum: [...STATUSES] },
+  'Whether the subscription is active, suspended or cancelled.',
+);
 const resetDate = means(instant, 'When the monthly allowance starts again: the first instant of next UTC month.');
 
 export const USAGE_REPORT_SCHEMA = closed(
@@ -59,14 +62,26 @@ export const USAGE_REPORT_SCHEMA = closed(
     ),
     statistics: closed(
       {
-        period: means({ type: 'string', pattern: '^[0-9]+ days$' }, 'The window of these statistics: the last N UTC days, today included.'),
-        totalCalls: means(count, 'Calls in the window that are billable or to /subscription/*, any status but 401 and 429.'),
-        avgCallsPerDay: means({ type: 'number', minimum: 0 }, 'totalCalls divided by the days of the window, to 2 decimals.'),
+        period: means(
+          { type: 'string', pattern: '^[0-9]+ days$' },
+          'The window of these statistics: the last N UTC days, today included.',
+        ),
+        totalCalls: means(
+          count,
+          'Calls in the window that are billable or to /subscription/*, any status but 401 and 429.',
+        ),
+        avgCallsPerDay: means(
+          { type: 'number', minimum: 0 },
+          'totalCalls divided by the days of the window, to 2 decimals.',
+        ),
         topEndpoints: means(
           {
             type: 'array',
             items: closed(
-              { endpoint: means({ type: ['string', 'null'] }, 'The route template called (e.g. /grants/:id).'), calls: means(count, 'Calls to it in the window.') },
+              {
+                endpoint: means({ type: ['string', 'null'] }, 'The route template called (e.g. /grants/:id).'),
+                calls: means(count, 'Calls to it in the window.'),
+              },
               'One endpoint and its calls.',
             ),
           },
@@ -74,12 +89,16 @@ export const USAGE_REPORT_SCHEMA = closed(
         ),
         daily: {
           type: 'array',
-          description: 'One entry per UTC day of the window, oldest first, days without calls included; calls by route template, most called first.',
+          description:
+            'One entry per UTC day of the window, oldest first, days without calls included; calls by route template, most called first.',
           items: closed(
             {
               date: means({ type: 'string', format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' }, 'The UTC day.'),
               calls: means(count, 'Calls that day, counted as totalCalls is.'),
-              byEndpoint: means({ type: 'object', additionalProperties: { type: 'integer', minimum: 1 } }, 'Calls that day by route template.'),
+              byEndpoint: means(
+                { type: 'object', additionalProperties: { type: 'integer', minimum: 1 } },
+                'Calls that day by route template.',
+              ),
             },
             'One UTC day.',
           ),
@@ -136,7 +155,7 @@ export const LIMITS_REPORT_SCHEMA = closed(
         restrictions: RESTRICTIONS_SCHEMA,
         expiresAt: means({ ...instant, type: ['string', 'null'] }, 'When the key stops working; null: never.'),
       },
-      'The key this request was made with and its restrictions (a key without restrictions has every scope, from anywhere, at the subscription\'s rate).',
+      "The key this request was made with and its restrictions (a key without restrictions has every scope, from anywhere, at the subscription's rate).",
     ),
     features: closed(
       {
@@ -148,7 +167,10 @@ export const LIMITS_REPORT_SCHEMA = closed(
           },
           'The grant features.',
         ),
-        subscription: closed({ read: flag('GET /subscription/usage and /subscription/limits are available.') }, 'The subscription features.'),
+        subscription: closed(
+          { read: flag('GET /subscription/usage and /subscription/limits are available.') },
+          'The subscription features.',
+        ),
         alerts: closed({ manage: flag('The /alerts endpoints are available.') }, 'The alert features.'),
       },
       'What the subscription may call.',
@@ -183,7 +205,11 @@ async function monthly({ allowance, clock }: SubscriptionRouteDeps, state: AppSt
 export const validateUsageParams = usageParams;
 
 /** The usage report of the caller's subscription over `days` (USAGE_REPORT_SCHEMA): what GET /subscription/usage and the MCP tool get_usage answer. */
-export async function usageReport(deps: SubscriptionRouteDeps, state: AppState, days: number = DEFAULT_STATISTICS_DAYS) {
+export async function usageReport(
+  deps: SubscriptionRouteDeps,
+  state: AppState,
+  days: number = DEFAULT_STATISTICS_DAYS,
+) {
   const { subscription } = state.caller!;
   const month = await monthly(deps, state);
   const fromDay = windowStartDay(month.now, days);
@@ -228,7 +254,9 @@ export function subscriptionHandlers(deps: SubscriptionRouteDeps): Handlers {
           description: `Up to ${rate} requests per second across all keys of this subscription.`,
         },
         alerts: {
-          max: (alerts === undefined ? null : await alerts.store.limitOverride(subscription.id)) ?? TIER_ALERT_LIMITS[subscription.tier],
+          max:
+            (alerts === undefined ? null : await alerts.store.limitOverride(subscription.id)) ??
+            TIER_ALERT_LIMITS[subscription.tier],
           current: alerts === undefined ? 0 : await alerts.store.count(subscription.id),
         },
       },

@@ -37,10 +37,26 @@ export function registerAlertMetrics(registry: Registry) {
     },
   });
   const totals: [string, string, (t: MatcherTotals) => number][] = [
-    ['grants_alert_matcher_changes_total', 'Catalog changes the alert matcher of this process has decided.', (t) => t.changes],
-    ['grants_alert_matcher_checks_total', 'Change × alert pairs the alert matcher of this process has decided.', (t) => t.checks],
-    ['grants_alert_matcher_events_total', 'Events the alert matcher of this process has written to the outbox.', (t) => t.events],
-    ['grants_alert_matcher_seconds_total', 'Time the alert matcher of this process has spent deciding batches of changes, in seconds.', (t) => t.seconds],
+    [
+      'grants_alert_matcher_changes_total',
+      'Catalog changes the alert matcher of this process has decided.',
+      (t) => t.changes,
+    ],
+    [
+      'grants_alert_matcher_checks_total',
+      'Change × alert pairs the alert matcher of this process has decided.',
+      (t) => t.checks,
+    ],
+    [
+      'grants_alert_matcher_events_total',
+      'Events the alert matcher of this process has written to the outbox.',
+      (t) => t.events,
+    ],
+    [
+      'grants_alert_matcher_seconds_total',
+      'Time the alert matcher of this process has spent deciding batches of changes, in seconds.',
+      (t) => t.seconds,
+    ],
   ];
   for (const [name, help, read] of totals) {
     new Counter({

@@ -62,44 +62,95 @@ export class ApiMetrics implements EngineObserver {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({ name: 'http_requests_total', help: 'Requests answered, by route template, method and status.', labelNames: ['route', 'method', 'status'], registers });
-    this.latency = new Histogram({ name: 'http_request_duration_seconds', help: 'Time to answer a request, by route template.', labelNames: ['route'], buckets: LATENCY_BUCKETS, registers });
-    this.refused = new Counter({ name: 'http_rate_limited_total', help: 'Requests refused with a 429, by error code (RATE_LIMITED, QUOTA_EXCEEDED).', labelNames: ['code'], registers });
-    this.unavailable = new Counter({ name: 'http_service_unavailable_total', help: 'Requests answered 503, by cause (search_engine, store, other).', labelNames: ['cause'], registers });
-    this.engineLatency = new Histogram({ name: 'search_engine_query_duration_seconds', help: 'Time of a search engine operation, by engine and operation.', labelNames: ['engine', 'operation'], buckets: LATENCY_BUCKETS, registers });
-    this.engineErrors = new Counter({ name: 'search_engine_failures_total', help: 'Search engine operations that failed, by engine and operation.', labelNames: ['engine', 'operation'], registers });
+    this.requests = new Counter({
+      name: 'http_requests_total',
+      help: 'Requests answered, by route template, method and status.',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time to answer a request, by route template.',
+      labelNames: ['route'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.refused = new Counter({
+      name: 'http_rate_limited_total',
+      help: 'Requests refused with a 429, by error code (RATE_LIMITED, QUOTA_EXCEEDED).',
+      labelNames: ['code'],
+      registers,
+    });
+    this.unavailable = new Counter({
+      name: 'http_service_unavailable_total',
+      help: 'Requests answered 503, by cause (search_engine, store, other).',
+      labelNames: ['cause'],
+      registers,
+    });
+    this.engineLatency = new Histogram({
+      name: 'search_engine_query_duration_seconds',
+      help: 'Time of a search engine operation, by engine and operation.',
+      labelNames: ['engine', 'operation'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.engineErrors = new Counter({
+      name: 'search_engine_failures_total',
+      help: 'Search engine operations that failed, by engine and operation.',
+      labelNames: ['engine', 'operation'],
+      registers,
+    });
     const sources = () => this.sources;
     new Gauge({
-      name: 'rate_limiter_mode', help: 'The limiter in use: 1 for the current mode (memory, redis, local-fallback), 0 for the others.', labelNames: ['mode'], registers,
+      name: 'rate_limiter_mode',
+      help: 'The limiter in use: 1 for the current mode (memory, redis, local-fallback), 0 for the others.',
+      labelNames: ['mode'],
+      registers,
       collect() {
         const current = sources()?.limiterMode();
         for (const mode of LIMITER_MODES) this.set({ mode }, mode === current ? 1 : 0);
       },
     });
     new Gauge({
-      name: 'usage_rows_pending', help: 'Usage log rows buffered in memory, waiting to be written.', registers,
+      name: 'usage_rows_pending',
+      help: 'Usage log rows buffered in memory, waiting to be written.',
+      registers,
       collect() {
         const s = sources();
         if (s !== null) this.set(s.usagePending());
       },
     });
     new Gauge({
-      name: 'usage_log_rows', help: 'Rows in the usage log (deleted after USAGE_RETENTION_DAYS).', registers,
+      name: 'usage_log_rows',
+      help: 'Rows in the usage log (deleted after USAGE_RETENTION_DAYS).',
+      registers,
       collect() {
         const s = sources();
         if (s !== null) this.set(s.usageLogRows());
       },
     });
     new Gauge({
-      name: 'usage_daily_rows', help: 'Rows of per-day usage counts (kept for good).', registers,
+      name: 'usage_daily_rows',
+      help: 'Rows of per-day usage counts (kept for good).',
+      registers,
       collect() {
         const s = sources();
         if (s !== null) this.set(s.usageDailyRows());
       },
     });
-    const catalog = { grants: new Gauge({ name: 'catalog_grants', help: 'Grants in the catalog being served.', registers }),
-      reindex: new Gauge({ name: 'catalog_last_reindex_timestamp_seconds', help: 'Unix time of the last reindex (0: never).', registers }),
-      sync: new Gauge({ name: 'catalog_last_sync_timestamp_seconds', help: 'Unix time of the last sync (0: never).', registers }) };
+    const catalog = {
+      grants: new Gauge({ name: 'catalog_grants', help: 'Grants in the catalog being served.', registers }),
+      reindex: new Gauge({
+        name: 'catalog_last_reindex_timestamp_seconds',
+        help: 'Unix time of the last reindex (0: never).',
+        registers,
+      }),
+      sync: new Gauge({
+        name: 'catalog_last_sync_timestamp_seconds',
+        help: 'Unix time of the last sync (0: never).',
+        registers,
+      }),
+    };
     const seconds = (iso: string | null) => (iso === null ? 0 : Date.parse(iso) / 1000);
     // One read of the catalog's status per scrape, shared by the three gauges.
     this.catalogGauges = async () => {

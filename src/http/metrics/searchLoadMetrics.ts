@@ -24,18 +24,41 @@ export function registerSearchLoadMetrics(registry: Registry, sources: SearchLoa
   const registers = [registry];
   const gauge = (name: string, help: string, read: () => number) =>
     new Gauge({
-      name, help, registers,
+      name,
+      help,
+      registers,
       collect() {
         this.set(read());
       },
     });
   gauge('search_queue_length', 'Searches waiting for a search worker.', sources.queued);
   gauge('search_workers_busy', 'Search workers running a search.', sources.busy);
-  gauge('search_requests_in_flight', 'Search requests (GET /grants, /grants/filters) admitted and not yet answered.', sources.inFlight);
-  gauge('event_loop_delay_seconds', 'The event loop delay last measured by the overload guard.', () => sources.eventLoopDelayMs() / 1000);
-  const shed = new Counter({ name: 'http_requests_shed_total', help: 'Requests refused with a 503 because the process was saturated, by reason (search_queue, event_loop_delay).', labelNames: ['reason'], registers });
-  const timeouts = new Counter({ name: 'search_timeouts_total', help: 'Searches that ran past SEARCH_TIMEOUT_MS on the search workers (answered 503).', registers });
-  const lost = new Counter({ name: 'search_workers_lost_total', help: 'Search workers that stopped by themselves and were replaced.', registers });
+  gauge(
+    'search_requests_in_flight',
+    'Search requests (GET /grants, /grants/filters) admitted and not yet answered.',
+    sources.inFlight,
+  );
+  gauge(
+    'event_loop_delay_seconds',
+    'The event loop delay last measured by the overload guard.',
+    () => sources.eventLoopDelayMs() / 1000,
+  );
+  const shed = new Counter({
+    name: 'http_requests_shed_total',
+    help: 'Requests refused with a 503 because the process was saturated, by reason (search_queue, event_loop_delay).',
+    labelNames: ['reason'],
+    registers,
+  });
+  const timeouts = new Counter({
+    name: 'search_timeouts_total',
+    help: 'Searches that ran past SEARCH_TIMEOUT_MS on the search workers (answered 503).',
+    registers,
+  });
+  const lost = new Counter({
+    name: 'search_workers_lost_total',
+    help: 'Search workers that stopped by themselves and were replaced.',
+    registers,
+  });
   return {
     shed: (reason) => shed.inc({ reason }),
     timeout: () => timeouts.inc(),

@@ -14,7 +14,8 @@ const LOGGED_PATH_LENGTH = 200;
  * segment is written whole or not at all, so that a key in it is either seen (and redacted by the
  * logger) or absent, never cut to a prefix the redaction cannot recognise.
  */
-const clippedPath = (path: string): string => (path.length <= LOGGED_PATH_LENGTH ? path : `${path.slice(0, path.lastIndexOf('/', LOGGED_PATH_LENGTH) + 1)}…`);
+const clippedPath = (path: string): string =>
+  path.length <= LOGGED_PATH_LENGTH ? path : `${path.slice(0, path.lastIndexOf('/', LOGGED_PATH_LENGTH) + 1)}…`;
 
 /** A duration in ms cut to whole microseconds (a number, not a BigInt: no heap allocation per request). */
 const wholeMicroseconds = (ms: number): number => Math.floor(ms * 1000) / 1000;

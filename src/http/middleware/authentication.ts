@@ -15,14 +15,17 @@ export function authenticate(subscriptions: CallerDirectory, clock: () => Date):
   const admit = (ctx: ParameterizedContext<AppState>, next: Next, caller: Caller | null) => {
     if (caller === null) throw unauthorized('The API key is not valid or has been revoked.');
     if (isExpired(caller.restrictions, clock())) {
-      throw unauthorized(`The API key expired at ${caller.restrictions.expiresAt}; use another key, or create one (POST /keys).`);
+      throw unauthorized(
+        `The API key expired at ${caller.restrictions.expiresAt}; use another key, or create one (POST /keys).`,
+      );
     }
     ctx.state.caller = caller;
     return next();
   };
   return function authenticate(ctx, next) {
     const header = ctx.get('Authorization');
-    if (header === '') throw unauthorized('Authentication required: send your API key as "Authorization: Bearer <key>".');
+    if (header === '')
+      throw unauthorized('Authentication required: send your API key as "Authorization: Bearer <key>".');
     const match = BEARER.exec(header);
     if (match === null) throw unauthorized('The Authorization header must be "Bearer <key>".');
     const key = match[1];

@@ -42,7 +42,8 @@ export function compression(settings: CompressionSettings = DEFAULT_COMPRESSION)
     // goes as it is (RFC 9110 §12.5.3 allows it) rather than through koa-compress, which would throw.
     // Only a weight can refuse identity (one that reads as 0, or as no number), and a weight comes
     // after a `;`: a header without one (`gzip, deflate, br`) skips the parse.
-    if (accepted.includes(';') && ctx.acceptsEncodings('br', 'gzip', 'identity') === false) (ctx as { compress?: boolean }).compress = false;
+    if (accepted.includes(';') && ctx.acceptsEncodings('br', 'gzip', 'identity') === false)
+      (ctx as { compress?: boolean }).compress = false;
     return compressor(ctx, next);
   };
 }

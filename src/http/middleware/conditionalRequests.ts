@@ -13,7 +13,13 @@ import { outcomeOf } from '../requestOutcome.js';
 import type { AppState } from '../state.js';
 
 /** The routes whose answers carry an ETag and may be answered 304; by route name, not by handler. */
-export const CONDITIONAL_ROUTES: ReadonlySet<RouteName> = new Set<RouteName>(['grants', 'grantFilters', 'grant', 'grantSimilar', 'grantSuggest']);
+export const CONDITIONAL_ROUTES: ReadonlySet<RouteName> = new Set<RouteName>([
+  'grants',
+  'grantFilters',
+  'grant',
+  'grantSimilar',
+  'grantSuggest',
+]);
 
 export const CACHE_CONTROL = 'private, no-cache';
 export const VARY = ['Authorization', 'Accept-Encoding'] as const;
@@ -21,7 +27,12 @@ export const VARY = ['Authorization', 'Accept-Encoding'] as const;
 /** Whether a request may be answered 304 (and so be counted only once its answer is known). */
 export function isConditional(ctx: ParameterizedContext<AppState>): boolean {
   const route = ctx.state.route;
-  return route !== undefined && CONDITIONAL_ROUTES.has(route.name as RouteName) && (ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.get('If-None-Match') !== '';
+  return (
+    route !== undefined &&
+    CONDITIONAL_ROUTES.has(route.name as RouteName) &&
+    (ctx.method === 'GET' || ctx.method === 'HEAD') &&
+    ctx.get('If-None-Match') !== ''
+  );
 }
 
 const META = ',"meta":';
@@ -70,7 +81,10 @@ export function conditionalRequests(): Middleware<AppState> {
     ctx.set('ETag', entityTag(content));
     // RFC 9110 §13.1.2, evaluated by the origin whatever the request's Cache-Control (fetch()
     // adds no-cache to any request carrying If-None-Match, so Koa's ctx.fresh would never match).
-    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && namesTag(ctx.get('If-None-Match'), ctx.response.get('ETag'))) {
+    if (
+      (ctx.method === 'GET' || ctx.method === 'HEAD') &&
+      namesTag(ctx.get('If-None-Match'), ctx.response.get('ETag'))
+    ) {
       ctx.status = 304;
       ctx.body = null;
       outcomeOf(ctx.state).notModified = true;

@@ -19,7 +19,11 @@ export const CORS_MAX_AGE_SECONDS = 600;
 export const CORS_EXPOSED_HEADERS = ['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, 'Retry-After', 'ETag'] as const;
 
 /** The CORS headers of an actual answer (what a refusal takes away). */
-export const CORS_ANSWER_HEADERS = ['Access-Control-Allow-Origin', 'Access-Control-Allow-Credentials', 'Access-Control-Expose-Headers'] as const;
+export const CORS_ANSWER_HEADERS = [
+  'Access-Control-Allow-Origin',
+  'Access-Control-Allow-Credentials',
+  'Access-Control-Expose-Headers',
+] as const;
 
 /** Whether the deployment's own list (CORS_ORIGINS) lets `origin` in. */
 export function deploymentAllows(allowedOrigins: readonly string[]): (origin: string) => boolean {

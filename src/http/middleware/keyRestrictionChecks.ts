@@ -23,7 +23,11 @@ export function scopeFor(route: RouteSpec, method: string): Scope | null {
 
 /** The refusal of a call outside the key's scopes (`what`: this endpoint, the tool x). */
 export const scopeNotAllowed = (scope: Scope, what = 'this endpoint'): ApiError =>
-  new ApiError(403, 'SCOPE_NOT_ALLOWED', `This API key lacks the "${scope}" scope needed by ${what}; use a key with that scope, or create one with it (POST /keys).`);
+  new ApiError(
+    403,
+    'SCOPE_NOT_ALLOWED',
+    `This API key lacks the "${scope}" scope needed by ${what}; use a key with that scope, or create one with it (POST /keys).`,
+  );
 
 /**
  * The key's origins and IP ranges, and the CORS answer for the key. A browser request (it carries
@@ -48,7 +52,11 @@ export function keyPlace(trustProxy: readonly string[], corsOrigins: readonly st
     if (origin !== '' && restrictions.origins !== null) {
       if (!restrictions.origins.includes(origin)) {
         withoutCors(ctx);
-        throw new ApiError(403, 'ORIGIN_NOT_ALLOWED', 'This API key may not be used from this web page\'s origin; the key lists the origins it may be used from.');
+        throw new ApiError(
+          403,
+          'ORIGIN_NOT_ALLOWED',
+          "This API key may not be used from this web page's origin; the key lists the origins it may be used from.",
+        );
       }
       ctx.set('Access-Control-Allow-Origin', origin);
       ctx.set('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS.join(','));
@@ -57,7 +65,11 @@ export function keyPlace(trustProxy: readonly string[], corsOrigins: readonly st
       withoutCors(ctx);
     }
     if (restrictions.ips !== null && !inRanges(address, restrictions.ips)) {
-      throw new ApiError(403, 'IP_NOT_ALLOWED', `This API key may not be used from the address ${address}; the key lists the IP ranges it may be used from.`);
+      throw new ApiError(
+        403,
+        'IP_NOT_ALLOWED',
+        `This API key may not be used from the address ${address}; the key lists the IP ranges it may be used from.`,
+      );
     }
     return next();
   };

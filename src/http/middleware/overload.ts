@@ -15,7 +15,14 @@ import type { AppState } from '../state.js';
 export type ShedReason = 'search_queue' | 'event_loop_delay';
 
 /** The routes whose requests run a search (on the search workers when there are some). */
-export const SEARCH_ROUTES: ReadonlySet<string> = new Set<RouteName>(['grants', 'grantFilters', 'grantSimilar', 'grantSuggest', 'commonGrantsOpportunities', 'commonGrantsSearch']);
+export const SEARCH_ROUTES: ReadonlySet<string> = new Set<RouteName>([
+  'grants',
+  'grantFilters',
+  'grantSimilar',
+  'grantSuggest',
+  'commonGrantsOpportunities',
+  'commonGrantsSearch',
+]);
 
 export interface OverloadOptions {
   /** Searches that run at once (the search workers; at least 1). */
@@ -97,9 +104,15 @@ export class OverloadGuard {
 
   private shed(reason: ShedReason): never {
     this.options.onShed?.(reason);
-    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The service is overloaded; retry after the delay in Retry-After.', undefined, {
-      'Retry-After': String(SHED_RETRY_AFTER_SECONDS),
-    });
+    throw new ApiError(
+      503,
+      'SERVICE_UNAVAILABLE',
+      'The service is overloaded; retry after the delay in Retry-After.',
+      undefined,
+      {
+        'Retry-After': String(SHED_RETRY_AFTER_SECONDS),
+      },
+    );
   }
 
   middleware(): Middleware<AppState> {

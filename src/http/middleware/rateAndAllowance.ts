@@ -16,13 +16,24 @@ export interface LimitDeps {
   clock: () => Date;
 }
 
-function setHeaders(ctx: ParameterizedContext<AppState>, subscription: Subscription, rate: RateDecision, calls: number, now: Date): void {
+function setHeaders(
+  ctx: ParameterizedContext<AppState>,
+  subscription: Subscription,
+  rate: RateDecision,
+  calls: number,
+  now: Date,
+): void {
   ctx.state.monthCalls = { month: monthKey(now), calls };
   const monthlyLimit = monthlyLimitOf(subscription);
   ctx.set(
     rateLimitHeaders(
       rate,
-      { limit: monthlyLimit, remaining: Math.max(0, monthlyLimit - calls), windowSeconds: monthSeconds(now), resetSeconds: secondsUntilReset(now) },
+      {
+        limit: monthlyLimit,
+        remaining: Math.max(0, monthlyLimit - calls),
+        windowSeconds: monthSeconds(now),
+        resetSeconds: secondsUntilReset(now),
+      },
       now.getTime(),
     ),
   );
@@ -33,7 +44,9 @@ const keyBudget = (keyId: string): string => `key:${keyId}`;
 
 /** A key's own rate: its restriction, never above the subscription's; null without one. */
 export const keyRateOf = (caller: Caller): number | null =>
-  caller.restrictions.rateLimit === null ? null : Math.min(caller.restrictions.rateLimit, rateLimitOf(caller.subscription));
+  caller.restrictions.rateLimit === null
+    ? null
+    : Math.min(caller.restrictions.rateLimit, rateLimitOf(caller.subscription));
 
 /** Of two admissions, the one that leaves less (the headers tell the budget that binds first). */
 const tighter = (a: RateDecision, b: RateDecision): RateDecision => (b.remaining < a.remaining ? b : a);
@@ -75,7 +88,11 @@ export const rates = (rateLimiter: RateLimiter) => ({
  */
 export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps): Middleware<AppState> {
   const budget = rates(rateLimiter);
-  const refuse = async (ctx: ParameterizedContext<AppState>, subscription: Subscription, refusal: string): Promise<never> => {
+  const refuse = async (
+    ctx: ParameterizedContext<AppState>,
+    subscription: Subscription,
+    refusal: string,
+  ): Promise<never> => {
     const now = clock();
     const rate = await budget.peek(ctx.state.caller!);
     setHeaders(ctx, subscription, rate, await allowance.current(subscription.id, monthKey(now)), now);
@@ -105,9 +122,15 @@ function quotaExceeded(monthlyLimit: number, now: Date): ApiError {
 
 function rateLimited(rate: RateDecision): ApiError {
   const retryAfter = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
-  return new ApiError(429, 'RATE_LIMITED', `Rate limit of ${rate.limit} requests per second exceeded; retry after ${retryAfter} second(s).`, undefined, {
-    'Retry-After': retryAfter,
-  });
+  return new ApiError(
+    429,
+    'RATE_LIMITED',
+    `Rate limit of ${rate.limit} requests per second exceeded; retry after ${retryAfter} second(s).`,
+    undefined,
+    {
+      'Retry-After': retryAfter,
+    },
+  );
 }
 
 /**
@@ -115,7 +138,11 @@ function rateLimited(rate: RateDecision): ApiError {
  * admitted billable request does; the first spends the rate already spent at admission, each
  * further one in the same request spends one more.
  */
-function handlerBilling(ctx: ParameterizedContext<AppState>, { rateLimiter, allowance, clock }: LimitDeps, admitted: RateDecision): () => Promise<void> {
+function handlerBilling(
+  ctx: ParameterizedContext<AppState>,
+  { rateLimiter, allowance, clock }: LimitDeps,
+  admitted: RateDecision,
+): () => Promise<void> {
   const { subscription } = ctx.state.caller!;
   let rate = admitted;
   let calls = 0;
@@ -159,7 +186,8 @@ export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Mid
     if (!rate.allowed) throw rateLimited(rate);
     if (refused) throw quotaExceeded(monthlyLimit, now);
     outcomeOf(ctx.state).billed = counted !== null;
-    if (route?.billable === true && route.billedByHandler === true) ctx.state.bill = handlerBilling(ctx, { rateLimiter, allowance, clock }, rate);
+    if (route?.billable === true && route.billedByHandler === true)
+      ctx.state.bill = handlerBilling(ctx, { rateLimiter, allowance, clock }, rate);
     if (!deferred) return next();
 
     const countServed = async () => {

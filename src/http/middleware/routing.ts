@@ -41,9 +41,15 @@ export function routeGuard(): Middleware<AppState> {
     const route = ctx.state.route;
     if (route === undefined) throw notFound('No endpoint exists at this path.');
     if (!route.methods.includes(ctx.method)) {
-      throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Method ${ctx.method} is not allowed here; use ${route.methods.join(' or ')}.`, undefined, {
-        Allow: route.methods.join(', '),
-      });
+      throw new ApiError(
+        405,
+        'METHOD_NOT_ALLOWED',
+        `Method ${ctx.method} is not allowed here; use ${route.methods.join(' or ')}.`,
+        undefined,
+        {
+          Allow: route.methods.join(', '),
+        },
+      );
     }
     return next();
   };

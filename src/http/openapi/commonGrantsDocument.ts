@@ -15,7 +15,7 @@ const EXAMPLE_OPPORTUNITY = toOpportunity(EXAMPLE_GRANT, Date.parse(EXAMPLE_META
 
 const ABOUT =
   `CommonGrants ${COMMON_GRANTS_VERSION} (commongrants.org): the protocol fixes this answer's shape (\`status\`, \`message\` and its fields; ` +
-  '`meta` is added), and an error carries the protocol\'s `status`, `message` and `errors` beside the usual envelope. ' +
+  "`meta` is added), and an error carries the protocol's `status`, `message` and `errors` beside the usual envelope. " +
   "An opportunity's `id` is a UUID derived from the grant's id (version 5); `customFields.grantsApiId` holds the grant's id.";
 
 export interface CommonGrantsOperationDoc {
@@ -34,7 +34,12 @@ export interface CommonGrantsOperationDoc {
 /** The example grant's place in the list (most recently modified first) of the fixture catalog. */
 const EXAMPLE_PLACE = 329;
 const FIXTURE_GRANTS = 600;
-const SEARCH_EXAMPLE = { search: 'Hamilton heat pumps', filters: { customFilters: { fundingType: { operator: 'in', value: ['REBATE'] } } }, sorting: { sortBy: 'keyDates.closeDate' }, pagination: { pageSize: 1 } };
+const SEARCH_EXAMPLE = {
+  search: 'Hamilton heat pumps',
+  filters: { customFilters: { fundingType: { operator: 'in', value: ['REBATE'] } } },
+  sorting: { sortBy: 'keyDates.closeDate' },
+  pagination: { pageSize: 1 },
+};
 
 export const COMMON_GRANTS_OPERATIONS: Partial<Record<RouteName, CommonGrantsOperationDoc>> = {
   commonGrantsOpportunities: {
@@ -43,7 +48,13 @@ export const COMMON_GRANTS_OPERATIONS: Partial<Record<RouteName, CommonGrantsOpe
     description: `${ABOUT} Pages with \`page\` and \`pageSize\` (default ${DEFAULT_PAGE_SIZE}, at most ${MAX_LIMIT}).`,
     answer: 'CommonGrantsListAnswer',
     request: `/common-grants/opportunities?page=${EXAMPLE_PLACE}&pageSize=1`,
-    example: { status: 200, message: 'Success', items: [EXAMPLE_OPPORTUNITY], paginationInfo: { page: EXAMPLE_PLACE, pageSize: 1, totalItems: FIXTURE_GRANTS, totalPages: FIXTURE_GRANTS }, meta: EXAMPLE_META },
+    example: {
+      status: 200,
+      message: 'Success',
+      items: [EXAMPLE_OPPORTUNITY],
+      paginationInfo: { page: EXAMPLE_PLACE, pageSize: 1, totalItems: FIXTURE_GRANTS, totalPages: FIXTURE_GRANTS },
+      meta: EXAMPLE_META,
+    },
   },
   commonGrantsSearch: {
     operationId: 'searchCommonGrantsOpportunities',
@@ -87,11 +98,20 @@ export const COMMON_GRANTS_TAG = {
   description: `The catalog in the CommonGrants protocol ${COMMON_GRANTS_VERSION} (commongrants.org): list, search and read opportunities. Billable, as the grant endpoints.`,
 };
 
-const object = (description: string, required: readonly string[], properties: Schema): Schema => ({ type: 'object', additionalProperties: false, description, required: [...required], properties });
+const object = (description: string, required: readonly string[], properties: Schema): Schema => ({
+  type: 'object',
+  additionalProperties: false,
+  description,
+  required: [...required],
+  properties,
+});
 const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
 const money = (description: string): Schema => ({ ...ref('CommonGrantsMoney'), description });
 const filterOf = (description: string, operators: readonly string[], value: Schema): Schema =>
-  object(description, ['operator', 'value'], { operator: { type: 'string', enum: [...operators], description: 'The operator.' }, value });
+  object(description, ['operator', 'value'], {
+    operator: { type: 'string', enum: [...operators], description: 'The operator.' },
+    value,
+  });
 
 const answer = (description: string, fields: Schema, required: readonly string[]): Schema =>
   object(description, ['status', 'message', ...required, 'meta'], {
@@ -102,7 +122,11 @@ const answer = (description: string, fields: Schema, required: readonly string[]
   });
 
 const PAGE_FIELDS: Schema = {
-  items: { type: 'array', items: ref('CommonGrantsOpportunity'), description: 'The opportunities of this page, in order.' },
+  items: {
+    type: 'array',
+    items: ref('CommonGrantsOpportunity'),
+    description: 'The opportunities of this page, in order.',
+  },
   paginationInfo: { ...ref('CommonGrantsPaginationInfo'), description: 'Where this page lies in the matches.' },
 };
 
@@ -112,7 +136,9 @@ const dateEvent = (description: string): Schema =>
     name: str('The name of the event.'),
     eventType: { type: 'string', const: 'singleDate', description: 'A single date.' },
     date: str('The date, YYYY-MM-DD (UTC).', { format: 'date' }),
-    time: str('The time, HH:MM:SSZ, or HH:MM:SS.sssZ when it has milliseconds (UTC).', { pattern: '^[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{3})?Z$' }),
+    time: str('The time, HH:MM:SSZ, or HH:MM:SS.sssZ when it has milliseconds (UTC).', {
+      pattern: '^[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{3})?Z$',
+    }),
     description: str('What the date is.'),
   });
 
@@ -121,12 +147,18 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
     'A grant as a CommonGrants opportunity (OpportunityBase). Fields with no value are left out (funding, keyDates); fields without a place in the protocol are custom fields.',
     ['id', 'title', 'status', 'description', 'acceptedApplicantTypes', 'customFields', 'createdAt', 'lastModifiedAt'],
     {
-      id: str("The opportunity's UUID: version 5, derived from the grant's id (the same id, the same UUID).", { format: 'uuid' }),
-      title: str("The grant's title."),
-      status: object('The status at the time of the request: open (deadline ahead or none) or closed (deadline passed).', ['value', 'description'], {
-        value: { type: 'string', enum: [...OPP_STATUSES], description: 'The status.' },
-        description: str('What the status means.'),
+      id: str("The opportunity's UUID: version 5, derived from the grant's id (the same id, the same UUID).", {
+        format: 'uuid',
       }),
+      title: str("The grant's title."),
+      status: object(
+        'The status at the time of the request: open (deadline ahead or none) or closed (deadline passed).',
+        ['value', 'description'],
+        {
+          value: { type: 'string', enum: [...OPP_STATUSES], description: 'The status.' },
+          description: str('What the status means.'),
+        },
+      ),
       description: str("The grant's description (empty when unknown)."),
       funding: object('The award range (left out when neither amount is known).', [], {
         minAwardAmount: money("The grant's amountMin, in its currency."),
@@ -138,24 +170,32 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
       }),
       acceptedApplicantTypes: {
         type: 'array',
-        description: "The grant's targetBeneficiaries as the protocol's applicant types (custom, with customValue, when none means the same).",
+        description:
+          "The grant's targetBeneficiaries as the protocol's applicant types (custom, with customValue, when none means the same).",
         items: object('An applicant type.', ['value', 'description'], {
-          value: str('The protocol\'s applicant type.'),
+          value: str("The protocol's applicant type."),
           customValue: str("This API's beneficiary, with value custom."),
           description: str('Who it is.'),
         }),
       },
       customFields: {
         type: 'object',
-        description: "This API's fields with no place in the protocol, by name: grantsApiId, funder, funderType, fundingType, eligibleProvinces, targetBeneficiaries, sdgAlignment, currency, and when known applicationComplexity, isRecurring, applicationUrl, titleFr, descriptionFr, source.",
+        description:
+          "This API's fields with no place in the protocol, by name: grantsApiId, funder, funderType, fundingType, eligibleProvinces, targetBeneficiaries, sdgAlignment, currency, and when known applicationComplexity, isRecurring, applicationUrl, titleFr, descriptionFr, source.",
         additionalProperties: object('A custom field.', ['name', 'fieldType', 'value', 'description'], {
           name: str('Its name (its key in customFields).'),
-          fieldType: { type: 'string', enum: ['string', 'number', 'integer', 'boolean', 'object', 'array'], description: 'The JSON type of value.' },
+          fieldType: {
+            type: 'string',
+            enum: ['string', 'number', 'integer', 'boolean', 'object', 'array'],
+            description: 'The JSON type of value.',
+          },
           value: { description: 'Its value.' },
           description: str('What it holds.'),
         }),
       },
-      source: str("The page of the grant at the source it was imported from (source.url); left out when unknown.", { format: 'uri' }),
+      source: str('The page of the grant at the source it was imported from (source.url); left out when unknown.', {
+        format: 'uri',
+      }),
       createdAt: str('When the grant entered the catalog (UTC).', { format: 'date-time' }),
       lastModifiedAt: str("The grant's updatedAt (UTC).", { format: 'date-time' }),
     },
@@ -170,7 +210,10 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
     totalItems: { type: 'integer', minimum: 0, description: 'How many opportunities match, in all.' },
     totalPages: { type: 'integer', minimum: 0, description: 'How many pages of this size they fill.' },
   }),
-  CommonGrantsListAnswer: answer('A page of opportunities, most recently modified first.', PAGE_FIELDS, ['items', 'paginationInfo']),
+  CommonGrantsListAnswer: answer('A page of opportunities, most recently modified first.', PAGE_FIELDS, [
+    'items',
+    'paginationInfo',
+  ]),
   CommonGrantsSearchAnswer: answer(
     'A page of the opportunities matching a search.',
     {
@@ -180,11 +223,17 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
         customSortBy: str('"relevance" (best first) with sortBy custom.'),
         sortOrder: { type: 'string', enum: ['asc', 'desc'], description: 'The direction.' },
       }),
-      filterInfo: object('The filters applied.', ['filters'], { filters: { type: 'object', description: 'The filters as sent.' } }),
+      filterInfo: object('The filters applied.', ['filters'], {
+        filters: { type: 'object', description: 'The filters as sent.' },
+      }),
     },
     ['items', 'paginationInfo', 'sortInfo', 'filterInfo'],
   ),
-  CommonGrantsOpportunityAnswer: answer('One opportunity.', { data: { ...ref('CommonGrantsOpportunity'), description: 'The opportunity asked for.' } }, ['data']),
+  CommonGrantsOpportunityAnswer: answer(
+    'One opportunity.',
+    { data: { ...ref('CommonGrantsOpportunity'), description: 'The opportunity asked for.' } },
+    ['data'],
+  ),
   CommonGrantsSearchBody: {
     ...object('A CommonGrants search: every part optional; filters combine with AND.', [], {
       search: str('Words to find, with the search syntax of GET /grants.', { maxLength: MAX_SEARCH_LENGTH }),
@@ -195,46 +244,112 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
           items: { type: 'string', enum: [...OPP_STATUSES] },
           description: 'The statuses.',
         }),
-        closeDateRange: filterOf('The deadline lies in [min, max]: a date (its first or last millisecond, UTC) or a date-time with its offset.', ['between'], {
-          type: 'object',
-          additionalProperties: false,
-          required: ['min', 'max'],
-          properties: { min: str('The start of the range.'), max: str('The end of the range.') },
-          description: 'The range.',
+        closeDateRange: filterOf(
+          'The deadline lies in [min, max]: a date (its first or last millisecond, UTC) or a date-time with its offset.',
+          ['between'],
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['min', 'max'],
+            properties: { min: str('The start of the range.'), max: str('The end of the range.') },
+            description: 'The range.',
+          },
+        ),
+        minAwardAmountRange: filterOf(
+          "The grant's amountMin lies in [min, max], in that currency (grants in the other currency are left out).",
+          ['between'],
+          { ...ref('CommonGrantsMoneyRange'), description: 'The amount range.' },
+        ),
+        maxAwardAmountRange: filterOf("The grant's amountMax lies in [min, max], in that currency.", ['between'], {
+          ...ref('CommonGrantsMoneyRange'),
+          description: 'The amount range.',
         }),
-        minAwardAmountRange: filterOf('The grant\'s amountMin lies in [min, max], in that currency (grants in the other currency are left out).', ['between'], { ...ref('CommonGrantsMoneyRange'), description: 'The amount range.' }),
-        maxAwardAmountRange: filterOf('The grant\'s amountMax lies in [min, max], in that currency.', ['between'], { ...ref('CommonGrantsMoneyRange'), description: 'The amount range.' }),
         customFilters: object(
           'Filters on the custom fields: the grant holds any of the values.',
           [],
           Object.fromEntries(
-            Object.entries(CUSTOM_FILTERS).map(([name, spec]) => [name, filterOf(`${name} is any of the values.`, ['in'], { type: 'array', minItems: 1, items: { type: 'string', enum: [...spec.values] }, description: 'The values, any of which matches.' })]),
+            Object.entries(CUSTOM_FILTERS).map(([name, spec]) => [
+              name,
+              filterOf(`${name} is any of the values.`, ['in'], {
+                type: 'array',
+                minItems: 1,
+                items: { type: 'string', enum: [...spec.values] },
+                description: 'The values, any of which matches.',
+              }),
+            ]),
           ),
         ),
       }),
-      sorting: object('The order (default: relevance with search words, else lastModifiedAt newest first).', ['sortBy'], {
-        sortBy: { type: 'string', enum: [...Object.keys(SORT_BY), 'custom'], description: 'The key; "custom" with customSortBy "relevance".' },
-        customSortBy: { type: 'string', enum: ['relevance'], description: 'With sortBy custom: the text score, best first.' },
-        sortOrder: { type: 'string', enum: ['asc', 'desc'], description: 'The direction (asc by default; relevance is desc).' },
-      }),
+      sorting: object(
+        'The order (default: relevance with search words, else lastModifiedAt newest first).',
+        ['sortBy'],
+        {
+          sortBy: {
+            type: 'string',
+            enum: [...Object.keys(SORT_BY), 'custom'],
+            description: 'The key; "custom" with customSortBy "relevance".',
+          },
+          customSortBy: {
+            type: 'string',
+            enum: ['relevance'],
+            description: 'With sortBy custom: the text score, best first.',
+          },
+          sortOrder: {
+            type: 'string',
+            enum: ['asc', 'desc'],
+            description: 'The direction (asc by default; relevance is desc).',
+          },
+        },
+      ),
       pagination: object('The page.', [], {
         page: { type: 'integer', minimum: 1, description: 'The page, from 1 (default 1).' },
-        pageSize: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: `Opportunities per page (default ${DEFAULT_PAGE_SIZE}).` },
+        pageSize: {
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_LIMIT,
+          description: `Opportunities per page (default ${DEFAULT_PAGE_SIZE}).`,
+        },
       }),
     }),
-    examples: [{ search: 'energy', filters: { status: { operator: 'in', value: ['open'] }, customFilters: { eligibleProvinces: { operator: 'in', value: ['ONTARIO'] } } }, sorting: { sortBy: 'keyDates.closeDate' }, pagination: { pageSize: 10 } }, SEARCH_EXAMPLE],
+    examples: [
+      {
+        search: 'energy',
+        filters: {
+          status: { operator: 'in', value: ['open'] },
+          customFilters: { eligibleProvinces: { operator: 'in', value: ['ONTARIO'] } },
+        },
+        sorting: { sortBy: 'keyDates.closeDate' },
+        pagination: { pageSize: 10 },
+      },
+      SEARCH_EXAMPLE,
+    ],
   },
-  CommonGrantsMoneyRange: object('An amount range in one currency.', ['min', 'max'], { min: money('The smallest amount of the range.'), max: money('The largest amount of the range.') }),
-  CommonGrantsErrorEnvelope: object("An error on a CommonGrants route: the protocol's Error and the envelope.", ['status', 'message', 'errors', 'success', 'error', 'meta'], {
-    status: { type: 'integer', description: 'The HTTP status.' },
-    message: str('What went wrong (error.message).'),
-    errors: {
-      type: 'array',
-      description: 'The problems: each invalid field (as error.details), or the error itself ({code, message}).',
-      items: { oneOf: [ref('ErrorDetail'), object('The error.', ['code', 'message'], { code: str('The error code.'), message: str('What went wrong.') })] },
-    },
-    success: { type: 'boolean', const: false, description: 'Always false in an error answer.' },
-    error: { ...ref('ErrorBody'), description: 'What went wrong, as in every error envelope.' },
-    meta: { ...ref('Meta'), description: 'About this answer.' },
+  CommonGrantsMoneyRange: object('An amount range in one currency.', ['min', 'max'], {
+    min: money('The smallest amount of the range.'),
+    max: money('The largest amount of the range.'),
   }),
+  CommonGrantsErrorEnvelope: object(
+    "An error on a CommonGrants route: the protocol's Error and the envelope.",
+    ['status', 'message', 'errors', 'success', 'error', 'meta'],
+    {
+      status: { type: 'integer', description: 'The HTTP status.' },
+      message: str('What went wrong (error.message).'),
+      errors: {
+        type: 'array',
+        description: 'The problems: each invalid field (as error.details), or the error itself ({code, message}).',
+        items: {
+          oneOf: [
+            ref('ErrorDetail'),
+            object('The error.', ['code', 'message'], {
+              code: str('The error code.'),
+              message: str('What went wrong.'),
+            }),
+          ],
+        },
+      },
+      success: { type: 'boolean', const: false, description: 'Always false in an error answer.' },
+      error: { ...ref('ErrorBody'), description: 'What went wrong, as in every error envelope.' },
+      meta: { ...ref('Meta'), description: 'About this answer.' },
+    },
+  ),
 };

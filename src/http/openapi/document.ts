@@ -10,21 +10,51 @@ import { RATE_LIMIT_HEADER_NAMES } from '../../ratelimit/headers.js';
 import { CACHE_CONTROL, CONDITIONAL_ROUTES } from '../middleware/conditionalRequests.js';
 import { API_VERSION, JSON_CONTENT_TYPE } from '../envelope.js';
 import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from '../errors.js';
-import { ALERT_QUERY_PARAMS, GRANT_EXPORT_PARAMS, GRANT_SEARCH_PARAMS, SIMILAR_PARAMS } from '../parameters/grantSearchParams.js';
+import {
+  ALERT_QUERY_PARAMS,
+  GRANT_EXPORT_PARAMS,
+  GRANT_SEARCH_PARAMS,
+  SIMILAR_PARAMS,
+} from '../parameters/grantSearchParams.js';
 import { GRANT_SUGGEST_PARAMS } from '../parameters/suggestParams.js';
 import { CHANGES_MAX_LIMIT, CHANGES_PARAMS } from '../handlers/changes.js';
 import { HISTORY_PARAMS } from '../handlers/history.js';
 import { VERSION_TYPES } from '../../grants/history.js';
 import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE } from '../handlers/exportFormat.js';
-import { ALERT_CODES, ALERT_OPERATIONS, ALERT_PATH_PARAMS, ALERT_SCHEMAS, ALERT_WEBHOOKS, alertOnlyCode } from './alertDocument.js';
+import {
+  ALERT_CODES,
+  ALERT_OPERATIONS,
+  ALERT_PATH_PARAMS,
+  ALERT_SCHEMAS,
+  ALERT_WEBHOOKS,
+  alertOnlyCode,
+} from './alertDocument.js';
 import { scopeFor } from '../middleware/keyRestrictionChecks.js';
 import { KEY_CODES, KEY_OPERATIONS, KEY_PATH_PARAMS, KEY_SCHEMAS, keyOnlyCode } from './keyDocument.js';
-import { ANSWER_EXAMPLES, EXAMPLE_GRANT, EXAMPLE_META, EXPORT_EXAMPLES, VALIDATION_ERROR_EXAMPLE, type AnswerExample } from './examples.js';
-import { DATE_MESSAGE, DATE_PATTERN, maxListValues, type ParamSpec, type ParamSpecs } from '../parameters/queryParams.js';
+import {
+  ANSWER_EXAMPLES,
+  EXAMPLE_GRANT,
+  EXAMPLE_META,
+  EXPORT_EXAMPLES,
+  VALIDATION_ERROR_EXAMPLE,
+  type AnswerExample,
+} from './examples.js';
+import {
+  DATE_MESSAGE,
+  DATE_PATTERN,
+  maxListValues,
+  type ParamSpec,
+  type ParamSpecs,
+} from '../parameters/queryParams.js';
 import { API_PREFIX, ROUTES, type RouteName, type RouteSpec } from '../routeTable.js';
 import type { AppState } from '../state.js';
 import { LIST_PARAMS } from '../parameters/commonGrantsSearch.js';
-import { COMMON_GRANTS_OPERATIONS, COMMON_GRANTS_PATH_PARAM, COMMON_GRANTS_SCHEMAS, COMMON_GRANTS_TAG } from './commonGrantsDocument.js';
+import {
+  COMMON_GRANTS_OPERATIONS,
+  COMMON_GRANTS_PATH_PARAM,
+  COMMON_GRANTS_SCHEMAS,
+  COMMON_GRANTS_TAG,
+} from './commonGrantsDocument.js';
 import { MCP_REQUEST_EXAMPLE, MCP_RESPONSE_EXAMPLE, MCP_SCHEMAS, MCP_TOOL_NAMES } from './mcpDocument.js';
 import { LIMITS_REPORT_SCHEMA, USAGE_PARAMS, USAGE_REPORT_SCHEMA } from '../handlers/subscription.js';
 
@@ -70,17 +100,30 @@ export const OPEN_GRANTS_FIRST =
 
 /** The read-only routes' one operation each (the alert routes are described per method: alertDocument.ts). */
 const OPERATIONS: Partial<Record<RouteName, OperationDoc>> = {
-  grants: { operationId: 'searchGrants', summary: 'Search grants', answer: 'GrantSearchAnswer', more: OPEN_GRANTS_FIRST },
-  grantFilters: { operationId: 'getGrantFilters', summary: 'The values each filter can take', answer: 'GrantFiltersAnswer' },
+  grants: {
+    operationId: 'searchGrants',
+    summary: 'Search grants',
+    answer: 'GrantSearchAnswer',
+    more: OPEN_GRANTS_FIRST,
+  },
+  grantFilters: {
+    operationId: 'getGrantFilters',
+    summary: 'The values each filter can take',
+    answer: 'GrantFiltersAnswer',
+  },
   grantSuggest: {
     operationId: 'suggestGrants',
     summary: 'Completions of the text typed so far (search as you type)',
     answer: 'GrantSuggestAnswer',
     more:
-      'Completes the last word typed from the catalog\'s words, grant titles and funder names, each with how many grants it would find under the filters ' +
+      "Completes the last word typed from the catalog's words, grant titles and funder names, each with how many grants it would find under the filters " +
       '(and the words typed before it); the most grants first, then by text. Billed as a search.',
   },
-  grantChanges: { operationId: 'getGrantChanges', summary: 'Changes to the catalog since a position (feed)', answer: 'GrantChangesAnswer' },
+  grantChanges: {
+    operationId: 'getGrantChanges',
+    summary: 'Changes to the catalog since a position (feed)',
+    answer: 'GrantChangesAnswer',
+  },
   grantExport: {
     operationId: 'exportGrants',
     summary: 'Every matching grant as NDJSON or CSV, streamed',
@@ -93,7 +136,7 @@ const OPERATIONS: Partial<Record<RouteName, OperationDoc>> = {
     answer: 'GrantHistoryAnswer',
     more:
       'Each run of the indexer that adds, changes or removes the grant records a version: when, what (created, updated, deleted) and, for an update, ' +
-      'each field it changed with its value before and after. Versions are kept for the operator\'s retention (a year by default); a removed grant\'s ' +
+      "each field it changed with its value before and after. Versions are kept for the operator's retention (a year by default); a removed grant's " +
       'history still answers while it holds a version (its last version is the deletion); an id neither in the catalog nor in the history is a 404.',
   },
   grantSimilar: {
@@ -111,13 +154,31 @@ const OPERATIONS: Partial<Record<RouteName, OperationDoc>> = {
 
 /** The tags, in the order /docs shows them. */
 const TAGS = [
-  { name: 'grants', description: 'The grants catalog: search, filters, one grant, the changes feed and the export. Billable.' },
+  {
+    name: 'grants',
+    description: 'The grants catalog: search, filters, one grant, the changes feed and the export. Billable.',
+  },
   { name: 'subscription', description: "Your subscription's usage, limits and features. Never billed." },
-  { name: 'alerts', description: 'Saved searches that POST signed webhooks when a grant enters, changes within or leaves their results. Billable.' },
-  { name: 'keys', description: "Your subscription's API keys: list, create with restrictions (scopes, origins, IP ranges, expiry, rate), revoke. Needs the keys:manage scope. Billable." },
+  {
+    name: 'alerts',
+    description:
+      'Saved searches that POST signed webhooks when a grant enters, changes within or leaves their results. Billable.',
+  },
+  {
+    name: 'keys',
+    description:
+      "Your subscription's API keys: list, create with restrictions (scopes, origins, IP ranges, expiry, rate), revoke. Needs the keys:manage scope. Billable.",
+  },
   COMMON_GRANTS_TAG,
-  { name: 'mcp', description: 'The MCP server for AI agents: the catalog and alerts as tools. Each tool call is billed as its endpoint is.' },
-  { name: 'webhooks', description: 'What an alert POSTs to its URL (signed per Standard Webhooks); your receiver answers 2xx.' },
+  {
+    name: 'mcp',
+    description:
+      'The MCP server for AI agents: the catalog and alerts as tools. Each tool call is billed as its endpoint is.',
+  },
+  {
+    name: 'webhooks',
+    description: 'What an alert POSTs to its URL (signed per Standard Webhooks); your receiver answers 2xx.',
+  },
   { name: 'openapi', description: 'This document. No key needed; never billed.' },
 ];
 
@@ -133,7 +194,10 @@ function toSchema2020(schema: unknown): unknown {
   const source = schema as Schema;
   for (const [key, value] of Object.entries(source)) {
     if (key === 'nullable' || key === '$id' || key === 'default') continue;
-    out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as Schema).map(([name, property]) => [name, toSchema2020(property)])) : toSchema2020(value);
+    out[key] =
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(value as Schema).map(([name, property]) => [name, toSchema2020(property)]))
+        : toSchema2020(value);
   }
   if (source.nullable === true && typeof source.type === 'string') out.type = [source.type, 'null'];
   return out;
@@ -143,7 +207,8 @@ function toSchema2020(schema: unknown): unknown {
 const servedGrant = (): Schema => ({
   ...(toSchema2020(grantSchema) as Schema),
   required: [...SERVED_FIELDS],
-  description: 'A grant of the catalog, every field present (unknown values null, empty lists []), in this field order.',
+  description:
+    'A grant of the catalog, every field present (unknown values null, empty lists []), in this field order.',
 });
 
 /** A parameter's JSON Schema (what OpenAPI publishes and the MCP tools take as arguments). */
@@ -166,7 +231,12 @@ export function paramSchema(spec: ParamSpec): Schema {
     case 'enum':
       return { type: 'string', enum: [...spec.values] };
     case 'enumArray':
-      return { type: 'array', maxItems: maxListValues(spec.values), uniqueItems: true, items: { type: 'string', enum: [...spec.values] } };
+      return {
+        type: 'array',
+        maxItems: maxListValues(spec.values),
+        uniqueItems: true,
+        items: { type: 'string', enum: [...spec.values] },
+      };
   }
 }
 
@@ -174,7 +244,10 @@ export function paramSchema(spec: ParamSpec): Schema {
 function jsonParamDescription(name: string, spec: ParamSpec): string {
   const parts = [spec.description];
   if ('message' in spec) parts.push(`Must be ${spec.message.replace(/^must be /, '')}.`);
-  if (spec.kind === 'date') parts.push(`Must be ${DATE_MESSAGE.replace(/^must be /, '')}; a date alone means its ${spec.dayEdge === 'start' ? 'first' : 'last'} millisecond.`);
+  if (spec.kind === 'date')
+    parts.push(
+      `Must be ${DATE_MESSAGE.replace(/^must be /, '')}; a date alone means its ${spec.dayEdge === 'start' ? 'first' : 'last'} millisecond.`,
+    );
   if (spec.kind === 'enumArray') parts.push('A JSON array; a grant matches when it has any of the values (OR).');
   if (name === 'sort') parts.push('Default: relevance with search words, else deadline; relevance needs search words.');
   return parts.join(' ');
@@ -189,7 +262,10 @@ export function jsonParamsSchema(specs: ParamSpecs, required: readonly string[] 
     type: 'object',
     additionalProperties: false,
     properties: Object.fromEntries(
-      Object.entries(specs).map(([name, spec]) => [name, { ...paramSchema(spec), description: jsonParamDescription(name, spec), examples: [spec.example] }]),
+      Object.entries(specs).map(([name, spec]) => [
+        name,
+        { ...paramSchema(spec), description: jsonParamDescription(name, spec), examples: [spec.example] },
+      ]),
     ),
     ...(required.length === 0 ? {} : { required: [...required] }),
   };
@@ -199,7 +275,10 @@ export function jsonParamsSchema(specs: ParamSpecs, required: readonly string[] 
 function paramDescription(name: string, spec: ParamSpec): string {
   const parts: string[] = [spec.description];
   if ('message' in spec) parts.push(`Must be ${spec.message.replace(/^must be /, '')}.`);
-  if (spec.kind === 'date') parts.push(`Must be ${DATE_MESSAGE.replace(/^must be /, '')}; a date alone means its ${spec.dayEdge === 'start' ? 'first' : 'last'} millisecond.`);
+  if (spec.kind === 'date')
+    parts.push(
+      `Must be ${DATE_MESSAGE.replace(/^must be /, '')}; a date alone means its ${spec.dayEdge === 'start' ? 'first' : 'last'} millisecond.`,
+    );
   if (spec.kind === 'enumArray') {
     const [a, b] = spec.example as readonly string[];
     const second = b ?? a;
@@ -209,12 +288,19 @@ function paramDescription(name: string, spec: ParamSpec): string {
     );
   }
   if (spec.kind === 'integer' && spec.clampAbove !== undefined) {
-    parts.push(`Above ${spec.clampAbove} it is served as ${spec.clampAbove} (\`pagination.limit\` gives the limit in effect)${spec.default === undefined ? '' : `; default ${spec.default}`}.`);
+    parts.push(
+      `Above ${spec.clampAbove} it is served as ${spec.clampAbove} (\`pagination.limit\` gives the limit in effect)${spec.default === undefined ? '' : `; default ${spec.default}`}.`,
+    );
   }
-  if (name === 'limit' && spec.kind === 'integer' && spec.min === 0) parts.push('0 returns no grant: the total and the facets alone (`totalPages` 0); not with `cursor`.');
+  if (name === 'limit' && spec.kind === 'integer' && spec.min === 0)
+    parts.push('0 returns no grant: the total and the facets alone (`totalPages` 0); not with `cursor`.');
   if (name === 'sort') parts.push('Default: relevance with search words, else deadline; relevance needs search words.');
-  if (name === 'cursor') parts.push('Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.');
-  if (name === 'format') parts.push('`ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.');
+  if (name === 'cursor')
+    parts.push(
+      'Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.',
+    );
+  if (name === 'format')
+    parts.push('`ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.');
   if (spec.fillIn === false) parts.push(`For example \`${String(spec.example)}\`.`);
   return parts.join(' ');
 }
@@ -247,7 +333,8 @@ function parameters(route: RouteSpec): Schema[] {
 }
 
 /** Headers by reference to components.headers. */
-const headerRefs = (names: readonly string[]): Schema => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+const headerRefs = (names: readonly string[]): Schema =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 
 /** The codes each error status of an operation can carry. */
 function errorStatuses(route: RouteSpec): Map<number, ErrorCode[]> {
@@ -258,7 +345,8 @@ function errorStatuses(route: RouteSpec): Map<number, ErrorCode[]> {
     if (code === 'NOT_FOUND') return route.template.includes(':');
     if (code === 'SYNC_EXPIRED') return route.name === 'grantChanges';
     if (code === 'NOT_ACCEPTABLE') return route.name === 'mcp';
-    if (code === 'PAYLOAD_TOO_LARGE' || code === 'UNSUPPORTED_MEDIA_TYPE') return route.name === 'mcp' || route.name === 'commonGrantsSearch';
+    if (code === 'PAYLOAD_TOO_LARGE' || code === 'UNSUPPORTED_MEDIA_TYPE')
+      return route.name === 'mcp' || route.name === 'commonGrantsSearch';
     if (ALERT_CODES.includes(code) || KEY_CODES.includes(code)) return false;
     return true;
   });
@@ -272,7 +360,11 @@ function byStatus(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
 }
 
 /** The headers an error of this status always carries (the rate-limit headers come with some errors; see the guide). */
-const errorHeaders = (status: number): string[] => ['X-Request-Id', ...(status === 429 || status === 503 ? ['Retry-After'] : []), ...(status === 401 ? ['WWW-Authenticate'] : [])];
+const errorHeaders = (status: number): string[] => [
+  'X-Request-Id',
+  ...(status === 429 || status === 503 ? ['Retry-After'] : []),
+  ...(status === 401 ? ['WWW-Authenticate'] : []),
+];
 
 function errorResponse(status: number, codes: ErrorCode[], example?: unknown, schema = 'ErrorEnvelope'): Schema {
   const noBody = status === 431 ? ' A 431 refused before its method is known has no body.' : '';
@@ -317,8 +409,17 @@ const ANSWERS: Record<string, Schema> = {
         additionalProperties: false,
         required: ['search', 'total'],
         properties: {
-          search: { type: 'string', description: 'The search with its misspelt words replaced: send it as `search` to see the grants.', examples: ['broadband internet'] },
-          total: { type: 'integer', minimum: 1, description: 'How many grants it finds, with the same filters and `typos`.', examples: [12] },
+          search: {
+            type: 'string',
+            description: 'The search with its misspelt words replaced: send it as `search` to see the grants.',
+            examples: ['broadband internet'],
+          },
+          total: {
+            type: 'integer',
+            minimum: 1,
+            description: 'How many grants it finds, with the same filters and `typos`.',
+            examples: [12],
+          },
         },
         examples: [{ search: 'broadband internet', total: 12 }, null],
       },
@@ -326,7 +427,8 @@ const ANSWERS: Record<string, Schema> = {
   ),
   GrantSuggestAnswer: successEnvelope('The completions of the typed text, the most grants first, then by text.', {
     type: 'array',
-    description: 'At most `limit` completions; empty when nothing completes the last word under the filters (or the text holds no word).',
+    description:
+      'At most `limit` completions; empty when nothing completes the last word under the filters (or the text holds no word).',
     items: {
       type: 'object',
       additionalProperties: false,
@@ -334,20 +436,29 @@ const ANSWERS: Record<string, Schema> = {
       properties: {
         text: {
           type: 'string',
-          description: 'A word: the typed text with its last word completed (folded, lower case), the words before it as typed. A title or funder: the whole name, as written.',
+          description:
+            'A word: the typed text with its last word completed (folded, lower case), the words before it as typed. A title or funder: the whole name, as written.',
           examples: ['clean energy'],
         },
-        type: { type: 'string', enum: ['word', 'title', 'funder'], description: 'What was completed: a catalog word, a grant title or a funder name.' },
+        type: {
+          type: 'string',
+          enum: ['word', 'title', 'funder'],
+          description: 'What was completed: a catalog word, a grant title or a funder name.',
+        },
         count: {
           type: 'integer',
           minimum: 1,
-          description: 'How many grants, under the filters and the words typed before, hold the word (as written, in any text field), bear the title, or come from the funder.',
+          description:
+            'How many grants, under the filters and the words typed before, hold the word (as written, in any text field), bear the title, or come from the funder.',
           examples: [7],
         },
       },
     },
   }),
-  GrantFiltersAnswer: successEnvelope('The values present in the catalog for each filter.', described('FilterOptions', 'The values of each filter.')),
+  GrantFiltersAnswer: successEnvelope(
+    'The values present in the catalog for each filter.',
+    described('FilterOptions', 'The values of each filter.'),
+  ),
   GrantChangesAnswer: successEnvelope(
     'A page of the changes feed.',
     { type: 'array', description: 'The changes after `since`, oldest first.', items: ref('ChangeEntry') },
@@ -361,22 +472,47 @@ const ANSWERS: Record<string, Schema> = {
   ),
   GrantSimilarAnswer: successEnvelope(
     'The grants most like the grant asked for, the most similar first.',
-    { type: 'array', description: 'The similar grants, the most similar first (at most `limit`).', items: ref('GrantFields') },
-    { pagination: described('Pagination', 'Always one page: `total` counts every grant found similar under the filters (sharing at least one of the words searched).') },
+    {
+      type: 'array',
+      description: 'The similar grants, the most similar first (at most `limit`).',
+      items: ref('GrantFields'),
+    },
+    {
+      pagination: described(
+        'Pagination',
+        'Always one page: `total` counts every grant found similar under the filters (sharing at least one of the words searched).',
+      ),
+    },
   ),
   UsageAnswer: successEnvelope('The usage report of the subscription.', described('UsageReport', 'The usage report.')),
-  LimitsAnswer: successEnvelope('The limits and features of the subscription.', described('LimitsReport', 'The limits report.')),
+  LimitsAnswer: successEnvelope(
+    'The limits and features of the subscription.',
+    described('LimitsReport', 'The limits report.'),
+  ),
   AlertAnswer: successEnvelope('One alert.', described('Alert', 'The alert.')),
-  AlertCreatedAnswer: successEnvelope('The alert created, with its signing secret (shown this once).', described('AlertCreated', 'The alert and its secret.')),
+  AlertCreatedAnswer: successEnvelope(
+    'The alert created, with its signing secret (shown this once).',
+    described('AlertCreated', 'The alert and its secret.'),
+  ),
   AlertDeletedAnswer: successEnvelope('The alert deleted.', described('AlertDeleted', 'Which alert was deleted.')),
   AlertListAnswer: successEnvelope(
     'A page of alerts, newest first.',
     { type: 'array', description: 'The alerts of this page.', items: ref('Alert') },
     { pagination: described('ListPagination', 'Where to read the next page.') },
   ),
-  SecretRotationAnswer: successEnvelope('The new signing secret (shown this once).', described('SecretRotation', 'The new secret.')),
-  KeyListAnswer: successEnvelope('The active keys of the subscription, oldest first.', { type: 'array', description: 'The keys.', items: ref('Key') }),
-  KeyCreatedAnswer: successEnvelope('The key created, with the key itself (shown this once).', described('KeyCreated', 'The key and its value.')),
+  SecretRotationAnswer: successEnvelope(
+    'The new signing secret (shown this once).',
+    described('SecretRotation', 'The new secret.'),
+  ),
+  KeyListAnswer: successEnvelope('The active keys of the subscription, oldest first.', {
+    type: 'array',
+    description: 'The keys.',
+    items: ref('Key'),
+  }),
+  KeyCreatedAnswer: successEnvelope(
+    'The key created, with the key itself (shown this once).',
+    described('KeyCreated', 'The key and its value.'),
+  ),
   KeyRevokedAnswer: successEnvelope('The key revoked.', described('KeyRevoked', 'Which key was revoked.')),
   DeliveryAnswer: successEnvelope('One message of the delivery log.', described('Delivery', 'The message.')),
   DeliveryListAnswer: successEnvelope(
@@ -395,8 +531,21 @@ function configOperation(route: RouteSpec, method: string): Schema {
   const pathParams = route.template
     .split('/')
     .filter((part) => part.startsWith(':'))
-    .map((part) => ({ name: part.slice(1), in: 'path', required: true, ...pathDocs[part.slice(1)], schema: { type: 'string', minLength: 1 } }));
-  const query = Object.entries(doc.params).map(([param, spec]) => ({ name: param, in: 'query', required: false, description: paramDescription(param, spec), schema: paramSchema(spec), ...exampleOf(spec) }));
+    .map((part) => ({
+      name: part.slice(1),
+      in: 'path',
+      required: true,
+      ...pathDocs[part.slice(1)],
+      schema: { type: 'string', minLength: 1 },
+    }));
+  const query = Object.entries(doc.params).map(([param, spec]) => ({
+    name: param,
+    in: 'query',
+    required: false,
+    description: paramDescription(param, spec),
+    schema: paramSchema(spec),
+    ...exampleOf(spec),
+  }));
   const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter(
     (code) =>
       code !== 'METHOD_NOT_ALLOWED' &&
@@ -409,7 +558,14 @@ function configOperation(route: RouteSpec, method: string): Schema {
     [doc.status]: {
       description: doc.status === 202 ? 'Accepted: the message is queued for delivery.' : 'The envelope with the data.',
       headers: headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES]),
-      content: { 'application/json': { schema: ref(doc.answer), examples: { example: { summary: `${method} ${API_PREFIX}${openapiTemplate(route.template)}`, value: doc.example } } } },
+      content: {
+        'application/json': {
+          schema: ref(doc.answer),
+          examples: {
+            example: { summary: `${method} ${API_PREFIX}${openapiTemplate(route.template)}`, value: doc.example },
+          },
+        },
+      },
     },
   };
   for (const [status, statusCodes] of byStatus(codes)) responses[status] = errorResponse(status, statusCodes);
@@ -419,13 +575,27 @@ function configOperation(route: RouteSpec, method: string): Schema {
     description:
       `Needs the \`${route.feature}\` feature and the \`${scopeFor(route, method)}\` scope. Counts toward the monthly allowance.` +
       (method === 'GET' ? ' `HEAD` on the same path answers the same status and headers, without the body.' : '') +
-      (method === 'POST' && !isKey ? ' Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay the first answer.' : '') +
-      (method === 'POST' && isKey ? ' Takes no `Idempotency-Key`: replaying the answer would mean keeping the new key in clear; a retry makes a second key, which `GET /keys` lists.' : ''),
+      (method === 'POST' && !isKey
+        ? ' Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay the first answer.'
+        : '') +
+      (method === 'POST' && isKey
+        ? ' Takes no `Idempotency-Key`: replaying the answer would mean keeping the new key in clear; a retry makes a second key, which `GET /keys` lists.'
+        : ''),
     tags: [isKey ? 'keys' : 'alerts'],
     parameters: [...pathParams, ...query, ...(method === 'POST' && !isKey ? [IDEMPOTENCY_KEY] : [])],
     ...(doc.body === undefined
       ? {}
-      : { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body), ...(doc.bodyExample === undefined ? {} : { example: doc.bodyExample }) } } } }),
+      : {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: ref(doc.body),
+                ...(doc.bodyExample === undefined ? {} : { example: doc.bodyExample }),
+              },
+            },
+          },
+        }),
     responses,
   };
 }
@@ -467,7 +637,12 @@ function operation(route: RouteSpec): Schema {
               'each line ending with \\n. The line schema is also in `x-item-schema` (the `itemSchema` of OpenAPI 3.2).',
           },
           'x-item-schema': ref('GrantFields'),
-          examples: { rebatesInOntario: { summary: `GET ${API_PREFIX}${EXPORT_EXAMPLES.ndjson.request}`, value: EXPORT_EXAMPLES.ndjson.text } },
+          examples: {
+            rebatesInOntario: {
+              summary: `GET ${API_PREFIX}${EXPORT_EXAMPLES.ndjson.request}`,
+              value: EXPORT_EXAMPLES.ndjson.text,
+            },
+          },
         },
         [CSV_CONTENT_TYPE]: {
           schema: {
@@ -476,7 +651,12 @@ function operation(route: RouteSpec): Schema {
               'CSV (RFC 4180, CRLF line ends): a header row of field names, then one grant per row; the columns are the fields of ' +
               '[GrantFields](#/components/schemas/GrantFields) asked for, id first. null is an empty cell, a list its values joined with `|`.',
           },
-          examples: { rebatesInOntario: { summary: `GET ${API_PREFIX}${EXPORT_EXAMPLES.csv.request}`, value: EXPORT_EXAMPLES.csv.text } },
+          examples: {
+            rebatesInOntario: {
+              summary: `GET ${API_PREFIX}${EXPORT_EXAMPLES.csv.request}`,
+              value: EXPORT_EXAMPLES.csv.text,
+            },
+          },
         },
       },
     };
@@ -484,25 +664,37 @@ function operation(route: RouteSpec): Schema {
     ok = {
       description: 'The envelope with the data.',
       headers: headerRefs(successHeaders),
-      content: { 'application/json': { schema: ref(answer), examples: jsonExample('fixtureCatalog', ANSWER_EXAMPLES[name as keyof typeof ANSWER_EXAMPLES]) } },
+      content: {
+        'application/json': {
+          schema: ref(answer),
+          examples: jsonExample('fixtureCatalog', ANSWER_EXAMPLES[name as keyof typeof ANSWER_EXAMPLES]),
+        },
+      },
     };
   }
   const responses: Schema = { 200: ok };
   if (conditional) {
     responses[304] = {
-      description: 'Not modified: If-None-Match names the current ETag. No body; not counted toward the monthly allowance (the per-second rate is spent).',
+      description:
+        'Not modified: If-None-Match names the current ETag. No body; not counted toward the monthly allowance (the per-second rate is spent).',
       headers: headerRefs(successHeaders),
     };
   }
   for (const [status, codes] of errorStatuses(route)) {
-    responses[status] = errorResponse(status, codes, name === 'grants' && status === 400 ? VALIDATION_ERROR_EXAMPLE.value : undefined);
+    responses[status] = errorResponse(
+      status,
+      codes,
+      name === 'grants' && status === 400 ? VALIDATION_ERROR_EXAMPLE.value : undefined,
+    );
   }
   return {
     operationId,
     summary,
     description:
       `Needs the \`${route.feature}\` feature and the \`${route.scope}\` scope. ` +
-      (route.billable ? 'Counts toward the monthly allowance.' : 'Not billable: never counts toward the monthly allowance.') +
+      (route.billable
+        ? 'Counts toward the monthly allowance.'
+        : 'Not billable: never counts toward the monthly allowance.') +
       ' `HEAD` on the same path answers the same status and headers, without the body.' +
       (more === undefined ? '' : ` ${more}`),
     tags: [route.template.split('/')[1]],
@@ -519,14 +711,26 @@ function commonGrantsOperation(route: RouteSpec): Schema {
     200: {
       description: 'The answer in the shape of the protocol.',
       headers: headerRefs(['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES]),
-      content: { 'application/json': { schema: ref(doc.answer), examples: { fixtureCatalog: { summary: `${method} ${API_PREFIX}${doc.request}`, value: doc.example } } } },
+      content: {
+        'application/json': {
+          schema: ref(doc.answer),
+          examples: { fixtureCatalog: { summary: `${method} ${API_PREFIX}${doc.request}`, value: doc.example } },
+        },
+      },
     },
   };
-  for (const [status, codes] of errorStatuses(route)) responses[status] = errorResponse(status, codes, undefined, 'CommonGrantsErrorEnvelope');
+  for (const [status, codes] of errorStatuses(route))
+    responses[status] = errorResponse(status, codes, undefined, 'CommonGrantsErrorEnvelope');
   const pathParams = route.template
     .split('/')
     .filter((part) => part.startsWith(':'))
-    .map((part) => ({ name: part.slice(1), in: 'path', required: true, ...COMMON_GRANTS_PATH_PARAM, schema: { type: 'string', minLength: 1 } }));
+    .map((part) => ({
+      name: part.slice(1),
+      in: 'path',
+      required: true,
+      ...COMMON_GRANTS_PATH_PARAM,
+      schema: { type: 'string', minLength: 1 },
+    }));
   const query = Object.entries(ROUTE_PARAMS[route.name as RouteName] ?? {}).map(([name, spec]) => ({
     name,
     in: 'query',
@@ -547,7 +751,17 @@ function commonGrantsOperation(route: RouteSpec): Schema {
       parameters: [...pathParams, ...query],
       ...(doc.body === undefined
         ? {}
-        : { requestBody: { required: true, content: { 'application/json': { schema: ref(doc.body), examples: { fixtureCatalog: { summary: 'The body of the example answer', value: doc.exampleBody } } } } } }),
+        : {
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: ref(doc.body),
+                  examples: { fixtureCatalog: { summary: 'The body of the example answer', value: doc.exampleBody } },
+                },
+              },
+            },
+          }),
       responses,
     },
   };
@@ -560,7 +774,12 @@ function mcpOperation(route: RouteSpec): Schema {
     200: {
       description: 'The JSON-RPC response (one JSON object; no SSE stream is opened).',
       headers,
-      content: { 'application/json': { schema: ref('JsonRpcResponse'), examples: { searchGrants: { summary: 'tools/call search_grants', value: MCP_RESPONSE_EXAMPLE } } } },
+      content: {
+        'application/json': {
+          schema: ref('JsonRpcResponse'),
+          examples: { searchGrants: { summary: 'tools/call search_grants', value: MCP_RESPONSE_EXAMPLE } },
+        },
+      },
     },
     202: { description: 'A notification or a response was accepted; no body.', headers },
   };
@@ -580,7 +799,12 @@ function mcpOperation(route: RouteSpec): Schema {
     parameters: [],
     requestBody: {
       required: true,
-      content: { 'application/json': { schema: ref('JsonRpcMessage'), examples: { searchGrants: { summary: 'tools/call search_grants', value: MCP_REQUEST_EXAMPLE } } } },
+      content: {
+        'application/json': {
+          schema: ref('JsonRpcMessage'),
+          examples: { searchGrants: { summary: 'tools/call search_grants', value: MCP_REQUEST_EXAMPLE } },
+        },
+      },
     },
     responses,
   };
@@ -604,26 +828,66 @@ const openapiTemplate = (template: string): string => template.replace(/:([A-Za-
 
 /** Every response header, each as it is on the answers that declare it (always sent there). */
 const HEADER_DOCS: Record<string, Schema> = {
-  'X-Request-Id': { description: 'The id of this request; quote it when reporting a problem.', schema: { type: 'string', pattern: '^req_[A-Za-z0-9_-]{24}$' }, example: EXAMPLE_META.requestId },
+  'X-Request-Id': {
+    description: 'The id of this request; quote it when reporting a problem.',
+    schema: { type: 'string', pattern: '^req_[A-Za-z0-9_-]{24}$' },
+    example: EXAMPLE_META.requestId,
+  },
   'RateLimit-Policy': {
     description: 'The per-second and monthly quotas (IETF httpapi RateLimit draft).',
     schema: { type: 'string' },
     example: '"second";q=50;w=1, "month";q=100000;w=2592000',
   },
-  RateLimit: { description: 'What remains of each quota and in how many seconds it resets.', schema: { type: 'string' }, example: '"second";r=49;t=1, "month";r=98750;t=658800' },
-  'X-RateLimit-Limit': { description: 'Requests allowed per second.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '50' },
-  'X-RateLimit-Remaining': { description: 'Requests left in the current second.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '49' },
-  'X-RateLimit-Reset': { description: 'When the current second window resets, in epoch seconds.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '1795424401' },
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '1' },
-  'WWW-Authenticate': { description: 'The Bearer challenge.', schema: { type: 'string' }, example: 'Bearer realm="grants-api"' },
+  RateLimit: {
+    description: 'What remains of each quota and in how many seconds it resets.',
+    schema: { type: 'string' },
+    example: '"second";r=49;t=1, "month";r=98750;t=658800',
+  },
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed per second.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+    example: '50',
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current second.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+    example: '49',
+  },
+  'X-RateLimit-Reset': {
+    description: 'When the current second window resets, in epoch seconds.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+    example: '1795424401',
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+    example: '1',
+  },
+  'WWW-Authenticate': {
+    description: 'The Bearer challenge.',
+    schema: { type: 'string' },
+    example: 'Bearer realm="grants-api"',
+  },
   ETag: {
     description: "A validator of the answer's content (not of meta); send it back in If-None-Match.",
     schema: { type: 'string', pattern: '^(W/)?"[A-Za-z0-9_-]+"$' },
     example: 'W/"J6A071rvPgOx5II7haMBrVO6Cec"',
   },
-  'Cache-Control': { description: 'Keep the answer privately; revalidate (If-None-Match) before reusing it.', schema: { type: 'string', const: CACHE_CONTROL }, example: CACHE_CONTROL },
-  Vary: { description: 'The request headers the answer depends on.', schema: { type: 'string', pattern: 'Authorization' }, example: 'Authorization, Accept-Encoding' },
-  'X-Export-Count': { description: 'How many grants the export holds: fewer received means the stream was cut.', schema: { type: 'string', pattern: '^[0-9]+$' }, example: '2' },
+  'Cache-Control': {
+    description: 'Keep the answer privately; revalidate (If-None-Match) before reusing it.',
+    schema: { type: 'string', const: CACHE_CONTROL },
+    example: CACHE_CONTROL,
+  },
+  Vary: {
+    description: 'The request headers the answer depends on.',
+    schema: { type: 'string', pattern: 'Authorization' },
+    example: 'Authorization, Accept-Encoding',
+  },
+  'X-Export-Count': {
+    description: 'How many grants the export holds: fewer received means the stream was cut.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+    example: '2',
+  },
   'Content-Disposition': {
     description: 'The file name to save the export as: grants-<date of the request>.<ndjson|csv>.',
     schema: { type: 'string' },
@@ -655,7 +919,7 @@ const GUIDE = [
     "inside the subscription's. A call outside its scopes is a 403 `SCOPE_NOT_ALLOWED` naming the scope needed; a browser request from an origin it " +
     'does not list is a 403 `ORIGIN_NOT_ALLOWED` (origins stop other web pages, not scripts: IP ranges are the real boundary); a request from another ' +
     'address is a 403 `IP_NOT_ALLOWED`; past its expiry it is a 401. `GET /subscription/limits` shows the calling key and its restrictions; the `keys` ' +
-    'operations list, create (with at most the calling key\'s rights) and revoke keys.',
+    "operations list, create (with at most the calling key's rights) and revoke keys.",
   '',
   '## Limits and billing',
   'Each subscription has a per-second rate and a monthly allowance (UTC calendar month). Every authenticated response carries the ' +
@@ -676,13 +940,13 @@ const GUIDE = [
   '',
   '## Paging and sync',
   `\`GET /grants\` pages with \`page\` and \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) and reaches the first ${MAX_WINDOW.toLocaleString('en-US')} matches; ` +
-    '`pagination` gives `total` and `totalPages`; `limit=0` gives the total and the facets alone. A `limit` above an endpoint\'s maximum is clamped to it (`pagination.limit` says so). Cursor paging (`cursor=*`, then each `pagination.nextCursor`) reaches every match. ' +
+    "`pagination` gives `total` and `totalPages`; `limit=0` gives the total and the facets alone. A `limit` above an endpoint's maximum is clamped to it (`pagination.limit` says so). Cursor paging (`cursor=*`, then each `pagination.nextCursor`) reaches every match. " +
     '`GET /grants/export` (feature `grants.export`) streams every match as NDJSON or CSV in one call. ' +
     'To keep a copy in sync, read `GET /grants/changes` from `since=0`, then poll it with ' +
     'the last `pagination.nextSince` forever: each grant once at its latest change, and a tombstone (`deleted: true`) for each grant removed.',
   '',
   '## Your usage',
-  '`GET /subscription/usage?days=N` gives this month\'s calls against the allowance and, over the last N UTC days, the total, the top ' +
+  "`GET /subscription/usage?days=N` gives this month's calls against the allowance and, over the last N UTC days, the total, the top " +
     'endpoints and `statistics.daily` (one entry per day, days without calls included). The partner console at [/console](/console) draws them: ' +
     'paste a key to see the tier, the limits, the allowance used and the calls per day.',
   '',
@@ -691,7 +955,19 @@ const GUIDE = [
     'Register it in an MCP client with your key (the README\'s "AI agents (MCP)" section shows the same for other clients):',
   '',
   '```json',
-  JSON.stringify({ mcpServers: { grants: { type: 'http', url: `https://<this host>${API_PREFIX}/mcp`, headers: { Authorization: 'Bearer <key>' } } } }, null, 2),
+  JSON.stringify(
+    {
+      mcpServers: {
+        grants: {
+          type: 'http',
+          url: `https://<this host>${API_PREFIX}/mcp`,
+          headers: { Authorization: 'Bearer <key>' },
+        },
+      },
+    },
+    null,
+    2,
+  ),
   '```',
   '',
   `The tools (${MCP_TOOL_NAMES.map((name) => `\`${name}\``).join(', ')}) take the parameters of the endpoints they mirror and answer their data without the envelope. ` +
@@ -704,7 +980,9 @@ const GUIDE = [
   '',
   '| status | code | meaning |',
   '|---|---|---|',
-  ...(Object.entries(ERROR_STATUS) as [ErrorCode, number][]).map(([code, status]) => `| ${status} | \`${code}\` | ${ERROR_MEANING[code]} |`),
+  ...(Object.entries(ERROR_STATUS) as [ErrorCode, number][]).map(
+    ([code, status]) => `| ${status} | \`${code}\` | ${ERROR_MEANING[code]} |`,
+  ),
 ].join('\n');
 
 /** The schemas of the document besides the Grant and the answers. */
@@ -713,8 +991,15 @@ function schemas(): Schema {
   const grantFields = {
     ...grant,
     required: ['id'],
-    properties: { ...(grant.properties as Schema), highlights: described('Highlights', 'With `highlight` or `crop`: the fields they name, highlighted (absent otherwise).') },
-    description: 'A grant with the fields asked for in `fields` (every field by default); id always; `highlights` last, with `highlight` or `crop`.',
+    properties: {
+      ...(grant.properties as Schema),
+      highlights: described(
+        'Highlights',
+        'With `highlight` or `crop`: the fields they name, highlighted (absent otherwise).',
+      ),
+    },
+    description:
+      'A grant with the fields asked for in `fields` (every field by default); id always; `highlights` last, with `highlight` or `crop`.',
   };
   const fieldChanges: Schema = { type: ['array', 'null'], items: ref('FieldChange') };
   const changeEntry = (deleted: boolean): Schema => ({
@@ -726,8 +1011,16 @@ function schemas(): Schema {
       : 'A grant at its latest change: store it in your copy (it replaces any earlier version).',
     properties: {
       id: { type: 'string', description: deleted ? 'The id of the grant removed.' : 'The id of the grant changed.' },
-      deleted: { type: 'boolean', const: deleted, description: deleted ? 'Always true: the grant was removed.' : 'Always false: the grant is in the catalog.' },
-      changedAt: { type: 'string', format: 'date-time', description: deleted ? 'When the grant was removed.' : 'When this version of the grant entered the catalog.' },
+      deleted: {
+        type: 'boolean',
+        const: deleted,
+        description: deleted ? 'Always true: the grant was removed.' : 'Always false: the grant is in the catalog.',
+      },
+      changedAt: {
+        type: 'string',
+        format: 'date-time',
+        description: deleted ? 'When the grant was removed.' : 'When this version of the grant entered the catalog.',
+      },
       changes: deleted
         ? { const: null, description: 'Always null for a removal.' }
         : {
@@ -736,7 +1029,9 @@ function schemas(): Schema {
               'The fields the latest change updated, each with its value before and after; null when the change added the grant (or was recorded before fields were). ' +
               'A grant changed more than once since your last read shows its latest change here: GET /grants/{id}/history holds them all.',
           },
-      grant: deleted ? { const: null, description: 'Always null: a removed grant has no content.' } : { ...ref('Grant'), description: 'The grant as GET /grants/{id} serves it.' },
+      grant: deleted
+        ? { const: null, description: 'Always null: a removed grant has no content.' }
+        : { ...ref('Grant'), description: 'The grant as GET /grants/{id} serves it.' },
     },
   });
   return {
@@ -746,14 +1041,20 @@ function schemas(): Schema {
       type: 'object',
       additionalProperties: false,
       description:
-        'Present with `highlight` or `crop`: for each field they name, the field\'s text HTML-escaped (`&`, `<`, `>`, `"` and `\'` as entities), ' +
+        "Present with `highlight` or `crop`: for each field they name, the field's text HTML-escaped (`&`, `<`, `>`, `\"` and `'` as entities), " +
         `each word the search matched between \`highlightPreTag\` and \`highlightPostTag\` (default \`${DEFAULT_PRE_TAG}\` and \`${DEFAULT_POST_TAG}\`); ` +
         `a cropped field is its best passage, with \`${CROP_MARKER}\` where text was cut. Null for a field the grant leaves empty. Without a search, no word is marked.`,
-      properties: Object.fromEntries(HIGHLIGHT_FIELDS.map((field) => [field, { type: ['string', 'null'], description: `The \`${field}\` field, highlighted.` }])),
+      properties: Object.fromEntries(
+        HIGHLIGHT_FIELDS.map((field) => [
+          field,
+          { type: ['string', 'null'], description: `The \`${field}\` field, highlighted.` },
+        ]),
+      ),
       examples: [
         {
           title: 'Clean <mark>Energy</mark> Fund',
-          description: '…supports community <mark>energy</mark> projects &amp; <mark>solar</mark> installations in rural Ontario…',
+          description:
+            '…supports community <mark>energy</mark> projects &amp; <mark>solar</mark> installations in rural Ontario…',
         },
       ],
     },
@@ -782,7 +1083,14 @@ function schemas(): Schema {
             ['targetBeneficiaries', 'targetBeneficiaries'],
             ['currencies', 'currency'],
           ] as const
-        ).map(([name, param]) => [name, { type: 'array', items: { type: 'string' }, description: `The values of the \`${param}\` filter that some grant carries.` }]),
+        ).map(([name, param]) => [
+          name,
+          {
+            type: 'array',
+            items: { type: 'string' },
+            description: `The values of the \`${param}\` filter that some grant carries.`,
+          },
+        ]),
       ),
     },
     UsageReport: USAGE_REPORT_SCHEMA,
@@ -794,10 +1102,19 @@ function schemas(): Schema {
       required: ['page', 'limit', 'total', 'totalPages'],
       properties: {
         page: { type: 'integer', minimum: 1, description: 'The number of this page, from 1.' },
-        limit: { type: 'integer', minimum: 0, maximum: MAX_LIMIT, description: 'Grants per page, as served (a larger limit asked is served as the maximum; 0 for the counts alone).' },
+        limit: {
+          type: 'integer',
+          minimum: 0,
+          maximum: MAX_LIMIT,
+          description:
+            'Grants per page, as served (a larger limit asked is served as the maximum; 0 for the counts alone).',
+        },
         total: countSchema('How many grants match, in all.'),
         totalPages: countSchema('How many pages of this size the matches fill (0 when nothing matches).'),
-        nextCursor: { type: ['string', 'null'], description: 'Cursor paging only: the cursor of the next page, null on the last page.' },
+        nextCursor: {
+          type: ['string', 'null'],
+          description: 'Cursor paging only: the cursor of the next page, null on the last page.',
+        },
       },
     },
     ChangesPagination: {
@@ -806,13 +1123,25 @@ function schemas(): Schema {
       description: 'Where to read the feed next.',
       required: ['limit', 'hasMore', 'nextSince'],
       properties: {
-        limit: { type: 'integer', minimum: 1, maximum: CHANGES_MAX_LIMIT, description: 'Changes per answer, as served (a larger limit asked is served as the maximum).' },
-        hasMore: { type: 'boolean', description: 'True when more changes are there now: call again at once with nextSince.' },
-        nextSince: { type: 'string', description: 'The since of the next call (the since sent when nothing was new): poll with it forever.' },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: CHANGES_MAX_LIMIT,
+          description: 'Changes per answer, as served (a larger limit asked is served as the maximum).',
+        },
+        hasMore: {
+          type: 'boolean',
+          description: 'True when more changes are there now: call again at once with nextSince.',
+        },
+        nextSince: {
+          type: 'string',
+          description: 'The since of the next call (the since sent when nothing was new): poll with it forever.',
+        },
       },
     },
     ChangeEntry: {
-      description: 'One change of the catalog: a grant at its latest change, or a tombstone of a grant removed. `deleted` tells which.',
+      description:
+        'One change of the catalog: a grant at its latest change, or a tombstone of a grant removed. `deleted` tells which.',
       oneOf: [ref('GrantChange'), ref('GrantTombstone')],
     },
     GrantChange: changeEntry(false),
@@ -823,11 +1152,21 @@ function schemas(): Schema {
       required: ['changedAt', 'type', 'changes'],
       description: 'One version of a grant: a run of the indexer that added, changed or removed it.',
       properties: {
-        changedAt: { type: 'string', format: 'date-time', description: 'When the version entered the catalog (the run that made it).' },
-        type: { type: 'string', enum: [...VERSION_TYPES], description: 'created: the grant entered the catalog; updated: some of its fields changed; deleted: it left the catalog (its last version).' },
+        changedAt: {
+          type: 'string',
+          format: 'date-time',
+          description: 'When the version entered the catalog (the run that made it).',
+        },
+        type: {
+          type: 'string',
+          enum: [...VERSION_TYPES],
+          description:
+            'created: the grant entered the catalog; updated: some of its fields changed; deleted: it left the catalog (its last version).',
+        },
         changes: {
           ...fieldChanges,
-          description: 'For an update, each field it changed, in the order of the grant\'s fields; null for created and deleted.',
+          description:
+            "For an update, each field it changed, in the order of the grant's fields; null for created and deleted.",
         },
       },
     },
@@ -848,7 +1187,14 @@ function schemas(): Schema {
       additionalProperties: false,
       description: 'Present when `facets` was asked: each facet asked, in the order asked.',
       properties: Object.fromEntries(
-        FACET_NAMES.map((name) => [name, { type: 'array', items: ref('FacetCount'), description: `The values of \`${name}\` among the matches (ignoring the request's own \`${name}\` filter), by count.` }]),
+        FACET_NAMES.map((name) => [
+          name,
+          {
+            type: 'array',
+            items: ref('FacetCount'),
+            description: `The values of \`${name}\` among the matches (ignoring the request's own \`${name}\` filter), by count.`,
+          },
+        ]),
       ),
     },
     FacetCount: {
@@ -856,7 +1202,10 @@ function schemas(): Schema {
       additionalProperties: false,
       description: 'One value of a facet and how many grants carry it.',
       required: ['value', 'count'],
-      properties: { value: { type: 'string', description: 'The value.' }, count: { type: 'integer', minimum: 1, description: 'How many matching grants carry it.' } },
+      properties: {
+        value: { type: 'string', description: 'The value.' },
+        count: { type: 'integer', minimum: 1, description: 'How many matching grants carry it.' },
+      },
     },
     Meta: {
       type: 'object',
@@ -865,7 +1214,10 @@ function schemas(): Schema {
       required: ['timestamp', 'requestId', 'version'],
       properties: {
         timestamp: { type: 'string', format: 'date-time', description: 'When the answer was made (UTC).' },
-        requestId: { type: 'string', description: 'The id of this request (also the X-Request-Id header); quote it when reporting a problem.' },
+        requestId: {
+          type: 'string',
+          description: 'The id of this request (also the X-Request-Id header); quote it when reporting a problem.',
+        },
         version: { type: 'string', const: API_VERSION, description: 'The version of the API.' },
       },
     },
@@ -886,9 +1238,17 @@ function schemas(): Schema {
       description: 'What went wrong.',
       required: ['code', 'message'],
       properties: {
-        code: { type: 'string', enum: Object.keys(ERROR_STATUS), description: 'The error code: what to do about it depends on it alone.' },
+        code: {
+          type: 'string',
+          enum: Object.keys(ERROR_STATUS),
+          description: 'The error code: what to do about it depends on it alone.',
+        },
         message: { type: 'string', description: 'A sentence for a person: what went wrong and what to do.' },
-        details: { type: 'array', description: 'With VALIDATION_ERROR: every invalid parameter and why.', items: ref('ErrorDetail') },
+        details: {
+          type: 'array',
+          description: 'With VALIDATION_ERROR: every invalid parameter and why.',
+          items: ref('ErrorDetail'),
+        },
       },
     },
     ErrorDetail: {
@@ -896,7 +1256,10 @@ function schemas(): Schema {
       additionalProperties: false,
       description: 'One invalid parameter.',
       required: ['parameter', 'message'],
-      properties: { parameter: { type: 'string', description: 'The name of the parameter.' }, message: { type: 'string', description: 'Why it is invalid.' } },
+      properties: {
+        parameter: { type: 'string', description: 'The name of the parameter.' },
+        message: { type: 'string', description: 'Why it is invalid.' },
+      },
     },
   };
 }
@@ -909,27 +1272,39 @@ export function openapiDocument(): Schema {
       route.name === 'mcp'
         ? { post: mcpOperation(route) }
         : route.protocol === 'commonGrants'
-        ? commonGrantsOperation(route)
-        : OPERATIONS[route.name as RouteName] !== undefined
-        ? { get: operation(route) }
-        : Object.fromEntries(route.methods.filter((m) => m !== 'HEAD').map((m) => [m.toLowerCase(), configOperation(route, m)]));
+          ? commonGrantsOperation(route)
+          : OPERATIONS[route.name as RouteName] !== undefined
+            ? { get: operation(route) }
+            : Object.fromEntries(
+                route.methods.filter((m) => m !== 'HEAD').map((m) => [m.toLowerCase(), configOperation(route, m)]),
+              );
   }
   paths[OPENAPI_PATH] = {
     get: {
       operationId: 'getOpenapiDocument',
       summary: 'This document',
-      description: 'Needs no key; never billed or counted. Send If-None-Match with the ETag to get a 304 when unchanged.',
+      description:
+        'Needs no key; never billed or counted. Send If-None-Match with the ETag to get a 304 when unchanged.',
       tags: ['openapi'],
       security: [],
       responses: {
         200: {
           description: 'The OpenAPI 3.1 document.',
           headers: headerRefs(['X-Request-Id', 'ETag']),
-          content: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.', additionalProperties: true } } },
+          content: {
+            'application/json': {
+              schema: { type: 'object', description: 'An OpenAPI 3.1 document.', additionalProperties: true },
+            },
+          },
         },
-        304: { description: 'Unchanged since the ETag sent in If-None-Match.', headers: headerRefs(['X-Request-Id', 'ETag']) },
+        304: {
+          description: 'Unchanged since the ETag sent in If-None-Match.',
+          headers: headerRefs(['X-Request-Id', 'ETag']),
+        },
         ...Object.fromEntries(
-          [...byStatus(['BAD_REQUEST', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'REQUEST_TOO_LARGE'])].map(([status, codes]) => [status, errorResponse(status, codes)]),
+          [...byStatus(['BAD_REQUEST', 'REQUEST_TIMEOUT', 'URI_TOO_LONG', 'REQUEST_TOO_LARGE'])].map(
+            ([status, codes]) => [status, errorResponse(status, codes)],
+          ),
         ),
       },
     },
@@ -940,7 +1315,11 @@ export function openapiDocument(): Schema {
       title: 'Grants partner API',
       version: API_VERSION,
       description: GUIDE,
-      contact: { name: 'Grants API partner support', url: 'https://grants.example.com/support', email: 'partners@grants.example.com' },
+      contact: {
+        name: 'Grants API partner support',
+        url: 'https://grants.example.com/support',
+        email: 'partners@grants.example.com',
+      },
       license: { name: 'Proprietary: for subscribed partners only', url: 'https://grants.example.com/terms' },
     },
     servers: [{ url: API_PREFIX, description: 'This server' }],
@@ -949,7 +1328,9 @@ export function openapiDocument(): Schema {
     paths,
     webhooks: ALERT_WEBHOOKS,
     components: {
-      securitySchemes: { bearerKey: { type: 'http', scheme: 'bearer', description: 'Your API key: `Authorization: Bearer <key>`.' } },
+      securitySchemes: {
+        bearerKey: { type: 'http', scheme: 'bearer', description: 'Your API key: `Authorization: Bearer <key>`.' },
+      },
       parameters: { 'If-None-Match': IF_NONE_MATCH },
       headers: Object.fromEntries(Object.entries(HEADER_DOCS).map(([name, doc]) => [name, { ...doc, required: true }])),
       schemas: schemas(),

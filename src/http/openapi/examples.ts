@@ -37,7 +37,11 @@ export const EXAMPLE_GRANT: ServedGrant = {
 /** The id of a fixture grant, shown as removed (a tombstone) in the changes example. */
 const REMOVED_ID = 'grt_3e22ab83';
 
-export const EXAMPLE_META = { timestamp: '2026-11-23T09:00:00.000Z', requestId: 'req_Yq3vN0cS8kD2mW5tB7xL1aZe', version: 'v1' } as const;
+export const EXAMPLE_META = {
+  timestamp: '2026-11-23T09:00:00.000Z',
+  requestId: 'req_Yq3vN0cS8kD2mW5tB7xL1aZe',
+  version: 'v1',
+} as const;
 
 export interface AnswerExample {
   /** The request (path and query under the API prefix) that gives this answer over the fixture catalog. */
@@ -48,7 +52,8 @@ export interface AnswerExample {
   value: unknown;
 }
 
-const EXPORT_QUERY = 'open=true&fundingType=REBATE&eligibleProvinces=ONTARIO&deadlineTo=2027-03-31&fields=id,title,amountMin,amountMax,deadline';
+const EXPORT_QUERY =
+  'open=true&fundingType=REBATE&eligibleProvinces=ONTARIO&deadlineTo=2027-03-31&fields=id,title,amountMin,amountMax,deadline';
 
 /** The NDJSON and CSV answers of the export example. */
 export const EXPORT_EXAMPLES = {
@@ -68,15 +73,46 @@ export const EXPORT_EXAMPLES = {
 } as const;
 
 /** The example answer of each JSON operation. */
-export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters' | 'grantChanges' | 'grant' | 'grantHistory' | 'grantSimilar' | 'grantSuggest' | 'usage' | 'limits'>, AnswerExample> = {
+export const ANSWER_EXAMPLES: Record<
+  Extract<
+    RouteName,
+    | 'grants'
+    | 'grantFilters'
+    | 'grantChanges'
+    | 'grant'
+    | 'grantHistory'
+    | 'grantSimilar'
+    | 'grantSuggest'
+    | 'usage'
+    | 'limits'
+  >,
+  AnswerExample
+> = {
   grants: {
-    request: '/grants?open=true&eligibleProvinces=ONTARIO&fundingType=REBATE&sort=deadline&facets=currency&fields=id,title,funder,amountMin,amountMax,currency,deadline&limit=2',
+    request:
+      '/grants?open=true&eligibleProvinces=ONTARIO&fundingType=REBATE&sort=deadline&facets=currency&fields=id,title,funder,amountMin,amountMax,currency,deadline&limit=2',
     exact: true,
     value: {
       success: true,
       data: [
-        { id: 'grt_41ca91f3', title: 'Kingston Energy Efficiency Rebate Program 2027', funder: 'Enbridge Gas', amountMin: 2000, amountMax: 2500, currency: 'CAD', deadline: '2026-12-26T17:00:00.000Z' },
-        { id: 'grt_0cabfeed', title: 'Energy Efficiency Rebate', funder: 'Enbridge Gas', amountMin: 1000, amountMax: 4500, currency: 'CAD', deadline: '2026-12-31T23:59:59.000Z' },
+        {
+          id: 'grt_41ca91f3',
+          title: 'Kingston Energy Efficiency Rebate Program 2027',
+          funder: 'Enbridge Gas',
+          amountMin: 2000,
+          amountMax: 2500,
+          currency: 'CAD',
+          deadline: '2026-12-26T17:00:00.000Z',
+        },
+        {
+          id: 'grt_0cabfeed',
+          title: 'Energy Efficiency Rebate',
+          funder: 'Enbridge Gas',
+          amountMin: 1000,
+          amountMax: 4500,
+          currency: 'CAD',
+          deadline: '2026-12-31T23:59:59.000Z',
+        },
       ],
       pagination: { page: 1, limit: 2, total: 3, totalPages: 2 },
       facets: { currency: [{ value: 'CAD', count: 3 }] },
@@ -102,7 +138,14 @@ export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters
     value: {
       success: true,
       data: {
-        funderTypes: ['CORPORATE', 'FEDERAL_GRANT', 'FOUNDATION', 'MUNICIPAL_GRANT', 'NON_PROFIT_ORGANIZATION', 'PROVINCIAL_TERRITORIAL_GRANT'],
+        funderTypes: [
+          'CORPORATE',
+          'FEDERAL_GRANT',
+          'FOUNDATION',
+          'MUNICIPAL_GRANT',
+          'NON_PROFIT_ORGANIZATION',
+          'PROVINCIAL_TERRITORIAL_GRANT',
+        ],
         fundingTypes: ['EQUITY', 'GRANT', 'LOAN', 'REBATE', 'TAX_CREDIT', 'WAGE_SUBSIDY'],
         eligibleProvinces: [
           'ALBERTA',
@@ -157,7 +200,11 @@ export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters
       meta: EXAMPLE_META,
     },
   },
-  grant: { request: `/grants/${EXAMPLE_GRANT.id}`, exact: true, value: { success: true, data: EXAMPLE_GRANT, meta: EXAMPLE_META } },
+  grant: {
+    request: `/grants/${EXAMPLE_GRANT.id}`,
+    exact: true,
+    value: { success: true, data: EXAMPLE_GRANT, meta: EXAMPLE_META },
+  },
   grantHistory: {
     request: `/grants/${EXAMPLE_GRANT.id}/history?limit=2`,
     exact: false,
@@ -211,7 +258,11 @@ export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters
           daily: [
             { date: '2026-11-21', calls: 0, byEndpoint: {} },
             { date: '2026-11-22', calls: 119, byEndpoint: { '/grants': 110, '/grants/:id': 9 } },
-            { date: '2026-11-23', calls: 312, byEndpoint: { '/grants': 292, '/grants/:id': 18, '/subscription/usage': 2 } },
+            {
+              date: '2026-11-23',
+              calls: 312,
+              byEndpoint: { '/grants': 292, '/grants/:id': 18, '/subscription/usage': 2 },
+            },
           ],
         },
         subscription: { tier: 'PROFESSIONAL', monthlyLimit: 100000, rateLimit: 50, status: 'ACTIVE' },
@@ -228,16 +279,28 @@ export const ANSWER_EXAMPLES: Record<Extract<RouteName, 'grants' | 'grantFilters
         subscription: { tier: 'PROFESSIONAL', status: 'ACTIVE' },
         limits: {
           monthly: { limit: 100000, current: 1250, remaining: 98750, resetDate: '2026-12-01T00:00:00.000Z' },
-          rateLimit: { requestsPerSecond: 50, description: 'Up to 50 requests per second across all keys of this subscription.' },
+          rateLimit: {
+            requestsPerSecond: 50,
+            description: 'Up to 50 requests per second across all keys of this subscription.',
+          },
           alerts: { max: 100, current: 3 },
         },
         key: {
           id: 'key_Yi1xV2NvZGVXaWRnZXQ',
           prefix: 'gk_live_Xa3d',
-          restrictions: { scopes: ['grants:search', 'subscription:read'], origins: ['https://partner.example'], ips: null, rateLimit: 5 },
+          restrictions: {
+            scopes: ['grants:search', 'subscription:read'],
+            origins: ['https://partner.example'],
+            ips: null,
+            rateLimit: 5,
+          },
           expiresAt: '2027-11-23T00:00:00.000Z',
         },
-        features: { grants: { read: true, search: true, export: false }, subscription: { read: true }, alerts: { manage: true } },
+        features: {
+          grants: { read: true, search: true, export: false },
+          subscription: { read: true },
+          alerts: { manage: true },
+        },
       },
       meta: EXAMPLE_META,
     },

@@ -3,7 +3,19 @@
 type Schema = Record<string, unknown>;
 
 /** The tools the server lists, named in the document's prose (a test checks it against handlers/mcpTools.ts). */
-export const MCP_TOOL_NAMES = ['search_grants', 'suggest_grants', 'get_grant', 'get_grant_history', 'similar_grants', 'list_filter_values', 'get_changes', 'get_usage', 'create_alert', 'list_alerts', 'delete_alert'] as const;
+export const MCP_TOOL_NAMES = [
+  'search_grants',
+  'suggest_grants',
+  'get_grant',
+  'get_grant_history',
+  'similar_grants',
+  'list_filter_values',
+  'get_changes',
+  'get_usage',
+  'create_alert',
+  'list_alerts',
+  'delete_alert',
+] as const;
 
 const id: Schema = { type: ['string', 'integer'], description: 'The id of the request, echoed in its response.' };
 
@@ -19,7 +31,11 @@ export const MCP_SCHEMAS: Schema = {
       jsonrpc: { type: 'string', const: '2.0', description: 'Always "2.0".' },
       id,
       method: { type: 'string', description: 'The MCP method, e.g. tools/call.' },
-      params: { type: 'object', additionalProperties: true, description: 'The parameters of the method; for tools/call, `name` and `arguments`.' },
+      params: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'The parameters of the method; for tools/call, `name` and `arguments`.',
+      },
     },
   },
   JsonRpcResponse: {
@@ -38,7 +54,10 @@ export const MCP_SCHEMAS: Schema = {
         additionalProperties: true,
         required: ['code', 'message'],
         description: 'A JSON-RPC error.',
-        properties: { code: { type: 'integer', description: 'The JSON-RPC error code.' }, message: { type: 'string', description: 'What went wrong.' } },
+        properties: {
+          code: { type: 'integer', description: 'The JSON-RPC error code.' },
+          message: { type: 'string', description: 'What went wrong.' },
+        },
       },
     },
   },
@@ -48,14 +67,28 @@ export const MCP_REQUEST_EXAMPLE = {
   jsonrpc: '2.0',
   id: 2,
   method: 'tools/call',
-  params: { name: 'search_grants', arguments: { search: 'clean energy', eligibleProvinces: ['ONTARIO'], open: true, limit: 1, fields: ['id', 'title', 'deadline'] } },
+  params: {
+    name: 'search_grants',
+    arguments: {
+      search: 'clean energy',
+      eligibleProvinces: ['ONTARIO'],
+      open: true,
+      limit: 1,
+      fields: ['id', 'title', 'deadline'],
+    },
+  },
 };
 
 export const MCP_RESPONSE_EXAMPLE = {
   jsonrpc: '2.0',
   id: 2,
   result: {
-    content: [{ type: 'text', text: '3 grants match; page 1 of 3.\n1. Clean Energy Retrofit Rebate (grt_0a1b2c3d); deadline: 2026-12-31T23:59:59.000Z' }],
+    content: [
+      {
+        type: 'text',
+        text: '3 grants match; page 1 of 3.\n1. Clean Energy Retrofit Rebate (grt_0a1b2c3d); deadline: 2026-12-31T23:59:59.000Z',
+      },
+    ],
     structuredContent: {
       data: [{ id: 'grt_0a1b2c3d', title: 'Clean Energy Retrofit Rebate', deadline: '2026-12-31T23:59:59.000Z' }],
       pagination: { page: 1, limit: 1, total: 3, totalPages: 3 },

@@ -9,5 +9,10 @@ import { serveStaticPage } from './staticPage.js';
 export const CONSOLE_PATH = '/console';
 
 export function serveConsole(): Middleware<AppState> {
-  return serveStaticPage({ path: CONSOLE_PATH, folder: 'src/http/pages/console', html: 'page.html', assets: ['console.js', 'console.css'] });
+  return serveStaticPage({
+    path: CONSOLE_PATH,
+    folder: 'src/http/pages/console',
+    html: 'page.html',
+    assets: ['console.js', 'console.css'],
+  });
 }

@@ -71,7 +71,8 @@ function assetsOf(): Map<string, Asset> {
 }
 
 /** Only this page's own files and the API of the same origin; Swagger UI needs inline styles and data: images. */
-const CONTENT_SECURITY_POLICY = "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'";
 
 export function serveDocs(): Middleware<AppState> {
   return function serveDocs(ctx, next) {

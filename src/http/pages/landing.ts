@@ -16,15 +16,25 @@ export const LANDING_LINKS = [
   {
     rel: 'docs',
     href: DOCS_PATH,
-    title: 'Reference page: the partner guide (authentication, limits and billing, paging and sync, usage, errors), then every operation, to try with a key',
+    title:
+      'Reference page: the partner guide (authentication, limits and billing, paging and sync, usage, errors), then every operation, to try with a key',
   },
   {
     rel: 'search',
     href: SEARCH_PAGE_PATH,
-    title: 'Search page: a small page partners copy (plain HTML, CSS and JavaScript), to search the grants with a restricted key',
+    title:
+      'Search page: a small page partners copy (plain HTML, CSS and JavaScript), to search the grants with a restricted key',
   },
-  { rel: 'console', href: CONSOLE_PATH, title: 'Partner console: a subscription’s tier, limits, allowance and calls per day' },
-  { rel: 'openapi', href: `${API_PREFIX}${OPENAPI_PATH}`, title: 'The contract as an OpenAPI 3.1 document (no key needed)' },
+  {
+    rel: 'console',
+    href: CONSOLE_PATH,
+    title: 'Partner console: a subscription’s tier, limits, allowance and calls per day',
+  },
+  {
+    rel: 'openapi',
+    href: `${API_PREFIX}${OPENAPI_PATH}`,
+    title: 'The contract as an OpenAPI 3.1 document (no key needed)',
+  },
   { rel: 'api', href: API_PREFIX, title: 'The API itself: every request needs "Authorization: Bearer <key>"' },
 ] as const;
 
@@ -51,7 +61,10 @@ export function serveLanding(): Middleware<AppState> {
       ctx.set('Location', DOCS_PATH);
       ctx.set('Content-Type', JSON_CONTENT_TYPE);
       ctx.body = JSON.stringify(
-        successBody(ctx.state.requestId, { location: DOCS_PATH, message: `The reference page is at ${DOCS_PATH}, outside the API's prefix.` }),
+        successBody(ctx.state.requestId, {
+          location: DOCS_PATH,
+          message: `The reference page is at ${DOCS_PATH}, outside the API's prefix.`,
+        }),
       );
       return;
     }

@@ -9,5 +9,10 @@ import { serveStaticPage } from './staticPage.js';
 export const SEARCH_PAGE_PATH = '/search';
 
 export function serveSearchPage(): Middleware<AppState> {
-  return serveStaticPage({ path: SEARCH_PAGE_PATH, folder: 'src/http/pages/search', html: 'page.html', assets: ['search.js', 'search.css'] });
+  return serveStaticPage({
+    path: SEARCH_PAGE_PATH,
+    folder: 'src/http/pages/search',
+    html: 'page.html',
+    assets: ['search.js', 'search.css'],
+  });
 }

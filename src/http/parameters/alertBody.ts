@@ -1,7 +1,15 @@
 // The JSON bodies of POST and PATCH /alerts (read by jsonBody.ts, within its bounds), checked
 // field by field, every problem listed. The `query` is checked by the GET /grants
 // parameter definitions themselves (grantSearchParams.ts): one definition, two doors.
-import { EVENT_TYPES, MAX_ALERT_NAME, MAX_CLOSING_DAYS, MIN_CLOSING_DAYS, type AlertChanges, type AlertQuery, type EventType } from '../../alerts/model.js';
+import {
+  EVENT_TYPES,
+  MAX_ALERT_NAME,
+  MAX_CLOSING_DAYS,
+  MIN_CLOSING_DAYS,
+  type AlertChanges,
+  type AlertQuery,
+  type EventType,
+} from '../../alerts/model.js';
 import { urlProblem, type TargetPolicy } from '../../alerts/targets.js';
 import { InvalidBodyError, InvalidInputError, type ErrorDetail } from '../../failures.js';
 import { ALERT_QUERY_PARAMS, NOT_ALERT_PARAMS, parseAlertConditions } from './grantSearchParams.js';
@@ -14,9 +22,16 @@ function nameProblems(query: Record<string, unknown>): ErrorDetail[] {
   for (const name of Object.keys(query)) {
     const at = `query.${clip(name)}`;
     if ((NOT_ALERT_PARAMS as readonly string[]).includes(name)) {
-      problems.push({ parameter: at, message: 'does not apply to an alert: paging, sort, facets, fields, cursor and highlights belong to GET /grants' });
+      problems.push({
+        parameter: at,
+        message:
+          'does not apply to an alert: paging, sort, facets, fields, cursor and highlights belong to GET /grants',
+      });
     } else if (!Object.hasOwn(ALERT_QUERY_PARAMS, name)) {
-      problems.push({ parameter: at, message: `is not a filter of GET /grants (allowed: ${Object.keys(ALERT_QUERY_PARAMS).join(', ')})` });
+      problems.push({
+        parameter: at,
+        message: `is not a filter of GET /grants (allowed: ${Object.keys(ALERT_QUERY_PARAMS).join(', ')})`,
+      });
     }
   }
   return problems;
@@ -48,7 +63,8 @@ function checkQuery(value: unknown, details: ErrorDetail[]): AlertQuery | undefi
 }
 
 /** The conditions of a stored alert query (for the matcher): the same translation as GET /grants. */
-export const compileAlertQuery = (query: AlertQuery) => parseAlertConditions(jsonAsParameters(query, ALERT_QUERY_PARAMS, []));
+export const compileAlertQuery = (query: AlertQuery) =>
+  parseAlertConditions(jsonAsParameters(query, ALERT_QUERY_PARAMS, []));
 
 const CREATE_FIELDS = ['name', 'query', 'url', 'events', 'closingReminderDays'] as const;
 const PATCH_FIELDS = [...CREATE_FIELDS, 'status'] as const;
@@ -57,18 +73,26 @@ const PATCH_FIELDS = [...CREATE_FIELDS, 'status'] as const;
  * The fields of a POST (every required one present) or a PATCH (any of them, and `status`
  * ACTIVE or PAUSED), checked; throws InvalidInputError listing every problem.
  */
-export function checkAlertBody(body: Record<string, unknown>, mode: 'create' | 'patch', policy: TargetPolicy): AlertChanges {
+export function checkAlertBody(
+  body: Record<string, unknown>,
+  mode: 'create' | 'patch',
+  policy: TargetPolicy,
+): AlertChanges {
   const details: ErrorDetail[] = [];
   const allowed: readonly string[] = mode === 'create' ? CREATE_FIELDS : PATCH_FIELDS;
   for (const name of Object.keys(body)) {
-    if (!allowed.includes(name)) details.push({ parameter: clip(name), message: `is not a field of this body (allowed: ${allowed.join(', ')})` });
+    if (!allowed.includes(name))
+      details.push({ parameter: clip(name), message: `is not a field of this body (allowed: ${allowed.join(', ')})` });
   }
   const out: AlertChanges = {};
   const has = (name: string) => Object.hasOwn(body, name);
-  if (mode === 'create') for (const name of ['name', 'query', 'url']) if (!has(name)) details.push({ parameter: name, message: 'is required' });
+  if (mode === 'create')
+    for (const name of ['name', 'query', 'url'])
+      if (!has(name)) details.push({ parameter: name, message: 'is required' });
   if (has('name')) {
     const name = body.name;
-    if (typeof name !== 'string' || name.trim().length < 1 || name.length > MAX_ALERT_NAME) details.push({ parameter: 'name', message: `must be a string of 1 to ${MAX_ALERT_NAME} characters` });
+    if (typeof name !== 'string' || name.trim().length < 1 || name.length > MAX_ALERT_NAME)
+      details.push({ parameter: 'name', message: `must be a string of 1 to ${MAX_ALERT_NAME} characters` });
     else out.name = name.trim();
   }
   if (has('query')) {
@@ -82,18 +106,29 @@ export function checkAlertBody(body: Record<string, unknown>, mode: 'create' | '
   }
   if (has('events')) {
     const events = body.events;
-    if (!Array.isArray(events) || events.length === 0 || events.some((e) => !(EVENT_TYPES as readonly unknown[]).includes(e))) {
+    if (
+      !Array.isArray(events) ||
+      events.length === 0 ||
+      events.some((e) => !(EVENT_TYPES as readonly unknown[]).includes(e))
+    ) {
       details.push({ parameter: 'events', message: `must be a non-empty array of ${EVENT_TYPES.join(', ')}` });
     } else out.events = [...new Set(events as EventType[])];
   }
   if (has('closingReminderDays')) {
     const days = body.closingReminderDays;
-    if (days !== null && (typeof days !== 'number' || !Number.isInteger(days) || days < MIN_CLOSING_DAYS || days > MAX_CLOSING_DAYS)) {
-      details.push({ parameter: 'closingReminderDays', message: `must be an integer from ${MIN_CLOSING_DAYS} to ${MAX_CLOSING_DAYS}, or null` });
+    if (
+      days !== null &&
+      (typeof days !== 'number' || !Number.isInteger(days) || days < MIN_CLOSING_DAYS || days > MAX_CLOSING_DAYS)
+    ) {
+      details.push({
+        parameter: 'closingReminderDays',
+        message: `must be an integer from ${MIN_CLOSING_DAYS} to ${MAX_CLOSING_DAYS}, or null`,
+      });
     } else out.closingReminderDays = days as number | null;
   }
   if (has('status')) {
-    if (body.status !== 'ACTIVE' && body.status !== 'PAUSED') details.push({ parameter: 'status', message: 'must be ACTIVE or PAUSED' });
+    if (body.status !== 'ACTIVE' && body.status !== 'PAUSED')
+      details.push({ parameter: 'status', message: 'must be ACTIVE or PAUSED' });
     else out.status = body.status;
   }
   if (details.length > 0) throw new InvalidBodyError(details);

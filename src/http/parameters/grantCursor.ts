@@ -70,7 +70,13 @@ export function encodeCursor(query: GrantQuery, page: number, after: KeysetPosit
 }
 
 const notACursor = () =>
-  validationError([{ parameter: 'cursor', message: 'is not a cursor this API gave out; start again with cursor=* (and then send each nextCursor as it comes)' }]);
+  validationError([
+    {
+      parameter: 'cursor',
+      message:
+        'is not a cursor this API gave out; start again with cursor=* (and then send each nextCursor as it comes)',
+    },
+  ]);
 
 /**
  * The cursor's page and place, checked against the query it is sent with: a cursor of another
@@ -84,16 +90,30 @@ export function decodeCursor(text: string, query: GrantQuery): DecodedCursor {
   } catch {
     throw notACursor();
   }
-  if (content === null || typeof content !== 'object' || content.v !== 1 || typeof content.q !== 'string') throw notACursor();
+  if (content === null || typeof content !== 'object' || content.v !== 1 || typeof content.q !== 'string')
+    throw notACursor();
   const { p: page, k: key, i: id } = content;
-  if (typeof page !== 'number' || !Number.isSafeInteger(page) || page < 2 || typeof id !== 'string' || id.length === 0 || id.length > 200) throw notACursor();
+  if (
+    typeof page !== 'number' ||
+    !Number.isSafeInteger(page) ||
+    page < 2 ||
+    typeof id !== 'string' ||
+    id.length === 0 ||
+    id.length > 200
+  )
+    throw notACursor();
   const keyFits =
-    query.sort.key === 'title' ? typeof key === 'string' : query.sort.key === 'relevance' ? typeof key === 'number' && Number.isFinite(key) : key === null || (typeof key === 'number' && Number.isFinite(key));
+    query.sort.key === 'title'
+      ? typeof key === 'string'
+      : query.sort.key === 'relevance'
+        ? typeof key === 'number' && Number.isFinite(key)
+        : key === null || (typeof key === 'number' && Number.isFinite(key));
   if (content.q !== binding(query) || !keyFits) {
     throw validationError([
       {
         parameter: 'cursor',
-        message: 'belongs to another query: send it with the same filters, search, sort and limit as the request that gave it, or start again with cursor=*',
+        message:
+          'belongs to another query: send it with the same filters, search, sort and limit as the request that gave it, or start again with cursor=*',
       },
     ]);
   }

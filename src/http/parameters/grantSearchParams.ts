@@ -42,7 +42,13 @@ import {
   type HighlightField,
   type HighlightSpec,
 } from '../../grants/highlighting.js';
-import { MAX_TYPO_VARIANTS, MAX_TYPO_VARIANTS_PER_SEARCH, MAX_TYPO_WORDS, TYPO_MODES, type TypoMode } from '../../grants/typos.js';
+import {
+  MAX_TYPO_VARIANTS,
+  MAX_TYPO_VARIANTS_PER_SEARCH,
+  MAX_TYPO_WORDS,
+  TYPO_MODES,
+  type TypoMode,
+} from '../../grants/typos.js';
 import { MATCHING_MODES, MAX_RELAXATION_STEPS, type MatchingMode } from '../../grants/relaxation.js';
 import type { ErrorDetail } from '../errors.js';
 import type { GrantConditions } from '../../grants/matching.js';
@@ -50,7 +56,9 @@ import { CURSOR_START, MAX_CURSOR_LENGTH, decodeCursor } from './grantCursor.js'
 import { clip, paramValidator, type ParamSpecs, type ParamValues } from './queryParams.js';
 
 /** The values of `sort`: each key ascending, and with a leading "-" descending (relevance: best first only). */
-export const SORT_VALUES: readonly string[] = SORT_KEYS.flatMap((key) => (key === 'relevance' ? [key] : [key, `-${key}`]));
+export const SORT_VALUES: readonly string[] = SORT_KEYS.flatMap((key) =>
+  key === 'relevance' ? [key] : [key, `-${key}`],
+);
 
 export const GRANT_SEARCH_PARAMS: ParamSpecs = {
   search: {
@@ -94,24 +102,55 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
       '(`nonprofit` finds "non-profit" and "not-for-profit", `NSERC` finds "CRSNG", `R&D` finds "research and development"). false: the words as typed.',
     example: false,
   },
-  funderType: { kind: 'enumArray', values: FUNDER_TYPES, description: 'Only grants from these kinds of funder.', example: ['FEDERAL_GRANT', 'FOUNDATION'] },
-  fundingType: { kind: 'enumArray', values: FUNDING_TYPES, description: 'Only grants giving these kinds of funding.', example: ['GRANT', 'REBATE'] },
+  funderType: {
+    kind: 'enumArray',
+    values: FUNDER_TYPES,
+    description: 'Only grants from these kinds of funder.',
+    example: ['FEDERAL_GRANT', 'FOUNDATION'],
+  },
+  fundingType: {
+    kind: 'enumArray',
+    values: FUNDING_TYPES,
+    description: 'Only grants giving these kinds of funding.',
+    example: ['GRANT', 'REBATE'],
+  },
   eligibleProvinces: {
     kind: 'enumArray',
     values: PROVINCES,
     description: 'Only grants open to applicants in at least one of these provinces or territories.',
     example: ['QUEBEC', 'ONTARIO'],
   },
-  targetBeneficiaries: { kind: 'enumArray', values: BENEFICIARIES, description: 'Only grants meant for at least one of these kinds of applicant.', example: ['SMALL_BUSINESS'] },
-  currency: { kind: 'enumArray', values: CURRENCIES, description: 'Only grants whose amounts are in one of these currencies.', example: ['CAD'] },
+  targetBeneficiaries: {
+    kind: 'enumArray',
+    values: BENEFICIARIES,
+    description: 'Only grants meant for at least one of these kinds of applicant.',
+    example: ['SMALL_BUSINESS'],
+  },
+  currency: {
+    kind: 'enumArray',
+    values: CURRENCIES,
+    description: 'Only grants whose amounts are in one of these currencies.',
+    example: ['CAD'],
+  },
   applicationComplexity: {
     kind: 'enumArray',
     values: COMPLEXITIES,
-    description: 'Only grants whose application takes this much effort (a grant whose complexity is unknown matches none).',
+    description:
+      'Only grants whose application takes this much effort (a grant whose complexity is unknown matches none).',
     example: ['LOW', 'MEDIUM'],
   },
-  sdgAlignment: { kind: 'enumArray', values: SDGS, description: 'Only grants aligned with at least one of these UN Sustainable Development Goals.', example: ['SDG_7', 'SDG_13'] },
-  isRecurring: { kind: 'boolean', description: 'Only grants that come back every cycle (true) or one-off grants (false); unknown recurrence matches neither.', example: true },
+  sdgAlignment: {
+    kind: 'enumArray',
+    values: SDGS,
+    description: 'Only grants aligned with at least one of these UN Sustainable Development Goals.',
+    example: ['SDG_7', 'SDG_13'],
+  },
+  isRecurring: {
+    kind: 'boolean',
+    description:
+      'Only grants that come back every cycle (true) or one-off grants (false); unknown recurrence matches neither.',
+    example: true,
+  },
   status: {
     kind: 'enumArray',
     values: GRANT_STATUSES,
@@ -124,14 +163,16 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     kind: 'number',
     min: 0,
     message: 'must be a number ≥ 0',
-    description: "Only grants whose amount range reaches this amount (the grant's amountMax is at least this, or unknown).",
+    description:
+      "Only grants whose amount range reaches this amount (the grant's amountMax is at least this, or unknown).",
     example: 10000,
   },
   amountMax: {
     kind: 'number',
     min: 0,
     message: 'must be a number ≥ 0',
-    description: "Only grants whose amount range starts at or below this amount (the grant's amountMin is at most this, or unknown).",
+    description:
+      "Only grants whose amount range starts at or below this amount (the grant's amountMin is at most this, or unknown).",
     example: 500000,
   },
   open: {
@@ -142,9 +183,24 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
       'Without it, closed and forecasted grants are included (and, in the default order, closed grants come first).',
     example: true,
   },
-  deadlineFrom: { kind: 'date', dayEdge: 'start', description: 'Only grants whose deadline is at or after this instant (grants without a deadline never match).', example: '2026-09-01' },
-  deadlineTo: { kind: 'date', dayEdge: 'end', description: 'Only grants whose deadline is at or before this instant (grants without a deadline never match).', example: '2026-12-31' },
-  updatedSince: { kind: 'date', dayEdge: 'start', description: 'Only grants changed (updatedAt) at or after this instant.', example: '2025-06-01T00:00:00Z' },
+  deadlineFrom: {
+    kind: 'date',
+    dayEdge: 'start',
+    description: 'Only grants whose deadline is at or after this instant (grants without a deadline never match).',
+    example: '2026-09-01',
+  },
+  deadlineTo: {
+    kind: 'date',
+    dayEdge: 'end',
+    description: 'Only grants whose deadline is at or before this instant (grants without a deadline never match).',
+    example: '2026-12-31',
+  },
+  updatedSince: {
+    kind: 'date',
+    dayEdge: 'start',
+    description: 'Only grants changed (updatedAt) at or after this instant.',
+    example: '2025-06-01T00:00:00Z',
+  },
   sort: {
     kind: 'enum',
     values: SORT_VALUES,
@@ -156,7 +212,8 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
   facets: {
     kind: 'enumArray',
     values: FACET_NAMES,
-    description: 'The fields to count values of over the matches; the answer gains a `facets` object, in the order asked.',
+    description:
+      'The fields to count values of over the matches; the answer gains a `facets` object, in the order asked.',
     example: ['eligibleProvinces', 'fundingType'],
   },
   fields: {
@@ -198,7 +255,14 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
       'does, with … where text was cut. A cropped field is highlighted whether or not `highlight` names it.',
     example: 'description:40',
   },
-  page: { kind: 'integer', min: 1, default: 1, message: 'must be an integer ≥ 1', description: 'The page of results to return, from 1.', example: 2 },
+  page: {
+    kind: 'integer',
+    min: 1,
+    default: 1,
+    message: 'must be an integer ≥ 1',
+    description: 'The page of results to return, from 1.',
+    example: 2,
+  },
   /** Above MAX_LIMIT it is served as MAX_LIMIT; 0 asks for the counts alone (total, facets), no grant. */
   limit: {
     kind: 'integer',
@@ -214,7 +278,8 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     kind: 'string',
     maxLength: MAX_CURSOR_LENGTH,
     message: 'must be * or a nextCursor the API gave out',
-    description: 'Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer.',
+    description:
+      'Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer.',
     example: '*',
     fillIn: false,
   },
@@ -236,7 +301,12 @@ const {
 } = GRANT_SEARCH_PARAMS;
 export const GRANT_EXPORT_PARAMS: ParamSpecs = {
   ...exportFilters,
-  format: { kind: 'enum', values: EXPORT_FORMATS, description: 'The file format: one JSON grant per line (ndjson, the default) or CSV with a header row.', example: 'csv' },
+  format: {
+    kind: 'enum',
+    values: EXPORT_FORMATS,
+    description: 'The file format: one JSON grant per line (ndjson, the default) or CSV with a header row.',
+    example: 'csv',
+  },
 };
 
 /** GET /grants/:id/similar: how many grants come back. */
@@ -247,8 +317,18 @@ export const SIMILAR_MAX_LIMIT = 50;
  * filters, `fields`, and whatever else shapes a grant of a page), and its own `limit`; no search,
  * sort, paging or facets: the similar grants are found by the grant's own words, best first.
  */
-const { search: _search, typos: _typos, matching: _matching, synonyms: _synonyms, sort: _sortKey, facets: _facetNames, page: _pageNumber, cursor: _cursorValue, limit: _pageLimit, ...similarShared } =
-  GRANT_SEARCH_PARAMS;
+const {
+  search: _search,
+  typos: _typos,
+  matching: _matching,
+  synonyms: _synonyms,
+  sort: _sortKey,
+  facets: _facetNames,
+  page: _pageNumber,
+  cursor: _cursorValue,
+  limit: _pageLimit,
+  ...similarShared
+} = GRANT_SEARCH_PARAMS;
 export const SIMILAR_PARAMS: ParamSpecs = {
   ...similarShared,
   limit: {
@@ -284,7 +364,11 @@ function filterCheck(p: ParamValues): ErrorDetail[] {
     problems.push({ parameter: 'deadlineFrom', message: 'must not be after deadlineTo' });
   }
   if (p.sort === 'relevance' && wordsOf(p).length === 0) {
-    problems.push({ parameter: 'sort', message: 'relevance needs search words (a search with at least one word to find); without them sort by another key' });
+    problems.push({
+      parameter: 'sort',
+      message:
+        'relevance needs search words (a search with at least one word to find); without them sort by another key',
+    });
   }
   return problems;
 }
@@ -301,10 +385,17 @@ function crossCheck(p: ParamValues): ErrorDetail[] {
   }
   if (p.cursor !== undefined) {
     if (p.page !== undefined) {
-      problems.push({ parameter: 'page', message: 'cannot be combined with cursor: a cursor knows its page; send only the cursor' });
+      problems.push({
+        parameter: 'page',
+        message: 'cannot be combined with cursor: a cursor knows its page; send only the cursor',
+      });
     }
     if (p.limit === 0) {
-      problems.push({ parameter: 'limit', message: 'must be at least 1 with cursor: limit=0 asks for the counts alone, which a page-number request gives (leave out cursor)' });
+      problems.push({
+        parameter: 'limit',
+        message:
+          'must be at least 1 with cursor: limit=0 asks for the counts alone, which a page-number request gives (leave out cursor)',
+      });
     }
     return problems;
   }
@@ -332,11 +423,14 @@ function cropOf(text: string): { crop: Map<HighlightField, number> } | { problem
     const item = raw.trim();
     if (item === '') continue;
     const parsed = CROP_ITEM.exec(item);
-    if (parsed === null) return { problem: `"${clip(item)}" is not field:words (a field and a number of words, e.g. description:40)` };
+    if (parsed === null)
+      return { problem: `"${clip(item)}" is not field:words (a field and a number of words, e.g. description:40)` };
     const [, field, words] = parsed;
-    if (!(HIGHLIGHT_FIELDS as readonly string[]).includes(field)) return { problem: `"${clip(field)}" is not one of ${HIGHLIGHT_FIELDS.join(', ')}` };
+    if (!(HIGHLIGHT_FIELDS as readonly string[]).includes(field))
+      return { problem: `"${clip(field)}" is not one of ${HIGHLIGHT_FIELDS.join(', ')}` };
     const count = Number(words);
-    if (count < 1 || count > MAX_CROP_WORDS) return { problem: `${field}:${words}: the words must be from 1 to ${MAX_CROP_WORDS}` };
+    if (count < 1 || count > MAX_CROP_WORDS)
+      return { problem: `${field}:${words}: the words must be from 1 to ${MAX_CROP_WORDS}` };
     if (crop.has(field as HighlightField)) return { problem: `names ${field} twice` };
     crop.set(field as HighlightField, count);
   }
@@ -350,7 +444,12 @@ function highlightOf(p: ParamValues): HighlightSpec | null {
   const crop = 'crop' in cropped ? cropped.crop : new Map<HighlightField, number>();
   const fields = HIGHLIGHT_FIELDS.filter((field) => asked.has(field) || crop.has(field));
   if (fields.length === 0) return null;
-  return { fields, preTag: (p.highlightPreTag as string | undefined) ?? DEFAULT_PRE_TAG, postTag: (p.highlightPostTag as string | undefined) ?? DEFAULT_POST_TAG, crop };
+  return {
+    fields,
+    preTag: (p.highlightPreTag as string | undefined) ?? DEFAULT_PRE_TAG,
+    postTag: (p.highlightPostTag as string | undefined) ?? DEFAULT_POST_TAG,
+    crop,
+  };
 }
 
 const validateParams = paramValidator(GRANT_SEARCH_PARAMS, crossCheck);
@@ -370,7 +469,10 @@ function fieldsOf(asked: string[] | undefined): (keyof ServedGrant)[] | null {
 }
 
 /** The conditions, sort and fields of a GrantQuery from valid parameters; paging is the caller's. */
-export function conditionsOf(p: ParamValues, now: number): Omit<GrantQuery, 'page' | 'limit' | 'offset' | 'size' | 'facets'> {
+export function conditionsOf(
+  p: ParamValues,
+  now: number,
+): Omit<GrantQuery, 'page' | 'limit' | 'offset' | 'size' | 'facets'> {
   const search = searchOf(p);
   const words = search === null ? [] : positiveWords(search);
   const orNull = <T>(value: unknown): T | null => (value === undefined ? null : (value as T));
@@ -439,7 +541,10 @@ function grantQueryOf(p: ParamValues, now: number): GrantQuery {
 }
 
 /** Validates GET /grants/export parameters and translates them into a GrantQuery (no paging, no facets) and a format. */
-export function parseExportQuery(query: Map<string, string[]>, now: number = Date.now()): { query: GrantQuery; format: ExportFormat } {
+export function parseExportQuery(
+  query: Map<string, string[]>,
+  now: number = Date.now(),
+): { query: GrantQuery; format: ExportFormat } {
   const p = validateExportParams(query);
   return {
     query: { ...conditionsOf(p, now), facets: [], page: 1, limit: MAX_LIMIT, offset: 0, size: MAX_LIMIT, cursor: null },
@@ -458,7 +563,10 @@ export function parseSimilarQuery(query: Map<string, string[]>, now: number = Da
 export function parseSimilarSearch(query: Map<string, string[]>, now: number = Date.now()): GrantSearchRequest {
   const p = validateSimilarParams(query);
   const limit = (p.limit as number | undefined) ?? SIMILAR_DEFAULT_LIMIT;
-  return { query: { ...conditionsOf(p, now), facets: [], page: 1, limit, offset: 0, size: limit, cursor: null }, highlight: highlightOf(p) };
+  return {
+    query: { ...conditionsOf(p, now), facets: [], page: 1, limit, offset: 0, size: limit, cursor: null },
+    highlight: highlightOf(p),
+  };
 }
 
 /**
@@ -468,7 +576,18 @@ export function parseSimilarSearch(query: Map<string, string[]>, now: number = D
 const { sort: _sort, fields: _fields, format: _format, ...alertFilters } = GRANT_EXPORT_PARAMS;
 export const ALERT_QUERY_PARAMS: ParamSpecs = alertFilters;
 /** The GET /grants parameters an alert's query refuses by name. */
-export const NOT_ALERT_PARAMS = ['page', 'limit', 'cursor', 'facets', 'fields', 'sort', 'highlight', 'highlightPreTag', 'highlightPostTag', 'crop'] as const;
+export const NOT_ALERT_PARAMS = [
+  'page',
+  'limit',
+  'cursor',
+  'facets',
+  'fields',
+  'sort',
+  'highlight',
+  'highlightPreTag',
+  'highlightPostTag',
+  'crop',
+] as const;
 const validateAlertParams = paramValidator(ALERT_QUERY_PARAMS, filterCheck);
 
 /** Validates an alert query given as parameters (every problem listed) and translates it into conditions, `now` left to the matcher. */

@@ -27,7 +27,8 @@ const notACursor = (why: string) => validationError([{ parameter: 'cursor', mess
 
 /** The sequence a cursor continues before; a 400 naming `cursor` for anything the API did not give out for this grant. */
 export function decodeHistoryCursor(text: string, id: string): number {
-  const foreign = 'is not a cursor this API gave out: leave it out for the newest versions, then send each pagination.nextCursor as it comes';
+  const foreign =
+    'is not a cursor this API gave out: leave it out for the newest versions, then send each pagination.nextCursor as it comes';
   if (text.length > MAX_HISTORY_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(text)) throw notACursor(foreign);
   let content: unknown;
   try {
@@ -37,7 +38,16 @@ export function decodeHistoryCursor(text: string, id: string): number {
   }
   if (content === null || typeof content !== 'object' || Array.isArray(content)) throw notACursor(foreign);
   const { v, g, s, ...rest } = content as Record<string, unknown>;
-  if (Object.keys(rest).length > 0 || v !== 1 || typeof g !== 'string' || typeof s !== 'number' || !Number.isSafeInteger(s) || s < 1) throw notACursor(foreign);
-  if (g !== grantDigest(id)) throw notACursor("belongs to another grant's history: send it with the grant it came from");
+  if (
+    Object.keys(rest).length > 0 ||
+    v !== 1 ||
+    typeof g !== 'string' ||
+    typeof s !== 'number' ||
+    !Number.isSafeInteger(s) ||
+    s < 1
+  )
+    throw notACursor(foreign);
+  if (g !== grantDigest(id))
+    throw notACursor("belongs to another grant's history: send it with the grant it came from");
   return s;
 }

@@ -50,7 +50,9 @@ export async function readJsonBody(ctx: Context, limit = MAX_BODY_BYTES): Promis
     throw new InvalidBodyError([{ parameter: '(body)', message: 'is not valid JSON' }]);
   }
   if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
-    throw new InvalidBodyError([{ parameter: '(body)', message: `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` }]);
+    throw new InvalidBodyError([
+      { parameter: '(body)', message: `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels` },
+    ]);
   }
   return parsed;
 }

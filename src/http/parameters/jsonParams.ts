@@ -10,14 +10,19 @@ import { QueryParameters, type ParamSpecs } from './queryParams.js';
  * type is left out and added to `details` (named by `at`); a name without a spec is passed on as
  * text, for the validator to refuse by name.
  */
-export function jsonAsParameters(json: Record<string, unknown>, specs: ParamSpecs, details: ErrorDetail[], at: (name: string) => string = (name) => name): QueryParameters {
+export function jsonAsParameters(
+  json: Record<string, unknown>,
+  specs: ParamSpecs,
+  details: ErrorDetail[],
+  at: (name: string) => string = (name) => name,
+): QueryParameters {
   const params = new QueryParameters();
   for (const [name, value] of Object.entries(json)) {
     const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
     const wrongType = (expected: string) => details.push({ parameter: at(name), message: `must be ${expected}` });
     switch (spec?.kind) {
       case undefined:
-        params.set(name, [typeof value === 'string' ? value : JSON.stringify(value) ?? '']);
+        params.set(name, [typeof value === 'string' ? value : (JSON.stringify(value) ?? '')]);
         break;
       case 'enumArray':
         if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) wrongType('a JSON array of strings');
@@ -45,7 +50,12 @@ export function jsonAsParameters(json: Record<string, unknown>, specs: ParamSpec
  * validates a query string); throws InvalidInputError listing every problem, those of JSON type
  * first, each parameter once.
  */
-export function parseJsonParameters<T>(json: Record<string, unknown>, specs: ParamSpecs, parse: (params: QueryParameters) => T, at: (name: string) => string = (name) => name): T {
+export function parseJsonParameters<T>(
+  json: Record<string, unknown>,
+  specs: ParamSpecs,
+  parse: (params: QueryParameters) => T,
+  at: (name: string) => string = (name) => name,
+): T {
   const problems: ErrorDetail[] = [];
   const params = jsonAsParameters(json, specs, problems, at);
   try {

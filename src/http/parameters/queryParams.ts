@@ -29,11 +29,11 @@ export interface ParamDoc {
 
 /** One parameter of an endpoint, as partners see it. */
 export type ParamSpec = ParamDoc &
+  /**
+   * `max` refuses larger values (a 400); `clampAbove` serves them as that value instead (the
+   * paged endpoints' `limit`: above the maximum it is clamped, and `pagination.limit` says so).
+   */
   (
-    /**
-     * `max` refuses larger values (a 400); `clampAbove` serves them as that value instead (the
-     * paged endpoints' `limit`: above the maximum it is clamped, and `pagination.limit` says so).
-     */
     | { kind: 'integer'; min: number; max?: number; clampAbove?: number; default?: number; message: string }
     | { kind: 'number'; min: number; max?: number; message: string }
     | { kind: 'string'; maxLength: number; message: string }
@@ -78,7 +78,9 @@ export function parseQueryString(raw: string): QueryParameters {
     if (part === '') continue;
     count += 1;
     if (count > MAX_QUERY_PARAMETERS) {
-      throw validationError([{ parameter: '(query)', message: `must have at most ${MAX_QUERY_PARAMETERS} parameters` }]);
+      throw validationError([
+        { parameter: '(query)', message: `must have at most ${MAX_QUERY_PARAMETERS} parameters` },
+      ]);
     }
     const equals = part.indexOf('=');
     const rawName = equals === -1 ? part : part.slice(0, equals);
@@ -121,7 +123,8 @@ export function parseDateParam(text: string, dayEdge: 'start' | 'end'): number |
   return dayStart + ((hours * 60 + minutes) * 60 + seconds) * 1000 + Number((m[7] ?? '0').padEnd(3, '0'));
 }
 
-export const DATE_MESSAGE = 'must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later)';
+export const DATE_MESSAGE =
+  'must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later)';
 
 function schemaOf(spec: ParamSpec): object {
   switch (spec.kind) {
@@ -200,7 +203,8 @@ export function paramValidator(specs: ParamSpecs, crossCheck: CrossCheck = () =>
         return { value: parseDateParam(text, spec.dayEdge) ?? text };
       default: {
         const raw = text.trim();
-        if (TOO_LARGE.test(raw)) return { problem: 'is too large: a number here has at most 15 digits before the decimal point' };
+        if (TOO_LARGE.test(raw))
+          return { problem: 'is too large: a number here has at most 15 digits before the decimal point' };
         return { value: (spec.kind === 'integer' ? INTEGER : DECIMAL).test(raw) ? Number(raw) : raw };
       }
     }
@@ -213,14 +217,27 @@ export function paramValidator(specs: ParamSpecs, crossCheck: CrossCheck = () =>
     for (const [name, values] of query) {
       const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
       if (malformed.has(name)) {
-        details.push({ parameter: clip(name), message: 'is not valid percent-encoding (write "%" as %25, and encode text as UTF-8)' });
+        details.push({
+          parameter: clip(name),
+          message: 'is not valid percent-encoding (write "%" as %25, and encode text as UTF-8)',
+        });
       } else if (spec === undefined) {
         details.push({
           parameter: clip(name),
-          message: known.length > 0 ? `is not a parameter of this endpoint (allowed: ${known.join(', ')})` : 'is not a parameter of this endpoint, which takes none',
+          message:
+            known.length > 0
+              ? `is not a parameter of this endpoint (allowed: ${known.join(', ')})`
+              : 'is not a parameter of this endpoint, which takes none',
         });
       } else if (spec.kind === 'enumArray') {
-        input[name] = [...new Set(values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== ''))];
+        input[name] = [
+          ...new Set(
+            values
+              .flatMap((v) => v.split(','))
+              .map((v) => v.trim())
+              .filter((v) => v !== ''),
+          ),
+        ];
       } else if (values.length > 1) {
         details.push({ parameter: name, message: 'must be given once' });
       } else if (bracketed.has(name)) {
@@ -242,12 +259,19 @@ export function paramValidator(specs: ParamSpecs, crossCheck: CrossCheck = () =>
     }
     for (const [name, value] of Object.entries(input)) {
       const spec = specs[name];
-      if (!invalid.has(name) && spec?.kind === 'integer' && spec.clampAbove !== undefined && typeof value === 'number' && value > spec.clampAbove) {
+      if (
+        !invalid.has(name) &&
+        spec?.kind === 'integer' &&
+        spec.clampAbove !== undefined &&
+        typeof value === 'number' &&
+        value > spec.clampAbove
+      ) {
         input[name] = spec.clampAbove;
       }
     }
     for (const [name, spec] of Object.entries(specs)) {
-      if (spec.required === true && !invalid.has(name) && input[name] === undefined) details.push({ parameter: name, message: 'is required' });
+      if (spec.required === true && !invalid.has(name) && input[name] === undefined)
+        details.push({ parameter: name, message: 'is required' });
     }
     const valid = Object.fromEntries(Object.entries(input).filter(([name]) => !invalid.has(name))) as ParamValues;
     details.push(...crossCheck(valid));

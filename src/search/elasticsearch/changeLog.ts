@@ -6,7 +6,13 @@
 // unswapped index, `<alias>_history` (one document per grant and sequence), read newest first.
 import { createHash } from 'node:crypto';
 import { errors, type Client } from '@elastic/elasticsearch';
-import { versionOf, type FieldChange, type GrantVersion, type HistoryPage, type VersionType } from '../../grants/history.js';
+import {
+  versionOf,
+  type FieldChange,
+  type GrantVersion,
+  type HistoryPage,
+  type VersionType,
+} from '../../grants/history.js';
 import type { Grant } from '../../grants/schema.js';
 import { newChangeLogId, type ChangeEntryJson, type ChangeLogState, type ChangesPage } from '../changes.js';
 import type { ChangeLogOptions } from '../engine.js';
@@ -83,10 +89,16 @@ interface VersionSource {
 /** A change to record: a grant at its new content, or a removal. */
 export type Change = { id: string; grant: Grant; hash: string } | { id: string; grant: null };
 
-const isStatus = (error: unknown, status: number): boolean => error instanceof errors.ResponseError && error.statusCode === status;
+const isStatus = (error: unknown, status: number): boolean =>
+  error instanceof errors.ResponseError && error.statusCode === status;
 
 /** Reads a page of the feed (the API's side). */
-export async function readChanges(client: Client, alias: string, afterSeq: number, limit: number): Promise<ChangesPage> {
+export async function readChanges(
+  client: Client,
+  alias: string,
+  afterSeq: number,
+  limit: number,
+): Promise<ChangesPage> {
   const index = changesIndexOf(alias);
   let state: ChangeLogState;
   try {
@@ -116,26 +128,45 @@ export async function readChanges(client: Client, alias: string, afterSeq: numbe
 }
 
 /** Reads a page of a grant's history, newest first (the API's side); `grantExists` says whether the catalog holds the id. */
-export async function readHistory(client: Client, alias: string, id: string, beforeSeq: number | null, limit: number, grantExists: () => Promise<boolean>): Promise<HistoryPage> {
+export async function readHistory(
+  client: Client,
+  alias: string,
+  id: string,
+  beforeSeq: number | null,
+  limit: number,
+  grantExists: () => Promise<boolean>,
+): Promise<HistoryPage> {
   const page = async (before: number | null, size: number): Promise<GrantVersion[]> => {
     try {
       const response = await client.search<VersionSource>({
         index: historyIndexOf(alias),
         size,
-        query: { bool: { filter: [{ term: { id } }, ...(before === null ? [] : [{ range: { seq: { lt: before } } }])] } },
+        query: {
+          bool: { filter: [{ term: { id } }, ...(before === null ? [] : [{ range: { seq: { lt: before } } }])] },
+        },
         sort: [{ seq: 'desc' }],
         track_total_hits: false,
       });
-      return response.hits.hits.map(({ _source: v }) => ({ seq: v!.seq, changedAt: v!.changedAt, type: v!.type, changes: v!.changes ?? null }));
+      return response.hits.hits.map(({ _source: v }) => ({
+        seq: v!.seq,
+        changedAt: v!.changedAt,
+        type: v!.type,
+        changes: v!.changes ?? null,
+      }));
     } catch (error) {
       // No history index yet: nothing was recorded.
-      if (error instanceof errors.ResponseError && JSON.stringify(error.body ?? '').includes('index_not_found_exception')) return [];
+      if (
+        error instanceof errors.ResponseError &&
+        JSON.stringify(error.body ?? '').includes('index_not_found_exception')
+      )
+        return [];
       throw error;
     }
   };
   const versions = await page(beforeSeq, limit + 1);
   // A grant whose versions are all past the cursor is still known: asked again from the newest.
-  const known = versions.length > 0 || (await grantExists()) || (beforeSeq !== null && (await page(null, 1)).length > 0);
+  const known =
+    versions.length > 0 || (await grantExists()) || (beforeSeq !== null && (await page(null, 1)).length > 0);
   return { known, versions };
 }
 
@@ -159,9 +190,17 @@ export class ElasticsearchChangeLog {
   /** Creates an index unless it exists. */
   private async create(index: string, mappings: object): Promise<void> {
     try {
-      await this.client.indices.create({ index, settings: { number_of_shards: 1, number_of_replicas: this.replicas }, mappings } as never);
+      await this.client.indices.create({
+        index,
+        settings: { number_of_shards: 1, number_of_replicas: this.replicas },
+        mappings,
+      } as never);
     } catch (error) {
-      if (!(error instanceof errors.ResponseError && JSON.stringify(error.body ?? '').includes('resource_already_exists_exception'))) throw error;
+      if (!(
+        error instanceof errors.ResponseError &&
+        JSON.stringify(error.body ?? '').includes('resource_already_exists_exception')
+      ))
+        throw error;
     }
   }
 
@@ -169,7 +208,10 @@ export class ElasticsearchChangeLog {
   async open(): Promise<{ fresh: boolean }> {
     await this.create(this.index, MAPPING);
     // A log created before its entries carried their changes gains the field (a strict mapping refuses an unknown one).
-    await this.client.indices.putMapping({ index: this.index, properties: { changes: MAPPING.properties.changes } } as never);
+    await this.client.indices.putMapping({
+      index: this.index,
+      properties: { changes: MAPPING.properties.changes },
+    } as never);
     await this.create(this.history, HISTORY_MAPPING);
     return { fresh: (await this.readState()) === null };
   }
@@ -191,7 +233,14 @@ export class ElasticsearchChangeLog {
       const next = change(current?.state ?? { log: newChangeLogId(), counter: 0, horizon: 0 });
       try {
         if (current === null) await this.client.create({ index: this.index, id: STATE_ID, document: next });
-        else await this.client.index({ index: this.index, id: STATE_ID, document: next, if_seq_no: current.seqNo, if_primary_term: current.primaryTerm });
+        else
+          await this.client.index({
+            index: this.index,
+            id: STATE_ID,
+            document: next,
+            if_seq_no: current.seqNo,
+            if_primary_term: current.primaryTerm,
+          });
         return next;
       } catch (error) {
         if (!isStatus(error, 409) || attempt >= 20) throw error;
@@ -202,7 +251,11 @@ export class ElasticsearchChangeLog {
   /** The grants the log last recorded for these ids (null: none, or a tombstone), in the same order. */
   private async recorded(ids: string[]): Promise<(Grant | null)[]> {
     if (ids.length === 0) return [];
-    const { docs } = await this.client.mget<EntrySource>({ index: this.index, ids, _source_includes: ['deleted', 'grant'] });
+    const { docs } = await this.client.mget<EntrySource>({
+      index: this.index,
+      ids,
+      _source_includes: ['deleted', 'grant'],
+    });
     return docs.map((doc) => {
       const found = doc as { found?: boolean; _source?: EntrySource };
       return found.found === true && found._source?.deleted === false ? (found._source.grant ?? null) : null;
@@ -234,7 +287,13 @@ export class ElasticsearchChangeLog {
         };
         const entry = [{ index: { _index: this.index, _id: change.id } }, source];
         if (version === null) return entry;
-        const kept: VersionSource = { id: change.id, seq, changedAt: this.changedAt, type: version.type, changes: version.changes };
+        const kept: VersionSource = {
+          id: change.id,
+          seq,
+          changedAt: this.changedAt,
+          type: version.type,
+          changes: version.changes,
+        };
         return [...entry, { index: { _index: this.history, _id: `${log}:${seq}` } }, kept];
       });
       const result = await this.client.bulk({ operations });
@@ -276,7 +335,13 @@ export class ElasticsearchChangeLog {
     const known = await this.liveHashes();
     let after: unknown[] | undefined;
     for (;;) {
-      const page = await this.client.search<Grant>({ index: catalogIndex, size: PAGE, sort: [{ id: 'asc' }], search_after: after, track_total_hits: false } as never);
+      const page = await this.client.search<Grant>({
+        index: catalogIndex,
+        size: PAGE,
+        sort: [{ id: 'asc' }],
+        search_after: after,
+        track_total_hits: false,
+      } as never);
       const hits = page.hits.hits;
       const changed: Change[] = [];
       for (const hit of hits) {
@@ -289,7 +354,10 @@ export class ElasticsearchChangeLog {
       if (hits.length < PAGE) break;
       after = hits[hits.length - 1].sort as unknown[];
     }
-    await this.record([...known.keys()].map((id) => ({ id, grant: null })), { versions });
+    await this.record(
+      [...known.keys()].map((id) => ({ id, grant: null })),
+      { versions },
+    );
   }
 
   /** What `grants-indexer status` reports of the log (null before its first run). */
@@ -305,10 +373,19 @@ export class ElasticsearchChangeLog {
     const cutoff = new Date(this.options.clock().getTime() - this.options.historyRetentionMs).toISOString();
     await this.client.indices.refresh({ index: this.history });
     for (;;) {
-      const page = await this.client.search({ index: this.history, size: PAGE, query: { range: { changedAt: { lt: cutoff } } }, _source: false, track_total_hits: false } as never);
+      const page = await this.client.search({
+        index: this.history,
+        size: PAGE,
+        query: { range: { changedAt: { lt: cutoff } } },
+        _source: false,
+        track_total_hits: false,
+      } as never);
       const hits = page.hits.hits;
       if (hits.length === 0) return;
-      const result = await this.client.bulk({ operations: hits.map((hit) => ({ delete: { _index: this.history, _id: hit._id! } })), refresh: true });
+      const result = await this.client.bulk({
+        operations: hits.map((hit) => ({ delete: { _index: this.history, _id: hit._id! } })),
+        refresh: true,
+      });
       if (result.errors) throw new Error('the history could not drop an expired version');
       if (hits.length < PAGE) return;
     }
@@ -325,12 +402,22 @@ export class ElasticsearchChangeLog {
     await this.client.indices.refresh({ index: this.index });
     // Page by page, highest sequence first: the horizon is raised past a page before it is deleted.
     for (;;) {
-      const page = await this.client.search<{ seq: number }>({ index: this.index, size: PAGE, query: expired, sort: [{ seq: 'desc' }], _source: ['seq'], track_total_hits: false } as never);
+      const page = await this.client.search<{ seq: number }>({
+        index: this.index,
+        size: PAGE,
+        query: expired,
+        sort: [{ seq: 'desc' }],
+        _source: ['seq'],
+        track_total_hits: false,
+      } as never);
       const hits = page.hits.hits;
       if (hits.length === 0) break;
       const last = hits[0]._source!.seq;
       await this.updateState((s) => ({ ...s, horizon: Math.max(s.horizon, last) }));
-      const result = await this.client.bulk({ operations: hits.map((hit) => ({ delete: { _index: this.index, _id: hit._id! } })), refresh: true });
+      const result = await this.client.bulk({
+        operations: hits.map((hit) => ({ delete: { _index: this.index, _id: hit._id! } })),
+        refresh: true,
+      });
       if (result.errors) throw new Error('the change log could not drop an expired tombstone');
       if (hits.length < PAGE) break;
     }

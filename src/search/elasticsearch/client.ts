@@ -9,7 +9,10 @@ export interface EsConfig {
 }
 
 /** No retries: a partner gets a 503 within the timeout rather than waiting through several. */
-export const createEsClient = (config: EsConfig, overrides: { requestTimeoutMs?: number; maxRetries?: number } = {}): Client =>
+export const createEsClient = (
+  config: EsConfig,
+  overrides: { requestTimeoutMs?: number; maxRetries?: number } = {},
+): Client =>
   new Client({
     node: config.url,
     requestTimeout: overrides.requestTimeoutMs ?? config.requestTimeoutMs,
@@ -31,14 +34,20 @@ export interface TextRequest {
  * as the client's do: a streamed body is read here, not by the client, so a connection lost or
  * stalled while it comes throws the client's ConnectionError or TimeoutError here too.
  */
-export async function requestText(client: Client, request: TextRequest, options: { requestTimeout?: number } = {}): Promise<string> {
+export async function requestText(
+  client: Client,
+  request: TextRequest,
+  options: { requestTimeout?: number } = {},
+): Promise<string> {
   const result = await client.transport.request(request, { ...options, asStream: true, meta: true });
   const chunks: Buffer[] = [];
   try {
     for await (const chunk of result.body as AsyncIterable<Buffer>) chunks.push(chunk);
   } catch (error) {
     const message = `the answer was cut short: ${(error as Error).message}`;
-    throw (error as { code?: unknown }).code === 'UND_ERR_BODY_TIMEOUT' ? new errors.TimeoutError(message, result) : new errors.ConnectionError(message, result);
+    throw (error as { code?: unknown }).code === 'UND_ERR_BODY_TIMEOUT'
+      ? new errors.TimeoutError(message, result)
+      : new errors.ConnectionError(message, result);
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (result.statusCode !== null && result.statusCode >= 400) {
@@ -53,10 +62,13 @@ export async function requestText(client: Client, request: TextRequest, options:
   return text;
 }
 
-export const isNotFound = (error: unknown): boolean => error instanceof errors.ResponseError && error.statusCode === 404;
+export const isNotFound = (error: unknown): boolean =>
+  error instanceof errors.ResponseError && error.statusCode === 404;
 
 export const errorType = (error: unknown): string | undefined =>
-  error instanceof errors.ResponseError ? (error.body as { error?: { type?: string } } | undefined)?.error?.type : undefined;
+  error instanceof errors.ResponseError
+    ? (error.body as { error?: { type?: string } } | undefined)?.error?.type
+    : undefined;
 
 /**
  * Converts transport failures, an answer that is not Elasticsearch's JSON (cut, garbled, or from
@@ -64,7 +76,11 @@ export const errorType = (error: unknown): string | undefined =>
  * ServiceUnavailableError.
  */
 export function unavailableFrom(error: unknown, alias: string): unknown {
-  if (error instanceof errors.ConnectionError || error instanceof errors.TimeoutError || error instanceof errors.NoLivingConnectionsError) {
+  if (
+    error instanceof errors.ConnectionError ||
+    error instanceof errors.TimeoutError ||
+    error instanceof errors.NoLivingConnectionsError
+  ) {
     return new ServiceUnavailableError(`elasticsearch unreachable: ${error.name}`, 5);
   }
   if (error instanceof errors.DeserializationError || error instanceof errors.ProductNotSupportedError) {
@@ -75,10 +91,16 @@ export function unavailableFrom(error: unknown, alias: string): unknown {
       return new ServiceUnavailableError(`elasticsearch answered ${error.statusCode}`, 5);
     }
     if (errorType(error) === 'index_not_found_exception') {
-      return new ServiceUnavailableError(`elasticsearch alias "${alias}" does not exist; run grants-indexer reindex`, 30);
+      return new ServiceUnavailableError(
+        `elasticsearch alias "${alias}" does not exist; run grants-indexer reindex`,
+        30,
+      );
     }
     if (errorType(error) === 'index_closed_exception') {
-      return new ServiceUnavailableError(`the index behind elasticsearch alias "${alias}" is closed; open it (POST /<index>/_open)`, 30);
+      return new ServiceUnavailableError(
+        `the index behind elasticsearch alias "${alias}" is closed; open it (POST /<index>/_open)`,
+        30,
+      );
     }
   }
   return error;

@@ -42,7 +42,10 @@ export const SEARCH_FILTER_PATH = ['hits.total', 'hits.hits._source', ...FACETS_
 function titleSortUnavailable(error: unknown, alias: string): ServiceUnavailableError | null {
   if (!(error instanceof errors.ResponseError) || error.statusCode !== 400) return null;
   if (!JSON.stringify(error.body ?? '').includes(`No mapping found for [${TITLE_SORT_FIELD}]`)) return null;
-  return new ServiceUnavailableError(`the index behind alias "${alias}" has no ${TITLE_SORT_FIELD} field (built with an older mapping); run grants-indexer reindex`, 30);
+  return new ServiceUnavailableError(
+    `the index behind alias "${alias}" has no ${TITLE_SORT_FIELD} field (built with an older mapping); run grants-indexer reindex`,
+    30,
+  );
 }
 
 /** Grants per _search of an export, and how long its point in time lives between two of them. */
@@ -95,7 +98,8 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     try {
       return await work();
     } catch (error) {
-      if (deadline.passed() && !(error instanceof SearchBudgetExceeded)) throw new SearchBudgetExceeded(deadline.budgetMs);
+      if (deadline.passed() && !(error instanceof SearchBudgetExceeded))
+        throw new SearchBudgetExceeded(deadline.budgetMs);
       throw unavailableFrom(error, this.alias);
     }
   }
@@ -108,7 +112,9 @@ export class ElasticsearchSearchEngine implements SearchEngine {
   /** One _search; a request needing the title sort key on an index without it is a 503. */
   private async searchRaw(request: Record<string, unknown>, deadline: Deadline = Deadline.NONE): Promise<HitsResponse> {
     try {
-      return (await this.client.search<Grant>(request as never, { requestTimeout: deadline.callTimeout() })) as unknown as HitsResponse;
+      return (await this.client.search<Grant>(request as never, {
+        requestTimeout: deadline.callTimeout(),
+      })) as unknown as HitsResponse;
     } catch (error) {
       throw titleSortUnavailable(error, this.alias) ?? error;
     }
@@ -118,7 +124,14 @@ export class ElasticsearchSearchEngine implements SearchEngine {
   private cursorPage(query: GrantQuery, deadline: Deadline): Promise<SearchResultJson> {
     return this.call(async () => {
       const request = keysetRequest(query, query.cursor?.after ?? null, query.limit + 1);
-      const response = await this.searchRaw({ index: this.alias, ...request, filter_path: [...SEARCH_FILTER_PATH, 'hits.hits.sort', `aggregations.${KEYSET_TOTAL_AGG}`] }, deadline);
+      const response = await this.searchRaw(
+        {
+          index: this.alias,
+          ...request,
+          filter_path: [...SEARCH_FILTER_PATH, 'hits.hits.sort', `aggregations.${KEYSET_TOTAL_AGG}`],
+        },
+        deadline,
+      );
       const hits = response.hits?.hits ?? [];
       const page = hits.slice(0, query.limit);
       return {
@@ -136,7 +149,11 @@ export class ElasticsearchSearchEngine implements SearchEngine {
    */
   exportJson(query: GrantQuery): Promise<GrantExport> {
     return this.call(async () => {
-      const plain: GrantQuery = { ...(await this.relaxed((await prepareSearch(query, this.lexicon)).query)), facets: [], cursor: null };
+      const plain: GrantQuery = {
+        ...(await this.relaxed((await prepareSearch(query, this.lexicon)).query)),
+        facets: [],
+        cursor: null,
+      };
       let pit = (await this.client.openPointInTime({ index: this.alias, keep_alive: EXPORT_KEEP_ALIVE })).id;
       let closed = false;
       const close = async (): Promise<void> => {
@@ -154,7 +171,13 @@ export class ElasticsearchSearchEngine implements SearchEngine {
           ...request,
           track_total_hits: total,
           pit: { id: pit, keep_alive: EXPORT_KEEP_ALIVE },
-          filter_path: ['pit_id', 'hits.total', 'hits.hits._source', 'hits.hits.sort', `aggregations.${KEYSET_TOTAL_AGG}`],
+          filter_path: [
+            'pit_id',
+            'hits.total',
+            'hits.hits._source',
+            'hits.hits.sort',
+            `aggregations.${KEYSET_TOTAL_AGG}`,
+          ],
         });
         if (response.pit_id !== undefined) pit = response.pit_id;
         return response;
@@ -193,10 +216,14 @@ export class ElasticsearchSearchEngine implements SearchEngine {
   /** How many grants each query matches, in one _msearch. */
   private async countsOf(queries: GrantQuery[], deadline: Deadline): Promise<number[]> {
     if (queries.length === 0) return [];
-    const searches = queries.flatMap((q) => [{ index: this.alias }, { query: translateToElasticsearch(q).query, size: 0, track_total_hits: true }]);
+    const searches = queries.flatMap((q) => [
+      { index: this.alias },
+      { query: translateToElasticsearch(q).query, size: 0, track_total_hits: true },
+    ]);
     const response = await this.client.msearch({ searches } as never, { requestTimeout: deadline.callTimeout() });
     return response.responses.map((answer) => {
-      if ('error' in answer) throw new Error(`a count of the relaxed search failed: ${JSON.stringify(answer.error).slice(0, 200)}`);
+      if ('error' in answer)
+        throw new Error(`a count of the relaxed search failed: ${JSON.stringify(answer.error).slice(0, 200)}`);
       const total = answer.hits.total;
       return typeof total === 'number' ? total : (total?.value ?? 0);
     });
@@ -216,7 +243,11 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     const prepared = await this.call(() => prepareSearch(query, lexicon), deadline);
     const run = await this.call(() => this.relaxed(prepared.query, deadline), deadline);
     const result = await this.pageOf(run, deadline);
-    result.suggestion = await this.call(() => suggestionFor(query, result.total, prepared.neighbours, lexicon, (q) => this.countOf(q, deadline), deadline), deadline);
+    result.suggestion = await this.call(
+      () =>
+        suggestionFor(query, result.total, prepared.neighbours, lexicon, (q) => this.countOf(q, deadline), deadline),
+      deadline,
+    );
     if (prepared.query.search !== null) result.search = prepared.query.search;
     return result;
   }
@@ -233,7 +264,11 @@ export class ElasticsearchSearchEngine implements SearchEngine {
   /** How many grants a query matches (its total alone). */
   private async countOf(query: GrantQuery, deadline: Deadline): Promise<number> {
     const relaxed = await this.relaxed(query, deadline);
-    return (await this.client.count({ index: this.alias, query: translateToElasticsearch(relaxed).query } as never, { requestTimeout: deadline.callTimeout() })).count;
+    return (
+      await this.client.count({ index: this.alias, query: translateToElasticsearch(relaxed).query } as never, {
+        requestTimeout: deadline.callTimeout(),
+      })
+    ).count;
   }
 
   private pageOf(query: GrantQuery, deadline: Deadline): Promise<SearchResultJson> {
@@ -243,7 +278,8 @@ export class ElasticsearchSearchEngine implements SearchEngine {
       let page = await this.offsetPage(request, deadline);
       // An index built before the id keys: its order of equal keys was not by id. Asked again by id.
       const first = page.body.hits?.hits?.[0];
-      if (first !== undefined && lacksIdKeys(first.sort)) page = await this.offsetPage({ ...request, sort: sortOf(query) }, deadline);
+      if (first !== undefined && lacksIdKeys(first.sort))
+        page = await this.offsetPage({ ...request, sort: sortOf(query) }, deadline);
       const { body, sources } = page;
       return {
         total: keysetTotal(body),
@@ -258,11 +294,18 @@ export class ElasticsearchSearchEngine implements SearchEngine {
    * filter_path: with one, Elasticsearch parses each hit's stored _source to write it again
    * through the filter (about a tenth of its CPU per search); without, it copies the stored bytes.
    */
-  private async offsetPage(request: EsSearchRequest, deadline: Deadline): Promise<SourcedResponse<HitsResponse<number>>> {
+  private async offsetPage(
+    request: EsSearchRequest,
+    deadline: Deadline,
+  ): Promise<SourcedResponse<HitsResponse<number>>> {
     try {
       const text = await requestText(
         this.client,
-        { method: 'POST', path: `/${encodeURIComponent(this.alias)}/_search`, body: request as unknown as Record<string, unknown> },
+        {
+          method: 'POST',
+          path: `/${encodeURIComponent(this.alias)}/_search`,
+          body: request as unknown as Record<string, unknown>,
+        },
         { requestTimeout: deadline.callTimeout() },
       );
       return readSources(text);
@@ -281,11 +324,17 @@ export class ElasticsearchSearchEngine implements SearchEngine {
    * read only, except an id Elasticsearch refuses (the empty id), which names no grant.
    */
   private async fetchMany(ids: string[]): Promise<(string | null | Error)[]> {
-    const text = await requestText(this.client, { method: 'POST', path: `/${encodeURIComponent(this.alias)}/_mget`, body: { ids } });
+    const text = await requestText(this.client, {
+      method: 'POST',
+      path: `/${encodeURIComponent(this.alias)}/_mget`,
+      body: { ids },
+    });
     const { body, sources } = readSources<{ docs: MgetDoc[] }>(text);
     return body.docs.map((doc) => {
       if (doc.error !== undefined) {
-        return doc.error.type === 'illegal_argument_exception' ? null : new ServiceUnavailableError(`elasticsearch could not read a grant: ${doc.error.type}`, 5);
+        return doc.error.type === 'illegal_argument_exception'
+          ? null
+          : new ServiceUnavailableError(`elasticsearch could not read a grant: ${doc.error.type}`, 5);
       }
       return doc.found === true && doc._source !== undefined ? sources[doc._source] : null;
     });
@@ -298,15 +347,24 @@ export class ElasticsearchSearchEngine implements SearchEngine {
 
   /** A page of a grant's history: the history index (unswapped, one shard), and the alias when the id has no version there. */
   historyJson(id: string, beforeSeq: number | null, limit: number): Promise<HistoryPage> {
-    return this.call(() => readHistory(this.client, this.alias, id, beforeSeq, limit, () => this.client.exists({ index: this.alias, id })));
+    return this.call(() =>
+      readHistory(this.client, this.alias, id, beforeSeq, limit, () => this.client.exists({ index: this.alias, id })),
+    );
   }
 
   filterOptions(): Promise<FilterOptions> {
     return this.call(async () => {
-      const aggs = Object.fromEntries(Object.entries(FILTER_FIELDS).map(([name, field]) => [name, { terms: { field, size: 100, order: { _key: 'asc' } } }]));
+      const aggs = Object.fromEntries(
+        Object.entries(FILTER_FIELDS).map(([name, field]) => [
+          name,
+          { terms: { field, size: 100, order: { _key: 'asc' } } },
+        ]),
+      );
       const response = await this.client.search({ index: this.alias, size: 0, aggs } as never);
       const buckets = (name: string) =>
-        ((response.aggregations as Record<string, { buckets: { key: string }[] }>)[name]?.buckets ?? []).map((b) => b.key).sort();
+        ((response.aggregations as Record<string, { buckets: { key: string }[] }>)[name]?.buckets ?? [])
+          .map((b) => b.key)
+          .sort();
       return {
         funderTypes: buckets('funderTypes'),
         fundingTypes: buckets('fundingTypes'),

@@ -12,7 +12,6 @@ export interface Condition {
   clause: Record<string, unknown>;
 }
 
-
 /** The name of the terms aggregation inside each facet's filter aggregation. */
 const VALUES = 'values';
 
@@ -38,7 +37,12 @@ export function facetAggregations(
       const counted =
         clauses === null
           ? { terms: { field, size: values, order: [{ _count: 'desc' }, { _key: 'asc' }] } }
-          : { filters: { keyed: false, filters: Object.fromEntries(GRANT_STATUSES.map((status) => [status, clauses[status]])) } };
+          : {
+              filters: {
+                keyed: false,
+                filters: Object.fromEntries(GRANT_STATUSES.map((status) => [status, clauses[status]])),
+              },
+            };
       return [
         facet,
         {
@@ -51,7 +55,11 @@ export function facetAggregations(
 }
 
 /** The parts of the aggregations facetsOf reads (for filter_path). */
-export const FACETS_FILTER_PATH = ['aggregations.*.values.buckets.key', 'aggregations.*.values.buckets.key_as_string', 'aggregations.*.values.buckets.doc_count'];
+export const FACETS_FILTER_PATH = [
+  'aggregations.*.values.buckets.key',
+  'aggregations.*.values.buckets.key_as_string',
+  'aggregations.*.values.buckets.doc_count',
+];
 
 interface Bucket {
   key: string | number;
@@ -63,7 +71,10 @@ interface Bucket {
  * Facets from a response's aggregations, in the order asked. A boolean's bucket key is 1 or 0
  * with key_as_string "true" or "false"; a facet without buckets (absent under filter_path) is [].
  */
-export function facetsOf(facets: readonly FacetName[], aggregations: Record<string, { values?: { buckets?: Bucket[] } }> | undefined): Facets {
+export function facetsOf(
+  facets: readonly FacetName[],
+  aggregations: Record<string, { values?: { buckets?: Bucket[] } }> | undefined,
+): Facets {
   const result: Facets = {};
   for (const facet of facets) {
     const buckets = aggregations?.[facet]?.values?.buckets ?? [];
@@ -71,7 +82,9 @@ export function facetsOf(facets: readonly FacetName[], aggregations: Record<stri
     // A filters aggregation answers every bucket, empty ones too, in the order asked.
     result[facet] =
       facet === 'status'
-        ? counts.filter((c) => c.count > 0).sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+        ? counts
+            .filter((c) => c.count > 0)
+            .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
         : counts;
   }
   return result;

@@ -58,7 +58,10 @@ export class IndexLexicon implements Lexicon {
     private readonly deadline: Deadline = Deadline.NONE,
   ) {}
 
-  async neighbours(words: readonly string[], budget: (word: string) => number): Promise<Map<string, { word: string; docs: number }[]>> {
+  async neighbours(
+    words: readonly string[],
+    budget: (word: string) => number,
+  ): Promise<Map<string, { word: string; docs: number }[]>> {
     const asked = words.filter((word) => budget(word) > 0);
     if (asked.length === 0) return new Map();
     let response: { suggest?: Record<string, SuggestEntry> };
@@ -73,7 +76,14 @@ export class IndexLexicon implements Lexicon {
       if (error instanceof errors.ResponseError && error.statusCode === 400) return new Map();
       throw error;
     }
-    return new Map(asked.map((word, i) => [word, (response.suggest?.[`w${i}`] ?? []).flatMap((entry) => entry.options ?? []).map((o) => ({ word: o.text, docs: o.freq }))]));
+    return new Map(
+      asked.map((word, i) => [
+        word,
+        (response.suggest?.[`w${i}`] ?? [])
+          .flatMap((entry) => entry.options ?? [])
+          .map((o) => ({ word: o.text, docs: o.freq })),
+      ]),
+    );
   }
 
   async docs(words: readonly string[]): Promise<Map<string, number>> {

@@ -33,8 +33,10 @@ const OPEN_ARRAY = 91;
 const CLOSE_ARRAY = 93;
 
 /** The escapes JSON.stringify writes (after the backslash): " \ b f n r t. */
-const isStringifyEscape = (code: number): boolean => code === QUOTE || code === BACKSLASH || code === 98 || code === 102 || code === 110 || code === 114 || code === 116;
-const isNumberPart = (code: number): boolean => (code >= DIGIT_0 && code <= DIGIT_9) || code === 46 || code === 101 || code === 69 || code === 43 || code === MINUS;
+const isStringifyEscape = (code: number): boolean =>
+  code === QUOTE || code === BACKSLASH || code === 98 || code === 102 || code === 110 || code === 114 || code === 116;
+const isNumberPart = (code: number): boolean =>
+  (code >= DIGIT_0 && code <= DIGIT_9) || code === 46 || code === 101 || code === 69 || code === 43 || code === MINUS;
 
 /**
  * The end (exclusive) of the JSON value starting at `start`, and whether its text is exactly
@@ -62,7 +64,12 @@ export function scanValue(text: string, start: number): { end: number; canonical
       }
       i += 1;
       // A key: JSON.parse puts integer-like keys first, so one starting with a digit may move.
-      if (text.charCodeAt(i) === COLON && text.charCodeAt(opened + 1) >= DIGIT_0 && text.charCodeAt(opened + 1) <= DIGIT_9) canonical = false;
+      if (
+        text.charCodeAt(i) === COLON &&
+        text.charCodeAt(opened + 1) >= DIGIT_0 &&
+        text.charCodeAt(opened + 1) <= DIGIT_9
+      )
+        canonical = false;
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       depth += 1;
       i += 1;

@@ -21,7 +21,10 @@ const PARTITION_WORDS = 50_000;
 /** How long a dictionary serves before the catalog is looked at again. */
 const FRESH_MS = 1000;
 
-const NAME_FIELDS = { title: { words: 'title.words', keyword: 'title.keyword' }, funder: { words: 'funder.words', keyword: 'funder.keyword' } } as const;
+const NAME_FIELDS = {
+  title: { words: 'title.words', keyword: 'title.keyword' },
+  funder: { words: 'funder.words', keyword: 'funder.keyword' },
+} as const;
 
 /** The words of the `words` field with their grant counts, every partition of a terms aggregation. */
 async function readDictionary(client: Client, index: string): Promise<SortedWords> {
@@ -29,18 +32,37 @@ async function readDictionary(client: Client, index: string): Promise<SortedWord
     const entries: [string, number][] = [];
     let full = false;
     for (let partition = 0; partition < partitions && !full; partition++) {
-      const response = complete((await client
-        .search({
-          index,
-          size: 0,
-          track_total_hits: false,
-          aggs: { words: { terms: { field: WORDS_FIELD, size: PARTITION_WORDS, min_doc_count: 1, include: { partition, num_partitions: partitions } } } },
-        } as never)
-        .catch((error: unknown) => {
-          // An index of an earlier mapping: no fielddata on `words` (Elasticsearch answers 400).
-          if (error instanceof errors.ResponseError && error.statusCode === 400) throw new ServiceUnavailableError(`the index behind alias "${index}" has no word list for suggestions (built with an older mapping); run grants-indexer reindex`, 30);
-          throw error;
-        })) as { timed_out?: boolean; _shards?: { failed?: number }; aggregations?: { words?: { buckets: { key: string; doc_count: number }[] } } });
+      const response = complete(
+        (await client
+          .search({
+            index,
+            size: 0,
+            track_total_hits: false,
+            aggs: {
+              words: {
+                terms: {
+                  field: WORDS_FIELD,
+                  size: PARTITION_WORDS,
+                  min_doc_count: 1,
+                  include: { partition, num_partitions: partitions },
+                },
+              },
+            },
+          } as never)
+          .catch((error: unknown) => {
+            // An index of an earlier mapping: no fielddata on `words` (Elasticsearch answers 400).
+            if (error instanceof errors.ResponseError && error.statusCode === 400)
+              throw new ServiceUnavailableError(
+                `the index behind alias "${index}" has no word list for suggestions (built with an older mapping); run grants-indexer reindex`,
+                30,
+              );
+            throw error;
+          })) as {
+          timed_out?: boolean;
+          _shards?: { failed?: number };
+          aggregations?: { words?: { buckets: { key: string; doc_count: number }[] } };
+        },
+      );
       const buckets = response.aggregations?.words?.buckets ?? [];
       full = buckets.length >= PARTITION_WORDS;
       for (const bucket of buckets) entries.push([bucket.key, bucket.doc_count]);
@@ -51,7 +73,8 @@ async function readDictionary(client: Client, index: string): Promise<SortedWord
 
 /** An answer some shard failed or ran out of time on counts too little: a 503, never an answer (nor a dictionary kept). */
 function complete<T extends { timed_out?: boolean; _shards?: { failed?: number } }>(response: T): T {
-  if (response.timed_out === true || (response._shards?.failed ?? 0) > 0) throw new ServiceUnavailableError('elasticsearch answered a suggestion in part (a shard failed or timed out)', 5);
+  if (response.timed_out === true || (response._shards?.failed ?? 0) > 0)
+    throw new ServiceUnavailableError('elasticsearch answered a suggestion in part (a shard failed or timed out)', 5);
   return response;
 }
 
@@ -62,7 +85,8 @@ const MAX_TERMS = 65_536;
 function anyWord(field: string, words: readonly string[]): Record<string, unknown> {
   if (words.length <= MAX_TERMS) return { terms: { [field]: words } };
   const parts: Record<string, unknown>[] = [];
-  for (let at = 0; at < words.length; at += MAX_TERMS) parts.push({ terms: { [field]: words.slice(at, at + MAX_TERMS) } });
+  for (let at = 0; at < words.length; at += MAX_TERMS)
+    parts.push({ terms: { [field]: words.slice(at, at + MAX_TERMS) } });
   return { bool: { should: parts, minimum_should_match: 1 } };
 }
 
@@ -110,7 +134,8 @@ export class IndexSuggest {
   source(query: GrantQuery): SuggestSource {
     const matching = translateToElasticsearch({ ...query, facets: [] }).query;
     return {
-      completions: async (prefix, budget): Promise<CandidateWord[]> => (await this.dictionary()).completions(prefix, budget),
+      completions: async (prefix, budget): Promise<CandidateWord[]> =>
+        (await this.dictionary()).completions(prefix, budget),
       countWords: async (words) => {
         const response = complete(
           (await this.client.search({
@@ -119,7 +144,11 @@ export class IndexSuggest {
             track_total_hits: false,
             query: matching,
             aggs: { words: { filters: { filters: words.map((word) => ({ term: { [WORDS_FIELD]: word } })) } } },
-          } as never)) as { timed_out?: boolean; _shards?: { failed?: number }; aggregations?: { words?: { buckets: { doc_count: number }[] } } },
+          } as never)) as {
+            timed_out?: boolean;
+            _shards?: { failed?: number };
+            aggregations?: { words?: { buckets: { doc_count: number }[] } };
+          },
         );
         const buckets = response.aggregations?.words?.buckets ?? [];
         return words.map((_, i) => buckets[i]?.doc_count ?? 0);
@@ -132,10 +161,19 @@ export class IndexSuggest {
             size: 0,
             track_total_hits: false,
             query: { bool: { filter: [matching, anyWord(fields.words, words)] } },
-            aggs: { names: { terms: { field: fields.keyword, size: limit, order: [{ _count: 'desc' }, { _key: 'asc' }] } } },
-          } as never)) as { timed_out?: boolean; _shards?: { failed?: number }; aggregations?: { names?: { buckets: { key: string; doc_count: number }[] } } },
+            aggs: {
+              names: { terms: { field: fields.keyword, size: limit, order: [{ _count: 'desc' }, { _key: 'asc' }] } },
+            },
+          } as never)) as {
+            timed_out?: boolean;
+            _shards?: { failed?: number };
+            aggregations?: { names?: { buckets: { key: string; doc_count: number }[] } };
+          },
         );
-        return (response.aggregations?.names?.buckets ?? []).map((bucket) => ({ text: bucket.key, count: bucket.doc_count }));
+        return (response.aggregations?.names?.buckets ?? []).map((bucket) => ({
+          text: bucket.key,
+          count: bucket.doc_count,
+        }));
       },
     };
   }

@@ -15,9 +15,17 @@ export type { Condition };
  * above description, the French title and description as the English ones, the labels lowest
  * (grants/labels.ts). Each is analysed in English; its `.fr` subfield in French.
  */
-const BOOSTED = [['title', 3], ['funder', 2], ['description', 1], ['titleFr', 3], ['descriptionFr', 1], ['labels', LABELS_WEIGHT]] as const;
+const BOOSTED = [
+  ['title', 3],
+  ['funder', 2],
+  ['description', 1],
+  ['titleFr', 3],
+  ['descriptionFr', 1],
+  ['labels', LABELS_WEIGHT],
+] as const;
 
-const boosted = (suffix: string): string[] => BOOSTED.map(([field, boost]) => (boost === 1 ? `${field}${suffix}` : `${field}${suffix}^${boost}`));
+const boosted = (suffix: string): string[] =>
+  BOOSTED.map(([field, boost]) => (boost === 1 ? `${field}${suffix}` : `${field}${suffix}^${boost}`));
 
 /** The fields of the English analysis. */
 export const TEXT_FIELDS = boosted('');
@@ -65,27 +73,43 @@ export function conditionsOf(query: GrantQuery): Condition[] {
   };
   const plain = (clause: Record<string, unknown>) => conditions.push({ facet: null, clause });
   // Each list facet filters the field of its own name.
-  for (const [facet, valuesOf] of Object.entries(FACET_FILTERS) as [StoredFacetName, (q: GrantQuery) => readonly string[]][]) {
+  for (const [facet, valuesOf] of Object.entries(FACET_FILTERS) as [
+    StoredFacetName,
+    (q: GrantQuery) => readonly string[],
+  ][]) {
     terms(facet, facet, valuesOf(query));
   }
-  if (query.isRecurring !== null) conditions.push({ facet: 'isRecurring', clause: { term: { isRecurring: query.isRecurring } } });
+  if (query.isRecurring !== null)
+    conditions.push({ facet: 'isRecurring', clause: { term: { isRecurring: query.isRecurring } } });
   const statuses = statusClauses(query.now);
-  if (query.statuses.length > 0) conditions.push({ facet: 'status', clause: either(...query.statuses.map((status) => statuses[status])) });
+  if (query.statuses.length > 0)
+    conditions.push({ facet: 'status', clause: either(...query.statuses.map((status) => statuses[status])) });
   if (query.amountMin !== null || query.amountMax !== null) {
     // Ranges overlap; a missing bound of the grant is open on its side; no amounts, no match.
     plain(either(exists('amountMin'), exists('amountMax')));
-    if (query.amountMin !== null) plain(either({ range: { amountMax: { gte: query.amountMin } } }, missing('amountMax')));
-    if (query.amountMax !== null) plain(either({ range: { amountMin: { lte: query.amountMax } } }, missing('amountMin')));
+    if (query.amountMin !== null)
+      plain(either({ range: { amountMax: { gte: query.amountMin } } }, missing('amountMax')));
+    if (query.amountMax !== null)
+      plain(either({ range: { amountMin: { lte: query.amountMax } } }, missing('amountMin')));
   }
   // A range on the grant's own amount: a missing amount never matches.
-  if (query.amountMinRange) plain({ range: { amountMin: { gte: query.amountMinRange.min, lte: query.amountMinRange.max } } });
-  if (query.amountMaxRange) plain({ range: { amountMax: { gte: query.amountMaxRange.min, lte: query.amountMaxRange.max } } });
+  if (query.amountMinRange)
+    plain({ range: { amountMin: { gte: query.amountMinRange.min, lte: query.amountMinRange.max } } });
+  if (query.amountMaxRange)
+    plain({ range: { amountMax: { gte: query.amountMaxRange.min, lte: query.amountMaxRange.max } } });
   // Dates are compared as epoch milliseconds (a date field's stored value): exact to the millisecond.
   // `open` is a condition of its own, not the status facet's filter: the facet is counted with it.
   if (query.open === true) plain(statuses.OPEN);
   if (query.open === false) plain(either(statuses.FORECASTED, statuses.CLOSED));
   if (query.deadlineFrom !== null || query.deadlineTo !== null) {
-    plain({ range: { deadline: { ...(query.deadlineFrom !== null && { gte: query.deadlineFrom }), ...(query.deadlineTo !== null && { lte: query.deadlineTo }) } } });
+    plain({
+      range: {
+        deadline: {
+          ...(query.deadlineFrom !== null && { gte: query.deadlineFrom }),
+          ...(query.deadlineTo !== null && { lte: query.deadlineTo }),
+        },
+      },
+    });
   }
   if (query.updatedSince !== null) plain({ range: { updatedAt: { gte: query.updatedSince } } });
   return conditions;
@@ -118,7 +142,9 @@ export function pageSortOf(query: GrantQuery): unknown[] {
 }
 
 /** A phrase: its words adjacent and in order in one field, in either analysis (each field's analyzer, as indexed). */
-const phraseQuery = (term: SearchTerm) => ({ multi_match: { query: term.words.join(' '), fields: [...TEXT_FIELDS, ...FRENCH_TEXT_FIELDS], type: 'phrase' } });
+const phraseQuery = (term: SearchTerm) => ({
+  multi_match: { query: term.words.join(' '), fields: [...TEXT_FIELDS, ...FRENCH_TEXT_FIELDS], type: 'phrase' },
+});
 
 /**
  * A single word: in some field in the English analysis, or in some field in the French one
@@ -135,18 +161,29 @@ const wordQuery = (word: string) =>
  * (`loose`) each in either analysis, all of them.
  */
 const ownWordsQuery = (term: SearchTerm) =>
-  term.words.length === 1 ? wordQuery(term.words[0]) : term.loose === true ? { bool: { must: term.words.map(wordQuery) } } : phraseQuery(term);
+  term.words.length === 1
+    ? wordQuery(term.words[0])
+    : term.loose === true
+      ? { bool: { must: term.words.map(wordQuery) } }
+      : phraseQuery(term);
 
 const alternativesOf = (term: SearchTerm) => term.alternatives ?? [];
 
 /** Any of the terms (their own words only, each in either analysis). */
-const anyOf = (terms: readonly SearchTerm[]) => ({ bool: { should: terms.map(ownWordsQuery), minimum_should_match: 1 } });
+const anyOf = (terms: readonly SearchTerm[]) => ({
+  bool: { should: terms.map(ownWordsQuery), minimum_should_match: 1 },
+});
 
 /** A term with alternatives (grants/typos.ts): its own word or any alternative's, each in either analysis. */
-const alternativesQuery = (term: SearchTerm) => anyOf([{ words: term.words, ...(term.loose === true && { loose: true as const }) }, ...alternativesOf(term).map((a) => ({ words: a.words }))]);
+const alternativesQuery = (term: SearchTerm) =>
+  anyOf([
+    { words: term.words, ...(term.loose === true && { loose: true as const }) },
+    ...alternativesOf(term).map((a) => ({ words: a.words })),
+  ]);
 
 /** A term: its own words, or with alternatives any of them. */
-const termQuery = (term: SearchTerm) => (alternativesOf(term).length > 0 ? alternativesQuery(term) : ownWordsQuery(term));
+const termQuery = (term: SearchTerm) =>
+  alternativesOf(term).length > 0 ? alternativesQuery(term) : ownWordsQuery(term);
 
 /**
  * The queries a clause's terms make: each single word in either analysis, each phrase in some
@@ -171,13 +208,19 @@ export const TYPO_TEXT_SCALE = 1e-4;
  * so fewer typos rank first and the text score orders within (in Lucene's float precision).
  * Without alternatives, the query as it is.
  */
-export function typoRanked(search: ParsedSearch | null, query: { bool: Record<string, unknown> }): Record<string, unknown> {
+export function typoRanked(
+  search: ParsedSearch | null,
+  query: { bool: Record<string, unknown> },
+): Record<string, unknown> {
   // Alternatives with no typo (synonyms) make no level: the text score as it is.
   if (search === null || !hasAlternatives(search) || typoPenaltyLevels(search).length === 0) return query;
   return {
     function_score: {
       query: { bool: { ...query.bool, boost: TYPO_TEXT_SCALE } },
-      functions: [{ weight: 1 }, ...typoPenaltyLevels(search).map((level) => ({ filter: anyOf(level.terms), weight: 1 }))],
+      functions: [
+        { weight: 1 },
+        ...typoPenaltyLevels(search).map((level) => ({ filter: anyOf(level.terms), weight: 1 })),
+      ],
       score_mode: 'sum',
       boost_mode: 'sum',
     },
@@ -187,7 +230,9 @@ export function typoRanked(search: ParsedSearch | null, query: { bool: Record<st
 /** A clause: every term it finds (must), none it excludes (must_not, one query per excluded term). */
 function clauseQuery(clause: SearchClause): { must: unknown[]; must_not?: unknown[] } {
   const mustNot = clause.not.map(ownWordsQuery);
-  return mustNot.length === 0 ? { must: termQueries(clause.must) } : { must: termQueries(clause.must), must_not: mustNot };
+  return mustNot.length === 0
+    ? { must: termQueries(clause.must) }
+    : { must: termQueries(clause.must), must_not: mustNot };
 }
 
 /**
@@ -200,7 +245,9 @@ export function textQueryOf(search: ParsedSearch | null): { must: unknown[]; mus
   const { clauses } = search;
   if (clauses.length === 0) return { must: [{ match_none: {} }] };
   if (clauses.length === 1) return clauseQuery(clauses[0]);
-  return { must: [{ bool: { should: clauses.map((clause) => ({ bool: clauseQuery(clause) })), minimum_should_match: 1 } }] };
+  return {
+    must: [{ bool: { should: clauses.map((clause) => ({ bool: clauseQuery(clause) })), minimum_should_match: 1 } }],
+  };
 }
 
 /**
@@ -219,7 +266,11 @@ export const RELAXATION_LEVEL_WEIGHT = 10_000;
  * precision), so more kept words rank first, then fewer typos, then the text score. Without a
  * plan, the query as it is.
  */
-export function relaxationRanked(plan: RelaxationPlan | null | undefined, search: ParsedSearch | null, query: Record<string, unknown>): Record<string, unknown> {
+export function relaxationRanked(
+  plan: RelaxationPlan | null | undefined,
+  search: ParsedSearch | null,
+  query: Record<string, unknown>,
+): Record<string, unknown> {
   if (plan === null || plan === undefined) return query;
   const typoLevels = search === null ? 0 : typoPenaltyLevels(search).length;
   const weight = typoLevels === 0 || !hasAlternatives(search) ? RELAXATION_LEVEL_WEIGHT : typoLevels + 2;
@@ -244,7 +295,13 @@ export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
   const plan = query.relaxed ?? null;
   const scoring = plan === null ? [] : plan.givenUp.map((term) => ({ bool: textQueryOf(termSearch(term)) }));
   return {
-    query: relaxationRanked(plan, query.search, typoRanked(query.search, { bool: { ...textQueryOf(plan?.search ?? query.search), filter, ...(scoring.length > 0 && { should: scoring }) } })),
+    query: relaxationRanked(
+      plan,
+      query.search,
+      typoRanked(query.search, {
+        bool: { ...textQueryOf(plan?.search ?? query.search), filter, ...(scoring.length > 0 && { should: scoring }) },
+      }),
+    ),
     ...(faceted.length > 0 && { post_filter: { bool: { filter: faceted.map((c) => c.clause) } } }),
     ...(query.facets.length > 0 && { aggs: facetAggregations(query.facets, faceted, query.now) }),
     sort: pageSortOf(query),

@@ -8,7 +8,15 @@ import { titleSortKey } from '../../grants/folding.js';
 import { labelText } from '../../grants/labels.js';
 import { GRANT_FIELDS, type Grant } from '../../grants/schema.js';
 import { repoPath } from '../../repoRoot.js';
-import { DEFAULT_CHANGE_LOG_OPTIONS, type CatalogWriter, type ChangeLogOptions, type ReindexOptions, type SyncCounts, type SyncItem, type WriterHooks } from '../engine.js';
+import {
+  DEFAULT_CHANGE_LOG_OPTIONS,
+  type CatalogWriter,
+  type ChangeLogOptions,
+  type ReindexOptions,
+  type SyncCounts,
+  type SyncItem,
+  type WriterHooks,
+} from '../engine.js';
 import { contentHash, ElasticsearchChangeLog } from './changeLog.js';
 import { createEsClient, type EsConfig } from './client.js';
 import { idKeysOf, type IdKeys } from './idKeys.js';
@@ -49,7 +57,8 @@ export function indexedDocument(grant: Grant): Grant & { labels: string; [TITLE_
  * built by an earlier release lacks some computed fields, and refuses a document holding them.
  */
 export function documentFor(mapped: ReadonlySet<string>): (grant: Grant) => Record<string, unknown> {
-  return (grant) => Object.fromEntries(Object.entries(indexedDocument(grant)).filter(([field]) => field in grant || mapped.has(field)));
+  return (grant) =>
+    Object.fromEntries(Object.entries(indexedDocument(grant)).filter(([field]) => field in grant || mapped.has(field)));
 }
 
 export interface EsWriterOptions {
@@ -77,12 +86,22 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
 
   static open(config: EsConfig, hooks: WriterHooks = {}, options?: EsWriterOptions): ElasticsearchCatalogWriter {
     // The indexer may wait longer than a partner request, and retries transient failures.
-    return new ElasticsearchCatalogWriter(createEsClient(config, { requestTimeoutMs: 120_000, maxRetries: 3 }), config.index, hooks, options);
+    return new ElasticsearchCatalogWriter(
+      createEsClient(config, { requestTimeoutMs: 120_000, maxRetries: 3 }),
+      config.index,
+      hooks,
+      options,
+    );
   }
 
   /** The change log for one run (its entries carry the run's time). */
   private async openChangeLog(): Promise<{ log: ElasticsearchChangeLog; fresh: boolean }> {
-    const log = new ElasticsearchChangeLog(this.client, this.alias, this.options.changes ?? DEFAULT_CHANGE_LOG_OPTIONS, this.options.replicas);
+    const log = new ElasticsearchChangeLog(
+      this.client,
+      this.alias,
+      this.options.changes ?? DEFAULT_CHANGE_LOG_OPTIONS,
+      this.options.replicas,
+    );
     const { fresh } = await log.open();
     return { log, fresh };
   }
@@ -119,7 +138,10 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
       throw new Error(`"${this.alias}" is a concrete index, not an alias; remove it before the first reindex`);
     }
     await this.client.indices.updateAliases({
-      actions: [...from.map((index) => ({ remove: { index, alias: this.alias } })), { add: { index: to, alias: this.alias } }],
+      actions: [
+        ...from.map((index) => ({ remove: { index, alias: this.alias } })),
+        { add: { index: to, alias: this.alias } },
+      ],
     });
   }
 
@@ -159,7 +181,10 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
           return [{ create: { _index: index, _id: grant.id } }, indexedDocument(grant)];
         },
         onSuccess: ({ result, document }) => {
-          const id = (document as Grant | undefined)?.id ?? (result as { _id?: string })._id ?? Object.values(result as object)[0]?._id;
+          const id =
+            (document as Grant | undefined)?.id ??
+            (result as { _id?: string })._id ??
+            Object.values(result as object)[0]?._id;
           if (id !== undefined) settle(id);
         },
         onDrop: (drop) => {
@@ -178,19 +203,30 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
         wait: 1000,
         refreshOnCompletion: false,
       });
-      if (dropped > 0) throw new DroppedDocumentsError(`${dropped} document(s) failed to index; the alias was not swapped`);
+      if (dropped > 0)
+        throw new DroppedDocumentsError(`${dropped} document(s) failed to index; the alias was not swapped`);
       const indexed = stats.successful;
       options.onProgress?.(indexed);
       const current = (await this.aliasTargets())[0];
-      this.hooks.beforeCommit?.({ live: current === undefined ? 0 : (await this.client.count({ index: current })).count, after: indexed });
+      this.hooks.beforeCommit?.({
+        live: current === undefined ? 0 : (await this.client.count({ index: current })).count,
+        after: indexed,
+      });
       // One segment before it goes live (and before replicas copy it): a search then walks one
       // index of the catalog instead of several, and a deep page collects its hits once.
-      await this.client.indices.forcemerge({ index, max_num_segments: 1 }, { requestTimeout: FORCE_MERGE_TIMEOUT_MS, maxRetries: 0 });
-      await this.client.indices.putSettings({ index, settings: { number_of_replicas: this.options.replicas, refresh_interval: null } } as never);
+      await this.client.indices.forcemerge(
+        { index, max_num_segments: 1 },
+        { requestTimeout: FORCE_MERGE_TIMEOUT_MS, maxRetries: 0 },
+      );
+      await this.client.indices.putSettings({
+        index,
+        settings: { number_of_replicas: this.options.replicas, refresh_interval: null },
+      } as never);
       await this.client.indices.refresh({ index });
       await this.client.cluster.health({ index, wait_for_status: 'yellow', timeout: '60s' });
       const { count } = await this.client.count({ index });
-      if (count !== indexed) throw new Error(`the new index holds ${count} documents, ${indexed} were sent; the alias was not swapped`);
+      if (count !== indexed)
+        throw new Error(`the new index holds ${count} documents, ${indexed} were sent; the alias was not swapped`);
       await this.stamp(index, 'lastReindexAt');
       // The feed learns of the new catalog before it goes live: a run that fails after this point
       // leaves entries a rerun records again, never a change the feed misses.
@@ -253,7 +289,13 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
     const properties = (MAPPING.mappings as { properties: Record<string, unknown> }).properties;
     const missing = GRANT_FIELDS.filter((field) => !mapped.has(field));
     if (missing.length === 0) return mapped;
-    await this.client.indices.putMapping({ index, properties: Object.fromEntries(missing.map((field) => [field, properties[field]])) as Record<string, estypes.MappingProperty> });
+    await this.client.indices.putMapping({
+      index,
+      properties: Object.fromEntries(missing.map((field) => [field, properties[field]])) as Record<
+        string,
+        estypes.MappingProperty
+      >,
+    });
     return new Set([...mapped, ...missing]);
   }
 
@@ -273,7 +315,11 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
 
     const flush = async () => {
       if (batch.length === 0) return;
-      const current = await this.client.mget<{ updatedAt: string }>({ index: live, ids: batch.map((g) => g.id), _source_includes: ['updatedAt'] });
+      const current = await this.client.mget<{ updatedAt: string }>({
+        index: live,
+        ids: batch.map((g) => g.id),
+        _source_includes: ['updatedAt'],
+      });
       const changed: Grant[] = [];
       batch.forEach((grant, i) => {
         const doc = current.docs[i] as { found?: boolean; _source?: { updatedAt: string } };
@@ -290,8 +336,12 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
       batch = [];
       if (changed.length === 0) return;
       // Recorded before it is applied: a failure between the two leaves a change a rerun applies and records again.
-      await changeLog.log.record(changed.map((grant) => ({ id: grant.id, grant, hash: contentHash(JSON.stringify(grant)) })));
-      const result = await this.client.bulk({ operations: changed.flatMap((g) => [{ index: { _index: live, _id: g.id } }, document(g)]) });
+      await changeLog.log.record(
+        changed.map((grant) => ({ id: grant.id, grant, hash: contentHash(JSON.stringify(grant)) })),
+      );
+      const result = await this.client.bulk({
+        operations: changed.flatMap((g) => [{ index: { _index: live, _id: g.id } }, document(g)]),
+      });
       if (result.errors) {
         for (const item of result.items) {
           const op = item.index;
@@ -322,7 +372,13 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
     if (options.prune) {
       let after: unknown[] | undefined;
       for (;;) {
-        const page = await this.client.search({ index: live, size: 5000, _source: false, sort: [{ id: 'asc' }], search_after: after } as never);
+        const page = await this.client.search({
+          index: live,
+          size: 5000,
+          _source: false,
+          sort: [{ id: 'asc' }],
+          search_after: after,
+        } as never);
         const hits = page.hits.hits;
         for (const hit of hits) if (!seenIds.has(hit._id as string)) gone.push(hit._id as string);
         if (hits.length < 5000) break;
@@ -334,7 +390,9 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
     this.hooks.beforeCommit?.({ live: now - counts.added, after: now - gone.length });
     await changeLog.log.record(gone.map((id) => ({ id, grant: null })));
     for (let i = 0; i < gone.length; i += SYNC_BATCH) {
-      await this.client.bulk({ operations: gone.slice(i, i + SYNC_BATCH).map((id) => ({ delete: { _index: live, _id: id } })) });
+      await this.client.bulk({
+        operations: gone.slice(i, i + SYNC_BATCH).map((id) => ({ delete: { _index: live, _id: id } })),
+      });
     }
     counts.deleted = gone.length;
     await this.client.indices.refresh({ index: live });
@@ -347,12 +405,18 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
   /** The times of the last reindex and sync, kept in the index mapping's _meta. */
   private async times(index: string): Promise<Record<string, string>> {
     const mapping = await this.client.indices.getMapping({ index });
-    return ((mapping[index]?.mappings as { _meta?: Record<string, string> } | undefined)?._meta ?? {}) as Record<string, string>;
+    return ((mapping[index]?.mappings as { _meta?: Record<string, string> } | undefined)?._meta ?? {}) as Record<
+      string,
+      string
+    >;
   }
 
   private async stamp(index: string, key: 'lastReindexAt' | 'lastSyncAt'): Promise<void> {
     // _meta is replaced whole by a mapping update: keep what it held.
-    await this.client.indices.putMapping({ index, _meta: { ...(await this.times(index)), [key]: new Date().toISOString() } });
+    await this.client.indices.putMapping({
+      index,
+      _meta: { ...(await this.times(index)), [key]: new Date().toISOString() },
+    });
   }
 
   async status(): Promise<Record<string, unknown>> {
@@ -369,7 +433,12 @@ export class ElasticsearchCatalogWriter implements CatalogWriter {
       lastReindexAt: times.lastReindexAt ?? null,
       lastSyncAt: times.lastSyncAt ?? null,
       bytes: stats?._all.primaries?.store?.size_in_bytes ?? 0,
-      changes: await new ElasticsearchChangeLog(this.client, this.alias, DEFAULT_CHANGE_LOG_OPTIONS, this.options.replicas).status(),
+      changes: await new ElasticsearchChangeLog(
+        this.client,
+        this.alias,
+        DEFAULT_CHANGE_LOG_OPTIONS,
+        this.options.replicas,
+      ).status(),
     };
   }
 

@@ -11,7 +11,15 @@ import { monthCounts } from '../usageReads.js';
 import { PgSteps } from './steps.js';
 
 const byRow = (a: Group, b: Group): number =>
-  a.subscriptionId < b.subscriptionId ? -1 : a.subscriptionId > b.subscriptionId ? 1 : a.month < b.month ? -1 : a.month > b.month ? 1 : 0;
+  a.subscriptionId < b.subscriptionId
+    ? -1
+    : a.subscriptionId > b.subscriptionId
+      ? 1
+      : a.month < b.month
+        ? -1
+        : a.month > b.month
+          ? 1
+          : 0;
 
 export class PgAllowanceCounter implements AllowanceRecord {
   private readonly turn = new TurnAsks(() => setImmediate(() => this.commit(this.turn.take())));
@@ -26,19 +34,24 @@ export class PgAllowanceCounter implements AllowanceRecord {
     if (turn.length === 0) return;
     const groups = turn.sort(byRow);
     const done = this.pool
-      .query('SELECT calls_before, calls_admitted FROM consume_allowance($1::text[], $2::text[], $3::integer[], $4::integer[])', [
-        groups.map((g) => g.subscriptionId),
-        groups.map((g) => g.month),
-        groups.map((g) => g.waiting.length),
-        groups.map((g) => g.limit),
-      ])
+      .query(
+        'SELECT calls_before, calls_admitted FROM consume_allowance($1::text[], $2::text[], $3::integer[], $4::integer[])',
+        [
+          groups.map((g) => g.subscriptionId),
+          groups.map((g) => g.month),
+          groups.map((g) => g.waiting.length),
+          groups.map((g) => g.limit),
+        ],
+      )
       .then(
         ({ rows }) => {
           groups.forEach((group, g) => {
             const before = Number(rows[g].calls_before);
             const admitted = Number(rows[g].calls_admitted);
             this.seen.see(group.subscriptionId, group.month, before + admitted);
-            admissionsOf(before, admitted, group.waiting.length).forEach((admission, i) => group.waiting[i].resolve(admission));
+            admissionsOf(before, admitted, group.waiting.length).forEach((admission, i) =>
+              group.waiting[i].resolve(admission),
+            );
           });
         },
         (error) => rejectAll(groups, pgUnavailable(error)),
@@ -58,7 +71,10 @@ export class PgAllowanceCounter implements AllowanceRecord {
   async current(subscriptionId: string, month: string): Promise<number> {
     let rows: { calls: number }[];
     try {
-      ({ rows } = await this.pool.query('SELECT calls FROM monthly_usage WHERE subscription_id = $1 AND month = $2', [subscriptionId, month]));
+      ({ rows } = await this.pool.query('SELECT calls FROM monthly_usage WHERE subscription_id = $1 AND month = $2', [
+        subscriptionId,
+        month,
+      ]));
     } catch (error) {
       throw pgUnavailable(error);
     }

@@ -253,8 +253,12 @@ export async function inTransaction<T>(pool: Pool, work: (client: pg.PoolClient)
 export async function migrate(pool: Pool): Promise<number> {
   return inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
-    const applied = Number((await client.query('SELECT coalesce(max(version), 0) AS v FROM schema_migrations')).rows[0].v);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+    );
+    const applied = Number(
+      (await client.query('SELECT coalesce(max(version), 0) AS v FROM schema_migrations')).rows[0].v,
+    );
     for (let version = applied + 1; version <= MIGRATIONS.length; version += 1) {
       await client.query(MIGRATIONS[version - 1]);
       await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
@@ -277,9 +281,14 @@ export function pgUnavailable(error: unknown): unknown {
   const message = error instanceof Error ? error.message : '';
   if (
     (typeof code === 'string' && (TRANSIENT_STATES.test(code) || TRANSIENT_CODES.has(code))) ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(message)
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(
+      message,
+    )
   ) {
-    return new ServiceUnavailableError(`subscriptions store (PostgreSQL) unavailable${typeof code === 'string' ? `: ${code}` : ''}`, 1);
+    return new ServiceUnavailableError(
+      `subscriptions store (PostgreSQL) unavailable${typeof code === 'string' ? `: ${code}` : ''}`,
+      1,
+    );
   }
   return error;
 }
@@ -300,7 +309,9 @@ export function unavailableWhenDown<T extends object>(target: T): T {
         } catch (error) {
           throw pgUnavailable(error);
         }
-        return result instanceof Promise ? result.catch((error: unknown) => Promise.reject(pgUnavailable(error))) : result;
+        return result instanceof Promise
+          ? result.catch((error: unknown) => Promise.reject(pgUnavailable(error)))
+          : result;
       };
     },
   });

@@ -1,7 +1,14 @@
 // The PostgreSQL driver of the shared operations (../sqlSteps.ts): the `?` placeholders rewritten
 // to `$n` (once per statement text), one round trip per statement, a transaction on one pooled
 // connection; the rows an operation reads to decide a write are locked with FOR UPDATE.
-import { driveAsync, type Dialect, type Step, type StepRunner, type Steps, type TransactionOptions } from '../sqlSteps.js';
+import {
+  driveAsync,
+  type Dialect,
+  type Step,
+  type StepRunner,
+  type Steps,
+  type TransactionOptions,
+} from '../sqlSteps.js';
 import { inTransaction, type Pool, type Queryable } from './database.js';
 
 export const PG_DIALECT: Dialect = {

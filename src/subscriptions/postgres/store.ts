@@ -81,7 +81,8 @@ export class PgStore implements SubscriptionsStore {
     const run = async () => {
       try {
         const dropped = await dropPartitionsBefore(this.pool, firstKeptDay(this.clock(), this.options.retentionDays));
-        if (dropped.length > 0) this.options.log.info('usage log partitions past the retention dropped', { months: dropped });
+        if (dropped.length > 0)
+          this.options.log.info('usage log partitions past the retention dropped', { months: dropped });
         await this.readSizes();
       } catch (error) {
         this.options.log.warn('usage retention failed; retried at the next interval', describeError(error));

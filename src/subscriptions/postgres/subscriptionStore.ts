@@ -12,7 +12,16 @@ import type { AuditActor, AuditEntry, AuditQuery } from '../audit.js';
 import { CallerCache } from '../callerCache.js';
 import { LISTED_ORIGINS_TTL_MS } from '../keyRestrictions.js';
 import type { Steps, TransactionOptions } from '../sqlSteps.js';
-import type { ApiKeyInfo, Awaitable, Caller, KeepingAccessRevocation, KeyOptions, NewSubscription, RotatedKey, SubscriptionRecords } from '../store.js';
+import type {
+  ApiKeyInfo,
+  Awaitable,
+  Caller,
+  KeepingAccessRevocation,
+  KeyOptions,
+  NewSubscription,
+  RotatedKey,
+  SubscriptionRecords,
+} from '../store.js';
 import * as op from '../subscriptionSteps.js';
 import type { Feature, Status, Subscription } from '../tiers.js';
 import { CHANGES_CHANNEL, pgUnavailable, type Pool } from './database.js';
@@ -66,7 +75,10 @@ export class PgSubscriptionStore implements SubscriptionRecords {
       this.changed();
       void client.end().catch(() => undefined);
       if (this.closed) return;
-      this.options.log?.warn('store change listener lost; callers are cached for one second until it is back', describeError(error ?? new Error('connection ended')));
+      this.options.log?.warn(
+        'store change listener lost; callers are cached for one second until it is back',
+        describeError(error ?? new Error('connection ended')),
+      );
       this.relisten = setTimeout(() => void this.listen(), RELISTEN_DELAY_MS);
       this.relisten.unref();
     };
@@ -144,7 +156,8 @@ export class PgSubscriptionStore implements SubscriptionRecords {
     } catch (error) {
       throw pgUnavailable(error);
     }
-    if (generation === this.generation) this.origins = { generation, until: now.getTime() + LISTED_ORIGINS_TTL_MS, set };
+    if (generation === this.generation)
+      this.origins = { generation, until: now.getTime() + LISTED_ORIGINS_TTL_MS, set };
     return set;
   }
 
@@ -173,11 +186,19 @@ export class PgSubscriptionStore implements SubscriptionRecords {
     }
   }
 
-  create(input: NewSubscription, by?: AuditActor): Promise<{ subscription: Subscription; keyId: string; apiKey: string }> {
+  create(
+    input: NewSubscription,
+    by?: AuditActor,
+  ): Promise<{ subscription: Subscription; keyId: string; apiKey: string }> {
     return this.change(op.createSubscription(this.clock(), input, by));
   }
 
-  createKey(subscriptionId: string, apiKey?: string, options?: KeyOptions, by?: AuditActor): Promise<{ keyId: string; apiKey: string }> {
+  createKey(
+    subscriptionId: string,
+    apiKey?: string,
+    options?: KeyOptions,
+    by?: AuditActor,
+  ): Promise<{ keyId: string; apiKey: string }> {
     return this.change(op.createKey(this.clock(), subscriptionId, apiKey, options, by));
   }
 
@@ -209,7 +230,11 @@ export class PgSubscriptionStore implements SubscriptionRecords {
     return this.change(op.setStatus(this.clock(), id, status, by));
   }
 
-  setLimits(id: string, limits: { monthlyLimit?: number | null; rateLimit?: number | null }, by?: AuditActor): Promise<boolean> {
+  setLimits(
+    id: string,
+    limits: { monthlyLimit?: number | null; rateLimit?: number | null },
+    by?: AuditActor,
+  ): Promise<boolean> {
     return this.change(op.setLimits(this.clock(), id, limits, by));
   }
 

@@ -21,7 +21,10 @@ const RETRY_MS = 1000;
 
 /** "Counted" for the statistics: billable or /subscription/*, any status but 401 and 429. */
 export const isCounted = (r: UsageRow): boolean =>
-  r.endpoint !== null && r.status !== 401 && r.status !== 429 && (r.billable || r.endpoint.startsWith('/subscription/'));
+  r.endpoint !== null &&
+  r.status !== 401 &&
+  r.status !== 429 &&
+  (r.billable || r.endpoint.startsWith('/subscription/'));
 
 /** The partition of a month (YYYY-MM): usage_log_y2026m11. */
 export const partitionName = (month: string): string => `usage_log_y${month.slice(0, 4)}m${month.slice(5, 7)}`;
@@ -50,7 +53,10 @@ export async function partitionMonths(db: Queryable): Promise<string[]> {
   const { rows } = await db.query(
     `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'usage_log'::regclass ORDER BY c.relname`,
   );
-  return rows.map((r) => /^usage_log_y(\d{4})m(\d{2})$/.exec(r.relname as string)).filter((m) => m !== null).map((m) => `${m![1]}-${m![2]}`);
+  return rows
+    .map((r) => /^usage_log_y(\d{4})m(\d{2})$/.exec(r.relname as string))
+    .filter((m) => m !== null)
+    .map((m) => `${m![1]}-${m![2]}`);
 }
 
 /** Drops the partitions whose whole month is before `firstKeptDay`, and audit entries of earlier days; returns the months dropped. */
@@ -156,7 +162,8 @@ export class PgUsageStore implements UsageLog {
       const day = iso[i].slice(0, 10);
       const key = `${r.subscriptionId}\n${day}\n${r.endpoint}`;
       const entry = daily.get(key);
-      if (entry === undefined) daily.set(key, { subscriptionId: r.subscriptionId, day, endpoint: r.endpoint as string, calls: 1 });
+      if (entry === undefined)
+        daily.set(key, { subscriptionId: r.subscriptionId, day, endpoint: r.endpoint as string, calls: 1 });
       else entry.calls += 1;
     });
     // Sorted, so that two instances upsert the same rows in one order (no deadlock).

@@ -30,7 +30,8 @@ if calls < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1], 'EXAT', AR
 return calls`;
 
 /** Counters live a week past the end of their month. */
-const expiryOf = (month: string): number => Math.floor(monthResetDate(new Date(`${month}-01T00:00:00.000Z`)).getTime() / 1000) + 7 * 86400;
+const expiryOf = (month: string): number =>
+  Math.floor(monthResetDate(new Date(`${month}-01T00:00:00.000Z`)).getTime() / 1000) + 7 * 86400;
 
 export class RedisAllowanceCounter implements AllowanceCounter {
   constructor(
@@ -70,7 +71,14 @@ export class RedisAllowanceCounter implements AllowanceCounter {
     let admitted: number;
     let calls: number;
     try {
-      [admitted, calls] = (await this.link.client.eval(CONSUME, 1, this.key(subscriptionId, month), limit, expiryOf(month), recorded)) as [number, number];
+      [admitted, calls] = (await this.link.client.eval(
+        CONSUME,
+        1,
+        this.key(subscriptionId, month),
+        limit,
+        expiryOf(month),
+        recorded,
+      )) as [number, number];
       this.link.markUp();
     } catch (error) {
       this.link.markDown((error as Error).message);

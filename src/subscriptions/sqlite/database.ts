@@ -230,7 +230,10 @@ export function openSubscriptionsDb(file: string): Db {
   db.transaction(() => {
     for (let version = (applied.get() as number) + 1; version <= MIGRATIONS.length; version += 1) {
       db.exec(MIGRATIONS[version - 1]);
-      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, new Date().toISOString());
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(
+        version,
+        new Date().toISOString(),
+      );
     }
   }).immediate();
   return db;

@@ -2,7 +2,14 @@
 // run synchronously, so an operation answers without a promise; a write transaction is BEGIN
 // IMMEDIATE (the write lock taken before the first read).
 import type Database from 'better-sqlite3';
-import { driveSync, type Dialect, type Step, type StepRunner, type Steps, type TransactionOptions } from '../sqlSteps.js';
+import {
+  driveSync,
+  type Dialect,
+  type Step,
+  type StepRunner,
+  type Steps,
+  type TransactionOptions,
+} from '../sqlSteps.js';
 import type { Db } from './database.js';
 
 export const SQLITE_DIALECT: Dialect = {

@@ -6,7 +6,15 @@ import type { AuditActor, AuditEntry, AuditQuery } from '../audit.js';
 import { hashApiKey } from '../apiKeys.js';
 import { CallerCache } from '../callerCache.js';
 import { LISTED_ORIGINS_TTL_MS } from '../keyRestrictions.js';
-import type { ApiKeyInfo, Caller, KeepingAccessRevocation, KeyOptions, NewSubscription, RotatedKey, SubscriptionRecords } from '../store.js';
+import type {
+  ApiKeyInfo,
+  Caller,
+  KeepingAccessRevocation,
+  KeyOptions,
+  NewSubscription,
+  RotatedKey,
+  SubscriptionRecords,
+} from '../store.js';
 import * as op from '../subscriptionSteps.js';
 import type { Feature, Status, Subscription } from '../tiers.js';
 import type { Db } from './database.js';
@@ -33,7 +41,9 @@ export class SubscriptionStore implements SubscriptionRecords {
   ) {
     this.steps = new SqliteSteps(db);
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
-    this.touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)');
+    this.touch = db.prepare(
+      'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+    );
   }
 
   /**
@@ -107,7 +117,12 @@ export class SubscriptionStore implements SubscriptionRecords {
     return this.changed(this.steps.transaction(op.createSubscription(this.clock(), input, by)));
   }
 
-  createKey(subscriptionId: string, apiKey?: string, options?: KeyOptions, by?: AuditActor): { keyId: string; apiKey: string } {
+  createKey(
+    subscriptionId: string,
+    apiKey?: string,
+    options?: KeyOptions,
+    by?: AuditActor,
+  ): { keyId: string; apiKey: string } {
     return this.changed(this.steps.transaction(op.createKey(this.clock(), subscriptionId, apiKey, options, by)));
   }
 
@@ -124,7 +139,9 @@ export class SubscriptionStore implements SubscriptionRecords {
   }
 
   revokeKeepingAccess(keyId: string, by?: AuditActor): KeepingAccessRevocation {
-    return this.changed(this.steps.transaction(op.revokeKeepingAccess(this.steps.dialect, this.clock(), keyId, by), { write: true }));
+    return this.changed(
+      this.steps.transaction(op.revokeKeepingAccess(this.steps.dialect, this.clock(), keyId, by), { write: true }),
+    );
   }
 
   lastingKeys(subscriptionId: string): number {
@@ -132,7 +149,9 @@ export class SubscriptionStore implements SubscriptionRecords {
   }
 
   rotateKey(keyId: string, graceSeconds: number, by?: AuditActor): RotatedKey | null {
-    return this.changed(this.steps.transaction(op.rotateKey(this.steps.dialect, this.clock(), keyId, graceSeconds, by), { write: true }));
+    return this.changed(
+      this.steps.transaction(op.rotateKey(this.steps.dialect, this.clock(), keyId, graceSeconds, by), { write: true }),
+    );
   }
 
   setStatus(id: string, status: Status, by?: AuditActor): boolean {

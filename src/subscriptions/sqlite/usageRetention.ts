@@ -17,10 +17,12 @@ const BATCHES_PER_TURN = 1;
  * The sizes, read from the index (no scan of the log): rows are appended with increasing ids and
  * only the oldest are deleted, so the log holds the ids from its first to its last.
  */
-export const usageLogRows = (db: Db): number => db.prepare('SELECT coalesce(max(id) - min(id) + 1, 0) FROM usage_log').pluck().get() as number;
+export const usageLogRows = (db: Db): number =>
+  db.prepare('SELECT coalesce(max(id) - min(id) + 1, 0) FROM usage_log').pluck().get() as number;
 
 /** A count of the per-day rows (a scan of usage_daily: a few rows per subscription and day). */
-export const usageDailyRows = (db: Db): number => db.prepare('SELECT count(*) FROM usage_daily').pluck().get() as number;
+export const usageDailyRows = (db: Db): number =>
+  db.prepare('SELECT count(*) FROM usage_daily').pluck().get() as number;
 
 export function usageSizes(db: Db): UsageSizes {
   return { usageLogRows: usageLogRows(db), usageDailyRows: usageDailyRows(db) };
@@ -56,7 +58,9 @@ export class UsageRetention {
       'DELETE FROM usage_log WHERE id IN (SELECT id FROM usage_log ORDER BY id LIMIT ?) AND day < ?',
     );
     // The audit log is kept as long as the usage log (its rows are few: one per change).
-    const removeAudit: Database.Statement = db.prepare('DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log ORDER BY id LIMIT ?) AND at < ?');
+    const removeAudit: Database.Statement = db.prepare(
+      'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log ORDER BY id LIMIT ?) AND at < ?',
+    );
     this.deleteBatch = db.transaction((beforeDay: string) => {
       setBefore.run(beforeDay);
       removeAudit.run(batch, beforeDay);
@@ -86,9 +90,15 @@ export class UsageRetention {
     const run = () => {
       this.sweep()
         .then((deleted) => {
-          if (deleted > 0) this.log.info('usage log rows past the retention deleted', { rows: deleted, retentionDays: this.retentionDays });
+          if (deleted > 0)
+            this.log.info('usage log rows past the retention deleted', {
+              rows: deleted,
+              retentionDays: this.retentionDays,
+            });
         })
-        .catch((error) => this.log.warn('usage retention sweep failed; retried at the next interval', describeError(error)))
+        .catch((error) =>
+          this.log.warn('usage retention sweep failed; retried at the next interval', describeError(error)),
+        )
         .finally(() => {
           if (this.timer !== null) this.timer = setTimeout(run, intervalMs).unref();
         });

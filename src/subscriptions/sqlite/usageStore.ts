@@ -65,10 +65,13 @@ export class UsageStore implements UsageLog {
     private readonly writes: SqliteWriteTurn = new SqliteWriteTurn(db),
   ) {
     this.failures = new WriteFailureLog(log);
-    const columns = '(at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)';
+    const columns =
+      '(at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)';
     const values = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
     this.insert = db.prepare(`INSERT INTO usage_log ${columns} VALUES ${values}`);
-    this.insertChunk = db.prepare(`INSERT INTO usage_log ${columns} VALUES ${Array(INSERT_CHUNK).fill(values).join(', ')}`);
+    this.insertChunk = db.prepare(
+      `INSERT INTO usage_log ${columns} VALUES ${Array(INSERT_CHUNK).fill(values).join(', ')}`,
+    );
     this.writeBatch = db.transaction((rows: UsageRow[]) => this.writeRows(rows));
     // usage_daily holds the counted calls of usage_log per day and endpoint (kept by triggers).
     this.steps = new SqliteSteps(db);

@@ -20,17 +20,28 @@
 
   /** An error in plain words, from the API's answer (status, error code, message, Retry-After). */
   function plainError(status, code, retryAfter, message) {
-    if (status === 401 && /expired/.test(message || '')) return 'This key has expired. Use another key of the subscription, or ask for a new one.';
-    if (status === 401) return 'This key is not valid: it may be mistyped, incomplete or revoked. Check that you pasted the whole key, or ask us for a new one.';
-    if (status === 403 && code === 'SCOPE_NOT_ALLOWED') return 'This key is restricted: ' + (message || 'it lacks the scope this needs.');
-    if (status === 403 && code === 'ORIGIN_NOT_ALLOWED') return 'This key may only be used from the web pages it lists, not from this console.';
-    if (status === 403 && code === 'IP_NOT_ALLOWED') return 'This key may only be used from its own IP ranges, not from this network.';
-    if (status === 403 && code === 'SUBSCRIPTION_INACTIVE') return 'This subscription is cancelled, so the key can no longer be used. Contact us to reactivate it.';
-    if (status === 403) return 'This subscription does not include usage reports (the subscription.read feature). Contact us to add it.';
-    if (status === 429 && code === 'QUOTA_EXCEEDED') return 'The monthly allowance is used up; it resets at the start of next month (UTC).';
-    if (status === 429) return 'Too many requests in the last second. Wait ' + (retryAfter || '1') + ' second(s) and try again.';
+    if (status === 401 && /expired/.test(message || ''))
+      return 'This key has expired. Use another key of the subscription, or ask for a new one.';
+    if (status === 401)
+      return 'This key is not valid: it may be mistyped, incomplete or revoked. Check that you pasted the whole key, or ask us for a new one.';
+    if (status === 403 && code === 'SCOPE_NOT_ALLOWED')
+      return 'This key is restricted: ' + (message || 'it lacks the scope this needs.');
+    if (status === 403 && code === 'ORIGIN_NOT_ALLOWED')
+      return 'This key may only be used from the web pages it lists, not from this console.';
+    if (status === 403 && code === 'IP_NOT_ALLOWED')
+      return 'This key may only be used from its own IP ranges, not from this network.';
+    if (status === 403 && code === 'SUBSCRIPTION_INACTIVE')
+      return 'This subscription is cancelled, so the key can no longer be used. Contact us to reactivate it.';
+    if (status === 403)
+      return 'This subscription does not include usage reports (the subscription.read feature). Contact us to add it.';
+    if (status === 429 && code === 'QUOTA_EXCEEDED')
+      return 'The monthly allowance is used up; it resets at the start of next month (UTC).';
+    if (status === 429)
+      return 'Too many requests in the last second. Wait ' + (retryAfter || '1') + ' second(s) and try again.';
     if (status === 503) return 'The service is temporarily unavailable. Try again in a moment.';
-    return 'The API answered with an unexpected error (HTTP ' + status + (code ? ', ' + code : '') + '). Try again later.';
+    return (
+      'The API answered with an unexpected error (HTTP ' + status + (code ? ', ' + code : '') + '). Try again later.'
+    );
   }
 
   class ApiFailure extends Error {}
@@ -102,7 +113,10 @@
     fill.setAttribute('width', String(Math.round(share * 400 * 100) / 100));
     fill.classList.toggle('high', share >= 0.8 && share < 1);
     fill.classList.toggle('full', share >= 1);
-    $('gauge').setAttribute('aria-label', 'monthly allowance: ' + number(month.calls) + ' of ' + number(month.limit) + ' calls used');
+    $('gauge').setAttribute(
+      'aria-label',
+      'monthly allowance: ' + number(month.calls) + ' of ' + number(month.limit) + ' calls used',
+    );
     const set = (id, value, text) => {
       $(id).dataset.value = String(value);
       $(id).textContent = text;
@@ -160,7 +174,8 @@
       });
       const parts = Object.entries(day.byEndpoint).map(([endpoint, calls]) => endpoint + ': ' + number(calls));
       const title = document.createElementNS(SVG, 'title');
-      title.textContent = day.date + ': ' + number(day.calls) + ' calls' + (parts.length ? '\n' + parts.join('\n') : '');
+      title.textContent =
+        day.date + ': ' + number(day.calls) + ' calls' + (parts.length ? '\n' + parts.join('\n') : '');
       bar.append(title);
       // The last day's label ends at the right edge; the others keep clear of it.
       const center = left + i * slot + slot / 2;
@@ -199,14 +214,18 @@
     if (restrictions.ips) parts.push('IP ranges: ' + restrictions.ips.join(', '));
     if (restrictions.rateLimit) parts.push(number(restrictions.rateLimit) + ' requests per second of its own');
     if (expiresAt) parts.push('expires ' + longDate(expiresAt));
-    return parts.length === 0 ? 'Unrestricted: every scope, from anywhere, up to the subscription\'s rate, never expires.' : parts.join(' · ');
+    return parts.length === 0
+      ? "Unrestricted: every scope, from anywhere, up to the subscription's rate, never expires."
+      : parts.join(' · ');
   }
 
   /** The key in use, from /subscription/limits (no extra call). */
   function renderKey(key) {
     $('key-prefix').textContent = key.prefix + '…';
     $('key-restrictions').textContent = restrictionWords(key.restrictions, key.expiresAt);
-    $('key-card').dataset.restricted = String(restrictionWords(key.restrictions, key.expiresAt).indexOf('Unrestricted') !== 0);
+    $('key-card').dataset.restricted = String(
+      restrictionWords(key.restrictions, key.expiresAt).indexOf('Unrestricted') !== 0,
+    );
   }
 
   /** The subscription's keys (GET /keys, a billable call, so on demand only; needs keys:manage). */
@@ -226,12 +245,17 @@
         const detail = document.createElement('span');
         detail.className = 'detail';
         detail.textContent =
-          restrictionWords(k.restrictions, k.expiresAt) + ' · created ' + longDate(k.createdAt) + ' · ' + (k.lastUsedAt ? 'last used ' + longDate(k.lastUsedAt) : 'never used');
+          restrictionWords(k.restrictions, k.expiresAt) +
+          ' · created ' +
+          longDate(k.createdAt) +
+          ' · ' +
+          (k.lastUsedAt ? 'last used ' + longDate(k.lastUsedAt) : 'never used');
         item.append(name, prefix, detail);
         list.append(item);
       }
     } catch (error) {
-      $('keys-error').textContent = error instanceof ApiFailure ? error.message : 'Something went wrong while reading the keys.';
+      $('keys-error').textContent =
+        error instanceof ApiFailure ? error.message : 'Something went wrong while reading the keys.';
       $('keys-error').hidden = false;
     }
   }
@@ -264,7 +288,14 @@
         const detail = document.createElement('span');
         detail.className = 'detail';
         detail.textContent = last
-          ? 'last delivery ' + last.status.toLowerCase() + ' (' + last.type + ', ' + longDate(last.createdAt) + ')' + (failed > 0 ? ' · ' + failed + ' failed of the last ' + deliveries.length : '')
+          ? 'last delivery ' +
+            last.status.toLowerCase() +
+            ' (' +
+            last.type +
+            ', ' +
+            longDate(last.createdAt) +
+            ')' +
+            (failed > 0 ? ' · ' + failed + ' failed of the last ' + deliveries.length : '')
           : 'no delivery yet';
         item.append(name, ' ', badge, detail);
         if (alert.disabledReason) {
@@ -276,7 +307,8 @@
         list.append(item);
       }
     } catch (error) {
-      $('alerts-error').textContent = error instanceof ApiFailure ? error.message : 'Something went wrong while reading the alerts.';
+      $('alerts-error').textContent =
+        error instanceof ApiFailure ? error.message : 'Something went wrong while reading the alerts.';
       $('alerts-error').hidden = false;
     }
   }

@@ -17,7 +17,18 @@
     ['targetBeneficiaries', 'Who can apply'],
     ['funderType', 'Funder'],
   ];
-  const LIST_FIELDS = ['id', 'title', 'funder', 'deadline', 'opensAt', 'status', 'fundingType', 'amountMin', 'amountMax', 'currency'];
+  const LIST_FIELDS = [
+    'id',
+    'title',
+    'funder',
+    'deadline',
+    'opensAt',
+    'status',
+    'fundingType',
+    'amountMin',
+    'amountMax',
+    'currency',
+  ];
   const $ = (id) => document.getElementById(id);
   /** What this API offers; each turns false the first time the API says it does not. */
   const offers = { highlights: true, suggestions: true, similar: true };
@@ -33,7 +44,21 @@
     TAX_CREDIT: 'Tax credit',
     WAGE_SUBSIDY: 'Wage subsidy',
   };
-  const PROVINCES = new Set(['ALBERTA', 'BRITISH_COLUMBIA', 'MANITOBA', 'NEW_BRUNSWICK', 'NEWFOUNDLAND_AND_LABRADOR', 'NORTHWEST_TERRITORIES', 'NOVA_SCOTIA', 'NUNAVUT', 'ONTARIO', 'PRINCE_EDWARD_ISLAND', 'QUEBEC', 'SASKATCHEWAN', 'YUKON']);
+  const PROVINCES = new Set([
+    'ALBERTA',
+    'BRITISH_COLUMBIA',
+    'MANITOBA',
+    'NEW_BRUNSWICK',
+    'NEWFOUNDLAND_AND_LABRADOR',
+    'NORTHWEST_TERRITORIES',
+    'NOVA_SCOTIA',
+    'NUNAVUT',
+    'ONTARIO',
+    'PRINCE_EDWARD_ISLAND',
+    'QUEBEC',
+    'SASKATCHEWAN',
+    'YUKON',
+  ]);
   function label(value) {
     if (value == null || value === '') return '';
     if (WORDS[value]) return WORDS[value];
@@ -42,10 +67,19 @@
     const text = words.join(' ');
     return text[0].toUpperCase() + text.slice(1);
   }
-  const longDate = (iso) => new Date(iso).toLocaleDateString('en-CA', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
+  const longDate = (iso) =>
+    new Date(iso).toLocaleDateString('en-CA', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
   function amount(grant) {
-    const money = (n) => Number(n).toLocaleString('en-CA', { style: 'currency', currency: grant.currency || 'CAD', maximumFractionDigits: 0 });
-    if (grant.amountMin != null && grant.amountMax != null) return grant.amountMin === grant.amountMax ? money(grant.amountMax) : money(grant.amountMin) + ' to ' + money(grant.amountMax);
+    const money = (n) =>
+      Number(n).toLocaleString('en-CA', {
+        style: 'currency',
+        currency: grant.currency || 'CAD',
+        maximumFractionDigits: 0,
+      });
+    if (grant.amountMin != null && grant.amountMax != null)
+      return grant.amountMin === grant.amountMax
+        ? money(grant.amountMax)
+        : money(grant.amountMin) + ' to ' + money(grant.amountMax);
     if (grant.amountMax != null) return 'up to ' + money(grant.amountMax);
     if (grant.amountMin != null) return 'from ' + money(grant.amountMin);
     return null;
@@ -67,7 +101,9 @@
   }
   /** The first `words` words of a text, with … when cut (the API's crop does better where it is offered). */
   function firstWords(text, words) {
-    const all = String(text || '').split(/\s+/).filter(Boolean);
+    const all = String(text || '')
+      .split(/\s+/)
+      .filter(Boolean);
     return all.length <= words ? all.join(' ') : all.slice(0, words).join(' ') + ' …';
   }
 
@@ -82,16 +118,24 @@
   }
   function plainError(status, code, retryAfter, message) {
     if (status === 401 && /expired/.test(message || '')) return 'This key has expired. Ask the site for a new one.';
-    if (status === 401) return 'This key is not valid: it may be mistyped, incomplete or revoked. Check that you pasted the whole key.';
-    if (status === 403 && code === 'SCOPE_NOT_ALLOWED') return 'This key is restricted: ' + (message || 'it lacks the scope this needs.');
-    if (status === 403 && code === 'ORIGIN_NOT_ALLOWED') return 'This key may only be used from the web pages it lists, not from this one.';
-    if (status === 403 && code === 'IP_NOT_ALLOWED') return 'This key may only be used from its own IP ranges, not from this network.';
+    if (status === 401)
+      return 'This key is not valid: it may be mistyped, incomplete or revoked. Check that you pasted the whole key.';
+    if (status === 403 && code === 'SCOPE_NOT_ALLOWED')
+      return 'This key is restricted: ' + (message || 'it lacks the scope this needs.');
+    if (status === 403 && code === 'ORIGIN_NOT_ALLOWED')
+      return 'This key may only be used from the web pages it lists, not from this one.';
+    if (status === 403 && code === 'IP_NOT_ALLOWED')
+      return 'This key may only be used from its own IP ranges, not from this network.';
     if (status === 403) return 'This key cannot search grants: ' + (message || 'its subscription does not include it.');
     if (status === 400) return 'The API could not take this search: ' + (message || 'a parameter is not valid.');
-    if (status === 429 && code === 'QUOTA_EXCEEDED') return 'The monthly allowance is used up; it resets at the start of next month (UTC).';
-    if (status === 429) return 'Too many requests in the last second. Wait ' + (retryAfter || '1') + ' second(s) and try again.';
+    if (status === 429 && code === 'QUOTA_EXCEEDED')
+      return 'The monthly allowance is used up; it resets at the start of next month (UTC).';
+    if (status === 429)
+      return 'Too many requests in the last second. Wait ' + (retryAfter || '1') + ' second(s) and try again.';
     if (status === 503) return 'The service is temporarily unavailable. Try again in a moment.';
-    return 'The API answered with an unexpected error (HTTP ' + status + (code ? ', ' + code : '') + '). Try again later.';
+    return (
+      'The API answered with an unexpected error (HTTP ' + status + (code ? ', ' + code : '') + '). Try again later.'
+    );
   }
 
   /** GET on the API with the key: the whole answer (data, pagination, facets, suggestion). */
@@ -113,14 +157,22 @@
     if (!response.ok || body === null || body.success !== true) {
       const error = body && body.error ? body.error : {};
       if (response.status === 401) sessionStorage.removeItem(KEY_STORE); // a key that will never work
-      throw new ApiFailure(plainError(response.status, error.code, response.headers.get('Retry-After'), error.message), response.status, body);
+      throw new ApiFailure(
+        plainError(response.status, error.code, response.headers.get('Retry-After'), error.message),
+        response.status,
+        body,
+      );
     }
     return body;
   }
   /** True when the API refused a parameter it does not know (a feature it does not offer). */
   function unknownParameter(failure, names) {
     const details = failure.body && failure.body.error && failure.body.error.details;
-    return failure.status === 400 && Array.isArray(details) && details.some((d) => names.includes(d.parameter) && /not a parameter/.test(d.message || ''));
+    return (
+      failure.status === 400 &&
+      Array.isArray(details) &&
+      details.some((d) => names.includes(d.parameter) && /not a parameter/.test(d.message || ''))
+    );
   }
 
   // ---- what is searched: the page's address
@@ -228,7 +280,8 @@
     try {
       return await get('/grants', params);
     } catch (error) {
-      if (!(error instanceof ApiFailure) || !offers.highlights || !unknownParameter(error, ['highlight', 'crop'])) throw error;
+      if (!(error instanceof ApiFailure) || !offers.highlights || !unknownParameter(error, ['highlight', 'crop']))
+        throw error;
       offers.highlights = false;
       return search(s);
     }
@@ -246,7 +299,11 @@
     $('status').textContent =
       total === 0
         ? 'No grants found' + words + '.'
-        : total.toLocaleString('en-CA') + (total === 1 ? ' grant' : ' grants') + words + (totalPages > 1 ? ', page ' + state.page + ' of ' + totalPages : '') + '.';
+        : total.toLocaleString('en-CA') +
+          (total === 1 ? ' grant' : ' grants') +
+          words +
+          (totalPages > 1 ? ', page ' + state.page + ' of ' + totalPages : '') +
+          '.';
     renderDidYouMean(answer.suggestion);
     renderGrants(answer.data);
     renderFacets(answer.facets || {});
@@ -265,7 +322,8 @@
       event.preventDefault();
       go(next, 'results-heading');
     };
-    $('did-you-mean-count').textContent = '(' + suggestion.total.toLocaleString('en-CA') + (suggestion.total === 1 ? ' grant)' : ' grants)');
+    $('did-you-mean-count').textContent =
+      '(' + suggestion.total.toLocaleString('en-CA') + (suggestion.total === 1 ? ' grant)' : ' grants)');
   }
 
   /** A link that opens a grant in this page. */
@@ -323,7 +381,9 @@
       const selected = state.filters[name] || [];
       chosen += selected.length;
       // A chosen value stays listed (and can be unticked) even when it counts nothing now.
-      const values = counts.concat(selected.filter((v) => !counts.some((c) => c.value === v)).map((value) => ({ value, count: 0 })));
+      const values = counts.concat(
+        selected.filter((v) => !counts.some((c) => c.value === v)).map((value) => ({ value, count: 0 })),
+      );
       if (values.length === 0) continue;
       const set = document.createElement('fieldset');
       set.dataset.facet = name;
@@ -485,7 +545,10 @@
       text.textContent = option.dataset.value;
       const detail = document.createElement('span');
       detail.className = 'detail';
-      detail.textContent = (suggestion.type === 'word' ? '' : suggestion.type + ', ') + suggestion.count.toLocaleString('en-CA') + (suggestion.count === 1 ? ' grant' : ' grants');
+      detail.textContent =
+        (suggestion.type === 'word' ? '' : suggestion.type + ', ') +
+        suggestion.count.toLocaleString('en-CA') +
+        (suggestion.count === 1 ? ' grant' : ' grants');
       option.append(text, ' ', detail);
       option.addEventListener('mousedown', (event) => event.preventDefault()); // keep the focus in the box
       option.addEventListener('click', () => take(option));
@@ -495,7 +558,8 @@
     input.removeAttribute('aria-activedescendant');
     listbox.hidden = suggestions.length === 0;
     input.setAttribute('aria-expanded', String(suggestions.length > 0));
-    $('suggestions-status').textContent = suggestions.length === 0 ? '' : suggestions.length + (suggestions.length === 1 ? ' suggestion' : ' suggestions');
+    $('suggestions-status').textContent =
+      suggestions.length === 0 ? '' : suggestions.length + (suggestions.length === 1 ? ' suggestion' : ' suggestions');
   }
   async function suggest(text, turn) {
     const params = filterParams(state);
@@ -506,7 +570,8 @@
       answer = await get('/grants/suggest', params);
     } catch (error) {
       // An API without suggestions (404, or /grants/suggest read as a grant's id): no list, ever.
-      if (error instanceof ApiFailure && (error.status === 404 || unknownParameter(error, ['q']))) offers.suggestions = false;
+      if (error instanceof ApiFailure && (error.status === 404 || unknownParameter(error, ['q'])))
+        offers.suggestions = false;
       return;
     }
     if (turn !== typed || document.activeElement !== input) return;
@@ -556,7 +621,9 @@
   $('sort').addEventListener('change', () => go({ ...state, sort: $('sort').value, page: 1, grant: null }));
   $('previous').addEventListener('click', () => go({ ...state, page: state.page - 1 }, 'results-heading'));
   $('next').addEventListener('click', () => go({ ...state, page: state.page + 1 }, 'results-heading'));
-  $('clear-filters').addEventListener('click', () => go({ ...state, filters: {}, page: 1, grant: null }, 'results-heading'));
+  $('clear-filters').addEventListener('click', () =>
+    go({ ...state, filters: {}, page: 1, grant: null }, 'results-heading'),
+  );
   $('back').addEventListener('click', () => go({ ...state, grant: null }, 'results-heading'));
   $('key-form').addEventListener('submit', (event) => {
     event.preventDefault();

@@ -3,7 +3,13 @@
 // ANDed with the matches and counted, or each match's value mask. `status`, derived at the query's
 // time, is counted from the status sets of that time (query/filters.ts), bit sets alone. Pure: the
 // columns and the conditions come in.
-import { FACET_VALUES, type FacetCount, type FacetName, type Facets, type StoredFacetName } from '../../../grants/query.js';
+import {
+  FACET_VALUES,
+  type FacetCount,
+  type FacetName,
+  type Facets,
+  type StoredFacetName,
+} from '../../../grants/query.js';
 import { GRANT_STATUSES } from '../../../grants/schema.js';
 import { countAnd, countBits, intersection, type Bits } from '../index/bitset.js';
 import type { CatalogColumns } from '../index/columns.js';
@@ -67,12 +73,24 @@ function valueCounts(columns: CatalogColumns, name: FacetName, base: Bits, baseC
  * Each asked facet's counts over the matches (`total` of them) of every condition but its own, by
  * count descending then value; `now` (epoch ms) is the query's, what the statuses are taken at.
  */
-export function facetCounts(columns: CatalogColumns, names: readonly FacetName[], conditions: Condition[], matches: Bits, total: number, now: number): Facets {
+export function facetCounts(
+  columns: CatalogColumns,
+  names: readonly FacetName[],
+  conditions: Condition[],
+  matches: Bits,
+  total: number,
+  now: number,
+): Facets {
   const facets: Facets = {};
   for (const name of names) {
     const others = conditions.filter((c) => c.facet !== name);
     const noConditionOfItsOwn = others.length === conditions.length;
-    const base = noConditionOfItsOwn ? matches : intersection(others.map((c) => c.bits), columns.size);
+    const base = noConditionOfItsOwn
+      ? matches
+      : intersection(
+          others.map((c) => c.bits),
+          columns.size,
+        );
     const counted = valueCounts(columns, name, base, noConditionOfItsOwn ? total : countBits(base), now);
     const counts: FacetCount[] = [];
     FACET_VALUES[name].forEach((value, i) => {

@@ -34,7 +34,15 @@ function sortKeyOf(columns: CatalogColumns, titleOf: TitleOf, key: OrderKey, pos
  * Whether position p comes after the place in the order of `key`: nulls last in both directions,
  * then ids (positions at or above `boundary` have an id above the place's).
  */
-function comesAfter(columns: CatalogColumns, titleOf: TitleOf, key: OrderKey, descending: boolean, after: KeysetPosition, boundary: number, p: number): boolean {
+function comesAfter(
+  columns: CatalogColumns,
+  titleOf: TitleOf,
+  key: OrderKey,
+  descending: boolean,
+  after: KeysetPosition,
+  boundary: number,
+  p: number,
+): boolean {
   const value = sortKeyOf(columns, titleOf, key, p);
   const wanted = after.key;
   let c: number;
@@ -47,7 +55,14 @@ function comesAfter(columns: CatalogColumns, titleOf: TitleOf, key: OrderKey, de
 }
 
 /** The index in the order of the first entry after the place (0 without one): a binary search. */
-export function startInOrder(columns: CatalogColumns, titleOf: TitleOf, key: OrderKey, descending: boolean, after: KeysetPosition | null, boundary: number): number {
+export function startInOrder(
+  columns: CatalogColumns,
+  titleOf: TitleOf,
+  key: OrderKey,
+  descending: boolean,
+  after: KeysetPosition | null,
+  boundary: number,
+): number {
   const { positions } = columns.order(key, descending);
   if (after === null) return 0;
   let low = 0;
@@ -69,7 +84,10 @@ function hitsAfter(hits: ScoredHits, after: KeysetPosition | null, boundary: num
     const s = hits.scores[h];
     if (s > score || (s === score && hits.positions[h] >= boundary)) keep.push(h);
   }
-  return { positions: Int32Array.from(keep, (h) => hits.positions[h]), scores: Float64Array.from(keep, (h) => hits.scores[h]) };
+  return {
+    positions: Int32Array.from(keep, (h) => hits.positions[h]),
+    scores: Float64Array.from(keep, (h) => hits.scores[h]),
+  };
 }
 
 /**
@@ -88,7 +106,8 @@ export function keysetSearch(
   const { conditions, matches } = matchesOf(columns, filters, text);
   const total = countBits(matches);
   const answer: KeysetAnswer = { total, page: [], last: null };
-  if (query.facets.length > 0) answer.facets = facetCounts(columns, query.facets, conditions, matches, total, query.now);
+  if (query.facets.length > 0)
+    answer.facets = facetCounts(columns, query.facets, conditions, matches, total, query.now);
   const wanted = query.limit + 1;
   let found: number[];
   let keyOf: (position: number) => number | string | null;

@@ -29,7 +29,14 @@ export function orderOf(query: GrantQuery): { key: OrderKey; descending: boolean
  * all): a walk of the order until they are found, or, when the plan finds it cheaper (few matches,
  * a deep page), the matches sorted by their place in the order.
  */
-export function pageAlongOrder(order: SortOrder, matches: Bits, total: number, start: number, skip: number, count: number): number[] {
+export function pageAlongOrder(
+  order: SortOrder,
+  matches: Bits,
+  total: number,
+  start: number,
+  skip: number,
+  count: number,
+): number[] {
   if (total === 0 || count <= 0 || skip >= total) return [];
   const { positions, rank } = order;
   if (sortBeatsWalk(total, skip + count, positions.length)) {
@@ -49,11 +56,17 @@ export function pageAlongOrder(order: SortOrder, matches: Bits, total: number, s
 }
 
 /** The offset page of the query from its filter conditions (query/filters.ts) and its text hits, if it has words. */
-export function offsetPage(columns: CatalogColumns, query: GrantQuery, filters: Condition[], text: TextHits | null): ColumnAnswer {
+export function offsetPage(
+  columns: CatalogColumns,
+  query: GrantQuery,
+  filters: Condition[],
+  text: TextHits | null,
+): ColumnAnswer {
   const { conditions, matches } = matchesOf(columns, filters, text);
   const total = countBits(matches);
   const answer: ColumnAnswer = { total, page: [] };
-  if (query.facets.length > 0) answer.facets = facetCounts(columns, query.facets, conditions, matches, total, query.now);
+  if (query.facets.length > 0)
+    answer.facets = facetCounts(columns, query.facets, conditions, matches, total, query.now);
   if (query.offset >= total) return answer;
   const ranked = rankedBy(query, text);
   if (ranked !== null) {
@@ -66,7 +79,12 @@ export function offsetPage(columns: CatalogColumns, query: GrantQuery, filters: 
 }
 
 /** Every match of the query in its order, for an export: a walk of the order, or the scored hits sorted. */
-export function* everyMatch(columns: CatalogColumns, query: GrantQuery, filters: Condition[], text: TextHits | null): Generator<number> {
+export function* everyMatch(
+  columns: CatalogColumns,
+  query: GrantQuery,
+  filters: Condition[],
+  text: TextHits | null,
+): Generator<number> {
   const { matches } = matchesOf(columns, filters, text);
   const ranked = rankedBy(query, text);
   if (ranked !== null) {

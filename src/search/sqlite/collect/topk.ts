@@ -39,7 +39,8 @@ function heapBest(hits: ScoredHits, matches: Bits, keep: number): Int32Array {
   const { scores, positions } = hits;
   const heap = new Int32Array(Math.min(keep, positions.length)); // indexes into hits
   let length = 0;
-  const worse = (a: number, b: number) => scores[a] > scores[b] || (scores[a] === scores[b] && positions[a] > positions[b]);
+  const worse = (a: number, b: number) =>
+    scores[a] > scores[b] || (scores[a] === scores[b] && positions[a] > positions[b]);
   for (let h = 0; h < positions.length; h++) {
     if (!hasBit(matches, positions[h])) continue;
     if (length < keep) {

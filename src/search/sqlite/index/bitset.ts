@@ -25,7 +25,7 @@ export const hasBit = (bits: Bits, position: number): boolean => (bits[position 
 export function popcount32(word: number): number {
   let v = word - ((word >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
 /** The number of set positions: countAnd's carry-save count of the set with itself (faster than a count of each word at any density: 8–10 µs against 11–17 at 100,000 grants). */

@@ -21,7 +21,24 @@ const LOAD_SQL = `SELECT rowid, funder_type, funding_type, currency, provinces, 
   json_extract(doc, '$.createdAt'), json_extract(doc, '$.title'), json_extract(doc, '$.sdgAlignment'),
   json_extract(doc, '$.applicationComplexity'), json_extract(doc, '$.isRecurring'), json_extract(doc, '$.opensAt')
   FROM grants`;
-type LoadRow = [number, string, string, string, number, number, number | null, number | null, string | null, string, string, string, string, string | null, number | null, string | null];
+type LoadRow = [
+  number,
+  string,
+  string,
+  string,
+  number,
+  number,
+  number | null,
+  number | null,
+  string | null,
+  string,
+  string,
+  string,
+  string,
+  string | null,
+  number | null,
+  string | null,
+];
 
 /** Read from the id index alone (it holds each rowid): no table page is read. */
 const ROWIDS_BY_ID_SQL = 'SELECT rowid FROM grants ORDER BY id';
@@ -58,7 +75,8 @@ export interface SortOrder {
 export type ValueMasks = Uint8Array | Uint16Array | Uint32Array;
 
 /** An array of `size` masks of `values` bits each. */
-const masksFor = (values: number, size: number): ValueMasks => (values <= 8 ? new Uint8Array(size) : values <= 16 ? new Uint16Array(size) : new Uint32Array(size));
+const masksFor = (values: number, size: number): ValueMasks =>
+  values <= 8 ? new Uint8Array(size) : values <= 16 ? new Uint16Array(size) : new Uint32Array(size);
 
 /** Everything a CatalogColumns holds, as typed arrays (in shared memory once shareColumns copied them). */
 export interface ColumnsData {
@@ -112,7 +130,12 @@ export function ascendingByNumber(values: Float64Array): Int32Array {
   let keyIndex = Int32Array.from({ length: count }, (_, i) => i);
   let next = new Int32Array(count);
   const counts = new Int32Array(65537);
-  for (const [words, shift] of [[low, 0], [low, 16], [high, 0], [high, 16]] as const) {
+  for (const [words, shift] of [
+    [low, 0],
+    [low, 16],
+    [high, 0],
+    [high, 16],
+  ] as const) {
     counts.fill(0);
     for (let i = 0; i < count; i++) counts[((words[keyIndex[i]] >>> shift) & 0xffff) + 1]++;
     for (let d = 0; d < 65536; d++) counts[d + 1] += counts[d];
@@ -138,10 +161,14 @@ function ascendingOrder(values: Float64Array): Int32Array {
  * The descending order from the ascending one in linear time: the non-null part reversed, then
  * each run of equal keys reversed back so ties stay in ascending position.
  */
-function descendingOrder(ascending: Int32Array, present: number, sameKey: (a: number, b: number) => boolean): Int32Array {
+function descendingOrder(
+  ascending: Int32Array,
+  present: number,
+  sameKey: (a: number, b: number) => boolean,
+): Int32Array {
   const positions = ascending.slice();
   positions.subarray(0, present).reverse();
-  for (let start = 0; start < present; ) {
+  for (let start = 0; start < present;) {
     let end = start + 1;
     while (end < present && sameKey(positions[start], positions[end])) end += 1;
     if (end - start > 1) positions.subarray(start, end).reverse();
@@ -161,9 +188,13 @@ function allOrders(numbers: Record<NumericKey, Float64Array>, titleKeys: string[
     orders[orderName(key, false)] = withRank(ascending);
     orders[orderName(key, true)] = withRank(descendingOrder(ascending, present, (a, b) => values[a] === values[b]));
   }
-  const ascending = Int32Array.from({ length: titleKeys.length }, (_, i) => i).sort((a, b) => compareCodePoints(titleKeys[a], titleKeys[b]) || a - b);
+  const ascending = Int32Array.from({ length: titleKeys.length }, (_, i) => i).sort(
+    (a, b) => compareCodePoints(titleKeys[a], titleKeys[b]) || a - b,
+  );
   orders[orderName('title', false)] = withRank(ascending);
-  orders[orderName('title', true)] = withRank(descendingOrder(ascending, ascending.length, (a, b) => titleKeys[a] === titleKeys[b]));
+  orders[orderName('title', true)] = withRank(
+    descendingOrder(ascending, ascending.length, (a, b) => titleKeys[a] === titleKeys[b]),
+  );
   return orders;
 }
 
@@ -178,8 +209,17 @@ export function shareColumns(data: ColumnsData): ColumnsData {
   const numbers = {} as ColumnsData['numbers'];
   for (const key of NUMERIC_KEYS) numbers[key] = shared(data.numbers[key]);
   const orders: Record<string, SortOrder> = {};
-  for (const [name, order] of Object.entries(data.orders)) orders[name] = { positions: shared(order.positions), rank: shared(order.rank) };
-  return { size: data.size, rowids: shared(data.rowids), positionByRowid: shared(data.positionByRowid), valueBits, valueMasks, numbers, orders };
+  for (const [name, order] of Object.entries(data.orders))
+    orders[name] = { positions: shared(order.positions), rank: shared(order.rank) };
+  return {
+    size: data.size,
+    rowids: shared(data.rowids),
+    positionByRowid: shared(data.positionByRowid),
+    valueBits,
+    valueMasks,
+    numbers,
+    orders,
+  };
 }
 
 type TypedArray = Float64Array | Float32Array | Int32Array | Uint32Array | Uint16Array | Uint8Array;
@@ -277,7 +317,24 @@ export function readColumns(db: Db): ColumnsData {
   };
   // Then the table in its own order (sequential reads), each row placed at its position.
   for (const row of db.prepare(LOAD_SQL).raw().iterate() as Iterable<LoadRow>) {
-    const [rowid, funderType, fundingType, currency, provinces, beneficiaries, amountMin, amountMax, deadline, updatedAt, createdAt, title, sdgs, complexity, recurring, opensAt] = row;
+    const [
+      rowid,
+      funderType,
+      fundingType,
+      currency,
+      provinces,
+      beneficiaries,
+      amountMin,
+      amountMax,
+      deadline,
+      updatedAt,
+      createdAt,
+      title,
+      sdgs,
+      complexity,
+      recurring,
+      opensAt,
+    ] = row;
     const p = positionByRowid[rowid];
     titleKeys[p] = titleSortKey(title);
     numbers.deadline[p] = epochOrNaN(deadline);

@@ -63,7 +63,8 @@ export function mergeAnalyses(analyses: readonly Postings[]): WordPostings {
   let found = 0;
   for (;;) {
     let next = Infinity;
-    for (let a = 0; a < lists.length; a++) if (cursors[a] < lists[a].length && lists[a][cursors[a]] < next) next = lists[a][cursors[a]];
+    for (let a = 0; a < lists.length; a++)
+      if (cursors[a] < lists[a].length && lists[a][cursors[a]] < next) next = lists[a][cursors[a]];
     if (next === Infinity) break;
     merged[found] = next;
     for (let a = 0; a < lists.length; a++) {

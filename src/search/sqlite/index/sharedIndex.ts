@@ -28,7 +28,8 @@ export interface PostingsWanted {
 }
 
 /** What the index loader tells the pool (unread: postings it was asked for and could not read). */
-export type LoaderReport = { index: SharedIndex } | { postings: SharedPostings } | { unread: PostingsWanted } | { failed: string };
+export type LoaderReport =
+  { index: SharedIndex } | { postings: SharedPostings } | { unread: PostingsWanted } | { failed: string };
 
 /** What the pool tells the index loader: look for a new build now, or read these postings. */
 export type LoaderRequest = 'check' | { want: PostingsWanted };

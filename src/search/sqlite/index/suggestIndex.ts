@@ -48,7 +48,12 @@ export class NameIndex {
         else list.push(id);
       }
     });
-    return new NameIndex(names, starts, positions, new Map([...byWord].map(([word, list]) => [word, Int32Array.from(list)])));
+    return new NameIndex(
+      names,
+      starts,
+      positions,
+      new Map([...byWord].map(([word, list]) => [word, Int32Array.from(list)])),
+    );
   }
 
   /**
@@ -58,7 +63,8 @@ export class NameIndex {
   top(words: readonly string[], matches: Bits | null, limit: number): { text: string; count: number }[] {
     const seen = new Uint8Array(this.names.length);
     const best: { text: string; count: number }[] = [];
-    const better = (a: { text: string; count: number }, b: { text: string; count: number }) => a.count > b.count || (a.count === b.count && a.text < b.text);
+    const better = (a: { text: string; count: number }, b: { text: string; count: number }) =>
+      a.count > b.count || (a.count === b.count && a.text < b.text);
     for (const word of words) {
       const holding = this.byWord.get(word);
       if (holding === undefined) continue;
@@ -67,7 +73,8 @@ export class NameIndex {
         seen[id] = 1;
         let count = 0;
         if (matches === null) count = this.starts[id + 1] - this.starts[id];
-        else for (let k = this.starts[id]; k < this.starts[id + 1]; k++) if (hasBit(matches, this.positions[k])) count++;
+        else
+          for (let k = this.starts[id]; k < this.starts[id + 1]; k++) if (hasBit(matches, this.positions[k])) count++;
         if (count === 0) continue;
         const item = { text: this.names[id], count };
         if (best.length === limit && !better(item, best[limit - 1])) continue;
@@ -85,7 +92,10 @@ export class NameIndex {
 
 /** One build's suggestion data: word postings on demand, names on first use. */
 export class SuggestIndex {
-  private readonly postings = new LRUCache<string, Int32Array>({ maxSize: WORD_POSTINGS_BUDGET, sizeCalculation: (p) => Math.max(1, p.length) });
+  private readonly postings = new LRUCache<string, Int32Array>({
+    maxSize: WORD_POSTINGS_BUDGET,
+    sizeCalculation: (p) => Math.max(1, p.length),
+  });
   private names: { title: NameIndex; funder: NameIndex } | null = null;
   private readonly wordDocs;
   private readonly hasWords: boolean;
@@ -95,7 +105,9 @@ export class SuggestIndex {
     private readonly columns: CatalogColumns,
   ) {
     this.hasWords = tableExists(db, 'grants_words');
-    this.wordDocs = this.hasWords ? db.prepare('SELECT rowid FROM grants_words WHERE grants_words MATCH ?').pluck() : null;
+    this.wordDocs = this.hasWords
+      ? db.prepare('SELECT rowid FROM grants_words WHERE grants_words MATCH ?').pluck()
+      : null;
   }
 
   /** The positions of the grants holding `word` (as written, folded, lower case), ascending. */
@@ -125,7 +137,10 @@ export class SuggestIndex {
     if (this.names === null) {
       const titles = new Array<string>(this.columns.size).fill('');
       const funders = new Array<string>(this.columns.size).fill('');
-      for (const [rowid, title, funder] of this.db.prepare("SELECT rowid, json_extract(doc, '$.title'), json_extract(doc, '$.funder') FROM grants").raw().iterate() as Iterable<[number, string, string]>) {
+      for (const [rowid, title, funder] of this.db
+        .prepare("SELECT rowid, json_extract(doc, '$.title'), json_extract(doc, '$.funder') FROM grants")
+        .raw()
+        .iterate() as Iterable<[number, string, string]>) {
         const p = this.columns.positionOf(rowid);
         if (p < 0) continue;
         titles[p] = title;

@@ -3,7 +3,14 @@
 // from FTS5's index on first use and then kept, within a budget, least recently used dropped
 // first, with the columns of that build. Built from the same read snapshot as the CatalogColumns
 // it belongs to and dropped with them, so it never outlives its catalog. query/bm25.ts scores from it.
-import { BM25_WEIGHTS, inverseDocumentFrequency, mergeAnalyses, type Postings, type TextStatistics, type WordPostings } from './postings.js';
+import {
+  BM25_WEIGHTS,
+  inverseDocumentFrequency,
+  mergeAnalyses,
+  type Postings,
+  type TextStatistics,
+  type WordPostings,
+} from './postings.js';
 import type { Db } from '../storage/catalogFile.js';
 import type { CatalogColumns } from './columns.js';
 import { LRUCache } from 'lru-cache';
@@ -17,7 +24,8 @@ export const FRENCH_KEY = 'fr:';
 export const frenchKey = (term: string): string => `${FRENCH_KEY}${term}`;
 
 /** The vocabulary table over the live FTS5 table, on the reading connection's temp schema. */
-export const VOCABULARY_DDL = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.grants_text_instances USING fts5vocab(main, 'grants_text', 'instance')";
+export const VOCABULARY_DDL =
+  "CREATE VIRTUAL TABLE IF NOT EXISTS temp.grants_text_instances USING fts5vocab(main, 'grants_text', 'instance')";
 
 /** Bits of an instance's number that hold its column (TEXT_COLUMNS has 12). */
 const COLUMN_BITS = 16;
@@ -55,7 +63,7 @@ export function readVarint(bytes: Uint8Array, start: number): { value: number; n
 /** The varints of a record, in order. */
 export function readVarints(bytes: Uint8Array): number[] {
   const values: number[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const { value, next } = readVarint(bytes, at);
     values.push(value);
     at = next;
@@ -133,10 +141,13 @@ export function postingsOf(
 
 /** FTS5's row count and token total (its "averages" record) and each grant's length (its docsize table), from the current snapshot. */
 export function readTextStatistics(db: Db, columns: CatalogColumns): TextStatistics {
-  const averages = db.prepare('SELECT block FROM grants_text_data WHERE id = 1').pluck().get() as Uint8Array | undefined;
+  const averages = db.prepare('SELECT block FROM grants_text_data WHERE id = 1').pluck().get() as
+    Uint8Array | undefined;
   const [rows = 0, ...columnTokens] = averages === undefined ? [] : readVarints(averages);
   const lengths = new Float64Array(columns.size);
-  for (const [rowid, sizes] of db.prepare('SELECT id, sz FROM grants_text_docsize').raw().iterate() as Iterable<[number, Uint8Array]>) {
+  for (const [rowid, sizes] of db.prepare('SELECT id, sz FROM grants_text_docsize').raw().iterate() as Iterable<
+    [number, Uint8Array]
+  >) {
     const position = columns.positionOf(rowid);
     if (position < 0) continue;
     let total = 0;
@@ -165,8 +176,14 @@ export class TextIndex {
     budget: number,
     private readonly shared: boolean,
   ) {
-    this.cache = new LRUCache<string, Postings>({ maxSize: budget, sizeCalculation: (postings) => Math.max(1, postings.positions.length) });
-    this.words = new LRUCache<string, WordPostings>({ maxSize: Math.max(1, Math.floor(budget / 4)), sizeCalculation: (word) => Math.max(1, word.positions.length) });
+    this.cache = new LRUCache<string, Postings>({
+      maxSize: budget,
+      sizeCalculation: (postings) => Math.max(1, postings.positions.length),
+    });
+    this.words = new LRUCache<string, WordPostings>({
+      maxSize: Math.max(1, Math.floor(budget / 4)),
+      sizeCalculation: (word) => Math.max(1, word.positions.length),
+    });
   }
 
   /** The statistics read from the connection's current snapshot, which must be the one the columns were loaded from. */
@@ -178,11 +195,18 @@ export class TextIndex {
    * Statistics already read (shared by the index loader), postings read from `db` on first use
    * (`shared`: into shared memory, for the index loader to hand to every search worker).
    */
-  static over(db: Db, columns: CatalogColumns, stats: TextStatistics, budget = POSTINGS_BUDGET, shared = false): TextIndex {
+  static over(
+    db: Db,
+    columns: CatalogColumns,
+    stats: TextStatistics,
+    budget = POSTINGS_BUDGET,
+    shared = false,
+  ): TextIndex {
     db.exec(VOCABULARY_DDL);
     const english = db.prepare(instancesSql(ENGLISH_COLUMNS)).pluck();
     const french = db.prepare(instancesSql(FRENCH_COLUMNS)).pluck();
-    const read = (key: string) => (key.startsWith(FRENCH_KEY) ? french.get(key.slice(FRENCH_KEY.length)) : english.get(key)) as string | null;
+    const read = (key: string) =>
+      (key.startsWith(FRENCH_KEY) ? french.get(key.slice(FRENCH_KEY.length)) : english.get(key)) as string | null;
     return new TextIndex(stats, columns, read, lnOf(db), budget, shared);
   }
 
@@ -225,7 +249,11 @@ export class TextIndex {
     if (hit !== undefined) return hit;
     this.scratch ??= scratchFor(this.columns.size);
     const { positions, frequencies } = postingsOf(this.readInstances(term), this.columns, this.scratch, this.shared);
-    const postings = { positions, frequencies, idf: inverseDocumentFrequency(this.stats.rows, positions.length, this.log) };
+    const postings = {
+      positions,
+      frequencies,
+      idf: inverseDocumentFrequency(this.stats.rows, positions.length, this.log),
+    };
     this.cache.set(term, postings);
     return postings;
   }

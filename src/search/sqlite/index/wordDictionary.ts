@@ -7,7 +7,8 @@ import type { Db } from '../storage/catalogFile.js';
 import { tableExists } from '../storage/catalogFile.js';
 
 /** The vocabulary table over grants_words, on the reading connection's temp schema. */
-const WORDS_VOCABULARY_DDL = "CREATE VIRTUAL TABLE IF NOT EXISTS temp.grants_words_row USING fts5vocab(main, 'grants_words', 'row')";
+const WORDS_VOCABULARY_DDL =
+  "CREATE VIRTUAL TABLE IF NOT EXISTS temp.grants_words_row USING fts5vocab(main, 'grants_words', 'row')";
 
 export class WordDictionary extends SortedWords {
   static override of(entries: readonly [string, number][]): WordDictionary {
@@ -19,6 +20,8 @@ export class WordDictionary extends SortedWords {
   static load(db: Db): WordDictionary {
     if (!tableExists(db, 'grants_words')) return WordDictionary.of([]);
     db.exec(WORDS_VOCABULARY_DDL);
-    return WordDictionary.of(db.prepare('SELECT term, doc FROM temp.grants_words_row').raw().all() as [string, number][]);
+    return WordDictionary.of(
+      db.prepare('SELECT term, doc FROM temp.grants_words_row').raw().all() as [string, number][],
+    );
   }
 }

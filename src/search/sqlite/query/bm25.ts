@@ -47,8 +47,14 @@ export function subtractPositions(from: Int32Array, remove: Int32Array): Int32Ar
 }
 
 /** The scored grants whose position is in `positions` (both ascending). */
-export function keepPositions(scored: { positions: Int32Array; scores: Float64Array }, positions: Int32Array): { positions: Int32Array; scores: Float64Array } {
-  const kept = { positions: new Int32Array(scored.positions.length), scores: new Float64Array(scored.positions.length) };
+export function keepPositions(
+  scored: { positions: Int32Array; scores: Float64Array },
+  positions: Int32Array,
+): { positions: Int32Array; scores: Float64Array } {
+  const kept = {
+    positions: new Int32Array(scored.positions.length),
+    scores: new Float64Array(scored.positions.length),
+  };
   let found = 0;
   let p = 0;
   for (let i = 0; i < scored.positions.length; i++) {
@@ -89,7 +95,11 @@ export function lengthNorms(stats: TextStatistics): Float64Array {
  * ascending. An analysis a grant lacks adds FTS5's 0 to its score. With `accept`, only the grants
  * in it are scored and returned (those outside the filters are never on a page).
  */
-export function scoreAll(terms: readonly WordPostings[], stats: TextStatistics, accept: Uint32Array | null = null): { positions: Int32Array; scores: Float64Array } {
+export function scoreAll(
+  terms: readonly WordPostings[],
+  stats: TextStatistics,
+  accept: Uint32Array | null = null,
+): { positions: Int32Array; scores: Float64Array } {
   if (terms.length === 0) return { positions: new Int32Array(0), scores: new Float64Array(0) };
   const norms = lengthNorms(stats);
   if (terms.length === 1) return scoreOne(terms[0], norms, accept);
@@ -140,7 +150,11 @@ export function scoreAll(terms: readonly WordPostings[], stats: TextStatistics, 
 }
 
 /** scoreAll of one term: no list to walk alongside, every accepted grant of it scored. */
-function scoreOne(term: WordPostings, norms: Float64Array, accept: Uint32Array | null): { positions: Int32Array; scores: Float64Array } {
+function scoreOne(
+  term: WordPostings,
+  norms: Float64Array,
+  accept: Uint32Array | null,
+): { positions: Int32Array; scores: Float64Array } {
   const { positions: list, counts, idf } = term;
   const positions = accept === null ? list : new Int32Array(list.length);
   const scores = new Float64Array(list.length);
@@ -159,7 +173,9 @@ function scoreOne(term: WordPostings, norms: Float64Array, accept: Uint32Array |
     scores[found] = -1.0 * score;
     found++;
   }
-  return accept === null ? { positions: list, scores } : { positions: positions.slice(0, found), scores: scores.slice(0, found) };
+  return accept === null
+    ? { positions: list, scores }
+    : { positions: positions.slice(0, found), scores: scores.slice(0, found) };
 }
 
 /** Added to a grant's score per typo it needs (scores are negative, lower first): far above any bm25 score, so fewer typos always rank first. */
@@ -195,10 +211,16 @@ export function termHits(terms: readonly TermPhrases[]): Int32Array {
  * TYPO_RANK_STEP for each typo the grant needs (per term, the fewest of the words it holds): the
  * positions ascending. With `accept`, only the grants in it are scored and returned.
  */
-export function scoreTerms(terms: readonly TermPhrases[], stats: TextStatistics, accept: Uint32Array | null = null): { positions: Int32Array; scores: Float64Array } {
+export function scoreTerms(
+  terms: readonly TermPhrases[],
+  stats: TextStatistics,
+  accept: Uint32Array | null = null,
+): { positions: Int32Array; scores: Float64Array } {
   const hits = termHits(terms);
   const norms = lengthNorms(stats);
-  const words = terms.flatMap((term, t) => term.postings.map((postings, i) => ({ postings, typos: term.typos[i], term: t, cursor: 0 })));
+  const words = terms.flatMap((term, t) =>
+    term.postings.map((postings, i) => ({ postings, typos: term.typos[i], term: t, cursor: 0 })),
+  );
   const positions = new Int32Array(hits.length);
   const scores = new Float64Array(hits.length);
   const fewest = new Int32Array(terms.length);

@@ -27,7 +27,8 @@ export const prefilterPays = (accepted: number, catalog: number): boolean => acc
 export const CANDIDATE_SHARE = 0.25;
 
 /** Whether range filters are tested on the `candidates` text hits alone. */
-export const testCandidatesOnly = (candidates: number, catalog: number): boolean => candidates < catalog * CANDIDATE_SHARE;
+export const testCandidatesOnly = (candidates: number, catalog: number): boolean =>
+  candidates < catalog * CANDIDATE_SHARE;
 
 /**
  * The bytes of range bit sets each search thread keeps per catalog build (query/ranges.ts), least

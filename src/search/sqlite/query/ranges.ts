@@ -16,7 +16,8 @@ import type { CatalogColumns, NumericKey } from '../index/columns.js';
 import { RANGE_CACHE_BYTES } from './plan.js';
 
 /** 1 when v lies in [low, high], or is null (NaN) and nullBit is 1; else 0. Comparisons as 0/1 bits, no branch. */
-const inRange = (v: number, low: number, high: number, nullBit: number): number => (+(v >= low) & +(v <= high)) | (nullBit & +(v !== v));
+const inRange = (v: number, low: number, high: number, nullBit: number): number =>
+  (+(v >= low) & +(v <= high)) | (nullBit & +(v !== v));
 
 /** 1 when the amount range [min, max] overlaps [low, high] (a null bound is open on its side; no amounts, no match); else 0. */
 function overlaps(min: number, max: number, low: number, high: number): number {
@@ -33,7 +34,13 @@ function overlaps(min: number, max: number, low: number, high: number): number {
  */
 
 /** Of the `candidates`, those whose value lies in [low, high], and with `nulls` those whose value is null (NaN). */
-export function testRange(values: Float64Array, low: number, high: number, nulls: boolean, candidates: Int32Array): Bits {
+export function testRange(
+  values: Float64Array,
+  low: number,
+  high: number,
+  nulls: boolean,
+  candidates: Int32Array,
+): Bits {
   const bits = emptyBits(values.length);
   const nullBit = nulls ? 1 : 0;
   for (let i = 0; i < candidates.length; i++) {
@@ -44,7 +51,13 @@ export function testRange(values: Float64Array, low: number, high: number, nulls
 }
 
 /** Of the `candidates`, those whose amount range overlaps [low, high]. */
-export function testOverlap(mins: Float64Array, maxes: Float64Array, low: number, high: number, candidates: Int32Array): Bits {
+export function testOverlap(
+  mins: Float64Array,
+  maxes: Float64Array,
+  low: number,
+  high: number,
+  candidates: Int32Array,
+): Bits {
   const bits = emptyBits(mins.length);
   for (let i = 0; i < candidates.length; i++) {
     const p = candidates[i];
@@ -66,7 +79,10 @@ export function orderSlice(positions: Int32Array, from: number, to: number, null
 
 /** The range sets of one catalog build: each found once, then kept while it is used (least recently used dropped past RANGE_CACHE_BYTES). */
 export class RangeSets {
-  private readonly sets = new LRUCache<string, Bits>({ maxSize: RANGE_CACHE_BYTES, sizeCalculation: (bits) => Math.max(1, bits.byteLength) });
+  private readonly sets = new LRUCache<string, Bits>({
+    maxSize: RANGE_CACHE_BYTES,
+    sizeCalculation: (bits) => Math.max(1, bits.byteLength),
+  });
   /** Per key, how many positions have a value (the ascending order holds those first, nulls last). */
   private readonly present = new Map<NumericKey, number>();
 
@@ -83,7 +99,12 @@ export class RangeSets {
     const kept = this.sets.get(name);
     if (kept !== undefined) return kept;
     if (candidates !== null) return testRange(this.columns.numbers[key], low, high, nulls, candidates);
-    const bits = orderSlice(this.columns.order(key, false).positions, from, to, nulls ? this.presentOf(key) : this.columns.size);
+    const bits = orderSlice(
+      this.columns.order(key, false).positions,
+      from,
+      to,
+      nulls ? this.presentOf(key) : this.columns.size,
+    );
     this.sets.set(name, bits);
     return bits;
   }

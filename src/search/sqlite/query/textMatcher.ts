@@ -24,7 +24,9 @@ export class FtsTextMatcher {
   private readonly db = new Database(':memory:');
 
   constructor() {
-    this.db.exec(`CREATE VIRTUAL TABLE batch_text USING fts5(${TEXT_COLUMNS.join(', ')}, tokenize = '${TEXT_TOKENIZER.replace(/'/g, "''")}')`);
+    this.db.exec(
+      `CREATE VIRTUAL TABLE batch_text USING fts5(${TEXT_COLUMNS.join(', ')}, tokenize = '${TEXT_TOKENIZER.replace(/'/g, "''")}')`,
+    );
   }
 
   /** Indexes the grants' text for the questions that follow, until the batch is closed. */

@@ -15,7 +15,16 @@ import type { Db } from '../storage/catalogFile.js';
 import { frenchKey } from '../index/textIndex.js';
 import { EARLIER_CATALOG, frenchSearchTerm, TEXT_COLUMNS } from '../storage/textColumns.js';
 import { ServiceUnavailableError } from '../../../failures.js';
-import { intersectPostings, keepPositions, scoreAll, scoreTerms, subtractPositions, termHits, TYPO_RANK_STEP, type TermPhrases } from './bm25.js';
+import {
+  intersectPostings,
+  keepPositions,
+  scoreAll,
+  scoreTerms,
+  subtractPositions,
+  termHits,
+  TYPO_RANK_STEP,
+  type TermPhrases,
+} from './bm25.js';
 import { filterConditions, type Condition } from './filters.js';
 import { prefilterPays } from './plan.js';
 import type { QueryTerms } from './queryTerms.js';
@@ -77,10 +86,14 @@ export function wordTerms(
   if (search === null || search.clauses.length !== 1) return null;
   const [clause] = search.clauses;
   const single = (words: readonly { words: string[] }[]) => words.every((term) => term.words.length === 1);
-  if (!single(clause.must) || !single(clause.not) || !clause.must.every((term) => single(term.alternatives ?? []))) return null;
+  if (!single(clause.must) || !single(clause.not) || !clause.must.every((term) => single(term.alternatives ?? [])))
+    return null;
   const phrases = clause.must.map((term) => {
     const alternatives = term.alternatives ?? [];
-    return { keys: [term.words[0], ...alternatives.map((a) => a.words[0])].map((word) => analysesOf(word, terms)), typos: [0, ...alternatives.map((a) => a.typos)] };
+    return {
+      keys: [term.words[0], ...alternatives.map((a) => a.words[0])].map((word) => analysesOf(word, terms)),
+      typos: [0, ...alternatives.map((a) => a.typos)],
+    };
   });
   const not = clause.not.map((term) => analysesOf(term.words[0], terms));
   if (phrases.some((p) => p.keys.includes(null)) || not.includes(null)) return null;
@@ -98,10 +111,13 @@ function wordHits(query: GrantQuery, words: InMemoryWords): WordHits | null {
   if (terms === null) return null;
   const text = words.index();
   // An earlier release's catalog has no French or label columns: its postings would quietly miss them.
-  if (text.stats.rows > 0 && text.stats.columns !== TEXT_COLUMNS.length) throw new ServiceUnavailableError(EARLIER_CATALOG, 30);
+  if (text.stats.rows > 0 && text.stats.columns !== TEXT_COLUMNS.length)
+    throw new ServiceUnavailableError(EARLIER_CATALOG, 30);
   const wordOf = (keys: readonly string[]) => text.word(keys);
   const postings = terms.must.map(wordOf);
-  const phrases = terms.phrases.some((p) => p.keys.length > 1) ? terms.phrases.map((p) => ({ postings: p.keys.map(wordOf), typos: p.typos })) : null;
+  const phrases = terms.phrases.some((p) => p.keys.length > 1)
+    ? terms.phrases.map((p) => ({ postings: p.keys.map(wordOf), typos: p.typos }))
+    : null;
   let hits = phrases === null ? intersectPostings(postings) : termHits(phrases);
   const all = hits.length;
   for (const keys of terms.not) hits = subtractPositions(hits, wordOf(keys).positions);
@@ -118,7 +134,9 @@ export class TextHitFinder {
 
   /** Prepares on `db`, whose snapshot must be the one the columns given to find() were read from. */
   constructor(db: Db) {
-    this.scoredHits = db.prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ?`).raw();
+    this.scoredHits = db
+      .prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ?`)
+      .raw();
     this.hits = db.prepare('SELECT rowid FROM grants_text WHERE grants_text MATCH ?').pluck();
     // Evaluated by SQLite before the result columns, so a hit it rejects is never scored.
     db.function('grants_prefilter', { deterministic: false, varargs: false }, (rowid: unknown) => {
@@ -128,7 +146,9 @@ export class TextHitFinder {
       return position >= 0 && hasBit(prefilter.bits, position) ? 1 : 0;
     });
     this.scoredFilteredHits = db
-      .prepare(`SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ? AND grants_prefilter(rowid)`)
+      .prepare(
+        `SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ? AND grants_prefilter(rowid)`,
+      )
       .raw();
   }
 
@@ -136,7 +156,11 @@ export class TextHitFinder {
    * The query's filter conditions (query/filters.ts) and its text hits (null without words). With
    * `words`, single words come from memory and range filters may be tested on their hits alone.
    */
-  find(columns: CatalogColumns, query: GrantQuery, words: InMemoryWords | null): { filters: Condition[]; text: TextHits | null } {
+  find(
+    columns: CatalogColumns,
+    query: GrantQuery,
+    words: InMemoryWords | null,
+  ): { filters: Condition[]; text: TextHits | null } {
     const plan = this.relaxationOf(columns, query, words);
     if (plan === null) return this.findAsIs(columns, query, words);
     // Relaxed (grants/relaxation.ts): the most relaxed step matches; for relevance, its scores
@@ -144,14 +168,24 @@ export class TextHitFinder {
     const found = this.findAsIs(columns, { ...query, search: plan.search, relaxed: null }, words);
     const scored = found.text?.scored ?? null;
     if (scored === null || query.sort.key !== 'relevance') return found;
-    const givenUp = plan.givenUp.map((term) => this.findAsIs(columns, { ...query, search: termSearch(term), relaxed: null, facets: [] }, words).text?.scored);
-    const levels = plan.levels.map((level) => this.findAsIs(columns, { ...countQuery(query, level), sort: { key: 'deadline', descending: false } }, words).text?.positions);
+    const givenUp = plan.givenUp.map(
+      (term) =>
+        this.findAsIs(columns, { ...query, search: termSearch(term), relaxed: null, facets: [] }, words).text?.scored,
+    );
+    const levels = plan.levels.map(
+      (level) =>
+        this.findAsIs(columns, { ...countQuery(query, level), sort: { key: 'deadline', descending: false } }, words)
+          .text?.positions,
+    );
     const parts = {
       givenUp: givenUp.map((hits) => hits ?? { positions: new Int32Array(0), scores: new Float64Array(0) }),
       givenUpLevels: plan.givenUp.map((term) => typoPenaltyLevels(termSearch(term)).length),
       levels: levels.map((hits) => hits ?? new Int32Array(0)),
     };
-    return { filters: found.filters, text: { positions: found.text!.positions, scored: rankRelaxed(scored, parts, columns.size) } };
+    return {
+      filters: found.filters,
+      text: { positions: found.text!.positions, scored: rankRelaxed(scored, parts, columns.size) },
+    };
   }
 
   /**
@@ -164,20 +198,29 @@ export class TextHitFinder {
     if (query.search === null || mode === 'all') return null;
     const counts =
       mode === 'frequency'
-        ? relaxableTerms(query.search).map((terms) => terms.map((term) => this.findAsIs(columns, countQuery(query, termSearch(term)), words).text?.positions.length ?? 0))
+        ? relaxableTerms(query.search).map((terms) =>
+            terms.map(
+              (term) => this.findAsIs(columns, countQuery(query, termSearch(term)), words).text?.positions.length ?? 0,
+            ),
+          )
         : null;
     return relaxationPlan(query.search, mode, counts);
   }
 
   /** The filters and text hits of the query's search as it is (no relaxation). */
-  private findAsIs(columns: CatalogColumns, query: GrantQuery, words: InMemoryWords | null): { filters: Condition[]; text: TextHits | null } {
+  private findAsIs(
+    columns: CatalogColumns,
+    query: GrantQuery,
+    words: InMemoryWords | null,
+  ): { filters: Condition[]; text: TextHits | null } {
     const inMemory = words === null ? null : wordHits(query, words);
     const filters = filterConditions(columns, query, inMemory?.hits ?? null);
     try {
       return { filters, text: this.textHits(columns, query, filters, inMemory) };
     } catch (error) {
       // The match expression names the columns of this release: an earlier release's table lacks some.
-      if (error instanceof Error && /no such (fts5 )?column/i.test(error.message)) throw new ServiceUnavailableError(EARLIER_CATALOG, 30);
+      if (error instanceof Error && /no such (fts5 )?column/i.test(error.message))
+        throw new ServiceUnavailableError(EARLIER_CATALOG, 30);
       throw error;
     }
   }
@@ -186,7 +229,11 @@ export class TextHitFinder {
    * Adds TYPO_RANK_STEP per typo each hit needs (grants/typos.ts typoPenaltyLevels: one per level
    * of a term the hit does not reach), as the in-memory scorer does (query/bm25.ts scoreTerms).
    */
-  private addTypoRanks(columns: CatalogColumns, search: ParsedSearch, scored: { positions: Int32Array; scores: Float64Array }): void {
+  private addTypoRanks(
+    columns: CatalogColumns,
+    search: ParsedSearch,
+    scored: { positions: Int32Array; scores: Float64Array },
+  ): void {
     const typos = new Int32Array(scored.positions.length);
     for (const level of typoPenaltyLevels(search)) {
       const reached = emptyBits(columns.size);
@@ -207,7 +254,12 @@ export class TextHitFinder {
    * a function rejects each hit outside them before it is scored. When a facet leaves its own
    * filter out of its count, its hits come from a second, unscored match.
    */
-  private textHits(columns: CatalogColumns, query: GrantQuery, filters: Condition[], words: WordHits | null): TextHits | null {
+  private textHits(
+    columns: CatalogColumns,
+    query: GrantQuery,
+    filters: Condition[],
+    words: WordHits | null,
+  ): TextHits | null {
     if (query.search === null) return null;
     const match = ftsMatchExpression(query.search);
     if (match === null) return NO_TEXT_HITS(query.sort.key === 'relevance');
@@ -216,13 +268,29 @@ export class TextHitFinder {
       // those that meet the filters (the others are never on a page). An excluded word adds
       // nothing to FTS5's bm25 (it holds no instance in a hit), so the words' scores stand.
       if (query.sort.key !== 'relevance') return { positions: words.hits, scored: null };
-      const accept = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
-      const scored = words.phrases === null ? scoreAll(words.postings, words.stats, accept) : scoreTerms(words.phrases, words.stats, accept);
+      const accept =
+        filters.length === 0
+          ? null
+          : intersection(
+              filters.map((c) => c.bits),
+              columns.size,
+            );
+      const scored =
+        words.phrases === null
+          ? scoreAll(words.postings, words.stats, accept)
+          : scoreTerms(words.phrases, words.stats, accept);
       return { positions: words.hits, scored: words.excludes ? keepPositions(scored, words.hits) : scored };
     }
     const positionsOf = (rowids: number[]) => Int32Array.from(rowids, (rowid) => columns.positionOf(rowid));
-    if (query.sort.key !== 'relevance') return { positions: positionsOf(this.hits.all(match) as number[]), scored: null };
-    const all = filters.length === 0 ? null : intersection(filters.map((c) => c.bits), columns.size);
+    if (query.sort.key !== 'relevance')
+      return { positions: positionsOf(this.hits.all(match) as number[]), scored: null };
+    const all =
+      filters.length === 0
+        ? null
+        : intersection(
+            filters.map((c) => c.bits),
+            columns.size,
+          );
     let rows: [number, number][];
     if (all !== null && prefilterPays(countBits(all), columns.size)) {
       this.prefilter = { columns, bits: all };

@@ -24,10 +24,14 @@ const ftsAnalyses = (words: readonly string[]): string =>
  * A term as FTS5 matches it: its words in either analysis, or with alternatives (grants/typos.ts)
  * its words or any alternative's, each in either analysis, its own first.
  */
-const ftsTerm = (term: SearchTerm): string => `(${[ftsOwnWords(term), ...(term.alternatives ?? []).map((a) => ftsAnalyses(a.words))].join(' OR ')})`;
+const ftsTerm = (term: SearchTerm): string =>
+  `(${[ftsOwnWords(term), ...(term.alternatives ?? []).map((a) => ftsAnalyses(a.words))].join(' OR ')})`;
 
 /** A term's own words: a phrase, or when a synonym joined them (`loose`) each word in either analysis, all of them. */
-const ftsOwnWords = (term: SearchTerm): string => (term.loose === true ? `(${term.words.map((word) => `(${ftsAnalyses([word])})`).join(' AND ')})` : ftsAnalyses(term.words));
+const ftsOwnWords = (term: SearchTerm): string =>
+  term.loose === true
+    ? `(${term.words.map((word) => `(${ftsAnalyses([word])})`).join(' AND ')})`
+    : ftsAnalyses(term.words);
 
 /** The FTS5 expression of any of these terms (one typo level of grants/typos.ts typoPenaltyLevels). */
 export const ftsAnyOf = (terms: readonly SearchTerm[]): string => terms.map(ftsTerm).join(' OR ');

@@ -111,11 +111,27 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   /** A cursor page (keyset.ts): the matches after the cursor's place, and the place of its last grant when more follow. */
-  private keysetPage(columns: CatalogColumns, query: GrantQuery, filters: Condition[], text: TextHits | null): PageAnswer {
+  private keysetPage(
+    columns: CatalogColumns,
+    query: GrantQuery,
+    filters: Condition[],
+    text: TextHits | null,
+  ): PageAnswer {
     const after = query.cursor?.after ?? null;
     const titleOf = (position: number) => this.reads.title(columns.rowids[position]);
-    const answer = keysetSearch(columns, query, filters, text, after, after === null ? 0 : this.boundaryAfter(columns, after.id), titleOf);
-    const next = answer.last === null ? null : { key: answer.last.key, id: this.reads.id(columns.rowids[answer.last.position]) as string };
+    const answer = keysetSearch(
+      columns,
+      query,
+      filters,
+      text,
+      after,
+      after === null ? 0 : this.boundaryAfter(columns, after.id),
+      titleOf,
+    );
+    const next =
+      answer.last === null
+        ? null
+        : { key: answer.last.key, id: this.reads.id(columns.rowids[answer.last.position]) as string };
     return { total: answer.total, page: answer.page, facets: answer.facets, next };
   }
 
@@ -125,7 +141,9 @@ export class SqliteSearchEngine implements SearchEngine {
     const terms = held === null ? null : wordTerms(query, this.queryTerms);
     if (held === null || terms === null) return [];
     const text = held.text();
-    return [...new Set([...terms.phrases.flatMap((p) => p.keys), ...terms.not].flat())].filter((term) => !text.holds(term));
+    return [...new Set([...terms.phrases.flatMap((p) => p.keys), ...terms.not].flat())].filter(
+      (term) => !text.holds(term),
+    );
   }
 
   /**
@@ -146,17 +164,23 @@ export class SqliteSearchEngine implements SearchEngine {
     const index: BuildIndex = this.snapshots.index();
     const { columns } = index;
     const { filters, text } = this.textHits.find(columns, query, { terms: this.queryTerms, index: () => index.text() });
-    const answer: PageAnswer = query.cursor ? this.keysetPage(columns, query, filters, text) : offsetPage(columns, query, filters, text);
+    const answer: PageAnswer = query.cursor
+      ? this.keysetPage(columns, query, filters, text)
+      : offsetPage(columns, query, filters, text);
     // The stored doc is the grant's JSON as served (written by JSON.stringify of the canonical grant).
     const grantsJson = answer.page.map((position) => this.reads.doc(columns.rowids[position]));
     if (grantsJson.includes(undefined)) {
       // A row the columns hold is gone: the catalog changed without a new build id (a writer that
       // does not stamp one). Read the index again from this snapshot and answer once more.
-      if (reloaded || !this.snapshots.forget()) throw new ServiceUnavailableError('the catalog changed while its columns were read');
+      if (reloaded || !this.snapshots.forget())
+        throw new ServiceUnavailableError('the catalog changed while its columns were read');
       return this.search(query, true);
     }
     const docs = grantsJson as string[];
-    const result: SearchResultJson = answer.facets === undefined ? { total: answer.total, grantsJson: docs } : { total: answer.total, grantsJson: docs, facets: answer.facets };
+    const result: SearchResultJson =
+      answer.facets === undefined
+        ? { total: answer.total, grantsJson: docs }
+        : { total: answer.total, grantsJson: docs, facets: answer.facets };
     if ('next' in answer) result.next = answer.next as SearchResultJson['next'];
     return result;
   }
@@ -192,7 +216,14 @@ export class SqliteSearchEngine implements SearchEngine {
     const prepared = await prepareSearch(query, lexicon);
     deadline.check();
     const result = this.search(prepared.query);
-    result.suggestion = await suggestionFor(query, result.total, prepared.neighbours, lexicon, async (q) => (deadline.check(), this.search(q).total), deadline);
+    result.suggestion = await suggestionFor(
+      query,
+      result.total,
+      prepared.neighbours,
+      lexicon,
+      async (q) => (deadline.check(), this.search(q).total),
+      deadline,
+    );
     if (prepared.query.search !== null) result.search = prepared.query.search;
     return result;
   }
@@ -207,13 +238,17 @@ export class SqliteSearchEngine implements SearchEngine {
     return this.read(() => {
       const index = this.snapshots.index();
       const { columns } = index;
-      const { filters, text } = this.textHits.find(columns, request.query, { terms: this.queryTerms, index: () => index.text() });
+      const { filters, text } = this.textHits.find(columns, request.query, {
+        terms: this.queryTerms,
+        index: () => index.text(),
+      });
       const matches = filters.length === 0 && text === null ? null : matchesOf(columns, filters, text).matches;
       const suggest = index.suggest();
       const dictionary = index.words();
       return suggestionsFrom(request, {
         completions: (prefix, budget) => dictionary.completions(prefix, budget),
-        countWords: async (words) => words.map((word) => (matches === null ? dictionary.docsOf(word) : suggest.countWord(word, matches))),
+        countWords: async (words) =>
+          words.map((word) => (matches === null ? dictionary.docsOf(word) : suggest.countWord(word, matches))),
         topNames: async (kind, words, limit) => suggest.nameIndex(kind).top(words, matches, limit),
       });
     });
@@ -238,7 +273,8 @@ export class SqliteSearchEngine implements SearchEngine {
             ? held.columns
             : CatalogColumns.load(db);
       let own: WordDictionary | null = null;
-      const words = () => (build !== null && held !== null && held.build === build ? held.words() : (own ??= WordDictionary.load(db)));
+      const words = () =>
+        build !== null && held !== null && held.build === build ? held.words() : (own ??= WordDictionary.load(db));
       return exportFromSnapshot(db, columns, (await prepareSearch(query, dictionaryLexicon(words))).query);
     } catch (error) {
       if (db.open) db.close();
@@ -261,10 +297,14 @@ export class SqliteSearchEngine implements SearchEngine {
       let dictionary: WordDictionary;
       if (held !== null && held.build === build && build !== null) dictionary = held.words();
       else {
-        if (this.ownWords === null || this.ownWords.build !== build || build === null) this.ownWords = { build, words: WordDictionary.load(this.db) };
+        if (this.ownWords === null || this.ownWords.build !== build || build === null)
+          this.ownWords = { build, words: WordDictionary.load(this.db) };
         dictionary = this.ownWords.words;
       }
-      return wordNeighbours(words, dictionaryLexicon(() => dictionary));
+      return wordNeighbours(
+        words,
+        dictionaryLexicon(() => dictionary),
+      );
     });
   }
 
@@ -286,7 +326,8 @@ export class SqliteSearchEngine implements SearchEngine {
       let options = this.filterOptionsOf.get(columns);
       if (options === undefined) {
         const { valueBits } = columns;
-        const present = (name: StoredFacetName) => FACET_VALUES[name].filter((_, i) => countBits(valueBits[name][i]) > 0).sort();
+        const present = (name: StoredFacetName) =>
+          FACET_VALUES[name].filter((_, i) => countBits(valueBits[name][i]) > 0).sort();
         options = {
           funderTypes: present('funderType'),
           fundingTypes: present('fundingType'),

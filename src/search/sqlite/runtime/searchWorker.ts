@@ -79,12 +79,14 @@ async function awaitPostings(engine: SqliteSearchEngine, build: string | null, r
   // A newer build is out: the loader is reading its index and answers no one meanwhile (seconds
   // at 1,000,000 grants), so this worker reads what it lacks itself.
   if (buildOf(probe) !== build) return;
-  const missing = () => engine.missingTerms(request.query).filter((term) => unread.build !== build || !unread.terms.has(term));
+  const missing = () =>
+    engine.missingTerms(request.query).filter((term) => unread.build !== build || !unread.terms.has(term));
   const terms = missing();
   if (terms.length === 0) return;
   reply({ want: { build, terms } });
   const deadline = Date.now() + setup.postingsWaitMs;
-  while (missing().length > 0 && current?.engine === engine && Date.now() < deadline) await nextWakeOrDeadline(postingsArrived, deadline);
+  while (missing().length > 0 && current?.engine === engine && Date.now() < deadline)
+    await nextWakeOrDeadline(postingsArrived, deadline);
 }
 
 async function answer(request: WorkerRequest): Promise<WorkerReply> {

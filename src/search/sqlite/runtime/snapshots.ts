@@ -165,7 +165,13 @@ export class PinnedSnapshot implements CatalogSnapshots {
       const text = TextIndex.over(db, columns, shared.text);
       let words: WordDictionary | null = null;
       let suggest: SuggestIndex | null = null;
-      const index = { build: shared.build, columns, text: () => text, words: () => (words ??= WordDictionary.load(db)), suggest: () => (suggest ??= new SuggestIndex(db, columns)) };
+      const index = {
+        build: shared.build,
+        columns,
+        text: () => text,
+        words: () => (words ??= WordDictionary.load(db)),
+        suggest: () => (suggest ??= new SuggestIndex(db, columns)),
+      };
       return { db, snapshots: new PinnedSnapshot(db, index) };
     } catch (error) {
       if (db.open) db.close();

@@ -97,7 +97,11 @@ export class SearchWorkerPool {
   }
 
   private startLoader(): void {
-    const setup: LoaderSetup = { file: this.options.file, refreshMs: this.options.refreshMs ?? 1000, nice: this.options.nice ?? 0 };
+    const setup: LoaderSetup = {
+      file: this.options.file,
+      refreshMs: this.options.refreshMs ?? 1000,
+      nice: this.options.nice ?? 0,
+    };
     const loader = startThread('indexLoader', setup);
     this.loader = loader;
     loader.on('message', (report: LoaderReport) => {
@@ -154,7 +158,16 @@ export class SearchWorkerPool {
   run<T>(message: WorkerJob, timeoutMs = this.options.timeoutMs): Promise<T> {
     if (this.closed) return Promise.reject(new ServiceUnavailableError('search workers are shutting down', 1));
     return new Promise<T>((resolve, reject) => {
-      const job: Job = { id: ++this.nextId, message, deadline: Date.now() + timeoutMs, budgetMs: timeoutMs, resolve: resolve as (value: unknown) => void, reject, slot: null, timer: undefined as never };
+      const job: Job = {
+        id: ++this.nextId,
+        message,
+        deadline: Date.now() + timeoutMs,
+        budgetMs: timeoutMs,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        slot: null,
+        timer: undefined as never,
+      };
       job.timer = setTimeout(() => this.expire(job, timeoutMs), timeoutMs);
       this.queue.push(job);
       this.dispatch();
@@ -206,7 +219,12 @@ export class SearchWorkerPool {
       const job = this.queue.shift()!;
       slot.job = job;
       job.slot = slot;
-      slot.worker.postMessage({ ...job.message, id: job.id, deadline: job.deadline, budgetMs: job.budgetMs } satisfies PoolMessage);
+      slot.worker.postMessage({
+        ...job.message,
+        id: job.id,
+        deadline: job.deadline,
+        budgetMs: job.budgetMs,
+      } satisfies PoolMessage);
     }
   }
 

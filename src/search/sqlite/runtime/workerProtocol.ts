@@ -15,12 +15,14 @@ export interface WorkerSetup {
   nice: number;
 }
 
-export type WorkerJob = { op: 'search'; query: GrantQuery } | { op: 'suggest'; request: SuggestRequest } | { op: 'filterOptions' };
+export type WorkerJob =
+  { op: 'search'; query: GrantQuery } | { op: 'suggest'; request: SuggestRequest } | { op: 'filterOptions' };
 /** A job as a worker gets it: its id, and its deadline (epoch milliseconds, set when the pool took it) with the budget it was set from. */
 export type WorkerRequest = WorkerJob & { id: number; deadline: number; budgetMs: number };
 
 /** What the pool sends a worker: a job, the shared index of a build, a term's postings read by the index loader, or terms it could not read. */
-export type PoolMessage = WorkerRequest | { adopt: SharedIndex } | { postings: SharedPostings } | { unread: PostingsWanted };
+export type PoolMessage =
+  WorkerRequest | { adopt: SharedIndex } | { postings: SharedPostings } | { unread: PostingsWanted };
 
 /** A failure as it crosses the thread boundary (errors lose their class on the way). */
 export interface FailureDescription {
@@ -38,7 +40,8 @@ export type WorkerReply =
   | { id: number; ok: false; failure: FailureDescription };
 
 export function describeFailure(error: unknown): FailureDescription {
-  if (error instanceof ServiceUnavailableError) return { unavailable: true, message: error.message, retryAfterSeconds: error.retryAfterSeconds };
+  if (error instanceof ServiceUnavailableError)
+    return { unavailable: true, message: error.message, retryAfterSeconds: error.retryAfterSeconds };
   return { unavailable: false, message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
 }
 

@@ -25,7 +25,9 @@ export const CATALOG_BUILD_KEY = 'catalog_build';
 
 /** Writes a new build id (inside the caller's transaction). */
 export function markNewBuild(db: Db, build: string): void {
-  db.prepare('INSERT INTO catalog_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(CATALOG_BUILD_KEY, build);
+  db.prepare(
+    'INSERT INTO catalog_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+  ).run(CATALOG_BUILD_KEY, build);
 }
 
 export const newBuildId = (): string => `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;

@@ -3,7 +3,13 @@
 // writer records changes in the transaction that makes them visible; the engine reads a page of
 // it and the grants' documents in one snapshot. Each change that adds, updates or removes a grant
 // also records a version of it (grant_versions, by id and sequence), read newest first as its history.
-import { versionOf, type FieldChange, type GrantVersion, type HistoryPage, type VersionType } from '../../../grants/history.js';
+import {
+  versionOf,
+  type FieldChange,
+  type GrantVersion,
+  type HistoryPage,
+  type VersionType,
+} from '../../../grants/history.js';
 import type { Grant } from '../../../grants/schema.js';
 import { newChangeLogId, type ChangeEntryJson, type ChangeLogState, type ChangesPage } from '../../changes.js';
 import type Database from 'better-sqlite3';
@@ -40,7 +46,8 @@ export function upgradeChangeLog(db: Db): void {
   }).immediate();
 }
 
-const parsed = (doc: string | null | undefined): Grant | null => (doc === null || doc === undefined ? null : (JSON.parse(doc) as Grant));
+const parsed = (doc: string | null | undefined): Grant | null =>
+  doc === null || doc === undefined ? null : (JSON.parse(doc) as Grant);
 
 /** Rows of a reindex's changed grants read at a time. */
 const REINDEX_PAGE = 1000;
@@ -49,7 +56,8 @@ const KEYS = { log: 'changes_log', counter: 'changes_counter', horizon: 'changes
 
 /** The log's state (in the caller's snapshot or transaction). */
 export function readChangeLogState(db: Db): ChangeLogState {
-  const meta = (key: string) => db.prepare('SELECT value FROM catalog_meta WHERE key = ?').pluck().get(key) as string | undefined;
+  const meta = (key: string) =>
+    db.prepare('SELECT value FROM catalog_meta WHERE key = ?').pluck().get(key) as string | undefined;
   const maxSeq = (db.prepare('SELECT max(seq) FROM grant_changes').pluck().get() as number | null) ?? 0;
   return {
     log: meta(KEYS.log) ?? null,
@@ -133,18 +141,22 @@ export class ChangeRecorder {
    */
   reindexed(live: string, building: string): void {
     // In pages of the build's rowids: a page is read whole before its entries are written.
-    const page = this.db.prepare(
-      `SELECT b.rowid, b.id, b.doc, g.doc FROM ${building} b LEFT JOIN ${live} g ON g.id = b.id LEFT JOIN grant_changes c ON c.id = b.id
+    const page = this.db
+      .prepare(
+        `SELECT b.rowid, b.id, b.doc, g.doc FROM ${building} b LEFT JOIN ${live} g ON g.id = b.id LEFT JOIN grant_changes c ON c.id = b.id
        WHERE b.rowid > ? AND (c.id IS NULL OR c.deleted = 1 OR g.doc IS NULL OR g.doc <> b.doc) ORDER BY b.rowid LIMIT ${REINDEX_PAGE}`,
-    ).raw();
-    for (let after = 0; ; ) {
+      )
+      .raw();
+    for (let after = 0; ;) {
       const rows = page.all(after) as [number, string, string, string | null][];
       for (const [, id, doc, before] of rows) this.changed(id, before, doc);
       if (rows.length < REINDEX_PAGE) break;
       after = rows[rows.length - 1][0];
     }
     const gone = this.db
-      .prepare(`SELECT id FROM grant_changes WHERE deleted = 0 AND NOT EXISTS (SELECT 1 FROM ${building} b WHERE b.id = grant_changes.id) ORDER BY id`)
+      .prepare(
+        `SELECT id FROM grant_changes WHERE deleted = 0 AND NOT EXISTS (SELECT 1 FROM ${building} b WHERE b.id = grant_changes.id) ORDER BY id`,
+      )
       .pluck()
       .all() as string[];
     for (const id of gone) this.removed(id);
@@ -155,14 +167,21 @@ export class ChangeRecorder {
    * feed's, raising the horizon past them; writes the counter, and the log id on the log's first write.
    */
   finish(retentionMs: number, now: Date, historyRetentionMs: number): void {
-    this.db.prepare('DELETE FROM grant_versions WHERE changed_at < ?').run(new Date(now.getTime() - historyRetentionMs).toISOString());
+    this.db
+      .prepare('DELETE FROM grant_versions WHERE changed_at < ?')
+      .run(new Date(now.getTime() - historyRetentionMs).toISOString());
     const cutoff = new Date(now.getTime() - retentionMs).toISOString();
-    const dropped = this.db.prepare('SELECT max(seq) FROM grant_changes WHERE deleted = 1 AND changed_at < ?').pluck().get(cutoff) as number | null;
+    const dropped = this.db
+      .prepare('SELECT max(seq) FROM grant_changes WHERE deleted = 1 AND changed_at < ?')
+      .pluck()
+      .get(cutoff) as number | null;
     if (dropped !== null) {
       this.db.prepare('DELETE FROM grant_changes WHERE deleted = 1 AND changed_at < ?').run(cutoff);
       this.state.horizon = Math.max(this.state.horizon, dropped);
     }
-    const set = this.db.prepare('INSERT INTO catalog_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+    const set = this.db.prepare(
+      'INSERT INTO catalog_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    );
     if (this.state.log === null) set.run(KEYS.log, (this.state.log = newChangeLogId()));
     set.run(KEYS.counter, String(this.state.counter));
     set.run(KEYS.horizon, String(this.state.horizon));
@@ -205,14 +224,21 @@ export class HistoryReader {
 
   constructor(db: Db) {
     this.page = db
-      .prepare('SELECT seq, changed_at, type, changes FROM grant_versions WHERE id = ? AND seq < ? ORDER BY seq DESC LIMIT ?')
+      .prepare(
+        'SELECT seq, changed_at, type, changes FROM grant_versions WHERE id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+      )
       .raw();
     this.live = db.prepare('SELECT 1 FROM grants WHERE id = ?').pluck();
   }
 
   /** Call inside one read transaction: the versions before `beforeSeq` (null: from the newest), up to limit + 1. */
   read(id: string, beforeSeq: number | null, limit: number): HistoryPage {
-    const rows = this.page.all(id, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit + 1) as [number, string, string, string | null][];
+    const rows = this.page.all(id, beforeSeq ?? Number.MAX_SAFE_INTEGER, limit + 1) as [
+      number,
+      string,
+      string,
+      string | null,
+    ][];
     const versions: GrantVersion[] = rows.map(([seq, changedAt, type, changes]) => ({
       seq,
       changedAt,
@@ -220,7 +246,10 @@ export class HistoryReader {
       changes: changes === null ? null : (JSON.parse(changes) as FieldChange[]),
     }));
     // A grant whose versions are all past the cursor is still known: asked again from the newest.
-    const known = versions.length > 0 || this.live.get(id) !== undefined || (beforeSeq !== null && this.page.all(id, Number.MAX_SAFE_INTEGER, 1).length > 0);
+    const known =
+      versions.length > 0 ||
+      this.live.get(id) !== undefined ||
+      (beforeSeq !== null && this.page.all(id, Number.MAX_SAFE_INTEGER, 1).length > 0);
     return { known, versions };
   }
 }

@@ -38,7 +38,8 @@ export const COLUMN_WEIGHTS: readonly number[] = [...FIELDS.map((f) => f.weight)
  * What a catalog whose text table lacks these columns (built by an earlier release) is told: the
  * engine answers 503 with it, the writer refuses to sync into it.
  */
-export const EARLIER_CATALOG = 'the catalog was built by an earlier release (its text index lacks the French and label columns); run grants-indexer reindex';
+export const EARLIER_CATALOG =
+  'the catalog was built by an earlier release (its text index lacks the French and label columns); run grants-indexer reindex';
 
 /** A French term as the catalog holds it. */
 export const markedFrenchTerm = (term: string): string => `${term}${FRENCH_MARK}`;

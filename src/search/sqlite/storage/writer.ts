@@ -2,10 +2,26 @@
 // syncs changes into the live catalog in one transaction. Readers always see a whole catalog.
 import { statSync } from 'node:fs';
 import { BENEFICIARIES, PROVINCES, type Grant } from '../../../grants/schema.js';
-import { DEFAULT_CHANGE_LOG_OPTIONS, type ChangeLogOptions, type CatalogWriter, type ReindexOptions, SyncCounts, SyncItem, WriterHooks } from '../../engine.js';
+import {
+  DEFAULT_CHANGE_LOG_OPTIONS,
+  type ChangeLogOptions,
+  type CatalogWriter,
+  type ReindexOptions,
+  SyncCounts,
+  SyncItem,
+  WriterHooks,
+} from '../../engine.js';
 import { bitsOf, catalogDdl, markNewBuild, newBuildId, openCatalog, tableExists, type Db } from './catalogFile.js';
 import { ChangeRecorder, changeLogStatus } from './changeLog.js';
-import { EARLIER_CATALOG, insertTextSql, insertWordsSql, TEXT_COLUMNS, textColumnsOf, WORD_COLUMNS, wordColumnsOf } from './textColumns.js';
+import {
+  EARLIER_CATALOG,
+  insertTextSql,
+  insertWordsSql,
+  TEXT_COLUMNS,
+  textColumnsOf,
+  WORD_COLUMNS,
+  wordColumnsOf,
+} from './textColumns.js';
 
 const BATCH = 1000;
 
@@ -25,9 +41,10 @@ function rowOf(grant: Grant) {
   };
 }
 
-
-const COLUMNS = 'id, funder_type, funding_type, currency, provinces, beneficiaries, amount_min, amount_max, deadline, updated_at, doc';
-const VALUES = ':id, :funder_type, :funding_type, :currency, :provinces, :beneficiaries, :amount_min, :amount_max, :deadline, :updated_at, :doc';
+const COLUMNS =
+  'id, funder_type, funding_type, currency, provinces, beneficiaries, amount_min, amount_max, deadline, updated_at, doc';
+const VALUES =
+  ':id, :funder_type, :funding_type, :currency, :provinces, :beneficiaries, :amount_min, :amount_max, :deadline, :updated_at, :doc';
 
 export class SqliteCatalogWriter implements CatalogWriter {
   constructor(
@@ -37,12 +54,18 @@ export class SqliteCatalogWriter implements CatalogWriter {
     private readonly changes: ChangeLogOptions = DEFAULT_CHANGE_LOG_OPTIONS,
   ) {}
 
-  static open(file: string, hooks: WriterHooks = {}, changes: ChangeLogOptions = DEFAULT_CHANGE_LOG_OPTIONS): SqliteCatalogWriter {
+  static open(
+    file: string,
+    hooks: WriterHooks = {},
+    changes: ChangeLogOptions = DEFAULT_CHANGE_LOG_OPTIONS,
+  ): SqliteCatalogWriter {
     return new SqliteCatalogWriter(openCatalog(file), file, hooks, changes);
   }
 
   private dropBuilding(): void {
-    this.db.exec('DROP TABLE IF EXISTS grants_building; DROP TABLE IF EXISTS grants_text_building; DROP TABLE IF EXISTS grants_words_building;');
+    this.db.exec(
+      'DROP TABLE IF EXISTS grants_building; DROP TABLE IF EXISTS grants_text_building; DROP TABLE IF EXISTS grants_words_building;',
+    );
   }
 
   async reindex(grants: AsyncIterable<Grant>, options: ReindexOptions = {}): Promise<{ indexed: number }> {
@@ -77,18 +100,24 @@ export class SqliteCatalogWriter implements CatalogWriter {
       }
       flush(batch);
       options.onProgress?.(indexed);
-      this.hooks.beforeCommit?.({ live: this.db.prepare('SELECT count(*) FROM grants').pluck().get() as number, after: indexed });
-      this.db.transaction(() => {
-        const now = this.changes.clock();
-        const recorder = new ChangeRecorder(this.db, now);
-        recorder.reindexed('grants', 'grants_building');
-        recorder.finish(this.changes.retentionMs, now, this.changes.historyRetentionMs);
-        this.db.exec(`DROP TABLE IF EXISTS grants; DROP TABLE IF EXISTS grants_text; DROP TABLE IF EXISTS grants_words;
+      this.hooks.beforeCommit?.({
+        live: this.db.prepare('SELECT count(*) FROM grants').pluck().get() as number,
+        after: indexed,
+      });
+      this.db
+        .transaction(() => {
+          const now = this.changes.clock();
+          const recorder = new ChangeRecorder(this.db, now);
+          recorder.reindexed('grants', 'grants_building');
+          recorder.finish(this.changes.retentionMs, now, this.changes.historyRetentionMs);
+          this.db
+            .exec(`DROP TABLE IF EXISTS grants; DROP TABLE IF EXISTS grants_text; DROP TABLE IF EXISTS grants_words;
           ALTER TABLE grants_building RENAME TO grants; ALTER TABLE grants_text_building RENAME TO grants_text;
           ALTER TABLE grants_words_building RENAME TO grants_words;`);
-        this.stamp('last_reindex_at');
-        markNewBuild(this.db, build);
-      }).immediate();
+          this.stamp('last_reindex_at');
+          markNewBuild(this.db, build);
+        })
+        .immediate();
     } catch (error) {
       this.dropBuilding();
       throw error;
@@ -99,23 +128,27 @@ export class SqliteCatalogWriter implements CatalogWriter {
   async sync(items: AsyncIterable<SyncItem>, options: { prune: boolean }): Promise<SyncCounts> {
     const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, deleted: 0 };
     const db = this.db;
-    const columnsOf = (table: string) => db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[];
+    const columnsOf = (table: string) =>
+      db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[];
     const textColumns = columnsOf('grants_text');
     const wordColumns = columnsOf('grants_words');
-    if (!TEXT_COLUMNS.every((column) => textColumns.includes(column)) || !WORD_COLUMNS.every((column) => wordColumns.includes(column))) {
+    if (
+      !TEXT_COLUMNS.every((column) => textColumns.includes(column)) ||
+      !WORD_COLUMNS.every((column) => wordColumns.includes(column))
+    ) {
       throw new Error(EARLIER_CATALOG);
     }
     // valid = 0: only a rejected record had this id (protected from pruning, not yet applied).
-    db.exec('CREATE TEMP TABLE IF NOT EXISTS sync_seen (id TEXT PRIMARY KEY, valid INTEGER NOT NULL); DELETE FROM temp.sync_seen;');
+    db.exec(
+      'CREATE TEMP TABLE IF NOT EXISTS sync_seen (id TEXT PRIMARY KEY, valid INTEGER NOT NULL); DELETE FROM temp.sync_seen;',
+    );
     const seeRejected = db.prepare('INSERT OR IGNORE INTO temp.sync_seen (id, valid) VALUES (?, 0)');
     const seeValid = db.prepare(
       'INSERT INTO temp.sync_seen (id, valid) VALUES (?, 1) ON CONFLICT (id) DO UPDATE SET valid = 1 WHERE valid = 0',
     );
     const existing = db.prepare('SELECT rowid, updated_at, doc FROM grants WHERE id = ?');
     const insert = db.prepare(`INSERT INTO grants (${COLUMNS}) VALUES (${VALUES})`);
-    const update = db.prepare(
-      `UPDATE grants SET (${COLUMNS}) = (${VALUES}) WHERE rowid = :rowid`,
-    );
+    const update = db.prepare(`UPDATE grants SET (${COLUMNS}) = (${VALUES}) WHERE rowid = :rowid`);
     const insertText = db.prepare(insertTextSql('grants_text'));
     const insertWords = db.prepare(insertWordsSql('grants_words'));
     // An FTS5 row is replaced whole: deleted, then inserted under the same rowid.
@@ -157,7 +190,9 @@ export class SqliteCatalogWriter implements CatalogWriter {
         }
       }
       if (options.prune) {
-        const gone = db.prepare('SELECT rowid, id FROM grants WHERE id NOT IN (SELECT id FROM temp.sync_seen)').all() as { rowid: number; id: string }[];
+        const gone = db
+          .prepare('SELECT rowid, id FROM grants WHERE id NOT IN (SELECT id FROM temp.sync_seen)')
+          .all() as { rowid: number; id: string }[];
         const remove = db.prepare('DELETE FROM grants WHERE rowid = ?');
         for (const { rowid, id } of gone) {
           removeText.run(rowid);
@@ -185,13 +220,18 @@ export class SqliteCatalogWriter implements CatalogWriter {
   /** Records when the catalog last changed this way (in the caller's transaction). */
   private stamp(key: 'last_reindex_at' | 'last_sync_at'): void {
     this.db
-      .prepare('INSERT INTO catalog_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
+      .prepare(
+        'INSERT INTO catalog_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      )
       .run(key, new Date().toISOString());
   }
 
   async status(): Promise<Record<string, unknown>> {
-    const count = tableExists(this.db, 'grants') ? (this.db.prepare('SELECT count(*) FROM grants').pluck().get() as number) : 0;
-    const meta = (key: string) => (this.db.prepare('SELECT value FROM catalog_meta WHERE key = ?').pluck().get(key) as string | undefined) ?? null;
+    const count = tableExists(this.db, 'grants')
+      ? (this.db.prepare('SELECT count(*) FROM grants').pluck().get() as number)
+      : 0;
+    const meta = (key: string) =>
+      (this.db.prepare('SELECT value FROM catalog_meta WHERE key = ?').pluck().get(key) as string | undefined) ?? null;
     // The catalog's true size: the file and its write-ahead log, which holds the recent changes until a checkpoint.
     const size = (file: string) => statSync(file, { throwIfNoEntry: false })?.size ?? 0;
     const walBytes = size(`${this.file}-wal`);
