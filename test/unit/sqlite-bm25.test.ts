@@ -442,13 +442,11 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
 
         // A sync that lengthens some descriptions, drops some grants and adds some: FTS5's
         // averages, row lengths and document frequencies all change.
-        const changed = grants
-          .slice(0, 200)
-          .map((g) => ({
-            ...g,
-            description: `${g.description ?? ''} research research funding`,
-            updatedAt: '2026-07-01T00:00:00.000Z',
-          }));
+        const changed = grants.slice(0, 200).map((g) => ({
+          ...g,
+          description: `${g.description ?? ''} research research funding`,
+          updatedAt: '2026-07-01T00:00:00.000Z',
+        }));
         const added = [...generateGrants(100, 'bm25-test-added')].map((g) => ({ ...g, id: `added-${g.id}` }));
         const kept = [...changed, ...grants.slice(400), ...added];
         const writer = SqliteCatalogWriter.open(file);

@@ -14,9 +14,7 @@ import {
 import { clip } from '../parameters/queryParams.js';
 
 interface Checkable {
-  safeParse(
-    value: unknown,
-  ):
+  safeParse(value: unknown):
     | { success: true }
     | {
         success: false;
