@@ -81,12 +81,12 @@ describe('unit: the layering check (npm run check:layers)', function () {
   const dirs: string[] = [];
   after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-  it('is the command npm test runs before mocha', () => {
+  it('is a command npm test runs before mocha', () => {
     const scripts = (
       JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
     ).scripts;
     expect(CHECK).to.match(/^depcruise --config \.dependency-cruiser\.cjs /);
-    expect(scripts.test).to.match(/npm run check:layers( --silent)? && mocha/);
+    expect(scripts.test).to.match(/npm run check:layers( --silent)? && (npm run lint( --silent)? && )?mocha/);
   });
 
   it('passes a tree whose imports all point from the edge to the core', async () => {
