@@ -95,31 +95,7 @@ export class SortedWords {
       while (common < limit && path.charCodeAt(common) === term.charCodeAt(common)) common++;
       let pruned = -1;
       for (let depth = common + 1; depth <= term.length; depth++) {
-        let row = rows[depth];
-        if (row === undefined) rows[depth] = row = new Int32Array(m + 1);
-        const above = rows[depth - 1];
-        const twoAbove = depth > 1 ? rows[depth - 2] : above;
-        const c = term.charCodeAt(depth - 1);
-        const previousUnit = depth > 1 ? term.charCodeAt(depth - 2) : -1;
-        const from = Math.max(1, depth - max);
-        const to = Math.min(m, depth + max);
-        row.fill(over);
-        row[0] = depth < over ? depth : over;
-        let best = row[0];
-        for (let j = from; j <= to; j++) {
-          let d = above[j] + 1;
-          const left = row[j - 1] + 1;
-          if (left < d) d = left;
-          const diagonal = above[j - 1] + (q[j - 1] === c ? 0 : 1);
-          if (diagonal < d) d = diagonal;
-          if (j > 1 && q[j - 1] === previousUnit && q[j - 2] === c) {
-            const swapped = twoAbove[j - 2] + 1;
-            if (swapped < d) d = swapped;
-          }
-          if (d > over) d = over;
-          row[j] = d;
-          if (d < best) best = d;
-        }
+        const best = fillRow(rows, depth, term, q, max);
         // Each row's least value never falls in the rows below it: nothing under this prefix is within the bound.
         if (best > max) {
           pruned = depth;
@@ -174,32 +150,8 @@ export class SortedWords {
       let within = false;
       // A beginning already within the bound on the shared part of the path took its run before.
       for (let depth = common + 1; depth <= term.length; depth++) {
-        let row = rows[depth];
-        if (row === undefined) rows[depth] = row = new Int32Array(m + 1);
-        const above = rows[depth - 1];
-        const twoAbove = depth > 1 ? rows[depth - 2] : above;
-        const c = term.charCodeAt(depth - 1);
-        const previousUnit = depth > 1 ? term.charCodeAt(depth - 2) : -1;
-        const from = Math.max(1, depth - max);
-        const to = Math.min(m, depth + max);
-        row.fill(over);
-        row[0] = depth < over ? depth : over;
-        let best = row[0];
-        for (let j = from; j <= to; j++) {
-          let d = above[j] + 1;
-          const left = row[j - 1] + 1;
-          if (left < d) d = left;
-          const diagonal = above[j - 1] + (q[j - 1] === c ? 0 : 1);
-          if (diagonal < d) d = diagonal;
-          if (j > 1 && q[j - 1] === previousUnit && q[j - 2] === c) {
-            const swapped = twoAbove[j - 2] + 1;
-            if (swapped < d) d = swapped;
-          }
-          if (d > over) d = over;
-          row[j] = d;
-          if (d < best) best = d;
-        }
-        if (row[m] <= max) {
+        const best = fillRow(rows, depth, term, q, max);
+        if (rows[depth][m] <= max) {
           stop = depth;
           within = true;
           break;
@@ -221,4 +173,40 @@ export class SortedWords {
     }
     return found;
   }
+}
+
+/**
+ * Fills rows[depth]: the distances between the first `depth` units of `term` and each prefix of
+ * the query units `q` (optimal string alignment), within the band |depth − j| ≤ max; a cell above
+ * the bound holds max + 1. Returns the row's least value (no row below it is smaller).
+ */
+function fillRow(rows: Int32Array[], depth: number, term: string, q: readonly number[], max: number): number {
+  const m = q.length;
+  const over = max + 1;
+  let row = rows[depth];
+  if (row === undefined) rows[depth] = row = new Int32Array(m + 1);
+  const above = rows[depth - 1];
+  const twoAbove = depth > 1 ? rows[depth - 2] : above;
+  const c = term.charCodeAt(depth - 1);
+  const previousUnit = depth > 1 ? term.charCodeAt(depth - 2) : -1;
+  const from = Math.max(1, depth - max);
+  const to = Math.min(m, depth + max);
+  row.fill(over);
+  row[0] = depth < over ? depth : over;
+  let best = row[0];
+  for (let j = from; j <= to; j++) {
+    let d = above[j] + 1;
+    const left = row[j - 1] + 1;
+    if (left < d) d = left;
+    const diagonal = above[j - 1] + (q[j - 1] === c ? 0 : 1);
+    if (diagonal < d) d = diagonal;
+    if (j > 1 && q[j - 1] === previousUnit && q[j - 2] === c) {
+      const swapped = twoAbove[j - 2] + 1;
+      if (swapped < d) d = swapped;
+    }
+    if (d > over) d = over;
+    row[j] = d;
+    if (d < best) best = d;
+  }
+  return best;
 }
