@@ -11,8 +11,36 @@ import net from 'node:net';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A port nothing listens on at the moment of asking. */
-export function freePort(): Promise<number> {
+/** The lowest port the kernel hands out for outgoing connections (Linux), 32768 when unknown. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 11_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+const handedOut = new Set<number>();
+
+/**
+ * A port nothing listens on at the moment of asking, taken below the kernel's ephemeral range: a
+ * port from that range can be taken meanwhile by any outgoing connection, even by a client polling
+ * that very port before its server listens (TCP connects to itself when the kernel picks the
+ * destination port as the source port), and the server then fails to bind. Never the same port
+ * twice in one process.
+ */
+export async function freePort(): Promise<number> {
+  const high = ephemeralLow() - 1;
+  const low = 10_000;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (handedOut.has(port)) continue;
+    if (await portIsFree(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
