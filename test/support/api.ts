@@ -63,10 +63,13 @@ export interface TestApiOptions {
 export async function startTestApi(env: Record<string, string> = {}, options: TestApiOptions = {}): Promise<TestApi> {
   const dataDir = env.DATA_DIR ?? tempDir();
   // The search budget and the event-loop check depend on the machine's speed: the suites that test
-  // them set them; elsewhere a loaded machine must not turn a slow answer into a 503.
+  // them set them; elsewhere a loaded machine must not turn a slow answer into a 503. One search
+  // worker: searches still go through the pool and its thread, and each API started costs one
+  // thread fewer than the default of one per core (search-workers.test.ts tests the pool's size).
   const config = loadConfig({
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SEED_FILE: FIXTURES,
+    SEARCH_WORKERS: '1',
     SEARCH_TIMEOUT_MS: '60000',
     OVERLOAD_EVENT_LOOP_DELAY_MS: '0',
     ...env,
