@@ -151,7 +151,7 @@ export interface Launched {
 /**
  * The node arguments that start the API process as this test process runs: `dist/src/main.js`
  * from the build, or `src/main.ts` with this process's flags (tsx's `--import`) when the tests
- * run from source (`npm run test:fast`), so that a suite in the fast set needs no build.
+ * run from source (`npm run test:fast`, `npm run test:one`), so that such a suite needs no build.
  */
 export function apiProcessArgs(): string[] {
   return import.meta.url.endsWith('.ts') ? [...process.execArgv, 'src/main.ts'] : ['dist/src/main.js'];
