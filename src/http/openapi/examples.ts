@@ -6,28 +6,28 @@
 import type { ServedGrant } from '../../grants/schema.js';
 import type { RouteName } from '../routeTable.js';
 
-/** A grant of the fixture catalog, as GET /grants/{id} serves it at EXAMPLE_META's time: closed (its deadline passed in October). */
+/** A grant of the fixture catalog, as GET /grants/{id} serves it at EXAMPLE_META's time: closed (its deadline passed in June). */
 export const EXAMPLE_GRANT: ServedGrant = {
-  id: 'grt_fd5f6d22',
-  title: 'Energy Efficiency Rebate – Hamilton',
+  id: 'grt_7f0ef37c',
+  title: 'Sudbury Energy Efficiency Rebate Program',
   description:
-    'Enbridge Gas provides rebates to individuals and small businesses in Hamilton, Ontario to replace fossil-fuel heating with heat pumps. Funding ranges from $23,000 to $33,000 per project. Eligible costs include energy audits, insulation and heat pumps. Projects must be completed within 24 months.',
+    'Enbridge Gas provides rebates to non-profit organizations in Sudbury, Ontario to lower energy use in homes and buildings. Up to $82,000 is available per project. Eligible costs include insulation, energy audits and heat pumps. Applicants must contribute at least 25% of eligible project costs. A new intake opens every year.',
   funder: 'Enbridge Gas',
   funderType: 'CORPORATE',
   fundingType: 'REBATE',
-  amountMin: 23000,
-  amountMax: 33000,
+  amountMin: null,
+  amountMax: 82000,
   currency: 'CAD',
-  opensAt: '2025-08-30T05:00:00.000Z',
-  deadline: '2026-10-23T23:59:59.000Z',
-  applicationUrl: 'https://enbridgegas.com/programs/energy-efficiency-rebate-hamilton',
+  opensAt: '2025-03-09T05:00:00.000Z',
+  deadline: '2026-06-16T17:00:00.000Z',
+  applicationUrl: 'https://enbridgegas.com/programs/sudbury-energy-efficiency-rebate-program',
   eligibleProvinces: ['ONTARIO'],
-  targetBeneficiaries: ['INDIVIDUALS', 'SMALL_BUSINESS'],
-  sdgAlignment: [],
-  applicationComplexity: 'LOW',
-  isRecurring: null,
-  createdAt: '2025-08-19T18:21:56.123Z',
-  updatedAt: '2025-08-19T18:21:56.123Z',
+  targetBeneficiaries: ['NON_PROFIT'],
+  sdgAlignment: ['SDG_7'],
+  applicationComplexity: 'MEDIUM',
+  isRecurring: true,
+  createdAt: '2024-04-25T04:33:49.529Z',
+  updatedAt: '2024-04-25T04:33:49.529Z',
   titleFr: null,
   descriptionFr: null,
   source: null,
@@ -59,16 +59,13 @@ const EXPORT_QUERY =
 export const EXPORT_EXAMPLES = {
   ndjson: {
     request: `/grants/export?${EXPORT_QUERY}`,
-    text:
-      '{"id":"grt_41ca91f3","title":"Kingston Energy Efficiency Rebate Program 2027","amountMin":2000,"amountMax":2500,"deadline":"2026-12-26T17:00:00.000Z"}\n' +
-      '{"id":"grt_0cabfeed","title":"Energy Efficiency Rebate","amountMin":1000,"amountMax":4500,"deadline":"2026-12-31T23:59:59.000Z"}\n',
+    text: '{"id":"grt_c44f6efd","title":"Ottawa Energy Efficiency Rebate Program","amountMin":1500,"amountMax":3500,"deadline":"2026-12-22T17:00:00.000Z"}\n',
   },
   csv: {
     request: `/grants/export?format=csv&${EXPORT_QUERY}`,
     text:
       'id,title,amountMin,amountMax,deadline\r\n' +
-      'grt_41ca91f3,Kingston Energy Efficiency Rebate Program 2027,2000,2500,2026-12-26T17:00:00.000Z\r\n' +
-      'grt_0cabfeed,Energy Efficiency Rebate,1000,4500,2026-12-31T23:59:59.000Z\r\n',
+      'grt_c44f6efd,Ottawa Energy Efficiency Rebate Program,1500,3500,2026-12-22T17:00:00.000Z\r\n',
   },
 } as const;
 
@@ -96,26 +93,26 @@ export const ANSWER_EXAMPLES: Record<
       success: true,
       data: [
         {
-          id: 'grt_41ca91f3',
-          title: 'Kingston Energy Efficiency Rebate Program 2027',
+          id: 'grt_c44f6efd',
+          title: 'Ottawa Energy Efficiency Rebate Program',
           funder: 'Enbridge Gas',
-          amountMin: 2000,
-          amountMax: 2500,
+          amountMin: 1500,
+          amountMax: 3500,
           currency: 'CAD',
-          deadline: '2026-12-26T17:00:00.000Z',
+          deadline: '2026-12-22T17:00:00.000Z',
         },
         {
-          id: 'grt_0cabfeed',
-          title: 'Energy Efficiency Rebate',
-          funder: 'Enbridge Gas',
-          amountMin: 1000,
-          amountMax: 4500,
+          id: 'grt_f00f171b',
+          title: 'Energy Efficiency Incentive Rebate 2025',
+          funder: 'Natural Resources Canada',
+          amountMin: 4000,
+          amountMax: 12000,
           currency: 'CAD',
-          deadline: '2026-12-31T23:59:59.000Z',
+          deadline: null,
         },
       ],
-      pagination: { page: 1, limit: 2, total: 3, totalPages: 2 },
-      facets: { currency: [{ value: 'CAD', count: 3 }] },
+      pagination: { page: 1, limit: 2, total: 2, totalPages: 1 },
+      facets: { currency: [{ value: 'CAD', count: 2 }] },
       meta: EXAMPLE_META,
     },
   },
@@ -125,9 +122,9 @@ export const ANSWER_EXAMPLES: Record<
     value: {
       success: true,
       data: [
-        { text: 'energy efficiency', type: 'word', count: 11 },
-        { text: 'energy efficacite', type: 'word', count: 6 },
-        { text: 'Energy Efficiency Fund', type: 'title', count: 1 },
+        { text: 'energy efficiency', type: 'word', count: 5 },
+        { text: 'energy efficacite', type: 'word', count: 2 },
+        { text: 'Energy Efficiency Incentive Rebate', type: 'title', count: 1 },
       ],
       meta: EXAMPLE_META,
     },
@@ -231,11 +228,11 @@ export const ANSWER_EXAMPLES: Record<
     value: {
       success: true,
       data: [
-        { id: 'grt_41ca91f3', title: 'Kingston Energy Efficiency Rebate Program 2027', funder: 'Enbridge Gas' },
-        { id: 'grt_7c0698b2', title: 'London Energy Efficiency Rebate Program 2026', funder: 'Enbridge Gas' },
-        { id: 'grt_aa5cef8b', title: 'Energy Efficiency Incentive Rebate', funder: 'Enbridge Gas' },
+        { id: 'grt_c44f6efd', title: 'Ottawa Energy Efficiency Rebate Program', funder: 'Enbridge Gas' },
+        { id: 'grt_dea096ac', title: 'Energy Efficiency Incentive Rebate', funder: 'Enbridge Gas' },
+        { id: 'grt_4d9fc81b', title: 'Energy Efficiency Rebate – Winnipeg', funder: 'Efficiency Manitoba' },
       ],
-      pagination: { page: 1, limit: 3, total: 60, totalPages: 1 },
+      pagination: { page: 1, limit: 3, total: 110, totalPages: 1 },
       meta: EXAMPLE_META,
     },
   },
