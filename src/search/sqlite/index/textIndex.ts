@@ -167,7 +167,7 @@ export class TextIndex {
   private readonly cache: LRUCache<string, Postings>;
   /** Words' analyses merged (mergeAnalyses), by their keys; a quarter of the budget. */
   private readonly words: LRUCache<string, WordPostings>;
-  /** The grants holding any of several words (a term and its alternatives), by the words' keys; a quarter of the budget. */
+  /** The grants holding any of several words (a term and its alternatives), by their keys; a quarter of the budget. */
   private readonly unions: LRUCache<string, Int32Array>;
   private scratch: Scratch | null = null;
 

@@ -29,7 +29,10 @@ const ascending = (positions: Int32Array): boolean => {
   return true;
 };
 
-/** The term's score at each of `positions` (NaN where it has none): both walked together when ascending (in-memory hits are). */
+/**
+ * The term's score at each of `positions` (NaN where it has none): both walked together when
+ * ascending (in-memory hits are).
+ */
 function scoresAt(term: ScoredHits, positions: Int32Array): Float64Array {
   const extras = new Float64Array(positions.length).fill(Number.NaN);
   if (ascending(term.positions) && ascending(positions)) {
