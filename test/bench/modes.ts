@@ -72,6 +72,7 @@ Options:
                         "exact" for none (default: exact, ${STANDARD_MODES.slice(1).join(', ')})
   --engines LIST        sqlite,elasticsearch (default both; ELASTICSEARCH_URL, default http://127.0.0.1:9200)
   --against DIR         (repeatable) another checkout's build, measured on the exact mix
+  --against-modes       the --against builds run every mode too, not the exact mix alone
   --grants N            catalog size (default 100000)
   --text T              short or realistic (default realistic)
   --seed S              generator and mix seed (default 1)
@@ -87,6 +88,7 @@ interface Options {
   modes: string[];
   engines: Engine[];
   against: string[];
+  againstModes: boolean;
   grants: number;
   text: TextShape;
   seed: number;
@@ -129,6 +131,7 @@ function parseOptions(argv: string[]): Options | null {
       mode: { type: 'string', multiple: true },
       engines: { type: 'string' },
       against: { type: 'string', multiple: true },
+      'against-modes': { type: 'boolean', default: false },
       grants: { type: 'string' },
       text: { type: 'string' },
       seed: { type: 'string' },
@@ -156,6 +159,7 @@ function parseOptions(argv: string[]): Options | null {
     modes,
     engines: ENGINES.filter((e) => engines.includes(e)),
     against: (values.against ?? []).map((dir) => path.resolve(dir)),
+    againstModes: values['against-modes'] ?? false,
     grants: positiveInt('grants', values.grants, 100_000, 10_000_000),
     text: text as TextShape,
     seed: positiveInt('seed', values.seed, 1, 0xffffffff),
@@ -423,7 +427,8 @@ export async function runModesBench(argv: string[]): Promise<number> {
     for (const engine of o.engines) {
       for (const mode of o.modes) configs.push({ engine, build: 'this', mode, name: `${engine} ${modeLabel(mode)}` });
       for (const build of builds.slice(1))
-        configs.push({ engine, build: build.label, mode: '', name: `${engine} ${build.label} exact` });
+        for (const mode of o.againstModes ? o.modes : [''])
+          configs.push({ engine, build: build.label, mode, name: `${engine} ${build.label} ${modeLabel(mode)}` });
     }
     const serverOf = (c: Config) => apis.get(`${c.engine}-${c.build}`)!;
 

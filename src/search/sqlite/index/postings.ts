@@ -77,3 +77,36 @@ export function mergeAnalyses(analyses: readonly Postings[]): WordPostings {
   }
   return { positions: merged.subarray(0, found), counts: counts.map((c) => c.subarray(0, found)), idf };
 }
+
+/**
+ * The positions holding at least one of these lists' positions, ascending: each list marked in a
+ * bit set, then the set read in order (the lists are many and long: a term's typo alternatives).
+ */
+export function unionPositions(lists: readonly Int32Array[]): Int32Array {
+  if (lists.length === 1) return lists[0];
+  let last = -1;
+  for (const list of lists) if (list.length > 0 && list[list.length - 1] > last) last = list[list.length - 1];
+  if (last < 0) return new Int32Array(0);
+  const bits = new Uint32Array((last >>> 5) + 1);
+  let marked = 0;
+  for (const list of lists)
+    for (let i = 0; i < list.length; i++) {
+      const position = list[i];
+      const mask = 1 << (position & 31);
+      if ((bits[position >>> 5] & mask) === 0) {
+        bits[position >>> 5] |= mask;
+        marked++;
+      }
+    }
+  const positions = new Int32Array(marked);
+  let next = 0;
+  for (let i = 0; i < bits.length; i++) {
+    let word = bits[i];
+    while (word !== 0) {
+      const low = word & -word;
+      positions[next++] = (i << 5) + (31 - Math.clz32(low));
+      word ^= low;
+    }
+  }
+  return positions;
+}

@@ -7,6 +7,7 @@ import {
   BM25_WEIGHTS,
   inverseDocumentFrequency,
   mergeAnalyses,
+  unionPositions,
   type Postings,
   type TextStatistics,
   type WordPostings,
@@ -166,6 +167,8 @@ export class TextIndex {
   private readonly cache: LRUCache<string, Postings>;
   /** Words' analyses merged (mergeAnalyses), by their keys; a quarter of the budget. */
   private readonly words: LRUCache<string, WordPostings>;
+  /** The grants holding any of several words (a term and its alternatives), by their keys; a quarter of the budget. */
+  private readonly unions: LRUCache<string, Int32Array>;
   private scratch: Scratch | null = null;
 
   private constructor(
@@ -183,6 +186,10 @@ export class TextIndex {
     this.words = new LRUCache<string, WordPostings>({
       maxSize: Math.max(1, Math.floor(budget / 4)),
       sizeCalculation: (word) => Math.max(1, word.positions.length),
+    });
+    this.unions = new LRUCache<string, Int32Array>({
+      maxSize: Math.max(1, Math.floor(budget / 4)),
+      sizeCalculation: (positions) => Math.max(1, positions.length),
     });
   }
 
@@ -237,6 +244,22 @@ export class TextIndex {
       this.words.set(name, word);
     }
     return word;
+  }
+
+  /**
+   * The positions holding any of these words (each given by its keys, as to word()), ascending,
+   * kept for the next search of the same words in this build: a term with its typo alternatives
+   * is asked for again by every step of a relaxed search and by the next search of it.
+   */
+  anyWord(words: readonly (readonly string[])[]): Int32Array {
+    if (words.length === 1) return this.word(words[0]).positions;
+    const name = words.map((keys) => keys.join('\u0000')).join('\u0001');
+    let positions = this.unions.get(name);
+    if (positions === undefined) {
+      positions = unionPositions(words.map((keys) => this.word(keys).positions));
+      this.unions.set(name, positions);
+    }
+    return positions;
   }
 
   /**

@@ -2,10 +2,33 @@
 // operations (sqlite3 ext/fts5/fts5_aux.c, fts5Bm25Function), so the scores are those FTS5 gives
 // without its per-hit auxiliary calls. Pure: postings and lengths come in (index/postings.ts),
 // scores go out.
-import type { TextStatistics, WordPostings } from '../index/postings.js';
+import { unionPositions, type TextStatistics, type WordPostings } from '../index/postings.js';
 
 const K1 = 1.2;
 const B = 0.75;
+
+/**
+ * The first index from `from` whose position is not below `position` (the list ascending): a
+ * galloping search, as cheap as a step when the next position is near and logarithmic when a long
+ * list is walked beside a short one.
+ */
+export function advance(list: Int32Array, from: number, position: number): number {
+  if (from >= list.length || list[from] >= position) return from;
+  let lo = from;
+  let step = 1;
+  while (lo + step < list.length && list[lo + step] < position) {
+    lo += step;
+    step *= 2;
+  }
+  // list[lo] is below the position; list[hi] is not (or hi is the length).
+  let hi = Math.min(list.length, lo + step);
+  while (lo + 1 < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid] < position) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
 
 /** The positions holding every term, ascending: the lists walked together from the shortest. */
 export function intersectPostings(terms: readonly { positions: Int32Array }[]): Int32Array {
@@ -20,8 +43,7 @@ export function intersectPostings(terms: readonly { positions: Int32Array }[]): 
     const position = leading[h];
     for (let t = 1; t < lists.length; t++) {
       const list = lists[t];
-      let c = cursors[t];
-      while (c < list.length && list[c] < position) c++;
+      const c = advance(list, cursors[t], position);
       cursors[t] = c;
       if (c === list.length) break outer;
       if (list[c] !== position) continue outer;
@@ -126,8 +148,7 @@ export function scoreAll(
         continue;
       }
       const list = lists[t];
-      let c = cursors[t];
-      while (c < list.length && list[c] < position) c++;
+      const c = advance(list, cursors[t], position);
       cursors[t] = c;
       if (c === list.length) break outer;
       if (list[c] !== position) continue outer;
@@ -184,24 +205,22 @@ export const TYPO_RANK_STEP = 1e6;
 /**
  * A search term with alternatives: one word per entry (its own first, then each alternative), each
  * with its analyses' postings (index/postings.ts WordPostings: its FTS5 phrases, English then
- * French) and the typos it needs, in the match expression's order.
+ * French) and the typos it needs, in the match expression's order; `positions`, when the caller
+ * holds them already, the grants holding at least one of its words (unionPositions).
  */
 export interface TermPhrases {
   postings: WordPostings[];
   typos: number[];
+  positions?: Int32Array;
 }
 
-/** The positions holding at least one word of the term, ascending. */
-function unionPositions(term: TermPhrases): Int32Array {
-  if (term.postings.length === 1) return term.postings[0].positions;
-  const seen = new Set<number>();
-  for (const postings of term.postings) for (const position of postings.positions) seen.add(position);
-  return Int32Array.from(seen).sort();
-}
+/** The positions holding some word of the term, ascending. */
+const termPositions = (term: TermPhrases): Int32Array =>
+  term.positions ?? unionPositions(term.postings.map((postings) => postings.positions));
 
 /** The positions holding some word of every term, ascending. */
 export function termHits(terms: readonly TermPhrases[]): Int32Array {
-  return intersectPostings(terms.map((term) => ({ positions: unionPositions(term) })));
+  return intersectPostings(terms.map((term) => ({ positions: termPositions(term) })));
 }
 
 /**
@@ -232,8 +251,7 @@ export function scoreTerms(
     let score = 0.0;
     for (const word of words) {
       const list = word.postings.positions;
-      let c = word.cursor;
-      while (c < list.length && list[c] < position) c++;
+      const c = advance(list, word.cursor, position);
       word.cursor = c;
       if (c === list.length || list[c] !== position) continue;
       const { counts, idf } = word.postings;

@@ -24,16 +24,40 @@ export interface RelaxedParts {
   levels: Int32Array[];
 }
 
+const ascending = (positions: Int32Array): boolean => {
+  for (let i = 1; i < positions.length; i++) if (positions[i] <= positions[i - 1]) return false;
+  return true;
+};
+
+/**
+ * The term's score at each of `positions` (NaN where it has none): both walked together when
+ * ascending (in-memory hits are).
+ */
+function scoresAt(term: ScoredHits, positions: Int32Array): Float64Array {
+  const extras = new Float64Array(positions.length).fill(Number.NaN);
+  if (ascending(term.positions) && ascending(positions)) {
+    let k = 0;
+    for (let i = 0; i < positions.length && k < term.positions.length; i++) {
+      while (k < term.positions.length && term.positions[k] < positions[i]) k++;
+      if (k < term.positions.length && term.positions[k] === positions[i]) extras[i] = term.scores[k];
+    }
+    return extras;
+  }
+  const scoreAt = new Map<number, number>();
+  for (let i = 0; i < term.positions.length; i++) scoreAt.set(term.positions[i], term.scores[i]);
+  for (let i = 0; i < positions.length; i++) extras[i] = scoreAt.get(positions[i]) ?? Number.NaN;
+  return extras;
+}
+
 /** The relaxed step's scored hits with the given-up terms' scores and the levels' ranks added, in place. */
 export function rankRelaxed(scored: ScoredHits, parts: RelaxedParts, size: number): ScoredHits {
   const n = scored.positions.length;
   parts.givenUp.forEach((term, t) => {
-    const scoreAt = new Map<number, number>();
-    for (let i = 0; i < term.positions.length; i++) scoreAt.set(term.positions[i], term.scores[i]);
+    const extras = scoresAt(term, scored.positions);
     const missing = TYPO_RANK_STEP * parts.givenUpLevels[t];
     for (let i = 0; i < n; i++) {
-      const extra = scoreAt.get(scored.positions[i]);
-      if (extra !== undefined) scored.scores[i] = scored.scores[i] + extra;
+      const extra = extras[i];
+      if (!Number.isNaN(extra)) scored.scores[i] = scored.scores[i] + extra;
       else if (missing > 0) scored.scores[i] = scored.scores[i] + missing;
     }
   });

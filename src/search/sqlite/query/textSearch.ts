@@ -5,7 +5,7 @@
 // scored by query/bm25.ts when the caller has them; any other search is left to FTS5, on the
 // connection whose snapshot the columns were read from.
 import type { GrantQuery } from '../../../grants/query.js';
-import type { ParsedSearch } from '../../../grants/searchSyntax.js';
+import type { ParsedSearch, SearchTerm } from '../../../grants/searchSyntax.js';
 import { hasAlternatives, typoPenaltyLevels } from '../../../grants/typos.js';
 import { countBits, emptyBits, hasBit, intersection, setBit, type Bits } from '../index/bitset.js';
 import type { CatalogColumns } from '../index/columns.js';
@@ -28,7 +28,7 @@ import {
 import { filterConditions, type Condition } from './filters.js';
 import { prefilterPays } from './plan.js';
 import type { QueryTerms } from './queryTerms.js';
-import type { TextHits } from './textHits.js';
+import type { ScoredHits, TextHits } from './textHits.js';
 import { ftsAnyOf, ftsMatchExpression } from './translator.js';
 import { relaxableTerms, relaxationPlan, termSearch, type RelaxationPlan } from '../../../grants/relaxation.js';
 import { countQuery } from '../../relaxedSearch.js';
@@ -116,12 +116,25 @@ function wordHits(query: GrantQuery, words: InMemoryWords): WordHits | null {
   const wordOf = (keys: readonly string[]) => text.word(keys);
   const postings = terms.must.map(wordOf);
   const phrases = terms.phrases.some((p) => p.keys.length > 1)
-    ? terms.phrases.map((p) => ({ postings: p.keys.map(wordOf), typos: p.typos }))
+    ? terms.phrases.map((p) => ({ postings: p.keys.map(wordOf), typos: p.typos, positions: text.anyWord(p.keys) }))
     : null;
   let hits = phrases === null ? intersectPostings(postings) : termHits(phrases);
   const all = hits.length;
   for (const keys of terms.not) hits = subtractPositions(hits, wordOf(keys).positions);
   return { postings, phrases, excludes: hits.length < all, stats: text.stats, hits };
+}
+
+/**
+ * The bm25 scores of the grants holding the words (with `accept`, only those in it), with their
+ * typo ranks. An excluded word adds nothing to FTS5's bm25 (it holds no instance in a hit), so the
+ * words' scores stand; the grants holding one are left out.
+ */
+function scoreWords(words: WordHits, accept: Bits | null): ScoredHits {
+  const scored =
+    words.phrases === null
+      ? scoreAll(words.postings, words.stats, accept)
+      : scoreTerms(words.phrases, words.stats, accept);
+  return words.excludes ? keepPositions(scored, words.hits) : scored;
 }
 
 /** The text hits of queries on one connection: FTS5's statements prepared once, and the filter check FTS5 calls. */
@@ -168,24 +181,50 @@ export class TextHitFinder {
     const found = this.findAsIs(columns, { ...query, search: plan.search, relaxed: null }, words);
     const scored = found.text?.scored ?? null;
     if (scored === null || query.sort.key !== 'relevance') return found;
-    const givenUp = plan.givenUp.map(
-      (term) =>
-        this.findAsIs(columns, { ...query, search: termSearch(term), relaxed: null, facets: [] }, words).text?.scored,
-    );
-    const levels = plan.levels.map(
-      (level) =>
-        this.findAsIs(columns, { ...countQuery(query, level), sort: { key: 'deadline', descending: false } }, words)
-          .text?.positions,
-    );
+    // The parts are needed at the relaxed step's hits alone (those scored: within the filters).
+    const atHits = emptyBits(columns.size);
+    for (let i = 0; i < scored.positions.length; i++) setBit(atHits, scored.positions[i]);
+    const givenUp = plan.givenUp.map((term) => this.termScores(columns, query, term, words, atHits));
+    const levels = plan.levels.map((level) => this.matchedBy(columns, countQuery(query, level), words));
     const parts = {
       givenUp: givenUp.map((hits) => hits ?? { positions: new Int32Array(0), scores: new Float64Array(0) }),
       givenUpLevels: plan.givenUp.map((term) => typoPenaltyLevels(termSearch(term)).length),
-      levels: levels.map((hits) => hits ?? new Int32Array(0)),
+      levels,
     };
     return {
       filters: found.filters,
       text: { positions: found.text!.positions, scored: rankRelaxed(scored, parts, columns.size) },
     };
+  }
+
+  /**
+   * The scores of a given-up term as a search of it alone (its typo rank included), at least at
+   * the grants of `at` (from memory, only those are scored; FTS5 scores all within the query's filters).
+   */
+  private termScores(
+    columns: CatalogColumns,
+    query: GrantQuery,
+    term: SearchTerm,
+    words: InMemoryWords | null,
+    at: Bits,
+  ): ScoredHits | null {
+    const alone: GrantQuery = { ...query, search: termSearch(term), relaxed: null, facets: [] };
+    const inMemory = words === null ? null : wordHits(alone, words);
+    if (inMemory !== null) return scoreWords(inMemory, at);
+    return this.findAsIs(columns, alone, words).text?.scored ?? null;
+  }
+
+  /**
+   * The grants a query with no filter (relaxedSearch.ts countQuery) matches, in any order: from
+   * memory when its words are there (every step of a relaxed search reads the same terms).
+   */
+  private matchedBy(columns: CatalogColumns, query: GrantQuery, words: InMemoryWords | null): Int32Array {
+    const inMemory = words === null ? null : wordHits(query, words);
+    if (inMemory !== null) return inMemory.hits;
+    return (
+      this.findAsIs(columns, { ...query, sort: { key: 'deadline', descending: false } }, words).text?.positions ??
+      new Int32Array(0)
+    );
   }
 
   /**
@@ -199,9 +238,7 @@ export class TextHitFinder {
     const counts =
       mode === 'frequency'
         ? relaxableTerms(query.search).map((terms) =>
-            terms.map(
-              (term) => this.findAsIs(columns, countQuery(query, termSearch(term)), words).text?.positions.length ?? 0,
-            ),
+            terms.map((term) => this.matchedBy(columns, countQuery(query, termSearch(term)), words).length),
           )
         : null;
     return relaxationPlan(query.search, mode, counts);
@@ -265,8 +302,7 @@ export class TextHitFinder {
     if (match === null) return NO_TEXT_HITS(query.sort.key === 'relevance');
     if (words !== null) {
       // Every word is one term: the hits from the in-memory postings; for relevance, the scores of
-      // those that meet the filters (the others are never on a page). An excluded word adds
-      // nothing to FTS5's bm25 (it holds no instance in a hit), so the words' scores stand.
+      // those that meet the filters (the others are never on a page).
       if (query.sort.key !== 'relevance') return { positions: words.hits, scored: null };
       const accept =
         filters.length === 0
@@ -275,11 +311,7 @@ export class TextHitFinder {
               filters.map((c) => c.bits),
               columns.size,
             );
-      const scored =
-        words.phrases === null
-          ? scoreAll(words.postings, words.stats, accept)
-          : scoreTerms(words.phrases, words.stats, accept);
-      return { positions: words.hits, scored: words.excludes ? keepPositions(scored, words.hits) : scored };
+      return { positions: words.hits, scored: scoreWords(words, accept) };
     }
     const positionsOf = (rowids: number[]) => Int32Array.from(rowids, (rowid) => columns.positionOf(rowid));
     if (query.sort.key !== 'relevance')
