@@ -37,5 +37,6 @@ export function eventPayload(
   const grant =
     fields.grantJson === undefined ? JSON.stringify(fields.grant) : servedGrantJson(fields.grantJson, at.getTime());
   // `changes`: the fields the change updated (grants/history.ts), as the change log holds them.
-  return `${head},"grant":${grant},"reason":${JSON.stringify(fields.reason ?? null)},"change":${JSON.stringify(fields.change ?? null)},"changes":${fields.changesJson ?? 'null'}${linksJson(type, fields.grantId)}}}`;
+  const tail = `"changes":${fields.changesJson ?? 'null'}${linksJson(type, fields.grantId)}`;
+  return `${head},"grant":${grant},"reason":${JSON.stringify(fields.reason ?? null)},"change":${JSON.stringify(fields.change ?? null)},${tail}}}`;
 }

@@ -110,7 +110,7 @@ export const anyTermSearch = (terms: readonly SimilarTerm[]): ParsedSearch => ({
   clauses: terms.map((term) => ({ must: [{ words: [term.word] }], not: [] })),
 });
 
-/** The chosen terms as similarityScore looks a grant's words up: each term's place by key, and the initials of their words. */
+/** The chosen terms as similarityScore looks a grant's words up: each term's place by key, and which words may hold one. */
 export interface TermIndex {
   places: ReadonlyMap<string, number>;
   /** The words of a folded text that may have one of the terms (a word beginning otherwise has none: termInitials). */

@@ -147,7 +147,8 @@ describe('similar grants: the shared method', function () {
     ];
     const size = 10_000;
     const chosen = chooseTerms(source, [1, 1001, 2, 40, 280], size);
-    // alone: only the grant itself; common: over 10 % of 10,000; huge fits the share but 2 + 40 + 280 passes the budget.
+    // alone: only the grant itself; common: over 10 % of 10,000; huge fits the share but 2 + 40 + 280 passes the
+    // budget.
     expect(MAX_SCORED_GRANTS).to.equal(300);
     expect(chosen.map((t) => t.word)).to.deep.equal(['title', 'rare']);
     expect(chosen[0].weight).to.equal(3 * idf(40, size));
