@@ -1,4 +1,5 @@
 // The payloads of webhook events (Standard Webhooks' recommended shape: type, timestamp, data). Pure.
+import { similarGrantsPath } from '../apiPaths.js';
 import { servedGrantJson } from '../grants/lifecycle.js';
 import type { Alert, MessageType } from './model.js';
 
@@ -8,6 +9,13 @@ export interface ChangeRef {
   position: string;
 }
 
+/** The links of a grant event: for `grant.matched`, the grant's similar grants (GET /grants/{id}/similar). */
+function linksJson(type: MessageType, grantId: string | undefined): string {
+  if (type !== 'grant.matched' || grantId === undefined) return '';
+  const links = { similar: { href: similarGrantsPath(grantId), title: 'The grants most like this one' } };
+  return `,"links":${JSON.stringify(links)}`;
+}
+
 export function eventPayload(
   type: MessageType,
   at: Date,
@@ -15,6 +23,8 @@ export function eventPayload(
   fields: {
     grant?: unknown;
     grantJson?: string;
+    /** The grant's id: what the payload's links name. */
+    grantId?: string;
     reason?: 'deleted' | 'no_longer_matches' | null;
     change?: ChangeRef | null;
     changesJson?: string | null;
@@ -27,5 +37,6 @@ export function eventPayload(
   const grant =
     fields.grantJson === undefined ? JSON.stringify(fields.grant) : servedGrantJson(fields.grantJson, at.getTime());
   // `changes`: the fields the change updated (grants/history.ts), as the change log holds them.
-  return `${head},"grant":${grant},"reason":${JSON.stringify(fields.reason ?? null)},"change":${JSON.stringify(fields.change ?? null)},"changes":${fields.changesJson ?? 'null'}}}`;
+  const tail = `"changes":${fields.changesJson ?? 'null'}${linksJson(type, fields.grantId)}`;
+  return `${head},"grant":${grant},"reason":${JSON.stringify(fields.reason ?? null)},"change":${JSON.stringify(fields.change ?? null)},${tail}}}`;
 }

@@ -345,7 +345,7 @@ export class AlertMatcher {
               alert,
               entry.grantJson === null
                 ? { grant: { id: entry.id }, reason, change }
-                : { grantJson: entry.grantJson, reason, change, changesJson: entry.changesJson },
+                : { grantJson: entry.grantJson, grantId: entry.id, reason, change, changesJson: entry.changesJson },
             ),
           });
         }

@@ -234,11 +234,72 @@ export function frenchTerms(text: string): string[] {
 export function foldedWords(text: string): string[] {
   // ASCII text is its own NFC and folded form, and its words are runs of ASCII letters and digits: the same words, found faster.
   if (ASCII.test(text)) return elide(text).toLowerCase().match(ASCII_WORDS) ?? [];
-  return foldText(elide(text.normalize('NFC')).toLowerCase()).match(WORDS) ?? [];
+  return foldedText(text).match(WORDS) ?? [];
+}
+
+/**
+ * A text as foldedWords splits it: elided articles dropped, lower case, folded. It holds no
+ * combining mark (folding drops them), so its words are its runs of letters and digits.
+ */
+export function foldedText(text: string): string {
+  if (ASCII.test(text)) return elide(text).toLowerCase();
+  // Latin text (French, English) folds one character at a time: the same text, without normalising it whole.
+  if (LATIN.test(text)) return foldLatin(elide(text).toLowerCase());
+  return foldText(elide(text.normalize('NFC')).toLowerCase());
+}
+
+/**
+ * The words of a folded text (foldedText) that begin with one of `initials`, in order: its
+ * foldedWords less the others, found without making the others.
+ */
+export function wordsBeginningWith(initials: ReadonlySet<string>): (folded: string) => string[] {
+  const codes = [...initials].map((c) => c.charCodeAt(0));
+  // An initial that is half a surrogate pair cannot stand in a character class of single code points.
+  if (codes.some((code) => code >= 0xd800 && code <= 0xdfff))
+    return (folded) => (folded.match(WORDS) ?? []).filter((word) => initials.has(word[0]));
+  if (codes.length === 0) return () => [];
+  const begins = new RegExp(
+    `(?<![\\p{L}\\p{N}])[${codes.map((code) => `\\u{${code.toString(16)}}`).join('')}][\\p{L}\\p{N}]*`,
+    'gu',
+  );
+  return (folded) => folded.match(begins) ?? [];
 }
 
 const ASCII = /^[\x00-\x7f]*$/;
 const ASCII_WORDS = /[a-z0-9]+/g;
+
+/**
+ * Text of Basic Latin, Latin-1 and Latin Extended-A alone (U+0000–U+017F). Every such character
+ * is its own NFC form and none is a combining mark, so such text is already NFC; and since
+ * folding a character never moves a neighbour (it decomposes it and drops its marks),
+ * foldText of such text is each character folded in turn. Lower-casing may add a combining mark
+ * (İ → i + U+0307), which folding drops alike.
+ */
+const LATIN = /^[\u0000-\u017f]*$/;
+const NON_ASCII = /[^\x00-\x7f]/g;
+const foldedChars = new Map<string, string>();
+const foldChar = (c: string): string => {
+  let folded = foldedChars.get(c);
+  if (folded === undefined) {
+    folded = foldText(c);
+    foldedChars.set(c, folded);
+  }
+  return folded;
+};
+/** foldText of text whose characters are Latin (LATIN) after lower-casing, a character at a time. */
+const foldLatin = (text: string): string => text.replace(NON_ASCII, foldChar);
+
+/**
+ * The characters a word can begin with when its French term is one of `terms`: a stem keeps its
+ * word's first character but for an accent the stemmer drops (norm's ACCENTLESS), so a word whose
+ * first character is not in this set has none of these terms, and need not be stemmed.
+ */
+export function termInitials(terms: Iterable<string>): Set<string> {
+  const initials = new Set<string>();
+  for (const term of terms) if (term !== '') initials.add(term[0]);
+  for (const [accented, plain] of Object.entries(ACCENTLESS)) if (initials.has(plain)) initials.add(accented);
+  return initials;
+}
 
 /** The French term of a word as foldedWords gives it (folded, lower case already). */
 export const frenchTermOfFolded = (word: string): string => stemOf(word);

@@ -4,7 +4,7 @@
 // engines agree on); the terms, the weights and the order are computed here, from the grants'
 // own text, so both engines give the same grants in the same order. docs/architecture.md states
 // the rule. Pure.
-import { foldedWords, frenchTermOfFolded } from './french.js';
+import { foldedText, foldedWords, frenchTermOfFolded, termInitials, wordsBeginningWith } from './french.js';
 import type { Grant } from './schema.js';
 import type { ParsedSearch } from './searchSyntax.js';
 
@@ -16,11 +16,11 @@ export const SIMILARITY_FIELDS = [
 ] as const;
 
 /** Terms of the grant whose match counts are asked (the most frequent in it): bounds the engine work of one request. */
-export const MAX_COUNTED_TERMS = 40;
+export const MAX_COUNTED_TERMS = 24;
 /** Terms the similar grants are searched and scored by, at most. */
 export const MAX_SIMILAR_TERMS = 12;
 /** The match counts of the chosen terms add up to at most this: it bounds the grants scored (every grant any term matches). */
-export const MAX_SCORED_GRANTS = 1000;
+export const MAX_SCORED_GRANTS = 300;
 /** A term held by more than this share of the catalog (and by more than COMMON_FLOOR grants) says little about a grant: never chosen. */
 export const MAX_TERM_SHARE = 0.1;
 /** However small the catalog, a term held by this many grants or fewer is never too common. */
@@ -110,19 +110,33 @@ export const anyTermSearch = (terms: readonly SimilarTerm[]): ParsedSearch => ({
   clauses: terms.map((term) => ({ must: [{ words: [term.word] }], not: [] })),
 });
 
+/** The chosen terms as similarityScore looks a grant's words up: each term's place by key, and which words may hold one. */
+export interface TermIndex {
+  places: ReadonlyMap<string, number>;
+  /** The words of a folded text that may have one of the terms (a word beginning otherwise has none: termInitials). */
+  candidates: (folded: string) => string[];
+}
+
+export const termIndex = (terms: readonly SimilarTerm[]): TermIndex => ({
+  places: new Map(terms.map((term, i) => [term.key, i])),
+  candidates: wordsBeginningWith(termInitials(terms.map((term) => term.key))),
+});
+
 /**
  * How like the grant `other` is, by the chosen terms: for each term it holds (a word of its title,
  * funder or description with the term's key), the term's weight in the grant times the weight of
- * the heaviest of those fields holding it; 0 when it holds none.
+ * the heaviest of those fields holding it; 0 when it holds none. `index` is termIndex(terms).
  */
-export function similarityScore(other: Grant, terms: readonly SimilarTerm[]): number {
-  const index = new Map(terms.map((term, i) => [term.key, i]));
+export function similarityScore(
+  other: Grant,
+  terms: readonly SimilarTerm[],
+  index: TermIndex = termIndex(terms),
+): number {
   const weights = new Array<number>(terms.length).fill(0);
   for (const field of SIMILARITY_FIELDS) {
-    for (const word of foldedWords(field.text(other))) {
-      if (!isTermWord(word)) continue;
-      const i = index.get(frenchTermOfFolded(word));
-      if (i !== undefined && weights[i] < field.weight) weights[i] = field.weight;
+    for (const word of index.candidates(foldedText(field.text(other)))) {
+      const i = index.places.get(frenchTermOfFolded(word));
+      if (i !== undefined && weights[i] < field.weight && isTermWord(word)) weights[i] = field.weight;
     }
   }
   let score = 0;
@@ -148,9 +162,10 @@ export function rankSimilar<T>(
   found: readonly { grant: Grant; item: T }[],
   terms: readonly SimilarTerm[],
 ): ScoredGrant<T>[] {
+  const index = termIndex(terms);
   return found
     .filter(({ grant }) => grant.id !== sourceId)
-    .map(({ grant, item }) => ({ id: grant.id, score: similarityScore(grant, terms), item }))
+    .map(({ grant, item }) => ({ id: grant.id, score: similarityScore(grant, terms, index), item }))
     .filter((scored) => scored.score > 0)
     .sort((a, b) => b.score - a.score || byCodePoint(a.id, b.id));
 }

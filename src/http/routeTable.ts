@@ -5,8 +5,9 @@
 // nothing here needs a running app.
 import type { Scope } from '../subscriptions/keyRestrictions.js';
 import type { Feature } from '../subscriptions/tiers.js';
+import { API_PREFIX } from '../apiPaths.js';
 
-export const API_PREFIX = '/external/v1';
+export { API_PREFIX };
 
 /** Whether a path lies under the versioned prefix (the prefix itself included). */
 export const isApiPath = (path: string): boolean => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);

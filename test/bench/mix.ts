@@ -28,6 +28,7 @@ export const CLASS_NAMES = [
   'filterOptions',
   'usage',
   'suggest',
+  'similar',
 ] as const;
 export type ClassName = (typeof CLASS_NAMES)[number];
 
@@ -45,6 +46,7 @@ export const CLASS_LABELS: Record<ClassName, string> = {
   filterOptions: '/grants/filters',
   usage: '/subscription/usage',
   suggest: '/grants/suggest, as typed',
+  similar: '/grants/:id/similar',
 };
 
 /** Classes that GET /grants serves (their mix is the "search mix"). */
@@ -292,7 +294,20 @@ export function buildMix(sample: CatalogSample, grants: number, seed: number): M
     filterOptions: [`${PREFIX}/grants/filters`],
     usage,
     suggest: suggestPaths(rng, sample, french),
+    similar: similarPaths(rng, sample),
   };
+}
+
+/**
+ * More like this: the similar grants of sampled grants, as a grant's page asks them (limit 10 or
+ * 5), a third under filters (a portal showing one province's open grants).
+ */
+function similarPaths(rng: Random, sample: CatalogSample): string[] {
+  return rng.sample(sample.ids, Math.min(400, sample.ids.length)).map((id) => {
+    const params: [string, string | number][] = [['limit', rng.pick([10, 10, 5])]];
+    const filtered = rng.chance(0.33) ? filterParams(rng, sample) : [];
+    return `${PREFIX}/grants/${encodeURIComponent(id)}/similar?${query([...params, ...filtered])}`;
+  });
 }
 
 /** Two adjacent letters swapped past the first: a typo the prefix's typo rule forgives. */

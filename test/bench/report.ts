@@ -74,6 +74,8 @@ export interface BenchResults {
   fixedRateSkipped?: string | null;
   /** GET /grants/suggest at a fixed rate, evenly paced (the suggest class's requests). */
   suggestFixedRate?: { rate: number; api: LoadResult } | null;
+  /** GET /grants/:id/similar at a fixed rate, evenly paced (the similar class's requests). */
+  similarFixedRate?: { rate: number; api: LoadResult } | null;
   /** The search mix without facets and with three, measured in alternating rounds on the API. */
   facetCost?: { rounds: { noFacets: LoadResult; facets: LoadResult }[] } | null;
   highlightCost?: { rounds: { plainPages: LoadResult; highlighted: LoadResult }[] } | null;
@@ -176,11 +178,14 @@ function classRows(results: BenchResults): { header: string[]; rows: string[][] 
     rows.push(row(`search mix, ${fixed.rate} req/s evenly paced`, fixed.api, fixed.direct));
     rows.push(row(`search mix, autocannon overallRate ${fixed.rate}`, fixed.autocannonApi, fixed.autocannonDirect));
   }
-  const suggest = results.suggestFixedRate;
-  if (suggest != null) {
-    const f = suggest.api;
+  for (const [what, paced] of [
+    ['suggest', results.suggestFixedRate],
+    ['similar', results.similarFixedRate],
+  ] as const) {
+    if (paced == null) continue;
+    const f = paced.api;
     rows.push([
-      `suggest, ${suggest.rate} req/s evenly paced`,
+      `${what}, ${paced.rate} req/s evenly paced`,
       n0(f.rps),
       ms(f.latencyMs.p50),
       ms(f.latencyMs.p975),
@@ -406,6 +411,17 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
       measured: `p99 ${ms(r.latencyMs.p99)} ms over ${n0(r.requests)} requests (${n0(r.rps)} req/s achieved)`,
       holds: r.latencyMs.p99 <= 10 && r.errors === 0,
       note: 'GET /grants/suggest as typed (test/bench/mix.ts suggestPaths), one request every 5 ms, open loop',
+    });
+  }
+
+  const similarRate = results.similarFixedRate;
+  if (similarRate != null) {
+    const r = similarRate.api;
+    targets.push({
+      name: `similar p99 ≤ 50 ms at ${similarRate.rate} req/s evenly paced (${engine})`,
+      measured: `p99 ${ms(r.latencyMs.p99)} ms over ${n0(r.requests)} requests (${n0(r.rps)} req/s achieved)`,
+      holds: r.latencyMs.p99 <= 50 && r.errors === 0,
+      note: 'GET /grants/:id/similar of sampled grants (test/bench/mix.ts similarPaths), one request every 20 ms, open loop',
     });
   }
 

@@ -475,10 +475,11 @@ async function main(argv: string[]): Promise<number> {
           enginePid,
           settle: true,
         });
-      if (o.only.includes('suggest') && server === api && pre.kept.suggest.length > 0) {
+      for (const name of ['suggest', 'similar'] as const) {
+        if (!o.only.includes(name) || server !== api || pre.kept[name].length === 0) continue;
         await drive({
           origin: server.origin,
-          paths: pre.kept.suggest,
+          paths: pre.kept[name],
           connections: o.connections,
           durationSeconds: warmupSeconds,
           headers,
@@ -529,7 +530,7 @@ async function main(argv: string[]): Promise<number> {
       line(`${name} API`, apiResult);
       let directResult: LoadResult | null = null;
       // The direct baselines answer GET /grants and /grants/:id alone.
-      if (name !== 'usage' && name !== 'suggest') {
+      if (name !== 'usage' && name !== 'suggest' && name !== 'similar') {
         directResult = await load(direct, paths);
         line(`${name} direct ${o.engine}`, directResult);
       }
@@ -648,6 +649,22 @@ async function main(argv: string[]): Promise<number> {
       });
       line(`suggest API paced ${rate} req/s`, pacedSuggest);
       suggestFixedRate = { rate, api: pacedSuggest };
+    }
+    // Similar grants at 50 req/s evenly paced: its p99 target.
+    let similarFixedRate: BenchResults['similarFixedRate'] = null;
+    if (o.only.includes('similar') && pre.kept.similar.length > 0) {
+      const rate = 50;
+      const pacedSimilar = await drivePaced({
+        origin: api.origin,
+        paths: pre.kept.similar,
+        rate,
+        durationSeconds: Math.max(o.durationSeconds, 5),
+        headers: auth,
+        serverPid: api.pid,
+        enginePid,
+      });
+      line(`similar API paced ${rate} req/s`, pacedSimilar);
+      similarFixedRate = { rate, api: pacedSimilar };
     }
     const apiMemory = procMemory(api.pid);
     await api.stop();
@@ -810,6 +827,7 @@ async function main(argv: string[]): Promise<number> {
       fixedRate,
       fixedRateSkipped,
       suggestFixedRate,
+      similarFixedRate,
       layers,
       layerCosts,
       byIdLayerShares,

@@ -235,7 +235,12 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
       (r) =>
         JSON.parse(r.body) as {
           type: string;
-          data: { grant: { id: string; title?: string }; reason: string | null; changes: unknown };
+          data: {
+            grant: { id: string; title?: string };
+            reason: string | null;
+            changes: unknown;
+            links?: { similar: { href: string; title: string } };
+          };
         },
     );
 
@@ -323,6 +328,15 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
     expect(history.body.data[1].changes).to.deep.equal(updated);
     expect(changesOf('grant.matched', 'g-3')).to.equal(null);
     expect(changesOf('grant.unmatched', 'g-3')).to.equal(null);
+    // A grant.matched links to the grant's similar grants, a path the API answers; the other events carry no links.
+    const matchedG1 = events().find((e) => e.type === 'grant.matched' && e.data.grant.id === 'g-1')!;
+    expect(matchedG1.data.links).to.deep.equal({
+      similar: { href: `${API_PREFIX}/grants/g-1/similar`, title: 'The grants most like this one' },
+    });
+    const similar = await api.request(matchedG1.data.links!.similar.href);
+    expect(similar.status, similar.text).to.equal(200);
+    expect(similar.body.data.map((g: { id: string }) => g.id)).to.not.include('g-1');
+    expect(events().filter((e) => e.type !== 'grant.matched' && 'links' in e.data)).to.deep.equal([]);
     const wh = new Webhook(secret);
     for (const r of hooks.got) {
       expect(() =>

@@ -1,7 +1,16 @@
 // The method of GET /grants/:id/similar (src/grants/similarity.ts), pure: which terms of a grant
 // are counted, which are chosen, and how each other grant scores and ranks.
 import { expect } from 'chai';
-import { foldedWords, frenchTerms } from '../../src/grants/french.js';
+import { foldText } from '../../src/grants/folding.js';
+import {
+  elide,
+  foldedText,
+  foldedWords,
+  frenchLightStem,
+  frenchTerms,
+  termInitials,
+  wordsBeginningWith,
+} from '../../src/grants/french.js';
 import type { Grant } from '../../src/grants/schema.js';
 import {
   anyTermSearch,
@@ -17,6 +26,8 @@ import {
   type SimilarTerm,
   type SourceTerm,
 } from '../../src/grants/similarity.js';
+
+const frenchTermOfFoldedWord = (word: string): string => frenchTerms(word)[0];
 
 const grant = (id: string, title: string, funder: string, description: string | null): Grant =>
   ({
@@ -73,6 +84,59 @@ describe('similar grants: the shared method', function () {
     ]);
   });
 
+  /** Texts of random characters of U+0000–U+017F (the Latin text foldedWords folds a character at a time), seeded. */
+  const latinTexts = (count: number): string[] => {
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const pool = [..."abcdeéèêàçôœæß ’'-İıſĳŉªº½¹²"];
+    return Array.from({ length: count }, (_, i) =>
+      Array.from({ length: 1 + next(14) }, () =>
+        i % 2 === 0 ? String.fromCharCode(next(0x180)) : pool[next(pool.length)],
+      ).join(''),
+    );
+  };
+
+  it('folds Latin text a character at a time to the same words as folding it whole', function () {
+    const WORDS = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu;
+    const whole = (text: string) => foldText(elide(text.normalize('NFC')).toLowerCase()).match(WORDS) ?? [];
+    const singles = Array.from({ length: 0x180 }, (_, c) => `x${String.fromCharCode(c)}y ${String.fromCharCode(c)}`);
+    for (const text of [...singles, ...latinTexts(4_000), "L'Œuvre d’İstanbul, ½ ﬁn"])
+      expect(foldedWords(text), JSON.stringify(text)).to.deep.equal(whole(text));
+  });
+
+  it("a word's first character is among the initials of its French term", function () {
+    for (const text of latinTexts(1_500)) {
+      for (const word of foldedWords(text))
+        expect(termInitials([frenchTermOfFoldedWord(word)]).has(word[0])).to.equal(true);
+      // Unfolded words too: the stemmer drops some accents, the first character's included.
+      for (const word of text
+        .toLowerCase()
+        .split(/[^\p{L}]+/u)
+        .filter((w) => w !== ''))
+        expect(termInitials([frenchLightStem(word)]).has(word[0]), word).to.equal(true);
+    }
+    expect(termInitials(['educ'])).to.deep.equal(new Set(['e', 'è', 'é', 'ê']));
+  });
+
+  it('finds the words of a folded text beginning with given initials as foldedWords less the others', function () {
+    const texts = [...latinTexts(1_500), 'Ελληνικά κείμενα, 𝐁old ﬁnance', 'Œuvres d’art: programme', '𠀀a b𠀀 c'];
+    for (const initials of [
+      new Set(['a', 'é', 'c']),
+      new Set(['ε', 'b', 'f']),
+      new Set(['\ud840', 'a']),
+      new Set<string>(),
+    ]) {
+      const find = wordsBeginningWith(initials);
+      for (const text of texts)
+        expect(find(foldedText(text)), JSON.stringify(text)).to.deep.equal(
+          foldedWords(text).filter((word) => initials.has(word[0])),
+        );
+    }
+  });
+
   it('chooses by frequency times idf, leaving out terms no other grant holds, too common terms, and terms past the count budget', function () {
     const source: SourceTerm[] = [
       { key: 'alone', word: 'alone', frequency: 9, first: 1 },
@@ -82,9 +146,10 @@ describe('similar grants: the shared method', function () {
       { key: 'huge', word: 'huge', frequency: 1, first: 5 },
     ];
     const size = 10_000;
-    const chosen = chooseTerms(source, [1, 1001, 2, 40, 990], size);
-    // alone: only the grant itself; common: over 10 % of 10,000; huge fits the share but 2 + 40 + 990 passes the budget.
-    expect(MAX_SCORED_GRANTS).to.equal(1000);
+    const chosen = chooseTerms(source, [1, 1001, 2, 40, 280], size);
+    // alone: only the grant itself; common: over 10 % of 10,000; huge fits the share but 2 + 40 + 280 passes the
+    // budget.
+    expect(MAX_SCORED_GRANTS).to.equal(300);
     expect(chosen.map((t) => t.word)).to.deep.equal(['title', 'rare']);
     expect(chosen[0].weight).to.equal(3 * idf(40, size));
     expect(chosen[1].weight).to.equal(idf(2, size));

@@ -405,7 +405,9 @@ export const ALERT_WEBHOOKS: Schema = Object.fromEntries(
                   'only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) ' +
                   'and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing and grant.opened), ' +
                   '`changes` (the fields that change updated, each { field, from, to } as in GET /grants/{id}/history; null when it added or removed the grant, and for ' +
-                  'grant.closing and grant.opened). ' +
+                  'grant.closing and grant.opened); for grant.matched also `links` ' +
+                  '({ similar: { href, title } }: href the path of ' +
+                  'GET /grants/{id}/similar for the grant, the grants most like it). ' +
                   'grant.opened: a forecasted grant the alert follows reached its `opensAt` (sent once per opensAt; `grant.status` is OPEN).',
               },
             },
