@@ -27,7 +27,7 @@ import { recordUsage } from './http/middleware/usageRecorder.js';
 import type { Logger } from './log.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { SearchEngine } from './search/engine.js';
-import type { AllowanceCounter, SubscriptionRecords, UsageLog } from './subscriptions/store.js';
+import type { AllowanceCounter, SubscriptionRecords, UsageLog } from './subscriptions/port.js';
 
 export interface AppDeps {
   engine: SearchEngine;

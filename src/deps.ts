@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import { catalogStatusReader } from './search/catalogStatus.js';
 import { ApiMetrics } from './http/metrics/apiMetrics.js';
-import type { DemoRecords, SubscriptionsStore } from './subscriptions/store.js';
+import type { DemoRecords, SubscriptionsStore } from './subscriptions/port.js';
 import type { AlertsRuntime } from './alerts/runtime.js';
 import type { Resolver } from './alerts/targets.js';
 import { createSearch } from './deps/search.js';

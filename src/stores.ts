@@ -10,7 +10,7 @@ import { SqliteAlertStore } from './alerts/sqlite/alertStore.js';
 import { PgAlertStore } from './alerts/postgres/alertStore.js';
 import { unavailableWhenDown } from './subscriptions/postgres/database.js';
 import { openStore, type OpenStoreOptions } from './subscriptions/openStore.js';
-import type { StoreKind, SubscriptionsStore } from './subscriptions/store.js';
+import type { StoreKind, SubscriptionsStore } from './subscriptions/port.js';
 
 export interface Stores {
   store: SubscriptionsStore;

@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import { AlertsRuntime } from '../alerts/runtime.js';
 import type { Resolver } from '../alerts/targets.js';
 import type { Stores } from '../stores.js';
-import type { SubscriptionsStore } from '../subscriptions/store.js';
+import type { SubscriptionsStore } from '../subscriptions/port.js';
 import { FtsTextMatcher } from '../search/sqlite/query/textMatcher.js';
 import { withSynonymsApplied } from '../search/synonymSearch.js';
 import { compileAlertQuery } from '../http/parameters/alertBody.js';

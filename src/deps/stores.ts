@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { openStores, type Stores } from '../stores.js';
 import { guardStore, type GuardedStore } from '../subscriptions/guardedStore.js';
-import type { AllowanceRecord, SubscriptionRecords, SubscriptionsStore, UsageLog } from '../subscriptions/store.js';
+import type { AllowanceRecord, SubscriptionRecords, SubscriptionsStore, UsageLog } from '../subscriptions/port.js';
 
 export interface StoresPart {
   /** The store as opened (its kind, sizes, demo records, close). */

@@ -2,7 +2,7 @@
 // by subscription, month and limit, handed to the store together when the loop reaches its check
 // phase, and the admissions one group gets from the count before it and the number the limit let
 // in. Both stores' counters (SQLite, PostgreSQL) gather their turns with it.
-import type { Admission } from './store.js';
+import type { Admission } from './port.js';
 
 export interface Waiting {
   resolve(admission: Admission): void;

@@ -15,7 +15,7 @@ import type {
   SubscriptionsStore,
   UsageLog,
   UsageRow,
-} from './store.js';
+} from './port.js';
 import { SeenMonthlyCounts } from './allowanceCountsSeen.js';
 import {
   BoundedUsageBuffer,

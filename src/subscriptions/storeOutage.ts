@@ -17,7 +17,7 @@ import { ServiceUnavailableError } from '../failures.js';
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
 import { hashApiKey } from './apiKeys.js';
-import type { Caller } from './store.js';
+import type { Caller } from './port.js';
 
 type Awaitable<T> = T | Promise<T>;
 

@@ -19,7 +19,7 @@ import type { ChangeEntryJson, ChangesPage } from '../../src/search/changes.js';
 import { FtsTextMatcher } from '../../src/search/sqlite/query/textMatcher.js';
 import { openPgStore, type PgStore } from '../../src/subscriptions/postgres/store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/subscriptions/sqlite/store.js';
-import type { SubscriptionsStore } from '../../src/subscriptions/store.js';
+import type { SubscriptionsStore } from '../../src/subscriptions/port.js';
 import { tempDir } from '../support/api.js';
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from '../support/postgres.js';
 

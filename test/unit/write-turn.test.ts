@@ -10,7 +10,7 @@ import { ServiceUnavailableError } from '../../src/failures.js';
 import { createLogger } from '../../src/log.js';
 import { SqliteAllowanceCounter } from '../../src/subscriptions/sqlite/allowanceCounter.js';
 import { openSubscriptionsDb, type Db } from '../../src/subscriptions/sqlite/database.js';
-import type { UsageRow } from '../../src/subscriptions/store.js';
+import type { UsageRow } from '../../src/subscriptions/port.js';
 import { UsageStore } from '../../src/subscriptions/sqlite/usageStore.js';
 import { SqliteWriteTurn } from '../../src/subscriptions/sqlite/writeTurn.js';
 import { tempDir } from '../support/api.js';

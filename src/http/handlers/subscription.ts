@@ -2,7 +2,7 @@
 import type { Middleware } from 'koa';
 import { monthKey, monthResetDate, windowStartDay } from '../../subscriptions/month.js';
 import { STATUSES, TIERS, monthlyLimitOf, rateLimitOf } from '../../subscriptions/tiers.js';
-import type { AllowanceCounter, UsageLog } from '../../subscriptions/store.js';
+import type { AllowanceCounter, UsageLog } from '../../subscriptions/port.js';
 import { dailySeries } from '../../subscriptions/dailyUsage.js';
 import { successBody } from '../envelope.js';
 import { paramValidator, parseQueryString, type ParamSpecs } from '../parameters/queryParams.js';

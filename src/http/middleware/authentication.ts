@@ -2,7 +2,7 @@
 import type { Middleware, Next, ParameterizedContext } from 'koa';
 import { MAX_KEY_LENGTH } from '../../subscriptions/apiKeys.js';
 import { isExpired } from '../../subscriptions/keyRestrictions.js';
-import { isPromise, type Caller, type CallerDirectory } from '../../subscriptions/store.js';
+import { isPromise, type Caller, type CallerDirectory } from '../../subscriptions/port.js';
 import type { Feature } from '../../subscriptions/tiers.js';
 import { ApiError } from '../errors.js';
 import type { AppState } from '../state.js';

@@ -8,7 +8,7 @@
 import koaCors from '@koa/cors';
 import type { Middleware } from 'koa';
 import { RATE_LIMIT_HEADER_NAMES } from '../../ratelimit/headers.js';
-import type { Awaitable } from '../../subscriptions/store.js';
+import type { Awaitable } from '../../subscriptions/port.js';
 import { isApiPath } from '../routeTable.js';
 import type { AppState } from '../state.js';
 

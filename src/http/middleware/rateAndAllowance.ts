@@ -4,7 +4,7 @@ import { rateLimitHeaders } from '../../ratelimit/headers.js';
 import type { RateDecision, RateLimiter } from '../../ratelimit/limiter.js';
 import { monthKey, monthResetDate, monthSeconds, secondsUntilReset } from '../../subscriptions/month.js';
 import { monthlyLimitOf, rateLimitOf, type Subscription } from '../../subscriptions/tiers.js';
-import type { AllowanceCounter, Caller } from '../../subscriptions/store.js';
+import type { AllowanceCounter, Caller } from '../../subscriptions/port.js';
 import { isConditional } from './conditionalRequests.js';
 import { ApiError } from '../errors.js';
 import { outcomeOf } from '../requestOutcome.js';

@@ -8,7 +8,7 @@
 // The statistics read only usage_daily. Retention drops whole months.
 import { describeError, type Logger } from '../../log.js';
 import { lastUseByKey } from '../keyLastUse.js';
-import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../store.js';
+import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../port.js';
 import { inTransaction, PARTITION_LOCK, pgUnavailable, type Pool, type Queryable } from './database.js';
 import { WriteFailureLog } from '../writeFailureLog.js';
 import type { Steps } from '../sqlSteps.js';

@@ -10,7 +10,7 @@
 import type Database from 'better-sqlite3';
 import { transientAsUnavailable } from '../../sqliteFailures.js';
 import type { Db } from './database.js';
-import type { Admission, AllowanceRecord } from '../store.js';
+import type { Admission, AllowanceRecord } from '../port.js';
 import { admissionsOf, rejectAll, TurnAsks, type AskGroup as Group } from '../allowanceGroupCommit.js';
 import { SqliteWriteTurn, type TurnWrite } from './writeTurn.js';
 import { monthCounts } from '../usageReads.js';

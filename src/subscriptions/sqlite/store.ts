@@ -1,4 +1,4 @@
-// The SQLite adapter of the store port (src/subscriptions/store.ts): the embedded default, one
+// The SQLite adapter of the store port (src/subscriptions/port.ts): the embedded default, one
 // file in DATA_DIR shared by the processes of one machine. Every method answers synchronously.
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Logger } from '../../log.js';
@@ -6,7 +6,7 @@ import { SqliteAllowanceCounter } from './allowanceCounter.js';
 import { openSubscriptionsDb, subscriptionsPath, type Db } from './database.js';
 import { DemoSubscription } from './demo.js';
 import { lastUseByKey } from '../keyLastUse.js';
-import type { SubscriptionsStore, UsageSizes } from '../store.js';
+import type { SubscriptionsStore, UsageSizes } from '../port.js';
 import { SubscriptionStore } from './subscriptionStore.js';
 import { UsageRetention, usageDailyRows, usageLogRows } from './usageRetention.js';
 import { UsageStore } from './usageStore.js';

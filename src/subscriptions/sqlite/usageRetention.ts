@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describeError, type Logger } from '../../log.js';
 import { subscriptionsPath, type Db } from './database.js';
-import type { UsageSizes } from '../store.js';
+import type { UsageSizes } from '../port.js';
 import { firstKeptDay, SWEEP_INTERVAL_MS } from '../usageRetention.js';
 
 /** Rows deleted per statement: each batch holds the write lock for a few milliseconds at most. */

@@ -10,7 +10,7 @@ import type { Db } from './database.js';
 import { SqliteWriteTurn, type TurnWrite } from './writeTurn.js';
 import { WriteFailureLog } from '../writeFailureLog.js';
 import { dailyCalls, usageStatistics } from '../usageReads.js';
-import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../store.js';
+import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../port.js';
 import { SqliteSteps } from './steps.js';
 
 const RETRY_MS = 1000;
