@@ -2,7 +2,8 @@
 import Koa, { type Middleware } from 'koa';
 import { accessLog } from './http/middleware/accessLog.js';
 import { authenticate, featureGuard } from './http/middleware/authentication.js';
-import { keyPlace, scopeGuard } from './http/middleware/keyRestrictionChecks.js';
+import { callerOriginAndIp } from './http/middleware/keyOriginAndIpChecks.js';
+import { scopeGuard } from './http/middleware/keyScopeChecks.js';
 import { keyHandlers } from './http/handlers/keys.js';
 import { compression, DEFAULT_COMPRESSION, type CompressionSettings } from './http/middleware/compression.js';
 import { conditionalRequests } from './http/middleware/conditionalRequests.js';
@@ -98,7 +99,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
     { name: 'classify', middleware: classifyRoute() },
     ...(deps.overload === undefined ? [] : [{ name: 'overload', middleware: deps.overload.layer }]),
     { name: 'auth', middleware: authenticate(deps.subscriptions, deps.clock) },
-    { name: 'keyPlace', middleware: keyPlace(deps.trustProxy ?? [], deps.corsOrigins ?? []) },
+    { name: 'callerOriginAndIp', middleware: callerOriginAndIp(deps.trustProxy ?? [], deps.corsOrigins ?? []) },
     { name: 'status', middleware: subscriptionStatus(deps) },
     { name: 'limits', middleware: enforceLimits(deps) },
     { name: 'routeGuard', middleware: routeGuard() },

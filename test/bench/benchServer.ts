@@ -35,7 +35,7 @@ export const REMOVABLE_LAYERS = [
   'landing',
   'overload',
   'auth',
-  'keyPlace',
+  'callerOriginAndIp',
   'status',
   'limits',
   'routeGuard',

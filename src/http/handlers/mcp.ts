@@ -21,7 +21,7 @@ import { InvalidBodyError, InvalidInputError, ServiceUnavailableError, type Erro
 import { describeError, type Logger } from '../../log.js';
 import { API_VERSION } from '../envelope.js';
 import { featureNotAvailable } from '../middleware/authentication.js';
-import { scopeFor, scopeNotAllowed } from '../middleware/keyRestrictionChecks.js';
+import { scopeFor, scopeNotAllowed } from '../middleware/keyScopeChecks.js';
 import { hasScope } from '../../subscriptions/keyRestrictions.js';
 import { readJsonBody } from '../parameters/jsonBody.js';
 import { ApiError, answerTo, type ErrorCode } from '../errors.js';

@@ -2,7 +2,7 @@
 // any) may call /external/v1/* from a page, and so may the origins a working key lists (a partner
 // sets them on its keys, POST /keys). A preflight carries no key: it is answered (204, before
 // authentication, the limits and the usage log) for an origin of either list. Which answers a page
-// may then read is decided per key once the key is known (keyRestrictionChecks.ts): a key that lists origins
+// may then read is decided per key once the key is known (keyOriginAndIpChecks.ts): a key that lists origins
 // is answered for those alone, a key that lists none as CORS_ORIGINS says. A request from any
 // other origin gets no CORS headers, and a browser then refuses to hand the answer to the page.
 import koaCors from '@koa/cors';

@@ -29,7 +29,7 @@ import {
   ALERT_WEBHOOKS,
   alertOnlyCode,
 } from './alertDocument.js';
-import { scopeFor } from '../middleware/keyRestrictionChecks.js';
+import { scopeFor } from '../middleware/keyScopeChecks.js';
 import { KEY_CODES, KEY_OPERATIONS, KEY_PATH_PARAMS, KEY_SCHEMAS, keyOnlyCode } from './keyDocument.js';
 import {
   ANSWER_EXAMPLES,
