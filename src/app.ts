@@ -1,7 +1,7 @@
 // createApp(deps): the middleware order and the routes; no I/O at import time.
 import Koa, { type Middleware } from 'koa';
 import { accessLog } from './http/middleware/accessLog.js';
-import { authenticate, featureGuard } from './http/middleware/authentication.js';
+import { authenticate } from './http/middleware/authentication.js';
 import { callerOriginAndIp } from './http/middleware/keyOriginAndIpChecks.js';
 import { scopeGuard } from './http/middleware/keyScopeChecks.js';
 import { keyHandlers } from './http/handlers/keys.js';
@@ -17,7 +17,8 @@ import { serveSearchPage } from './http/pages/searchPage.js';
 import { serveLanding } from './http/pages/landing.js';
 import { healthRoutes } from './http/handlers/health.js';
 import { serveOpenapi } from './http/openapi/document.js';
-import { enforceLimits, subscriptionStatus } from './http/middleware/rateAndAllowance.js';
+import { enforceLimits } from './http/middleware/rateAndAllowance.js';
+import { featureGuard, subscriptionStatus } from './http/middleware/subscriptionChecks.js';
 import { requestId } from './http/middleware/requestId.js';
 import { classifyRoute, dispatch, routeGuard } from './http/middleware/routing.js';
 import type { AppState } from './http/state.js';

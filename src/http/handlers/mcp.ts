@@ -20,7 +20,7 @@ import type { Middleware } from 'koa';
 import { InvalidBodyError, InvalidInputError, ServiceUnavailableError, type ErrorDetail } from '../../failures.js';
 import { describeError, type Logger } from '../../log.js';
 import { API_VERSION } from '../envelope.js';
-import { featureNotAvailable } from '../middleware/authentication.js';
+import { featureNotAvailable } from '../middleware/subscriptionChecks.js';
 import { scopeFor, scopeNotAllowed } from '../middleware/keyScopeChecks.js';
 import { hasScope } from '../../subscriptions/keyRestrictions.js';
 import { readJsonBody } from '../parameters/jsonBody.js';
