@@ -28,7 +28,7 @@ import {
   VOCABULARY_DDL,
 } from '../../src/search/sqlite/index/textIndex.js';
 import { ENGLISH_COLUMNS, FRENCH_COLUMNS, TEXT_COLUMNS } from '../../src/search/sqlite/storage/textColumns.js';
-import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
+import { ftsMatchExpression } from '../../src/search/sqlite/query/fts5Expression.js';
 import { BM25_WEIGHTS } from '../../src/search/sqlite/index/postings.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import type {

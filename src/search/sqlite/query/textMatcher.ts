@@ -7,7 +7,7 @@ import type { Grant } from '../../../grants/schema.js';
 import type { ParsedSearch } from '../../../grants/searchSyntax.js';
 import { TEXT_TOKENIZER } from '../storage/catalogFile.js';
 import { insertTextSql, TEXT_COLUMNS, textColumnsOf } from '../storage/textColumns.js';
-import { ftsMatchExpression } from './translator.js';
+import { ftsMatchExpression } from './fts5Expression.js';
 
 export interface TextBatch {
   /**

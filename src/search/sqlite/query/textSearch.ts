@@ -29,7 +29,7 @@ import { filterConditions, type Condition } from './filters.js';
 import { prefilterPays } from './plan.js';
 import type { QueryTerms } from './queryTerms.js';
 import type { TextHits } from './textHits.js';
-import { ftsAnyOf, ftsMatchExpression } from './translator.js';
+import { ftsAnyOf, ftsMatchExpression } from './fts5Expression.js';
 import { relaxableTerms, relaxationPlan, termSearch, type RelaxationPlan } from '../../../grants/relaxation.js';
 import { countQuery } from '../../relaxedSearch.js';
 import { rankRelaxed } from './relaxedHits.js';
