@@ -6,7 +6,7 @@ import { AlertsRuntime } from '../alerts/runtime.js';
 import type { Resolver } from '../alerts/targets.js';
 import type { Stores } from '../stores.js';
 import type { SubscriptionsStore } from '../subscriptions/port.js';
-import { FtsTextMatcher } from '../search/sqlite/query/textMatcher.js';
+import { BatchTextMatcher } from '../search/sqlite/query/batchTextMatcher.js';
 import { withSynonymsApplied } from '../search/synonymSearch.js';
 import { compileAlertQuery } from '../http/parameters/alertBody.js';
 import type { ApiMetrics } from '../http/metrics/apiMetrics.js';
@@ -42,7 +42,7 @@ export function createAlerts(
     engine: search.engine,
     // An alert's search as GET /grants runs it: with the same synonyms.
     compile: (query) => withSynonymsApplied(compileAlertQuery(query), search.synonyms),
-    text: new FtsTextMatcher(),
+    text: new BatchTextMatcher(),
     config: config.alerts,
     instances: shared ? config.redis.instances : 1,
     clock,

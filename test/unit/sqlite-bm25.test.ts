@@ -13,7 +13,7 @@ import { plainSearch } from '../../src/grants/searchSyntax.js';
 import { emptyBits, hasBit, setBit } from '../../src/search/sqlite/index/bitset.js';
 import { scoreAll } from '../../src/search/sqlite/query/bm25.js';
 import { mergeAnalyses } from '../../src/search/sqlite/index/postings.js';
-import { analysesOf } from '../../src/search/sqlite/query/textSearch.js';
+import { analysesOf } from '../../src/search/sqlite/query/textHitFinder.js';
 import { relevancePage, selectKth } from '../../src/search/sqlite/collect/topk.js';
 import { openCatalog, type Db } from '../../src/search/sqlite/storage/catalogFile.js';
 import { CatalogColumns } from '../../src/search/sqlite/index/columns.js';

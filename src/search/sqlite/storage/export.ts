@@ -6,7 +6,7 @@ import { transientAsUnavailable } from '../../../sqliteFailures.js';
 import type { GrantExport } from '../../engine.js';
 import type { Db } from './catalogFile.js';
 import { CatalogReads } from './catalogReads.js';
-import { TextHitFinder } from '../query/textSearch.js';
+import { TextHitFinder } from '../query/textHitFinder.js';
 import type { CatalogColumns } from '../index/columns.js';
 import { everyMatch, matchCount } from '../collect/paging.js';
 

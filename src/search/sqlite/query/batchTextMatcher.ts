@@ -20,7 +20,7 @@ export interface TextBatch {
 
 const NONE: ReadonlySet<string> = new Set();
 
-export class FtsTextMatcher {
+export class BatchTextMatcher {
   private readonly db = new Database(':memory:');
 
   constructor() {
