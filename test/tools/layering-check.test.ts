@@ -208,9 +208,9 @@ describe('unit: the layering check (npm run check:layers)', function () {
       'src/search/sqlite/query/plan.ts': 'export const LIMIT = 256;\n',
       // The query side reaching for a page.
       'src/search/sqlite/query/filters.ts':
-        "import { page } from '../collect/paging.js';\nexport const filters = page;\n",
+        "import { page } from '../collect/offsetPage.js';\nexport const filters = page;\n",
       // collect/ doing I/O and knowing threads.
-      'src/search/sqlite/collect/paging.ts':
+      'src/search/sqlite/collect/offsetPage.ts':
         "import { isMainThread } from 'node:worker_threads';\nimport { file } from '../storage/catalogFile.js';\nexport const page = isMainThread ? file : '';\n",
       // storage/ reaching for the runtime.
       'src/search/sqlite/storage/catalogFile.ts':
@@ -223,11 +223,11 @@ describe('unit: the layering check (npm run check:layers)', function () {
     const { code, output } = await check(dir);
     expect(code, output).to.not.equal(0);
     expect(violations(output), output).to.deep.equal([
-      'engine-collect-pure: src/search/sqlite/collect/paging.ts → src/search/sqlite/storage/catalogFile.ts',
+      'engine-collect-pure: src/search/sqlite/collect/offsetPage.ts → src/search/sqlite/storage/catalogFile.ts',
       'engine-index-below-query: src/search/sqlite/index/columns.ts → src/search/sqlite/query/plan.ts',
-      'engine-query-below-collect: src/search/sqlite/query/filters.ts → src/search/sqlite/collect/paging.ts',
+      'engine-query-below-collect: src/search/sqlite/query/filters.ts → src/search/sqlite/collect/offsetPage.ts',
       'engine-storage-below-runtime: src/search/sqlite/storage/catalogFile.ts → src/search/sqlite/runtime/engine.ts',
-      'engine-threads-in-runtime: src/search/sqlite/collect/paging.ts → worker_threads',
+      'engine-threads-in-runtime: src/search/sqlite/collect/offsetPage.ts → worker_threads',
     ]);
   });
 

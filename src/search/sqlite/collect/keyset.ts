@@ -10,7 +10,7 @@ import { compareCodePoints, type CatalogColumns, type OrderKey } from '../index/
 import { matchesOf, type Condition } from '../query/filters.js';
 import { rankedBy, type ScoredHits, type TextHits } from '../query/textHits.js';
 import { facetCounts } from './facets.js';
-import { orderOf, pageAlongOrder } from './paging.js';
+import { orderOf, pageAlongOrder } from './sortOrderWalk.js';
 import { relevancePage } from './topk.js';
 
 export interface KeysetAnswer {

@@ -12,7 +12,7 @@ import type { ChangesPage } from '../../changes.js';
 import type { HistoryPage } from '../../../grants/history.js';
 import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../../engine.js';
 import { keysetSearch } from '../collect/keyset.js';
-import { offsetPage, type ColumnAnswer } from '../collect/paging.js';
+import { offsetPage, type ColumnAnswer } from '../collect/offsetPage.js';
 import { countBits } from '../index/bitset.js';
 import { CatalogColumns } from '../index/columns.js';
 import type { Postings } from '../index/postings.js';

@@ -8,7 +8,7 @@ import type { Db } from './catalogFile.js';
 import { CatalogReads } from './catalogReads.js';
 import { TextHitFinder } from '../query/textHitFinder.js';
 import type { CatalogColumns } from '../index/columns.js';
-import { everyMatch, matchCount } from '../collect/paging.js';
+import { everyMatch, matchCount } from '../collect/exportMatches.js';
 
 /** Grants per batch: small enough to keep memory flat, large enough to keep the per-batch cost low. */
 export const EXPORT_BATCH = 500;
