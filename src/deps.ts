@@ -81,9 +81,9 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     overload: { layer: overload.middleware() },
     /**
      * Called once the server has stopped and every request has run to its end: the background
-     * work first (the overload sampler, the alert worker), then the stores (each writes its last
-     * write turn and pending usage rows before it closes), the limiter and Redis, and the search
-     * engine last.
+     * work first (the overload sampler, the alert worker), then the stores (each commits its last
+     * group commit and pending usage rows before it closes), the limiter and Redis, and the
+     * search engine last.
      */
     async close() {
       overload.stop();

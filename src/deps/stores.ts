@@ -19,7 +19,7 @@ export interface StoresPart {
   usage: UsageLog;
   /** The monthly allowance as the store records it. */
   allowance: AllowanceRecord;
-  /** Stops the outage policy, then closes the store (its last write turn and usage rows written). */
+  /** Stops the outage policy, then closes the store (its last group commit and usage rows written). */
   close(): Promise<void>;
 }
 

@@ -10,7 +10,7 @@ import type { SubscriptionsStore, UsageSizes } from '../port.js';
 import { SubscriptionStore } from './subscriptionStore.js';
 import { UsageRetention, usageDailyRows, usageLogRows } from './usageRetention.js';
 import { UsageStore } from './usageStore.js';
-import { SqliteWriteTurn } from './writeTurn.js';
+import { SqliteGroupCommit } from './groupCommit.js';
 
 export interface StoreOptions {
   clock?: () => Date;
@@ -44,7 +44,7 @@ export class SqliteStore implements SubscriptionsStore {
     const clock = options.clock ?? (() => new Date());
     this.subscriptions = new SubscriptionStore(db, clock);
     // One write transaction per event-loop turn for the calls counted and the usage rows logged.
-    const writes = new SqliteWriteTurn(db);
+    const writes = new SqliteGroupCommit(db);
     this.usage = new UsageStore(db, options.log, (rows) => this.subscriptions.touchKeys(lastUseByKey(rows)), writes);
     this.allowance = new SqliteAllowanceCounter(db, writes);
     this.demo = new DemoSubscription(this.subscriptions.steps, clock);
