@@ -63,7 +63,7 @@ export interface Layer {
   middleware: Middleware<AppState>;
 }
 
-export const MAX_URL_LENGTH = 8192;
+const MAX_URL_LENGTH = 8192;
 
 /**
  * The API's middleware, in order. Under /external/v1 the checks run in the order

@@ -24,7 +24,7 @@ export interface Deps extends AppDeps {
   close(): Promise<void>;
 }
 
-export interface DepsOptions {
+interface DepsOptions {
   clock?: () => Date;
   /** How webhook hosts are resolved (the system's resolver by default). */
   resolve?: Resolver;

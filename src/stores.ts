@@ -18,7 +18,7 @@ export interface Stores {
   alerts: { store: AlertStore; box: SecretBox } | null;
 }
 
-export interface OpenStoresOptions extends OpenStoreOptions {
+interface OpenStoresOptions extends OpenStoreOptions {
   /** Open the alerts store too (default true). */
   alerts?: boolean;
 }

@@ -13,7 +13,7 @@ import type { ApiMetrics } from '../http/metrics/apiMetrics.js';
 import { registerAlertMetrics } from '../http/metrics/alertMetrics.js';
 import type { SearchPart } from './search.js';
 
-export interface AlertsOptions {
+interface AlertsOptions {
   clock: () => Date;
   log: Logger;
   /** How webhook hosts are resolved (the system's resolver by default). */

@@ -8,9 +8,9 @@ import { RedisAllowanceCounter } from '../subscriptions/redis/allowanceCounter.j
 import type { AllowanceCounter, AllowanceRecord } from '../subscriptions/port.js';
 
 /** Where the limits are counted: in memory, in Redis, or locally while Redis is out. */
-export type LimitsState = { limits: 'memory' } | RedisLink['state'];
+type LimitsState = { limits: 'memory' } | RedisLink['state'];
 
-export interface LimitsPart {
+interface LimitsPart {
   rateLimiter: RateLimiter;
   allowance: AllowanceCounter;
   state(): LimitsState;

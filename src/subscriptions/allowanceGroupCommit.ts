@@ -5,7 +5,7 @@
 // commits them in its store's group commit of the turn (sqlite/groupCommit.ts).
 import type { Admission } from './port.js';
 
-export interface Waiting {
+interface Waiting {
   resolve(admission: Admission): void;
   reject(error: unknown): void;
 }

@@ -7,7 +7,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Caller } from './port.js';
 
-export const CALLER_CACHE_SIZE = 10_000;
+const CALLER_CACHE_SIZE = 10_000;
 
 export class CallerCache {
   private readonly callers = new LRUCache<string, { caller: Caller; until: number; generation: number }>({

@@ -4,7 +4,7 @@
 
 import type { DailyCalls } from './port.js';
 
-export interface DailyUsage {
+interface DailyUsage {
   /** The UTC day, `YYYY-MM-DD`. */
   date: string;
   calls: number;

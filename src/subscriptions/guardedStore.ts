@@ -27,7 +27,7 @@ import {
   type StoreStatus,
 } from './storeOutage.js';
 
-export interface StoreHealth extends StoreStatus {
+interface StoreHealth extends StoreStatus {
   kind: string;
   /** Calls admitted through Redis waiting to be recorded. */
   deferredCalls: number;

@@ -21,9 +21,9 @@ import type { Caller } from './port.js';
 
 type Awaitable<T> = T | Promise<T>;
 
-export type StoreState = 'ok' | 'grace' | 'unavailable';
+type StoreState = 'ok' | 'grace' | 'unavailable';
 
-export interface StoreOutageOptions {
+interface StoreOutageOptions {
   /** How long known callers are served after the store's first failure. */
   graceMs: number;
   /** A store call slower than this counts as a failure (a hung server answers nothing). */

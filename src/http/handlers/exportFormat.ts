@@ -9,7 +9,7 @@ export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 
 /** What a list field's values are joined with in a CSV cell. */
-export const CSV_LIST_SEPARATOR = '|';
+const CSV_LIST_SEPARATOR = '|';
 
 /** The NDJSON lines of a batch of grants (each line ends with \n). */
 export function ndjsonLines(grantsJson: readonly string[], fields: readonly (keyof ServedGrant)[] | null): string {

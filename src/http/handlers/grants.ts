@@ -38,7 +38,7 @@ function facetsAsked(query: GrantQuery, counted: Facets | undefined): Facets | u
 }
 
 /** A page of GET /grants as JSON pieces: the grants (as the engine stores them, with their status at the query's time, projected), pagination and facets asked. */
-export interface SearchPage {
+interface SearchPage {
   dataJson: string;
   pagination: Pagination;
   facets?: Facets;
@@ -130,11 +130,7 @@ export async function grantJsonById(engine: SearchEngine, id: string, now: numbe
 }
 
 /** GET /grants/suggest and the MCP tool suggest_grants: the completions of the typed text (none when it holds no word). */
-export async function suggestions(
-  engine: SearchEngine,
-  query: Map<string, string[]>,
-  now: number,
-): Promise<SuggestItem[]> {
+async function suggestions(engine: SearchEngine, query: Map<string, string[]>, now: number): Promise<SuggestItem[]> {
   const request = parseSuggestQuery(query, now);
   return request === null ? [] : engine.suggest(request);
 }

@@ -24,7 +24,7 @@ const BODY_FIELDS = ['name', 'scopes', 'origins', 'ips', 'expiresAt', 'rateLimit
 const noParams = paramValidator({});
 
 /** The actor of a change made through the API: the calling key, from its address. */
-export const apiActor = (state: AppState): AuditActor => ({
+const apiActor = (state: AppState): AuditActor => ({
   actor: state.caller!.keyId,
   address: state.clientAddress ?? null,
 });

@@ -13,7 +13,7 @@ import type { AppState } from '../state.js';
 import { presentRestrictions, RESTRICTIONS_SCHEMA } from './keyPresentation.js';
 
 export const DEFAULT_STATISTICS_DAYS = 30;
-export const MAX_STATISTICS_DAYS = 365;
+const MAX_STATISTICS_DAYS = 365;
 
 export const USAGE_PARAMS: ParamSpecs = {
   days: {

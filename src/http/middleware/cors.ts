@@ -13,7 +13,7 @@ import { isApiPath } from '../routeTable.js';
 import type { AppState } from '../state.js';
 
 /** How long a browser may reuse a preflight's answer, in seconds. */
-export const CORS_MAX_AGE_SECONDS = 600;
+const CORS_MAX_AGE_SECONDS = 600;
 
 /** The response headers a page may read: the request id, the rate-limit headers, Retry-After and the ETag. */
 export const CORS_EXPOSED_HEADERS = ['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, 'Retry-After', 'ETag'] as const;
@@ -33,7 +33,7 @@ export function deploymentAllows(allowedOrigins: readonly string[]): (origin: st
 }
 
 /** The origins some working key lists (SubscriptionRecords.keyOrigins). */
-export type KeyOrigins = () => Awaitable<ReadonlySet<string>>;
+type KeyOrigins = () => Awaitable<ReadonlySet<string>>;
 
 export function cors(allowedOrigins: readonly string[], keyOrigins?: KeyOrigins): Middleware<AppState> {
   const anyOrigin = allowedOrigins.includes('*');

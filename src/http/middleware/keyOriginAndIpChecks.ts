@@ -10,7 +10,7 @@ import { ApiError } from '../errors.js';
 import type { AppState } from '../state.js';
 
 /** The client address of a request: the peer, or the first address before the trusted proxies in X-Forwarded-For. */
-export function clientAddress(trustProxy: readonly string[]): (ctx: ParameterizedContext<AppState>) => string {
+function clientAddress(trustProxy: readonly string[]): (ctx: ParameterizedContext<AppState>) => string {
   const trusted = proxyaddr.compile([...trustProxy]);
   return (ctx) => (trustProxy.length === 0 ? (ctx.req.socket.remoteAddress ?? '') : proxyaddr(ctx.req, trusted));
 }

@@ -44,7 +44,7 @@ export function setLimitHeaders(
 const keyBudget = (keyId: string): string => `key:${keyId}`;
 
 /** A key's own rate: its restriction, never above the subscription's; null without one. */
-export const keyRateOf = (caller: Caller): number | null =>
+const keyRateOf = (caller: Caller): number | null =>
   caller.restrictions.rateLimit === null
     ? null
     : Math.min(caller.restrictions.rateLimit, rateLimitOf(caller.subscription));

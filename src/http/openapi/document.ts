@@ -94,7 +94,7 @@ interface OperationDoc {
 }
 
 /** How a partner sees the grants still open first (the default order lists the oldest deadlines first). */
-export const OPEN_GRANTS_FIRST =
+const OPEN_GRANTS_FIRST =
   'Without `search` or `sort`, grants come by deadline, the oldest first, closed grants included: ask for `open=true&sort=deadline` ' +
   'to get the grants still accepting applications, closing soonest first (those without a deadline last).';
 

@@ -11,7 +11,7 @@ import { PgSteps } from './steps.js';
 import { PgSubscriptionStore } from './subscriptionStore.js';
 import { dropPartitionsBefore, ensurePartitions, PgUsageStore } from './usageStore.js';
 
-export interface PgStoreOptions {
+interface PgStoreOptions {
   clock?: () => Date;
   log: Logger;
   retentionDays: number;

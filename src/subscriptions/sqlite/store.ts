@@ -12,7 +12,7 @@ import { UsageRetention, usageDailyRows, usageLogRows } from './usageRetention.j
 import { UsageStore } from './usageStore.js';
 import { SqliteGroupCommit } from './groupCommit.js';
 
-export interface StoreOptions {
+interface StoreOptions {
   clock?: () => Date;
   log: Logger;
   /** Usage rows older than this many days are deleted by the retention sweep. */

@@ -35,7 +35,7 @@ import { countQuery } from '../../relaxedSearch.js';
 import { rankRelaxed } from './relaxedHits.js';
 
 /** Where single words may be answered from memory: the catalog's tokenizer, and the text index of the columns' build (read on first use). */
-export interface InMemoryWords {
+interface InMemoryWords {
   terms: QueryTerms;
   index(): TextIndex;
 }

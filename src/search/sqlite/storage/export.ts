@@ -11,7 +11,7 @@ import type { CatalogColumns } from '../index/columns.js';
 import { everyMatch, matchCount } from '../collect/exportMatches.js';
 
 /** Grants per batch: small enough to keep memory flat, large enough to keep the per-batch cost low. */
-export const EXPORT_BATCH = 500;
+const EXPORT_BATCH = 500;
 
 /**
  * The export of `query` from the snapshot `db` is in (a read transaction already begun, whose
