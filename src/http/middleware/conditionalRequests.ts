@@ -59,8 +59,12 @@ const entityTag = (content: string): string => `W/"${hash('sha256', content, 'ba
 /** The opaque part of an entity tag, for the weak comparison (W/ ignored). */
 const opaque = (tag: string): string => (tag.startsWith('W/') ? tag.slice(2) : tag);
 
-/** Whether an If-None-Match value (`*` or a comma-separated list of tags) names `etag`, weakly compared. */
-function namesTag(ifNoneMatch: string, etag: string): boolean {
+/**
+ * Whether an If-None-Match value (`*` or a comma-separated list of tags) names `etag`, weakly
+ * compared (RFC 9110 §13.1.2). Unlike Koa's ctx.fresh it ignores the request's Cache-Control,
+ * which fetch() sets to no-cache with any conditional header.
+ */
+export function namesTag(ifNoneMatch: string, etag: string): boolean {
   const value = ifNoneMatch.trim();
   if (value === '' || etag === '') return false;
   if (value === '*') return true;
