@@ -82,7 +82,7 @@ module.exports = {
       name: 'http-not-to-adapters',
       severity: 'error',
       comment:
-        'The HTTP layer talks to ports (subscriptions/store.ts, search/engine.ts, alerts/store.ts), never to an adapter behind one: the wiring (src/deps.ts) picks the adapter.',
+        'The HTTP layer talks to ports (subscriptions/port.ts, search/engine.ts, alerts/store.ts), never to an adapter behind one: the wiring (src/deps.ts) picks the adapter.',
       from: { path: '^src/http/' },
       to: { path: '^src/(subscriptions|search|alerts)/(sqlite|postgres|redis|elasticsearch)/' },
     },
@@ -130,7 +130,7 @@ module.exports = {
       name: 'store-port-side-not-to-adapters',
       severity: 'error',
       comment:
-        'The port (src/subscriptions/store.ts) and what the adapters share import no adapter; only openStore.ts (which store a process opens) and sqliteToPostgres.ts (a copy between two of them) do.',
+        'The port (src/subscriptions/port.ts) and what the adapters share import no adapter; only openStore.ts (which store a process opens) and sqliteToPostgres.ts (a copy between two of them) do.',
       from: { path: '^src/subscriptions/[^/]+$', pathNot: '^src/subscriptions/(openStore|sqliteToPostgres)[.]ts$' },
       to: { path: '^src/subscriptions/(sqlite|postgres|redis)/' },
     },

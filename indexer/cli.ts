@@ -36,7 +36,7 @@ import {
 
 export type { Io } from '../src/cli/runner.js';
 
-export const EXIT = { ok: 0, rejected: 1, usage: 2, failed: 3, shrink: 4 } as const;
+const EXIT = { ok: 0, rejected: 1, usage: 2, failed: 3, shrink: 4 } as const;
 
 const HELP = `Usage: grants-indexer <command> [options]
 

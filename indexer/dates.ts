@@ -73,7 +73,7 @@ export const endOfDay = (day: Day, zone: string): string => zonedInstant(day, 23
 export const startOfDay = (day: Day, zone: string): string => zonedInstant(day, 0, 0, 0, 0, zone);
 
 /** Whether the day exists in the calendar (no 31 April, 29 February only in leap years). */
-export function dayExists({ year, month, day }: Day): boolean {
+function dayExists({ year, month, day }: Day): boolean {
   if (year < 1 || month < 1 || month > 12 || day < 1) return false;
   const d = new Date(Date.UTC(year, month - 1, day));
   return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;

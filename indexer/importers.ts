@@ -17,7 +17,7 @@ import { readExtract } from './formats/grantsGovXml.js';
 import { xmlEntries } from './formats/zip.js';
 import { readSource, type SourceRecord } from './source.js';
 
-export interface ImportOptions {
+interface ImportOptions {
   /** A file, or "-" for stdin. */
   source: string;
   /** The format, when given (otherwise guessed). */
@@ -30,7 +30,7 @@ export interface ImportOptions {
   note?: (line: string) => void;
 }
 
-export interface Importer {
+interface Importer {
   format: Format;
   packing: Packing;
   /** Why this format, when it was guessed; null when given. */

@@ -120,7 +120,7 @@ export async function reindexFromSource(
   }
 }
 
-export interface SyncOptions extends IngestionOptions {
+interface SyncOptions extends IngestionOptions {
   prune: boolean;
   /**
    * Read a file source once to find every rejection before changing anything: for an engine

@@ -1,8 +1,9 @@
 // createApp(deps): the middleware order and the routes; no I/O at import time.
 import Koa, { type Middleware } from 'koa';
 import { accessLog } from './http/middleware/accessLog.js';
-import { authenticate, featureGuard } from './http/middleware/authentication.js';
-import { keyPlace, scopeGuard } from './http/middleware/keyRestrictionChecks.js';
+import { authenticate } from './http/middleware/authentication.js';
+import { callerOriginAndIp } from './http/middleware/keyOriginAndIpChecks.js';
+import { scopeGuard } from './http/middleware/keyScopeChecks.js';
 import { keyHandlers } from './http/handlers/keys.js';
 import { compression, DEFAULT_COMPRESSION, type CompressionSettings } from './http/middleware/compression.js';
 import { conditionalRequests } from './http/middleware/conditionalRequests.js';
@@ -16,7 +17,8 @@ import { serveSearchPage } from './http/pages/searchPage.js';
 import { serveLanding } from './http/pages/landing.js';
 import { healthRoutes } from './http/handlers/health.js';
 import { serveOpenapi } from './http/openapi/document.js';
-import { enforceLimits, subscriptionStatus } from './http/middleware/rateAndAllowance.js';
+import { enforceLimits } from './http/middleware/rateAndAllowance.js';
+import { featureGuard, subscriptionStatus } from './http/middleware/subscriptionChecks.js';
 import { requestId } from './http/middleware/requestId.js';
 import { classifyRoute, dispatch, routeGuard } from './http/middleware/routing.js';
 import type { AppState } from './http/state.js';
@@ -27,7 +29,7 @@ import { recordUsage } from './http/middleware/usageRecorder.js';
 import type { Logger } from './log.js';
 import type { RateLimiter } from './ratelimit/limiter.js';
 import type { SearchEngine } from './search/engine.js';
-import type { AllowanceCounter, SubscriptionRecords, UsageLog } from './subscriptions/store.js';
+import type { AllowanceCounter, SubscriptionRecords, UsageLog } from './subscriptions/port.js';
 
 export interface AppDeps {
   engine: SearchEngine;
@@ -61,7 +63,7 @@ export interface Layer {
   middleware: Middleware<AppState>;
 }
 
-export const MAX_URL_LENGTH = 8192;
+const MAX_URL_LENGTH = 8192;
 
 /**
  * The API's middleware, in order. Under /external/v1 the checks run in the order
@@ -98,7 +100,7 @@ export function apiLayers(deps: AppDeps): Layer[] {
     { name: 'classify', middleware: classifyRoute() },
     ...(deps.overload === undefined ? [] : [{ name: 'overload', middleware: deps.overload.layer }]),
     { name: 'auth', middleware: authenticate(deps.subscriptions, deps.clock) },
-    { name: 'keyPlace', middleware: keyPlace(deps.trustProxy ?? [], deps.corsOrigins ?? []) },
+    { name: 'callerOriginAndIp', middleware: callerOriginAndIp(deps.trustProxy ?? [], deps.corsOrigins ?? []) },
     { name: 'status', middleware: subscriptionStatus(deps) },
     { name: 'limits', middleware: enforceLimits(deps) },
     { name: 'routeGuard', middleware: routeGuard() },

@@ -82,7 +82,7 @@ export interface AlertsConfig {
   secretsKeyPrevious: string[];
 }
 
-export interface SearchLoadConfig {
+interface SearchLoadConfig {
   /** Worker threads running the embedded engine's searches; 0: searches run on the event loop. */
   workers: number;
   /** A search's time budget (queue wait included); past it a 503 (SQLite: the worker is replaced; Elasticsearch: the request timeout). */

@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import { catalogStatusReader } from './search/catalogStatus.js';
 import { ApiMetrics } from './http/metrics/apiMetrics.js';
-import type { DemoRecords, SubscriptionsStore } from './subscriptions/store.js';
+import type { DemoRecords, SubscriptionsStore } from './subscriptions/port.js';
 import type { AlertsRuntime } from './alerts/runtime.js';
 import type { Resolver } from './alerts/targets.js';
 import { createSearch } from './deps/search.js';
@@ -24,7 +24,7 @@ export interface Deps extends AppDeps {
   close(): Promise<void>;
 }
 
-export interface DepsOptions {
+interface DepsOptions {
   clock?: () => Date;
   /** How webhook hosts are resolved (the system's resolver by default). */
   resolve?: Resolver;
@@ -81,9 +81,9 @@ export async function createDeps(config: Config, log: Logger, options: DepsOptio
     overload: { layer: overload.middleware() },
     /**
      * Called once the server has stopped and every request has run to its end: the background
-     * work first (the overload sampler, the alert worker), then the stores (each writes its last
-     * write turn and pending usage rows before it closes), the limiter and Redis, and the search
-     * engine last.
+     * work first (the overload sampler, the alert worker), then the stores (each commits its last
+     * group commit and pending usage rows before it closes), the limiter and Redis, and the
+     * search engine last.
      */
     async close() {
       overload.stop();

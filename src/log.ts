@@ -25,9 +25,9 @@ export interface Logger {
   flush(): void;
 }
 
-export type LogFormat = 'json' | 'pretty';
+type LogFormat = 'json' | 'pretty';
 
-export interface LoggerOptions {
+interface LoggerOptions {
   format?: LogFormat;
   /** Where JSON lines go (tests); stdout, asynchronously, by default. */
   destination?: DestinationStream;

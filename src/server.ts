@@ -32,7 +32,7 @@ export const MAX_HEADER_BYTES = 64 * 1024;
  * gets a 431 with no body, since it may be a HEAD. Between MAX_HEADER_BYTES and this, the request
  * is parsed and refused with its method known (refuseLargeHeaders).
  */
-export const PARSER_HEADER_BYTES = 4 * MAX_HEADER_BYTES;
+const PARSER_HEADER_BYTES = 4 * MAX_HEADER_BYTES;
 
 const envelopeError = (code: ErrorCode, message: string, requestId: string): string =>
   JSON.stringify(errorBody(requestId, { code, message }));

@@ -5,13 +5,13 @@ import { availableParallelism } from 'node:os';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 export type LogFormatSetting = (typeof LOG_FORMATS)[number];
 export const SEARCH_ENGINES = ['sqlite', 'elasticsearch'] as const;
 export type SearchEngineName = (typeof SEARCH_ENGINES)[number];
 
 /** Svix's schedule: the delays after the first attempt. */
-export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
 /** The checks a text or list setting may name (src/settingsReader.ts gives each its function). */
 export type TextFormat = 'durations' | 'aes-256-key';
@@ -24,7 +24,7 @@ interface Described {
 }
 
 /** A whole number within bounds; `onlyWith`: read only while that boolean setting is on. */
-export interface IntegerSetting extends Described {
+interface IntegerSetting extends Described {
   kind: 'integer';
   default: number;
   min: number;
@@ -32,24 +32,24 @@ export interface IntegerSetting extends Described {
   onlyWith?: string;
 }
 /** true/false, also 1/0, yes/no, on/off, in any case. */
-export interface BooleanSetting extends Described {
+interface BooleanSetting extends Described {
   kind: 'boolean';
   default: boolean;
 }
 /** One of a few words, in any case. */
-export interface OneOfSetting<V extends string = string> extends Described {
+interface OneOfSetting<V extends string = string> extends Described {
   kind: 'oneOf';
   values: readonly V[];
   default: V;
 }
 /** A file or directory: a value given is resolved from the working directory, the default from `from`. */
-export interface PathSetting extends Described {
+interface PathSetting extends Described {
   kind: 'path';
   default: string;
   from: 'working directory' | 'repository';
 }
 /** Free text, or text of a pattern or format; null: unset unless given. */
-export interface TextSetting<D extends string | null = string | null> extends Described {
+interface TextSetting<D extends string | null = string | null> extends Described {
   kind: 'text';
   default: D;
   pattern?: string;
@@ -60,7 +60,7 @@ export interface TextSetting<D extends string | null = string | null> extends De
   echo?: boolean;
 }
 /** A URL of one of the protocols. */
-export interface UrlSetting<D extends string | null = string | null> extends Described {
+interface UrlSetting<D extends string | null = string | null> extends Described {
   kind: 'url';
   default: D;
   protocols: readonly string[];
@@ -68,7 +68,7 @@ export interface UrlSetting<D extends string | null = string | null> extends Des
   echo?: boolean;
 }
 /** Comma-separated values, blanks dropped; empty by default. */
-export interface ListSetting extends Described {
+interface ListSetting extends Described {
   kind: 'list';
   format?: TextFormat;
   problem?: string;

@@ -3,7 +3,7 @@
 // failure as one plain sentence (what went wrong, and what to do). Pure functions of their inputs.
 import path from 'node:path';
 import { ConfigError, type Config } from './config.js';
-import type { CreatedDemo } from './subscriptions/store.js';
+import type { CreatedDemo } from './subscriptions/port.js';
 import { SynonymsUnusableError } from './search/synonymSearch.js';
 
 const PREFIX = 'grants API cannot start';

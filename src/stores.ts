@@ -10,7 +10,7 @@ import { SqliteAlertStore } from './alerts/sqlite/alertStore.js';
 import { PgAlertStore } from './alerts/postgres/alertStore.js';
 import { unavailableWhenDown } from './subscriptions/postgres/database.js';
 import { openStore, type OpenStoreOptions } from './subscriptions/openStore.js';
-import type { StoreKind, SubscriptionsStore } from './subscriptions/store.js';
+import type { StoreKind, SubscriptionsStore } from './subscriptions/port.js';
 
 export interface Stores {
   store: SubscriptionsStore;
@@ -18,7 +18,7 @@ export interface Stores {
   alerts: { store: AlertStore; box: SecretBox } | null;
 }
 
-export interface OpenStoresOptions extends OpenStoreOptions {
+interface OpenStoresOptions extends OpenStoreOptions {
   /** Open the alerts store too (default true). */
   alerts?: boolean;
 }

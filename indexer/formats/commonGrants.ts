@@ -7,16 +7,16 @@ import { BENEFICIARIES, CURRENCIES, type Beneficiary } from '../../src/grants/sc
 import { endOfDay, isoDay, startOfDay, zonedInstant } from '../dates.js';
 
 /** The id of a grant from an opportunity that carries none of ours: this prefix and its UUID. */
-export const COMMON_GRANTS_ID_PREFIX = 'commongrants-';
+const COMMON_GRANTS_ID_PREFIX = 'commongrants-';
 
 /** The source name of a grant from an opportunity that carries no source of ours. */
-export const COMMON_GRANTS_SOURCE_NAME = 'CommonGrants';
+const COMMON_GRANTS_SOURCE_NAME = 'CommonGrants';
 
 /** The currency of an opportunity that states none (no amount, no currency custom field). */
-export const DEFAULT_CURRENCY = 'USD';
+const DEFAULT_CURRENCY = 'USD';
 
 /** The protocol's applicant types (ApplicantTypeOptions) → our beneficiaries ([] where none of ours fits). */
-export const APPLICANT_TYPES: Readonly<Record<string, readonly Beneficiary[]>> = {
+const APPLICANT_TYPES: Readonly<Record<string, readonly Beneficiary[]>> = {
   individual: ['INDIVIDUALS'],
   organization: [],
   government_state: [],
@@ -38,7 +38,7 @@ export const APPLICANT_TYPES: Readonly<Record<string, readonly Beneficiary[]>> =
 type Problem = { field: string; reason: string };
 type Json = Record<string, unknown>;
 
-export interface MappedOpportunity {
+interface MappedOpportunity {
   /** The grant record, or null when the opportunity cannot be one (then `problems` says why). */
   value: Json | null;
   problems: Problem[];

@@ -7,7 +7,7 @@ import { MAX_RECORD_CHARS } from '../source.js';
 import { SourceUnreadable } from './bytes.js';
 
 /** How the opportunities are laid out in the source. */
-export type Layout = 'pages' | 'array' | 'opportunities';
+type Layout = 'pages' | 'array' | 'opportunities';
 
 /** What `JSONParser` emits for each layout: the items of each page, the elements of the array, each top-level value. */
 const PATHS: Record<Layout, string[]> = { pages: ['$.items.*'], array: ['$.*'], opportunities: ['$'] };
@@ -53,7 +53,7 @@ export function layoutOf(text: string): Layout | null {
   return null;
 }
 
-export interface OpportunityValue {
+interface OpportunityValue {
   /** 1-based position among the opportunities of the source. */
   number: number;
   value: unknown;

@@ -8,14 +8,14 @@ import { dayIn, dayPattern, DEFAULT_TIME_ZONE, endOfDay, isoDay, isTimeZone, sta
 type Scalar = string | number | boolean | null;
 type Mapped = Scalar | string[];
 
-export interface NumberFormat {
+interface NumberFormat {
   /** The decimal mark: "." (default) or ",". */
   decimal?: '.' | ',';
   /** The thousands separator: "," (default), ".", " " or "" (none). */
   thousands?: ',' | '.' | ' ' | "'" | '';
 }
 
-export interface FieldMapping {
+interface FieldMapping {
   /** The header of the column that feeds the field. */
   column?: string;
   /** A value for every row (instead of a column). */
@@ -32,7 +32,7 @@ export interface FieldMapping {
   number?: NumberFormat;
 }
 
-export interface CsvMapping {
+interface CsvMapping {
   /** The character between cells (default ","). */
   delimiter?: string;
   /** The time zone of date-only dates (default America/Toronto). */
@@ -328,8 +328,7 @@ function nest(value: Record<string, unknown>): void {
   for (const outer of objects) if (Object.values(value[outer] as object).every((v) => v === null)) value[outer] = null;
 }
 
-export type MappedRow =
-  { value: Partial<Record<keyof Grant, unknown>>; problems: [] } | { value: null; problems: Problem[] };
+type MappedRow = { value: Partial<Record<keyof Grant, unknown>>; problems: [] } | { value: null; problems: Problem[] };
 
 /** One row (header → cell) as a grant record, or every problem the mapping met in it. */
 export function mapRow(row: ReadonlyMap<string, string>, plan: MappingPlan): MappedRow {

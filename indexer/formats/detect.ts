@@ -7,7 +7,7 @@ export type Format = (typeof FORMATS)[number];
 /** How the bytes are packed around the format. */
 export type Packing = 'plain' | 'gzip' | 'zip';
 
-export interface Guess {
+interface Guess {
   format: Format;
   packing: Packing;
   /** Why, in words, for the output ("the extension .csv"). */
@@ -23,9 +23,9 @@ const EXTENSIONS: Record<string, Format> = {
   '.zip': 'grants-gov',
 };
 
-export const isZip = (head: Uint8Array): boolean =>
+const isZip = (head: Uint8Array): boolean =>
   head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && head[2] === 0x03 && head[3] === 0x04;
-export const isGzip = (head: Uint8Array): boolean => head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+const isGzip = (head: Uint8Array): boolean => head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
 
 /** The format of plain text from its first characters, or null when they say nothing. */
 function formatOfText(head: string): Format | null {

@@ -10,14 +10,14 @@ export const FORECAST = 'OpportunityForecastDetail_1_0';
 export type RecordKind = typeof SYNOPSIS | typeof FORECAST;
 
 /** The time zone of Grants.gov's dates: US Eastern. */
-export const GRANTS_GOV_TIME_ZONE = 'America/New_York';
+const GRANTS_GOV_TIME_ZONE = 'America/New_York';
 
 /** An opportunity's page on Grants.gov. */
-export const opportunityPage = (opportunityId: string): string =>
+const opportunityPage = (opportunityId: string): string =>
   `https://www.grants.gov/search-results-detail/${encodeURIComponent(opportunityId)}`;
 
 /** EligibleApplicants codes → our beneficiaries ([] where none of ours fits; 99 "Unrestricted" is every one). */
-export const ELIGIBLE_APPLICANTS: Readonly<Record<string, readonly Beneficiary[]>> = {
+const ELIGIBLE_APPLICANTS: Readonly<Record<string, readonly Beneficiary[]>> = {
   '00': [], // State governments
   '01': ['MUNICIPALITIES'], // County governments
   '02': ['MUNICIPALITIES'], // City or township governments
@@ -38,7 +38,7 @@ export const ELIGIBLE_APPLICANTS: Readonly<Record<string, readonly Beneficiary[]
 };
 
 /** FundingInstrumentType codes → our funding types; null: not funding our catalog lists (a procurement contract is a purchase). */
-export const FUNDING_INSTRUMENTS: Readonly<Record<string, FundingType | null>> = {
+const FUNDING_INSTRUMENTS: Readonly<Record<string, FundingType | null>> = {
   G: 'GRANT', // Grant
   CA: 'GRANT', // Cooperative Agreement (a grant with the agency substantially involved)
   O: 'GRANT', // Other
@@ -46,10 +46,10 @@ export const FUNDING_INSTRUMENTS: Readonly<Record<string, FundingType | null>> =
 };
 
 /** The elements of one record: name → its values, in order (FundingInstrumentType, EligibleApplicants, … repeat). */
-export type RecordFields = ReadonlyMap<string, readonly string[]>;
+type RecordFields = ReadonlyMap<string, readonly string[]>;
 
 type Problem = { field: string; reason: string };
-export type Mapped = { value: Record<string, unknown>; problems: [] } | { value: null; problems: Problem[] };
+type Mapped = { value: Record<string, unknown>; problems: [] } | { value: null; problems: Problem[] };
 
 const MMDDYYYY = dayPattern('MMDDYYYY')!;
 const html = compile({

@@ -6,7 +6,7 @@ import { MAX_RECORD_CHARS } from '../source.js';
 import { SourceUnreadable } from './bytes.js';
 import { FORECAST, SYNOPSIS, type RecordKind } from './grantsGov.js';
 
-export interface ExtractRecord {
+interface ExtractRecord {
   /** 1-based position among the root's children. */
   ordinal: number;
   /** The element's name without its namespace prefix. */

@@ -7,7 +7,7 @@ import yauzl from 'yauzl';
 import { SourceUnreadable } from './bytes.js';
 
 /** The largest entry read (the real extract's XML is a few hundred megabytes). */
-export const MAX_ENTRY_BYTES = 4 * 1024 ** 3;
+const MAX_ENTRY_BYTES = 4 * 1024 ** 3;
 /** The largest inflation ratio accepted (XML compresses about 10 to 20 times). */
 export const MAX_RATIO = 200;
 

@@ -23,7 +23,7 @@ const LIST_FIELDS: readonly (readonly [ListField, (grant: Grant) => readonly str
   ['currencies', (g) => g.currency],
 ];
 
-export interface IndexedAlert {
+interface IndexedAlert {
   id: string;
   conditions: GrantConditions | null;
 }

@@ -8,7 +8,7 @@ import { LRUCache } from 'lru-cache';
 import type { Resolver } from './targets.js';
 
 /** How long a host's answer is reused: short, so that a receiver moving to a new address is followed within seconds. */
-export const RESOLVED_TTL_MS = 5_000;
+const RESOLVED_TTL_MS = 5_000;
 /** Hosts kept at most (the least recently used are dropped). */
 const HOSTS_KEPT = 1024;
 

@@ -33,7 +33,7 @@ const CLAIMED_AHEAD = 3;
 const RECORD_BATCH = 64;
 const RECORD_WAIT_MS = 10;
 
-export interface DelivererDeps {
+interface DelivererDeps {
   store: AlertStore;
   post: (request: WebhookRequest) => Promise<AttemptResult>;
   /** Delays after the first attempt, in milliseconds. */

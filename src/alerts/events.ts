@@ -3,7 +3,7 @@ import { similarGrantsPath } from '../apiPaths.js';
 import { servedGrantJson } from '../grants/lifecycle.js';
 import type { Alert, MessageType } from './model.js';
 
-export interface ChangeRef {
+interface ChangeRef {
   changedAt: string;
   /** The feed position of the change (a `since` token of GET /grants/changes). */
   position: string;

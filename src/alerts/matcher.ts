@@ -26,7 +26,7 @@ export interface TextMatching {
   batch(grants: readonly Grant[]): { matching(search: ParsedSearch | null): ReadonlySet<string>; close(): void };
 }
 
-export interface MatcherDeps {
+interface MatcherDeps {
   engine: Pick<SearchEngine, 'changesJson' | 'getByIdJson' | 'typoNeighbours' | 'searchJson'>;
   store: AlertStore;
   /** An alert's query as conditions (the same translation GET /grants makes); throws for a query no longer valid. */
@@ -43,9 +43,9 @@ export interface MatcherDeps {
 }
 
 /** How long the matcher's lease lasts: a dead holder is replaced within this time. */
-export const MATCHER_LEASE_MS = 10_000;
+const MATCHER_LEASE_MS = 10_000;
 
-export interface MatchReport {
+interface MatchReport {
   changes: number;
   events: number;
   /** Seconds between the oldest change of the batch and now (0 when idle). */

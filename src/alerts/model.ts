@@ -15,7 +15,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export type MessageType = EventType | 'alert.test';
 
 export const ALERT_STATUSES = ['ACTIVE', 'PAUSED', 'DISABLED'] as const;
-export type AlertStatus = (typeof ALERT_STATUSES)[number];
+type AlertStatus = (typeof ALERT_STATUSES)[number];
 
 export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

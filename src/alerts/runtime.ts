@@ -14,7 +14,7 @@ import { systemResolver, type Resolver } from './targets.js';
 import { postWebhook, WebhookConnections } from './webhookPost.js';
 import { AlertsWorker } from './worker.js';
 
-export interface AlertsRuntimeDeps {
+interface AlertsRuntimeDeps {
   store: AlertStore;
   engine: SearchEngine;
   compile: (query: AlertQuery) => GrantConditions;

@@ -21,7 +21,7 @@ const keyOf = (base64: string): Buffer => {
 export const newSecretsKey = (): string => randomBytes(32).toString('base64');
 
 /** The key files of a data directory: the key in use, the one being rotated to, the one rotated from. */
-export const keyFiles = (dataDir: string) => ({
+const keyFiles = (dataDir: string) => ({
   current: path.join(dataDir, 'secrets.key'),
   next: path.join(dataDir, 'secrets.key.next'),
   previous: path.join(dataDir, 'secrets.key.previous'),

@@ -53,7 +53,7 @@ const DASHED_V4 = /(?:^|[.-])(\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3})(?:[.-]|$)/;
 const under = (host: string, domain: string): boolean => host === domain || host.endsWith(`.${domain}`);
 
 /** What kind of address an address that may not be a target is (in words, without the address), or null when it is public (or private ones are allowed). */
-export function refusedAddress(address: string, policy: Pick<TargetPolicy, 'allowPrivate'>): string | null {
+function refusedAddress(address: string, policy: Pick<TargetPolicy, 'allowPrivate'>): string | null {
   if (!ipaddr.isValid(address)) return 'something that is not an IP address';
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
@@ -116,7 +116,7 @@ export type Resolver = (host: string) => Promise<{ address: string; family: numb
 export const systemResolver: Resolver = (host) => lookup(host, { all: true, verbatim: true });
 
 /** A target checked for one attempt: the URL, and the address to connect to. */
-export interface CheckedTarget {
+interface CheckedTarget {
   url: URL;
   address: string;
   family: number;

@@ -10,7 +10,7 @@ import { LRUCache } from 'lru-cache';
 import type { AttemptResult } from './model.js';
 import { checkTarget, TargetRefused, type Resolver, type TargetPolicy } from './targets.js';
 
-export const MAX_ANSWER_BYTES = 64 * 1024;
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 export interface WebhookRequest {
   url: string;
@@ -18,7 +18,7 @@ export interface WebhookRequest {
   body: string;
 }
 
-export interface PostOptions extends TargetPolicy {
+interface PostOptions extends TargetPolicy {
   timeoutMs: number;
   resolve?: Resolver;
   clock?: () => Date;

@@ -13,7 +13,7 @@ const PROBLEMS: Record<string, string> = {
 };
 
 /** The system error code of an error, if it has one. */
-export const errorCode = (error: unknown): string | undefined => {
+const errorCode = (error: unknown): string | undefined => {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 };

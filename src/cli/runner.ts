@@ -24,7 +24,7 @@ export class CliExit extends Error {
   }
 }
 
-export type OptionType = 'string' | 'boolean';
+type OptionType = 'string' | 'boolean';
 
 export interface ParsedArgs {
   /** Options given, by long name: a string option's value, or true for a flag. */
@@ -45,7 +45,7 @@ export interface Command {
   run: (parsed: ParsedArgs) => Promise<number>;
 }
 
-export interface CliSpec {
+interface CliSpec {
   program: string;
   /** The main help, printed by --help and, with exit code `usage`, when no command is given. */
   help: string;

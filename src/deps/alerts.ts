@@ -5,15 +5,15 @@ import type { Logger } from '../log.js';
 import { AlertsRuntime } from '../alerts/runtime.js';
 import type { Resolver } from '../alerts/targets.js';
 import type { Stores } from '../stores.js';
-import type { SubscriptionsStore } from '../subscriptions/store.js';
-import { FtsTextMatcher } from '../search/sqlite/query/textMatcher.js';
+import type { SubscriptionsStore } from '../subscriptions/port.js';
+import { BatchTextMatcher } from '../search/sqlite/query/batchTextMatcher.js';
 import { withSynonymsApplied } from '../search/synonymSearch.js';
 import { compileAlertQuery } from '../http/parameters/alertBody.js';
 import type { ApiMetrics } from '../http/metrics/apiMetrics.js';
 import { registerAlertMetrics } from '../http/metrics/alertMetrics.js';
 import type { SearchPart } from './search.js';
 
-export interface AlertsOptions {
+interface AlertsOptions {
   clock: () => Date;
   log: Logger;
   /** How webhook hosts are resolved (the system's resolver by default). */
@@ -42,7 +42,7 @@ export function createAlerts(
     engine: search.engine,
     // An alert's search as GET /grants runs it: with the same synonyms.
     compile: (query) => withSynonymsApplied(compileAlertQuery(query), search.synonyms),
-    text: new FtsTextMatcher(),
+    text: new BatchTextMatcher(),
     config: config.alerts,
     instances: shared ? config.redis.instances : 1,
     clock,

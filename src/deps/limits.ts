@@ -5,12 +5,12 @@ import type { Logger } from '../log.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../ratelimit/limiter.js';
 import { RedisLink } from '../ratelimit/redisConnection.js';
 import { RedisAllowanceCounter } from '../subscriptions/redis/allowanceCounter.js';
-import type { AllowanceCounter, AllowanceRecord } from '../subscriptions/store.js';
+import type { AllowanceCounter, AllowanceRecord } from '../subscriptions/port.js';
 
 /** Where the limits are counted: in memory, in Redis, or locally while Redis is out. */
-export type LimitsState = { limits: 'memory' } | RedisLink['state'];
+type LimitsState = { limits: 'memory' } | RedisLink['state'];
 
-export interface LimitsPart {
+interface LimitsPart {
   rateLimiter: RateLimiter;
   allowance: AllowanceCounter;
   state(): LimitsState;

@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { openStores, type Stores } from '../stores.js';
 import { guardStore, type GuardedStore } from '../subscriptions/guardedStore.js';
-import type { AllowanceRecord, SubscriptionRecords, SubscriptionsStore, UsageLog } from '../subscriptions/store.js';
+import type { AllowanceRecord, SubscriptionRecords, SubscriptionsStore, UsageLog } from '../subscriptions/port.js';
 
 export interface StoresPart {
   /** The store as opened (its kind, sizes, demo records, close). */
@@ -19,7 +19,7 @@ export interface StoresPart {
   usage: UsageLog;
   /** The monthly allowance as the store records it. */
   allowance: AllowanceRecord;
-  /** Stops the outage policy, then closes the store (its last write turn and usage rows written). */
+  /** Stops the outage policy, then closes the store (its last group commit and usage rows written). */
   close(): Promise<void>;
 }
 

@@ -30,12 +30,12 @@ export type OppStatusValue = (typeof OPP_STATUSES)[number];
 type ApplicantTypeValue =
   'individual' | 'government_municipal' | 'for_profit_small_business' | 'for_profit_not_small_business' | 'custom';
 
-export interface Money {
+interface Money {
   amount: string;
   currency: string;
 }
 
-export interface SingleDateEvent {
+interface SingleDateEvent {
   name: string;
   eventType: 'singleDate';
   date: string;
@@ -43,13 +43,13 @@ export interface SingleDateEvent {
   description?: string;
 }
 
-export interface ApplicantType {
+interface ApplicantType {
   value: ApplicantTypeValue;
   customValue?: string;
   description: string;
 }
 
-export interface CustomField {
+interface CustomField {
   name: string;
   fieldType: 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array';
   value: unknown;
@@ -57,7 +57,7 @@ export interface CustomField {
 }
 
 /** A CommonGrants OpportunityBase, as this API fills it. */
-export interface Opportunity {
+interface Opportunity {
   id: string;
   title: string;
   status: { value: OppStatusValue; description: string };

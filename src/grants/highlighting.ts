@@ -31,7 +31,7 @@ export interface HighlightSpec {
 }
 
 /** For each field asked, its text escaped with the matched words tagged (cropped where asked); null for a field the grant leaves empty. */
-export type Highlights = Partial<Record<HighlightField, string | null>>;
+type Highlights = Partial<Record<HighlightField, string | null>>;
 
 /** The words of text as both analyses split them: runs of letters, marks and digits holding a letter or digit. */
 const WORD = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu;
@@ -71,7 +71,7 @@ interface Phrase {
  * their first term. Each search term (with its alternatives) has an id, a word a synonym joined one
  * of its own; the crop counts distinct ids.
  */
-export interface SearchMatcher {
+interface SearchMatcher {
   englishWords: ReadonlyMap<string, number>;
   frenchWords: ReadonlyMap<string, number>;
   englishPhrases: ReadonlyMap<string, readonly Phrase[]>;
@@ -267,7 +267,7 @@ function matchedWords(text: string, matcher: SearchMatcher): TextWord[] {
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 /** Text safe as HTML content and inside a quoted attribute. */
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 /**
  * The first and last word (indices) of the passage of `size` words to keep: the earliest window
@@ -335,7 +335,7 @@ function highlightText(
 }
 
 /** A grant's text fields (those read: a field absent is null). */
-export type GrantTexts = Partial<Record<HighlightField, string | null>>;
+type GrantTexts = Partial<Record<HighlightField, string | null>>;
 
 /**
  * A text field's value in a stored grant's JSON text, read without parsing the rest: `,"name":`

@@ -38,7 +38,7 @@ const valueOf = (grant: Partial<Grant>, field: keyof Grant): unknown => grant[fi
  * document (GRANT_FIELDS), each with its value before and after. Values are compared as their
  * JSON (lists in their order, objects field by field).
  */
-export function diffGrants(before: Partial<Grant>, after: Partial<Grant>): FieldChange[] {
+function diffGrants(before: Partial<Grant>, after: Partial<Grant>): FieldChange[] {
   const changes: FieldChange[] = [];
   for (const field of GRANT_FIELDS) {
     const from = valueOf(before, field);

@@ -4,7 +4,7 @@
 // communities whatever their text says. Pure.
 import type { Beneficiary, FunderType, FundingType, Grant, Province } from './schema.js';
 
-export interface Label {
+interface Label {
   en: string;
   fr: string;
 }

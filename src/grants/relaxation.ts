@@ -18,7 +18,7 @@ export const MAX_RELAXATION_STEPS = 9;
  * Whether a term may be given up: a word as typed, or the words a synonym joined (with their
  * alternatives); never a quoted word or phrase. Exclusions are never given up either.
  */
-export const mayGiveUp = (term: SearchTerm): boolean =>
+const mayGiveUp = (term: SearchTerm): boolean =>
   term.exact !== true && (term.words.length === 1 || (term.alternatives?.length ?? 0) > 0);
 
 /** The terms that may be given up, clause by clause and in order: what an engine counts for `frequency`. */

@@ -64,7 +64,7 @@ export type Currency = (typeof CURRENCIES)[number];
 export type GrantStatus = (typeof GRANT_STATUSES)[number];
 
 /** Where a grant was imported from: the source's name, its identifier there and its page there. */
-export interface GrantSource {
+interface GrantSource {
   name: string;
   id: string;
   url: string | null;
@@ -128,7 +128,7 @@ export const GRANT_FIELDS: readonly (keyof Grant)[] = [
 /** The field order of the wire format: the stored fields, then the derived `status`. */
 export const SERVED_FIELDS: readonly (keyof ServedGrant)[] = [...GRANT_FIELDS, 'status'];
 
-export const GRANT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
+const GRANT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
 const MAX_AMOUNT = 1e13;
 
 const nullableEnum = <T extends readonly string[]>(values: T) => ({
@@ -303,12 +303,12 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ajv = addFormats(new Ajv({ allErrors: true, useDefaults: true, strict: true }));
 const validate = ajv.compile<Grant>(grantSchema);
 
-export interface GrantProblem {
+interface GrantProblem {
   field: string;
   reason: string;
 }
 
-export type GrantValidation = { ok: true; grant: Grant } | { ok: false; problems: GrantProblem[] };
+type GrantValidation = { ok: true; grant: Grant } | { ok: false; problems: GrantProblem[] };
 
 function problemOf(error: ErrorObject): GrantProblem {
   const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');

@@ -43,7 +43,7 @@ export interface SearchTerm {
 }
 
 /** Other words a term matches by: catalog words within the typo rule, with the typos they need. */
-export interface TermAlternative {
+interface TermAlternative {
   words: string[];
   typos: number;
 }

@@ -9,7 +9,7 @@ import type { Grant } from './schema.js';
 import type { ParsedSearch } from './searchSyntax.js';
 
 /** The text fields a grant is compared by, each with its weight (the relevance weights: title above funder above description). */
-export const SIMILARITY_FIELDS = [
+const SIMILARITY_FIELDS = [
   { name: 'title', weight: 3, text: (g: Grant): string => g.title },
   { name: 'funder', weight: 2, text: (g: Grant): string => g.funder },
   { name: 'description', weight: 1, text: (g: Grant): string => g.description ?? '' },
@@ -22,11 +22,11 @@ export const MAX_SIMILAR_TERMS = 12;
 /** The match counts of the chosen terms add up to at most this: it bounds the grants scored (every grant any term matches). */
 export const MAX_SCORED_GRANTS = 300;
 /** A term held by more than this share of the catalog (and by more than COMMON_FLOOR grants) says little about a grant: never chosen. */
-export const MAX_TERM_SHARE = 0.1;
+const MAX_TERM_SHARE = 0.1;
 /** However small the catalog, a term held by this many grants or fewer is never too common. */
 export const COMMON_FLOOR = 10;
 /** A word shorter than this, or without a letter, is no term. */
-export const MIN_TERM_LENGTH = 3;
+const MIN_TERM_LENGTH = 3;
 
 /**
  * A term of the grant: its key (the French light stem of the folded word, a term both engines
@@ -147,7 +147,7 @@ export function similarityScore(
 }
 
 /** A grant found and its score. */
-export interface ScoredGrant<T> {
+interface ScoredGrant<T> {
   id: string;
   score: number;
   item: T;

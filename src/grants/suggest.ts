@@ -9,8 +9,7 @@ import { typoBudget, typoDistance, typoForm } from './typos.js';
 export const SUGGEST_TYPES = ['words', 'titles', 'funders'] as const;
 export type SuggestTypes = (typeof SUGGEST_TYPES)[number];
 /** A completion's kind, as the answer names it (singular). */
-export type SuggestKind = 'word' | 'title' | 'funder';
-export const KIND_OF_TYPE: Record<SuggestTypes, SuggestKind> = { words: 'word', titles: 'title', funders: 'funder' };
+type SuggestKind = 'word' | 'title' | 'funder';
 
 export const DEFAULT_SUGGEST_LIMIT = 5;
 export const MAX_SUGGEST_LIMIT = 20;
@@ -77,7 +76,7 @@ export const bySuggestOrder = (a: SuggestItem, b: SuggestItem): number =>
   b.count - a.count || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
 
 /** The most words counted in one batch: an engine's one request (Elasticsearch: one bucket each, far below search.max_buckets). */
-export const MAX_COUNT_BATCH = 4096;
+const MAX_COUNT_BATCH = 4096;
 
 /** A word of a dictionary with how many grants of the whole catalog hold it: an upper bound of its count under any filter. */
 export interface CandidateWord {

@@ -17,9 +17,9 @@ import { searchWords, type ParsedSearch, type SearchClause, type SearchTerm } fr
 /** A file larger than this is refused (the default list is a few kilobytes). */
 export const MAX_SYNONYMS_BYTES = 1024 * 1024;
 /** Words one spelling may hold at most: the longest run of query words a rule is looked for. */
-export const MAX_SYNONYM_WORDS = 12;
+const MAX_SYNONYM_WORDS = 12;
 /** Other spellings a query's words gain at most from the list (the first ones in the file's order). */
-export const MAX_SYNONYM_ALTERNATIVES = 20;
+const MAX_SYNONYM_ALTERNATIVES = 20;
 
 /** The parsed list: for each spelling (its words joined by a space), the other spellings it also finds, in the file's order. */
 export interface SynonymRules {
@@ -27,8 +27,6 @@ export interface SynonymRules {
   /** The most words of any spelling with alternatives (0: an empty list). */
   readonly longest: number;
 }
-
-export const NO_SYNONYMS: SynonymRules = Object.freeze({ alternatives: new Map(), longest: 0 });
 
 /** A line of the file that cannot be read: its number (from 1) and what is wrong. */
 export class SynonymsFileError extends Error {

@@ -97,7 +97,7 @@ export function typosWithin(word: string, candidate: string): number | null {
 }
 
 /** Closest first, then the most frequent, then in code point order: the order alternatives and suggestions are chosen in. */
-export const byCloseness = (a: Neighbour, b: Neighbour): number =>
+const byCloseness = (a: Neighbour, b: Neighbour): number =>
   a.typos - b.typos || b.docs - a.docs || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0);
 
 /**

@@ -3,7 +3,7 @@
 // error by errorBody().
 export const API_VERSION = 'v1';
 
-export interface Meta {
+interface Meta {
   timestamp: string;
   requestId: string;
   version: typeof API_VERSION;
@@ -19,9 +19,9 @@ export interface Pagination {
 }
 
 /** What a paged answer says of its page: Pagination for the grant lists; the alert, delivery and key lists and the changes feed have fields of their own. */
-export type PageInfo = Pagination | object;
+type PageInfo = Pagination | object;
 
-export const meta = (requestId: string, now = new Date()): Meta => ({
+const meta = (requestId: string, now = new Date()): Meta => ({
   timestamp: now.toISOString(),
   requestId,
   version: API_VERSION,
@@ -55,7 +55,7 @@ export function successJson(
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** The fields of an error as partners see them (an ApiError has them). */
-export interface ErrorFields {
+interface ErrorFields {
   code: string;
   message: string;
   details?: unknown;

@@ -2,7 +2,7 @@
 // an inner layer to the outer ones once `next()` returns, is the request's outcome (requestOutcome.ts).
 import type { Logger } from '../log.js';
 import type { RequestOutcome } from './requestOutcome.js';
-import type { Caller } from '../subscriptions/store.js';
+import type { Caller } from '../subscriptions/port.js';
 import type { RouteSpec } from './routeTable.js';
 
 export interface AppState {

@@ -1,7 +1,7 @@
 // Rate-limit response headers: IETF httpapi draft-11 RateLimit-Policy / RateLimit, and GitHub-style X-RateLimit-*.
 import type { RateDecision } from './limiter.js';
 
-export interface MonthBudget {
+interface MonthBudget {
   limit: number;
   remaining: number;
   /** Length of the month in seconds (the policy window). */

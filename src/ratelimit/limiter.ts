@@ -21,7 +21,7 @@ export interface RateLimiter {
 }
 
 /** Builds a rate-limiter-flexible limiter for a given number of points per second. */
-export type LimiterForRate = (perSecond: number) => RateLimiterAbstract;
+type LimiterForRate = (perSecond: number) => RateLimiterAbstract;
 
 /**
  * Consumes one point; tells a refusal (RateLimiterRes) from a store failure (Error), which is

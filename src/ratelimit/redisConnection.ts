@@ -3,7 +3,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 
-export interface RedisSettings {
+interface RedisSettings {
   url: string;
   keyPrefix: string;
   commandTimeoutMs: number;

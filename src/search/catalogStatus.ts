@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { SearchEngine } from './engine.js';
 import { createCatalogWriter } from './factory.js';
 
-export interface CatalogStatus {
+interface CatalogStatus {
   grants: number;
   lastReindexAt: string | null;
   lastSyncAt: string | null;

@@ -31,7 +31,7 @@ export interface ChangesPage {
 }
 
 /** A decoded `since`: null for "0", the beginning. */
-export interface SinceToken {
+interface SinceToken {
   log: string;
   seq: number;
 }

@@ -5,7 +5,7 @@
 import { ServiceUnavailableError } from '../failures.js';
 
 /** Seconds a partner is told to wait after a search ran out of time. */
-export const BUDGET_RETRY_AFTER_SECONDS = 2;
+const BUDGET_RETRY_AFTER_SECONDS = 2;
 
 /** The answer of a search past its budget: a 503 naming the budget. */
 export class SearchBudgetExceeded extends ServiceUnavailableError {

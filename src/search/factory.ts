@@ -46,7 +46,7 @@ export async function createSearchEngine(
   }
 }
 
-export interface WriterOptions {
+interface WriterOptions {
   /** Elasticsearch: previous indexes kept after a swap, for rollback. */
   keep?: number;
   /** The change log's clock (tests); the wall clock by default. */

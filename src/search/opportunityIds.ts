@@ -9,7 +9,7 @@ import type { GrantQuery } from '../grants/query.js';
 import type { SearchEngine } from './engine.js';
 
 /** The least time between two builds of the map. */
-export const REBUILD_AFTER_MS = 10_000;
+const REBUILD_AFTER_MS = 10_000;
 
 /** The id at the start of a grant's served JSON (the wire order puts it first). */
 const LEADING_ID = /^\{"id":("[^"\\]*")/;

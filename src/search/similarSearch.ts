@@ -18,7 +18,7 @@ import type { SearchEngine } from './engine.js';
 import { countQuery } from './relaxedSearch.js';
 
 /** The grants like one grant: how many there are, the best `limit` as their JSON texts, and the terms they were found by. */
-export interface SimilarResult {
+interface SimilarResult {
   total: number;
   grantsJson: string[];
   terms: SimilarTerm[];

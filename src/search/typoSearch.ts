@@ -33,7 +33,7 @@ export interface Lexicon {
 }
 
 /** The neighbours the typo rule keeps for each word of the search that may carry typos. */
-export function neighboursOf(search: ParsedSearch, lexicon: Lexicon): Promise<Map<string, Neighbour[]>> {
+function neighboursOf(search: ParsedSearch, lexicon: Lexicon): Promise<Map<string, Neighbour[]>> {
   return wordNeighbours(typoWords(search), lexicon);
 }
 
@@ -60,7 +60,7 @@ export async function wordNeighbours(words: readonly string[], lexicon: Lexicon)
 }
 
 /** The query as the engine runs it: with `typos=auto`, each term carries its alternatives. */
-export function derivedQuery(query: GrantQuery, neighbours: ReadonlyMap<string, readonly Neighbour[]>): GrantQuery {
+function derivedQuery(query: GrantQuery, neighbours: ReadonlyMap<string, readonly Neighbour[]>): GrantQuery {
   if (query.search === null || query.typos !== 'auto') return query;
   return { ...query, search: withTypoAlternatives(query.search, neighbours) };
 }

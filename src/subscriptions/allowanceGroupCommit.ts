@@ -1,10 +1,11 @@
 // Group commit of the monthly allowance: the asks made during one turn of the event loop, grouped
 // by subscription, month and limit, handed to the store together when the loop reaches its check
 // phase, and the admissions one group gets from the count before it and the number the limit let
-// in. Both stores' counters (SQLite, PostgreSQL) gather their turns with it.
-import type { Admission } from './store.js';
+// in. Both stores' counters (SQLite, PostgreSQL) gather their turns with it; the SQLite counter
+// commits them in its store's group commit of the turn (sqlite/groupCommit.ts).
+import type { Admission } from './port.js';
 
-export interface Waiting {
+interface Waiting {
   resolve(admission: Admission): void;
   reject(error: unknown): void;
 }

@@ -1,9 +1,9 @@
 // API keys: generation, hashing, display prefix. Keys are shown once and stored only as SHA-256.
 import { hash, randomBytes } from 'node:crypto';
 
-export const KEY_PREFIX = 'gk_live_';
+const KEY_PREFIX = 'gk_live_';
 /** How much of a key admin listings show. */
-export const DISPLAY_PREFIX_LENGTH = 12;
+const DISPLAY_PREFIX_LENGTH = 12;
 export const MAX_KEY_LENGTH = 256;
 
 export const generateApiKey = (): string => KEY_PREFIX + randomBytes(24).toString('base64url');

@@ -10,16 +10,14 @@ export interface AuditActor {
 
 export const SYSTEM_ACTOR: AuditActor = Object.freeze({ actor: 'system', address: null });
 
-export const AUDIT_ACTIONS = [
-  'subscription.create',
-  'subscription.set-status',
-  'subscription.set-limits',
-  'subscription.set-feature',
-  'key.create',
-  'key.revoke',
-  'key.rotate',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+export type AuditAction =
+  | 'subscription.create'
+  | 'subscription.set-status'
+  | 'subscription.set-limits'
+  | 'subscription.set-feature'
+  | 'key.create'
+  | 'key.revoke'
+  | 'key.rotate';
 
 export interface AuditEntry {
   at: string;

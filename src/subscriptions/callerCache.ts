@@ -5,9 +5,9 @@
 // in, and one of an earlier generation is forgotten when next asked for (an LRU's own clear visits
 // every slot, which costs more than the look-up it saves when the SQLite store clears once a turn).
 import { LRUCache } from 'lru-cache';
-import type { Caller } from './store.js';
+import type { Caller } from './port.js';
 
-export const CALLER_CACHE_SIZE = 10_000;
+const CALLER_CACHE_SIZE = 10_000;
 
 export class CallerCache {
   private readonly callers = new LRUCache<string, { caller: Caller; until: number; generation: number }>({

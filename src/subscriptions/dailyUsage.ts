@@ -2,9 +2,9 @@
 // day of the window, oldest first, days without calls included, each with its calls by endpoint.
 // Pure: the store gives the (day, endpoint, calls) rows, this shapes them.
 
-import type { DailyCalls } from './store.js';
+import type { DailyCalls } from './port.js';
 
-export interface DailyUsage {
+interface DailyUsage {
   /** The UTC day, `YYYY-MM-DD`. */
   date: string;
   calls: number;

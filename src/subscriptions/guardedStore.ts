@@ -15,7 +15,7 @@ import type {
   SubscriptionsStore,
   UsageLog,
   UsageRow,
-} from './store.js';
+} from './port.js';
 import { SeenMonthlyCounts } from './allowanceCountsSeen.js';
 import {
   BoundedUsageBuffer,
@@ -27,7 +27,7 @@ import {
   type StoreStatus,
 } from './storeOutage.js';
 
-export interface StoreHealth extends StoreStatus {
+interface StoreHealth extends StoreStatus {
   kind: string;
   /** Calls admitted through Redis waiting to be recorded. */
   deferredCalls: number;

@@ -1,5 +1,5 @@
 // The keys' last use, as both stores record it with each batch of usage rows.
-import type { UsageRow } from './store.js';
+import type { UsageRow } from './port.js';
 
 /** Last use of each key in a batch of usage rows, as ISO text. */
 export function lastUseByKey(rows: UsageRow[]): Map<string, string> {

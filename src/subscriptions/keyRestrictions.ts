@@ -90,7 +90,7 @@ export function restrictionsFromColumn(text: string | null | undefined): KeyRest
 }
 
 /** The input of a restriction set, as POST /keys and grants-admin receive it (undefined: not given). */
-export interface RestrictionInput {
+interface RestrictionInput {
   scopes?: unknown;
   origins?: unknown;
   ips?: unknown;
@@ -128,7 +128,7 @@ export function normalCidr(text: string): string | null {
 }
 
 /** An address as ipaddr.js reads it, an IPv4-mapped IPv6 address as IPv4; null if it is none. */
-export function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   if (!ipaddr.isValid(address)) return null;
   return ipaddr.process(address);
 }

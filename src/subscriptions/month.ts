@@ -26,7 +26,7 @@ function spanOf(now: Date): MonthSpan {
 export const monthKey = (now: Date): string => spanOf(now).key;
 
 /** `YYYY-MM-DD` of the UTC day containing `now`. */
-export const dayKey = (now: Date): string => now.toISOString().slice(0, 10);
+const dayKey = (now: Date): string => now.toISOString().slice(0, 10);
 
 /** 00:00:00.000Z on the first day of the next UTC month. */
 export const monthResetDate = (now: Date): Date => new Date(spanOf(now).endMs);

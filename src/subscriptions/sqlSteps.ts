@@ -8,7 +8,7 @@
 //   function* revoke(keyId: string): Steps<boolean> {
 //     return (yield* run('UPDATE api_keys SET revoked_at = ? WHERE id = ?', now, keyId)) === 1;
 //   }
-import type { Awaitable } from './store.js';
+import type { Awaitable } from './port.js';
 
 /** One statement of an operation: `all` answers the rows, `get` the first row (or undefined), `run` how many rows changed. */
 export interface Step {

@@ -11,7 +11,7 @@ import { createPool, migrate } from './postgres/database.js';
 import { ensurePartitions } from './postgres/usageStore.js';
 
 /** What the copy needs of a PostgreSQL connection: one client, so that BEGIN … COMMIT holds. */
-export interface SqlClient {
+interface SqlClient {
   query(text: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
 }
 
@@ -36,7 +36,7 @@ export class TargetNotEmptyError extends Error {
   }
 }
 
-export interface CopyOptions {
+interface CopyOptions {
   /** Creates the usage log's monthly partitions for these months (YYYY-MM) before the copy. */
   ensureUsageMonths(months: string[]): Promise<void>;
   /** Usage rows per INSERT statement. */
@@ -88,7 +88,7 @@ const asBool = (value: unknown): boolean => value === 1 || value === true;
  * Copies everything from `sqlite` through `client` (which must be a single connection, not a pool).
  * Throws TargetNotEmptyError, before writing anything, when the target holds data already.
  */
-export async function copySqliteToPostgres(sqlite: Db, client: SqlClient, options: CopyOptions): Promise<CopyCounts> {
+async function copySqliteToPostgres(sqlite: Db, client: SqlClient, options: CopyOptions): Promise<CopyCounts> {
   const per = options.batchRows ?? 1000;
   sqlite.exec('BEGIN'); // one snapshot of the file for the whole copy
   try {

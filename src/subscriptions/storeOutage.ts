@@ -17,13 +17,13 @@ import { ServiceUnavailableError } from '../failures.js';
 import type { Logger } from '../log.js';
 import { describeError } from '../log.js';
 import { hashApiKey } from './apiKeys.js';
-import type { Caller } from './store.js';
+import type { Caller } from './port.js';
 
 type Awaitable<T> = T | Promise<T>;
 
-export type StoreState = 'ok' | 'grace' | 'unavailable';
+type StoreState = 'ok' | 'grace' | 'unavailable';
 
-export interface StoreOutageOptions {
+interface StoreOutageOptions {
   /** How long known callers are served after the store's first failure. */
   graceMs: number;
   /** A store call slower than this counts as a failure (a hung server answers nothing). */

@@ -1,7 +1,7 @@
 // The subscriptions and api_keys tables' rows as both stores hold them (SQLite keeps the feature
 // flags as 0/1 integers, PostgreSQL as booleans) and the Subscription and ApiKeyInfo they are.
 import { restrictionsFromColumn } from './keyRestrictions.js';
-import type { ApiKeyInfo, Caller } from './store.js';
+import type { ApiKeyInfo, Caller } from './port.js';
 import { tierFeatureDefault, type Feature, type Status, type Subscription, type Tier } from './tiers.js';
 
 export interface SubscriptionRow<Flag> {

@@ -22,7 +22,7 @@ import type {
   KeyOptions,
   NewSubscription,
   RotatedKey,
-} from './store.js';
+} from './port.js';
 import {
   callerFromRow,
   FEATURE_COLUMN,

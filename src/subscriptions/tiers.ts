@@ -15,13 +15,13 @@ export const FEATURES = [
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
-export const TIER_LIMITS: Record<Tier, { ratePerSecond: number; monthlyLimit: number }> = {
+const TIER_LIMITS: Record<Tier, { ratePerSecond: number; monthlyLimit: number }> = {
   STARTER: { ratePerSecond: 10, monthlyLimit: 10_000 },
   PROFESSIONAL: { ratePerSecond: 50, monthlyLimit: 100_000 },
   ENTERPRISE: { ratePerSecond: 200, monthlyLimit: 1_000_000 },
 };
 
-export type Features = Record<Feature, boolean>;
+type Features = Record<Feature, boolean>;
 
 /**
  * A feature's value for a subscription that has none of its own: every feature is on for every

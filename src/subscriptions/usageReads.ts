@@ -1,7 +1,7 @@
 // What both stores read the same way: the usage statistics, from the per-day table (usage_daily),
 // and the monthly record's counts.
 import { all, type Dialect, type Steps } from './sqlSteps.js';
-import type { DailyCalls, UsageStatistics } from './store.js';
+import type { DailyCalls, UsageStatistics } from './port.js';
 
 /** Endpoints the statistics list, most called first. */
 const TOP_ENDPOINTS = 10;

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { createLogger } from '../../src/log.js';
 import { openPgStore } from '../../src/subscriptions/postgres/store.js';
 import { openSqliteStore } from '../../src/subscriptions/sqlite/store.js';
-import type { SubscriptionsStore } from '../../src/subscriptions/store.js';
+import type { SubscriptionsStore } from '../../src/subscriptions/port.js';
 import { tempDir } from '../support/api.js';
 import { createTestDatabase } from '../support/postgres.js';
 

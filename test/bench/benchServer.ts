@@ -16,7 +16,7 @@ import { createDeps } from '../../src/deps.js';
 import type { AppState } from '../../src/http/state.js';
 import { createLogger } from '../../src/log.js';
 import { startServer } from '../../src/server.js';
-import type { Caller, SubscriptionRecords } from '../../src/subscriptions/store.js';
+import type { Caller, SubscriptionRecords } from '../../src/subscriptions/port.js';
 
 /** The layers a bench run may take out, in the API's order. */
 export const REMOVABLE_LAYERS = [
@@ -35,7 +35,7 @@ export const REMOVABLE_LAYERS = [
   'landing',
   'overload',
   'auth',
-  'keyPlace',
+  'callerOriginAndIp',
   'status',
   'limits',
   'routeGuard',

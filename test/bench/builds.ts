@@ -82,7 +82,7 @@ const CATALOG_FORMAT = [
   /^mappings\//,
   /^src\/grants\//,
   /^(indexer\/cli|src\/cli\/indexer)\.ts$/,
-  /^src\/search\/sqlite\/(.*\/)?(writer|catalogFile|changeLog|translator)\.ts$/,
+  /^src\/search\/sqlite\/(.*\/)?(writer|catalogFile|changeLog|fts5Expression|translator)\.ts$/,
 ];
 
 /**

@@ -30,7 +30,7 @@ export const BY_ID_LAYERS: readonly ShareLayer[] = [
   },
   { name: 'overload guard', without: ['overload'] },
   { name: 'auth', without: ['auth'] },
-  { name: 'key restrictions (origins, IPs)', without: ['keyPlace'] },
+  { name: 'key restrictions (origins, IPs)', without: ['callerOriginAndIp'] },
   { name: 'subscription status', without: ['status'] },
   { name: 'limits and allowance', without: ['limits'] },
   { name: 'route guard (404, 405)', without: ['routeGuard'] },

@@ -1,5 +1,5 @@
 // What one comparison of "sort the matches by rank" costs in walk steps (query/plan.ts SORT_STEP):
-// the two ways collect/paging.ts finds a page along a sort order, timed apart on the deadline order
+// the two ways collect/sortOrderWalk.ts finds a page along a sort order, timed apart on the deadline order
 // of a generated catalog, for several match counts and page sizes. Not a test (a figure on a
 // shared machine): `npm run build && node dist/test/bench/sortStep.js [--grants 100000]`.
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { createLogger } from '../../src/log.js';
 import { openPgStore } from '../../src/subscriptions/postgres/store.js';
 import { openSqliteStore } from '../../src/subscriptions/sqlite/store.js';
-import type { SubscriptionsStore, UsageRow } from '../../src/subscriptions/store.js';
+import type { SubscriptionsStore, UsageRow } from '../../src/subscriptions/port.js';
 import { tempDir } from '../support/api.js';
 import { createTestDatabase } from '../support/postgres.js';
 

@@ -8,7 +8,7 @@ import { createLogger } from '../../src/log.js';
 import { openSubscriptionsDb, subscriptionsPath, type Db } from '../../src/subscriptions/sqlite/database.js';
 import { readUsageSizes, UsageRetention } from '../../src/subscriptions/sqlite/usageRetention.js';
 import { firstKeptDay } from '../../src/subscriptions/usageRetention.js';
-import type { UsageRow } from '../../src/subscriptions/store.js';
+import type { UsageRow } from '../../src/subscriptions/port.js';
 import { UsageStore } from '../../src/subscriptions/sqlite/usageStore.js';
 import { startTestApi, tempDir } from '../support/api.js';
 import { waitFor } from '../support/processes.js';

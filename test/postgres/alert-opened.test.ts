@@ -16,10 +16,10 @@ import type { Grant } from '../../src/grants/schema.js';
 import { compileAlertQuery } from '../../src/http/parameters/alertBody.js';
 import { createLogger } from '../../src/log.js';
 import type { ChangeEntryJson, ChangesPage } from '../../src/search/changes.js';
-import { FtsTextMatcher } from '../../src/search/sqlite/query/textMatcher.js';
+import { BatchTextMatcher } from '../../src/search/sqlite/query/batchTextMatcher.js';
 import { openPgStore, type PgStore } from '../../src/subscriptions/postgres/store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/subscriptions/sqlite/store.js';
-import type { SubscriptionsStore } from '../../src/subscriptions/store.js';
+import type { SubscriptionsStore } from '../../src/subscriptions/port.js';
 import { tempDir } from '../support/api.js';
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from '../support/postgres.js';
 
@@ -118,7 +118,7 @@ function openedContract(setUp: () => Promise<Backend>): void {
       engine,
       store,
       compile: compileAlertQuery,
-      text: new FtsTextMatcher(),
+      text: new BatchTextMatcher(),
       clock: () => new Date(now),
       log,
     });

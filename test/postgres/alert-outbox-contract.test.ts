@@ -11,7 +11,7 @@ import { FAILURES_BEFORE_DISABLE } from '../../src/alerts/model.js';
 import { createLogger } from '../../src/log.js';
 import { openPgStore, type PgStore } from '../../src/subscriptions/postgres/store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/subscriptions/sqlite/store.js';
-import type { SubscriptionsStore } from '../../src/subscriptions/store.js';
+import type { SubscriptionsStore } from '../../src/subscriptions/port.js';
 import { tempDir } from '../support/api.js';
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from '../support/postgres.js';
 

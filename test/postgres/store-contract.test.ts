@@ -1,4 +1,4 @@
-// The store contract: the same cases against both adapters of src/subscriptions/store.ts, the
+// The store contract: the same cases against both adapters of src/subscriptions/port.ts, the
 // SQLite file and a real PostgreSQL database (created for the run, dropped after). "Two instances"
 // are two stores opened on one database, as two API processes would open it.
 import { expect } from 'chai';
@@ -7,7 +7,7 @@ import { createLogger } from '../../src/log.js';
 import { NO_RESTRICTIONS } from '../../src/subscriptions/keyRestrictions.js';
 import { openPgStore, type PgStore } from '../../src/subscriptions/postgres/store.js';
 import { openSqliteStore, type SqliteStore } from '../../src/subscriptions/sqlite/store.js';
-import type { SubscriptionsStore, UsageRow } from '../../src/subscriptions/store.js';
+import type { SubscriptionsStore, UsageRow } from '../../src/subscriptions/port.js';
 import { tempDir } from '../support/api.js';
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from '../support/postgres.js';
 import { waitFor } from '../support/processes.js';

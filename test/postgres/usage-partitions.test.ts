@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { createLogger } from '../../src/log.js';
 import { openPgStore, type PgStore } from '../../src/subscriptions/postgres/store.js';
 import { dropPartitionsBefore, partitionMonths } from '../../src/subscriptions/postgres/usageStore.js';
-import type { UsageRow } from '../../src/subscriptions/store.js';
+import type { UsageRow } from '../../src/subscriptions/port.js';
 import { createTestDatabase, describeWithPostgres, type TestDatabase } from '../support/postgres.js';
 
 const usageRow = (at: string, i: number): UsageRow => ({

@@ -103,7 +103,7 @@ describe('unit: the layering check (npm run check:layers)', function () {
       // The core reaching for the HTTP layer, as the engines once imported ServiceUnavailableError.
       'src/search/engine.ts': "import { isNotFound } from '../http/errors.js';\nexport const engine = isNotFound;\n",
       // The core reaching for the process wiring.
-      'src/subscriptions/store.ts': "import { app } from '../app.js';\nexport const store = app;\n",
+      'src/subscriptions/port.ts': "import { app } from '../app.js';\nexport const port = app;\n",
       // A cycle through type-only imports.
       'src/http/envelope.ts':
         "import type { Detail } from './state.js';\nexport interface Body { details: Detail[] }\n",
@@ -120,7 +120,7 @@ describe('unit: the layering check (npm run check:layers)', function () {
       'api-not-to-cli: src/server.ts → src/cli/admin.ts',
       'cli-and-http-apart: src/cli/keys.ts → src/http/routeTable.ts',
       'core-not-to-edge: src/search/engine.ts → src/http/errors.ts',
-      'core-not-to-edge: src/subscriptions/store.ts → src/app.ts',
+      'core-not-to-edge: src/subscriptions/port.ts → src/app.ts',
       'no-circular: src/http/envelope.ts → src/http/state.ts → src/http/envelope.ts',
     ]);
   });
@@ -155,12 +155,12 @@ describe('unit: the layering check (npm run check:layers)', function () {
     const dir = tree({
       ...CLEAN,
       // Allowed: an adapter's own modules, the store chooser opening adapters, a handler using a parameter parser and the dispatch's types.
-      'src/subscriptions/store.ts': 'export interface Store { kind: string }\n',
+      'src/subscriptions/port.ts': 'export interface Store { kind: string }\n',
       'src/subscriptions/sqlite/database.ts': 'export const file = (dir: string) => `${dir}/subscriptions.sqlite`;\n',
       'src/subscriptions/sqlite/store.ts':
-        "import type { Store } from '../store.js';\nimport { file } from './database.js';\nexport const open = (dir: string): Store => ({ kind: file(dir) });\n",
+        "import type { Store } from '../port.js';\nimport { file } from './database.js';\nexport const open = (dir: string): Store => ({ kind: file(dir) });\n",
       'src/subscriptions/postgres/store.ts':
-        "import type { Store } from '../store.js';\nexport const openPg = (): Store => ({ kind: 'postgres' });\n",
+        "import type { Store } from '../port.js';\nexport const openPg = (): Store => ({ kind: 'postgres' });\n",
       'src/subscriptions/openStore.ts':
         "import { open } from './sqlite/store.js';\nimport { openPg } from './postgres/store.js';\nexport const openStore = (url: string | null) => (url === null ? open('.') : openPg());\n",
       'src/http/parameters/queryParams.ts':
@@ -208,9 +208,9 @@ describe('unit: the layering check (npm run check:layers)', function () {
       'src/search/sqlite/query/plan.ts': 'export const LIMIT = 256;\n',
       // The query side reaching for a page.
       'src/search/sqlite/query/filters.ts':
-        "import { page } from '../collect/paging.js';\nexport const filters = page;\n",
+        "import { page } from '../collect/offsetPage.js';\nexport const filters = page;\n",
       // collect/ doing I/O and knowing threads.
-      'src/search/sqlite/collect/paging.ts':
+      'src/search/sqlite/collect/offsetPage.ts':
         "import { isMainThread } from 'node:worker_threads';\nimport { file } from '../storage/catalogFile.js';\nexport const page = isMainThread ? file : '';\n",
       // storage/ reaching for the runtime.
       'src/search/sqlite/storage/catalogFile.ts':
@@ -223,11 +223,11 @@ describe('unit: the layering check (npm run check:layers)', function () {
     const { code, output } = await check(dir);
     expect(code, output).to.not.equal(0);
     expect(violations(output), output).to.deep.equal([
-      'engine-collect-pure: src/search/sqlite/collect/paging.ts → src/search/sqlite/storage/catalogFile.ts',
+      'engine-collect-pure: src/search/sqlite/collect/offsetPage.ts → src/search/sqlite/storage/catalogFile.ts',
       'engine-index-below-query: src/search/sqlite/index/columns.ts → src/search/sqlite/query/plan.ts',
-      'engine-query-below-collect: src/search/sqlite/query/filters.ts → src/search/sqlite/collect/paging.ts',
+      'engine-query-below-collect: src/search/sqlite/query/filters.ts → src/search/sqlite/collect/offsetPage.ts',
       'engine-storage-below-runtime: src/search/sqlite/storage/catalogFile.ts → src/search/sqlite/runtime/engine.ts',
-      'engine-threads-in-runtime: src/search/sqlite/collect/paging.ts → worker_threads',
+      'engine-threads-in-runtime: src/search/sqlite/collect/offsetPage.ts → worker_threads',
     ]);
   });
 

@@ -9,7 +9,7 @@ import { AlertsPacer } from '../../src/alerts/pacing.js';
 import { matchesFilters } from '../../src/grants/matching.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { compileAlertQuery } from '../../src/http/parameters/alertBody.js';
-import { FtsTextMatcher } from '../../src/search/sqlite/query/textMatcher.js';
+import { BatchTextMatcher } from '../../src/search/sqlite/query/batchTextMatcher.js';
 import { alertQueryFor } from '../bench/alerts.js';
 
 describe('alert index (the matcher candidate step)', () => {
@@ -26,7 +26,7 @@ describe('alert index (the matcher candidate step)', () => {
       });
       // Queries with no filter at all, which every change must be checked against.
       alerts.push({ id: 'alt_open', query: { open: true }, conditions: compileAlertQuery({ open: true } as never) });
-      const matcher = new FtsTextMatcher();
+      const matcher = new BatchTextMatcher();
       const text = matcher.batch(batch);
       try {
         const candidatesOf = new AlertIndex(alerts, filing === 'in a fixed order' ? undefined : batch).forBatch(
@@ -62,7 +62,7 @@ describe('alert index (the matcher candidate step)', () => {
 describe('alert index: a search against a list condition', () => {
   it('files an alert under its words when they find fewer of the batch’s grants than hold its list values', () => {
     const batch = [...generateGrants(300, 5)];
-    const matcher = new FtsTextMatcher();
+    const matcher = new BatchTextMatcher();
     const text = matcher.batch(batch);
     try {
       // A funder type many of the batch's grants hold, and a word of one grant's title.

@@ -13,7 +13,7 @@ import type { Grant } from '../../src/grants/schema.js';
 import { compileAlertQuery } from '../../src/http/parameters/alertBody.js';
 import { createLogger } from '../../src/log.js';
 import type { ChangeEntryJson, ChangesPage } from '../../src/search/changes.js';
-import { FtsTextMatcher } from '../../src/search/sqlite/query/textMatcher.js';
+import { BatchTextMatcher } from '../../src/search/sqlite/query/batchTextMatcher.js';
 import { openSqliteStore, type SqliteStore } from '../../src/subscriptions/sqlite/store.js';
 import { tempDir } from '../support/api.js';
 
@@ -80,7 +80,7 @@ describe('alert matcher: a batch decided while the one before commits', () => {
       engine,
       store,
       compile: compileAlertQuery,
-      text: new FtsTextMatcher(),
+      text: new BatchTextMatcher(),
       clock: () => new Date(),
       log,
       batchSize: 1,

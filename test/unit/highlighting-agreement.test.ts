@@ -11,7 +11,7 @@ import type { Grant } from '../../src/grants/schema.js';
 import { parseSearch, searchWords } from '../../src/grants/searchSyntax.js';
 import { parseSynonyms, withSynonyms } from '../../src/grants/synonyms.js';
 import { repoPath } from '../../src/repoRoot.js';
-import { FtsTextMatcher } from '../../src/search/sqlite/query/textMatcher.js';
+import { BatchTextMatcher } from '../../src/search/sqlite/query/batchTextMatcher.js';
 import { corpusFile, loadCorpus } from '../relevance/judgments.js';
 
 const SPEC: HighlightSpec = { fields: HIGHLIGHT_FIELDS, preTag: '\u0001', postTag: '\u0002', crop: new Map() };
@@ -45,7 +45,7 @@ function searchesOf(grants: readonly Grant[], count: number): string[] {
 
 function expectAgreement(grants: readonly Grant[], searches: readonly string[]): void {
   const rules = parseSynonyms(readFileSync(repoPath('mappings/synonyms.txt'), 'utf8'));
-  const fts = new FtsTextMatcher();
+  const fts = new BatchTextMatcher();
   const batch = fts.batch(grants);
   const disagreements: string[] = [];
   let matches = 0;

@@ -1,7 +1,7 @@
 // The public route table (src/http/routeTable.ts): what the classification, the dispatch, the
 // usage log and the billing rules read, checked on exact outputs.
 import { expect } from 'chai';
-import { scopeFor } from '../../src/http/middleware/keyRestrictionChecks.js';
+import { scopeFor } from '../../src/http/middleware/keyScopeChecks.js';
 import { ROUTES, type RouteSpec } from '../../src/http/routeTable.js';
 
 describe('unit: the route table', () => {

@@ -8,7 +8,7 @@ import type { Grant } from '../../src/grants/schema.js';
 import { parseExportQuery, parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
-import { FtsTextMatcher } from '../../src/search/sqlite/query/textMatcher.js';
+import { BatchTextMatcher } from '../../src/search/sqlite/query/batchTextMatcher.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
 import { reindexGrants } from '../support/catalog.js';
@@ -38,7 +38,7 @@ describe('search syntax: the same grants on every embedded path', function () {
   const file = path.join(dir, 'catalog.sqlite');
   const grants = fixtureGrants();
   let engine: SqliteSearchEngine;
-  const matcher = new FtsTextMatcher();
+  const matcher = new BatchTextMatcher();
 
   before(async () => {
     const writer = SqliteCatalogWriter.open(file);

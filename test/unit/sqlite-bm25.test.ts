@@ -13,7 +13,7 @@ import { plainSearch } from '../../src/grants/searchSyntax.js';
 import { emptyBits, hasBit, setBit } from '../../src/search/sqlite/index/bitset.js';
 import { scoreAll } from '../../src/search/sqlite/query/bm25.js';
 import { mergeAnalyses } from '../../src/search/sqlite/index/postings.js';
-import { analysesOf } from '../../src/search/sqlite/query/textSearch.js';
+import { analysesOf } from '../../src/search/sqlite/query/textHitFinder.js';
 import { relevancePage, selectKth } from '../../src/search/sqlite/collect/topk.js';
 import { openCatalog, type Db } from '../../src/search/sqlite/storage/catalogFile.js';
 import { CatalogColumns } from '../../src/search/sqlite/index/columns.js';
@@ -28,7 +28,7 @@ import {
   VOCABULARY_DDL,
 } from '../../src/search/sqlite/index/textIndex.js';
 import { ENGLISH_COLUMNS, FRENCH_COLUMNS, TEXT_COLUMNS } from '../../src/search/sqlite/storage/textColumns.js';
-import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
+import { ftsMatchExpression } from '../../src/search/sqlite/query/fts5Expression.js';
 import { BM25_WEIGHTS } from '../../src/search/sqlite/index/postings.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import type {

@@ -37,7 +37,7 @@ import {
 } from '../../src/search/sqlite/index/columns.js';
 import { countsByBits, countsByMasks } from '../../src/search/sqlite/collect/facets.js';
 import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
-import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
+import { ftsMatchExpression } from '../../src/search/sqlite/query/fts5Expression.js';
 import { BM25_WEIGHTS } from '../../src/search/sqlite/index/postings.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { fixtureGrants, tempDir } from '../support/api.js';

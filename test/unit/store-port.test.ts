@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { createLogger } from '../../src/log.js';
 import { openSqliteStore, type SqliteStore } from '../../src/subscriptions/sqlite/store.js';
-import { isPromise } from '../../src/subscriptions/store.js';
+import { isPromise } from '../../src/subscriptions/port.js';
 import { tempDir } from '../support/api.js';
 
 describe('unit: the SQLite adapter of the store port answers synchronously', () => {

@@ -6,7 +6,7 @@ import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { ID_KEY_SORT } from '../../src/search/elasticsearch/idKeys.js';
 import { translateToElasticsearch, TYPO_TEXT_SCALE } from '../../src/search/elasticsearch/translator.js';
 import { withTypoAlternatives } from '../../src/grants/typos.js';
-import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
+import { ftsMatchExpression } from '../../src/search/sqlite/query/fts5Expression.js';
 
 const q = (qs: string): GrantQuery => parseGrantQuery(parseQueryString(qs));
 

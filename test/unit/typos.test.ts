@@ -29,8 +29,8 @@ import { QueryTerms } from '../../src/search/sqlite/query/queryTerms.js';
 import { TextIndex } from '../../src/search/sqlite/index/textIndex.js';
 import { CatalogColumns } from '../../src/search/sqlite/index/columns.js';
 import { BM25_WEIGHTS } from '../../src/search/sqlite/index/postings.js';
-import { ftsMatchExpression } from '../../src/search/sqlite/query/translator.js';
-import { analysesOf, TextHitFinder, wordTerms } from '../../src/search/sqlite/query/textSearch.js';
+import { ftsMatchExpression } from '../../src/search/sqlite/query/fts5Expression.js';
+import { analysesOf, TextHitFinder, wordTerms } from '../../src/search/sqlite/query/textHitFinder.js';
 import {
   ENGLISH_COLUMNS,
   FRENCH_COLUMNS,

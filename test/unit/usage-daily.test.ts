@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { createLogger } from '../../src/log.js';
 import { openSubscriptionsDb, type Db } from '../../src/subscriptions/sqlite/database.js';
-import type { UsageRow } from '../../src/subscriptions/store.js';
+import type { UsageRow } from '../../src/subscriptions/port.js';
 import { UsageStore } from '../../src/subscriptions/sqlite/usageStore.js';
 import { tempDir } from '../support/api.js';
 

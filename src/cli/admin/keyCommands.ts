@@ -6,7 +6,7 @@ import {
   SCOPES,
   type KeyRestrictions,
 } from '../../subscriptions/keyRestrictions.js';
-import type { ApiKeyInfo } from '../../subscriptions/store.js';
+import type { ApiKeyInfo } from '../../subscriptions/port.js';
 import { MAX_RATE_LIMIT, rateLimitOf } from '../../subscriptions/tiers.js';
 import { jsonForTerminal, terminal } from '../../terminalText.js';
 import { CliExit, UsageError, type Command, type Io } from '../runner.js';

@@ -9,7 +9,7 @@ import type { AlertStore } from '../../alerts/store.js';
 import type { AuditActor } from '../../subscriptions/audit.js';
 import { subscriptionsPath } from '../../subscriptions/sqlite/database.js';
 import { sqliteStoreExists } from '../../subscriptions/sqlite/store.js';
-import type { SubscriptionRecords, SubscriptionsStore } from '../../subscriptions/store.js';
+import type { SubscriptionRecords, SubscriptionsStore } from '../../subscriptions/port.js';
 import type { Subscription } from '../../subscriptions/tiers.js';
 import { openStores, type Stores } from '../../stores.js';
 import { CliExit, noDatabase, withOverrides, type ParsedArgs } from '../runner.js';

@@ -1,6 +1,6 @@
 // grants-admin subscription …: create, list, show a subscription, and change its status, limits and features.
 import { monthKey } from '../../subscriptions/month.js';
-import type { SubscriptionRecords } from '../../subscriptions/store.js';
+import type { SubscriptionRecords } from '../../subscriptions/port.js';
 import {
   FEATURES,
   MAX_MONTHLY_LIMIT,

@@ -20,8 +20,8 @@ export interface AlertsApi {
   policy: TargetPolicy;
 }
 
-export const LIST_DEFAULT = 20;
-export const LIST_MAX = 100;
+const LIST_DEFAULT = 20;
+const LIST_MAX = 100;
 
 /** Validates the parameters of a list (limit, cursor). */
 export const validateListParams = paramValidator(ALERT_LIST_PARAMS);
@@ -39,7 +39,7 @@ export function alertStore(api: AlertsApi | undefined): AlertStore {
 export const targetPolicy = (api: AlertsApi | undefined): TargetPolicy =>
   api?.policy ?? { allowHttp: false, allowPrivate: false };
 
-export const encodeListCursor = (p: ListPosition): string =>
+const encodeListCursor = (p: ListPosition): string =>
   Buffer.from(JSON.stringify([p.createdAt, p.id])).toString('base64url');
 function decodeListCursor(text: string): ListPosition {
   try {

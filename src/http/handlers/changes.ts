@@ -9,7 +9,7 @@ import { JSON_CONTENT_TYPE, successJson } from '../envelope.js';
 import { paramValidator, parseQueryString, type ParamSpecs, type ParamValues } from '../parameters/queryParams.js';
 import type { AppState } from '../state.js';
 
-export const CHANGES_DEFAULT_LIMIT = 100;
+const CHANGES_DEFAULT_LIMIT = 100;
 export const CHANGES_MAX_LIMIT = 1000;
 
 export const CHANGES_PARAMS: ParamSpecs = {
@@ -43,7 +43,7 @@ export const validateChangesParams = paramValidator(CHANGES_PARAMS);
 const entryJson = (entry: ChangeEntryJson, now: number): string =>
   `{"id":${JSON.stringify(entry.id)},"deleted":${entry.deleted},"changedAt":${JSON.stringify(entry.changedAt)},"changes":${entry.changesJson ?? 'null'},"grant":${entry.grantJson === null ? 'null' : servedGrantJson(entry.grantJson, now)}}`;
 
-export interface ChangesPagination {
+interface ChangesPagination {
   limit: number;
   hasMore: boolean;
   nextSince: string;

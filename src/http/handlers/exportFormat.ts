@@ -2,20 +2,14 @@
 // row of field names, list fields joined with "|", the source in three columns source.name,
 // source.id and source.url, cells a spreadsheet would run as a formula neutralised as OWASP
 // recommends). Pure: grants in, text out.
+import { projectGrantJson } from '../../grants/projection.js';
 import { SERVED_FIELDS, type ServedGrant } from '../../grants/schema.js';
 
 export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 
 /** What a list field's values are joined with in a CSV cell. */
-export const CSV_LIST_SEPARATOR = '|';
-
-/** A grant's JSON text with only `fields` (id first, canonical order); the text unchanged when every field is wanted. */
-export function projectGrantJson(json: string, fields: readonly (keyof ServedGrant)[] | null): string {
-  if (fields === null) return json;
-  const grant = JSON.parse(json) as ServedGrant;
-  return JSON.stringify(Object.fromEntries(fields.map((field) => [field, grant[field]])));
-}
+const CSV_LIST_SEPARATOR = '|';
 
 /** The NDJSON lines of a batch of grants (each line ends with \n). */
 export function ndjsonLines(grantsJson: readonly string[], fields: readonly (keyof ServedGrant)[] | null): string {

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
 import { highlightGrant, searchMatcher, textsOfJson, type HighlightSpec } from '../../grants/highlighting.js';
 import { servedGrantJson } from '../../grants/lifecycle.js';
+import { projectGrantJson } from '../../grants/projection.js';
 import type { Facets, GrantQuery } from '../../grants/query.js';
 import type { Suggestion } from '../../grants/typos.js';
 import { describeError } from '../../log.js';
@@ -12,15 +13,7 @@ import { similarGrants } from '../../search/similarSearch.js';
 import { JSON_CONTENT_TYPE, successBody, successJson, type Pagination } from '../envelope.js';
 import { notFound } from '../errors.js';
 import { encodeCursor } from '../parameters/grantCursor.js';
-import {
-  CSV_CONTENT_TYPE,
-  NDJSON_CONTENT_TYPE,
-  csvColumns,
-  csvHeader,
-  csvRows,
-  ndjsonLines,
-  projectGrantJson,
-} from './exportFormat.js';
+import { CSV_CONTENT_TYPE, NDJSON_CONTENT_TYPE, csvColumns, csvHeader, csvRows, ndjsonLines } from './exportFormat.js';
 import { parseExportQuery, parseGrantSearch, parseSimilarSearch } from '../parameters/grantSearchParams.js';
 import { parseSuggestQuery } from '../parameters/suggestParams.js';
 import type { SuggestItem } from '../../grants/suggest.js';
@@ -45,7 +38,7 @@ function facetsAsked(query: GrantQuery, counted: Facets | undefined): Facets | u
 }
 
 /** A page of GET /grants as JSON pieces: the grants (as the engine stores them, with their status at the query's time, projected), pagination and facets asked. */
-export interface SearchPage {
+interface SearchPage {
   dataJson: string;
   pagination: Pagination;
   facets?: Facets;
@@ -137,11 +130,7 @@ export async function grantJsonById(engine: SearchEngine, id: string, now: numbe
 }
 
 /** GET /grants/suggest and the MCP tool suggest_grants: the completions of the typed text (none when it holds no word). */
-export async function suggestions(
-  engine: SearchEngine,
-  query: Map<string, string[]>,
-  now: number,
-): Promise<SuggestItem[]> {
+async function suggestions(engine: SearchEngine, query: Map<string, string[]>, now: number): Promise<SuggestItem[]> {
   const request = parseSuggestQuery(query, now);
   return request === null ? [] : engine.suggest(request);
 }

@@ -16,8 +16,8 @@ import {
 } from '../parameters/queryParams.js';
 import type { AppState } from '../state.js';
 
-export const HISTORY_DEFAULT_LIMIT = 20;
-export const HISTORY_MAX_LIMIT = 100;
+const HISTORY_DEFAULT_LIMIT = 20;
+const HISTORY_MAX_LIMIT = 100;
 
 export const HISTORY_PARAMS: ParamSpecs = {
   limit: {
@@ -40,9 +40,9 @@ export const HISTORY_PARAMS: ParamSpecs = {
 };
 
 /** Validates GET /grants/{id}/history parameters (every problem listed). */
-export const validateHistoryParams = paramValidator(HISTORY_PARAMS);
+const validateHistoryParams = paramValidator(HISTORY_PARAMS);
 
-export interface HistoryPagination {
+interface HistoryPagination {
   limit: number;
   nextCursor: string | null;
 }

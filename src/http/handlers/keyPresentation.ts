@@ -1,7 +1,7 @@
 // A key as the partner sees it (GET /keys, POST /keys, /subscription/limits): never the key itself,
 // only its id, display prefix, name and restrictions. The same JSON Schema documents it.
 import { SCOPES, SCOPE_MEANING, type KeyRestrictions } from '../../subscriptions/keyRestrictions.js';
-import type { ApiKeyInfo } from '../../subscriptions/store.js';
+import type { ApiKeyInfo } from '../../subscriptions/port.js';
 import { MAX_RATE_LIMIT } from '../../subscriptions/tiers.js';
 
 type Schema = Record<string, unknown>;

@@ -10,7 +10,7 @@ import type { Context, Middleware } from 'koa';
 import { InvalidBodyError, type ErrorDetail } from '../../failures.js';
 import type { AuditActor } from '../../subscriptions/audit.js';
 import { checkRestrictions, isWithin, MAX_KEY_NAME, withinCaller } from '../../subscriptions/keyRestrictions.js';
-import type { SubscriptionRecords } from '../../subscriptions/store.js';
+import type { SubscriptionRecords } from '../../subscriptions/port.js';
 import { rateLimitOf } from '../../subscriptions/tiers.js';
 import { readJsonObject } from '../parameters/jsonBody.js';
 import { successBody } from '../envelope.js';
@@ -24,7 +24,7 @@ const BODY_FIELDS = ['name', 'scopes', 'origins', 'ips', 'expiresAt', 'rateLimit
 const noParams = paramValidator({});
 
 /** The actor of a change made through the API: the calling key, from its address. */
-export const apiActor = (state: AppState): AuditActor => ({
+const apiActor = (state: AppState): AuditActor => ({
   actor: state.caller!.keyId,
   address: state.clientAddress ?? null,
 });

@@ -20,8 +20,8 @@ import type { Middleware } from 'koa';
 import { InvalidBodyError, InvalidInputError, ServiceUnavailableError, type ErrorDetail } from '../../failures.js';
 import { describeError, type Logger } from '../../log.js';
 import { API_VERSION } from '../envelope.js';
-import { featureNotAvailable } from '../middleware/authentication.js';
-import { scopeFor, scopeNotAllowed } from '../middleware/keyRestrictionChecks.js';
+import { featureNotAvailable } from '../middleware/subscriptionChecks.js';
+import { scopeFor, scopeNotAllowed } from '../middleware/keyScopeChecks.js';
 import { hasScope } from '../../subscriptions/keyRestrictions.js';
 import { readJsonBody } from '../parameters/jsonBody.js';
 import { ApiError, answerTo, type ErrorCode } from '../errors.js';
@@ -31,9 +31,9 @@ import { invalidParamsAnswer } from './mcpParams.js';
 import { TOOLS, type ToolContext, type ToolSpec } from './mcpTools.js';
 
 /** The largest JSON-RPC message taken (the largest, create_alert's, is well under 16 KB). */
-export const MAX_MCP_BODY_BYTES = 64 * 1024;
+const MAX_MCP_BODY_BYTES = 64 * 1024;
 
-export const MCP_SERVER_INFO = { name: 'grants-api', title: 'Grants partner API', version: API_VERSION } as const;
+const MCP_SERVER_INFO = { name: 'grants-api', title: 'Grants partner API', version: API_VERSION } as const;
 
 const INSTRUCTIONS =
   'Tools over the grants catalog (Canadian and North American grants, loans, rebates and tax credits). Start with search_grants ' +
@@ -46,7 +46,7 @@ const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mc
 
 const noParams = paramValidator({});
 
-export type McpDeps = Omit<ToolContext, 'state'> & { log: Logger };
+type McpDeps = Omit<ToolContext, 'state'> & { log: Logger };
 
 /** An error as a tool error: the API's error code and message (and details), as the REST error body holds them. */
 function toolError(thrown: unknown, state: AppState, log: Logger): CallToolResult {

@@ -52,7 +52,7 @@ export interface ToolContext {
 }
 
 /** A tool's answer: the structured result (its outputSchema) and a short text rendering of it. */
-export interface ToolAnswer {
+interface ToolAnswer {
   structured: Record<string, unknown>;
   text: string;
 }

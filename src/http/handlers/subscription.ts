@@ -2,7 +2,7 @@
 import type { Middleware } from 'koa';
 import { monthKey, monthResetDate, windowStartDay } from '../../subscriptions/month.js';
 import { STATUSES, TIERS, monthlyLimitOf, rateLimitOf } from '../../subscriptions/tiers.js';
-import type { AllowanceCounter, UsageLog } from '../../subscriptions/store.js';
+import type { AllowanceCounter, UsageLog } from '../../subscriptions/port.js';
 import { dailySeries } from '../../subscriptions/dailyUsage.js';
 import { successBody } from '../envelope.js';
 import { paramValidator, parseQueryString, type ParamSpecs } from '../parameters/queryParams.js';
@@ -13,7 +13,7 @@ import type { AppState } from '../state.js';
 import { presentRestrictions, RESTRICTIONS_SCHEMA } from './keyPresentation.js';
 
 export const DEFAULT_STATISTICS_DAYS = 30;
-export const MAX_STATISTICS_DAYS = 365;
+const MAX_STATISTICS_DAYS = 365;
 
 export const USAGE_PARAMS: ParamSpecs = {
   days: {

@@ -14,12 +14,12 @@ import { API_PREFIX } from '../routeTable.js';
 import { outcomeOf } from '../requestOutcome.js';
 import type { AppState } from '../state.js';
 
-export const METRICS_PATH = '/metrics';
-export const LIMITER_MODES = ['memory', 'redis', 'local-fallback'] as const;
-export type LimiterMode = (typeof LIMITER_MODES)[number];
+const METRICS_PATH = '/metrics';
+const LIMITER_MODES = ['memory', 'redis', 'local-fallback'] as const;
+type LimiterMode = (typeof LIMITER_MODES)[number];
 
 /** What the metrics read at each scrape. */
-export interface MetricsSources {
+interface MetricsSources {
   limiterMode(): LimiterMode;
   usagePending(): number;
   usageLogRows(): number;
@@ -40,7 +40,7 @@ function routeOf(path: string, state: AppState): string {
 }
 
 /** Who may scrape: the bearer token (METRICS_TOKEN), or anyone when `open` (METRICS_PUBLIC). */
-export interface MetricsAccess {
+interface MetricsAccess {
   token: string | null;
   open: boolean;
 }

@@ -3,7 +3,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ShedReason } from '../middleware/overload.js';
 
 /** What the gauges read at each scrape. */
-export interface SearchLoadSources {
+interface SearchLoadSources {
   /** Searches waiting for a worker (0 without workers). */
   queued(): number;
   /** Workers running a search (0 without workers). */

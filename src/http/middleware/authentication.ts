@@ -1,9 +1,8 @@
-// Authentication (Bearer API key) and the subscription-status rules.
+// Authentication: the Bearer API key, its expiry, and the caller it names on ctx.state.
 import type { Middleware, Next, ParameterizedContext } from 'koa';
 import { MAX_KEY_LENGTH } from '../../subscriptions/apiKeys.js';
 import { isExpired } from '../../subscriptions/keyRestrictions.js';
-import { isPromise, type Caller, type CallerDirectory } from '../../subscriptions/store.js';
-import type { Feature } from '../../subscriptions/tiers.js';
+import { isPromise, type Caller, type CallerDirectory } from '../../subscriptions/port.js';
 import { ApiError } from '../errors.js';
 import type { AppState } from '../state.js';
 
@@ -32,22 +31,5 @@ export function authenticate(subscriptions: CallerDirectory, clock: () => Date):
     // The SQLite store answers synchronously: no await (and no microtask) on its path.
     const found = key.length <= MAX_KEY_LENGTH ? subscriptions.authenticate(key) : null;
     return isPromise(found) ? found.then((caller) => admit(ctx, next, caller)) : admit(ctx, next, found);
-  };
-}
-
-/** The refusal of a call that needs a feature the subscription lacks (`what`: this endpoint, this tool). */
-export const featureNotAvailable = (feature: Feature, what = 'this endpoint'): ApiError =>
-  new ApiError(
-    403,
-    'FEATURE_NOT_AVAILABLE',
-    `Your subscription does not include the "${feature}" feature needed by ${what}. ` +
-      `Ask the API's operator to switch it on; they run: grants-admin subscription set-feature <subscription id> ${feature} on`,
-  );
-
-export function featureGuard(): Middleware<AppState> {
-  return function featureGuard(ctx, next) {
-    const feature = ctx.state.route!.feature;
-    if (!ctx.state.caller!.subscription.features[feature]) throw featureNotAvailable(feature);
-    return next();
   };
 }

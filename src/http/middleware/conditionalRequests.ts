@@ -22,7 +22,7 @@ export const CONDITIONAL_ROUTES: ReadonlySet<RouteName> = new Set<RouteName>([
 ]);
 
 export const CACHE_CONTROL = 'private, no-cache';
-export const VARY = ['Authorization', 'Accept-Encoding'] as const;
+const VARY = ['Authorization', 'Accept-Encoding'] as const;
 
 /** Whether a request may be answered 304 (and so be counted only once its answer is known). */
 export function isConditional(ctx: ParameterizedContext<AppState>): boolean {
@@ -41,7 +41,7 @@ const META = ',"meta":';
  * The content of an envelope as text, without its `meta`: JSON text as the handlers write it
  * (meta last) or an object body. Undefined for a body that is neither (a stream, a buffer).
  */
-export function contentOf(body: unknown): string | undefined {
+function contentOf(body: unknown): string | undefined {
   if (typeof body === 'string') {
     const at = body.lastIndexOf(META);
     return at < 0 ? body : body.slice(0, at);
@@ -54,12 +54,16 @@ export function contentOf(body: unknown): string | undefined {
 }
 
 /** A weak entity tag for a content text: the answer is the same resource state, not the same bytes. */
-export const entityTag = (content: string): string => `W/"${hash('sha256', content, 'base64url').slice(0, 27)}"`;
+const entityTag = (content: string): string => `W/"${hash('sha256', content, 'base64url').slice(0, 27)}"`;
 
 /** The opaque part of an entity tag, for the weak comparison (W/ ignored). */
 const opaque = (tag: string): string => (tag.startsWith('W/') ? tag.slice(2) : tag);
 
-/** Whether an If-None-Match value (`*` or a comma-separated list of tags) names `etag`, weakly compared. */
+/**
+ * Whether an If-None-Match value (`*` or a comma-separated list of tags) names `etag`, weakly
+ * compared (RFC 9110 §13.1.2). Unlike Koa's ctx.fresh it ignores the request's Cache-Control,
+ * which fetch() sets to no-cache with any conditional header.
+ */
 export function namesTag(ifNoneMatch: string, etag: string): boolean {
   const value = ifNoneMatch.trim();
   if (value === '' || etag === '') return false;

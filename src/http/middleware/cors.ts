@@ -2,18 +2,18 @@
 // any) may call /external/v1/* from a page, and so may the origins a working key lists (a partner
 // sets them on its keys, POST /keys). A preflight carries no key: it is answered (204, before
 // authentication, the limits and the usage log) for an origin of either list. Which answers a page
-// may then read is decided per key once the key is known (keyRestrictionChecks.ts): a key that lists origins
+// may then read is decided per key once the key is known (keyOriginAndIpChecks.ts): a key that lists origins
 // is answered for those alone, a key that lists none as CORS_ORIGINS says. A request from any
 // other origin gets no CORS headers, and a browser then refuses to hand the answer to the page.
 import koaCors from '@koa/cors';
 import type { Middleware } from 'koa';
 import { RATE_LIMIT_HEADER_NAMES } from '../../ratelimit/headers.js';
-import type { Awaitable } from '../../subscriptions/store.js';
+import type { Awaitable } from '../../subscriptions/port.js';
 import { isApiPath } from '../routeTable.js';
 import type { AppState } from '../state.js';
 
 /** How long a browser may reuse a preflight's answer, in seconds. */
-export const CORS_MAX_AGE_SECONDS = 600;
+const CORS_MAX_AGE_SECONDS = 600;
 
 /** The response headers a page may read: the request id, the rate-limit headers, Retry-After and the ETag. */
 export const CORS_EXPOSED_HEADERS = ['X-Request-Id', ...RATE_LIMIT_HEADER_NAMES, 'Retry-After', 'ETag'] as const;
@@ -33,7 +33,7 @@ export function deploymentAllows(allowedOrigins: readonly string[]): (origin: st
 }
 
 /** The origins some working key lists (SubscriptionRecords.keyOrigins). */
-export type KeyOrigins = () => Awaitable<ReadonlySet<string>>;
+type KeyOrigins = () => Awaitable<ReadonlySet<string>>;
 
 export function cors(allowedOrigins: readonly string[], keyOrigins?: KeyOrigins): Middleware<AppState> {
   const anyOrigin = allowedOrigins.includes('*');

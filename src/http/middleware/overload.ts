@@ -15,7 +15,7 @@ import type { AppState } from '../state.js';
 export type ShedReason = 'search_queue' | 'event_loop_delay';
 
 /** The routes whose requests run a search (on the search workers when there are some). */
-export const SEARCH_ROUTES: ReadonlySet<string> = new Set<RouteName>([
+const SEARCH_ROUTES: ReadonlySet<string> = new Set<RouteName>([
   'grants',
   'grantFilters',
   'grantSimilar',
@@ -24,7 +24,7 @@ export const SEARCH_ROUTES: ReadonlySet<string> = new Set<RouteName>([
   'commonGrantsSearch',
 ]);
 
-export interface OverloadOptions {
+interface OverloadOptions {
   /** Searches that run at once (the search workers; at least 1). */
   searchConcurrency: number;
   /** Searches allowed to wait beyond those running. */
@@ -36,7 +36,7 @@ export interface OverloadOptions {
 }
 
 /** Seconds a refused request is told to wait. */
-export const SHED_RETRY_AFTER_SECONDS = 1;
+const SHED_RETRY_AFTER_SECONDS = 1;
 /** How often the event loop's delay is sampled. */
 const SAMPLE_EVERY_MS = 20;
 
@@ -49,7 +49,7 @@ const WINDOW_MS = 1000;
  * one long pause (a collection, a big synchronous task) is one late sample among many prompt
  * ones, and does not by itself make the process look saturated.
  */
-export class EventLoopDelaySampler {
+class EventLoopDelaySampler {
   private samples: { at: number; delayMs: number }[] = [];
   private expected = performance.now() + SAMPLE_EVERY_MS;
   private readonly timer: NodeJS.Timeout;

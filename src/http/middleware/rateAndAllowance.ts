@@ -4,7 +4,7 @@ import { rateLimitHeaders } from '../../ratelimit/headers.js';
 import type { RateDecision, RateLimiter } from '../../ratelimit/limiter.js';
 import { monthKey, monthResetDate, monthSeconds, secondsUntilReset } from '../../subscriptions/month.js';
 import { monthlyLimitOf, rateLimitOf, type Subscription } from '../../subscriptions/tiers.js';
-import type { AllowanceCounter, Caller } from '../../subscriptions/store.js';
+import type { AllowanceCounter, Caller } from '../../subscriptions/port.js';
 import { isConditional } from './conditionalRequests.js';
 import { ApiError } from '../errors.js';
 import { outcomeOf } from '../requestOutcome.js';
@@ -16,7 +16,8 @@ export interface LimitDeps {
   clock: () => Date;
 }
 
-function setHeaders(
+/** The rate-limit headers of an authenticated answer, and the month's count the usage log keeps. */
+export function setLimitHeaders(
   ctx: ParameterizedContext<AppState>,
   subscription: Subscription,
   rate: RateDecision,
@@ -43,7 +44,7 @@ function setHeaders(
 const keyBudget = (keyId: string): string => `key:${keyId}`;
 
 /** A key's own rate: its restriction, never above the subscription's; null without one. */
-export const keyRateOf = (caller: Caller): number | null =>
+const keyRateOf = (caller: Caller): number | null =>
   caller.restrictions.rateLimit === null
     ? null
     : Math.min(caller.restrictions.rateLimit, rateLimitOf(caller.subscription));
@@ -81,34 +82,6 @@ export const rates = (rateLimiter: RateLimiter) => ({
     return own === null ? shared : tighter(await rateLimiter.refund(keyBudget(caller.keyId), own), shared);
   },
 });
-
-/**
- * ACTIVE: everything. SUSPENDED: the subscription endpoints only. CANCELLED: nothing.
- * A refusal spends no budget (the rate is only looked at) but still carries the rate-limit headers.
- */
-export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps): Middleware<AppState> {
-  const budget = rates(rateLimiter);
-  const refuse = async (
-    ctx: ParameterizedContext<AppState>,
-    subscription: Subscription,
-    refusal: string,
-  ): Promise<never> => {
-    const now = clock();
-    const rate = await budget.peek(ctx.state.caller!);
-    setHeaders(ctx, subscription, rate, await allowance.current(subscription.id, monthKey(now)), now);
-    throw new ApiError(403, 'SUBSCRIPTION_INACTIVE', refusal);
-  };
-  return function subscriptionStatus(ctx, next) {
-    const { subscription } = ctx.state.caller!;
-    const refusal =
-      subscription.status === 'CANCELLED'
-        ? 'This subscription is cancelled; contact us to reactivate it.'
-        : subscription.status === 'SUSPENDED' && ctx.state.route?.billable
-          ? 'This subscription is suspended; grant endpoints are unavailable until it is reactivated. /subscription endpoints still answer.'
-          : null;
-    return refusal === null ? next() : refuse(ctx, subscription, refusal);
-  };
-}
 
 function quotaExceeded(monthlyLimit: number, now: Date): ApiError {
   return new ApiError(
@@ -154,7 +127,7 @@ function handlerBilling(
     }
     const monthlyLimit = monthlyLimitOf(subscription);
     const counted = await allowance.tryConsume(subscription.id, monthKey(now), monthlyLimit);
-    setHeaders(ctx, subscription, rate, counted.calls, now);
+    setLimitHeaders(ctx, subscription, rate, counted.calls, now);
     if (!counted.allowed) throw quotaExceeded(monthlyLimit, now);
     calls += 1;
     outcomeOf(ctx.state).billed = true;
@@ -181,7 +154,7 @@ export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Mid
     const refused = counted !== null ? !counted.allowed : deferred && calls >= monthlyLimit;
     // Refused for the month: the request spends nothing of the second either.
     if (refused) rate = await budget.refund(ctx.state.caller!);
-    setHeaders(ctx, subscription, rate, calls, now);
+    setLimitHeaders(ctx, subscription, rate, calls, now);
 
     if (!rate.allowed) throw rateLimited(rate);
     if (refused) throw quotaExceeded(monthlyLimit, now);
@@ -192,7 +165,7 @@ export function enforceLimits({ rateLimiter, allowance, clock }: LimitDeps): Mid
 
     const countServed = async () => {
       const late = await allowance.tryConsume(subscription.id, month, monthlyLimit);
-      setHeaders(ctx, subscription, rate, late.calls, now);
+      setLimitHeaders(ctx, subscription, rate, late.calls, now);
       if (!late.allowed) throw quotaExceeded(monthlyLimit, now);
       outcomeOf(ctx.state).billed = true;
     };

@@ -2,7 +2,7 @@
 // answer is sent once the row is committed (Koa writes the response after this middleware
 // returns): a crash after an answer left cannot lose its row.
 import type { Middleware } from 'koa';
-import { isPromise, type UsageLog } from '../../subscriptions/store.js';
+import { isPromise, type UsageLog } from '../../subscriptions/port.js';
 import { outcomeOf } from '../requestOutcome.js';
 import type { AppState } from '../state.js';
 

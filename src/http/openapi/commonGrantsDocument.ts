@@ -18,7 +18,7 @@ const ABOUT =
   "`meta` is added), and an error carries the protocol's `status`, `message` and `errors` beside the usual envelope. " +
   "An opportunity's `id` is a UUID derived from the grant's id (version 5); `customFields.grantsApiId` holds the grant's id.";
 
-export interface CommonGrantsOperationDoc {
+interface CommonGrantsOperationDoc {
   operationId: string;
   summary: string;
   description: string;

@@ -7,7 +7,7 @@ import { DEFAULT_LIMIT, FACET_NAMES, MAX_LIMIT, MAX_WINDOW } from '../../grants/
 import { GRANT_FIELDS, SERVED_FIELDS, grantSchema } from '../../grants/schema.js';
 import { CROP_MARKER, DEFAULT_POST_TAG, DEFAULT_PRE_TAG, HIGHLIGHT_FIELDS } from '../../grants/highlighting.js';
 import { RATE_LIMIT_HEADER_NAMES } from '../../ratelimit/headers.js';
-import { CACHE_CONTROL, CONDITIONAL_ROUTES } from '../middleware/conditionalRequests.js';
+import { CACHE_CONTROL, CONDITIONAL_ROUTES, namesTag } from '../middleware/conditionalRequests.js';
 import { API_VERSION, JSON_CONTENT_TYPE } from '../envelope.js';
 import { ERROR_MEANING, ERROR_STATUS, type ErrorCode } from '../errors.js';
 import {
@@ -29,7 +29,7 @@ import {
   ALERT_WEBHOOKS,
   alertOnlyCode,
 } from './alertDocument.js';
-import { scopeFor } from '../middleware/keyRestrictionChecks.js';
+import { scopeFor } from '../middleware/keyScopeChecks.js';
 import { KEY_CODES, KEY_OPERATIONS, KEY_PATH_PARAMS, KEY_SCHEMAS, keyOnlyCode } from './keyDocument.js';
 import {
   ANSWER_EXAMPLES,
@@ -94,7 +94,7 @@ interface OperationDoc {
 }
 
 /** How a partner sees the grants still open first (the default order lists the oldest deadlines first). */
-export const OPEN_GRANTS_FIRST =
+const OPEN_GRANTS_FIRST =
   'Without `search` or `sort`, grants come by deadline, the oldest first, closed grants included: ask for `open=true&sort=deadline` ' +
   'to get the grants still accepting applications, closing soonest first (those without a deadline last).';
 
@@ -1341,18 +1341,6 @@ export function openapiDocument(): Schema {
 /** The document as served and committed: two-space JSON and a final newline. */
 export const openapiJson = (): string => `${JSON.stringify(openapiDocument(), null, 2)}\n`;
 
-/**
- * If-None-Match as RFC 9110 §13.1.2 reads it (weak comparison, `*`). Unlike Koa's ctx.fresh it
- * ignores the request's Cache-Control, which fetch() sets to no-cache with any conditional header.
- */
-function matchesEtag(ifNoneMatch: string, etag: string): boolean {
-  if (ifNoneMatch === '') return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const trimmed = tag.trim();
-    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
-  });
-}
-
 /** Serves the document at API_PREFIX + OPENAPI_PATH to anyone, with an ETag; answered before authentication. */
 export function serveOpenapi(): Middleware<AppState> {
   const json = openapiJson();
@@ -1363,7 +1351,7 @@ export function serveOpenapi(): Middleware<AppState> {
     ctx.status = 200;
     ctx.set('ETag', etag);
     ctx.set('Cache-Control', 'no-cache');
-    if (matchesEtag(ctx.get('If-None-Match'), etag)) {
+    if (namesTag(ctx.get('If-None-Match'), etag)) {
       ctx.status = 304;
       return;
     }

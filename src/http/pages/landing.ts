@@ -12,7 +12,7 @@ import { API_PREFIX } from '../routeTable.js';
 import type { AppState } from '../state.js';
 
 /** Where the API's own pages and documents are, each with what it is for. */
-export const LANDING_LINKS = [
+const LANDING_LINKS = [
   {
     rel: 'docs',
     href: DOCS_PATH,

@@ -8,7 +8,7 @@ import type { Middleware } from 'koa';
 import { repoPath } from '../../repoRoot.js';
 import type { AppState } from '../state.js';
 
-export interface StaticPage {
+interface StaticPage {
   /** Where the page is served, e.g. `/console` (and with a trailing slash). */
   path: string;
   /** The folder of its files, relative to the repository root (read from source or from dist/). */
@@ -30,7 +30,7 @@ const TYPES: Record<string, string> = {
 };
 
 /** Only this origin: the page's own files and the API; no inline script, no frames. */
-export const CONTENT_SECURITY_POLICY =
+const CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 function readAssets(page: StaticPage): Map<string, Asset> {

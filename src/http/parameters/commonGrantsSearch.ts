@@ -64,7 +64,7 @@ export const CUSTOM_FILTERS: Record<string, { param: string; values: readonly st
 };
 
 /** The order of a CommonGrants answer, as its sortInfo says it. */
-export interface SortInfo {
+interface SortInfo {
   sortBy: string;
   customSortBy?: string;
   sortOrder: 'asc' | 'desc';

@@ -22,7 +22,7 @@ interface CursorContent {
   i: string;
 }
 
-export interface DecodedCursor {
+interface DecodedCursor {
   page: number;
   after: KeysetPosition;
 }
@@ -31,7 +31,7 @@ export interface DecodedCursor {
  * A digest of what a cursor is bound to: the query's conditions, sort and limit (not `fields` or
  * `facets`, which change what each page shows, not which grants it holds), list values as a set.
  */
-export function binding(query: GrantQuery): string {
+function binding(query: GrantQuery): string {
   const set = (values: readonly string[]) => [...values].sort();
   const bound = [
     // Plain words as their list, the form cursors without search syntax carry, so those cursors still hold.

@@ -56,9 +56,7 @@ import { CURSOR_START, MAX_CURSOR_LENGTH, decodeCursor } from './grantCursor.js'
 import { clip, paramValidator, type ParamSpecs, type ParamValues } from './queryParams.js';
 
 /** The values of `sort`: each key ascending, and with a leading "-" descending (relevance: best first only). */
-export const SORT_VALUES: readonly string[] = SORT_KEYS.flatMap((key) =>
-  key === 'relevance' ? [key] : [key, `-${key}`],
-);
+const SORT_VALUES: readonly string[] = SORT_KEYS.flatMap((key) => (key === 'relevance' ? [key] : [key, `-${key}`]));
 
 export const GRANT_SEARCH_PARAMS: ParamSpecs = {
   search: {
@@ -286,8 +284,8 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
 };
 
 /** GET /grants/export: the filters, sort and fields of GET /grants (no paging or facets), and the format. */
-export const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+const EXPORT_FORMATS = ['ndjson', 'csv'] as const;
+type ExportFormat = (typeof EXPORT_FORMATS)[number];
 const {
   page: _page,
   limit: _limit,
@@ -310,8 +308,8 @@ export const GRANT_EXPORT_PARAMS: ParamSpecs = {
 };
 
 /** GET /grants/:id/similar: how many grants come back. */
-export const SIMILAR_DEFAULT_LIMIT = 10;
-export const SIMILAR_MAX_LIMIT = 50;
+const SIMILAR_DEFAULT_LIMIT = 10;
+const SIMILAR_MAX_LIMIT = 50;
 /**
  * GET /grants/:id/similar: every parameter of GET /grants that filters or presents the grants (the
  * filters, `fields`, and whatever else shapes a grant of a page), and its own `limit`; no search,
@@ -514,7 +512,7 @@ export function parseGrantQuery(query: Map<string, string[]>, now: number = Date
 }
 
 /** A GET /grants request: its GrantQuery (parseGrantQuery) and what to highlight in the grants it returns. */
-export interface GrantSearchRequest {
+interface GrantSearchRequest {
   query: GrantQuery;
   highlight: HighlightSpec | null;
 }

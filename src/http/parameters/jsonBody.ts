@@ -7,15 +7,15 @@ import getRawBody from 'raw-body';
 import { InvalidBodyError } from '../../failures.js';
 import { ApiError } from '../errors.js';
 
-export const MAX_BODY_BYTES = 16 * 1024;
+const MAX_BODY_BYTES = 16 * 1024;
 
 /** The deepest nesting of arrays and objects a JSON body may have (the API's own bodies need 5). */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Whether `value` nests arrays and objects deeper than `max` levels (a scalar is level 0); stops looking past `max`. */
-export function nestedDeeperThan(value: unknown, max: number): boolean {
+function nestedDeeperThan(value: unknown, max: number): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (max === 0) return true;
   const children = Array.isArray(value) ? value : Object.values(value);

@@ -2,8 +2,8 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { validationError, type ErrorDetail } from '../errors.js';
 
-export const MAX_QUERY_PARAMETERS = 50;
-export const MAX_ARRAY_VALUES = 20;
+const MAX_QUERY_PARAMETERS = 50;
+const MAX_ARRAY_VALUES = 20;
 
 /** How many distinct values a list parameter takes: 20, or every allowed value where a list (such as `fields`) has more. */
 export const maxListValues = (values: readonly string[]): number => Math.max(MAX_ARRAY_VALUES, values.length);
@@ -13,7 +13,7 @@ export const maxListValues = (values: readonly string[]): number => Math.max(MAX
  * document appends the rule) and an example value, as the parameter's schema types it (a list as
  * an array). The one set of descriptions: the OpenAPI document reads them from here.
  */
-export interface ParamDoc {
+interface ParamDoc {
   description: string;
   example: string | number | boolean | readonly string[];
   /**
@@ -147,12 +147,12 @@ function schemaOf(spec: ParamSpec): object {
 
 export type ParamValues = Record<string, number | string | boolean | string[] | undefined>;
 
-export interface ParamValidator {
+interface ParamValidator {
   (query: Map<string, string[]>): ParamValues;
 }
 
 /** Checks across parameters, run on the parameters that are valid on their own. */
-export type CrossCheck = (valid: ParamValues) => ErrorDetail[];
+type CrossCheck = (valid: ParamValues) => ErrorDetail[];
 
 /** Echoes a partner's input in a message, bounded. */
 export const clip = (text: string): string => (text.length > 40 ? `${text.slice(0, 40)}…` : text);

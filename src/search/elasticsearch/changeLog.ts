@@ -24,7 +24,7 @@ import type { ChangeLogOptions } from '../engine.js';
 export const changesIndexOf = (alias: string): string => `${alias}_changes`;
 
 /** The history index of an alias: the versions of its grants, outside the swapped indexes' names too. */
-export const historyIndexOf = (alias: string): string => `${alias}_history`;
+const historyIndexOf = (alias: string): string => `${alias}_history`;
 
 /** The state document's id: no grant id starts with "~". */
 const STATE_ID = '~state';
@@ -87,7 +87,7 @@ interface VersionSource {
 }
 
 /** A change to record: a grant at its new content, or a removal. */
-export type Change = { id: string; grant: Grant; hash: string } | { id: string; grant: null };
+type Change = { id: string; grant: Grant; hash: string } | { id: string; grant: null };
 
 const isStatus = (error: unknown, status: number): boolean =>
   error instanceof errors.ResponseError && error.statusCode === status;

@@ -22,7 +22,7 @@ export const createEsClient = (
   });
 
 /** A request as the transport takes it, its body serialised by the client. */
-export interface TextRequest {
+interface TextRequest {
   method: 'GET' | 'POST';
   path: string;
   body?: Record<string, unknown>;
@@ -61,9 +61,6 @@ export async function requestText(
   }
   return text;
 }
-
-export const isNotFound = (error: unknown): boolean =>
-  error instanceof errors.ResponseError && error.statusCode === 404;
 
 export const errorType = (error: unknown): string | undefined =>
   error instanceof errors.ResponseError

@@ -32,7 +32,7 @@ const FILTER_FIELDS = {
 } as const satisfies Record<keyof FilterOptions, string>;
 
 /** The parts of a _search response the API serves. */
-export const SEARCH_FILTER_PATH = ['hits.total', 'hits.hits._source', ...FACETS_FILTER_PATH];
+const SEARCH_FILTER_PATH = ['hits.total', 'hits.hits._source', ...FACETS_FILTER_PATH];
 
 /**
  * An index built before the title sort key existed (a live alias on the old mapping) cannot sort

@@ -3,7 +3,7 @@
 // the client pay their per-request cost once per turn rather than once per grant.
 
 /** Fetches documents by id: for each id, in order, its JSON text, null when unknown, or the error of that one read. */
-export type FetchMany = (ids: string[]) => Promise<(string | null | Error)[]>;
+type FetchMany = (ids: string[]) => Promise<(string | null | Error)[]>;
 
 interface Waiting {
   id: string;

@@ -18,7 +18,7 @@
 /** The six numeric keys, in sort order. */
 export const ID_KEY_FIELDS = ['idKey0', 'idKey1', 'idKey2', 'idKey3', 'idKey4', 'idKey5'] as const;
 /** The keyword holding what the keys do not spell. */
-export const ID_REST_FIELD = 'idRest';
+const ID_REST_FIELD = 'idRest';
 
 const CHARS_PER_KEY = 7;
 const BASE = 129;

@@ -12,7 +12,7 @@ import { SORT_FIELDS, sortOf, translateToElasticsearch, type EsSearchRequest } f
 /** The aggregation that counts the matches when the request's post_filter walks a null tail. */
 export const KEYSET_TOTAL_AGG = 'keyset_total';
 
-export type EsKeysetRequest = Omit<EsSearchRequest, 'from'> & { search_after?: unknown[] };
+type EsKeysetRequest = Omit<EsSearchRequest, 'from'> & { search_after?: unknown[] };
 
 /** The grant fields holding each sort key's value in _source (title's key is titleSort, never null). */
 const SOURCE_FIELDS: Record<keyof typeof SORT_FIELDS, keyof Grant> = {

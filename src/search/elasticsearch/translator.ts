@@ -28,10 +28,10 @@ const boosted = (suffix: string): string[] =>
   BOOSTED.map(([field, boost]) => (boost === 1 ? `${field}${suffix}` : `${field}${suffix}^${boost}`));
 
 /** The fields of the English analysis. */
-export const TEXT_FIELDS = boosted('');
+const TEXT_FIELDS = boosted('');
 
 /** The fields of the French analysis (grant_french: elision, folding, light stemming). */
-export const FRENCH_TEXT_FIELDS = boosted('.fr');
+const FRENCH_TEXT_FIELDS = boosted('.fr');
 
 /**
  * The keyword `sort=title` orders by: titleSortKey(title), computed by the writer at index time
@@ -66,7 +66,7 @@ const either = (...clauses: unknown[]) => ({ bool: { should: clauses, minimum_sh
 const missing = (field: string) => ({ bool: { must_not: [exists(field)] } });
 
 /** Every filter of the query, in a fixed order, each tagged with the facet it belongs to. */
-export function conditionsOf(query: GrantQuery): Condition[] {
+function conditionsOf(query: GrantQuery): Condition[] {
   const conditions: Condition[] = [];
   const terms = (facet: StoredFacetName, field: string, values: readonly string[]) => {
     if (values.length > 0) conditions.push({ facet, clause: { terms: { [field]: values } } });
@@ -137,7 +137,7 @@ export function sortOf(query: GrantQuery): unknown[] {
  * sort values of its hits are [key, ...keys, rest]; on an index without the keys they say so
  * (lacksIdKeys) and the page is asked again with sortOf.
  */
-export function pageSortOf(query: GrantQuery): unknown[] {
+function pageSortOf(query: GrantQuery): unknown[] {
   return [keyClause(query), ...ID_KEY_SORT];
 }
 
@@ -208,10 +208,7 @@ export const TYPO_TEXT_SCALE = 1e-4;
  * so fewer typos rank first and the text score orders within (in Lucene's float precision).
  * Without alternatives, the query as it is.
  */
-export function typoRanked(
-  search: ParsedSearch | null,
-  query: { bool: Record<string, unknown> },
-): Record<string, unknown> {
+function typoRanked(search: ParsedSearch | null, query: { bool: Record<string, unknown> }): Record<string, unknown> {
   // Alternatives with no typo (synonyms) make no level: the text score as it is.
   if (search === null || !hasAlternatives(search) || typoPenaltyLevels(search).length === 0) return query;
   return {
@@ -240,7 +237,7 @@ function clauseQuery(clause: SearchClause): { must: unknown[]; must_not?: unknow
  * as the bool's own must and must_not; several as a should of bools, one of which must match; no
  * clause (nothing to find) matches nothing.
  */
-export function textQueryOf(search: ParsedSearch | null): { must: unknown[]; must_not?: unknown[] } {
+function textQueryOf(search: ParsedSearch | null): { must: unknown[]; must_not?: unknown[] } {
   if (search === null) return { must: [] };
   const { clauses } = search;
   if (clauses.length === 0) return { must: [{ match_none: {} }] };
@@ -256,7 +253,7 @@ export function textQueryOf(search: ParsedSearch | null): { must: unknown[]; mus
  * boost, a few tens), so a grant keeping more words always ranks first and the text score orders
  * within (the ranking rule is in the architecture guide).
  */
-export const RELAXATION_LEVEL_WEIGHT = 10_000;
+const RELAXATION_LEVEL_WEIGHT = 10_000;
 
 /**
  * A relaxed search's ranking (grants/relaxation.ts) around the query of its most relaxed step
@@ -266,7 +263,7 @@ export const RELAXATION_LEVEL_WEIGHT = 10_000;
  * precision), so more kept words rank first, then fewer typos, then the text score. Without a
  * plan, the query as it is.
  */
-export function relaxationRanked(
+function relaxationRanked(
   plan: RelaxationPlan | null | undefined,
   search: ParsedSearch | null,
   query: Record<string, unknown>,

@@ -56,12 +56,12 @@ export function indexedDocument(grant: Grant): Grant & { labels: string; [TITLE_
  * The document for an index whose (strict) mapping has only the fields in `mapped`: an index
  * built by an earlier release lacks some computed fields, and refuses a document holding them.
  */
-export function documentFor(mapped: ReadonlySet<string>): (grant: Grant) => Record<string, unknown> {
+function documentFor(mapped: ReadonlySet<string>): (grant: Grant) => Record<string, unknown> {
   return (grant) =>
     Object.fromEntries(Object.entries(indexedDocument(grant)).filter(([field]) => field in grant || mapped.has(field)));
 }
 
-export interface EsWriterOptions {
+interface EsWriterOptions {
   /** Previous indexes kept after a swap, for rollback. */
   keep: number;
   replicas: number;
@@ -69,7 +69,7 @@ export interface EsWriterOptions {
   changes?: ChangeLogOptions;
 }
 
-export class DroppedDocumentsError extends Error {}
+class DroppedDocumentsError extends Error {}
 
 export class ElasticsearchCatalogWriter implements CatalogWriter {
   private readonly ownIndex: RegExp;

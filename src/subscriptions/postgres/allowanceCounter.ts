@@ -3,7 +3,7 @@
 // locks each month's row, admits as many asks as the limit leaves room for, and counts them in the
 // same statement: two requests on two machines never both take the last call, and a request goes
 // on only once its call is committed, so the count never trails what was served.
-import type { Admission, AllowanceRecord, Awaitable } from '../store.js';
+import type { Admission, AllowanceRecord, Awaitable } from '../port.js';
 import { SeenMonthlyCounts } from '../allowanceCountsSeen.js';
 import { admissionsOf, rejectAll, TurnAsks, type AskGroup as Group } from '../allowanceGroupCommit.js';
 import { pgUnavailable, type Pool } from './database.js';

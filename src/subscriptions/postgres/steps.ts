@@ -11,7 +11,7 @@ import {
 } from '../sqlSteps.js';
 import { inTransaction, type Pool, type Queryable } from './database.js';
 
-export const PG_DIALECT: Dialect = {
+const PG_DIALECT: Dialect = {
   forUpdate: (of) => (of === undefined ? ' FOR UPDATE' : ` FOR UPDATE OF ${of}`),
   dayText: (column) => `to_char(${column}, 'YYYY-MM-DD')`,
   dayParam: '?::date',
@@ -22,7 +22,7 @@ export const PG_DIALECT: Dialect = {
 const numbered = new Map<string, string>();
 
 /** `sql` with its `?` placeholders as `$1`, `$2`, … (no statement here holds a `?` in a literal). */
-export function numberedPlaceholders(sql: string): string {
+function numberedPlaceholders(sql: string): string {
   let text = numbered.get(sql);
   if (text === undefined) {
     let n = 0;

@@ -1,8 +1,8 @@
-// The PostgreSQL adapter of the store port (src/subscriptions/store.ts), for a fleet of API
+// The PostgreSQL adapter of the store port (src/subscriptions/port.ts), for a fleet of API
 // instances sharing one database (DATABASE_URL). Opening it runs the migrations, creates this
 // month's and next month's usage partitions and starts listening for changes.
 import { describeError, type Logger } from '../../log.js';
-import type { CreatedDemo, DemoRecords, SubscriptionsStore, UsageSizes } from '../store.js';
+import type { CreatedDemo, DemoRecords, SubscriptionsStore, UsageSizes } from '../port.js';
 import { createDemo, DEMO_LOCK, demoKeyNeverShown, markDemoKeyShown } from '../subscriptionSteps.js';
 import { firstKeptDay, SWEEP_INTERVAL_MS } from '../usageRetention.js';
 import { PgAllowanceCounter } from './allowanceCounter.js';
@@ -11,7 +11,7 @@ import { PgSteps } from './steps.js';
 import { PgSubscriptionStore } from './subscriptionStore.js';
 import { dropPartitionsBefore, ensurePartitions, PgUsageStore } from './usageStore.js';
 
-export interface PgStoreOptions {
+interface PgStoreOptions {
   clock?: () => Date;
   log: Logger;
   retentionDays: number;

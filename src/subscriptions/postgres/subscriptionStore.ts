@@ -21,19 +21,19 @@ import type {
   NewSubscription,
   RotatedKey,
   SubscriptionRecords,
-} from '../store.js';
+} from '../port.js';
 import * as op from '../subscriptionSteps.js';
 import type { Feature, Status, Subscription } from '../tiers.js';
 import { CHANGES_CHANNEL, pgUnavailable, type Pool } from './database.js';
 import { PgSteps } from './steps.js';
 
 /** How long a cached caller is trusted without a word from LISTEN (the safety net). */
-export const DEFAULT_CALLER_CACHE_TTL_MS = 5_000;
+const DEFAULT_CALLER_CACHE_TTL_MS = 5_000;
 /** How long while the LISTEN connection is down: the one-second promise holds without notifications. */
 const UNLISTENED_TTL_MS = 1_000;
 const RELISTEN_DELAY_MS = 1_000;
 
-export interface PgSubscriptionStoreOptions {
+interface PgSubscriptionStoreOptions {
   /** The database URL, for the LISTEN connection (none: no listening, the TTL alone bounds the cache). */
   listenUrl?: string;
   clock?: () => Date;

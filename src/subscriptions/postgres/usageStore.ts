@@ -8,7 +8,7 @@
 // The statistics read only usage_daily. Retention drops whole months.
 import { describeError, type Logger } from '../../log.js';
 import { lastUseByKey } from '../keyLastUse.js';
-import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../store.js';
+import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../port.js';
 import { inTransaction, PARTITION_LOCK, pgUnavailable, type Pool, type Queryable } from './database.js';
 import { WriteFailureLog } from '../writeFailureLog.js';
 import type { Steps } from '../sqlSteps.js';
@@ -20,14 +20,14 @@ const WRITE_BATCH = 5000;
 const RETRY_MS = 1000;
 
 /** "Counted" for the statistics: billable or /subscription/*, any status but 401 and 429. */
-export const isCounted = (r: UsageRow): boolean =>
+const isCounted = (r: UsageRow): boolean =>
   r.endpoint !== null &&
   r.status !== 401 &&
   r.status !== 429 &&
   (r.billable || r.endpoint.startsWith('/subscription/'));
 
 /** The partition of a month (YYYY-MM): usage_log_y2026m11. */
-export const partitionName = (month: string): string => `usage_log_y${month.slice(0, 4)}m${month.slice(5, 7)}`;
+const partitionName = (month: string): string => `usage_log_y${month.slice(0, 4)}m${month.slice(5, 7)}`;
 
 const nextMonth = (month: string): string => {
   const d = new Date(`${month}-01T00:00:00.000Z`);

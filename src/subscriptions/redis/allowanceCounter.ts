@@ -5,7 +5,7 @@ import type { Logger } from '../../log.js';
 import { describeError } from '../../log.js';
 import type { RedisLink } from '../../ratelimit/redisConnection.js';
 import { monthKey, monthResetDate } from '../month.js';
-import { isPromise, type Admission, type AllowanceCounter, type AllowanceRecord } from '../store.js';
+import { isPromise, type Admission, type AllowanceCounter, type AllowanceRecord } from '../port.js';
 
 /**
  * KEYS[1] counter; ARGV limit, expiry (epoch s), floor (the store's record). A counter below the

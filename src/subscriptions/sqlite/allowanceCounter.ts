@@ -4,15 +4,15 @@
 // is exact across every process that shares the file (SQLite's write lock serialises them).
 //
 // Group commit: the admissions asked for during one turn of the event loop are checked and counted
-// together, in the turn's one write transaction (writeTurn.ts), with the usage rows of the requests
+// together, in the turn's one write transaction (groupCommit.ts), with the usage rows of the requests
 // that finished in the same turn. Under load a transaction carries many calls instead of one, which
 // is what makes the exact count affordable; alone, a request waits for nothing but that one commit.
 import type Database from 'better-sqlite3';
 import { transientAsUnavailable } from '../../sqliteFailures.js';
 import type { Db } from './database.js';
-import type { Admission, AllowanceRecord } from '../store.js';
+import type { Admission, AllowanceRecord } from '../port.js';
 import { admissionsOf, rejectAll, TurnAsks, type AskGroup as Group } from '../allowanceGroupCommit.js';
-import { SqliteWriteTurn, type TurnWrite } from './writeTurn.js';
+import { SqliteGroupCommit, type TurnWrite } from './groupCommit.js';
 import { monthCounts } from '../usageReads.js';
 import { SqliteSteps } from './steps.js';
 
@@ -22,10 +22,10 @@ export class SqliteAllowanceCounter implements AllowanceRecord {
   private readonly steps: SqliteSteps;
   private readonly turn: TurnAsks;
 
-  /** `writes`: the store's write turn, shared with the usage log (one of its own when alone). */
+  /** `writes`: the store's group commit, shared with the usage log (one of its own when alone). */
   constructor(
     db: Db,
-    private readonly writes: SqliteWriteTurn = new SqliteWriteTurn(db),
+    private readonly writes: SqliteGroupCommit = new SqliteGroupCommit(db),
   ) {
     this.add = db.prepare(
       `INSERT INTO monthly_usage (subscription_id, month, calls) VALUES (?, ?, ?)

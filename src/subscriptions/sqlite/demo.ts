@@ -1,6 +1,6 @@
 // The demo subscription's records in SQLite: the operations of ../subscriptionSteps.ts (the story
 // is in ../demo.ts), run synchronously.
-import type { CreatedDemo, DemoRecords } from '../store.js';
+import type { CreatedDemo, DemoRecords } from '../port.js';
 import { createDemo, DEMO_LOCK, demoKeyNeverShown, markDemoKeyShown } from '../subscriptionSteps.js';
 import type { SqliteSteps } from './steps.js';
 

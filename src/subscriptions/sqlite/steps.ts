@@ -12,7 +12,7 @@ import {
 } from '../sqlSteps.js';
 import type { Db } from './database.js';
 
-export const SQLITE_DIALECT: Dialect = {
+const SQLITE_DIALECT: Dialect = {
   forUpdate: () => '',
   dayText: (column) => column,
   dayParam: '?',

@@ -1,4 +1,4 @@
-// The SQLite adapter of the store port (src/subscriptions/store.ts): the embedded default, one
+// The SQLite adapter of the store port (src/subscriptions/port.ts): the embedded default, one
 // file in DATA_DIR shared by the processes of one machine. Every method answers synchronously.
 import { existsSync, mkdirSync } from 'node:fs';
 import type { Logger } from '../../log.js';
@@ -6,13 +6,13 @@ import { SqliteAllowanceCounter } from './allowanceCounter.js';
 import { openSubscriptionsDb, subscriptionsPath, type Db } from './database.js';
 import { DemoSubscription } from './demo.js';
 import { lastUseByKey } from '../keyLastUse.js';
-import type { SubscriptionsStore, UsageSizes } from '../store.js';
+import type { SubscriptionsStore, UsageSizes } from '../port.js';
 import { SubscriptionStore } from './subscriptionStore.js';
 import { UsageRetention, usageDailyRows, usageLogRows } from './usageRetention.js';
 import { UsageStore } from './usageStore.js';
-import { SqliteWriteTurn } from './writeTurn.js';
+import { SqliteGroupCommit } from './groupCommit.js';
 
-export interface StoreOptions {
+interface StoreOptions {
   clock?: () => Date;
   log: Logger;
   /** Usage rows older than this many days are deleted by the retention sweep. */
@@ -44,7 +44,7 @@ export class SqliteStore implements SubscriptionsStore {
     const clock = options.clock ?? (() => new Date());
     this.subscriptions = new SubscriptionStore(db, clock);
     // One write transaction per event-loop turn for the calls counted and the usage rows logged.
-    const writes = new SqliteWriteTurn(db);
+    const writes = new SqliteGroupCommit(db);
     this.usage = new UsageStore(db, options.log, (rows) => this.subscriptions.touchKeys(lastUseByKey(rows)), writes);
     this.allowance = new SqliteAllowanceCounter(db, writes);
     this.demo = new DemoSubscription(this.subscriptions.steps, clock);

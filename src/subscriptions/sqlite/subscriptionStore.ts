@@ -14,7 +14,7 @@ import type {
   NewSubscription,
   RotatedKey,
   SubscriptionRecords,
-} from '../store.js';
+} from '../port.js';
 import * as op from '../subscriptionSteps.js';
 import type { Feature, Status, Subscription } from '../tiers.js';
 import type { Db } from './database.js';

@@ -5,11 +5,11 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describeError, type Logger } from '../../log.js';
 import { subscriptionsPath, type Db } from './database.js';
-import type { UsageSizes } from '../store.js';
+import type { UsageSizes } from '../port.js';
 import { firstKeptDay, SWEEP_INTERVAL_MS } from '../usageRetention.js';
 
 /** Rows deleted per statement: each batch holds the write lock for a few milliseconds at most. */
-export const RETENTION_BATCH = 1000;
+const RETENTION_BATCH = 1000;
 /** Batches per sweep before yielding the event loop to requests until the next one. */
 const BATCHES_PER_TURN = 1;
 
@@ -24,7 +24,7 @@ export const usageLogRows = (db: Db): number =>
 export const usageDailyRows = (db: Db): number =>
   db.prepare('SELECT count(*) FROM usage_daily').pluck().get() as number;
 
-export function usageSizes(db: Db): UsageSizes {
+function usageSizes(db: Db): UsageSizes {
   return { usageLogRows: usageLogRows(db), usageDailyRows: usageDailyRows(db) };
 }
 

@@ -1,16 +1,16 @@
 // The usage log: one row per logged request, and the statistics read from it. The rows of the
 // requests that finish during one turn of the event loop are written in that turn's write
-// transaction (writeTurn.ts, with the allowance counts), and each request's answer waits for that
+// transaction (groupCommit.ts, with the allowance counts), and each request's answer waits for that
 // commit: a crash loses no row of an answer that was sent. A row whose write failed waits in memory
 // for the next attempt (the answer is not held back by a failing log).
 import type Database from 'better-sqlite3';
 import type { Logger } from '../../log.js';
 import { describeError } from '../../log.js';
 import type { Db } from './database.js';
-import { SqliteWriteTurn, type TurnWrite } from './writeTurn.js';
+import { SqliteGroupCommit, type TurnWrite } from './groupCommit.js';
 import { WriteFailureLog } from '../writeFailureLog.js';
 import { dailyCalls, usageStatistics } from '../usageReads.js';
-import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../store.js';
+import type { DailyCalls, UsageLog, UsageRow, UsageStatistics } from '../port.js';
 import { SqliteSteps } from './steps.js';
 
 const RETRY_MS = 1000;
@@ -57,12 +57,12 @@ export class UsageStore implements UsageLog {
   private readonly steps: SqliteSteps;
   private readonly failures: WriteFailureLog;
 
-  /** `writes`: the store's write turn, shared with the allowance counter (one of its own when alone). */
+  /** `writes`: the store's group commit, shared with the allowance counter (one of its own when alone). */
   constructor(
     db: Db,
     log: Logger,
     private readonly onFlush: (rows: UsageRow[]) => void = () => {},
-    private readonly writes: SqliteWriteTurn = new SqliteWriteTurn(db),
+    private readonly writes: SqliteGroupCommit = new SqliteGroupCommit(db),
   ) {
     this.failures = new WriteFailureLog(log);
     const columns =

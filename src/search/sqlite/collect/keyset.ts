@@ -10,10 +10,10 @@ import { compareCodePoints, type CatalogColumns, type OrderKey } from '../index/
 import { matchesOf, type Condition } from '../query/filters.js';
 import { rankedBy, type ScoredHits, type TextHits } from '../query/textHits.js';
 import { facetCounts } from './facets.js';
-import { orderOf, pageAlongOrder } from './paging.js';
+import { orderOf, pageAlongOrder } from './sortOrderWalk.js';
 import { relevancePage } from './topk.js';
 
-export interface KeysetAnswer {
+interface KeysetAnswer {
   total: number;
   /** The page's positions, in order. */
   page: number[];
@@ -23,7 +23,7 @@ export interface KeysetAnswer {
 }
 
 /** A position's title, read from the catalog the columns hold. */
-export type TitleOf = (position: number) => string | undefined;
+type TitleOf = (position: number) => string | undefined;
 
 /** A position's value of a sort key as the orders compare it: the folded title, or the number (null for null). */
 function sortKeyOf(columns: CatalogColumns, titleOf: TitleOf, key: OrderKey, position: number): number | string | null {
@@ -55,7 +55,7 @@ function comesAfter(
 }
 
 /** The index in the order of the first entry after the place (0 without one): a binary search. */
-export function startInOrder(
+function startInOrder(
   columns: CatalogColumns,
   titleOf: TitleOf,
   key: OrderKey,

@@ -89,7 +89,7 @@ export function andInto(a: Bits, b: Bits): Bits {
 }
 
 /** a := a ∨ b. */
-export function orInto(a: Bits, b: Bits): Bits {
+function orInto(a: Bits, b: Bits): Bits {
   for (let i = 0; i < a.length; i++) a[i] |= b[i];
   return a;
 }

@@ -72,7 +72,7 @@ export interface SortOrder {
   rank: Int32Array;
 }
 
-export type ValueMasks = Uint8Array | Uint16Array | Uint32Array;
+type ValueMasks = Uint8Array | Uint16Array | Uint32Array;
 
 /** An array of `size` masks of `values` bits each. */
 const masksFor = (values: number, size: number): ValueMasks =>

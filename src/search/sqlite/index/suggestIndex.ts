@@ -13,7 +13,7 @@ import { tableExists, type Db } from '../storage/catalogFile.js';
 const WORD_POSTINGS_BUDGET = 16 * 1024 * 1024;
 
 /** Names of one kind (titles or funders) over the catalog's positions. */
-export class NameIndex {
+class NameIndex {
   private constructor(
     /** The distinct names, as written. */
     readonly names: readonly string[],

@@ -19,7 +19,7 @@ import { emptyBits, setBit } from './bitset.js';
 import { ENGLISH_COLUMNS, FRENCH_COLUMNS, TEXT_COLUMNS } from '../storage/textColumns.js';
 
 /** What begins the key of a term's postings in the French columns (an English term never holds a colon). */
-export const FRENCH_KEY = 'fr:';
+const FRENCH_KEY = 'fr:';
 
 /** The key of a French term's postings (the key of an English term is the term). */
 export const frenchKey = (term: string): string => `${FRENCH_KEY}${term}`;
@@ -47,7 +47,7 @@ const instancesSql = (columns: readonly string[]): string =>
  * (hundreds of words) about 160: what searches ask for is a small part of that, the common words
  * (held by most grants, ~6 MiB each at 1,000,000 grants) and the rest.
  */
-export const POSTINGS_BUDGET = 64 * 1024 * 1024;
+const POSTINGS_BUDGET = 64 * 1024 * 1024;
 
 /** An SQLite varint (big-endian, 7 bits a byte, the 9th byte whole), as FTS5 writes its records. */
 export function readVarint(bytes: Uint8Array, start: number): { value: number; next: number } {
@@ -89,7 +89,7 @@ const ZERO = 48;
  * positions ascending: marked in a bit set, then collected in order. The weights are whole
  * numbers and halves, so the sums are exact in any order.
  */
-export function postingsOf(
+function postingsOf(
   instances: string | null,
   columns: CatalogColumns,
   scratch: Scratch,

@@ -99,7 +99,7 @@ const norms = new WeakMap<Float64Array, Float64Array>();
  * per build and thread with FTS5's operations in FTS5's order (so each score is the double FTS5
  * computes) rather than once per hit: a hit then costs one read, one addition and one division.
  */
-export function lengthNorms(stats: TextStatistics): Float64Array {
+function lengthNorms(stats: TextStatistics): Float64Array {
   let built = norms.get(stats.lengths);
   if (built === undefined) {
     const avgdl = stats.tokens / stats.rows;

@@ -13,7 +13,7 @@
  * one funding type. The 70 % itself is not measured: the check is one JavaScript call per hit,
  * cheap beside a score, so it is made unless the filters leave out less than ~30 %.
  */
-export const PREFILTER_SHARE = 0.7;
+const PREFILTER_SHARE = 0.7;
 
 /** Whether hits left to FTS5 are checked against the filters (`accepted` grants meet them all) before they are scored. */
 export const prefilterPays = (accepted: number, catalog: number): boolean => accepted < catalog * PREFILTER_SHARE;
@@ -24,7 +24,7 @@ export const prefilterPays = (accepted: number, catalog: number): boolean => acc
  * whole-catalog test builds one word of bits per 32 grants, branch-free and in order; a hit tested
  * alone is a random read of the column, several times dearer per grant, hence a quarter.
  */
-export const CANDIDATE_SHARE = 0.25;
+const CANDIDATE_SHARE = 0.25;
 
 /** Whether range filters are tested on the `candidates` text hits alone. */
 export const testCandidatesOnly = (candidates: number, catalog: number): boolean =>
@@ -73,7 +73,7 @@ export function countFacetByBits(values: number, words: number, matches: number)
  * selection ~4–5 ms. The crossover at 256 is not measured: a short page's heap stays in the cache,
  * while the selection copies every matching hit and its score first.
  */
-export const HEAP_LIMIT = 256;
+const HEAP_LIMIT = 256;
 
 /** Whether the best `keep` hits are kept in a heap (else selected). */
 export const keepInHeap = (keep: number): boolean => keep <= HEAP_LIMIT;

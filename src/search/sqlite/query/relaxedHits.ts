@@ -12,10 +12,10 @@ import type { ScoredHits } from './textHits.js';
  * Added to a hit's score (negative, lower first) for each relaxation level it misses: far above
  * any bm25 score and any typo rank, so more kept words always rank first.
  */
-export const RELAXATION_RANK_STEP = 1e9;
+const RELAXATION_RANK_STEP = 1e9;
 
 /** The text hits a plan's parts need, found by the caller on the same snapshot. */
-export interface RelaxedParts {
+interface RelaxedParts {
   /** Scored hits of each given-up term as a search of it alone (plan.givenUp's order), its typo rank included. */
   givenUp: ScoredHits[];
   /** Each given-up term's typo levels (grants/typos.ts typoPenaltyLevels): what a grant not holding it misses. */

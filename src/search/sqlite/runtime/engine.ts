@@ -1,7 +1,7 @@
 // SqliteSearchEngine: the embedded default. A read opens the snapshot its mode gives
 // (runtime/snapshots.ts: one per event-loop turn following the catalog, or one build pinned for a
 // search worker) and takes that build's in-memory index; the text hits and their bm25 scores come
-// from query/textSearch.ts (in-memory postings; FTS5 itself for words its tokenizer splits), the
+// from query/textHitFinder.ts (in-memory postings; FTS5 itself for words its tokenizer splits), the
 // columns filter, count, facet and order them (query/, collect/), and SQLite serves the page's
 // documents (storage/catalogReads.ts).
 import Database from 'better-sqlite3';
@@ -12,7 +12,7 @@ import type { ChangesPage } from '../../changes.js';
 import type { HistoryPage } from '../../../grants/history.js';
 import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../../engine.js';
 import { keysetSearch } from '../collect/keyset.js';
-import { offsetPage, type ColumnAnswer } from '../collect/paging.js';
+import { offsetPage, type ColumnAnswer } from '../collect/offsetPage.js';
 import { countBits } from '../index/bitset.js';
 import { CatalogColumns } from '../index/columns.js';
 import type { Postings } from '../index/postings.js';
@@ -27,7 +27,7 @@ import type { Neighbour } from '../../../grants/typos.js';
 import type { Condition } from '../query/filters.js';
 import { QueryTerms } from '../query/queryTerms.js';
 import type { TextHits } from '../query/textHits.js';
-import { TextHitFinder, wordTerms } from '../query/textSearch.js';
+import { TextHitFinder, wordTerms } from '../query/textHitFinder.js';
 import { buildOf, openCatalog, type Db } from '../storage/catalogFile.js';
 import { CatalogReads } from '../storage/catalogReads.js';
 import { ChangeLogReader, HistoryReader } from '../storage/changeLog.js';

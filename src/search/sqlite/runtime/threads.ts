@@ -4,7 +4,7 @@
 import { Worker } from 'node:worker_threads';
 import { sourceBundle } from './sourceBundle.js';
 
-export type ThreadModule = 'indexLoader' | 'searchWorker';
+type ThreadModule = 'indexLoader' | 'searchWorker';
 
 export function startThread(name: ThreadModule, workerData: unknown): Worker {
   const fromSource = /\.[cm]?ts$/.test(new URL(import.meta.url).pathname);

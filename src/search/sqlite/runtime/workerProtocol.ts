@@ -25,7 +25,7 @@ export type PoolMessage =
   WorkerRequest | { adopt: SharedIndex } | { postings: SharedPostings } | { unread: PostingsWanted };
 
 /** A failure as it crosses the thread boundary (errors lose their class on the way). */
-export interface FailureDescription {
+interface FailureDescription {
   unavailable: boolean;
   message: string;
   retryAfterSeconds?: number;

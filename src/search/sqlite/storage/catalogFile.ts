@@ -21,7 +21,7 @@ export const TEXT_TOKENIZER = /tokenize\s*=\s*'([^']*)'/.exec(DDL)![1];
 /** The DDL of the live word dictionary table alone (grants_words). */
 const WORDS_DDL = /CREATE VIRTUAL TABLE grants_words__T__[^;]*;/.exec(DDL)![0].replaceAll('__T__', '');
 
-export const CATALOG_BUILD_KEY = 'catalog_build';
+const CATALOG_BUILD_KEY = 'catalog_build';
 
 /** Writes a new build id (inside the caller's transaction). */
 export function markNewBuild(db: Db, build: string): void {

@@ -55,7 +55,7 @@ const REINDEX_PAGE = 1000;
 const KEYS = { log: 'changes_log', counter: 'changes_counter', horizon: 'changes_horizon' } as const;
 
 /** The log's state (in the caller's snapshot or transaction). */
-export function readChangeLogState(db: Db): ChangeLogState {
+function readChangeLogState(db: Db): ChangeLogState {
   const meta = (key: string) =>
     db.prepare('SELECT value FROM catalog_meta WHERE key = ?').pluck().get(key) as string | undefined;
   const maxSeq = (db.prepare('SELECT max(seq) FROM grant_changes').pluck().get() as number | null) ?? 0;

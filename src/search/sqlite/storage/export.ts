@@ -6,12 +6,12 @@ import { transientAsUnavailable } from '../../../sqliteFailures.js';
 import type { GrantExport } from '../../engine.js';
 import type { Db } from './catalogFile.js';
 import { CatalogReads } from './catalogReads.js';
-import { TextHitFinder } from '../query/textSearch.js';
+import { TextHitFinder } from '../query/textHitFinder.js';
 import type { CatalogColumns } from '../index/columns.js';
-import { everyMatch, matchCount } from '../collect/paging.js';
+import { everyMatch, matchCount } from '../collect/exportMatches.js';
 
 /** Grants per batch: small enough to keep memory flat, large enough to keep the per-batch cost low. */
-export const EXPORT_BATCH = 500;
+const EXPORT_BATCH = 500;
 
 /**
  * The export of `query` from the snapshot `db` is in (a read transaction already begun, whose

@@ -10,7 +10,7 @@ import { LABELS_WEIGHT, labelText } from '../../../grants/labels.js';
 import type { Grant } from '../../../grants/schema.js';
 
 /** What ends every French term in the catalog (and every French term searched for). */
-export const FRENCH_MARK = '0';
+const FRENCH_MARK = '0';
 
 /** The text fields, each with its relevance weight: title above funder above description, the labels lowest. */
 const FIELDS = [
@@ -42,7 +42,7 @@ export const EARLIER_CATALOG =
   'the catalog was built by an earlier release (its text index lacks the French and label columns); run grants-indexer reindex';
 
 /** A French term as the catalog holds it. */
-export const markedFrenchTerm = (term: string): string => `${term}${FRENCH_MARK}`;
+const markedFrenchTerm = (term: string): string => `${term}${FRENCH_MARK}`;
 
 /** The French term of a search word as the catalog holds it. */
 export const frenchSearchTerm = (word: string): string => markedFrenchTerm(frenchTermOf(word));

@@ -1,9 +1,11 @@
-// One write transaction per turn of the event loop for the SQLite store: what the allowance counter
-// and the usage log were asked to write during the turn (the calls admitted, the usage rows of the
-// requests that finished) is written together, in one IMMEDIATE transaction, when the loop reaches
-// its check phase (setImmediate). A request waits for that commit before it goes on (admission) or
-// before its answer is sent (usage row): nothing it was counted or logged for lives only in memory.
-// Under load a transaction carries many calls and rows; alone, a request waits for one commit.
+// The SQLite store's group commit: one write transaction per turn of the event loop. What the
+// allowance counter and the usage log were asked to write during the turn (the calls admitted, the
+// usage rows of the requests that finished) is written together, in one IMMEDIATE transaction,
+// when the loop reaches its check phase (setImmediate). A request waits for that commit before it
+// goes on (admission) or before its answer is sent (usage row): nothing it was counted or logged
+// for lives only in memory. Under load a transaction carries many calls and rows; alone, a request
+// waits for one commit. The allowance's asks of a turn are grouped before they join it
+// (../allowanceGroupCommit.ts).
 import type { Db } from './database.js';
 
 /** One part's share of a turn: written inside the transaction, then told how it ended. */
@@ -13,7 +15,7 @@ export interface TurnWrite {
   failed(error: unknown): void;
 }
 
-export class SqliteWriteTurn {
+export class SqliteGroupCommit {
   private collectors: (() => TurnWrite | null)[] = [];
   private scheduled = false;
   private readonly transaction: { immediate(writes: TurnWrite[]): void };

@@ -1,4 +1,4 @@
-// The SQLite store's one write transaction per event-loop turn (src/subscriptions/sqlite/writeTurn.ts):
+// The SQLite store's one write transaction per event-loop turn (src/subscriptions/sqlite/groupCommit.ts):
 // the calls admitted and the usage rows logged during a turn are committed together, before any
 // of their promises resolve; when the commit fails, every ask of the turn fails (nothing counted)
 // and the turn's rows wait in memory for the next attempt, their requests not held back.
@@ -10,9 +10,9 @@ import { ServiceUnavailableError } from '../../src/failures.js';
 import { createLogger } from '../../src/log.js';
 import { SqliteAllowanceCounter } from '../../src/subscriptions/sqlite/allowanceCounter.js';
 import { openSubscriptionsDb, type Db } from '../../src/subscriptions/sqlite/database.js';
-import type { UsageRow } from '../../src/subscriptions/store.js';
+import type { UsageRow } from '../../src/subscriptions/port.js';
 import { UsageStore } from '../../src/subscriptions/sqlite/usageStore.js';
-import { SqliteWriteTurn } from '../../src/subscriptions/sqlite/writeTurn.js';
+import { SqliteGroupCommit } from '../../src/subscriptions/sqlite/groupCommit.js';
 import { tempDir } from '../support/api.js';
 
 const MONTH = new Date().toISOString().slice(0, 7);
@@ -28,11 +28,11 @@ const row = (i: number): UsageRow => ({
   requestId: `req_${i}`,
 });
 
-describe('unit: SqliteWriteTurn (admissions and usage rows in one transaction per turn)', () => {
+describe('unit: SqliteGroupCommit (admissions and usage rows in one transaction per turn)', () => {
   let dir: string;
   let db: Db;
   let other: Database.Database;
-  let writes: SqliteWriteTurn;
+  let writes: SqliteGroupCommit;
   let counter: SqliteAllowanceCounter;
   let usage: UsageStore;
   const logged = (handle: Database.Database) =>
@@ -41,12 +41,12 @@ describe('unit: SqliteWriteTurn (admissions and usage rows in one transaction pe
     (handle.prepare('SELECT coalesce(sum(calls), 0) FROM monthly_usage').pluck().get() as number) ?? 0;
 
   beforeEach(() => {
-    dir = tempDir('write-turn');
+    dir = tempDir('group-commit');
     const file = path.join(dir, 'subscriptions.sqlite');
     db = openSubscriptionsDb(file);
     db.pragma('busy_timeout = 50');
     other = new Database(file);
-    writes = new SqliteWriteTurn(db);
+    writes = new SqliteGroupCommit(db);
     counter = new SqliteAllowanceCounter(db, writes);
     usage = new UsageStore(db, createLogger('silent'), () => {}, writes);
   });

@@ -1,33 +1,19 @@
-// The checks a key's restrictions add to a request (src/subscriptions/keyRestrictions.ts): where it
-// comes from (the key's origins and IP ranges, 403) right after authentication, and what it asks
-// for (the key's scopes, 403) beside the feature check. The client address is the connection's,
-// or, only behind a proxy TRUST_PROXY names, the one that proxy put in X-Forwarded-For.
+// The origin and IP checks of a key's restrictions (src/subscriptions/keyRestrictions.ts): where a
+// request comes from (the key's origins and IP ranges, 403), right after authentication. The
+// client address is the connection's, or, only behind a proxy TRUST_PROXY names, the one that
+// proxy put in X-Forwarded-For. What a request asks for (the key's scopes) is keyScopeChecks.ts.
 import type { Middleware, ParameterizedContext } from 'koa';
 import proxyaddr from 'proxy-addr';
-import { hasScope, inRanges, type Scope } from '../../subscriptions/keyRestrictions.js';
+import { inRanges } from '../../subscriptions/keyRestrictions.js';
 import { CORS_ANSWER_HEADERS, CORS_EXPOSED_HEADERS, deploymentAllows } from './cors.js';
 import { ApiError } from '../errors.js';
-import { READ_METHODS, type RouteSpec } from '../routeTable.js';
 import type { AppState } from '../state.js';
 
 /** The client address of a request: the peer, or the first address before the trusted proxies in X-Forwarded-For. */
-export function clientAddress(trustProxy: readonly string[]): (ctx: ParameterizedContext<AppState>) => string {
+function clientAddress(trustProxy: readonly string[]): (ctx: ParameterizedContext<AppState>) => string {
   const trusted = proxyaddr.compile([...trustProxy]);
   return (ctx) => (trustProxy.length === 0 ? (ctx.req.socket.remoteAddress ?? '') : proxyaddr(ctx.req, trusted));
 }
-
-/** The scope a route needs for a method: its write scope for anything but GET and HEAD; null: none (each MCP tool checks its own). */
-export function scopeFor(route: RouteSpec, method: string): Scope | null {
-  return (READ_METHODS as readonly string[]).includes(method) ? route.scope : (route.writeScope ?? route.scope);
-}
-
-/** The refusal of a call outside the key's scopes (`what`: this endpoint, the tool x). */
-export const scopeNotAllowed = (scope: Scope, what = 'this endpoint'): ApiError =>
-  new ApiError(
-    403,
-    'SCOPE_NOT_ALLOWED',
-    `This API key lacks the "${scope}" scope needed by ${what}; use a key with that scope, or create one with it (POST /keys).`,
-  );
 
 /**
  * The key's origins and IP ranges, and the CORS answer for the key. A browser request (it carries
@@ -37,13 +23,16 @@ export const scopeNotAllowed = (scope: Scope, what = 'this endpoint'): ApiError 
  * another key lists gets no CORS headers). A request from an address outside the key's ranges is
  * refused. Sets the client address for the layers after (the audit log).
  */
-export function keyPlace(trustProxy: readonly string[], corsOrigins: readonly string[] = []): Middleware<AppState> {
+export function callerOriginAndIp(
+  trustProxy: readonly string[],
+  corsOrigins: readonly string[] = [],
+): Middleware<AppState> {
   const addressOf = clientAddress(trustProxy);
   const deployment = deploymentAllows(corsOrigins);
   const withoutCors = (ctx: ParameterizedContext<AppState>) => {
     for (const name of CORS_ANSWER_HEADERS) ctx.remove(name);
   };
-  return function keyPlace(ctx, next) {
+  return function callerOriginAndIp(ctx, next) {
     const { restrictions } = ctx.state.caller!;
     // An address is at most 45 characters; a longer one (a forwarded header's garbage) is bounded.
     const address = addressOf(ctx).slice(0, 64);
@@ -71,15 +60,6 @@ export function keyPlace(trustProxy: readonly string[], corsOrigins: readonly st
         `This API key may not be used from the address ${address}; the key lists the IP ranges it may be used from.`,
       );
     }
-    return next();
-  };
-}
-
-/** The route's scope for this method, if the key lacks it: 403 SCOPE_NOT_ALLOWED naming it. */
-export function scopeGuard(): Middleware<AppState> {
-  return function scopeGuard(ctx, next) {
-    const scope = scopeFor(ctx.state.route!, ctx.method);
-    if (scope !== null && !hasScope(ctx.state.caller!.restrictions, scope)) throw scopeNotAllowed(scope);
     return next();
   };
 }

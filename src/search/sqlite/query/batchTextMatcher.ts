@@ -7,9 +7,9 @@ import type { Grant } from '../../../grants/schema.js';
 import type { ParsedSearch } from '../../../grants/searchSyntax.js';
 import { TEXT_TOKENIZER } from '../storage/catalogFile.js';
 import { insertTextSql, TEXT_COLUMNS, textColumnsOf } from '../storage/textColumns.js';
-import { ftsMatchExpression } from './translator.js';
+import { ftsMatchExpression } from './fts5Expression.js';
 
-export interface TextBatch {
+interface TextBatch {
   /**
    * The ids of the batch's grants the search matches, as GET /grants matches it (the same FTS5
    * expression): all of them without a search (null), none for a search with nothing to find.
@@ -20,7 +20,7 @@ export interface TextBatch {
 
 const NONE: ReadonlySet<string> = new Set();
 
-export class FtsTextMatcher {
+export class BatchTextMatcher {
   private readonly db = new Database(':memory:');
 
   constructor() {

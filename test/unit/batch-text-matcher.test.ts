@@ -4,12 +4,12 @@
 // among them the French and label cases.
 import { expect } from 'chai';
 import { parseSearch } from '../../src/grants/searchSyntax.js';
-import { FtsTextMatcher } from '../../src/search/sqlite/query/textMatcher.js';
+import { BatchTextMatcher } from '../../src/search/sqlite/query/batchTextMatcher.js';
 import { loadCases } from '../../scripts/replay.js';
 import { fixtureGrants } from '../support/api.js';
 
-describe('alert text matcher: the searches of GET /grants', () => {
-  const matcher = new FtsTextMatcher();
+describe("batch text matcher (the alerts'): the searches of GET /grants", () => {
+  const matcher = new BatchTextMatcher();
   after(() => matcher.close());
   const grants = fixtureGrants();
   const cases = loadCases().filter(

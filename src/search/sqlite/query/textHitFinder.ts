@@ -29,13 +29,13 @@ import { filterConditions, type Condition } from './filters.js';
 import { prefilterPays } from './plan.js';
 import type { QueryTerms } from './queryTerms.js';
 import type { ScoredHits, TextHits } from './textHits.js';
-import { ftsAnyOf, ftsMatchExpression } from './translator.js';
+import { ftsAnyOf, ftsMatchExpression } from './fts5Expression.js';
 import { relaxableTerms, relaxationPlan, termSearch, type RelaxationPlan } from '../../../grants/relaxation.js';
 import { countQuery } from '../../relaxedSearch.js';
 import { rankRelaxed } from './relaxedHits.js';
 
 /** Where single words may be answered from memory: the catalog's tokenizer, and the text index of the columns' build (read on first use). */
-export interface InMemoryWords {
+interface InMemoryWords {
   terms: QueryTerms;
   index(): TextIndex;
 }
