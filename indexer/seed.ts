@@ -35,5 +35,7 @@ export async function seedCatalogIfEmpty(config: Config, engine: SearchEngine, l
     skipInvalid: true,
     report: (line) => log.warn(line),
   });
+  // Served from the first request: the engine takes up the seeded catalog before the API answers.
+  await engine.caughtUp?.();
   log.info('fixtures indexed', { indexed, rejected });
 }

@@ -9,7 +9,9 @@ import { typoBudget, typoDistance, typoForm } from './typos.js';
 export const SUGGEST_TYPES = ['words', 'titles', 'funders'] as const;
 export type SuggestTypes = (typeof SUGGEST_TYPES)[number];
 /** A completion's kind, as the answer names it (singular). */
-type SuggestKind = 'word' | 'title' | 'funder';
+export type SuggestKind = 'word' | 'title' | 'funder';
+/** The kind of each type. */
+export const KIND_OF_TYPE: Record<SuggestTypes, SuggestKind> = { words: 'word', titles: 'title', funders: 'funder' };
 
 export const DEFAULT_SUGGEST_LIMIT = 5;
 export const MAX_SUGGEST_LIMIT = 20;
@@ -75,52 +77,80 @@ export const completionText = (input: SuggestInput, kind: SuggestKind, text: str
 export const bySuggestOrder = (a: SuggestItem, b: SuggestItem): number =>
   b.count - a.count || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
 
-/** The most words counted in one batch: an engine's one request (Elasticsearch: one bucket each, far below search.max_buckets). */
-const MAX_COUNT_BATCH = 4096;
-
-/** A word of a dictionary with how many grants of the whole catalog hold it: an upper bound of its count under any filter. */
-export interface CandidateWord {
-  word: string;
-  docs: number;
-}
+/** The most candidates of a kind counted in one batch: an engine's one request (Elasticsearch: one bucket each, far below search.max_buckets). */
+export const MAX_COUNT_BATCH = 4096;
 
 /**
- * The `limit` words with the most grants under the filters (ties by word), exactly, counting as
- * few as it can: the candidates are taken the most frequent first, in batches, and once the
- * `limit`-th best count is above every remaining candidate's catalog count (no filter can raise a
- * count), none of them can enter. Words with no grant are left out. `count` gives each word's
- * count under the filters.
+ * A completion to count: a word of the dictionary, or a title or funder name holding one, with how
+ * many grants of the whole catalog hold it (an upper bound of its count under any condition) and
+ * the engine's own reference to it (a name's rank; -1 when the text is enough).
  */
-export async function topWords(
-  candidates: readonly CandidateWord[],
+export interface Candidate {
+  text: string;
+  docs: number;
+  id: number;
+}
+
+/** A completion counted under the request's conditions. */
+export interface Counted {
+  text: string;
+  count: number;
+}
+
+const byCount = (a: Counted, b: Counted): number =>
+  b.count - a.count || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
+
+/**
+ * Per kind, the `limit` candidates with the most grants under the conditions (ties by text),
+ * exactly, counting as few as it can. Each kind's candidates come the most frequent in the catalog
+ * first (ties by text), and are taken in batches: once a kind's `limit`-th best count is above
+ * the next candidate's catalog count (no condition can raise a count) none of the rest can enter.
+ * Each round asks `count` once for every kind's batch (an engine's one request); batches double
+ * from `firstBatch` up to MAX_COUNT_BATCH. Candidates counting no grant are left out.
+ */
+export async function topCounted<K extends string>(
+  streams: Record<K, Iterator<Candidate>>,
   limit: number,
-  count: (words: string[]) => Promise<number[]>,
+  count: (batches: Record<K, Candidate[]>) => Promise<Record<K, number[]>>,
   firstBatch = 32,
-): Promise<{ word: string; count: number }[]> {
-  // Batches double from firstBatch up to MAX_COUNT_BATCH (an engine counts each batch in one request).
-  const ordered = [...candidates].sort((a, b) => b.docs - a.docs || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0));
-  const best: { word: string; count: number }[] = [];
-  const order = (a: { word: string; count: number }, b: { word: string; count: number }) =>
-    b.count - a.count || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0);
-  let at = 0;
+): Promise<Record<K, Counted[]>> {
+  const kinds = Object.keys(streams) as K[];
+  const state = kinds.map((kind) => {
+    const first = streams[kind].next();
+    return { kind, best: [] as Counted[], next: first.done === true ? null : first.value };
+  });
   let batch = Math.max(firstBatch, limit);
-  while (at < ordered.length) {
-    if (best.length >= limit) {
+  for (;;) {
+    const open = state.filter(({ best, next }) => {
+      if (next === null) return false;
+      if (best.length < limit) return true;
       const last = best[limit - 1];
-      const next = ordered[at];
-      if (next.docs < last.count || (next.docs === last.count && next.word > last.word)) break;
-    }
-    const slice = ordered.slice(at, at + batch).map((c) => c.word);
-    const counts = await count(slice);
-    slice.forEach((word, i) => {
-      if (counts[i] > 0) best.push({ word, count: counts[i] });
+      return next.docs > last.count || (next.docs === last.count && next.text < last.text);
     });
-    best.sort(order);
-    best.length = Math.min(best.length, limit);
-    at += slice.length;
+    if (open.length === 0) break;
+    const batches = {} as Record<K, Candidate[]>;
+    for (const kind of kinds) batches[kind] = [];
+    for (const entry of open) {
+      const taken = batches[entry.kind];
+      while (entry.next !== null && taken.length < batch) {
+        taken.push(entry.next);
+        const following = streams[entry.kind].next();
+        entry.next = following.done === true ? null : following.value;
+      }
+    }
+    const counts = await count(batches);
+    for (const entry of open) {
+      const asked = batches[entry.kind];
+      const counted = counts[entry.kind];
+      asked.forEach((candidate, i) => {
+        if (counted[i] > 0) entry.best.push({ text: candidate.text, count: counted[i] });
+      });
+      entry.best.sort(byCount);
+      entry.best.length = Math.min(entry.best.length, limit);
+    }
     batch = Math.min(batch * 2, MAX_COUNT_BATCH);
   }
-  return best;
+  return Object.fromEntries(state.map(({ kind, best }) => [kind, best])) as Record<K, Counted[]>;
 }
 
 /** The words of a title or funder name as the dictionaries hold them: runs of letters, marks and digits, folded and in lower case. */

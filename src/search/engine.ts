@@ -76,6 +76,12 @@ export interface SearchEngine {
   suggest(request: SuggestRequest): Promise<SuggestItem[]>;
   /** Searches waiting for and running on the engine's own threads (the embedded engine's pool); absent: the engine keeps none. */
   pending?(): { queued: number; busy: number };
+  /**
+   * Resolves once the engine answers from the catalog as it is now (after the API's own start-up
+   * seeding): the embedded engine's workers hold the new build's index, Elasticsearch's suggestion
+   * index of the alias's index is read. Absent: the engine answers from the catalog as it is at once.
+   */
+  caughtUp?(): Promise<void>;
   /** True when there is no catalog to serve yet (empty, or on Elasticsearch a missing alias). */
   isEmpty(): Promise<boolean>;
   close(): Promise<void>;

@@ -53,6 +53,7 @@ export function measureEngine(engine: SearchEngine, observer: EngineObserver): S
         engine.historyJson!(id, beforeSeq, limit),
       ),
     }),
+    ...(engine.caughtUp !== undefined && { caughtUp: () => engine.caughtUp!() }),
     close: () => engine.close(),
   };
 }

@@ -1,20 +1,24 @@
 // Search as you type around one request, the same on every engine: the completions of the last
-// word typed are looked up in the engine's dictionary, then the words are counted under the
-// filters and the context (the fewest counts that give the exact best ones: grants/suggest.ts
-// topWords), and the titles and funder names holding a completion are grouped and counted by the
-// engine, each kind's best `limit`; the answer is the best `limit` of them all. The rules are
-// grants/suggest.ts's; where the engine finds each part, its SuggestSource.
+// word typed and the titles and funder names holding one are read from the build's suggestion
+// index (search/suggestDictionary.ts), the most frequent in the catalog first; with no condition
+// (no filter, no word before the last) the catalog's counts are the counts and the engine is not
+// asked; with conditions each kind's candidates are counted by the engine under them, a batch of
+// every kind at once, until the best `limit` of each are known (grants/suggest.ts topCounted).
+// The answer is the best `limit` of the kinds merged. The rules are grants/suggest.ts's; where
+// the engine finds each part, its SuggestSource.
 import type { GrantQuery } from '../grants/query.js';
 import {
   bySuggestOrder,
   completionText,
+  KIND_OF_TYPE,
   prefixBudget,
-  topWords,
-  type CandidateWord,
+  topCounted,
+  type Candidate,
   type SuggestInput,
   type SuggestItem,
   type SuggestTypes,
 } from '../grants/suggest.js';
+import { mostFrequentFirst, type SuggestDictionary } from './suggestDictionary.js';
 
 /** What GET /grants/suggest asks an engine. */
 export interface SuggestRequest {
@@ -28,41 +32,49 @@ export interface SuggestRequest {
   types: readonly SuggestTypes[];
 }
 
+/** Candidates of each kind asked, and their counts answered, in the same order. */
+export type SuggestBatches<T> = Partial<Record<SuggestTypes, T[]>>;
+
 /** Where an engine finds each part of a suggestion, all from one view of the catalog. */
 export interface SuggestSource {
-  /** The dictionary's words completing `prefix` within `budget` typos, each with how many grants of the catalog hold it. */
-  completions(prefix: string, budget: number): CandidateWord[] | Promise<CandidateWord[]>;
-  /** How many grants of the request's query hold each word (as written, folded). */
-  countWords(words: string[]): Promise<number[]>;
+  /** The suggestion index of the catalog build the request is answered from. */
+  dictionary(): SuggestDictionary | Promise<SuggestDictionary>;
   /**
-   * The `limit` titles (or funder names) with the most grants of the request's query whose title
-   * (funder name) holds one of `words`, ties by text, each with that count.
+   * How many grants of the request's query hold each word (as written, folded) or bear each title
+   * or funder name; null when the query has no condition (every grant counts: the catalog's counts).
    */
-  topNames(kind: 'title' | 'funder', words: string[], limit: number): Promise<{ text: string; count: number }[]>;
+  count: ((batches: SuggestBatches<Candidate>) => Promise<SuggestBatches<number>>) | null;
 }
+
+/** The catalog's counts: what a request with no condition counts. */
+const catalogCounts = async (batches: SuggestBatches<Candidate>): Promise<SuggestBatches<number>> =>
+  Object.fromEntries(Object.entries(batches).map(([kind, asked]) => [kind, asked.map((c) => c.docs)]));
 
 /** The completions of a request from an engine's source: each kind's best, merged, the best `limit` of them. */
 export async function suggestionsFrom(request: SuggestRequest, source: SuggestSource): Promise<SuggestItem[]> {
   const { input, limit, types } = request;
-  const candidates = await source.completions(input.prefix, prefixBudget(input.prefix));
+  const dictionary = await source.dictionary();
+  const candidates = dictionary.completions(input.prefix, prefixBudget(input.prefix));
   if (candidates.length === 0) return [];
-  const words = candidates.map((candidate) => candidate.word);
-  const parts = await Promise.all([
-    types.includes('words')
-      ? topWords(candidates, limit, (asked) => source.countWords(asked)).then((best) =>
-          best.map(({ word, count }) => ({ text: completionText(input, 'word', word), type: 'word' as const, count })),
-        )
-      : [],
-    types.includes('titles')
-      ? source
-          .topNames('title', words, limit)
-          .then((best) => best.map(({ text, count }) => ({ text, type: 'title' as const, count })))
-      : [],
-    types.includes('funders')
-      ? source
-          .topNames('funder', words, limit)
-          .then((best) => best.map(({ text, count }) => ({ text, type: 'funder' as const, count })))
-      : [],
-  ]);
-  return parts.flat().sort(bySuggestOrder).slice(0, limit);
+  const words = candidates.map((candidate) => candidate.text);
+  const streams = {} as Record<SuggestTypes, Iterator<Candidate>>;
+  for (const type of types)
+    streams[type] =
+      type === 'words'
+        ? mostFrequentFirst(candidates)
+        : dictionary.names(type === 'titles' ? 'title' : 'funder').holding(words);
+  const count = (source.count ?? catalogCounts) as (
+    batches: Record<SuggestTypes, Candidate[]>,
+  ) => Promise<Record<SuggestTypes, number[]>>;
+  // With no condition a batch of `limit` is enough: the catalog's counts come in their order.
+  const best = await topCounted(streams, limit, count, source.count === null ? limit : undefined);
+  return types
+    .flatMap((type) =>
+      best[type].map(({ text, count }) => {
+        const kind = KIND_OF_TYPE[type];
+        return { text: completionText(input, kind, text), type: kind, count };
+      }),
+    )
+    .sort(bySuggestOrder)
+    .slice(0, limit);
 }

@@ -3,7 +3,8 @@
 // against a scan of every word with the rule, and the best words found with few counts equal to
 // the best of every word counted.
 import { expect } from 'chai';
-import { completes, nameWords, suggestInput, topWords } from '../../src/grants/suggest.js';
+import { completes, nameWords, suggestInput, topCounted, type Candidate } from '../../src/grants/suggest.js';
+import { mostFrequentFirst, RankedNames } from '../../src/search/suggestDictionary.js';
 import { SortedWords } from '../../src/search/wordDictionary.js';
 
 /** A deterministic generator (mulberry32). */
@@ -60,27 +61,77 @@ describe('unit: search as you type', () => {
     }
   });
 
-  it('the best words from few counts are the best of every word counted, ties by word, none without a grant', async () => {
+  it('the best of each kind from few counts are the best of every candidate counted, ties by text, none without a grant', async () => {
     const next = random(11);
     for (let round = 0; round < 50; round++) {
-      const candidates = Array.from({ length: 200 }, (_, i) => ({
-        word: `w${String(i).padStart(3, '0')}`,
-        docs: 1 + Math.floor(next() * 100),
-      }));
+      const candidates = (kind: string): Candidate[] =>
+        Array.from({ length: 200 }, (_, i) => ({
+          text: `${kind}${String(i).padStart(3, '0')}`,
+          docs: 1 + Math.floor(next() * 100),
+          id: i,
+        }));
+      const words = candidates('w');
+      const titles = candidates('t');
       const share = next();
-      const counts = new Map(candidates.map((c) => [c.word, Math.floor(c.docs * share * next())]));
+      const counts = new Map([...words, ...titles].map((c) => [c.text, Math.floor(c.docs * share * next())]));
       let asked = 0;
-      const best = await topWords(candidates, 7, async (words) => {
-        asked += words.length;
-        return words.map((w) => counts.get(w)!);
-      });
-      const all = [...counts]
-        .filter(([, n]) => n > 0)
-        .map(([word, count]) => ({ word, count }))
-        .sort((a, b) => b.count - a.count || (a.word < b.word ? -1 : 1));
-      expect(best).to.deep.equal(all.slice(0, 7));
-      expect(asked).to.be.at.most(candidates.length);
+      let rounds = 0;
+      const best = await topCounted(
+        { words: mostFrequentFirst(words), titles: mostFrequentFirst(titles) },
+        7,
+        async (batches) => {
+          rounds++;
+          asked += batches.words.length + batches.titles.length;
+          return {
+            words: batches.words.map((c) => counts.get(c.text)!),
+            titles: batches.titles.map((c) => counts.get(c.text)!),
+          };
+        },
+      );
+      const all = (kind: string) =>
+        [...counts]
+          .filter(([text, n]) => text.startsWith(kind) && n > 0)
+          .map(([text, count]) => ({ text, count }))
+          .sort((a, b) => b.count - a.count || (a.text < b.text ? -1 : 1));
+      expect(best.words).to.deep.equal(all('w').slice(0, 7));
+      expect(best.titles).to.deep.equal(all('t').slice(0, 7));
+      expect(asked).to.be.at.most(words.length + titles.length);
+      // Both kinds are counted in the same rounds: 32, 64, 128 at most (200 candidates each).
+      expect(rounds).to.be.at.most(3);
     }
+  });
+
+  it('candidates come the most grants first, ties by text; names holding a word each once, by rank', () => {
+    const next = random(5);
+    const candidates: Candidate[] = Array.from({ length: 300 }, (_, i) => ({
+      text: `w${i}`,
+      docs: Math.floor(next() * 20),
+      id: -1,
+    }));
+    const sorted = [...candidates].sort((a, b) => b.docs - a.docs || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
+    expect([...mostFrequentFirst(candidates)]).to.deep.equal(sorted);
+
+    const names = RankedNames.of([
+      ['Rural Broadband Fund', 3],
+      ['Clean Energy Fund', 7],
+      ['Rural Energy Grant', 3],
+      ['Arts Council', 0],
+      ['Énergie rurale', 5],
+    ]);
+    expect(names.names).to.deep.equal([
+      'Clean Energy Fund',
+      'Énergie rurale',
+      'Rural Broadband Fund',
+      'Rural Energy Grant',
+    ]);
+    expect([...names.holding(['rural', 'rurale', 'energy', 'fund'])].map((c) => [c.text, c.docs, c.id])).to.deep.equal([
+      ['Clean Energy Fund', 7, 0],
+      ['Énergie rurale', 5, 1],
+      ['Rural Broadband Fund', 3, 2],
+      ['Rural Energy Grant', 3, 3],
+    ]);
+    expect([...names.holding(['energie', 'arts'])].map((c) => c.text)).to.deep.equal(['Énergie rurale']);
+    expect([...names.holding([])]).to.deep.equal([]);
   });
 
   it('the words of a title or funder name, folded and in lower case', () => {

@@ -252,6 +252,11 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     return result;
   }
 
+  /** Reads the suggestion index of the alias's index now rather than at the first suggestion. */
+  async caughtUp(): Promise<void> {
+    await this.suggestions.preload();
+  }
+
   /** The completions of GET /grants/suggest (search/suggestSearch.ts, ./suggest.ts). */
   suggest(request: SuggestRequest): Promise<SuggestItem[]> {
     return this.call(() => suggestionsFrom(request, this.suggestions.source(request.query)));

@@ -1,30 +1,32 @@
-// Search as you type on Elasticsearch (search/suggestSearch.ts's SuggestSource): the dictionary
-// of the `words` field (every text field copied, folded and lower-cased, not stemmed) held in
-// memory as a sorted word list with how many grants hold each, read by a terms aggregation in
-// partitions and read again when the change log's counter or the alias's index moved (looked at
-// once a second at most); the words counted under the filters by a `filters` aggregation of one
-// `term` query each; titles and funder names holding a completion (their `.words` subfields)
-// grouped by a terms aggregation on their `.keyword` subfields, by count then by key, exactly as
-// the embedded engine groups them (one shard: every bucket is counted).
+// Search as you type on Elasticsearch (search/suggestSearch.ts's SuggestSource): the build's
+// suggestion index (search/suggestDictionary.ts) held in memory, read when the API first answers
+// from an index of the alias and again when the alias's index or the change log's counter moved
+// (looked at once a second at most): the words of the `words` field (every text field copied,
+// folded and lower-cased, not stemmed) with how many grants hold each, by a terms aggregation in
+// partitions, and the titles and funder names with how many grants bear each, by composite
+// aggregations on their `.keyword` subfields. A request with no condition is answered from it
+// alone; with conditions, each round of candidates is counted in one search: a `filters`
+// aggregation per kind, of one `term` query per candidate, under the request's query.
 import { errors, type Client } from '@elastic/elasticsearch';
 import { ServiceUnavailableError } from '../../failures.js';
 import type { GrantQuery } from '../../grants/query.js';
-import type { CandidateWord } from '../../grants/suggest.js';
-import type { SuggestSource } from '../suggestSearch.js';
+import type { Candidate, SuggestTypes } from '../../grants/suggest.js';
+import { RankedNames, SuggestDictionary } from '../suggestDictionary.js';
+import type { SuggestBatches, SuggestSource } from '../suggestSearch.js';
 import { SortedWords } from '../wordDictionary.js';
 import { changesIndexOf } from './changeLog.js';
 import { WORDS_FIELD } from './lexicon.js';
-import { translateToElasticsearch } from './translator.js';
+import { conditionsOf, translateToElasticsearch } from './translator.js';
 
 /** Words read per partition of the dictionary's terms aggregation (below search.max_buckets, 65,536). */
 const PARTITION_WORDS = 50_000;
 /** How long a dictionary serves before the catalog is looked at again. */
 const FRESH_MS = 1000;
 
-const NAME_FIELDS = {
-  title: { words: 'title.words', keyword: 'title.keyword' },
-  funder: { words: 'funder.words', keyword: 'funder.keyword' },
-} as const;
+/** The field each kind of candidate is counted on. */
+const COUNT_FIELDS = { words: WORDS_FIELD, titles: 'title.keyword', funders: 'funder.keyword' } as const;
+/** Names read per page of the composite aggregation. */
+const NAMES_PAGE = 10_000;
 
 /** The words of the `words` field with their grant counts, every partition of a terms aggregation. */
 async function readDictionary(client: Client, index: string): Promise<SortedWords> {
@@ -78,20 +80,46 @@ function complete<T extends { timed_out?: boolean; _shards?: { failed?: number }
   return response;
 }
 
-/** Terms a `terms` query takes at most (index.max_terms_count's default). */
-const MAX_TERMS = 65_536;
+/** The names of a keyword field with how many grants bear each: every page of a composite aggregation. */
+async function readNames(client: Client, index: string, field: string): Promise<RankedNames> {
+  const entries: [string, number][] = [];
+  let after: Record<string, unknown> | undefined;
+  for (;;) {
+    const response = complete(
+      (await client.search({
+        index,
+        size: 0,
+        track_total_hits: false,
+        aggs: {
+          names: { composite: { size: NAMES_PAGE, sources: [{ name: { terms: { field } } }], after } },
+        },
+      } as never)) as {
+        timed_out?: boolean;
+        _shards?: { failed?: number };
+        aggregations?: {
+          names?: { after_key?: Record<string, unknown>; buckets: { key: { name: string }; doc_count: number }[] };
+        };
+      },
+    );
+    const names = response.aggregations?.names;
+    for (const bucket of names?.buckets ?? []) entries.push([bucket.key.name, bucket.doc_count]);
+    if (names?.after_key === undefined || (names.buckets.length ?? 0) < NAMES_PAGE) return RankedNames.of(entries);
+    after = names.after_key;
+  }
+}
 
-/** A grant whose `field` holds any of `words`: one `terms` query, or several ORed past MAX_TERMS. */
-function anyWord(field: string, words: readonly string[]): Record<string, unknown> {
-  if (words.length <= MAX_TERMS) return { terms: { [field]: words } };
-  const parts: Record<string, unknown>[] = [];
-  for (let at = 0; at < words.length; at += MAX_TERMS)
-    parts.push({ terms: { [field]: words.slice(at, at + MAX_TERMS) } });
-  return { bool: { should: parts, minimum_should_match: 1 } };
+/** The suggestion index of the index behind the alias. */
+async function readSuggestDictionary(client: Client, index: string): Promise<SuggestDictionary> {
+  const [words, titles, funders] = await Promise.all([
+    readDictionary(client, index),
+    readNames(client, index, COUNT_FIELDS.titles),
+    readNames(client, index, COUNT_FIELDS.funders),
+  ]);
+  return new SuggestDictionary(words, titles, funders);
 }
 
 export class IndexSuggest {
-  private held: { key: string; words: Promise<SortedWords> } | null = null;
+  private held: { key: string; dictionary: Promise<SuggestDictionary> } | null = null;
   private checked: { at: number; key: Promise<string> } | null = null;
 
   constructor(
@@ -112,8 +140,8 @@ export class IndexSuggest {
     return JSON.stringify([Object.keys(aliased).sort(), counter]);
   }
 
-  /** The dictionary of the catalog served now (read again when it moved). */
-  private async dictionary(): Promise<SortedWords> {
+  /** The suggestion index of the catalog served now (read again when it moved). */
+  private async dictionary(): Promise<SuggestDictionary> {
     const now = Date.now();
     if (this.checked === null || now - this.checked.at >= FRESH_MS) {
       this.checked = { at: now, key: this.catalogKey() };
@@ -121,60 +149,60 @@ export class IndexSuggest {
     }
     const key = await this.checked.key;
     if (this.held === null || this.held.key !== key) {
-      const held = { key, words: readDictionary(this.client, this.alias) };
-      held.words.catch(() => {
+      const held = { key, dictionary: readSuggestDictionary(this.client, this.alias) };
+      held.dictionary.catch(() => {
         if (this.held === held) this.held = null;
       });
       this.held = held;
     }
-    return this.held.words;
+    return this.held.dictionary;
   }
 
-  /** The source of one request: its query's grants, counted in Elasticsearch. */
+  /** Reads the suggestion index of the catalog served now; a failure is left for the next request to meet. */
+  async preload(): Promise<void> {
+    await this.dictionary().catch(() => undefined);
+  }
+
+  /** The source of one request: the suggestion index, and its query's grants counted in Elasticsearch. */
   source(query: GrantQuery): SuggestSource {
+    const conditioned = query.search !== null || conditionsOf(query).length > 0;
     const matching = translateToElasticsearch({ ...query, facets: [] }).query;
     return {
-      completions: async (prefix, budget): Promise<CandidateWord[]> =>
-        (await this.dictionary()).completions(prefix, budget),
-      countWords: async (words) => {
-        const response = complete(
-          (await this.client.search({
-            index: this.alias,
-            size: 0,
-            track_total_hits: false,
-            query: matching,
-            aggs: { words: { filters: { filters: words.map((word) => ({ term: { [WORDS_FIELD]: word } })) } } },
-          } as never)) as {
-            timed_out?: boolean;
-            _shards?: { failed?: number };
-            aggregations?: { words?: { buckets: { doc_count: number }[] } };
-          },
-        );
-        const buckets = response.aggregations?.words?.buckets ?? [];
-        return words.map((_, i) => buckets[i]?.doc_count ?? 0);
-      },
-      topNames: async (kind, words, limit) => {
-        const fields = NAME_FIELDS[kind];
-        const response = complete(
-          (await this.client.search({
-            index: this.alias,
-            size: 0,
-            track_total_hits: false,
-            query: { bool: { filter: [matching, anyWord(fields.words, words)] } },
-            aggs: {
-              names: { terms: { field: fields.keyword, size: limit, order: [{ _count: 'desc' }, { _key: 'asc' }] } },
-            },
-          } as never)) as {
-            timed_out?: boolean;
-            _shards?: { failed?: number };
-            aggregations?: { names?: { buckets: { key: string; doc_count: number }[] } };
-          },
-        );
-        return (response.aggregations?.names?.buckets ?? []).map((bucket) => ({
-          text: bucket.key,
-          count: bucket.doc_count,
-        }));
-      },
+      dictionary: () => this.dictionary(),
+      count: conditioned ? (batches) => this.count(matching, batches) : null,
     };
+  }
+
+  /** How many grants of `matching` hold each candidate: one search, a `filters` aggregation per kind. */
+  private async count(
+    matching: Record<string, unknown>,
+    batches: SuggestBatches<Candidate>,
+  ): Promise<SuggestBatches<number>> {
+    const kinds = (Object.keys(batches) as SuggestTypes[]).filter((kind) => (batches[kind]?.length ?? 0) > 0);
+    const aggs = Object.fromEntries(
+      kinds.map((kind) => [
+        kind,
+        { filters: { filters: batches[kind]!.map(({ text }) => ({ term: { [COUNT_FIELDS[kind]]: text } })) } },
+      ]),
+    );
+    const response = complete(
+      (await this.client.search({
+        index: this.alias,
+        size: 0,
+        track_total_hits: false,
+        query: matching,
+        aggs,
+      } as never)) as {
+        timed_out?: boolean;
+        _shards?: { failed?: number };
+        aggregations?: Record<string, { buckets: { doc_count: number }[] }>;
+      },
+    );
+    return Object.fromEntries(
+      (Object.keys(batches) as SuggestTypes[]).map((kind) => {
+        const buckets = response.aggregations?.[kind]?.buckets ?? [];
+        return [kind, batches[kind]!.map((_, i) => buckets[i]?.doc_count ?? 0)];
+      }),
+    );
   }
 }

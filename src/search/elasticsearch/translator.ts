@@ -66,7 +66,7 @@ const either = (...clauses: unknown[]) => ({ bool: { should: clauses, minimum_sh
 const missing = (field: string) => ({ bool: { must_not: [exists(field)] } });
 
 /** Every filter of the query, in a fixed order, each tagged with the facet it belongs to. */
-function conditionsOf(query: GrantQuery): Condition[] {
+export function conditionsOf(query: GrantQuery): Condition[] {
   const conditions: Condition[] = [];
   const terms = (facet: StoredFacetName, field: string, values: readonly string[]) => {
     if (values.length > 0) conditions.push({ facet, clause: { terms: { [field]: values } } });

@@ -1,10 +1,11 @@
 // What search as you type (grants/suggest.ts) reads from one catalog build beyond the word
 // dictionary: the grants holding each word as written (the grants_words FTS5 table's doclist,
 // read on first use and kept within a budget, least recently used dropped), and the titles and
-// funder names with the grants bearing each and the words of each (read once per build, on the
-// first suggestion). Immutable once read, like the rest of the build's index.
+// funder names ranked with the grants bearing each (read once per build: a search worker reads
+// them when it adopts the build). Immutable once read, like the rest of the build's index.
 import { LRUCache } from 'lru-cache';
-import { nameWords } from '../../../grants/suggest.js';
+import { RankedNames, SuggestDictionary } from '../../suggestDictionary.js';
+import type { SortedWords } from '../../wordDictionary.js';
 import { hasBit, type Bits } from './bitset.js';
 import type { CatalogColumns } from './columns.js';
 import { tableExists, type Db } from '../storage/catalogFile.js';
@@ -12,81 +13,36 @@ import { tableExists, type Db } from '../storage/catalogFile.js';
 /** (grant, word) pairs of word postings kept per build: 4 bytes each, 64 MiB. */
 const WORD_POSTINGS_BUDGET = 16 * 1024 * 1024;
 
-/** Names of one kind (titles or funders) over the catalog's positions. */
-class NameIndex {
+/** Names of one kind (titles or funders) over the catalog's positions, ranked as every engine ranks them. */
+export class NameIndex {
   private constructor(
-    /** The distinct names, as written. */
-    readonly names: readonly string[],
-    /** Per name, its grants' positions: grantsOf(i) = positions[starts[i] … starts[i + 1]). */
+    /** The names ranked, with their grant counts and words (search/suggestDictionary.ts). */
+    readonly ranked: RankedNames,
+    /** Per rank, its grants' positions: grantsOf(r) = positions[starts[r] … starts[r + 1]). */
     private readonly starts: Int32Array,
     private readonly positions: Int32Array,
-    /** Per word (folded, lower case), the names holding it. */
-    private readonly byWord: ReadonlyMap<string, Int32Array>,
   ) {}
 
   /** The index of each position's name (`nameOf[p]`). */
   static of(nameOf: readonly string[]): NameIndex {
-    const ids = new Map<string, number>();
-    const idOf = new Int32Array(nameOf.length);
-    nameOf.forEach((name, p) => {
-      let id = ids.get(name);
-      if (id === undefined) ids.set(name, (id = ids.size));
-      idOf[p] = id;
-    });
-    const names = [...ids.keys()];
-    const starts = new Int32Array(names.length + 1);
-    for (const id of idOf) starts[id + 1]++;
-    for (let i = 0; i < names.length; i++) starts[i + 1] += starts[i];
-    const filled = starts.slice(0, names.length);
+    const counts = new Map<string, number>();
+    for (const name of nameOf) counts.set(name, (counts.get(name) ?? 0) + 1);
+    const ranked = RankedNames.of(counts);
+    const rankOf = new Map<string, number>();
+    ranked.names.forEach((name, rank) => rankOf.set(name, rank));
+    const starts = new Int32Array(ranked.names.length + 1);
+    for (let rank = 0; rank < ranked.names.length; rank++) starts[rank + 1] = starts[rank] + ranked.docs[rank];
+    const filled = starts.slice(0, ranked.names.length);
     const positions = new Int32Array(nameOf.length);
-    idOf.forEach((id, p) => (positions[filled[id]++] = p));
-    const byWord = new Map<string, number[]>();
-    names.forEach((name, id) => {
-      for (const word of new Set(nameWords(name))) {
-        const list = byWord.get(word);
-        if (list === undefined) byWord.set(word, [id]);
-        else list.push(id);
-      }
-    });
-    return new NameIndex(
-      names,
-      starts,
-      positions,
-      new Map([...byWord].map(([word, list]) => [word, Int32Array.from(list)])),
-    );
+    nameOf.forEach((name, p) => (positions[filled[rankOf.get(name) as number]++] = p));
+    return new NameIndex(ranked, starts, positions);
   }
 
-  /**
-   * The `limit` names holding one of `words` with the most grants among `matches` (every grant
-   * when null), ties by name in code unit order; names with no such grant left out.
-   */
-  top(words: readonly string[], matches: Bits | null, limit: number): { text: string; count: number }[] {
-    const seen = new Uint8Array(this.names.length);
-    const best: { text: string; count: number }[] = [];
-    const better = (a: { text: string; count: number }, b: { text: string; count: number }) =>
-      a.count > b.count || (a.count === b.count && a.text < b.text);
-    for (const word of words) {
-      const holding = this.byWord.get(word);
-      if (holding === undefined) continue;
-      for (const id of holding) {
-        if (seen[id] === 1) continue;
-        seen[id] = 1;
-        let count = 0;
-        if (matches === null) count = this.starts[id + 1] - this.starts[id];
-        else
-          for (let k = this.starts[id]; k < this.starts[id + 1]; k++) if (hasBit(matches, this.positions[k])) count++;
-        if (count === 0) continue;
-        const item = { text: this.names[id], count };
-        if (best.length === limit && !better(item, best[limit - 1])) continue;
-        let at = best.length === limit ? limit - 1 : best.length;
-        best[at] = item;
-        while (at > 0 && better(best[at], best[at - 1])) {
-          [best[at - 1], best[at]] = [best[at], best[at - 1]];
-          at--;
-        }
-      }
-    }
-    return best;
+  /** How many of `matches` bear the name of rank `rank`. */
+  count(rank: number, matches: Bits): number {
+    let count = 0;
+    for (let k = this.starts[rank]; k < this.starts[rank + 1]; k++) if (hasBit(matches, this.positions[k])) count++;
+    return count;
   }
 }
 
@@ -97,6 +53,7 @@ export class SuggestIndex {
     sizeCalculation: (p) => Math.max(1, p.length),
   });
   private names: { title: NameIndex; funder: NameIndex } | null = null;
+  private shared: SuggestDictionary | null = null;
   private readonly wordDocs;
   private readonly hasWords: boolean;
 
@@ -149,5 +106,14 @@ export class SuggestIndex {
       this.names = { title: NameIndex.of(titles), funder: NameIndex.of(funders) };
     }
     return this.names[kind];
+  }
+
+  /** The build's suggestion index over its word dictionary (`words`) and its names. */
+  dictionary(words: SortedWords): SuggestDictionary {
+    return (this.shared ??= new SuggestDictionary(
+      words,
+      this.nameIndex('title').ranked,
+      this.nameIndex('funder').ranked,
+    ));
   }
 }

@@ -147,12 +147,14 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   /**
-   * Reads the word dictionary of the held build now rather than at the first typo search (a
-   * search worker, before it takes searches on a build: a read of seconds on a busy machine would
-   * otherwise spend the budget of that first search, and of the first one of each worker replaced).
+   * Reads the word dictionary and the suggestion index of the held build now rather than at the
+   * first typo search or suggestion (a search worker, before it takes searches on a build: a read
+   * of seconds on a busy machine would otherwise spend the budget of that first search, and of the
+   * first one of each worker replaced).
    */
   readWords(): void {
-    this.snapshots.held()?.words();
+    const index = this.snapshots.held();
+    index?.suggest().dictionary(index.words());
   }
 
   /** Takes a term's postings read for this engine's build by the index loader. */
@@ -230,9 +232,9 @@ export class SqliteSearchEngine implements SearchEngine {
 
   /**
    * The completions of GET /grants/suggest (search/suggestSearch.ts), all from this turn's
-   * snapshot and index: the grants of the filters and the context as a bit set (none when there is
-   * no condition: the dictionary's counts are then the counts), words counted on their postings,
-   * names on their grants.
+   * snapshot and index: the candidates from the build's suggestion index; with a condition, the
+   * grants of the filters and the context as a bit set, words counted on their postings, names
+   * on their grants.
    */
   suggest(request: SuggestRequest): Promise<SuggestItem[]> {
     return this.read(() => {
@@ -242,14 +244,18 @@ export class SqliteSearchEngine implements SearchEngine {
         terms: this.queryTerms,
         index: () => index.text(),
       });
-      const matches = filters.length === 0 && text === null ? null : matchesOf(columns, filters, text).matches;
       const suggest = index.suggest();
-      const dictionary = index.words();
+      const dictionary = suggest.dictionary(index.words());
+      if (filters.length === 0 && text === null)
+        return suggestionsFrom(request, { dictionary: () => dictionary, count: null });
+      const { matches } = matchesOf(columns, filters, text);
       return suggestionsFrom(request, {
-        completions: (prefix, budget) => dictionary.completions(prefix, budget),
-        countWords: async (words) =>
-          words.map((word) => (matches === null ? dictionary.docsOf(word) : suggest.countWord(word, matches))),
-        topNames: async (kind, words, limit) => suggest.nameIndex(kind).top(words, matches, limit),
+        dictionary: () => dictionary,
+        count: async (batches) => ({
+          words: batches.words?.map(({ text }) => suggest.countWord(text, matches)),
+          titles: batches.titles?.map(({ id }) => suggest.nameIndex('title').count(id, matches)),
+          funders: batches.funders?.map(({ id }) => suggest.nameIndex('funder').count(id, matches)),
+        }),
       });
     });
   }

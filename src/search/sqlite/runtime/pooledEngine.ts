@@ -23,6 +23,11 @@ export class PooledSqliteSearchEngine implements SearchEngine {
     private readonly pool: SearchWorkerPool,
   ) {}
 
+  /** Resolves once the workers answer from the catalog's build as it is now. */
+  caughtUp(): Promise<void> {
+    return this.pool.caughtUp();
+  }
+
   pending(): PoolLoad {
     return this.pool.load;
   }

@@ -10,6 +10,7 @@ import type { Worker } from 'node:worker_threads';
 import { ServiceUnavailableError } from '../../../failures.js';
 import { SearchBudgetExceeded } from '../../deadline.js';
 import type { LoaderReport, LoaderRequest, LoaderSetup, SharedIndex } from '../index/sharedIndex.js';
+import { buildOf, openCatalogReadOnly } from '../storage/catalogFile.js';
 import { startThread } from './threads.js';
 import { failureFrom, type PoolMessage, type WorkerJob, type WorkerReply, type WorkerSetup } from './workerProtocol.js';
 
@@ -66,6 +67,8 @@ export class SearchWorkerPool {
   private readonly restarts = new Set<NodeJS.Timeout>();
   private loader: Worker | null = null;
   private latestIndex: SharedIndex | null = null;
+  /** Called on every index the loader reports (waits for a build). */
+  private indexWaiters: (() => void)[] = [];
   /** Settles start() on the loader's first index or failure. */
   private firstIndex: { resolve(): void; reject(error: Error): void } | null = null;
 
@@ -112,6 +115,9 @@ export class SearchWorkerPool {
       } else if ('index' in report) {
         this.latestIndex = report.index;
         this.broadcast({ adopt: report.index });
+        const waiting = this.indexWaiters;
+        this.indexWaiters = [];
+        for (const wake of waiting) wake();
         this.firstIndex?.resolve();
         this.firstIndex = null;
       } else if (this.firstIndex !== null) {
@@ -138,6 +144,32 @@ export class SearchWorkerPool {
     };
     loader.on('error', (error) => lost(`error: ${error.message}`));
     loader.on('exit', (code) => lost(`exit ${code}`));
+  }
+
+  /**
+   * Resolves once the workers have been handed the index of the catalog's build as it is now (the
+   * loader asked to look at once): every job dispatched after it is answered from that build, as
+   * a worker adopts an index before it reads the next job. Gives up after `timeoutMs`.
+   */
+  async caughtUp(timeoutMs = this.options.timeoutMs): Promise<void> {
+    const probe = openCatalogReadOnly(this.options.file);
+    let build: string | null;
+    try {
+      build = buildOf(probe);
+    } finally {
+      probe.close();
+    }
+    const deadline = Date.now() + timeoutMs;
+    while (!this.closed && this.latestIndex?.build !== build && Date.now() < deadline) {
+      this.tellLoader('check');
+      await new Promise<void>((wake) => {
+        const timer = setTimeout(wake, Math.min(250, Math.max(0, deadline - Date.now())));
+        this.indexWaiters.push(() => {
+          clearTimeout(timer);
+          wake();
+        });
+      });
+    }
   }
 
   private broadcast(message: PoolMessage): void {
