@@ -7,7 +7,7 @@ import { runAdmin } from '../../src/cli/admin.js';
 import { runIndexer } from '../../indexer/cli.js';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, grantRecord, writeNdjson, type GrantRecord } from '../support/catalog.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+import { describeWithElasticsearch, elasticsearchEnv, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
 import { until as waitUntil } from '../support/processes.js';
 import { webhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 import { ACCEPTED_TARGETS, REFUSED_TARGETS } from '../support/webhookTargets.js';
@@ -201,9 +201,7 @@ describeWithElasticsearch('alerts: events delivered to a real receiver', functio
   eventsSuite.call(
     this,
     () => ({
-      SEARCH_ENGINE: 'elasticsearch',
-      ELASTICSEARCH_URL: ES_URL as string,
-      ELASTICSEARCH_INDEX: `alerts-${uniqueAlias()}`,
+      ...elasticsearchEnv(`alerts-${uniqueAlias()}`),
     }),
     true,
   );

@@ -12,7 +12,13 @@ import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { fixtureGrants, startTestApi, type TestApi, type TestResponse } from '../support/api.js';
 import { expectValidation } from '../support/assertions.js';
 import { GRANTS_PATH as G, ITEM_LABELS, recordMaker, reindexGrants, type GrantRecord } from '../support/catalog.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, reindexAlias, uniqueAlias } from '../support/elasticsearch.js';
+import {
+  describeWithElasticsearch,
+  elasticsearchEnv,
+  dropAlias,
+  reindexAlias,
+  uniqueAlias,
+} from '../support/elasticsearch.js';
 import { checkOutgoing } from '../support/checkedFetch.js';
 
 const EXPORT = `${G}/export`;
@@ -472,9 +478,7 @@ describeWithElasticsearch('cursor paging and export', function () {
   let api: TestApi;
   before(async () => {
     api = await startTestApi({
-      SEARCH_ENGINE: 'elasticsearch',
-      ELASTICSEARCH_URL: ES_URL as string,
-      ELASTICSEARCH_INDEX: alias,
+      ...elasticsearchEnv(alias),
     });
   });
   after(async () => {

@@ -54,6 +54,13 @@ export function describeWithElasticsearch(title: string, body: (this: Mocha.Suit
 /** A fresh alias name for one suite; its indexes are named `<alias>-<timestamp>-<hex>`. */
 export const uniqueAlias = (): string => `test-${randomBytes(5).toString('hex')}`;
 
+/** The settings of an API searching Elasticsearch through `alias`. */
+export const elasticsearchEnv = (alias: string): Record<string, string> => ({
+  SEARCH_ENGINE: 'elasticsearch',
+  ELASTICSEARCH_URL: ES_URL as string,
+  ELASTICSEARCH_INDEX: alias,
+});
+
 export function testClient(): Client {
   return new Client({ node: ES_URL as string, requestTimeout: 60_000 });
 }
