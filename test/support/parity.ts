@@ -4,7 +4,7 @@
 import { rmSync } from 'node:fs';
 import type { Grant } from '../../src/grants/schema.js';
 import { FIXTURES, startTestApi, tempDir, type TestApi, type TestApiOptions, type TestResponse } from './api.js';
-import { writeNdjson } from './catalog.js';
+import { GRANTS_PATH, writeNdjson } from './catalog.js';
 import { dropAlias, elasticsearchEnv, uniqueAlias } from './elasticsearch.js';
 
 export interface BothEnginesOptions {
@@ -27,6 +27,21 @@ export interface BothEngines {
   both(pathAndQuery: string, init?: Parameters<TestApi['request']>[1]): Promise<[TestResponse, TestResponse]>;
 }
 
+/**
+ * Waits until the API's searches see the whole seeded catalog: the embedded engine's search
+ * workers take up a new build a moment after the seeding wrote it.
+ */
+async function serving(api: TestApi): Promise<void> {
+  const stored = await api.deps.engine.count();
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const res = await api.request(`${GRANTS_PATH}?limit=0`);
+    if (res.status === 200 && res.body.pagination.total === stored) return;
+    if (Date.now() > deadline) throw new Error(`the ${api.config.searchEngine} API never served its ${stored} grants`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Both engines over one catalog, for the `it`s of the describe() that calls it. */
 export function bothEngines(options: BothEnginesOptions = {}): BothEngines {
   const alias = uniqueAlias();
@@ -38,6 +53,8 @@ export function bothEngines(options: BothEnginesOptions = {}): BothEngines {
     const env = { ...options.env, SEED_FILE: seed };
     es = await startTestApi({ ...env, ...elasticsearchEnv(alias) }, options.api);
     sqlite = await startTestApi(env, options.api);
+    await serving(es);
+    await serving(sqlite);
   });
   after(async () => {
     await es?.stop();
