@@ -20,12 +20,17 @@ export function eventPayload(
     changesJson?: string | null;
   } = {},
 ): string {
-  const head = `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(at.toISOString())},"data":{"alert":${JSON.stringify({ id: alert.id, name: alert.name })}`;
+  const head =
+    `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(at.toISOString())},` +
+    `"data":{"alert":${JSON.stringify({ id: alert.id, name: alert.name })}`;
   if (type === 'alert.test') return `${head}}}`;
   // The grant as the change log holds it (already JSON) is spliced in rather than serialised again,
   // with its status at the event's time.
   const grant =
     fields.grantJson === undefined ? JSON.stringify(fields.grant) : servedGrantJson(fields.grantJson, at.getTime());
   // `changes`: the fields the change updated (grants/history.ts), as the change log holds them.
-  return `${head},"grant":${grant},"reason":${JSON.stringify(fields.reason ?? null)},"change":${JSON.stringify(fields.change ?? null)},"changes":${fields.changesJson ?? 'null'}}}`;
+  return (
+    `${head},"grant":${grant},"reason":${JSON.stringify(fields.reason ?? null)},` +
+    `"change":${JSON.stringify(fields.change ?? null)},"changes":${fields.changesJson ?? 'null'}}}`
+  );
 }

@@ -68,7 +68,10 @@ export function completes(prefix: string, word: string): boolean {
   return false;
 }
 
-/** The text of a completion: a word completes the typed text (the context kept as typed); a title or funder is its whole name. */
+/**
+ * The text of a completion: a word completes the typed text (the context kept as typed); a title or funder is its whole
+ * name.
+ */
 export const completionText = (input: SuggestInput, kind: SuggestKind, text: string): string =>
   kind === 'word' ? `${input.before}${text}` : text;
 
@@ -76,10 +79,16 @@ export const completionText = (input: SuggestInput, kind: SuggestKind, text: str
 export const bySuggestOrder = (a: SuggestItem, b: SuggestItem): number =>
   b.count - a.count || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
 
-/** The most words counted in one batch: an engine's one request (Elasticsearch: one bucket each, far below search.max_buckets). */
+/**
+ * The most words counted in one batch: an engine's one request (Elasticsearch: one bucket each, far below
+ * search.max_buckets).
+ */
 export const MAX_COUNT_BATCH = 4096;
 
-/** A word of a dictionary with how many grants of the whole catalog hold it: an upper bound of its count under any filter. */
+/**
+ * A word of a dictionary with how many grants of the whole catalog hold it: an upper bound of its count under any
+ * filter.
+ */
 export interface CandidateWord {
   word: string;
   docs: number;
@@ -124,7 +133,10 @@ export async function topWords(
   return best;
 }
 
-/** The words of a title or funder name as the dictionaries hold them: runs of letters, marks and digits, folded and in lower case. */
+/**
+ * The words of a title or funder name as the dictionaries hold them: runs of letters, marks and digits, folded and in
+ * lower case.
+ */
 export function nameWords(text: string): string[] {
   return typoForm(foldText(text.normalize('NFC')))
     .split(/[^\p{L}\p{M}\p{N}]+/u)

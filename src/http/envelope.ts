@@ -18,7 +18,10 @@ export interface Pagination {
   nextCursor?: string | null;
 }
 
-/** What a paged answer says of its page: Pagination for the grant lists; the alert, delivery and key lists and the changes feed have fields of their own. */
+/**
+ * What a paged answer says of its page: Pagination for the grant lists; the alert, delivery and key lists and the
+ * changes feed have fields of their own.
+ */
 export type PageInfo = Pagination | object;
 
 export const meta = (requestId: string, now = new Date()): Meta => ({
@@ -49,7 +52,10 @@ export function successJson(
   if (pagination === undefined) return `{"success":true,"data":${dataJson},"meta":${metaJson}}`;
   const facetsJson = facets === undefined ? '' : `,"facets":${JSON.stringify(facets)}`;
   const suggestionJson = suggestion === undefined ? '' : `,"suggestion":${JSON.stringify(suggestion)}`;
-  return `{"success":true,"data":${dataJson},"pagination":${JSON.stringify(pagination)}${facetsJson}${suggestionJson},"meta":${metaJson}}`;
+  return (
+    `{"success":true,"data":${dataJson},` +
+    `"pagination":${JSON.stringify(pagination)}${facetsJson}${suggestionJson},"meta":${metaJson}}`
+  );
 }
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

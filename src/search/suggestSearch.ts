@@ -30,7 +30,9 @@ export interface SuggestRequest {
 
 /** Where an engine finds each part of a suggestion, all from one view of the catalog. */
 export interface SuggestSource {
-  /** The dictionary's words completing `prefix` within `budget` typos, each with how many grants of the catalog hold it. */
+  /**
+   * The dictionary's words completing `prefix` within `budget` typos, each with how many grants of the catalog hold it.
+   */
   completions(prefix: string, budget: number): CandidateWord[] | Promise<CandidateWord[]>;
   /** How many grants of the request's query hold each word (as written, folded). */
   countWords(words: string[]): Promise<number[]>;

@@ -10,7 +10,9 @@ export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 /** What a list field's values are joined with in a CSV cell. */
 export const CSV_LIST_SEPARATOR = '|';
 
-/** A grant's JSON text with only `fields` (id first, canonical order); the text unchanged when every field is wanted. */
+/**
+ * A grant's JSON text with only `fields` (id first, canonical order); the text unchanged when every field is wanted.
+ */
 export function projectGrantJson(json: string, fields: readonly (keyof ServedGrant)[] | null): string {
   if (fields === null) return json;
   const grant = JSON.parse(json) as ServedGrant;

@@ -44,7 +44,10 @@ function facetsAsked(query: GrantQuery, counted: Facets | undefined): Facets | u
   return Object.fromEntries(query.facets.map((name) => [name, counted?.[name] ?? []]));
 }
 
-/** A page of GET /grants as JSON pieces: the grants (as the engine stores them, with their status at the query's time, projected), pagination and facets asked. */
+/**
+ * A page of GET /grants as JSON pieces: the grants (as the engine stores them, with their status at the query's time,
+ * projected), pagination and facets asked.
+ */
 export interface SearchPage {
   dataJson: string;
   pagination: Pagination;
@@ -136,7 +139,9 @@ export async function grantJsonById(engine: SearchEngine, id: string, now: numbe
   return servedGrantJson(found, now);
 }
 
-/** GET /grants/suggest and the MCP tool suggest_grants: the completions of the typed text (none when it holds no word). */
+/**
+ * GET /grants/suggest and the MCP tool suggest_grants: the completions of the typed text (none when it holds no word).
+ */
 export async function suggestions(
   engine: SearchEngine,
   query: Map<string, string[]>,

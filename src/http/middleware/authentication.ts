@@ -41,7 +41,8 @@ export const featureNotAvailable = (feature: Feature, what = 'this endpoint'): A
     403,
     'FEATURE_NOT_AVAILABLE',
     `Your subscription does not include the "${feature}" feature needed by ${what}. ` +
-      `Ask the API's operator to switch it on; they run: grants-admin subscription set-feature <subscription id> ${feature} on`,
+      (`Ask the API's operator to switch it on; they run: grants-admin subscription set-feature ` +
+        `<subscription id> ${feature} on`),
   );
 
 export function featureGuard(): Middleware<AppState> {

@@ -16,7 +16,10 @@ export function clientAddress(trustProxy: readonly string[]): (ctx: Parameterize
   return (ctx) => (trustProxy.length === 0 ? (ctx.req.socket.remoteAddress ?? '') : proxyaddr(ctx.req, trusted));
 }
 
-/** The scope a route needs for a method: its write scope for anything but GET and HEAD; null: none (each MCP tool checks its own). */
+/**
+ * The scope a route needs for a method: its write scope for anything but GET and HEAD; null: none (each MCP tool checks
+ * its own).
+ */
 export function scopeFor(route: RouteSpec, method: string): Scope | null {
   return (READ_METHODS as readonly string[]).includes(method) ? route.scope : (route.writeScope ?? route.scope);
 }
@@ -26,7 +29,8 @@ export const scopeNotAllowed = (scope: Scope, what = 'this endpoint'): ApiError 
   new ApiError(
     403,
     'SCOPE_NOT_ALLOWED',
-    `This API key lacks the "${scope}" scope needed by ${what}; use a key with that scope, or create one with it (POST /keys).`,
+    `This API key lacks the "${scope}" scope needed by ${what}; use a key with that scope, or create one ` +
+      `with it (POST /keys).`,
   );
 
 /**

@@ -104,7 +104,8 @@ export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps)
       subscription.status === 'CANCELLED'
         ? 'This subscription is cancelled; contact us to reactivate it.'
         : subscription.status === 'SUSPENDED' && ctx.state.route?.billable
-          ? 'This subscription is suspended; grant endpoints are unavailable until it is reactivated. /subscription endpoints still answer.'
+          ? 'This subscription is suspended; grant endpoints are unavailable until it is reactivated. ' +
+            '/subscription endpoints still answer.'
           : null;
     return refusal === null ? next() : refuse(ctx, subscription, refusal);
   };

@@ -6,12 +6,17 @@
 import type { ServedGrant } from '../../grants/schema.js';
 import type { RouteName } from '../routeTable.js';
 
-/** A grant of the fixture catalog, as GET /grants/{id} serves it at EXAMPLE_META's time: closed (its deadline passed in October). */
+/**
+ * A grant of the fixture catalog, as GET /grants/{id} serves it at EXAMPLE_META's time: closed (its deadline passed in
+ * October).
+ */
 export const EXAMPLE_GRANT: ServedGrant = {
   id: 'grt_fd5f6d22',
   title: 'Energy Efficiency Rebate – Hamilton',
   description:
-    'Enbridge Gas provides rebates to individuals and small businesses in Hamilton, Ontario to replace fossil-fuel heating with heat pumps. Funding ranges from $23,000 to $33,000 per project. Eligible costs include energy audits, insulation and heat pumps. Projects must be completed within 24 months.',
+    'Enbridge Gas provides rebates to individuals and small businesses in Hamilton, Ontario to replace ' +
+    'fossil-fuel heating with heat pumps. Funding ranges from $23,000 to $33,000 per project. Eligible ' +
+    'costs include energy audits, insulation and heat pumps. Projects must be completed within 24 months.',
   funder: 'Enbridge Gas',
   funderType: 'CORPORATE',
   fundingType: 'REBATE',
@@ -46,22 +51,28 @@ export const EXAMPLE_META = {
 export interface AnswerExample {
   /** The request (path and query under the API prefix) that gives this answer over the fixture catalog. */
   request: string;
-  /** False when the answer depends on more than the catalog (the feed's times, a subscription's usage): then only its shape is checked. */
+  /**
+   * False when the answer depends on more than the catalog (the feed's times, a subscription's usage): then only its
+   * shape is checked.
+   */
   exact: boolean;
   /** The JSON answer (meta included), or the text of a streamed export by media type. */
   value: unknown;
 }
 
 const EXPORT_QUERY =
-  'open=true&fundingType=REBATE&eligibleProvinces=ONTARIO&deadlineTo=2027-03-31&fields=id,title,amountMin,amountMax,deadline';
+  'open=true&fundingType=REBATE&eligibleProvinces=ONTARIO&deadlineTo=2027-03-31&fields=id,title,amountMin,' +
+  'amountMax,deadline';
 
 /** The NDJSON and CSV answers of the export example. */
 export const EXPORT_EXAMPLES = {
   ndjson: {
     request: `/grants/export?${EXPORT_QUERY}`,
     text:
-      '{"id":"grt_41ca91f3","title":"Kingston Energy Efficiency Rebate Program 2027","amountMin":2000,"amountMax":2500,"deadline":"2026-12-26T17:00:00.000Z"}\n' +
-      '{"id":"grt_0cabfeed","title":"Energy Efficiency Rebate","amountMin":1000,"amountMax":4500,"deadline":"2026-12-31T23:59:59.000Z"}\n',
+      '{"id":"grt_41ca91f3","title":"Kingston Energy Efficiency Rebate Program 2027",' +
+      '"amountMin":2000,"amountMax":2500,"deadline":"2026-12-26T17:00:00.000Z"}\n' +
+      '{"id":"grt_0cabfeed","title":"Energy Efficiency Rebate",' +
+      '"amountMin":1000,"amountMax":4500,"deadline":"2026-12-31T23:59:59.000Z"}\n',
   },
   csv: {
     request: `/grants/export?format=csv&${EXPORT_QUERY}`,
@@ -90,7 +101,8 @@ export const ANSWER_EXAMPLES: Record<
 > = {
   grants: {
     request:
-      '/grants?open=true&eligibleProvinces=ONTARIO&fundingType=REBATE&sort=deadline&facets=currency&fields=id,title,funder,amountMin,amountMax,currency,deadline&limit=2',
+      '/grants?open=true&eligibleProvinces=ONTARIO&fundingType=REBATE&sort=deadline&facets=currency&' +
+      'fields=id,title,funder,amountMin,amountMax,currency,deadline&limit=2',
     exact: true,
     value: {
       success: true,
@@ -319,7 +331,9 @@ export const VALIDATION_ERROR_EXAMPLE = {
         {
           parameter: 'eligibleProvinces',
           message:
-            '"QUEBEK" is not one of ALBERTA, BRITISH_COLUMBIA, MANITOBA, NEW_BRUNSWICK, NEWFOUNDLAND_AND_LABRADOR, NORTHWEST_TERRITORIES, NOVA_SCOTIA, NUNAVUT, ONTARIO, PRINCE_EDWARD_ISLAND, QUEBEC, SASKATCHEWAN, YUKON',
+            '"QUEBEK" is not one of ALBERTA, BRITISH_COLUMBIA, MANITOBA, NEW_BRUNSWICK, ' +
+            'NEWFOUNDLAND_AND_LABRADOR, NORTHWEST_TERRITORIES, NOVA_SCOTIA, NUNAVUT, ONTARIO, ' +
+            'PRINCE_EDWARD_ISLAND, QUEBEC, SASKATCHEWAN, YUKON',
         },
         { parameter: 'limit', message: 'must be an integer ≥ 0' },
       ],
