@@ -73,7 +73,9 @@ describeWithElasticsearch('highlights: both engines alike', function () {
     it('the same highlights for each', async () => {
       let found = 0;
       for (const request of searches) {
-        const query = `${request.replace(/&?(limit|page|fields|facets)=[^&]*/g, '')}&limit=100&fields=id&${EVERY_FIELD}&crop=description:20`;
+        const query =
+          `${request.replace(/&?(limit|page|fields|facets)=[^&]*/g, '')}&limit=100&fields=id&${EVERY_FIELD}&` +
+          `crop=description:20`;
         found += await expectSameHighlights(engines, query.replace(/^&/, ''));
       }
       expect(found).to.be.above(100);
@@ -89,7 +91,8 @@ describeWithElasticsearch('highlights: both engines alike', function () {
       for (const q of queries) {
         found += await expectSameHighlights(
           engines,
-          `search=${encodeURIComponent(q.search)}&typos=auto&sort=title&limit=50&fields=id&${EVERY_FIELD}&crop=description:40`,
+          `search=${encodeURIComponent(q.search)}&typos=auto&sort=title&limit=50&fields=id&${EVERY_FIELD}&` +
+            `crop=description:40`,
         );
       }
       expect(found).to.be.above(queries.length);

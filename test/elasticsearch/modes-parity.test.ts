@@ -44,7 +44,10 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
       `${G}?search=${encodeURIComponent(text)}&limit=100&fields=id&facets=fundingType,eligibleProvinces&${more}`,
     );
 
-  /** Search text that parses back into these terms: a term with alternatives as its words (the synonyms join them again), a quoted word or phrase quoted. */
+  /**
+   * Search text that parses back into these terms: a term with alternatives as its words (the synonyms join them
+   * again), a quoted word or phrase quoted.
+   */
   const termText = (term: SearchTerm): string =>
     (term.alternatives?.length ?? 0) > 0
       ? term.words.join(' ')
@@ -103,7 +106,8 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
     for (const text of MODE_SEARCHES) {
       it(`${text}  (${more})`, async () => {
         const [a, b] = await Promise.all([search(engines.sqlite(), text, more), search(engines.es(), text, more)]);
-        // The page's grants as a set when it holds every match (past 100, the text scores choose which grants of the last bucket fill it).
+        // The page's grants as a set when it holds every match (past 100, the text scores choose which grants of the
+        // last bucket fill it).
         const summary = (res: TestResponse) => ({
           total: ok(res).body.pagination.total,
           ids: res.body.pagination.total <= 100 ? idsOf(res).sort() : null,
@@ -174,7 +178,8 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
         await engines
           .es()
           .request(
-            `${G}?search=zorblax+quintorp+velmish&matching=frequency&limit=1&fields=id&cursor=${encodeURIComponent(cursor)}`,
+            `${G}?search=zorblax+quintorp+velmish&matching=frequency&limit=1&fields=id&` +
+              `cursor=${encodeURIComponent(cursor)}`,
           ),
       );
       walked.push(...idsOf(res));

@@ -29,7 +29,10 @@ async function sampledIds(api: TestApi, every: number): Promise<string[]> {
   return ids.sort().filter((_, i) => i % every === 0);
 }
 
-/** Waits until both engines find the same number of grants for a common word (the embedded engine's index of the new catalog read). */
+/**
+ * Waits until both engines find the same number of grants for a common word (the embedded engine's index of the new
+ * catalog read).
+ */
 async function bothReady(es: TestApi, sqlite: TestApi): Promise<void> {
   const total = async (api: TestApi) =>
     ok(await api.request(`${G}?search=program&limit=0`)).body.pagination.total as number;

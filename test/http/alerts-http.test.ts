@@ -297,7 +297,8 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
     await new Promise((r) => setTimeout(r, 300));
     const seen = events().map((e) => `${e.type} ${e.data.grant.id} ${e.data.reason}`);
     expect(seen).to.have.length(5);
-    // g-1 matched before the alert existed: its first change inside the results is news to the alert (matched), not an update.
+    // g-1 matched before the alert existed: its first change inside the results is news to the alert (matched), not an
+    // update.
     expect(seen.filter((s) => s.includes('g-1'))).to.deep.equal([
       'grant.matched g-1 null',
       'grant.unmatched g-1 no_longer_matches',
@@ -308,7 +309,8 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
       'grant.unmatched g-3 deleted',
     ]);
     expect(seen.some((s) => s.includes('g-2'))).to.equal(false);
-    // Each event says what its change did: the update the fields it changed, as the grant's history says; an addition or deletion none.
+    // Each event says what its change did: the update the fields it changed, as the grant's history says; an addition
+    // or deletion none.
     const changesOf = (type: string, id: string) =>
       events().find((e) => e.type === type && e.data.grant.id === id)!.data.changes;
     const updated = changesOf('grant.updated', 'g-3');

@@ -277,7 +277,8 @@ function suite(engine: EngineUnderTest): void {
       expect(lines.map((line) => JSON.parse(line).id)).to.deep.equal(expected);
       const byId = new Map(fixtureGrants().map((g) => [g.id, g]));
       for (const line of lines) {
-        // The stored grant, then its status at the time of the request (none of the fixtures' dates falls within this test).
+        // The stored grant, then its status at the time of the request (none of the fixtures' dates falls within this
+        // test).
         const { status, ...stored } = JSON.parse(line);
         expect(stored).to.deep.equal(byId.get(stored.id));
         expect(status).to.equal(grantStatus(stored, Date.now()));
