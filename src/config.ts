@@ -282,8 +282,8 @@ export function relaxedSafetySettings(config: Pick<Config, 'alerts'>): string[] 
     );
   if (config.alerts.allowPrivate) {
     warnings.push(
-      'WEBHOOK_ALLOW_PRIVATE=true: webhooks may reach loopback, private and link-local addresses, this ' +
-        'network included; for development and tests only',
+      'WEBHOOK_ALLOW_PRIVATE=true: webhooks may reach loopback, private and link-local addresses, this network ' +
+        'included; for development and tests only',
     );
   }
   return warnings;

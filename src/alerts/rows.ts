@@ -5,8 +5,8 @@ import type { SecretBox } from './secrets.js';
 import type { DueMessage, KeptAnswer, MatchableAlert, ToldGrant } from './store.js';
 
 export const ALERT_COLUMNS =
-  'id, subscription_id, name, query, url, events, closing_days, status, disabled_reason, from_seq, ' +
-  'created_at, updated_at';
+  'id, subscription_id, name, query, url, events, closing_days, status, disabled_reason, from_seq, created_at, ' +
+  'updated_at';
 export const MESSAGE_COLUMNS =
   'seq, id, alert_id, grant_id, type, status, attempts, next_attempt_at, last_at, last_status, last_error, ' +
   'last_duration_ms, created_at';

@@ -184,8 +184,8 @@ export abstract class SqlAlertStore implements AlertStore {
   ): Promise<boolean> {
     const changed = await this.steps.run(
       run(
-        'UPDATE alerts SET previous_secret = secret, previous_until = ?, secret = ?, updated_at = ? WHERE ' +
-          'id = ? AND subscription_id = ?',
+        'UPDATE alerts SET previous_secret = secret, previous_until = ?, secret = ?, updated_at = ? WHERE id = ? ' +
+          'AND subscription_id = ?',
         new Date(at.getTime() + overlapMs).toISOString(),
         this.box.seal(secret),
         at.toISOString(),
@@ -354,8 +354,8 @@ export abstract class SqlAlertStore implements AlertStore {
   async idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<KeptAnswer | null> {
     const row = await this.steps.run(
       get<KeptRow>(
-        'SELECT fingerprint, status, body, alert_id, secret FROM idempotency_keys WHERE subscription_id = ? ' +
-          'AND key = ? AND created_at >= ?',
+        'SELECT fingerprint, status, body, alert_id, secret FROM idempotency_keys WHERE subscription_id = ? AND ' +
+          'key = ? AND created_at >= ?',
         subscriptionId,
         key,
         sinceIso,

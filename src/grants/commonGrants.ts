@@ -160,8 +160,8 @@ function customFieldsOf(grant: Grant): Record<string, CustomField> {
       'funderType',
       'string',
       grant.funderType,
-      'The kind of funder: CORPORATE, FEDERAL_GRANT, FOUNDATION, MUNICIPAL_GRANT, NON_PROFIT_ORGANIZATION ' +
-        'or PROVINCIAL_TERRITORIAL_GRANT',
+      'The kind of funder: CORPORATE, FEDERAL_GRANT, FOUNDATION, MUNICIPAL_GRANT, NON_PROFIT_ORGANIZATION or ' +
+        'PROVINCIAL_TERRITORIAL_GRANT',
     ),
     field(
       'fundingType',

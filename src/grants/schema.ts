@@ -209,8 +209,8 @@ export const grantSchema = {
       nullable: true,
       default: null,
       description:
-        'When applications open (UTC), at or before `deadline`; null when the grant is open from its ' +
-        'publication (or the date is unknown).',
+        'When applications open (UTC), at or before `deadline`; null when the grant is open from its publication ' +
+        '(or the date is unknown).',
     },
     deadline: {
       type: 'string',
@@ -299,11 +299,10 @@ export const grantSchema = {
       type: 'string',
       enum: [...GRANT_STATUSES],
       description:
-        'Where the grant stands at the time of the request, derived from `opensAt` and `deadline`: ' +
-        'FORECASTED (applications open later: `opensAt` is in the future), ' +
-        ('OPEN (accepting applications: opened, and the deadline is in the future or there is none), CLOSED ' +
-          '(the deadline has passed). Not stored: a record sent to the indexer may carry it, and it is ' +
-          'ignored.'),
+        'Where the grant stands at the time of the request, derived from `opensAt` and `deadline`: FORECASTED ' +
+        '(applications open later: `opensAt` is in the future), OPEN (accepting applications: opened, and the ' +
+        'deadline is in the future or there is none), CLOSED (the deadline has passed). Not stored: a record ' +
+        'sent to the indexer may carry it, and it is ignored.',
     },
   },
 } as unknown as JSONSchemaType<Grant>;
@@ -329,8 +328,8 @@ function problemOf(error: ErrorObject): GrantProblem {
     return {
       field: 'id',
       reason:
-        'must not be "filters", "changes" or "export", which name the paths /grants/filters, ' +
-        '/grants/changes and /grants/export',
+        'must not be "filters", "changes" or "export", which name the paths /grants/filters, /grants/changes and ' +
+        '/grants/export',
     };
   if (error.keyword === 'enum') {
     return {

@@ -81,8 +81,8 @@ export const ERROR_MEANING: Record<keyof typeof ERROR_STATUS, string> = {
   REQUEST_TOO_LARGE: 'the request line and headers are too large; the connection is closed',
   INTERNAL_ERROR: 'an unexpected failure; quote the request id',
   SERVICE_UNAVAILABLE:
-    'the search engine or a store cannot answer, a search ran past its time budget, or the service is ' +
-    'overloaded or starting; retry after Retry-After',
+    'the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded ' +
+    'or starting; retry after Retry-After',
 };
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

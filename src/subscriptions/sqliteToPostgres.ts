@@ -105,8 +105,8 @@ export async function copySqliteToPostgres(sqlite: Db, client: SqlClient, option
       await client.query('LOCK TABLE subscriptions, api_keys, monthly_usage IN SHARE ROW EXCLUSIVE MODE');
       const found = (
         await client.query(
-          'SELECT (SELECT count(*) FROM subscriptions) AS subscriptions, (SELECT count(*) FROM ' +
-            'monthly_usage) AS monthly',
+          'SELECT (SELECT count(*) FROM subscriptions) AS subscriptions, (SELECT count(*) FROM monthly_usage) AS ' +
+            'monthly',
         )
       ).rows[0];
       const existing = { subscriptions: Number(found.subscriptions), monthlyRecords: Number(found.monthly) };

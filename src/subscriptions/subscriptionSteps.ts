@@ -158,8 +158,8 @@ export function* createKey(
   const keyId = newId('key');
   const restrictions = options.restrictions ?? NO_RESTRICTIONS;
   yield* run(
-    'INSERT INTO api_keys (id, subscription_id, key_hash, prefix, created_at, name, restrictions) VALUES ' +
-      '(?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO api_keys (id, subscription_id, key_hash, prefix, created_at, name, restrictions) VALUES (?, ?, ' +
+      '?, ?, ?, ?, ?)',
     keyId,
     subscriptionId,
     hashApiKey(apiKey),

@@ -18,8 +18,7 @@ export function databaseCommands(session: Session, io: Io): Command[] {
       usage: usage(
         'migrate',
         'Applies the schema migrations not applied yet to the database (DATABASE_URL, else the SQLite file ' +
-          'in\nDATA_DIR, created when missing) and prints the schema version. The API runs them at start-up ' +
-          'too.',
+          'in\nDATA_DIR, created when missing) and prints the schema version. The API runs them at start-up too.',
       ),
       options: COMMON,
       run: async ({ values }) => {

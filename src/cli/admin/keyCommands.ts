@@ -58,8 +58,8 @@ export function keyCommands(session: Session, io: Io): Command[] {
     {
       name: 'key create',
       usage: usage(
-        'key create SUBSCRIPTION_ID [--name NAME] [--scopes S,S] [--origins O,O] [--ips CIDR,CIDR] ' +
-          '[--expires ISO|Nd|Nh] [--rate-limit N] [--json]',
+        'key create SUBSCRIPTION_ID [--name NAME] [--scopes S,S] [--origins O,O] [--ips CIDR,CIDR] [--expires ' +
+          'ISO|Nd|Nh] [--rate-limit N] [--json]',
         `A new key for the subscription, printed once (--json: subscriptionId, keyId, apiKey, restrictions).
 Without restrictions the key can do everything the subscription can. Each one given narrows it:
   --scopes      what it may call: ${SCOPES.join(', ')}

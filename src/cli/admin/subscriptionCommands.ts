@@ -68,8 +68,7 @@ export function subscriptionCommands(session: Session, io: Io): Command[] {
         'subscription create --name NAME --tier STARTER|PROFESSIONAL|ENTERPRISE [--monthly-limit N] ' +
           '[--rate-limit N] [--json]',
         'Creates an ACTIVE subscription and its first API key, printed once (--json: one object ' +
-          'with\nsubscriptionId, keyId, apiKey and the subscription). Creates DATA_DIR and the database if ' +
-          'needed.',
+          'with\nsubscriptionId, keyId, apiKey and the subscription). Creates DATA_DIR and the database if needed.',
       ),
       options: { ...JSON_OPTIONS, name: 'string', tier: 'string', 'monthly-limit': 'string', 'rate-limit': 'string' },
       run: async ({ values }) => {

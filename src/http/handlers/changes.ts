@@ -18,8 +18,8 @@ export const CHANGES_PARAMS: ParamSpecs = {
     maxLength: MAX_SINCE_LENGTH,
     message: `must be 0 or a nextSince token (at most ${MAX_SINCE_LENGTH} characters)`,
     description:
-      'The position to read changes after: 0 (the default) for the whole catalog, else the ' +
-      'pagination.nextSince of the previous answer.',
+      'The position to read changes after: 0 (the default) for the whole catalog, else the pagination.nextSince ' +
+      'of the previous answer.',
     example: '0',
   },
   /** Above CHANGES_MAX_LIMIT it is served as CHANGES_MAX_LIMIT (pagination.limit says so), as on GET /grants. */

@@ -127,46 +127,46 @@ const plural = (n: number, one: string, many = `${one}s`): string =>
   `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 const FILTER_HINT =
-  'Use list_filter_values to see which enum values occur in the catalog. Filters combine with AND; the ' +
-  'values of one list filter combine with OR.';
+  'Use list_filter_values to see which enum values occur in the catalog. Filters combine with AND; the values of ' +
+  'one list filter combine with OR.';
 
 export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'search_grants',
     title: 'Search grants',
     description: [
-      'Search the catalog of Canadian and North American grants, loans, rebates and tax credits; the same ' +
-        'search as GET /grants.',
-      'Use it to find funding for an applicant: put the subject in `search` (words, every word must appear) ' +
-        'and narrow with filters:',
-      'Typo tolerance is on by default here (`typos` "auto", unlike GET /grants): a misspelt word also ' +
-        'finds catalog words one typo away',
-      '(two from 9 letters); send `typos: "off"` to match words exactly as written. When a search finds ' +
-        'fewer than 3 grants,',
+      'Search the catalog of Canadian and North American grants, loans, rebates and tax credits; the same search ' +
+        'as GET /grants.',
+      'Use it to find funding for an applicant: put the subject in `search` (words, every word must appear) and ' +
+        'narrow with filters:',
+      'Typo tolerance is on by default here (`typos` "auto", unlike GET /grants): a misspelt word also finds ' +
+        'catalog words one typo away',
+      '(two from 9 letters); send `typos: "off"` to match words exactly as written. When a search finds fewer ' +
+        'than 3 grants,',
       '`suggestion` may offer a respelled search and its total: call again with `search` set to `suggestion.search`.',
       '`eligibleProvinces` (where the applicant is), `targetBeneficiaries` (who the applicant is, e.g. ' +
         'SMALL_BUSINESS, NONPROFIT),',
-      '`fundingType` (GRANT, LOAN, REBATE, TAX_CREDIT, …), `funderType`, `amountMin`/`amountMax` (the ' +
-        'amount the applicant needs),',
-      '`deadlineFrom`/`deadlineTo`, and `open=true` for grants accepting applications now (status OPEN: ' +
-        'opened, deadline in the future or none);',
+      '`fundingType` (GRANT, LOAN, REBATE, TAX_CREDIT, …), `funderType`, `amountMin`/`amountMax` (the amount the ' +
+        'applicant needs),',
+      '`deadlineFrom`/`deadlineTo`, and `open=true` for grants accepting applications now (status OPEN: opened, ' +
+        'deadline in the future or none);',
       '`status` (FORECASTED: announced, applications open later at `opensAt`; OPEN; CLOSED: deadline ' +
         "passed, a list) to ask for stages of a grant's lifecycle,",
       'e.g. status=FORECASTED with sort=opensAt for the programs opening soonest.',
       FILTER_HINT,
-      'Relaxed matching is on by default here (`matching` "frequency", unlike GET /grants, where every word ' +
-        'must appear): grants holding every',
-      'word come first, then grants holding fewer, the words found in the most grants given up first, down ' +
-        'to one; send `matching: "all"`',
+      'Relaxed matching is on by default here (`matching` "frequency", unlike GET /grants, where every word must ' +
+        'appear): grants holding every',
+      'word come first, then grants holding fewer, the words found in the most grants given up first, down to ' +
+        'one; send `matching: "all"`',
       "to require every word. Synonyms from the operator's list apply (nonprofit finds not-for-profit, " +
         'NSERC finds CRSNG); `synonyms: false` turns them off.',
       'Answers one page: `data` (the grants), `pagination` (total, page, totalPages; nextCursor with cursor ' +
         'paging) and `facets` when asked.',
-      'Ask `fields` for fewer fields per grant (id always comes) to keep answers short, `limit=0` with ' +
-        '`facets` to count without listing,',
+      'Ask `fields` for fewer fields per grant (id always comes) to keep answers short, `limit=0` with `facets` ' +
+        'to count without listing,',
       'and `cursor="*"` then each `pagination.nextCursor` to walk every match. Call get_grant for one grant in full.',
-      'To show why a grant matched, ask `highlight` (e.g. ["title"]) and `crop` (e.g. "description:30"): ' +
-        'each grant gains `highlights`,',
+      'To show why a grant matched, ask `highlight` (e.g. ["title"]) and `crop` (e.g. "description:30"): each ' +
+        'grant gains `highlights`,',
       'its text HTML-escaped with the matched words between <mark> and </mark>, a cropped field as its best ' +
         'passage with … where cut.',
     ].join(' '),
@@ -217,10 +217,10 @@ export const TOOLS: readonly ToolSpec[] = [
       'Completions of a partly typed search, as a search box suggests them; the same answer as GET /grants/suggest.',
       "Put the text typed so far in `q`: its last word is completed from the catalog's words, grant titles " +
         'and funder names (`type` keeps to some),',
-      'case and accents ignored, a typo tolerated from 5 letters (two from 9); the words before the last ' +
-        'one narrow the grants as a search of them would.',
-      'Each completion comes with how many grants it would find under the filters of search_grants given ' +
-        'here (`count`), the most first.',
+      'case and accents ignored, a typo tolerated from 5 letters (two from 9); the words before the last one ' +
+        'narrow the grants as a search of them would.',
+      'Each completion comes with how many grants it would find under the filters of search_grants given here ' +
+        '(`count`), the most first.',
       "Use it to find how the catalog words a subject before searching (a word completion's `text` is the " +
         'whole search to send to search_grants).',
       FILTER_HINT,
@@ -246,8 +246,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Get one grant',
     description:
       'One grant in full by its id (from search_grants or get_changes): description, amounts, deadline, ' +
-      'eligibility, application URL. ' +
-      'The same answer as GET /grants/{id}; an unknown id is a NOT_FOUND error.',
+      'eligibility, application URL. The same answer as GET /grants/{id}; an unknown id is a NOT_FOUND error.',
     route: routeNamed('grant'),
     inputSchema: argumentsSchema(GRANT_ID_PARAMS, ['id']),
     outputSchema: answerWithoutEnvelope('GrantAnswer'),
@@ -305,12 +304,12 @@ export const TOOLS: readonly ToolSpec[] = [
     description: [
       'The grants most like one grant (its id from search_grants or get_grant), by their text: its most ' +
         'distinctive words (title, funder, description)',
-      'are looked for in the other grants, the grants sharing the rarest and most used of them first. The ' +
-        'grant itself is never listed.',
-      'Use it when an applicant likes a grant and wants more like it. Takes the filters of search_grants ' +
-        '(e.g. `open=true`, `eligibleProvinces`),',
-      '`fields` and `limit` (1 to 50, default 10). The same answer as GET /grants/{id}/similar; an unknown ' +
-        'id is a NOT_FOUND error.',
+      'are looked for in the other grants, the grants sharing the rarest and most used of them first. The grant ' +
+        'itself is never listed.',
+      'Use it when an applicant likes a grant and wants more like it. Takes the filters of search_grants (e.g. ' +
+        '`open=true`, `eligibleProvinces`),',
+      '`fields` and `limit` (1 to 50, default 10). The same answer as GET /grants/{id}/similar; an unknown id is ' +
+        'a NOT_FOUND error.',
     ].join(' '),
     route: routeNamed('grantSimilar'),
     inputSchema: argumentsSchema(SIMILAR_TOOL_PARAMS, ['id']),
@@ -353,9 +352,8 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'List filter values',
     description:
       'The values each enum filter of search_grants takes that occur in the catalog (funder types, funding ' +
-      'types, provinces, beneficiaries, currencies). ' +
-      ('Call it before searching when unsure how to write a filter value. The same answer as GET ' +
-        '/grants/filters. Takes no arguments.'),
+      'types, provinces, beneficiaries, currencies). Call it before searching when unsure how to write a filter ' +
+      'value. The same answer as GET /grants/filters. Takes no arguments.',
     route: routeNamed('grantFilters'),
     inputSchema: argumentsSchema({}),
     outputSchema: answerWithoutEnvelope('GrantFiltersAnswer'),
@@ -375,12 +373,11 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'get_changes',
     title: 'Get catalog changes',
     description:
-      'What changed in the catalog after a position: each grant added or changed (at its latest version) ' +
-      'and a tombstone (deleted: true) for each grant removed, oldest first. ' +
-      ('Use it to keep a copy in sync or to see what is new: start with since="0", then call again with ' +
-        '`pagination.nextSince`; `hasMore` true means call again at once. ') +
-      ('The same answer as GET /grants/changes; a since too old to be kept is a SYNC_EXPIRED error (start ' +
-        'again from "0").'),
+      'What changed in the catalog after a position: each grant added or changed (at its latest version) and a ' +
+      'tombstone (deleted: true) for each grant removed, oldest first. Use it to keep a copy in sync or to see ' +
+      'what is new: start with since="0", then call again with `pagination.nextSince`; `hasMore` true means call ' +
+      'again at once. The same answer as GET /grants/changes; a since too old to be kept is a SYNC_EXPIRED error ' +
+      '(start again from "0").',
     route: routeNamed('grantChanges'),
     inputSchema: argumentsSchema(CHANGES_PARAMS),
     outputSchema: answerWithoutEnvelope('GrantChangesAnswer'),
@@ -434,14 +431,12 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'create_alert',
     title: 'Create an alert',
     description:
-      'Save a search as an alert: the API then POSTs a signed webhook to `url` when a grant enters its ' +
-      'results (grant.matched), changes within them (grant.updated), ' +
-      ('leaves them (grant.unmatched) or, with closingReminderDays, nears its deadline (grant.closing). ' +
-        '`query` takes the filters of search_grants with the same names ') +
-      ('(no paging, sort, facets, fields or cursor), lists as JSON arrays. `url` must be a public https URL ' +
-        'the user controls. The answer holds the signing secret, shown this once: ') +
-      ('give it to the user to verify the webhooks. Only when the user asks for notifications. The same as ' +
-        'POST /alerts.'),
+      'Save a search as an alert: the API then POSTs a signed webhook to `url` when a grant enters its results ' +
+      '(grant.matched), changes within them (grant.updated), leaves them (grant.unmatched) or, with ' +
+      'closingReminderDays, nears its deadline (grant.closing). `query` takes the filters of search_grants with ' +
+      'the same names (no paging, sort, facets, fields or cursor), lists as JSON arrays. `url` must be a public ' +
+      'https URL the user controls. The answer holds the signing secret, shown this once: give it to the user to ' +
+      'verify the webhooks. Only when the user asks for notifications. The same as POST /alerts.',
     route: routeNamed('alerts'),
     inputSchema: componentSchema('AlertInput'),
     outputSchema: answerWithoutEnvelope('AlertCreatedAnswer'),
@@ -484,8 +479,8 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'delete_alert',
     title: 'Delete an alert',
     description:
-      'Delete one of your alerts by id: no more webhooks are sent for it. Cannot be undone. The same as ' +
-      'DELETE /alerts/{id}.',
+      'Delete one of your alerts by id: no more webhooks are sent for it. Cannot be undone. The same as DELETE ' +
+      '/alerts/{id}.',
     route: routeNamed('alert'),
     inputSchema: argumentsSchema(ALERT_ID_PARAMS, ['id']),
     outputSchema: answerWithoutEnvelope('AlertDeletedAnswer'),

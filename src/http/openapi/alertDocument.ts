@@ -387,10 +387,9 @@ export const ALERT_WEBHOOKS: Schema = Object.fromEntries(
         summary: `The ${type} event`,
         description:
           'Signed per Standard Webhooks: webhook-id (stable across retries; de-duplicate on it), ' +
-          'webhook-timestamp (Unix seconds) and ' +
-          ('webhook-signature (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, two space-separated during a ' +
-            'secret rotation). Answer 2xx within ') +
-          'the timeout; anything else is retried on the schedule.',
+          'webhook-timestamp (Unix seconds) and webhook-signature (`v1,<base64 HMAC-SHA256 of ' +
+          'id.timestamp.body>`, two space-separated during a secret rotation). Answer 2xx within the timeout; ' +
+          'anything else is retried on the schedule.',
         // Their own tag: openapi-generator's typescript-fetch writes webhooks as operations of their tag's class (a
         // shared tag would replace the alerts' class). The body is a free-form object, its fields in prose: for a
         // webhook, typescript-fetch imports no model it could name (a named or inline object schema leaves the class

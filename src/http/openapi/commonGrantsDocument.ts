@@ -261,8 +261,8 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
           description: 'The statuses.',
         }),
         closeDateRange: filterOf(
-          'The deadline lies in [min, max]: a date (its first or last millisecond, UTC) or a date-time with ' +
-            'its offset.',
+          'The deadline lies in [min, max]: a date (its first or last millisecond, UTC) or a date-time with its ' +
+            'offset.',
           ['between'],
           {
             type: 'object',

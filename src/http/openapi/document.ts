@@ -96,8 +96,8 @@ interface OperationDoc {
 /** How a partner sees the grants still open first (the default order lists the oldest deadlines first). */
 export const OPEN_GRANTS_FIRST =
   'Without `search` or `sort`, grants come by deadline, the oldest first, closed grants included: ask for ' +
-  '`open=true&sort=deadline` ' +
-  'to get the grants still accepting applications, closing soonest first (those without a deadline last).';
+  '`open=true&sort=deadline` to get the grants still accepting applications, closing soonest first (those ' +
+  'without a deadline last).';
 
 /** The read-only routes' one operation each (the alert routes are described per method: alertDocument.ts). */
 const OPERATIONS: Partial<Record<RouteName, OperationDoc>> = {
@@ -310,8 +310,8 @@ function paramDescription(name: string, spec: ParamSpec): string {
   if (name === 'sort') parts.push('Default: relevance with search words, else deadline; relevance needs search words.');
   if (name === 'cursor')
     parts.push(
-      'Not with `page`; a cursor works only with the filters, search, sort and limit of the request that ' +
-        'gave it; nextCursor is null on the last page.',
+      'Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave ' +
+        'it; nextCursor is null on the last page.',
     );
   if (name === 'format')
     parts.push('`ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.');
@@ -417,10 +417,9 @@ const ANSWERS: Record<string, Schema> = {
       facets: described('Facets', 'The value counts asked for in `facets`; absent without `facets`.'),
       suggestion: {
         description:
-          'Present with `search`: a "did you mean", or null. Set when the search found fewer than 3 grants ' +
-          'and respelling its unknown or rare words ' +
-          ('(each replaced by the closest catalog word within the typo rule of `typos`, the most frequent on ' +
-            'ties) finds more, with the same filters and `typos`.'),
+          'Present with `search`: a "did you mean", or null. Set when the search found fewer than 3 grants and ' +
+          'respelling its unknown or rare words (each replaced by the closest catalog word within the typo rule ' +
+          'of `typos`, the most frequent on ties) finds more, with the same filters and `typos`.',
         type: ['object', 'null'],
         additionalProperties: false,
         required: ['search', 'total'],
@@ -444,8 +443,8 @@ const ANSWERS: Record<string, Schema> = {
   GrantSuggestAnswer: successEnvelope('The completions of the typed text, the most grants first, then by text.', {
     type: 'array',
     description:
-      'At most `limit` completions; empty when nothing completes the last word under the filters (or the ' +
-      'text holds no word).',
+      'At most `limit` completions; empty when nothing completes the last word under the filters (or the text ' +
+      'holds no word).',
     items: {
       type: 'object',
       additionalProperties: false,
@@ -454,8 +453,8 @@ const ANSWERS: Record<string, Schema> = {
         text: {
           type: 'string',
           description:
-            'A word: the typed text with its last word completed (folded, lower case), the words before it ' +
-            'as typed. A title or funder: the whole name, as written.',
+            'A word: the typed text with its last word completed (folded, lower case), the words before it as ' +
+            'typed. A title or funder: the whole name, as written.',
           examples: ['clean energy'],
         },
         type: {
@@ -467,8 +466,8 @@ const ANSWERS: Record<string, Schema> = {
           type: 'integer',
           minimum: 1,
           description:
-            'How many grants, under the filters and the words typed before, hold the word (as written, in ' +
-            'any text field), bear the title, or come from the funder.',
+            'How many grants, under the filters and the words typed before, hold the word (as written, in any ' +
+            'text field), bear the title, or come from the funder.',
           examples: [7],
         },
       },
@@ -499,8 +498,8 @@ const ANSWERS: Record<string, Schema> = {
     {
       pagination: described(
         'Pagination',
-        'Always one page: `total` counts every grant found similar under the filters (sharing at least one ' +
-          'of the words searched).',
+        'Always one page: `total` counts every grant found similar under the filters (sharing at least one of ' +
+          'the words searched).',
       ),
     },
   ),
@@ -597,8 +596,8 @@ function configOperation(route: RouteSpec, method: string): Schema {
       `the monthly allowance.` +
       (method === 'GET' ? ' `HEAD` on the same path answers the same status and headers, without the body.' : '') +
       (method === 'POST' && !isKey
-        ? ' Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours ' +
-          'replay the first answer.'
+        ? ' Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay ' +
+          'the first answer.'
         : '') +
       (method === 'POST' && isKey
         ? ' Takes no `Idempotency-Key`: replaying the answer would mean keeping the new key in clear; a retry ' +
@@ -629,11 +628,10 @@ const IDEMPOTENCY_KEY: Schema = {
   required: false,
   // No `example`: /docs would fill the same key into every POST, and a key sent with another request is a 409.
   description:
-    'A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and ' +
-    'body within 24 hours answer as the first time and change nothing. ' +
-    ('A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the ' +
-      'alert is deleted, a replay is a 404. ') +
-    'A new key for each new request: for example `create-alert-7f3c2a`.',
+    'A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body ' +
+    'within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed ' +
+    'from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for ' +
+    'each new request: for example `create-alert-7f3c2a`.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
@@ -651,18 +649,17 @@ function operation(route: RouteSpec): Schema {
     ok = {
       description:
         'Every match, streamed: one grant per line (ndjson), or a header row then one grant per row (csv). ' +
-        'X-Export-Count tells how many follow; ' +
-        'a stream cut short by a failure ends early (fewer grants than the count).',
+        'X-Export-Count tells how many follow; a stream cut short by a failure ends early (fewer grants than the ' +
+        'count).',
       headers: headerRefs([...successHeaders, ...EXPORT_HEADERS]),
       content: {
         [NDJSON_CONTENT_TYPE]: {
           schema: {
             type: 'string',
             description:
-              'Newline-delimited JSON: each line one grant as ' +
-              '[GrantFields](#/components/schemas/GrantFields) (the fields asked for, id always), ' +
-              ('each line ending with \\n. The line schema is also in `x-item-schema` (the `itemSchema` of ' +
-                'OpenAPI 3.2).'),
+              'Newline-delimited JSON: each line one grant as [GrantFields](#/components/schemas/GrantFields) ' +
+              '(the fields asked for, id always), each line ending with \\n. The line schema is also in ' +
+              '`x-item-schema` (the `itemSchema` of OpenAPI 3.2).',
           },
           'x-item-schema': ref('GrantFields'),
           examples: {
@@ -676,10 +673,9 @@ function operation(route: RouteSpec): Schema {
           schema: {
             type: 'string',
             description:
-              'CSV (RFC 4180, CRLF line ends): a header row of field names, then one grant per row; the ' +
-              'columns are the fields of ' +
-              ('[GrantFields](#/components/schemas/GrantFields) asked for, id first. null is an empty cell, ' +
-                'a list its values joined with `|`.'),
+              'CSV (RFC 4180, CRLF line ends): a header row of field names, then one grant per row; the columns ' +
+              'are the fields of [GrantFields](#/components/schemas/GrantFields) asked for, id first. null is an ' +
+              'empty cell, a list its values joined with `|`.',
           },
           examples: {
             rebatesInOntario: {
@@ -706,8 +702,8 @@ function operation(route: RouteSpec): Schema {
   if (conditional) {
     responses[304] = {
       description:
-        'Not modified: If-None-Match names the current ETag. No body; not counted toward the monthly ' +
-        'allowance (the per-second rate is spent).',
+        'Not modified: If-None-Match names the current ETag. No body; not counted toward the monthly allowance ' +
+        '(the per-second rate is spent).',
       headers: headerRefs(successHeaders),
     };
   }
@@ -860,8 +856,8 @@ const IF_NONE_MATCH: Schema = {
   in: 'header',
   required: false,
   description:
-    'The ETag of an answer you hold (or several, comma-separated): a 304 with no body when it is still ' +
-    'current; a 304 is not counted toward the monthly allowance.',
+    'The ETag of an answer you hold (or several, comma-separated): a 304 with no body when it is still current; ' +
+    'a 304 is not counted toward the monthly allowance.',
   schema: { type: 'string', maxLength: 4096 },
   example: 'W/"J6A071rvPgOx5II7haMBrVO6Cec"',
 };
@@ -969,30 +965,26 @@ const GUIDE = [
     "operations list, create (with at most the calling key's rights) and revoke keys.",
   '',
   '## Limits and billing',
-  'Each subscription has a per-second rate and a monthly allowance (UTC calendar month). Every ' +
-    'authenticated response carries the ' +
-    ('`RateLimit-Policy`/`RateLimit` and `X-RateLimit-*` headers (errors too, from the rate check on: 400, ' +
-      '403, 404, 410, 429). Over the rate: 429 `RATE_LIMITED`; allowance used up: 429 `QUOTA_EXCEEDED` ') +
-    ('(both with `Retry-After`). Only the grant endpoints count toward the allowance; `/subscription/*` and ' +
-      'this document never do.'),
+  'Each subscription has a per-second rate and a monthly allowance (UTC calendar month). Every authenticated ' +
+    'response carries the `RateLimit-Policy`/`RateLimit` and `X-RateLimit-*` headers (errors too, from the rate ' +
+    'check on: 400, 403, 404, 410, 429). Over the rate: 429 `RATE_LIMITED`; allowance used up: 429 ' +
+    '`QUOTA_EXCEEDED` (both with `Retry-After`). Only the grant endpoints count toward the allowance; ' +
+    '`/subscription/*` and this document never do.',
   '',
   '## HEAD',
-  'Every GET operation below also answers `HEAD` on the same path: the status and headers its `GET` would ' +
-    'send, without the body, ' +
-    ('authenticated, limited and billed as the `GET`. The `HEAD` operations are left out of this document so ' +
-      'that each operation is listed once.'),
+  'Every GET operation below also answers `HEAD` on the same path: the status and headers its `GET` would send, ' +
+    'without the body, authenticated, limited and billed as the `GET`. The `HEAD` operations are left out of this ' +
+    'document so that each operation is listed once.',
   '',
   '## Lists in the query',
   'A list parameter (`eligibleProvinces`, `facets`, `fields`, …) is written comma-separated: ' +
-    '`eligibleProvinces=QUEBEC,ONTARIO`. ' +
-    ('The server also accepts it repeated (`eligibleProvinces=QUEBEC&eligibleProvinces=ONTARIO`) or ' +
-      'bracketed (`eligibleProvinces[]=QUEBEC`).'),
+    '`eligibleProvinces=QUEBEC,ONTARIO`. The server also accepts it repeated ' +
+    '(`eligibleProvinces=QUEBEC&eligibleProvinces=ONTARIO`) or bracketed (`eligibleProvinces[]=QUEBEC`).',
   '',
   '## Conditional requests and compression',
-  'The grant endpoints send an `ETag`; send it back in `If-None-Match` to get a 304 with no body when ' +
-    'nothing changed. A 304 is not counted ' +
-    ('toward the monthly allowance (it spends the per-second rate). Answers of 1 KB or more are gzip- or ' +
-      'brotli-compressed when `Accept-Encoding` allows.'),
+  'The grant endpoints send an `ETag`; send it back in `If-None-Match` to get a 304 with no body when nothing ' +
+    'changed. A 304 is not counted toward the monthly allowance (it spends the per-second rate). Answers of 1 KB ' +
+    'or more are gzip- or brotli-compressed when `Accept-Encoding` allows.',
   '',
   '## Paging and sync',
   `\`GET /grants\` pages with \`page\` and \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) and ` +
@@ -1041,10 +1033,9 @@ const GUIDE = [
     'See the [mcp operation](#/mcp).',
   '',
   '## Errors',
-  'Every error comes in one envelope: `{ "success": false, "error": { "code", "message", "details"? }, ' +
-    '"meta" }`; a 400 lists every ' +
-    ('invalid parameter in `error.details`. Quote `meta.requestId` (also the `X-Request-Id` header) when ' +
-      'reporting a problem. The codes:'),
+  'Every error comes in one envelope: `{ "success": false, "error": { "code", "message", "details"? }, "meta" ' +
+    '}`; a 400 lists every invalid parameter in `error.details`. Quote `meta.requestId` (also the `X-Request-Id` ' +
+    'header) when reporting a problem. The codes:',
   '',
   '| status | code | meaning |',
   '|---|---|---|',
@@ -1067,8 +1058,8 @@ function schemas(): Schema {
       ),
     },
     description:
-      'A grant with the fields asked for in `fields` (every field by default); id always; `highlights` ' +
-      'last, with `highlight` or `crop`.',
+      'A grant with the fields asked for in `fields` (every field by default); id always; `highlights` last, ' +
+      'with `highlight` or `crop`.',
   };
   const fieldChanges: Schema = { type: ['array', 'null'], items: ref('FieldChange') };
   const changeEntry = (deleted: boolean): Schema => ({
@@ -1095,10 +1086,9 @@ function schemas(): Schema {
         : {
             ...fieldChanges,
             description:
-              'The fields the latest change updated, each with its value before and after; null when the ' +
-              'change added the grant (or was recorded before fields were). ' +
-              ('A grant changed more than once since your last read shows its latest change here: GET ' +
-                '/grants/{id}/history holds them all.'),
+              'The fields the latest change updated, each with its value before and after; null when the change ' +
+              'added the grant (or was recorded before fields were). A grant changed more than once since your ' +
+              'last read shows its latest change here: GET /grants/{id}/history holds them all.',
           },
       grant: deleted
         ? { const: null, description: 'Always null: a removed grant has no content.' }
@@ -1139,9 +1129,8 @@ function schemas(): Schema {
       ...jsonParamsSchema(ALERT_QUERY_PARAMS),
       description:
         'The filters of an alert: the filter parameters of GET /grants with the same names, meanings and ' +
-        'validation, as one JSON object ' +
-        ('(lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, facets, fields, cursor ' +
-          'and highlights are refused.'),
+        'validation, as one JSON object (lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, ' +
+        'facets, fields, cursor and highlights are refused.',
     },
     ...MCP_SCHEMAS,
     ...COMMON_GRANTS_SCHEMAS,
@@ -1217,8 +1206,8 @@ function schemas(): Schema {
     },
     ChangeEntry: {
       description:
-        'One change of the catalog: a grant at its latest change, or a tombstone of a grant removed. ' +
-        '`deleted` tells which.',
+        'One change of the catalog: a grant at its latest change, or a tombstone of a grant removed. `deleted` ' +
+        'tells which.',
       oneOf: [ref('GrantChange'), ref('GrantTombstone')],
     },
     GrantChange: changeEntry(false),
@@ -1238,8 +1227,8 @@ function schemas(): Schema {
           type: 'string',
           enum: [...VERSION_TYPES],
           description:
-            'created: the grant entered the catalog; updated: some of its fields changed; deleted: it left ' +
-            'the catalog (its last version).',
+            'created: the grant entered the catalog; updated: some of its fields changed; deleted: it left the ' +
+            'catalog (its last version).',
         },
         changes: {
           ...fieldChanges,

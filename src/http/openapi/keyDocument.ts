@@ -139,8 +139,8 @@ export const KEY_SCHEMAS: Schema = {
         maxItems: MAX_ORIGINS,
         items: { type: 'string', maxLength: MAX_ORIGIN_LENGTH, examples: ['https://partner.example'] },
         description:
-          'Exact origins (scheme://host[:port]) a browser may call from; a browser request from any other ' +
-          'origin is a 403 ORIGIN_NOT_ALLOWED.',
+          'Exact origins (scheme://host[:port]) a browser may call from; a browser request from any other origin ' +
+          'is a 403 ORIGIN_NOT_ALLOWED.',
       },
       ips: {
         type: 'array',

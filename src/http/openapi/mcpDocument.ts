@@ -25,9 +25,9 @@ export const MCP_SCHEMAS: Schema = {
     additionalProperties: true,
     required: ['jsonrpc'],
     description:
-      'One JSON-RPC 2.0 message of the Model Context Protocol: a request (method and id: initialize, ' +
-      'tools/list, tools/call, ping), ' +
-      'a notification (method, no id: notifications/initialized) or a response. Batches (arrays) are not taken.',
+      'One JSON-RPC 2.0 message of the Model Context Protocol: a request (method and id: initialize, tools/list, ' +
+      'tools/call, ping), a notification (method, no id: notifications/initialized) or a response. Batches ' +
+      '(arrays) are not taken.',
     properties: {
       jsonrpc: { type: 'string', const: '2.0', description: 'Always "2.0".' },
       id,
@@ -44,10 +44,9 @@ export const MCP_SCHEMAS: Schema = {
     additionalProperties: true,
     required: ['jsonrpc'],
     description:
-      'The JSON-RPC 2.0 response to the request: `result` (for tools/call: `content`, `structuredContent` ' +
-      'and `isError`; a tool error has isError true ' +
-      ('and a text {"error":{"code","message","details"?}} with the codes of this API) or `error` (a ' +
-        'protocol error: unknown method, malformed params).'),
+      'The JSON-RPC 2.0 response to the request: `result` (for tools/call: `content`, `structuredContent` and ' +
+      '`isError`; a tool error has isError true and a text {"error":{"code","message","details"?}} with the ' +
+      'codes of this API) or `error` (a protocol error: unknown method, malformed params).',
     properties: {
       jsonrpc: { type: 'string', const: '2.0', description: 'Always "2.0".' },
       id,

@@ -24,8 +24,8 @@ export const LANDING_LINKS = [
     rel: 'search',
     href: SEARCH_PAGE_PATH,
     title:
-      'Search page: a small page partners copy (plain HTML, CSS and JavaScript), ' +
-      'to search the grants with a restricted key',
+      'Search page: a small page partners copy (plain HTML, CSS and JavaScript), to search the grants with a ' +
+      'restricted key',
   },
   {
     rel: 'console',

@@ -115,8 +115,8 @@ export function decodeCursor(text: string, query: GrantQuery): DecodedCursor {
       {
         parameter: 'cursor',
         message:
-          'belongs to another query: send it with the same filters, search, sort and limit as the request ' +
-          'that gave it, or start again with cursor=*',
+          'belongs to another query: send it with the same filters, search, sort and limit as the request that ' +
+          'gave it, or start again with cursor=*',
       },
     ]);
   }

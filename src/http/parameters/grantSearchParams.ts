@@ -171,9 +171,8 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     kind: 'enumArray',
     values: GRANT_STATUSES,
     description:
-      'Only grants in one of these states at the time of the request: FORECASTED (applications open later, ' +
-      'at `opensAt`), ' +
-      'OPEN (accepting applications now), CLOSED (the deadline has passed).',
+      'Only grants in one of these states at the time of the request: FORECASTED (applications open later, at ' +
+      '`opensAt`), OPEN (accepting applications now), CLOSED (the deadline has passed).',
     example: ['FORECASTED', 'OPEN'],
   },
   amountMin: {
@@ -223,10 +222,9 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     kind: 'enum',
     values: SORT_VALUES,
     description:
-      'The order of the results: a field ascending, or descending with a leading "-". By default: relevance ' +
-      'when `search` has words to find, ' +
-      ('else `deadline` (the oldest deadlines first); with `open=true`, `deadline` lists the open grants ' +
-        'closing soonest first.'),
+      'The order of the results: a field ascending, or descending with a leading "-". By default: relevance when ' +
+      '`search` has words to find, else `deadline` (the oldest deadlines first); with `open=true`, `deadline` ' +
+      'lists the open grants closing soonest first.',
     example: 'deadline',
   },
   facets: {
@@ -246,12 +244,10 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     kind: 'enumArray',
     values: HIGHLIGHT_FIELDS,
     description:
-      'Text fields to highlight: each grant gains `highlights`, holding for each field named its text with ' +
-      'every word the search matched ' +
-      ('(in English or French, a synonym or a typo alternative included) between `highlightPreTag` and ' +
-        '`highlightPostTag`, and everything else ') +
-      ('HTML-escaped, ready to put into a page as it is. A field need not be in `fields`; a field the grant ' +
-        'leaves empty is null.'),
+      'Text fields to highlight: each grant gains `highlights`, holding for each field named its text with every ' +
+      'word the search matched (in English or French, a synonym or a typo alternative included) between ' +
+      '`highlightPreTag` and `highlightPostTag`, and everything else HTML-escaped, ready to put into a page as ' +
+      'it is. A field need not be in `fields`; a field the grant leaves empty is null.',
     example: ['title', 'description'],
   },
   highlightPreTag: {
@@ -310,8 +306,8 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     maxLength: MAX_CURSOR_LENGTH,
     message: 'must be * or a nextCursor the API gave out',
     description:
-      'Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor ' +
-      'of the previous answer.',
+      'Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of ' +
+      'the previous answer.',
     example: '*',
     fillIn: false,
   },
@@ -428,8 +424,8 @@ function crossCheck(p: ParamValues): ErrorDetail[] {
       problems.push({
         parameter: 'limit',
         message:
-          'must be at least 1 with cursor: limit=0 asks for the counts alone, which a page-number request ' +
-          'gives (leave out cursor)',
+          'must be at least 1 with cursor: limit=0 asks for the counts alone, which a page-number request gives ' +
+          '(leave out cursor)',
       });
     }
     return problems;

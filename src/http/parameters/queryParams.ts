@@ -126,8 +126,8 @@ export function parseDateParam(text: string, dayEdge: 'start' | 'end'): number |
 }
 
 export const DATE_MESSAGE =
-  'must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar ' +
-  '(year 1000 or later)';
+  'must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year ' +
+  '1000 or later)';
 
 function schemaOf(spec: ParamSpec): object {
   switch (spec.kind) {

@@ -256,8 +256,8 @@ export async function migrate(pool: Pool): Promise<number> {
   return inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ ' +
-        'NOT NULL DEFAULT now())',
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT ' +
+        'NULL DEFAULT now())',
     );
     const applied = Number(
       (await client.query('SELECT coalesce(max(version), 0) AS v FROM schema_migrations')).rows[0].v,

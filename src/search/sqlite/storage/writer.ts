@@ -45,8 +45,8 @@ const COLUMNS =
   'id, funder_type, funding_type, currency, provinces, beneficiaries, amount_min, amount_max, deadline, ' +
   'updated_at, doc';
 const VALUES =
-  ':id, :funder_type, :funding_type, :currency, :provinces, :beneficiaries, :amount_min, :amount_max, ' +
-  ':deadline, :updated_at, :doc';
+  ':id, :funder_type, :funding_type, :currency, :provinces, :beneficiaries, :amount_min, :amount_max, :deadline, ' +
+  ':updated_at, :doc';
 
 export class SqliteCatalogWriter implements CatalogWriter {
   constructor(
@@ -66,8 +66,8 @@ export class SqliteCatalogWriter implements CatalogWriter {
 
   private dropBuilding(): void {
     this.db.exec(
-      'DROP TABLE IF EXISTS grants_building; DROP TABLE IF EXISTS grants_text_building; DROP TABLE IF ' +
-        'EXISTS grants_words_building;',
+      'DROP TABLE IF EXISTS grants_building; DROP TABLE IF EXISTS grants_text_building; DROP TABLE IF EXISTS ' +
+        'grants_words_building;',
     );
   }
 
