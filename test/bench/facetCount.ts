@@ -61,8 +61,8 @@ console.log(
     `the fastest of 9`,
 );
 console.log(
-  'matches | by bits µs (ns per value × word) | the same, each word counted alone | by masks µs (ns per ' +
-    'match beyond the word pass) | word pass ns (0.1 % row)',
+  'matches | by bits µs (ns per value × word) | the same, each word counted alone | by masks µs (ns per match ' +
+    'beyond the word pass) | word pass ns (0.1 % row)',
 );
 for (const share of [0.001, 0.01, 0.03, 0.1, 0.2, 0.3, 0.4, 0.7, 1]) {
   const base = emptyBits(size);

@@ -311,8 +311,8 @@ function facetTarget(results: BenchResults): Target {
       (byCpu ? `, ${n0(on.cpuUsPerRequest!)} vs ${n0(off.cpuUsPerRequest!)} µs/req` : ''),
     holds: cost <= 0.2,
     note:
-      'the search mix with its facets removed vs the same requests each with three facets, in alternating ' +
-      'rounds on the API; judged on server CPU per request when measured (req/s is noisy on a shared machine)',
+      'the search mix with its facets removed vs the same requests each with three facets, in alternating rounds ' +
+      'on the API; judged on server CPU per request when measured (req/s is noisy on a shared machine)',
   };
 }
 
@@ -345,8 +345,8 @@ function highlightTarget(results: BenchResults): Target {
     holds: cost <= 0.25,
     note:
       'the searches of the mix as pages of 20 with every field, without and with ' +
-      'highlight=title,description&crop=description:40, in alternating rounds on the API; judged on server ' +
-      'CPU per request when measured',
+      'highlight=title,description&crop=description:40, in alternating rounds on the API; judged on server CPU ' +
+      'per request when measured',
   };
 }
 

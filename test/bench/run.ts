@@ -801,8 +801,8 @@ async function main(argv: string[]): Promise<number> {
         git,
         elapsedSeconds: Math.round((Date.now() - started) / 1000),
         latencyNote:
-          'per response, send to last byte, recorded by the bench from autocannon response events (not ' +
-          'corrected for coordinated omission)',
+          'per response, send to last byte, recorded by the bench from autocannon response events (not corrected ' +
+          'for coordinated omission)',
       },
       catalog: {
         grants: o.grants,

@@ -485,8 +485,8 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
       expect(noName.body.error).to.deep.equal({
         code: -32602,
         message:
-          'Invalid params of tools/call: "params.name" must be a string (got a number); "params.arguments" ' +
-          'must be a JSON object (got an array).',
+          'Invalid params of tools/call: "params.name" must be a string (got a number); "params.arguments" must ' +
+          'be a JSON object (got an array).',
       });
       const badCursor = await post('{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":5}}');
       expect(badCursor.body.error).to.deep.equal({

@@ -101,9 +101,8 @@ describe('grants-indexer: the Grants.gov extract', function () {
     });
     expect(grants.get('grants-gov-350001')!.description).to.equal(
       'Grants to provide broadband service in rural communities & tribal lands.\n\n * Community centers\n * ' +
-        'Public safety\n\n' +
-        ('Eligibility: Applicants must serve a rural area <20,000 people.\n\nOpportunity number: ' +
-          'USDA-RUS-CC-2027.\n\nAssistance Listings: 10.863.'),
+        'Public safety\n\nEligibility: Applicants must serve a rural area <20,000 people.\n\nOpportunity number: ' +
+        'USDA-RUS-CC-2027.\n\nAssistance Listings: 10.863.',
     );
     // Version 2 of 350002 wins over version 1; its floor of 0 is no floor.
     expect(grants.get('grants-gov-350002')).to.deep.include({
@@ -155,8 +154,8 @@ describe('grants-indexer: the Grants.gov extract', function () {
     const run = await indexer(['sync', '--source', source], dir);
     expect(run.code).to.equal(1);
     expect(run.err.filter((l) => l.startsWith('rejected'))).to.deep.equal([
-      'rejected record 1 (OpportunityID 350001, id "grants-gov-350001"): EligibleApplicants: unknown code ' +
-        '"77" (known: 00, 01, 02, 04, 05, 06, 07, 08, 11, 12, 13, 20, 21, 22, 23, 25, 99)',
+      'rejected record 1 (OpportunityID 350001, id "grants-gov-350001"): EligibleApplicants: unknown code "77" ' +
+        '(known: 00, 01, 02, 04, 05, 06, 07, 08, 11, 12, 13, 20, 21, 22, 23, 25, 99)',
       'rejected record 3 (OpportunityID 350003, id "grants-gov-350003"): FundingInstrumentType: only a ' +
         'procurement contract (PC): a purchase, not funding the catalog lists',
     ]);

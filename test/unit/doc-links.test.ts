@@ -133,8 +133,8 @@ describe('unit: the guides link only to what exists', () => {
       '# R\n\n[ok](docs/a.md#section-one) [self](#r) ' +
         '[web](https://example.com/x.md#nowhere)\n[gone](docs/missing.md) [bad ' +
         'anchor](docs/a.md#section-two)\n<img src="docs/images/missing.png" width="100" alt="x">\n`[in ' +
-        'code](docs/nowhere.md)`\n\n```\n[fenced](docs/nowhere.md)\n```\n\nRun `npm test` or `npm run test`; ' +
-        '`npm run tset` is a typo.\n',
+        'code](docs/nowhere.md)`\n\n```\n[fenced](docs/nowhere.md)\n```\n\nRun `npm test` or `npm run test`; `npm ' +
+        'run tset` is a typo.\n',
     );
     writeFileSync(
       path.join(root, 'docs/a.md'),

@@ -393,8 +393,8 @@ describe('importers: the rejection report', () => {
       problems: [{ field: 'funderType', reason: 'unknown value "\u001b[31mred\nrejected record 1: forged"' }],
     });
     expect(lines).to.deep.equal([
-      'rejected record 7 (line 8, id "x\\u001b[2J"): funderType: unknown value ' +
-        '"\\u001b[31mred\\u000arejected record 1: forged"',
+      'rejected record 7 (line 8, id "x\\u001b[2J"): funderType: unknown value "\\u001b[31mred\\u000arejected ' +
+        'record 1: forged"',
     ]);
     expect(sunk).to.have.length(1);
     expect(log.count).to.equal(1);
