@@ -7,10 +7,8 @@
 // validates arguments itself, while these tools publish the JSON Schemas generated from the API's
 // own parameter definitions and validate arguments through the REST endpoints' own parsers.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  WebStandardStreamableHTTPServerTransport,
-  // eslint-disable-next-line max-len -- the SDK's module path
-} from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+// eslint-disable-next-line max-len -- one name from the SDK's module path: Prettier keeps it on one line
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
   JSONRPCMessageSchema,
