@@ -60,7 +60,8 @@ Exit codes: 0 done; 1 records were rejected and nothing was changed; 2 bad usage
 const ENGINE_OPTIONS = { engine: 'string', 'data-dir': 'string' } as const;
 const IMPORT_OPTIONS = { format: 'string', mapping: 'string', 'time-zone': 'string', rejects: 'string' } as const;
 
-const IMPORTING = `Formats (--format, guessed when not given: a zip archive is a Grants.gov extract, JSON with
+const IMPORTING =
+  `Formats (--format, guessed when not given: a zip archive is a Grants.gov extract, JSON with
 a key only CommonGrants has is CommonGrants, then the extension .ndjson/.jsonl/.json/.csv/.xml,
 optionally .gz, then the first characters; the guess is said on stderr):
   ndjson       one grant a line, our field names (a JSON array is read too)
@@ -72,14 +73,18 @@ optionally .gz, then the first characters; the guess is said on stderr):
   commongrants CommonGrants opportunities: a list response ({"items": [...]}, one page or several
                in a row), a JSON array or one a line; the custom fields of ours come back
 A date-only deadline ("2027-01-15") is the end of that day in --time-zone (default
-America/Toronto; a CSV mapping states its own), a date-only opensAt its start. With --skip-invalid, every rejected record is
+America/Toronto; a CSV mapping states its own), a date-only opensAt its start. ` +
+  `With --skip-invalid, every rejected record is
 also written to the rejects file (--rejects FILE, default grants-indexer-rejects-<time>-<pid>.ndjson in
 the system's temporary folder), whose path is printed. A source that cannot be read to its end (malformed
 XML, a damaged or truncated zip or gzip, a zip bomb, bytes that are not UTF-8) changes nothing
 (exit 3), with or without --skip-invalid.`;
 
 const USAGE = {
-  reindex: `Usage: grants-indexer reindex --source <file|-> [--format F] [--mapping FILE] [--time-zone ZONE] [--skip-invalid] [--rejects FILE] [--allow-shrink] [--keep N] [--engine sqlite|elasticsearch] [--data-dir DIR]
+  reindex:
+    'Usage: grants-indexer reindex --source <file|-> [--format F] [--mapping FILE] [--time-zone ZONE] ' +
+    '[--skip-invalid] [--rejects FILE] [--allow-shrink] [--keep N] [--engine sqlite|elasticsearch] [--data-dir DIR]' +
+    `
 
 Reads the source (- for stdin) as a stream, validates every record against the
 Grant schema and replaces the catalog atomically: readers see the old catalog until the new
@@ -96,7 +101,10 @@ The changes feed (GET /grants/changes) gets a new sequence for each grant added 
 content, and a tombstone for each grant gone; unchanged grants keep theirs.
 
 ${IMPORTING}`,
-  sync: `Usage: grants-indexer sync --source <file|-> [--format F] [--mapping FILE] [--time-zone ZONE] [--prune] [--allow-shrink] [--skip-invalid] [--rejects FILE] [--engine sqlite|elasticsearch] [--data-dir DIR]
+  sync:
+    'Usage: grants-indexer sync --source <file|-> [--format F] [--mapping FILE] [--time-zone ZONE] [--prune] ' +
+    '[--allow-shrink] [--skip-invalid] [--rejects FILE] [--engine sqlite|elasticsearch] [--data-dir DIR]' +
+    `
 
 Upserts by id: a grant not in the catalog is added; one whose updatedAt differs from the
 catalog's is updated; the rest are unchanged. With --prune, grants missing from the source are
@@ -180,7 +188,8 @@ async function ingest<T>(step: () => Promise<T>, source: string): Promise<T> {
     const file = (error as { path?: unknown } | null)?.path;
     if (problem !== null && file === source) {
       throw new CliExit(
-        `the source file ${file} ${problem}; give --source a file of grants (NDJSON, a JSON array, CSV with --mapping, a Grants.gov extract) or - to read standard input. Nothing was changed.`,
+        `the source file ${file} ${problem}; give --source a file of grants (NDJSON, a JSON array, CSV with ` +
+          `--mapping, a Grants.gov extract) or - to read standard input. Nothing was changed.`,
         EXIT.failed,
       );
     }
@@ -194,13 +203,17 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
     const problem = values.source === '-' ? null : unusablePath(values.source, 'file');
     if (problem !== null) {
       throw new CliExit(
-        `the source file ${values.source} ${problem}; give --source a file of grants (NDJSON, a JSON array, CSV with --mapping, a Grants.gov extract) or - to read standard input. Nothing was changed.`,
+        `the source file ${values.source} ${problem}; give --source a file of grants (NDJSON, a JSON array, ` +
+          `CSV with --mapping, a Grants.gov extract) or - to read standard input. Nothing was changed.`,
         EXIT.failed,
       );
     }
     return values.source;
   };
-  /** The run's source: its importer (the format given or guessed, said on stderr) and the rejects file of --skip-invalid. */
+  /**
+   * The run's source: its importer (the format given or guessed, said on stderr) and the rejects file of
+   * --skip-invalid.
+   */
   const importing = async (
     values: ParsedArgs['values'],
     source: string,
@@ -257,12 +270,14 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
       importer.format !== 'commongrants'
     ) {
       throw new UsageError(
-        `--time-zone is for NDJSON, JSON and CommonGrants sources; ${source} is read as ${importer.format}, whose dates ${importer.format === 'csv' ? "take the mapping's timeZone" : 'are US Eastern'}`,
+        `--time-zone is for NDJSON, JSON and CommonGrants sources; ${source} is read as ${importer.format}, ` +
+          `whose dates ${importer.format === 'csv' ? "take the mapping's timeZone" : 'are US Eastern'}`,
       );
     }
     const name = source === '-' ? 'standard input' : source;
     io.err(
-      `reading ${name} as ${importer.format}${importer.reason === null ? '' : ` (guessed from ${importer.reason}; --format to choose)`}`,
+      `reading ${name} as ` +
+        `${importer.format}${importer.reason === null ? '' : ` (guessed from ${importer.reason}; --format to choose)`}`,
     );
     const rejects =
       values['skip-invalid'] === true
@@ -344,7 +359,8 @@ function commands(env: NodeJS.ProcessEnv, io: Io): Command[] {
           source,
         ).finally(() => closeRejects(rejects));
         io.out(
-          `sync: added ${c.added}, updated ${c.updated}, unchanged ${c.unchanged}, deleted ${c.deleted}, rejected ${c.rejected}`,
+          `sync: added ${c.added}, updated ${c.updated}, unchanged ${c.unchanged}, deleted ${c.deleted}, ` +
+            `rejected ${c.rejected}`,
         );
         return EXIT.ok;
       },

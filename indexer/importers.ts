@@ -107,7 +107,8 @@ export async function openImporter(options: ImportOptions): Promise<Importer> {
 
   if (format === 'csv' && options.mapping === undefined) {
     throw new ImportMisuse(
-      `${name} is read as CSV, which needs --mapping FILE: a mapping of its columns onto grant fields (see docs/cli.md, "Importing")`,
+      `${name} is read as CSV, which needs --mapping FILE: a mapping of its columns onto grant fields (see ` +
+        `docs/cli.md, "Importing")`,
     );
   }
   if (packing === 'zip' && format !== 'grants-gov')
@@ -116,7 +117,8 @@ export async function openImporter(options: ImportOptions): Promise<Importer> {
     );
   if (source === '-' && (packing === 'zip' || format === 'grants-gov')) {
     throw new ImportMisuse(
-      `a ${packing === 'zip' ? 'zip archive' : 'Grants.gov extract'} is read from a file (it is read twice, to keep the latest version of each opportunity), not from standard input`,
+      `a ${packing === 'zip' ? 'zip archive' : 'Grants.gov extract'} is read from a file (it is read twice, ` +
+        `to keep the latest version of each opportunity), not from standard input`,
     );
   }
 
@@ -214,7 +216,9 @@ async function* grantsGovRecords(texts: Texts, note: (line: string) => void): As
           problems: [
             {
               field: '(record)',
-              reason: `a ${record.name} element is not an opportunity record (OpportunitySynopsisDetail_1_0 or OpportunityForecastDetail_1_0)`,
+              reason:
+                `a ${record.name} element is not an opportunity record (OpportunitySynopsisDetail_1_0 or ` +
+                `OpportunityForecastDetail_1_0)`,
             },
           ],
         };

@@ -78,7 +78,8 @@ function guard(change: PendingChange, run: RunFacts): void {
     const lost = change.live - change.after;
     throw new IngestionRefused(
       'shrink',
-      `this ${run.kind} would shrink the live catalog from ${change.live} to ${change.after} grants (${lost} fewer, −${percent(lost, change.live)}); ` +
+      `this ${run.kind} would shrink the live catalog from ${change.live} to ${change.after} grants ` +
+        `(${lost} fewer, −${percent(lost, change.live)}); ` +
         'nothing was changed (use --allow-shrink if that is intended)',
     );
   }

@@ -24,7 +24,8 @@ export async function seedCatalogIfEmpty(config: Config, engine: SearchEngine, l
   if (!config.seedCatalog) {
     log.warn(
       config.searchEngine === 'elasticsearch'
-        ? `the Elasticsearch alias "${config.elasticsearch.index}" is missing or empty; run "grants-indexer reindex --source <file>"`
+        ? `the Elasticsearch alias "${config.elasticsearch.index}" is missing or empty; run "grants-indexer ` +
+            `reindex --source <file>"`
         : 'the catalog is empty; run "grants-indexer reindex --source <file>"',
     );
     return;

@@ -5,7 +5,9 @@ import type { Readable } from 'node:stream';
 export interface SourceRecord {
   /** 1-based position of the record in the source. */
   number: number;
-  /** Where the record is in the source, in words ("line 12", "OpportunityID 350123"), when the position is not enough. */
+  /**
+   * Where the record is in the source, in words ("line 12", "OpportunityID 350123"), when the position is not enough.
+   */
   where?: string;
   value?: unknown;
   /** Why the record could not be read as JSON. */

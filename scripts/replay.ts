@@ -116,7 +116,10 @@ export function checkResponse(c: LoadedCase, status: number, body: any): string[
 // ---------------------------------------------------------------------------------------------
 // CLI
 
-const USAGE = `Usage: GRANTS_API_KEY=KEY node dist/scripts/replay.js --base-url URL [--key KEY] [--cases DIR] [--catalog FILE] [--max-wait SECONDS]
+const USAGE =
+  'Usage: GRANTS_API_KEY=KEY node dist/scripts/replay.js --base-url URL [--key KEY] [--cases DIR] [--catalog FILE] ' +
+  '[--max-wait SECONDS]' +
+  `
 
 Replays every recorded query case against a running grants API and checks status, totals,
 ids, fields, facets and error details. The deployment must serve fixtures/grants.ndjson.
@@ -256,7 +259,8 @@ async function get(options: Options, request: string): Promise<{ status: number;
       throw new Error(`429 ${code} with Retry-After ${wait} s, longer than --max-wait ${options.maxWait} s`);
     }
     process.stderr.write(
-      `replay: 429 on ${request.length > 60 ? `${request.slice(0, 60)}…` : request}; waiting ${Math.max(wait, 1)} s (Retry-After)\n`,
+      `replay: 429 on ${request.length > 60 ? `${request.slice(0, 60)}…` : request}; waiting ` +
+        `${Math.max(wait, 1)} s (Retry-After)\n`,
     );
     await sleep(Math.max(wait, 1) * 1000);
   }
@@ -283,7 +287,8 @@ export async function runReplay(
   const casesProblem = unusablePath(options.cases, 'folder');
   if (casesProblem !== null) {
     process.stderr.write(
-      `replay: the cases folder ${options.cases} ${casesProblem}; give --cases a folder of case files (*.json), such as fixtures/queries.\n`,
+      `replay: the cases folder ${options.cases} ${casesProblem}; give --cases a folder of case files ` +
+        `(*.json), such as fixtures/queries.\n`,
     );
     return 2;
   }
@@ -291,7 +296,8 @@ export async function runReplay(
     cases = loadCases(options.cases);
   } catch (error) {
     process.stderr.write(
-      `replay: a case cannot be used: ${(error as Error).message}; fix or remove that file, or give --cases another folder.\n`,
+      `replay: a case cannot be used: ${(error as Error).message}; fix or remove that file, or give --cases ` +
+        `another folder.\n`,
     );
     return 2;
   }
@@ -300,7 +306,8 @@ export async function runReplay(
     const catalogProblem = unusablePath(options.catalog, 'file');
     if (catalogProblem !== null) {
       process.stderr.write(
-        `replay: the catalog file ${options.catalog} ${catalogProblem}; give --catalog the NDJSON catalog the deployment serves (the cases answered at request time need it).\n`,
+        `replay: the catalog file ${options.catalog} ${catalogProblem}; give --catalog the NDJSON catalog ` +
+          `the deployment serves (the cases answered at request time need it).\n`,
       );
       return 2;
     }
@@ -308,7 +315,8 @@ export async function runReplay(
       model = referenceModel(readCatalog(options.catalog));
     } catch (error) {
       process.stderr.write(
-        `replay: the catalog file ${options.catalog} cannot be used (${(error as Error).message}); give --catalog the NDJSON catalog the deployment serves.\n`,
+        `replay: the catalog file ${options.catalog} cannot be used (${(error as Error).message}); give ` +
+          `--catalog the NDJSON catalog the deployment serves.\n`,
       );
       return 2;
     }

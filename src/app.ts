@@ -51,7 +51,10 @@ export interface AppDeps {
   ready?: () => boolean;
   /** Prometheus metrics and GET /metrics (src/http/metrics/apiMetrics.ts); none when absent. */
   metrics?: { layer: Middleware<AppState> };
-  /** Overload shedding (src/http/middleware/overload.ts), between the route's classification and authentication; none when absent. */
+  /**
+   * Overload shedding (src/http/middleware/overload.ts), between the route's classification and authentication; none
+   * when absent.
+   */
   overload?: { layer: Middleware<AppState> };
   /** Alerts (src/alerts/): their store and the webhook target policy; absent: the /alerts endpoints answer 503. */
   alerts?: AlertsApi;
@@ -67,9 +70,9 @@ const MAX_URL_LENGTH = 8192;
 
 /**
  * The API's middleware, in order. Under /external/v1 the checks run in the order
- * that decides which refusal a request gets when several apply: authenticate (expiry included) → the key's origins and IP ranges → status → rate (the
- * key's, then the subscription's) → allowance (billable only) → route (404/405) → feature → the
- * key's scope → parameters → handler.
+ * that decides which refusal a request gets when several apply: authenticate (expiry included) → the key's origins and
+ * IP ranges → status → rate (the key's, then the subscription's) → allowance (billable only) → route (404/405) →
+ * feature → the key's scope → parameters → handler.
  */
 export function apiLayers(deps: AppDeps): Layer[] {
   return [

@@ -37,7 +37,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Origins whose pages may call the API from a browser (CORS); "*" for any; empty for none. */
   corsOrigins: string[];
-  /** Proxies whose X-Forwarded-For is believed (TRUST_PROXY): addresses, CIDR ranges or proxy-addr's names; none by default. */
+  /**
+   * Proxies whose X-Forwarded-For is believed (TRUST_PROXY): addresses, CIDR ranges or proxy-addr's names; none by
+   * default.
+   */
   trustProxy: string[];
   /** The HTTP server's own bounds on slow or idle clients (src/server.ts). */
   http: HttpBounds;
@@ -45,9 +48,14 @@ export interface Config {
   usageRetentionDays: number;
   /** Tombstones of the changes feed are kept this many days (then a `since` before them is a 410). */
   changesRetentionDays: number;
-  /** Days a grant's versions (GET /grants/:id/history) are kept; older ones are dropped by the next grants-indexer run. */
+  /**
+   * Days a grant's versions (GET /grants/:id/history) are kept; older ones are dropped by the next grants-indexer run.
+   */
   historyRetentionDays: number;
-  /** Searches off the event loop and the process's overload bounds (src/search/sqlite/runtime/workerPool.ts, src/http/middleware/overload.ts). */
+  /**
+   * Searches off the event loop and the process's overload bounds (src/search/sqlite/runtime/workerPool.ts,
+   * src/http/middleware/overload.ts).
+   */
   searchLoad: SearchLoadConfig;
   /** Response compression levels (COMPRESSION_GZIP_LEVEL, COMPRESSION_BROTLI_QUALITY); null when COMPRESSION=false. */
   compression: { gzipLevel: number; brotliQuality: number } | null;
@@ -74,7 +82,10 @@ export interface AlertsConfig {
   allowPrivate: boolean;
   /** How often the matcher looks for new changes and due reminders, in milliseconds. */
   pollMs: number;
-  /** The share of the API thread, in percent, matching and delivering may take while partner requests are served (ALERTS_BUSY_PERCENT). */
+  /**
+   * The share of the API thread, in percent, matching and delivering may take while partner requests are served
+   * (ALERTS_BUSY_PERCENT).
+   */
   busyPercent: number;
   /** AES-256-GCM key (base64 of 32 bytes) for the signing secrets at rest; null: generated in DATA_DIR. */
   secretsKey: string | null;
@@ -85,13 +96,19 @@ export interface AlertsConfig {
 interface SearchLoadConfig {
   /** Worker threads running the embedded engine's searches; 0: searches run on the event loop. */
   workers: number;
-  /** A search's time budget (queue wait included); past it a 503 (SQLite: the worker is replaced; Elasticsearch: the request timeout). */
+  /**
+   * A search's time budget (queue wait included); past it a 503 (SQLite: the worker is replaced; Elasticsearch: the
+   * request timeout).
+   */
   timeoutMs: number;
   /** Searches waiting for a worker beyond those running; one more gets a fast 503. */
   queueLimit: number;
   /** Event-loop delay past which new API requests get a fast 503; 0: never. */
   eventLoopDelayMs: number;
-  /** The nice value of the search worker and index loader threads (the event loop keeps 0), so cheap requests are scheduled first. */
+  /**
+   * The nice value of the search worker and index loader threads (the event loop keeps 0), so cheap requests are
+   * scheduled first.
+   */
   workerNice: number;
 }
 
@@ -138,7 +155,8 @@ const CROSS_CHECKS: ((values: SettingValues, env: Env) => string[])[] = [
   function corsOrigins({ CORS_ORIGINS }) {
     return CORS_ORIGINS.filter((origin) => !isOriginOrAny(origin)).map(
       (origin) =>
-        `CORS_ORIGINS must list "*" or origins such as https://app.example.com (scheme, host, optional port; no path) (got "${origin.slice(0, 100)}")`,
+        `CORS_ORIGINS must list "*" or origins such as https://app.example.com (scheme, host, optional ` +
+        `port; no path) (got "${origin.slice(0, 100)}")`,
     );
   },
   function trustedProxies({ TRUST_PROXY }, env) {
@@ -147,7 +165,8 @@ const CROSS_CHECKS: ((values: SettingValues, env: Env) => string[])[] = [
       return [];
     } catch {
       return [
-        `TRUST_PROXY must list the proxies to trust: IP addresses, CIDR ranges or loopback, linklocal, uniquelocal (got "${(env.TRUST_PROXY ?? '').slice(0, 100)}")`,
+        `TRUST_PROXY must list the proxies to trust: IP addresses, CIDR ranges or loopback, linklocal, ` +
+          `uniquelocal (got "${(env.TRUST_PROXY ?? '').slice(0, 100)}")`,
       ];
     }
   },
@@ -263,7 +282,8 @@ export function relaxedSafetySettings(config: Pick<Config, 'alerts'>): string[] 
     );
   if (config.alerts.allowPrivate) {
     warnings.push(
-      'WEBHOOK_ALLOW_PRIVATE=true: webhooks may reach loopback, private and link-local addresses, this network included; for development and tests only',
+      'WEBHOOK_ALLOW_PRIVATE=true: webhooks may reach loopback, private and link-local addresses, this network ' +
+        'included; for development and tests only',
     );
   }
   return warnings;

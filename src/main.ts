@@ -28,7 +28,10 @@ function databasePassword(url: string | null): string | null {
   }
 }
 
-/** On SIGTERM/SIGINT: stop accepting, answer what is in flight and let every request run to its end (its client gone or not), then close the deps (the stores flushing first), exit 0. */
+/**
+ * On SIGTERM/SIGINT: stop accepting, answer what is in flight and let every request run to its end (its client gone or
+ * not), then close the deps (the stores flushing first), exit 0.
+ */
 function stopOnSignals(server: ListeningServer, deps: Deps, config: Config, log: Logger): void {
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -76,7 +76,10 @@ function headerBytes(req: IncomingMessage): number {
   return bytes;
 }
 
-/** A 431 in the envelope for a parsed request whose headers are past MAX_HEADER_BYTES (Node leaves out the body of a HEAD). */
+/**
+ * A 431 in the envelope for a parsed request whose headers are past MAX_HEADER_BYTES (Node leaves out the body of a
+ * HEAD).
+ */
 function refuseLargeHeaders(res: ServerResponse): void {
   const requestId = newRequestId();
   const body = envelopeError(

@@ -4,7 +4,9 @@ import { ServiceUnavailableError } from './failures.js';
 
 const TRANSIENT = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_FULL'];
 
-/** `error` as a ServiceUnavailableError naming the store when SQLite says a retry may cure it; otherwise `error` itself. */
+/**
+ * `error` as a ServiceUnavailableError naming the store when SQLite says a retry may cure it; otherwise `error` itself.
+ */
 export function transientAsUnavailable(error: unknown, store: string): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && TRANSIENT.some((c) => code === c || code.startsWith(`${c}_`))) {

@@ -18,7 +18,8 @@ export function demoKeyBanner(demo: CreatedDemo, url: string): string {
   return (
     `\nNo subscription existed, so a demo PROFESSIONAL subscription was created (${demo.subscriptionId}).\n` +
     `Its API key (shown only now):\n\n  ${demo.apiKey}\n\n` +
-    `Try:\n  curl -H 'Authorization: Bearer ${demo.apiKey}' '${url}/external/v1/grants?open=true&search=quebec&limit=5'\n\n`
+    (`Try:\n  curl -H 'Authorization: Bearer ${demo.apiKey}' ` +
+      `'${url}/external/v1/grants?open=true&search=quebec&limit=5'\n\n`)
   );
 }
 
@@ -33,7 +34,10 @@ export function demoKeyHint(subscriptionId: string, dataDir: string, onPostgres 
   const command = onPostgres
     ? `npx grants-admin key create ${subscriptionId} (with the API's DATABASE_URL set)`
     : keyCreateCommand(subscriptionId, dataDir);
-  return `No key of the demo subscription ${subscriptionId} is known to have been shown, and none has been used; to get one, run: ${command}\n`;
+  return (
+    `No key of the demo subscription ${subscriptionId} is known to have been shown, and none has been used; ` +
+    `to get one, run: ${command}\n`
+  );
 }
 
 interface SystemError {
@@ -101,10 +105,16 @@ function postgresHost(url: string): string {
  */
 export function startupFailureSentence(error: unknown, config: Config | null): string {
   if (error instanceof ConfigError) {
-    return `${PREFIX}: the configuration is invalid: ${error.problems.join('; ')}; fix these environment variables and start again.`;
+    return (
+      `${PREFIX}: the configuration is invalid: ${error.problems.join('; ')}; fix these environment variables ` +
+      `and start again.`
+    );
   }
   if (error instanceof SynonymsUnusableError) {
-    return `${PREFIX}: SYNONYMS_FILE ${error.file} ${error.reason.replace(/[.\s]+$/, '')}; fix the file (docs/operations.md, "Synonyms") or set SYNONYMS_FILE to another one.`;
+    return (
+      `${PREFIX}: SYNONYMS_FILE ${error.file} ${error.reason.replace(/[.\s]+$/, '')}; fix the file ` +
+      `(docs/operations.md, "Synonyms") or set SYNONYMS_FILE to another one.`
+    );
   }
   const e = (typeof error === 'object' && error !== null ? error : {}) as SystemError;
   const code = typeof e.code === 'string' ? e.code : '';
@@ -112,21 +122,35 @@ export function startupFailureSentence(error: unknown, config: Config | null): s
     const where = `port ${config.port} on ${config.host}`;
     if (e.syscall === 'listen') {
       if (code === 'EADDRINUSE')
-        return `${PREFIX}: ${where} is already in use by another program; stop that program or set PORT to a free port.`;
+        return (
+          `${PREFIX}: ${where} is already in use by another program; stop that program or set PORT to a free ` + `port.`
+        );
       if (code === 'EACCES') return `${PREFIX}: this user may not listen on ${where}; set PORT to 1024 or above.`;
       if (code === 'EADDRNOTAVAIL')
-        return `${PREFIX}: HOST ${config.host} is not an address of this machine; set HOST to one of its addresses, or 0.0.0.0 for all.`;
+        return (
+          `${PREFIX}: HOST ${config.host} is not an address of this machine; set HOST to one of its ` +
+          `addresses, or 0.0.0.0 for all.`
+        );
     }
     if (e.syscall === 'getaddrinfo') {
-      return `${PREFIX}: HOST ${config.host} does not resolve to an address of this machine; set HOST to an IP address, or 0.0.0.0 for all.`;
+      return (
+        `${PREFIX}: HOST ${config.host} does not resolve to an address of this machine; set HOST to an IP ` +
+        `address, or 0.0.0.0 for all.`
+      );
     }
     const file = typeof e.path === 'string' ? path.resolve(e.path) : null;
     if (file !== null && config.seedCatalog && file === config.seedFile) {
-      return `${PREFIX}: SEED_FILE ${config.seedFile} cannot be read (${READ_PROBLEMS[code] ?? code}); set SEED_FILE to the grants file to index, or SEED_CATALOG=false to start with an empty catalog.`;
+      return (
+        `${PREFIX}: SEED_FILE ${config.seedFile} cannot be read (${READ_PROBLEMS[code] ?? code}); set ` +
+        `SEED_FILE to the grants file to index, or SEED_CATALOG=false to start with an empty catalog.`
+      );
     }
     if (config.databaseUrl !== null && (POSTGRES_CONNECT_CODES.has(code) || /^(08|28|3D|53|57P)/.test(code))) {
       const where = postgresHost(config.databaseUrl);
-      return `${PREFIX}: the PostgreSQL database of DATABASE_URL (${where}) cannot be used (${firstLine(error)}); start it or fix DATABASE_URL.`;
+      return (
+        `${PREFIX}: the PostgreSQL database of DATABASE_URL (${where}) cannot be used (${firstLine(error)}); ` +
+        `start it or fix DATABASE_URL.`
+      );
     }
     const sqlite = /^SQLITE_[A-Z]+/.exec(code)?.[0];
     const problem =

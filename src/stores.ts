@@ -14,7 +14,10 @@ import type { StoreKind, SubscriptionsStore } from './subscriptions/port.js';
 
 export interface Stores {
   store: SubscriptionsStore;
-  /** The alerts store and the box it seals signing secrets with; null when not asked for, or with DATABASE_URL and no SECRETS_KEY. */
+  /**
+   * The alerts store and the box it seals signing secrets with; null when not asked for, or with DATABASE_URL and no
+   * SECRETS_KEY.
+   */
   alerts: { store: AlertStore; box: SecretBox } | null;
 }
 
@@ -47,7 +50,8 @@ export async function openStores(config: Config, log: Logger, options: OpenStore
   try {
     const box = secretBox(config, store.kind, log);
     if (box === null) return { store, alerts: null };
-    // A PostgreSQL that cannot answer fails an alerts call as it fails a subscriptions call: unavailable (503), never a 500.
+    // A PostgreSQL that cannot answer fails an alerts call as it fails a subscriptions call: unavailable (503), never a
+    // 500.
     const alerts =
       store.kind === 'sqlite'
         ? new SqliteAlertStore(store.db, box)

@@ -16,7 +16,10 @@ const SHORT: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t'
 
 const hex = (c: string, width: number): string => c.charCodeAt(0).toString(16).padStart(width, '0');
 
-/** One stored string as a terminal may show it: every control written as a visible escape (\x1b, \n, \u202e), backslashes doubled. */
+/**
+ * One stored string as a terminal may show it: every control written as a visible escape (\x1b, \n, \u202e),
+ * backslashes doubled.
+ */
 export function forTerminal(text: string): string {
   return text.replace(
     CONTROLS_OR_BACKSLASH,

@@ -96,5 +96,6 @@ export async function* utf8Text(input: AsyncIterable<Buffer | string>, name: str
 
 const notUtf8 = (name: string, line: number) =>
   new SourceUnreadable(
-    `${name} is not valid UTF-8 at line ${line} (probably saved as Latin-1 or Windows-1252): save it as UTF-8 ("CSV UTF-8" in a spreadsheet) and run again`,
+    `${name} is not valid UTF-8 at line ${line} (probably saved as Latin-1 or Windows-1252): save it as ` +
+      `UTF-8 ("CSV UTF-8" in a spreadsheet) and run again`,
   );

@@ -103,7 +103,10 @@ export function eventInstant(date: unknown, time: unknown, edge: 'start' | 'end'
   return zonedInstant(day, Number(hh), Number(mm), Number(ss), millisecond, zone);
 }
 
-/** A keyDates event as an instant (a single date, or a range's start or end); null when absent or an event with no date (`other`). */
+/**
+ * A keyDates event as an instant (a single date, or a range's start or end); null when absent or an event with no date
+ * (`other`).
+ */
 function eventAt(
   event: unknown,
   field: string,
@@ -124,7 +127,9 @@ function eventAt(
   if (at === null)
     problems.push({
       field,
-      reason: `${JSON.stringify(date)}${time === undefined ? '' : ` ${JSON.stringify(time)}`} is not a date (YYYY-MM-DD) and time (HH:MM:SS, with Z or an offset, or in the time zone)`,
+      reason:
+        `${JSON.stringify(date)}${time === undefined ? '' : ` ${JSON.stringify(time)}`} is not a date ` +
+        `(YYYY-MM-DD) and time (HH:MM:SS, with Z or an offset, or in the time zone)`,
     });
   return at;
 }
@@ -195,14 +200,16 @@ export function mapCommonGrantsOpportunity(opportunity: unknown, zone: string): 
     problems.push({
       field: 'customFields.funderType',
       reason:
-        'is missing: the protocol has no kind of funder; an opportunity needs a custom field funderType (FEDERAL_GRANT, FOUNDATION, …)',
+        'is missing: the protocol has no kind of funder; an opportunity needs a custom field funderType ' +
+        '(FEDERAL_GRANT, FOUNDATION, …)',
     });
   const fundingType = custom(opportunity, 'fundingType');
   if (fundingType === undefined)
     problems.push({
       field: 'customFields.fundingType',
       reason:
-        'is missing: the protocol has no kind of funding; an opportunity needs a custom field fundingType (GRANT, LOAN, …)',
+        'is missing: the protocol has no kind of funding; an opportunity needs a custom field fundingType ' +
+        '(GRANT, LOAN, …)',
     });
 
   const funding = isObject(opportunity.funding) ? opportunity.funding : {};

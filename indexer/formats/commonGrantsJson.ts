@@ -89,7 +89,8 @@ export async function* readOpportunities(text: AsyncIterable<string>, name: stri
     }
     if (sinceLast > MAX_RECORD_CHARS)
       throw new SourceUnreadable(
-        `${name} holds an opportunity longer than ${MAX_RECORD_CHARS.toLocaleString('en-US')} characters (opportunity ${number + 1})`,
+        `${name} holds an opportunity longer than ${MAX_RECORD_CHARS.toLocaleString('en-US')} characters ` +
+          `(opportunity ${number + 1})`,
       );
   };
 
@@ -105,7 +106,8 @@ export async function* readOpportunities(text: AsyncIterable<string>, name: stri
       if (decided === null) {
         if (head.length > MAX_RECORD_CHARS)
           throw new SourceUnreadable(
-            `${name} holds an opportunity longer than ${MAX_RECORD_CHARS.toLocaleString('en-US')} characters (opportunity 1)`,
+            `${name} holds an opportunity longer than ${MAX_RECORD_CHARS.toLocaleString('en-US')} ` +
+              `characters (opportunity 1)`,
           );
         continue;
       }

@@ -37,7 +37,8 @@ export async function* readCsv(
         const missing = missingColumns(plan, header);
         if (missing.length > 0) {
           throw new SourceUnreadable(
-            `${name} has no column ${missing.map((c) => `"${c}"`).join(', ')} that the mapping reads (its header: ${header.map((c) => `"${c}"`).join(', ')})`,
+            `${name} has no column ${missing.map((c) => `"${c}"`).join(', ')} that the mapping reads (its ` +
+              `header: ${header.map((c) => `"${c}"`).join(', ')})`,
           );
         }
         continue;

@@ -43,7 +43,9 @@ interface CsvMapping {
   listSeparator?: string;
   /** The number format of every amount column. */
   number?: NumberFormat;
-  /** Cells a spreadsheet export guarded against formulas ("'=…", "'+…", "'-…", "'@…") are read without the apostrophe. */
+  /**
+   * Cells a spreadsheet export guarded against formulas ("'=…", "'+…", "'-…", "'@…") are read without the apostrophe.
+   */
   unescapeFormulas?: boolean;
   /** Grant field → the column that feeds it (its header), or a FieldMapping. */
   fields: Record<string, string | FieldMapping>;

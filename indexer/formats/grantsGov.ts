@@ -26,9 +26,12 @@ const ELIGIBLE_APPLICANTS: Readonly<Record<string, readonly Beneficiary[]>> = {
   '06': ['RESEARCHERS'], // Public and State controlled institutions of higher education
   '07': ['INDIGENOUS_COMMUNITIES'], // Native American tribal governments (Federally recognized)
   '08': ['MUNICIPALITIES'], // Public housing authorities/Indian housing authorities
-  '11': ['INDIGENOUS_COMMUNITIES'], // Native American tribal organizations (other than Federally recognized tribal governments)
-  '12': ['NON_PROFIT', 'CHARITIES'], // Nonprofits having a 501(c)(3) status with the IRS, other than institutions of higher education
-  '13': ['NON_PROFIT'], // Nonprofits that do not have a 501(c)(3) status with the IRS, other than institutions of higher education
+  // Native American tribal organizations (other than Federally recognized tribal governments)
+  '11': ['INDIGENOUS_COMMUNITIES'],
+  // Nonprofits having a 501(c)(3) status with the IRS, other than institutions of higher education
+  '12': ['NON_PROFIT', 'CHARITIES'],
+  // Nonprofits that do not have a 501(c)(3) status with the IRS, other than institutions of higher education
+  '13': ['NON_PROFIT'],
   '20': ['RESEARCHERS'], // Private institutions of higher education
   '21': ['INDIVIDUALS'], // Individuals
   '22': ['MEDIUM_BUSINESS', 'LARGE_BUSINESS'], // For profit organizations other than small businesses
@@ -37,7 +40,10 @@ const ELIGIBLE_APPLICANTS: Readonly<Record<string, readonly Beneficiary[]>> = {
   '99': [...BENEFICIARIES], // Unrestricted (i.e., open to any type of entity above)
 };
 
-/** FundingInstrumentType codes → our funding types; null: not funding our catalog lists (a procurement contract is a purchase). */
+/**
+ * FundingInstrumentType codes → our funding types; null: not funding our catalog lists (a procurement contract is a
+ * purchase).
+ */
 const FUNDING_INSTRUMENTS: Readonly<Record<string, FundingType | null>> = {
   G: 'GRANT', // Grant
   CA: 'GRANT', // Cooperative Agreement (a grant with the agency substantially involved)
@@ -72,7 +78,10 @@ export function cut(text: string, max: number): string {
   return `${(space > max * 0.8 ? head.slice(0, space) : head).trimEnd()}…`;
 }
 
-/** HTML (as Grants.gov descriptions hold it) as plain text: tags gone, entities decoded, blank lines kept between blocks. */
+/**
+ * HTML (as Grants.gov descriptions hold it) as plain text: tags gone, entities decoded, blank lines kept between
+ * blocks.
+ */
 export const plainText = (text: string): string =>
   html(text)
     .replace(/\n{3,}/g, '\n\n')
@@ -157,7 +166,9 @@ export function mapOpportunity(kind: RecordKind, fields: RecordFields): Mapped {
   if (unknownInstruments.length > 0) {
     problems.push({
       field: 'FundingInstrumentType',
-      reason: `unknown code ${unknownInstruments.map((c) => `"${c}"`).join(', ')} (known: ${Object.keys(FUNDING_INSTRUMENTS).sort().join(', ')})`,
+      reason:
+        `unknown code ${unknownInstruments.map((c) => `"${c}"`).join(', ')} (known: ` +
+        `${Object.keys(FUNDING_INSTRUMENTS).sort().join(', ')})`,
     });
   }
   const fundingType =
@@ -177,7 +188,9 @@ export function mapOpportunity(kind: RecordKind, fields: RecordFields): Mapped {
   if (unknownCodes.length > 0) {
     problems.push({
       field: 'EligibleApplicants',
-      reason: `unknown code ${unknownCodes.map((c) => `"${c}"`).join(', ')} (known: ${Object.keys(ELIGIBLE_APPLICANTS).sort().join(', ')})`,
+      reason:
+        `unknown code ${unknownCodes.map((c) => `"${c}"`).join(', ')} (known: ` +
+        `${Object.keys(ELIGIBLE_APPLICANTS).sort().join(', ')})`,
     });
   }
   const beneficiaries = BENEFICIARIES.filter((b) => codes.some((code) => ELIGIBLE_APPLICANTS[code]?.includes(b)));
@@ -207,7 +220,8 @@ export function mapOpportunity(kind: RecordKind, fields: RecordFields): Mapped {
         : `${posted.year}-${String(posted.month).padStart(2, '0')}-${String(posted.day).padStart(2, '0')}`;
     const year = first(fields, 'FiscalYear');
     lines.push(
-      `Forecast: the opportunity is expected to be posted on ${when}${year === undefined ? '' : ` (fiscal year ${year})`}.`,
+      `Forecast: the opportunity is expected to be posted on ` +
+        `${when}${year === undefined ? '' : ` (fiscal year ${year})`}.`,
     );
   }
   const eligibility = first(fields, 'AdditionalInformationOnEligibility');

@@ -79,7 +79,8 @@ export async function* readExtract(text: AsyncIterable<string>, name: string): A
 
   const malformed = (error: Error) =>
     new SourceUnreadable(
-      `${name} is not well-formed XML: ${error.message}${lastId === null ? '' : ` (the last OpportunityID read: ${lastId})`}`,
+      `${name} is not well-formed XML: ` +
+        `${error.message}${lastId === null ? '' : ` (the last OpportunityID read: ${lastId})`}`,
     );
 
   for await (const chunk of text) {

@@ -28,11 +28,18 @@ export function bombReason(entry: {
   uncompressedSize: number;
 }): string | null {
   if (entry.uncompressedSize > MAX_ENTRY_BYTES) {
-    return `its entry ${entry.fileName} would inflate to ${megabytes(entry.uncompressedSize)}, more than the ${megabytes(MAX_ENTRY_BYTES)} allowed`;
+    return (
+      `its entry ${entry.fileName} would inflate to ${megabytes(entry.uncompressedSize)}, more than the ` +
+      `${megabytes(MAX_ENTRY_BYTES)} allowed`
+    );
   }
   const ratio = entry.uncompressedSize / Math.max(entry.compressedSize, 1);
   if (ratio > MAX_RATIO) {
-    return `its entry ${entry.fileName} would inflate ${Math.round(ratio)} times (${megabytes(entry.compressedSize)} to ${megabytes(entry.uncompressedSize)}), more than the ${MAX_RATIO} times allowed (a zip bomb)`;
+    return (
+      `its entry ${entry.fileName} would inflate ${Math.round(ratio)} times ` +
+      `(${megabytes(entry.compressedSize)} to ${megabytes(entry.uncompressedSize)}), more than the ` +
+      `${MAX_RATIO} times allowed (a zip bomb)`
+    );
   }
   return null;
 }
@@ -83,7 +90,10 @@ export async function* xmlEntries(file: string): AsyncGenerator<{ name: string; 
     throw new SourceUnreadable(`${file} holds no .xml file: a Grants.gov extract zip holds the extract's XML`);
 }
 
-/** The entry's bytes, its read errors (a size that does not match the declared one, a damaged deflate stream) as SourceUnreadable. */
+/**
+ * The entry's bytes, its read errors (a size that does not match the declared one, a damaged deflate stream) as
+ * SourceUnreadable.
+ */
 async function* inflated(stream: Readable, damaged: (error: unknown) => Error): AsyncGenerator<Buffer> {
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) yield chunk;

@@ -1,7 +1,7 @@
 // The webhook deliverer: takes due messages from the outbox (claimed ahead, at most
 // `concurrency` requests in flight, the earliest pending message per alert and grant only, so
-// one grant's events arrive in order), signs and posts each, and records the attempt: DELIVERED on a 2xx, otherwise the next
-// attempt after the schedule's delay, or FAILED after the last.
+// one grant's events arrive in order), signs and posts each, and records the attempt: DELIVERED on a 2xx, otherwise the
+// next attempt after the schedule's delay, or FAILED after the last.
 import type { Logger } from '../log.js';
 import { FAILURES_BEFORE_DISABLE, type AttemptResult } from './model.js';
 import { UNPACED, type AlertsPacer } from './pacing.js';
@@ -27,8 +27,8 @@ const CLAIMED_AHEAD = 3;
 /**
  * Attempts are recorded together, in one transaction: once this many wait, or this long after the
  * first of them while other requests are in flight (a commit per turn of the event loop would write a
- * few rows each time; the commits, not the rows, are most of the cost). A message answered and not recorded yet is still claimed here:
- * nothing else sends it meanwhile, nor the next message of its alert and grant.
+ * few rows each time; the commits, not the rows, are most of the cost). A message answered and not recorded yet is
+ * still claimed here: nothing else sends it meanwhile, nor the next message of its alert and grant.
  */
 const RECORD_BATCH = 64;
 const RECORD_WAIT_MS = 10;

@@ -30,7 +30,9 @@ export function eventPayload(
     changesJson?: string | null;
   } = {},
 ): string {
-  const head = `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(at.toISOString())},"data":{"alert":${JSON.stringify({ id: alert.id, name: alert.name })}`;
+  const alertJson = JSON.stringify({ id: alert.id, name: alert.name });
+  const timestamp = JSON.stringify(at.toISOString());
+  const head = `{"type":${JSON.stringify(type)},"timestamp":${timestamp},"data":{"alert":${alertJson}`;
   if (type === 'alert.test') return `${head}}}`;
   // The grant as the change log holds it (already JSON) is spliced in rather than serialised again,
   // with its status at the event's time.
@@ -38,5 +40,7 @@ export function eventPayload(
     fields.grantJson === undefined ? JSON.stringify(fields.grant) : servedGrantJson(fields.grantJson, at.getTime());
   // `changes`: the fields the change updated (grants/history.ts), as the change log holds them.
   const tail = `"changes":${fields.changesJson ?? 'null'}${linksJson(type, fields.grantId)}`;
-  return `${head},"grant":${grant},"reason":${JSON.stringify(fields.reason ?? null)},"change":${JSON.stringify(fields.change ?? null)},${tail}}}`;
+  const reason = JSON.stringify(fields.reason ?? null);
+  const change = JSON.stringify(fields.change ?? null);
+  return `${head},"grant":${grant},"reason":${reason},"change":${change},${tail}}}`;
 }

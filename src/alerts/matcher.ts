@@ -75,7 +75,9 @@ interface KnownAlerts {
 
 const key = (alertId: string, grantId: string): string => `${alertId}\u0000${grantId}`;
 
-/** What the matcher has done since it started: the figures /metrics reports (matching cost per change and per alert). */
+/**
+ * What the matcher has done since it started: the figures /metrics reports (matching cost per change and per alert).
+ */
 export interface MatcherTotals {
   changes: number;
   /** Change × alert pairs decided. */

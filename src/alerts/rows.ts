@@ -5,9 +5,11 @@ import type { SecretBox } from './secrets.js';
 import type { DueMessage, KeptAnswer, MatchableAlert, ToldGrant } from './store.js';
 
 export const ALERT_COLUMNS =
-  'id, subscription_id, name, query, url, events, closing_days, status, disabled_reason, from_seq, created_at, updated_at';
+  'id, subscription_id, name, query, url, events, closing_days, status, disabled_reason, from_seq, created_at, ' +
+  'updated_at';
 export const MESSAGE_COLUMNS =
-  'seq, id, alert_id, grant_id, type, status, attempts, next_attempt_at, last_at, last_status, last_error, last_duration_ms, created_at';
+  'seq, id, alert_id, grant_id, type, status, attempts, next_attempt_at, last_at, last_status, last_error, ' +
+  'last_duration_ms, created_at';
 
 export interface AlertRow {
   id: string;
@@ -105,7 +107,9 @@ export const toldOf = (row: ToldRow): ToldGrant => ({
 /** The alert_grants columns a ToldRow holds. */
 export const TOLD_COLUMNS = 'alert_id, grant_id, deadline, reminded_deadline, opens_at, opened_opens_at';
 
-/** A due row as the deliverer takes it: the secrets opened, the previous one only while its overlap lasts (`nowIso`). */
+/**
+ * A due row as the deliverer takes it: the secrets opened, the previous one only while its overlap lasts (`nowIso`).
+ */
 export const dueMessageOf = (row: DueRow, box: SecretBox, nowIso: string): DueMessage => ({
   id: row.id,
   alertId: row.alert_id,

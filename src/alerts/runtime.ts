@@ -22,7 +22,10 @@ interface AlertsRuntimeDeps {
   config: AlertsConfig;
   clock: () => Date;
   log: Logger;
-  /** API instances in the fleet (API_INSTANCES): with more than one, the matching instance leaves delivering to the others while it catches up. */
+  /**
+   * API instances in the fleet (API_INSTANCES): with more than one, the matching instance leaves delivering to the
+   * others while it catches up.
+   */
   instances?: number;
   /** Whether partner requests are being served now: alerts then take at most config.busyPercent of the thread. */
   partnersBusy?: () => boolean;

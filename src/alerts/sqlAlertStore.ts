@@ -75,7 +75,8 @@ export abstract class SqlAlertStore implements AlertStore {
     const now = at.toISOString();
     const sealed = this.box.seal(secret);
     const d = this.steps.dialect;
-    // The subscription's row locked (a write transaction): creations for it run one at a time, each counting the last's alert.
+    // The subscription's row locked (a write transaction): creations for it run one at a time, each counting the last's
+    // alert.
     const created = await this.steps.transaction(
       (function* (): Steps<boolean> {
         yield* get(`SELECT 1 FROM subscriptions WHERE id = ?${d.forUpdate()}`, subscriptionId);
@@ -86,7 +87,8 @@ export abstract class SqlAlertStore implements AlertStore {
         )
           return false;
         yield* run(
-          `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq, created_at, updated_at)
+          `INSERT INTO alerts (id, subscription_id, name, query, url, events, closing_days, status, secret, from_seq,
+            created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, 'ACTIVE', ?, (SELECT seq FROM alert_matcher WHERE id = 1), ?, ?)`,
           id,
           subscriptionId,
@@ -128,7 +130,8 @@ export abstract class SqlAlertStore implements AlertStore {
   async get(subscriptionId: string | null, id: string): Promise<Alert | null> {
     const row = await this.steps.run(
       get<AlertRow>(
-        `SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = ? AND (${this.steps.dialect.textParam} IS NULL OR subscription_id = ?)`,
+        `SELECT ${ALERT_COLUMNS} FROM alerts WHERE id = ? AND (${this.steps.dialect.textParam} IS NULL OR ` +
+          `subscription_id = ?)`,
         id,
         subscriptionId,
         subscriptionId,
@@ -144,7 +147,8 @@ export abstract class SqlAlertStore implements AlertStore {
     const reason = next.status === 'DISABLED' ? current.disabledReason : null;
     await this.steps.run(
       run(
-        'UPDATE alerts SET name = ?, query = ?, url = ?, events = ?, closing_days = ?, status = ?, disabled_reason = ?, updated_at = ? WHERE id = ?',
+        'UPDATE alerts SET name = ?, query = ?, url = ?, events = ?, closing_days = ?, status = ?, ' +
+          'disabled_reason = ?, updated_at = ? WHERE id = ?',
         next.name,
         JSON.stringify(next.query),
         next.url,
@@ -180,7 +184,8 @@ export abstract class SqlAlertStore implements AlertStore {
   ): Promise<boolean> {
     const changed = await this.steps.run(
       run(
-        'UPDATE alerts SET previous_secret = secret, previous_until = ?, secret = ?, updated_at = ? WHERE id = ? AND subscription_id = ?',
+        'UPDATE alerts SET previous_secret = secret, previous_until = ?, secret = ?, updated_at = ? WHERE id = ? ' +
+          'AND subscription_id = ?',
         new Date(at.getTime() + overlapMs).toISOString(),
         this.box.seal(secret),
         at.toISOString(),
@@ -200,7 +205,8 @@ export abstract class SqlAlertStore implements AlertStore {
     const rows = await this.steps.run(
       all<MessageRow>(
         `SELECT ${MESSAGE_COLUMNS} FROM alert_messages
-         WHERE alert_id = ? AND (${this.steps.dialect.textParam} IS NULL OR seq < coalesce((SELECT seq FROM alert_messages WHERE id = ?), 0))
+         WHERE alert_id = ? AND (${this.steps.dialect.textParam} IS NULL OR seq < coalesce((SELECT seq FROM
+           alert_messages WHERE id = ?), 0))
          ORDER BY seq DESC LIMIT ?`,
         alertId,
         after?.id ?? null,
@@ -225,7 +231,8 @@ export abstract class SqlAlertStore implements AlertStore {
   async retry(alertId: string, deliveryId: string, at: Date): Promise<Delivery | null> {
     const changed = await this.steps.run(
       run(
-        `UPDATE alert_messages SET status = 'PENDING', next_attempt_at = ?, claimed_until = NULL WHERE id = ? AND alert_id = ?`,
+        `UPDATE alert_messages SET status = 'PENDING', next_attempt_at = ?, claimed_until = NULL WHERE id = ` +
+          `? AND alert_id = ?`,
         at.toISOString(),
         deliveryId,
         alertId,
@@ -247,7 +254,9 @@ export abstract class SqlAlertStore implements AlertStore {
     );
   }
 
-  /** Writes the messages and marks each grant's value as announced (`column` = the grant's `value`), in one transaction. */
+  /**
+   * Writes the messages and marks each grant's value as announced (`column` = the grant's `value`), in one transaction.
+   */
   private async commitAnnounced(
     messages: NewMessage[],
     marks: { alertId: string; grantId: string; value: string | null }[],
@@ -345,7 +354,8 @@ export abstract class SqlAlertStore implements AlertStore {
   async idempotent(subscriptionId: string, key: string, sinceIso: string): Promise<KeptAnswer | null> {
     const row = await this.steps.run(
       get<KeptRow>(
-        'SELECT fingerprint, status, body, alert_id, secret FROM idempotency_keys WHERE subscription_id = ? AND key = ? AND created_at >= ?',
+        'SELECT fingerprint, status, body, alert_id, secret FROM idempotency_keys WHERE subscription_id = ? AND ' +
+          'key = ? AND created_at >= ?',
         subscriptionId,
         key,
         sinceIso,
@@ -368,8 +378,10 @@ export abstract class SqlAlertStore implements AlertStore {
     await this.steps.run(
       run(
         `INSERT INTO idempotency_keys (subscription_id, key, fingerprint, status, body, created_at, alert_id, secret)
-         VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT ${this.steps.dialect.textParam} WHERE EXISTS (SELECT 1 FROM alerts WHERE id = ?)))
-         ON CONFLICT (subscription_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status, body = excluded.body,
+         VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT ${this.steps.dialect.textParam} WHERE EXISTS (SELECT 1 FROM alerts WHERE
+           id = ?)))
+         ON CONFLICT (subscription_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, status =
+           excluded.status, body = excluded.body,
            created_at = excluded.created_at, alert_id = excluded.alert_id, secret = excluded.secret`,
         subscriptionId,
         key,

@@ -44,7 +44,10 @@ export interface NewMessage {
 
 /** One batch of the matcher's work, committed at once. */
 export interface MatchedBatch {
-  /** The position the batch was read from: the commit happens only if the matcher is still there (no other matcher moved it). */
+  /**
+   * The position the batch was read from: the commit happens only if the matcher is still there (no other matcher moved
+   * it).
+   */
   from: MatcherPosition;
   position: MatcherPosition;
   messages: NewMessage[];
@@ -100,9 +103,15 @@ export interface AlertStore {
   /** Changes whenever an alert is created, changed or deleted: the matcher reads the alerts again only then. */
   alertsVersion(): Promise<string>;
   told(grantIds: readonly string[]): Promise<ToldGrant[]>;
-  /** Writes the batch's messages and told grants and moves the position, all or nothing; false when the position had moved (another matcher's batch won). */
+  /**
+   * Writes the batch's messages and told grants and moves the position, all or nothing; false when the position had
+   * moved (another matcher's batch won).
+   */
   commitBatch(batch: MatchedBatch, at: Date): Promise<boolean>;
-  /** Followed grants whose deadline falls within their alert's reminder days of `at`, not yet reminded for that deadline. */
+  /**
+   * Followed grants whose deadline falls within their alert's reminder days of `at`, not yet reminded for that
+   * deadline.
+   */
   dueReminders(at: Date): Promise<ToldGrant[]>;
   commitReminders(messages: NewMessage[], reminded: ToldGrant[], at: Date): Promise<void>;
   /** Followed grants whose opensAt has come by `at`, grant.opened not yet sent for that opensAt. */
@@ -118,7 +127,10 @@ export interface AlertStore {
   claimDue(at: Date, limit: number, claimMs: number): Promise<DueMessage[]>;
   /** Gives claimed messages that were not attempted back at once (a deliverer stopping, or holding them too long). */
   releaseClaims(messageIds: readonly string[]): Promise<void>;
-  /** Records an attempt; `next` is the next attempt's time, or null when the message is finished. Disables the alert after a run of failures. */
+  /**
+   * Records an attempt; `next` is the next attempt's time, or null when the message is finished. Disables the alert
+   * after a run of failures.
+   */
   /**
    * Records attempts in one transaction: each message's outcome and next attempt; an alert whose
    * last `disableAfter` finished messages all FAILED becomes DISABLED.

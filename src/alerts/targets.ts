@@ -21,7 +21,10 @@ const PRIVATE_HINT =
 
 /** The ranges ipaddr.js names that a public target is in; every other range is refused. */
 const PUBLIC_RANGES = new Set(['unicast']);
-/** IPv6's global unicast block (2000::/3): a public IPv6 target is in it (::a.b.c.d, the old IPv4-compatible form, is not). */
+/**
+ * IPv6's global unicast block (2000::/3): a public IPv6 target is in it (::a.b.c.d, the old IPv4-compatible form, is
+ * not).
+ */
 const GLOBAL_UNICAST_V6: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('2000::'), 3];
 
 /** ipaddr.js's range names as words; any other range is "reserved". */
@@ -43,7 +46,10 @@ const RANGE_WORDS: Readonly<Record<string, string>> = {
  */
 const PRIVATE_SUFFIXES = ['localhost', 'local', 'localdomain', 'internal', 'home.arpa'];
 
-/** Wildcard DNS services: any name under them resolves to the address it spells, in many spellings (dotted, dashed, hex, IPv6). */
+/**
+ * Wildcard DNS services: any name under them resolves to the address it spells, in many spellings (dotted, dashed, hex,
+ * IPv6).
+ */
 const ADDRESS_SPELLING_DOMAINS = ['nip.io', 'sslip.io', 'xip.io', 'traefik.me', 'localtest.me', 'lvh.me', 'vcap.me'];
 
 /** An IPv4 address spelled in a name: four dotted labels, or four numbers joined by dashes inside a label. */
@@ -52,7 +58,10 @@ const DASHED_V4 = /(?:^|[.-])(\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3})(?:[.-]|$)/;
 
 const under = (host: string, domain: string): boolean => host === domain || host.endsWith(`.${domain}`);
 
-/** What kind of address an address that may not be a target is (in words, without the address), or null when it is public (or private ones are allowed). */
+/**
+ * What kind of address an address that may not be a target is (in words, without the address), or null when it is
+ * public (or private ones are allowed).
+ */
 function refusedAddress(address: string, policy: Pick<TargetPolicy, 'allowPrivate'>): string | null {
   if (!ipaddr.isValid(address)) return 'something that is not an IP address';
   let parsed = ipaddr.parse(address);

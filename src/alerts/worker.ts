@@ -6,7 +6,10 @@ import type { Logger } from '../log.js';
 import type { WebhookDeliverer } from './deliverer.js';
 import type { AlertMatcher } from './matcher.js';
 
-/** Reminders (grant.closing) and openings (grant.opened) are looked for once a minute (a deadline is a day; a minute late is on time). */
+/**
+ * Reminders (grant.closing) and openings (grant.opened) are looked for once a minute (a deadline is a day; a minute
+ * late is on time).
+ */
 const REMINDER_SWEEP_MS = 60_000;
 
 export class AlertsWorker {

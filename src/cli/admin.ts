@@ -11,7 +11,9 @@ import { runCli, stdio, type Io } from './runner.js';
 
 export type { Io } from './runner.js';
 
-const HELP = `Usage: grants-admin <command> [options]     (DATABASE_URL, else DATA_DIR or --data-dir, selects the database)
+const HELP =
+  'Usage: grants-admin <command> [options]     (DATABASE_URL, else DATA_DIR or --data-dir, selects the database)' +
+  `
 
 Subscriptions:
   subscription create --name NAME --tier STARTER|PROFESSIONAL|ENTERPRISE

@@ -18,7 +18,10 @@ const errorCode = (error: unknown): string | undefined => {
   return typeof code === 'string' ? code : undefined;
 };
 
-/** What is wrong with a path, from the error reading it raised ("does not exist"), or null when the error is not about the path. */
+/**
+ * What is wrong with a path, from the error reading it raised ("does not exist"), or null when the error is not about
+ * the path.
+ */
 export function fileProblem(error: unknown): string | null {
   const code = errorCode(error);
   return code === undefined ? null : (PROBLEMS[code] ?? null);

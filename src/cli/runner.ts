@@ -55,7 +55,10 @@ interface CliSpec {
 
 const HELP_WORDS = new Set(['--help', '-h', 'help']);
 
-/** Parses `argv` against the options a command takes (node:util's parseArgs splits it); every other option is a usage error. */
+/**
+ * Parses `argv` against the options a command takes (node:util's parseArgs splits it); every other option is a usage
+ * error.
+ */
 export function parseCommandArgs(command: Command, argv: readonly string[]): ParsedArgs & { help: boolean } {
   const options = Object.fromEntries(Object.entries(command.options).map(([name, type]) => [name, { type }]));
   // Not strict: the messages are ours, and a string option takes the next argument whatever it
@@ -133,7 +136,8 @@ export async function runCli(spec: CliSpec, argv: readonly string[], io: Io): Pr
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(
-        `${program}: ${error.message}\nUsage: ${synopsis}\nRun "${program} ${name} --help" for its options, "${program} --help" for every command.`,
+        `${program}: ${error.message}\nUsage: ${synopsis}\nRun "${program} ${name} --help" for its options, ` +
+          `"${program} --help" for every command.`,
       );
       return exits.usage;
     }

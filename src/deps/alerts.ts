@@ -30,7 +30,8 @@ export function createAlerts(
 ): AlertsRuntime | null {
   if (stores.alerts === null) {
     log.warn(
-      'alerts are off: with DATABASE_URL, set SECRETS_KEY (the same on every instance) to encrypt webhook signing secrets',
+      'alerts are off: with DATABASE_URL, set SECRETS_KEY (the same on every instance) to encrypt webhook ' +
+        'signing secrets',
       {},
     );
     return null;

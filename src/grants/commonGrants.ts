@@ -71,7 +71,10 @@ interface Opportunity {
   lastModifiedAt: string;
 }
 
-/** Our beneficiaries as the protocol's applicant types: a standard value where one means the same, else `custom` with our value. */
+/**
+ * Our beneficiaries as the protocol's applicant types: a standard value where one means the same, else `custom` with
+ * our value.
+ */
 const APPLICANT_TYPES: Record<Beneficiary, { value: ApplicantTypeValue; description: string }> = {
   CHARITIES: { value: 'custom', description: 'Registered charities' },
   COMMUNITY_ORGANIZATIONS: { value: 'custom', description: 'Community organizations' },
@@ -87,7 +90,10 @@ const APPLICANT_TYPES: Record<Beneficiary, { value: ApplicantTypeValue; descript
   STUDENTS: { value: 'individual', description: 'Students' },
 };
 
-/** A grant's status at `now` (epoch ms), ours (grants/lifecycle.ts) in the protocol's words: forecasted before opensAt, closed once the deadline has passed, else open. */
+/**
+ * A grant's status at `now` (epoch ms), ours (grants/lifecycle.ts) in the protocol's words: forecasted before opensAt,
+ * closed once the deadline has passed, else open.
+ */
 export function statusAt(grant: Pick<Grant, 'opensAt' | 'deadline'>, now: number): OppStatusValue {
   const status = grantStatus(grant, now);
   return status === 'FORECASTED' ? 'forecasted' : status === 'CLOSED' ? 'closed' : 'open';
@@ -117,7 +123,10 @@ function singleDate(name: string, instant: string, description: string): SingleD
   return { name, eventType: 'singleDate', date: at.slice(0, 10), time: `${time}Z`, description };
 }
 
-/** The grant's dates as the protocol's key dates: opensAt its postDate, deadline its closeDate; undefined when it has neither. */
+/**
+ * The grant's dates as the protocol's key dates: opensAt its postDate, deadline its closeDate; undefined when it has
+ * neither.
+ */
 function keyDatesOf(grant: Grant): Opportunity['keyDates'] {
   if (grant.opensAt === null && grant.deadline === null) return undefined;
   return {
@@ -151,7 +160,8 @@ function customFieldsOf(grant: Grant): Record<string, CustomField> {
       'funderType',
       'string',
       grant.funderType,
-      'The kind of funder: CORPORATE, FEDERAL_GRANT, FOUNDATION, MUNICIPAL_GRANT, NON_PROFIT_ORGANIZATION or PROVINCIAL_TERRITORIAL_GRANT',
+      'The kind of funder: CORPORATE, FEDERAL_GRANT, FOUNDATION, MUNICIPAL_GRANT, NON_PROFIT_ORGANIZATION or ' +
+        'PROVINCIAL_TERRITORIAL_GRANT',
     ),
     field(
       'fundingType',

@@ -175,7 +175,10 @@ function porter(word: string): string {
 
 const ASCII = /^[\x00-\x7f]*$/;
 
-/** The English term of one word, lower case and folded as the tokenizer hands it over (searchSyntax.ts searchWords, lower-cased). */
+/**
+ * The English term of one word, lower case and folded as the tokenizer hands it over (searchSyntax.ts searchWords,
+ * lower-cased).
+ */
 export function englishStem(word: string): string {
   if (ASCII.test(word)) return word.length < SHORTEST || word.length > LONGEST ? word : porter(word);
   const bytes = Buffer.from(word, 'utf8');

@@ -18,7 +18,8 @@ const bothCases = (word: string): string => [...word].map((c) => `[${c}${c.toUpp
  * apostrophe, and a letter, mark or digit after it. The same pattern, in Java's syntax, is the
  * grant_elision char filter of mappings/elasticsearch-grants.json (a unit test holds them equal).
  */
-export const ELISION_PATTERN = `(?<![\\p{L}\\p{M}\\p{N}])(?:${ELIDED.map(bothCases).join('|')})['\u2019](?=[\\p{L}\\p{M}\\p{N}])`;
+export const ELISION_PATTERN =
+  `(?<![\\p{L}\\p{M}\\p{N}])(?:${ELIDED.map(bothCases).join('|')})` + `['\u2019](?=[\\p{L}\\p{M}\\p{N}])`;
 
 const ELISION = new RegExp(ELISION_PATTERN, 'gu');
 
@@ -50,7 +51,10 @@ const ACCENTLESS: Record<string, string> = {
   ç: 'c',
 };
 
-/** The stemmer's last step: accents of long words dropped, doubled letters merged, a final -ie, -r, -e, -ee and doubled letter removed. */
+/**
+ * The stemmer's last step: accents of long words dropped, doubled letters merged, a final -ie, -r, -e, -ee and doubled
+ * letter removed.
+ */
 function norm(s: string[], length: number): number {
   let len = length;
   if (len > 4) {
@@ -230,9 +234,12 @@ export function frenchTerms(text: string): string[] {
   return foldedWords(text).map(stemOf);
 }
 
-/** The words of a text as the French analysis splits them, before stemming: elided articles dropped, lower case, folded. */
+/**
+ * The words of a text as the French analysis splits them, before stemming: elided articles dropped, lower case, folded.
+ */
 export function foldedWords(text: string): string[] {
-  // ASCII text is its own NFC and folded form, and its words are runs of ASCII letters and digits: the same words, found faster.
+  // ASCII text is its own NFC and folded form, and its words are runs of ASCII letters and digits: the same words,
+  // found faster.
   if (ASCII.test(text)) return elide(text).toLowerCase().match(ASCII_WORDS) ?? [];
   return foldedText(text).match(WORDS) ?? [];
 }

@@ -22,7 +22,9 @@ export const MAX_CROP_WORDS = 200;
 /** What stands where a crop cut text off. */
 export const CROP_MARKER = '…';
 
-/** What to highlight: the fields (in the order of HIGHLIGHT_FIELDS), the tags, and the words each cropped field keeps. */
+/**
+ * What to highlight: the fields (in the order of HIGHLIGHT_FIELDS), the tags, and the words each cropped field keeps.
+ */
 export interface HighlightSpec {
   fields: readonly HighlightField[];
   preTag: string;
@@ -30,7 +32,10 @@ export interface HighlightSpec {
   crop: ReadonlyMap<HighlightField, number>;
 }
 
-/** For each field asked, its text escaped with the matched words tagged (cropped where asked); null for a field the grant leaves empty. */
+/**
+ * For each field asked, its text escaped with the matched words tagged (cropped where asked); null for a field the
+ * grant leaves empty.
+ */
 type Highlights = Partial<Record<HighlightField, string | null>>;
 
 /** The words of text as both analyses split them: runs of letters, marks and digits holding a letter or digit. */
@@ -38,7 +43,10 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu;
 const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
 const ELIDED_WORDS: ReadonlySet<string> = new Set(ELIDED);
 
-/** How the engines read one word of a text: the English and French terms of its folded parts (one, but for rare characters folding splits). */
+/**
+ * How the engines read one word of a text: the English and French terms of its folded parts (one, but for rare
+ * characters folding splits).
+ */
 interface WordTerms {
   english: readonly string[];
   french: readonly string[];
@@ -59,7 +67,10 @@ function termsOf(word: string): WordTerms {
   return terms;
 }
 
-/** A run of words to find adjacent and in order, as English terms and as French terms; `id` names the search term it stands for. */
+/**
+ * A run of words to find adjacent and in order, as English terms and as French terms; `id` names the search term it
+ * stands for.
+ */
 interface Phrase {
   english: readonly string[];
   french: readonly string[];
@@ -327,7 +338,8 @@ function highlightText(
   for (let i = firstWord; i <= lastWord; i++) {
     const word = words[i];
     if (word.match === -1) continue;
-    out += `${escapeHtml(text.slice(at, word.start))}${preTag}${escapeHtml(text.slice(word.start, word.end))}${postTag}`;
+    const marked = escapeHtml(text.slice(word.start, word.end));
+    out += `${escapeHtml(text.slice(at, word.start))}${preTag}${marked}${postTag}`;
     at = word.end;
   }
   out += escapeHtml(text.slice(at, to));

@@ -14,7 +14,10 @@ export interface FieldChange {
   to: unknown;
 }
 
-/** One version as an engine keeps it: its place in the change log's sequence, when, what, and the fields an update changed (null otherwise). */
+/**
+ * One version as an engine keeps it: its place in the change log's sequence, when, what, and the fields an update
+ * changed (null otherwise).
+ */
 export interface GrantVersion {
   seq: number;
   changedAt: string;
@@ -64,4 +67,5 @@ export function versionOf(
 
 /** A version as served: when, what, and the fields an update changed. */
 export const versionJson = (version: GrantVersion): string =>
-  `{"changedAt":${JSON.stringify(version.changedAt)},"type":${JSON.stringify(version.type)},"changes":${JSON.stringify(version.changes)}}`;
+  `{"changedAt":${JSON.stringify(version.changedAt)},"type":${JSON.stringify(version.type)},` +
+  `"changes":${JSON.stringify(version.changes)}}`;

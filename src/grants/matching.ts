@@ -39,7 +39,10 @@ const anyOf = (wanted: readonly string[], held: readonly string[] | string | nul
 
 const epoch = (text: string | null): number | null => (text === null ? null : Date.parse(text));
 
-/** The filters of `q` on `grant`, with `now` (epoch ms) as the time `open` and the statuses compare to; the words are not checked here. */
+/**
+ * The filters of `q` on `grant`, with `now` (epoch ms) as the time `open` and the statuses compare to; the words are
+ * not checked here.
+ */
 export function matchesFilters(grant: Grant, q: GrantConditions, now: number): boolean {
   if (!anyOf(q.funderTypes, grant.funderType)) return false;
   if (!anyOf(q.fundingTypes, grant.fundingType)) return false;

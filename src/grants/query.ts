@@ -151,7 +151,9 @@ export interface GrantQuery {
    * ranking first. Absent: all.
    */
   matching?: MatchingMode;
-  /** Whether the operator's synonyms (grants/synonyms.ts) give the search's words their other spellings. Absent: true. */
+  /**
+   * Whether the operator's synonyms (grants/synonyms.ts) give the search's words their other spellings. Absent: true.
+   */
   synonyms?: boolean;
   /**
    * Set by an engine for the search it runs (never by a caller): the relaxed search's plan, from

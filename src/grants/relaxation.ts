@@ -32,7 +32,10 @@ export interface RelaxationPlan {
   search: ParsedSearch;
   /** The steps before it, from every term kept: each one a grant reaches ranks it one level higher. */
   levels: ParsedSearch[];
-  /** The terms the most relaxed step gave up (each once): a grant holding one adds its score as a search of that term alone. */
+  /**
+   * The terms the most relaxed step gave up (each once): a grant holding one adds its score as a search of that term
+   * alone.
+   */
   givenUp: SearchTerm[];
 }
 

@@ -70,7 +70,10 @@ interface GrantSource {
   url: string | null;
 }
 
-/** A grant as the catalog holds it: every field present, unknown scalars null (partners receive it with its derived `status`: ServedGrant). */
+/**
+ * A grant as the catalog holds it: every field present, unknown scalars null (partners receive it with its derived
+ * `status`: ServedGrant).
+ */
 export interface Grant {
   id: string;
   title: string;
@@ -156,7 +159,8 @@ export const grantSchema = {
   additionalProperties: false,
   required: ['id', 'title', 'funder', 'funderType', 'fundingType', 'currency', 'createdAt', 'updatedAt'],
   properties: {
-    // "filters", "changes" and "export" would be shadowed by the literal paths /grants/filters, /grants/changes and /grants/export.
+    // "filters", "changes" and "export" would be shadowed by the literal paths /grants/filters, /grants/changes and
+    // /grants/export.
     id: {
       type: 'string',
       pattern: GRANT_ID_PATTERN,
@@ -205,7 +209,8 @@ export const grantSchema = {
       nullable: true,
       default: null,
       description:
-        'When applications open (UTC), at or before `deadline`; null when the grant is open from its publication (or the date is unknown).',
+        'When applications open (UTC), at or before `deadline`; null when the grant is open from its publication ' +
+        '(or the date is unknown).',
     },
     deadline: {
       type: 'string',
@@ -288,13 +293,16 @@ export const grantSchema = {
         },
       },
     },
-    // Derived when the grant is served (grants/lifecycle.ts); a record may carry it (an NDJSON export loads back) and it is not kept.
+    // Derived when the grant is served (grants/lifecycle.ts); a record may carry it (an NDJSON export loads back) and
+    // it is not kept.
     status: {
       type: 'string',
       enum: [...GRANT_STATUSES],
       description:
-        'Where the grant stands at the time of the request, derived from `opensAt` and `deadline`: FORECASTED (applications open later: `opensAt` is in the future), ' +
-        'OPEN (accepting applications: opened, and the deadline is in the future or there is none), CLOSED (the deadline has passed). Not stored: a record sent to the indexer may carry it, and it is ignored.',
+        'Where the grant stands at the time of the request, derived from `opensAt` and `deadline`: FORECASTED ' +
+        '(applications open later: `opensAt` is in the future), OPEN (accepting applications: opened, and the ' +
+        'deadline is in the future or there is none), CLOSED (the deadline has passed). Not stored: a record ' +
+        'sent to the indexer may carry it, and it is ignored.',
     },
   },
 } as unknown as JSONSchemaType<Grant>;
@@ -320,7 +328,8 @@ function problemOf(error: ErrorObject): GrantProblem {
     return {
       field: 'id',
       reason:
-        'must not be "filters", "changes" or "export", which name the paths /grants/filters, /grants/changes and /grants/export',
+        'must not be "filters", "changes" or "export", which name the paths /grants/filters, /grants/changes and ' +
+        '/grants/export',
     };
   if (error.keyword === 'enum') {
     return {

@@ -8,7 +8,10 @@ import { foldedText, foldedWords, frenchTermOfFolded, termInitials, wordsBeginni
 import type { Grant } from './schema.js';
 import type { ParsedSearch } from './searchSyntax.js';
 
-/** The text fields a grant is compared by, each with its weight (the relevance weights: title above funder above description). */
+/**
+ * The text fields a grant is compared by, each with its weight (the relevance weights: title above funder above
+ * description).
+ */
 const SIMILARITY_FIELDS = [
   { name: 'title', weight: 3, text: (g: Grant): string => g.title },
   { name: 'funder', weight: 2, text: (g: Grant): string => g.funder },
@@ -19,9 +22,15 @@ const SIMILARITY_FIELDS = [
 export const MAX_COUNTED_TERMS = 24;
 /** Terms the similar grants are searched and scored by, at most. */
 export const MAX_SIMILAR_TERMS = 12;
-/** The match counts of the chosen terms add up to at most this: it bounds the grants scored (every grant any term matches). */
+/**
+ * The match counts of the chosen terms add up to at most this: it bounds the grants scored (every grant any term
+ * matches).
+ */
 export const MAX_SCORED_GRANTS = 300;
-/** A term held by more than this share of the catalog (and by more than COMMON_FLOOR grants) says little about a grant: never chosen. */
+/**
+ * A term held by more than this share of the catalog (and by more than COMMON_FLOOR grants) says little about a grant:
+ * never chosen.
+ */
 const MAX_TERM_SHARE = 0.1;
 /** However small the catalog, a term held by this many grants or fewer is never too common. */
 export const COMMON_FLOOR = 10;
@@ -40,7 +49,10 @@ export interface SourceTerm {
   first: number;
 }
 
-/** A chosen term: its key and word, how many grants of the catalog it matches, and its weight in the grant (its frequency there times its idf). */
+/**
+ * A chosen term: its key and word, how many grants of the catalog it matches, and its weight in the grant (its
+ * frequency there times its idf).
+ */
 export interface SimilarTerm {
   key: string;
   word: string;
@@ -82,8 +94,8 @@ export const idf = (docs: number, size: number): number => Math.log(1 + (size - 
  * The terms to search and score by, from the grant's terms and how many grants of the catalog
  * (`size` in all) each matches (`docs`, in the order of `terms`): each weighted by its frequency
  * in the grant times its idf, the heaviest first (ties by key); a term matching no other grant or
- * more than MAX_TERM_SHARE of the catalog (and more than COMMON_FLOOR grants) is left out, and so is a term whose count would take
- * the counts' sum past MAX_SCORED_GRANTS; at most MAX_SIMILAR_TERMS.
+ * more than MAX_TERM_SHARE of the catalog (and more than COMMON_FLOOR grants) is left out, and so is a term whose count
+ * would take the counts' sum past MAX_SCORED_GRANTS; at most MAX_SIMILAR_TERMS.
  */
 export function chooseTerms(terms: readonly SourceTerm[], docs: readonly number[], size: number): SimilarTerm[] {
   const weighed = terms
@@ -110,7 +122,9 @@ export const anyTermSearch = (terms: readonly SimilarTerm[]): ParsedSearch => ({
   clauses: terms.map((term) => ({ must: [{ words: [term.word] }], not: [] })),
 });
 
-/** The chosen terms as similarityScore looks a grant's words up: each term's place by key, and which words may hold one. */
+/**
+ * The chosen terms as similarityScore looks a grant's words up: each term's place by key, and which words may hold one.
+ */
 export interface TermIndex {
   places: ReadonlyMap<string, number>;
   /** The words of a folded text that may have one of the terms (a word beginning otherwise has none: termInitials). */

@@ -69,7 +69,10 @@ export function completes(prefix: string, word: string): boolean {
   return false;
 }
 
-/** The text of a completion: a word completes the typed text (the context kept as typed); a title or funder is its whole name. */
+/**
+ * The text of a completion: a word completes the typed text (the context kept as typed); a title or funder is its whole
+ * name.
+ */
 export const completionText = (input: SuggestInput, kind: SuggestKind, text: string): string =>
   kind === 'word' ? `${input.before}${text}` : text;
 
@@ -77,7 +80,10 @@ export const completionText = (input: SuggestInput, kind: SuggestKind, text: str
 export const bySuggestOrder = (a: SuggestItem, b: SuggestItem): number =>
   b.count - a.count || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
 
-/** The most candidates of a kind counted in one batch: an engine's one request (Elasticsearch: one bucket each, far below search.max_buckets). */
+/**
+ * The most candidates of a kind counted in one batch: an engine's one request (Elasticsearch: one bucket each, far
+ * below search.max_buckets).
+ */
 export const MAX_COUNT_BATCH = 4096;
 
 /**
@@ -153,7 +159,10 @@ export async function topCounted<K extends string>(
   return Object.fromEntries(state.map(({ kind, best }) => [kind, best])) as Record<K, Counted[]>;
 }
 
-/** The words of a title or funder name as the dictionaries hold them: runs of letters, marks and digits, folded and in lower case. */
+/**
+ * The words of a title or funder name as the dictionaries hold them: runs of letters, marks and digits, folded and in
+ * lower case.
+ */
 export function nameWords(text: string): string[] {
   return typoForm(foldText(text.normalize('NFC')))
     .split(/[^\p{L}\p{M}\p{N}]+/u)

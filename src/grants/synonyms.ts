@@ -21,7 +21,10 @@ const MAX_SYNONYM_WORDS = 12;
 /** Other spellings a query's words gain at most from the list (the first ones in the file's order). */
 const MAX_SYNONYM_ALTERNATIVES = 20;
 
-/** The parsed list: for each spelling (its words joined by a space), the other spellings it also finds, in the file's order. */
+/**
+ * The parsed list: for each spelling (its words joined by a space), the other spellings it also finds, in the file's
+ * order.
+ */
 export interface SynonymRules {
   readonly alternatives: ReadonlyMap<string, readonly (readonly string[])[]>;
   /** The most words of any spelling with alternatives (0: an empty list). */
@@ -135,7 +138,10 @@ function clauseWithSynonyms(clause: SearchClause, rules: SynonymRules): SearchCl
   return { must, not: clause.not };
 }
 
-/** The search with the list's synonyms as its terms' alternatives (the search itself when the list names none of its words). */
+/**
+ * The search with the list's synonyms as its terms' alternatives (the search itself when the list names none of its
+ * words).
+ */
 export function withSynonyms(search: ParsedSearch, rules: SynonymRules): ParsedSearch {
   if (rules.longest === 0) return search;
   return { clauses: search.clauses.map((clause) => clauseWithSynonyms(clause, rules)) };

@@ -12,7 +12,10 @@ export type TypoMode = (typeof TYPO_MODES)[number];
 /** Alternatives a word carries at most: its closest neighbours, the most frequent first among equally close. */
 export const MAX_TYPO_VARIANTS = 50;
 
-/** Words of one search that may carry typos at most (the first ones, as Meilisearch bounds a query's words): a long query's cost stays bounded. */
+/**
+ * Words of one search that may carry typos at most (the first ones, as Meilisearch bounds a query's words): a long
+ * query's cost stays bounded.
+ */
 export const MAX_TYPO_WORDS = 10;
 
 /**
@@ -88,7 +91,10 @@ function codePoints(word: string): Int32Array {
   return points.subarray(0, n);
 }
 
-/** Whether `candidate` is within the typo rule of `word` (both typoForm): same first letter, at most typoBudget(word) typos. */
+/**
+ * Whether `candidate` is within the typo rule of `word` (both typoForm): same first letter, at most typoBudget(word)
+ * typos.
+ */
 export function typosWithin(word: string, candidate: string): number | null {
   const budget = typoBudget(word);
   if (budget === 0 || candidate === word || candidate.codePointAt(0) !== word.codePointAt(0)) return null;
@@ -96,7 +102,10 @@ export function typosWithin(word: string, candidate: string): number | null {
   return typos <= budget ? typos : null;
 }
 
-/** Closest first, then the most frequent, then in code point order: the order alternatives and suggestions are chosen in. */
+/**
+ * Closest first, then the most frequent, then in code point order: the order alternatives and suggestions are chosen
+ * in.
+ */
 const byCloseness = (a: Neighbour, b: Neighbour): number =>
   a.typos - b.typos || b.docs - a.docs || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0);
 
@@ -124,7 +133,10 @@ const typoTerms = (search: ParsedSearch): SearchTerm[] =>
 const mayCarryTypos = (term: SearchTerm): boolean =>
   term.words.length === 1 && term.exact !== true && typoBudget(term.words[0]) > 0;
 
-/** The distinct words (typoForm) of a search that may carry typos, the first MAX_TYPO_WORDS: what an engine looks up neighbours for. */
+/**
+ * The distinct words (typoForm) of a search that may carry typos, the first MAX_TYPO_WORDS: what an engine looks up
+ * neighbours for.
+ */
 export function typoWords(search: ParsedSearch): string[] {
   return [...new Set(typoTerms(search).map((term) => typoForm(term.words[0])))].slice(0, MAX_TYPO_WORDS);
 }
@@ -162,7 +174,8 @@ export function withTypoAlternatives(
   const derive = (term: SearchTerm): SearchTerm => {
     if (!mayCarryTypos(term)) return term;
     const found = kept.get(typoForm(term.words[0])) ?? [];
-    // Alternatives with no typo (synonyms, grants/synonyms.ts) stay, before the neighbours; typo ones derived before are replaced.
+    // Alternatives with no typo (synonyms, grants/synonyms.ts) stay, before the neighbours; typo ones derived before
+    // are replaced.
     const untyped = (term.alternatives ?? []).filter((a) => a.typos === 0);
     return found.length === 0
       ? term
@@ -228,7 +241,10 @@ export function respelledSearch(
   return replaced ? respelled : null;
 }
 
-/** Search text that parses (searchSyntax.ts) back into `search`: terms space-separated, phrases quoted, exclusions with a minus, clauses joined by OR. */
+/**
+ * Search text that parses (searchSyntax.ts) back into `search`: terms space-separated, phrases quoted, exclusions with
+ * a minus, clauses joined by OR.
+ */
 export function searchText(search: ParsedSearch): string {
   const termText = (term: SearchTerm) =>
     (term.words.length === 1 && term.exact !== true) || term.loose === true

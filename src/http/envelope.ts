@@ -18,7 +18,10 @@ export interface Pagination {
   nextCursor?: string | null;
 }
 
-/** What a paged answer says of its page: Pagination for the grant lists; the alert, delivery and key lists and the changes feed have fields of their own. */
+/**
+ * What a paged answer says of its page: Pagination for the grant lists; the alert, delivery and key lists and the
+ * changes feed have fields of their own.
+ */
 type PageInfo = Pagination | object;
 
 const meta = (requestId: string, now = new Date()): Meta => ({
@@ -49,7 +52,8 @@ export function successJson(
   if (pagination === undefined) return `{"success":true,"data":${dataJson},"meta":${metaJson}}`;
   const facetsJson = facets === undefined ? '' : `,"facets":${JSON.stringify(facets)}`;
   const suggestionJson = suggestion === undefined ? '' : `,"suggestion":${JSON.stringify(suggestion)}`;
-  return `{"success":true,"data":${dataJson},"pagination":${JSON.stringify(pagination)}${facetsJson}${suggestionJson},"meta":${metaJson}}`;
+  const pageJson = `"pagination":${JSON.stringify(pagination)}${facetsJson}${suggestionJson}`;
+  return `{"success":true,"data":${dataJson},${pageJson},"meta":${metaJson}}`;
 }
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';

@@ -54,7 +54,8 @@ export const ERROR_STATUS = {
 export const ERROR_MEANING: Record<keyof typeof ERROR_STATUS, string> = {
   VALIDATION_ERROR: 'a query parameter or body field is invalid or unknown; error.details lists every problem',
   BAD_REQUEST:
-    'the HTTP request itself is malformed (refused before its method is read), or carries more than one `Authorization` header',
+    'the HTTP request itself is malformed (refused before its method is read), or carries more than one ' +
+    '`Authorization` header',
   UNAUTHORIZED:
     'no key, an Authorization header that is not `Bearer <key>`, or a key that is unknown, revoked or expired',
   SUBSCRIPTION_INACTIVE: 'the subscription is suspended (grant endpoints) or cancelled (everything)',
@@ -80,7 +81,8 @@ export const ERROR_MEANING: Record<keyof typeof ERROR_STATUS, string> = {
   REQUEST_TOO_LARGE: 'the request line and headers are too large; the connection is closed',
   INTERNAL_ERROR: 'an unexpected failure; quote the request id',
   SERVICE_UNAVAILABLE:
-    'the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded or starting; retry after Retry-After',
+    'the search engine or a store cannot answer, a search ran past its time budget, or the service is overloaded ' +
+    'or starting; retry after Retry-After',
 };
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -4,9 +4,15 @@
 // request carries (state.ts) travels inwards: written by an outer layer, read by inner ones.
 
 export interface RequestOutcome {
-  /** Counted toward the monthly allowance. Written by the rate-and-allowance layer (or a handler's `bill()`); read by the usage recorder. */
+  /**
+   * Counted toward the monthly allowance. Written by the rate-and-allowance layer (or a handler's `bill()`); read by
+   * the usage recorder.
+   */
   billed: boolean;
-  /** Answered 304 Not Modified. Written by the conditional layer; read by the rate-and-allowance layer, which then does not count it. */
+  /**
+   * Answered 304 Not Modified. Written by the conditional layer; read by the rate-and-allowance layer, which then does
+   * not count it.
+   */
   notModified: boolean;
   /** The code of the error answered. Written by the error handler; read by the access log and the metrics. */
   errorCode: string | undefined;

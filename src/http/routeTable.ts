@@ -23,7 +23,10 @@ export interface RouteSpec {
   feature: Feature;
   /** Counts toward the monthly allowance. */
   billable: boolean;
-  /** The key scope a GET or HEAD needs (and any method, without writeScope); null: none at the route (the MCP tools check theirs). */
+  /**
+   * The key scope a GET or HEAD needs (and any method, without writeScope); null: none at the route (the MCP tools
+   * check theirs).
+   */
   scope: Scope | null;
   /** The key scope a POST, PATCH or DELETE needs, when it differs. */
   writeScope?: Scope;
@@ -40,7 +43,10 @@ export interface RouteSpec {
   protocol?: 'commonGrants';
 }
 
-/** Every endpoint, in the order of the guides; a request takes the most specific route its path matches (/grants/filters before /grants/:id). */
+/**
+ * Every endpoint, in the order of the guides; a request takes the most specific route its path matches (/grants/filters
+ * before /grants/:id).
+ */
 export const ROUTES = [
   {
     name: 'grants',
@@ -174,7 +180,8 @@ export const ROUTES = [
     billable: true,
     scope: 'alerts:write',
   },
-  // The partner's own keys (src/http/handlers/keys.ts): billed like the alert calls; the subscription.read feature and the keys:manage scope.
+  // The partner's own keys (src/http/handlers/keys.ts): billed like the alert calls; the subscription.read feature and
+  // the keys:manage scope.
   {
     name: 'keys',
     template: '/keys',
@@ -234,7 +241,9 @@ export const ROUTES = [
 
 export type RouteName = (typeof ROUTES)[number]['name'];
 
-/** The CommonGrants routes' paths as patterns of a request path (a `:name` one segment, one trailing slash tolerated). */
+/**
+ * The CommonGrants routes' paths as patterns of a request path (a `:name` one segment, one trailing slash tolerated).
+ */
 const COMMON_GRANTS_PATHS = (ROUTES as readonly RouteSpec[])
   .filter((route) => route.protocol === 'commonGrants')
   .map((route) => new RegExp(`^${API_PREFIX}${route.template.replace(/:[A-Za-z]+/g, '[^/]+')}/?$`));

@@ -15,7 +15,9 @@ export interface AppState {
   params: Record<string, string>;
   /** The authenticated caller: its subscription and key. */
   caller?: Caller;
-  /** The client's address (the connection's, or from X-Forwarded-For behind a trusted proxy), set once the key is known. */
+  /**
+   * The client's address (the connection's, or from X-Forwarded-For behind a trusted proxy), set once the key is known.
+   */
   clientAddress?: string;
   /** Billable calls counted in a month, as read (or counted) by the limits layer for its headers. */
   monthCalls?: { month: string; calls: number };

@@ -47,7 +47,8 @@ export class RedisLink {
     if (this.degradedSince !== null) return;
     this.degradedSince = new Date();
     this.log.warn(
-      'redis unavailable: limits fall back to this instance (in-memory rate share, allowance from the subscriptions store)',
+      'redis unavailable: limits fall back to this instance (in-memory rate share, allowance from the ' +
+        'subscriptions store)',
       { reason },
     );
   }

@@ -20,7 +20,10 @@ export interface ChangeEntryJson {
   deleted: boolean;
   changedAt: string;
   grantJson: string | null;
-  /** The fields the grant's latest change updated, as JSON text (grants/history.ts FieldChange[]); null when it added or removed the grant, or was recorded before changes were kept. */
+  /**
+   * The fields the grant's latest change updated, as JSON text (grants/history.ts FieldChange[]); null when it added or
+   * removed the grant, or was recorded before changes were kept.
+   */
   changesJson: string | null;
 }
 

@@ -57,7 +57,9 @@ export class Deadline {
     return this.at === Number.POSITIVE_INFINITY || this.remaining(now) * 2 >= this.budgetMs;
   }
 
-  /** The timeout of one call to another service made now: what is left (at least 1 ms); undefined without a deadline. */
+  /**
+   * The timeout of one call to another service made now: what is left (at least 1 ms); undefined without a deadline.
+   */
   callTimeout(now = Date.now()): number | undefined {
     if (this.at === Number.POSITIVE_INFINITY) return undefined;
     this.check(now);

@@ -21,7 +21,10 @@ export interface SearchResultJson {
   next?: KeysetPosition | null;
   /** With a search: the "did you mean" (search/typoSearch.ts), null when there is none. */
   suggestion?: Suggestion | null;
-  /** With a search: the search as the engine ran it, its terms with their synonyms and typo alternatives (what the highlights mark). */
+  /**
+   * With a search: the search as the engine ran it, its terms with their synonyms and typo alternatives (what the
+   * highlights mark).
+   */
   search?: ParsedSearch;
 }
 
@@ -46,7 +49,10 @@ export interface FilterOptions {
 
 export interface SearchEngine {
   readonly name: string;
-  /** One page of matches and the total, each grant as its JSON text: what the API serves, without a parse and re-serialisation. */
+  /**
+   * One page of matches and the total, each grant as its JSON text: what the API serves, without a parse and
+   * re-serialisation.
+   */
   searchJson(query: GrantQuery): Promise<SearchResultJson>;
   /** Every match of the query (its filters and sort; paging ignored) from one snapshot, for GET /grants/export. */
   exportJson(query: GrantQuery): Promise<GrantExport>;
@@ -74,7 +80,10 @@ export interface SearchEngine {
   typoNeighbours?(words: readonly string[]): Promise<Map<string, Neighbour[]>>;
   /** GET /grants/suggest: the completions of the typed text under the filters (search/suggestSearch.ts). */
   suggest(request: SuggestRequest): Promise<SuggestItem[]>;
-  /** Searches waiting for and running on the engine's own threads (the embedded engine's pool); absent: the engine keeps none. */
+  /**
+   * Searches waiting for and running on the engine's own threads (the embedded engine's pool); absent: the engine keeps
+   * none.
+   */
   pending?(): { queued: number; busy: number };
   /**
    * Resolves once the engine answers from the catalog as it is now (after the API's own start-up

@@ -6,7 +6,10 @@ import type { GrantQuery } from '../grants/query.js';
 import { relaxableTerms, relaxationPlan, termSearch } from '../grants/relaxation.js';
 import type { ParsedSearch } from '../grants/searchSyntax.js';
 
-/** The query with this search and no other condition, no page, facet or score: what a term's count in the catalog is taken from. */
+/**
+ * The query with this search and no other condition, no page, facet or score: what a term's count in the catalog is
+ * taken from.
+ */
 export function countQuery(query: GrantQuery, search: ParsedSearch): GrantQuery {
   return {
     ...query,

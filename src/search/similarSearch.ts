@@ -17,7 +17,10 @@ import {
 import type { SearchEngine } from './engine.js';
 import { countQuery } from './relaxedSearch.js';
 
-/** The grants like one grant: how many there are, the best `limit` as their JSON texts, and the terms they were found by. */
+/**
+ * The grants like one grant: how many there are, the best `limit` as their JSON texts, and the terms they were found
+ * by.
+ */
 interface SimilarResult {
   total: number;
   grantsJson: string[];
@@ -26,7 +29,9 @@ interface SimilarResult {
   search: ParsedSearch | null;
 }
 
-/** The query's text options as the method runs every search: the words as they are (no typo, no synonym, every word). */
+/**
+ * The query's text options as the method runs every search: the words as they are (no typo, no synonym, every word).
+ */
 const asWritten = (query: GrantQuery, search: ParsedSearch | null, words: string[]): GrantQuery => ({
   ...query,
   search,

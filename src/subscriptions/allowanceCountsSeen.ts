@@ -15,7 +15,8 @@ export class SeenMonthlyCounts {
   see(subscriptionId: string, month: string, calls: number): number {
     let counts = this.byMonth.get(month);
     if (counts === undefined) {
-      if (this.byMonth.size >= MONTHS_KEPT && month < [...this.byMonth.keys()].sort()[0]) return calls; // older than every month kept
+      // older than every month kept
+      if (this.byMonth.size >= MONTHS_KEPT && month < [...this.byMonth.keys()].sort()[0]) return calls;
       counts = new Map();
       this.byMonth.set(month, counts);
       const months = [...this.byMonth.keys()].sort();

@@ -181,7 +181,9 @@ export function checkRestrictions(
       if (unknown.length > 0)
         problems.push({
           parameter: 'scopes',
-          message: `must name scopes among ${SCOPES.join(', ')} (not ${unknown.map((s) => `"${s.slice(0, 40)}"`).join(', ')})`,
+          message:
+            `must name scopes among ${SCOPES.join(', ')} (not ` +
+            `${unknown.map((s) => `"${s.slice(0, 40)}"`).join(', ')})`,
         });
       else out.scopes = SCOPES.filter((s) => scopes.includes(s));
     }
@@ -193,7 +195,9 @@ export function checkRestrictions(
       if (bad.length > 0)
         problems.push({
           parameter: 'origins',
-          message: `must be exact origins such as https://partner.example (scheme, host and port only; not ${bad.map((o) => `"${o.slice(0, 60)}"`).join(', ')})`,
+          message:
+            `must be exact origins such as https://partner.example (scheme, host and port only; not ` +
+            `${bad.map((o) => `"${o.slice(0, 60)}"`).join(', ')})`,
         });
       else out.origins = [...new Set(origins)];
     }
@@ -206,7 +210,9 @@ export function checkRestrictions(
       if (bad.length > 0)
         problems.push({
           parameter: 'ips',
-          message: `must be IPv4 or IPv6 addresses or CIDR ranges such as 203.0.113.0/24 or 2001:db8::/32 (not ${bad.map((o) => `"${o.slice(0, 60)}"`).join(', ')})`,
+          message:
+            `must be IPv4 or IPv6 addresses or CIDR ranges such as 203.0.113.0/24 or 2001:db8::/32 (not ` +
+            `${bad.map((o) => `"${o.slice(0, 60)}"`).join(', ')})`,
         });
       else out.ips = [...new Set(normal as string[])];
     }

@@ -40,7 +40,10 @@ export interface KeyOptions {
   restrictions?: KeyRestrictions;
 }
 
-/** The hot path: the caller a presented API key belongs to (null: unknown or revoked; an expired key is returned, its restrictions say so). */
+/**
+ * The hot path: the caller a presented API key belongs to (null: unknown or revoked; an expired key is returned, its
+ * restrictions say so).
+ */
 export interface CallerDirectory {
   authenticate(key: string): Awaitable<Caller | null>;
 }
@@ -96,7 +99,10 @@ export interface SubscriptionRecords extends CallerDirectory {
   revokeKeepingAccess(keyId: string, by?: AuditActor): Awaitable<KeepingAccessRevocation>;
   /** Keys of the subscription with no revocation set, not even a future one. */
   lastingKeys(subscriptionId: string): Awaitable<number>;
-  /** A new key (with the old one's name and restrictions), the old one revoked `graceSeconds` from now; null if the old key is unknown or revoked. */
+  /**
+   * A new key (with the old one's name and restrictions), the old one revoked `graceSeconds` from now; null if the old
+   * key is unknown or revoked.
+   */
   rotateKey(keyId: string, graceSeconds: number, by?: AuditActor): Awaitable<RotatedKey | null>;
   setStatus(id: string, status: Status, by?: AuditActor): Awaitable<boolean>;
   /** Sets or clears (null) the overrides given; undefined leaves a value as it is. */

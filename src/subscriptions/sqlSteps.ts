@@ -10,7 +10,10 @@
 //   }
 import type { Awaitable } from './port.js';
 
-/** One statement of an operation: `all` answers the rows, `get` the first row (or undefined), `run` how many rows changed. */
+/**
+ * One statement of an operation: `all` answers the rows, `get` the first row (or undefined), `run` how many rows
+ * changed.
+ */
 export interface Step {
   readonly mode: 'all' | 'get' | 'run';
   readonly sql: string;
@@ -37,7 +40,10 @@ export function* run(sql: string, ...params: unknown[]): Steps<number> {
 
 /** What differs in the SQL the two stores speak, for the operations that need it. */
 export interface Dialect {
-  /** Appended to a SELECT whose rows the transaction must hold until it ends (PostgreSQL: `FOR UPDATE`; SQLite: nothing, an IMMEDIATE transaction holds the whole database). */
+  /**
+   * Appended to a SELECT whose rows the transaction must hold until it ends (PostgreSQL: `FOR UPDATE`; SQLite: nothing,
+   * an IMMEDIATE transaction holds the whole database).
+   */
   forUpdate(of?: string): string;
   /** A date column as its YYYY-MM-DD text. */
   dayText(column: string): string;

@@ -29,7 +29,8 @@ export interface CopyCounts {
 export class TargetNotEmptyError extends Error {
   constructor(readonly found: { subscriptions: number; monthlyRecords: number }) {
     super(
-      `the PostgreSQL store already holds ${found.subscriptions} subscription(s) and ${found.monthlyRecords} monthly record(s); ` +
+      `the PostgreSQL store already holds ${found.subscriptions} subscription(s) and ` +
+        `${found.monthlyRecords} monthly record(s); ` +
         'migrate-from-sqlite copies only into an empty store (nothing was copied)',
     );
     this.name = 'TargetNotEmptyError';
@@ -104,7 +105,8 @@ async function copySqliteToPostgres(sqlite: Db, client: SqlClient, options: Copy
       await client.query('LOCK TABLE subscriptions, api_keys, monthly_usage IN SHARE ROW EXCLUSIVE MODE');
       const found = (
         await client.query(
-          'SELECT (SELECT count(*) FROM subscriptions) AS subscriptions, (SELECT count(*) FROM monthly_usage) AS monthly',
+          'SELECT (SELECT count(*) FROM subscriptions) AS subscriptions, (SELECT count(*) FROM monthly_usage) AS ' +
+            'monthly',
         )
       ).rows[0];
       const existing = { subscriptions: Number(found.subscriptions), monthlyRecords: Number(found.monthly) };
@@ -197,7 +199,8 @@ async function copySqliteToPostgres(sqlite: Db, client: SqlClient, options: Copy
       );
       const daily = sqlite
         .prepare(
-          'SELECT subscription_id, day, endpoint, calls FROM usage_daily WHERE calls > 0 ORDER BY subscription_id, day, endpoint',
+          'SELECT subscription_id, day, endpoint, calls FROM usage_daily WHERE calls > 0 ORDER BY ' +
+            'subscription_id, day, endpoint',
         )
         .all() as Record<string, unknown>[];
       await insertAll(

@@ -266,7 +266,8 @@ export class BoundedUsageBuffer<Row> {
       if (!this.warned) {
         this.warned = true;
         this.log.error(
-          'usage buffer full while the store is unavailable: new usage rows are dropped (the allowance count is not affected)',
+          'usage buffer full while the store is unavailable: new usage rows are dropped (the allowance count is ' +
+            'not affected)',
           { maxRows: this.maxRows },
         );
       }

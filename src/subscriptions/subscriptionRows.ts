@@ -73,7 +73,10 @@ export interface CallerKeyColumns {
   key_restrictions: string | null;
 }
 
-/** The caller a key's row and its subscription make, frozen whole: authentication remembers it and hands it to every layer. */
+/**
+ * The caller a key's row and its subscription make, frozen whole: authentication remembers it and hands it to every
+ * layer.
+ */
 export function callerFromRow(subscription: Subscription, row: CallerKeyColumns): Caller {
   Object.freeze(subscription.features);
   return Object.freeze({

@@ -47,10 +47,14 @@ export const callerOfRow = (row: CallerRow): { caller: Caller; revokedAtMs: numb
   revokedAtMs: row.key_revoked_at === null ? Infinity : Date.parse(row.key_revoked_at),
 });
 
-/** The row of the working key whose hash is `hash`, with its subscription's; undefined when unknown or revoked by `nowIso`. */
+/**
+ * The row of the working key whose hash is `hash`, with its subscription's; undefined when unknown or revoked by
+ * `nowIso`.
+ */
 export function* callerRow(hash: string, nowIso: string): Steps<CallerRow | undefined> {
   return yield* get<CallerRow>(
-    `SELECT s.*, k.id AS key_id, k.prefix AS key_prefix, k.revoked_at AS key_revoked_at, k.restrictions AS key_restrictions
+    `SELECT s.*, k.id AS key_id, k.prefix AS key_prefix, k.revoked_at AS key_revoked_at, k.restrictions AS
+      key_restrictions
        FROM api_keys k JOIN subscriptions s ON s.id = k.subscription_id
       WHERE k.key_hash = ? AND (k.revoked_at IS NULL OR k.revoked_at > ?)`,
     hash,
@@ -105,7 +109,8 @@ function* audited(
 /** Audit entries, oldest first, at most `query.limit`. */
 export function* auditEntries(d: Dialect, query: AuditQuery): Steps<AuditEntry[]> {
   const rows = yield* all<Record<string, unknown>>(
-    `SELECT * FROM audit_log WHERE (${d.textParam} IS NULL OR subscription_id = ?) AND (${d.textParam} IS NULL OR at >= ?) ORDER BY id LIMIT ?`,
+    `SELECT * FROM audit_log WHERE (${d.textParam} IS NULL OR subscription_id = ?) AND (${d.textParam} IS ` +
+      `NULL OR at >= ?) ORDER BY id LIMIT ?`,
     query.subscriptionId ?? null,
     query.subscriptionId ?? null,
     query.since ?? null,
@@ -123,7 +128,8 @@ export function* createSubscription(
 ): Steps<{ subscription: Subscription; keyId: string; apiKey: string }> {
   const id = newId('sub');
   yield* run(
-    `INSERT INTO subscriptions (id, name, tier, status, monthly_limit, rate_limit, created_at) VALUES (?, ?, ?, 'ACTIVE', ?, ?, ?)`,
+    `INSERT INTO subscriptions (id, name, tier, status, monthly_limit, rate_limit, created_at) VALUES (?, ` +
+      `?, ?, 'ACTIVE', ?, ?, ?)`,
     id,
     input.name,
     input.tier,
@@ -152,7 +158,8 @@ export function* createKey(
   const keyId = newId('key');
   const restrictions = options.restrictions ?? NO_RESTRICTIONS;
   yield* run(
-    'INSERT INTO api_keys (id, subscription_id, key_hash, prefix, created_at, name, restrictions) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO api_keys (id, subscription_id, key_hash, prefix, created_at, name, restrictions) VALUES (?, ?, ' +
+      '?, ?, ?, ?, ?)',
     keyId,
     subscriptionId,
     hashApiKey(apiKey),
@@ -222,7 +229,8 @@ export function* revokeKeepingAccess(
   if (row === undefined) return 'gone';
   if (row.restrictions === null) {
     const others = yield* get<{ n: number | string }>(
-      'SELECT count(*) AS n FROM api_keys WHERE subscription_id = ? AND id <> ? AND revoked_at IS NULL AND restrictions IS NULL',
+      'SELECT count(*) AS n FROM api_keys WHERE subscription_id = ? AND id <> ? AND revoked_at IS NULL AND ' +
+        'restrictions IS NULL',
       locked.id,
       keyId,
     );

@@ -28,7 +28,8 @@ import { processCpuSeconds } from './load.js';
 import { buildMix } from './mix.js';
 import { cleanEnv, createBenchSubscription, freePort, runCli, startProcess, type RunningProcess } from './processes.js';
 
-export const ALERTS_HELP = `Usage: npm run bench -- --alerts N [options]
+export const ALERTS_HELP =
+  `Usage: npm run bench -- --alerts N [options]
 
 The alerts bench: N alerts (default 10000) over a generated catalog, a sync changing C grants
 matched and delivered to a local receiver; latency from the sync's end to each webhook,
@@ -48,7 +49,8 @@ Options:
   --out FILE        JSON results (default test/bench/results/alerts-<timestamp>.json)
   --keep-temp       keep the temporary directory (logs) and the PostgreSQL database
   --quiet-only      the quiet round only (with --profile: what matching and delivering cost)
-  --profile DIR     CPU profiles of the API processes with alerts on (node dist/test/bench/profile.js DIR/*.cpuprofile)`;
+  --profile DIR     CPU profiles of the API processes with alerts on ` +
+  '(node dist/test/bench/profile.js DIR/*.cpuprofile)';
 
 interface Options {
   alerts: number;
@@ -134,7 +136,9 @@ function parseOptions(argv: string[]): Options {
 const titleWords = (title: string): string[] =>
   (title.match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}'-]*/gu) ?? []).filter((w) => w.length >= 4);
 
-/** Roughly whether a grant holds an alert query's words and filters (to shape the bench's alerts only; the API decides). */
+/**
+ * Roughly whether a grant holds an alert query's words and filters (to shape the bench's alerts only; the API decides).
+ */
 const lowerText = new WeakMap<Grant, string>();
 function roughlyMatches(grant: Grant, query: Record<string, unknown>, now: number): boolean {
   let text = lowerText.get(grant);
@@ -216,7 +220,10 @@ export function alertQueryFor(
   return withWords();
 }
 
-/** The grant as a sync would bring it changed: a new updatedAt and one of a longer description, a larger amount or a later deadline. */
+/**
+ * The grant as a sync would bring it changed: a new updatedAt and one of a longer description, a larger amount or a
+ * later deadline.
+ */
 export function changedGrant(grant: Grant, rng: Random, now: Date): Grant {
   const changed: Grant = { ...grant, updatedAt: new Date(now.getTime() - 1000).toISOString() };
   const kind = rng.int(3);
@@ -353,7 +360,8 @@ async function waitDelivered(
     if (decided >= changes && now.grants_webhook_outbox_depth === 0 && unique - receivedBefore >= events) return now;
     if (Date.now() > deadline)
       throw new Error(
-        `alerts did not finish within ${timeoutMs / 1000} s (changes decided ${decided}/${changes}, events ${events}, received ${unique - receivedBefore}, outbox ${now.grants_webhook_outbox_depth})`,
+        `alerts did not finish within ${timeoutMs / 1000} s (changes decided ${decided}/${changes}, events ` +
+          `${events}, received ${unique - receivedBefore}, outbox ${now.grants_webhook_outbox_depth})`,
       );
     // Not more often: a scrape of /metrics costs the API's thread too, and the rounds without
     // alerts do not scrape (the latencies come from the receiver, not from this loop).
@@ -368,9 +376,15 @@ interface AlertRound {
   duplicates: number;
   latencyFromSyncEndS: { p50: number; p99: number; last: number; first: number };
   deliveriesPerSecond: number;
-  /** CPU time of the API process(es) from the sync's start to the last webhook (matching, delivering and the sync's reload). */
+  /**
+   * CPU time of the API process(es) from the sync's start to the last webhook (matching, delivering and the sync's
+   * reload).
+   */
   apiCpuSeconds: number;
-  /** The API processes' main threads alone (matching and delivering run there; the index loader and the search workers do not). */
+  /**
+   * The API processes' main threads alone (matching and delivering run there; the index loader and the search workers
+   * do not).
+   */
   apiMainThreadCpuSeconds: number;
   matcher: {
     changes: number;
@@ -559,7 +573,8 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
       max: totals[totals.length - 1] ?? 0,
     };
     say(
-      `  results per alert (GET /grants, ${breadth.sampled} alerts): median ${breadth.median}, mean ${breadth.mean}, p90 ${breadth.p90}, max ${breadth.max}`,
+      `  results per alert (GET /grants, ${breadth.sampled} alerts): median ${breadth.median}, mean ` +
+        `${breadth.mean}, p90 ${breadth.p90}, max ${breadth.max}`,
     );
     await sleep(1500); // the matcher's first turn after the alerts: nothing to do yet
 
@@ -619,7 +634,9 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
     say(`quiet round: a sync of ${o.changes} changed grants, matched and delivered`);
     const quiet = await alertRound(syncFiles[0]);
     say(
-      `  ${quiet.webhooks} webhooks; from the sync's end: p50 ${quiet.latencyFromSyncEndS.p50} s, p99 ${quiet.latencyFromSyncEndS.p99} s, last ${quiet.latencyFromSyncEndS.last} s; ${quiet.deliveriesPerSecond}/s`,
+      `  ${quiet.webhooks} webhooks; from the sync's end: p50 ${quiet.latencyFromSyncEndS.p50} s, p99 ` +
+        `${quiet.latencyFromSyncEndS.p99} s, last ${quiet.latencyFromSyncEndS.last} s; ` +
+        `${quiet.deliveriesPerSecond}/s`,
     );
 
     if (o.quietOnly) {
@@ -677,7 +694,9 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
       });
       loaded[className] = { alerts: result, activeSeconds: figures.spanSeconds, ...figures };
       say(
-        `  ${figures.rps} req/s over the ${figures.spanSeconds} s of the sync, matching and delivery${figures.endedWithinLoad ? '' : ' (the load ended first)'} (${result.webhooks} webhooks, last ${result.latencyFromSyncEndS.last} s after the sync)`,
+        `  ${figures.rps} req/s over the ${figures.spanSeconds} s of the sync, matching and ` +
+          `delivery${figures.endedWithinLoad ? '' : ' (the load ended first)'} (${result.webhooks} webhooks, ` +
+          `last ${result.latencyFromSyncEndS.last} s after the sync)`,
       );
     }
     for (const api of apis) await api.stop();
@@ -729,21 +748,41 @@ export async function runAlertsBench(argv: string[]): Promise<number> {
     writeFileSync(o.out, JSON.stringify(results, null, 2));
     const lines = [
       '',
-      `Alerts bench: ${o.grants.toLocaleString('en-US')} grants, ${o.alerts.toLocaleString('en-US')} alerts, syncs of ${o.changes} changes; engine ${o.engine}, store ${o.store}, ${o.instances} API process(es); load average ${round(os.loadavg()[0], 2)}`,
+      `Alerts bench: ${o.grants.toLocaleString('en-US')} grants, ${o.alerts.toLocaleString('en-US')} ` +
+        `alerts, syncs of ${o.changes} changes; engine ${o.engine}, store ${o.store}, ${o.instances} API ` +
+        `process(es); load average ${round(os.loadavg()[0], 2)}`,
       '',
       `| figure | value | target |`,
       `|---|---|---|`,
-      `| results per alert (GET /grants with its query, ${breadth.sampled} alerts) | median ${breadth.median}, mean ${breadth.mean}, p90 ${breadth.p90}, max ${breadth.max} | |`,
+      `| results per alert (GET /grants with its query, ${breadth.sampled} alerts) | median ` +
+        `${breadth.median}, mean ${breadth.mean}, p90 ${breadth.p90}, max ${breadth.max} | |`,
       `| webhooks per sync (quiet round) | ${quiet.webhooks} (${quiet.duplicates} duplicates) | |`,
       `| sync itself | ${quiet.syncSeconds} s (${quiet.sync}) | |`,
-      `| sync's end → webhook: first / p50 / p99 / last | ${quiet.latencyFromSyncEndS.first} / ${quiet.latencyFromSyncEndS.p50} / ${quiet.latencyFromSyncEndS.p99} / ${quiet.latencyFromSyncEndS.last} s | p99 ≤ 5 s: ${results.targets.p99FromSyncEnd.met ? 'met' : 'NOT met'} |`,
-      `| deliveries per second (per process) | ${quiet.deliveriesPerSecond} (${results.targets.deliveriesPerSecondPerProcess.value}) | ≥ 500: ${results.targets.deliveriesPerSecondPerProcess.met ? 'met' : 'NOT met'} |`,
-      `| API CPU from the sync's start to the last webhook | ${quiet.apiCpuSeconds} s (${quiet.webhooks > 0 ? round((quiet.apiCpuSeconds * 1e6) / quiet.webhooks, 0) : 0} µs per webhook, matching included) | |`,
-      `| the API's main thread alone (matching and delivering; not the index loader or the search workers) | ${quiet.apiMainThreadCpuSeconds} s (${quiet.webhooks > 0 ? round((quiet.apiMainThreadCpuSeconds * 1e6) / quiet.webhooks, 0) : 0} µs per webhook) | |`,
-      `| matching: per change / per change × alert | ${quiet.matcher.msPerChange} ms / ${round((quiet.matcher.seconds * 1e9) / Math.max(1, quiet.matcher.changes * o.alerts), 1)} ns (${quiet.matcher.seconds} s for ${quiet.matcher.changes} changes × ${o.alerts} alerts; ${quiet.matcher.checks.toLocaleString('en-US')} candidate pairs decided in full) | |`,
+      `| sync's end → webhook: first / p50 / p99 / last | ${quiet.latencyFromSyncEndS.first} / ` +
+        `${quiet.latencyFromSyncEndS.p50} / ${quiet.latencyFromSyncEndS.p99} / ` +
+        `${quiet.latencyFromSyncEndS.last} s | p99 ≤ 5 s: ` +
+        `${results.targets.p99FromSyncEnd.met ? 'met' : 'NOT met'} |`,
+      `| deliveries per second (per process) | ${quiet.deliveriesPerSecond} ` +
+        `(${results.targets.deliveriesPerSecondPerProcess.value}) | ≥ 500: ` +
+        `${results.targets.deliveriesPerSecondPerProcess.met ? 'met' : 'NOT met'} |`,
+      `| API CPU from the sync's start to the last webhook | ${quiet.apiCpuSeconds} s ` +
+        `(${quiet.webhooks > 0 ? round((quiet.apiCpuSeconds * 1e6) / quiet.webhooks, 0) : 0} µs per webhook, ` +
+        `matching included) | |`,
+      `| the API's main thread alone (matching and delivering; not the index loader or the search workers) ` +
+        `| ${quiet.apiMainThreadCpuSeconds} s ` +
+        `(${quiet.webhooks > 0 ? round((quiet.apiMainThreadCpuSeconds * 1e6) / quiet.webhooks, 0) : 0} µs per ` +
+        `webhook) | |`,
+      `| matching: per change / per change × alert | ${quiet.matcher.msPerChange} ms / ` +
+        `${round((quiet.matcher.seconds * 1e9) / Math.max(1, quiet.matcher.changes * o.alerts), 1)} ns ` +
+        `(${quiet.matcher.seconds} s for ${quiet.matcher.changes} changes × ${o.alerts} alerts; ` +
+        `${quiet.matcher.checks.toLocaleString('en-US')} candidate pairs decided in full) | |`,
       ...(['searchMix', 'byId'] as const).map(
         (c) =>
-          `| ${c === 'byId' ? '/grants/:id' : 'search mix'} req/s, alerts on / off | ${loaded[c].rps} / ${without[c].rps} over ${loaded[c].activeSeconds} s = ${ratio(c)} % (${loaded[c].alerts.webhooks} webhooks, last ${loaded[c].alerts.latencyFromSyncEndS.last} s after the sync; errors ${loaded[c].non2xx + loaded[c].errors} / ${without[c].non2xx + without[c].errors}) | ≥ 80 %: ${ratio(c) >= 80 ? 'met' : 'NOT met'} |`,
+          `| ${c === 'byId' ? '/grants/:id' : 'search mix'} req/s, alerts on / off | ${loaded[c].rps} / ` +
+          `${without[c].rps} over ${loaded[c].activeSeconds} s = ${ratio(c)} % ` +
+          `(${loaded[c].alerts.webhooks} webhooks, last ${loaded[c].alerts.latencyFromSyncEndS.last} s ` +
+          `after the sync; errors ${loaded[c].non2xx + loaded[c].errors} / ` +
+          `${without[c].non2xx + without[c].errors}) | ≥ 80 %: ${ratio(c) >= 80 ? 'met' : 'NOT met'} |`,
       ),
       '',
       `JSON: ${o.out}`,

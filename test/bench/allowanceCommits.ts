@@ -40,7 +40,9 @@ async function drive(
 
 const line = (name: string, r: { asks: number; seconds: number; cpuUs: number }, extra = '') =>
   process.stdout.write(
-    `${name.padEnd(10)} ${Math.round(r.asks / r.seconds).toLocaleString('en')} asks/s, ${(r.cpuUs / r.asks).toFixed(1)} µs CPU/ask in this process${extra} (load average ${loadavg()[0].toFixed(2)})\n`,
+    `${name.padEnd(10)} ${Math.round(r.asks / r.seconds).toLocaleString('en')} asks/s, ` +
+      `${(r.cpuUs / r.asks).toFixed(1)} µs CPU/ask in this process${extra} (load average ` +
+      `${loadavg()[0].toFixed(2)})\n`,
   );
 
 async function main(): Promise<void> {
@@ -86,7 +88,8 @@ async function main(): Promise<void> {
       line(
         'postgres',
         result,
-        `, ${transactions.toLocaleString('en')} transactions for ${result.asks.toLocaleString('en')} asks = ${(result.asks / Math.max(1, transactions)).toFixed(1)} asks per transaction`,
+        `, ${transactions.toLocaleString('en')} transactions for ${result.asks.toLocaleString('en')} asks = ` +
+          `${(result.asks / Math.max(1, transactions)).toFixed(1)} asks per transaction`,
       );
     } finally {
       await stats.end();

@@ -81,7 +81,12 @@ function directEngine(engine: SearchEngine, byId: (id: string) => Promise<string
       const { total, grantsJson, facets } = await engine.searchJson(query);
       return {
         status: 200,
-        body: `{"success":true,"data":[${grantsJson.join(',')}],"pagination":${pagination(query, total)}${facets === undefined ? '' : `,"facets":${JSON.stringify(facets)}`},"meta":${metaJson()}}`,
+        body:
+          `{"success":true,"data":[${grantsJson.join(',')}],` +
+          `"pagination":${pagination(query, total)}` +
+          (facets === undefined ? '' : `,"facets":${JSON.stringify(facets)}`) +
+          ',' +
+          `"meta":${metaJson()}}`,
       };
     }
     if (path === `${PREFIX}/grants/filters`) {

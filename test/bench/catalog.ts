@@ -252,7 +252,8 @@ export async function storedCatalogs(
       if (run.exitCode !== 0)
         throw new Error(`grants-indexer (${t.indexerRoot}) exited ${run.exitCode}: ${run.output}`);
       say(
-        `  ${run.indexed.toLocaleString('en-US')} in ${run.seconds.toFixed(1)} s = ${Math.round(run.recordsPerSecond)} records/s`,
+        `  ${run.indexed.toLocaleString('en-US')} in ${run.seconds.toFixed(1)} s = ` +
+          `${Math.round(run.recordsPerSecond)} records/s`,
       );
       writeSample(t.dataDir, generated.sample);
       runs.set(t.dataDir, run);

@@ -134,7 +134,10 @@ function parseOptions(argv: string[]): Options | null {
 const say = (line: string) => process.stderr.write(`» ${line}\n`);
 const loadAverage = () => Math.round(os.loadavg()[0] * 100) / 100;
 
-/** Where the catalog a build's indexer builds lives: kept in .cache/ when a commit made it, else in the run's temporary directory. */
+/**
+ * Where the catalog a build's indexer builds lives: kept in .cache/ when a commit made it, else in the run's temporary
+ * directory.
+ */
 function catalogTarget(build: Build, o: Options, tmp: string, name: string): CatalogTarget {
   const dataDir = build.uncommitted
     ? path.join(tmp, `catalog-${name}`)
@@ -208,11 +211,16 @@ async function main(argv: string[]): Promise<number> {
     const shared = head === old || o.catalog === 'shared' || (o.catalog === 'auto' && changes.length === 0);
     if (!shared)
       say(
-        `one catalog per build (${changes.length > 0 ? `format files differ: ${changes.join(', ')}` : '--catalog each'})`,
+        `one catalog per build ` +
+          `(${changes.length > 0 ? `format files differ: ${changes.join(', ')}` : '--catalog each'})`,
       );
     else
       say(
-        `one catalog for both builds (${changes.length > 0 ? `--catalog shared, though format files differ: ${changes.join(', ')}` : 'its format files are the same in both'})`,
+        `one catalog for both builds (` +
+          (changes.length > 0
+            ? `--catalog shared, though format files differ: ${changes.join(', ')}`
+            : 'its format files are the same in both') +
+          ')',
       );
     const targets = shared
       ? [catalogTarget(old, o, tmp, 'old')]
@@ -245,7 +253,8 @@ async function main(argv: string[]): Promise<number> {
         const failures = list.filter((d) => d.why !== 'page past the end');
         if (failures.length > 0)
           throw new Error(
-            `pre-flight (${build}): ${failures.length} ${name} request(s) failed, e.g. ${failures[0].path}: ${failures[0].why}`,
+            `pre-flight (${build}): ${failures.length} ${name} request(s) failed, e.g. ${failures[0].path}: ` +
+              `${failures[0].why}`,
           );
       }
     }
@@ -254,7 +263,8 @@ async function main(argv: string[]): Promise<number> {
       .map(([p]) => p);
     const compared = [...preOld.pathDigests.keys()].filter((p) => preNew.pathDigests.has(p)).length;
     say(
-      `answers compared: ${compared}, bodies differing: ${differing.length}${differing.length > 0 ? ` (e.g. ${differing[0]})` : ''}`,
+      `answers compared: ${compared}, bodies differing: ` +
+        `${differing.length}${differing.length > 0 ? ` (e.g. ${differing[0]})` : ''}`,
     );
     /** A class's paths that both builds answered (deep pages past the end of either are dropped). */
     const pathsOf = (name: ClassName) => {
@@ -294,7 +304,8 @@ async function main(argv: string[]): Promise<number> {
           const r = await load(build, paths);
           measured[build] = r;
           say(
-            `round ${round + 1} ${c.name.padEnd(9)} ${build}: ${String(Math.round(r.rps)).padStart(6)} req/s  cpu ${r.serverCpuUsPerRequest ?? '–'} µs/req  errors ${r.errors}  load ${r.loadAverage}`,
+            `round ${round + 1} ${c.name.padEnd(9)} ${build}: ${String(Math.round(r.rps)).padStart(6)} ` +
+              `req/s  cpu ${r.serverCpuUsPerRequest ?? '–'} µs/req  errors ${r.errors}  load ${r.loadAverage}`,
           );
         }
         c.rounds.push({ first: order[0], old: measured.old!, new: measured.new! });
@@ -330,7 +341,8 @@ async function main(argv: string[]): Promise<number> {
     mkdirSync(path.dirname(o.out), { recursive: true });
     writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(
-      `\n${formatCompare(results)}\n\n${formatCompare(results, 'markdown')}\n\nresults: ${path.relative(process.cwd(), o.out)} (${results.meta.elapsedSeconds} s)\n`,
+      `\n${formatCompare(results)}\n\n${formatCompare(results, 'markdown')}\n\nresults: ` +
+        `${path.relative(process.cwd(), o.out)} (${results.meta.elapsedSeconds} s)\n`,
     );
     return 0;
   } finally {

@@ -106,11 +106,13 @@ export function formatCompare(results: CompareResults, format: 'text' | 'markdow
   const out: string[] = [];
   out.push(`bench:compare — old: ${describe(results.builds.old)}; new: ${describe(results.builds.new)}`);
   out.push(
-    `${n0(m.grants)} grants (${String(m.catalog)} catalog), ${String(m.connections)} connections, ${rounds} alternating round(s) of ${String(m.durationSeconds)} s per build and class, ` +
+    `${n0(m.grants)} grants (${String(m.catalog)} catalog), ${String(m.connections)} connections, ${rounds} ` +
+      `alternating round(s) of ${String(m.durationSeconds)} s per build and class, ` +
       `${String(m.cpus)} cores, load average ${m.loadAverageStart} → ${m.loadAverageEnd}`,
   );
   out.push(
-    `answers compared in the pre-flight: ${n0(results.answers.compared)}, bodies differing: ${n0(results.answers.differing.length)}`,
+    `answers compared in the pre-flight: ${n0(results.answers.compared)}, bodies differing: ` +
+      `${n0(results.answers.differing.length)}`,
   );
   out.push('');
   const header = [
@@ -142,13 +144,16 @@ export function formatCompare(results: CompareResults, format: 'text' | 'markdow
   if (facets !== null) {
     out.push('');
     out.push(
-      `facets' cost (three facets vs none, CPU per request, median of the rounds): old ${signed(facets.old)}, new ${signed(facets.new)}`,
+      `facets' cost (three facets vs none, CPU per request, median of the rounds): old ` +
+        `${signed(facets.old)}, new ${signed(facets.new)}`,
     );
   }
   out.push('');
   out.push(
-    "Each figure is the median over the rounds; a new/old ratio is the median of the rounds' ratios (the two builds of a round ran back to back, " +
-      `the first of them alternating), its range the lowest and highest round. "within ${pct(TOLERANCE)}": new/old req/s ≥ ${ratio(1 - TOLERANCE)}, ` +
+    "Each figure is the median over the rounds; a new/old ratio is the median of the rounds' ratios (the " +
+      'two builds of a round ran back to back, ' +
+      (`the first of them alternating), its range the lowest and highest round. "within ${pct(TOLERANCE)}": ` +
+        `new/old req/s ≥ ${ratio(1 - TOLERANCE)}, `) +
       `new/old CPU ≤ ${ratio(1 + TOLERANCE)} and no error on the new build.`,
   );
   return out.join('\n');

@@ -4,7 +4,8 @@
 // Reports bytes per response on the wire, req/s, latency and the server's CPU µs per request, and
 // the load average (the machine is shared; CPU µs/req is the steadier figure).
 //
-//   npm run bench:compression [-- --duration 5 --connections 10 --levels gzip:1,gzip:4,gzip:6,gzip:9,br:1,br:4,br:6,br:9]
+//   npm run bench:compression [-- --duration 5 --connections 10 --levels
+//   gzip:1,gzip:4,gzip:6,gzip:9,br:1,br:4,br:6,br:9]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -113,7 +114,9 @@ async function main(): Promise<void> {
   }
   const plain = rows[0].result;
   const lines = [
-    `limit=100 pages (${PATHS.length} URLs, 600 fixture grants), ${values.connections} connections, ${values.duration} s each; load average at the end ${rows[rows.length - 1].result.loadAverage.toFixed(1)}`,
+    `limit=100 pages (${PATHS.length} URLs, 600 fixture grants), ${values.connections} connections, ` +
+      `${values.duration} s each; load average at the end ` +
+      `${rows[rows.length - 1].result.loadAverage.toFixed(1)}`,
     '',
     '| encoding | bytes/response | vs none | req/s | p50 ms | p99 ms | server CPU µs/req | load avg |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -144,7 +147,8 @@ async function main(): Promise<void> {
 function compressionAlone(bodies: Buffer[], levels: string): string[] {
   const total = bodies.reduce((sum, b) => sum + b.length, 0);
   const out = [
-    `compression alone (zlib in one process, the ${bodies.length} uncompressed bodies, ${Math.round(total / bodies.length).toLocaleString('en-US')} bytes on average; fastest of 5 rounds)`,
+    `compression alone (zlib in one process, the ${bodies.length} uncompressed bodies, ` +
+      `${Math.round(total / bodies.length).toLocaleString('en-US')} bytes on average; fastest of 5 rounds)`,
     '',
     '| encoding | bytes/body | vs none | CPU µs/body | MB/s |',
     '|---|---:|---:|---:|---:|',
@@ -170,7 +174,9 @@ function compressionAlone(bodies: Buffer[], levels: string): string[] {
     }
     const perBody = best / bodies.length;
     out.push(
-      `| ${coding} ${level} | ${Math.round(bytes / bodies.length).toLocaleString('en-US')} | ${((bytes / total) * 100).toFixed(1)} % | ${Math.round(perBody).toLocaleString('en-US')} | ${Math.round(total / bodies.length / perBody)} |`,
+      `| ${coding} ${level} | ${Math.round(bytes / bodies.length).toLocaleString('en-US')} | ` +
+        `${((bytes / total) * 100).toFixed(1)} % | ${Math.round(perBody).toLocaleString('en-US')} | ` +
+        `${Math.round(total / bodies.length / perBody)} |`,
     );
   }
   return out;

@@ -178,7 +178,9 @@ async function main(): Promise<void> {
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     say(
-      `${rows.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} grants, ${report.mib} MiB in ${report.seconds} s; RSS idle ${report.idleRssMiB} MiB, peak ${report.peakRssMiB} MiB (+${report.deltaMiB}, limit +${LIMIT_MIB}): ${report.holds ? 'holds' : 'DOES NOT HOLD'}`,
+      `${rows.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} grants, ${report.mib} MiB in ` +
+        `${report.seconds} s; RSS idle ${report.idleRssMiB} MiB, peak ${report.peakRssMiB} MiB ` +
+        `(+${report.deltaMiB}, limit +${LIMIT_MIB}): ${report.holds ? 'holds' : 'DOES NOT HOLD'}`,
     );
     if (!report.holds) process.exitCode = 1;
   } finally {

@@ -33,7 +33,10 @@ for (let p = 0; p < size; p++) {
 const columns = { size, valueBits: { [name]: valueBits }, valueMasks: { [name]: masks } } as unknown as CatalogColumns;
 const words = wordsFor(size);
 
-/** The count by value bits as it was before the carry-save adders (bitset.ts countAnd): each word counted alone. The yardstick. */
+/**
+ * The count by value bits as it was before the carry-save adders (bitset.ts countAnd): each word counted alone. The
+ * yardstick.
+ */
 function countAndByWord(a: Bits, b: Bits): number {
   let count = 0;
   for (let i = 0; i < a.length; i++) {
@@ -54,10 +57,12 @@ for (let run = 0; run < 20; run++) {
 }
 
 console.log(
-  `${name} (${values} values), ${size.toLocaleString('en')} grants (${words.toLocaleString('en')} words); the fastest of 9`,
+  `${name} (${values} values), ${size.toLocaleString('en')} grants (${words.toLocaleString('en')} words); ` +
+    `the fastest of 9`,
 );
 console.log(
-  'matches | by bits µs (ns per value × word) | the same, each word counted alone | by masks µs (ns per match beyond the word pass) | word pass ns (0.1 % row)',
+  'matches | by bits µs (ns per value × word) | the same, each word counted alone | by masks µs (ns per match ' +
+    'beyond the word pass) | word pass ns (0.1 % row)',
 );
 for (const share of [0.001, 0.01, 0.03, 0.1, 0.2, 0.3, 0.4, 0.7, 1]) {
   const base = emptyBits(size);
@@ -70,6 +75,9 @@ for (const share of [0.001, 0.01, 0.03, 0.1, 0.2, 0.3, 0.4, 0.7, 1]) {
   // Beyond the word pass (taken as the 0.1 % row's, where the matches are too few to weigh).
   const perMatch = share === 0.001 ? '–' : ((byMasks * 1000 - 1.9 * words) / Math.max(1, matches)).toFixed(2);
   console.log(
-    `${(share * 100).toString().padStart(5)} % | ${byBits.toFixed(0).padStart(6)} (${((byBits * 1000) / (values * words)).toFixed(2)}) | ${byWord.toFixed(0).padStart(6)} (${((byWord * 1000) / (values * words)).toFixed(2)}) | ${byMasks.toFixed(0).padStart(6)} (${perMatch}) | ${pass}`,
+    `${(share * 100).toString().padStart(5)} % | ${byBits.toFixed(0).padStart(6)} ` +
+      `(${((byBits * 1000) / (values * words)).toFixed(2)}) | ${byWord.toFixed(0).padStart(6)} ` +
+      `(${((byWord * 1000) / (values * words)).toFixed(2)}) | ${byMasks.toFixed(0).padStart(6)} (${perMatch}) ` +
+      `| ${pass}`,
   );
 }

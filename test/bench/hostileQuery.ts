@@ -76,7 +76,8 @@ async function main(argv: string[]): Promise<number> {
     const words = new Set(catalog.flatMap((g) => `${g.title} ${g.description}`.toLowerCase().split(/\s+/)));
     const neighbours = query.split(' ').map((w) => [...words].filter((c) => typosWithin(w, c) !== null).length);
     say(
-      `${grants} grants, ${words.size} distinct words; the query's words have ${Math.min(...neighbours)}–${Math.max(...neighbours)} typo neighbours each`,
+      `${grants} grants, ${words.size} distinct words; the query's words have ` +
+        `${Math.min(...neighbours)}–${Math.max(...neighbours)} typo neighbours each`,
     );
     const source = writeNdjson(tmp, 'grants.ndjson', catalog);
     const rows: string[][] = [];
@@ -144,12 +145,15 @@ async function main(argv: string[]): Promise<number> {
         codes(loaded.statusCodes),
       ]);
       say(
-        `${engine}: alone median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms; ${connections} connections p50 ${loaded.latencyMs.p50.toFixed(0)} p99 ${loaded.latencyMs.p99.toFixed(0)} ms, load ${loaded.loadAverage}`,
+        `${engine}: alone median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms; ` +
+          `${connections} connections p50 ${loaded.latencyMs.p50.toFixed(0)} p99 ` +
+          `${loaded.latencyMs.p99.toFixed(0)} ms, load ${loaded.loadAverage}`,
       );
       await api.stop();
     }
     process.stdout.write(
-      `\nhostile query (${query.length} characters, typos=auto), budget ${budgetMs} ms, load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores\n`,
+      `\nhostile query (${query.length} characters, typos=auto), budget ${budgetMs} ms, load average ` +
+        `${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores\n`,
     );
     process.stdout.write(`${table(['engine', 'run', 'requests', 'p50 ms', 'max ms', 'statuses'], rows)}\n`);
     return 0;

@@ -115,7 +115,12 @@ class SameGrants {
     this.pages += 1;
     await put(
       this.commonGrants,
-      `${JSON.stringify({ status: 200, message: 'Success', items: this.page, paginationInfo: { page: this.pages, pageSize: PAGE_SIZE } })}\n`,
+      `${JSON.stringify({
+        status: 200,
+        message: 'Success',
+        items: this.page,
+        paginationInfo: { page: this.pages, pageSize: PAGE_SIZE },
+      })}\n`,
     );
     this.page = [];
   }
@@ -136,7 +141,7 @@ class SameGrants {
 
 const xmlText = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const mmddyyyy = (date: Date): string =>
-  `${String(date.getUTCMonth() + 1).padStart(2, '0')}${String(date.getUTCDate()).padStart(2, '0')}${date.getUTCFullYear()}`;
+  String(date.getUTCMonth() + 1).padStart(2, '0') + String(date.getUTCDate()).padStart(2, '0') + date.getUTCFullYear();
 
 const AGENCIES = [
   'Rural Utilities Service',
@@ -165,8 +170,12 @@ function syntheticRecord(
   const floor = rng.chance(0.3) ? 0 : rng.range(1, 50) * 1000;
   const ceiling = floor + rng.range(1, 200) * 5000;
   const eligible = [...new Set([rng.pick(ELIGIBLE), rng.pick(ELIGIBLE), rng.pick(ELIGIBLE)])];
-  const title = `${rng.pick(['Community', 'Rural', 'Research', 'Clean Energy', 'Workforce', 'Health', 'Water'])} ${rng.pick(['Grants', 'Program', 'Initiative', 'Cooperative Agreements'])} ${n}`;
-  const description = `<p>${xmlText(text.describe(rng, `${title} funds projects.`, 'en'))}</p><ul><li>Eligible costs</li><li>Reporting</li></ul>`;
+  const title =
+    `${rng.pick(['Community', 'Rural', 'Research', 'Clean Energy', 'Workforce', 'Health', 'Water'])} ` +
+    `${rng.pick(['Grants', 'Program', 'Initiative', 'Cooperative Agreements'])} ${n}`;
+  const description =
+    `<p>${xmlText(text.describe(rng, `${title} funds projects.`, 'en'))}</p><ul><li>Eligible ` +
+    `costs</li><li>Reporting</li></ul>`;
   const fields: [string, string | string[]][] = [
     ['OpportunityID', id],
     ['OpportunityTitle', title],
@@ -280,9 +289,12 @@ function table(rows: Row[]): string {
     const versus =
       run === base
         ? '—'
-        : `${(run.recordsPerSecond / base.recordsPerSecond).toFixed(2)}×, ${(run.peakRssMiB / base.peakRssMiB).toFixed(2)}×`;
+        : `${(run.recordsPerSecond / base.recordsPerSecond).toFixed(2)}×, ` +
+          `${(run.peakRssMiB / base.peakRssMiB).toFixed(2)}×`;
     lines.push(
-      `| ${corpus} | ${format} | ${mib(bytes)} | ${run.indexed.toLocaleString('en-US')} | ${run.seconds.toFixed(1)} | ${Math.round(run.recordsPerSecond).toLocaleString('en-US')} | ${run.peakRssMiB.toFixed(0)} | ${versus} |`,
+      `| ${corpus} | ${format} | ${mib(bytes)} | ${run.indexed.toLocaleString('en-US')} | ` +
+        `${run.seconds.toFixed(1)} | ${Math.round(run.recordsPerSecond).toLocaleString('en-US')} | ` +
+        `${run.peakRssMiB.toFixed(0)} | ${versus} |`,
     );
   }
   return lines.join('\n');
@@ -313,7 +325,8 @@ export async function runImportsBench(argv: string[]): Promise<number> {
   const temp = mkdtempSync(path.join(os.tmpdir(), 'grants-bench-imports-'));
   try {
     console.log(
-      `generating: the real programs in our formats, a synthetic Grants.gov extract of ${count.toLocaleString('en-US')} opportunities (${temp})`,
+      `generating: the real programs in our formats, a synthetic Grants.gov extract of ` +
+        `${count.toLocaleString('en-US')} opportunities (${temp})`,
     );
     const sources = [...(await writeRealPrograms(temp, now)), ...(await writeSyntheticExtract(temp, count, seed, now))];
     const rows: Row[] = [];
@@ -331,7 +344,8 @@ export async function runImportsBench(argv: string[]): Promise<number> {
         throw new Error(`${source.corpus} ${source.format}: the indexer exited ${run.exitCode}:\n${run.output}`);
       rows.push({ ...source, bytes: statSync(source.file).size, run });
       console.log(
-        `${source.corpus}, ${source.format}: ${run.indexed} in ${run.seconds.toFixed(1)} s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB`,
+        `${source.corpus}, ${source.format}: ${run.indexed} in ${run.seconds.toFixed(1)} s, peak RSS ` +
+          `${run.peakRssMiB.toFixed(0)} MiB`,
       );
     }
     rmSync(path.join(temp, 'data'), { recursive: true, force: true });
@@ -344,7 +358,17 @@ export async function runImportsBench(argv: string[]): Promise<number> {
     mkdirSync(path.dirname(out), { recursive: true });
     writeFileSync(
       out,
-      `${JSON.stringify({ opportunities: count, seed, cpus: os.cpus().length, node: process.version, rows: rows.map(({ file, ...row }) => ({ ...row, file: path.basename(file) })) }, null, 2)}\n`,
+      `${JSON.stringify(
+        {
+          opportunities: count,
+          seed,
+          cpus: os.cpus().length,
+          node: process.version,
+          rows: rows.map(({ file, ...row }) => ({ ...row, file: path.basename(file) })),
+        },
+        null,
+        2,
+      )}\n`,
     );
     console.log(`results: ${out}`);
     return 0;

@@ -39,7 +39,10 @@ export const BY_ID_LAYERS: readonly ShareLayer[] = [
   { name: 'conditional (ETag, 304)', without: ['conditional'] },
 ];
 
-/** What a run of the step measures: `all` (every layer), `none` (no layer; the API, the baselines and `--against` builds only) or a comma list of layer names of benchServer. */
+/**
+ * What a run of the step measures: `all` (every layer), `none` (no layer; the API, the baselines and `--against` builds
+ * only) or a comma list of layer names of benchServer.
+ */
 export function shareLayersOf(spec: string): ShareLayer[] {
   if (spec === 'all') return [...BY_ID_LAYERS];
   if (spec === 'none') return [];
@@ -153,8 +156,11 @@ export function shareRows(shares: LayerShares): { header: string[]; rows: string
     .map((c) => `, ${pct(c.median.rps / ceiling.median.rps)} at LOG_LEVEL=${c.logLevel}`)
     .join('');
   const summary =
-    `API/ceiling ${pct(allOn.median.rps / ceiling.median.rps)} (${n0(allOn.median.rps)} vs ${n0(ceiling.median.rps)} req/s, medians of ${shares.rounds} interleaved round(s) of ${shares.seconds} s, LOG_LEVEL=${shares.logLevel}${otherLevels}); ` +
-    `CPU per request: all on ${onCpu === null ? '–' : n0(onCpu)} µs, ceiling ${ceiling.median.cpuUsPerRequest === null ? '–' : n0(ceiling.median.cpuUsPerRequest)} µs` +
+    `API/ceiling ${pct(allOn.median.rps / ceiling.median.rps)} (${n0(allOn.median.rps)} vs ` +
+    `${n0(ceiling.median.rps)} req/s, medians of ${shares.rounds} interleaved round(s) of ${shares.seconds} ` +
+    `s, LOG_LEVEL=${shares.logLevel}${otherLevels}); ` +
+    (`CPU per request: all on ${onCpu === null ? '–' : n0(onCpu)} µs, ceiling ` +
+      `${ceiling.median.cpuUsPerRequest === null ? '–' : n0(ceiling.median.cpuUsPerRequest)} µs`) +
     (layerCosts.length > 0 ? `; the layers one by one add up to ${sum.toFixed(1)} µs` : '');
   return { header, rows, summary };
 }

@@ -211,7 +211,8 @@ export async function drive(settings: LoadSettings): Promise<LoadResult> {
   const cpu = cpuBetween(cpuBefore, cpuOf(settings.serverPid));
   const engineCpu = cpuBetween(engineCpuBefore, cpuOf(settings.enginePid));
   if (settings.settle === true) {
-    // The requests taken before the end run on, outside the window measured: let them finish before anything else is measured.
+    // The requests taken before the end run on, outside the window measured: let them finish before anything else is
+    // measured.
     await untilIdle(settings.serverPid, 0.05, 120_000);
     await untilIdle(settings.enginePid, 0.1, 30_000);
   }

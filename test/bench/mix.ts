@@ -186,7 +186,10 @@ function withFacets(searchPath: string, facets: string | null): string {
   return params.length > 0 ? `${pathPart}?${params.join('&')}` : pathPart;
 }
 
-/** What highlights cost, request for request: the same search as a page of 20 with every field, without (`highlight` false) or with highlights and a crop. */
+/**
+ * What highlights cost, request for request: the same search as a page of 20 with every field, without (`highlight`
+ * false) or with highlights and a crop.
+ */
 export const HIGHLIGHT_PARAMS = 'highlight=title%2Cdescription&crop=description%3A40';
 function highlightedPage(searchPath: string, highlight: boolean): string {
   const [pathPart, query = ''] = searchPath.split('?');

@@ -44,7 +44,9 @@ import {
 } from './processes.js';
 import { markdown, median, n0, pct, table } from './report.js';
 
-/** The modes measured unless --mode says otherwise: the exact search (synonyms on, the default), and each relaxation. */
+/**
+ * The modes measured unless --mode says otherwise: the exact search (synonyms on, the default), and each relaxation.
+ */
 export const STANDARD_MODES = [
   '',
   'synonyms=false',
@@ -184,7 +186,10 @@ interface BuildDir {
   tag: string;
 }
 
-/** The files of a checkout that make its catalogs: the generator, the indexer, the schema and analysis, each engine's writer. */
+/**
+ * The files of a checkout that make its catalogs: the generator, the indexer, the schema and analysis, each engine's
+ * writer.
+ */
 const CATALOG_MAKERS = [
   'fixtures/generate.ts',
   'fixtures/realisticText.ts',
@@ -270,12 +275,14 @@ export function formatModes(results: ModesResults, format: 'text' | 'markdown' =
   const out: string[] = [];
   const m = results.meta;
   out.push(
-    `search modes: ${m.grants} grants (${m.text} text), ${m.rounds} round(s) of ${m.durationSeconds} s, ${m.connections} connections, load ${m.loadAverageStart} → ${m.loadAverageEnd} on ${m.cpus} cores`,
+    `search modes: ${m.grants} grants (${m.text} text), ${m.rounds} round(s) of ${m.durationSeconds} s, ` +
+      `${m.connections} connections, load ${m.loadAverageStart} → ${m.loadAverageEnd} on ${m.cpus} cores`,
   );
   for (const i of results.indexers)
     if (i.run !== null)
       out.push(
-        `  indexer ${i.engine} (${i.build}): ${n0(i.run.recordsPerSecond)} records/s, ${i.run.seconds.toFixed(0)} s, peak RSS ${i.run.peakRssMiB.toFixed(0)} MiB`,
+        `  indexer ${i.engine} (${i.build}): ${n0(i.run.recordsPerSecond)} records/s, ` +
+          `${i.run.seconds.toFixed(0)} s, peak RSS ${i.run.peakRssMiB.toFixed(0)} MiB`,
       );
   const header = [
     'engine',
@@ -357,7 +364,8 @@ export async function runModesBench(argv: string[]): Promise<number> {
       sample = generated.sample;
       writeSampleFile(sampleFile, sample);
       for (const { engine, build } of missing) {
-        // An embedded catalog is built beside its place and moved there once whole: a run stopped midway leaves none to be found.
+        // An embedded catalog is built beside its place and moved there once whole: a run stopped midway leaves none to
+        // be found.
         const dataDir =
           engine === 'sqlite' ? `${embeddedDirOf(build)}.partial` : path.join(tmp, `index-${build.label}`);
         rmSync(dataDir, { recursive: true, force: true });
@@ -378,7 +386,8 @@ export async function runModesBench(argv: string[]): Promise<number> {
         );
         if (run.exitCode !== 0) throw new Error(`grants-indexer (${build.root}) exited ${run.exitCode}: ${run.output}`);
         say(
-          `  ${run.indexed.toLocaleString('en-US')} in ${run.seconds.toFixed(1)} s = ${Math.round(run.recordsPerSecond)} records/s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB`,
+          `  ${run.indexed.toLocaleString('en-US')} in ${run.seconds.toFixed(1)} s = ` +
+            `${Math.round(run.recordsPerSecond)} records/s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB`,
         );
         if (engine === 'sqlite') {
           rmSync(embeddedDirOf(build), { recursive: true, force: true });
@@ -432,7 +441,8 @@ export async function runModesBench(argv: string[]): Promise<number> {
     }
     const serverOf = (c: Config) => apis.get(`${c.engine}-${c.build}`)!;
 
-    // 3. Pre-flight: each request of the mix once per server and mode; kept when every one answers 200 (and a deep page is not past the end).
+    // 3. Pre-flight: each request of the mix once per server and mode; kept when every one answers 200 (and a deep page
+    // is not past the end).
     say('pre-flight: every distinct request once per server and mode');
     const mixSize: Record<string, number> = {};
     const paths = new Map<Engine, string[]>();
@@ -494,7 +504,12 @@ export async function runModesBench(argv: string[]): Promise<number> {
         const r = await load(c);
         runs.get(c)!.push(r);
         say(
-          `round ${round + 1} ${c.name.padEnd(48)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.latencyMs.p50.toFixed(1)}  p99 ${r.latencyMs.p99.toFixed(1)} ms  cpu ${r.serverCpuUsPerRequest ?? '–'}${r.engineCpuUsPerRequest == null ? '' : ` es ${r.engineCpuUsPerRequest}`} µs/req  errors ${r.errors}  load ${r.loadAverage}`,
+          `round ${round + 1} ${c.name.padEnd(48)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ` +
+            `${r.latencyMs.p50.toFixed(1)}  p99 ${r.latencyMs.p99.toFixed(1)} ms  cpu ` +
+            `${r.serverCpuUsPerRequest ?? '–'}` +
+            (r.engineCpuUsPerRequest == null ? '' : ` es ${r.engineCpuUsPerRequest}`) +
+            ' ' +
+            `µs/req  errors ${r.errors}  load ${r.loadAverage}`,
         );
       }
     }
@@ -526,7 +541,8 @@ export async function runModesBench(argv: string[]): Promise<number> {
     mkdirSync(path.dirname(o.out), { recursive: true });
     writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(
-      `\n${formatModes(results)}\n\n${formatModes(results, 'markdown')}\n\nresults: ${path.relative(process.cwd(), o.out)} (${results.meta.elapsedSeconds} s)\n`,
+      `\n${formatModes(results)}\n\n${formatModes(results, 'markdown')}\n\nresults: ` +
+        `${path.relative(process.cwd(), o.out)} (${results.meta.elapsedSeconds} s)\n`,
     );
     return 0;
   } finally {

@@ -57,7 +57,9 @@ export function summarise(profile: CpuProfile, top = 25): string {
   for (const [id, t] of selfTime) {
     const node = byId.get(id)!;
     if (node.callFrame.functionName === '(idle)') continue;
-    const label = `${node.callFrame.functionName || '(anonymous)'} ${shortUrl(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
+    const label =
+      `${node.callFrame.functionName || '(anonymous)'} ` +
+      `${shortUrl(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
     fnSelf.set(label, (fnSelf.get(label) ?? 0) + t);
     const mod = moduleOf(node.callFrame.url);
     modSelf.set(mod, (modSelf.get(mod) ?? 0) + t);

@@ -31,7 +31,8 @@ const size = Number(options.grants);
 const rng = new Random(11);
 const DAY = 86_400_000;
 const start = Date.UTC(2025, 0, 1);
-// --unique: every value different (times to the millisecond, as updatedAt), so an order's places are in random position order.
+// --unique: every value different (times to the millisecond, as updatedAt), so an order's places are in random position
+// order.
 const values = Float64Array.from({ length: size }, () =>
   rng.chance(0.05) ? Number.NaN : start + (options.unique ? rng.int(3 * 365 * DAY) : rng.int(3 * 365) * DAY),
 );
@@ -57,6 +58,7 @@ for (const share of [0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 0.95]) {
   const tested = fastestMicros(() => testEveryValue(values, low, high), 15);
   const sliced = fastestMicros(() => orderSlice(positions, a, b, size), 15);
   console.log(
-    `${(((b - a) / size) * 100).toFixed(1).padStart(9)} % | ${tested.toFixed(0).padStart(22)} | ${sliced.toFixed(0).padStart(14)} | ${(sliced / tested).toFixed(2)}`,
+    `${(((b - a) / size) * 100).toFixed(1).padStart(9)} % | ${tested.toFixed(0).padStart(22)} | ` +
+      `${sliced.toFixed(0).padStart(14)} | ${(sliced / tested).toFixed(2)}`,
   );
 }

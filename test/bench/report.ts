@@ -224,25 +224,30 @@ export function formatReport(results: BenchResults, format: 'text' | 'markdown' 
   const ix = results.catalog.indexer;
   const out: string[] = [];
   out.push(
-    `grants-api bench — engine ${m.engine}, store ${m.store ?? 'sqlite'}, ${n0(results.catalog.grants)} grants, ${m.connections} connections, ${m.durationSeconds} s per run, ` +
+    `grants-api bench — engine ${m.engine}, store ${m.store ?? 'sqlite'}, ${n0(results.catalog.grants)} ` +
+      `grants, ${m.connections} connections, ${m.durationSeconds} s per run, ` +
       `API LOG_LEVEL=${m.apiLogLevel}, ${m.cpus} cores, load average ${m.loadAverageStart} → ${m.loadAverageEnd}`,
   );
   const apiPeak = results.apiPeakRssMiB === null ? '' : `; API peak RSS ${results.apiPeakRssMiB.toFixed(0)} MiB`;
   out.push(
     ix === null
       ? `indexer: not run (the catalog of a kept --data-dir)${apiPeak}`
-      : `indexer (child process, ${ix.engine}): ${n0(ix.indexed)} grants in ${ix.seconds.toFixed(1)} s = ${n0(ix.recordsPerSecond)} records/s, ` +
+      : `indexer (child process, ${ix.engine}): ${n0(ix.indexed)} grants in ${ix.seconds.toFixed(1)} s = ` +
+          `${n0(ix.recordsPerSecond)} records/s, ` +
           `peak RSS ${ix.peakRssMiB.toFixed(0)} MiB${apiPeak}`,
   );
   const startup = results.startup;
   const mix = results.classes.find((k) => k.name === 'searchMix');
   if (startup !== undefined) {
     out.push(
-      `start-up (${m.text ?? 'short'} text): ready in ${startup.readySeconds.toFixed(1)} s (${startup.cpuSecondsAtReady?.toFixed(1) ?? '?'} s of CPU), RSS ${n0(startup.rssMiBAtReady)} MiB at ready` +
+      `start-up (${m.text ?? 'short'} text): ready in ${startup.readySeconds.toFixed(1)} s ` +
+        `(${startup.cpuSecondsAtReady?.toFixed(1) ?? '?'} s of CPU), RSS ${n0(startup.rssMiBAtReady)} MiB at ` +
+        `ready` +
         (startup.catalogBytes === null ? '' : `, catalog file ${n0(startup.catalogBytes / 2 ** 20)} MiB`) +
         (mix === undefined
           ? ''
-          : `; search mix ${n0(mix.api.rps)} req/s, p50 ${ms(mix.api.latencyMs.p50)} ms, p99 ${ms(mix.api.latencyMs.p99)} ms`),
+          : `; search mix ${n0(mix.api.rps)} req/s, p50 ${ms(mix.api.latencyMs.p50)} ms, p99 ` +
+            `${ms(mix.api.latencyMs.p99)} ms`),
     );
   }
   out.push('');
@@ -305,11 +310,14 @@ function facetTarget(results: BenchResults): Target {
   return {
     name,
     measured:
-      `${pct(cost)} more ${byCpu ? 'CPU per request' : 'time (fewer req/s)'} (median of ${pairs.length} round(s): ${costs.map(pct).join(', ')}); ` +
+      `${pct(cost)} more ${byCpu ? 'CPU per request' : 'time (fewer req/s)'} (median of ${pairs.length} ` +
+      `round(s): ${costs.map(pct).join(', ')}); ` +
       `medians ${n0(on.rps)} vs ${n0(off.rps)} req/s` +
       (byCpu ? `, ${n0(on.cpuUsPerRequest!)} vs ${n0(off.cpuUsPerRequest!)} µs/req` : ''),
     holds: cost <= 0.2,
-    note: 'the search mix with its facets removed vs the same requests each with three facets, in alternating rounds on the API; judged on server CPU per request when measured (req/s is noisy on a shared machine)',
+    note:
+      'the search mix with its facets removed vs the same requests each with three facets, in alternating rounds ' +
+      'on the API; judged on server CPU per request when measured (req/s is noisy on a shared machine)',
   };
 }
 
@@ -335,11 +343,15 @@ function highlightTarget(results: BenchResults): Target {
   return {
     name,
     measured:
-      `${pct(cost)} more ${byCpu ? 'CPU per request' : 'time (fewer req/s)'} (median of ${pairs.length} round(s): ${costs.map(pct).join(', ')}); ` +
+      `${pct(cost)} more ${byCpu ? 'CPU per request' : 'time (fewer req/s)'} (median of ${pairs.length} ` +
+      `round(s): ${costs.map(pct).join(', ')}); ` +
       `medians ${n0(on.rps)} vs ${n0(off.rps)} req/s` +
       (byCpu ? `, ${n0(on.cpuUsPerRequest!)} vs ${n0(off.cpuUsPerRequest!)} µs/req` : ''),
     holds: cost <= 0.25,
-    note: 'the searches of the mix as pages of 20 with every field, without and with highlight=title,description&crop=description:40, in alternating rounds on the API; judged on server CPU per request when measured',
+    note:
+      'the searches of the mix as pages of 20 with every field, without and with ' +
+      'highlight=title,description&crop=description:40, in alternating rounds on the API; judged on server CPU ' +
+      'per request when measured',
   };
 }
 
@@ -396,7 +408,8 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
       p99(
         `search mix p99 < 25 ms with autocannon overallRate ${fixed.rate} (${engine})`,
         fixed.autocannonApi,
-        `autocannon lets each of the ${fixed.autocannonApi.connections} connections send its share of each second back to back: bursts at full concurrency`,
+        `autocannon lets each of the ${fixed.autocannonApi.connections} connections send its share of each ` +
+          `second back to back: bursts at full concurrency`,
       ),
     );
   }
@@ -421,7 +434,9 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
       name: `similar p99 ≤ 50 ms at ${similarRate.rate} req/s evenly paced (${engine})`,
       measured: `p99 ${ms(r.latencyMs.p99)} ms over ${n0(r.requests)} requests (${n0(r.rps)} req/s achieved)`,
       holds: r.latencyMs.p99 <= 50 && r.errors === 0,
-      note: 'GET /grants/:id/similar of sampled grants (test/bench/mix.ts similarPaths), one request every 20 ms, open loop',
+      note:
+        'GET /grants/:id/similar of sampled grants (test/bench/mix.ts similarPaths), one request every 20 ms, ' +
+        'open loop',
     });
   }
 
@@ -477,7 +492,10 @@ export function evaluateTargets(results: BenchResults, engine: string, grants: n
           ? { name: label, measured: 'not run', holds: null }
           : {
               name: label,
-              measured: `${n0(c.api.rps)} req/s (API ${c.api.serverCpuUsPerRequest === null ? '–' : n0(c.api.serverCpuUsPerRequest)} µs/req, Elasticsearch ${engineCpu(c.api)} µs/req of CPU)`,
+              measured:
+                `${n0(c.api.rps)} req/s (API ` +
+                `${c.api.serverCpuUsPerRequest === null ? '–' : n0(c.api.serverCpuUsPerRequest)} µs/req, ` +
+                `Elasticsearch ${engineCpu(c.api)} µs/req of CPU)`,
               holds: c.api.rps >= floor,
             },
       );

@@ -357,13 +357,15 @@ async function main(argv: string[]): Promise<number> {
       const generated = await writeCatalog(path.join(tmp, 'grants.ndjson'), o.grants, o.seed, o.text);
       catalog = generated;
       say(
-        `  ${(generated.bytes / 1048576).toFixed(1)} MiB in ${generated.seconds.toFixed(1)} s; indexing with grants-indexer (${o.engine})`,
+        `  ${(generated.bytes / 1048576).toFixed(1)} MiB in ${generated.seconds.toFixed(1)} s; indexing ` +
+          `with grants-indexer (${o.engine})`,
       );
       indexedElasticsearch = o.engine === 'elasticsearch';
       indexer = await runIndexer(generated.file, cleanEnv(engineEnv));
       if (indexer.exitCode !== 0) throw new Error(`grants-indexer exited ${indexer.exitCode}: ${indexer.output}`);
       say(
-        `  ${indexer.indexed.toLocaleString('en-US')} in ${indexer.seconds.toFixed(1)} s = ${Math.round(indexer.recordsPerSecond)} records/s, peak RSS ${indexer.peakRssMiB.toFixed(0)} MiB`,
+        `  ${indexer.indexed.toLocaleString('en-US')} in ${indexer.seconds.toFixed(1)} s = ` +
+          `${Math.round(indexer.recordsPerSecond)} records/s, peak RSS ${indexer.peakRssMiB.toFixed(0)} MiB`,
       );
       rmSync(generated.file, { force: true });
     }
@@ -429,7 +431,8 @@ async function main(argv: string[]): Promise<number> {
       catalogBytes: o.engine === 'sqlite' ? catalogBytes(catalogFile) : null,
     };
     say(
-      `API ready in ${startup.readySeconds.toFixed(1)} s (${startup.cpuSecondsAtReady?.toFixed(1) ?? '?'} s of CPU), RSS ${startup.rssMiBAtReady.toFixed(0)} MiB` +
+      `API ready in ${startup.readySeconds.toFixed(1)} s (${startup.cpuSecondsAtReady?.toFixed(1) ?? '?'} s ` +
+        `of CPU), RSS ${startup.rssMiBAtReady.toFixed(0)} MiB` +
         (startup.catalogBytes === null ? '' : `, catalog file ${(startup.catalogBytes / 2 ** 20).toFixed(0)} MiB`),
     );
     const direct = await startBaseline(o.engine);
@@ -509,7 +512,11 @@ async function main(argv: string[]): Promise<number> {
     const classes: ClassResult[] = [];
     const line = (what: string, r: LoadResult) =>
       say(
-        `  ${what.padEnd(34)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ${r.latencyMs.p50.toFixed(2)}  p99 ${r.latencyMs.p99.toFixed(2)} ms  errors ${r.errors}  cpu ${r.serverCpuUsPerRequest ?? '–'} µs/req${r.engineCpuUsPerRequest == null ? '' : `  es ${r.engineCpuUsPerRequest} µs/req`}  load ${r.loadAverage}`,
+        `  ${what.padEnd(34)} ${String(Math.round(r.rps)).padStart(6)} req/s  p50 ` +
+          `${r.latencyMs.p50.toFixed(2)}  p99 ${r.latencyMs.p99.toFixed(2)} ms  errors ${r.errors}  cpu ` +
+          `${r.serverCpuUsPerRequest ?? '–'} ` +
+          `µs/req${r.engineCpuUsPerRequest == null ? '' : `  es ${r.engineCpuUsPerRequest} µs/req`}  load ` +
+          `${r.loadAverage}`,
       );
     let usageLogRows: number | null = null;
     for (const name of CLASS_NAMES) {
@@ -696,7 +703,8 @@ async function main(argv: string[]): Promise<number> {
       for (const config of configs) servers.push(await startApi(`api-${config.name.replace(/[^a-z]+/g, '-')}`, config));
       const layerSeconds = o.quick ? o.durationSeconds : Math.max(3, Math.round(o.durationSeconds / 2));
       say(
-        `layers: ${configs.length} configurations × ${layerClasses.join(', ')} × ${o.rounds} round(s) of ${layerSeconds} s`,
+        `layers: ${configs.length} configurations × ${layerClasses.join(', ')} × ${o.rounds} round(s) of ` +
+          `${layerSeconds} s`,
       );
       for (const server of servers) await warm(server);
       const runs = configs.map(() => Object.fromEntries(layerClasses.map((c) => [c, [] as LoadResult[]])));
@@ -810,7 +818,8 @@ async function main(argv: string[]): Promise<number> {
         git,
         elapsedSeconds: Math.round((Date.now() - started) / 1000),
         latencyNote:
-          'per response, send to last byte, recorded by the bench from autocannon response events (not corrected for coordinated omission)',
+          'per response, send to last byte, recorded by the bench from autocannon response events (not corrected ' +
+          'for coordinated omission)',
       },
       catalog: {
         grants: o.grants,
@@ -840,7 +849,8 @@ async function main(argv: string[]): Promise<number> {
     mkdirSync(path.dirname(o.out), { recursive: true });
     writeFileSync(o.out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(
-      `\n${formatReport(results)}\n\nresults: ${path.relative(process.cwd(), o.out)} (${results.meta.elapsedSeconds} s)\n`,
+      `\n${formatReport(results)}\n\nresults: ${path.relative(process.cwd(), o.out)} ` +
+        `(${results.meta.elapsedSeconds} s)\n`,
     );
     if (o.profileDir !== null) process.stdout.write(`CPU profiles of the API: ${o.profileDir}\n`);
     return 0;

@@ -1,7 +1,8 @@
 // What GET /grants/:id/similar costs (src/search/similarSearch.ts): generated grants of realistic
 // text on each engine, the similar grants of sampled grants asked one at a time, in process (the
 // engine as the API holds it; no HTTP), with and without a filter. Not a test (a figure on a shared
-// machine): `npm run build && ELASTICSEARCH_URL=… node dist/test/bench/similar.js [--grants 10000,100000] [--engines sqlite,elasticsearch]`.
+// machine): `npm run build && ELASTICSEARCH_URL=… node dist/test/bench/similar.js [--grants 10000,100000] [--engines
+// sqlite,elasticsearch]`.
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -67,9 +68,12 @@ try {
           const cpu = process.cpuUsage(cpu0);
           times.sort((a, b) => a - b);
           console.log(
-            `${engine} ${size.toLocaleString('en-US')} grants (ready in ${ready.toFixed(0)} s), ${text}: ${ids.length} asks one at a time, ` +
-              `p50 ${quantile(times, 0.5).toFixed(1)} ms, p95 ${quantile(times, 0.95).toFixed(1)} ms, max ${times.at(-1)!.toFixed(1)} ms; ` +
-              `${((cpu.user + cpu.system) / 1000 / ids.length).toFixed(1)} ms of this process's CPU an ask; ${listed} with a list`,
+            `${engine} ${size.toLocaleString('en-US')} grants (ready in ${ready.toFixed(0)} s), ${text}: ` +
+              `${ids.length} asks one at a time, ` +
+              (`p50 ${quantile(times, 0.5).toFixed(1)} ms, p95 ${quantile(times, 0.95).toFixed(1)} ms, max ` +
+                `${times.at(-1)!.toFixed(1)} ms; `) +
+              (`${((cpu.user + cpu.system) / 1000 / ids.length).toFixed(1)} ms of this process's CPU an ask; ` +
+                `${listed} with a list`),
           );
         }
       } finally {

@@ -39,8 +39,10 @@ async function measure(name: string, store: SubscriptionsStore, rows: UsageRow[]
   const used = process.cpuUsage(cpu);
   const perRow = (used.user + used.system) / rows.length;
   process.stdout.write(
-    `${name.padEnd(10)} ${rows.length} rows in ${seconds.toFixed(2)} s = ${Math.round(rows.length / seconds).toLocaleString('en')} rows/s, ` +
-      `${perRow.toFixed(1)} µs CPU/row in this process (load average ${(await import('node:os')).loadavg()[0].toFixed(2)})\n`,
+    `${name.padEnd(10)} ${rows.length} rows in ${seconds.toFixed(2)} s = ` +
+      `${Math.round(rows.length / seconds).toLocaleString('en')} rows/s, ` +
+      (`${perRow.toFixed(1)} µs CPU/row in this process (load average ` +
+        `${(await import('node:os')).loadavg()[0].toFixed(2)})\n`),
   );
 }
 

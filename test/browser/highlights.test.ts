@@ -9,7 +9,8 @@ import { HIGHLIGHT_GRANTS, HIGHLIGHT_IDS, HOSTILE_SCRIPT } from '../support/high
 import type { TestApi } from '../support/api.js';
 
 const PAGE =
-  '<!doctype html><html><head><meta charset="utf-8"><title>Results</title></head><body><main id="results"></main></body></html>';
+  '<!doctype html><html><head><meta charset="utf-8"><title>Results</title></head><body><main ' +
+  'id="results"></main></body></html>';
 
 describe('browser: highlights inserted as HTML in headless Chromium', function () {
   this.timeout(180_000);

@@ -65,7 +65,9 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       for (const methods of Object.values(document.paths)) {
         for (const op of Object.values(methods)) operations.push(`operations-${op.tags[0]}-${op.operationId}`);
       }
-      // One operation per method of each route (HEAD is described in prose, not listed) and the document: 11 read operations (suggest, similar and history among them), 9 of alerts, 3 of keys, the MCP endpoint and 3 of CommonGrants.
+      // One operation per method of each route (HEAD is described in prose, not listed) and the document: 11 read
+      // operations (suggest, similar and history among them), 9 of alerts, 3 of keys, the MCP endpoint and 3 of
+      // CommonGrants.
       expect(operations).to.have.length(27);
       // The page lists them, and the webhooks (the events an alert POSTs) after them.
       expect(shown).to.include.members(operations);
@@ -531,7 +533,9 @@ describe('browser: /docs, /console and cross-origin calls in headless Chromium',
       await refused?.close();
     });
 
-    /** Runs fetch() in a page of `origin` against the API with the key; the status and readable headers, or the error. */
+    /**
+     * Runs fetch() in a page of `origin` against the API with the key; the status and readable headers, or the error.
+     */
     async function fetchFrom(origin: string, key: string = api.key) {
       const { page: tab } = await browser.page();
       await tab.goto(`${origin}/`);

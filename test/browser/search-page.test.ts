@@ -356,7 +356,8 @@ describe('browser: the search page (/search) in headless Chromium', function () 
           grantRecord('g-script', {
             title: 'Solar <b>bold</b> pumps',
             description:
-              'Solar water pumps for farms. <script>window.pwned = true</script> <img src=x onerror="window.pwned = true"> More solar words & "quotes".',
+              'Solar water pumps for farms. <script>window.pwned = true</script> <img src=x ' +
+              'onerror="window.pwned = true"> More solar words & "quotes".',
           }),
           grantRecord('g-plain', { title: 'Wind turbines', description: 'Small wind turbines for rural schools.' }),
         ],

@@ -35,7 +35,9 @@ export interface RaceTally {
   lockedOut: boolean;
   creationRounds: number;
   created: number;
-  /** Rounds that left more alerts than the limit, and the count found in the store at the end if over it (must be 0). */
+  /**
+   * Rounds that left more alerts than the limit, and the count found in the store at the end if over it (must be 0).
+   */
   overLimit: number;
 }
 

@@ -104,7 +104,9 @@ export interface PhaseRow {
   /** Any 5xx but 503, or any status the OpenAPI document does not list for the route. */
   undocumented: number;
   undocumentedDetail: string[];
-  /** From the end of the fault until every instance is ready and a probe on each is answered 200; null for the baseline. */
+  /**
+   * From the end of the fault until every instance is ready and a probe on each is answered 200; null for the baseline.
+   */
   recoveryMs: number | null;
   note: string;
 }
@@ -150,7 +152,9 @@ export interface ChaosReport {
     duplicated: number;
     duplicatedDetail: string[];
   };
-  /** Two keys revoking each other and simultaneous alert creations, round after round through the faults (./races.ts). */
+  /**
+   * Two keys revoking each other and simultaneous alert creations, round after round through the faults (./races.ts).
+   */
   races: RaceTally;
   /** Instances that exited when nothing killed them. */
   unexpectedExits: string[];
@@ -176,13 +180,15 @@ export function failures(report: ChaosReport): string[] {
   if (report.underCount > 0) out.push(`monthly counts under what was served by ${report.underCount}`);
   if (report.overCountBeyondBound > 0)
     out.push(
-      `monthly counts over the bound (requests cut at the kill or refused at admission) by ${report.overCountBeyondBound}`,
+      `monthly counts over the bound (requests cut at the kill or refused at admission) by ` +
+        `${report.overCountBeyondBound}`,
     );
   if (report.alerts.lost > 0)
     out.push(`${report.alerts.lost} alert events lost (${report.alerts.lostDetail.slice(0, 10).join('; ')})`);
   if (report.alerts.duplicated > 0)
     out.push(
-      `${report.alerts.duplicated} alert events duplicated under another webhook-id (${report.alerts.duplicatedDetail.slice(0, 10).join('; ')})`,
+      `${report.alerts.duplicated} alert events duplicated under another webhook-id ` +
+        `(${report.alerts.duplicatedDetail.slice(0, 10).join('; ')})`,
     );
   if (report.races.bothRevoked > 0)
     out.push(`${report.races.bothRevoked} rounds in which two keys revoking each other both succeeded`);
@@ -200,7 +206,11 @@ const seconds = (ms: number | null): string => (ms === null ? '–' : ms < 0 ? '
 export function formatReport(report: ChaosReport): string {
   const lines: string[] = [];
   lines.push(
-    `Chaos run of ${report.startedAt} on ${report.machine}; faults ${report.params.faultMs / 1000} s, burst ${report.params.burstFactor}x for ${report.params.burstMs / 1000} s, ${report.params.slowLoris} slow-loris connections; load ${report.params.partners.map((p) => `${p.name} (${p.tier}) ${p.rate}/s`).join(', ')}; ${(report.durationMs / 1000).toFixed(0)} s in all.`,
+    `Chaos run of ${report.startedAt} on ${report.machine}; faults ${report.params.faultMs / 1000} s, burst ` +
+      `${report.params.burstFactor}x for ${report.params.burstMs / 1000} s, ${report.params.slowLoris} ` +
+      `slow-loris connections; load ` +
+      `${report.params.partners.map((p) => `${p.name} (${p.tier}) ${p.rate}/s`).join(', ')}; ` +
+      `${(report.durationMs / 1000).toFixed(0)} s in all.`,
   );
   lines.push('');
   lines.push('| phase | sent | answered | 200 | 429 | 503 | other | cut | undocumented | recovery (s) |');
@@ -211,7 +221,9 @@ export function formatReport(report: ChaosReport): string {
       .map(([s, n]) => `${s}: ${n}`)
       .join(', ');
     lines.push(
-      `| ${r.phase} | ${r.sent} | ${r.answered} | ${r.byStatus['200'] ?? 0} | ${r.byStatus['429'] ?? 0} | ${r.byStatus['503'] ?? 0} | ${other || '0'} | ${r.cut} | ${r.undocumented} | ${seconds(r.recoveryMs)} |`,
+      `| ${r.phase} | ${r.sent} | ${r.answered} | ${r.byStatus['200'] ?? 0} | ${r.byStatus['429'] ?? 0} | ` +
+        `${r.byStatus['503'] ?? 0} | ${other || '0'} | ${r.cut} | ${r.undocumented} | ` +
+        `${seconds(r.recoveryMs)} |`,
     );
   }
   lines.push('');
@@ -221,7 +233,8 @@ export function formatReport(report: ChaosReport): string {
   lines.push('| --- | ---: | ---: | ---: | ---: |');
   for (const p of report.partners)
     lines.push(
-      `| ${p.partner} | ${p.billedSeen} | ${p.monthly} | ${p.monthly - p.billedSeen} | ${p.cutAtKill} + ${p.refusedAtAdmission} |`,
+      `| ${p.partner} | ${p.billedSeen} | ${p.monthly} | ${p.monthly - p.billedSeen} | ${p.cutAtKill} + ` +
+        `${p.refusedAtAdmission} |`,
     );
   lines.push('');
   const a = report.alerts;
@@ -233,7 +246,8 @@ export function formatReport(report: ChaosReport): string {
   lines.push(`| monthly over-count beyond the bound | ${report.overCountBeyondBound} |`);
   lines.push(`| alert events lost (of ${a.expected} expected, ${a.outbox} outbox messages) | ${a.lost} |`);
   lines.push(
-    `| alert events duplicated under another webhook-id (${a.received} received, ${a.redelivered} redelivered under the same id) | ${a.duplicated} |`,
+    `| alert events duplicated under another webhook-id (${a.received} received, ${a.redelivered} ` +
+      `redelivered under the same id) | ${a.duplicated} |`,
   );
   const r = report.races;
   lines.push(
@@ -241,7 +255,8 @@ export function formatReport(report: ChaosReport): string {
   );
   lines.push(`| subscriptions locked out (no key works) | ${r.lockedOut ? 1 : 0} |`);
   lines.push(
-    `| alert limit passed (${r.creationRounds} rounds of 8 simultaneous creations against a limit of 5, ${r.created} created) | ${r.overLimit} |`,
+    `| alert limit passed (${r.creationRounds} rounds of 8 simultaneous creations against a limit of 5, ` +
+      `${r.created} created) | ${r.overLimit} |`,
   );
   lines.push(`| instances exiting unasked | ${report.unexpectedExits.length} |`);
   const notes = report.rows.filter((r) => r.note !== '').map((r) => `- ${r.phase}: ${r.note}`);
@@ -450,7 +465,10 @@ async function startReceiver(into: Received[]): Promise<{ url: string; close(): 
 
 // ---- Slow loris ---------------------------------------------------------------------------------
 
-/** Opens `count` connections spread over the instances, each sending a request's headers a few bytes at a time and never finishing them. */
+/**
+ * Opens `count` connections spread over the instances, each sending a request's headers a few bytes at a time and never
+ * finishing them.
+ */
 function slowLoris(
   instances: FleetInstance[],
   count: number,
@@ -565,7 +583,8 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
       void instance.process.exited.then((exit) => {
         if (!expectedExit.has(instance.process.pid)) {
           unexpectedExits.push(
-            `${instance.name} (pid ${instance.process.pid}) exited ${JSON.stringify(exit)} in phase ${phase}: ${instance.process.stderr().slice(-1500)}`,
+            `${instance.name} (pid ${instance.process.pid}) exited ${JSON.stringify(exit)} in phase ` +
+              `${phase}: ${instance.process.stderr().slice(-1500)}`,
           );
           balancer.remove(instance.name);
         }
@@ -670,7 +689,8 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
       }
     }
 
-    // The catalog changes: each round adds four grants (FEDERAL_GRANT and FOUNDATION in turn) and retitles two added earlier.
+    // The catalog changes: each round adds four grants (FEDERAL_GRANT and FOUNDATION in turn) and retitles two added
+    // earlier.
     const added: { id: string; foundation: boolean }[] = [];
     const titles = new Map<string, string>();
     let round = 0;
@@ -858,7 +878,8 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         const killedAt = Date.now();
         notes.set(
           '1. SIGKILL of an API instance, restart',
-          `killed ${victim.name}${holder.includes(`-${victim.process.pid}-`) ? ' (the alert matcher)' : ''} with ${cutNow.length} requests in flight; restarted on its DATA_DIR`,
+          `killed ${victim.name}${holder.includes(`-${victim.process.pid}-`) ? ' (the alert matcher)' : ''} ` +
+            `with ${cutNow.length} requests in flight; restarted on its DATA_DIR`,
         );
         const restarted = await launchInstance(victim.name, victim.dataDir);
         fleet[fleet.indexOf(victim)] = restarted;
@@ -937,7 +958,8 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
         await sleep(params.slowLorisMs);
         notes.set(
           `7. ${params.slowLoris} slow-loris connections`,
-          `${loris.opened()} opened, ${loris.closedByServer()} closed by the server within ${params.slowLorisMs / 1000} s`,
+          `${loris.opened()} opened, ${loris.closedByServer()} closed by the server within ` +
+            `${params.slowLorisMs / 1000} s`,
         );
         loris.stop();
         const end = Date.now();
@@ -973,7 +995,8 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     log(`load stopped; ${syncsOk} syncs made, ${syncsFailed} failed; final sync ${finalSync ? 'ok' : 'FAILED'}`);
     for (const row of rows) if (row.note === '') row.note = notes.get(row.phase) ?? '';
 
-    // Expected events: every added grant matched by the partner's "everything" alert, the FOUNDATION ones by the other too; and the last title of each grant told.
+    // Expected events: every added grant matched by the partner's "everything" alert, the FOUNDATION ones by the other
+    // too; and the last title of each grant told.
     const expected: { alertId: string; grantId: string; title: string }[] = [];
     for (const alert of alerts)
       for (const grant of added)
@@ -1050,7 +1073,8 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
       0,
     );
 
-    // Alerts: every outbox message delivered and received; every expected event received; no event under two webhook-ids.
+    // Alerts: every outbox message delivered and received; every expected event received; no event under two
+    // webhook-ids.
     const outbox = (
       await client.query(
         'SELECT id, alert_id, grant_id, type, status, attempts, last_status, last_error FROM alert_messages',
@@ -1071,7 +1095,8 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
     for (const m of outbox) {
       if (m.status !== 'DELIVERED')
         lostDetail.push(
-          `${m.id} (${m.type} ${m.grant_id}) ${m.status} after ${m.attempts} attempts, last ${m.last_status ?? ''} ${m.last_error ?? ''}`,
+          `${m.id} (${m.type} ${m.grant_id}) ${m.status} after ${m.attempts} attempts, last ` +
+            `${m.last_status ?? ''} ${m.last_error ?? ''}`,
         );
       else if (!receivedIds.has(m.id))
         lostDetail.push(`${m.id} (${m.type} ${m.grant_id}) DELIVERED but never received`);
@@ -1146,11 +1171,14 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
       const refusals = new Map<string, number>();
       for (const o of mine) if (o.status === 503) refusals.set(o.route, (refusals.get(o.route) ?? 0) + 1);
       if (refusals.size > 0)
-        row.note = `${row.note}${row.note ? '; ' : ''}503 on ${[...refusals].map(([route, n]) => `${route} ${n}`).join(', ')}`;
+        row.note =
+          `${row.note}${row.note ? '; ' : ''}503 on ` +
+          `${[...refusals].map(([route, n]) => `${route} ${n}`).join(', ')}`;
       const errors = new Map<string, number>();
       for (const o of mine) if (o.error !== null) errors.set(o.error, (errors.get(o.error) ?? 0) + 1);
       if (errors.size > 0)
-        row.note = `${row.note}${row.note ? '; ' : ''}no answer: ${[...errors].map(([e, n]) => `${e} ${n}`).join(', ')}`;
+        row.note =
+          `${row.note}${row.note ? '; ' : ''}no answer: ` + [...errors].map(([e, n]) => `${e} ${n}`).join(', ');
     }
     const setup = outcomes.filter((o) => !rows.some((r) => r.phase === o.phase));
     const setupBad = setup.filter((o) => o.status === null || (o.status >= 500 && o.status !== 503));
@@ -1219,7 +1247,10 @@ export async function runChaos(params: ChaosParams): Promise<ChaosReport> {
 /** Runs whose instance logs are kept under .cache/chaos (the oldest beyond these are removed). */
 const KEPT_LOG_RUNS = 5;
 
-/** Writes each instance's stdout and stderr to .cache/chaos/<start time>/<name>-<pid>.log; the folder, or null if it could not be written. */
+/**
+ * Writes each instance's stdout and stderr to .cache/chaos/<start time>/<name>-<pid>.log; the folder, or null if it
+ * could not be written.
+ */
 function writeInstanceLogs(startedAt: string, instances: readonly FleetInstance[]): string | null {
   const root = path.join(REPO_ROOT, '.cache/chaos');
   const dir = path.join(root, startedAt.replace(/[:.]/g, '-'));
@@ -1239,7 +1270,9 @@ function writeInstanceLogs(startedAt: string, instances: readonly FleetInstance[
   }
 }
 
-/** An error as the API logged it (pino's err: type, message, stack): its type, message and innermost frame, on one line. */
+/**
+ * An error as the API logged it (pino's err: type, message, stack): its type, message and innermost frame, on one line.
+ */
 function loggedError(err: unknown): string {
   if (typeof err !== 'object' || err === null) return String(err);
   const { type, message, stack } = err as { type?: unknown; message?: unknown; stack?: unknown };

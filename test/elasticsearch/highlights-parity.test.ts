@@ -5,9 +5,10 @@
 // is test/http/grants-highlights.test.ts.
 import { expect } from 'chai';
 import { loadCases } from '../../scripts/replay.js';
-import { fixtureGrants, startTestApi, type TestApi, type TestResponse } from '../support/api.js';
-import { GRANTS_PATH as G, startCatalogApi, stopCatalogApi, type GrantRecord } from '../support/catalog.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, reindexAlias, uniqueAlias } from '../support/elasticsearch.js';
+import { fixtureGrants, type TestResponse } from '../support/api.js';
+import { GRANTS_PATH as G } from '../support/catalog.js';
+import { describeWithElasticsearch } from '../support/elasticsearch.js';
+import { bothEngines, type BothEngines } from '../support/parity.js';
 import { validateGrant, type Grant } from '../../src/grants/schema.js';
 import { HIGHLIGHT_GRANTS, HIGHLIGHT_SEARCHES } from '../support/highlightCatalog.js';
 import { corpusFile, loadCorpus, loadJudgments } from '../relevance/judgments.js';
@@ -30,36 +31,9 @@ function highlightsOf(res: TestResponse): { ids: string[]; highlights: Record<st
   return { ids: data.map((g) => g.id), highlights: Object.fromEntries(byId.map((g) => [g.id, g.highlights])) };
 }
 
-/** Both engines over the same grants, each indexed by its own writer; the suite's `it`s compare their answers. */
-function onBothEngines(grants: () => readonly Grant[]): { sqlite: () => TestApi; es: () => TestApi } {
-  const alias = uniqueAlias();
-  let es: TestApi | undefined;
-  let sqlite: TestApi | undefined;
-  before(async () => {
-    const esConfig = { url: ES_URL as string, index: alias, requestTimeoutMs: 60_000 };
-    await reindexAlias(esConfig, grants());
-    es = await startTestApi({
-      SEED_CATALOG: 'false',
-      SEARCH_ENGINE: 'elasticsearch',
-      ELASTICSEARCH_URL: ES_URL as string,
-      ELASTICSEARCH_INDEX: alias,
-    });
-    sqlite = await startCatalogApi(grants() as unknown as GrantRecord[], { prefix: 'highlights-parity-' });
-  });
-  after(async () => {
-    await es?.stop();
-    await stopCatalogApi(sqlite);
-    await dropAlias(alias);
-  });
-  return { sqlite: () => sqlite!, es: () => es! };
-}
-
 /** Sends one query to both engines and expects the same highlights of the same grants, byte for byte. */
-async function expectSameHighlights(
-  engines: { sqlite: () => TestApi; es: () => TestApi },
-  query: string,
-): Promise<number> {
-  const [a, b] = await Promise.all([engines.sqlite().request(`${G}?${query}`), engines.es().request(`${G}?${query}`)]);
+async function expectSameHighlights(engines: BothEngines, query: string): Promise<number> {
+  const [a, b] = await engines.both(`${G}?${query}`);
   const [onSqlite, onEs] = [highlightsOf(a), highlightsOf(b)];
   expect([...onEs.ids].sort(), `${query}: the same grants`).to.deep.equal([...onSqlite.ids].sort());
   expect(JSON.stringify(onEs.highlights), `${query}: elasticsearch (actual) vs sqlite (expected)`).to.equal(
@@ -72,7 +46,7 @@ describeWithElasticsearch('highlights: both engines alike', function () {
   this.timeout(300_000);
 
   describe('the highlight catalog', () => {
-    const engines = onBothEngines(() => HIGHLIGHT_GRANTS.map(canonical));
+    const engines = bothEngines({ grants: () => HIGHLIGHT_GRANTS.map(canonical) });
     for (const search of HIGHLIGHT_SEARCHES) {
       it(search, async () => {
         expect(
@@ -87,7 +61,7 @@ describeWithElasticsearch('highlights: both engines alike', function () {
   });
 
   describe('the bundled fixtures: every text search of the recorded cases', () => {
-    const engines = onBothEngines(fixtureGrants);
+    const engines = bothEngines({ grants: fixtureGrants });
     const searches = [
       ...new Set(
         loadCases()
@@ -99,7 +73,9 @@ describeWithElasticsearch('highlights: both engines alike', function () {
     it('the same highlights for each', async () => {
       let found = 0;
       for (const request of searches) {
-        const query = `${request.replace(/&?(limit|page|fields|facets)=[^&]*/g, '')}&limit=100&fields=id&${EVERY_FIELD}&crop=description:20`;
+        const query =
+          `${request.replace(/&?(limit|page|fields|facets)=[^&]*/g, '')}&limit=100&fields=id&${EVERY_FIELD}&` +
+          `crop=description:20`;
         found += await expectSameHighlights(engines, query.replace(/^&/, ''));
       }
       expect(found).to.be.above(100);
@@ -108,14 +84,15 @@ describeWithElasticsearch('highlights: both engines alike', function () {
 
   describe('the real-program corpus, English and French: every judged query', () => {
     const grants = loadCorpus(corpusFile({}).replace('programs.ndjson.gz', 'programs-bilingual.ndjson.gz'));
-    const engines = onBothEngines(() => grants);
+    const engines = bothEngines({ grants: () => grants });
     it('the same highlights for each, typos and synonyms on', async () => {
       const queries = loadJudgments(new Set(grants.map((g) => g.id)));
       let found = 0;
       for (const q of queries) {
         found += await expectSameHighlights(
           engines,
-          `search=${encodeURIComponent(q.search)}&typos=auto&sort=title&limit=50&fields=id&${EVERY_FIELD}&crop=description:40`,
+          `search=${encodeURIComponent(q.search)}&typos=auto&sort=title&limit=50&fields=id&${EVERY_FIELD}&` +
+            `crop=description:40`,
         );
       }
       expect(found).to.be.above(queries.length);

@@ -210,7 +210,8 @@ describeWithElasticsearch('grants-indexer on Elasticsearch', function () {
       // The timestamp is the UTC time of the run.
       const [, d, t] = match as RegExpExecArray;
       const stamp = Date.parse(
-        `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T${t.slice(0, 2)}:${t.slice(2, 4)}:${t.slice(4, 6)}.${t.slice(6)}Z`,
+        `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}` +
+          `T${t.slice(0, 2)}:${t.slice(2, 4)}:${t.slice(4, 6)}.${t.slice(6)}Z`,
       );
       expect(stamp).to.be.within(before - 1000, Date.now() + 1000);
       expect(await indexesOf(alias)).to.deep.equal([index]);

@@ -4,11 +4,11 @@
 // words first; the text score orders within, each engine's own); and Elasticsearch's own answers
 // to the cases the embedded suite (test/http/grants-modes.test.ts) knows by construction.
 import { expect } from 'chai';
-import { rmSync } from 'node:fs';
-import { startTestApi, tempDir, type TestApi, type TestResponse } from '../support/api.js';
+import { type TestApi, type TestResponse } from '../support/api.js';
 import { GRANTS_PATH as G } from '../support/catalog.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
-import { MODE_GRANTS as M, MODE_SEARCHES, modesCatalogGrants, seedFile } from '../support/modesCatalog.js';
+import { describeWithElasticsearch } from '../support/elasticsearch.js';
+import { MODE_GRANTS as M, MODE_SEARCHES, modesCatalogGrants } from '../support/modesCatalog.js';
+import { bothEngines } from '../support/parity.js';
 import { relaxationPlan, relaxableTerms } from '../../src/grants/relaxation.js';
 import { parseSearch, type ParsedSearch, type SearchTerm } from '../../src/grants/searchSyntax.js';
 import { withSynonyms } from '../../src/grants/synonyms.js';
@@ -37,33 +37,17 @@ const MODES = [
 
 describeWithElasticsearch('matching and synonyms: both engines alike', function () {
   this.timeout(180_000);
-  const alias = uniqueAlias();
-  const dir = tempDir();
-  let es: TestApi | undefined;
-  let sqlite: TestApi | undefined;
-  before(async () => {
-    const seed = seedFile(dir, modesCatalogGrants());
-    es = await startTestApi({
-      SEED_FILE: seed,
-      SEARCH_ENGINE: 'elasticsearch',
-      ELASTICSEARCH_URL: ES_URL as string,
-      ELASTICSEARCH_INDEX: alias,
-    });
-    sqlite = await startTestApi({ SEED_FILE: seed });
-  });
-  after(async () => {
-    await es?.stop();
-    await sqlite?.stop();
-    await dropAlias(alias);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const engines = bothEngines({ grants: modesCatalogGrants });
 
-  const search = (api: TestApi | undefined, text: string, more: string) =>
-    api!.request(
+  const search = (api: TestApi, text: string, more: string) =>
+    api.request(
       `${G}?search=${encodeURIComponent(text)}&limit=100&fields=id&facets=fundingType,eligibleProvinces&${more}`,
     );
 
-  /** Search text that parses back into these terms: a term with alternatives as its words (the synonyms join them again), a quoted word or phrase quoted. */
+  /**
+   * Search text that parses back into these terms: a term with alternatives as its words (the synonyms join them
+   * again), a quoted word or phrase quoted.
+   */
   const termText = (term: SearchTerm): string =>
     (term.alternatives?.length ?? 0) > 0
       ? term.words.join(' ')
@@ -121,8 +105,9 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
   for (const more of MODES) {
     for (const text of MODE_SEARCHES) {
       it(`${text}  (${more})`, async () => {
-        const [a, b] = await Promise.all([search(sqlite, text, more), search(es, text, more)]);
-        // The page's grants as a set when it holds every match (past 100, the text scores choose which grants of the last bucket fill it).
+        const [a, b] = await Promise.all([search(engines.sqlite(), text, more), search(engines.es(), text, more)]);
+        // The page's grants as a set when it holds every match (past 100, the text scores choose which grants of the
+        // last bucket fill it).
         const summary = (res: TestResponse) => ({
           total: ok(res).body.pagination.total,
           ids: res.body.pagination.total <= 100 ? idsOf(res).sort() : null,
@@ -135,20 +120,21 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
         }
         // The same order of buckets: each engine's answer, bucket by bucket, never rises.
         for (const [api, res] of [
-          [sqlite!, a],
-          [es!, b],
+          [engines.sqlite(), a],
+          [engines.es(), b],
         ] as const) {
           const buckets = await bucketsOf(api, text, more, idsOf(res));
-          expect(buckets, `${api === es ? 'elasticsearch' : 'sqlite'}: levels reached, in answer order`).to.deep.equal(
-            [...buckets].sort((x, y) => y - x),
-          );
+          expect(
+            buckets,
+            `${api === engines.es() ? 'elasticsearch' : 'sqlite'}: levels reached, in answer order`,
+          ).to.deep.equal([...buckets].sort((x, y) => y - x));
         }
       });
     }
   }
 
   it('Elasticsearch gives the answers known by construction', async () => {
-    const ids = async (text: string, more = '') => idsOf(await search(es, text, more));
+    const ids = async (text: string, more = '') => idsOf(await search(engines.es(), text, more));
     expect(await ids('zorblax quintorp velmish')).to.deep.equal([M.allThree]);
     const last = await ids('zorblax quintorp velmish', 'matching=last');
     expect(last.slice(0, 2)).to.deep.equal([M.allThree, M.firstTwo]);
@@ -168,7 +154,7 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
   });
 
   it('an export holds what the search finds, in its order, on both engines', async () => {
-    for (const api of [sqlite!, es!]) {
+    for (const api of [engines.sqlite(), engines.es()]) {
       for (const more of ['matching=last', 'typos=auto&matching=frequency', 'matching=frequency&sort=title']) {
         const page = idsOf(await api.request(`${G}?search=zorblax+quintorp+velmish&${more}&limit=100&fields=id`));
         const exported = ok(await api.request(`${G}/export?search=zorblax+quintorp+velmish&${more}&fields=id`));
@@ -177,21 +163,24 @@ describeWithElasticsearch('matching and synonyms: both engines alike', function 
             .split('\n')
             .slice(0, -1)
             .map((line) => (JSON.parse(line) as { id: string }).id),
-          `${api === es ? 'elasticsearch' : 'sqlite'} ${more}`,
+          `${api === engines.es() ? 'elasticsearch' : 'sqlite'} ${more}`,
         ).to.deep.equal(page);
       }
     }
   });
 
   it('a cursor walks the relaxed order on Elasticsearch as one page gives it', async () => {
-    const all = idsOf(await search(es, 'zorblax quintorp velmish', 'matching=frequency'));
+    const all = idsOf(await search(engines.es(), 'zorblax quintorp velmish', 'matching=frequency'));
     const walked: string[] = [];
     let cursor: string | null = '*';
     for (let i = 0; i < 10 && cursor !== null; i++) {
       const res = ok(
-        await es!.request(
-          `${G}?search=zorblax+quintorp+velmish&matching=frequency&limit=1&fields=id&cursor=${encodeURIComponent(cursor)}`,
-        ),
+        await engines
+          .es()
+          .request(
+            `${G}?search=zorblax+quintorp+velmish&matching=frequency&limit=1&fields=id&` +
+              `cursor=${encodeURIComponent(cursor)}`,
+          ),
       );
       walked.push(...idsOf(res));
       cursor = res.body.pagination.nextCursor;

@@ -32,7 +32,9 @@ import {
 const time = (iso: string | null): number | null => (iso === null ? null : Date.parse(iso));
 /** Code point order (UTF-8 byte order), as keywords and SQLite's BINARY compare. */
 const byCodePoint = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
-/** The status at `now` as the GrantQuery comments say: CLOSED past the deadline, FORECASTED before opensAt, else OPEN. */
+/**
+ * The status at `now` as the GrantQuery comments say: CLOSED past the deadline, FORECASTED before opensAt, else OPEN.
+ */
 function statusOf(g: Grant, now: number): string {
   const deadline = time(g.deadline);
   const opensAt = time(g.opensAt);

@@ -10,7 +10,8 @@ import { API_PREFIX, checkResponse, loadCases } from '../../scripts/replay.js';
 import { FIXTURES, startTestApi, type TestApi } from '../support/api.js';
 import type { LoadedCase } from '../../fixtures/queries/record.js';
 import type { CheckOptions } from '../support/checkedFetch.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+import { describeWithElasticsearch } from '../support/elasticsearch.js';
+import { bothEngines } from '../support/parity.js';
 
 const cases = loadCases();
 
@@ -110,35 +111,18 @@ describe('search contract [sqlite]', function () {
 
 describeWithElasticsearch('search contract', function () {
   this.timeout(120_000);
-  const alias = uniqueAlias();
-  let es: TestApi | undefined;
-  let sqlite: TestApi | undefined;
+  // The bundled fixtures on both engines, at the clock of the case being sent.
+  const engines = bothEngines({ api: { clock } });
   before(async () => {
-    // The empty alias is filled from fixtures/grants.ndjson at start (SEED_CATALOG defaults to true).
-    es = await startTestApi(
-      { SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias },
-      { clock },
-    );
-    sqlite = await startTestApi({}, { clock });
-    expect(await es.deps.engine.count()).to.equal(await sqlite.deps.engine.count());
-  });
-  after(async () => {
-    await es?.stop();
-    await sqlite?.stop();
-    await dropAlias(alias);
+    expect(await engines.es().deps.engine.count()).to.equal(await engines.sqlite().deps.engine.count());
   });
 
-  contractSuite(() => es as TestApi);
+  contractSuite(() => engines.es());
 
   describe('both engines give the same answer', () => {
     for (const c of cases) {
       it(c.name, async () => {
-        const [a, b] = await atCaseTime(c, () =>
-          Promise.all([
-            sqlite!.request(API_PREFIX + c.request, checkOf(c)),
-            es!.request(API_PREFIX + c.request, checkOf(c)),
-          ]),
-        );
+        const [a, b] = await atCaseTime(c, () => engines.both(API_PREFIX + c.request, checkOf(c)));
         const summary = (res: { status: number; body: any }) => ({
           status: res.status,
           total: res.body?.pagination?.total ?? null,

@@ -2,10 +2,11 @@
 // corpus, for grants taken across each catalog, with and without filters, the same grants in the
 // same order and the same totals.
 import { expect } from 'chai';
-import { rmSync } from 'node:fs';
-import { startTestApi, tempDir, type TestApi, type TestResponse } from '../support/api.js';
-import { GRANTS_PATH as G, writeNdjson } from '../support/catalog.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+import type { Grant } from '../../src/grants/schema.js';
+import { type TestApi, type TestResponse } from '../support/api.js';
+import { GRANTS_PATH as G } from '../support/catalog.js';
+import { describeWithElasticsearch } from '../support/elasticsearch.js';
+import { bothEngines } from '../support/parity.js';
 import { loadCorpus, REAL_PROGRAMS_DIR } from '../relevance/judgments.js';
 
 const ok = (res: TestResponse): TestResponse => {
@@ -28,7 +29,10 @@ async function sampledIds(api: TestApi, every: number): Promise<string[]> {
   return ids.sort().filter((_, i) => i % every === 0);
 }
 
-/** Waits until both engines find the same number of grants for a common word (the embedded engine's index of the new catalog read). */
+/**
+ * Waits until both engines find the same number of grants for a common word (the embedded engine's index of the new
+ * catalog read).
+ */
 async function bothReady(es: TestApi, sqlite: TestApi): Promise<void> {
   const total = async (api: TestApi) =>
     ok(await api.request(`${G}?search=program&limit=0`)).body.pagination.total as number;
@@ -39,36 +43,19 @@ async function bothReady(es: TestApi, sqlite: TestApi): Promise<void> {
   }
 }
 
-function parityOver(title: string, seed: () => Record<string, string>, every: number): void {
+function parityOver(title: string, grants: (() => readonly Grant[]) | undefined, every: number): void {
   describe(title, function () {
-    const alias = uniqueAlias();
-    let es: TestApi | undefined;
-    let sqlite: TestApi | undefined;
-    before(async function () {
-      const env = seed();
-      es = await startTestApi({
-        ...env,
-        SEARCH_ENGINE: 'elasticsearch',
-        ELASTICSEARCH_URL: ES_URL as string,
-        ELASTICSEARCH_INDEX: alias,
-      });
-      sqlite = await startTestApi(env);
-      await bothReady(es, sqlite);
-    });
-    after(async () => {
-      await es?.stop();
-      await sqlite?.stop();
-      await dropAlias(alias);
-    });
+    const engines = bothEngines({ grants });
+    before(() => bothReady(engines.es(), engines.sqlite()));
 
     it('gives the same similar grants in the same order, with the same totals, on both engines', async function () {
-      const ids = await sampledIds(sqlite!, every);
+      const ids = await sampledIds(engines.sqlite(), every);
       expect(ids.length).to.be.greaterThan(40);
       let listed = 0;
       for (const id of ids) {
         for (const variant of VARIANTS) {
           const path = `${G}/${encodeURIComponent(id)}/similar${variant}${variant === '' ? '?' : '&'}fields=id`;
-          const [fromEs, fromSqlite] = await Promise.all([es!.request(path), sqlite!.request(path)]);
+          const [fromSqlite, fromEs] = await engines.both(path);
           expect(ok(fromEs).body.data, `${path}`).to.deep.equal(ok(fromSqlite).body.data);
           expect(fromEs.body.pagination, path).to.deep.equal(fromSqlite.body.pagination);
           expect(fromEs.body.data.map((g: { id: string }) => g.id)).not.to.include(id);
@@ -83,19 +70,7 @@ function parityOver(title: string, seed: () => Record<string, string>, every: nu
 
 describeWithElasticsearch('similar grants: both engines alike', function () {
   this.timeout(600_000);
-  const dir = tempDir('similar-parity-');
-  after(() => rmSync(dir, { recursive: true, force: true }));
 
-  parityOver('over the bundled fixtures', () => ({}), 12);
-  parityOver(
-    'over the real-program corpus',
-    () => ({
-      SEED_FILE: writeNdjson(
-        dir,
-        'real-programs.ndjson',
-        loadCorpus(`${REAL_PROGRAMS_DIR}/programs-bilingual.ndjson.gz`),
-      ),
-    }),
-    62,
-  );
+  parityOver('over the bundled fixtures', undefined, 12);
+  parityOver('over the real-program corpus', () => loadCorpus(`${REAL_PROGRAMS_DIR}/programs-bilingual.ndjson.gz`), 62);
 });

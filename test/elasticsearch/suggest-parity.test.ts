@@ -4,9 +4,10 @@
 // embedded engine's own suite (the answers against a model of the fixtures):
 // test/http/grants-suggest.test.ts.
 import { expect } from 'chai';
-import { FIXTURES, startTestApi, type TestApi } from '../support/api.js';
+import { type TestApi } from '../support/api.js';
 import { GRANTS_PATH as G } from '../support/catalog.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+import { describeWithElasticsearch } from '../support/elasticsearch.js';
+import { bothEngines } from '../support/parity.js';
 
 const TEXTS = [
   'a',
@@ -42,26 +43,10 @@ const MORE = [
 
 describeWithElasticsearch('GET /grants/suggest: both engines alike', function () {
   this.timeout(120_000);
-  const alias = uniqueAlias();
-  let es: TestApi | undefined;
-  let sqlite: TestApi | undefined;
-  before(async () => {
-    es = await startTestApi({
-      SEED_FILE: FIXTURES,
-      SEARCH_ENGINE: 'elasticsearch',
-      ELASTICSEARCH_URL: ES_URL as string,
-      ELASTICSEARCH_INDEX: alias,
-    });
-    sqlite = await startTestApi({ SEED_FILE: FIXTURES });
-  });
-  after(async () => {
-    await es?.stop();
-    await sqlite?.stop();
-    await dropAlias(alias);
-  });
+  const engines = bothEngines();
 
-  const suggest = async (api: TestApi | undefined, text: string, more: string) => {
-    const res = await api!.request(`${G}/suggest?q=${encodeURIComponent(text)}${more}`);
+  const suggest = async (api: TestApi, text: string, more: string) => {
+    const res = await api.request(`${G}/suggest?q=${encodeURIComponent(text)}${more}`);
     expect(res.status, res.text).to.equal(200);
     return res.body.data as { text: string; type: string; count: number }[];
   };
@@ -70,8 +55,8 @@ describeWithElasticsearch('GET /grants/suggest: both engines alike', function ()
     it(`the same completions, counts and order${more === '' ? '' : ` with ${more.slice(1)}`}`, async () => {
       let answered = 0;
       for (const text of TEXTS) {
-        const embedded = await suggest(sqlite, text, more);
-        expect(await suggest(es, text, more), `${text}${more}`).to.deep.equal(embedded);
+        const embedded = await suggest(engines.sqlite(), text, more);
+        expect(await suggest(engines.es(), text, more), `${text}${more}`).to.deep.equal(embedded);
         if (embedded.length > 0) answered++;
       }
       // Most texts complete something (the comparison is not of empty lists).

@@ -10,8 +10,15 @@ import { rmSync } from 'node:fs';
 import { startTestApi, tempDir, type TestApi, type TestResponse } from '../support/api.js';
 import { GRANTS_PATH as G } from '../support/catalog.js';
 import { expectError } from '../support/assertions.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+import {
+  ES_URL,
+  describeWithElasticsearch,
+  dropAlias,
+  elasticsearchEnv,
+  uniqueAlias,
+} from '../support/elasticsearch.js';
 import { startFaultyProxy, type FaultyProxy } from '../support/faultyProxy.js';
+import { bothEngines } from '../support/parity.js';
 import {
   crowdedCatalogGrants,
   crowdedQuery,
@@ -28,36 +35,17 @@ const ok = (res: TestResponse): TestResponse => {
 
 describeWithElasticsearch('typos and suggestion: both engines alike', function () {
   this.timeout(120_000);
-  const alias = uniqueAlias();
-  const dir = tempDir();
-  let es: TestApi | undefined;
-  let sqlite: TestApi | undefined;
-  before(async () => {
-    const seed = seedFile(dir, typoCatalogGrants());
-    es = await startTestApi({
-      SEED_FILE: seed,
-      SEARCH_ENGINE: 'elasticsearch',
-      ELASTICSEARCH_URL: ES_URL as string,
-      ELASTICSEARCH_INDEX: alias,
-    });
-    sqlite = await startTestApi({ SEED_FILE: seed });
-  });
-  after(async () => {
-    await es?.stop();
-    await sqlite?.stop();
-    await dropAlias(alias);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const engines = bothEngines({ grants: typoCatalogGrants });
 
-  const search = (api: TestApi | undefined, text: string, more = '') =>
-    api!.request(`${G}?search=${encodeURIComponent(text)}&limit=100&fields=id${more}`);
+  const search = (api: TestApi, text: string, more = '') =>
+    api.request(`${G}?search=${encodeURIComponent(text)}&limit=100&fields=id${more}`);
 
   for (const typos of ['off', 'auto']) {
     for (const text of TYPO_SEARCHES) {
       it(`${text}  (typos=${typos})`, async () => {
         const [a, b] = await Promise.all([
-          search(sqlite, text, `&typos=${typos}`),
-          search(es, text, `&typos=${typos}`),
+          search(engines.sqlite(), text, `&typos=${typos}`),
+          search(engines.es(), text, `&typos=${typos}`),
         ]);
         const summary = (res: TestResponse) => ({
           total: ok(res).body.pagination.total,
@@ -71,7 +59,7 @@ describeWithElasticsearch('typos and suggestion: both engines alike', function (
 
   it('the typo rule on Elasticsearch: found, and never found', async () => {
     const ids = async (text: string) =>
-      ok(await search(es, text, '&typos=auto')).body.data.map((g: { id: string }) => g.id) as string[];
+      ok(await search(engines.es(), text, '&typos=auto')).body.data.map((g: { id: string }) => g.id) as string[];
     expect(await ids('brodband')).to.have.members([T.ruralBroadband, T.schoolBroadband, T.misspeltBroadband]);
     expect(await ids('famring')).to.include(T.farming);
     expect(await ids('grian')).to.include(T.grain);
@@ -84,7 +72,7 @@ describeWithElasticsearch('typos and suggestion: both engines alike', function (
   });
 
   it('the same typo order: exact matches first on both engines', async () => {
-    for (const api of [sqlite, es]) {
+    for (const api of [engines.sqlite(), engines.es()]) {
       const ids = ok(await search(api, 'broadband', '&typos=auto')).body.data.map((g: { id: string }) => g.id);
       expect(ids).to.have.length(3);
       expect(ids[2]).to.equal(T.misspeltBroadband);
@@ -92,7 +80,7 @@ describeWithElasticsearch('typos and suggestion: both engines alike', function (
   });
 
   it('the dictionary holds the French title and description: found and suggested alike on both engines', async () => {
-    for (const api of [sqlite, es]) {
+    for (const api of [engines.sqlite(), engines.es()]) {
       for (const text of ['deneigemnt', 'déglaçge']) {
         expect(
           ok(await search(api, text, '&typos=auto')).body.data.map((g: { id: string }) => g.id),
@@ -104,7 +92,7 @@ describeWithElasticsearch('typos and suggestion: both engines alike', function (
   });
 
   it('the same suggestion: brodband → broadband', async () => {
-    for (const api of [sqlite, es])
+    for (const api of [engines.sqlite(), engines.es()])
       expect(ok(await search(api, 'brodband')).body.suggestion).to.deep.equal({ search: 'broadband', total: 2 });
   });
 });
@@ -180,35 +168,16 @@ describeWithElasticsearch("one deadline for all of a search's requests to Elasti
 
 describeWithElasticsearch('a hostile typo query [elasticsearch]', function () {
   this.timeout(180_000);
-  const alias = uniqueAlias();
-  const dir = tempDir();
-  let es: TestApi | undefined;
-  let sqlite: TestApi | undefined;
-  before(async () => {
-    const seed = seedFile(dir, crowdedCatalogGrants());
-    es = await startTestApi({
-      SEED_FILE: seed,
-      SEARCH_ENGINE: 'elasticsearch',
-      ELASTICSEARCH_URL: ES_URL as string,
-      ELASTICSEARCH_INDEX: alias,
-      SEARCH_TIMEOUT_MS: '2000',
-    });
-    sqlite = await startTestApi({ SEED_FILE: seed, SEARCH_TIMEOUT_MS: '2000' });
-  });
-  after(async () => {
-    await es?.stop();
-    await sqlite?.stop();
-    await dropAlias(alias);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const engines = bothEngines({ grants: crowdedCatalogGrants, env: { SEARCH_TIMEOUT_MS: '2000' } });
 
   it('200 characters of words with hundreds of neighbours: answered within the budget (or its 503), alike on both engines', async () => {
     const query = crowdedQuery();
     const path = `${G}?search=${encodeURIComponent(query)}&typos=auto&limit=5`;
     // The code's first run on each engine comes first.
-    for (const api of [sqlite!, es!]) await api.request(`${G}?search=${query.slice(0, 9)}&typos=auto&limit=0`);
+    for (const api of [engines.sqlite(), engines.es()])
+      await api.request(`${G}?search=${query.slice(0, 9)}&typos=auto&limit=0`);
     const answers: TestResponse[] = [];
-    for (const api of [es!, sqlite!]) {
+    for (const api of [engines.es(), engines.sqlite()]) {
       const { res, ms } = await timed(api, path);
       expect(ms, `${api.config.searchEngine}: ms`).to.be.below(2000 + MARGIN_MS);
       // A busy machine may spend the budget on the typo look-up: then the 503, never a late answer.
@@ -219,8 +188,8 @@ describeWithElasticsearch('a hostile typo query [elasticsearch]', function () {
     if (a.status === 200 && b.status === 200) expect(b.body.pagination.total).to.equal(a.body.pagination.total);
     // One word alone: more neighbours than the cap on both, the same matches.
     const one = `${G}?search=${query.slice(0, 9)}&typos=auto&limit=0`;
-    expect(ok(await es!.request(one)).body.pagination.total).to.equal(
-      ok(await sqlite!.request(one)).body.pagination.total,
+    expect(ok(await engines.es().request(one)).body.pagination.total).to.equal(
+      ok(await engines.sqlite().request(one)).body.pagination.total,
     );
   });
 
@@ -228,8 +197,8 @@ describeWithElasticsearch('a hostile typo query [elasticsearch]', function () {
     const budgetMs = 300;
     const query = crowdedQuery();
     const tightApis: Record<string, string>[] = [
-      { SEARCH_ENGINE: 'elasticsearch', ELASTICSEARCH_URL: ES_URL as string, ELASTICSEARCH_INDEX: alias },
-      { DATA_DIR: sqlite!.dataDir },
+      elasticsearchEnv(engines.alias),
+      { DATA_DIR: engines.sqlite().dataDir },
     ];
     for (const env of tightApis) {
       const api = await startTestApi({ ...env, SEED_CATALOG: 'false', SEARCH_TIMEOUT_MS: String(budgetMs) });

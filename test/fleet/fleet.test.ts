@@ -105,7 +105,8 @@ describeWithFleetServices('fleet: three API instances sharing PostgreSQL, Redis 
     }
     if (!exact)
       process.stderr.write(
-        `  note: no burst landed within 1000 ms on this machine (${notes.join('; ')}); only the per-window bound was checked\n`,
+        `  note: no burst landed within 1000 ms on this machine (${notes.join('; ')}); only the per-window ` +
+          `bound was checked\n`,
       );
   });
 

@@ -250,7 +250,10 @@ export interface FuzzReport {
   /** The same for the RSS (which also holds the search workers, SQLite's caches and the allocator's free memory). */
   rssGrowthMb: number | null;
   alive: boolean;
-  /** Requests whose path held the valid key (spelled some way), and lines of the server's log that still held it (or 12 characters of it). */
+  /**
+   * Requests whose path held the valid key (spelled some way), and lines of the server's log that still held it (or 12
+   * characters of it).
+   */
   keyPaths: number;
   keyLines: string[];
   /** The shrunk counterexample and its problems, when the property failed. */
@@ -301,7 +304,8 @@ export function describeMemory(report: FuzzReport): string {
     `  rss       ${series((p) => p.rss)}`,
     `  rss anon  ${series((p) => p.rssAnon)}`,
     `  rss file  ${series((p) => p.rssFile)}`,
-    `  growth, last quarter vs second quarter (medians): heap ${report.heapGrowthMb ?? 'not measured'} MB, rss ${report.rssGrowthMb ?? 'not measured'} MB`,
+    `  growth, last quarter vs second quarter (medians): heap ${report.heapGrowthMb ?? 'not measured'} MB, ` +
+      `rss ${report.rssGrowthMb ?? 'not measured'} MB`,
   ].join('\n');
 }
 
@@ -337,7 +341,8 @@ async function sendAndCheck(origin: string, request: FuzzRequest, statuses: Reco
     answer = await send(origin, request);
   } catch (error) {
     throw new Error(
-      `${request.method} ${request.target.slice(0, 300)} (${request.target.length} characters): ${(error as Error).message} (after ${Math.round(performance.now() - sentAt)} ms)`,
+      `${request.method} ${request.target.slice(0, 300)} (${request.target.length} characters): ` +
+        `${(error as Error).message} (after ${Math.round(performance.now() - sentAt)} ms)`,
       { cause: error },
     );
   }
@@ -345,7 +350,8 @@ async function sendAndCheck(origin: string, request: FuzzRequest, statuses: Reco
   const problems = problemsOf(request, answer);
   if (problems.length > 0)
     throw new Error(
-      `${request.method} ${request.target.slice(0, 300)} (${request.target.length} characters) ${JSON.stringify(request.headers).slice(0, 300)}:\n${problems.join('\n')}`,
+      `${request.method} ${request.target.slice(0, 300)} (${request.target.length} characters) ` +
+        `${JSON.stringify(request.headers).slice(0, 300)}:\n${problems.join('\n')}`,
     );
 }
 
@@ -402,7 +408,9 @@ export async function fuzz(
   });
   let failure: string | null = null;
   if (details.failed) {
-    failure = `${(details.errorInstance as Error | undefined)?.message ?? String(details.errorInstance)}\n(seed ${details.seed}, path ${details.counterexamplePath})`;
+    failure =
+      `${(details.errorInstance as Error | undefined)?.message ?? String(details.errorInstance)}\n(seed ` +
+      `${details.seed}, path ${details.counterexamplePath})`;
   }
   let alive: boolean;
   try {

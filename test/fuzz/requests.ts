@@ -188,7 +188,10 @@ const queryString = fc.oneof(
   { weight: 1, arbitrary: fc.array(pair, { minLength: 40, maxLength: 70 }).map((pairs) => `?${pairs.join('&')}`) },
 );
 
-/** One character of a key as a client may spell it: itself, its case swapped, percent-encoded (either hex case), or encoded twice. */
+/**
+ * One character of a key as a client may spell it: itself, its case swapped, percent-encoded (either hex case), or
+ * encoded twice.
+ */
 const spelledChar = (c: string): fc.Arbitrary<string> => {
   const hex = c.charCodeAt(0).toString(16).padStart(2, '0');
   return fc.constantFrom(
@@ -202,7 +205,10 @@ const spelledChar = (c: string): fc.Arbitrary<string> => {
   );
 };
 
-/** The valid key, spelled in a path segment: whole, upper case, or character by character in any encoding (the log must never hold it). */
+/**
+ * The valid key, spelled in a path segment: whole, upper case, or character by character in any encoding (the log must
+ * never hold it).
+ */
 export const spelledKey = (key: string): fc.Arbitrary<string> =>
   fc.oneof(
     fc.constantFrom(key, key.toUpperCase()),
@@ -325,7 +331,10 @@ const nested = fc
   )
   .map(([[open, close], n]) => open.repeat(n) + (open === '[' ? '' : '1') + close.repeat(n));
 
-/** Tool arguments a hostile client sends: nested deep (as a whole, in a known argument, in an unknown one), no object, any JSON. */
+/**
+ * Tool arguments a hostile client sends: nested deep (as a whole, in a known argument, in an unknown one), no object,
+ * any JSON.
+ */
 const hostileArguments = fc.oneof(
   nested,
   nested.map((deep) => `{"search":${deep}}`),

@@ -1,6 +1,6 @@
-// The large fuzz run: npm run fuzz -- --runs 100000 [--seed N] [--max-minutes M] [--heap-snapshots DIR]. Prints the figures (statuses, the
-// server's memory through the run, req/s) and exits 1 on any broken rule, with the shrunk counterexample, or when
-// memory is not flat.
+// The large fuzz run: npm run fuzz -- --runs 100000 [--seed N] [--max-minutes M] [--heap-snapshots DIR]. Prints the
+// figures (statuses, the server's memory through the run, req/s) and exits 1 on any broken rule, with the shrunk
+// counterexample, or when memory is not flat.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { closeFuzzAgent, describeMemory, fuzz, startFuzzServer } from './harness.js';
@@ -36,14 +36,23 @@ async function main(): Promise<number> {
       snapshotDir,
     });
     const lines = [
-      `fuzz: ${report.runs} requests${report.runs < runs ? ` (of ${runs}: ${report.failure === null ? 'stopped by --max-minutes' : 'stopped at the failure'})` : ''} in ${report.seconds} s (${Math.round(report.runs / report.seconds)} req/s), seed ${report.seed}`,
+      `fuzz: ${report.runs} ` +
+        'requests' +
+        (report.runs < runs
+          ? ` (of ${runs}: ${report.failure === null ? 'stopped by --max-minutes' : 'stopped at the failure'})`
+          : '') +
+        ' ' +
+        `in ${report.seconds} s (${Math.round(report.runs / report.seconds)} req/s), seed ${report.seed}`,
       `statuses: ${Object.entries(report.statuses)
         .map(([status, n]) => `${status}×${n}`)
         .join(' ')}`,
       describeMemory(report),
-      `memory flat: heap ${report.heapGrowthMb} MB (limit ${HEAP_GROWTH_LIMIT_MB}), rss ${report.rssGrowthMb} MB (limit ${RSS_GROWTH_LIMIT_MB})`,
+      `memory flat: heap ${report.heapGrowthMb} MB (limit ${HEAP_GROWTH_LIMIT_MB}), rss ` +
+        `${report.rssGrowthMb} MB (limit ${RSS_GROWTH_LIMIT_MB})`,
       `alive at the end: ${report.alive}`,
-      `key in the log: ${report.keyLines.length} line(s), of ${report.keyPaths} requests with the key spelled in their path${report.keyLines.length === 0 ? '' : `\n${report.keyLines.slice(0, 5).join('\n')}`}`,
+      `key in the log: ${report.keyLines.length} line(s), of ${report.keyPaths} requests with the key ` +
+        `spelled in their ` +
+        `path${report.keyLines.length === 0 ? '' : `\n${report.keyLines.slice(0, 5).join('\n')}`}`,
       `result: ${report.failure === null ? 'no rule broken' : `FAILED\n${report.failure}`}`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);

@@ -7,7 +7,7 @@ import { runAdmin } from '../../src/cli/admin.js';
 import { runIndexer } from '../../indexer/cli.js';
 import { startTestApi, tempDir, type TestApi } from '../support/api.js';
 import { API_PREFIX, captureCli, grantRecord, writeNdjson, type GrantRecord } from '../support/catalog.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+import { describeWithElasticsearch, elasticsearchEnv, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
 import { until as waitUntil } from '../support/processes.js';
 import { webhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 import { ACCEPTED_TARGETS, REFUSED_TARGETS } from '../support/webhookTargets.js';
@@ -201,9 +201,7 @@ describeWithElasticsearch('alerts: events delivered to a real receiver', functio
   eventsSuite.call(
     this,
     () => ({
-      SEARCH_ENGINE: 'elasticsearch',
-      ELASTICSEARCH_URL: ES_URL as string,
-      ELASTICSEARCH_INDEX: `alerts-${uniqueAlias()}`,
+      ...elasticsearchEnv(`alerts-${uniqueAlias()}`),
     }),
     true,
   );
@@ -304,7 +302,8 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
     await new Promise((r) => setTimeout(r, 300));
     const seen = events().map((e) => `${e.type} ${e.data.grant.id} ${e.data.reason}`);
     expect(seen).to.have.length(5);
-    // g-1 matched before the alert existed: its first change inside the results is news to the alert (matched), not an update.
+    // g-1 matched before the alert existed: its first change inside the results is news to the alert (matched), not an
+    // update.
     expect(seen.filter((s) => s.includes('g-1'))).to.deep.equal([
       'grant.matched g-1 null',
       'grant.unmatched g-1 no_longer_matches',
@@ -315,7 +314,8 @@ function eventsSuite(this: Mocha.Suite, engineEnv: () => Record<string, string>,
       'grant.unmatched g-3 deleted',
     ]);
     expect(seen.some((s) => s.includes('g-2'))).to.equal(false);
-    // Each event says what its change did: the update the fields it changed, as the grant's history says; an addition or deletion none.
+    // Each event says what its change did: the update the fields it changed, as the grant's history says; an addition
+    // or deletion none.
     const changesOf = (type: string, id: string) =>
       events().find((e) => e.type === type && e.data.grant.id === id)!.data.changes;
     const updated = changesOf('grant.updated', 'g-3');

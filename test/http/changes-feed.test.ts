@@ -16,7 +16,7 @@ import {
   type CliRun,
   type GrantRecord,
 } from '../support/catalog.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+import { describeWithElasticsearch, elasticsearchEnv, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
 
 const FEED = `${API_PREFIX}/grants/changes`;
 
@@ -47,9 +47,7 @@ const SQLITE: EngineSetup = {
 const ELASTICSEARCH: EngineSetup = {
   name: 'elasticsearch',
   env: () => ({
-    SEARCH_ENGINE: 'elasticsearch',
-    ELASTICSEARCH_URL: ES_URL as string,
-    ELASTICSEARCH_INDEX: `feed-${uniqueAlias()}`,
+    ...elasticsearchEnv(`feed-${uniqueAlias()}`),
     DATA_DIR: tempDir('grants-feed-es-'),
   }),
   cleanup: async (env) => {

@@ -168,7 +168,8 @@ describe('conditional requests: ETag, If-None-Match, 304', function () {
       try {
         const rows = db
           .prepare(
-            'SELECT endpoint, billable, status, request_id AS requestId FROM usage_log WHERE subscription_id = ? ORDER BY id',
+            'SELECT endpoint, billable, status, request_id AS requestId FROM usage_log WHERE subscription_id = ? ' +
+              'ORDER BY id',
           )
           .all(sub.id) as Record<string, unknown>[];
         expect(rows.map(({ endpoint, billable, status }) => ({ endpoint, billable, status }))).to.deep.equal([

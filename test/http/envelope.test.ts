@@ -439,7 +439,8 @@ describe('HTTP envelope and wire conventions', function () {
       ]) {
         const raw = await rawExchange(
           port,
-          `GET ${P}/grants HTTP/1.1\r\nHost: x\r\nAuthorization: ${first}\r\nauthorization: ${second}\r\nConnection: close\r\n\r\n`,
+          `GET ${P}/grants HTTP/1.1\r\nHost: x\r\nAuthorization: ${first}\r\nauthorization: ` +
+            `${second}\r\nConnection: close\r\n\r\n`,
         );
         expect(raw.status, JSON.stringify(raw.body)).to.equal(400);
         expect(raw.body.success).to.equal(false);

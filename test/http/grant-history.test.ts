@@ -17,7 +17,7 @@ import {
   type CliRun,
   type GrantRecord,
 } from '../support/catalog.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+import { describeWithElasticsearch, elasticsearchEnv, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
 
 interface FieldChange {
   field: string;
@@ -49,9 +49,7 @@ const SQLITE: EngineSetup = {
 const ELASTICSEARCH: EngineSetup = {
   name: 'elasticsearch',
   env: () => ({
-    SEARCH_ENGINE: 'elasticsearch',
-    ELASTICSEARCH_URL: ES_URL as string,
-    ELASTICSEARCH_INDEX: `history-${uniqueAlias()}`,
+    ...elasticsearchEnv(`history-${uniqueAlias()}`),
     DATA_DIR: tempDir('grants-history-es-'),
   }),
   cleanup: async (env) => {

@@ -12,7 +12,13 @@ import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { fixtureGrants, startTestApi, type TestApi, type TestResponse } from '../support/api.js';
 import { expectValidation } from '../support/assertions.js';
 import { GRANTS_PATH as G, ITEM_LABELS, recordMaker, reindexGrants, type GrantRecord } from '../support/catalog.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, reindexAlias, uniqueAlias } from '../support/elasticsearch.js';
+import {
+  describeWithElasticsearch,
+  elasticsearchEnv,
+  dropAlias,
+  reindexAlias,
+  uniqueAlias,
+} from '../support/elasticsearch.js';
 import { checkOutgoing } from '../support/checkedFetch.js';
 
 const EXPORT = `${G}/export`;
@@ -271,7 +277,8 @@ function suite(engine: EngineUnderTest): void {
       expect(lines.map((line) => JSON.parse(line).id)).to.deep.equal(expected);
       const byId = new Map(fixtureGrants().map((g) => [g.id, g]));
       for (const line of lines) {
-        // The stored grant, then its status at the time of the request (none of the fixtures' dates falls within this test).
+        // The stored grant, then its status at the time of the request (none of the fixtures' dates falls within this
+        // test).
         const { status, ...stored } = JSON.parse(line);
         expect(stored).to.deep.equal(byId.get(stored.id));
         expect(status).to.equal(grantStatus(stored, Date.now()));
@@ -472,9 +479,7 @@ describeWithElasticsearch('cursor paging and export', function () {
   let api: TestApi;
   before(async () => {
     api = await startTestApi({
-      SEARCH_ENGINE: 'elasticsearch',
-      ELASTICSEARCH_URL: ES_URL as string,
-      ELASTICSEARCH_INDEX: alias,
+      ...elasticsearchEnv(alias),
     });
   });
   after(async () => {

@@ -79,7 +79,8 @@ describe('GET /grants: highlight and crop [sqlite]', function () {
     );
     expect(h.title).to.equal('<em>Arts</em> &lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Quoted&quot; Fund');
     expect(h.description).to.equal(
-      '&lt;script&gt;window.__pwned = true&lt;/script&gt;&lt;img src=x onerror=&quot;window.__pwned = true&quot;&gt;<em>Solar</em> panels for community <em>arts</em> centres.',
+      '&lt;script&gt;window.__pwned = true&lt;/script&gt;&lt;img src=x onerror=&quot;window.__pwned = ' +
+        'true&quot;&gt;<em>Solar</em> panels for community <em>arts</em> centres.',
     );
   });
 
@@ -109,7 +110,8 @@ describe('GET /grants: highlight and crop [sqlite]', function () {
     const [a] = ok(first);
     expect(a.highlights!.title).to.contain('<mark>Community</mark>');
     const next = await get(
-      `search=community&limit=1&highlight=title&fields=id&cursor=${encodeURIComponent(first.body.pagination.nextCursor)}`,
+      `search=community&limit=1&highlight=title&fields=id&` +
+        `cursor=${encodeURIComponent(first.body.pagination.nextCursor)}`,
     );
     const [b] = ok(next);
     expect(b.id).to.not.equal(a.id);

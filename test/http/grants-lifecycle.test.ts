@@ -10,7 +10,13 @@ import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { startTestApi, type TestApi, type TestResponse } from '../support/api.js';
 import { expectValidation } from '../support/assertions.js';
 import { GRANTS_PATH as G, grantRecord, reindexGrants } from '../support/catalog.js';
-import { ES_URL, describeWithElasticsearch, dropAlias, reindexAlias, uniqueAlias } from '../support/elasticsearch.js';
+import {
+  describeWithElasticsearch,
+  elasticsearchEnv,
+  dropAlias,
+  reindexAlias,
+  uniqueAlias,
+} from '../support/elasticsearch.js';
 
 const HOUR = 3_600_000;
 const T = Date.parse('2026-06-15T12:00:00.000Z');
@@ -222,9 +228,7 @@ describeWithElasticsearch('a grant lifecycle over HTTP', function () {
   before(async () => {
     api = await startTestApi(
       {
-        SEARCH_ENGINE: 'elasticsearch',
-        ELASTICSEARCH_URL: ES_URL as string,
-        ELASTICSEARCH_INDEX: alias,
+        ...elasticsearchEnv(alias),
         SEED_CATALOG: 'false',
       },
       { clock },

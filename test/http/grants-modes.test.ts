@@ -106,10 +106,10 @@ describe('GET /grants: matching and synonyms [sqlite]', function () {
     });
 
     it('a 200-character search of common words relaxes within the search budget', async () => {
-      const words =
-        'funding program grant community support business energy health research innovation training youth rural housing arts clean water export'.split(
-          ' ',
-        );
+      const words = (
+        'funding program grant community support business energy health research innovation training youth ' +
+        'rural housing arts clean water export'
+      ).split(' ');
       let text = '';
       for (let i = 0; text.length + words[i % words.length].length + 1 <= 200; i++)
         text += `${words[i % words.length]} `;

@@ -193,7 +193,8 @@ describe('GET /grants: filters, amounts and order', function () {
         ['f02', 'f05'],
       ],
       [
-        'funderType=FEDERAL_GRANT,FOUNDATION&fundingType=GRANT&eligibleProvinces=ONTARIO,BRITISH_COLUMBIA&amountMin=4000',
+        'funderType=FEDERAL_GRANT,FOUNDATION&fundingType=GRANT&eligibleProvinces=ONTARIO,BRITISH_COLUMBIA&' +
+          'amountMin=4000',
         ['f01', 'f05'],
       ],
       ['funderType=CORPORATE,MUNICIPAL_GRANT&amountMax=50', ['f07']],
@@ -254,7 +255,9 @@ describe('GET /grants: filters, amounts and order', function () {
         'f05',
         'f04',
       ]);
-      const mixed = `${Array(10).fill('eligibleProvinces=ONTARIO').join('&')}&eligibleProvinces[]=${Array(11).fill('QUEBEC').join(',')}`;
+      const mixed =
+        `${Array(10).fill('eligibleProvinces=ONTARIO').join('&')}&` +
+        `eligibleProvinces[]=${Array(11).fill('QUEBEC').join(',')}`;
       expect(ids(await get(mixed, { tolerantLists: true }))).to.deep.equal(['f03', 'f01', 'f02', 'f07']);
       const distinct = Array.from({ length: 21 }, (_, i) => `V${i}`);
       const [detail] = expectValidation(await get(`funderType=${distinct.join(',')}`, { invalidRequest: true }), [
@@ -1040,7 +1043,8 @@ describe('GET /grants: smoke over the bundled fixtures', function () {
       for (const g of found)
         expect(
           fold(
-            `${g.title} ${g.funder} ${g.description} ${g.titleFr} ${g.descriptionFr} ${labelText(g as unknown as Grant)}`,
+            `${g.title} ${g.funder} ${g.description} ${g.titleFr} ${g.descriptionFr} ` +
+              `${labelText(g as unknown as Grant)}`,
           ),
           `${g.id} for "${word}"`,
         ).to.match(new RegExp(word.slice(0, 4)));

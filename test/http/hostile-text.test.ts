@@ -138,7 +138,8 @@ describe('hostile tenant text', function () {
               .filter((l) => l.msg === 'request')
               .map((l) => [l.requestId as string, l.path as string]),
           );
-          // Each request's line is written, its path with the key redacted (or, past 200 characters, cut before the segment holding it).
+          // Each request's line is written, its path with the key redacted (or, past 200 characters, cut before the
+          // segment holding it).
           for (const [spelling, id] of ids)
             expect(logged.get(id), spelling)
               .to.be.a('string')

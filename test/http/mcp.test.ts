@@ -123,7 +123,8 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
           fields: ['id', 'title', 'deadline'],
         },
         query:
-          'eligibleProvinces=ONTARIO,QUEBEC&open=true&sort=-amountMax&limit=7&page=2&facets=fundingType,funderType&fields=id,title,deadline',
+          'eligibleProvinces=ONTARIO,QUEBEC&open=true&sort=-amountMax&limit=7&page=2&facets=fundingType,' +
+          'funderType&fields=id,title,deadline',
       },
       {
         args: {
@@ -326,7 +327,8 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
       {
         parameter: 'cursor',
         message:
-          'is not a cursor this API gave out: leave it out for the newest versions, then send each pagination.nextCursor as it comes',
+          'is not a cursor this API gave out: leave it out for the newest versions, then send each ' +
+          'pagination.nextCursor as it comes',
       },
     ]);
   });
@@ -483,7 +485,8 @@ describe('MCP server (POST /mcp) through the SDK client', function () {
       expect(noName.body.error).to.deep.equal({
         code: -32602,
         message:
-          'Invalid params of tools/call: "params.name" must be a string (got a number); "params.arguments" must be a JSON object (got an array).',
+          'Invalid params of tools/call: "params.name" must be a string (got a number); "params.arguments" must ' +
+          'be a JSON object (got an array).',
       });
       const badCursor = await post('{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":5}}');
       expect(badCursor.body.error).to.deep.equal({

@@ -42,9 +42,14 @@ function* schemasIn(node: unknown, at: string): Generator<[string, Schema]> {
 
 // Reserved words of the languages generators write most (JavaScript/TypeScript, Java, Python, Go, C#, Swift).
 const RESERVED = new Set(
-  'abstract and as assert async await boolean break byte case catch char class const continue debugger def default del delete do double elif else enum except export extends false final finally float for from func function global go goto if implements import in instanceof int interface is lambda let long native new nil none nonlocal not null object or package pass private protected public raise return short static string super switch synchronized this throw throws transient true try typeof var void volatile while with yield'.split(
-    ' ',
-  ),
+  (
+    'abstract and as assert async await boolean break byte case catch char class const continue debugger def ' +
+    'default del delete do double elif else enum except export extends false final finally float for from ' +
+    'func function global go goto if implements import in instanceof int interface is lambda let long native ' +
+    'new nil none nonlocal not null object or package pass private protected public raise return short static ' +
+    'string super switch synchronized this throw throws transient true try typeof var void volatile while ' +
+    'with yield'
+  ).split(' '),
 );
 
 describe('OpenAPI document: content', function () {

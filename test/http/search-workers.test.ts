@@ -23,7 +23,8 @@ const HEAVY = 'search=research&facets=funderType,fundingType,eligibleProvinces,c
 // A search this worker has never run: each of its words' postings is read from the catalog first
 // (the first search of a term per build), so it cannot finish within a 1 ms budget.
 const UNSEEN =
-  'search=eligible provides include project projects repayable contributions organizations community businesses funding ranges&facets=funderType,fundingType,eligibleProvinces,currency&limit=50&page=20';
+  'search=eligible provides include project projects repayable contributions organizations community businesses ' +
+  'funding ranges&facets=funderType,fundingType,eligibleProvinces,currency&limit=50&page=20';
 const heavyQuery = (extra = '') => parseGrantQuery(parseQueryString(HEAVY + extra), Date.parse('2026-11-01T00:00:00Z'));
 
 async function buildCatalog(dataDir: string, grants: Iterable<Grant>): Promise<void> {

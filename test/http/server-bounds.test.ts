@@ -72,7 +72,9 @@ describe('HTTP server bounds', function () {
 
   it('cuts off a client sending its headers one byte a second, and serves others meanwhile', async () => {
     const { port } = new URL(api.url);
-    const request = `GET ${P}/grants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${api.key}\r\nX-Slow: ${'a'.repeat(60)}\r\n\r\n`;
+    const request =
+      `GET ${P}/grants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${api.key}\r\nX-Slow: ` +
+      `${'a'.repeat(60)}\r\n\r\n`;
     const socket: Socket = connect(Number(port), '127.0.0.1');
     let received = '';
     let sent = 0;

@@ -89,7 +89,8 @@ describe('HTTP server stop', function () {
     const length = Number(/content-length: (\d+)/i.exec(received.subarray(0, headEnd).toString())?.[1]);
     expect(length).to.equal(BIG.length);
     expect(received.length - headEnd - 4, 'body bytes received').to.equal(BIG.length);
-    // Its headers were out before the stop (keep-alive): the connection is closed once the answer is written, not at the timeout.
+    // Its headers were out before the stop (keep-alive): the connection is closed once the answer is written, not at
+    // the timeout.
     expect(Date.now() - started).to.be.below(5_000);
   });
 });

@@ -32,7 +32,8 @@ describeWithPostgres('PostgreSQL store: LISTEN/NOTIFY and the cache TTL', functi
 
   const cutListener = () =>
     sql.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ` +
+        `LIKE 'LISTEN %'`,
     );
 
   it('with a minute of cache TTL, a notification alone makes a revocation refused within a second', async () => {

@@ -137,7 +137,8 @@ describeWithPostgres('grants-admin migrate-from-sqlite', function () {
     const again = await admin(['migrate-from-sqlite', '--data-dir', dataDir], { DATABASE_URL: target.url });
     expect(again.code).to.equal(3);
     expect(again.err).to.match(/already holds \d+ subscription\(s\).*nothing was copied/);
-    expect(Number(await psql(target.url, 'select count(*) from usage_log'))).to.equal(expected.usageRows + 1); // + the usage call above
+    // + the usage call above
+    expect(Number(await psql(target.url, 'select count(*) from usage_log'))).to.equal(expected.usageRows + 1);
   });
 
   it('refuses without DATABASE_URL, and says so when DIR has no subscriptions database', async function () {

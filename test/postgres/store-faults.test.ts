@@ -88,7 +88,10 @@ describeWithPostgresServer('postgres faults: the API when its store is stopped, 
 
   type Created = Awaited<ReturnType<typeof createSubscription>>;
 
-  /** An instance counting through Redis, a caller it has served once before the fault (known), and one it has never seen. */
+  /**
+   * An instance counting through Redis, a caller it has served once before the fault (known), and one it has never
+   * seen.
+   */
   async function knownAndStranger(): Promise<{
     env: Record<string, string>;
     api: FleetInstance;
@@ -112,7 +115,8 @@ describeWithPostgresServer('postgres faults: the API when its store is stopped, 
     Number(
       (await psql(
         env.DATABASE_URL,
-        `select coalesce(sum(calls), 0) from monthly_usage where subscription_id = '${subscriptionId}' and month = '${month()}'`,
+        `select coalesce(sum(calls), 0) from monthly_usage where subscription_id = '${subscriptionId}' and ` +
+          `month = '${month()}'`,
       )) || 0,
     );
 

@@ -381,7 +381,8 @@ describe('grants-admin', function () {
       const feature = await admin('subscription', 'set-feature', a.subscriptionId, 'grants.write', 'off');
       expect(feature.code).to.equal(2);
       expect(feature.err).to.contain(
-        'feature must be one of grants.read, grants.search, subscription.read, grants.export, alerts.manage, not "grants.write"',
+        'feature must be one of grants.read, grants.search, subscription.read, grants.export, alerts.manage, not ' +
+          '"grants.write"',
       );
       const state = await admin('subscription', 'set-feature', a.subscriptionId, 'grants.read', 'maybe');
       expect(state.code).to.equal(2);
@@ -617,7 +618,8 @@ describe('grants-admin', function () {
         expect(stdout).to.contain(command);
       }
       expect(stdout).to.contain(
-        'Exit codes: 0 done; 1 unknown subscription or key, or no database; 2 bad usage or value;\n3 the command failed',
+        'Exit codes: 0 done; 1 unknown subscription or key, or no database; 2 bad usage or value;\n3 the command ' +
+          'failed',
       );
       expect(stdout).to.contain('Only "subscription create" and "migrate" create the SQLite database');
     });

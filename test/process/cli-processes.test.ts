@@ -286,7 +286,8 @@ describe('CLIs as spawned processes', function () {
       expect(refused.code).to.equal(4);
       expect(refused.out).to.equal('');
       expect(refused.err.trim().split('\n').at(-1)).to.equal(
-        'grants-indexer: this reindex would shrink the live catalog from 10 to 4 grants (6 fewer, −60 %); nothing was changed (use --allow-shrink if that is intended)',
+        'grants-indexer: this reindex would shrink the live catalog from 10 to 4 grants (6 fewer, −60 %); ' +
+          'nothing was changed (use --allow-shrink if that is intended)',
       );
       expect(await servedIds(api)).to.deep.equal(ids('a', 10));
       // Exactly half is not more than half.

@@ -57,7 +57,10 @@ async function pages(api: TestApi, pageSize: number): Promise<string[]> {
   }
 }
 
-/** Grants whose every field the fixtures leave out somewhere: a source (with and without url), milliseconds, French, a date-only-looking deadline. */
+/**
+ * Grants whose every field the fixtures leave out somewhere: a source (with and without url), milliseconds, French, a
+ * date-only-looking deadline.
+ */
 const EXTRA = [
   rec('x-1', {
     source: { name: 'Programs spreadsheet', id: 'ON-1', url: 'https://example.org/programs/on-1' },
@@ -123,7 +126,8 @@ describe('grants-indexer: CommonGrants opportunities', function () {
       const run = await indexer(['reindex', '--source', write(name, text)], dir);
       expect(run.code, run.err.join('\n')).to.equal(0);
       expect(run.err[0]).to.equal(
-        `reading ${path.join(dir, name)} as commongrants (guessed from its first characters (CommonGrants opportunities); --format to choose)`,
+        `reading ${path.join(dir, name)} as commongrants (guessed from its first characters (CommonGrants ` +
+          `opportunities); --format to choose)`,
       );
       expect(run.out).to.deep.equal(['reindex: indexed 603, rejected 0; the new catalog is live']);
       const after = await served(api);
@@ -212,7 +216,8 @@ describe('grants-indexer: CommonGrants opportunities', function () {
     const run = await indexer(['sync', '--source', source], dir);
     expect(run.code).to.equal(1);
     expect(run.err).to.include(
-      `rejected record 2 (opportunity ${uuid1}, id "${body.items[1].customFields.grantsApiId.value}"): funding.minAwardAmount.currency: "EUR" is not one of CAD, USD`,
+      `rejected record 2 (opportunity ${uuid1}, id "${body.items[1].customFields.grantsApiId.value}"): ` +
+        `funding.minAwardAmount.currency: "EUR" is not one of CAD, USD`,
     );
     expect(
       run.err.some((l) => l.startsWith('rejected record 3 (') && l.includes('customFields.funderType: is missing')),
@@ -244,7 +249,8 @@ describe('grants-indexer: CommonGrants opportunities', function () {
     expect(bad.code).to.equal(3);
     expect(bad.err.at(-1)).to.match(
       new RegExp(
-        `^grants-indexer: ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: .+\\. Nothing was changed\\.$`,
+        `^grants-indexer: ${broken.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: .+\\. Nothing ` +
+          `was changed\\.$`,
       ),
     );
   });

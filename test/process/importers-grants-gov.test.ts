@@ -100,8 +100,9 @@ describe('grants-indexer: the Grants.gov extract', function () {
       source: { name: 'Grants.gov', id: '350001', url: 'https://www.grants.gov/search-results-detail/350001' },
     });
     expect(grants.get('grants-gov-350001')!.description).to.equal(
-      'Grants to provide broadband service in rural communities & tribal lands.\n\n * Community centers\n * Public safety\n\n' +
-        'Eligibility: Applicants must serve a rural area <20,000 people.\n\nOpportunity number: USDA-RUS-CC-2027.\n\nAssistance Listings: 10.863.',
+      'Grants to provide broadband service in rural communities & tribal lands.\n\n * Community centers\n * ' +
+        'Public safety\n\nEligibility: Applicants must serve a rural area <20,000 people.\n\nOpportunity number: ' +
+        'USDA-RUS-CC-2027.\n\nAssistance Listings: 10.863.',
     );
     // Version 2 of 350002 wins over version 1; its floor of 0 is no floor.
     expect(grants.get('grants-gov-350002')).to.deep.include({
@@ -153,8 +154,10 @@ describe('grants-indexer: the Grants.gov extract', function () {
     const run = await indexer(['sync', '--source', source], dir);
     expect(run.code).to.equal(1);
     expect(run.err.filter((l) => l.startsWith('rejected'))).to.deep.equal([
-      'rejected record 1 (OpportunityID 350001, id "grants-gov-350001"): EligibleApplicants: unknown code "77" (known: 00, 01, 02, 04, 05, 06, 07, 08, 11, 12, 13, 20, 21, 22, 23, 25, 99)',
-      'rejected record 3 (OpportunityID 350003, id "grants-gov-350003"): FundingInstrumentType: only a procurement contract (PC): a purchase, not funding the catalog lists',
+      'rejected record 1 (OpportunityID 350001, id "grants-gov-350001"): EligibleApplicants: unknown code "77" ' +
+        '(known: 00, 01, 02, 04, 05, 06, 07, 08, 11, 12, 13, 20, 21, 22, 23, 25, 99)',
+      'rejected record 3 (OpportunityID 350003, id "grants-gov-350003"): FundingInstrumentType: only a ' +
+        'procurement contract (PC): a purchase, not funding the catalog lists',
     ]);
     expect([...(await served(api)).keys()].sort()).to.deep.equal(SEEDED);
 
@@ -185,25 +188,30 @@ describe('grants-indexer: the Grants.gov extract', function () {
       [
         cut,
         new RegExp(
-          `^grants-indexer: ${cut} is not well-formed XML: .*unclosed tag.* \\(the last OpportunityID read: 350002\\)\\. Nothing was changed\\.$`,
+          `^grants-indexer: ${cut} is not well-formed XML: .*unclosed tag.* ` +
+            `\\(the last OpportunityID read: 350002\\)\\. Nothing was changed\\.$`,
         ),
       ],
       [
         broken,
         new RegExp(
-          `^grants-indexer: ${broken} is not well-formed XML: ${broken}:\\d+:\\d+: .* \\(the last OpportunityID read: 350002\\)\\. Nothing was changed\\.$`,
+          `^grants-indexer: ${broken} is not well-formed XML: ${broken}:\\d+:\\d+: .* ` +
+            `\\(the last OpportunityID read: 350002\\)\\. Nothing was changed\\.$`,
         ),
       ],
       [
         truncated,
         new RegExp(
-          `^grants-indexer: ${truncated} is not a complete zip archive \\(.*\\): it is damaged or was cut short\\. Nothing was changed\\.$`,
+          `^grants-indexer: ${truncated} is not a complete zip archive \\(.*\\): ` +
+            `it is damaged or was cut short\\. Nothing was changed\\.$`,
         ),
       ],
       [
         BOMB,
         new RegExp(
-          `^grants-indexer: ${BOMB} is refused: its entry GrantsDBExtract.xml would inflate \\d+ times \\(47\\.\\d KB to 47\\.7 MB\\), more than the 200 times allowed \\(a zip bomb\\)\\. Nothing was changed\\.$`,
+          `^grants-indexer: ${BOMB} is refused: its entry GrantsDBExtract.xml would inflate \\d+ times ` +
+            `\\(47\\.\\d KB to 47\\.7 MB\\), more than the 200 times allowed \\(a zip bomb\\)\\. ` +
+            `Nothing was changed\\.$`,
         ),
       ],
     ] as const) {

@@ -105,7 +105,8 @@ describe('grants-indexer importers', function () {
       expect(truncated.code).to.equal(3);
       expect(truncated.err.at(-1)).to.match(
         new RegExp(
-          `^grants-indexer: ${cut} is not a complete gzip file \\(.*\\): it is damaged or was cut short\\. Nothing was changed\\.$`,
+          `^grants-indexer: ${cut} is not a complete gzip file \\(.*\\): it is damaged or was cut short\\. ` +
+            `Nothing was changed\\.$`,
         ),
       );
       expect([...(await served(api)).keys()].sort()).to.deep.equal(['g-1', 'g-2']);
@@ -227,7 +228,10 @@ describe('grants-indexer importers', function () {
       const run = await indexer(['sync', '--source', source, '--mapping', PROGRAMS_MAPPING], dir);
       expect(run.code).to.equal(1);
       expect(run.err.filter((l) => l.startsWith('rejected'))).to.deep.equal([
-        'rejected record 2 (line 3, id "QC-2027-014"): funderType: unknown value "Regional" in column "Funder kind": not one of CORPORATE, FEDERAL_GRANT, FOUNDATION, MUNICIPAL_GRANT, NON_PROFIT_ORGANIZATION, PROVINCIAL_TERRITORIAL_GRANT or one of the mapping\'s values for it ("federal", "provincial", "municipal", "foundation")',
+        'rejected record 2 (line 3, id "QC-2027-014"): funderType: unknown value "Regional" in column ' +
+          '"Funder kind": not one of CORPORATE, FEDERAL_GRANT, FOUNDATION, MUNICIPAL_GRANT, ' +
+          "NON_PROFIT_ORGANIZATION, PROVINCIAL_TERRITORIAL_GRANT or one of the mapping's values for it " +
+          '("federal", "provincial", "municipal", "foundation")',
         'rejected record 3 (line 4): (row): has 3 cells where the header has 15',
       ]);
       expect(run.err.at(-1)).to.equal(
@@ -266,7 +270,9 @@ describe('grants-indexer importers', function () {
         const run = await indexer(['reindex', '--source', source, '--mapping', PROGRAMS_MAPPING, ...skip], dir);
         expect(run.code).to.equal(3);
         expect(run.err.at(-1)).to.equal(
-          `grants-indexer: ${source} is not valid UTF-8 at line 3 (probably saved as Latin-1 or Windows-1252): save it as UTF-8 ("CSV UTF-8" in a spreadsheet) and run again. Nothing was changed.`,
+          `grants-indexer: ${source} is not valid UTF-8 at line 3 (probably saved as Latin-1 or ` +
+            `Windows-1252): save it as UTF-8 ("CSV UTF-8" in a spreadsheet) and run again. Nothing was ` +
+            `changed.`,
         );
       }
       const unclosed = write('unclosed.csv', `${readFileSync(PROGRAMS_CSV, 'utf8')}X-1,"never closed,\n`);

@@ -443,7 +443,8 @@ describe('grants-indexer', function () {
     it('status shows the usage log sizes of the data directory', async function () {
       const db = openSubscriptionsDb(subscriptionsPath(dir));
       db.prepare(
-        `INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)
+        `INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms,
+          request_id)
          VALUES ('2026-11-01T00:00:00.000Z', '2026-11-01', 's', 'k', 'p', '/grants', 1, 200, 1, 'r1'),
                 ('2026-11-02T00:00:00.000Z', '2026-11-02', 's', 'k', 'p', '/grants', 1, 200, 1, 'r2'),
                 ('2026-11-02T00:00:01.000Z', '2026-11-02', 's', 'k', 'p', '/grants', 1, 200, 1, 'r3')`,
@@ -518,7 +519,8 @@ describe('grants-indexer', function () {
         const run = await spawnIndexer([...args], dir);
         expect(run.code, args.join(' ')).to.equal(3);
         expect(run.err, args.join(' ')).to.deep.equal([
-          `grants-indexer: ${problem}; give --source a file of grants (NDJSON, a JSON array, CSV with --mapping, a Grants.gov extract) or - to read standard input. Nothing was changed.`,
+          `grants-indexer: ${problem}; give --source a file of grants (NDJSON, a JSON array, CSV with ` +
+            `--mapping, a Grants.gov extract) or - to read standard input. Nothing was changed.`,
         ]);
         expect(run.err.join('\n')).not.to.match(/ENOENT|EISDIR/);
       }

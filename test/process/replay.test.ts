@@ -110,11 +110,13 @@ describe('replay against a deployment (real process)', function () {
     const noCases = await replay('--base-url', api.url, '--key', api.key, '--cases', missing);
     expect(noCases.code).to.equal(2);
     expect(lines(noCases.stderr)).to.deep.equal([
-      `replay: the cases folder ${missing} does not exist; give --cases a folder of case files (*.json), such as fixtures/queries.`,
+      `replay: the cases folder ${missing} does not exist; give --cases a folder of case files (*.json), ` +
+        `such as fixtures/queries.`,
     ]);
     const aFile = await replay('--base-url', api.url, '--key', api.key, '--cases', FIXTURES);
     expect(lines(aFile.stderr)).to.deep.equal([
-      `replay: the cases folder ${FIXTURES} is a file, not a folder; give --cases a folder of case files (*.json), such as fixtures/queries.`,
+      `replay: the cases folder ${FIXTURES} is a file, not a folder; give --cases a folder of case files ` +
+        `(*.json), such as fixtures/queries.`,
     ]);
     // The bundled cases include some answered at request time, which read the catalog.
     const folderCatalog = await replay('--base-url', api.url, '--key', api.key, '--catalog', workDir);

@@ -266,7 +266,8 @@ describeWithRedis('redis: limits shared by two API instances', function () {
     const usage = await usageOn(a, apiKey);
     expect(
       { counts: rush.counts, calls: usage.calls },
-      `served beyond the allowance once the Redis counter vanished (usage reports ${usage.calls} of ${usage.limit} calls)`,
+      `served beyond the allowance once the Redis counter vanished (usage reports ${usage.calls} of ` +
+        `${usage.limit} calls)`,
     ).to.deep.equal({ counts: { ok: 4, QUOTA_EXCEEDED: 6 }, calls: 12 });
   });
 });

@@ -36,7 +36,8 @@ export async function evaluate(
       answer = await system.answer(query.search, mode);
     } catch (error) {
       throw new Error(
-        `${labelOf({ system: system.name, mode: mode.name })}: the search ${JSON.stringify(query.search)} failed: ${(error as Error).message}`,
+        `${labelOf({ system: system.name, mode: mode.name })}: the search ${JSON.stringify(query.search)} ` +
+          `failed: ${(error as Error).message}`,
         { cause: error },
       );
     }

@@ -51,7 +51,8 @@ export function floorProblems(engine: string, checks: readonly FloorCheck[]): st
       return [`${engine} ${mode}: no floor in test/relevance/floor.json (measured nDCG@10 ${ndcg.toFixed(3)}; add it)`];
     if (ndcg < floor - FLOOR_TOLERANCE)
       return [
-        `${engine} ${mode}: nDCG@10 ${ndcg.toFixed(3)} is more than ${FLOOR_TOLERANCE} below its floor ${floor.toFixed(3)}`,
+        `${engine} ${mode}: nDCG@10 ${ndcg.toFixed(3)} is more than ${FLOOR_TOLERANCE} below its floor ` +
+          `${floor.toFixed(3)}`,
       ];
     return [];
   });

@@ -45,7 +45,8 @@ export function loadCorpus(file: string): Grant[] {
     const result = validateGrant(JSON.parse(line));
     if (!result.ok) {
       throw new Error(
-        `${path.basename(file)} line ${index + 1} is not a valid grant: ${result.problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`,
+        `${path.basename(file)} line ${index + 1} is not a valid grant: ` +
+          `${result.problems.map((p) => `${p.field} ${p.reason}`).join('; ')}`,
       );
     }
     grants.push(result.grant);

@@ -58,7 +58,8 @@ export function formatWorst(evaluation: Evaluation, count: number): string {
     `${labelOf(evaluation)}: the ${count} lowest nDCG@10`,
     ...worst.map(
       (r) =>
-        `  ${r.score.ndcg.toFixed(3)}  ${String(r.answer.total).padStart(5)} matches  [${r.query.class}] ${r.query.search}`,
+        `  ${r.score.ndcg.toFixed(3)}  ${String(r.answer.total).padStart(5)} matches  [${r.query.class}] ` +
+        `${r.query.search}`,
     ),
   ].join('\n');
 }

@@ -95,7 +95,8 @@ export async function runRelevanceBench(argv: string[]): Promise<number> {
     throw new Error('--engine elasticsearch needs ELASTICSEARCH_URL');
   if (esUrl === null)
     say(
-      'ELASTICSEARCH_URL is not set: the embedded engine alone, without the Elasticsearch engine and the stock baseline',
+      'ELASTICSEARCH_URL is not set: the embedded engine alone, without the Elasticsearch engine and the stock ' +
+        'baseline',
     );
 
   const builders: Array<() => Promise<SearchSystem>> = [];

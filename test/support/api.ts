@@ -30,7 +30,10 @@ export type TestDeps = Omit<Deps, 'store' | 'subscriptions' | 'usage'> & {
 
 export interface TestApi {
   url: string;
-  /** The key of a subscription created for the test (ENTERPRISE with the maximum overrides unless env.TEST_TIER names a tier) (sent by request() by default). */
+  /**
+   * The key of a subscription created for the test (ENTERPRISE with the maximum overrides unless env.TEST_TIER names a
+   * tier) (sent by request() by default).
+   */
   key: string;
   subscriptionId: string;
   dataDir: string;

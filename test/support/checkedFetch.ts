@@ -34,7 +34,8 @@ export async function checkOutgoing(request: Request, options: CheckOptions = {}
   );
   if (problems.length > 0) {
     throw new Error(
-      `Request does not conform to openapi.json (mark the call { invalidRequest: true } if it tests a refusal):\n  ${problems.join('\n  ')}`,
+      `Request does not conform to openapi.json (mark the call { invalidRequest: true } if it tests a ` +
+        `refusal):\n  ${problems.join('\n  ')}`,
     );
   }
 }
@@ -73,7 +74,9 @@ export async function checkedExchange(
   return answer;
 }
 
-/** A fetch (for the SDK, a generated client) that checks each request and its answer; the Response is returned unread. */
+/**
+ * A fetch (for the SDK, a generated client) that checks each request and its answer; the Response is returned unread.
+ */
 export function checkedFetch(options: CheckOptions = {}): typeof fetch {
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);

@@ -54,6 +54,13 @@ export function describeWithElasticsearch(title: string, body: (this: Mocha.Suit
 /** A fresh alias name for one suite; its indexes are named `<alias>-<timestamp>-<hex>`. */
 export const uniqueAlias = (): string => `test-${randomBytes(5).toString('hex')}`;
 
+/** The settings of an API searching Elasticsearch through `alias`. */
+export const elasticsearchEnv = (alias: string): Record<string, string> => ({
+  SEARCH_ENGINE: 'elasticsearch',
+  ELASTICSEARCH_URL: ES_URL as string,
+  ELASTICSEARCH_INDEX: alias,
+});
+
 export function testClient(): Client {
   return new Client({ node: ES_URL as string, requestTimeout: 60_000 });
 }
@@ -111,7 +118,9 @@ export function elasticsearchInstall(fetch = IN_CI): { home: string; javaHome: s
   const javaHome = /^ES_JAVA_HOME=(.+)$/m.exec(run.stdout ?? '')?.[1];
   if (run.status !== 0 || !home || !javaHome)
     return {
-      missing: `scripts/services.sh install elasticsearch failed (${run.status}): ${(run.stderr ?? '').trim().split('\n').slice(-3).join(' / ')}`,
+      missing:
+        `scripts/services.sh install elasticsearch failed (${run.status}): ` +
+        `${(run.stderr ?? '').trim().split('\n').slice(-3).join(' / ')}`,
     };
   return { home, javaHome };
 }
@@ -244,7 +253,8 @@ export async function startPrivateElasticsearch(
       if (Date.now() > deadline) {
         signalTree(proc.pid as number, 'SIGKILL');
         throw new Error(
-          `private Elasticsearch on port ${port} was not yellow within ${options.startTimeoutMs ?? 180_000} ms:\n${output}`,
+          `private Elasticsearch on port ${port} was not yellow within ${options.startTimeoutMs ?? 180_000} ` +
+            `ms:\n${output}`,
         );
       }
       await new Promise((resolve) => setTimeout(resolve, 250));

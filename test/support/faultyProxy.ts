@@ -35,7 +35,8 @@ export async function startFaultyProxy(target: string): Promise<FaultyProxy> {
       });
     }
     client.pipe(upstream);
-    // A delayed answer: the first bytes after a request are held, the rest of the connection's bytes queued behind them.
+    // A delayed answer: the first bytes after a request are held, the rest of the connection's bytes queued behind
+    // them.
     let asked = false;
     let passed = Promise.resolve();
     client.on('data', () => (asked = true));

@@ -1,6 +1,6 @@
-// A fleet of API processes (node dist/src/main.js, or src/main.ts from source), each with a DATA_DIR of its own as separate
-// machines would have, sharing one PostgreSQL database, one Redis (a key prefix of the test's own)
-// and one Elasticsearch alias. Each instance is a real process: it can be sent SIGTERM under load.
+// A fleet of API processes (node dist/src/main.js, or src/main.ts from source), each with a DATA_DIR of its own as
+// separate machines would have, sharing one PostgreSQL database, one Redis (a key prefix of the test's own) and one
+// Elasticsearch alias. Each instance is a real process: it can be sent SIGTERM under load.
 // - describeWithFleetServices: a suite that needs all three services (skipped outside CI, saying why).
 // - startInstance / fleetAdmin / createSubscription: the processes and grants-admin against their store.
 // - waitForSharedLimits / burstAcross / refusalTimes / usageFromEach: what a fleet test checks.
@@ -26,7 +26,8 @@ export function describeWithFleetServices(title: string, body: (this: Mocha.Suit
       it('needs ELASTICSEARCH_URL and REDIS_URL as well', function () {
         if (IN_CI) throw new Error('a fleet suite needs ELASTICSEARCH_URL and REDIS_URL in CI');
         process.stderr.write(
-          `  skipped "${title}": ELASTICSEARCH_URL and REDIS_URL must both be set (npm run services:start, then export them)\n`,
+          `  skipped "${title}": ELASTICSEARCH_URL and REDIS_URL must both be set (npm run services:start, ` +
+            `then export them)\n`,
         );
         this.skip();
       });

@@ -139,7 +139,8 @@ export function compareShown(shown: unknown, real: unknown, mode: Compare, at = 
   }
   if (kind(shown) !== kind(real))
     return [
-      `${where}: shown ${kind(shown)} ${JSON.stringify(shown)}, got ${kind(real)} ${JSON.stringify(real)?.slice(0, 200)}`,
+      `${where}: shown ${kind(shown)} ${JSON.stringify(shown)}, got ${kind(real)} ` +
+        `${JSON.stringify(real)?.slice(0, 200)}`,
     ];
   if (Array.isArray(shown)) {
     const list = real as unknown[];

@@ -20,7 +20,9 @@ export const HIGHLIGHT_GRANTS: readonly GrantRecord[] = [
   grantRecord(HIGHLIGHT_IDS.energy, {
     title: 'Clean Energy Fund',
     funder: 'Natural Resources Canada',
-    description: `${filler(30)}. It funds solar installations & energy storage for community halls. ${filler(40)}. Energy audits come last.`,
+    description:
+      `${filler(30)}. It funds solar installations & energy storage for community halls. ${filler(40)}. ` +
+      `Energy audits come last.`,
     deadline: '2027-03-01T00:00:00.000Z',
   }),
   grantRecord(HIGHLIGHT_IDS.emploi, {

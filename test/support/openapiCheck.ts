@@ -47,7 +47,10 @@ function operationOf(method: string, path: string): { operation?: Schema; where:
   return { operation, where: `${method} ${template}`, template };
 }
 
-/** The schema of the errors on a path of the document: its operations' (the CommonGrants routes have their own), else the envelope's. */
+/**
+ * The schema of the errors on a path of the document: its operations' (the CommonGrants routes have their own), else
+ * the envelope's.
+ */
 function errorSchemaOf(template: string | undefined): Schema {
   const operations = Object.values((template === undefined ? {} : document.paths[template]) ?? {}) as Schema[];
   const unauthorized = operations.find((op) => op?.responses?.['401'] !== undefined)?.responses['401'] as
@@ -80,14 +83,16 @@ export function checkResponse(method: string, pathAndQuery: string, response: Ch
     spec = operation.responses[String(response.status)] as Schema | undefined;
     if (spec === undefined)
       problems.push(
-        `${where}: status ${response.status} is not in the document (it lists ${Object.keys(operation.responses).join(', ')})`,
+        `${where}: status ${response.status} is not in the document (it lists ` +
+          `${Object.keys(operation.responses).join(', ')})`,
       );
     else if (method === 'HEAD') spec = { ...spec, content: undefined };
     const codes = spec?.['x-error-codes'] as string[] | undefined;
     const code = (response.body as { error?: { code?: unknown } } | null)?.error?.code;
     if (codes !== undefined && code !== undefined && !codes.includes(code as string)) {
       problems.push(
-        `${where} ${response.status}: error code ${String(code)} is not one the document gives this status (${codes.join(', ')})`,
+        `${where} ${response.status}: error code ${String(code)} is not one the document gives this status ` +
+          `(${codes.join(', ')})`,
       );
     }
   }

@@ -47,7 +47,10 @@ export const resolve = (item: Schema): Schema =>
       )
     : item;
 
-/** The problems of a value against a schema of the document (its $refs resolved in the document); empty when it conforms. */
+/**
+ * The problems of a value against a schema of the document (its $refs resolved in the document); empty when it
+ * conforms.
+ */
 export function schemaProblems(schema: Schema, value: unknown): string[] {
   const validate = validatorOf(schema);
   return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(value)'} ${e.message}`);

@@ -187,7 +187,8 @@ function queryProblems(
       key = bracketed[1];
     if (!declared.has(key)) {
       problems.push(
-        `${where}: query parameter "${name}" is not declared by the operation (it declares ${[...declared.keys()].join(', ') || 'none'})`,
+        `${where}: query parameter "${name}" is not declared by the operation (it declares ` +
+          `${[...declared.keys()].join(', ') || 'none'})`,
       );
       continue;
     }
@@ -207,7 +208,8 @@ function queryProblems(
     } else if (texts.length > 1) {
       problems.push(
         isList
-          ? `${where}: list parameter "${name}" is given ${texts.length} times; the document declares style ${param.style ?? 'form'}, explode false: one value, comma-separated (${name}=a,b)`
+          ? `${where}: list parameter "${name}" is given ${texts.length} times; the document declares style ` +
+              `${param.style ?? 'form'}, explode false: one value, comma-separated (${name}=a,b)`
           : `${where}: query parameter "${name}" is given ${texts.length} times; it takes one value`,
       );
     } else values[name] = valueOf(param, texts[0]);
@@ -245,7 +247,8 @@ function credentialProblems(where: string, operation: Schema, headers: Headers):
   if (satisfied) return [];
   const asked = requirements.map((r) => Object.keys(r).join(' + ') || 'none').join(' or ');
   return [
-    `${where}: the request lacks the credentials the operation's security asks for (${asked}: Authorization: Bearer <key>)`,
+    `${where}: the request lacks the credentials the operation's security asks for (${asked}: ` +
+      `Authorization: Bearer <key>)`,
   ];
 }
 

@@ -2,7 +2,8 @@
 // - freePort / portIsFree: ports on 127.0.0.1.
 // - launch: a child process with its output kept and waited on.
 // - descendants / isRunning / killTree / signalTree: a process tree read from /proc (Linux), zombies counted as gone.
-// - killAtExit: private servers killed when the test process exits; serviceUser: the user a server that refuses root runs as.
+// - killAtExit: private servers killed when the test process exits; serviceUser: the user a server that refuses root
+//   runs as.
 // - waitFor: polling until a check holds.
 // - apiProcessArgs: how to start the API process, from the build or from source.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -126,7 +127,10 @@ export async function waitFor(
   }
 }
 
-/** Waits for `check` to hold (polled every 25 ms), throwing "timed out waiting for <what>" when `timeoutMs` passes first. */
+/**
+ * Waits for `check` to hold (polled every 25 ms), throwing "timed out waiting for <what>" when `timeoutMs` passes
+ * first.
+ */
 export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   if (!(await waitFor(check, timeoutMs, 25))) throw new Error(`timed out waiting for ${what}`);
 }
@@ -210,7 +214,10 @@ export function signalTree(root: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Private servers still running, each with how to kill it: killed when this process exits, so none outlives an interrupted run. */
+/**
+ * Private servers still running, each with how to kill it: killed when this process exits, so none outlives an
+ * interrupted run.
+ */
 const killedAtExit = new Map<ChildProcess, () => void>();
 let exitHookInstalled = false;
 /** Kills `proc` (SIGKILL unless `kill` says otherwise) if it still runs when this process exits. */

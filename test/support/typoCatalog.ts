@@ -57,7 +57,8 @@ export function crowdedCatalogGrants(count = 2000): Grant[] {
   const random = new Random(4242);
   const template = fixtureGrants()[1];
   const word = () =>
-    `sa${Array.from({ length: 6 + Math.floor(random.float() * 3) }, () => 'aeio'[Math.floor(random.float() * 4)]).join('')}`;
+    'sa' +
+    Array.from({ length: 6 + Math.floor(random.float() * 3) }, () => 'aeio'[Math.floor(random.float() * 4)]).join('');
   return Array.from({ length: count }, (_, i) => {
     const id = `grt_crowd${i.toString().padStart(4, '0')}`;
     return {

@@ -81,7 +81,9 @@ const resolved = (program: Program, reference: string): Type => {
   return type;
 };
 
-/** The body type of an operation's response with this status (the protocol's own operation, as @typespec/http reads it). */
+/**
+ * The body type of an operation's response with this status (the protocol's own operation, as @typespec/http reads it).
+ */
 function bodyOf(program: Program, operation: string, status: number): Type | undefined {
   const opportunities = resolved(program, 'CommonGrants.API.Opportunities') as Namespace;
   const [http] = getHttpOperation(program, opportunities.operations.get(operation)!);

@@ -179,7 +179,8 @@ describe('compose.yaml: the fleet layout', function () {
       const own = await runCommand([...service.command!, '--help'], {});
       expect(own.code, `${name}: ${service.command!.join(' ')} --help\n${own.err}`).to.equal(0);
     }
-    // The replicas run the image CMD: node, its V8 options (test/unit/start-options.test.ts holds them equal to npm start's), the API.
+    // The replicas run the image CMD: node, its V8 options (test/unit/start-options.test.ts holds them equal to npm
+    // start's), the API.
     const script = imageCmd[imageCmd.length - 1];
     expect(imageCmd[0], 'the replicas run the image CMD').to.equal('node');
     expect(script, 'the replicas run the image CMD').to.equal('dist/src/main.js');
@@ -236,7 +237,8 @@ describe('compose.yaml: the fleet layout', function () {
     const fixtureCount = readFileSync(FIXTURES, 'utf8')
       .split('\n')
       .filter((l) => l.trim() !== '').length;
-    const billable = `/external/v1/grants/${(JSON.parse(readFileSync(FIXTURES, 'utf8').split('\n')[0]) as { id: string }).id}`;
+    const first = JSON.parse(readFileSync(FIXTURES, 'utf8').split('\n')[0]) as { id: string };
+    const billable = `/external/v1/grants/${first.id}`;
 
     /** A service's compose environment on this machine (and the test's own alias). */
     const localEnvOf = (name: string): Record<string, string> => {

@@ -65,15 +65,18 @@ const CLEAN = {
   'src/http/routeTable.ts':
     "import type { Feature } from '../subscriptions/tiers.js';\nexport const feature: Feature = 'grants.read';\n",
   'src/http/errors.ts':
-    "import { NotFoundError } from '../failures.js';\nexport const isNotFound = (e: unknown) => e instanceof NotFoundError;\n",
+    "import { NotFoundError } from '../failures.js';\nexport const isNotFound = (e: unknown) => e " +
+    'instanceof NotFoundError;\n',
   'src/cli/admin.ts':
     "import type { Feature } from '../subscriptions/tiers.js';\nexport const features: Feature[] = [];\n",
   'src/app.ts':
-    "import { isNotFound } from './http/errors.js';\nimport { fail } from './grants/query.js';\nexport const app = () => isNotFound(fail());\n",
+    "import { isNotFound } from './http/errors.js';\nimport { fail } from './grants/query.js';\nexport " +
+    'const app = () => isNotFound(fail());\n',
   'indexer/cli.ts': "import { fail } from '../src/grants/query.js';\nexport const run = fail;\n",
   'indexer/seed.ts': "import { run } from './cli.js';\nexport const seed = run;\n",
   'src/main.ts':
-    "import { app } from './app.js';\nimport { seed } from '../indexer/seed.js';\nexport const main = () => [app(), seed()];\n",
+    "import { app } from './app.js';\nimport { seed } from '../indexer/seed.js';\nexport const main = () => " +
+    '[app(), seed()];\n',
 };
 
 describe('unit: the layering check (npm run check:layers)', function () {
@@ -133,10 +136,12 @@ describe('unit: the layering check (npm run check:layers)', function () {
       'src/deps.ts': "import { run } from '../indexer/cli.js';\nexport const deps = run;\n",
       // The entry importing more of the indexer than its seeding.
       'src/main.ts':
-        "import { seed } from '../indexer/seed.js';\nimport { run } from '../indexer/cli.js';\nexport const main = () => [seed(), run()];\n",
+        "import { seed } from '../indexer/seed.js';\nimport { run } from '../indexer/cli.js';\nexport const " +
+        'main = () => [seed(), run()];\n',
       // The indexer reaching for the HTTP layer and for grants-admin.
       'indexer/source.ts':
-        "import { feature } from '../src/http/routeTable.js';\nimport { features } from '../src/cli/admin.js';\nexport const source = [feature, features];\n",
+        "import { feature } from '../src/http/routeTable.js';\nimport { features } from " +
+        "'../src/cli/admin.js';\nexport const source = [feature, features];\n",
     });
     dirs.push(dir);
     const { code, output } = await check(dir);
@@ -154,28 +159,34 @@ describe('unit: the layering check (npm run check:layers)', function () {
   it('fails, naming each one, on an import against the roles of src/http/ or across the adapters of src/subscriptions/, and passes the imports they allow', async () => {
     const dir = tree({
       ...CLEAN,
-      // Allowed: an adapter's own modules, the store chooser opening adapters, a handler using a parameter parser and the dispatch's types.
+      // Allowed: an adapter's own modules, the store chooser opening adapters, a handler using a parameter parser and
+      // the dispatch's types.
       'src/subscriptions/port.ts': 'export interface Store { kind: string }\n',
       'src/subscriptions/sqlite/database.ts': 'export const file = (dir: string) => `${dir}/subscriptions.sqlite`;\n',
       'src/subscriptions/sqlite/store.ts':
-        "import type { Store } from '../port.js';\nimport { file } from './database.js';\nexport const open = (dir: string): Store => ({ kind: file(dir) });\n",
+        "import type { Store } from '../port.js';\nimport { file } from './database.js';\nexport const open " +
+        '= (dir: string): Store => ({ kind: file(dir) });\n',
       'src/subscriptions/postgres/store.ts':
         "import type { Store } from '../port.js';\nexport const openPg = (): Store => ({ kind: 'postgres' });\n",
       'src/subscriptions/openStore.ts':
-        "import { open } from './sqlite/store.js';\nimport { openPg } from './postgres/store.js';\nexport const openStore = (url: string | null) => (url === null ? open('.') : openPg());\n",
+        "import { open } from './sqlite/store.js';\nimport { openPg } from './postgres/store.js';\nexport " +
+        "const openStore = (url: string | null) => (url === null ? open('.') : openPg());\n",
       'src/http/parameters/queryParams.ts':
         "import { feature } from '../routeTable.js';\nexport const parse = () => feature;\n",
       'src/http/middleware/routing.ts':
-        "import { isNotFound } from '../errors.js';\nexport type Handlers = Record<string, () => unknown>;\nexport const dispatch = (h: Handlers) => (isNotFound(null) ? null : h);\n",
+        "import { isNotFound } from '../errors.js';\nexport type Handlers = Record<string, () => " +
+        'unknown>;\nexport const dispatch = (h: Handlers) => (isNotFound(null) ? null : h);\n',
       'src/http/handlers/grants.ts':
-        "import { parse } from '../parameters/queryParams.js';\nimport type { Handlers } from '../middleware/routing.js';\nexport const grants: Handlers = { list: parse };\n",
+        "import { parse } from '../parameters/queryParams.js';\nimport type { Handlers } from " +
+        "'../middleware/routing.js';\nexport const grants: Handlers = { list: parse };\n",
       'src/http/pages/landing.ts':
         "import { feature } from '../routeTable.js';\nexport const landing = () => feature;\n",
       // Violations: the HTTP layer reaching an adapter; middleware importing a handler; a parameter
       // module importing middleware; a handler importing a page; the shared top importing a role;
       // one adapter importing another; the port side importing an adapter.
       'src/http/handlers/usage.ts':
-        "import { open } from '../../subscriptions/sqlite/store.js';\nimport { landing } from '../pages/landing.js';\nexport const usage = () => [open('.'), landing()];\n",
+        "import { open } from '../../subscriptions/sqlite/store.js';\nimport { landing } from " +
+        "'../pages/landing.js';\nexport const usage = () => [open('.'), landing()];\n",
       'src/http/middleware/limits.ts':
         "import { grants } from '../handlers/grants.js';\nexport const limits = grants;\n",
       'src/http/parameters/alertBody.ts':
@@ -211,13 +222,15 @@ describe('unit: the layering check (npm run check:layers)', function () {
         "import { page } from '../collect/offsetPage.js';\nexport const filters = page;\n",
       // collect/ doing I/O and knowing threads.
       'src/search/sqlite/collect/offsetPage.ts':
-        "import { isMainThread } from 'node:worker_threads';\nimport { file } from '../storage/catalogFile.js';\nexport const page = isMainThread ? file : '';\n",
+        "import { isMainThread } from 'node:worker_threads';\nimport { file } from " +
+        "'../storage/catalogFile.js';\nexport const page = isMainThread ? file : '';\n",
       // storage/ reaching for the runtime.
       'src/search/sqlite/storage/catalogFile.ts':
         "import { engine } from '../runtime/engine.js';\nexport const file = engine;\n",
       // The runtime may know threads and everything below it.
       'src/search/sqlite/runtime/engine.ts':
-        "import { Worker } from 'node:worker_threads';\nimport { LIMIT } from '../query/plan.js';\nexport const engine = `${typeof Worker}${LIMIT}`;\n",
+        "import { Worker } from 'node:worker_threads';\nimport { LIMIT } from '../query/plan.js';\nexport " +
+        'const engine = `${typeof Worker}${LIMIT}`;\n',
     });
     dirs.push(dir);
     const { code, output } = await check(dir);

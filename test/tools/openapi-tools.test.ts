@@ -209,7 +209,10 @@ export async function run(basePath: string, key: string, fetchApi: typeof fetch)
   const filters = await grants.getGrantFilters();
   const changes = await grants.getGrantChanges({ since: '0', limit: 1000 });
   const entries: ChangeEntry[] = changes.data;
-  const exported = await grants.exportGrantsRaw({ format: ExportGrantsFormatEnum.Ndjson, eligibleProvinces: new Set([SearchGrantsEligibleProvincesEnum.Ontario]) });
+  const exported = await grants.exportGrantsRaw({
+    format: ExportGrantsFormatEnum.Ndjson,
+    eligibleProvinces: new Set([SearchGrantsEligibleProvincesEnum.Ontario]),
+  });
   const text: string = await exported.value();
   const usage = await subscription.getUsage({ days: 7 });
   const limits = await subscription.getLimits();
@@ -221,14 +224,24 @@ export async function run(basePath: string, key: string, fetchApi: typeof fetch)
       grants: search.data.map((grant) => ({ ...grant })),
       currencies: (search.facets?.currency ?? []).map((facet) => facet.value),
     },
-    grant: { id: one.data.id, title: one.data.title, deadline: one.data.deadline?.toISOString() ?? null, amountMax: one.data.amountMax },
+    grant: {
+      id: one.data.id,
+      title: one.data.title,
+      deadline: one.data.deadline?.toISOString() ?? null,
+      amountMax: one.data.amountMax,
+    },
     filters: { provinces: filters.data.eligibleProvinces },
     changes: {
       live: entries.filter((entry) => !entry.deleted).length,
       liveIds: entries.filter((entry) => !entry.deleted).map((entry) => entry.id),
       tombstones: entries
         .filter((entry) => entry.deleted)
-        .map((entry) => ({ id: entry.id, deleted: entry.deleted, grant: entry.grant, changedAtIsDate: entry.changedAt instanceof Date })),
+        .map((entry) => ({
+          id: entry.id,
+          deleted: entry.deleted,
+          grant: entry.grant,
+          changedAtIsDate: entry.changedAt instanceof Date,
+        })),
     },
     export: {
       count: Number(exported.raw.headers.get('X-Export-Count')),

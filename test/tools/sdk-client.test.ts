@@ -279,7 +279,10 @@ describe('TypeScript SDK: reading grants against a real API', function () {
   });
 
   it('retries a 503 to the CommonGrants search (a POST that only reads), not to another POST', async () => {
-    /** Answers the first request of each path with a 503 as the API sends it (Retry-After 0), then lets the requests through. */
+    /**
+     * Answers the first request of each path with a 503 as the API sends it (Retry-After 0), then lets the requests
+     * through.
+     */
     const failedOnce = new Set<string>();
     const flaky = async (request: Request): Promise<Response> => {
       const path = new URL(request.url).pathname;

@@ -41,7 +41,11 @@ export async function use(body: string, headers: Record<string, string>): Promis
       void latest;
     }
   });
-  const alert = await client.alerts.create({ name: 'n', query: { eligibleProvinces: ['QUEBEC'] }, url: 'https://example.com/hook' });
+  const alert = await client.alerts.create({
+    name: 'n',
+    query: { eligibleProvinces: ['QUEBEC'] },
+    url: 'https://example.com/hook',
+  });
   // @ts-expect-error: an alert query takes GET /grants's filters only
   await client.alerts.create({ name: 'n', query: { eligibleProvinces: ['ATLANTIS'] }, url: 'https://example.com/hook' });
   const event = verifyWebhook(body, headers, alert.data.secret);
@@ -49,7 +53,8 @@ export async function use(body: string, headers: Record<string, string>): Promis
   try {
     await client.grants.get('missing');
   } catch (error) {
-    if (error instanceof GrantsApiError && error.code === 'NOT_FOUND') ids.push(error.requestId ?? '', ...error.details.map((d) => d.parameter));
+    if (error instanceof GrantsApiError && error.code === 'NOT_FOUND')
+      ids.push(error.requestId ?? '', ...error.details.map((d) => d.parameter));
   }
   const raw = await client.raw.GET('/grants/{id}', { params: { path: { id: 'g-1' } } });
   const csv = await client.raw.GET('/grants/export', { params: { query: { format: 'csv' } }, parseAs: 'text' });
@@ -125,7 +130,8 @@ describe('TypeScript SDK: the package', function () {
     ]);
 
     // A partner's project: install the tarball (its dependencies from the npm cache when there, else
-    // the registry: an install from a lockfile caches tarballs, not the metadata a range needs), import it, type-check code using it.
+    // the registry: an install from a lockfile caches tarballs, not the metadata a range needs), import it, type-check
+    // code using it.
     const consumer = path.join(work, 'consumer');
     mkdirSync(consumer);
     writeFileSync(

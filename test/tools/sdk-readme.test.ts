@@ -37,7 +37,8 @@ export const client = createGrantsClient({ baseUrl, apiKey });
 export const saved: { id: string }[] = [];
 export const save = (grant: { id: string }): void => void saved.push(grant);
 export const copy = new Map<string, Grant>();
-export const upsert = async (grant: ChangeEntry['grant']): Promise<void> => void (grant !== null && copy.set(grant.id, grant));
+export const upsert = async (grant: ChangeEntry['grant']): Promise<void> =>
+  void (grant !== null && copy.set(grant.id, grant));
 export const remove = async (id: string): Promise<void> => void copy.delete(id);
 let position: string | null = null;
 export const loadPosition = (): string | null => position;
@@ -52,9 +53,17 @@ export const log = (what: unknown): void => void notified.push(what);
 export const secret = 'whsec_' + randomBytes(24).toString('base64');
 const id = 'msg_readme';
 const timestamp = String(Math.floor(Date.now() / 1000));
-export const rawBody = JSON.stringify({ type: 'grant.matched', timestamp: new Date().toISOString(), data: { alert: { id: 'alt_readme', name: 'README' }, grant: { id: 'grt_readme' }, reason: null, change: null } });
-const signature = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(id + '.' + timestamp + '.' + rawBody).digest('base64');
-export const req = { headers: { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': 'v1,' + signature } };
+export const rawBody = JSON.stringify({
+  type: 'grant.matched',
+  timestamp: new Date().toISOString(),
+  data: { alert: { id: 'alt_readme', name: 'README' }, grant: { id: 'grt_readme' }, reason: null, change: null },
+});
+const signature = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+  .update(id + '.' + timestamp + '.' + rawBody)
+  .digest('base64');
+export const req = {
+  headers: { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': 'v1,' + signature },
+};
 export const res = { statusCode: 0, ended: false, end(): void { this.ended = true; } };
 `;
 
@@ -83,7 +92,9 @@ function ownNames(code: string): Set<string> {
 function exampleModule(block: Block): string {
   const own = ownNames(block.text);
   const taken = PRELUDE_NAMES.filter((name) => !own.has(name) && new RegExp(`\\b${name}\\b`).test(block.text));
-  return `${taken.length > 0 ? `import { ${taken.join(', ')} } from './prelude.js';\n` : ''}${block.text}\nexport {};\n`;
+  return (
+    `${taken.length > 0 ? `import { ${taken.join(', ')} } from './prelude.js';\n` : ''}${block.text}\nexport ` + `{};\n`
+  );
 }
 
 describe(`TypeScript SDK: every example of ${README} runs against the bundled catalog`, function () {

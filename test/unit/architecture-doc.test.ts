@@ -24,7 +24,9 @@ export function pipelineNames(markdown: string): string[] {
 
 describe('unit: docs/architecture.md lists the request pipeline as apiLayers() names it', () => {
   it('reads the numbered list of its pipeline section, and tells a different order apart', () => {
-    const doc = `# A\n\n${SECTION}\n\nIntro \`x\`.\n\n1. \`requestId\` — one.\n2. \`auth\` — two.\n   more text\n\n## Next\n\n3. \`later\` — not in the section.\n`;
+    const doc =
+      `# A\n\n${SECTION}\n\nIntro \`x\`.\n\n1. \`requestId\` — one.\n2. \`auth\` — two.\n   more text\n\n## ` +
+      `Next\n\n3. \`later\` — not in the section.\n`;
     expect(pipelineNames(doc)).to.deep.equal(['requestId', 'auth']);
     expect(pipelineNames(doc)).to.not.deep.equal(['auth', 'requestId']);
     expect(() => pipelineNames('# no pipeline here\n')).to.throw(/no "## The request pipeline" section/);

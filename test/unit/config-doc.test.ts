@@ -44,7 +44,8 @@ const SETTING_LIST = Object.entries(SETTINGS) as [string, Setting][];
 describe('unit: the configuration table of docs/operations.md', () => {
   it('reads the rows of its section only, with their default column', () => {
     const rows = configurationTable(
-      '# O\n\n## Configuration\n\n| variable | default | meaning |\n|---|---|---|\n| `PORT` | `3000` | port |\n\n## Logs\n\n| `LATER` | x | y |\n',
+      '# O\n\n## Configuration\n\n| variable | default | meaning |\n|---|---|---|\n| `PORT` | `3000` | port ' +
+        '|\n\n## Logs\n\n| `LATER` | x | y |\n',
     );
     expect([...rows.keys()]).to.deep.equal(['PORT']);
     expect(rows.get('PORT')?.defaultColumn).to.equal('`3000`');

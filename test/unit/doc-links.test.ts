@@ -1,7 +1,7 @@
 // The guides (README.md and docs/*.md) link to each other and to files of the repository: every
-// relative link (an image's src included) must name a file that exists and, with a #fragment, a heading of that file (as
-// GitHub spells its anchors). They name npm scripts: each must be one package.json has. And they
-// stand alone: no link leaves the repository.
+// relative link (an image's src included) must name a file that exists and, with a #fragment, a heading of that file
+// (as GitHub spells its anchors). They name npm scripts: each must be one package.json has. And they stand alone: no
+// link leaves the repository.
 import { expect } from 'chai';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -130,7 +130,11 @@ describe('unit: the guides link only to what exists', () => {
     writeFileSync(path.join(root, 'package.json'), JSON.stringify({ scripts: { test: 'mocha' } }));
     writeFileSync(
       path.join(root, 'README.md'),
-      '# R\n\n[ok](docs/a.md#section-one) [self](#r) [web](https://example.com/x.md#nowhere)\n[gone](docs/missing.md) [bad anchor](docs/a.md#section-two)\n<img src="docs/images/missing.png" width="100" alt="x">\n`[in code](docs/nowhere.md)`\n\n```\n[fenced](docs/nowhere.md)\n```\n\nRun `npm test` or `npm run test`; `npm run tset` is a typo.\n',
+      '# R\n\n[ok](docs/a.md#section-one) [self](#r) ' +
+        '[web](https://example.com/x.md#nowhere)\n[gone](docs/missing.md) [bad ' +
+        'anchor](docs/a.md#section-two)\n<img src="docs/images/missing.png" width="100" alt="x">\n`[in ' +
+        'code](docs/nowhere.md)`\n\n```\n[fenced](docs/nowhere.md)\n```\n\nRun `npm test` or `npm run test`; `npm ' +
+        'run tset` is a typo.\n',
     );
     writeFileSync(
       path.join(root, 'docs/a.md'),

@@ -56,7 +56,11 @@ function searchResponse(sources: unknown[], write: (v: unknown) => string): stri
     (source, i) =>
       `{"_index":"grants-1","_id":"g-${i}","_score":null,"_source":${write(source)},"sort":[${i},${i * 7}]}`,
   );
-  return `{"took":1,"timed_out":false,"hits":{"total":{"value":${sources.length},"relation":"eq"},"max_score":null,"hits":[${hits.join(',')}]},"aggregations":{"currency":{"doc_count":3,"values":{"buckets":[{"key":"CAD","doc_count":3}]}}}}`;
+  return (
+    `{"took":1,"timed_out":false,"hits":{"total":{"value":${sources.length},"relation":"eq"},"max_score":null,` +
+    `"hits":[${hits.join(',')}]},"aggregations":{"currency":{"doc_count":3,"values":{"buckets":[{"key":"CAD",` +
+    `"doc_count":3}]}}}}`
+  );
 }
 
 /** What readSources must give: the parsed response, each _source as its index, and their JSON.stringify. */
@@ -117,7 +121,8 @@ describe('grants cut out of an Elasticsearch response', () => {
 
   it('a response without sources, and documents not found, parse as they are', () => {
     const mget =
-      '{"docs":[{"_index":"i","_id":"a","found":false},{"_index":"i","_id":"b","_version":1,"found":true,"_source":{"id":"b"}},{"_index":"i","_id":"c","error":{"type":"x"}}]}';
+      '{"docs":[{"_index":"i","_id":"a","found":false},{"_index":"i","_id":"b","_version":1,"found":true,' +
+      '"_source":{"id":"b"}},{"_index":"i","_id":"c","error":{"type":"x"}}]}';
     expect(readSources(mget)).to.deep.equal({
       body: {
         docs: [

@@ -175,7 +175,8 @@ describe('French analysis', () => {
           eligibleProvinces: ['ONTARIO', 'QUEBEC'],
         }),
       ).to.equal(
-        'Federal government. gouvernement fédéral. Loan. prêt. Indigenous communities. communautés autochtones. Small business. petite entreprise. Ontario. Quebec. Québec',
+        'Federal government. gouvernement fédéral. Loan. prêt. Indigenous communities. communautés autochtones. ' +
+          'Small business. petite entreprise. Ontario. Quebec. Québec',
       );
     });
   });

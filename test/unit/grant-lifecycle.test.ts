@@ -24,7 +24,8 @@ describe('grant lifecycle: status at a time', () => {
 describe('grant lifecycle: the served JSON text', () => {
   it('adds the status last, the rest of the text byte for byte', () => {
     const stored =
-      '{"id":"a","description":"x","opensAt":"2026-06-15T13:00:00.000Z","deadline":"2026-07-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:00.000Z"}';
+      '{"id":"a","description":"x","opensAt":"2026-06-15T13:00:00.000Z",' +
+      '"deadline":"2026-07-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:00.000Z"}';
     expect(servedGrantJson(stored, T)).to.equal(`${stored.slice(0, -1)},"status":"FORECASTED"}`);
     expect(JSON.parse(servedGrantJson(stored, Date.parse('2026-06-15T13:00:00.000Z'))).status).to.equal('OPEN');
   });
@@ -46,7 +47,8 @@ describe('grant lifecycle: the served JSON text', () => {
     const stored = '{"id":"a","currency":"CAD","deadline":"2026-01-01T00:00:00.000Z","applicationUrl":null}';
     const served = servedGrantJson(stored, T);
     expect(served).to.equal(
-      '{"id":"a","currency":"CAD","opensAt":null,"deadline":"2026-01-01T00:00:00.000Z","applicationUrl":null,"status":"CLOSED"}',
+      '{"id":"a","currency":"CAD","opensAt":null,"deadline":"2026-01-01T00:00:00.000Z",' +
+        '"applicationUrl":null,"status":"CLOSED"}',
     );
   });
 });

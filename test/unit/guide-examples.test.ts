@@ -176,7 +176,8 @@ describe('guide examples', function () {
       expect(
         compareShown(
           shown(
-            '{ "success": true, "data": …, "pagination": { "page": 1, "limit": 20, "total": 40, "totalPages": 1 }, "meta": … }',
+            '{ "success": true, "data": …, "pagination": { "page": 1, "limit": 20, "total": 40, "totalPages": 1 ' +
+              '}, "meta": … }',
           ),
           real,
           'values',
@@ -214,7 +215,8 @@ describe('guide examples', function () {
 
     it('shape compares keys and types, not values; an empty list where the guide shows elements differs', function () {
       const shown = parseShownJson(
-        '{ "success": true, "data": [ { "id": "grt_9", "deadline": "2027-01-01T00:00:00.000Z" } ], "pagination": { "page": 2, "limit": 5, "total": 1, "totalPages": 9 }, "meta": … }',
+        '{ "success": true, "data": [ { "id": "grt_9", "deadline": "2027-01-01T00:00:00.000Z" } ], "pagination": ' +
+          '{ "page": 2, "limit": 5, "total": 1, "totalPages": 9 }, "meta": … }',
       );
       expect(compareShown(shown, real, 'shape')).to.deep.equal([]);
       expect(compareShown(shown, { ...real, data: [] }, 'shape')).to.deep.equal([

@@ -12,7 +12,8 @@ import { guideFiles } from '../support/guides.js';
 import { brokenLinks } from './doc-links.test.js';
 
 const MONTH =
-  '(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';
+  '(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|' +
+  'Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)';
 
 /** What marks a line of prose as a dated record: a calendar date, a day and month, a UTC time. */
 const DATED = [

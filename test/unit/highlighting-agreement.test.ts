@@ -64,7 +64,8 @@ function expectAgreement(grants: readonly Grant[], searches: readonly string[]):
         ).title!.includes('\u0001');
         if (found.has(g.id) !== (marked || labelMarked))
           disagreements.push(
-            `${text} on ${g.id}: FTS5 ${found.has(g.id) ? 'matches' : 'does not match'}, marked: ${marked}, in labels: ${labelMarked}`,
+            `${text} on ${g.id}: FTS5 ${found.has(g.id) ? 'matches' : 'does not match'}, marked: ${marked}, ` +
+              `in labels: ${labelMarked}`,
           );
       }
     }

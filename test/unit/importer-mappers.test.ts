@@ -26,10 +26,14 @@ const fields = (record: Record<string, string | string[]>) =>
 
 describe('importers: dates', () => {
   it('a date-only deadline is the last millisecond of the day in the zone, on both sides of a clock change', () => {
-    expect(endOfDay({ year: 2027, month: 1, day: 15 }, 'America/Toronto')).to.equal('2027-01-16T04:59:59.999Z'); // EST, UTC−5
-    expect(endOfDay({ year: 2027, month: 7, day: 15 }, 'America/Toronto')).to.equal('2027-07-16T03:59:59.999Z'); // EDT, UTC−4
-    expect(endOfDay({ year: 2027, month: 3, day: 14 }, 'America/Toronto')).to.equal('2027-03-15T03:59:59.999Z'); // the day clocks spring forward
-    expect(endOfDay({ year: 2027, month: 11, day: 7 }, 'America/Toronto')).to.equal('2027-11-08T04:59:59.999Z'); // the day they fall back
+    // EST, UTC−5
+    expect(endOfDay({ year: 2027, month: 1, day: 15 }, 'America/Toronto')).to.equal('2027-01-16T04:59:59.999Z');
+    // EDT, UTC−4
+    expect(endOfDay({ year: 2027, month: 7, day: 15 }, 'America/Toronto')).to.equal('2027-07-16T03:59:59.999Z');
+    // the day clocks spring forward
+    expect(endOfDay({ year: 2027, month: 3, day: 14 }, 'America/Toronto')).to.equal('2027-03-15T03:59:59.999Z');
+    // the day they fall back
+    expect(endOfDay({ year: 2027, month: 11, day: 7 }, 'America/Toronto')).to.equal('2027-11-08T04:59:59.999Z');
     expect(endOfDay({ year: 2027, month: 1, day: 15 }, 'UTC')).to.equal('2027-01-15T23:59:59.999Z');
     expect(endOfDay({ year: 2027, month: 1, day: 15 }, 'America/Vancouver')).to.equal('2027-01-16T07:59:59.999Z');
     expect(startOfDay({ year: 2027, month: 1, day: 15 }, 'America/Toronto')).to.equal('2027-01-15T05:00:00.000Z');
@@ -389,7 +393,8 @@ describe('importers: the rejection report', () => {
       problems: [{ field: 'funderType', reason: 'unknown value "\u001b[31mred\nrejected record 1: forged"' }],
     });
     expect(lines).to.deep.equal([
-      'rejected record 7 (line 8, id "x\\u001b[2J"): funderType: unknown value "\\u001b[31mred\\u000arejected record 1: forged"',
+      'rejected record 7 (line 8, id "x\\u001b[2J"): funderType: unknown value "\\u001b[31mred\\u000arejected ' +
+        'record 1: forged"',
     ]);
     expect(sunk).to.have.length(1);
     expect(log.count).to.equal(1);

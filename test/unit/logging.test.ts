@@ -128,7 +128,10 @@ describe('logging', () => {
     // The child runs with this process's flags (tsx's --import when the tests run from source).
     const script = `import { createLogger } from ${JSON.stringify(new URL('../../src/log.js', import.meta.url).href)};
       const log = createLogger('info', { format: 'pretty' });
-      log.info(${JSON.stringify(hostile)}, { name: ${JSON.stringify(hostile)}, path: ${JSON.stringify(`/%67k_live_${key.slice(8)}`)} });
+      log.info(${JSON.stringify(hostile)}, {
+        name: ${JSON.stringify(hostile)},
+        path: ${JSON.stringify(`/%67k_live_${key.slice(8)}`)},
+      });
       log.flush();
       setTimeout(() => process.exit(0), 500);`;
     const dir = mkdtempSync(path.join(tmpdir(), 'grants-log-'));

@@ -33,7 +33,8 @@ describe('request check against the OpenAPI document', () => {
       '/external/v1/grants?search=clean+energy&limit=5&page=2',
       '/external/v1/grants?funderType=FEDERAL_GRANT,FOUNDATION&eligibleProvinces=ONTARIO',
       '/external/v1/grants?funderType=FEDERAL_GRANT%2CFOUNDATION',
-      '/external/v1/grants?isRecurring=false&amountMin=1000.5&deadlineFrom=2026-01-01&fields=id,title&facets=funderType',
+      '/external/v1/grants?isRecurring=false&amountMin=1000.5&deadlineFrom=2026-01-01&fields=id,title&' +
+        'facets=funderType',
       '/external/v1/grants?fields=',
       '/external/v1/grants/filters',
       '/external/v1/grants/grt_fd5f6d22',
@@ -72,7 +73,8 @@ describe('request check against the OpenAPI document', () => {
     expect(
       requestProblems(
         get(
-          '/external/v1/grants?funderType=FEDERAL_GRANT&funderType[]=FOUNDATION,CORPORATE&eligibleProvinces%5B0%5D=YUKON',
+          '/external/v1/grants?funderType=FEDERAL_GRANT&funderType[]=FOUNDATION,CORPORATE&' +
+            'eligibleProvinces%5B0%5D=YUKON',
         ),
         tolerant,
       ),

@@ -80,7 +80,8 @@ describe('relevance metrics', () => {
     it('averages each metric and counts the queries that matched nothing', () => {
       const scores = [
         scoreQuery({ ranked: ['a', 'b'], total: 2 }, rel('a', 'b')), // nDCG 1, recall 1, RR 1
-        scoreQuery({ ranked: ['x', 'a'], total: 7 }, rel('a', 'c')), // nDCG (1/log2 3)/(1 + 1/log2 3), recall 0.5, RR 0.5
+        // nDCG (1/log2 3)/(1 + 1/log2 3), recall 0.5, RR 0.5
+        scoreQuery({ ranked: ['x', 'a'], total: 7 }, rel('a', 'c')),
         scoreQuery({ ranked: [], total: 0 }, rel('a')), // all 0, no result
       ];
       const summary = summarise(scores);

@@ -47,7 +47,8 @@ const term = (key: string, weight: number): SimilarTerm => ({ key, word: key, do
 describe('similar grants: the shared method', function () {
   it('counts each term of the title, funder and description by key, with its field weight; short and digit-only words are no terms', function () {
     const terms = sourceTerms(grant('g', 'Kelp Forests', 'Ocean Trust', 'Forest kelp, kelp! 2024 of an élan'));
-    // kelp: title 3 + description 1 + 1; forests/forest share the key "forest": 3 + 1; ocean, trust 2; élan folded; "of", "an", "2024" dropped.
+    // kelp: title 3 + description 1 + 1; forests/forest share the key "forest": 3 + 1; ocean, trust 2; élan folded;
+    // "of", "an", "2024" dropped.
     expect(terms.map((t) => [t.word, t.key, t.frequency])).to.deep.equal([
       ['kelp', 'kelp', 5],
       ['forests', 'forest', 4],

@@ -58,7 +58,10 @@ function ftsScores(db: Db, columns: CatalogColumns, words: string[]): Map<number
 const queryTerms = new QueryTerms();
 after(() => queryTerms.close());
 
-/** Asserts that the in-memory scores of the words (one term each in each analysis) are FTS5's, hit for hit and bit for bit. */
+/**
+ * Asserts that the in-memory scores of the words (one term each in each analysis) are FTS5's, hit for hit and bit for
+ * bit.
+ */
 function expectSameAsFts(db: Db, columns: CatalogColumns, index: TextIndex, words: string[]): number {
   const terms = words.map((word) => analysesOf(word, queryTerms));
   expect(terms.every((t) => t !== null)).to.equal(true);
@@ -418,7 +421,8 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
         const ftsOrder = (words: string[]) =>
           db
             .prepare(
-              `SELECT g.id FROM grants_text JOIN grants g ON g.rowid = grants_text.rowid WHERE grants_text MATCH ? ORDER BY bm25(grants_text, ${BM25_WEIGHTS.join(', ')}), g.id`,
+              `SELECT g.id FROM grants_text JOIN grants g ON g.rowid = grants_text.rowid WHERE grants_text ` +
+                `MATCH ? ORDER BY bm25(grants_text, ${BM25_WEIGHTS.join(', ')}), g.id`,
             )
             .pluck()
             .all(ftsMatchExpression(plainSearch(words))) as string[];

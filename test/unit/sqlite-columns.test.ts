@@ -94,7 +94,9 @@ function query(overrides: Partial<GrantQuery>): GrantQuery {
 const anyOf = <T>(wanted: readonly T[], has: readonly T[]) =>
   wanted.length === 0 || wanted.some((v) => has.includes(v));
 const time = (iso: string | null) => (iso === null ? null : Date.parse(iso));
-/** The status at `now` as the GrantQuery comments say: CLOSED past the deadline, FORECASTED before opensAt, else OPEN. */
+/**
+ * The status at `now` as the GrantQuery comments say: CLOSED past the deadline, FORECASTED before opensAt, else OPEN.
+ */
 const statusOf = (g: Grant, now: number): string => {
   const d = time(g.deadline);
   const o = time(g.opensAt);
@@ -275,7 +277,8 @@ describe('unit: SQLite engine columns', () => {
         );
         const expected = Array.from({ length: size }, (_, i) => i)
           .filter((p) => !Number.isNaN(values[p]))
-          // Compared with < rather than by subtraction (Infinity − Infinity is NaN): equal values are ties, by position.
+          // Compared with < rather than by subtraction (Infinity − Infinity is NaN): equal values are ties, by
+          // position.
           .sort((a, b) => (values[a] === values[b] ? a - b : values[a] < values[b] ? -1 : 1));
         expect(Array.from(ascendingByNumber(values)), `size ${size}`).to.deep.equal(expected);
       }
@@ -391,7 +394,8 @@ describe('unit: SQLite engine columns', () => {
     const ftsIds = (search: ParsedSearch): string[] =>
       db
         .prepare(
-          `SELECT g.id FROM grants_text JOIN grants g ON g.rowid = grants_text.rowid WHERE grants_text MATCH ? ORDER BY bm25(grants_text, ${BM25_WEIGHTS.join(', ')}), g.id`,
+          `SELECT g.id FROM grants_text JOIN grants g ON g.rowid = grants_text.rowid WHERE grants_text ` +
+            `MATCH ? ORDER BY bm25(grants_text, ${BM25_WEIGHTS.join(', ')}), g.id`,
         )
         .pluck()
         .all(ftsMatchExpression(search)!) as string[];

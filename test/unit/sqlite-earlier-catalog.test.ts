@@ -30,7 +30,8 @@ describe('embedded engine: a catalog built by an earlier release', () => {
     const db = openCatalog(file);
     db.transaction(() => {
       db.exec(
-        `DROP TABLE grants_text; CREATE VIRTUAL TABLE grants_text USING fts5(title, funder, description, tokenize = '${TEXT_TOKENIZER}')`,
+        `DROP TABLE grants_text; CREATE VIRTUAL TABLE grants_text USING fts5(title, funder, description, ` +
+          `tokenize = '${TEXT_TOKENIZER}')`,
       );
       const insert = db.prepare('INSERT INTO grants_text (rowid, title, funder, description) VALUES (?, ?, ?, ?)');
       for (const [rowid, doc] of db.prepare('SELECT rowid, doc FROM grants').raw().all() as [number, string][]) {

@@ -1,8 +1,8 @@
 // The range conditions kept per catalog build (src/search/sqlite/query/ranges.ts): every set a
 // RangeSets gives, whether built from the column's order, found in its cache under bounds that name
 // the same grants, or tested on a search's few hits, holds the grants a plain check of every
-// grant's value, written here, finds. Over the fixture grants in a real SQLite catalog, with bounds drawn from the values
-// themselves (ties, the values' neighbours, infinities) so every edge of the order is crossed.
+// grant's value, written here, finds. Over the fixture grants in a real SQLite catalog, with bounds drawn from the
+// values themselves (ties, the values' neighbours, infinities) so every edge of the order is crossed.
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
 import { Random } from '../../fixtures/generate.js';
@@ -50,7 +50,10 @@ describe('embedded engine: range conditions kept per build', () => {
   const inside = (values: Float64Array, low: number, high: number, nulls: boolean): number[] =>
     Array.from(values.keys()).filter((p) => (Number.isNaN(values[p]) ? nulls : values[p] >= low && values[p] <= high));
 
-  /** The reference: the positions whose amounts overlap [low, high] (a null bound open on its side; no amounts, no match). */
+  /**
+   * The reference: the positions whose amounts overlap [low, high] (a null bound open on its side; no amounts, no
+   * match).
+   */
   const overlapping = (low: number, high: number): number[] => {
     const { amountMin: mins, amountMax: maxes } = columns.numbers;
     return Array.from(mins.keys()).filter((p) => {

@@ -53,7 +53,8 @@ describe('unit: SQLite engine, one read snapshot per event-loop turn', () => {
       // A commit puts frames in the WAL; a snapshot taken now holds a truncating checkpoint back…
       other
         .prepare(
-          "INSERT INTO catalog_meta (key, value) VALUES ('probe', '1') ON CONFLICT (key) DO UPDATE SET value = value + 1",
+          "INSERT INTO catalog_meta (key, value) VALUES ('probe', '1') ON CONFLICT (key) DO UPDATE SET " +
+            'value = value + 1',
         )
         .run();
       await engine.count();

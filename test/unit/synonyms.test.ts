@@ -57,7 +57,8 @@ describe('synonyms: the file', () => {
 
 describe('synonyms: a search given them', () => {
   const rules = parseSynonyms(
-    'nonprofit, non-profit, not-for-profit\nEV, electric vehicle\nR&D => research and development\nhomebuyer, home buyer',
+    'nonprofit, non-profit, not-for-profit\nEV, electric vehicle\nR&D => research and development\nhomebuyer, ' +
+      'home buyer',
   );
 
   it('a word gains its other spellings as alternatives, with no typo', () => {

@@ -296,7 +296,8 @@ describe('terms with alternatives: in-memory scores are FTS5 scores', function (
             ]),
           ),
         };
-        // Only searches the in-memory path answers compare two paths (each word and alternative one term in each analysis).
+        // Only searches the in-memory path answers compare two paths (each word and alternative one term in each
+        // analysis).
         if (wordTerms(derived, queryTerms) === null) continue;
         const fts = finder.find(columns, derived, null).text!.scored!;
         const memory = finder.find(columns, derived, { terms: queryTerms, index: () => index }).text!.scored!;

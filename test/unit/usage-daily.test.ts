@@ -22,7 +22,8 @@ function fromLog(db: Db, subscriptionId: string, fromDay: string) {
       .get(subscriptionId, fromDay) as number,
     topEndpoints: db
       .prepare(
-        `SELECT endpoint, count(*) AS calls FROM usage_log WHERE ${COUNTED} GROUP BY endpoint ORDER BY calls DESC, endpoint ASC LIMIT 10`,
+        `SELECT endpoint, count(*) AS calls FROM usage_log WHERE ${COUNTED} GROUP BY endpoint ORDER BY ` +
+          `calls DESC, endpoint ASC LIMIT 10`,
       )
       .all(subscriptionId, fromDay),
   };
@@ -62,17 +63,20 @@ describe('usage statistics from usage_daily', () => {
     usage.flush();
     // Someone else writing the log (an operator's import, another tool): the triggers count it too.
     db.prepare(
-      `INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)
+      `INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms,
+        request_id)
        VALUES ('2026-11-05T10:00:00.000Z', '2026-11-05', 'sub_a', 'key_1', 'gk', '/grants', 1, 200, 1, 'req_x')`,
     ).run();
     db.prepare(
       "DELETE FROM usage_log WHERE id IN (SELECT id FROM usage_log WHERE subscription_id = 'sub_b' LIMIT 200)",
     ).run();
     db.prepare(
-      "UPDATE usage_log SET status = 429 WHERE id IN (SELECT id FROM usage_log WHERE subscription_id = 'sub_a' AND status = 200 LIMIT 100)",
+      'UPDATE usage_log SET status = 429 WHERE id IN (SELECT id FROM usage_log WHERE subscription_id = ' +
+        "'sub_a' AND status = 200 LIMIT 100)",
     ).run();
     db.prepare(
-      "UPDATE usage_log SET endpoint = '/subscription/limits', billable = 0 WHERE id IN (SELECT id FROM usage_log WHERE status = 404 LIMIT 50)",
+      "UPDATE usage_log SET endpoint = '/subscription/limits', billable = 0 WHERE id IN (SELECT id FROM " +
+        'usage_log WHERE status = 404 LIMIT 50)',
     ).run();
     for (const subscription of ['sub_a', 'sub_b', 'sub_none']) {
       for (const fromDay of ['2026-01-01', '2026-10-15', '2026-11-20', '2027-01-01']) {
@@ -82,7 +86,8 @@ describe('usage statistics from usage_daily', () => {
         expect(usage.dailyByEndpoint(subscription, fromDay), `daily: ${subscription} from ${fromDay}`).to.deep.equal(
           db
             .prepare(
-              `SELECT day, endpoint, count(*) AS calls FROM usage_log WHERE ${COUNTED} GROUP BY day, endpoint ORDER BY day, endpoint`,
+              `SELECT day, endpoint, count(*) AS calls FROM usage_log WHERE ${COUNTED} GROUP BY day, ` +
+                `endpoint ORDER BY day, endpoint`,
             )
             .all(subscription, fromDay),
         );
@@ -95,15 +100,20 @@ describe('usage statistics from usage_daily', () => {
   it('a database whose log predates usage_daily is counted in full by the migrations (and loses the log index)', () => {
     // Back to schema version 1 with a log already written, as a database of the previous release.
     let db = openSubscriptionsDb(file);
-    db.exec(`DROP TRIGGER usage_log_counted_insert; DROP TRIGGER usage_log_counted_delete; DROP TRIGGER usage_log_counted_update;
-             DROP TABLE usage_daily; DROP TABLE demo_subscription; DROP TABLE usage_retention; ALTER TABLE subscriptions DROP COLUMN feature_grants_export;
-             DROP TABLE idempotency_keys; DROP TABLE alert_matcher; DROP TABLE alert_messages; DROP TABLE alert_grants; DROP TABLE alerts;
-             ALTER TABLE subscriptions DROP COLUMN feature_alerts_manage; ALTER TABLE subscriptions DROP COLUMN alert_limit;
+    db.exec(`DROP TRIGGER usage_log_counted_insert; DROP TRIGGER usage_log_counted_delete; DROP TRIGGER
+      usage_log_counted_update;
+             DROP TABLE usage_daily; DROP TABLE demo_subscription; DROP TABLE usage_retention; ALTER TABLE
+               subscriptions DROP COLUMN feature_grants_export;
+             DROP TABLE idempotency_keys; DROP TABLE alert_matcher; DROP TABLE alert_messages; DROP TABLE
+               alert_grants; DROP TABLE alerts;
+             ALTER TABLE subscriptions DROP COLUMN feature_alerts_manage; ALTER TABLE subscriptions DROP COLUMN
+               alert_limit;
              DROP TABLE audit_log; ALTER TABLE api_keys DROP COLUMN name; ALTER TABLE api_keys DROP COLUMN restrictions;
              DELETE FROM schema_migrations WHERE version >= 2;
              CREATE INDEX usage_log_subscription_day ON usage_log (subscription_id, day);`);
     const insert = db.prepare(
-      `INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)
+      `INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms,
+        request_id)
        VALUES (?, ?, ?, 'key_1', 'gk', ?, ?, ?, 1, ?)`,
     );
     for (const r of rows(1500, 11))

@@ -37,7 +37,8 @@ describe('unit: UsageStore batched writes', () => {
         expect(store.pending).to.equal(0);
         const stored = db
           .prepare(
-            'SELECT at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id FROM usage_log ORDER BY id',
+            'SELECT at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, ' +
+              'request_id FROM usage_log ORDER BY id',
           )
           .all();
         expect(stored).to.deep.equal(

@@ -17,7 +17,9 @@ import type {
 } from './types.js';
 
 export interface IdempotencyOptions {
-  /** The Idempotency-Key header: the same key and body within 24 hours replay the first answer. A random one by default. */
+  /**
+   * The Idempotency-Key header: the same key and body within 24 hours replay the first answer. A random one by default.
+   */
   idempotencyKey?: string;
 }
 

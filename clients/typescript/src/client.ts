@@ -15,7 +15,10 @@ import { subscriptionApi, type SubscriptionApi } from './subscription.js';
 export const API_PREFIX = '/external/v1';
 
 export interface GrantsClientOptions {
-  /** The server, e.g. `https://grants.example.com` (the client adds /external/v1; a URL already ending in it is taken as is). */
+  /**
+   * The server, e.g. `https://grants.example.com` (the client adds /external/v1; a URL already ending in it is taken as
+   * is).
+   */
   baseUrl: string;
   /** Your API key, sent as `Authorization: Bearer <key>`. */
   apiKey: string;
@@ -36,7 +39,10 @@ export interface GrantsClient {
   keys: KeysApi;
   /** The catalog in the CommonGrants protocol (list, get by UUID or id, search). */
   commonGrants: CommonGrantsApi;
-  /** The generated openapi-fetch client itself (GET, POST, ... on every path of openapi.json), with the same key and retries; it returns { data, error, response } instead of throwing. */
+  /**
+   * The generated openapi-fetch client itself (GET, POST, ... on every path of openapi.json), with the same key and
+   * retries; it returns { data, error, response } instead of throwing.
+   */
   raw: ApiClient;
 }
 

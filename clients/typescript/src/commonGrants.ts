@@ -13,9 +13,15 @@ import type {
 } from './types.js';
 
 export interface CommonGrantsApi {
-  /** GET /common-grants/opportunities: a page of opportunities, most recently modified first (`pageSize` 1 to 100, default 100). */
+  /**
+   * GET /common-grants/opportunities: a page of opportunities, most recently modified first (`pageSize` 1 to 100,
+   * default 100).
+   */
   list(query?: CommonGrantsListQuery): Promise<CommonGrantsListAnswer>;
-  /** GET /common-grants/opportunities/{id}: one opportunity by its UUID or by the grant id (a GrantsApiError with code NOT_FOUND when there is none). */
+  /**
+   * GET /common-grants/opportunities/{id}: one opportunity by its UUID or by the grant id (a GrantsApiError with code
+   * NOT_FOUND when there is none).
+   */
   get(id: string): Promise<CommonGrantsOpportunityAnswer>;
   /** POST /common-grants/opportunities/search: search text, filters, sorting and paging as the protocol writes them. */
   search(body?: CommonGrantsSearchBody): Promise<CommonGrantsSearchAnswer>;

@@ -6,7 +6,10 @@ export class GrantsApiError extends Error {
   override readonly name = 'GrantsApiError';
   /** The HTTP status (400, 401, 403, 404, 410, 429, 503, ...). */
   readonly status: number;
-  /** The API's error code (VALIDATION_ERROR, NOT_FOUND, RATE_LIMITED, ...): what to do depends on it alone. `HTTP_ERROR` when the answer was not the API's envelope (e.g. a proxy's page). */
+  /**
+   * The API's error code (VALIDATION_ERROR, NOT_FOUND, RATE_LIMITED, ...): what to do depends on it alone. `HTTP_ERROR`
+   * when the answer was not the API's envelope (e.g. a proxy's page).
+   */
   readonly code: ErrorCode | 'HTTP_ERROR' | (string & {});
   /** The id of the request (meta.requestId, else the X-Request-Id header): quote it when reporting a problem. */
   readonly requestId: string | null;

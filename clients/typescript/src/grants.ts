@@ -1,4 +1,5 @@
-// GET /grants, /grants/{id}, /grants/{id}/history, /grants/{id}/similar, /grants/filters and /grants/suggest, and iteration over every match by cursor paging.
+// GET /grants, /grants/{id}, /grants/{id}/history, /grants/{id}/similar, /grants/filters and /grants/suggest, and
+// iteration over every match by cursor paging.
 import type { ApiClient } from './api.js';
 import { unwrap } from './errors.js';
 import type {
@@ -31,11 +32,16 @@ export interface GrantsApi {
    * fields it changed, deleted); `cursor` the previous page's `pagination.nextCursor` for older ones.
    */
   history(id: string, query?: GrantHistoryQuery): Promise<GrantHistoryAnswer>;
-  /** GET /grants/{id}/similar: the grants most like it, the most similar first (a GrantsApiError with code NOT_FOUND when there is none). */
+  /**
+   * GET /grants/{id}/similar: the grants most like it, the most similar first (a GrantsApiError with code NOT_FOUND
+   * when there is none).
+   */
   similar(id: string, query?: GrantSimilarQuery): Promise<GrantSimilarAnswer>;
   /** GET /grants/filters: the values each filter accepts. */
   filters(): Promise<GrantFiltersAnswer>;
-  /** GET /grants/suggest: completions of the text typed so far (`q`), the most grants first, under the filters given. */
+  /**
+   * GET /grants/suggest: completions of the text typed so far (`q`), the most grants first, under the filters given.
+   */
   suggest(query: GrantSuggestQuery): Promise<GrantSuggestAnswer>;
 }
 

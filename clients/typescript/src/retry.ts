@@ -8,7 +8,10 @@ export interface RetryOptions {
   maxAttempts?: number;
   /** The most time spent waiting between attempts, over all retries of one call (default 30 000 ms). */
   maxTotalWaitMs?: number;
-  /** The wait before the first retry when the answer has no usable Retry-After, doubled for each further retry (default 500 ms). */
+  /**
+   * The wait before the first retry when the answer has no usable Retry-After, doubled for each further retry (default
+   * 500 ms).
+   */
   baseDelayMs?: number;
   /** Told before each wait (for logs or metrics). */
   onRetry?: (retry: RetryInfo) => void;

@@ -8,7 +8,10 @@ type QueryOf<Op extends keyof operations> = NonNullable<operations[Op]['paramete
 export type Grant = Schemas['Grant'];
 /** A grant in a search page (every field, or those asked with `fields`). */
 export type GrantFields = Schemas['GrantFields'];
-/** The highlights of a grant in a search page (with `highlight` or `crop`): each field asked, HTML-escaped with the matched words tagged, or null. */
+/**
+ * The highlights of a grant in a search page (with `highlight` or `crop`): each field asked, HTML-escaped with the
+ * matched words tagged, or null.
+ */
 export type Highlights = Schemas['Highlights'];
 /** The text fields `highlight` and `crop` name. */
 export type HighlightField = keyof Highlights;
@@ -17,10 +20,15 @@ export type GrantAnswer = Schemas['GrantAnswer'];
 export type GrantSimilarAnswer = Schemas['GrantSimilarAnswer'];
 export type GrantFiltersAnswer = Schemas['GrantFiltersAnswer'];
 export type GrantSuggestAnswer = Schemas['GrantSuggestAnswer'];
-/** One completion of GET /grants/suggest: its text, its kind (word, title, funder) and how many grants it would find. */
+/**
+ * One completion of GET /grants/suggest: its text, its kind (word, title, funder) and how many grants it would find.
+ */
 export type GrantCompletion = GrantSuggestAnswer['data'][number];
 export type GrantChange = Schemas['GrantChange'];
-/** A grant removed from the catalog (the document says `grant` is the constant null, which the generator types as unknown). */
+/**
+ * A grant removed from the catalog (the document says `grant` is the constant null, which the generator types as
+ * unknown).
+ */
 export type GrantTombstone = Omit<Schemas['GrantTombstone'], 'grant' | 'changes'> & { grant: null; changes: null };
 /** One entry of the changes feed: a grant at its latest change, or a tombstone (`deleted: true`, `grant: null`). */
 export type ChangeEntry = GrantChange | GrantTombstone;
@@ -94,13 +102,21 @@ export interface WebhookEvent {
   timestamp: string;
   data: {
     alert: { id: string; name: string };
-    /** The grant as GET /grants/{id} serves it (only `{ id }` for grant.unmatched of a deleted grant); absent for alert.test. */
+    /**
+     * The grant as GET /grants/{id} serves it (only `{ id }` for grant.unmatched of a deleted grant); absent for
+     * alert.test.
+     */
     grant?: Grant | { id: string };
     /** For grant.unmatched: why; null for the other grant events. */
     reason?: 'deleted' | 'no_longer_matches' | null;
-    /** The catalog change behind the event (`position` is a `since` token of the changes feed); null for grant.closing. */
+    /**
+     * The catalog change behind the event (`position` is a `since` token of the changes feed); null for grant.closing.
+     */
     change?: { changedAt: string; position: string } | null;
-    /** The fields that change updated, each with its value before and after; null when it added or removed the grant, and for grant.closing and grant.opened. */
+    /**
+     * The fields that change updated, each with its value before and after; null when it added or removed the grant,
+     * and for grant.closing and grant.opened.
+     */
     changes?: FieldChange[] | null;
   };
 }

@@ -28,7 +28,8 @@ export class PgAlertStore extends SqlAlertStore {
     yield* run(
       `INSERT INTO alert_messages (id, alert_id, grant_id, type, payload, status, attempts, next_attempt_at, created_at)
        SELECT m.id, m.alert_id, m.grant_id, m.type, m.payload, 'PENDING', 0, ?::text, ?::text
-       FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS m(id, alert_id, grant_id, type, payload, n)
+       FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS m(id, alert_id, grant_id,
+         type, payload, n)
        ORDER BY m.n`,
       at,
       at,
@@ -85,7 +86,8 @@ export class PgAlertStore extends SqlAlertStore {
         await db.query(
           `INSERT INTO alert_grants (${TOLD_COLUMNS})
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-           ON CONFLICT (alert_id, grant_id) DO UPDATE SET deadline = excluded.deadline, reminded_deadline = excluded.reminded_deadline,
+           ON CONFLICT (alert_id, grant_id) DO UPDATE SET deadline = excluded.deadline, reminded_deadline =
+             excluded.reminded_deadline,
              opens_at = excluded.opens_at, opened_opens_at = excluded.opened_opens_at`,
           [
             told.map((t) => t.alertId),
@@ -99,7 +101,8 @@ export class PgAlertStore extends SqlAlertStore {
       }
       if (batch.forgotten.length > 0) {
         await db.query(
-          'DELETE FROM alert_grants g USING unnest($1::text[], $2::text[]) AS f(alert_id, grant_id) WHERE g.alert_id = f.alert_id AND g.grant_id = f.grant_id',
+          'DELETE FROM alert_grants g USING unnest($1::text[], $2::text[]) AS f(alert_id, grant_id) WHERE ' +
+            'g.alert_id = f.alert_id AND g.grant_id = f.grant_id',
           [batch.forgotten.map((f) => f.alertId), batch.forgotten.map((f) => f.grantId)],
         );
       }
@@ -114,7 +117,8 @@ export class PgAlertStore extends SqlAlertStore {
 
   async dueReminders(at: Date): Promise<ToldGrant[]> {
     const { rows } = await this.pool.query(
-      `SELECT g.alert_id, g.grant_id, g.deadline, g.reminded_deadline, g.opens_at, g.opened_opens_at FROM alert_grants g JOIN alerts a ON a.id = g.alert_id
+      `SELECT g.alert_id, g.grant_id, g.deadline, g.reminded_deadline, g.opens_at, g.opened_opens_at FROM alert_grants
+        g JOIN alerts a ON a.id = g.alert_id
        WHERE a.closing_days IS NOT NULL AND g.deadline IS NOT NULL AND g.deadline >= $1
          AND g.deadline::timestamptz - $1::timestamptz <= make_interval(days => a.closing_days)
          AND (g.reminded_deadline IS NULL OR g.reminded_deadline <> g.deadline)
@@ -141,23 +145,28 @@ export class PgAlertStore extends SqlAlertStore {
     for (let window = Math.max(32, limit * 2); ; window *= 8) {
       const { rows } = await this.pool.query(
         `WITH picked AS (
-           SELECT m.seq FROM alert_messages m JOIN alerts a ON a.id = m.alert_id JOIN subscriptions s ON s.id = a.subscription_id
+           SELECT m.seq FROM alert_messages m JOIN alerts a ON a.id = m.alert_id JOIN subscriptions s ON s.id =
+             a.subscription_id
            WHERE m.seq = ANY(ARRAY(
-               SELECT seq FROM alert_messages WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1)
+               SELECT seq FROM alert_messages WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (claimed_until IS
+                 NULL OR claimed_until < $1)
                ORDER BY status, next_attempt_at, seq LIMIT $3))
              AND m.status = 'PENDING' AND m.next_attempt_at <= $1 AND (m.claimed_until IS NULL OR m.claimed_until < $1)
              AND a.status = 'ACTIVE' AND s.status = 'ACTIVE'
-             AND NOT EXISTS (SELECT 1 FROM alert_messages e WHERE e.alert_id = m.alert_id AND e.grant_id IS NOT DISTINCT FROM m.grant_id AND e.status = 'PENDING' AND e.seq < m.seq)
+             AND NOT EXISTS (SELECT 1 FROM alert_messages e WHERE e.alert_id = m.alert_id AND e.grant_id IS NOT
+               DISTINCT FROM m.grant_id AND e.status = 'PENDING' AND e.seq < m.seq)
            ORDER BY m.next_attempt_at, m.seq LIMIT $2
            FOR UPDATE OF m SKIP LOCKED)
          UPDATE alert_messages m SET claimed_until = $4 FROM picked, alerts a
          WHERE m.seq = picked.seq AND a.id = m.alert_id
-         RETURNING m.seq, m.id, m.alert_id, m.grant_id, m.payload, m.attempts, m.created_at, m.next_attempt_at, a.url, a.secret, a.previous_secret, a.previous_until`,
+         RETURNING m.seq, m.id, m.alert_id, m.grant_id, m.payload, m.attempts, m.created_at, m.next_attempt_at, a.url,
+           a.secret, a.previous_secret, a.previous_until`,
         [now, limit, window, until],
       );
       if (rows.length === 0) {
         const { rows: counted } = await this.pool.query(
-          `SELECT count(*)::int AS n FROM (SELECT 1 FROM alert_messages WHERE status = 'PENDING' AND next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1) LIMIT $2) w`,
+          `SELECT count(*)::int AS n FROM (SELECT 1 FROM alert_messages WHERE status = 'PENDING' AND ` +
+            `next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until < $1) LIMIT $2) w`,
           [now, window + 1],
         );
         if ((counted[0].n as number) > window) continue;
@@ -189,8 +198,10 @@ export class PgAlertStore extends SqlAlertStore {
     // transaction only when a failure may disable an alert.
     const write = async (db: Queryable) =>
       db.query(
-        `UPDATE alert_messages m SET attempts = m.attempts + 1, status = v.status, next_attempt_at = v.next_attempt_at, last_at = v.last_at,
-           last_status = v.last_status, last_error = v.last_error, last_duration_ms = v.last_duration_ms, claimed_until = NULL
+        `UPDATE alert_messages m SET attempts = m.attempts + 1, status = v.status, next_attempt_at =
+          v.next_attempt_at, last_at = v.last_at,
+           last_status = v.last_status, last_error = v.last_error, last_duration_ms = v.last_duration_ms,
+             claimed_until = NULL
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::int[])
            AS v(id, status, next_attempt_at, last_at, last_status, last_error, last_duration_ms)
          WHERE m.id = v.id`,
@@ -216,13 +227,15 @@ export class PgAlertStore extends SqlAlertStore {
       for (const { alert_id: alertId } of rows as { alert_id: string }[]) {
         const recent = (
           await db.query(
-            `SELECT status FROM alert_messages WHERE alert_id = $1 AND status IN ('DELIVERED', 'FAILED') ORDER BY last_at DESC, seq DESC LIMIT $2`,
+            `SELECT status FROM alert_messages WHERE alert_id = $1 AND status IN ('DELIVERED', 'FAILED') ` +
+              `ORDER BY last_at DESC, seq DESC LIMIT $2`,
             [alertId, disableAfter],
           )
         ).rows.map((r) => r.status as string);
         if (recent.length === disableAfter && recent.every((st) => st === 'FAILED')) {
           await db.query(
-            `UPDATE alerts SET status = 'DISABLED', disabled_reason = $1, updated_at = $2 WHERE id = $3 AND status = 'ACTIVE'`,
+            `UPDATE alerts SET status = 'DISABLED', disabled_reason = $1, updated_at = $2 WHERE id = $3 AND ` +
+              `status = 'ACTIVE'`,
             [disabledReason(disableAfter), new Date().toISOString(), alertId],
           );
         }

@@ -23,7 +23,8 @@ export class SqliteAlertStore extends SqlAlertStore {
     for (const m of messages) {
       const id = newMessageId();
       yield* run(
-        `INSERT INTO alert_messages (id, alert_id, grant_id, type, payload, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 'PENDING', 0, ?, ?)`,
+        `INSERT INTO alert_messages (id, alert_id, grant_id, type, payload, status, attempts, ` +
+          `next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 'PENDING', 0, ?, ?)`,
         id,
         m.alertId,
         m.grantId,
@@ -37,7 +38,10 @@ export class SqliteAlertStore extends SqlAlertStore {
     return ids;
   }
 
-  /** The processes of one machine share the file: the compare-and-set of commitBatch keeps them apart, no lease is needed. */
+  /**
+   * The processes of one machine share the file: the compare-and-set of commitBatch keeps them apart, no lease is
+   * needed.
+   */
   async tryLease(): Promise<boolean> {
     return true;
   }
@@ -73,7 +77,8 @@ export class SqliteAlertStore extends SqlAlertStore {
         for (const t of batch.told.filter((told) => alive.has(told.alertId))) {
           yield* run(
             `INSERT INTO alert_grants (${TOLD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
-             ON CONFLICT (alert_id, grant_id) DO UPDATE SET deadline = excluded.deadline, reminded_deadline = excluded.reminded_deadline,
+             ON CONFLICT (alert_id, grant_id) DO UPDATE SET deadline = excluded.deadline, reminded_deadline =
+               excluded.reminded_deadline,
                opens_at = excluded.opens_at, opened_opens_at = excluded.opened_opens_at`,
             t.alertId,
             t.grantId,
@@ -101,7 +106,8 @@ export class SqliteAlertStore extends SqlAlertStore {
     const now = at.toISOString();
     const rows = this.steps.run(
       all<ToldRow>(
-        `SELECT g.alert_id, g.grant_id, g.deadline, g.reminded_deadline, g.opens_at, g.opened_opens_at FROM alert_grants g JOIN alerts a ON a.id = g.alert_id
+        `SELECT g.alert_id, g.grant_id, g.deadline, g.reminded_deadline, g.opens_at, g.opened_opens_at FROM
+          alert_grants g JOIN alerts a ON a.id = g.alert_id
          WHERE a.closing_days IS NOT NULL AND g.deadline IS NOT NULL AND g.deadline >= ?
            AND julianday(g.deadline) - julianday(?) <= a.closing_days
            AND (g.reminded_deadline IS NULL OR g.reminded_deadline <> g.deadline)
@@ -119,11 +125,13 @@ export class SqliteAlertStore extends SqlAlertStore {
     const rows = this.steps.transaction(
       (function* (): Steps<DueRow[]> {
         const found = yield* all<DueRow>(
-          `SELECT m.id, m.alert_id, m.grant_id, m.payload, m.attempts, m.created_at, a.url, a.secret, a.previous_secret, a.previous_until
+          `SELECT m.id, m.alert_id, m.grant_id, m.payload, m.attempts, m.created_at, a.url, a.secret,
+            a.previous_secret, a.previous_until
            FROM alert_messages m JOIN alerts a ON a.id = m.alert_id JOIN subscriptions s ON s.id = a.subscription_id
            WHERE m.status = 'PENDING' AND m.next_attempt_at <= ? AND a.status = 'ACTIVE' AND s.status = 'ACTIVE'
              AND (m.claimed_until IS NULL OR m.claimed_until < ?)
-             AND NOT EXISTS (SELECT 1 FROM alert_messages e WHERE e.alert_id = m.alert_id AND e.grant_id IS m.grant_id AND e.status = 'PENDING' AND e.seq < m.seq)
+             AND NOT EXISTS (SELECT 1 FROM alert_messages e WHERE e.alert_id = m.alert_id AND e.grant_id IS m.grant_id
+               AND e.status = 'PENDING' AND e.seq < m.seq)
            ORDER BY m.next_attempt_at, m.seq LIMIT ?`,
           now,
           now,
@@ -151,7 +159,8 @@ export class SqliteAlertStore extends SqlAlertStore {
       (function* (): Steps<void> {
         for (const { messageId, result, next } of records) {
           yield* run(
-            `UPDATE alert_messages SET attempts = attempts + 1, status = ?, next_attempt_at = ?, last_at = ?, last_status = ?, last_error = ?, last_duration_ms = ?, claimed_until = NULL WHERE id = ?`,
+            `UPDATE alert_messages SET attempts = attempts + 1, status = ?, next_attempt_at = ?, last_at = ` +
+              `?, last_status = ?, last_error = ?, last_duration_ms = ?, claimed_until = NULL WHERE id = ?`,
             next.status,
             next.nextAttemptAt,
             result.at,
@@ -167,13 +176,15 @@ export class SqliteAlertStore extends SqlAlertStore {
           );
           if (message === undefined) continue;
           const recent = yield* all<{ status: string }>(
-            `SELECT status FROM alert_messages WHERE alert_id = ? AND status IN ('DELIVERED', 'FAILED') ORDER BY last_at DESC, seq DESC LIMIT ?`,
+            `SELECT status FROM alert_messages WHERE alert_id = ? AND status IN ('DELIVERED', 'FAILED') ` +
+              `ORDER BY last_at DESC, seq DESC LIMIT ?`,
             message.alert_id,
             disableAfter,
           );
           if (recent.length === disableAfter && recent.every((r) => r.status === 'FAILED')) {
             yield* run(
-              `UPDATE alerts SET status = 'DISABLED', disabled_reason = ?, updated_at = ? WHERE id = ? AND status = 'ACTIVE'`,
+              `UPDATE alerts SET status = 'DISABLED', disabled_reason = ?, updated_at = ? WHERE id = ? AND ` +
+                `status = 'ACTIVE'`,
               disabledReason(disableAfter),
               result.at,
               message.alert_id,

@@ -48,7 +48,8 @@ export function instantArg(name: string, raw: string | true | undefined, directi
     : NaN;
   if (Number.isNaN(at))
     throw new UsageError(
-      `${name} must be an ISO 8601 instant (2027-01-31T00:00:00Z, or a date) or a duration such as 30d, 12h or 45m, not "${text}"`,
+      `${name} must be an ISO 8601 instant (2027-01-31T00:00:00Z, or a date) or a duration such as 30d, 12h ` +
+        `or 45m, not "${text}"`,
     );
   return new Date(at).toISOString();
 }

@@ -29,7 +29,8 @@ subscription and key or subscription, and from which address (the client's, or t
         else {
           for (const e of entries) {
             io.out(
-              terminal`${e.at}  ${e.actor.padEnd(12)} ${e.action.padEnd(25)} ${e.subscriptionId ?? '-'}  ${e.target}  from ${e.address ?? '-'}` +
+              terminal`${e.at}  ${e.actor.padEnd(12)} ${e.action.padEnd(25)} ${e.subscriptionId ?? '-'}  ` +
+                terminal`${e.target}  from ${e.address ?? '-'}` +
                 (e.details === null ? '' : `  ${jsonForTerminal(e.details)}`),
             );
           }

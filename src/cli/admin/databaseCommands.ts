@@ -17,7 +17,8 @@ export function databaseCommands(session: Session, io: Io): Command[] {
       name: 'migrate',
       usage: usage(
         'migrate',
-        'Applies the schema migrations not applied yet to the database (DATABASE_URL, else the SQLite file in\nDATA_DIR, created when missing) and prints the schema version. The API runs them at start-up too.',
+        'Applies the schema migrations not applied yet to the database (DATABASE_URL, else the SQLite file ' +
+          'in\nDATA_DIR, created when missing) and prints the schema version. The API runs them at start-up too.',
       ),
       options: COMMON,
       run: async ({ values }) => {
@@ -31,7 +32,8 @@ export function databaseCommands(session: Session, io: Io): Command[] {
       usage: usage(
         'migrate-from-sqlite',
         "Copies an embedded deployment's subscriptions database (DIR/subscriptions.sqlite: subscriptions, keys\n" +
-          '(hashed, with their restrictions), monthly records, the usage log, the per-day counts and the audit log)\ninto the PostgreSQL database of ' +
+          ('(hashed, with their restrictions), monthly records, the usage log, the per-day counts and the ' +
+            'audit log)\ninto the PostgreSQL database of ') +
           'DATABASE_URL, in one transaction. The target must hold no subscription and no monthly record: run it\n' +
           'once, before pointing the API at PostgreSQL; a second run copies nothing and says why.',
       ),
@@ -51,8 +53,10 @@ export function databaseCommands(session: Session, io: Io): Command[] {
         if (values.json) io.out(jsonForTerminal(copied));
         else {
           io.out(
-            `copied ${copied.subscriptions} subscription(s), ${copied.apiKeys} key(s), ${copied.monthlyRecords} monthly record(s), ` +
-              `${copied.usageRows} usage row(s), ${copied.dailyRows} per-day count(s) and ${copied.auditRows} audit entr${copied.auditRows === 1 ? 'y' : 'ies'} into PostgreSQL`,
+            `copied ${copied.subscriptions} subscription(s), ${copied.apiKeys} key(s), ` +
+              `${copied.monthlyRecords} monthly record(s), ` +
+              (`${copied.usageRows} usage row(s), ${copied.dailyRows} per-day count(s) and ` +
+                `${copied.auditRows} audit entr${copied.auditRows === 1 ? 'y' : 'ies'} into PostgreSQL`),
           );
         }
         return EXIT.ok;

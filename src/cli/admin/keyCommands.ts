@@ -15,6 +15,8 @@ import { ADMIN, COMMON, EXIT, JSON_OPTIONS, mustExist, usage, type Session } fro
 
 /** The longest grace period a rotated key may keep working: 30 days. */
 const MAX_GRACE_SECONDS = 30 * 86_400;
+/** The command-line option of a restriction parameter whose name differs from it. */
+const OPTION_OF: Record<string, string> = { expiresAt: 'expires', rateLimit: 'rate-limit' };
 
 /** A key's restrictions in a few words. */
 function restrictionWords(r: KeyRestrictions): string {
@@ -43,7 +45,10 @@ export const keyLine = (k: ApiKeyInfo, now: Date): string =>
   (isUnrestricted(k.restrictions) ? '' : terminal`  ${restrictionWords(k.restrictions)}`) +
   `${expiryFlag(k.restrictions, now.getTime())}${revocation(k.revokedAt, now.toISOString())}`;
 
-/** A key's revocation as a word: '' while it works, "REVOKED FROM <time>" during a rotation's grace, else "REVOKED <time>". */
+/**
+ * A key's revocation as a word: '' while it works, "REVOKED FROM <time>" during a rotation's grace, else "REVOKED
+ * <time>".
+ */
 const revocation = (at: string | null, now: string) =>
   at === null ? '' : at > now ? `  REVOKED FROM ${at}` : `  REVOKED ${at}`;
 
@@ -53,7 +58,8 @@ export function keyCommands(session: Session, io: Io): Command[] {
     {
       name: 'key create',
       usage: usage(
-        'key create SUBSCRIPTION_ID [--name NAME] [--scopes S,S] [--origins O,O] [--ips CIDR,CIDR] [--expires ISO|Nd|Nh] [--rate-limit N] [--json]',
+        'key create SUBSCRIPTION_ID [--name NAME] [--scopes S,S] [--origins O,O] [--ips CIDR,CIDR] [--expires ' +
+          'ISO|Nd|Nh] [--rate-limit N] [--json]',
         `A new key for the subscription, printed once (--json: subscriptionId, keyId, apiKey, restrictions).
 Without restrictions the key can do everything the subscription can. Each one given narrows it:
   --scopes      what it may call: ${SCOPES.join(', ')}
@@ -89,12 +95,7 @@ Without restrictions the key can do everything the subscription can. Each one gi
         );
         if (problems.length > 0)
           throw new UsageError(
-            problems
-              .map(
-                (p) =>
-                  `--${p.parameter === 'expiresAt' ? 'expires' : p.parameter === 'rateLimit' ? 'rate-limit' : p.parameter} ${p.message}`,
-              )
-              .join('; '),
+            problems.map((p) => `--${OPTION_OF[p.parameter] ?? p.parameter} ${p.message}`).join('; '),
           );
         const { store } = await session.open(values, false);
         const s = await mustExist(store, id);
@@ -105,7 +106,9 @@ Without restrictions the key can do everything the subscription can. Each one gi
         if (values.json) io.out(jsonForTerminal({ subscriptionId: id, keyId, apiKey, restrictions }));
         else
           io.out(
-            `API key ${keyId} for ${id} (${isUnrestricted(restrictions) ? '' : `${restrictionWords(restrictions)}; `}shown only now; store it safely):\n  ${apiKey}`,
+            `API key ${keyId} for ${id} ` +
+              `(${isUnrestricted(restrictions) ? '' : `${restrictionWords(restrictions)}; `}shown only now; ` +
+              `store it safely):\n  ${apiKey}`,
           );
         return EXIT.ok;
       },
@@ -114,7 +117,9 @@ Without restrictions the key can do everything the subscription can. Each one gi
       name: 'key list',
       usage: usage(
         'key list SUBSCRIPTION_ID [--json]',
-        "The subscription's keys: id, prefix, name, created, last used, restrictions, and when revoked (or when a rotated\nkey stops working). Keys that expire within 7 days are flagged EXPIRES SOON, those past their expiry EXPIRED.",
+        "The subscription's keys: id, prefix, name, created, last used, restrictions, and when revoked (or " +
+          'when a rotated\nkey stops working). Keys that expire within 7 days are flagged EXPIRES SOON, those ' +
+          'past their expiry EXPIRED.',
       ),
       options: JSON_OPTIONS,
       args: ['SUBSCRIPTION_ID'],
@@ -163,7 +168,8 @@ partner can switch without a gap. --json: subscriptionId, keyId, apiKey, oldKeyI
         const rotated = await store.rotateKey(keyId, grace === undefined ? 0 : Number(grace), ADMIN);
         if (rotated === null)
           throw new CliExit(
-            `key ${keyId} was already revoked at ${key.revokedAt}; use "key create ${key.subscriptionId}" for a new one`,
+            `key ${keyId} was already revoked at ${key.revokedAt}; use "key create ${key.subscriptionId}" ` +
+              `for a new one`,
             EXIT.notFound,
           );
         if (values.json) {
@@ -178,7 +184,8 @@ partner can switch without a gap. --json: subscriptionId, keyId, apiKey, oldKeyI
           );
         } else {
           io.out(
-            `API key ${rotated.keyId} for ${rotated.subscriptionId} (shown only now; store it safely):\n  ${rotated.apiKey}`,
+            `API key ${rotated.keyId} for ${rotated.subscriptionId} (shown only now; store it safely):\n  ` +
+              `${rotated.apiKey}`,
           );
           io.out(
             grace === undefined || grace === '0'
@@ -204,7 +211,8 @@ of a subscription locks its partner out, so it needs --force (or use "key rotate
         if (key === null) throw new CliExit(`no key has the id "${keyId}"`, EXIT.notFound);
         if (key.revokedAt === null && !values.force && (await store.lastingKeys(key.subscriptionId)) === 1) {
           throw new UsageError(
-            `key ${keyId} is the last active key of ${key.subscriptionId}: revoking it locks the partner out; add --force, or use "key rotate ${keyId}"`,
+            `key ${keyId} is the last active key of ${key.subscriptionId}: revoking it locks the partner ` +
+              `out; add --force, or use "key rotate ${keyId}"`,
           );
         }
         if (!(await store.revokeKey(keyId, ADMIN))) {

@@ -23,7 +23,8 @@ export function secretsCommands(session: Session, io: Io): Command[] {
             ? await rotateDataDirKey(config.dataDir, (box) => store.resealSecrets(box))
             : await store.resealSecrets(box);
         io.out(
-          `re-sealed the signing secrets of ${count} alert${count === 1 ? '' : 's'} under the ${config.alerts.secretsKey === null ? 'new DATA_DIR/secrets.key' : 'SECRETS_KEY'}`,
+          `re-sealed the signing secrets of ${count} alert${count === 1 ? '' : 's'} under the ` +
+            `${config.alerts.secretsKey === null ? 'new DATA_DIR/secrets.key' : 'SECRETS_KEY'}`,
         );
         return EXIT.ok;
       },

@@ -26,7 +26,10 @@ export const usage = (synopsis: string, text: string) => `Usage: grants-admin ${
 export const COMMON = { 'data-dir': 'string' } as const;
 export const JSON_OPTIONS = { ...COMMON, json: 'boolean' } as const;
 
-/** The stores of this run (PostgreSQL with DATABASE_URL, else SQLite in DATA_DIR), opened only when a command needs them. */
+/**
+ * The stores of this run (PostgreSQL with DATABASE_URL, else SQLite in DATA_DIR), opened only when a command needs
+ * them.
+ */
 export class Session {
   private opened: Stores | undefined;
   constructor(readonly env: NodeJS.ProcessEnv) {}
@@ -36,7 +39,10 @@ export class Session {
     return loadConfig(withOverrides(this.env, values));
   }
 
-  /** Opens the store; `create` makes the SQLite database (and DATA_DIR) when missing, otherwise a missing one is an error. */
+  /**
+   * Opens the store; `create` makes the SQLite database (and DATA_DIR) when missing, otherwise a missing one is an
+   * error.
+   */
   async open(
     values: ParsedArgs['values'],
     create: boolean,

@@ -49,7 +49,8 @@ function summary(shown: Shown, now: string): string[] {
     `  status         ${shown.status}`,
     `  rate limit     ${shown.rateLimit}/s (${source(shown.rateLimitOverride)})`,
     `  monthly limit  ${shown.monthlyLimit} (${source(shown.monthlyLimitOverride)})`,
-    `  this month     ${shown.billableCallsThisMonth} billable calls in ${shown.month}, ${Math.max(0, shown.monthlyLimit - shown.billableCallsThisMonth)} left`,
+    `  this month     ${shown.billableCallsThisMonth} billable calls in ${shown.month}, ` +
+      `${Math.max(0, shown.monthlyLimit - shown.billableCallsThisMonth)} left`,
     `  features       ${features}`,
     `  created        ${shown.createdAt}`,
     `  keys           ${shown.keys.length === 0 ? 'none' : shown.keys.length}`,
@@ -64,8 +65,10 @@ export function subscriptionCommands(session: Session, io: Io): Command[] {
     {
       name: 'subscription create',
       usage: usage(
-        'subscription create --name NAME --tier STARTER|PROFESSIONAL|ENTERPRISE [--monthly-limit N] [--rate-limit N] [--json]',
-        'Creates an ACTIVE subscription and its first API key, printed once (--json: one object with\nsubscriptionId, keyId, apiKey and the subscription). Creates DATA_DIR and the database if needed.',
+        'subscription create --name NAME --tier STARTER|PROFESSIONAL|ENTERPRISE [--monthly-limit N] ' +
+          '[--rate-limit N] [--json]',
+        'Creates an ACTIVE subscription and its first API key, printed once (--json: one object ' +
+          'with\nsubscriptionId, keyId, apiKey and the subscription). Creates DATA_DIR and the database if needed.',
       ),
       options: { ...JSON_OPTIONS, name: 'string', tier: 'string', 'monthly-limit': 'string', 'rate-limit': 'string' },
       run: async ({ values }) => {
@@ -107,7 +110,8 @@ export function subscriptionCommands(session: Session, io: Io): Command[] {
         else {
           const idWidth = Math.max(2, ...all.map((s) => s.id.length));
           const row = (id: string, tier: string, status: string, rate: string, monthly: string, name: string) =>
-            terminal`${id.padEnd(idWidth)}  ${tier.padEnd(12)} ${status.padEnd(9)} ${rate.padStart(8)} ${monthly.padStart(16)}  ${name}`;
+            terminal`${id.padEnd(idWidth)}  ${tier.padEnd(12)} ${status.padEnd(9)} ` +
+            terminal`${rate.padStart(8)} ${monthly.padStart(16)}  ${name}`;
           io.out(row('ID', 'TIER', 'STATUS', 'RATE', 'MONTHLY', 'NAME'));
           for (const s of all)
             io.out(row(s.id, s.tier, s.status, `${s.rateLimit}/s`, `${s.monthlyLimit}/month`, s.name));
@@ -119,7 +123,8 @@ export function subscriptionCommands(session: Session, io: Io): Command[] {
       name: 'subscription show',
       usage: usage(
         'subscription show ID [--json]',
-        "The subscription's details, its keys (never the keys themselves) and this month's billable calls, as labelled lines\n(--json: one object).",
+        "The subscription's details, its keys (never the keys themselves) and this month's billable calls, " +
+          'as labelled lines\n(--json: one object).',
       ),
       options: JSON_OPTIONS,
       args: ['SUBSCRIPTION_ID'],

@@ -81,7 +81,10 @@ export async function listAlerts(store: AlertStore, subscriptionId: string, p: P
   return { data: items.map(presentAlert), pagination };
 }
 
-/** Creates an alert from checked fields (checkAlertBody 'create'); ALERT_LIMIT_REACHED at the subscription's maximum. The secret is in the answer only. */
+/**
+ * Creates an alert from checked fields (checkAlertBody 'create'); ALERT_LIMIT_REACHED at the subscription's maximum.
+ * The secret is in the answer only.
+ */
 export async function createAlert(store: AlertStore, subscription: Subscription, fields: AlertChanges, now: Date) {
   const max = (await store.limitOverride(subscription.id)) ?? TIER_ALERT_LIMITS[subscription.tier];
   const events = fields.events ?? EVENT_TYPES.filter((type) => type !== 'grant.closing' || fields.closingReminderDays);

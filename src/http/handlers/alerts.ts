@@ -52,7 +52,8 @@ function replayed(kept: KeptAnswer): string {
   if (kept.alertId === null) return kept.body;
   if (kept.secret === null) {
     throw notFound(
-      `The alert this Idempotency-Key answered for (${kept.alertId}) has been deleted, and its signing secret with it; use a new key for a new request.`,
+      `The alert this Idempotency-Key answered for (${kept.alertId}) has been deleted, and its signing ` +
+        `secret with it; use a new key for a new request.`,
     );
   }
   const body = JSON.parse(kept.body) as { data: Record<string, unknown> };

@@ -18,7 +18,8 @@ export const CHANGES_PARAMS: ParamSpecs = {
     maxLength: MAX_SINCE_LENGTH,
     message: `must be 0 or a nextSince token (at most ${MAX_SINCE_LENGTH} characters)`,
     description:
-      'The position to read changes after: 0 (the default) for the whole catalog, else the pagination.nextSince of the previous answer.',
+      'The position to read changes after: 0 (the default) for the whole catalog, else the pagination.nextSince ' +
+      'of the previous answer.',
     example: '0',
   },
   /** Above CHANGES_MAX_LIMIT it is served as CHANGES_MAX_LIMIT (pagination.limit says so), as on GET /grants. */
@@ -28,7 +29,9 @@ export const CHANGES_PARAMS: ParamSpecs = {
     clampAbove: CHANGES_MAX_LIMIT,
     default: CHANGES_DEFAULT_LIMIT,
     message: 'must be an integer ≥ 1',
-    description: `How many changes per answer (at most ${CHANGES_MAX_LIMIT}: a larger limit is served as ${CHANGES_MAX_LIMIT}).`,
+    description:
+      `How many changes per answer (at most ${CHANGES_MAX_LIMIT}: a larger limit is served as ` +
+      `${CHANGES_MAX_LIMIT}).`,
     example: 500,
   },
 };
@@ -41,7 +44,9 @@ export const validateChangesParams = paramValidator(CHANGES_PARAMS);
  * change updated, grants/history.ts), grant (the stored JSON text with its status at `now`, spliced in).
  */
 const entryJson = (entry: ChangeEntryJson, now: number): string =>
-  `{"id":${JSON.stringify(entry.id)},"deleted":${entry.deleted},"changedAt":${JSON.stringify(entry.changedAt)},"changes":${entry.changesJson ?? 'null'},"grant":${entry.grantJson === null ? 'null' : servedGrantJson(entry.grantJson, now)}}`;
+  `{"id":${JSON.stringify(entry.id)},"deleted":${entry.deleted},` +
+  `"changedAt":${JSON.stringify(entry.changedAt)},"changes":${entry.changesJson ?? 'null'},` +
+  `"grant":${entry.grantJson === null ? 'null' : servedGrantJson(entry.grantJson, now)}}`;
 
 interface ChangesPagination {
   limit: number;

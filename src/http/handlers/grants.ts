@@ -37,7 +37,10 @@ function facetsAsked(query: GrantQuery, counted: Facets | undefined): Facets | u
   return Object.fromEntries(query.facets.map((name) => [name, counted?.[name] ?? []]));
 }
 
-/** A page of GET /grants as JSON pieces: the grants (as the engine stores them, with their status at the query's time, projected), pagination and facets asked. */
+/**
+ * A page of GET /grants as JSON pieces: the grants (as the engine stores them, with their status at the query's time,
+ * projected), pagination and facets asked.
+ */
 interface SearchPage {
   dataJson: string;
   pagination: Pagination;
@@ -129,7 +132,9 @@ export async function grantJsonById(engine: SearchEngine, id: string, now: numbe
   return servedGrantJson(found, now);
 }
 
-/** GET /grants/suggest and the MCP tool suggest_grants: the completions of the typed text (none when it holds no word). */
+/**
+ * GET /grants/suggest and the MCP tool suggest_grants: the completions of the typed text (none when it holds no word).
+ */
 async function suggestions(engine: SearchEngine, query: Map<string, string[]>, now: number): Promise<SuggestItem[]> {
   const request = parseSuggestQuery(query, now);
   return request === null ? [] : engine.suggest(request);

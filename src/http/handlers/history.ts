@@ -26,7 +26,9 @@ export const HISTORY_PARAMS: ParamSpecs = {
     clampAbove: HISTORY_MAX_LIMIT,
     default: HISTORY_DEFAULT_LIMIT,
     message: 'must be an integer ≥ 1',
-    description: `Versions per page (default ${HISTORY_DEFAULT_LIMIT}, at most ${HISTORY_MAX_LIMIT}: a larger limit is served as ${HISTORY_MAX_LIMIT}).`,
+    description:
+      `Versions per page (default ${HISTORY_DEFAULT_LIMIT}, at most ${HISTORY_MAX_LIMIT}: a larger limit is ` +
+      `served as ${HISTORY_MAX_LIMIT}).`,
     example: 20,
   },
   cursor: {

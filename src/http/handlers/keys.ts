@@ -71,7 +71,8 @@ export function keyHandlers(subscriptions: SubscriptionRecords, clock: () => Dat
       throw new ApiError(
         403,
         'KEY_RESTRICTIONS_EXCEEDED',
-        `A key may only create keys with at most its own rights: ${wider.map((w) => `${w.parameter} ${w.message}`).join('; ')}.`,
+        `A key may only create keys with at most its own rights: ` +
+          `${wider.map((w) => `${w.parameter} ${w.message}`).join('; ')}.`,
       );
     }
     const created = await subscriptions.createKey(
@@ -108,7 +109,8 @@ export function keyHandlers(subscriptions: SubscriptionRecords, clock: () => Dat
       throw new ApiError(
         409,
         'LAST_UNRESTRICTED_KEY',
-        'This is the last unrestricted key of the subscription; create another unrestricted key first, or ask the operator (grants-admin key revoke).',
+        'This is the last unrestricted key of the subscription; create another unrestricted key first, or ask ' +
+          'the operator (grants-admin key revoke).',
       );
     }
     ctx.body = successBody(ctx.state.requestId, { id: found.id, revoked: true });

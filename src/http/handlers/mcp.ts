@@ -7,6 +7,7 @@
 // validates arguments itself, while these tools publish the JSON Schemas generated from the API's
 // own parameter definitions and validate arguments through the REST endpoints' own parsers.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+// eslint-disable-next-line max-len -- one name from the SDK's module path: Prettier keeps it on one line
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
@@ -36,10 +37,15 @@ const MAX_MCP_BODY_BYTES = 64 * 1024;
 const MCP_SERVER_INFO = { name: 'grants-api', title: 'Grants partner API', version: API_VERSION } as const;
 
 const INSTRUCTIONS =
-  'Tools over the grants catalog (Canadian and North American grants, loans, rebates and tax credits). Start with search_grants ' +
-  '(open=true for grants accepting applications now, status=FORECASTED for those announced but opening later); get_grant gives one grant in full, get_grant_history what changed in it and when; list_filter_values the values the filters take. ' +
-  "Each call of a catalog or alert tool counts toward the subscription's monthly allowance; get_usage (not billed) tells what remains. " +
-  'Errors come as tool errors whose text is {"error":{"code","message","details"?}}: fix the arguments named in details and call again.';
+  'Tools over the grants catalog (Canadian and North American grants, loans, rebates and tax credits). ' +
+  'Start with search_grants ' +
+  ('(open=true for grants accepting applications now, status=FORECASTED for those announced but opening ' +
+    'later); get_grant gives one grant in full, get_grant_history what changed in it and when; ' +
+    'list_filter_values the values the filters take. ') +
+  ("Each call of a catalog or alert tool counts toward the subscription's monthly allowance; get_usage (not " +
+    'billed) tells what remains. ') +
+  ('Errors come as tool errors whose text is {"error":{"code","message","details"?}}: fix the arguments ' +
+    'named in details and call again.');
 
 /** The request headers the transport reads (the rest of the request it never sees). */
 const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];

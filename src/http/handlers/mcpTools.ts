@@ -127,39 +127,56 @@ const plural = (n: number, one: string, many = `${one}s`): string =>
   `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 const FILTER_HINT =
-  'Use list_filter_values to see which enum values occur in the catalog. Filters combine with AND; the values of one list filter combine with OR.';
+  'Use list_filter_values to see which enum values occur in the catalog. Filters combine with AND; the values of ' +
+  'one list filter combine with OR.';
 
 export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'search_grants',
     title: 'Search grants',
     description: [
-      'Search the catalog of Canadian and North American grants, loans, rebates and tax credits; the same search as GET /grants.',
-      'Use it to find funding for an applicant: put the subject in `search` (words, every word must appear) and narrow with filters:',
-      'Typo tolerance is on by default here (`typos` "auto", unlike GET /grants): a misspelt word also finds catalog words one typo away',
-      '(two from 9 letters); send `typos: "off"` to match words exactly as written. When a search finds fewer than 3 grants,',
+      'Search the catalog of Canadian and North American grants, loans, rebates and tax credits; the same search ' +
+        'as GET /grants.',
+      'Use it to find funding for an applicant: put the subject in `search` (words, every word must appear) and ' +
+        'narrow with filters:',
+      'Typo tolerance is on by default here (`typos` "auto", unlike GET /grants): a misspelt word also finds ' +
+        'catalog words one typo away',
+      '(two from 9 letters); send `typos: "off"` to match words exactly as written. When a search finds fewer ' +
+        'than 3 grants,',
       '`suggestion` may offer a respelled search and its total: call again with `search` set to `suggestion.search`.',
-      '`eligibleProvinces` (where the applicant is), `targetBeneficiaries` (who the applicant is, e.g. SMALL_BUSINESS, NONPROFIT),',
-      '`fundingType` (GRANT, LOAN, REBATE, TAX_CREDIT, …), `funderType`, `amountMin`/`amountMax` (the amount the applicant needs),',
-      '`deadlineFrom`/`deadlineTo`, and `open=true` for grants accepting applications now (status OPEN: opened, deadline in the future or none);',
-      "`status` (FORECASTED: announced, applications open later at `opensAt`; OPEN; CLOSED: deadline passed, a list) to ask for stages of a grant's lifecycle,",
+      '`eligibleProvinces` (where the applicant is), `targetBeneficiaries` (who the applicant is, e.g. ' +
+        'SMALL_BUSINESS, NONPROFIT),',
+      '`fundingType` (GRANT, LOAN, REBATE, TAX_CREDIT, …), `funderType`, `amountMin`/`amountMax` (the amount the ' +
+        'applicant needs),',
+      '`deadlineFrom`/`deadlineTo`, and `open=true` for grants accepting applications now (status OPEN: opened, ' +
+        'deadline in the future or none);',
+      '`status` (FORECASTED: announced, applications open later at `opensAt`; OPEN; CLOSED: deadline ' +
+        "passed, a list) to ask for stages of a grant's lifecycle,",
       'e.g. status=FORECASTED with sort=opensAt for the programs opening soonest.',
       FILTER_HINT,
-      'Relaxed matching is on by default here (`matching` "frequency", unlike GET /grants, where every word must appear): grants holding every',
-      'word come first, then grants holding fewer, the words found in the most grants given up first, down to one; send `matching: "all"`',
-      "to require every word. Synonyms from the operator's list apply (nonprofit finds not-for-profit, NSERC finds CRSNG); `synonyms: false` turns them off.",
-      'Answers one page: `data` (the grants), `pagination` (total, page, totalPages; nextCursor with cursor paging) and `facets` when asked.',
-      'Ask `fields` for fewer fields per grant (id always comes) to keep answers short, `limit=0` with `facets` to count without listing,',
+      'Relaxed matching is on by default here (`matching` "frequency", unlike GET /grants, where every word must ' +
+        'appear): grants holding every',
+      'word come first, then grants holding fewer, the words found in the most grants given up first, down to ' +
+        'one; send `matching: "all"`',
+      "to require every word. Synonyms from the operator's list apply (nonprofit finds not-for-profit, " +
+        'NSERC finds CRSNG); `synonyms: false` turns them off.',
+      'Answers one page: `data` (the grants), `pagination` (total, page, totalPages; nextCursor with cursor ' +
+        'paging) and `facets` when asked.',
+      'Ask `fields` for fewer fields per grant (id always comes) to keep answers short, `limit=0` with `facets` ' +
+        'to count without listing,',
       'and `cursor="*"` then each `pagination.nextCursor` to walk every match. Call get_grant for one grant in full.',
-      'To show why a grant matched, ask `highlight` (e.g. ["title"]) and `crop` (e.g. "description:30"): each grant gains `highlights`,',
-      'its text HTML-escaped with the matched words between <mark> and </mark>, a cropped field as its best passage with … where cut.',
+      'To show why a grant matched, ask `highlight` (e.g. ["title"]) and `crop` (e.g. "description:30"): each ' +
+        'grant gains `highlights`,',
+      'its text HTML-escaped with the matched words between <mark> and </mark>, a cropped field as its best ' +
+        'passage with … where cut.',
     ].join(' '),
     route: routeNamed('grants'),
     inputSchema: argumentsSchema(GRANT_SEARCH_PARAMS),
     outputSchema: answerWithoutEnvelope('GrantSearchAnswer'),
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(args, { engine, clock }) {
-      // Typo tolerance and relaxed matching on unless the call says otherwise: a model's user types as people do, in sentences.
+      // Typo tolerance and relaxed matching on unless the call says otherwise: a model's user types as people do, in
+      // sentences.
       const { query, highlight } = parseJsonParameters(
         { typos: 'auto', matching: 'frequency', ...args },
         GRANT_SEARCH_PARAMS,
@@ -198,10 +215,14 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Suggest search words',
     description: [
       'Completions of a partly typed search, as a search box suggests them; the same answer as GET /grants/suggest.',
-      "Put the text typed so far in `q`: its last word is completed from the catalog's words, grant titles and funder names (`type` keeps to some),",
-      'case and accents ignored, a typo tolerated from 5 letters (two from 9); the words before the last one narrow the grants as a search of them would.',
-      'Each completion comes with how many grants it would find under the filters of search_grants given here (`count`), the most first.',
-      "Use it to find how the catalog words a subject before searching (a word completion's `text` is the whole search to send to search_grants).",
+      "Put the text typed so far in `q`: its last word is completed from the catalog's words, grant titles " +
+        'and funder names (`type` keeps to some),',
+      'case and accents ignored, a typo tolerated from 5 letters (two from 9); the words before the last one ' +
+        'narrow the grants as a search of them would.',
+      'Each completion comes with how many grants it would find under the filters of search_grants given here ' +
+        '(`count`), the most first.',
+      "Use it to find how the catalog words a subject before searching (a word completion's `text` is the " +
+        'whole search to send to search_grants).',
       FILTER_HINT,
     ].join(' '),
     route: routeNamed('grantSuggest'),
@@ -224,8 +245,8 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'get_grant',
     title: 'Get one grant',
     description:
-      'One grant in full by its id (from search_grants or get_changes): description, amounts, deadline, eligibility, application URL. ' +
-      'The same answer as GET /grants/{id}; an unknown id is a NOT_FOUND error.',
+      'One grant in full by its id (from search_grants or get_changes): description, amounts, deadline, ' +
+      'eligibility, application URL. The same answer as GET /grants/{id}; an unknown id is a NOT_FOUND error.',
     route: routeNamed('grant'),
     inputSchema: argumentsSchema(GRANT_ID_PARAMS, ['id']),
     outputSchema: answerWithoutEnvelope('GrantAnswer'),
@@ -247,9 +268,12 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'get_grant_history',
     title: "Get a grant's history",
     description:
-      "A grant's versions, newest first: when it entered the catalog (created), each update with every field it changed and its value before and after " +
-      '(e.g. deadline moved from one date to another), and its removal (deleted, the last version). Use it to tell what changed in a grant and when. ' +
-      'Page with `limit` and `pagination.nextCursor` (older versions). The same answer as GET /grants/{id}/history; an id neither in the catalog nor in the history kept is a NOT_FOUND error.',
+      "A grant's versions, newest first: when it entered the catalog (created), each update with every " +
+      'field it changed and its value before and after ' +
+      ('(e.g. deadline moved from one date to another), and its removal (deleted, the last version). Use it ' +
+        'to tell what changed in a grant and when. ') +
+      ('Page with `limit` and `pagination.nextCursor` (older versions). The same answer as GET ' +
+        '/grants/{id}/history; an id neither in the catalog nor in the history kept is a NOT_FOUND error.'),
     route: routeNamed('grantHistory'),
     inputSchema: argumentsSchema(GRANT_HISTORY_PARAMS, ['id']),
     outputSchema: answerWithoutEnvelope('GrantHistoryAnswer'),
@@ -263,7 +287,9 @@ export const TOOLS: readonly ToolSpec[] = [
         changes: FieldChange[] | null;
       }[];
       const lines = [
-        `${plural(data.length, 'version')} of ${id as string}, newest first${page.pagination.nextCursor === null ? '' : `; older ones follow (cursor "${page.pagination.nextCursor}")`}.`,
+        `${plural(data.length, 'version')} of ${id as string}, newest first` +
+          (page.pagination.nextCursor === null ? '' : `; older ones follow (cursor "${page.pagination.nextCursor}")`) +
+          '.',
         ...data.flatMap((version) => [
           `${version.changedAt} ${version.type}`,
           ...(version.changes ?? []).map((change) => `  ${changeLine(change)}`),
@@ -276,10 +302,14 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'similar_grants',
     title: 'Find similar grants',
     description: [
-      'The grants most like one grant (its id from search_grants or get_grant), by their text: its most distinctive words (title, funder, description)',
-      'are looked for in the other grants, the grants sharing the rarest and most used of them first. The grant itself is never listed.',
-      'Use it when an applicant likes a grant and wants more like it. Takes the filters of search_grants (e.g. `open=true`, `eligibleProvinces`),',
-      '`fields` and `limit` (1 to 50, default 10). The same answer as GET /grants/{id}/similar; an unknown id is a NOT_FOUND error.',
+      'The grants most like one grant (its id from search_grants or get_grant), by their text: its most ' +
+        'distinctive words (title, funder, description)',
+      'are looked for in the other grants, the grants sharing the rarest and most used of them first. The grant ' +
+        'itself is never listed.',
+      'Use it when an applicant likes a grant and wants more like it. Takes the filters of search_grants (e.g. ' +
+        '`open=true`, `eligibleProvinces`),',
+      '`fields` and `limit` (1 to 50, default 10). The same answer as GET /grants/{id}/similar; an unknown id is ' +
+        'a NOT_FOUND error.',
     ].join(' '),
     route: routeNamed('grantSimilar'),
     inputSchema: argumentsSchema(SIMILAR_TOOL_PARAMS, ['id']),
@@ -321,8 +351,9 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'list_filter_values',
     title: 'List filter values',
     description:
-      'The values each enum filter of search_grants takes that occur in the catalog (funder types, funding types, provinces, beneficiaries, currencies). ' +
-      'Call it before searching when unsure how to write a filter value. The same answer as GET /grants/filters. Takes no arguments.',
+      'The values each enum filter of search_grants takes that occur in the catalog (funder types, funding ' +
+      'types, provinces, beneficiaries, currencies). Call it before searching when unsure how to write a filter ' +
+      'value. The same answer as GET /grants/filters. Takes no arguments.',
     route: routeNamed('grantFilters'),
     inputSchema: argumentsSchema({}),
     outputSchema: answerWithoutEnvelope('GrantFiltersAnswer'),
@@ -342,9 +373,11 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'get_changes',
     title: 'Get catalog changes',
     description:
-      'What changed in the catalog after a position: each grant added or changed (at its latest version) and a tombstone (deleted: true) for each grant removed, oldest first. ' +
-      'Use it to keep a copy in sync or to see what is new: start with since="0", then call again with `pagination.nextSince`; `hasMore` true means call again at once. ' +
-      'The same answer as GET /grants/changes; a since too old to be kept is a SYNC_EXPIRED error (start again from "0").',
+      'What changed in the catalog after a position: each grant added or changed (at its latest version) and a ' +
+      'tombstone (deleted: true) for each grant removed, oldest first. Use it to keep a copy in sync or to see ' +
+      'what is new: start with since="0", then call again with `pagination.nextSince`; `hasMore` true means call ' +
+      'again at once. The same answer as GET /grants/changes; a since too old to be kept is a SYNC_EXPIRED error ' +
+      '(start again from "0").',
     route: routeNamed('grantChanges'),
     inputSchema: argumentsSchema(CHANGES_PARAMS),
     outputSchema: answerWithoutEnvelope('GrantChangesAnswer'),
@@ -362,7 +395,8 @@ export const TOOLS: readonly ToolSpec[] = [
         grant: ServedGrant | null;
       }[];
       const lines = [
-        `${plural(data.length, 'change')}; ${page.pagination.hasMore ? 'more follow' : 'no more now'}; next since: "${page.pagination.nextSince}".`,
+        `${plural(data.length, 'change')}; ${page.pagination.hasMore ? 'more follow' : 'no more now'}; next ` +
+          `since: "${page.pagination.nextSince}".`,
         ...data.map((entry) => `${entry.changedAt} ${entry.deleted ? `removed ${entry.id}` : grantLine(entry.grant!)}`),
       ];
       return { structured: { data, pagination: page.pagination }, text: lines.join('\n') };
@@ -372,8 +406,10 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'get_usage',
     title: 'Get API usage',
     description:
-      "This subscription's usage: billable calls this month against the monthly allowance, and over the last `days` UTC days the calls, the most called endpoints " +
-      '(tool calls appear as /mcp) and a daily series. Use it before a long series of searches to check what remains. Not billed. The same answer as GET /subscription/usage.',
+      "This subscription's usage: billable calls this month against the monthly allowance, and over the " +
+      'last `days` UTC days the calls, the most called endpoints ' +
+      ('(tool calls appear as /mcp) and a daily series. Use it before a long series of searches to check ' +
+        'what remains. Not billed. The same answer as GET /subscription/usage.'),
     route: routeNamed('usage'),
     inputSchema: argumentsSchema(USAGE_PARAMS),
     outputSchema: answerWithoutEnvelope('UsageAnswer'),
@@ -383,8 +419,10 @@ export const TOOLS: readonly ToolSpec[] = [
       const data = await usageReport(subscriptions, state, (days as number | undefined) ?? DEFAULT_STATISTICS_DAYS);
       const { currentMonth, statistics } = data;
       const text = [
-        `This month: ${currentMonth.calls} of ${currentMonth.limit} calls used, ${currentMonth.remaining} remaining until ${currentMonth.resetDate}.`,
-        `Last ${statistics.period}: ${statistics.totalCalls} calls; top endpoints: ${statistics.topEndpoints.map((e) => `${e.endpoint} ${e.calls}`).join(', ') || 'none'}.`,
+        `This month: ${currentMonth.calls} of ${currentMonth.limit} calls used, ${currentMonth.remaining} ` +
+          `remaining until ${currentMonth.resetDate}.`,
+        `Last ${statistics.period}: ${statistics.totalCalls} calls; top endpoints: ` +
+          `${statistics.topEndpoints.map((e) => `${e.endpoint} ${e.calls}`).join(', ') || 'none'}.`,
       ].join('\n');
       return { structured: { data }, text };
     },
@@ -393,10 +431,12 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'create_alert',
     title: 'Create an alert',
     description:
-      'Save a search as an alert: the API then POSTs a signed webhook to `url` when a grant enters its results (grant.matched), changes within them (grant.updated), ' +
-      'leaves them (grant.unmatched) or, with closingReminderDays, nears its deadline (grant.closing). `query` takes the filters of search_grants with the same names ' +
-      '(no paging, sort, facets, fields or cursor), lists as JSON arrays. `url` must be a public https URL the user controls. The answer holds the signing secret, shown this once: ' +
-      'give it to the user to verify the webhooks. Only when the user asks for notifications. The same as POST /alerts.',
+      'Save a search as an alert: the API then POSTs a signed webhook to `url` when a grant enters its results ' +
+      '(grant.matched), changes within them (grant.updated), leaves them (grant.unmatched) or, with ' +
+      'closingReminderDays, nears its deadline (grant.closing). `query` takes the filters of search_grants with ' +
+      'the same names (no paging, sort, facets, fields or cursor), lists as JSON arrays. `url` must be a public ' +
+      'https URL the user controls. The answer holds the signing secret, shown this once: give it to the user to ' +
+      'verify the webhooks. Only when the user asks for notifications. The same as POST /alerts.',
     route: routeNamed('alerts'),
     inputSchema: componentSchema('AlertInput'),
     outputSchema: answerWithoutEnvelope('AlertCreatedAnswer'),
@@ -415,7 +455,8 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'list_alerts',
     title: 'List alerts',
     description:
-      "This subscription's alerts (saved searches with a webhook), newest first, a page at a time: pass `pagination.nextCursor` as `cursor` for the next page. The same answer as GET /alerts.",
+      "This subscription's alerts (saved searches with a webhook), newest first, a page at a time: pass " +
+      '`pagination.nextCursor` as `cursor` for the next page. The same answer as GET /alerts.',
     route: routeNamed('alerts'),
     inputSchema: argumentsSchema(ALERT_LIST_PARAMS),
     outputSchema: answerWithoutEnvelope('AlertListAnswer'),
@@ -438,7 +479,8 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'delete_alert',
     title: 'Delete an alert',
     description:
-      'Delete one of your alerts by id: no more webhooks are sent for it. Cannot be undone. The same as DELETE /alerts/{id}.',
+      'Delete one of your alerts by id: no more webhooks are sent for it. Cannot be undone. The same as DELETE ' +
+      '/alerts/{id}.',
     route: routeNamed('alert'),
     inputSchema: argumentsSchema(ALERT_ID_PARAMS, ['id']),
     outputSchema: answerWithoutEnvelope('AlertDeletedAnswer'),

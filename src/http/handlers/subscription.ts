@@ -90,7 +90,8 @@ export const USAGE_REPORT_SCHEMA = closed(
         daily: {
           type: 'array',
           description:
-            'One entry per UTC day of the window, oldest first, days without calls included; calls by route template, most called first.',
+            'One entry per UTC day of the window, oldest first, days without calls included; calls by route ' +
+            'template, most called first.',
           items: closed(
             {
               date: means({ type: 'string', format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' }, 'The UTC day.'),
@@ -155,7 +156,8 @@ export const LIMITS_REPORT_SCHEMA = closed(
         restrictions: RESTRICTIONS_SCHEMA,
         expiresAt: means({ ...instant, type: ['string', 'null'] }, 'When the key stops working; null: never.'),
       },
-      "The key this request was made with and its restrictions (a key without restrictions has every scope, from anywhere, at the subscription's rate).",
+      'The key this request was made with and its restrictions (a key without restrictions has every scope, ' +
+        "from anywhere, at the subscription's rate).",
     ),
     features: closed(
       {
@@ -204,7 +206,10 @@ async function monthly({ allowance, clock }: SubscriptionRouteDeps, state: AppSt
 /** Validates GET /subscription/usage parameters. */
 export const validateUsageParams = usageParams;
 
-/** The usage report of the caller's subscription over `days` (USAGE_REPORT_SCHEMA): what GET /subscription/usage and the MCP tool get_usage answer. */
+/**
+ * The usage report of the caller's subscription over `days` (USAGE_REPORT_SCHEMA): what GET /subscription/usage and the
+ * MCP tool get_usage answer.
+ */
 export async function usageReport(
   deps: SubscriptionRouteDeps,
   state: AppState,

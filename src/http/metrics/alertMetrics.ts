@@ -9,7 +9,9 @@ import type { DueMessage } from '../../alerts/store.js';
 export function registerAlertMetrics(registry: Registry) {
   const attempts = new Counter({
     name: 'grants_webhook_attempts_total',
-    help: 'Webhook delivery attempts by outcome (delivered, retry: failed with a retry to come, failed: the last attempt failed).',
+    help:
+      'Webhook delivery attempts by outcome (delivered, retry: failed with a retry to come, failed: the last ' +
+      'attempt failed).',
     labelNames: ['outcome'],
     registers: [registry],
   });

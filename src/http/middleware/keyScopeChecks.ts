@@ -7,7 +7,10 @@ import { ApiError } from '../errors.js';
 import { READ_METHODS, type RouteSpec } from '../routeTable.js';
 import type { AppState } from '../state.js';
 
-/** The scope a route needs for a method: its write scope for anything but GET and HEAD; null: none (each MCP tool checks its own). */
+/**
+ * The scope a route needs for a method: its write scope for anything but GET and HEAD; null: none (each MCP tool checks
+ * its own).
+ */
 export function scopeFor(route: RouteSpec, method: string): Scope | null {
   return (READ_METHODS as readonly string[]).includes(method) ? route.scope : (route.writeScope ?? route.scope);
 }
@@ -17,7 +20,8 @@ export const scopeNotAllowed = (scope: Scope, what = 'this endpoint'): ApiError 
   new ApiError(
     403,
     'SCOPE_NOT_ALLOWED',
-    `This API key lacks the "${scope}" scope needed by ${what}; use a key with that scope, or create one with it (POST /keys).`,
+    `This API key lacks the "${scope}" scope needed by ${what}; use a key with that scope, or create one ` +
+      `with it (POST /keys).`,
   );
 
 /** The route's scope for this method, if the key lacks it: 403 SCOPE_NOT_ALLOWED naming it. */

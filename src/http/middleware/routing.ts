@@ -55,7 +55,10 @@ export function routeGuard(): Middleware<AppState> {
   };
 }
 
-/** Calls the handler of the route the request was classified to (ctx.state.route); every route of the table must have one. */
+/**
+ * Calls the handler of the route the request was classified to (ctx.state.route); every route of the table must have
+ * one.
+ */
 export function dispatch(handlers: Handlers): Middleware<AppState> {
   const handlerOf = new Map<string, Middleware<AppState>>();
   for (const route of ROUTES) {

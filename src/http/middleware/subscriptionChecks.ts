@@ -29,7 +29,8 @@ export function subscriptionStatus({ rateLimiter, allowance, clock }: LimitDeps)
       subscription.status === 'CANCELLED'
         ? 'This subscription is cancelled; contact us to reactivate it.'
         : subscription.status === 'SUSPENDED' && ctx.state.route?.billable
-          ? 'This subscription is suspended; grant endpoints are unavailable until it is reactivated. /subscription endpoints still answer.'
+          ? 'This subscription is suspended; grant endpoints are unavailable until it is reactivated. ' +
+            '/subscription endpoints still answer.'
           : null;
     return refusal === null ? next() : refuse(ctx, subscription, refusal);
   };
@@ -41,7 +42,8 @@ export const featureNotAvailable = (feature: Feature, what = 'this endpoint'): A
     403,
     'FEATURE_NOT_AVAILABLE',
     `Your subscription does not include the "${feature}" feature needed by ${what}. ` +
-      `Ask the API's operator to switch it on; they run: grants-admin subscription set-feature <subscription id> ${feature} on`,
+      (`Ask the API's operator to switch it on; they run: grants-admin subscription set-feature ` +
+        `<subscription id> ${feature} on`),
   );
 
 export function featureGuard(): Middleware<AppState> {

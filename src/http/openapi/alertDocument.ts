@@ -168,12 +168,14 @@ export const ALERT_OPERATIONS: Record<string, AlertOperationDoc> = {
 export const ALERT_PATH_PARAMS: Record<string, { description: string; example: string }> = {
   id: {
     description:
-      "The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: create an alert (POST /alerts) and paste the `id` of its answer.",
+      "The id of the alert (its `id` field); another subscription's alert is a 404. To try it on /docs: " +
+      'create an alert (POST /alerts) and paste the `id` of its answer.',
     example: EXAMPLE_ALERT.id,
   },
   deliveryId: {
     description:
-      'The id of the message (its `id` in the delivery log, sent as webhook-id). To try it on /docs: POST /alerts/{id}/test queues one and answers its `id`.',
+      'The id of the message (its `id` in the delivery log, sent as webhook-id). To try it on /docs: POST ' +
+      '/alerts/{id}/test queues one and answers its `id`.',
     example: EXAMPLE_DELIVERY.id,
   },
 };
@@ -384,12 +386,14 @@ export const ALERT_WEBHOOKS: Schema = Object.fromEntries(
         operationId: `webhook${type.replace(/(^|\.)(\w)/g, (_m, _d, c: string) => c.toUpperCase())}`,
         summary: `The ${type} event`,
         description:
-          'Signed per Standard Webhooks: webhook-id (stable across retries; de-duplicate on it), webhook-timestamp (Unix seconds) and ' +
-          'webhook-signature (`v1,<base64 HMAC-SHA256 of id.timestamp.body>`, two space-separated during a secret rotation). Answer 2xx within ' +
-          'the timeout; anything else is retried on the schedule.',
-        // Their own tag: openapi-generator's typescript-fetch writes webhooks as operations of their tag's class (a shared
-        // tag would replace the alerts' class). The body is a free-form object, its fields in prose: for a webhook,
-        // typescript-fetch imports no model it could name (a named or inline object schema leaves the class uncompilable).
+          'Signed per Standard Webhooks: webhook-id (stable across retries; de-duplicate on it), ' +
+          'webhook-timestamp (Unix seconds) and webhook-signature (`v1,<base64 HMAC-SHA256 of ' +
+          'id.timestamp.body>`, two space-separated during a secret rotation). Answer 2xx within the timeout; ' +
+          'anything else is retried on the schedule.',
+        // Their own tag: openapi-generator's typescript-fetch writes webhooks as operations of their
+        // tag's class (a shared tag would replace the alerts' class). The body is a free-form object,
+        // its fields in prose: for a webhook, typescript-fetch imports no model it could name (a named
+        // or inline object schema leaves the class uncompilable).
         tags: ['webhooks'],
         requestBody: {
           required: true,
@@ -400,15 +404,21 @@ export const ALERT_WEBHOOKS: Schema = Object.fromEntries(
                 additionalProperties: true,
                 description:
                   "The event (Standard Webhooks' shape): `type` (the event: " +
-                  `${[...EVENT_TYPES, 'alert.test'].join(', ')}), \`timestamp\` (when the event was made, ISO 8601) and \`data\`: ` +
-                  '`alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET /grants/{id} serves it; ' +
-                  'only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: "deleted" or "no_longer_matches"; else null) ' +
-                  'and `change` ({ changedAt, position }: the catalog change behind it, position a since token of GET /grants/changes; null for grant.closing and grant.opened), ' +
-                  '`changes` (the fields that change updated, each { field, from, to } as in GET /grants/{id}/history; null when it added or removed the grant, and for ' +
+                  (`${[...EVENT_TYPES, 'alert.test'].join(', ')}), \`timestamp\` (when the event was made, ` +
+                    `ISO 8601) and \`data\`: `) +
+                  ('`alert` ({ id, name }) always; for the grant events also `grant` (the whole grant as GET ' +
+                    '/grants/{id} serves it; ') +
+                  ('only { id } for grant.unmatched of a deleted grant), `reason` (for grant.unmatched: ' +
+                    '"deleted" or "no_longer_matches"; else null) ') +
+                  ('and `change` ({ changedAt, position }: the catalog change behind it, position a since ' +
+                    'token of GET /grants/changes; null for grant.closing and grant.opened), ') +
+                  ('`changes` (the fields that change updated, each { field, from, to } as in GET ' +
+                    '/grants/{id}/history; null when it added or removed the grant, and for ') +
                   'grant.closing and grant.opened); for grant.matched also `links` ' +
                   '({ similar: { href, title } }: href the path of ' +
                   'GET /grants/{id}/similar for the grant, the grants most like it). ' +
-                  'grant.opened: a forecasted grant the alert follows reached its `opensAt` (sent once per opensAt; `grant.status` is OPEN).',
+                  ('grant.opened: a forecasted grant the alert follows reached its `opensAt` (sent once per ' +
+                    'opensAt; `grant.status` is OPEN).'),
               },
             },
           },

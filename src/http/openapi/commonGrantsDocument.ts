@@ -14,9 +14,11 @@ const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
 const EXAMPLE_OPPORTUNITY = toOpportunity(EXAMPLE_GRANT, Date.parse(EXAMPLE_META.timestamp));
 
 const ABOUT =
-  `CommonGrants ${COMMON_GRANTS_VERSION} (commongrants.org): the protocol fixes this answer's shape (\`status\`, \`message\` and its fields; ` +
+  `CommonGrants ${COMMON_GRANTS_VERSION} (commongrants.org): the protocol fixes this answer's shape ` +
+  `(\`status\`, \`message\` and its fields; ` +
   "`meta` is added), and an error carries the protocol's `status`, `message` and `errors` beside the usual envelope. " +
-  "An opportunity's `id` is a UUID derived from the grant's id (version 5); `customFields.grantsApiId` holds the grant's id.";
+  ("An opportunity's `id` is a UUID derived from the grant's id (version 5); `customFields.grantsApiId` " +
+    "holds the grant's id.");
 
 interface CommonGrantsOperationDoc {
   operationId: string;
@@ -26,7 +28,10 @@ interface CommonGrantsOperationDoc {
   /** The name of the request body's schema, and the example body the example answer answers. */
   body?: string;
   exampleBody?: unknown;
-  /** The request (path and query under the API prefix) that gives the example answer over the fixture catalog, at the time of EXAMPLE_META. */
+  /**
+   * The request (path and query under the API prefix) that gives the example answer over the fixture catalog, at the
+   * time of EXAMPLE_META.
+   */
   request: string;
   example: unknown;
 }
@@ -60,10 +65,14 @@ export const COMMON_GRANTS_OPERATIONS: Partial<Record<RouteName, CommonGrantsOpe
     operationId: 'searchCommonGrantsOpportunities',
     summary: 'Search the catalog with a CommonGrants search body',
     description:
-      `${ABOUT} Filters combine with AND. Supported: \`search\` (the search text of GET /grants), \`filters.status\` (in/notIn), ` +
-      '`filters.closeDateRange`, `filters.minAwardAmountRange` and `filters.maxAwardAmountRange` (between; the currency filters too), ' +
-      `\`filters.customFilters\` (${Object.keys(CUSTOM_FILTERS).join(', ')}; operator in), \`sorting\` and \`pagination\`. ` +
-      'Refused with a 400 naming the field: `totalFundingAvailableRange`, the `outside` operator, sorting by status, total funding or award count.',
+      `${ABOUT} Filters combine with AND. Supported: \`search\` (the search text of GET /grants), ` +
+      `\`filters.status\` (in/notIn), ` +
+      ('`filters.closeDateRange`, `filters.minAwardAmountRange` and `filters.maxAwardAmountRange` (between; ' +
+        'the currency filters too), ') +
+      (`\`filters.customFilters\` (${Object.keys(CUSTOM_FILTERS).join(', ')}; operator in), \`sorting\` and ` +
+        `\`pagination\`. `) +
+      ('Refused with a 400 naming the field: `totalFundingAvailableRange`, the `outside` operator, sorting ' +
+        'by status, total funding or award count.'),
     answer: 'CommonGrantsSearchAnswer',
     body: 'CommonGrantsSearchBody',
     exampleBody: SEARCH_EXAMPLE,
@@ -81,7 +90,8 @@ export const COMMON_GRANTS_OPERATIONS: Partial<Record<RouteName, CommonGrantsOpe
   commonGrantsOpportunity: {
     operationId: 'getCommonGrantsOpportunity',
     summary: 'One CommonGrants opportunity, by its UUID or by the grant id',
-    description: `${ABOUT} The path takes the opportunity's UUID (any case) or the grant's own id; an unknown one is a 404.`,
+    description:
+      `${ABOUT} The path takes the opportunity's UUID (any case) or the grant's own id; an unknown one is a ` + `404.`,
     answer: 'CommonGrantsOpportunityAnswer',
     request: `/common-grants/opportunities/${EXAMPLE_OPPORTUNITY.id}`,
     example: { status: 200, message: 'Success', data: EXAMPLE_OPPORTUNITY, meta: EXAMPLE_META },
@@ -95,7 +105,9 @@ export const COMMON_GRANTS_PATH_PARAM = {
 
 export const COMMON_GRANTS_TAG = {
   name: 'common-grants',
-  description: `The catalog in the CommonGrants protocol ${COMMON_GRANTS_VERSION} (commongrants.org): list, search and read opportunities. Billable, as the grant endpoints.`,
+  description:
+    `The catalog in the CommonGrants protocol ${COMMON_GRANTS_VERSION} (commongrants.org): list, search and ` +
+    `read opportunities. Billable, as the grant endpoints.`,
 };
 
 const object = (description: string, required: readonly string[], properties: Schema): Schema => ({
@@ -144,7 +156,8 @@ const dateEvent = (description: string): Schema =>
 
 export const COMMON_GRANTS_SCHEMAS: Schema = {
   CommonGrantsOpportunity: object(
-    'A grant as a CommonGrants opportunity (OpportunityBase). Fields with no value are left out (funding, keyDates); fields without a place in the protocol are custom fields.',
+    'A grant as a CommonGrants opportunity (OpportunityBase). Fields with no value are left out (funding, ' +
+      'keyDates); fields without a place in the protocol are custom fields.',
     ['id', 'title', 'status', 'description', 'acceptedApplicantTypes', 'customFields', 'createdAt', 'lastModifiedAt'],
     {
       id: str("The opportunity's UUID: version 5, derived from the grant's id (the same id, the same UUID).", {
@@ -171,7 +184,8 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
       acceptedApplicantTypes: {
         type: 'array',
         description:
-          "The grant's targetBeneficiaries as the protocol's applicant types (custom, with customValue, when none means the same).",
+          "The grant's targetBeneficiaries as the protocol's applicant types (custom, with customValue, " +
+          'when none means the same).',
         items: object('An applicant type.', ['value', 'description'], {
           value: str("The protocol's applicant type."),
           customValue: str("This API's beneficiary, with value custom."),
@@ -181,7 +195,9 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
       customFields: {
         type: 'object',
         description:
-          "This API's fields with no place in the protocol, by name: grantsApiId, funder, funderType, fundingType, eligibleProvinces, targetBeneficiaries, sdgAlignment, currency, and when known applicationComplexity, isRecurring, applicationUrl, titleFr, descriptionFr, source.",
+          "This API's fields with no place in the protocol, by name: grantsApiId, funder, funderType, " +
+          'fundingType, eligibleProvinces, targetBeneficiaries, sdgAlignment, currency, and when known ' +
+          'applicationComplexity, isRecurring, applicationUrl, titleFr, descriptionFr, source.',
         additionalProperties: object('A custom field.', ['name', 'fieldType', 'value', 'description'], {
           name: str('Its name (its key in customFields).'),
           fieldType: {
@@ -245,7 +261,8 @@ export const COMMON_GRANTS_SCHEMAS: Schema = {
           description: 'The statuses.',
         }),
         closeDateRange: filterOf(
-          'The deadline lies in [min, max]: a date (its first or last millisecond, UTC) or a date-time with its offset.',
+          'The deadline lies in [min, max]: a date (its first or last millisecond, UTC) or a date-time with its ' +
+            'offset.',
           ['between'],
           {
             type: 'object',

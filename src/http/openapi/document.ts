@@ -95,8 +95,9 @@ interface OperationDoc {
 
 /** How a partner sees the grants still open first (the default order lists the oldest deadlines first). */
 const OPEN_GRANTS_FIRST =
-  'Without `search` or `sort`, grants come by deadline, the oldest first, closed grants included: ask for `open=true&sort=deadline` ' +
-  'to get the grants still accepting applications, closing soonest first (those without a deadline last).';
+  'Without `search` or `sort`, grants come by deadline, the oldest first, closed grants included: ask for ' +
+  '`open=true&sort=deadline` to get the grants still accepting applications, closing soonest first (those ' +
+  'without a deadline last).';
 
 /** The read-only routes' one operation each (the alert routes are described per method: alertDocument.ts). */
 const OPERATIONS: Partial<Record<RouteName, OperationDoc>> = {
@@ -116,7 +117,8 @@ const OPERATIONS: Partial<Record<RouteName, OperationDoc>> = {
     summary: 'Completions of the text typed so far (search as you type)',
     answer: 'GrantSuggestAnswer',
     more:
-      "Completes the last word typed from the catalog's words, grant titles and funder names, each with how many grants it would find under the filters " +
+      "Completes the last word typed from the catalog's words, grant titles and funder names, each with how " +
+      'many grants it would find under the filters ' +
       '(and the words typed before it); the most grants first, then by text. Billed as a search.',
   },
   grantChanges: {
@@ -135,17 +137,22 @@ const OPERATIONS: Partial<Record<RouteName, OperationDoc>> = {
     summary: "A grant's history: its versions, newest first",
     answer: 'GrantHistoryAnswer',
     more:
-      'Each run of the indexer that adds, changes or removes the grant records a version: when, what (created, updated, deleted) and, for an update, ' +
-      "each field it changed with its value before and after. Versions are kept for the operator's retention (a year by default); a removed grant's " +
-      'history still answers while it holds a version (its last version is the deletion); an id neither in the catalog nor in the history is a 404.',
+      'Each run of the indexer that adds, changes or removes the grant records a version: when, what ' +
+      '(created, updated, deleted) and, for an update, ' +
+      ("each field it changed with its value before and after. Versions are kept for the operator's " +
+        "retention (a year by default); a removed grant's ") +
+      ('history still answers while it holds a version (its last version is the deletion); an id neither in ' +
+        'the catalog nor in the history is a 404.'),
   },
   grantSimilar: {
     operationId: 'getSimilarGrants',
     summary: 'The grants most like one grant, by their text',
     answer: 'GrantSimilarAnswer',
     more:
-      "The grant's most distinctive words (title, funder, description; by tf-idf over the catalog) are searched for, and each grant holding one is scored by " +
-      'the rarity of the words it shares, weighted by the field it holds them in (title above funder above description); the best first, ties by id. ' +
+      "The grant's most distinctive words (title, funder, description; by tf-idf over the catalog) are " +
+      'searched for, and each grant holding one is scored by ' +
+      ('the rarity of the words it shares, weighted by the field it holds them in (title above funder above ' +
+        'description); the best first, ties by id. ') +
       'The grant itself is never in the list. The filters apply as in `GET /grants`. An unknown id is a 404.',
   },
   usage: { operationId: 'getUsage', summary: 'Usage of this subscription', answer: 'UsageAnswer' },
@@ -167,7 +174,8 @@ const TAGS = [
   {
     name: 'keys',
     description:
-      "Your subscription's API keys: list, create with restrictions (scopes, origins, IP ranges, expiry, rate), revoke. Needs the keys:manage scope. Billable.",
+      "Your subscription's API keys: list, create with restrictions (scopes, origins, IP ranges, expiry, " +
+      'rate), revoke. Needs the keys:manage scope. Billable.',
   },
   COMMON_GRANTS_TAG,
   {
@@ -246,7 +254,8 @@ function jsonParamDescription(name: string, spec: ParamSpec): string {
   if ('message' in spec) parts.push(`Must be ${spec.message.replace(/^must be /, '')}.`);
   if (spec.kind === 'date')
     parts.push(
-      `Must be ${DATE_MESSAGE.replace(/^must be /, '')}; a date alone means its ${spec.dayEdge === 'start' ? 'first' : 'last'} millisecond.`,
+      `Must be ${DATE_MESSAGE.replace(/^must be /, '')}; a date alone means its ` +
+        `${spec.dayEdge === 'start' ? 'first' : 'last'} millisecond.`,
     );
   if (spec.kind === 'enumArray') parts.push('A JSON array; a grant matches when it has any of the values (OR).');
   if (name === 'sort') parts.push('Default: relevance with search words, else deadline; relevance needs search words.');
@@ -277,19 +286,23 @@ function paramDescription(name: string, spec: ParamSpec): string {
   if ('message' in spec) parts.push(`Must be ${spec.message.replace(/^must be /, '')}.`);
   if (spec.kind === 'date')
     parts.push(
-      `Must be ${DATE_MESSAGE.replace(/^must be /, '')}; a date alone means its ${spec.dayEdge === 'start' ? 'first' : 'last'} millisecond.`,
+      `Must be ${DATE_MESSAGE.replace(/^must be /, '')}; a date alone means its ` +
+        `${spec.dayEdge === 'start' ? 'first' : 'last'} millisecond.`,
     );
   if (spec.kind === 'enumArray') {
     const [a, b] = spec.example as readonly string[];
     const second = b ?? a;
     parts.push(
-      `A list, written comma-separated: \`${name}=${a},${second}\` (values of one parameter are ORed, at most ${maxListValues(spec.values as readonly string[])} distinct). ` +
-        `The server also accepts the parameter repeated (\`${name}=${a}&${name}=${second}\`) and the bracketed form (\`${name}[]=${a}&${name}[]=${second}\`).`,
+      `A list, written comma-separated: \`${name}=${a},${second}\` (values of one parameter are ORed, at ` +
+        `most ${maxListValues(spec.values as readonly string[])} distinct). ` +
+        (`The server also accepts the parameter repeated (\`${name}=${a}&${name}=${second}\`) and the ` +
+          `bracketed form (\`${name}[]=${a}&${name}[]=${second}\`).`),
     );
   }
   if (spec.kind === 'integer' && spec.clampAbove !== undefined) {
     parts.push(
-      `Above ${spec.clampAbove} it is served as ${spec.clampAbove} (\`pagination.limit\` gives the limit in effect)${spec.default === undefined ? '' : `; default ${spec.default}`}.`,
+      `Above ${spec.clampAbove} it is served as ${spec.clampAbove} (\`pagination.limit\` gives the limit in ` +
+        `effect)${spec.default === undefined ? '' : `; default ${spec.default}`}.`,
     );
   }
   if (name === 'limit' && spec.kind === 'integer' && spec.min === 0)
@@ -297,7 +310,8 @@ function paramDescription(name: string, spec: ParamSpec): string {
   if (name === 'sort') parts.push('Default: relevance with search words, else deadline; relevance needs search words.');
   if (name === 'cursor')
     parts.push(
-      'Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave it; nextCursor is null on the last page.',
+      'Not with `page`; a cursor works only with the filters, search, sort and limit of the request that gave ' +
+        'it; nextCursor is null on the last page.',
     );
   if (name === 'format')
     parts.push('`ndjson` (default): one grant per line; `csv`: a header row, then one grant per row.');
@@ -403,8 +417,9 @@ const ANSWERS: Record<string, Schema> = {
       facets: described('Facets', 'The value counts asked for in `facets`; absent without `facets`.'),
       suggestion: {
         description:
-          'Present with `search`: a "did you mean", or null. Set when the search found fewer than 3 grants and respelling its unknown or rare words ' +
-          '(each replaced by the closest catalog word within the typo rule of `typos`, the most frequent on ties) finds more, with the same filters and `typos`.',
+          'Present with `search`: a "did you mean", or null. Set when the search found fewer than 3 grants and ' +
+          'respelling its unknown or rare words (each replaced by the closest catalog word within the typo rule ' +
+          'of `typos`, the most frequent on ties) finds more, with the same filters and `typos`.',
         type: ['object', 'null'],
         additionalProperties: false,
         required: ['search', 'total'],
@@ -428,7 +443,8 @@ const ANSWERS: Record<string, Schema> = {
   GrantSuggestAnswer: successEnvelope('The completions of the typed text, the most grants first, then by text.', {
     type: 'array',
     description:
-      'At most `limit` completions; empty when nothing completes the last word under the filters (or the text holds no word).',
+      'At most `limit` completions; empty when nothing completes the last word under the filters (or the text ' +
+      'holds no word).',
     items: {
       type: 'object',
       additionalProperties: false,
@@ -437,7 +453,8 @@ const ANSWERS: Record<string, Schema> = {
         text: {
           type: 'string',
           description:
-            'A word: the typed text with its last word completed (folded, lower case), the words before it as typed. A title or funder: the whole name, as written.',
+            'A word: the typed text with its last word completed (folded, lower case), the words before it as ' +
+            'typed. A title or funder: the whole name, as written.',
           examples: ['clean energy'],
         },
         type: {
@@ -449,7 +466,8 @@ const ANSWERS: Record<string, Schema> = {
           type: 'integer',
           minimum: 1,
           description:
-            'How many grants, under the filters and the words typed before, hold the word (as written, in any text field), bear the title, or come from the funder.',
+            'How many grants, under the filters and the words typed before, hold the word (as written, in any ' +
+            'text field), bear the title, or come from the funder.',
           examples: [7],
         },
       },
@@ -480,7 +498,8 @@ const ANSWERS: Record<string, Schema> = {
     {
       pagination: described(
         'Pagination',
-        'Always one page: `total` counts every grant found similar under the filters (sharing at least one of the words searched).',
+        'Always one page: `total` counts every grant found similar under the filters (sharing at least one of ' +
+          'the words searched).',
       ),
     },
   ),
@@ -573,13 +592,16 @@ function configOperation(route: RouteSpec, method: string): Schema {
     operationId: doc.operationId,
     summary: doc.summary,
     description:
-      `Needs the \`${route.feature}\` feature and the \`${scopeFor(route, method)}\` scope. Counts toward the monthly allowance.` +
+      `Needs the \`${route.feature}\` feature and the \`${scopeFor(route, method)}\` scope. Counts toward ` +
+      `the monthly allowance.` +
       (method === 'GET' ? ' `HEAD` on the same path answers the same status and headers, without the body.' : '') +
       (method === 'POST' && !isKey
-        ? ' Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay the first answer.'
+        ? ' Send an `Idempotency-Key` header to make a retry safe: the same key and body within 24 hours replay ' +
+          'the first answer.'
         : '') +
       (method === 'POST' && isKey
-        ? ' Takes no `Idempotency-Key`: replaying the answer would mean keeping the new key in clear; a retry makes a second key, which `GET /keys` lists.'
+        ? ' Takes no `Idempotency-Key`: replaying the answer would mean keeping the new key in clear; a retry ' +
+          'makes a second key, which `GET /keys` lists.'
         : ''),
     tags: [isKey ? 'keys' : 'alerts'],
     parameters: [...pathParams, ...query, ...(method === 'POST' && !isKey ? [IDEMPOTENCY_KEY] : [])],
@@ -606,9 +628,10 @@ const IDEMPOTENCY_KEY: Schema = {
   required: false,
   // No `example`: /docs would fill the same key into every POST, and a key sent with another request is a 409.
   description:
-    'A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body within 24 hours answer as the first time and change nothing. ' +
-    'A signing secret in that answer is replayed from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. ' +
-    'A new key for each new request: for example `create-alert-7f3c2a`.',
+    'A key of yours (1 to 255 printable characters) that makes this POST safe to retry: the same key and body ' +
+    'within 24 hours answer as the first time and change nothing. A signing secret in that answer is replayed ' +
+    'from its encrypted copy while its alert exists; once the alert is deleted, a replay is a 404. A new key for ' +
+    'each new request: for example `create-alert-7f3c2a`.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
@@ -625,16 +648,18 @@ function operation(route: RouteSpec): Schema {
   if (answer === undefined) {
     ok = {
       description:
-        'Every match, streamed: one grant per line (ndjson), or a header row then one grant per row (csv). X-Export-Count tells how many follow; ' +
-        'a stream cut short by a failure ends early (fewer grants than the count).',
+        'Every match, streamed: one grant per line (ndjson), or a header row then one grant per row (csv). ' +
+        'X-Export-Count tells how many follow; a stream cut short by a failure ends early (fewer grants than the ' +
+        'count).',
       headers: headerRefs([...successHeaders, ...EXPORT_HEADERS]),
       content: {
         [NDJSON_CONTENT_TYPE]: {
           schema: {
             type: 'string',
             description:
-              'Newline-delimited JSON: each line one grant as [GrantFields](#/components/schemas/GrantFields) (the fields asked for, id always), ' +
-              'each line ending with \\n. The line schema is also in `x-item-schema` (the `itemSchema` of OpenAPI 3.2).',
+              'Newline-delimited JSON: each line one grant as [GrantFields](#/components/schemas/GrantFields) ' +
+              '(the fields asked for, id always), each line ending with \\n. The line schema is also in ' +
+              '`x-item-schema` (the `itemSchema` of OpenAPI 3.2).',
           },
           'x-item-schema': ref('GrantFields'),
           examples: {
@@ -648,8 +673,9 @@ function operation(route: RouteSpec): Schema {
           schema: {
             type: 'string',
             description:
-              'CSV (RFC 4180, CRLF line ends): a header row of field names, then one grant per row; the columns are the fields of ' +
-              '[GrantFields](#/components/schemas/GrantFields) asked for, id first. null is an empty cell, a list its values joined with `|`.',
+              'CSV (RFC 4180, CRLF line ends): a header row of field names, then one grant per row; the columns ' +
+              'are the fields of [GrantFields](#/components/schemas/GrantFields) asked for, id first. null is an ' +
+              'empty cell, a list its values joined with `|`.',
           },
           examples: {
             rebatesInOntario: {
@@ -676,7 +702,8 @@ function operation(route: RouteSpec): Schema {
   if (conditional) {
     responses[304] = {
       description:
-        'Not modified: If-None-Match names the current ETag. No body; not counted toward the monthly allowance (the per-second rate is spent).',
+        'Not modified: If-None-Match names the current ETag. No body; not counted toward the monthly allowance ' +
+        '(the per-second rate is spent).',
       headers: headerRefs(successHeaders),
     };
   }
@@ -703,7 +730,10 @@ function operation(route: RouteSpec): Schema {
   };
 }
 
-/** A CommonGrants route's one operation (commonGrantsDocument.ts): the protocol's answer shapes, errors in CommonGrantsErrorEnvelope. */
+/**
+ * A CommonGrants route's one operation (commonGrantsDocument.ts): the protocol's answer shapes, errors in
+ * CommonGrantsErrorEnvelope.
+ */
 function commonGrantsOperation(route: RouteSpec): Schema {
   const doc = COMMON_GRANTS_OPERATIONS[route.name as RouteName]!;
   const method = route.methods[0] === 'POST' ? 'POST' : 'GET';
@@ -744,7 +774,8 @@ function commonGrantsOperation(route: RouteSpec): Schema {
       operationId: doc.operationId,
       summary: doc.summary,
       description:
-        `Needs the \`${route.feature}\` feature and the \`${route.scope}\` scope. Counts toward the monthly allowance.` +
+        `Needs the \`${route.feature}\` feature and the \`${route.scope}\` scope. Counts toward the monthly ` +
+        `allowance.` +
         (method === 'GET' ? ' `HEAD` on the same path answers the same status and headers, without the body.' : '') +
         ` ${doc.description}`,
       tags: [COMMON_GRANTS_TAG.name],
@@ -788,12 +819,18 @@ function mcpOperation(route: RouteSpec): Schema {
     operationId: 'postMcpMessage',
     summary: 'MCP server for AI agents (JSON-RPC over Streamable HTTP)',
     description:
-      `The Model Context Protocol server: register this URL in an MCP client (Streamable HTTP transport) with your key as \`Authorization: Bearer <key>\`. ` +
-      'Stateless: no session, each POST carries one JSON-RPC message (GET and DELETE are 405: no SSE stream, no session to end). ' +
-      `Needs the \`${route.feature}\` feature; each tool also needs the feature and the key scope of the endpoint it mirrors (a missing scope is a tool error \`SCOPE_NOT_ALLOWED\`). ` +
-      `Tools: ${MCP_TOOL_NAMES.map((name) => `\`${name}\``).join(', ')}; \`tools/list\` describes each with its input and output schema. ` +
-      'Each tools/call of a tool whose endpoint is billable counts one call toward the monthly allowance (get_usage is not billed); initialize, tools/list and notifications are never billed. ' +
-      'Every POST spends the per-second rate. A tool refused (invalid arguments, unknown id, allowance used up, missing feature) answers a tool error ' +
+      `The Model Context Protocol server: register this URL in an MCP client (Streamable HTTP transport) ` +
+      `with your key as \`Authorization: Bearer <key>\`. ` +
+      ('Stateless: no session, each POST carries one JSON-RPC message (GET and DELETE are 405: no SSE ' +
+        'stream, no session to end). ') +
+      (`Needs the \`${route.feature}\` feature; each tool also needs the feature and the key scope of the ` +
+        `endpoint it mirrors (a missing scope is a tool error \`SCOPE_NOT_ALLOWED\`). `) +
+      (`Tools: ${MCP_TOOL_NAMES.map((name) => `\`${name}\``).join(', ')}; \`tools/list\` describes each with ` +
+        `its input and output schema. `) +
+      ('Each tools/call of a tool whose endpoint is billable counts one call toward the monthly allowance ' +
+        '(get_usage is not billed); initialize, tools/list and notifications are never billed. ') +
+      ('Every POST spends the per-second rate. A tool refused (invalid arguments, unknown id, allowance used ' +
+        'up, missing feature) answers a tool error ') +
       '(`isError: true`) whose text is `{"error":{"code","message","details"?}}` with the codes below.',
     tags: ['mcp'],
     parameters: [],
@@ -819,7 +856,8 @@ const IF_NONE_MATCH: Schema = {
   in: 'header',
   required: false,
   description:
-    'The ETag of an answer you hold (or several, comma-separated): a 304 with no body when it is still current; a 304 is not counted toward the monthly allowance.',
+    'The ETag of an answer you hold (or several, comma-separated): a 304 with no body when it is still current; ' +
+    'a 304 is not counted toward the monthly allowance.',
   schema: { type: 'string', maxLength: 4096 },
   example: 'W/"J6A071rvPgOx5II7haMBrVO6Cec"',
 };
@@ -908,51 +946,69 @@ const GUIDE = [
   'Read-only access to the grants catalog.',
   '',
   '## Authentication',
-  'Send your API key on every call (all but this document) as `Authorization: Bearer <key>`. A missing, malformed, revoked or expired key is a 401 (' +
+  'Send your API key on every call (all but this document) as `Authorization: Bearer <key>`. A missing, ' +
+    'malformed, revoked or expired key is a 401 (' +
     codeList(401) +
     '). Here, paste it under **Authorize**, then use **Try it out** on any operation.',
   '',
   '## Open grants first',
   `${OPEN_GRANTS_FIRST} For example \`GET ${API_PREFIX}/grants?open=true&sort=deadline&eligibleProvinces=ONTARIO\`.`,
   '',
-  'A key may carry restrictions: scopes (what it may call), origins (the web pages it may be used from), IP ranges, an expiry and a rate of its own ' +
-    "inside the subscription's. A call outside its scopes is a 403 `SCOPE_NOT_ALLOWED` naming the scope needed; a browser request from an origin it " +
-    'does not list is a 403 `ORIGIN_NOT_ALLOWED` (origins stop other web pages, not scripts: IP ranges are the real boundary); a request from another ' +
-    'address is a 403 `IP_NOT_ALLOWED`; past its expiry it is a 401. `GET /subscription/limits` shows the calling key and its restrictions; the `keys` ' +
+  'A key may carry restrictions: scopes (what it may call), origins (the web pages it may be used from), IP ' +
+    'ranges, an expiry and a rate of its own ' +
+    ("inside the subscription's. A call outside its scopes is a 403 `SCOPE_NOT_ALLOWED` naming the scope " +
+      'needed; a browser request from an origin it ') +
+    ('does not list is a 403 `ORIGIN_NOT_ALLOWED` (origins stop other web pages, not scripts: IP ranges are ' +
+      'the real boundary); a request from another ') +
+    ('address is a 403 `IP_NOT_ALLOWED`; past its expiry it is a 401. `GET /subscription/limits` shows the ' +
+      'calling key and its restrictions; the `keys` ') +
     "operations list, create (with at most the calling key's rights) and revoke keys.",
   '',
   '## Limits and billing',
-  'Each subscription has a per-second rate and a monthly allowance (UTC calendar month). Every authenticated response carries the ' +
-    '`RateLimit-Policy`/`RateLimit` and `X-RateLimit-*` headers (errors too, from the rate check on: 400, 403, 404, 410, 429). Over the rate: 429 `RATE_LIMITED`; allowance used up: 429 `QUOTA_EXCEEDED` ' +
-    '(both with `Retry-After`). Only the grant endpoints count toward the allowance; `/subscription/*` and this document never do.',
+  'Each subscription has a per-second rate and a monthly allowance (UTC calendar month). Every authenticated ' +
+    'response carries the `RateLimit-Policy`/`RateLimit` and `X-RateLimit-*` headers (errors too, from the rate ' +
+    'check on: 400, 403, 404, 410, 429). Over the rate: 429 `RATE_LIMITED`; allowance used up: 429 ' +
+    '`QUOTA_EXCEEDED` (both with `Retry-After`). Only the grant endpoints count toward the allowance; ' +
+    '`/subscription/*` and this document never do.',
   '',
   '## HEAD',
-  'Every GET operation below also answers `HEAD` on the same path: the status and headers its `GET` would send, without the body, ' +
-    'authenticated, limited and billed as the `GET`. The `HEAD` operations are left out of this document so that each operation is listed once.',
+  'Every GET operation below also answers `HEAD` on the same path: the status and headers its `GET` would send, ' +
+    'without the body, authenticated, limited and billed as the `GET`. The `HEAD` operations are left out of this ' +
+    'document so that each operation is listed once.',
   '',
   '## Lists in the query',
-  'A list parameter (`eligibleProvinces`, `facets`, `fields`, …) is written comma-separated: `eligibleProvinces=QUEBEC,ONTARIO`. ' +
-    'The server also accepts it repeated (`eligibleProvinces=QUEBEC&eligibleProvinces=ONTARIO`) or bracketed (`eligibleProvinces[]=QUEBEC`).',
+  'A list parameter (`eligibleProvinces`, `facets`, `fields`, …) is written comma-separated: ' +
+    '`eligibleProvinces=QUEBEC,ONTARIO`. The server also accepts it repeated ' +
+    '(`eligibleProvinces=QUEBEC&eligibleProvinces=ONTARIO`) or bracketed (`eligibleProvinces[]=QUEBEC`).',
   '',
   '## Conditional requests and compression',
-  'The grant endpoints send an `ETag`; send it back in `If-None-Match` to get a 304 with no body when nothing changed. A 304 is not counted ' +
-    'toward the monthly allowance (it spends the per-second rate). Answers of 1 KB or more are gzip- or brotli-compressed when `Accept-Encoding` allows.',
+  'The grant endpoints send an `ETag`; send it back in `If-None-Match` to get a 304 with no body when nothing ' +
+    'changed. A 304 is not counted toward the monthly allowance (it spends the per-second rate). Answers of 1 KB ' +
+    'or more are gzip- or brotli-compressed when `Accept-Encoding` allows.',
   '',
   '## Paging and sync',
-  `\`GET /grants\` pages with \`page\` and \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) and reaches the first ${MAX_WINDOW.toLocaleString('en-US')} matches; ` +
-    "`pagination` gives `total` and `totalPages`; `limit=0` gives the total and the facets alone. A `limit` above an endpoint's maximum is clamped to it (`pagination.limit` says so). Cursor paging (`cursor=*`, then each `pagination.nextCursor`) reaches every match. " +
+  `\`GET /grants\` pages with \`page\` and \`limit\` (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) and ` +
+    `reaches the first ${MAX_WINDOW.toLocaleString('en-US')} matches; ` +
+    ('`pagination` gives `total` and `totalPages`; `limit=0` gives the total and the facets alone. A `limit` ' +
+      "above an endpoint's maximum is clamped to it (`pagination.limit` says so). Cursor paging (`cursor=*`, " +
+      'then each `pagination.nextCursor`) reaches every match. ') +
     '`GET /grants/export` (feature `grants.export`) streams every match as NDJSON or CSV in one call. ' +
     'To keep a copy in sync, read `GET /grants/changes` from `since=0`, then poll it with ' +
-    'the last `pagination.nextSince` forever: each grant once at its latest change, and a tombstone (`deleted: true`) for each grant removed.',
+    ('the last `pagination.nextSince` forever: each grant once at its latest change, and a tombstone ' +
+      '(`deleted: true`) for each grant removed.'),
   '',
   '## Your usage',
-  "`GET /subscription/usage?days=N` gives this month's calls against the allowance and, over the last N UTC days, the total, the top " +
-    'endpoints and `statistics.daily` (one entry per day, days without calls included). The partner console at [/console](/console) draws them: ' +
+  "`GET /subscription/usage?days=N` gives this month's calls against the allowance and, over the last N UTC " +
+    'days, the total, the top ' +
+    ('endpoints and `statistics.daily` (one entry per day, days without calls included). The partner console ' +
+      'at [/console](/console) draws them: ') +
     'paste a key to see the tier, the limits, the allowance used and the calls per day.',
   '',
   '## AI agents (MCP)',
-  `An AI agent reaches the API as tools through the Model Context Protocol at \`POST ${API_PREFIX}/mcp\` (Streamable HTTP, stateless). ` +
-    'Register it in an MCP client with your key (the README\'s "AI agents (MCP)" section shows the same for other clients):',
+  `An AI agent reaches the API as tools through the Model Context Protocol at \`POST ${API_PREFIX}/mcp\` ` +
+    `(Streamable HTTP, stateless). ` +
+    ('Register it in an MCP client with your key (the README\'s "AI agents (MCP)" section shows the same for ' +
+      'other clients):'),
   '',
   '```json',
   JSON.stringify(
@@ -970,13 +1026,16 @@ const GUIDE = [
   ),
   '```',
   '',
-  `The tools (${MCP_TOOL_NAMES.map((name) => `\`${name}\``).join(', ')}) take the parameters of the endpoints they mirror and answer their data without the envelope. ` +
-    'Each tool call counts toward the allowance as its endpoint does and appears as `/mcp` in the usage statistics; the handshake and the tool list are free. ' +
+  `The tools (${MCP_TOOL_NAMES.map((name) => `\`${name}\``).join(', ')}) take the parameters of the ` +
+    `endpoints they mirror and answer their data without the envelope. ` +
+    ('Each tool call counts toward the allowance as its endpoint does and appears as `/mcp` in the usage ' +
+      'statistics; the handshake and the tool list are free. ') +
     'See the [mcp operation](#/mcp).',
   '',
   '## Errors',
-  'Every error comes in one envelope: `{ "success": false, "error": { "code", "message", "details"? }, "meta" }`; a 400 lists every ' +
-    'invalid parameter in `error.details`. Quote `meta.requestId` (also the `X-Request-Id` header) when reporting a problem. The codes:',
+  'Every error comes in one envelope: `{ "success": false, "error": { "code", "message", "details"? }, "meta" ' +
+    '}`; a 400 lists every invalid parameter in `error.details`. Quote `meta.requestId` (also the `X-Request-Id` ' +
+    'header) when reporting a problem. The codes:',
   '',
   '| status | code | meaning |',
   '|---|---|---|',
@@ -999,7 +1058,8 @@ function schemas(): Schema {
       ),
     },
     description:
-      'A grant with the fields asked for in `fields` (every field by default); id always; `highlights` last, with `highlight` or `crop`.',
+      'A grant with the fields asked for in `fields` (every field by default); id always; `highlights` last, ' +
+      'with `highlight` or `crop`.',
   };
   const fieldChanges: Schema = { type: ['array', 'null'], items: ref('FieldChange') };
   const changeEntry = (deleted: boolean): Schema => ({
@@ -1026,8 +1086,9 @@ function schemas(): Schema {
         : {
             ...fieldChanges,
             description:
-              'The fields the latest change updated, each with its value before and after; null when the change added the grant (or was recorded before fields were). ' +
-              'A grant changed more than once since your last read shows its latest change here: GET /grants/{id}/history holds them all.',
+              'The fields the latest change updated, each with its value before and after; null when the change ' +
+              'added the grant (or was recorded before fields were). A grant changed more than once since your ' +
+              'last read shows its latest change here: GET /grants/{id}/history holds them all.',
           },
       grant: deleted
         ? { const: null, description: 'Always null: a removed grant has no content.' }
@@ -1041,9 +1102,12 @@ function schemas(): Schema {
       type: 'object',
       additionalProperties: false,
       description:
-        "Present with `highlight` or `crop`: for each field they name, the field's text HTML-escaped (`&`, `<`, `>`, `\"` and `'` as entities), " +
-        `each word the search matched between \`highlightPreTag\` and \`highlightPostTag\` (default \`${DEFAULT_PRE_TAG}\` and \`${DEFAULT_POST_TAG}\`); ` +
-        `a cropped field is its best passage, with \`${CROP_MARKER}\` where text was cut. Null for a field the grant leaves empty. Without a search, no word is marked.`,
+        "Present with `highlight` or `crop`: for each field they name, the field's text HTML-escaped (`&`, " +
+        '`<`, `>`, `"` and `\'` as entities), ' +
+        (`each word the search matched between \`highlightPreTag\` and \`highlightPostTag\` (default ` +
+          `\`${DEFAULT_PRE_TAG}\` and \`${DEFAULT_POST_TAG}\`); `) +
+        (`a cropped field is its best passage, with \`${CROP_MARKER}\` where text was cut. Null for a field ` +
+          `the grant leaves empty. Without a search, no word is marked.`),
       properties: Object.fromEntries(
         HIGHLIGHT_FIELDS.map((field) => [
           field,
@@ -1064,8 +1128,9 @@ function schemas(): Schema {
     AlertQuery: {
       ...jsonParamsSchema(ALERT_QUERY_PARAMS),
       description:
-        'The filters of an alert: the filter parameters of GET /grants with the same names, meanings and validation, as one JSON object ' +
-        '(lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, facets, fields, cursor and highlights are refused.',
+        'The filters of an alert: the filter parameters of GET /grants with the same names, meanings and ' +
+        'validation, as one JSON object (lists as JSON arrays, booleans and numbers as JSON ones). Paging, sort, ' +
+        'facets, fields, cursor and highlights are refused.',
     },
     ...MCP_SCHEMAS,
     ...COMMON_GRANTS_SCHEMAS,
@@ -1141,7 +1206,8 @@ function schemas(): Schema {
     },
     ChangeEntry: {
       description:
-        'One change of the catalog: a grant at its latest change, or a tombstone of a grant removed. `deleted` tells which.',
+        'One change of the catalog: a grant at its latest change, or a tombstone of a grant removed. `deleted` ' +
+        'tells which.',
       oneOf: [ref('GrantChange'), ref('GrantTombstone')],
     },
     GrantChange: changeEntry(false),
@@ -1161,7 +1227,8 @@ function schemas(): Schema {
           type: 'string',
           enum: [...VERSION_TYPES],
           description:
-            'created: the grant entered the catalog; updated: some of its fields changed; deleted: it left the catalog (its last version).',
+            'created: the grant entered the catalog; updated: some of its fields changed; deleted: it left the ' +
+            'catalog (its last version).',
         },
         changes: {
           ...fieldChanges,
@@ -1192,7 +1259,9 @@ function schemas(): Schema {
           {
             type: 'array',
             items: ref('FacetCount'),
-            description: `The values of \`${name}\` among the matches (ignoring the request's own \`${name}\` filter), by count.`,
+            description:
+              `The values of \`${name}\` among the matches (ignoring the request's own \`${name}\` filter), ` +
+              `by count.`,
           },
         ]),
       ),

@@ -6,12 +6,18 @@
 import type { ServedGrant } from '../../grants/schema.js';
 import type { RouteName } from '../routeTable.js';
 
-/** A grant of the fixture catalog, as GET /grants/{id} serves it at EXAMPLE_META's time: closed (its deadline passed in June). */
+/**
+ * A grant of the fixture catalog, as GET /grants/{id} serves it at EXAMPLE_META's time: closed (its deadline passed in
+ * June).
+ */
 export const EXAMPLE_GRANT: ServedGrant = {
   id: 'grt_7f0ef37c',
   title: 'Sudbury Energy Efficiency Rebate Program',
   description:
-    'Enbridge Gas provides rebates to non-profit organizations in Sudbury, Ontario to lower energy use in homes and buildings. Up to $82,000 is available per project. Eligible costs include insulation, energy audits and heat pumps. Applicants must contribute at least 25% of eligible project costs. A new intake opens every year.',
+    'Enbridge Gas provides rebates to non-profit organizations in Sudbury, Ontario to lower energy use in homes ' +
+    'and buildings. Up to $82,000 is available per project. Eligible costs include insulation, energy audits and ' +
+    'heat pumps. Applicants must contribute at least 25% of eligible project costs. A new intake opens every ' +
+    'year.',
   funder: 'Enbridge Gas',
   funderType: 'CORPORATE',
   fundingType: 'REBATE',
@@ -46,20 +52,26 @@ export const EXAMPLE_META = {
 export interface AnswerExample {
   /** The request (path and query under the API prefix) that gives this answer over the fixture catalog. */
   request: string;
-  /** False when the answer depends on more than the catalog (the feed's times, a subscription's usage): then only its shape is checked. */
+  /**
+   * False when the answer depends on more than the catalog (the feed's times, a subscription's usage): then only its
+   * shape is checked.
+   */
   exact: boolean;
   /** The JSON answer (meta included), or the text of a streamed export by media type. */
   value: unknown;
 }
 
 const EXPORT_QUERY =
-  'open=true&fundingType=REBATE&eligibleProvinces=ONTARIO&deadlineTo=2027-03-31&fields=id,title,amountMin,amountMax,deadline';
+  'open=true&fundingType=REBATE&eligibleProvinces=ONTARIO&deadlineTo=2027-03-31' +
+  '&fields=id,title,amountMin,amountMax,deadline';
 
 /** The NDJSON and CSV answers of the export example. */
 export const EXPORT_EXAMPLES = {
   ndjson: {
     request: `/grants/export?${EXPORT_QUERY}`,
-    text: '{"id":"grt_c44f6efd","title":"Ottawa Energy Efficiency Rebate Program","amountMin":1500,"amountMax":3500,"deadline":"2026-12-22T17:00:00.000Z"}\n',
+    text:
+      '{"id":"grt_c44f6efd","title":"Ottawa Energy Efficiency Rebate Program",' +
+      '"amountMin":1500,"amountMax":3500,"deadline":"2026-12-22T17:00:00.000Z"}\n',
   },
   csv: {
     request: `/grants/export?format=csv&${EXPORT_QUERY}`,
@@ -87,7 +99,8 @@ export const ANSWER_EXAMPLES: Record<
 > = {
   grants: {
     request:
-      '/grants?open=true&eligibleProvinces=ONTARIO&fundingType=REBATE&sort=deadline&facets=currency&fields=id,title,funder,amountMin,amountMax,currency,deadline&limit=2',
+      '/grants?open=true&eligibleProvinces=ONTARIO&fundingType=REBATE&sort=deadline&facets=currency' +
+      '&fields=id,title,funder,amountMin,amountMax,currency,deadline&limit=2',
     exact: true,
     value: {
       success: true,
@@ -316,7 +329,9 @@ export const VALIDATION_ERROR_EXAMPLE = {
         {
           parameter: 'eligibleProvinces',
           message:
-            '"QUEBEK" is not one of ALBERTA, BRITISH_COLUMBIA, MANITOBA, NEW_BRUNSWICK, NEWFOUNDLAND_AND_LABRADOR, NORTHWEST_TERRITORIES, NOVA_SCOTIA, NUNAVUT, ONTARIO, PRINCE_EDWARD_ISLAND, QUEBEC, SASKATCHEWAN, YUKON',
+            '"QUEBEK" is not one of ALBERTA, BRITISH_COLUMBIA, MANITOBA, NEW_BRUNSWICK, ' +
+            'NEWFOUNDLAND_AND_LABRADOR, NORTHWEST_TERRITORIES, NOVA_SCOTIA, NUNAVUT, ONTARIO, ' +
+            'PRINCE_EDWARD_ISLAND, QUEBEC, SASKATCHEWAN, YUKON',
         },
         { parameter: 'limit', message: 'must be an integer ≥ 0' },
       ],

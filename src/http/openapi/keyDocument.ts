@@ -70,7 +70,8 @@ export const KEY_OPERATIONS: Record<string, AlertOperationDoc> = {
 export const KEY_PATH_PARAMS: Record<string, { description: string; example: string }> = {
   id: {
     description:
-      "The id of the key (its `id` field); another subscription's key is a 404. To try it on /docs: create a key (POST /keys) and paste the `id` of its answer.",
+      "The id of the key (its `id` field); another subscription's key is a 404. To try it on /docs: create " +
+      'a key (POST /keys) and paste the `id` of its answer.',
     example: EXAMPLE_KEY.id,
   },
 };
@@ -120,7 +121,8 @@ export const KEY_SCHEMAS: Schema = {
     additionalProperties: false,
     required: ['name'],
     description:
-      "A new key. A restriction left out is the calling key's (so the new key never has more rights than the caller); one given must lie within the caller's.",
+      "A new key. A restriction left out is the calling key's (so the new key never has more rights than " +
+      "the caller); one given must lie within the caller's.",
     properties: {
       name: { type: 'string', minLength: 1, maxLength: MAX_KEY_NAME, description: 'A name to recognise the key by.' },
       scopes: {
@@ -137,7 +139,8 @@ export const KEY_SCHEMAS: Schema = {
         maxItems: MAX_ORIGINS,
         items: { type: 'string', maxLength: MAX_ORIGIN_LENGTH, examples: ['https://partner.example'] },
         description:
-          'Exact origins (scheme://host[:port]) a browser may call from; a browser request from any other origin is a 403 ORIGIN_NOT_ALLOWED.',
+          'Exact origins (scheme://host[:port]) a browser may call from; a browser request from any other origin ' +
+          'is a 403 ORIGIN_NOT_ALLOWED.',
       },
       ips: {
         type: 'array',

@@ -25,8 +25,9 @@ export const MCP_SCHEMAS: Schema = {
     additionalProperties: true,
     required: ['jsonrpc'],
     description:
-      'One JSON-RPC 2.0 message of the Model Context Protocol: a request (method and id: initialize, tools/list, tools/call, ping), ' +
-      'a notification (method, no id: notifications/initialized) or a response. Batches (arrays) are not taken.',
+      'One JSON-RPC 2.0 message of the Model Context Protocol: a request (method and id: initialize, tools/list, ' +
+      'tools/call, ping), a notification (method, no id: notifications/initialized) or a response. Batches ' +
+      '(arrays) are not taken.',
     properties: {
       jsonrpc: { type: 'string', const: '2.0', description: 'Always "2.0".' },
       id,
@@ -43,8 +44,9 @@ export const MCP_SCHEMAS: Schema = {
     additionalProperties: true,
     required: ['jsonrpc'],
     description:
-      'The JSON-RPC 2.0 response to the request: `result` (for tools/call: `content`, `structuredContent` and `isError`; a tool error has isError true ' +
-      'and a text {"error":{"code","message","details"?}} with the codes of this API) or `error` (a protocol error: unknown method, malformed params).',
+      'The JSON-RPC 2.0 response to the request: `result` (for tools/call: `content`, `structuredContent` and ' +
+      '`isError`; a tool error has isError true and a text {"error":{"code","message","details"?}} with the ' +
+      'codes of this API) or `error` (a protocol error: unknown method, malformed params).',
     properties: {
       jsonrpc: { type: 'string', const: '2.0', description: 'Always "2.0".' },
       id,
@@ -86,7 +88,9 @@ export const MCP_RESPONSE_EXAMPLE = {
     content: [
       {
         type: 'text',
-        text: '3 grants match; page 1 of 3.\n1. Clean Energy Retrofit Rebate (grt_0a1b2c3d); deadline: 2026-12-31T23:59:59.000Z',
+        text:
+          '3 grants match; page 1 of 3.\n1. Clean Energy Retrofit Rebate (grt_0a1b2c3d); deadline: ' +
+          '2026-12-31T23:59:59.000Z',
       },
     ],
     structuredContent: {

@@ -43,7 +43,8 @@ const INIT = `window.ui = SwaggerUIBundle({
   tryItOutEnabled: true,
   persistAuthorization: false,
   requestInterceptor: (request) => {
-    if (new URL(request.url, window.location.href).pathname === ${JSON.stringify(MCP_URL_PATH)}) request.headers.Accept = 'application/json, text/event-stream';
+    if (new URL(request.url, window.location.href).pathname === ${JSON.stringify(MCP_URL_PATH)})
+      request.headers.Accept = 'application/json, text/event-stream';
     return request;
   },
 });

@@ -17,13 +17,15 @@ const LANDING_LINKS = [
     rel: 'docs',
     href: DOCS_PATH,
     title:
-      'Reference page: the partner guide (authentication, limits and billing, paging and sync, usage, errors), then every operation, to try with a key',
+      'Reference page: the partner guide (authentication, limits and billing, paging and sync, usage, errors), ' +
+      'then every operation, to try with a key',
   },
   {
     rel: 'search',
     href: SEARCH_PAGE_PATH,
     title:
-      'Search page: a small page partners copy (plain HTML, CSS and JavaScript), to search the grants with a restricted key',
+      'Search page: a small page partners copy (plain HTML, CSS and JavaScript), to search the grants with a ' +
+      'restricted key',
   },
   {
     rel: 'console',
@@ -40,6 +42,9 @@ const LANDING_LINKS = [
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+const linkItem = (link: { href: string; title: string }): string =>
+  `<li><a href="${escapeHtml(link.href)}">${escapeHtml(link.href)}</a>: ${escapeHtml(link.title)}</li>`;
+
 const LANDING_HTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Grants API</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
@@ -47,7 +52,7 @@ const LANDING_HTML = `<!doctype html>
 <h1>Grants API</h1>
 <p>A read-only API for searching grants. Every request under <code>${API_PREFIX}</code> needs an API key.</p>
 <ul>
-${LANDING_LINKS.map((link) => `<li><a href="${escapeHtml(link.href)}">${escapeHtml(link.href)}</a>: ${escapeHtml(link.title)}</li>`).join('\n')}
+${LANDING_LINKS.map(linkItem).join('\n')}
 </ul>
 </body></html>
 `;
@@ -80,7 +85,9 @@ export function serveLanding(): Middleware<AppState> {
     ctx.body = JSON.stringify(
       successBody(ctx.state.requestId, {
         name: 'Grants API',
-        message: `The API lives under ${API_PREFIX}; every request there needs "Authorization: Bearer <key>". Start with the reference page at ${DOCS_PATH}.`,
+        message:
+          `The API lives under ${API_PREFIX}; every request there needs "Authorization: Bearer <key>". Start ` +
+          `with the reference page at ${DOCS_PATH}.`,
         links: Object.fromEntries(LANDING_LINKS.map((link) => [link.rel, { href: link.href, title: link.title }])),
       }),
     );

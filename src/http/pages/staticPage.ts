@@ -31,7 +31,8 @@ const TYPES: Record<string, string> = {
 
 /** Only this origin: the page's own files and the API; no inline script, no frames. */
 const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 function readAssets(page: StaticPage): Map<string, Asset> {
   const file = (name: string) => readFileSync(path.join(repoPath(page.folder), name));

@@ -36,7 +36,9 @@ export const LIST_PARAMS: ParamSpecs = {
     min: 1,
     max: MAX_LIMIT,
     message: `must be an integer from 1 to ${MAX_LIMIT}`,
-    description: `The number of opportunities per page (1 to ${MAX_LIMIT}; ${DEFAULT_PAGE_SIZE} by default, as the protocol says).`,
+    description:
+      `The number of opportunities per page (1 to ${MAX_LIMIT}; ${DEFAULT_PAGE_SIZE} by default, as the ` +
+      `protocol says).`,
     example: 20,
   },
 };
@@ -53,7 +55,10 @@ export const SORT_BY: Record<string, string> = {
 /** The protocol's sort keys this API refuses: it holds no such value. */
 const SORT_BY_REFUSED = ['status.value', 'funding.totalAmountAvailable', 'funding.estimatedAwardCount'];
 
-/** The custom filters (filters.customFilters) this API takes, each with operator `in`: a grant matches when it holds any of the values. */
+/**
+ * The custom filters (filters.customFilters) this API takes, each with operator `in`: a grant matches when it holds any
+ * of the values.
+ */
 export const CUSTOM_FILTERS: Record<string, { param: string; values: readonly string[] }> = {
   funderType: { param: 'funderType', values: FUNDER_TYPES },
   fundingType: { param: 'fundingType', values: FUNDING_TYPES },
@@ -90,7 +95,10 @@ function windowProblems(page = 1, pageSize = DEFAULT_PAGE_SIZE, parameter: strin
     ? [
         {
           parameter,
-          message: `page ${page} at ${pageSize} per page would start past the first ${MAX_WINDOW.toLocaleString('en-US')} matches, which is as far as paging reaches; narrow the search`,
+          message:
+            `page ${page} at ${pageSize} per page would start past the first ` +
+            `${MAX_WINDOW.toLocaleString('en-US')} matches, which is as far as paging reaches; narrow the ` +
+            `search`,
         },
       ]
     : [];
@@ -165,7 +173,10 @@ class Problems {
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
 
-/** A date (YYYY-MM-DD: its first or last millisecond, UTC) or an RFC 3339 date-time with its offset, as epoch ms; null when neither. */
+/**
+ * A date (YYYY-MM-DD: its first or last millisecond, UTC) or an RFC 3339 date-time with its offset, as epoch ms; null
+ * when neither.
+ */
 function instantOf(value: unknown, dayEdge: 'start' | 'end'): number | null {
   if (typeof value !== 'string') return null;
   const asParam = parseDateParam(value, dayEdge);
@@ -269,7 +280,10 @@ function sortOf(sorting: unknown, hasWords: boolean, problems: Problems): { sort
   return { sort: order === 'desc' ? `-${key}` : key, info: { sortBy: s.sortBy as string, sortOrder: order } };
 }
 
-/** POST /common-grants/opportunities/search: the body (already parsed) as a GrantQuery; every problem listed at once (400). */
+/**
+ * POST /common-grants/opportunities/search: the body (already parsed) as a GrantQuery; every problem listed at once
+ * (400).
+ */
 export function parseSearchBody(body: Json, now: number): CommonGrantsRequest {
   const problems = new Problems();
   problems.object(body, '', ['search', 'filters', 'sorting', 'pagination']);
@@ -320,7 +334,8 @@ export function parseSearchBody(body: Json, now: number): CommonGrantsRequest {
         const from = instantOf(range.min, 'start');
         const to = instantOf(range.max, 'end');
         const message =
-          'must be a date YYYY-MM-DD (UTC) or a date-time with its offset (2026-09-01T17:00:00Z, 2026-09-01T17:00:00-04:00)';
+          'must be a date YYYY-MM-DD (UTC) or a date-time with its offset (2026-09-01T17:00:00Z, ' +
+          '2026-09-01T17:00:00-04:00)';
         if (from === null) problems.add('filters.closeDateRange.value.min', message);
         if (to === null) problems.add('filters.closeDateRange.value.max', message);
         if (from !== null && to !== null) {
@@ -333,7 +348,8 @@ export function parseSearchBody(body: Json, now: number): CommonGrantsRequest {
     if (filters.totalFundingAvailableRange !== undefined) {
       problems.add(
         'filters.totalFundingAvailableRange',
-        "is not supported: this API's grants carry no total funding available; filter on minAwardAmountRange or maxAwardAmountRange",
+        "is not supported: this API's grants carry no total funding available; filter on " +
+          'minAwardAmountRange or maxAwardAmountRange',
       );
     }
     const currencies = new Set<string>();

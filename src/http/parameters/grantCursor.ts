@@ -53,11 +53,13 @@ function binding(query: GrantQuery): string {
     query.sort.key,
     query.sort.descending,
     query.limit,
-    // Only when it changes the matches (on, with a search), so cursors given out before typo tolerance existed still hold.
+    // Only when it changes the matches (on, with a search), so cursors given out before typo tolerance existed still
+    // hold.
     ...(query.search !== null && query.typos === 'auto' ? [query.typos] : []),
     // Only when asked, so that a cursor given out before the status filter existed still holds.
     ...(query.statuses.length > 0 ? [set(query.statuses)] : []),
-    // Only when they change the matches (relaxed, synonyms off, with a search), so cursors given out before they existed still hold.
+    // Only when they change the matches (relaxed, synonyms off, with a search), so cursors given out before they
+    // existed still hold.
     ...(query.search !== null && (query.matching ?? 'all') !== 'all' ? [query.matching] : []),
     ...(query.search !== null && query.synonyms === false ? ['synonyms=false'] : []),
   ];
@@ -113,7 +115,8 @@ export function decodeCursor(text: string, query: GrantQuery): DecodedCursor {
       {
         parameter: 'cursor',
         message:
-          'belongs to another query: send it with the same filters, search, sort and limit as the request that gave it, or start again with cursor=*',
+          'belongs to another query: send it with the same filters, search, sort and limit as the request that ' +
+          'gave it, or start again with cursor=*',
       },
     ]);
   }

@@ -64,8 +64,13 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     maxLength: MAX_SEARCH_LENGTH,
     message: `must be at most ${MAX_SEARCH_LENGTH} characters`,
     description:
-      'Words to find: every word must appear in the title, funder, description, French title or French description, or in the labels of the grant\'s funder type, funding type, beneficiaries and provinces (in English and French: "Indigenous communities", "prêt"), case and accents ignored; a word matches in English (its word endings ignored) or in French (elided articles such as l\' and d\' dropped, French endings ignored). ' +
-      'Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a phrase" excludes; ' +
+      'Words to find: every word must appear in the title, funder, description, French title or French ' +
+      "description, or in the labels of the grant's funder type, funding type, beneficiaries and provinces " +
+      '(in English and French: "Indigenous communities", "prêt"), case and accents ignored; a word matches ' +
+      "in English (its word endings ignored) or in French (elided articles such as l' and d' dropped, " +
+      'French endings ignored). ' +
+      ('Web-search syntax: "a phrase" (adjacent words, in order, in one field); a leading -word or -"a ' +
+        'phrase" excludes; ') +
       'upper-case OR between two terms matches either, AND binding tighter (a b OR c is (a AND b) OR c). ' +
       'Anything else (*, :, parentheses, NEAR, lower-case or, an unclosed quote) is plain text, never an error. ' +
       'Blank: no text condition; a search with no word to find (only exclusions or symbols) matches nothing.',
@@ -75,11 +80,16 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     kind: 'enum',
     values: TYPO_MODES,
     description:
-      'Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also matches catalog words one typo away, ' +
-      'a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two adjacent letters swapped), the first letter ' +
-      'always as typed; never words under 5 letters, words with digits, words of a quoted phrase or excluded words. Grants matching every word ' +
-      `as typed rank first. Each word matches at most its ${MAX_TYPO_VARIANTS} closest catalog words (the most frequent first among equally close), ` +
-      `a search's words at most ${MAX_TYPO_VARIANTS_PER_SEARCH} together (shared: a word with fewer keeps all of its own), ` +
+      'Typo tolerance. `off` (the default): words match as typed. `auto`: a word of 5 to 8 letters also ' +
+      'matches catalog words one typo away, ' +
+      ('a word of 9 letters or more two typos away (a typo: a letter added, dropped, changed, or two ' +
+        'adjacent letters swapped), the first letter ') +
+      ('always as typed; never words under 5 letters, words with digits, words of a quoted phrase or ' +
+        'excluded words. Grants matching every word ') +
+      (`as typed rank first. Each word matches at most its ${MAX_TYPO_VARIANTS} closest catalog words (the ` +
+        `most frequent first among equally close), `) +
+      (`a search's words at most ${MAX_TYPO_VARIANTS_PER_SEARCH} together (shared: a word with fewer keeps ` +
+        `all of its own), `) +
       `and only the first ${MAX_TYPO_WORDS} words of a search that may carry typos get them.`,
     example: 'auto',
   },
@@ -87,17 +97,23 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     kind: 'enum',
     values: MATCHING_MODES,
     description:
-      'How many of the search words a grant must hold. `all` (the default): every word. `last`: grants holding every word come first, then ' +
-      'grants holding fewer, words being given up from the end of the search; `frequency`: the same, the words found in the most grants ' +
-      'given up first (a word no grant holds before any). Down to one word: `pagination.total` counts every grant the most relaxed step matches. A quoted word or phrase and an ' +
-      `excluded word are never given up; words a synonym joins count as one. At most ${MAX_RELAXATION_STEPS} steps: a longer search gives up its extra words in the first.`,
+      'How many of the search words a grant must hold. `all` (the default): every word. `last`: grants ' +
+      'holding every word come first, then ' +
+      ('grants holding fewer, words being given up from the end of the search; `frequency`: the same, the ' +
+        'words found in the most grants ') +
+      ('given up first (a word no grant holds before any). Down to one word: `pagination.total` counts every ' +
+        'grant the most relaxed step matches. A quoted word or phrase and an ') +
+      (`excluded word are never given up; words a synonym joins count as one. At most ` +
+        `${MAX_RELAXATION_STEPS} steps: a longer search gives up its extra words in the first.`),
     example: 'frequency',
   },
   synonyms: {
     kind: 'boolean',
     description:
-      "Whether the operator's synonym list applies (the default: true): a search word or words the list names also find their other spellings " +
-      '(`nonprofit` finds "non-profit" and "not-for-profit", `NSERC` finds "CRSNG", `R&D` finds "research and development"). false: the words as typed.',
+      "Whether the operator's synonym list applies (the default: true): a search word or words the list " +
+      'names also find their other spellings ' +
+      ('(`nonprofit` finds "non-profit" and "not-for-profit", `NSERC` finds "CRSNG", `R&D` finds "research ' +
+        'and development"). false: the words as typed.'),
     example: false,
   },
   funderType: {
@@ -153,8 +169,8 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     kind: 'enumArray',
     values: GRANT_STATUSES,
     description:
-      'Only grants in one of these states at the time of the request: FORECASTED (applications open later, at `opensAt`), ' +
-      'OPEN (accepting applications now), CLOSED (the deadline has passed).',
+      'Only grants in one of these states at the time of the request: FORECASTED (applications open later, at ' +
+      '`opensAt`), OPEN (accepting applications now), CLOSED (the deadline has passed).',
     example: ['FORECASTED', 'OPEN'],
   },
   amountMin: {
@@ -170,7 +186,8 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     min: 0,
     message: 'must be a number ≥ 0',
     description:
-      "Only grants whose amount range starts at or below this amount (the grant's amountMin is at most this, or unknown).",
+      "Only grants whose amount range starts at or below this amount (the grant's amountMin is at most " +
+      'this, or unknown).',
     example: 500000,
   },
   open: {
@@ -203,8 +220,9 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     kind: 'enum',
     values: SORT_VALUES,
     description:
-      'The order of the results: a field ascending, or descending with a leading "-". By default: relevance when `search` has words to find, ' +
-      'else `deadline` (the oldest deadlines first); with `open=true`, `deadline` lists the open grants closing soonest first.',
+      'The order of the results: a field ascending, or descending with a leading "-". By default: relevance when ' +
+      '`search` has words to find, else `deadline` (the oldest deadlines first); with `open=true`, `deadline` ' +
+      'lists the open grants closing soonest first.',
     example: 'deadline',
   },
   facets: {
@@ -224,23 +242,28 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     kind: 'enumArray',
     values: HIGHLIGHT_FIELDS,
     description:
-      'Text fields to highlight: each grant gains `highlights`, holding for each field named its text with every word the search matched ' +
-      '(in English or French, a synonym or a typo alternative included) between `highlightPreTag` and `highlightPostTag`, and everything else ' +
-      'HTML-escaped, ready to put into a page as it is. A field need not be in `fields`; a field the grant leaves empty is null.',
+      'Text fields to highlight: each grant gains `highlights`, holding for each field named its text with every ' +
+      'word the search matched (in English or French, a synonym or a typo alternative included) between ' +
+      '`highlightPreTag` and `highlightPostTag`, and everything else HTML-escaped, ready to put into a page as ' +
+      'it is. A field need not be in `fields`; a field the grant leaves empty is null.',
     example: ['title', 'description'],
   },
   highlightPreTag: {
     kind: 'string',
     maxLength: MAX_TAG_LENGTH,
     message: `must be at most ${MAX_TAG_LENGTH} characters`,
-    description: `What goes before each matched word in \`highlights\` (default \`${DEFAULT_PRE_TAG}\`), as it is: it is not escaped.`,
+    description:
+      `What goes before each matched word in \`highlights\` (default \`${DEFAULT_PRE_TAG}\`), as it is: it is ` +
+      `not escaped.`,
     example: '<em>',
   },
   highlightPostTag: {
     kind: 'string',
     maxLength: MAX_TAG_LENGTH,
     message: `must be at most ${MAX_TAG_LENGTH} characters`,
-    description: `What goes after each matched word in \`highlights\` (default \`${DEFAULT_POST_TAG}\`), as it is: it is not escaped.`,
+    description:
+      `What goes after each matched word in \`highlights\` (default \`${DEFAULT_POST_TAG}\`), as it is: it is ` +
+      `not escaped.`,
     example: '</em>',
   },
   crop: {
@@ -248,8 +271,10 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     maxLength: 200,
     message: 'must be at most 200 characters',
     description:
-      `Fields to crop, comma-separated, each as field:words (words from 1 to ${MAX_CROP_WORDS}): the field in \`highlights\` is the passage of that many ` +
-      'words holding the most distinct matched words (the earliest on ties, its matches towards its middle), highlighted and escaped as `highlight` ' +
+      `Fields to crop, comma-separated, each as field:words (words from 1 to ${MAX_CROP_WORDS}): the field ` +
+      `in \`highlights\` is the passage of that many ` +
+      ('words holding the most distinct matched words (the earliest on ties, its matches towards its ' +
+        'middle), highlighted and escaped as `highlight` ') +
       'does, with … where text was cut. A cropped field is highlighted whether or not `highlight` names it.',
     example: 'description:40',
   },
@@ -268,7 +293,9 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     clampAbove: MAX_LIMIT,
     default: DEFAULT_LIMIT,
     message: 'must be an integer ≥ 0',
-    description: `How many grants per page (at most ${MAX_LIMIT}: a larger limit is served as ${MAX_LIMIT}); 0 for the total and facets alone.`,
+    description:
+      `How many grants per page (at most ${MAX_LIMIT}: a larger limit is served as ${MAX_LIMIT}); 0 for the ` +
+      `total and facets alone.`,
     example: 50,
   },
   /** Cursor paging: `*` starts, then each answer's pagination.nextCursor (grantCursor.ts). */
@@ -277,7 +304,8 @@ export const GRANT_SEARCH_PARAMS: ParamSpecs = {
     maxLength: MAX_CURSOR_LENGTH,
     message: 'must be * or a nextCursor the API gave out',
     description:
-      'Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of the previous answer.',
+      'Walks every match page by page instead of page numbers: `*` for the first page, then the nextCursor of ' +
+      'the previous answer.',
     example: '*',
     fillIn: false,
   },
@@ -352,7 +380,9 @@ const wordsOf = (p: ParamValues): string[] => {
 const limitOf = (p: ParamValues): number => Math.min((p.limit as number | undefined) ?? DEFAULT_LIMIT, MAX_LIMIT);
 const count = (n: number): string => n.toLocaleString('en-US');
 
-/** Checks across the parameters GET /grants and its export share: the ranges in order, relevance only with search words. */
+/**
+ * Checks across the parameters GET /grants and its export share: the ranges in order, relevance only with search words.
+ */
 function filterCheck(p: ParamValues): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   if (typeof p.amountMin === 'number' && typeof p.amountMax === 'number' && p.amountMin > p.amountMax) {
@@ -392,7 +422,8 @@ function crossCheck(p: ParamValues): ErrorDetail[] {
       problems.push({
         parameter: 'limit',
         message:
-          'must be at least 1 with cursor: limit=0 asks for the counts alone, which a page-number request gives (leave out cursor)',
+          'must be at least 1 with cursor: limit=0 asks for the counts alone, which a page-number request gives ' +
+          '(leave out cursor)',
       });
     }
     return problems;
@@ -404,8 +435,10 @@ function crossCheck(p: ParamValues): ErrorDetail[] {
     problems.push({
       parameter: 'page',
       message:
-        `page ${count(page)} at ${count(limit)} per page would start at match ${count(offset + 1)}, but paging by page number reaches ` +
-        `only the first ${count(MAX_WINDOW)} matches, whatever the total; narrow the search (filters, dates, words), or use cursor paging ` +
+        `page ${count(page)} at ${count(limit)} per page would start at match ${count(offset + 1)}, but ` +
+        `paging by page number reaches ` +
+        (`only the first ${count(MAX_WINDOW)} matches, whatever the total; narrow the search (filters, ` +
+          `dates, words), or use cursor paging `) +
         '(cursor=*, then each nextCursor), which reaches every match',
     });
   }
@@ -414,7 +447,10 @@ function crossCheck(p: ParamValues): ErrorDetail[] {
 
 const CROP_ITEM = /^([^:]*):(\d{1,6})$/;
 
-/** The words to keep per field of a `crop` value (field:words, comma-separated), or the first problem with it, naming the item. */
+/**
+ * The words to keep per field of a `crop` value (field:words, comma-separated), or the first problem with it, naming
+ * the item.
+ */
 function cropOf(text: string): { crop: Map<HighlightField, number> } | { problem: string } {
   const crop = new Map<HighlightField, number>();
   for (const raw of text.split(',')) {
@@ -517,7 +553,9 @@ interface GrantSearchRequest {
   highlight: HighlightSpec | null;
 }
 
-/** Validates GET /grants parameters (every problem listed): the GrantQuery of parseGrantQuery, and the highlights asked. */
+/**
+ * Validates GET /grants parameters (every problem listed): the GrantQuery of parseGrantQuery, and the highlights asked.
+ */
 export function parseGrantSearch(query: Map<string, string[]>, now: number = Date.now()): GrantSearchRequest {
   const p = validateParams(query);
   return { query: grantQueryOf(p, now), highlight: highlightOf(p) };
@@ -538,7 +576,9 @@ function grantQueryOf(p: ParamValues, now: number): GrantQuery {
   return { ...base, page, offset, size: Math.min(limit, MAX_WINDOW - offset) };
 }
 
-/** Validates GET /grants/export parameters and translates them into a GrantQuery (no paging, no facets) and a format. */
+/**
+ * Validates GET /grants/export parameters and translates them into a GrantQuery (no paging, no facets) and a format.
+ */
 export function parseExportQuery(
   query: Map<string, string[]>,
   now: number = Date.now(),
@@ -552,12 +592,17 @@ export function parseExportQuery(
 
 const validateSimilarParams = paramValidator(SIMILAR_PARAMS, filterCheck);
 
-/** Validates GET /grants/:id/similar parameters and translates them into a GrantQuery: the filters and fields, one page of `limit`. */
+/**
+ * Validates GET /grants/:id/similar parameters and translates them into a GrantQuery: the filters and fields, one page
+ * of `limit`.
+ */
 export function parseSimilarQuery(query: Map<string, string[]>, now: number = Date.now()): GrantQuery {
   return parseSimilarSearch(query, now).query;
 }
 
-/** A GET /grants/:id/similar request: its GrantQuery (parseSimilarQuery) and what to highlight in the grants it returns. */
+/**
+ * A GET /grants/:id/similar request: its GrantQuery (parseSimilarQuery) and what to highlight in the grants it returns.
+ */
 export function parseSimilarSearch(query: Map<string, string[]>, now: number = Date.now()): GrantSearchRequest {
   const p = validateSimilarParams(query);
   const limit = (p.limit as number | undefined) ?? SIMILAR_DEFAULT_LIMIT;
@@ -588,7 +633,10 @@ export const NOT_ALERT_PARAMS = [
 ] as const;
 const validateAlertParams = paramValidator(ALERT_QUERY_PARAMS, filterCheck);
 
-/** Validates an alert query given as parameters (every problem listed) and translates it into conditions, `now` left to the matcher. */
+/**
+ * Validates an alert query given as parameters (every problem listed) and translates it into conditions, `now` left to
+ * the matcher.
+ */
 export function parseAlertConditions(query: Map<string, string[]>): GrantConditions {
   const { sort: _s, fields: _f, ...conditions } = conditionsOf(validateAlertParams(query), 0);
   return conditions;

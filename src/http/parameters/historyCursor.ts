@@ -25,10 +25,13 @@ export function encodeHistoryCursor(id: string, seq: number): string {
 
 const notACursor = (why: string) => validationError([{ parameter: 'cursor', message: why }]);
 
-/** The sequence a cursor continues before; a 400 naming `cursor` for anything the API did not give out for this grant. */
+/**
+ * The sequence a cursor continues before; a 400 naming `cursor` for anything the API did not give out for this grant.
+ */
 export function decodeHistoryCursor(text: string, id: string): number {
   const foreign =
-    'is not a cursor this API gave out: leave it out for the newest versions, then send each pagination.nextCursor as it comes';
+    'is not a cursor this API gave out: leave it out for the newest versions, then send each ' +
+    'pagination.nextCursor as it comes';
   if (text.length > MAX_HISTORY_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(text)) throw notACursor(foreign);
   let content: unknown;
   try {

@@ -14,7 +14,9 @@ const MAX_JSON_DEPTH = 32;
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Whether `value` nests arrays and objects deeper than `max` levels (a scalar is level 0); stops looking past `max`. */
+/**
+ * Whether `value` nests arrays and objects deeper than `max` levels (a scalar is level 0); stops looking past `max`.
+ */
 function nestedDeeperThan(value: unknown, max: number): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (max === 0) return true;
@@ -22,7 +24,10 @@ function nestedDeeperThan(value: unknown, max: number): boolean {
   return children.some((child) => nestedDeeperThan(child, max - 1));
 }
 
-/** The request's JSON body, parsed; 415 for another type, 413 past `limit` bytes, 400 for invalid UTF-8, bad JSON or nesting past MAX_JSON_DEPTH. */
+/**
+ * The request's JSON body, parsed; 415 for another type, 413 past `limit` bytes, 400 for invalid UTF-8, bad JSON or
+ * nesting past MAX_JSON_DEPTH.
+ */
 export async function readJsonBody(ctx: Context, limit = MAX_BODY_BYTES): Promise<unknown> {
   const type = (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase();
   if (type !== 'application/json') {
@@ -57,7 +62,9 @@ export async function readJsonBody(ctx: Context, limit = MAX_BODY_BYTES): Promis
   return parsed;
 }
 
-/** The request's JSON body as an object; 415 for another type, 413 past 16 KB, 400 for bad JSON or another JSON value. */
+/**
+ * The request's JSON body as an object; 415 for another type, 413 past 16 KB, 400 for bad JSON or another JSON value.
+ */
 export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
   const parsed = await readJsonBody(ctx);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {

@@ -5,7 +5,9 @@ import { validationError, type ErrorDetail } from '../errors.js';
 const MAX_QUERY_PARAMETERS = 50;
 const MAX_ARRAY_VALUES = 20;
 
-/** How many distinct values a list parameter takes: 20, or every allowed value where a list (such as `fields`) has more. */
+/**
+ * How many distinct values a list parameter takes: 20, or every allowed value where a list (such as `fields`) has more.
+ */
 export const maxListValues = (values: readonly string[]): number => Math.max(MAX_ARRAY_VALUES, values.length);
 
 /**
@@ -124,7 +126,8 @@ export function parseDateParam(text: string, dayEdge: 'start' | 'end'): number |
 }
 
 export const DATE_MESSAGE =
-  'must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year 1000 or later)';
+  'must be a date YYYY-MM-DD or a UTC date-time YYYY-MM-DDTHH:MM:SS[.sss]Z that exists in the calendar (year ' +
+  '1000 or later)';
 
 function schemaOf(spec: ParamSpec): object {
   switch (spec.kind) {

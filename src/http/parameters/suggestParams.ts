@@ -16,7 +16,10 @@ import type { ErrorDetail } from '../errors.js';
 import { conditionsOf, GRANT_SEARCH_PARAMS } from './grantSearchParams.js';
 import { paramValidator, type ParamSpecs, type ParamValues } from './queryParams.js';
 
-/** The filters of GET /grants: every parameter but the search, its modes, the order, the paging, the facets and the fields. */
+/**
+ * The filters of GET /grants: every parameter but the search, its modes, the order, the paging, the facets and the
+ * fields.
+ */
 const {
   search: _search,
   typos: _typos,
@@ -38,10 +41,12 @@ export const GRANT_SUGGEST_PARAMS: ParamSpecs = {
     message: `must be 1 to ${MAX_SUGGEST_LENGTH} characters`,
     required: true,
     description:
-      'The text typed so far (required, 1 to 100 characters). Its last word is completed: catalog words starting with it, case and accents ignored, ' +
-      'and from 5 letters words whose beginning is one typo away (two from 9 letters; the first letter as typed), as `typos=auto` counts typos. ' +
-      'The words before it narrow the grants as `search` would (every word, as typed); a word completion keeps them (`text` is the typed text with its last word completed), ' +
-      'a title or funder completion is the whole name. Anything typed after the last word (spaces, punctuation) is left out.',
+      'The text typed so far (required, 1 to 100 characters). Its last word is completed: catalog words starting ' +
+      'with it, case and accents ignored, and from 5 letters words whose beginning is one typo away (two from 9 ' +
+      'letters; the first letter as typed), as `typos=auto` counts typos. The words before it narrow the grants ' +
+      'as `search` would (every word, as typed); a word completion keeps them (`text` is the typed text with its ' +
+      'last word completed), a title or funder completion is the whole name. Anything typed after the last word ' +
+      '(spaces, punctuation) is left out.',
     example: 'clean ener',
   },
   limit: {

@@ -127,7 +127,10 @@ export async function readChanges(
   return { state, entries };
 }
 
-/** Reads a page of a grant's history, newest first (the API's side); `grantExists` says whether the catalog holds the id. */
+/**
+ * Reads a page of a grant's history, newest first (the API's side); `grantExists` says whether the catalog holds the
+ * id.
+ */
 export async function readHistory(
   client: Client,
   alias: string,

@@ -43,7 +43,8 @@ function titleSortUnavailable(error: unknown, alias: string): ServiceUnavailable
   if (!(error instanceof errors.ResponseError) || error.statusCode !== 400) return null;
   if (!JSON.stringify(error.body ?? '').includes(`No mapping found for [${TITLE_SORT_FIELD}]`)) return null;
   return new ServiceUnavailableError(
-    `the index behind alias "${alias}" has no ${TITLE_SORT_FIELD} field (built with an older mapping); run grants-indexer reindex`,
+    `the index behind alias "${alias}" has no ${TITLE_SORT_FIELD} field (built with an older mapping); run ` +
+      `grants-indexer reindex`,
     30,
   );
 }
@@ -350,7 +351,10 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     return this.call(() => readChanges(this.client, this.alias, afterSeq, limit));
   }
 
-  /** A page of a grant's history: the history index (unswapped, one shard), and the alias when the id has no version there. */
+  /**
+   * A page of a grant's history: the history index (unswapped, one shard), and the alias when the id has no version
+   * there.
+   */
   historyJson(id: string, beforeSeq: number | null, limit: number): Promise<HistoryPage> {
     return this.call(() =>
       readHistory(this.client, this.alias, id, beforeSeq, limit, () => this.client.exists({ index: this.alias, id })),

@@ -24,7 +24,10 @@ const CANDIDATES = MAX_TYPO_VARIANTS * 20;
 
 type SuggestEntry = { options?: { text: string; freq: number }[] }[];
 
-/** The term suggester request of each word, named by its place: at most `budget(word)` edits, same first letter, every candidate (none left out for being frequent). */
+/**
+ * The term suggester request of each word, named by its place: at most `budget(word)` edits, same first letter, every
+ * candidate (none left out for being frequent).
+ */
 function suggestRequest(words: readonly string[], budget: (word: string) => number): Record<string, unknown> {
   return Object.fromEntries(
     words.map((word, i) => [

@@ -55,7 +55,8 @@ async function readDictionary(client: Client, index: string): Promise<SortedWord
             // An index of an earlier mapping: no fielddata on `words` (Elasticsearch answers 400).
             if (error instanceof errors.ResponseError && error.statusCode === 400)
               throw new ServiceUnavailableError(
-                `the index behind alias "${index}" has no word list for suggestions (built with an older mapping); run grants-indexer reindex`,
+                `the index behind alias "${index}" has no word list for suggestions (built with an older ` +
+                  `mapping); run grants-indexer reindex`,
                 30,
               );
             throw error;
@@ -73,7 +74,9 @@ async function readDictionary(client: Client, index: string): Promise<SortedWord
   }
 }
 
-/** An answer some shard failed or ran out of time on counts too little: a 503, never an answer (nor a dictionary kept). */
+/**
+ * An answer some shard failed or ran out of time on counts too little: a 503, never an answer (nor a dictionary kept).
+ */
 function complete<T extends { timed_out?: boolean; _shards?: { failed?: number } }>(response: T): T {
   if (response.timed_out === true || (response._shards?.failed ?? 0) > 0)
     throw new ServiceUnavailableError('elasticsearch answered a suggestion in part (a shard failed or timed out)', 5);

@@ -35,7 +35,8 @@ export class PgAllowanceCounter implements AllowanceRecord {
     const groups = turn.sort(byRow);
     const done = this.pool
       .query(
-        'SELECT calls_before, calls_admitted FROM consume_allowance($1::text[], $2::text[], $3::integer[], $4::integer[])',
+        'SELECT calls_before, calls_admitted FROM consume_allowance($1::text[], $2::text[], $3::integer[], ' +
+          '$4::integer[])',
         [
           groups.map((g) => g.subscriptionId),
           groups.map((g) => g.month),

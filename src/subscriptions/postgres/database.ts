@@ -93,7 +93,8 @@ const MIGRATIONS: string[] = [
      a INTEGER;
    BEGIN
      FOR i IN 1 .. coalesce(array_length(subs, 1), 0) LOOP
-       INSERT INTO monthly_usage AS m (subscription_id, month, calls) VALUES (subs[i], months[i], 0) ON CONFLICT DO NOTHING;
+       INSERT INTO monthly_usage AS m (subscription_id, month, calls) VALUES (subs[i], months[i], 0) ON CONFLICT DO
+         NOTHING;
        SELECT m.calls INTO b FROM monthly_usage m WHERE m.subscription_id = subs[i] AND m.month = months[i] FOR UPDATE;
        a := CASE WHEN limits[i] IS NULL THEN asks[i] ELSE least(asks[i], greatest(0, limits[i] - b)) END;
        IF a > 0 THEN
@@ -182,7 +183,8 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE api_keys ADD COLUMN name TEXT;
    ALTER TABLE api_keys ADD COLUMN restrictions TEXT;
    DROP TRIGGER api_keys_changed ON api_keys;
-   CREATE TRIGGER api_keys_changed AFTER INSERT OR DELETE OR UPDATE OF revoked_at, key_hash, subscription_id, restrictions ON api_keys
+   CREATE TRIGGER api_keys_changed AFTER INSERT OR DELETE OR UPDATE OF revoked_at, key_hash, subscription_id,
+     restrictions ON api_keys
      FOR EACH STATEMENT EXECUTE FUNCTION grants_store_notify();
    CREATE TABLE audit_log (
      id              BIGSERIAL PRIMARY KEY,
@@ -254,7 +256,8 @@ export async function migrate(pool: Pool): Promise<number> {
   return inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT ' +
+        'NULL DEFAULT now())',
     );
     const applied = Number(
       (await client.query('SELECT coalesce(max(version), 0) AS v FROM schema_migrations')).rows[0].v,

@@ -94,7 +94,8 @@ export class PgStore implements SubscriptionsStore {
   /** The sizes from the planner's statistics for the log (no scan of a large table) and a count of the per-day rows. */
   async readSizes(): Promise<UsageSizes> {
     const { rows } = await this.pool.query(
-      `SELECT (SELECT coalesce(sum(greatest(c.reltuples, 0)), 0) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      `SELECT (SELECT coalesce(sum(greatest(c.reltuples, 0)), 0) FROM pg_inherits i JOIN pg_class c ON c.oid =
+        i.inhrelid
                 WHERE i.inhparent = 'usage_log'::regclass) AS log_rows,
               (SELECT count(*) FROM usage_daily) AS daily_rows`,
     );

@@ -42,7 +42,8 @@ export async function ensurePartitions(pool: Pool, months: Iterable<string>): Pr
     await db.query('SELECT pg_advisory_xact_lock($1)', [PARTITION_LOCK]);
     for (const month of wanted) {
       await db.query(
-        `CREATE TABLE IF NOT EXISTS ${partitionName(month)} PARTITION OF usage_log FOR VALUES FROM ('${month}-01') TO ('${nextMonth(month)}-01')`,
+        `CREATE TABLE IF NOT EXISTS ${partitionName(month)} PARTITION OF usage_log FOR VALUES FROM ` +
+          `('${month}-01') TO ('${nextMonth(month)}-01')`,
       );
     }
   });
@@ -51,7 +52,8 @@ export async function ensurePartitions(pool: Pool, months: Iterable<string>): Pr
 /** The months that have a partition, oldest first. */
 export async function partitionMonths(db: Queryable): Promise<string[]> {
   const { rows } = await db.query(
-    `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'usage_log'::regclass ORDER BY c.relname`,
+    `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = ` +
+      `'usage_log'::regclass ORDER BY c.relname`,
   );
   return rows
     .map((r) => /^usage_log_y(\d{4})m(\d{2})$/.exec(r.relname as string))
@@ -59,7 +61,10 @@ export async function partitionMonths(db: Queryable): Promise<string[]> {
     .map((m) => `${m![1]}-${m![2]}`);
 }
 
-/** Drops the partitions whose whole month is before `firstKeptDay`, and audit entries of earlier days; returns the months dropped. */
+/**
+ * Drops the partitions whose whole month is before `firstKeptDay`, and audit entries of earlier days; returns the
+ * months dropped.
+ */
 export async function dropPartitionsBefore(pool: Pool, firstKeptDay: string): Promise<string[]> {
   return inTransaction(pool, async (db) => {
     await db.query('SELECT pg_advisory_xact_lock($1)', [PARTITION_LOCK]);
@@ -127,7 +132,10 @@ export class PgUsageStore implements UsageLog {
     return this.writing;
   }
 
-  /** Writes the waiting rows in transactions of at most WRITE_BATCH rows; stops at the first failure (every row then waits for the retry). */
+  /**
+   * Writes the waiting rows in transactions of at most WRITE_BATCH rows; stops at the first failure (every row then
+   * waits for the retry).
+   */
   private async writeBuffered(): Promise<void> {
     while (this.buffer.length > 0) {
       const entries = this.buffer.splice(0, WRITE_BATCH);
@@ -174,8 +182,10 @@ export class PgUsageStore implements UsageLog {
     // the keys' last use (a request waits for this commit before its answer is sent).
     await this.pool.query(
       `WITH logged AS (
-         INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms, request_id)
-         SELECT * FROM unnest($1::timestamptz[], $2::date[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::smallint[], $9::real[], $10::text[])
+         INSERT INTO usage_log (at, day, subscription_id, key_id, key_prefix, endpoint, billable, status, latency_ms,
+           request_id)
+         SELECT * FROM unnest($1::timestamptz[], $2::date[], $3::text[], $4::text[], $5::text[], $6::text[],
+           $7::boolean[], $8::smallint[], $9::real[], $10::text[])
        ), counted AS (
          INSERT INTO usage_daily (subscription_id, day, endpoint, calls)
          SELECT * FROM unnest($11::text[], $12::date[], $13::text[], $14::bigint[])

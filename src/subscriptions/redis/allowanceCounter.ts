@@ -1,6 +1,6 @@
 // The monthly allowance shared by several API instances through Redis. The store (SQLite or
-// PostgreSQL) keeps counting every served call (the record); when Redis fails, the record enforces the allowance, and when
-// Redis (re)connects its counters are raised to the record, so a flushed Redis grants nothing new.
+// PostgreSQL) keeps counting every served call (the record); when Redis fails, the record enforces the allowance, and
+// when Redis (re)connects its counters are raised to the record, so a flushed Redis grants nothing new.
 import type { Logger } from '../../log.js';
 import { describeError } from '../../log.js';
 import type { RedisLink } from '../../ratelimit/redisConnection.js';

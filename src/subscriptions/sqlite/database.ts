@@ -65,24 +65,30 @@ const MIGRATIONS: string[] = [
      WHERE status NOT IN (401, 429) AND endpoint IS NOT NULL AND (billable = 1 OR endpoint LIKE '/subscription/%')
      GROUP BY subscription_id, day, endpoint;
    CREATE TRIGGER usage_log_counted_insert AFTER INSERT ON usage_log
-     WHEN NEW.status NOT IN (401, 429) AND NEW.endpoint IS NOT NULL AND (NEW.billable = 1 OR NEW.endpoint LIKE '/subscription/%')
+     WHEN NEW.status NOT IN (401, 429) AND NEW.endpoint IS NOT NULL AND (NEW.billable = 1 OR NEW.endpoint LIKE
+       '/subscription/%')
    BEGIN
-     INSERT INTO usage_daily (subscription_id, day, endpoint, calls) VALUES (NEW.subscription_id, NEW.day, NEW.endpoint, 1)
+     INSERT INTO usage_daily (subscription_id, day, endpoint, calls) VALUES (NEW.subscription_id, NEW.day,
+       NEW.endpoint, 1)
        ON CONFLICT (subscription_id, day, endpoint) DO UPDATE SET calls = calls + 1;
    END;
    CREATE TRIGGER usage_log_counted_delete AFTER DELETE ON usage_log
-     WHEN OLD.status NOT IN (401, 429) AND OLD.endpoint IS NOT NULL AND (OLD.billable = 1 OR OLD.endpoint LIKE '/subscription/%')
+     WHEN OLD.status NOT IN (401, 429) AND OLD.endpoint IS NOT NULL AND (OLD.billable = 1 OR OLD.endpoint LIKE
+       '/subscription/%')
    BEGIN
-     UPDATE usage_daily SET calls = calls - 1 WHERE subscription_id = OLD.subscription_id AND day = OLD.day AND endpoint = OLD.endpoint;
+     UPDATE usage_daily SET calls = calls - 1 WHERE subscription_id = OLD.subscription_id AND day = OLD.day AND
+       endpoint = OLD.endpoint;
    END;
    CREATE TRIGGER usage_log_counted_update AFTER UPDATE ON usage_log
    BEGIN
      UPDATE usage_daily SET calls = calls - 1
        WHERE subscription_id = OLD.subscription_id AND day = OLD.day AND endpoint = OLD.endpoint
-         AND OLD.status NOT IN (401, 429) AND OLD.endpoint IS NOT NULL AND (OLD.billable = 1 OR OLD.endpoint LIKE '/subscription/%');
+         AND OLD.status NOT IN (401, 429) AND OLD.endpoint IS NOT NULL AND (OLD.billable = 1 OR OLD.endpoint LIKE
+           '/subscription/%');
      INSERT INTO usage_daily (subscription_id, day, endpoint, calls)
        SELECT NEW.subscription_id, NEW.day, NEW.endpoint, 1
-       WHERE NEW.status NOT IN (401, 429) AND NEW.endpoint IS NOT NULL AND (NEW.billable = 1 OR NEW.endpoint LIKE '/subscription/%')
+       WHERE NEW.status NOT IN (401, 429) AND NEW.endpoint IS NOT NULL AND (NEW.billable = 1 OR NEW.endpoint LIKE
+         '/subscription/%')
        ON CONFLICT (subscription_id, day, endpoint) DO UPDATE SET calls = calls + 1;
    END;`,
   // 3: usage_log is append-only and read by nothing in the API since usage_daily (2) holds the
@@ -110,10 +116,12 @@ const MIGRATIONS: string[] = [
    INSERT INTO usage_retention (id, before_day) VALUES (1, '');
    DROP TRIGGER usage_log_counted_delete;
    CREATE TRIGGER usage_log_counted_delete AFTER DELETE ON usage_log
-     WHEN OLD.status NOT IN (401, 429) AND OLD.endpoint IS NOT NULL AND (OLD.billable = 1 OR OLD.endpoint LIKE '/subscription/%')
+     WHEN OLD.status NOT IN (401, 429) AND OLD.endpoint IS NOT NULL AND (OLD.billable = 1 OR OLD.endpoint LIKE
+       '/subscription/%')
        AND OLD.day >= (SELECT before_day FROM usage_retention WHERE id = 1)
    BEGIN
-     UPDATE usage_daily SET calls = calls - 1 WHERE subscription_id = OLD.subscription_id AND day = OLD.day AND endpoint = OLD.endpoint;
+     UPDATE usage_daily SET calls = calls - 1 WHERE subscription_id = OLD.subscription_id AND day = OLD.day AND
+       endpoint = OLD.endpoint;
    END;`,
   // 6: the grants.export feature (GET /grants/export). NULL: the tier's default (tiers.ts,
   // ENTERPRISE only); grants-admin subscription set-feature writes 0 or 1.

@@ -1,6 +1,6 @@
 // The partner console: reads GET /subscription/usage and GET /subscription/limits of this origin's
-// API with the key the partner pasted (and, on demand, the alerts and the keys), and draws them (plain DOM and SVG, no library). The key is
-// kept in this tab's sessionStorage and sent only to this origin's API.
+// API with the key the partner pasted (and, on demand, the alerts and the keys), and draws them (plain DOM and SVG, no
+// library). The key is kept in this tab's sessionStorage and sent only to this origin's API.
 'use strict';
 (function () {
   const API = '/external/v1';
@@ -23,7 +23,10 @@
     if (status === 401 && /expired/.test(message || ''))
       return 'This key has expired. Use another key of the subscription, or ask for a new one.';
     if (status === 401)
-      return 'This key is not valid: it may be mistyped, incomplete or revoked. Check that you pasted the whole key, or ask us for a new one.';
+      return (
+        'This key is not valid: it may be mistyped, incomplete or revoked. Check that you pasted the whole ' +
+        'key, or ask us for a new one.'
+      );
     if (status === 403 && code === 'SCOPE_NOT_ALLOWED')
       return 'This key is restricted: ' + (message || 'it lacks the scope this needs.');
     if (status === 403 && code === 'ORIGIN_NOT_ALLOWED')
@@ -260,7 +263,10 @@
     }
   }
 
-  /** The partner's alerts (at most 10) with their latest delivery and the failures among the last 10: billable calls, so on demand only. */
+  /**
+   * The partner's alerts (at most 10) with their latest delivery and the failures among the last 10: billable calls, so
+   * on demand only.
+   */
   async function showAlerts(key) {
     const list = $('alerts');
     list.replaceChildren();

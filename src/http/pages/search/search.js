@@ -510,7 +510,10 @@
     input.removeAttribute('aria-activedescendant');
     active = -1;
   }
-  /** The search box's text with a suggestion taken: a word completes the last word typed; a title or funder replaces it all. */
+  /**
+   * The search box's text with a suggestion taken: a word completes the last word typed; a title or funder replaces it
+   * all.
+   */
   function completed(suggestion) {
     if (suggestion.type !== 'word') return suggestion.text;
     const words = input.value.replace(/\s+$/, '').split(/(\s+)/);

@@ -28,7 +28,10 @@ export function popcount32(word: number): number {
   return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
-/** The number of set positions: countAnd's carry-save count of the set with itself (faster than a count of each word at any density: 8–10 µs against 11–17 at 100,000 grants). */
+/**
+ * The number of set positions: countAnd's carry-save count of the set with itself (faster than a count of each word at
+ * any density: 8–10 µs against 11–17 at 100,000 grants).
+ */
 export const countBits = (bits: Bits): number => countAnd(bits, bits);
 
 /**

@@ -17,7 +17,8 @@ const NUMERIC_KEYS: readonly NumericKey[] = ['deadline', 'opensAt', 'amountMin',
 
 // Fields the table has no column for are read from the stored document (json_extract parses each
 // document once per row: SQLite keeps the last parse). Read raw, in table order.
-const LOAD_SQL = `SELECT rowid, funder_type, funding_type, currency, provinces, beneficiaries, amount_min, amount_max, deadline, updated_at,
+const LOAD_SQL = `SELECT rowid, funder_type, funding_type, currency, provinces, beneficiaries, amount_min, amount_max,
+  deadline, updated_at,
   json_extract(doc, '$.createdAt'), json_extract(doc, '$.title'), json_extract(doc, '$.sdgAlignment'),
   json_extract(doc, '$.applicationComplexity'), json_extract(doc, '$.isRecurring'), json_extract(doc, '$.opensAt')
   FROM grants`;

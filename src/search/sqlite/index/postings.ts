@@ -10,7 +10,9 @@ export const BM25_WEIGHTS = COLUMN_WEIGHTS;
 /** One search term's postings: the positions holding it, ascending, and its column-weighted count in each. */
 export interface Postings {
   positions: Int32Array;
-  /** Σ over the term's instances in the grant (in the columns of its analysis) of the weight of the instance's column. */
+  /**
+   * Σ over the term's instances in the grant (in the columns of its analysis) of the weight of the instance's column.
+   */
   frequencies: Float32Array;
   /** The term's inverse document frequency (inverseDocumentFrequency). */
   idf: number;
@@ -22,7 +24,10 @@ export interface TextStatistics {
   tokens: number;
   /** Tokens of each grant over all its columns, by position. */
   lengths: Float64Array;
-  /** The columns FTS5 counts tokens of (0 before the first row): fewer than TEXT_COLUMNS in a catalog of an earlier release. */
+  /**
+   * The columns FTS5 counts tokens of (0 before the first row): fewer than TEXT_COLUMNS in a catalog of an earlier
+   * release.
+   */
   columns: number;
 }
 

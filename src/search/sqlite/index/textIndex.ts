@@ -38,7 +38,9 @@ const COLUMN_BITS = 16;
  * on a term held by most grants.
  */
 const instancesSql = (columns: readonly string[]): string =>
-  `SELECT group_concat(doc * ${COLUMN_BITS} + (CASE col ${TEXT_COLUMNS.map((name, i) => `WHEN '${name}' THEN ${i}`).join(' ')} END)) FROM temp.grants_text_instances WHERE term = ? AND col IN (${columns.map((name) => `'${name}'`).join(', ')})`;
+  `SELECT group_concat(doc * ${COLUMN_BITS} + (CASE col ` +
+  `${TEXT_COLUMNS.map((name, i) => `WHEN '${name}' THEN ${i}`).join(' ')} END)) FROM ` +
+  `temp.grants_text_instances WHERE term = ? AND col IN (${columns.map((name) => `'${name}'`).join(', ')})`;
 
 /**
  * Postings kept per catalog build and search worker, counted in (grant, term) pairs of 8 bytes:
@@ -140,7 +142,10 @@ function postingsOf(
   return { positions, frequencies };
 }
 
-/** FTS5's row count and token total (its "averages" record) and each grant's length (its docsize table), from the current snapshot. */
+/**
+ * FTS5's row count and token total (its "averages" record) and each grant's length (its docsize table), from the
+ * current snapshot.
+ */
 export function readTextStatistics(db: Db, columns: CatalogColumns): TextStatistics {
   const averages = db.prepare('SELECT block FROM grants_text_data WHERE id = 1').pluck().get() as
     Uint8Array | undefined;

@@ -25,7 +25,8 @@ export class BatchTextMatcher {
 
   constructor() {
     this.db.exec(
-      `CREATE VIRTUAL TABLE batch_text USING fts5(${TEXT_COLUMNS.join(', ')}, tokenize = '${TEXT_TOKENIZER.replace(/'/g, "''")}')`,
+      `CREATE VIRTUAL TABLE batch_text USING fts5(${TEXT_COLUMNS.join(', ')}, tokenize = ` +
+        `'${TEXT_TOKENIZER.replace(/'/g, "''")}')`,
     );
   }
 

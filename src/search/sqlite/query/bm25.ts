@@ -199,7 +199,10 @@ function scoreOne(
     : { positions: positions.slice(0, found), scores: scores.slice(0, found) };
 }
 
-/** Added to a grant's score per typo it needs (scores are negative, lower first): far above any bm25 score, so fewer typos always rank first. */
+/**
+ * Added to a grant's score per typo it needs (scores are negative, lower first): far above any bm25 score, so fewer
+ * typos always rank first.
+ */
 export const TYPO_RANK_STEP = 1e6;
 
 /**

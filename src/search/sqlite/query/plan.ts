@@ -15,7 +15,9 @@
  */
 const PREFILTER_SHARE = 0.7;
 
-/** Whether hits left to FTS5 are checked against the filters (`accepted` grants meet them all) before they are scored. */
+/**
+ * Whether hits left to FTS5 are checked against the filters (`accepted` grants meet them all) before they are scored.
+ */
 export const prefilterPays = (accepted: number, catalog: number): boolean => accepted < catalog * PREFILTER_SHARE;
 
 /**

@@ -19,7 +19,10 @@ import { RANGE_CACHE_BYTES } from './plan.js';
 const inRange = (v: number, low: number, high: number, nullBit: number): number =>
   (+(v >= low) & +(v <= high)) | (nullBit & +(v !== v));
 
-/** 1 when the amount range [min, max] overlaps [low, high] (a null bound is open on its side; no amounts, no match); else 0. */
+/**
+ * 1 when the amount range [min, max] overlaps [low, high] (a null bound is open on its side; no amounts, no match);
+ * else 0.
+ */
 function overlaps(min: number, max: number, low: number, high: number): number {
   const noMin = +(min !== min);
   const noMax = +(max !== max);
@@ -77,7 +80,10 @@ export function orderSlice(positions: Int32Array, from: number, to: number, null
   return bits;
 }
 
-/** The range sets of one catalog build: each found once, then kept while it is used (least recently used dropped past RANGE_CACHE_BYTES). */
+/**
+ * The range sets of one catalog build: each found once, then kept while it is used (least recently used dropped past
+ * RANGE_CACHE_BYTES).
+ */
 export class RangeSets {
   private readonly sets = new LRUCache<string, Bits>({
     maxSize: RANGE_CACHE_BYTES,

@@ -34,7 +34,10 @@ import { relaxableTerms, relaxationPlan, termSearch, type RelaxationPlan } from 
 import { countQuery } from '../../relaxedSearch.js';
 import { rankRelaxed } from './relaxedHits.js';
 
-/** Where single words may be answered from memory: the catalog's tokenizer, and the text index of the columns' build (read on first use). */
+/**
+ * Where single words may be answered from memory: the catalog's tokenizer, and the text index of the columns' build
+ * (read on first use).
+ */
 interface InMemoryWords {
   terms: QueryTerms;
   index(): TextIndex;
@@ -160,7 +163,8 @@ export class TextHitFinder {
     });
     this.scoredFilteredHits = db
       .prepare(
-        `SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text MATCH ? AND grants_prefilter(rowid)`,
+        `SELECT rowid, bm25(grants_text, ${BM25_WEIGHTS.join(', ')}) FROM grants_text WHERE grants_text ` +
+          `MATCH ? AND grants_prefilter(rowid)`,
       )
       .raw();
   }

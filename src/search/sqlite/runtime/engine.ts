@@ -60,7 +60,10 @@ export class SqliteSearchEngine implements SearchEngine {
   private readonly filterOptionsOf = new WeakMap<CatalogColumns, FilterOptions>();
   private readonly changeLog: ChangeLogReader;
   private readonly history: HistoryReader;
-  /** The word dictionary read for typoNeighbours when no index of the build is held (the main thread of a pooled engine). */
+  /**
+   * The word dictionary read for typoNeighbours when no index of the build is held (the main thread of a pooled
+   * engine).
+   */
   private ownWords: { build: string | null; words: WordDictionary } | null = null;
 
   /** An engine on `db` whose reads see the catalog as `snapshots` opens it. */
@@ -110,7 +113,9 @@ export class SqliteSearchEngine implements SearchEngine {
     return position >= 0 ? position : columns.size;
   }
 
-  /** A cursor page (keyset.ts): the matches after the cursor's place, and the place of its last grant when more follow. */
+  /**
+   * A cursor page (keyset.ts): the matches after the cursor's place, and the place of its last grant when more follow.
+   */
   private keysetPage(
     columns: CatalogColumns,
     query: GrantQuery,
@@ -135,7 +140,10 @@ export class SqliteSearchEngine implements SearchEngine {
     return { total: answer.total, page: answer.page, facets: answer.facets, next };
   }
 
-  /** The terms a search would read postings of that this engine does not hold (a pinned engine's, for the index loader to read). */
+  /**
+   * The terms a search would read postings of that this engine does not hold (a pinned engine's, for the index loader
+   * to read).
+   */
   missingTerms(query: GrantQuery): string[] {
     const held = this.snapshots.held();
     const terms = held === null ? null : wordTerms(query, this.queryTerms);

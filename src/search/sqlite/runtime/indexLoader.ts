@@ -26,7 +26,10 @@ const db = openCatalogReadOnly(setup.file);
 const probe = openCatalogReadOnly(setup.file);
 const probeVersion = probe.prepare('PRAGMA data_version').pluck();
 
-/** The build reported last (undefined: none yet), the probe's data_version when it was read, and its postings as read so far. */
+/**
+ * The build reported last (undefined: none yet), the probe's data_version when it was read, and its postings as read so
+ * far.
+ */
 let served: { build: string | null; version: number; text: TextIndex } | undefined;
 let loading = false;
 let again = false;

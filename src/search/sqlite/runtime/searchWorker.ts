@@ -73,7 +73,9 @@ async function freshEngine(): Promise<SqliteSearchEngine> {
   return current.engine;
 }
 
-/** Asks the index loader for the postings the search needs and this engine lacks, and waits for them (a bounded time). */
+/**
+ * Asks the index loader for the postings the search needs and this engine lacks, and waits for them (a bounded time).
+ */
 async function awaitPostings(engine: SqliteSearchEngine, build: string | null, request: WorkerRequest): Promise<void> {
   if (request.op !== 'search' || build === null) return;
   // A newer build is out: the loader is reading its index and answers no one meanwhile (seconds

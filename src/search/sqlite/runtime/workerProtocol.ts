@@ -9,7 +9,10 @@ export interface WorkerSetup {
   file: string;
   /** How long a search that sees a new build waits for its index (once per build). */
   freshWaitMs: number;
-  /** How long a search waits for the index loader to read the postings it needs (then the worker reads what is missing itself). */
+  /**
+   * How long a search waits for the index loader to read the postings it needs (then the worker reads what is missing
+   * itself).
+   */
   postingsWaitMs: number;
   /** This thread's nice value (threadPriority.ts). */
   nice: number;
@@ -17,10 +20,16 @@ export interface WorkerSetup {
 
 export type WorkerJob =
   { op: 'search'; query: GrantQuery } | { op: 'suggest'; request: SuggestRequest } | { op: 'filterOptions' };
-/** A job as a worker gets it: its id, and its deadline (epoch milliseconds, set when the pool took it) with the budget it was set from. */
+/**
+ * A job as a worker gets it: its id, and its deadline (epoch milliseconds, set when the pool took it) with the budget
+ * it was set from.
+ */
 export type WorkerRequest = WorkerJob & { id: number; deadline: number; budgetMs: number };
 
-/** What the pool sends a worker: a job, the shared index of a build, a term's postings read by the index loader, or terms it could not read. */
+/**
+ * What the pool sends a worker: a job, the shared index of a build, a term's postings read by the index loader, or
+ * terms it could not read.
+ */
 export type PoolMessage =
   WorkerRequest | { adopt: SharedIndex } | { postings: SharedPostings } | { unread: PostingsWanted };
 
@@ -31,7 +40,10 @@ interface FailureDescription {
   retryAfterSeconds?: number;
 }
 
-/** ready: the worker has adopted its first index; stale: it saw a build newer than its index; want: a search needs these postings. */
+/**
+ * ready: the worker has adopted its first index; stale: it saw a build newer than its index; want: a search needs these
+ * postings.
+ */
 export type WorkerReply =
   | { ready: true }
   | { stale: true }
@@ -45,7 +57,9 @@ export function describeFailure(error: unknown): FailureDescription {
   return { unavailable: false, message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
 }
 
-/** The failure as the main thread throws it: a ServiceUnavailableError stays one (503); anything else is an Error (500). */
+/**
+ * The failure as the main thread throws it: a ServiceUnavailableError stays one (503); anything else is an Error (500).
+ */
 export function failureFrom(description: FailureDescription): Error {
   return description.unavailable
     ? new ServiceUnavailableError(description.message, description.retryAfterSeconds)

@@ -88,7 +88,10 @@ export function openCatalog(file: string): Db {
   return db;
 }
 
-/** The bit mask a list of enum values is stored as (the provinces and beneficiaries columns): bit i for the enum's i-th value. */
+/**
+ * The bit mask a list of enum values is stored as (the provinces and beneficiaries columns): bit i for the enum's i-th
+ * value.
+ */
 export function bitsOf<T extends string>(values: readonly T[], all: readonly T[]): number {
   let bits = 0;
   for (const value of values) bits |= 1 << all.indexOf(value);

@@ -96,22 +96,27 @@ export class ChangeRecorder {
       this.state.counter += db
         .prepare(
           `INSERT INTO grant_changes (id, seq, deleted, changed_at)
-           SELECT id, ? + row_number() OVER (ORDER BY rowid), 0, ? FROM grants WHERE id NOT IN (SELECT id FROM grant_changes)`,
+           SELECT id, ? + row_number() OVER (ORDER BY rowid), 0, ? FROM grants WHERE id NOT IN (SELECT id FROM
+             grant_changes)`,
         )
         .run(this.state.counter, this.changedAt).changes;
     }
     this.upsert = db.prepare(
       `INSERT INTO grant_changes (id, seq, deleted, changed_at, changes) VALUES (?, ?, 0, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, deleted = 0, changed_at = excluded.changed_at, changes = excluded.changes`,
+       ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, deleted = 0, changed_at = excluded.changed_at, changes =
+         excluded.changes`,
     );
     this.tombstone = db.prepare(
       `INSERT INTO grant_changes (id, seq, deleted, changed_at, changes) VALUES (?, ?, 1, ?, NULL)
-       ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, deleted = 1, changed_at = excluded.changed_at, changes = NULL`,
+       ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, deleted = 1, changed_at = excluded.changed_at, changes =
+         NULL`,
     );
     this.version = db.prepare('INSERT INTO grant_versions (id, seq, type, changed_at, changes) VALUES (?, ?, ?, ?, ?)');
   }
 
-  /** Records the version a change made (none when the grant's content did not change); the JSON of an update's changes. */
+  /**
+   * Records the version a change made (none when the grant's content did not change); the JSON of an update's changes.
+   */
   private record(id: string, seq: number, type: VersionType, changes: FieldChange[] | null): string | null {
     const json = changes === null ? null : JSON.stringify(changes);
     this.version.run(id, seq, type, this.changedAt, json);
@@ -143,8 +148,10 @@ export class ChangeRecorder {
     // In pages of the build's rowids: a page is read whole before its entries are written.
     const page = this.db
       .prepare(
-        `SELECT b.rowid, b.id, b.doc, g.doc FROM ${building} b LEFT JOIN ${live} g ON g.id = b.id LEFT JOIN grant_changes c ON c.id = b.id
-       WHERE b.rowid > ? AND (c.id IS NULL OR c.deleted = 1 OR g.doc IS NULL OR g.doc <> b.doc) ORDER BY b.rowid LIMIT ${REINDEX_PAGE}`,
+        `SELECT b.rowid, b.id, b.doc, g.doc FROM ${building} b LEFT JOIN ${live} g ON g.id = b.id LEFT JOIN
+          grant_changes c ON c.id = b.id
+       WHERE b.rowid > ? AND (c.id IS NULL OR c.deleted = 1 OR g.doc IS NULL OR g.doc <> b.doc) ORDER BY b.rowid LIMIT
+         ${REINDEX_PAGE}`,
       )
       .raw();
     for (let after = 0; ;) {
@@ -155,7 +162,8 @@ export class ChangeRecorder {
     }
     const gone = this.db
       .prepare(
-        `SELECT id FROM grant_changes WHERE deleted = 0 AND NOT EXISTS (SELECT 1 FROM ${building} b WHERE b.id = grant_changes.id) ORDER BY id`,
+        `SELECT id FROM grant_changes WHERE deleted = 0 AND NOT EXISTS (SELECT 1 FROM ${building} b WHERE ` +
+          `b.id = grant_changes.id) ORDER BY id`,
       )
       .pluck()
       .all() as string[];
@@ -188,14 +196,18 @@ export class ChangeRecorder {
   }
 }
 
-/** Reads one page of the feed: the state, then up to limit + 1 entries after `afterSeq`, with the live grants' documents. */
+/**
+ * Reads one page of the feed: the state, then up to limit + 1 entries after `afterSeq`, with the live grants'
+ * documents.
+ */
 export class ChangeLogReader {
   private readonly page;
 
   constructor(private readonly db: Db) {
     this.page = db
       .prepare(
-        `SELECT c.seq, c.id, c.deleted, c.changed_at, g.doc, c.changes FROM grant_changes c LEFT JOIN grants g ON g.id = c.id
+        `SELECT c.seq, c.id, c.deleted, c.changed_at, g.doc, c.changes FROM grant_changes c LEFT JOIN grants g ON g.id
+          = c.id
          WHERE c.seq > ? AND (c.deleted = 1 OR g.doc IS NOT NULL) ORDER BY c.seq LIMIT ?`,
       )
       .raw();

@@ -39,7 +39,8 @@ export const COLUMN_WEIGHTS: readonly number[] = [...FIELDS.map((f) => f.weight)
  * engine answers 503 with it, the writer refuses to sync into it.
  */
 export const EARLIER_CATALOG =
-  'the catalog was built by an earlier release (its text index lacks the French and label columns); run grants-indexer reindex';
+  'the catalog was built by an earlier release (its text index lacks the French and label columns); run ' +
+  'grants-indexer reindex';
 
 /** A French term as the catalog holds it. */
 const markedFrenchTerm = (term: string): string => `${term}${FRENCH_MARK}`;
@@ -69,6 +70,8 @@ export function textColumnsOf(grant: Grant): string[] {
   return [...texts.map(foldText), ...texts.map((text) => frenchTerms(text).map(markedFrenchTerm).join(' '))];
 }
 
-/** The INSERT of a grant's text row into a table of these columns (parameters: rowid, then the values of textColumnsOf). */
+/**
+ * The INSERT of a grant's text row into a table of these columns (parameters: rowid, then the values of textColumnsOf).
+ */
 export const insertTextSql = (table: string): string =>
   `INSERT INTO ${table} (rowid, ${TEXT_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(TEXT_COLUMNS.length)})`;

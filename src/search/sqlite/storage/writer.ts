@@ -42,9 +42,11 @@ function rowOf(grant: Grant) {
 }
 
 const COLUMNS =
-  'id, funder_type, funding_type, currency, provinces, beneficiaries, amount_min, amount_max, deadline, updated_at, doc';
+  'id, funder_type, funding_type, currency, provinces, beneficiaries, amount_min, amount_max, deadline, ' +
+  'updated_at, doc';
 const VALUES =
-  ':id, :funder_type, :funding_type, :currency, :provinces, :beneficiaries, :amount_min, :amount_max, :deadline, :updated_at, :doc';
+  ':id, :funder_type, :funding_type, :currency, :provinces, :beneficiaries, :amount_min, :amount_max, :deadline, ' +
+  ':updated_at, :doc';
 
 export class SqliteCatalogWriter implements CatalogWriter {
   constructor(
@@ -64,7 +66,8 @@ export class SqliteCatalogWriter implements CatalogWriter {
 
   private dropBuilding(): void {
     this.db.exec(
-      'DROP TABLE IF EXISTS grants_building; DROP TABLE IF EXISTS grants_text_building; DROP TABLE IF EXISTS grants_words_building;',
+      'DROP TABLE IF EXISTS grants_building; DROP TABLE IF EXISTS grants_text_building; DROP TABLE IF EXISTS ' +
+        'grants_words_building;',
     );
   }
 
@@ -140,7 +143,8 @@ export class SqliteCatalogWriter implements CatalogWriter {
     }
     // valid = 0: only a rejected record had this id (protected from pruning, not yet applied).
     db.exec(
-      'CREATE TEMP TABLE IF NOT EXISTS sync_seen (id TEXT PRIMARY KEY, valid INTEGER NOT NULL); DELETE FROM temp.sync_seen;',
+      'CREATE TEMP TABLE IF NOT EXISTS sync_seen (id TEXT PRIMARY KEY, valid INTEGER NOT NULL); DELETE FROM ' +
+        'temp.sync_seen;',
     );
     const seeRejected = db.prepare('INSERT OR IGNORE INTO temp.sync_seen (id, valid) VALUES (?, 0)');
     const seeValid = db.prepare(
