@@ -245,7 +245,7 @@ export const ANSWER_EXAMPLES: Record<
         { id: 'grt_dea096ac', title: 'Energy Efficiency Incentive Rebate', funder: 'Enbridge Gas' },
         { id: 'grt_4d9fc81b', title: 'Energy Efficiency Rebate – Winnipeg', funder: 'Efficiency Manitoba' },
       ],
-      pagination: { page: 1, limit: 3, total: 110, totalPages: 1 },
+      pagination: { page: 1, limit: 3, total: 107, totalPages: 1 },
       meta: EXAMPLE_META,
     },
   },
