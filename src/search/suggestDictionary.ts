@@ -93,6 +93,46 @@ export class RankedNames {
     );
   }
 
+  /**
+   * Per rank, the indexes in `words` of the name's words the dictionary holds, and per dictionary
+   * index how many names hold its word before it (prefix sums: the names' entries of a range).
+   */
+  wordIndexes(words: SortedWords): NameWords {
+    const ranks = this.names.length;
+    const starts = new Int32Array(ranks + 1);
+    const before = new Int32Array(words.words.length + 1);
+    const held: [number, Int32Array][] = [];
+    for (const [word, holders] of this.byWord) {
+      const index = words.indexOf(word);
+      if (index < 0) continue;
+      held.push([index, holders]);
+      before[index + 1] = holders.length;
+      for (const rank of holders) starts[rank + 1]++;
+    }
+    for (let k = 0; k < words.words.length; k++) before[k + 1] += before[k];
+    for (let rank = 0; rank < ranks; rank++) starts[rank + 1] += starts[rank];
+    const filled = starts.slice(0, ranks);
+    const indexes = new Int32Array(starts[ranks]);
+    for (const [index, holders] of held) for (const rank of holders) indexes[filled[rank]++] = index;
+    return { starts, indexes, before };
+  }
+
+  /**
+   * The names holding a word of indexes [from, to) of the dictionary `of` indexes (wordIndexes),
+   * by rank: the names walked in rank order, what holding() gives for those words.
+   */
+  *holdingRange(of: NameWords, from: number, to: number): Generator<Candidate> {
+    const { starts, indexes } = of;
+    for (let rank = 0; rank < this.names.length; rank++) {
+      for (let k = starts[rank]; k < starts[rank + 1]; k++) {
+        if (indexes[k] >= from && indexes[k] < to) {
+          yield { text: this.names[rank], docs: this.docs[rank], id: rank };
+          break;
+        }
+      }
+    }
+  }
+
   /** The names holding one of `words`, each once, by rank (the most grants first); `id` is the rank. */
   *holding(words: readonly string[]): Generator<Candidate> {
     const lists: Int32Array[] = [];
@@ -117,8 +157,39 @@ export class RankedNames {
   }
 }
 
+/** A names' words as dictionary indexes (RankedNames.wordIndexes). */
+export interface NameWords {
+  /** Of rank r, indexes[starts[r] … starts[r + 1]). */
+  starts: Int32Array;
+  indexes: Int32Array;
+  /** Per dictionary index k, how many (name, word) entries have a word before k. */
+  before: Int32Array;
+}
+
+/**
+ * Prefixes up to this many UTF-16 units have their words' order precomputed (per length, one
+ * index per word): prefixes without typos (below 5 letters) take their completions in order at once.
+ */
+const ORDERED_PREFIX = 4;
+
+/**
+ * Below this share of the names' (name, word) entries, the names holding a range's words are found
+ * by merging the words' lists (holding); from it, by walking the names in rank order (holdingRange).
+ */
+const WALK_SHARE = 1 / 64;
+
+/** Each kind's candidates for a prefix: the words the most frequent first, the names by rank. */
+export interface SuggestCandidates {
+  words(): Iterator<Candidate>;
+  names(kind: 'title' | 'funder'): Iterator<Candidate>;
+}
+
 /** One build's words, titles and funder names with their grant counts. */
 export class SuggestDictionary {
+  /** Per prefix length d: the word indexes, each run of words sharing their first d units the most grants first. */
+  private readonly orders: Int32Array[] = [];
+  private readonly nameWords = new Map<'title' | 'funder', NameWords>();
+
   constructor(
     readonly words: SortedWords,
     readonly titles: RankedNames,
@@ -134,6 +205,63 @@ export class SuggestDictionary {
   /** The words completing `prefix` within `budget` typos (SortedWords.completions). */
   completions(prefix: string, budget: number): Candidate[] {
     return this.words.completions(prefix, budget).map(({ word, docs }) => ({ text: word, docs, id: -1 }));
+  }
+
+  /**
+   * The candidates completing `prefix` within `budget` typos, null when no word does. Without typos
+   * the completions are the adjacent words starting with the prefix: a short prefix's come from its
+   * precomputed order, and its names from a walk in rank order when they are many.
+   */
+  candidates(prefix: string, budget: number): SuggestCandidates | null {
+    if (budget > 0 || prefix.length > ORDERED_PREFIX) {
+      const found = this.completions(prefix, budget);
+      if (found.length === 0) return null;
+      const texts = found.map((candidate) => candidate.text);
+      return { words: () => mostFrequentFirst(found), names: (kind) => this.names(kind).holding(texts) };
+    }
+    const [from, to] = this.words.startingWith(prefix);
+    if (from === to) return null;
+    const order = this.order(prefix.length).subarray(from, to);
+    const { words, docs } = this.words;
+    return {
+      words: function* () {
+        for (const k of order) yield { text: words[k], docs: docs[k], id: -1 };
+      },
+      names: (kind) => {
+        const ranked = this.names(kind);
+        const of = this.nameWordsOf(kind);
+        const entries = of.before[to] - of.before[from];
+        return entries >= of.indexes.length * WALK_SHARE
+          ? ranked.holdingRange(of, from, to)
+          : ranked.holding(words.slice(from, to));
+      },
+    };
+  }
+
+  /** The word indexes ordered within each run of words sharing their first `depth` units (built on first use). */
+  private order(depth: number): Int32Array {
+    let order = this.orders[depth];
+    if (order === undefined) {
+      const { words, docs } = this.words;
+      order = Int32Array.from(words, (_, k) => k);
+      // The most grants first, ties by text: by index, the words being sorted.
+      const before = (a: number, b: number): number => docs[b] - docs[a] || a - b;
+      for (let from = 0; from < words.length;) {
+        const head = words[from].slice(0, depth);
+        let to = from + 1;
+        if (head.length === depth) while (to < words.length && words[to].startsWith(head)) to++;
+        if (to - from > 1) order.subarray(from, to).sort(before);
+        from = to;
+      }
+      this.orders[depth] = order;
+    }
+    return order;
+  }
+
+  private nameWordsOf(kind: 'title' | 'funder'): NameWords {
+    let of = this.nameWords.get(kind);
+    if (of === undefined) this.nameWords.set(kind, (of = this.names(kind).wordIndexes(this.words)));
+    return of;
   }
 }
 

@@ -18,7 +18,7 @@ import {
   type SuggestItem,
   type SuggestTypes,
 } from '../grants/suggest.js';
-import { mostFrequentFirst, type SuggestDictionary } from './suggestDictionary.js';
+import type { SuggestDictionary } from './suggestDictionary.js';
 
 /** What GET /grants/suggest asks an engine. */
 export interface SuggestRequest {
@@ -54,15 +54,11 @@ const catalogCounts = async (batches: SuggestBatches<Candidate>): Promise<Sugges
 export async function suggestionsFrom(request: SuggestRequest, source: SuggestSource): Promise<SuggestItem[]> {
   const { input, limit, types } = request;
   const dictionary = await source.dictionary();
-  const candidates = dictionary.completions(input.prefix, prefixBudget(input.prefix));
-  if (candidates.length === 0) return [];
-  const words = candidates.map((candidate) => candidate.text);
+  const candidates = dictionary.candidates(input.prefix, prefixBudget(input.prefix));
+  if (candidates === null) return [];
   const streams = {} as Record<SuggestTypes, Iterator<Candidate>>;
   for (const type of types)
-    streams[type] =
-      type === 'words'
-        ? mostFrequentFirst(candidates)
-        : dictionary.names(type === 'titles' ? 'title' : 'funder').holding(words);
+    streams[type] = type === 'words' ? candidates.words() : candidates.names(type === 'titles' ? 'title' : 'funder');
   const count = (source.count ?? catalogCounts) as (
     batches: Record<SuggestTypes, Candidate[]>,
   ) => Promise<Record<SuggestTypes, number[]>>;

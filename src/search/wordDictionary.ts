@@ -62,10 +62,22 @@ export class SortedWords {
     return new SortedWords(words, docs);
   }
 
+  /** The index of `word`, -1 when absent. */
+  indexOf(word: string): number {
+    const at = lowerBound(this.words, word);
+    return at < this.words.length && this.words[at] === word ? at : -1;
+  }
+
   /** How many grants hold the word (0 for a word no grant holds). */
   docsOf(word: string): number {
-    const at = lowerBound(this.words, word);
-    return at < this.words.length && this.words[at] === word ? this.docs[at] : 0;
+    const at = this.indexOf(word);
+    return at < 0 ? 0 : this.docs[at];
+  }
+
+  /** The indexes [from, to) of the words starting with `prefix` (adjacent, the words being sorted). */
+  startingWith(prefix: string): [number, number] {
+    const from = lowerBound(this.words, prefix, 0);
+    return [from, pastPrefix(this.words, prefix, from)];
   }
 
   /**
@@ -130,7 +142,7 @@ export class SortedWords {
     };
     if (prefix.length === 0) return found;
     if (max <= 0) {
-      take(lowerBound(words, prefix, 0), pastPrefix(words, prefix, 0));
+      take(...this.startingWith(prefix));
       return found;
     }
     const m = prefix.length;

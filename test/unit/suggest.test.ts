@@ -4,7 +4,7 @@
 // the best of every word counted.
 import { expect } from 'chai';
 import { completes, nameWords, suggestInput, topCounted, type Candidate } from '../../src/grants/suggest.js';
-import { mostFrequentFirst, RankedNames } from '../../src/search/suggestDictionary.js';
+import { mostFrequentFirst, RankedNames, SuggestDictionary } from '../../src/search/suggestDictionary.js';
 import { SortedWords } from '../../src/search/wordDictionary.js';
 
 /** A deterministic generator (mulberry32). */
@@ -16,6 +16,11 @@ function random(seed: number): () => number {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** The items of an iterator. */
+function* iterate<T>(iterator: Iterator<T>): Generator<T> {
+  for (let item = iterator.next(); item.done !== true; item = iterator.next()) yield item.value;
 }
 
 describe('unit: search as you type', () => {
@@ -132,6 +137,58 @@ describe('unit: search as you type', () => {
     ]);
     expect([...names.holding(['energie', 'arts'])].map((c) => c.text)).to.deep.equal(['Énergie rurale']);
     expect([...names.holding([])]).to.deep.equal([]);
+  });
+
+  it('the candidates of a prefix: its completions the most grants first, and the names holding one by rank', () => {
+    const next = random(13);
+    const letters = 'abcdeé';
+    const word = (length: number) =>
+      Array.from({ length }, () => letters[Math.floor(next() * letters.length)]).join('');
+    const entries = new Map<string, number>();
+    while (entries.size < 2000) entries.set(word(1 + Math.floor(next() * 8)), 1 + Math.floor(next() * 30));
+    const known = [...entries.keys()];
+    // Names of 1 to 4 words, some not in the dictionary (a name's words need not all be).
+    const name = () =>
+      Array.from({ length: 1 + Math.floor(next() * 4) }, () =>
+        next() < 0.8 ? known[Math.floor(next() * known.length)] : `${word(3)}z`,
+      ).join(' ');
+    const titles = new Map<string, number>();
+    while (titles.size < 1500) titles.set(name(), Math.floor(next() * 6));
+    const funders = new Map<string, number>();
+    while (funders.size < 40) funders.set(name(), 1 + Math.floor(next() * 60));
+    const dictionary = new SuggestDictionary(
+      SortedWords.of([...entries]),
+      RankedNames.of(titles),
+      RankedNames.of(funders),
+    );
+    const prefixes = new Set<string>(['z', 'éz', 'abcdeabc']);
+    for (const a of letters) {
+      prefixes.add(a);
+      for (const b of letters) {
+        prefixes.add(a + b);
+        for (const c of letters) prefixes.add(a + b + c);
+      }
+    }
+    for (let i = 0; i < 200; i++) prefixes.add(word(4 + Math.floor(next() * 5)));
+    let found = 0;
+    for (const prefix of prefixes) {
+      const budget = [...prefix].length < 5 ? 0 : [...prefix].length < 9 ? 1 : 2;
+      const completions = dictionary.completions(prefix, budget);
+      const candidates = dictionary.candidates(prefix, budget);
+      if (completions.length === 0) {
+        expect(candidates, prefix).to.equal(null);
+        continue;
+      }
+      found++;
+      const texts = completions.map((c) => c.text);
+      expect([...iterate(candidates!.words())], prefix).to.deep.equal([...mostFrequentFirst(completions)]);
+      for (const kind of ['title', 'funder'] as const) {
+        expect([...iterate(candidates!.names(kind))], `${kind}s of ${prefix}`).to.deep.equal([
+          ...dictionary.names(kind).holding(texts),
+        ]);
+      }
+    }
+    expect(found, 'prefixes completed').to.be.greaterThan(200);
   });
 
   it('the words of a title or funder name, folded and in lower case', () => {
