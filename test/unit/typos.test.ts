@@ -3,7 +3,7 @@
 // suggestion's respelling, and the in-memory scores of terms with alternatives against FTS5's own
 // bm25 of the same OR expression, typo ranks added the same way on both paths.
 import { expect } from 'chai';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { generateGrants, Random } from '../../fixtures/generate.js';
 import { parseSearch, searchWords } from '../../src/grants/searchSyntax.js';
@@ -22,6 +22,7 @@ import {
   withTypoAlternatives,
 } from '../../src/grants/typos.js';
 import { WordDictionary } from '../../src/search/sqlite/index/wordDictionary.js';
+import { hasBit } from '../../src/search/sqlite/index/bitset.js';
 import { Deadline, SearchBudgetExceeded } from '../../src/search/deadline.js';
 import { suggestionFor, wordNeighbours, type Lexicon } from '../../src/search/typoSearch.js';
 import { scoreTerms, TYPO_RANK_STEP } from '../../src/search/sqlite/query/bm25.js';
@@ -41,7 +42,8 @@ import { openCatalog } from '../../src/search/sqlite/storage/catalogFile.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/parameters/queryParams.js';
-import { fixtureGrants, tempDir } from '../support/api.js';
+import { fixtureGrants, REPO_ROOT, tempDir } from '../support/api.js';
+import { parseSynonyms, withSynonyms } from '../../src/grants/synonyms.js';
 import { reindexGrants } from '../support/catalog.js';
 
 describe('typo rule', () => {
@@ -417,3 +419,78 @@ function derivedExample() {
     new Map([['brodband', [{ word: 'broadband', typos: 1, docs: 1 }]]]),
   );
 }
+
+describe('synonyms with phrases: in-memory scores are FTS5 scores', function () {
+  this.timeout(60_000);
+  const dir = tempDir();
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const queryTerms = new QueryTerms();
+  after(() => queryTerms.close());
+
+  it('a term whose spellings are phrases or joined words: the same hits and bit-identical scores', async () => {
+    const text = readFileSync(path.join(REPO_ROOT, 'mappings/synonyms.txt'), 'utf8');
+    const rules = parseSynonyms(text);
+    const spellings = text
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.trim().startsWith('#'))
+      .flatMap((line) => line.split(/,|=>/).map((spelling) => spelling.trim()));
+    // Each spelling written in some grants, in different fields, beside others' words, so that
+    // grants hold a phrase alone, a joined term's words apart, or several spellings at once.
+    const random = new Random(11);
+    const grants = [...generateGrants(600, 5, 'realistic')].map((grant, i) => {
+      const spelling = spellings[i % spellings.length];
+      const apart = spelling.split(' ').reverse().join(' and then ');
+      const other = spellings[random.int(spellings.length)];
+      if (i % 3 === 0) return { ...grant, title: `${grant.title} ${spelling}` };
+      if (i % 3 === 1) return { ...grant, description: `${grant.description ?? ''} ${spelling}. ${other} ${apart}` };
+      return { ...grant, titleFr: `${spelling} ${grant.titleFr ?? ''}`, description: `${apart} ${other}` };
+    });
+    const file = path.join(dir, 'catalog.sqlite');
+    const writer = SqliteCatalogWriter.open(file);
+    await reindexGrants(writer, grants);
+    await writer.close();
+    const db = openCatalog(file);
+    try {
+      db.exec('BEGIN');
+      const columns = CatalogColumns.load(db);
+      const index = TextIndex.load(db, columns);
+      const finder = new TextHitFinder(db);
+      let compared = 0;
+      let withPhrases = 0;
+      for (const [i, spelling] of spellings.entries()) {
+        const other = ['program', 'funding', 'community'][i % 3];
+        for (const search of [spelling, `${spelling} ${other}`]) {
+          const filter = i % 2 === 0 ? '' : '&fundingType=GRANT';
+          const query = parseGrantQuery(parseQueryString(`search=${encodeURIComponent(search)}${filter}`));
+          const derived = { ...query, search: withSynonyms(query.search!, rules) };
+          const terms = wordTerms(derived, queryTerms);
+          if (terms === null) continue;
+          if (terms.phrases.some((p) => p.entries.some((entry) => 'phrase' in entry || entry.all.length > 1)))
+            withPhrases += 1;
+          const found = finder.find(columns, derived, null);
+          const fts = found.text!;
+          const memory = finder.find(columns, derived, { terms: queryTerms, index: () => index }).text!;
+          const sorted = (positions: Int32Array | number[]) => Array.from(positions).sort((a, b) => a - b);
+          // Both give and score every hit within the filters (FTS5 may give and score more).
+          const within = (p: number) => found.filters.every((c) => hasBit(c.bits, p));
+          expect(sorted(Array.from(memory.positions).filter(within)), search).to.deep.equal(
+            sorted(Array.from(fts.positions).filter(within)),
+          );
+          if (found.filters.length === 0) expect(sorted(memory.positions), search).to.deep.equal(sorted(fts.positions));
+          const ftsByPosition = new Map(Array.from(fts.scored!.positions, (p, k) => [p, fts.scored!.scores[k]]));
+          expect(sorted(memory.scored!.positions), search).to.deep.equal(
+            sorted(Array.from(fts.scored!.positions).filter(within)),
+          );
+          memory.scored!.positions.forEach((p, k) =>
+            expect(memory.scored!.scores[k], `${search} at ${p}`).to.equal(ftsByPosition.get(p)),
+          );
+          if (fts.positions.length > 0) compared += 1;
+        }
+      }
+      expect(withPhrases).to.be.at.least(100);
+      expect(compared).to.be.at.least(100);
+    } finally {
+      db.close();
+    }
+  });
+});

@@ -52,6 +52,16 @@ export interface WordPostings {
   idf: number[];
 }
 
+/**
+ * A part of a term matched other than word by word (a phrase, or the own words of a term a
+ * synonym rule joined, all of them): the grants it matches, ascending, and the bm25 part of each
+ * of its FTS5 phrases at each of them (0 where a phrase holds none), in the expression's order.
+ */
+export interface PhraseParts {
+  positions: Int32Array;
+  parts: Float64Array[];
+}
+
 /** A word's analyses' postings (in phrase order) as one WordPostings: their positions merged, in one pass. */
 export function mergeAnalyses(analyses: readonly Postings[]): WordPostings {
   const idf = analyses.map((p) => p.idf);

@@ -8,6 +8,7 @@ import {
   inverseDocumentFrequency,
   mergeAnalyses,
   unionPositions,
+  type PhraseParts,
   type Postings,
   type TextStatistics,
   type WordPostings,
@@ -174,6 +175,8 @@ export class TextIndex {
   private readonly words: LRUCache<string, WordPostings>;
   /** The grants holding any of several words (a term and its alternatives), by their keys; a quarter of the budget. */
   private readonly unions: LRUCache<string, Int32Array>;
+  /** Phrases' and loose terms' bm25 parts (PhraseParts), by a name the caller gives; an eighth of the budget. */
+  private readonly phrases: LRUCache<string, PhraseParts>;
   private scratch: Scratch | null = null;
 
   private constructor(
@@ -191,6 +194,10 @@ export class TextIndex {
     this.words = new LRUCache<string, WordPostings>({
       maxSize: Math.max(1, Math.floor(budget / 4)),
       sizeCalculation: (word) => Math.max(1, word.positions.length),
+    });
+    this.phrases = new LRUCache<string, PhraseParts>({
+      maxSize: Math.max(1, Math.floor(budget / 8)),
+      sizeCalculation: (phrase) => Math.max(1, phrase.positions.length * phrase.parts.length),
     });
     this.unions = new LRUCache<string, Int32Array>({
       maxSize: Math.max(1, Math.floor(budget / 4)),
@@ -265,6 +272,19 @@ export class TextIndex {
       this.unions.set(name, positions);
     }
     return positions;
+  }
+
+  /**
+   * The bm25 parts of a phrase or of a loose term's own words (`read`, on first use), kept under
+   * `name` for the next search of it in this build: they hold for the whole build.
+   */
+  phraseParts(name: string, read: () => PhraseParts): PhraseParts {
+    let parts = this.phrases.get(name);
+    if (parts === undefined) {
+      parts = read();
+      this.phrases.set(name, parts);
+    }
+    return parts;
   }
 
   /**

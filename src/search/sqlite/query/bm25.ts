@@ -2,7 +2,7 @@
 // operations (sqlite3 ext/fts5/fts5_aux.c, fts5Bm25Function), so the scores are those FTS5 gives
 // without its per-hit auxiliary calls. Pure: postings and lengths come in (index/postings.ts),
 // scores go out.
-import { unionPositions, type TextStatistics, type WordPostings } from '../index/postings.js';
+import { unionPositions, type PhraseParts, type TextStatistics, type WordPostings } from '../index/postings.js';
 
 const K1 = 1.2;
 const B = 0.75;
@@ -206,13 +206,42 @@ function scoreOne(
 export const TYPO_RANK_STEP = 1e6;
 
 /**
- * A search term with alternatives: one word per entry (its own first, then each alternative), each
- * with its analyses' postings (index/postings.ts WordPostings: its FTS5 phrases, English then
- * French) and the typos it needs, in the match expression's order; `positions`, when the caller
- * holds them already, the grants holding at least one of its words (unionPositions).
+ * The own words of a term a synonym rule joined (`loose`), each in either analysis, all of them:
+ * the grants holding every word, with each word's analyses' bm25 parts there, in the expression's
+ * order. FTS5 counts a word's instances only where the whole group matches (its phrases' node
+ * stands at the grant), so a grant holding some of the words gets no part of them.
+ */
+export function allWordsParts(words: readonly WordPostings[], stats: TextStatistics): PhraseParts {
+  const positions = intersectPostings(words);
+  const norms = lengthNorms(stats);
+  const parts = words.flatMap((word) => word.counts.map(() => new Float64Array(positions.length)));
+  const cursors = new Int32Array(words.length);
+  for (let h = 0; h < positions.length; h++) {
+    const position = positions[h];
+    const norm = norms[position];
+    let k = 0;
+    for (let w = 0; w < words.length; w++) {
+      const { positions: list, counts, idf } = words[w];
+      const c = advance(list, cursors[w], position);
+      cursors[w] = c;
+      for (let a = 0; a < counts.length; a++) {
+        const f = counts[a][c];
+        parts[k++][h] = idf[a] * ((f * (K1 + 1.0)) / (f + norm));
+      }
+    }
+  }
+  return { positions, parts };
+}
+
+/**
+ * A search term with alternatives: one entry per word or phrase (its own first, then each
+ * alternative), each a word's analyses' postings (index/postings.ts WordPostings: its FTS5
+ * phrases, English then French) or the bm25 parts of a phrase or of a loose term's own words
+ * (PhraseParts), with the typos it needs, in the match expression's order; `positions`, when the
+ * caller holds them already, the grants holding at least one of its entries (unionPositions).
  */
 export interface TermPhrases {
-  postings: WordPostings[];
+  postings: (WordPostings | PhraseParts)[];
   typos: number[];
   positions?: Int32Array;
 }
@@ -257,10 +286,16 @@ export function scoreTerms(
       const c = advance(list, word.cursor, position);
       word.cursor = c;
       if (c === list.length || list[c] !== position) continue;
-      const { counts, idf } = word.postings;
-      for (let a = 0; a < counts.length; a++) {
-        const f = counts[a][c];
-        score += idf[a] * ((f * (K1 + 1.0)) / (f + norm));
+      const postings = word.postings;
+      if ('parts' in postings) {
+        // Each part is the double FTS5's own term of its sum is: added as it would add it.
+        for (let a = 0; a < postings.parts.length; a++) score += postings.parts[a][c];
+      } else {
+        const { counts, idf } = postings;
+        for (let a = 0; a < counts.length; a++) {
+          const f = counts[a][c];
+          score += idf[a] * ((f * (K1 + 1.0)) / (f + norm));
+        }
       }
       if (word.typos < fewest[word.term]) fewest[word.term] = word.typos;
     }

@@ -13,12 +13,17 @@ const ENGLISH = `{${ENGLISH_COLUMNS.join(' ')}}`;
 const FRENCH = `{${FRENCH_COLUMNS.join(' ')}}`;
 
 /**
- * Words in either analysis: as written in the English columns (which the tokenizer stems), or
- * their French terms in the French columns (storage/textColumns.ts). The English phrase comes
- * first: bm25 numbers the phrases in this order (query/bm25.ts adds them in the same).
+ * Words' FTS5 phrases, one per analysis: as written in the English columns (which the tokenizer
+ * stems), then their French terms in the French columns (storage/textColumns.ts). bm25 numbers
+ * the phrases in this order (query/bm25.ts adds them in the same).
  */
-const ftsAnalyses = (words: readonly string[]): string =>
-  `${ENGLISH} : ${ftsString(words.join(' '))} OR ${FRENCH} : ${ftsString(words.map(frenchSearchTerm).join(' '))}`;
+export const ftsPhrases = (words: readonly string[]): [string, string] => [
+  `${ENGLISH} : ${ftsString(words.join(' '))}`,
+  `${FRENCH} : ${ftsString(words.map(frenchSearchTerm).join(' '))}`,
+];
+
+/** Words in either analysis (ftsPhrases ORed). */
+const ftsAnalyses = (words: readonly string[]): string => ftsPhrases(words).join(' OR ');
 
 /**
  * A term as FTS5 matches it: its words in either analysis, or with alternatives (grants/typos.ts)

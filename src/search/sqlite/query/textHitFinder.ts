@@ -1,21 +1,29 @@
 // The one path from a query's search words to its text hits (query/textHits.ts), for searches and
 // exports alike: the grants the words match, as positions in the columns, and for a relevance
 // sort their bm25 scores. A search of single words (one clause, no phrase, no OR, each word one
-// term of the tokenizer) is answered from the build's in-memory postings (index/textIndex.ts) and
-// scored by query/bm25.ts when the caller has them; any other search is left to FTS5, on the
-// connection whose snapshot the columns were read from.
+// term of the tokenizer; with alternatives, a term's phrases too, their bm25 parts read from FTS5)
+// is answered from the build's in-memory postings (index/textIndex.ts) and scored by
+// query/bm25.ts when the caller has them; any other search is left to FTS5, on the connection
+// whose snapshot the columns were read from.
 import type { GrantQuery } from '../../../grants/query.js';
 import type { ParsedSearch, SearchTerm } from '../../../grants/searchSyntax.js';
 import { hasAlternatives, typoPenaltyLevels } from '../../../grants/typos.js';
 import { countBits, emptyBits, hasBit, intersection, setBit, type Bits } from '../index/bitset.js';
 import type { CatalogColumns } from '../index/columns.js';
-import { BM25_WEIGHTS, type TextStatistics, type WordPostings } from '../index/postings.js';
+import {
+  BM25_WEIGHTS,
+  unionPositions,
+  type PhraseParts,
+  type TextStatistics,
+  type WordPostings,
+} from '../index/postings.js';
 import type { TextIndex } from '../index/textIndex.js';
 import type { Db } from '../storage/catalogFile.js';
 import { frenchKey } from '../index/textIndex.js';
 import { EARLIER_CATALOG, frenchSearchTerm, TEXT_COLUMNS } from '../storage/textColumns.js';
 import { ServiceUnavailableError } from '../../../failures.js';
 import {
+  allWordsParts,
   intersectPostings,
   keepPositions,
   scoreAll,
@@ -29,7 +37,7 @@ import { filterConditions, type Condition } from './filters.js';
 import { prefilterPays } from './plan.js';
 import type { QueryTerms } from './queryTerms.js';
 import type { ScoredHits, TextHits } from './textHits.js';
-import { ftsAnyOf, ftsMatchExpression } from './fts5Expression.js';
+import { ftsAnyOf, ftsMatchExpression, ftsPhrases } from './fts5Expression.js';
 import { relaxableTerms, relaxationPlan, termSearch, type RelaxationPlan } from '../../../grants/relaxation.js';
 import { countQuery } from '../../relaxedSearch.js';
 import { rankRelaxed } from './relaxedHits.js';
@@ -75,41 +83,63 @@ export function analysesOf(word: string, terms: QueryTerms): string[] | null {
 }
 
 /**
- * The postings keys of the query's words (each word's analyses: analysesOf), those it must hold
- * and those it must not, and each term's phrases: its own word's analyses first, then each
- * alternative's (grants/typos.ts), with the typos each needs; when the search is one clause of
- * single words (no phrase, no OR) and every analysis of every word and alternative is one term;
- * null without words or when the search is left to FTS5.
+ * One entry of a term answered in memory: words all held (their analyses' keys: one word, or the
+ * own words of a term a synonym rule joined), or a phrase of several words, whose bm25 parts are
+ * read from FTS5 (its grants are few: a synonym's spelling).
+ */
+export type TermEntry = { all: string[][] } | { phrase: string[] };
+
+/**
+ * The postings keys of the query's words (each word's analyses: analysesOf), those it must not
+ * hold, and each term's entries: its own words first, then each alternative (grants/typos.ts,
+ * grants/synonyms.ts), with the typos each needs; when the search is one clause, each excluded
+ * word is one word, each term one word or, with alternatives, any words, and every analysis of
+ * every single word is one term; null without words or when the search is left to FTS5.
  */
 export function wordTerms(
   query: GrantQuery,
   terms: QueryTerms,
-): { must: string[][]; not: string[][]; phrases: { keys: string[][]; typos: number[] }[] } | null {
+): { not: string[][]; phrases: { entries: TermEntry[]; typos: number[] }[] } | null {
   const search = query.search;
   if (search === null || search.clauses.length !== 1) return null;
   const [clause] = search.clauses;
-  const single = (words: readonly { words: string[] }[]) => words.every((term) => term.words.length === 1);
-  if (!single(clause.must) || !single(clause.not) || !clause.must.every((term) => single(term.alternatives ?? [])))
-    return null;
-  const phrases = clause.must.map((term) => {
+  if (!clause.not.every((term) => term.words.length === 1)) return null;
+  const keysOf = (words: readonly string[]): string[][] | null => {
+    const keys = words.map((word) => analysesOf(word, terms));
+    return keys.includes(null) ? null : (keys as string[][]);
+  };
+  const entryOf = (words: readonly string[], allOf: boolean): TermEntry | null => {
+    if (words.length > 1 && !allOf) return { phrase: [...words] };
+    const all = keysOf(words);
+    return all === null ? null : { all };
+  };
+  const phrases: { entries: TermEntry[]; typos: number[] }[] = [];
+  for (const term of clause.must) {
     const alternatives = term.alternatives ?? [];
-    return {
-      keys: [term.words[0], ...alternatives.map((a) => a.words[0])].map((word) => analysesOf(word, terms)),
-      typos: [0, ...alternatives.map((a) => a.typos)],
-    };
-  });
-  const not = clause.not.map((term) => analysesOf(term.words[0], terms));
-  if (phrases.some((p) => p.keys.includes(null)) || not.includes(null)) return null;
-  const must = phrases.map((p) => p.keys[0] as string[]);
-  return { must, not: not as string[][], phrases: phrases as { keys: string[][]; typos: number[] }[] };
+    // Several words with no alternative stay with FTS5 (its prefilter scores only the hits within the filters).
+    if (alternatives.length === 0 && term.words.length !== 1) return null;
+    const entries = [entryOf(term.words, term.loose === true), ...alternatives.map((a) => entryOf(a.words, false))];
+    if (entries.includes(null)) return null;
+    phrases.push({ entries: entries as TermEntry[], typos: [0, ...alternatives.map((a) => a.typos)] });
+  }
+  const not = keysOf(clause.not.map((term) => term.words[0]));
+  return not === null ? null : { not, phrases };
 }
+
+/** The single word's keys of an entry, or null for a phrase or several words. */
+const singleWord = (entry: TermEntry): string[] | null =>
+  'all' in entry && entry.all.length === 1 ? entry.all[0] : null;
 
 /**
  * The postings of the query's words and the grants holding them all but no excluded word, when
- * the search is one clause of single words (no phrase, no OR) and every word is one term; null
- * without words or when the search is left to FTS5.
+ * the search is answered in memory (wordTerms); null without words or when it is left to FTS5.
+ * A phrase's parts come from `phraseOf`; a phrase's and a loose term's parts are kept per build.
  */
-function wordHits(query: GrantQuery, words: InMemoryWords): WordHits | null {
+function wordHits(
+  query: GrantQuery,
+  words: InMemoryWords,
+  phraseOf: (words: readonly string[]) => PhraseParts,
+): WordHits | null {
   const terms = wordTerms(query, words.terms);
   if (terms === null) return null;
   const text = words.index();
@@ -117,10 +147,24 @@ function wordHits(query: GrantQuery, words: InMemoryWords): WordHits | null {
   if (text.stats.rows > 0 && text.stats.columns !== TEXT_COLUMNS.length)
     throw new ServiceUnavailableError(EARLIER_CATALOG, 30);
   const wordOf = (keys: readonly string[]) => text.word(keys);
-  const postings = terms.must.map(wordOf);
-  const phrases = terms.phrases.some((p) => p.keys.length > 1)
-    ? terms.phrases.map((p) => ({ postings: p.keys.map(wordOf), typos: p.typos, positions: text.anyWord(p.keys) }))
-    : null;
+  const entryOf = (entry: TermEntry): WordPostings | PhraseParts => {
+    const single = singleWord(entry);
+    if (single !== null) return wordOf(single);
+    const name = JSON.stringify(entry);
+    return 'phrase' in entry
+      ? text.phraseParts(name, () => phraseOf(entry.phrase))
+      : text.phraseParts(name, () => allWordsParts(entry.all.map(wordOf), text.stats));
+  };
+  const singles = terms.phrases.map((p) => p.entries.map(singleWord));
+  const plain = singles.every((entries) => entries.length === 1 && entries[0] !== null);
+  const postings = plain ? singles.map((entries) => wordOf(entries[0]!)) : [];
+  const phrases = plain
+    ? null
+    : terms.phrases.map((p, t) => ({
+        postings: p.entries.map(entryOf),
+        typos: p.typos,
+        positions: singles[t].includes(null) ? undefined : text.anyWord(singles[t] as string[][]),
+      }));
   let hits = phrases === null ? intersectPostings(postings) : termHits(phrases);
   const all = hits.length;
   for (const keys of terms.not) hits = subtractPositions(hits, wordOf(keys).positions);
@@ -170,6 +214,28 @@ export class TextHitFinder {
   }
 
   /**
+   * The bm25 parts of a phrase's FTS5 phrases (ftsPhrases: English, then French) at the grants
+   * of either, from FTS5 (a match of each alone: its grants are few). FTS5 scores a phrase alone
+   * as 0 + its part, negated, with the idf, lengths and counts it uses for that phrase within a
+   * larger expression, so each part is the double it adds there.
+   */
+  private phrasesOf(columns: CatalogColumns): (words: readonly string[]) => PhraseParts {
+    return (words) => {
+      const analyses = ftsPhrases(words).map((expression) => {
+        const byPosition = new Map<number, number>();
+        for (const [rowid, score] of this.scoredHits.all(expression) as [number, number][]) {
+          const position = columns.positionOf(rowid);
+          if (position >= 0) byPosition.set(position, -score);
+        }
+        return byPosition;
+      });
+      const positions = unionPositions(analyses.map((byPosition) => Int32Array.from(byPosition.keys()).sort()));
+      const parts = analyses.map((byPosition) => Float64Array.from(positions, (p) => byPosition.get(p) ?? 0));
+      return { positions, parts };
+    };
+  }
+
+  /**
    * The query's filter conditions (query/filters.ts) and its text hits (null without words). With
    * `words`, single words come from memory and range filters may be tested on their hits alone.
    */
@@ -213,7 +279,7 @@ export class TextHitFinder {
     at: Bits,
   ): ScoredHits | null {
     const alone: GrantQuery = { ...query, search: termSearch(term), relaxed: null, facets: [] };
-    const inMemory = words === null ? null : wordHits(alone, words);
+    const inMemory = words === null ? null : wordHits(alone, words, this.phrasesOf(columns));
     if (inMemory !== null) return scoreWords(inMemory, at);
     return this.findAsIs(columns, alone, words).text?.scored ?? null;
   }
@@ -223,7 +289,7 @@ export class TextHitFinder {
    * memory when its words are there (every step of a relaxed search reads the same terms).
    */
   private matchedBy(columns: CatalogColumns, query: GrantQuery, words: InMemoryWords | null): Int32Array {
-    const inMemory = words === null ? null : wordHits(query, words);
+    const inMemory = words === null ? null : wordHits(query, words, this.phrasesOf(columns));
     if (inMemory !== null) return inMemory.hits;
     return (
       this.findAsIs(columns, { ...query, sort: { key: 'deadline', descending: false } }, words).text?.positions ??
@@ -254,7 +320,7 @@ export class TextHitFinder {
     query: GrantQuery,
     words: InMemoryWords | null,
   ): { filters: Condition[]; text: TextHits | null } {
-    const inMemory = words === null ? null : wordHits(query, words);
+    const inMemory = words === null ? null : wordHits(query, words, this.phrasesOf(columns));
     const filters = filterConditions(columns, query, inMemory?.hits ?? null);
     try {
       return { filters, text: this.textHits(columns, query, filters, inMemory) };

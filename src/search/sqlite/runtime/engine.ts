@@ -149,9 +149,8 @@ export class SqliteSearchEngine implements SearchEngine {
     const terms = held === null ? null : wordTerms(query, this.queryTerms);
     if (held === null || terms === null) return [];
     const text = held.text();
-    return [...new Set([...terms.phrases.flatMap((p) => p.keys), ...terms.not].flat())].filter(
-      (term) => !text.holds(term),
-    );
+    const keys = terms.phrases.flatMap((p) => p.entries.flatMap((entry) => ('all' in entry ? entry.all : [])));
+    return [...new Set([...keys, ...terms.not].flat())].filter((term) => !text.holds(term));
   }
 
   /**
