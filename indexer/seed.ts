@@ -20,7 +20,16 @@ export async function seedCatalogIfEmpty(config: Config, engine: SearchEngine, l
     });
     return;
   }
-  if (!empty) return;
+  if (!empty) {
+    // A catalog already there is taken up before the API answers (Elasticsearch reads the build's
+    // suggestion index), so that no first request waits for it past its budget.
+    await engine.caughtUp?.().catch((error: unknown) =>
+      log.warn('the search engine has not taken up the catalog yet; it will at the first request', {
+        reason: error instanceof Error ? error.message : String(error),
+      }),
+    );
+    return;
+  }
   if (!config.seedCatalog) {
     log.warn(
       config.searchEngine === 'elasticsearch'
