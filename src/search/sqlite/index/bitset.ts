@@ -112,9 +112,9 @@ export function union(sets: readonly Bits[], size: number): Bits {
   return result;
 }
 
-/** The set positions in ascending order. */
-export function positionsOf(bits: Bits): Int32Array {
-  const positions = new Int32Array(countBits(bits));
+/** The set positions in ascending order (`count`: how many are set, when the caller knows). */
+export function positionsOf(bits: Bits, count = countBits(bits)): Int32Array {
+  const positions = new Int32Array(count);
   let next = 0;
   for (let i = 0; i < bits.length; i++) {
     let word = bits[i];

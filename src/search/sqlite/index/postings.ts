@@ -3,6 +3,7 @@
 // term's inverse document frequency, computed once when its postings are read. Pure: no I/O.
 
 import { COLUMN_WEIGHTS } from '../storage/textColumns.js';
+import { positionsOf } from './bitset.js';
 
 /** Relevance weights of the FTS5 table's columns, in its order (storage/textColumns.ts). */
 export const BM25_WEIGHTS = COLUMN_WEIGHTS;
@@ -113,15 +114,5 @@ export function unionPositions(lists: readonly Int32Array[]): Int32Array {
         marked++;
       }
     }
-  const positions = new Int32Array(marked);
-  let next = 0;
-  for (let i = 0; i < bits.length; i++) {
-    let word = bits[i];
-    while (word !== 0) {
-      const low = word & -word;
-      positions[next++] = (i << 5) + (31 - Math.clz32(low));
-      word ^= low;
-    }
-  }
-  return positions;
+  return positionsOf(bits, marked);
 }
