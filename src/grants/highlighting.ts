@@ -1,8 +1,8 @@
 // Highlights and crops of a grant's text fields, the same whatever engine found the grant: the
 // search as the engine ran it (its synonyms and typo alternatives included) is read word by word
-// as the engines match words, in English (folded, Porter's stem: englishStem.ts) and in French
+// as the engines read words, in English (folded, Porter's stem: englishStem.ts) and in French
 // (elided articles dropped, folded, the light stem: french.ts), phrases adjacent and in order; each
-// word of the text that a term of the search matches is wrapped in the tags, and everything else
+// word of the text where a term of the search is found is wrapped in the tags, and everything else
 // is HTML-escaped so that the text can be put into a page as it is. Pure.
 import { englishStem } from './englishStem.js';
 import { foldText } from './folding.js';
@@ -33,7 +33,7 @@ export interface HighlightSpec {
 }
 
 /**
- * For each field asked, its text escaped with the matched words tagged (cropped where asked); null for a field the
+ * For each field asked, its text escaped with the words found tagged (cropped where asked); null for a field the
  * grant leaves empty.
  */
 type Highlights = Partial<Record<HighlightField, string | null>>;
@@ -82,24 +82,24 @@ interface Phrase {
  * their first term. Each search term (with its alternatives) has an id, a word a synonym joined one
  * of its own; the crop counts distinct ids.
  */
-interface SearchMatcher {
+interface SearchWordFinder {
   englishWords: ReadonlyMap<string, number>;
   frenchWords: ReadonlyMap<string, number>;
   englishPhrases: ReadonlyMap<string, readonly Phrase[]>;
   frenchPhrases: ReadonlyMap<string, readonly Phrase[]>;
   /**
    * The first characters (UTF-16 units) of every term the search looks for. Both stemmers rewrite
-   * only a word's ending, so a word of the text can match only when it starts with one of them:
+   * only a word's ending, so a word of the text can be a hit only when it starts with one of them:
    * a word of ASCII starting otherwise is passed over unread.
    */
   firstChars: ReadonlySet<number>;
 }
 
 /**
- * The matcher of a search as the engine ran it: every term the search looks for (never an
+ * The word finder of a search as the engine ran it: every term the search looks for (never an
  * exclusion), in every clause, its own words and each alternative. Null: no search, nothing marked.
  */
-export function searchMatcher(search: ParsedSearch | null): SearchMatcher {
+export function searchWordFinder(search: ParsedSearch | null): SearchWordFinder {
   const englishWords = new Map<string, number>();
   const frenchWords = new Map<string, number>();
   const englishPhrases = new Map<string, Phrase[]>();
@@ -139,11 +139,11 @@ export function searchMatcher(search: ParsedSearch | null): SearchMatcher {
   return { englishWords, frenchWords, englishPhrases, frenchPhrases, firstChars };
 }
 
-/** A word of a text: where it stands, and the id of the search term it matched (-1: none). */
+/** A word of a text: where it stands, and the id of the search term found at it (-1: none). */
 interface TextWord {
   start: number;
   end: number;
-  match: number;
+  hit: number;
 }
 
 /** Whether the word at [start, end) is a French elided article (l', qu', jusqu'…), which the French analysis drops. */
@@ -154,7 +154,7 @@ function isElided(text: string, start: number, end: number): boolean {
   return end + 1 < text.length && WORD_CHAR.test(text[end + 1]) && (start === 0 || !WORD_CHAR.test(text[start - 1]));
 }
 
-/** Marks, in one analysis, the words whose terms (at `positions`, each term's word) a phrase of the search matches. */
+/** Marks, in one analysis, the words whose terms (at `positions`, each term's word) a phrase of the search finds. */
 function markPhrases(
   words: TextWord[],
   terms: readonly string[],
@@ -172,7 +172,7 @@ function markPhrases(
       for (let k = 1; k < wanted.length && whole; k++) whole = terms[p + k] === wanted[k];
       if (!whole) continue;
       for (let k = 0; k < wanted.length; k++)
-        if (words[positions[p + k]].match === -1) words[positions[p + k]].match = phrase.id;
+        if (words[positions[p + k]].hit === -1) words[positions[p + k]].hit = phrase.id;
     }
   }
 }
@@ -186,12 +186,12 @@ const NO_TERM = '';
 
 /**
  * The words of a text (as WORD finds them: an ASCII scan, WORD itself for other characters), each
- * with the search term it matched in either analysis (single words as read, phrases after).
+ * with the search term found at it in either analysis (single words as read, phrases after).
  */
-function matchedWords(text: string, matcher: SearchMatcher): TextWord[] {
+function textWords(text: string, finder: SearchWordFinder): TextWord[] {
   const words: TextWord[] = [];
-  const { englishWords, frenchWords, firstChars } = matcher;
-  const phrases = matcher.englishPhrases.size > 0 || matcher.frenchPhrases.size > 0;
+  const { englishWords, frenchWords, firstChars } = finder;
+  const phrases = finder.englishPhrases.size > 0 || finder.frenchPhrases.size > 0;
   const searching = firstChars.size > 0;
   const englishTerms: string[] = [];
   const englishAt: number[] = [];
@@ -234,7 +234,7 @@ function matchedWords(text: string, matcher: SearchMatcher): TextWord[] {
     }
     const start = i;
     i = end;
-    let match = -1;
+    let hit = -1;
     if (searching) {
       const index = words.length;
       const elided = isElided(text, start, end);
@@ -250,7 +250,7 @@ function matchedWords(text: string, matcher: SearchMatcher): TextWord[] {
       } else {
         const terms = termsOf(text.slice(start, end));
         for (const term of terms.english) {
-          if (match === -1) match = englishWords.get(term) ?? -1;
+          if (hit === -1) hit = englishWords.get(term) ?? -1;
           if (phrases) {
             englishTerms.push(term);
             englishAt.push(index);
@@ -258,7 +258,7 @@ function matchedWords(text: string, matcher: SearchMatcher): TextWord[] {
         }
         if (!elided) {
           for (const term of terms.french) {
-            if (match === -1) match = frenchWords.get(term) ?? -1;
+            if (hit === -1) hit = frenchWords.get(term) ?? -1;
             if (phrases) {
               frenchTerms.push(term);
               frenchAt.push(index);
@@ -267,11 +267,11 @@ function matchedWords(text: string, matcher: SearchMatcher): TextWord[] {
         }
       }
     }
-    words.push({ start, end, match });
+    words.push({ start, end, hit });
   }
   if (phrases) {
-    markPhrases(words, englishTerms, englishAt, matcher.englishPhrases, false);
-    markPhrases(words, frenchTerms, frenchAt, matcher.frenchPhrases, true);
+    markPhrases(words, englishTerms, englishAt, finder.englishPhrases, false);
+    markPhrases(words, frenchTerms, frenchAt, finder.frenchPhrases, true);
   }
   return words;
 }
@@ -282,18 +282,18 @@ const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESC
 
 /**
  * The first and last word (indices) of the passage of `size` words to keep: the earliest window
- * holding the most distinct matched terms, then moved so that its matched words stand in its middle.
+ * holding the most distinct terms found, then moved so that its hits stand in its middle.
  */
 function bestPassage(words: readonly TextWord[], size: number): [number, number] {
   const counts = new Map<number, number>();
   const enter = (w: TextWord) => {
-    if (w.match !== -1) counts.set(w.match, (counts.get(w.match) ?? 0) + 1);
+    if (w.hit !== -1) counts.set(w.hit, (counts.get(w.hit) ?? 0) + 1);
   };
   const leave = (w: TextWord) => {
-    if (w.match === -1) return;
-    const left = counts.get(w.match)! - 1;
-    if (left === 0) counts.delete(w.match);
-    else counts.set(w.match, left);
+    if (w.hit === -1) return;
+    const left = counts.get(w.hit)! - 1;
+    if (left === 0) counts.delete(w.hit);
+    else counts.set(w.hit, left);
   };
   for (let i = 0; i < size; i++) enter(words[i]);
   let best = 0;
@@ -308,22 +308,22 @@ function bestPassage(words: readonly TextWord[], size: number): [number, number]
   }
   if (bestDistinct === 0) return [0, size - 1];
   let first = best;
-  while (words[first].match === -1) first++;
+  while (words[first].hit === -1) first++;
   let last = best + size - 1;
-  while (words[last].match === -1) last--;
+  while (words[last].hit === -1) last--;
   const start = Math.min(Math.max(0, first - Math.floor((size - (last - first + 1)) / 2)), words.length - size);
   return [start, start + size - 1];
 }
 
-/** The text (or its passage of `crop` words) escaped, each matched word between the tags. */
+/** The text (or its passage of `crop` words) escaped, each word found between the tags. */
 function highlightText(
   text: string,
-  matcher: SearchMatcher,
+  finder: SearchWordFinder,
   preTag: string,
   postTag: string,
   crop: number | undefined,
 ): string {
-  const words = matchedWords(text, matcher);
+  const words = textWords(text, finder);
   let from = 0;
   let to = text.length;
   let firstWord = 0;
@@ -337,7 +337,7 @@ function highlightText(
   let at = from;
   for (let i = firstWord; i <= lastWord; i++) {
     const word = words[i];
-    if (word.match === -1) continue;
+    if (word.hit === -1) continue;
     const marked = escapeHtml(text.slice(word.start, word.end));
     out += `${escapeHtml(text.slice(at, word.start))}${preTag}${marked}${postTag}`;
     at = word.end;
@@ -381,12 +381,12 @@ export function textsOfJson(json: string, spec: HighlightSpec): GrantTexts {
 }
 
 /** The highlights of one grant: each field of the spec, in its order. */
-export function highlightGrant(grant: GrantTexts, spec: HighlightSpec, matcher: SearchMatcher): Highlights {
+export function highlightGrant(grant: GrantTexts, spec: HighlightSpec, finder: SearchWordFinder): Highlights {
   const highlights: Highlights = {};
   for (const field of spec.fields) {
     const text = grant[field] ?? null;
     highlights[field] =
-      text === null ? null : highlightText(text, matcher, spec.preTag, spec.postTag, spec.crop.get(field));
+      text === null ? null : highlightText(text, finder, spec.preTag, spec.postTag, spec.crop.get(field));
   }
   return highlights;
 }

@@ -1,11 +1,16 @@
-// A word highlighted is a word that matched, and a grant matched shows its match: over the bundled
+// A word highlighted is a word the search found, and a grant that matches shows one: over the bundled
 // fixtures and the real-program corpus, for searches of single words (English and French), of
 // phrases and with synonyms, the grants the embedded engine's own FTS5 matcher finds are exactly
 // those in which the highlighter marks a word, in a text field or in the grant's labels (a
 // searchable field that is never highlighted).
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { highlightGrant, HIGHLIGHT_FIELDS, searchMatcher, type HighlightSpec } from '../../src/grants/highlighting.js';
+import {
+  highlightGrant,
+  HIGHLIGHT_FIELDS,
+  searchWordFinder,
+  type HighlightSpec,
+} from '../../src/grants/highlighting.js';
 import { labelText } from '../../src/grants/labels.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { parseSearch, searchWords } from '../../src/grants/searchSyntax.js';
@@ -54,13 +59,13 @@ function expectAgreement(grants: readonly Grant[], searches: readonly string[]):
       const search = withSynonyms(parseSearch(text), rules);
       const found = batch.matching(search);
       matches += found.size;
-      const matcher = searchMatcher(search);
+      const finder = searchWordFinder(search);
       for (const g of grants) {
-        const marked = Object.values(highlightGrant(g, SPEC, matcher)).some((value) => value?.includes('\u0001'));
+        const marked = Object.values(highlightGrant(g, SPEC, finder)).some((value) => value?.includes('\u0001'));
         const labelMarked = highlightGrant(
           { ...g, title: labelText(g) },
           { ...SPEC, fields: ['title'] },
-          matcher,
+          finder,
         ).title!.includes('\u0001');
         if (found.has(g.id) !== (marked || labelMarked))
           disagreements.push(

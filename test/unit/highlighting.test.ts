@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import {
   highlightGrant,
-  searchMatcher,
+  searchWordFinder,
   textsOfJson,
   type HighlightField,
   type HighlightSpec,
@@ -48,7 +48,7 @@ function mark(
   const out = highlightGrant(
     grant({ [field]: text }),
     spec([field], crop === undefined ? [] : [[field, crop]]),
-    searchMatcher(parsed),
+    searchWordFinder(parsed),
   );
   return out[field];
 }
@@ -124,7 +124,7 @@ describe('highlighting', () => {
       const out = highlightGrant(
         grant({ title: 'Clean energy' }),
         spec(['title'], [], '<em class="hit">', '</em>'),
-        searchMatcher(parseSearch('energy clean')),
+        searchWordFinder(parseSearch('energy clean')),
       );
       expect(out.title).to.equal('<em class="hit">Clean</em> <em class="hit">energy</em>');
     });
@@ -164,7 +164,7 @@ describe('highlighting', () => {
     const out = highlightGrant(
       grant({ title: 'Solar', description: null }),
       spec(['title', 'description', 'titleFr']),
-      searchMatcher(parseSearch('solar')),
+      searchWordFinder(parseSearch('solar')),
     );
     expect(out).to.deep.equal({ title: '<mark>Solar</mark>', description: null, titleFr: null });
   });

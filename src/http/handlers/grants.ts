@@ -2,7 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Middleware } from 'koa';
-import { highlightGrant, searchMatcher, textsOfJson, type HighlightSpec } from '../../grants/highlighting.js';
+import { highlightGrant, searchWordFinder, textsOfJson, type HighlightSpec } from '../../grants/highlighting.js';
 import { servedGrantJson } from '../../grants/lifecycle.js';
 import { projectGrantJson } from '../../grants/projection.js';
 import type { Facets, GrantQuery } from '../../grants/query.js';
@@ -89,12 +89,12 @@ function presentPage(
     total,
     totalPages: query.limit === 0 ? 0 : Math.ceil(total / query.limit),
   };
-  const matcher = highlight === null ? null : searchMatcher(search);
+  const finder = highlight === null ? null : searchWordFinder(search);
   const served = grantsJson.map((json) => {
     const projected = projectGrantJson(servedGrantJson(json, query.now), query.fields);
-    return highlight === null || matcher === null
+    return highlight === null || finder === null
       ? projected
-      : withHighlightsJson(projected, highlightGrant(textsOfJson(json, highlight), highlight, matcher));
+      : withHighlightsJson(projected, highlightGrant(textsOfJson(json, highlight), highlight, finder));
   });
   return { dataJson: `[${served.join(',')}]`, pagination };
 }
@@ -103,7 +103,7 @@ function presentPage(
  * The grants like the grant `id` (search/similarSearch.ts) as one page (parseSimilarQuery): the
  * query's filters and fields, `limit` of them, best first; NOT_FOUND when no grant has the id.
  * What GET /grants/:id/similar and the MCP tool similar_grants answer. The page is presented with
- * the chosen terms as its search, so what marks a page's matched words marks them.
+ * the chosen terms as its search, so what marks the words a page's search finds marks them.
  */
 export async function similarPage(
   engine: SearchEngine,
