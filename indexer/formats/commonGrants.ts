@@ -91,9 +91,9 @@ export function eventInstant(date: unknown, time: unknown, edge: 'start' | 'end'
   if (day === null) return null;
   if (time === undefined || time === null) return edge === 'start' ? startOfDay(day, zone) : endOfDay(day, zone);
   if (typeof time !== 'string') return null;
-  const match = TIME.exec(time);
-  if (match === null) return null;
-  const [, hh, mm, ss = '00', fraction = '', offset] = match;
+  const parts = TIME.exec(time);
+  if (parts === null) return null;
+  const [, hh, mm, ss = '00', fraction = '', offset] = parts;
   if (Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59) return null;
   if (offset !== undefined) {
     const at = Date.parse(`${date}T${hh}:${mm}:${ss}${fraction.slice(0, 4)}${offset}`);

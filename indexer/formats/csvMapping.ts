@@ -20,7 +20,7 @@ interface FieldMapping {
   column?: string;
   /** A value for every row (instead of a column). */
   value?: Mapped;
-  /** Cell text → value, matched without regard to case or surrounding spaces ("Non-profit" → "NON_PROFIT"). */
+  /** Cell text → value, looked up without regard to case or surrounding spaces ("Non-profit" → "NON_PROFIT"). */
   values?: Record<string, Mapped>;
   /** Lists: what separates the items in a cell (default: the mapping's listSeparator). */
   separator?: string;

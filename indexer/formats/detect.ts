@@ -53,10 +53,10 @@ function isCommonGrants(head: string): boolean {
 /** The extension that names a format ("programs.ndjson.gz" → ".ndjson"), or null. */
 function extensionFormat(name: string): { extension: string; format: Format } | null {
   const lower = name.toLowerCase().replace(/\.gz$/, '');
-  const match = /\.[a-z]+$/.exec(lower);
-  if (match === null) return null;
-  const format = EXTENSIONS[match[0]];
-  return format === undefined ? null : { extension: match[0], format };
+  const ending = /\.[a-z]+$/.exec(lower);
+  if (ending === null) return null;
+  const format = EXTENSIONS[ending[0]];
+  return format === undefined ? null : { extension: ending[0], format };
 }
 
 /**

@@ -89,8 +89,8 @@ export const plainText = (text: string): string =>
 
 /** The version's number ("Synopsis 3" → 3); 0 when it has none. */
 export function versionNumber(version: string | undefined): number {
-  const match = /(\d+)\s*$/.exec(version ?? '');
-  return match === null ? 0 : Number(match[1]);
+  const digits = /(\d+)\s*$/.exec(version ?? '');
+  return digits === null ? 0 : Number(digits[1]);
 }
 
 /**

@@ -91,7 +91,7 @@ export async function* xmlEntries(file: string): AsyncGenerator<{ name: string; 
 }
 
 /**
- * The entry's bytes, its read errors (a size that does not match the declared one, a damaged deflate stream) as
+ * The entry's bytes, its read errors (a size other than the declared one, a damaged deflate stream) as
  * SourceUnreadable.
  */
 async function* inflated(stream: Readable, damaged: (error: unknown) => Error): AsyncGenerator<Buffer> {

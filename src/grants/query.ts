@@ -140,8 +140,8 @@ export interface GrantQuery {
   /** The words the search looks for (positiveWords of `search`), in order: what relevance ranks by; empty without. */
   words: string[];
   /**
-   * Typo tolerance (grants/typos.ts): `off` matches the words as they are; `auto` lets each word
-   * that may carry typos match catalog words within the typo rule too, exact matches ranked first.
+   * Typo tolerance (grants/typos.ts): `off` finds the words as they are; `auto` lets each word
+   * that may carry typos stand for catalog words within the typo rule too, the words as typed ranked first.
    * Absent: off.
    */
   typos?: TypoMode;

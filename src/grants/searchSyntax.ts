@@ -27,22 +27,22 @@ export function searchWords(text: string): string[] {
 
 /**
  * A word, or a phrase of words that must stand adjacent in this order (words as searchWords makes
- * them). A term may carry alternatives an engine derived from the catalog (grants/typos.ts): it
- * matches when a grant holds its words or any alternative's, and an alternative counts its typos.
+ * them). A term may carry alternatives an engine derived from the catalog (grants/typos.ts): a
+ * grant holds the term when it holds its words or any alternative's, and an alternative counts its typos.
  */
 export interface SearchTerm {
   words: string[];
-  /** A word written in quotes: matched as written, never given alternatives (a phrase of several words never is). */
+  /** A word written in quotes: found as written, never given alternatives (a phrase of several words never is). */
   exact?: true;
   /**
    * Several words of the search a synonym rule joined (grants/synonyms.ts): the term's own words
-   * each match anywhere, as they would apart (not as a phrase); its alternatives are phrases.
+   * are each found anywhere, as they would be apart (not as a phrase); its alternatives are phrases.
    */
   loose?: true;
   alternatives?: readonly TermAlternative[];
 }
 
-/** Other words a term matches by: catalog words within the typo rule, with the typos they need. */
+/** Other words a term is found by: catalog words within the typo rule, with the typos they need. */
 interface TermAlternative {
   words: string[];
   typos: number;

@@ -39,7 +39,7 @@ const MIN_TERM_LENGTH = 3;
 
 /**
  * A term of the grant: its key (the French light stem of the folded word, a term both engines
- * match a word by), the first word that gave it (what the engines are asked to match), its
+ * find a word by), the first word that gave it (what the engines are asked to find), its
  * field-weighted count in the grant and where it first appears.
  */
 export interface SourceTerm {

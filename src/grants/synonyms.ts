@@ -107,7 +107,7 @@ const plainWord = (term: SearchTerm): boolean =>
 
 /**
  * A clause's terms with synonyms: from left to right, the longest run of plain words the list
- * names becomes one term, its words (several: `loose`, each matching anywhere as before) with the
+ * names becomes one term, its words (several: `loose`, each found anywhere as before) with the
  * other spellings as alternatives; words the list does not name stay as they are. Exclusions stay
  * as typed.
  */
@@ -131,7 +131,7 @@ function clauseWithSynonyms(clause: SearchClause, rules: SynonymRules): SearchCl
     const alternatives = found.alternatives
       .slice(0, MAX_SYNONYM_ALTERNATIVES)
       .map((alternative) => ({ words: [...alternative], typos: 0 }));
-    // The words as typed still match as they did apart (anywhere, in any order): results only grow.
+    // The words as typed are still found as they were apart (anywhere, in any order): results only grow.
     must.push(words.length > 1 ? { words, loose: true, alternatives } : { words, alternatives });
     i += found.length;
   }

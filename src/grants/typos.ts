@@ -20,7 +20,7 @@ export const MAX_TYPO_WORDS = 10;
 
 /**
  * Alternatives one search carries at most, its words together: a query of many words with many
- * neighbours each shares them (typoAllowances), so what it costs to match stays bounded.
+ * neighbours each shares them (typoAllowances), so what the search costs stays bounded.
  */
 export const MAX_TYPO_VARIANTS_PER_SEARCH = 200;
 
@@ -161,7 +161,7 @@ export function typoAllowances(counts: readonly number[], total = MAX_TYPO_VARIA
 /**
  * The search with each word that may carry typos given its alternatives: its neighbours, closest
  * first, as many as typoAllowances gives it (only the first MAX_TYPO_WORDS words get any). The
- * engines match a term by its words or any alternative, and rank by the typos needed (see
+ * engines find a term by its words or any alternative, and rank by the typos needed (see
  * typoPenaltyLevels). Terms without neighbours are left as they are.
  */
 export function withTypoAlternatives(

@@ -44,7 +44,7 @@ export interface RouteSpec {
 }
 
 /**
- * Every endpoint, in the order of the guides; a request takes the most specific route its path matches (/grants/filters
+ * Every endpoint, in the order of the guides; a request takes the most specific route its path fits (/grants/filters
  * before /grants/:id).
  */
 export const ROUTES = [

@@ -9,9 +9,9 @@ export interface AppState {
   requestId: string;
   /** The request's logger: every line it writes carries the requestId (set by accessLog). */
   log?: Logger;
-  /** The matched route of the API's route table, or undefined for an unknown path. */
+  /** The request's route in the API's route table, or undefined for an unknown path. */
   route?: RouteSpec;
-  /** Path parameters of the matched route. */
+  /** Path parameters of the request's route. */
   params: Record<string, string>;
   /** The authenticated caller: its subscription and key. */
   caller?: Caller;

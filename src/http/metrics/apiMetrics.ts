@@ -30,13 +30,13 @@ interface MetricsSources {
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
-const UNMATCHED = 'unmatched';
+const NO_ROUTE = 'unmatched';
 const OPERATOR_PATHS = new Set(['/healthz', '/readyz', METRICS_PATH]);
 
-/** The bounded route label of a request: its template under the API, an operator path, or "unmatched". */
+/** The bounded route label of a request: its template under the API, an operator path, or "unmatched" (no route). */
 function routeOf(path: string, state: AppState): string {
   if (state.route !== undefined) return `${API_PREFIX}${state.route.template}`;
-  return OPERATOR_PATHS.has(path) ? path : UNMATCHED;
+  return OPERATOR_PATHS.has(path) ? path : NO_ROUTE;
 }
 
 /** Who may scrape: the bearer token (METRICS_TOKEN), or anyone when `open` (METRICS_PUBLIC). */

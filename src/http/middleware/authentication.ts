@@ -25,9 +25,9 @@ export function authenticate(subscriptions: CallerDirectory, clock: () => Date):
     const header = ctx.get('Authorization');
     if (header === '')
       throw unauthorized('Authentication required: send your API key as "Authorization: Bearer <key>".');
-    const match = BEARER.exec(header);
-    if (match === null) throw unauthorized('The Authorization header must be "Bearer <key>".');
-    const key = match[1];
+    const bearer = BEARER.exec(header);
+    if (bearer === null) throw unauthorized('The Authorization header must be "Bearer <key>".');
+    const key = bearer[1];
     // The SQLite store answers synchronously: no await (and no microtask) on its path.
     const found = key.length <= MAX_KEY_LENGTH ? subscriptions.authenticate(key) : null;
     return isPromise(found) ? found.then((caller) => admit(ctx, next, caller)) : admit(ctx, next, found);

@@ -84,7 +84,7 @@ export function conditionalRequests(): Middleware<AppState> {
     if (content === undefined) return;
     ctx.set('ETag', entityTag(content));
     // RFC 9110 §13.1.2, evaluated by the origin whatever the request's Cache-Control (fetch()
-    // adds no-cache to any request carrying If-None-Match, so Koa's ctx.fresh would never match).
+    // adds no-cache to any request carrying If-None-Match, so Koa's ctx.fresh would never be true).
     if (
       (ctx.method === 'GET' || ctx.method === 'HEAD') &&
       namesTag(ctx.get('If-None-Match'), ctx.response.get('ETag'))

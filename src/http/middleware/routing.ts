@@ -1,5 +1,5 @@
 // The route table (src/http/routeTable.ts) served through @koa/router: the three places of the
-// pipeline where a request meets its route. A request is matched once, when it is classified
+// pipeline where a request meets its route. A request is routed once, when it is classified
 // (before the limits and the usage log, which must know its route); the route guard then refuses
 // an unknown path or a method the route does not take, and dispatch calls the route's handler.
 import Router from '@koa/router';
@@ -13,7 +13,7 @@ export type Handlers = Partial<Record<RouteName, Middleware<AppState>>>;
 /**
  * A path outside the API prefix is a 404 at once. Under it, the router names the route: each
  * route of the table is registered for every method (the method is judged later, by the route
- * guard), and its matched route puts itself and its path parameters (percent-decoded, a malformed
+ * guard), and the route it takes puts itself and its path parameters (percent-decoded, a malformed
  * escape kept as sent) on ctx.state. A path no route takes leaves ctx.state.route undefined.
  * Paths are compared as sent and case-sensitively, one trailing slash tolerated; a literal
  * segment goes before a parameter (/grants/filters before /grants/:id, the most specific route).

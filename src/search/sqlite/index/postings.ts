@@ -43,7 +43,7 @@ export function inverseDocumentFrequency(rows: number, hits: number, log: (x: nu
 }
 
 /**
- * One search word as it is matched: the grants holding it in any of its analyses (the English
+ * One search word as it is looked up: the grants holding it in any of its analyses (the English
  * and the French: storage/textColumns.ts), ascending, with each analysis's weighted count there (0
  * where that analysis holds none) and idf, in the order of the word's FTS5 phrases.
  */
@@ -54,7 +54,7 @@ export interface WordPostings {
 }
 
 /**
- * A part of a term matched other than word by word (a phrase, or the own words of a term a
+ * A part of a term looked up other than word by word (a phrase, or the own words of a term a
  * synonym rule joined, all of them): the grants it matches, ascending, and the bm25 part of each
  * of its FTS5 phrases at each of them (0 where a phrase holds none), in the expression's order.
  */

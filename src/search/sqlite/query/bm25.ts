@@ -208,7 +208,7 @@ export const TYPO_RANK_STEP = 1e6;
 /**
  * The own words of a term a synonym rule joined (`loose`), each in either analysis, all of them:
  * the grants holding every word, with each word's analyses' bm25 parts there, in the expression's
- * order. FTS5 counts a word's instances only where the whole group matches (its phrases' node
+ * order. FTS5 counts a word's instances only where the whole group is found (its phrases' node
  * stands at the grant), so a grant holding some of the words gets no part of them.
  */
 export function allWordsParts(words: readonly WordPostings[], stats: TextStatistics): PhraseParts {

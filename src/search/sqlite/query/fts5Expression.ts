@@ -26,7 +26,7 @@ export const ftsPhrases = (words: readonly string[]): [string, string] => [
 const ftsAnalyses = (words: readonly string[]): string => ftsPhrases(words).join(' OR ');
 
 /**
- * A term as FTS5 matches it: its words in either analysis, or with alternatives (grants/typos.ts)
+ * A term as FTS5 finds it: its words in either analysis, or with alternatives (grants/typos.ts)
  * its words or any alternative's, each in either analysis, its own first.
  */
 const ftsTerm = (term: SearchTerm): string =>

@@ -8,8 +8,8 @@
 /**
  * Text hits left to FTS5 (a word its tokenizer splits) and sorted by relevance: below this share
  * of the catalog meeting every filter, a hit is checked against the filters before bm25 scores it.
- * Measured: FTS5's bm25() costs about ten times the match itself per hit (a 29,000-hit word: 6.5 ms
- * to match, 67 ms to match and score), and the check saved ~63 → ~8 ms CPU on a common word with
+ * Measured: FTS5's bm25() costs about ten times the MATCH itself per hit (a 29,000-hit word: 6.5 ms
+ * to find, 67 ms to find and score), and the check saved ~63 → ~8 ms CPU on a common word with
  * one funding type. The 70 % itself is not measured: the check is one JavaScript call per hit,
  * cheap beside a score, so it is made unless the filters leave out less than ~30 %.
  */

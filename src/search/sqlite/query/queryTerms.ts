@@ -1,6 +1,6 @@
 // The terms FTS5 makes of a search word: the catalog's own tokenizer (TEXT_TOKENIZER: porter
 // stemming over unicode61) run on the word in a private in-memory FTS5 table, so the in-memory
-// postings are looked up under exactly the terms FTS5 would match. Tokenizing depends on the
+// postings are looked up under exactly the terms FTS5 would look up. Tokenizing depends on the
 // word only, never on a catalog, so words seen recently are remembered.
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';

@@ -215,7 +215,7 @@ export class TextHitFinder {
 
   /**
    * The bm25 parts of a phrase's FTS5 phrases (ftsPhrases: English, then French) at the grants
-   * of either, from FTS5 (a match of each alone: its grants are few). FTS5 scores a phrase alone
+   * of either, from FTS5 (a MATCH of each alone: its grants are few). FTS5 scores a phrase alone
    * as 0 + its part, negated, with the idf, lengths and counts it uses for that phrase within a
    * larger expression, so each part is the double it adds there.
    */
@@ -356,10 +356,10 @@ export class TextHitFinder {
 
   /**
    * The text hits. A word FTS5's tokenizer splits into several terms (a phrase) is left to FTS5:
-   * bm25 costs about ten times the match itself per hit, so only hits that may be on the page are
+   * bm25 costs about ten times the MATCH itself per hit, so only hits that may be on the page are
    * scored: with filters that leave out enough of the catalog to pay for the check (query/plan.ts),
    * a function rejects each hit outside them before it is scored. When a facet leaves its own
-   * filter out of its count, its hits come from a second, unscored match.
+   * filter out of its count, its hits come from a second, unscored MATCH.
    */
   private textHits(
     columns: CatalogColumns,
@@ -368,8 +368,8 @@ export class TextHitFinder {
     words: WordHits | null,
   ): TextHits | null {
     if (query.search === null) return null;
-    const match = ftsMatchExpression(query.search);
-    if (match === null) return NO_TEXT_HITS(query.sort.key === 'relevance');
+    const expression = ftsMatchExpression(query.search);
+    if (expression === null) return NO_TEXT_HITS(query.sort.key === 'relevance');
     if (words !== null) {
       // Every word is one term: the hits from the in-memory postings; for relevance, the scores of
       // those that meet the filters (the others are never on a page).
@@ -385,7 +385,7 @@ export class TextHitFinder {
     }
     const positionsOf = (rowids: number[]) => Int32Array.from(rowids, (rowid) => columns.positionOf(rowid));
     if (query.sort.key !== 'relevance')
-      return { positions: positionsOf(this.hits.all(match) as number[]), scored: null };
+      return { positions: positionsOf(this.hits.all(expression) as number[]), scored: null };
     const all =
       filters.length === 0
         ? null
@@ -397,12 +397,12 @@ export class TextHitFinder {
     if (all !== null && prefilterPays(countBits(all), columns.size)) {
       this.prefilter = { columns, bits: all };
       try {
-        rows = this.scoredFilteredHits.all(match) as [number, number][];
+        rows = this.scoredFilteredHits.all(expression) as [number, number][];
       } finally {
         this.prefilter = null;
       }
     } else {
-      rows = this.scoredHits.all(match) as [number, number][];
+      rows = this.scoredHits.all(expression) as [number, number][];
     }
     const scored = { positions: new Int32Array(rows.length), scores: new Float64Array(rows.length) };
     rows.forEach(([rowid, score], i) => {
@@ -411,6 +411,9 @@ export class TextHitFinder {
     });
     if (hasAlternatives(query.search)) this.addTypoRanks(columns, query.search, scored);
     const facetDropsAFilter = filters.some((c) => c.facet !== null && query.facets.includes(c.facet));
-    return { positions: facetDropsAFilter ? positionsOf(this.hits.all(match) as number[]) : scored.positions, scored };
+    return {
+      positions: facetDropsAFilter ? positionsOf(this.hits.all(expression) as number[]) : scored.positions,
+      scored,
+    };
   }
 }

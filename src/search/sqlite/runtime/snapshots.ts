@@ -65,7 +65,7 @@ function lazyTextIndex(db: Db, build: string | null, columns: CatalogColumns): B
  */
 export class TurnSnapshots implements CatalogSnapshots {
   private loaded: { index: BuildIndex; dataVersion: number } | null = null;
-  /** Whether this turn's snapshot has been matched to the index already. */
+  /** Whether this turn's snapshot has been checked against the index already. */
   private checkedThisTurn = false;
   private readonly dataVersion: Database.Statement;
   private readonly begin: Database.Statement;
