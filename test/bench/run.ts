@@ -611,6 +611,25 @@ async function main(argv: string[]): Promise<number> {
       singleConnection[name] = result;
       line(`${name} API, 1 connection`, result);
     }
+    // The evenly paced runs: `paths` sent to `server` at `rate` req/s for at least 5 seconds.
+    const pacedSeconds = Math.max(o.durationSeconds, 5);
+    const pacedRun = (server: RunningProcess, paths: string[], rate: number) =>
+      drivePaced({
+        origin: server.origin,
+        paths,
+        rate,
+        durationSeconds: pacedSeconds,
+        headers: auth,
+        serverPid: server.pid,
+        enginePid,
+      });
+    // One class through the API alone, evenly paced at `rate` req/s; null when the class is not run.
+    const apiFixedRate = async (name: 'suggest' | 'similar', rate: number) => {
+      if (!o.only.includes(name) || pre.kept[name].length === 0) return null;
+      const result = await pacedRun(api, pre.kept[name], rate);
+      line(`${name} API paced ${rate} req/s`, result);
+      return { rate, api: result };
+    };
     let fixedRate: BenchResults['fixedRate'] = null;
     let fixedRateSkipped: string | null = null;
     const saturated = classes.find((c) => c.name === 'searchMix')?.api.rps ?? Infinity;
@@ -620,59 +639,21 @@ async function main(argv: string[]): Promise<number> {
       say(`fixed rate: ${fixedRateSkipped}`);
     } else if (o.only.includes('searchMix')) {
       const rate = 200;
-      const seconds = Math.max(o.durationSeconds, 5);
-      const paced = (server: RunningProcess) =>
-        drivePaced({
-          origin: server.origin,
-          paths: pre.kept.searchMix,
-          rate,
-          durationSeconds: seconds,
-          headers: auth,
-          serverPid: server.pid,
-          enginePid,
-        });
+      const paced = (server: RunningProcess) => pacedRun(server, pre.kept.searchMix, rate);
       const pacedApi = await paced(api);
       line(`searchMix API paced ${rate} req/s`, pacedApi);
       const pacedDirect = await paced(direct);
       line(`searchMix direct paced ${rate} req/s`, pacedDirect);
-      const burstApi = await load(api, pre.kept.searchMix, { overallRate: rate, durationSeconds: seconds });
+      const burstApi = await load(api, pre.kept.searchMix, { overallRate: rate, durationSeconds: pacedSeconds });
       line(`searchMix API overallRate ${rate}`, burstApi);
-      const burstDirect = await load(direct, pre.kept.searchMix, { overallRate: rate, durationSeconds: seconds });
+      const burstDirect = await load(direct, pre.kept.searchMix, { overallRate: rate, durationSeconds: pacedSeconds });
       line(`searchMix direct overallRate ${rate}`, burstDirect);
       fixedRate = { rate, api: pacedApi, direct: pacedDirect, autocannonApi: burstApi, autocannonDirect: burstDirect };
     }
     // Search as you type at 200 req/s evenly paced: its p99 target.
-    let suggestFixedRate: BenchResults['suggestFixedRate'] = null;
-    if (o.only.includes('suggest') && pre.kept.suggest.length > 0) {
-      const rate = 200;
-      const pacedSuggest = await drivePaced({
-        origin: api.origin,
-        paths: pre.kept.suggest,
-        rate,
-        durationSeconds: Math.max(o.durationSeconds, 5),
-        headers: auth,
-        serverPid: api.pid,
-        enginePid,
-      });
-      line(`suggest API paced ${rate} req/s`, pacedSuggest);
-      suggestFixedRate = { rate, api: pacedSuggest };
-    }
+    const suggestFixedRate: BenchResults['suggestFixedRate'] = await apiFixedRate('suggest', 200);
     // Similar grants at 50 req/s evenly paced: its p99 target.
-    let similarFixedRate: BenchResults['similarFixedRate'] = null;
-    if (o.only.includes('similar') && pre.kept.similar.length > 0) {
-      const rate = 50;
-      const pacedSimilar = await drivePaced({
-        origin: api.origin,
-        paths: pre.kept.similar,
-        rate,
-        durationSeconds: Math.max(o.durationSeconds, 5),
-        headers: auth,
-        serverPid: api.pid,
-        enginePid,
-      });
-      line(`similar API paced ${rate} req/s`, pacedSimilar);
-      similarFixedRate = { rate, api: pacedSimilar };
-    }
+    const similarFixedRate: BenchResults['similarFixedRate'] = await apiFixedRate('similar', 50);
     const apiMemory = procMemory(api.pid);
     await api.stop();
 
