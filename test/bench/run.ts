@@ -556,52 +556,32 @@ async function main(argv: string[]): Promise<number> {
       });
     }
 
-    // What facets cost: the search mix without facets and with three, in alternating rounds (each
-    // round's order reversed from the last), so that drift of a shared machine falls on both.
-    let facetCost: BenchResults['facetCost'] = null;
-    if (
-      o.only.includes('noFacets') &&
-      o.only.includes('facets') &&
-      pre.kept.noFacets.length > 0 &&
-      pre.kept.facets.length > 0
-    ) {
-      const rounds: { noFacets: LoadResult; facets: LoadResult }[] = [];
+    // Two classes measured in FACET_ROUNDS alternating rounds (each round's order reversed from the
+    // last), so that drift of a shared machine falls on both; null unless both are run.
+    const alternatingRounds = async <A extends ClassName, B extends ClassName>(a: A, b: B, cost: string) => {
+      if (!o.only.includes(a) || !o.only.includes(b) || pre.kept[a].length === 0 || pre.kept[b].length === 0)
+        return null;
+      const rounds: Record<A | B, LoadResult>[] = [];
       const seconds = o.quick ? o.durationSeconds : Math.max(3, Math.round(o.durationSeconds / 2));
       for (let round = 0; round < FACET_ROUNDS; round++) {
-        const order = round % 2 === 0 ? (['noFacets', 'facets'] as const) : (['facets', 'noFacets'] as const);
-        const measured: Partial<Record<'noFacets' | 'facets', LoadResult>> = {};
-        for (const name of order) {
-          measured[name] = await load(api, pre.kept[name], { durationSeconds: seconds });
-          line(`${name} API (facet cost, round ${round + 1})`, measured[name]!);
+        const measured: Partial<Record<A | B, LoadResult>> = {};
+        for (const name of round % 2 === 0 ? [a, b] : [b, a]) {
+          const result = await load(api, pre.kept[name], { durationSeconds: seconds });
+          measured[name] = result;
+          line(`${name} API (${cost} cost, round ${round + 1})`, result);
         }
-        rounds.push({ noFacets: measured.noFacets!, facets: measured.facets! });
+        rounds.push({ [a]: measured[a]!, [b]: measured[b]! } as Record<A | B, LoadResult>);
       }
-      facetCost = { rounds };
-    }
-
-    // What highlights cost: the same searches as pages of 20 without and with highlights, in
-    // alternating rounds as the facets' cost is measured.
-    let highlightCost: BenchResults['highlightCost'] = null;
-    if (
-      o.only.includes('plainPages') &&
-      o.only.includes('highlighted') &&
-      pre.kept.plainPages.length > 0 &&
-      pre.kept.highlighted.length > 0
-    ) {
-      const rounds: { plainPages: LoadResult; highlighted: LoadResult }[] = [];
-      const seconds = o.quick ? o.durationSeconds : Math.max(3, Math.round(o.durationSeconds / 2));
-      for (let round = 0; round < FACET_ROUNDS; round++) {
-        const order =
-          round % 2 === 0 ? (['plainPages', 'highlighted'] as const) : (['highlighted', 'plainPages'] as const);
-        const measured: Partial<Record<'plainPages' | 'highlighted', LoadResult>> = {};
-        for (const name of order) {
-          measured[name] = await load(api, pre.kept[name], { durationSeconds: seconds });
-          line(`${name} API (highlight cost, round ${round + 1})`, measured[name]!);
-        }
-        rounds.push({ plainPages: measured.plainPages!, highlighted: measured.highlighted! });
-      }
-      highlightCost = { rounds };
-    }
+      return { rounds };
+    };
+    // What facets cost: the search mix without facets and with three.
+    const facetCost: BenchResults['facetCost'] = await alternatingRounds('noFacets', 'facets', 'facet');
+    // What highlights cost: the same searches as pages of 20 without and with highlights.
+    const highlightCost: BenchResults['highlightCost'] = await alternatingRounds(
+      'plainPages',
+      'highlighted',
+      'highlight',
+    );
 
     // Each search class's latency without queueing (the 1,000,000-grant targets).
     const singleConnection: BenchResults['singleConnection'] = {};
