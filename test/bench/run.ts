@@ -556,52 +556,32 @@ async function main(argv: string[]): Promise<number> {
       });
     }
 
-    // What facets cost: the search mix without facets and with three, in alternating rounds (each
-    // round's order reversed from the last), so that drift of a shared machine falls on both.
-    let facetCost: BenchResults['facetCost'] = null;
-    if (
-      o.only.includes('noFacets') &&
-      o.only.includes('facets') &&
-      pre.kept.noFacets.length > 0 &&
-      pre.kept.facets.length > 0
-    ) {
-      const rounds: { noFacets: LoadResult; facets: LoadResult }[] = [];
+    // Two classes measured in FACET_ROUNDS alternating rounds (each round's order reversed from the
+    // last), so that drift of a shared machine falls on both; null unless both are run.
+    const alternatingRounds = async <A extends ClassName, B extends ClassName>(a: A, b: B, cost: string) => {
+      if (!o.only.includes(a) || !o.only.includes(b) || pre.kept[a].length === 0 || pre.kept[b].length === 0)
+        return null;
+      const rounds: Record<A | B, LoadResult>[] = [];
       const seconds = o.quick ? o.durationSeconds : Math.max(3, Math.round(o.durationSeconds / 2));
       for (let round = 0; round < FACET_ROUNDS; round++) {
-        const order = round % 2 === 0 ? (['noFacets', 'facets'] as const) : (['facets', 'noFacets'] as const);
-        const measured: Partial<Record<'noFacets' | 'facets', LoadResult>> = {};
-        for (const name of order) {
-          measured[name] = await load(api, pre.kept[name], { durationSeconds: seconds });
-          line(`${name} API (facet cost, round ${round + 1})`, measured[name]!);
+        const measured: Partial<Record<A | B, LoadResult>> = {};
+        for (const name of round % 2 === 0 ? [a, b] : [b, a]) {
+          const result = await load(api, pre.kept[name], { durationSeconds: seconds });
+          measured[name] = result;
+          line(`${name} API (${cost} cost, round ${round + 1})`, result);
         }
-        rounds.push({ noFacets: measured.noFacets!, facets: measured.facets! });
+        rounds.push({ [a]: measured[a]!, [b]: measured[b]! } as Record<A | B, LoadResult>);
       }
-      facetCost = { rounds };
-    }
-
-    // What highlights cost: the same searches as pages of 20 without and with highlights, in
-    // alternating rounds as the facets' cost is measured.
-    let highlightCost: BenchResults['highlightCost'] = null;
-    if (
-      o.only.includes('plainPages') &&
-      o.only.includes('highlighted') &&
-      pre.kept.plainPages.length > 0 &&
-      pre.kept.highlighted.length > 0
-    ) {
-      const rounds: { plainPages: LoadResult; highlighted: LoadResult }[] = [];
-      const seconds = o.quick ? o.durationSeconds : Math.max(3, Math.round(o.durationSeconds / 2));
-      for (let round = 0; round < FACET_ROUNDS; round++) {
-        const order =
-          round % 2 === 0 ? (['plainPages', 'highlighted'] as const) : (['highlighted', 'plainPages'] as const);
-        const measured: Partial<Record<'plainPages' | 'highlighted', LoadResult>> = {};
-        for (const name of order) {
-          measured[name] = await load(api, pre.kept[name], { durationSeconds: seconds });
-          line(`${name} API (highlight cost, round ${round + 1})`, measured[name]!);
-        }
-        rounds.push({ plainPages: measured.plainPages!, highlighted: measured.highlighted! });
-      }
-      highlightCost = { rounds };
-    }
+      return { rounds };
+    };
+    // What facets cost: the search mix without facets and with three.
+    const facetCost: BenchResults['facetCost'] = await alternatingRounds('noFacets', 'facets', 'facet');
+    // What highlights cost: the same searches as pages of 20 without and with highlights.
+    const highlightCost: BenchResults['highlightCost'] = await alternatingRounds(
+      'plainPages',
+      'highlighted',
+      'highlight',
+    );
 
     // Each search class's latency without queueing (the 1,000,000-grant targets).
     const singleConnection: BenchResults['singleConnection'] = {};
@@ -611,6 +591,25 @@ async function main(argv: string[]): Promise<number> {
       singleConnection[name] = result;
       line(`${name} API, 1 connection`, result);
     }
+    // The evenly paced runs: `paths` sent to `server` at `rate` req/s for at least 5 seconds.
+    const pacedSeconds = Math.max(o.durationSeconds, 5);
+    const pacedRun = (server: RunningProcess, paths: string[], rate: number) =>
+      drivePaced({
+        origin: server.origin,
+        paths,
+        rate,
+        durationSeconds: pacedSeconds,
+        headers: auth,
+        serverPid: server.pid,
+        enginePid,
+      });
+    // One class through the API alone, evenly paced at `rate` req/s; null when the class is not run.
+    const apiFixedRate = async (name: 'suggest' | 'similar', rate: number) => {
+      if (!o.only.includes(name) || pre.kept[name].length === 0) return null;
+      const result = await pacedRun(api, pre.kept[name], rate);
+      line(`${name} API paced ${rate} req/s`, result);
+      return { rate, api: result };
+    };
     let fixedRate: BenchResults['fixedRate'] = null;
     let fixedRateSkipped: string | null = null;
     const saturated = classes.find((c) => c.name === 'searchMix')?.api.rps ?? Infinity;
@@ -620,59 +619,21 @@ async function main(argv: string[]): Promise<number> {
       say(`fixed rate: ${fixedRateSkipped}`);
     } else if (o.only.includes('searchMix')) {
       const rate = 200;
-      const seconds = Math.max(o.durationSeconds, 5);
-      const paced = (server: RunningProcess) =>
-        drivePaced({
-          origin: server.origin,
-          paths: pre.kept.searchMix,
-          rate,
-          durationSeconds: seconds,
-          headers: auth,
-          serverPid: server.pid,
-          enginePid,
-        });
+      const paced = (server: RunningProcess) => pacedRun(server, pre.kept.searchMix, rate);
       const pacedApi = await paced(api);
       line(`searchMix API paced ${rate} req/s`, pacedApi);
       const pacedDirect = await paced(direct);
       line(`searchMix direct paced ${rate} req/s`, pacedDirect);
-      const burstApi = await load(api, pre.kept.searchMix, { overallRate: rate, durationSeconds: seconds });
+      const burstApi = await load(api, pre.kept.searchMix, { overallRate: rate, durationSeconds: pacedSeconds });
       line(`searchMix API overallRate ${rate}`, burstApi);
-      const burstDirect = await load(direct, pre.kept.searchMix, { overallRate: rate, durationSeconds: seconds });
+      const burstDirect = await load(direct, pre.kept.searchMix, { overallRate: rate, durationSeconds: pacedSeconds });
       line(`searchMix direct overallRate ${rate}`, burstDirect);
       fixedRate = { rate, api: pacedApi, direct: pacedDirect, autocannonApi: burstApi, autocannonDirect: burstDirect };
     }
     // Search as you type at 200 req/s evenly paced: its p99 target.
-    let suggestFixedRate: BenchResults['suggestFixedRate'] = null;
-    if (o.only.includes('suggest') && pre.kept.suggest.length > 0) {
-      const rate = 200;
-      const pacedSuggest = await drivePaced({
-        origin: api.origin,
-        paths: pre.kept.suggest,
-        rate,
-        durationSeconds: Math.max(o.durationSeconds, 5),
-        headers: auth,
-        serverPid: api.pid,
-        enginePid,
-      });
-      line(`suggest API paced ${rate} req/s`, pacedSuggest);
-      suggestFixedRate = { rate, api: pacedSuggest };
-    }
+    const suggestFixedRate: BenchResults['suggestFixedRate'] = await apiFixedRate('suggest', 200);
     // Similar grants at 50 req/s evenly paced: its p99 target.
-    let similarFixedRate: BenchResults['similarFixedRate'] = null;
-    if (o.only.includes('similar') && pre.kept.similar.length > 0) {
-      const rate = 50;
-      const pacedSimilar = await drivePaced({
-        origin: api.origin,
-        paths: pre.kept.similar,
-        rate,
-        durationSeconds: Math.max(o.durationSeconds, 5),
-        headers: auth,
-        serverPid: api.pid,
-        enginePid,
-      });
-      line(`similar API paced ${rate} req/s`, pacedSimilar);
-      similarFixedRate = { rate, api: pacedSimilar };
-    }
+    const similarFixedRate: BenchResults['similarFixedRate'] = await apiFixedRate('similar', 50);
     const apiMemory = procMemory(api.pid);
     await api.stop();
 

@@ -1,22 +1,21 @@
 // The changes feed, GET /grants/changes, on both engines: the same suite runs over
 // the embedded catalog and over a real Elasticsearch alias, driving the real grants-indexer.
 import { expect } from 'chai';
-import { rmSync } from 'node:fs';
-import { runIndexer } from '../../indexer/cli.js';
 import { loadConfig } from '../../src/config.js';
 import { syncFromSource } from '../../indexer/pipeline.js';
 import { createCatalogWriter } from '../../src/search/factory.js';
-import { startTestApi, tempDir, type TestApi } from '../support/api.js';
+import type { TestApi } from '../support/api.js';
 import {
   API_PREFIX,
-  captureCli,
   GRANTS_PATH,
   grantRecord,
   writeNdjson,
-  type CliRun,
   type GrantRecord,
+  startCatalogApi,
+  stopCatalogApi,
 } from '../support/catalog.js';
-import { describeWithElasticsearch, elasticsearchEnv, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+import { describeWithElasticsearch } from '../support/elasticsearch.js';
+import { engineSetups, indexerRig, type EngineSetup } from '../support/indexerRig.js';
 
 const FEED = `${API_PREFIX}/grants/changes`;
 
@@ -31,30 +30,7 @@ interface Entry {
 const seqOf = (token: string): number =>
   token === '0' ? 0 : (JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { s: number }).s;
 
-interface EngineSetup {
-  name: 'sqlite' | 'elasticsearch';
-  /** The environment of the API and the indexer for one test. */
-  env(): Record<string, string>;
-  cleanup(env: Record<string, string>): Promise<void>;
-}
-
-const SQLITE: EngineSetup = {
-  name: 'sqlite',
-  env: () => ({ SEARCH_ENGINE: 'sqlite', DATA_DIR: tempDir('grants-feed-') }),
-  cleanup: async (env) => rmSync(env.DATA_DIR, { recursive: true, force: true }),
-};
-
-const ELASTICSEARCH: EngineSetup = {
-  name: 'elasticsearch',
-  env: () => ({
-    ...elasticsearchEnv(`feed-${uniqueAlias()}`),
-    DATA_DIR: tempDir('grants-feed-es-'),
-  }),
-  cleanup: async (env) => {
-    await dropAlias(env.ELASTICSEARCH_INDEX);
-    rmSync(env.DATA_DIR, { recursive: true, force: true });
-  },
-};
+const { sqlite: SQLITE, elasticsearch: ELASTICSEARCH } = engineSetups('feed');
 
 const at = (day: number) => `2026-02-${String(day).padStart(2, '0')}T00:00:00.000Z`;
 const ids = (from: number, to: number) =>
@@ -69,25 +45,11 @@ describeWithElasticsearch('changes feed', function () {
 
 function feedSuite(this: Mocha.Suite, setup: EngineSetup): void {
   this.timeout(120_000);
-  let env: Record<string, string>;
-  let api: TestApi | undefined;
-  let step = 0;
+  const rig = indexerRig(setup);
+  const { indexer, start } = rig;
 
-  const indexer = async (args: string[], records?: readonly GrantRecord[]): Promise<CliRun> => {
-    const source =
-      records === undefined ? [] : ['--source', writeNdjson(env.DATA_DIR, `source-${++step}.ndjson`, records)];
-    const run = await captureCli((io) =>
-      runIndexer([...args, ...source], { ...process.env, ...env, LOG_LEVEL: 'silent' }, io),
-    );
-    expect(run.code, `${args.join(' ')}: ${run.err.join('\n')}`).to.equal(0);
-    return run;
-  };
-  const start = async () => {
-    api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
-    return api;
-  };
   const feed = async (query: string) => {
-    const answer = await api!.request(`${FEED}?${query}`);
+    const answer = await rig.api!.request(`${FEED}?${query}`);
     expect(answer.status, answer.text).to.equal(200);
     return answer.body as { data: Entry[]; pagination: { limit: number; hasMore: boolean; nextSince: string } };
   };
@@ -106,7 +68,7 @@ function feedSuite(this: Mocha.Suite, setup: EngineSetup): void {
   const catalog = async (): Promise<Map<string, string>> => {
     const served = new Map<string, string>();
     for (let page = 1; ; page++) {
-      const answer = await api!.request(`${GRANTS_PATH}?limit=100&page=${page}`);
+      const answer = await rig.api!.request(`${GRANTS_PATH}?limit=100&page=${page}`);
       for (const grant of answer.body.data as { id: string }[]) served.set(grant.id, JSON.stringify(grant));
       if (page >= answer.body.pagination.totalPages) return served;
     }
@@ -117,16 +79,6 @@ function feedSuite(this: Mocha.Suite, setup: EngineSetup): void {
       else copy.set(entry.id, JSON.stringify(entry.grant));
     }
   };
-
-  beforeEach(() => {
-    env = setup.env();
-    step = 0;
-  });
-  afterEach(async () => {
-    await api?.stop();
-    api = undefined;
-    await setup.cleanup(env);
-  });
 
   it('since=0 walks the whole catalog once, each grant as served; a poll with nothing new keeps nextSince', async () => {
     await indexer(
@@ -144,7 +96,7 @@ function feedSuite(this: Mocha.Suite, setup: EngineSetup): void {
     for (const entry of entries) {
       expect(entry.deleted).to.equal(false);
       expect(entry.changedAt).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-      const one = await api!.request(`${GRANTS_PATH}/${entry.id}`);
+      const one = await rig.api!.request(`${GRANTS_PATH}/${entry.id}`);
       expect(JSON.stringify(entry.grant)).to.equal(JSON.stringify(one.body.data));
     }
     const again = await feed(`since=${next}`);
@@ -242,8 +194,7 @@ function feedSuite(this: Mocha.Suite, setup: EngineSetup): void {
     );
     await start();
     const before = await drain('0');
-    await api!.stop();
-    api = undefined;
+    await rig.stop();
     await indexer(['sync', '--prune', '--allow-shrink'], [grantRecord('g-01', { updatedAt: at(4) })]);
     await start();
     const after = await drain(before.next);
@@ -302,14 +253,14 @@ function feedSuite(this: Mocha.Suite, setup: EngineSetup): void {
     );
     const afterTombstone = (await drain(old)).next;
     // A run a year and more later drops the tombstone (kept CHANGES_RETENTION_DAYS, here 30).
-    const config = loadConfig({ ...env, CHANGES_RETENTION_DAYS: '30' });
+    const config = loadConfig({ ...rig.env, CHANGES_RETENTION_DAYS: '30' });
     const later = () => new Date(Date.now() + 31 * 86_400_000);
     await syncFromSource((hooks) => createCatalogWriter(config, hooks, { clock: later }), {
-      source: writeNdjson(env.DATA_DIR, 'later.ndjson', [grantRecord('g-02', { updatedAt: at(20) })]),
+      source: writeNdjson(rig.env.DATA_DIR, 'later.ndjson', [grantRecord('g-02', { updatedAt: at(20) })]),
       prune: false,
       report: () => {},
     });
-    const expired = await api!.request(`${FEED}?since=${old}`);
+    const expired = await rig.api!.request(`${FEED}?since=${old}`);
     expect(expired.status).to.equal(410);
     expect(expired.body.error.code).to.equal('SYNC_EXPIRED');
     expect(expired.body.error.message).to.match(/since=0/);
@@ -319,7 +270,7 @@ function feedSuite(this: Mocha.Suite, setup: EngineSetup): void {
     expect((await drain('0')).entries.map((e) => e.id)).to.have.members(ids(2, 4));
 
     const bad = async (query: string, parameter: string) => {
-      const answer = await api!.request(`${FEED}?${query}`, { invalidRequest: true });
+      const answer = await rig.api!.request(`${FEED}?${query}`, { invalidRequest: true });
       expect(answer.status, `${query}: ${answer.text}`).to.equal(400);
       expect(answer.body.error.code).to.equal('VALIDATION_ERROR');
       expect(answer.body.error.details.map((d: { parameter: string }) => d.parameter)).to.include(parameter);
@@ -338,7 +289,7 @@ function feedSuite(this: Mocha.Suite, setup: EngineSetup): void {
     await bad('limit=0', 'limit');
     await bad('page=2', 'page');
     // A token of another log (a catalog rebuilt from nothing) is expired, not an error of the partner's.
-    const other = await api!.request(`${FEED}?since=${forged({ v: 1, l: 'zzzzzz', s: 1 })}`);
+    const other = await rig.api!.request(`${FEED}?since=${forged({ v: 1, l: 'zzzzzz', s: 1 })}`);
     expect(other.status).to.equal(410);
   });
 
@@ -394,7 +345,7 @@ function feedSuite(this: Mocha.Suite, setup: EngineSetup): void {
     expect([...copy.keys()].sort()).to.deep.equal([...served.keys()].sort());
     for (const [id, json] of served) expect(copy.get(id), id).to.equal(json);
     for (const id of ['g-03', 'g-04', 'g-07']) {
-      const one = await api!.request(`${GRANTS_PATH}/${id}`);
+      const one = await rig.api!.request(`${GRANTS_PATH}/${id}`);
       expect(copy.get(id)).to.equal(JSON.stringify(one.body.data));
     }
     expect(JSON.parse(copy.get('g-07')!)).to.include({ title: 'Seven b' });
@@ -405,30 +356,14 @@ function feedSuite(this: Mocha.Suite, setup: EngineSetup): void {
 describe('changes feed: guard and billing', function () {
   this.timeout(60_000);
   let api: TestApi;
-  let dataDir: string;
   before(async () => {
-    dataDir = tempDir('grants-feed-billing-');
-    const run = await captureCli((io) =>
-      runIndexer(
-        [
-          'reindex',
-          '--source',
-          writeNdjson(
-            dataDir,
-            'source.ndjson',
-            ids(1, 3).map((id) => grantRecord(id)),
-          ),
-        ],
-        { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dataDir },
-        io,
-      ),
+    api = await startCatalogApi(
+      ids(1, 3).map((id) => grantRecord(id)),
+      { prefix: 'grants-feed-billing-' },
     );
-    expect(run.code, run.err.join('\n')).to.equal(0);
-    api = await startTestApi({ DATA_DIR: dataDir, SEED_CATALOG: 'false' });
   });
   after(async () => {
-    await api?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stopCatalogApi(api);
   });
 
   it('needs grants.search: 403 FEATURE_NOT_AVAILABLE when it is off, and answers again when it is back on', async () => {

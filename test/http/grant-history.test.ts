@@ -2,22 +2,20 @@
 // embedded catalog and over a real Elasticsearch alias, driving the real grants-indexer; the
 // changes feed carries the same field changes.
 import { expect } from 'chai';
-import { rmSync } from 'node:fs';
-import { runIndexer } from '../../indexer/cli.js';
 import { syncFromSource } from '../../indexer/pipeline.js';
 import { loadConfig } from '../../src/config.js';
 import { createCatalogWriter } from '../../src/search/factory.js';
-import { startTestApi, tempDir, type TestApi } from '../support/api.js';
+import type { TestApi } from '../support/api.js';
 import {
   API_PREFIX,
-  captureCli,
   GRANTS_PATH,
   grantRecord,
   writeNdjson,
-  type CliRun,
-  type GrantRecord,
+  startCatalogApi,
+  stopCatalogApi,
 } from '../support/catalog.js';
-import { describeWithElasticsearch, elasticsearchEnv, dropAlias, uniqueAlias } from '../support/elasticsearch.js';
+import { describeWithElasticsearch } from '../support/elasticsearch.js';
+import { engineSetups, indexerRig, type EngineSetup } from '../support/indexerRig.js';
 
 interface FieldChange {
   field: string;
@@ -34,29 +32,7 @@ interface HistoryAnswer {
   pagination: { limit: number; nextCursor: string | null };
 }
 
-interface EngineSetup {
-  name: 'sqlite' | 'elasticsearch';
-  env(): Record<string, string>;
-  cleanup(env: Record<string, string>): Promise<void>;
-}
-
-const SQLITE: EngineSetup = {
-  name: 'sqlite',
-  env: () => ({ SEARCH_ENGINE: 'sqlite', DATA_DIR: tempDir('grants-history-') }),
-  cleanup: async (env) => rmSync(env.DATA_DIR, { recursive: true, force: true }),
-};
-
-const ELASTICSEARCH: EngineSetup = {
-  name: 'elasticsearch',
-  env: () => ({
-    ...elasticsearchEnv(`history-${uniqueAlias()}`),
-    DATA_DIR: tempDir('grants-history-es-'),
-  }),
-  cleanup: async (env) => {
-    await dropAlias(env.ELASTICSEARCH_INDEX);
-    rmSync(env.DATA_DIR, { recursive: true, force: true });
-  },
-};
+const { sqlite: SQLITE, elasticsearch: ELASTICSEARCH } = engineSetups('history');
 
 const at = (day: number) => `2026-02-${String(day).padStart(2, '0')}T00:00:00.000Z`;
 const deadline = (month: number) => `2027-${String(month).padStart(2, '0')}-15T23:59:59.000Z`;
@@ -70,24 +46,11 @@ describeWithElasticsearch('grant history', function () {
 
 function historySuite(this: Mocha.Suite, setup: EngineSetup): void {
   this.timeout(120_000);
-  let env: Record<string, string>;
-  let api: TestApi | undefined;
-  let step = 0;
+  const rig = indexerRig(setup);
+  const { indexer, start } = rig;
 
-  const indexer = async (args: string[], records: readonly GrantRecord[]): Promise<CliRun> => {
-    const source = writeNdjson(env.DATA_DIR, `source-${++step}.ndjson`, records);
-    const run = await captureCli((io) =>
-      runIndexer([...args, '--source', source], { ...process.env, ...env, LOG_LEVEL: 'silent' }, io),
-    );
-    expect(run.code, `${args.join(' ')}: ${run.err.join('\n')}`).to.equal(0);
-    return run;
-  };
-  const start = async () => {
-    api = await startTestApi({ ...env, SEED_CATALOG: 'false' });
-    return api;
-  };
   const historyOf = async (id: string, query = ''): Promise<HistoryAnswer> => {
-    const answer = await api!.request(
+    const answer = await rig.api!.request(
       `${GRANTS_PATH}/${encodeURIComponent(id)}/history${query === '' ? '' : `?${query}`}`,
     );
     expect(answer.status, answer.text).to.equal(200);
@@ -107,16 +70,6 @@ function historySuite(this: Mocha.Suite, setup: EngineSetup): void {
     } while (cursor !== null);
     return { versions, pages };
   };
-
-  beforeEach(() => {
-    env = setup.env();
-    step = 0;
-  });
-  afterEach(async () => {
-    await api?.stop();
-    api = undefined;
-    await setup.cleanup(env);
-  });
 
   it('records created, then each update with the fields it changed (old and new values), newest first; the feed and the history say the same', async () => {
     await indexer(['reindex'], [grantRecord('g-01', { deadline: deadline(1) }), grantRecord('g-02')]);
@@ -149,7 +102,7 @@ function historySuite(this: Mocha.Suite, setup: EngineSetup): void {
     expect((await historyOf('g-02')).data.map((v) => v.type)).to.deep.equal(['created']);
 
     // The changes feed's entry for g-01 carries its latest change, the same diff; g-02's, added, none.
-    const feed = await api!.request(`${GRANTS_PATH}/changes?since=0`);
+    const feed = await rig.api!.request(`${GRANTS_PATH}/changes?since=0`);
     const entries = feed.body.data as { id: string; changes: FieldChange[] | null }[];
     expect(entries.find((e) => e.id === 'g-01')!.changes).to.deep.equal(data[0].changes);
     expect(entries.find((e) => e.id === 'g-02')!.changes).to.equal(null);
@@ -179,14 +132,14 @@ function historySuite(this: Mocha.Suite, setup: EngineSetup): void {
     await indexer(['reindex'], [grantRecord('g-01'), grantRecord('g-02'), grantRecord('g-03')]);
     await indexer(['sync', '--prune'], [grantRecord('g-02'), grantRecord('g-03')]);
     await start();
-    expect((await api!.request(`${GRANTS_PATH}/g-01`)).status).to.equal(404);
+    expect((await rig.api!.request(`${GRANTS_PATH}/g-01`)).status).to.equal(404);
     const deleted = await historyOf('g-01');
     expect(deleted.data.map((v) => v.type)).to.deep.equal(['deleted', 'created']);
     await indexer(['sync'], [grantRecord('g-01', { updatedAt: at(9) })]);
     expect((await historyOf('g-01')).data.map((v) => v.type)).to.deep.equal(['created', 'deleted', 'created']);
 
     for (const id of ['g-99', 'nothing here', 'x'.repeat(300)]) {
-      const missing = await api!.request(`${GRANTS_PATH}/${encodeURIComponent(id)}/history`);
+      const missing = await rig.api!.request(`${GRANTS_PATH}/${encodeURIComponent(id)}/history`);
       expect(missing.status, id).to.equal(404);
       expect(missing.body.error.code).to.equal('NOT_FOUND');
     }
@@ -208,7 +161,7 @@ function historySuite(this: Mocha.Suite, setup: EngineSetup): void {
     expect((await historyOf('g-01', 'limit=5000')).pagination.limit).to.equal(100);
 
     const bad = async (id: string, query: string, parameter: string) => {
-      const answer = await api!.request(`${GRANTS_PATH}/${id}/history?${query}`, { invalidRequest: true });
+      const answer = await rig.api!.request(`${GRANTS_PATH}/${id}/history?${query}`, { invalidRequest: true });
       expect(answer.status, `${query}: ${answer.text}`).to.equal(400);
       expect(answer.body.error.code).to.equal('VALIDATION_ERROR');
       expect(answer.body.error.details.map((d: { parameter: string }) => d.parameter)).to.include(parameter);
@@ -235,10 +188,10 @@ function historySuite(this: Mocha.Suite, setup: EngineSetup): void {
     await start();
     expect((await historyOf('g-02')).data.map((v) => v.type)).to.deep.equal(['deleted', 'created']);
     // A run 31 days later, with a retention of 30 days: the versions before it are dropped.
-    const config = loadConfig({ ...env, HISTORY_RETENTION_DAYS: '30' });
+    const config = loadConfig({ ...rig.env, HISTORY_RETENTION_DAYS: '30' });
     const later = () => new Date(Date.now() + 31 * 86_400_000);
     await syncFromSource((hooks) => createCatalogWriter(config, hooks, { clock: later }), {
-      source: writeNdjson(env.DATA_DIR, 'later.ndjson', [grantRecord('g-01', { updatedAt: at(20) })]),
+      source: writeNdjson(rig.env.DATA_DIR, 'later.ndjson', [grantRecord('g-01', { updatedAt: at(20) })]),
       prune: false,
       report: () => {},
     });
@@ -247,29 +200,18 @@ function historySuite(this: Mocha.Suite, setup: EngineSetup): void {
     expect(Date.parse(kept[0].changedAt)).to.be.greaterThan(Date.now() + 30 * 86_400_000);
     // A grant still in the catalog answers with what is kept (nothing); a deleted one with nothing kept is unknown.
     expect((await historyOf('g-03')).data).to.deep.equal([]);
-    expect((await api!.request(`${GRANTS_PATH}/g-02/history`)).status).to.equal(404);
+    expect((await rig.api!.request(`${GRANTS_PATH}/g-02/history`)).status).to.equal(404);
   });
 }
 
 describe('grant history: guard and billing', function () {
   this.timeout(60_000);
   let api: TestApi;
-  let dataDir: string;
   before(async () => {
-    dataDir = tempDir('grants-history-billing-');
-    const run = await captureCli((io) =>
-      runIndexer(
-        ['reindex', '--source', writeNdjson(dataDir, 'source.ndjson', [grantRecord('g-01')])],
-        { ...process.env, SEARCH_ENGINE: 'sqlite', DATA_DIR: dataDir },
-        io,
-      ),
-    );
-    expect(run.code, run.err.join('\n')).to.equal(0);
-    api = await startTestApi({ DATA_DIR: dataDir, SEED_CATALOG: 'false' });
+    api = await startCatalogApi([grantRecord('g-01')], { prefix: 'grants-history-billing-' });
   });
   after(async () => {
-    await api?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stopCatalogApi(api);
   });
 
   it('needs grants.read and the grants:read scope', async () => {

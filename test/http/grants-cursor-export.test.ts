@@ -7,18 +7,10 @@ import { apiLayers } from '../../src/app.js';
 import { grantStatus } from '../../src/grants/lifecycle.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { validateGrant } from '../../src/grants/schema.js';
-import { catalogPath } from '../../src/search/sqlite/storage/catalogFile.js';
-import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { fixtureGrants, startTestApi, type TestApi, type TestResponse } from '../support/api.js';
 import { expectValidation } from '../support/assertions.js';
-import { GRANTS_PATH as G, ITEM_LABELS, recordMaker, reindexGrants, type GrantRecord } from '../support/catalog.js';
-import {
-  describeWithElasticsearch,
-  elasticsearchEnv,
-  dropAlias,
-  reindexAlias,
-  uniqueAlias,
-} from '../support/elasticsearch.js';
+import { describeOnEachEngine, type EngineUnderTest } from '../support/eachEngine.js';
+import { GRANTS_PATH as G, ITEM_LABELS, recordMaker, type GrantRecord } from '../support/catalog.js';
 import { checkOutgoing } from '../support/checkedFetch.js';
 
 const EXPORT = `${G}/export`;
@@ -98,12 +90,6 @@ function parseCsv(text: string): string[][] {
   }
   if (cell !== '' || row.length > 0) throw new Error('the CSV does not end with CRLF');
   return rows;
-}
-
-/** What each engine's suite provides: the running API and a way to swap its catalog. */
-interface EngineUnderTest {
-  api(): TestApi;
-  reindex(grants: readonly Grant[]): Promise<void>;
 }
 
 const SORTS = [
@@ -451,48 +437,7 @@ function suite(engine: EngineUnderTest): void {
   });
 }
 
-describe('cursor paging and export [sqlite]', function () {
-  this.timeout(120_000);
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi();
-  });
-  after(async () => {
-    await api?.stop();
-  });
-  suite({
-    api: () => api,
-    async reindex(grants) {
-      const writer = SqliteCatalogWriter.open(catalogPath(api.dataDir));
-      try {
-        await reindexGrants(writer, grants);
-      } finally {
-        await writer.close();
-      }
-    },
-  });
-});
-
-describeWithElasticsearch('cursor paging and export', function () {
-  this.timeout(180_000);
-  const alias = uniqueAlias();
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi({
-      ...elasticsearchEnv(alias),
-    });
-  });
-  after(async () => {
-    await api?.stop();
-    await dropAlias(alias);
-  });
-  suite({
-    api: () => api,
-    async reindex(grants) {
-      await reindexAlias(api.config.elasticsearch, grants);
-    },
-  });
-});
+describeOnEachEngine('cursor paging and export', suite);
 
 // A failure after the first grants were sent cannot change the status: the connection is closed, so
 // the partner holds fewer grants than X-Export-Count said (and an unterminated response).

@@ -5,18 +5,10 @@
 // id, exports, the changes feed) follows it with no stale status kept anywhere.
 import { expect } from 'chai';
 import { validateGrant, type Grant } from '../../src/grants/schema.js';
-import { catalogPath } from '../../src/search/sqlite/storage/catalogFile.js';
-import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
-import { startTestApi, type TestApi, type TestResponse } from '../support/api.js';
+import type { TestResponse } from '../support/api.js';
 import { expectValidation } from '../support/assertions.js';
-import { GRANTS_PATH as G, grantRecord, reindexGrants } from '../support/catalog.js';
-import {
-  describeWithElasticsearch,
-  elasticsearchEnv,
-  dropAlias,
-  reindexAlias,
-  uniqueAlias,
-} from '../support/elasticsearch.js';
+import { describeOnEachEngine, type EngineUnderTest } from '../support/eachEngine.js';
+import { GRANTS_PATH as G, grantRecord } from '../support/catalog.js';
 
 const HOUR = 3_600_000;
 const T = Date.parse('2026-06-15T12:00:00.000Z');
@@ -45,16 +37,11 @@ const ok = (res: TestResponse): TestResponse => {
   return res;
 };
 
-interface Engine {
-  api(): TestApi;
-  reindex(grants: readonly Grant[]): Promise<void>;
-}
-
 /** The clock of the API under test, moved by the cases. */
 let now = T;
 const clock = () => new Date(now);
 
-function suite(engine: Engine): void {
+function suite(engine: EngineUnderTest): void {
   const get = async (query: string) => ok(await engine.api().request(`${G}?${query}`));
   const ids = async (query: string) => ((await get(query)).body.data as { id: string }[]).map((g) => g.id);
   const statusFacet = async (query: string) => (await get(`${query}&facets=status&limit=0`)).body.facets.status;
@@ -199,49 +186,4 @@ function suite(engine: Engine): void {
   });
 }
 
-describe('a grant lifecycle over HTTP [sqlite]', function () {
-  this.timeout(120_000);
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi({ SEED_CATALOG: 'false' }, { clock });
-  });
-  after(async () => {
-    await api?.stop();
-  });
-  suite({
-    api: () => api,
-    async reindex(list) {
-      const writer = SqliteCatalogWriter.open(catalogPath(api.dataDir));
-      try {
-        await reindexGrants(writer, list);
-      } finally {
-        await writer.close();
-      }
-    },
-  });
-});
-
-describeWithElasticsearch('a grant lifecycle over HTTP', function () {
-  this.timeout(180_000);
-  const alias = uniqueAlias();
-  let api: TestApi;
-  before(async () => {
-    api = await startTestApi(
-      {
-        ...elasticsearchEnv(alias),
-        SEED_CATALOG: 'false',
-      },
-      { clock },
-    );
-  });
-  after(async () => {
-    await api?.stop();
-    await dropAlias(alias);
-  });
-  suite({
-    api: () => api,
-    async reindex(list) {
-      await reindexAlias(api.config.elasticsearch, list);
-    },
-  });
-});
+describeOnEachEngine('a grant lifecycle over HTTP', suite, { env: { SEED_CATALOG: 'false' }, api: { clock } });

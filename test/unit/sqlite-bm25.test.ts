@@ -43,6 +43,7 @@ import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js'
 import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
 import { reindexGrants } from '../support/catalog.js';
+import { unfilteredQuery } from '../support/grantQuery.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -93,27 +94,10 @@ const vocabulary = (grants: readonly Grant[]): string[] => {
 };
 
 const baseQuery = (words: string[], page = 1): GrantQuery => ({
+  ...unfilteredQuery(Date.parse('2026-06-15T12:00:00.000Z')),
   search: words.length === 0 ? null : plainSearch(words),
   words,
-  funderTypes: [],
-  fundingTypes: [],
-  provinces: [],
-  beneficiaries: [],
-  currencies: [],
-  complexities: [],
-  sdgs: [],
-  statuses: [],
-  isRecurring: null,
-  amountMin: null,
-  amountMax: null,
-  open: null,
-  now: Date.parse('2026-06-15T12:00:00.000Z'),
-  deadlineFrom: null,
-  deadlineTo: null,
-  updatedSince: null,
   sort: { key: 'relevance', descending: false },
-  facets: [],
-  fields: null,
   page,
   limit: 50,
   offset: (page - 1) * 50,

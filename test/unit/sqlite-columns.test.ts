@@ -42,6 +42,7 @@ import { BM25_WEIGHTS } from '../../src/search/sqlite/index/postings.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
 import { reindexGrants } from '../support/catalog.js';
+import { unfilteredQuery } from '../support/grantQuery.js';
 import { Random } from '../../fixtures/generate.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -54,33 +55,8 @@ const text = (search: string): Pick<GrantQuery, 'search' | 'words'> => {
 };
 
 function query(overrides: Partial<GrantQuery>): GrantQuery {
-  const base: GrantQuery = {
-    search: null,
-    words: [],
-    funderTypes: [],
-    fundingTypes: [],
-    provinces: [],
-    beneficiaries: [],
-    currencies: [],
-    complexities: [],
-    sdgs: [],
-    statuses: [],
-    isRecurring: null,
-    amountMin: null,
-    amountMax: null,
-    open: null,
-    now: NOW,
-    deadlineFrom: null,
-    deadlineTo: null,
-    updatedSince: null,
-    sort: { key: 'deadline', descending: false },
-    facets: [],
-    fields: null,
-    page: 1,
-    limit: 20,
-    offset: 0,
-    size: 20,
-  };
+  const base = unfilteredQuery(NOW);
+
   const q = { ...base, ...overrides };
   // Words alone are plain words; `text` gives a search in the web syntax.
   if (!('search' in overrides) && q.words.length > 0) q.search = plainSearch(q.words);

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { generateGrants, Random } from '../../fixtures/generate.js';
+import type { Grant } from '../../src/grants/schema.js';
 import { parseSearch, searchWords } from '../../src/grants/searchSyntax.js';
 import {
   keptNeighbours,
@@ -38,7 +39,7 @@ import {
   frenchSearchTerm,
   TEXT_COLUMNS,
 } from '../../src/search/sqlite/storage/textColumns.js';
-import { openCatalog } from '../../src/search/sqlite/storage/catalogFile.js';
+import { openCatalog, type Db } from '../../src/search/sqlite/storage/catalogFile.js';
 import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/parameters/queryParams.js';
@@ -251,24 +252,45 @@ describe('word dictionary of a catalog written before it', () => {
   });
 });
 
-describe('terms with alternatives: in-memory scores are FTS5 scores', function () {
-  this.timeout(60_000);
+/** A temporary directory for a suite's catalog and the query terms it compares with, both let go after it. */
+function comparisonSetup(): { dir: string; queryTerms: QueryTerms } {
   const dir = tempDir();
   after(() => rmSync(dir, { recursive: true, force: true }));
   const queryTerms = new QueryTerms();
   after(() => queryTerms.close());
+  return { dir, queryTerms };
+}
+
+/**
+ * Writes `grants` to `dir/catalog.sqlite` and runs `body` on it in a read transaction, its columns and
+ * text index loaded; the catalog is closed after.
+ */
+async function withWrittenCatalog(
+  dir: string,
+  grants: readonly Grant[],
+  body: (catalog: { db: Db; columns: CatalogColumns; index: TextIndex }) => void,
+): Promise<void> {
+  const file = path.join(dir, 'catalog.sqlite');
+  const writer = SqliteCatalogWriter.open(file);
+  await reindexGrants(writer, grants);
+  await writer.close();
+  const db = openCatalog(file);
+  try {
+    db.exec('BEGIN');
+    const columns = CatalogColumns.load(db);
+    body({ db, columns, index: TextIndex.load(db, columns) });
+  } finally {
+    db.close();
+  }
+}
+
+describe('terms with alternatives: in-memory scores are FTS5 scores', function () {
+  this.timeout(60_000);
+  const { dir, queryTerms } = comparisonSetup();
 
   it('the same hits and bit-identical scores, typo ranks added the same way on both paths', async () => {
-    const file = path.join(dir, 'catalog.sqlite');
     const grants = [...generateGrants(800, 7, 'realistic')];
-    const writer = SqliteCatalogWriter.open(file);
-    await reindexGrants(writer, grants);
-    await writer.close();
-    const db = openCatalog(file);
-    try {
-      db.exec('BEGIN');
-      const columns = CatalogColumns.load(db);
-      const index = TextIndex.load(db, columns);
+    await withWrittenCatalog(dir, grants, ({ db, columns, index }) => {
       const dictionary = WordDictionary.load(db);
       const vocabulary = [
         ...new Set(
@@ -325,9 +347,7 @@ describe('terms with alternatives: in-memory scores are FTS5 scores', function (
         `(${either('brodband')} OR ${either('broadband')}) AND (${either('rural')})`,
       );
       expect(BM25_WEIGHTS).to.have.length(TEXT_COLUMNS.length);
-    } finally {
-      db.close();
-    }
+    });
   });
 });
 
@@ -422,10 +442,7 @@ function derivedExample() {
 
 describe('synonyms with phrases: in-memory scores are FTS5 scores', function () {
   this.timeout(60_000);
-  const dir = tempDir();
-  after(() => rmSync(dir, { recursive: true, force: true }));
-  const queryTerms = new QueryTerms();
-  after(() => queryTerms.close());
+  const { dir, queryTerms } = comparisonSetup();
 
   it('a term whose spellings are phrases or joined words: the same hits and bit-identical scores', async () => {
     const text = readFileSync(path.join(REPO_ROOT, 'mappings/synonyms.txt'), 'utf8');
@@ -445,15 +462,7 @@ describe('synonyms with phrases: in-memory scores are FTS5 scores', function () 
       if (i % 3 === 1) return { ...grant, description: `${grant.description ?? ''} ${spelling}. ${other} ${apart}` };
       return { ...grant, titleFr: `${spelling} ${grant.titleFr ?? ''}`, description: `${apart} ${other}` };
     });
-    const file = path.join(dir, 'catalog.sqlite');
-    const writer = SqliteCatalogWriter.open(file);
-    await reindexGrants(writer, grants);
-    await writer.close();
-    const db = openCatalog(file);
-    try {
-      db.exec('BEGIN');
-      const columns = CatalogColumns.load(db);
-      const index = TextIndex.load(db, columns);
+    await withWrittenCatalog(dir, grants, ({ db, columns, index }) => {
       const finder = new TextHitFinder(db);
       let compared = 0;
       let withPhrases = 0;
@@ -489,8 +498,6 @@ describe('synonyms with phrases: in-memory scores are FTS5 scores', function () 
       }
       expect(withPhrases).to.be.at.least(100);
       expect(compared).to.be.at.least(100);
-    } finally {
-      db.close();
-    }
+    });
   });
 });
