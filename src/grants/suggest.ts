@@ -106,26 +106,37 @@ export interface Counted {
 const byCount = (a: Counted, b: Counted): number =>
   b.count - a.count || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
 
+/** The best `limit` of completions counted (the most grants first, ties by text), those counting no grant left out. */
+export const bestCounted = (counted: Counted[], limit: number): Counted[] =>
+  counted
+    .filter(({ count }) => count > 0)
+    .sort(byCount)
+    .slice(0, limit);
+
 /**
  * Per kind, the `limit` candidates with the most grants under the conditions (ties by text),
  * exactly, counting as few as it can. Each kind's candidates come the most frequent in the catalog
  * first (ties by text), and are taken in batches: once a kind's `limit`-th best count is above
  * the next candidate's catalog count (no condition can raise a count) none of the rest can enter.
  * Each round asks `count` once for every kind's batch (an engine's one request); batches double
- * from `firstBatch` up to MAX_COUNT_BATCH. Candidates counting no grant are left out.
+ * from `firstBatch` up to MAX_COUNT_BATCH. Candidates counting no grant are left out. A kind still
+ * open when its next batch would pass `lastBatch` is left out of the answer (the caller finds its
+ * best another way).
  */
 export async function topCounted<K extends string>(
   streams: Record<K, Iterator<Candidate>>,
   limit: number,
   count: (batches: Record<K, Candidate[]>) => Promise<Record<K, number[]>>,
   firstBatch = 32,
-): Promise<Record<K, Counted[]>> {
+  lastBatch = MAX_COUNT_BATCH,
+): Promise<Partial<Record<K, Counted[]>>> {
   const kinds = Object.keys(streams) as K[];
   const state = kinds.map((kind) => {
     const first = streams[kind].next();
     return { kind, best: [] as Counted[], next: first.done === true ? null : first.value };
   });
   let batch = Math.max(firstBatch, limit);
+  const unfinished = new Set<K>();
   for (;;) {
     const open = state.filter(({ best, next }) => {
       if (next === null) return false;
@@ -134,6 +145,10 @@ export async function topCounted<K extends string>(
       return next.docs > last.count || (next.docs === last.count && next.text < last.text);
     });
     if (open.length === 0) break;
+    if (batch > lastBatch) {
+      for (const entry of open) unfinished.add(entry.kind);
+      break;
+    }
     const batches = {} as Record<K, Candidate[]>;
     for (const kind of kinds) batches[kind] = [];
     for (const entry of open) {
@@ -156,7 +171,9 @@ export async function topCounted<K extends string>(
     }
     batch = Math.min(batch * 2, MAX_COUNT_BATCH);
   }
-  return Object.fromEntries(state.map(({ kind, best }) => [kind, best])) as Record<K, Counted[]>;
+  return Object.fromEntries(
+    state.filter(({ kind }) => !unfinished.has(kind)).map(({ kind, best }) => [kind, best]),
+  ) as Partial<Record<K, Counted[]>>;
 }
 
 /**

@@ -178,10 +178,20 @@ const ORDERED_PREFIX = 4;
  */
 const WALK_SHARE = 1 / 64;
 
+/**
+ * The words completing a prefix, as an engine asks for them: every word starting with the prefix
+ * (no typo), or the list of them (within typos).
+ */
+export type Completing = { prefix: string } | { words: readonly string[] };
+
 /** Each kind's candidates for a prefix: the words the most frequent first, the names by rank. */
 export interface SuggestCandidates {
   words(): Iterator<Candidate>;
   names(kind: 'title' | 'funder'): Iterator<Candidate>;
+  /** The words completing the prefix: a name is a candidate when it holds one. */
+  completing: Completing;
+  /** Whether the name of rank `rank` holds a completing word (one of those names() yields). */
+  nameCompletes(kind: 'title' | 'funder', rank: number): boolean;
 }
 
 /** One build's words, titles and funder names with their grant counts. */
@@ -213,17 +223,41 @@ export class SuggestDictionary {
    * precomputed order, and its names from a walk in rank order when they are many.
    */
   candidates(prefix: string, budget: number): SuggestCandidates | null {
-    if (budget > 0 || prefix.length > ORDERED_PREFIX) {
+    if (budget > 0) {
       const found = this.completions(prefix, budget);
       if (found.length === 0) return null;
       const texts = found.map((candidate) => candidate.text);
-      return { words: () => mostFrequentFirst(found), names: (kind) => this.names(kind).holding(texts) };
+      let indexes: Set<number> | null = null;
+      return {
+        words: () => mostFrequentFirst(found),
+        names: (kind) => this.names(kind).holding(texts),
+        completing: { words: texts },
+        nameCompletes: (kind, rank) => {
+          const set = (indexes ??= new Set(texts.map((text) => this.words.indexOf(text))));
+          return this.nameHolds(kind, rank, (index) => set.has(index));
+        },
+      };
     }
     const [from, to] = this.words.startingWith(prefix);
     if (from === to) return null;
-    const order = this.order(prefix.length).subarray(from, to);
     const { words, docs } = this.words;
+    const completing = { prefix };
+    const nameCompletes = (kind: 'title' | 'funder', rank: number): boolean =>
+      this.nameHolds(kind, rank, (index) => index >= from && index < to);
+    if (prefix.length > ORDERED_PREFIX) {
+      const found = this.completions(prefix, 0);
+      const texts = found.map((candidate) => candidate.text);
+      return {
+        words: () => mostFrequentFirst(found),
+        names: (kind) => this.names(kind).holding(texts),
+        completing,
+        nameCompletes,
+      };
+    }
+    const order = this.order(prefix.length).subarray(from, to);
     return {
+      completing,
+      nameCompletes,
       words: function* () {
         for (const k of order) yield { text: words[k], docs: docs[k], id: -1 };
       },
@@ -256,6 +290,13 @@ export class SuggestDictionary {
       this.orders[depth] = order;
     }
     return order;
+  }
+
+  /** Whether the name of rank `rank` holds a dictionary word whose index is `wanted`. */
+  private nameHolds(kind: 'title' | 'funder', rank: number, wanted: (index: number) => boolean): boolean {
+    const { starts, indexes } = this.nameWordsOf(kind);
+    for (let k = starts[rank]; k < starts[rank + 1]; k++) if (wanted(indexes[k])) return true;
+    return false;
   }
 
   private nameWordsOf(kind: 'title' | 'funder'): NameWords {

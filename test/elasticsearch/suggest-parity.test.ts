@@ -4,9 +4,14 @@
 // embedded engine's own suite (the answers against a model of the fixtures):
 // test/http/grants-suggest.test.ts.
 import { expect } from 'chai';
+import { MAX_COUNT_BATCH } from '../../src/grants/suggest.js';
+import { parseQueryString } from '../../src/http/parameters/queryParams.js';
+import { parseSuggestQuery } from '../../src/http/parameters/suggestParams.js';
+import { IndexSuggest } from '../../src/search/elasticsearch/suggest.js';
+import { suggestionsFrom } from '../../src/search/suggestSearch.js';
 import { type TestApi } from '../support/api.js';
 import { GRANTS_PATH as G } from '../support/catalog.js';
-import { describeWithElasticsearch } from '../support/elasticsearch.js';
+import { describeWithElasticsearch, testClient } from '../support/elasticsearch.js';
 import { bothEngines } from '../support/parity.js';
 
 const TEXTS = [
@@ -63,4 +68,27 @@ describeWithElasticsearch('GET /grants/suggest: both engines alike', function ()
       expect(answered).to.be.above(TEXTS.length / 3);
     });
   }
+
+  it('the same words read in rounds of candidates as by one aggregation over the grants', async () => {
+    const client = testClient();
+    // Words in rounds only, whatever the grants; words by one aggregation only.
+    const rounds = new IndexSuggest(client, engines.alias, { grants: 0, lastRound: MAX_COUNT_BATCH });
+    const scans = new IndexSuggest(client, engines.alias, { grants: Infinity, lastRound: 0 });
+    let compared = 0;
+    try {
+      for (const more of MORE)
+        for (const text of TEXTS) {
+          const request = parseSuggestQuery(parseQueryString(`q=${encodeURIComponent(text)}${more}`));
+          if (request === null) continue;
+          const served = await suggest(engines.es(), text, more);
+          const label = `${text}${more}`;
+          expect(await suggestionsFrom(request, rounds.source(request.query)), label).to.deep.equal(served);
+          expect(await suggestionsFrom(request, scans.source(request.query)), label).to.deep.equal(served);
+          if (served.some(({ type }) => type === 'word')) compared++;
+        }
+    } finally {
+      await client.close();
+    }
+    expect(compared).to.be.above(TEXTS.length);
+  });
 });

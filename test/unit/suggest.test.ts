@@ -4,6 +4,8 @@
 // the best of every word counted.
 import { expect } from 'chai';
 import { completes, nameWords, suggestInput, topCounted, type Candidate } from '../../src/grants/suggest.js';
+import { emptyBits, positionsOf, setBit } from '../../src/search/sqlite/index/bitset.js';
+import { bestNamesAmong, NameIndex } from '../../src/search/sqlite/index/suggestIndex.js';
 import { mostFrequentFirst, RankedNames, SuggestDictionary } from '../../src/search/suggestDictionary.js';
 import { SortedWords } from '../../src/search/wordDictionary.js';
 
@@ -182,13 +184,78 @@ describe('unit: search as you type', () => {
       found++;
       const texts = completions.map((c) => c.text);
       expect([...iterate(candidates!.words())], prefix).to.deep.equal([...mostFrequentFirst(completions)]);
+      expect(candidates!.completing, prefix).to.deep.equal(budget === 0 ? { prefix } : { words: texts });
       for (const kind of ['title', 'funder'] as const) {
-        expect([...iterate(candidates!.names(kind))], `${kind}s of ${prefix}`).to.deep.equal([
-          ...dictionary.names(kind).holding(texts),
-        ]);
+        const holding = [...dictionary.names(kind).holding(texts)];
+        expect([...iterate(candidates!.names(kind))], `${kind}s of ${prefix}`).to.deep.equal(holding);
+        const ranks = new Set(holding.map((c) => c.id));
+        const ranked = dictionary.names(kind).names;
+        for (let rank = prefix.length % 4; rank < ranked.length; rank += 4)
+          expect(candidates!.nameCompletes(kind, rank), `${ranked[rank]} completes ${prefix}`).to.equal(
+            ranks.has(rank),
+          );
       }
     }
     expect(found, 'prefixes completed').to.be.greaterThan(200);
+  });
+
+  it('the best names among few grants, each grant read once, are the best of the candidates counted', async () => {
+    const next = random(17);
+    const letters = 'abcdé';
+    const word = (length: number) =>
+      Array.from({ length }, () => letters[Math.floor(next() * letters.length)]).join('');
+    const entries = new Map<string, number>();
+    while (entries.size < 600) entries.set(word(1 + Math.floor(next() * 6)), 1);
+    const known = [...entries.keys()];
+    const name = () =>
+      Array.from({ length: 1 + Math.floor(next() * 3) }, () => known[Math.floor(next() * known.length)]).join(' ');
+    // 3,000 grants over 400 titles and 30 funders: a name borne by many grants, or by one.
+    const titles = Array.from({ length: 400 }, name);
+    const funders = Array.from({ length: 30 }, name);
+    const grants = 3000;
+    const titleOf = Array.from({ length: grants }, () => titles[Math.floor(next() ** 2 * titles.length)]);
+    const funderOf = Array.from({ length: grants }, () => funders[Math.floor(next() * funders.length)]);
+    const index = { title: NameIndex.of(titleOf), funder: NameIndex.of(funderOf) };
+    const dictionary = new SuggestDictionary(SortedWords.of([...entries]), index.title.ranked, index.funder.ranked);
+    let compared = 0;
+    for (const prefix of ['a', 'b', 'é', 'ab', 'cd', 'abc', 'dabca', 'abcdea', ...known.slice(0, 40)]) {
+      const budget = [...prefix].length < 5 ? 0 : 1;
+      const candidates = dictionary.candidates(prefix, budget);
+      if (candidates === null) continue;
+      for (const share of [0.002, 0.02, 0.2]) {
+        const matches = emptyBits(grants);
+        for (let p = 0; p < grants; p++) if (next() < share) setBit(matches, p);
+        const positions = positionsOf(matches);
+        for (const kind of ['title', 'funder'] as const) {
+          const counted = await topCounted({ names: candidates.names(kind) }, 5, async ({ names }) => ({
+            names: names.map(({ id }) => index[kind].count(id, matches)),
+          }));
+          const among = bestNamesAmong(index[kind], kind, candidates, positions, 5);
+          expect(among, `${kind}s of ${prefix} among ${positions.length}`).to.deep.equal(counted.names);
+          if (among.length > 0) compared++;
+        }
+      }
+    }
+    expect(compared, 'comparisons with an answer').to.be.greaterThan(40);
+  });
+
+  it('a kind still open when its next batch would pass the last one is left to the caller', async () => {
+    const words: Candidate[] = Array.from({ length: 500 }, (_, i) => ({ text: `w${i}`, docs: 500 - i, id: -1 }));
+    const titles: Candidate[] = [{ text: 'Fund', docs: 9, id: 0 }];
+    const rounds: number[] = [];
+    const best = await topCounted(
+      { words: mostFrequentFirst(words), titles: mostFrequentFirst(titles) },
+      5,
+      async (batches) => {
+        rounds.push(batches.words.length);
+        // Few grants: every word counts one or none, so no round closes the words.
+        return { words: batches.words.map((_, i) => (i % 7 === 0 ? 1 : 0)), titles: batches.titles.map(() => 4) };
+      },
+      32,
+      64,
+    );
+    expect(rounds).to.deep.equal([32, 64]);
+    expect(best).to.deep.equal({ titles: [{ text: 'Fund', count: 4 }] });
   });
 
   it('the words of a title or funder name, folded and in lower case', () => {

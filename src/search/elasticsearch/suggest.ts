@@ -5,13 +5,16 @@
 // folded and lower-cased, not stemmed) with how many grants hold each, by a terms aggregation in
 // partitions, and the titles and funder names with how many grants bear each, by composite
 // aggregations on their `.keyword` subfields. A request with no condition is answered from it
-// alone; with conditions, each round of candidates is counted in one search: a `filters`
-// aggregation per kind, of one `term` query per candidate, under the request's query.
+// alone; with conditions, the titles and funder names by a terms aggregation on their `.keyword`
+// subfields over the grants of the request's query whose `.words` subfield holds a completing word
+// (one search, which counts those grants too); the words by a terms aggregation over those grants
+// when they are few, else in rounds of candidates, a `filters` aggregation of one `term` query
+// each, up to a round where reading every grant's words once costs less.
 import { errors, type Client } from '@elastic/elasticsearch';
 import { ServiceUnavailableError } from '../../failures.js';
 import type { GrantQuery } from '../../grants/query.js';
-import type { Candidate, SuggestTypes } from '../../grants/suggest.js';
-import { RankedNames, SuggestDictionary } from '../suggestDictionary.js';
+import { topCounted, type Candidate, type Counted, type SuggestTypes } from '../../grants/suggest.js';
+import { RankedNames, SuggestDictionary, type Completing, type SuggestCandidates } from '../suggestDictionary.js';
 import type { SuggestBatches, SuggestSource } from '../suggestSearch.js';
 import { SortedWords } from '../wordDictionary.js';
 import { changesIndexOf } from './changeLog.js';
@@ -25,6 +28,19 @@ const FRESH_MS = 1000;
 
 /** The field each kind of candidate is counted on. */
 const COUNT_FIELDS = { words: WORDS_FIELD, titles: 'title.keyword', funders: 'funder.keyword' } as const;
+/** The field holding the words of each kind's names (folded, lower case: nameWords). */
+const NAME_WORD_FIELDS = { titles: 'title.words', funders: 'funder.words' } as const;
+/**
+ * Up to this many grants under a suggestion's conditions, its words are counted by one terms
+ * aggregation over those grants (each grant's words read once); past it, candidate by candidate
+ * in rounds, the most frequent first, which stop early when the grants are many.
+ */
+const WORD_SCAN_GRANTS = 2000;
+/**
+ * The last round of words counted candidate by candidate (one `term` filter each): a round of
+ * twice as many costs more than reading every grant's words once, which then answers instead.
+ */
+const LAST_WORD_ROUND = 64;
 /** Names read per page of the composite aggregation. */
 const NAMES_PAGE = 10_000;
 
@@ -121,6 +137,45 @@ async function readSuggestDictionary(client: Client, index: string): Promise<Sug
   return new SuggestDictionary(words, titles, funders);
 }
 
+interface TermBucket {
+  key: string;
+  doc_count: number;
+}
+
+const countedOf = (buckets: TermBucket[] = []): Counted[] =>
+  buckets.map(({ key, doc_count }) => ({ text: key, count: doc_count }));
+
+/** A Lucene regular expression matching `text` literally. */
+const literally = (text: string): string => text.replace(/[^\p{L}\p{M}\p{N}]/gu, (c) => `\\${c}`);
+
+/** Grants whose `field` holds a completing word. */
+function holdingCompletion(field: string, completing: Completing): Record<string, unknown> {
+  return 'prefix' in completing ? { prefix: { [field]: completing.prefix } } : anyOf(field, completing.words);
+}
+
+/** The `limit` values of `field` the most grants hold, ties by value (of the completing words only when given). */
+function bestTerms(field: string, limit: number, completing?: Completing): Record<string, unknown> {
+  const include =
+    completing === undefined
+      ? undefined
+      : 'prefix' in completing
+        ? `${literally(completing.prefix)}.*`
+        : [...completing.words];
+  return { terms: { field, size: limit, min_doc_count: 1, order: [{ _count: 'desc' }, { _key: 'asc' }], include } };
+}
+
+/** Terms a `terms` query takes at most (index.max_terms_count's default). */
+const MAX_TERMS = 65_536;
+
+/** A grant whose `field` holds any of `words`: one `terms` query, or several ORed past MAX_TERMS. */
+function anyOf(field: string, words: readonly string[]): Record<string, unknown> {
+  if (words.length <= MAX_TERMS) return { terms: { [field]: words } };
+  const parts: Record<string, unknown>[] = [];
+  for (let at = 0; at < words.length; at += MAX_TERMS)
+    parts.push({ terms: { [field]: words.slice(at, at + MAX_TERMS) } });
+  return { bool: { should: parts, minimum_should_match: 1 } };
+}
+
 export class IndexSuggest {
   private held: { key: string; dictionary: Promise<SuggestDictionary> } | null = null;
   private checked: { at: number; key: Promise<string> } | null = null;
@@ -128,6 +183,11 @@ export class IndexSuggest {
   constructor(
     private readonly client: Client,
     private readonly alias: string,
+    /** Where words are read by one aggregation rather than in rounds (WORD_SCAN_GRANTS, LAST_WORD_ROUND). */
+    private readonly scan: { grants: number; lastRound: number } = {
+      grants: WORD_SCAN_GRANTS,
+      lastRound: LAST_WORD_ROUND,
+    },
   ) {}
 
   /** What the dictionary depends on: the index behind the alias and the change log's counter. */
@@ -166,14 +226,89 @@ export class IndexSuggest {
     await this.dictionary().catch(() => undefined);
   }
 
-  /** The source of one request: the suggestion index, and its query's grants counted in Elasticsearch. */
+  /**
+   * The source of one request: the suggestion index, and its query's grants counted in
+   * Elasticsearch: names always by a terms aggregation over the grants holding a completing word,
+   * words so too when the grants are few, else candidate by candidate.
+   */
   source(query: GrantQuery): SuggestSource {
     const conditioned = query.search !== null || conditionsOf(query).length > 0;
-    const matching = translateToElasticsearch({ ...query, facets: [] }).query;
+    // Counted, never scored: the query in filter context.
+    const matching = { bool: { filter: [translateToElasticsearch({ ...query, facets: [] }).query] } };
     return {
       dictionary: () => this.dictionary(),
       count: conditioned ? (batches) => this.count(matching, batches) : null,
+      top: (kinds, candidates, limit) => this.top(matching, kinds, candidates, limit),
     };
+  }
+
+  /**
+   * The best `limit` of each kind asked among the grants of `matching`: the names holding a
+   * completing word by a terms aggregation (one search, which also counts the grants); the words
+   * by one too when those grants are WORD_SCAN_GRANTS or fewer or rounds of candidates up to
+   * LAST_WORD_ROUND leave them open, else by those rounds. The aggregations order as topCounted
+   * does (the most grants first, ties by text), exact on the index's one shard.
+   */
+  private async top(
+    matching: Record<string, unknown>,
+    kinds: readonly SuggestTypes[],
+    candidates: SuggestCandidates,
+    limit: number,
+  ): Promise<SuggestBatches<Counted>> {
+    const { completing } = candidates;
+    const named = kinds.filter((kind): kind is 'titles' | 'funders' => kind !== 'words');
+    const aggs = Object.fromEntries(
+      named.map((kind) => [
+        kind,
+        {
+          filter: holdingCompletion(NAME_WORD_FIELDS[kind], completing),
+          aggs: { best: bestTerms(COUNT_FIELDS[kind], limit) },
+        },
+      ]),
+    );
+    const response = complete(
+      (await this.client.search({
+        index: this.alias,
+        size: 0,
+        track_total_hits: true,
+        query: matching,
+        aggs,
+      } as never)) as {
+        timed_out?: boolean;
+        _shards?: { failed?: number };
+        hits: { total?: { value: number } };
+        aggregations?: Record<string, { best: { buckets: TermBucket[] } }>;
+      },
+    );
+    const found: SuggestBatches<Counted> = Object.fromEntries(
+      named.map((kind) => [kind, countedOf(response.aggregations?.[kind]?.best.buckets)]),
+    );
+    if (!kinds.includes('words')) return found;
+    if ((response.hits.total?.value ?? Infinity) > this.scan.grants) {
+      const counted = await topCounted(
+        { words: candidates.words() },
+        limit,
+        (batches) => this.count(matching, batches) as Promise<{ words: number[] }>,
+        32,
+        this.scan.lastRound,
+      );
+      if (counted.words !== undefined) return { ...found, words: counted.words };
+    }
+    const words = complete(
+      (await this.client.search({
+        index: this.alias,
+        size: 0,
+        track_total_hits: false,
+        query: matching,
+        aggs: { best: bestTerms(WORDS_FIELD, limit, completing) },
+      } as never)) as {
+        timed_out?: boolean;
+        _shards?: { failed?: number };
+        aggregations?: { best?: { buckets: TermBucket[] } };
+      },
+    );
+    found.words = countedOf(words.aggregations?.best?.buckets);
+    return found;
   }
 
   /** How many grants of `matching` hold each candidate: one search, a `filters` aggregation per kind. */

@@ -4,14 +4,23 @@
 // funder names ranked with the grants bearing each (read once per build: a search worker reads
 // them when it adopts the build). Immutable once read, like the rest of the build's index.
 import { LRUCache } from 'lru-cache';
-import { RankedNames, SuggestDictionary } from '../../suggestDictionary.js';
+import { bestCounted, type Counted, type SuggestTypes } from '../../../grants/suggest.js';
+import { RankedNames, SuggestDictionary, type SuggestCandidates } from '../../suggestDictionary.js';
+import type { SuggestBatches } from '../../suggestSearch.js';
 import type { SortedWords } from '../../wordDictionary.js';
-import { hasBit, type Bits } from './bitset.js';
+import { countBits, hasBit, positionsOf, type Bits } from './bitset.js';
 import type { CatalogColumns } from './columns.js';
 import { tableExists, type Db } from '../storage/catalogFile.js';
 
 /** (grant, word) pairs of word postings kept per build: 4 bytes each, 64 MiB. */
 const WORD_POSTINGS_BUDGET = 16 * 1024 * 1024;
+
+/**
+ * Up to this share of the catalog under a suggestion's conditions, its names are counted by walking
+ * those grants (each grant's name looked at once) rather than candidate by candidate: with few
+ * grants, most candidate names count none and the walk in rank order would read them all.
+ */
+const NAME_SCAN_SHARE = 1 / 32;
 
 /** Names of one kind (titles or funders) over the catalog's positions, ranked as every engine ranks them. */
 export class NameIndex {
@@ -21,6 +30,8 @@ export class NameIndex {
     /** Per rank, its grants' positions: grantsOf(r) = positions[starts[r] … starts[r + 1]). */
     private readonly starts: Int32Array,
     private readonly positions: Int32Array,
+    /** Per position, the rank of its grant's name. */
+    readonly rankAt: Int32Array,
   ) {}
 
   /** The index of each position's name (`nameOf[p]`). */
@@ -34,8 +45,13 @@ export class NameIndex {
     for (let rank = 0; rank < ranked.names.length; rank++) starts[rank + 1] = starts[rank] + ranked.docs[rank];
     const filled = starts.slice(0, ranked.names.length);
     const positions = new Int32Array(nameOf.length);
-    nameOf.forEach((name, p) => (positions[filled[rankOf.get(name) as number]++] = p));
-    return new NameIndex(ranked, starts, positions);
+    const rankAt = new Int32Array(nameOf.length);
+    nameOf.forEach((name, p) => {
+      const rank = rankOf.get(name) as number;
+      positions[filled[rank]++] = p;
+      rankAt[p] = rank;
+    });
+    return new NameIndex(ranked, starts, positions, rankAt);
   }
 
   /** How many of `matches` bear the name of rank `rank`. */
@@ -44,6 +60,30 @@ export class NameIndex {
     for (let k = this.starts[rank]; k < this.starts[rank + 1]; k++) if (hasBit(matches, this.positions[k])) count++;
     return count;
   }
+}
+
+/**
+ * The best `limit` names of `names` (of `kind`) holding a completing word among the grants at
+ * `positions`: each grant's name looked at once, the most grants first, ties by text.
+ */
+export function bestNamesAmong(
+  names: NameIndex,
+  kind: 'title' | 'funder',
+  candidates: SuggestCandidates,
+  positions: Int32Array,
+  limit: number,
+): Counted[] {
+  // Per rank met: how many grants bear it, or -1 when the name holds no completing word.
+  const counts = new Map<number, number>();
+  for (let k = 0; k < positions.length; k++) {
+    const rank = names.rankAt[positions[k]];
+    const count = counts.get(rank);
+    if (count === undefined) counts.set(rank, candidates.nameCompletes(kind, rank) ? 1 : -1);
+    else if (count > 0) counts.set(rank, count + 1);
+  }
+  const counted: Counted[] = [];
+  for (const [rank, count] of counts) if (count > 0) counted.push({ text: names.ranked.names[rank], count });
+  return bestCounted(counted, limit);
 }
 
 /** One build's suggestion data: word postings on demand, names on first use. */
@@ -87,6 +127,28 @@ export class SuggestIndex {
     let count = 0;
     for (let k = 0; k < positions.length; k++) if (hasBit(matches, positions[k])) count++;
     return count;
+  }
+
+  /**
+   * The best `limit` titles and funder names of `kinds` among the grants of `matches` holding a
+   * completing word, when those grants are few (NAME_SCAN_SHARE); none when they are many.
+   */
+  topNames(
+    kinds: readonly SuggestTypes[],
+    candidates: SuggestCandidates,
+    matches: Bits,
+    limit: number,
+  ): SuggestBatches<Counted> {
+    const named = kinds.filter((type) => type !== 'words');
+    const matched = countBits(matches);
+    if (named.length === 0 || matched > this.columns.size * NAME_SCAN_SHARE) return {};
+    const positions = positionsOf(matches, matched);
+    const found: SuggestBatches<Counted> = {};
+    for (const type of named) {
+      const kind = type === 'titles' ? 'title' : 'funder';
+      found[type] = bestNamesAmong(this.nameIndex(kind), kind, candidates, positions, limit);
+    }
+    return found;
   }
 
   /** The titles and funder names of the build, read on first use. */

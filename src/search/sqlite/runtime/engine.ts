@@ -263,6 +263,7 @@ export class SqliteSearchEngine implements SearchEngine {
           titles: batches.titles?.map(({ id }) => suggest.nameIndex('title').count(id, matches)),
           funders: batches.funders?.map(({ id }) => suggest.nameIndex('funder').count(id, matches)),
         }),
+        top: async (kinds, candidates, limit) => suggest.topNames(kinds, candidates, matches, limit),
       });
     });
   }
