@@ -8,12 +8,19 @@ import { bestCounted, type Counted, type SuggestTypes } from '../../../grants/su
 import { RankedNames, SuggestDictionary, type SuggestCandidates } from '../../suggestDictionary.js';
 import type { SuggestBatches } from '../../suggestSearch.js';
 import type { SortedWords } from '../../wordDictionary.js';
-import { countBits, hasBit, positionsOf, type Bits } from './bitset.js';
+import { countAnd, countBits, emptyBits, hasBit, positionsOf, setBit, type Bits } from './bitset.js';
 import type { CatalogColumns } from './columns.js';
 import { tableExists, type Db } from '../storage/catalogFile.js';
 
-/** (grant, word) pairs of word postings kept per build: 4 bytes each, 64 MiB. */
+/** Word postings kept per build, in units of 4 bytes (a position, or 32 grants of a bit set): 64 MiB. */
 const WORD_POSTINGS_BUDGET = 16 * 1024 * 1024;
+
+/**
+ * A word's grants: their positions ascending, or, for a word held by more than one grant in 32, a
+ * bit set over the catalog's positions (smaller then, and counted against another bit set 32
+ * grants at a time).
+ */
+type WordGrants = { positions: Int32Array; bits?: undefined } | { bits: Bits; count: number };
 
 /**
  * Up to this share of the catalog under a suggestion's conditions, its names are counted by walking
@@ -88,9 +95,9 @@ export function bestNamesAmong(
 
 /** One build's suggestion data: word postings on demand, names on first use. */
 export class SuggestIndex {
-  private readonly postings = new LRUCache<string, Int32Array>({
+  private readonly postings = new LRUCache<string, WordGrants>({
     maxSize: WORD_POSTINGS_BUDGET,
-    sizeCalculation: (p) => Math.max(1, p.length),
+    sizeCalculation: (grants) => Math.max(1, grants.bits === undefined ? grants.positions.length : grants.bits.length),
   });
   private names: { title: NameIndex; funder: NameIndex } | null = null;
   private shared: SuggestDictionary | null = null;
@@ -107,14 +114,28 @@ export class SuggestIndex {
       : null;
   }
 
-  /** The positions of the grants holding `word` (as written, folded, lower case), ascending. */
-  wordPositions(word: string): Int32Array {
+  /** The grants holding `word` (as written, folded, lower case). */
+  private wordGrants(word: string): WordGrants {
     let found = this.postings.get(word);
     if (found === undefined) {
       const rowids = this.wordDocs === null ? [] : (this.wordDocs.all(`"${word.replaceAll('"', '""')}"`) as number[]);
-      found = Int32Array.from(rowids, (rowid) => this.columns.positionOf(rowid))
-        .filter((p) => p >= 0)
-        .sort();
+      const size = this.columns.size;
+      if (rowids.length * 32 > size) {
+        const bits = emptyBits(size);
+        let count = 0;
+        for (const rowid of rowids) {
+          const p = this.columns.positionOf(rowid);
+          if (p < 0) continue;
+          setBit(bits, p);
+          count++;
+        }
+        found = { bits, count };
+      } else {
+        const positions = Int32Array.from(rowids, (rowid) => this.columns.positionOf(rowid))
+          .filter((p) => p >= 0)
+          .sort();
+        found = { positions };
+      }
       this.postings.set(word, found);
     }
     return found;
@@ -122,7 +143,9 @@ export class SuggestIndex {
 
   /** How many of `matches` (every grant when null) hold `word`. */
   countWord(word: string, matches: Bits | null): number {
-    const positions = this.wordPositions(word);
+    const grants = this.wordGrants(word);
+    if (grants.bits !== undefined) return matches === null ? grants.count : countAnd(grants.bits, matches);
+    const { positions } = grants;
     if (matches === null) return positions.length;
     let count = 0;
     for (let k = 0; k < positions.length; k++) if (hasBit(matches, positions[k])) count++;
