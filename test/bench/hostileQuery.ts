@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@elastic/elasticsearch';
+import { dropCatalogIndexes } from '../../src/search/elasticsearch/changeLog.js';
 import { loadConfig } from '../../src/config.js';
 import { typosWithin } from '../../src/grants/typos.js';
 import { writeNdjson } from '../support/catalog.js';
@@ -160,10 +161,7 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await Promise.allSettled(running.map((p) => p.stop()));
     if (engines.includes('elasticsearch')) {
-      await es.indices
-        .delete({ index: `${alias}-*`, ignore_unavailable: true, allow_no_indices: true })
-        .catch(() => undefined);
-      await es.indices.delete({ index: `${alias}_changes`, ignore_unavailable: true }).catch(() => undefined);
+      await dropCatalogIndexes(es, alias).catch(() => undefined);
     }
     await es.close();
     rmSync(tmp, { recursive: true, force: true });

@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@elastic/elasticsearch';
+import { dropCatalogIndexes } from '../../src/search/elasticsearch/changeLog.js';
 import { TEXT_SHAPES, type TextShape } from '../../fixtures/generate.js';
 import {
   readSampleFile,
@@ -550,12 +551,7 @@ export async function runModesBench(argv: string[]): Promise<number> {
     if (o.dropCatalogs) {
       for (const build of builds) {
         rmSync(embeddedDirOf(build), { recursive: true, force: true });
-        await es.indices
-          .delete({ index: `${aliasOf(build)}-*`, ignore_unavailable: true, allow_no_indices: true })
-          .catch(() => undefined);
-        await es.indices
-          .delete({ index: `${aliasOf(build)}_changes`, ignore_unavailable: true })
-          .catch(() => undefined);
+        await dropCatalogIndexes(es, aliasOf(build)).catch(() => undefined);
       }
     }
     await es.close();

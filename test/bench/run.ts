@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import { Client } from '@elastic/elasticsearch';
+import { dropCatalogIndexes } from '../../src/search/elasticsearch/changeLog.js';
 import { loadConfig, LOG_LEVELS } from '../../src/config.js';
 import {
   catalogBytes,
@@ -827,8 +828,7 @@ async function main(argv: string[]): Promise<number> {
     if (indexedElasticsearch) {
       const client = new Client({ node: o.elasticsearchUrl, requestTimeout: 30_000 });
       try {
-        await client.indices.delete({ index: `${alias}-*`, ignore_unavailable: true, allow_no_indices: true });
-        await client.indices.delete({ index: `${alias}_changes`, ignore_unavailable: true });
+        await dropCatalogIndexes(client, alias);
       } catch (error) {
         say(`could not delete Elasticsearch indexes ${alias}-*: ${(error as Error).message}`);
       } finally {

@@ -6,6 +6,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@elastic/elasticsearch';
+import { dropCatalogIndexes } from '../../src/search/elasticsearch/changeLog.js';
 import type { Grant } from '../../src/grants/schema.js';
 import type { EsConfig } from '../../src/search/elasticsearch/client.js';
 import { ElasticsearchCatalogWriter } from '../../src/search/elasticsearch/writer.js';
@@ -65,13 +66,11 @@ export function testClient(): Client {
   return new Client({ node: ES_URL as string, requestTimeout: 60_000 });
 }
 
-/** Deletes every index of an alias made by a test, and its change log index. */
+/** Deletes every index of an alias made by a test: its catalog's indexes, change log and history. */
 export async function dropAlias(alias: string): Promise<void> {
   const client = testClient();
   try {
-    await client.indices.delete({ index: `${alias}-*`, ignore_unavailable: true, allow_no_indices: true });
-    await client.indices.delete({ index: `${alias}_changes`, ignore_unavailable: true });
-    await client.indices.delete({ index: `${alias}_history`, ignore_unavailable: true });
+    await dropCatalogIndexes(client, alias);
   } finally {
     await client.close();
   }

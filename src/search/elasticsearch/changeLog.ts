@@ -26,6 +26,15 @@ export const changesIndexOf = (alias: string): string => `${alias}_changes`;
 /** The history index of an alias: the versions of its grants, outside the swapped indexes' names too. */
 const historyIndexOf = (alias: string): string => `${alias}_history`;
 
+/**
+ * Deletes every index a catalog under `alias` holds: its swapped indexes (`<alias>-*`), its change
+ * log and its history (for a tool or test that made the catalog and is done with it).
+ */
+export async function dropCatalogIndexes(client: Client, alias: string): Promise<void> {
+  await client.indices.delete({ index: `${alias}-*`, ignore_unavailable: true, allow_no_indices: true });
+  await client.indices.delete({ index: [changesIndexOf(alias), historyIndexOf(alias)], ignore_unavailable: true });
+}
+
 /** The state document's id: no grant id starts with "~". */
 const STATE_ID = '~state';
 const PAGE = 1000;
