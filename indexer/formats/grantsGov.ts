@@ -127,6 +127,9 @@ function day(fields: RecordFields, name: string, problems: Problem[]): Day | nul
   return parsed;
 }
 
+/** A day as a number that orders days (2027-02-01 → 20270201). */
+const dayOrder = ({ year, month, day }: Day): number => year * 10000 + month * 100 + day;
+
 function amount(fields: RecordFields, name: string, problems: Problem[]): number | null {
   const text = first(fields, name);
   if (text === undefined) return null;
@@ -210,6 +213,14 @@ export function mapOpportunity(kind: RecordKind, fields: RecordFields): Mapped {
 
   if (problems.length > 0) return { value: null, problems };
 
+  // A forecast opens when its synopsis is expected to be posted; a synopsis was posted, so it is open (no opensAt).
+  const opensAt = forecast && posted !== null ? startOfDay(posted, GRANTS_GOV_TIME_ZONE) : null;
+  // An estimated close before the estimated posting is the source's error: the posting is kept, the close dropped.
+  const deadline =
+    closes === null || (forecast && posted !== null && dayOrder(closes) < dayOrder(posted))
+      ? null
+      : zonedInstant(closes, 23, 59, 59, 0, GRANTS_GOV_TIME_ZONE);
+
   const lines: string[] = [];
   const description = first(fields, 'Description');
   if (description !== undefined) lines.push(plainText(description));
@@ -243,7 +254,8 @@ export function mapOpportunity(kind: RecordKind, fields: RecordFields): Mapped {
       amountMin,
       amountMax,
       currency: 'USD',
-      deadline: closes === null ? null : zonedInstant(closes, 23, 59, 59, 0, GRANTS_GOV_TIME_ZONE),
+      opensAt,
+      deadline,
       applicationUrl: httpUrl(first(fields, 'AdditionalInformationURL')) ?? opportunityPage(opportunityId),
       eligibleProvinces: [],
       targetBeneficiaries: beneficiaries,

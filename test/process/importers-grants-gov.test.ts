@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Grant } from '../../src/grants/schema.js';
+import type { ServedGrant } from '../../src/grants/schema.js';
 import { REPO_ROOT, tempDir, type TestApi } from '../support/api.js';
 import { runBin } from '../support/bins.js';
 import { GRANTS_PATH as G, ITEM_LABELS, recordMaker, startApiOnCatalog, toNdjson } from '../support/catalog.js';
@@ -32,12 +32,12 @@ async function indexer(args: string[], dir: string, input?: string): Promise<Run
   return { code: run.code, out: lines(run.out), err: lines(run.err) };
 }
 
-async function served(api: TestApi): Promise<Map<string, Grant>> {
+async function served(api: TestApi): Promise<Map<string, ServedGrant>> {
   const res = await api.request(`${G}/export?format=ndjson`);
   expect(res.status, res.text).to.equal(200);
   return new Map(
     lines(res.text)
-      .map((line) => JSON.parse(line) as Grant)
+      .map((line) => JSON.parse(line) as ServedGrant)
       .map((g) => [g.id, g]),
   );
 }
@@ -114,15 +114,40 @@ describe('grants-indexer: the Grants.gov extract', function () {
     expect(grants.get('grants-gov-350002')!.applicationUrl).to.equal(
       'https://www.grants.gov/search-results-detail/350002',
     );
-    // A forecast alone: imported with its estimated dates.
+    // A forecast alone: imported with its estimated dates, a forecasted grant until its EstimatedSynopsisPostDate.
     expect(grants.get('grants-gov-350003')!.description).to.contain(
       'Forecast: the opportunity is expected to be posted on 2027-02-01 (fiscal year 2027).',
     );
     expect(grants.get('grants-gov-350003')!.deadline).to.equal('2027-05-04T03:59:59.000Z');
+    expect(grants.get('grants-gov-350003')!.opensAt).to.equal('2027-02-01T05:00:00.000Z');
+    // A synopsis was posted: no opensAt.
+    for (const id of ['grants-gov-350001', 'grants-gov-350002', 'grants-gov-350004'])
+      expect(grants.get(id)!.opensAt, id).to.equal(null);
     // A forecast then its synopsis: the synopsis wins; 99 (Unrestricted) is every beneficiary.
     expect(grants.get('grants-gov-350004')!.deadline).to.equal('2027-02-06T04:59:59.000Z');
     expect(grants.get('grants-gov-350004')!.description).not.to.contain('Forecast');
     expect(grants.get('grants-gov-350004')!.targetBeneficiaries).to.have.length(12);
+
+    // The API's status on a day before the forecast opens (and before 350001's PostDate): the forecast
+    // FORECASTED, the synopses OPEN.
+    await api.stop();
+    api = await startApiOnCatalog(dir, {}, { clock: () => new Date('2026-12-01T12:00:00.000Z') });
+    const before = await served(api);
+    expect([...before.values()].map((g) => [g.id, g.status]).sort()).to.deep.equal([
+      ['grants-gov-350001', 'OPEN'],
+      ['grants-gov-350002', 'OPEN'],
+      ['grants-gov-350003', 'FORECASTED'],
+      ['grants-gov-350004', 'OPEN'],
+    ]);
+    const forecasted = await api.request(`${G}?status=FORECASTED&fields=id,opensAt,status`);
+    expect(forecasted.status, forecasted.text).to.equal(200);
+    expect(forecasted.body.data).to.deep.equal([
+      { id: 'grants-gov-350003', opensAt: '2027-02-01T05:00:00.000Z', status: 'FORECASTED' },
+    ]);
+    // From 00:00 US Eastern on its EstimatedSynopsisPostDate, it is open.
+    await api.stop();
+    api = await startApiOnCatalog(dir, {}, { clock: () => new Date('2027-02-01T05:00:00.000Z') });
+    expect((await served(api)).get('grants-gov-350003')!.status).to.equal('OPEN');
   });
 
   it('the zip loads the same catalog as the XML inside it, and a second sync changes nothing', async function () {

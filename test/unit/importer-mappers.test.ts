@@ -19,6 +19,7 @@ import {
 } from '../../indexer/formats/grantsGov.js';
 import { withDayDates } from '../../indexer/importers.js';
 import { RejectionLog } from '../../indexer/validation.js';
+import { grantStatus } from '../../src/grants/lifecycle.js';
 
 const text = (s: string) => Buffer.from(s);
 const fields = (record: Record<string, string | string[]>) =>
@@ -316,6 +317,38 @@ describe('importers: a Grants.gov record', () => {
     expect(mapped.value?.description).to.equal(
       'Soon.\n\nForecast: the opportunity is expected to be posted on 2027-02-01 (fiscal year 2027).',
     );
+  });
+
+  it('a forecast is a forecasted grant: opensAt is its EstimatedSynopsisPostDate at 00:00 US Eastern', () => {
+    const forecast = { ...synopsis, CloseDate: '', EstimatedSynopsisPostDate: '02012027' };
+    const mapped = mapOpportunity(FORECAST, fields({ ...forecast, EstimatedSynopsisCloseDate: '05032027' }));
+    expect(mapped.problems).to.deep.equal([]);
+    const grant = mapped.value as { opensAt: string | null; deadline: string | null };
+    expect(grant).to.include({ opensAt: '2027-02-01T05:00:00.000Z', deadline: '2027-05-04T03:59:59.000Z' });
+    expect(grantStatus(grant, Date.parse('2027-02-01T04:59:59.999Z'))).to.equal('FORECASTED');
+    expect(grantStatus(grant, Date.parse('2027-02-01T05:00:00.000Z'))).to.equal('OPEN');
+    // In summer time (EDT, UTC−4).
+    expect(mapOpportunity(FORECAST, fields({ ...forecast, EstimatedSynopsisPostDate: '07012027' })).value).to.include({
+      opensAt: '2027-07-01T04:00:00.000Z',
+      deadline: null,
+    });
+    // No estimated posting: no opensAt.
+    expect(mapOpportunity(FORECAST, fields({ ...forecast, EstimatedSynopsisPostDate: '' })).value).to.include({
+      opensAt: null,
+    });
+    // An estimated close before the estimated posting: the posting is kept, the close dropped.
+    expect(mapOpportunity(FORECAST, fields({ ...forecast, EstimatedSynopsisCloseDate: '01152027' })).value).to.include({
+      opensAt: '2027-02-01T05:00:00.000Z',
+      deadline: null,
+    });
+  });
+
+  it('a synopsis, posted, has no opensAt: open (or closed) from its posting, never forecasted', () => {
+    const grant = mapOpportunity(SYNOPSIS, fields(synopsis)).value as { opensAt: string | null; deadline: string };
+    expect(grant.opensAt).to.equal(null);
+    // Even before its PostDate.
+    expect(grantStatus(grant, Date.parse('2027-01-01T00:00:00.000Z'))).to.equal('OPEN');
+    expect(grantStatus(grant, Date.parse('2027-03-17T00:00:00.000Z'))).to.equal('CLOSED');
   });
 
   it('reports what it cannot map: unknown codes, a procurement contract alone, bad dates, a missing title', () => {
