@@ -16,7 +16,10 @@ export interface SourceRecord {
   problems?: { field: string; reason: string }[];
   /** The record's grant id, when known, for the report of a record with problems. */
   id?: string | null;
-  /** The record as the source holds it (a CSV row, a Grants.gov record), for the rejects report. */
+  /**
+   * The record as the source holds it (a CSV row, a Grants.gov record, the text of a line that is not JSON), for the
+   * rejects report; absent for a record longer than MAX_RECORD_CHARS.
+   */
   raw?: unknown;
 }
 
@@ -32,7 +35,7 @@ function parse(number: number, text: string): SourceRecord {
   try {
     return { number, value: JSON.parse(text) };
   } catch (error) {
-    return { number, error: `not valid JSON (${(error as Error).message})` };
+    return { number, error: `not valid JSON (${(error as Error).message})`, raw: text };
   }
 }
 

@@ -71,7 +71,8 @@ export async function* validRecords(
   for await (const record of records) {
     const { number, where } = record;
     if (record.error !== undefined) {
-      rejections.reject({ number, where, id: null, problems: [{ field: '(record)', reason: record.error }] });
+      const problems = [{ field: '(record)', reason: record.error }];
+      rejections.reject({ number, where, id: null, problems, raw: record.raw });
       yield { rejectedId: null };
       continue;
     }

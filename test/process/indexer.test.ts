@@ -1,8 +1,9 @@
 // grants-indexer end to end: reindex (NDJSON, JSON array, stdin), the rejection report and exit
 // codes, sync counts, status, help, and the atomic replacement of a catalog the API is serving.
 import { expect } from 'chai';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { MAX_RECORD_CHARS } from '../../indexer/source.js';
 import { openSubscriptionsDb, subscriptionsPath } from '../../src/subscriptions/sqlite/database.js';
 import { tempDir, type TestApi } from '../support/api.js';
 import { runBin } from '../support/bins.js';
@@ -199,13 +200,46 @@ describe('grants-indexer', function () {
 
       it('with --skip-invalid indexes the valid records and reports the same lines', async function () {
         await seed(A.map((id) => rec(id)));
-        const run = await indexer(['reindex', '--source', write('bad.ndjson', source), '--skip-invalid'], dir);
+        const rejects = path.join(dir, 'rejects.ndjson');
+        const run = await indexer(
+          ['reindex', '--source', write('bad.ndjson', source), '--skip-invalid', '--rejects', rejects],
+          dir,
+        );
         expect(run.code, run.err.join('\n')).to.equal(0);
         expect(run.out).to.deep.equal(['reindex: indexed 2, rejected 9; the new catalog is live']);
         const lines = rejectionLines(run);
         expect(lines).to.have.length(expectedLines.length);
         lines.forEach((line, i) => expect(line).to.match(expectedLines[i]));
         expect(await servedIds(api)).to.deep.equal(['ok-1', 'ok-2']);
+        // The rejects file keeps each record as the source held it: a line that is not JSON as its text.
+        const report = readFileSync(rejects, 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l));
+        expect(report.map((r) => r.record)).to.deep.equal([2, 3, 4, 6, 7, 8, 9, 10, 11]);
+        expect(report[1]).to.deep.include({ record: 3, where: null, id: null, source: '{"id": "broken", not json' });
+        expect(report[1].problems[0].reason).to.match(/^not valid JSON \(/);
+        expect(report[3].source).to.equal(42);
+      });
+
+      it('with --skip-invalid, a line longer than 1,000,000 characters is in the rejects file without its text', async function () {
+        const long = `{"id": "huge", "title": "${'x'.repeat(MAX_RECORD_CHARS)}"`;
+        const rejects = path.join(dir, 'rejects.ndjson');
+        const run = await indexer(
+          [
+            'reindex',
+            '--source',
+            write('long.ndjson', [JSON.stringify(rec('ok-1')), long].join('\n')),
+            '--skip-invalid',
+            '--rejects',
+            rejects,
+          ],
+          dir,
+        );
+        expect(run.code, run.err.join('\n')).to.equal(0);
+        const report = JSON.parse(readFileSync(rejects, 'utf8'));
+        expect(report).to.deep.include({ record: 2, source: null });
+        expect(report.problems[0].reason).to.equal(`record longer than ${MAX_RECORD_CHARS} characters`);
       });
 
       it('a source with no valid record exits 3 and leaves the catalog unchanged', async function () {
