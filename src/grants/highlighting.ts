@@ -139,11 +139,42 @@ export function searchWordFinder(search: ParsedSearch | null): SearchWordFinder 
   return { englishWords, frenchWords, englishPhrases, frenchPhrases, firstChars };
 }
 
-/** A word of a text: where it stands, and the id of the search term found at it (-1: none). */
-interface TextWord {
-  start: number;
-  end: number;
-  hit: number;
+/**
+ * The words of a text: where each stands ([starts[i], ends[i])) and the id of the search term found
+ * at it (hits[i], -1 for none), for i below `count`. The arrays are the module's own, reused from
+ * one text to the next (a page's texts hold thousands of words): valid until textWords is called again.
+ */
+interface TextWords {
+  count: number;
+  starts: Int32Array;
+  ends: Int32Array;
+  hits: Int32Array;
+}
+
+const scratch: TextWords = {
+  count: 0,
+  starts: new Int32Array(1024),
+  ends: new Int32Array(1024),
+  hits: new Int32Array(1024),
+};
+
+/** Appends a word to the scratch arrays, growing them when full. */
+function pushWord(start: number, end: number, hit: number): void {
+  const at = scratch.count;
+  if (at === scratch.starts.length) {
+    const grown = (old: Int32Array) => {
+      const bigger = new Int32Array(old.length * 2);
+      bigger.set(old);
+      return bigger;
+    };
+    scratch.starts = grown(scratch.starts);
+    scratch.ends = grown(scratch.ends);
+    scratch.hits = grown(scratch.hits);
+  }
+  scratch.starts[at] = start;
+  scratch.ends[at] = end;
+  scratch.hits[at] = hit;
+  scratch.count = at + 1;
 }
 
 /** Whether the word at [start, end) is a French elided article (l', qu', jusqu'…), which the French analysis drops. */
@@ -156,7 +187,7 @@ function isElided(text: string, start: number, end: number): boolean {
 
 /** Marks, in one analysis, the words whose terms (at `positions`, each term's word) a phrase of the search finds. */
 function markPhrases(
-  words: TextWord[],
+  hits: Int32Array,
   terms: readonly string[],
   positions: readonly number[],
   phrases: ReadonlyMap<string, readonly Phrase[]>,
@@ -171,8 +202,7 @@ function markPhrases(
       let whole = true;
       for (let k = 1; k < wanted.length && whole; k++) whole = terms[p + k] === wanted[k];
       if (!whole) continue;
-      for (let k = 0; k < wanted.length; k++)
-        if (words[positions[p + k]].hit === -1) words[positions[p + k]].hit = phrase.id;
+      for (let k = 0; k < wanted.length; k++) if (hits[positions[p + k]] === -1) hits[positions[p + k]] = phrase.id;
     }
   }
 }
@@ -188,8 +218,8 @@ const NO_TERM = '';
  * The words of a text (as WORD finds them: an ASCII scan, WORD itself for other characters), each
  * with the search term found at it in either analysis (single words as read, phrases after).
  */
-function textWords(text: string, finder: SearchWordFinder): TextWord[] {
-  const words: TextWord[] = [];
+function textWords(text: string, finder: SearchWordFinder): TextWords {
+  scratch.count = 0;
   const { englishWords, frenchWords, firstChars } = finder;
   const phrases = finder.englishPhrases.size > 0 || finder.frenchPhrases.size > 0;
   const searching = firstChars.size > 0;
@@ -236,7 +266,7 @@ function textWords(text: string, finder: SearchWordFinder): TextWord[] {
     i = end;
     let hit = -1;
     if (searching) {
-      const index = words.length;
+      const index = scratch.count;
       const elided = isElided(text, start, end);
       if (ascii && !firstChars.has(c >= 0x41 && c <= 0x5a ? c | 0x20 : c)) {
         if (phrases) {
@@ -267,13 +297,13 @@ function textWords(text: string, finder: SearchWordFinder): TextWord[] {
         }
       }
     }
-    words.push({ start, end, hit });
+    pushWord(start, end, hit);
   }
   if (phrases) {
-    markPhrases(words, englishTerms, englishAt, finder.englishPhrases, false);
-    markPhrases(words, frenchTerms, frenchAt, finder.frenchPhrases, true);
+    markPhrases(scratch.hits, englishTerms, englishAt, finder.englishPhrases, false);
+    markPhrases(scratch.hits, frenchTerms, frenchAt, finder.frenchPhrases, true);
   }
-  return words;
+  return scratch;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -284,23 +314,24 @@ const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESC
  * The first and last word (indices) of the passage of `size` words to keep: the earliest window
  * holding the most distinct terms found, then moved so that its hits stand in its middle.
  */
-function bestPassage(words: readonly TextWord[], size: number): [number, number] {
+function bestPassage(words: TextWords, size: number): [number, number] {
+  const { hits, count } = words;
   const counts = new Map<number, number>();
-  const enter = (w: TextWord) => {
-    if (w.hit !== -1) counts.set(w.hit, (counts.get(w.hit) ?? 0) + 1);
+  const enter = (hit: number) => {
+    if (hit !== -1) counts.set(hit, (counts.get(hit) ?? 0) + 1);
   };
-  const leave = (w: TextWord) => {
-    if (w.hit === -1) return;
-    const left = counts.get(w.hit)! - 1;
-    if (left === 0) counts.delete(w.hit);
-    else counts.set(w.hit, left);
+  const leave = (hit: number) => {
+    if (hit === -1) return;
+    const left = counts.get(hit)! - 1;
+    if (left === 0) counts.delete(hit);
+    else counts.set(hit, left);
   };
-  for (let i = 0; i < size; i++) enter(words[i]);
+  for (let i = 0; i < size; i++) enter(hits[i]);
   let best = 0;
   let bestDistinct = counts.size;
-  for (let start = 1; start + size <= words.length; start++) {
-    leave(words[start - 1]);
-    enter(words[start + size - 1]);
+  for (let start = 1; start + size <= count; start++) {
+    leave(hits[start - 1]);
+    enter(hits[start + size - 1]);
     if (counts.size > bestDistinct) {
       best = start;
       bestDistinct = counts.size;
@@ -308,10 +339,10 @@ function bestPassage(words: readonly TextWord[], size: number): [number, number]
   }
   if (bestDistinct === 0) return [0, size - 1];
   let first = best;
-  while (words[first].hit === -1) first++;
+  while (hits[first] === -1) first++;
   let last = best + size - 1;
-  while (words[last].hit === -1) last--;
-  const start = Math.min(Math.max(0, first - Math.floor((size - (last - first + 1)) / 2)), words.length - size);
+  while (hits[last] === -1) last--;
+  const start = Math.min(Math.max(0, first - Math.floor((size - (last - first + 1)) / 2)), count - size);
   return [start, start + size - 1];
 }
 
@@ -324,23 +355,23 @@ function highlightText(
   crop: number | undefined,
 ): string {
   const words = textWords(text, finder);
+  const { starts, ends, hits, count } = words;
   let from = 0;
   let to = text.length;
   let firstWord = 0;
-  let lastWord = words.length - 1;
-  if (crop !== undefined && words.length > crop) {
+  let lastWord = count - 1;
+  if (crop !== undefined && count > crop) {
     [firstWord, lastWord] = bestPassage(words, crop);
-    if (firstWord > 0) from = words[firstWord].start;
-    if (lastWord < words.length - 1) to = words[lastWord].end;
+    if (firstWord > 0) from = starts[firstWord];
+    if (lastWord < count - 1) to = ends[lastWord];
   }
   let out = from > 0 ? CROP_MARKER : '';
   let at = from;
   for (let i = firstWord; i <= lastWord; i++) {
-    const word = words[i];
-    if (word.hit === -1) continue;
-    const marked = escapeHtml(text.slice(word.start, word.end));
-    out += `${escapeHtml(text.slice(at, word.start))}${preTag}${marked}${postTag}`;
-    at = word.end;
+    if (hits[i] === -1) continue;
+    const marked = escapeHtml(text.slice(starts[i], ends[i]));
+    out += `${escapeHtml(text.slice(at, starts[i]))}${preTag}${marked}${postTag}`;
+    at = ends[i];
   }
   out += escapeHtml(text.slice(at, to));
   return to < text.length ? `${out}${CROP_MARKER}` : out;
