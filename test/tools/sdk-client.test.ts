@@ -126,6 +126,16 @@ describe('TypeScript SDK: reading grants against a real API', function () {
     expect(filters.data.eligibleProvinces).to.include('ONTARIO');
   });
 
+  it("history: the grant's versions as the API serves them, its query sent", async () => {
+    const [id] = await servedIds(api);
+    const history = await client.grants.history(id, { limit: 1 });
+    const served = (await api.request(`${GRANTS_PATH}/${id}/history?limit=1`)).body;
+    expect(history.data).to.deep.equal(served.data);
+    expect(history.pagination).to.deep.equal(served.pagination);
+    // The seeded catalog recorded each grant's creation: one version, with no earlier one to differ from.
+    expect(history.data).to.have.length(1);
+  });
+
   it('similar: the same grants as the API serves, its query typed and sent', async () => {
     const [id] = await servedIds(api);
     const similar = await client.grants.similar(id, { limit: 3, fields: ['title'], eligibleProvinces: ['ONTARIO'] });
