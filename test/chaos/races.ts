@@ -74,12 +74,18 @@ export function startRaces<P extends RacePartner>(
   let keys = [{ key: keyRacer.apiKey, id: keyRacer.keyId }];
   const as = (key: string): P => ({ ...keyRacer, apiKey: key });
 
-  /** The first key that works; null when every key is refused (401); undefined when a fault left it unknown. */
-  async function working(): Promise<{ key: string; id: string } | null | undefined> {
+  /**
+   * The first key that works, with the ids of the subscription's keys not revoked (its GET /keys);
+   * null when every key is refused (401); undefined when a fault left it unknown.
+   */
+  async function working(): Promise<{ key: string; id: string; live: string[] } | null | undefined> {
     let unsure = false;
     for (const k of [...keys]) {
       const answer = await send(as(k.key), KEYS, '/keys');
-      if (answer?.status === 200) return k;
+      if (answer?.status === 200) {
+        const listed = (JSON.parse(answer.body) as { data: { id: string; revokedAt: string | null }[] }).data;
+        return { ...k, live: listed.filter((key) => key.revokedAt === null).map((key) => key.id) };
+      }
       if (answer?.status === 401) keys = keys.filter((x) => x !== k);
       else unsure = true;
     }
@@ -90,6 +96,13 @@ export function startRaces<P extends RacePartner>(
     const survivor = await working();
     if (survivor === null) tally.lockedOut = true;
     if (survivor === null || survivor === undefined) return;
+    // A round whose revocations a fault cut short can leave a third key: revoked first, so that
+    // each round starts from one key and both revocations succeeding would leave none.
+    const extras = survivor.live.filter((id) => id !== survivor.id);
+    if (extras.length > 0) {
+      for (const id of extras) await send(as(survivor.key), KEY, `/keys/${id}`, { method: 'DELETE' });
+      return;
+    }
     const made = await send(as(survivor.key), KEYS, '/keys', {
       method: 'POST',
       body: JSON.stringify({ name: 'racer' }),
