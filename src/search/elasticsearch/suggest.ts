@@ -244,7 +244,7 @@ export class IndexSuggest {
 
   /**
    * The best `limit` of each kind asked among the grants of `matching`: the names holding a
-   * completing word by a terms aggregation (one search, which also counts the grants); the words
+   * completing word by a terms aggregation (one search, which counts the grants when words are asked); the words
    * by one too when those grants are WORD_SCAN_GRANTS or fewer or rounds of candidates up to
    * LAST_WORD_ROUND leave them open, else by those rounds. The aggregations order as topCounted
    * does (the most grants first, ties by text), exact on the index's one shard.
@@ -270,7 +270,8 @@ export class IndexSuggest {
       (await this.client.search({
         index: this.alias,
         size: 0,
-        track_total_hits: true,
+        // The grants are counted only to choose how the words are counted.
+        track_total_hits: kinds.includes('words'),
         query: matching,
         aggs,
       } as never)) as {
