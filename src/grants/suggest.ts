@@ -106,12 +106,26 @@ export interface Counted {
 const byCount = (a: Counted, b: Counted): number =>
   b.count - a.count || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0);
 
-/** The best `limit` of completions counted (the most grants first, ties by text), those counting no grant left out. */
-export const bestCounted = (counted: Counted[], limit: number): Counted[] =>
-  counted
-    .filter(({ count }) => count > 0)
-    .sort(byCount)
-    .slice(0, limit);
+/**
+ * The best `limit` of completions counted (the most grants first, ties by text), those counting no
+ * grant left out: one pass keeping the best so far in order (a name walk counts thousands of
+ * names, most of them tied at one grant, and only the first few are kept).
+ */
+export function bestCounted(counted: readonly Counted[], limit: number): Counted[] {
+  const best: Counted[] = [];
+  if (limit <= 0) return best;
+  for (const item of counted) {
+    if (item.count <= 0) continue;
+    if (best.length === limit && byCount(item, best[limit - 1]) >= 0) continue;
+    let at = best.length === limit ? limit - 1 : best.length;
+    while (at > 0 && byCount(item, best[at - 1]) < 0) {
+      best[at] = best[at - 1];
+      at--;
+    }
+    best[at] = item;
+  }
+  return best;
+}
 
 /**
  * Per kind, the `limit` candidates with the most grants under the conditions (ties by text),

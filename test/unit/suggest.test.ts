@@ -3,9 +3,17 @@
 // against a scan of every word with the rule, and the best words found with few counts equal to
 // the best of every word counted.
 import { expect } from 'chai';
-import { completes, nameWords, suggestInput, topCounted, type Candidate } from '../../src/grants/suggest.js';
-import { emptyBits, positionsOf, setBit } from '../../src/search/sqlite/index/bitset.js';
-import { bestNamesAmong, NameIndex } from '../../src/search/sqlite/index/suggestIndex.js';
+import {
+  bestCounted,
+  completes,
+  nameWords,
+  suggestInput,
+  topCounted,
+  type Candidate,
+  type Counted,
+} from '../../src/grants/suggest.js';
+import { emptyBits, hasBit, positionsOf, setBit } from '../../src/search/sqlite/index/bitset.js';
+import { bestNamesAmong, countHeld, MatchedGrants, NameIndex } from '../../src/search/sqlite/index/suggestIndex.js';
 import { mostFrequentFirst, RankedNames, SuggestDictionary } from '../../src/search/suggestDictionary.js';
 import { SortedWords } from '../../src/search/wordDictionary.js';
 
@@ -108,6 +116,21 @@ describe('unit: search as you type', () => {
     }
   });
 
+  it('the best counted in one pass are those of a whole sort: the most grants first, ties by text, none of 0', () => {
+    const next = random(5);
+    for (let round = 0; round < 200; round++) {
+      const counted: Counted[] = Array.from({ length: Math.floor(next() * 60) }, () => ({
+        text: `n${Math.floor(next() * 40)}`,
+        count: Math.floor(next() * 4),
+      }));
+      const limit = Math.floor(next() * 12);
+      const sorted = counted
+        .filter(({ count }) => count > 0)
+        .sort((a, b) => b.count - a.count || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
+      expect(bestCounted(counted, limit)).to.deep.equal(sorted.slice(0, limit));
+    }
+  });
+
   it('candidates come the most grants first, ties by text; names holding a word each once, by rank', () => {
     const next = random(5);
     const candidates: Candidate[] = Array.from({ length: 300 }, (_, i) => ({
@@ -197,6 +220,34 @@ describe('unit: search as you type', () => {
       }
     }
     expect(found, 'prefixes completed').to.be.greaterThan(200);
+  });
+
+  it("a word's grants under the conditions, counted from either side, are those a scan finds", () => {
+    const next = random(23);
+    const size = 4000;
+    let sides = 0;
+    for (const wordShare of [0.001, 0.01, 0.05, 0.3]) {
+      for (const matchShare of [0, 0.0005, 0.003, 0.03, 0.5, 1]) {
+        const held = emptyBits(size);
+        const matches = emptyBits(size);
+        for (let p = 0; p < size; p++) {
+          if (next() < wordShare) setBit(held, p);
+          if (next() < matchShare) setBit(matches, p);
+        }
+        let expected = 0;
+        for (let p = 0; p < size; p++) if (hasBit(held, p) && hasBit(matches, p)) expected++;
+        const positions = positionsOf(held);
+        const matched = new MatchedGrants(matches);
+        // The same grants as a list and as a bit set (the index keeps one or the other).
+        expect(countHeld({ positions }, matched), `list ${wordShare} × ${matchShare}`).to.equal(expected);
+        expect(
+          countHeld({ bits: held, count: positions.length }, matched),
+          `bits ${wordShare} × ${matchShare}`,
+        ).to.equal(expected);
+        if (matched.count * 16 < positions.length || matched.count * 2 < held.length) sides++;
+      }
+    }
+    expect(sides, "counts made from the matches' side").to.be.greaterThan(5);
   });
 
   it('the best names among few grants, each grant read once, are the best of the candidates counted', async () => {

@@ -20,7 +20,7 @@ const WORD_POSTINGS_BUDGET = 16 * 1024 * 1024;
  * bit set over the catalog's positions (smaller then, and counted against another bit set 32
  * grants at a time).
  */
-type WordGrants = { positions: Int32Array; bits?: undefined } | { bits: Bits; count: number };
+export type WordGrants = { positions: Int32Array; bits?: undefined } | { bits: Bits; count: number };
 
 /**
  * Up to this share of the catalog under a suggestion's conditions, its names are counted by walking
@@ -93,6 +93,57 @@ export function bestNamesAmong(
   return bestCounted(counted, limit);
 }
 
+/** A request's matches as a bit set, their count and (listed on first use) their positions ascending. */
+export class MatchedGrants {
+  readonly count: number;
+  private listed: Int32Array | null = null;
+
+  constructor(readonly bits: Bits) {
+    this.count = countBits(bits);
+  }
+
+  get positions(): Int32Array {
+    return (this.listed ??= positionsOf(this.bits, this.count));
+  }
+}
+
+/**
+ * How many of the matches are among a word's grants, walking the shorter side: the word's grants,
+ * or the matches' positions looked up in them. countAnd reads every word of both sets, about four
+ * operations a word of 32 grants; a look-up in a bit set is one, a binary search in a list a few.
+ */
+export function countHeld(grants: WordGrants, matches: MatchedGrants): number {
+  if (grants.bits !== undefined) {
+    if (matches.count * 2 >= grants.bits.length) return countAnd(grants.bits, matches.bits);
+    const few = matches.positions;
+    let count = 0;
+    for (let k = 0; k < few.length; k++) if (hasBit(grants.bits, few[k])) count++;
+    return count;
+  }
+  const { positions } = grants;
+  if (matches.count * 16 < positions.length) return countCommon(matches.positions, positions);
+  let count = 0;
+  for (let k = 0; k < positions.length; k++) if (hasBit(matches.bits, positions[k])) count++;
+  return count;
+}
+
+/** How many positions two ascending lists share: each of the short list's found in the long one by a binary search. */
+function countCommon(short: Int32Array, long: Int32Array): number {
+  let count = 0;
+  let lo = 0;
+  for (let k = 0; k < short.length && lo < long.length; k++) {
+    const position = short[k];
+    let hi = long.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (long[mid] < position) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < long.length && long[lo] === position) count++;
+  }
+  return count;
+}
+
 /** One build's suggestion data: word postings on demand, names on first use. */
 export class SuggestIndex {
   private readonly postings = new LRUCache<string, WordGrants>({
@@ -141,15 +192,14 @@ export class SuggestIndex {
     return found;
   }
 
-  /** How many of `matches` (every grant when null) hold `word`. */
-  countWord(word: string, matches: Bits | null): number {
-    const grants = this.wordGrants(word);
-    if (grants.bits !== undefined) return matches === null ? grants.count : countAnd(grants.bits, matches);
-    const { positions } = grants;
-    if (matches === null) return positions.length;
-    let count = 0;
-    for (let k = 0; k < positions.length; k++) if (hasBit(matches, positions[k])) count++;
-    return count;
+  /**
+   * How many of `matches` hold a word, for the words of one request: each count walks the shorter
+   * side, the word's grants or the matches (few matches are listed once and looked up in the word's
+   * grants: a short prefix under a narrow filter counts thousands of words).
+   */
+  wordCounter(matches: Bits): (word: string) => number {
+    const matched = new MatchedGrants(matches);
+    return (word) => countHeld(this.wordGrants(word), matched);
   }
 
   /**

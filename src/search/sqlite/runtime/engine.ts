@@ -256,10 +256,11 @@ export class SqliteSearchEngine implements SearchEngine {
       if (filters.length === 0 && text === null)
         return suggestionsFrom(request, { dictionary: () => dictionary, count: null });
       const { matches } = matchesOf(columns, filters, text);
+      const countWord = suggest.wordCounter(matches);
       return suggestionsFrom(request, {
         dictionary: () => dictionary,
         count: async (batches) => ({
-          words: batches.words?.map(({ text }) => suggest.countWord(text, matches)),
+          words: batches.words?.map(({ text }) => countWord(text)),
           titles: batches.titles?.map(({ id }) => suggest.nameIndex('title').count(id, matches)),
           funders: batches.funders?.map(({ id }) => suggest.nameIndex('funder').count(id, matches)),
         }),
