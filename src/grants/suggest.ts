@@ -127,6 +127,9 @@ export function bestCounted(counted: readonly Counted[], limit: number): Counted
   return best;
 }
 
+/** How many candidates of a kind topCounted counts in its first round. */
+export const firstBatchSize = (limit: number, firstBatch = 32): number => Math.max(firstBatch, limit);
+
 /**
  * Per kind, the `limit` candidates with the most grants under the conditions (ties by text),
  * exactly, counting as few as it can. Each kind's candidates come the most frequent in the catalog
@@ -135,7 +138,9 @@ export function bestCounted(counted: readonly Counted[], limit: number): Counted
  * Each round asks `count` once for every kind's batch (an engine's one request); batches double
  * from `firstBatch` up to MAX_COUNT_BATCH. Candidates counting no grant are left out. A kind still
  * open when its next batch would pass `lastBatch` is left out of the answer (the caller finds its
- * best another way).
+ * best another way). With `firstCounts`, the first round's counts are those (a caller that counted
+ * each kind's first batch, its first firstBatchSize candidates, in a request of its own) and `count`
+ * is asked from the second round.
  */
 export async function topCounted<K extends string>(
   streams: Record<K, Iterator<Candidate>>,
@@ -143,13 +148,15 @@ export async function topCounted<K extends string>(
   count: (batches: Record<K, Candidate[]>) => Promise<Record<K, number[]>>,
   firstBatch = 32,
   lastBatch = MAX_COUNT_BATCH,
+  firstCounts?: Record<K, number[]>,
 ): Promise<Partial<Record<K, Counted[]>>> {
   const kinds = Object.keys(streams) as K[];
   const state = kinds.map((kind) => {
     const first = streams[kind].next();
     return { kind, best: [] as Counted[], next: first.done === true ? null : first.value };
   });
-  let batch = Math.max(firstBatch, limit);
+  let batch = firstBatchSize(limit, firstBatch);
+  let counted = firstCounts;
   const unfinished = new Set<K>();
   for (;;) {
     const open = state.filter(({ best, next }) => {
@@ -173,7 +180,8 @@ export async function topCounted<K extends string>(
         entry.next = following.done === true ? null : following.value;
       }
     }
-    const counts = await count(batches);
+    const counts = counted ?? (await count(batches));
+    counted = undefined;
     for (const entry of open) {
       const asked = batches[entry.kind];
       const counted = counts[entry.kind];

@@ -6,6 +6,8 @@ import { expect } from 'chai';
 import {
   bestCounted,
   completes,
+  firstBatchSize,
+  MAX_COUNT_BATCH,
   nameWords,
   suggestInput,
   topCounted,
@@ -113,6 +115,34 @@ describe('unit: search as you type', () => {
       expect(asked).to.be.at.most(words.length + titles.length);
       // Both kinds are counted in the same rounds: 32, 64, 128 at most (200 candidates each).
       expect(rounds).to.be.at.most(3);
+    }
+  });
+
+  it("with the first round's counts given, the same best from one request fewer", async () => {
+    const next = random(29);
+    for (let round = 0; round < 30; round++) {
+      const words: Candidate[] = Array.from({ length: 300 }, (_, i) => ({
+        text: `w${String(i).padStart(3, '0')}`,
+        docs: 1 + Math.floor(next() * 100),
+        id: i,
+      }));
+      const share = next();
+      const counts = new Map(words.map((c) => [c.text, Math.floor(c.docs * share * next())]));
+      const asked: number[] = [];
+      const count = async (batches: { words: Candidate[] }) => {
+        asked.push(batches.words.length);
+        return { words: batches.words.map((c) => counts.get(c.text)!) };
+      };
+      const limit = 1 + Math.floor(next() * 10);
+      const whole = await topCounted({ words: mostFrequentFirst(words) }, limit, count);
+      const rounds = asked.length;
+      asked.length = 0;
+      const first = [...iterate(mostFrequentFirst(words))].slice(0, firstBatchSize(limit));
+      const given = await topCounted({ words: mostFrequentFirst(words) }, limit, count, 32, MAX_COUNT_BATCH, {
+        words: first.map((c) => counts.get(c.text)!),
+      });
+      expect(given).to.deep.equal(whole);
+      expect(asked.length).to.equal(rounds - 1);
     }
   });
 

@@ -7,13 +7,14 @@
 // aggregations on their `.keyword` subfields. A request with no condition is answered from it
 // alone; with conditions, the titles and funder names by a terms aggregation on their `.keyword`
 // subfields over the grants of the request's query whose `.words` subfield holds a completing word
-// (one search, which counts those grants too); the words by a terms aggregation over those grants
-// when they are few, else in rounds of candidates, a `filters` aggregation of one `term` query
-// each, up to a round where reading every grant's words once costs less.
+// (one search, which counts those grants too and the words' first round of candidates); the words
+// by a terms aggregation over those grants when they are few and that round left them open, else in
+// rounds of candidates, a `filters` aggregation of one `term` query each, up to a round where
+// reading every grant's words once costs less.
 import { errors, type Client } from '@elastic/elasticsearch';
 import { ServiceUnavailableError } from '../../failures.js';
 import type { GrantQuery } from '../../grants/query.js';
-import { topCounted, type Candidate, type Counted, type SuggestTypes } from '../../grants/suggest.js';
+import { firstBatchSize, topCounted, type Candidate, type Counted, type SuggestTypes } from '../../grants/suggest.js';
 import { RankedNames, SuggestDictionary, type Completing, type SuggestCandidates } from '../suggestDictionary.js';
 import type { SuggestBatches, SuggestSource } from '../suggestSearch.js';
 import { SortedWords } from '../wordDictionary.js';
@@ -41,6 +42,8 @@ const WORD_SCAN_GRANTS = 2000;
  * twice as many costs more than reading every grant's words once, which then answers instead.
  */
 const LAST_WORD_ROUND = 64;
+/** The words of topCounted's first round (its `firstBatch`), counted in the search that finds the names. */
+const FIRST_ROUND = 32;
 /** Names read per page of the composite aggregation. */
 const NAMES_PAGE = 10_000;
 
@@ -164,6 +167,22 @@ function bestTerms(field: string, limit: number, completing?: Completing): Recor
   return { terms: { field, size: limit, min_doc_count: 1, order: [{ _count: 'desc' }, { _key: 'asc' }], include } };
 }
 
+/** A `filters` aggregation counting the grants whose `field` holds each candidate, one bucket each in order. */
+const countedEach = (field: string, candidates: readonly Candidate[]): Record<string, unknown> => ({
+  filters: { filters: candidates.map(({ text }) => ({ term: { [field]: text } })) },
+});
+
+/** The first `count` items of an iterator. */
+function taken<T>(iterator: Iterator<T>, count: number): T[] {
+  const items: T[] = [];
+  while (items.length < count) {
+    const item = iterator.next();
+    if (item.done === true) break;
+    items.push(item.value);
+  }
+  return items;
+}
+
 /** Terms a `terms` query takes at most (index.max_terms_count's default). */
 const MAX_TERMS = 65_536;
 
@@ -244,10 +263,12 @@ export class IndexSuggest {
 
   /**
    * The best `limit` of each kind asked among the grants of `matching`: the names holding a
-   * completing word by a terms aggregation (one search, which counts the grants when words are asked); the words
-   * by one too when those grants are WORD_SCAN_GRANTS or fewer or rounds of candidates up to
-   * LAST_WORD_ROUND leave them open, else by those rounds. The aggregations order as topCounted
-   * does (the most grants first, ties by text), exact on the index's one shard.
+   * completing word by a terms aggregation, in one search which also counts the grants and the
+   * words' first round (topCounted's first batch, a `filters` aggregation) when words are asked;
+   * the words then by the rounds that follow while those grants are more than WORD_SCAN_GRANTS, up
+   * to LAST_WORD_ROUND, else (or when the rounds leave them open) by one terms aggregation over the
+   * grants. The aggregations order as topCounted does (the most grants first, ties by text), exact
+   * on the index's one shard.
    */
   private async top(
     matching: Record<string, unknown>,
@@ -257,7 +278,8 @@ export class IndexSuggest {
   ): Promise<SuggestBatches<Counted>> {
     const { completing } = candidates;
     const named = kinds.filter((kind): kind is 'titles' | 'funders' => kind !== 'words');
-    const aggs = Object.fromEntries(
+    const firstWords = kinds.includes('words') ? taken(candidates.words(), firstBatchSize(limit, FIRST_ROUND)) : null;
+    const aggs: Record<string, unknown> = Object.fromEntries(
       named.map((kind) => [
         kind,
         {
@@ -266,35 +288,41 @@ export class IndexSuggest {
         },
       ]),
     );
+    if (firstWords !== null && firstWords.length > 0) aggs.firstWords = countedEach(COUNT_FIELDS.words, firstWords);
     const response = complete(
       (await this.client.search({
         index: this.alias,
         size: 0,
         // The grants are counted only to choose how the words are counted.
-        track_total_hits: kinds.includes('words'),
+        track_total_hits: firstWords !== null,
         query: matching,
         aggs,
       } as never)) as {
         timed_out?: boolean;
         _shards?: { failed?: number };
         hits: { total?: { value: number } };
-        aggregations?: Record<string, { best: { buckets: TermBucket[] } }>;
+        aggregations?: Record<string, { best: { buckets: TermBucket[] } }> & {
+          firstWords?: { buckets: { doc_count: number }[] };
+        };
       },
     );
     const found: SuggestBatches<Counted> = Object.fromEntries(
       named.map((kind) => [kind, countedOf(response.aggregations?.[kind]?.best.buckets)]),
     );
-    if (!kinds.includes('words')) return found;
-    if ((response.hits.total?.value ?? Infinity) > this.scan.grants) {
-      const counted = await topCounted(
-        { words: candidates.words() },
-        limit,
-        (batches) => this.count(matching, batches) as Promise<{ words: number[] }>,
-        32,
-        this.scan.lastRound,
-      );
-      if (counted.words !== undefined) return { ...found, words: counted.words };
-    }
+    if (firstWords === null) return found;
+    if (firstWords.length === 0) return { ...found, words: [] };
+    const firstCounts = firstWords.map((_, i) => response.aggregations?.firstWords?.buckets[i]?.doc_count ?? 0);
+    const many = (response.hits.total?.value ?? Infinity) > this.scan.grants;
+    const counted = await topCounted(
+      { words: candidates.words() },
+      limit,
+      (batches) => this.count(matching, batches) as Promise<{ words: number[] }>,
+      FIRST_ROUND,
+      // With few grants no round follows the first: reading their words once costs less.
+      many ? this.scan.lastRound : Math.min(this.scan.lastRound, firstBatchSize(limit, FIRST_ROUND)),
+      { words: firstCounts },
+    );
+    if (counted.words !== undefined) return { ...found, words: counted.words };
     const words = complete(
       (await this.client.search({
         index: this.alias,
@@ -318,12 +346,7 @@ export class IndexSuggest {
     batches: SuggestBatches<Candidate>,
   ): Promise<SuggestBatches<number>> {
     const kinds = (Object.keys(batches) as SuggestTypes[]).filter((kind) => (batches[kind]?.length ?? 0) > 0);
-    const aggs = Object.fromEntries(
-      kinds.map((kind) => [
-        kind,
-        { filters: { filters: batches[kind]!.map(({ text }) => ({ term: { [COUNT_FIELDS[kind]]: text } })) } },
-      ]),
-    );
+    const aggs = Object.fromEntries(kinds.map((kind) => [kind, countedEach(COUNT_FIELDS[kind], batches[kind]!)]));
     const response = complete(
       (await this.client.search({
         index: this.alias,
