@@ -197,7 +197,9 @@ function anyOf(field: string, words: readonly string[]): Record<string, unknown>
 
 export class IndexSuggest {
   private held: { key: string; dictionary: Promise<SuggestDictionary> } | null = null;
-  private checked: { at: number; key: Promise<string> } | null = null;
+  private checked: { at: number; key: Promise<string>; done: boolean } | null = null;
+  /** The last look at the catalog that answered: when it began (epoch ms) and what it found. */
+  private looked: { at: number; key: string | null } = { at: -Infinity, key: null };
 
   constructor(
     private readonly client: Client,
@@ -222,13 +224,31 @@ export class IndexSuggest {
     return JSON.stringify([Object.keys(aliased).sort(), counter]);
   }
 
-  /** The suggestion index of the catalog served now (read again when it moved). */
+  /**
+   * The suggestion index of the catalog served now (read again when it moved). While a second's
+   * look at the catalog is under way, the dictionary held serves if it is that of the catalog the
+   * look before found, within the last two seconds: a busy API's requests never wait for a look, an
+   * idle one's first request does.
+   */
   private async dictionary(): Promise<SuggestDictionary> {
     const now = Date.now();
     if (this.checked === null || now - this.checked.at >= FRESH_MS) {
-      this.checked = { at: now, key: this.catalogKey() };
-      this.checked.key.catch(() => (this.checked = null));
+      const checked = { at: now, key: this.catalogKey(), done: false };
+      this.checked = checked;
+      checked.key.then(
+        (key) => {
+          checked.done = true;
+          this.looked = { at: checked.at, key };
+        },
+        () => {
+          if (this.checked === checked) this.checked = null;
+        },
+      );
     }
+    const held = this.held;
+    const looked = this.looked;
+    if (!this.checked.done && held !== null && held.key === looked.key && now - looked.at < 2 * FRESH_MS)
+      return held.dictionary;
     const key = await this.checked.key;
     if (this.held === null || this.held.key !== key) {
       const held = { key, dictionary: readSuggestDictionary(this.client, this.alias) };

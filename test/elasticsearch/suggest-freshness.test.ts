@@ -1,0 +1,60 @@
+// Search as you type on Elasticsearch follows the catalog: the suggestion index (words, titles,
+// funder names) is looked at again once a second at most; while a busy API's look is under way the
+// index held serves (a reindex is seen within two seconds), and the first request after an idle
+// moment waits for the look (a reindex is seen at once).
+import { expect } from 'chai';
+import { parseQueryString } from '../../src/http/parameters/queryParams.js';
+import { parseSuggestQuery } from '../../src/http/parameters/suggestParams.js';
+import type { Grant } from '../../src/grants/schema.js';
+import { IndexSuggest } from '../../src/search/elasticsearch/suggest.js';
+import { suggestionsFrom } from '../../src/search/suggestSearch.js';
+import { fixtureGrants } from '../support/api.js';
+import {
+  describeWithElasticsearch,
+  dropAlias,
+  ES_URL,
+  reindexAlias,
+  testClient,
+  uniqueAlias,
+} from '../support/elasticsearch.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const [model] = fixtureGrants();
+const grant = (id: string, description: string): Grant => ({ ...model, id, title: `Program ${id}`, description });
+
+describeWithElasticsearch('Elasticsearch suggestions follow the catalog', function () {
+  this.timeout(60_000);
+  const alias = uniqueAlias();
+  const config = { url: ES_URL as string, index: alias, requestTimeoutMs: 30_000 };
+  const client = testClient();
+  const suggest = new IndexSuggest(client, alias);
+  const words = async (text: string) => {
+    const request = parseSuggestQuery(parseQueryString(`q=${text}&type=words`))!;
+    return (await suggestionsFrom(request, suggest.source(request.query))).map((item) => item.text);
+  };
+
+  after(async () => {
+    await client.close();
+    await dropAlias(alias);
+  });
+
+  it('a busy API sees a reindex within two seconds, an idle one at once', async () => {
+    const first = [grant('g-1', 'Vorpalwood rivers restored')];
+    await reindexAlias(config, first);
+    expect(await words('vorp')).to.deep.equal(['vorpalwood']);
+    expect(await words('zeph')).to.deep.equal([]);
+
+    const second = [...first, grant('g-2', 'Zephyrine meadows')];
+    await reindexAlias(config, second);
+    const reindexed = Date.now();
+    while ((await words('zeph')).length === 0) {
+      expect(Date.now() - reindexed, 'time to see the reindex while busy').to.be.below(2500);
+      await sleep(100);
+    }
+    expect(await words('zeph')).to.deep.equal(['zephyrine']);
+
+    await reindexAlias(config, [...second, grant('g-3', 'Quokkanest habitats')]);
+    await sleep(2100);
+    expect(await words('quok'), 'the first request after an idle moment').to.deep.equal(['quokkanest']);
+  });
+});
