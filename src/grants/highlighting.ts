@@ -88,11 +88,14 @@ interface SearchWordFinder {
   englishPhrases: ReadonlyMap<string, readonly Phrase[]>;
   frenchPhrases: ReadonlyMap<string, readonly Phrase[]>;
   /**
-   * The first characters (UTF-16 units) of every term the search looks for. Both stemmers rewrite
-   * only a word's ending, so a word of the text can be a hit only when it starts with one of them:
-   * a word of ASCII starting otherwise is passed over unread.
+   * The first characters of every term the search looks for, as a table over ASCII (1 for a first
+   * character, in either case). Both stemmers rewrite only a word's ending, so a word of the text
+   * can be a hit only when it starts with one of them: a word of ASCII starting otherwise is passed
+   * over unread.
    */
-  firstChars: ReadonlySet<number>;
+  firstChars: Uint8Array;
+  /** Whether the search looks for any term. */
+  searching: boolean;
 }
 
 /**
@@ -129,14 +132,18 @@ export function searchWordFinder(search: ParsedSearch | null): SearchWordFinder 
       for (const alternative of term.alternatives ?? []) add(alternative.words, id);
     }
   }
-  const firstChars = new Set<number>();
-  for (const term of [...englishWords.keys(), ...frenchWords.keys()]) firstChars.add(term.charCodeAt(0));
+  const firstChars = new Uint8Array(128);
+  const first = (term: string) => {
+    const c = term.charCodeAt(0);
+    if (c < 128) firstChars[c] = firstChars[c >= 0x61 && c <= 0x7a ? c - 0x20 : c] = 1;
+  };
+  for (const term of [...englishWords.keys(), ...frenchWords.keys()]) first(term);
   for (const phrases of [englishPhrases, frenchPhrases]) {
     for (const list of phrases.values())
-      for (const phrase of list)
-        for (const term of [...phrase.english, ...phrase.french]) firstChars.add(term.charCodeAt(0));
+      for (const phrase of list) for (const term of [...phrase.english, ...phrase.french]) first(term);
   }
-  return { englishWords, frenchWords, englishPhrases, frenchPhrases, firstChars };
+  const searching = englishWords.size + frenchWords.size + englishPhrases.size + frenchPhrases.size > 0;
+  return { englishWords, frenchWords, englishPhrases, frenchPhrases, firstChars, searching };
 }
 
 /**
@@ -179,8 +186,7 @@ function pushWord(start: number, end: number, hit: number): void {
 
 /** Whether the word at [start, end) is a French elided article (l', qu', jusqu'…), which the French analysis drops. */
 function isElided(text: string, start: number, end: number): boolean {
-  const apostrophe = text.charCodeAt(end);
-  if ((apostrophe !== 0x27 && apostrophe !== 0x2019) || end - start > 7) return false;
+  if (end - start > 7) return false;
   if (!ELIDED_WORDS.has(text.slice(start, end).toLowerCase())) return false;
   return end + 1 < text.length && WORD_CHAR.test(text[end + 1]) && (start === 0 || !WORD_CHAR.test(text[start - 1]));
 }
@@ -220,9 +226,8 @@ const NO_TERM = '';
  */
 function textWords(text: string, finder: SearchWordFinder): TextWords {
   scratch.count = 0;
-  const { englishWords, frenchWords, firstChars } = finder;
+  const { englishWords, frenchWords, firstChars, searching } = finder;
   const phrases = finder.englishPhrases.size > 0 || finder.frenchPhrases.size > 0;
-  const searching = firstChars.size > 0;
   const englishTerms: string[] = [];
   const englishAt: number[] = [];
   const frenchTerms: string[] = [];
@@ -267,8 +272,9 @@ function textWords(text: string, finder: SearchWordFinder): TextWords {
     let hit = -1;
     if (searching) {
       const index = scratch.count;
-      const elided = isElided(text, start, end);
-      if (ascii && !firstChars.has(c >= 0x41 && c <= 0x5a ? c | 0x20 : c)) {
+      const after = text.charCodeAt(end);
+      const elided = (after === 0x27 || after === 0x2019) && isElided(text, start, end);
+      if (ascii && firstChars[c] === 0) {
         if (phrases) {
           englishTerms.push(NO_TERM);
           englishAt.push(index);
