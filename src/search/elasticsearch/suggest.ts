@@ -53,39 +53,31 @@ async function readDictionary(client: Client, index: string): Promise<SortedWord
     const entries: [string, number][] = [];
     let full = false;
     for (let partition = 0; partition < partitions && !full; partition++) {
-      const response = complete(
-        (await client
-          .search({
-            index,
-            size: 0,
-            track_total_hits: false,
-            aggs: {
-              words: {
-                terms: {
-                  field: WORDS_FIELD,
-                  size: PARTITION_WORDS,
-                  min_doc_count: 1,
-                  include: { partition, num_partitions: partitions },
-                },
-              },
+      const { aggregations } = await aggregate<{ words?: { buckets: TermBucket[] } }>(client, {
+        index,
+        size: 0,
+        track_total_hits: false,
+        aggs: {
+          words: {
+            terms: {
+              field: WORDS_FIELD,
+              size: PARTITION_WORDS,
+              min_doc_count: 1,
+              include: { partition, num_partitions: partitions },
             },
-          } as never)
-          .catch((error: unknown) => {
-            // An index of an earlier mapping: no fielddata on `words` (Elasticsearch answers 400).
-            if (error instanceof errors.ResponseError && error.statusCode === 400)
-              throw new ServiceUnavailableError(
-                `the index behind alias "${index}" has no word list for suggestions (built with an older ` +
-                  `mapping); run grants-indexer reindex`,
-                30,
-              );
-            throw error;
-          })) as {
-          timed_out?: boolean;
-          _shards?: { failed?: number };
-          aggregations?: { words?: { buckets: { key: string; doc_count: number }[] } };
+          },
         },
-      );
-      const buckets = response.aggregations?.words?.buckets ?? [];
+      }).catch((error: unknown) => {
+        // An index of an earlier mapping: no fielddata on `words` (Elasticsearch answers 400).
+        if (error instanceof errors.ResponseError && error.statusCode === 400)
+          throw new ServiceUnavailableError(
+            `the index behind alias "${index}" has no word list for suggestions (built with an older ` +
+              `mapping); run grants-indexer reindex`,
+            30,
+          );
+        throw error;
+      });
+      const buckets = aggregations?.words?.buckets ?? [];
       full = buckets.length >= PARTITION_WORDS;
       for (const bucket of buckets) entries.push([bucket.key, bucket.doc_count]);
     }
@@ -102,28 +94,41 @@ function complete<T extends { timed_out?: boolean; _shards?: { failed?: number }
   return response;
 }
 
+/**
+ * One `_search` of aggregations, answered in whole (complete): the hits counted (when tracked) and
+ * the aggregations, of the shape the caller's body asks for.
+ */
+async function aggregate<A>(
+  client: Client,
+  body: Record<string, unknown>,
+): Promise<{ total: number | undefined; aggregations: A | undefined }> {
+  const response = complete(
+    (await client.search(body as never)) as {
+      timed_out?: boolean;
+      _shards?: { failed?: number };
+      hits?: { total?: { value: number } };
+      aggregations?: A;
+    },
+  );
+  return { total: response.hits?.total?.value, aggregations: response.aggregations };
+}
+
 /** The names of a keyword field with how many grants bear each: every page of a composite aggregation. */
 async function readNames(client: Client, index: string, field: string): Promise<RankedNames> {
   const entries: [string, number][] = [];
   let after: Record<string, unknown> | undefined;
   for (;;) {
-    const response = complete(
-      (await client.search({
-        index,
-        size: 0,
-        track_total_hits: false,
-        aggs: {
-          names: { composite: { size: NAMES_PAGE, sources: [{ name: { terms: { field } } }], after } },
-        },
-      } as never)) as {
-        timed_out?: boolean;
-        _shards?: { failed?: number };
-        aggregations?: {
-          names?: { after_key?: Record<string, unknown>; buckets: { key: { name: string }; doc_count: number }[] };
-        };
+    const { aggregations } = await aggregate<{
+      names?: { after_key?: Record<string, unknown>; buckets: { key: { name: string }; doc_count: number }[] };
+    }>(client, {
+      index,
+      size: 0,
+      track_total_hits: false,
+      aggs: {
+        names: { composite: { size: NAMES_PAGE, sources: [{ name: { terms: { field } } }], after } },
       },
-    );
-    const names = response.aggregations?.names;
+    });
+    const names = aggregations?.names;
     for (const bucket of names?.buckets ?? []) entries.push([bucket.key.name, bucket.doc_count]);
     if (names?.after_key === undefined || (names.buckets.length ?? 0) < NAMES_PAGE) return RankedNames.of(entries);
     after = names.after_key;
@@ -309,30 +314,23 @@ export class IndexSuggest {
       ]),
     );
     if (firstWords !== null && firstWords.length > 0) aggs.firstWords = countedEach(COUNT_FIELDS.words, firstWords);
-    const response = complete(
-      (await this.client.search({
-        index: this.alias,
-        size: 0,
-        // The grants are counted only to choose how the words are counted.
-        track_total_hits: firstWords !== null,
-        query: matching,
-        aggs,
-      } as never)) as {
-        timed_out?: boolean;
-        _shards?: { failed?: number };
-        hits: { total?: { value: number } };
-        aggregations?: Record<string, { best: { buckets: TermBucket[] } }> & {
-          firstWords?: { buckets: { doc_count: number }[] };
-        };
-      },
-    );
+    const { total, aggregations } = await aggregate<
+      Record<string, { best: { buckets: TermBucket[] } }> & { firstWords?: { buckets: { doc_count: number }[] } }
+    >(this.client, {
+      index: this.alias,
+      size: 0,
+      // The grants are counted only to choose how the words are counted.
+      track_total_hits: firstWords !== null,
+      query: matching,
+      aggs,
+    });
     const found: SuggestBatches<Counted> = Object.fromEntries(
-      named.map((kind) => [kind, countedOf(response.aggregations?.[kind]?.best.buckets)]),
+      named.map((kind) => [kind, countedOf(aggregations?.[kind]?.best.buckets)]),
     );
     if (firstWords === null) return found;
     if (firstWords.length === 0) return { ...found, words: [] };
-    const firstCounts = firstWords.map((_, i) => response.aggregations?.firstWords?.buckets[i]?.doc_count ?? 0);
-    const many = (response.hits.total?.value ?? Infinity) > this.scan.grants;
+    const firstCounts = firstWords.map((_, i) => aggregations?.firstWords?.buckets[i]?.doc_count ?? 0);
+    const many = (total ?? Infinity) > this.scan.grants;
     const counted = await topCounted(
       { words: candidates.words() },
       limit,
@@ -343,19 +341,13 @@ export class IndexSuggest {
       { words: firstCounts },
     );
     if (counted.words !== undefined) return { ...found, words: counted.words };
-    const words = complete(
-      (await this.client.search({
-        index: this.alias,
-        size: 0,
-        track_total_hits: false,
-        query: matching,
-        aggs: { best: bestTerms(WORDS_FIELD, limit, completing) },
-      } as never)) as {
-        timed_out?: boolean;
-        _shards?: { failed?: number };
-        aggregations?: { best?: { buckets: TermBucket[] } };
-      },
-    );
+    const words = await aggregate<{ best?: { buckets: TermBucket[] } }>(this.client, {
+      index: this.alias,
+      size: 0,
+      track_total_hits: false,
+      query: matching,
+      aggs: { best: bestTerms(WORDS_FIELD, limit, completing) },
+    });
     found.words = countedOf(words.aggregations?.best?.buckets);
     return found;
   }
@@ -367,22 +359,16 @@ export class IndexSuggest {
   ): Promise<SuggestBatches<number>> {
     const kinds = (Object.keys(batches) as SuggestTypes[]).filter((kind) => (batches[kind]?.length ?? 0) > 0);
     const aggs = Object.fromEntries(kinds.map((kind) => [kind, countedEach(COUNT_FIELDS[kind], batches[kind]!)]));
-    const response = complete(
-      (await this.client.search({
-        index: this.alias,
-        size: 0,
-        track_total_hits: false,
-        query: matching,
-        aggs,
-      } as never)) as {
-        timed_out?: boolean;
-        _shards?: { failed?: number };
-        aggregations?: Record<string, { buckets: { doc_count: number }[] }>;
-      },
-    );
+    const { aggregations } = await aggregate<Record<string, { buckets: { doc_count: number }[] }>>(this.client, {
+      index: this.alias,
+      size: 0,
+      track_total_hits: false,
+      query: matching,
+      aggs,
+    });
     return Object.fromEntries(
       (Object.keys(batches) as SuggestTypes[]).map((kind) => {
-        const buckets = response.aggregations?.[kind]?.buckets ?? [];
+        const buckets = aggregations?.[kind]?.buckets ?? [];
         return [kind, batches[kind]!.map((_, i) => buckets[i]?.doc_count ?? 0)];
       }),
     );

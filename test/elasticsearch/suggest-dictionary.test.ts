@@ -1,8 +1,10 @@
-// Search as you type on Elasticsearch follows the catalog: the suggestion index (words, titles,
-// funder names) is looked at again once a second at most; while a busy API's look is under way the
-// index held serves (a reindex is seen within two seconds), and the first request after an idle
-// moment waits for the look (a reindex is seen at once).
+// The suggestion index of search as you type on Elasticsearch (words, titles, funder names): it
+// follows the catalog, looked at again once a second at most; while a busy API's look is under way
+// the index held serves (a reindex is seen within two seconds), and the first request after an
+// idle moment waits for the look (a reindex is seen at once). An index of an earlier mapping (no
+// word list) answers a 503 that says to reindex.
 import { expect } from 'chai';
+import { ServiceUnavailableError } from '../../src/failures.js';
 import { parseQueryString } from '../../src/http/parameters/queryParams.js';
 import { parseSuggestQuery } from '../../src/http/parameters/suggestParams.js';
 import type { Grant } from '../../src/grants/schema.js';
@@ -56,5 +58,26 @@ describeWithElasticsearch('Elasticsearch suggestions follow the catalog', functi
     await reindexAlias(config, [...second, grant('g-3', 'Quokkanest habitats')]);
     await sleep(2100);
     expect(await words('quok'), 'the first request after an idle moment').to.deep.equal(['quokkanest']);
+  });
+
+  it('an index of an earlier mapping, without the word list, answers a 503 that says to reindex', async () => {
+    const earlier = uniqueAlias();
+    await client.indices.create({
+      index: `${earlier}-1`,
+      mappings: { properties: { words: { type: 'text' } } },
+      aliases: { [earlier]: {} },
+    } as never);
+    try {
+      const old = new IndexSuggest(client, earlier);
+      const request = parseSuggestQuery(parseQueryString('q=agri'))!;
+      const failure = await suggestionsFrom(request, old.source(request.query)).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failure).to.be.instanceOf(ServiceUnavailableError);
+      expect((failure as Error).message).to.include('grants-indexer reindex');
+    } finally {
+      await client.indices.delete({ index: `${earlier}-1` });
+    }
   });
 });
