@@ -441,7 +441,11 @@ async function main(argv: string[]): Promise<number> {
 
     // 3. Pre-flight: every distinct request once (all must succeed; empty deep pages are dropped).
     say('pre-flight: every distinct request once');
-    const pre = await preflight(api.origin, apiKey, mix);
+    // With --skip-layers only the classes measured (the search mix's four with it); else all of them.
+    const checked: ClassName[] = o.skipLayers
+      ? [...new Set(o.only.flatMap((name): ClassName[] => (name === 'searchMix' ? [...SEARCH_CLASSES, name] : [name])))]
+      : [...CLASS_NAMES];
+    const pre = await preflight(api.origin, apiKey, mix, checked);
     const droppedCount = Object.fromEntries(Object.entries(pre.dropped).map(([k, v]) => [k, v.length]));
     for (const [name, list] of Object.entries(pre.dropped)) {
       const failures = list.filter((d) => d.why !== 'page past the end');
@@ -468,7 +472,7 @@ async function main(argv: string[]): Promise<number> {
     const warmSearch = o.only.some((c) => c !== 'byId') || !o.skipLayers;
     const warmById = o.only.includes('byId') || !o.skipLayers;
     const warm = async (server: RunningProcess, headers: Record<string, string> = auth) => {
-      if (warmSearch)
+      if (warmSearch && pre.kept.searchMix.length > 0)
         await drive({
           origin: server.origin,
           paths: pre.kept.searchMix,
