@@ -15,7 +15,13 @@ import {
   type Counted,
 } from '../../src/grants/suggest.js';
 import { emptyBits, hasBit, positionsOf, setBit } from '../../src/search/sqlite/index/bitset.js';
-import { bestNamesAmong, countHeld, MatchedGrants, NameIndex } from '../../src/search/sqlite/index/suggestIndex.js';
+import {
+  bestNamesAmong,
+  countHeld,
+  MatchedGrants,
+  NameIndex,
+  wordGrantsOf,
+} from '../../src/search/sqlite/index/suggestIndex.js';
 import { mostFrequentFirst, RankedNames, SuggestDictionary } from '../../src/search/suggestDictionary.js';
 import { SortedWords } from '../../src/search/wordDictionary.js';
 
@@ -250,6 +256,17 @@ describe('unit: search as you type', () => {
       }
     }
     expect(found, 'prefixes completed').to.be.greaterThan(200);
+  });
+
+  it("a word's grants read from its rowids: positions for a rare word, a bit set past one grant in 32", () => {
+    // Rowids 10, 20, … 640 at positions 0 … 63; rowid 15 is not in the columns.
+    const columns = { size: 64, positionOf: (rowid: number) => (rowid % 10 === 0 ? rowid / 10 - 1 : -1) };
+    expect(wordGrantsOf('', columns)).to.deep.equal({ positions: new Int32Array(0) });
+    expect(wordGrantsOf('20,15,640', columns)).to.deep.equal({ positions: Int32Array.from([1, 63]) });
+    const frequent = wordGrantsOf('10,15,30,50', columns);
+    expect(frequent.bits, 'three of 64 grants: a bit set').to.not.equal(undefined);
+    expect(frequent.bits === undefined ? [] : [...positionsOf(frequent.bits)]).to.deep.equal([0, 2, 4]);
+    expect(frequent).to.include({ count: 3 });
   });
 
   it("a word's grants under the conditions, counted from either side, are those a scan finds", () => {
