@@ -1,6 +1,6 @@
 // The Grant: its enumerations, its TypeScript type and its JSON Schema, written once.
 // The API's validation, the indexer's validation and the engines all import from here.
-import { Ajv, type ErrorObject, type JSONSchemaType } from 'ajv';
+import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
 export const FUNDER_TYPES = [
@@ -308,8 +308,13 @@ export const grantSchema = {
 } as unknown as JSONSchemaType<Grant>;
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const ajv = addFormats(new Ajv({ allErrors: true, useDefaults: true, strict: true }));
-const validate = ajv.compile<Grant>(grantSchema);
+let compiled: ValidateFunction<Grant> | null = null;
+/**
+ * The schema's validator, compiled on the first record validated: a module that imports only the
+ * enumerations (a search thread) never compiles it.
+ */
+const validator = (): ValidateFunction<Grant> =>
+  (compiled ??= addFormats(new Ajv({ allErrors: true, useDefaults: true, strict: true })).compile<Grant>(grantSchema));
 
 interface GrantProblem {
   field: string;
@@ -351,6 +356,7 @@ export function validateGrant(record: unknown): GrantValidation {
     return { ok: false, problems: [{ field: '(record)', reason: 'must be a JSON object' }] };
   }
   const copy = structuredClone(record) as Record<string, unknown>;
+  const validate = validator();
   const valid = validate(copy);
   const problems = valid ? [] : (validate.errors ?? []).map(problemOf);
   // The checks the schema cannot express run whatever else is wrong, on the fields the schema
