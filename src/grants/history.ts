@@ -1,7 +1,7 @@
 // A grant's history: the versions the indexer records when a run changes a grant, and the one
 // definition of what changed between two versions of a grant (the diff the history, the changes
 // feed and the alerts' events all carry). Pure.
-import { GRANT_FIELDS, type Grant } from './schema.js';
+import { GRANT_FIELDS, type Grant } from './grant.js';
 
 /** What a version did to its grant. */
 export const VERSION_TYPES = ['created', 'updated', 'deleted'] as const;

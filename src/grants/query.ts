@@ -25,7 +25,7 @@ import {
   type GrantStatus,
   type Province,
   type Sdg,
-} from './schema.js';
+} from './grant.js';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;

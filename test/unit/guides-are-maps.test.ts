@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../support/api.js';
 import { guideFiles } from '../support/guides.js';
-import { brokenLinks } from './doc-links.test.js';
+import { brokenLinks } from '../support/docLinks.js';
 
 const MONTH =
   '(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|' +

@@ -10,7 +10,7 @@ import {
   type Facets,
   type StoredFacetName,
 } from '../../../grants/query.js';
-import { GRANT_STATUSES } from '../../../grants/schema.js';
+import { GRANT_STATUSES } from '../../../grants/grant.js';
 import { countAnd, countBits, intersection, type Bits } from '../index/bitset.js';
 import type { CatalogColumns } from '../index/columns.js';
 import { statusSets, type Condition } from '../query/filters.js';

@@ -1,7 +1,7 @@
 // SqliteCatalogWriter: builds a new catalog beside the live one and swaps it in one transaction;
 // syncs changes into the live catalog in one transaction. Readers always see a whole catalog.
 import { statSync } from 'node:fs';
-import { BENEFICIARIES, PROVINCES, type Grant } from '../../../grants/schema.js';
+import { BENEFICIARIES, PROVINCES, type Grant } from '../../../grants/grant.js';
 import {
   DEFAULT_CHANGE_LOG_OPTIONS,
   type ChangeLogOptions,
