@@ -50,7 +50,8 @@ describeWithElasticsearch('Elasticsearch suggestions follow the catalog', functi
     await reindexAlias(config, second);
     const reindexed = Date.now();
     while ((await words('zeph')).length === 0) {
-      expect(Date.now() - reindexed, 'time to see the reindex while busy').to.be.below(2500);
+      // Two seconds, and the time a look and the read of the new index take on a loaded machine.
+      expect(Date.now() - reindexed, 'time to see the reindex while busy').to.be.below(4000);
       await sleep(100);
     }
     expect(await words('zeph')).to.deep.equal(['zephyrine']);
