@@ -63,6 +63,29 @@ export interface PhraseParts {
   parts: Float64Array[];
 }
 
+/**
+ * The first index from `from` whose position is not below `position` (the list ascending): a
+ * galloping search, as cheap as a step when the next position is near and logarithmic when a long
+ * list is walked beside a short one.
+ */
+export function advance(list: Int32Array, from: number, position: number): number {
+  if (from >= list.length || list[from] >= position) return from;
+  let lo = from;
+  let step = 1;
+  while (lo + step < list.length && list[lo + step] < position) {
+    lo += step;
+    step *= 2;
+  }
+  // list[lo] is below the position; list[hi] is not (or hi is the length).
+  let hi = Math.min(list.length, lo + step);
+  while (lo + 1 < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid] < position) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
 /** A word's analyses' postings (in phrase order) as one WordPostings: their positions merged, in one pass. */
 export function mergeAnalyses(analyses: readonly Postings[]): WordPostings {
   const idf = analyses.map((p) => p.idf);

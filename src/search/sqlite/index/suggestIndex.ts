@@ -10,6 +10,7 @@ import type { SuggestBatches } from '../../suggestSearch.js';
 import type { SortedWords } from '../../wordDictionary.js';
 import { countAnd, countBits, emptyBits, hasBit, positionsOf, setBit, type Bits } from './bitset.js';
 import type { CatalogColumns } from './columns.js';
+import { advance } from './postings.js';
 import { tableExists, type Db } from '../storage/catalogFile.js';
 
 /** Word postings kept per build, in units of 4 bytes (a position, or 32 grants of a bit set): 64 MiB. */
@@ -127,19 +128,14 @@ export function countHeld(grants: WordGrants, matches: MatchedGrants): number {
   return count;
 }
 
-/** How many positions two ascending lists share: each of the short list's found in the long one by a binary search. */
+/** How many positions two ascending lists share: the long list walked forward to each of the short list's. */
 function countCommon(short: Int32Array, long: Int32Array): number {
   let count = 0;
-  let lo = 0;
-  for (let k = 0; k < short.length && lo < long.length; k++) {
-    const position = short[k];
-    let hi = long.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (long[mid] < position) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo < long.length && long[lo] === position) count++;
+  let at = 0;
+  for (let k = 0; k < short.length; k++) {
+    at = advance(long, at, short[k]);
+    if (at === long.length) break;
+    if (long[at] === short[k]) count++;
   }
   return count;
 }
@@ -210,13 +206,12 @@ export class SuggestIndex {
   }
 
   /**
-   * How many of `matches` hold a word, for the words of one request: each count walks the shorter
-   * side, the word's grants or the matches (few matches are listed once and looked up in the word's
+   * How many of a request's matches hold `word`: the count walks the shorter side, the word's
+   * grants or the matches (few matches are listed once per request and looked up in the word's
    * grants: a short prefix under a narrow filter counts thousands of words).
    */
-  wordCounter(matches: Bits): (word: string) => number {
-    const matched = new MatchedGrants(matches);
-    return (word) => countHeld(this.wordGrants(word), matched);
+  countWord(word: string, matches: MatchedGrants): number {
+    return countHeld(this.wordGrants(word), matches);
   }
 
   /**
@@ -226,13 +221,12 @@ export class SuggestIndex {
   topNames(
     kinds: readonly SuggestTypes[],
     candidates: SuggestCandidates,
-    matches: Bits,
+    matches: MatchedGrants,
     limit: number,
   ): SuggestBatches<Counted> {
     const named = kinds.filter((type) => type !== 'words');
-    const matched = countBits(matches);
-    if (named.length === 0 || matched > this.columns.size * NAME_SCAN_SHARE) return {};
-    const positions = positionsOf(matches, matched);
+    if (named.length === 0 || matches.count > this.columns.size * NAME_SCAN_SHARE) return {};
+    const { positions } = matches;
     const found: SuggestBatches<Counted> = {};
     for (const type of named) {
       const kind = type === 'titles' ? 'title' : 'funder';

@@ -2,33 +2,16 @@
 // operations (sqlite3 ext/fts5/fts5_aux.c, fts5Bm25Function), so the scores are those FTS5 gives
 // without its per-hit auxiliary calls. Pure: postings and lengths come in (index/postings.ts),
 // scores go out.
-import { unionPositions, type PhraseParts, type TextStatistics, type WordPostings } from '../index/postings.js';
+import {
+  advance,
+  unionPositions,
+  type PhraseParts,
+  type TextStatistics,
+  type WordPostings,
+} from '../index/postings.js';
 
 const K1 = 1.2;
 const B = 0.75;
-
-/**
- * The first index from `from` whose position is not below `position` (the list ascending): a
- * galloping search, as cheap as a step when the next position is near and logarithmic when a long
- * list is walked beside a short one.
- */
-export function advance(list: Int32Array, from: number, position: number): number {
-  if (from >= list.length || list[from] >= position) return from;
-  let lo = from;
-  let step = 1;
-  while (lo + step < list.length && list[lo + step] < position) {
-    lo += step;
-    step *= 2;
-  }
-  // list[lo] is below the position; list[hi] is not (or hi is the length).
-  let hi = Math.min(list.length, lo + step);
-  while (lo + 1 < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid] < position) lo = mid;
-    else hi = mid;
-  }
-  return hi;
-}
 
 /** The positions holding every term, ascending: the lists walked together from the shortest. */
 export function intersectPostings(terms: readonly { positions: Int32Array }[]): Int32Array {

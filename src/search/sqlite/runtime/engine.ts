@@ -17,6 +17,7 @@ import { countBits } from '../index/bitset.js';
 import { CatalogColumns } from '../index/columns.js';
 import type { Postings } from '../index/postings.js';
 import type { SharedIndex } from '../index/sharedIndex.js';
+import { MatchedGrants } from '../index/suggestIndex.js';
 import { WordDictionary } from '../index/wordDictionary.js';
 import { prepareSearch, suggestionFor, wordNeighbours, type Lexicon } from '../../typoSearch.js';
 import { suggestionsFrom, type SuggestRequest } from '../../suggestSearch.js';
@@ -255,16 +256,15 @@ export class SqliteSearchEngine implements SearchEngine {
       const dictionary = suggest.dictionary(index.words());
       if (filters.length === 0 && text === null)
         return suggestionsFrom(request, { dictionary: () => dictionary, count: null });
-      const { matches } = matchesOf(columns, filters, text);
-      const countWord = suggest.wordCounter(matches);
+      const matched = new MatchedGrants(matchesOf(columns, filters, text).matches);
       return suggestionsFrom(request, {
         dictionary: () => dictionary,
         count: async (batches) => ({
-          words: batches.words?.map(({ text }) => countWord(text)),
-          titles: batches.titles?.map(({ id }) => suggest.nameIndex('title').count(id, matches)),
-          funders: batches.funders?.map(({ id }) => suggest.nameIndex('funder').count(id, matches)),
+          words: batches.words?.map(({ text }) => suggest.countWord(text, matched)),
+          titles: batches.titles?.map(({ id }) => suggest.nameIndex('title').count(id, matched.bits)),
+          funders: batches.funders?.map(({ id }) => suggest.nameIndex('funder').count(id, matched.bits)),
         }),
-        top: async (kinds, candidates, limit) => suggest.topNames(kinds, candidates, matches, limit),
+        top: async (kinds, candidates, limit) => suggest.topNames(kinds, candidates, matched, limit),
       });
     });
   }
