@@ -303,7 +303,8 @@ export class IndexSuggest {
   ): Promise<SuggestBatches<Counted>> {
     const { completing } = candidates;
     const named = kinds.filter((kind): kind is 'titles' | 'funders' => kind !== 'words');
-    const firstWords = kinds.includes('words') ? taken(candidates.words(), firstBatchSize(limit, FIRST_ROUND)) : null;
+    const firstRound = firstBatchSize(limit, FIRST_ROUND);
+    const firstWords = kinds.includes('words') ? taken(candidates.words(), firstRound) : null;
     const aggs: Record<string, unknown> = Object.fromEntries(
       named.map((kind) => [
         kind,
@@ -337,7 +338,7 @@ export class IndexSuggest {
       (batches) => this.count(matching, batches) as Promise<{ words: number[] }>,
       FIRST_ROUND,
       // With few grants no round follows the first: reading their words once costs less.
-      many ? this.scan.lastRound : Math.min(this.scan.lastRound, firstBatchSize(limit, FIRST_ROUND)),
+      many ? this.scan.lastRound : Math.min(this.scan.lastRound, firstRound),
       { words: firstCounts },
     );
     if (counted.words !== undefined) return { ...found, words: counted.words };
