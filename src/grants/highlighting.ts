@@ -186,7 +186,8 @@ function pushWord(start: number, end: number, hit: number): void {
 
 /** Whether the word at [start, end) is a French elided article (l', qu', jusqu'…), which the French analysis drops. */
 function isElided(text: string, start: number, end: number): boolean {
-  if (end - start > 7) return false;
+  const apostrophe = text.charCodeAt(end);
+  if ((apostrophe !== 0x27 && apostrophe !== 0x2019) || end - start > 7) return false;
   if (!ELIDED_WORDS.has(text.slice(start, end).toLowerCase())) return false;
   return end + 1 < text.length && WORD_CHAR.test(text[end + 1]) && (start === 0 || !WORD_CHAR.test(text[start - 1]));
 }
@@ -272,8 +273,7 @@ function textWords(text: string, finder: SearchWordFinder): TextWords {
     let hit = -1;
     if (searching) {
       const index = scratch.count;
-      const after = text.charCodeAt(end);
-      const elided = (after === 0x27 || after === 0x2019) && isElided(text, start, end);
+      const elided = isElided(text, start, end);
       if (ascii && firstChars[c] === 0) {
         if (phrases) {
           englishTerms.push(NO_TERM);
