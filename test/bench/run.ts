@@ -440,7 +440,7 @@ async function main(argv: string[]): Promise<number> {
     const ceiling = await startBaseline('ceiling');
 
     // 3. Pre-flight: every distinct request once (all must succeed; empty deep pages are dropped).
-    say('pre-flight: every distinct request once');
+    say('pre-flight: every distinct request of the classes checked once');
     // With --skip-layers only the classes measured (the search mix's four with it); else all of them.
     const checked: ClassName[] = o.skipLayers
       ? [...new Set(o.only.flatMap((name): ClassName[] => (name === 'searchMix' ? [...SEARCH_CLASSES, name] : [name])))]
