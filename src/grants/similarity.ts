@@ -87,6 +87,9 @@ export function sourceTerms(grant: Grant): SourceTerm[] {
   return [...terms.values()].sort((a, b) => b.frequency - a.frequency || a.first - b.first).slice(0, MAX_COUNTED_TERMS);
 }
 
+/** The most grants a term may match and still be chosen, in a catalog of `size` grants. */
+export const mostDocs = (size: number): number => Math.max(MAX_TERM_SHARE * size, COMMON_FLOOR);
+
 /** The inverse document frequency of a term matching `docs` of `size` grants (bm25's, never negative). */
 export const idf = (docs: number, size: number): number => Math.log(1 + (size - docs + 0.5) / (docs + 0.5));
 
@@ -94,13 +97,13 @@ export const idf = (docs: number, size: number): number => Math.log(1 + (size - 
  * The terms to search and score by, from the grant's terms and how many grants of the catalog
  * (`size` in all) each matches (`docs`, in the order of `terms`): each weighted by its frequency
  * in the grant times its idf, the heaviest first (ties by key); a term matching no other grant or
- * more than MAX_TERM_SHARE of the catalog (and more than COMMON_FLOOR grants) is left out, and so is a term whose count
+ * more than mostDocs(size) grants is left out (so a count above that need not be exact), and so is a term whose count
  * would take the counts' sum past MAX_SCORED_GRANTS; at most MAX_SIMILAR_TERMS.
  */
 export function chooseTerms(terms: readonly SourceTerm[], docs: readonly number[], size: number): SimilarTerm[] {
   const weighed = terms
     .map((term, i) => ({ term, docs: docs[i], idf: idf(docs[i], size) }))
-    .filter((t) => t.docs >= 2 && t.docs <= Math.max(MAX_TERM_SHARE * size, COMMON_FLOOR))
+    .filter((t) => t.docs >= 2 && t.docs <= mostDocs(size))
     .map((t) => ({ ...t, weight: t.term.frequency * t.idf }))
     .sort((a, b) => b.weight - a.weight || byCodePoint(a.term.key, b.term.key));
   const chosen: SimilarTerm[] = [];

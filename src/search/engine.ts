@@ -28,6 +28,12 @@ export interface SearchResultJson {
   search?: ParsedSearch;
 }
 
+/** A count query (no page, no facet) whose search is the one word `word`, as written. */
+export interface WordCount {
+  word: string;
+  query: GrantQuery;
+}
+
 /**
  * Every match of a query, in its order, read from one snapshot of the catalog: how many there
  * are, then their JSON texts in batches. close() releases the snapshot (after the last batch,
@@ -78,6 +84,13 @@ export interface SearchEngine {
    * searches with, as a search derives them.
    */
   typoNeighbours?(words: readonly string[]): Promise<Map<string, Neighbour[]>>;
+  /**
+   * The totals of single-word count queries (GET /grants/:id/similar's match counts, search/similarSearch.ts), in
+   * order, from one snapshot, where a total above `atMost` may come back as any number above it: a word held as
+   * written by more than `atMost` grants (a lower bound of its search's total) needs no search. Absent: each query is
+   * run as a search.
+   */
+  wordTotals?(counts: readonly WordCount[], atMost: number): Promise<number[]>;
   /** GET /grants/suggest: the completions of the typed text under the filters (search/suggestSearch.ts). */
   suggest(request: SuggestRequest): Promise<SuggestItem[]>;
   /**

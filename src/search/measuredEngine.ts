@@ -1,6 +1,6 @@
 // A SearchEngine that reports how long each of the wrapped engine's operations took and which
 // failed, to whoever asks (the metrics): a decorator, so the engines themselves stay as they are.
-import type { SearchEngine } from './engine.js';
+import type { SearchEngine, WordCount } from './engine.js';
 
 export type EngineOperation =
   | 'search'
@@ -12,6 +12,7 @@ export type EngineOperation =
   | 'changes'
   | 'history'
   | 'typoNeighbours'
+  | 'wordTotals'
   | 'suggest';
 
 export interface EngineObserver {
@@ -44,6 +45,11 @@ export function measureEngine(engine: SearchEngine, observer: EngineObserver): S
     isEmpty: timed('isEmpty', () => engine.isEmpty()),
     ...(engine.typoNeighbours !== undefined && {
       typoNeighbours: timed('typoNeighbours', (words: readonly string[]) => engine.typoNeighbours!(words)),
+    }),
+    ...(engine.wordTotals !== undefined && {
+      wordTotals: timed('wordTotals', (counts: readonly WordCount[], atMost: number) =>
+        engine.wordTotals!(counts, atMost),
+      ),
     }),
     ...(engine.changesJson !== undefined && {
       changesJson: timed('changes', (afterSeq: number, limit: number) => engine.changesJson!(afterSeq, limit)),

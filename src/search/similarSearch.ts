@@ -9,12 +9,13 @@ import {
   anyTermSearch,
   chooseTerms,
   MAX_SCORED_GRANTS,
+  mostDocs,
   rankSimilar,
   sourceTerms,
   wordSearch,
   type SimilarTerm,
 } from '../grants/similarity.js';
-import type { SearchEngine } from './engine.js';
+import type { SearchEngine, WordCount } from './engine.js';
 import { countQuery } from './relaxedSearch.js';
 
 /**
@@ -42,6 +43,12 @@ const asWritten = (query: GrantQuery, search: ParsedSearch | null, words: string
   relaxed: null,
 });
 
+/** The count of the grants a search of `word` alone matches in the whole catalog (the query's filters not applied). */
+export const wordCount = (query: GrantQuery, word: string): WordCount => ({
+  word,
+  query: countQuery(asWritten(query, null, [word]), wordSearch(word)),
+});
+
 /**
  * The grants like the grant `id` under the query's filters (its paging, sort, facets and search
  * are not used; `limit` is how many come back), best first; null when no grant has that id.
@@ -55,10 +62,13 @@ export async function similarGrants(
   if (json === null) return null;
   const grant = JSON.parse(json) as Grant;
   const candidates = sourceTerms(grant);
-  // Each term's count in the whole catalog (no filter): what its idf is made of.
-  const docsOf = async (word: string) =>
-    (await engine.searchJson(countQuery(asWritten(query, null, [word]), wordSearch(word)))).total;
-  const [size, ...docs] = await Promise.all([engine.count(), ...candidates.map((term) => docsOf(term.word))]);
+  // Each term's count in the whole catalog (no filter): what its idf is made of; past mostDocs
+  // the term is not chosen, so an engine may answer any larger count there.
+  const counts = candidates.map(({ word }) => wordCount(query, word));
+  const size = await engine.count();
+  const docs = engine.wordTotals
+    ? await engine.wordTotals(counts, mostDocs(size))
+    : await Promise.all(counts.map(async (count) => (await engine.searchJson(count.query)).total));
   const terms = chooseTerms(candidates, docs, size);
   if (terms.length === 0) return { total: 0, grantsJson: [], terms, search: null };
   const search = anyTermSearch(terms);

@@ -10,7 +10,7 @@ import { FACET_VALUES, type GrantQuery, type StoredFacetName } from '../../../gr
 import { transientAsUnavailable } from '../../../sqliteFailures.js';
 import type { ChangesPage } from '../../changes.js';
 import type { HistoryPage } from '../../../grants/history.js';
-import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../../engine.js';
+import type { FilterOptions, GrantExport, WordCount, SearchEngine, SearchResultJson } from '../../engine.js';
 import { keysetSearch } from '../collect/keyset.js';
 import { offsetPage, type ColumnAnswer } from '../collect/offsetPage.js';
 import { countBits } from '../index/bitset.js';
@@ -155,6 +155,20 @@ export class SqliteSearchEngine implements SearchEngine {
   }
 
   /**
+   * The postings that wordTotals would read and this engine does not hold (a pinned engine's, for the index loader to
+   * read): those of the words it searches.
+   */
+  missingTermsOfCounts(counts: readonly WordCount[], atMost: number): string[] {
+    const held = this.snapshots.held();
+    if (held === null) return [];
+    const words = held.words();
+    const missing = counts
+      .filter(({ word }) => words.docsOf(word) <= atMost)
+      .flatMap(({ query }) => this.missingTerms(query));
+    return [...new Set(missing)];
+  }
+
+  /**
    * Reads the word dictionary and the suggestion index of the held build now rather than at the
    * first typo search or suggestion (a search worker, before it takes searches on a build: a read
    * of seconds on a busy machine would otherwise spend the budget of that first search, and of the
@@ -211,6 +225,27 @@ export class SqliteSearchEngine implements SearchEngine {
   searchJson(query: GrantQuery, deadline?: Deadline): Promise<SearchResultJson> {
     const due = deadline ?? (this.searchTimeoutMs === undefined ? Deadline.NONE : Deadline.after(this.searchTimeoutMs));
     return this.read(() => this.searchWithTypos(query, due));
+  }
+
+  /**
+   * The totals of single-word count queries from this turn's snapshot: a word held as written by
+   * more than `atMost` grants (the word dictionary's count, which the word's search finds at least)
+   * answers that count, the others are searched; the deadline is checked before each search.
+   */
+  wordTotals(counts: readonly WordCount[], atMost: number, deadline: Deadline = Deadline.NONE): Promise<number[]> {
+    return this.read(async () => {
+      const words = this.snapshots.index().words();
+      const totals: number[] = [];
+      for (const { word, query } of counts) {
+        const held = words.docsOf(word);
+        if (held > atMost) totals.push(held);
+        else {
+          deadline.check();
+          totals.push((await this.searchWithTypos(query, deadline)).total);
+        }
+      }
+      return totals;
+    });
   }
 
   /**

@@ -8,7 +8,7 @@ import type { Neighbour } from '../../../grants/typos.js';
 import type { GrantQuery } from '../../../grants/query.js';
 import type { ChangesPage } from '../../changes.js';
 import type { HistoryPage } from '../../../grants/history.js';
-import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../../engine.js';
+import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson, WordCount } from '../../engine.js';
 import type { SqliteSearchEngine } from './engine.js';
 import type { SuggestItem } from '../../../grants/suggest.js';
 import type { SuggestRequest } from '../../suggestSearch.js';
@@ -34,6 +34,11 @@ export class PooledSqliteSearchEngine implements SearchEngine {
 
   searchJson(query: GrantQuery): Promise<SearchResultJson> {
     return this.pool.run<SearchResultJson>({ op: 'search', query });
+  }
+
+  /** The similar grants' word counts: one job, so a grant's words are searched in one worker, one after another. */
+  wordTotals(counts: readonly WordCount[], atMost: number): Promise<number[]> {
+    return this.pool.run<number[]>({ op: 'wordTotals', counts, atMost });
   }
 
   /** Search as you type reads the columns too: a job for the pool, like a search. */

@@ -77,12 +77,17 @@ async function freshEngine(): Promise<SqliteSearchEngine> {
  * Asks the index loader for the postings the search needs and this engine lacks, and waits for them (a bounded time).
  */
 async function awaitPostings(engine: SqliteSearchEngine, build: string | null, request: WorkerRequest): Promise<void> {
-  if (request.op !== 'search' || build === null) return;
+  const lacking =
+    request.op === 'search'
+      ? () => engine.missingTerms(request.query)
+      : request.op === 'wordTotals'
+        ? () => engine.missingTermsOfCounts(request.counts, request.atMost)
+        : null;
+  if (lacking === null || build === null) return;
   // A newer build is out: the loader is reading its index and answers no one meanwhile (seconds
   // at 1,000,000 grants), so this worker reads what it lacks itself.
   if (buildOf(probe) !== build) return;
-  const missing = () =>
-    engine.missingTerms(request.query).filter((term) => unread.build !== build || !unread.terms.has(term));
+  const missing = () => lacking().filter((term) => unread.build !== build || !unread.terms.has(term));
   const terms = missing();
   if (terms.length === 0) return;
   reply({ want: { build, terms } });
@@ -97,12 +102,15 @@ async function answer(request: WorkerRequest): Promise<WorkerReply> {
     await awaitPostings(engine, current!.build, request);
     // Moved to a newer build while waiting: answered from that one.
     engine = current!.engine;
+    const deadline = Deadline.at(request.deadline, request.budgetMs);
     const value =
       request.op === 'search'
-        ? await engine.searchJson(request.query, Deadline.at(request.deadline, request.budgetMs))
-        : request.op === 'suggest'
-          ? await engine.suggest(request.request)
-          : await engine.filterOptions();
+        ? await engine.searchJson(request.query, deadline)
+        : request.op === 'wordTotals'
+          ? await engine.wordTotals(request.counts, request.atMost, deadline)
+          : request.op === 'suggest'
+            ? await engine.suggest(request.request)
+            : await engine.filterOptions();
     return { id: request.id, ok: true, value };
   } catch (error) {
     return { id: request.id, ok: false, failure: describeFailure(error) };

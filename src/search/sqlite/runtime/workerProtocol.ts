@@ -2,6 +2,7 @@
 import { ServiceUnavailableError } from '../../../failures.js';
 import type { GrantQuery } from '../../../grants/query.js';
 import type { SuggestRequest } from '../../suggestSearch.js';
+import type { WordCount } from '../../engine.js';
 import type { PostingsWanted, SharedIndex, SharedPostings } from '../index/sharedIndex.js';
 
 export interface WorkerSetup {
@@ -19,7 +20,10 @@ export interface WorkerSetup {
 }
 
 export type WorkerJob =
-  { op: 'search'; query: GrantQuery } | { op: 'suggest'; request: SuggestRequest } | { op: 'filterOptions' };
+  | { op: 'search'; query: GrantQuery }
+  | { op: 'wordTotals'; counts: readonly WordCount[]; atMost: number }
+  | { op: 'suggest'; request: SuggestRequest }
+  | { op: 'filterOptions' };
 /**
  * A job as a worker gets it: its id, and its deadline (epoch milliseconds, set when the pool took it) with the budget
  * it was set from.
