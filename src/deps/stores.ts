@@ -26,7 +26,7 @@ export interface StoresPart {
 export async function openStoresPart(config: Config, log: Logger, clock: () => Date): Promise<StoresPart> {
   const opened = await openStores(config, log, { clock });
   const { store } = opened;
-  store.startRetention();
+  store.startBackgroundWork();
   const guarded =
     store.kind === 'postgres'
       ? guardStore(store, config.storeOutage, { countsInRedis: config.redis.url !== null, log })

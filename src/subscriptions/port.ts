@@ -226,8 +226,11 @@ export interface SubscriptionsStore {
   readonly demo: DemoRecords;
   /** The applied schema version (migrations run when the store opens). */
   schemaVersion(): Awaitable<number>;
-  /** Deletes usage rows past the retention now and then, in the background. */
-  startRetention(): void;
+  /**
+   * Starts what a serving process runs in the background: the sweep that deletes usage rows past the retention (and,
+   * on SQLite, the write-ahead log's checkpoints on a thread of their own).
+   */
+  startBackgroundWork(): void;
   /** Usage sizes for the metrics; may be up to a minute old. */
   sizes(): UsageSizes;
   /** Flushes what is buffered and releases connections. */

@@ -1,7 +1,7 @@
 // The node options a thread started from source gets: the process's own, less those that load
 // tsx (a thread runs a plain JavaScript bundle), in whichever spelling tsx was loaded.
 import { expect } from 'chai';
-import { withoutTsx } from '../../src/search/sqlite/runtime/threads.js';
+import { withoutTsx } from '../../src/threads/start.js';
 
 describe('unit: the node options of a thread started from source', () => {
   it('drops tsx loaded by name, by entry point or by path, joined by = or as the next argument', () => {

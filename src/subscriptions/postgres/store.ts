@@ -76,8 +76,8 @@ export class PgStore implements SubscriptionsStore {
     return schemaVersion(this.pool);
   }
 
-  /** Drops the usage partitions past the retention now and every interval; sizes are read at the same pace. */
-  startRetention(intervalMs = SWEEP_INTERVAL_MS): void {
+  /** The retention: drops the usage partitions past it now and every interval; sizes are read at the same pace. */
+  startBackgroundWork(intervalMs = SWEEP_INTERVAL_MS): void {
     const run = async () => {
       try {
         const dropped = await dropPartitionsBefore(this.pool, firstKeptDay(this.clock(), this.options.retentionDays));

@@ -11,6 +11,7 @@ import { SubscriptionStore } from './subscriptionStore.js';
 import { UsageRetention, usageDailyRows, usageLogRows } from './usageRetention.js';
 import { UsageStore } from './usageStore.js';
 import { SqliteGroupCommit } from './groupCommit.js';
+import { WalCheckpoints } from './walCheckpoints.js';
 
 interface StoreOptions {
   clock?: () => Date;
@@ -36,12 +37,15 @@ export class SqliteStore implements SubscriptionsStore {
   readonly demo: DemoSubscription;
   private readonly retention: UsageRetention;
   private readonly dailyRows: () => number;
+  private readonly log: Logger;
+  private checkpoints: WalCheckpoints | null = null;
 
   constructor(
     readonly db: Db,
     options: StoreOptions,
   ) {
     const clock = options.clock ?? (() => new Date());
+    this.log = options.log;
     this.subscriptions = new SubscriptionStore(db, clock);
     // One write transaction per event-loop turn for the calls counted and the usage rows logged.
     const writes = new SqliteGroupCommit(db);
@@ -56,8 +60,10 @@ export class SqliteStore implements SubscriptionsStore {
     return this.db.prepare('SELECT coalesce(max(version), 0) FROM schema_migrations').pluck().get() as number;
   }
 
-  startRetention(): void {
+  /** The retention sweep, and the write-ahead log checkpointed on a thread (walCheckpoints.ts), not in commits. */
+  startBackgroundWork(): void {
     this.retention.start();
+    this.checkpoints ??= WalCheckpoints.start(this.db, this.log);
   }
 
   sizes(): UsageSizes {
@@ -68,6 +74,7 @@ export class SqliteStore implements SubscriptionsStore {
     this.retention.stop();
     this.allowance.close();
     this.usage.close();
+    await this.checkpoints?.stop();
     this.db.close();
   }
 }

@@ -82,7 +82,9 @@ async function awaitPostings(engine: SqliteSearchEngine, build: string | null, r
       ? () => engine.missingTerms(request.query)
       : request.op === 'wordTotals'
         ? () => engine.missingTermsOfCounts(request.counts, request.atMost)
-        : null;
+        : request.op === 'suggest'
+          ? () => engine.missingTerms(request.request.query)
+          : null;
   if (lacking === null || build === null) return;
   // A newer build is out: the loader is reading its index and answers no one meanwhile (seconds
   // at 1,000,000 grants), so this worker reads what it lacks itself.

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { REPO_ROOT } from '../../../repoRoot.js';
+import { REPO_ROOT } from '../repoRoot.js';
 
 type Esbuild = typeof import('esbuild');
 
