@@ -17,7 +17,7 @@ import type { Db } from './database.js';
 import type { CheckpointerCommand, CheckpointerReport, CheckpointerSetup } from './walCheckpointer.js';
 
 interface CheckpointOptions {
-  /** How often the log is looked at and, once the thread runs, checkpointed: the log holds about that much of commits. */
+  /** How often the log is looked at and, once the thread runs, checkpointed (the log holds that much of commits). */
   intervalMs: number;
   /** The size of the log's file that starts the thread. */
   startBytes: number;

@@ -221,18 +221,25 @@ export class SqliteSearchEngine implements SearchEngine {
     }
   }
 
+  /** `deadline` (a search worker's, set when the pool took the job), or the engine's budget from now. */
+  private dueBy(deadline?: Deadline): Deadline {
+    return deadline ?? (this.searchTimeoutMs === undefined ? Deadline.NONE : Deadline.after(this.searchTimeoutMs));
+  }
+
   /** A search; `deadline` (a search worker's, set when the pool took the search) or the engine's budget from now. */
   searchJson(query: GrantQuery, deadline?: Deadline): Promise<SearchResultJson> {
-    const due = deadline ?? (this.searchTimeoutMs === undefined ? Deadline.NONE : Deadline.after(this.searchTimeoutMs));
+    const due = this.dueBy(deadline);
     return this.read(() => this.searchWithTypos(query, due));
   }
 
   /**
    * The totals of single-word count queries from this turn's snapshot: a word held as written by
    * more than `atMost` grants (the word dictionary's count, which the word's search finds at least)
-   * answers that count, the others are searched; the deadline is checked before each search.
+   * answers that count, the others are searched; the deadline (a search worker's, or the engine's
+   * budget from now) is checked before each search.
    */
-  wordTotals(counts: readonly WordCount[], atMost: number, deadline: Deadline = Deadline.NONE): Promise<number[]> {
+  wordTotals(counts: readonly WordCount[], atMost: number, deadline?: Deadline): Promise<number[]> {
+    const due = this.dueBy(deadline);
     return this.read(async () => {
       const words = this.snapshots.index().words();
       const totals: number[] = [];
@@ -240,8 +247,8 @@ export class SqliteSearchEngine implements SearchEngine {
         const held = words.docsOf(word);
         if (held > atMost) totals.push(held);
         else {
-          deadline.check();
-          totals.push((await this.searchWithTypos(query, deadline)).total);
+          due.check();
+          totals.push((await this.searchWithTypos(query, due)).total);
         }
       }
       return totals;
