@@ -2,7 +2,7 @@
 import { errors, type Client } from '@elastic/elasticsearch';
 import type { GrantQuery, KeysetPosition } from '../../grants/query.js';
 import type { Grant } from '../../grants/schema.js';
-import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson } from '../engine.js';
+import type { FilterOptions, GrantExport, SearchEngine, SearchResultJson, WordCount } from '../engine.js';
 import { ServiceUnavailableError } from '../../failures.js';
 import { createEsClient, errorType, requestText, unavailableFrom, type EsConfig } from './client.js';
 import { FACETS_FILTER_PATH, facetsOf } from './facets.js';
@@ -224,7 +224,7 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     const response = await this.client.msearch({ searches } as never, { requestTimeout: deadline.callTimeout() });
     return response.responses.map((answer) => {
       if ('error' in answer)
-        throw new Error(`a count of the relaxed search failed: ${JSON.stringify(answer.error).slice(0, 200)}`);
+        throw new Error(`a count in an _msearch failed: ${JSON.stringify(answer.error).slice(0, 200)}`);
       const total = answer.hits.total;
       return typeof total === 'number' ? total : (total?.value ?? 0);
     });
@@ -251,6 +251,21 @@ export class ElasticsearchSearchEngine implements SearchEngine {
     );
     if (prepared.query.search !== null) result.search = prepared.query.search;
     return result;
+  }
+
+  /**
+   * The similar grants' word counts (search/similarSearch.ts), each as searchJson would run its
+   * query (no typo, no synonym, every word), all counted in one _msearch within one search's
+   * budget; every count exact.
+   */
+  async wordTotals(counts: readonly WordCount[]): Promise<number[]> {
+    const deadline = this.deadline();
+    const lexicon = new IndexLexicon(this.client, this.alias, deadline);
+    const queries = await this.call(
+      () => Promise.all(counts.map(async ({ query }) => (await prepareSearch(query, lexicon)).query)),
+      deadline,
+    );
+    return this.call(() => this.countsOf(queries, deadline), deadline);
   }
 
   /** Reads the suggestion index of the alias's index now rather than at the first suggestion. */
