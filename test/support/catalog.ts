@@ -5,13 +5,15 @@
 // - captureCli / runSqliteIndexer / indexOrThrow: the CLIs in process, with their output kept.
 // - startApiOnCatalog / startCatalogApi / stopCatalogApi: an API over a DATA_DIR indexed by the test.
 // - servedIds: every id an API serves, read page by page.
-// - reindexGrants: a writer's reindex over grants held in memory.
+// - reindexGrants: a writer's reindex over grants held in memory; indexedEngine: an embedded engine over them.
 import { expect } from 'chai';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runIndexer } from '../../indexer/cli.js';
 import type { Grant } from '../../src/grants/schema.js';
 import type { CatalogWriter } from '../../src/search/engine.js';
+import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
+import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { startTestApi, tempDir, type TestApi, type TestApiOptions } from './api.js';
 
 /** The partner API's path prefix. */
@@ -175,4 +177,12 @@ export function reindexGrants(
       yield* grants;
     })(),
   );
+}
+
+/** The embedded engine (no workers) over a catalog file written anew with `grants`. */
+export async function indexedEngine(file: string, grants: readonly Grant[]): Promise<SqliteSearchEngine> {
+  const writer = SqliteCatalogWriter.open(file);
+  await reindexGrants(writer, grants);
+  await writer.close();
+  return SqliteSearchEngine.open(file);
 }

@@ -7,11 +7,10 @@ import path from 'node:path';
 import type { Grant } from '../../src/grants/schema.js';
 import { parseExportQuery, parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
 import { parseQueryString } from '../../src/http/parameters/queryParams.js';
-import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
+import type { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
 import { BatchTextMatcher } from '../../src/search/sqlite/query/batchTextMatcher.js';
-import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
-import { reindexGrants } from '../support/catalog.js';
+import { indexedEngine } from '../support/catalog.js';
 
 const SEARCHES = [
   'energy',
@@ -41,10 +40,7 @@ describe('search syntax: the same grants on every embedded path', function () {
   const matcher = new BatchTextMatcher();
 
   before(async () => {
-    const writer = SqliteCatalogWriter.open(file);
-    await reindexGrants(writer, grants);
-    await writer.close();
-    engine = SqliteSearchEngine.open(file);
+    engine = await indexedEngine(file, grants);
   });
   after(async () => {
     await engine.close();

@@ -6,10 +6,9 @@ import path from 'node:path';
 import { parseGrantQuery } from '../../src/http/parameters/grantSearchParams.js';
 import { successBody, successJson } from '../../src/http/envelope.js';
 import { parseQueryString } from '../../src/http/parameters/queryParams.js';
-import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
-import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
+import type { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
-import { reindexGrants } from '../support/catalog.js';
+import { indexedEngine } from '../support/catalog.js';
 
 const TIMESTAMP = /"timestamp":"[^"]+"/;
 
@@ -20,10 +19,7 @@ describe('served JSON text (embedded engine)', () => {
   const grants = fixtureGrants();
 
   before(async () => {
-    const writer = SqliteCatalogWriter.open(file);
-    await reindexGrants(writer, grants);
-    await writer.close();
-    engine = SqliteSearchEngine.open(file);
+    engine = await indexedEngine(file, grants);
   });
 
   after(async () => {

@@ -9,10 +9,9 @@ import { generateGrants } from '../../fixtures/generate.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { mostDocs, sourceTerms } from '../../src/grants/similarity.js';
 import { wordCount } from '../../src/search/similarSearch.js';
-import { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
-import { SqliteCatalogWriter } from '../../src/search/sqlite/storage/writer.js';
+import type { SqliteSearchEngine } from '../../src/search/sqlite/runtime/engine.js';
 import { fixtureGrants, tempDir } from '../support/api.js';
-import { reindexGrants } from '../support/catalog.js';
+import { indexedEngine } from '../support/catalog.js';
 import { unfilteredQuery } from '../support/grantQuery.js';
 
 describe('embedded engine: the word counts of similar grants (wordTotals)', function () {
@@ -28,10 +27,7 @@ describe('embedded engine: the word counts of similar grants (wordTotals)', func
   );
 
   before(async () => {
-    const writer = SqliteCatalogWriter.open(file);
-    await reindexGrants(writer, grants);
-    await writer.close();
-    engine = SqliteSearchEngine.open(file);
+    engine = await indexedEngine(file, grants);
   });
   after(async () => {
     await engine.close();
