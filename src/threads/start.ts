@@ -8,6 +8,9 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { sourceBundle } from './sourceBundle.js';
 
+/** A module run from source (TypeScript, under tsx) rather than from dist/. */
+const FROM_SOURCE = /\.[cm]?ts$/;
+
 /** The options that load a module before the program's, as `--flag=value` or `--flag value`. */
 const PRELOADS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader']);
 
@@ -35,13 +38,12 @@ export function withoutTsx(execArgv: readonly string[]): string[] {
  * dist/.
  */
 export function besideModule(base: string, name: string): URL {
-  const fromSource = /\.[cm]?ts$/.test(new URL(base).pathname);
-  return new URL(`./${name}${fromSource ? '.ts' : '.js'}`, base);
+  return new URL(`./${name}${FROM_SOURCE.test(new URL(base).pathname) ? '.ts' : '.js'}`, base);
 }
 
 /** Starts a thread running `module` (from besideModule) with `workerData`. */
 export function startThread(module: URL, workerData: unknown, resourceLimits?: ResourceLimits): Worker {
-  return /\.[cm]?ts$/.test(module.pathname)
+  return FROM_SOURCE.test(module.pathname)
     ? new Worker(sourceBundle(module), {
         workerData,
         resourceLimits,
