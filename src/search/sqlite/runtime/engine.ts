@@ -52,6 +52,12 @@ const dictionaryLexicon = (dictionary: () => WordDictionary, deadline: Deadline 
   docs: async (words) => new Map(words.map((word) => [word, dictionary().docsOf(word)])),
 });
 
+/**
+ * Whether the dictionary holds `word` as written in more than `atMost` grants: a search of it
+ * matches at least those, so wordTotals answers that count without the search.
+ */
+const knownPast = (words: WordDictionary, word: string, atMost: number): boolean => words.docsOf(word) > atMost;
+
 export class SqliteSearchEngine implements SearchEngine {
   readonly name = 'sqlite';
   private readonly reads: CatalogReads;
@@ -163,7 +169,7 @@ export class SqliteSearchEngine implements SearchEngine {
     if (held === null) return [];
     const words = held.words();
     const missing = counts
-      .filter(({ word }) => words.docsOf(word) <= atMost)
+      .filter(({ word }) => !knownPast(words, word, atMost))
       .flatMap(({ query }) => this.missingTerms(query));
     return [...new Set(missing)];
   }
@@ -244,8 +250,7 @@ export class SqliteSearchEngine implements SearchEngine {
       const words = this.snapshots.index().words();
       const totals: number[] = [];
       for (const { word, query } of counts) {
-        const held = words.docsOf(word);
-        if (held > atMost) totals.push(held);
+        if (knownPast(words, word, atMost)) totals.push(words.docsOf(word));
         else {
           due.check();
           totals.push((await this.searchWithTypos(query, due)).total);

@@ -73,18 +73,40 @@ async function freshEngine(): Promise<SqliteSearchEngine> {
   return current.engine;
 }
 
+/** The terms whose postings a job would read and the engine lacks (looked up again as they arrive); null: none. */
+function lackingOf(engine: SqliteSearchEngine, request: WorkerRequest): (() => string[]) | null {
+  switch (request.op) {
+    case 'search':
+      return () => engine.missingTerms(request.query);
+    case 'wordTotals':
+      return () => engine.missingTermsOfCounts(request.counts, request.atMost);
+    case 'suggest':
+      return () => engine.missingTerms(request.request.query);
+    case 'filterOptions':
+      return null;
+  }
+}
+
+/** Runs a job on the engine, searches within the deadline the pool set. */
+function run(engine: SqliteSearchEngine, request: WorkerRequest): Promise<unknown> {
+  const deadline = Deadline.at(request.deadline, request.budgetMs);
+  switch (request.op) {
+    case 'search':
+      return engine.searchJson(request.query, deadline);
+    case 'wordTotals':
+      return engine.wordTotals(request.counts, request.atMost, deadline);
+    case 'suggest':
+      return engine.suggest(request.request);
+    case 'filterOptions':
+      return engine.filterOptions();
+  }
+}
+
 /**
  * Asks the index loader for the postings the search needs and this engine lacks, and waits for them (a bounded time).
  */
 async function awaitPostings(engine: SqliteSearchEngine, build: string | null, request: WorkerRequest): Promise<void> {
-  const lacking =
-    request.op === 'search'
-      ? () => engine.missingTerms(request.query)
-      : request.op === 'wordTotals'
-        ? () => engine.missingTermsOfCounts(request.counts, request.atMost)
-        : request.op === 'suggest'
-          ? () => engine.missingTerms(request.request.query)
-          : null;
+  const lacking = lackingOf(engine, request);
   if (lacking === null || build === null) return;
   // A newer build is out: the loader is reading its index and answers no one meanwhile (seconds
   // at 1,000,000 grants), so this worker reads what it lacks itself.
@@ -104,16 +126,7 @@ async function answer(request: WorkerRequest): Promise<WorkerReply> {
     await awaitPostings(engine, current!.build, request);
     // Moved to a newer build while waiting: answered from that one.
     engine = current!.engine;
-    const deadline = Deadline.at(request.deadline, request.budgetMs);
-    const value =
-      request.op === 'search'
-        ? await engine.searchJson(request.query, deadline)
-        : request.op === 'wordTotals'
-          ? await engine.wordTotals(request.counts, request.atMost, deadline)
-          : request.op === 'suggest'
-            ? await engine.suggest(request.request)
-            : await engine.filterOptions();
-    return { id: request.id, ok: true, value };
+    return { id: request.id, ok: true, value: await run(engine, request) };
   } catch (error) {
     return { id: request.id, ok: false, failure: describeFailure(error) };
   }
