@@ -19,7 +19,7 @@ import { Deadline, SearchBudgetExceeded } from '../deadline.js';
 import type { Neighbour } from '../../grants/typos.js';
 import { sortOf, TITLE_SORT_FIELD, translateToElasticsearch, type EsSearchRequest } from './translator.js';
 import { withRelaxation } from '../relaxedSearch.js';
-import { IndexSuggest } from './suggest.js';
+import { IndexSuggest, suggestReader } from './suggest.js';
 import { suggestionsFrom, type SuggestRequest } from '../suggestSearch.js';
 import type { SuggestItem } from '../../grants/suggest.js';
 
@@ -85,13 +85,20 @@ export class ElasticsearchSearchEngine implements SearchEngine {
      * as its timeout; other reads keep the client's. Absent: each keeps the client's.
      */
     private readonly searchTimeoutMs?: number,
+    /** The client reading the suggestion index (suggest.ts suggestReader); `client` when not given. */
+    private readonly suggestClient: Client = client,
   ) {
     this.lexicon = new IndexLexicon(client, alias);
-    this.suggestions = new IndexSuggest(client, alias);
+    this.suggestions = new IndexSuggest(client, alias, undefined, suggestClient);
   }
 
   static open(config: EsConfig, options: { searchTimeoutMs?: number } = {}): ElasticsearchSearchEngine {
-    return new ElasticsearchSearchEngine(createEsClient(config), config.index, options.searchTimeoutMs);
+    return new ElasticsearchSearchEngine(
+      createEsClient(config),
+      config.index,
+      options.searchTimeoutMs,
+      suggestReader(config),
+    );
   }
 
   /** Runs requests; their failures as the API tells them (a 503 naming the budget once `deadline` has passed). */
@@ -275,7 +282,8 @@ export class ElasticsearchSearchEngine implements SearchEngine {
 
   /** The completions of GET /grants/suggest (search/suggestSearch.ts, ./suggest.ts). */
   suggest(request: SuggestRequest): Promise<SuggestItem[]> {
-    return this.call(() => suggestionsFrom(request, this.suggestions.source(request.query)));
+    const deadline = this.deadline();
+    return this.call(() => suggestionsFrom(request, this.suggestions.source(request.query, deadline)), deadline);
   }
 
   typoNeighbours(words: readonly string[]): Promise<Map<string, Neighbour[]>> {
@@ -416,6 +424,6 @@ export class ElasticsearchSearchEngine implements SearchEngine {
   }
 
   async close(): Promise<void> {
-    await this.client.close();
+    await Promise.all([this.client.close(), this.suggestClient !== this.client && this.suggestClient.close()]);
   }
 }

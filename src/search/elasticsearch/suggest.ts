@@ -1,24 +1,29 @@
 // Search as you type on Elasticsearch (search/suggestSearch.ts's SuggestSource): the build's
-// suggestion index (search/suggestDictionary.ts) held in memory, read when the API first answers
-// from an index of the alias and again when the alias's index or the change log's counter moved
-// (looked at once a second at most): the words of the `words` field (every text field copied,
-// folded and lower-cased, not stemmed) with how many grants hold each, by a terms aggregation in
-// partitions, and the titles and funder names with how many grants bear each, by composite
-// aggregations on their `.keyword` subfields. A request with no condition is answered from it
-// alone; with conditions, the titles and funder names by a terms aggregation on their `.keyword`
-// subfields over the grants of the request's query whose `.words` subfield holds a completing word
-// (one search, which counts those grants too and the words' first round of candidates); the words
-// by a terms aggregation over those grants when they are few and that round left them open, else in
-// rounds of candidates, a `filters` aggregation of one `term` query each, up to a round where
-// reading every grant's words once costs less.
+// suggestion index (search/suggestDictionary.ts) held in memory: the words of the `words` field
+// (every text field copied, folded and lower-cased, not stemmed) with how many grants hold each, by
+// a terms aggregation in partitions, and the titles and funder names with how many grants bear
+// each, by composite aggregations on their `.keyword` subfields. It is read when the API starts and
+// again when the alias's index or the change log's counter moved (looked at once a second at
+// most), one read at a time with a timeout of its own, shared by the requests that wait for it,
+// each within its search budget; while the index of a catalog that moved is read, the one held
+// answers after a second, as the embedded engine answers from the previous build while a new one
+// loads. A request with no condition is answered from it alone; with conditions, the titles and
+// funder names by a terms aggregation on their `.keyword` subfields over the grants of the
+// request's query whose `.words` subfield holds a completing word (one search, which counts those
+// grants too and the words' first round of candidates); the words by a terms aggregation over those
+// grants when they are few and that round left them open, else in rounds of candidates, a
+// `filters` aggregation of one `term` query each, up to a round where reading every grant's words
+// once costs less.
 import { errors, type Client } from '@elastic/elasticsearch';
 import { ServiceUnavailableError } from '../../failures.js';
 import type { GrantQuery } from '../../grants/query.js';
 import { firstBatchSize, topCounted, type Candidate, type Counted, type SuggestTypes } from '../../grants/suggest.js';
 import { RankedNames, SuggestDictionary, type Completing, type SuggestCandidates } from '../suggestDictionary.js';
+import { Deadline, SearchBudgetExceeded } from '../deadline.js';
 import type { SuggestBatches, SuggestSource } from '../suggestSearch.js';
 import { SortedWords } from '../wordDictionary.js';
 import { changesIndexOf } from './changeLog.js';
+import { createEsClient, type EsConfig } from './client.js';
 import { WORDS_FIELD } from './lexicon.js';
 import { conditionsOf, translateToElasticsearch } from './translator.js';
 
@@ -26,6 +31,27 @@ import { conditionsOf, translateToElasticsearch } from './translator.js';
 const PARTITION_WORDS = 50_000;
 /** How long a dictionary serves before the catalog is looked at again. */
 const FRESH_MS = 1000;
+/**
+ * A read of the suggestion index (every partition and page): the API's own read, shared by the
+ * requests that wait for it, not a partner's search. On a freshly built index of 100,000 grants it
+ * takes seconds (Elasticsearch loads the words' field data), past a search's timeout.
+ */
+const READ_TIMEOUT_MS = 60_000;
+
+/**
+ * The client that reads suggestion indexes: its own connections, as a request's timeout can only
+ * shorten the one its client's connections were opened with (ELASTICSEARCH_TIMEOUT_MS).
+ */
+export const suggestReader = (config: EsConfig): Client =>
+  createEsClient(config, { requestTimeoutMs: READ_TIMEOUT_MS });
+/**
+ * The longest a request waits for the suggestion index of a catalog that moved while that of an
+ * earlier one is held; past it the earlier one answers until the new one is read, as the embedded
+ * engine's workers answer from the previous build while a new one loads.
+ */
+const NEW_READ_WAIT_MS = 1000;
+/** The longest the API's start waits for the suggestion index (the read goes on after it). */
+const PRELOAD_WAIT_MS = 15_000;
 
 /** The field each kind of candidate is counted on. */
 const COUNT_FIELDS = { words: WORDS_FIELD, titles: 'title.keyword', funders: 'funder.keyword' } as const;
@@ -53,7 +79,7 @@ async function readDictionary(client: Client, index: string): Promise<SortedWord
     const entries: [string, number][] = [];
     let full = false;
     for (let partition = 0; partition < partitions && !full; partition++) {
-      const { aggregations } = await aggregate<{ words?: { buckets: TermBucket[] } }>(client, {
+      const { aggregations } = await aggregate<{ words?: { buckets: TermBucket[] } }>(client, READ_TIMEOUT_MS, {
         index,
         size: 0,
         track_total_hits: false,
@@ -95,15 +121,17 @@ function complete<T extends { timed_out?: boolean; _shards?: { failed?: number }
 }
 
 /**
- * One `_search` of aggregations, answered in whole (complete): the hits counted (when tracked) and
- * the aggregations, of the shape the caller's body asks for.
+ * One `_search` of aggregations within `timeoutMs` (undefined: the client's), answered in whole
+ * (complete): the hits counted (when tracked) and the aggregations, of the shape the caller's body
+ * asks for.
  */
 async function aggregate<A>(
   client: Client,
+  timeoutMs: number | undefined,
   body: Record<string, unknown>,
 ): Promise<{ total: number | undefined; aggregations: A | undefined }> {
   const response = complete(
-    (await client.search(body as never)) as {
+    (await client.search(body as never, { requestTimeout: timeoutMs })) as {
       timed_out?: boolean;
       _shards?: { failed?: number };
       hits?: { total?: { value: number } };
@@ -120,7 +148,7 @@ async function readNames(client: Client, index: string, field: string): Promise<
   for (;;) {
     const { aggregations } = await aggregate<{
       names?: { after_key?: Record<string, unknown>; buckets: { key: { name: string }; doc_count: number }[] };
-    }>(client, {
+    }>(client, READ_TIMEOUT_MS, {
       index,
       size: 0,
       track_total_hits: false,
@@ -188,6 +216,22 @@ function taken<T>(iterator: Iterator<T>, count: number): T[] {
   return items;
 }
 
+/** `promise`, or what `otherwise` gives if it has not settled within `ms` (Infinity: the promise alone). */
+function within<T>(promise: Promise<T>, ms: number, otherwise: () => T | Promise<T>): Promise<T> {
+  if (ms === Number.POSITIVE_INFINITY) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve, reject) => {
+    timer = setTimeout(() => {
+      try {
+        resolve(otherwise());
+      } catch (error) {
+        reject(error);
+      }
+    }, ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** Terms a `terms` query takes at most (index.max_terms_count's default). */
 const MAX_TERMS = 65_536;
 
@@ -201,7 +245,10 @@ function anyOf(field: string, words: readonly string[]): Record<string, unknown>
 }
 
 export class IndexSuggest {
-  private held: { key: string; dictionary: Promise<SuggestDictionary> } | null = null;
+  /** The suggestion index of the newest catalog read in whole, and the catalog it is of. */
+  private held: { key: string; dictionary: SuggestDictionary } | null = null;
+  /** The read under way, of the catalog `key`. */
+  private reading: { key: string; dictionary: Promise<SuggestDictionary> } | null = null;
   private checked: { at: number; key: Promise<string>; done: boolean } | null = null;
   /** The last look at the catalog that answered: when it began (epoch ms) and what it found. */
   private looked: { at: number; key: string | null } = { at: -Infinity, key: null };
@@ -214,6 +261,8 @@ export class IndexSuggest {
       grants: WORD_SCAN_GRANTS,
       lastRound: LAST_WORD_ROUND,
     },
+    /** The client of the suggestion index's reads (suggestReader); `client` when not given. */
+    private readonly reader: Client = client,
   ) {}
 
   /** What the dictionary depends on: the index behind the alias and the change log's counter. */
@@ -230,12 +279,11 @@ export class IndexSuggest {
   }
 
   /**
-   * The suggestion index of the catalog served now (read again when it moved). While a second's
-   * look at the catalog is under way, the dictionary held serves if it is that of the catalog the
-   * look before found, within the last two seconds: a busy API's requests never wait for a look, an
-   * idle one's first request does.
+   * The catalog served now, by a look at it once a second at most. While a look is under way, the
+   * catalog the look before found serves if that look began within the last two seconds: a busy
+   * API's requests never wait for a look, an idle one's first request does.
    */
-  private async dictionary(): Promise<SuggestDictionary> {
+  private async currentKey(): Promise<string> {
     const now = Date.now();
     if (this.checked === null || now - this.checked.at >= FRESH_MS) {
       const checked = { at: now, key: this.catalogKey(), done: false };
@@ -250,39 +298,72 @@ export class IndexSuggest {
         },
       );
     }
-    const held = this.held;
-    const looked = this.looked;
-    if (!this.checked.done && held !== null && held.key === looked.key && now - looked.at < 2 * FRESH_MS)
-      return held.dictionary;
-    const key = await this.checked.key;
-    if (this.held === null || this.held.key !== key) {
-      const held = { key, dictionary: readSuggestDictionary(this.client, this.alias) };
-      held.dictionary.catch(() => {
-        if (this.held === held) this.held = null;
-      });
-      this.held = held;
-    }
-    return this.held.dictionary;
+    const { key, at } = this.looked;
+    if (!this.checked.done && key !== null && now - at < 2 * FRESH_MS) return key;
+    return this.checked.key;
   }
 
-  /** Reads the suggestion index of the catalog served now; a failure is left for the next request to meet. */
-  async preload(): Promise<void> {
-    await this.dictionary().catch(() => undefined);
+  /** The suggestion index of catalog `key`: the one held, or a read of it (one at a time, shared). */
+  private dictionaryOf(key: string): Promise<SuggestDictionary> {
+    if (this.held?.key === key) return Promise.resolve(this.held.dictionary);
+    if (this.reading?.key !== key) {
+      const reading = { key, dictionary: readSuggestDictionary(this.reader, this.alias) };
+      this.reading = reading;
+      reading.dictionary.then(
+        (dictionary) => {
+          if (this.reading === reading) this.reading = null;
+          this.held = { key, dictionary };
+        },
+        () => {
+          if (this.reading === reading) this.reading = null;
+        },
+      );
+    }
+    return this.reading.dictionary;
   }
 
   /**
-   * The source of one request: the suggestion index, and its query's grants counted in
-   * Elasticsearch: names always by a terms aggregation over the grants holding a completing word,
-   * words so too when the grants are few, else candidate by candidate.
+   * The suggestion index a request answers from, within its deadline: that of the catalog served
+   * now; while it is read for a catalog that moved, the one held answers after NEW_READ_WAIT_MS
+   * (or at once if the read fails); with none held the request waits for the read up to its deadline.
    */
-  source(query: GrantQuery): SuggestSource {
+  private async dictionary(deadline: Deadline): Promise<SuggestDictionary> {
+    const key = await this.currentKey();
+    const newest = this.dictionaryOf(key);
+    const earlier = this.held;
+    if (earlier === null || earlier.key === key)
+      return within(newest, deadline.remaining(), () => {
+        throw new SearchBudgetExceeded(deadline.budgetMs);
+      });
+    return within(newest, Math.min(NEW_READ_WAIT_MS, deadline.remaining()), () => earlier.dictionary).catch(
+      () => earlier.dictionary,
+    );
+  }
+
+  /**
+   * Reads the suggestion index of the catalog served now, waiting for the read up to
+   * PRELOAD_WAIT_MS (it goes on past that, for the requests to share); rejects when it fails or is
+   * still under way then.
+   */
+  async preload(): Promise<void> {
+    await within(this.dictionaryOf(await this.catalogKey()), PRELOAD_WAIT_MS, () => {
+      throw new Error(`the suggestion index is still being read after ${PRELOAD_WAIT_MS} ms`);
+    });
+  }
+
+  /**
+   * The source of one request within its deadline: the suggestion index, and its query's grants
+   * counted in Elasticsearch: names always by a terms aggregation over the grants holding a
+   * completing word, words so too when the grants are few, else candidate by candidate.
+   */
+  source(query: GrantQuery, deadline: Deadline = Deadline.NONE): SuggestSource {
     const conditioned = query.search !== null || conditionsOf(query).length > 0;
     // Counted, never scored: the query in filter context.
     const matching = { bool: { filter: [translateToElasticsearch({ ...query, facets: [] }).query] } };
     return {
-      dictionary: () => this.dictionary(),
-      count: conditioned ? (batches) => this.count(matching, batches) : null,
-      top: (kinds, candidates, limit) => this.top(matching, kinds, candidates, limit),
+      dictionary: () => this.dictionary(deadline),
+      count: conditioned ? (batches) => this.count(matching, batches, deadline) : null,
+      top: (kinds, candidates, limit) => this.top(matching, kinds, candidates, limit, deadline),
     };
   }
 
@@ -300,6 +381,7 @@ export class IndexSuggest {
     kinds: readonly SuggestTypes[],
     candidates: SuggestCandidates,
     limit: number,
+    deadline: Deadline,
   ): Promise<SuggestBatches<Counted>> {
     const { completing } = candidates;
     const named = kinds.filter((kind): kind is 'titles' | 'funders' => kind !== 'words');
@@ -317,7 +399,7 @@ export class IndexSuggest {
     if (firstWords !== null && firstWords.length > 0) aggs.firstWords = countedEach(COUNT_FIELDS.words, firstWords);
     const { total, aggregations } = await aggregate<
       Record<string, { best: { buckets: TermBucket[] } }> & { firstWords?: { buckets: { doc_count: number }[] } }
-    >(this.client, {
+    >(this.client, deadline.callTimeout(), {
       index: this.alias,
       size: 0,
       // The grants are counted only to choose how the words are counted.
@@ -335,14 +417,14 @@ export class IndexSuggest {
     const counted = await topCounted(
       { words: candidates.words() },
       limit,
-      (batches) => this.count(matching, batches) as Promise<{ words: number[] }>,
+      (batches) => this.count(matching, batches, deadline) as Promise<{ words: number[] }>,
       FIRST_ROUND,
       // With few grants no round follows the first: reading their words once costs less.
       many ? this.scan.lastRound : Math.min(this.scan.lastRound, firstRound),
       { words: firstCounts },
     );
     if (counted.words !== undefined) return { ...found, words: counted.words };
-    const words = await aggregate<{ best?: { buckets: TermBucket[] } }>(this.client, {
+    const words = await aggregate<{ best?: { buckets: TermBucket[] } }>(this.client, deadline.callTimeout(), {
       index: this.alias,
       size: 0,
       track_total_hits: false,
@@ -357,16 +439,21 @@ export class IndexSuggest {
   private async count(
     matching: Record<string, unknown>,
     batches: SuggestBatches<Candidate>,
+    deadline: Deadline,
   ): Promise<SuggestBatches<number>> {
     const kinds = (Object.keys(batches) as SuggestTypes[]).filter((kind) => (batches[kind]?.length ?? 0) > 0);
     const aggs = Object.fromEntries(kinds.map((kind) => [kind, countedEach(COUNT_FIELDS[kind], batches[kind]!)]));
-    const { aggregations } = await aggregate<Record<string, { buckets: { doc_count: number }[] }>>(this.client, {
-      index: this.alias,
-      size: 0,
-      track_total_hits: false,
-      query: matching,
-      aggs,
-    });
+    const { aggregations } = await aggregate<Record<string, { buckets: { doc_count: number }[] }>>(
+      this.client,
+      deadline.callTimeout(),
+      {
+        index: this.alias,
+        size: 0,
+        track_total_hits: false,
+        query: matching,
+        aggs,
+      },
+    );
     return Object.fromEntries(
       (Object.keys(batches) as SuggestTypes[]).map((kind) => {
         const buckets = aggregations?.[kind]?.buckets ?? [];
