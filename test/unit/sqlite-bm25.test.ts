@@ -11,7 +11,7 @@ import { searchWords, type GrantQuery } from '../../src/grants/query.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { plainSearch } from '../../src/grants/searchSyntax.js';
 import { emptyBits, hasBit, setBit } from '../../src/search/sqlite/index/bitset.js';
-import { scoreAll } from '../../src/search/sqlite/query/bm25.js';
+import { rankWord, scoreAll } from '../../src/search/sqlite/query/bm25.js';
 import { mergeAnalyses } from '../../src/search/sqlite/index/postings.js';
 import { analysesOf } from '../../src/search/sqlite/query/textHitFinder.js';
 import { relevancePage, selectKth } from '../../src/search/sqlite/collect/topk.js';
@@ -213,6 +213,40 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
       for (let i = 0; i < terms.length; i += stride) hits += expectSameAsFts(db, columns, index, [terms[i]]);
       expect(hits).to.be.greaterThan(grants.length);
       expect(index.stats.rows).to.equal(grants.length);
+    });
+
+    it("a word's ranking: scoreAll's scores, ranked by (score, position), and every page along it the heap's", () => {
+      const columns = CatalogColumns.load(db);
+      const index = TextIndex.load(db, columns);
+      const random = new Random(8);
+      const stride = Math.ceil(words.length / 120);
+      let paged = 0;
+      for (let i = 0; i < words.length; i += stride) {
+        const word = mergeAnalyses(analysesOf(words[i], queryTerms)!.map((key) => index.postings(key)));
+        const ranking = rankWord(word, index.stats);
+        const scored = scoreAll([word], index.stats);
+        expect(Array.from(ranking.positions), words[i]).to.deep.equal(Array.from(scored.positions));
+        expect(Array.from(ranking.scores), words[i]).to.deep.equal(Array.from(scored.scores));
+        const { order, scores, positions } = ranking;
+        for (let k = 1; k < order.length; k++) {
+          const [a, b] = [order[k - 1], order[k]];
+          expect(scores[a] < scores[b] || (scores[a] === scores[b] && positions[a] < positions[b])).to.equal(true);
+        }
+        const matches = emptyBits(columns.size);
+        const share = random.float();
+        for (let p = 0; p < columns.size; p++) if (random.float() < share) setBit(matches, p);
+        for (const [offset, size] of [
+          [0, 10],
+          [0, 50],
+          [20, 20],
+          [Math.max(0, positions.length - 3), 10],
+        ]) {
+          const heap = relevancePage(scored, matches, offset, size);
+          expect(relevancePage(ranking, matches, offset, size), `${words[i]} at ${offset}`).to.deep.equal(heap);
+          paged += heap.length;
+        }
+      }
+      expect(paged).to.be.greaterThan(100);
     });
 
     it('two and three terms (an AND, scores summed in query order), a repeated term, a missing one', () => {

@@ -96,14 +96,21 @@ function selectedBest(hits: ScoredHits, matches: Bits, keep: number): Int32Array
 }
 
 /**
- * The `size` best hits after `offset` by (score, position), among those in `matches`: the best
- * offset + size of them kept in a bounded heap for short pages or, for deep pages, the score of the
- * last one needed selected in linear time; then only those are sorted, never every hit.
+ * The `size` best hits after `offset` by (score, position), among those in `matches`: along the
+ * hits' ranking when they carry one; else the best offset + size of them kept in a bounded heap
+ * for short pages or, for deep pages, the score of the last one needed selected in linear time,
+ * then only those sorted, never every hit.
  */
 export function relevancePage(hits: ScoredHits, matches: Bits, offset: number, size: number): number[] {
-  const { scores, positions } = hits;
+  const { scores, positions, order } = hits;
   const keep = offset + size;
   if (size <= 0) return [];
+  if (order !== undefined) {
+    const best: number[] = [];
+    for (let i = 0; i < order.length && best.length < keep; i++)
+      if (hasBit(matches, positions[order[i]])) best.push(positions[order[i]]);
+    return best.slice(offset);
+  }
   const best = keepInHeap(keep) ? heapBest(hits, matches, keep) : selectedBest(hits, matches, keep);
   return Array.from(best)
     .sort((a, b) => scores[a] - scores[b] || positions[a] - positions[b])

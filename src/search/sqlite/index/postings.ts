@@ -54,6 +54,16 @@ export interface WordPostings {
 }
 
 /**
+ * The grants holding a word with their bm25 scores of that word alone (positions ascending), and
+ * their indexes ranked by (score, position), best first (query/bm25.ts rankWord).
+ */
+export interface WordRanking {
+  positions: Int32Array;
+  scores: Float64Array;
+  order: Int32Array;
+}
+
+/**
  * A part of a term looked up other than word by word (a phrase, or the own words of a term a
  * synonym rule joined, all of them): the grants it matches, ascending, and the bm25 part of each
  * of its FTS5 phrases at each of them (0 where a phrase holds none), in the expression's order.

@@ -12,6 +12,7 @@ import {
   type Postings,
   type TextStatistics,
   type WordPostings,
+  type WordRanking,
 } from './postings.js';
 import type { Db } from '../storage/catalogFile.js';
 import type { CatalogColumns } from './columns.js';
@@ -177,6 +178,8 @@ export class TextIndex {
   private readonly unions: LRUCache<string, Int32Array>;
   /** Phrases' and loose terms' bm25 parts (PhraseParts), by a name the caller gives; an eighth of the budget. */
   private readonly phrases: LRUCache<string, PhraseParts>;
+  /** Single words' rankings (WordRanking: 3 units a grant), by their keys; a quarter of the budget. */
+  private readonly rankings: LRUCache<string, WordRanking>;
   private scratch: Scratch | null = null;
 
   private constructor(
@@ -198,6 +201,10 @@ export class TextIndex {
     this.phrases = new LRUCache<string, PhraseParts>({
       maxSize: Math.max(1, Math.floor(budget / 8)),
       sizeCalculation: (phrase) => Math.max(1, phrase.positions.length * phrase.parts.length),
+    });
+    this.rankings = new LRUCache<string, WordRanking>({
+      maxSize: Math.max(1, Math.floor(budget / 4)),
+      sizeCalculation: (ranking) => Math.max(1, ranking.positions.length * 3),
     });
     this.unions = new LRUCache<string, Int32Array>({
       maxSize: Math.max(1, Math.floor(budget / 4)),
@@ -256,6 +263,20 @@ export class TextIndex {
       this.words.set(name, word);
     }
     return word;
+  }
+
+  /**
+   * A word's ranking (`rank` of its merged postings, on first use), kept for the next search of
+   * the word alone in this build.
+   */
+  wordRanking(keys: readonly string[], rank: (word: WordPostings) => WordRanking): WordRanking {
+    const name = keys.join('\u0000');
+    let ranking = this.rankings.get(name);
+    if (ranking === undefined) {
+      ranking = rank(this.word(keys));
+      this.rankings.set(name, ranking);
+    }
+    return ranking;
   }
 
   /**

@@ -8,6 +8,7 @@ import {
   type PhraseParts,
   type TextStatistics,
   type WordPostings,
+  type WordRanking,
 } from '../index/postings.js';
 
 const K1 = 1.2;
@@ -151,6 +152,21 @@ export function scoreAll(
     found++;
   }
   return { positions: positions.slice(0, found), scores: scores.slice(0, found) };
+}
+
+/**
+ * Every grant holding one word, with its bm25 score (scoreAll's of that word alone) and the
+ * grants' ranking by (score, position): worked out once per word and build (index/textIndex.ts
+ * keeps it), a search of the word alone then reads its page along the ranking rather than
+ * scoring and ranking every grant again.
+ */
+export function rankWord(term: WordPostings, stats: TextStatistics): WordRanking {
+  const { positions, scores } = scoreOne(term, lengthNorms(stats), null);
+  // The positions ascend, so a tie in score is broken by the index as by the position.
+  const order = new Int32Array(positions.length);
+  for (let h = 0; h < order.length; h++) order[h] = h;
+  order.sort((a, b) => scores[a] - scores[b] || a - b);
+  return { positions, scores, order };
 }
 
 /** scoreAll of one term: no list to walk alongside, every accepted grant of it scored. */

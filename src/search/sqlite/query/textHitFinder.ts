@@ -16,6 +16,7 @@ import {
   type PhraseParts,
   type TextStatistics,
   type WordPostings,
+  type WordRanking,
 } from '../index/postings.js';
 import type { TextIndex } from '../index/textIndex.js';
 import type { Db } from '../storage/catalogFile.js';
@@ -25,6 +26,7 @@ import { ServiceUnavailableError } from '../../../failures.js';
 import {
   allWordsParts,
   intersectPostings,
+  rankWord,
   keepPositions,
   scoreAll,
   scoreTerms,
@@ -64,6 +66,8 @@ interface WordHits {
   excludes: boolean;
   stats: TextStatistics;
   hits: Int32Array;
+  /** A search of one word alone (no alternative, no excluded word): its ranking, kept per build. */
+  ranking: (() => WordRanking) | null;
 }
 
 /** No hit: a search with no clause (nothing to find). */
@@ -168,7 +172,9 @@ function wordHits(
   let hits = phrases === null ? intersectPostings(postings) : termHits(phrases);
   const all = hits.length;
   for (const keys of terms.not) hits = subtractPositions(hits, wordOf(keys).positions);
-  return { postings, phrases, excludes: hits.length < all, stats: text.stats, hits };
+  const alone = postings.length === 1 && terms.not.length === 0 ? singles[0][0] : null;
+  const ranking = alone === null ? null : () => text.wordRanking(alone, (word) => rankWord(word, text.stats));
+  return { postings, phrases, excludes: hits.length < all, stats: text.stats, hits, ranking };
 }
 
 /**
@@ -248,7 +254,8 @@ export class TextHitFinder {
     if (plan === null) return this.findAsIs(columns, query, words);
     // Relaxed (grants/relaxation.ts): the most relaxed step matches; for relevance, its scores
     // gain the given-up terms' and the ranks of the earlier steps (query/relaxedHits.ts).
-    const found = this.findAsIs(columns, { ...query, search: plan.search, relaxed: null }, words);
+    // Scored within the filters only (the given-up terms are scored at those hits), not ranked whole.
+    const found = this.findAsIs(columns, { ...query, search: plan.search, relaxed: null }, words, false);
     const scored = found.text?.scored ?? null;
     if (scored === null || query.sort.key !== 'relevance') return found;
     // The parts are needed at the relaxed step's hits alone (those scored: within the filters).
@@ -319,11 +326,12 @@ export class TextHitFinder {
     columns: CatalogColumns,
     query: GrantQuery,
     words: InMemoryWords | null,
+    ranked = true,
   ): { filters: Condition[]; text: TextHits | null } {
     const inMemory = words === null ? null : wordHits(query, words, this.phrasesOf(columns));
     const filters = filterConditions(columns, query, inMemory?.hits ?? null);
     try {
-      return { filters, text: this.textHits(columns, query, filters, inMemory) };
+      return { filters, text: this.textHits(columns, query, filters, inMemory, ranked) };
     } catch (error) {
       // The match expression names the columns of this release: an earlier release's table lacks some.
       if (error instanceof Error && /no such (fts5 )?column/i.test(error.message))
@@ -366,14 +374,17 @@ export class TextHitFinder {
     query: GrantQuery,
     filters: Condition[],
     words: WordHits | null,
+    ranked: boolean,
   ): TextHits | null {
     if (query.search === null) return null;
     const expression = ftsMatchExpression(query.search);
     if (expression === null) return NO_TEXT_HITS(query.sort.key === 'relevance');
     if (words !== null) {
       // Every word is one term: the hits from the in-memory postings; for relevance, the scores of
-      // those that meet the filters (the others are never on a page).
+      // those that meet the filters (the others are never on a page), or a word's ranking whole
+      // (the page is read along it, those outside the filters passed over).
       if (query.sort.key !== 'relevance') return { positions: words.hits, scored: null };
+      if (ranked && words.ranking !== null) return { positions: words.hits, scored: words.ranking() };
       const accept =
         filters.length === 0
           ? null

@@ -6,6 +6,11 @@ import type { GrantQuery } from '../../../grants/query.js';
 export interface ScoredHits {
   positions: Int32Array;
   scores: Float64Array;
+  /**
+   * When known, every hit's index by (score, position), best first: a page is then the first hits
+   * along it that meet the filters, with no heap and no sort (a word's ranking, kept per build).
+   */
+  order?: Int32Array;
 }
 
 /**
