@@ -11,7 +11,7 @@ import { searchWords, type GrantQuery } from '../../src/grants/query.js';
 import type { Grant } from '../../src/grants/schema.js';
 import { plainSearch } from '../../src/grants/searchSyntax.js';
 import { emptyBits, hasBit, setBit } from '../../src/search/sqlite/index/bitset.js';
-import { rankWord, scoreAll } from '../../src/search/sqlite/query/bm25.js';
+import { intersectPostings, rankWord, scoreAll } from '../../src/search/sqlite/query/bm25.js';
 import { mergeAnalyses } from '../../src/search/sqlite/index/postings.js';
 import { analysesOf } from '../../src/search/sqlite/query/textHitFinder.js';
 import { relevancePage, selectKth } from '../../src/search/sqlite/collect/topk.js';
@@ -66,9 +66,15 @@ after(() => queryTerms.close());
 function expectSameAsFts(db: Db, columns: CatalogColumns, index: TextIndex, words: string[]): number {
   const terms = words.map((word) => analysesOf(word, queryTerms));
   expect(terms.every((t) => t !== null)).to.equal(true);
-  const mine = scoreAll(
-    terms.map((keys) => mergeAnalyses(keys!.map((key) => index.postings(key)))),
-    index.stats,
+  const merged = terms.map((keys) => mergeAnalyses(keys!.map((key) => index.postings(key))));
+  const mine = scoreAll(merged, index.stats);
+  // Walked at the grants known to hold every word: the same hits, the same scores.
+  const atHits = scoreAll(merged, index.stats, null, intersectPostings(merged));
+  expect(Array.from(atHits.positions), `hits of ${words.join(' ')} walked at them`).to.deep.equal(
+    Array.from(mine.positions),
+  );
+  expect(Array.from(atHits.scores), `scores of ${words.join(' ')} walked at them`).to.deep.equal(
+    Array.from(mine.scores),
   );
   const reference = ftsScores(db, columns, words);
   expect(mine.positions.length, `hits of ${words.join(' ')}`).to.equal(reference.size);

@@ -99,16 +99,19 @@ function lengthNorms(stats: TextStatistics): Float64Array {
  * The grants holding every word (an AND of the words, each an OR of its analyses' FTS5 phrases,
  * in query order), with FTS5's bm25 score of each (negative; lower is better): the positions
  * ascending. An analysis a grant lacks adds FTS5's 0 to its score. With `accept`, only the grants
- * in it are scored and returned (those outside the filters are never on a page).
+ * in it are scored and returned (those outside the filters are never on a page). With `hits`, the
+ * grants holding every word known already (intersectPostings), only those are walked.
  */
 export function scoreAll(
   terms: readonly WordPostings[],
   stats: TextStatistics,
   accept: Uint32Array | null = null,
+  hits: Int32Array | null = null,
 ): { positions: Int32Array; scores: Float64Array } {
   if (terms.length === 0) return { positions: new Int32Array(0), scores: new Float64Array(0) };
   const norms = lengthNorms(stats);
   if (terms.length === 1) return scoreOne(terms[0], norms, accept);
+  if (hits !== null) return scoreHits(terms, norms, accept, hits);
   const idf = terms.map((t) => t.idf);
   const lists = terms.map((t) => t.positions);
   const counts = terms.map((t) => t.counts);
@@ -152,6 +155,45 @@ export function scoreAll(
     found++;
   }
   return { positions: positions.slice(0, found), scores: scores.slice(0, found) };
+}
+
+/** scoreAll at the grants known to hold every word: each word's list walked to each of them, none passed over in vain. */
+function scoreHits(
+  terms: readonly WordPostings[],
+  norms: Float64Array,
+  accept: Uint32Array | null,
+  hits: Int32Array,
+): { positions: Int32Array; scores: Float64Array } {
+  const idf = terms.map((t) => t.idf);
+  const lists = terms.map((t) => t.positions);
+  const counts = terms.map((t) => t.counts);
+  const cursors = new Int32Array(terms.length);
+  const positions = accept === null ? hits : new Int32Array(hits.length);
+  const scores = new Float64Array(hits.length);
+  let found = 0;
+  for (let h = 0; h < hits.length; h++) {
+    const position = hits[h];
+    if (accept !== null) {
+      if ((accept[position >>> 5] & (1 << (position & 31))) === 0) continue;
+      positions[found] = position;
+    }
+    // The same operations in the same order as FTS5 (the length's part computed once per grant and build).
+    const norm = norms[position];
+    let score = 0.0;
+    for (let t = 0; t < terms.length; t++) {
+      const at = advance(lists[t], cursors[t], position);
+      cursors[t] = at;
+      for (let a = 0; a < counts[t].length; a++) {
+        const f = counts[t][a][at];
+        score += idf[t][a] * ((f * (K1 + 1.0)) / (f + norm));
+      }
+    }
+    scores[found] = -1.0 * score;
+    found++;
+  }
+  return accept === null
+    ? { positions: hits, scores }
+    : { positions: positions.slice(0, found), scores: scores.slice(0, found) };
 }
 
 /**

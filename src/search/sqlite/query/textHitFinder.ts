@@ -185,7 +185,7 @@ function wordHits(
 function scoreWords(words: WordHits, accept: Bits | null): ScoredHits {
   const scored =
     words.phrases === null
-      ? scoreAll(words.postings, words.stats, accept)
+      ? scoreAll(words.postings, words.stats, accept, words.hits)
       : scoreTerms(words.phrases, words.stats, accept);
   return words.excludes ? keepPositions(scored, words.hits) : scored;
 }
