@@ -68,8 +68,12 @@ function expectSameAsFts(db: Db, columns: CatalogColumns, index: TextIndex, word
   expect(terms.every((t) => t !== null)).to.equal(true);
   const merged = terms.map((keys) => mergeAnalyses(keys!.map((key) => index.postings(key))));
   const mine = scoreAll(merged, index.stats);
+  // The words as the index keeps them (a frequent word with its bit set): the same intersection.
+  const kept = terms.map((keys) => index.word(keys!));
+  const both = intersectPostings(kept);
+  expect(Array.from(both), `intersection of ${words.join(' ')}`).to.deep.equal(Array.from(intersectPostings(merged)));
   // Walked at the grants known to hold every word: the same hits, the same scores.
-  const atHits = scoreAll(merged, index.stats, null, intersectPostings(merged));
+  const atHits = scoreAll(merged, index.stats, null, both);
   expect(Array.from(atHits.positions), `hits of ${words.join(' ')} walked at them`).to.deep.equal(
     Array.from(mine.positions),
   );
@@ -275,6 +279,10 @@ describe('embedded engine: bm25 from in-memory term statistics', () => {
       expect(common.length).to.be.greaterThan(1);
       hits += expectSameAsFts(db, columns, index, common);
       expect(hits).to.be.greaterThan(100);
+      expect(
+        common.filter((word) => index.word(analysesOf(word, queryTerms)!).bits !== undefined),
+        'common words kept with their bit sets',
+      ).to.deep.equal(common);
       expectSameAsFts(db, columns, index, [common[0], common[0]]);
       expect(expectSameAsFts(db, columns, index, [common[0], 'zzqqxx'])).to.equal(0);
     });

@@ -196,7 +196,7 @@ export class TextIndex {
     });
     this.words = new LRUCache<string, WordPostings>({
       maxSize: Math.max(1, Math.floor(budget / 4)),
-      sizeCalculation: (word) => Math.max(1, word.positions.length),
+      sizeCalculation: (word) => Math.max(1, word.positions.length + (word.bits?.length ?? 0)),
     });
     this.phrases = new LRUCache<string, PhraseParts>({
       maxSize: Math.max(1, Math.floor(budget / 8)),
@@ -260,6 +260,12 @@ export class TextIndex {
     let word = this.words.get(name);
     if (word === undefined) {
       word = mergeAnalyses(keys.map((key) => this.postings(key)));
+      const { size } = this.columns;
+      if (word.positions.length * 32 > size) {
+        const bits = emptyBits(size);
+        for (const position of word.positions) setBit(bits, position);
+        word = { ...word, bits };
+      }
       this.words.set(name, word);
     }
     return word;

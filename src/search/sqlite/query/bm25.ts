@@ -14,11 +14,16 @@ import {
 const K1 = 1.2;
 const B = 0.75;
 
-/** The positions holding every term, ascending: the lists walked together from the shortest. */
-export function intersectPostings(terms: readonly { positions: Int32Array }[]): Int32Array {
+/**
+ * The positions holding every term, ascending: the shortest list walked, each other term's grants
+ * tested by its bit set when it has one, else its list walked alongside.
+ */
+export function intersectPostings(terms: readonly { positions: Int32Array; bits?: Uint32Array }[]): Int32Array {
   if (terms.length === 0) return new Int32Array(0);
-  const lists = terms.map((t) => t.positions).sort((a, b) => a.length - b.length);
-  if (lists.length === 1) return lists[0];
+  const sorted = [...terms].sort((a, b) => a.positions.length - b.positions.length);
+  if (sorted.length === 1) return sorted[0].positions;
+  const lists = sorted.map((t) => t.positions);
+  const sets = sorted.map((t) => t.bits ?? null);
   const leading = lists[0];
   const cursors = new Int32Array(lists.length);
   const positions = new Int32Array(leading.length);
@@ -26,6 +31,11 @@ export function intersectPostings(terms: readonly { positions: Int32Array }[]): 
   outer: for (let h = 0; h < leading.length; h++) {
     const position = leading[h];
     for (let t = 1; t < lists.length; t++) {
+      const set = sets[t];
+      if (set !== null) {
+        if ((set[position >>> 5] & (1 << (position & 31))) === 0) continue outer;
+        continue;
+      }
       const list = lists[t];
       const c = advance(list, cursors[t], position);
       cursors[t] = c;
@@ -157,7 +167,7 @@ export function scoreAll(
   return { positions: positions.slice(0, found), scores: scores.slice(0, found) };
 }
 
-/** scoreAll at the grants known to hold every word: each word's list walked to each of them, none passed over in vain. */
+/** scoreAll at the grants known to hold every word: each word's list walked to each of them, none tried in vain. */
 function scoreHits(
   terms: readonly WordPostings[],
   norms: Float64Array,
