@@ -120,7 +120,7 @@ export function scoreAll(
 ): { positions: Int32Array; scores: Float64Array } {
   if (terms.length === 0) return { positions: new Int32Array(0), scores: new Float64Array(0) };
   const norms = lengthNorms(stats);
-  if (terms.length === 1) return scoreOne(terms[0], norms, accept);
+  if (terms.length === 1) return scoreHits(terms, norms, accept, terms[0].positions);
   if (hits !== null) return scoreHits(terms, norms, accept, hits);
   const idf = terms.map((t) => t.idf);
   const lists = terms.map((t) => t.positions);
@@ -167,7 +167,10 @@ export function scoreAll(
   return { positions: positions.slice(0, found), scores: scores.slice(0, found) };
 }
 
-/** scoreAll at the grants known to hold every word: each word's list walked to each of them, none tried in vain. */
+/**
+ * scoreAll at the grants known to hold every word (a word's own list, for one word): each word's
+ * list walked to each of them, none tried in vain.
+ */
 function scoreHits(
   terms: readonly WordPostings[],
   norms: Float64Array,
@@ -213,41 +216,12 @@ function scoreHits(
  * scoring and ranking every grant again.
  */
 export function rankWord(term: WordPostings, stats: TextStatistics): WordRanking {
-  const { positions, scores } = scoreOne(term, lengthNorms(stats), null);
+  const { positions, scores } = scoreHits([term], lengthNorms(stats), null, term.positions);
   // The positions ascend, so a tie in score is broken by the index as by the position.
   const order = new Int32Array(positions.length);
   for (let h = 0; h < order.length; h++) order[h] = h;
   order.sort((a, b) => scores[a] - scores[b] || a - b);
   return { positions, scores, order };
-}
-
-/** scoreAll of one term: no list to walk alongside, every accepted grant of it scored. */
-function scoreOne(
-  term: WordPostings,
-  norms: Float64Array,
-  accept: Uint32Array | null,
-): { positions: Int32Array; scores: Float64Array } {
-  const { positions: list, counts, idf } = term;
-  const positions = accept === null ? list : new Int32Array(list.length);
-  const scores = new Float64Array(list.length);
-  let found = 0;
-  for (let h = 0; h < list.length; h++) {
-    const position = list[h];
-    if (accept !== null) {
-      if ((accept[position >>> 5] & (1 << (position & 31))) === 0) continue;
-      positions[found] = position;
-    }
-    let score = 0.0;
-    for (let a = 0; a < counts.length; a++) {
-      const f = counts[a][h];
-      score += idf[a] * ((f * (K1 + 1.0)) / (f + norms[position]));
-    }
-    scores[found] = -1.0 * score;
-    found++;
-  }
-  return accept === null
-    ? { positions: list, scores }
-    : { positions: positions.slice(0, found), scores: scores.slice(0, found) };
 }
 
 /**
