@@ -245,10 +245,11 @@ function anyOf(field: string, words: readonly string[]): Record<string, unknown>
 }
 
 export class IndexSuggest {
-  /** The suggestion index of the newest catalog read in whole, and the catalog it is of. */
-  private held: { key: string; dictionary: SuggestDictionary } | null = null;
-  /** The read under way, of the catalog `key`. */
-  private reading: { key: string; dictionary: Promise<SuggestDictionary> } | null = null;
+  /** The suggestion index of the newest catalog read in whole, the catalog it is of, and its read's number. */
+  private held: { key: string; dictionary: SuggestDictionary; read: number } | null = null;
+  /** The read under way, of the catalog `key`, numbered in the order reads began. */
+  private reading: { key: string; dictionary: Promise<SuggestDictionary>; read: number } | null = null;
+  private reads = 0;
   private checked: { at: number; key: Promise<string>; done: boolean } | null = null;
   /** The last look at the catalog that answered: when it began (epoch ms) and what it found. */
   private looked: { at: number; key: string | null } = { at: -Infinity, key: null };
@@ -307,12 +308,13 @@ export class IndexSuggest {
   private dictionaryOf(key: string): Promise<SuggestDictionary> {
     if (this.held?.key === key) return Promise.resolve(this.held.dictionary);
     if (this.reading?.key !== key) {
-      const reading = { key, dictionary: readSuggestDictionary(this.reader, this.alias) };
+      const reading = { key, dictionary: readSuggestDictionary(this.reader, this.alias), read: ++this.reads };
       this.reading = reading;
       reading.dictionary.then(
         (dictionary) => {
           if (this.reading === reading) this.reading = null;
-          this.held = { key, dictionary };
+          // A read that began before the one held (of an earlier catalog) never replaces it.
+          if (this.held === null || this.held.read < reading.read) this.held = { key, dictionary, read: reading.read };
         },
         () => {
           if (this.reading === reading) this.reading = null;
