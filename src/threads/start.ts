@@ -5,7 +5,7 @@
 // without tsx, which a thread would otherwise take from the process's own options (tsx's hooks
 // and their own thread, in each thread, for nothing), and with the bundle's source map read, so
 // that a thread's stack names the `.ts` lines as under tsx.
-import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import { sourceBundle } from './sourceBundle.js';
 
 /** A module run from source (TypeScript, under tsx) rather than from dist/. */
@@ -42,12 +42,11 @@ export function besideModule(base: string, name: string): URL {
 }
 
 /** Starts a thread running `module` (from besideModule) with `workerData`. */
-export function startThread(module: URL, workerData: unknown, resourceLimits?: ResourceLimits): Worker {
+export function startThread(module: URL, workerData: unknown): Worker {
   return FROM_SOURCE.test(module.pathname)
     ? new Worker(sourceBundle(module), {
         workerData,
-        resourceLimits,
         execArgv: [...withoutTsx(process.execArgv), '--enable-source-maps'],
       })
-    : new Worker(module, { workerData, resourceLimits });
+    : new Worker(module, { workerData });
 }
