@@ -21,6 +21,20 @@ export const setBit = (bits: Bits, position: number): void => {
 
 export const hasBit = (bits: Bits, position: number): boolean => (bits[position >>> 5] & (1 << (position & 31))) !== 0;
 
+/** The bit set of `positions` (each below `size`). */
+export function bitsOf(positions: ArrayLike<number>, size: number): Bits {
+  const bits = emptyBits(size);
+  for (let i = 0; i < positions.length; i++) setBit(bits, positions[i]);
+  return bits;
+}
+
+/**
+ * Whether `count` of `size` positions are held in fewer bytes as a bit set (a word for 32
+ * positions) than as a list (a word each): more than one in 32. A set that dense is also tested
+ * position by position in one step rather than searched in its list.
+ */
+export const denserThanList = (count: number, size: number): boolean => count * 32 > size;
+
 /** Number of set bits of one word (the classic SWAR count). */
 export function popcount32(word: number): number {
   let v = word - ((word >>> 1) & 0x55555555);

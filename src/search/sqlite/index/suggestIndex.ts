@@ -8,7 +8,7 @@ import { bestCounted, type Counted, type SuggestTypes } from '../../../grants/su
 import { RankedNames, SuggestDictionary, type SuggestCandidates } from '../../suggestDictionary.js';
 import type { SuggestBatches } from '../../suggestSearch.js';
 import type { SortedWords } from '../../wordDictionary.js';
-import { countAnd, countBits, emptyBits, hasBit, positionsOf, setBit, type Bits } from './bitset.js';
+import { bitsOf, countAnd, countBits, denserThanList, hasBit, positionsOf, type Bits } from './bitset.js';
 import type { CatalogColumns } from './columns.js';
 import { advance } from './postings.js';
 import { tableExists, type Db } from '../storage/catalogFile.js';
@@ -163,11 +163,7 @@ export function wordGrantsOf(rowids: string, columns: Pick<CatalogColumns, 'size
     value = 0;
   }
   const { size } = columns;
-  if (positions.length * 32 > size) {
-    const bits = emptyBits(size);
-    for (const position of positions) setBit(bits, position);
-    return { bits, count: positions.length };
-  }
+  if (denserThanList(positions.length, size)) return { bits: bitsOf(positions, size), count: positions.length };
   return { positions: Int32Array.from(positions).sort() };
 }
 

@@ -17,7 +17,7 @@ import {
 import type { Db } from '../storage/catalogFile.js';
 import type { CatalogColumns } from './columns.js';
 import { LRUCache } from 'lru-cache';
-import { emptyBits, setBit } from './bitset.js';
+import { bitsOf, denserThanList, emptyBits, setBit } from './bitset.js';
 import { ENGLISH_COLUMNS, FRENCH_COLUMNS, TEXT_COLUMNS } from '../storage/textColumns.js';
 
 /** What begins the key of a term's postings in the French columns (an English term never holds a colon). */
@@ -261,11 +261,7 @@ export class TextIndex {
     if (word === undefined) {
       word = mergeAnalyses(keys.map((key) => this.postings(key)));
       const { size } = this.columns;
-      if (word.positions.length * 32 > size) {
-        const bits = emptyBits(size);
-        for (const position of word.positions) setBit(bits, position);
-        word = { ...word, bits };
-      }
+      if (denserThanList(word.positions.length, size)) word = { ...word, bits: bitsOf(word.positions, size) };
       this.words.set(name, word);
     }
     return word;

@@ -11,7 +11,7 @@ import {
   type StoredFacetName,
 } from '../../../grants/query.js';
 import type { GrantStatus } from '../../../grants/schema.js';
-import { countBits, emptyBits, intersection, setBit, union, type Bits } from '../index/bitset.js';
+import { bitsOf, countBits, intersection, union, type Bits } from '../index/bitset.js';
 import { rangeSetsOf, type RangeSets } from './ranges.js';
 import type { CatalogColumns } from '../index/columns.js';
 import { testCandidatesOnly } from './plan.js';
@@ -123,11 +123,7 @@ export function matchesOf(
   text: TextHits | null,
 ): { conditions: Condition[]; matches: Bits } {
   const conditions = [...filters];
-  if (text !== null) {
-    const bits = emptyBits(columns.size);
-    for (const position of text.positions) setBit(bits, position);
-    conditions.push({ facet: null, bits });
-  }
+  if (text !== null) conditions.push({ facet: null, bits: bitsOf(text.positions, columns.size) });
   return {
     conditions,
     matches: intersection(

@@ -8,7 +8,7 @@
 import type { GrantQuery } from '../../../grants/query.js';
 import type { ParsedSearch, SearchTerm } from '../../../grants/searchSyntax.js';
 import { hasAlternatives, typoPenaltyLevels } from '../../../grants/typos.js';
-import { countBits, emptyBits, hasBit, intersection, setBit, type Bits } from '../index/bitset.js';
+import { bitsOf, countBits, emptyBits, hasBit, intersection, setBit, type Bits } from '../index/bitset.js';
 import type { CatalogColumns } from '../index/columns.js';
 import {
   BM25_WEIGHTS,
@@ -259,8 +259,7 @@ export class TextHitFinder {
     const scored = found.text?.scored ?? null;
     if (scored === null || query.sort.key !== 'relevance') return found;
     // The parts are needed at the relaxed step's hits alone (those scored: within the filters).
-    const atHits = emptyBits(columns.size);
-    for (let i = 0; i < scored.positions.length; i++) setBit(atHits, scored.positions[i]);
+    const atHits = bitsOf(scored.positions, columns.size);
     const givenUp = plan.givenUp.map((term) => this.termScores(columns, query, term, words, atHits));
     const levels = plan.levels.map((level) => this.matchedBy(columns, countQuery(query, level), words));
     const parts = {
