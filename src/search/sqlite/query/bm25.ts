@@ -10,6 +10,7 @@ import {
   type WordPostings,
   type WordRanking,
 } from '../index/postings.js';
+import { hasBit } from '../index/bitset.js';
 
 const K1 = 1.2;
 const B = 0.75;
@@ -33,7 +34,7 @@ export function intersectPostings(terms: readonly { positions: Int32Array; bits?
     for (let t = 1; t < lists.length; t++) {
       const set = sets[t];
       if (set !== null) {
-        if ((set[position >>> 5] & (1 << (position & 31))) === 0) continue outer;
+        if (!hasBit(set, position)) continue outer;
         continue;
       }
       const list = lists[t];
@@ -109,8 +110,9 @@ function lengthNorms(stats: TextStatistics): Float64Array {
  * The grants holding every word (an AND of the words, each an OR of its analyses' FTS5 phrases,
  * in query order), with FTS5's bm25 score of each (negative; lower is better): the positions
  * ascending. An analysis a grant lacks adds FTS5's 0 to its score. With `accept`, only the grants
- * in it are scored and returned (those outside the filters are never on a page). With `hits`, the
- * grants holding every word known already (intersectPostings), only those are walked.
+ * in it are scored and returned (those outside the filters are never on a page). The grants
+ * holding every word are those of `hits` when the caller has them already (intersectPostings),
+ * and each word's list is walked to each of them.
  */
 export function scoreAll(
   terms: readonly WordPostings[],
@@ -119,73 +121,17 @@ export function scoreAll(
   hits: Int32Array | null = null,
 ): { positions: Int32Array; scores: Float64Array } {
   if (terms.length === 0) return { positions: new Int32Array(0), scores: new Float64Array(0) };
+  const walked = hits ?? intersectPostings(terms);
   const norms = lengthNorms(stats);
-  if (terms.length === 1) return scoreHits(terms, norms, accept, terms[0].positions);
-  if (hits !== null) return scoreHits(terms, norms, accept, hits);
-  const idf = terms.map((t) => t.idf);
-  const lists = terms.map((t) => t.positions);
-  const counts = terms.map((t) => t.counts);
-  // The shortest list leads; every other list is walked forward alongside it.
-  let lead = 0;
-  terms.forEach((t, i) => {
-    if (t.positions.length < terms[lead].positions.length) lead = i;
-  });
-  const leading = lists[lead];
-  const cursors = new Int32Array(terms.length);
-  const at = new Int32Array(terms.length);
-  const positions = new Int32Array(leading.length);
-  const scores = new Float64Array(leading.length);
-  let found = 0;
-  outer: for (let h = 0; h < leading.length; h++) {
-    const position = leading[h];
-    if (accept !== null && (accept[position >>> 5] & (1 << (position & 31))) === 0) continue;
-    for (let t = 0; t < terms.length; t++) {
-      if (t === lead) {
-        at[t] = h;
-        continue;
-      }
-      const list = lists[t];
-      const c = advance(list, cursors[t], position);
-      cursors[t] = c;
-      if (c === list.length) break outer;
-      if (list[c] !== position) continue outer;
-      at[t] = c;
-    }
-    // The same operations in the same order as FTS5 (the length's part computed once per grant and build).
-    const norm = norms[position];
-    let score = 0.0;
-    for (let t = 0; t < terms.length; t++) {
-      for (let a = 0; a < counts[t].length; a++) {
-        const f = counts[t][a][at[t]];
-        score += idf[t][a] * ((f * (K1 + 1.0)) / (f + norm));
-      }
-    }
-    positions[found] = position;
-    scores[found] = -1.0 * score;
-    found++;
-  }
-  return { positions: positions.slice(0, found), scores: scores.slice(0, found) };
-}
-
-/**
- * scoreAll at the grants known to hold every word (a word's own list, for one word): each word's
- * list walked to each of them, none tried in vain.
- */
-function scoreHits(
-  terms: readonly WordPostings[],
-  norms: Float64Array,
-  accept: Uint32Array | null,
-  hits: Int32Array,
-): { positions: Int32Array; scores: Float64Array } {
   const idf = terms.map((t) => t.idf);
   const lists = terms.map((t) => t.positions);
   const counts = terms.map((t) => t.counts);
   const cursors = new Int32Array(terms.length);
-  const positions = accept === null ? hits : new Int32Array(hits.length);
-  const scores = new Float64Array(hits.length);
+  const positions = accept === null ? walked : new Int32Array(walked.length);
+  const scores = new Float64Array(walked.length);
   let found = 0;
-  for (let h = 0; h < hits.length; h++) {
-    const position = hits[h];
+  for (let h = 0; h < walked.length; h++) {
+    const position = walked[h];
     if (accept !== null) {
       if ((accept[position >>> 5] & (1 << (position & 31))) === 0) continue;
       positions[found] = position;
@@ -205,7 +151,7 @@ function scoreHits(
     found++;
   }
   return accept === null
-    ? { positions: hits, scores }
+    ? { positions: walked, scores }
     : { positions: positions.slice(0, found), scores: scores.slice(0, found) };
 }
 
@@ -216,7 +162,7 @@ function scoreHits(
  * scoring and ranking every grant again.
  */
 export function rankWord(term: WordPostings, stats: TextStatistics): WordRanking {
-  const { positions, scores } = scoreHits([term], lengthNorms(stats), null, term.positions);
+  const { positions, scores } = scoreAll([term], stats);
   // The positions ascend, so a tie in score is broken by the index as by the position.
   const order = new Int32Array(positions.length);
   for (let h = 0; h < order.length; h++) order[h] = h;
