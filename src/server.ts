@@ -9,6 +9,7 @@ import { ERROR_STATUS, type ErrorCode } from './http/errors.js';
 import { newRequestId } from './http/middleware/requestId.js';
 import { DEFAULT_HTTP_BOUNDS, type HttpBounds } from './config.js';
 import type { Logger } from './log.js';
+import { within } from './timeLimit.js';
 
 export interface RunningServer {
   server: Server;
@@ -116,15 +117,12 @@ function refuseRepeatedAuthorization(res: ServerResponse): void {
 }
 
 /** Whether `settled` settles within `ms`. */
-async function within(settled: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([settled.then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const settlesWithin = (settled: Promise<unknown>, ms: number): Promise<boolean> =>
+  within(
+    settled.then(() => true),
+    ms,
+    () => false,
+  );
 
 export interface ListeningServer extends RunningServer {
   /** Hands requests to the app from now on (until then every request is a 503: the API is starting). */
@@ -272,10 +270,10 @@ export function listen(
           // answers: they go on to the end and write their usage rows.
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
           const drained = closed.then(runsEnded);
-          if (await within(drained, timeoutMs)) return;
+          if (await settlesWithin(drained, timeoutMs)) return;
           log.warn('shutdown timeout reached; closing remaining connections');
           server.closeAllConnections();
-          if (await within(drained, timeoutMs)) return;
+          if (await settlesWithin(drained, timeoutMs)) return;
           log.warn('requests still running a second shutdown timeout later; stopping without them', {
             requests: running.size,
           });

@@ -8,6 +8,7 @@
 import type { StoreOutageSettings } from '../config.js';
 import { ServiceUnavailableError } from '../failures.js';
 import type { Logger } from '../log.js';
+import { within } from '../timeLimit.js';
 import type {
   AllowanceRecord,
   Awaitable,
@@ -170,12 +171,7 @@ export function guardStore(
     async stop() {
       probe.stop();
       if (deferred.pending === 0) return;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        deferred.drain(),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, settings.timeoutMs))),
-      ]);
-      clearTimeout(timer);
+      await within(deferred.drain(), settings.timeoutMs, () => undefined);
       if (deferred.pending > 0)
         log.error('calls admitted during the store outage could not be recorded before shutdown', {
           calls: deferred.pending,

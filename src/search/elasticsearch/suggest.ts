@@ -19,6 +19,7 @@ import { ServiceUnavailableError } from '../../failures.js';
 import type { GrantQuery } from '../../grants/query.js';
 import { firstBatchSize, topCounted, type Candidate, type Counted, type SuggestTypes } from '../../grants/suggest.js';
 import { RankedNames, SuggestDictionary, type Completing, type SuggestCandidates } from '../suggestDictionary.js';
+import { within } from '../../timeLimit.js';
 import { Deadline, SearchBudgetExceeded } from '../deadline.js';
 import type { SuggestBatches, SuggestSource } from '../suggestSearch.js';
 import { SortedWords } from '../wordDictionary.js';
@@ -79,7 +80,7 @@ async function readDictionary(client: Client, index: string): Promise<SortedWord
     const entries: [string, number][] = [];
     let full = false;
     for (let partition = 0; partition < partitions && !full; partition++) {
-      const { aggregations } = await aggregate<{ words?: { buckets: TermBucket[] } }>(client, READ_TIMEOUT_MS, {
+      const { aggregations } = await aggregate<{ words?: { buckets: TermBucket[] } }>(client, undefined, {
         index,
         size: 0,
         track_total_hits: false,
@@ -148,7 +149,7 @@ async function readNames(client: Client, index: string, field: string): Promise<
   for (;;) {
     const { aggregations } = await aggregate<{
       names?: { after_key?: Record<string, unknown>; buckets: { key: { name: string }; doc_count: number }[] };
-    }>(client, READ_TIMEOUT_MS, {
+    }>(client, undefined, {
       index,
       size: 0,
       track_total_hits: false,
@@ -214,22 +215,6 @@ function taken<T>(iterator: Iterator<T>, count: number): T[] {
     items.push(item.value);
   }
   return items;
-}
-
-/** `promise`, or what `otherwise` gives if it has not settled within `ms` (Infinity: the promise alone). */
-function within<T>(promise: Promise<T>, ms: number, otherwise: () => T | Promise<T>): Promise<T> {
-  if (ms === Number.POSITIVE_INFINITY) return promise;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<T>((resolve, reject) => {
-    timer = setTimeout(() => {
-      try {
-        resolve(otherwise());
-      } catch (error) {
-        reject(error);
-      }
-    }, ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** Terms a `terms` query takes at most (index.max_terms_count's default). */
