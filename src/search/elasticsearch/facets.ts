@@ -4,7 +4,7 @@
 // the response read back into Facets. Pure: no I/O.
 import { FACET_VALUES, type FacetCount, type FacetName, type Facets } from '../../grants/query.js';
 import { GRANT_STATUSES } from '../../grants/schema.js';
-import { statusClauses } from './statusClauses.js';
+import { statusClauses, type StatusCut } from './statusClauses.js';
 
 /** One condition of a query, and the facet it belongs to (a facet is counted without its own). */
 export interface Condition {
@@ -24,7 +24,7 @@ const VALUES = 'values';
 export function facetAggregations(
   facets: readonly FacetName[],
   faceted: readonly Condition[],
-  now: number,
+  statusCut: number | StatusCut,
 ): Record<string, unknown> {
   return Object.fromEntries(
     facets.map((facet) => {
@@ -33,7 +33,7 @@ export function facetAggregations(
       const field = facet;
       const values = FACET_VALUES[facet].length;
       // Unkeyed buckets carry their key, as terms buckets do (facetsOf drops the empty ones and orders them).
-      const clauses = facet === 'status' ? statusClauses(now) : null;
+      const clauses = facet === 'status' ? statusClauses(statusCut) : null;
       const counted =
         clauses === null
           ? { terms: { field, size: values, order: [{ _count: 'desc' }, { _key: 'asc' }] } }

@@ -26,6 +26,7 @@ import { SortedWords } from '../wordDictionary.js';
 import { changesIndexOf } from './changeLog.js';
 import { createEsClient, type EsConfig } from './client.js';
 import { WORDS_FIELD } from './lexicon.js';
+import { statusBoundsOf, statusBoundsQuery, type StatusBoundsAnswer, type StatusCut } from './statusClauses.js';
 import { conditionsOf, translateToElasticsearch } from './translator.js';
 
 /** Words read per partition of the dictionary's terms aggregation (below search.max_buckets, 65,536). */
@@ -238,6 +239,8 @@ export class IndexSuggest {
   private checked: { at: number; key: Promise<string>; done: boolean } | null = null;
   /** The last look at the catalog that answered: when it began (epoch ms) and what it found. */
   private looked: { at: number; key: string | null } = { at: -Infinity, key: null };
+  /** The status cut of catalog `key` read at `from` (epoch ms), good until its `until`. */
+  private bounds: { key: string; from: number; bounds: Promise<{ cut: StatusCut; until: number }> } | null = null;
 
   constructor(
     private readonly client: Client,
@@ -345,13 +348,50 @@ export class IndexSuggest {
    */
   source(query: GrantQuery, deadline: Deadline = Deadline.NONE): SuggestSource {
     const conditioned = query.search !== null || conditionsOf(query).length > 0;
-    // Counted, never scored: the query in filter context.
-    const matching = { bool: { filter: [translateToElasticsearch({ ...query, facets: [] }).query] } };
+    let matching: Promise<Record<string, unknown>> | null = null;
+    const matchingOnce = () => (matching ??= this.matchingOf(query, deadline));
     return {
       dictionary: () => this.dictionary(deadline),
-      count: conditioned ? (batches) => this.count(matching, batches, deadline) : null,
-      top: (kinds, candidates, limit) => this.top(matching, kinds, candidates, limit, deadline),
+      count: conditioned ? async (batches) => this.count(await matchingOnce(), batches, deadline) : null,
+      top: async (kinds, candidates, limit) => this.top(await matchingOnce(), kinds, candidates, limit, deadline),
     };
+  }
+
+  /**
+   * The grants a request counts: its query in filter context (counted, never scored), a status
+   * condition at a cut of the catalog's own (statusCutAt), so that Elasticsearch's request cache
+   * keeps the counts as it keeps those of any other condition.
+   */
+  private async matchingOf(query: GrantQuery, deadline: Deadline): Promise<Record<string, unknown>> {
+    const timed = query.open !== null || query.statuses.length > 0;
+    const statusCut = timed ? await this.statusCutAt(query.now, deadline) : query.now;
+    return { bool: { filter: [translateToElasticsearch({ ...query, facets: [] }, statusCut).query] } };
+  }
+
+  /**
+   * A cut that parts the catalog served now into statuses as `now` does (statusClauses.ts
+   * statusBoundsOf): the one held while the catalog has not moved and no deadline or opening
+   * fell between, else read again (one small search).
+   */
+  private async statusCutAt(now: number, deadline: Deadline): Promise<StatusCut> {
+    const key = await this.currentKey();
+    const held = this.bounds;
+    if (held !== null && held.key === key && held.from <= now) {
+      const bounds = await held.bounds.catch(() => null);
+      if (bounds !== null && now < bounds.until) return bounds.cut;
+    }
+    const bounds = aggregate<StatusBoundsAnswer>(this.client, deadline.callTimeout(), {
+      index: this.alias,
+      size: 0,
+      track_total_hits: false,
+      aggs: statusBoundsQuery(now),
+    }).then(({ aggregations }) => statusBoundsOf(aggregations ?? {}));
+    const reading = { key, from: now, bounds };
+    this.bounds = reading;
+    bounds.catch(() => {
+      if (this.bounds === reading) this.bounds = null;
+    });
+    return (await bounds).cut;
   }
 
   /**

@@ -6,7 +6,7 @@ import { termSearch, type RelaxationPlan } from '../../grants/relaxation.js';
 import { hasAlternatives, typoPenaltyLevels } from '../../grants/typos.js';
 import { facetAggregations, type Condition } from './facets.js';
 import { ID_KEY_SORT } from './idKeys.js';
-import { statusClauses } from './statusClauses.js';
+import { statusClauses, type StatusCut } from './statusClauses.js';
 
 export type { Condition };
 
@@ -65,8 +65,11 @@ const exists = (field: string) => ({ exists: { field } });
 const either = (...clauses: unknown[]) => ({ bool: { should: clauses, minimum_should_match: 1 } });
 const missing = (field: string) => ({ bool: { must_not: [exists(field)] } });
 
-/** Every filter of the query, in a fixed order, each tagged with the facet it belongs to. */
-export function conditionsOf(query: GrantQuery): Condition[] {
+/**
+ * Every filter of the query, in a fixed order, each tagged with the facet it belongs to; statuses
+ * at the query's time, or at a cut that parts the catalog as that time does (statusClauses.ts).
+ */
+export function conditionsOf(query: GrantQuery, statusCut: number | StatusCut = query.now): Condition[] {
   const conditions: Condition[] = [];
   const terms = (facet: StoredFacetName, field: string, values: readonly string[]) => {
     if (values.length > 0) conditions.push({ facet, clause: { terms: { [field]: values } } });
@@ -81,7 +84,7 @@ export function conditionsOf(query: GrantQuery): Condition[] {
   }
   if (query.isRecurring !== null)
     conditions.push({ facet: 'isRecurring', clause: { term: { isRecurring: query.isRecurring } } });
-  const statuses = statusClauses(query.now);
+  const statuses = statusClauses(statusCut);
   if (query.statuses.length > 0)
     conditions.push({ facet: 'status', clause: either(...query.statuses.map((status) => statuses[status])) });
   if (query.amountMin !== null || query.amountMax !== null) {
@@ -282,8 +285,11 @@ function relaxationRanked(
   };
 }
 
-export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
-  const conditions = conditionsOf(query);
+export function translateToElasticsearch(
+  query: GrantQuery,
+  statusCut: number | StatusCut = query.now,
+): EsSearchRequest {
+  const conditions = conditionsOf(query, statusCut);
   const counted = new Set(query.facets);
   // A filter of a facet asked for moves to post_filter, so that facet's count can leave it out.
   const filter = conditions.filter((c) => c.facet === null || !counted.has(c.facet)).map((c) => c.clause);
@@ -300,7 +306,7 @@ export function translateToElasticsearch(query: GrantQuery): EsSearchRequest {
       }),
     ),
     ...(faceted.length > 0 && { post_filter: { bool: { filter: faceted.map((c) => c.clause) } } }),
-    ...(query.facets.length > 0 && { aggs: facetAggregations(query.facets, faceted, query.now) }),
+    ...(query.facets.length > 0 && { aggs: facetAggregations(query.facets, faceted, statusCut) }),
     sort: pageSortOf(query),
     from: query.offset,
     size: query.size,
