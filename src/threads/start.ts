@@ -4,9 +4,7 @@
 // bundled into one file by sourceBundle.ts. A bundle is plain JavaScript: its thread starts
 // without tsx, which a thread would otherwise take from the process's own options (tsx's hooks
 // and their own thread, in each thread, for nothing), and with the bundle's source map read, so
-// that a thread's stack names the `.ts` lines as under tsx. Every thread gets a young generation
-// of its own size (THREAD_SEMI_SPACE_MB), not the main thread's.
-import v8 from 'node:v8';
+// that a thread's stack names the `.ts` lines as under tsx.
 import { Worker } from 'node:worker_threads';
 import { sourceBundle } from './sourceBundle.js';
 
@@ -43,22 +41,8 @@ export function besideModule(base: string, name: string): URL {
   return new URL(`./${name}${FROM_SOURCE.test(new URL(base).pathname) ? '.ts' : '.js'}`, base);
 }
 
-/**
- * The semi-space (half the young generation) of every thread the service starts, in MiB. V8 reads
- * `--max-semi-space-size` when it creates an isolate: the main thread's comes from the command
- * line (64 in production, for the throughput of its many short-lived objects), a thread's is set
- * here before the thread starts (worker_threads takes no V8 option of its own, and its
- * `resourceLimits` do not override that flag). A search worker's searches allocate typed arrays
- * whose memory lies outside the heap; with 64 MiB its scavenges are rare, that memory reaches V8's
- * external limit first and V8 runs a full mark-compact, every second or two; at 8 MiB the
- * scavenges free it (the exact search mix 6 % faster, the journal of 28 Nov 2026).
- */
-export const THREAD_SEMI_SPACE_MB = 8;
-
 /** Starts a thread running `module` (from besideModule) with `workerData`. */
 export function startThread(module: URL, workerData: unknown): Worker {
-  // Read by the isolate the thread creates; the main thread's, created already, keeps its own.
-  v8.setFlagsFromString(`--max-semi-space-size=${THREAD_SEMI_SPACE_MB}`);
   return FROM_SOURCE.test(module.pathname)
     ? new Worker(sourceBundle(module), {
         workerData,
