@@ -226,12 +226,35 @@ export function termHits(terms: readonly TermPhrases[]): Int32Array {
   return intersectPostings(terms.map((term) => ({ positions: termPositions(term) })));
 }
 
+/** Per build's lengths and thread, each position's index among a scoring's grants (-1: none), reset after each use. */
+const slots = new WeakMap<Float64Array, Int32Array>();
+
+/** The slot array of a build (every entry -1 between uses). */
+function slotsOf(stats: TextStatistics): Int32Array {
+  let built = slots.get(stats.lengths);
+  if (built === undefined) {
+    built = new Int32Array(stats.lengths.length).fill(-1);
+    slots.set(stats.lengths, built);
+  }
+  return built;
+}
+
+/**
+ * A word walks its own list, looking each grant up, while the list is at most this many times
+ * the grants scored; a longer one (a frequent word under a rare one) is searched at each grant.
+ */
+const WALK_LIST_UP_TO = 8;
+
 /**
  * The grants holding some word of every term in either analysis (FTS5's `(a OR a' OR a2 OR a2')
  * AND (b OR b' ...)`), with FTS5's bm25 of that expression (every phrase's part summed in the
  * expression's order, as FTS5 sums them; a phrase a grant lacks adds FTS5's 0) plus
  * TYPO_RANK_STEP for each typo the grant needs (per term, the fewest of the words it holds): the
  * positions ascending. With `accept`, only the grants in it are scored and returned.
+ *
+ * Word by word in the expression's order, each adding its parts to every grant holding it (so each
+ * grant's sum is made in FTS5's order): a term's many typo alternatives cost their own lists'
+ * lengths, not one search per grant each.
  */
 export function scoreTerms(
   terms: readonly TermPhrases[],
@@ -240,41 +263,66 @@ export function scoreTerms(
 ): { positions: Int32Array; scores: Float64Array } {
   const hits = termHits(terms);
   const norms = lengthNorms(stats);
-  const words = terms.flatMap((term, t) =>
-    term.postings.map((postings, i) => ({ postings, typos: term.typos[i], term: t, cursor: 0 })),
-  );
-  const positions = new Int32Array(hits.length);
-  const scores = new Float64Array(hits.length);
-  const fewest = new Int32Array(terms.length);
-  let found = 0;
-  for (const position of hits) {
-    if (accept !== null && (accept[position >>> 5] & (1 << (position & 31))) === 0) continue;
-    const norm = norms[position];
-    fewest.fill(0x7fffffff);
-    let score = 0.0;
-    for (const word of words) {
-      const list = word.postings.positions;
-      const c = advance(list, word.cursor, position);
-      word.cursor = c;
-      if (c === list.length || list[c] !== position) continue;
-      const postings = word.postings;
-      if ('parts' in postings) {
-        // Each part is the double FTS5's own term of its sum is: added as it would add it.
-        for (let a = 0; a < postings.parts.length; a++) score += postings.parts[a][c];
-      } else {
-        const { counts, idf } = postings;
-        for (let a = 0; a < counts.length; a++) {
-          const f = counts[a][c];
-          score += idf[a] * ((f * (K1 + 1.0)) / (f + norm));
+  let positions = hits;
+  if (accept !== null) {
+    const kept = new Int32Array(hits.length);
+    let found = 0;
+    for (const position of hits) if ((accept[position >>> 5] & (1 << (position & 31))) !== 0) kept[found++] = position;
+    positions = kept.slice(0, found);
+  }
+  const count = positions.length;
+  const scores = new Float64Array(count);
+  const fewest = new Int32Array(count * terms.length).fill(0x7fffffff);
+  const slot = slotsOf(stats);
+  for (let h = 0; h < count; h++) slot[positions[h]] = h;
+  try {
+    for (let t = 0; t < terms.length; t++) {
+      const term = terms[t];
+      for (let i = 0; i < term.postings.length; i++) {
+        const postings = term.postings[i];
+        const typos = term.typos[i];
+        const list = postings.positions;
+        // The part of the word at list index c for the grant in slot h, added as FTS5 adds it.
+        const add =
+          'parts' in postings
+            ? (h: number, c: number) => {
+                for (let a = 0; a < postings.parts.length; a++) scores[h] += postings.parts[a][c];
+              }
+            : (h: number, c: number) => {
+                const { counts, idf } = postings;
+                const norm = norms[positions[h]];
+                for (let a = 0; a < counts.length; a++) {
+                  const f = counts[a][c];
+                  scores[h] += idf[a] * ((f * (K1 + 1.0)) / (f + norm));
+                }
+              };
+        const held = (h: number, c: number) => {
+          add(h, c);
+          const at = h * terms.length + t;
+          if (typos < fewest[at]) fewest[at] = typos;
+        };
+        if (list.length <= WALK_LIST_UP_TO * count) {
+          for (let c = 0; c < list.length; c++) {
+            const h = slot[list[c]];
+            if (h >= 0) held(h, c);
+          }
+        } else {
+          let c = 0;
+          for (let h = 0; h < count; h++) {
+            c = advance(list, c, positions[h]);
+            if (c === list.length) break;
+            if (list[c] === positions[h]) held(h, c);
+          }
         }
       }
-      if (word.typos < fewest[word.term]) fewest[word.term] = word.typos;
     }
-    let typos = 0;
-    for (let t = 0; t < terms.length; t++) typos += fewest[t];
-    positions[found] = position;
-    scores[found] = -1.0 * score + TYPO_RANK_STEP * typos;
-    found++;
+  } finally {
+    for (let h = 0; h < count; h++) slot[positions[h]] = -1;
   }
-  return { positions: positions.slice(0, found), scores: scores.slice(0, found) };
+  for (let h = 0; h < count; h++) {
+    let typos = 0;
+    for (let t = 0; t < terms.length; t++) typos += fewest[h * terms.length + t];
+    scores[h] = -1.0 * scores[h] + TYPO_RANK_STEP * typos;
+  }
+  return { positions, scores };
 }
