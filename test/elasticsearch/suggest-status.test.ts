@@ -3,6 +3,7 @@
 // that Elasticsearch's request cache keeps them), read again once a deadline or an opening falls
 // between, and after the catalog moved. Checked against the grant's own status rule
 // (grants/lifecycle.ts) at every date of the catalog, a millisecond before, at and after it.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { grantStatus } from '../../src/grants/lifecycle.js';
 import type { Grant, GrantStatus } from '../../src/grants/schema.js';
@@ -20,7 +21,6 @@ import {
   uniqueAlias,
 } from '../support/elasticsearch.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const [model] = fixtureGrants();
 const DAY = 86_400_000;
 const base = Date.UTC(2031, 0, 10, 12);
