@@ -4,7 +4,7 @@
 // and the statuses against the query's `now`, inclusive deadline bounds that a null deadline never meets. The
 // search words are the caller's (an engine's text matcher): this is the rest. Pure.
 import { grantStatus } from './lifecycle.js';
-import type { GrantQuery } from './query.js';
+import { asksStatus, type GrantQuery } from './query.js';
 import type { Grant } from './schema.js';
 
 /** The conditions of a query that decide a match (no paging, sort, facets or fields). */
@@ -57,15 +57,8 @@ export function matchesFilters(grant: Grant, q: GrantConditions, now: number): b
     if (q.amountMin !== null && grant.amountMax !== null && grant.amountMax < q.amountMin) return false;
     if (q.amountMax !== null && grant.amountMin !== null && grant.amountMin > q.amountMax) return false;
   }
-  if (
-    q.open === null &&
-    q.statuses.length === 0 &&
-    q.deadlineFrom === null &&
-    q.deadlineTo === null &&
-    q.updatedSince === null
-  )
-    return true;
-  if (q.open !== null || q.statuses.length > 0) {
+  if (!asksStatus(q) && q.deadlineFrom === null && q.deadlineTo === null && q.updatedSince === null) return true;
+  if (asksStatus(q)) {
     const status = grantStatus(grant, now);
     if (q.open !== null && (status === 'OPEN') !== q.open) return false;
     if (!anyOf(q.statuses, status)) return false;

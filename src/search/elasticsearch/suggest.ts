@@ -16,7 +16,7 @@
 // once costs less.
 import { errors, type Client } from '@elastic/elasticsearch';
 import { ServiceUnavailableError } from '../../failures.js';
-import type { GrantQuery } from '../../grants/query.js';
+import { asksStatus, type GrantQuery } from '../../grants/query.js';
 import { firstBatchSize, topCounted, type Candidate, type Counted, type SuggestTypes } from '../../grants/suggest.js';
 import { RankedNames, SuggestDictionary, type Completing, type SuggestCandidates } from '../suggestDictionary.js';
 import { within } from '../../timeLimit.js';
@@ -363,8 +363,7 @@ export class IndexSuggest {
    * keeps the counts as it keeps those of any other condition.
    */
   private async matchingOf(query: GrantQuery, deadline: Deadline): Promise<Record<string, unknown>> {
-    const timed = query.open !== null || query.statuses.length > 0;
-    const statusCut = timed ? await this.statusCutAt(query.now, deadline) : query.now;
+    const statusCut = asksStatus(query) ? await this.statusCutAt(query.now, deadline) : query.now;
     return { bool: { filter: [translateToElasticsearch({ ...query, facets: [] }, statusCut).query] } };
   }
 

@@ -4,6 +4,7 @@
 // the AND of them all. The sets are shared and never written to: every
 // use copies before it combines. The columns and the text hits come in.
 import {
+  asksStatus,
   FACET_FILTERS,
   FACET_VALUES,
   type FacetName,
@@ -83,7 +84,7 @@ export function filterConditions(
   ] as const) {
     if (range) conditions.push({ facet: null, bits: ranges.within(key, range.min, range.max, false, few) });
   }
-  const statuses = open !== null || query.statuses.length > 0 ? statusSets(ranges, now, few) : null;
+  const statuses = asksStatus(query) ? statusSets(ranges, now, few) : null;
   if (statuses !== null && query.statuses.length > 0)
     conditions.push({
       facet: 'status',
