@@ -24,7 +24,7 @@ const VALUES = 'values';
 export function facetAggregations(
   facets: readonly FacetName[],
   faceted: readonly Condition[],
-  statusCut: number | StatusCut,
+  statusCut: StatusCut,
 ): Record<string, unknown> {
   return Object.fromEntries(
     facets.map((facet) => {

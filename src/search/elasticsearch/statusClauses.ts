@@ -16,13 +16,15 @@ export interface StatusCut {
 export const statusCutAt = (now: number): StatusCut => ({ closedBefore: now, forecastedAfter: now });
 
 /**
- * The grants of each status at `cut` (epoch ms, or a StatusCut): FORECASTED opensAt > now, CLOSED
- * deadline < now, OPEN neither (the indexer keeps opensAt at or before deadline, so the three
- * never overlap). Dates are compared as epoch milliseconds (a date field's stored value): exact to
- * the millisecond.
+ * The grants of each status at `cut` (statusCutAt(now) at a time): FORECASTED opensAt > now,
+ * CLOSED deadline < now, OPEN neither (the indexer keeps opensAt at or before deadline, so the
+ * three never overlap). Dates are compared as epoch milliseconds (a date field's stored value):
+ * exact to the millisecond.
  */
-export function statusClauses(cut: number | StatusCut): Record<GrantStatus, Record<string, unknown>> {
-  const { closedBefore, forecastedAfter } = typeof cut === 'number' ? statusCutAt(cut) : cut;
+export function statusClauses({
+  closedBefore,
+  forecastedAfter,
+}: StatusCut): Record<GrantStatus, Record<string, unknown>> {
   const forecasted = { range: { opensAt: { gt: forecastedAfter } } };
   const closed = { range: { deadline: { lt: closedBefore } } };
   return { FORECASTED: forecasted, OPEN: { bool: { must_not: [forecasted, closed] } }, CLOSED: closed };

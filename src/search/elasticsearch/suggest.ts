@@ -26,7 +26,13 @@ import { SortedWords } from '../wordDictionary.js';
 import { changesIndexOf } from './changeLog.js';
 import { createEsClient, type EsConfig } from './client.js';
 import { WORDS_FIELD } from './lexicon.js';
-import { statusBoundsOf, statusBoundsQuery, type StatusBoundsAnswer, type StatusCut } from './statusClauses.js';
+import {
+  statusBoundsOf,
+  statusBoundsQuery,
+  statusCutAt,
+  type StatusBoundsAnswer,
+  type StatusCut,
+} from './statusClauses.js';
 import { conditionsOf, translateToElasticsearch } from './translator.js';
 
 /** Words read per partition of the dictionary's terms aggregation (below search.max_buckets, 65,536). */
@@ -240,7 +246,7 @@ export class IndexSuggest {
   /** The last look at the catalog that answered: when it began (epoch ms) and what it found. */
   private looked: { at: number; key: string | null } = { at: -Infinity, key: null };
   /** The status cut of catalog `key` read at `from` (epoch ms), good until its `until`. */
-  private bounds: { key: string; from: number; bounds: Promise<{ cut: StatusCut; until: number }> } | null = null;
+  private heldCut: { key: string; from: number; read: Promise<{ cut: StatusCut; until: number }> } | null = null;
 
   constructor(
     private readonly client: Client,
@@ -359,11 +365,11 @@ export class IndexSuggest {
 
   /**
    * The grants a request counts: its query in filter context (counted, never scored), a status
-   * condition at a cut of the catalog's own (statusCutAt), so that Elasticsearch's request cache
+   * condition at a cut of the catalog's own (catalogCutAt), so that Elasticsearch's request cache
    * keeps the counts as it keeps those of any other condition.
    */
   private async matchingOf(query: GrantQuery, deadline: Deadline): Promise<Record<string, unknown>> {
-    const statusCut = asksStatus(query) ? await this.statusCutAt(query.now, deadline) : query.now;
+    const statusCut = asksStatus(query) ? await this.catalogCutAt(query.now, deadline) : statusCutAt(query.now);
     return { bool: { filter: [translateToElasticsearch({ ...query, facets: [] }, statusCut).query] } };
   }
 
@@ -372,25 +378,25 @@ export class IndexSuggest {
    * statusBoundsOf): the one held while the catalog has not moved and no deadline or opening
    * fell between, else read again (one small search).
    */
-  private async statusCutAt(now: number, deadline: Deadline): Promise<StatusCut> {
+  private async catalogCutAt(now: number, deadline: Deadline): Promise<StatusCut> {
     const key = await this.currentKey();
-    const held = this.bounds;
+    const held = this.heldCut;
     if (held !== null && held.key === key && held.from <= now) {
-      const bounds = await held.bounds.catch(() => null);
+      const bounds = await held.read.catch(() => null);
       if (bounds !== null && now < bounds.until) return bounds.cut;
     }
-    const bounds = aggregate<StatusBoundsAnswer>(this.client, deadline.callTimeout(), {
+    const read = aggregate<StatusBoundsAnswer>(this.client, deadline.callTimeout(), {
       index: this.alias,
       size: 0,
       track_total_hits: false,
       aggs: statusBoundsQuery(now),
     }).then(({ aggregations }) => statusBoundsOf(aggregations ?? {}));
-    const reading = { key, from: now, bounds };
-    this.bounds = reading;
-    bounds.catch(() => {
-      if (this.bounds === reading) this.bounds = null;
+    const reading = { key, from: now, read };
+    this.heldCut = reading;
+    read.catch(() => {
+      if (this.heldCut === reading) this.heldCut = null;
     });
-    return (await bounds).cut;
+    return (await read).cut;
   }
 
   /**

@@ -6,7 +6,7 @@ import { termSearch, type RelaxationPlan } from '../../grants/relaxation.js';
 import { hasAlternatives, typoPenaltyLevels } from '../../grants/typos.js';
 import { facetAggregations, type Condition } from './facets.js';
 import { ID_KEY_SORT } from './idKeys.js';
-import { statusClauses, type StatusCut } from './statusClauses.js';
+import { statusClauses, statusCutAt, type StatusCut } from './statusClauses.js';
 
 export type { Condition };
 
@@ -69,7 +69,7 @@ const missing = (field: string) => ({ bool: { must_not: [exists(field)] } });
  * Every filter of the query, in a fixed order, each tagged with the facet it belongs to; statuses
  * at the query's time, or at a cut that parts the catalog as that time does (statusClauses.ts).
  */
-export function conditionsOf(query: GrantQuery, statusCut: number | StatusCut = query.now): Condition[] {
+export function conditionsOf(query: GrantQuery, statusCut: StatusCut = statusCutAt(query.now)): Condition[] {
   const conditions: Condition[] = [];
   const terms = (facet: StoredFacetName, field: string, values: readonly string[]) => {
     if (values.length > 0) conditions.push({ facet, clause: { terms: { [field]: values } } });
@@ -287,7 +287,7 @@ function relaxationRanked(
 
 export function translateToElasticsearch(
   query: GrantQuery,
-  statusCut: number | StatusCut = query.now,
+  statusCut: StatusCut = statusCutAt(query.now),
 ): EsSearchRequest {
   const conditions = conditionsOf(query, statusCut);
   const counted = new Set(query.facets);
