@@ -133,7 +133,7 @@ export function scoreAll(
   for (let h = 0; h < walked.length; h++) {
     const position = walked[h];
     if (accept !== null) {
-      if ((accept[position >>> 5] & (1 << (position & 31))) === 0) continue;
+      if (!hasBit(accept, position)) continue;
       positions[found] = position;
     }
     // The same operations in the same order as FTS5 (the length's part computed once per grant and build).
@@ -267,7 +267,7 @@ export function scoreTerms(
   if (accept !== null) {
     const kept = new Int32Array(hits.length);
     let found = 0;
-    for (const position of hits) if ((accept[position >>> 5] & (1 << (position & 31))) !== 0) kept[found++] = position;
+    for (const position of hits) if (hasBit(accept, position)) kept[found++] = position;
     positions = kept.slice(0, found);
   }
   const count = positions.length;
