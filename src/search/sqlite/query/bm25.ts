@@ -17,7 +17,8 @@ const B = 0.75;
 
 /**
  * The positions holding every term, ascending: the shortest list walked, each other term's grants
- * tested by its bit set when it has one, else its list walked alongside.
+ * tested by its bit set when it has one, else its list walked alongside. The answer may be a view
+ * of a longer buffer (no copy per search): what is kept beyond the search is copied first.
  */
 export function intersectPostings(terms: readonly { positions: Int32Array; bits?: Uint32Array }[]): Int32Array {
   if (terms.length === 0) return new Int32Array(0);
@@ -45,7 +46,7 @@ export function intersectPostings(terms: readonly { positions: Int32Array; bits?
     }
     positions[found++] = position;
   }
-  return positions.slice(0, found);
+  return positions.subarray(0, found);
 }
 
 /** The positions of `from` not in `remove` (both ascending). */
@@ -60,7 +61,7 @@ export function subtractPositions(from: Int32Array, remove: Int32Array): Int32Ar
     if (r < remove.length && remove[r] === position) continue;
     kept[found++] = position;
   }
-  return found === from.length ? from : kept.slice(0, found);
+  return found === from.length ? from : kept.subarray(0, found);
 }
 
 /** The scored grants whose position is in `positions` (both ascending). */
@@ -83,7 +84,7 @@ export function keepPositions(
     kept.scores[found] = scored.scores[i];
     found++;
   }
-  return { positions: kept.positions.slice(0, found), scores: kept.scores.slice(0, found) };
+  return { positions: kept.positions.subarray(0, found), scores: kept.scores.subarray(0, found) };
 }
 
 /** Per grant's lengths (one array per build's statistics), the length's part of each score. */
@@ -152,7 +153,7 @@ export function scoreAll(
   }
   return accept === null
     ? { positions: walked, scores }
-    : { positions: positions.slice(0, found), scores: scores.slice(0, found) };
+    : { positions: positions.subarray(0, found), scores: scores.subarray(0, found) };
 }
 
 /**
@@ -183,7 +184,8 @@ export const TYPO_RANK_STEP = 1e6;
  * stands at the grant), so a grant holding some of the words gets no part of them.
  */
 export function allWordsParts(words: readonly WordPostings[], stats: TextStatistics): PhraseParts {
-  const positions = intersectPostings(words);
+  // Kept for the build (index/textIndex.ts phraseParts): its own buffer, not a view of a longer one.
+  const positions = intersectPostings(words).slice();
   const norms = lengthNorms(stats);
   const parts = words.flatMap((word) => word.counts.map(() => new Float64Array(positions.length)));
   const cursors = new Int32Array(words.length);
@@ -268,7 +270,7 @@ export function scoreTerms(
     const kept = new Int32Array(hits.length);
     let found = 0;
     for (const position of hits) if (hasBit(accept, position)) kept[found++] = position;
-    positions = kept.slice(0, found);
+    positions = kept.subarray(0, found);
   }
   const count = positions.length;
   const scores = new Float64Array(count);
