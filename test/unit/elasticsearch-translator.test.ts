@@ -26,7 +26,14 @@ const missing = (field: string) => ({ bool: { must_not: [{ exists: { field } }] 
 /** The statuses at NOW, written out: a grant with neither date (every grant of a catalog without opensAt) is OPEN. */
 const FORECASTED = { range: { opensAt: { gt: NOW } } };
 const CLOSED = { range: { deadline: { lt: NOW } } };
-const OPEN = { bool: { must_not: [FORECASTED, CLOSED] } };
+// Open: a deadline at or after now, or none; less the forecasted.
+const NOT_CLOSED = {
+  bool: {
+    should: [{ range: { deadline: { gte: NOW } } }, { bool: { must_not: [{ exists: { field: 'deadline' } }] } }],
+    minimum_should_match: 1,
+  },
+};
+const OPEN = { bool: { filter: [NOT_CLOSED], must_not: [FORECASTED] } };
 
 describe('translateToElasticsearch: partner-search filters', () => {
   it('writes every list filter as terms and isRecurring as a term, in bool.filter', () => {
