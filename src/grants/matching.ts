@@ -57,8 +57,9 @@ export function matchesFilters(grant: Grant, q: GrantConditions, now: number): b
     if (q.amountMin !== null && grant.amountMax !== null && grant.amountMax < q.amountMin) return false;
     if (q.amountMax !== null && grant.amountMin !== null && grant.amountMin > q.amountMax) return false;
   }
-  if (!asksStatus(q) && q.deadlineFrom === null && q.deadlineTo === null && q.updatedSince === null) return true;
-  if (asksStatus(q)) {
+  const timed = asksStatus(q);
+  if (!timed && q.deadlineFrom === null && q.deadlineTo === null && q.updatedSince === null) return true;
+  if (timed) {
     const status = grantStatus(grant, now);
     if (q.open !== null && (status === 'OPEN') !== q.open) return false;
     if (!anyOf(q.statuses, status)) return false;

@@ -214,16 +214,16 @@ export interface GrantQuery {
   cursor?: { after: KeysetPosition | null } | null;
 }
 
+/** Whether a query asks for a status at its `now` (`open` or `statuses`): its matches then depend on the time. */
+export const asksStatus = (query: Pick<GrantQuery, 'open' | 'statuses'>): boolean =>
+  query.open !== null || query.statuses.length > 0;
+
 /**
  * A place in a search's order: the sort key of a grant and its id (the tie-break). `key` is the
  * grant's value of the sort key as the engine orders it: epoch milliseconds for dates, the amount,
  * titleSortKey(title) for title, the engine's text score for relevance; null for a null value
  * (nulls come last). A place, not a position: it stays meaningful when the catalog changes.
  */
-/** Whether a query asks for a status at its `now` (`open` or `statuses`): its matches then depend on the time. */
-export const asksStatus = (query: Pick<GrantQuery, 'open' | 'statuses'>): boolean =>
-  query.open !== null || query.statuses.length > 0;
-
 export interface KeysetPosition {
   key: number | string | null;
   id: string;

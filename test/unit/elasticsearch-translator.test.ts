@@ -27,13 +27,9 @@ const missing = (field: string) => ({ bool: { must_not: [{ exists: { field } }] 
 const FORECASTED = { range: { opensAt: { gt: NOW } } };
 const CLOSED = { range: { deadline: { lt: NOW } } };
 // Open: a deadline at or after now, or none; less the forecasted.
-const NOT_CLOSED = {
-  bool: {
-    should: [{ range: { deadline: { gte: NOW } } }, { bool: { must_not: [{ exists: { field: 'deadline' } }] } }],
-    minimum_should_match: 1,
-  },
+const OPEN = {
+  bool: { filter: [either({ range: { deadline: { gte: NOW } } }, missing('deadline'))], must_not: [FORECASTED] },
 };
-const OPEN = { bool: { filter: [NOT_CLOSED], must_not: [FORECASTED] } };
 
 describe('translateToElasticsearch: partner-search filters', () => {
   it('writes every list filter as terms and isRecurring as a term, in bool.filter', () => {

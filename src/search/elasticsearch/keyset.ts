@@ -7,6 +7,7 @@
 // those, and the total (which a post_filter would cut) is counted by an aggregation instead.
 import type { GrantQuery, KeysetPosition } from '../../grants/query.js';
 import type { Grant } from '../../grants/schema.js';
+import { missing } from './clauses.js';
 import { SORT_FIELDS, sortOf, translateToElasticsearch, type EsSearchRequest } from './translator.js';
 
 /** The aggregation that counts the matches when the request's post_filter walks a null tail. */
@@ -32,7 +33,7 @@ export function keysetRequest(query: GrantQuery, after: KeysetPosition | null, s
   if (after === null) return keyset;
   if (query.sort.key === 'relevance' || after.key !== null) return { ...keyset, search_after: [after.key, after.id] };
   const field = SORT_FIELDS[query.sort.key];
-  const tail = { bool: { must_not: [{ exists: { field } }] } };
+  const tail = missing(field);
   const postFilters = request.post_filter === undefined ? [] : [request.post_filter];
   return {
     ...keyset,

@@ -1,6 +1,7 @@
 // A grant's status at a time (grants/lifecycle.ts) as Elasticsearch clauses: what the status
 // filter, `open` and the status facet are made of. Pure.
 import type { GrantStatus } from '../../grants/schema.js';
+import { either, missing } from './clauses.js';
 
 /**
  * Where the statuses part the catalog: CLOSED deadline < closedBefore, FORECASTED opensAt >
@@ -29,15 +30,7 @@ export function statusClauses({
 }: StatusCut): Record<GrantStatus, Record<string, unknown>> {
   const forecasted = { range: { opensAt: { gt: forecastedAfter } } };
   const closed = { range: { deadline: { lt: closedBefore } } };
-  const notClosed = {
-    bool: {
-      should: [
-        { range: { deadline: { gte: closedBefore } } },
-        { bool: { must_not: [{ exists: { field: 'deadline' } }] } },
-      ],
-      minimum_should_match: 1,
-    },
-  };
+  const notClosed = either({ range: { deadline: { gte: closedBefore } } }, missing('deadline'));
   return { FORECASTED: forecasted, OPEN: { bool: { filter: [notClosed], must_not: [forecasted] } }, CLOSED: closed };
 }
 

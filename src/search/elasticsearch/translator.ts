@@ -4,6 +4,7 @@ import { LABELS_WEIGHT } from '../../grants/labels.js';
 import type { ParsedSearch, SearchClause, SearchTerm } from '../../grants/searchSyntax.js';
 import { termSearch, type RelaxationPlan } from '../../grants/relaxation.js';
 import { hasAlternatives, typoPenaltyLevels } from '../../grants/typos.js';
+import { either, exists, missing } from './clauses.js';
 import { facetAggregations, type Condition } from './facets.js';
 import { ID_KEY_SORT } from './idKeys.js';
 import { statusClauses, statusCutAt, type StatusCut } from './statusClauses.js';
@@ -60,10 +61,6 @@ export interface EsSearchRequest {
   size: number;
   track_total_hits: true;
 }
-
-const exists = (field: string) => ({ exists: { field } });
-const either = (...clauses: unknown[]) => ({ bool: { should: clauses, minimum_should_match: 1 } });
-const missing = (field: string) => ({ bool: { must_not: [exists(field)] } });
 
 /**
  * Every filter of the query, in a fixed order, each tagged with the facet it belongs to; statuses
